@@ -1,0 +1,20 @@
+/* Backend log lines through the host's callback (see backend_log.h). */
+#include "common/backend_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void sbx_backend_logf(const sbx_host_services *services, sbx_log_level level,
+                      const char *backend, const char *fmt, ...)
+{
+    if (services == NULL ||
+        services->struct_size < offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx ||
+        services->log == NULL)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    services->log(services->log_ctx, level, backend, line);
+}

@@ -1,0 +1,428 @@
+/* The shared libcurl client: a pool of keep-alive easy handles, each request
+ * configured from scratch with the safety settings of http_client.h. */
+#include "common/http_client.h"
+#include "common/net_policy.h"
+
+#include <sbx/host.h>
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Idle handles kept for reuse; more than this many concurrent calls still
+ * work, the surplus handles are just closed when returned. */
+#define SBX_HTTP_POOL_MAX 32
+#define SBX_HTTP_DEFAULT_MAX_RESPONSE ((size_t)16 * 1024 * 1024)
+
+struct sbx_http_client {
+    char *base_url;
+    char *unix_socket_path;
+    char *ca_file;
+    long connect_timeout_ms;
+    size_t max_response_bytes;
+    int bypass_proxy;
+    struct curl_slist *plain_headers; /* caller's headers, no body */
+    struct curl_slist *json_headers;  /* caller's headers + JSON content type */
+    sbx_log_fn log;
+    void *log_ctx;
+    char *log_name;
+
+    pthread_mutex_t pool_lock;        /* guards idle/idle_count only */
+    CURL *idle[SBX_HTTP_POOL_MAX];
+    size_t idle_count;
+};
+
+/* ------------------------------------------------------------ global init */
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static CURLcode global_init_result = CURLE_FAILED_INIT;
+
+static void global_init(void)
+{
+    global_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static char *dup_or_null(const char *s)
+{
+    return s == NULL ? NULL : strdup(s);
+}
+
+static void client_log(const sbx_http_client *c, sbx_log_level level,
+                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void client_log(const sbx_http_client *c, sbx_log_level level,
+                       const char *fmt, ...)
+{
+    if (c->log == NULL)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    c->log(c->log_ctx, level, c->log_name != NULL ? c->log_name : "http", line);
+}
+
+static int starts_with_nocase(const char *s, const char *prefix)
+{
+    return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* A header must be "Name: value" with a token name; the value may not hold
+ * CR or LF (header injection).  Messages name the header, never its value. */
+static sbx_status check_header(const char *header, size_t index, sbx_error *err)
+{
+    const char *colon = strchr(header, ':');
+    size_t name_len = colon == NULL ? 0 : (size_t)(colon - header);
+    if (colon == NULL || name_len == 0)
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "HTTP header #%zu is not of the form 'Name: value'", index);
+    for (size_t i = 0; i < name_len; i++) {
+        unsigned char ch = (unsigned char)header[i];
+        if (ch <= ' ' || ch >= 127 || strchr("()<>@,;:\\\"/[]?={}", ch) != NULL)
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "HTTP header name '%.*s' has an invalid character",
+                                 (int)(name_len > 64 ? 64 : name_len), header);
+    }
+    if (strpbrk(colon + 1, "\r\n") != NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "HTTP header '%.*s' has a value containing CR or LF",
+                             (int)(name_len > 64 ? 64 : name_len), header);
+    return SBX_OK;
+}
+
+static sbx_status append_header(struct curl_slist **list, const char *header,
+                                sbx_error *err)
+{
+    struct curl_slist *grown = curl_slist_append(*list, header);
+    if (grown == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory building HTTP headers");
+    *list = grown;
+    return SBX_OK;
+}
+
+static sbx_status build_header_lists(sbx_http_client *c, const sbx_http_client_options *o,
+                                     sbx_error *err)
+{
+    for (size_t i = 0; i < o->header_count; i++) {
+        if (o->headers[i] == NULL)
+            return sbx_error_set(err, SBX_ERR_CONFIG, "HTTP header #%zu is NULL", i);
+        sbx_status st = check_header(o->headers[i], i, err);
+        if (st == SBX_OK)
+            st = append_header(&c->plain_headers, o->headers[i], err);
+        if (st == SBX_OK)
+            st = append_header(&c->json_headers, o->headers[i], err);
+        if (st != SBX_OK)
+            return st;
+    }
+    /* "Expect:" stops libcurl from waiting for 100-continue on large bodies;
+     * "Content-Type:" stops it from labelling a bodyless POST as a form. */
+    sbx_status st = append_header(&c->plain_headers, "Expect:", err);
+    if (st == SBX_OK)
+        st = append_header(&c->plain_headers, "Content-Type:", err);
+    if (st == SBX_OK)
+        st = append_header(&c->json_headers, "Expect:", err);
+    if (st == SBX_OK)
+        st = append_header(&c->json_headers, "Content-Type: application/json", err);
+    return st;
+}
+
+/* ------------------------------------------------------------ create/free */
+
+sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client **out,
+                               sbx_error *err)
+{
+    *out = NULL;
+    if (o == NULL || o->base_url == NULL ||
+        !(starts_with_nocase(o->base_url, "http://") ||
+          starts_with_nocase(o->base_url, "https://")))
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "HTTP base URL must begin with http:// or https://");
+    if (o->header_count > 0 && o->headers == NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "HTTP headers missing");
+
+    pthread_once(&global_once, global_init);
+    if (global_init_result != CURLE_OK)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl initialisation failed: %s",
+                             curl_easy_strerror(global_init_result));
+
+    sbx_http_client *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (pthread_mutex_init(&c->pool_lock, NULL) != 0) {
+        free(c);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
+    }
+    c->connect_timeout_ms = o->connect_timeout_ms;
+    c->max_response_bytes = o->max_response_bytes > 0 ? o->max_response_bytes
+                                                      : SBX_HTTP_DEFAULT_MAX_RESPONSE;
+    c->log = o->log;
+    c->log_ctx = o->log_ctx;
+    c->base_url = strdup(o->base_url);
+    c->unix_socket_path = dup_or_null(o->unix_socket_path);
+    c->ca_file = dup_or_null(o->ca_file);
+    c->log_name = dup_or_null(o->log_name);
+    if (c->base_url == NULL || (o->unix_socket_path != NULL && c->unix_socket_path == NULL) ||
+        (o->ca_file != NULL && c->ca_file == NULL) ||
+        (o->log_name != NULL && c->log_name == NULL)) {
+        sbx_http_client_free(c);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    size_t len = strlen(c->base_url);
+    while (len > 0 && c->base_url[len - 1] == '/')
+        c->base_url[--len] = '\0';
+
+    sbx_status st = build_header_lists(c, o, err);
+    if (st != SBX_OK) {
+        sbx_http_client_free(c);
+        return st;
+    }
+    if (c->unix_socket_path != NULL) {
+        c->bypass_proxy = 1;
+    } else {
+        st = sbx_url_host_bypasses_proxy(c->base_url, &c->bypass_proxy, err);
+        if (st != SBX_OK) {
+            sbx_http_client_free(c);
+            return st;
+        }
+    }
+    *out = c;
+    return SBX_OK;
+}
+
+void sbx_http_client_free(sbx_http_client *c)
+{
+    if (c == NULL)
+        return;
+    for (size_t i = 0; i < c->idle_count; i++)
+        curl_easy_cleanup(c->idle[i]);
+    pthread_mutex_destroy(&c->pool_lock);
+    curl_slist_free_all(c->plain_headers);
+    curl_slist_free_all(c->json_headers);
+    free(c->base_url);
+    free(c->unix_socket_path);
+    free(c->ca_file);
+    free(c->log_name);
+    free(c);
+}
+
+/* ------------------------------------------------------------ handle pool */
+
+static CURL *take_handle(sbx_http_client *c)
+{
+    CURL *h = NULL;
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->idle_count > 0)
+        h = c->idle[--c->idle_count];
+    pthread_mutex_unlock(&c->pool_lock);
+    if (h != NULL) {
+        /* Reset keeps the handle's live connections: that is the reuse. */
+        curl_easy_reset(h);
+        return h;
+    }
+    return curl_easy_init();
+}
+
+static void return_handle(sbx_http_client *c, CURL *h)
+{
+    int kept = 0;
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->idle_count < SBX_HTTP_POOL_MAX) {
+        c->idle[c->idle_count++] = h;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&c->pool_lock);
+    if (!kept)
+        curl_easy_cleanup(h);
+}
+
+/* ------------------------------------------------------------ body sink */
+
+typedef struct body_sink {
+    char *data;
+    size_t len, cap;
+    size_t limit;
+    int oversize;
+    int out_of_memory;
+} body_sink;
+
+static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    body_sink *sink = userdata;
+    size_t n = size * nmemb; /* libcurl guarantees size == 1 */
+    if (n > sink->limit - sink->len) {
+        sink->oversize = 1;
+        return 0; /* aborts the transfer: the bound is never exceeded */
+    }
+    if (sink->len + n + 1 > sink->cap) {
+        size_t cap = sink->cap == 0 ? 4096 : sink->cap;
+        while (cap < sink->len + n + 1)
+            cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+        if (cap > sink->limit + 1)
+            cap = sink->limit + 1;
+        char *grown = realloc(sink->data, cap);
+        if (grown == NULL) {
+            sink->out_of_memory = 1;
+            return 0;
+        }
+        sink->data = grown;
+        sink->cap = cap;
+    }
+    memcpy(sink->data + sink->len, ptr, n);
+    sink->len += n;
+    sink->data[sink->len] = '\0';
+    return n;
+}
+
+/* ------------------------------------------------------------ request */
+
+static CURLcode configure(sbx_http_client *c, CURL *h, const char *method,
+                          const char *url, const char *json_body, long timeout_ms,
+                          body_sink *sink, char *errbuf)
+{
+    CURLcode rc = CURLE_OK;
+#define SET(opt, val) do { if (rc == CURLE_OK) rc = curl_easy_setopt(h, opt, val); } while (0)
+    SET(CURLOPT_URL, url);
+    SET(CURLOPT_NOSIGNAL, 1L);
+    SET(CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    SET(CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    SET(CURLOPT_SSL_VERIFYPEER, 1L);
+    SET(CURLOPT_SSL_VERIFYHOST, 2L);
+    if (c->ca_file != NULL)
+        SET(CURLOPT_CAINFO, c->ca_file);
+    if (c->unix_socket_path != NULL)
+        SET(CURLOPT_UNIX_SOCKET_PATH, c->unix_socket_path);
+    if (c->bypass_proxy)
+        SET(CURLOPT_PROXY, ""); /* "" disables proxies, environment included */
+    if (c->connect_timeout_ms > 0)
+        SET(CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+    if (timeout_ms > 0)
+        SET(CURLOPT_TIMEOUT_MS, timeout_ms);
+    SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response_bytes);
+    SET(CURLOPT_WRITEFUNCTION, sink_write);
+    SET(CURLOPT_WRITEDATA, sink);
+    SET(CURLOPT_ERRORBUFFER, errbuf);
+    SET(CURLOPT_HTTPHEADER, json_body != NULL ? c->json_headers : c->plain_headers);
+
+    if (strcmp(method, "GET") == 0) {
+        SET(CURLOPT_HTTPGET, 1L);
+    } else {
+        if (strcmp(method, "POST") == 0 || json_body != NULL) {
+            SET(CURLOPT_POST, 1L);
+            SET(CURLOPT_POSTFIELDS, json_body != NULL ? json_body : "");
+            SET(CURLOPT_POSTFIELDSIZE_LARGE,
+                (curl_off_t)(json_body != NULL ? strlen(json_body) : 0));
+        }
+        if (strcmp(method, "POST") != 0)
+            SET(CURLOPT_CUSTOMREQUEST, method);
+    }
+#undef SET
+    return rc;
+}
+
+static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
+                                 const body_sink *sink, const char *method,
+                                 const char *path, long timeout_ms,
+                                 const char *errbuf, sbx_error *err)
+{
+    const char *detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
+    if (sink->oversize || rc == CURLE_FILESIZE_EXCEEDED)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "%s %s: response body exceeds max_response_bytes (%zu bytes)",
+                             method, path, c->max_response_bytes);
+    if (sink->out_of_memory || rc == CURLE_OUT_OF_MEMORY)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: timed out after %ld ms (%s)",
+                             method, c->base_url, path, timeout_ms, detail);
+    return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: %s", method, c->base_url,
+                         path, detail);
+}
+
+sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *path,
+                            const char *json_body, long timeout_ms,
+                            sbx_http_response *resp, sbx_error *err)
+{
+    resp->status = 0;
+    resp->body = NULL;
+    resp->body_len = 0;
+    if (method == NULL || path == NULL || path[0] != '/')
+        return sbx_error_set(err, SBX_ERR_USAGE, "HTTP request path must begin with '/'");
+
+    size_t url_len = strlen(c->base_url) + strlen(path) + 1;
+    char *url = malloc(url_len);
+    if (url == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    snprintf(url, url_len, "%s%s", c->base_url, path);
+
+    CURL *h = take_handle(c);
+    if (h == NULL) {
+        free(url);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a libcurl handle");
+    }
+    body_sink sink = { .limit = c->max_response_bytes };
+    char errbuf[CURL_ERROR_SIZE];
+    errbuf[0] = '\0';
+    CURLcode rc = configure(c, h, method, url, json_body, timeout_ms, &sink, errbuf);
+    if (rc != CURLE_OK) {
+        return_handle(c, h);
+        free(url);
+        free(sink.data);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
+                             curl_easy_strerror(rc));
+    }
+    rc = curl_easy_perform(h);
+    long status = 0;
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    /* The handle stores pointers to our stack; clear them before reuse. */
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, NULL);
+    return_handle(c, h);
+    free(url);
+
+    if (rc != CURLE_OK) {
+        free(sink.data);
+        sbx_status st = map_curl_error(c, rc, &sink, method, path, timeout_ms, errbuf, err);
+        client_log(c, SBX_LOG_DEBUG, "%s %s failed: %s", method, path,
+                   err != NULL ? err->message : curl_easy_strerror(rc));
+        return st;
+    }
+    if (sink.data == NULL) {
+        sink.data = calloc(1, 1);
+        if (sink.data == NULL)
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    resp->status = status;
+    resp->body = sink.data;
+    resp->body_len = sink.len;
+    client_log(c, SBX_LOG_DEBUG, "%s %s -> HTTP %ld (%zu bytes)", method, path, status,
+               sink.len);
+    return SBX_OK;
+}
+
+void sbx_http_response_clear(sbx_http_response *resp)
+{
+    if (resp == NULL)
+        return;
+    free(resp->body);
+    resp->body = NULL;
+    resp->body_len = 0;
+    resp->status = 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * A small HTTP/1.1 client over libcurl, shared by the HTTP backends (remote
+ * provisioner, Docker Engine API).  Internal: modules link it statically and
+ * export none of it.
+ *
+ * Safety properties every caller gets:
+ *   - redirects are never followed (a redirect could carry the API key to
+ *     another host); a 3xx is returned as it is;
+ *   - only http:// and https:// are spoken; TLS peers and host names are
+ *     always verified (against ca_file, or the system CAs);
+ *   - proxy environment variables are ignored for loopback, private,
+ *     link-local and cluster-local hosts (*.svc, *.cluster.local,
+ *     *.localhost, *.docker.internal, localhost) and for unix sockets;
+ *   - a response body larger than max_response_bytes aborts the transfer
+ *     (SBX_ERR_PROTOCOL), so memory use is bounded;
+ *   - header values never appear in errors or log lines (they may hold keys).
+ *
+ * Thread safety: one client may be used by many threads at once.  It keeps a
+ * pool of libcurl easy handles (keep-alive connections are reused across
+ * calls); a lock is held only to take or return a handle, never during a
+ * transfer.
+ */
+#ifndef SBX_COMMON_HTTP_CLIENT_H
+#define SBX_COMMON_HTTP_CLIENT_H
+
+#include <stddef.h>
+#include <sbx/backend.h>
+
+typedef struct sbx_http_client sbx_http_client;
+
+/* How to build a client; every pointer is borrowed for sbx_http_client_new
+ * only (the client copies what it keeps). */
+typedef struct sbx_http_client_options {
+    const char *base_url;          /* "http://127.0.0.1:8002", no trailing '/' ("http://localhost" for unix sockets) */
+    const char *unix_socket_path;  /* NULL, or a unix socket to connect through (docker) */
+    const char *ca_file;           /* NULL: system CAs; TLS peers always verified */
+    long connect_timeout_ms;       /* 0: library default */
+    size_t max_response_bytes;     /* a larger body is SBX_ERR_PROTOCOL, never an unbounded allocation */
+    const char *const *headers;    /* extra request headers "Name: value" (e.g. X-API-Key); copied */
+    size_t header_count;           /* header values with CR or LF are refused: SBX_ERR_CONFIG */
+    sbx_log_fn log; void *log_ctx; const char *log_name;
+} sbx_http_client_options;
+
+/* Create a client.  SBX_ERR_CONFIG for a missing/non-http(s) base URL, a
+ * malformed header or one with CR/LF (the message names the header's name,
+ * never its value), SBX_ERR_INTERNAL when libcurl or memory fails.  On
+ * success *out is released with sbx_http_client_free. */
+sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client **out,
+                               sbx_error *err);
+
+/* Release a client and its pooled connections.  NULL is accepted.  No call
+ * on the client may be in progress. */
+void sbx_http_client_free(sbx_http_client *c);
+
+/* An answer: the status and the body (NUL-terminated for convenience; body
+ * may contain NULs, body_len is authoritative).  Owned by the caller, released
+ * with sbx_http_response_clear. */
+typedef struct sbx_http_response {
+    long status;
+    char *body;
+    size_t body_len;
+} sbx_http_response;
+
+/* Send one request and read the whole answer into *resp (any status, 4xx and
+ * 5xx included, is SBX_OK: interpreting it is the caller's job).
+ * method "GET"/"POST"/"DELETE"/"PUT"; path begins with '/' and is appended to
+ * the base URL as given (callers validate or escape what they splice in);
+ * json_body NULL or sent with Content-Type: application/json; timeout_ms
+ * bounds the whole call (0: no bound beyond the connect timeout).
+ * Transport failures -> SBX_ERR_TRANSPORT, oversize -> SBX_ERR_PROTOCOL,
+ * SBX_ERR_INTERNAL for memory.  On error *resp is left cleared.
+ * Thread-safe: many threads may call it at once on one client. */
+sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *path,
+                            const char *json_body, long timeout_ms,
+                            sbx_http_response *resp, sbx_error *err);
+
+/* Free the body of a response and zero it.  NULL is accepted. */
+void sbx_http_response_clear(sbx_http_response *resp);
+
+#endif /* SBX_COMMON_HTTP_CLIENT_H */

@@ -1,0 +1,95 @@
+/* Strictly typed JSON field access (see json_fields.h). */
+#include "common/json_fields.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
+
+struct json_object *sbx_json_parse(const char *text, size_t len)
+{
+    if (text == NULL || len > INT_MAX)
+        return NULL;
+    json_tokener *tok = json_tokener_new();
+    if (tok == NULL)
+        return NULL;
+    struct json_object *value = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t used = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (value == NULL || jerr != json_tokener_success) {
+        json_object_put(value);
+        return NULL;
+    }
+    for (size_t i = used; i < len; i++) {
+        if (!isspace((unsigned char)text[i])) {
+            json_object_put(value);
+            return NULL;
+        }
+    }
+    return value;
+}
+
+/* Look `key` up; NULL with *state set when absent or null. */
+static struct json_object *lookup(struct json_object *object, const char *key,
+                                  sbx_json_field *state)
+{
+    struct json_object *value = NULL;
+    if (object == NULL || !json_object_is_type(object, json_type_object) ||
+        !json_object_object_get_ex(object, key, &value)) {
+        *state = SBX_JSON_ABSENT;
+        return NULL;
+    }
+    if (value == NULL) {
+        *state = SBX_JSON_NULL;
+        return NULL;
+    }
+    *state = SBX_JSON_OK;
+    return value;
+}
+
+sbx_json_field sbx_json_get_string(struct json_object *object, const char *key,
+                                   const char **out)
+{
+    sbx_json_field state;
+    struct json_object *value = lookup(object, key, &state);
+    if (value == NULL)
+        return state;
+    if (!json_object_is_type(value, json_type_string))
+        return SBX_JSON_WRONG_TYPE;
+    *out = json_object_get_string(value);
+    return SBX_JSON_OK;
+}
+
+sbx_json_field sbx_json_get_int(struct json_object *object, const char *key, int *out)
+{
+    sbx_json_field state;
+    struct json_object *value = lookup(object, key, &state);
+    if (value == NULL)
+        return state;
+    if (!json_object_is_type(value, json_type_int))
+        return SBX_JSON_WRONG_TYPE;
+    /* Larger integers (json-c clamps them to INT64_MAX) fail the range check. */
+    int64_t v = json_object_get_int64(value);
+    if (v < INT_MIN || v > INT_MAX)
+        return SBX_JSON_WRONG_TYPE;
+    *out = (int)v;
+    return SBX_JSON_OK;
+}
+
+sbx_json_field sbx_json_get_bool(struct json_object *object, const char *key, int *out)
+{
+    sbx_json_field state;
+    struct json_object *value = lookup(object, key, &state);
+    if (value == NULL)
+        return state;
+    if (!json_object_is_type(value, json_type_boolean))
+        return SBX_JSON_WRONG_TYPE;
+    *out = json_object_get_boolean(value) ? 1 : 0;
+    return SBX_JSON_OK;
+}
+
+int sbx_json_has_nonempty_string(struct json_object *object, const char *key)
+{
+    const char *s = NULL;
+    return sbx_json_get_string(object, key, &s) == SBX_JSON_OK && s[0] != '\0';
+}

@@ -1,0 +1,38 @@
+/*
+ * Strictly typed reading of JSON answers (json-c), shared by the HTTP
+ * backends.  "Strict" means no coercion: a string "2" is not an integer, a
+ * boolean is not an integer, a double is not an integer.
+ */
+#ifndef SBX_COMMON_JSON_FIELDS_H
+#define SBX_COMMON_JSON_FIELDS_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+/* What a field lookup found. */
+typedef enum sbx_json_field {
+    SBX_JSON_ABSENT = 0,     /* no such key (or `object` is not an object) */
+    SBX_JSON_NULL = 1,       /* the key holds JSON null */
+    SBX_JSON_OK = 2,         /* the key holds a value of the asked type */
+    SBX_JSON_WRONG_TYPE = 3  /* the key holds a value of another type */
+} sbx_json_field;
+
+/* Parse exactly `len` bytes of `text` as one JSON value (trailing bytes other
+ * than whitespace are refused).  Returns a new reference the caller puts, or
+ * NULL when the text is not JSON. */
+struct json_object *sbx_json_parse(const char *text, size_t len);
+
+/* The string at `key`; *out is borrowed from `object` (valid while it is). */
+sbx_json_field sbx_json_get_string(struct json_object *object, const char *key,
+                                   const char **out);
+
+/* The integer at `key` when it is a JSON integer that fits an int. */
+sbx_json_field sbx_json_get_int(struct json_object *object, const char *key, int *out);
+
+/* The boolean at `key` (true/false only). */
+sbx_json_field sbx_json_get_bool(struct json_object *object, const char *key, int *out);
+
+/* 1 when `object` holds `key` with a non-empty string value, else 0. */
+int sbx_json_has_nonempty_string(struct json_object *object, const char *key);
+
+#endif /* SBX_COMMON_JSON_FIELDS_H */

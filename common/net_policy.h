@@ -1,0 +1,22 @@
+/*
+ * Which hosts control-plane traffic must reach directly, never through a
+ * proxy from the environment: a proxy in front of a loopback, private,
+ * link-local or cluster-local host answers misleading 502s.
+ */
+#ifndef SBX_COMMON_NET_POLICY_H
+#define SBX_COMMON_NET_POLICY_H
+
+#include <sbx/backend.h>
+
+/* 1 when `host` (a name, an IPv4 literal, or an IPv6 literal with or without
+ * brackets) is loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16,
+ * fc00::/7), link-local (169.254/16, fe80::/10), unspecified, `localhost` or a
+ * name under .localhost, .svc, .cluster.local or .docker.internal
+ * (case-insensitive, a trailing dot ignored); else 0.  Pure function. */
+int sbx_host_bypasses_proxy(const char *host);
+
+/* Extract the host of `url` and apply sbx_host_bypasses_proxy, storing the
+ * answer in *bypass.  SBX_ERR_CONFIG when the URL cannot be parsed. */
+sbx_status sbx_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *err);
+
+#endif /* SBX_COMMON_NET_POLICY_H */

@@ -1,0 +1,4 @@
+# Reference pages (shipped in the tarball) and the man page (installed).
+EXTRA_DIST += \
+	docs/abi.md \
+	docs/configuration.md

@@ -1,0 +1,297 @@
+/*
+ * sbx backend ABI: what a sandbox backend implements.
+ *
+ * A backend is either a shared object (a "module") that exports exactly one
+ * symbol, SBX_BACKEND_ENTRY_SYMBOL, or an in-process backend registered with
+ * the host library.  Either way the host only ever sees a
+ * sbx_backend_descriptor.
+ *
+ * Versioning (in the manner of SQLite's sqlite3_vfs):
+ *   - MAJOR changes break compatibility; the host refuses a module whose
+ *     major differs from its own.
+ *   - MINOR versions only append members to the END of the descriptor and
+ *     never reorder or retype existing ones.  The descriptor records its own
+ *     size, so a host reads an operation only when the descriptor is large
+ *     enough to hold it (see SBX_DESCRIPTOR_HAS) and it is non-NULL;
+ *     otherwise the operation is "unsupported".
+ *   - Structs the host passes in (sbx_host_services, sbx_create_request)
+ *     also start with their own size for the same reason.
+ *
+ * Ownership:
+ *   - Strings and arrays passed in by the host are borrowed for the duration
+ *     of the call only.
+ *   - Everything a backend returns (sandboxes, reconciliation results) is
+ *     owned by the caller and released through the same backend's release
+ *     operation (free_sandboxes, clear_reconciliation), never with a bare
+ *     free(): the module may use another allocator.
+ *   - The sbx_error record is caller-owned storage; a backend only writes it.
+ *
+ * Thread safety:
+ *   - The descriptor is immutable and may be read from any thread.
+ *   - open() may be called from several threads at once.
+ *   - All operations on ONE instance may be called from many threads at
+ *     once, except close(), which the caller calls exactly once after every
+ *     other call on that instance has returned.
+ *   - The log callback may be called from any thread that calls an
+ *     operation, and concurrently.
+ *
+ * Operations never abort, exit or print; they return a status and fill the
+ * error record, and they log only through the host's callback.
+ *
+ * This header depends on nothing beyond the C standard headers.
+ */
+#ifndef SBX_BACKEND_H
+#define SBX_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. */
+#define SBX_BACKEND_ABI_MAJOR 1
+#define SBX_BACKEND_ABI_MINOR 1
+
+/* The one symbol a backend module exports (see sbx_backend_entry_fn). */
+#define SBX_BACKEND_ENTRY_SYMBOL "sbx_backend_entry"
+
+/* Marks the entry point of a module as the only exported symbol. */
+#if defined(__GNUC__)
+#define SBX_BACKEND_EXPORT __attribute__((visibility("default")))
+#else
+#define SBX_BACKEND_EXPORT
+#endif
+
+/*
+ * Outcome of every operation.  SBX_OK is zero; every other value is an
+ * error kind, with the same meaning as the `kind` of sbx_error.
+ */
+typedef enum sbx_status {
+    SBX_OK = 0,
+    SBX_ERR_USAGE = 1,            /* the caller's arguments are wrong */
+    SBX_ERR_CONFIG = 2,           /* an option is missing, unknown or bad */
+    SBX_ERR_TRANSPORT = 3,        /* unreachable, refused, timed out, reset */
+    SBX_ERR_PROTOCOL = 4,         /* bad or ill-typed answer, oversize, identity mismatch */
+    SBX_ERR_CONTRACT_CHANGED = 5, /* the mount contract moved: re-decide mounts, retry */
+    SBX_ERR_REFUSED = 6,          /* refused before sending (isolation rule, invalid id) */
+    SBX_ERR_UNAUTHORIZED = 7,     /* the peer answered 401 or 403 */
+    SBX_ERR_LOAD = 8,             /* a backend could not be loaded */
+    SBX_ERR_PROVISIONER = 9,      /* the peer answered another 4xx/5xx */
+    SBX_ERR_UNSUPPORTED = 10,     /* the backend lacks this operation */
+    SBX_ERR_NOT_FOUND = 11,       /* no such sandbox (where the call defines it) */
+    SBX_ERR_INTERNAL = 70         /* out of memory or a bug */
+} sbx_status;
+
+/* Bytes of sbx_error.message, including the terminating NUL. */
+#define SBX_ERROR_MESSAGE_MAX 512
+
+/*
+ * Error record.  Caller-owned; backends write it only when they return an
+ * error (they may also clear it on success).  Frozen for major version 1.
+ */
+typedef struct sbx_error {
+    sbx_status kind;            /* equal to the returned status */
+    int http_status;            /* HTTP status of the answer, 0 when none */
+    int expected_contract;      /* mount contract versions where they apply, */
+    int actual_contract;        /*   else -1 */
+    char message[SBX_ERROR_MESSAGE_MAX]; /* NUL-terminated, truncated to fit */
+} sbx_error;
+
+/* Severity of a log line. */
+typedef enum sbx_log_level {
+    SBX_LOG_ERROR = 0,
+    SBX_LOG_WARN = 1,
+    SBX_LOG_INFO = 2,
+    SBX_LOG_DEBUG = 3
+} sbx_log_level;
+
+/*
+ * Log callback.  `backend` is the backend's name, `message` one line without
+ * a trailing newline; both are borrowed for the call.  May be called from
+ * several threads at once.
+ */
+typedef void (*sbx_log_fn)(void *log_ctx, sbx_log_level level,
+                           const char *backend, const char *message);
+
+/*
+ * Services the host hands to open().  The backend may keep the pointer for
+ * the life of the instance: the host keeps the struct alive until close().
+ */
+typedef struct sbx_host_services {
+    size_t struct_size;  /* sizeof(sbx_host_services) as the host compiled it */
+    sbx_log_fn log;      /* may be NULL: then nothing is logged */
+    void *log_ctx;       /* passed back to log */
+} sbx_host_services;
+
+/* One key/value option for open(); both strings borrowed for the call. */
+typedef struct sbx_option {
+    const char *key;
+    const char *value;
+} sbx_option;
+
+/* A mount the host asks for in a create. */
+typedef struct sbx_mount {
+    const char *host_path;
+    const char *container_path;
+    int read_only;       /* non-zero: mounted read-only */
+} sbx_mount;
+
+/* The mount contract version value that means "not known / none". */
+#define SBX_CONTRACT_NONE (-1)
+
+/*
+ * A create request.  All pointers are borrowed for the call.  Initialise with
+ * SBX_CREATE_REQUEST_INIT so that fields added by later minors get defaults.
+ */
+typedef struct sbx_create_request {
+    size_t struct_size;              /* sizeof(sbx_create_request) */
+    const char *sandbox_id;          /* required */
+    const char *thread_id;           /* NULL: an anonymous sandbox */
+    const char *user_id;             /* NULL: the user "default" */
+    const sbx_mount *extra_mounts;   /* may be NULL when the count is 0 */
+    size_t extra_mount_count;
+    int include_legacy_skills;       /* the host decides; the backend passes it on */
+    int provision_lark_cli_runtime;
+    int provision_lark_cli_broker;
+    int required_contract;           /* SBX_CONTRACT_NONE, or the version required */
+} sbx_create_request;
+
+#define SBX_CREATE_REQUEST_INIT \
+    { sizeof(sbx_create_request), NULL, NULL, NULL, NULL, 0, 0, 0, 0, SBX_CONTRACT_NONE }
+
+/*
+ * A sandbox as a backend reports it.  Strings are owned by the array that
+ * holds the struct (released with free_sandboxes); optional ones are NULL
+ * when unknown.
+ */
+typedef struct sbx_sandbox {
+    char *sandbox_id;            /* never NULL */
+    char *sandbox_url;           /* never NULL */
+    char *user_id;               /* NULL when the backend does not know */
+    char *thread_id;             /* NULL when anonymous or unknown */
+    char *status;                /* backend's status word (e.g. "Running"), or NULL */
+    int mount_contract_version;  /* SBX_CONTRACT_NONE when unknown */
+} sbx_sandbox;
+
+/* What a backend knows of its mount contract (ABI 1.1). */
+typedef struct sbx_capabilities {
+    int mount_contract_version;  /* SBX_CONTRACT_NONE when not known */
+    int known;                   /* non-zero when a probe has succeeded */
+} sbx_capabilities;
+
+/* Outcome of a reconciliation discovery (ABI 1.1). */
+typedef enum sbx_reconcile_status {
+    SBX_RECONCILE_UNKNOWN = 0,   /* nothing authoritative: keep state, try later */
+    SBX_RECONCILE_FOUND = 1,
+    SBX_RECONCILE_ABSENT = 2
+} sbx_reconcile_status;
+
+/*
+ * Result of a reconciliation discovery.  The caller provides the struct; the
+ * backend fills it and the caller releases what it holds with
+ * clear_reconciliation (the struct itself stays the caller's).
+ */
+typedef struct sbx_reconciliation {
+    sbx_reconcile_status status;
+    sbx_sandbox *sandbox;        /* FOUND: one sandbox; else NULL */
+    char *backend_namespace;     /* FOUND and ABSENT: the namespace's uid; else NULL */
+    char *incarnation_id;        /* FOUND: the sandbox's incarnation; else NULL */
+} sbx_reconciliation;
+
+/* An open backend instance; its layout is the backend's own. */
+typedef struct sbx_backend_instance sbx_backend_instance;
+
+/*
+ * The descriptor.  Members are only ever appended; a host reads a member only
+ * if SBX_DESCRIPTOR_HAS says the descriptor is large enough to hold it.
+ */
+typedef struct sbx_backend_descriptor {
+    /* ---- header: layout fixed for every version ---- */
+    uint32_t abi_major;          /* SBX_BACKEND_ABI_MAJOR the module was built for */
+    uint32_t abi_minor;          /* SBX_BACKEND_ABI_MINOR the module was built for */
+    size_t struct_size;          /* sizeof(sbx_backend_descriptor) as built */
+    const char *name;            /* backend name, e.g. "remote" */
+    const char *version;         /* backend's own version string */
+
+    /* ---- ABI 1.0 ---- */
+
+    /* Open an instance from options (unknown keys are SBX_ERR_CONFIG naming
+     * the key).  On success *out is the new instance, released by close(). */
+    sbx_status (*open)(const sbx_option *options, size_t option_count,
+                       const sbx_host_services *services,
+                       sbx_backend_instance **out, sbx_error *err);
+
+    /* Release an instance and everything it holds.  NULL is accepted. */
+    void (*close)(sbx_backend_instance *instance);
+
+    /* Create (or return the existing) sandbox.  On success *out is one
+     * sandbox, released with free_sandboxes(*out, 1). */
+    sbx_status (*create)(sbx_backend_instance *instance,
+                         const sbx_create_request *request,
+                         sbx_sandbox **out, sbx_error *err);
+
+    /* Destroy a sandbox.  Destroying an absent sandbox succeeds. */
+    sbx_status (*destroy)(sbx_backend_instance *instance, const char *sandbox_id,
+                          sbx_error *err);
+
+    /* *alive = 1 when the sandbox runs, 0 when it does not or is unknown to
+     * the backend; errors only when the backend cannot tell. */
+    sbx_status (*is_alive)(sbx_backend_instance *instance, const char *sandbox_id,
+                           int *alive, sbx_error *err);
+
+    /* Find a sandbox by id: SBX_ERR_NOT_FOUND when there is none.  On
+     * success *out is one sandbox, released with free_sandboxes(*out, 1). */
+    sbx_status (*discover)(sbx_backend_instance *instance, const char *sandbox_id,
+                           sbx_sandbox **out, sbx_error *err);
+
+    /* The sandboxes running now.  On success *out holds *count sandboxes
+     * (NULL when zero), released with free_sandboxes(*out, *count). */
+    sbx_status (*list_running)(sbx_backend_instance *instance,
+                               sbx_sandbox **out, size_t *count, sbx_error *err);
+
+    /* Release an array of sandboxes returned by this backend.  NULL is fine. */
+    void (*free_sandboxes)(sbx_sandbox *sandboxes, size_t count);
+
+    /* ---- ABI 1.1 ---- */
+
+    /* The mount contract as it stands now: probes when the cached answer is
+     * stale, waits for a probe already in flight.  Never fails for a failed
+     * probe: then known is 0. */
+    sbx_status (*capabilities)(sbx_backend_instance *instance,
+                               sbx_capabilities *out, sbx_error *err);
+
+    /* Reconciliation discovery: always SBX_OK with out->status UNKNOWN when
+     * nothing authoritative was learnt; errors only for invalid arguments. */
+    sbx_status (*reconcile)(sbx_backend_instance *instance, const char *sandbox_id,
+                            sbx_reconciliation *out, sbx_error *err);
+
+    /* Release what a reconciliation result holds and zero it. */
+    void (*clear_reconciliation)(sbx_reconciliation *result);
+} sbx_backend_descriptor;
+
+/* Size a descriptor must have to hold `member` (for the host's checks). */
+#define SBX_DESCRIPTOR_MIN_SIZE(member)                                  \
+    (offsetof(sbx_backend_descriptor, member) +                          \
+     sizeof(((sbx_backend_descriptor *)0)->member))
+
+/* Non-zero when descriptor `d` is large enough to hold `member`. */
+#define SBX_DESCRIPTOR_HAS(d, member) \
+    ((d)->struct_size >= SBX_DESCRIPTOR_MIN_SIZE(member))
+
+/* Size of a 1.0 descriptor: through free_sandboxes. */
+#define SBX_DESCRIPTOR_SIZE_1_0 SBX_DESCRIPTOR_MIN_SIZE(free_sandboxes)
+
+/*
+ * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a
+ * pointer to a static descriptor; it must do nothing else (the host calls it
+ * before it has checked the module's version).
+ */
+typedef const sbx_backend_descriptor *(*sbx_backend_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SBX_BACKEND_H */

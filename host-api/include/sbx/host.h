@@ -1,0 +1,205 @@
+/*
+ * sbx host library: find, load and call sandbox backends.
+ *
+ * A host creates one sbx_host, optionally registers in-process backends and
+ * sets a module search path, then opens backends by name.  Several backends
+ * (of the same or different kinds) may be open at once.
+ *
+ * Backend lookup for a name:
+ *   1. in-process backends (built in, or registered with
+ *      sbx_host_register_backend);
+ *   2. a module file NAME.so, then sbx-NAME.so, in each directory of the
+ *      module path: the configured directories (sbx_host_set_module_path),
+ *      then those of $SBX_MODULE_PATH (colon-separated), then the
+ *      compiled-in install directory (sbx_host_default_module_dir()).
+ *
+ * A module is refused, without calling anything in it but its entry point,
+ * when it is not a loadable shared object, lacks the entry symbol, was built
+ * for another ABI major, or has a descriptor too small for ABI 1.0.
+ *
+ * Thread safety: an sbx_host is not synchronised; configure it (register,
+ * set path, open) from one thread, or lock around it.  An sbx_backend may be
+ * used from many threads at once (all operation wrappers below), except
+ * sbx_backend_close.  Modules stay loaded until sbx_host_free, so every
+ * sbx_backend of a host must be closed before the host is freed.
+ */
+#ifndef SBX_HOST_H
+#define SBX_HOST_H
+
+#include <stddef.h>
+#include <sbx/backend.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sbx_host sbx_host;
+typedef struct sbx_backend sbx_backend;
+typedef struct sbx_config sbx_config;
+
+/* ---------------------------------------------------------------- errors */
+
+/* The stable lower-case name of an error kind ("transport", "load", ...);
+ * "ok" for SBX_OK.  Never NULL. */
+const char *sbx_status_name(sbx_status status);
+
+/* Reset an error record to "no error" (kind SBX_OK, contracts -1). */
+void sbx_error_clear(sbx_error *err);
+
+/* Fill an error record with a printf-style message (truncated to fit) and
+ * return `kind`, so that `return sbx_error_set(err, K, ...)` reads well.
+ * `err` may be NULL. */
+sbx_status sbx_error_set(sbx_error *err, sbx_status kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---------------------------------------------------------------- host */
+
+/* Create a host.  `services` (may be NULL) is copied; its log callback is
+ * handed to every backend this host opens.  Returns SBX_OK or
+ * SBX_ERR_INTERNAL (out of memory). */
+sbx_status sbx_host_new(const sbx_host_services *services, sbx_host **out,
+                        sbx_error *err);
+
+/* Unload every module and free the host.  All its backends must be closed
+ * first.  NULL is accepted. */
+void sbx_host_free(sbx_host *host);
+
+/* Register an in-process backend; the descriptor is borrowed and must
+ * outlive the host.  It is validated as a module's would be (SBX_ERR_LOAD);
+ * a name already registered is SBX_ERR_USAGE. */
+sbx_status sbx_host_register_backend(sbx_host *host,
+                                     const sbx_backend_descriptor *descriptor,
+                                     sbx_error *err);
+
+/* Replace the configured module directories (searched before
+ * $SBX_MODULE_PATH).  The strings are copied. */
+sbx_status sbx_host_set_module_path(sbx_host *host, const char *const *dirs,
+                                    size_t dir_count, sbx_error *err);
+
+/* The compiled-in module directory (the install's pkglibdir).  Static. */
+const char *sbx_host_default_module_dir(void);
+
+/* Where a backend comes from. */
+typedef enum sbx_backend_kind {
+    SBX_BACKEND_BUILTIN = 0,
+    SBX_BACKEND_MODULE = 1
+} sbx_backend_kind;
+
+/* A backend the host can load (see sbx_host_list_backends). */
+typedef struct sbx_backend_info {
+    const char *name;        /* the descriptor's name */
+    sbx_backend_kind kind;
+    const char *path;        /* module file, NULL for built-in backends */
+    unsigned abi_major, abi_minor;
+    const char *version;     /* the backend's version string */
+} sbx_backend_info;
+
+/* Find and load (if not loaded yet) the backend `name` and return its
+ * validated descriptor, owned by the host.  SBX_ERR_LOAD when there is no
+ * such backend or its module is refused; the message names the name or the
+ * module's path, and both ABI versions where they apply. */
+sbx_status sbx_host_load(sbx_host *host, const char *name,
+                         const sbx_backend_descriptor **out, sbx_error *err);
+
+/* Every backend the host can load: the in-process ones, then each loadable
+ * module on the module path (a name found twice is listed once, first one
+ * wins; modules that are refused are logged at WARN and skipped).  *out is
+ * owned by the host and valid until the next call or sbx_host_free. */
+sbx_status sbx_host_list_backends(sbx_host *host, const sbx_backend_info **out,
+                                  size_t *count, sbx_error *err);
+
+/* ---------------------------------------------------------------- backends */
+
+/* Load `name` (as sbx_host_load) and open an instance with `options`
+ * (borrowed).  On success *out is released with sbx_backend_close. */
+sbx_status sbx_backend_open(sbx_host *host, const char *name,
+                            const sbx_option *options, size_t option_count,
+                            sbx_backend **out, sbx_error *err);
+
+/* Close an instance.  NULL is accepted.  Not concurrently with its calls. */
+void sbx_backend_close(sbx_backend *backend);
+
+/* The descriptor of an open backend (owned by the host). */
+const sbx_backend_descriptor *sbx_backend_descriptor_of(const sbx_backend *backend);
+
+/*
+ * Operation wrappers.  Each checks that the backend has the operation
+ * (SBX_ERR_UNSUPPORTED naming the backend and the operation otherwise),
+ * clears `err`, and calls it.  Results are released with sbx_backend_free_sandboxes
+ * / sbx_backend_clear_reconciliation on the same backend.
+ */
+sbx_status sbx_backend_create(sbx_backend *backend, const sbx_create_request *request,
+                              sbx_sandbox **out, sbx_error *err);
+sbx_status sbx_backend_destroy(sbx_backend *backend, const char *sandbox_id,
+                               sbx_error *err);
+sbx_status sbx_backend_is_alive(sbx_backend *backend, const char *sandbox_id,
+                                int *alive, sbx_error *err);
+sbx_status sbx_backend_discover(sbx_backend *backend, const char *sandbox_id,
+                                sbx_sandbox **out, sbx_error *err);
+sbx_status sbx_backend_list_running(sbx_backend *backend, sbx_sandbox **out,
+                                    size_t *count, sbx_error *err);
+sbx_status sbx_backend_capabilities(sbx_backend *backend, sbx_capabilities *out,
+                                    sbx_error *err);
+sbx_status sbx_backend_reconcile(sbx_backend *backend, const char *sandbox_id,
+                                 sbx_reconciliation *out, sbx_error *err);
+
+/* Release sandboxes returned by this backend.  NULL is accepted. */
+void sbx_backend_free_sandboxes(sbx_backend *backend, sbx_sandbox *sandboxes,
+                                size_t count);
+
+/* Release what a reconciliation result from this backend holds. */
+void sbx_backend_clear_reconciliation(sbx_backend *backend,
+                                      sbx_reconciliation *result);
+
+/* Mount-contract rule 7: 1 when the host's own configuration enables thread
+ * data mounts (`host_enabled`) and the backend's current mount contract
+ * version (re-probed if stale, waiting for a probe in flight) is >= 2; else
+ * 0.  Backends without capabilities answer 0. */
+int sbx_backend_allows_thread_data_mounts(sbx_backend *backend, int host_enabled);
+
+/* ---------------------------------------------------------------- config */
+
+/* Parse a configuration file (JSON; see docs/configuration.md).  `${NAME}`
+ * and `${NAME:-default}` in string values are expanded from the
+ * environment.  SBX_ERR_CONFIG naming the file and the key or variable at
+ * fault; on success *out is released with sbx_config_free. */
+sbx_status sbx_config_load_file(const char *path, sbx_config **out, sbx_error *err);
+
+/* As sbx_config_load_file, from text; `origin` names it in messages. */
+sbx_status sbx_config_parse(const char *text, const char *origin,
+                            sbx_config **out, sbx_error *err);
+
+/* Free a configuration.  NULL is accepted. */
+void sbx_config_free(sbx_config *config);
+
+/* The configured backend name, or NULL when the file names none. */
+const char *sbx_config_backend(const sbx_config *config);
+
+/* The configured module directories (owned by the config). */
+const char *const *sbx_config_module_path(const sbx_config *config, size_t *count);
+
+/* The options of backend `name` (owned by the config; empty when the file
+ * has none).  Numbers and booleans are given as their JSON text. */
+const sbx_option *sbx_config_backend_options(const sbx_config *config,
+                                             const char *name, size_t *count);
+
+/* Set (or replace) option `key` of backend `name`; strings are copied.
+ * Used for command-line overrides. */
+sbx_status sbx_config_set_option(sbx_config *config, const char *name,
+                                 const char *key, const char *value, sbx_error *err);
+
+/* Replace the backend name; the string is copied. */
+sbx_status sbx_config_set_backend(sbx_config *config, const char *name,
+                                  sbx_error *err);
+
+/* An empty configuration (no file). */
+sbx_status sbx_config_new(sbx_config **out, sbx_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SBX_HOST_H */

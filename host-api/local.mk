@@ -1,0 +1,27 @@
+# The public headers and the host library.
+sbxincludedir = $(includedir)/sbx
+sbxinclude_HEADERS = host-api/include/sbx/backend.h host-api/include/sbx/host.h
+
+lib_LTLIBRARIES += host-api/libsbx-host.la
+host_api_libsbx_host_la_SOURCES =
+host_api_libsbx_host_la_CPPFLAGS = $(AM_CPPFLAGS) -DSBX_MODULE_DIR='"$(pkglibdir)"'
+host_api_libsbx_host_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+host_api_libsbx_host_la_LIBADD = common/libsbx-common.la $(JSONC_LIBS)
+host_api_libsbx_host_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -Wl,-z,defs -version-info 0:0:0 \
+	-export-symbols $(srcdir)/host-api/libsbx-host.sym
+EXTRA_DIST += host-api/libsbx-host.sym
+
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = host-api/sbx-host.pc
+
+host_api_libsbx_host_la_SOURCES += \
+	host-api/src/host_internal.h \
+	host-api/src/host.c \
+	host-api/src/module_loader.c \
+	host-api/src/backend_listing.c \
+	host-api/src/backend_call.c \
+	host-api/src/env_expand.h \
+	host-api/src/env_expand.c \
+	host-api/src/config.c
+
+include $(srcdir)/host-api/src/builtin/local/local.mk

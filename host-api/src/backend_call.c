@@ -1,0 +1,151 @@
+/* Opening backend instances and calling their operations: every call checks
+ * that the backend has the operation, so that a module built for an older
+ * minor reports "unsupported" instead of jumping through a missing slot. */
+#include "host-api/src/host_internal.h"
+
+#include <stdlib.h>
+
+struct sbx_backend {
+    const sbx_host *host;
+    const sbx_backend_descriptor *descriptor;
+    sbx_backend_instance *instance;
+};
+
+/* True when the descriptor holds the member and it is set. */
+#define HAS_OP(d, op) (SBX_DESCRIPTOR_HAS(d, op) && (d)->op != NULL)
+
+static sbx_status unsupported(const sbx_backend *b, const char *op, sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
+                         "backend '%s' (ABI %u.%u) does not support %s",
+                         b->descriptor->name, (unsigned)b->descriptor->abi_major,
+                         (unsigned)b->descriptor->abi_minor, op);
+}
+
+/* A backend that failed without saying why still yields a usable record. */
+static sbx_status checked(const sbx_backend *b, sbx_status st, const char *op, sbx_error *err)
+{
+    if (st != SBX_OK && err->message[0] == '\0')
+        sbx_error_set(err, st, "backend '%s': %s failed (%s)", b->descriptor->name, op,
+                      sbx_status_name(st));
+    if (st != SBX_OK)
+        err->kind = st;
+    return st;
+}
+
+sbx_status sbx_backend_open(sbx_host *host, const char *name, const sbx_option *options,
+                            size_t option_count, sbx_backend **out, sbx_error *err)
+{
+    *out = NULL;
+    const sbx_backend_descriptor *d;
+    sbx_status st = sbx_host_load(host, name, &d, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_backend *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening backend '%s'", name);
+    b->host = host;
+    b->descriptor = d;
+    sbx_error_clear(err);
+    st = checked(b, d->open(options, option_count, &host->services, &b->instance, err), "open", err);
+    if (st != SBX_OK) {
+        free(b);
+        return st;
+    }
+    *out = b;
+    return SBX_OK;
+}
+
+void sbx_backend_close(sbx_backend *backend)
+{
+    if (backend == NULL)
+        return;
+    backend->descriptor->close(backend->instance);
+    free(backend);
+}
+
+const sbx_backend_descriptor *sbx_backend_descriptor_of(const sbx_backend *backend)
+{
+    return backend->descriptor;
+}
+
+/* Call operation `op` with the instance and the given arguments. */
+#define CALL_OP(b, op, err, ...)                                              \
+    do {                                                                      \
+        sbx_error_clear(err);                                                 \
+        if (!HAS_OP((b)->descriptor, op))                                     \
+            return unsupported((b), #op, (err));                              \
+        return checked((b), (b)->descriptor->op((b)->instance, __VA_ARGS__),  \
+                       #op, (err));                                           \
+    } while (0)
+
+sbx_status sbx_backend_create(sbx_backend *b, const sbx_create_request *request,
+                              sbx_sandbox **out, sbx_error *err)
+{
+    *out = NULL;
+    CALL_OP(b, create, err, request, out, err);
+}
+
+sbx_status sbx_backend_destroy(sbx_backend *b, const char *sandbox_id, sbx_error *err)
+{
+    CALL_OP(b, destroy, err, sandbox_id, err);
+}
+
+sbx_status sbx_backend_is_alive(sbx_backend *b, const char *sandbox_id, int *alive,
+                                sbx_error *err)
+{
+    *alive = 0;
+    CALL_OP(b, is_alive, err, sandbox_id, alive, err);
+}
+
+sbx_status sbx_backend_discover(sbx_backend *b, const char *sandbox_id, sbx_sandbox **out,
+                                sbx_error *err)
+{
+    *out = NULL;
+    CALL_OP(b, discover, err, sandbox_id, out, err);
+}
+
+sbx_status sbx_backend_list_running(sbx_backend *b, sbx_sandbox **out, size_t *count,
+                                    sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    CALL_OP(b, list_running, err, out, count, err);
+}
+
+sbx_status sbx_backend_capabilities(sbx_backend *b, sbx_capabilities *out, sbx_error *err)
+{
+    out->mount_contract_version = SBX_CONTRACT_NONE;
+    out->known = 0;
+    CALL_OP(b, capabilities, err, out, err);
+}
+
+sbx_status sbx_backend_reconcile(sbx_backend *b, const char *sandbox_id,
+                                 sbx_reconciliation *out, sbx_error *err)
+{
+    *out = (sbx_reconciliation){.status = SBX_RECONCILE_UNKNOWN};
+    CALL_OP(b, reconcile, err, sandbox_id, out, err);
+}
+
+void sbx_backend_free_sandboxes(sbx_backend *b, sbx_sandbox *sandboxes, size_t count)
+{
+    if (sandboxes != NULL)
+        b->descriptor->free_sandboxes(sandboxes, count);
+}
+
+void sbx_backend_clear_reconciliation(sbx_backend *b, sbx_reconciliation *result)
+{
+    if (HAS_OP(b->descriptor, clear_reconciliation))
+        b->descriptor->clear_reconciliation(result);
+}
+
+int sbx_backend_allows_thread_data_mounts(sbx_backend *b, int host_enabled)
+{
+    if (!host_enabled)
+        return 0;
+    sbx_capabilities caps;
+    sbx_error err;
+    if (sbx_backend_capabilities(b, &caps, &err) != SBX_OK)
+        return 0;
+    return caps.known && caps.mount_contract_version >= 2;
+}

@@ -1,0 +1,72 @@
+/* Enumerating every backend a host can load (for `sbxctl backends`). */
+#include "host-api/src/host_internal.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dlfcn.h>
+
+/* Load every *.so in `dir`; refused modules are logged and skipped because a
+ * listing must show what works, not stop at the first broken file. */
+static void load_modules_in(sbx_host *host, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int already = 0;
+        for (size_t i = 0; i < host->known_count && !already; i++)
+            already = host->known[i].path != NULL && strcmp(host->known[i].path, path) == 0;
+        if (already)
+            continue;
+        void *dl;
+        const sbx_backend_descriptor *desc;
+        sbx_error err;
+        if (sbx_module_open(path, &dl, &desc, &err) != SBX_OK) {
+            sbx_host_log(host, SBX_LOG_WARN, "%s", err.message);
+            continue;
+        }
+        if (sbx_host_find_known(host, desc->name) != NULL
+            || sbx_host_remember(host, desc, SBX_BACKEND_MODULE, path, dl, &err) != SBX_OK)
+            dlclose(dl);
+    }
+    closedir(d);
+}
+
+sbx_status sbx_host_list_backends(sbx_host *host, const sbx_backend_info **out, size_t *count,
+                                  sbx_error *err)
+{
+    sbx_error_clear(err);
+    char **dirs;
+    size_t dir_count;
+    sbx_status st = sbx_module_search_path(host, &dirs, &dir_count, err);
+    if (st != SBX_OK)
+        return st;
+    for (size_t i = 0; i < dir_count; i++)
+        load_modules_in(host, dirs[i]);
+    sbx_strv_free(dirs, dir_count);
+
+    sbx_backend_info *listing = calloc(host->known_count ? host->known_count : 1, sizeof *listing);
+    if (listing == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    for (size_t i = 0; i < host->known_count; i++) {
+        const sbx_known_backend *k = &host->known[i];
+        listing[i] = (sbx_backend_info){
+            .name = k->descriptor->name, .kind = k->kind, .path = k->path,
+            .abi_major = k->descriptor->abi_major, .abi_minor = k->descriptor->abi_minor,
+            .version = k->descriptor->version};
+    }
+    free(host->listing);
+    host->listing = listing;
+    host->listing_count = host->known_count;
+    *out = listing;
+    *count = host->known_count;
+    return SBX_OK;
+}

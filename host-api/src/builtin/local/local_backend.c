@@ -1,0 +1,413 @@
+/*
+ * The local backend's operations.  An instance holds only its immutable
+ * options; all shared state lives in the state directory, so instances in
+ * any number of threads and processes see the same sandboxes.  Creation
+ * and destruction of one sandbox are serialised by its lock file; readers
+ * rely on the metadata file being replaced atomically.
+ */
+#include <config.h>
+
+#include "host-api/src/builtin/local/local_backend.h"
+
+#include "common/backend_log.h"
+#include "common/sandbox_ids.h"
+#include "common/sandbox_records.h"
+#include "host-api/src/builtin/local/local_command.h"
+#include "host-api/src/builtin/local/local_metadata.h"
+#include "host-api/src/builtin/local/local_options.h"
+#include "host-api/src/builtin/local/local_port.h"
+#include "host-api/src/builtin/local/local_state.h"
+#include <sbx/host.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BACKEND_NAME "local"
+#define DEFAULT_USER "default"
+
+struct sbx_backend_instance {
+    sbx_local_options options;
+    const sbx_host_services *services;   /* kept alive by the host until close */
+};
+
+#define LOG(inst, level, ...) sbx_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
+
+static sbx_status local_open(const sbx_option *options, size_t option_count,
+                             const sbx_host_services *services,
+                             sbx_backend_instance **out, sbx_error *err)
+{
+    if (out == NULL || (option_count > 0 && options == NULL))
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: open needs options and an output");
+    sbx_backend_instance *inst = calloc(1, sizeof *inst);
+    if (inst == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    sbx_status st = sbx_local_options_parse(options, option_count, &inst->options, err);
+    if (st != SBX_OK) {
+        free(inst);
+        return st;
+    }
+    inst->services = services;
+    LOG(inst, SBX_LOG_DEBUG, "state directory %s, %s", inst->options.state_dir,
+        inst->options.command ? "sandboxes run a command" : "directory sandboxes");
+    *out = inst;
+    return SBX_OK;
+}
+
+static void local_close(sbx_backend_instance *inst)
+{
+    if (inst == NULL)
+        return;
+    sbx_local_options_clear(&inst->options);
+    free(inst);
+}
+
+static int metadata_is_alive(const sbx_local_metadata *meta, const sbx_local_paths *paths)
+{
+    if (meta->process.pid != 0)
+        return sbx_local_process_is_running(&meta->process);
+    return sbx_local_dir_exists(paths);
+}
+
+/* Read the metadata of a validated id and check that it is that sandbox's. */
+static sbx_status load_metadata(const sbx_local_paths *paths, const char *id,
+                                sbx_local_metadata *meta, sbx_error *err)
+{
+    sbx_status st = sbx_local_metadata_read(paths->metadata, meta, err);
+    if (st == SBX_ERR_NOT_FOUND)
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
+    if (st == SBX_OK && strcmp(meta->sandbox_id, id) != 0) {
+        sbx_local_metadata_clear(meta);
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "metadata %s names another sandbox",
+                             paths->metadata);
+    }
+    return st;
+}
+
+static sbx_status fill_record(sbx_sandbox *out, const sbx_local_metadata *meta,
+                              const sbx_local_paths *paths, sbx_error *err)
+{
+    return sbx_sandbox_record_fill(out, meta->sandbox_id, meta->url, meta->user_id,
+                                   meta->thread_id,
+                                   metadata_is_alive(meta, paths) ? "Running" : "Stopped",
+                                   SBX_CONTRACT_NONE, err);
+}
+
+static sbx_status single_record(const sbx_local_metadata *meta, const sbx_local_paths *paths,
+                                sbx_sandbox **out, sbx_error *err)
+{
+    sbx_sandbox *one = calloc(1, sizeof *one);
+    if (one == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    sbx_status st = fill_record(one, meta, paths, err);
+    if (st != SBX_OK) {
+        free(one);
+        return st;
+    }
+    *out = one;
+    return SBX_OK;
+}
+
+/* What the local backend cannot honour is refused, never silently dropped. */
+static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
+{
+    if (req == NULL ||
+        req->struct_size < offsetof(sbx_create_request, required_contract) + sizeof(int))
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: create needs a complete request");
+    sbx_status st = sbx_check_sandbox_id(req->sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_check_principal_id("thread_id", req->thread_id, err);
+    if (st == SBX_OK)
+        st = sbx_check_principal_id("user_id", req->user_id, err);
+    if (st != SBX_OK)
+        return st;
+    if (req->extra_mount_count > 0) {
+        const sbx_mount *m = req->extra_mounts;
+        return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
+                             "local backend cannot mount '%.200s' at '%.200s' for sandbox "
+                             "'%s': extra mounts are not supported locally",
+                             m && m->host_path ? m->host_path : "(null)",
+                             m && m->container_path ? m->container_path : "(null)",
+                             req->sandbox_id);
+    }
+    if (req->required_contract != SBX_CONTRACT_NONE)
+        return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
+                             "local backend has no mount contract; sandbox '%s' cannot "
+                             "require version %d", req->sandbox_id, req->required_contract);
+    return SBX_OK;
+}
+
+static void format_now(char *buf, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Start the command of a new sandbox and note where it serves. */
+static sbx_status start_command(sbx_backend_instance *inst, const sbx_local_paths *paths,
+                                sbx_local_metadata *meta, char *url, size_t url_size,
+                                sbx_error *err)
+{
+    char *command = NULL;
+    sbx_status st = sbx_local_pick_port(&meta->port, err);
+    if (st == SBX_OK)
+        st = sbx_local_command_expand(inst->options.command, meta->port, paths->dir,
+                                      &command, err);
+    if (st == SBX_OK)
+        st = sbx_local_process_spawn(command, paths->log, &meta->process, err);
+    free(command);
+    if (st == SBX_OK)
+        snprintf(url, url_size, "http://127.0.0.1:%d", meta->port);
+    return st;
+}
+
+/* Make a new sandbox; the caller holds its lock and knows it is absent. */
+static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_request *req,
+                                const sbx_local_paths *paths, sbx_local_metadata *meta,
+                                sbx_error *err)
+{
+    char url[PATH_MAX + 16], created[32];
+    sbx_status st = sbx_local_make_dir(paths, err);
+    if (st != SBX_OK)
+        return st;
+    if (inst->options.command != NULL)
+        st = start_command(inst, paths, meta, url, sizeof url, err);
+    else
+        snprintf(url, sizeof url, "file://%s", paths->dir);
+    format_now(created, sizeof created);
+    meta->sandbox_id = (char *)req->sandbox_id;
+    meta->thread_id = (char *)req->thread_id;
+    meta->user_id = (char *)(req->user_id ? req->user_id : DEFAULT_USER);
+    meta->url = url;
+    meta->created = created;
+    if (st == SBX_OK)
+        st = sbx_local_metadata_write(paths->metadata, meta, err);
+    if (st != SBX_OK) {
+        sbx_error ignored;
+        if (meta->process.pid != 0)
+            sbx_local_process_stop(&meta->process, 0, &ignored);
+        sbx_local_remove_files(paths, &ignored);
+    }
+    /* The strings were borrowed for the write; hand back an empty record. */
+    memset(meta, 0, sizeof *meta);
+    return st;
+}
+
+static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                               sbx_sandbox **out, sbx_error *err)
+{
+    sbx_status st = check_request(req, err);
+    if (st != SBX_OK)
+        return st;
+    if (out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: create needs an output");
+    sbx_local_paths paths;
+    int lock_fd = -1;
+    st = sbx_local_paths_for(inst->options.state_dir, req->sandbox_id, &paths, err);
+    if (st == SBX_OK)
+        st = sbx_local_lock(&paths, &lock_fd, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_local_metadata meta;
+    st = load_metadata(&paths, req->sandbox_id, &meta, err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_error_clear(err);
+        st = create_locked(inst, req, &paths, &meta, err);
+        if (st == SBX_OK)
+            st = load_metadata(&paths, req->sandbox_id, &meta, err);
+        if (st == SBX_OK)
+            LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
+    } else if (st == SBX_OK) {
+        LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
+    }
+    sbx_local_unlock(&paths, lock_fd, 0);
+    if (st == SBX_OK)
+        st = single_record(&meta, &paths, out, err);
+    else
+        LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
+            err ? err->message : sbx_status_name(st));
+    sbx_local_metadata_clear(&meta);
+    return st;
+}
+
+static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
+                                sbx_error *err)
+{
+    sbx_local_paths paths;
+    int lock_fd = -1;
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    if (st == SBX_OK)
+        st = sbx_local_lock(&paths, &lock_fd, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_local_metadata meta;
+    st = load_metadata(&paths, sandbox_id, &meta, err);
+    if (st == SBX_OK && meta.process.pid != 0)
+        st = sbx_local_process_stop(&meta.process, inst->options.stop_timeout_ms, err);
+    else if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
+        /* Unreadable metadata names no process we could stop: remove the
+         * files so that the id can be used again, and say so. */
+        LOG(inst, SBX_LOG_WARN, "destroying sandbox %s without its metadata: %s",
+            sandbox_id, err ? err->message : "unreadable");
+    int existed = st == SBX_OK;
+    if (st != SBX_ERR_INTERNAL) {
+        sbx_error_clear(err);
+        st = sbx_local_remove_files(&paths, err);
+    }
+    sbx_local_unlock(&paths, lock_fd, st == SBX_OK);
+    sbx_local_metadata_clear(&meta);
+    if (st == SBX_OK && existed)
+        LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
+    return st;
+}
+
+static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
+                                 int *alive, sbx_error *err)
+{
+    sbx_local_paths paths;
+    if (alive == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: is_alive needs an output");
+    *alive = 0;
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_local_metadata meta;
+    st = load_metadata(&paths, sandbox_id, &meta, err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_error_clear(err);
+        return SBX_OK;
+    }
+    if (st == SBX_OK)
+        *alive = metadata_is_alive(&meta, &paths);
+    sbx_local_metadata_clear(&meta);
+    return st;
+}
+
+static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox_id,
+                                 sbx_sandbox **out, sbx_error *err)
+{
+    sbx_local_paths paths;
+    if (out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: discover needs an output");
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_local_metadata meta;
+    st = load_metadata(&paths, sandbox_id, &meta, err);
+    if (st == SBX_OK)
+        st = single_record(&meta, &paths, out, err);
+    sbx_local_metadata_clear(&meta);
+    return st;
+}
+
+/* The sandbox id of a metadata file name "ID.json", copied into `id`;
+ * 0 for every other entry (temporary files, logs, locks, directories). */
+static int metadata_entry_id(const char *name, char *id, size_t size)
+{
+    size_t len = strlen(name);
+    if (name[0] == '.' || len <= 5 || strcmp(name + len - 5, ".json") != 0 ||
+        len - 5 >= size)
+        return 0;
+    memcpy(id, name, len - 5);
+    id[len - 5] = '\0';
+    return 1;
+}
+
+/* Add sandbox `id` to `list` when it runs; unreadable entries are skipped
+ * with a warning, entries that vanish meanwhile silently. */
+static sbx_status list_one(sbx_backend_instance *inst, const char *id,
+                           sbx_sandbox_list *list, sbx_error *err)
+{
+    sbx_local_paths paths;
+    sbx_error entry_err;
+    sbx_local_metadata meta;
+    if (!sbx_sandbox_id_is_valid(id)) {
+        LOG(inst, SBX_LOG_WARN, "skipping %s/%s.json: not a valid sandbox id",
+            inst->options.state_dir, id);
+        return SBX_OK;
+    }
+    if (sbx_local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
+        return SBX_OK;
+    sbx_status st = load_metadata(&paths, id, &meta, &entry_err);
+    if (st != SBX_OK) {
+        if (st != SBX_ERR_NOT_FOUND)
+            LOG(inst, SBX_LOG_WARN, "skipping sandbox %s: %s", id, entry_err.message);
+        return SBX_OK;
+    }
+    if (metadata_is_alive(&meta, &paths)) {
+        sbx_sandbox *s = sbx_sandbox_list_append(list, err);
+        st = s ? fill_record(s, &meta, &paths, err) : SBX_ERR_INTERNAL;
+        if (s != NULL && st != SBX_OK)
+            sbx_sandbox_list_drop_last(list);
+    }
+    sbx_local_metadata_clear(&meta);
+    return st;
+}
+
+static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
+                                     size_t *count, sbx_error *err)
+{
+    if (out == NULL || count == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: list_running needs outputs");
+    *out = NULL;
+    *count = 0;
+    DIR *dir = opendir(inst->options.state_dir);
+    if (dir == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s",
+                             inst->options.state_dir, strerror(errno));
+    sbx_sandbox_list list = { NULL, 0, 0 };
+    sbx_status st = SBX_OK;
+    struct dirent *entry;
+    char id[256];
+    while (st == SBX_OK && (entry = readdir(dir)) != NULL) {
+        if (metadata_entry_id(entry->d_name, id, sizeof id))
+            st = list_one(inst, id, &list, err);
+    }
+    closedir(dir);
+    if (st != SBX_OK) {
+        sbx_sandbox_records_free(list.items, list.count);
+        return st;
+    }
+    sbx_sandbox_list_take(&list, out, count);
+    return SBX_OK;
+}
+
+static void local_free_sandboxes(sbx_sandbox *sandboxes, size_t count)
+{
+    sbx_sandbox_records_free(sandboxes, count);
+}
+
+static const sbx_backend_descriptor local_descriptor = {
+    .abi_major = SBX_BACKEND_ABI_MAJOR,
+    .abi_minor = SBX_BACKEND_ABI_MINOR,
+    .struct_size = sizeof(sbx_backend_descriptor),
+    .name = BACKEND_NAME,
+    .version = PACKAGE_VERSION,
+    .open = local_open,
+    .close = local_close,
+    .create = local_create,
+    .destroy = local_destroy,
+    .is_alive = local_is_alive,
+    .discover = local_discover,
+    .list_running = local_list_running,
+    .free_sandboxes = local_free_sandboxes,
+    .capabilities = NULL,
+    .reconcile = NULL,
+    .clear_reconciliation = NULL,
+};
+
+const sbx_backend_descriptor *sbx_local_backend_descriptor(void)
+{
+    return &local_descriptor;
+}

@@ -1,0 +1,39 @@
+/*
+ * The metadata file of a local sandbox: STATE_DIR/ID.json, one JSON object
+ * written atomically, so that every process sharing the state directory
+ * sees either the whole record or none (docs/local.md lists the fields).
+ */
+#ifndef SBX_LOCAL_METADATA_H
+#define SBX_LOCAL_METADATA_H
+
+#include <sbx/backend.h>
+
+#include "host-api/src/builtin/local/local_process.h"
+
+/* One sandbox's record.  Strings are owned by the struct. */
+typedef struct sbx_local_metadata {
+    char *sandbox_id;
+    char *thread_id;             /* NULL: anonymous */
+    char *user_id;
+    char *url;
+    sbx_local_process process;   /* pid 0: no command (directory sandbox) */
+    int port;                    /* 0 when there is no command */
+    char *created;               /* ISO 8601 UTC */
+} sbx_local_metadata;
+
+/* Write `meta` to `path` atomically: a temporary file in the same
+ * directory, fsync, rename over `path`, fsync of the directory.
+ * SBX_ERR_INTERNAL on any failure (the temporary file is removed). */
+sbx_status sbx_local_metadata_write(const char *path, const sbx_local_metadata *meta,
+                                    sbx_error *err);
+
+/* Read `path` into *meta (zeroed first).  SBX_ERR_NOT_FOUND when the file
+ * does not exist; SBX_ERR_PROTOCOL when it is not a valid record (message
+ * names the path).  Release with sbx_local_metadata_clear. */
+sbx_status sbx_local_metadata_read(const char *path, sbx_local_metadata *meta,
+                                   sbx_error *err);
+
+/* Free what *meta holds and zero it. */
+void sbx_local_metadata_clear(sbx_local_metadata *meta);
+
+#endif

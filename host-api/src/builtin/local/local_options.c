@@ -1,0 +1,136 @@
+/* Option parsing and the state directory of the local backend. */
+#include "host-api/src/builtin/local/local_options.h"
+
+#include "common/option_values.h"
+#include <sbx/host.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DEFAULT_STOP_TIMEOUT_MS 5000L
+
+/* The default state directory: $XDG_STATE_HOME/sbx/local when that is an
+ * absolute path (the XDG spec says to ignore relative ones), else
+ * $HOME/.local/state/sbx/local. */
+static sbx_status default_state_dir(char **out, sbx_error *err)
+{
+    const char *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    const char *base, *suffix;
+    if (xdg != NULL && xdg[0] == '/') {
+        base = xdg;
+        suffix = "/sbx/local";
+    } else if (home != NULL && home[0] == '/') {
+        base = home;
+        suffix = "/.local/state/sbx/local";
+    } else {
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "option 'state_dir' is not set and neither "
+                             "XDG_STATE_HOME nor HOME is an absolute path");
+    }
+    size_t len = strlen(base) + strlen(suffix) + 1;
+    char *dir = malloc(len);
+    if (dir == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    snprintf(dir, len, "%s%s", base, suffix);
+    *out = dir;
+    return SBX_OK;
+}
+
+/* mkdir -p: parents get 0755 as usual, the state directory itself 0700
+ * since it holds every sandbox of this user. */
+static sbx_status make_dirs(const char *path, sbx_error *err)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': path too long");
+    for (char *p = buf + 1; *p != '\0'; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "option 'state_dir': cannot create '%s': %s",
+                                 buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "option 'state_dir': cannot create '%s': %s",
+                             buf, strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "option 'state_dir': '%s' is not a directory", buf);
+    return SBX_OK;
+}
+
+/* Create the state directory and make its path absolute, so that sandbox
+ * directories and file:// URLs do not depend on the current directory. */
+static sbx_status prepare_state_dir(sbx_local_options *out, sbx_error *err)
+{
+    sbx_status st = make_dirs(out->state_dir, err);
+    if (st != SBX_OK)
+        return st;
+    char *resolved = realpath(out->state_dir, NULL);
+    if (resolved == NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot resolve '%s': %s",
+                             out->state_dir, strerror(errno));
+    free(out->state_dir);
+    out->state_dir = resolved;
+    return SBX_OK;
+}
+
+static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
+                               sbx_error *err)
+{
+    if (opt->key == NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "option without a key");
+    if (strcmp(opt->key, "state_dir") == 0) {
+        if (opt->value == NULL || opt->value[0] == '\0')
+            return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir' is empty");
+        return sbx_option_copy_string(&out->state_dir, opt->value, err);
+    }
+    if (strcmp(opt->key, "command") == 0) {
+        if (opt->value == NULL || opt->value[0] == '\0') {
+            free(out->command);
+            out->command = NULL;   /* empty: directory-only sandboxes */
+            return SBX_OK;
+        }
+        return sbx_option_copy_string(&out->command, opt->value, err);
+    }
+    if (strcmp(opt->key, "stop_timeout_ms") == 0)
+        return sbx_option_parse_long(opt->key, opt->value, 0, 600000L,
+                                     &out->stop_timeout_ms, err);
+    return sbx_error_set(err, SBX_ERR_CONFIG,
+                         "unknown option '%.64s' for backend 'local' "
+                         "(known: state_dir, command, stop_timeout_ms)", opt->key);
+}
+
+sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
+                                   sbx_local_options *out, sbx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
+    sbx_status st = SBX_OK;
+    for (size_t i = 0; i < count && st == SBX_OK; i++)
+        st = apply_option(&options[i], out, err);
+    if (st == SBX_OK && out->state_dir == NULL)
+        st = default_state_dir(&out->state_dir, err);
+    if (st == SBX_OK)
+        st = prepare_state_dir(out, err);
+    if (st != SBX_OK)
+        sbx_local_options_clear(out);
+    return st;
+}
+
+void sbx_local_options_clear(sbx_local_options *options)
+{
+    free(options->state_dir);
+    free(options->command);
+    memset(options, 0, sizeof *options);
+}

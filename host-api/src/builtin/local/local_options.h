@@ -1,0 +1,27 @@
+/*
+ * Options of the in-process "local" backend (docs/local.md).
+ */
+#ifndef SBX_LOCAL_OPTIONS_H
+#define SBX_LOCAL_OPTIONS_H
+
+#include <sbx/backend.h>
+
+/* What an instance was opened with.  Immutable after parsing, so every
+ * thread may read it without a lock. */
+typedef struct sbx_local_options {
+    char *state_dir;        /* absolute; created (0700) by the parser */
+    char *command;          /* NULL: a sandbox is only its directory */
+    long stop_timeout_ms;   /* SIGTERM to SIGKILL grace on destroy */
+} sbx_local_options;
+
+/* Parse `options` into *out (zeroed first).  Unknown keys and bad values
+ * are SBX_ERR_CONFIG naming the key; a state directory that cannot be
+ * created is SBX_ERR_CONFIG naming it.  On error *out holds nothing.
+ * Release with sbx_local_options_clear. */
+sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
+                                   sbx_local_options *out, sbx_error *err);
+
+/* Free what *options holds.  Zeroed storage is accepted. */
+void sbx_local_options_clear(sbx_local_options *options);
+
+#endif

@@ -1,0 +1,101 @@
+/* ${NAME} / ${NAME:-default} expansion of configuration strings. */
+#include "host-api/src/env_expand.h"
+#include <sbx/host.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable output buffer. */
+typedef struct outbuf {
+    char *data;
+    size_t len, cap;
+} outbuf;
+
+static int outbuf_put(outbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (grown == NULL)
+            return -1;
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+static int is_name_char(char c, int first)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'
+        || (!first && c >= '0' && c <= '9');
+}
+
+sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_error *err)
+{
+    outbuf b = {0};
+    const char *p = text;
+    *out = NULL;
+    if (outbuf_put(&b, "", 0) != 0)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    while (*p != '\0') {
+        const char *ref = strstr(p, "${");
+        if (ref == NULL) {
+            if (outbuf_put(&b, p, strlen(p)) != 0)
+                goto nomem;
+            break;
+        }
+        if (outbuf_put(&b, p, (size_t)(ref - p)) != 0)
+            goto nomem;
+        const char *name = ref + 2, *q = name;
+        while (is_name_char(*q, q == name))
+            q++;
+        size_t name_len = (size_t)(q - name);
+        const char *fallback = NULL;
+        size_t fallback_len = 0;
+        if (name_len > 0 && q[0] == ':' && q[1] == '-') {
+            fallback = q + 2;
+            const char *close = strchr(fallback, '}');
+            if (close == NULL)
+                q = fallback + strlen(fallback);
+            else {
+                fallback_len = (size_t)(close - fallback);
+                q = close;
+            }
+        }
+        if (name_len == 0 || *q != '}') {
+            free(b.data);
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "%s: malformed variable reference (use ${NAME} or ${NAME:-default})",
+                                 where);
+        }
+        char var[256];
+        if (name_len >= sizeof var) {
+            free(b.data);
+            return sbx_error_set(err, SBX_ERR_CONFIG, "%s: variable name too long", where);
+        }
+        memcpy(var, name, name_len);
+        var[name_len] = '\0';
+        const char *value = getenv(var);
+        if (value == NULL && fallback == NULL) {
+            free(b.data);
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "%s: environment variable '%s' is not set", where, var);
+        }
+        /* As in the shell, ${NAME:-default} also replaces an empty value. */
+        int use_fallback = fallback != NULL && (value == NULL || value[0] == '\0');
+        if (use_fallback ? outbuf_put(&b, fallback, fallback_len)
+                         : outbuf_put(&b, value, strlen(value)))
+            goto nomem;
+        p = q + 1;
+    }
+    *out = b.data;
+    return SBX_OK;
+nomem:
+    free(b.data);
+    return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+}

@@ -1,0 +1,89 @@
+/* Loading one backend module file and validating what it declares.  Nothing
+ * in a module is called but its entry point until its descriptor passed
+ * sbx_descriptor_validate. */
+#include "host-api/src/host_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HOST_ABI_TEXT_FMT "host ABI %d.%d"
+
+sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *origin,
+                                   sbx_error *err)
+{
+    if (d == NULL)
+        return sbx_error_set(err, SBX_ERR_LOAD,
+                             "cannot load backend %s: its entry point returned no descriptor (" HOST_ABI_TEXT_FMT ")",
+                             origin, SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
+    /* The header (versions and size) has the same layout in every ABI, so
+     * reading it is safe before the version is known. */
+    if (d->abi_major != SBX_BACKEND_ABI_MAJOR)
+        return sbx_error_set(err, SBX_ERR_LOAD,
+                             "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (major versions differ)",
+                             origin, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                             SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
+    if (d->struct_size < SBX_DESCRIPTOR_SIZE_1_0)
+        return sbx_error_set(err, SBX_ERR_LOAD,
+                             "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT
+                             " (descriptor of %zu bytes is smaller than the %zu bytes of ABI %d.0)",
+                             origin, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                             SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR,
+                             d->struct_size, (size_t)SBX_DESCRIPTOR_SIZE_1_0, SBX_BACKEND_ABI_MAJOR);
+    const char *missing = NULL;
+    if (d->name == NULL || d->name[0] == '\0')
+        missing = "a name";
+    else if (d->version == NULL)
+        missing = "a version";
+    else if (d->open == NULL)
+        missing = "the open operation";
+    else if (d->close == NULL)
+        missing = "the close operation";
+    else if (d->free_sandboxes == NULL)
+        missing = "the free_sandboxes operation";
+    if (missing != NULL)
+        return sbx_error_set(err, SBX_ERR_LOAD,
+                             "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (descriptor lacks %s)",
+                             origin, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                             SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR, missing);
+    return SBX_OK;
+}
+
+sbx_status sbx_module_open(const char *path, void **handle,
+                           const sbx_backend_descriptor **descriptor, sbx_error *err)
+{
+    *handle = NULL;
+    *descriptor = NULL;
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (dl == NULL) {
+        const char *why = dlerror();
+        return sbx_error_set(err, SBX_ERR_LOAD,
+                             "cannot load backend module %s: not a loadable shared object (%s; " HOST_ABI_TEXT_FMT ")",
+                             path, why != NULL ? why : "dlopen failed",
+                             SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
+    }
+    dlerror();
+    void *sym = dlsym(dl, SBX_BACKEND_ENTRY_SYMBOL);
+    if (sym == NULL) {
+        dlclose(dl);
+        return sbx_error_set(err, SBX_ERR_LOAD,
+                             "cannot load backend module %s: it does not export the entry point %s (" HOST_ABI_TEXT_FMT ")",
+                             path, SBX_BACKEND_ENTRY_SYMBOL,
+                             SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
+    }
+    /* POSIX guarantees that a data pointer from dlsym converts to a function
+     * pointer; copying the bits keeps -Wpedantic quiet about it. */
+    sbx_backend_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    char origin[SBX_ERROR_MESSAGE_MAX / 2];
+    snprintf(origin, sizeof origin, "module %s", path);
+    const sbx_backend_descriptor *d = entry();
+    sbx_status st = sbx_descriptor_validate(d, origin, err);
+    if (st != SBX_OK) {
+        dlclose(dl);
+        return st;
+    }
+    *handle = dl;
+    *descriptor = d;
+    return SBX_OK;
+}

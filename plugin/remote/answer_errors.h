@@ -1,0 +1,28 @@
+/*
+ * Turning a failed call into the caller's error record, with the message
+ * rules of the backend: "<what>: <detail>", where <what> names the call and
+ * the sandbox (e.g. "Provisioner create failed for abc123") and <detail> is
+ * the transport error or "HTTP <status> <provisioner's detail>".  Messages
+ * never contain the API key.
+ */
+#ifndef SBX_REMOTE_ANSWER_ERRORS_H
+#define SBX_REMOTE_ANSWER_ERRORS_H
+
+#include <sbx/backend.h>
+
+#include "common/http_client.h"
+#include "plugin/remote/instance.h"
+
+/* Error for an HTTP answer the call does not accept: 401/403 ->
+ * SBX_ERR_UNAUTHORIZED, other >= 400 -> SBX_ERR_PROVISIONER, anything else
+ * (a redirect, an odd 1xx/2xx) -> SBX_ERR_PROTOCOL; http_status is set.
+ * Returns the kind. */
+sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,
+                                   const sbx_http_response *resp, const char *what,
+                                   sbx_error *err);
+
+/* Copy `cause` (kind, statuses, contract versions) into err with the message
+ * "<what>: <cause's message>".  Returns the kind. */
+sbx_status sbx_remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err);
+
+#endif /* SBX_REMOTE_ANSWER_ERRORS_H */

@@ -1,0 +1,178 @@
+/* The mount-contract cache (see contract_cache.h). */
+#include "plugin/remote/contract_cache.h"
+
+#include <sbx/host.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t monotonic_ms(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t now_ms(const sbx_contract_cache *cache)
+{
+    return cache->hooks.clock(cache->hooks.clock_ctx);
+}
+
+static void cache_log(const sbx_contract_cache *cache, sbx_log_level level, const char *line)
+{
+    if (cache->hooks.log != NULL)
+        cache->hooks.log(cache->hooks.log_ctx, level,
+                         cache->hooks.log_name != NULL ? cache->hooks.log_name : "remote",
+                         line);
+}
+
+/* `now + delay` without overflow (a clock near INT64_MAX saturates). */
+static int64_t deadline_after(int64_t now, int64_t delay)
+{
+    return now > INT64_MAX - delay ? INT64_MAX : now + delay;
+}
+
+int64_t sbx_contract_retry_delay_ms(unsigned failures)
+{
+    if (failures == 0)
+        return 0;
+    /* Past this many doublings the cap is reached: never shift further. */
+    unsigned doublings = failures - 1;
+    int64_t delay = SBX_CONTRACT_RETRY_MAX_MS;
+    if (doublings < 16)
+        delay = (int64_t)SBX_CONTRACT_RETRY_BASE_MS << doublings;
+    return delay < SBX_CONTRACT_RETRY_MAX_MS ? delay : SBX_CONTRACT_RETRY_MAX_MS;
+}
+
+int sbx_contract_effective_version(const sbx_contract_state *state)
+{
+    return state->known ? state->version : 0;
+}
+
+sbx_status sbx_contract_cache_init(sbx_contract_cache *cache, const sbx_contract_hooks *hooks,
+                                   sbx_error *err)
+{
+    memset(cache, 0, sizeof *cache);
+    cache->hooks = *hooks;
+    if (cache->hooks.clock == NULL)
+        cache->hooks.clock = monotonic_ms;
+    if (pthread_mutex_init(&cache->lock, NULL) != 0)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0) {
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        rc = pthread_cond_init(&cache->probe_done, &attr);
+        pthread_condattr_destroy(&attr);
+    }
+    if (rc != 0) {
+        pthread_mutex_destroy(&cache->lock);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a condition variable");
+    }
+    return SBX_OK;
+}
+
+void sbx_contract_cache_destroy(sbx_contract_cache *cache)
+{
+    pthread_cond_destroy(&cache->probe_done);
+    pthread_mutex_destroy(&cache->lock);
+}
+
+/* Record a probe's outcome (lock held). */
+static void record_probe(sbx_contract_cache *cache, sbx_status st, int version, int64_t now)
+{
+    sbx_contract_state *s = &cache->state;
+    if (st == SBX_OK) {
+        s->version = version;
+        s->known = 1;
+        s->failures = 0;
+        s->next_probe_at_ms = deadline_after(now, SBX_CONTRACT_FRESH_MS);
+    } else {
+        /* Fail closed: an unverified provisioner is treated as legacy. */
+        s->known = 0;
+        if (s->failures < UINT_MAX)
+            s->failures++;
+        s->next_probe_at_ms = deadline_after(now, sbx_contract_retry_delay_ms(s->failures));
+    }
+}
+
+static int run_probe(sbx_contract_cache *cache, sbx_contract_state *out)
+{
+    /* Lock held on entry and on return; released while probing. */
+    cache->probing = 1;
+    pthread_mutex_unlock(&cache->lock);
+
+    int version = 0;
+    sbx_error perr;
+    sbx_error_clear(&perr);
+    sbx_status st = cache->hooks.probe(cache->hooks.probe_ctx, &version, &perr);
+    int64_t now = now_ms(cache);
+
+    pthread_mutex_lock(&cache->lock);
+    record_probe(cache, st, version, now);
+    cache->probing = 0;
+    cache->probes_completed++;
+    *out = cache->state;
+    pthread_cond_broadcast(&cache->probe_done);
+    pthread_mutex_unlock(&cache->lock);
+
+    char line[SBX_ERROR_MESSAGE_MAX + 128];
+    if (st == SBX_OK)
+        snprintf(line, sizeof line, "mount contract version %d (capability probe)", version);
+    else
+        snprintf(line, sizeof line,
+                 "capability probe failed (%u in a row; next probe in %lld ms): %s",
+                 out->failures, (long long)sbx_contract_retry_delay_ms(out->failures),
+                 perr.message);
+    cache_log(cache, st == SBX_OK ? SBX_LOG_DEBUG : SBX_LOG_WARN, line);
+
+    pthread_mutex_lock(&cache->lock);
+    return 1;
+}
+
+int sbx_contract_cache_current(sbx_contract_cache *cache, sbx_contract_state *out)
+{
+    int refreshed = 0;
+    pthread_mutex_lock(&cache->lock);
+    if (now_ms(cache) < cache->state.next_probe_at_ms) {
+        *out = cache->state;
+    } else if (!cache->probing) {
+        refreshed = run_probe(cache, out);
+    } else {
+        uint64_t awaited = cache->probes_completed;
+        /* Log without our lock held: the host's callback is foreign code. */
+        pthread_mutex_unlock(&cache->lock);
+        cache_log(cache, SBX_LOG_DEBUG, "waiting for the capability probe in flight");
+        pthread_mutex_lock(&cache->lock);
+        while (cache->probing && cache->probes_completed == awaited)
+            pthread_cond_wait(&cache->probe_done, &cache->lock);
+        *out = cache->state;
+        refreshed = 1;
+    }
+    pthread_mutex_unlock(&cache->lock);
+    return refreshed;
+}
+
+void sbx_contract_cache_mark_stale(sbx_contract_cache *cache)
+{
+    pthread_mutex_lock(&cache->lock);
+    cache->state.next_probe_at_ms = 0;
+    pthread_mutex_unlock(&cache->lock);
+}
+
+void sbx_contract_cache_peek(sbx_contract_cache *cache, sbx_contract_state *out)
+{
+    pthread_mutex_lock(&cache->lock);
+    *out = cache->state;
+    pthread_mutex_unlock(&cache->lock);
+}
+
+void sbx_contract_cache_set_state(sbx_contract_cache *cache, const sbx_contract_state *state)
+{
+    pthread_mutex_lock(&cache->lock);
+    cache->state = *state;
+    pthread_mutex_unlock(&cache->lock);
+}

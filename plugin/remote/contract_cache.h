@@ -1,0 +1,95 @@
+/*
+ * The mount-contract cache (PROTOCOL.md rules 1, 2's "unverified", 3's
+ * snapshot, 5/6's "mark stale", 7's waiting).  The version is learnt by a
+ * probe function and cached: fresh for 30 s after a success; after a failure
+ * the next probe waits min(30 s, backoff(failures)), with a saturating
+ * failure count and overflow-free arithmetic.  At most one probe runs at a
+ * time: a caller that finds the cache stale while a probe is in flight waits
+ * for that probe and takes its result.
+ *
+ * Thread safety: every function may be called from many threads at once,
+ * except init/destroy.  The probe runs without the cache's lock held.
+ * The clock and probe are injectable so that tests can drive time.
+ */
+#ifndef SBX_REMOTE_CONTRACT_CACHE_H
+#define SBX_REMOTE_CONTRACT_CACHE_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sbx/backend.h>
+
+/* How long a successful probe's answer stays fresh, and the longest wait
+ * between failed probes. */
+#define SBX_CONTRACT_FRESH_MS 30000
+#define SBX_CONTRACT_RETRY_MAX_MS 30000
+/* The first retry delay; it doubles per failure up to the maximum. */
+#define SBX_CONTRACT_RETRY_BASE_MS 1000
+
+/* Monotonic milliseconds. */
+typedef int64_t (*sbx_clock_ms_fn)(void *ctx);
+
+/* Learn the provisioner's version: SBX_OK with *version (>= 0), or an error
+ * (filled into err) that counts as a failed probe. */
+typedef sbx_status (*sbx_contract_probe_fn)(void *ctx, int *version, sbx_error *err);
+
+/* What the cache knows; a copy, taken under the lock. */
+typedef struct sbx_contract_state {
+    int version;               /* last version learnt (0 before any success) */
+    int known;                 /* 1 when the last probe succeeded */
+    unsigned failures;         /* consecutive failed probes, saturating */
+    int64_t next_probe_at_ms;  /* stale from this clock reading on; 0: stale now */
+} sbx_contract_state;
+
+/* Injected collaborators.  clock NULL: CLOCK_MONOTONIC.  log may be NULL. */
+typedef struct sbx_contract_hooks {
+    sbx_contract_probe_fn probe;
+    void *probe_ctx;
+    sbx_clock_ms_fn clock;
+    void *clock_ctx;
+    sbx_log_fn log;
+    void *log_ctx;
+    const char *log_name;      /* borrowed for the cache's life */
+} sbx_contract_hooks;
+
+typedef struct sbx_contract_cache {
+    pthread_mutex_t lock;
+    pthread_cond_t probe_done;
+    sbx_contract_state state;
+    int probing;                /* a probe is in flight */
+    uint64_t probes_completed;  /* lets waiters tell "their" probe finished */
+    sbx_contract_hooks hooks;
+} sbx_contract_cache;
+
+/* Initialise an empty (unverified, stale) cache; hooks are copied.
+ * SBX_ERR_INTERNAL when a mutex cannot be made. */
+sbx_status sbx_contract_cache_init(sbx_contract_cache *cache, const sbx_contract_hooks *hooks,
+                                   sbx_error *err);
+
+/* Release the cache's lock and condition.  No call may be in progress. */
+void sbx_contract_cache_destroy(sbx_contract_cache *cache);
+
+/* The state after refreshing it if stale: probes (when no probe is in
+ * flight) or waits for the probe in flight, logging "waiting for the
+ * capability probe in flight" at DEBUG before blocking.  *out is a snapshot
+ * (rule 3: later changes do not touch it).  Returns 1 when this call ran or
+ * waited for a probe, 0 when the cache was fresh. */
+int sbx_contract_cache_current(sbx_contract_cache *cache, sbx_contract_state *out);
+
+/* Make the next sbx_contract_cache_current probe again (rules 5 and 6). */
+void sbx_contract_cache_mark_stale(sbx_contract_cache *cache);
+
+/* A snapshot without refreshing (diagnostics and tests). */
+void sbx_contract_cache_peek(sbx_contract_cache *cache, sbx_contract_state *out);
+
+/* Overwrite the state (tests seed it, as the seed suite does). */
+void sbx_contract_cache_set_state(sbx_contract_cache *cache, const sbx_contract_state *state);
+
+/* The wait before the next probe after `failures` consecutive failures:
+ * 1 s, 2 s, 4 s ... capped at 30 s; 0 for no failure.  Never overflows. */
+int64_t sbx_contract_retry_delay_ms(unsigned failures);
+
+/* The version a create freezes from a state: the version when known, else 0
+ * (unverified counts as legacy). */
+int sbx_contract_effective_version(const sbx_contract_state *state);
+
+#endif /* SBX_REMOTE_CONTRACT_CACHE_H */

@@ -1,0 +1,38 @@
+/*
+ * Create (PROTOCOL.md "Create request body" and mount-contract rules 2-6):
+ * the request body builder, the mount forwarding filter, and the create
+ * operation with its contract checks.
+ */
+#ifndef SBX_REMOTE_CREATE_H
+#define SBX_REMOTE_CREATE_H
+
+#include <stddef.h>
+#include <sbx/backend.h>
+
+#include "plugin/remote/instance.h"
+
+/* 1 when `mount` is forwarded: its container path is in the allowlist, and it
+ * is not the lark-cli runtime mount while either lark-cli provisioning flag is
+ * set (the provisioner then supplies the runtime itself). */
+int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
+                               size_t allow_count, int lark_runtime, int lark_broker);
+
+/* The JSON body of POST /api/sandboxes, fields in the reference client's
+ * order: sandbox_id, thread_id (null when NULL), user_id, required_mount_
+ * contract_version (= frozen_version), include_legacy_skills,
+ * provision_lark_cli_runtime, provision_lark_cli_broker, then extra_mounts
+ * only when a mount survives the filter.  `user_id` is the effective user.
+ * Returns a malloc'd string the caller frees, or NULL (SBX_ERR_INTERNAL). */
+char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
+                             int frozen_version, const char *const *allowlist,
+                             size_t allow_count, sbx_error *err);
+
+/* The create operation (descriptor `create`).  Refuses invalid ids and
+ * unisolatable users (SBX_ERR_REFUSED), enforces the caller's required
+ * contract (SBX_ERR_CONTRACT_CHANGED, nothing sent), posts, and validates
+ * the answer against the frozen version.  On success *out is one sandbox,
+ * released with sbx_remote_free_sandboxes(*out, 1). */
+sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                             sbx_sandbox **out, sbx_error *err);
+
+#endif /* SBX_REMOTE_CREATE_H */

@@ -1,0 +1,257 @@
+/* Parsing and validation of the remote backend's options (see options.h). */
+#include "plugin/remote/options.h"
+
+#include "plugin/remote/ids.h"
+
+#include <sbx/host.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Container paths the provisioner can recreate.  The reference allowlist
+ * also has /mnt/skills/custom, but in hostPath mode that collides with the
+ * provisioner's own mount there and the Pod is rejected, so it is left out
+ * of the default (forward_mounts can add it back). */
+static const char *const default_forward_mounts[] = {
+    "/mnt/acp-workspace",
+    "/mnt/skills/integrations",
+    "/mnt/integrations/lark-cli/config",
+    "/mnt/integrations/lark-cli/config/locks",
+    "/mnt/integrations/lark-cli/data",
+    "/mnt/integrations/lark-cli/runtime",
+};
+
+/* Upper bounds that keep the arithmetic and the allocations sane. */
+#define MAX_TIMEOUT_MS (24L * 3600 * 1000)
+#define MAX_RESPONSE_LIMIT ((unsigned long long)1 << 30)
+
+static sbx_status bad_value(const char *key, const char *value, const char *rule,
+                            sbx_error *err)
+{
+    char shown[80];
+    return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
+                         sbx_remote_printable(value, shown, sizeof shown), rule);
+}
+
+static sbx_status parse_positive(const char *key, const char *value,
+                                 unsigned long long max, unsigned long long *out,
+                                 sbx_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    if (value[0] < '0' || value[0] > '9')
+        return bad_value(key, value, "must be a positive integer", err);
+    unsigned long long v = strtoull(value, &end, 10);
+    if (errno != 0 || *end != '\0' || v == 0 || v > max) {
+        char rule[96];
+        snprintf(rule, sizeof rule, "must be a positive integer of at most %llu", max);
+        return bad_value(key, value, rule, err);
+    }
+    *out = v;
+    return SBX_OK;
+}
+
+static sbx_status parse_timeout(const char *key, const char *value, long *out,
+                                sbx_error *err)
+{
+    unsigned long long v = 0;
+    sbx_status st = parse_positive(key, value, (unsigned long long)MAX_TIMEOUT_MS, &v, err);
+    if (st == SBX_OK)
+        *out = (long)v;
+    return st;
+}
+
+static sbx_status replace_string(char **slot, const char *value, sbx_error *err)
+{
+    char *copy = strdup(value);
+    if (copy == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    free(*slot);
+    *slot = copy;
+    return SBX_OK;
+}
+
+static sbx_status parse_url(const char *value, sbx_remote_options *out, sbx_error *err)
+{
+    if (strncasecmp(value, "http://", 7) != 0 && strncasecmp(value, "https://", 8) != 0)
+        return bad_value("provisioner_url", value, "must begin with http:// or https://", err);
+    const char *host = strstr(value, "://") + 3;
+    if (host[0] == '\0' || host[0] == '/')
+        return bad_value("provisioner_url", value, "has no host", err);
+    if (strpbrk(value, " \t\r\n") != NULL)
+        return bad_value("provisioner_url", value, "must not contain whitespace", err);
+    sbx_status st = replace_string(&out->provisioner_url, value, err);
+    if (st != SBX_OK)
+        return st;
+    size_t len = strlen(out->provisioner_url);
+    while (len > 0 && out->provisioner_url[len - 1] == '/')
+        out->provisioner_url[--len] = '\0';
+    return SBX_OK;
+}
+
+static void free_mounts(sbx_remote_options *opts)
+{
+    for (size_t i = 0; i < opts->forward_mount_count; i++)
+        free(opts->forward_mounts[i]);
+    free(opts->forward_mounts);
+    opts->forward_mounts = NULL;
+    opts->forward_mount_count = 0;
+}
+
+static sbx_status add_mount(sbx_remote_options *opts, const char *path, size_t len,
+                            sbx_error *err)
+{
+    char **grown = realloc(opts->forward_mounts,
+                           (opts->forward_mount_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    opts->forward_mounts = grown;
+    char *copy = strndup(path, len);
+    if (copy == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    opts->forward_mounts[opts->forward_mount_count++] = copy;
+    return SBX_OK;
+}
+
+/* Comma-separated absolute container paths; blanks around entries and empty
+ * entries are ignored, so "" forwards nothing. */
+static sbx_status parse_forward_mounts(const char *value, sbx_remote_options *out,
+                                       sbx_error *err)
+{
+    free_mounts(out);
+    const char *p = value;
+    while (*p != '\0') {
+        const char *comma = strchr(p, ',');
+        const char *stop = comma != NULL ? comma : p + strlen(p);
+        const char *start = p;
+        while (start < stop && (*start == ' ' || *start == '\t'))
+            start++;
+        const char *end = stop;
+        while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        if (end > start) {
+            if (start[0] != '/')
+                return bad_value("forward_mounts", value,
+                                 "each entry must be an absolute container path", err);
+            sbx_status st = add_mount(out, start, (size_t)(end - start), err);
+            if (st != SBX_OK)
+                return st;
+        }
+        p = comma != NULL ? comma + 1 : stop;
+    }
+    return SBX_OK;
+}
+
+static sbx_status set_default_mounts(sbx_remote_options *out, sbx_error *err)
+{
+    size_t n = sizeof default_forward_mounts / sizeof default_forward_mounts[0];
+    for (size_t i = 0; i < n; i++) {
+        sbx_status st = add_mount(out, default_forward_mounts[i],
+                                  strlen(default_forward_mounts[i]), err);
+        if (st != SBX_OK)
+            return st;
+    }
+    return SBX_OK;
+}
+
+static sbx_status apply_option(const char *key, const char *value, sbx_remote_options *out,
+                               long *timeout_override, int *mounts_set, sbx_error *err)
+{
+    if (strcmp(key, "provisioner_url") == 0)
+        return parse_url(value, out, err);
+    if (strcmp(key, "api_key") == 0) {
+        /* The value is a secret: never echoed, not even when refused. */
+        if (strpbrk(value, "\r\n") != NULL)
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "remote backend option api_key contains CR or LF");
+        free(out->api_key);
+        out->api_key = NULL;
+        return value[0] == '\0' ? SBX_OK : replace_string(&out->api_key, value, err);
+    }
+    if (strcmp(key, "ca_file") == 0) {
+        if (value[0] == '\0' || access(value, R_OK) != 0)
+            return bad_value(key, value, "must name a readable file", err);
+        return replace_string(&out->ca_file, value, err);
+    }
+    if (strcmp(key, "timeout_ms") == 0)
+        return parse_timeout(key, value, timeout_override, err);
+    if (strcmp(key, "connect_timeout_ms") == 0)
+        return parse_timeout(key, value, &out->connect_timeout_ms, err);
+    if (strcmp(key, "list_timeout_ms") == 0)
+        return parse_timeout(key, value, &out->list_timeout_ms, err);
+    if (strcmp(key, "create_timeout_ms") == 0)
+        return parse_timeout(key, value, &out->create_timeout_ms, err);
+    if (strcmp(key, "destroy_timeout_ms") == 0)
+        return parse_timeout(key, value, &out->destroy_timeout_ms, err);
+    if (strcmp(key, "get_timeout_ms") == 0)
+        return parse_timeout(key, value, &out->get_timeout_ms, err);
+    if (strcmp(key, "max_response_bytes") == 0) {
+        unsigned long long v = 0;
+        sbx_status st = parse_positive(key, value, MAX_RESPONSE_LIMIT, &v, err);
+        if (st == SBX_OK)
+            out->max_response_bytes = (size_t)v;
+        return st;
+    }
+    if (strcmp(key, "forward_mounts") == 0) {
+        *mounts_set = 1;
+        return parse_forward_mounts(value, out, err);
+    }
+    char shown[80];
+    return sbx_error_set(err, SBX_ERR_CONFIG,
+                         "unknown option '%s' for the remote backend (known: provisioner_url, "
+                         "api_key, timeout_ms, connect_timeout_ms, ca_file, max_response_bytes, "
+                         "forward_mounts, list_timeout_ms, create_timeout_ms, "
+                         "destroy_timeout_ms, get_timeout_ms)",
+                         sbx_remote_printable(key, shown, sizeof shown));
+}
+
+sbx_status sbx_remote_options_parse(const sbx_option *options, size_t option_count,
+                                    sbx_remote_options *out, sbx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->list_timeout_ms = SBX_REMOTE_LIST_TIMEOUT_MS;
+    out->create_timeout_ms = SBX_REMOTE_CREATE_TIMEOUT_MS;
+    out->destroy_timeout_ms = SBX_REMOTE_DESTROY_TIMEOUT_MS;
+    out->get_timeout_ms = SBX_REMOTE_GET_TIMEOUT_MS;
+    out->max_response_bytes = SBX_REMOTE_MAX_RESPONSE_BYTES;
+    if (option_count > 0 && options == NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend options missing");
+
+    long timeout_override = 0;
+    int mounts_set = 0;
+    for (size_t i = 0; i < option_count; i++) {
+        if (options[i].key == NULL || options[i].value == NULL)
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "remote backend option #%zu has no key or no value", i);
+        sbx_status st = apply_option(options[i].key, options[i].value, out,
+                                     &timeout_override, &mounts_set, err);
+        if (st != SBX_OK)
+            return st;
+    }
+    if (out->provisioner_url == NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "remote backend option provisioner_url is required");
+    if (timeout_override > 0) {
+        out->list_timeout_ms = timeout_override;
+        out->create_timeout_ms = timeout_override;
+        out->destroy_timeout_ms = timeout_override;
+        out->get_timeout_ms = timeout_override;
+    }
+    return mounts_set ? SBX_OK : set_default_mounts(out, err);
+}
+
+void sbx_remote_options_free(sbx_remote_options *opts)
+{
+    if (opts == NULL)
+        return;
+    free(opts->provisioner_url);
+    free(opts->api_key);
+    free(opts->ca_file);
+    free_mounts(opts);
+    memset(opts, 0, sizeof *opts);
+}

@@ -1,0 +1,42 @@
+/*
+ * Options of the remote backend (docs/remote.md lists them): parsed once at
+ * open, immutable afterwards, so every thread may read them without a lock.
+ */
+#ifndef SBX_REMOTE_OPTIONS_H
+#define SBX_REMOTE_OPTIONS_H
+
+#include <stddef.h>
+#include <sbx/backend.h>
+
+typedef struct sbx_remote_options {
+    char *provisioner_url;        /* http(s)://..., trailing '/' stripped */
+    char *api_key;                /* NULL when none (an empty value means none) */
+    char *ca_file;                /* NULL: system CAs */
+    long connect_timeout_ms;      /* 0: libcurl's default */
+    long list_timeout_ms;
+    long create_timeout_ms;
+    long destroy_timeout_ms;
+    long get_timeout_ms;          /* get, discover, is_alive, capabilities, reconcile */
+    size_t max_response_bytes;
+    char **forward_mounts;        /* container paths an extra mount may target */
+    size_t forward_mount_count;
+} sbx_remote_options;
+
+/* Per-call defaults of the reference client, in milliseconds. */
+#define SBX_REMOTE_LIST_TIMEOUT_MS 10000L
+#define SBX_REMOTE_CREATE_TIMEOUT_MS 30000L
+#define SBX_REMOTE_DESTROY_TIMEOUT_MS 15000L
+#define SBX_REMOTE_GET_TIMEOUT_MS 10000L
+#define SBX_REMOTE_MAX_RESPONSE_BYTES ((size_t)16 * 1024 * 1024)
+
+/* Parse `options` (borrowed) into *out, which the caller releases with
+ * sbx_remote_options_free (also after a failure).  SBX_ERR_CONFIG names the
+ * key at fault and its value (never the api_key's value); unknown keys and a
+ * missing provisioner_url are errors. */
+sbx_status sbx_remote_options_parse(const sbx_option *options, size_t option_count,
+                                    sbx_remote_options *out, sbx_error *err);
+
+/* Release what *opts holds and zero it.  NULL is accepted. */
+void sbx_remote_options_free(sbx_remote_options *opts);
+
+#endif /* SBX_REMOTE_OPTIONS_H */

@@ -1,0 +1,56 @@
+# Host library tests: module validation with deliberately broken fixture
+# modules, configuration parsing, in-process backends, threads, exports.
+
+# Fixture modules: one source built with different ABI declarations.
+# -rpath makes libtool build real shared objects for check_LTLIBRARIES.
+SBX_FIXTURE_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+SBX_FIXTURE_SOURCES = tests/host/fixtures/fixture_backend.c
+check_LTLIBRARIES += \
+	tests/host/fixtures/fixture-good.la \
+	tests/host/fixtures/fixture-older-minor.la \
+	tests/host/fixtures/fixture-newer-minor.la \
+	tests/host/fixtures/fixture-wrong-major.la \
+	tests/host/fixtures/fixture-small-descriptor.la \
+	tests/host/fixtures/fixture-no-entry.la
+
+tests_host_fixtures_fixture_good_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_good_la_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-good"'
+tests_host_fixtures_fixture_good_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_older_minor_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_older_minor_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-older-minor"' -DFIXTURE_MINOR=0 -DFIXTURE_SIZE=SBX_DESCRIPTOR_SIZE_1_0
+tests_host_fixtures_fixture_older_minor_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_newer_minor_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_newer_minor_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-newer-minor"' -DFIXTURE_MINOR=99 -DFIXTURE_NEWER
+tests_host_fixtures_fixture_newer_minor_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_wrong_major_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_wrong_major_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-wrong-major"' -DFIXTURE_MAJOR=2 -DFIXTURE_MINOR=0
+tests_host_fixtures_fixture_wrong_major_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_small_descriptor_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_small_descriptor_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-small-descriptor"' -DFIXTURE_SIZE=24
+tests_host_fixtures_fixture_small_descriptor_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_no_entry_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_no_entry_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-no-entry"' -DFIXTURE_NO_ENTRY
+tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+check_PROGRAMS += tests/host/test_host tests/host/test_config
+TESTS += tests/host/test_host tests/host/test_config tests/host/check-exports.sh
+dist_check_SCRIPTS += tests/host/check-exports.sh
+
+tests_host_test_host_SOURCES = tests/host/test_host.c tests/host/fixtures/fixture_backend.c
+tests_host_test_host_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURE_NAME='"inproc"'
+tests_host_test_host_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_host_LDADD = $(SBX_TEST_LIBS)
+
+tests_host_test_config_SOURCES = tests/host/test_config.c
+tests_host_test_config_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_config_LDADD = $(SBX_TEST_LIBS)

@@ -1,0 +1,196 @@
+/* The configuration file: shape, expansion, errors that name the culprit. */
+#include "tests/support/cunit_main.h"
+
+#include <sbx/host.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Parse `text`; expect `status`; return the config (NULL on error). */
+static sbx_config *parse(const char *text, sbx_status status, sbx_error *err)
+{
+    sbx_config *c = NULL;
+    CU_ASSERT_EQUAL(sbx_config_parse(text, "test.json", &c, err), status);
+    if (status != SBX_OK)
+        CU_ASSERT_PTR_NULL(c);
+    return c;
+}
+
+/* The value of option `key` of backend `name`, or NULL. */
+static const char *option(const sbx_config *c, const char *name, const char *key)
+{
+    size_t n;
+    const sbx_option *o = sbx_config_backend_options(c, name, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(o[i].key, key) == 0)
+            return o[i].value;
+    return NULL;
+}
+
+static void test_interfaces_example(void)
+{
+    setenv("PROVISIONER_API_KEY", "k-123", 1);
+    sbx_error err;
+    sbx_config *c = parse("{\n"
+                          "  \"backend\": \"remote\",\n"
+                          "  \"module_path\": [\"/opt/sbx/backends\"],\n"
+                          "  \"backends\": {\n"
+                          "    \"remote\": {\n"
+                          "      \"provisioner_url\": \"http://127.0.0.1:8002\",\n"
+                          "      \"api_key\": \"${PROVISIONER_API_KEY}\",\n"
+                          "      \"timeout_ms\": 2500, \"verbose\": true\n"
+                          "    }\n"
+                          "  }\n"
+                          "}\n",
+                          SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(sbx_config_backend(c), "remote");
+    size_t n;
+    const char *const *dirs = sbx_config_module_path(c, &n);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_STRING_EQUAL(dirs[0], "/opt/sbx/backends");
+    CU_ASSERT_STRING_EQUAL(option(c, "remote", "provisioner_url"), "http://127.0.0.1:8002");
+    CU_ASSERT_STRING_EQUAL(option(c, "remote", "api_key"), "k-123");
+    CU_ASSERT_STRING_EQUAL(option(c, "remote", "timeout_ms"), "2500");
+    CU_ASSERT_STRING_EQUAL(option(c, "remote", "verbose"), "true");
+    CU_ASSERT_PTR_NULL(option(c, "docker", "image"));
+    sbx_config_free(c);
+    unsetenv("PROVISIONER_API_KEY");
+}
+
+static void test_expansion_forms(void)
+{
+    setenv("SBX_T_HOST", "10.0.0.1", 1);
+    setenv("SBX_T_EMPTY", "", 1);
+    unsetenv("SBX_T_UNSET");
+    sbx_error err;
+    sbx_config *c = parse("{\"backends\":{\"x\":{"
+                          "\"a\":\"http://${SBX_T_HOST}:${SBX_T_UNSET:-8002}/\","
+                          "\"b\":\"${SBX_T_EMPTY:-fallback}\","
+                          "\"c\":\"${SBX_T_UNSET:-}\","
+                          "\"d\":\"cost $5 and $HOME stay\","
+                          "\"e\":\"${SBX_T_HOST}${SBX_T_HOST}\"}}}",
+                          SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "a"), "http://10.0.0.1:8002/");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "b"), "fallback");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "c"), "");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "d"), "cost $5 and $HOME stay");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "e"), "10.0.0.110.0.0.1");
+    sbx_config_free(c);
+    unsetenv("SBX_T_HOST");
+    unsetenv("SBX_T_EMPTY");
+}
+
+static void test_unset_variable_is_named(void)
+{
+    unsetenv("SBX_T_MISSING_KEY");
+    setenv("SBX_T_SECRET", "s3cr3t", 1);
+    sbx_error err;
+    parse("{\"backends\":{\"remote\":{\"api_key\":\"${SBX_T_MISSING_KEY}\"}}}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "test.json: backends.remote.api_key: environment variable 'SBX_T_MISSING_KEY' is not set");
+    parse("{\"backend\":\"${SBX_T_MISSING_KEY}\"}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "test.json: backend: environment variable 'SBX_T_MISSING_KEY'"));
+    parse("{\"module_path\":[\"/a\",\"${SBX_T_MISSING_KEY}\"]}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "module_path[1]"));
+    /* A malformed reference is an error, and no value leaks into it. */
+    parse("{\"backends\":{\"r\":{\"k\":\"${SBX_T_SECRET\"}}}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "backends.r.k: malformed variable reference"));
+    CU_ASSERT_PTR_NULL(strstr(err.message, "s3cr3t"));
+    parse("{\"backends\":{\"r\":{\"k\":\"${}\"}}}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "malformed"));
+    unsetenv("SBX_T_SECRET");
+}
+
+static void test_unknown_keys_and_bad_types_are_named(void)
+{
+    sbx_error err;
+    parse("{\"backend\":\"remote\",\"modul_path\":[]}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "test.json: unknown key 'modul_path' (expected backend, module_path, backends)");
+    parse("{\"backend\":3}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message, "test.json: backend must be a string");
+    parse("{\"module_path\":\"/opt\"}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message, "test.json: module_path must be an array of directory strings");
+    parse("{\"backends\":{\"remote\":[]}}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message, "test.json: backends.remote must be an object");
+    parse("{\"backends\":{\"remote\":{\"headers\":{\"a\":1}}}}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "test.json: backends.remote.headers must be a string, number or boolean");
+    parse("[1,2]", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message, "test.json: the configuration must be a JSON object");
+}
+
+static void test_invalid_json(void)
+{
+    sbx_error err;
+    parse("{\"backend\": \"remote\"", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message, "test.json: invalid JSON: unexpected end of file");
+    parse("{\"backend\": \"remote\"} trailing", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message, "test.json: invalid JSON: trailing text after the object");
+    parse("{backend: remote}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_EQUAL(strncmp(err.message, "test.json: invalid JSON: ", 25), 0);
+}
+
+static void test_overrides(void)
+{
+    sbx_error err;
+    sbx_config *c = parse("{\"backend\":\"local\",\"backends\":{\"remote\":{\"timeout_ms\":100}}}",
+                          SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL(sbx_config_set_backend(c, "remote", &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_config_set_option(c, "remote", "timeout_ms", "900", &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_config_set_option(c, "remote", "api_key", "k", &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(sbx_config_backend(c), "remote");
+    CU_ASSERT_STRING_EQUAL(option(c, "remote", "timeout_ms"), "900");
+    CU_ASSERT_STRING_EQUAL(option(c, "remote", "api_key"), "k");
+    size_t n;
+    sbx_config_backend_options(c, "remote", &n);
+    CU_ASSERT_EQUAL(n, 2);
+    sbx_config_free(c);
+
+    CU_ASSERT_EQUAL(sbx_config_new(&c, &err), SBX_OK);
+    CU_ASSERT_PTR_NULL(sbx_config_backend(c));
+    CU_ASSERT_EQUAL(sbx_config_set_option(c, "docker", "image", "busybox", &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(option(c, "docker", "image"), "busybox");
+    sbx_config_free(c);
+}
+
+static void test_files(void)
+{
+    sbx_config *c = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_config_load_file("/nonexistent/sbx.json", &c, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "cannot read configuration /nonexistent/sbx.json: No such file or directory");
+    char path[] = "/tmp/sbx-config-test-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    const char text[] = "{\"backend\":\"docker\",\"bogus\":1}";
+    CU_ASSERT_EQUAL(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    CU_ASSERT_EQUAL(sbx_config_load_file(path, &c, &err), SBX_ERR_CONFIG);
+    char expected[256];
+    snprintf(expected, sizeof expected,
+             "%s: unknown key 'bogus' (expected backend, module_path, backends)", path);
+    CU_ASSERT_STRING_EQUAL(err.message, expected);
+    unlink(path);
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        {"the INTERFACES.md example parses", test_interfaces_example},
+        {"${NAME} and ${NAME:-default} expansion", test_expansion_forms},
+        {"an unset variable is named", test_unset_variable_is_named},
+        {"unknown keys and bad types are named", test_unknown_keys_and_bad_types_are_named},
+        {"invalid JSON is reported", test_invalid_json},
+        {"command-line overrides", test_overrides},
+        {"files: missing, unknown key", test_files},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("config", NULL, NULL, tests);
+}

@@ -1,0 +1,278 @@
+/* The tests/remote fixture: an emulator, a remote backend on it, and helpers
+ * to script the one and observe the wire of the other. */
+#include "tests/remote/remote_fixture.h"
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/support/remote.h"
+
+/* Bytes enough for any control path this fixture builds. */
+#define SBX_RT_PATH_MAX 256
+
+/* HTTP status of a control call that did what was asked. */
+static int control_ok(int http_status)
+{
+    return http_status >= 200 && http_status < 300;
+}
+
+int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
+                 const sbx_option *extra, size_t n_extra)
+{
+    static const char *const no_args[] = { NULL };
+    memset(rt, 0, sizeof(*rt));
+    rt->emu = sbx_test_emu_start(emu_args != NULL ? emu_args : no_args);
+    CU_ASSERT_PTR_NOT_NULL(rt->emu);
+    if (rt->emu == NULL)
+        return 0;
+    rt->log = sbx_test_log_new();
+    CU_ASSERT_PTR_NOT_NULL(rt->log);
+    sbx_error err;
+    sbx_error_clear(&err);
+    if (rt->log != NULL)
+        rt->backend = sbx_test_open_remote_logged(&rt->host, sbx_test_emu_url(rt->emu),
+                                                  api_key, extra, n_extra, rt->log, &err);
+    if (rt->backend == NULL) {
+        CU_FAIL("the remote backend did not open on the emulator");
+        fprintf(stderr, "open remote: %s: %s\n", sbx_status_name(err.kind), err.message);
+        sbx_rt_stop(rt);
+        return 0;
+    }
+    return 1;
+}
+
+void sbx_rt_stop(sbx_rt *rt)
+{
+    sbx_backend_close(rt->backend);
+    rt->backend = NULL;
+    sbx_host_free(rt->host);
+    rt->host = NULL;
+    sbx_test_emu_stop(rt->emu);
+    rt->emu = NULL;
+    sbx_test_log_free(rt->log);
+    rt->log = NULL;
+}
+
+/* POST /_emu/faults with `fault` (consumed). */
+static int post_fault(sbx_rt *rt, json_object *fault)
+{
+    int ok = control_ok(sbx_test_emu_fault(rt->emu, json_object_to_json_string(fault)));
+    json_object_put(fault);
+    CU_ASSERT(ok);
+    return ok;
+}
+
+int sbx_rt_respond(sbx_rt *rt, const char *route, int status, const char *body,
+                   const char *content_type, int times)
+{
+    json_object *fault = json_object_new_object();
+    json_object_object_add(fault, "route", json_object_new_string(route));
+    json_object_object_add(fault, "action", json_object_new_string("respond"));
+    json_object_object_add(fault, "status", json_object_new_int(status));
+    json_object_object_add(fault, "body", json_object_new_string(body));
+    if (content_type != NULL)
+        json_object_object_add(fault, "content_type", json_object_new_string(content_type));
+    json_object_object_add(fault, "times", json_object_new_int(times));
+    return post_fault(rt, fault);
+}
+
+int sbx_rt_fault(sbx_rt *rt, const char *route, const char *action, int times)
+{
+    json_object *fault = json_object_new_object();
+    json_object_object_add(fault, "route", json_object_new_string(route));
+    json_object_object_add(fault, "action", json_object_new_string(action));
+    json_object_object_add(fault, "times", json_object_new_int(times));
+    return post_fault(rt, fault);
+}
+
+/* A control call whose answer body is not needed. */
+static int control(sbx_rt *rt, const char *method, const char *path, const char *body)
+{
+    int ok = control_ok(sbx_test_emu_control(rt->emu, method, path, body, NULL));
+    CU_ASSERT(ok);
+    return ok;
+}
+
+int sbx_rt_set_contract(sbx_rt *rt, int version)
+{
+    char body[64];
+    snprintf(body, sizeof(body), "{\"version\":%d}", version);
+    return control(rt, "PUT", "/_emu/contract", body);
+}
+
+int sbx_rt_put_sandbox(sbx_rt *rt, const char *sandbox_id, const char *sandbox_json)
+{
+    char path[SBX_RT_PATH_MAX];
+    snprintf(path, sizeof(path), "/_emu/sandboxes/%s", sandbox_id);
+    return control(rt, "PUT", path, sandbox_json);
+}
+
+int sbx_rt_release(sbx_rt *rt, const char *route)
+{
+    char body[96];
+    snprintf(body, sizeof(body), "{\"route\":\"%s\"}", route);
+    return control(rt, "POST", "/_emu/release", body);
+}
+
+/* The array of logged requests inside `log` (borrowed from it), or NULL. */
+static json_object *request_array(json_object *log)
+{
+    json_object *requests = NULL;
+    if (log == NULL || !json_object_object_get_ex(log, "requests", &requests) ||
+        !json_object_is_type(requests, json_type_array))
+        return NULL;
+    return requests;
+}
+
+/* The string field `key` of `obj`, or NULL when absent or not a string. */
+static const char *string_field(json_object *obj, const char *key)
+{
+    json_object *value = NULL;
+    if (!json_object_object_get_ex(obj, key, &value) ||
+        !json_object_is_type(value, json_type_string))
+        return NULL;
+    return json_object_get_string(value);
+}
+
+/* Whether logged request `req` has `method` (NULL: any) and `path`. */
+static int request_matches(json_object *req, const char *method, const char *path)
+{
+    if (method != NULL && !sbx_rt_str_eq(string_field(req, "method"), method))
+        return 0;
+    return path == NULL || sbx_rt_str_eq(string_field(req, "path"), path);
+}
+
+int sbx_rt_count_requests(sbx_rt *rt, const char *method, const char *path)
+{
+    json_object *log = sbx_test_emu_requests(rt->emu);
+    json_object *requests = request_array(log);
+    CU_ASSERT_PTR_NOT_NULL(requests);
+    int count = 0;
+    size_t n = requests != NULL ? json_object_array_length(requests) : 0;
+    for (size_t i = 0; i < n; i++)
+        count += request_matches(json_object_array_get_idx(requests, i), method, path);
+    json_object_put(log);
+    return count;
+}
+
+int sbx_rt_total_requests(sbx_rt *rt)
+{
+    return sbx_rt_count_requests(rt, NULL, NULL);
+}
+
+json_object *sbx_rt_last_request(sbx_rt *rt, const char *method, const char *path)
+{
+    json_object *log = sbx_test_emu_requests(rt->emu);
+    json_object *requests = request_array(log);
+    CU_ASSERT_PTR_NOT_NULL(requests);
+    json_object *found = NULL;
+    for (size_t i = requests != NULL ? json_object_array_length(requests) : 0; i > 0; i--) {
+        json_object *req = json_object_array_get_idx(requests, i - 1);
+        if (request_matches(req, method, path)) {
+            found = json_object_get(req);
+            break;
+        }
+    }
+    json_object_put(log);
+    return found;
+}
+
+json_object *sbx_rt_last_create_body(sbx_rt *rt)
+{
+    json_object *req = sbx_rt_last_request(rt, "POST", "/api/sandboxes");
+    if (req == NULL)
+        return NULL;
+    const char *text = string_field(req, "body");
+    json_object *body = text != NULL ? json_tokener_parse(text) : NULL;
+    json_object_put(req);
+    return body;
+}
+
+int sbx_rt_contract(sbx_rt *rt)
+{
+    sbx_capabilities caps = { SBX_CONTRACT_NONE, 0 };
+    sbx_error err;
+    if (sbx_backend_capabilities(rt->backend, &caps, &err) != SBX_OK)
+        return -3;
+    return caps.known ? caps.mount_contract_version : -2;
+}
+
+int sbx_rt_capabilities_call_probes(sbx_rt *rt)
+{
+    int before = sbx_test_emu_received(rt->emu, "capabilities");
+    (void)sbx_rt_contract(rt);
+    return sbx_test_emu_received(rt->emu, "capabilities") > before;
+}
+
+sbx_create_request sbx_rt_create_request(const char *sandbox_id, const char *thread_id,
+                                         const char *user_id)
+{
+    sbx_create_request request = SBX_CREATE_REQUEST_INIT;
+    request.sandbox_id = sandbox_id;
+    request.thread_id = thread_id;
+    request.user_id = user_id;
+    return request;
+}
+
+sbx_status sbx_rt_create_discarding(sbx_rt *rt, const sbx_create_request *request,
+                                    sbx_error *err)
+{
+    sbx_sandbox *sandbox = NULL;
+    sbx_status status = sbx_backend_create(rt->backend, request, &sandbox, err);
+    if (status == SBX_OK)
+        sbx_backend_free_sandboxes(rt->backend, sandbox, 1);
+    return status;
+}
+
+int sbx_rt_str_eq(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+int sbx_rt_contains(const char *haystack, const char *needle)
+{
+    return haystack != NULL && strstr(haystack, needle) != NULL;
+}
+
+int sbx_rt_json_string_is(json_object *obj, const char *key, const char *expected)
+{
+    json_object *value = NULL;
+    if (obj == NULL || !json_object_object_get_ex(obj, key, &value))
+        return 0;
+    if (expected == NULL)
+        return value == NULL;       /* json-c represents JSON null as NULL */
+    return json_object_is_type(value, json_type_string) &&
+           strcmp(json_object_get_string(value), expected) == 0;
+}
+
+int sbx_rt_json_bool_is(json_object *obj, const char *key, int expected)
+{
+    json_object *value = NULL;
+    if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
+        !json_object_is_type(value, json_type_boolean))
+        return 0;
+    return !json_object_get_boolean(value) == !expected;
+}
+
+int sbx_rt_json_int_is(json_object *obj, const char *key, int expected)
+{
+    json_object *value = NULL;
+    if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
+        !json_object_is_type(value, json_type_int))
+        return 0;
+    return json_object_get_int64(value) == expected;
+}
+
+int sbx_rt_json_has(json_object *obj, const char *key)
+{
+    return obj != NULL && json_object_object_get_ex(obj, key, NULL);
+}
+
+int sbx_rt_json_field_count(json_object *obj)
+{
+    return obj != NULL && json_object_is_type(obj, json_type_object)
+               ? json_object_object_length(obj) : -1;
+}

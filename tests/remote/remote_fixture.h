@@ -1,0 +1,112 @@
+/*
+ * Fixture shared by the tests/remote suites: one provisioner emulator process
+ * plus one "remote" backend opened on it through the public host API, and
+ * small helpers to script the emulator (faults, contract, stored sandboxes)
+ * and to read what went over the wire (its request log).
+ *
+ * Every test starts its own fixture (a fresh emulator and a fresh backend, so
+ * no capability cache or fault leaks between tests) and stops it at the end.
+ * Helpers never longjmp: they report failures with non-fatal CUnit asserts
+ * and return 0, so a test can always reach sbx_rt_stop() and no emulator
+ * process outlives its test.
+ */
+#ifndef SBX_TESTS_REMOTE_FIXTURE_H
+#define SBX_TESTS_REMOTE_FIXTURE_H
+
+#include <stddef.h>
+#include <json.h>
+#include <sbx/host.h>
+
+#include "tests/support/emulator.h"
+
+/* One emulator and one backend opened on it.  Zero-initialise, then start. */
+typedef struct sbx_rt {
+    sbx_test_emu *emu;
+    sbx_host *host;
+    sbx_backend *backend;
+    sbx_test_log *log;      /* lines the backend logged (host log callback) */
+} sbx_rt;
+
+/* Start an emulator with the NULL-terminated `emu_args` (NULL: none) and
+ * open a remote backend on it with `api_key` (NULL: none) and `extra`
+ * options.  Returns 1, or 0 after a CUnit failure (everything released). */
+int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
+                 const sbx_option *extra, size_t n_extra);
+
+/* Close the backend, free the host, stop the emulator.  Safe on a fixture
+ * that failed to start or was already stopped. */
+void sbx_rt_stop(sbx_rt *rt);
+
+/* Queue a "respond" fault: `route` answers `status` with `body` verbatim
+ * (`content_type` NULL: application/json), for the next `times` requests
+ * (-1: all).  Returns 1 when the emulator accepted it. */
+int sbx_rt_respond(sbx_rt *rt, const char *route, int status, const char *body,
+                   const char *content_type, int times);
+
+/* Queue a body-less fault ("drop", "garbage", "truncate", "hold") on
+ * `route` for `times` requests.  Returns 1 when accepted. */
+int sbx_rt_fault(sbx_rt *rt, const char *route, const char *action, int times);
+
+/* PUT /_emu/contract {"version": version}.  Returns 1 when accepted. */
+int sbx_rt_set_contract(sbx_rt *rt, int version);
+
+/* PUT /_emu/sandboxes/{id} with `sandbox_json` (an object).  Returns 1 when
+ * accepted. */
+int sbx_rt_put_sandbox(sbx_rt *rt, const char *sandbox_id, const char *sandbox_json);
+
+/* POST /_emu/release for `route`.  Returns 1 when accepted. */
+int sbx_rt_release(sbx_rt *rt, const char *route);
+
+/* Requests received so far that have `method` and exactly `path` (method
+ * NULL: any).  Counts from the emulator's request log. */
+int sbx_rt_count_requests(sbx_rt *rt, const char *method, const char *path);
+
+/* Requests of any kind received so far (/_emu/ control calls excluded). */
+int sbx_rt_total_requests(sbx_rt *rt);
+
+/* The last logged request with `method` and `path`, as a new json object
+ * (the caller puts it), or NULL when there is none. */
+json_object *sbx_rt_last_request(sbx_rt *rt, const char *method, const char *path);
+
+/* The parsed JSON body of the last POST /api/sandboxes (caller puts), or
+ * NULL when none was sent or its body is not JSON. */
+json_object *sbx_rt_last_create_body(sbx_rt *rt);
+
+/* The backend's mount contract version after a capabilities call: the
+ * version when known, -2 when the backend reports it unknown, -3 when the
+ * call failed. */
+int sbx_rt_contract(sbx_rt *rt);
+
+/* 1 when one capabilities call on the backend sends a new probe to the
+ * emulator (the cache was stale), 0 when it answers from its cache. */
+int sbx_rt_capabilities_call_probes(sbx_rt *rt);
+
+/* A create request for `sandbox_id`/`thread_id`/`user_id` (borrowed), other
+ * fields at their defaults. */
+sbx_create_request sbx_rt_create_request(const char *sandbox_id, const char *thread_id,
+                                         const char *user_id);
+
+/* Create with `request`; the sandbox (if any) is released and only the
+ * status and `err` are kept. */
+sbx_status sbx_rt_create_discarding(sbx_rt *rt, const sbx_create_request *request,
+                                    sbx_error *err);
+
+/* NULL-safe string comparisons for assertions: equal (both NULL counts),
+ * and `needle` in `haystack` (NULL haystack: no). */
+int sbx_rt_str_eq(const char *a, const char *b);
+int sbx_rt_contains(const char *haystack, const char *needle);
+
+/* JSON field checks for assertions on request bodies: the string field
+ * equals `expected` (NULL: the field is JSON null), the boolean / integer
+ * field equals, the field exists, and the number of fields. */
+int sbx_rt_json_string_is(json_object *obj, const char *key, const char *expected);
+int sbx_rt_json_bool_is(json_object *obj, const char *key, int expected);
+int sbx_rt_json_int_is(json_object *obj, const char *key, int expected);
+int sbx_rt_json_has(json_object *obj, const char *key);
+int sbx_rt_json_field_count(json_object *obj);
+
+/* Assert two possibly-NULL strings are equal (reports the caller's line). */
+#define SBX_RT_ASSERT_STR(actual, expected) \
+    CU_ASSERT(sbx_rt_str_eq((actual), (expected)))
+
+#endif

@@ -1,0 +1,184 @@
+/* Seed port: listing sandboxes (GET /api/sandboxes) through the public host
+ * API, against the provisioner emulator. */
+#include <CUnit/CUnit.h>
+
+#include "tests/remote/remote_fixture.h"
+#include "tests/support/cunit_main.h"
+
+/* List through the public wrapper; *count and *out are set on every path. */
+static sbx_status list(sbx_rt *rt, sbx_sandbox **out, size_t *count, sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    return sbx_backend_list_running(rt->backend, out, count, err);
+}
+
+/* seed: test_list_running_delegates_to_provisioner_list */
+/* The seed stubs _provisioner_list; here the public wrapper must reach the
+ * list call on the wire and return what the provisioner stores. */
+static void test_list_running_delegates_to_provisioner_list(void)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    sbx_rt_put_sandbox(&rt, "test-id",
+                       "{\"sandbox_id\":\"test-id\",\"sandbox_url\":\"http://localhost:8080\","
+                       "\"status\":\"Running\"}");
+    sbx_sandbox *sandboxes;
+    size_t count;
+    sbx_error err;
+    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 1);
+    if (count == 1) {
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, "test-id");
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, "http://localhost:8080");
+    }
+    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes"), 1);
+    sbx_rt_stop(&rt);
+}
+
+/* seed: test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entries */
+/* The seed's 10 s timeout is the default list_timeout_ms, checked by the
+ * remote backend's unit tests; test_remote_faults checks that a configured
+ * list timeout is honoured. */
+static void test_list_filters_invalid_entries(void)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    sbx_rt_respond(&rt, "list", 200,
+                   "{\"sandboxes\":["
+                   "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
+                   "{\"sandbox_id\":\"missing-url\"},"
+                   "{\"sandbox_url\":\"http://k3s:31002\"}]}",
+                   NULL, 1);
+    sbx_sandbox *sandboxes;
+    size_t count;
+    sbx_error err;
+    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 1);
+    if (count == 1) {
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, "abc123");
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, "http://k3s:31001");
+    }
+    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    /* url == .../api/sandboxes and headers == {}: a GET of that path, no key */
+    json_object *req = sbx_rt_last_request(&rt, "GET", "/api/sandboxes");
+    CU_ASSERT_PTR_NOT_NULL(req);
+    CU_ASSERT(sbx_rt_json_string_is(req, "api_key", NULL));
+    json_object_put(req);
+    CU_ASSERT(sbx_test_log_wait(rt.log, "missing-url", 2000));
+    sbx_rt_stop(&rt);
+}
+
+/* seed: test_provisioner_list_sends_auth_header_when_api_key_set */
+static void test_list_sends_auth_header_when_api_key_set(void)
+{
+    static const char *const args[] = { "--api-key", "secret", NULL };
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, args, "secret", NULL, 0))
+        return;
+    sbx_sandbox *sandboxes;
+    size_t count;
+    sbx_error err;
+    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 0);
+    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    json_object *req = sbx_rt_last_request(&rt, "GET", "/api/sandboxes");
+    CU_ASSERT_PTR_NOT_NULL(req);
+    CU_ASSERT(sbx_rt_json_string_is(req, "api_key", "secret"));
+    json_object_put(req);
+    sbx_rt_stop(&rt);
+}
+
+/* seed: test_provisioner_list_returns_empty_on_request_exception */
+/* The seed swallows the error into []; our backend reports it (transport,
+ * no sandboxes) and the host applies the "nothing learnt" policy
+ * (PROTOCOL.md, "Errors the backend distinguishes"). */
+static void test_list_transport_error_yields_no_sandboxes(void)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    sbx_rt_fault(&rt, "list", "drop", 1);
+    sbx_sandbox *sandboxes;
+    size_t count;
+    sbx_error err;
+    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(count, 0);
+    CU_ASSERT_PTR_NULL(sandboxes);
+    sbx_rt_stop(&rt);
+}
+
+/* Run a list against `body` and expect no sandboxes and a warning line
+ * containing `warning`. */
+static void expect_empty_list_for(const char *body, const char *warning)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    sbx_rt_respond(&rt, "list", 200, body, NULL, 1);
+    sbx_sandbox *sandboxes;
+    size_t count;
+    sbx_error err;
+    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 0);
+    CU_ASSERT_PTR_NULL(sandboxes);
+    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    CU_ASSERT(sbx_test_log_wait(rt.log, warning, 2000));
+    sbx_rt_stop(&rt);
+}
+
+/* seed: test_provisioner_list_returns_empty_when_payload_is_not_dict */
+static void test_list_payload_not_an_object(void)
+{
+    expect_empty_list_for("[{\"sandbox_id\":\"abc\",\"sandbox_url\":\"http://k3s:31001\"}]",
+                          "list");
+}
+
+/* seed: test_provisioner_list_returns_empty_when_sandboxes_is_not_list */
+static void test_list_sandboxes_not_an_array(void)
+{
+    expect_empty_list_for("{\"sandboxes\":{\"sandbox_id\":\"abc\"}}", "sandboxes");
+}
+
+/* seed: test_provisioner_list_skips_non_dict_sandbox_entries */
+static void test_list_skips_non_object_entries(void)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    sbx_rt_respond(&rt, "list", 200,
+                   "{\"sandboxes\":["
+                   "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
+                   "\"bad-entry\",123,null]}",
+                   NULL, 1);
+    sbx_sandbox *sandboxes;
+    size_t count;
+    sbx_error err;
+    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 1);
+    if (count == 1) {
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, "abc123");
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, "http://k3s:31001");
+    }
+    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    sbx_rt_stop(&rt);
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        { "list_running_delegates_to_provisioner_list", test_list_running_delegates_to_provisioner_list },
+        { "list_filters_invalid_entries", test_list_filters_invalid_entries },
+        { "list_sends_auth_header_when_api_key_set", test_list_sends_auth_header_when_api_key_set },
+        { "list_transport_error_yields_no_sandboxes", test_list_transport_error_yields_no_sandboxes },
+        { "list_payload_not_an_object", test_list_payload_not_an_object },
+        { "list_sandboxes_not_an_array", test_list_sandboxes_not_an_array },
+        { "list_skips_non_object_entries", test_list_skips_non_object_entries },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("seed_list", NULL, NULL, tests);
+}

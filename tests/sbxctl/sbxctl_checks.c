@@ -1,0 +1,76 @@
+/* Shared assertions for the sbxctl suites. */
+#include "tests/sbxctl/sbxctl_checks.h"
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <string.h>
+
+void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *const *args)
+{
+    int ran = sbx_test_run_sbxctl(args, env, SBX_TEST_RUN_TIMEOUT_MS, run);
+    CU_ASSERT_EQUAL_FATAL(ran, 0);
+}
+
+void sbx_test_assert_failure(const sbx_test_run *run, int exit_code, const char *kind,
+                             const char *needle)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "sbxctl: %s: ", kind);
+    CU_ASSERT_EQUAL(run->exit_code, exit_code);
+    CU_ASSERT_EQUAL(sbx_test_count_lines(run->err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run->err, prefix));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run->err, needle));
+    if (run->exit_code != exit_code || strstr(run->err, prefix) == NULL ||
+        strstr(run->err, needle) == NULL)
+        fprintf(stderr, "expected exit %d, %s'%s'; got exit %d, stderr [%s], stdout [%s]\n",
+                exit_code, prefix, needle, run->exit_code, run->err, run->out);
+}
+
+json_object *sbx_test_assert_json_failure(const sbx_test_run *run, const char *kind)
+{
+    json_object *object = sbx_test_run_json(run);
+    CU_ASSERT_PTR_NOT_NULL(object);
+    if (object == NULL)
+        return NULL;
+    CU_ASSERT_EQUAL(json_object_object_length(object), 1);
+    json_object *error = NULL;
+    CU_ASSERT_TRUE(json_object_object_get_ex(object, "error", &error));
+    CU_ASSERT_TRUE(json_object_is_type(error, json_type_object));
+    if (!json_object_is_type(error, json_type_object)) {
+        json_object_put(object);
+        return NULL;
+    }
+    CU_ASSERT_EQUAL(json_object_object_length(error), 5);
+    const char *got_kind = sbx_test_json_string(error, "kind");
+    CU_ASSERT_PTR_NOT_NULL(got_kind);
+    CU_ASSERT_STRING_EQUAL(got_kind != NULL ? got_kind : "", kind);
+    const char *message = sbx_test_json_string(error, "message");
+    CU_ASSERT_TRUE(message != NULL && message[0] != '\0');
+    static const char *const numeric[] = {"http_status", "expected", "actual"};
+    for (size_t i = 0; i < 3; i++) {
+        json_object *value = NULL;
+        CU_ASSERT_TRUE(json_object_object_get_ex(error, numeric[i], &value));
+        CU_ASSERT_TRUE(value == NULL || json_object_is_type(value, json_type_int));
+    }
+    return object;
+}
+
+const char *sbx_test_json_string(json_object *object, const char *key)
+{
+    json_object *value = NULL;
+    if (!json_object_object_get_ex(object, key, &value) ||
+        !json_object_is_type(value, json_type_string))
+        return NULL;
+    return json_object_get_string(value);
+}
+
+int sbx_test_json_is_null(json_object *object, const char *key)
+{
+    json_object *value = NULL;
+    return json_object_object_get_ex(object, key, &value) && value == NULL;
+}
+
+int sbx_test_run_hides(const sbx_test_run *run, const char *needle)
+{
+    return strstr(run->out, needle) == NULL && strstr(run->err, needle) == NULL;
+}

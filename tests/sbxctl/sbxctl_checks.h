@@ -1,0 +1,37 @@
+/* Assertions shared by the sbxctl suites about what a run printed. */
+#ifndef SBX_TEST_SBXCTL_CHECKS_H
+#define SBX_TEST_SBXCTL_CHECKS_H
+
+#include <json-c/json.h>
+
+#include "tests/sbxctl/run_sbxctl.h"
+
+/* Deadline for one sbxctl run. */
+#define SBX_TEST_RUN_TIMEOUT_MS 20000
+
+/* A NULL-terminated argument or environment list. */
+#define SBX_TEST_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Run sbxctl (environment changes `env`, may be NULL); a run that cannot
+ * start or does not finish fails the test. */
+void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *const *args);
+
+/* Assert the run failed with `exit_code` and exactly one stderr line
+ * "sbxctl: KIND: ..." that contains `needle` (the thing at fault). */
+void sbx_test_assert_failure(const sbx_test_run *run, int exit_code, const char *kind,
+                             const char *needle);
+
+/* Assert stdout is exactly one failure object of `kind`, with exactly the
+ * five members of INTERFACES.md, and return it (caller puts), else NULL. */
+json_object *sbx_test_assert_json_failure(const sbx_test_run *run, const char *kind);
+
+/* The string member `key` of `object`, or NULL when absent or not a string. */
+const char *sbx_test_json_string(json_object *object, const char *key);
+
+/* Non-zero when `object` has member `key` and it is JSON null. */
+int sbx_test_json_is_null(json_object *object, const char *key);
+
+/* Non-zero when `needle` occurs in neither stdout nor stderr of the run. */
+int sbx_test_run_hides(const sbx_test_run *run, const char *needle);
+
+#endif

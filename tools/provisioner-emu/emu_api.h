@@ -1,0 +1,18 @@
+/* The provisioner's /api routes and /health, answered from the emulator's
+ * state as the reference provisioner answers (auth is the server's job). */
+#ifndef SBX_EMU_API_H
+#define SBX_EMU_API_H
+
+#include <stddef.h>
+
+#include "tools/provisioner-emu/emu_context.h"
+#include "tools/provisioner-emu/emu_reply.h"
+#include "tools/provisioner-emu/emu_routes.h"
+
+/* Answer one authenticated request of `route` (SBX_EMU_ROUTE_NONE gives
+ * 404 {"detail":"Not Found"}).  `id` is the path's sandbox id ("" when the
+ * route has none); `body` is the request body (`body_len` bytes). */
+void sbx_emu_api_answer(sbx_emu_context *ctx, sbx_emu_route route, const char *id,
+                        const char *body, size_t body_len, sbx_emu_reply *reply);
+
+#endif

@@ -1,0 +1,216 @@
+/* Control API handlers.  Errors answer 400 {"detail": "..."} naming what
+ * is wrong, so that a broken test says why. */
+#include "tools/provisioner-emu/emu_control.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest /_emu/wait a test may ask for; keeps threads from piling up. */
+#define MAX_WAIT_MS 120000L
+
+static void answer_ok(sbx_emu_reply *reply)
+{
+    json_object *obj = json_object_new_object();
+    json_object_object_add(obj, "ok", json_object_new_boolean(1));
+    sbx_emu_reply_json(reply, 200, obj);
+}
+
+/* Parse a JSON object body; on failure answers 400 and returns NULL. */
+static json_object *object_body(const char *body, size_t len, sbx_emu_reply *reply)
+{
+    json_tokener *tok = json_tokener_new();
+    json_object *root = json_tokener_parse_ex(tok, body, (int)len);
+    int complete = json_tokener_get_error(tok) == json_tokener_success &&
+                   json_tokener_get_parse_end(tok) == len;
+    json_tokener_free(tok);
+    if (complete && json_object_is_type(root, json_type_object))
+        return root;
+    json_object_put(root);
+    sbx_emu_reply_detail(reply, 400, "the body must be a JSON object");
+    return NULL;
+}
+
+static void answer_reset(sbx_emu_context *ctx, sbx_emu_reply *reply)
+{
+    sbx_emu_store_reset(ctx->store);
+    sbx_emu_faults_reset(ctx->faults);
+    sbx_emu_request_log_clear(ctx->log);
+    sbx_emu_contract_reset(&ctx->contract);
+    answer_ok(reply);
+}
+
+static json_object *contract_json(const sbx_emu_contract_settings *s)
+{
+    json_object *obj = json_object_new_object();
+    json_object_object_add(obj, "version", json_object_new_int(s->version));
+    json_object_object_add(obj, "capabilities_route",
+                           json_object_new_boolean(s->capabilities_route));
+    json_object_object_add(obj, "reconciliation_route",
+                           json_object_new_boolean(s->reconciliation_route));
+    return obj;
+}
+
+static void answer_contract(sbx_emu_context *ctx, const char *method, const char *body,
+                            size_t len, sbx_emu_reply *reply)
+{
+    sbx_emu_contract_settings s = sbx_emu_contract_get(&ctx->contract);
+    if (strcmp(method, "PUT") == 0) {
+        json_object *root = object_body(body, len, reply), *v = NULL;
+        if (root == NULL)
+            return;
+        const char *problem = NULL;
+        if (json_object_object_get_ex(root, "version", &v)) {
+            if (json_object_is_type(v, json_type_int) && json_object_get_int(v) >= 0)
+                s.version = json_object_get_int(v);
+            else
+                problem = "version must be a non-negative integer";
+        }
+        if (json_object_object_get_ex(root, "capabilities_route", &v)) {
+            if (json_object_is_type(v, json_type_boolean))
+                s.capabilities_route = json_object_get_boolean(v);
+            else
+                problem = "capabilities_route must be a boolean";
+        }
+        if (json_object_object_get_ex(root, "reconciliation_route", &v)) {
+            if (json_object_is_type(v, json_type_boolean))
+                s.reconciliation_route = json_object_get_boolean(v);
+            else
+                problem = "reconciliation_route must be a boolean";
+        }
+        json_object_put(root);
+        if (problem != NULL) {
+            sbx_emu_reply_detail(reply, 400, problem);
+            return;
+        }
+        sbx_emu_contract_set(&ctx->contract, &s);
+    }
+    sbx_emu_reply_json(reply, 200, contract_json(&s));
+}
+
+static void answer_add_fault(sbx_emu_context *ctx, const char *body, size_t len,
+                             sbx_emu_reply *reply)
+{
+    json_object *root = object_body(body, len, reply);
+    if (root == NULL)
+        return;
+    sbx_emu_route route = SBX_EMU_ROUTE_NONE;
+    sbx_emu_fault fault;
+    const char *problem = sbx_emu_fault_parse(root, &route, &fault);
+    json_object_put(root);
+    if (problem != NULL) {
+        sbx_emu_reply_detail(reply, 400, problem);
+        return;
+    }
+    int queued = sbx_emu_faults_add(ctx->faults, route, &fault);
+    json_object *obj = json_object_new_object();
+    json_object_object_add(obj, "ok", json_object_new_boolean(1));
+    json_object_object_add(obj, "route", json_object_new_string(sbx_emu_route_name(route)));
+    json_object_object_add(obj, "queued", json_object_new_int(queued));
+    sbx_emu_reply_json(reply, 200, obj);
+}
+
+static void answer_release(sbx_emu_context *ctx, const char *body, size_t len,
+                           sbx_emu_reply *reply)
+{
+    json_object *root = object_body(body, len, reply), *v = NULL;
+    if (root == NULL)
+        return;
+    json_object_object_get_ex(root, "route", &v);
+    sbx_emu_route route = sbx_emu_route_from_name(
+        json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL);
+    json_object_put(root);
+    if (route == SBX_EMU_ROUTE_NONE) {
+        sbx_emu_reply_detail(reply, 400, "route must name a route (health, create, ...)");
+        return;
+    }
+    int released = sbx_emu_faults_release(ctx->faults, route);
+    json_object *obj = json_object_new_object();
+    json_object_object_add(obj, "ok", json_object_new_boolean(1));
+    json_object_object_add(obj, "released", json_object_new_int(released));
+    sbx_emu_reply_json(reply, 200, obj);
+}
+
+/* A non-negative decimal query argument; `fallback` when absent, -2 when
+ * malformed. */
+static long number_argument(sbx_emu_query_fn query, void *query_ctx, const char *name,
+                            long fallback)
+{
+    const char *text = query(query_ctx, name);
+    if (text == NULL || text[0] == '\0')
+        return fallback;
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < 0)
+        return -2;
+    return value;
+}
+
+static void answer_wait(sbx_emu_context *ctx, sbx_emu_query_fn query, void *query_ctx,
+                        sbx_emu_reply *reply)
+{
+    sbx_emu_route route = sbx_emu_route_from_name(query(query_ctx, "route"));
+    long received = number_argument(query, query_ctx, "received", 0);
+    long held = number_argument(query, query_ctx, "held", -1);
+    long timeout_ms = number_argument(query, query_ctx, "timeout_ms", 5000);
+    if (route == SBX_EMU_ROUTE_NONE || received < 0 || held < -1 || timeout_ms < 0 ||
+        received > 1000000 || held > 1000000) {
+        sbx_emu_reply_detail(reply, 400,
+                             "wait needs route=NAME and optional non-negative "
+                             "received, held, timeout_ms");
+        return;
+    }
+    if (timeout_ms > MAX_WAIT_MS)
+        timeout_ms = MAX_WAIT_MS;
+    int met = sbx_emu_faults_wait(ctx->faults, route, (int)received, (int)held, timeout_ms);
+    sbx_emu_reply_json(reply, met ? 200 : 408, sbx_emu_faults_stats(ctx->faults));
+}
+
+static void answer_put_sandbox(sbx_emu_context *ctx, const char *id, const char *body,
+                               size_t len, sbx_emu_reply *reply)
+{
+    if (id[0] == '\0' || strchr(id, '/') != NULL) {
+        sbx_emu_reply_detail(reply, 400, "PUT /_emu/sandboxes/{id} needs one id segment");
+        return;
+    }
+    json_object *root = object_body(body, len, reply);
+    if (root == NULL)
+        return;
+    sbx_emu_store_put(ctx->store, id, root);
+    json_object_put(root);
+    answer_ok(reply);
+}
+
+void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char *path,
+                            sbx_emu_query_fn query, void *query_ctx, const char *body,
+                            size_t body_len, sbx_emu_reply *reply)
+{
+    const char *name = path + strlen(SBX_EMU_CONTROL_PREFIX);
+    int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+    int put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
+    static const char sandboxes[] = "sandboxes/";
+
+    if (strcmp(name, "reset") == 0 && post)
+        answer_reset(ctx, reply);
+    else if (strcmp(name, "contract") == 0 && (put || get))
+        answer_contract(ctx, method, body, body_len, reply);
+    else if (strcmp(name, "faults") == 0 && post)
+        answer_add_fault(ctx, body, body_len, reply);
+    else if (strcmp(name, "release") == 0 && post)
+        answer_release(ctx, body, body_len, reply);
+    else if (strcmp(name, "requests") == 0 && get)
+        sbx_emu_reply_json(reply, 200, sbx_emu_request_log_json(ctx->log));
+    else if (strcmp(name, "requests") == 0 && del) {
+        sbx_emu_request_log_clear(ctx->log);
+        answer_ok(reply);
+    } else if (strcmp(name, "stats") == 0 && get)
+        sbx_emu_reply_json(reply, 200, sbx_emu_faults_stats(ctx->faults));
+    else if (strcmp(name, "wait") == 0 && get)
+        answer_wait(ctx, query, query_ctx, reply);
+    else if (strncmp(name, sandboxes, strlen(sandboxes)) == 0 && put)
+        answer_put_sandbox(ctx, name + strlen(sandboxes), body, body_len, reply);
+    else
+        sbx_emu_reply_detail(reply, 404, "no such control route");
+}

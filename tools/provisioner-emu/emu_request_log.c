@@ -1,0 +1,74 @@
+/* The request log: a JSON array kept behind a mutex, copied on read. */
+#include "tools/provisioner-emu/emu_request_log.h"
+
+#include "tools/provisioner-emu/emu_alloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct sbx_emu_request_log {
+    pthread_mutex_t lock;
+    json_object *entries;   /* array */
+};
+
+sbx_emu_request_log *sbx_emu_request_log_new(void)
+{
+    sbx_emu_request_log *log = sbx_emu_xmalloc(sizeof *log);
+    pthread_mutex_init(&log->lock, NULL);
+    log->entries = json_object_new_array();
+    return log;
+}
+
+void sbx_emu_request_log_free(sbx_emu_request_log *log)
+{
+    if (log == NULL)
+        return;
+    json_object_put(log->entries);
+    pthread_mutex_destroy(&log->lock);
+    free(log);
+}
+
+static json_object *string_or_null(const char *text)
+{
+    return text != NULL ? json_object_new_string(text) : NULL;
+}
+
+void sbx_emu_request_log_add(sbx_emu_request_log *log, const char *method,
+                             const char *path, const char *api_key,
+                             const char *content_type, const char *body,
+                             size_t body_len)
+{
+    json_object *entry = json_object_new_object();
+    json_object_object_add(entry, "method", json_object_new_string(method));
+    json_object_object_add(entry, "path", json_object_new_string(path));
+    json_object_object_add(entry, "api_key", string_or_null(api_key));
+    json_object_object_add(entry, "content_type", string_or_null(content_type));
+    json_object_object_add(entry, "body",
+                           body != NULL && body_len > 0
+                               ? json_object_new_string_len(body, (int)body_len)
+                               : NULL);
+    pthread_mutex_lock(&log->lock);
+    json_object_array_add(log->entries, entry);
+    pthread_mutex_unlock(&log->lock);
+}
+
+json_object *sbx_emu_request_log_json(sbx_emu_request_log *log)
+{
+    json_object *copy = NULL;
+    pthread_mutex_lock(&log->lock);
+    json_object_deep_copy(log->entries, &copy, NULL);
+    pthread_mutex_unlock(&log->lock);
+    json_object *answer = json_object_new_object();
+    int count = (int)json_object_array_length(copy);
+    json_object_object_add(answer, "requests", copy);
+    json_object_object_add(answer, "count", json_object_new_int(count));
+    return answer;
+}
+
+void sbx_emu_request_log_clear(sbx_emu_request_log *log)
+{
+    pthread_mutex_lock(&log->lock);
+    json_object_put(log->entries);
+    log->entries = json_object_new_array();
+    pthread_mutex_unlock(&log->lock);
+}

@@ -1,0 +1,308 @@
+/* Command-line parsing.  Written by hand rather than with getopt_long so
+ * that every usage error can name the exact token at fault, global options
+ * can follow the command, and a --set value is never echoed. */
+#include "args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum option_id {
+    OPT_CONFIG,
+    OPT_BACKEND,
+    OPT_SET,
+    OPT_JSON,
+    OPT_VERBOSE,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_THREAD,
+    OPT_ID,
+    OPT_USER,
+    OPT_MOUNT,
+    OPT_LEGACY_SKILLS,
+    OPT_LARK_RUNTIME,
+    OPT_LARK_BROKER,
+    OPT_REQUIRE_CONTRACT
+} option_id;
+
+typedef struct option_spec {
+    const char *long_name;   /* with its leading dashes */
+    const char *short_name;  /* "-v", or NULL */
+    int takes_value;
+    int create_only;
+    option_id id;
+} option_spec;
+
+static const option_spec options[] = {
+    {"--config", NULL, 1, 0, OPT_CONFIG},
+    {"--backend", NULL, 1, 0, OPT_BACKEND},
+    {"--set", NULL, 1, 0, OPT_SET},
+    {"--json", NULL, 0, 0, OPT_JSON},
+    {"--verbose", "-v", 0, 0, OPT_VERBOSE},
+    {"--help", "-h", 0, 0, OPT_HELP},
+    {"--version", NULL, 0, 0, OPT_VERSION},
+    {"--thread", NULL, 1, 1, OPT_THREAD},
+    {"--id", NULL, 1, 1, OPT_ID},
+    {"--user", NULL, 1, 1, OPT_USER},
+    {"--mount", NULL, 1, 1, OPT_MOUNT},
+    {"--legacy-skills", NULL, 0, 1, OPT_LEGACY_SKILLS},
+    {"--lark-runtime", NULL, 0, 1, OPT_LARK_RUNTIME},
+    {"--lark-broker", NULL, 0, 1, OPT_LARK_BROKER},
+    {"--require-contract", NULL, 1, 1, OPT_REQUIRE_CONTRACT},
+};
+
+typedef struct command_spec {
+    const char *name;
+    sbx_ctl_command command;
+    int takes_id;
+} command_spec;
+
+static const command_spec commands[] = {
+    {"backends", SBX_CTL_BACKENDS, 0},
+    {"create", SBX_CTL_CREATE, 0},
+    {"destroy", SBX_CTL_DESTROY, 1},
+    {"alive", SBX_CTL_ALIVE, 1},
+    {"discover", SBX_CTL_DISCOVER, 1},
+    {"list", SBX_CTL_LIST, 0},
+    {"capabilities", SBX_CTL_CAPABILITIES, 0},
+    {"reconcile", SBX_CTL_RECONCILE, 1},
+};
+
+#define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
+
+static const option_spec *find_option(const char *name, size_t name_len)
+{
+    for (size_t i = 0; i < COUNT_OF(options); i++) {
+        const option_spec *o = &options[i];
+        if (strlen(o->long_name) == name_len && strncmp(o->long_name, name, name_len) == 0)
+            return o;
+        if (o->short_name != NULL && strlen(o->short_name) == name_len &&
+            strncmp(o->short_name, name, name_len) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+static const command_spec *find_command(const char *name)
+{
+    for (size_t i = 0; i < COUNT_OF(commands); i++) {
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    }
+    return NULL;
+}
+
+static sbx_status out_of_memory(sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+}
+
+/* KEY=VALUE: the message names the option only, as the text may hold a secret. */
+static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *err)
+{
+    const char *equals = strchr(text, '=');
+    if (equals == NULL || equals == text)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "option '--set' needs an argument of the form KEY=VALUE");
+    sbx_ctl_setting *grown = realloc(args->settings,
+                                     (args->setting_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return out_of_memory(err);
+    args->settings = grown;
+    char *key = strndup(text, (size_t)(equals - text));
+    if (key == NULL)
+        return out_of_memory(err);
+    grown[args->setting_count].key = key;
+    grown[args->setting_count].value = equals + 1;
+    args->setting_count++;
+    return SBX_OK;
+}
+
+/* HOST:CONTAINER, HOST:CONTAINER:ro or HOST:CONTAINER:rw.  The container
+ * path is the last ':'-separated field so that a host path may hold ':'. */
+static sbx_status add_mount(sbx_ctl_args *args, const char *text, sbx_error *err)
+{
+    size_t len = strlen(text);
+    int read_only = 0;
+    if (len > 3 && strcmp(text + len - 3, ":ro") == 0) {
+        read_only = 1;
+        len -= 3;
+    } else if (len > 3 && strcmp(text + len - 3, ":rw") == 0) {
+        len -= 3;
+    }
+    const char *colon = NULL;
+    for (size_t i = len; i > 0; i--) {
+        if (text[i - 1] == ':') {
+            colon = text + i - 1;
+            break;
+        }
+    }
+    if (colon == NULL || colon == text || (size_t)(colon - text) + 1 == len)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "option '--mount' needs HOST:CONTAINER[:ro], got '%s'", text);
+
+    sbx_mount *grown = realloc(args->mounts, (args->mount_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return out_of_memory(err);
+    args->mounts = grown;
+    char *host_path = strndup(text, (size_t)(colon - text));
+    char *container_path = strndup(colon + 1, len - (size_t)(colon - text) - 1);
+    if (host_path == NULL || container_path == NULL) {
+        free(host_path);
+        free(container_path);
+        return out_of_memory(err);
+    }
+    grown[args->mount_count] = (sbx_mount){host_path, container_path, read_only};
+    args->mount_count++;
+    return SBX_OK;
+}
+
+static sbx_status parse_contract(sbx_ctl_args *args, const char *text, sbx_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < 0 || value > INT_MAX)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "option '--require-contract' needs a non-negative integer, got '%s'",
+                             text);
+    args->required_contract = (int)value;
+    return SBX_OK;
+}
+
+static sbx_status apply_option(sbx_ctl_args *args, option_id id, const char *value,
+                               sbx_error *err)
+{
+    switch (id) {
+    case OPT_CONFIG: args->config_path = value; return SBX_OK;
+    case OPT_BACKEND: args->backend = value; return SBX_OK;
+    case OPT_SET: return add_setting(args, value, err);
+    case OPT_JSON: args->json = 1; return SBX_OK;
+    case OPT_VERBOSE: args->verbose = 1; return SBX_OK;
+    case OPT_HELP: args->help = 1; return SBX_OK;
+    case OPT_VERSION: args->version = 1; return SBX_OK;
+    case OPT_THREAD: args->thread_id = value; return SBX_OK;
+    case OPT_ID: args->sandbox_id = value; return SBX_OK;
+    case OPT_USER: args->user_id = value; return SBX_OK;
+    case OPT_MOUNT: return add_mount(args, value, err);
+    case OPT_LEGACY_SKILLS: args->legacy_skills = 1; return SBX_OK;
+    case OPT_LARK_RUNTIME: args->lark_runtime = 1; return SBX_OK;
+    case OPT_LARK_BROKER: args->lark_broker = 1; return SBX_OK;
+    case OPT_REQUIRE_CONTRACT: return parse_contract(args, value, err);
+    }
+    return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
+}
+
+/* argv[*index] starts with '-'; consumes its value too when it takes one. */
+static sbx_status parse_option(int argc, char *const *argv, int *index,
+                               sbx_ctl_args *args, sbx_error *err)
+{
+    const char *token = argv[*index];
+    const char *equals = strncmp(token, "--", 2) == 0 ? strchr(token, '=') : NULL;
+    size_t name_len = equals != NULL ? (size_t)(equals - token) : strlen(token);
+    int name_width = name_len > INT_MAX ? INT_MAX : (int)name_len;
+
+    const option_spec *spec = find_option(token, name_len);
+    if (spec == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "unknown option '%.*s'", name_width, token);
+    if (spec->create_only && args->command != SBX_CTL_CREATE) {
+        if (args->command == SBX_CTL_NO_COMMAND)
+            return sbx_error_set(err, SBX_ERR_USAGE,
+                                 "option '%s' must follow the command 'create'",
+                                 spec->long_name);
+        return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
+                             spec->long_name, args->command_name);
+    }
+
+    const char *value = NULL;
+    if (spec->takes_value) {
+        if (equals != NULL) {
+            value = equals + 1;
+        } else if (*index + 1 < argc) {
+            value = argv[++*index];
+        } else {
+            return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' needs an argument",
+                                 spec->long_name);
+        }
+    } else if (equals != NULL) {
+        return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' takes no argument",
+                             spec->long_name);
+    }
+    return apply_option(args, spec->id, value, err);
+}
+
+static sbx_status parse_word(const char *word, sbx_ctl_args *args, sbx_error *err)
+{
+    if (args->command == SBX_CTL_NO_COMMAND) {
+        const command_spec *spec = find_command(word);
+        if (spec == NULL)
+            return sbx_error_set(err, SBX_ERR_USAGE, "unknown command '%s'", word);
+        args->command = spec->command;
+        args->command_name = spec->name;
+        return SBX_OK;
+    }
+    const command_spec *spec = find_command(args->command_name);
+    if (spec->takes_id && args->operand == NULL) {
+        args->operand = word;
+        return SBX_OK;
+    }
+    return sbx_error_set(err, SBX_ERR_USAGE, "unexpected argument '%s' for command '%s'",
+                         word, args->command_name);
+}
+
+static sbx_status check_complete(const sbx_ctl_args *args, sbx_error *err)
+{
+    if (args->help || args->version)
+        return SBX_OK;
+    if (args->command == SBX_CTL_NO_COMMAND)
+        return sbx_error_set(err, SBX_ERR_USAGE, "no command given (try 'sbxctl --help')");
+    if (find_command(args->command_name)->takes_id && args->operand == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a sandbox ID",
+                             args->command_name);
+    if (args->command == SBX_CTL_CREATE && args->thread_id == NULL && args->sandbox_id == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "command 'create' needs --thread or --id");
+    return SBX_OK;
+}
+
+sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
+                              sbx_error *err)
+{
+    memset(args, 0, sizeof *args);
+    args->required_contract = SBX_CONTRACT_NONE;
+    sbx_error_clear(err);
+
+    int options_ended = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *token = argv[i];
+        sbx_status status;
+        if (!options_ended && strcmp(token, "--") == 0) {
+            options_ended = 1;
+            continue;
+        }
+        if (!options_ended && token[0] == '-' && token[1] != '\0')
+            status = parse_option(argc, argv, &i, args, err);
+        else
+            status = parse_word(token, args, err);
+        if (status != SBX_OK)
+            return status;
+    }
+    return check_complete(args, err);
+}
+
+void sbx_ctl_args_free(sbx_ctl_args *args)
+{
+    if (args == NULL)
+        return;
+    for (size_t i = 0; i < args->setting_count; i++)
+        free(args->settings[i].key);
+    free(args->settings);
+    for (size_t i = 0; i < args->mount_count; i++) {
+        free((char *)args->mounts[i].host_path);
+        free((char *)args->mounts[i].container_path);
+    }
+    free(args->mounts);
+    args->settings = NULL;
+    args->mounts = NULL;
+    args->setting_count = args->mount_count = 0;
+}

@@ -1,0 +1,67 @@
+/* The sbxctl command line, parsed into one structure. */
+#ifndef SBX_CTL_ARGS_H
+#define SBX_CTL_ARGS_H
+
+#include <stddef.h>
+#include <sbx/host.h>
+
+/* The commands of INTERFACES.md. */
+typedef enum sbx_ctl_command {
+    SBX_CTL_NO_COMMAND = 0,
+    SBX_CTL_BACKENDS,
+    SBX_CTL_CREATE,
+    SBX_CTL_DESTROY,
+    SBX_CTL_ALIVE,
+    SBX_CTL_DISCOVER,
+    SBX_CTL_LIST,
+    SBX_CTL_CAPABILITIES,
+    SBX_CTL_RECONCILE
+} sbx_ctl_command;
+
+/* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
+typedef struct sbx_ctl_setting {
+    char *key;
+    const char *value;
+} sbx_ctl_setting;
+
+/* Everything the command line says.  Strings not documented as owned point
+ * into argv; optional ones are NULL when not given. */
+typedef struct sbx_ctl_args {
+    const char *config_path;     /* --config */
+    const char *backend;         /* --backend */
+    sbx_ctl_setting *settings;   /* --set, in command-line order (owned) */
+    size_t setting_count;
+    int json;                    /* --json */
+    int verbose;                 /* -v / --verbose */
+    int help;                    /* -h / --help */
+    int version;                 /* --version */
+
+    sbx_ctl_command command;
+    const char *command_name;    /* as typed */
+    const char *operand;         /* the ID of destroy/alive/discover/reconcile */
+
+    /* create */
+    const char *thread_id;
+    const char *sandbox_id;
+    const char *user_id;
+    sbx_mount *mounts;           /* owned, and so are their path strings */
+    size_t mount_count;
+    int legacy_skills;
+    int lark_runtime;
+    int lark_broker;
+    int required_contract;       /* SBX_CONTRACT_NONE unless --require-contract */
+} sbx_ctl_args;
+
+/* Parse argv.  Global options may come before or after the command.  On a
+ * usage error returns SBX_ERR_USAGE with a one-line message naming the
+ * option, command or argument at fault (never the value of a --set, which
+ * may be a secret); the fields parsed so far (notably `json`) stay set.
+ * SBX_ERR_INTERNAL when out of memory.  Release with sbx_ctl_args_free in
+ * every case. */
+sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
+                              sbx_error *err);
+
+/* Release what the args own.  NULL is accepted. */
+void sbx_ctl_args_free(sbx_ctl_args *args);
+
+#endif

@@ -1,0 +1,123 @@
+/* The commands: each is one backend call, then printing.  A failed call
+ * prints its error and exits with the code of its kind. */
+#include "commands.h"
+
+#include "exit_code.h"
+#include "sandbox_id.h"
+
+static int fail(const sbx_ctl_output *out, const sbx_error *err)
+{
+    sbx_ctl_print_error(out, err);
+    return sbx_ctl_exit_code(err->kind);
+}
+
+int sbx_ctl_cmd_backends(sbx_ctl_session *session, const sbx_ctl_output *out)
+{
+    sbx_error err;
+    const sbx_backend_info *entries = NULL;
+    size_t count = 0;
+    if (sbx_host_list_backends(session->host, &entries, &count, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_backends(out, entries, count);
+    return SBX_CTL_EXIT_OK;
+}
+
+int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
+                       const sbx_ctl_output *out)
+{
+    char derived_id[SBX_CTL_DERIVED_ID_SIZE];
+    sbx_create_request request = SBX_CREATE_REQUEST_INIT;
+    request.sandbox_id = args->sandbox_id;
+    if (request.sandbox_id == NULL) {
+        sbx_ctl_derive_sandbox_id(args->user_id, args->thread_id, derived_id);
+        request.sandbox_id = derived_id;
+    }
+    request.thread_id = args->thread_id;
+    request.user_id = args->user_id;
+    request.extra_mounts = args->mounts;
+    request.extra_mount_count = args->mount_count;
+    request.include_legacy_skills = args->legacy_skills;
+    request.provision_lark_cli_runtime = args->lark_runtime;
+    request.provision_lark_cli_broker = args->lark_broker;
+    request.required_contract = args->required_contract;
+
+    sbx_error err;
+    sbx_sandbox *sandbox = NULL;
+    if (sbx_backend_create(backend, &request, &sandbox, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_sandbox(out, sandbox);
+    sbx_backend_free_sandboxes(backend, sandbox, 1);
+    return SBX_CTL_EXIT_OK;
+}
+
+int sbx_ctl_cmd_destroy(const sbx_ctl_args *args, sbx_backend *backend,
+                        const sbx_ctl_output *out)
+{
+    sbx_error err;
+    if (sbx_backend_destroy(backend, args->operand, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_destroyed(out, args->operand);
+    return SBX_CTL_EXIT_OK;
+}
+
+int sbx_ctl_cmd_alive(const sbx_ctl_args *args, sbx_backend *backend,
+                      const sbx_ctl_output *out)
+{
+    sbx_error err;
+    int alive = 0;
+    if (sbx_backend_is_alive(backend, args->operand, &alive, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_alive(out, args->operand, alive);
+    return alive ? SBX_CTL_EXIT_OK : SBX_CTL_EXIT_NEGATIVE;
+}
+
+int sbx_ctl_cmd_discover(const sbx_ctl_args *args, sbx_backend *backend,
+                         const sbx_ctl_output *out)
+{
+    sbx_error err;
+    sbx_sandbox *sandbox = NULL;
+    if (sbx_backend_discover(backend, args->operand, &sandbox, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_sandbox(out, sandbox);
+    sbx_backend_free_sandboxes(backend, sandbox, 1);
+    return SBX_CTL_EXIT_OK;
+}
+
+int sbx_ctl_cmd_list(const sbx_ctl_args *args, sbx_backend *backend,
+                     const sbx_ctl_output *out)
+{
+    (void)args;
+    sbx_error err;
+    sbx_sandbox *sandboxes = NULL;
+    size_t count = 0;
+    if (sbx_backend_list_running(backend, &sandboxes, &count, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_sandboxes(out, sandboxes, count);
+    sbx_backend_free_sandboxes(backend, sandboxes, count);
+    return SBX_CTL_EXIT_OK;
+}
+
+int sbx_ctl_cmd_capabilities(const sbx_ctl_args *args, sbx_backend *backend,
+                             const sbx_ctl_output *out)
+{
+    (void)args;
+    sbx_error err;
+    sbx_capabilities caps = {SBX_CONTRACT_NONE, 0};
+    if (sbx_backend_capabilities(backend, &caps, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_capabilities(out, &caps);
+    return SBX_CTL_EXIT_OK;
+}
+
+int sbx_ctl_cmd_reconcile(const sbx_ctl_args *args, sbx_backend *backend,
+                          const sbx_ctl_output *out)
+{
+    sbx_error err;
+    sbx_reconciliation result = {SBX_RECONCILE_UNKNOWN, NULL, NULL, NULL};
+    if (sbx_backend_reconcile(backend, args->operand, &result, &err) != SBX_OK)
+        return fail(out, &err);
+    sbx_ctl_print_reconciliation(out, args->operand, &result);
+    int found = result.status == SBX_RECONCILE_FOUND;
+    sbx_backend_clear_reconciliation(backend, &result);
+    return found ? SBX_CTL_EXIT_OK : SBX_CTL_EXIT_NEGATIVE;
+}

@@ -1,0 +1,44 @@
+/* The sbxctl commands.  Each prints its result or its error through `out`
+ * and returns the process exit code (see exit_code.h). */
+#ifndef SBX_CTL_COMMANDS_H
+#define SBX_CTL_COMMANDS_H
+
+#include <sbx/host.h>
+
+#include "args.h"
+#include "output.h"
+#include "session.h"
+
+/* backends: list what the session's host can load. */
+int sbx_ctl_cmd_backends(sbx_ctl_session *session, const sbx_ctl_output *out);
+
+/* create: create (or find) the sandbox of --id, or of the id derived from
+ * --thread and --user. */
+int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
+                       const sbx_ctl_output *out);
+
+/* destroy ID: succeeds also when the sandbox was already gone. */
+int sbx_ctl_cmd_destroy(const sbx_ctl_args *args, sbx_backend *backend,
+                        const sbx_ctl_output *out);
+
+/* alive ID: exit 0 when it runs, 1 when not. */
+int sbx_ctl_cmd_alive(const sbx_ctl_args *args, sbx_backend *backend,
+                      const sbx_ctl_output *out);
+
+/* discover ID: exit 1 (a not_found error) when there is no such sandbox. */
+int sbx_ctl_cmd_discover(const sbx_ctl_args *args, sbx_backend *backend,
+                         const sbx_ctl_output *out);
+
+/* list: the running sandboxes. */
+int sbx_ctl_cmd_list(const sbx_ctl_args *args, sbx_backend *backend,
+                     const sbx_ctl_output *out);
+
+/* capabilities: the backend's mount contract. */
+int sbx_ctl_cmd_capabilities(const sbx_ctl_args *args, sbx_backend *backend,
+                             const sbx_ctl_output *out);
+
+/* reconcile ID: exit 0 when found, 1 when absent or unknown. */
+int sbx_ctl_cmd_reconcile(const sbx_ctl_args *args, sbx_backend *backend,
+                          const sbx_ctl_output *out);
+
+#endif

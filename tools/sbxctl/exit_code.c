@@ -1,0 +1,23 @@
+/* Status to exit code.  Spelt out case by case, not derived from the enum's
+ * values, so that a renumbered status cannot silently change the contract. */
+#include "exit_code.h"
+
+int sbx_ctl_exit_code(sbx_status status)
+{
+    switch (status) {
+    case SBX_OK: return SBX_CTL_EXIT_OK;
+    case SBX_ERR_NOT_FOUND: return SBX_CTL_EXIT_NEGATIVE;
+    case SBX_ERR_USAGE: return SBX_CTL_EXIT_USAGE;
+    case SBX_ERR_CONFIG: return SBX_CTL_EXIT_USAGE;
+    case SBX_ERR_TRANSPORT: return 3;
+    case SBX_ERR_PROTOCOL: return 4;
+    case SBX_ERR_CONTRACT_CHANGED: return 5;
+    case SBX_ERR_REFUSED: return 6;
+    case SBX_ERR_UNAUTHORIZED: return 7;
+    case SBX_ERR_LOAD: return 8;
+    case SBX_ERR_PROVISIONER: return 9;
+    case SBX_ERR_UNSUPPORTED: return 10;
+    case SBX_ERR_INTERNAL: return SBX_CTL_EXIT_INTERNAL;
+    }
+    return SBX_CTL_EXIT_INTERNAL;
+}

@@ -1,0 +1,15 @@
+# sbxctl: the command-line tool (INTERFACES.md "The command-line tool").
+bin_PROGRAMS += tools/sbxctl/sbxctl
+tools_sbxctl_sbxctl_SOURCES = \
+	tools/sbxctl/main.c \
+	tools/sbxctl/args.c tools/sbxctl/args.h \
+	tools/sbxctl/commands.c tools/sbxctl/commands.h \
+	tools/sbxctl/exit_code.c tools/sbxctl/exit_code.h \
+	tools/sbxctl/help.c tools/sbxctl/help.h \
+	tools/sbxctl/log_sink.c tools/sbxctl/log_sink.h \
+	tools/sbxctl/output.c tools/sbxctl/output.h \
+	tools/sbxctl/redact.c tools/sbxctl/redact.h \
+	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \
+	tools/sbxctl/session.c tools/sbxctl/session.h
+tools_sbxctl_sbxctl_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la $(JSONC_LIBS)

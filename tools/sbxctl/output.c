@@ -1,0 +1,377 @@
+/* Printing for sbxctl.  Human output is composed in memory first so that the
+ * redactor sees whole lines; JSON goes through json-c for correct escaping. */
+#include <config.h>
+
+#include "output.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shown in human output for an unknown (NULL) value. */
+#define UNKNOWN_CELL "-"
+
+#define STRINGIFY_TOKEN(x) #x
+#define STRINGIFY(x) STRINGIFY_TOKEN(x)
+#define ABI_VERSION_TEXT STRINGIFY(SBX_BACKEND_ABI_MAJOR) "." STRINGIFY(SBX_BACKEND_ABI_MINOR)
+
+/* The most columns a table has. */
+#define MAX_COLUMNS 8
+
+static void emit(const sbx_ctl_output *out, const char *text, FILE *stream)
+{
+    sbx_ctl_redacted_write(out->redactor, text, stream);
+}
+
+static void emit_json(const sbx_ctl_output *out, json_object *object)
+{
+    const char *text = json_object_to_json_string_ext(
+        object, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    emit(out, text != NULL ? text : "null", stdout);
+    emit(out, "\n", stdout);
+    json_object_put(object);
+}
+
+/* Build human output in a memory stream, then emit it in one piece. */
+typedef struct text_buffer {
+    FILE *stream;
+    char *data;
+    size_t size;
+} text_buffer;
+
+static FILE *text_open(text_buffer *buffer)
+{
+    buffer->data = NULL;
+    buffer->size = 0;
+    buffer->stream = open_memstream(&buffer->data, &buffer->size);
+    return buffer->stream;
+}
+
+static void text_emit(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination)
+{
+    fclose(buffer->stream);
+    if (buffer->data != NULL)
+        emit(out, buffer->data, destination);
+    free(buffer->data);
+}
+
+static json_object *json_string_or_null(const char *value)
+{
+    return value != NULL ? json_object_new_string(value) : NULL;
+}
+
+static json_object *json_contract_or_null(int version)
+{
+    return version != SBX_CONTRACT_NONE ? json_object_new_int(version) : NULL;
+}
+
+static json_object *sandbox_json(const sbx_sandbox *sandbox)
+{
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "sandbox_id", json_string_or_null(sandbox->sandbox_id));
+    json_object_object_add(object, "sandbox_url", json_string_or_null(sandbox->sandbox_url));
+    json_object_object_add(object, "user_id", json_string_or_null(sandbox->user_id));
+    json_object_object_add(object, "thread_id", json_string_or_null(sandbox->thread_id));
+    json_object_object_add(object, "mount_contract_version",
+                           json_contract_or_null(sandbox->mount_contract_version));
+    return object;
+}
+
+static const char *cell(const char *value)
+{
+    return value != NULL && value[0] != '\0' ? value : UNKNOWN_CELL;
+}
+
+static void print_field(FILE *stream, const char *key, const char *value)
+{
+    fprintf(stream, "%s: %s\n", key, cell(value));
+}
+
+static void print_contract_field(FILE *stream, int version)
+{
+    if (version == SBX_CONTRACT_NONE)
+        print_field(stream, "mount_contract_version", NULL);
+    else
+        fprintf(stream, "mount_contract_version: %d\n", version);
+}
+
+static void print_sandbox_fields(FILE *stream, const sbx_sandbox *sandbox)
+{
+    print_field(stream, "sandbox_id", sandbox->sandbox_id);
+    print_field(stream, "sandbox_url", sandbox->sandbox_url);
+    print_field(stream, "user_id", sandbox->user_id);
+    print_field(stream, "thread_id", sandbox->thread_id);
+    print_contract_field(stream, sandbox->mount_contract_version);
+    print_field(stream, "status", sandbox->status);
+}
+
+/* Columns padded to their widest cell, two spaces apart; the last column
+ * is not padded.  `cells` holds rows * columns entries, row by row. */
+static void print_table(FILE *stream, const char *const *headers, size_t columns,
+                        const char *const *cells, size_t rows)
+{
+    size_t widths[MAX_COLUMNS] = {0};
+    for (size_t c = 0; c < columns && c < MAX_COLUMNS; c++) {
+        widths[c] = strlen(headers[c]);
+        for (size_t r = 0; r < rows; r++) {
+            size_t len = strlen(cells[r * columns + c]);
+            if (len > widths[c])
+                widths[c] = len;
+        }
+    }
+    for (size_t r = 0; r <= rows; r++) {
+        const char *const *row = r == 0 ? headers : cells + (r - 1) * columns;
+        for (size_t c = 0; c < columns; c++) {
+            if (c + 1 < columns && c < MAX_COLUMNS)
+                fprintf(stream, "%-*s  ", (int)widths[c], row[c]);
+            else
+                fprintf(stream, "%s\n", row[c]);
+        }
+    }
+}
+
+void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
+{
+    const char *kind = sbx_status_name(err->kind);
+    const char *message = err->message[0] != '\0' ? err->message : kind;
+
+    text_buffer line;
+    FILE *stream = text_open(&line);
+    if (stream != NULL) {
+        fprintf(stream, "sbxctl: %s: %s\n", kind, message);
+        text_emit(out, &line, stderr);
+    }
+
+    if (!out->json)
+        return;
+    json_object *error = json_object_new_object();
+    json_object_object_add(error, "kind", json_object_new_string(kind));
+    json_object_object_add(error, "message", json_object_new_string(message));
+    json_object_object_add(error, "http_status",
+                           err->http_status > 0 ? json_object_new_int(err->http_status) : NULL);
+    json_object_object_add(error, "expected", json_contract_or_null(err->expected_contract));
+    json_object_object_add(error, "actual", json_contract_or_null(err->actual_contract));
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "error", error);
+    emit_json(out, object);
+}
+
+void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
+{
+    if (out->json) {
+        emit_json(out, sandbox_json(sandbox));
+        return;
+    }
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    print_sandbox_fields(stream, sandbox);
+    text_emit(out, &text, stdout);
+}
+
+void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "sandbox_id", json_object_new_string(sandbox_id));
+        json_object_object_add(object, "alive", json_object_new_boolean(alive != 0));
+        emit_json(out, object);
+        return;
+    }
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    print_field(stream, "sandbox_id", sandbox_id);
+    print_field(stream, "alive", alive ? "yes" : "no");
+    text_emit(out, &text, stdout);
+}
+
+enum { LIST_COLUMNS = 6 };
+
+void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandboxes,
+                             size_t count)
+{
+    if (out->json) {
+        json_object *array = json_object_new_array();
+        for (size_t i = 0; i < count; i++)
+            json_object_array_add(array, sandbox_json(&sandboxes[i]));
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "sandboxes", array);
+        json_object_object_add(object, "count", json_object_new_int64((int64_t)count));
+        emit_json(out, object);
+        return;
+    }
+    static const char *const headers[LIST_COLUMNS] = {
+        "SANDBOX_ID", "STATUS", "USER", "THREAD", "CONTRACT", "URL"};
+    const char **cells = calloc(count * LIST_COLUMNS + 1, sizeof *cells);
+    char (*contracts)[16] = calloc(count + 1, sizeof *contracts);
+    text_buffer text;
+    FILE *stream = cells != NULL && contracts != NULL ? text_open(&text) : NULL;
+    if (stream != NULL) {
+        for (size_t i = 0; i < count; i++) {
+            const sbx_sandbox *s = &sandboxes[i];
+            const char **row = cells + i * LIST_COLUMNS;
+            if (s->mount_contract_version != SBX_CONTRACT_NONE)
+                snprintf(contracts[i], sizeof contracts[i], "%d", s->mount_contract_version);
+            row[0] = cell(s->sandbox_id);
+            row[1] = cell(s->status);
+            row[2] = cell(s->user_id);
+            row[3] = cell(s->thread_id);
+            row[4] = cell(contracts[i]);
+            row[5] = cell(s->sandbox_url);
+        }
+        print_table(stream, headers, LIST_COLUMNS, cells, count);
+        text_emit(out, &text, stdout);
+    }
+    free(contracts);
+    free(cells);
+}
+
+void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilities *caps)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "mount_contract_version",
+                               json_contract_or_null(caps->mount_contract_version));
+        json_object_object_add(object, "known", json_object_new_boolean(caps->known != 0));
+        emit_json(out, object);
+        return;
+    }
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    print_contract_field(stream, caps->mount_contract_version);
+    print_field(stream, "known", caps->known ? "yes" : "no");
+    text_emit(out, &text, stdout);
+}
+
+static const char *reconcile_status_name(sbx_reconcile_status status)
+{
+    switch (status) {
+    case SBX_RECONCILE_FOUND: return "found";
+    case SBX_RECONCILE_ABSENT: return "absent";
+    case SBX_RECONCILE_UNKNOWN: return "unknown";
+    }
+    return "unknown";
+}
+
+void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox_id,
+                                  const sbx_reconciliation *result)
+{
+    const char *status = reconcile_status_name(result->status);
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "status", json_object_new_string(status));
+        json_object_object_add(object, "sandbox",
+                               result->sandbox != NULL ? sandbox_json(result->sandbox) : NULL);
+        json_object_object_add(object, "backend_namespace",
+                               json_string_or_null(result->backend_namespace));
+        json_object_object_add(object, "incarnation_id",
+                               json_string_or_null(result->incarnation_id));
+        emit_json(out, object);
+        return;
+    }
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    print_field(stream, "reconciliation", status);
+    if (result->sandbox != NULL) {
+        print_sandbox_fields(stream, result->sandbox);
+    } else {
+        print_field(stream, "sandbox_id", sandbox_id);
+    }
+    print_field(stream, "backend_namespace", result->backend_namespace);
+    print_field(stream, "incarnation_id", result->incarnation_id);
+    text_emit(out, &text, stdout);
+}
+
+static const char *backend_kind_name(sbx_backend_kind kind)
+{
+    return kind == SBX_BACKEND_MODULE ? "module" : "builtin";
+}
+
+enum { BACKEND_COLUMNS = 5 };
+
+void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *entries,
+                            size_t count)
+{
+    char (*abis)[32] = calloc(count + 1, sizeof *abis);
+    if (abis == NULL)
+        return;
+    for (size_t i = 0; i < count; i++)
+        snprintf(abis[i], sizeof abis[i], "%u.%u", entries[i].abi_major, entries[i].abi_minor);
+
+    if (out->json) {
+        json_object *array = json_object_new_array();
+        for (size_t i = 0; i < count; i++) {
+            json_object *entry = json_object_new_object();
+            json_object_object_add(entry, "name", json_string_or_null(entries[i].name));
+            json_object_object_add(entry, "kind",
+                                   json_object_new_string(backend_kind_name(entries[i].kind)));
+            json_object_object_add(entry, "path", json_string_or_null(entries[i].path));
+            json_object_object_add(entry, "abi", json_object_new_string(abis[i]));
+            json_object_object_add(entry, "version", json_string_or_null(entries[i].version));
+            json_object_array_add(array, entry);
+        }
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "backends", array);
+        emit_json(out, object);
+        free(abis);
+        return;
+    }
+    static const char *const headers[BACKEND_COLUMNS] = {"NAME", "KIND", "ABI", "VERSION",
+                                                         "PATH"};
+    const char **cells = calloc(count * BACKEND_COLUMNS + 1, sizeof *cells);
+    text_buffer text;
+    FILE *stream = cells != NULL ? text_open(&text) : NULL;
+    if (stream != NULL) {
+        for (size_t i = 0; i < count; i++) {
+            const char **row = cells + i * BACKEND_COLUMNS;
+            row[0] = cell(entries[i].name);
+            row[1] = backend_kind_name(entries[i].kind);
+            row[2] = abis[i];
+            row[3] = cell(entries[i].version);
+            row[4] = cell(entries[i].path);
+        }
+        print_table(stream, headers, BACKEND_COLUMNS, cells, count);
+        text_emit(out, &text, stdout);
+    }
+    free(cells);
+    free(abis);
+}
+
+void sbx_ctl_print_destroyed(const sbx_ctl_output *out, const char *sandbox_id)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "sandbox_id", json_object_new_string(sandbox_id));
+        json_object_object_add(object, "destroyed", json_object_new_boolean(1));
+        emit_json(out, object);
+        return;
+    }
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    print_field(stream, "sandbox_id", sandbox_id);
+    print_field(stream, "destroyed", "yes");
+    text_emit(out, &text, stdout);
+}
+
+void sbx_ctl_print_version(const sbx_ctl_output *out)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "name", json_object_new_string("sbxctl"));
+        json_object_object_add(object, "version", json_object_new_string(PACKAGE_VERSION));
+        json_object_object_add(object, "abi", json_object_new_string(ABI_VERSION_TEXT));
+        emit_json(out, object);
+        return;
+    }
+    emit(out, "sbxctl " PACKAGE_VERSION " (backend ABI " ABI_VERSION_TEXT ")\n", stdout);
+}

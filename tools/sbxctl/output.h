@@ -1,0 +1,49 @@
+/* What sbxctl prints: human text or exactly one JSON object on stdout
+ * (shapes of INTERFACES.md), and error lines on stderr.  Everything passes
+ * through the redactor. */
+#ifndef SBX_CTL_OUTPUT_H
+#define SBX_CTL_OUTPUT_H
+
+#include <stddef.h>
+#include <sbx/host.h>
+
+#include "redact.h"
+
+/* How to print; `redactor` is borrowed and may be NULL. */
+typedef struct sbx_ctl_output {
+    int json;
+    const sbx_ctl_redactor *redactor;
+} sbx_ctl_output;
+
+/* A failure: always the line "sbxctl: KIND: MESSAGE" on stderr, and with
+ * --json also {"error":{kind,message,http_status,expected,actual}} on stdout. */
+void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err);
+
+/* create and discover: one sandbox. */
+void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox);
+
+/* alive: whether `sandbox_id` runs. */
+void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive);
+
+/* list: `count` sandboxes (aligned columns, or {"sandboxes":[...],"count":N}). */
+void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandboxes,
+                             size_t count);
+
+/* capabilities: the mount contract as the backend knows it. */
+void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilities *caps);
+
+/* reconcile: the outcome for `sandbox_id`. */
+void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox_id,
+                                  const sbx_reconciliation *result);
+
+/* backends: what the host can load (aligned columns, or {"backends":[...]}). */
+void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *entries,
+                            size_t count);
+
+/* destroy: `sandbox_id` is gone. */
+void sbx_ctl_print_destroyed(const sbx_ctl_output *out, const char *sandbox_id);
+
+/* --version: the program's name and version. */
+void sbx_ctl_print_version(const sbx_ctl_output *out);
+
+#endif

@@ -1,0 +1,76 @@
+/* Secret redaction for sbxctl's output. */
+#include "redact.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int sbx_ctl_option_is_secret(const char *key)
+{
+    static const char *const secret_words[] = {"key", "token", "secret", "password"};
+    for (size_t i = 0; i < sizeof secret_words / sizeof secret_words[0]; i++) {
+        if (strcasestr(key, secret_words[i]) != NULL)
+            return 1;
+    }
+    return 0;
+}
+
+sbx_status sbx_ctl_redactor_add_options(sbx_ctl_redactor *redactor,
+                                        const sbx_option *options, size_t count,
+                                        sbx_error *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (!sbx_ctl_option_is_secret(options[i].key) || options[i].value == NULL ||
+            options[i].value[0] == '\0')
+            continue;
+        char **grown = realloc(redactor->secrets, (redactor->count + 1) * sizeof *grown);
+        if (grown == NULL)
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        redactor->secrets = grown;
+        grown[redactor->count] = strdup(options[i].value);
+        if (grown[redactor->count] == NULL)
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        redactor->count++;
+    }
+    return SBX_OK;
+}
+
+void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor)
+{
+    if (redactor == NULL)
+        return;
+    for (size_t i = 0; i < redactor->count; i++)
+        free(redactor->secrets[i]);
+    free(redactor->secrets);
+    redactor->secrets = NULL;
+    redactor->count = 0;
+}
+
+/* The earliest occurrence of any secret in `text`, or NULL. */
+static const char *next_secret(const sbx_ctl_redactor *redactor, const char *text,
+                               size_t *secret_len)
+{
+    const char *first = NULL;
+    for (size_t i = 0; redactor != NULL && i < redactor->count; i++) {
+        const char *hit = strstr(text, redactor->secrets[i]);
+        if (hit != NULL && (first == NULL || hit < first)) {
+            first = hit;
+            *secret_len = strlen(redactor->secrets[i]);
+        }
+    }
+    return first;
+}
+
+int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
+                           FILE *stream)
+{
+    size_t secret_len = 0;
+    const char *hit;
+    while ((hit = next_secret(redactor, text, &secret_len)) != NULL) {
+        if (fwrite(text, 1, (size_t)(hit - text), stream) != (size_t)(hit - text) ||
+            fputs("***", stream) == EOF)
+            return EOF;
+        text = hit + secret_len;
+    }
+    return fputs(text, stream) == EOF ? EOF : 0;
+}

@@ -1,0 +1,35 @@
+/* Keeps secrets (the API key and the like) out of everything sbxctl prints. */
+#ifndef SBX_CTL_REDACT_H
+#define SBX_CTL_REDACT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sbx/host.h>
+
+/* The secret values to hide.  Owns copies of them. */
+typedef struct sbx_ctl_redactor {
+    char **secrets;
+    size_t count;
+} sbx_ctl_redactor;
+
+/* Non-zero when an option called `key` holds a secret (api_key, tokens,
+ * passwords): its value is never printed. */
+int sbx_ctl_option_is_secret(const char *key);
+
+/* Remember the values of the secret options among `options` (copied).
+ * SBX_ERR_INTERNAL when out of memory. */
+sbx_status sbx_ctl_redactor_add_options(sbx_ctl_redactor *redactor,
+                                        const sbx_option *options, size_t count,
+                                        sbx_error *err);
+
+/* Forget every secret and release the copies.  NULL is accepted. */
+void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor);
+
+/* Write `text` to `stream` with each secret replaced by "***".  Defence in
+ * depth: backends never put a key in their messages, but what sbxctl prints
+ * passes through here so that one slip cannot reach a terminal or a log.
+ * `redactor` may be NULL.  Returns 0, or EOF on a write error. */
+int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
+                           FILE *stream);
+
+#endif
