@@ -21,6 +21,7 @@
 
 struct sbx_http_client {
     char *base_url;
+    char *shown_url;                  /* base_url without user:password@, for messages */
     char *unix_socket_path;
     char *ca_file;
     long connect_timeout_ms;
@@ -77,6 +78,30 @@ static void client_log(const sbx_http_client *c, sbx_log_level level,
 static int starts_with_nocase(const char *s, const char *prefix)
 {
     return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The base URL as messages show it: any "user:password@" dropped. */
+static char *url_for_messages(const char *url)
+{
+    const char *authority = strstr(url, "://");
+    authority = authority != NULL ? authority + 3 : url;
+    size_t host_len = strcspn(authority, "/?#");
+    const char *at = memchr(authority, '@', host_len);
+    if (at == NULL)
+        return strdup(url);
+    size_t prefix = (size_t)(authority - url);
+    size_t n = prefix + strlen(at + 1) + 1;
+    char *shown = malloc(n);
+    if (shown != NULL)
+        snprintf(shown, n, "%.*s%s", (int)prefix, url, at + 1);
+    return shown;
+}
+
+static void strip_trailing_slashes(char *url)
+{
+    size_t len = strlen(url);
+    while (len > 0 && url[len - 1] == '/')
+        url[--len] = '\0';
 }
 
 /* A header must be "Name: value" with a token name; the value may not hold
@@ -170,18 +195,19 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
     c->log = o->log;
     c->log_ctx = o->log_ctx;
     c->base_url = strdup(o->base_url);
+    c->shown_url = url_for_messages(o->base_url);
     c->unix_socket_path = dup_or_null(o->unix_socket_path);
     c->ca_file = dup_or_null(o->ca_file);
     c->log_name = dup_or_null(o->log_name);
-    if (c->base_url == NULL || (o->unix_socket_path != NULL && c->unix_socket_path == NULL) ||
+    if (c->base_url == NULL || c->shown_url == NULL ||
+        (o->unix_socket_path != NULL && c->unix_socket_path == NULL) ||
         (o->ca_file != NULL && c->ca_file == NULL) ||
         (o->log_name != NULL && c->log_name == NULL)) {
         sbx_http_client_free(c);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
-    size_t len = strlen(c->base_url);
-    while (len > 0 && c->base_url[len - 1] == '/')
-        c->base_url[--len] = '\0';
+    strip_trailing_slashes(c->base_url);
+    strip_trailing_slashes(c->shown_url);
 
     sbx_status st = build_header_lists(c, o, err);
     if (st != SBX_OK) {
@@ -211,6 +237,7 @@ void sbx_http_client_free(sbx_http_client *c)
     curl_slist_free_all(c->plain_headers);
     curl_slist_free_all(c->json_headers);
     free(c->base_url);
+    free(c->shown_url);
     free(c->unix_socket_path);
     free(c->ca_file);
     free(c->log_name);
@@ -269,7 +296,7 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         size_t cap = sink->cap == 0 ? 4096 : sink->cap;
         while (cap < sink->len + n + 1)
             cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-        if (cap > sink->limit + 1)
+        if (sink->limit < SIZE_MAX && cap > sink->limit + 1)
             cap = sink->limit + 1;
         char *grown = realloc(sink->data, cap);
         if (grown == NULL) {
@@ -314,7 +341,10 @@ static CURLcode configure(sbx_http_client *c, CURL *h, const char *method,
         SET(CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
     if (timeout_ms > 0)
         SET(CURLOPT_TIMEOUT_MS, timeout_ms);
-    SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response_bytes);
+    /* Refuses early when Content-Length already says too much; the write
+     * callback enforces the bound either way. */
+    if (c->max_response_bytes <= (size_t)INT64_MAX)
+        SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response_bytes);
     SET(CURLOPT_WRITEFUNCTION, sink_write);
     SET(CURLOPT_WRITEDATA, sink);
     SET(CURLOPT_ERRORBUFFER, errbuf);
@@ -350,8 +380,8 @@ static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
         return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: timed out after %ld ms (%s)",
-                             method, c->base_url, path, timeout_ms, detail);
-    return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: %s", method, c->base_url,
+                             method, c->shown_url, path, timeout_ms, detail);
+    return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: %s", method, c->shown_url,
                          path, detail);
 }
 

@@ -84,7 +84,7 @@ sbx_status sbx_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *
         rc = curl_url_get(u, CURLUPART_HOST, &host, 0);
     curl_url_cleanup(u);
     if (rc != CURLUE_OK)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "cannot parse the URL '%s'", url);
+        return sbx_error_set(err, SBX_ERR_CONFIG, "cannot find a host in the base URL");
     *bypass = sbx_host_bypasses_proxy(host);
     curl_free(host);
     return SBX_OK;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void record_clear(sbx_sandbox *s)
+void sbx_sandbox_record_clear(sbx_sandbox *s)
 {
     free(s->sandbox_id);
     free(s->sandbox_url);
@@ -34,7 +34,7 @@ sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
     memset(out, 0, sizeof *out);
     out->mount_contract_version = mount_contract_version;
     if (sandbox_id == NULL || sandbox_url == NULL) {
-        record_clear(out);
+        sbx_sandbox_record_clear(out);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
     }
     int ok = copy_optional(&out->sandbox_id, sandbox_id) &&
@@ -43,7 +43,7 @@ sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
              copy_optional(&out->thread_id, thread_id) &&
              copy_optional(&out->status, status);
     if (!ok) {
-        record_clear(out);
+        sbx_sandbox_record_clear(out);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     return SBX_OK;
@@ -54,7 +54,7 @@ void sbx_sandbox_records_free(sbx_sandbox *sandboxes, size_t count)
     if (sandboxes == NULL)
         return;
     for (size_t i = 0; i < count; i++)
-        record_clear(&sandboxes[i]);
+        sbx_sandbox_record_clear(&sandboxes[i]);
     free(sandboxes);
 }
 
@@ -79,7 +79,7 @@ sbx_sandbox *sbx_sandbox_list_append(sbx_sandbox_list *list, sbx_error *err)
 void sbx_sandbox_list_drop_last(sbx_sandbox_list *list)
 {
     if (list->count > 0)
-        record_clear(&list->items[--list->count]);
+        sbx_sandbox_record_clear(&list->items[--list->count]);
 }
 
 void sbx_sandbox_list_take(sbx_sandbox_list *list, sbx_sandbox **out, size_t *count)

@@ -16,6 +16,9 @@ sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
                                    const char *thread_id, const char *status,
                                    int mount_contract_version, sbx_error *err);
 
+/* Free the strings one record holds and reset it (contract to NONE). */
+void sbx_sandbox_record_clear(sbx_sandbox *record);
+
 /* Release the strings of `count` records and the array itself (allocated
  * with malloc/calloc/realloc).  NULL is accepted. */
 void sbx_sandbox_records_free(sbx_sandbox *sandboxes, size_t count);

@@ -1,4 +1,5 @@
 # Reference pages (shipped in the tarball) and the man page (installed).
 EXTRA_DIST += \
 	docs/abi.md \
-	docs/configuration.md
+	docs/configuration.md \
+	docs/emulator.md

@@ -61,14 +61,7 @@ sbx_status sbx_contract_cache_init(sbx_contract_cache *cache, const sbx_contract
         cache->hooks.clock = monotonic_ms;
     if (pthread_mutex_init(&cache->lock, NULL) != 0)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
-    pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc == 0) {
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-        rc = pthread_cond_init(&cache->probe_done, &attr);
-        pthread_condattr_destroy(&attr);
-    }
-    if (rc != 0) {
+    if (pthread_cond_init(&cache->probe_done, NULL) != 0) {
         pthread_mutex_destroy(&cache->lock);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a condition variable");
     }
@@ -147,7 +140,7 @@ int sbx_contract_cache_current(sbx_contract_cache *cache, sbx_contract_state *ou
         pthread_mutex_unlock(&cache->lock);
         cache_log(cache, SBX_LOG_DEBUG, "waiting for the capability probe in flight");
         pthread_mutex_lock(&cache->lock);
-        while (cache->probing && cache->probes_completed == awaited)
+        while (cache->probes_completed == awaited)
             pthread_cond_wait(&cache->probe_done, &cache->lock);
         *out = cache->state;
         refreshed = 1;

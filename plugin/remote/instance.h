@@ -43,9 +43,4 @@ void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
 #endif
     ;
 
-/* The probe the contract cache calls: GET /api/capabilities.  A 404 means a
- * legacy provisioner (version 0); transport errors, other statuses and
- * ill-typed answers fail.  `ctx` is the instance. */
-sbx_status sbx_remote_probe_capabilities(void *ctx, int *version, sbx_error *err);
-
 #endif /* SBX_REMOTE_INSTANCE_H */

@@ -1,1 +1,23 @@
-# (filled in by its part)
+# The remote backend: a client of the provisioner HTTP API (libcurl + json-c).
+# All logic lives in a convenience library that unit tests link directly; the
+# module adds the entry point and exports nothing else.
+noinst_LTLIBRARIES += plugin/remote/libsbx-remote-core.la
+plugin_remote_libsbx_remote_core_la_SOURCES = \
+	plugin/remote/answer_errors.c plugin/remote/answer_errors.h \
+	plugin/remote/contract_cache.c plugin/remote/contract_cache.h \
+	plugin/remote/create.c plugin/remote/create.h \
+	plugin/remote/decode.c plugin/remote/decode.h \
+	plugin/remote/ids.c plugin/remote/ids.h \
+	plugin/remote/instance.c plugin/remote/instance.h \
+	plugin/remote/ops.c plugin/remote/ops.h \
+	plugin/remote/options.c plugin/remote/options.h \
+	plugin/remote/sandbox.c plugin/remote/sandbox.h
+plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
+	$(CURL_CFLAGS) $(JSONC_CFLAGS)
+
+pkglib_LTLIBRARIES += plugin/remote/sbx-remote.la
+plugin_remote_sbx_remote_la_SOURCES = plugin/remote/module.c plugin/remote/module.h
+plugin_remote_sbx_remote_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+plugin_remote_sbx_remote_la_LIBADD = plugin/remote/libsbx-remote-core.la \
+	common/libsbx-common.la $(CURL_LIBS) $(JSONC_LIBS)
+plugin_remote_sbx_remote_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)

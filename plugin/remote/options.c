@@ -169,6 +169,8 @@ static sbx_status apply_option(const char *key, const char *value, sbx_remote_op
         if (strpbrk(value, "\r\n") != NULL)
             return sbx_error_set(err, SBX_ERR_CONFIG,
                                  "remote backend option api_key contains CR or LF");
+        if (out->api_key != NULL)
+            memset(out->api_key, 0, strlen(out->api_key));
         free(out->api_key);
         out->api_key = NULL;
         return value[0] == '\0' ? SBX_OK : replace_string(&out->api_key, value, err);
@@ -250,6 +252,8 @@ void sbx_remote_options_free(sbx_remote_options *opts)
     if (opts == NULL)
         return;
     free(opts->provisioner_url);
+    if (opts->api_key != NULL) /* a secret: do not leave it in freed memory */
+        memset(opts->api_key, 0, strlen(opts->api_key));
     free(opts->api_key);
     free(opts->ca_file);
     free_mounts(opts);

@@ -1,1 +1,7 @@
-# (filled in by its part)
+# The provisioner emulator checked over real HTTP against the reference
+# provisioner's recorded answers and its control API.
+check_PROGRAMS += tests/emulator/test_emulator
+TESTS += tests/emulator/test_emulator
+tests_emulator_test_emulator_SOURCES = tests/emulator/test_emulator.c
+tests_emulator_test_emulator_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_emulator_test_emulator_LDADD = $(SBX_TEST_LIBS) -lpthread

@@ -1,1 +1,50 @@
-# (filled in by its part)
+# The remote backend over real HTTP against the provisioner emulator, through
+# the public host API: the seed test file ported case by case
+# (tests/remote/SEED_MAP.md), fault cases, and many threads on one instance.
+# Every suite shares the fixture (remote_fixture.*) and the thread helpers
+# (remote_threads.*).
+SBX_REMOTE_TEST_SUPPORT = \
+	tests/remote/remote_fixture.c tests/remote/remote_fixture.h \
+	tests/remote/remote_threads.c tests/remote/remote_threads.h
+SBX_REMOTE_SUITES = \
+	tests/remote/test_seed_list \
+	tests/remote/test_seed_create \
+	tests/remote/test_seed_contract \
+	tests/remote/test_seed_lifecycle \
+	tests/remote/test_seed_reconcile \
+	tests/remote/test_remote_faults \
+	tests/remote/test_remote_concurrency
+check_PROGRAMS += $(SBX_REMOTE_SUITES)
+TESTS += $(SBX_REMOTE_SUITES)
+EXTRA_DIST += tests/remote/SEED_MAP.md
+
+SBX_REMOTE_TEST_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+SBX_REMOTE_TEST_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+tests_remote_test_seed_list_SOURCES = tests/remote/test_seed_list.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_seed_list_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_seed_list_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_seed_create_SOURCES = tests/remote/test_seed_create.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_seed_create_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_seed_create_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_seed_contract_SOURCES = tests/remote/test_seed_contract.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_seed_contract_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_seed_contract_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_seed_lifecycle_SOURCES = tests/remote/test_seed_lifecycle.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_seed_lifecycle_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_seed_lifecycle_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_seed_reconcile_SOURCES = tests/remote/test_seed_reconcile.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_seed_reconcile_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_seed_reconcile_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_remote_faults_SOURCES = tests/remote/test_remote_faults.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_remote_faults_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_faults_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_remote_concurrency_SOURCES = tests/remote/test_remote_concurrency.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_remote_concurrency_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_concurrency_LDADD = $(SBX_REMOTE_TEST_LDADD)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/support/remote.h"
+#include "tests/support/remote_helpers.h"
 
 /* Bytes enough for any control path this fixture builds. */
 #define SBX_RT_PATH_MAX 256
@@ -17,23 +17,45 @@ static int control_ok(int http_status)
     return http_status >= 200 && http_status < 300;
 }
 
-int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
-                 const sbx_option *extra, size_t n_extra)
+int sbx_rt_start_emulator(sbx_rt *rt, const char *const *emu_args)
 {
-    static const char *const no_args[] = { NULL };
     memset(rt, 0, sizeof(*rt));
-    rt->emu = sbx_test_emu_start(emu_args != NULL ? emu_args : no_args);
+    rt->emu = sbx_test_emu_start(emu_args);
     CU_ASSERT_PTR_NOT_NULL(rt->emu);
     if (rt->emu == NULL)
         return 0;
-    rt->log = sbx_test_log_new();
+    rt->log = sbx_test_log_capture_new();
     CU_ASSERT_PTR_NOT_NULL(rt->log);
+    if (rt->log == NULL) {
+        sbx_rt_stop(rt);
+        return 0;
+    }
+    return 1;
+}
+
+sbx_status sbx_rt_open(sbx_rt *rt, const char *api_key, const sbx_option *extra,
+                       size_t n_extra, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (rt->host == NULL)
+        rt->host = sbx_test_host_new(rt->log);
+    if (rt->host == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "no host");
+    rt->backend = sbx_test_open_remote(&rt->host, sbx_test_emu_url(rt->emu), api_key,
+                                       extra, n_extra, err);
+    if (rt->backend != NULL)
+        return SBX_OK;
+    /* an open that fails must say why; INTERNAL marks one that did not */
+    return err->kind != SBX_OK ? err->kind : SBX_ERR_INTERNAL;
+}
+
+int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
+                 const sbx_option *extra, size_t n_extra)
+{
+    if (!sbx_rt_start_emulator(rt, emu_args))
+        return 0;
     sbx_error err;
-    sbx_error_clear(&err);
-    if (rt->log != NULL)
-        rt->backend = sbx_test_open_remote_logged(&rt->host, sbx_test_emu_url(rt->emu),
-                                                  api_key, extra, n_extra, rt->log, &err);
-    if (rt->backend == NULL) {
+    if (sbx_rt_open(rt, api_key, extra, n_extra, &err) != SBX_OK) {
         CU_FAIL("the remote backend did not open on the emulator");
         fprintf(stderr, "open remote: %s: %s\n", sbx_status_name(err.kind), err.message);
         sbx_rt_stop(rt);
@@ -50,7 +72,7 @@ void sbx_rt_stop(sbx_rt *rt)
     rt->host = NULL;
     sbx_test_emu_stop(rt->emu);
     rt->emu = NULL;
-    sbx_test_log_free(rt->log);
+    sbx_test_log_capture_free(rt->log);
     rt->log = NULL;
 }
 

@@ -14,17 +14,18 @@
 #define SBX_TESTS_REMOTE_FIXTURE_H
 
 #include <stddef.h>
-#include <json.h>
+#include <json-c/json.h>
 #include <sbx/host.h>
 
 #include "tests/support/emulator.h"
+#include "tests/support/log_capture.h"
 
 /* One emulator and one backend opened on it.  Zero-initialise, then start. */
 typedef struct sbx_rt {
     sbx_test_emu *emu;
     sbx_host *host;
     sbx_backend *backend;
-    sbx_test_log *log;      /* lines the backend logged (host log callback) */
+    sbx_test_log_capture *log;  /* what the backend logged (the host's callback) */
 } sbx_rt;
 
 /* Start an emulator with the NULL-terminated `emu_args` (NULL: none) and
@@ -32,6 +33,17 @@ typedef struct sbx_rt {
  * options.  Returns 1, or 0 after a CUnit failure (everything released). */
 int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
                  const sbx_option *extra, size_t n_extra);
+
+/* Only the emulator half of sbx_rt_start (no backend yet), for tests of
+ * sbx_rt_open itself.  Returns 1, or 0 after a CUnit failure. */
+int sbx_rt_start_emulator(sbx_rt *rt, const char *const *emu_args);
+
+/* Open the remote backend on the fixture's emulator through the host
+ * library (provisioner_url, then api_key when not NULL, then `extra`), with
+ * the fixture's log capture.  Returns what the open returned; on success
+ * rt->host and rt->backend are set. */
+sbx_status sbx_rt_open(sbx_rt *rt, const char *api_key, const sbx_option *extra,
+                       size_t n_extra, sbx_error *err);
 
 /* Close the backend, free the host, stop the emulator.  Safe on a fixture
  * that failed to start or was already stopped. */
@@ -44,7 +56,10 @@ int sbx_rt_respond(sbx_rt *rt, const char *route, int status, const char *body,
                    const char *content_type, int times);
 
 /* Queue a body-less fault ("drop", "garbage", "truncate", "hold") on
- * `route` for `times` requests.  Returns 1 when accepted. */
+ * `route` for `times` requests.  Returns 1 when accepted.  A "drop" meant
+ * as "the provisioner is unreachable" needs times -1: libcurl resends a
+ * request once on a fresh connection when a reused keep-alive connection
+ * closes before any answer, so a single drop can go unseen. */
 int sbx_rt_fault(sbx_rt *rt, const char *route, const char *action, int times);
 
 /* PUT /_emu/contract {"version": version}.  Returns 1 when accepted. */

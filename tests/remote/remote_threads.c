@@ -1,6 +1,7 @@
-/* The latch of the tests/remote suites (see remote_threads.h). */
+/* Thread helpers of the tests/remote suites (see remote_threads.h). */
 #include "tests/remote/remote_threads.h"
 
+#include <CUnit/CUnit.h>
 #include <time.h>
 
 int sbx_rt_latch_init(sbx_rt_latch *latch)
@@ -61,4 +62,37 @@ int sbx_rt_latch_wait(sbx_rt_latch *latch, int target, int timeout_ms)
     int reached = latch->arrived >= target;
     pthread_mutex_unlock(&latch->mutex);
     return reached;
+}
+
+int sbx_rt_start_threads(pthread_t *threads, int n, void *(*body)(void *), void *args,
+                         size_t arg_size)
+{
+    int started = 0;
+    while (started < n &&
+           pthread_create(&threads[started], NULL, body,
+                          (char *)args + (size_t)started * arg_size) == 0)
+        started++;
+    CU_ASSERT_EQUAL(started, n);
+    return started;
+}
+
+void sbx_rt_finish_threads(sbx_rt *rt, pthread_t *threads, int started,
+                           sbx_rt_latch *done, int timeout_ms)
+{
+    int finished = sbx_rt_latch_wait(done, started, timeout_ms);
+    CU_ASSERT(finished);
+    if (!finished) {
+        sbx_test_emu_stop(rt->emu);
+        rt->emu = NULL;
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+}
+
+void *sbx_rt_contract_thread(void *call)
+{
+    sbx_rt_call *c = call;
+    c->result = sbx_rt_contract(c->rt);
+    sbx_rt_latch_arrive(c->done);
+    return NULL;
 }

@@ -1,12 +1,16 @@
 /*
- * Thread helper of the tests/remote suites: a latch that counts finished
+ * Thread helpers of the tests/remote suites: a latch that counts finished
  * workers and lets a test wait for them with a deadline (tests never sleep to
- * wait).
+ * wait), starting and joining worker threads, and the capabilities call as
+ * a thread body.
  */
 #ifndef SBX_TESTS_REMOTE_THREADS_H
 #define SBX_TESTS_REMOTE_THREADS_H
 
 #include <pthread.h>
+#include <stddef.h>
+
+#include "tests/remote/remote_fixture.h"
 
 /* Counts arrivals; waiters wake when the count reaches their target. */
 typedef struct sbx_rt_latch {
@@ -31,5 +35,28 @@ int sbx_rt_latch_arrived(sbx_rt_latch *latch);
 /* Wait until at least `target` arrivals or `timeout_ms` passed.  Returns 1
  * when the target was reached. */
 int sbx_rt_latch_wait(sbx_rt_latch *latch, int target, int timeout_ms);
+
+/* Start `n` threads running `body`, thread i on the element i of `args`
+ * (an array of `arg_size`-byte elements).  Returns how many started (a
+ * CUnit failure when not all). */
+int sbx_rt_start_threads(pthread_t *threads, int n, void *(*body)(void *), void *args,
+                         size_t arg_size);
+
+/* Wait (bounded by `timeout_ms`) for `started` arrivals at `done`, then join
+ * the threads.  When they do not all arrive in time (a CUnit failure) the
+ * fixture's emulator is stopped first (rt->emu becomes NULL), which breaks
+ * every pending request so that the threads can end. */
+void sbx_rt_finish_threads(sbx_rt *rt, pthread_t *threads, int started,
+                           sbx_rt_latch *done, int timeout_ms);
+
+/* A backend call made on its own thread, and what it answered. */
+typedef struct sbx_rt_call {
+    sbx_rt *rt;
+    sbx_rt_latch *done;    /* arrived at when the call returned */
+    int result;
+} sbx_rt_call;
+
+/* Thread body: call->result = sbx_rt_contract(call->rt), then arrive. */
+void *sbx_rt_contract_thread(void *call);
 
 #endif

@@ -324,27 +324,11 @@ static void test_boolean_contract_rejected(void)
     expect_non_integer_contract_rejected("true");
 }
 
-/* A call made on its own thread, and what it answered. */
-typedef struct contract_call {
-    sbx_rt *rt;
-    sbx_rt_latch *done;
-    int result;
-} contract_call;
-
-/* Thread body: a capabilities call (it probes: the cache is stale). */
-static void *probe_thread(void *arg)
-{
-    contract_call *call = arg;
-    call->result = sbx_rt_contract(call->rt);
-    sbx_rt_latch_arrive(call->done);
-    return NULL;
-}
-
 /* Thread body: rule 7, asked by a host whose configuration enables thread
  * data mounts. */
 static void *thread_data_mounts_thread(void *arg)
 {
-    contract_call *call = arg;
+    sbx_rt_call *call = arg;
     call->result = sbx_backend_allows_thread_data_mounts(call->rt->backend, 1);
     sbx_rt_latch_arrive(call->done);
     return NULL;
@@ -354,8 +338,8 @@ static void *thread_data_mounts_thread(void *arg)
 /* Over HTTP: the cache holds 2 but is stale (a 409 marked it), a probe is in
  * flight (held by the emulator), the provisioner drops to 0 meanwhile.  The
  * host's question must wait for that probe and answer from it (no), not from
- * the stale 2, and must not send a probe of its own.  (The remote backend's
- * unit tests port the same seed case with a fake clock.) */
+ * the stale 2, and must not send a probe of its own.  (Also ported with a
+ * fake clock in tests/remote-unit/test_contract_cache.c.) */
 static void test_thread_data_mounts_wait_for_inflight_probe(void)
 {
     sbx_rt rt;
@@ -374,32 +358,21 @@ static void test_thread_data_mounts_wait_for_inflight_probe(void)
         sbx_rt_stop(&rt);
         return;
     }
-    contract_call prober = { &rt, &done, -9 };
-    contract_call asker = { &rt, &done, -9 };
-    pthread_t prober_thread, asker_thread;
-    int prober_started = pthread_create(&prober_thread, NULL, probe_thread, &prober) == 0;
-    CU_ASSERT(prober_started);
+    sbx_rt_call calls[2] = { { &rt, &done, -9 }, { &rt, &done, -9 } };
+    pthread_t threads[2];
+    int started = sbx_rt_start_threads(threads, 1, sbx_rt_contract_thread, calls,
+                                       sizeof(sbx_rt_call));
     CU_ASSERT(sbx_test_emu_wait(rt.emu, "capabilities", 2, 1, 5000));
-    int asker_started = pthread_create(&asker_thread, NULL, thread_data_mounts_thread,
-                                       &asker) == 0;
-    CU_ASSERT(asker_started);
+    started += sbx_rt_start_threads(threads + 1, 1, thread_data_mounts_thread, calls + 1,
+                                    sizeof(sbx_rt_call));
     CU_ASSERT(sbx_test_log_wait(rt.log, "waiting for the capability probe in flight", 5000));
     CU_ASSERT_EQUAL(sbx_rt_latch_arrived(&done), 0);   /* both still blocked */
     sbx_rt_set_contract(&rt, 0);
     sbx_rt_release(&rt, "capabilities");
-    int finished = sbx_rt_latch_wait(&done, prober_started + asker_started, 5000);
-    CU_ASSERT(finished);
-    if (!finished) {
-        sbx_test_emu_stop(rt.emu);   /* break the held connection so threads end */
-        rt.emu = NULL;
-    }
-    if (prober_started)
-        pthread_join(prober_thread, NULL);
-    if (asker_started)
-        pthread_join(asker_thread, NULL);
+    sbx_rt_finish_threads(&rt, threads, started, &done, 5000);
     sbx_rt_latch_destroy(&done);
-    CU_ASSERT_EQUAL(prober.result, 0);
-    CU_ASSERT_EQUAL(asker.result, 0);
+    CU_ASSERT_EQUAL(calls[0].result, 0);   /* the probe learnt 0 */
+    CU_ASSERT_EQUAL(calls[1].result, 0);   /* so: no thread data mounts */
     if (rt.emu != NULL)
         CU_ASSERT_EQUAL(sbx_test_emu_received(rt.emu, "capabilities"), 2);
     sbx_rt_stop(&rt);

@@ -151,7 +151,8 @@ static void test_create_delegates_named_user(void)
 /* seed: test_provisioner_create_returns_sandbox_info */
 /* The seed's user "test-user-autouse" comes from a Python test fixture; the
  * C caller names no user, which travels as "default".  The 30 s default
- * create timeout is checked by the remote backend's unit tests. */
+ * create timeout is checked in tests/remote-unit/test_ids_options.c, and
+ * test_remote_faults checks that a configured one is honoured. */
 static void test_create_sends_exact_body_and_returns_sandbox(void)
 {
     sbx_rt rt;
@@ -315,7 +316,7 @@ static void test_create_transport_failure_is_reported(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    sbx_rt_fault(&rt, "create", "drop", 1);
+    sbx_rt_fault(&rt, "create", "drop", -1);
     sbx_create_request request = sbx_rt_create_request("abc123", "thread-1", NULL);
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_rt_create_discarding(&rt, &request, &err), SBX_ERR_TRANSPORT);

@@ -36,8 +36,9 @@ static void test_destroy_delegates_to_provisioner(void)
 }
 
 /* seed: test_provisioner_destroy_calls_delete */
-/* The 15 s default destroy timeout is checked by the remote backend's unit
- * tests; test_remote_faults checks that a configured one is honoured. */
+/* The 15 s default destroy timeout is checked in
+ * tests/remote-unit/test_ids_options.c; test_remote_faults checks that a
+ * configured one is honoured. */
 static void test_destroy_sends_delete(void)
 {
     sbx_rt rt;
@@ -47,6 +48,8 @@ static void test_destroy_sends_delete(void)
     CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_OK);
     json_object *req = sbx_rt_last_request(&rt, "DELETE", "/api/sandboxes/abc123");
     CU_ASSERT_PTR_NOT_NULL(req);
+    CU_ASSERT(sbx_rt_json_string_is(req, "body", NULL));
+    CU_ASSERT(sbx_rt_json_string_is(req, "api_key", NULL));
     json_object_put(req);
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "DELETE", NULL), 1);
     sbx_rt_stop(&rt);
@@ -60,7 +63,7 @@ static void test_destroy_transport_failure_is_reported(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    sbx_rt_fault(&rt, "delete", "drop", 1);
+    sbx_rt_fault(&rt, "delete", "drop", -1);
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_ERR_TRANSPORT);
     CU_ASSERT(sbx_rt_contains(err.message, "abc123"));
@@ -118,7 +121,7 @@ static void test_is_alive_transport_failure_is_reported(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    sbx_rt_fault(&rt, "get", "drop", 1);
+    sbx_rt_fault(&rt, "get", "drop", -1);
     int alive;
     sbx_error err;
     CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_ERR_TRANSPORT);
@@ -211,12 +214,62 @@ static void test_discover_transport_failure_is_reported(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    sbx_rt_fault(&rt, "get", "drop", 1);
+    sbx_rt_fault(&rt, "get", "drop", -1);
     sbx_sandbox *sandbox = NULL;
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &sandbox, &err),
                     SBX_ERR_TRANSPORT);
     CU_ASSERT_PTR_NULL(sandbox);
+    sbx_rt_stop(&rt);
+}
+
+/* Not in the seed: the whole life of a sandbox against the emulator's own
+ * answers at contract 2 (no faults): create, the idempotent repeat, alive,
+ * discover with identity, listed, destroyed, then gone everywhere. */
+static void test_whole_lifecycle_at_contract_2(void)
+{
+    static const char *const args[] = { "--contract", "2", "--initial-status", "Running", NULL };
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, args, NULL, NULL, 0))
+        return;
+    sbx_create_request request = sbx_rt_create_request("abc123", "thread-1", "alice");
+    sbx_sandbox *created = NULL, *again = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &created, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &again, &err), SBX_OK);
+    if (created != NULL && again != NULL) {
+        SBX_RT_ASSERT_STR(created->user_id, "alice");
+        SBX_RT_ASSERT_STR(created->thread_id, "thread-1");
+        CU_ASSERT_EQUAL(created->mount_contract_version, 2);
+        SBX_RT_ASSERT_STR(again->sandbox_url, created->sandbox_url);
+    }
+    int alive;
+    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
+    CU_ASSERT_EQUAL(alive, 1);
+    sbx_sandbox *found = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &found, &err), SBX_OK);
+    if (found != NULL && created != NULL) {
+        SBX_RT_ASSERT_STR(found->sandbox_url, created->sandbox_url);
+        SBX_RT_ASSERT_STR(found->user_id, "alice");
+        CU_ASSERT_EQUAL(found->mount_contract_version, 2);
+    }
+    sbx_backend_free_sandboxes(rt.backend, found, found != NULL);
+    sbx_backend_free_sandboxes(rt.backend, created, created != NULL);
+    sbx_backend_free_sandboxes(rt.backend, again, again != NULL);
+    sbx_sandbox *listed = NULL;
+    size_t count = 0;
+    CU_ASSERT_EQUAL(sbx_backend_list_running(rt.backend, &listed, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 1);
+    if (count == 1)
+        SBX_RT_ASSERT_STR(listed[0].sandbox_id, "abc123");
+    sbx_backend_free_sandboxes(rt.backend, listed, count);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_OK);
+    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
+    CU_ASSERT_EQUAL(alive, 0);
+    found = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &found, &err), SBX_ERR_NOT_FOUND);
+    sbx_backend_free_sandboxes(rt.backend, found, found != NULL);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_OK);
     sbx_rt_stop(&rt);
 }
 
@@ -235,6 +288,7 @@ void sbx_test_register(void)
         { "discover_not_found_on_404", test_discover_not_found_on_404 },
         { "discover_returns_identity", test_discover_returns_identity },
         { "discover_transport_failure_is_reported", test_discover_transport_failure_is_reported },
+        { "whole_lifecycle_at_contract_2", test_whole_lifecycle_at_contract_2 },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("seed_lifecycle", NULL, NULL, tests);

@@ -1,1 +1,31 @@
-# (filled in by its part)
+# sbxctl suites: they run the built program ($SBXCTL_BIN) as a child
+# process and check what a user would see; the remote suite drives it
+# against the provisioner emulator ($SBX_EMU_BIN).
+check_PROGRAMS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
+	tests/sbxctl/test_sbxctl_sandbox_id
+TESTS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
+	tests/sbxctl/test_sbxctl_sandbox_id
+
+# The child-process runner and the shared assertions of these suites.
+SBX_SBXCTL_TEST_SUPPORT = \
+	tests/sbxctl/run_sbxctl.c tests/sbxctl/run_sbxctl.h \
+	tests/sbxctl/sbxctl_checks.c tests/sbxctl/sbxctl_checks.h
+
+tests_sbxctl_test_sbxctl_cli_SOURCES = tests/sbxctl/test_sbxctl_cli.c $(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_cli_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_cli_LDADD = $(SBX_TEST_LIBS)
+# The programs under test must be built before the suites run.
+EXTRA_tests_sbxctl_test_sbxctl_cli_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)
+
+tests_sbxctl_test_sbxctl_remote_SOURCES = tests/sbxctl/test_sbxctl_remote.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_remote_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_remote_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_remote_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
+	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+# The sandbox id derivation, checked against independently computed values.
+tests_sbxctl_test_sbxctl_sandbox_id_SOURCES = tests/sbxctl/test_sbxctl_sandbox_id.c \
+	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h
+tests_sbxctl_test_sbxctl_sandbox_id_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_sandbox_id_LDADD = $(SBX_TEST_LIBS)

@@ -11,13 +11,28 @@ void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *cons
     CU_ASSERT_EQUAL_FATAL(ran, 0);
 }
 
+/* Lines of `text` that are not backend log lines ("sbxctl: [BACKEND] ..."). */
+static size_t count_non_log_lines(const char *text)
+{
+    size_t lines = 0;
+    for (const char *line = text; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        if (strncmp(line, "sbxctl: [", 9) != 0)
+            lines++;
+        if (end == NULL)
+            break;
+        line = end + 1;
+    }
+    return lines;
+}
+
 void sbx_test_assert_failure(const sbx_test_run *run, int exit_code, const char *kind,
                              const char *needle)
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "sbxctl: %s: ", kind);
     CU_ASSERT_EQUAL(run->exit_code, exit_code);
-    CU_ASSERT_EQUAL(sbx_test_count_lines(run->err), 1);
+    CU_ASSERT_EQUAL(count_non_log_lines(run->err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(run->err, prefix));
     CU_ASSERT_PTR_NOT_NULL(strstr(run->err, needle));
     if (run->exit_code != exit_code || strstr(run->err, prefix) == NULL ||
@@ -41,9 +56,7 @@ json_object *sbx_test_assert_json_failure(const sbx_test_run *run, const char *k
         return NULL;
     }
     CU_ASSERT_EQUAL(json_object_object_length(error), 5);
-    const char *got_kind = sbx_test_json_string(error, "kind");
-    CU_ASSERT_PTR_NOT_NULL(got_kind);
-    CU_ASSERT_STRING_EQUAL(got_kind != NULL ? got_kind : "", kind);
+    sbx_test_assert_json_string(error, "kind", kind);
     const char *message = sbx_test_json_string(error, "message");
     CU_ASSERT_TRUE(message != NULL && message[0] != '\0');
     static const char *const numeric[] = {"http_status", "expected", "actual"};
@@ -62,6 +75,32 @@ const char *sbx_test_json_string(json_object *object, const char *key)
         !json_object_is_type(value, json_type_string))
         return NULL;
     return json_object_get_string(value);
+}
+
+int sbx_test_json_int(json_object *object, const char *key, int fallback)
+{
+    json_object *value = NULL;
+    if (!json_object_object_get_ex(object, key, &value) ||
+        !json_object_is_type(value, json_type_int))
+        return fallback;
+    return json_object_get_int(value);
+}
+
+int sbx_test_json_true(json_object *object, const char *key)
+{
+    json_object *value = NULL;
+    return json_object_object_get_ex(object, key, &value) &&
+           json_object_is_type(value, json_type_boolean) && json_object_get_boolean(value);
+}
+
+void sbx_test_assert_json_string(json_object *object, const char *key, const char *expected)
+{
+    const char *value = sbx_test_json_string(object, key);
+    CU_ASSERT_PTR_NOT_NULL(value);
+    CU_ASSERT_STRING_EQUAL(value != NULL ? value : "", expected);
+    if (value == NULL || strcmp(value, expected) != 0)
+        fprintf(stderr, "member %s: expected '%s', got '%s'\n", key, expected,
+                value != NULL ? value : "(absent or not a string)");
 }
 
 int sbx_test_json_is_null(json_object *object, const char *key)

@@ -16,8 +16,9 @@
  * start or does not finish fails the test. */
 void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *const *args);
 
-/* Assert the run failed with `exit_code` and exactly one stderr line
- * "sbxctl: KIND: ..." that contains `needle` (the thing at fault). */
+/* Assert the run failed with `exit_code` and, besides backend log lines,
+ * exactly one stderr line "sbxctl: KIND: ..." containing `needle` (the
+ * thing at fault). */
 void sbx_test_assert_failure(const sbx_test_run *run, int exit_code, const char *kind,
                              const char *needle);
 
@@ -27,6 +28,15 @@ json_object *sbx_test_assert_json_failure(const sbx_test_run *run, const char *k
 
 /* The string member `key` of `object`, or NULL when absent or not a string. */
 const char *sbx_test_json_string(json_object *object, const char *key);
+
+/* The integer member `key` of `object`, or `fallback` when absent or not an integer. */
+int sbx_test_json_int(json_object *object, const char *key, int fallback);
+
+/* Non-zero when member `key` of `object` is the boolean true. */
+int sbx_test_json_true(json_object *object, const char *key);
+
+/* Assert member `key` of `object` is the string `expected`. */
+void sbx_test_assert_json_string(json_object *object, const char *key, const char *expected);
 
 /* Non-zero when `object` has member `key` and it is JSON null. */
 int sbx_test_json_is_null(json_object *object, const char *key);

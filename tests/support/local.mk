@@ -1,5 +1,19 @@
-# Test support: CUnit runner glue, the emulator process and its control API.
+# Test support: CUnit runner glue, raw HTTP probes, the emulator process and
+# its control API, the remote backend opened through the host library, and
+# log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
-tests_support_libsbx_test_la_SOURCES = tests/support/cunit_main.c tests/support/cunit_main.h
-tests_support_libsbx_test_la_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
-tests_support_libsbx_test_la_LIBADD = $(CUNIT_LIBS) $(JSONC_LIBS) $(CURL_LIBS)
+tests_support_libsbx_test_la_SOURCES = \
+	tests/support/cunit_main.c tests/support/cunit_main.h \
+	tests/support/emulator.c tests/support/emulator.h \
+	tests/support/http_probe.c tests/support/http_probe.h \
+	tests/support/log_capture.c tests/support/log_capture.h \
+	tests/support/remote_helpers.c tests/support/remote_helpers.h
+tests_support_libsbx_test_la_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS) -pthread
+tests_support_libsbx_test_la_LIBADD = $(CUNIT_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lpthread
+
+# The support library's own thread-safety check (log capture).
+check_PROGRAMS += tests/support/test_log_capture
+TESTS += tests/support/test_log_capture
+tests_support_test_log_capture_SOURCES = tests/support/test_log_capture.c
+tests_support_test_log_capture_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_support_test_log_capture_LDADD = $(SBX_TEST_LIBS) -lpthread

@@ -2,6 +2,8 @@
  * is wrong, so that a broken test says why. */
 #include "tools/provisioner-emu/emu_control.h"
 
+#include "tools/provisioner-emu/emu_json.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,10 @@ static void answer_ok(sbx_emu_reply *reply)
 /* Parse a JSON object body; on failure answers 400 and returns NULL. */
 static json_object *object_body(const char *body, size_t len, sbx_emu_reply *reply)
 {
-    json_tokener *tok = json_tokener_new();
-    json_object *root = json_tokener_parse_ex(tok, body, (int)len);
-    int complete = json_tokener_get_error(tok) == json_tokener_success &&
-                   json_tokener_get_parse_end(tok) == len;
-    json_tokener_free(tok);
-    if (complete && json_object_is_type(root, json_type_object))
+    size_t offset = 0;
+    const char *why = NULL;
+    json_object *root = sbx_emu_json_parse(body, len, &offset, &why);
+    if (json_object_is_type(root, json_type_object))
         return root;
     json_object_put(root);
     sbx_emu_reply_detail(reply, 400, "the body must be a JSON object");

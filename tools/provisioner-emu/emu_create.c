@@ -2,6 +2,8 @@
  * (type, loc, msg, input, ctx) because clients show or match them. */
 #include "tools/provisioner-emu/emu_create.h"
 
+#include "tools/provisioner-emu/emu_json.h"
+
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -193,23 +195,17 @@ static void reply_errors(sbx_emu_reply *reply, json_object *errors)
 
 static int parse_json(const char *body, size_t len, json_object **root, sbx_emu_reply *reply)
 {
-    json_tokener *tok = json_tokener_new();
-    *root = json_tokener_parse_ex(tok, body, (int)len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t offset = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (jerr == json_tokener_success && offset == len && len > 0)
+    size_t offset = 0;
+    const char *why = NULL;
+    *root = sbx_emu_json_parse(body, len, &offset, &why);
+    if (why == NULL)
         return 1;
-    json_object_put(*root);
-    *root = NULL;
     json_object *errors = json_object_new_array();
     json_object *loc = json_object_new_array();
     json_object_array_add(loc, json_object_new_string("body"));
     json_object_array_add(loc, json_object_new_int((int)offset));
     json_object *ctx = json_object_new_object();
-    json_object_object_add(ctx, "error",
-                           json_object_new_string(len == 0 ? "Expecting value"
-                                                           : json_tokener_error_desc(jerr)));
+    json_object_object_add(ctx, "error", json_object_new_string(why));
     json_object *input = json_object_new_object();
     add_error(errors, "json_invalid", loc, "JSON decode error", input, ctx);
     json_object_put(input);

@@ -43,6 +43,7 @@ void sbx_emu_fault_clear(sbx_emu_fault *fault)
 {
     free(fault->body);
     free(fault->content_type);
+    free(fault->location);
     memset(fault, 0, sizeof *fault);
 }
 
@@ -145,6 +146,14 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
     }
     if (has > 0)
         out->content_type = sbx_emu_xstrdup(json_object_get_string(value));
+
+    has = optional_member(spec, "location", json_type_string, &value);
+    if (has < 0) {
+        sbx_emu_fault_clear(out);
+        return "location must be a string";
+    }
+    if (has > 0)
+        out->location = sbx_emu_xstrdup(json_object_get_string(value));
     return NULL;
 }
 
@@ -177,6 +186,7 @@ void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_fa
         *out = node->fault;
         out->body = sbx_emu_xstrdup(node->fault.body);
         out->content_type = sbx_emu_xstrdup(node->fault.content_type);
+        out->location = sbx_emu_xstrdup(node->fault.location);
         if (node->fault.times > 0 && --node->fault.times == 0) {
             faults->head[route] = node->next;
             sbx_emu_fault_clear(&node->fault);
@@ -206,9 +216,9 @@ void sbx_emu_faults_delay(sbx_emu_faults *faults, long delay_ms)
         return;
     struct timespec deadline = deadline_after(delay_ms);
     pthread_mutex_lock(&faults->lock);
-    while (!faults->shutting_down &&
-           pthread_cond_timedwait(&faults->changed, &faults->lock, &deadline) != ETIMEDOUT) {
-    }
+    int timed_out = 0;
+    while (!faults->shutting_down && !timed_out)
+        timed_out = pthread_cond_timedwait(&faults->changed, &faults->lock, &deadline) == ETIMEDOUT;
     pthread_mutex_unlock(&faults->lock);
 }
 

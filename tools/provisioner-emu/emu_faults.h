@@ -26,6 +26,7 @@ typedef struct sbx_emu_fault {
     unsigned status;        /* RESPOND */
     char *body;             /* RESPOND; NULL is empty */
     char *content_type;     /* RESPOND; NULL means application/json */
+    char *location;         /* RESPOND; NULL: no Location header (redirect tests) */
     long delay_ms;          /* before the action, any action */
     int times;              /* requests it applies to; -1: every request */
 } sbx_emu_fault;

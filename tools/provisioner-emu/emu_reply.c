@@ -2,6 +2,7 @@
 #include "tools/provisioner-emu/emu_reply.h"
 
 #include "tools/provisioner-emu/emu_alloc.h"
+#include "tools/provisioner-emu/emu_json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@ void sbx_emu_reply_clear(sbx_emu_reply *reply)
 {
     free(reply->body);
     free(reply->content_type);
+    free(reply->location);
     memset(reply, 0, sizeof *reply);
     reply->status = 200;
 }
@@ -22,12 +24,6 @@ void sbx_emu_reply_text(sbx_emu_reply *reply, unsigned status, const char *body,
     reply->body_len = body != NULL ? strlen(body) : 0;
     reply->body = sbx_emu_xmemdup(body != NULL ? body : "", reply->body_len);
     reply->content_type = sbx_emu_xstrdup(content_type);
-}
-
-const char *sbx_emu_json_text(json_object *value)
-{
-    return json_object_to_json_string_ext(
-        value, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 void sbx_emu_reply_json(sbx_emu_reply *reply, unsigned status, json_object *value)

@@ -12,14 +12,15 @@ typedef enum sbx_emu_reply_kind {
     SBX_EMU_REPLY_DROP          /* close the connection without answering */
 } sbx_emu_reply_kind;
 
-/* An answer.  Owns body and content_type (NULL content_type: no
- * Content-Type header at all, as the reference's 401). */
+/* An answer.  Owns its strings (NULL content_type: no Content-Type
+ * header at all, as the reference's 401). */
 typedef struct sbx_emu_reply {
     sbx_emu_reply_kind kind;
     unsigned status;
     char *body;
     size_t body_len;
     char *content_type;
+    char *location;         /* NULL: no Location header */
 } sbx_emu_reply;
 
 /* Answer `status` with `body` (copied; NULL is empty) and `content_type`
@@ -36,9 +37,5 @@ void sbx_emu_reply_detail(sbx_emu_reply *reply, unsigned status, const char *det
 
 /* Release what the reply owns and make it an empty 200. */
 void sbx_emu_reply_clear(sbx_emu_reply *reply);
-
-/* The emulator's one JSON serialisation (compact, '/' not escaped, as the
- * reference's FastAPI writes it).  The text is owned by `value`. */
-const char *sbx_emu_json_text(json_object *value);
 
 #endif

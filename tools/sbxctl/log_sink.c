@@ -31,6 +31,7 @@ void sbx_ctl_log_line(void *log_ctx, sbx_log_level level, const char *backend,
             level_name(level), message != NULL ? message : "");
     fclose(stream);
     if (line != NULL) {
+        sbx_ctl_flatten_line(line);
         /* One lock around the pieces the redactor writes keeps lines from
          * several threads whole. */
         flockfile(stderr);

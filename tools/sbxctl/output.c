@@ -48,12 +48,22 @@ static FILE *text_open(text_buffer *buffer)
     return buffer->stream;
 }
 
-static void text_emit(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination)
+/* Close the stream and write what it holds; `flatten`: as one line. */
+static void text_emit_with(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination,
+                           int flatten)
 {
     fclose(buffer->stream);
-    if (buffer->data != NULL)
+    if (buffer->data != NULL) {
+        if (flatten)
+            sbx_ctl_flatten_line(buffer->data);
         emit(out, buffer->data, destination);
+    }
     free(buffer->data);
+}
+
+static void text_emit(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination)
+{
+    text_emit_with(out, buffer, destination, 0);
 }
 
 static json_object *json_string_or_null(const char *value)
@@ -83,9 +93,25 @@ static const char *cell(const char *value)
     return value != NULL && value[0] != '\0' ? value : UNKNOWN_CELL;
 }
 
+/* Print a peer-supplied value padded to `width`: control characters (a
+ * newline in a URL, a terminal escape) become spaces, so that one value
+ * stays on its line and cannot drive the terminal. */
+static void print_clean(FILE *stream, const char *value, size_t width)
+{
+    size_t len = 0;
+    for (; value[len] != '\0'; len++) {
+        unsigned char c = (unsigned char)value[len];
+        fputc(c < 0x20 || c == 0x7f ? ' ' : c, stream);
+    }
+    for (; len < width; len++)
+        fputc(' ', stream);
+}
+
 static void print_field(FILE *stream, const char *key, const char *value)
 {
-    fprintf(stream, "%s: %s\n", key, cell(value));
+    fprintf(stream, "%s: ", key);
+    print_clean(stream, cell(value), 0);
+    fputc('\n', stream);
 }
 
 static void print_contract_field(FILE *stream, int version)
@@ -112,7 +138,9 @@ static void print_table(FILE *stream, const char *const *headers, size_t columns
                         const char *const *cells, size_t rows)
 {
     size_t widths[MAX_COLUMNS] = {0};
-    for (size_t c = 0; c < columns && c < MAX_COLUMNS; c++) {
+    if (columns > MAX_COLUMNS)
+        columns = MAX_COLUMNS;
+    for (size_t c = 0; c < columns; c++) {
         widths[c] = strlen(headers[c]);
         for (size_t r = 0; r < rows; r++) {
             size_t len = strlen(cells[r * columns + c]);
@@ -123,10 +151,13 @@ static void print_table(FILE *stream, const char *const *headers, size_t columns
     for (size_t r = 0; r <= rows; r++) {
         const char *const *row = r == 0 ? headers : cells + (r - 1) * columns;
         for (size_t c = 0; c < columns; c++) {
-            if (c + 1 < columns && c < MAX_COLUMNS)
-                fprintf(stream, "%-*s  ", (int)widths[c], row[c]);
-            else
-                fprintf(stream, "%s\n", row[c]);
+            if (c + 1 < columns) {
+                print_clean(stream, row[c], widths[c]);
+                fputs("  ", stream);
+            } else {
+                print_clean(stream, row[c], 0);
+                fputc('\n', stream);
+            }
         }
     }
 }
@@ -140,7 +171,7 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
     FILE *stream = text_open(&line);
     if (stream != NULL) {
         fprintf(stream, "sbxctl: %s: %s\n", kind, message);
-        text_emit(out, &line, stderr);
+        text_emit_with(out, &line, stderr, 1);
     }
 
     if (!out->json)
@@ -190,6 +221,7 @@ void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int 
 }
 
 enum { LIST_COLUMNS = 6 };
+_Static_assert(LIST_COLUMNS <= MAX_COLUMNS, "the list table fits print_table");
 
 void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandboxes,
                              size_t count)
@@ -296,6 +328,7 @@ static const char *backend_kind_name(sbx_backend_kind kind)
 }
 
 enum { BACKEND_COLUMNS = 5 };
+_Static_assert(BACKEND_COLUMNS <= MAX_COLUMNS, "the backends table fits print_table");
 
 void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *entries,
                             size_t count)

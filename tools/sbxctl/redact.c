@@ -74,3 +74,15 @@ int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
     }
     return fputs(text, stream) == EOF ? EOF : 0;
 }
+
+void sbx_ctl_flatten_line(char *line)
+{
+    size_t len = strlen(line);
+    if (len > 0 && line[len - 1] == '\n')
+        len--;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (c < 0x20 || c == 0x7f)
+            line[i] = ' ';
+    }
+}

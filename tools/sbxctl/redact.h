@@ -32,4 +32,9 @@ void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor);
 int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
                            FILE *stream);
 
+/* Make `line` (which ends with one '\n') print as exactly one line:
+ * every other control character, such as a CR or LF inside a peer's error
+ * text or a terminal escape, becomes a space. */
+void sbx_ctl_flatten_line(char *line);
+
 #endif

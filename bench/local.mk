@@ -1,0 +1,31 @@
+# Benchmarks of the remote backend against baselines measured in the same
+# run (docs/performance.md).  On demand only: `make bench` builds the
+# programs and runs bench/run; `make` and `make check` never build or run
+# them (EXTRA_PROGRAMS).  BENCH_FLAGS passes options to bench/run, e.g.
+# `make bench BENCH_FLAGS=--quick`.
+SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc
+EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
+EXTRA_DIST += bench/run bench/py_baseline.py bench/seed_emulator.py docs/performance.md
+CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/callgrind.*.out
+
+SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
+
+bench_sbx_bench_SOURCES = bench/sbx_bench.c $(SBX_BENCH_UTIL)
+bench_sbx_bench_CFLAGS = $(AM_CFLAGS) -pthread
+bench_sbx_bench_LDADD = host-api/libsbx-host.la -lpthread
+
+bench_raw_curl_SOURCES = bench/raw_curl.c $(SBX_BENCH_UTIL) \
+	bench/json_baseline.c bench/json_baseline.h
+bench_raw_curl_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) -pthread
+bench_raw_curl_LDADD = $(CURL_LIBS) $(JSONC_LIBS) -lpthread
+
+bench_raw_jsonc_SOURCES = bench/raw_jsonc.c $(SBX_BENCH_UTIL) \
+	bench/json_baseline.c bench/json_baseline.h
+bench_raw_jsonc_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread
+bench_raw_jsonc_LDADD = $(JSONC_LIBS) -lpthread
+
+BENCH_FLAGS =
+bench: all $(SBX_BENCH_BINS)
+	SBX_BENCH_BUILDDIR='$(abs_top_builddir)' SBX_BENCH_SRCDIR='$(abs_top_srcdir)' \
+		bash '$(abs_top_srcdir)/bench/run' $(BENCH_FLAGS)
+.PHONY: bench

@@ -1,0 +1,376 @@
+/*
+ * The docker backend's operations.  An instance holds its immutable options
+ * and a thread-safe engine client; everything else is the engine's state,
+ * so any number of instances (threads, processes) share the sandboxes.
+ * Concurrent creates of one id are settled by the engine's unique container
+ * names: the loser sees a name conflict and returns the winner's container.
+ */
+#include <config.h>
+
+#include "plugin/docker/docker_backend.h"
+
+#include "common/backend_log.h"
+#include "common/sandbox_ids.h"
+#include "common/sandbox_records.h"
+#include "plugin/docker/docker_container.h"
+#include "plugin/docker/docker_engine.h"
+#include "plugin/docker/docker_options.h"
+#include <sbx/host.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BACKEND_NAME "docker"
+
+/* ?filters={"label":["sbx.managed=true"]}, URL-encoded. */
+#define LIST_QUERY "/containers/json?filters=%7B%22label%22%3A%5B%22sbx.managed%3Dtrue%22%5D%7D"
+
+struct sbx_backend_instance {
+    sbx_docker_options options;
+    sbx_docker_engine engine;
+    const sbx_host_services *services;   /* kept alive by the host until close */
+};
+
+#define LOG(inst, level, ...) sbx_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
+
+static sbx_status docker_open(const sbx_option *options, size_t option_count,
+                              const sbx_host_services *services,
+                              sbx_backend_instance **out, sbx_error *err)
+{
+    if (out == NULL || (option_count > 0 && options == NULL))
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: open needs options and an output");
+    sbx_backend_instance *inst = calloc(1, sizeof *inst);
+    if (inst == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    sbx_status st = sbx_docker_options_parse(options, option_count, &inst->options, err);
+    if (st == SBX_OK)
+        st = sbx_docker_engine_open(&inst->engine, &inst->options, services, err);
+    if (st != SBX_OK) {
+        sbx_docker_options_clear(&inst->options);
+        free(inst);
+        return st;
+    }
+    inst->services = services;
+    LOG(inst, SBX_LOG_DEBUG, "engine socket %s, API %s", inst->options.socket_path,
+        inst->options.api_version);
+    *out = inst;
+    return SBX_OK;
+}
+
+static void docker_close(sbx_backend_instance *inst)
+{
+    if (inst == NULL)
+        return;
+    sbx_docker_engine_close(&inst->engine);
+    sbx_docker_options_clear(&inst->options);
+    free(inst);
+}
+
+/* Inspect the container of `id`.  SBX_OK with *record filled (NULL when
+ * only *running is wanted); SBX_ERR_NOT_FOUND for 404; transport, protocol
+ * and engine errors otherwise. */
+static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
+                                  sbx_sandbox *record, int *running, sbx_error *err)
+{
+    char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 32], what[96];
+    sbx_docker_container_name(&inst->options, id, name, sizeof name);
+    snprintf(path, sizeof path, "/containers/%s/json", name);
+    snprintf(what, sizeof what, "inspect of sandbox '%s'", id);
+    sbx_http_response resp;
+    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", path, NULL, 0, &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status != 200) {
+        st = sbx_docker_engine_error(&resp, what, err);
+        sbx_http_response_clear(&resp);
+        return st;
+    }
+    json_object *o = sbx_docker_engine_parse(&resp, json_type_object, what, err);
+    sbx_http_response_clear(&resp);
+    if (o == NULL)
+        return SBX_ERR_PROTOCOL;
+    sbx_sandbox scratch;
+    sbx_sandbox *into = record ? record : &scratch;
+    st = sbx_docker_sandbox_from_inspect(&inst->options, o, id, into, running, err);
+    if (st == SBX_OK && record == NULL)
+        sbx_sandbox_record_clear(&scratch);
+    json_object_put(o);
+    return st;
+}
+
+/* POST /containers/NAME/ACTION[QUERY]: 204 done, 304 already so; else the
+ * engine's error (SBX_ERR_NOT_FOUND for 404). */
+static sbx_status container_action(sbx_backend_instance *inst, const char *id,
+                                   const char *method, const char *action, const char *query,
+                                   long extra_ms, sbx_error *err)
+{
+    char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 64], what[96];
+    sbx_docker_container_name(&inst->options, id, name, sizeof name);
+    snprintf(path, sizeof path, "/containers/%s%s%s", name, action, query);
+    snprintf(what, sizeof what, "%s of sandbox '%s'", action[0] ? action + 1 : "removal", id);
+    sbx_http_response resp;
+    sbx_status st = sbx_docker_engine_call(&inst->engine, method, path, NULL, extra_ms,
+                                           &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status < 200 || (resp.status >= 300 && resp.status != 304))
+        st = sbx_docker_engine_error(&resp, what, err);
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+static sbx_status remove_container(sbx_backend_instance *inst, const char *id, sbx_error *err)
+{
+    return container_action(inst, id, "DELETE", "", "?force=true", 0, err);
+}
+
+/* POST /containers/create.  *created is 1 for a new container, 0 when the
+ * name was taken (an existing sandbox, or a concurrent create of it). */
+static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_request *req,
+                                   int *created, sbx_error *err)
+{
+    char *body = NULL;
+    sbx_status st = sbx_docker_create_body(&inst->options, req, &body, err);
+    if (st != SBX_OK)
+        return st;
+    char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 32], what[96];
+    sbx_docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
+    snprintf(path, sizeof path, "/containers/create?name=%s", name);
+    snprintf(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
+    sbx_http_response resp;
+    st = sbx_docker_engine_call(&inst->engine, "POST", path, body, 0, &resp, err);
+    free(body);
+    if (st != SBX_OK)
+        return st;
+    *created = resp.status == 201;
+    if (!*created && !sbx_docker_engine_is_name_conflict(&resp))
+        st = sbx_docker_engine_error(&resp, what, err);
+    /* A 404 here is a missing image, not a missing sandbox. */
+    if (st == SBX_ERR_NOT_FOUND && err != NULL)
+        err->kind = st = SBX_ERR_PROVISIONER;
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+/* What the local engine cannot honour is refused before anything is sent. */
+static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_request *req,
+                                sbx_error *err)
+{
+    if (req == NULL ||
+        req->struct_size < offsetof(sbx_create_request, required_contract) + sizeof(int))
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: create needs a complete request");
+    sbx_status st = sbx_check_sandbox_id(req->sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_check_principal_id("thread_id", req->thread_id, err);
+    if (st == SBX_OK)
+        st = sbx_check_principal_id("user_id", req->user_id, err);
+    if (st != SBX_OK)
+        return st;
+    if (inst->options.image == NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "docker: option 'image' is required to create sandbox '%s'",
+                             req->sandbox_id);
+    if (req->required_contract != SBX_CONTRACT_NONE)
+        return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
+                             "docker backend has no mount contract; sandbox '%s' cannot "
+                             "require version %d", req->sandbox_id, req->required_contract);
+    return SBX_OK;
+}
+
+static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                                sbx_sandbox **out, sbx_error *err)
+{
+    sbx_status st = check_request(inst, req, err);
+    if (st != SBX_OK)
+        return st;
+    if (out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: create needs an output");
+    int created = 0, running = 0;
+    st = create_container(inst, req, &created, err);
+    /* A taken name must be our sandbox before we touch it. */
+    if (st == SBX_OK && !created)
+        st = inspect_sandbox(inst, req->sandbox_id, NULL, &running, err);
+    /* Start a new container, or bring a stopped sandbox back (304 when a
+     * concurrent create started it meanwhile). */
+    if (st == SBX_OK && (created || !running))
+        st = container_action(inst, req->sandbox_id, "POST", "/start", "", 0, err);
+    if (st == SBX_OK && created)
+        LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
+    else if (st == SBX_OK)
+        LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
+    /* Read the published port back from the engine. */
+    sbx_sandbox *one = NULL;
+    if (st == SBX_OK) {
+        one = calloc(1, sizeof *one);
+        st = one ? inspect_sandbox(inst, req->sandbox_id, one, &running, err)
+                 : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    if (st == SBX_OK && (!running || one->sandbox_url[0] == '\0'))
+        st = sbx_error_set(err, SBX_ERR_PROVISIONER,
+                           "docker: sandbox '%s' %s after start", req->sandbox_id,
+                           running ? "publishes no port" : "is not running");
+    if (st != SBX_OK) {
+        sbx_sandbox_records_free(one, one ? 1 : 0);
+        if (created) {
+            /* Leave no half-made sandbox behind; the first error stands. */
+            sbx_error ignored;
+            remove_container(inst, req->sandbox_id, &ignored);
+        }
+        LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
+            err ? err->message : sbx_status_name(st));
+        return st;
+    }
+    *out = one;
+    return SBX_OK;
+}
+
+static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox_id,
+                                 sbx_error *err)
+{
+    int running = 0;
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    /* Never stop a container that only happens to carry our name. */
+    if (st == SBX_OK)
+        st = inspect_sandbox(inst, sandbox_id, NULL, &running, err);
+    /* An explicit grace: podman's default is none, Docker's 10 s. */
+    char query[32];
+    snprintf(query, sizeof query, "?t=%ld", inst->options.stop_grace_s);
+    if (st == SBX_OK && running)
+        st = container_action(inst, sandbox_id, "POST", "/stop", query,
+                              inst->options.stop_grace_s * 1000L, err);
+    if (st == SBX_OK || st == SBX_ERR_NOT_FOUND)
+        st = remove_container(inst, sandbox_id, err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_error_clear(err);
+        return SBX_OK;
+    }
+    if (st == SBX_OK)
+        LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
+    return st;
+}
+
+static sbx_status docker_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
+                                  int *alive, sbx_error *err)
+{
+    if (alive == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: is_alive needs an output");
+    *alive = 0;
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = inspect_sandbox(inst, sandbox_id, NULL, alive, err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_error_clear(err);
+        *alive = 0;
+        return SBX_OK;
+    }
+    return st;
+}
+
+static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbox_id,
+                                  sbx_sandbox **out, sbx_error *err)
+{
+    if (out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: discover needs an output");
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_sandbox *one = calloc(1, sizeof *one);
+    if (one == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    int running = 0;
+    st = inspect_sandbox(inst, sandbox_id, one, &running, err);
+    if (st == SBX_ERR_NOT_FOUND)
+        sbx_error_set(err, SBX_ERR_NOT_FOUND, "docker: sandbox '%s' not found", sandbox_id);
+    if (st != SBX_OK) {
+        free(one);
+        return st;
+    }
+    *out = one;
+    return SBX_OK;
+}
+
+/* Add the list entries that are sandboxes of this instance to `list`. */
+static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entries,
+                                  sbx_sandbox_list *list, sbx_error *err)
+{
+    for (size_t i = 0; i < json_object_array_length(entries); i++) {
+        sbx_sandbox *s = sbx_sandbox_list_append(list, err);
+        if (s == NULL)
+            return SBX_ERR_INTERNAL;
+        const char *why = NULL;
+        int rc = sbx_docker_sandbox_from_list_entry(&inst->options,
+                                                    json_object_array_get_idx(entries, i), s, &why);
+        if (rc == 1)
+            continue;
+        sbx_sandbox_list_drop_last(list);
+        if (rc < 0)
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        /* Managed containers of other prefixes are normal, not warnings. */
+        LOG(inst, strcmp(why, "named with another prefix") == 0 ? SBX_LOG_DEBUG : SBX_LOG_WARN,
+            "skipping list entry %zu: %s", i, why);
+    }
+    return SBX_OK;
+}
+
+static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
+                                      size_t *count, sbx_error *err)
+{
+    if (out == NULL || count == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: list_running needs outputs");
+    *out = NULL;
+    *count = 0;
+    sbx_http_response resp;
+    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0, &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status != 200) {
+        st = sbx_docker_engine_error(&resp, "list of sandboxes", err);
+        if (st == SBX_ERR_NOT_FOUND && err != NULL)
+            err->kind = st = SBX_ERR_PROVISIONER;
+        sbx_http_response_clear(&resp);
+        return st;
+    }
+    json_object *entries = sbx_docker_engine_parse(&resp, json_type_array, "list of sandboxes", err);
+    sbx_http_response_clear(&resp);
+    if (entries == NULL)
+        return SBX_ERR_PROTOCOL;
+    sbx_sandbox_list list = { NULL, 0, 0 };
+    st = collect_entries(inst, entries, &list, err);
+    json_object_put(entries);
+    if (st != SBX_OK) {
+        sbx_sandbox_records_free(list.items, list.count);
+        return st;
+    }
+    sbx_sandbox_list_take(&list, out, count);
+    return SBX_OK;
+}
+
+static void docker_free_sandboxes(sbx_sandbox *sandboxes, size_t count)
+{
+    sbx_sandbox_records_free(sandboxes, count);
+}
+
+static const sbx_backend_descriptor docker_descriptor = {
+    .abi_major = SBX_BACKEND_ABI_MAJOR,
+    .abi_minor = SBX_BACKEND_ABI_MINOR,
+    .struct_size = sizeof(sbx_backend_descriptor),
+    .name = BACKEND_NAME,
+    .version = PACKAGE_VERSION,
+    .open = docker_open,
+    .close = docker_close,
+    .create = docker_create,
+    .destroy = docker_destroy,
+    .is_alive = docker_is_alive,
+    .discover = docker_discover,
+    .list_running = docker_list_running,
+    .free_sandboxes = docker_free_sandboxes,
+    .capabilities = NULL,
+    .reconcile = NULL,
+    .clear_reconciliation = NULL,
+};
+
+const sbx_backend_descriptor *sbx_backend_entry(void)
+{
+    return &docker_descriptor;
+}

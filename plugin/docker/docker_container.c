@@ -1,0 +1,332 @@
+/* Sandbox containers: create body, inspect and list decoding. */
+#include "plugin/docker/docker_container.h"
+
+#include "common/json_fields.h"
+#include "common/sandbox_ids.h"
+#include "common/sandbox_records.h"
+#include <sbx/host.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_USER "default"
+
+void sbx_docker_container_name(const sbx_docker_options *o, const char *sandbox_id,
+                               char *buf, size_t size)
+{
+    snprintf(buf, size, "%s-%s", o->name_prefix, sandbox_id);
+}
+
+/* ---------------------------------------------------------------- create */
+
+/* json-c reports failures by return value; collect them in one flag. */
+typedef struct builder {
+    int failed;
+} builder;
+
+static void add(builder *b, json_object *obj, const char *key, json_object *value)
+{
+    if (obj == NULL || value == NULL || json_object_object_add(obj, key, value) != 0) {
+        json_object_put(value);
+        b->failed = 1;
+    }
+}
+
+static void push(builder *b, json_object *array, json_object *value)
+{
+    if (array == NULL || value == NULL || json_object_array_add(array, value) != 0) {
+        json_object_put(value);
+        b->failed = 1;
+    }
+}
+
+static json_object *string_of(const char *s)
+{
+    return json_object_new_string(s);
+}
+
+static json_object *labels_of(builder *b, const sbx_docker_options *o,
+                              const sbx_create_request *req)
+{
+    json_object *labels = json_object_new_object();
+    add(b, labels, SBX_DOCKER_LABEL_MANAGED, string_of("true"));
+    add(b, labels, SBX_DOCKER_LABEL_SANDBOX, string_of(req->sandbox_id));
+    add(b, labels, SBX_DOCKER_LABEL_USER, string_of(req->user_id ? req->user_id : DEFAULT_USER));
+    if (req->thread_id != NULL)
+        add(b, labels, SBX_DOCKER_LABEL_THREAD, string_of(req->thread_id));
+    for (size_t i = 0; i < o->label_count; i++)
+        add(b, labels, o->labels[i].key, string_of(o->labels[i].value));
+    return labels;
+}
+
+static json_object *env_of(builder *b, const sbx_docker_options *o)
+{
+    json_object *env = json_object_new_array();
+    for (size_t i = 0; i < o->env_count; i++) {
+        size_t len = strlen(o->env[i].key) + strlen(o->env[i].value) + 2;
+        char *item = malloc(len);
+        if (item == NULL) {
+            b->failed = 1;
+            continue;
+        }
+        snprintf(item, len, "%s=%s", o->env[i].key, o->env[i].value);
+        push(b, env, string_of(item));
+        free(item);
+    }
+    return env;
+}
+
+/* Binds use "HOST:CONTAINER[:ro]": a path with ':' or ',' would be read as
+ * another field, a relative one as a named volume. */
+static int bind_path_ok(const char *path)
+{
+    return path != NULL && path[0] == '/' && strpbrk(path, ":,") == NULL;
+}
+
+static sbx_status binds_of(builder *b, const sbx_create_request *req, json_object **out,
+                           sbx_error *err)
+{
+    *out = NULL;
+    if (req->extra_mount_count == 0)
+        return SBX_OK;
+    if (req->extra_mounts == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: extra_mounts is NULL");
+    json_object *binds = json_object_new_array();
+    for (size_t i = 0; i < req->extra_mount_count; i++) {
+        const sbx_mount *m = &req->extra_mounts[i];
+        if (!bind_path_ok(m->host_path) || !bind_path_ok(m->container_path)) {
+            json_object_put(binds);
+            return sbx_error_set(err, SBX_ERR_USAGE,
+                                 "docker: mount '%.200s' -> '%.200s' of sandbox '%s': both "
+                                 "paths must be absolute and free of ':' and ','",
+                                 m->host_path ? m->host_path : "(null)",
+                                 m->container_path ? m->container_path : "(null)",
+                                 req->sandbox_id);
+        }
+        size_t len = strlen(m->host_path) + strlen(m->container_path) + 5;
+        char *bind = malloc(len);
+        if (bind == NULL) {
+            b->failed = 1;
+            continue;
+        }
+        snprintf(bind, len, "%s:%s%s", m->host_path, m->container_path,
+                 m->read_only ? ":ro" : "");
+        push(b, binds, string_of(bind));
+        free(bind);
+    }
+    *out = binds;
+    return SBX_OK;
+}
+
+static json_object *host_config_of(builder *b, const sbx_docker_options *o,
+                                   const char *port_key, json_object *binds)
+{
+    json_object *host_config = json_object_new_object();
+    json_object *bindings = json_object_new_object();
+    json_object *list = json_object_new_array();
+    json_object *binding = json_object_new_object();
+    add(b, binding, "HostIp", string_of(o->bind_host));
+    /* Empty: the engine picks a free host port; we read it back. */
+    add(b, binding, "HostPort", string_of(""));
+    push(b, list, binding);
+    add(b, bindings, port_key, list);
+    add(b, host_config, "PortBindings", bindings);
+    if (binds != NULL)
+        add(b, host_config, "Binds", binds);
+    /* An init as PID 1 forwards SIGTERM, so stop does not wait the grace. */
+    add(b, host_config, "Init", json_object_new_boolean(1));
+    return host_config;
+}
+
+sbx_status sbx_docker_create_body(const sbx_docker_options *o, const sbx_create_request *req,
+                                  char **out, sbx_error *err)
+{
+    builder b = { 0 };
+    json_object *binds = NULL;
+    sbx_status st = binds_of(&b, req, &binds, err);
+    if (st != SBX_OK)
+        return st;
+    char port_key[24];
+    snprintf(port_key, sizeof port_key, "%ld/tcp", o->port);
+    json_object *body = json_object_new_object();
+    add(&b, body, "Image", string_of(o->image));
+    add(&b, body, "Labels", labels_of(&b, o, req));
+    if (o->env_count > 0)
+        add(&b, body, "Env", env_of(&b, o));
+    if (o->command != NULL) {
+        json_object *cmd = json_object_new_array();
+        push(&b, cmd, string_of("sh"));
+        push(&b, cmd, string_of("-c"));
+        push(&b, cmd, string_of(o->command));
+        add(&b, body, "Cmd", cmd);
+    }
+    json_object *exposed = json_object_new_object();
+    add(&b, exposed, port_key, json_object_new_object());
+    add(&b, body, "ExposedPorts", exposed);
+    add(&b, body, "HostConfig", host_config_of(&b, o, port_key, binds));
+    const char *text = b.failed ? NULL : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    *out = text ? strdup(text) : NULL;
+    json_object_put(body);
+    if (*out == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    return SBX_OK;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static const char *label(json_object *labels, const char *key)
+{
+    const char *value = NULL;
+    return sbx_json_get_string(labels, key, &value) == SBX_JSON_OK ? value : NULL;
+}
+
+/* 1 when the labels say: managed by sbx, sandbox `sandbox_id`, with valid
+ * identity labels (they are shown to callers as the sandbox's identity). */
+static int labels_match(json_object *labels, const char *sandbox_id)
+{
+    const char *managed = label(labels, SBX_DOCKER_LABEL_MANAGED);
+    const char *id = label(labels, SBX_DOCKER_LABEL_SANDBOX);
+    const char *thread = label(labels, SBX_DOCKER_LABEL_THREAD);
+    const char *user = label(labels, SBX_DOCKER_LABEL_USER);
+    return managed != NULL && strcmp(managed, "true") == 0 && id != NULL &&
+           (sandbox_id == NULL ? sbx_sandbox_id_is_valid(id) : strcmp(id, sandbox_id) == 0) &&
+           (thread == NULL || sbx_principal_id_is_valid(thread)) &&
+           (user == NULL || sbx_principal_id_is_valid(user));
+}
+
+/* "http://HOST:PORT", with brackets for an IPv6 host. */
+static void format_url(const sbx_docker_options *o, const char *port, char *buf, size_t size)
+{
+    if (port == NULL || port[0] == '\0' || strspn(port, "0123456789") != strlen(port))
+        snprintf(buf, size, "%s", "");
+    else if (strchr(o->bind_host, ':') != NULL)
+        snprintf(buf, size, "http://[%s]:%s", o->bind_host, port);
+    else
+        snprintf(buf, size, "http://%s:%s", o->bind_host, port);
+}
+
+/* The engine's state word as a status ("running" -> "Running"). */
+static void format_status(const char *state, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", state ? state : "unknown");
+    buf[0] = (char)toupper((unsigned char)buf[0]);
+}
+
+static sbx_status fill_from_labels(json_object *labels, const char *url, const char *state,
+                                   sbx_sandbox *out, sbx_error *err)
+{
+    char status[32];
+    format_status(state, status, sizeof status);
+    const char *user = label(labels, SBX_DOCKER_LABEL_USER);
+    return sbx_sandbox_record_fill(out, label(labels, SBX_DOCKER_LABEL_SANDBOX), url,
+                                   user ? user : DEFAULT_USER,
+                                   label(labels, SBX_DOCKER_LABEL_THREAD), status,
+                                   SBX_CONTRACT_NONE, err);
+}
+
+/* NetworkSettings.Ports["PORT/tcp"][0].HostPort of an inspect answer. */
+static const char *inspect_host_port(const sbx_docker_options *o, json_object *inspect)
+{
+    char port_key[24];
+    snprintf(port_key, sizeof port_key, "%ld/tcp", o->port);
+    json_object *net = NULL, *ports = NULL, *list = NULL;
+    if (!json_object_object_get_ex(inspect, "NetworkSettings", &net) ||
+        !json_object_object_get_ex(net, "Ports", &ports) ||
+        !json_object_object_get_ex(ports, port_key, &list) ||
+        !json_object_is_type(list, json_type_array) || json_object_array_length(list) == 0)
+        return NULL;
+    const char *port = NULL;
+    json_object *first = json_object_array_get_idx(list, 0);
+    return sbx_json_get_string(first, "HostPort", &port) == SBX_JSON_OK ? port : NULL;
+}
+
+sbx_status sbx_docker_sandbox_from_inspect(const sbx_docker_options *o, json_object *inspect,
+                                           const char *sandbox_id, sbx_sandbox *out,
+                                           int *running, sbx_error *err)
+{
+    json_object *config = NULL, *labels = NULL, *state = NULL;
+    const char *status = NULL;
+    int is_running = 0;
+    if (!json_object_object_get_ex(inspect, "Config", &config) ||
+        !json_object_object_get_ex(config, "Labels", &labels) || !labels_match(labels, sandbox_id))
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "docker: the container named for sandbox '%s' is not a sandbox "
+                             "managed by sbx (labels differ)", sandbox_id);
+    if (!json_object_object_get_ex(inspect, "State", &state) ||
+        sbx_json_get_bool(state, "Running", &is_running) != SBX_JSON_OK ||
+        sbx_json_get_string(state, "Status", &status) != SBX_JSON_OK)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
+    char url[300];
+    format_url(o, is_running ? inspect_host_port(o, inspect) : NULL, url, sizeof url);
+    *running = is_running;
+    return fill_from_labels(labels, url, status, out, err);
+}
+
+/* The public port of the sandbox port in a list entry's Ports array. */
+static const char *list_host_port(const sbx_docker_options *o, json_object *entry,
+                                  char *buf, size_t size)
+{
+    json_object *ports = NULL;
+    if (!json_object_object_get_ex(entry, "Ports", &ports) ||
+        !json_object_is_type(ports, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(ports); i++) {
+        json_object *p = json_object_array_get_idx(ports, i);
+        int private_port = 0, public_port = 0;
+        const char *type = NULL;
+        if (sbx_json_get_int(p, "PrivatePort", &private_port) == SBX_JSON_OK &&
+            sbx_json_get_int(p, "PublicPort", &public_port) == SBX_JSON_OK &&
+            sbx_json_get_string(p, "Type", &type) == SBX_JSON_OK &&
+            private_port == o->port && strcmp(type, "tcp") == 0 && public_port > 0) {
+            snprintf(buf, size, "%d", public_port);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* 1 when Names holds "/PREFIX-ID" for this instance's prefix. */
+static int named_by_us(const sbx_docker_options *o, json_object *entry, const char *id)
+{
+    char expected[SBX_DOCKER_NAME_MAX + 1];
+    expected[0] = '/';
+    sbx_docker_container_name(o, id, expected + 1, sizeof expected - 1);
+    json_object *names = NULL;
+    if (!json_object_object_get_ex(entry, "Names", &names) ||
+        !json_object_is_type(names, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(names); i++) {
+        json_object *n = json_object_array_get_idx(names, i);
+        if (json_object_is_type(n, json_type_string) &&
+            strcmp(json_object_get_string(n), expected) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int sbx_docker_sandbox_from_list_entry(const sbx_docker_options *o, json_object *entry,
+                                       sbx_sandbox *out, const char **why)
+{
+    json_object *labels = NULL;
+    const char *state = NULL;
+    char port[16], url[300];
+    if (!json_object_object_get_ex(entry, "Labels", &labels) || !labels_match(labels, NULL)) {
+        *why = "missing or invalid sbx labels";
+        return 0;
+    }
+    if (!named_by_us(o, entry, label(labels, SBX_DOCKER_LABEL_SANDBOX))) {
+        *why = "named with another prefix";
+        return 0;
+    }
+    format_url(o, list_host_port(o, entry, port, sizeof port), url, sizeof url);
+    if (url[0] == '\0') {
+        *why = "the sandbox port is not published";
+        return 0;
+    }
+    sbx_json_get_string(entry, "State", &state);
+    sbx_error ignored;
+    return fill_from_labels(labels, url, state ? state : "running", out, &ignored) == SBX_OK ? 1 : -1;
+}

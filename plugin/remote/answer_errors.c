@@ -1,0 +1,54 @@
+/* Error records for failed calls (see answer_errors.h). */
+#include "plugin/remote/answer_errors.h"
+
+#include "plugin/remote/decode.h"
+
+#include <sbx/host.h>
+
+#include <string.h>
+
+/* Overwrite every occurrence of the API key in buf, in case a peer echoes
+ * it back in an error body. */
+static void redact_key(char *buf, const char *key)
+{
+    if (key == NULL || key[0] == '\0')
+        return;
+    size_t klen = strlen(key);
+    for (char *hit = strstr(buf, key); hit != NULL; hit = strstr(hit + klen, key))
+        memset(hit, '*', klen);
+}
+
+sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,
+                                   const sbx_http_response *resp, const char *what,
+                                   sbx_error *err)
+{
+    char detail[320];
+    sbx_remote_detail_text(resp->body, resp->body_len, detail, sizeof detail);
+    redact_key(detail, inst->options.api_key);
+    sbx_status kind = SBX_ERR_PROTOCOL;
+    if (resp->status == 401 || resp->status == 403)
+        kind = SBX_ERR_UNAUTHORIZED;
+    else if (resp->status >= 400)
+        kind = SBX_ERR_PROVISIONER;
+    const char *note = "";
+    if (resp->status >= 300 && resp->status < 400)
+        note = " (redirects are not followed)";
+    else if (kind == SBX_ERR_PROTOCOL)
+        note = " (unexpected status)";
+    sbx_error_set(err, kind, "%s: HTTP %ld%s%s%s", what, resp->status,
+                  detail[0] != '\0' ? " " : "", detail, note);
+    if (err != NULL)
+        err->http_status = (int)resp->status;
+    return kind;
+}
+
+sbx_status sbx_remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err)
+{
+    sbx_error_set(err, cause->kind, "%s: %s", what, cause->message);
+    if (err != NULL) {
+        err->http_status = cause->http_status;
+        err->expected_contract = cause->expected_contract;
+        err->actual_contract = cause->actual_contract;
+    }
+    return cause->kind;
+}

@@ -1,0 +1,333 @@
+/* Create: body builder, mount filter, contract rules 2-6 (see create.h). */
+#include "plugin/remote/create.h"
+
+#include "common/json_fields.h"
+#include "plugin/remote/answer_errors.h"
+#include "plugin/remote/decode.h"
+#include "plugin/remote/ids.h"
+#include "plugin/remote/sandbox.h"
+
+#include <sbx/host.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The mount the provisioner replaces with its own lark-cli runtime. */
+#define LARK_RUNTIME_MOUNT "/mnt/integrations/lark-cli/runtime"
+
+int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
+                               size_t allow_count, int lark_runtime, int lark_broker)
+{
+    const char *path = mount->container_path;
+    if (path == NULL)
+        return 0;
+    if ((lark_runtime || lark_broker) && strcmp(path, LARK_RUNTIME_MOUNT) == 0)
+        return 0;
+    for (size_t i = 0; i < allow_count; i++)
+        if (strcmp(path, allowlist[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Add `value` under `key`; a NULL value (json-c out of memory) clears *ok.
+ * `nullable` marks the one place a JSON null is meant. */
+static void put(struct json_object *object, const char *key, struct json_object *value,
+                int nullable, int *ok)
+{
+    if (value == NULL && !nullable) {
+        *ok = 0;
+        return;
+    }
+    if (json_object_object_add(object, key, value) != 0) {
+        json_object_put(value);
+        *ok = 0;
+    }
+}
+
+static struct json_object *mounts_json(const sbx_create_request *req,
+                                       const char *const *allowlist, size_t allow_count,
+                                       int *ok)
+{
+    struct json_object *array = NULL;
+    for (size_t i = 0; i < req->extra_mount_count; i++) {
+        const sbx_mount *m = &req->extra_mounts[i];
+        if (!sbx_remote_mount_forwarded(m, allowlist, allow_count,
+                                        req->provision_lark_cli_runtime,
+                                        req->provision_lark_cli_broker))
+            continue;
+        if (array == NULL && (array = json_object_new_array()) == NULL) {
+            *ok = 0;
+            return NULL;
+        }
+        struct json_object *entry = json_object_new_object();
+        if (entry == NULL || json_object_array_add(array, entry) != 0) {
+            json_object_put(entry);
+            *ok = 0;
+            return array;
+        }
+        put(entry, "host_path", json_object_new_string(m->host_path), 0, ok);
+        put(entry, "container_path", json_object_new_string(m->container_path), 0, ok);
+        put(entry, "read_only", json_object_new_boolean(m->read_only != 0), 0, ok);
+    }
+    return array;
+}
+
+char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
+                             int frozen_version, const char *const *allowlist,
+                             size_t allow_count, sbx_error *err)
+{
+    int ok = 1;
+    struct json_object *body = json_object_new_object();
+    if (body == NULL) {
+        sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return NULL;
+    }
+    put(body, "sandbox_id", json_object_new_string(req->sandbox_id), 0, &ok);
+    put(body, "thread_id",
+        req->thread_id != NULL ? json_object_new_string(req->thread_id) : NULL,
+        req->thread_id == NULL, &ok);
+    put(body, "user_id", json_object_new_string(user_id), 0, &ok);
+    put(body, "required_mount_contract_version", json_object_new_int(frozen_version), 0, &ok);
+    put(body, "include_legacy_skills",
+        json_object_new_boolean(req->include_legacy_skills != 0), 0, &ok);
+    put(body, "provision_lark_cli_runtime",
+        json_object_new_boolean(req->provision_lark_cli_runtime != 0), 0, &ok);
+    put(body, "provision_lark_cli_broker",
+        json_object_new_boolean(req->provision_lark_cli_broker != 0), 0, &ok);
+    struct json_object *mounts = mounts_json(req, allowlist, allow_count, &ok);
+    if (mounts != NULL)
+        put(body, "extra_mounts", mounts, 0, &ok);
+
+    char *text = NULL;
+    if (ok)
+        text = strdup(json_object_to_json_string_ext(
+            body, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(body);
+    if (text == NULL)
+        sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory building the create request");
+    return text;
+}
+
+/* Arguments a caller can get wrong, checked before anything else. */
+static sbx_status check_request(const sbx_create_request *req, const char **user,
+                                sbx_error *err)
+{
+    if (req == NULL || req->struct_size < sizeof(sbx_create_request))
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "create request missing or built for another ABI "
+                             "(initialise it with SBX_CREATE_REQUEST_INIT)");
+    sbx_status st = sbx_remote_check_sandbox_id(req->sandbox_id, err);
+    if (st == SBX_OK && req->thread_id != NULL)
+        st = sbx_remote_check_name_id("thread_id", req->thread_id, err);
+    *user = req->user_id != NULL ? req->user_id : SBX_REMOTE_DEFAULT_USER;
+    if (st == SBX_OK)
+        st = sbx_remote_check_name_id("user_id", *user, err);
+    if (st != SBX_OK)
+        return st;
+    if (req->extra_mount_count > 0 && req->extra_mounts == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "create request for %s: extra_mounts is NULL",
+                             req->sandbox_id);
+    for (size_t i = 0; i < req->extra_mount_count; i++)
+        if (req->extra_mounts[i].host_path == NULL ||
+            req->extra_mounts[i].container_path == NULL)
+            return sbx_error_set(err, SBX_ERR_USAGE,
+                                 "create request for %s: extra mount #%zu lacks a path",
+                                 req->sandbox_id, i);
+    return SBX_OK;
+}
+
+static sbx_status contract_changed(sbx_error *err, int expected, int actual, int http_status,
+                                   const char *fmt_what, const char *sandbox_id)
+{
+    sbx_error_set(err, SBX_ERR_CONTRACT_CHANGED,
+                  "mount contract changed for %s: %s (expected version %d, actual %d)",
+                  sandbox_id, fmt_what, expected, actual);
+    if (err != NULL) {
+        err->expected_contract = expected;
+        err->actual_contract = actual;
+        err->http_status = http_status;
+    }
+    return SBX_ERR_CONTRACT_CHANGED;
+}
+
+/* Rule 6: a 409 whose detail says the provisioner's contract moved. */
+static int is_contract_conflict(const sbx_http_response *resp, int *expected, int *actual)
+{
+    *expected = SBX_CONTRACT_NONE;
+    *actual = SBX_CONTRACT_NONE;
+    if (resp->status != 409)
+        return 0;
+    struct json_object *root = sbx_json_parse(resp->body, resp->body_len);
+    struct json_object *detail = NULL;
+    const char *code = NULL;
+    int match = root != NULL && json_object_object_get_ex(root, "detail", &detail) &&
+                sbx_json_get_string(detail, "code", &code) == SBX_JSON_OK &&
+                strcmp(code, "mount_contract_changed") == 0;
+    if (match) {
+        sbx_json_get_int(detail, "expected", expected);
+        sbx_json_get_int(detail, "actual", actual);
+    }
+    json_object_put(root);
+    return match;
+}
+
+/* Rule 5 for frozen >= 1: the answer names the requested user and thread (an
+ * anonymous thread may come back as null, absent, or the sandbox id). */
+static sbx_status check_identity(struct json_object *root, const sbx_create_request *req,
+                                 const char *user, sbx_error *err)
+{
+    char shown[80], wanted[80];
+    const char *got = NULL;
+    if (sbx_json_get_string(root, "user_id", &got) != SBX_JSON_OK || strcmp(got, user) != 0)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "mount contract response for %s names user_id '%s' instead of '%s'",
+                             req->sandbox_id,
+                             sbx_remote_printable(got != NULL ? got : "(none)", shown,
+                                                  sizeof shown),
+                             user);
+    got = NULL;
+    sbx_json_field tf = sbx_json_get_string(root, "thread_id", &got);
+    int ok;
+    if (req->thread_id == NULL)
+        ok = tf == SBX_JSON_ABSENT || tf == SBX_JSON_NULL ||
+             (tf == SBX_JSON_OK && strcmp(got, req->sandbox_id) == 0);
+    else
+        ok = tf == SBX_JSON_OK && strcmp(got, req->thread_id) == 0;
+    if (!ok)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "mount contract response for %s names thread_id '%s' instead of '%s'",
+                             req->sandbox_id,
+                             sbx_remote_printable(tf == SBX_JSON_OK ? got : "(none)", shown,
+                                                  sizeof shown),
+                             sbx_remote_printable(req->thread_id != NULL ? req->thread_id
+                                                                         : "(null)",
+                                                  wanted, sizeof wanted));
+    return SBX_OK;
+}
+
+/* Replace a string of the sandbox with a copy of `value` (NULL allowed). */
+static sbx_status set_string(char **slot, const char *value, sbx_error *err)
+{
+    char *copy = NULL;
+    if (value != NULL && (copy = strdup(value)) == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    free(*slot);
+    *slot = copy;
+    return SBX_OK;
+}
+
+/* Validate a 2xx create answer against the frozen version (rule 5). */
+static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_response *resp,
+                                const sbx_create_request *req, const char *user, int frozen,
+                                const char *what, sbx_sandbox *sb, sbx_error *err)
+{
+    memset(sb, 0, sizeof *sb);
+    sb->mount_contract_version = SBX_CONTRACT_NONE;
+    struct json_object *root = sbx_json_parse(resp->body, resp->body_len);
+    if (root == NULL || !json_object_is_type(root, json_type_object)) {
+        json_object_put(root);
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is not a JSON object",
+                             what);
+    }
+    int answered = 0;
+    sbx_json_field vf = sbx_json_get_int(root, "mount_contract_version", &answered);
+    sbx_status st = SBX_OK;
+    if ((vf != SBX_JSON_OK && vf != SBX_JSON_ABSENT) || answered < 0) {
+        st = sbx_error_set(err, SBX_ERR_PROTOCOL,
+                           "mount contract response for %s has a mount_contract_version "
+                           "that is not a non-negative integer", req->sandbox_id);
+    } else if (answered != frozen) {
+        sbx_contract_cache_mark_stale(&inst->contract);
+        st = contract_changed(err, frozen, answered, (int)resp->status,
+                              "the create answer carries another version", req->sandbox_id);
+    } else {
+        sbx_error cause;
+        sbx_error_clear(&cause);
+        st = sbx_remote_decode_sandbox(root, sb, &cause);
+        if (st != SBX_OK)
+            sbx_remote_wrap_error(&cause, what, err);
+        else if (strcmp(sb->sandbox_id, req->sandbox_id) != 0)
+            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+                               what);
+        else if (frozen >= 1 && (st = check_identity(root, req, user, err)) == SBX_OK) {
+            st = set_string(&sb->user_id, user, err);
+            if (st == SBX_OK)
+                st = set_string(&sb->thread_id, req->thread_id, err);
+        }
+        if (st == SBX_OK)
+            sb->mount_contract_version = frozen;
+    }
+    json_object_put(root);
+    if (st != SBX_OK)
+        sbx_remote_sandbox_clear(sb);
+    return st;
+}
+
+static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                              const char *user, int frozen, const char *what,
+                              sbx_sandbox *sb, sbx_error *err)
+{
+    char *body = sbx_remote_create_body(req, user, frozen,
+                                        (const char *const *)inst->options.forward_mounts,
+                                        inst->options.forward_mount_count, err);
+    if (body == NULL)
+        return SBX_ERR_INTERNAL;
+    sbx_http_response resp;
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    sbx_status st = sbx_http_request(inst->http, "POST", "/api/sandboxes", body,
+                                     inst->options.create_timeout_ms, &resp, &cause);
+    free(body);
+    if (st != SBX_OK)
+        return sbx_remote_wrap_error(&cause, what, err);
+    int expected, actual;
+    if (resp.status >= 200 && resp.status < 300) {
+        st = accept_answer(inst, &resp, req, user, frozen, what, sb, err);
+    } else if (is_contract_conflict(&resp, &expected, &actual)) {
+        sbx_contract_cache_mark_stale(&inst->contract);
+        st = contract_changed(err, expected, actual, (int)resp.status,
+                              "the provisioner refused the frozen version", req->sandbox_id);
+    } else {
+        st = sbx_remote_answer_error(inst, &resp, what, err);
+    }
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                             sbx_sandbox **out, sbx_error *err)
+{
+    *out = NULL;
+    const char *user = NULL;
+    sbx_status st = check_request(req, &user, err);
+    if (st != SBX_OK)
+        return st;
+
+    /* Rule 3: freeze the version once; everything below uses the snapshot. */
+    sbx_contract_state snapshot;
+    sbx_contract_cache_current(&inst->contract, &snapshot);
+    int frozen = sbx_contract_effective_version(&snapshot);
+
+    if (req->required_contract != SBX_CONTRACT_NONE && req->required_contract != frozen)
+        return contract_changed(err, req->required_contract, frozen, 0,
+                                "the caller's required version is not the provisioner's",
+                                req->sandbox_id);
+    if (frozen == 0 && strcmp(user, SBX_REMOTE_DEFAULT_USER) != 0)
+        return sbx_error_set(err, SBX_ERR_REFUSED,
+                             "cannot isolate user '%s' for sandbox %s: the provisioner's mount "
+                             "contract is %s, so only the default user may be served",
+                             user, req->sandbox_id,
+                             snapshot.known ? "legacy (version 0)" : "unverified");
+
+    char what[160];
+    snprintf(what, sizeof what, "Provisioner create failed for %s", req->sandbox_id);
+    sbx_sandbox sb;
+    st = post_create(inst, req, user, frozen, what, &sb, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_remote_log(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
+                   sb.sandbox_id, user, frozen);
+    return sbx_remote_sandbox_box(&sb, out, err);
+}

@@ -1,0 +1,303 @@
+/* Decoders of provisioner answers (see decode.h). */
+#include "plugin/remote/decode.h"
+
+#include "common/json_fields.h"
+#include "plugin/remote/sandbox.h"
+
+#include <sbx/host.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copy an optional string field (string or null/absent) into *slot. */
+static sbx_status copy_optional_string(struct json_object *object, const char *key,
+                                       char **slot, sbx_error *err)
+{
+    const char *value = NULL;
+    switch (sbx_json_get_string(object, key, &value)) {
+    case SBX_JSON_ABSENT:
+    case SBX_JSON_NULL:
+        return SBX_OK;
+    case SBX_JSON_WRONG_TYPE:
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox field %s is not a string", key);
+    case SBX_JSON_OK:
+        break;
+    }
+    *slot = strdup(value);
+    return *slot == NULL ? sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory") : SBX_OK;
+}
+
+sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
+                                     sbx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->mount_contract_version = SBX_CONTRACT_NONE;
+    if (object == NULL || !json_object_is_type(object, json_type_object))
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox answer is not a JSON object");
+    if (!sbx_json_has_nonempty_string(object, "sandbox_id"))
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "sandbox answer lacks a non-empty string sandbox_id");
+    if (!sbx_json_has_nonempty_string(object, "sandbox_url"))
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "sandbox answer lacks a non-empty string sandbox_url");
+    int version = 0;
+    sbx_json_field vf = sbx_json_get_int(object, "mount_contract_version", &version);
+    if (vf == SBX_JSON_OK && version >= 0)
+        out->mount_contract_version = version;
+    else if (vf != SBX_JSON_ABSENT)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "sandbox field mount_contract_version is not a "
+                             "non-negative integer");
+    sbx_status st = copy_optional_string(object, "sandbox_id", &out->sandbox_id, err);
+    if (st == SBX_OK)
+        st = copy_optional_string(object, "sandbox_url", &out->sandbox_url, err);
+    if (st == SBX_OK)
+        st = copy_optional_string(object, "user_id", &out->user_id, err);
+    if (st == SBX_OK)
+        st = copy_optional_string(object, "thread_id", &out->thread_id, err);
+    if (st == SBX_OK)
+        st = copy_optional_string(object, "status", &out->status, err);
+    if (st != SBX_OK)
+        sbx_remote_sandbox_clear(out);
+    return st;
+}
+
+static void warn(sbx_remote_warn_fn fn, void *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void warn(sbx_remote_warn_fn fn, void *ctx, const char *fmt, ...)
+{
+    if (fn == NULL)
+        return;
+    char line[SBX_ERROR_MESSAGE_MAX + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fn(ctx, line);
+}
+
+sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_fn warn_fn,
+                                  void *warn_ctx, sbx_sandbox **out, size_t *count,
+                                  sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    struct json_object *root = sbx_json_parse(body, len);
+    if (root == NULL)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is not JSON");
+    struct json_object *items = NULL;
+    if (!json_object_is_type(root, json_type_object)) {
+        warn(warn_fn, warn_ctx, "list answer is not a JSON object; no sandboxes listed");
+        json_object_put(root);
+        return SBX_OK;
+    }
+    if (!json_object_object_get_ex(root, "sandboxes", &items) ||
+        !json_object_is_type(items, json_type_array)) {
+        warn(warn_fn, warn_ctx, "list answer's sandboxes is not an array; no sandboxes listed");
+        json_object_put(root);
+        return SBX_OK;
+    }
+    size_t n = json_object_array_length(items);
+    sbx_sandbox *list = n > 0 ? calloc(n, sizeof *list) : NULL;
+    if (n > 0 && list == NULL) {
+        json_object_put(root);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        sbx_error entry_err;
+        sbx_error_clear(&entry_err);
+        sbx_status st = sbx_remote_decode_sandbox(json_object_array_get_idx(items, i),
+                                                  &list[kept], &entry_err);
+        if (st == SBX_ERR_INTERNAL) {
+            sbx_remote_free_sandboxes(list, kept);
+            json_object_put(root);
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        }
+        if (st != SBX_OK) {
+            warn(warn_fn, warn_ctx, "skipping list entry #%zu: %s", i, entry_err.message);
+            continue;
+        }
+        kept++;
+    }
+    json_object_put(root);
+    if (kept == 0) {
+        free(list);
+        list = NULL;
+    }
+    *out = list;
+    *count = kept;
+    return SBX_OK;
+}
+
+static sbx_status dup_field(struct json_object *object, const char *key, char **slot)
+{
+    const char *value = NULL;
+    if (sbx_json_get_string(object, key, &value) != SBX_JSON_OK)
+        return SBX_OK;
+    *slot = strdup(value);
+    return *slot == NULL ? SBX_ERR_INTERNAL : SBX_OK;
+}
+
+/* A "found" answer: every identity field present and well-typed. */
+static const char *check_found(struct json_object *root)
+{
+    static const char *const required[] = { "sandbox_url", "user_id", "backend_namespace",
+                                            "incarnation_id" };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!sbx_json_has_nonempty_string(root, required[i]))
+            return "a found answer lacks a non-empty string field";
+    const char *thread = NULL;
+    sbx_json_field tf = sbx_json_get_string(root, "thread_id", &thread);
+    if (tf != SBX_JSON_OK && tf != SBX_JSON_NULL)
+        return "a found answer's thread_id is neither a string nor null";
+    int version = 0;
+    if (sbx_json_get_int(root, "mount_contract_version", &version) != SBX_JSON_OK ||
+        version < 0)
+        return "a found answer's mount_contract_version is not a non-negative integer";
+    return NULL;
+}
+
+sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
+                                            const char *sandbox_id,
+                                            sbx_reconciliation *out, const char **why,
+                                            sbx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->status = SBX_RECONCILE_UNKNOWN;
+    *why = NULL;
+    struct json_object *root = sbx_json_parse(body, len);
+    const char *status = NULL, *answered_id = NULL;
+    if (root == NULL || !json_object_is_type(root, json_type_object))
+        *why = "the answer is not a JSON object";
+    else if (sbx_json_get_string(root, "sandbox_id", &answered_id) != SBX_JSON_OK ||
+             strcmp(answered_id, sandbox_id) != 0)
+        *why = "the answer is about another sandbox_id";
+    else if (sbx_json_get_string(root, "status", &status) != SBX_JSON_OK)
+        *why = "the answer has no string status";
+    else if (!sbx_json_has_nonempty_string(root, "backend_namespace"))
+        *why = "the answer lacks a non-empty string backend_namespace";
+    else if (strcmp(status, "absent") == 0)
+        out->status = SBX_RECONCILE_ABSENT;
+    else if (strcmp(status, "found") != 0)
+        *why = "the answer's status is neither found nor absent";
+    else if ((*why = check_found(root)) == NULL)
+        out->status = SBX_RECONCILE_FOUND;
+
+    sbx_status st = SBX_OK;
+    if (out->status == SBX_RECONCILE_FOUND) {
+        sbx_sandbox sb;
+        st = sbx_remote_decode_sandbox(root, &sb, err);
+        if (st == SBX_OK)
+            st = sbx_remote_sandbox_box(&sb, &out->sandbox, err);
+        if (st == SBX_OK)
+            st = dup_field(root, "incarnation_id", &out->incarnation_id);
+    }
+    if (st == SBX_OK && out->status != SBX_RECONCILE_UNKNOWN)
+        st = dup_field(root, "backend_namespace", &out->backend_namespace);
+    json_object_put(root);
+    if (st != SBX_OK) {
+        sbx_remote_clear_reconciliation(out);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    return SBX_OK;
+}
+
+sbx_status sbx_remote_decode_capabilities(const char *body, size_t len, int *version,
+                                          sbx_error *err)
+{
+    struct json_object *root = sbx_json_parse(body, len);
+    if (root == NULL || !json_object_is_type(root, json_type_object)) {
+        json_object_put(root);
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "capabilities answer is not a JSON object");
+    }
+    int v = 0;
+    sbx_json_field f = sbx_json_get_int(root, "mount_contract_version", &v);
+    json_object_put(root);
+    if (f == SBX_JSON_ABSENT) {
+        *version = 0;
+        return SBX_OK;
+    }
+    if (f != SBX_JSON_OK || v < 0)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "capabilities field mount_contract_version is not a "
+                             "non-negative integer");
+    *version = v;
+    return SBX_OK;
+}
+
+/* Append printable text to buf, control characters as spaces. */
+static void append_text(char *buf, size_t cap, size_t *used, const char *text, size_t len)
+{
+    for (size_t i = 0; i < len && *used + 1 < cap; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        buf[(*used)++] = (ch < 0x20 || ch == 0x7F) ? ' ' : (char)ch;
+    }
+    buf[*used] = '\0';
+}
+
+static void append_str(char *buf, size_t cap, size_t *used, const char *text)
+{
+    append_text(buf, cap, used, text, strlen(text));
+}
+
+/* A FastAPI validation list: "body.thread_id: String should match ..." */
+static void describe_validation(struct json_object *list, char *buf, size_t cap,
+                                size_t *used)
+{
+    struct json_object *first = json_object_array_get_idx(list, 0);
+    struct json_object *loc = NULL;
+    const char *msg = NULL;
+    if (json_object_object_get_ex(first, "loc", &loc) &&
+        json_object_is_type(loc, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(loc); i++) {
+            if (i > 0)
+                append_str(buf, cap, used, ".");
+            append_str(buf, cap, used, json_object_get_string(json_object_array_get_idx(loc, i)));
+        }
+        append_str(buf, cap, used, ": ");
+    }
+    if (sbx_json_get_string(first, "msg", &msg) == SBX_JSON_OK)
+        append_str(buf, cap, used, msg);
+    else
+        append_str(buf, cap, used, json_object_to_json_string_ext(first, JSON_C_TO_STRING_PLAIN));
+    size_t more = json_object_array_length(list) - 1;
+    if (more > 0) {
+        char tail[48];
+        snprintf(tail, sizeof tail, " (and %zu more)", more);
+        append_str(buf, cap, used, tail);
+    }
+}
+
+void sbx_remote_detail_text(const char *body, size_t len, char *buf, size_t cap)
+{
+    size_t used = 0;
+    if (cap == 0)
+        return;
+    buf[0] = '\0';
+    struct json_object *root = sbx_json_parse(body, len);
+    struct json_object *detail = NULL;
+    if (root != NULL && json_object_is_type(root, json_type_object) &&
+        json_object_object_get_ex(root, "detail", &detail) && detail != NULL) {
+        if (json_object_is_type(detail, json_type_string))
+            append_str(buf, cap, &used, json_object_get_string(detail));
+        else if (json_object_is_type(detail, json_type_array) &&
+                 json_object_array_length(detail) > 0)
+            describe_validation(detail, buf, cap, &used);
+        else
+            append_str(buf, cap, &used,
+                       json_object_to_json_string_ext(detail, JSON_C_TO_STRING_PLAIN));
+    } else if (body != NULL) {
+        while (len > 0 && (body[len - 1] == '\n' || body[len - 1] == '\r' ||
+                           body[len - 1] == ' '))
+            len--;
+        append_text(buf, cap, &used, body, len);
+    }
+    json_object_put(root);
+}

@@ -1,0 +1,132 @@
+/* Opening and closing a remote-backend instance (see instance.h). */
+#include "plugin/remote/instance.h"
+
+#include "plugin/remote/answer_errors.h"
+#include "plugin/remote/decode.h"
+
+#include <sbx/host.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
+                    const char *fmt, ...)
+{
+    if (inst->log == NULL)
+        return;
+    char line[SBX_ERROR_MESSAGE_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    inst->log(inst->log_ctx, level, SBX_REMOTE_NAME, line);
+}
+
+/* The probe the contract cache calls: GET /api/capabilities.  A 404 means a
+ * provisioner older than the route (version 0); transport errors, other
+ * statuses and ill-typed answers are failed probes.  `ctx` is the instance. */
+static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
+{
+    sbx_backend_instance *inst = ctx;
+    sbx_http_response resp;
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    sbx_status st = sbx_http_request(inst->http, "GET", "/api/capabilities", NULL,
+                                     inst->options.get_timeout_ms, &resp, &cause);
+    if (st != SBX_OK)
+        return sbx_remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
+    if (resp.status == 404) {
+        *version = 0; /* a provisioner older than the capabilities route */
+    } else if (resp.status != 200) {
+        st = sbx_remote_answer_error(inst, &resp, "Provisioner capabilities probe failed", err);
+    } else {
+        st = sbx_remote_decode_capabilities(resp.body, resp.body_len, version, &cause);
+        if (st != SBX_OK)
+            sbx_remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
+    }
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
+{
+    char *key_header = NULL;
+    const char *headers[1];
+    size_t header_count = 0;
+    if (inst->options.api_key != NULL) {
+        size_t n = strlen("X-API-Key: ") + strlen(inst->options.api_key) + 1;
+        key_header = malloc(n);
+        if (key_header == NULL)
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        snprintf(key_header, n, "X-API-Key: %s", inst->options.api_key);
+        headers[header_count++] = key_header;
+    }
+    sbx_http_client_options o = {
+        .base_url = inst->options.provisioner_url,
+        .ca_file = inst->options.ca_file,
+        .connect_timeout_ms = inst->options.connect_timeout_ms,
+        .max_response_bytes = inst->options.max_response_bytes,
+        .headers = headers,
+        .header_count = header_count,
+        .log = inst->log,
+        .log_ctx = inst->log_ctx,
+        .log_name = SBX_REMOTE_NAME,
+    };
+    sbx_status st = sbx_http_client_new(&o, &inst->http, err);
+    if (key_header != NULL) {
+        /* The copy held a secret: do not leave it in freed memory. */
+        memset(key_header, 0, strlen(key_header));
+        free(key_header);
+    }
+    return st;
+}
+
+sbx_status sbx_remote_open(const sbx_option *options, size_t option_count,
+                           const sbx_host_services *services,
+                           sbx_backend_instance **out, sbx_error *err)
+{
+    *out = NULL;
+    sbx_backend_instance *inst = calloc(1, sizeof *inst);
+    if (inst == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (services != NULL &&
+        services->struct_size >= offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx) {
+        inst->log = services->log;
+        inst->log_ctx = services->log_ctx;
+    }
+    sbx_status st = sbx_remote_options_parse(options, option_count, &inst->options, err);
+    if (st == SBX_OK)
+        st = build_client(inst, err);
+    if (st == SBX_OK) {
+        sbx_contract_hooks hooks = {
+            .probe = probe_capabilities,
+            .probe_ctx = inst,
+            .log = inst->log,
+            .log_ctx = inst->log_ctx,
+            .log_name = SBX_REMOTE_NAME,
+        };
+        st = sbx_contract_cache_init(&inst->contract, &hooks, err);
+    }
+    if (st != SBX_OK) {
+        sbx_http_client_free(inst->http);
+        sbx_remote_options_free(&inst->options);
+        free(inst);
+        return st;
+    }
+    sbx_remote_log(inst, SBX_LOG_DEBUG, "opened for %s (%s)", inst->options.provisioner_url,
+                   inst->options.api_key != NULL ? "with an API key" : "without an API key");
+    *out = inst;
+    return SBX_OK;
+}
+
+void sbx_remote_close(sbx_backend_instance *inst)
+{
+    if (inst == NULL)
+        return;
+    sbx_contract_cache_destroy(&inst->contract);
+    sbx_http_client_free(inst->http);
+    sbx_remote_options_free(&inst->options);
+    free(inst);
+}

@@ -1,0 +1,202 @@
+/* destroy, is_alive, discover, list, capabilities, reconcile (see ops.h). */
+#include "plugin/remote/ops.h"
+
+#include "common/json_fields.h"
+#include "plugin/remote/answer_errors.h"
+#include "plugin/remote/decode.h"
+#include "plugin/remote/ids.h"
+#include "plugin/remote/sandbox.h"
+
+#include <sbx/host.h>
+
+#include <stdio.h>
+#include <string.h>
+
+/* "/api/sandboxes/<id><suffix>"; the id was validated as a DNS label, so it
+ * needs no escaping. */
+static void sandbox_path(char *buf, size_t cap, const char *sandbox_id, const char *suffix)
+{
+    snprintf(buf, cap, "/api/sandboxes/%s%s", sandbox_id, suffix);
+}
+
+/* One GET/DELETE on a sandbox's path; transport errors become "<what>: ...". */
+static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
+                               const char *sandbox_id, const char *suffix, long timeout_ms,
+                               const char *what, sbx_http_response *resp, sbx_error *err)
+{
+    char path[128];
+    sandbox_path(path, sizeof path, sandbox_id, suffix);
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    sbx_status st = sbx_http_request(inst->http, method, path, NULL, timeout_ms, resp, &cause);
+    return st == SBX_OK ? SBX_OK : sbx_remote_wrap_error(&cause, what, err);
+}
+
+sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
+                              sbx_error *err)
+{
+    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    char what[128];
+    snprintf(what, sizeof what, "Provisioner destroy failed for %s", sandbox_id);
+    sbx_http_response resp;
+    st = call_sandbox(inst, "DELETE", sandbox_id, "", inst->options.destroy_timeout_ms, what,
+                      &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if ((resp.status >= 200 && resp.status < 300) || resp.status == 404)
+        sbx_remote_log(inst, SBX_LOG_INFO, "destroyed sandbox %s%s", sandbox_id,
+                       resp.status == 404 ? " (it was already gone)" : "");
+    else
+        st = sbx_remote_answer_error(inst, &resp, what, err);
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
+                               int *alive, sbx_error *err)
+{
+    *alive = 0;
+    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    char what[128];
+    snprintf(what, sizeof what, "Provisioner health check failed for %s", sandbox_id);
+    sbx_http_response resp;
+    st = call_sandbox(inst, "GET", sandbox_id, "", inst->options.get_timeout_ms, what, &resp,
+                      err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status == 200) {
+        struct json_object *root = sbx_json_parse(resp.body, resp.body_len);
+        const char *status = NULL;
+        if (root == NULL || !json_object_is_type(root, json_type_object))
+            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is not a JSON object",
+                               what);
+        else
+            *alive = sbx_json_get_string(root, "status", &status) == SBX_JSON_OK &&
+                     strcmp(status, "Running") == 0;
+        json_object_put(root);
+    } else if (resp.status != 404) {
+        st = sbx_remote_answer_error(inst, &resp, what, err);
+    }
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
+                               sbx_sandbox **out, sbx_error *err)
+{
+    *out = NULL;
+    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    char what[128];
+    snprintf(what, sizeof what, "Provisioner discover failed for %s", sandbox_id);
+    sbx_http_response resp;
+    st = call_sandbox(inst, "GET", sandbox_id, "", inst->options.get_timeout_ms, what, &resp,
+                      err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status == 200) {
+        struct json_object *root = sbx_json_parse(resp.body, resp.body_len);
+        sbx_sandbox sb;
+        sbx_error cause;
+        sbx_error_clear(&cause);
+        st = sbx_remote_decode_sandbox(root, &sb, &cause);
+        json_object_put(root);
+        if (st != SBX_OK) {
+            sbx_remote_wrap_error(&cause, what, err);
+        } else if (strcmp(sb.sandbox_id, sandbox_id) != 0) {
+            sbx_remote_sandbox_clear(&sb);
+            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+                               what);
+        } else {
+            st = sbx_remote_sandbox_box(&sb, out, err);
+        }
+    } else if (resp.status == 404) {
+        st = sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
+        if (err != NULL)
+            err->http_status = 404;
+    } else {
+        st = sbx_remote_answer_error(inst, &resp, what, err);
+    }
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+static void warn_skipped(void *ctx, const char *message)
+{
+    sbx_remote_log(ctx, SBX_LOG_WARN, "%s", message);
+}
+
+sbx_status sbx_remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
+                                   size_t *count, sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    const char *what = "Provisioner list failed";
+    sbx_http_response resp;
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    sbx_status st = sbx_http_request(inst->http, "GET", "/api/sandboxes", NULL,
+                                     inst->options.list_timeout_ms, &resp, &cause);
+    if (st != SBX_OK)
+        return sbx_remote_wrap_error(&cause, what, err);
+    if (resp.status == 200) {
+        st = sbx_remote_decode_list(resp.body, resp.body_len, warn_skipped, inst, out, count,
+                                    &cause);
+        if (st != SBX_OK)
+            sbx_remote_wrap_error(&cause, what, err);
+    } else {
+        st = sbx_remote_answer_error(inst, &resp, what, err);
+    }
+    sbx_http_response_clear(&resp);
+    return st;
+}
+
+sbx_status sbx_remote_capabilities(sbx_backend_instance *inst, sbx_capabilities *out,
+                                   sbx_error *err)
+{
+    (void)err;
+    sbx_contract_state state;
+    sbx_contract_cache_current(&inst->contract, &state);
+    out->known = state.known;
+    out->mount_contract_version = state.known ? state.version : SBX_CONTRACT_NONE;
+    return SBX_OK;
+}
+
+sbx_status sbx_remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
+                                sbx_reconciliation *out, sbx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->status = SBX_RECONCILE_UNKNOWN;
+    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    char what[128];
+    snprintf(what, sizeof what, "reconciliation of %s is unknown", sandbox_id);
+    sbx_http_response resp;
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    /* Nothing here is an error for the caller: whatever goes wrong leaves
+     * the answer "unknown", which never licenses deleting state. */
+    if (call_sandbox(inst, "GET", sandbox_id, "/reconciliation", inst->options.get_timeout_ms,
+                     what, &resp, &cause) != SBX_OK) {
+        sbx_remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
+        return SBX_OK;
+    }
+    if (resp.status != 200) {
+        sbx_remote_answer_error(inst, &resp, what, &cause);
+        sbx_remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
+    } else {
+        const char *why = NULL;
+        st = sbx_remote_decode_reconciliation(resp.body, resp.body_len, sandbox_id, out, &why,
+                                              err);
+        if (st == SBX_OK && why != NULL)
+            sbx_remote_log(inst, SBX_LOG_WARN, "%s: %s", what, why);
+    }
+    sbx_http_response_clear(&resp);
+    return st;
+}

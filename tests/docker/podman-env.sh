@@ -1,0 +1,144 @@
+#!/bin/sh
+# A private Docker-API engine for the docker backend's tests: podman's API
+# service with its own configuration and storage under DIR, so that nothing
+# of the machine's own podman setup (/etc, /var/lib/containers) is touched.
+# See /work/shared/notes/docker-engine-here.md for why each setting is here.
+#
+#   podman-env.sh start DIR   prepare DIR, start the service, import the
+#                             busybox image; prints the shell assignments
+#                               SBX_DOCKER_SOCKET=DIR/podman.sock
+#                               SBX_DOCKER_IMAGE=localhost/sbx-busybox:latest
+#                             Exits 77 (automake's SKIP) with one line on
+#                             stderr saying why when the engine cannot run.
+#   podman-env.sh stop DIR    remove every container, stop the service,
+#                             wait for podman's cleanup helpers, unmount
+#                             what storage left mounted, delete DIR.
+set -u
+
+IMAGE=localhost/sbx-busybox:latest
+READY_TIMEOUT_S=20
+
+die_skip() { echo "SKIP: $*" >&2; exit 77; }
+die() { echo "podman-env: $*" >&2; exit 1; }
+
+podman_here() {
+    CONTAINERS_CONF="$DIR/containers.conf" podman \
+        --root "$DIR/root" --runroot "$DIR/runroot" --tmpdir "$DIR/tmp" "$@"
+}
+
+check_prerequisites() {
+    command -v podman >/dev/null 2>&1 || die_skip "podman is not installed (apt-get install -y podman runc busybox-static)"
+    command -v runc >/dev/null 2>&1 || die_skip "runc is not installed (apt-get install -y runc); crun cannot run on this kernel's cgroup layout"
+    command -v curl >/dev/null 2>&1 || die_skip "curl is not installed (needed to ping the engine)"
+    BUSYBOX=
+    for candidate in /bin/busybox /usr/bin/busybox; do
+        [ -x "$candidate" ] && BUSYBOX=$candidate && break
+    done
+    [ -n "$BUSYBOX" ] || die_skip "busybox-static is not installed (apt-get install -y busybox-static)"
+    # The image holds nothing but this binary, so it must be static.
+    if ldd "$BUSYBOX" >/dev/null 2>&1; then
+        die_skip "$BUSYBOX is dynamically linked; install busybox-static"
+    fi
+}
+
+write_config() {
+    cat > "$DIR/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
+
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = "$DIR/events.log"
+CONF
+}
+
+# Wait until the service logs that it listens (it does so once the socket
+# accepts), bounded by READY_TIMEOUT_S, then check /_ping answers OK.  tail
+# follows the log through a fifo so that it can be stopped by its pid.
+wait_ready() {
+    mkfifo "$DIR/ready.fifo" || return 1
+    tail -n +1 -f "$DIR/service.log" > "$DIR/ready.fifo" &
+    tail_pid=$!
+    timeout "$READY_TIMEOUT_S" grep -q -m1 "API service listening" < "$DIR/ready.fifo"
+    listening=$?
+    kill "$tail_pid" 2>/dev/null
+    wait "$tail_pid" 2>/dev/null
+    rm -f "$DIR/ready.fifo"
+    [ "$listening" -eq 0 ] &&
+        [ "$(curl -s --max-time 5 --unix-socket "$DIR/podman.sock" http://d/_ping)" = OK ]
+}
+
+# Wait (bounded) for process `$1`, which is not our child, to end; tail
+# watches it for us.  Kill it when it outlives the deadline.
+wait_gone() {
+    timeout 10 tail --pid="$1" -f /dev/null 2>/dev/null || kill -9 "$1" 2>/dev/null
+}
+
+build_image() {
+    mkdir -p "$DIR/rootfs/bin" "$DIR/rootfs/tmp" "$DIR/rootfs/www" || return 1
+    cp "$BUSYBOX" "$DIR/rootfs/bin/busybox" || return 1
+    for applet in sh httpd sleep cat echo ls touch mkdir; do
+        ln -s busybox "$DIR/rootfs/bin/$applet" || return 1
+    done
+    tar -C "$DIR/rootfs" -c . | podman_here import - "$IMAGE" >/dev/null 2>>"$DIR/service.log"
+}
+
+start() {
+    check_prerequisites
+    mkdir -p "$DIR/root" "$DIR/runroot" "$DIR/tmp" || die "cannot create $DIR"
+    write_config
+    : > "$DIR/service.log"
+    # The service must hold none of our descriptors: a caller reading our
+    # stdout through a pipe would otherwise wait for the service to exit.
+    (
+        exec </dev/null >>"$DIR/service.log" 2>&1
+        CONTAINERS_CONF="$DIR/containers.conf" exec podman \
+            --root "$DIR/root" --runroot "$DIR/runroot" --tmpdir "$DIR/tmp" \
+            --log-level=info system service --time=0 "unix://$DIR/podman.sock"
+    ) &
+    echo $! > "$DIR/service.pid"
+    if ! wait_ready; then
+        reason=$(grep -i -m1 -E "error|fatal" "$DIR/service.log")
+        stop >/dev/null 2>&1
+        die_skip "the podman API service did not start: ${reason:-no answer on /_ping within ${READY_TIMEOUT_S}s}"
+    fi
+    if ! build_image; then
+        reason=$(grep -i -m1 -E "error|fatal" "$DIR/service.log")
+        stop >/dev/null 2>&1
+        die_skip "cannot import the busybox image: ${reason:-podman import failed}"
+    fi
+    echo "SBX_DOCKER_SOCKET=$DIR/podman.sock"
+    echo "SBX_DOCKER_IMAGE=$IMAGE"
+}
+
+stop() {
+    [ -d "$DIR" ] || return 0
+    if [ -S "$DIR/podman.sock" ] || [ -d "$DIR/root" ]; then
+        podman_here rm --all --force --time 0 >/dev/null 2>&1
+    fi
+    if [ -f "$DIR/service.pid" ]; then
+        pid=$(cat "$DIR/service.pid")
+        kill "$pid" 2>/dev/null && wait_gone "$pid"
+    fi
+    # podman's `container cleanup` helpers run detached after a container
+    # exits; they keep files in DIR open until they finish.  They are found
+    # by this environment's private --root, so no other podman is touched.
+    for helper in $(pgrep -f -- "--root $DIR/root" 2>/dev/null); do
+        wait_gone "$helper"
+    done
+    # Storage leaves its overlay mount (and per-container ones) behind.
+    grep " $DIR/" /proc/self/mounts | awk '{print $2}' | sort -r | while read -r mnt; do
+        umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+    done
+    rm -rf "$DIR"
+}
+
+[ $# -eq 2 ] || die "usage: $0 start|stop DIR"
+DIR=$2
+case "$1" in
+    start) start ;;
+    stop) stop ;;
+    *) die "usage: $0 start|stop DIR" ;;
+esac

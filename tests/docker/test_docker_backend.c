@@ -1,0 +1,427 @@
+/*
+ * The docker backend module through the host library, against a real
+ * engine: podman's Docker API service started by docker-suite.sh
+ * (SBX_DOCKER_SOCKET, SBX_DOCKER_IMAGE = a busybox image).  Sandboxes are
+ * busybox httpd servers published on 127.0.0.1.
+ */
+#include "tests/local-backend/http_probe.h"
+#include "tests/support/cunit_main.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <curl/curl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SERVER_READY_MS 15000L
+
+/* Serve a page saying whether /data is writable, so that the test reads
+ * the container's view of its mount over HTTP. */
+#define PROBE_COMMAND                                                          \
+    "mkdir -p /www && if touch /data/probe 2>/dev/null; then echo writable; " \
+    "else echo read-only; fi > /www/index.html && exec httpd -f -p 8080 -h /www"
+#define HELLO_COMMAND \
+    "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www"
+
+static const char *engine_socket;
+static const char *engine_image;
+
+/* ------------------------------------------------------------ engine access */
+
+typedef struct text {
+    char *data;
+    size_t len;
+} text;
+
+static size_t collect(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+    text *t = userdata;
+    size_t n = size * nmemb;
+    char *grown = realloc(t->data, t->len + n + 1);
+    if (grown == NULL)
+        return 0;
+    memcpy(grown + t->len, ptr, n);
+    t->len += n;
+    grown[t->len] = '\0';
+    t->data = grown;
+    return n;
+}
+
+/* A raw engine call, to arrange or observe what the backend must cope
+ * with.  Returns the HTTP status (-1 on transport failure); the body goes
+ * to *answer (caller frees) when answer is not NULL. */
+static long engine_answer(const char *method, const char *path, const char *json_body,
+                          char **answer)
+{
+    CURL *h = curl_easy_init();
+    char url[512];
+    snprintf(url, sizeof url, "http://localhost/v1.41%s", path);
+    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+    text t = { NULL, 0 };
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, engine_socket);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, json_body ? json_body : "");
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 30000L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    long status = -1;
+    if (curl_easy_perform(h) == CURLE_OK)
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(h);
+    if (answer != NULL)
+        *answer = t.data ? t.data : strdup("");
+    else
+        free(t.data);
+    return status;
+}
+
+static long engine(const char *method, const char *path, const char *json_body)
+{
+    return engine_answer(method, path, json_body, NULL);
+}
+
+/* ------------------------------------------------------------ fixtures */
+
+typedef struct fixture {
+    sbx_host *host;
+    sbx_backend *backend;
+} fixture;
+
+static sbx_status open_docker(fixture *f, const sbx_option *extra, size_t n_extra,
+                              sbx_error *err)
+{
+    sbx_option opts[8];
+    size_t n = 0;
+    opts[n++] = (sbx_option){ "socket", engine_socket };
+    opts[n++] = (sbx_option){ "image", engine_image };
+    opts[n++] = (sbx_option){ "stop_grace_s", "1" };
+    for (size_t i = 0; i < n_extra && n < 8; i++)
+        opts[n++] = extra[i];
+    CU_ASSERT_FATAL(sbx_host_new(NULL, &f->host, err) == SBX_OK);
+    f->backend = NULL;
+    return sbx_backend_open(f->host, "docker", opts, n, &f->backend, err);
+}
+
+static void setup(fixture *f, const char *command)
+{
+    sbx_option extra[] = { { "command", command } };
+    sbx_error err;
+    sbx_status st = open_docker(f, extra, 1, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "open docker: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+}
+
+static void teardown(fixture *f)
+{
+    sbx_backend_close(f->backend);
+    sbx_host_free(f->host);
+}
+
+static sbx_sandbox *create(sbx_backend *b, const char *id, const char *thread,
+                           const char *user, const sbx_mount *mounts, size_t n_mounts,
+                           sbx_error *err)
+{
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    req.thread_id = thread;
+    req.user_id = user;
+    req.extra_mounts = mounts;
+    req.extra_mount_count = n_mounts;
+    sbx_sandbox *sb = NULL;
+    if (sbx_backend_create(b, &req, &sb, err) != SBX_OK) {
+        fprintf(stderr, "create %s: %s\n", id, err->message);
+        return NULL;
+    }
+    return sb;
+}
+
+static int is_alive(sbx_backend *b, const char *id)
+{
+    int alive = -1;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_is_alive(b, id, &alive, &err) == SBX_OK);
+    return alive;
+}
+
+/* How many listed sandboxes have id `id`; *url gets its URL. */
+static int listed(sbx_backend *b, const char *id, char *url, size_t url_size)
+{
+    sbx_sandbox *all = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_list_running(b, &all, &count, &err) == SBX_OK);
+    int found = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(all[i].sandbox_id, id) != 0)
+            continue;
+        found++;
+        if (url != NULL)
+            snprintf(url, url_size, "%s", all[i].sandbox_url);
+    }
+    sbx_backend_free_sandboxes(b, all, count);
+    return found;
+}
+
+static char *fetch(const char *url)
+{
+    char *body = NULL;
+    long status = sbx_test_http_get(url, SERVER_READY_MS, &body);
+    CU_ASSERT_EQUAL(status, 200);
+    return body;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_lifecycle(void)
+{
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    sbx_sandbox *sb = create(f.backend, "life-one", "thread-1", "user-1", NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    CU_ASSERT(strncmp(sb->sandbox_url, "http://127.0.0.1:", 17) == 0);
+    CU_ASSERT_STRING_EQUAL(sb->thread_id, "thread-1");
+    CU_ASSERT_STRING_EQUAL(sb->user_id, "user-1");
+    CU_ASSERT_STRING_EQUAL(sb->status, "Running");
+
+    char *body = fetch(sb->sandbox_url);
+    CU_ASSERT(body != NULL && strcmp(body, "hello\n") == 0);
+    free(body);
+
+    char url[256] = "";
+    CU_ASSERT_EQUAL(listed(f.backend, "life-one", url, sizeof url), 1);
+    CU_ASSERT_STRING_EQUAL(url, sb->sandbox_url);
+    CU_ASSERT_EQUAL(is_alive(f.backend, "life-one"), 1);
+    sbx_sandbox *found = NULL;
+    CU_ASSERT_FATAL(sbx_backend_discover(f.backend, "life-one", &found, &err) == SBX_OK);
+    CU_ASSERT_STRING_EQUAL(found->sandbox_url, sb->sandbox_url);
+    CU_ASSERT_STRING_EQUAL(found->thread_id, "thread-1");
+    sbx_backend_free_sandboxes(f.backend, found, 1);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "life-one", &err) == SBX_OK);
+    CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-life-one/json", NULL), 404);
+    CU_ASSERT_EQUAL(is_alive(f.backend, "life-one"), 0);
+    CU_ASSERT_EQUAL(listed(f.backend, "life-one", NULL, 0), 0);
+    CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 2000), -1);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    teardown(&f);
+}
+
+/* What the container sees of a mount of a fresh host directory. */
+static void check_mount(int read_only, const char *expected_page)
+{
+    char host_dir[PATH_MAX], probe[PATH_MAX + 16];
+    const char *base = getenv("SBX_TEST_BUILDDIR");
+    snprintf(host_dir, sizeof host_dir, "%s/tests/docker/mount.XXXXXX", base ? base : "/tmp");
+    CU_ASSERT_FATAL(mkdtemp(host_dir) != NULL);
+    chmod(host_dir, 0777);
+    snprintf(probe, sizeof probe, "%s/probe", host_dir);
+
+    fixture f;
+    setup(&f, PROBE_COMMAND);
+    sbx_mount mount = { host_dir, "/data", read_only };
+    const char *id = read_only ? "mount-ro" : "mount-rw";
+    sbx_error err;
+    sbx_sandbox *sb = create(f.backend, id, "t", NULL, &mount, 1, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    char *body = fetch(sb->sandbox_url);
+    CU_ASSERT(body != NULL && strcmp(body, expected_page) == 0);
+    free(body);
+    CU_ASSERT_EQUAL(access(probe, F_OK) == 0, !read_only);
+    CU_ASSERT(sbx_backend_destroy(f.backend, id, &err) == SBX_OK);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    teardown(&f);
+    unlink(probe);
+    rmdir(host_dir);
+}
+
+static void test_read_only_mount_is_read_only(void)
+{
+    check_mount(1, "read-only\n");
+}
+
+static void test_read_write_mount_is_writable(void)
+{
+    check_mount(0, "writable\n");
+}
+
+static void test_existing_name_returns_the_container(void)
+{
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    sbx_sandbox *first = create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
+    sbx_sandbox *second = create(f.backend, "twice", "t-second", NULL, NULL, 0, &err);
+    CU_ASSERT_FATAL(first != NULL && second != NULL);
+    CU_ASSERT_STRING_EQUAL(second->sandbox_url, first->sandbox_url);
+    CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
+    CU_ASSERT_EQUAL(listed(f.backend, "twice", NULL, 0), 1);
+
+    /* A stopped sandbox is started again by create. */
+    CU_ASSERT_EQUAL(engine("POST", "/containers/sbx-twice/stop?t=0", NULL), 204);
+    CU_ASSERT_EQUAL(is_alive(f.backend, "twice"), 0);
+    sbx_sandbox *third = create(f.backend, "twice", "t-third", NULL, NULL, 0, &err);
+    CU_ASSERT_FATAL(third != NULL);
+    CU_ASSERT_STRING_EQUAL(third->thread_id, "t-first");
+    CU_ASSERT_EQUAL(is_alive(f.backend, "twice"), 1);
+    char *body = fetch(third->sandbox_url);
+    CU_ASSERT(body != NULL && strcmp(body, "hello\n") == 0);
+    free(body);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "twice", &err) == SBX_OK);
+    sbx_backend_free_sandboxes(f.backend, first, 1);
+    sbx_backend_free_sandboxes(f.backend, second, 1);
+    sbx_backend_free_sandboxes(f.backend, third, 1);
+    teardown(&f);
+}
+
+static void test_absent_sandboxes(void)
+{
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    CU_ASSERT_EQUAL(is_alive(f.backend, "never-made"), 0);
+    sbx_sandbox *found = NULL;
+    CU_ASSERT(sbx_backend_discover(f.backend, "never-made", &found, &err) == SBX_ERR_NOT_FOUND);
+    CU_ASSERT(found == NULL);
+    CU_ASSERT(strstr(err.message, "never-made") != NULL);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
+    teardown(&f);
+}
+
+static void test_foreign_container_is_left_alone(void)
+{
+    /* A container that carries our naming but not our labels. */
+    char body[256];
+    snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", engine_image);
+    CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-not-ours", body) == 201);
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    sbx_sandbox *found = NULL;
+    CU_ASSERT(sbx_backend_discover(f.backend, "not-ours", &found, &err) == SBX_ERR_PROTOCOL);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "not-ours", &err) == SBX_ERR_PROTOCOL);
+    CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-not-ours/json", NULL), 200);
+    CU_ASSERT(create(f.backend, "not-ours", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
+    /* ... and was neither started nor removed by that create. */
+    char *inspect = NULL;
+    CU_ASSERT_EQUAL(engine_answer("GET", "/containers/sbx-not-ours/json", NULL, &inspect), 200);
+    CU_ASSERT(inspect != NULL && strstr(inspect, "\"Running\":false") != NULL);
+    free(inspect);
+    CU_ASSERT_EQUAL(engine("DELETE", "/containers/sbx-not-ours?force=true", NULL) / 100, 2);
+    teardown(&f);
+}
+
+static void test_errors(void)
+{
+    fixture f;
+    sbx_error err;
+    sbx_option bad[] = { { "imgae", "x" } };
+    CU_ASSERT(open_docker(&f, bad, 1, &err) == SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "imgae") != NULL);
+    sbx_host_free(f.host);
+
+    /* The engine's own message comes through. */
+    sbx_option missing_image[] = { { "image", "localhost/no-such-image:latest" } };
+    CU_ASSERT_FATAL(open_docker(&f, missing_image, 1, &err) == SBX_OK);
+    CU_ASSERT(create(f.backend, "no-image", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROVISIONER);
+    CU_ASSERT(err.http_status >= 400);
+    CU_ASSERT(strstr(err.message, "no-such-image") != NULL);
+    CU_ASSERT(create(f.backend, "Bad_Id", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    teardown(&f);
+
+    /* An engine that is not there is a transport error, never "not alive". */
+    sbx_option nowhere[] = { { "socket", "/nonexistent/docker.sock" } };
+    CU_ASSERT_FATAL(open_docker(&f, nowhere, 1, &err) == SBX_OK);
+    int alive = -1;
+    CU_ASSERT(sbx_backend_is_alive(f.backend, "some-box", &alive, &err) == SBX_ERR_TRANSPORT);
+    sbx_sandbox *all = NULL;
+    size_t count = 0;
+    CU_ASSERT(sbx_backend_list_running(f.backend, &all, &count, &err) == SBX_ERR_TRANSPORT);
+    teardown(&f);
+}
+
+/* Threads creating one sandbox at once get one container; threads creating
+ * different ones all succeed. */
+typedef struct thread_arg {
+    sbx_backend *backend;
+    char id[32];
+    char url[128];
+} thread_arg;
+
+static void *create_in_thread(void *p)
+{
+    thread_arg *a = p;
+    sbx_error err;
+    sbx_sandbox *sb = create(a->backend, a->id, "t", NULL, NULL, 0, &err);
+    if (sb != NULL) {
+        snprintf(a->url, sizeof a->url, "%s", sb->sandbox_url);
+        sbx_backend_free_sandboxes(a->backend, sb, 1);
+    }
+    return NULL;
+}
+
+static void test_many_threads(void)
+{
+    enum { THREADS = 6 };
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    pthread_t threads[THREADS];
+    thread_arg args[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        args[i].backend = f.backend;
+        /* Half create one shared sandbox, half their own. */
+        snprintf(args[i].id, sizeof args[i].id, i % 2 ? "shared" : "own-%d", i);
+        args[i].url[0] = '\0';
+        pthread_create(&threads[i], NULL, create_in_thread, &args[i]);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 0; i < THREADS; i++) {
+        CU_ASSERT(args[i].url[0] != '\0');
+        if (i % 2)
+            CU_ASSERT_STRING_EQUAL(args[i].url, args[1].url);
+    }
+    CU_ASSERT_EQUAL(listed(f.backend, "shared", NULL, 0), 1);
+    sbx_error err;
+    for (int i = 0; i < THREADS; i++)
+        CU_ASSERT(sbx_backend_destroy(f.backend, args[i].id, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(listed(f.backend, "shared", NULL, 0), 0);
+    teardown(&f);
+}
+
+void sbx_test_register(void)
+{
+    engine_socket = getenv("SBX_DOCKER_SOCKET");
+    engine_image = getenv("SBX_DOCKER_IMAGE");
+    if (engine_socket == NULL || engine_image == NULL) {
+        fprintf(stderr, "SKIP: SBX_DOCKER_SOCKET/SBX_DOCKER_IMAGE not set "
+                        "(run through tests/docker/docker-suite.sh)\n");
+        exit(77);
+    }
+    static const CU_TestInfo tests[] = {
+        { "create, serve HTTP, list, discover, destroy", test_lifecycle },
+        { "a read-only mount is read-only", test_read_only_mount_is_read_only },
+        { "a read-write mount is writable", test_read_write_mount_is_writable },
+        { "an existing name returns (and starts) the container", test_existing_name_returns_the_container },
+        { "absent sandboxes: 404 handling", test_absent_sandboxes },
+        { "a container without our labels is left alone", test_foreign_container_is_left_alone },
+        { "errors: options, engine messages, transport", test_errors },
+        { "many threads", test_many_threads },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("docker backend", NULL, NULL, tests);
+}

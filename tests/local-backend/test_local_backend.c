@@ -1,0 +1,701 @@
+/*
+ * The "local" backend through the host library, as a host program uses it:
+ * directory sandboxes and command sandboxes (a real HTTP server on
+ * 127.0.0.1), state shared across host instances and processes, atomic
+ * metadata, id validation, idempotent create and destroy, many threads.
+ */
+#include "tests/local-backend/http_probe.h"
+#include "tests/support/cunit_main.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SERVER_READY_MS 15000L
+
+/* ------------------------------------------------------------ log capture */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int warn_lines;
+static char last_warn[512];
+
+static void capture_log(void *ctx, sbx_log_level level, const char *backend,
+                        const char *message)
+{
+    (void)ctx;
+    (void)backend;
+    if (level > SBX_LOG_WARN)
+        return;
+    pthread_mutex_lock(&log_lock);
+    warn_lines++;
+    snprintf(last_warn, sizeof last_warn, "%s", message);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static int warnings_seen(void)
+{
+    pthread_mutex_lock(&log_lock);
+    int n = warn_lines;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
+/* ------------------------------------------------------------ fixtures */
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh state directory; `tag` may hold spaces and quotes, to prove that
+ * paths reach the shell safely. */
+static void make_state_dir(char *out, size_t size, const char *tag)
+{
+    const char *base = getenv("SBX_TEST_BUILDDIR");
+    snprintf(out, size, "%s/tests/local-backend/%s.XXXXXX", base ? base : "/tmp", tag);
+    CU_ASSERT_FATAL(mkdtemp(out) != NULL);
+}
+
+typedef struct fixture {
+    char state_dir[PATH_MAX];
+    sbx_host *host;
+    sbx_backend *backend;
+} fixture;
+
+static sbx_host *new_host(void)
+{
+    sbx_host_services services = { sizeof services, capture_log, NULL };
+    sbx_host *host = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_host_new(&services, &host, &err) == SBX_OK);
+    return host;
+}
+
+static sbx_backend *open_local(sbx_host *host, const char *state_dir, const char *command)
+{
+    sbx_option opts[2] = { { "state_dir", state_dir }, { "command", command } };
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_open(host, "local", opts, command ? 2 : 1, &backend, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "open local: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return backend;
+}
+
+static void fixture_setup(fixture *f, const char *tag, const char *command)
+{
+    make_state_dir(f->state_dir, sizeof f->state_dir, tag);
+    f->host = new_host();
+    f->backend = open_local(f->host, f->state_dir, command);
+}
+
+static void fixture_teardown(fixture *f)
+{
+    sbx_backend_close(f->backend);
+    sbx_host_free(f->host);
+    remove_tree(f->state_dir);
+}
+
+/* An executable named `name` on $PATH. */
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char dir[PATH_MAX], candidate[PATH_MAX + 64];
+    while (path != NULL && *path != '\0') {
+        size_t len = strcspn(path, ":");
+        snprintf(dir, sizeof dir, "%.*s", (int)len, path);
+        snprintf(candidate, sizeof candidate, "%s/%s", dir[0] ? dir : ".", name);
+        if (access(candidate, X_OK) == 0)
+            return 1;
+        path += len + (path[len] == ':');
+    }
+    return 0;
+}
+
+/* A sandbox command serving {dir} over HTTP on 127.0.0.1:{port}, or NULL
+ * when neither python3 nor busybox is installed. */
+static const char *server_command(void)
+{
+    if (on_path("python3"))
+        return "exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}";
+    if (on_path("busybox"))
+        return "exec busybox httpd -f -p 127.0.0.1:{port} -h {dir}";
+    return NULL;
+}
+
+static sbx_sandbox *create(sbx_backend *b, const char *id, const char *thread,
+                           const char *user, sbx_error *err)
+{
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    req.thread_id = thread;
+    req.user_id = user;
+    sbx_sandbox *sb = NULL;
+    sbx_status st = sbx_backend_create(b, &req, &sb, err);
+    if (st != SBX_OK)
+        return NULL;
+    return sb;
+}
+
+static int is_alive(sbx_backend *b, const char *id)
+{
+    int alive = -1;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_is_alive(b, id, &alive, &err) == SBX_OK);
+    return alive;
+}
+
+/* Number of running sandboxes with id `id` in list_running. */
+static int listed(sbx_backend *b, const char *id, size_t *total)
+{
+    sbx_sandbox *all = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_list_running(b, &all, &count, &err) == SBX_OK);
+    int found = 0;
+    for (size_t i = 0; i < count; i++)
+        found += strcmp(all[i].sandbox_id, id) == 0;
+    if (total != NULL)
+        *total = count;
+    sbx_backend_free_sandboxes(b, all, count);
+    return found;
+}
+
+static json_object *read_metadata(const char *state_dir, const char *id)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s.json", state_dir, id);
+    return json_object_from_file(path);
+}
+
+/* The pid recorded for a command sandbox, 0 when none. */
+static long metadata_pid(const char *state_dir, const char *id)
+{
+    json_object *meta = read_metadata(state_dir, id), *pid = NULL;
+    long value = 0;
+    if (meta != NULL && json_object_object_get_ex(meta, "pid", &pid) && pid != NULL)
+        value = (long)json_object_get_int64(pid);
+    json_object_put(meta);
+    return value;
+}
+
+/* 1 when `pid` has exited (gone, or a zombie nobody reaped yet). */
+static int process_gone(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return p != NULL && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static int path_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Entries of `dir` other than "." and "..". */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_directory_lifecycle(void)
+{
+    fixture f;
+    fixture_setup(&f, "dir", NULL);
+    sbx_error err;
+    sbx_sandbox *sb = create(f.backend, "box-one", "thread-1", NULL, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    char dir[PATH_MAX + 64], url[PATH_MAX + 80];
+    snprintf(dir, sizeof dir, "%s/box-one", f.state_dir);
+    snprintf(url, sizeof url, "file://%s", dir);
+    CU_ASSERT_STRING_EQUAL(sb->sandbox_id, "box-one");
+    CU_ASSERT_STRING_EQUAL(sb->sandbox_url, url);
+    CU_ASSERT_STRING_EQUAL(sb->thread_id, "thread-1");
+    CU_ASSERT_STRING_EQUAL(sb->user_id, "default");
+    CU_ASSERT_STRING_EQUAL(sb->status, "Running");
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+
+    struct stat st;
+    CU_ASSERT_FATAL(stat(dir, &st) == 0);
+    CU_ASSERT(S_ISDIR(st.st_mode));
+    CU_ASSERT_EQUAL(st.st_mode & 0777, 0700);
+    CU_ASSERT_EQUAL(is_alive(f.backend, "box-one"), 1);
+    CU_ASSERT_EQUAL(listed(f.backend, "box-one", NULL), 1);
+
+    sbx_sandbox *found = NULL;
+    CU_ASSERT_FATAL(sbx_backend_discover(f.backend, "box-one", &found, &err) == SBX_OK);
+    CU_ASSERT_STRING_EQUAL(found->sandbox_url, url);
+    CU_ASSERT_STRING_EQUAL(found->thread_id, "thread-1");
+    sbx_backend_free_sandboxes(f.backend, found, 1);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "box-one", &err) == SBX_OK);
+    CU_ASSERT(!path_exists(dir));
+    CU_ASSERT_EQUAL(is_alive(f.backend, "box-one"), 0);
+    CU_ASSERT_EQUAL(listed(f.backend, "box-one", NULL), 0);
+    found = NULL;
+    CU_ASSERT(sbx_backend_discover(f.backend, "box-one", &found, &err) == SBX_ERR_NOT_FOUND);
+    CU_ASSERT(found == NULL);
+    CU_ASSERT(strstr(err.message, "box-one") != NULL);
+    /* Nothing of the sandbox is left behind, lock file included. */
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    fixture_teardown(&f);
+}
+
+static void test_anonymous_sandbox_has_null_thread(void)
+{
+    fixture f;
+    fixture_setup(&f, "anon", NULL);
+    sbx_error err;
+    sbx_sandbox *sb = create(f.backend, "anon-box", NULL, "alice", &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    CU_ASSERT(sb->thread_id == NULL);
+    CU_ASSERT_STRING_EQUAL(sb->user_id, "alice");
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "anon-box", &err) == SBX_OK);
+    fixture_teardown(&f);
+}
+
+static void test_create_existing_returns_it(void)
+{
+    fixture f;
+    fixture_setup(&f, "again", NULL);
+    sbx_error err;
+    sbx_sandbox *first = create(f.backend, "same-box", "t-first", NULL, &err);
+    sbx_sandbox *second = create(f.backend, "same-box", "t-second", "bob", &err);
+    CU_ASSERT_FATAL(first != NULL && second != NULL);
+    CU_ASSERT_STRING_EQUAL(first->sandbox_url, second->sandbox_url);
+    /* The existing sandbox is returned as it is, not re-made. */
+    CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
+    CU_ASSERT_STRING_EQUAL(second->user_id, "default");
+    size_t total = 0;
+    CU_ASSERT_EQUAL(listed(f.backend, "same-box", &total), 1);
+    CU_ASSERT_EQUAL(total, 1);
+    sbx_backend_free_sandboxes(f.backend, first, 1);
+    sbx_backend_free_sandboxes(f.backend, second, 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "same-box", &err) == SBX_OK);
+    fixture_teardown(&f);
+}
+
+static void test_command_lifecycle(void)
+{
+    const char *command = server_command();
+    if (command == NULL) {
+        fprintf(stderr, "SKIP command lifecycle: neither python3 nor busybox on PATH\n");
+        return;
+    }
+    fixture f;
+    /* A space and a quote in the path: {dir} must reach the shell as one word. */
+    fixture_setup(&f, "cmd it's", command);
+    sbx_error err;
+    sbx_sandbox *sb = create(f.backend, "web-box", "t1", NULL, &err);
+    if (sb == NULL)
+        fprintf(stderr, "create: %s\n", err.message);
+    CU_ASSERT_FATAL(sb != NULL);
+    CU_ASSERT(strncmp(sb->sandbox_url, "http://127.0.0.1:", 17) == 0);
+
+    /* The server serves the sandbox directory. */
+    char file[PATH_MAX + 64], url[600];
+    snprintf(file, sizeof file, "%s/web-box/hello.txt", f.state_dir);
+    FILE *out = fopen(file, "w");
+    CU_ASSERT_FATAL(out != NULL);
+    fputs("hello from the sandbox\n", out);
+    fclose(out);
+    snprintf(url, sizeof url, "%s/hello.txt", sb->sandbox_url);
+    char *body = NULL;
+    CU_ASSERT_EQUAL(sbx_test_http_get(url, SERVER_READY_MS, &body), 200);
+    CU_ASSERT(body != NULL && strcmp(body, "hello from the sandbox\n") == 0);
+    free(body);
+
+    CU_ASSERT_EQUAL(is_alive(f.backend, "web-box"), 1);
+    CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 1);
+    long pid = metadata_pid(f.state_dir, "web-box");
+    CU_ASSERT(pid > 1);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "web-box", &err) == SBX_OK);
+    CU_ASSERT(process_gone(pid));
+    CU_ASSERT_EQUAL(sbx_test_http_get_once(url, 2000), -1);
+    CU_ASSERT_EQUAL(is_alive(f.backend, "web-box"), 0);
+    CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 0);
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    fixture_teardown(&f);
+}
+
+/* A process that exits after creating must leave a sandbox every other
+ * process (and host instance) finds. */
+static void test_cross_process_discover_and_list(void)
+{
+    const char *command = server_command();
+    fixture f;
+    fixture_setup(&f, "xproc", NULL);
+    pid_t child = fork();
+    CU_ASSERT_FATAL(child >= 0);
+    if (child == 0) {
+        sbx_host *host = new_host();
+        sbx_backend *b = open_local(host, f.state_dir, command);
+        sbx_error err;
+        sbx_sandbox *sb = create(b, "made-elsewhere", "t-x", "carol", &err);
+        int ok = sb != NULL;
+        sbx_backend_free_sandboxes(b, sb, ok ? 1 : 0);
+        sbx_backend_close(b);
+        sbx_host_free(host);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    CU_ASSERT_FATAL(waitpid(child, &status, 0) == child);
+    CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* This process opened its backend before the sandbox existed. */
+    sbx_error err;
+    sbx_sandbox *found = NULL;
+    CU_ASSERT_FATAL(sbx_backend_discover(f.backend, "made-elsewhere", &found, &err) == SBX_OK);
+    CU_ASSERT_STRING_EQUAL(found->user_id, "carol");
+    CU_ASSERT_STRING_EQUAL(found->thread_id, "t-x");
+    if (command != NULL) {
+        char *body = NULL;
+        CU_ASSERT_EQUAL(sbx_test_http_get(found->sandbox_url, SERVER_READY_MS, &body), 200);
+        free(body);
+    }
+    CU_ASSERT_EQUAL(is_alive(f.backend, "made-elsewhere"), 1);
+    CU_ASSERT_EQUAL(listed(f.backend, "made-elsewhere", NULL), 1);
+
+    /* A second host instance in this process sees it too. */
+    sbx_host *other_host = new_host();
+    sbx_backend *other = open_local(other_host, f.state_dir, NULL);
+    CU_ASSERT_EQUAL(listed(other, "made-elsewhere", NULL), 1);
+    CU_ASSERT_EQUAL(is_alive(other, "made-elsewhere"), 1);
+    long pid = metadata_pid(f.state_dir, "made-elsewhere");
+    /* Destroyed from yet another instance than the one that made it. */
+    CU_ASSERT(sbx_backend_destroy(other, "made-elsewhere", &err) == SBX_OK);
+    if (command != NULL)
+        CU_ASSERT(pid > 1 && process_gone(pid));
+    CU_ASSERT_EQUAL(is_alive(f.backend, "made-elsewhere"), 0);
+    sbx_backend_free_sandboxes(f.backend, found, 1);
+    sbx_backend_close(other);
+    sbx_host_free(other_host);
+    fixture_teardown(&f);
+}
+
+static void test_metadata_is_complete_json(void)
+{
+    fixture f;
+    fixture_setup(&f, "meta", NULL);
+    sbx_error err;
+    sbx_sandbox *sb = create(f.backend, "meta-box", "t-m", "dave", &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    json_object *meta = read_metadata(f.state_dir, "meta-box");
+    CU_ASSERT_FATAL(meta != NULL);
+    static const char *const fields[] = { "sandbox_id", "thread_id", "user_id", "url",
+                                          "pid", "port", "created" };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        CU_ASSERT(json_object_object_get_ex(meta, fields[i], NULL));
+    json_object *v = NULL;
+    CU_ASSERT(json_object_object_get_ex(meta, "url", &v) &&
+              strcmp(json_object_get_string(v), sb->sandbox_url) == 0);
+    CU_ASSERT(json_object_object_get_ex(meta, "user_id", &v) &&
+              strcmp(json_object_get_string(v), "dave") == 0);
+    CU_ASSERT(json_object_object_get_ex(meta, "created", &v) &&
+              json_object_get_string_len(v) == 20);
+    json_object_put(meta);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+
+    /* Only the sandbox's own entries: no temporary files left behind. */
+    DIR *d = opendir(f.state_dir);
+    struct dirent *e;
+    int unexpected = 0;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        unexpected += strcmp(n, ".") && strcmp(n, "..") && strcmp(n, "meta-box") &&
+                      strcmp(n, "meta-box.json") && strcmp(n, ".meta-box.lock");
+    }
+    if (d != NULL)
+        closedir(d);
+    CU_ASSERT_EQUAL(unexpected, 0);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "meta-box", &err) == SBX_OK);
+    fixture_teardown(&f);
+}
+
+/* Readers racing with creates and destroys must see whole records only: a
+ * torn file would be skipped with a warning. */
+typedef struct churn_arg {
+    sbx_backend *backend;
+    int index;
+    int failures;
+    pthread_barrier_t *start;
+} churn_arg;
+
+static void *churn_writer(void *p)
+{
+    churn_arg *a = p;
+    char id[32];
+    snprintf(id, sizeof id, "churn-%d", a->index);
+    pthread_barrier_wait(a->start);
+    for (int round = 0; round < 25; round++) {
+        sbx_error err;
+        sbx_sandbox *sb = create(a->backend, id, "t", NULL, &err);
+        a->failures += sb == NULL;
+        sbx_backend_free_sandboxes(a->backend, sb, sb ? 1 : 0);
+        a->failures += sbx_backend_destroy(a->backend, id, &err) != SBX_OK;
+    }
+    return NULL;
+}
+
+static void *churn_reader(void *p)
+{
+    churn_arg *a = p;
+    pthread_barrier_wait(a->start);
+    for (int round = 0; round < 100; round++) {
+        sbx_sandbox *all = NULL;
+        size_t count = 0;
+        sbx_error err;
+        if (sbx_backend_list_running(a->backend, &all, &count, &err) != SBX_OK) {
+            a->failures++;
+            continue;
+        }
+        for (size_t i = 0; i < count; i++)
+            a->failures += all[i].sandbox_url == NULL || all[i].thread_id == NULL ||
+                           strcmp(all[i].thread_id, "t") != 0;
+        sbx_backend_free_sandboxes(a->backend, all, count);
+    }
+    return NULL;
+}
+
+static void test_readers_never_see_partial_metadata(void)
+{
+    enum { WRITERS = 4, READERS = 3 };
+    fixture f;
+    fixture_setup(&f, "churn", NULL);
+    int warnings_before = warnings_seen();
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, WRITERS + READERS);
+    pthread_t threads[WRITERS + READERS];
+    churn_arg args[WRITERS + READERS];
+    for (int i = 0; i < WRITERS + READERS; i++) {
+        args[i] = (churn_arg){ f.backend, i, 0, &start };
+        pthread_create(&threads[i], NULL, i < WRITERS ? churn_writer : churn_reader, &args[i]);
+    }
+    for (int i = 0; i < WRITERS + READERS; i++) {
+        pthread_join(threads[i], NULL);
+        CU_ASSERT_EQUAL(args[i].failures, 0);
+    }
+    pthread_barrier_destroy(&start);
+    CU_ASSERT_EQUAL(warnings_seen(), warnings_before);
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    fixture_teardown(&f);
+}
+
+static void test_invalid_ids_are_refused_before_touching_files(void)
+{
+    fixture f;
+    fixture_setup(&f, "ids", NULL);
+    static const char *const bad[] = { "../escape", "a/b", "UPPER", "", "-lead", "trail-",
+                                       "dot.dot", "sp ace", "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij12",
+                                       "..", "nl\nx" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sbx_error err;
+        sbx_sandbox *sb = NULL;
+        int alive = -1;
+        CU_ASSERT(create(f.backend, bad[i], NULL, NULL, &err) == NULL);
+        CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+        CU_ASSERT(strstr(err.message, "sandbox_id") != NULL);
+        CU_ASSERT(strchr(err.message, '\n') == NULL);
+        CU_ASSERT(sbx_backend_destroy(f.backend, bad[i], &err) == SBX_ERR_REFUSED);
+        CU_ASSERT(sbx_backend_is_alive(f.backend, bad[i], &alive, &err) == SBX_ERR_REFUSED);
+        CU_ASSERT(sbx_backend_discover(f.backend, bad[i], &sb, &err) == SBX_ERR_REFUSED);
+    }
+    sbx_error err;
+    CU_ASSERT(sbx_backend_destroy(f.backend, NULL, &err) == SBX_ERR_REFUSED);
+    CU_ASSERT(create(f.backend, "good-id", "bad thread", NULL, &err) == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT(strstr(err.message, "thread_id") != NULL);
+    CU_ASSERT(create(f.backend, "good-id", NULL, "../root", &err) == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT(strstr(err.message, "user_id") != NULL);
+    /* The longest valid id (51 characters) is accepted. */
+    const char *longest = "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1";
+    sbx_sandbox *sb = create(f.backend, longest, NULL, NULL, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, longest, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    /* Nothing escaped the state directory either. */
+    char parent_escape[PATH_MAX + 16];
+    snprintf(parent_escape, sizeof parent_escape, "%s/../escape", f.state_dir);
+    CU_ASSERT(!path_exists(parent_escape));
+    fixture_teardown(&f);
+}
+
+static void test_destroy_absent_succeeds(void)
+{
+    fixture f;
+    fixture_setup(&f, "absent", NULL);
+    sbx_error err;
+    CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
+    CU_ASSERT_EQUAL(is_alive(f.backend, "never-made"), 0);
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    fixture_teardown(&f);
+}
+
+static void test_options(void)
+{
+    sbx_host *host = new_host();
+    sbx_backend *b = NULL;
+    sbx_error err;
+    sbx_option unknown[] = { { "sate_dir", "/tmp/x" } };
+    CU_ASSERT(sbx_backend_open(host, "local", unknown, 1, &b, &err) == SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "sate_dir") != NULL);
+    sbx_option bad_timeout[] = { { "stop_timeout_ms", "soon" } };
+    CU_ASSERT(sbx_backend_open(host, "local", bad_timeout, 1, &b, &err) == SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "stop_timeout_ms") != NULL);
+
+    /* Without state_dir: $XDG_STATE_HOME/sbx/local (the harness sets it). */
+    const char *xdg = getenv("XDG_STATE_HOME");
+    if (xdg != NULL && xdg[0] == '/') {
+        CU_ASSERT_FATAL(sbx_backend_open(host, "local", NULL, 0, &b, &err) == SBX_OK);
+        sbx_sandbox *sb = create(b, "default-place", NULL, NULL, &err);
+        CU_ASSERT_FATAL(sb != NULL);
+        char expected[PATH_MAX + 32];
+        char *real = realpath(xdg, NULL);
+        snprintf(expected, sizeof expected, "file://%s/sbx/local/default-place", real);
+        free(real);
+        CU_ASSERT_STRING_EQUAL(sb->sandbox_url, expected);
+        sbx_backend_free_sandboxes(b, sb, 1);
+        CU_ASSERT(sbx_backend_destroy(b, "default-place", &err) == SBX_OK);
+        sbx_backend_close(b);
+    }
+    /* "local" is built in: no module path is needed to open it. */
+    const sbx_backend_descriptor *d = NULL;
+    CU_ASSERT(sbx_host_load(host, "local", &d, &err) == SBX_OK);
+    CU_ASSERT(d != NULL && strcmp(d->name, "local") == 0);
+    sbx_host_free(host);
+}
+
+static void test_extra_mounts_are_unsupported(void)
+{
+    fixture f;
+    fixture_setup(&f, "mounts", NULL);
+    sbx_mount mount = { "/srv/data", "/mnt/acp-workspace", 1 };
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "mount-box";
+    req.extra_mounts = &mount;
+    req.extra_mount_count = 1;
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_create(f.backend, &req, &sb, &err) == SBX_ERR_UNSUPPORTED);
+    CU_ASSERT(strstr(err.message, "/mnt/acp-workspace") != NULL);
+    CU_ASSERT(strstr(err.message, "/srv/data") != NULL);
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    fixture_teardown(&f);
+}
+
+/* Many threads creating the same command sandbox at once start exactly one
+ * server: they all get the same URL. */
+typedef struct same_arg {
+    sbx_backend *backend;
+    char url[128];
+    pthread_barrier_t *start;
+} same_arg;
+
+static void *create_same(void *p)
+{
+    same_arg *a = p;
+    pthread_barrier_wait(a->start);
+    sbx_error err;
+    sbx_sandbox *sb = create(a->backend, "shared-box", "t", NULL, &err);
+    if (sb != NULL) {
+        snprintf(a->url, sizeof a->url, "%s", sb->sandbox_url);
+        sbx_backend_free_sandboxes(a->backend, sb, 1);
+    }
+    return NULL;
+}
+
+static void test_many_threads_create_one_sandbox(void)
+{
+    enum { THREADS = 8 };
+    const char *command = server_command();
+    fixture f;
+    fixture_setup(&f, "same", command);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, THREADS);
+    pthread_t threads[THREADS];
+    same_arg args[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        args[i].backend = f.backend;
+        args[i].url[0] = '\0';
+        args[i].start = &start;
+        pthread_create(&threads[i], NULL, create_same, &args[i]);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < THREADS; i++) {
+        CU_ASSERT(args[i].url[0] != '\0');
+        CU_ASSERT_STRING_EQUAL(args[i].url, args[0].url);
+    }
+    size_t total = 0;
+    CU_ASSERT_EQUAL(listed(f.backend, "shared-box", &total), 1);
+    CU_ASSERT_EQUAL(total, 1);
+    sbx_error err;
+    CU_ASSERT(sbx_backend_destroy(f.backend, "shared-box", &err) == SBX_OK);
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    fixture_teardown(&f);
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        { "directory sandbox: create, alive, list, discover, destroy", test_directory_lifecycle },
+        { "anonymous sandbox keeps a null thread id", test_anonymous_sandbox_has_null_thread },
+        { "create of an existing id returns it", test_create_existing_returns_it },
+        { "command sandbox serves HTTP and is stopped by destroy", test_command_lifecycle },
+        { "sandboxes are shared across processes and hosts", test_cross_process_discover_and_list },
+        { "metadata is one complete JSON record", test_metadata_is_complete_json },
+        { "readers never see partial metadata", test_readers_never_see_partial_metadata },
+        { "invalid ids are refused before touching files", test_invalid_ids_are_refused_before_touching_files },
+        { "destroy of an absent sandbox succeeds", test_destroy_absent_succeeds },
+        { "options: unknown keys, bad values, default state dir", test_options },
+        { "extra mounts are unsupported", test_extra_mounts_are_unsupported },
+        { "many threads creating one sandbox start one server", test_many_threads_create_one_sandbox },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("local backend", NULL, NULL, tests);
+}

@@ -1,0 +1,40 @@
+# Unit tests of the remote backend's internals (plugin/remote/libsbx-remote-
+# core.la) and of the shared HTTP client: no network except the HTTP client
+# suite, which talks to the provisioner emulator on 127.0.0.1.
+SBX_REMOTE_UNIT_SUITES = \
+	tests/remote-unit/test_contract_cache \
+	tests/remote-unit/test_ids_options \
+	tests/remote-unit/test_create_body \
+	tests/remote-unit/test_decode \
+	tests/remote-unit/test_answer_errors \
+	tests/remote-unit/test_http_client
+check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
+TESTS += $(SBX_REMOTE_UNIT_SUITES)
+
+SBX_REMOTE_UNIT_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+SBX_REMOTE_UNIT_LDADD = plugin/remote/libsbx-remote-core.la common/libsbx-common.la \
+	$(SBX_TEST_LIBS) -lpthread
+
+tests_remote_unit_test_contract_cache_SOURCES = tests/remote-unit/test_contract_cache.c
+tests_remote_unit_test_contract_cache_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_contract_cache_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_ids_options_SOURCES = tests/remote-unit/test_ids_options.c
+tests_remote_unit_test_ids_options_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_ids_options_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_create_body_SOURCES = tests/remote-unit/test_create_body.c
+tests_remote_unit_test_create_body_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_create_body_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_decode_SOURCES = tests/remote-unit/test_decode.c
+tests_remote_unit_test_decode_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_decode_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_http_client_SOURCES = tests/remote-unit/test_http_client.c
+tests_remote_unit_test_http_client_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_http_client_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_answer_errors_SOURCES = tests/remote-unit/test_answer_errors.c
+tests_remote_unit_test_answer_errors_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_answer_errors_LDADD = $(SBX_REMOTE_UNIT_LDADD)

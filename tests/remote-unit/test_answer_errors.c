@@ -1,0 +1,88 @@
+/* How a failed answer becomes the caller's error: the kind per status, the
+ * "<what>: HTTP <status> <detail>" message, and the API key never shown even
+ * when a peer echoes it. */
+#include "tests/support/cunit_main.h"
+
+#include "plugin/remote/answer_errors.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+#define KEY "k-3f9a1c"
+
+static sbx_status answer(long status, const char *body, sbx_error *err)
+{
+    sbx_backend_instance inst;
+    memset(&inst, 0, sizeof inst);
+    char key[] = KEY;
+    inst.options.api_key = key;
+    sbx_http_response resp = { .status = status, .body = (char *)body,
+                               .body_len = strlen(body) };
+    sbx_error_clear(err);
+    return sbx_remote_answer_error(&inst, &resp, "Provisioner health check failed for abc123",
+                                   err);
+}
+
+/* The message port of test_provisioner_is_alive_raises_on_server_error. */
+static void test_server_error_carries_status_and_text(void)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(answer(503, "unavailable", &err), SBX_ERR_PROVISIONER);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "Provisioner health check failed for abc123: HTTP 503 unavailable");
+    CU_ASSERT_EQUAL(err.http_status, 503);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROVISIONER);
+}
+
+static void test_kinds_by_status(void)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(answer(401, "Unauthorized", &err), SBX_ERR_UNAUTHORIZED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "HTTP 401 Unauthorized"));
+    CU_ASSERT_EQUAL(answer(403, "", &err), SBX_ERR_UNAUTHORIZED);
+    CU_ASSERT_EQUAL(answer(404, "{\"detail\":\"Not Found\"}", &err), SBX_ERR_PROVISIONER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "HTTP 404 Not Found"));
+    CU_ASSERT_EQUAL(answer(500, "{\"detail\":\"Pod creation failed: Unprocessable Entity\"}", &err),
+                    SBX_ERR_PROVISIONER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "HTTP 500 Pod creation failed"));
+    CU_ASSERT_EQUAL(answer(302, "", &err), SBX_ERR_PROTOCOL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "redirects are not followed"));
+    CU_ASSERT_EQUAL(err.http_status, 302);
+    CU_ASSERT_EQUAL(answer(204, "", &err), SBX_ERR_PROTOCOL);
+}
+
+static void test_an_echoed_key_is_masked(void)
+{
+    sbx_error err;
+    answer(400, "{\"detail\":\"bad key " KEY " for " KEY "\"}", &err);
+    CU_ASSERT_PTR_NULL(strstr(err.message, KEY));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "bad key ******** for ********"));
+}
+
+static void test_wrapping_keeps_the_cause(void)
+{
+    sbx_error cause, err;
+    sbx_error_set(&cause, SBX_ERR_CONTRACT_CHANGED, "inner");
+    cause.expected_contract = 2;
+    cause.actual_contract = 3;
+    cause.http_status = 409;
+    CU_ASSERT_EQUAL(sbx_remote_wrap_error(&cause, "outer", &err), SBX_ERR_CONTRACT_CHANGED);
+    CU_ASSERT_STRING_EQUAL(err.message, "outer: inner");
+    CU_ASSERT_EQUAL(err.expected_contract, 2);
+    CU_ASSERT_EQUAL(err.actual_contract, 3);
+    CU_ASSERT_EQUAL(err.http_status, 409);
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        { "server_error_carries_status_and_text", test_server_error_carries_status_and_text },
+        { "kinds_by_status", test_kinds_by_status },
+        { "an_echoed_key_is_masked", test_an_echoed_key_is_masked },
+        { "wrapping_keeps_the_cause", test_wrapping_keeps_the_cause },
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("remote answer errors", NULL, NULL, tests);
+}

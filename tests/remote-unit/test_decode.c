@@ -1,0 +1,360 @@
+/* Decoders of provisioner answers on good and bad input: strict types,
+ * the list's skip-and-warn rules, reconciliation's three outcomes, and the
+ * error detail text a user reads. */
+#include "tests/support/cunit_main.h"
+
+#include "common/json_fields.h"
+#include "plugin/remote/decode.h"
+#include "plugin/remote/sandbox.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct warnings {
+    int count;
+    char last[SBX_ERROR_MESSAGE_MAX + 64];
+} warnings;
+
+static void collect(void *ctx, const char *message)
+{
+    warnings *w = ctx;
+    w->count++;
+    snprintf(w->last, sizeof w->last, "%s", message);
+}
+
+static sbx_status decode_list(const char *body, sbx_sandbox **out, size_t *count, warnings *w)
+{
+    sbx_error err;
+    memset(w, 0, sizeof *w);
+    return sbx_remote_decode_list(body, strlen(body), collect, w, out, count, &err);
+}
+
+static sbx_status decode_one(const char *body, sbx_sandbox *sb, sbx_error *err)
+{
+    struct json_object *root = sbx_json_parse(body, strlen(body));
+    sbx_status st = sbx_remote_decode_sandbox(root, sb, err);
+    json_object_put(root);
+    return st;
+}
+
+static sbx_reconcile_status reconcile(const char *body, sbx_reconciliation *out)
+{
+    const char *why = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_remote_decode_reconciliation(body, strlen(body), "old-id", out, &why,
+                                                     &err), SBX_OK);
+    CU_ASSERT((out->status == SBX_RECONCILE_UNKNOWN) == (why != NULL));
+    return out->status;
+}
+
+/* ---------------------------------------------------------------- sandbox */
+
+static void test_sandbox_with_full_identity(void)
+{
+    sbx_sandbox sb;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(decode_one("{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
+                                     "\"user_id\":\"alice\",\"thread_id\":\"thread-1\","
+                                     "\"mount_contract_version\":2,\"status\":\"Running\"}",
+                                     &sb, &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(sb.sandbox_id, "abc123");
+    CU_ASSERT_STRING_EQUAL(sb.sandbox_url, "http://k3s:31001");
+    CU_ASSERT_STRING_EQUAL(sb.user_id, "alice");
+    CU_ASSERT_STRING_EQUAL(sb.thread_id, "thread-1");
+    CU_ASSERT_STRING_EQUAL(sb.status, "Running");
+    CU_ASSERT_EQUAL(sb.mount_contract_version, 2);
+    sbx_remote_sandbox_clear(&sb);
+}
+
+static void test_legacy_sandbox_has_unknown_identity(void)
+{
+    sbx_sandbox sb;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(decode_one("{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
+                                     "\"thread_id\":null}", &sb, &err), SBX_OK);
+    CU_ASSERT_PTR_NULL(sb.user_id);
+    CU_ASSERT_PTR_NULL(sb.thread_id);
+    CU_ASSERT_PTR_NULL(sb.status);
+    CU_ASSERT_EQUAL(sb.mount_contract_version, SBX_CONTRACT_NONE);
+    sbx_remote_sandbox_clear(&sb);
+}
+
+static void test_ill_typed_sandboxes_are_protocol_errors(void)
+{
+    const char *bad[] = {
+        "[]", "\"abc\"", "{}",
+        "{\"sandbox_id\":\"abc\"}",
+        "{\"sandbox_id\":\"\",\"sandbox_url\":\"http://x\"}",
+        "{\"sandbox_id\":7,\"sandbox_url\":\"http://x\"}",
+        "{\"sandbox_id\":\"a\",\"sandbox_url\":\"http://x\",\"user_id\":5}",
+        "{\"sandbox_id\":\"a\",\"sandbox_url\":\"http://x\",\"mount_contract_version\":\"2\"}",
+        "{\"sandbox_id\":\"a\",\"sandbox_url\":\"http://x\",\"mount_contract_version\":true}",
+        "{\"sandbox_id\":\"a\",\"sandbox_url\":\"http://x\",\"mount_contract_version\":2.5}",
+        "{\"sandbox_id\":\"a\",\"sandbox_url\":\"http://x\",\"mount_contract_version\":-1}",
+        "{\"sandbox_id\":\"a\",\"sandbox_url\":\"http://x\",\"mount_contract_version\":99999999999}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sbx_sandbox sb;
+        sbx_error err;
+        sbx_error_clear(&err);
+        CU_ASSERT_EQUAL(decode_one(bad[i], &sb, &err), SBX_ERR_PROTOCOL);
+        CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
+        CU_ASSERT_PTR_NULL(sb.sandbox_id); /* nothing half-filled is handed back */
+    }
+}
+
+/* ---------------------------------------------------------------- list */
+
+/* Port of test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entries. */
+static void test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entries(void)
+{
+    sbx_sandbox *list;
+    size_t n;
+    warnings w;
+    CU_ASSERT_EQUAL_FATAL(decode_list("{\"sandboxes\":["
+                                      "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
+                                      "{\"sandbox_id\":\"missing-url\"},"
+                                      "{\"sandbox_url\":\"http://k3s:31002\"}]}",
+                                      &list, &n, &w), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 1u);
+    CU_ASSERT_STRING_EQUAL(list[0].sandbox_id, "abc123");
+    CU_ASSERT_STRING_EQUAL(list[0].sandbox_url, "http://k3s:31001");
+    CU_ASSERT_EQUAL(w.count, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(w.last, "skipping list entry #2"));
+    sbx_remote_free_sandboxes(list, n);
+}
+
+/* Port of test_provisioner_list_returns_empty_when_payload_is_not_dict. */
+static void test_provisioner_list_returns_empty_when_payload_is_not_dict(void)
+{
+    sbx_sandbox *list;
+    size_t n;
+    warnings w;
+    CU_ASSERT_EQUAL(decode_list("[{\"sandbox_id\":\"abc\",\"sandbox_url\":\"http://k3s:31001\"}]",
+                                &list, &n, &w), SBX_OK);
+    CU_ASSERT_EQUAL(n, 0u);
+    CU_ASSERT_PTR_NULL(list);
+    CU_ASSERT_EQUAL(w.count, 1);
+}
+
+/* Port of test_provisioner_list_returns_empty_when_sandboxes_is_not_list. */
+static void test_provisioner_list_returns_empty_when_sandboxes_is_not_list(void)
+{
+    sbx_sandbox *list;
+    size_t n;
+    warnings w;
+    CU_ASSERT_EQUAL(decode_list("{\"sandboxes\":{\"sandbox_id\":\"abc\"}}", &list, &n, &w), SBX_OK);
+    CU_ASSERT_EQUAL(n, 0u);
+    CU_ASSERT_EQUAL(w.count, 1);
+    CU_ASSERT_EQUAL(decode_list("{\"count\":0}", &list, &n, &w), SBX_OK);
+    CU_ASSERT_EQUAL(n, 0u);
+    CU_ASSERT_EQUAL(w.count, 1);
+}
+
+/* Port of test_provisioner_list_skips_non_dict_sandbox_entries. */
+static void test_provisioner_list_skips_non_dict_sandbox_entries(void)
+{
+    sbx_sandbox *list;
+    size_t n;
+    warnings w;
+    CU_ASSERT_EQUAL_FATAL(decode_list("{\"sandboxes\":["
+                                      "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
+                                      "\"bad-entry\",123,null]}", &list, &n, &w), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(n, 1u);
+    CU_ASSERT_STRING_EQUAL(list[0].sandbox_id, "abc123");
+    CU_ASSERT_STRING_EQUAL(list[0].sandbox_url, "http://k3s:31001");
+    CU_ASSERT_EQUAL(w.count, 3);
+    sbx_remote_free_sandboxes(list, n);
+}
+
+static void test_unparseable_list_is_a_protocol_error(void)
+{
+    sbx_sandbox *list;
+    size_t n;
+    warnings w;
+    CU_ASSERT_EQUAL(decode_list("<html>502 Bad Gateway</html>", &list, &n, &w), SBX_ERR_PROTOCOL);
+    CU_ASSERT_EQUAL(decode_list("{\"sandboxes\":[]} trailing", &list, &n, &w), SBX_ERR_PROTOCOL);
+    CU_ASSERT_EQUAL(decode_list("", &list, &n, &w), SBX_ERR_PROTOCOL);
+    CU_ASSERT_EQUAL(n, 0u);
+}
+
+/* ---------------------------------------------------------------- reconciliation */
+
+/* Port of test_reconciliation_discovery_accepts_exact_old_mount_contract. */
+static void test_reconciliation_discovery_accepts_exact_old_mount_contract(void)
+{
+    sbx_reconciliation r;
+    CU_ASSERT_EQUAL_FATAL(reconcile("{\"sandbox_id\":\"old-id\",\"status\":\"found\","
+                                    "\"backend_namespace\":\"namespace-uid-1\","
+                                    "\"incarnation_id\":\"pod-uid-1\","
+                                    "\"sandbox_url\":\"http://sandbox-old\","
+                                    "\"thread_id\":\"thread-1\",\"user_id\":\"alice\","
+                                    "\"mount_contract_version\":1}", &r),
+                          SBX_RECONCILE_FOUND);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r.sandbox);
+    CU_ASSERT_STRING_EQUAL(r.sandbox->sandbox_id, "old-id");
+    CU_ASSERT_EQUAL(r.sandbox->mount_contract_version, 1);
+    CU_ASSERT_STRING_EQUAL(r.backend_namespace, "namespace-uid-1");
+    CU_ASSERT_STRING_EQUAL(r.incarnation_id, "pod-uid-1");
+    sbx_remote_clear_reconciliation(&r);
+    CU_ASSERT_PTR_NULL(r.sandbox);
+}
+
+/* Port of test_reconciliation_discovery_accepts_pod_authoritative_absence. */
+static void test_reconciliation_discovery_accepts_pod_authoritative_absence(void)
+{
+    sbx_reconciliation r;
+    CU_ASSERT_EQUAL(reconcile("{\"sandbox_id\":\"old-id\",\"status\":\"absent\","
+                              "\"backend_namespace\":\"namespace-uid-1\"}", &r),
+                    SBX_RECONCILE_ABSENT);
+    CU_ASSERT_STRING_EQUAL(r.backend_namespace, "namespace-uid-1");
+    CU_ASSERT_PTR_NULL(r.sandbox);
+    CU_ASSERT_PTR_NULL(r.incarnation_id);
+    sbx_remote_clear_reconciliation(&r);
+}
+
+static void test_found_with_an_anonymous_thread(void)
+{
+    sbx_reconciliation r;
+    CU_ASSERT_EQUAL(reconcile("{\"sandbox_id\":\"old-id\",\"status\":\"found\","
+                              "\"backend_namespace\":\"ns\",\"incarnation_id\":\"pod\","
+                              "\"sandbox_url\":\"http://s\",\"thread_id\":null,"
+                              "\"user_id\":\"default\",\"mount_contract_version\":2}", &r),
+                    SBX_RECONCILE_FOUND);
+    CU_ASSERT_PTR_NULL(r.sandbox->thread_id);
+    sbx_remote_clear_reconciliation(&r);
+}
+
+/* Anything not exactly found/absent with well-typed fields is unknown:
+ * unknown never licenses deleting state. */
+static void test_reconciliation_is_unknown_unless_well_formed(void)
+{
+    const char *unknown[] = {
+        "not json",
+        "[]",
+        "{\"sandbox_id\":\"old-id\",\"status\":\"absent\"}",
+        "{\"sandbox_id\":\"old-id\",\"status\":\"absent\",\"backend_namespace\":\"\"}",
+        "{\"sandbox_id\":\"other\",\"status\":\"absent\",\"backend_namespace\":\"ns\"}",
+        "{\"status\":\"absent\",\"backend_namespace\":\"ns\"}",
+        "{\"sandbox_id\":\"old-id\",\"status\":\"gone\",\"backend_namespace\":\"ns\"}",
+        "{\"sandbox_id\":\"old-id\",\"status\":\"found\",\"backend_namespace\":\"ns\","
+        "\"sandbox_url\":\"http://s\",\"thread_id\":\"t\",\"user_id\":\"alice\","
+        "\"mount_contract_version\":1}",                               /* no incarnation */
+        "{\"sandbox_id\":\"old-id\",\"status\":\"found\",\"backend_namespace\":\"ns\","
+        "\"incarnation_id\":\"pod\",\"sandbox_url\":\"http://s\",\"thread_id\":\"t\","
+        "\"user_id\":\"alice\",\"mount_contract_version\":\"1\"}",     /* string version */
+        "{\"sandbox_id\":\"old-id\",\"status\":\"found\",\"backend_namespace\":\"ns\","
+        "\"incarnation_id\":\"pod\",\"sandbox_url\":\"http://s\",\"thread_id\":\"t\","
+        "\"user_id\":\"alice\"}",                                      /* no version */
+        "{\"sandbox_id\":\"old-id\",\"status\":\"found\",\"backend_namespace\":\"ns\","
+        "\"incarnation_id\":\"pod\",\"sandbox_url\":\"http://s\",\"thread_id\":3,"
+        "\"user_id\":\"alice\",\"mount_contract_version\":1}",         /* int thread */
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        sbx_reconciliation r;
+        CU_ASSERT_EQUAL(reconcile(unknown[i], &r), SBX_RECONCILE_UNKNOWN);
+        CU_ASSERT_PTR_NULL(r.sandbox);
+        CU_ASSERT_PTR_NULL(r.backend_namespace);
+        sbx_remote_clear_reconciliation(&r);
+    }
+}
+
+/* ---------------------------------------------------------------- capabilities */
+
+static void test_capabilities_version_is_a_strict_integer(void)
+{
+    int v = -7;
+    sbx_error err;
+    const char *legacy = "{\"lark_cli_init_image\":false}";
+    CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(legacy, strlen(legacy), &v, &err), SBX_OK);
+    CU_ASSERT_EQUAL(v, 0); /* absent: a legacy provisioner */
+    const char *two = "{\"mount_contract_version\":2}";
+    CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(two, strlen(two), &v, &err), SBX_OK);
+    CU_ASSERT_EQUAL(v, 2);
+    const char *bad[] = { "{\"mount_contract_version\":\"2\"}", "{\"mount_contract_version\":true}",
+                          "{\"mount_contract_version\":-1}", "{\"mount_contract_version\":null}",
+                          "{\"mount_contract_version\":1.0}", "[]", "garbage", "" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(bad[i], strlen(bad[i]), &v, &err),
+                        SBX_ERR_PROTOCOL);
+}
+
+/* ---------------------------------------------------------------- detail text */
+
+static const char *detail(const char *body)
+{
+    static char buf[128];
+    sbx_remote_detail_text(body, strlen(body), buf, sizeof buf);
+    return buf;
+}
+
+static void test_detail_text_of_each_error_shape(void)
+{
+    CU_ASSERT_STRING_EQUAL(detail("{\"detail\":\"Sandbox 'x' not found\"}"), "Sandbox 'x' not found");
+    CU_ASSERT_STRING_EQUAL(detail("unavailable"), "unavailable");
+    CU_ASSERT_STRING_EQUAL(detail("Internal Server Error\n"), "Internal Server Error");
+    CU_ASSERT_STRING_EQUAL(detail("{\"detail\":[{\"type\":\"string_pattern_mismatch\","
+                                  "\"loc\":[\"body\",\"thread_id\"],\"msg\":\"String should "
+                                  "match pattern\"},{\"type\":\"missing\"}]}"),
+                           "body.thread_id: String should match pattern (and 1 more)");
+    CU_ASSERT_STRING_EQUAL(detail("{\"detail\":{\"code\":\"mount_contract_changed\",\"expected\":2}}"),
+                           "{\"code\":\"mount_contract_changed\",\"expected\":2}");
+    CU_ASSERT_STRING_EQUAL(detail("line1\r\nline2\x01"), "line1  line2 ");
+    CU_ASSERT_STRING_EQUAL(detail(""), "");
+}
+
+static void test_detail_text_is_bounded(void)
+{
+    char body[1000];
+    memset(body, 'x', sizeof body - 1);
+    body[sizeof body - 1] = '\0';
+    char buf[16];
+    sbx_remote_detail_text(body, strlen(body), buf, sizeof buf);
+    CU_ASSERT_EQUAL(strlen(buf), sizeof buf - 1);
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo sandbox[] = {
+        { "sandbox_with_full_identity", test_sandbox_with_full_identity },
+        { "legacy_sandbox_has_unknown_identity", test_legacy_sandbox_has_unknown_identity },
+        { "ill_typed_sandboxes_are_protocol_errors", test_ill_typed_sandboxes_are_protocol_errors },
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo list[] = {
+        { "provisioner_list_returns_sandbox_infos_and_filters_invalid_entries",
+          test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entries },
+        { "provisioner_list_returns_empty_when_payload_is_not_dict",
+          test_provisioner_list_returns_empty_when_payload_is_not_dict },
+        { "provisioner_list_returns_empty_when_sandboxes_is_not_list",
+          test_provisioner_list_returns_empty_when_sandboxes_is_not_list },
+        { "provisioner_list_skips_non_dict_sandbox_entries",
+          test_provisioner_list_skips_non_dict_sandbox_entries },
+        { "unparseable_list_is_a_protocol_error", test_unparseable_list_is_a_protocol_error },
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo reconciliation[] = {
+        { "reconciliation_discovery_accepts_exact_old_mount_contract",
+          test_reconciliation_discovery_accepts_exact_old_mount_contract },
+        { "reconciliation_discovery_accepts_pod_authoritative_absence",
+          test_reconciliation_discovery_accepts_pod_authoritative_absence },
+        { "found_with_an_anonymous_thread", test_found_with_an_anonymous_thread },
+        { "reconciliation_is_unknown_unless_well_formed",
+          test_reconciliation_is_unknown_unless_well_formed },
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo other[] = {
+        { "capabilities_version_is_a_strict_integer", test_capabilities_version_is_a_strict_integer },
+        { "detail_text_of_each_error_shape", test_detail_text_of_each_error_shape },
+        { "detail_text_is_bounded", test_detail_text_is_bounded },
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("remote decode sandbox", NULL, NULL, sandbox);
+    sbx_test_add_suite("remote decode list", NULL, NULL, list);
+    sbx_test_add_suite("remote decode reconciliation", NULL, NULL, reconciliation);
+    sbx_test_add_suite("remote decode capabilities and details", NULL, NULL, other);
+}

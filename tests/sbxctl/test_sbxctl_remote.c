@@ -1,0 +1,579 @@
+/* sbxctl end to end: `--backend remote` against the provisioner emulator
+ * (a real process on 127.0.0.1), every command as a user runs it. */
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/sbxctl/run_sbxctl.h"
+#include "tests/sbxctl/sbxctl_checks.h"
+#include "tests/support/cunit_main.h"
+#include "tests/support/emulator.h"
+
+#define ARGS SBX_TEST_ARGS
+
+/* The id derived from thread "th-1" of the default user and of "alice"
+ * (sbxctl(1), SANDBOX IDS; computed independently). */
+#define TH1_DEFAULT_ID "t-8092cd6fdb1ddec0"
+#define TH1_ALICE_ID "t-d2c93f3eaf1e03df"
+
+#define RIGHT_KEY "emu-key-7f3a9c2e51"
+#define WRONG_KEY "wrong-key-04d8b6e1aa"
+
+#define MAX_ARGS 32
+
+/* Run sbxctl --backend remote --set provisioner_url=<emu> [extra...] ARGS. */
+static void run_remote(sbx_test_run *run, sbx_test_emu *emu, const char *const *extra,
+                       const char *const *args)
+{
+    char url_setting[256];
+    snprintf(url_setting, sizeof url_setting, "provisioner_url=%s", sbx_test_emu_url(emu));
+    const char *argv[MAX_ARGS];
+    size_t n = 0;
+    argv[n++] = "--backend";
+    argv[n++] = "remote";
+    argv[n++] = "--set";
+    argv[n++] = url_setting;
+    for (size_t i = 0; extra != NULL && extra[i] != NULL && n < MAX_ARGS - 1; i++)
+        argv[n++] = extra[i];
+    for (size_t i = 0; args[i] != NULL && n < MAX_ARGS - 1; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    sbx_test_sbxctl(run, NULL, argv);
+}
+
+static sbx_test_emu *start_emu(const char *const *args)
+{
+    static const char *const no_args[] = {NULL};
+    sbx_test_emu *emu = sbx_test_emu_start(args != NULL ? args : no_args);
+    CU_ASSERT_PTR_NOT_NULL(emu);
+    return emu;
+}
+
+/* Run a --json command expected to succeed; returns its object (caller puts). */
+static json_object *run_json(sbx_test_emu *emu, const char *const *args, int exit_code)
+{
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("--json"), args);
+    CU_ASSERT_EQUAL(run.exit_code, exit_code);
+    if (run.exit_code != exit_code)
+        fprintf(stderr, "exit %d, stderr [%s]\n", run.exit_code, run.err);
+    json_object *object = sbx_test_run_json(&run);
+    CU_ASSERT_PTR_NOT_NULL(object);
+    sbx_test_run_clear(&run);
+    return object;
+}
+
+/* A sandbox object with exactly the five members of INTERFACES.md. */
+static void assert_sandbox_shape(json_object *sandbox, const char *sandbox_id)
+{
+    CU_ASSERT_TRUE_FATAL(json_object_is_type(sandbox, json_type_object));
+    CU_ASSERT_EQUAL(json_object_object_length(sandbox), 5);
+    sbx_test_assert_json_string(sandbox, "sandbox_id", sandbox_id);
+    const char *url = sbx_test_json_string(sandbox, "sandbox_url");
+    CU_ASSERT_TRUE(url != NULL && strncmp(url, "http", 4) == 0);
+    static const char *const optional[] = {"user_id", "thread_id", "mount_contract_version"};
+    for (size_t i = 0; i < 3; i++) {
+        json_object *value = NULL;
+        CU_ASSERT_TRUE(json_object_object_get_ex(sandbox, optional[i], &value));
+    }
+}
+
+/* The body of the last POST /api/sandboxes the emulator received (caller puts). */
+static json_object *last_create_body(sbx_test_emu *emu)
+{
+    json_object *log = sbx_test_emu_requests(emu);
+    json_object *requests = log != NULL ? json_object_object_get(log, "requests") : NULL;
+    json_object *body = NULL;
+    for (size_t i = 0; requests != NULL && i < json_object_array_length(requests); i++) {
+        json_object *request = json_object_array_get_idx(requests, i);
+        const char *method = sbx_test_json_string(request, "method");
+        const char *path = sbx_test_json_string(request, "path");
+        const char *text = sbx_test_json_string(request, "body");
+        if (method != NULL && path != NULL && text != NULL && strcmp(method, "POST") == 0 &&
+            strcmp(path, "/api/sandboxes") == 0) {
+            json_object_put(body);
+            body = json_tokener_parse(text);
+        }
+    }
+    json_object_put(log);
+    return body;
+}
+
+/* ------------------------------------------------------------ create */
+
+static void test_create_derives_a_stable_id(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+
+    json_object *first = run_json(emu, ARGS("create", "--thread", "th-1"), 0);
+    json_object *second = run_json(emu, ARGS("create", "--thread", "th-1"), 0);
+    if (first != NULL && second != NULL) {
+        assert_sandbox_shape(first, TH1_DEFAULT_ID);
+        assert_sandbox_shape(second, TH1_DEFAULT_ID);
+        const char *url1 = sbx_test_json_string(first, "sandbox_url");
+        const char *url2 = sbx_test_json_string(second, "sandbox_url");
+        CU_ASSERT_STRING_EQUAL(url1 != NULL ? url1 : "", url2 != NULL ? url2 : "-");
+    }
+    json_object_put(first);
+    json_object_put(second);
+
+    /* The same thread maps to the same sandbox: one in the list. */
+    json_object *list = run_json(emu, ARGS("list"), 0);
+    CU_ASSERT_EQUAL(sbx_test_json_int(list, "count", -1), 1);
+    json_object_put(list);
+
+    json_object *body = last_create_body(emu);
+    CU_ASSERT_PTR_NOT_NULL(body);
+    sbx_test_assert_json_string(body, "sandbox_id", TH1_DEFAULT_ID);
+    sbx_test_assert_json_string(body, "thread_id", "th-1");
+    json_object_put(body);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_create_with_identity_echo(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+
+    json_object *sandbox =
+        run_json(emu, ARGS("create", "--thread", "th-1", "--user", "alice"), 0);
+    if (sandbox != NULL) {
+        assert_sandbox_shape(sandbox, TH1_ALICE_ID);
+        sbx_test_assert_json_string(sandbox, "user_id", "alice");
+        sbx_test_assert_json_string(sandbox, "thread_id", "th-1");
+        CU_ASSERT_EQUAL(sbx_test_json_int(sandbox, "mount_contract_version", -1), 1);
+    }
+    json_object_put(sandbox);
+
+    /* Human output: key: value lines. */
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("create", "--thread", "th-1", "--user", "alice"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "sandbox_id: " TH1_ALICE_ID "\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "user_id: alice\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "thread_id: th-1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "mount_contract_version: 1\n"));
+    CU_ASSERT_EQUAL(run.err_len, 0);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_anonymous_create_sends_null_thread(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+
+    json_object *sandbox = run_json(emu, ARGS("create", "--id", "anon-1"), 0);
+    if (sandbox != NULL) {
+        assert_sandbox_shape(sandbox, "anon-1");
+        CU_ASSERT_TRUE(sbx_test_json_is_null(sandbox, "thread_id"));
+    }
+    json_object_put(sandbox);
+
+    json_object *body = last_create_body(emu);
+    CU_ASSERT_PTR_NOT_NULL(body);
+    CU_ASSERT_TRUE(body != NULL && sbx_test_json_is_null(body, "thread_id"));
+    json_object_put(body);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_create_flags_and_mounts_are_sent(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+
+    sbx_test_run run;
+    run_remote(&run, emu, NULL,
+               ARGS("create", "--id", "flags-1", "--legacy-skills", "--lark-broker",
+                    "--mount", "/state/ws:/mnt/acp-workspace:ro", "--mount",
+                    "/state/a:b:/mnt/skills/integrations:rw"));
+    sbx_test_run_clear(&run);
+
+    json_object *body = last_create_body(emu);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    CU_ASSERT_TRUE(sbx_test_json_true(body, "include_legacy_skills"));
+    CU_ASSERT_TRUE(sbx_test_json_true(body, "provision_lark_cli_broker"));
+    CU_ASSERT_FALSE(sbx_test_json_true(body, "provision_lark_cli_runtime"));
+    json_object *mounts = json_object_object_get(body, "extra_mounts");
+    CU_ASSERT_TRUE(json_object_is_type(mounts, json_type_array) &&
+                   json_object_array_length(mounts) == 2);
+    if (json_object_is_type(mounts, json_type_array) && json_object_array_length(mounts) == 2) {
+        json_object *mount = json_object_array_get_idx(mounts, 0);
+        sbx_test_assert_json_string(mount, "host_path", "/state/ws");
+        sbx_test_assert_json_string(mount, "container_path", "/mnt/acp-workspace");
+        CU_ASSERT_TRUE(sbx_test_json_true(mount, "read_only"));
+        /* The container path is the last field: the host path keeps its ':'. */
+        mount = json_object_array_get_idx(mounts, 1);
+        sbx_test_assert_json_string(mount, "host_path", "/state/a:b");
+        sbx_test_assert_json_string(mount, "container_path", "/mnt/skills/integrations");
+        CU_ASSERT_FALSE(sbx_test_json_true(mount, "read_only"));
+    }
+    json_object_put(body);
+    sbx_test_emu_stop(emu);
+}
+
+/* Isolation (PROTOCOL.md rule 2): refused before anything is sent. */
+static void test_create_for_another_user_on_legacy_is_refused(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("--json"), ARGS("create", "--thread", "th-1", "--user", "alice"));
+    sbx_test_assert_failure(&run, 6, "refused", "alice");
+    json_object_put(sbx_test_assert_json_failure(&run, "refused"));
+    CU_ASSERT_EQUAL(sbx_test_emu_received(emu, "create"), 0);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_required_contract_mismatch_exits_5(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("--json"),
+               ARGS("create", "--thread", "th-1", "--user", "alice", "--require-contract", "2"));
+    sbx_test_assert_failure(&run, 5, "contract_changed", "");
+    json_object *failure = sbx_test_assert_json_failure(&run, "contract_changed");
+    if (failure != NULL) {
+        json_object *error = json_object_object_get(failure, "error");
+        CU_ASSERT_EQUAL(sbx_test_json_int(error, "expected", -1), 2);
+        CU_ASSERT_EQUAL(sbx_test_json_int(error, "actual", -1), 1);
+        CU_ASSERT_TRUE(sbx_test_json_is_null(error, "http_status"));
+    }
+    json_object_put(failure);
+    CU_ASSERT_EQUAL(sbx_test_emu_received(emu, "create"), 0);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_provisioner_error_exits_9(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    int answer = sbx_test_emu_fault(emu, "{\"route\":\"create\",\"action\":\"respond\","
+                                         "\"status\":500,\"body\":"
+                                         "\"{\\\"detail\\\":\\\"Pod creation failed: quota\\\"}\"}");
+    CU_ASSERT_TRUE(answer >= 200 && answer < 300);
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("--json"), ARGS("create", "--thread", "th-1"));
+    sbx_test_assert_failure(&run, 9, "provisioner", "Pod creation failed: quota");
+    json_object *failure = sbx_test_assert_json_failure(&run, "provisioner");
+    if (failure != NULL)
+        CU_ASSERT_EQUAL(sbx_test_json_int(json_object_object_get(failure, "error"), "http_status", -1),
+                        500);
+    json_object_put(failure);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_garbage_answer_exits_4(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    int answer = sbx_test_emu_fault(emu, "{\"route\":\"get\",\"action\":\"garbage\"}");
+    CU_ASSERT_TRUE(answer >= 200 && answer < 300);
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("discover", "sb-1"));
+    sbx_test_assert_failure(&run, 4, "protocol", "");
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+/* ------------------------------------------------------------ queries */
+
+static void test_alive_answers_by_exit_code(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object_put(run_json(emu, ARGS("create", "--id", "live-1"), 0));
+
+    json_object *alive = run_json(emu, ARGS("alive", "live-1"), 0);
+    CU_ASSERT_EQUAL(json_object_object_length(alive), 2);
+    sbx_test_assert_json_string(alive, "sandbox_id", "live-1");
+    CU_ASSERT_TRUE(sbx_test_json_true(alive, "alive"));
+    json_object_put(alive);
+
+    json_object *gone = run_json(emu, ARGS("alive", "never-made"), 1);
+    CU_ASSERT_PTR_NOT_NULL(gone);
+    CU_ASSERT_FALSE(sbx_test_json_true(gone, "alive"));
+    json_object_put(gone);
+
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("alive", "never-made"));
+    CU_ASSERT_EQUAL(run.exit_code, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "alive: no\n"));
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_discover_found_and_not_found(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object_put(run_json(emu, ARGS("create", "--thread", "th-1"), 0));
+
+    json_object *sandbox = run_json(emu, ARGS("discover", TH1_DEFAULT_ID), 0);
+    if (sandbox != NULL)
+        assert_sandbox_shape(sandbox, TH1_DEFAULT_ID);
+    json_object_put(sandbox);
+
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("--json"), ARGS("discover", "never-made"));
+    sbx_test_assert_failure(&run, 1, "not_found", "never-made");
+    json_object_put(sbx_test_assert_json_failure(&run, "not_found"));
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_list_human_and_json(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object_put(run_json(emu, ARGS("create", "--thread", "th-1"), 0));
+    json_object_put(run_json(emu, ARGS("create", "--id", "second-sandbox-with-a-long-id"), 0));
+
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("list"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_EQUAL(sbx_test_count_lines(run.out), 3);
+    CU_ASSERT_EQUAL(strncmp(run.out, "SANDBOX_ID", 10), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, TH1_DEFAULT_ID " "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "second-sandbox-with-a-long-id "));
+    /* Every column starts at the same offset on each line. */
+    static const char *const headers[] = {"STATUS", "USER", "THREAD", "CONTRACT", "URL"};
+    for (size_t h = 0; h < 5; h++) {
+        const char *found = strstr(run.out, headers[h]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(found);
+        size_t offset = (size_t)(found - run.out);
+        for (const char *line = run.out; *line != '\0';) {
+            const char *end = strchr(line, '\n');
+            size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+            CU_ASSERT_TRUE(len > offset && line[offset] != ' ' && line[offset - 1] == ' ');
+            line += len + (end != NULL);
+        }
+    }
+    sbx_test_run_clear(&run);
+
+    json_object *list = run_json(emu, ARGS("list"), 0);
+    CU_ASSERT_EQUAL(json_object_object_length(list), 2);
+    CU_ASSERT_EQUAL(sbx_test_json_int(list, "count", -1), 2);
+    json_object *sandboxes = json_object_object_get(list, "sandboxes");
+    CU_ASSERT_TRUE(json_object_is_type(sandboxes, json_type_array) &&
+                   json_object_array_length(sandboxes) == 2);
+    json_object_put(list);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_capabilities(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "2"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object *caps = run_json(emu, ARGS("capabilities"), 0);
+    CU_ASSERT_EQUAL(json_object_object_length(caps), 2);
+    CU_ASSERT_EQUAL(sbx_test_json_int(caps, "mount_contract_version", -1), 2);
+    CU_ASSERT_TRUE(sbx_test_json_true(caps, "known"));
+    json_object_put(caps);
+
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("capabilities"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "mount_contract_version: 2\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "known: yes\n"));
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_reconcile_found_absent_unknown(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object_put(run_json(emu, ARGS("create", "--thread", "th-1"), 0));
+
+    json_object *found = run_json(emu, ARGS("reconcile", TH1_DEFAULT_ID), 0);
+    if (found != NULL) {
+        CU_ASSERT_EQUAL(json_object_object_length(found), 4);
+        sbx_test_assert_json_string(found, "status", "found");
+        assert_sandbox_shape(json_object_object_get(found, "sandbox"), TH1_DEFAULT_ID);
+        CU_ASSERT_PTR_NOT_NULL(sbx_test_json_string(found, "backend_namespace"));
+        CU_ASSERT_PTR_NOT_NULL(sbx_test_json_string(found, "incarnation_id"));
+    }
+    json_object_put(found);
+
+    json_object *absent = run_json(emu, ARGS("reconcile", "never-made"), 1);
+    if (absent != NULL) {
+        sbx_test_assert_json_string(absent, "status", "absent");
+        CU_ASSERT_TRUE(sbx_test_json_is_null(absent, "sandbox"));
+        CU_ASSERT_PTR_NOT_NULL(sbx_test_json_string(absent, "backend_namespace"));
+        CU_ASSERT_TRUE(sbx_test_json_is_null(absent, "incarnation_id"));
+    }
+    json_object_put(absent);
+    sbx_test_emu_stop(emu);
+
+    /* A provisioner without the route: nothing authoritative. */
+    emu = start_emu(ARGS("--no-reconciliation"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object *unknown = run_json(emu, ARGS("reconcile", "whatever"), 1);
+    sbx_test_assert_json_string(unknown, "status", "unknown");
+    CU_ASSERT_TRUE(sbx_test_json_is_null(unknown, "sandbox"));
+    json_object_put(unknown);
+
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("reconcile", "whatever"));
+    CU_ASSERT_EQUAL(run.exit_code, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "reconciliation: unknown\n"));
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_destroy(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    json_object_put(run_json(emu, ARGS("create", "--id", "doomed-1"), 0));
+
+    json_object *destroyed = run_json(emu, ARGS("destroy", "doomed-1"), 0);
+    CU_ASSERT_EQUAL(json_object_object_length(destroyed), 2);
+    sbx_test_assert_json_string(destroyed, "sandbox_id", "doomed-1");
+    CU_ASSERT_TRUE(sbx_test_json_true(destroyed, "destroyed"));
+    json_object_put(destroyed);
+
+    json_object_put(run_json(emu, ARGS("alive", "doomed-1"), 1));
+
+    /* Destroying what is gone succeeds. */
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("destroy", "doomed-1"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "destroyed: yes\n"));
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+/* Backend log lines: warnings always, the rest only with -v. */
+static void test_log_lines_follow_verbosity(void)
+{
+    sbx_test_emu *emu = start_emu(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    /* A list entry without a sandbox_id: the backend skips it with a warning. */
+    CU_ASSERT_EQUAL(sbx_test_emu_control(emu, "PUT", "/_emu/sandboxes/broken",
+                                         "{\"status\":\"Running\"}", NULL),
+                    200);
+
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("list"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "sbxctl: [remote] warn: "));
+    CU_ASSERT_PTR_NULL(strstr(run.err, "] debug: "));
+    CU_ASSERT_EQUAL(sbx_test_count_lines(run.out), 1);
+    sbx_test_run_clear(&run);
+
+    run_remote(&run, emu, ARGS("-v"), ARGS("list"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "sbxctl: [remote] warn: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "sbxctl: [remote] debug: "));
+    sbx_test_run_clear(&run);
+
+    /* A quiet success prints nothing on stderr. */
+    run_remote(&run, emu, NULL, ARGS("create", "--thread", "th-1"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_EQUAL(run.err_len, 0);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+/* ------------------------------------------------------------ the API key */
+
+static void test_wrong_key_is_unauthorized_and_never_printed(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--api-key", RIGHT_KEY));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("-v", "--json", "--set", "api_key=" WRONG_KEY), ARGS("list"));
+    sbx_test_assert_failure(&run, 7, "unauthorized", "");
+    json_object *failure = sbx_test_assert_json_failure(&run, "unauthorized");
+    if (failure != NULL)
+        CU_ASSERT_EQUAL(sbx_test_json_int(json_object_object_get(failure, "error"), "http_status", -1),
+                        401);
+    json_object_put(failure);
+    CU_ASSERT_TRUE(sbx_test_run_hides(&run, WRONG_KEY));
+    CU_ASSERT_TRUE(sbx_test_run_hides(&run, RIGHT_KEY));
+    sbx_test_run_clear(&run);
+
+    run_remote(&run, emu, ARGS("-v", "--set", "api_key=" WRONG_KEY),
+               ARGS("create", "--thread", "th-1"));
+    CU_ASSERT_EQUAL(run.exit_code, 7);
+    CU_ASSERT_TRUE(sbx_test_run_hides(&run, WRONG_KEY));
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+static void test_right_key_works_and_is_never_printed(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--api-key", RIGHT_KEY));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+
+    const char *const *const commands[] = {
+        (const char *const[]){"create", "--thread", "th-1", NULL},
+        (const char *const[]){"alive", TH1_DEFAULT_ID, NULL},
+        (const char *const[]){"discover", TH1_DEFAULT_ID, NULL},
+        (const char *const[]){"list", NULL},
+        (const char *const[]){"capabilities", NULL},
+        (const char *const[]){"reconcile", TH1_DEFAULT_ID, NULL},
+        (const char *const[]){"destroy", TH1_DEFAULT_ID, NULL},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        sbx_test_run run;
+        run_remote(&run, emu, ARGS("-v", "--set", "api_key=" RIGHT_KEY), commands[i]);
+        CU_ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1);
+        CU_ASSERT_TRUE(sbx_test_run_hides(&run, RIGHT_KEY));
+        sbx_test_run_clear(&run);
+    }
+
+    /* The key did reach the provisioner. */
+    json_object *log = sbx_test_emu_requests(emu);
+    json_object *requests = log != NULL ? json_object_object_get(log, "requests") : NULL;
+    CU_ASSERT_TRUE(requests != NULL && json_object_array_length(requests) > 0);
+    for (size_t i = 0; requests != NULL && i < json_object_array_length(requests); i++) {
+        sbx_test_assert_json_string(json_object_array_get_idx(requests, i), "api_key",
+                                    RIGHT_KEY);
+    }
+    json_object_put(log);
+    sbx_test_emu_stop(emu);
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo create_tests[] = {
+        {"derived id stable across runs", test_create_derives_a_stable_id},
+        {"identity echo (contract 1)", test_create_with_identity_echo},
+        {"anonymous create sends null thread", test_anonymous_create_sends_null_thread},
+        {"flags and mounts are sent", test_create_flags_and_mounts_are_sent},
+        {"other user on legacy refused (6)", test_create_for_another_user_on_legacy_is_refused},
+        {"required contract mismatch (5)", test_required_contract_mismatch_exits_5},
+        {"provisioner error (9)", test_provisioner_error_exits_9},
+        {"garbage answer (4)", test_garbage_answer_exits_4},
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo query_tests[] = {
+        {"alive exit 0 / 1", test_alive_answers_by_exit_code},
+        {"discover found / not found", test_discover_found_and_not_found},
+        {"list human and json", test_list_human_and_json},
+        {"capabilities", test_capabilities},
+        {"reconcile found / absent / unknown", test_reconcile_found_absent_unknown},
+        {"destroy", test_destroy},
+        {"log lines follow -v", test_log_lines_follow_verbosity},
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo key_tests[] = {
+        {"wrong key: exit 7, never printed", test_wrong_key_is_unauthorized_and_never_printed},
+        {"right key: never printed, sent", test_right_key_works_and_is_never_printed},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("sbxctl remote create", NULL, NULL, create_tests);
+    sbx_test_add_suite("sbxctl remote queries", NULL, NULL, query_tests);
+    sbx_test_add_suite("sbxctl remote API key", NULL, NULL, key_tests);
+}

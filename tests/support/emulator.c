@@ -1,0 +1,233 @@
+/* The emulator as a child process: spawn, read the listening line with
+ * poll() against a deadline, stop by signal and wait for its stdout to
+ * close (never by sleeping). */
+#include "tests/support/emulator.h"
+
+#include "tests/support/http_probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define START_DEADLINE_MS 10000
+#define STOP_DEADLINE_MS 5000
+#define CONTROL_TIMEOUT_MS 30000L
+#define LISTENING_PREFIX "sbx-provisioner-emu listening on "
+
+struct sbx_test_emu {
+    pid_t pid;
+    int stdout_fd;          /* read end of the child's stdout; EOF when it ends */
+    char url[256];
+};
+
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Read from fd until a newline (then 1), EOF or error (-1), or the
+ * deadline (0).  The line, without newline, goes to `line`. */
+static int read_line(int fd, char *line, size_t cap, long deadline)
+{
+    size_t len = 0;
+    for (;;) {
+        long left = deadline - now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, (int)left);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return ready == 0 ? 0 : -1;
+        char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        if (c == '\n') {
+            line[len] = '\0';
+            return 1;
+        }
+        if (len + 1 < cap)
+            line[len++] = c;
+    }
+}
+
+/* Wait for EOF on the child's stdout (it has exited) until `deadline`. */
+static int wait_for_eof(int fd, long deadline)
+{
+    char buf[256];
+    for (;;) {
+        long left = deadline - now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, (int)left);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready < 0)
+            return 0;
+        if (ready == 0)
+            return 0;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            return 1;
+    }
+}
+
+static void end_child(sbx_test_emu *emu)
+{
+    kill(emu->pid, SIGTERM);
+    if (!wait_for_eof(emu->stdout_fd, now_ms() + STOP_DEADLINE_MS)) {
+        fprintf(stderr, "emulator %d did not stop on SIGTERM; killing it\n", (int)emu->pid);
+        kill(emu->pid, SIGKILL);
+    }
+    int status = 0;
+    while (waitpid(emu->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    close(emu->stdout_fd);
+}
+
+sbx_test_emu *sbx_test_emu_start(const char *const *args)
+{
+    const char *bin = getenv("SBX_EMU_BIN");
+    if (bin == NULL || bin[0] == '\0') {
+        fprintf(stderr, "sbx_test_emu_start: SBX_EMU_BIN is not set\n");
+        return NULL;
+    }
+    size_t n_args = 0;
+    while (args != NULL && args[n_args] != NULL)
+        n_args++;
+    /* Built before fork: the child may only exec. */
+    char **argv = calloc(n_args + 2, sizeof *argv);
+    sbx_test_emu *emu = calloc(1, sizeof *emu);
+    int fds[2];
+    if (argv == NULL || emu == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+        fprintf(stderr, "sbx_test_emu_start: %s\n", strerror(errno));
+        free(argv);
+        free(emu);
+        return NULL;
+    }
+    argv[0] = (char *)bin;
+    for (size_t i = 0; i < n_args; i++)
+        argv[i + 1] = (char *)args[i];
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (dup2(fds[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        execv(bin, argv);
+        _exit(127);
+    }
+    int saved = errno;
+    close(fds[1]);
+    free(argv);
+    if (pid < 0) {
+        fprintf(stderr, "sbx_test_emu_start: fork: %s\n", strerror(saved));
+        close(fds[0]);
+        free(emu);
+        return NULL;
+    }
+    emu->pid = pid;
+    emu->stdout_fd = fds[0];
+
+    char line[256];
+    int got = read_line(fds[0], line, sizeof line, now_ms() + START_DEADLINE_MS);
+    if (got != 1 || strncmp(line, LISTENING_PREFIX, strlen(LISTENING_PREFIX)) != 0 ||
+        strlen(line) - strlen(LISTENING_PREFIX) >= sizeof emu->url) {
+        fprintf(stderr, "sbx_test_emu_start: %s did not report a listening address (%s)\n",
+                bin, got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
+        end_child(emu);
+        free(emu);
+        return NULL;
+    }
+    snprintf(emu->url, sizeof emu->url, "%s", line + strlen(LISTENING_PREFIX));
+    return emu;
+}
+
+const char *sbx_test_emu_url(const sbx_test_emu *emu)
+{
+    return emu->url;
+}
+
+void sbx_test_emu_stop(sbx_test_emu *emu)
+{
+    if (emu == NULL)
+        return;
+    end_child(emu);
+    free(emu);
+}
+
+static int control_request(sbx_test_emu *emu, const char *method, const char *path,
+                           const char *json_body, long timeout_ms, json_object **answer)
+{
+    if (answer != NULL)
+        *answer = NULL;
+    char url[1024];
+    snprintf(url, sizeof url, "%s%s", emu->url, path);
+    sbx_test_http_result r;
+    int sent = sbx_test_http(method, url, NULL, json_body, timeout_ms, &r);
+    int status = sent == 0 ? (int)r.status : -1;
+    if (sent == 0 && answer != NULL)
+        *answer = json_tokener_parse(r.body);
+    sbx_test_http_result_clear(&r);
+    return status;
+}
+
+int sbx_test_emu_control(sbx_test_emu *emu, const char *method, const char *path,
+                         const char *json_body, struct json_object **answer)
+{
+    return control_request(emu, method, path, json_body, CONTROL_TIMEOUT_MS, answer);
+}
+
+int sbx_test_emu_fault(sbx_test_emu *emu, const char *fault_json)
+{
+    return sbx_test_emu_control(emu, "POST", "/_emu/faults", fault_json, NULL);
+}
+
+struct json_object *sbx_test_emu_requests(sbx_test_emu *emu)
+{
+    json_object *answer = NULL;
+    if (sbx_test_emu_control(emu, "GET", "/_emu/requests", NULL, &answer) != 200) {
+        json_object_put(answer);
+        return NULL;
+    }
+    return answer;
+}
+
+int sbx_test_emu_received(sbx_test_emu *emu, const char *route)
+{
+    json_object *stats = NULL, *routes = NULL, *count = NULL;
+    int received = -1;
+    if (sbx_test_emu_control(emu, "GET", "/_emu/stats", NULL, &stats) == 200 &&
+        json_object_object_get_ex(stats, "routes", &routes) &&
+        json_object_object_get_ex(routes, route, &count))
+        received = json_object_get_int(count);
+    json_object_put(stats);
+    return received;
+}
+
+int sbx_test_emu_wait(sbx_test_emu *emu, const char *route, int received, int held,
+                      int timeout_ms)
+{
+    char path[256];
+    if (held >= 0)
+        snprintf(path, sizeof path, "/_emu/wait?route=%s&received=%d&held=%d&timeout_ms=%d",
+                 route, received, held, timeout_ms);
+    else
+        snprintf(path, sizeof path, "/_emu/wait?route=%s&received=%d&timeout_ms=%d", route,
+                 received, timeout_ms);
+    /* The emulator answers at its deadline; allow for the round trip. */
+    return control_request(emu, "GET", path, NULL, (long)timeout_ms + 5000L, NULL) == 200;
+}

@@ -1,0 +1,87 @@
+/* Raw HTTP for tests and the emulator's control calls. */
+#include "tests/support/http_probe.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void init_curl(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static size_t collect(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    sbx_test_http_result *r = userdata;
+    size_t n = size * nmemb;
+    char *grown = realloc(r->body, r->body_len + n + 1);
+    if (grown == NULL)
+        return 0;
+    memcpy(grown + r->body_len, data, n);
+    r->body = grown;
+    r->body_len += n;
+    r->body[r->body_len] = '\0';
+    return n;
+}
+
+void sbx_test_http_result_clear(sbx_test_http_result *result)
+{
+    free(result->body);
+    free(result->content_type);
+    free(result->redirect_url);
+    memset(result, 0, sizeof *result);
+}
+
+int sbx_test_http(const char *method, const char *url, const char *const *headers,
+                  const char *body, long timeout_ms, sbx_test_http_result *out)
+{
+    pthread_once(&curl_once, init_curl);
+    memset(out, 0, sizeof *out);
+    out->curl_code = CURLE_OUT_OF_MEMORY;
+    CURL *curl = curl_easy_init();
+    if (curl == NULL)
+        return -1;
+    struct curl_slist *list = NULL;
+    int has_content_type = 0;
+    for (size_t i = 0; headers != NULL && headers[i] != NULL; i++) {
+        list = curl_slist_append(list, headers[i]);
+        if (strncasecmp(headers[i], "Content-Type:", 13) == 0)
+            has_content_type = 1;
+    }
+    if (body != NULL && !has_content_type)
+        list = curl_slist_append(list, "Content-Type: application/json");
+
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    if (strcmp(method, "GET") == 0)
+        curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    if (body != NULL)
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+    curl_easy_setopt(curl, CURLOPT_PROXY, "");
+    curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
+
+    out->curl_code = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out->status);
+    char *content_type = NULL;
+    curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+    if (content_type != NULL)
+        out->content_type = strdup(content_type);
+    char *redirect_url = NULL;
+    curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &redirect_url);
+    if (redirect_url != NULL)
+        out->redirect_url = strdup(redirect_url);
+    if (out->body == NULL)
+        out->body = calloc(1, 1);
+    curl_slist_free_all(list);
+    curl_easy_cleanup(curl);
+    return out->curl_code == CURLE_OK ? 0 : -1;
+}

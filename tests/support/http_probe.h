@@ -1,0 +1,32 @@
+/* One raw HTTP request from a test, with libcurl, to a server on
+ * 127.0.0.1 (never through a proxy): what a user's client would see.
+ * Thread-safe: each call uses its own handle. */
+#ifndef SBX_TEST_HTTP_PROBE_H
+#define SBX_TEST_HTTP_PROBE_H
+
+#include <stddef.h>
+#include <curl/curl.h>
+
+/* What came back.  body is NUL-terminated (also when empty); content_type
+ * is NULL when the answer had no Content-Type.  All owned by the struct. */
+typedef struct sbx_test_http_result {
+    CURLcode curl_code;     /* CURLE_OK, or why no complete answer arrived */
+    long status;            /* HTTP status; 0 when none arrived */
+    char *body;
+    size_t body_len;
+    char *content_type;
+    char *redirect_url;     /* where a Location header points (never followed); NULL if none */
+} sbx_test_http_result;
+
+/* Send `method` to `url` with `headers` ("Name: value", NULL-terminated,
+ * may be NULL) and `body` (NULL: none; else sent with Content-Type:
+ * application/json unless `headers` name one), waiting at most
+ * `timeout_ms`.  Returns 0 when a complete answer arrived, -1 otherwise
+ * (out->curl_code says why).  Release *out with sbx_test_http_result_clear. */
+int sbx_test_http(const char *method, const char *url, const char *const *headers,
+                  const char *body, long timeout_ms, sbx_test_http_result *out);
+
+/* Release what a result holds; it may be reused afterwards. */
+void sbx_test_http_result_clear(sbx_test_http_result *result);
+
+#endif

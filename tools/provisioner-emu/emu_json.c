@@ -1,0 +1,42 @@
+/* JSON reading and writing with json-c. */
+#include "tools/provisioner-emu/emu_json.h"
+
+static size_t skip_space(const char *text, size_t len, size_t at)
+{
+    while (at < len && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' ||
+                        text[at] == '\r'))
+        at++;
+    return at;
+}
+
+json_object *sbx_emu_json_parse(const char *text, size_t len, size_t *offset,
+                                const char **why)
+{
+    *offset = 0;
+    *why = NULL;
+    size_t start = skip_space(text, len, 0);
+    if (start == len) {
+        *offset = start;
+        *why = "Expecting value";
+        return NULL;
+    }
+    json_tokener *tok = json_tokener_new();
+    json_object *value = json_tokener_parse_ex(tok, text + start, (int)(len - start));
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = start + json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (jerr == json_tokener_success && skip_space(text, len, end) == len)
+        return value;
+    json_object_put(value);
+    *offset = end;
+    *why = jerr == json_tokener_success    ? "Extra data"
+           : jerr == json_tokener_continue ? "unexpected end of input"
+                                           : json_tokener_error_desc(jerr);
+    return NULL;
+}
+
+const char *sbx_emu_json_text(json_object *value)
+{
+    return json_object_to_json_string_ext(
+        value, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}

@@ -1,0 +1,170 @@
+/* sbx-provisioner-emu: a stand-in for the DeerFlow provisioner that tests
+ * and demos run on 127.0.0.1, with a control API to script its answers.
+ * See docs/emulator.md. */
+#include "tools/provisioner-emu/emu_context.h"
+#include "tools/provisioner-emu/emu_server.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct emu_options {
+    unsigned port;
+    const char *api_key;
+    int contract;
+    int capabilities_route;
+    int reconciliation_route;
+    const char *initial_status;
+    const char *node_host;
+    int verbose;
+} emu_options;
+
+static void usage(FILE *out)
+{
+    fputs("usage: sbx-provisioner-emu [--port N] [--api-key KEY] [--contract N]\n"
+          "                           [--no-capabilities] [--no-reconciliation]\n"
+          "                           [--initial-status WORD] [--node-host HOST] [--verbose]\n"
+          "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT.\n"
+          "The API key may also come from $SBX_EMU_API_KEY.  See docs/emulator.md.\n",
+          out);
+}
+
+static int parse_number(const char *text, long max, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < 0 || value > max)
+        return 0;
+    *out = value;
+    return 1;
+}
+
+/* Returns 0 to go on, or the exit status to end with. */
+static int parse_options(int argc, char **argv, emu_options *o)
+{
+    enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT };
+    static const struct option longopts[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"api-key", required_argument, NULL, 'k'},
+        {"contract", required_argument, NULL, OPT_CONTRACT},
+        {"no-capabilities", no_argument, NULL, OPT_NO_CAPS},
+        {"no-reconciliation", no_argument, NULL, OPT_NO_RECON},
+        {"initial-status", required_argument, NULL, OPT_STATUS},
+        {"node-host", required_argument, NULL, OPT_NODE_HOST},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (emu_options){.contract = 0, .capabilities_route = 1, .reconciliation_route = 1,
+                       .initial_status = "Running", .node_host = "127.0.0.1"};
+    o->api_key = getenv("SBX_EMU_API_KEY");
+    int c;
+    long n = 0;
+    while ((c = getopt_long(argc, argv, "p:k:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!parse_number(optarg, 65535, &n)) {
+                fprintf(stderr, "sbx-provisioner-emu: --port wants 0..65535, not '%s'\n", optarg);
+                return 2;
+            }
+            o->port = (unsigned)n;
+            break;
+        case 'k':
+            o->api_key = optarg;
+            break;
+        case OPT_CONTRACT:
+            if (!parse_number(optarg, INT_MAX, &n)) {
+                fprintf(stderr, "sbx-provisioner-emu: --contract wants an integer >= 0, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->contract = (int)n;
+            break;
+        case OPT_NO_CAPS:
+            o->capabilities_route = 0;
+            break;
+        case OPT_NO_RECON:
+            o->reconciliation_route = 0;
+            break;
+        case OPT_STATUS:
+            o->initial_status = optarg;
+            break;
+        case OPT_NODE_HOST:
+            o->node_host = optarg;
+            break;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sbx-provisioner-emu: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (o->api_key != NULL && o->api_key[0] == '\0')
+        o->api_key = NULL;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    emu_options o;
+    int status = parse_options(argc, argv, &o);
+    if (status != 0)
+        return status < 0 ? 0 : status;
+
+    /* Every thread (MHD's too) inherits this mask; main takes the signals. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    sbx_emu_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.api_key = o.api_key;
+    ctx.verbose = o.verbose;
+    sbx_emu_contract_settings startup = {o.contract, o.capabilities_route,
+                                         o.reconciliation_route};
+    sbx_emu_contract_init(&ctx.contract, &startup);
+    ctx.store = sbx_emu_store_new(o.node_host, o.initial_status);
+    ctx.faults = sbx_emu_faults_new();
+    ctx.log = sbx_emu_request_log_new();
+    sbx_emu_uid_generate(ctx.namespace_uid);
+
+    char why[128];
+    unsigned port = 0;
+    sbx_emu_server *server = sbx_emu_server_start(&ctx, o.port, &port, why, sizeof why);
+    if (server == NULL) {
+        fprintf(stderr, "sbx-provisioner-emu: %s\n", why);
+        status = 1;
+    } else {
+        printf("sbx-provisioner-emu listening on http://127.0.0.1:%u\n", port);
+        fflush(stdout);
+        if (o.verbose)
+            fprintf(stderr, "sbx-provisioner-emu: contract %d, namespace %s, key %s\n",
+                    o.contract, ctx.namespace_uid, o.api_key != NULL ? "required" : "not checked");
+        int signal_number = 0;
+        sigwait(&stop_signals, &signal_number);
+        sbx_emu_server_stop(server);
+    }
+    sbx_emu_request_log_free(ctx.log);
+    sbx_emu_faults_free(ctx.faults);
+    sbx_emu_store_free(ctx.store);
+    sbx_emu_contract_destroy(&ctx.contract);
+    return status;
+}
