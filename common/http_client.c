@@ -127,6 +127,14 @@ static sbx_status check_header(const char *header, size_t index, sbx_error *err)
     return SBX_OK;
 }
 
+/* Headers may hold secrets: zero them before the memory is released. */
+static void free_header_list(struct curl_slist *list)
+{
+    for (struct curl_slist *node = list; node != NULL; node = node->next)
+        memset(node->data, 0, strlen(node->data));
+    curl_slist_free_all(list);
+}
+
 static sbx_status append_header(struct curl_slist **list, const char *header,
                                 sbx_error *err)
 {
@@ -234,8 +242,8 @@ void sbx_http_client_free(sbx_http_client *c)
     for (size_t i = 0; i < c->idle_count; i++)
         curl_easy_cleanup(c->idle[i]);
     pthread_mutex_destroy(&c->pool_lock);
-    curl_slist_free_all(c->plain_headers);
-    curl_slist_free_all(c->json_headers);
+    free_header_list(c->plain_headers);
+    free_header_list(c->json_headers);
     free(c->base_url);
     free(c->shown_url);
     free(c->unix_socket_path);

@@ -35,7 +35,7 @@ typedef struct sbx_http_client_options {
     const char *unix_socket_path;  /* NULL, or a unix socket to connect through (docker) */
     const char *ca_file;           /* NULL: system CAs; TLS peers always verified */
     long connect_timeout_ms;       /* 0: library default */
-    size_t max_response_bytes;     /* a larger body is SBX_ERR_PROTOCOL, never an unbounded allocation */
+    size_t max_response_bytes;     /* a larger body is SBX_ERR_PROTOCOL, never an unbounded allocation (0: 16 MiB) */
     const char *const *headers;    /* extra request headers "Name: value" (e.g. X-API-Key); copied */
     size_t header_count;           /* header values with CR or LF are refused: SBX_ERR_CONFIG */
     sbx_log_fn log; void *log_ctx; const char *log_name;

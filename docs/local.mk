@@ -2,4 +2,6 @@
 EXTRA_DIST += \
 	docs/abi.md \
 	docs/configuration.md \
-	docs/emulator.md
+	docs/emulator.md \
+	docs/local.md \
+	docs/docker.md

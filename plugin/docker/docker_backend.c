@@ -20,8 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BACKEND_NAME "docker"
+
+/* Bound on create attempts while a concurrent create or destroy of the
+ * same name settles (see make_or_find). */
+#define CREATE_ATTEMPTS 200
 
 /* ?filters={"label":["sbx.managed=true"]}, URL-encoded. */
 #define LIST_QUERY "/containers/json?filters=%7B%22label%22%3A%5B%22sbx.managed%3Dtrue%22%5D%7D"
@@ -178,6 +183,38 @@ static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_req
     return SBX_OK;
 }
 
+/* Create the container, or find the existing one of that name; either way
+ * leave it started.  A name can be taken by a create still in flight in
+ * another thread or process (podman reserves the name before the container
+ * can be inspected), or by a container being removed: then the engine says
+ * "conflict" and "no such container" in turn, and we try again, bounded in
+ * attempts and by the call timeout. */
+static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_request *req,
+                               int *created, sbx_error *err)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    time_t give_up = now.tv_sec + inst->options.timeout_ms / 1000 + 1;
+    sbx_status st = SBX_OK;
+    for (int attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+        int running = 0;
+        st = create_container(inst, req, created, err);
+        /* A taken name must be our sandbox before we touch it. */
+        if (st == SBX_OK && !*created)
+            st = inspect_sandbox(inst, req->sandbox_id, NULL, &running, err);
+        /* Start a new container, or bring a stopped sandbox back (304 when
+         * a concurrent create started it meanwhile). */
+        if (st == SBX_OK && (*created || !running))
+            st = container_action(inst, req->sandbox_id, "POST", "/start", "", 0, err);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (st != SBX_ERR_NOT_FOUND || *created || now.tv_sec > give_up)
+            break;
+        LOG(inst, SBX_LOG_DEBUG, "sandbox %s: name taken by a container in transition; "
+            "trying again", req->sandbox_id);
+    }
+    return st;
+}
+
 static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,
                                 sbx_sandbox **out, sbx_error *err)
 {
@@ -187,14 +224,7 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
     if (out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "docker: create needs an output");
     int created = 0, running = 0;
-    st = create_container(inst, req, &created, err);
-    /* A taken name must be our sandbox before we touch it. */
-    if (st == SBX_OK && !created)
-        st = inspect_sandbox(inst, req->sandbox_id, NULL, &running, err);
-    /* Start a new container, or bring a stopped sandbox back (304 when a
-     * concurrent create started it meanwhile). */
-    if (st == SBX_OK && (created || !running))
-        st = container_action(inst, req->sandbox_id, "POST", "/start", "", 0, err);
+    st = make_or_find(inst, req, &created, err);
     if (st == SBX_OK && created)
         LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
     else if (st == SBX_OK)

@@ -79,7 +79,7 @@ wait_gone() {
 build_image() {
     mkdir -p "$DIR/rootfs/bin" "$DIR/rootfs/tmp" "$DIR/rootfs/www" || return 1
     cp "$BUSYBOX" "$DIR/rootfs/bin/busybox" || return 1
-    for applet in sh httpd sleep cat echo ls touch mkdir; do
+    for applet in sh httpd cat echo ls touch mkdir; do
         ln -s busybox "$DIR/rootfs/bin/$applet" || return 1
     done
     tar -C "$DIR/rootfs" -c . | podman_here import - "$IMAGE" >/dev/null 2>>"$DIR/service.log"

@@ -1,6 +1,6 @@
 /*
  * Test helper: fetch a URL from a freshly started server, retrying while it
- * is not listening yet.  No sleeping: each attempt is a short libcurl
+ * is not listening yet, without pausing between tries: each one is a short libcurl
  * transfer; the loop is bounded by a deadline and an attempt count.
  * Shared by the local-backend and docker suites.
  */

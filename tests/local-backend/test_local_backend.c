@@ -425,7 +425,7 @@ static void test_metadata_is_complete_json(void)
     json_object *meta = read_metadata(f.state_dir, "meta-box");
     CU_ASSERT_FATAL(meta != NULL);
     static const char *const fields[] = { "sandbox_id", "thread_id", "user_id", "url",
-                                          "pid", "port", "created" };
+                                          "pid", "port", "created", "incarnation_id" };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         CU_ASSERT(json_object_object_get_ex(meta, fields[i], NULL));
     json_object *v = NULL;
@@ -627,6 +627,62 @@ static void test_extra_mounts_are_unsupported(void)
     fixture_teardown(&f);
 }
 
+/* The state directory is authoritative: FOUND with the namespace and a
+ * fresh incarnation per creation, ABSENT once destroyed. */
+static void test_reconcile(void)
+{
+    fixture f;
+    fixture_setup(&f, "reconcile", NULL);
+    sbx_error err;
+    sbx_reconciliation first, again, gone, recreated;
+    sbx_sandbox *sb = create(f.backend, "rec-box", "t-r", "erin", &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-box", &first, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(first.status, SBX_RECONCILE_FOUND);
+    CU_ASSERT_FATAL(first.sandbox != NULL && first.backend_namespace != NULL &&
+                    first.incarnation_id != NULL);
+    CU_ASSERT_STRING_EQUAL(first.sandbox->sandbox_id, "rec-box");
+    CU_ASSERT_STRING_EQUAL(first.sandbox->user_id, "erin");
+    CU_ASSERT_STRING_EQUAL(first.sandbox->thread_id, "t-r");
+
+    /* Another host instance agrees on namespace and incarnation. */
+    sbx_host *other_host = new_host();
+    sbx_backend *other = open_local(other_host, f.state_dir, NULL);
+    CU_ASSERT_FATAL(sbx_backend_reconcile(other, "rec-box", &again, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(again.status, SBX_RECONCILE_FOUND);
+    CU_ASSERT_STRING_EQUAL(again.backend_namespace, first.backend_namespace);
+    CU_ASSERT_STRING_EQUAL(again.incarnation_id, first.incarnation_id);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-box", &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_reconcile(other, "rec-box", &gone, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(gone.status, SBX_RECONCILE_ABSENT);
+    CU_ASSERT(gone.sandbox == NULL && gone.incarnation_id == NULL);
+    CU_ASSERT(gone.backend_namespace != NULL &&
+              strcmp(gone.backend_namespace, first.backend_namespace) == 0);
+
+    /* The same id made again is another incarnation. */
+    sb = create(f.backend, "rec-box", "t-r", "erin", &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-box", &recreated, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(recreated.status, SBX_RECONCILE_FOUND);
+    CU_ASSERT(strcmp(recreated.incarnation_id, first.incarnation_id) != 0);
+
+    sbx_reconciliation refused;
+    CU_ASSERT(sbx_backend_reconcile(f.backend, "../x", &refused, &err) == SBX_ERR_REFUSED);
+
+    sbx_backend_clear_reconciliation(f.backend, &first);
+    sbx_backend_clear_reconciliation(other, &again);
+    sbx_backend_clear_reconciliation(other, &gone);
+    sbx_backend_clear_reconciliation(f.backend, &recreated);
+    CU_ASSERT(first.sandbox == NULL && first.backend_namespace == NULL);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-box", &err) == SBX_OK);
+    sbx_backend_close(other);
+    sbx_host_free(other_host);
+    fixture_teardown(&f);
+}
+
 /* Many threads creating the same command sandbox at once start exactly one
  * server: they all get the same URL. */
 typedef struct same_arg {
@@ -695,6 +751,7 @@ void sbx_test_register(void)
         { "options: unknown keys, bad values, default state dir", test_options },
         { "extra mounts are unsupported", test_extra_mounts_are_unsupported },
         { "many threads creating one sandbox start one server", test_many_threads_create_one_sandbox },
+        { "reconcile: found, absent, new incarnation", test_reconcile },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("local backend", NULL, NULL, tests);

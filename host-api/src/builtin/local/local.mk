@@ -5,6 +5,8 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/builtin/local/local_backend.h \
 	host-api/src/builtin/local/local_command.c \
 	host-api/src/builtin/local/local_command.h \
+	host-api/src/builtin/local/local_identity.c \
+	host-api/src/builtin/local/local_identity.h \
 	host-api/src/builtin/local/local_metadata.c \
 	host-api/src/builtin/local/local_metadata.h \
 	host-api/src/builtin/local/local_options.c \

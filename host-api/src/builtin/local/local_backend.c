@@ -13,6 +13,7 @@
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "host-api/src/builtin/local/local_command.h"
+#include "host-api/src/builtin/local/local_identity.h"
 #include "host-api/src/builtin/local/local_metadata.h"
 #include "host-api/src/builtin/local/local_options.h"
 #include "host-api/src/builtin/local/local_port.h"
@@ -171,8 +172,10 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
                                 const sbx_local_paths *paths, sbx_local_metadata *meta,
                                 sbx_error *err)
 {
-    char url[PATH_MAX + 16], created[32];
-    sbx_status st = sbx_local_make_dir(paths, err);
+    char url[PATH_MAX + 16], created[32], incarnation[SBX_LOCAL_ID_SIZE];
+    sbx_status st = sbx_local_random_id(incarnation, err);
+    if (st == SBX_OK)
+        st = sbx_local_make_dir(paths, err);
     if (st != SBX_OK)
         return st;
     if (inst->options.command != NULL)
@@ -185,6 +188,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     meta->user_id = (char *)(req->user_id ? req->user_id : DEFAULT_USER);
     meta->url = url;
     meta->created = created;
+    meta->incarnation_id = incarnation;
     if (st == SBX_OK)
         st = sbx_local_metadata_write(paths->metadata, meta, err);
     if (st != SBX_OK) {
@@ -383,6 +387,64 @@ static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **o
     return SBX_OK;
 }
 
+/* Reconciliation is authoritative here: the state directory is the whole
+ * truth, so a readable record is FOUND and no record is ABSENT.  The
+ * namespace is the state directory's id; the incarnation is new for every
+ * creation of the id. */
+static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
+                                  sbx_reconciliation *out, sbx_error *err)
+{
+    if (out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "local: reconcile needs an output");
+    memset(out, 0, sizeof *out);
+    out->status = SBX_RECONCILE_UNKNOWN;
+    sbx_local_paths paths;
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    if (st != SBX_OK)
+        return st;
+    char namespace_id[SBX_LOCAL_ID_SIZE];
+    sbx_error why;
+    sbx_local_metadata meta;
+    memset(&meta, 0, sizeof meta);
+    st = sbx_local_namespace_id(inst->options.state_dir, namespace_id, &why);
+    if (st == SBX_OK)
+        st = load_metadata(&paths, sandbox_id, &meta, &why);
+    if (st == SBX_ERR_NOT_FOUND) {
+        out->backend_namespace = strdup(namespace_id);
+        out->status = out->backend_namespace ? SBX_RECONCILE_ABSENT : SBX_RECONCILE_UNKNOWN;
+    } else if (st == SBX_OK && meta.incarnation_id != NULL) {
+        out->sandbox = calloc(1, sizeof *out->sandbox);
+        out->backend_namespace = strdup(namespace_id);
+        out->incarnation_id = strdup(meta.incarnation_id);
+        if (out->sandbox && out->backend_namespace && out->incarnation_id &&
+            fill_record(out->sandbox, &meta, &paths, &why) == SBX_OK)
+            out->status = SBX_RECONCILE_FOUND;
+    }
+    if (out->status == SBX_RECONCILE_UNKNOWN) {
+        if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
+            LOG(inst, SBX_LOG_WARN, "reconcile of sandbox %s: %s", sandbox_id, why.message);
+        sbx_sandbox_records_free(out->sandbox, out->sandbox ? 1 : 0);
+        free(out->backend_namespace);
+        free(out->incarnation_id);
+        memset(out, 0, sizeof *out);
+        out->status = SBX_RECONCILE_UNKNOWN;
+    }
+    sbx_local_metadata_clear(&meta);
+    return SBX_OK;
+}
+
+static void local_clear_reconciliation(sbx_reconciliation *result)
+{
+    if (result == NULL)
+        return;
+    sbx_sandbox_records_free(result->sandbox, result->sandbox ? 1 : 0);
+    free(result->backend_namespace);
+    free(result->incarnation_id);
+    memset(result, 0, sizeof *result);
+}
+
 static void local_free_sandboxes(sbx_sandbox *sandboxes, size_t count)
 {
     sbx_sandbox_records_free(sandboxes, count);
@@ -403,8 +465,8 @@ static const sbx_backend_descriptor local_descriptor = {
     .list_running = local_list_running,
     .free_sandboxes = local_free_sandboxes,
     .capabilities = NULL,
-    .reconcile = NULL,
-    .clear_reconciliation = NULL,
+    .reconcile = local_reconcile,
+    .clear_reconciliation = local_clear_reconciliation,
 };
 
 const sbx_backend_descriptor *sbx_local_backend_descriptor(void)

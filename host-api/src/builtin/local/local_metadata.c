@@ -36,7 +36,8 @@ static json_object *metadata_to_json(const sbx_local_metadata *m)
                                     ? json_object_new_uint64(m->process.start_time) : NULL) == 0 &&
              json_object_object_add(o, "port", m->port
                                     ? json_object_new_int(m->port) : NULL) == 0 &&
-             json_object_object_add(o, "created", string_or_null(m->created)) == 0;
+             json_object_object_add(o, "created", string_or_null(m->created)) == 0 &&
+             json_object_object_add(o, "incarnation_id", string_or_null(m->incarnation_id)) == 0;
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -175,6 +176,7 @@ static int metadata_from_json(json_object *o, sbx_local_metadata *m)
              take_string(o, "user_id", &m->user_id) &&
              take_string(o, "url", &m->url) &&
              take_string(o, "created", &m->created) &&
+             take_string(o, "incarnation_id", &m->incarnation_id) &&
              take_int64(o, "pid", &pid) && take_int64(o, "pid_start_time", &start) &&
              take_int64(o, "port", &port);
     if (!ok || m->sandbox_id == NULL || m->url == NULL || pid < 0 || pid > INT_MAX ||
@@ -215,5 +217,6 @@ void sbx_local_metadata_clear(sbx_local_metadata *meta)
     free(meta->user_id);
     free(meta->url);
     free(meta->created);
+    free(meta->incarnation_id);
     memset(meta, 0, sizeof *meta);
 }

@@ -19,6 +19,7 @@ typedef struct sbx_local_metadata {
     sbx_local_process process;   /* pid 0: no command (directory sandbox) */
     int port;                    /* 0 when there is no command */
     char *created;               /* ISO 8601 UTC */
+    char *incarnation_id;        /* random, new for every creation */
 } sbx_local_metadata;
 
 /* Write `meta` to `path` atomically: a temporary file in the same

@@ -19,6 +19,9 @@ extern char **environ;
 /* How long to wait for the kernel to report a SIGKILLed shell gone. */
 #define KILL_WAIT_MS 5000L
 
+/* How often to look at a stopping process when there is no pidfd. */
+#define POLL_INTERVAL_MS 10L
+
 /* Read the state letter and start time of `pid` from /proc; 0 when the
  * process does not exist (or /proc cannot be read). */
 static int read_proc_stat(long pid, char *state, unsigned long long *start_time)
@@ -197,7 +200,7 @@ static long monotonic_ms(void)
 
 /* Wait until the process behind `pidfd` exits (becomes a zombie or is
  * reaped) or timeout_ms pass; 1 when it exited. */
-static int wait_exit(int pidfd, long timeout_ms)
+static int wait_exit_pidfd(int pidfd, long timeout_ms)
 {
     long deadline = monotonic_ms() + timeout_ms;
     for (;;) {
@@ -211,18 +214,38 @@ static int wait_exit(int pidfd, long timeout_ms)
     }
 }
 
+/* Without pidfds (old kernels, some sandboxes and debuggers) the only way
+ * to learn that a process we did not fork has exited is to look: every
+ * POLL_INTERVAL_MS until timeout_ms pass; 1 when it exited. */
+static int wait_exit_polling(const sbx_local_process *proc, long timeout_ms)
+{
+    long deadline = monotonic_ms() + timeout_ms;
+    while (sbx_local_process_is_running(proc)) {
+        long left = deadline - monotonic_ms();
+        if (left <= 0)
+            return 0;
+        struct timespec pause = { 0, (left < POLL_INTERVAL_MS ? left : POLL_INTERVAL_MS) * 1000000L };
+        nanosleep(&pause, NULL);
+    }
+    return 1;
+}
+
+static int wait_exit(int pidfd, const sbx_local_process *proc, long timeout_ms)
+{
+    return pidfd >= 0 ? wait_exit_pidfd(pidfd, timeout_ms) : wait_exit_polling(proc, timeout_ms);
+}
+
 sbx_status sbx_local_process_stop(const sbx_local_process *proc, long timeout_ms,
                                   sbx_error *err)
 {
     /* Pin the process with a pidfd first, then check it is still ours: from
-     * then on its pid (= its group id) cannot be recycled under us. */
+     * then on its pid (= its group id) cannot be recycled under us.  ESRCH:
+     * it is gone, and a leftover group of a dead shell is not touched, since
+     * its id may already name someone else's group. */
     int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)proc->pid, 0U);
-    if (pidfd < 0 || !sbx_local_process_is_running(proc)) {
+    if ((pidfd < 0 && errno == ESRCH) || !sbx_local_process_is_running(proc)) {
         if (pidfd >= 0)
             close(pidfd);
-        /* Without a pidfd (ESRCH: gone) there is nothing left that is ours
-         * to wait for; a leftover group of a dead shell is not touched,
-         * since its id may already name someone else's group. */
         return SBX_OK;
     }
     pid_t group = (pid_t)proc->pid;
@@ -231,15 +254,16 @@ sbx_status sbx_local_process_stop(const sbx_local_process *proc, long timeout_ms
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot signal process group %ld: %s",
                            proc->pid, strerror(errno));
     } else {
-        int exited = timeout_ms > 0 && wait_exit(pidfd, timeout_ms);
+        int exited = timeout_ms > 0 && wait_exit(pidfd, proc, timeout_ms);
         /* Also after a clean exit: children that ignored SIGTERM go now. */
         if (kill(-group, SIGKILL) != 0 && errno != ESRCH)
             st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot kill process group %ld: %s",
                                proc->pid, strerror(errno));
-        else if (!exited && !wait_exit(pidfd, KILL_WAIT_MS))
+        else if (!exited && !wait_exit(pidfd, proc, KILL_WAIT_MS))
             st = sbx_error_set(err, SBX_ERR_INTERNAL,
                                "process %ld survived SIGKILL", proc->pid);
     }
-    close(pidfd);
+    if (pidfd >= 0)
+        close(pidfd);
     return st;
 }
