@@ -1,11 +1,22 @@
-# Helpers shared by the host library and the backends (error records, and
-# the HTTP/JSON client code the HTTP backends share).  A convenience library:
+# Code shared by the host library and the backends.  Convenience libraries:
 # each user links its own copy, and modules export none of it.
+
+# Errors, id rules, sandbox records, logging and option values: everything
+# any backend (in-process or module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/error.c \
+	common/backend_log.c common/backend_log.h \
+	common/option_values.c common/option_values.h \
+	common/sandbox_ids.c common/sandbox_ids.h \
+	common/sandbox_records.c common/sandbox_records.h
+
+# The HTTP client and strict JSON readers of the HTTP backends (remote,
+# docker); kept apart so that the host library does not link libcurl.
+noinst_LTLIBRARIES += common/libsbx-http.la
+common_libsbx_http_la_SOURCES = \
 	common/http_client.c common/http_client.h \
 	common/net_policy.c common/net_policy.h \
 	common/json_fields.c common/json_fields.h
-common_libsbx_common_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
-common_libsbx_common_la_LIBADD = $(CURL_LIBS) $(JSONC_LIBS)
+common_libsbx_http_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+common_libsbx_http_la_LIBADD = common/libsbx-common.la $(CURL_LIBS) $(JSONC_LIBS)

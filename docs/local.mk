@@ -4,4 +4,5 @@ EXTRA_DIST += \
 	docs/configuration.md \
 	docs/emulator.md \
 	docs/local.md \
-	docs/docker.md
+	docs/docker.md \
+	docs/remote.md

@@ -9,5 +9,5 @@ plugin_docker_sbx_docker_la_SOURCES = \
 	plugin/docker/docker_options.c plugin/docker/docker_options.h
 plugin_docker_sbx_docker_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS)
-plugin_docker_sbx_docker_la_LIBADD = common/libsbx-common.la $(CURL_LIBS) $(JSONC_LIBS)
+plugin_docker_sbx_docker_la_LIBADD = common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS)
 plugin_docker_sbx_docker_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)

@@ -19,5 +19,5 @@ pkglib_LTLIBRARIES += plugin/remote/sbx-remote.la
 plugin_remote_sbx_remote_la_SOURCES = plugin/remote/module.c plugin/remote/module.h
 plugin_remote_sbx_remote_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 plugin_remote_sbx_remote_la_LIBADD = plugin/remote/libsbx-remote-core.la \
-	common/libsbx-common.la $(CURL_LIBS) $(JSONC_LIBS)
+	common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS)
 plugin_remote_sbx_remote_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)

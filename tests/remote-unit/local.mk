@@ -12,7 +12,7 @@ check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
 TESTS += $(SBX_REMOTE_UNIT_SUITES)
 
 SBX_REMOTE_UNIT_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
-SBX_REMOTE_UNIT_LDADD = plugin/remote/libsbx-remote-core.la common/libsbx-common.la \
+SBX_REMOTE_UNIT_LDADD = plugin/remote/libsbx-remote-core.la common/libsbx-http.la \
 	$(SBX_TEST_LIBS) -lpthread
 
 tests_remote_unit_test_contract_cache_SOURCES = tests/remote-unit/test_contract_cache.c

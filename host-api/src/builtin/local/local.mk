@@ -18,11 +18,3 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/builtin/local/local_state.c \
 	host-api/src/builtin/local/local_state.h
 
-# Helpers every backend shares (id validation, sandbox records, logging,
-# option values).  They belong to the common convenience library; listed
-# here until common/local.mk takes them over.
-common_libsbx_common_la_SOURCES += \
-	common/backend_log.c common/backend_log.h \
-	common/option_values.c common/option_values.h \
-	common/sandbox_ids.c common/sandbox_ids.h \
-	common/sandbox_records.c common/sandbox_records.h
