@@ -1,13 +1,16 @@
 # Code shared by the host library and the backends.  Convenience libraries:
 # each user links its own copy, and modules export none of it.
 
-# Errors, id rules, sandbox records, logging and option values: everything
-# any backend (in-process or module) needs.
+# Errors, id and create request rules, sandbox records, logging, option
+# values and values quoted in messages: everything any backend (in-process
+# or module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/error.c \
 	common/backend_log.c common/backend_log.h \
+	common/create_request.c common/create_request.h \
 	common/option_values.c common/option_values.h \
+	common/printable.c common/printable.h \
 	common/sandbox_ids.c common/sandbox_ids.h \
 	common/sandbox_records.c common/sandbox_records.h
 

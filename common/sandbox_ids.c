@@ -1,6 +1,8 @@
 /* Identifier validation shared by the backends (see sandbox_ids.h). */
 #include "common/sandbox_ids.h"
 
+#include "common/printable.h"
+
 #include <sbx/host.h>
 
 #include <string.h>
@@ -43,38 +45,24 @@ int sbx_principal_id_is_valid(const char *id)
     return 1;
 }
 
-/* A bounded copy of an untrusted value for a message: control and
- * non-ASCII bytes become '?', so a bad id cannot forge log lines. */
-static const char *printable(const char *value, char *buf, size_t cap)
-{
-    if (value == NULL)
-        return "(null)";
-    size_t i = 0;
-    for (; value[i] != '\0' && i + 1 < cap; i++) {
-        unsigned char c = (unsigned char)value[i];
-        buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
-    }
-    buf[i] = '\0';
-    return buf;
-}
-
 sbx_status sbx_check_sandbox_id(const char *id, sbx_error *err)
 {
     if (sbx_sandbox_id_is_valid(id))
         return SBX_OK;
-    char shown[81];
+    char shown[80];
     return sbx_error_set(err, SBX_ERR_REFUSED,
-                         "invalid sandbox_id '%s': must be a DNS label "
-                         "(lower-case letters, digits and '-', at most %d characters)",
-                         printable(id, shown, sizeof shown), SBX_SANDBOX_ID_MAX);
+                         "invalid sandbox_id '%s': must be a DNS label (lower-case "
+                         "letters, digits and '-', starting and ending with a letter "
+                         "or digit) of at most %d characters",
+                         sbx_printable(id, shown, sizeof shown), SBX_SANDBOX_ID_MAX);
 }
 
 sbx_status sbx_check_principal_id(const char *field, const char *id, sbx_error *err)
 {
     if (id == NULL || sbx_principal_id_is_valid(id))
         return SBX_OK;
-    char shown[81];
+    char shown[80];
     return sbx_error_set(err, SBX_ERR_REFUSED,
-                         "invalid %s '%s': must match [A-Za-z0-9_-]{1,%d}",
-                         field, printable(id, shown, sizeof shown), SBX_PRINCIPAL_ID_MAX);
+                         "invalid %s '%s': must match ^[A-Za-z0-9_-]{1,%d}$",
+                         field, sbx_printable(id, shown, sizeof shown), SBX_PRINCIPAL_ID_MAX);
 }

@@ -9,11 +9,15 @@
 
 #include <sbx/backend.h>
 
-/* Longest sandbox id: a DNS label leaving room for a prefix and suffix. */
+/* Longest sandbox id: a DNS label of 63 minus the "sandbox-" prefix and
+ * "-svc" suffix the provisioner adds to its Kubernetes object names. */
 #define SBX_SANDBOX_ID_MAX 51
 
 /* Longest thread or user id. */
 #define SBX_PRINCIPAL_ID_MAX 64
+
+/* The user a create request without one is made for, on every backend. */
+#define SBX_DEFAULT_USER_ID "default"
 
 /* 1 when `id` is a DNS label (^[a-z0-9]([-a-z0-9]*[a-z0-9])?$) of at most
  * SBX_SANDBOX_ID_MAX characters, else 0 (NULL included). */

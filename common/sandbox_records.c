@@ -58,6 +58,30 @@ void sbx_sandbox_records_free(sbx_sandbox *sandboxes, size_t count)
     free(sandboxes);
 }
 
+sbx_status sbx_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_error *err)
+{
+    *out = malloc(sizeof **out);
+    if (*out == NULL) {
+        sbx_sandbox_record_clear(record);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    **out = *record;
+    memset(record, 0, sizeof *record);
+    record->mount_contract_version = SBX_CONTRACT_NONE;
+    return SBX_OK;
+}
+
+void sbx_reconciliation_clear(sbx_reconciliation *result)
+{
+    if (result == NULL)
+        return;
+    sbx_sandbox_records_free(result->sandbox, result->sandbox != NULL ? 1 : 0);
+    free(result->backend_namespace);
+    free(result->incarnation_id);
+    memset(result, 0, sizeof *result);
+    result->status = SBX_RECONCILE_UNKNOWN;
+}
+
 sbx_sandbox *sbx_sandbox_list_append(sbx_sandbox_list *list, sbx_error *err)
 {
     if (list->count == list->capacity) {
@@ -82,14 +106,16 @@ void sbx_sandbox_list_drop_last(sbx_sandbox_list *list)
         sbx_sandbox_record_clear(&list->items[--list->count]);
 }
 
-void sbx_sandbox_list_take(sbx_sandbox_list *list, sbx_sandbox **out, size_t *count)
+sbx_status sbx_sandbox_list_finish(sbx_sandbox_list *list, sbx_status st,
+                                   sbx_sandbox **out, size_t *count)
 {
-    if (list->count == 0) {
-        free(list->items);
+    if (st != SBX_OK || list->count == 0) {
+        sbx_sandbox_records_free(list->items, list->count);
         *out = NULL;
     } else {
         *out = list->items;
     }
-    *count = list->count;
+    *count = st == SBX_OK ? list->count : 0;
     memset(list, 0, sizeof *list);
+    return st;
 }

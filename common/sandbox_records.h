@@ -1,7 +1,9 @@
 /*
- * Building and releasing the sbx_sandbox records a backend returns, shared
- * by the backends so that every one allocates them the same way and frees
- * them through its own free_sandboxes (backend.h, "Ownership").
+ * Building and releasing the sbx_sandbox records and reconciliation results
+ * a backend returns, shared by the backends so that every one allocates
+ * them the same way; each descriptor's free_sandboxes and
+ * clear_reconciliation are the release functions here (backend.h,
+ * "Ownership": the host never frees a backend's memory itself).
  */
 #ifndef SBX_COMMON_SANDBOX_RECORDS_H
 #define SBX_COMMON_SANDBOX_RECORDS_H
@@ -20,8 +22,19 @@ sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
 void sbx_sandbox_record_clear(sbx_sandbox *record);
 
 /* Release the strings of `count` records and the array itself (allocated
- * with malloc/calloc/realloc).  NULL is accepted. */
+ * with malloc/calloc/realloc).  NULL is accepted.  Every backend's
+ * free_sandboxes is this function. */
 void sbx_sandbox_records_free(sbx_sandbox *sandboxes, size_t count);
+
+/* Move *record into a new one-element array at *out (record is left
+ * cleared), for create and discover.  SBX_ERR_INTERNAL when out of memory:
+ * then the record is cleared too and *out is NULL. */
+sbx_status sbx_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_error *err);
+
+/* Release what a reconciliation result holds and reset it (status
+ * UNKNOWN).  NULL is accepted.  The clear_reconciliation of every backend
+ * that reconciles. */
+void sbx_reconciliation_clear(sbx_reconciliation *result);
 
 /* Growable array of records, for list operations.  Zero-initialise it. */
 typedef struct sbx_sandbox_list {
@@ -37,8 +50,10 @@ sbx_sandbox *sbx_sandbox_list_append(sbx_sandbox_list *list, sbx_error *err);
 /* Drop the last record (used when filling it failed). */
 void sbx_sandbox_list_drop_last(sbx_sandbox_list *list);
 
-/* Hand the records to the caller: *out (NULL when empty) and *count; the
- * list is left empty. */
-void sbx_sandbox_list_take(sbx_sandbox_list *list, sbx_sandbox **out, size_t *count);
+/* End of a list_running: when `st` is SBX_OK hand the records to the
+ * caller, *out (NULL when empty) and *count; else free them.  The list is
+ * left empty either way; returns `st`. */
+sbx_status sbx_sandbox_list_finish(sbx_sandbox_list *list, sbx_status st,
+                                   sbx_sandbox **out, size_t *count);
 
 #endif

@@ -11,8 +11,8 @@
  * are checked (the fuzzer aborts on a broken one, so it is a finding).
  */
 #include "common/json_fields.h"
+#include "common/sandbox_records.h"
 #include "plugin/remote/decode.h"
-#include "plugin/remote/sandbox.h"
 
 #include <sbx/host.h>
 
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         SBX_OK) {
         for (size_t i = 0; i < count; i++)
             check_sandbox(&list[i]);
-        sbx_remote_free_sandboxes(list, count);
+        sbx_sandbox_records_free(list, count);
     } else {
         check_terminated(err.message, sizeof err.message);
     }
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_sandbox(&sb);
     else if (sb.sandbox_id != NULL || sb.sandbox_url != NULL)
         abort(); /* on error the sandbox is left empty */
-    sbx_remote_sandbox_clear(&sb);
+    sbx_sandbox_record_clear(&sb);
     json_object_put(object);
 #elif SBX_FUZZ_DECODER == 3
     sbx_reconciliation rec;
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rec.status == SBX_RECONCILE_UNKNOWN && rec.sandbox != NULL)
             abort();
     }
-    sbx_remote_clear_reconciliation(&rec);
+    sbx_reconciliation_clear(&rec);
 #elif SBX_FUZZ_DECODER == 4
     int version = -1;
     if (sbx_remote_decode_capabilities(body, size, &version, &err) == SBX_OK && version < 0)

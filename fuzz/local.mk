@@ -1,4 +1,4 @@
-# Fuzzing (docs/fuzzing.md): libFuzzer targets for the configuration parser
+# Fuzzing (docs/hardening.md): libFuzzer targets for the configuration parser
 # and every decoder of a provisioner or Docker Engine answer, built with
 # clang by fuzz/run, never by `make` or `make check`.  `make fuzz` runs each
 # target for FUZZ_SECONDS (default 60) after replaying the saved crashes in
@@ -7,7 +7,7 @@
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
 EXTRA_DIST += fuzz/run fuzz/json.dict fuzz/fuzz_config.c fuzz/fuzz_remote.c \
-	fuzz/fuzz_docker.c fuzz/corpus fuzz/regressions docs/fuzzing.md
+	fuzz/fuzz_docker.c fuzz/corpus fuzz/regressions docs/hardening.md
 
 fuzz:
 	SBX_FUZZ_SRCDIR='$(abs_top_srcdir)' SBX_FUZZ_BUILDDIR='$(abs_top_builddir)' \

@@ -10,6 +10,7 @@
 #include "plugin/docker/docker_backend.h"
 
 #include "common/backend_log.h"
+#include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "plugin/docker/docker_container.h"
@@ -162,25 +163,14 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
 static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_request *req,
                                 sbx_error *err)
 {
-    if (req == NULL ||
-        req->struct_size < offsetof(sbx_create_request, required_contract) + sizeof(int))
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: create needs a complete request");
-    sbx_status st = sbx_check_sandbox_id(req->sandbox_id, err);
-    if (st == SBX_OK)
-        st = sbx_check_principal_id("thread_id", req->thread_id, err);
-    if (st == SBX_OK)
-        st = sbx_check_principal_id("user_id", req->user_id, err);
+    sbx_status st = sbx_create_request_check(BACKEND_NAME, req, err);
     if (st != SBX_OK)
         return st;
     if (inst->options.image == NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG,
                              "docker: option 'image' is required to create sandbox '%s'",
                              req->sandbox_id);
-    if (req->required_contract != SBX_CONTRACT_NONE)
-        return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
-                             "docker backend has no mount contract; sandbox '%s' cannot "
-                             "require version %d", req->sandbox_id, req->required_contract);
-    return SBX_OK;
+    return sbx_create_request_refuse_contract(BACKEND_NAME, req, err);
 }
 
 /* Create the container, or find the existing one of that name; either way
@@ -305,19 +295,12 @@ static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbo
     sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
-    sbx_sandbox *one = calloc(1, sizeof *one);
-    if (one == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    sbx_sandbox one;
     int running = 0;
-    st = inspect_sandbox(inst, sandbox_id, one, &running, err);
+    st = inspect_sandbox(inst, sandbox_id, &one, &running, err);
     if (st == SBX_ERR_NOT_FOUND)
         sbx_error_set(err, SBX_ERR_NOT_FOUND, "docker: sandbox '%s' not found", sandbox_id);
-    if (st != SBX_OK) {
-        free(one);
-        return st;
-    }
-    *out = one;
-    return SBX_OK;
+    return st == SBX_OK ? sbx_sandbox_record_box(&one, out, err) : st;
 }
 
 /* Add the list entries that are sandboxes of this instance to `list`. */
@@ -368,17 +351,7 @@ static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **
     sbx_sandbox_list list = { NULL, 0, 0 };
     st = collect_entries(inst, entries, &list, err);
     json_object_put(entries);
-    if (st != SBX_OK) {
-        sbx_sandbox_records_free(list.items, list.count);
-        return st;
-    }
-    sbx_sandbox_list_take(&list, out, count);
-    return SBX_OK;
-}
-
-static void docker_free_sandboxes(sbx_sandbox *sandboxes, size_t count)
-{
-    sbx_sandbox_records_free(sandboxes, count);
+    return sbx_sandbox_list_finish(&list, st, out, count);
 }
 
 static const sbx_backend_descriptor docker_descriptor = {
@@ -394,7 +367,7 @@ static const sbx_backend_descriptor docker_descriptor = {
     .is_alive = docker_is_alive,
     .discover = docker_discover,
     .list_running = docker_list_running,
-    .free_sandboxes = docker_free_sandboxes,
+    .free_sandboxes = sbx_sandbox_records_free,
     .capabilities = NULL,
     .reconcile = NULL,
     .clear_reconciliation = NULL,

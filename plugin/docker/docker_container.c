@@ -1,6 +1,7 @@
 /* Sandbox containers: create body, inspect and list decoding. */
 #include "plugin/docker/docker_container.h"
 
+#include "common/create_request.h"
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
@@ -10,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DEFAULT_USER "default"
 
 void sbx_docker_container_name(const sbx_docker_options *o, const char *sandbox_id,
                                char *buf, size_t size)
@@ -53,7 +52,7 @@ static json_object *labels_of(builder *b, const sbx_docker_options *o,
     json_object *labels = json_object_new_object();
     add(b, labels, SBX_DOCKER_LABEL_MANAGED, string_of("true"));
     add(b, labels, SBX_DOCKER_LABEL_SANDBOX, string_of(req->sandbox_id));
-    add(b, labels, SBX_DOCKER_LABEL_USER, string_of(req->user_id ? req->user_id : DEFAULT_USER));
+    add(b, labels, SBX_DOCKER_LABEL_USER, string_of(sbx_create_request_user(req)));
     if (req->thread_id != NULL)
         add(b, labels, SBX_DOCKER_LABEL_THREAD, string_of(req->thread_id));
     for (size_t i = 0; i < o->label_count; i++)
@@ -221,7 +220,7 @@ static sbx_status fill_from_labels(json_object *labels, const char *url, const c
     format_status(state, status, sizeof status);
     const char *user = label(labels, SBX_DOCKER_LABEL_USER);
     return sbx_sandbox_record_fill(out, label(labels, SBX_DOCKER_LABEL_SANDBOX), url,
-                                   user ? user : DEFAULT_USER,
+                                   user ? user : SBX_DEFAULT_USER_ID,
                                    label(labels, SBX_DOCKER_LABEL_THREAD), status,
                                    SBX_CONTRACT_NONE, err);
 }

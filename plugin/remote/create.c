@@ -1,11 +1,13 @@
 /* Create: body builder, mount filter, contract rules 2-6 (see create.h). */
 #include "plugin/remote/create.h"
 
+#include "common/create_request.h"
 #include "common/json_fields.h"
+#include "common/printable.h"
+#include "common/sandbox_ids.h"
+#include "common/sandbox_records.h"
 #include "plugin/remote/answer_errors.h"
 #include "plugin/remote/decode.h"
-#include "plugin/remote/ids.h"
-#include "plugin/remote/sandbox.h"
 
 #include <sbx/host.h>
 
@@ -114,18 +116,10 @@ char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
 static sbx_status check_request(const sbx_create_request *req, const char **user,
                                 sbx_error *err)
 {
-    if (req == NULL || req->struct_size < sizeof(sbx_create_request))
-        return sbx_error_set(err, SBX_ERR_USAGE,
-                             "create request missing or built for another ABI "
-                             "(initialise it with SBX_CREATE_REQUEST_INIT)");
-    sbx_status st = sbx_remote_check_sandbox_id(req->sandbox_id, err);
-    if (st == SBX_OK && req->thread_id != NULL)
-        st = sbx_remote_check_name_id("thread_id", req->thread_id, err);
-    *user = req->user_id != NULL ? req->user_id : SBX_REMOTE_DEFAULT_USER;
-    if (st == SBX_OK)
-        st = sbx_remote_check_name_id("user_id", *user, err);
+    sbx_status st = sbx_create_request_check("remote", req, err);
     if (st != SBX_OK)
         return st;
+    *user = sbx_create_request_user(req);
     if (req->extra_mount_count > 0 && req->extra_mounts == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "create request for %s: extra_mounts is NULL",
                              req->sandbox_id);
@@ -184,7 +178,7 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "mount contract response for %s names user_id '%s' instead of '%s'",
                              req->sandbox_id,
-                             sbx_remote_printable(got != NULL ? got : "(none)", shown,
+                             sbx_printable(got != NULL ? got : "(none)", shown,
                                                   sizeof shown),
                              user);
     got = NULL;
@@ -199,9 +193,9 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "mount contract response for %s names thread_id '%s' instead of '%s'",
                              req->sandbox_id,
-                             sbx_remote_printable(tf == SBX_JSON_OK ? got : "(none)", shown,
+                             sbx_printable(tf == SBX_JSON_OK ? got : "(none)", shown,
                                                   sizeof shown),
-                             sbx_remote_printable(req->thread_id != NULL ? req->thread_id
+                             sbx_printable(req->thread_id != NULL ? req->thread_id
                                                                          : "(null)",
                                                   wanted, sizeof wanted));
     return SBX_OK;
@@ -261,7 +255,7 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_respo
     }
     json_object_put(root);
     if (st != SBX_OK)
-        sbx_remote_sandbox_clear(sb);
+        sbx_sandbox_record_clear(sb);
     return st;
 }
 
@@ -314,7 +308,7 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
         return contract_changed(err, req->required_contract, frozen, 0,
                                 "the caller's required version is not the provisioner's",
                                 req->sandbox_id);
-    if (frozen == 0 && strcmp(user, SBX_REMOTE_DEFAULT_USER) != 0)
+    if (frozen == 0 && strcmp(user, SBX_DEFAULT_USER_ID) != 0)
         return sbx_error_set(err, SBX_ERR_REFUSED,
                              "cannot isolate user '%s' for sandbox %s: the provisioner's mount "
                              "contract is %s, so only the default user may be served",
@@ -329,5 +323,5 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
         return st;
     sbx_remote_log(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
                    sb.sandbox_id, user, frozen);
-    return sbx_remote_sandbox_box(&sb, out, err);
+    return sbx_sandbox_record_box(&sb, out, err);
 }

@@ -31,7 +31,7 @@ char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
  * unisolatable users (SBX_ERR_REFUSED), enforces the caller's required
  * contract (SBX_ERR_CONTRACT_CHANGED, nothing sent), posts, and validates
  * the answer against the frozen version.  On success *out is one sandbox,
- * released with sbx_remote_free_sandboxes(*out, 1). */
+ * released with sbx_sandbox_records_free(*out, 1). */
 sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
                              sbx_sandbox **out, sbx_error *err);
 

@@ -2,7 +2,7 @@
 #include "plugin/remote/decode.h"
 
 #include "common/json_fields.h"
-#include "plugin/remote/sandbox.h"
+#include "common/sandbox_records.h"
 
 #include <sbx/host.h>
 
@@ -60,7 +60,7 @@ sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *ou
     if (st == SBX_OK)
         st = copy_optional_string(object, "status", &out->status, err);
     if (st != SBX_OK)
-        sbx_remote_sandbox_clear(out);
+        sbx_sandbox_record_clear(out);
     return st;
 }
 
@@ -116,7 +116,7 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
         sbx_status st = sbx_remote_decode_sandbox(json_object_array_get_idx(items, i),
                                                   &list[kept], &entry_err);
         if (st == SBX_ERR_INTERNAL) {
-            sbx_remote_free_sandboxes(list, kept);
+            sbx_sandbox_records_free(list, kept);
             json_object_put(root);
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
@@ -195,7 +195,7 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
         sbx_sandbox sb;
         st = sbx_remote_decode_sandbox(root, &sb, err);
         if (st == SBX_OK)
-            st = sbx_remote_sandbox_box(&sb, &out->sandbox, err);
+            st = sbx_sandbox_record_box(&sb, &out->sandbox, err);
         if (st == SBX_OK)
             st = dup_field(root, "incarnation_id", &out->incarnation_id);
     }
@@ -203,7 +203,7 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
         st = dup_field(root, "backend_namespace", &out->backend_namespace);
     json_object_put(root);
     if (st != SBX_OK) {
-        sbx_remote_clear_reconciliation(out);
+        sbx_reconciliation_clear(out);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     return SBX_OK;

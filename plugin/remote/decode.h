@@ -1,7 +1,7 @@
 /*
  * Decoders of the provisioner's answers (PROTOCOL.md), with strict types.
  * Pure functions of the body text: no I/O, no locks.  Sandboxes they fill
- * own their strings (release with sbx_remote_sandbox_clear).
+ * own their strings (release with sbx_sandbox_record_clear).
  */
 #ifndef SBX_REMOTE_DECODE_H
 #define SBX_REMOTE_DECODE_H

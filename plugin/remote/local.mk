@@ -7,11 +7,9 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/contract_cache.c plugin/remote/contract_cache.h \
 	plugin/remote/create.c plugin/remote/create.h \
 	plugin/remote/decode.c plugin/remote/decode.h \
-	plugin/remote/ids.c plugin/remote/ids.h \
 	plugin/remote/instance.c plugin/remote/instance.h \
 	plugin/remote/ops.c plugin/remote/ops.h \
-	plugin/remote/options.c plugin/remote/options.h \
-	plugin/remote/sandbox.c plugin/remote/sandbox.h
+	plugin/remote/options.c plugin/remote/options.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS)
 

@@ -2,10 +2,10 @@
  * exported symbol (every other function is hidden or static). */
 #include "plugin/remote/module.h"
 
+#include "common/sandbox_records.h"
 #include "plugin/remote/create.h"
 #include "plugin/remote/instance.h"
 #include "plugin/remote/ops.h"
-#include "plugin/remote/sandbox.h"
 
 #include "config.h"
 
@@ -22,10 +22,10 @@ static const sbx_backend_descriptor remote_descriptor = {
     .is_alive = sbx_remote_is_alive,
     .discover = sbx_remote_discover,
     .list_running = sbx_remote_list_running,
-    .free_sandboxes = sbx_remote_free_sandboxes,
+    .free_sandboxes = sbx_sandbox_records_free,
     .capabilities = sbx_remote_capabilities,
     .reconcile = sbx_remote_reconcile,
-    .clear_reconciliation = sbx_remote_clear_reconciliation,
+    .clear_reconciliation = sbx_reconciliation_clear,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

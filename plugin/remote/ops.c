@@ -2,10 +2,10 @@
 #include "plugin/remote/ops.h"
 
 #include "common/json_fields.h"
+#include "common/sandbox_ids.h"
+#include "common/sandbox_records.h"
 #include "plugin/remote/answer_errors.h"
 #include "plugin/remote/decode.h"
-#include "plugin/remote/ids.h"
-#include "plugin/remote/sandbox.h"
 
 #include <sbx/host.h>
 
@@ -32,17 +32,28 @@ static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
     return st == SBX_OK ? SBX_OK : sbx_remote_wrap_error(&cause, what, err);
 }
 
+/* The start of destroy, is_alive and discover: refuse an invalid id before
+ * anything is sent, name the call "Provisioner <action> failed for <id>"
+ * in what[128] (the reference client's words), and make it. */
+static sbx_status start_sandbox_call(sbx_backend_instance *inst, const char *method,
+                                     const char *sandbox_id, const char *action,
+                                     long timeout_ms, char what[128], sbx_http_response *resp,
+                                     sbx_error *err)
+{
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    snprintf(what, 128, "Provisioner %s failed for %s", action, sandbox_id);
+    return call_sandbox(inst, method, sandbox_id, "", timeout_ms, what, resp, err);
+}
+
 sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                               sbx_error *err)
 {
-    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
-    if (st != SBX_OK)
-        return st;
     char what[128];
-    snprintf(what, sizeof what, "Provisioner destroy failed for %s", sandbox_id);
     sbx_http_response resp;
-    st = call_sandbox(inst, "DELETE", sandbox_id, "", inst->options.destroy_timeout_ms, what,
-                      &resp, err);
+    sbx_status st = start_sandbox_call(inst, "DELETE", sandbox_id, "destroy",
+                                       inst->options.destroy_timeout_ms, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if ((resp.status >= 200 && resp.status < 300) || resp.status == 404)
@@ -58,14 +69,10 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
                                int *alive, sbx_error *err)
 {
     *alive = 0;
-    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
-    if (st != SBX_OK)
-        return st;
     char what[128];
-    snprintf(what, sizeof what, "Provisioner health check failed for %s", sandbox_id);
     sbx_http_response resp;
-    st = call_sandbox(inst, "GET", sandbox_id, "", inst->options.get_timeout_ms, what, &resp,
-                      err);
+    sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "health check",
+                                       inst->options.get_timeout_ms, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status == 200) {
@@ -89,14 +96,10 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
                                sbx_sandbox **out, sbx_error *err)
 {
     *out = NULL;
-    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
-    if (st != SBX_OK)
-        return st;
     char what[128];
-    snprintf(what, sizeof what, "Provisioner discover failed for %s", sandbox_id);
     sbx_http_response resp;
-    st = call_sandbox(inst, "GET", sandbox_id, "", inst->options.get_timeout_ms, what, &resp,
-                      err);
+    sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "discover",
+                                       inst->options.get_timeout_ms, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status == 200) {
@@ -109,11 +112,11 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
         if (st != SBX_OK) {
             sbx_remote_wrap_error(&cause, what, err);
         } else if (strcmp(sb.sandbox_id, sandbox_id) != 0) {
-            sbx_remote_sandbox_clear(&sb);
+            sbx_sandbox_record_clear(&sb);
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                what);
         } else {
-            st = sbx_remote_sandbox_box(&sb, out, err);
+            st = sbx_sandbox_record_box(&sb, out, err);
         }
     } else if (resp.status == 404) {
         st = sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
@@ -172,7 +175,7 @@ sbx_status sbx_remote_reconcile(sbx_backend_instance *inst, const char *sandbox_
 {
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
-    sbx_status st = sbx_remote_check_sandbox_id(sandbox_id, err);
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
     char what[128];

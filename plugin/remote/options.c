@@ -1,7 +1,7 @@
 /* Parsing and validation of the remote backend's options (see options.h). */
 #include "plugin/remote/options.h"
 
-#include "plugin/remote/ids.h"
+#include "common/printable.h"
 
 #include <sbx/host.h>
 
@@ -35,7 +35,7 @@ static sbx_status bad_value(const char *key, const char *value, const char *rule
 {
     char shown[80];
     return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
-                         sbx_remote_printable(value, shown, sizeof shown), rule);
+                         sbx_printable(value, shown, sizeof shown), rule);
 }
 
 static sbx_status parse_positive(const char *key, const char *value,
@@ -209,7 +209,7 @@ static sbx_status apply_option(const char *key, const char *value, sbx_remote_op
                          "api_key, timeout_ms, connect_timeout_ms, ca_file, max_response_bytes, "
                          "forward_mounts, list_timeout_ms, create_timeout_ms, "
                          "destroy_timeout_ms, get_timeout_ms)",
-                         sbx_remote_printable(key, shown, sizeof shown));
+                         sbx_printable(key, shown, sizeof shown));
 }
 
 sbx_status sbx_remote_options_parse(const sbx_option *options, size_t option_count,

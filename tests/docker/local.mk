@@ -3,9 +3,7 @@
 # runs the CUnit suite and tears it down; it SKIPs (77) when podman, runc or
 # busybox-static are missing or the engine cannot start.
 check_PROGRAMS += tests/docker/test_docker_backend
-tests_docker_test_docker_backend_SOURCES = \
-	tests/docker/test_docker_backend.c \
-	tests/local-backend/http_probe.c tests/local-backend/http_probe.h
+tests_docker_test_docker_backend_SOURCES = tests/docker/test_docker_backend.c
 tests_docker_test_docker_backend_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_backend_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh

@@ -4,13 +4,13 @@
  * (SBX_DOCKER_SOCKET, SBX_DOCKER_IMAGE = a busybox image).  Sandboxes are
  * busybox httpd servers published on 127.0.0.1.
  */
-#include "tests/local-backend/http_probe.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/http_probe.h"
 
 #include <sbx/host.h>
 
 #include <CUnit/CUnit.h>
-#include <curl/curl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -34,53 +34,24 @@ static const char *engine_image;
 
 /* ------------------------------------------------------------ engine access */
 
-typedef struct text {
-    char *data;
-    size_t len;
-} text;
-
-static size_t collect(char *ptr, size_t size, size_t nmemb, void *userdata)
-{
-    text *t = userdata;
-    size_t n = size * nmemb;
-    char *grown = realloc(t->data, t->len + n + 1);
-    if (grown == NULL)
-        return 0;
-    memcpy(grown + t->len, ptr, n);
-    t->len += n;
-    grown[t->len] = '\0';
-    t->data = grown;
-    return n;
-}
-
 /* A raw engine call, to arrange or observe what the backend must cope
  * with.  Returns the HTTP status (-1 on transport failure); the body goes
  * to *answer (caller frees) when answer is not NULL. */
 static long engine_answer(const char *method, const char *path, const char *json_body,
                           char **answer)
 {
-    CURL *h = curl_easy_init();
     char url[512];
     snprintf(url, sizeof url, "http://localhost/v1.41%s", path);
-    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
-    text t = { NULL, 0 };
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, engine_socket);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, json_body ? json_body : "");
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 30000L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-    long status = -1;
-    if (curl_easy_perform(h) == CURLE_OK)
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(h);
-    if (answer != NULL)
-        *answer = t.data ? t.data : strdup("");
-    else
-        free(t.data);
+    sbx_test_http_result r;
+    /* Every call carries a JSON body, empty when there is none to send. */
+    int rc = sbx_test_http_unix(engine_socket, method, url, NULL,
+                                json_body ? json_body : "", 30000L, &r);
+    long status = rc == 0 ? r.status : -1;
+    if (answer != NULL) {
+        *answer = r.body != NULL ? r.body : strdup("");
+        r.body = NULL;
+    }
+    sbx_test_http_result_clear(&r);
     return status;
 }
 
@@ -127,32 +98,6 @@ static void teardown(fixture *f)
     sbx_host_free(f->host);
 }
 
-static sbx_sandbox *create(sbx_backend *b, const char *id, const char *thread,
-                           const char *user, const sbx_mount *mounts, size_t n_mounts,
-                           sbx_error *err)
-{
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = id;
-    req.thread_id = thread;
-    req.user_id = user;
-    req.extra_mounts = mounts;
-    req.extra_mount_count = n_mounts;
-    sbx_sandbox *sb = NULL;
-    if (sbx_backend_create(b, &req, &sb, err) != SBX_OK) {
-        fprintf(stderr, "create %s: %s\n", id, err->message);
-        return NULL;
-    }
-    return sb;
-}
-
-static int is_alive(sbx_backend *b, const char *id)
-{
-    int alive = -1;
-    sbx_error err;
-    CU_ASSERT(sbx_backend_is_alive(b, id, &alive, &err) == SBX_OK);
-    return alive;
-}
-
 /* How many listed sandboxes have id `id`; *url gets its URL. */
 static int listed(sbx_backend *b, const char *id, char *url, size_t url_size)
 {
@@ -187,7 +132,7 @@ static void test_lifecycle(void)
     fixture f;
     setup(&f, HELLO_COMMAND);
     sbx_error err;
-    sbx_sandbox *sb = create(f.backend, "life-one", "thread-1", "user-1", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "life-one", "thread-1", "user-1", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     CU_ASSERT(strncmp(sb->sandbox_url, "http://127.0.0.1:", 17) == 0);
     CU_ASSERT_STRING_EQUAL(sb->thread_id, "thread-1");
@@ -201,7 +146,7 @@ static void test_lifecycle(void)
     char url[256] = "";
     CU_ASSERT_EQUAL(listed(f.backend, "life-one", url, sizeof url), 1);
     CU_ASSERT_STRING_EQUAL(url, sb->sandbox_url);
-    CU_ASSERT_EQUAL(is_alive(f.backend, "life-one"), 1);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "life-one"), 1);
     sbx_sandbox *found = NULL;
     CU_ASSERT_FATAL(sbx_backend_discover(f.backend, "life-one", &found, &err) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(found->sandbox_url, sb->sandbox_url);
@@ -210,7 +155,7 @@ static void test_lifecycle(void)
 
     CU_ASSERT(sbx_backend_destroy(f.backend, "life-one", &err) == SBX_OK);
     CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-life-one/json", NULL), 404);
-    CU_ASSERT_EQUAL(is_alive(f.backend, "life-one"), 0);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "life-one"), 0);
     CU_ASSERT_EQUAL(listed(f.backend, "life-one", NULL, 0), 0);
     CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 2000), -1);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
@@ -232,7 +177,7 @@ static void check_mount(int read_only, const char *expected_page)
     sbx_mount mount = { host_dir, "/data", read_only };
     const char *id = read_only ? "mount-ro" : "mount-rw";
     sbx_error err;
-    sbx_sandbox *sb = create(f.backend, id, "t", NULL, &mount, 1, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, id, "t", NULL, &mount, 1, &err);
     CU_ASSERT_FATAL(sb != NULL);
     char *body = fetch(sb->sandbox_url);
     CU_ASSERT(body != NULL && strcmp(body, expected_page) == 0);
@@ -260,8 +205,8 @@ static void test_existing_name_returns_the_container(void)
     fixture f;
     setup(&f, HELLO_COMMAND);
     sbx_error err;
-    sbx_sandbox *first = create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
-    sbx_sandbox *second = create(f.backend, "twice", "t-second", NULL, NULL, 0, &err);
+    sbx_sandbox *first = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
+    sbx_sandbox *second = sbx_test_create(f.backend, "twice", "t-second", NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(first != NULL && second != NULL);
     CU_ASSERT_STRING_EQUAL(second->sandbox_url, first->sandbox_url);
     CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
@@ -269,11 +214,11 @@ static void test_existing_name_returns_the_container(void)
 
     /* A stopped sandbox is started again by create. */
     CU_ASSERT_EQUAL(engine("POST", "/containers/sbx-twice/stop?t=0", NULL), 204);
-    CU_ASSERT_EQUAL(is_alive(f.backend, "twice"), 0);
-    sbx_sandbox *third = create(f.backend, "twice", "t-third", NULL, NULL, 0, &err);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 0);
+    sbx_sandbox *third = sbx_test_create(f.backend, "twice", "t-third", NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(third != NULL);
     CU_ASSERT_STRING_EQUAL(third->thread_id, "t-first");
-    CU_ASSERT_EQUAL(is_alive(f.backend, "twice"), 1);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 1);
     char *body = fetch(third->sandbox_url);
     CU_ASSERT(body != NULL && strcmp(body, "hello\n") == 0);
     free(body);
@@ -290,7 +235,7 @@ static void test_absent_sandboxes(void)
     fixture f;
     setup(&f, HELLO_COMMAND);
     sbx_error err;
-    CU_ASSERT_EQUAL(is_alive(f.backend, "never-made"), 0);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "never-made"), 0);
     sbx_sandbox *found = NULL;
     CU_ASSERT(sbx_backend_discover(f.backend, "never-made", &found, &err) == SBX_ERR_NOT_FOUND);
     CU_ASSERT(found == NULL);
@@ -312,7 +257,7 @@ static void test_foreign_container_is_left_alone(void)
     CU_ASSERT(sbx_backend_discover(f.backend, "not-ours", &found, &err) == SBX_ERR_PROTOCOL);
     CU_ASSERT(sbx_backend_destroy(f.backend, "not-ours", &err) == SBX_ERR_PROTOCOL);
     CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-not-ours/json", NULL), 200);
-    CU_ASSERT(create(f.backend, "not-ours", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "not-ours", NULL, NULL, NULL, 0, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
     /* ... and was neither started nor removed by that create. */
     char *inspect = NULL;
@@ -335,11 +280,11 @@ static void test_errors(void)
     /* The engine's own message comes through. */
     sbx_option missing_image[] = { { "image", "localhost/no-such-image:latest" } };
     CU_ASSERT_FATAL(open_docker(&f, missing_image, 1, &err) == SBX_OK);
-    CU_ASSERT(create(f.backend, "no-image", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "no-image", NULL, NULL, NULL, 0, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROVISIONER);
     CU_ASSERT(err.http_status >= 400);
     CU_ASSERT(strstr(err.message, "no-such-image") != NULL);
-    CU_ASSERT(create(f.backend, "Bad_Id", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "Bad_Id", NULL, NULL, NULL, 0, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     teardown(&f);
 
@@ -366,7 +311,7 @@ static void *create_in_thread(void *p)
 {
     thread_arg *a = p;
     sbx_error err;
-    sbx_sandbox *sb = create(a->backend, a->id, "t", NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(a->backend, a->id, "t", NULL, NULL, 0, &err);
     if (sb != NULL) {
         snprintf(a->url, sizeof a->url, "%s", sb->sandbox_url);
         sbx_backend_free_sandboxes(a->backend, sb, 1);

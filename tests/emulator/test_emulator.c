@@ -1,6 +1,7 @@
 /* The provisioner emulator checked against the reference provisioner's
  * recorded answers (notes/reference-provisioner.md) and its documented
  * control API, with raw HTTP over real sockets: what any client sees. */
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"
 #include "tests/support/http_probe.h"
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define KEY "emu-test-key"
 #define KEY_HEADER "X-API-Key: " KEY
@@ -39,6 +39,13 @@ static void reset_shared(void)
     CU_ASSERT_EQUAL_FATAL(sbx_test_emu_control(shared, "POST", "/_emu/reset", NULL, NULL), 200);
 }
 
+/* Reset the shared emulator, then queue `fault_json` (POST /_emu/faults). */
+static void reset_with_fault(const char *fault_json)
+{
+    reset_shared();
+    CU_ASSERT_EQUAL(sbx_test_emu_fault(shared, fault_json), 200);
+}
+
 /* One request to `emu` with the key (when `with_key`); the answer in *r. */
 static int request(sbx_test_emu *emu, const char *method, const char *path, const char *body,
                    int with_key, sbx_test_http_result *r)
@@ -60,6 +67,16 @@ static json_object *call(sbx_test_emu *emu, const char *method, const char *path
     json_object *answer = r.status != 0 ? json_tokener_parse(r.body) : NULL;
     sbx_test_http_result_clear(&r);
     return answer;
+}
+
+/* POST `body` to /api/sandboxes on `emu`; the answer must have status
+ * `want`.  Returns the JSON answer (caller puts; NULL when not JSON). */
+static json_object *create_expecting(sbx_test_emu *emu, const char *body, long want)
+{
+    long status = 0;
+    json_object *a = call(emu, "POST", "/api/sandboxes", body, &status);
+    CU_ASSERT_EQUAL(status, want);
+    return a;
 }
 
 static const char *str_member(json_object *obj, const char *key)
@@ -197,15 +214,22 @@ static void test_capabilities_contract_2(void)
     sbx_test_emu_stop(emu);
 }
 
-static void test_no_capabilities_route(void)
+/* An emulator started with `flag` answers GET `path` as a route it does
+ * not have: 404 {"detail":"Not Found"}, like the real provisioner's. */
+static void expect_route_disabled_by(const char *flag, const char *path)
 {
-    sbx_test_emu *emu = start_with("--no-capabilities", NULL, NULL);
+    sbx_test_emu *emu = start_with(flag, NULL, NULL);
     long status = 0;
-    json_object *a = call(emu, "GET", "/api/capabilities", NULL, &status);
+    json_object *a = call(emu, "GET", path, NULL, &status);
     CU_ASSERT_EQUAL(status, 404);
     CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), "Not Found");
     json_object_put(a);
     sbx_test_emu_stop(emu);
+}
+
+static void test_no_capabilities_route(void)
+{
+    expect_route_disabled_by("--no-capabilities", "/api/capabilities");
 }
 
 static void test_contract_changed_at_run_time(void)
@@ -299,9 +323,7 @@ static void test_initial_status_and_node_host(void)
     const char *const args[] = {"--initial-status", "Pending", "--node-host", "10.1.2.3", NULL};
     sbx_test_emu *emu = sbx_test_emu_start(args);
     CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
-    long status = 0;
-    json_object *a = call(emu, "POST", "/api/sandboxes", CREATE_ABC, &status);
-    CU_ASSERT_EQUAL(status, 200);
+    json_object *a = create_expecting(emu, CREATE_ABC, 200);
     CU_ASSERT_STRING_EQUAL(str_member(a, "status"), "Pending");
     CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_url"), "http://10.1.2.3:30000");
     json_object_put(a);
@@ -310,9 +332,7 @@ static void test_initial_status_and_node_host(void)
 
 static void expect_422(const char *body, const char *type, const char *field)
 {
-    long status = 0;
-    json_object *a = call(shared, "POST", "/api/sandboxes", body, &status);
-    CU_ASSERT_EQUAL(status, 422);
+    json_object *a = create_expecting(shared, body, 422);
     json_object *e = first_error(a);
     CU_ASSERT_PTR_NOT_NULL(e);
     CU_ASSERT_STRING_EQUAL(str_member(e, "type"), type);
@@ -351,9 +371,7 @@ static void expect_400(const char *mounts, const char *detail)
     char body[4096];
     snprintf(body, sizeof body, "{\"sandbox_id\":\"m\",\"thread_id\":\"t\",\"extra_mounts\":[%s]}",
              mounts);
-    long status = 0;
-    json_object *a = call(shared, "POST", "/api/sandboxes", body, &status);
-    CU_ASSERT_EQUAL(status, 400);
+    json_object *a = create_expecting(shared, body, 400);
     CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), detail);
     json_object_put(a);
 }
@@ -378,30 +396,26 @@ static void test_extra_mount_errors_are_400_strings(void)
     }
     expect_400(many, "Too many extra mounts; max is 10");
 
-    long status = 0;
-    json_object *a = call(shared, "POST", "/api/sandboxes",
-                          "{\"sandbox_id\":\"m\",\"thread_id\":\"t\",\"extra_mounts\":["
-                          MOUNT("/data/x", "/mnt/skills/custom") "]}",
-                          &status);
-    CU_ASSERT_EQUAL(status, 200);
-    json_object_put(a);
+    json_object_put(create_expecting(shared,
+                                     "{\"sandbox_id\":\"m\",\"thread_id\":\"t\",\"extra_mounts\":["
+                                     MOUNT("/data/x", "/mnt/skills/custom") "]}",
+                                     200));
 }
 
 static void test_contract_precondition_409(void)
 {
     sbx_test_emu *emu = start_with("--contract", "2", NULL);
-    long status = 0;
-    json_object *a = call(emu, "POST", "/api/sandboxes",
-                          "{\"sandbox_id\":\"abc\",\"thread_id\":\"t\",\"user_id\":\"alice\","
-                          "\"required_mount_contract_version\":1}",
-                          &status);
-    CU_ASSERT_EQUAL(status, 409);
+    json_object *a = create_expecting(emu,
+                                      "{\"sandbox_id\":\"abc\",\"thread_id\":\"t\","
+                                      "\"user_id\":\"alice\",\"required_mount_contract_version\":1}",
+                                      409);
     json_object *detail = json_object_object_get(a, "detail");
     CU_ASSERT_STRING_EQUAL(str_member(detail, "code"), "mount_contract_changed");
     CU_ASSERT_EQUAL(int_member(detail, "expected"), 1);
     CU_ASSERT_EQUAL(int_member(detail, "actual"), 2);
     json_object_put(a);
 
+    long status = 0;
     a = call(emu, "GET", "/api/sandboxes/abc", NULL, &status);
     CU_ASSERT_EQUAL(status, 404);
     json_object_put(a);
@@ -411,18 +425,17 @@ static void test_contract_precondition_409(void)
 static void test_identity_echo_with_contract(void)
 {
     sbx_test_emu *emu = start_with("--contract", "2", NULL);
-    long status = 0;
-    json_object *a = call(emu, "POST", "/api/sandboxes",
-                          "{\"sandbox_id\":\"anon\",\"thread_id\":null,\"user_id\":\"alice\","
-                          "\"required_mount_contract_version\":2}",
-                          &status);
-    CU_ASSERT_EQUAL(status, 200);
+    json_object *a = create_expecting(emu,
+                                      "{\"sandbox_id\":\"anon\",\"thread_id\":null,"
+                                      "\"user_id\":\"alice\",\"required_mount_contract_version\":2}",
+                                      200);
     CU_ASSERT_STRING_EQUAL(str_member(a, "user_id"), "alice");
     CU_ASSERT_TRUE(has_member(a, "thread_id"));
     CU_ASSERT_PTR_NULL(json_object_object_get(a, "thread_id"));
     CU_ASSERT_EQUAL(int_member(a, "mount_contract_version"), 2);
     json_object_put(a);
 
+    long status = 0;
     a = call(emu, "GET", "/api/sandboxes/anon", NULL, &status);
     CU_ASSERT_STRING_EQUAL(str_member(a, "user_id"), "alice");
     CU_ASSERT_EQUAL(int_member(a, "mount_contract_version"), 2);
@@ -472,13 +485,7 @@ static void test_reconciliation_found_and_absent(void)
 
 static void test_reconciliation_disabled(void)
 {
-    sbx_test_emu *emu = start_with("--no-reconciliation", NULL, NULL);
-    long status = 0;
-    json_object *a = call(emu, "GET", "/api/sandboxes/abc/reconciliation", NULL, &status);
-    CU_ASSERT_EQUAL(status, 404);
-    CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), "Not Found");
-    json_object_put(a);
-    sbx_test_emu_stop(emu);
+    expect_route_disabled_by("--no-reconciliation", "/api/sandboxes/abc/reconciliation");
 }
 
 static void test_stored_sandbox_is_answered_verbatim(void)
@@ -504,11 +511,9 @@ static void test_stored_sandbox_is_answered_verbatim(void)
 
 static void test_fault_respond(void)
 {
-    reset_shared();
-    CU_ASSERT_EQUAL(sbx_test_emu_fault(shared, "{\"route\":\"list\",\"action\":\"respond\","
-                                               "\"status\":503,\"body\":\"unavailable\","
-                                               "\"content_type\":\"text/plain\",\"times\":2}"),
-                    200);
+    reset_with_fault("{\"route\":\"list\",\"action\":\"respond\","
+                     "\"status\":503,\"body\":\"unavailable\","
+                     "\"content_type\":\"text/plain\",\"times\":2}");
     for (int i = 0; i < 3; i++) {
         sbx_test_http_result r;
         request(shared, "GET", "/api/sandboxes", NULL, 1, &r);
@@ -525,9 +530,8 @@ static void test_fault_respond(void)
 
 static void test_fault_respond_with_location(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"get\",\"action\":\"respond\",\"status\":302,"
-                               "\"location\":\"http://127.0.0.1:9/elsewhere\"}");
+    reset_with_fault("{\"route\":\"get\",\"action\":\"respond\",\"status\":302,"
+                     "\"location\":\"http://127.0.0.1:9/elsewhere\"}");
     sbx_test_http_result r;
     request(shared, "GET", "/api/sandboxes/abc", NULL, 1, &r);
     CU_ASSERT_EQUAL(r.status, 302);
@@ -538,9 +542,8 @@ static void test_fault_respond_with_location(void)
 
 static void test_fault_every_request_until_reset(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"health\",\"action\":\"respond\",\"status\":500,"
-                               "\"body\":\"{\\\"detail\\\":\\\"boom\\\"}\",\"times\":-1}");
+    reset_with_fault("{\"route\":\"health\",\"action\":\"respond\",\"status\":500,"
+                     "\"body\":\"{\\\"detail\\\":\\\"boom\\\"}\",\"times\":-1}");
     for (int i = 0; i < 4; i++) {
         sbx_test_http_result r;
         request(shared, "GET", "/health", NULL, 0, &r);
@@ -558,8 +561,7 @@ static void test_fault_every_request_until_reset(void)
 
 static void test_fault_garbage(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"capabilities\",\"action\":\"garbage\"}");
+    reset_with_fault("{\"route\":\"capabilities\",\"action\":\"garbage\"}");
     sbx_test_http_result r;
     request(shared, "GET", "/api/capabilities", NULL, 1, &r);
     CU_ASSERT_EQUAL(r.status, 200);
@@ -571,8 +573,7 @@ static void test_fault_garbage(void)
 
 static void test_fault_truncate_breaks_the_transfer(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"get\",\"action\":\"truncate\"}");
+    reset_with_fault("{\"route\":\"get\",\"action\":\"truncate\"}");
     sbx_test_http_result r;
     CU_ASSERT_EQUAL(request(shared, "GET", "/api/sandboxes/abc", NULL, 1, &r), -1);
     CU_ASSERT_EQUAL(r.curl_code, CURLE_PARTIAL_FILE);
@@ -585,8 +586,7 @@ static void test_fault_truncate_breaks_the_transfer(void)
 
 static void test_fault_drop_closes_without_answer(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"create\",\"action\":\"drop\"}");
+    reset_with_fault("{\"route\":\"create\",\"action\":\"drop\"}");
     sbx_test_http_result r;
     CU_ASSERT_EQUAL(request(shared, "POST", "/api/sandboxes", CREATE_ABC, 1, &r), -1);
     CU_ASSERT_NOT_EQUAL(r.curl_code, CURLE_OK);
@@ -613,8 +613,7 @@ static void *get_in_thread(void *arg)
 
 static void test_fault_hold_until_release(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"list\",\"action\":\"hold\"}");
+    reset_with_fault("{\"route\":\"list\",\"action\":\"hold\"}");
     held_call c = {"/api/sandboxes", 0, -1};
     pthread_t thread;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&thread, NULL, get_in_thread, &c), 0);
@@ -638,33 +637,23 @@ static void test_fault_hold_until_release(void)
     CU_ASSERT_EQUAL(c.count, 1);
 }
 
-static long elapsed_ms(const struct timespec *since)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
-}
-
 static void test_fault_delay(void)
 {
-    reset_shared();
-    sbx_test_emu_fault(shared, "{\"route\":\"health\",\"action\":\"delay\",\"delay_ms\":300}");
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    reset_with_fault("{\"route\":\"health\",\"action\":\"delay\",\"delay_ms\":300}");
+    long start = sbx_test_now_ms();
     sbx_test_http_result r;
     request(shared, "GET", "/health", NULL, 0, &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_TRUE(elapsed_ms(&start) >= 300);
+    CU_ASSERT_TRUE(sbx_test_now_ms() - start >= 300);
     sbx_test_http_result_clear(&r);
 }
 
 static void test_wait_times_out_with_408(void)
 {
     reset_shared();
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    long start = sbx_test_now_ms();
     CU_ASSERT_EQUAL(sbx_test_emu_wait(shared, "reconcile", 1, -1, 200), 0);
-    CU_ASSERT_TRUE(elapsed_ms(&start) >= 200);
+    CU_ASSERT_TRUE(sbx_test_now_ms() - start >= 200);
     json_object *a = NULL;
     CU_ASSERT_EQUAL(sbx_test_emu_control(shared, "GET",
                                          "/_emu/wait?route=reconcile&received=1&timeout_ms=50",

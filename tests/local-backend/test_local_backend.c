@@ -4,8 +4,9 @@
  * 127.0.0.1), state shared across host instances and processes, atomic
  * metadata, id validation, idempotent create and destroy, many threads.
  */
-#include "tests/local-backend/http_probe.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/http_probe.h"
 
 #include <sbx/host.h>
 
@@ -145,28 +146,6 @@ static const char *server_command(void)
     return NULL;
 }
 
-static sbx_sandbox *create(sbx_backend *b, const char *id, const char *thread,
-                           const char *user, sbx_error *err)
-{
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = id;
-    req.thread_id = thread;
-    req.user_id = user;
-    sbx_sandbox *sb = NULL;
-    sbx_status st = sbx_backend_create(b, &req, &sb, err);
-    if (st != SBX_OK)
-        return NULL;
-    return sb;
-}
-
-static int is_alive(sbx_backend *b, const char *id)
-{
-    int alive = -1;
-    sbx_error err;
-    CU_ASSERT(sbx_backend_is_alive(b, id, &alive, &err) == SBX_OK);
-    return alive;
-}
-
 /* Number of running sandboxes with id `id` in list_running. */
 static int listed(sbx_backend *b, const char *id, size_t *total)
 {
@@ -242,7 +221,7 @@ static void test_directory_lifecycle(void)
     fixture f;
     fixture_setup(&f, "dir", NULL);
     sbx_error err;
-    sbx_sandbox *sb = create(f.backend, "box-one", "thread-1", NULL, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "box-one", "thread-1", NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     char dir[PATH_MAX + 64], url[PATH_MAX + 80];
     snprintf(dir, sizeof dir, "%s/box-one", f.state_dir);
@@ -258,7 +237,7 @@ static void test_directory_lifecycle(void)
     CU_ASSERT_FATAL(stat(dir, &st) == 0);
     CU_ASSERT(S_ISDIR(st.st_mode));
     CU_ASSERT_EQUAL(st.st_mode & 0777, 0700);
-    CU_ASSERT_EQUAL(is_alive(f.backend, "box-one"), 1);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "box-one"), 1);
     CU_ASSERT_EQUAL(listed(f.backend, "box-one", NULL), 1);
 
     sbx_sandbox *found = NULL;
@@ -269,7 +248,7 @@ static void test_directory_lifecycle(void)
 
     CU_ASSERT(sbx_backend_destroy(f.backend, "box-one", &err) == SBX_OK);
     CU_ASSERT(!path_exists(dir));
-    CU_ASSERT_EQUAL(is_alive(f.backend, "box-one"), 0);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "box-one"), 0);
     CU_ASSERT_EQUAL(listed(f.backend, "box-one", NULL), 0);
     found = NULL;
     CU_ASSERT(sbx_backend_discover(f.backend, "box-one", &found, &err) == SBX_ERR_NOT_FOUND);
@@ -285,7 +264,7 @@ static void test_anonymous_sandbox_has_null_thread(void)
     fixture f;
     fixture_setup(&f, "anon", NULL);
     sbx_error err;
-    sbx_sandbox *sb = create(f.backend, "anon-box", NULL, "alice", &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "anon-box", NULL, "alice", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     CU_ASSERT(sb->thread_id == NULL);
     CU_ASSERT_STRING_EQUAL(sb->user_id, "alice");
@@ -299,8 +278,8 @@ static void test_create_existing_returns_it(void)
     fixture f;
     fixture_setup(&f, "again", NULL);
     sbx_error err;
-    sbx_sandbox *first = create(f.backend, "same-box", "t-first", NULL, &err);
-    sbx_sandbox *second = create(f.backend, "same-box", "t-second", "bob", &err);
+    sbx_sandbox *first = sbx_test_create(f.backend, "same-box", "t-first", NULL, NULL, 0, &err);
+    sbx_sandbox *second = sbx_test_create(f.backend, "same-box", "t-second", "bob", NULL, 0, &err);
     CU_ASSERT_FATAL(first != NULL && second != NULL);
     CU_ASSERT_STRING_EQUAL(first->sandbox_url, second->sandbox_url);
     /* The existing sandbox is returned as it is, not re-made. */
@@ -326,7 +305,7 @@ static void test_command_lifecycle(void)
     /* A space and a quote in the path: {dir} must reach the shell as one word. */
     fixture_setup(&f, "cmd it's", command);
     sbx_error err;
-    sbx_sandbox *sb = create(f.backend, "web-box", "t1", NULL, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "web-box", "t1", NULL, NULL, 0, &err);
     if (sb == NULL)
         fprintf(stderr, "create: %s\n", err.message);
     CU_ASSERT_FATAL(sb != NULL);
@@ -345,7 +324,7 @@ static void test_command_lifecycle(void)
     CU_ASSERT(body != NULL && strcmp(body, "hello from the sandbox\n") == 0);
     free(body);
 
-    CU_ASSERT_EQUAL(is_alive(f.backend, "web-box"), 1);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "web-box"), 1);
     CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 1);
     long pid = metadata_pid(f.state_dir, "web-box");
     CU_ASSERT(pid > 1);
@@ -353,7 +332,7 @@ static void test_command_lifecycle(void)
     CU_ASSERT(sbx_backend_destroy(f.backend, "web-box", &err) == SBX_OK);
     CU_ASSERT(process_gone(pid));
     CU_ASSERT_EQUAL(sbx_test_http_get_once(url, 2000), -1);
-    CU_ASSERT_EQUAL(is_alive(f.backend, "web-box"), 0);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "web-box"), 0);
     CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 0);
     CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
@@ -373,7 +352,7 @@ static void test_cross_process_discover_and_list(void)
         sbx_host *host = new_host();
         sbx_backend *b = open_local(host, f.state_dir, command);
         sbx_error err;
-        sbx_sandbox *sb = create(b, "made-elsewhere", "t-x", "carol", &err);
+        sbx_sandbox *sb = sbx_test_create(b, "made-elsewhere", "t-x", "carol", NULL, 0, &err);
         int ok = sb != NULL;
         sbx_backend_free_sandboxes(b, sb, ok ? 1 : 0);
         sbx_backend_close(b);
@@ -395,20 +374,20 @@ static void test_cross_process_discover_and_list(void)
         CU_ASSERT_EQUAL(sbx_test_http_get(found->sandbox_url, SERVER_READY_MS, &body), 200);
         free(body);
     }
-    CU_ASSERT_EQUAL(is_alive(f.backend, "made-elsewhere"), 1);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "made-elsewhere"), 1);
     CU_ASSERT_EQUAL(listed(f.backend, "made-elsewhere", NULL), 1);
 
     /* A second host instance in this process sees it too. */
     sbx_host *other_host = new_host();
     sbx_backend *other = open_local(other_host, f.state_dir, NULL);
     CU_ASSERT_EQUAL(listed(other, "made-elsewhere", NULL), 1);
-    CU_ASSERT_EQUAL(is_alive(other, "made-elsewhere"), 1);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(other, "made-elsewhere"), 1);
     long pid = metadata_pid(f.state_dir, "made-elsewhere");
     /* Destroyed from yet another instance than the one that made it. */
     CU_ASSERT(sbx_backend_destroy(other, "made-elsewhere", &err) == SBX_OK);
     if (command != NULL)
         CU_ASSERT(pid > 1 && process_gone(pid));
-    CU_ASSERT_EQUAL(is_alive(f.backend, "made-elsewhere"), 0);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "made-elsewhere"), 0);
     sbx_backend_free_sandboxes(f.backend, found, 1);
     sbx_backend_close(other);
     sbx_host_free(other_host);
@@ -420,7 +399,7 @@ static void test_metadata_is_complete_json(void)
     fixture f;
     fixture_setup(&f, "meta", NULL);
     sbx_error err;
-    sbx_sandbox *sb = create(f.backend, "meta-box", "t-m", "dave", &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "meta-box", "t-m", "dave", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     json_object *meta = read_metadata(f.state_dir, "meta-box");
     CU_ASSERT_FATAL(meta != NULL);
@@ -471,7 +450,7 @@ static void *churn_writer(void *p)
     pthread_barrier_wait(a->start);
     for (int round = 0; round < 25; round++) {
         sbx_error err;
-        sbx_sandbox *sb = create(a->backend, id, "t", NULL, &err);
+        sbx_sandbox *sb = sbx_test_create(a->backend, id, "t", NULL, NULL, 0, &err);
         a->failures += sb == NULL;
         sbx_backend_free_sandboxes(a->backend, sb, sb ? 1 : 0);
         a->failures += sbx_backend_destroy(a->backend, id, &err) != SBX_OK;
@@ -534,7 +513,7 @@ static void test_invalid_ids_are_refused_before_touching_files(void)
         sbx_error err;
         sbx_sandbox *sb = NULL;
         int alive = -1;
-        CU_ASSERT(create(f.backend, bad[i], NULL, NULL, &err) == NULL);
+        CU_ASSERT(sbx_test_create(f.backend, bad[i], NULL, NULL, NULL, 0, &err) == NULL);
         CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
         CU_ASSERT(strstr(err.message, "sandbox_id") != NULL);
         CU_ASSERT(strchr(err.message, '\n') == NULL);
@@ -544,15 +523,15 @@ static void test_invalid_ids_are_refused_before_touching_files(void)
     }
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, NULL, &err) == SBX_ERR_REFUSED);
-    CU_ASSERT(create(f.backend, "good-id", "bad thread", NULL, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "good-id", "bad thread", NULL, NULL, 0, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT(strstr(err.message, "thread_id") != NULL);
-    CU_ASSERT(create(f.backend, "good-id", NULL, "../root", &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "good-id", NULL, "../root", NULL, 0, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT(strstr(err.message, "user_id") != NULL);
     /* The longest valid id (51 characters) is accepted. */
     const char *longest = "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1";
-    sbx_sandbox *sb = create(f.backend, longest, NULL, NULL, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, longest, NULL, NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT(sbx_backend_destroy(f.backend, longest, &err) == SBX_OK);
@@ -570,7 +549,7 @@ static void test_destroy_absent_succeeds(void)
     fixture_setup(&f, "absent", NULL);
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
-    CU_ASSERT_EQUAL(is_alive(f.backend, "never-made"), 0);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "never-made"), 0);
     CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
@@ -591,7 +570,7 @@ static void test_options(void)
     const char *xdg = getenv("XDG_STATE_HOME");
     if (xdg != NULL && xdg[0] == '/') {
         CU_ASSERT_FATAL(sbx_backend_open(host, "local", NULL, 0, &b, &err) == SBX_OK);
-        sbx_sandbox *sb = create(b, "default-place", NULL, NULL, &err);
+        sbx_sandbox *sb = sbx_test_create(b, "default-place", NULL, NULL, NULL, 0, &err);
         CU_ASSERT_FATAL(sb != NULL);
         char expected[PATH_MAX + 32];
         char *real = realpath(xdg, NULL);
@@ -635,7 +614,7 @@ static void test_reconcile(void)
     fixture_setup(&f, "reconcile", NULL);
     sbx_error err;
     sbx_reconciliation first, again, gone, recreated;
-    sbx_sandbox *sb = create(f.backend, "rec-box", "t-r", "erin", &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "rec-box", "t-r", "erin", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-box", &first, &err) == SBX_OK);
@@ -662,7 +641,7 @@ static void test_reconcile(void)
               strcmp(gone.backend_namespace, first.backend_namespace) == 0);
 
     /* The same id made again is another incarnation. */
-    sb = create(f.backend, "rec-box", "t-r", "erin", &err);
+    sb = sbx_test_create(f.backend, "rec-box", "t-r", "erin", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-box", &recreated, &err) == SBX_OK);
@@ -696,7 +675,7 @@ static void *create_same(void *p)
     same_arg *a = p;
     pthread_barrier_wait(a->start);
     sbx_error err;
-    sbx_sandbox *sb = create(a->backend, "shared-box", "t", NULL, &err);
+    sbx_sandbox *sb = sbx_test_create(a->backend, "shared-box", "t", NULL, NULL, 0, &err);
     if (sb != NULL) {
         snprintf(a->url, sizeof a->url, "%s", sb->sandbox_url);
         sbx_backend_free_sandboxes(a->backend, sb, 1);

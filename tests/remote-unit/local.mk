@@ -1,6 +1,7 @@
 # Unit tests of the remote backend's internals (plugin/remote/libsbx-remote-
-# core.la) and of the shared HTTP client: no network except the HTTP client
-# suite, which talks to the provisioner emulator on 127.0.0.1.
+# core.la) and of the shared code it relies on (the HTTP client, the id
+# rules of common/sandbox_ids): no network except the HTTP client suite,
+# which talks to the provisioner emulator on 127.0.0.1.
 SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_contract_cache \
 	tests/remote-unit/test_ids_options \

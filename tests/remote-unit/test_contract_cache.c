@@ -114,8 +114,11 @@ static void fake_set_now(fake *f, int64_t now_ms)
     pthread_mutex_unlock(&f->lock);
 }
 
-static void cache_init(sbx_contract_cache *cache, fake *f)
+/* A fresh fake and a cache wired to it (probe, clock and log hooks); the
+ * fake must stay where it is until stop_cache. */
+static void start_cache(fake *f, sbx_contract_cache *cache)
 {
+    fake_init(f);
     sbx_contract_hooks hooks = {
         .probe = fake_probe, .probe_ctx = f,
         .clock = fake_clock, .clock_ctx = f,
@@ -125,13 +128,27 @@ static void cache_init(sbx_contract_cache *cache, fake *f)
     CU_ASSERT_EQUAL_FATAL(sbx_contract_cache_init(cache, &hooks, &err), SBX_OK);
 }
 
+/* start_cache, then a first call that learns `version` into *st. */
+static void start_cache_knowing(fake *f, sbx_contract_cache *cache, int version,
+                                sbx_contract_state *st)
+{
+    start_cache(f, cache);
+    f->version = version;
+    sbx_contract_cache_current(cache, st);
+}
+
+static void stop_cache(fake *f, sbx_contract_cache *cache)
+{
+    sbx_contract_cache_destroy(cache);
+    fake_destroy(f);
+}
+
 /* Port of test_capability_retry_backoff_does_not_overflow_after_long_outage. */
 static void test_capability_retry_backoff_does_not_overflow_after_long_outage(void)
 {
     fake f;
-    fake_init(&f);
     sbx_contract_cache cache;
-    cache_init(&cache, &f);
+    start_cache(&f, &cache);
     sbx_contract_state seeded = { .version = 0, .known = 0, .failures = 1024,
                                   .next_probe_at_ms = 0 };
     sbx_contract_cache_set_state(&cache, &seeded);
@@ -146,8 +163,7 @@ static void test_capability_retry_backoff_does_not_overflow_after_long_outage(vo
     CU_ASSERT_EQUAL(after.next_probe_at_ms, 130000);
     CU_ASSERT_EQUAL(f.probes_started, 1);
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 static void test_retry_delay_grows_then_caps_at_30_seconds(void)
@@ -166,9 +182,8 @@ static void test_retry_delay_grows_then_caps_at_30_seconds(void)
 static void test_failed_probes_back_off_and_the_count_saturates(void)
 {
     fake f;
-    fake_init(&f);
     sbx_contract_cache cache;
-    cache_init(&cache, &f);
+    start_cache(&f, &cache);
     f.answer = SBX_ERR_PROVISIONER;
     sbx_contract_state st;
 
@@ -192,16 +207,14 @@ static void test_failed_probes_back_off_and_the_count_saturates(void)
     CU_ASSERT_EQUAL(st.failures, UINT_MAX);
     CU_ASSERT_EQUAL(st.next_probe_at_ms, INT64_MAX); /* saturates, no wrap */
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 static void test_success_is_fresh_for_30_seconds_and_resets_failures(void)
 {
     fake f;
-    fake_init(&f);
     sbx_contract_cache cache;
-    cache_init(&cache, &f);
+    start_cache(&f, &cache);
     sbx_contract_state seeded = { .failures = 7, .next_probe_at_ms = 0 };
     sbx_contract_cache_set_state(&cache, &seeded);
     f.version = 2;
@@ -224,19 +237,15 @@ static void test_success_is_fresh_for_30_seconds_and_resets_failures(void)
     CU_ASSERT_EQUAL(st.version, 3);
     CU_ASSERT_EQUAL(f.probes_started, 2);
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 static void test_a_failed_probe_leaves_the_contract_unverified(void)
 {
     fake f;
-    fake_init(&f);
     sbx_contract_cache cache;
-    cache_init(&cache, &f);
-    f.version = 2;
     sbx_contract_state st;
-    sbx_contract_cache_current(&cache, &st);
+    start_cache_knowing(&f, &cache, 2, &st);
     CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 2);
 
     sbx_contract_cache_mark_stale(&cache);
@@ -246,19 +255,15 @@ static void test_a_failed_probe_leaves_the_contract_unverified(void)
     /* Fail closed: unverified counts as legacy for isolation (rule 2). */
     CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 0);
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 static void test_mark_stale_makes_the_next_call_probe(void)
 {
     fake f;
-    fake_init(&f);
     sbx_contract_cache cache;
-    cache_init(&cache, &f);
-    f.version = 2;
     sbx_contract_state st;
-    sbx_contract_cache_current(&cache, &st);
+    start_cache_knowing(&f, &cache, 2, &st);
     CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
     sbx_contract_cache_mark_stale(&cache);
     sbx_contract_state peeked;
@@ -267,8 +272,7 @@ static void test_mark_stale_makes_the_next_call_probe(void)
     CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(f.probes_started, 2);
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 /* A thread asking for the current state; records what it saw. */
@@ -292,11 +296,10 @@ static void *ask(void *arg)
 static void test_one_probe_in_flight_and_the_others_take_its_answer(void)
 {
     fake f;
-    fake_init(&f);
+    sbx_contract_cache cache;
+    start_cache(&f, &cache);
     f.gated = 1;
     f.version = 3;
-    sbx_contract_cache cache;
-    cache_init(&cache, &f);
 
     asker first = { .cache = &cache };
     CU_ASSERT_EQUAL_FATAL(pthread_create(&first.thread, NULL, ask, &first), 0);
@@ -321,8 +324,7 @@ static void test_one_probe_in_flight_and_the_others_take_its_answer(void)
     }
     CU_ASSERT_EQUAL(f.probes_started, 1);
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 /* Rule 7 as the host applies it to a snapshot. */
@@ -337,11 +339,10 @@ static int allows_thread_data_mounts(const sbx_contract_state *st, int host_enab
 static void test_mount_mode_waits_for_an_inflight_stale_probe(void)
 {
     fake f;
-    fake_init(&f);
+    sbx_contract_cache cache;
+    start_cache(&f, &cache);
     f.gated = 1;
     f.version = 0;
-    sbx_contract_cache cache;
-    cache_init(&cache, &f);
     sbx_contract_state seeded = { .version = 2, .known = 1, .next_probe_at_ms = 0 };
     sbx_contract_cache_set_state(&cache, &seeded);
 
@@ -361,23 +362,18 @@ static void test_mount_mode_waits_for_an_inflight_stale_probe(void)
     CU_ASSERT_EQUAL(worker.seen.version, 0);
     CU_ASSERT_EQUAL(f.probes_started, 1);
 
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 static void test_rule_7_needs_host_consent_and_version_2(void)
 {
     fake f;
-    fake_init(&f);
     sbx_contract_cache cache;
-    cache_init(&cache, &f);
-    f.version = 2;
     sbx_contract_state st;
-    sbx_contract_cache_current(&cache, &st);
+    start_cache_knowing(&f, &cache, 2, &st);
     CU_ASSERT_EQUAL(allows_thread_data_mounts(&st, 1), 1);
     CU_ASSERT_EQUAL(allows_thread_data_mounts(&st, 0), 0);
-    sbx_contract_cache_destroy(&cache);
-    fake_destroy(&f);
+    stop_cache(&f, &cache);
 }
 
 void sbx_test_register(void)

@@ -38,19 +38,37 @@ static char *body_for(const sbx_create_request *req, const char *user, int froze
     return body;
 }
 
+/* A request for `sandbox_id` and `thread_id` (NULL: anonymous) with the
+ * `n` extra `mounts` (borrowed); every flag off. */
+static sbx_create_request request_for(const char *sandbox_id, const char *thread_id,
+                                      const sbx_mount *mounts, size_t n)
+{
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = sandbox_id;
+    req.thread_id = thread_id;
+    req.extra_mounts = mounts;
+    req.extra_mount_count = n;
+    return req;
+}
+
+/* The body for `req` must be `expected`, byte for byte. */
+static void expect_body(const sbx_create_request *req, const char *user, int frozen,
+                        const char *expected)
+{
+    char *body = body_for(req, user, frozen);
+    CU_ASSERT_STRING_EQUAL(body, expected);
+    free(body);
+}
+
 /* Port of test_provisioner_create_returns_sandbox_info (the body it asserts). */
 static void test_provisioner_create_returns_sandbox_info(void)
 {
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "abc123";
-    req.thread_id = "thread-1";
+    sbx_create_request req = request_for("abc123", "thread-1", NULL, 0);
     req.include_legacy_skills = 1;
-    char *body = body_for(&req, "test-user-autouse", 0);
-    CU_ASSERT_STRING_EQUAL(body,
+    expect_body(&req, "test-user-autouse", 0,
         "{\"sandbox_id\":\"abc123\",\"thread_id\":\"thread-1\",\"user_id\":\"test-user-autouse\","
         "\"required_mount_contract_version\":0,\"include_legacy_skills\":true,"
         "\"provision_lark_cli_runtime\":false,\"provision_lark_cli_broker\":false}");
-    free(body);
 }
 
 /* Port of test_provisioner_create_forwards_supported_extra_mounts. */
@@ -62,13 +80,8 @@ static void test_provisioner_create_forwards_supported_extra_mounts(void)
         { "/state/users/alice/skills/integrations", "/mnt/skills/integrations", 1 },
         { "/state/users/alice/integrations/lark-cli/config", "/mnt/integrations/lark-cli/config", 0 },
     };
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "abc123";
-    req.thread_id = "thread-1";
-    req.extra_mounts = mounts;
-    req.extra_mount_count = 4;
-    char *body = body_for(&req, "alice", 0);
-    CU_ASSERT_STRING_EQUAL(body,
+    sbx_create_request req = request_for("abc123", "thread-1", mounts, 4);
+    expect_body(&req, "alice", 0,
         "{\"sandbox_id\":\"abc123\",\"thread_id\":\"thread-1\",\"user_id\":\"alice\","
         "\"required_mount_contract_version\":0,\"include_legacy_skills\":false,"
         "\"provision_lark_cli_runtime\":false,\"provision_lark_cli_broker\":false,"
@@ -77,7 +90,6 @@ static void test_provisioner_create_forwards_supported_extra_mounts(void)
         "\"container_path\":\"/mnt/skills/integrations\",\"read_only\":true},"
         "{\"host_path\":\"/state/users/alice/integrations/lark-cli/config\","
         "\"container_path\":\"/mnt/integrations/lark-cli/config\",\"read_only\":false}]}");
-    free(body);
 }
 
 static const sbx_mount lark_mounts[] = {
@@ -89,14 +101,9 @@ static const sbx_mount lark_mounts[] = {
 /* Port of test_provisioner_create_strips_runtime_mount_when_init_container_enabled. */
 static void test_provisioner_create_strips_runtime_mount_when_init_container_enabled(void)
 {
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "abc123";
-    req.thread_id = "thread-1";
-    req.extra_mounts = lark_mounts;
-    req.extra_mount_count = 3;
+    sbx_create_request req = request_for("abc123", "thread-1", lark_mounts, 3);
     req.provision_lark_cli_runtime = 1;
-    char *body = body_for(&req, "alice", 0);
-    CU_ASSERT_STRING_EQUAL(body,
+    expect_body(&req, "alice", 0,
         "{\"sandbox_id\":\"abc123\",\"thread_id\":\"thread-1\",\"user_id\":\"alice\","
         "\"required_mount_contract_version\":0,\"include_legacy_skills\":false,"
         "\"provision_lark_cli_runtime\":true,\"provision_lark_cli_broker\":false,"
@@ -105,16 +112,12 @@ static void test_provisioner_create_strips_runtime_mount_when_init_container_ena
         "\"container_path\":\"/mnt/integrations/lark-cli/config\",\"read_only\":false},"
         "{\"host_path\":\"/state/users/alice/integrations/lark-cli/data\","
         "\"container_path\":\"/mnt/integrations/lark-cli/data\",\"read_only\":false}]}");
-    free(body);
 }
 
 /* The broker flag drops the runtime mount too (PROTOCOL.md: "either flag"). */
 static void test_broker_flag_also_strips_the_runtime_mount(void)
 {
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "abc123";
-    req.extra_mounts = lark_mounts;
-    req.extra_mount_count = 3;
+    sbx_create_request req = request_for("abc123", NULL, lark_mounts, 3);
     req.provision_lark_cli_broker = 1;
     char *body = body_for(&req, "alice", 1);
     CU_ASSERT_PTR_NULL(strstr(body, "/mnt/integrations/lark-cli/runtime"));
@@ -126,42 +129,31 @@ static void test_broker_flag_also_strips_the_runtime_mount(void)
 /* Port of test_provisioner_create_keeps_runtime_mount_when_init_container_disabled. */
 static void test_provisioner_create_keeps_runtime_mount_when_init_container_disabled(void)
 {
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "abc123";
-    req.thread_id = "thread-1";
-    req.extra_mounts = &lark_mounts[2];
-    req.extra_mount_count = 1;
-    char *body = body_for(&req, "alice", 0);
-    CU_ASSERT_STRING_EQUAL(body,
+    sbx_create_request req = request_for("abc123", "thread-1", &lark_mounts[2], 1);
+    expect_body(&req, "alice", 0,
         "{\"sandbox_id\":\"abc123\",\"thread_id\":\"thread-1\",\"user_id\":\"alice\","
         "\"required_mount_contract_version\":0,\"include_legacy_skills\":false,"
         "\"provision_lark_cli_runtime\":false,\"provision_lark_cli_broker\":false,"
         "\"extra_mounts\":["
         "{\"host_path\":\"/state/integrations/lark-cli/sandbox-cli\","
         "\"container_path\":\"/mnt/integrations/lark-cli/runtime\",\"read_only\":true}]}");
-    free(body);
 }
 
 /* Port of test_provisioner_create_accepts_anonymous_thread_id (its body). */
 static void test_provisioner_create_accepts_anonymous_thread_id(void)
 {
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "anon123";
-    char *body = body_for(&req, "test-user-autouse", 0);
-    CU_ASSERT_STRING_EQUAL(body,
+    sbx_create_request req = request_for("anon123", NULL, NULL, 0);
+    expect_body(&req, "test-user-autouse", 0,
         "{\"sandbox_id\":\"anon123\",\"thread_id\":null,\"user_id\":\"test-user-autouse\","
         "\"required_mount_contract_version\":0,\"include_legacy_skills\":false,"
         "\"provision_lark_cli_runtime\":false,\"provision_lark_cli_broker\":false}");
-    free(body);
 }
 
 /* Port of test_create_sends_frozen_mount_contract_as_a_provisioner_precondition
  * (the body half; the freeze itself is exercised over HTTP in tests/remote). */
 static void test_body_carries_the_frozen_version(void)
 {
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "sandbox-v2";
-    req.thread_id = "thread-1";
+    sbx_create_request req = request_for("sandbox-v2", "thread-1", NULL, 0);
     char *body = body_for(&req, "alice", 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"required_mount_contract_version\":2,"));
     free(body);
@@ -170,10 +162,7 @@ static void test_body_carries_the_frozen_version(void)
 static void test_json_special_characters_are_escaped(void)
 {
     const sbx_mount mounts[] = { { "/state/a\"b\\c\n", "/mnt/acp-workspace", 0 } };
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "abc";
-    req.extra_mounts = mounts;
-    req.extra_mount_count = 1;
+    sbx_create_request req = request_for("abc", NULL, mounts, 1);
     char *body = body_for(&req, "default", 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"host_path\":\"/state/a\\\"b\\\\c\\n\""));
     free(body);

@@ -4,8 +4,8 @@
 #include "tests/support/cunit_main.h"
 
 #include "common/json_fields.h"
+#include "common/sandbox_records.h"
 #include "plugin/remote/decode.h"
-#include "plugin/remote/sandbox.h"
 
 #include <sbx/host.h>
 
@@ -67,7 +67,7 @@ static void test_sandbox_with_full_identity(void)
     CU_ASSERT_STRING_EQUAL(sb.thread_id, "thread-1");
     CU_ASSERT_STRING_EQUAL(sb.status, "Running");
     CU_ASSERT_EQUAL(sb.mount_contract_version, 2);
-    sbx_remote_sandbox_clear(&sb);
+    sbx_sandbox_record_clear(&sb);
 }
 
 static void test_legacy_sandbox_has_unknown_identity(void)
@@ -80,7 +80,7 @@ static void test_legacy_sandbox_has_unknown_identity(void)
     CU_ASSERT_PTR_NULL(sb.thread_id);
     CU_ASSERT_PTR_NULL(sb.status);
     CU_ASSERT_EQUAL(sb.mount_contract_version, SBX_CONTRACT_NONE);
-    sbx_remote_sandbox_clear(&sb);
+    sbx_sandbox_record_clear(&sb);
 }
 
 static void test_ill_typed_sandboxes_are_protocol_errors(void)
@@ -125,7 +125,7 @@ static void test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entr
     CU_ASSERT_STRING_EQUAL(list[0].sandbox_url, "http://k3s:31001");
     CU_ASSERT_EQUAL(w.count, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(w.last, "skipping list entry #2"));
-    sbx_remote_free_sandboxes(list, n);
+    sbx_sandbox_records_free(list, n);
 }
 
 /* Port of test_provisioner_list_returns_empty_when_payload_is_not_dict. */
@@ -168,7 +168,7 @@ static void test_provisioner_list_skips_non_dict_sandbox_entries(void)
     CU_ASSERT_STRING_EQUAL(list[0].sandbox_id, "abc123");
     CU_ASSERT_STRING_EQUAL(list[0].sandbox_url, "http://k3s:31001");
     CU_ASSERT_EQUAL(w.count, 3);
-    sbx_remote_free_sandboxes(list, n);
+    sbx_sandbox_records_free(list, n);
 }
 
 static void test_unparseable_list_is_a_protocol_error(void)
@@ -200,7 +200,7 @@ static void test_reconciliation_discovery_accepts_exact_old_mount_contract(void)
     CU_ASSERT_EQUAL(r.sandbox->mount_contract_version, 1);
     CU_ASSERT_STRING_EQUAL(r.backend_namespace, "namespace-uid-1");
     CU_ASSERT_STRING_EQUAL(r.incarnation_id, "pod-uid-1");
-    sbx_remote_clear_reconciliation(&r);
+    sbx_reconciliation_clear(&r);
     CU_ASSERT_PTR_NULL(r.sandbox);
 }
 
@@ -214,7 +214,7 @@ static void test_reconciliation_discovery_accepts_pod_authoritative_absence(void
     CU_ASSERT_STRING_EQUAL(r.backend_namespace, "namespace-uid-1");
     CU_ASSERT_PTR_NULL(r.sandbox);
     CU_ASSERT_PTR_NULL(r.incarnation_id);
-    sbx_remote_clear_reconciliation(&r);
+    sbx_reconciliation_clear(&r);
 }
 
 static void test_found_with_an_anonymous_thread(void)
@@ -226,7 +226,7 @@ static void test_found_with_an_anonymous_thread(void)
                               "\"user_id\":\"default\",\"mount_contract_version\":2}", &r),
                     SBX_RECONCILE_FOUND);
     CU_ASSERT_PTR_NULL(r.sandbox->thread_id);
-    sbx_remote_clear_reconciliation(&r);
+    sbx_reconciliation_clear(&r);
 }
 
 /* Anything not exactly found/absent with well-typed fields is unknown:
@@ -259,7 +259,7 @@ static void test_reconciliation_is_unknown_unless_well_formed(void)
         CU_ASSERT_EQUAL(reconcile(unknown[i], &r), SBX_RECONCILE_UNKNOWN);
         CU_ASSERT_PTR_NULL(r.sandbox);
         CU_ASSERT_PTR_NULL(r.backend_namespace);
-        sbx_remote_clear_reconciliation(&r);
+        sbx_reconciliation_clear(&r);
     }
 }
 

@@ -2,7 +2,7 @@
  * user sees when an id or a configuration value is wrong. */
 #include "tests/support/cunit_main.h"
 
-#include "plugin/remote/ids.h"
+#include "common/sandbox_ids.h"
 #include "plugin/remote/options.h"
 
 #include <sbx/host.h>
@@ -13,7 +13,7 @@
 static sbx_status check_sandbox(const char *id, sbx_error *err)
 {
     sbx_error_clear(err);
-    return sbx_remote_check_sandbox_id(id, err);
+    return sbx_check_sandbox_id(id, err);
 }
 
 static void test_sandbox_ids_are_dns_labels_of_at_most_51(void)
@@ -52,13 +52,13 @@ static void test_thread_and_user_ids_follow_the_provisioner_pattern(void)
     too_long[65] = '\0';
     const char *good[] = { "thread-1", "A_b-9", "default", longest };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-        CU_ASSERT_EQUAL(sbx_remote_check_name_id("thread_id", good[i], &err), SBX_OK);
+        CU_ASSERT_EQUAL(sbx_check_principal_id("thread_id", good[i], &err), SBX_OK);
     const char *bad[] = { "", "../x", "a b", "a.b", "é", too_long };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CU_ASSERT_EQUAL(sbx_remote_check_name_id("user_id", bad[i], &err), SBX_ERR_REFUSED);
-    sbx_remote_check_name_id("user_id", "../x", &err);
+        CU_ASSERT_EQUAL(sbx_check_principal_id("user_id", bad[i], &err), SBX_ERR_REFUSED);
+    sbx_check_principal_id("user_id", "../x", &err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "invalid user_id '../x'"));
-    sbx_remote_check_name_id("thread_id", too_long, &err);
+    sbx_check_principal_id("thread_id", too_long, &err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "thread_id"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "...")); /* long values are cut */
 }

@@ -227,6 +227,15 @@ int sbx_rt_capabilities_call_probes(sbx_rt *rt)
     return sbx_test_emu_received(rt->emu, "capabilities") > before;
 }
 
+void sbx_rt_expect_reprobe_after_create(sbx_rt *rt, int frozen, int now)
+{
+    json_object *body = sbx_rt_last_create_body(rt);
+    CU_ASSERT(sbx_rt_json_int_is(body, "required_mount_contract_version", frozen));
+    json_object_put(body);
+    CU_ASSERT(sbx_rt_capabilities_call_probes(rt));
+    CU_ASSERT_EQUAL(sbx_rt_contract(rt), now);
+}
+
 sbx_create_request sbx_rt_create_request(const char *sandbox_id, const char *thread_id,
                                          const char *user_id)
 {
@@ -235,6 +244,14 @@ sbx_create_request sbx_rt_create_request(const char *sandbox_id, const char *thr
     request.thread_id = thread_id;
     request.user_id = user_id;
     return request;
+}
+
+sbx_sandbox *sbx_rt_create_ok(sbx_rt *rt, const sbx_create_request *request, sbx_error *err)
+{
+    sbx_sandbox *sandbox = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_create(rt->backend, request, &sandbox, err), SBX_OK);
+    CU_ASSERT_PTR_NOT_NULL(sandbox);
+    return sandbox;
 }
 
 sbx_status sbx_rt_create_discarding(sbx_rt *rt, const sbx_create_request *request,

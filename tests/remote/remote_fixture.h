@@ -92,6 +92,11 @@ json_object *sbx_rt_last_create_body(sbx_rt *rt);
  * call failed. */
 int sbx_rt_contract(sbx_rt *rt);
 
+/* Assert the aftermath of a create refused because the contract moved
+ * under it: the request carried required_mount_contract_version `frozen`,
+ * and the next capabilities call probes again and learns `now`. */
+void sbx_rt_expect_reprobe_after_create(sbx_rt *rt, int frozen, int now);
+
 /* 1 when one capabilities call on the backend sends a new probe to the
  * emulator (the cache was stale), 0 when it answers from its cache. */
 int sbx_rt_capabilities_call_probes(sbx_rt *rt);
@@ -100,6 +105,11 @@ int sbx_rt_capabilities_call_probes(sbx_rt *rt);
  * fields at their defaults. */
 sbx_create_request sbx_rt_create_request(const char *sandbox_id, const char *thread_id,
                                          const char *user_id);
+
+/* Create with `request`, asserting (non-fatally) that it returns SBX_OK
+ * with a sandbox.  Returns the sandbox (NULL when none came back); the
+ * caller releases it with sbx_backend_free_sandboxes(rt->backend, s, 1). */
+sbx_sandbox *sbx_rt_create_ok(sbx_rt *rt, const sbx_create_request *request, sbx_error *err);
 
 /* Create with `request`; the sandbox (if any) is released and only the
  * status and `err` are kept. */

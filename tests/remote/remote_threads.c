@@ -1,6 +1,8 @@
 /* Thread helpers of the tests/remote suites (see remote_threads.h). */
 #include "tests/remote/remote_threads.h"
 
+#include "tests/support/clock.h"
+
 #include <CUnit/CUnit.h>
 #include <time.h>
 
@@ -21,6 +23,15 @@ int sbx_rt_latch_init(sbx_rt_latch *latch)
         return 0;
     }
     return 1;
+}
+
+int sbx_rt_latch_init_or_stop(sbx_rt *rt, sbx_rt_latch *latch)
+{
+    if (sbx_rt_latch_init(latch))
+        return 1;
+    CU_FAIL("latch");
+    sbx_rt_stop(rt);
+    return 0;
 }
 
 void sbx_rt_latch_destroy(sbx_rt_latch *latch)
@@ -47,14 +58,7 @@ int sbx_rt_latch_arrived(sbx_rt_latch *latch)
 
 int sbx_rt_latch_wait(sbx_rt_latch *latch, int target, int timeout_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = sbx_test_deadline_in(timeout_ms);
     pthread_mutex_lock(&latch->mutex);
     int timed_out = 0;
     while (latch->arrived < target && !timed_out)
@@ -95,4 +99,17 @@ void *sbx_rt_contract_thread(void *call)
     c->result = sbx_rt_contract(c->rt);
     sbx_rt_latch_arrive(c->done);
     return NULL;
+}
+
+int sbx_rt_pile_behind_held_probe(sbx_rt *rt, pthread_t *threads, sbx_rt_call *calls,
+                                  int received, int n_waiters, void *(*waiter)(void *))
+{
+    int started = sbx_rt_start_threads(threads, 1, sbx_rt_contract_thread, calls,
+                                       sizeof(sbx_rt_call));
+    CU_ASSERT(sbx_test_emu_wait(rt->emu, "capabilities", received, 1, 5000));
+    started += sbx_rt_start_threads(threads + 1, n_waiters, waiter, calls + 1,
+                                    sizeof(sbx_rt_call));
+    CU_ASSERT(sbx_test_log_wait(rt->log, "waiting for the capability probe in flight", 5000));
+    CU_ASSERT_EQUAL(sbx_rt_latch_arrived(calls[0].done), 0);
+    return started;
 }

@@ -1,8 +1,8 @@
 /*
  * Thread helpers of the tests/remote suites: a latch that counts finished
  * workers and lets a test wait for them with a deadline (tests never sleep to
- * wait), starting and joining worker threads, and the capabilities call as
- * a thread body.
+ * wait), starting and joining worker threads, the capabilities call as a
+ * thread body, and callers piled behind one held capability probe.
  */
 #ifndef SBX_TESTS_REMOTE_THREADS_H
 #define SBX_TESTS_REMOTE_THREADS_H
@@ -22,6 +22,11 @@ typedef struct sbx_rt_latch {
 /* Initialise a latch at zero arrivals.  Returns 1, or 0 when pthreads
  * cannot (then the latch must not be used). */
 int sbx_rt_latch_init(sbx_rt_latch *latch);
+
+/* sbx_rt_latch_init for a test holding the fixture `rt`: on failure a
+ * CUnit failure is recorded and `rt` is stopped, and 0 tells the test to
+ * return.  Returns 1 when the latch is ready. */
+int sbx_rt_latch_init_or_stop(sbx_rt *rt, sbx_rt_latch *latch);
 
 /* Release the latch's resources; no thread may still use it. */
 void sbx_rt_latch_destroy(sbx_rt_latch *latch);
@@ -58,5 +63,16 @@ typedef struct sbx_rt_call {
 
 /* Thread body: call->result = sbx_rt_contract(call->rt), then arrive. */
 void *sbx_rt_contract_thread(void *call);
+
+/* Pile callers behind one held capability probe (the test queued a "hold"
+ * fault on the route): start sbx_rt_contract_thread on calls[0], wait until
+ * the emulator holds its probe (the route's `received`-th request), start
+ * `n_waiters` threads running `waiter` on calls[1..n_waiters], then wait
+ * for the backend's "waiting for the capability probe in flight" line and
+ * assert that no call has returned.  Returns how many threads started
+ * (threads[] holds n_waiters + 1); the caller releases the route and
+ * finishes them with sbx_rt_finish_threads. */
+int sbx_rt_pile_behind_held_probe(sbx_rt *rt, pthread_t *threads, sbx_rt_call *calls,
+                                  int received, int n_waiters, void *(*waiter)(void *));
 
 #endif

@@ -86,11 +86,8 @@ static void test_many_threads_one_instance(void)
     if (!sbx_rt_start(&rt, args, NULL, NULL, 0))
         return;
     sbx_rt_latch done;
-    if (!sbx_rt_latch_init(&done)) {
-        CU_FAIL("latch");
-        sbx_rt_stop(&rt);
+    if (!sbx_rt_latch_init_or_stop(&rt, &done))
         return;
-    }
     worker workers[WORKERS];
     for (int i = 0; i < WORKERS; i++)
         workers[i] = (worker){ .rt = &rt, .done = &done, .index = i };
@@ -124,23 +121,15 @@ static void test_one_probe_at_a_time(void)
         return;
     sbx_rt_fault(&rt, "capabilities", "hold", 1);
     sbx_rt_latch done;
-    if (!sbx_rt_latch_init(&done)) {
-        CU_FAIL("latch");
-        sbx_rt_stop(&rt);
+    if (!sbx_rt_latch_init_or_stop(&rt, &done))
         return;
-    }
     sbx_rt_call calls[8];
     for (int i = 0; i < 8; i++)
         calls[i] = (sbx_rt_call){ .rt = &rt, .done = &done, .result = -9 };
     pthread_t threads[8];
-    int started = sbx_rt_start_threads(threads, 1, sbx_rt_contract_thread, calls,
-                                       sizeof(sbx_rt_call));
-    CU_ASSERT(sbx_test_emu_wait(rt.emu, "capabilities", 1, 1, 5000));
-    started += sbx_rt_start_threads(threads + 1, 7, sbx_rt_contract_thread, calls + 1,
-                                    sizeof(sbx_rt_call));
     /* the seven wait for the probe in flight, none finishes */
-    CU_ASSERT(sbx_test_log_wait(rt.log, "waiting for the capability probe in flight", 5000));
-    CU_ASSERT_EQUAL(sbx_rt_latch_arrived(&done), 0);
+    int started = sbx_rt_pile_behind_held_probe(&rt, threads, calls, 1, 7,
+                                                sbx_rt_contract_thread);
     sbx_rt_release(&rt, "capabilities");
     sbx_rt_finish_threads(&rt, threads, started, &done, 10000);
     sbx_rt_latch_destroy(&done);
@@ -182,11 +171,8 @@ static void test_contract_switch_during_create(void)
     CU_ASSERT_EQUAL(sbx_rt_contract(&rt), 2);
     sbx_rt_fault(&rt, "create", "hold", 1);
     sbx_rt_latch done;
-    if (!sbx_rt_latch_init(&done)) {
-        CU_FAIL("latch");
-        sbx_rt_stop(&rt);
+    if (!sbx_rt_latch_init_or_stop(&rt, &done))
         return;
-    }
     create_call call = { .rt = &rt, .done = &done, .status = SBX_OK };
     pthread_t thread;
     int started = sbx_rt_start_threads(&thread, 1, create_main, &call, sizeof(call));
@@ -198,13 +184,8 @@ static void test_contract_switch_during_create(void)
     CU_ASSERT_EQUAL(call.status, SBX_ERR_CONTRACT_CHANGED);
     CU_ASSERT_EQUAL(call.err.expected_contract, 2);
     CU_ASSERT_EQUAL(call.err.actual_contract, 0);
-    if (rt.emu != NULL) {
-        json_object *body = sbx_rt_last_create_body(&rt);
-        CU_ASSERT(sbx_rt_json_int_is(body, "required_mount_contract_version", 2));
-        json_object_put(body);
-        CU_ASSERT(sbx_rt_capabilities_call_probes(&rt));
-        CU_ASSERT_EQUAL(sbx_rt_contract(&rt), 0);
-    }
+    if (rt.emu != NULL)
+        sbx_rt_expect_reprobe_after_create(&rt, 2, 0);
     sbx_rt_stop(&rt);
 }
 

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tests/remote/remote_fixture.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 
 /* The emulator's key, and a wrong one; neither may show up in a message or
@@ -27,14 +27,6 @@ static void expect_discover(sbx_rt *rt, sbx_status status, sbx_error *err)
         CU_ASSERT_PTR_NULL(sandbox);
     if (sandbox != NULL)
         sbx_backend_free_sandboxes(rt->backend, sandbox, 1);
-}
-
-/* Milliseconds on the monotonic clock. */
-static long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000L + t.tv_nsec / 1000000L;
 }
 
 /* ---------------------------------------------------------------- bodies */
@@ -467,9 +459,9 @@ static void expect_configured_timeout(const char *option, const char *route, hel
     CU_ASSERT_EQUAL(sbx_rt_contract(&rt), 0);    /* learn it now: no probe inside */
     sbx_rt_fault(&rt, route, "hold", 1);
     sbx_error err;
-    long started = now_ms();
+    long started = sbx_test_now_ms();
     CU_ASSERT_EQUAL(call(&rt, &err), SBX_ERR_TRANSPORT);
-    long elapsed = now_ms() - started;
+    long elapsed = sbx_test_now_ms() - started;
     CU_ASSERT(elapsed >= 250 && elapsed < 5000);
     sbx_rt_release(&rt, route);
     sbx_rt_stop(&rt);

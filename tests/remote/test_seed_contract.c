@@ -158,10 +158,8 @@ static void test_create_returns_verified_identity(void)
                    "\"user_id\":\"alice\",\"thread_id\":\"thread-1\",\"mount_contract_version\":2}",
                    NULL, 1);
     sbx_create_request request = sbx_rt_create_request("abc123", "thread-1", "alice");
-    sbx_sandbox *sandbox = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &sandbox, &err), SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL(sandbox);
+    sbx_sandbox *sandbox = sbx_rt_create_ok(&rt, &request, &err);
     if (sandbox != NULL) {
         SBX_RT_ASSERT_STR(sandbox->sandbox_id, "abc123");
         SBX_RT_ASSERT_STR(sandbox->user_id, "alice");
@@ -188,11 +186,7 @@ static void test_create_validates_against_frozen_contract(void)
                    "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://legacy.local\"}", NULL, 1);
     sbx_error err;
     expect_create(&rt, "abc123", "alice", SBX_ERR_CONTRACT_CHANGED, &err);
-    json_object *body = sbx_rt_last_create_body(&rt);
-    CU_ASSERT(sbx_rt_json_int_is(body, "required_mount_contract_version", 2));
-    json_object_put(body);
-    CU_ASSERT(sbx_rt_capabilities_call_probes(&rt));
-    CU_ASSERT_EQUAL(sbx_rt_contract(&rt), 0);
+    sbx_rt_expect_reprobe_after_create(&rt, 2, 0);
     sbx_rt_stop(&rt);
 }
 
@@ -223,10 +217,8 @@ static void test_create_accepts_future_contract(void)
                    "\"user_id\":\"alice\",\"thread_id\":\"thread-1\",\"mount_contract_version\":3}",
                    NULL, 1);
     sbx_create_request request = sbx_rt_create_request("sandbox-v3", "thread-1", "alice");
-    sbx_sandbox *sandbox = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &sandbox, &err), SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL(sandbox);
+    sbx_sandbox *sandbox = sbx_rt_create_ok(&rt, &request, &err);
     if (sandbox != NULL) {
         CU_ASSERT_EQUAL(sandbox->mount_contract_version, 3);
         sbx_backend_free_sandboxes(rt.backend, sandbox, 1);
@@ -353,20 +345,13 @@ static void test_thread_data_mounts_wait_for_inflight_probe(void)
     sbx_rt_fault(&rt, "capabilities", "hold", 1);
 
     sbx_rt_latch done;
-    if (!sbx_rt_latch_init(&done)) {
-        CU_FAIL("latch");
-        sbx_rt_stop(&rt);
+    if (!sbx_rt_latch_init_or_stop(&rt, &done))
         return;
-    }
     sbx_rt_call calls[2] = { { &rt, &done, -9 }, { &rt, &done, -9 } };
     pthread_t threads[2];
-    int started = sbx_rt_start_threads(threads, 1, sbx_rt_contract_thread, calls,
-                                       sizeof(sbx_rt_call));
-    CU_ASSERT(sbx_test_emu_wait(rt.emu, "capabilities", 2, 1, 5000));
-    started += sbx_rt_start_threads(threads + 1, 1, thread_data_mounts_thread, calls + 1,
-                                    sizeof(sbx_rt_call));
-    CU_ASSERT(sbx_test_log_wait(rt.log, "waiting for the capability probe in flight", 5000));
-    CU_ASSERT_EQUAL(sbx_rt_latch_arrived(&done), 0);   /* both still blocked */
+    /* both still blocked */
+    int started = sbx_rt_pile_behind_held_probe(&rt, threads, calls, 2, 1,
+                                                thread_data_mounts_thread);
     sbx_rt_set_contract(&rt, 0);
     sbx_rt_release(&rt, "capabilities");
     sbx_rt_finish_threads(&rt, threads, started, &done, 5000);

@@ -50,6 +50,37 @@ static int mount_is(json_object *mount, const char *host_path, const char *conta
            sbx_rt_json_bool_is(mount, "read_only", read_only);
 }
 
+/* Create with `request`: SBX_OK with sandbox `id` served at `url`. */
+static void expect_created(sbx_rt *rt, const sbx_create_request *request, const char *id,
+                           const char *url)
+{
+    sbx_error err;
+    sbx_sandbox *sandbox = sbx_rt_create_ok(rt, request, &err);
+    if (sandbox != NULL) {
+        SBX_RT_ASSERT_STR(sandbox->sandbox_id, id);
+        SBX_RT_ASSERT_STR(sandbox->sandbox_url, url);
+        sbx_backend_free_sandboxes(rt->backend, sandbox, 1);
+    }
+}
+
+/* The last create body is a default-user create at contract 0 with exactly
+ * its seven fields: `sandbox_id`, `thread_id` (NULL: null), user_id
+ * "default", include_legacy_skills `legacy`, both lark-cli flags off. */
+static void expect_default_user_body(sbx_rt *rt, const char *sandbox_id,
+                                     const char *thread_id, int legacy)
+{
+    json_object *body = sbx_rt_last_create_body(rt);
+    CU_ASSERT_EQUAL(sbx_rt_json_field_count(body), 7);
+    CU_ASSERT(sbx_rt_json_string_is(body, "sandbox_id", sandbox_id));
+    CU_ASSERT(sbx_rt_json_string_is(body, "thread_id", thread_id));
+    CU_ASSERT(sbx_rt_json_string_is(body, "user_id", "default"));
+    CU_ASSERT(sbx_rt_json_int_is(body, "required_mount_contract_version", 0));
+    CU_ASSERT(sbx_rt_json_bool_is(body, "include_legacy_skills", legacy));
+    CU_ASSERT(sbx_rt_json_bool_is(body, "provision_lark_cli_runtime", 0));
+    CU_ASSERT(sbx_rt_json_bool_is(body, "provision_lark_cli_broker", 0));
+    json_object_put(body);
+}
+
 /* Create abc123 for the default user on a legacy provisioner with
  * include_legacy_skills = `include_legacy`, and check it was forwarded as
  * given. */
@@ -111,14 +142,7 @@ static void expect_create_delegates(const char *user_id)
     request.extra_mounts = mounts;
     request.extra_mount_count = 1;
     request.provision_lark_cli_runtime = 1;
-    sbx_sandbox *sandbox = NULL;
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &sandbox, &err), SBX_OK);
-    if (sandbox != NULL) {
-        SBX_RT_ASSERT_STR(sandbox->sandbox_id, "abc123");
-        SBX_RT_ASSERT_STR(sandbox->sandbox_url, "http://k3s:31001");
-        sbx_backend_free_sandboxes(rt.backend, sandbox, 1);
-    }
+    expect_created(&rt, &request, "abc123", "http://k3s:31001");
     json_object *body = sbx_rt_last_create_body(&rt);
     CU_ASSERT(sbx_rt_json_string_is(body, "thread_id", "thread-1"));
     CU_ASSERT(sbx_rt_json_string_is(body, "sandbox_id", "abc123"));
@@ -161,30 +185,13 @@ static void test_create_sends_exact_body_and_returns_sandbox(void)
     sbx_rt_respond(&rt, "create", 200, legacy_abc123, NULL, 1);
     sbx_create_request request = sbx_rt_create_request("abc123", "thread-1", NULL);
     request.include_legacy_skills = 1;
-    sbx_sandbox *sandbox = NULL;
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &sandbox, &err), SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL(sandbox);
-    if (sandbox != NULL) {
-        SBX_RT_ASSERT_STR(sandbox->sandbox_id, "abc123");
-        SBX_RT_ASSERT_STR(sandbox->sandbox_url, "http://k3s:31001");
-        sbx_backend_free_sandboxes(rt.backend, sandbox, 1);
-    }
+    expect_created(&rt, &request, "abc123", "http://k3s:31001");
     json_object *req = sbx_rt_last_request(&rt, "POST", "/api/sandboxes");
     CU_ASSERT_PTR_NOT_NULL(req);
     CU_ASSERT(sbx_rt_json_string_is(req, "content_type", "application/json"));
     CU_ASSERT(sbx_rt_json_string_is(req, "api_key", NULL));
     json_object_put(req);
-    json_object *body = sbx_rt_last_create_body(&rt);
-    CU_ASSERT_EQUAL(sbx_rt_json_field_count(body), 7);
-    CU_ASSERT(sbx_rt_json_string_is(body, "sandbox_id", "abc123"));
-    CU_ASSERT(sbx_rt_json_string_is(body, "thread_id", "thread-1"));
-    CU_ASSERT(sbx_rt_json_string_is(body, "user_id", "default"));
-    CU_ASSERT(sbx_rt_json_int_is(body, "required_mount_contract_version", 0));
-    CU_ASSERT(sbx_rt_json_bool_is(body, "include_legacy_skills", 1));
-    CU_ASSERT(sbx_rt_json_bool_is(body, "provision_lark_cli_runtime", 0));
-    CU_ASSERT(sbx_rt_json_bool_is(body, "provision_lark_cli_broker", 0));
-    json_object_put(body);
+    expect_default_user_body(&rt, "abc123", "thread-1", 1);
     sbx_rt_stop(&rt);
 }
 
@@ -287,26 +294,9 @@ static void test_create_accepts_anonymous_thread_id(void)
     sbx_rt_respond(&rt, "create", 200,
                    "{\"sandbox_id\":\"anon123\",\"sandbox_url\":\"http://k3s:31002\"}", NULL, 1);
     sbx_create_request request = sbx_rt_create_request("anon123", NULL, NULL);
-    sbx_sandbox *sandbox = NULL;
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &request, &sandbox, &err), SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL(sandbox);
-    if (sandbox != NULL) {
-        SBX_RT_ASSERT_STR(sandbox->sandbox_id, "anon123");
-        SBX_RT_ASSERT_STR(sandbox->sandbox_url, "http://k3s:31002");
-        sbx_backend_free_sandboxes(rt.backend, sandbox, 1);
-    }
+    expect_created(&rt, &request, "anon123", "http://k3s:31002");
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "POST", "/api/sandboxes"), 1);
-    json_object *body = sbx_rt_last_create_body(&rt);
-    CU_ASSERT_EQUAL(sbx_rt_json_field_count(body), 7);
-    CU_ASSERT(sbx_rt_json_string_is(body, "sandbox_id", "anon123"));
-    CU_ASSERT(sbx_rt_json_string_is(body, "thread_id", NULL));
-    CU_ASSERT(sbx_rt_json_string_is(body, "user_id", "default"));
-    CU_ASSERT(sbx_rt_json_int_is(body, "required_mount_contract_version", 0));
-    CU_ASSERT(sbx_rt_json_bool_is(body, "include_legacy_skills", 0));
-    CU_ASSERT(sbx_rt_json_bool_is(body, "provision_lark_cli_runtime", 0));
-    CU_ASSERT(sbx_rt_json_bool_is(body, "provision_lark_cli_broker", 0));
-    json_object_put(body);
+    expect_default_user_body(&rt, "anon123", NULL, 0);
     sbx_rt_stop(&rt);
 }
 

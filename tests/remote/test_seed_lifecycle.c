@@ -11,11 +11,34 @@
 static const char running_abc123[] =
     "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\",\"status\":\"Running\"}";
 
-/* is_alive("abc123"); *alive is -1 unless the call set it. */
-static sbx_status is_alive(sbx_rt *rt, int *alive, sbx_error *err)
+/* is_alive("abc123") must return `want` and, when that is SBX_OK, answer
+ * `want_alive` (the output starts at -1, so an unset one fails). */
+static void expect_alive(sbx_rt *rt, sbx_status want, int want_alive, sbx_error *err)
 {
-    *alive = -1;
-    return sbx_backend_is_alive(rt->backend, "abc123", alive, err);
+    int alive = -1;
+    CU_ASSERT_EQUAL(sbx_backend_is_alive(rt->backend, "abc123", &alive, err), want);
+    if (want == SBX_OK)
+        CU_ASSERT_EQUAL(alive, want_alive);
+}
+
+/* discover("abc123") must return `want`, with a sandbox exactly when that
+ * is SBX_OK.  Returns the sandbox, which the caller frees (NULL: none). */
+static sbx_sandbox *expect_discover(sbx_rt *rt, sbx_status want, sbx_error *err)
+{
+    sbx_sandbox *sandbox = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_discover(rt->backend, "abc123", &sandbox, err), want);
+    if (want == SBX_OK) {
+        CU_ASSERT_PTR_NOT_NULL(sandbox);
+    } else {
+        CU_ASSERT_PTR_NULL(sandbox);
+    }
+    return sandbox;
+}
+
+/* Release a sandbox the backend returned (NULL: none). */
+static void free_found(sbx_rt *rt, sbx_sandbox *sandbox)
+{
+    sbx_backend_free_sandboxes(rt->backend, sandbox, sandbox != NULL);
 }
 
 /* seed: test_destroy_delegates_to_provisioner_destroy */
@@ -28,10 +51,7 @@ static void test_destroy_delegates_to_provisioner(void)
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_OK);
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "DELETE", "/api/sandboxes/abc123"), 1);
-    sbx_sandbox *sandbox = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &sandbox, &err),
-                    SBX_ERR_NOT_FOUND);
-    sbx_backend_free_sandboxes(rt.backend, sandbox, sandbox != NULL);
+    free_found(&rt, expect_discover(&rt, SBX_ERR_NOT_FOUND, &err));
     sbx_rt_stop(&rt);
 }
 
@@ -77,10 +97,8 @@ static void test_is_alive_delegates_to_provisioner(void)
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
     sbx_rt_put_sandbox(&rt, "abc123", running_abc123);
-    int alive;
     sbx_error err;
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
-    CU_ASSERT_EQUAL(alive, 1);
+    expect_alive(&rt, SBX_OK, 1, &err);
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes/abc123"), 1);
     sbx_rt_stop(&rt);
 }
@@ -93,12 +111,9 @@ static void test_is_alive_only_when_running(void)
         return;
     sbx_rt_respond(&rt, "get", 200, "{\"status\":\"Running\"}", NULL, 1);
     sbx_rt_respond(&rt, "get", 200, "{\"status\":\"Pending\"}", NULL, 1);
-    int alive;
     sbx_error err;
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
-    CU_ASSERT_EQUAL(alive, 1);
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
-    CU_ASSERT_EQUAL(alive, 0);
+    expect_alive(&rt, SBX_OK, 1, &err);
+    expect_alive(&rt, SBX_OK, 0, &err);
     sbx_rt_stop(&rt);
 }
 
@@ -108,10 +123,8 @@ static void test_is_alive_false_on_404(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    int alive;
     sbx_error err;
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
-    CU_ASSERT_EQUAL(alive, 0);
+    expect_alive(&rt, SBX_OK, 0, &err);
     sbx_rt_stop(&rt);
 }
 
@@ -122,9 +135,8 @@ static void test_is_alive_transport_failure_is_reported(void)
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
     sbx_rt_fault(&rt, "get", "drop", -1);
-    int alive;
     sbx_error err;
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_ERR_TRANSPORT);
+    expect_alive(&rt, SBX_ERR_TRANSPORT, 0, &err);
     CU_ASSERT(sbx_rt_contains(err.message, "Provisioner health check failed for abc123"));
     sbx_rt_stop(&rt);
 }
@@ -136,9 +148,8 @@ static void test_is_alive_server_error_is_reported(void)
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
     sbx_rt_respond(&rt, "get", 503, "unavailable", "text/plain", 1);
-    int alive;
     sbx_error err;
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_ERR_PROVISIONER);
+    expect_alive(&rt, SBX_ERR_PROVISIONER, 0, &err);
     CU_ASSERT_EQUAL(err.http_status, 503);
     CU_ASSERT(sbx_rt_contains(err.message, "HTTP 503 unavailable"));
     sbx_rt_stop(&rt);
@@ -151,15 +162,13 @@ static void test_discover_delegates_to_provisioner(void)
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
     sbx_rt_put_sandbox(&rt, "abc123", running_abc123);
-    sbx_sandbox *sandbox = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &sandbox, &err), SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL(sandbox);
+    sbx_sandbox *sandbox = expect_discover(&rt, SBX_OK, &err);
     if (sandbox != NULL) {
         SBX_RT_ASSERT_STR(sandbox->sandbox_id, "abc123");
         SBX_RT_ASSERT_STR(sandbox->sandbox_url, "http://k3s:31001");
-        sbx_backend_free_sandboxes(rt.backend, sandbox, 1);
     }
+    free_found(&rt, sandbox);
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes/abc123"), 1);
     sbx_rt_stop(&rt);
 }
@@ -171,11 +180,8 @@ static void test_discover_not_found_on_404(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    sbx_sandbox *sandbox = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &sandbox, &err),
-                    SBX_ERR_NOT_FOUND);
-    CU_ASSERT_PTR_NULL(sandbox);
+    free_found(&rt, expect_discover(&rt, SBX_ERR_NOT_FOUND, &err));
     CU_ASSERT(sbx_rt_contains(err.message, "abc123"));
     sbx_rt_stop(&rt);
 }
@@ -190,18 +196,16 @@ static void test_discover_returns_identity(void)
                    "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
                    "\"user_id\":\"alice\",\"thread_id\":\"thread-1\",\"mount_contract_version\":2}",
                    NULL, 1);
-    sbx_sandbox *sandbox = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &sandbox, &err), SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL(sandbox);
+    sbx_sandbox *sandbox = expect_discover(&rt, SBX_OK, &err);
     if (sandbox != NULL) {
         SBX_RT_ASSERT_STR(sandbox->sandbox_id, "abc123");
         SBX_RT_ASSERT_STR(sandbox->sandbox_url, "http://k3s:31001");
         SBX_RT_ASSERT_STR(sandbox->user_id, "alice");
         SBX_RT_ASSERT_STR(sandbox->thread_id, "thread-1");
         CU_ASSERT_EQUAL(sandbox->mount_contract_version, 2);
-        sbx_backend_free_sandboxes(rt.backend, sandbox, 1);
     }
+    free_found(&rt, sandbox);
     sbx_rt_stop(&rt);
 }
 
@@ -215,11 +219,8 @@ static void test_discover_transport_failure_is_reported(void)
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
     sbx_rt_fault(&rt, "get", "drop", -1);
-    sbx_sandbox *sandbox = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &sandbox, &err),
-                    SBX_ERR_TRANSPORT);
-    CU_ASSERT_PTR_NULL(sandbox);
+    free_found(&rt, expect_discover(&rt, SBX_ERR_TRANSPORT, &err));
     sbx_rt_stop(&rt);
 }
 
@@ -243,19 +244,16 @@ static void test_whole_lifecycle_at_contract_2(void)
         CU_ASSERT_EQUAL(created->mount_contract_version, 2);
         SBX_RT_ASSERT_STR(again->sandbox_url, created->sandbox_url);
     }
-    int alive;
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
-    CU_ASSERT_EQUAL(alive, 1);
-    sbx_sandbox *found = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &found, &err), SBX_OK);
+    expect_alive(&rt, SBX_OK, 1, &err);
+    sbx_sandbox *found = expect_discover(&rt, SBX_OK, &err);
     if (found != NULL && created != NULL) {
         SBX_RT_ASSERT_STR(found->sandbox_url, created->sandbox_url);
         SBX_RT_ASSERT_STR(found->user_id, "alice");
         CU_ASSERT_EQUAL(found->mount_contract_version, 2);
     }
-    sbx_backend_free_sandboxes(rt.backend, found, found != NULL);
-    sbx_backend_free_sandboxes(rt.backend, created, created != NULL);
-    sbx_backend_free_sandboxes(rt.backend, again, again != NULL);
+    free_found(&rt, found);
+    free_found(&rt, created);
+    free_found(&rt, again);
     sbx_sandbox *listed = NULL;
     size_t count = 0;
     CU_ASSERT_EQUAL(sbx_backend_list_running(rt.backend, &listed, &count, &err), SBX_OK);
@@ -264,11 +262,8 @@ static void test_whole_lifecycle_at_contract_2(void)
         SBX_RT_ASSERT_STR(listed[0].sandbox_id, "abc123");
     sbx_backend_free_sandboxes(rt.backend, listed, count);
     CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_OK);
-    CU_ASSERT_EQUAL(is_alive(&rt, &alive, &err), SBX_OK);
-    CU_ASSERT_EQUAL(alive, 0);
-    found = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_discover(rt.backend, "abc123", &found, &err), SBX_ERR_NOT_FOUND);
-    sbx_backend_free_sandboxes(rt.backend, found, found != NULL);
+    expect_alive(&rt, SBX_OK, 0, &err);
+    free_found(&rt, expect_discover(&rt, SBX_ERR_NOT_FOUND, &err));
     CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, "abc123", &err), SBX_OK);
     sbx_rt_stop(&rt);
 }

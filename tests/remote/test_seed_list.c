@@ -9,12 +9,46 @@
  * entries and unusable list answers are warned about (PROTOCOL.md). */
 #define SKIP_WARNING "WARN remote:"
 
-/* List through the public wrapper; *count and *out are set on every path. */
-static sbx_status list(sbx_rt *rt, sbx_sandbox **out, size_t *count, sbx_error *err)
+/* List through the public wrapper: it must return `want` with `want_count`
+ * sandboxes (none: a NULL array); when one is wanted it must be `id` at
+ * `url`.  The sandboxes are released. */
+static void expect_listed(sbx_rt *rt, sbx_status want, size_t want_count, const char *id,
+                          const char *url, sbx_error *err)
 {
-    *out = NULL;
-    *count = 0;
-    return sbx_backend_list_running(rt->backend, out, count, err);
+    sbx_sandbox *sandboxes = NULL;
+    size_t count = 0;
+    CU_ASSERT_EQUAL(sbx_backend_list_running(rt->backend, &sandboxes, &count, err), want);
+    CU_ASSERT_EQUAL(count, want_count);
+    if (want_count == 0)
+        CU_ASSERT_PTR_NULL(sandboxes);
+    if (want_count == 1 && count == 1) {
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, id);
+        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, url);
+    }
+    sbx_backend_free_sandboxes(rt->backend, sandboxes, count);
+}
+
+/* Start a fixture whose provisioner answers the next list with 200 and
+ * `body`.  Returns 1, or 0 after a CUnit failure. */
+static int start_answering_list(sbx_rt *rt, const char *body)
+{
+    if (!sbx_rt_start(rt, NULL, NULL, NULL, 0))
+        return 0;
+    sbx_rt_respond(rt, "list", 200, body, NULL, 1);
+    return 1;
+}
+
+/* A list answered with `body` must keep `want_count` sandboxes (when one,
+ * abc123 at http://k3s:31001) and warn about what it skipped. */
+static void expect_list_of_answer(const char *body, size_t want_count)
+{
+    sbx_rt rt;
+    if (!start_answering_list(&rt, body))
+        return;
+    sbx_error err;
+    expect_listed(&rt, SBX_OK, want_count, "abc123", "http://k3s:31001", &err);
+    CU_ASSERT(sbx_test_log_contains(rt.log, SKIP_WARNING));
+    sbx_rt_stop(&rt);
 }
 
 /* seed: test_list_running_delegates_to_provisioner_list */
@@ -28,16 +62,8 @@ static void test_list_running_delegates_to_provisioner_list(void)
     sbx_rt_put_sandbox(&rt, "test-id",
                        "{\"sandbox_id\":\"test-id\",\"sandbox_url\":\"http://localhost:8080\","
                        "\"status\":\"Running\"}");
-    sbx_sandbox *sandboxes;
-    size_t count;
     sbx_error err;
-    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
-    CU_ASSERT_EQUAL(count, 1);
-    if (count == 1) {
-        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, "test-id");
-        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, "http://localhost:8080");
-    }
-    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    expect_listed(&rt, SBX_OK, 1, "test-id", "http://localhost:8080", &err);
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes"), 1);
     sbx_rt_stop(&rt);
 }
@@ -49,24 +75,13 @@ static void test_list_running_delegates_to_provisioner_list(void)
 static void test_list_filters_invalid_entries(void)
 {
     sbx_rt rt;
-    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+    if (!start_answering_list(&rt, "{\"sandboxes\":["
+                                   "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
+                                   "{\"sandbox_id\":\"missing-url\"},"
+                                   "{\"sandbox_url\":\"http://k3s:31002\"}]}"))
         return;
-    sbx_rt_respond(&rt, "list", 200,
-                   "{\"sandboxes\":["
-                   "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
-                   "{\"sandbox_id\":\"missing-url\"},"
-                   "{\"sandbox_url\":\"http://k3s:31002\"}]}",
-                   NULL, 1);
-    sbx_sandbox *sandboxes;
-    size_t count;
     sbx_error err;
-    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
-    CU_ASSERT_EQUAL(count, 1);
-    if (count == 1) {
-        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, "abc123");
-        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, "http://k3s:31001");
-    }
-    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    expect_listed(&rt, SBX_OK, 1, "abc123", "http://k3s:31001", &err);
     /* url == .../api/sandboxes and headers == {}: a GET of that path, no key */
     json_object *req = sbx_rt_last_request(&rt, "GET", "/api/sandboxes");
     CU_ASSERT_PTR_NOT_NULL(req);
@@ -85,12 +100,8 @@ static void test_list_sends_auth_header_when_api_key_set(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, args, "secret", NULL, 0))
         return;
-    sbx_sandbox *sandboxes;
-    size_t count;
     sbx_error err;
-    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
-    CU_ASSERT_EQUAL(count, 0);
-    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    expect_listed(&rt, SBX_OK, 0, NULL, NULL, &err);
     json_object *req = sbx_rt_last_request(&rt, "GET", "/api/sandboxes");
     CU_ASSERT_PTR_NOT_NULL(req);
     CU_ASSERT(sbx_rt_json_string_is(req, "api_key", "secret"));
@@ -108,69 +119,31 @@ static void test_list_transport_error_yields_no_sandboxes(void)
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
     sbx_rt_fault(&rt, "list", "drop", -1);
-    sbx_sandbox *sandboxes;
-    size_t count;
     sbx_error err;
-    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_ERR_TRANSPORT);
+    expect_listed(&rt, SBX_ERR_TRANSPORT, 0, NULL, NULL, &err);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
-    CU_ASSERT_EQUAL(count, 0);
-    CU_ASSERT_PTR_NULL(sandboxes);
-    sbx_rt_stop(&rt);
-}
-
-/* Run a list against `body` and expect no sandboxes and a warning. */
-static void expect_empty_list_for(const char *body)
-{
-    sbx_rt rt;
-    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
-        return;
-    sbx_rt_respond(&rt, "list", 200, body, NULL, 1);
-    sbx_sandbox *sandboxes;
-    size_t count;
-    sbx_error err;
-    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
-    CU_ASSERT_EQUAL(count, 0);
-    CU_ASSERT_PTR_NULL(sandboxes);
-    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
-    CU_ASSERT(sbx_test_log_contains(rt.log, SKIP_WARNING));
     sbx_rt_stop(&rt);
 }
 
 /* seed: test_provisioner_list_returns_empty_when_payload_is_not_dict */
 static void test_list_payload_not_an_object(void)
 {
-    expect_empty_list_for("[{\"sandbox_id\":\"abc\",\"sandbox_url\":\"http://k3s:31001\"}]");
+    expect_list_of_answer("[{\"sandbox_id\":\"abc\",\"sandbox_url\":\"http://k3s:31001\"}]", 0);
 }
 
 /* seed: test_provisioner_list_returns_empty_when_sandboxes_is_not_list */
 static void test_list_sandboxes_not_an_array(void)
 {
-    expect_empty_list_for("{\"sandboxes\":{\"sandbox_id\":\"abc\"}}");
+    expect_list_of_answer("{\"sandboxes\":{\"sandbox_id\":\"abc\"}}", 0);
 }
 
 /* seed: test_provisioner_list_skips_non_dict_sandbox_entries */
 static void test_list_skips_non_object_entries(void)
 {
-    sbx_rt rt;
-    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
-        return;
-    sbx_rt_respond(&rt, "list", 200,
-                   "{\"sandboxes\":["
-                   "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
-                   "\"bad-entry\",123,null]}",
-                   NULL, 1);
-    sbx_sandbox *sandboxes;
-    size_t count;
-    sbx_error err;
-    CU_ASSERT_EQUAL(list(&rt, &sandboxes, &count, &err), SBX_OK);
-    CU_ASSERT_EQUAL(count, 1);
-    if (count == 1) {
-        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_id, "abc123");
-        SBX_RT_ASSERT_STR(sandboxes[0].sandbox_url, "http://k3s:31001");
-    }
-    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
-    CU_ASSERT(sbx_test_log_contains(rt.log, SKIP_WARNING));
-    sbx_rt_stop(&rt);
+    expect_list_of_answer("{\"sandboxes\":["
+                          "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\"},"
+                          "\"bad-entry\",123,null]}",
+                          1);
 }
 
 void sbx_test_register(void)

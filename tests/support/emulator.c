@@ -3,6 +3,7 @@
  * close (never by sleeping). */
 #include "tests/support/emulator.h"
 
+#include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
 
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define START_DEADLINE_MS 10000
@@ -27,11 +27,20 @@ struct sbx_test_emu {
     char url[256];
 };
 
-static long now_ms(void)
+/* Wait until fd is readable (data, EOF or hang-up) or the deadline: 1
+ * readable, 0 deadline passed, -1 poll failed. */
+static int wait_readable(int fd, long deadline)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    for (;;) {
+        long left = deadline - sbx_test_now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, (int)left);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        return ready < 0 ? -1 : ready > 0;
+    }
 }
 
 /* Read from fd until a newline (then 1), EOF or error (-1), or the
@@ -40,15 +49,9 @@ static int read_line(int fd, char *line, size_t cap, long deadline)
 {
     size_t len = 0;
     for (;;) {
-        long left = deadline - now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, (int)left);
-        if (ready < 0 && errno == EINTR)
-            continue;
+        int ready = wait_readable(fd, deadline);
         if (ready <= 0)
-            return ready == 0 ? 0 : -1;
+            return ready;
         char c;
         ssize_t n = read(fd, &c, 1);
         if (n < 0 && errno == EINTR)
@@ -69,16 +72,7 @@ static int wait_for_eof(int fd, long deadline)
 {
     char buf[256];
     for (;;) {
-        long left = deadline - now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, (int)left);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready < 0)
-            return 0;
-        if (ready == 0)
+        if (wait_readable(fd, deadline) <= 0)
             return 0;
         ssize_t n = read(fd, buf, sizeof buf);
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
@@ -89,7 +83,7 @@ static int wait_for_eof(int fd, long deadline)
 static void end_child(sbx_test_emu *emu)
 {
     kill(emu->pid, SIGTERM);
-    if (!wait_for_eof(emu->stdout_fd, now_ms() + STOP_DEADLINE_MS)) {
+    if (!wait_for_eof(emu->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS)) {
         fprintf(stderr, "emulator %d did not stop on SIGTERM; killing it\n", (int)emu->pid);
         kill(emu->pid, SIGKILL);
     }
@@ -143,7 +137,7 @@ sbx_test_emu *sbx_test_emu_start(const char *const *args)
     emu->stdout_fd = fds[0];
 
     char line[256];
-    int got = read_line(fds[0], line, sizeof line, now_ms() + START_DEADLINE_MS);
+    int got = read_line(fds[0], line, sizeof line, sbx_test_now_ms() + START_DEADLINE_MS);
     if (got != 1 || strncmp(line, LISTENING_PREFIX, strlen(LISTENING_PREFIX)) != 0 ||
         strlen(line) - strlen(LISTENING_PREFIX) >= sizeof emu->url) {
         fprintf(stderr, "sbx_test_emu_start: %s did not report a listening address (%s)\n",

@@ -1,10 +1,15 @@
 /* Raw HTTP for tests and the emulator's control calls. */
 #include "tests/support/http_probe.h"
 
+#include "tests/support/clock.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* Upper bound on GET attempts, so the loop ends even if the clock misbehaves. */
+#define MAX_GET_ATTEMPTS 200000L
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
@@ -38,6 +43,13 @@ void sbx_test_http_result_clear(sbx_test_http_result *result)
 int sbx_test_http(const char *method, const char *url, const char *const *headers,
                   const char *body, long timeout_ms, sbx_test_http_result *out)
 {
+    return sbx_test_http_unix(NULL, method, url, headers, body, timeout_ms, out);
+}
+
+int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,
+                       const char *const *headers, const char *body, long timeout_ms,
+                       sbx_test_http_result *out)
+{
     pthread_once(&curl_once, init_curl);
     memset(out, 0, sizeof *out);
     out->curl_code = CURLE_OUT_OF_MEMORY;
@@ -55,6 +67,8 @@ int sbx_test_http(const char *method, const char *url, const char *const *header
         list = curl_slist_append(list, "Content-Type: application/json");
 
     curl_easy_setopt(curl, CURLOPT_URL, url);
+    if (socket_path != NULL)
+        curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, socket_path);
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "GET") == 0)
         curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
@@ -84,4 +98,41 @@ int sbx_test_http(const char *method, const char *url, const char *const *header
     curl_slist_free_all(list);
     curl_easy_cleanup(curl);
     return out->curl_code == CURLE_OK ? 0 : -1;
+}
+
+/* One GET into *r: the HTTP status, or -1 without a complete answer.  A
+ * zero timeout would mean none to libcurl, so it is at least 1 ms. */
+static long get_status(const char *url, long timeout_ms, sbx_test_http_result *r)
+{
+    int rc = sbx_test_http("GET", url, NULL, NULL, timeout_ms > 0 ? timeout_ms : 1L, r);
+    return rc == 0 ? r->status : -1;
+}
+
+long sbx_test_http_get_once(const char *url, long timeout_ms)
+{
+    sbx_test_http_result r;
+    long status = get_status(url, timeout_ms, &r);
+    sbx_test_http_result_clear(&r);
+    return status;
+}
+
+long sbx_test_http_get(const char *url, long timeout_ms, char **body)
+{
+    long deadline = sbx_test_now_ms() + timeout_ms;
+    long status = -1;
+    sbx_test_http_result r;
+    memset(&r, 0, sizeof r);
+    for (long attempt = 0; attempt < MAX_GET_ATTEMPTS && status < 0; attempt++) {
+        long left = deadline - sbx_test_now_ms();
+        if (left <= 0)
+            break;
+        sbx_test_http_result_clear(&r);
+        status = get_status(url, left < 2000 ? left : 2000, &r);
+    }
+    if (body != NULL && status >= 0) {
+        *body = r.body != NULL ? r.body : strdup("");
+        r.body = NULL;
+    }
+    sbx_test_http_result_clear(&r);
+    return status;
 }

@@ -1,6 +1,7 @@
-/* One raw HTTP request from a test, with libcurl, to a server on
- * 127.0.0.1 (never through a proxy): what a user's client would see.
- * Thread-safe: each call uses its own handle. */
+/* Raw HTTP requests from a test, with libcurl, to a server on 127.0.0.1
+ * or a unix socket (never through a proxy): what a user's client would
+ * see.  The one HTTP client of every suite.  Thread-safe: each call uses
+ * its own handle. */
 #ifndef SBX_TEST_HTTP_PROBE_H
 #define SBX_TEST_HTTP_PROBE_H
 
@@ -26,7 +27,25 @@ typedef struct sbx_test_http_result {
 int sbx_test_http(const char *method, const char *url, const char *const *headers,
                   const char *body, long timeout_ms, sbx_test_http_result *out);
 
+/* sbx_test_http through the unix socket `socket_path` (a Docker Engine
+ * API, whose URLs are "http://localhost/..."). */
+int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,
+                       const char *const *headers, const char *body, long timeout_ms,
+                       sbx_test_http_result *out);
+
 /* Release what a result holds; it may be reused afterwards. */
 void sbx_test_http_result_clear(sbx_test_http_result *result);
+
+/* GET `url` until it answers (any HTTP status) or timeout_ms pass, for a
+ * freshly started server: tries again at once while nothing listens (each
+ * try is a short transfer, bounded by the deadline and an attempt count,
+ * so no pause is needed).  Returns the HTTP status (and a malloc'ed
+ * NUL-terminated body in *body when body is not NULL; the caller frees
+ * it), or -1 when nothing answered in time. */
+long sbx_test_http_get(const char *url, long timeout_ms, char **body);
+
+/* One GET attempt without retrying: the HTTP status, or -1 when the
+ * connection failed (refused, reset, timed out). */
+long sbx_test_http_get_once(const char *url, long timeout_ms);
 
 #endif

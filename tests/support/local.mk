@@ -1,8 +1,11 @@
 # Test support: CUnit runner glue, raw HTTP probes, the emulator process and
-# its control API, the remote backend opened through the host library, and
-# log capture.
+# its control API, the remote backend opened through the host library, the
+# backend calls the backend suites share, the monotonic clock of waits with
+# a deadline, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
 tests_support_libsbx_test_la_SOURCES = \
+	tests/support/backend_calls.c tests/support/backend_calls.h \
+	tests/support/clock.c tests/support/clock.h \
 	tests/support/cunit_main.c tests/support/cunit_main.h \
 	tests/support/emulator.c tests/support/emulator.h \
 	tests/support/http_probe.c tests/support/http_probe.h \

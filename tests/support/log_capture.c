@@ -2,6 +2,8 @@
  * that waiters sleep on until a new line or their deadline. */
 #include "tests/support/log_capture.h"
 
+#include "tests/support/clock.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -87,14 +89,7 @@ void sbx_test_log_capture_fn(void *log_ctx, sbx_log_level level, const char *bac
 
 int sbx_test_log_wait(sbx_test_log_capture *capture, const char *substring, int timeout_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = sbx_test_deadline_in(timeout_ms);
     pthread_mutex_lock(&capture->lock);
     int found = strstr(capture->text, substring) != NULL;
     while (!found &&

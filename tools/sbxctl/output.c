@@ -66,6 +66,18 @@ static void text_emit(const sbx_ctl_output *out, text_buffer *buffer, FILE *dest
     text_emit_with(out, buffer, destination, 0);
 }
 
+/* Where a result goes: with --json, `object` (built by the caller, NULL
+ * otherwise) is emitted and NULL returned; else a text buffer is opened and
+ * its stream returned (NULL when out of memory: nothing is printed). */
+static FILE *json_or_text(const sbx_ctl_output *out, json_object *object, text_buffer *text)
+{
+    if (out->json) {
+        emit_json(out, object);
+        return NULL;
+    }
+    return text_open(text);
+}
+
 static json_object *json_string_or_null(const char *value)
 {
     return value != NULL ? json_object_new_string(value) : NULL;
@@ -162,6 +174,18 @@ static void print_table(FILE *stream, const char *const *headers, size_t columns
     }
 }
 
+/* print_table into a memory stream, emitted on stdout in one piece. */
+static void emit_table(const sbx_ctl_output *out, const char *const *headers, size_t columns,
+                       const char *const *cells, size_t rows)
+{
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    print_table(stream, headers, columns, cells, rows);
+    text_emit(out, &text, stdout);
+}
+
 void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
 {
     const char *kind = sbx_status_name(err->kind);
@@ -190,34 +214,37 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
 
 void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
 {
-    if (out->json) {
-        emit_json(out, sandbox_json(sandbox));
-        return;
-    }
     text_buffer text;
-    FILE *stream = text_open(&text);
+    FILE *stream = json_or_text(out, out->json ? sandbox_json(sandbox) : NULL, &text);
     if (stream == NULL)
         return;
     print_sandbox_fields(stream, sandbox);
     text_emit(out, &text, stdout);
 }
 
-void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive)
+/* A sandbox id and one yes/no fact about it: {"sandbox_id": ID, KEY: BOOL},
+ * or the lines "sandbox_id: ID" and "KEY: yes|no". */
+static void print_id_and_flag(const sbx_ctl_output *out, const char *sandbox_id,
+                              const char *key, int flag)
 {
+    json_object *object = NULL;
     if (out->json) {
-        json_object *object = json_object_new_object();
+        object = json_object_new_object();
         json_object_object_add(object, "sandbox_id", json_object_new_string(sandbox_id));
-        json_object_object_add(object, "alive", json_object_new_boolean(alive != 0));
-        emit_json(out, object);
-        return;
+        json_object_object_add(object, key, json_object_new_boolean(flag != 0));
     }
     text_buffer text;
-    FILE *stream = text_open(&text);
+    FILE *stream = json_or_text(out, object, &text);
     if (stream == NULL)
         return;
     print_field(stream, "sandbox_id", sandbox_id);
-    print_field(stream, "alive", alive ? "yes" : "no");
+    print_field(stream, key, flag ? "yes" : "no");
     text_emit(out, &text, stdout);
+}
+
+void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive)
+{
+    print_id_and_flag(out, sandbox_id, "alive", alive);
 }
 
 enum { LIST_COLUMNS = 6 };
@@ -240,9 +267,7 @@ void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandb
         "SANDBOX_ID", "STATUS", "USER", "THREAD", "CONTRACT", "URL"};
     const char **cells = calloc(count * LIST_COLUMNS + 1, sizeof *cells);
     char (*contracts)[16] = calloc(count + 1, sizeof *contracts);
-    text_buffer text;
-    FILE *stream = cells != NULL && contracts != NULL ? text_open(&text) : NULL;
-    if (stream != NULL) {
+    if (cells != NULL && contracts != NULL) {
         for (size_t i = 0; i < count; i++) {
             const sbx_sandbox *s = &sandboxes[i];
             const char **row = cells + i * LIST_COLUMNS;
@@ -255,8 +280,7 @@ void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandb
             row[4] = cell(contracts[i]);
             row[5] = cell(s->sandbox_url);
         }
-        print_table(stream, headers, LIST_COLUMNS, cells, count);
-        text_emit(out, &text, stdout);
+        emit_table(out, headers, LIST_COLUMNS, cells, count);
     }
     free(contracts);
     free(cells);
@@ -264,16 +288,15 @@ void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandb
 
 void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilities *caps)
 {
+    json_object *object = NULL;
     if (out->json) {
-        json_object *object = json_object_new_object();
+        object = json_object_new_object();
         json_object_object_add(object, "mount_contract_version",
                                json_contract_or_null(caps->mount_contract_version));
         json_object_object_add(object, "known", json_object_new_boolean(caps->known != 0));
-        emit_json(out, object);
-        return;
     }
     text_buffer text;
-    FILE *stream = text_open(&text);
+    FILE *stream = json_or_text(out, object, &text);
     if (stream == NULL)
         return;
     print_contract_field(stream, caps->mount_contract_version);
@@ -295,8 +318,9 @@ void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox
                                   const sbx_reconciliation *result)
 {
     const char *status = reconcile_status_name(result->status);
+    json_object *object = NULL;
     if (out->json) {
-        json_object *object = json_object_new_object();
+        object = json_object_new_object();
         json_object_object_add(object, "status", json_object_new_string(status));
         json_object_object_add(object, "sandbox",
                                result->sandbox != NULL ? sandbox_json(result->sandbox) : NULL);
@@ -304,11 +328,9 @@ void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox
                                json_string_or_null(result->backend_namespace));
         json_object_object_add(object, "incarnation_id",
                                json_string_or_null(result->incarnation_id));
-        emit_json(out, object);
-        return;
     }
     text_buffer text;
-    FILE *stream = text_open(&text);
+    FILE *stream = json_or_text(out, object, &text);
     if (stream == NULL)
         return;
     print_field(stream, "reconciliation", status);
@@ -360,9 +382,7 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
     static const char *const headers[BACKEND_COLUMNS] = {"NAME", "KIND", "ABI", "VERSION",
                                                          "PATH"};
     const char **cells = calloc(count * BACKEND_COLUMNS + 1, sizeof *cells);
-    text_buffer text;
-    FILE *stream = cells != NULL ? text_open(&text) : NULL;
-    if (stream != NULL) {
+    if (cells != NULL) {
         for (size_t i = 0; i < count; i++) {
             const char **row = cells + i * BACKEND_COLUMNS;
             row[0] = cell(entries[i].name);
@@ -371,8 +391,7 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
             row[3] = cell(entries[i].version);
             row[4] = cell(entries[i].path);
         }
-        print_table(stream, headers, BACKEND_COLUMNS, cells, count);
-        text_emit(out, &text, stdout);
+        emit_table(out, headers, BACKEND_COLUMNS, cells, count);
     }
     free(cells);
     free(abis);
@@ -380,20 +399,7 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
 
 void sbx_ctl_print_destroyed(const sbx_ctl_output *out, const char *sandbox_id)
 {
-    if (out->json) {
-        json_object *object = json_object_new_object();
-        json_object_object_add(object, "sandbox_id", json_object_new_string(sandbox_id));
-        json_object_object_add(object, "destroyed", json_object_new_boolean(1));
-        emit_json(out, object);
-        return;
-    }
-    text_buffer text;
-    FILE *stream = text_open(&text);
-    if (stream == NULL)
-        return;
-    print_field(stream, "sandbox_id", sandbox_id);
-    print_field(stream, "destroyed", "yes");
-    text_emit(out, &text, stdout);
+    print_id_and_flag(out, sandbox_id, "destroyed", 1);
 }
 
 void sbx_ctl_print_version(const sbx_ctl_output *out)

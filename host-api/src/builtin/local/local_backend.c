@@ -10,6 +10,7 @@
 #include "host-api/src/builtin/local/local_backend.h"
 
 #include "common/backend_log.h"
+#include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "host-api/src/builtin/local/local_command.h"
@@ -28,7 +29,6 @@
 #include <time.h>
 
 #define BACKEND_NAME "local"
-#define DEFAULT_USER "default"
 
 struct sbx_backend_instance {
     sbx_local_options options;
@@ -66,6 +66,17 @@ static void local_close(sbx_backend_instance *inst)
     free(inst);
 }
 
+/* The files of a sandbox the caller names: its id is refused (never
+ * reaching a file name) unless valid. */
+static sbx_status sandbox_paths(const sbx_backend_instance *inst, const char *sandbox_id,
+                                sbx_local_paths *paths, sbx_error *err)
+{
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, paths, err);
+    return st;
+}
+
 static int metadata_is_alive(const sbx_local_metadata *meta, const sbx_local_paths *paths)
 {
     if (meta->process.pid != 0)
@@ -100,29 +111,15 @@ static sbx_status fill_record(sbx_sandbox *out, const sbx_local_metadata *meta,
 static sbx_status single_record(const sbx_local_metadata *meta, const sbx_local_paths *paths,
                                 sbx_sandbox **out, sbx_error *err)
 {
-    sbx_sandbox *one = calloc(1, sizeof *one);
-    if (one == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    sbx_status st = fill_record(one, meta, paths, err);
-    if (st != SBX_OK) {
-        free(one);
-        return st;
-    }
-    *out = one;
-    return SBX_OK;
+    sbx_sandbox one;
+    sbx_status st = fill_record(&one, meta, paths, err);
+    return st == SBX_OK ? sbx_sandbox_record_box(&one, out, err) : st;
 }
 
 /* What the local backend cannot honour is refused, never silently dropped. */
 static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
 {
-    if (req == NULL ||
-        req->struct_size < offsetof(sbx_create_request, required_contract) + sizeof(int))
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: create needs a complete request");
-    sbx_status st = sbx_check_sandbox_id(req->sandbox_id, err);
-    if (st == SBX_OK)
-        st = sbx_check_principal_id("thread_id", req->thread_id, err);
-    if (st == SBX_OK)
-        st = sbx_check_principal_id("user_id", req->user_id, err);
+    sbx_status st = sbx_create_request_check(BACKEND_NAME, req, err);
     if (st != SBX_OK)
         return st;
     if (req->extra_mount_count > 0) {
@@ -134,11 +131,7 @@ static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
                              m && m->container_path ? m->container_path : "(null)",
                              req->sandbox_id);
     }
-    if (req->required_contract != SBX_CONTRACT_NONE)
-        return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
-                             "local backend has no mount contract; sandbox '%s' cannot "
-                             "require version %d", req->sandbox_id, req->required_contract);
-    return SBX_OK;
+    return sbx_create_request_refuse_contract(BACKEND_NAME, req, err);
 }
 
 static void format_now(char *buf, size_t size)
@@ -185,7 +178,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     format_now(created, sizeof created);
     meta->sandbox_id = (char *)req->sandbox_id;
     meta->thread_id = (char *)req->thread_id;
-    meta->user_id = (char *)(req->user_id ? req->user_id : DEFAULT_USER);
+    meta->user_id = (char *)sbx_create_request_user(req);
     meta->url = url;
     meta->created = created;
     meta->incarnation_id = incarnation;
@@ -244,9 +237,7 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
 {
     sbx_local_paths paths;
     int lock_fd = -1;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
-    if (st == SBX_OK)
-        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st == SBX_OK)
         st = sbx_local_lock(&paths, &lock_fd, err);
     if (st != SBX_OK)
@@ -279,9 +270,7 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
     if (alive == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "local: is_alive needs an output");
     *alive = 0;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
-    if (st == SBX_OK)
-        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
@@ -302,9 +291,7 @@ static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox
     sbx_local_paths paths;
     if (out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "local: discover needs an output");
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
-    if (st == SBX_OK)
-        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
@@ -379,12 +366,7 @@ static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **o
             st = list_one(inst, id, &list, err);
     }
     closedir(dir);
-    if (st != SBX_OK) {
-        sbx_sandbox_records_free(list.items, list.count);
-        return st;
-    }
-    sbx_sandbox_list_take(&list, out, count);
-    return SBX_OK;
+    return sbx_sandbox_list_finish(&list, st, out, count);
 }
 
 /* Reconciliation is authoritative here: the state directory is the whole
@@ -399,9 +381,7 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
     sbx_local_paths paths;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
-    if (st == SBX_OK)
-        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, &paths, err);
+    sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
     char namespace_id[SBX_LOCAL_ID_SIZE];
@@ -425,29 +405,10 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
     if (out->status == SBX_RECONCILE_UNKNOWN) {
         if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
             LOG(inst, SBX_LOG_WARN, "reconcile of sandbox %s: %s", sandbox_id, why.message);
-        sbx_sandbox_records_free(out->sandbox, out->sandbox ? 1 : 0);
-        free(out->backend_namespace);
-        free(out->incarnation_id);
-        memset(out, 0, sizeof *out);
-        out->status = SBX_RECONCILE_UNKNOWN;
+        sbx_reconciliation_clear(out);
     }
     sbx_local_metadata_clear(&meta);
     return SBX_OK;
-}
-
-static void local_clear_reconciliation(sbx_reconciliation *result)
-{
-    if (result == NULL)
-        return;
-    sbx_sandbox_records_free(result->sandbox, result->sandbox ? 1 : 0);
-    free(result->backend_namespace);
-    free(result->incarnation_id);
-    memset(result, 0, sizeof *result);
-}
-
-static void local_free_sandboxes(sbx_sandbox *sandboxes, size_t count)
-{
-    sbx_sandbox_records_free(sandboxes, count);
 }
 
 static const sbx_backend_descriptor local_descriptor = {
@@ -463,10 +424,10 @@ static const sbx_backend_descriptor local_descriptor = {
     .is_alive = local_is_alive,
     .discover = local_discover,
     .list_running = local_list_running,
-    .free_sandboxes = local_free_sandboxes,
+    .free_sandboxes = sbx_sandbox_records_free,
     .capabilities = NULL,
     .reconcile = local_reconcile,
-    .clear_reconciliation = local_clear_reconciliation,
+    .clear_reconciliation = sbx_reconciliation_clear,
 };
 
 const sbx_backend_descriptor *sbx_local_backend_descriptor(void)

@@ -88,12 +88,12 @@ static void become_shell(int go_fd, int null_fd, int log_fd, char *const argv[])
     _exit(127);
 }
 
-/* Write all of `len` bytes; 0 on failure. */
-static int write_all(int fd, const void *data, size_t len)
+/* Write (`writing`) or read exactly `len` bytes, through EINTR; 0 on
+ * failure or, when reading, on EOF. */
+static int transfer_all(int fd, char *p, size_t len, int writing)
 {
-    const char *p = data;
     while (len > 0) {
-        ssize_t n = write(fd, p, len);
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -104,20 +104,17 @@ static int write_all(int fd, const void *data, size_t len)
     return 1;
 }
 
+/* Write all of `len` bytes; 0 on failure. */
+static int write_all(int fd, const void *data, size_t len)
+{
+    /* transfer_all only reads from the buffer when writing. */
+    return transfer_all(fd, (char *)data, len, 1);
+}
+
 /* Read exactly `len` bytes; 0 on EOF or failure. */
 static int read_all(int fd, void *data, size_t len)
 {
-    char *p = data;
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 1;
+    return transfer_all(fd, data, len, 0);
 }
 
 static void close_if_open(int *fd)

@@ -1,0 +1,43 @@
+/* Create request checks shared by the backends (see create_request.h). */
+#include "common/create_request.h"
+
+#include "common/sandbox_ids.h"
+
+#include <sbx/host.h>
+
+#include <stddef.h>
+
+sbx_status sbx_create_request_check(const char *backend, const sbx_create_request *req,
+                                    sbx_error *err)
+{
+    /* A smaller struct_size is a caller built against another ABI: the
+     * fields we would read are not there. */
+    if (req == NULL ||
+        req->struct_size < offsetof(sbx_create_request, required_contract) + sizeof(int))
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "%s: create request missing or built for another ABI "
+                             "(initialise it with SBX_CREATE_REQUEST_INIT)", backend);
+    sbx_status st = sbx_check_sandbox_id(req->sandbox_id, err);
+    if (st == SBX_OK)
+        st = sbx_check_principal_id("thread_id", req->thread_id, err);
+    if (st == SBX_OK)
+        st = sbx_check_principal_id("user_id", req->user_id, err);
+    return st;
+}
+
+sbx_status sbx_create_request_refuse_contract(const char *backend,
+                                              const sbx_create_request *req,
+                                              sbx_error *err)
+{
+    if (req->required_contract == SBX_CONTRACT_NONE)
+        return SBX_OK;
+    return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
+                         "%s backend has no mount contract; sandbox '%s' cannot "
+                         "require version %d", backend, req->sandbox_id,
+                         req->required_contract);
+}
+
+const char *sbx_create_request_user(const sbx_create_request *req)
+{
+    return req->user_id != NULL ? req->user_id : SBX_DEFAULT_USER_ID;
+}

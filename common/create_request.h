@@ -1,0 +1,26 @@
+/*
+ * Checks of a create request every backend makes before acting on it, so
+ * that all of them refuse the same requests with the same words.
+ */
+#ifndef SBX_COMMON_CREATE_REQUEST_H
+#define SBX_COMMON_CREATE_REQUEST_H
+
+#include <sbx/backend.h>
+
+/* SBX_ERR_USAGE (message prefixed with `backend`) when `req` is NULL or its
+ * struct_size does not reach required_contract; else the first refusal of
+ * its ids (sandbox, thread, user; sandbox_ids.h), or SBX_OK. */
+sbx_status sbx_create_request_check(const char *backend, const sbx_create_request *req,
+                                    sbx_error *err);
+
+/* For backends without a mount contract: SBX_ERR_UNSUPPORTED naming
+ * `backend` and the sandbox when `req` requires a version, else SBX_OK. */
+sbx_status sbx_create_request_refuse_contract(const char *backend,
+                                              const sbx_create_request *req,
+                                              sbx_error *err);
+
+/* The user `req` is made for: its user_id, else SBX_DEFAULT_USER_ID.
+ * Borrowed from `req` (or static). */
+const char *sbx_create_request_user(const sbx_create_request *req);
+
+#endif

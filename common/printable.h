@@ -1,0 +1,15 @@
+/*
+ * Untrusted values (ids, option keys, answer fields) made safe to quote in
+ * an error message, shared so that every backend cuts and escapes alike.
+ */
+#ifndef SBX_COMMON_PRINTABLE_H
+#define SBX_COMMON_PRINTABLE_H
+
+#include <stddef.h>
+
+/* Copy `value` (NULL reads as "") into buf (cap bytes) for a message: at
+ * most 64 characters, control and non-ASCII bytes as '?' so that a value
+ * cannot forge log lines, "..." when cut.  Returns buf. */
+const char *sbx_printable(const char *value, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,21 @@
+/* Test support: the backend calls the backend suites (local, docker) make
+ * over and over, through the public host library (<sbx/host.h>). */
+#ifndef SBX_TEST_BACKEND_CALLS_H
+#define SBX_TEST_BACKEND_CALLS_H
+
+#include <stddef.h>
+#include <sbx/host.h>
+
+/* Create sandbox `id` for `thread` and `user` (NULL: absent) with the
+ * `n_mounts` extra `mounts` (borrowed; NULL when none).  Returns the
+ * sandbox (release with sbx_backend_free_sandboxes(b, sb, 1)), or NULL
+ * with `err` filled. */
+sbx_sandbox *sbx_test_create(sbx_backend *b, const char *id, const char *thread,
+                             const char *user, const sbx_mount *mounts, size_t n_mounts,
+                             sbx_error *err);
+
+/* is_alive(`id`), asserting (non-fatally) that the call succeeds: its
+ * answer, or -1 when the backend did not set one. */
+int sbx_test_is_alive(sbx_backend *b, const char *id);
+
+#endif

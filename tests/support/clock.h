@@ -1,0 +1,15 @@
+/* Test support: the monotonic clock tests measure and bound waits with
+ * (tests never sleep; they wait on a condition until a deadline). */
+#ifndef SBX_TEST_CLOCK_H
+#define SBX_TEST_CLOCK_H
+
+#include <time.h>
+
+/* Milliseconds on CLOCK_MONOTONIC (wall-clock jumps do not move it). */
+long sbx_test_now_ms(void);
+
+/* The CLOCK_MONOTONIC time `timeout_ms` from now, as pthread_cond_timedwait
+ * wants it for a condition variable set to that clock. */
+struct timespec sbx_test_deadline_in(int timeout_ms);
+
+#endif
