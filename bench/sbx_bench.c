@@ -10,6 +10,8 @@
  *   list    list_running COUNT times; -n checks the number of sandboxes
  *   open    COUNT times: new host, load + open "remote", close, free host
  *           (module load + open time; THREADS must be 1)
+ *   reopen  COUNT times: open + close "remote" on one host that has loaded
+ *           the module already (open time alone; THREADS must be 1)
  * The backend is found through $SBX_MODULE_PATH.  Prints one result line
  * (bench_util.h) with the peak memory before and after the loop.
  */
@@ -24,6 +26,7 @@
 
 typedef struct bench_run {
     sbx_backend *backend;
+    sbx_host *host;        /* reopen: the host that keeps the module loaded */
     sbx_option options[2];
     size_t option_count;
     const char *tag;
@@ -112,10 +115,23 @@ static int call_open(void *ctx, unsigned thread, unsigned long index)
     return st == SBX_OK ? 0 : failed("open", &err);
 }
 
+static int call_reopen(void *ctx, unsigned thread, unsigned long index)
+{
+    (void)thread;
+    (void)index;
+    bench_run *run = ctx;
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_open(run->host, "remote", run->options, run->option_count,
+                                     &backend, &err);
+    sbx_backend_close(backend);
+    return st == SBX_OK ? 0 : failed("open", &err);
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: sbx-bench [-k API_KEY] [-t TAG] [-n EXPECTED] BASE_URL "
-                    "alive|create|list|open COUNT THREADS\n");
+                    "alive|create|list|open|reopen COUNT THREADS\n");
     return 2;
 }
 
@@ -147,8 +163,9 @@ int main(int argc, char **argv)
                            : strcmp(op, "create") == 0 ? call_create
                            : strcmp(op, "list") == 0   ? call_list
                            : strcmp(op, "open") == 0   ? call_open
+                           : strcmp(op, "reopen") == 0 ? call_reopen
                                                        : NULL;
-    if (fn == NULL || (fn == call_open && threads != 1))
+    if (fn == NULL || ((fn == call_open || fn == call_reopen) && threads != 1))
         return usage();
 
     sbx_host *host = NULL;
@@ -157,6 +174,11 @@ int main(int argc, char **argv)
         failed("open", &err);
         sbx_host_free(host);
         return 1;
+    }
+    if (fn == call_reopen) { /* the module stays loaded: measure open alone */
+        sbx_backend_close(run.backend);
+        run.backend = NULL;
+        run.host = host;
     }
     long rss_before = sbx_bench_maxrss_kb();
     sbx_bench_result r;

@@ -97,6 +97,11 @@ static char *url_for_messages(const char *url)
     return shown;
 }
 
+const char *sbx_http_client_shown_url(const sbx_http_client *c)
+{
+    return c->shown_url;
+}
+
 static void strip_trailing_slashes(char *url)
 {
     size_t len = strlen(url);

@@ -52,6 +52,10 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
  * on the client may be in progress. */
 void sbx_http_client_free(sbx_http_client *c);
 
+/* The client's base URL as logs and messages may show it: without any
+ * "user:password@".  Owned by the client. */
+const char *sbx_http_client_shown_url(const sbx_http_client *c);
+
 /* An answer: the status and the body (NUL-terminated for convenience; body
  * may contain NULs, body_len is authoritative).  Owned by the caller, released
  * with sbx_http_response_clear. */

@@ -115,7 +115,7 @@ sbx_status sbx_remote_open(const sbx_option *options, size_t option_count,
         free(inst);
         return st;
     }
-    sbx_remote_log(inst, SBX_LOG_DEBUG, "opened for %s (%s)", inst->options.provisioner_url,
+    sbx_remote_log(inst, SBX_LOG_DEBUG, "opened for %s (%s)", sbx_http_client_shown_url(inst->http),
                    inst->options.api_key != NULL ? "with an API key" : "without an API key");
     *out = inst;
     return SBX_OK;

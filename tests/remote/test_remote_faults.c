@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tests/remote/remote_fixture.h"
+#include "tests/support/remote_helpers.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 
@@ -353,6 +354,36 @@ static void expect_key_refused_at_open(const char *key)
     sbx_rt_stop(&rt);
 }
 
+/* Credentials written into provisioner_url reach no log line and no
+ * message: the backend shows the URL without its user:password@. */
+static void test_url_credentials_never_logged(void)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start_emulator(&rt, NULL))
+        return;
+    const char *url = sbx_test_emu_url(rt.emu);
+    char with_password[256];
+    snprintf(with_password, sizeof with_password, "http://user:pw-s3cret@%s",
+             url + strlen("http://"));
+    rt.host = sbx_test_host_new(rt.log);
+    sbx_error err;
+    rt.backend = sbx_test_open_remote(&rt.host, with_password, NULL, NULL, 0, &err);
+    CU_ASSERT_PTR_NOT_NULL(rt.backend);
+    if (rt.backend == NULL) {
+        sbx_rt_stop(&rt);
+        return;
+    }
+    sbx_sandbox *sandboxes = NULL;
+    size_t count = 0;
+    CU_ASSERT_EQUAL(sbx_backend_list_running(rt.backend, &sandboxes, &count, &err), SBX_OK);
+    sbx_backend_free_sandboxes(rt.backend, sandboxes, count);
+    char opened[256];
+    snprintf(opened, sizeof opened, "opened for %s", url);
+    CU_ASSERT(sbx_test_log_contains(rt.log, opened));
+    CU_ASSERT_FALSE(sbx_test_log_contains(rt.log, "pw-s3cret"));
+    sbx_rt_stop(&rt);
+}
+
 static void test_key_with_lf_refused_at_open(void)
 {
     expect_key_refused_at_open("s3cret\nX-Injected: 1");
@@ -680,6 +711,7 @@ void sbx_test_register(void)
     static const CU_TestInfo keys[] = {
         { "wrong_key_is_unauthorized_and_never_echoed", test_wrong_key_is_unauthorized_and_never_echoed },
         { "missing_key_sends_no_header", test_missing_key_sends_no_header },
+        { "url_credentials_never_logged", test_url_credentials_never_logged },
         { "key_with_lf_refused_at_open", test_key_with_lf_refused_at_open },
         { "key_with_cr_refused_at_open", test_key_with_cr_refused_at_open },
         { "unknown_option_refused_at_open", test_unknown_option_refused_at_open },
