@@ -2,8 +2,8 @@
 # each user links its own copy, and modules export none of it.
 
 # Errors, id and create request rules, sandbox records, logging, option
-# values and values quoted in messages: everything any backend (in-process
-# or module) needs.
+# values, values quoted in messages and the wait for a sandbox's server:
+# everything any backend (in-process or module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/error.c \
@@ -12,7 +12,8 @@ common_libsbx_common_la_SOURCES = \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
 	common/sandbox_ids.c common/sandbox_ids.h \
-	common/sandbox_records.c common/sandbox_records.h
+	common/sandbox_records.c common/sandbox_records.h \
+	common/tcp_ready.c common/tcp_ready.h
 
 # The HTTP client and strict JSON readers of the HTTP backends (remote,
 # docker); kept apart so that the host library does not link libcurl.

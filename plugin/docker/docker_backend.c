@@ -13,6 +13,7 @@
 #include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
+#include "common/tcp_ready.h"
 #include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_engine.h"
 #include "plugin/docker/docker_options.h"
@@ -205,6 +206,27 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
     return st;
 }
 
+/* A sandbox's URL must answer once create returns: wait until its published
+ * port accepts a connection.  The port is read back from the URL that
+ * sbx_docker_sandbox_from_inspect formed (http://HOST:PORT or
+ * http://[V6]:PORT), so it follows the last ':'.  On timeout the container
+ * stays, for destroy. */
+static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx_sandbox *sb,
+                                     sbx_error *err)
+{
+    if (inst->options.ready_timeout_ms == 0)
+        return SBX_OK;
+    const char *colon = strrchr(sb->sandbox_url, ':');
+    long port = colon != NULL ? strtol(colon + 1, NULL, 10) : 0;
+    if (port <= 0 || port > 65535)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: sandbox '%s' has no port in '%.200s'",
+                             sb->sandbox_id, sb->sandbox_url);
+    char what[96];
+    snprintf(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
+    return sbx_tcp_wait_ready(inst->options.bind_host, (int)port, inst->options.ready_timeout_ms,
+                              what, err);
+}
+
 static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,
                                 sbx_sandbox **out, sbx_error *err)
 {
@@ -230,9 +252,14 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
         st = sbx_error_set(err, SBX_ERR_PROVISIONER,
                            "docker: sandbox '%s' %s after start", req->sandbox_id,
                            running ? "publishes no port" : "is not running");
+    /* The sandbox exists and runs from here on: a server that does not
+     * answer in time leaves it for destroy (docs/docker.md). */
+    int running_sandbox = st == SBX_OK;
+    if (st == SBX_OK)
+        st = wait_until_serving(inst, one, err);
     if (st != SBX_OK) {
         sbx_sandbox_records_free(one, one ? 1 : 0);
-        if (created) {
+        if (created && !running_sandbox) {
             /* Leave no half-made sandbox behind; the first error stands. */
             sbx_error ignored;
             remove_container(inst, req->sandbox_id, &ignored);

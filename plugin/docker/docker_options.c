@@ -14,6 +14,7 @@
 #define DEFAULT_PORT 8080L
 #define DEFAULT_TIMEOUT_MS 30000L
 #define DEFAULT_STOP_GRACE_S 5L
+#define DEFAULT_READY_TIMEOUT_MS 5000L
 
 static void pairs_free(sbx_docker_pair *pairs, size_t count)
 {
@@ -146,6 +147,8 @@ static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx
         return sbx_option_parse_long(k, v, 1, 3600000L, &o->timeout_ms, err);
     if (strcmp(k, "stop_grace_s") == 0)
         return sbx_option_parse_long(k, v, 0, 3600L, &o->stop_grace_s, err);
+    if (strcmp(k, "ready_timeout_ms") == 0)
+        return sbx_option_parse_long(k, v, 0, 600000L, &o->ready_timeout_ms, err);
     if (strcmp(k, "env") == 0)
         return parse_pairs(k, v, NULL, &o->env, &o->env_count, err);
     if (strcmp(k, "labels") == 0)
@@ -153,7 +156,7 @@ static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx
     return sbx_error_set(err, SBX_ERR_CONFIG,
                          "unknown option '%.64s' for backend 'docker' (known: socket, image, "
                          "name_prefix, bind_host, port, env, labels, command, api_version, "
-                         "timeout_ms, stop_grace_s)", k);
+                         "timeout_ms, stop_grace_s, ready_timeout_ms)", k);
 }
 
 /* The socket when the `socket` option is not given. */
@@ -190,6 +193,7 @@ sbx_status sbx_docker_options_parse(const sbx_option *options, size_t count,
     out->port = DEFAULT_PORT;
     out->timeout_ms = DEFAULT_TIMEOUT_MS;
     out->stop_grace_s = DEFAULT_STOP_GRACE_S;
+    out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
     sbx_status st = SBX_OK;
     for (size_t i = 0; i < count && st == SBX_OK; i++)
         st = apply_option(&options[i], out, err);

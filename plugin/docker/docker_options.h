@@ -29,6 +29,7 @@ typedef struct sbx_docker_options {
     char *api_version;         /* "v1.41": path prefix of every call */
     long timeout_ms;           /* bound of each engine call */
     long stop_grace_s;         /* SIGTERM-to-SIGKILL grace on destroy */
+    long ready_timeout_ms;     /* create waits this long for the published port; 0: no wait */
 } sbx_docker_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

@@ -242,8 +242,12 @@ static void append_text(char *buf, size_t cap, size_t *used, const char *text, s
     buf[*used] = '\0';
 }
 
+/* `text` may be NULL: json-c gives NULL for a JSON null, which a peer may
+ * put anywhere (fuzzing found one in a validation "loc"). */
 static void append_str(char *buf, size_t cap, size_t *used, const char *text)
 {
+    if (text == NULL)
+        text = "null";
     append_text(buf, cap, used, text, strlen(text));
 }
 

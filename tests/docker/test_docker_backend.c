@@ -5,6 +5,7 @@
  * busybox httpd servers published on 127.0.0.1.
  */
 #include "tests/support/backend_calls.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
 
@@ -139,6 +140,8 @@ static void test_lifecycle(void)
     CU_ASSERT_STRING_EQUAL(sb->user_id, "user-1");
     CU_ASSERT_STRING_EQUAL(sb->status, "Running");
 
+    /* create waited for the server (ready_timeout_ms): the first try answers. */
+    CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 5000), 200);
     char *body = fetch(sb->sandbox_url);
     CU_ASSERT(body != NULL && strcmp(body, "hello\n") == 0);
     free(body);
@@ -230,6 +233,34 @@ static void test_existing_name_returns_the_container(void)
     teardown(&f);
 }
 
+/* A server that never listens on the sandbox port (httpd serves another
+ * one): create fails with a transport error naming the sandbox and the
+ * timeout, within the deadline, and leaves the container for destroy. */
+static void test_server_that_never_listens_times_out(void)
+{
+    fixture f;
+    sbx_option extra[] = { { "command", "exec httpd -f -p 9999 -h /" },
+                           { "ready_timeout_ms", "600" } };
+    sbx_error err;
+    CU_ASSERT_FATAL(open_docker(&f, extra, 2, &err) == SBX_OK);
+    long started = sbx_test_now_ms();
+    sbx_sandbox *sb = sbx_test_create(f.backend, "never-listens", NULL, NULL, NULL, 0, &err);
+    long elapsed = sbx_test_now_ms() - started;
+    CU_ASSERT(sb == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
+    CU_ASSERT(strstr(err.message, "never-listens") != NULL);
+    CU_ASSERT(strstr(err.message, "127.0.0.1:") != NULL);
+    CU_ASSERT(strstr(err.message, "600 ms") != NULL);
+    /* The wait itself is bounded by 600 ms; the engine calls add their own time. */
+    CU_ASSERT(elapsed >= 600 && elapsed < 600 + 10000);
+
+    /* Left for destroy: the container runs, destroy removes it. */
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "never-listens"), 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "never-listens", &err) == SBX_OK);
+    CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-never-listens/json", NULL), 404);
+    teardown(&f);
+}
+
 static void test_absent_sandboxes(void)
 {
     fixture f;
@@ -275,6 +306,10 @@ static void test_errors(void)
     sbx_option bad[] = { { "imgae", "x" } };
     CU_ASSERT(open_docker(&f, bad, 1, &err) == SBX_ERR_CONFIG);
     CU_ASSERT(strstr(err.message, "imgae") != NULL);
+    sbx_host_free(f.host);
+    sbx_option bad_ready[] = { { "ready_timeout_ms", "soon" } };
+    CU_ASSERT(open_docker(&f, bad_ready, 1, &err) == SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "ready_timeout_ms") != NULL);
     sbx_host_free(f.host);
 
     /* The engine's own message comes through. */
@@ -362,6 +397,7 @@ void sbx_test_register(void)
         { "a read-only mount is read-only", test_read_only_mount_is_read_only },
         { "a read-write mount is writable", test_read_write_mount_is_writable },
         { "an existing name returns (and starts) the container", test_existing_name_returns_the_container },
+        { "a server that never listens: create times out", test_server_that_never_listens_times_out },
         { "absent sandboxes: 404 handling", test_absent_sandboxes },
         { "a container without our labels is left alone", test_foreign_container_is_left_alone },
         { "errors: options, engine messages, transport", test_errors },

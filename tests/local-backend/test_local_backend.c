@@ -5,6 +5,7 @@
  * metadata, id validation, idempotent create and destroy, many threads.
  */
 #include "tests/support/backend_calls.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
 
@@ -319,6 +320,8 @@ static void test_command_lifecycle(void)
     fputs("hello from the sandbox\n", out);
     fclose(out);
     snprintf(url, sizeof url, "%s/hello.txt", sb->sandbox_url);
+    /* create waited for the server (ready_timeout_ms): the first try answers. */
+    CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 5000), 200);
     char *body = NULL;
     CU_ASSERT_EQUAL(sbx_test_http_get(url, SERVER_READY_MS, &body), 200);
     CU_ASSERT(body != NULL && strcmp(body, "hello from the sandbox\n") == 0);
@@ -336,6 +339,72 @@ static void test_command_lifecycle(void)
     CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 0);
     CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
+    fixture_teardown(&f);
+}
+
+/* A command that never listens: create fails with a transport error naming
+ * the sandbox, its port and the timeout, within the deadline, and leaves
+ * the sandbox for destroy.  ready_timeout_ms=0 does not wait. */
+#define SILENT_COMMAND "exec tail -f /dev/null"
+#define READY_TIMEOUT "400"
+#define READY_TIMEOUT_MS 400L
+
+static sbx_backend *open_silent(sbx_host *host, const char *state_dir, const char *ready_ms)
+{
+    sbx_option opts[3] = { { "state_dir", state_dir }, { "command", SILENT_COMMAND },
+                           { "ready_timeout_ms", ready_ms } };
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_open(host, "local", opts, 3, &backend, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "open local: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return backend;
+}
+
+static void test_server_that_never_listens_times_out(void)
+{
+    if (!on_path("tail")) {
+        fprintf(stderr, "SKIP ready timeout: no tail on PATH\n");
+        return;
+    }
+    fixture f;
+    make_state_dir(f.state_dir, sizeof f.state_dir, "silent");
+    f.host = new_host();
+    f.backend = open_silent(f.host, f.state_dir, READY_TIMEOUT);
+    sbx_error err;
+    long started = sbx_test_now_ms();
+    sbx_sandbox *sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, NULL, 0, &err);
+    long elapsed = sbx_test_now_ms() - started;
+    CU_ASSERT(sb == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
+    CU_ASSERT(elapsed >= READY_TIMEOUT_MS && elapsed < READY_TIMEOUT_MS + 3000);
+    json_object *meta = read_metadata(f.state_dir, "silent-box"), *port = NULL;
+    CU_ASSERT_FATAL(meta != NULL && json_object_object_get_ex(meta, "port", &port));
+    char port_text[32];
+    snprintf(port_text, sizeof port_text, ":%d ", json_object_get_int(port));
+    json_object_put(meta);
+    CU_ASSERT(strstr(err.message, "silent-box") != NULL);
+    CU_ASSERT(strstr(err.message, port_text) != NULL);
+    CU_ASSERT(strstr(err.message, READY_TIMEOUT " ms") != NULL);
+
+    /* Left for destroy: it still runs, and destroy removes it. */
+    long pid = metadata_pid(f.state_dir, "silent-box");
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "silent-box"), 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "silent-box", &err) == SBX_OK);
+    CU_ASSERT(process_gone(pid));
+    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    sbx_backend_close(f.backend);
+
+    /* 0 disables the wait: create returns the sandbox at once. */
+    f.backend = open_silent(f.host, f.state_dir, "0");
+    started = sbx_test_now_ms();
+    sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, NULL, 0, &err);
+    CU_ASSERT(sbx_test_now_ms() - started < READY_TIMEOUT_MS);
+    CU_ASSERT(sb != NULL && strcmp(sb->status, "Running") == 0);
+    if (sb != NULL)
+        sbx_backend_free_sandboxes(f.backend, sb, 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "silent-box", &err) == SBX_OK);
     fixture_teardown(&f);
 }
 
@@ -565,6 +634,9 @@ static void test_options(void)
     sbx_option bad_timeout[] = { { "stop_timeout_ms", "soon" } };
     CU_ASSERT(sbx_backend_open(host, "local", bad_timeout, 1, &b, &err) == SBX_ERR_CONFIG);
     CU_ASSERT(strstr(err.message, "stop_timeout_ms") != NULL);
+    sbx_option bad_ready[] = { { "ready_timeout_ms", "-1" } };
+    CU_ASSERT(sbx_backend_open(host, "local", bad_ready, 1, &b, &err) == SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "ready_timeout_ms") != NULL);
 
     /* Without state_dir: $XDG_STATE_HOME/sbx/local (the harness sets it). */
     const char *xdg = getenv("XDG_STATE_HOME");
@@ -722,6 +794,7 @@ void sbx_test_register(void)
         { "anonymous sandbox keeps a null thread id", test_anonymous_sandbox_has_null_thread },
         { "create of an existing id returns it", test_create_existing_returns_it },
         { "command sandbox serves HTTP and is stopped by destroy", test_command_lifecycle },
+        { "a server that never listens: create times out", test_server_that_never_listens_times_out },
         { "sandboxes are shared across processes and hosts", test_cross_process_discover_and_list },
         { "metadata is one complete JSON record", test_metadata_is_complete_json },
         { "readers never see partial metadata", test_readers_never_see_partial_metadata },

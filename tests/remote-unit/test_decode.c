@@ -307,6 +307,16 @@ static void test_detail_text_of_each_error_shape(void)
     CU_ASSERT_STRING_EQUAL(detail(""), "");
 }
 
+/* Regression (fuzz/regressions/remote-detail/validation-loc-null.json): a
+ * JSON null inside a validation "loc" crashed the detail decoder. */
+static void test_detail_text_with_null_parts(void)
+{
+    CU_ASSERT_STRING_EQUAL(detail("{\"detail\":[{\"loc\":[null]}]}"), "null: {\"loc\":[null]}");
+    CU_ASSERT_STRING_EQUAL(detail("{\"detail\":[{\"loc\":[\"body\",null,0],\"msg\":\"bad\"}]}"),
+                           "body.null.0: bad");
+    CU_ASSERT_STRING_EQUAL(detail("{\"detail\":[null]}"), "null");
+}
+
 static void test_detail_text_is_bounded(void)
 {
     char body[1000];
@@ -350,6 +360,7 @@ void sbx_test_register(void)
     static const CU_TestInfo other[] = {
         { "capabilities_version_is_a_strict_integer", test_capabilities_version_is_a_strict_integer },
         { "detail_text_of_each_error_shape", test_detail_text_of_each_error_shape },
+        { "detail_text_with_null_parts", test_detail_text_with_null_parts },
         { "detail_text_is_bounded", test_detail_text_is_bounded },
         CU_TEST_INFO_NULL,
     };

@@ -113,3 +113,20 @@ int sbx_test_run_hides(const sbx_test_run *run, const char *needle)
 {
     return strstr(run->out, needle) == NULL && strstr(run->err, needle) == NULL;
 }
+
+void sbx_test_assert_list_table(const char *table)
+{
+    CU_ASSERT_EQUAL(strncmp(table, "SANDBOX_ID", 10), 0);
+    static const char *const headers[] = {"STATUS", "USER", "THREAD", "CONTRACT", "URL"};
+    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
+        const char *found = strstr(table, headers[h]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(found);
+        size_t offset = (size_t)(found - table);
+        for (const char *line = table; *line != '\0';) {
+            const char *end = strchr(line, '\n');
+            size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+            CU_ASSERT_TRUE(len > offset && line[offset] != ' ' && line[offset - 1] == ' ');
+            line += len + (end != NULL);
+        }
+    }
+}

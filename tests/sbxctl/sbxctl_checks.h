@@ -41,6 +41,11 @@ void sbx_test_assert_json_string(json_object *object, const char *key, const cha
 /* Non-zero when `object` has member `key` and it is JSON null. */
 int sbx_test_json_is_null(json_object *object, const char *key);
 
+/* Assert `table` (the human output of `list`) is an aligned table: every
+ * column of the header line (SANDBOX_ID STATUS USER THREAD CONTRACT URL)
+ * starts at the same offset on every line, after a space. */
+void sbx_test_assert_list_table(const char *table);
+
 /* Non-zero when `needle` occurs in neither stdout nor stderr of the run. */
 int sbx_test_run_hides(const sbx_test_run *run, const char *needle);
 

@@ -1,14 +1,15 @@
 /* The emulator as a child process: spawn, read the listening line with
  * poll() against a deadline, stop by signal and wait for its stdout to
- * close (never by sleeping). */
+ * close (never by sleeping).  Control calls go over https when it serves
+ * https. */
 #include "tests/support/emulator.h"
 
 #include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,23 +26,9 @@ struct sbx_test_emu {
     pid_t pid;
     int stdout_fd;          /* read end of the child's stdout; EOF when it ends */
     char url[256];
+    int https;              /* it serves https: control calls use ca_file */
+    char *ca_file;          /* NULL: an https emulator's certificate is not verified */
 };
-
-/* Wait until fd is readable (data, EOF or hang-up) or the deadline: 1
- * readable, 0 deadline passed, -1 poll failed. */
-static int wait_readable(int fd, long deadline)
-{
-    for (;;) {
-        long left = deadline - sbx_test_now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int ready = poll(&p, 1, (int)left);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        return ready < 0 ? -1 : ready > 0;
-    }
-}
 
 /* Read from fd until a newline (then 1), EOF or error (-1), or the
  * deadline (0).  The line, without newline, goes to `line`. */
@@ -49,7 +36,7 @@ static int read_line(int fd, char *line, size_t cap, long deadline)
 {
     size_t len = 0;
     for (;;) {
-        int ready = wait_readable(fd, deadline);
+        int ready = sbx_test_wait_readable(fd, deadline);
         if (ready <= 0)
             return ready;
         char c;
@@ -67,23 +54,11 @@ static int read_line(int fd, char *line, size_t cap, long deadline)
     }
 }
 
-/* Wait for EOF on the child's stdout (it has exited) until `deadline`. */
-static int wait_for_eof(int fd, long deadline)
-{
-    char buf[256];
-    for (;;) {
-        if (wait_readable(fd, deadline) <= 0)
-            return 0;
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-            return 1;
-    }
-}
-
 static void end_child(sbx_test_emu *emu)
 {
     kill(emu->pid, SIGTERM);
-    if (!wait_for_eof(emu->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS)) {
+    if (!sbx_test_read_until_eof(emu->stdout_fd, NULL, 0,
+                                 sbx_test_now_ms() + STOP_DEADLINE_MS)) {
         fprintf(stderr, "emulator %d did not stop on SIGTERM; killing it\n", (int)emu->pid);
         kill(emu->pid, SIGKILL);
     }
@@ -93,7 +68,18 @@ static void end_child(sbx_test_emu *emu)
     close(emu->stdout_fd);
 }
 
+static void free_emu(sbx_test_emu *emu)
+{
+    free(emu->ca_file);
+    free(emu);
+}
+
 sbx_test_emu *sbx_test_emu_start(const char *const *args)
+{
+    return sbx_test_emu_start_trusting(args, NULL);
+}
+
+sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *ca_file)
 {
     const char *bin = getenv("SBX_EMU_BIN");
     if (bin == NULL || bin[0] == '\0') {
@@ -107,10 +93,14 @@ sbx_test_emu *sbx_test_emu_start(const char *const *args)
     char **argv = calloc(n_args + 2, sizeof *argv);
     sbx_test_emu *emu = calloc(1, sizeof *emu);
     int fds[2];
-    if (argv == NULL || emu == NULL || pipe2(fds, O_CLOEXEC) != 0) {
+    if (emu != NULL && ca_file != NULL)
+        emu->ca_file = strdup(ca_file);
+    if (argv == NULL || emu == NULL || (ca_file != NULL && emu->ca_file == NULL) ||
+        pipe2(fds, O_CLOEXEC) != 0) {
         fprintf(stderr, "sbx_test_emu_start: %s\n", strerror(errno));
         free(argv);
-        free(emu);
+        if (emu != NULL)
+            free_emu(emu);
         return NULL;
     }
     argv[0] = (char *)bin;
@@ -130,7 +120,7 @@ sbx_test_emu *sbx_test_emu_start(const char *const *args)
     if (pid < 0) {
         fprintf(stderr, "sbx_test_emu_start: fork: %s\n", strerror(saved));
         close(fds[0]);
-        free(emu);
+        free_emu(emu);
         return NULL;
     }
     emu->pid = pid;
@@ -143,10 +133,11 @@ sbx_test_emu *sbx_test_emu_start(const char *const *args)
         fprintf(stderr, "sbx_test_emu_start: %s did not report a listening address (%s)\n",
                 bin, got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
         end_child(emu);
-        free(emu);
+        free_emu(emu);
         return NULL;
     }
     snprintf(emu->url, sizeof emu->url, "%s", line + strlen(LISTENING_PREFIX));
+    emu->https = strncmp(emu->url, "https://", 8) == 0;
     return emu;
 }
 
@@ -160,7 +151,7 @@ void sbx_test_emu_stop(sbx_test_emu *emu)
     if (emu == NULL)
         return;
     end_child(emu);
-    free(emu);
+    free_emu(emu);
 }
 
 static int control_request(sbx_test_emu *emu, const char *method, const char *path,
@@ -171,7 +162,10 @@ static int control_request(sbx_test_emu *emu, const char *method, const char *pa
     char url[1024];
     snprintf(url, sizeof url, "%s%s", emu->url, path);
     sbx_test_http_result r;
-    int sent = sbx_test_http(method, url, NULL, json_body, timeout_ms, &r);
+    int sent = emu->https
+                   ? sbx_test_http_trusting(emu->ca_file, method, url, NULL, json_body,
+                                            timeout_ms, &r)
+                   : sbx_test_http(method, url, NULL, json_body, timeout_ms, &r);
     int status = sent == 0 ? (int)r.status : -1;
     if (sent == 0 && answer != NULL)
         *answer = json_tokener_parse(r.body);

@@ -13,10 +13,18 @@ typedef struct sbx_test_emu sbx_test_emu;
 /* Start the emulator with the extra command-line `args` (NULL-terminated,
  * may be NULL) and wait, at most 10 s, for its listening line.  Returns
  * NULL (with a message on stderr) when it cannot; else stop it with
- * sbx_test_emu_stop. */
+ * sbx_test_emu_stop.  Given --tls-cert/--tls-key it serves https, and the
+ * control calls below do not verify its certificate. */
 sbx_test_emu *sbx_test_emu_start(const char *const *args);
 
-/* Its base URL, "http://127.0.0.1:PORT"; owned by `emu`. */
+/* sbx_test_emu_start for an https emulator (`args` name its --tls-cert and
+ * --tls-key): the control calls verify its certificate chain against the
+ * PEM file `ca_file` (copied; NULL: no verification), not its host name,
+ * so that a test may serve a certificate for another name on purpose. */
+sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *ca_file);
+
+/* Its base URL, "http://127.0.0.1:PORT" ("https://..." when it serves
+ * https); owned by `emu`. */
 const char *sbx_test_emu_url(const sbx_test_emu *emu);
 
 /* SIGTERM it, wait for it to end (SIGKILL after 5 s) and free `emu`.

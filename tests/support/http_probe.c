@@ -40,15 +40,43 @@ void sbx_test_http_result_clear(sbx_test_http_result *result)
     memset(result, 0, sizeof *result);
 }
 
+/* Where a request goes and how its TLS peer is checked. */
+typedef struct probe_route {
+    const char *socket_path;  /* NULL: TCP */
+    int test_certificate;     /* 1: verify the chain against ca_file only, never the name */
+    const char *ca_file;      /* with test_certificate: NULL = no verification */
+} probe_route;
+
+static int perform(const probe_route *route, const char *method, const char *url,
+                   const char *const *headers, const char *body, long timeout_ms,
+                   sbx_test_http_result *out);
+
 int sbx_test_http(const char *method, const char *url, const char *const *headers,
                   const char *body, long timeout_ms, sbx_test_http_result *out)
 {
-    return sbx_test_http_unix(NULL, method, url, headers, body, timeout_ms, out);
+    probe_route route = {NULL, 0, NULL};
+    return perform(&route, method, url, headers, body, timeout_ms, out);
 }
 
 int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,
                        const char *const *headers, const char *body, long timeout_ms,
                        sbx_test_http_result *out)
+{
+    probe_route route = {socket_path, 0, NULL};
+    return perform(&route, method, url, headers, body, timeout_ms, out);
+}
+
+int sbx_test_http_trusting(const char *ca_file, const char *method, const char *url,
+                           const char *const *headers, const char *body, long timeout_ms,
+                           sbx_test_http_result *out)
+{
+    probe_route route = {NULL, 1, ca_file};
+    return perform(&route, method, url, headers, body, timeout_ms, out);
+}
+
+static int perform(const probe_route *route, const char *method, const char *url,
+                   const char *const *headers, const char *body, long timeout_ms,
+                   sbx_test_http_result *out)
 {
     pthread_once(&curl_once, init_curl);
     memset(out, 0, sizeof *out);
@@ -67,8 +95,15 @@ int sbx_test_http_unix(const char *socket_path, const char *method, const char *
         list = curl_slist_append(list, "Content-Type: application/json");
 
     curl_easy_setopt(curl, CURLOPT_URL, url);
-    if (socket_path != NULL)
-        curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, socket_path);
+    if (route->socket_path != NULL)
+        curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, route->socket_path);
+    if (route->test_certificate) {
+        curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+        if (route->ca_file != NULL)
+            curl_easy_setopt(curl, CURLOPT_CAINFO, route->ca_file);
+        else
+            curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    }
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "GET") == 0)
         curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);

@@ -33,6 +33,15 @@ int sbx_test_http_unix(const char *socket_path, const char *method, const char *
                        const char *const *headers, const char *body, long timeout_ms,
                        sbx_test_http_result *out);
 
+/* sbx_test_http to an https server the test started itself on 127.0.0.1
+ * with a throw-away certificate: the chain is verified against the PEM file
+ * `ca_file` (NULL: not verified at all), the host name is not (a test may
+ * serve a certificate for another name on purpose, and knows whom it
+ * talks to).  Plain http URLs work too. */
+int sbx_test_http_trusting(const char *ca_file, const char *method, const char *url,
+                           const char *const *headers, const char *body, long timeout_ms,
+                           sbx_test_http_result *out);
+
 /* Release what a result holds; it may be reused afterwards. */
 void sbx_test_http_result_clear(sbx_test_http_result *result);
 

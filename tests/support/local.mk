@@ -1,7 +1,7 @@
 # Test support: CUnit runner glue, raw HTTP probes, the emulator process and
-# its control API, the remote backend opened through the host library, the
-# backend calls the backend suites share, the monotonic clock of waits with
-# a deadline, and log capture.
+# its control API, child processes waited on with deadlines, the remote
+# backend opened through the host library, the backend calls the backend
+# suites share, the monotonic clock of waits with a deadline, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
 tests_support_libsbx_test_la_SOURCES = \
 	tests/support/backend_calls.c tests/support/backend_calls.h \
@@ -10,7 +10,8 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/emulator.c tests/support/emulator.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
-	tests/support/remote_helpers.c tests/support/remote_helpers.h
+	tests/support/remote_helpers.c tests/support/remote_helpers.h \
+	tests/support/subprocess.c tests/support/subprocess.h
 tests_support_libsbx_test_la_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS) -pthread
 tests_support_libsbx_test_la_LIBADD = $(CUNIT_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lpthread
 

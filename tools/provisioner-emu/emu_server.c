@@ -236,8 +236,17 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 }
 
 sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
-                                     unsigned *bound_port, char *why, size_t why_len)
+                                     const sbx_emu_tls *tls, unsigned *bound_port,
+                                     char *why, size_t why_len)
 {
+    /* Debian's libmicrohttpd has GnuTLS, but a build without it would
+     * start a plain-HTTP daemon or fail obscurely: say so instead. */
+    if (tls != NULL && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        snprintf(why, why_len,
+                 "this libmicrohttpd was built without TLS support: cannot serve HTTPS "
+                 "(--tls-cert/--tls-key)");
+        return NULL;
+    }
     sbx_emu_server *server = sbx_emu_xmalloc(sizeof *server);
     server->ctx = ctx;
     struct sockaddr_in addr;
@@ -247,15 +256,26 @@ sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_POLL | (ctx->verbose ? MHD_USE_ERROR_LOG : 0);
+                     MHD_USE_POLL | (ctx->verbose ? MHD_USE_ERROR_LOG : 0) |
+                     (tls != NULL ? MHD_USE_TLS : 0);
+    /* MHD only reads the PEM text (its type says void *, not const). */
+    struct MHD_OptionItem tls_options[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, tls != NULL ? (void *)tls->cert_pem : NULL},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, tls != NULL ? (void *)tls->key_pem : NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     server->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u,
+        MHD_OPTION_ARRAY, tls != NULL ? tls_options : tls_options + 2,
         MHD_OPTION_END);
     if (server->daemon == NULL) {
-        snprintf(why, why_len, "cannot listen on 127.0.0.1:%u", port);
+        snprintf(why, why_len, "cannot listen on 127.0.0.1:%u%s", port,
+                 tls != NULL ? " with HTTPS (port in use, or the certificate and key "
+                               "are not a matching PEM pair)"
+                             : "");
         free(server);
         return NULL;
     }

@@ -21,15 +21,22 @@ typedef struct emu_options {
     int reconciliation_route;
     const char *initial_status;
     const char *node_host;
+    const char *tls_cert;   /* PEM files; both or neither (HTTPS) */
+    const char *tls_key;
     int verbose;
 } emu_options;
+
+/* A certificate or key file larger than this is not a PEM we expect. */
+#define MAX_PEM_BYTES (1024 * 1024)
 
 static void usage(FILE *out)
 {
     fputs("usage: sbx-provisioner-emu [--port N] [--api-key KEY] [--contract N]\n"
           "                           [--no-capabilities] [--no-reconciliation]\n"
-          "                           [--initial-status WORD] [--node-host HOST] [--verbose]\n"
-          "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT.\n"
+          "                           [--initial-status WORD] [--node-host HOST]\n"
+          "                           [--tls-cert FILE --tls-key FILE] [--verbose]\n"
+          "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT,\n"
+          "over HTTPS when given a PEM certificate (chain) and its private key.\n"
           "The API key may also come from $SBX_EMU_API_KEY.  See docs/emulator.md.\n",
           out);
 }
@@ -48,7 +55,8 @@ static int parse_number(const char *text, long max, long *out)
 /* Returns 0 to go on, or the exit status to end with. */
 static int parse_options(int argc, char **argv, emu_options *o)
 {
-    enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT };
+    enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT,
+           OPT_TLS_CERT, OPT_TLS_KEY };
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},
         {"api-key", required_argument, NULL, 'k'},
@@ -57,6 +65,8 @@ static int parse_options(int argc, char **argv, emu_options *o)
         {"no-reconciliation", no_argument, NULL, OPT_NO_RECON},
         {"initial-status", required_argument, NULL, OPT_STATUS},
         {"node-host", required_argument, NULL, OPT_NODE_HOST},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -98,6 +108,12 @@ static int parse_options(int argc, char **argv, emu_options *o)
         case OPT_NODE_HOST:
             o->node_host = optarg;
             break;
+        case OPT_TLS_CERT:
+            o->tls_cert = optarg;
+            break;
+        case OPT_TLS_KEY:
+            o->tls_key = optarg;
+            break;
         case 'v':
             o->verbose = 1;
             break;
@@ -114,9 +130,38 @@ static int parse_options(int argc, char **argv, emu_options *o)
         usage(stderr);
         return 2;
     }
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        fprintf(stderr, "sbx-provisioner-emu: --tls-cert and --tls-key go together\n");
+        return 2;
+    }
     if (o->api_key != NULL && o->api_key[0] == '\0')
         o->api_key = NULL;
     return 0;
+}
+
+/* The whole of a PEM file as a NUL-terminated string (the caller frees
+ * it), or NULL after saying on stderr why it cannot be read. */
+static char *read_pem_file(const char *option, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "sbx-provisioner-emu: %s %s: %s\n", option, path, strerror(errno));
+        return NULL;
+    }
+    char *text = malloc(MAX_PEM_BYTES + 1);
+    size_t len = text != NULL ? fread(text, 1, MAX_PEM_BYTES + 1, f) : 0;
+    int failed = text == NULL || ferror(f) || len == 0 || len > MAX_PEM_BYTES;
+    fclose(f);
+    if (failed) {
+        fprintf(stderr, "sbx-provisioner-emu: %s %s: %s\n", option, path,
+                text == NULL ? "out of memory"
+                : len == 0   ? "empty or unreadable"
+                             : "larger than 1 MiB");
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    return text;
 }
 
 int main(int argc, char **argv)
@@ -125,6 +170,19 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status != 0)
         return status < 0 ? 0 : status;
+
+    sbx_emu_tls tls = {NULL, NULL};
+    char *cert_pem = NULL, *key_pem = NULL;
+    if (o.tls_cert != NULL) {
+        cert_pem = read_pem_file("--tls-cert", o.tls_cert);
+        key_pem = cert_pem != NULL ? read_pem_file("--tls-key", o.tls_key) : NULL;
+        if (key_pem == NULL) {
+            free(cert_pem);
+            return 2;
+        }
+        tls.cert_pem = cert_pem;
+        tls.key_pem = key_pem;
+    }
 
     /* Every thread (MHD's too) inherits this mask; main takes the signals. */
     sigset_t stop_signals;
@@ -146,14 +204,16 @@ int main(int argc, char **argv)
     ctx.log = sbx_emu_request_log_new();
     sbx_emu_uid_generate(ctx.namespace_uid);
 
-    char why[128];
+    char why[256];
     unsigned port = 0;
-    sbx_emu_server *server = sbx_emu_server_start(&ctx, o.port, &port, why, sizeof why);
+    sbx_emu_server *server = sbx_emu_server_start(&ctx, o.port, cert_pem != NULL ? &tls : NULL,
+                                                  &port, why, sizeof why);
     if (server == NULL) {
         fprintf(stderr, "sbx-provisioner-emu: %s\n", why);
         status = 1;
     } else {
-        printf("sbx-provisioner-emu listening on http://127.0.0.1:%u\n", port);
+        printf("sbx-provisioner-emu listening on %s://127.0.0.1:%u\n",
+               cert_pem != NULL ? "https" : "http", port);
         fflush(stdout);
         if (o.verbose)
             fprintf(stderr, "sbx-provisioner-emu: contract %d, namespace %s, key %s\n",
@@ -166,5 +226,10 @@ int main(int argc, char **argv)
     sbx_emu_faults_free(ctx.faults);
     sbx_emu_store_free(ctx.store);
     sbx_emu_contract_destroy(&ctx.contract);
+    /* The key is a secret: do not leave it in freed memory. */
+    if (key_pem != NULL)
+        memset(key_pem, 0, strlen(key_pem));
+    free(key_pem);
+    free(cert_pem);
     return status;
 }

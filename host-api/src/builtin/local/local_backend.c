@@ -13,6 +13,7 @@
 #include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
+#include "common/tcp_ready.h"
 #include "host-api/src/builtin/local/local_command.h"
 #include "host-api/src/builtin/local/local_identity.h"
 #include "host-api/src/builtin/local/local_metadata.h"
@@ -195,6 +196,23 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     return st;
 }
 
+/* A sandbox's URL must answer once create returns: wait for its command to
+ * accept connections on its port.  A new sandbox is always waited for; an
+ * existing one only while its command runs (a stopped one is returned as
+ * it is).  On timeout the sandbox stays, for destroy. */
+static sbx_status wait_until_serving(const sbx_backend_instance *inst,
+                                     const sbx_local_metadata *meta,
+                                     const sbx_local_paths *paths, int fresh, sbx_error *err)
+{
+    if (meta->port == 0 || inst->options.ready_timeout_ms == 0 ||
+        (!fresh && !metadata_is_alive(meta, paths)))
+        return SBX_OK;
+    char what[96];
+    snprintf(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
+    return sbx_tcp_wait_ready("127.0.0.1", meta->port, inst->options.ready_timeout_ms, what,
+                              err);
+}
+
 static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
                                sbx_sandbox **out, sbx_error *err)
 {
@@ -211,9 +229,11 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
+    int fresh = 0;
     st = load_metadata(&paths, req->sandbox_id, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_error_clear(err);
+        fresh = 1;
         st = create_locked(inst, req, &paths, &meta, err);
         if (st == SBX_OK)
             st = load_metadata(&paths, req->sandbox_id, &meta, err);
@@ -223,6 +243,9 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
         LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     }
     sbx_local_unlock(&paths, lock_fd, 0);
+    /* Unlocked: other creates of this id need not wait behind this one. */
+    if (st == SBX_OK)
+        st = wait_until_serving(inst, &meta, &paths, fresh, err);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, out, err);
     else

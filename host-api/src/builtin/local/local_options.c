@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #define DEFAULT_STOP_TIMEOUT_MS 5000L
+#define DEFAULT_READY_TIMEOUT_MS 5000L
 
 /* The default state directory: $XDG_STATE_HOME/sbx/local when that is an
  * absolute path (the XDG spec says to ignore relative ones), else
@@ -106,9 +107,13 @@ static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
     if (strcmp(opt->key, "stop_timeout_ms") == 0)
         return sbx_option_parse_long(opt->key, opt->value, 0, 600000L,
                                      &out->stop_timeout_ms, err);
+    if (strcmp(opt->key, "ready_timeout_ms") == 0)
+        return sbx_option_parse_long(opt->key, opt->value, 0, 600000L,
+                                     &out->ready_timeout_ms, err);
     return sbx_error_set(err, SBX_ERR_CONFIG,
                          "unknown option '%.64s' for backend 'local' "
-                         "(known: state_dir, command, stop_timeout_ms)", opt->key);
+                         "(known: state_dir, command, stop_timeout_ms, ready_timeout_ms)",
+                         opt->key);
 }
 
 sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
@@ -116,6 +121,7 @@ sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
 {
     memset(out, 0, sizeof *out);
     out->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
+    out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
     sbx_status st = SBX_OK;
     for (size_t i = 0; i < count && st == SBX_OK; i++)
         st = apply_option(&options[i], out, err);

@@ -12,6 +12,7 @@ typedef struct sbx_local_options {
     char *state_dir;        /* absolute; created (0700) by the parser */
     char *command;          /* NULL: a sandbox is only its directory */
     long stop_timeout_ms;   /* SIGTERM to SIGKILL grace on destroy */
+    long ready_timeout_ms;  /* create waits this long for the command's port; 0: no wait */
 } sbx_local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

@@ -1,0 +1,108 @@
+/* Waiting for a TCP port to accept connections (see tcp_ready.h). */
+#include "common/tcp_ready.h"
+
+#include <sbx/host.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The kernel announces nothing when a port starts listening, so refused
+ * attempts are paced: the pause between rounds starts short (a server
+ * usually listens within milliseconds) and doubles up to the maximum. */
+#define FIRST_PAUSE_MS 5L
+#define MAX_PAUSE_MS 100L
+
+static long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Wait up to `ms` for `pfd` (NULL: nothing, a pause); poll()'s answer. */
+static int poll_for(struct pollfd *pfd, long ms)
+{
+    int rc;
+    long deadline = monotonic_ms() + ms;
+    do {
+        long left = deadline - monotonic_ms();
+        rc = poll(pfd, pfd != NULL ? 1 : 0, left > 0 ? (int)left : 0);
+    } while (rc < 0 && errno == EINTR);
+    return rc;
+}
+
+/* One non-blocking connect to `ai`, given at most `budget_ms` to complete.
+ * 1 when the connection was accepted; else 0 with the reason in *why. */
+static int try_connect(const struct addrinfo *ai, long budget_ms, int *why)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    ai->ai_protocol);
+    if (fd < 0) {
+        *why = errno;
+        return 0;
+    }
+    int connected = connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    if (!connected && errno != EINPROGRESS) {
+        *why = errno;
+    } else if (!connected) {
+        struct pollfd pfd = { .fd = fd, .events = POLLOUT, .revents = 0 };
+        int rc = poll_for(&pfd, budget_ms);
+        int soerr = 0;
+        socklen_t len = sizeof soerr;
+        if (rc > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0)
+            connected = soerr == 0;
+        *why = rc == 0 ? ETIMEDOUT : rc < 0 ? errno : soerr;
+    }
+    close(fd);
+    return connected;
+}
+
+sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                              sbx_error *err)
+{
+    if (timeout_ms <= 0)
+        return SBX_OK;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints, *addrs = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    int gai = getaddrinfo(host, service, &hints, &addrs);
+    if (gai != 0)
+        return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s: cannot resolve '%.100s': %s", what,
+                             host, gai_strerror(gai));
+    long deadline = monotonic_ms() + timeout_ms;
+    long pause = FIRST_PAUSE_MS;
+    int why = ETIMEDOUT, ready = 0;
+    /* Bounded by the deadline; the count bound only guards against a clock
+     * that does not advance. */
+    long max_rounds = timeout_ms / FIRST_PAUSE_MS + 2;
+    for (long round = 0; !ready && round < max_rounds; round++) {
+        for (const struct addrinfo *ai = addrs; ai != NULL && !ready; ai = ai->ai_next) {
+            long left = deadline - monotonic_ms();
+            ready = left > 0 && try_connect(ai, left, &why);
+        }
+        long left = deadline - monotonic_ms();
+        if (ready || left <= 0)
+            break;
+        poll_for(NULL, pause < left ? pause : left);
+        pause = pause * 2 < MAX_PAUSE_MS ? pause * 2 : MAX_PAUSE_MS;
+    }
+    freeaddrinfo(addrs);
+    if (ready)
+        return SBX_OK;
+    const char *open_bracket = strchr(host, ':') != NULL ? "[" : "";
+    const char *close_bracket = open_bracket[0] != '\0' ? "]" : "";
+    return sbx_error_set(err, SBX_ERR_TRANSPORT,
+                         "%s is not serving: nothing accepted a connection on %s%.100s%s:%d "
+                         "within %ld ms (ready_timeout_ms; last attempt: %s); the sandbox is "
+                         "left for destroy", what, open_bracket, host, close_bracket, port,
+                         timeout_ms, strerror(why));
+}

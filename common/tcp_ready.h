@@ -1,0 +1,21 @@
+/*
+ * Waiting for a sandbox's server: create returns only once the sandbox's
+ * published TCP port accepts a connection, so that its URL answers (the
+ * `ready_timeout_ms` option of the local and docker backends).
+ */
+#ifndef SBX_COMMON_TCP_READY_H
+#define SBX_COMMON_TCP_READY_H
+
+#include <sbx/backend.h>
+
+/* Try to connect to `host`:`port` (a numeric address or a name; IPv6
+ * without brackets) until a connection is accepted or `timeout_ms` pass;
+ * each attempt is a non-blocking connect bounded by what is left.  SBX_OK
+ * once one connection was accepted (and closed again) or when timeout_ms
+ * is 0.  SBX_ERR_TRANSPORT at the deadline or when `host` does not
+ * resolve, with a message starting with `what` (e.g. "sandbox 'x'") naming
+ * the address, the timeout and the last attempt's error.  Thread-safe. */
+sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                              sbx_error *err);
+
+#endif
