@@ -6,6 +6,7 @@
 #include <sbx/host.h>
 
 #include <stddef.h>
+#include <string.h>
 
 sbx_status sbx_create_request_check(const char *backend, const sbx_create_request *req,
                                     sbx_error *err)
@@ -40,4 +41,29 @@ sbx_status sbx_create_request_refuse_contract(const char *backend,
 const char *sbx_create_request_user(const sbx_create_request *req)
 {
     return req->user_id != NULL ? req->user_id : SBX_DEFAULT_USER_ID;
+}
+
+/* Equal as owners: NULL and "" both mean "none". */
+static int same_principal(const char *a, const char *b)
+{
+    if (a == NULL || a[0] == '\0')
+        return b == NULL || b[0] == '\0';
+    return b != NULL && strcmp(a, b) == 0;
+}
+
+sbx_status sbx_create_request_check_owner(const char *backend, const sbx_create_request *req,
+                                          const char *found_user, const char *found_thread,
+                                          sbx_error *err)
+{
+    const char *user = found_user != NULL && found_user[0] != '\0' ? found_user
+                                                                  : SBX_DEFAULT_USER_ID;
+    if (strcmp(user, sbx_create_request_user(req)) != 0)
+        return sbx_error_set(err, SBX_ERR_REFUSED,
+                             "%s: sandbox '%s' exists and belongs to another user",
+                             backend, req->sandbox_id);
+    if (!same_principal(found_thread, req->thread_id))
+        return sbx_error_set(err, SBX_ERR_REFUSED,
+                             "%s: sandbox '%s' exists and belongs to another thread",
+                             backend, req->sandbox_id);
+    return SBX_OK;
 }

@@ -19,6 +19,15 @@ sbx_status sbx_create_request_refuse_contract(const char *backend,
                                               const sbx_create_request *req,
                                               sbx_error *err);
 
+/* SBX_ERR_REFUSED when `found`, an existing sandbox with the id `req`
+ * names, was made for another user or thread than `req` asks for (a NULL
+ * user is the default user; a NULL or empty thread is anonymous): a sandbox
+ * is never handed to anyone but its owner.  The message names the sandbox
+ * and the backend, never the other owner. */
+sbx_status sbx_create_request_check_owner(const char *backend, const sbx_create_request *req,
+                                          const char *found_user, const char *found_thread,
+                                          sbx_error *err);
+
 /* The user `req` is made for: its user_id, else SBX_DEFAULT_USER_ID.
  * Borrowed from `req` (or static). */
 const char *sbx_create_request_user(const sbx_create_request *req);

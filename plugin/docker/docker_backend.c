@@ -190,9 +190,17 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
     for (int attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
         int running = 0;
         st = create_container(inst, req, created, err);
-        /* A taken name must be our sandbox before we touch it. */
-        if (st == SBX_OK && !*created)
-            st = inspect_sandbox(inst, req->sandbox_id, NULL, &running, err);
+        /* A taken name must be our sandbox, and this caller's, before we
+         * touch it. */
+        if (st == SBX_OK && !*created) {
+            sbx_sandbox found;
+            st = inspect_sandbox(inst, req->sandbox_id, &found, &running, err);
+            if (st == SBX_OK) {
+                st = sbx_create_request_check_owner("docker", req, found.user_id,
+                                                    found.thread_id, err);
+                sbx_sandbox_record_clear(&found);
+            }
+        }
         /* Start a new container, or bring a stopped sandbox back (304 when
          * a concurrent create started it meanwhile). */
         if (st == SBX_OK && (*created || !running))

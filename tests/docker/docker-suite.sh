@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs the docker backend's CUnit suite against a private podman engine
-# (podman-env.sh), and always tears the engine down again.  Exit 77 (SKIP)
+# Runs the docker backend's CUnit suite, then sbxctl's docker end-to-end
+# suite, against a private podman engine (podman-env.sh), and always tears
+# the engine down again.  Exit 77 (SKIP)
 # with the reason when the engine cannot run here.
 set -u
 srcdir=${SBX_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -24,3 +25,9 @@ trap 'exit 1' INT TERM
 eval "$settings"
 export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE
 "$builddir/tests/docker/test_docker_backend"
+suite_rc=$?
+# sbxctl end to end with --backend docker, against the same engine (the
+# local half runs as its own TESTS entry).
+SBX_E2E_BACKENDS=docker "$builddir/tests/sbxctl/test_sbxctl_local_docker"
+e2e_rc=$?
+[ "$suite_rc" -eq 0 ] && [ "$e2e_rc" -eq 0 ]

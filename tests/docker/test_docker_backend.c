@@ -209,16 +209,28 @@ static void test_existing_name_returns_the_container(void)
     setup(&f, HELLO_COMMAND);
     sbx_error err;
     sbx_sandbox *first = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
-    sbx_sandbox *second = sbx_test_create(f.backend, "twice", "t-second", NULL, NULL, 0, &err);
+    sbx_sandbox *second = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(first != NULL && second != NULL);
     CU_ASSERT_STRING_EQUAL(second->sandbox_url, first->sandbox_url);
     CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
     CU_ASSERT_EQUAL(listed(f.backend, "twice", NULL, 0), 1);
 
-    /* A stopped sandbox is started again by create. */
+    /* Never handed to another thread or user; a stopped sandbox is not even
+     * started for them. */
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "twice", "t-second", NULL, NULL, 0, &err));
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "docker: sandbox 'twice' exists and belongs to another thread");
     CU_ASSERT_EQUAL(engine("POST", "/containers/sbx-twice/stop?t=0", NULL), 204);
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 0);
-    sbx_sandbox *third = sbx_test_create(f.backend, "twice", "t-third", NULL, NULL, 0, &err);
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "twice", "t-first", "bob", NULL, 0, &err));
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "docker: sandbox 'twice' exists and belongs to another user");
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 0);
+
+    /* Its owner's create starts a stopped sandbox again. */
+    sbx_sandbox *third = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(third != NULL);
     CU_ASSERT_STRING_EQUAL(third->thread_id, "t-first");
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 1);
@@ -396,7 +408,7 @@ void sbx_test_register(void)
         { "create, serve HTTP, list, discover, destroy", test_lifecycle },
         { "a read-only mount is read-only", test_read_only_mount_is_read_only },
         { "a read-write mount is writable", test_read_write_mount_is_writable },
-        { "an existing name returns (and starts) the container", test_existing_name_returns_the_container },
+        { "an existing name returns (and starts) its owner container only", test_existing_name_returns_the_container },
         { "a server that never listens: create times out", test_server_that_never_listens_times_out },
         { "absent sandboxes: 404 handling", test_absent_sandboxes },
         { "a container without our labels is left alone", test_foreign_container_is_left_alone },

@@ -280,10 +280,11 @@ static void test_create_existing_returns_it(void)
     fixture_setup(&f, "again", NULL);
     sbx_error err;
     sbx_sandbox *first = sbx_test_create(f.backend, "same-box", "t-first", NULL, NULL, 0, &err);
-    sbx_sandbox *second = sbx_test_create(f.backend, "same-box", "t-second", "bob", NULL, 0, &err);
+    sbx_sandbox *second = sbx_test_create(f.backend, "same-box", "t-first", "default", NULL, 0,
+                                          &err);
     CU_ASSERT_FATAL(first != NULL && second != NULL);
-    CU_ASSERT_STRING_EQUAL(first->sandbox_url, second->sandbox_url);
     /* The existing sandbox is returned as it is, not re-made. */
+    CU_ASSERT_STRING_EQUAL(first->sandbox_url, second->sandbox_url);
     CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
     CU_ASSERT_STRING_EQUAL(second->user_id, "default");
     size_t total = 0;
@@ -292,6 +293,35 @@ static void test_create_existing_returns_it(void)
     sbx_backend_free_sandboxes(f.backend, first, 1);
     sbx_backend_free_sandboxes(f.backend, second, 1);
     CU_ASSERT(sbx_backend_destroy(f.backend, "same-box", &err) == SBX_OK);
+    fixture_teardown(&f);
+}
+
+/* A sandbox is never handed to another user, nor to another thread of its
+ * user: the id is refused and the sandbox stays as it was. */
+static void test_create_existing_of_another_owner_is_refused(void)
+{
+    fixture f;
+    fixture_setup(&f, "owner", NULL);
+    sbx_error err;
+    sbx_sandbox *mine = sbx_test_create(f.backend, "owned-box", "t-1", "alice", NULL, 0, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mine);
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", "t-1", "bob", NULL, 0, &err));
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "local: sandbox 'owned-box' exists and belongs to another user");
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", NULL, NULL, NULL, 0, &err));
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", "t-2", "alice", NULL, 0, &err));
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "local: sandbox 'owned-box' exists and belongs to another thread");
+    sbx_sandbox *again = sbx_test_create(f.backend, "owned-box", "t-1", "alice", NULL, 0, &err);
+    CU_ASSERT_PTR_NOT_NULL(again);
+    if (again != NULL)
+        CU_ASSERT_STRING_EQUAL(again->sandbox_url, mine->sandbox_url);
+    sbx_backend_free_sandboxes(f.backend, again, again ? 1 : 0);
+    sbx_backend_free_sandboxes(f.backend, mine, 1);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "owned-box", &err) == SBX_OK);
     fixture_teardown(&f);
 }
 
@@ -793,6 +823,7 @@ void sbx_test_register(void)
         { "directory sandbox: create, alive, list, discover, destroy", test_directory_lifecycle },
         { "anonymous sandbox keeps a null thread id", test_anonymous_sandbox_has_null_thread },
         { "create of an existing id returns it", test_create_existing_returns_it },
+        { "create of another owner's id is refused", test_create_existing_of_another_owner_is_refused },
         { "command sandbox serves HTTP and is stopped by destroy", test_command_lifecycle },
         { "a server that never listens: create times out", test_server_that_never_listens_times_out },
         { "sandboxes are shared across processes and hosts", test_cross_process_discover_and_list },

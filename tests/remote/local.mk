@@ -1,6 +1,8 @@
 # The remote backend over real HTTP against the provisioner emulator, through
 # the public host API: the seed test file ported case by case
-# (tests/remote/SEED_MAP.md), fault cases, and many threads on one instance.
+# (tests/remote/SEED_MAP.md), fault cases, many threads on one instance, and
+# TLS verification against an https emulator (certificates made at test time
+# by the openssl CLI: tls_certs.*).
 # Every suite shares the fixture (remote_fixture.*) and the thread helpers
 # (remote_threads.*).
 SBX_REMOTE_TEST_SUPPORT = \
@@ -13,7 +15,8 @@ SBX_REMOTE_SUITES = \
 	tests/remote/test_seed_lifecycle \
 	tests/remote/test_seed_reconcile \
 	tests/remote/test_remote_faults \
-	tests/remote/test_remote_concurrency
+	tests/remote/test_remote_concurrency \
+	tests/remote/test_remote_tls
 check_PROGRAMS += $(SBX_REMOTE_SUITES)
 TESTS += $(SBX_REMOTE_SUITES)
 EXTRA_DIST += tests/remote/SEED_MAP.md
@@ -48,3 +51,8 @@ tests_remote_test_remote_faults_LDADD = $(SBX_REMOTE_TEST_LDADD)
 tests_remote_test_remote_concurrency_SOURCES = tests/remote/test_remote_concurrency.c $(SBX_REMOTE_TEST_SUPPORT)
 tests_remote_test_remote_concurrency_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
 tests_remote_test_remote_concurrency_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_remote_tls_SOURCES = tests/remote/test_remote_tls.c \
+	tests/remote/tls_certs.c tests/remote/tls_certs.h $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_remote_tls_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_tls_LDADD = $(SBX_REMOTE_TEST_LDADD)

@@ -684,6 +684,36 @@ static void test_empty_user_id_refused(void)
     expect_create_refused("thread-1", "", "user");
 }
 
+/* ---------------------------------------------------------------- isolation */
+
+/* The provisioner answers a repeated create with the existing sandbox and
+ * ignores the repeat's user (as the real one does): under a contract >= 1
+ * the identity echo then names alice, and bob is not handed her sandbox. */
+static void test_existing_sandbox_never_handed_to_another_user(void)
+{
+    static const char *const args[] = { "--contract", "2", NULL };
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, args, NULL, NULL, 0))
+        return;
+    sbx_error err;
+    sbx_create_request alice = sbx_rt_create_request("shared-id", "thread-1", "alice");
+    sbx_sandbox *mine = sbx_rt_create_ok(&rt, &alice, &err);
+    CU_ASSERT_PTR_NOT_NULL(mine);
+    sbx_backend_free_sandboxes(rt.backend, mine, mine ? 1 : 0);
+
+    sbx_create_request bob = sbx_rt_create_request("shared-id", "thread-1", "bob");
+    sbx_sandbox *stolen = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &bob, &stolen, &err), SBX_ERR_PROTOCOL);
+    CU_ASSERT_PTR_NULL(stolen);
+    CU_ASSERT(sbx_rt_contains(err.message, "mount contract response"));
+
+    sbx_create_request other_thread = sbx_rt_create_request("shared-id", "thread-2", "alice");
+    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &other_thread, &stolen, &err),
+                    SBX_ERR_PROTOCOL);
+    CU_ASSERT_PTR_NULL(stolen);
+    sbx_rt_stop(&rt);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo bodies[] = {
@@ -750,4 +780,10 @@ void sbx_test_register(void)
     sbx_test_add_suite("remote_fault_keys", NULL, NULL, keys);
     sbx_test_add_suite("remote_fault_timeouts", NULL, NULL, timeouts);
     sbx_test_add_suite("remote_fault_identifiers", NULL, NULL, identifiers);
+    static const CU_TestInfo isolation[] = {
+        { "existing_sandbox_never_handed_to_another_user",
+          test_existing_sandbox_never_handed_to_another_user },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("remote_isolation", NULL, NULL, isolation);
 }

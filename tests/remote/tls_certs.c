@@ -76,7 +76,7 @@ static int make_signed(const sbx_tls_certs *certs, const char *config, const cha
                        const char *section, const char *subject, const char *serial,
                        const char *cert, const char *key, char *why, size_t why_len)
 {
-    char csr[SBX_TLS_PATH_MAX];
+    char csr[SBX_TLS_PATH_MAX + 4];
     snprintf(csr, sizeof csr, "%s.csr", cert);
     const char *request[] = {"openssl", "req", "-new", "-config", config, "-newkey", "ec",
                              "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
@@ -102,8 +102,15 @@ int sbx_tls_certs_make(sbx_tls_certs *certs, char *why, size_t why_len)
 {
     memset(certs, 0, sizeof *certs);
     const char *tmp = getenv("TMPDIR");
-    snprintf(certs->dir, sizeof certs->dir, "%s/sbx-tls-XXXXXX",
-             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    int len = snprintf(certs->dir, sizeof certs->dir, "%s/sbx-tls-XXXXXX", tmp);
+    if (len < 0 || (size_t)len >= sizeof certs->dir) {
+        snprintf(why, why_len, "TMPDIR is too long (%zu bytes) for the certificate paths",
+                 strlen(tmp));
+        certs->dir[0] = '\0';
+        return 0;
+    }
     if (mkdtemp(certs->dir) == NULL) {
         snprintf(why, why_len, "mkdtemp %s: %s", certs->dir, strerror(errno));
         certs->dir[0] = '\0';

@@ -12,11 +12,14 @@
 
 #include <stddef.h>
 
-#define SBX_TLS_PATH_MAX 512
+/* The directory's path is shorter than SBX_TLS_DIR_MAX; a file's path
+ * (directory, '/', a name of at most 31 bytes) shorter than SBX_TLS_PATH_MAX. */
+#define SBX_TLS_DIR_MAX 256
+#define SBX_TLS_PATH_MAX (SBX_TLS_DIR_MAX + 32)
 
 /* Paths of the PEM files (certificate `*_cert`, private key `*_key`). */
 typedef struct sbx_tls_certs {
-    char dir[SBX_TLS_PATH_MAX];
+    char dir[SBX_TLS_DIR_MAX];
     char ca_cert[SBX_TLS_PATH_MAX];
     char other_ca_cert[SBX_TLS_PATH_MAX];    /* signed nothing below */
     char server_cert[SBX_TLS_PATH_MAX];      /* by ca_cert, for IP 127.0.0.1 */

@@ -2,9 +2,9 @@
 # process and check what a user would see; the remote suite drives it
 # against the provisioner emulator ($SBX_EMU_BIN).
 check_PROGRAMS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
-	tests/sbxctl/test_sbxctl_sandbox_id
+	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker
 TESTS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
-	tests/sbxctl/test_sbxctl_sandbox_id
+	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker
 
 # The child-process runner and the shared assertions of these suites.
 SBX_SBXCTL_TEST_SUPPORT = \
@@ -23,6 +23,16 @@ tests_sbxctl_test_sbxctl_remote_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_sbxctl_test_sbxctl_remote_LDADD = $(SBX_TEST_LIBS)
 EXTRA_tests_sbxctl_test_sbxctl_remote_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+# End to end with the backends of this machine.  As a TESTS entry it runs
+# the local half (the docker half only when SBX_DOCKER_SOCKET is set);
+# tests/docker/docker-suite.sh runs the docker half while its engine is up.
+tests_sbxctl_test_sbxctl_local_docker_SOURCES = tests/sbxctl/test_sbxctl_local_docker.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_local_docker_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_local_docker_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_local_docker_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
+	plugin/docker/sbx-docker.la
 
 # The sandbox id derivation, checked against independently computed values.
 tests_sbxctl_test_sbxctl_sandbox_id_SOURCES = tests/sbxctl/test_sbxctl_sandbox_id.c \

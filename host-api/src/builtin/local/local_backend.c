@@ -240,7 +240,9 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
         if (st == SBX_OK)
             LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
     } else if (st == SBX_OK) {
-        LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
+        st = sbx_create_request_check_owner("local", req, meta.user_id, meta.thread_id, err);
+        if (st == SBX_OK)
+            LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     }
     sbx_local_unlock(&paths, lock_fd, 0);
     /* Unlocked: other creates of this id need not wait behind this one. */
