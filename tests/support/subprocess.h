@@ -1,6 +1,8 @@
 /* Test support: child processes and their output pipes, waited on with
  * poll() against a deadline (tests never sleep).  Used to run the emulator
- * and short-lived tools (the openssl CLI that makes test certificates). */
+ * and short-lived tools (the openssl CLI that makes test certificates).
+ * Thread-safe: each call has its own pipe and child, and a child only
+ * redirects and execs after fork. */
 #ifndef SBX_TEST_SUBPROCESS_H
 #define SBX_TEST_SUBPROCESS_H
 

@@ -269,6 +269,7 @@ sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u,
+        /* Without TLS only the array's end marker is passed. */
         MHD_OPTION_ARRAY, tls != NULL ? tls_options : tls_options + 2,
         MHD_OPTION_END);
     if (server->daemon == NULL) {
