@@ -5,4 +5,6 @@ EXTRA_DIST += \
 	docs/emulator.md \
 	docs/local.md \
 	docs/docker.md \
-	docs/remote.md
+	docs/remote.md \
+	docs/performance.md \
+	docs/hardening.md
