@@ -2,7 +2,7 @@
 # A private Docker-API engine for the docker backend's tests: podman's API
 # service with its own configuration and storage under DIR, so that nothing
 # of the machine's own podman setup (/etc, /var/lib/containers) is touched.
-# See /work/shared/notes/docker-engine-here.md for why each setting is here.
+# See docs/docker.md ("Testing with podman") for why each setting is here.
 #
 #   podman-env.sh start DIR   prepare DIR, start the service, import the
 #                             busybox image; prints the shell assignments
