@@ -1,5 +1,7 @@
-/* The shared libcurl client: a pool of keep-alive easy handles, each request
- * configured from scratch with the safety settings of http_client.h. */
+/* The shared libcurl client: a pool of keep-alive easy handles.  The safety
+ * settings of http_client.h are fixed options, set once when a handle is
+ * made; a request sets only what changes per call (URL, headers, method,
+ * body, timeout), so the per-call cost stays near a bare libcurl loop. */
 #include "common/http_client.h"
 #include "common/net_policy.h"
 
@@ -27,14 +29,17 @@ struct sbx_http_client {
     long connect_timeout_ms;
     size_t max_response_bytes;
     int bypass_proxy;
-    struct curl_slist *plain_headers; /* caller's headers, no body */
-    struct curl_slist *json_headers;  /* caller's headers + JSON content type */
+    struct curl_slist *plain_headers; /* caller's headers: GET, bodyless DELETE */
+    struct curl_slist *empty_post_headers; /* + no content type: POST without a body */
+    struct curl_slist *json_headers;  /* + JSON content type: a request with a body */
     sbx_log_fn log;
     void *log_ctx;
     char *log_name;
 
+    size_t base_url_len;
+
     pthread_mutex_t pool_lock;        /* guards idle/idle_count only */
-    CURL *idle[SBX_HTTP_POOL_MAX];
+    struct pooled_handle *idle[SBX_HTTP_POOL_MAX];
     size_t idle_count;
 };
 
@@ -160,15 +165,19 @@ static sbx_status build_header_lists(sbx_http_client *c, const sbx_http_client_o
         if (st == SBX_OK)
             st = append_header(&c->plain_headers, o->headers[i], err);
         if (st == SBX_OK)
+            st = append_header(&c->empty_post_headers, o->headers[i], err);
+        if (st == SBX_OK)
             st = append_header(&c->json_headers, o->headers[i], err);
         if (st != SBX_OK)
             return st;
     }
     /* "Expect:" stops libcurl from waiting for 100-continue on large bodies;
-     * "Content-Type:" stops it from labelling a bodyless POST as a form. */
-    sbx_status st = append_header(&c->plain_headers, "Expect:", err);
+     * "Content-Type:" stops it from labelling a bodyless POST as a form.  A
+     * request without a body needs neither, and every custom header costs
+     * libcurl a scan of the list per header it considers adding. */
+    sbx_status st = append_header(&c->empty_post_headers, "Expect:", err);
     if (st == SBX_OK)
-        st = append_header(&c->plain_headers, "Content-Type:", err);
+        st = append_header(&c->empty_post_headers, "Content-Type:", err);
     if (st == SBX_OK)
         st = append_header(&c->json_headers, "Expect:", err);
     if (st == SBX_OK)
@@ -177,6 +186,9 @@ static sbx_status build_header_lists(sbx_http_client *c, const sbx_http_client_o
 }
 
 /* ------------------------------------------------------------ create/free */
+
+typedef struct pooled_handle pooled_handle;
+static void free_handle(pooled_handle *ph);
 
 sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client **out,
                                sbx_error *err)
@@ -221,6 +233,7 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
     }
     strip_trailing_slashes(c->base_url);
     strip_trailing_slashes(c->shown_url);
+    c->base_url_len = strlen(c->base_url);
 
     sbx_status st = build_header_lists(c, o, err);
     if (st != SBX_OK) {
@@ -245,9 +258,10 @@ void sbx_http_client_free(sbx_http_client *c)
     if (c == NULL)
         return;
     for (size_t i = 0; i < c->idle_count; i++)
-        curl_easy_cleanup(c->idle[i]);
+        free_handle(c->idle[i]);
     pthread_mutex_destroy(&c->pool_lock);
     free_header_list(c->plain_headers);
+    free_header_list(c->empty_post_headers);
     free_header_list(c->json_headers);
     free(c->base_url);
     free(c->shown_url);
@@ -255,36 +269,6 @@ void sbx_http_client_free(sbx_http_client *c)
     free(c->ca_file);
     free(c->log_name);
     free(c);
-}
-
-/* ------------------------------------------------------------ handle pool */
-
-static CURL *take_handle(sbx_http_client *c)
-{
-    CURL *h = NULL;
-    pthread_mutex_lock(&c->pool_lock);
-    if (c->idle_count > 0)
-        h = c->idle[--c->idle_count];
-    pthread_mutex_unlock(&c->pool_lock);
-    if (h != NULL) {
-        /* Reset keeps the handle's live connections: that is the reuse. */
-        curl_easy_reset(h);
-        return h;
-    }
-    return curl_easy_init();
-}
-
-static void return_handle(sbx_http_client *c, CURL *h)
-{
-    int kept = 0;
-    pthread_mutex_lock(&c->pool_lock);
-    if (c->idle_count < SBX_HTTP_POOL_MAX) {
-        c->idle[c->idle_count++] = h;
-        kept = 1;
-    }
-    pthread_mutex_unlock(&c->pool_lock);
-    if (!kept)
-        curl_easy_cleanup(h);
 }
 
 /* ------------------------------------------------------------ body sink */
@@ -325,15 +309,42 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
     return n;
 }
 
-/* ------------------------------------------------------------ request */
+/* ------------------------------------------------------------ handle pool */
 
-static CURLcode configure(sbx_http_client *c, CURL *h, const char *method,
-                          const char *url, const char *json_body, long timeout_ms,
-                          body_sink *sink, char *errbuf)
+/* An easy handle and what its fixed options point to: the sink and the
+ * error buffer live as long as the handle, so they are set once.  The rest
+ * remembers the per-call options the handle holds, so that a call sets only
+ * those that change.  Between calls the handle is always in GET mode with
+ * no body (forget_body). */
+struct pooled_handle {
+    CURL *curl;
+    body_sink sink;
+    char errbuf[CURL_ERROR_SIZE];
+    char *url;                   /* the base URL + the last path; libcurl holds a copy */
+    size_t url_len, url_cap;     /* url_len 0: no URL set yet */
+    long timeout_ms;             /* CURLOPT_TIMEOUT_MS as set (0: none, libcurl's default) */
+    struct curl_slist *headers;  /* CURLOPT_HTTPHEADER as set */
+    int custom_method;           /* CURLOPT_CUSTOMREQUEST is set */
+};
+
+static void free_handle(pooled_handle *ph)
 {
+    if (ph == NULL)
+        return;
+    if (ph->curl != NULL)
+        curl_easy_cleanup(ph->curl);
+    free(ph->sink.data);
+    free(ph->url);
+    free(ph);
+}
+
+/* The options every request of this client shares: the safety settings of
+ * http_client.h and the handle's own sink and error buffer. */
+static CURLcode set_fixed_options(const sbx_http_client *c, pooled_handle *ph)
+{
+    CURL *h = ph->curl;
     CURLcode rc = CURLE_OK;
 #define SET(opt, val) do { if (rc == CURLE_OK) rc = curl_easy_setopt(h, opt, val); } while (0)
-    SET(CURLOPT_URL, url);
     SET(CURLOPT_NOSIGNAL, 1L);
     SET(CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -352,31 +363,124 @@ static CURLcode configure(sbx_http_client *c, CURL *h, const char *method,
         SET(CURLOPT_PROXY, ""); /* "" disables proxies, environment included */
     if (c->connect_timeout_ms > 0)
         SET(CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
-    if (timeout_ms > 0)
-        SET(CURLOPT_TIMEOUT_MS, timeout_ms);
     /* Refuses early when Content-Length already says too much; the write
      * callback enforces the bound either way. */
     if (c->max_response_bytes <= (size_t)INT64_MAX)
         SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response_bytes);
     SET(CURLOPT_WRITEFUNCTION, sink_write);
-    SET(CURLOPT_WRITEDATA, sink);
-    SET(CURLOPT_ERRORBUFFER, errbuf);
-    SET(CURLOPT_HTTPHEADER, json_body != NULL ? c->json_headers : c->plain_headers);
-
-    if (strcmp(method, "GET") == 0) {
-        SET(CURLOPT_HTTPGET, 1L);
-    } else {
-        if (strcmp(method, "POST") == 0 || json_body != NULL) {
-            SET(CURLOPT_POST, 1L);
-            SET(CURLOPT_POSTFIELDS, json_body != NULL ? json_body : "");
-            SET(CURLOPT_POSTFIELDSIZE_LARGE,
-                (curl_off_t)(json_body != NULL ? strlen(json_body) : 0));
-        }
-        if (strcmp(method, "POST") != 0)
-            SET(CURLOPT_CUSTOMREQUEST, method);
-    }
+    SET(CURLOPT_WRITEDATA, &ph->sink);
+    SET(CURLOPT_ERRORBUFFER, ph->errbuf);
 #undef SET
     return rc;
+}
+
+/* A new handle with the fixed options set, or NULL (*rc says why when
+ * libcurl refused an option; CURLE_OUT_OF_MEMORY otherwise). */
+static pooled_handle *new_handle(const sbx_http_client *c, CURLcode *rc)
+{
+    *rc = CURLE_OUT_OF_MEMORY;
+    pooled_handle *ph = calloc(1, sizeof *ph);
+    if (ph == NULL)
+        return NULL;
+    ph->curl = curl_easy_init();
+    if (ph->curl == NULL || (*rc = set_fixed_options(c, ph)) != CURLE_OK) {
+        free_handle(ph);
+        return NULL;
+    }
+    return ph;
+}
+
+/* An idle handle (its live connections are the reuse), else a new one. */
+static pooled_handle *take_handle(sbx_http_client *c, CURLcode *rc)
+{
+    pooled_handle *ph = NULL;
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->idle_count > 0)
+        ph = c->idle[--c->idle_count];
+    pthread_mutex_unlock(&c->pool_lock);
+    return ph != NULL ? ph : new_handle(c, rc);
+}
+
+static void return_handle(sbx_http_client *c, pooled_handle *ph)
+{
+    int kept = 0;
+    pthread_mutex_lock(&c->pool_lock);
+    if (c->idle_count < SBX_HTTP_POOL_MAX) {
+        c->idle[c->idle_count++] = ph;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&c->pool_lock);
+    if (!kept)
+        free_handle(ph);
+}
+
+/* ------------------------------------------------------------ request */
+
+/* ph->url = base URL + path, growing the buffer when needed.  1 when the
+ * URL changed (libcurl must be told), 0 when it is the last call's, -1
+ * when out of memory. */
+static int set_url_buffer(const sbx_http_client *c, pooled_handle *ph, const char *path)
+{
+    size_t path_len = strlen(path);
+    size_t len = c->base_url_len + path_len;
+    if (len == ph->url_len && memcmp(ph->url + c->base_url_len, path, path_len) == 0)
+        return 0;
+    if (len + 1 > ph->url_cap) {
+        char *grown = realloc(ph->url, len + 1);
+        if (grown == NULL)
+            return -1;
+        if (ph->url == NULL)
+            memcpy(grown, c->base_url, c->base_url_len);
+        ph->url = grown;
+        ph->url_cap = len + 1;
+    }
+    memcpy(ph->url + c->base_url_len, path, path_len + 1);
+    ph->url_len = len;
+    return 1;
+}
+
+/* The per-call options, each set only when it differs from what the handle
+ * holds (a keep-alive loop of one GET sets none).  The handle is in GET
+ * mode between calls, so only a request with a body changes the mode. */
+static CURLcode configure(const sbx_http_client *c, pooled_handle *ph, const char *method,
+                          const char *json_body, long timeout_ms, int url_changed)
+{
+    CURL *h = ph->curl;
+    CURLcode rc = CURLE_OK;
+    int is_post = strcmp(method, "POST") == 0;
+    struct curl_slist *headers = json_body != NULL ? c->json_headers
+                                 : is_post         ? c->empty_post_headers
+                                                   : c->plain_headers;
+    const char *custom = is_post || strcmp(method, "GET") == 0 ? NULL : method;
+    long timeout = timeout_ms > 0 ? timeout_ms : 0L;
+#define SET(opt, val) do { if (rc == CURLE_OK) rc = curl_easy_setopt(h, opt, val); } while (0)
+    if (url_changed)
+        SET(CURLOPT_URL, ph->url);
+    if (timeout != ph->timeout_ms)
+        SET(CURLOPT_TIMEOUT_MS, timeout);
+    if (headers != ph->headers)
+        SET(CURLOPT_HTTPHEADER, headers);
+    if (is_post || json_body != NULL) {
+        SET(CURLOPT_POST, 1L);
+        SET(CURLOPT_POSTFIELDS, json_body != NULL ? json_body : "");
+        SET(CURLOPT_POSTFIELDSIZE_LARGE,
+            (curl_off_t)(json_body != NULL ? strlen(json_body) : 0));
+    }
+    if (custom != NULL || ph->custom_method)
+        SET(CURLOPT_CUSTOMREQUEST, custom);
+#undef SET
+    ph->timeout_ms = timeout;
+    ph->headers = headers;
+    ph->custom_method = custom != NULL;
+    return rc;
+}
+
+/* After a POST (or any call with a body): back to GET mode, and the handle
+ * must not keep the caller's pointer. */
+static void forget_body(pooled_handle *ph)
+{
+    curl_easy_setopt(ph->curl, CURLOPT_POSTFIELDS, NULL);
+    curl_easy_setopt(ph->curl, CURLOPT_HTTPGET, 1L);
 }
 
 static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
@@ -408,45 +512,45 @@ sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *
     if (method == NULL || path == NULL || path[0] != '/')
         return sbx_error_set(err, SBX_ERR_USAGE, "HTTP request path must begin with '/'");
 
-    size_t url_len = strlen(c->base_url) + strlen(path) + 1;
-    char *url = malloc(url_len);
-    if (url == NULL)
+    CURLcode rc = CURLE_OK;
+    pooled_handle *ph = take_handle(c, &rc);
+    if (ph == NULL)
+        return rc == CURLE_OUT_OF_MEMORY
+                   ? sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a libcurl handle")
+                   : sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
+                                   curl_easy_strerror(rc));
+    int url_changed = set_url_buffer(c, ph, path);
+    if (url_changed < 0) {
+        return_handle(c, ph);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    snprintf(url, url_len, "%s%s", c->base_url, path);
-
-    CURL *h = take_handle(c);
-    if (h == NULL) {
-        free(url);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a libcurl handle");
     }
-    body_sink sink = { .limit = c->max_response_bytes };
-    char errbuf[CURL_ERROR_SIZE];
-    errbuf[0] = '\0';
-    CURLcode rc = configure(c, h, method, url, json_body, timeout_ms, &sink, errbuf);
+    ph->sink = (body_sink){ .limit = c->max_response_bytes };
+    ph->errbuf[0] = '\0';
+    rc = configure(c, ph, method, json_body, timeout_ms, url_changed);
     if (rc != CURLE_OK) {
-        return_handle(c, h);
-        free(url);
-        free(sink.data);
+        /* What the handle holds is unknown now: it is not reused. */
+        free_handle(ph);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
                              curl_easy_strerror(rc));
     }
-    rc = curl_easy_perform(h);
+    rc = curl_easy_perform(ph->curl);
     long status = 0;
     if (rc == CURLE_OK)
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    /* The handle stores pointers to our stack; clear them before reuse. */
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, NULL);
-    return_handle(c, h);
-    free(url);
+        curl_easy_getinfo(ph->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (json_body != NULL || strcmp(method, "POST") == 0)
+        forget_body(ph);
+    body_sink sink = ph->sink;
+    ph->sink.data = NULL; /* the body is the caller's now (or freed below) */
 
     if (rc != CURLE_OK) {
         free(sink.data);
-        sbx_status st = map_curl_error(c, rc, &sink, method, path, timeout_ms, errbuf, err);
+        sbx_status st = map_curl_error(c, rc, &sink, method, path, timeout_ms, ph->errbuf, err);
+        return_handle(c, ph);
         client_log(c, SBX_LOG_DEBUG, "%s %s failed: %s", method, path,
                    err != NULL ? err->message : curl_easy_strerror(rc));
         return st;
     }
+    return_handle(c, ph);
     if (sink.data == NULL) {
         sink.data = calloc(1, 1);
         if (sink.data == NULL)

@@ -47,25 +47,20 @@ static struct json_object *lookup(struct json_object *object, const char *key,
     return value;
 }
 
-sbx_json_field sbx_json_get_string(struct json_object *object, const char *key,
-                                   const char **out)
+sbx_json_field sbx_json_string_value(struct json_object *value, const char **out)
 {
-    sbx_json_field state;
-    struct json_object *value = lookup(object, key, &state);
     if (value == NULL)
-        return state;
+        return SBX_JSON_NULL;
     if (!json_object_is_type(value, json_type_string))
         return SBX_JSON_WRONG_TYPE;
     *out = json_object_get_string(value);
     return SBX_JSON_OK;
 }
 
-sbx_json_field sbx_json_get_int(struct json_object *object, const char *key, int *out)
+sbx_json_field sbx_json_int_value(struct json_object *value, int *out)
 {
-    sbx_json_field state;
-    struct json_object *value = lookup(object, key, &state);
     if (value == NULL)
-        return state;
+        return SBX_JSON_NULL;
     if (!json_object_is_type(value, json_type_int))
         return SBX_JSON_WRONG_TYPE;
     /* Larger integers (json-c clamps them to INT64_MAX) fail the range check. */
@@ -74,6 +69,21 @@ sbx_json_field sbx_json_get_int(struct json_object *object, const char *key, int
         return SBX_JSON_WRONG_TYPE;
     *out = (int)v;
     return SBX_JSON_OK;
+}
+
+sbx_json_field sbx_json_get_string(struct json_object *object, const char *key,
+                                   const char **out)
+{
+    sbx_json_field state;
+    struct json_object *value = lookup(object, key, &state);
+    return value == NULL ? state : sbx_json_string_value(value, out);
+}
+
+sbx_json_field sbx_json_get_int(struct json_object *object, const char *key, int *out)
+{
+    sbx_json_field state;
+    struct json_object *value = lookup(object, key, &state);
+    return value == NULL ? state : sbx_json_int_value(value, out);
 }
 
 sbx_json_field sbx_json_get_bool(struct json_object *object, const char *key, int *out)

@@ -22,6 +22,13 @@ typedef enum sbx_json_field {
  * NULL when the text is not JSON. */
 struct json_object *sbx_json_parse(const char *text, size_t len);
 
+/* Classify a member's value already in hand (as an iteration over an
+ * object's members gives it; NULL is JSON null): SBX_JSON_NULL, or
+ * SBX_JSON_OK with *out set (borrowed from `value`), or
+ * SBX_JSON_WRONG_TYPE.  The same strict rules as the lookups below. */
+sbx_json_field sbx_json_string_value(struct json_object *value, const char **out);
+sbx_json_field sbx_json_int_value(struct json_object *value, int *out);
+
 /* The string at `key`; *out is borrowed from `object` (valid while it is). */
 sbx_json_field sbx_json_get_string(struct json_object *object, const char *key,
                                    const char **out);

@@ -8,22 +8,19 @@
 
 void sbx_sandbox_record_clear(sbx_sandbox *s)
 {
-    free(s->sandbox_id);
-    free(s->sandbox_url);
-    free(s->user_id);
-    free(s->thread_id);
-    free(s->status);
+    free(s->sandbox_id); /* the one allocation holding every string */
     memset(s, 0, sizeof *s);
     s->mount_contract_version = SBX_CONTRACT_NONE;
 }
 
-static int copy_optional(char **dst, const char *src)
+/* Copy `src` (NULL: none) to *at and point *slot at the copy. */
+static void place_string(char **slot, char **at, const char *src, size_t len)
 {
-    *dst = NULL;
     if (src == NULL)
-        return 1;
-    *dst = strdup(src);
-    return *dst != NULL;
+        return;
+    memcpy(*at, src, len + 1);
+    *slot = *at;
+    *at += len + 1;
 }
 
 sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
@@ -32,20 +29,23 @@ sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
                                    int mount_contract_version, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->mount_contract_version = mount_contract_version;
-    if (sandbox_id == NULL || sandbox_url == NULL) {
-        sbx_sandbox_record_clear(out);
+    out->mount_contract_version = SBX_CONTRACT_NONE;
+    if (sandbox_id == NULL || sandbox_url == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
-    }
-    int ok = copy_optional(&out->sandbox_id, sandbox_id) &&
-             copy_optional(&out->sandbox_url, sandbox_url) &&
-             copy_optional(&out->user_id, user_id) &&
-             copy_optional(&out->thread_id, thread_id) &&
-             copy_optional(&out->status, status);
-    if (!ok) {
-        sbx_sandbox_record_clear(out);
+    size_t id_len = strlen(sandbox_id), url_len = strlen(sandbox_url);
+    size_t user_len = user_id != NULL ? strlen(user_id) : 0;
+    size_t thread_len = thread_id != NULL ? strlen(thread_id) : 0;
+    size_t status_len = status != NULL ? strlen(status) : 0;
+    /* Five lengths of strings that exist in memory cannot overflow this. */
+    char *at = malloc(id_len + url_len + user_len + thread_len + status_len + 5);
+    if (at == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    }
+    place_string(&out->sandbox_id, &at, sandbox_id, id_len); /* first: the block's start */
+    place_string(&out->sandbox_url, &at, sandbox_url, url_len);
+    place_string(&out->user_id, &at, user_id, user_len);
+    place_string(&out->thread_id, &at, thread_id, thread_len);
+    place_string(&out->status, &at, status, status_len);
+    out->mount_contract_version = mount_contract_version;
     return SBX_OK;
 }
 

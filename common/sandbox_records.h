@@ -11,14 +11,19 @@
 #include <sbx/backend.h>
 
 /* Fill `out` with copies of the strings (user_id, thread_id, status may be
- * NULL; id and url may not).  On failure `out` is left empty (all NULL) and
- * SBX_ERR_INTERNAL is returned with `err` filled. */
+ * NULL; id and url may not), all in ONE allocation that begins at
+ * out->sandbox_id (the others point into it): a list of N sandboxes costs N
+ * allocations, not 5N.  So a record's strings are never replaced one by
+ * one; fill a new record instead.  The sources may be borrowed from
+ * anywhere (a parsed answer).  On failure `out` is left empty (all NULL)
+ * and SBX_ERR_INTERNAL is returned with `err` filled. */
 sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
                                    const char *sandbox_url, const char *user_id,
                                    const char *thread_id, const char *status,
                                    int mount_contract_version, sbx_error *err);
 
-/* Free the strings one record holds and reset it (contract to NONE). */
+/* Free the strings one record holds (its one allocation) and reset it
+ * (contract to NONE). */
 void sbx_sandbox_record_clear(sbx_sandbox *record);
 
 /* Release the strings of `count` records and the array itself (allocated

@@ -201,15 +201,20 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
     return SBX_OK;
 }
 
-/* Replace a string of the sandbox with a copy of `value` (NULL allowed). */
-static sbx_status set_string(char **slot, const char *value, sbx_error *err)
+/* Make *sb carry `user` and `thread` (NULL allowed): a record's strings
+ * share one allocation, so it is filled anew (sandbox_records.h). */
+static sbx_status set_identity(sbx_sandbox *sb, const char *user, const char *thread,
+                               sbx_error *err)
 {
-    char *copy = NULL;
-    if (value != NULL && (copy = strdup(value)) == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    free(*slot);
-    *slot = copy;
-    return SBX_OK;
+    sbx_sandbox renewed;
+    sbx_status st = sbx_sandbox_record_fill(&renewed, sb->sandbox_id, sb->sandbox_url, user,
+                                            thread, sb->status, sb->mount_contract_version,
+                                            err);
+    if (st == SBX_OK) {
+        sbx_sandbox_record_clear(sb);
+        *sb = renewed;
+    }
+    return st;
 }
 
 /* Validate a 2xx create answer against the frozen version (rule 5). */
@@ -246,9 +251,7 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_respo
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                what);
         else if (frozen >= 1 && (st = check_identity(root, req, user, err)) == SBX_OK) {
-            st = set_string(&sb->user_id, user, err);
-            if (st == SBX_OK)
-                st = set_string(&sb->thread_id, req->thread_id, err);
+            st = set_identity(sb, user, req->thread_id, err);
         }
         if (st == SBX_OK)
             sb->mount_contract_version = frozen;

@@ -8,6 +8,7 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/create.c plugin/remote/create.h \
 	plugin/remote/decode.c plugin/remote/decode.h \
 	plugin/remote/instance.c plugin/remote/instance.h \
+	plugin/remote/json_scan.c plugin/remote/json_scan.h \
 	plugin/remote/ops.c plugin/remote/ops.h \
 	plugin/remote/options.c plugin/remote/options.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \

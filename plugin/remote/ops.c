@@ -6,45 +6,69 @@
 #include "common/sandbox_records.h"
 #include "plugin/remote/answer_errors.h"
 #include "plugin/remote/decode.h"
+#include "plugin/remote/json_scan.h"
 
 #include <sbx/host.h>
 
 #include <stdio.h>
 #include <string.h>
 
-/* "/api/sandboxes/<id><suffix>"; the id was validated as a DNS label, so it
- * needs no escaping. */
-static void sandbox_path(char *buf, size_t cap, const char *sandbox_id, const char *suffix)
+#define SBX_SANDBOXES_PREFIX "/api/sandboxes/"
+
+/* "/api/sandboxes/<id><suffix>" into buf[cap]; the id was validated as a
+ * DNS label, so it needs no escaping and always fits the callers' 128
+ * bytes (0 if it did not).  Copied rather than printed: this is on every
+ * is_alive's path. */
+static int sandbox_path(char *buf, size_t cap, const char *sandbox_id, const char *suffix)
 {
-    snprintf(buf, cap, "/api/sandboxes/%s%s", sandbox_id, suffix);
+    size_t prefix_len = sizeof SBX_SANDBOXES_PREFIX - 1;
+    size_t id_len = strlen(sandbox_id), suffix_len = strlen(suffix);
+    if (prefix_len + id_len + suffix_len >= cap)
+        return 0;
+    memcpy(buf, SBX_SANDBOXES_PREFIX, prefix_len);
+    memcpy(buf + prefix_len, sandbox_id, id_len);
+    memcpy(buf + prefix_len + id_len, suffix, suffix_len + 1);
+    return 1;
 }
 
-/* One GET/DELETE on a sandbox's path; transport errors become "<what>: ...". */
+/* "Provisioner <action> failed for <id>" (the reference client's words)
+ * into what[128]; built only when a message needs it. */
+static const char *call_name(char what[128], const char *action, const char *sandbox_id)
+{
+    snprintf(what, 128, "Provisioner %s failed for %s", action, sandbox_id);
+    return what;
+}
+
+/* One GET/DELETE on a sandbox's path (the id already checked); a failure
+ * is described in *cause, for the caller to name. */
 static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
                                const char *sandbox_id, const char *suffix, long timeout_ms,
-                               const char *what, sbx_http_response *resp, sbx_error *err)
+                               sbx_http_response *resp, sbx_error *cause)
 {
     char path[128];
-    sandbox_path(path, sizeof path, sandbox_id, suffix);
-    sbx_error cause;
-    sbx_error_clear(&cause);
-    sbx_status st = sbx_http_request(inst->http, method, path, NULL, timeout_ms, resp, &cause);
-    return st == SBX_OK ? SBX_OK : sbx_remote_wrap_error(&cause, what, err);
+    if (!sandbox_path(path, sizeof path, sandbox_id, suffix))
+        return sbx_error_set(cause, SBX_ERR_REFUSED, "the sandbox id is too long");
+    return sbx_http_request(inst->http, method, path, NULL, timeout_ms, resp, cause);
 }
 
 /* The start of destroy, is_alive and discover: refuse an invalid id before
- * anything is sent, name the call "Provisioner <action> failed for <id>"
- * in what[128] (the reference client's words), and make it. */
+ * anything is sent, and make the call; a failure is named
+ * call_name(what, action, id). */
 static sbx_status start_sandbox_call(sbx_backend_instance *inst, const char *method,
                                      const char *sandbox_id, const char *action,
-                                     long timeout_ms, char what[128], sbx_http_response *resp,
-                                     sbx_error *err)
+                                     long timeout_ms, sbx_http_response *resp, sbx_error *err)
 {
     sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
-    snprintf(what, 128, "Provisioner %s failed for %s", action, sandbox_id);
-    return call_sandbox(inst, method, sandbox_id, "", timeout_ms, what, resp, err);
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    st = call_sandbox(inst, method, sandbox_id, "", timeout_ms, resp, &cause);
+    if (st != SBX_OK) {
+        char what[128];
+        return sbx_remote_wrap_error(&cause, call_name(what, action, sandbox_id), err);
+    }
+    return SBX_OK;
 }
 
 sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
@@ -53,14 +77,14 @@ sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id
     char what[128];
     sbx_http_response resp;
     sbx_status st = start_sandbox_call(inst, "DELETE", sandbox_id, "destroy",
-                                       inst->options.destroy_timeout_ms, what, &resp, err);
+                                       inst->options.destroy_timeout_ms, &resp, err);
     if (st != SBX_OK)
         return st;
     if ((resp.status >= 200 && resp.status < 300) || resp.status == 404)
         sbx_remote_log(inst, SBX_LOG_INFO, "destroyed sandbox %s%s", sandbox_id,
                        resp.status == 404 ? " (it was already gone)" : "");
     else
-        st = sbx_remote_answer_error(inst, &resp, what, err);
+        st = sbx_remote_answer_error(inst, &resp, call_name(what, "destroy", sandbox_id), err);
     sbx_http_response_clear(&resp);
     return st;
 }
@@ -69,24 +93,25 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
                                int *alive, sbx_error *err)
 {
     *alive = 0;
+    static const char action[] = "health check";
     char what[128];
     sbx_http_response resp;
-    sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "health check",
-                                       inst->options.get_timeout_ms, what, &resp, err);
+    sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, action,
+                                       inst->options.get_timeout_ms, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status == 200) {
-        struct json_object *root = sbx_json_parse(resp.body, resp.body_len);
-        const char *status = NULL;
-        if (root == NULL || !json_object_is_type(root, json_type_object))
+        /* Only "status" is wanted: the scanner validates the whole answer
+         * without building it (json_scan.h). */
+        sbx_json_scanned_member status;
+        if (!sbx_json_scan_object_member(resp.body, resp.body_len, "status", &status))
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is not a JSON object",
-                               what);
+                               call_name(what, action, sandbox_id));
         else
-            *alive = sbx_json_get_string(root, "status", &status) == SBX_JSON_OK &&
-                     strcmp(status, "Running") == 0;
-        json_object_put(root);
+            *alive = status.state == SBX_JSON_OK &&
+                     sbx_json_scanned_string_equals(status.raw, status.raw_len, "Running");
     } else if (resp.status != 404) {
-        st = sbx_remote_answer_error(inst, &resp, what, err);
+        st = sbx_remote_answer_error(inst, &resp, call_name(what, action, sandbox_id), err);
     }
     sbx_http_response_clear(&resp);
     return st;
@@ -99,9 +124,10 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
     char what[128];
     sbx_http_response resp;
     sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "discover",
-                                       inst->options.get_timeout_ms, what, &resp, err);
+                                       inst->options.get_timeout_ms, &resp, err);
     if (st != SBX_OK)
         return st;
+    call_name(what, "discover", sandbox_id);
     if (resp.status == 200) {
         struct json_object *root = sbx_json_parse(resp.body, resp.body_len);
         sbx_sandbox sb;
@@ -181,12 +207,14 @@ sbx_status sbx_remote_reconcile(sbx_backend_instance *inst, const char *sandbox_
     char what[128];
     snprintf(what, sizeof what, "reconciliation of %s is unknown", sandbox_id);
     sbx_http_response resp;
-    sbx_error cause;
+    sbx_error failure, cause;
+    sbx_error_clear(&failure);
     sbx_error_clear(&cause);
     /* Nothing here is an error for the caller: whatever goes wrong leaves
      * the answer "unknown", which never licenses deleting state. */
     if (call_sandbox(inst, "GET", sandbox_id, "/reconciliation", inst->options.get_timeout_ms,
-                     what, &resp, &cause) != SBX_OK) {
+                     &resp, &failure) != SBX_OK) {
+        sbx_remote_wrap_error(&failure, what, &cause);
         sbx_remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
         return SBX_OK;
     }
