@@ -7,6 +7,7 @@ SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_ids_options \
 	tests/remote-unit/test_create_body \
 	tests/remote-unit/test_decode \
+	tests/remote-unit/test_json_scan \
 	tests/remote-unit/test_answer_errors \
 	tests/remote-unit/test_http_client
 check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
@@ -31,6 +32,10 @@ tests_remote_unit_test_create_body_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 tests_remote_unit_test_decode_SOURCES = tests/remote-unit/test_decode.c
 tests_remote_unit_test_decode_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
 tests_remote_unit_test_decode_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_json_scan_SOURCES = tests/remote-unit/test_json_scan.c
+tests_remote_unit_test_json_scan_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_json_scan_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 
 tests_remote_unit_test_http_client_SOURCES = tests/remote-unit/test_http_client.c
 tests_remote_unit_test_http_client_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
