@@ -78,6 +78,9 @@ void sbx_contract_cache_destroy(sbx_contract_cache *cache)
 static void record_probe(sbx_contract_cache *cache, sbx_status st, int version, int64_t now)
 {
     sbx_contract_state *s = &cache->state;
+    s->probe_out_of_memory = st == SBX_ERR_INTERNAL;
+    if (st == SBX_ERR_INTERNAL)
+        return;
     if (st == SBX_OK) {
         s->version = version;
         s->known = 1;
@@ -115,6 +118,10 @@ static int run_probe(sbx_contract_cache *cache, sbx_contract_state *out)
     char line[SBX_ERROR_MESSAGE_MAX + 128];
     if (st == SBX_OK)
         snprintf(line, sizeof line, "mount contract version %d (capability probe)", version);
+    else if (st == SBX_ERR_INTERNAL)
+        snprintf(line, sizeof line,
+                 "capability probe failed here, not counted against the provisioner: %s",
+                 perr.message);
     else
         snprintf(line, sizeof line,
                  "capability probe failed (%u in a row; next probe in %lld ms): %s",

@@ -38,6 +38,10 @@ typedef struct sbx_contract_state {
     int known;                 /* 1 when the last probe succeeded */
     unsigned failures;         /* consecutive failed probes, saturating */
     int64_t next_probe_at_ms;  /* stale from this clock reading on; 0: stale now */
+    int probe_out_of_memory;   /* 1 when the last probe failed for lack of memory
+                                * here: says nothing of the provisioner, so it
+                                * is not counted as a failure and leaves the
+                                * rest of the state as it was (still stale) */
 } sbx_contract_state;
 
 /* Injected collaborators.  clock NULL: CLOCK_MONOTONIC.  log may be NULL. */

@@ -311,6 +311,10 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
         return contract_changed(err, req->required_contract, frozen, 0,
                                 "the caller's required version is not the provisioner's",
                                 req->sandbox_id);
+    if (!snapshot.known && snapshot.probe_out_of_memory)
+        return sbx_error_set(err, SBX_ERR_INTERNAL,
+                             "out of memory probing the provisioner's capabilities for "
+                             "sandbox %s", req->sandbox_id);
     if (frozen == 0 && strcmp(user, SBX_DEFAULT_USER_ID) != 0)
         return sbx_error_set(err, SBX_ERR_REFUSED,
                              "cannot isolate user '%s' for sandbox %s: the provisioner's mount "

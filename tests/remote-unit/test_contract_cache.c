@@ -376,6 +376,31 @@ static void test_rule_7_needs_host_consent_and_version_2(void)
     stop_cache(&f, &cache);
 }
 
+/* A probe that fails for lack of memory here says nothing about the
+ * provisioner: no failure is counted, no backoff starts, the state stays as
+ * it was (stale), and the snapshot says why it is unverified. */
+static void test_out_of_memory_probe_is_not_a_provisioner_failure(void)
+{
+    fake f;
+    sbx_contract_cache cache;
+    sbx_contract_state st;
+    start_cache(&f, &cache);
+    f.answer = SBX_ERR_INTERNAL;
+    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(st.known, 0);
+    CU_ASSERT_EQUAL(st.failures, 0);
+    CU_ASSERT_EQUAL(st.probe_out_of_memory, 1);
+    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(f.probes_started, 2);
+    f.answer = SBX_OK;
+    f.version = 2;
+    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(st.known, 1);
+    CU_ASSERT_EQUAL(st.version, 2);
+    CU_ASSERT_EQUAL(st.probe_out_of_memory, 0);
+    stop_cache(&f, &cache);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -389,6 +414,8 @@ void sbx_test_register(void)
         { "a_failed_probe_leaves_the_contract_unverified",
           test_a_failed_probe_leaves_the_contract_unverified },
         { "mark_stale_makes_the_next_call_probe", test_mark_stale_makes_the_next_call_probe },
+        { "out_of_memory_probe_is_not_a_provisioner_failure",
+          test_out_of_memory_probe_is_not_a_provisioner_failure },
         { "one_probe_in_flight_and_the_others_take_its_answer",
           test_one_probe_in_flight_and_the_others_take_its_answer },
         { "mount_mode_waits_for_an_inflight_stale_probe",
