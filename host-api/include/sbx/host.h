@@ -128,7 +128,8 @@ const sbx_backend_descriptor *sbx_backend_descriptor_of(const sbx_backend *backe
 /*
  * Operation wrappers.  Each checks that the backend has the operation
  * (SBX_ERR_UNSUPPORTED naming the backend and the operation otherwise),
- * clears `err`, and calls it.  Results are released with sbx_backend_free_sandboxes
+ * clears `err`, and calls it.  `err` must point to a caller-owned record (it
+ * is filled on failure).  Results are released with sbx_backend_free_sandboxes
  * / sbx_backend_clear_reconciliation on the same backend.
  */
 sbx_status sbx_backend_create(sbx_backend *backend, const sbx_create_request *request,
