@@ -2,11 +2,16 @@
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 
+#include "common/printable.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Options of one backend, strings owned. */
 typedef struct backend_options {
@@ -152,10 +157,14 @@ sbx_status sbx_config_set_backend(sbx_config *c, const char *name, sbx_error *er
     return SBX_OK;
 }
 
-/* Expand a JSON string value found at `where`. */
+/* Expand a JSON string value found at `where`.  A decoded NUL ("\u0000")
+ * would cut the value short where C reads it: refused. */
 static sbx_status expand_string(json_object *v, const char *where, char **out, sbx_error *err)
 {
-    return sbx_env_expand(json_object_get_string(v), where, out, err);
+    const char *text = json_object_get_string(v);
+    if (strlen(text) != (size_t)json_object_get_string_len(v))
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s holds a NUL character (\\u0000)", where);
+    return sbx_env_expand(text, where, out, err);
 }
 
 static sbx_status parse_module_path(sbx_config *c, json_object *v, const char *origin,
@@ -260,6 +269,177 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
     return SBX_OK;
 }
 
+/* ------------------------------------------------------------ key scan */
+
+/* json-c keeps the last of two equal keys, so {"backend":"local",
+ * "backend":"remote"} would select remote without a word.  Once json-c has
+ * accepted the text, this pass walks it again for the keys alone and
+ * refuses a repeated (or NUL-holding) one, naming it with its path. */
+
+/* Deepest nesting followed; json-c refuses deeper text before this runs. */
+#define KEY_SCAN_MAX_DEPTH JSON_TOKENER_DEFAULT_DEPTH
+
+typedef struct key_frame {
+    json_object *seen;     /* keys of this object (as a set); NULL for an array */
+    int expect_key;        /* the next string of this object is a key */
+    size_t index;          /* the current element of this array */
+    size_t path_len;       /* length of the path naming this container */
+} key_frame;
+
+typedef struct key_scan {
+    key_frame frames[KEY_SCAN_MAX_DEPTH + 1];
+    size_t depth;
+    char path[256];        /* dotted path of the current container, cut to fit */
+    char key[80];          /* the last key of the current object, printable */
+} key_scan;
+
+/* Where a string that starts at `p` (at its quote) ends, past the quote. */
+static const char *skip_string(const char *p, const char *end)
+{
+    char quote = *p++;
+    while (p < end && *p != quote)
+        p += *p == '\\' && p + 1 < end ? 2 : 1;
+    return p < end ? p + 1 : end;
+}
+
+/* Past the comment at `p` ("/" then "*" or "/"), as json-c allows them. */
+static const char *skip_comment(const char *p, const char *end)
+{
+    if (p + 1 < end && p[1] == '*') {
+        for (p += 2; p + 1 < end; p++)
+            if (p[0] == '*' && p[1] == '/')
+                return p + 2;
+        return end;
+    }
+    while (p < end && *p != '\n')
+        p++;
+    return p;
+}
+
+/* The path grows by the current key (in an object) or index (in an array);
+ * a path too long for the buffer is cut. */
+static void path_push(key_scan *s, const key_frame *parent)
+{
+    size_t used = strlen(s->path);
+    char *at = s->path + used;
+    size_t room = sizeof s->path - used;
+    if (parent->seen != NULL)
+        snprintf(at, room, "%s%s", used > 0 ? "." : "", s->key);
+    else
+        snprintf(at, room, "[%zu]", parent->index);
+}
+
+/* A new container opens as the current value. */
+static sbx_status key_scan_open(key_scan *s, int is_object, const char *origin,
+                                sbx_error *err)
+{
+    size_t path_len = strlen(s->path);
+    if (s->depth > 0)
+        path_push(s, &s->frames[s->depth - 1]);
+    if (s->depth >= KEY_SCAN_MAX_DEPTH)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s: nested too deeply", origin);
+    key_frame *f = &s->frames[s->depth++];
+    *f = (key_frame){.expect_key = is_object, .path_len = path_len};
+    if (is_object && (f->seen = json_object_new_object()) == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    return SBX_OK;
+}
+
+static void key_scan_close(key_scan *s)
+{
+    if (s->depth == 0)
+        return;
+    key_frame *f = &s->frames[--s->depth];
+    json_object_put(f->seen);
+    s->path[f->path_len] = '\0';
+}
+
+/* The key spelled by the string token [start, end) of the current object. */
+static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
+                               const char *origin, sbx_error *err)
+{
+    key_frame *f = &s->frames[s->depth - 1];
+    f->expect_key = 0;
+    json_tokener *tok = json_tokener_new();
+    if (tok == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    json_object *decoded = json_tokener_parse_ex(tok, start, (int)(end - start));
+    json_tokener_free(tok);
+    const char *key = json_object_get_string(decoded);
+    if (decoded == NULL || key == NULL) {
+        json_object_put(decoded);
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s: invalid JSON: unreadable key", origin);
+    }
+    int has_nul = strlen(key) != (size_t)json_object_get_string_len(decoded);
+    sbx_printable(key, s->key, sizeof s->key);
+    const char *sep = s->path[0] != '\0' ? "." : "";
+    sbx_status st = SBX_OK;
+    if (has_nul)
+        st = sbx_error_set(err, SBX_ERR_CONFIG, "%s: key '%s%s%s' holds a NUL character (\\u0000)",
+                           origin, s->path, sep, s->key);
+    else if (json_object_object_get_ex(f->seen, key, NULL))
+        st = sbx_error_set(err, SBX_ERR_CONFIG,
+                           "%s: duplicate key '%s%s%s' (each key may appear once)",
+                           origin, s->path, sep, s->key);
+    else if (json_object_object_add(f->seen, key, NULL) != 0)
+        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    json_object_put(decoded);
+    return st;
+}
+
+static sbx_status key_scan_step(key_scan *s, const char **pos, const char *end,
+                                const char *origin, sbx_error *err)
+{
+    const char *p = *pos;
+    key_frame *f = s->depth > 0 ? &s->frames[s->depth - 1] : NULL;
+    sbx_status st = SBX_OK;
+    switch (*p) {
+    case '"':
+    case '\'':
+        *pos = skip_string(p, end);
+        if (f != NULL && f->seen != NULL && f->expect_key)
+            st = key_scan_key(s, p, *pos, origin, err);
+        return st;
+    case '/':
+        *pos = skip_comment(p, end);
+        return SBX_OK;
+    case '{':
+    case '[':
+        st = key_scan_open(s, *p == '{', origin, err);
+        break;
+    case '}':
+    case ']':
+        key_scan_close(s);
+        break;
+    case ',':
+        if (f != NULL && f->seen != NULL)
+            f->expect_key = 1;
+        else if (f != NULL)
+            f->index++;
+        break;
+    default:
+        break;   /* whitespace, ':', numbers, literals */
+    }
+    *pos = p + 1;
+    return st;
+}
+
+/* Refuse repeated or NUL-holding keys in `text`, which json-c accepted. */
+static sbx_status check_keys(const char *text, size_t len, const char *origin, sbx_error *err)
+{
+    key_scan s;
+    s.depth = 0;
+    s.path[0] = '\0';
+    s.key[0] = '\0';
+    const char *p = text, *end = text + len;
+    sbx_status st = SBX_OK;
+    while (p < end && st == SBX_OK)
+        st = key_scan_step(&s, &p, end, origin, err);
+    while (s.depth > 0)
+        key_scan_close(&s);
+    return st;
+}
+
 sbx_status sbx_config_parse(const char *text, const char *origin, sbx_config **out,
                             sbx_error *err)
 {
@@ -286,8 +466,10 @@ sbx_status sbx_config_parse(const char *text, const char *origin, sbx_config **o
                                  "%s: invalid JSON: trailing text after the object", origin);
         }
     }
-    sbx_config *c;
-    sbx_status st = sbx_config_new(&c, err);
+    sbx_config *c = NULL;
+    sbx_status st = check_keys(text, len, origin, err);
+    if (st == SBX_OK)
+        st = sbx_config_new(&c, err);
     if (st == SBX_OK)
         st = parse_root(c, root, origin, err);
     json_object_put(root);
@@ -303,10 +485,23 @@ sbx_status sbx_config_load_file(const char *path, sbx_config **out, sbx_error *e
 {
     sbx_error_clear(err);
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    /* O_NONBLOCK: opening a FIFO that has no writer would otherwise wait
+     * for one forever; only a regular file is read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
         return sbx_error_set(err, SBX_ERR_CONFIG, "cannot read configuration %s: %s", path,
                              strerror(errno));
+    struct stat st_file;
+    if (fstat(fd, &st_file) != 0 || !S_ISREG(st_file.st_mode)) {
+        close(fd);
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "cannot read configuration %s: not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
     char *text = malloc(CONFIG_MAX_BYTES + 1);
     if (text == NULL) {
         fclose(f);

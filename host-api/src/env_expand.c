@@ -1,4 +1,5 @@
-/* ${NAME} / ${NAME:-default} expansion of configuration strings. */
+/* ${NAME}, ${NAME:-default} and whole-value $NAME expansion of configuration
+ * strings. */
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 
@@ -35,11 +36,60 @@ static int is_name_char(char c, int first)
         || (!first && c >= '0' && c <= '9');
 }
 
+/* The value of the variable `name` (`len` bytes), NULL when it is unset.
+ * SBX_ERR_CONFIG when the name is too long to look up. */
+static sbx_status lookup(const char *name, size_t len, const char *where, char *var,
+                         size_t var_cap, const char **value, sbx_error *err)
+{
+    if (len >= var_cap)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s: variable name too long", where);
+    memcpy(var, name, len);
+    var[len] = '\0';
+    *value = getenv(var);
+    return SBX_OK;
+}
+
+static sbx_status unset_error(const char *var, const char *where, sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_CONFIG, "%s: environment variable '%s' is not set",
+                         where, var);
+}
+
+/* Length of the name after the '$' when `text` is exactly "$NAME", else 0. */
+static size_t bare_reference(const char *text)
+{
+    if (text[0] != '$' || !is_name_char(text[1], 1))
+        return 0;
+    size_t len = 1;
+    while (is_name_char(text[1 + len], 0))
+        len++;
+    return text[1 + len] == '\0' ? len : 0;
+}
+
+/* A value that is exactly $NAME, as DeerFlow writes it; a '$' inside other
+ * text ("cost $5") stays itself, so only this exact shape expands. */
+static sbx_status expand_bare(const char *text, size_t name_len, const char *where,
+                              char **out, sbx_error *err)
+{
+    char var[256];
+    const char *value = NULL;
+    sbx_status st = lookup(text + 1, name_len, where, var, sizeof var, &value, err);
+    if (st != SBX_OK)
+        return st;
+    if (value == NULL)
+        return unset_error(var, where, err);
+    *out = strdup(value);
+    return *out != NULL ? SBX_OK : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+}
+
 sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_error *err)
 {
     outbuf b = {0};
     const char *p = text;
     *out = NULL;
+    size_t bare_len = bare_reference(text);
+    if (bare_len > 0)
+        return expand_bare(text, bare_len, where, out, err);
     if (outbuf_put(&b, "", 0) != 0)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     while (*p != '\0') {
@@ -74,17 +124,13 @@ sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_e
                                  where);
         }
         char var[256];
-        if (name_len >= sizeof var) {
+        const char *value = NULL;
+        sbx_status st = lookup(name, name_len, where, var, sizeof var, &value, err);
+        if (st == SBX_OK && value == NULL && fallback == NULL)
+            st = unset_error(var, where, err);
+        if (st != SBX_OK) {
             free(b.data);
-            return sbx_error_set(err, SBX_ERR_CONFIG, "%s: variable name too long", where);
-        }
-        memcpy(var, name, name_len);
-        var[name_len] = '\0';
-        const char *value = getenv(var);
-        if (value == NULL && fallback == NULL) {
-            free(b.data);
-            return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "%s: environment variable '%s' is not set", where, var);
+            return st;
         }
         /* As in the shell, ${NAME:-default} also replaces an empty value. */
         int use_fallback = fallback != NULL && (value == NULL || value[0] == '\0');

@@ -180,6 +180,110 @@ static void test_files(void)
     unlink(path);
 }
 
+/* json-c keeps the last of equal keys: every repetition, at any depth and
+ * however it is spelled, is an error naming the key with its path. */
+static void test_duplicate_keys_are_named(void)
+{
+    static const struct {
+        const char *text;
+        const char *key;
+    } cases[] = {
+        {"{\"backend\":\"local\",\"backend\":\"remote\"}", "'backend'"},
+        {"{\"backends\":{\"remote\":{\"provisioner_url\":\"http://a\",\"timeout_ms\":5,"
+         "\"provisioner_url\":\"http://b\"}}}", "'backends.remote.provisioner_url'"},
+        {"{\"backends\":{\"local\":{},\"local\":{\"state_dir\":\"/x\"}}}", "'backends.local'"},
+        {"{\"backends\":{},\"module_path\":[],\"backends\":{}}", "'backends'"},
+        /* The same key written with an escape is the same key. */
+        {"{\"backend\":\"local\",\"b\\u0061ckend\":\"remote\"}", "'backend'"},
+        /* json-c reads comments; a key inside one is not a key. */
+        {"{\"backend\":\"local\" /* ,\"x\":1 */ ,\"module_path\":[], // \"}\n"
+         "\"backend\":\"docker\"}", "'backend'"},
+        /* Inside an array's objects too (a type error would come later). */
+        {"{\"module_path\":[{\"a\":1},{\"b\":1,\"b\":2}]}", "'module_path[1].b'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sbx_error err;
+        parse(cases[i].text, SBX_ERR_CONFIG, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "duplicate key"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, cases[i].key));
+        if (strstr(err.message, cases[i].key) == NULL)
+            fprintf(stderr, "case %zu: %s\n", i, err.message);
+    }
+    /* Equal keys in different objects, and strings that look like keys, are fine. */
+    sbx_error err;
+    sbx_config *c = parse("{\"backends\":{\"remote\":{\"timeout_ms\":1,\"ca_file\":\"{\\\"a\\\":1,\\\"a\\\":2}\"},"
+                          "\"docker\":{\"timeout_ms\":2}},\"backend\":\"backend\"}",
+                          SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL(c);
+    sbx_config_free(c);
+}
+
+/* A NUL inside a string would cut it short in C (an identity prefix, a
+ * path): an error naming the key, never the value. */
+static void test_nul_in_strings_is_named(void)
+{
+    static const struct {
+        const char *text;
+        const char *where;
+    } cases[] = {
+        {"{\"backend\":\"local\\u0000remote\"}", "test.json: backend"},
+        {"{\"module_path\":[\"/a\\u0000/b\"]}", "module_path[0]"},
+        {"{\"backends\":{\"remote\":{\"api_key\":\"alice\\u0000mallory\"}}}",
+         "backends.remote.api_key"},
+        {"{\"backends\":{\"remote\":{\"api\\u0000key\":\"k\"}}}", "backends.remote.api"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sbx_error err;
+        parse(cases[i].text, SBX_ERR_CONFIG, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, cases[i].where));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "NUL"));
+        CU_ASSERT_PTR_NULL(strstr(err.message, "mallory"));
+        if (strstr(err.message, cases[i].where) == NULL)
+            fprintf(stderr, "case %zu: %s\n", i, err.message);
+    }
+}
+
+/* A value that is exactly $NAME expands (DeerFlow's spelling); any other
+ * '$' stays itself, and an unset $NAME is the same error as ${NAME}. */
+static void test_bare_dollar_name(void)
+{
+    setenv("SBX_T_KEY", "k-456", 1);
+    setenv("SBX_T_EMPTY", "", 1);
+    unsetenv("SBX_T_UNSET");
+    unsetenv("SBX_T_BACKEND");
+    sbx_error err;
+    parse("{\"backend\":\"$SBX_T_BACKEND\"}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "test.json: backend: environment variable 'SBX_T_BACKEND' is not set");
+    setenv("SBX_T_BACKEND", "remote", 1);
+    sbx_config *c = parse("{\"backend\":\"$SBX_T_BACKEND\",\"module_path\":[\"$SBX_T_KEY\"],"
+                          "\"backends\":{\"x\":{"
+                          "\"a\":\"$SBX_T_KEY\",\"b\":\"$SBX_T_EMPTY\",\"c\":\"$SBX_T_KEY/x\","
+                          "\"d\":\"x$SBX_T_KEY\",\"e\":\"$1abc\",\"f\":\"$\","
+                          "\"g\":\"$$SBX_T_KEY\",\"h\":\"$SBX-T\"}}}",
+                          SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(sbx_config_backend(c), "remote");
+    size_t n;
+    CU_ASSERT_STRING_EQUAL(sbx_config_module_path(c, &n)[0], "k-456");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "a"), "k-456");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "b"), "");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "c"), "$SBX_T_KEY/x");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "d"), "x$SBX_T_KEY");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "e"), "$1abc");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "f"), "$");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "g"), "$$SBX_T_KEY");
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "h"), "$SBX-T");
+    sbx_config_free(c);
+
+    parse("{\"backends\":{\"remote\":{\"api_key\":\"$SBX_T_UNSET\"}}}", SBX_ERR_CONFIG, &err);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "test.json: backends.remote.api_key: environment variable 'SBX_T_UNSET' is not set");
+    unsetenv("SBX_T_KEY");
+    unsetenv("SBX_T_EMPTY");
+    unsetenv("SBX_T_BACKEND");
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -190,6 +294,9 @@ void sbx_test_register(void)
         {"invalid JSON is reported", test_invalid_json},
         {"command-line overrides", test_overrides},
         {"files: missing, unknown key", test_files},
+        {"duplicate keys are named", test_duplicate_keys_are_named},
+        {"a NUL in a string is named", test_nul_in_strings_is_named},
+        {"a whole value $NAME expands", test_bare_dollar_name},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("config", NULL, NULL, tests);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/sbxctl/run_sbxctl.h"
@@ -411,6 +412,66 @@ static void test_bad_config_file_is_a_config_error(void)
     remove_files(dir, files, 2);
 }
 
+/* A --config (or $SBX_CONFIG) that is not a regular file, such as a FIFO
+ * nobody writes to, is refused at once, naming it, instead of waiting. */
+static void test_config_that_is_not_a_file_is_refused_at_once(void)
+{
+    char *dir = make_temp_dir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char *fifo = format_arg(dir, "/sbx.json");
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    char *config_var = format_arg("SBX_CONFIG=", fifo);
+    const char *const *envs[] = {NULL, ARGS(config_var)};
+    const char *const *argvs[] = {ARGS("--json", "--config", fifo, "list"),
+                                  ARGS("--json", "list")};
+    for (size_t i = 0; i < 2; i++) {
+        sbx_test_run run;
+        int ran = sbx_test_run_sbxctl(argvs[i], envs[i], 5000, &run);
+        CU_ASSERT_EQUAL(ran, 0);
+        CU_ASSERT_FALSE(run.timed_out);
+        if (ran == 0) {
+            sbx_test_assert_failure(&run, 2, "config", fifo);
+            CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "not a regular file"));
+            json_object_put(sbx_test_assert_json_failure(&run, "config"));
+        }
+        sbx_test_run_clear(&run);
+    }
+    /* A directory too. */
+    sbx_test_run run;
+    sbx_test_sbxctl(&run, NULL, ARGS("--config", dir, "list"));
+    sbx_test_assert_failure(&run, 2, "config", "not a regular file");
+    sbx_test_run_clear(&run);
+
+    free(config_var);
+    char *files[] = {fifo};
+    remove_files(dir, files, 1);
+}
+
+/* The file names the backend twice: the user meant one of them, and
+ * sbxctl must not pick the last silently. */
+static void test_duplicate_config_key_is_named(void)
+{
+    char *dir = make_temp_dir();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    char *twice = write_file(dir, "twice.json", "{\"backend\": \"local\", \"backend\": \"remote\"}");
+    char *nested = write_file(dir, "nested.json",
+                              "{\"backends\": {\"local\": {\"state_dir\": \"/a\", "
+                              "\"state_dir\": \"/b\"}}}");
+    CU_ASSERT_FATAL(twice != NULL && nested != NULL);
+    sbx_test_run run;
+    sbx_test_sbxctl(&run, NULL, ARGS("--json", "--config", twice, "list"));
+    sbx_test_assert_failure(&run, 2, "config", "duplicate key 'backend'");
+    json_object_put(sbx_test_assert_json_failure(&run, "config"));
+    sbx_test_run_clear(&run);
+
+    sbx_test_sbxctl(&run, NULL, ARGS("--config", nested, "list"));
+    sbx_test_assert_failure(&run, 2, "config", "duplicate key 'backends.local.state_dir'");
+    sbx_test_run_clear(&run);
+
+    char *files[] = {twice, nested};
+    remove_files(dir, files, 2);
+}
+
 static void test_config_from_environment_and_overrides(void)
 {
     int port = 0;
@@ -577,6 +638,8 @@ void sbx_test_register(void)
     };
     static const CU_TestInfo config_tests[] = {
         {"bad config file", test_bad_config_file_is_a_config_error},
+        {"config not a regular file", test_config_that_is_not_a_file_is_refused_at_once},
+        {"duplicate config key named", test_duplicate_config_key_is_named},
         {"SBX_CONFIG, --backend, --set, --config", test_config_from_environment_and_overrides},
         {"config module_path", test_config_module_path_is_searched},
         {"default backend is local", test_default_backend_is_local},
