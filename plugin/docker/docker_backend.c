@@ -19,6 +19,7 @@
 #include "plugin/docker/docker_options.h"
 #include <sbx/host.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,19 @@
 /* ?filters={"label":["sbx.managed=true"]}, URL-encoded. */
 #define LIST_QUERY "/containers/json?filters=%7B%22label%22%3A%5B%22sbx.managed%3Dtrue%22%5D%7D"
 
+/* What the instance has learnt of the engine's init binary. */
+enum engine_init {
+    ENGINE_INIT_UNASKED = 0,   /* GET /info not sent yet */
+    ENGINE_INIT_UNSAID = 1,    /* /info does not say (podman): learnt from a create */
+    ENGINE_INIT_PRESENT = 2,
+    ENGINE_INIT_ABSENT = 3
+};
+
 struct sbx_backend_instance {
     sbx_docker_options options;
     sbx_docker_engine engine;
     const sbx_host_services *services;   /* kept alive by the host until close */
+    atomic_int engine_init;              /* enum engine_init; racing learners agree */
 };
 
 #define LOG(inst, level, ...) sbx_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
@@ -85,7 +95,7 @@ static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
     snprintf(path, sizeof path, "/containers/%s/json", name);
     snprintf(what, sizeof what, "inspect of sandbox '%s'", id);
     sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", path, NULL, 0, &resp, err);
+    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", path, NULL, 0, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
@@ -117,7 +127,7 @@ static sbx_status container_action(sbx_backend_instance *inst, const char *id,
     snprintf(path, sizeof path, "/containers/%s%s%s", name, action, query);
     snprintf(what, sizeof what, "%s of sandbox '%s'", action[0] ? action + 1 : "removal", id);
     sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(&inst->engine, method, path, NULL, extra_ms,
+    sbx_status st = sbx_docker_engine_call(&inst->engine, method, path, NULL, extra_ms, what,
                                            &resp, err);
     if (st != SBX_OK)
         return st;
@@ -132,24 +142,83 @@ static sbx_status remove_container(sbx_backend_instance *inst, const char *id, s
     return container_action(inst, id, "DELETE", "", "?force=true", 0, err);
 }
 
+/* The config error of init=true on an engine without an init binary. */
+static sbx_status init_missing_error(const sbx_create_request *req, sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_CONFIG,
+                         "docker: create of sandbox '%s': option 'init' is true but the engine "
+                         "has no init binary (podman: install catatonit; Docker: docker-init); "
+                         "set init to auto or false to run sandboxes without one",
+                         req->sandbox_id);
+}
+
+/* Remember that the engine has no init binary, and say so once. */
+static void learn_init_absent(sbx_backend_instance *inst)
+{
+    if (atomic_exchange(&inst->engine_init, ENGINE_INIT_ABSENT) != ENGINE_INIT_ABSENT &&
+        inst->options.init == SBX_DOCKER_INIT_AUTO)
+        LOG(inst, SBX_LOG_WARN, "the engine has no init binary (podman: install catatonit): "
+            "sandboxes run without one, so destroy waits up to stop_grace_s for a PID 1 "
+            "that ignores SIGTERM (option init)");
+}
+
+/* Whether this create asks for an init (*init): the `init` option, and for
+ * auto or true what the engine says of its init binary (GET /info, once
+ * per instance).  An engine that does not say is tried with one. */
+static sbx_status choose_init(sbx_backend_instance *inst, const sbx_create_request *req,
+                              const char *what, int *init, sbx_error *err)
+{
+    *init = inst->options.init != SBX_DOCKER_INIT_OFF;
+    if (!*init)
+        return SBX_OK;
+    if (atomic_load(&inst->engine_init) == ENGINE_INIT_UNASKED) {
+        sbx_docker_engine_init said;
+        sbx_status st = sbx_docker_engine_info(&inst->engine, what, &said, err);
+        if (st != SBX_OK)
+            return st;
+        if (said == SBX_DOCKER_ENGINE_INIT_NO)
+            learn_init_absent(inst);
+        else
+            atomic_store(&inst->engine_init, said == SBX_DOCKER_ENGINE_INIT_YES
+                                                 ? ENGINE_INIT_PRESENT : ENGINE_INIT_UNSAID);
+    }
+    if (atomic_load(&inst->engine_init) != ENGINE_INIT_ABSENT)
+        return SBX_OK;
+    *init = 0;
+    return inst->options.init == SBX_DOCKER_INIT_ON ? init_missing_error(req, err) : SBX_OK;
+}
+
 /* POST /containers/create.  *created is 1 for a new container, 0 when the
  * name was taken (an existing sandbox, or a concurrent create of it). */
 static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_request *req,
                                    int *created, sbx_error *err)
 {
-    char *body = NULL;
-    sbx_status st = sbx_docker_create_body(&inst->options, req, &body, err);
-    if (st != SBX_OK)
-        return st;
     char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 32], what[96];
     sbx_docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     snprintf(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
-    sbx_http_response resp;
-    st = sbx_docker_engine_call(&inst->engine, "POST", path, body, 0, &resp, err);
-    free(body);
-    if (st != SBX_OK)
-        return st;
+    int init = 0;
+    sbx_status st = choose_init(inst, req, what, &init, err);
+    sbx_http_response resp = { 0, NULL, 0 };
+    for (;;) {
+        char *body = NULL;
+        if (st == SBX_OK)
+            st = sbx_docker_create_body(&inst->options, req, init, &body, err);
+        if (st == SBX_OK)
+            st = sbx_docker_engine_call(&inst->engine, "POST", path, body, 0, what, &resp, err);
+        free(body);
+        if (st != SBX_OK)
+            return st;
+        /* An engine that did not say it lacks an init refuses one here
+         * (podman without catatonit); nothing was created. */
+        if (!init || !sbx_docker_engine_is_init_missing(&resp))
+            break;
+        sbx_http_response_clear(&resp);
+        learn_init_absent(inst);
+        if (inst->options.init == SBX_DOCKER_INIT_ON)
+            return init_missing_error(req, err);
+        init = 0;
+    }
     *created = resp.status == 201;
     if (!*created && !sbx_docker_engine_is_name_conflict(&resp))
         st = sbx_docker_engine_error(&resp, what, err);
@@ -346,16 +415,18 @@ static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entri
         sbx_sandbox *s = sbx_sandbox_list_append(list, err);
         if (s == NULL)
             return SBX_ERR_INTERNAL;
-        const char *why = NULL;
+        char why[200];
+        sbx_docker_skip skip;
         int rc = sbx_docker_sandbox_from_list_entry(&inst->options,
-                                                    json_object_array_get_idx(entries, i), s, &why);
+                                                    json_object_array_get_idx(entries, i), s,
+                                                    &skip, why, sizeof why);
         if (rc == 1)
             continue;
         sbx_sandbox_list_drop_last(list);
         if (rc < 0)
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         /* Managed containers of other prefixes are normal, not warnings. */
-        LOG(inst, strcmp(why, "named with another prefix") == 0 ? SBX_LOG_DEBUG : SBX_LOG_WARN,
+        LOG(inst, skip == SBX_DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
             "skipping list entry %zu: %s", i, why);
     }
     return SBX_OK;
@@ -369,7 +440,8 @@ static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **
     *out = NULL;
     *count = 0;
     sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0, &resp, err);
+    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0,
+                                           "list of sandboxes", &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {

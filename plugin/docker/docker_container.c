@@ -5,6 +5,7 @@
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
+#include "plugin/docker/docker_text.h"
 #include <sbx/host.h>
 
 #include <ctype.h>
@@ -120,7 +121,7 @@ static sbx_status binds_of(builder *b, const sbx_create_request *req, json_objec
 }
 
 static json_object *host_config_of(builder *b, const sbx_docker_options *o,
-                                   const char *port_key, json_object *binds)
+                                   const char *port_key, json_object *binds, int init)
 {
     json_object *host_config = json_object_new_object();
     json_object *bindings = json_object_new_object();
@@ -135,12 +136,12 @@ static json_object *host_config_of(builder *b, const sbx_docker_options *o,
     if (binds != NULL)
         add(b, host_config, "Binds", binds);
     /* An init as PID 1 forwards SIGTERM, so stop does not wait the grace. */
-    add(b, host_config, "Init", json_object_new_boolean(1));
+    add(b, host_config, "Init", json_object_new_boolean(init));
     return host_config;
 }
 
 sbx_status sbx_docker_create_body(const sbx_docker_options *o, const sbx_create_request *req,
-                                  char **out, sbx_error *err)
+                                  int init, char **out, sbx_error *err)
 {
     builder b = { 0 };
     json_object *binds = NULL;
@@ -164,7 +165,7 @@ sbx_status sbx_docker_create_body(const sbx_docker_options *o, const sbx_create_
     json_object *exposed = json_object_new_object();
     add(&b, exposed, port_key, json_object_new_object());
     add(&b, body, "ExposedPorts", exposed);
-    add(&b, body, "HostConfig", host_config_of(&b, o, port_key, binds));
+    add(&b, body, "HostConfig", host_config_of(&b, o, port_key, binds, init));
     const char *text = b.failed ? NULL : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     *out = text ? strdup(text) : NULL;
     json_object_put(body);
@@ -209,7 +210,8 @@ static void format_url(const sbx_docker_options *o, const char *port, char *buf,
 /* The engine's state word as a status ("running" -> "Running"). */
 static void format_status(const char *state, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s", state ? state : "unknown");
+    const char *s = state ? state : "unknown";
+    snprintf(buf, size, "%.*s", (int)sbx_docker_text_cut(s, strlen(s), size - 1), s);
     buf[0] = (char)toupper((unsigned char)buf[0]);
 }
 
@@ -307,22 +309,29 @@ static int named_by_us(const sbx_docker_options *o, json_object *entry, const ch
 }
 
 int sbx_docker_sandbox_from_list_entry(const sbx_docker_options *o, json_object *entry,
-                                       sbx_sandbox *out, const char **why)
+                                       sbx_sandbox *out, sbx_docker_skip *skip, char *why,
+                                       size_t why_size)
 {
     json_object *labels = NULL;
     const char *state = NULL;
-    char port[16], url[300];
+    char port[16], url[300], field[160];
+    *skip = SBX_DOCKER_SKIP_INVALID;
+    if (!sbx_docker_json_text_ok(entry, field, sizeof field)) {
+        snprintf(why, why_size, "field '%s' holds a NUL or invalid UTF-8", field);
+        return 0;
+    }
     if (!json_object_object_get_ex(entry, "Labels", &labels) || !labels_match(labels, NULL)) {
-        *why = "missing or invalid sbx labels";
+        snprintf(why, why_size, "missing or invalid sbx labels");
         return 0;
     }
     if (!named_by_us(o, entry, label(labels, SBX_DOCKER_LABEL_SANDBOX))) {
-        *why = "named with another prefix";
+        *skip = SBX_DOCKER_SKIP_OTHER_PREFIX;
+        snprintf(why, why_size, "named with another prefix");
         return 0;
     }
     format_url(o, list_host_port(o, entry, port, sizeof port), url, sizeof url);
     if (url[0] == '\0') {
-        *why = "the sandbox port is not published";
+        snprintf(why, why_size, "the sandbox port is not published");
         return 0;
     }
     sbx_json_get_string(entry, "State", &state);

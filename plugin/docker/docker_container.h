@@ -28,11 +28,12 @@ void sbx_docker_container_name(const sbx_docker_options *o, const char *sandbox_
 
 /* The body of POST /containers/create for a validated request: image,
  * labels, env, Cmd (sh -c command), the exposed and published port, Binds
- * for extra mounts, Init.  SBX_ERR_USAGE naming a mount whose paths are not
- * absolute or hold ':' or ','; SBX_ERR_INTERNAL when out of memory.  On
- * success *out is the body, freed by the caller. */
+ * for extra mounts, and HostConfig.Init = `init` (0 or 1).  SBX_ERR_USAGE
+ * naming a mount whose paths are not absolute or hold ':' or ',';
+ * SBX_ERR_INTERNAL when out of memory.  On success *out is the body, freed
+ * by the caller. */
 sbx_status sbx_docker_create_body(const sbx_docker_options *o, const sbx_create_request *req,
-                                  char **out, sbx_error *err);
+                                  int init, char **out, sbx_error *err);
 
 /* Fill *out from an inspect answer of sandbox `sandbox_id`; *running is
  * State.Running.  SBX_ERR_PROTOCOL when the container is not that managed
@@ -43,11 +44,19 @@ sbx_status sbx_docker_sandbox_from_inspect(const sbx_docker_options *o, json_obj
                                            const char *sandbox_id, sbx_sandbox *out,
                                            int *running, sbx_error *err);
 
+/* Why a list entry is not a sandbox of this instance. */
+typedef enum sbx_docker_skip {
+    SBX_DOCKER_SKIP_INVALID = 0,      /* bad text, labels or port: a warning */
+    SBX_DOCKER_SKIP_OTHER_PREFIX = 1  /* managed under another name_prefix: normal */
+} sbx_docker_skip;
+
 /* Fill *out from one entry of GET /containers/json.  Returns 0 (and leaves
- * *out empty) when the entry is not a sandbox of this instance (foreign
- * name, missing or invalid labels, no published sandbox port); `why` then
- * says which.  -1 when out of memory, 1 on success. */
+ * *out empty) when the entry is not a sandbox of this instance (a field
+ * with a NUL or invalid UTF-8, foreign name, missing or invalid labels, no
+ * published sandbox port); *skip and `why` (`why_size` > 0 bytes) then
+ * say which.  -1 when out of memory, 1 on success. */
 int sbx_docker_sandbox_from_list_entry(const sbx_docker_options *o, json_object *entry,
-                                       sbx_sandbox *out, const char **why);
+                                       sbx_sandbox *out, sbx_docker_skip *skip, char *why,
+                                       size_t why_size);
 
 #endif

@@ -2,11 +2,16 @@
 #include "plugin/docker/docker_engine.h"
 
 #include "common/json_fields.h"
+#include "plugin/docker/docker_text.h"
 #include <sbx/host.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 /* Inspect answers are a few KiB, lists grow with containers. */
 #define MAX_RESPONSE_BYTES (16u * 1024u * 1024u)
@@ -31,6 +36,7 @@ sbx_status sbx_docker_engine_open(sbx_docker_engine *engine, const sbx_docker_op
     sbx_status st = sbx_http_client_new(&o, &engine->http, err);
     if (st != SBX_OK)
         return st;
+    engine->socket_path = options->socket_path;
     engine->api_version = options->api_version;
     engine->timeout_ms = options->timeout_ms;
     return SBX_OK;
@@ -42,9 +48,54 @@ void sbx_docker_engine_close(sbx_docker_engine *engine)
     memset(engine, 0, sizeof *engine);
 }
 
+/* 0 when a connection to the socket succeeds (or would, but for a full
+ * backlog), else the errno of the attempt. */
+static int connect_errno(const char *socket_path)
+{
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    if (strlen(socket_path) >= sizeof addr.sun_path)
+        return ENAMETOOLONG;
+    memcpy(addr.sun_path, socket_path, strlen(socket_path));
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return errno;
+    int rc = connect(fd, (const struct sockaddr *)&addr, sizeof addr);
+    int why = rc == 0 || errno == EAGAIN || errno == EINPROGRESS ? 0 : errno;
+    close(fd);
+    return why;
+}
+
+/* Reword the HTTP client's transport error, which names the URL it was
+ * given for a unix socket ("http://localhost/..., localhost port 80"): say
+ * which operation, which socket, and why, from a connect of our own. */
+static void reword_transport_error(const sbx_docker_engine *engine, const char *method,
+                                   const char *full_path, const char *what, sbx_error *err)
+{
+    if (err == NULL)
+        return;
+    int why = connect_errno(engine->socket_path);
+    if (why != 0) {
+        sbx_error_set(err, SBX_ERR_TRANSPORT,
+                      "docker: %s: cannot connect to the engine's socket %s: %s", what,
+                      engine->socket_path, strerror(why));
+        return;
+    }
+    /* Reached now, so the call itself failed: keep the client's reason
+     * (a timeout, a reset) without its URL. */
+    char prefix[512], detail[SBX_ERROR_MESSAGE_MAX];
+    snprintf(prefix, sizeof prefix, "%s %s%s: ", method,
+             sbx_http_client_shown_url(engine->http), full_path);
+    size_t skip = strncmp(err->message, prefix, strlen(prefix)) == 0 ? strlen(prefix) : 0;
+    snprintf(detail, sizeof detail, "%s", err->message + skip);
+    sbx_error_set(err, SBX_ERR_TRANSPORT, "docker: %s: engine socket %s: %s", what,
+                  engine->socket_path, detail);
+}
+
 sbx_status sbx_docker_engine_call(sbx_docker_engine *engine, const char *method,
                                   const char *path, const char *json_body, long extra_ms,
-                                  sbx_http_response *resp, sbx_error *err)
+                                  const char *what, sbx_http_response *resp, sbx_error *err)
 {
     size_t len = strlen(engine->api_version) + strlen(path) + 2;
     char *full = malloc(len);
@@ -53,28 +104,46 @@ sbx_status sbx_docker_engine_call(sbx_docker_engine *engine, const char *method,
     snprintf(full, len, "/%s%s", engine->api_version, path);
     sbx_status st = sbx_http_request(engine->http, method, full, json_body,
                                      engine->timeout_ms + extra_ms, resp, err);
+    if (st == SBX_ERR_TRANSPORT)
+        reword_transport_error(engine, method, full, what, err);
     free(full);
     return st;
 }
 
+/* Longest engine message an error quotes. */
+#define ENGINE_MESSAGE_MAX 300
+
 /* The engine's explanation: `message` of a JSON error body, else the body's
- * first line (bounded), else nothing. */
+ * first line, cut to ENGINE_MESSAGE_MAX bytes at a character boundary;
+ * nothing when neither is text (an error message must stay valid UTF-8). */
 static void engine_message(const sbx_http_response *resp, char *buf, size_t size)
 {
     buf[0] = '\0';
     json_object *o = sbx_json_parse(resp->body, resp->body_len);
-    const char *message = NULL;
-    if (o != NULL && sbx_json_get_string(o, "message", &message) == SBX_JSON_OK)
-        snprintf(buf, size, "%s", message);
-    else if (resp->body != NULL)
-        snprintf(buf, size, "%.*s", (int)strcspn(resp->body, "\r\n"), resp->body);
+    json_object *message = NULL;
+    const char *text = NULL;
+    size_t len = 0;
+    if (o != NULL && json_object_object_get_ex(o, "message", &message) &&
+        json_object_is_type(message, json_type_string)) {
+        text = json_object_get_string(message);
+        len = (size_t)json_object_get_string_len(message);
+    } else if (o == NULL && resp->body != NULL) {
+        text = resp->body;
+        len = strcspn(resp->body, "\r\n");
+    }
+    if (text != NULL && sbx_docker_text_valid(text, len)) {
+        size_t max = size - 1 < ENGINE_MESSAGE_MAX ? size - 1 : ENGINE_MESSAGE_MAX;
+        snprintf(buf, size, "%.*s", (int)sbx_docker_text_cut(text, len, max), text);
+    } else if (text != NULL && len > 0) {
+        snprintf(buf, size, "(the engine's message is not valid UTF-8 text)");
+    }
     json_object_put(o);
 }
 
 sbx_status sbx_docker_engine_error(const sbx_http_response *resp, const char *what,
                                    sbx_error *err)
 {
-    char message[300];
+    char message[ENGINE_MESSAGE_MAX + 1];
     engine_message(resp, message, sizeof message);
     sbx_status kind = resp->status == 404 ? SBX_ERR_NOT_FOUND : SBX_ERR_PROVISIONER;
     sbx_error_set(err, kind, "docker: %s failed: HTTP %ld%s%s", what, resp->status,
@@ -84,15 +153,24 @@ sbx_status sbx_docker_engine_error(const sbx_http_response *resp, const char *wh
     return kind;
 }
 
+/* 1 when the answer is `status` with an engine message containing `text`. */
+static int message_says(const sbx_http_response *resp, long status, const char *text)
+{
+    if (resp->status != status)
+        return 0;
+    char message[ENGINE_MESSAGE_MAX + 1];
+    engine_message(resp, message, sizeof message);
+    return strstr(message, text) != NULL;
+}
+
 int sbx_docker_engine_is_name_conflict(const sbx_http_response *resp)
 {
-    if (resp->status == 409)
-        return 1;
-    if (resp->status != 500)
-        return 0;
-    char message[300];
-    engine_message(resp, message, sizeof message);
-    return strstr(message, "already in use") != NULL;
+    return resp->status == 409 || message_says(resp, 500, "already in use");
+}
+
+int sbx_docker_engine_is_init_missing(const sbx_http_response *resp)
+{
+    return message_says(resp, 500, "container-init binary not found");
 }
 
 json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type type,
@@ -105,5 +183,46 @@ json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type ty
                       what, type == json_type_array ? "array" : "object");
         return NULL;
     }
+    char field[160];
+    if (type == json_type_object && !sbx_docker_json_text_ok(o, field, sizeof field)) {
+        json_object_put(o);
+        sbx_error_set(err, SBX_ERR_PROTOCOL,
+                      "docker: %s: field '%s' of the engine's answer holds a NUL or invalid "
+                      "UTF-8", what, field);
+        return NULL;
+    }
     return o;
+}
+
+sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
+                                  sbx_docker_engine_init *init, sbx_error *err)
+{
+    *init = SBX_DOCKER_ENGINE_INIT_UNSAID;
+    sbx_http_response resp;
+    sbx_status st = sbx_docker_engine_call(engine, "GET", "/info", NULL, 0, what, &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status != 200) {
+        st = sbx_docker_engine_error(&resp, what, err);
+        if (st == SBX_ERR_NOT_FOUND && err != NULL)
+            err->kind = st = SBX_ERR_PROVISIONER;
+        sbx_http_response_clear(&resp);
+        return st;
+    }
+    json_object *info = sbx_docker_engine_parse(&resp, json_type_object, what, err);
+    sbx_http_response_clear(&resp);
+    if (info == NULL)
+        return SBX_ERR_PROTOCOL;
+    /* Docker names its init and runs it for InitCommit (ID "N/A" when it
+     * cannot); podman names none whether it has catatonit or not. */
+    const char *binary = NULL, *commit = NULL;
+    json_object *init_commit = NULL;
+    if (sbx_json_get_string(info, "InitBinary", &binary) == SBX_JSON_OK && binary[0] != '\0') {
+        json_object_object_get_ex(info, "InitCommit", &init_commit);
+        int ran = sbx_json_get_string(init_commit, "ID", &commit) == SBX_JSON_OK &&
+                  commit[0] != '\0' && strcmp(commit, "N/A") != 0;
+        *init = ran ? SBX_DOCKER_ENGINE_INIT_YES : SBX_DOCKER_ENGINE_INIT_NO;
+    }
+    json_object_put(info);
+    return SBX_OK;
 }

@@ -16,6 +16,7 @@
  * strings are borrowed from the instance's options. */
 typedef struct sbx_docker_engine {
     sbx_http_client *http;
+    const char *socket_path;
     const char *api_version;
     long timeout_ms;
 } sbx_docker_engine;
@@ -32,10 +33,12 @@ void sbx_docker_engine_close(sbx_docker_engine *engine);
  * escaped) with an optional JSON body, bounded by the engine timeout plus
  * extra_ms.  Any answer is SBX_OK with *resp filled (released with
  * sbx_http_response_clear); SBX_ERR_TRANSPORT when the engine cannot be
- * reached (the message names the socket path through the client). */
+ * reached or does not answer in time: the message names `what` (the
+ * operation and sandbox, "inspect of sandbox 'x'"), the socket path and
+ * why (the connect error, or the timeout). */
 sbx_status sbx_docker_engine_call(sbx_docker_engine *engine, const char *method,
                                   const char *path, const char *json_body, long extra_ms,
-                                  sbx_http_response *resp, sbx_error *err);
+                                  const char *what, sbx_http_response *resp, sbx_error *err);
 
 /* Turn a failed answer into an error: SBX_ERR_NOT_FOUND for 404, else
  * SBX_ERR_PROVISIONER, with the HTTP status and the engine's `message`
@@ -48,8 +51,28 @@ sbx_status sbx_docker_engine_error(const sbx_http_response *resp, const char *wh
  * 500 whose message contains "already in use" (podman). */
 int sbx_docker_engine_is_name_conflict(const sbx_http_response *resp);
 
+/* 1 when the answer refuses a create because the engine has no init
+ * binary (podman without catatonit: 500 "container-init binary not
+ * found"). */
+int sbx_docker_engine_is_init_missing(const sbx_http_response *resp);
+
+/* Whether the engine says it has an init binary (GET /info). */
+typedef enum sbx_docker_engine_init {
+    SBX_DOCKER_ENGINE_INIT_UNSAID = 0, /* the engine does not say (podman) */
+    SBX_DOCKER_ENGINE_INIT_YES = 1,    /* Docker: InitBinary runs */
+    SBX_DOCKER_ENGINE_INIT_NO = 2      /* Docker: InitCommit.ID "N/A" */
+} sbx_docker_engine_init;
+
+/* GET /info: what the engine says of its init binary into *init.
+ * Transport, engine and protocol errors name `what`. */
+sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
+                                  sbx_docker_engine_init *init, sbx_error *err);
+
 /* Parse a JSON answer whose top level must be of type `type`; NULL (with
- * SBX_ERR_PROTOCOL naming `what`) otherwise.  The caller puts the result. */
+ * SBX_ERR_PROTOCOL naming `what`) otherwise.  An object answer must hold
+ * only valid text (sbx_docker_json_text_ok: SBX_ERR_PROTOCOL naming the
+ * field); the entries of an array answer are the caller's to check (a
+ * list skips a bad entry).  The caller puts the result. */
 json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type type,
                                      const char *what, sbx_error *err);
 

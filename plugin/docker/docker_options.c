@@ -121,6 +121,25 @@ static int is_nonempty(const char *s)
     return s != NULL && s[0] != '\0';
 }
 
+static sbx_status parse_init(const char *key, const char *value, sbx_docker_init_mode *out,
+                             sbx_error *err)
+{
+    static const struct {
+        const char *word;
+        sbx_docker_init_mode mode;
+    } words[] = { { "auto", SBX_DOCKER_INIT_AUTO }, { "true", SBX_DOCKER_INIT_ON },
+                  { "false", SBX_DOCKER_INIT_OFF } };
+    for (size_t i = 0; value != NULL && i < sizeof words / sizeof words[0]; i++) {
+        if (strcmp(value, words[i].word) == 0) {
+            *out = words[i].mode;
+            return SBX_OK;
+        }
+    }
+    return sbx_error_set(err, SBX_ERR_CONFIG,
+                         "option '%s': invalid value '%.64s' (auto, true or false)", key,
+                         value ? value : "");
+}
+
 static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx_error *err)
 {
     const char *k = opt->key, *v = opt->value;
@@ -149,6 +168,8 @@ static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx
         return sbx_option_parse_long(k, v, 0, 3600L, &o->stop_grace_s, err);
     if (strcmp(k, "ready_timeout_ms") == 0)
         return sbx_option_parse_long(k, v, 0, 600000L, &o->ready_timeout_ms, err);
+    if (strcmp(k, "init") == 0)
+        return parse_init(k, v, &o->init, err);
     if (strcmp(k, "env") == 0)
         return parse_pairs(k, v, NULL, &o->env, &o->env_count, err);
     if (strcmp(k, "labels") == 0)
@@ -156,7 +177,7 @@ static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx
     return sbx_error_set(err, SBX_ERR_CONFIG,
                          "unknown option '%.64s' for backend 'docker' (known: socket, image, "
                          "name_prefix, bind_host, port, env, labels, command, api_version, "
-                         "timeout_ms, stop_grace_s, ready_timeout_ms)", k);
+                         "timeout_ms, stop_grace_s, ready_timeout_ms, init)", k);
 }
 
 /* The socket when the `socket` option is not given. */

@@ -13,6 +13,13 @@ typedef struct sbx_docker_pair {
     char *value;
 } sbx_docker_pair;
 
+/* The `init` option: an init process as PID 1 of each sandbox. */
+typedef enum sbx_docker_init_mode {
+    SBX_DOCKER_INIT_AUTO = 0,  /* when the engine has an init binary */
+    SBX_DOCKER_INIT_ON = 1,    /* always; an engine without one is a config error */
+    SBX_DOCKER_INIT_OFF = 2    /* never */
+} sbx_docker_init_mode;
+
 /* What an instance was opened with.  Immutable after parsing: every thread
  * may read it without a lock. */
 typedef struct sbx_docker_options {
@@ -30,6 +37,7 @@ typedef struct sbx_docker_options {
     long timeout_ms;           /* bound of each engine call */
     long stop_grace_s;         /* SIGTERM-to-SIGKILL grace on destroy */
     long ready_timeout_ms;     /* create waits this long for the published port; 0: no wait */
+    sbx_docker_init_mode init; /* the `init` option (auto, true, false) */
 } sbx_docker_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs the docker backend's CUnit suite, then sbxctl's docker end-to-end
-# suite, against a private podman engine (podman-env.sh), and always tears
-# the engine down again.  Exit 77 (SKIP)
-# with the reason when the engine cannot run here.
+# suite, against a private podman engine (podman-env.sh); then the init
+# tests against a second private engine that has no init binary.  Always
+# tears the engines down again.  Exit 77 (SKIP) with the reason when the
+# engine cannot run here.
 set -u
 srcdir=${SBX_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${SBX_TEST_BUILDDIR:-.}
@@ -12,22 +13,47 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "SKIP: the podman test engine needs root (rootful podman with private storage)" >&2
     exit 77
 fi
-# A short path: the engine's unix socket lives in it (108-byte limit).
-dir=$(mktemp -d /tmp/sbx-podman.XXXXXX) || exit 1
-settings=$("$env_script" start "$dir")
-rc=$?
-if [ "$rc" -ne 0 ]; then
+
+# run_with_engine [no-init]: start an engine, run the suites for it, stop
+# it.  Returns the suites' status, or 77 when the engine cannot run.
+run_with_engine() {
+    # A short path: the engine's unix socket lives in it (108-byte limit).
+    dir=$(mktemp -d /tmp/sbx-podman.XXXXXX) || return 1
+    settings=$("$env_script" start "$dir" "$@")
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        "$env_script" stop "$dir"
+        return "$rc"
+    fi
+    trap '"$env_script" stop "$dir"' EXIT
+    eval "$settings"
+    if [ "${1:-}" = no-init ]; then
+        SBX_DOCKER_ENGINE_INIT=no
+    else
+        SBX_DOCKER_ENGINE_INIT=yes
+    fi
+    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT
+    "$builddir/tests/docker/test_docker_backend"
+    rc=$?
+    # sbxctl end to end with --backend docker, against the same engine (the
+    # local half runs as its own TESTS entry).
+    if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
+        SBX_E2E_BACKENDS=docker "$builddir/tests/sbxctl/test_sbxctl_local_docker" || rc=1
+    fi
     "$env_script" stop "$dir"
-    exit "$rc"
-fi
-trap '"$env_script" stop "$dir"' EXIT
+    trap - EXIT
+    return "$rc"
+}
+
 trap 'exit 1' INT TERM
-eval "$settings"
-export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE
-"$builddir/tests/docker/test_docker_backend"
-suite_rc=$?
-# sbxctl end to end with --backend docker, against the same engine (the
-# local half runs as its own TESTS entry).
-SBX_E2E_BACKENDS=docker "$builddir/tests/sbxctl/test_sbxctl_local_docker"
-e2e_rc=$?
-[ "$suite_rc" -eq 0 ] && [ "$e2e_rc" -eq 0 ]
+run_with_engine
+with_init=$?
+[ "$with_init" -eq 77 ] && exit 77
+echo "--- the same engine without an init binary (catatonit hidden)"
+run_with_engine no-init
+without_init=$?
+if [ "$without_init" -eq 77 ]; then
+    echo "(engine without an init binary: skipped, see the SKIP line above)"
+    without_init=0
+fi
+[ "$with_init" -eq 0 ] && [ "$without_init" -eq 0 ]

@@ -4,10 +4,15 @@
 # of the machine's own podman setup (/etc, /var/lib/containers) is touched.
 # See docs/docker.md ("Testing with podman") for why each setting is here.
 #
-#   podman-env.sh start DIR   prepare DIR, start the service, import the
+#   podman-env.sh start DIR [no-init]
+#                             prepare DIR, start the service, import the
 #                             busybox image; prints the shell assignments
 #                               SBX_DOCKER_SOCKET=DIR/podman.sock
 #                               SBX_DOCKER_IMAGE=localhost/sbx-busybox:latest
+#                             With no-init, the service runs in a
+#                             private mount namespace where catatonit is
+#                             hidden: an engine without an init binary, as
+#                             on a machine without the catatonit package.
 #                             Exits 77 (automake's SKIP) with one line on
 #                             stderr saying why when the engine cannot run.
 #   podman-env.sh stop DIR    remove every container, stop the service,
@@ -34,6 +39,12 @@ check_prerequisites() {
     for candidate in /bin/busybox /usr/bin/busybox; do
         [ -x "$candidate" ] && BUSYBOX=$candidate && break
     done
+    if [ "$INIT" = no-init ]; then
+        command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 ||
+            die_skip "unshare and nsenter (util-linux) are needed to hide the init binary"
+        unshare -m --propagation private true 2>/dev/null ||
+            die_skip "cannot make a private mount namespace here (unshare -m) to hide the init binary"
+    fi
     [ -n "$BUSYBOX" ] || die_skip "busybox-static is not installed (apt-get install -y busybox-static)"
     # The image holds nothing but this binary, so it must be static.
     if ldd "$BUSYBOX" >/dev/null 2>&1; then
@@ -94,9 +105,21 @@ start() {
     # stdout through a pipe would otherwise wait for the service to exit.
     (
         exec </dev/null >>"$DIR/service.log" 2>&1
-        CONTAINERS_CONF="$DIR/containers.conf" exec podman \
-            --root "$DIR/root" --runroot "$DIR/runroot" --tmpdir "$DIR/tmp" \
+        export CONTAINERS_CONF="$DIR/containers.conf"
+        set -- podman --root "$DIR/root" --runroot "$DIR/runroot" --tmpdir "$DIR/tmp" \
             --log-level=info system service --time=0 "unix://$DIR/podman.sock"
+        [ "$INIT" = no-init ] || exec "$@"
+        # podman looks for /usr/libexec/podman/catatonit, then for catatonit
+        # in its helper directories and PATH: an empty directory over the
+        # first and a file that is not executable over the binary hide both.
+        : > "$DIR/not-an-init"
+        exec unshare -m --propagation private sh -c '
+            dir=$1; shift
+            mount -t tmpfs sbx-no-init /usr/libexec/podman || exit 1
+            for bin in $(command -v catatonit); do
+                mount --bind "$dir/not-an-init" "$bin" || exit 1
+            done
+            exec "$@"' sh "$DIR" "$@"
     ) &
     echo $! > "$DIR/service.pid"
     if ! wait_ready; then
@@ -115,11 +138,19 @@ start() {
 
 stop() {
     [ -d "$DIR" ] || return 0
+    pid=
+    [ -f "$DIR/service.pid" ] && pid=$(cat "$DIR/service.pid")
     if [ -S "$DIR/podman.sock" ] || [ -d "$DIR/root" ]; then
-        podman_here rm --all --force --time 0 >/dev/null 2>&1
+        # A no-init service keeps its storage mounts in its own namespace.
+        if [ -f "$DIR/not-an-init" ] && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+            nsenter -t "$pid" -m env CONTAINERS_CONF="$DIR/containers.conf" podman \
+                --root "$DIR/root" --runroot "$DIR/runroot" --tmpdir "$DIR/tmp" \
+                rm --all --force --time 0 >/dev/null 2>&1
+        else
+            podman_here rm --all --force --time 0 >/dev/null 2>&1
+        fi
     fi
-    if [ -f "$DIR/service.pid" ]; then
-        pid=$(cat "$DIR/service.pid")
+    if [ -n "$pid" ]; then
         kill "$pid" 2>/dev/null && wait_gone "$pid"
     fi
     # podman's `container cleanup` helpers run detached after a container
@@ -135,8 +166,9 @@ stop() {
     rm -rf "$DIR"
 }
 
-[ $# -eq 2 ] || die "usage: $0 start|stop DIR"
+[ $# -ge 2 ] || die "usage: $0 start|stop DIR [no-init]"
 DIR=$2
+INIT=${3:-}
 case "$1" in
     start) start ;;
     stop) stop ;;

@@ -1,13 +1,15 @@
 /*
  * The docker backend module through the host library, against a real
- * engine: podman's Docker API service started by docker-suite.sh
- * (SBX_DOCKER_SOCKET, SBX_DOCKER_IMAGE = a busybox image).  Sandboxes are
- * busybox httpd servers published on 127.0.0.1.
+ * engine started by docker-suite.sh (SBX_DOCKER_SOCKET, SBX_DOCKER_IMAGE =
+ * a busybox image).  Sandboxes are busybox httpd servers published on
+ * 127.0.0.1.  SBX_DOCKER_ENGINE_INIT=no says the engine has no init binary:
+ * then only the init tests run.
  */
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/log_capture.h"
 
 #include <sbx/host.h>
 
@@ -66,6 +68,7 @@ static long engine(const char *method, const char *path, const char *json_body)
 typedef struct fixture {
     sbx_host *host;
     sbx_backend *backend;
+    sbx_test_log_capture *log;   /* what the backend logged */
 } fixture;
 
 static sbx_status open_docker(fixture *f, const sbx_option *extra, size_t n_extra,
@@ -78,7 +81,10 @@ static sbx_status open_docker(fixture *f, const sbx_option *extra, size_t n_extr
     opts[n++] = (sbx_option){ "stop_grace_s", "1" };
     for (size_t i = 0; i < n_extra && n < 8; i++)
         opts[n++] = extra[i];
-    CU_ASSERT_FATAL(sbx_host_new(NULL, &f->host, err) == SBX_OK);
+    f->log = sbx_test_log_capture_new();
+    CU_ASSERT_FATAL(f->log != NULL);
+    sbx_host_services services = { sizeof services, sbx_test_log_capture_fn, f->log };
+    CU_ASSERT_FATAL(sbx_host_new(&services, &f->host, err) == SBX_OK);
     f->backend = NULL;
     return sbx_backend_open(f->host, "docker", opts, n, &f->backend, err);
 }
@@ -97,6 +103,7 @@ static void teardown(fixture *f)
 {
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
+    sbx_test_log_capture_free(f->log);
 }
 
 /* How many listed sandboxes have id `id`; *url gets its URL. */
@@ -318,11 +325,15 @@ static void test_errors(void)
     sbx_option bad[] = { { "imgae", "x" } };
     CU_ASSERT(open_docker(&f, bad, 1, &err) == SBX_ERR_CONFIG);
     CU_ASSERT(strstr(err.message, "imgae") != NULL);
-    sbx_host_free(f.host);
+    teardown(&f);
     sbx_option bad_ready[] = { { "ready_timeout_ms", "soon" } };
     CU_ASSERT(open_docker(&f, bad_ready, 1, &err) == SBX_ERR_CONFIG);
     CU_ASSERT(strstr(err.message, "ready_timeout_ms") != NULL);
-    sbx_host_free(f.host);
+    teardown(&f);
+    sbx_option bad_init[] = { { "init", "yes" } };
+    CU_ASSERT(open_docker(&f, bad_init, 1, &err) == SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "option 'init'") != NULL);
+    teardown(&f);
 
     /* The engine's own message comes through. */
     sbx_option missing_image[] = { { "image", "localhost/no-such-image:latest" } };
@@ -335,7 +346,8 @@ static void test_errors(void)
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     teardown(&f);
 
-    /* An engine that is not there is a transport error, never "not alive". */
+    /* An engine that is not there is a transport error, never "not alive"
+     * (what the messages say: tests/docker/test_docker_hostile). */
     sbx_option nowhere[] = { { "socket", "/nonexistent/docker.sock" } };
     CU_ASSERT_FATAL(open_docker(&f, nowhere, 1, &err) == SBX_OK);
     int alive = -1;
@@ -343,6 +355,127 @@ static void test_errors(void)
     sbx_sandbox *all = NULL;
     size_t count = 0;
     CU_ASSERT(sbx_backend_list_running(f.backend, &all, &count, &err) == SBX_ERR_TRANSPORT);
+    teardown(&f);
+}
+
+/* ------------------------------------------------------------ init */
+
+/* HostConfig.Init of sandbox `id`'s container: 1, 0 (false or left out,
+ * as podman does), or -1 when it cannot be inspected. */
+static int container_init(const char *id)
+{
+    char path[128], *inspect = NULL;
+    snprintf(path, sizeof path, "/containers/sbx-%s/json", id);
+    int init = -1;
+    if (engine_answer("GET", path, NULL, &inspect) == 200)
+        init = strstr(inspect, "\"Init\":true") != NULL;
+    free(inspect);
+    return init;
+}
+
+/* Create sandbox `id` through f's backend; on success destroy it again and
+ * return what its container's HostConfig.Init was, else -2 with `err`
+ * filled. */
+static int init_of_create(fixture *f, const char *id, sbx_error *err)
+{
+    sbx_sandbox *sb = sbx_test_create(f->backend, id, "t", NULL, NULL, 0, err);
+    if (sb == NULL)
+        return -2;
+    int init = container_init(id);
+    /* Init or not, the sandbox serves and destroy removes it. */
+    CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 5000), 200);
+    sbx_error destroy_err;
+    CU_ASSERT(sbx_backend_destroy(f->backend, id, &destroy_err) == SBX_OK);
+    sbx_backend_free_sandboxes(f->backend, sb, 1);
+    return init;
+}
+
+/* init_of_create with a new backend opened with init=`mode` (NULL: the
+ * option not given) into *f, for teardown. */
+static int init_of_sandbox(const char *id, const char *mode, fixture *f, sbx_error *err)
+{
+    sbx_option extra[] = { { "command", HELLO_COMMAND }, { "init", mode } };
+    CU_ASSERT_FATAL(open_docker(f, extra, mode ? 2 : 1, err) == SBX_OK);
+    return init_of_create(f, id, err);
+}
+
+/* An engine with an init binary: by default (auto) and with init=true the
+ * sandbox runs under it; init=false runs without. */
+static void test_init_where_the_engine_has_one(void)
+{
+    fixture f;
+    sbx_error err;
+    CU_ASSERT_EQUAL(init_of_sandbox("init-auto", NULL, &f, &err), 1);
+    CU_ASSERT_FALSE(sbx_test_log_contains(f.log, "no init binary"));
+    teardown(&f);
+    CU_ASSERT_EQUAL(init_of_sandbox("init-on", "true", &f, &err), 1);
+    teardown(&f);
+    CU_ASSERT_EQUAL(init_of_sandbox("init-off", "false", &f, &err), 0);
+    teardown(&f);
+}
+
+/* An engine without an init binary (podman without catatonit): by default
+ * sandboxes run without one, with a warning naming the option, once (the
+ * instance remembers); init=true is a config error naming the option,
+ * and leaves no container; init=false asks for none. */
+static void test_init_where_the_engine_has_none(void)
+{
+    fixture f;
+    sbx_error err;
+    int init = init_of_sandbox("init-auto", NULL, &f, &err);
+    if (init == -2)
+        fprintf(stderr, "create: %s\n", err.message);
+    CU_ASSERT_EQUAL(init, 0);
+    CU_ASSERT(sbx_test_log_contains(f.log, "WARN docker: the engine has no init binary"));
+    CU_ASSERT(sbx_test_log_contains(f.log, "(option init)"));
+    sbx_test_log_clear(f.log);
+    CU_ASSERT_EQUAL(init_of_create(&f, "init-auto-again", &err), 0);
+    CU_ASSERT_FALSE(sbx_test_log_contains(f.log, "no init binary"));
+    teardown(&f);
+
+    CU_ASSERT_EQUAL(init_of_sandbox("init-on", "true", &f, &err), -2);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_CONFIG);
+    CU_ASSERT(strstr(err.message, "option 'init' is true but the engine has no init binary") !=
+              NULL);
+    CU_ASSERT(strstr(err.message, "init-on") != NULL);
+    CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-init-on/json", NULL), 404);
+    teardown(&f);
+
+    CU_ASSERT_EQUAL(init_of_sandbox("init-off", "false", &f, &err), 0);
+    CU_ASSERT_FALSE(sbx_test_log_contains(f.log, "no init binary"));
+    teardown(&f);
+}
+
+/* ------------------------------------------------------------ hostile text */
+
+/* A container made through the engine by someone else, with our name and
+ * labels but a user label that holds a NUL ("alice\u0000mallory"), and
+ * serving: never read as alice's sandbox. */
+static void test_nul_in_a_label_is_a_protocol_error(void)
+{
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"Image\":\"%s\",\"Cmd\":[\"sh\",\"-c\",\"%s\"],"
+             "\"Labels\":{\"sbx.managed\":\"true\",\"sbx.sandbox_id\":\"nul-label\","
+             "\"sbx.user_id\":\"alice\\u0000mallory\",\"sbx.thread_id\":\"t\"},"
+             "\"ExposedPorts\":{\"8080/tcp\":{}},\"HostConfig\":{\"PortBindings\":"
+             "{\"8080/tcp\":[{\"HostIp\":\"127.0.0.1\",\"HostPort\":\"\"}]}}}",
+             engine_image, HELLO_COMMAND);
+    CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-nul-label", body) == 201);
+    CU_ASSERT_FATAL(engine("POST", "/containers/sbx-nul-label/start", NULL) / 100 == 2);
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    sbx_sandbox *found = NULL;
+    CU_ASSERT(sbx_backend_discover(f.backend, "nul-label", &found, &err) == SBX_ERR_PROTOCOL);
+    CU_ASSERT(strstr(err.message, "field 'Config.Labels.sbx.user_id'") != NULL);
+    CU_ASSERT(strstr(err.message, "NUL or invalid UTF-8") != NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "nul-label", "t", "alice", NULL, 0, &err) == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
+    /* list skips it, saying why. */
+    CU_ASSERT_EQUAL(listed(f.backend, "nul-label", NULL, 0), 0);
+    CU_ASSERT(sbx_test_log_contains(f.log, "'Labels.sbx.user_id' holds a NUL or invalid UTF-8"));
+    CU_ASSERT_EQUAL(engine("DELETE", "/containers/sbx-nul-label?force=true", NULL) / 100, 2);
     teardown(&f);
 }
 
@@ -404,6 +537,16 @@ void sbx_test_register(void)
                         "(run through tests/docker/docker-suite.sh)\n");
         exit(77);
     }
+    const char *has_init = getenv("SBX_DOCKER_ENGINE_INIT");
+    if (has_init != NULL && strcmp(has_init, "no") == 0) {
+        static const CU_TestInfo without_init[] = {
+            { "init: auto runs without, true is a config error", test_init_where_the_engine_has_none },
+            CU_TEST_INFO_NULL
+        };
+        sbx_test_add_suite("docker backend, engine without an init binary", NULL, NULL,
+                           without_init);
+        return;
+    }
     static const CU_TestInfo tests[] = {
         { "create, serve HTTP, list, discover, destroy", test_lifecycle },
         { "a read-only mount is read-only", test_read_only_mount_is_read_only },
@@ -414,6 +557,8 @@ void sbx_test_register(void)
         { "a container without our labels is left alone", test_foreign_container_is_left_alone },
         { "errors: options, engine messages, transport", test_errors },
         { "many threads", test_many_threads },
+        { "init: auto and true run under the engine's init, false without", test_init_where_the_engine_has_one },
+        { "a NUL in a label: protocol error naming the field, list skips", test_nul_in_a_label_is_a_protocol_error },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("docker backend", NULL, NULL, tests);

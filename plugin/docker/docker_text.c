@@ -1,0 +1,101 @@
+/* Validation of the engine's strings (see docker_text.h). */
+#include "plugin/docker/docker_text.h"
+
+#include "common/printable.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int sbx_docker_text_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        unsigned c = *p;
+        if (c == 0)
+            return 0;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        size_t more;
+        unsigned long cp, least;
+        if ((c & 0xE0) == 0xC0) {
+            more = 1, cp = c & 0x1F, least = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            more = 2, cp = c & 0x0F, least = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            more = 3, cp = c & 0x07, least = 0x10000;
+        } else {
+            return 0;
+        }
+        if ((size_t)(end - p) <= more)
+            return 0;
+        for (size_t i = 1; i <= more; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        p += more + 1;
+    }
+    return 1;
+}
+
+size_t sbx_docker_text_cut(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    /* s[max] is the first byte left out: when it continues a sequence,
+     * leave out that sequence's first bytes too. */
+    size_t i = max;
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
+/* Append to the path at field[len]: ".name" (or "name" at the start), or
+ * "[index]" when name is NULL.  Returns the new length (bounded by size). */
+static size_t path_append(char *field, size_t size, size_t len, const char *name, size_t index)
+{
+    char shown[80];
+    int n = name == NULL ? snprintf(field + len, size - len, "[%zu]", index)
+                         : snprintf(field + len, size - len, "%s%s", len > 0 ? "." : "",
+                                    sbx_printable(name, shown, sizeof shown));
+    size_t grown = len + (n > 0 ? (size_t)n : 0);
+    return grown < size ? grown : size - 1;
+}
+
+static int walk(json_object *v, char *field, size_t size, size_t len)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_string:
+        return sbx_docker_text_valid(json_object_get_string(v),
+                                     (size_t)json_object_get_string_len(v));
+    case json_type_array:
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            size_t n = path_append(field, size, len, NULL, i);
+            if (!walk(json_object_array_get_idx(v, i), field, size, n))
+                return 0;
+        }
+        break;
+    case json_type_object: {
+        json_object_object_foreach(v, name, child) {
+            size_t n = path_append(field, size, len, name, 0);
+            if (!sbx_docker_text_valid(name, strlen(name)) || !walk(child, field, size, n))
+                return 0;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    field[len] = '\0';
+    return 1;
+}
+
+int sbx_docker_json_text_ok(json_object *value, char *field, size_t size)
+{
+    field[0] = '\0';
+    return walk(value, field, size, 0);
+}

@@ -1,0 +1,30 @@
+/*
+ * Strings from the engine are shown to callers (identity labels, status,
+ * error messages) and go into --json output: each must be valid UTF-8 and
+ * hold no NUL, which json-c decodes faithfully but C strings would cut
+ * ("alice\u0000mallory" read as "alice").  Pure functions.
+ */
+#ifndef SBX_DOCKER_TEXT_H
+#define SBX_DOCKER_TEXT_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+/* 1 when the `len` bytes at `s` are valid UTF-8 (no overlong forms,
+ * surrogates or code points above U+10FFFF) and hold no NUL, else 0. */
+int sbx_docker_text_valid(const char *s, size_t len);
+
+/* Length of the longest prefix of the `len` bytes at `s`, at most `max`
+ * bytes, that does not end inside a UTF-8 sequence (to cut valid text
+ * without making it invalid). */
+size_t sbx_docker_text_cut(const char *s, size_t len, size_t max);
+
+/* Walk `value` (objects, arrays, strings; member names included): 1 when
+ * every string is valid text, else 0 with `field` (`size` > 0 bytes) naming
+ * the first bad one as a path from `value` ("Config.Labels.sbx.user_id",
+ * "Names[0]"; a name that is itself bad is shown with '?' for its bad
+ * bytes).  json-c ends a member name at an escaped NUL, so a NUL there
+ * cannot be seen. */
+int sbx_docker_json_text_ok(json_object *value, char *field, size_t size);
+
+#endif
