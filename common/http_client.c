@@ -3,6 +3,8 @@
  * made; a request sets only what changes per call (URL, headers, method,
  * body, timeout), so the per-call cost stays near a bare libcurl loop. */
 #include "common/http_client.h"
+
+#include "common/printable.h"
 #include "common/net_policy.h"
 
 #include <sbx/host.h>
@@ -88,17 +90,13 @@ static int starts_with_nocase(const char *s, const char *prefix)
 /* The base URL as messages show it: any "user:password@" dropped. */
 static char *url_for_messages(const char *url)
 {
-    const char *authority = strstr(url, "://");
-    authority = authority != NULL ? authority + 3 : url;
-    size_t host_len = strcspn(authority, "/?#");
-    const char *at = memchr(authority, '@', host_len);
-    if (at == NULL)
+    size_t start = 0, len = 0;
+    if (!sbx_url_credentials(url, &start, &len))
         return strdup(url);
-    size_t prefix = (size_t)(authority - url);
-    size_t n = prefix + strlen(at + 1) + 1;
+    size_t n = strlen(url) - len + 1;
     char *shown = malloc(n);
     if (shown != NULL)
-        snprintf(shown, n, "%.*s%s", (int)prefix, url, at + 1);
+        snprintf(shown, n, "%.*s%s", (int)start, url, url + start + len);
     return shown;
 }
 
@@ -493,8 +491,15 @@ static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "%s %s: response body exceeds max_response_bytes (%zu bytes)",
                              method, path, c->max_response_bytes);
-    if (sink->out_of_memory || rc == CURLE_OUT_OF_MEMORY)
+    if (sink->out_of_memory)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
+    /* During a transfer libcurl also says "out of memory" for an answer it
+     * will not hold (a header over its limit): that is the peer's doing, and
+     * must count against it, never as our own failure. */
+    if (rc == CURLE_OUT_OF_MEMORY)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                             "%s %s%s: libcurl could not hold the answer (%s; an oversize "
+                             "header?)", method, c->shown_url, path, detail);
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: timed out after %ld ms (%s)",
                              method, c->shown_url, path, timeout_ms, detail);

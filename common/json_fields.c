@@ -1,6 +1,8 @@
 /* Strictly typed JSON field access (see json_fields.h). */
 #include "common/json_fields.h"
 
+#include "common/utf8.h"
+
 #include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
@@ -53,7 +55,10 @@ sbx_json_field sbx_json_string_value(struct json_object *value, const char **out
         return SBX_JSON_NULL;
     if (!json_object_is_type(value, json_type_string))
         return SBX_JSON_WRONG_TYPE;
-    *out = json_object_get_string(value);
+    const char *text = json_object_get_string(value);
+    if (!sbx_text_is_clean(text, (size_t)json_object_get_string_len(value)))
+        return SBX_JSON_BAD_TEXT;
+    *out = text;
     return SBX_JSON_OK;
 }
 

@@ -14,7 +14,10 @@ typedef enum sbx_json_field {
     SBX_JSON_ABSENT = 0,     /* no such key (or `object` is not an object) */
     SBX_JSON_NULL = 1,       /* the key holds JSON null */
     SBX_JSON_OK = 2,         /* the key holds a value of the asked type */
-    SBX_JSON_WRONG_TYPE = 3  /* the key holds a value of another type */
+    SBX_JSON_WRONG_TYPE = 3, /* the key holds a value of another type */
+    SBX_JSON_BAD_TEXT = 4    /* a string holding a NUL or invalid UTF-8: a
+                              * C consumer would cut it short, and JSON
+                              * output could not carry it */
 } sbx_json_field;
 
 /* Parse exactly `len` bytes of `text` as one JSON value (trailing bytes other
@@ -25,7 +28,8 @@ struct json_object *sbx_json_parse(const char *text, size_t len);
 /* Classify a member's value already in hand (as an iteration over an
  * object's members gives it; NULL is JSON null): SBX_JSON_NULL, or
  * SBX_JSON_OK with *out set (borrowed from `value`), or
- * SBX_JSON_WRONG_TYPE.  The same strict rules as the lookups below. */
+ * SBX_JSON_WRONG_TYPE (a string also SBX_JSON_BAD_TEXT).  The same strict
+ * rules as the lookups below. */
 sbx_json_field sbx_json_string_value(struct json_object *value, const char **out);
 sbx_json_field sbx_json_int_value(struct json_object *value, int *out);
 

@@ -11,9 +11,11 @@ common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
+	common/redact.c common/redact.h \
 	common/sandbox_ids.c common/sandbox_ids.h \
 	common/sandbox_records.c common/sandbox_records.h \
-	common/tcp_ready.c common/tcp_ready.h
+	common/tcp_ready.c common/tcp_ready.h \
+	common/utf8.c common/utf8.h
 
 # The HTTP client and strict JSON readers of the HTTP backends (remote,
 # docker); kept apart so that the host library does not link libcurl.

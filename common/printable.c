@@ -1,6 +1,7 @@
 /* Values quoted in messages (see printable.h). */
 #include "common/printable.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *sbx_printable(const char *value, char *buf, size_t cap)
@@ -21,4 +22,30 @@ const char *sbx_printable(const char *value, char *buf, size_t cap)
     }
     buf[n] = '\0';
     return buf;
+}
+
+int sbx_url_credentials(const char *url, size_t *start, size_t *len)
+{
+    const char *authority = strstr(url, "://");
+    authority = authority != NULL ? authority + 3 : url;
+    size_t authority_len = strcspn(authority, "/?#");
+    const char *at = NULL;
+    for (const char *p = authority; p < authority + authority_len; p++)
+        if (*p == '@')
+            at = p; /* the last one: a password may hold '@' unescaped */
+    if (at == NULL)
+        return 0;
+    *start = (size_t)(authority - url);
+    *len = (size_t)(at + 1 - authority);
+    return 1;
+}
+
+const char *sbx_printable_url(const char *url, char *buf, size_t cap)
+{
+    size_t start = 0, len = 0;
+    if (url == NULL || !sbx_url_credentials(url, &start, &len))
+        return sbx_printable(url, buf, cap);
+    char shown[512];
+    snprintf(shown, sizeof shown, "%.*s%s", (int)start, url, url + start + len);
+    return sbx_printable(shown, buf, cap);
 }

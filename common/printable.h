@@ -12,4 +12,12 @@
  * cannot forge log lines, "..." when cut.  Returns buf. */
 const char *sbx_printable(const char *value, char *buf, size_t cap);
 
+/* Where a URL's "user:password@" lies: its offset in *start and its
+ * length, the '@' included, in *len; 0 when the URL has none.  Messages
+ * show a URL without it (credentials never reach a message or a log). */
+int sbx_url_credentials(const char *url, size_t *start, size_t *len);
+
+/* sbx_printable of `url` with its credentials dropped.  Returns buf. */
+const char *sbx_printable_url(const char *url, char *buf, size_t cap);
+
 #endif

@@ -1,33 +1,25 @@
 /* Error records for failed calls (see answer_errors.h). */
 #include "plugin/remote/answer_errors.h"
 
+#include "common/redact.h"
 #include "plugin/remote/decode.h"
 
 #include <sbx/host.h>
 
 #include <string.h>
 
-/* Overwrite every occurrence of the API key in buf, in case a peer echoes
- * it back in an error body. */
-static void redact_key(char *buf, const char *key)
-{
-    if (key == NULL || key[0] == '\0')
-        return;
-    size_t klen = strlen(key);
-    for (char *hit = strstr(buf, key); hit != NULL; hit = strstr(hit + klen, key))
-        memset(hit, '*', klen);
-}
-
 sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,
                                    const sbx_http_response *resp, const char *what,
                                    sbx_error *err)
 {
-    char detail[320];
-    sbx_remote_detail_text(resp->body, resp->body_len, detail, sizeof detail);
-    redact_key(detail, inst->options.api_key);
+    char raw[320], detail[320];
+    sbx_remote_detail_text(resp->body, resp->body_len, raw, sizeof raw);
+    sbx_redact_secret(raw, inst->options.api_key, detail, sizeof detail);
     sbx_status kind = SBX_ERR_PROTOCOL;
     if (resp->status == 401 || resp->status == 403)
         kind = SBX_ERR_UNAUTHORIZED;
+    else if (resp->status == 409)
+        kind = SBX_ERR_REFUSED; /* the id belongs to another user, thread or mount set */
     else if (resp->status >= 400)
         kind = SBX_ERR_PROVISIONER;
     const char *note = "";

@@ -3,7 +3,7 @@
  * rules of the backend: "<what>: <detail>", where <what> names the call and
  * the sandbox (e.g. "Provisioner create failed for abc123") and <detail> is
  * the transport error or "HTTP <status> <provisioner's detail>".  Messages
- * never contain the API key.
+ * never contain the API key, nor any run of 4 or more of its characters.
  */
 #ifndef SBX_REMOTE_ANSWER_ERRORS_H
 #define SBX_REMOTE_ANSWER_ERRORS_H
@@ -14,7 +14,10 @@
 #include "plugin/remote/instance.h"
 
 /* Error for an HTTP answer the call does not accept: 401/403 ->
- * SBX_ERR_UNAUTHORIZED, other >= 400 -> SBX_ERR_PROVISIONER, anything else
+ * SBX_ERR_UNAUTHORIZED; 409 -> SBX_ERR_REFUSED (the provisioner will not
+ * hand that sandbox to this caller: another user's, thread's or mount
+ * set's; create handles the contract 409 before calling this); other
+ * >= 400 -> SBX_ERR_PROVISIONER, anything else
  * (a redirect, an odd 1xx/2xx) -> SBX_ERR_PROTOCOL; http_status is set.
  * Returns the kind. */
 sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,

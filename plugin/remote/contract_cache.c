@@ -75,17 +75,25 @@ void sbx_contract_cache_destroy(sbx_contract_cache *cache)
 }
 
 /* Record a probe's outcome (lock held). */
-static void record_probe(sbx_contract_cache *cache, sbx_status st, int version, int64_t now)
+static void record_probe(sbx_contract_cache *cache, sbx_status st, int version,
+                         const sbx_error *perr, int64_t now)
 {
     sbx_contract_state *s = &cache->state;
     s->probe_out_of_memory = st == SBX_ERR_INTERNAL;
     if (st == SBX_ERR_INTERNAL)
         return;
+    s->failure_kind = st;
+    const char *why = st == SBX_OK ? "" : perr->message;
+    size_t n = strnlen(why, sizeof s->failure - 1);
+    memcpy(s->failure, why, n); /* cut to fit: it is quoted in a longer message */
+    s->failure[n] = '\0';
     if (st == SBX_OK) {
         s->version = version;
         s->known = 1;
         s->failures = 0;
-        s->next_probe_at_ms = deadline_after(now, SBX_CONTRACT_FRESH_MS);
+        s->next_probe_at_ms = deadline_after(now, version >= SBX_CONTRACT_CURRENT_VERSION
+                                                      ? SBX_CONTRACT_FRESH_CURRENT_MS
+                                                      : SBX_CONTRACT_FRESH_MS);
     } else {
         /* Fail closed: an unverified provisioner is treated as legacy. */
         s->known = 0;
@@ -108,7 +116,7 @@ static int run_probe(sbx_contract_cache *cache, sbx_contract_state *out)
     int64_t now = now_ms(cache);
 
     pthread_mutex_lock(&cache->lock);
-    record_probe(cache, st, version, now);
+    record_probe(cache, st, version, &perr, now);
     cache->probing = 0;
     cache->probes_completed++;
     *out = cache->state;

@@ -1,7 +1,8 @@
 /*
  * The mount-contract cache (PROTOCOL.md rules 1, 2's "unverified", 3's
  * snapshot, 5/6's "mark stale", 7's waiting).  The version is learnt by a
- * probe function and cached: fresh for 30 s after a success; after a failure
+ * probe function and cached: fresh for 30 s after a success (300 s for
+ * version 2 or later); after a failure
  * the next probe waits min(30 s, backoff(failures)), with a saturating
  * failure count and overflow-free arithmetic.  At most one probe runs at a
  * time: a caller that finds the cache stale while a probe is in flight waits
@@ -18,9 +19,13 @@
 #include <stdint.h>
 #include <sbx/backend.h>
 
-/* How long a successful probe's answer stays fresh, and the longest wait
+/* How long a successful probe's answer stays fresh (a legacy or version-1
+ * answer, and one of version 2 or later, which a provisioner is not
+ * expected to downgrade: as the reference client), and the longest wait
  * between failed probes. */
 #define SBX_CONTRACT_FRESH_MS 30000
+#define SBX_CONTRACT_FRESH_CURRENT_MS 300000
+#define SBX_CONTRACT_CURRENT_VERSION 2
 #define SBX_CONTRACT_RETRY_MAX_MS 30000
 /* The first retry delay; it doubles per failure up to the maximum. */
 #define SBX_CONTRACT_RETRY_BASE_MS 1000
@@ -42,6 +47,9 @@ typedef struct sbx_contract_state {
                                 * here: says nothing of the provisioner, so it
                                 * is not counted as a failure and leaves the
                                 * rest of the state as it was (still stale) */
+    sbx_status failure_kind;   /* why the last probe failed (SBX_OK after a
+                                * success): an unverified contract's cause */
+    char failure[200];         /* that failure's message, "" after a success */
 } sbx_contract_state;
 
 /* Injected collaborators.  clock NULL: CLOCK_MONOTONIC.  log may be NULL. */

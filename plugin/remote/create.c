@@ -19,6 +19,8 @@
 /* The mount the provisioner replaces with its own lark-cli runtime. */
 #define LARK_RUNTIME_MOUNT "/mnt/integrations/lark-cli/runtime"
 
+static int allowed(const char *path, const char *const *allowlist, size_t allow_count);
+
 int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
                                size_t allow_count, int lark_runtime, int lark_broker)
 {
@@ -27,10 +29,90 @@ int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowl
         return 0;
     if ((lark_runtime || lark_broker) && strcmp(path, LARK_RUNTIME_MOUNT) == 0)
         return 0;
+    return allowed(path, allowlist, allow_count);
+}
+
+/* Lexical normalisation of an absolute POSIX path into buf[cap] ("//",
+ * "." and ".." folded, no trailing '/'), as the reference client compares
+ * them.  0 when it does not fit or is not absolute. */
+static int normalise_path(const char *path, char *buf, size_t cap)
+{
+    if (path[0] != '/' || cap < 2)
+        return 0;
+    size_t used = 0;
+    const char *p = path;
+    while (*p != '\0') {
+        while (*p == '/')
+            p++;
+        const char *end = strchrnul(p, '/');
+        size_t n = (size_t)(end - p);
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            while (used > 0 && buf[used - 1] != '/')
+                used--;
+            if (used > 0)
+                used--;
+        } else {
+            if (used + 1 + n + 1 > cap)
+                return 0;
+            buf[used++] = '/';
+            memcpy(buf + used, p, n);
+            used += n;
+        }
+        p = end;
+    }
+    if (used == 0)
+        buf[used++] = '/';
+    buf[used] = '\0';
+    return 1;
+}
+
+static int allowed(const char *path, const char *const *allowlist, size_t allow_count)
+{
     for (size_t i = 0; i < allow_count; i++)
         if (strcmp(path, allowlist[i]) == 0)
             return 1;
     return 0;
+}
+
+sbx_status sbx_remote_check_upload_conversions(const sbx_create_request *req,
+                                               const char *const *allowlist,
+                                               size_t allow_count, sbx_error *err)
+{
+    if (!allowed(SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH, allowlist, allow_count))
+        return SBX_OK;
+    const char *uploads = NULL;
+    for (size_t i = 0; i < req->extra_mount_count && uploads == NULL; i++)
+        if (strcmp(req->extra_mounts[i].container_path, SBX_UPLOADS_CONTAINER_PATH) == 0)
+            uploads = req->extra_mounts[i].host_path;
+    for (size_t i = 0; i < req->extra_mount_count; i++) {
+        const sbx_mount *m = &req->extra_mounts[i];
+        if (strcmp(m->container_path, SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH) != 0)
+            continue;
+        const char *broken = NULL;
+        char expected[4096], got[4096];
+        if (!m->read_only)
+            broken = "must be read-only";
+        else if (uploads == NULL)
+            broken = "needs the thread's " SBX_UPLOADS_CONTAINER_PATH " mount beside it";
+        else if (!normalise_path(uploads, expected, sizeof expected - 20) ||
+                 !normalise_path(m->host_path, got, sizeof got))
+            broken = "needs absolute host paths";
+        else {
+            char *slash = strrchr(expected, '/');
+            strcpy(slash + 1, ".upload-conversions");
+            if (strcmp(expected, got) != 0)
+                broken = "must be the .upload-conversions folder beside the uploads mount's "
+                         "host path";
+        }
+        if (broken != NULL)
+            return sbx_error_set(err, SBX_ERR_USAGE,
+                                 "create request for %s: the upload conversions mount (%s) %s",
+                                 req->sandbox_id, SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH,
+                                 broken);
+    }
+    return SBX_OK;
 }
 
 /* Add `value` under `key`; a NULL value (json-c out of memory) clears *ok.
@@ -293,6 +375,44 @@ static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_reque
     return st;
 }
 
+/* Rule 2.  Contract 0 isolates no user's mounts; contract 1 isolates the
+ * user's but not a thread's data (the reference client refuses it when a
+ * thread is given).  Only "default" may be served below what is needed. */
+static int cannot_isolate(int frozen, const sbx_create_request *req, const char *user)
+{
+    if (strcmp(user, SBX_DEFAULT_USER_ID) == 0)
+        return 0;
+    return frozen == 0 || (frozen < SBX_CONTRACT_CURRENT_VERSION && req->thread_id != NULL);
+}
+
+/* The refusal names the user, the contract and, when it is unverified, why
+ * the probe failed: a script tells "provisioner down or key wrong" (retry,
+ * fix the key) from "provisioner too old" (do not retry) by actual_contract
+ * (-1 unverified, else the version) and the message. */
+static sbx_status refuse_isolation(const sbx_contract_state *snapshot,
+                                   const sbx_create_request *req, const char *user,
+                                   sbx_error *err)
+{
+    char contract[320];
+    if (!snapshot->known)
+        snprintf(contract, sizeof contract, "unverified (the capability probe failed: %s: %s)",
+                 sbx_status_name(snapshot->failure_kind), snapshot->failure);
+    else if (snapshot->version == 0)
+        snprintf(contract, sizeof contract, "legacy (version 0)");
+    else
+        snprintf(contract, sizeof contract,
+                 "version %d, which does not isolate a thread's data", snapshot->version);
+    sbx_error_set(err, SBX_ERR_REFUSED,
+                  "cannot isolate user '%s' for sandbox %s: the provisioner's mount contract "
+                  "is %s, so only the default user may be served", user, req->sandbox_id,
+                  contract);
+    if (err != NULL) {
+        err->expected_contract = SBX_CONTRACT_CURRENT_VERSION;
+        err->actual_contract = snapshot->known ? snapshot->version : SBX_CONTRACT_NONE;
+    }
+    return SBX_ERR_REFUSED;
+}
+
 sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
                              sbx_sandbox **out, sbx_error *err)
 {
@@ -315,12 +435,13 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
         return sbx_error_set(err, SBX_ERR_INTERNAL,
                              "out of memory probing the provisioner's capabilities for "
                              "sandbox %s", req->sandbox_id);
-    if (frozen == 0 && strcmp(user, SBX_DEFAULT_USER_ID) != 0)
-        return sbx_error_set(err, SBX_ERR_REFUSED,
-                             "cannot isolate user '%s' for sandbox %s: the provisioner's mount "
-                             "contract is %s, so only the default user may be served",
-                             user, req->sandbox_id,
-                             snapshot.known ? "legacy (version 0)" : "unverified");
+    if (cannot_isolate(frozen, req, user))
+        return refuse_isolation(&snapshot, req, user, err);
+    st = sbx_remote_check_upload_conversions(
+        req, (const char *const *)inst->options.forward_mounts,
+        inst->options.forward_mount_count, err);
+    if (st != SBX_OK)
+        return st;
 
     char what[160];
     snprintf(what, sizeof what, "Provisioner create failed for %s", req->sandbox_id);

@@ -17,6 +17,19 @@
 int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
                                size_t allow_count, int lark_runtime, int lark_broker);
 
+/* The read-only mount of a thread's upload conversions, which a
+ * contract-2 host sends beside the thread's uploads mount. */
+#define SBX_UPLOADS_CONTAINER_PATH "/mnt/user-data/uploads"
+#define SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH "/mnt/user-data/.upload-conversions"
+
+/* The reference client's rules for a forwarded upload-conversions mount:
+ * read-only, and its host path (lexically normalised) is the
+ * `.upload-conversions` sibling of the uploads mount's host path, which the
+ * request must have.  SBX_OK, or SBX_ERR_USAGE naming the rule broken. */
+sbx_status sbx_remote_check_upload_conversions(const sbx_create_request *req,
+                                               const char *const *allowlist,
+                                               size_t allow_count, sbx_error *err);
+
 /* The JSON body of POST /api/sandboxes, fields in the reference client's
  * order: sandbox_id, thread_id (null when NULL), user_id, required_mount_
  * contract_version (= frozen_version), include_legacy_skills,
@@ -28,7 +41,10 @@ char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
                              size_t allow_count, sbx_error *err);
 
 /* The create operation (descriptor `create`).  Refuses invalid ids and
- * unisolatable users (SBX_ERR_REFUSED), enforces the caller's required
+ * unisolatable users (SBX_ERR_REFUSED: a user other than "default" while
+ * the contract is 0 or unverified, or is 1 and a thread is given; the error
+ * carries the known version in actual_contract, -1 when unverified, and the
+ * failed probe's cause in its message), enforces the caller's required
  * contract (SBX_ERR_CONTRACT_CHANGED, nothing sent), posts, and validates
  * the answer against the frozen version.  On success *out is one sandbox,
  * released with sbx_sandbox_records_free(*out, 1). */

@@ -36,6 +36,12 @@ static int member_index(const char *key)
     return strcmp(key, member_names[i]) == 0 ? i : MEMBER_COUNT;
 }
 
+static sbx_status bad_text(const char *field, sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                         "sandbox field %s holds a NUL byte or invalid UTF-8", field);
+}
+
 /* Validate a sandbox object (the rules of decode.h) walking its members
  * once, instead of one hash lookup per field: a 10k list has 60k fields.
  * The strings of text[] (NULL when absent or null) are borrowed from
@@ -46,28 +52,34 @@ static sbx_status read_members(struct json_object *object, const char *text[MEMB
     if (object == NULL || !json_object_is_type(object, json_type_object))
         return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox answer is not a JSON object");
     struct json_object *value[MEMBER_COUNT] = { NULL };
-    int present[MEMBER_COUNT] = { 0 };
     json_object_iter member;
     json_object_object_foreachC(object, member) {
         int i = member_index(member.key);
-        if (i < MEMBER_COUNT) {
+        if (i < MEMBER_COUNT)
             value[i] = member.val;
-            present[i] = 1;
-        }
     }
-    for (int i = MEMBER_ID; i <= MEMBER_URL; i++)
-        if (sbx_json_string_value(value[i], &text[i]) != SBX_JSON_OK || text[i][0] == '\0')
+    for (int i = MEMBER_ID; i <= MEMBER_URL; i++) {
+        sbx_json_field f = sbx_json_string_value(value[i], &text[i]);
+        if (f == SBX_JSON_BAD_TEXT)
+            return bad_text(member_names[i], err);
+        if (f != SBX_JSON_OK || text[i][0] == '\0')
             return sbx_error_set(err, SBX_ERR_PROTOCOL,
                                  "sandbox answer lacks a non-empty string %s", member_names[i]);
+    }
+    /* An optional member that is null is absent: the real provisioner sends
+     * user_id, thread_id and mount_contract_version as null in list entries. */
     *version = SBX_CONTRACT_NONE;
-    if (present[MEMBER_VERSION] &&
+    if (value[MEMBER_VERSION] != NULL &&
         (sbx_json_int_value(value[MEMBER_VERSION], version) != SBX_JSON_OK || *version < 0))
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "sandbox field mount_contract_version is not a "
                              "non-negative integer");
     for (int i = MEMBER_USER; i <= MEMBER_STATUS; i++) {
         text[i] = NULL;
-        if (sbx_json_string_value(value[i], &text[i]) == SBX_JSON_WRONG_TYPE)
+        sbx_json_field f = sbx_json_string_value(value[i], &text[i]);
+        if (f == SBX_JSON_BAD_TEXT)
+            return bad_text(member_names[i], err);
+        if (f == SBX_JSON_WRONG_TYPE)
             return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox field %s is not a string",
                                  member_names[i]);
     }
@@ -169,22 +181,31 @@ static sbx_status dup_field(struct json_object *object, const char *key, char **
     return *slot == NULL ? SBX_ERR_INTERNAL : SBX_OK;
 }
 
-/* A "found" answer: every identity field present and well-typed. */
-static const char *check_found(struct json_object *root)
+/* A "found" answer: a non-empty incarnation_id and a well-typed identity.
+ * The address may be missing (null or absent): the Pod is there but its
+ * Service is gone, a half-deleted sandbox that must still be adoptable or
+ * removable by its incarnation.  *addressed says whether it has one. */
+static const char *check_found(struct json_object *root, int *addressed)
 {
-    static const char *const required[] = { "sandbox_url", "user_id", "backend_namespace",
-                                            "incarnation_id" };
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!sbx_json_has_nonempty_string(root, required[i]))
-            return "a found answer lacks a non-empty string field";
-    const char *thread = NULL;
-    sbx_json_field tf = sbx_json_get_string(root, "thread_id", &thread);
-    if (tf != SBX_JSON_OK && tf != SBX_JSON_NULL)
+    if (!sbx_json_has_nonempty_string(root, "incarnation_id"))
+        return "a found answer lacks a non-empty string incarnation_id";
+    if (!sbx_json_has_nonempty_string(root, "user_id"))
+        return "a found answer lacks a non-empty string user_id";
+    const char *text = NULL;
+    sbx_json_field f = sbx_json_get_string(root, "thread_id", &text);
+    if (f != SBX_JSON_OK && f != SBX_JSON_NULL)
         return "a found answer's thread_id is neither a string nor null";
     int version = 0;
     if (sbx_json_get_int(root, "mount_contract_version", &version) != SBX_JSON_OK ||
         version < 0)
         return "a found answer's mount_contract_version is not a non-negative integer";
+    f = sbx_json_get_string(root, "sandbox_url", &text);
+    if (f == SBX_JSON_ABSENT || f == SBX_JSON_NULL)
+        *addressed = 0;
+    else if (f == SBX_JSON_OK && text[0] != '\0')
+        *addressed = 1;
+    else
+        return "a found answer's sandbox_url is neither a non-empty string nor null";
     return NULL;
 }
 
@@ -198,6 +219,7 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
     *why = NULL;
     struct json_object *root = sbx_json_parse(body, len);
     const char *status = NULL, *answered_id = NULL;
+    int addressed = 0;
     if (root == NULL || !json_object_is_type(root, json_type_object))
         *why = "the answer is not a JSON object";
     else if (sbx_json_get_string(root, "sandbox_id", &answered_id) != SBX_JSON_OK ||
@@ -211,17 +233,22 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
         out->status = SBX_RECONCILE_ABSENT;
     else if (strcmp(status, "found") != 0)
         *why = "the answer's status is neither found nor absent";
-    else if ((*why = check_found(root)) == NULL)
+    else if ((*why = check_found(root, &addressed)) == NULL)
         out->status = SBX_RECONCILE_FOUND;
 
     sbx_status st = SBX_OK;
     if (out->status == SBX_RECONCILE_FOUND) {
         sbx_sandbox sb;
-        st = sbx_remote_decode_sandbox(root, &sb, err);
-        if (st == SBX_OK)
+        sbx_error cause;
+        if (addressed && (st = sbx_remote_decode_sandbox(root, &sb, &cause)) == SBX_OK)
             st = sbx_sandbox_record_box(&sb, &out->sandbox, err);
-        if (st == SBX_OK)
+        if (st == SBX_ERR_PROTOCOL) {
+            out->status = SBX_RECONCILE_UNKNOWN;
+            *why = "a found answer's sandbox fields are ill-typed or not UTF-8 text";
+            st = SBX_OK;
+        } else if (st == SBX_OK) {
             st = dup_field(root, "incarnation_id", &out->incarnation_id);
+        }
     }
     if (st == SBX_OK && out->status != SBX_RECONCILE_UNKNOWN)
         st = dup_field(root, "backend_namespace", &out->backend_namespace);

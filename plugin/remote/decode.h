@@ -15,9 +15,10 @@
 typedef void (*sbx_remote_warn_fn)(void *ctx, const char *message);
 
 /* Decode one sandbox object (create/get answers): non-empty strings
- * sandbox_id and sandbox_url are required; user_id and thread_id must be
- * strings or null, mount_contract_version an integer, status a string, when
- * present.  SBX_ERR_PROTOCOL (message names the field) or SBX_ERR_INTERNAL;
+ * sandbox_id and sandbox_url are required; user_id, thread_id and status
+ * must be strings, mount_contract_version a non-negative integer, when
+ * present and not null (null is absent).  Every string must be UTF-8 text
+ * without NUL.  SBX_ERR_PROTOCOL (message names the field) or SBX_ERR_INTERNAL;
  * on error *out is left empty. */
 sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
                                      sbx_error *err);
@@ -32,9 +33,12 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
                                   sbx_error *err);
 
 /* Decode a reconciliation answer for `sandbox_id` into *out (which the
- * caller zeroed).  Anything not exactly "found" or "absent" with every field
- * present and well-typed is UNKNOWN.  Returns SBX_OK, or SBX_ERR_INTERNAL
- * for memory; the reason for UNKNOWN goes to *why (static text). */
+ * caller zeroed).  "absent" needs a non-empty backend_namespace; "found"
+ * also a non-empty incarnation_id and a well-typed identity, and carries a
+ * sandbox only when the answer has a sandbox_url (a found sandbox without
+ * one is half-deleted: out->sandbox stays NULL).  Anything else is UNKNOWN.
+ * Returns SBX_OK, or SBX_ERR_INTERNAL for memory; the reason for UNKNOWN
+ * goes to *why (static text). */
 sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
                                             const char *sandbox_id,
                                             sbx_reconciliation *out, const char **why,

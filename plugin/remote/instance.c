@@ -24,7 +24,8 @@ void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
     inst->log(inst->log_ctx, level, SBX_REMOTE_NAME, line);
 }
 
-/* The probe the contract cache calls: GET /api/capabilities.  A 404 means a
+/* The probe the contract cache calls: GET /api/capabilities, bounded by
+ * the reference client's 5 s (or get_timeout_ms when shorter).  A 404 means a
  * provisioner older than the route (version 0); transport errors, other
  * statuses and ill-typed answers are failed probes.  `ctx` is the instance. */
 static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
@@ -33,8 +34,10 @@ static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
     sbx_http_response resp;
     sbx_error cause;
     sbx_error_clear(&cause);
+    long timeout_ms = inst->options.get_timeout_ms < SBX_REMOTE_PROBE_TIMEOUT_MS
+                          ? inst->options.get_timeout_ms : SBX_REMOTE_PROBE_TIMEOUT_MS;
     sbx_status st = sbx_http_request(inst->http, "GET", "/api/capabilities", NULL,
-                                     inst->options.get_timeout_ms, &resp, &cause);
+                                     timeout_ms, &resp, &cause);
     if (st != SBX_OK)
         return sbx_remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
     if (resp.status == 404) {

@@ -14,20 +14,18 @@
 #include <string.h>
 
 #define SBX_SANDBOXES_PREFIX "/api/sandboxes/"
+#define SBX_RECONCILIATION_PREFIX "/api/reconciliation/sandboxes/"
 
-/* "/api/sandboxes/<id><suffix>" into buf[cap]; the id was validated as a
- * DNS label, so it needs no escaping and always fits the callers' 128
- * bytes (0 if it did not).  Copied rather than printed: this is on every
- * is_alive's path. */
-static int sandbox_path(char *buf, size_t cap, const char *sandbox_id, const char *suffix)
+/* "<prefix><id>" into buf[cap]; the id was validated as a DNS label, so it
+ * needs no escaping and always fits the callers' 128 bytes (0 if it did
+ * not).  Copied rather than printed: this is on every is_alive's path. */
+static int sandbox_path(char *buf, size_t cap, const char *prefix, const char *sandbox_id)
 {
-    size_t prefix_len = sizeof SBX_SANDBOXES_PREFIX - 1;
-    size_t id_len = strlen(sandbox_id), suffix_len = strlen(suffix);
-    if (prefix_len + id_len + suffix_len >= cap)
+    size_t prefix_len = strlen(prefix), id_len = strlen(sandbox_id);
+    if (prefix_len + id_len >= cap)
         return 0;
-    memcpy(buf, SBX_SANDBOXES_PREFIX, prefix_len);
-    memcpy(buf + prefix_len, sandbox_id, id_len);
-    memcpy(buf + prefix_len + id_len, suffix, suffix_len + 1);
+    memcpy(buf, prefix, prefix_len);
+    memcpy(buf + prefix_len, sandbox_id, id_len + 1);
     return 1;
 }
 
@@ -42,11 +40,11 @@ static const char *call_name(char what[128], const char *action, const char *san
 /* One GET/DELETE on a sandbox's path (the id already checked); a failure
  * is described in *cause, for the caller to name. */
 static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
-                               const char *sandbox_id, const char *suffix, long timeout_ms,
+                               const char *prefix, const char *sandbox_id, long timeout_ms,
                                sbx_http_response *resp, sbx_error *cause)
 {
     char path[128];
-    if (!sandbox_path(path, sizeof path, sandbox_id, suffix))
+    if (!sandbox_path(path, sizeof path, prefix, sandbox_id))
         return sbx_error_set(cause, SBX_ERR_REFUSED, "the sandbox id is too long");
     return sbx_http_request(inst->http, method, path, NULL, timeout_ms, resp, cause);
 }
@@ -63,7 +61,8 @@ static sbx_status start_sandbox_call(sbx_backend_instance *inst, const char *met
         return st;
     sbx_error cause;
     sbx_error_clear(&cause);
-    st = call_sandbox(inst, method, sandbox_id, "", timeout_ms, resp, &cause);
+    st = call_sandbox(inst, method, SBX_SANDBOXES_PREFIX, sandbox_id, timeout_ms, resp,
+                      &cause);
     if (st != SBX_OK) {
         char what[128];
         return sbx_remote_wrap_error(&cause, call_name(what, action, sandbox_id), err);
@@ -101,11 +100,19 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
     if (st != SBX_OK)
         return st;
     if (resp.status == 200) {
-        /* Only "status" is wanted: the scanner validates the whole answer
-         * without building it (json_scan.h). */
-        sbx_json_scanned_member status;
-        if (!sbx_json_scan_object_member(resp.body, resp.body_len, "status", &status))
+        /* Only "status" and "sandbox_id" are wanted: the scanner validates
+         * the whole answer without building it (json_scan.h).  An answer
+         * naming another sandbox is refused; one naming none is the seed's
+         * minimal answer and is read. */
+        sbx_json_scanned_member status, id;
+        if (!sbx_json_scan_object_member(resp.body, resp.body_len, "status", &status) ||
+            !sbx_json_scan_object_member(resp.body, resp.body_len, "sandbox_id", &id))
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is not a JSON object",
+                               call_name(what, action, sandbox_id));
+        else if (id.state != SBX_JSON_ABSENT &&
+                 (id.state != SBX_JSON_OK ||
+                  !sbx_json_scanned_string_equals(id.raw, id.raw_len, sandbox_id)))
+            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                call_name(what, action, sandbox_id));
         else
             *alive = status.state == SBX_JSON_OK &&
@@ -115,6 +122,27 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
     }
     sbx_http_response_clear(&resp);
     return st;
+}
+
+/* A sandbox that a provisioner of contract >= 1 reports under another
+ * version (or none) was made with other mount guarantees than a new create
+ * would get: handing it out could give a user mounts that are not
+ * isolated, so discover ignores it, as the reference client does.  An
+ * unverified contract filters nothing (the record carries its own version
+ * and identity for the host to check); a probe that ran out of memory here
+ * sets *out_of_memory. */
+static int made_under_another_contract(sbx_backend_instance *inst, const sbx_sandbox *sb,
+                                       int *out_of_memory)
+{
+    sbx_contract_state state;
+    sbx_contract_cache_current(&inst->contract, &state);
+    *out_of_memory = !state.known && state.probe_out_of_memory;
+    if (!state.known || state.version < 1 || sb->mount_contract_version == state.version)
+        return 0;
+    sbx_remote_log(inst, SBX_LOG_INFO,
+                   "discover ignores sandbox %s: its mount contract is %d, the provisioner's %d",
+                   sb->sandbox_id, sb->mount_contract_version, state.version);
+    return 1;
 }
 
 sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
@@ -128,6 +156,7 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
     if (st != SBX_OK)
         return st;
     call_name(what, "discover", sandbox_id);
+    int out_of_memory = 0;
     if (resp.status == 200) {
         struct json_object *root = sbx_json_parse(resp.body, resp.body_len);
         sbx_sandbox sb;
@@ -141,6 +170,15 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
             sbx_sandbox_record_clear(&sb);
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                what);
+        } else if (made_under_another_contract(inst, &sb, &out_of_memory)) {
+            sbx_sandbox_record_clear(&sb);
+            st = sbx_error_set(err, SBX_ERR_NOT_FOUND,
+                               "sandbox %s was made under another mount contract than the "
+                               "provisioner's; it is not reused", sandbox_id);
+        } else if (out_of_memory) {
+            sbx_sandbox_record_clear(&sb);
+            st = sbx_error_set(err, SBX_ERR_INTERNAL,
+                               "%s: out of memory probing the provisioner's capabilities", what);
         } else {
             st = sbx_sandbox_record_box(&sb, out, err);
         }
@@ -212,8 +250,8 @@ sbx_status sbx_remote_reconcile(sbx_backend_instance *inst, const char *sandbox_
     sbx_error_clear(&cause);
     /* Nothing here is an error for the caller: whatever goes wrong leaves
      * the answer "unknown", which never licenses deleting state. */
-    if (call_sandbox(inst, "GET", sandbox_id, "/reconciliation", inst->options.get_timeout_ms,
-                     &resp, &failure) != SBX_OK) {
+    if (call_sandbox(inst, "GET", SBX_RECONCILIATION_PREFIX, sandbox_id,
+                     inst->options.get_timeout_ms, &resp, &failure) != SBX_OK) {
         sbx_remote_wrap_error(&failure, what, &cause);
         sbx_remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
         return SBX_OK;

@@ -15,11 +15,14 @@ sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id
                               sbx_error *err);
 
 /* GET /api/sandboxes/{id}: *alive 1 for status "Running", 0 for another
- * status or a 404; transport and other statuses are errors. */
+ * status or a 404; transport and other statuses are errors, and so is an
+ * answer whose sandbox_id names another sandbox (SBX_ERR_PROTOCOL). */
 sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
                                int *alive, sbx_error *err);
 
-/* GET /api/sandboxes/{id}: SBX_ERR_NOT_FOUND on 404.  *out is one sandbox. */
+/* GET /api/sandboxes/{id}: SBX_ERR_NOT_FOUND on 404, and for a sandbox made
+ * under another mount contract than the provisioner's current one (>= 1),
+ * which is not reused.  *out is one sandbox. */
 sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
                                sbx_sandbox **out, sbx_error *err);
 
@@ -31,7 +34,7 @@ sbx_status sbx_remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out
 sbx_status sbx_remote_capabilities(sbx_backend_instance *inst, sbx_capabilities *out,
                                    sbx_error *err);
 
-/* GET /api/sandboxes/{id}/reconciliation: SBX_OK with found/absent/unknown;
+/* GET /api/reconciliation/sandboxes/{id}: SBX_OK with found/absent/unknown;
  * errors only for an invalid id (SBX_ERR_REFUSED) or memory. */
 sbx_status sbx_remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
                                 sbx_reconciliation *out, sbx_error *err);

@@ -11,17 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* Container paths the provisioner can recreate.  The reference allowlist
- * also has /mnt/skills/custom, but in hostPath mode that collides with the
- * provisioner's own mount there and the Pod is rejected, so it is left out
- * of the default (forward_mounts can add it back). */
+/* Container paths the provisioner can recreate: the reference client's
+ * allowlist, less /mnt/skills/custom, which in hostPath mode collides with
+ * the provisioner's own mount there so that the Pod is rejected
+ * (forward_mounts can add it back). */
 static const char *const default_forward_mounts[] = {
+    "/mnt/user-data/.upload-conversions",
     "/mnt/acp-workspace",
     "/mnt/skills/integrations",
     "/mnt/integrations/lark-cli/config",
-    "/mnt/integrations/lark-cli/config/locks",
     "/mnt/integrations/lark-cli/data",
     "/mnt/integrations/lark-cli/runtime",
 };
@@ -30,12 +32,14 @@ static const char *const default_forward_mounts[] = {
 #define MAX_TIMEOUT_MS (24L * 3600 * 1000)
 #define MAX_RESPONSE_LIMIT ((unsigned long long)1 << 30)
 
+/* The value is quoted as sbx_printable_url shows it: only provisioner_url
+ * can hold credentials, and for any other value it is sbx_printable. */
 static sbx_status bad_value(const char *key, const char *value, const char *rule,
                             sbx_error *err)
 {
     char shown[80];
     return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
-                         sbx_printable(value, shown, sizeof shown), rule);
+                         sbx_printable_url(value, shown, sizeof shown), rule);
 }
 
 static sbx_status parse_positive(const char *key, const char *value,
@@ -76,15 +80,42 @@ static sbx_status replace_string(char **slot, const char *value, sbx_error *err)
     return SBX_OK;
 }
 
+/* Only scheme://[user:password@]host[:port][/path]: a query or fragment
+ * would swallow the paths the backend appends (a DELETE would go to "/"
+ * and its 404 read as "already gone"). */
 static sbx_status parse_url(const char *value, sbx_remote_options *out, sbx_error *err)
 {
     if (strncasecmp(value, "http://", 7) != 0 && strncasecmp(value, "https://", 8) != 0)
         return bad_value("provisioner_url", value, "must begin with http:// or https://", err);
-    const char *host = strstr(value, "://") + 3;
-    if (host[0] == '\0' || host[0] == '/')
+    for (const unsigned char *p = (const unsigned char *)value; *p != '\0'; p++)
+        if (*p <= ' ' || *p >= 0x7F)
+            return bad_value("provisioner_url", value,
+                             "must not contain whitespace, control or non-ASCII characters",
+                             err);
+    if (strpbrk(value, "?#") != NULL)
+        return bad_value("provisioner_url", value,
+                         "must not have a query or fragment (only scheme, host, port and "
+                         "path)", err);
+    const char *authority = strstr(value, "://") + 3;
+    size_t start = 0, cred_len = 0;
+    if (sbx_url_credentials(value, &start, &cred_len))
+        authority = value + start + cred_len;
+    size_t authority_len = strcspn(authority, "/");
+    if (authority_len == 0 || authority[0] == ':')
         return bad_value("provisioner_url", value, "has no host", err);
-    if (strpbrk(value, " \t\r\n") != NULL)
-        return bad_value("provisioner_url", value, "must not contain whitespace", err);
+    const char *colon = authority[0] == '['
+                            ? memchr(authority, ']', authority_len) : authority;
+    if (colon == NULL)
+        return bad_value("provisioner_url", value, "has an unterminated IPv6 address", err);
+    colon = memchr(colon, ':', authority_len - (size_t)(colon - authority));
+    if (colon != NULL) {
+        const char *port = colon + 1, *end = authority + authority_len;
+        unsigned long n = 0;
+        for (const char *p = port; p < end && n <= 65535; p++)
+            n = (*p >= '0' && *p <= '9') ? n * 10 + (unsigned long)(*p - '0') : 65536;
+        if (port == end || n == 0 || n > 65535)
+            return bad_value("provisioner_url", value, "has a port that is not 1-65535", err);
+    }
     sbx_status st = replace_string(&out->provisioner_url, value, err);
     if (st != SBX_OK)
         return st;
@@ -92,6 +123,21 @@ static sbx_status parse_url(const char *value, sbx_remote_options *out, sbx_erro
     while (len > 0 && out->provisioner_url[len - 1] == '/')
         out->provisioner_url[--len] = '\0';
     return SBX_OK;
+}
+
+/* A CA bundle must be a readable regular file: a directory or a device
+ * would pass open() and fail every call later, as if the network did. */
+static sbx_status parse_ca_file(const char *value, sbx_remote_options *out, sbx_error *err)
+{
+    struct stat sb;
+    int fd = value[0] != '\0' ? open(value, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    int regular = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+    if (fd >= 0)
+        close(fd);
+    if (!regular)
+        return bad_value("ca_file", value, "must name a readable, non-empty regular file",
+                         err);
+    return replace_string(&out->ca_file, value, err);
 }
 
 static void free_mounts(sbx_remote_options *opts)
@@ -175,11 +221,8 @@ static sbx_status apply_option(const char *key, const char *value, sbx_remote_op
         out->api_key = NULL;
         return value[0] == '\0' ? SBX_OK : replace_string(&out->api_key, value, err);
     }
-    if (strcmp(key, "ca_file") == 0) {
-        if (value[0] == '\0' || access(value, R_OK) != 0)
-            return bad_value(key, value, "must name a readable file", err);
-        return replace_string(&out->ca_file, value, err);
-    }
+    if (strcmp(key, "ca_file") == 0)
+        return parse_ca_file(value, out, err);
     if (strcmp(key, "timeout_ms") == 0)
         return parse_timeout(key, value, timeout_override, err);
     if (strcmp(key, "connect_timeout_ms") == 0)

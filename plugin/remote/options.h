@@ -16,7 +16,8 @@ typedef struct sbx_remote_options {
     long list_timeout_ms;
     long create_timeout_ms;
     long destroy_timeout_ms;
-    long get_timeout_ms;          /* get, discover, is_alive, capabilities, reconcile */
+    long get_timeout_ms;          /* get, discover, is_alive, reconcile; the
+                                   * capability probe takes the shorter of this and 5 s */
     size_t max_response_bytes;
     char **forward_mounts;        /* container paths an extra mount may target */
     size_t forward_mount_count;
@@ -27,6 +28,7 @@ typedef struct sbx_remote_options {
 #define SBX_REMOTE_CREATE_TIMEOUT_MS 30000L
 #define SBX_REMOTE_DESTROY_TIMEOUT_MS 15000L
 #define SBX_REMOTE_GET_TIMEOUT_MS 10000L
+#define SBX_REMOTE_PROBE_TIMEOUT_MS 5000L
 #define SBX_REMOTE_MAX_RESPONSE_BYTES ((size_t)16 * 1024 * 1024)
 
 /* Parse `options` (borrowed) into *out, which the caller releases with

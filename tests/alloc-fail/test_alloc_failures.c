@@ -37,7 +37,8 @@ static int seed_running(const char *id)
     snprintf(path, sizeof path, "/_emu/sandboxes/%s", id);
     snprintf(body, sizeof body,
              "{\"sandbox_id\":\"%s\",\"sandbox_url\":\"http://127.0.0.1:9\",\"status\":\"Running\","
-             "\"user_id\":\"default\",\"thread_id\":\"%s\"}", id, id);
+             "\"user_id\":\"default\",\"thread_id\":\"%s\",\"mount_contract_version\":2}",
+             id, id);
     return sbx_test_emu_control(emu, "PUT", path, body, NULL);
 }
 

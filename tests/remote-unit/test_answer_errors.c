@@ -10,7 +10,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#define KEY "k-3f9a1c"
+#define KEY "k-3f9a1c7e5b2d8a4f6c0e9b1d3a5f7c2e"
 
 static sbx_status answer(long status, const char *body, sbx_error *err)
 {
@@ -53,12 +53,58 @@ static void test_kinds_by_status(void)
     CU_ASSERT_EQUAL(answer(204, "", &err), SBX_ERR_PROTOCOL);
 }
 
+/* 1 when no run of 4 characters of KEY occurs in `text`. */
+static int holds_no_run_of_the_key(const char *text)
+{
+    const char key[] = KEY;
+    for (size_t i = 0; i + 4 <= sizeof key - 1; i++) {
+        char run[5];
+        memcpy(run, key + i, 4);
+        run[4] = '\0';
+        if (strstr(text, run) != NULL)
+            return 0;
+    }
+    return 1;
+}
+
+/* The class: a peer echoing the key whole, in part (a prefix, a piece from
+ * its middle, its tail), or more than once.  Every run of 4 or more of its
+ * characters becomes one fixed mask, which tells nothing of the length. */
 static void test_an_echoed_key_is_masked(void)
 {
+    static const char *const bodies[] = {
+        "{\"detail\":\"bad key " KEY " for " KEY "\"}",
+        "{\"detail\":\"bad key k-3f9a1c7e... (prefix)\"}",
+        "{\"detail\":\"middle 7e5b2d8a of it\"}",
+        "{\"detail\":\"tail 3a5f7c2e\"}",
+        "key=" KEY,
+        "{\"detail\":[{\"loc\":[\"header\",\"x-api-key\"],\"msg\":\"bad " KEY "\"}]}",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        sbx_error err;
+        answer(400, bodies[i], &err);
+        CU_ASSERT(holds_no_run_of_the_key(err.message));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "***"));
+        CU_ASSERT_PTR_NULL(strstr(err.message, "****"));
+    }
     sbx_error err;
     answer(400, "{\"detail\":\"bad key " KEY " for " KEY "\"}", &err);
-    CU_ASSERT_PTR_NULL(strstr(err.message, KEY));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "bad key ******** for ********"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "HTTP 400 bad key *** for ***"));
+    /* Three characters of the key are not a run: ordinary words survive. */
+    answer(400, "{\"detail\":\"k-3 is fine\"}", &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "k-3 is fine"));
+}
+
+/* The real provisioner's 409 for an id that belongs to another user or
+ * thread: refused (not a server fault), with its detail. */
+static void test_conflict_is_refused(void)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(answer(409, "{\"detail\":\"Existing sandbox 'abc123' belongs to another "
+                                "user\"}", &err), SBX_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "HTTP 409 Existing sandbox 'abc123' belongs to "
+                                               "another user"));
+    CU_ASSERT_EQUAL(err.http_status, 409);
 }
 
 static void test_wrapping_keeps_the_cause(void)
@@ -81,6 +127,7 @@ void sbx_test_register(void)
         { "server_error_carries_status_and_text", test_server_error_carries_status_and_text },
         { "kinds_by_status", test_kinds_by_status },
         { "an_echoed_key_is_masked", test_an_echoed_key_is_masked },
+        { "conflict_is_refused", test_conflict_is_refused },
         { "wrapping_keeps_the_cause", test_wrapping_keeps_the_cause },
         CU_TEST_INFO_NULL,
     };

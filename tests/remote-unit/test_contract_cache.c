@@ -210,32 +210,44 @@ static void test_failed_probes_back_off_and_the_count_saturates(void)
     stop_cache(&f, &cache);
 }
 
-static void test_success_is_fresh_for_30_seconds_and_resets_failures(void)
+/* A legacy or version-1 answer is fresh for 30 s, one of version 2 or later
+ * for 300 s (the reference client's refresh windows); either resets the
+ * failure count. */
+static void test_success_is_fresh_by_version_and_resets_failures(void)
 {
     fake f;
     sbx_contract_cache cache;
     start_cache(&f, &cache);
     sbx_contract_state seeded = { .failures = 7, .next_probe_at_ms = 0 };
     sbx_contract_cache_set_state(&cache, &seeded);
-    f.version = 2;
+    f.version = 1;
     fake_set_now(&f, 5000);
 
     sbx_contract_state st;
     CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
-    CU_ASSERT_EQUAL(st.version, 2);
+    CU_ASSERT_EQUAL(st.version, 1);
     CU_ASSERT_EQUAL(st.known, 1);
     CU_ASSERT_EQUAL(st.failures, 0u);
     CU_ASSERT_EQUAL(st.next_probe_at_ms, 35000);
-    CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 2);
+    CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 1);
 
     fake_set_now(&f, 34999);
     CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
     CU_ASSERT_EQUAL(f.probes_started, 1);
     fake_set_now(&f, 35000);
+    f.version = 2;
+    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(st.version, 2);
+    CU_ASSERT_EQUAL(f.probes_started, 2);
+    CU_ASSERT_EQUAL(st.next_probe_at_ms, 335000);
+
+    fake_set_now(&f, 334999);
+    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
+    fake_set_now(&f, 335000);
     f.version = 3;
     CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.version, 3);
-    CU_ASSERT_EQUAL(f.probes_started, 2);
+    CU_ASSERT_EQUAL(f.probes_started, 3);
 
     stop_cache(&f, &cache);
 }
@@ -254,6 +266,14 @@ static void test_a_failed_probe_leaves_the_contract_unverified(void)
     CU_ASSERT_EQUAL(st.known, 0);
     /* Fail closed: unverified counts as legacy for isolation (rule 2). */
     CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 0);
+    /* The cause stays with the state, for the refusal to name it. */
+    CU_ASSERT_EQUAL(st.failure_kind, SBX_ERR_TRANSPORT);
+    CU_ASSERT_STRING_EQUAL(st.failure, "still down");
+    f.answer = SBX_OK;
+    sbx_contract_cache_mark_stale(&cache);
+    sbx_contract_cache_current(&cache, &st);
+    CU_ASSERT_EQUAL(st.failure_kind, SBX_OK);
+    CU_ASSERT_STRING_EQUAL(st.failure, "");
 
     stop_cache(&f, &cache);
 }
@@ -409,8 +429,8 @@ void sbx_test_register(void)
         { "retry_delay_grows_then_caps_at_30_seconds", test_retry_delay_grows_then_caps_at_30_seconds },
         { "failed_probes_back_off_and_the_count_saturates",
           test_failed_probes_back_off_and_the_count_saturates },
-        { "success_is_fresh_for_30_seconds_and_resets_failures",
-          test_success_is_fresh_for_30_seconds_and_resets_failures },
+        { "success_is_fresh_by_version_and_resets_failures",
+          test_success_is_fresh_by_version_and_resets_failures },
         { "a_failed_probe_leaves_the_contract_unverified",
           test_a_failed_probe_leaves_the_contract_unverified },
         { "mark_stale_makes_the_next_call_probe", test_mark_stale_makes_the_next_call_probe },

@@ -1,8 +1,9 @@
 /* Seed port and more: reconciliation discovery (GET
- * /api/sandboxes/{id}/reconciliation) through the public host API, against
+ * /api/reconciliation/sandboxes/{id}) through the public host API, against
  * the provisioner emulator.  Only "found" and "absent" are authoritative;
  * everything else must come back "unknown" (never an error, never absent). */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 
 #include "tests/remote/remote_fixture.h"
 #include "tests/support/cunit_main.h"
@@ -55,7 +56,7 @@ static void test_legacy_route_404_is_unknown(void)
     if (!sbx_rt_start(&rt, args, NULL, NULL, 0))
         return;
     expect_unknown(&rt);
-    CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes/old-id/reconciliation"), 1);
+    CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/reconciliation/sandboxes/old-id"), 1);
     sbx_rt_stop(&rt);
 }
 
@@ -145,6 +146,52 @@ static void test_emulator_found_then_absent(void)
     sbx_rt_stop(&rt);
 }
 
+/* Not in the seed (the reference client's rule): "found" with the Pod there
+ * but its Service gone answers sandbox_url null, or none.  It is found, so
+ * that the half-deleted sandbox can be adopted or removed by incarnation,
+ * with no sandbox record, as there is no address to reach it at. */
+static void expect_found_without_address(const char *url_member)
+{
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"sandbox_id\":\"old-id\",\"status\":\"found\","
+             "\"backend_namespace\":\"namespace-uid-1\",\"incarnation_id\":\"pod-uid-1\"%s,"
+             "\"thread_id\":\"thread-1\",\"user_id\":\"alice\",\"mount_contract_version\":2}",
+             url_member);
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    sbx_rt_respond(&rt, "reconcile", 200, body, NULL, 1);
+    sbx_reconciliation result;
+    CU_ASSERT_EQUAL(reconcile(&rt, &result), SBX_OK);
+    CU_ASSERT_EQUAL(result.status, SBX_RECONCILE_FOUND);
+    CU_ASSERT_PTR_NULL(result.sandbox);
+    SBX_RT_ASSERT_STR(result.backend_namespace, "namespace-uid-1");
+    SBX_RT_ASSERT_STR(result.incarnation_id, "pod-uid-1");
+    sbx_backend_clear_reconciliation(rt.backend, &result);
+    sbx_rt_stop(&rt);
+}
+
+static void test_found_with_null_url_has_no_sandbox(void)
+{
+    expect_found_without_address(",\"sandbox_url\":null");
+}
+
+static void test_found_without_url_has_no_sandbox(void)
+{
+    expect_found_without_address("");
+}
+
+/* An empty or ill-typed address is not the half-deleted state: unknown. */
+static void test_found_with_empty_url_is_unknown(void)
+{
+    expect_unknown_for_answer(
+        200,
+        "{\"sandbox_id\":\"old-id\",\"status\":\"found\",\"backend_namespace\":\"n\","
+        "\"incarnation_id\":\"p\",\"sandbox_url\":\"\",\"thread_id\":null,"
+        "\"user_id\":\"alice\",\"mount_contract_version\":2}");
+}
+
 /* Not in the seed: a 5xx teaches nothing. */
 static void test_server_error_is_unknown(void)
 {
@@ -206,6 +253,9 @@ void sbx_test_register(void)
         { "transport_failure_is_unknown", test_transport_failure_is_unknown },
         { "found_with_old_contract", test_found_with_old_contract },
         { "emulator_found_then_absent", test_emulator_found_then_absent },
+        { "found_with_null_url_has_no_sandbox", test_found_with_null_url_has_no_sandbox },
+        { "found_without_url_has_no_sandbox", test_found_without_url_has_no_sandbox },
+        { "found_with_empty_url_is_unknown", test_found_with_empty_url_is_unknown },
         { "server_error_is_unknown", test_server_error_is_unknown },
         { "found_without_incarnation_is_unknown", test_found_without_incarnation_is_unknown },
         { "found_with_string_contract_is_unknown", test_found_with_string_contract_is_unknown },

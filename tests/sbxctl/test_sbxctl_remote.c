@@ -133,9 +133,12 @@ static void test_create_derives_a_stable_id(void)
     sbx_test_emu_stop(emu);
 }
 
+/* Contract 2 isolates a thread's data: a named user with a thread is
+ * served, and the echo checked.  (Contract 1 refuses it: see
+ * test_contract_1_refuses_a_named_user_with_a_thread.) */
 static void test_create_with_identity_echo(void)
 {
-    sbx_test_emu *emu = start_emu(ARGS("--contract", "1"));
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "2"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
 
     json_object *sandbox =
@@ -144,7 +147,7 @@ static void test_create_with_identity_echo(void)
         assert_sandbox_shape(sandbox, TH1_ALICE_ID);
         sbx_test_assert_json_string(sandbox, "user_id", "alice");
         sbx_test_assert_json_string(sandbox, "thread_id", "th-1");
-        CU_ASSERT_EQUAL(sbx_test_json_int(sandbox, "mount_contract_version", -1), 1);
+        CU_ASSERT_EQUAL(sbx_test_json_int(sandbox, "mount_contract_version", -1), 2);
     }
     json_object_put(sandbox);
 
@@ -155,8 +158,29 @@ static void test_create_with_identity_echo(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "sandbox_id: " TH1_ALICE_ID "\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "user_id: alice\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "thread_id: th-1\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "mount_contract_version: 1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "mount_contract_version: 2\n"));
     CU_ASSERT_EQUAL(run.err_len, 0);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+/* Contract 1 isolates a user's mounts but not a thread's data: a named user
+ * with a thread is refused before anything is sent (exit 6), naming the
+ * contract; without a thread the same user is served. */
+static void test_contract_1_refuses_a_named_user_with_a_thread(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "1"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    sbx_test_run run;
+    run_remote(&run, emu, NULL, ARGS("create", "--thread", "th-1", "--user", "alice"));
+    CU_ASSERT_EQUAL(run.exit_code, 6);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "cannot isolate user 'alice'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "version 1"));
+    sbx_test_run_clear(&run);
+    CU_ASSERT_EQUAL(sbx_test_emu_received(emu, "create"), 0);
+    run_remote(&run, emu, NULL, ARGS("create", "--id", "solo-1", "--user", "alice"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "user_id: alice\n"));
     sbx_test_run_clear(&run);
     sbx_test_emu_stop(emu);
 }
@@ -223,7 +247,35 @@ static void test_create_for_another_user_on_legacy_is_refused(void)
     sbx_test_run run;
     run_remote(&run, emu, ARGS("--json"), ARGS("create", "--thread", "th-1", "--user", "alice"));
     sbx_test_assert_failure(&run, 6, "refused", "alice");
-    json_object_put(sbx_test_assert_json_failure(&run, "refused"));
+    json_object *failure = sbx_test_assert_json_failure(&run, "refused");
+    if (failure != NULL) /* the provisioner said version 0: do not retry */
+        CU_ASSERT_EQUAL(sbx_test_json_int(json_object_object_get(failure, "error"), "actual",
+                                          -1), 0);
+    json_object_put(failure);
+    CU_ASSERT_EQUAL(sbx_test_emu_received(emu, "create"), 0);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+/* Isolation when the contract cannot be verified: still refused (fail
+ * closed), but the error carries the probe's cause (here a wrong key) and
+ * "actual": null, so that a script tells it from a legacy provisioner. */
+static void test_unverified_refusal_names_the_probe_failure(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--contract", "2", "--api-key", "right-key-1234"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("--json", "--set", "api_key=wrong-key-5678"),
+               ARGS("create", "--thread", "th-1", "--user", "alice"));
+    sbx_test_assert_failure(&run, 6, "refused", "alice");
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "unverified"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "unauthorized"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "HTTP 401"));
+    json_object *failure = sbx_test_assert_json_failure(&run, "refused");
+    if (failure != NULL)
+        CU_ASSERT_TRUE(sbx_test_json_is_null(json_object_object_get(failure, "error"),
+                                             "actual"));
+    json_object_put(failure);
     CU_ASSERT_EQUAL(sbx_test_emu_received(emu, "create"), 0);
     sbx_test_run_clear(&run);
     sbx_test_emu_stop(emu);
@@ -536,10 +588,14 @@ void sbx_test_register(void)
 {
     static const CU_TestInfo create_tests[] = {
         {"derived id stable across runs", test_create_derives_a_stable_id},
-        {"identity echo (contract 1)", test_create_with_identity_echo},
+        {"identity echo (contract 2)", test_create_with_identity_echo},
+        {"contract 1 refuses a named user with a thread",
+         test_contract_1_refuses_a_named_user_with_a_thread},
         {"anonymous create sends null thread", test_anonymous_create_sends_null_thread},
         {"flags and mounts are sent", test_create_flags_and_mounts_are_sent},
         {"other user on legacy refused (6)", test_create_for_another_user_on_legacy_is_refused},
+        {"unverified refusal names the probe failure",
+         test_unverified_refusal_names_the_probe_failure},
         {"required contract mismatch (5)", test_required_contract_mismatch_exits_5},
         {"provisioner error (9)", test_provisioner_error_exits_9},
         {"garbage answer (4)", test_garbage_answer_exits_4},

@@ -12,7 +12,7 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \
 	tools/sbxctl/session.c tools/sbxctl/session.h
 tools_sbxctl_sbxctl_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la $(JSONC_LIBS)
+tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la common/libsbx-common.la $(JSONC_LIBS)
 
 # Its manual page.
 dist_man_MANS += docs/sbxctl.1

@@ -1,6 +1,8 @@
 /* Secret redaction for sbxctl's output. */
 #include "redact.h"
 
+#include "common/redact.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,33 +48,28 @@ void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor)
     redactor->count = 0;
 }
 
-/* The earliest occurrence of any secret in `text`, or NULL. */
-static const char *next_secret(const sbx_ctl_redactor *redactor, const char *text,
-                               size_t *secret_len)
-{
-    const char *first = NULL;
-    for (size_t i = 0; redactor != NULL && i < redactor->count; i++) {
-        const char *hit = strstr(text, redactor->secrets[i]);
-        if (hit != NULL && (first == NULL || hit < first)) {
-            first = hit;
-            *secret_len = strlen(redactor->secrets[i]);
-        }
-    }
-    return first;
-}
-
 int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
                            FILE *stream)
 {
-    size_t secret_len = 0;
-    const char *hit;
-    while ((hit = next_secret(redactor, text, &secret_len)) != NULL) {
-        if (fwrite(text, 1, (size_t)(hit - text), stream) != (size_t)(hit - text) ||
-            fputs("***", stream) == EOF)
-            return EOF;
-        text = hit + secret_len;
+    if (redactor == NULL || redactor->count == 0)
+        return fputs(text, stream) == EOF ? EOF : 0;
+    /* A mask may be longer than a run it hides (a secret of 1 to 3
+     * characters), never more than three times. */
+    size_t cap = 3 * strlen(text) + 1;
+    char *buf[2] = { malloc(cap), malloc(cap) };
+    int status = EOF;
+    if (buf[0] != NULL && buf[1] != NULL) {
+        const char *current = text;
+        for (size_t i = 0; i < redactor->count; i++) {
+            char *next = buf[i % 2];
+            sbx_redact_secret(current, redactor->secrets[i], next, cap);
+            current = next;
+        }
+        status = fputs(current, stream) == EOF ? EOF : 0;
     }
-    return fputs(text, stream) == EOF ? EOF : 0;
+    free(buf[0]);
+    free(buf[1]);
+    return status;
 }
 
 void sbx_ctl_flatten_line(char *line)

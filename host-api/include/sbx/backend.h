@@ -195,7 +195,8 @@ typedef enum sbx_reconcile_status {
  */
 typedef struct sbx_reconciliation {
     sbx_reconcile_status status;
-    sbx_sandbox *sandbox;        /* FOUND: one sandbox; else NULL */
+    sbx_sandbox *sandbox;        /* FOUND: one sandbox, or NULL when it has no address
+                                  * (half-deleted: destroy or retry); else NULL */
     char *backend_namespace;     /* FOUND and ABSENT: the namespace's uid; else NULL */
     char *incarnation_id;        /* FOUND: the sandbox's incarnation; else NULL */
 } sbx_reconciliation;

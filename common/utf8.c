@@ -1,0 +1,52 @@
+/* Well-formed UTF-8 without NUL (see utf8.h). */
+#include "common/utf8.h"
+
+/* Length of the sequence that `lead` starts, and the bounds of its second
+ * byte (they exclude overlong forms, surrogates and code points past
+ * U+10FFFF, as RFC 3629's table does); 0 for a byte that cannot lead. */
+static int sequence(unsigned char lead, unsigned char *lo, unsigned char *hi)
+{
+    *lo = 0x80;
+    *hi = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        return 2;
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        if (lead == 0xE0)
+            *lo = 0xA0;
+        else if (lead == 0xED)
+            *hi = 0x9F;
+        return 3;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        if (lead == 0xF0)
+            *lo = 0x90;
+        else if (lead == 0xF4)
+            *hi = 0x8F;
+        return 4;
+    }
+    return 0;
+}
+
+int sbx_text_is_clean(const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (c == 0)
+            return 0;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        unsigned char lo, hi;
+        int n = sequence(c, &lo, &hi);
+        if (n == 0 || len - i < (size_t)n || p[i + 1] < lo || p[i + 1] > hi)
+            return 0;
+        for (int k = 2; k < n; k++)
+            if (p[i + k] < 0x80 || p[i + k] > 0xBF)
+                return 0;
+        i += (size_t)n;
+    }
+    return 1;
+}

@@ -1,0 +1,15 @@
+# Interoperability with the real DeerFlow provisioner (a Python service the
+# suite starts on 127.0.0.1 from $SBX_DEERFLOW_PROVISIONER): the remote
+# backend through the C API and through sbxctl.  Skips with the reason when
+# the variable is unset or Debian's python3-fastapi, python3-uvicorn and
+# python3-kubernetes are missing.
+check_PROGRAMS += tests/interop/test_deerflow_provisioner
+TESTS += tests/interop/test_deerflow_provisioner
+tests_interop_test_deerflow_provisioner_SOURCES = tests/interop/test_deerflow_provisioner.c \
+	tests/interop/deerflow_provisioner.c tests/interop/deerflow_provisioner.h \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_interop_test_deerflow_provisioner_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_interop_test_deerflow_provisioner_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_interop_test_deerflow_provisioner_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
+	plugin/remote/sbx-remote.la
+CLEANFILES += tests/interop/deerflow-provisioner.out
