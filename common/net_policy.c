@@ -64,12 +64,18 @@ int sbx_host_bypasses_proxy(const char *host)
     if (inet_pton(AF_INET6, name, addr) == 1)
         return ipv6_is_internal(addr);
 
+    /* A name of one label (no dot) is resolved by this machine's resolver
+     * and search domains: a docker compose service ("provisioner", DeerFlow's
+     * default), a Kubernetes service of the same namespace, an /etc/hosts
+     * entry.  A proxy elsewhere would resolve it differently or not at all. */
+    if (strchr(name, '.') == NULL)
+        return 1;
     len = strlen(name);
-    return strcasecmp(name, "localhost") == 0 ||
-           has_suffix_nocase(name, len, ".localhost") ||
+    return has_suffix_nocase(name, len, ".localhost") ||
            has_suffix_nocase(name, len, ".svc") ||
            has_suffix_nocase(name, len, ".cluster.local") ||
-           has_suffix_nocase(name, len, ".docker.internal");
+           has_suffix_nocase(name, len, ".docker.internal") ||
+           has_suffix_nocase(name, len, ".containers.internal");
 }
 
 sbx_status sbx_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *err)

@@ -10,9 +10,11 @@
 
 /* 1 when `host` (a name, an IPv4 literal, or an IPv6 literal with or without
  * brackets) is loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16,
- * fc00::/7), link-local (169.254/16, fe80::/10), unspecified, `localhost` or a
- * name under .localhost, .svc, .cluster.local or .docker.internal
- * (case-insensitive, a trailing dot ignored); else 0.  Pure function. */
+ * fc00::/7), link-local (169.254/16, fe80::/10), unspecified, a name of a
+ * single label (`localhost`, `provisioner`: a compose service or search-domain
+ * name) or a name under .localhost, .svc, .cluster.local, .docker.internal or
+ * .containers.internal (case-insensitive, a trailing dot ignored); else 0.
+ * Pure function. */
 int sbx_host_bypasses_proxy(const char *host);
 
 /* Extract the host of `url` and apply sbx_host_bypasses_proxy, storing the

@@ -87,13 +87,16 @@ static void test_internal_hosts_bypass_proxies(void)
         "::ffff:10.0.0.1", "localhost", "LOCALHOST", "localhost.", "app.localhost",
         "provisioner.default.svc", "provisioner.default.svc.cluster.local",
         "x.svc.cluster.local.", "host.docker.internal",
+        /* One label: a compose service name (DeerFlow's "provisioner"). */
+        "mysvc", "provisioner", "PROVISIONER.", "sandbox-provisioner",
+        "host.containers.internal", "HOST.CONTAINERS.INTERNAL.",
     };
     for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++)
         CU_ASSERT_EQUAL(sbx_host_bypasses_proxy(internal[i]), 1);
     const char *external[] = {
         "8.8.8.8", "172.15.0.1", "172.32.0.1", "192.169.0.1", "11.0.0.1", "2001:db8::1",
-        "example.com", "svc.example.com", "mysvc", "localhost.example.com", "cluster.local.com",
-        "", NULL,
+        "example.com", "svc.example.com", "localhost.example.com", "cluster.local.com",
+        "containers.internal.example.com", "provisioner.example", ".", "", NULL,
     };
     for (size_t i = 0; i < sizeof external / sizeof external[0]; i++)
         CU_ASSERT_EQUAL(sbx_host_bypasses_proxy(external[i]), 0);
@@ -110,6 +113,9 @@ static void test_url_host_is_what_decides(void)
                     SBX_OK);
     CU_ASSERT_EQUAL(bypass, 0);
     CU_ASSERT_EQUAL(sbx_url_host_bypasses_proxy("http://[::1]:8002", &bypass, &err), SBX_OK);
+    CU_ASSERT_EQUAL(bypass, 1);
+    CU_ASSERT_EQUAL(sbx_url_host_bypasses_proxy("http://provisioner:8002", &bypass, &err),
+                    SBX_OK);
     CU_ASSERT_EQUAL(bypass, 1);
 }
 
