@@ -6,5 +6,6 @@ EXTRA_DIST += \
 	docs/local.md \
 	docs/docker.md \
 	docs/remote.md \
+	docs/protocol.md \
 	docs/performance.md \
 	docs/hardening.md

@@ -315,7 +315,9 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_respo
     int answered = 0;
     sbx_json_field vf = sbx_json_get_int(root, "mount_contract_version", &answered);
     sbx_status st = SBX_OK;
-    if ((vf != SBX_JSON_OK && vf != SBX_JSON_ABSENT) || answered < 0) {
+    /* A null version is an absent one (version 0), as every optional field
+     * of an answer; a string or a boolean is a malformed answer. */
+    if ((vf != SBX_JSON_OK && vf != SBX_JSON_ABSENT && vf != SBX_JSON_NULL) || answered < 0) {
         st = sbx_error_set(err, SBX_ERR_PROTOCOL,
                            "mount contract response for %s has a mount_contract_version "
                            "that is not a non-negative integer", req->sandbox_id);

@@ -316,6 +316,31 @@ static void test_boolean_contract_rejected(void)
     expect_non_integer_contract_rejected("true");
 }
 
+/* Not in the seed (the reference client's rule): a null version is an
+ * absent one, i.e. 0.  A legacy create accepts it ... */
+static void test_legacy_create_accepts_null_contract(void)
+{
+    sbx_rt rt;
+    if (!start_knowing(&rt, NULL, 0))
+        return;
+    sbx_rt_respond(&rt, "create", 200,
+                   "{\"sandbox_id\":\"sandbox-v0\",\"sandbox_url\":\"http://legacy.local\","
+                   "\"user_id\":null,\"thread_id\":null,\"mount_contract_version\":null}",
+                   NULL, 1);
+    sbx_error err;
+    expect_create(&rt, "sandbox-v0", "default", SBX_OK, &err);
+    sbx_rt_stop(&rt);
+}
+
+/* ... and a create frozen at 2 reads it as a move to 0. */
+static void test_current_create_reads_null_contract_as_0(void)
+{
+    expect_response_contract_change(
+        contract_2, 2, "alice",
+        "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\",\"user_id\":\"alice\","
+        "\"thread_id\":\"thread-1\",\"mount_contract_version\":null}", 0);
+}
+
 /* Thread body: rule 7, asked by a host whose configuration enables thread
  * data mounts. */
 static void *thread_data_mounts_thread(void *arg)
@@ -382,6 +407,8 @@ void sbx_test_register(void)
         { "provisioner_contract_move_then_retry", test_provisioner_contract_move_then_retry },
         { "string_contract_rejected", test_string_contract_rejected },
         { "boolean_contract_rejected", test_boolean_contract_rejected },
+        { "legacy_create_accepts_null_contract", test_legacy_create_accepts_null_contract },
+        { "current_create_reads_null_contract_as_0", test_current_create_reads_null_contract_as_0 },
         { "thread_data_mounts_wait_for_inflight_probe", test_thread_data_mounts_wait_for_inflight_probe },
         CU_TEST_INFO_NULL
     };
