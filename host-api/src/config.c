@@ -3,6 +3,7 @@
 #include <sbx/host.h>
 
 #include "common/printable.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,10 +136,32 @@ static sbx_status put_option(backend_options *b, const char *key, char *value, s
     return SBX_OK;
 }
 
+/* SBX_OK when the `len` bytes of `text` are UTF-8 without NUL: a decoded
+ * NUL ("\u0000") would cut the value short where C reads it, and a value
+ * that is not UTF-8 cannot go into the JSON a backend sends or prints.
+ * The message names `what`, never the value. */
+static sbx_status check_text(const char *text, size_t len, const char *what, sbx_error *err)
+{
+    if (sbx_text_is_clean(text, len))
+        return SBX_OK;
+    if (memchr(text, '\0', len) != NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s holds a NUL character (\\u0000)", what);
+    return sbx_error_set(err, SBX_ERR_CONFIG, "%s is not valid UTF-8", what);
+}
+
 sbx_status sbx_config_set_option(sbx_config *c, const char *name, const char *key,
                                  const char *value, sbx_error *err)
 {
     sbx_error_clear(err);
+    char shown_key[80], shown_name[80], what[200];
+    snprintf(what, sizeof what, "option '%s' of backend '%s'",
+             sbx_printable(key, shown_key, sizeof shown_key),
+             sbx_printable(name, shown_name, sizeof shown_name));
+    sbx_status st = check_text(key, strlen(key), what, err);
+    if (st == SBX_OK)
+        st = check_text(value, strlen(value), what, err);
+    if (st != SBX_OK)
+        return st;
     backend_options *b = add_backend(c, name);
     char *copy = b ? strdup(value) : NULL;
     if (copy == NULL)
@@ -157,14 +180,19 @@ sbx_status sbx_config_set_backend(sbx_config *c, const char *name, sbx_error *er
     return SBX_OK;
 }
 
-/* Expand a JSON string value found at `where`.  A decoded NUL ("\u0000")
- * would cut the value short where C reads it: refused. */
+/* Expand a JSON string value found at `where`; the value read from the
+ * environment must be clean text too. */
 static sbx_status expand_string(json_object *v, const char *where, char **out, sbx_error *err)
 {
     const char *text = json_object_get_string(v);
-    if (strlen(text) != (size_t)json_object_get_string_len(v))
-        return sbx_error_set(err, SBX_ERR_CONFIG, "%s holds a NUL character (\\u0000)", where);
-    return sbx_env_expand(text, where, out, err);
+    sbx_status st = check_text(text, (size_t)json_object_get_string_len(v), where, err);
+    if (st == SBX_OK)
+        st = sbx_env_expand(text, where, out, err);
+    if (st == SBX_OK && (st = check_text(*out, strlen(*out), where, err)) != SBX_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 static sbx_status parse_module_path(sbx_config *c, json_object *v, const char *origin,
@@ -274,7 +302,8 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
 /* json-c keeps the last of two equal keys, so {"backend":"local",
  * "backend":"remote"} would select remote without a word.  Once json-c has
  * accepted the text, this pass walks it again for the keys alone and
- * refuses a repeated (or NUL-holding) one, naming it with its path. */
+ * refuses a repeated one (or one that is not clean text, see check_text),
+ * naming it with its path. */
 
 /* Deepest nesting followed; json-c refuses deeper text before this runs. */
 #define KEY_SCAN_MAX_DEPTH JSON_TOKENER_DEFAULT_DEPTH
@@ -370,18 +399,16 @@ static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
         json_object_put(decoded);
         return sbx_error_set(err, SBX_ERR_CONFIG, "%s: invalid JSON: unreadable key", origin);
     }
-    int has_nul = strlen(key) != (size_t)json_object_get_string_len(decoded);
     sbx_printable(key, s->key, sizeof s->key);
     const char *sep = s->path[0] != '\0' ? "." : "";
-    sbx_status st = SBX_OK;
-    if (has_nul)
-        st = sbx_error_set(err, SBX_ERR_CONFIG, "%s: key '%s%s%s' holds a NUL character (\\u0000)",
-                           origin, s->path, sep, s->key);
-    else if (json_object_object_get_ex(f->seen, key, NULL))
+    char what[512];
+    snprintf(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);
+    sbx_status st = check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
+    if (st == SBX_OK && json_object_object_get_ex(f->seen, key, NULL))
         st = sbx_error_set(err, SBX_ERR_CONFIG,
                            "%s: duplicate key '%s%s%s' (each key may appear once)",
                            origin, s->path, sep, s->key);
-    else if (json_object_object_add(f->seen, key, NULL) != 0)
+    if (st == SBX_OK && json_object_object_add(f->seen, key, NULL) != 0)
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     json_object_put(decoded);
     return st;
@@ -424,7 +451,7 @@ static sbx_status key_scan_step(key_scan *s, const char **pos, const char *end,
     return st;
 }
 
-/* Refuse repeated or NUL-holding keys in `text`, which json-c accepted. */
+/* Refuse repeated or unclean keys in `text`, which json-c accepted. */
 static sbx_status check_keys(const char *text, size_t len, const char *origin, sbx_error *err)
 {
     key_scan s;

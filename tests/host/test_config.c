@@ -284,6 +284,50 @@ static void test_bare_dollar_name(void)
     unsetenv("SBX_T_BACKEND");
 }
 
+/* Text that is not UTF-8 cannot be written into the JSON a backend sends
+ * or prints: in a value, a key, an expanded variable or an override, it is
+ * an error naming the key, never the value. */
+static void test_invalid_utf8_is_named(void)
+{
+    static const struct {
+        const char *text;
+        const char *where;
+    } cases[] = {
+        {"{\"backend\":\"loc\xff\"}", "test.json: backend is not valid UTF-8"},
+        {"{\"module_path\":[\"/a\xc0\xaf\"]}", "module_path[0] is not valid UTF-8"},
+        {"{\"backends\":{\"remote\":{\"api_key\":\"k\xed\xa0\x80\"}}}",
+         "backends.remote.api_key is not valid UTF-8"},
+        {"{\"backends\":{\"remote\":{\"api_k\xe9y\":\"k\"}}}", "key 'backends.remote.api_k?y'"},
+        {"{\"backends\":{\"remote\":{\"api_key\":\"$SBX_T_LATIN1\"}}}",
+         "backends.remote.api_key is not valid UTF-8"},
+        {"{\"backends\":{\"remote\":{\"api_key\":\"x${SBX_T_LATIN1}\"}}}",
+         "backends.remote.api_key is not valid UTF-8"},
+    };
+    setenv("SBX_T_LATIN1", "caf\xe9", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sbx_error err;
+        parse(cases[i].text, SBX_ERR_CONFIG, &err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, cases[i].where));
+        CU_ASSERT_PTR_NULL(strstr(err.message, "caf"));
+        if (strstr(err.message, cases[i].where) == NULL)
+            fprintf(stderr, "case %zu: %s\n", i, err.message);
+    }
+    unsetenv("SBX_T_LATIN1");
+
+    /* Well-formed text of any script passes. */
+    sbx_error err;
+    sbx_config *c = parse("{\"backends\":{\"x\":{\"k\\u00e9y\":\"caf\xc3\xa9 \xf0\x9f\x98\x80\"}}}",
+                          SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "k\xc3\xa9y"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+    /* Overrides follow the same rule. */
+    CU_ASSERT_EQUAL(sbx_config_set_option(c, "x", "k", "\xff", &err), SBX_ERR_CONFIG);
+    CU_ASSERT_STRING_EQUAL(err.message, "option 'k' of backend 'x' is not valid UTF-8");
+    CU_ASSERT_EQUAL(sbx_config_set_option(c, "x", "k\x80", "v", &err), SBX_ERR_CONFIG);
+    CU_ASSERT_STRING_EQUAL(option(c, "x", "k\xc3\xa9y"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+    sbx_config_free(c);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -296,6 +340,7 @@ void sbx_test_register(void)
         {"files: missing, unknown key", test_files},
         {"duplicate keys are named", test_duplicate_keys_are_named},
         {"a NUL in a string is named", test_nul_in_strings_is_named},
+        {"text that is not UTF-8 is named", test_invalid_utf8_is_named},
         {"a whole value $NAME expands", test_bare_dollar_name},
         CU_TEST_INFO_NULL,
     };
