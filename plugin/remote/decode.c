@@ -238,10 +238,17 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
 
     sbx_status st = SBX_OK;
     if (out->status == SBX_RECONCILE_FOUND) {
-        sbx_sandbox sb;
+        sbx_sandbox sb, record;
         sbx_error cause;
-        if (addressed && (st = sbx_remote_decode_sandbox(root, &sb, &cause)) == SBX_OK)
-            st = sbx_sandbox_record_box(&sb, &out->sandbox, err);
+        if (addressed && (st = sbx_remote_decode_sandbox(root, &sb, &cause)) == SBX_OK) {
+            /* The answer's "status" is the reconciliation's word, not the
+             * Pod phase a record's status holds: the record has none. */
+            st = sbx_sandbox_record_fill(&record, sb.sandbox_id, sb.sandbox_url, sb.user_id,
+                                         sb.thread_id, NULL, sb.mount_contract_version, err);
+            sbx_sandbox_record_clear(&sb);
+            if (st == SBX_OK)
+                st = sbx_sandbox_record_box(&record, &out->sandbox, err);
+        }
         if (st == SBX_ERR_PROTOCOL) {
             out->status = SBX_RECONCILE_UNKNOWN;
             *why = "a found answer's sandbox fields are ill-typed or not UTF-8 text";

@@ -106,6 +106,8 @@ static void test_found_with_old_contract(void)
         SBX_RT_ASSERT_STR(result.sandbox->user_id, "alice");
         SBX_RT_ASSERT_STR(result.sandbox->thread_id, "thread-1");
         CU_ASSERT_EQUAL(result.sandbox->mount_contract_version, 1);
+        /* "found" is the answer's word, not the Pod's phase */
+        CU_ASSERT_PTR_NULL(result.sandbox->status);
     }
     SBX_RT_ASSERT_STR(result.backend_namespace, "namespace-uid-1");
     SBX_RT_ASSERT_STR(result.incarnation_id, "pod-uid-1");
