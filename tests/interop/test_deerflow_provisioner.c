@@ -57,6 +57,18 @@ static void sbxctl(sbx_test_run *run, const char *key, const char *const *args)
     sbx_test_sbxctl(run, NULL, argv);
 }
 
+/* Run sbxctl with the right key and expect `exit_code` and, when not NULL,
+ * each of the NULL-terminated `lines` in its stdout. */
+static void sbxctl_expect(const char *const *args, int exit_code, const char *const *lines)
+{
+    sbx_test_run run;
+    sbxctl(&run, NULL, args);
+    CU_ASSERT_EQUAL(run.exit_code, exit_code);
+    for (size_t i = 0; lines != NULL && lines[i] != NULL; i++)
+        CU_ASSERT_PTR_NOT_NULL(strstr(run.out, lines[i]));
+    sbx_test_run_clear(&run);
+}
+
 /* Create `id` for `user` (NULL: default) and `thread` through the C API. */
 static sbx_status create(const char *id, const char *user, const char *thread,
                          sbx_sandbox **out, sbx_error *err)
@@ -84,11 +96,7 @@ static void test_capabilities(void)
     CU_ASSERT_EQUAL(sbx_backend_capabilities(backend, &caps, &err), SBX_OK);
     CU_ASSERT_EQUAL(caps.known, 1);
     CU_ASSERT_EQUAL(caps.mount_contract_version, 2);
-    sbx_test_run run;
-    sbxctl(&run, NULL, SBX_TEST_ARGS("capabilities"));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "mount_contract_version: 2\n"));
-    sbx_test_run_clear(&run);
+    sbxctl_expect(SBX_TEST_ARGS("capabilities"), 0, SBX_TEST_ARGS("mount_contract_version: 2\n"));
 }
 
 /* Create as the default user and as alice, then everything a host asks of
@@ -180,15 +188,9 @@ static void test_lifecycle_through_sbxctl(void)
     sbx_test_assert_json_string(created, "thread_id", "thread-s");
     const char *url = sbx_test_json_string(created, "sandbox_url");
 
-    sbxctl(&run, NULL, SBX_TEST_ARGS("alive", "s-alice-1"));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
-
-    sbxctl(&run, NULL, SBX_TEST_ARGS("discover", "s-alice-1"));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "user_id: alice\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "thread_id: thread-s\n"));
-    sbx_test_run_clear(&run);
+    sbxctl_expect(SBX_TEST_ARGS("alive", "s-alice-1"), 0, NULL);
+    sbxctl_expect(SBX_TEST_ARGS("discover", "s-alice-1"), 0,
+                  SBX_TEST_ARGS("user_id: alice\n", "thread_id: thread-s\n"));
 
     sbxctl(&run, NULL, SBX_TEST_ARGS("--json", "list"));
     CU_ASSERT_EQUAL(run.exit_code, 0);
@@ -224,13 +226,9 @@ static void test_lifecycle_through_sbxctl(void)
     sbx_test_assert_failure(&run, 6, "refused", "belongs to another user");
     sbx_test_run_clear(&run);
 
-    sbxctl(&run, NULL, SBX_TEST_ARGS("destroy", "s-alice-1"));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
-    sbxctl(&run, NULL, SBX_TEST_ARGS("reconcile", "s-alice-1"));
-    CU_ASSERT_EQUAL(run.exit_code, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "reconciliation: absent\n"));
-    sbx_test_run_clear(&run);
+    sbxctl_expect(SBX_TEST_ARGS("destroy", "s-alice-1"), 0, NULL);
+    sbxctl_expect(SBX_TEST_ARGS("reconcile", "s-alice-1"), 1,
+                  SBX_TEST_ARGS("reconciliation: absent\n"));
     sbxctl(&run, NULL, SBX_TEST_ARGS("discover", "s-alice-1"));
     sbx_test_assert_failure(&run, 1, "not_found", "s-alice-1");
     sbx_test_run_clear(&run);
@@ -270,10 +268,7 @@ static void test_pending_pod_is_not_alive(void)
     int alive = -1;
     CU_ASSERT_EQUAL(sbx_backend_is_alive(backend, "c-pending-1", &alive, &err), SBX_OK);
     CU_ASSERT_EQUAL(alive, 0);
-    sbx_test_run run;
-    sbxctl(&run, NULL, SBX_TEST_ARGS("alive", "c-pending-1"));
-    CU_ASSERT_EQUAL(run.exit_code, 1);
-    sbx_test_run_clear(&run);
+    sbxctl_expect(SBX_TEST_ARGS("alive", "c-pending-1"), 1, NULL);
     CU_ASSERT(sbx_test_deerflow_control(&provisioner, "/phase", "{\"phase\":\"Running\"}"));
     CU_ASSERT_EQUAL(sbx_backend_is_alive(backend, "c-pending-1", &alive, &err), SBX_OK);
     CU_ASSERT_EQUAL(alive, 1);
@@ -338,11 +333,8 @@ static void test_half_deleted_sandbox_is_found_without_address(void)
     CU_ASSERT_PTR_NULL(r.sandbox);
     CU_ASSERT_PTR_NOT_NULL(r.incarnation_id);
     sbx_backend_clear_reconciliation(backend, &r);
-    sbx_test_run run;
-    sbxctl(&run, NULL, SBX_TEST_ARGS("reconcile", "c-half-1"));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "reconciliation: found\n"));
-    sbx_test_run_clear(&run);
+    sbxctl_expect(SBX_TEST_ARGS("reconcile", "c-half-1"), 0,
+                  SBX_TEST_ARGS("reconciliation: found\n"));
     CU_ASSERT(sbx_test_deerflow_control(&provisioner, "/faults", NULL));
     CU_ASSERT_EQUAL(sbx_backend_destroy(backend, "c-half-1", &err), SBX_OK);
     sbx_backend_free_sandboxes(backend, sb, sb != NULL);
