@@ -12,6 +12,7 @@
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
 #include "tests/support/cunit_main.h"
+#include "tools/sbxctl/option_hints.h"
 
 #define ARGS SBX_TEST_ARGS
 
@@ -569,6 +570,85 @@ static void test_unknown_backend_option_is_named(void)
     sbx_test_run_clear(&run);
 }
 
+/* The hint for `key`: "did you mean --backend B" for each backend of the
+ * table that takes it, except `selected`; the run must show all of them. */
+static void assert_hints_for(const sbx_test_run *run, const char *selected, const char *key)
+{
+    size_t count = 0;
+    const sbx_ctl_backend_options *known = sbx_ctl_known_backend_options(&count);
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(known[i].backend, selected) == 0)
+            continue;
+        for (const char *const *k = known[i].keys; *k != NULL; k++) {
+            if (strcmp(*k, key) != 0)
+                continue;
+            char wanted[64];
+            snprintf(wanted, sizeof wanted, "--backend %s", known[i].backend);
+            CU_ASSERT_PTR_NOT_NULL(strstr(run->err, wanted));
+            if (strstr(run->err, wanted) == NULL)
+                fprintf(stderr, "no hint '%s' for '%s': %s", wanted, key, run->err);
+        }
+    }
+}
+
+/* An option of another backend, given to the selected one, is still an
+ * error, and it says which backend takes the option: for every option of
+ * the remote and docker backends. */
+static void test_option_of_another_backend_names_it(void)
+{
+    size_t count = 0;
+    const sbx_ctl_backend_options *known = sbx_ctl_known_backend_options(&count);
+    CU_ASSERT_FATAL(count >= 2);
+    for (size_t i = 0; i < count; i++) {
+        for (const char *const *k = known[i].keys; *k != NULL; k++) {
+            char *setting = format_arg(*k, "=1");
+            sbx_test_run run;
+            /* The default backend, local. */
+            sbx_test_sbxctl(&run, NULL, ARGS("--json", "--set", setting, "list"));
+            char unknown[96];
+            snprintf(unknown, sizeof unknown, "unknown option '%s'", *k);
+            if (strstr(run.err, unknown) != NULL) {
+                sbx_test_assert_failure(&run, 2, "config", "did you mean --backend ");
+                assert_hints_for(&run, "local", *k);
+                json_object *failure = sbx_test_assert_json_failure(&run, "config");
+                json_object *error = json_object_object_get(failure, "error");
+                const char *message = sbx_test_json_string(error, "message");
+                CU_ASSERT_PTR_NOT_NULL(message != NULL ? strstr(message, "did you mean") : NULL);
+                json_object_put(failure);
+            }
+            sbx_test_run_clear(&run);
+
+            /* The table is right: the backend it names takes the option. */
+            sbx_test_sbxctl(&run, NULL, ARGS("--backend", known[i].backend, "--set", setting,
+                                             "capabilities"));
+            CU_ASSERT_PTR_NULL(strstr(run.err, unknown));
+            CU_ASSERT_PTR_NULL(strstr(run.err, "did you mean"));
+            sbx_test_run_clear(&run);
+            free(setting);
+        }
+    }
+
+    /* The user's own example, and the same between two module backends. */
+    sbx_test_run run;
+    sbx_test_sbxctl(&run, NULL, ARGS("--set", "provisioner_url=http://127.0.0.1:9", "list"));
+    sbx_test_assert_failure(&run, 2, "config",
+                            "unknown option 'provisioner_url' for backend 'local'");
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "did you mean --backend remote?"));
+    sbx_test_run_clear(&run);
+
+    sbx_test_sbxctl(&run, NULL, ARGS("--backend", "remote", "--set",
+                                     "provisioner_url=http://127.0.0.1:9", "--set", "image=x",
+                                     "list"));
+    sbx_test_assert_failure(&run, 2, "config", "did you mean --backend docker?");
+    sbx_test_run_clear(&run);
+
+    /* An option no backend takes gets no hint. */
+    sbx_test_sbxctl(&run, NULL, ARGS("--set", "no_such_option=1", "list"));
+    sbx_test_assert_failure(&run, 2, "config", "no_such_option");
+    CU_ASSERT_PTR_NULL(strstr(run.err, "did you mean"));
+    sbx_test_run_clear(&run);
+}
+
 /* ------------------------------------------------------------ transport */
 
 static void test_refused_connection_is_a_transport_error(void)
@@ -644,6 +724,7 @@ void sbx_test_register(void)
         {"config module_path", test_config_module_path_is_searched},
         {"default backend is local", test_default_backend_is_local},
         {"unknown backend option named", test_unknown_backend_option_is_named},
+        {"option of another backend names it", test_option_of_another_backend_names_it},
         {"refused connection exits 3", test_refused_connection_is_a_transport_error},
         CU_TEST_INFO_NULL,
     };

@@ -7,6 +7,7 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/exit_code.c tools/sbxctl/exit_code.h \
 	tools/sbxctl/help.c tools/sbxctl/help.h \
 	tools/sbxctl/log_sink.c tools/sbxctl/log_sink.h \
+	tools/sbxctl/option_hints.c tools/sbxctl/option_hints.h \
 	tools/sbxctl/output.c tools/sbxctl/output.h \
 	tools/sbxctl/redact.c tools/sbxctl/redact.h \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \

@@ -1,6 +1,8 @@
 /* Configuration, host and backend selection for one sbxctl run. */
 #include "session.h"
 
+#include "option_hints.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,8 +81,11 @@ sbx_status sbx_ctl_session_open_backend(sbx_ctl_session *session, sbx_backend **
     size_t option_count = 0;
     const sbx_option *options =
         sbx_config_backend_options(session->config, session->backend_name, &option_count);
-    return sbx_backend_open(session->host, session->backend_name, options, option_count,
-                            out, err);
+    sbx_status status = sbx_backend_open(session->host, session->backend_name, options,
+                                         option_count, out, err);
+    if (status != SBX_OK)
+        sbx_ctl_hint_backend(err, session->backend_name, options, option_count);
+    return status;
 }
 
 void sbx_ctl_session_end(sbx_ctl_session *session)

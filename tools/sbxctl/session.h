@@ -33,7 +33,7 @@ sbx_status sbx_ctl_session_start(sbx_ctl_session *session, const sbx_ctl_args *a
 
 /* Open the selected backend with its options; release *out with
  * sbx_backend_close.  SBX_ERR_LOAD when it cannot be loaded, SBX_ERR_CONFIG
- * for bad options. */
+ * for bad options (an option another backend takes gets a hint naming it). */
 sbx_status sbx_ctl_session_open_backend(sbx_ctl_session *session, sbx_backend **out,
                                         sbx_error *err);
 
