@@ -42,3 +42,8 @@ tests_sbxctl_test_sbxctl_sandbox_id_SOURCES = tests/sbxctl/test_sbxctl_sandbox_i
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h
 tests_sbxctl_test_sbxctl_sandbox_id_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_sbxctl_test_sbxctl_sandbox_id_LDADD = $(SBX_TEST_LIBS)
+
+# The README's first command installs the dependencies as root (no sudo on a
+# fresh image) and as any other user (through sudo).
+TESTS += tests/sbxctl/check-readme-install.sh
+dist_check_SCRIPTS += tests/sbxctl/check-readme-install.sh
