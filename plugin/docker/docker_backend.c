@@ -42,11 +42,15 @@ enum engine_init {
     ENGINE_INIT_ABSENT = 3
 };
 
+/* Which engine answers, learnt once (GET /version) for reconcile. */
+enum engine_kind { ENGINE_KIND_UNASKED = 0, ENGINE_KIND_DOCKER = 1, ENGINE_KIND_PODMAN = 2 };
+
 struct sbx_backend_instance {
     sbx_docker_options options;
     sbx_docker_engine engine;
     const sbx_host_services *services;   /* kept alive by the host until close */
     atomic_int engine_init;              /* enum engine_init; racing learners agree */
+    atomic_int engine_kind;              /* enum engine_kind */
 };
 
 #define LOG(inst, level, ...) sbx_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
@@ -84,11 +88,16 @@ static void docker_close(sbx_backend_instance *inst)
     free(inst);
 }
 
+/* Longest container ID kept (both engines make 64 hex digits). */
+#define CONTAINER_ID_MAX 129
+
 /* Inspect the container of `id`.  SBX_OK with *record filled (NULL when
- * only *running is wanted); SBX_ERR_NOT_FOUND for 404; transport, protocol
- * and engine errors otherwise. */
-static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
-                                  sbx_sandbox *record, int *running, sbx_error *err)
+ * only *running is wanted) and, when container_id is not NULL, the
+ * container's ID in it (CONTAINER_ID_MAX bytes); SBX_ERR_NOT_FOUND for 404;
+ * transport, protocol and engine errors otherwise. */
+static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
+                                    sbx_sandbox *record, int *running, char *container_id,
+                                    sbx_error *err)
 {
     char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 32], what[96];
     sbx_docker_container_name(&inst->options, id, name, sizeof name);
@@ -110,10 +119,25 @@ static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
     sbx_sandbox scratch;
     sbx_sandbox *into = record ? record : &scratch;
     st = sbx_docker_sandbox_from_inspect(&inst->options, o, id, into, running, err);
+    const char *engine_id = sbx_docker_container_id(o);
+    if (st == SBX_OK && container_id != NULL && engine_id == NULL) {
+        sbx_sandbox_record_clear(into);
+        st = sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the answer has no container Id",
+                           what);
+    }
+    if (st == SBX_OK && container_id != NULL)
+        snprintf(container_id, CONTAINER_ID_MAX, "%s", engine_id);
     if (st == SBX_OK && record == NULL)
         sbx_sandbox_record_clear(&scratch);
     json_object_put(o);
     return st;
+}
+
+/* inspect_container without the container's ID. */
+static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
+                                  sbx_sandbox *record, int *running, sbx_error *err)
+{
+    return inspect_container(inst, id, record, running, NULL, err);
 }
 
 /* POST /containers/NAME/ACTION[QUERY]: 204 done, 304 already so; else the
@@ -172,10 +196,11 @@ static sbx_status choose_init(sbx_backend_instance *inst, const sbx_create_reque
     if (!*init)
         return SBX_OK;
     if (atomic_load(&inst->engine_init) == ENGINE_INIT_UNASKED) {
-        sbx_docker_engine_init said;
-        sbx_status st = sbx_docker_engine_info(&inst->engine, what, &said, err);
+        sbx_docker_engine_facts facts;
+        sbx_status st = sbx_docker_engine_info(&inst->engine, what, &facts, err);
         if (st != SBX_OK)
             return st;
+        sbx_docker_engine_init said = facts.init;
         if (said == SBX_DOCKER_ENGINE_INIT_NO)
             learn_init_absent(inst);
         else
@@ -461,6 +486,93 @@ static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **
     return sbx_sandbox_list_finish(&list, st, out, count);
 }
 
+/* What reconcile learnt, moved into *out: FOUND (the sandbox record only
+ * while it runs with a published port: a stopped one has no address; the
+ * record is consumed either way) or ABSENT.  0 when out of memory: then
+ * *out is left UNKNOWN. */
+static int settle_reconciliation(sbx_reconciliation *out, sbx_reconcile_status status,
+                                 const char *engine_id, const char *container_id,
+                                 sbx_sandbox *record, int running)
+{
+    out->status = status;
+    out->backend_namespace = strdup(engine_id);
+    int ok = out->backend_namespace != NULL;
+    if (status == SBX_RECONCILE_FOUND) {
+        out->incarnation_id = strdup(container_id);
+        ok = ok && out->incarnation_id != NULL;
+        sbx_error ignored;
+        if (ok && running && record->sandbox_url[0] != '\0')
+            ok = sbx_sandbox_record_box(record, &out->sandbox, &ignored) == SBX_OK;
+        sbx_sandbox_record_clear(record);
+    }
+    if (!ok)
+        sbx_reconciliation_clear(out);
+    return ok;
+}
+
+/* The namespace reconcile reports: Docker's engine ID (GET /info, kept in
+ * its data root); podman answers a new random ID at every call, so there
+ * it is "podman:HOSTNAME:STORAGE_ROOT", as stable as the engine's
+ * storage. */
+static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what, char *buf,
+                                   size_t size, sbx_error *err)
+{
+    sbx_status st = SBX_OK;
+    if (atomic_load(&inst->engine_kind) == ENGINE_KIND_UNASKED) {
+        int is_podman = 0;
+        st = sbx_docker_engine_is_podman(&inst->engine, what, &is_podman, err);
+        if (st == SBX_OK)
+            atomic_store(&inst->engine_kind, is_podman ? ENGINE_KIND_PODMAN : ENGINE_KIND_DOCKER);
+    }
+    sbx_docker_engine_facts facts;
+    if (st == SBX_OK)
+        st = sbx_docker_engine_info(&inst->engine, what, &facts, err);
+    if (st != SBX_OK)
+        return st;
+    int podman = atomic_load(&inst->engine_kind) == ENGINE_KIND_PODMAN;
+    if (podman ? facts.name[0] == '\0' || facts.root_dir[0] == '\0' : facts.id[0] == '\0')
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's /info gives no %s",
+                             what, podman ? "Name and DockerRootDir" : "ID");
+    if (podman)
+        snprintf(buf, size, "podman:%s:%s", facts.name, facts.root_dir);
+    else
+        snprintf(buf, size, "%s", facts.id);
+    return SBX_OK;
+}
+
+/* found: the engine's identity (engine_namespace) is the namespace, the
+ * container's ID the incarnation; absent: the engine says no container of that name
+ * exists; unknown: anything else (logged at WARN), including a container
+ * of that name that is not our sandbox. */
+static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
+                                   sbx_reconciliation *out, sbx_error *err)
+{
+    if (out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "docker: reconcile needs an output");
+    memset(out, 0, sizeof *out);
+    out->status = SBX_RECONCILE_UNKNOWN;
+    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    char what[96], container_id[CONTAINER_ID_MAX];
+    snprintf(what, sizeof what, "reconciliation of sandbox '%s'", sandbox_id);
+    sbx_error cause;
+    sbx_error_clear(&cause);
+    char name_space[512];
+    st = engine_namespace(inst, what, name_space, sizeof name_space, &cause);
+    sbx_sandbox record = { 0 };
+    int running = 0;
+    if (st == SBX_OK)
+        st = inspect_container(inst, sandbox_id, &record, &running, container_id, &cause);
+    if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
+        LOG(inst, SBX_LOG_WARN, "%s is unknown: %s", what, cause.message);
+    else if (!settle_reconciliation(out, st == SBX_OK ? SBX_RECONCILE_FOUND
+                                                      : SBX_RECONCILE_ABSENT,
+                                    name_space, container_id, &record, running))
+        LOG(inst, SBX_LOG_WARN, "%s is unknown: out of memory", what);
+    return SBX_OK;
+}
+
 static const sbx_backend_descriptor docker_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
     .abi_minor = SBX_BACKEND_ABI_MINOR,
@@ -476,8 +588,8 @@ static const sbx_backend_descriptor docker_descriptor = {
     .list_running = docker_list_running,
     .free_sandboxes = sbx_sandbox_records_free,
     .capabilities = NULL,
-    .reconcile = NULL,
-    .clear_reconciliation = NULL,
+    .reconcile = docker_reconcile,
+    .clear_reconciliation = sbx_reconciliation_clear,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

@@ -266,6 +266,15 @@ sbx_status sbx_docker_sandbox_from_inspect(const sbx_docker_options *o, json_obj
     return fill_from_labels(labels, url, status, out, err);
 }
 
+const char *sbx_docker_container_id(json_object *inspect)
+{
+    const char *id = NULL;
+    if (sbx_json_get_string(inspect, "Id", &id) != SBX_JSON_OK || id[0] == '\0' ||
+        strlen(id) > 128 || id[strspn(id, "0123456789abcdef")] != '\0')
+        return NULL;
+    return id;
+}
+
 /* The public port of the sandbox port in a list entry's Ports array. */
 static const char *list_host_port(const sbx_docker_options *o, json_object *entry,
                                   char *buf, size_t size)

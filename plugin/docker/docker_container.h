@@ -50,6 +50,11 @@ typedef enum sbx_docker_skip {
     SBX_DOCKER_SKIP_OTHER_PREFIX = 1  /* managed under another name_prefix: normal */
 } sbx_docker_skip;
 
+/* The container's "Id" of an inspect answer (hex digits, as both engines
+ * make them), or NULL when it has none of that shape.  Borrowed from
+ * `inspect`. */
+const char *sbx_docker_container_id(json_object *inspect);
+
 /* Fill *out from one entry of GET /containers/json.  Returns 0 (and leaves
  * *out empty) when the entry is not a sandbox of this instance (a field
  * with a NUL or invalid UTF-8, foreign name, missing or invalid labels, no

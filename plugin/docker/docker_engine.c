@@ -6,6 +6,7 @@
 #include <sbx/host.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,12 +195,26 @@ json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type ty
     return o;
 }
 
-sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
-                                  sbx_docker_engine_init *init, sbx_error *err)
+/* Copy a printable ASCII string (an ID, a version) that fits, else "". */
+static void copy_word(const char *value, char *buf, size_t size)
 {
-    *init = SBX_DOCKER_ENGINE_INIT_UNSAID;
+    buf[0] = '\0';
+    if (value == NULL || strlen(value) >= size)
+        return;
+    for (const char *p = value; *p != '\0'; p++)
+        if (*p <= ' ' || *p > '~')
+            return;
+    snprintf(buf, size, "%s", value);
+}
+
+/* GET `path`, whose answer must be a JSON object: *out (the caller puts
+ * it), or an error naming `what` (a 404 is an engine error here). */
+static sbx_status get_object(sbx_docker_engine *engine, const char *path, const char *what,
+                             json_object **out, sbx_error *err)
+{
+    *out = NULL;
     sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(engine, "GET", "/info", NULL, 0, what, &resp, err);
+    sbx_status st = sbx_docker_engine_call(engine, "GET", path, NULL, 0, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
@@ -209,19 +224,65 @@ sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
         sbx_http_response_clear(&resp);
         return st;
     }
-    json_object *info = sbx_docker_engine_parse(&resp, json_type_object, what, err);
+    *out = sbx_docker_engine_parse(&resp, json_type_object, what, err);
     sbx_http_response_clear(&resp);
-    if (info == NULL)
-        return SBX_ERR_PROTOCOL;
-    /* Docker names its init and runs it for InitCommit (ID "N/A" when it
-     * cannot); podman names none whether it has catatonit or not. */
+    return *out != NULL ? SBX_OK : SBX_ERR_PROTOCOL;
+}
+
+sbx_status sbx_docker_engine_is_podman(sbx_docker_engine *engine, const char *what,
+                                       int *is_podman, sbx_error *err)
+{
+    *is_podman = 0;
+    json_object *version = NULL, *components = NULL;
+    sbx_status st = get_object(engine, "/version", what, &version, err);
+    if (st != SBX_OK)
+        return st;
+    if (json_object_object_get_ex(version, "Components", &components) &&
+        json_object_is_type(components, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(components); i++) {
+            const char *name = NULL;
+            if (sbx_json_get_string(json_object_array_get_idx(components, i), "Name", &name) ==
+                    SBX_JSON_OK && strstr(name, "Podman") != NULL)
+                *is_podman = 1;
+        }
+    }
+    json_object_put(version);
+    return SBX_OK;
+}
+
+sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
+                                  sbx_docker_engine_facts *facts, sbx_error *err)
+{
+    memset(facts, 0, sizeof *facts);
+    sbx_docker_engine_init *init = &facts->init;
+    json_object *info = NULL;
+    sbx_status st = get_object(engine, "/info", what, &info, err);
+    if (st != SBX_OK)
+        return st;
+    /* Docker names its init and runs it for InitCommit: ID "N/A" when it
+     * cannot ("" when it runs but names no commit, as Debian's tini);
+     * podman names none whether it has catatonit or not. */
     const char *binary = NULL, *commit = NULL;
     json_object *init_commit = NULL;
     if (sbx_json_get_string(info, "InitBinary", &binary) == SBX_JSON_OK && binary[0] != '\0') {
         json_object_object_get_ex(info, "InitCommit", &init_commit);
-        int ran = sbx_json_get_string(init_commit, "ID", &commit) == SBX_JSON_OK &&
-                  commit[0] != '\0' && strcmp(commit, "N/A") != 0;
-        *init = ran ? SBX_DOCKER_ENGINE_INIT_YES : SBX_DOCKER_ENGINE_INIT_NO;
+        int failed = sbx_json_get_string(init_commit, "ID", &commit) == SBX_JSON_OK &&
+                     strcmp(commit, "N/A") == 0;
+        *init = failed ? SBX_DOCKER_ENGINE_INIT_NO : SBX_DOCKER_ENGINE_INIT_YES;
+    }
+    static const struct {
+        const char *key;
+        size_t offset, size;
+    } words[] = {
+        { "ID", offsetof(sbx_docker_engine_facts, id), sizeof facts->id },
+        { "ServerVersion", offsetof(sbx_docker_engine_facts, version), sizeof facts->version },
+        { "Name", offsetof(sbx_docker_engine_facts, name), sizeof facts->name },
+        { "DockerRootDir", offsetof(sbx_docker_engine_facts, root_dir), sizeof facts->root_dir },
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        const char *value = NULL;
+        if (sbx_json_get_string(info, words[i].key, &value) == SBX_JSON_OK)
+            copy_word(value, (char *)facts + words[i].offset, words[i].size);
     }
     json_object_put(info);
     return SBX_OK;

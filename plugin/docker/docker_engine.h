@@ -63,10 +63,24 @@ typedef enum sbx_docker_engine_init {
     SBX_DOCKER_ENGINE_INIT_NO = 2      /* Docker: InitCommit.ID "N/A" */
 } sbx_docker_engine_init;
 
-/* GET /info: what the engine says of its init binary into *init.
- * Transport, engine and protocol errors name `what`. */
+/* What GET /info says of the engine. */
+typedef struct sbx_docker_engine_facts {
+    sbx_docker_engine_init init;
+    char id[128];        /* the engine's ID ("" when it gives none or an odd one) */
+    char version[64];    /* ServerVersion ("" when none) */
+    char name[128];      /* Name: the engine's host name ("" when none) */
+    char root_dir[256];  /* DockerRootDir: its storage ("" when none) */
+} sbx_docker_engine_facts;
+
+/* GET /info into *facts (strings that are not printable ASCII words are
+ * left "").  Transport, engine and protocol errors name `what`. */
 sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
-                                  sbx_docker_engine_init *init, sbx_error *err);
+                                  sbx_docker_engine_facts *facts, sbx_error *err);
+
+/* GET /version: *is_podman = 1 when a component is podman's ("Podman
+ * Engine"), else 0 (Docker).  Errors as sbx_docker_engine_info. */
+sbx_status sbx_docker_engine_is_podman(sbx_docker_engine *engine, const char *what,
+                                       int *is_podman, sbx_error *err);
 
 /* Parse a JSON answer whose top level must be of type `type`; NULL (with
  * SBX_ERR_PROTOCOL naming `what`) otherwise.  An object answer must hold

@@ -1,16 +1,22 @@
 #!/bin/sh
-# Runs the docker backend's CUnit suite, then sbxctl's docker end-to-end
-# suite, against a private podman engine (podman-env.sh); then the init
-# tests against a second private engine that has no init binary.  Always
-# tears the engines down again.  Exit 77 (SKIP) with the reason when the
-# engine cannot run here.
+# docker-suite.sh ENGINE: runs the docker backend's CUnit suite, then
+# sbxctl's docker end-to-end suite, against a private engine, ENGINE being
+# podman (podman-env.sh) or dockerd (dockerd-env.sh); then the init tests
+# against a second private engine of that kind that has no init binary.
+# Always tears the engines down again.  Exit 77 (SKIP) with the reason when
+# the engine cannot run here.
 set -u
 srcdir=${SBX_TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${SBX_TEST_BUILDDIR:-.}
-env_script=$srcdir/tests/docker/podman-env.sh
+engine_kind=${1:-podman}
+case "$engine_kind" in
+    podman) env_script=$srcdir/tests/docker/podman-env.sh; docker_kind=podman ;;
+    dockerd) env_script=$srcdir/tests/docker/dockerd-env.sh; docker_kind=docker ;;
+    *) echo "usage: $0 podman|dockerd" >&2; exit 1 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: the podman test engine needs root (rootful podman with private storage)" >&2
+    echo "SKIP: the $engine_kind test engine needs root (a private engine with its own storage)" >&2
     exit 77
 fi
 
@@ -18,7 +24,7 @@ fi
 # it.  Returns the suites' status, or 77 when the engine cannot run.
 run_with_engine() {
     # A short path: the engine's unix socket lives in it (108-byte limit).
-    dir=$(mktemp -d /tmp/sbx-podman.XXXXXX) || return 1
+    dir=$(mktemp -d "/tmp/sbx-$engine_kind.XXXXXX") || return 1
     settings=$("$env_script" start "$dir" "$@")
     rc=$?
     if [ "$rc" -ne 0 ]; then
@@ -32,7 +38,8 @@ run_with_engine() {
     else
         SBX_DOCKER_ENGINE_INIT=yes
     fi
-    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT
+    SBX_DOCKER_ENGINE=$docker_kind
+    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE
     "$builddir/tests/docker/test_docker_backend"
     rc=$?
     # sbxctl end to end with --backend docker, against the same engine (the
@@ -49,7 +56,7 @@ trap 'exit 1' INT TERM
 run_with_engine
 with_init=$?
 [ "$with_init" -eq 77 ] && exit 77
-echo "--- the same engine without an init binary (catatonit hidden)"
+echo "--- $engine_kind without an init binary"
 run_with_engine no-init
 without_init=$?
 if [ "$without_init" -eq 77 ]; then

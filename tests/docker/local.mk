@@ -1,13 +1,17 @@
-# The docker backend module against a real engine: podman's Docker API
-# service, private to the run (podman-env.sh).  docker-suite.sh starts it,
-# runs the CUnit suite and tears it down; it SKIPs (77) when podman, runc or
-# busybox-static are missing or the engine cannot start.
+# The docker backend module against real engines, each private to the run:
+# podman's Docker API service (podman-env.sh) and Debian's Docker Engine
+# (dockerd-env.sh).  docker-suite.sh starts one, runs the CUnit suite and
+# tears it down; suite-podman.sh and suite-dockerd.sh are its two make
+# check entries, each SKIPping (77) with the reason when its engine cannot
+# run here.
 check_PROGRAMS += tests/docker/test_docker_backend
 tests_docker_test_docker_backend_SOURCES = tests/docker/test_docker_backend.c
 tests_docker_test_docker_backend_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_backend_LDADD = $(SBX_TEST_LIBS)
-dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh
-TESTS += tests/docker/docker-suite.sh
+dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
+	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh
+EXTRA_DIST += tests/docker/engine-lib.sh
+TESTS += tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh
 
 # The docker backend against misbehaving engines (no socket, nobody
 # listening, no answer, answers with NULs or invalid UTF-8): no real engine

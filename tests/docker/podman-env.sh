@@ -21,10 +21,7 @@
 set -u
 
 IMAGE=localhost/sbx-busybox:latest
-READY_TIMEOUT_S=20
-
-die_skip() { echo "SKIP: $*" >&2; exit 77; }
-die() { echo "podman-env: $*" >&2; exit 1; }
+. "$(dirname "$0")/engine-lib.sh"
 
 podman_here() {
     CONTAINERS_CONF="$DIR/containers.conf" podman \
@@ -35,20 +32,12 @@ check_prerequisites() {
     command -v podman >/dev/null 2>&1 || die_skip "podman is not installed (apt-get install -y podman runc busybox-static)"
     command -v runc >/dev/null 2>&1 || die_skip "runc is not installed (apt-get install -y runc); crun cannot run on this kernel's cgroup layout"
     command -v curl >/dev/null 2>&1 || die_skip "curl is not installed (needed to ping the engine)"
-    BUSYBOX=
-    for candidate in /bin/busybox /usr/bin/busybox; do
-        [ -x "$candidate" ] && BUSYBOX=$candidate && break
-    done
+    find_busybox
     if [ "$INIT" = no-init ]; then
         command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 ||
             die_skip "unshare and nsenter (util-linux) are needed to hide the init binary"
         unshare -m --propagation private true 2>/dev/null ||
             die_skip "cannot make a private mount namespace here (unshare -m) to hide the init binary"
-    fi
-    [ -n "$BUSYBOX" ] || die_skip "busybox-static is not installed (apt-get install -y busybox-static)"
-    # The image holds nothing but this binary, so it must be static.
-    if ldd "$BUSYBOX" >/dev/null 2>&1; then
-        die_skip "$BUSYBOX is dynamically linked; install busybox-static"
     fi
 }
 
@@ -65,35 +54,8 @@ events_logfile_path = "$DIR/events.log"
 CONF
 }
 
-# Wait until the service logs that it listens (it does so once the socket
-# accepts), bounded by READY_TIMEOUT_S, then check /_ping answers OK.  tail
-# follows the log through a fifo so that it can be stopped by its pid.
-wait_ready() {
-    mkfifo "$DIR/ready.fifo" || return 1
-    tail -n +1 -f "$DIR/service.log" > "$DIR/ready.fifo" &
-    tail_pid=$!
-    timeout "$READY_TIMEOUT_S" grep -q -m1 "API service listening" < "$DIR/ready.fifo"
-    listening=$?
-    kill "$tail_pid" 2>/dev/null
-    wait "$tail_pid" 2>/dev/null
-    rm -f "$DIR/ready.fifo"
-    [ "$listening" -eq 0 ] &&
-        [ "$(curl -s --max-time 5 --unix-socket "$DIR/podman.sock" http://d/_ping)" = OK ]
-}
-
-# Wait (bounded) for process `$1`, which is not our child, to end; tail
-# watches it for us.  Kill it when it outlives the deadline.
-wait_gone() {
-    timeout 10 tail --pid="$1" -f /dev/null 2>/dev/null || kill -9 "$1" 2>/dev/null
-}
-
 build_image() {
-    mkdir -p "$DIR/rootfs/bin" "$DIR/rootfs/tmp" "$DIR/rootfs/www" || return 1
-    cp "$BUSYBOX" "$DIR/rootfs/bin/busybox" || return 1
-    for applet in sh httpd cat echo ls touch mkdir; do
-        ln -s busybox "$DIR/rootfs/bin/$applet" || return 1
-    done
-    tar -C "$DIR/rootfs" -c . | podman_here import - "$IMAGE" >/dev/null 2>>"$DIR/service.log"
+    image_tar | podman_here import - "$IMAGE" >/dev/null 2>>"$DIR/service.log"
 }
 
 start() {
@@ -122,7 +84,7 @@ start() {
             exec "$@"' sh "$DIR" "$@"
     ) &
     echo $! > "$DIR/service.pid"
-    if ! wait_ready; then
+    if ! wait_ready "$DIR/service.log" "API service listening" "$DIR/podman.sock"; then
         reason=$(grep -i -m1 -E "error|fatal" "$DIR/service.log")
         stop >/dev/null 2>&1
         die_skip "the podman API service did not start: ${reason:-no answer on /_ping within ${READY_TIMEOUT_S}s}"
@@ -160,9 +122,7 @@ stop() {
         wait_gone "$helper"
     done
     # Storage leaves its overlay mount (and per-container ones) behind.
-    grep " $DIR/" /proc/self/mounts | awk '{print $2}' | sort -r | while read -r mnt; do
-        umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
-    done
+    unmount_under_dir
     rm -rf "$DIR"
 }
 

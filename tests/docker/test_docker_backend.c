@@ -37,6 +37,13 @@ static const char *engine_image;
 
 /* ------------------------------------------------------------ engine access */
 
+/* 1 when the engine is Docker's (docker-suite.sh dockerd), 0 for podman. */
+static int engine_is_docker(void)
+{
+    const char *kind = getenv("SBX_DOCKER_ENGINE");
+    return kind != NULL && strcmp(kind, "docker") == 0;
+}
+
 /* A raw engine call, to arrange or observe what the backend must cope
  * with.  Returns the HTTP status (-1 on transport failure); the body goes
  * to *answer (caller frees) when answer is not NULL. */
@@ -147,8 +154,10 @@ static void test_lifecycle(void)
     CU_ASSERT_STRING_EQUAL(sb->user_id, "user-1");
     CU_ASSERT_STRING_EQUAL(sb->status, "Running");
 
-    /* create waited for the server (ready_timeout_ms): the first try answers. */
-    CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 5000), 200);
+    /* create waited for the server (ready_timeout_ms): the first try
+     * answers; not so behind Docker's userland proxy (docs/docker.md). */
+    if (!engine_is_docker())
+        CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 5000), 200);
     char *body = fetch(sb->sandbox_url);
     CU_ASSERT(body != NULL && strcmp(body, "hello\n") == 0);
     free(body);
@@ -257,6 +266,13 @@ static void test_existing_name_returns_the_container(void)
  * timeout, within the deadline, and leaves the container for destroy. */
 static void test_server_that_never_listens_times_out(void)
 {
+    if (engine_is_docker()) {
+        /* Docker's userland proxy accepts on the published port by itself
+         * (docs/docker.md): a TCP wait cannot see the server there. */
+        fprintf(stderr, "not run against Docker: its userland proxy accepts connections "
+                        "for a server that does not listen\n");
+        return;
+    }
     fixture f;
     sbx_option extra[] = { { "command", "exec httpd -f -p 9999 -h /" },
                            { "ready_timeout_ms", "600" } };
@@ -383,7 +399,7 @@ static int init_of_create(fixture *f, const char *id, sbx_error *err)
         return -2;
     int init = container_init(id);
     /* Init or not, the sandbox serves and destroy removes it. */
-    CU_ASSERT_EQUAL(sbx_test_http_get_once(sb->sandbox_url, 5000), 200);
+    CU_ASSERT_EQUAL(sbx_test_http_get(sb->sandbox_url, SERVER_READY_MS, NULL), 200);
     sbx_error destroy_err;
     CU_ASSERT(sbx_backend_destroy(f->backend, id, &destroy_err) == SBX_OK);
     sbx_backend_free_sandboxes(f->backend, sb, 1);
@@ -443,6 +459,106 @@ static void test_init_where_the_engine_has_none(void)
 
     CU_ASSERT_EQUAL(init_of_sandbox("init-off", "false", &f, &err), 0);
     CU_ASSERT_FALSE(sbx_test_log_contains(f.log, "no init binary"));
+    teardown(&f);
+}
+
+/* ------------------------------------------------------------ reconcile */
+
+/* The string value of "key" at the top of a raw engine answer to GET
+ * `path` (the test's own reading), malloc'ed; NULL when absent. */
+static char *answer_string(const char *path, const char *key)
+{
+    char *body = NULL, *value = NULL, pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    if (engine_answer("GET", path, NULL, &body) == 200) {
+        const char *at = strstr(body, pattern);
+        if (at != NULL) {
+            at += strlen(pattern);
+            value = strndup(at, strcspn(at, "\""));
+        }
+    }
+    free(body);
+    return value;
+}
+
+static sbx_reconcile_status reconcile(fixture *f, const char *id, sbx_reconciliation *out)
+{
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_reconcile(f->backend, id, out, &err) == SBX_OK);
+    return out->status;
+}
+
+/* found with the engine's ID and the container's ID, found without an
+ * address while stopped, absent once destroyed (same namespace), found
+ * again as a new incarnation; unknown for a container of that name that
+ * is not ours; an invalid id is refused. */
+static void test_reconcile(void)
+{
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    /* Docker's engine ID; podman's changes at every call, so the backend
+     * names podman's engine by its host name and storage root. */
+    int podman = !engine_is_docker();
+    char *engine_id = answer_string("/info", podman ? "DockerRootDir" : "ID");
+    CU_ASSERT_FATAL(engine_id != NULL);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "recon", "t", "u", NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    char *first = answer_string("/containers/sbx-recon/json", "Id");
+    CU_ASSERT_FATAL(first != NULL);
+
+    sbx_reconciliation r;
+    CU_ASSERT_EQUAL(reconcile(&f, "recon", &r), SBX_RECONCILE_FOUND);
+    char *name_space = r.backend_namespace ? strdup(r.backend_namespace) : strdup("");
+    if (podman) {
+        CU_ASSERT(strncmp(name_space, "podman:", 7) == 0 && strstr(name_space, engine_id) != NULL);
+    } else {
+        CU_ASSERT_STRING_EQUAL(name_space, engine_id);
+    }
+    CU_ASSERT_STRING_EQUAL(r.incarnation_id, first);
+    CU_ASSERT_FATAL(r.sandbox != NULL);
+    CU_ASSERT_STRING_EQUAL(r.sandbox->sandbox_url, sb->sandbox_url);
+    CU_ASSERT_STRING_EQUAL(r.sandbox->user_id, "u");
+    sbx_backend_clear_reconciliation(f.backend, &r);
+
+    CU_ASSERT_EQUAL(engine("POST", "/containers/sbx-recon/stop?t=0", NULL) / 100, 2);
+    CU_ASSERT_EQUAL(reconcile(&f, "recon", &r), SBX_RECONCILE_FOUND);
+    CU_ASSERT_STRING_EQUAL(r.incarnation_id, first);
+    CU_ASSERT_PTR_NULL(r.sandbox);
+    sbx_backend_clear_reconciliation(f.backend, &r);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "recon", &err) == SBX_OK);
+    CU_ASSERT_EQUAL(reconcile(&f, "recon", &r), SBX_RECONCILE_ABSENT);
+    CU_ASSERT_STRING_EQUAL(r.backend_namespace, name_space);
+    CU_ASSERT_PTR_NULL(r.incarnation_id);
+    CU_ASSERT_PTR_NULL(r.sandbox);
+    sbx_backend_clear_reconciliation(f.backend, &r);
+
+    sbx_sandbox *again = sbx_test_create(f.backend, "recon", "t", "u", NULL, 0, &err);
+    CU_ASSERT_FATAL(again != NULL);
+    CU_ASSERT_EQUAL(reconcile(&f, "recon", &r), SBX_RECONCILE_FOUND);
+    CU_ASSERT(r.incarnation_id != NULL && strcmp(r.incarnation_id, first) != 0);
+    sbx_backend_clear_reconciliation(f.backend, &r);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "recon", &err) == SBX_OK);
+
+    /* A container that carries the name but not our labels. */
+    char body[256];
+    snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", engine_image);
+    CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-recon-foreign", body) == 201);
+    CU_ASSERT_EQUAL(reconcile(&f, "recon-foreign", &r), SBX_RECONCILE_UNKNOWN);
+    CU_ASSERT_PTR_NULL(r.backend_namespace);
+    CU_ASSERT(sbx_test_log_contains(f.log, "WARN docker: reconciliation of sandbox "
+                                           "'recon-foreign' is unknown: "));
+    CU_ASSERT_EQUAL(engine("DELETE", "/containers/sbx-recon-foreign?force=true", NULL) / 100, 2);
+
+    CU_ASSERT(sbx_backend_reconcile(f.backend, "Bad_Id", &r, &err) == SBX_ERR_REFUSED);
+    CU_ASSERT_EQUAL(r.status, SBX_RECONCILE_UNKNOWN);
+
+    free(engine_id);
+    free(name_space);
+    free(first);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    sbx_backend_free_sandboxes(f.backend, again, 1);
     teardown(&f);
 }
 
@@ -559,6 +675,7 @@ void sbx_test_register(void)
         { "many threads", test_many_threads },
         { "init: auto and true run under the engine's init, false without", test_init_where_the_engine_has_one },
         { "a NUL in a label: protocol error naming the field, list skips", test_nul_in_a_label_is_a_protocol_error },
+        { "reconcile: found, found stopped, absent, new incarnation, unknown", test_reconcile },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("docker backend", NULL, NULL, tests);

@@ -215,6 +215,15 @@ static void check_every_operation(const char *socket, const char *why, const cha
     check_transport(&err, "docker: inspect of sandbox 'gone-box': ", socket, why);
     CU_ASSERT(sbx_test_create(f.backend, "new-box", NULL, NULL, NULL, 0, &err) == NULL);
     check_transport(&err, "docker: create of sandbox 'new-box': ", socket, why);
+    /* reconcile never fails for the engine's sake: unknown, and why. */
+    sbx_reconciliation r;
+    CU_ASSERT(sbx_backend_reconcile(f.backend, "new-box", &r, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(r.status, SBX_RECONCILE_UNKNOWN);
+    CU_ASSERT_PTR_NULL(r.backend_namespace);
+    char line[256];
+    snprintf(line, sizeof line, "WARN docker: reconciliation of sandbox 'new-box' is unknown: "
+             "docker: reconciliation of sandbox 'new-box': ");
+    CU_ASSERT(sbx_test_log_contains(f.log, line));
     close_fixture(&f);
 }
 
@@ -275,6 +284,7 @@ static const canned hostile[] = {
     { "GET /v1.41/containers/sbx-bad-message/json", 500,
       "{\"message\":\"engine says \xff\xfe\"}" },
     { "GET /v1.41/containers/sbx-long-message/json", 500, "{\"message\":\"" E_ACUTE_200 "\"}" },
+    { "GET /v1.41/version", 200, "{\"Components\":[{\"Name\":\"Engine\"}]}" },
     { "GET /v1.41/info", 200, "{\"ID\":\"fake\",\"InitBinary\":\"docker-init\","
                               "\"InitCommit\":{\"ID\":\"de40ad0\"}}" },
     { "POST /v1.41/containers/create?name=sbx-nul-user", 409,
@@ -300,6 +310,17 @@ static void check_discover_refused(fixture *f, const char *id, const char *field
              "invalid UTF-8", field);
     CU_ASSERT(strstr(err.message, expected) != NULL);
     CU_ASSERT(valid_utf8(err.message));
+}
+
+/* reconcile of sandbox `id` is unknown, logging `why`. */
+static void check_reconcile_unknown(fixture *f, const char *id, const char *why)
+{
+    sbx_reconciliation r;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_reconcile(f->backend, id, &r, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(r.status, SBX_RECONCILE_UNKNOWN);
+    CU_ASSERT(sbx_test_log_contains(f->log, why));
+    sbx_backend_clear_reconciliation(f->backend, &r);
 }
 
 static void test_strings_with_nul_or_invalid_utf8(void)
@@ -339,6 +360,11 @@ static void test_strings_with_nul_or_invalid_utf8(void)
     CU_ASSERT(sbx_test_log_contains(f.log, "WARN docker: skipping list entry 2: field "
                                            "'Labels.sbx.user_id' holds"));
     CU_ASSERT(sbx_test_log_contains(f.log, "WARN docker: skipping list entry 3: field 'Labels.?"));
+    /* reconcile: an answer it cannot trust is unknown, never absent. */
+    check_reconcile_unknown(&f, "box", "'box' is unknown: docker: inspect of sandbox 'box': "
+                                       "the answer has no container Id");
+    check_reconcile_unknown(&f, "nul-user", "'nul-user' is unknown: docker: inspect of sandbox "
+                                            "'nul-user': field 'Config.Labels.sbx.user_id'");
     char *text = sbx_test_log_text(f.log);
     CU_ASSERT(text != NULL && valid_utf8(text));
     free(text);
