@@ -2,9 +2,11 @@
 # process and check what a user would see; the remote suite drives it
 # against the provisioner emulator ($SBX_EMU_BIN).
 check_PROGRAMS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
-	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker
+	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker \
+	tests/sbxctl/test_sbxctl_hostile_json
 TESTS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
-	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker
+	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker \
+	tests/sbxctl/test_sbxctl_hostile_json
 
 # The child-process runner and the shared assertions of these suites.
 SBX_SBXCTL_TEST_SUPPORT = \
@@ -26,6 +28,14 @@ tests_sbxctl_test_sbxctl_remote_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_sbxctl_test_sbxctl_remote_LDADD = $(SBX_TEST_LIBS)
 EXTRA_tests_sbxctl_test_sbxctl_remote_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+# --json over generated hostile arguments (local) and answers (emulator).
+tests_sbxctl_test_sbxctl_hostile_json_SOURCES = tests/sbxctl/test_sbxctl_hostile_json.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_hostile_json_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_hostile_json_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_hostile_json_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
+	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT) plugin/remote/sbx-remote.la
 
 # End to end with the backends of this machine.  As a TESTS entry it runs
 # the local half (the docker half only when SBX_DOCKER_SOCKET is set);

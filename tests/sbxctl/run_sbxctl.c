@@ -224,9 +224,19 @@ struct json_object *sbx_test_run_json(const sbx_test_run *run)
         fprintf(stderr, "stdout is not one line: [%s]\n", run->out != NULL ? run->out : "");
         return NULL;
     }
+    for (size_t i = 0; i + 1 < run->out_len; i++) {
+        if ((unsigned char)run->out[i] < 0x20) {
+            fprintf(stderr, "stdout holds control byte 0x%02x: [%s]\n",
+                    (unsigned char)run->out[i], run->out);
+            return NULL;
+        }
+    }
     json_tokener *tokener = json_tokener_new();
     if (tokener == NULL)
         return NULL;
+    /* Strict JSON (RFC 8259, no comments or single quotes) in UTF-8, as
+     * any consumer of sbxctl's output may demand. */
+    json_tokener_set_flags(tokener, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     int text_len = (int)(run->out_len - 1);
     json_object *object = json_tokener_parse_ex(tokener, run->out, text_len);
     int whole = json_tokener_get_error(tokener) == json_tokener_success &&

@@ -34,8 +34,9 @@ size_t sbx_test_count_lines(const char *text);
 struct json_object;
 
 /* Parse a run's stdout as exactly one JSON object followed by one newline
- * and nothing else.  NULL when it is anything else (the text is reported on
- * stderr); the caller puts the result. */
+ * and nothing else: strict JSON (json-c's JSON_TOKENER_STRICT), valid UTF-8,
+ * no raw control byte.  NULL when it is anything else (the text is reported
+ * on stderr); the caller puts the result. */
 struct json_object *sbx_test_run_json(const sbx_test_run *run);
 
 /* Bind a TCP socket to 127.0.0.1 on an ephemeral port without listening,

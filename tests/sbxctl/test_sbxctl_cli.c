@@ -280,6 +280,111 @@ static void test_help_and_manual_cover_the_interface(void)
     free(man_path);
 }
 
+/* Arguments that go into requests or JSON must be text: bytes that are not
+ * UTF-8 anywhere, and control characters in ids and names, are usage errors
+ * naming the argument (not echoing it), and the --json failure is strict
+ * UTF-8 JSON.  Each kind of bad byte in each position. */
+static void test_arguments_that_are_not_text_are_named(void)
+{
+    static const char *const not_utf8[] = {
+        "\xff", "a\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+        "\xe2\x82", "\xf0\x9f\x98",
+    };
+    static const char *const controls[] = {"a\nb", "\x1b[31m", "a\tb", "a\x7f", "\r"};
+    for (size_t i = 0; i < sizeof not_utf8 / sizeof not_utf8[0] + 5; i++) {
+        int bad_utf8 = i < sizeof not_utf8 / sizeof not_utf8[0];
+        const char *bad = bad_utf8 ? not_utf8[i] : controls[i - sizeof not_utf8 / sizeof not_utf8[0]];
+        char *mount = format_arg(bad, ":/mnt/x");
+        char *setting = format_arg("api_key=", bad);
+        char *key = format_arg(bad, "=1");
+        struct {
+            const char *const *args;
+            const char *needle;
+            int refused;
+        } cases[] = {
+            {ARGS("--json", "create", "--id", bad), "option '--id'", 1},
+            {ARGS("--json", "create", "--thread", bad), "option '--thread'", 1},
+            {ARGS("--json", "create", "--id", "x", "--user", bad), "option '--user'", 1},
+            {ARGS("--json", "--backend", bad, "list"), "option '--backend'", 1},
+            {ARGS("--json", "destroy", bad), "sandbox ID of command 'destroy'", 1},
+            {ARGS("--json", "alive", bad), "sandbox ID of command 'alive'", 1},
+            {ARGS("--json", "discover", bad), "sandbox ID of command 'discover'", 1},
+            {ARGS("--json", "reconcile", bad), "sandbox ID of command 'reconcile'", 1},
+            {ARGS("--json", "--set", key, "list"), "the KEY of option '--set'", 1},
+            /* Paths and values may hold control characters, not other bytes. */
+            {ARGS("--json", "create", "--id", "x", "--mount", mount), "option '--mount'",
+             bad_utf8},
+            {ARGS("--json", "--set", setting, "list"), "the value of option '--set api_key'",
+             bad_utf8},
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            sbx_test_run run;
+            sbx_test_sbxctl(&run, NULL, cases[c].args);
+            json_object *object = sbx_test_run_json(&run);
+            CU_ASSERT_PTR_NOT_NULL(object);
+            if (cases[c].refused) {
+                sbx_test_assert_failure(&run, 2, "usage", cases[c].needle);
+                CU_ASSERT_PTR_NOT_NULL(strstr(run.err, bad_utf8 ? "not valid UTF-8"
+                                                                : "control character"));
+                CU_ASSERT_TRUE(sbx_test_run_hides(&run, bad));
+            } else {
+                CU_ASSERT_PTR_NULL(strstr(run.err, cases[c].needle));
+            }
+            json_object_put(object);
+            sbx_test_run_clear(&run);
+        }
+        free(mount);
+        free(setting);
+        free(key);
+    }
+
+    /* Text of any script is fine: the backend judges it. */
+    sbx_test_run run;
+    sbx_test_sbxctl(&run, NULL, ARGS("--json", "--set", "no_such_option=caf\xc3\xa9", "list"));
+    sbx_test_assert_failure(&run, 2, "config", "no_such_option");
+    json_object_put(sbx_test_assert_json_failure(&run, "config"));
+    sbx_test_run_clear(&run);
+}
+
+/* Bytes that are not UTF-8 where sbxctl echoes an argument or a path (an
+ * unknown command, a --config path) still give strict UTF-8 JSON: each
+ * such byte becomes U+FFFD. */
+static void test_json_output_is_utf8_for_any_bytes(void)
+{
+    sbx_test_run run;
+    sbx_test_sbxctl(&run, NULL, ARGS("--json", "frob\xff\xc3"));
+    json_object *failure = sbx_test_assert_json_failure(&run, "usage");
+    const char *message = sbx_test_json_string(json_object_object_get(failure, "error"),
+                                               "message");
+    CU_ASSERT_PTR_NOT_NULL(message != NULL ? strstr(message, "'frob\xef\xbf\xbd\xef\xbf\xbd'")
+                                           : NULL);
+    json_object_put(failure);
+    sbx_test_run_clear(&run);
+
+    sbx_test_sbxctl(&run, NULL, ARGS("--json", "--config", "/nonexistent/caf\xe9.json", "list"));
+    failure = sbx_test_assert_json_failure(&run, "config");
+    message = sbx_test_json_string(json_object_object_get(failure, "error"), "message");
+    CU_ASSERT_PTR_NOT_NULL(message != NULL ? strstr(message, "caf\xef\xbf\xbd.json") : NULL);
+    json_object_put(failure);
+    sbx_test_run_clear(&run);
+}
+
+/* A secret that holds JSON syntax is masked inside string values only:
+ * the document around them stays valid. */
+static void test_secret_masking_keeps_json_valid(void)
+{
+    static const char *const secrets[] = {"null", "\",\"http_status\":", "error", "\":{\""};
+    for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
+        char *setting = format_arg("api_key=", secrets[i]);
+        sbx_test_run run;
+        sbx_test_sbxctl(&run, NULL, ARGS("--json", "--set", setting, "list"));
+        json_object *failure = sbx_test_assert_json_failure(&run, "config");
+        json_object_put(failure);
+        sbx_test_run_clear(&run);
+        free(setting);
+    }
+}
+
 /* ------------------------------------------------------------ loading */
 
 static void test_unknown_backend_is_a_load_error(void)
@@ -708,6 +813,9 @@ void sbx_test_register(void)
         {"--json usage failure object", test_json_usage_error_is_one_failure_object},
         {"--help and --version", test_help_and_version},
         {"help and manual cover the interface", test_help_and_manual_cover_the_interface},
+        {"arguments that are not text named", test_arguments_that_are_not_text_are_named},
+        {"--json output is UTF-8 for any bytes", test_json_output_is_utf8_for_any_bytes},
+        {"secret masking keeps JSON valid", test_secret_masking_keeps_json_valid},
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo loading_tests[] = {

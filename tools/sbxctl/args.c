@@ -3,8 +3,11 @@
  * can follow the command, and a --set value is never echoed. */
 #include "args.h"
 
+#include "common/utf8.h"
+
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +87,14 @@ static const option_spec *find_option(const char *name, size_t name_len)
     return NULL;
 }
 
+static const char *option_name(option_id id)
+{
+    for (size_t i = 0; i < COUNT_OF(options); i++)
+        if (options[i].id == id)
+            return options[i].long_name;
+    return "?";
+}
+
 static const command_spec *find_command(const char *name)
 {
     for (size_t i = 0; i < COUNT_OF(commands); i++) {
@@ -98,6 +109,36 @@ static sbx_status out_of_memory(sbx_error *err)
     return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
 }
 
+/* Whether an argument may hold control characters: a path or an option
+ * value may (POSIX allows them in names, a command may span lines); an id,
+ * a user, a backend or option name cannot. */
+typedef enum text_kind { TEXT_NAME, TEXT_ANY } text_kind;
+
+/* Arguments go into requests and into the JSON sbxctl prints, so they must
+ * be UTF-8 text.  The message names the argument (`what`), never its value,
+ * which may be a secret or bytes that would garble a terminal. */
+static sbx_status check_text(const char *value, size_t len, text_kind kind, const char *what,
+                             sbx_error *err)
+{
+    if (!sbx_text_is_clean(value, len))
+        return sbx_error_set(err, SBX_ERR_USAGE, "%s is not valid UTF-8", what);
+    for (size_t i = 0; kind == TEXT_NAME && i < len; i++) {
+        unsigned char c = (unsigned char)value[i];
+        if (c < 0x20 || c == 0x7f)
+            return sbx_error_set(err, SBX_ERR_USAGE, "%s holds a control character", what);
+    }
+    return SBX_OK;
+}
+
+/* check_text for the whole value of option `name`. */
+static sbx_status check_option_text(const char *name, const char *value, text_kind kind,
+                                    sbx_error *err)
+{
+    char what[64];
+    snprintf(what, sizeof what, "the argument of option '%s'", name);
+    return check_text(value, strlen(value), kind, what, err);
+}
+
 /* KEY=VALUE: the message names the option only, as the text may hold a secret. */
 static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *err)
 {
@@ -105,6 +146,22 @@ static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *e
     if (equals == NULL || equals == text)
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "option '--set' needs an argument of the form KEY=VALUE");
+    sbx_status status = check_text(text, (size_t)(equals - text), TEXT_NAME,
+                                   "the KEY of option '--set'", err);
+    if (status != SBX_OK)
+        return status;
+    /* The key is clean text by now; a long one is cut, between characters. */
+    size_t shown = (size_t)(equals - text);
+    if (shown > 64) {
+        shown = 64;
+        while (shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
+            shown--;
+    }
+    char what[128];
+    snprintf(what, sizeof what, "the value of option '--set %.*s'", (int)shown, text);
+    status = check_text(equals + 1, strlen(equals + 1), TEXT_ANY, what, err);
+    if (status != SBX_OK)
+        return status;
     sbx_ctl_setting *grown = realloc(args->settings,
                                      (args->setting_count + 1) * sizeof *grown);
     if (grown == NULL)
@@ -123,6 +180,9 @@ static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *e
  * path is the last ':'-separated field so that a host path may hold ':'. */
 static sbx_status add_mount(sbx_ctl_args *args, const char *text, sbx_error *err)
 {
+    sbx_status status = check_option_text("--mount", text, TEXT_ANY, err);
+    if (status != SBX_OK)
+        return status;
     size_t len = strlen(text);
     int read_only = 0;
     if (len > 3 && strcmp(text + len - 3, ":ro") == 0) {
@@ -174,6 +234,11 @@ static sbx_status parse_contract(sbx_ctl_args *args, const char *text, sbx_error
 static sbx_status apply_option(sbx_ctl_args *args, option_id id, const char *value,
                                sbx_error *err)
 {
+    if (id == OPT_BACKEND || id == OPT_THREAD || id == OPT_ID || id == OPT_USER) {
+        sbx_status status = check_option_text(option_name(id), value, TEXT_NAME, err);
+        if (status != SBX_OK)
+            return status;
+    }
     switch (id) {
     case OPT_CONFIG: args->config_path = value; return SBX_OK;
     case OPT_BACKEND: args->backend = value; return SBX_OK;
@@ -244,6 +309,11 @@ static sbx_status parse_word(const char *word, sbx_ctl_args *args, sbx_error *er
     }
     const command_spec *spec = find_command(args->command_name);
     if (spec->takes_id && args->operand == NULL) {
+        char what[64];
+        snprintf(what, sizeof what, "the sandbox ID of command '%s'", spec->name);
+        sbx_status status = check_text(word, strlen(word), TEXT_NAME, what, err);
+        if (status != SBX_OK)
+            return status;
         args->operand = word;
         return SBX_OK;
     }

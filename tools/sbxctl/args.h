@@ -56,6 +56,9 @@ typedef struct sbx_ctl_args {
  * usage error returns SBX_ERR_USAGE with a one-line message naming the
  * option, command or argument at fault (never the value of a --set, which
  * may be a secret); the fields parsed so far (notably `json`) stay set.
+ * Arguments that go into requests or JSON (ids, user, thread, backend,
+ * --set, --mount) must be UTF-8, and names and ids also free of control
+ * characters: otherwise a usage error naming the argument, not its value.
  * SBX_ERR_INTERNAL when out of memory.  Release with sbx_ctl_args_free in
  * every case. */
 sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,

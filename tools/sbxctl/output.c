@@ -4,6 +4,8 @@
 
 #include "output.h"
 
+#include "common/utf8.h"
+
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +26,16 @@ static void emit(const sbx_ctl_output *out, const char *text, FILE *stream)
     sbx_ctl_redacted_write(out->redactor, text, stream);
 }
 
-static void emit_json(const sbx_ctl_output *out, json_object *object)
+/* Every string of `object` went through json_text, which masked secrets in
+ * it; the encoded document is written as it is, since masking it again
+ * could cut into its syntax (a secret holding "null" or "\",\"" would leave
+ * invalid JSON) or its member names. */
+static void emit_json(json_object *object)
 {
     const char *text = json_object_to_json_string_ext(
         object, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    emit(out, text != NULL ? text : "null", stdout);
-    emit(out, "\n", stdout);
+    fputs(text != NULL ? text : "null", stdout);
+    fputc('\n', stdout);
     json_object_put(object);
 }
 
@@ -72,15 +78,80 @@ static void text_emit(const sbx_ctl_output *out, text_buffer *buffer, FILE *dest
 static FILE *json_or_text(const sbx_ctl_output *out, json_object *object, text_buffer *text)
 {
     if (out->json) {
-        emit_json(out, object);
+        emit_json(object);
         return NULL;
     }
     return text_open(text);
 }
 
-static json_object *json_string_or_null(const char *value)
+/* `value` as the redactor writes it (secrets masked), malloc'd; NULL when
+ * out of memory. */
+static char *redacted_copy(const sbx_ctl_output *out, const char *value)
 {
-    return value != NULL ? json_object_new_string(value) : NULL;
+    char *data = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&data, &size);
+    if (stream == NULL)
+        return NULL;
+    int failed = sbx_ctl_redacted_write(out->redactor, value, stream) != 0;
+    if (fclose(stream) != 0 || failed) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+/* The replacement character U+FFFD, in UTF-8. */
+#define REPLACEMENT_CHARACTER "\xEF\xBF\xBD"
+
+/* `text` (`len` bytes) with each byte that does not begin a well-formed
+ * UTF-8 character replaced by U+FFFD, malloc'd; NULL when out of memory. */
+static char *valid_utf8_copy(const char *text, size_t len)
+{
+    char *copy = malloc(3 * len + 1);
+    if (copy == NULL)
+        return NULL;
+    size_t used = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = 1;
+        while (n <= 4 && (n > len - i || !sbx_text_is_clean(text + i, n)))
+            n++;
+        if (n <= 4) {
+            memcpy(copy + used, text + i, n);
+            i += n;
+        } else {
+            n = sizeof REPLACEMENT_CHARACTER - 1;
+            memcpy(copy + used, REPLACEMENT_CHARACTER, n);
+            i++;
+        }
+        used += n;
+    }
+    copy[used] = '\0';
+    return copy;
+}
+
+/* A JSON string for `value` (NULL: JSON null).  Secrets are masked before
+ * encoding, and bytes that are not UTF-8 (from a backend, a path, the
+ * environment) become U+FFFD, so that every document sbxctl writes is valid
+ * UTF-8 JSON whatever it was handed.  Out of memory: JSON null. */
+static json_object *json_text(const sbx_ctl_output *out, const char *value)
+{
+    if (value == NULL)
+        return NULL;
+    char *redacted = redacted_copy(out, value);
+    if (redacted == NULL)
+        return NULL;
+    size_t len = strlen(redacted);
+    json_object *string = NULL;
+    if (sbx_text_is_clean(redacted, len)) {
+        string = json_object_new_string(redacted);
+    } else {
+        char *valid = valid_utf8_copy(redacted, len);
+        string = valid != NULL ? json_object_new_string(valid) : NULL;
+        free(valid);
+    }
+    free(redacted);
+    return string;
 }
 
 static json_object *json_contract_or_null(int version)
@@ -88,13 +159,13 @@ static json_object *json_contract_or_null(int version)
     return version != SBX_CONTRACT_NONE ? json_object_new_int(version) : NULL;
 }
 
-static json_object *sandbox_json(const sbx_sandbox *sandbox)
+static json_object *sandbox_json(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
 {
     json_object *object = json_object_new_object();
-    json_object_object_add(object, "sandbox_id", json_string_or_null(sandbox->sandbox_id));
-    json_object_object_add(object, "sandbox_url", json_string_or_null(sandbox->sandbox_url));
-    json_object_object_add(object, "user_id", json_string_or_null(sandbox->user_id));
-    json_object_object_add(object, "thread_id", json_string_or_null(sandbox->thread_id));
+    json_object_object_add(object, "sandbox_id", json_text(out, sandbox->sandbox_id));
+    json_object_object_add(object, "sandbox_url", json_text(out, sandbox->sandbox_url));
+    json_object_object_add(object, "user_id", json_text(out, sandbox->user_id));
+    json_object_object_add(object, "thread_id", json_text(out, sandbox->thread_id));
     json_object_object_add(object, "mount_contract_version",
                            json_contract_or_null(sandbox->mount_contract_version));
     return object;
@@ -202,20 +273,20 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
         return;
     json_object *error = json_object_new_object();
     json_object_object_add(error, "kind", json_object_new_string(kind));
-    json_object_object_add(error, "message", json_object_new_string(message));
+    json_object_object_add(error, "message", json_text(out, message));
     json_object_object_add(error, "http_status",
                            err->http_status > 0 ? json_object_new_int(err->http_status) : NULL);
     json_object_object_add(error, "expected", json_contract_or_null(err->expected_contract));
     json_object_object_add(error, "actual", json_contract_or_null(err->actual_contract));
     json_object *object = json_object_new_object();
     json_object_object_add(object, "error", error);
-    emit_json(out, object);
+    emit_json(object);
 }
 
 void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
 {
     text_buffer text;
-    FILE *stream = json_or_text(out, out->json ? sandbox_json(sandbox) : NULL, &text);
+    FILE *stream = json_or_text(out, out->json ? sandbox_json(out, sandbox) : NULL, &text);
     if (stream == NULL)
         return;
     print_sandbox_fields(stream, sandbox);
@@ -230,7 +301,7 @@ static void print_id_and_flag(const sbx_ctl_output *out, const char *sandbox_id,
     json_object *object = NULL;
     if (out->json) {
         object = json_object_new_object();
-        json_object_object_add(object, "sandbox_id", json_object_new_string(sandbox_id));
+        json_object_object_add(object, "sandbox_id", json_text(out, sandbox_id));
         json_object_object_add(object, key, json_object_new_boolean(flag != 0));
     }
     text_buffer text;
@@ -256,11 +327,11 @@ void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandb
     if (out->json) {
         json_object *array = json_object_new_array();
         for (size_t i = 0; i < count; i++)
-            json_object_array_add(array, sandbox_json(&sandboxes[i]));
+            json_object_array_add(array, sandbox_json(out, &sandboxes[i]));
         json_object *object = json_object_new_object();
         json_object_object_add(object, "sandboxes", array);
         json_object_object_add(object, "count", json_object_new_int64((int64_t)count));
-        emit_json(out, object);
+        emit_json(object);
         return;
     }
     static const char *const headers[LIST_COLUMNS] = {
@@ -323,11 +394,11 @@ void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox
         object = json_object_new_object();
         json_object_object_add(object, "status", json_object_new_string(status));
         json_object_object_add(object, "sandbox",
-                               result->sandbox != NULL ? sandbox_json(result->sandbox) : NULL);
+                               result->sandbox != NULL ? sandbox_json(out, result->sandbox)
+                                                       : NULL);
         json_object_object_add(object, "backend_namespace",
-                               json_string_or_null(result->backend_namespace));
-        json_object_object_add(object, "incarnation_id",
-                               json_string_or_null(result->incarnation_id));
+                               json_text(out, result->backend_namespace));
+        json_object_object_add(object, "incarnation_id", json_text(out, result->incarnation_id));
     }
     text_buffer text;
     FILE *stream = json_or_text(out, object, &text);
@@ -365,17 +436,17 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
         json_object *array = json_object_new_array();
         for (size_t i = 0; i < count; i++) {
             json_object *entry = json_object_new_object();
-            json_object_object_add(entry, "name", json_string_or_null(entries[i].name));
+            json_object_object_add(entry, "name", json_text(out, entries[i].name));
             json_object_object_add(entry, "kind",
                                    json_object_new_string(backend_kind_name(entries[i].kind)));
-            json_object_object_add(entry, "path", json_string_or_null(entries[i].path));
+            json_object_object_add(entry, "path", json_text(out, entries[i].path));
             json_object_object_add(entry, "abi", json_object_new_string(abis[i]));
-            json_object_object_add(entry, "version", json_string_or_null(entries[i].version));
+            json_object_object_add(entry, "version", json_text(out, entries[i].version));
             json_object_array_add(array, entry);
         }
         json_object *object = json_object_new_object();
         json_object_object_add(object, "backends", array);
-        emit_json(out, object);
+        emit_json(object);
         free(abis);
         return;
     }
@@ -409,7 +480,7 @@ void sbx_ctl_print_version(const sbx_ctl_output *out)
         json_object_object_add(object, "name", json_object_new_string("sbxctl"));
         json_object_object_add(object, "version", json_object_new_string(PACKAGE_VERSION));
         json_object_object_add(object, "abi", json_object_new_string(ABI_VERSION_TEXT));
-        emit_json(out, object);
+        emit_json(object);
         return;
     }
     emit(out, "sbxctl " PACKAGE_VERSION " (backend ABI " ABI_VERSION_TEXT ")\n", stdout);

@@ -1,6 +1,10 @@
 /* What sbxctl prints: human text or exactly one JSON object on stdout
  * (shapes of INTERFACES.md), and error lines on stderr.  Everything passes
- * through the redactor. */
+ * through the redactor (in JSON, each string value before it is encoded, so
+ * that masking never touches the document's syntax).  JSON is always valid
+ * UTF-8: a string that is not
+ * (from a backend, a path, the environment) is written with U+FFFD in place
+ * of each byte that does not begin a well-formed character. */
 #ifndef SBX_CTL_OUTPUT_H
 #define SBX_CTL_OUTPUT_H
 
