@@ -66,6 +66,15 @@ static int try_connect(const struct addrinfo *ai, long budget_ms, int *why)
 sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const char *what,
                               sbx_error *err)
 {
+    int woken;
+    return sbx_tcp_wait_ready_watching(host, port, timeout_ms, what, -1, &woken, err);
+}
+
+sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
+                                       const char *what, int watch_fd, int *woken,
+                                       sbx_error *err)
+{
+    *woken = 0;
     if (timeout_ms <= 0)
         return SBX_OK;
     char service[16];
@@ -92,11 +101,15 @@ sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const
         long left = deadline - monotonic_ms();
         if (ready || left <= 0)
             break;
-        poll_for(NULL, pause < left ? pause : left);
+        struct pollfd watch = { .fd = watch_fd, .events = POLLIN, .revents = 0 };
+        if (poll_for(watch_fd >= 0 ? &watch : NULL, pause < left ? pause : left) > 0) {
+            *woken = 1;
+            break;
+        }
         pause = pause * 2 < MAX_PAUSE_MS ? pause * 2 : MAX_PAUSE_MS;
     }
     freeaddrinfo(addrs);
-    if (ready)
+    if (ready || *woken)
         return SBX_OK;
     const char *open_bracket = strchr(host, ':') != NULL ? "[" : "";
     const char *close_bracket = open_bracket[0] != '\0' ? "]" : "";

@@ -18,4 +18,12 @@
 sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const char *what,
                               sbx_error *err);
 
+/* As sbx_tcp_wait_ready, and also stop waiting as soon as `watch_fd`
+ * becomes readable (or hangs up): then SBX_OK with *woken = 1 and no
+ * connection accepted, for the caller to say why (a sandbox's process
+ * that exited).  watch_fd < 0: sbx_tcp_wait_ready. */
+sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
+                                       const char *what, int watch_fd, int *woken,
+                                       sbx_error *err);
+
 #endif

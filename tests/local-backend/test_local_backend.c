@@ -4,6 +4,7 @@
  * 127.0.0.1), state shared across host instances and processes, atomic
  * metadata, id validation, idempotent create and destroy, many threads.
  */
+#include "tests/local-backend/local_fixture.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -15,7 +16,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <pthread.h>
@@ -58,27 +58,6 @@ static int warnings_seen(void)
 
 /* ------------------------------------------------------------ fixtures */
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A fresh state directory; `tag` may hold spaces and quotes, to prove that
- * paths reach the shell safely. */
-static void make_state_dir(char *out, size_t size, const char *tag)
-{
-    const char *base = getenv("SBX_TEST_BUILDDIR");
-    snprintf(out, size, "%s/tests/local-backend/%s.XXXXXX", base ? base : "/tmp", tag);
-    CU_ASSERT_FATAL(mkdtemp(out) != NULL);
-}
-
 typedef struct fixture {
     char state_dir[PATH_MAX];
     sbx_host *host;
@@ -87,28 +66,18 @@ typedef struct fixture {
 
 static sbx_host *new_host(void)
 {
-    sbx_host_services services = { sizeof services, capture_log, NULL };
-    sbx_host *host = NULL;
-    sbx_error err;
-    CU_ASSERT_FATAL(sbx_host_new(&services, &host, &err) == SBX_OK);
-    return host;
+    return sbx_local_test_new_host(capture_log, NULL);
 }
 
 static sbx_backend *open_local(sbx_host *host, const char *state_dir, const char *command)
 {
     sbx_option opts[2] = { { "state_dir", state_dir }, { "command", command } };
-    sbx_backend *backend = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_open(host, "local", opts, command ? 2 : 1, &backend, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "open local: %s\n", err.message);
-    CU_ASSERT_FATAL(st == SBX_OK);
-    return backend;
+    return sbx_local_test_open(host, opts, command ? 2 : 1);
 }
 
 static void fixture_setup(fixture *f, const char *tag, const char *command)
 {
-    make_state_dir(f->state_dir, sizeof f->state_dir, tag);
+    sbx_local_test_make_dir(f->state_dir, sizeof f->state_dir, tag);
     f->host = new_host();
     f->backend = open_local(f->host, f->state_dir, command);
 }
@@ -117,34 +86,7 @@ static void fixture_teardown(fixture *f)
 {
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
-    remove_tree(f->state_dir);
-}
-
-/* An executable named `name` on $PATH. */
-static int on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    char dir[PATH_MAX], candidate[PATH_MAX + 64];
-    while (path != NULL && *path != '\0') {
-        size_t len = strcspn(path, ":");
-        snprintf(dir, sizeof dir, "%.*s", (int)len, path);
-        snprintf(candidate, sizeof candidate, "%s/%s", dir[0] ? dir : ".", name);
-        if (access(candidate, X_OK) == 0)
-            return 1;
-        path += len + (path[len] == ':');
-    }
-    return 0;
-}
-
-/* A sandbox command serving {dir} over HTTP on 127.0.0.1:{port}, or NULL
- * when neither python3 nor busybox is installed. */
-static const char *server_command(void)
-{
-    if (on_path("python3"))
-        return "exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}";
-    if (on_path("busybox"))
-        return "exec busybox httpd -f -p 127.0.0.1:{port} -h {dir}";
-    return NULL;
+    sbx_local_test_remove_tree(f->state_dir);
 }
 
 /* Number of running sandboxes with id `id` in list_running. */
@@ -161,58 +103,6 @@ static int listed(sbx_backend *b, const char *id, size_t *total)
         *total = count;
     sbx_backend_free_sandboxes(b, all, count);
     return found;
-}
-
-static json_object *read_metadata(const char *state_dir, const char *id)
-{
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s.json", state_dir, id);
-    return json_object_from_file(path);
-}
-
-/* The pid recorded for a command sandbox, 0 when none. */
-static long metadata_pid(const char *state_dir, const char *id)
-{
-    json_object *meta = read_metadata(state_dir, id), *pid = NULL;
-    long value = 0;
-    if (meta != NULL && json_object_object_get_ex(meta, "pid", &pid) && pid != NULL)
-        value = (long)json_object_get_int64(pid);
-    json_object_put(meta);
-    return value;
-}
-
-/* 1 when `pid` has exited (gone, or a zombie nobody reaped yet). */
-static int process_gone(long pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    return p != NULL && (p[2] == 'Z' || p[2] == 'X');
-}
-
-static int path_exists(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
-/* Entries of `dir` other than "." and "..". */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while (d != NULL && (e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    if (d != NULL)
-        closedir(d);
-    return n;
 }
 
 /* ------------------------------------------------------------ tests */
@@ -248,7 +138,7 @@ static void test_directory_lifecycle(void)
     sbx_backend_free_sandboxes(f.backend, found, 1);
 
     CU_ASSERT(sbx_backend_destroy(f.backend, "box-one", &err) == SBX_OK);
-    CU_ASSERT(!path_exists(dir));
+    CU_ASSERT(!sbx_local_test_path_exists(dir));
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "box-one"), 0);
     CU_ASSERT_EQUAL(listed(f.backend, "box-one", NULL), 0);
     found = NULL;
@@ -256,7 +146,7 @@ static void test_directory_lifecycle(void)
     CU_ASSERT(found == NULL);
     CU_ASSERT(strstr(err.message, "box-one") != NULL);
     /* Nothing of the sandbox is left behind, lock file included. */
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
 
@@ -327,7 +217,7 @@ static void test_create_existing_of_another_owner_is_refused(void)
 
 static void test_command_lifecycle(void)
 {
-    const char *command = server_command();
+    const char *command = sbx_local_test_server_command();
     if (command == NULL) {
         fprintf(stderr, "SKIP command lifecycle: neither python3 nor busybox on PATH\n");
         return;
@@ -359,15 +249,15 @@ static void test_command_lifecycle(void)
 
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "web-box"), 1);
     CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 1);
-    long pid = metadata_pid(f.state_dir, "web-box");
+    long pid = sbx_local_test_metadata_pid(f.state_dir, "web-box");
     CU_ASSERT(pid > 1);
 
     CU_ASSERT(sbx_backend_destroy(f.backend, "web-box", &err) == SBX_OK);
-    CU_ASSERT(process_gone(pid));
+    CU_ASSERT(sbx_local_test_process_gone(pid));
     CU_ASSERT_EQUAL(sbx_test_http_get_once(url, 2000), -1);
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "web-box"), 0);
     CU_ASSERT_EQUAL(listed(f.backend, "web-box", NULL), 0);
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     fixture_teardown(&f);
 }
@@ -394,12 +284,12 @@ static sbx_backend *open_silent(sbx_host *host, const char *state_dir, const cha
 
 static void test_server_that_never_listens_times_out(void)
 {
-    if (!on_path("tail")) {
+    if (!sbx_local_test_on_path("tail")) {
         fprintf(stderr, "SKIP ready timeout: no tail on PATH\n");
         return;
     }
     fixture f;
-    make_state_dir(f.state_dir, sizeof f.state_dir, "silent");
+    sbx_local_test_make_dir(f.state_dir, sizeof f.state_dir, "silent");
     f.host = new_host();
     f.backend = open_silent(f.host, f.state_dir, READY_TIMEOUT);
     sbx_error err;
@@ -409,7 +299,7 @@ static void test_server_that_never_listens_times_out(void)
     CU_ASSERT(sb == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
     CU_ASSERT(elapsed >= READY_TIMEOUT_MS && elapsed < READY_TIMEOUT_MS + 3000);
-    json_object *meta = read_metadata(f.state_dir, "silent-box"), *port = NULL;
+    json_object *meta = sbx_local_test_read_metadata(f.state_dir, "silent-box"), *port = NULL;
     CU_ASSERT_FATAL(meta != NULL && json_object_object_get_ex(meta, "port", &port));
     char port_text[32];
     snprintf(port_text, sizeof port_text, ":%d ", json_object_get_int(port));
@@ -419,11 +309,11 @@ static void test_server_that_never_listens_times_out(void)
     CU_ASSERT(strstr(err.message, READY_TIMEOUT " ms") != NULL);
 
     /* Left for destroy: it still runs, and destroy removes it. */
-    long pid = metadata_pid(f.state_dir, "silent-box");
+    long pid = sbx_local_test_metadata_pid(f.state_dir, "silent-box");
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "silent-box"), 1);
     CU_ASSERT(sbx_backend_destroy(f.backend, "silent-box", &err) == SBX_OK);
-    CU_ASSERT(process_gone(pid));
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT(sbx_local_test_process_gone(pid));
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     sbx_backend_close(f.backend);
 
     /* 0 disables the wait: create returns the sandbox at once. */
@@ -442,7 +332,7 @@ static void test_server_that_never_listens_times_out(void)
  * process (and host instance) finds. */
 static void test_cross_process_discover_and_list(void)
 {
-    const char *command = server_command();
+    const char *command = sbx_local_test_server_command();
     fixture f;
     fixture_setup(&f, "xproc", NULL);
     pid_t child = fork();
@@ -481,11 +371,11 @@ static void test_cross_process_discover_and_list(void)
     sbx_backend *other = open_local(other_host, f.state_dir, NULL);
     CU_ASSERT_EQUAL(listed(other, "made-elsewhere", NULL), 1);
     CU_ASSERT_EQUAL(sbx_test_is_alive(other, "made-elsewhere"), 1);
-    long pid = metadata_pid(f.state_dir, "made-elsewhere");
+    long pid = sbx_local_test_metadata_pid(f.state_dir, "made-elsewhere");
     /* Destroyed from yet another instance than the one that made it. */
     CU_ASSERT(sbx_backend_destroy(other, "made-elsewhere", &err) == SBX_OK);
     if (command != NULL)
-        CU_ASSERT(pid > 1 && process_gone(pid));
+        CU_ASSERT(pid > 1 && sbx_local_test_process_gone(pid));
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "made-elsewhere"), 0);
     sbx_backend_free_sandboxes(f.backend, found, 1);
     sbx_backend_close(other);
@@ -500,7 +390,7 @@ static void test_metadata_is_complete_json(void)
     sbx_error err;
     sbx_sandbox *sb = sbx_test_create(f.backend, "meta-box", "t-m", "dave", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
-    json_object *meta = read_metadata(f.state_dir, "meta-box");
+    json_object *meta = sbx_local_test_read_metadata(f.state_dir, "meta-box");
     CU_ASSERT_FATAL(meta != NULL);
     static const char *const fields[] = { "sandbox_id", "thread_id", "user_id", "url",
                                           "pid", "port", "created", "incarnation_id" };
@@ -523,7 +413,8 @@ static void test_metadata_is_complete_json(void)
     while (d != NULL && (e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         unexpected += strcmp(n, ".") && strcmp(n, "..") && strcmp(n, "meta-box") &&
-                      strcmp(n, "meta-box.json") && strcmp(n, ".meta-box.lock");
+                      strcmp(n, "meta-box.json") && strcmp(n, ".meta-box.lock") &&
+                      strcmp(n, SBX_LOCAL_TEST_MARKER);
     }
     if (d != NULL)
         closedir(d);
@@ -597,7 +488,7 @@ static void test_readers_never_see_partial_metadata(void)
     }
     pthread_barrier_destroy(&start);
     CU_ASSERT_EQUAL(warnings_seen(), warnings_before);
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
 
@@ -634,11 +525,11 @@ static void test_invalid_ids_are_refused_before_touching_files(void)
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT(sbx_backend_destroy(f.backend, longest, &err) == SBX_OK);
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     /* Nothing escaped the state directory either. */
     char parent_escape[PATH_MAX + 16];
     snprintf(parent_escape, sizeof parent_escape, "%s/../escape", f.state_dir);
-    CU_ASSERT(!path_exists(parent_escape));
+    CU_ASSERT(!sbx_local_test_path_exists(parent_escape));
     fixture_teardown(&f);
 }
 
@@ -649,7 +540,7 @@ static void test_destroy_absent_succeeds(void)
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "never-made"), 0);
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
 
@@ -704,7 +595,7 @@ static void test_extra_mounts_are_unsupported(void)
     CU_ASSERT(sbx_backend_create(f.backend, &req, &sb, &err) == SBX_ERR_UNSUPPORTED);
     CU_ASSERT(strstr(err.message, "/mnt/acp-workspace") != NULL);
     CU_ASSERT(strstr(err.message, "/srv/data") != NULL);
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
 
@@ -788,7 +679,7 @@ static void *create_same(void *p)
 static void test_many_threads_create_one_sandbox(void)
 {
     enum { THREADS = 8 };
-    const char *command = server_command();
+    const char *command = sbx_local_test_server_command();
     fixture f;
     fixture_setup(&f, "same", command);
     pthread_barrier_t start;
@@ -813,7 +704,7 @@ static void test_many_threads_create_one_sandbox(void)
     CU_ASSERT_EQUAL(total, 1);
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, "shared-box", &err) == SBX_OK);
-    CU_ASSERT_EQUAL(count_entries(f.state_dir), 0);
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
 

@@ -15,6 +15,10 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/builtin/local/local_port.h \
 	host-api/src/builtin/local/local_process.c \
 	host-api/src/builtin/local/local_process.h \
+	host-api/src/builtin/local/local_remove.c \
+	host-api/src/builtin/local/local_remove.h \
 	host-api/src/builtin/local/local_state.c \
-	host-api/src/builtin/local/local_state.h
+	host-api/src/builtin/local/local_state.h \
+	host-api/src/builtin/local/local_time.c \
+	host-api/src/builtin/local/local_time.h
 

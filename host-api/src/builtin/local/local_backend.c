@@ -20,6 +20,7 @@
 #include "host-api/src/builtin/local/local_options.h"
 #include "host-api/src/builtin/local/local_port.h"
 #include "host-api/src/builtin/local/local_state.h"
+#include "host-api/src/builtin/local/local_time.h"
 #include <sbx/host.h>
 
 #include <dirent.h>
@@ -27,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BACKEND_NAME "local"
 
@@ -100,6 +103,19 @@ static sbx_status load_metadata(const sbx_local_paths *paths, const char *id,
     return st;
 }
 
+/* Read a record that is whole: a record a create is still writing (or that
+ * a killed create left) is no sandbox yet, for readers NOT_FOUND. */
+static sbx_status load_complete(const sbx_local_paths *paths, const char *id,
+                                sbx_local_metadata *meta, sbx_error *err)
+{
+    sbx_status st = load_metadata(paths, id, meta, err);
+    if (st == SBX_OK && meta->creating) {
+        sbx_local_metadata_clear(meta);
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
+    }
+    return st;
+}
+
 static sbx_status fill_record(sbx_sandbox *out, const sbx_local_metadata *meta,
                               const sbx_local_paths *paths, sbx_error *err)
 {
@@ -143,37 +159,79 @@ static void format_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Start the command of a new sandbox and note where it serves. */
+/* Stop the process a record names and remove the files it describes (the
+ * log only for a command sandbox: without one, ID.log is not ours). */
+static sbx_status remove_sandbox(const sbx_backend_instance *inst, const sbx_local_paths *paths,
+                                 const sbx_local_metadata *meta, sbx_error *err)
+{
+    sbx_status st = SBX_OK;
+    if (meta->process.pid != 0)
+        st = sbx_local_process_stop(&meta->process, inst->options.stop_timeout_ms, err);
+    return st == SBX_OK ? sbx_local_remove_files(paths, 1, meta->port != 0, err) : st;
+}
+
+/* Start the command of a new sandbox (whose record says "creating"): its
+ * log, its process; the record names the process before the process may
+ * run, so that whatever cuts the create short, destroy finds it. */
 static sbx_status start_command(sbx_backend_instance *inst, const sbx_local_paths *paths,
-                                sbx_local_metadata *meta, char *url, size_t url_size,
-                                sbx_error *err)
+                                sbx_local_metadata *meta, sbx_local_launch *launch,
+                                int *made_log, sbx_error *err)
 {
     char *command = NULL;
-    sbx_status st = sbx_local_pick_port(&meta->port, err);
+    int log_fd = -1;
+    sbx_status st = sbx_local_open_log(paths, &log_fd, err);
+    *made_log = st == SBX_OK;
     if (st == SBX_OK)
         st = sbx_local_command_expand(inst->options.command, meta->port, paths->dir,
                                       &command, err);
     if (st == SBX_OK)
-        st = sbx_local_process_spawn(command, paths->log, &meta->process, err);
+        st = sbx_local_process_start(command, log_fd, &meta->process, launch, err);
     free(command);
+    if (log_fd >= 0)
+        close(log_fd);
     if (st == SBX_OK)
-        snprintf(url, url_size, "http://127.0.0.1:%d", meta->port);
+        st = sbx_local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    if (st == SBX_OK)
+        st = sbx_local_process_go(launch, err);
     return st;
 }
 
-/* Make a new sandbox; the caller holds its lock and knows it is absent. */
+/* Undo a create that failed: only what it made itself. */
+static void undo_create(const sbx_local_paths *paths, const sbx_local_metadata *meta, sbx_local_launch *launch,
+                        int made_dir, int made_log)
+{
+    sbx_error ignored;
+    /* Released first: a shell still waiting for its go byte then exits. */
+    sbx_local_launch_release(launch);
+    if (meta->process.pid != 0)
+        sbx_local_process_stop(&meta->process, 0, &ignored);
+    sbx_local_remove_files(paths, made_dir, made_log, &ignored);
+}
+
+/* Make a new sandbox; the caller holds its lock and knows it has no
+ * record.  The record comes first ("creating"), then the directory, log
+ * and process it describes, then the whole record: a create killed at any
+ * point leaves a record of what it made, and nothing without one.  On
+ * success with a command, *launch watches the process (released by the
+ * caller). */
 static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_request *req,
                                 const sbx_local_paths *paths, sbx_local_metadata *meta,
-                                sbx_error *err)
+                                sbx_local_launch *launch, sbx_error *err)
 {
+    const char *unowned = sbx_local_unowned_entry(paths);
+    if (unowned != NULL)
+        return sbx_error_set(err, SBX_ERR_REFUSED,
+                             "local: not creating sandbox '%s': %s exists but no record of "
+                             "this backend describes it; it is left untouched (remove it or "
+                             "choose another id)", req->sandbox_id, unowned);
     char url[PATH_MAX + 16], created[32], incarnation[SBX_LOCAL_ID_SIZE];
     sbx_status st = sbx_local_random_id(incarnation, err);
-    if (st == SBX_OK)
-        st = sbx_local_make_dir(paths, err);
+    if (st == SBX_OK && inst->options.command != NULL)
+        st = sbx_local_pick_port(&meta->port, err);
     if (st != SBX_OK)
         return st;
     if (inst->options.command != NULL)
-        st = start_command(inst, paths, meta, url, sizeof url, err);
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", meta->port);
     else
         snprintf(url, sizeof url, "file://%s", paths->dir);
     format_now(created, sizeof created);
@@ -183,34 +241,90 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     meta->url = url;
     meta->created = created;
     meta->incarnation_id = incarnation;
-    if (st == SBX_OK)
-        st = sbx_local_metadata_write(paths->metadata, meta, err);
-    if (st != SBX_OK) {
-        sbx_error ignored;
-        if (meta->process.pid != 0)
-            sbx_local_process_stop(&meta->process, 0, &ignored);
-        sbx_local_remove_files(paths, &ignored);
+    meta->creating = 1;
+    int made_dir = 0, made_log = 0;
+    st = sbx_local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    if (st == SBX_OK) {
+        st = sbx_local_make_dir(paths, err);
+        made_dir = st == SBX_OK;
     }
+    if (st == SBX_OK && inst->options.command != NULL)
+        st = start_command(inst, paths, meta, launch, &made_log, err);
+    if (st == SBX_OK) {
+        meta->creating = 0;
+        st = sbx_local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    }
+    if (st != SBX_OK)
+        undo_create(paths, meta, launch, made_dir, made_log);
     /* The strings were borrowed for the write; hand back an empty record. */
     memset(meta, 0, sizeof *meta);
     return st;
 }
 
+/* A create found the record of a create that was cut short (the process
+ * was killed): nobody else is creating the id, since we hold its lock, so
+ * what the record describes is removed and the id made anew. */
+static sbx_status clear_interrupted_create(sbx_backend_instance *inst,
+                                           const sbx_local_paths *paths,
+                                           sbx_local_metadata *meta, sbx_error *err)
+{
+    LOG(inst, SBX_LOG_WARN, "sandbox %s: removing what an interrupted create left",
+        paths->id);
+    sbx_status st = remove_sandbox(inst, paths, meta, err);
+    sbx_local_metadata_clear(meta);
+    return st == SBX_OK ? sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found",
+                                        paths->id)
+                        : st;
+}
+
+/* The error of a new sandbox whose command exited before it served. */
+static sbx_status command_exited(const sbx_local_metadata *meta, const sbx_local_paths *paths,
+                                 int status, sbx_error *err)
+{
+    char how[64];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
+    return sbx_error_set(err, SBX_ERR_TRANSPORT,
+                         "sandbox '%s' is not serving: its command %s before accepting a "
+                         "connection on 127.0.0.1:%d (its output is in %s); the sandbox is "
+                         "left for destroy", meta->sandbox_id, how, meta->port, paths->log);
+}
+
 /* A sandbox's URL must answer once create returns: wait for its command to
- * accept connections on its port.  A new sandbox is always waited for; an
+ * accept connections on its port.  A new sandbox is always waited for, and
+ * its command's exit ends the wait at once (`launch` reports it); an
  * existing one only while its command runs (a stopped one is returned as
  * it is).  On timeout the sandbox stays, for destroy. */
 static sbx_status wait_until_serving(const sbx_backend_instance *inst,
                                      const sbx_local_metadata *meta,
-                                     const sbx_local_paths *paths, int fresh, sbx_error *err)
+                                     const sbx_local_paths *paths, int fresh,
+                                     sbx_local_launch *launch, sbx_error *err)
 {
     if (meta->port == 0 || inst->options.ready_timeout_ms == 0 ||
         (!fresh && !metadata_is_alive(meta, paths)))
         return SBX_OK;
     char what[96];
     snprintf(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
-    return sbx_tcp_wait_ready("127.0.0.1", meta->port, inst->options.ready_timeout_ms, what,
-                              err);
+    long deadline = sbx_local_now_ms() + inst->options.ready_timeout_ms;
+    long left = inst->options.ready_timeout_ms;
+    int watch_fd = fresh ? launch->status_fd : -1;
+    for (;;) {
+        int woken = 0, status = 0;
+        sbx_status st = sbx_tcp_wait_ready_watching("127.0.0.1", meta->port, left, what,
+                                                    watch_fd, &woken, err);
+        if (st != SBX_OK || !woken)
+            return st;
+        if (sbx_local_launch_exit_status(launch, &status))
+            return command_exited(meta, paths, status, err);
+        /* The watcher is gone without a word: wait on without it. */
+        watch_fd = -1;
+        left = deadline - sbx_local_now_ms();
+        if (left <= 0)
+            left = 1;
+    }
 }
 
 static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
@@ -222,19 +336,22 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
     if (out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "local: create needs an output");
     sbx_local_paths paths;
+    sbx_local_launch launch = SBX_LOCAL_LAUNCH_INIT;
     int lock_fd = -1;
     st = sbx_local_paths_for(inst->options.state_dir, req->sandbox_id, &paths, err);
     if (st == SBX_OK)
-        st = sbx_local_lock(&paths, &lock_fd, err);
+        st = sbx_local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
     int fresh = 0;
     st = load_metadata(&paths, req->sandbox_id, &meta, err);
+    if (st == SBX_OK && meta.creating)
+        st = clear_interrupted_create(inst, &paths, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_error_clear(err);
         fresh = 1;
-        st = create_locked(inst, req, &paths, &meta, err);
+        st = create_locked(inst, req, &paths, &meta, &launch, err);
         if (st == SBX_OK)
             st = load_metadata(&paths, req->sandbox_id, &meta, err);
         if (st == SBX_OK)
@@ -244,10 +361,12 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
         if (st == SBX_OK)
             LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     }
-    sbx_local_unlock(&paths, lock_fd, 0);
+    /* A failed create of a new id leaves no record: nor a lock file. */
+    sbx_local_unlock(&paths, lock_fd, fresh && st != SBX_OK);
     /* Unlocked: other creates of this id need not wait behind this one. */
     if (st == SBX_OK)
-        st = wait_until_serving(inst, &meta, &paths, fresh, err);
+        st = wait_until_serving(inst, &meta, &paths, fresh, &launch, err);
+    sbx_local_launch_release(&launch);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, out, err);
     else
@@ -257,6 +376,20 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
     return st;
 }
 
+/* Destroy of an id without a record: nothing to do, unless the id names
+ * files sbx did not make (a user's directory in the state directory),
+ * which are never removed. */
+static sbx_status destroy_unrecorded(const sbx_local_paths *paths, sbx_error *err)
+{
+    const char *unowned = sbx_local_unowned_entry(paths);
+    if (unowned == NULL)
+        return SBX_OK;
+    return sbx_error_set(err, SBX_ERR_REFUSED,
+                         "local: not destroying sandbox '%s': %s exists but no record of "
+                         "this backend describes it; it is left untouched", paths->id,
+                         unowned);
+}
+
 static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                                 sbx_error *err)
 {
@@ -264,27 +397,32 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
     int lock_fd = -1;
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st == SBX_OK)
-        st = sbx_local_lock(&paths, &lock_fd, err);
+        st = sbx_local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
     st = load_metadata(&paths, sandbox_id, &meta, err);
-    if (st == SBX_OK && meta.process.pid != 0)
-        st = sbx_local_process_stop(&meta.process, inst->options.stop_timeout_ms, err);
-    else if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
-        /* Unreadable metadata names no process we could stop: remove the
-         * files so that the id can be used again, and say so. */
-        LOG(inst, SBX_LOG_WARN, "destroying sandbox %s without its metadata: %s",
-            sandbox_id, err ? err->message : "unreadable");
     int existed = st == SBX_OK;
-    if (st != SBX_ERR_INTERNAL) {
+    if (st == SBX_OK) {
+        st = remove_sandbox(inst, &paths, &meta, err);
+    } else if (st == SBX_ERR_NOT_FOUND) {
         sbx_error_clear(err);
-        st = sbx_local_remove_files(&paths, err);
+        st = destroy_unrecorded(&paths, err);
+    } else if (err != NULL) {
+        /* A record that is not valid describes nothing we may remove. */
+        char why[SBX_ERROR_MESSAGE_MAX];
+        snprintf(why, sizeof why, "%s", err->message);
+        st = sbx_error_set(err, st, "local: not destroying sandbox '%s': %s; nothing was "
+                           "removed", sandbox_id, why);
     }
-    sbx_local_unlock(&paths, lock_fd, st == SBX_OK);
+    /* The lock file goes in any case: a waiter then locks a fresh one. */
+    sbx_local_unlock(&paths, lock_fd, 1);
     sbx_local_metadata_clear(&meta);
     if (st == SBX_OK && existed)
         LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
+    else if (st != SBX_OK)
+        LOG(inst, SBX_LOG_WARN, "destroy of sandbox %s failed: %s", sandbox_id,
+            err ? err->message : sbx_status_name(st));
     return st;
 }
 
@@ -299,7 +437,7 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
-    st = load_metadata(&paths, sandbox_id, &meta, err);
+    st = load_complete(&paths, sandbox_id, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_error_clear(err);
         return SBX_OK;
@@ -320,7 +458,7 @@ static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox
     if (st != SBX_OK)
         return st;
     sbx_local_metadata meta;
-    st = load_metadata(&paths, sandbox_id, &meta, err);
+    st = load_complete(&paths, sandbox_id, &meta, err);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, out, err);
     sbx_local_metadata_clear(&meta);
@@ -355,7 +493,7 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
     }
     if (sbx_local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
         return SBX_OK;
-    sbx_status st = load_metadata(&paths, id, &meta, &entry_err);
+    sbx_status st = load_complete(&paths, id, &meta, &entry_err);
     if (st != SBX_OK) {
         if (st != SBX_ERR_NOT_FOUND)
             LOG(inst, SBX_LOG_WARN, "skipping sandbox %s: %s", id, entry_err.message);
@@ -415,7 +553,7 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
     memset(&meta, 0, sizeof meta);
     st = sbx_local_namespace_id(inst->options.state_dir, namespace_id, &why);
     if (st == SBX_OK)
-        st = load_metadata(&paths, sandbox_id, &meta, &why);
+        st = load_complete(&paths, sandbox_id, &meta, &why);
     if (st == SBX_ERR_NOT_FOUND) {
         out->backend_namespace = strdup(namespace_id);
         out->status = out->backend_namespace ? SBX_RECONCILE_ABSENT : SBX_RECONCILE_UNKNOWN;

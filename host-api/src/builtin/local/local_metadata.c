@@ -1,12 +1,15 @@
 /* Atomic JSON metadata of local sandboxes (see local_metadata.h). */
 #include "host-api/src/builtin/local/local_metadata.h"
 
+#include "common/utf8.h"
+
 #include <sbx/host.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +40,9 @@ static json_object *metadata_to_json(const sbx_local_metadata *m)
              json_object_object_add(o, "port", m->port
                                     ? json_object_new_int(m->port) : NULL) == 0 &&
              json_object_object_add(o, "created", string_or_null(m->created)) == 0 &&
-             json_object_object_add(o, "incarnation_id", string_or_null(m->incarnation_id)) == 0;
+             json_object_object_add(o, "incarnation_id", string_or_null(m->incarnation_id)) == 0 &&
+             (!m->creating ||
+              json_object_object_add(o, "state", json_object_new_string("creating")) == 0);
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -45,22 +50,23 @@ static json_object *metadata_to_json(const sbx_local_metadata *m)
     return o;
 }
 
-/* Write `text` to a new temporary file next to `path` and rename it over
- * `path`; the temporary name starts with '.' so that listings skip it. */
-static sbx_status write_atomically(const char *path, const char *text, sbx_error *err)
+/* Write `text` to `tmp` (next to `path`) and rename it over `path`.  The
+ * temporary name is fixed, since only the holder of the sandbox's lock
+ * writes: a writer killed half-way leaves a file that the next write
+ * replaces and destroy removes, rather than one more unique name. */
+static sbx_status write_atomically(const char *path, const char *tmp, const char *text,
+                                   sbx_error *err)
 {
-    char tmp[PATH_MAX], dir[PATH_MAX];
+    char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
-    if (slash == NULL || (size_t)(slash - path) >= sizeof dir ||
-        snprintf(tmp, sizeof tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path,
-                 slash + 1) >= (int)sizeof tmp)
+    if (slash == NULL || (size_t)(slash - path) >= sizeof dir)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "metadata path too long: %s", path);
     memcpy(dir, path, (size_t)(slash - path));
     dir[slash - path] = '\0';
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd < 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a file in %s: %s",
-                             dir, strerror(errno));
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create %s: %s", tmp,
+                             strerror(errno));
     size_t len = strlen(text);
     const char *p = text;
     int ok = 1;
@@ -99,14 +105,14 @@ static sbx_status write_atomically(const char *path, const char *text, sbx_error
     return SBX_OK;
 }
 
-sbx_status sbx_local_metadata_write(const char *path, const sbx_local_metadata *meta,
-                                    sbx_error *err)
+sbx_status sbx_local_metadata_write(const char *path, const char *tmp,
+                                    const sbx_local_metadata *meta, sbx_error *err)
 {
     json_object *o = metadata_to_json(meta);
     if (o == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-    sbx_status st = text ? write_atomically(path, text, err)
+    sbx_status st = text ? write_atomically(path, tmp, text, err)
                          : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     json_object_put(o);
     return st;
@@ -141,47 +147,91 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* Copy an optional string member: 1 when absent, null or a string. */
-static int take_string(json_object *o, const char *key, char **dst)
+/* Why a record is refused: the member and what is wrong with it. */
+typedef struct bad_field {
+    const char *key;
+    const char *why;
+} bad_field;
+
+static int refuse(bad_field *bad, const char *key, const char *why)
+{
+    bad->key = key;
+    bad->why = why;
+    return 0;
+}
+
+/* Copy an optional string member: 1 when absent, null or a string that C
+ * and JSON can carry whole (no NUL, valid UTF-8: a NUL would cut it short
+ * and let "alice\u0000mallory" pass as alice's). */
+static int take_string(json_object *o, const char *key, char **dst, bad_field *bad)
 {
     json_object *v = NULL;
     *dst = NULL;
     if (!json_object_object_get_ex(o, key, &v) || v == NULL)
         return 1;
     if (!json_object_is_type(v, json_type_string))
-        return 0;
-    *dst = strdup(json_object_get_string(v));
-    return *dst != NULL;
+        return refuse(bad, key, "is not a string");
+    const char *text = json_object_get_string(v);
+    size_t len = (size_t)json_object_get_string_len(v);
+    if (memchr(text, '\0', len) != NULL)
+        return refuse(bad, key, "contains a NUL character");
+    if (!sbx_text_is_clean(text, len))
+        return refuse(bad, key, "is not valid UTF-8");
+    *dst = strdup(text);
+    return *dst != NULL || refuse(bad, key, "cannot be copied (out of memory)");
 }
 
-/* Read an optional integer member into *dst (0 when absent or null). */
-static int take_int64(json_object *o, const char *key, int64_t *dst)
+/* Read an optional integer member in [0, max] into *dst (0 when absent or
+ * null). */
+static int take_count(json_object *o, const char *key, int64_t max, int64_t *dst,
+                      bad_field *bad)
 {
     json_object *v = NULL;
     *dst = 0;
     if (!json_object_object_get_ex(o, key, &v) || v == NULL)
         return 1;
     if (!json_object_is_type(v, json_type_int))
-        return 0;
+        return refuse(bad, key, "is not an integer");
+    errno = 0;
     *dst = json_object_get_int64(v);
+    if (errno != 0 || *dst < 0 || *dst > max)
+        return refuse(bad, key, "is out of range");
     return 1;
 }
 
-static int metadata_from_json(json_object *o, sbx_local_metadata *m)
+/* The "state" member: absent or null in a complete record, "creating"
+ * while the create that wrote it has not finished. */
+static int take_state(json_object *o, int *creating, bad_field *bad)
+{
+    char *state = NULL;
+    if (!take_string(o, "state", &state, bad))
+        return 0;
+    *creating = state != NULL;
+    int ok = state == NULL || strcmp(state, "creating") == 0;
+    free(state);
+    return ok || refuse(bad, "state", "is neither null nor \"creating\"");
+}
+
+static int metadata_from_json(json_object *o, sbx_local_metadata *m, bad_field *bad)
 {
     int64_t pid = 0, start = 0, port = 0;
-    int ok = json_object_is_type(o, json_type_object) &&
-             take_string(o, "sandbox_id", &m->sandbox_id) &&
-             take_string(o, "thread_id", &m->thread_id) &&
-             take_string(o, "user_id", &m->user_id) &&
-             take_string(o, "url", &m->url) &&
-             take_string(o, "created", &m->created) &&
-             take_string(o, "incarnation_id", &m->incarnation_id) &&
-             take_int64(o, "pid", &pid) && take_int64(o, "pid_start_time", &start) &&
-             take_int64(o, "port", &port);
-    if (!ok || m->sandbox_id == NULL || m->url == NULL || pid < 0 || pid > INT_MAX ||
-        start < 0 || port < 0 || port > 65535)
+    if (!json_object_is_type(o, json_type_object))
+        return refuse(bad, NULL, "is not a JSON object");
+    if (!take_string(o, "sandbox_id", &m->sandbox_id, bad) ||
+        !take_string(o, "thread_id", &m->thread_id, bad) ||
+        !take_string(o, "user_id", &m->user_id, bad) ||
+        !take_string(o, "url", &m->url, bad) ||
+        !take_string(o, "created", &m->created, bad) ||
+        !take_string(o, "incarnation_id", &m->incarnation_id, bad) ||
+        !take_state(o, &m->creating, bad) ||
+        !take_count(o, "pid", INT_MAX, &pid, bad) ||
+        !take_count(o, "pid_start_time", INT64_MAX, &start, bad) ||
+        !take_count(o, "port", 65535, &port, bad))
         return 0;
+    if (m->sandbox_id == NULL)
+        return refuse(bad, "sandbox_id", "is missing");
+    if (m->url == NULL)
+        return refuse(bad, "url", "is missing");
     m->process.pid = (long)pid;
     m->process.start_time = (unsigned long long)start;
     m->port = (int)port;
@@ -201,13 +251,18 @@ sbx_status sbx_local_metadata_read(const char *path, sbx_local_metadata *meta,
     }
     json_object *o = json_tokener_parse(text);
     free(text);
-    int ok = o != NULL && metadata_from_json(o, meta);
+    bad_field bad = { NULL, "is not JSON" };
+    int ok = o != NULL && metadata_from_json(o, meta, &bad);
     json_object_put(o);
-    if (!ok) {
-        sbx_local_metadata_clear(meta);
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s", path);
-    }
-    return SBX_OK;
+    if (ok)
+        return SBX_OK;
+    sbx_local_metadata_clear(meta);
+    if (bad.key == NULL)
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s: it %s",
+                             path, bad.why);
+    return sbx_error_set(err, SBX_ERR_PROTOCOL,
+                         "unreadable sandbox metadata in %s: field '%s' %s", path, bad.key,
+                         bad.why);
 }
 
 void sbx_local_metadata_clear(sbx_local_metadata *meta)

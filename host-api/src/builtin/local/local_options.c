@@ -2,6 +2,7 @@
 #include "host-api/src/builtin/local/local_options.h"
 
 #include "common/option_values.h"
+#include "host-api/src/builtin/local/local_state.h"
 #include <sbx/host.h>
 
 #include <errno.h>
@@ -13,6 +14,10 @@
 
 #define DEFAULT_STOP_TIMEOUT_MS 5000L
 #define DEFAULT_READY_TIMEOUT_MS 5000L
+
+/* Without lock_timeout_ms, a waiter outlasts the longest a destroy holds
+ * the lock (stop_timeout_ms, then up to 5 s for SIGKILL) with room left. */
+#define LOCK_TIMEOUT_OVER_STOP_MS 25000L
 
 /* The default state directory: $XDG_STATE_HOME/sbx/local when that is an
  * absolute path (the XDG spec says to ignore relative ones), else
@@ -83,7 +88,7 @@ static sbx_status prepare_state_dir(sbx_local_options *out, sbx_error *err)
                              out->state_dir, strerror(errno));
     free(out->state_dir);
     out->state_dir = resolved;
-    return SBX_OK;
+    return sbx_local_claim_state_dir(out->state_dir, err);
 }
 
 static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
@@ -110,9 +115,12 @@ static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
     if (strcmp(opt->key, "ready_timeout_ms") == 0)
         return sbx_option_parse_long(opt->key, opt->value, 0, 600000L,
                                      &out->ready_timeout_ms, err);
+    if (strcmp(opt->key, "lock_timeout_ms") == 0)
+        return sbx_option_parse_long(opt->key, opt->value, 0, 1200000L,
+                                     &out->lock_timeout_ms, err);
     return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "unknown option '%.64s' for backend 'local' "
-                         "(known: state_dir, command, stop_timeout_ms, ready_timeout_ms)",
+                         "unknown option '%.64s' for backend 'local' (known: state_dir, "
+                         "command, stop_timeout_ms, ready_timeout_ms, lock_timeout_ms)",
                          opt->key);
 }
 
@@ -122,9 +130,12 @@ sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
     memset(out, 0, sizeof *out);
     out->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
     out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
+    out->lock_timeout_ms = -1;
     sbx_status st = SBX_OK;
     for (size_t i = 0; i < count && st == SBX_OK; i++)
         st = apply_option(&options[i], out, err);
+    if (out->lock_timeout_ms < 0)
+        out->lock_timeout_ms = out->stop_timeout_ms + LOCK_TIMEOUT_OVER_STOP_MS;
     if (st == SBX_OK && out->state_dir == NULL)
         st = default_state_dir(&out->state_dir, err);
     if (st == SBX_OK)

@@ -13,11 +13,13 @@ typedef struct sbx_local_options {
     char *command;          /* NULL: a sandbox is only its directory */
     long stop_timeout_ms;   /* SIGTERM to SIGKILL grace on destroy */
     long ready_timeout_ms;  /* create waits this long for the command's port; 0: no wait */
+    long lock_timeout_ms;   /* longest wait for a sandbox's lock held by another */
 } sbx_local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values
  * are SBX_ERR_CONFIG naming the key; a state directory that cannot be
- * created is SBX_ERR_CONFIG naming it.  On error *out holds nothing.
+ * created, or that is not the backend's own (sbx_local_claim_state_dir),
+ * is SBX_ERR_CONFIG naming it.  On error *out holds nothing.
  * Release with sbx_local_options_clear. */
 sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
                                    sbx_local_options *out, sbx_error *err);

@@ -1,6 +1,8 @@
 /* Detached sandbox processes: spawn, identify, stop (see local_process.h). */
 #include "host-api/src/builtin/local/local_process.h"
 
+#include "host-api/src/builtin/local/local_time.h"
+
 #include <sbx/host.h>
 
 #include <errno.h>
@@ -9,9 +11,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -64,16 +68,73 @@ int sbx_local_process_is_running(const sbx_local_process *proc)
     return start == proc->start_time && state != 'Z' && state != 'X';
 }
 
-/* The grandchild: wait for the parent's go-ahead (it first records our start
- * time), then become the shell.  Only async-signal-safe calls. */
-static void become_shell(int go_fd, int null_fd, int log_fd, char *const argv[])
+/* Descriptors a launch hands to its children. */
+typedef struct launch_fds {
+    int null_fd, log_fd;
+    int go_fd;          /* the shell's end of the go channel */
+    int pid_fd;         /* the watcher's end of the pid pipe */
+    int status_fd;      /* the watcher's end of the status pipe */
+    int host_ends[3];   /* the host's ends, closed in the children at once */
+    long fd_limit;      /* where closing stops when close_range is missing */
+} launch_fds;
+
+/* Close [from, to] (to < 0: all above from) without allocating. */
+static void close_fds(long from, long to, long fd_limit)
 {
-    char go;
-    if (read(go_fd, &go, 1) != 1)
-        _exit(127);
-    if (dup2(null_fd, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
+    if (to >= 0 && to < from)
+        return;
+    if (syscall(SYS_close_range, (unsigned int)from,
+                to < 0 ? ~0U : (unsigned int)to, 0U) == 0)
+        return;
+    long last = to < 0 || to >= fd_limit ? fd_limit - 1 : to;
+    for (long fd = from; fd <= last; fd++)
+        close((int)fd);
+}
+
+/* Close every descriptor from 3 up except those of `keep` (ascending): a
+ * child must hold nothing of the host's, above all no lock and no pipe end
+ * whose reader waits for EOF. */
+static void close_all_but(const int *keep, size_t count, long fd_limit)
+{
+    long from = 3;
+    for (size_t i = 0; i < count; i++) {
+        if (keep[i] < from)
+            continue;
+        close_fds(from, keep[i] - 1, fd_limit);
+        from = keep[i] + 1L;
+    }
+    close_fds(from, -1, fd_limit);
+}
+
+/* `fd` moved above the standard descriptors (which the shell's dup2 calls
+ * overwrite); -1 on failure. */
+static int above_stdio(int fd)
+{
+    return fd >= 3 ? fd : fcntl(fd, F_DUPFD, 3);
+}
+
+/* The shell's process: its own session, stdin from /dev/null, stdout and
+ * stderr to the log, nothing else but the go channel; then wait for the go
+ * byte (the host first records our pid and start time) and become the
+ * shell.  The host holds the only other end of the go channel, so a host
+ * that dies first reads as EOF here and the shell never starts.  Only
+ * async-signal-safe calls. */
+static void become_shell(const launch_fds *fds, char *const argv[])
+{
+    int null_fd = above_stdio(fds->null_fd), log_fd = above_stdio(fds->log_fd);
+    int go_fd = above_stdio(fds->go_fd);
+    if (setsid() < 0 || null_fd < 0 || log_fd < 0 || go_fd < 0 ||
+        dup2(null_fd, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
         dup2(log_fd, STDERR_FILENO) < 0)
         _exit(127);
+    close_all_but(&go_fd, 1, fds->fd_limit);
+    char go;
+    ssize_t n;
+    while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(127);
+    close(go_fd);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -83,7 +144,6 @@ static void become_shell(int go_fd, int null_fd, int log_fd, char *const argv[])
     dfl.sa_handler = SIG_DFL;
     for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
         sigaction(reset[i], &dfl, NULL);
-    syscall(SYS_close_range, 3U, ~0U, 0U);
     execve("/bin/sh", argv, environ);
     _exit(127);
 }
@@ -117,6 +177,36 @@ static int read_all(int fd, void *data, size_t len)
     return transfer_all(fd, data, len, 0);
 }
 
+/* The watcher: the shell's parent while the host waits for it to serve, so
+ * that the host learns its exit status at once.  It dies with the thread
+ * that forked it (a create cut short leaves no watcher), forks the shell,
+ * reports its pid, and reports its wait status when it exits.  The host
+ * kills it when done; the shell then belongs to init. */
+static void run_watcher(pid_t host, const launch_fds *fds, char *const argv[])
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != host)
+        _exit(1);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGCHLD, &dfl, NULL);   /* a host ignoring SIGCHLD would hide the status */
+    pid_t shell = _Fork();
+    if (shell == 0)
+        become_shell(fds, argv);
+    int keep[2] = { fds->pid_fd < fds->status_fd ? fds->pid_fd : fds->status_fd,
+                    fds->pid_fd < fds->status_fd ? fds->status_fd : fds->pid_fd };
+    close_all_but(keep, 2, fds->fd_limit);
+    long reported = shell;
+    if (shell < 0 || !write_all(fds->pid_fd, &reported, sizeof reported))
+        _exit(1);
+    close(fds->pid_fd);
+    int status;
+    while (waitpid(shell, &status, 0) < 0)
+        if (errno != EINTR)
+            _exit(1);
+    _exit(write_all(fds->status_fd, &status, sizeof status) ? 0 : 1);
+}
+
 static void close_if_open(int *fd)
 {
     if (*fd >= 0)
@@ -124,84 +214,120 @@ static void close_if_open(int *fd)
     *fd = -1;
 }
 
-sbx_status sbx_local_process_spawn(const char *shell_command, const char *log_path,
-                                   sbx_local_process *out, sbx_error *err)
+static long open_files_limit(void)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+        limit.rlim_cur > 1048576)
+        return 1048576;
+    return (long)limit.rlim_cur;
+}
+
+sbx_status sbx_local_process_start(const char *shell_command, int log_fd,
+                                   sbx_local_process *out, sbx_local_launch *launch,
+                                   sbx_error *err)
 {
     char *const argv[] = { (char *)"sh", (char *)"-c", (char *)shell_command, NULL };
-    int pid_pipe[2] = { -1, -1 }, go_pipe[2] = { -1, -1 };
+    int pid_pipe[2] = { -1, -1 }, status_pipe[2] = { -1, -1 }, go[2] = { -1, -1 };
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    *launch = (sbx_local_launch)SBX_LOCAL_LAUNCH_INIT;
     sbx_status st = SBX_OK;
-    if (null_fd < 0 || log_fd < 0 || pipe2(pid_pipe, O_CLOEXEC) != 0 ||
-        pipe2(go_pipe, O_CLOEXEC) != 0) {
+    /* The go channel is a socket so that the host's send cannot raise
+     * SIGPIPE when the shell is gone. */
+    if (null_fd < 0 || pipe2(pid_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0) {
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot prepare the sandbox process: %s",
                            strerror(errno));
         goto done;
     }
+    launch_fds fds = { null_fd, log_fd, go[1], pid_pipe[1], status_pipe[1],
+                       { go[0], pid_pipe[0], status_pipe[0] }, open_files_limit() };
+    pid_t host = getpid();
     pid_t child = fork();
     if (child < 0) {
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "fork failed: %s", strerror(errno));
         goto done;
     }
     if (child == 0) {
-        /* Intermediate child: start the shell in a new session, report its
-         * pid and exit, so that init (not the host) reaps the shell. */
-        pid_t grandchild = _Fork();
-        if (grandchild == 0) {
-            if (setsid() < 0)
-                _exit(127);
-            become_shell(go_pipe[0], null_fd, log_fd, argv);
-        }
-        long reported = grandchild;
-        _exit(write_all(pid_pipe[1], &reported, sizeof reported) ? 0 : 1);
+        for (size_t i = 0; i < 3; i++)
+            close(fds.host_ends[i]);
+        run_watcher(host, &fds, argv);
     }
+    launch->watcher_pid = child;
+    launch->go_fd = go[0];
+    launch->status_fd = status_pipe[0];
+    go[0] = status_pipe[0] = -1;
     close_if_open(&pid_pipe[1]);
-    close_if_open(&go_pipe[0]);
-    long grandchild = -1;
-    int got = read_all(pid_pipe[0], &grandchild, sizeof grandchild);
-    int status;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!got || grandchild <= 0) {
+    close_if_open(&status_pipe[1]);
+    close_if_open(&go[1]);
+    long shell = -1;
+    if (!read_all(pid_pipe[0], &shell, sizeof shell) || shell <= 0) {
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process");
         goto done;
     }
     /* The shell waits for the go byte, so it exists while we read its start
      * time; setsid may not have run yet, which does not change the time. */
     char state;
-    out->pid = grandchild;
-    if (!read_proc_stat(grandchild, &state, &out->start_time)) {
-        kill((pid_t)grandchild, SIGKILL);
+    out->pid = shell;
+    if (!read_proc_stat(shell, &state, &out->start_time)) {
+        kill((pid_t)shell, SIGKILL);
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot read the state of process %ld",
-                           grandchild);
-        goto done;
+                           shell);
     }
-    if (!write_all(go_pipe[1], "g", 1))
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process");
 done:
+    if (st != SBX_OK)
+        sbx_local_launch_release(launch);
     close_if_open(&pid_pipe[0]);
     close_if_open(&pid_pipe[1]);
-    close_if_open(&go_pipe[0]);
-    close_if_open(&go_pipe[1]);
+    close_if_open(&status_pipe[0]);
+    close_if_open(&status_pipe[1]);
+    close_if_open(&go[0]);
+    close_if_open(&go[1]);
     close_if_open(&null_fd);
-    close_if_open(&log_fd);
     return st;
 }
 
-static long monotonic_ms(void)
+sbx_status sbx_local_process_go(sbx_local_launch *launch, sbx_error *err)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+    ssize_t n;
+    while ((n = send(launch->go_fd, "g", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    int saved = errno;
+    close_if_open(&launch->go_fd);
+    if (n != 1)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process: %s",
+                             strerror(saved));
+    return SBX_OK;
+}
+
+int sbx_local_launch_exit_status(sbx_local_launch *launch, int *status)
+{
+    struct pollfd p = { .fd = launch->status_fd, .events = POLLIN, .revents = 0 };
+    if (launch->status_fd < 0 || poll(&p, 1, 0) <= 0)
+        return 0;
+    /* Written whole by one write of an int, far below PIPE_BUF. */
+    return read_all(launch->status_fd, status, sizeof *status);
+}
+
+void sbx_local_launch_release(sbx_local_launch *launch)
+{
+    if (launch->watcher_pid > 0) {
+        kill((pid_t)launch->watcher_pid, SIGKILL);
+        while (waitpid((pid_t)launch->watcher_pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    launch->watcher_pid = 0;
+    close_if_open(&launch->go_fd);
+    close_if_open(&launch->status_fd);
 }
 
 /* Wait until the process behind `pidfd` exits (becomes a zombie or is
  * reaped) or timeout_ms pass; 1 when it exited. */
 static int wait_exit_pidfd(int pidfd, long timeout_ms)
 {
-    long deadline = monotonic_ms() + timeout_ms;
+    long deadline = sbx_local_now_ms() + timeout_ms;
     for (;;) {
-        long left = deadline - monotonic_ms();
+        long left = deadline - sbx_local_now_ms();
         struct pollfd p = { .fd = pidfd, .events = POLLIN, .revents = 0 };
         int rc = poll(&p, 1, left > 0 ? (int)left : 0);
         if (rc > 0)
@@ -216,13 +342,12 @@ static int wait_exit_pidfd(int pidfd, long timeout_ms)
  * POLL_INTERVAL_MS until timeout_ms pass; 1 when it exited. */
 static int wait_exit_polling(const sbx_local_process *proc, long timeout_ms)
 {
-    long deadline = monotonic_ms() + timeout_ms;
+    long deadline = sbx_local_now_ms() + timeout_ms;
     while (sbx_local_process_is_running(proc)) {
-        long left = deadline - monotonic_ms();
+        long left = deadline - sbx_local_now_ms();
         if (left <= 0)
             return 0;
-        struct timespec pause = { 0, (left < POLL_INTERVAL_MS ? left : POLL_INTERVAL_MS) * 1000000L };
-        nanosleep(&pause, NULL);
+        sbx_local_pause_ms(left < POLL_INTERVAL_MS ? left : POLL_INTERVAL_MS);
     }
     return 1;
 }

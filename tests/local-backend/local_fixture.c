@@ -1,0 +1,133 @@
+/* Shared fixtures of the local backend's suites (see local_fixture.h). */
+#include "tests/local-backend/local_fixture.h"
+
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void sbx_local_test_remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void sbx_local_test_make_dir(char *out, size_t size, const char *tag)
+{
+    const char *base = getenv("SBX_TEST_BUILDDIR");
+    snprintf(out, size, "%s/tests/local-backend/%s.XXXXXX", base ? base : "/tmp", tag);
+    CU_ASSERT_FATAL(mkdtemp(out) != NULL);
+}
+
+sbx_host *sbx_local_test_new_host(sbx_log_fn log, void *ctx)
+{
+    sbx_host_services services = { sizeof services, log, ctx };
+    sbx_host *host = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_host_new(&services, &host, &err) == SBX_OK);
+    return host;
+}
+
+sbx_backend *sbx_local_test_open(sbx_host *host, const sbx_option *options, size_t count)
+{
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_open(host, "local", options, count, &backend, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "open local: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return backend;
+}
+
+int sbx_local_test_on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char dir[PATH_MAX], candidate[PATH_MAX + 64];
+    while (path != NULL && *path != '\0') {
+        size_t len = strcspn(path, ":");
+        snprintf(dir, sizeof dir, "%.*s", (int)len, path);
+        snprintf(candidate, sizeof candidate, "%s/%s", dir[0] ? dir : ".", name);
+        if (access(candidate, X_OK) == 0)
+            return 1;
+        path += len + (path[len] == ':');
+    }
+    return 0;
+}
+
+const char *sbx_local_test_server_command(void)
+{
+    if (sbx_local_test_on_path("python3"))
+        return "exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}";
+    if (sbx_local_test_on_path("busybox"))
+        return "exec busybox httpd -f -p 127.0.0.1:{port} -h {dir}";
+    return NULL;
+}
+
+json_object *sbx_local_test_read_metadata(const char *state_dir, const char *id)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s.json", state_dir, id);
+    return json_object_from_file(path);
+}
+
+long sbx_local_test_metadata_pid(const char *state_dir, const char *id)
+{
+    json_object *meta = sbx_local_test_read_metadata(state_dir, id), *pid = NULL;
+    long value = 0;
+    if (meta != NULL && json_object_object_get_ex(meta, "pid", &pid) && pid != NULL)
+        value = (long)json_object_get_int64(pid);
+    json_object_put(meta);
+    return value;
+}
+
+int sbx_local_test_process_gone(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return p != NULL && (p[2] == 'Z' || p[2] == 'X');
+}
+
+int sbx_local_test_path_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+int sbx_local_test_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+             strcmp(e->d_name, SBX_LOCAL_TEST_MARKER) != 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+void sbx_local_test_write_file(const char *path, const char *text)
+{
+    FILE *out = fopen(path, "w");
+    CU_ASSERT_FATAL(out != NULL);
+    fputs(text, out);
+    CU_ASSERT_FATAL(fclose(out) == 0);
+}
