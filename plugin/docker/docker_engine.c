@@ -2,6 +2,7 @@
 #include "plugin/docker/docker_engine.h"
 
 #include "common/json_fields.h"
+#include "common/utf8.h"
 #include "plugin/docker/docker_text.h"
 #include <sbx/host.h>
 
@@ -132,7 +133,7 @@ static void engine_message(const sbx_http_response *resp, char *buf, size_t size
         text = resp->body;
         len = strcspn(resp->body, "\r\n");
     }
-    if (text != NULL && sbx_docker_text_valid(text, len)) {
+    if (text != NULL && sbx_text_is_clean(text, len)) {
         size_t max = size - 1 < ENGINE_MESSAGE_MAX ? size - 1 : ENGINE_MESSAGE_MAX;
         snprintf(buf, size, "%.*s", (int)sbx_docker_text_cut(text, len, max), text);
     } else if (text != NULL && len > 0) {

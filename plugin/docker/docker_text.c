@@ -2,45 +2,10 @@
 #include "plugin/docker/docker_text.h"
 
 #include "common/printable.h"
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <string.h>
-
-int sbx_docker_text_valid(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    while (p < end) {
-        unsigned c = *p;
-        if (c == 0)
-            return 0;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        size_t more;
-        unsigned long cp, least;
-        if ((c & 0xE0) == 0xC0) {
-            more = 1, cp = c & 0x1F, least = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            more = 2, cp = c & 0x0F, least = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            more = 3, cp = c & 0x07, least = 0x10000;
-        } else {
-            return 0;
-        }
-        if ((size_t)(end - p) <= more)
-            return 0;
-        for (size_t i = 1; i <= more; i++) {
-            if ((p[i] & 0xC0) != 0x80)
-                return 0;
-            cp = (cp << 6) | (p[i] & 0x3F);
-        }
-        if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        p += more + 1;
-    }
-    return 1;
-}
 
 size_t sbx_docker_text_cut(const char *s, size_t len, size_t max)
 {
@@ -70,7 +35,7 @@ static int walk(json_object *v, char *field, size_t size, size_t len)
 {
     switch (json_object_get_type(v)) {
     case json_type_string:
-        return sbx_docker_text_valid(json_object_get_string(v),
+        return sbx_text_is_clean(json_object_get_string(v),
                                      (size_t)json_object_get_string_len(v));
     case json_type_array:
         for (size_t i = 0; i < json_object_array_length(v); i++) {
@@ -82,7 +47,7 @@ static int walk(json_object *v, char *field, size_t size, size_t len)
     case json_type_object: {
         json_object_object_foreach(v, name, child) {
             size_t n = path_append(field, size, len, name, 0);
-            if (!sbx_docker_text_valid(name, strlen(name)) || !walk(child, field, size, n))
+            if (!sbx_text_is_clean(name, strlen(name)) || !walk(child, field, size, n))
                 return 0;
         }
         break;

@@ -2,17 +2,14 @@
  * Strings from the engine are shown to callers (identity labels, status,
  * error messages) and go into --json output: each must be valid UTF-8 and
  * hold no NUL, which json-c decodes faithfully but C strings would cut
- * ("alice\u0000mallory" read as "alice").  Pure functions.
+ * ("alice\u0000mallory" read as "alice"); the test itself is
+ * common/utf8.h's sbx_text_is_clean.  Pure functions.
  */
 #ifndef SBX_DOCKER_TEXT_H
 #define SBX_DOCKER_TEXT_H
 
 #include <stddef.h>
 #include <json-c/json.h>
-
-/* 1 when the `len` bytes at `s` are valid UTF-8 (no overlong forms,
- * surrogates or code points above U+10FFFF) and hold no NUL, else 0. */
-int sbx_docker_text_valid(const char *s, size_t len);
 
 /* Length of the longest prefix of the `len` bytes at `s`, at most `max`
  * bytes, that does not end inside a UTF-8 sequence (to cut valid text
