@@ -5,7 +5,7 @@
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/py_baseline.py bench/seed_emulator.py
+EXTRA_DIST += bench/run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py
 CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/callgrind.*.out
 
 SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
