@@ -7,8 +7,18 @@
 #include <limits.h>
 #include <stdint.h>
 
+/* SBX_JSON_TOO_DEEP names the depth of the tokener made below. */
+_Static_assert(JSON_TOKENER_DEFAULT_DEPTH == 32, "SBX_JSON_TOO_DEEP names json-c's depth");
+
 struct json_object *sbx_json_parse(const char *text, size_t len)
 {
+    int too_deep;
+    return sbx_json_parse_ex(text, len, &too_deep);
+}
+
+struct json_object *sbx_json_parse_ex(const char *text, size_t len, int *too_deep)
+{
+    *too_deep = 0;
     if (text == NULL || len > INT_MAX)
         return NULL;
     json_tokener *tok = json_tokener_new();
@@ -18,6 +28,7 @@ struct json_object *sbx_json_parse(const char *text, size_t len)
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
+    *too_deep = jerr == json_tokener_error_depth;
     if (value == NULL || jerr != json_tokener_success) {
         json_object_put(value);
         return NULL;

@@ -25,6 +25,15 @@ typedef enum sbx_json_field {
  * NULL when the text is not JSON. */
 struct json_object *sbx_json_parse(const char *text, size_t len);
 
+/* How a message says that a text nests containers deeper than json-c
+ * accepts (its default depth): such an answer is hostile or broken, and
+ * calling it "not a JSON object" would send a reader looking elsewhere. */
+#define SBX_JSON_TOO_DEEP "nested deeper than 32 levels"
+
+/* sbx_json_parse that also says why it returned NULL: *too_deep is 1 when
+ * the text nests deeper than json-c accepts (SBX_JSON_TOO_DEEP), else 0. */
+struct json_object *sbx_json_parse_ex(const char *text, size_t len, int *too_deep);
+
 /* Classify a member's value already in hand (as an iteration over an
  * object's members gives it; NULL is JSON null): SBX_JSON_NULL, or
  * SBX_JSON_OK with *out set (borrowed from `value`), or

@@ -42,10 +42,18 @@ int sbx_url_credentials(const char *url, size_t *start, size_t *len)
 
 const char *sbx_printable_url(const char *url, char *buf, size_t cap)
 {
-    size_t start = 0, len = 0;
-    if (url == NULL || !sbx_url_credentials(url, &start, &len))
+    if (url == NULL)
+        return sbx_printable(url, buf, cap);
+    /* A refused URL may spell its password with '/', '?', '#' or '@'
+     * unescaped, which ends the authority early: all from the authority's
+     * start to the last '@' is hidden, after a scheme, or without one when a
+     * ':' (user:password) comes before that '@'. */
+    const char *scheme = strstr(url, "://");
+    const char *start = scheme != NULL ? scheme + 3 : url;
+    const char *at = strrchr(start, '@');
+    if (at == NULL || (scheme == NULL && memchr(start, ':', (size_t)(at - start)) == NULL))
         return sbx_printable(url, buf, cap);
     char shown[512];
-    snprintf(shown, sizeof shown, "%.*s%s", (int)start, url, url + start + len);
+    snprintf(shown, sizeof shown, "%.*s%s", (int)(start - url), url, at + 1);
     return sbx_printable(shown, buf, cap);
 }

@@ -17,7 +17,8 @@ const char *sbx_printable(const char *value, char *buf, size_t cap);
  * show a URL without it (credentials never reach a message or a log). */
 int sbx_url_credentials(const char *url, size_t *start, size_t *len);
 
-/* sbx_printable of `url` with its credentials dropped.  Returns buf. */
+/* sbx_printable of `url`, which may be malformed, with its credentials
+ * dropped (up to its last '@').  Returns buf. */
 const char *sbx_printable_url(const char *url, char *buf, size_t cap);
 
 #endif

@@ -306,11 +306,12 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_respo
 {
     memset(sb, 0, sizeof *sb);
     sb->mount_contract_version = SBX_CONTRACT_NONE;
-    struct json_object *root = sbx_json_parse(resp->body, resp->body_len);
+    int too_deep;
+    struct json_object *root = sbx_json_parse_ex(resp->body, resp->body_len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is not a JSON object",
-                             what);
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s", what,
+                             too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
     }
     int answered = 0;
     sbx_json_field vf = sbx_json_get_int(root, "mount_contract_version", &answered);

@@ -124,9 +124,11 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
 {
     *out = NULL;
     *count = 0;
-    struct json_object *root = sbx_json_parse(body, len);
+    int too_deep;
+    struct json_object *root = sbx_json_parse_ex(body, len, &too_deep);
     if (root == NULL)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is not JSON");
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
+                             too_deep ? SBX_JSON_TOO_DEEP : "not JSON");
     struct json_object *items = NULL;
     if (!json_object_is_type(root, json_type_object)) {
         warn(warn_fn, warn_ctx, "list answer is not a JSON object; no sandboxes listed");
@@ -217,10 +219,13 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
     *why = NULL;
-    struct json_object *root = sbx_json_parse(body, len);
+    int too_deep;
+    struct json_object *root = sbx_json_parse_ex(body, len, &too_deep);
     const char *status = NULL, *answered_id = NULL;
     int addressed = 0;
-    if (root == NULL || !json_object_is_type(root, json_type_object))
+    if (too_deep)
+        *why = "the answer is " SBX_JSON_TOO_DEEP;
+    else if (root == NULL || !json_object_is_type(root, json_type_object))
         *why = "the answer is not a JSON object";
     else if (sbx_json_get_string(root, "sandbox_id", &answered_id) != SBX_JSON_OK ||
              strcmp(answered_id, sandbox_id) != 0)
@@ -270,10 +275,12 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
 sbx_status sbx_remote_decode_capabilities(const char *body, size_t len, int *version,
                                           sbx_error *err)
 {
-    struct json_object *root = sbx_json_parse(body, len);
+    int too_deep;
+    struct json_object *root = sbx_json_parse_ex(body, len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "capabilities answer is not a JSON object");
+        return sbx_error_set(err, SBX_ERR_PROTOCOL, "capabilities answer is %s",
+                             too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
     }
     int v = 0;
     sbx_json_field f = sbx_json_get_int(root, "mount_contract_version", &v);

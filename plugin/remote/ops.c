@@ -106,17 +106,22 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
          * minimal answer and is read. */
         sbx_json_scanned_member status, id;
         if (!sbx_json_scan_object_member(resp.body, resp.body_len, "status", &status) ||
-            !sbx_json_scan_object_member(resp.body, resp.body_len, "sandbox_id", &id))
-            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is not a JSON object",
-                               call_name(what, action, sandbox_id));
-        else if (id.state != SBX_JSON_ABSENT &&
-                 (id.state != SBX_JSON_OK ||
-                  !sbx_json_scanned_string_equals(id.raw, id.raw_len, sandbox_id)))
+            !sbx_json_scan_object_member(resp.body, resp.body_len, "sandbox_id", &id)) {
+            /* The scanner accepts json-c's depth: json-c tells why (error path only). */
+            int too_deep;
+            json_object_put(sbx_json_parse_ex(resp.body, resp.body_len, &too_deep));
+            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s",
+                               call_name(what, action, sandbox_id),
+                               too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
+        } else if (id.state != SBX_JSON_ABSENT &&
+                   (id.state != SBX_JSON_OK ||
+                    !sbx_json_scanned_string_equals(id.raw, id.raw_len, sandbox_id))) {
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                call_name(what, action, sandbox_id));
-        else
+        } else {
             *alive = status.state == SBX_JSON_OK &&
                      sbx_json_scanned_string_equals(status.raw, status.raw_len, "Running");
+        }
     } else if (resp.status != 404) {
         st = sbx_remote_answer_error(inst, &resp, call_name(what, action, sandbox_id), err);
     }
@@ -158,11 +163,14 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
     call_name(what, "discover", sandbox_id);
     int out_of_memory = 0;
     if (resp.status == 200) {
-        struct json_object *root = sbx_json_parse(resp.body, resp.body_len);
+        int too_deep;
+        struct json_object *root = sbx_json_parse_ex(resp.body, resp.body_len, &too_deep);
         sbx_sandbox sb;
         sbx_error cause;
         sbx_error_clear(&cause);
-        st = sbx_remote_decode_sandbox(root, &sb, &cause);
+        st = too_deep ? sbx_error_set(&cause, SBX_ERR_PROTOCOL,
+                                      "sandbox answer is " SBX_JSON_TOO_DEEP)
+                      : sbx_remote_decode_sandbox(root, &sb, &cause);
         json_object_put(root);
         if (st != SBX_OK) {
             sbx_remote_wrap_error(&cause, what, err);

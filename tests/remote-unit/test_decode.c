@@ -10,6 +10,8 @@
 #include <sbx/host.h>
 
 #include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- helpers */
@@ -107,6 +109,68 @@ static void test_ill_typed_sandboxes_are_protocol_errors(void)
     }
 }
 
+/* Spellings of a string that a C consumer would cut short (an escaped NUL)
+ * or that no JSON output could carry (bytes that are not UTF-8: a stray
+ * continuation byte, an overlong form, a surrogate, a cut sequence, a byte
+ * past U+10FFFF). */
+static const char *const bad_text[] = {
+    "alice\\u0000mallory", "alice\\u0000", "\\u0000", "al\xffice", "al\xc0\xafice",
+    "al\xed\xa0\x80ice", "alice\xe2\x82", "al\xf5\x80\x80\x80ice", "\x80",
+};
+
+/* The text fields of a sandbox answer, and a good value for each. */
+static const struct {
+    const char *field;
+    const char *good;
+} text_fields[] = {
+    { "sandbox_id", "abc123" }, { "sandbox_url", "http://k3s:31001" },
+    { "user_id", "alice" },     { "thread_id", "th-1" },
+    { "status", "Running" },
+};
+#define TEXT_FIELD_COUNT (sizeof text_fields / sizeof text_fields[0])
+
+/* A sandbox object whose field `bad` (an index of text_fields, or
+ * TEXT_FIELD_COUNT for none) holds `value`, into buf[cap]. */
+static const char *sandbox_with(size_t bad, const char *value, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "{\"mount_contract_version\":2");
+    for (size_t i = 0; i < TEXT_FIELD_COUNT && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, ",\"%s\":\"%s\"", text_fields[i].field,
+                                 i == bad ? value : text_fields[i].good);
+    if (used < cap)
+        snprintf(buf + used, cap - used, "}");
+    return buf;
+}
+
+/* Issue 10 items 8 and 10: a NUL ("alice\u0000mallory" was read as alice)
+ * or invalid UTF-8 in any text field of an answer is a protocol error
+ * naming the field; well-formed non-ASCII text is read. */
+static void test_text_fields_hold_no_nul_and_only_utf8(void)
+{
+    char body[256];
+    for (size_t f = 0; f < TEXT_FIELD_COUNT; f++) {
+        for (size_t v = 0; v < sizeof bad_text / sizeof bad_text[0]; v++) {
+            sbx_sandbox sb;
+            sbx_error err;
+            sbx_error_clear(&err);
+            CU_ASSERT_EQUAL(decode_one(sandbox_with(f, bad_text[v], body, sizeof body), &sb,
+                                       &err), SBX_ERR_PROTOCOL);
+            CU_ASSERT_PTR_NULL(sb.sandbox_id);
+            char named[64];
+            snprintf(named, sizeof named, "sandbox field %s holds a NUL byte or invalid UTF-8",
+                     text_fields[f].field);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.message, named));
+        }
+    }
+    sbx_sandbox sb;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(decode_one("{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
+                                     "\"status\":\"Caf\xc3\xa9 \xf0\x9f\x9a\x80 \\u00e9\"}", &sb,
+                                     &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(sb.status, "Caf\xc3\xa9 \xf0\x9f\x9a\x80 \xc3\xa9");
+    sbx_sandbox_record_clear(&sb);
+}
+
 /* ---------------------------------------------------------------- list */
 
 /* Port of test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entries. */
@@ -180,6 +244,35 @@ static void test_unparseable_list_is_a_protocol_error(void)
     CU_ASSERT_EQUAL(decode_list("{\"sandboxes\":[]} trailing", &list, &n, &w), SBX_ERR_PROTOCOL);
     CU_ASSERT_EQUAL(decode_list("", &list, &n, &w), SBX_ERR_PROTOCOL);
     CU_ASSERT_EQUAL(n, 0u);
+}
+
+/* Items 8 and 10 for list: an entry with a NUL or invalid UTF-8 in any
+ * text field is skipped with a warning naming the field (as other invalid
+ * entries are); the others are listed. */
+static void test_list_skips_entries_with_bad_text(void)
+{
+    char entry[256], body[1024];
+    for (size_t f = 0; f < TEXT_FIELD_COUNT; f++) {
+        for (size_t v = 0; v < sizeof bad_text / sizeof bad_text[0]; v++) {
+            snprintf(body, sizeof body,
+                     "{\"sandboxes\":[%s,{\"sandbox_id\":\"good-1\",\"sandbox_url\":\"http://k3s:31002\"}],"
+                     "\"count\":2}", sandbox_with(f, bad_text[v], entry, sizeof entry));
+            sbx_sandbox *list;
+            size_t n;
+            warnings w;
+            CU_ASSERT_EQUAL_FATAL(decode_list(body, &list, &n, &w), SBX_OK);
+            CU_ASSERT_EQUAL(n, 1u);
+            if (n == 1)
+                CU_ASSERT_STRING_EQUAL(list[0].sandbox_id, "good-1");
+            CU_ASSERT_EQUAL(w.count, 1);
+            char named[64];
+            snprintf(named, sizeof named, "field %s holds a NUL byte or invalid UTF-8",
+                     text_fields[f].field);
+            CU_ASSERT_PTR_NOT_NULL(strstr(w.last, "skipping list entry #0"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(w.last, named));
+            sbx_sandbox_records_free(list, n);
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- reconciliation */
@@ -263,6 +356,52 @@ static void test_reconciliation_is_unknown_unless_well_formed(void)
     }
 }
 
+/* Items 8 and 10 for reconciliation: an answer whose id, status, identity,
+ * namespace or incarnation holds a NUL or invalid UTF-8 is unknown (never
+ * "absent", which would license deleting state: "old-id\u0000x" was read as
+ * old-id). */
+static void test_reconciliation_with_bad_text_is_unknown(void)
+{
+    /* sandbox_id, status, backend_namespace of an "absent" answer */
+    static const char *const absent_good[] = { "old-id", "absent", "ns" };
+    for (size_t f = 0; f < 3; f++) {
+        for (size_t v = 0; v < sizeof bad_text / sizeof bad_text[0]; v++) {
+            char value[3][64], body[256];
+            for (size_t i = 0; i < 3; i++)
+                snprintf(value[i], sizeof value[i], "%s%s", absent_good[i],
+                         i == f ? bad_text[v] : "");
+            snprintf(body, sizeof body,
+                     "{\"sandbox_id\":\"%s\",\"status\":\"%s\",\"backend_namespace\":\"%s\"}",
+                     value[0], value[1], value[2]);
+            sbx_reconciliation r;
+            memset(&r, 0, sizeof r);
+            CU_ASSERT_EQUAL(reconcile(body, &r), SBX_RECONCILE_UNKNOWN);
+            sbx_reconciliation_clear(&r);
+        }
+    }
+    static const char *const found_fields[] = { "incarnation_id", "user_id", "thread_id",
+                                                "sandbox_url" };
+    for (size_t f = 0; f < 4; f++) {
+        for (size_t v = 0; v < sizeof bad_text / sizeof bad_text[0]; v++) {
+            char value[4][64], body[512];
+            for (size_t i = 0; i < 4; i++)
+                snprintf(value[i], sizeof value[i], "%s%s", i == 3 ? "http://s" : "x",
+                         i == f ? bad_text[v] : "");
+            snprintf(body, sizeof body,
+                     "{\"sandbox_id\":\"old-id\",\"status\":\"found\",\"backend_namespace\":\"ns\","
+                     "\"%s\":\"%s\",\"%s\":\"%s\",\"%s\":\"%s\",\"%s\":\"%s\","
+                     "\"mount_contract_version\":1}",
+                     found_fields[0], value[0], found_fields[1], value[1], found_fields[2],
+                     value[2], found_fields[3], value[3]);
+            sbx_reconciliation r;
+            memset(&r, 0, sizeof r);
+            CU_ASSERT_EQUAL(reconcile(body, &r), SBX_RECONCILE_UNKNOWN);
+            CU_ASSERT_PTR_NULL(r.sandbox);
+            sbx_reconciliation_clear(&r);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- capabilities */
 
 static void test_capabilities_version_is_a_strict_integer(void)
@@ -281,6 +420,74 @@ static void test_capabilities_version_is_a_strict_integer(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(bad[i], strlen(bad[i]), &v, &err),
                         SBX_ERR_PROTOCOL);
+}
+
+/* `depth` arrays nested around `inner`, in a new string (free it). */
+static char *nested_arrays(int depth, const char *inner)
+{
+    size_t n = (size_t)depth * 2 + strlen(inner) + 1;
+    char *text = malloc(n);
+    CU_ASSERT_FATAL(text != NULL);
+    memset(text, '[', (size_t)depth);
+    strcpy(text + depth, inner);
+    memset(text + depth + strlen(inner), ']', (size_t)depth);
+    text[n - 1] = '\0';
+    return text;
+}
+
+/* Issue 10 item 16: an answer nested deeper than json-c accepts was
+ * reported as "not a JSON object" (or "not JSON"); every decoder says it is
+ * nested too deeply, at the top level or inside a member, and the same
+ * nesting one level shallower is read as usual. */
+static void test_too_deep_answers_say_so(void)
+{
+    static const int depths[] = { 33, 40, 1000 };
+    for (size_t i = 0; i < sizeof depths / sizeof depths[0]; i++) {
+        char *deep = nested_arrays(depths[i], "1");
+        char *member = nested_arrays(depths[i], "1");
+        char *in_member = malloc(strlen(member) + 64);
+        CU_ASSERT_FATAL(in_member != NULL);
+        sprintf(in_member, "{\"mount_contract_version\":2,\"x\":%s}", member);
+        const char *bodies[] = { deep, in_member };
+        for (size_t b = 0; b < 2; b++) {
+            sbx_error err;
+            int v = -7;
+            sbx_error_clear(&err);
+            CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(bodies[b], strlen(bodies[b]), &v, &err),
+                            SBX_ERR_PROTOCOL);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.message,
+                                          "capabilities answer is nested deeper than 32 levels"));
+            sbx_sandbox *list = NULL;
+            size_t n = 0;
+            sbx_error_clear(&err);
+            CU_ASSERT_EQUAL(sbx_remote_decode_list(bodies[b], strlen(bodies[b]), NULL, NULL, &list,
+                                                   &n, &err), SBX_ERR_PROTOCOL);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "list answer is nested deeper than 32 levels"));
+            sbx_reconciliation r;
+            memset(&r, 0, sizeof r);
+            const char *why = NULL;
+            CU_ASSERT_EQUAL(sbx_remote_decode_reconciliation(bodies[b], strlen(bodies[b]), "old-id",
+                                                             &r, &why, &err), SBX_OK);
+            CU_ASSERT_EQUAL(r.status, SBX_RECONCILE_UNKNOWN);
+            CU_ASSERT(why != NULL && strstr(why, "nested deeper than 32 levels") != NULL);
+            sbx_reconciliation_clear(&r);
+        }
+        free(deep);
+        free(member);
+        free(in_member);
+    }
+    /* A value inside 31 containers (the object and 30 arrays), json-c's
+     * limit, is read. */
+    char *member = nested_arrays(30, "1");
+    char *body = malloc(strlen(member) + 64);
+    CU_ASSERT_FATAL(body != NULL);
+    sprintf(body, "{\"mount_contract_version\":2,\"x\":%s}", member);
+    int v = -7;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(body, strlen(body), &v, &err), SBX_OK);
+    CU_ASSERT_EQUAL(v, 2);
+    free(member);
+    free(body);
 }
 
 /* ---------------------------------------------------------------- detail text */
@@ -333,6 +540,7 @@ void sbx_test_register(void)
         { "sandbox_with_full_identity", test_sandbox_with_full_identity },
         { "legacy_sandbox_has_unknown_identity", test_legacy_sandbox_has_unknown_identity },
         { "ill_typed_sandboxes_are_protocol_errors", test_ill_typed_sandboxes_are_protocol_errors },
+        { "text_fields_hold_no_nul_and_only_utf8", test_text_fields_hold_no_nul_and_only_utf8 },
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo list[] = {
@@ -345,6 +553,7 @@ void sbx_test_register(void)
         { "provisioner_list_skips_non_dict_sandbox_entries",
           test_provisioner_list_skips_non_dict_sandbox_entries },
         { "unparseable_list_is_a_protocol_error", test_unparseable_list_is_a_protocol_error },
+        { "list_skips_entries_with_bad_text", test_list_skips_entries_with_bad_text },
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo reconciliation[] = {
@@ -355,10 +564,12 @@ void sbx_test_register(void)
         { "found_with_an_anonymous_thread", test_found_with_an_anonymous_thread },
         { "reconciliation_is_unknown_unless_well_formed",
           test_reconciliation_is_unknown_unless_well_formed },
+        { "reconciliation_with_bad_text_is_unknown", test_reconciliation_with_bad_text_is_unknown },
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo other[] = {
         { "capabilities_version_is_a_strict_integer", test_capabilities_version_is_a_strict_integer },
+        { "too_deep_answers_say_so", test_too_deep_answers_say_so },
         { "detail_text_of_each_error_shape", test_detail_text_of_each_error_shape },
         { "detail_text_with_null_parts", test_detail_text_with_null_parts },
         { "detail_text_is_bounded", test_detail_text_is_bounded },

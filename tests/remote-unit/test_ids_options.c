@@ -8,7 +8,11 @@
 #include <sbx/host.h>
 
 #include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static sbx_status check_sandbox(const char *id, sbx_error *err)
 {
@@ -162,6 +166,179 @@ static void test_api_key_is_never_echoed(void)
     sbx_remote_options_free(&o);
 }
 
+/* Issue 10 item 3: a base URL is scheme://[user:password@]host[:port][/path]
+ * and nothing else.  A query or fragment would swallow the paths the backend
+ * appends (a DELETE went to "/" and its 404 read as "already gone"), so it
+ * and every other malformed URL is a config error at open naming the option
+ * and the rule broken. */
+static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
+{
+    static const struct {
+        const char *url;
+        const char *rule;
+    } refused[] = {
+        { "http://h:8002#x", "query or fragment" },
+        { "http://h:8002?a=b", "query or fragment" },
+        { "http://h:8002/pre?q=", "query or fragment" },
+        { "https://h/api#", "query or fragment" },
+        { "http://h:8002/?", "query or fragment" },
+        { "http://h:8002 ", "whitespace" },
+        { "http://h:80\t02", "whitespace" },
+        { "http://h:8002\n", "whitespace" },
+        { "http://h\x01:8002", "control" },
+        { "http://h\x7f:8002", "control" },
+        { "http://h\xc3\xa9:8002", "non-ASCII" },
+        { "http://h:0", "port" },
+        { "http://h:65536", "port" },
+        { "http://h:99999999999999999999", "port" },
+        { "http://h:8o02", "port" },
+        { "http://h:", "port" },
+        { "http://h:-1/x", "port" },
+        { "http://[::1]:0", "port" },
+        { "http://[::1", "IPv6" },
+        { "http://", "no host" },
+        { "http:///api", "no host" },
+        { "http://:8002", "no host" },
+        { "http://user:pw@/x", "no host" },
+        { "ftp://h:8002", "must begin with http:// or https://" },
+        { "h:8002", "must begin with http:// or https://" },
+        { " http://h:8002", "must begin with http:// or https://" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sbx_remote_options o;
+        sbx_error err;
+        const char *kv[] = { "provisioner_url", refused[i].url, NULL };
+        CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
+        int named = strstr(err.message, "provisioner_url") != NULL &&
+                    strstr(err.message, refused[i].rule) != NULL;
+        CU_ASSERT(named);
+        if (!named)
+            fprintf(stderr, "case %zu: %s\n", i, err.message);
+        sbx_remote_options_free(&o);
+    }
+    static const char *const accepted[] = {
+        "http://h", "HTTP://H:8002", "https://h:443/prefix/", "http://[::1]:8002",
+        "http://user:pw@h:1", "http://h:65535/a/b", "http://10.0.0.1:8002",
+    };
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+        sbx_remote_options o;
+        sbx_error err;
+        const char *kv[] = { "provisioner_url", accepted[i], NULL };
+        CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_OK);
+        sbx_remote_options_free(&o);
+    }
+}
+
+/* 1 when `text` holds a run of 4 characters of `secret` (or all of a
+ * shorter one). */
+static int holds_a_run_of(const char *text, const char *secret)
+{
+    size_t n = strlen(secret), run = n < 4 ? n : 4;
+    for (size_t i = 0; i + run <= n; i++) {
+        char piece[5];
+        memcpy(piece, secret + i, run);
+        piece[run] = '\0';
+        if (strstr(text, piece) != NULL)
+            return 1;
+    }
+    return 0;
+}
+
+/* Issue 10 item 6: a refused provisioner_url is quoted without its
+ * credentials, whatever the reason for the refusal and however the
+ * password is spelt (a '/', '?', '#' or '@' in it, unescaped). */
+static void test_a_refused_url_never_shows_its_password(void)
+{
+    static const struct {
+        const char *url;
+        const char *password;
+    } refused[] = {
+        { "ftp://user:Pw9xQz7K@h:8002", "Pw9xQz7K" },
+        { "http://user:Pw9xQz7K@h:8002 ", "Pw9xQz7K" },
+        { "http://user:Pw9xQz7K@h:8002#x", "Pw9xQz7K" },
+        { "http://user:Pw9xQz7K@h:8002/pre?q=", "Pw9xQz7K" },
+        { "http://user:Pw9xQz7K@h:0", "Pw9xQz7K" },
+        { "http://user:Pw9xQz7K@", "Pw9xQz7K" },
+        { "http://user:Pw9xQz7K@h\x01", "Pw9xQz7K" },
+        { "http://user:Pw9x\xc3\xa9Qz7K@h", "Pw9x\xc3\xa9Qz7K" },
+        { "http://user:Pw9x Qz7K@h", "Pw9x Qz7K" },
+        { "http://us@er:Pw9xQz7K@h:0", "Pw9xQz7K" },
+        { "user:Pw9xQz7K@h:8002", "Pw9xQz7K" },
+        { "http://user:Pw9x/Qz7K@h:8002", "Pw9x/Qz7K" },
+        { "http://user:Pw9x?Qz7K@h:8002", "Pw9x?Qz7K" },
+        { "http://user:Pw9x#Qz7K@h:8002", "Pw9x#Qz7K" },
+        { "user:Pw9x/Qz7K@h:8002", "Pw9x/Qz7K" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sbx_remote_options o;
+        sbx_error err;
+        const char *kv[] = { "provisioner_url", refused[i].url, NULL };
+        CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "provisioner_url"));
+        int hidden = !holds_a_run_of(err.message, refused[i].password);
+        CU_ASSERT(hidden);
+        if (!hidden)
+            fprintf(stderr, "case %zu: %s\n", i, err.message);
+        sbx_remote_options_free(&o);
+    }
+}
+
+/* A fresh file under a fresh directory (`content` NULL: none is made),
+ * its path in path[cap]; the directory's path in dir[cap]. */
+static void make_temp_dir(char *dir, size_t cap)
+{
+    snprintf(dir, cap, "/tmp/sbx-ca-file.XXXXXX");
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+}
+
+/* Issue 10 item 13: a ca_file that is not a readable, non-empty regular
+ * file passed open and made every later call fail as transport ("retry
+ * later"); it is a config error at open naming the option. */
+static void test_ca_file_must_be_a_non_empty_regular_file(void)
+{
+    char dir[64], empty[128], fifo[128], link[128], good[128];
+    make_temp_dir(dir, sizeof dir);
+    snprintf(empty, sizeof empty, "%s/empty.pem", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.pem", dir);
+    snprintf(link, sizeof link, "%s/dir-link.pem", dir);
+    snprintf(good, sizeof good, "%s/ca.pem", dir);
+    FILE *f = fopen(empty, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fclose(f);
+    f = fopen(good, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs("-----BEGIN CERTIFICATE-----\n", f);
+    fclose(f);
+    CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    CU_ASSERT_FATAL(symlink(dir, link) == 0);
+
+    const char *const refused[] = { dir, "/", "/dev/zero", "/dev/null", empty, fifo, link,
+                                    "/nonexistent/ca.pem", "" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sbx_remote_options o;
+        sbx_error err;
+        const char *kv[] = { "provisioner_url", "https://p", "ca_file", refused[i], NULL };
+        CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
+        char named[160];
+        snprintf(named, sizeof named, "ca_file='%s'", refused[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, named));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "regular file"));
+        sbx_remote_options_free(&o);
+    }
+    sbx_remote_options o;
+    sbx_error err;
+    const char *kv[] = { "provisioner_url", "https://p", "ca_file", good, NULL };
+    CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(o.ca_file, good);
+    sbx_remote_options_free(&o);
+
+    unlink(empty);
+    unlink(fifo);
+    unlink(link);
+    unlink(good);
+    rmdir(dir);
+}
+
 static void test_forward_mounts_replaces_the_default_allowlist(void)
 {
     sbx_remote_options o;
@@ -196,6 +373,11 @@ void sbx_test_register(void)
         { "api_key_is_never_echoed", test_api_key_is_never_echoed },
         { "forward_mounts_replaces_the_default_allowlist",
           test_forward_mounts_replaces_the_default_allowlist },
+        { "provisioner_url_is_scheme_host_port_and_path_only",
+          test_provisioner_url_is_scheme_host_port_and_path_only },
+        { "a_refused_url_never_shows_its_password", test_a_refused_url_never_shows_its_password },
+        { "ca_file_must_be_a_non_empty_regular_file",
+          test_ca_file_must_be_a_non_empty_regular_file },
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("remote ids", NULL, NULL, ids);
