@@ -1,8 +1,9 @@
 # The remote backend over real HTTP against the provisioner emulator, through
 # the public host API: the seed test file ported case by case
-# (tests/remote/SEED_MAP.md), fault cases, many threads on one instance, and
+# (tests/remote/SEED_MAP.md), fault cases, many threads on one instance,
 # TLS verification against an https emulator (certificates made at test time
-# by the openssl CLI: tls_certs.*).
+# by the openssl CLI: tls_certs.*), and hostile input (test_remote_hostile,
+# also through sbxctl with the sbxctl suites' runner and checks).
 # Every suite shares the fixture (remote_fixture.*) and the thread helpers
 # (remote_threads.*).
 SBX_REMOTE_TEST_SUPPORT = \
@@ -16,7 +17,8 @@ SBX_REMOTE_SUITES = \
 	tests/remote/test_seed_reconcile \
 	tests/remote/test_remote_faults \
 	tests/remote/test_remote_concurrency \
-	tests/remote/test_remote_tls
+	tests/remote/test_remote_tls \
+	tests/remote/test_remote_hostile
 check_PROGRAMS += $(SBX_REMOTE_SUITES)
 TESTS += $(SBX_REMOTE_SUITES)
 EXTRA_DIST += tests/remote/SEED_MAP.md
@@ -56,3 +58,10 @@ tests_remote_test_remote_tls_SOURCES = tests/remote/test_remote_tls.c \
 	tests/remote/tls_certs.c tests/remote/tls_certs.h $(SBX_REMOTE_TEST_SUPPORT)
 tests_remote_test_remote_tls_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
 tests_remote_test_remote_tls_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_remote_hostile_SOURCES = tests/remote/test_remote_hostile.c \
+	$(SBX_REMOTE_TEST_SUPPORT) $(SBX_SBXCTL_TEST_SUPPORT)
+tests_remote_test_remote_hostile_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_hostile_LDADD = $(SBX_REMOTE_TEST_LDADD)
+EXTRA_tests_remote_test_remote_hostile_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
+	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
