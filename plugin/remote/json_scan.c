@@ -2,6 +2,8 @@
  * a fixed stack of open containers, so hostile nesting costs no recursion. */
 #include "plugin/remote/json_scan.h"
 
+#include "common/utf8.h"
+
 #include <string.h>
 
 /* json-c's default depth: 32 nested containers are accepted when the
@@ -277,4 +279,22 @@ int sbx_json_scanned_string_equals(const char *raw, size_t raw_len, const char *
                 return 0;
     }
     return *want == '\0';
+}
+
+int sbx_json_scanned_string_is_clean(const char *raw, size_t raw_len)
+{
+    const char *p = raw, *end = raw + raw_len;
+    while (p < end) {
+        /* A run of raw bytes ends only at an ASCII backslash, which never
+         * sits inside a UTF-8 sequence, so each run is checked whole. */
+        const char *run = p;
+        while (p < end && *p != '\\')
+            p++;
+        if (!sbx_text_is_clean(run, (size_t)(p - run)))
+            return 0;
+        unsigned char bytes[4];
+        if (p < end && decode_escape(p + 1, end, bytes, &p) == 0)
+            return 0;
+    }
+    return 1;
 }

@@ -37,4 +37,9 @@ int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
  * NUL or a lone surrogate never matches. */
 int sbx_json_scanned_string_equals(const char *raw, size_t raw_len, const char *expected);
 
+/* 1 when the string bytes `raw` (as found by the scanner) decode to UTF-8
+ * text without NUL: no escaped NUL, no lone surrogate, no invalid raw
+ * bytes (common/utf8.h); else 0. */
+int sbx_json_scanned_string_is_clean(const char *raw, size_t raw_len);
+
 #endif /* SBX_REMOTE_JSON_SCAN_H */

@@ -118,6 +118,11 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
                     !sbx_json_scanned_string_equals(id.raw, id.raw_len, sandbox_id))) {
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                call_name(what, action, sandbox_id));
+        } else if (status.state == SBX_JSON_OK &&
+                   !sbx_json_scanned_string_is_clean(status.raw, status.raw_len)) {
+            st = sbx_error_set(err, SBX_ERR_PROTOCOL,
+                               "%s: sandbox field status holds a NUL byte or invalid UTF-8",
+                               call_name(what, action, sandbox_id));
         } else {
             *alive = status.state == SBX_JSON_OK &&
                      sbx_json_scanned_string_equals(status.raw, status.raw_len, "Running");

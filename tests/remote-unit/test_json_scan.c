@@ -411,6 +411,28 @@ static void test_threads_scan_at_once(void)
     }
 }
 
+/* A scanned string is clean text when its escapes and raw bytes decode to
+ * UTF-8 without NUL (is_alive refuses a status that is not). */
+static void test_scanned_string_cleanliness(void)
+{
+    static const struct { const char *raw; int clean; } cases[] = {
+        { "Running", 1 },
+        { "Run\\u006eing", 1 },
+        { "caf\xc3\xa9", 1 },
+        { "\\ud83d\\ude00", 1 },
+        { "Run\\u0000ning", 0 },
+        { "\\ud83d", 0 },
+        { "\\ude00x", 0 },
+        { "Run\xffning", 0 },
+        { "\xc3", 0 },
+        { "\xed\xa0\x80", 0 },
+        { "\xc0\xaf", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CU_ASSERT_EQUAL(sbx_json_scanned_string_is_clean(cases[i].raw, strlen(cases[i].raw)),
+                        cases[i].clean);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo valid[] = {
@@ -434,6 +456,7 @@ void sbx_test_register(void)
         { "duplicate_status_keeps_the_last", test_duplicate_status_keeps_the_last },
         { "invalid_answer_reads_no_status", test_invalid_answer_reads_no_status },
         { "status_comparison_decodes_escapes", test_status_comparison_decodes_escapes },
+        { "scanned_string_cleanliness", test_scanned_string_cleanliness },
         { "threads_scan_at_once", test_threads_scan_at_once },
         CU_TEST_INFO_NULL,
     };

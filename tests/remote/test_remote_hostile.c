@@ -556,6 +556,31 @@ static void test_alive_refuses_an_answer_about_another_sandbox(void)
     sbx_rt_stop(&rt);
 }
 
+/* A status that is not clean text (an escaped NUL, a lone surrogate,
+ * invalid UTF-8) is a malformed answer, not "not alive". */
+static void test_alive_refuses_a_status_that_is_not_text(void)
+{
+    sbx_rt rt;
+    if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
+        return;
+    static const char *const statuses[] = {
+        "\"Running\\u0000\"", "\"Run\\ud800ning\"", "\"Running\xff\"", "\"\xc3\"",
+    };
+    for (size_t i = 0; i < COUNT(statuses); i++) {
+        char body[256];
+        snprintf(body, sizeof body, "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
+                 "\"status\":%s}", statuses[i]);
+        /* verbatim: a stored record would be re-encoded by the emulator */
+        sbx_rt_respond(&rt, "get", 200, body, NULL, 1);
+        int alive = -1;
+        sbx_error err;
+        CU_ASSERT_EQUAL(sbx_backend_is_alive(rt.backend, "abc123", &alive, &err),
+                        SBX_ERR_PROTOCOL);
+        CU_ASSERT(sbx_rt_contains(err.message, "status"));
+    }
+    sbx_rt_stop(&rt);
+}
+
 /* --------------------------------------------- item 11: an oversize header */
 
 /* A provisioner that answers every request with one header line of
@@ -870,6 +895,7 @@ void sbx_test_register(void)
         { "a list entry with bad text is skipped with a warning",
           test_a_list_entry_with_bad_text_is_skipped_with_a_warning },
         { "sbxctl json stays valid utf-8", test_sbxctl_json_stays_valid_utf8 },
+        { "alive refuses a status that is not text", test_alive_refuses_a_status_that_is_not_text },
         { "alive refuses an answer about another sandbox",
           test_alive_refuses_an_answer_about_another_sandbox },
         { "an oversize header is a protocol error", test_an_oversize_header_is_a_protocol_error },
