@@ -1,6 +1,7 @@
-/* The provisioner emulator checked against the reference provisioner's
- * recorded answers (notes/reference-provisioner.md) and its documented
- * control API, with raw HTTP over real sockets: what any client sees. */
+/* The provisioner emulator checked against the real DeerFlow provisioner's
+ * answers (recorded side by side: the same requests to both, byte for byte
+ * where the contract-2 suite says so) and its documented control API, with
+ * raw HTTP over real sockets: what any client sees. */
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"
@@ -16,6 +17,13 @@
 #define KEY "emu-test-key"
 #define KEY_HEADER "X-API-Key: " KEY
 #define TIMEOUT_MS 10000L
+
+static size_t discard(char *data, size_t size, size_t nmemb, void *userdata)
+{
+    (void)data;
+    (void)userdata;
+    return size * nmemb;
+}
 
 /* The suite's shared emulator: --api-key KEY, contract 0; reset by each test. */
 static sbx_test_emu *shared;
@@ -127,6 +135,57 @@ static sbx_test_emu *start_with(const char *a, const char *b, const char *c)
     sbx_test_emu *emu = sbx_test_emu_start(args);
     CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
     return emu;
+}
+
+/* A keyed `method` `path` on `emu` must answer 404 {"detail":"Not Found"}. */
+static void a_not_found(sbx_test_emu *emu, const char *method, const char *path)
+{
+    long status = 0;
+    json_object *a = call(emu, method, path, NULL, &status);
+    CU_ASSERT_EQUAL(status, 404);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), "Not Found");
+    json_object_put(a);
+}
+
+/* Replace every uid (8-4-4-4-12 lower-case hex) in `text` by "UID", in place. */
+static void mask_uids(char *text)
+{
+    static const int groups[] = {8, 4, 4, 4, 12};
+    char *out = text;
+    for (const char *p = text; *p != '\0';) {
+        const char *q = p;
+        int ok = 1;
+        for (int g = 0; g < 5 && ok; g++) {
+            for (int i = 0; i < groups[g] && ok; i++, q++)
+                ok = (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f');
+            if (ok && g < 4)
+                ok = *q++ == '-';
+        }
+        if (ok) {
+            memcpy(out, "UID", 3);
+            out += 3;
+            p = q;
+        } else {
+            *out++ = *p++;
+        }
+    }
+    *out = '\0';
+}
+
+/* A keyed request to `emu` must answer `status` with exactly the body
+ * `text` (uids masked as "UID"): the real provisioner's bytes, member order
+ * and nulls included. */
+static void expect_text(sbx_test_emu *emu, const char *method, const char *path,
+                        const char *body, long status, const char *text)
+{
+    sbx_test_http_result r;
+    request(emu, method, path, body, 1, &r);
+    CU_ASSERT_EQUAL(r.status, status);
+    mask_uids(r.body);
+    CU_ASSERT_STRING_EQUAL(r.body, text);
+    if (strcmp(r.body, text) != 0)
+        fprintf(stderr, "%s %s answered %ld %s\n", method, path, r.status, r.body);
+    sbx_test_http_result_clear(&r);
 }
 
 /* ------------------------------------------------------------ auth, health */
@@ -366,40 +425,168 @@ static void test_validation_errors_are_422_lists(void)
     json_object_put(a);
 }
 
+/* pydantic 2's words for what the real model refuses, as FastAPI lists them. */
+static void test_validation_error_shapes(void)
+{
+    reset_shared();
+    expect_text(shared, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"a\",\"required_mount_contract_version\":-1}", 422,
+                "{\"detail\":[{\"type\":\"greater_than_equal\",\"loc\":[\"body\","
+                "\"required_mount_contract_version\"],\"msg\":\"Input should be greater than or "
+                "equal to 0\",\"input\":-1,\"ctx\":{\"ge\":0}}]}");
+    expect_text(shared, "POST", "/api/sandboxes", "{\"sandbox_id\":\"a\",\"extra_mounts\":null}", 422,
+                "{\"detail\":[{\"type\":\"list_type\",\"loc\":[\"body\",\"extra_mounts\"],"
+                "\"msg\":\"Input should be a valid list\",\"input\":null}]}");
+    /* All errors, in the model's field order. */
+    expect_text(shared, "POST", "/api/sandboxes",
+                "{\"include_legacy_skills\":null,\"extra_mounts\":[1,{\"host_path\":2}],"
+                "\"user_id\":\"a/b\",\"thread_id\":5}",
+                422,
+                "{\"detail\":[{\"type\":\"missing\",\"loc\":[\"body\",\"sandbox_id\"],\"msg\":"
+                "\"Field required\",\"input\":{\"include_legacy_skills\":null,\"extra_mounts\":[1,"
+                "{\"host_path\":2}],\"user_id\":\"a/b\",\"thread_id\":5}},"
+                "{\"type\":\"string_type\",\"loc\":[\"body\",\"thread_id\"],\"msg\":\"Input "
+                "should be a valid string\",\"input\":5},"
+                "{\"type\":\"string_pattern_mismatch\",\"loc\":[\"body\",\"user_id\"],\"msg\":"
+                "\"String should match pattern '^[A-Za-z0-9_\\\\-]+$'\",\"input\":\"a/b\",\"ctx\":"
+                "{\"pattern\":\"^[A-Za-z0-9_\\\\-]+$\"}},"
+                "{\"type\":\"model_attributes_type\",\"loc\":[\"body\",\"extra_mounts\",0],"
+                "\"msg\":\"Input should be a valid dictionary or object to extract fields from\","
+                "\"input\":1},"
+                "{\"type\":\"string_type\",\"loc\":[\"body\",\"extra_mounts\",1,\"host_path\"],"
+                "\"msg\":\"Input should be a valid string\",\"input\":2},"
+                "{\"type\":\"missing\",\"loc\":[\"body\",\"extra_mounts\",1,\"container_path\"],"
+                "\"msg\":\"Field required\",\"input\":{\"host_path\":2}},"
+                "{\"type\":\"bool_type\",\"loc\":[\"body\",\"include_legacy_skills\"],\"msg\":"
+                "\"Input should be a valid boolean\",\"input\":null}]}");
+    /* No body, or JSON null: the body is missing. */
+    static const char missing_body[] =
+        "{\"detail\":[{\"type\":\"missing\",\"loc\":[\"body\"],\"msg\":\"Field required\","
+        "\"input\":null}]}";
+    expect_text(shared, "POST", "/api/sandboxes", "", 422, missing_body);
+    expect_text(shared, "POST", "/api/sandboxes", "null", 422, missing_body);
+    expect_text(shared, "POST", "/api/sandboxes", "[1]", 422,
+                "{\"detail\":[{\"type\":\"model_attributes_type\",\"loc\":[\"body\"],\"msg\":"
+                "\"Input should be a valid dictionary or object to extract fields from\","
+                "\"input\":[1]}]}");
+    /* A body that is not sent as JSON reaches the model as text. */
+    char url[512];
+    snprintf(url, sizeof url, "%s/api/sandboxes", sbx_test_emu_url(shared));
+    const char *const text_headers[] = {KEY_HEADER, "Content-Type: text/plain", NULL};
+    sbx_test_http_result r;
+    sbx_test_http("POST", url, text_headers, "{\"sandbox_id\":\"a\"}", TIMEOUT_MS, &r);
+    CU_ASSERT_EQUAL(r.status, 422);
+    CU_ASSERT_STRING_EQUAL(r.body,
+                           "{\"detail\":[{\"type\":\"model_attributes_type\",\"loc\":[\"body\"],"
+                           "\"msg\":\"Input should be a valid dictionary or object to extract "
+                           "fields from\",\"input\":\"{\\\"sandbox_id\\\":\\\"a\\\"}\"}]}");
+    sbx_test_http_result_clear(&r);
+    /* application/...+json with parameters is JSON. */
+    const char *const json_headers[] = {KEY_HEADER,
+                                        "Content-Type: application/vnd.x+json; charset=utf-8", NULL};
+    sbx_test_http("POST", url, json_headers, "{\"sandbox_id\":\"a\"}", TIMEOUT_MS, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    sbx_test_http_result_clear(&r);
+    /* thread_id is optional. */
+    json_object_put(create_expecting(shared, "{\"sandbox_id\":\"b\"}", 200));
+}
+
+/* POST a create for sandbox `id` of user `user` on thread `thread` (NULL:
+ * none) with `mounts` (the JSON array's members) to `emu`, expecting `want`;
+ * returns the answer (caller puts). */
+static json_object *create_with_mounts(sbx_test_emu *emu, const char *id, const char *user,
+                                       const char *thread, const char *mounts, long want)
+{
+    char body[8192], thread_member[128] = "";
+    if (thread != NULL)
+        snprintf(thread_member, sizeof thread_member, ",\"thread_id\":\"%s\"", thread);
+    snprintf(body, sizeof body,
+             "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\"%s,\"extra_mounts\":[%s]}", id, user,
+             thread_member, mounts);
+    return create_expecting(emu, body, want);
+}
+
 static void expect_400(const char *mounts, const char *detail)
 {
-    char body[4096];
-    snprintf(body, sizeof body, "{\"sandbox_id\":\"m\",\"thread_id\":\"t\",\"extra_mounts\":[%s]}",
-             mounts);
-    json_object *a = create_expecting(shared, body, 400);
+    json_object *a = create_with_mounts(shared, "m", "default", "t", mounts, 400);
     CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), detail);
     json_object_put(a);
 }
 
-#define MOUNT(host, container) \
+#define STATE "/.deer-flow"
+#define MOUNT_RW(host, container) \
     "{\"host_path\":\"" host "\",\"container_path\":\"" container "\",\"read_only\":false}"
+#define MOUNT_RO(host, container) \
+    "{\"host_path\":\"" host "\",\"container_path\":\"" container "\",\"read_only\":true}"
+#define MOUNT(host, container) MOUNT_RW(host, container)
+#define OVERLAY "/mnt/user-data/.upload-conversions"
 
 static void test_extra_mount_errors_are_400_strings(void)
 {
     reset_shared();
-    expect_400(MOUNT("/data/x", "/etc"), "Unsupported extra mount path: /etc");
+    expect_400(MOUNT(STATE "/x", "/etc"), "Unsupported extra mount path: /etc");
+    /* The real provisioner refuses the lark-cli locks folder. */
+    expect_400(MOUNT(STATE "/x", "/mnt/integrations/lark-cli/config/locks"),
+               "Unsupported extra mount path: /mnt/integrations/lark-cli/config/locks");
+    expect_400(MOUNT(STATE "/x", "mnt/acp-workspace"),
+               "Extra mount path must be absolute: mnt/acp-workspace");
     expect_400(MOUNT("data/x", "/mnt/acp-workspace"),
                "Extra mount host path must be absolute: data/x");
-    expect_400(MOUNT("/data/../../etc", "/mnt/acp-workspace"),
-               "Extra mount host path is outside DeerFlow state: /data/../../etc");
-    expect_400(MOUNT("/data/a", "/mnt/acp-workspace") "," MOUNT("/data/b", "/mnt/acp-workspace"),
+    /* Host paths must lie in the state directory once normalised. */
+    expect_400(MOUNT("/data/x", "/mnt/acp-workspace"),
+               "Extra mount host path is outside DeerFlow state: /data/x");
+    expect_400(MOUNT(STATE "/../etc", "/mnt/acp-workspace"),
+               "Extra mount host path is outside DeerFlow state: " STATE "/../etc");
+    expect_400(MOUNT(STATE "-other/x", "/mnt/acp-workspace"),
+               "Extra mount host path is outside DeerFlow state: " STATE "-other/x");
+    /* The host path is checked before the container path. */
+    expect_400(MOUNT("/data/x", "/etc"), "Extra mount host path is outside DeerFlow state: /data/x");
+    /* Duplicates are found after normalising the container path. */
+    expect_400(MOUNT(STATE "/a", "/mnt/acp-workspace") "," MOUNT(STATE "/b", "/mnt/./acp-workspace/"),
                "Duplicate extra mount path: /mnt/acp-workspace");
     char many[4096] = "";
-    for (int i = 0; i < 11; i++) {
+    for (int i = 0; i < 10; i++) {
         strcat(many, i ? "," : "");
-        strcat(many, MOUNT("/data/x", "/mnt/acp-workspace"));
+        strcat(many, MOUNT(STATE "/x", "/mnt/acp-workspace"));
     }
-    expect_400(many, "Too many extra mounts; max is 10");
+    expect_400(many, "Too many extra mounts; max is 9");
 
-    json_object_put(create_expecting(shared,
-                                     "{\"sandbox_id\":\"m\",\"thread_id\":\"t\",\"extra_mounts\":["
-                                     MOUNT("/data/x", "/mnt/skills/custom") "]}",
-                                     200));
+    /* Accepted: a normalised spelling of an allowed path, and skills/custom. */
+    json_object_put(create_with_mounts(shared, "m", "default", "t",
+                                       MOUNT(STATE "//x/./y/", "/mnt/skills/custom/"), 200));
+    json_object_put(create_with_mounts(shared, "m2", "default", "t", MOUNT(STATE, "/mnt/acp-workspace"),
+                                       200));
+}
+
+static void test_upload_conversions_overlay_rules(void)
+{
+    reset_shared();
+    expect_400(MOUNT_RW(STATE "/users/default/threads/t/user-data/.upload-conversions", OVERLAY),
+               "Upload conversion mount must be read-only");
+    expect_400(MOUNT_RO(STATE "/users/bob/threads/t/user-data/.upload-conversions", OVERLAY),
+               "Upload conversion mount must match the requested user and thread");
+    expect_400(MOUNT_RO(STATE "/users/default/threads/other/user-data/.upload-conversions", OVERLAY),
+               "Upload conversion mount must match the requested user and thread");
+    json_object_put(create_with_mounts(
+        shared, "ov1", "alice", "t1",
+        MOUNT_RO(STATE "/users/alice/threads/t1/user-data/.upload-conversions/", OVERLAY), 200));
+    /* Without a thread the sandbox id is the thread. */
+    json_object_put(create_with_mounts(
+        shared, "ov2", "alice", NULL,
+        MOUNT_RO(STATE "/users/alice/threads/ov2/user-data/.upload-conversions", OVERLAY), 200));
+}
+
+static void test_state_dir_option(void)
+{
+    sbx_test_emu *emu = start_with("--state-dir", "/srv/df", NULL);
+    json_object *a = create_with_mounts(emu, "s1", "default", "t", MOUNT(STATE "/x", "/mnt/acp-workspace"),
+                                        400);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "detail"),
+                           "Extra mount host path is outside DeerFlow state: " STATE "/x");
+    json_object_put(a);
+    json_object_put(create_with_mounts(emu, "s1", "default", "t",
+                                       MOUNT("/srv/df/x", "/mnt/acp-workspace"), 200));
+    sbx_test_emu_stop(emu);
 }
 
 static void test_contract_precondition_409(void)
@@ -430,14 +617,15 @@ static void test_identity_echo_with_contract(void)
                                       "\"user_id\":\"alice\",\"required_mount_contract_version\":2}",
                                       200);
     CU_ASSERT_STRING_EQUAL(str_member(a, "user_id"), "alice");
-    CU_ASSERT_TRUE(has_member(a, "thread_id"));
-    CU_ASSERT_PTR_NULL(json_object_object_get(a, "thread_id"));
+    /* As the real provisioner: a sandbox without a thread is its own thread. */
+    CU_ASSERT_STRING_EQUAL(str_member(a, "thread_id"), "anon");
     CU_ASSERT_EQUAL(int_member(a, "mount_contract_version"), 2);
     json_object_put(a);
 
     long status = 0;
     a = call(emu, "GET", "/api/sandboxes/anon", NULL, &status);
     CU_ASSERT_STRING_EQUAL(str_member(a, "user_id"), "alice");
+    CU_ASSERT_STRING_EQUAL(str_member(a, "thread_id"), "anon");
     CU_ASSERT_EQUAL(int_member(a, "mount_contract_version"), 2);
     json_object_put(a);
 
@@ -454,7 +642,7 @@ static void test_reconciliation_found_and_absent(void)
     reset_shared();
     long status = 0;
     json_object_put(call(shared, "POST", "/api/sandboxes", CREATE_ABC, &status));
-    json_object *found = call(shared, "GET", "/api/sandboxes/abc/reconciliation", NULL, &status);
+    json_object *found = call(shared, "GET", "/api/reconciliation/sandboxes/abc", NULL, &status);
     CU_ASSERT_EQUAL(status, 200);
     CU_ASSERT_STRING_EQUAL(str_member(found, "status"), "found");
     CU_ASSERT_STRING_EQUAL(str_member(found, "sandbox_id"), "abc");
@@ -465,10 +653,16 @@ static void test_reconciliation_found_and_absent(void)
     CU_ASSERT_EQUAL(strlen(str_member(found, "backend_namespace")), 36);
     CU_ASSERT_EQUAL(strlen(str_member(found, "incarnation_id")), 36);
 
-    json_object *absent = call(shared, "GET", "/api/sandboxes/gone/reconciliation", NULL, &status);
+    json_object *absent = call(shared, "GET", "/api/reconciliation/sandboxes/gone", NULL, &status);
     CU_ASSERT_EQUAL(status, 200);
     CU_ASSERT_STRING_EQUAL(str_member(absent, "status"), "absent");
-    CU_ASSERT_FALSE(has_member(absent, "incarnation_id"));
+    /* Every member of the real answer model is there, null when it does not apply. */
+    static const char *const nulls[] = {"incarnation_id", "sandbox_url", "user_id", "thread_id",
+                                        "mount_contract_version"};
+    for (size_t i = 0; i < 5; i++) {
+        CU_ASSERT_TRUE(has_member(absent, nulls[i]));
+        CU_ASSERT_PTR_NULL(json_object_object_get(absent, nulls[i]));
+    }
     CU_ASSERT_STRING_EQUAL(str_member(absent, "backend_namespace"),
                            str_member(found, "backend_namespace"));
     json_object_put(absent);
@@ -476,16 +670,19 @@ static void test_reconciliation_found_and_absent(void)
     /* A new sandbox of the same id is a new incarnation. */
     json_object_put(call(shared, "DELETE", "/api/sandboxes/abc", NULL, &status));
     json_object_put(call(shared, "POST", "/api/sandboxes", CREATE_ABC, &status));
-    json_object *again = call(shared, "GET", "/api/sandboxes/abc/reconciliation", NULL, &status);
+    json_object *again = call(shared, "GET", "/api/reconciliation/sandboxes/abc", NULL, &status);
     CU_ASSERT_STRING_NOT_EQUAL(str_member(again, "incarnation_id"),
                                str_member(found, "incarnation_id"));
     json_object_put(again);
     json_object_put(found);
+
+    /* The route the real provisioner never had is not there. */
+    a_not_found(shared, "GET", "/api/sandboxes/abc/reconciliation");
 }
 
 static void test_reconciliation_disabled(void)
 {
-    expect_route_disabled_by("--no-reconciliation", "/api/sandboxes/abc/reconciliation");
+    expect_route_disabled_by("--no-reconciliation", "/api/reconciliation/sandboxes/abc");
 }
 
 static void test_stored_sandbox_is_answered_verbatim(void)
@@ -505,6 +702,434 @@ static void test_stored_sandbox_is_answered_verbatim(void)
     a = call(shared, "GET", "/api/sandboxes", NULL, &status);
     CU_ASSERT_EQUAL(int_member(a, "count"), 1);
     json_object_put(a);
+}
+
+/* ------------------------------------------------------------ the real wire (contract 2) */
+
+/* The contract-2 suite's emulator: what the real provisioner serves. */
+static sbx_test_emu *real;
+
+static int start_real(void)
+{
+    static const char *const args[] = {"--api-key", KEY, "--contract", "2", NULL};
+    real = sbx_test_emu_start(args);
+    return real == NULL ? 1 : 0;
+}
+
+static int stop_real(void)
+{
+    sbx_test_emu_stop(real);
+    real = NULL;
+    return 0;
+}
+
+static void reset_real(void)
+{
+    CU_ASSERT_EQUAL_FATAL(sbx_test_emu_control(real, "POST", "/_emu/reset", NULL, NULL), 200);
+}
+
+/* Queue a Kubernetes failure on the contract-2 emulator. */
+static void kube_fault(const char *json)
+{
+    CU_ASSERT_EQUAL(sbx_test_emu_control(real, "POST", "/_emu/kube-faults", json, NULL), 200);
+}
+
+#define CREATE_ALICE "{\"sandbox_id\":\"sb1\",\"user_id\":\"alice\",\"thread_id\":\"t1\"}"
+#define ALICE_SB1 \
+    "{\"sandbox_id\":\"sb1\",\"sandbox_url\":\"http://127.0.0.1:30000\",\"status\":\"Running\"," \
+    "\"user_id\":\"alice\",\"thread_id\":\"t1\",\"mount_contract_version\":2}"
+#define NO_IDENTITY "\"user_id\":null,\"thread_id\":null,\"mount_contract_version\":null"
+
+/* The answers byte for byte as the real provisioner sends them. */
+static void test_real_wire_texts(void)
+{
+    reset_real();
+    expect_text(real, "GET", "/api/capabilities", NULL, 200,
+                "{\"lark_cli_init_image\":false,\"lark_cli_broker_image\":false,"
+                "\"mount_contract_version\":2}");
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200, ALICE_SB1);
+    /* No thread: the sandbox id is echoed as the thread, the user defaults. */
+    expect_text(real, "POST", "/api/sandboxes", "{\"sandbox_id\":\"sb2\"}", 200,
+                "{\"sandbox_id\":\"sb2\",\"sandbox_url\":\"http://127.0.0.1:30001\","
+                "\"status\":\"Running\",\"user_id\":\"default\",\"thread_id\":\"sb2\","
+                "\"mount_contract_version\":2}");
+    expect_text(real, "GET", "/api/sandboxes/sb1", NULL, 200, ALICE_SB1);
+    /* The real list reads no identity: null, not absent. */
+    expect_text(real, "GET", "/api/sandboxes", NULL, 200,
+                "{\"sandboxes\":[{\"sandbox_id\":\"sb1\",\"sandbox_url\":\"http://127.0.0.1:30000\","
+                "\"status\":\"Running\"," NO_IDENTITY "},{\"sandbox_id\":\"sb2\","
+                "\"sandbox_url\":\"http://127.0.0.1:30001\",\"status\":\"Running\"," NO_IDENTITY
+                "}],\"count\":2}");
+    expect_text(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, 200,
+                "{\"sandbox_id\":\"sb1\",\"status\":\"found\",\"backend_namespace\":\"UID\","
+                "\"incarnation_id\":\"UID\",\"sandbox_url\":\"http://127.0.0.1:30000\","
+                "\"user_id\":\"alice\",\"thread_id\":\"t1\",\"mount_contract_version\":2}");
+    expect_text(real, "GET", "/api/reconciliation/sandboxes/nope", NULL, 200,
+                "{\"sandbox_id\":\"nope\",\"status\":\"absent\",\"backend_namespace\":\"UID\","
+                "\"incarnation_id\":null,\"sandbox_url\":null," NO_IDENTITY "}");
+    expect_text(real, "GET", "/api/sandboxes/nope", NULL, 404,
+                "{\"detail\":\"Sandbox 'nope' not found\"}");
+    expect_text(real, "DELETE", "/api/sandboxes/sb2", NULL, 200,
+                "{\"ok\":true,\"sandbox_id\":\"sb2\"}");
+    a_not_found(real, "GET", "/api/sandboxes/sb1/reconciliation");
+}
+
+#define EXISTING(what) "{\"detail\":\"Existing sandbox 'sb1' " what "\"}"
+
+static void test_idempotent_create_checks_the_existing_sandbox(void)
+{
+    reset_real();
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200, ALICE_SB1);
+    /* The same request, and one whose flags change nothing mounted: the same sandbox. */
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200, ALICE_SB1);
+    expect_text(real, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"sb1\",\"user_id\":\"alice\",\"thread_id\":\"t1\","
+                "\"include_legacy_skills\":true,\"required_mount_contract_version\":2}",
+                200, ALICE_SB1);
+    expect_text(real, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"sb1\",\"user_id\":\"bob\",\"thread_id\":\"t1\"}", 409,
+                EXISTING("belongs to another user"));
+    expect_text(real, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"sb1\",\"user_id\":\"alice\",\"thread_id\":\"t2\"}", 409,
+                EXISTING("belongs to another thread"));
+    expect_text(real, "POST", "/api/sandboxes", "{\"sandbox_id\":\"sb1\",\"user_id\":\"alice\"}",
+                409, EXISTING("belongs to another thread"));
+    expect_text(real, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"sb1\",\"user_id\":\"alice\",\"thread_id\":\"t1\",\"extra_mounts\":["
+                MOUNT(STATE "/x", "/mnt/acp-workspace") "]}",
+                409, EXISTING("does not match the requested mount contract"));
+    /* Contract 2 refuses any other required version, 0 included, before anything else. */
+    expect_text(real, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"sb1\",\"user_id\":\"bob\",\"required_mount_contract_version\":0}",
+                409, "{\"detail\":{\"code\":\"mount_contract_changed\",\"expected\":0,\"actual\":2}}");
+    /* Nothing changed hands. */
+    expect_text(real, "GET", "/api/sandboxes/sb1", NULL, 200, ALICE_SB1);
+}
+
+static void test_moved_contract_makes_old_sandboxes_unverifiable(void)
+{
+    reset_real();
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200, ALICE_SB1);
+    CU_ASSERT_EQUAL(sbx_test_emu_control(real, "PUT", "/_emu/contract", "{\"version\":3}", NULL),
+                    200);
+    const char *unverifiable = EXISTING("uses an incompatible or unverifiable mount contract; "
+                                        "destroy it before retrying");
+    expect_text(real, "GET", "/api/sandboxes/sb1", NULL, 409, unverifiable);
+    expect_text(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, 409, unverifiable);
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 409, unverifiable);
+    /* Listing reads no contract; deleting always works. */
+    expect_text(real, "GET", "/api/sandboxes", NULL, 200,
+                "{\"sandboxes\":[{\"sandbox_id\":\"sb1\",\"sandbox_url\":\"http://127.0.0.1:30000\","
+                "\"status\":\"Running\"," NO_IDENTITY "}],\"count\":1}");
+    expect_text(real, "DELETE", "/api/sandboxes/sb1", NULL, 200, "{\"ok\":true,\"sandbox_id\":\"sb1\"}");
+}
+
+/* The incarnation (pod uid) reconciliation reports for `id`, or "". */
+static const char *incarnation_of(const char *id, char *out, size_t len)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/api/reconciliation/sandboxes/%s", id);
+    long status = 0;
+    json_object *a = call(real, "GET", path, NULL, &status);
+    snprintf(out, len, "%s", str_member(a, "incarnation_id"));
+    json_object_put(a);
+    return out;
+}
+
+/* A Pod whose Service is gone: found without a URL, invisible elsewhere,
+ * and a create brings a new Service for the same Pod. */
+static void test_half_deleted_sandbox(void)
+{
+    reset_real();
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200, ALICE_SB1);
+    char before[64], after[64];
+    incarnation_of("sb1", before, sizeof before);
+    CU_ASSERT_EQUAL(sbx_test_emu_control(real, "DELETE", "/_emu/sandboxes/sb1/service", NULL, NULL),
+                    200);
+    expect_text(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, 200,
+                "{\"sandbox_id\":\"sb1\",\"status\":\"found\",\"backend_namespace\":\"UID\","
+                "\"incarnation_id\":\"UID\",\"sandbox_url\":null,\"user_id\":\"alice\","
+                "\"thread_id\":\"t1\",\"mount_contract_version\":2}");
+    expect_text(real, "GET", "/api/sandboxes/sb1", NULL, 404,
+                "{\"detail\":\"Sandbox 'sb1' not found\"}");
+    expect_text(real, "GET", "/api/sandboxes", NULL, 200, "{\"sandboxes\":[],\"count\":0}");
+    /* Another user cannot take it over through the missing Service. */
+    expect_text(real, "POST", "/api/sandboxes",
+                "{\"sandbox_id\":\"sb1\",\"user_id\":\"bob\",\"thread_id\":\"t1\"}", 409,
+                EXISTING("belongs to another user"));
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200,
+                "{\"sandbox_id\":\"sb1\",\"sandbox_url\":\"http://127.0.0.1:30001\","
+                "\"status\":\"Running\",\"user_id\":\"alice\",\"thread_id\":\"t1\","
+                "\"mount_contract_version\":2}");
+    CU_ASSERT_STRING_EQUAL(incarnation_of("sb1", after, sizeof after), before);
+
+    /* A Service without its Pod: listed as NotFound, not verifiable, absent. */
+    CU_ASSERT_EQUAL(sbx_test_emu_control(real, "DELETE", "/_emu/sandboxes/sb1/pod", NULL, NULL), 200);
+    expect_text(real, "GET", "/api/sandboxes", NULL, 200,
+                "{\"sandboxes\":[{\"sandbox_id\":\"sb1\",\"sandbox_url\":\"http://127.0.0.1:30001\","
+                "\"status\":\"NotFound\"," NO_IDENTITY "}],\"count\":1}");
+    expect_text(real, "GET", "/api/sandboxes/sb1", NULL, 409,
+                EXISTING("has no verifiable Pod contract"));
+    json_object *a = NULL;
+    long status = 0;
+    a = call(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, &status);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "status"), "absent");
+    json_object_put(a);
+    CU_ASSERT_EQUAL(sbx_test_emu_control(real, "DELETE", "/_emu/sandboxes/sb1/pod", NULL, NULL), 404);
+    CU_ASSERT_EQUAL(sbx_test_emu_control(real, "DELETE", "/_emu/sandboxes/zz/service", NULL, NULL),
+                    404);
+}
+
+static void test_kubernetes_failures(void)
+{
+    reset_real();
+    expect_text(real, "POST", "/api/sandboxes", CREATE_ALICE, 200, ALICE_SB1);
+
+    kube_fault("{\"op\":\"read_namespace\",\"status\":500}");
+    expect_text(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, 503,
+                "{\"detail\":\"Could not verify sandbox backend namespace: Internal Server Error\"}");
+    kube_fault("{\"op\":\"read_pod\",\"status\":500,\"reason\":\"etcd timeout\"}");
+    expect_text(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, 503,
+                "{\"detail\":\"Could not verify sandbox Pod: etcd timeout\"}");
+    kube_fault("{\"op\":\"read_pod\",\"status\":500}");
+    expect_text(real, "GET", "/api/sandboxes/sb1", NULL, 409, EXISTING("has no verifiable Pod contract"));
+    /* An uncaught Kubernetes error: the server's plain-text 500. */
+    kube_fault("{\"op\":\"read_service\",\"status\":500}");
+    sbx_test_http_result r;
+    request(real, "GET", "/api/sandboxes/sb1", NULL, 1, &r);
+    CU_ASSERT_EQUAL(r.status, 500);
+    CU_ASSERT_STRING_EQUAL(r.body, "Internal Server Error");
+    CU_ASSERT_STRING_EQUAL(r.content_type != NULL ? r.content_type : "", "text/plain; charset=utf-8");
+    sbx_test_http_result_clear(&r);
+    /* A reconciliation tolerates a failed Service read: found, without a URL. */
+    kube_fault("{\"op\":\"read_service\",\"status\":500}");
+    json_object *a = NULL;
+    long status = 0;
+    a = call(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, &status);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "status"), "found");
+    CU_ASSERT_PTR_NULL(json_object_object_get(a, "sandbox_url"));
+    json_object_put(a);
+    kube_fault("{\"op\":\"list_services\",\"status\":500}");
+    expect_text(real, "GET", "/api/sandboxes", NULL, 500,
+                "{\"detail\":\"Failed to list services: Internal Server Error\"}");
+
+    kube_fault("{\"op\":\"create_pod\",\"status\":422,\"reason\":\"Unprocessable Entity\"}");
+    expect_text(real, "POST", "/api/sandboxes", "{\"sandbox_id\":\"sb2\"}", 500,
+                "{\"detail\":\"Pod creation failed: Unprocessable Entity\"}");
+    /* A failed Service rolls its Pod back. */
+    kube_fault("{\"op\":\"create_service\",\"status\":503}");
+    expect_text(real, "POST", "/api/sandboxes", "{\"sandbox_id\":\"sb2\"}", 500,
+                "{\"detail\":\"Service creation failed: Service Unavailable\"}");
+    a = call(real, "GET", "/api/reconciliation/sandboxes/sb2", NULL, &status);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "status"), "absent");
+    json_object_put(a);
+    /* The Service never answers: no URL in time. */
+    kube_fault("{\"op\":\"read_service\",\"status\":500,\"times\":-1}");
+    expect_text(real, "POST", "/api/sandboxes", "{\"sandbox_id\":\"sb2\"}", 500,
+                "{\"detail\":\"Service access URL was not available in time\"}");
+    kube_fault("{\"op\":\"read_service\",\"status\":500,\"times\":0}");
+    /* ...leaving the Pod and its Service (the first that got a port) in place. */
+
+    /* A failure for another sandbox does not touch this one; each is used once. */
+    kube_fault("{\"op\":\"delete_pod\",\"status\":500,\"sandbox_id\":\"other\"}");
+    kube_fault("{\"op\":\"delete_service\",\"status\":500,\"reason\":\"boom\"}");
+    expect_text(real, "DELETE", "/api/sandboxes/sb1", NULL, 500,
+                "{\"detail\":\"Partial cleanup: service: boom\"}");
+    a = call(real, "GET", "/api/reconciliation/sandboxes/sb1", NULL, &status);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "status"), "absent");
+    json_object_put(a);
+    expect_text(real, "DELETE", "/api/sandboxes/sb1", NULL, 200, "{\"ok\":true,\"sandbox_id\":\"sb1\"}");
+    expect_text(real, "GET", "/api/sandboxes", NULL, 200,
+                "{\"sandboxes\":[{\"sandbox_id\":\"sb2\",\"sandbox_url\":\"http://127.0.0.1:30001\","
+                "\"status\":\"Running\"," NO_IDENTITY "}],\"count\":1}");
+}
+
+static void test_bad_kube_fault_is_refused(void)
+{
+    reset_real();
+    static const char *const bad[] = {
+        "{\"op\":\"nope\",\"status\":500}", "{\"op\":\"read_pod\",\"status\":200}",
+        "{\"op\":\"read_pod\",\"status\":500,\"times\":-2}",
+        "{\"op\":\"read_pod\",\"status\":500,\"reason\":5}", "[]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_EQUAL(sbx_test_emu_control(real, "POST", "/_emu/kube-faults", bad[i], NULL), 400);
+}
+
+/* The Allow header of a keyed `method` request to `path` on `emu` (static
+ * buffer; "" when none), and its status in *status. */
+static const char *allow_of(sbx_test_emu *emu, const char *method, const char *path,
+                            long *status)
+{
+    static char allow[64];
+    allow[0] = '\0';
+    CURL *curl = curl_easy_init();
+    if (curl == NULL)
+        return allow;
+    char url[512];
+    snprintf(url, sizeof url, "%s%s", sbx_test_emu_url(emu), path);
+    struct curl_slist *headers = curl_slist_append(NULL, KEY_HEADER);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, TIMEOUT_MS);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    else
+        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    *status = 0;
+    if (curl_easy_perform(curl) == CURLE_OK) {
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
+        struct curl_header *h = NULL;
+        if (curl_easy_header(curl, "Allow", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
+            snprintf(allow, sizeof allow, "%s", h->value);
+    }
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    return allow;
+}
+
+static void test_wrong_method_is_405_naming_the_route(void)
+{
+    reset_real();
+    static const struct { const char *method, *path, *allow; } cases[] = {
+        {"PUT", "/api/sandboxes", "POST"},     /* create is declared before list */
+        {"DELETE", "/api/sandboxes", "POST"},
+        {"POST", "/api/sandboxes/sb1", "DELETE"},   /* delete before get */
+        {"PUT", "/api/sandboxes/sb1", "DELETE"},
+        {"POST", "/health", "GET"},
+        {"HEAD", "/health", "GET"},
+        {"POST", "/api/capabilities", "GET"},
+        {"DELETE", "/api/reconciliation/sandboxes/sb1", "GET"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long status = 0;
+        CU_ASSERT_STRING_EQUAL(allow_of(real, cases[i].method, cases[i].path, &status),
+                               cases[i].allow);
+        CU_ASSERT_EQUAL(status, 405);
+    }
+    expect_text(real, "PUT", "/api/sandboxes", NULL, 405, "{\"detail\":\"Method Not Allowed\"}");
+    /* Not a route for any method: 404. */
+    a_not_found(real, "DELETE", "/api/sandboxes/sb1/reconciliation");
+    a_not_found(real, "GET", "/api/reconciliation/sandboxes");
+}
+
+static void test_trailing_slash_redirects(void)
+{
+    reset_real();
+    static const char *const paths[][2] = {
+        {"/api/sandboxes/", "/api/sandboxes"},
+        {"/api/sandboxes/sb1//", "/api/sandboxes/sb1"},
+        {"/health/", "/health"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        sbx_test_http_result r;
+        request(real, "GET", paths[i][0], NULL, 1, &r);
+        CU_ASSERT_EQUAL(r.status, 307);
+        char want[512];
+        snprintf(want, sizeof want, "%s%s", sbx_test_emu_url(real), paths[i][1]);
+        CU_ASSERT_STRING_EQUAL(r.redirect_url != NULL ? r.redirect_url : "", want);
+        CU_ASSERT_STRING_EQUAL(r.body, "");
+        sbx_test_http_result_clear(&r);
+    }
+    a_not_found(real, "GET", "/nope/");
+}
+
+/* The key guards the /api/ prefix only, before routing and before faults. */
+static void test_key_checked_before_routing_and_faults(void)
+{
+    reset_real();
+    sbx_test_http_result r;
+    request(real, "GET", "/api", NULL, 0, &r);
+    CU_ASSERT_EQUAL(r.status, 404);
+    sbx_test_http_result_clear(&r);
+    request(real, "GET", "/api/sandboxes/", NULL, 0, &r);
+    CU_ASSERT_EQUAL(r.status, 401);
+    sbx_test_http_result_clear(&r);
+    request(real, "PUT", "/api/sandboxes", NULL, 0, &r);
+    CU_ASSERT_EQUAL(r.status, 401);
+    sbx_test_http_result_clear(&r);
+
+    CU_ASSERT_EQUAL(sbx_test_emu_fault(real, "{\"route\":\"list\",\"action\":\"respond\",\"status\":503}"),
+                    200);
+    request(real, "GET", "/api/sandboxes", NULL, 0, &r);
+    CU_ASSERT_EQUAL(r.status, 401);
+    CU_ASSERT_STRING_EQUAL(r.body, "Unauthorized");
+    sbx_test_http_result_clear(&r);
+    CU_ASSERT_EQUAL(sbx_test_emu_received(real, "list"), 0);
+    /* The fault waited for a request that passed the key. */
+    request(real, "GET", "/api/sandboxes", NULL, 1, &r);
+    CU_ASSERT_EQUAL(r.status, 503);
+    sbx_test_http_result_clear(&r);
+}
+
+static void test_fail_closed_without_key(void)
+{
+    sbx_test_emu *emu = start_with("--fail-closed", NULL, NULL);
+    sbx_test_http_result r;
+    static const char *const paths[] = {"/api/sandboxes", "/api/capabilities", "/api/nope"};
+    for (size_t i = 0; i < 3; i++) {
+        request(emu, "GET", paths[i], NULL, 1, &r);
+        CU_ASSERT_EQUAL(r.status, 401);
+        CU_ASSERT_STRING_EQUAL(r.body, "Unauthorized");
+        sbx_test_http_result_clear(&r);
+        request(emu, "GET", paths[i], NULL, 0, &r);
+        CU_ASSERT_EQUAL(r.status, 401);
+        sbx_test_http_result_clear(&r);
+    }
+    request(emu, "GET", "/health", NULL, 0, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    sbx_test_http_result_clear(&r);
+    sbx_test_emu_stop(emu);
+
+    /* Without it, an emulator without a key checks none. */
+    emu = start_with(NULL, NULL, NULL);
+    request(emu, "GET", "/api/sandboxes", NULL, 0, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    sbx_test_http_result_clear(&r);
+    sbx_test_emu_stop(emu);
+}
+
+/* GET sandbox `id` on `emu` until its status is `phase` or 5 s pass. */
+static int reaches_phase(sbx_test_emu *emu, const char *id, const char *phase)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/api/sandboxes/%s", id);
+    long deadline = sbx_test_now_ms() + 5000;
+    do {
+        long status = 0;
+        json_object *a = call(emu, "GET", path, NULL, &status);
+        int reached = strcmp(str_member(a, "status"), phase) == 0;
+        json_object_put(a);
+        if (reached)
+            return 1;
+    } while (sbx_test_now_ms() < deadline);
+    return 0;
+}
+
+static void test_pod_phases(void)
+{
+    const char *const args[] = {"--contract", "2", "--pending-ms", "300", NULL};
+    sbx_test_emu *emu = sbx_test_emu_start(args);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    long start = sbx_test_now_ms();
+    json_object *a = create_expecting(emu, "{\"sandbox_id\":\"p1\"}", 200);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "status"), "Pending");
+    json_object_put(a);
+    CU_ASSERT_TRUE(reaches_phase(emu, "p1", "Running"));
+    CU_ASSERT_TRUE(sbx_test_now_ms() - start >= 300);
+
+    CU_ASSERT_EQUAL(sbx_test_emu_control(emu, "PUT", "/_emu/sandboxes/p1/phase",
+                                         "{\"phase\":\"Failed\"}", NULL),
+                    200);
+    CU_ASSERT_TRUE(reaches_phase(emu, "p1", "Failed"));
+    CU_ASSERT_EQUAL(sbx_test_emu_control(emu, "PUT", "/_emu/sandboxes/nope/phase",
+                                         "{\"phase\":\"Failed\"}", NULL),
+                    404);
+    CU_ASSERT_EQUAL(sbx_test_emu_control(emu, "PUT", "/_emu/sandboxes/p1/phase", "{\"phase\":1}",
+                                         NULL),
+                    400);
+    sbx_test_emu_stop(emu);
 }
 
 /* ------------------------------------------------------------ faults */
@@ -736,13 +1361,6 @@ typedef struct client_run {
     long connects;     /* connections opened: keep-alive keeps this at 1 */
 } client_run;
 
-static size_t discard(char *data, size_t size, size_t nmemb, void *userdata)
-{
-    (void)data;
-    (void)userdata;
-    return size * nmemb;
-}
-
 static void *client_thread(void *arg)
 {
     client_run *run = arg;
@@ -824,7 +1442,9 @@ void sbx_test_register(void)
         {"contract changed at run time", test_contract_changed_at_run_time},
         {"create/get/list/delete shapes", test_create_get_list_delete_shapes},
         {"validation errors are 422 lists", test_validation_errors_are_422_lists},
+        {"validation error shapes (pydantic 2)", test_validation_error_shapes},
         {"extra mount errors are 400 strings", test_extra_mount_errors_are_400_strings},
+        {"upload-conversions overlay rules", test_upload_conversions_overlay_rules},
         {"reconciliation found and absent", test_reconciliation_found_and_absent},
         {"stored sandbox answered verbatim", test_stored_sandbox_is_answered_verbatim},
         {"fault respond", test_fault_respond},
@@ -850,8 +1470,25 @@ void sbx_test_register(void)
         {"409 contract precondition", test_contract_precondition_409},
         {"identity echo with a contract", test_identity_echo_with_contract},
         {"--no-reconciliation", test_reconciliation_disabled},
+        {"--state-dir", test_state_dir_option},
+        {"--fail-closed", test_fail_closed_without_key},
+        {"--pending-ms and phases", test_pod_phases},
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo real_tests[] = {
+        {"the real wire, byte for byte", test_real_wire_texts},
+        {"idempotent create checks the existing sandbox", test_idempotent_create_checks_the_existing_sandbox},
+        {"a moved contract makes old sandboxes unverifiable", test_moved_contract_makes_old_sandboxes_unverifiable},
+        {"half-deleted sandbox", test_half_deleted_sandbox},
+        {"Kubernetes failures", test_kubernetes_failures},
+        {"bad Kubernetes failure is refused", test_bad_kube_fault_is_refused},
+        {"wrong method is 405 naming the route", test_wrong_method_is_405_naming_the_route},
+        {"trailing slashes redirect", test_trailing_slash_redirects},
+        {"key checked before routing and faults", test_key_checked_before_routing_and_faults},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("emulator", start_shared, stop_shared, shared_tests);
     sbx_test_add_suite("emulator options", NULL, NULL, option_tests);
+    sbx_test_add_suite("emulator as the real provisioner (contract 2)", start_real, stop_real,
+                       real_tests);
 }

@@ -1,5 +1,6 @@
 /* The provisioner's /api routes and /health, answered from the emulator's
- * state as the reference provisioner answers (auth is the server's job). */
+ * state as the real provisioner answers (auth and routing are the server's
+ * job). */
 #ifndef SBX_EMU_API_H
 #define SBX_EMU_API_H
 
@@ -11,8 +12,14 @@
 
 /* Answer one authenticated request of `route` (SBX_EMU_ROUTE_NONE gives
  * 404 {"detail":"Not Found"}).  `id` is the path's sandbox id ("" when the
- * route has none); `body` is the request body (`body_len` bytes). */
+ * route has none); `body` is the request body (`body_len` bytes) and
+ * `content_type` its Content-Type header (NULL when absent). */
 void sbx_emu_api_answer(sbx_emu_context *ctx, sbx_emu_route route, const char *id,
-                        const char *body, size_t body_len, sbx_emu_reply *reply);
+                        const char *body, size_t body_len, const char *content_type,
+                        sbx_emu_reply *reply);
+
+/* Whether the emulated provisioner has `route` now (capabilities and
+ * reconciliation can be switched off, see emu_contract.h). */
+int sbx_emu_api_route_enabled(sbx_emu_context *ctx, sbx_emu_route route);
 
 #endif

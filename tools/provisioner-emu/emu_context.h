@@ -11,7 +11,9 @@
 #include "tools/provisioner-emu/emu_uid.h"
 
 typedef struct sbx_emu_context {
-    const char *api_key;        /* NULL: /api/ requests need no key */
+    const char *api_key;        /* NULL: no key configured */
+    int fail_closed;            /* no key configured: every /api/ request is 401 */
+    const char *state_dir;      /* extra mounts' host paths must lie under it */
     int verbose;                /* log one line per request to stderr */
     sbx_emu_contract contract;
     sbx_emu_store *store;

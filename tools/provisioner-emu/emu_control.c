@@ -32,6 +32,7 @@ static json_object *object_body(const char *body, size_t len, sbx_emu_reply *rep
     return NULL;
 }
 
+/* Forgets Pods, Services and Kubernetes failures too (sbx_emu_store_reset). */
 static void answer_reset(sbx_emu_context *ctx, sbx_emu_reply *reply)
 {
     sbx_emu_store_reset(ctx->store);
@@ -171,16 +172,105 @@ static void answer_wait(sbx_emu_context *ctx, sbx_emu_query_fn query, void *quer
 static void answer_put_sandbox(sbx_emu_context *ctx, const char *id, const char *body,
                                size_t len, sbx_emu_reply *reply)
 {
-    if (id[0] == '\0' || strchr(id, '/') != NULL) {
-        sbx_emu_reply_detail(reply, 400, "PUT /_emu/sandboxes/{id} needs one id segment");
-        return;
-    }
     json_object *root = object_body(body, len, reply);
     if (root == NULL)
         return;
     sbx_emu_store_put(ctx->store, id, root);
     json_object_put(root);
     answer_ok(reply);
+}
+
+static void answer_set_phase(sbx_emu_context *ctx, const char *id, const char *body,
+                             size_t len, sbx_emu_reply *reply)
+{
+    json_object *root = object_body(body, len, reply), *v = NULL;
+    if (root == NULL)
+        return;
+    json_object_object_get_ex(root, "phase", &v);
+    if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0)
+        sbx_emu_reply_detail(reply, 400, "phase must be a non-empty string");
+    else if (!sbx_emu_store_set_phase(ctx->store, id, json_object_get_string(v)))
+        sbx_emu_reply_detail(reply, 404, "no such pod");
+    else
+        answer_ok(reply);
+    json_object_put(root);
+}
+
+/* DELETE /_emu/sandboxes/{id}/service or /pod. */
+static void answer_remove_part(sbx_emu_context *ctx, const char *id, int pod,
+                               sbx_emu_reply *reply)
+{
+    if (sbx_emu_store_remove_part(ctx->store, id, pod))
+        answer_ok(reply);
+    else
+        sbx_emu_reply_detail(reply, 404, pod ? "no such pod" : "no such service");
+}
+
+/* /_emu/sandboxes/{id}[/service|/pod|/phase]: `rest` is what follows
+ * "sandboxes/". */
+static void answer_sandbox(sbx_emu_context *ctx, const char *method, const char *rest,
+                           const char *body, size_t len, sbx_emu_reply *reply)
+{
+    const char *slash = strchr(rest, '/');
+    size_t id_len = slash != NULL ? (size_t)(slash - rest) : strlen(rest);
+    const char *part = slash != NULL ? slash + 1 : "";
+    if (id_len == 0 || id_len > SBX_EMU_ID_MAX) {
+        sbx_emu_reply_detail(reply, 400, "/_emu/sandboxes/{id} needs one id segment");
+        return;
+    }
+    char id[SBX_EMU_ID_MAX + 1];
+    memcpy(id, rest, id_len);
+    id[id_len] = '\0';
+    int put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
+    if (put && part[0] == '\0' && slash == NULL)
+        answer_put_sandbox(ctx, id, body, len, reply);
+    else if (put && strcmp(part, "phase") == 0)
+        answer_set_phase(ctx, id, body, len, reply);
+    else if (del && (strcmp(part, "service") == 0 || strcmp(part, "pod") == 0))
+        answer_remove_part(ctx, id, strcmp(part, "pod") == 0, reply);
+    else
+        sbx_emu_reply_detail(reply, 404, "no such control route");
+}
+
+/* POST /_emu/kube-faults {"op","status","reason","times","sandbox_id"}. */
+static void answer_kube_fault(sbx_emu_context *ctx, const char *body, size_t len,
+                              sbx_emu_reply *reply)
+{
+    json_object *root = object_body(body, len, reply), *op = NULL, *status = NULL,
+                *reason = NULL, *times = NULL, *id = NULL;
+    if (root == NULL)
+        return;
+    json_object_object_get_ex(root, "op", &op);
+    json_object_object_get_ex(root, "status", &status);
+    int has_reason = json_object_object_get_ex(root, "reason", &reason);
+    int has_times = json_object_object_get_ex(root, "times", &times);
+    int has_id = json_object_object_get_ex(root, "sandbox_id", &id);
+    int op_index = sbx_emu_kube_op_from_name(
+        json_object_is_type(op, json_type_string) ? json_object_get_string(op) : NULL);
+    const char *problem = NULL;
+    if (op_index < 0)
+        problem = "op must name a Kubernetes call (read_namespace, read_pod, read_service, "
+                  "list_services, create_pod, create_service, delete_pod, delete_service)";
+    else if (!json_object_is_type(status, json_type_int) || json_object_get_int(status) < 400 ||
+             json_object_get_int(status) > 599)
+        problem = "status must be an HTTP error status (400..599)";
+    else if (has_reason && !json_object_is_type(reason, json_type_string))
+        problem = "reason must be a string";
+    else if (has_times && (!json_object_is_type(times, json_type_int) ||
+                           json_object_get_int(times) < -1))
+        problem = "times must be an integer >= -1";
+    else if (has_id && !json_object_is_type(id, json_type_string))
+        problem = "sandbox_id must be a string";
+    if (problem != NULL) {
+        sbx_emu_reply_detail(reply, 400, problem);
+    } else {
+        sbx_emu_store_inject(ctx->store, (sbx_emu_kube_op)op_index, json_object_get_int(status),
+                             has_reason ? json_object_get_string(reason) : NULL,
+                             has_times ? json_object_get_int(times) : 1,
+                             has_id ? json_object_get_string(id) : NULL);
+        answer_ok(reply);
+    }
+    json_object_put(root);
 }
 
 void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char *path,
@@ -209,8 +299,10 @@ void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char
         sbx_emu_reply_json(reply, 200, sbx_emu_faults_stats(ctx->faults));
     else if (strcmp(name, "wait") == 0 && get)
         answer_wait(ctx, query, query_ctx, reply);
-    else if (strncmp(name, sandboxes, strlen(sandboxes)) == 0 && put)
-        answer_put_sandbox(ctx, name + strlen(sandboxes), body, body_len, reply);
+    else if (strcmp(name, "kube-faults") == 0 && post)
+        answer_kube_fault(ctx, body, body_len, reply);
+    else if (strncmp(name, sandboxes, strlen(sandboxes)) == 0 && (put || del))
+        answer_sandbox(ctx, method, name + strlen(sandboxes), body, body_len, reply);
     else
         sbx_emu_reply_detail(reply, 404, "no such control route");
 }

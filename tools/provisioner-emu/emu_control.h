@@ -1,6 +1,7 @@
 /* The control API under /_emu/: how tests drive the emulator (reset,
  * contract, faults, holds, request log, stats, long-poll wait, stored
- * sandboxes).  Never authenticated, never recorded in the request log. */
+ * sandboxes, Kubernetes failures, Pod phases, half-deleted sandboxes).
+ * Never authenticated, never recorded in the request log. */
 #ifndef SBX_EMU_CONTROL_H
 #define SBX_EMU_CONTROL_H
 

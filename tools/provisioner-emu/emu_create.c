@@ -1,9 +1,11 @@
 /* Create-body validation.  The error entries copy pydantic 2's shapes
- * (type, loc, msg, input, ctx) because clients show or match them. */
+ * (type, loc, msg, input, ctx) as FastAPI sends them, in the model's field
+ * order, because clients show or match them. */
 #include "tools/provisioner-emu/emu_create.h"
 
 #include "tools/provisioner-emu/emu_json.h"
 
+#include <ctype.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,18 +16,6 @@
 #define THREAD_ID_REGEX THREAD_ID_PATTERN
 #define USER_ID_PATTERN "^[A-Za-z0-9_\\-]+$"
 #define USER_ID_REGEX "^[A-Za-z0-9_-]+$"
-#define MAX_EXTRA_MOUNTS 10
-
-/* The container paths the reference provisioner knows how to recreate. */
-static const char *const supported_mount_paths[] = {
-    "/mnt/acp-workspace",
-    "/mnt/skills/custom",
-    "/mnt/skills/integrations",
-    "/mnt/integrations/lark-cli/config",
-    "/mnt/integrations/lark-cli/config/locks",
-    "/mnt/integrations/lark-cli/data",
-    "/mnt/integrations/lark-cli/runtime",
-};
 
 static json_object *location(const char *field, int index, const char *member)
 {
@@ -109,14 +99,16 @@ static void check_pattern(json_object *errors, json_object *value, const char *f
     add_error(errors, "string_pattern_mismatch", location(field, -1, NULL), msg, value, ctx);
 }
 
+#define MODEL_ATTRIBUTES_MSG "Input should be a valid dictionary or object to extract fields from"
+
 static void check_mount_shapes(json_object *errors, json_object *mounts)
 {
     size_t n = json_object_array_length(mounts);
     for (size_t i = 0; i < n; i++) {
         json_object *m = json_object_array_get_idx(mounts, i);
         if (!json_object_is_type(m, json_type_object)) {
-            add_error(errors, "model_type", location("extra_mounts", (int)i, NULL),
-                      "Input should be a valid dictionary or instance of ExtraMount", m, NULL);
+            add_error(errors, "model_attributes_type", location("extra_mounts", (int)i, NULL),
+                      MODEL_ATTRIBUTES_MSG, m, NULL);
             continue;
         }
         check_field(errors, m, "extra_mounts", (int)i, "host_path", FIELD_STRING, 1, 0);
@@ -125,65 +117,15 @@ static void check_mount_shapes(json_object *errors, json_object *mounts)
     }
 }
 
-static int supported_mount_path(const char *path)
+/* required_mount_contract_version has ge=0. */
+static void check_not_negative(json_object *errors, json_object *value, const char *field)
 {
-    for (size_t i = 0; i < sizeof supported_mount_paths / sizeof supported_mount_paths[0]; i++) {
-        if (strcmp(supported_mount_paths[i], path) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* The emulator has no state directory: a host path "outside DeerFlow
- * state" is one that climbs out with a ".." component. */
-static int climbs_out(const char *path)
-{
-    for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2) {
-        int starts = p == path || p[-1] == '/';
-        int ends = p[2] == '\0' || p[2] == '/';
-        if (starts && ends)
-            return 1;
-    }
-    return 0;
-}
-
-/* The provisioner's own mount rules, after the shape is known good.
- * Returns 1 when they pass, else fills `reply` with 400. */
-static int check_mount_rules(json_object *mounts, sbx_emu_reply *reply)
-{
-    size_t n = json_object_array_length(mounts);
-    char detail[1024];
-    if (n > MAX_EXTRA_MOUNTS) {
-        snprintf(detail, sizeof detail, "Too many extra mounts; max is %d", MAX_EXTRA_MOUNTS);
-        sbx_emu_reply_detail(reply, 400, detail);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        json_object *m = json_object_array_get_idx(mounts, i), *v = NULL;
-        json_object_object_get_ex(m, "container_path", &v);
-        const char *container = json_object_get_string(v);
-        json_object_object_get_ex(m, "host_path", &v);
-        const char *host = json_object_get_string(v);
-        detail[0] = '\0';
-        if (!supported_mount_path(container))
-            snprintf(detail, sizeof detail, "Unsupported extra mount path: %s", container);
-        else if (host[0] != '/')
-            snprintf(detail, sizeof detail, "Extra mount host path must be absolute: %s", host);
-        else if (climbs_out(host))
-            snprintf(detail, sizeof detail, "Extra mount host path is outside DeerFlow state: %s",
-                     host);
-        for (size_t j = 0; detail[0] == '\0' && j < i; j++) {
-            json_object *earlier = json_object_array_get_idx(mounts, j);
-            json_object_object_get_ex(earlier, "container_path", &v);
-            if (strcmp(json_object_get_string(v), container) == 0)
-                snprintf(detail, sizeof detail, "Duplicate extra mount path: %s", container);
-        }
-        if (detail[0] != '\0') {
-            sbx_emu_reply_detail(reply, 400, detail);
-            return 0;
-        }
-    }
-    return 1;
+    if (value == NULL || json_object_get_int64(value) >= 0)
+        return;
+    json_object *ctx = json_object_new_object();
+    json_object_object_add(ctx, "ge", json_object_new_int(0));
+    add_error(errors, "greater_than_equal", location(field, -1, NULL),
+              "Input should be greater than or equal to 0", value, ctx);
 }
 
 static void reply_errors(sbx_emu_reply *reply, json_object *errors)
@@ -193,11 +135,62 @@ static void reply_errors(sbx_emu_reply *reply, json_object *errors)
     sbx_emu_reply_json(reply, 422, answer);
 }
 
-static int parse_json(const char *body, size_t len, json_object **root, sbx_emu_reply *reply)
+/* One error at loc ["body"] (the body as a whole) and the 422 answer. */
+static void reply_body_error(sbx_emu_reply *reply, const char *type, const char *msg,
+                             json_object *input)
 {
+    json_object *errors = json_object_new_array();
+    add_error(errors, type, location(NULL, -1, NULL), msg, input, NULL);
+    reply_errors(reply, errors);
+}
+
+/* FastAPI reads the body as JSON when there is no Content-Type, or when it
+ * is application/json or application/ANYTHING+json (parameters ignored). */
+static int json_content_type(const char *content_type)
+{
+    if (content_type == NULL)
+        return 1;
+    char type[128];
+    size_t n = 0;
+    for (const char *p = content_type; *p != '\0' && *p != ';' && n + 1 < sizeof type; p++) {
+        if (!isspace((unsigned char)*p))
+            type[n++] = (char)tolower((unsigned char)*p);
+    }
+    type[n] = '\0';
+    static const char app[] = "application/", json_suffix[] = "+json";
+    if (strncmp(type, app, strlen(app)) != 0)
+        return 0;
+    const char *subtype = type + strlen(app);
+    size_t sub = strlen(subtype);
+    return strcmp(subtype, "json") == 0 ||
+           (sub >= strlen(json_suffix) &&
+            strcmp(subtype + sub - strlen(json_suffix), json_suffix) == 0);
+}
+
+/* The body as FastAPI hands it to the model: the parsed JSON (*root; NULL
+ * for JSON null), or 0 with the 422 answer in `reply`. */
+static int read_body(const char *body, size_t len, const char *content_type,
+                     json_object **root, sbx_emu_reply *reply)
+{
+    *root = NULL;
+    if (len == 0) {
+        reply_body_error(reply, "missing", "Field required", NULL);
+        return 0;
+    }
+    if (!json_content_type(content_type)) {
+        /* Not JSON to FastAPI: the model gets the raw bytes. */
+        json_object *raw = json_object_new_string_len(body, (int)len);
+        reply_body_error(reply, "model_attributes_type", MODEL_ATTRIBUTES_MSG, raw);
+        json_object_put(raw);
+        return 0;
+    }
     size_t offset = 0;
     const char *why = NULL;
     *root = sbx_emu_json_parse(body, len, &offset, &why);
+    if (why == NULL && *root == NULL) {
+        reply_body_error(reply, "missing", "Field required", NULL);
+        return 0;
+    }
     if (why == NULL)
         return 1;
     json_object *errors = json_object_new_array();
@@ -213,35 +206,34 @@ static int parse_json(const char *body, size_t len, json_object **root, sbx_emu_
     return 0;
 }
 
-int sbx_emu_create_parse(const char *body, size_t len, sbx_emu_create_request *out,
-                         sbx_emu_reply *reply)
+int sbx_emu_create_parse(const char *body, size_t len, const char *content_type,
+                         sbx_emu_create_request *out, sbx_emu_reply *reply)
 {
     memset(out, 0, sizeof *out);
     json_object *root = NULL;
-    if (!parse_json(body, len, &root, reply))
+    if (!read_body(body, len, content_type, &root, reply))
         return 0;
-    json_object *errors = json_object_new_array();
     if (!json_object_is_type(root, json_type_object)) {
-        add_error(errors, "model_attributes_type", location(NULL, -1, NULL),
-                  "Input should be a valid dictionary or object to extract fields from",
-                  root, NULL);
+        reply_body_error(reply, "model_attributes_type", MODEL_ATTRIBUTES_MSG, root);
         json_object_put(root);
-        reply_errors(reply, errors);
         return 0;
     }
+    /* Field by field in the model's order, as pydantic lists its errors. */
+    json_object *errors = json_object_new_array();
     json_object *id = check_field(errors, root, "sandbox_id", -1, NULL, FIELD_STRING, 1, 0);
-    json_object *thread = check_field(errors, root, "thread_id", -1, NULL, FIELD_STRING, 1, 1);
+    json_object *thread = check_field(errors, root, "thread_id", -1, NULL, FIELD_STRING, 0, 1);
+    check_pattern(errors, thread, "thread_id", THREAD_ID_PATTERN, THREAD_ID_REGEX);
     json_object *user = check_field(errors, root, "user_id", -1, NULL, FIELD_STRING, 0, 0);
+    check_pattern(errors, user, "user_id", USER_ID_PATTERN, USER_ID_REGEX);
     json_object *required = check_field(errors, root, "required_mount_contract_version", -1,
                                         NULL, FIELD_INT, 0, 1);
+    check_not_negative(errors, required, "required_mount_contract_version");
+    json_object *mounts = check_field(errors, root, "extra_mounts", -1, NULL, FIELD_LIST, 0, 0);
+    if (mounts != NULL)
+        check_mount_shapes(errors, mounts);
     check_field(errors, root, "include_legacy_skills", -1, NULL, FIELD_BOOL, 0, 0);
     check_field(errors, root, "provision_lark_cli_runtime", -1, NULL, FIELD_BOOL, 0, 0);
     check_field(errors, root, "provision_lark_cli_broker", -1, NULL, FIELD_BOOL, 0, 0);
-    json_object *mounts = check_field(errors, root, "extra_mounts", -1, NULL, FIELD_LIST, 0, 1);
-    check_pattern(errors, thread, "thread_id", THREAD_ID_PATTERN, THREAD_ID_REGEX);
-    check_pattern(errors, user, "user_id", USER_ID_PATTERN, USER_ID_REGEX);
-    if (mounts != NULL)
-        check_mount_shapes(errors, mounts);
 
     if (json_object_array_length(errors) > 0) {
         json_object_put(root);
@@ -249,17 +241,14 @@ int sbx_emu_create_parse(const char *body, size_t len, sbx_emu_create_request *o
         return 0;
     }
     json_object_put(errors);
-    if (mounts != NULL && !check_mount_rules(mounts, reply)) {
-        json_object_put(root);
-        return 0;
-    }
     out->root = root;
     out->sandbox_id = json_object_get_string(id);
     out->thread_id = thread != NULL ? json_object_get_string(thread) : NULL;
     out->user_id = user != NULL ? json_object_get_string(user) : "default";
+    out->extra_mounts = mounts;
     if (required != NULL) {
         out->has_required_version = 1;
-        out->required_version = json_object_get_int(required);
+        out->required_version = json_object_get_int64(required);
     }
     return 1;
 }

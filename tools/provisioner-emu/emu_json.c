@@ -24,6 +24,12 @@ json_object *sbx_emu_json_parse(const char *text, size_t len, size_t *offset,
     json_object *value = json_tokener_parse_ex(tok, text + start, (int)(len - start));
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t end = start + json_tokener_get_parse_end(tok);
+    if (jerr == json_tokener_continue && end == len) {
+        /* A bare literal or number ("null", "12") ends only at a terminator:
+         * feed json-c the NUL it waits for. */
+        value = json_tokener_parse_ex(tok, "", 1);
+        jerr = json_tokener_get_error(tok);
+    }
     json_tokener_free(tok);
     if (jerr == json_tokener_success && skip_space(text, len, end) == len)
         return value;

@@ -12,6 +12,7 @@ void sbx_emu_reply_clear(sbx_emu_reply *reply)
     free(reply->body);
     free(reply->content_type);
     free(reply->location);
+    free(reply->allow);
     memset(reply, 0, sizeof *reply);
     reply->status = 200;
 }

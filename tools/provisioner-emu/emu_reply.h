@@ -21,6 +21,7 @@ typedef struct sbx_emu_reply {
     size_t body_len;
     char *content_type;
     char *location;         /* NULL: no Location header */
+    char *allow;            /* NULL: no Allow header (a 405 names the method) */
 } sbx_emu_reply;
 
 /* Answer `status` with `body` (copied; NULL is empty) and `content_type`

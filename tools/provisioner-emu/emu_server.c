@@ -28,6 +28,7 @@
 struct sbx_emu_server {
     struct MHD_Daemon *daemon;
     sbx_emu_context *ctx;
+    int tls;            /* serving HTTPS (redirects name the scheme) */
 };
 
 /* One request in flight: its body, gathered across upload callbacks. */
@@ -111,6 +112,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_emu_reply *re
         MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, reply->content_type);
     if (reply->location != NULL)
         MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, reply->location);
+    if (reply->allow != NULL)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, reply->allow);
     enum MHD_Result queued = MHD_queue_response(conn, reply->status, response);
     MHD_destroy_response(response);
     return queued;
@@ -156,30 +159,82 @@ static int apply_fault(sbx_emu_context *ctx, sbx_emu_route route, sbx_emu_reply 
     return answered;
 }
 
+/* As the real provisioner's middleware: the key guards the /api/ prefix. */
 static int needs_key(const char *path)
 {
-    return strcmp(path, "/api") == 0 || strncmp(path, "/api/", 5) == 0;
+    return strncmp(path, "/api/", 5) == 0;
 }
 
-static void answer_provisioner(sbx_emu_context *ctx, struct MHD_Connection *conn,
+static int key_refused(const sbx_emu_context *ctx, const char *path, const char *key)
+{
+    if (!needs_key(path))
+        return 0;
+    if (ctx->api_key == NULL)
+        return ctx->fail_closed;
+    return key == NULL || strcmp(key, ctx->api_key) != 0;
+}
+
+/* Starlette's redirect_slashes: an unknown path with trailing slashes whose
+ * stripped form is a route's path is redirected there (307, no body).
+ * Returns 1 when `reply` holds that redirect. */
+static int redirect_slashes(sbx_emu_context *ctx, struct MHD_Connection *conn, int tls,
+                            const char *method, const char *path, sbx_emu_reply *reply)
+{
+    size_t len = strlen(path);
+    if (len < 2 || path[len - 1] != '/')
+        return 0;
+    while (len > 0 && path[len - 1] == '/')
+        len--;
+    char *stripped = sbx_emu_xmemdup(path, len);
+    sbx_emu_match m;
+    sbx_emu_route_match(method, stripped, &m);
+    sbx_emu_route named = m.route != SBX_EMU_ROUTE_NONE ? m.route : m.path_route;
+    int redirect = named != SBX_EMU_ROUTE_NONE && sbx_emu_api_route_enabled(ctx, named);
+    if (redirect) {
+        const char *host = header(conn, MHD_HTTP_HEADER_HOST);
+        size_t size = len + (host != NULL ? strlen(host) : 0) + 16;
+        char *location = sbx_emu_xmalloc(size);
+        snprintf(location, size, "%s://%s%s", tls ? "https" : "http",
+                 host != NULL ? host : "127.0.0.1", stripped);
+        sbx_emu_reply_text(reply, 307, NULL, NULL);
+        reply->location = location;
+    }
+    free(stripped);
+    return redirect;
+}
+
+/* In the real provisioner's order: key check (before routing), routing
+ * (404, 405), then the route.  A route's fault acts once the request has
+ * passed the key check and reached it. */
+static void answer_provisioner(sbx_emu_server *server, struct MHD_Connection *conn,
                                const char *method, const char *path,
                                const request_state *rs, sbx_emu_reply *reply)
 {
+    sbx_emu_context *ctx = server->ctx;
     const char *key = header(conn, "X-API-Key");
-    sbx_emu_request_log_add(ctx->log, method, path, key,
-                            header(conn, MHD_HTTP_HEADER_CONTENT_TYPE), rs->body,
-                            rs->body_len);
-    char id[SBX_EMU_ID_MAX + 1];
-    sbx_emu_route route = sbx_emu_route_classify(method, path, id);
-    if (route != SBX_EMU_ROUTE_NONE && apply_fault(ctx, route, reply))
-        return;
-    if (ctx->api_key != NULL && needs_key(path) &&
-        (key == NULL || strcmp(key, ctx->api_key) != 0)) {
+    const char *content_type = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
+    sbx_emu_request_log_add(ctx->log, method, path, key, content_type, rs->body, rs->body_len);
+    if (key_refused(ctx, path, key)) {
         /* As the reference: plain text, and no Content-Type at all. */
         sbx_emu_reply_text(reply, 401, "Unauthorized", NULL);
         return;
     }
-    sbx_emu_api_answer(ctx, route, id, rs->body, rs->body_len, reply);
+    sbx_emu_match m;
+    sbx_emu_route_match(method, path, &m);
+    sbx_emu_route named = m.route != SBX_EMU_ROUTE_NONE ? m.route : m.path_route;
+    if (named == SBX_EMU_ROUTE_NONE || !sbx_emu_api_route_enabled(ctx, named)) {
+        if (!redirect_slashes(ctx, conn, server->tls, method, path, reply))
+            sbx_emu_api_answer(ctx, SBX_EMU_ROUTE_NONE, "", NULL, 0, NULL, reply);
+        return;
+    }
+    if (m.route == SBX_EMU_ROUTE_NONE) {
+        sbx_emu_reply_detail(reply, 405, "Method Not Allowed");
+        reply->allow = sbx_emu_xstrdup(sbx_emu_route_method(m.path_route));
+        return;
+    }
+    if (apply_fault(ctx, m.route, reply))
+        return;
+    sbx_emu_api_answer(ctx, m.route, m.id, rs->body, rs->body_len, content_type, reply);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -209,7 +264,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         sbx_emu_control_answer(server->ctx, method, url, query_argument, conn, rs->body,
                                rs->body_len, &reply);
     else
-        answer_provisioner(server->ctx, conn, method, url, rs, &reply);
+        answer_provisioner(server, conn, method, url, rs, &reply);
 
     if (server->ctx->verbose)
         fprintf(stderr, "sbx-provisioner-emu: %s %s -> %u%s\n", method, url, reply.status,
@@ -249,6 +304,7 @@ sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
     }
     sbx_emu_server *server = sbx_emu_xmalloc(sizeof *server);
     server->ctx = ctx;
+    server->tls = tls != NULL;
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;

@@ -1,7 +1,8 @@
 /* The emulator's HTTP server (libmicrohttpd, one thread per connection so
  * that held, delayed and long-polling requests block only themselves).
- * Receives each request, records it, applies the route's fault, checks the
- * API key and hands it to the /api or /_emu handlers. */
+ * Receives each request, records it, checks the API key, routes it (404,
+ * 405, trailing-slash redirects), applies the route's fault and hands it to
+ * the /api or /_emu handlers. */
 #ifndef SBX_EMU_SERVER_H
 #define SBX_EMU_SERVER_H
 

@@ -1,4 +1,5 @@
-/* In-memory sandboxes: an array in creation order behind one mutex. */
+/* In-memory Pods and Services: an array of per-id entries in creation order
+ * behind one mutex, plus one injectable failure per Kubernetes call. */
 #include "tools/provisioner-emu/emu_store.h"
 
 #include "tools/provisioner-emu/emu_alloc.h"
@@ -7,59 +8,182 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define FIRST_NODE_PORT 30000
 
 typedef struct store_entry {
     char *id;
-    json_object *fields;   /* full record; for stored sandboxes, verbatim */
-    int stored_verbatim;
-    char pod_uid[SBX_EMU_UID_LEN + 1];
+    int has_pod;
+    sbx_emu_pod pod;            /* valid when has_pod; phase: a set override or NULL */
+    long pod_created_ms;
+    int has_service;
+    int node_port;
+    json_object *verbatim;      /* stored by sbx_emu_store_put; NULL otherwise */
 } store_entry;
+
+typedef struct injected {
+    int status;                 /* 0: none */
+    int times;                  /* -1: until reset */
+    char reason[SBX_EMU_REASON_MAX];
+    char *only_id;              /* NULL: every sandbox */
+} injected;
 
 struct sbx_emu_store {
     pthread_mutex_t lock;
     char *node_host;
-    char *initial_status;
+    char *phase;
+    long pending_ms;
     store_entry *entries;
     size_t count, capacity;
     int next_port;
+    injected faults[SBX_EMU_KUBE_OP_COUNT];
 };
 
-sbx_emu_store *sbx_emu_store_new(const char *node_host, const char *initial_status)
+static const char *const op_names[SBX_EMU_KUBE_OP_COUNT] = {
+    [SBX_EMU_KUBE_READ_NAMESPACE] = "read_namespace",
+    [SBX_EMU_KUBE_READ_POD] = "read_pod",
+    [SBX_EMU_KUBE_READ_SERVICE] = "read_service",
+    [SBX_EMU_KUBE_LIST_SERVICES] = "list_services",
+    [SBX_EMU_KUBE_CREATE_POD] = "create_pod",
+    [SBX_EMU_KUBE_CREATE_SERVICE] = "create_service",
+    [SBX_EMU_KUBE_DELETE_POD] = "delete_pod",
+    [SBX_EMU_KUBE_DELETE_SERVICE] = "delete_service",
+};
+
+const char *sbx_emu_kube_op_name(sbx_emu_kube_op op)
+{
+    return op_names[op];
+}
+
+int sbx_emu_kube_op_from_name(const char *name)
+{
+    for (int op = 0; name != NULL && op < SBX_EMU_KUBE_OP_COUNT; op++) {
+        if (strcmp(op_names[op], name) == 0)
+            return op;
+    }
+    return -1;
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The reason phrase the Kubernetes client reports for an HTTP status. */
+static const char *reason_phrase(int status)
+{
+    static const struct { int status; const char *phrase; } phrases[] = {
+        {400, "Bad Request"}, {401, "Unauthorized"}, {403, "Forbidden"},
+        {404, "Not Found"}, {409, "Conflict"}, {422, "Unprocessable Entity"},
+        {429, "Too Many Requests"}, {500, "Internal Server Error"},
+        {502, "Bad Gateway"}, {503, "Service Unavailable"}, {504, "Gateway Timeout"},
+    };
+    for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++) {
+        if (phrases[i].status == status)
+            return phrases[i].phrase;
+    }
+    return "Error";
+}
+
+sbx_emu_store *sbx_emu_store_new(const char *node_host, const char *phase, long pending_ms)
 {
     sbx_emu_store *store = sbx_emu_xmalloc(sizeof *store);
     memset(store, 0, sizeof *store);
     pthread_mutex_init(&store->lock, NULL);
     store->node_host = sbx_emu_xstrdup(node_host);
-    store->initial_status = sbx_emu_xstrdup(initial_status);
+    store->phase = sbx_emu_xstrdup(phase);
+    store->pending_ms = pending_ms;
     store->next_port = FIRST_NODE_PORT;
     return store;
+}
+
+void sbx_emu_pod_clear(sbx_emu_pod *pod)
+{
+    free(pod->user_id);
+    free(pod->thread_id);
+    free(pod->mounts);
+    free(pod->phase);
+    memset(pod, 0, sizeof *pod);
 }
 
 static void entry_release(store_entry *entry)
 {
     free(entry->id);
-    json_object_put(entry->fields);
+    sbx_emu_pod_clear(&entry->pod);
+    json_object_put(entry->verbatim);
 }
 
-static void remove_all(sbx_emu_store *store)
+static void clear_faults_locked(sbx_emu_store *store)
+{
+    for (int op = 0; op < SBX_EMU_KUBE_OP_COUNT; op++) {
+        free(store->faults[op].only_id);
+        memset(&store->faults[op], 0, sizeof store->faults[op]);
+    }
+}
+
+static void remove_all_locked(sbx_emu_store *store)
 {
     for (size_t i = 0; i < store->count; i++)
         entry_release(&store->entries[i]);
     store->count = 0;
+    store->next_port = FIRST_NODE_PORT;
+    clear_faults_locked(store);
 }
 
 void sbx_emu_store_free(sbx_emu_store *store)
 {
     if (store == NULL)
         return;
-    remove_all(store);
+    remove_all_locked(store);
     free(store->entries);
     free(store->node_host);
-    free(store->initial_status);
+    free(store->phase);
     pthread_mutex_destroy(&store->lock);
     free(store);
+}
+
+void sbx_emu_store_reset(sbx_emu_store *store)
+{
+    pthread_mutex_lock(&store->lock);
+    remove_all_locked(store);
+    pthread_mutex_unlock(&store->lock);
+}
+
+void sbx_emu_store_inject(sbx_emu_store *store, sbx_emu_kube_op op, int status,
+                          const char *reason, int times, const char *sandbox_id)
+{
+    pthread_mutex_lock(&store->lock);
+    injected *f = &store->faults[op];
+    free(f->only_id);
+    memset(f, 0, sizeof *f);
+    if (times != 0) {
+        f->status = status;
+        f->times = times;
+        snprintf(f->reason, sizeof f->reason, "%s",
+                 reason != NULL ? reason : reason_phrase(status));
+        f->only_id = sbx_emu_xstrdup(sandbox_id);
+    }
+    pthread_mutex_unlock(&store->lock);
+}
+
+/* The injected failure that applies to this call of `op` about `id` (NULL:
+ * a call about no sandbox), consumed; 0 when the call goes through. */
+static int failure_locked(sbx_emu_store *store, sbx_emu_kube_op op, const char *id,
+                          char *reason)
+{
+    injected *f = &store->faults[op];
+    if (f->status == 0 || (f->only_id != NULL && (id == NULL || strcmp(f->only_id, id) != 0)))
+        return 0;
+    int status = f->status;
+    snprintf(reason, SBX_EMU_REASON_MAX, "%s", f->reason);
+    if (f->times > 0 && --f->times == 0) {
+        free(f->only_id);
+        memset(f, 0, sizeof *f);
+    }
+    return status;
 }
 
 static store_entry *find_locked(sbx_emu_store *store, const char *id)
@@ -71,8 +195,11 @@ static store_entry *find_locked(sbx_emu_store *store, const char *id)
     return NULL;
 }
 
-static store_entry *append_locked(sbx_emu_store *store, const char *id)
+static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
 {
+    store_entry *entry = find_locked(store, id);
+    if (entry != NULL)
+        return entry;
     if (store->count == store->capacity) {
         size_t capacity = store->capacity == 0 ? 16 : store->capacity * 2;
         store_entry *grown = sbx_emu_xmalloc(capacity * sizeof *grown);
@@ -82,52 +209,198 @@ static store_entry *append_locked(sbx_emu_store *store, const char *id)
         store->entries = grown;
         store->capacity = capacity;
     }
-    store_entry *entry = &store->entries[store->count++];
+    entry = &store->entries[store->count++];
     memset(entry, 0, sizeof *entry);
     entry->id = sbx_emu_xstrdup(id);
-    sbx_emu_uid_generate(entry->pod_uid);
     return entry;
 }
 
-/* Built under the lock; the deep copy keeps callers off shared objects. */
-static json_object *view_locked(const store_entry *entry, int with_identity)
+/* Drop `entry` once neither its Pod nor its Service is left. */
+static void forget_if_empty_locked(sbx_emu_store *store, store_entry *entry)
 {
-    json_object *view = NULL;
-    json_object_deep_copy(entry->fields, &view, NULL);
-    if (!entry->stored_verbatim && !with_identity) {
-        /* A legacy (version 0) provisioner answers no identity. */
-        json_object_object_del(view, "user_id");
-        json_object_object_del(view, "thread_id");
-        json_object_object_del(view, "mount_contract_version");
-    }
-    return view;
+    if (entry->has_pod || entry->has_service)
+        return;
+    size_t index = (size_t)(entry - store->entries);
+    entry_release(entry);
+    memmove(entry, entry + 1, (store->count - index - 1) * sizeof *entry);
+    store->count--;
 }
 
-json_object *sbx_emu_store_create(sbx_emu_store *store, const char *id,
-                                  const char *user_id, const char *thread_id,
-                                  int contract_version, int with_identity)
+static char *phase_locked(const sbx_emu_store *store, const store_entry *entry)
+{
+    if (entry->pod.phase != NULL)
+        return sbx_emu_xstrdup(entry->pod.phase);
+    if (now_ms() - entry->pod_created_ms < store->pending_ms)
+        return sbx_emu_xstrdup("Pending");
+    return sbx_emu_xstrdup(store->phase);
+}
+
+static char *url_locked(const sbx_emu_store *store, const store_entry *entry)
+{
+    char url[512];
+    snprintf(url, sizeof url, "http://%s:%d", store->node_host, entry->node_port);
+    return sbx_emu_xstrdup(url);
+}
+
+int sbx_emu_store_read_namespace(sbx_emu_store *store, char *reason)
 {
     pthread_mutex_lock(&store->lock);
-    store_entry *entry = find_locked(store, id);
-    if (entry == NULL) {
-        entry = append_locked(store, id);
-        char url[512];
-        snprintf(url, sizeof url, "http://%s:%d", store->node_host, store->next_port++);
-        json_object *fields = json_object_new_object();
-        json_object_object_add(fields, "sandbox_id", json_object_new_string(id));
-        json_object_object_add(fields, "sandbox_url", json_object_new_string(url));
-        json_object_object_add(fields, "status",
-                               json_object_new_string(store->initial_status));
-        json_object_object_add(fields, "user_id", json_object_new_string(user_id));
-        json_object_object_add(fields, "thread_id",
-                               thread_id != NULL ? json_object_new_string(thread_id) : NULL);
-        json_object_object_add(fields, "mount_contract_version",
-                               json_object_new_int(contract_version));
-        entry->fields = fields;
-    }
-    json_object *view = view_locked(entry, with_identity);
+    int status = failure_locked(store, SBX_EMU_KUBE_READ_NAMESPACE, NULL, reason);
     pthread_mutex_unlock(&store->lock);
-    return view;
+    return status;
+}
+
+int sbx_emu_store_read_pod(sbx_emu_store *store, const char *id, sbx_emu_pod *out,
+                           char *reason)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&store->lock);
+    int status = failure_locked(store, SBX_EMU_KUBE_READ_POD, id, reason);
+    store_entry *entry = find_locked(store, id);
+    if (status == 0 && (entry == NULL || !entry->has_pod))
+        status = 404;
+    if (status == 0) {
+        out->user_id = sbx_emu_xstrdup(entry->pod.user_id);
+        out->thread_id = sbx_emu_xstrdup(entry->pod.thread_id);
+        out->mounts = sbx_emu_xstrdup(entry->pod.mounts);
+        out->contract_version = entry->pod.contract_version;
+        out->phase = phase_locked(store, entry);
+        memcpy(out->uid, entry->pod.uid, sizeof out->uid);
+    }
+    pthread_mutex_unlock(&store->lock);
+    return status;
+}
+
+int sbx_emu_store_read_service(sbx_emu_store *store, const char *id, char **url,
+                               char *reason)
+{
+    *url = NULL;
+    pthread_mutex_lock(&store->lock);
+    int status = failure_locked(store, SBX_EMU_KUBE_READ_SERVICE, id, reason);
+    store_entry *entry = find_locked(store, id);
+    if (status == 0 && (entry == NULL || !entry->has_service))
+        status = 404;
+    if (status == 0)
+        *url = url_locked(store, entry);
+    pthread_mutex_unlock(&store->lock);
+    return status;
+}
+
+int sbx_emu_store_list_services(sbx_emu_store *store, sbx_emu_listed **out, size_t *count,
+                                char *reason)
+{
+    *out = NULL;
+    *count = 0;
+    pthread_mutex_lock(&store->lock);
+    int status = failure_locked(store, SBX_EMU_KUBE_LIST_SERVICES, NULL, reason);
+    if (status == 0 && store->count > 0) {
+        *out = sbx_emu_xmalloc(store->count * sizeof **out);
+        for (size_t i = 0; i < store->count; i++) {
+            const store_entry *entry = &store->entries[i];
+            if (!entry->has_service)
+                continue;
+            sbx_emu_listed *item = &(*out)[(*count)++];
+            item->sandbox_id = sbx_emu_xstrdup(entry->id);
+            item->url = url_locked(store, entry);
+            item->verbatim = NULL;
+            if (entry->verbatim != NULL)
+                json_object_deep_copy(entry->verbatim, &item->verbatim, NULL);
+        }
+    }
+    pthread_mutex_unlock(&store->lock);
+    return status;
+}
+
+void sbx_emu_listed_free(sbx_emu_listed *listed, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(listed[i].sandbox_id);
+        free(listed[i].url);
+        json_object_put(listed[i].verbatim);
+    }
+    free(listed);
+}
+
+int sbx_emu_store_create_pod(sbx_emu_store *store, const char *id, const sbx_emu_pod *pod,
+                             char *reason)
+{
+    pthread_mutex_lock(&store->lock);
+    int status = failure_locked(store, SBX_EMU_KUBE_CREATE_POD, id, reason);
+    if (status == 0) {
+        store_entry *entry = find_or_add_locked(store, id);
+        if (entry->has_pod) {
+            status = 409;
+            snprintf(reason, SBX_EMU_REASON_MAX, "%s", reason_phrase(409));
+        } else {
+            entry->has_pod = 1;
+            entry->pod.user_id = sbx_emu_xstrdup(pod->user_id);
+            entry->pod.thread_id = sbx_emu_xstrdup(pod->thread_id);
+            entry->pod.mounts = sbx_emu_xstrdup(pod->mounts);
+            entry->pod.contract_version = pod->contract_version;
+            entry->pod.phase = NULL;
+            sbx_emu_uid_generate(entry->pod.uid);
+            entry->pod_created_ms = now_ms();
+        }
+    }
+    pthread_mutex_unlock(&store->lock);
+    return status;
+}
+
+int sbx_emu_store_create_service(sbx_emu_store *store, const char *id, char *reason)
+{
+    pthread_mutex_lock(&store->lock);
+    int status = failure_locked(store, SBX_EMU_KUBE_CREATE_SERVICE, id, reason);
+    if (status == 0) {
+        store_entry *entry = find_or_add_locked(store, id);
+        if (entry->has_service) {
+            status = 409;
+            snprintf(reason, SBX_EMU_REASON_MAX, "%s", reason_phrase(409));
+        } else {
+            entry->has_service = 1;
+            entry->node_port = store->next_port++;
+        }
+    }
+    pthread_mutex_unlock(&store->lock);
+    return status;
+}
+
+/* Delete the Pod (`pod`) or the Service (!`pod`) of `id`; injected
+ * failures apply unless `reason` is NULL. */
+static int delete_part(sbx_emu_store *store, const char *id, int pod, char *reason)
+{
+    pthread_mutex_lock(&store->lock);
+    sbx_emu_kube_op op = pod ? SBX_EMU_KUBE_DELETE_POD : SBX_EMU_KUBE_DELETE_SERVICE;
+    int status = reason != NULL ? failure_locked(store, op, id, reason) : 0;
+    store_entry *entry = find_locked(store, id);
+    int *has = entry == NULL ? NULL : pod ? &entry->has_pod : &entry->has_service;
+    if (status == 0 && (has == NULL || !*has))
+        status = 404;
+    if (status == 0) {
+        *has = 0;
+        if (pod) {
+            sbx_emu_pod_clear(&entry->pod);
+            json_object_put(entry->verbatim);   /* a recreated Pod is a new sandbox */
+            entry->verbatim = NULL;
+        }
+        forget_if_empty_locked(store, entry);
+    }
+    pthread_mutex_unlock(&store->lock);
+    return status;
+}
+
+int sbx_emu_store_delete_pod(sbx_emu_store *store, const char *id, char *reason)
+{
+    return delete_part(store, id, 1, reason);
+}
+
+int sbx_emu_store_delete_service(sbx_emu_store *store, const char *id, char *reason)
+{
+    return delete_part(store, id, 0, reason);
+}
+
+int sbx_emu_store_remove_part(sbx_emu_store *store, const char *id, int pod)
+{
+    return delete_part(store, id, pod, NULL) == 0;
 }
 
 void sbx_emu_store_put(sbx_emu_store *store, const char *id, json_object *fields)
@@ -135,60 +408,40 @@ void sbx_emu_store_put(sbx_emu_store *store, const char *id, json_object *fields
     json_object *copy = NULL;
     json_object_deep_copy(fields, &copy, NULL);
     pthread_mutex_lock(&store->lock);
-    store_entry *entry = find_locked(store, id);
-    if (entry == NULL) {
-        entry = append_locked(store, id);
-    } else {
-        json_object_put(entry->fields);
-    }
-    entry->fields = copy;
-    entry->stored_verbatim = 1;
-    pthread_mutex_unlock(&store->lock);
-}
-
-json_object *sbx_emu_store_find(sbx_emu_store *store, const char *id, int with_identity,
-                                char incarnation[SBX_EMU_UID_LEN + 1])
-{
-    json_object *view = NULL;
-    pthread_mutex_lock(&store->lock);
-    store_entry *entry = find_locked(store, id);
-    if (entry != NULL) {
-        view = view_locked(entry, with_identity);
-        if (incarnation != NULL)
-            memcpy(incarnation, entry->pod_uid, sizeof entry->pod_uid);
+    store_entry *entry = find_or_add_locked(store, id);
+    sbx_emu_pod_clear(&entry->pod);
+    json_object_put(entry->verbatim);
+    entry->verbatim = copy;
+    entry->has_pod = 1;
+    sbx_emu_uid_generate(entry->pod.uid);
+    entry->pod_created_ms = now_ms();
+    if (!entry->has_service) {
+        entry->has_service = 1;
+        entry->node_port = store->next_port++;
     }
     pthread_mutex_unlock(&store->lock);
-    return view;
 }
 
-json_object *sbx_emu_store_list(sbx_emu_store *store, int with_identity)
+json_object *sbx_emu_store_verbatim(sbx_emu_store *store, const char *id)
 {
-    json_object *array = json_object_new_array();
+    json_object *copy = NULL;
     pthread_mutex_lock(&store->lock);
-    for (size_t i = 0; i < store->count; i++)
-        json_object_array_add(array, view_locked(&store->entries[i], with_identity));
+    store_entry *entry = find_locked(store, id);
+    if (entry != NULL && entry->verbatim != NULL)
+        json_object_deep_copy(entry->verbatim, &copy, NULL);
     pthread_mutex_unlock(&store->lock);
-    return array;
+    return copy;
 }
 
-int sbx_emu_store_delete(sbx_emu_store *store, const char *id)
+int sbx_emu_store_set_phase(sbx_emu_store *store, const char *id, const char *phase)
 {
     pthread_mutex_lock(&store->lock);
     store_entry *entry = find_locked(store, id);
-    if (entry != NULL) {
-        size_t index = (size_t)(entry - store->entries);
-        entry_release(entry);
-        memmove(entry, entry + 1, (store->count - index - 1) * sizeof *entry);
-        store->count--;
+    int found = entry != NULL && entry->has_pod;
+    if (found) {
+        free(entry->pod.phase);
+        entry->pod.phase = sbx_emu_xstrdup(phase);
     }
     pthread_mutex_unlock(&store->lock);
-    return entry != NULL;
-}
-
-void sbx_emu_store_reset(sbx_emu_store *store)
-{
-    pthread_mutex_lock(&store->lock);
-    remove_all(store);
-    store->next_port = FIRST_NODE_PORT;
-    pthread_mutex_unlock(&store->lock);
+    return found;
 }

@@ -1,49 +1,138 @@
-/* The emulated sandboxes (the provisioner's Pods and Services).
- * Thread-safe: one internal mutex; every JSON value handed out is a private
- * deep copy owned by the caller (json_object_put it). */
+/* The emulated cluster behind the provisioner: per sandbox id a Pod
+ * (identity, mount signature, contract version, uid, phase) and a Service
+ * (its node port), each of which can exist without the other, as in
+ * Kubernetes.  The /api handlers drive it through Kubernetes-like calls that
+ * answer 0 (done), 404 (no such object), 409 (already exists) or an injected
+ * API failure (sbx_emu_store_inject), so they can follow the real
+ * provisioner's flow, partial states and error paths included.
+ * Thread-safe: one internal mutex; everything handed out is a private copy
+ * owned by the caller. */
 #ifndef SBX_EMU_STORE_H
 #define SBX_EMU_STORE_H
 
+#include <stddef.h>
 #include <json-c/json.h>
 
 #include "tools/provisioner-emu/emu_uid.h"
 
 typedef struct sbx_emu_store sbx_emu_store;
 
-/* A store whose sandboxes get URLs http://NODE_HOST:PORT (ports from 30000
- * up) and status `initial_status`.  Both strings are copied. */
-sbx_emu_store *sbx_emu_store_new(const char *node_host, const char *initial_status);
+/* The Kubernetes API calls the provisioner makes, each of which can be made
+ * to fail (sbx_emu_store_inject). */
+typedef enum sbx_emu_kube_op {
+    SBX_EMU_KUBE_READ_NAMESPACE = 0,
+    SBX_EMU_KUBE_READ_POD,
+    SBX_EMU_KUBE_READ_SERVICE,
+    SBX_EMU_KUBE_LIST_SERVICES,
+    SBX_EMU_KUBE_CREATE_POD,
+    SBX_EMU_KUBE_CREATE_SERVICE,
+    SBX_EMU_KUBE_DELETE_POD,
+    SBX_EMU_KUBE_DELETE_SERVICE,
+    SBX_EMU_KUBE_OP_COUNT
+} sbx_emu_kube_op;
 
-/* Free the store and every sandbox in it.  NULL is accepted. */
+/* Bytes of a Kubernetes failure reason, NUL included. */
+#define SBX_EMU_REASON_MAX 128
+
+/* A copy of one Pod.  Release with sbx_emu_pod_clear. */
+typedef struct sbx_emu_pod {
+    char *user_id;
+    char *thread_id;            /* the effective thread (the sandbox id when none was asked) */
+    char *mounts;               /* the mount signature (emu_mounts.h) */
+    int contract_version;       /* the emulator's version when the Pod was created */
+    char *phase;                /* Pending, Running, Failed, ... */
+    char uid[SBX_EMU_UID_LEN + 1];
+} sbx_emu_pod;
+
+/* A listed Service: its sandbox and URL, or a stored sandbox's verbatim
+ * answer.  Release an array of them with sbx_emu_listed_free. */
+typedef struct sbx_emu_listed {
+    char *sandbox_id;
+    char *url;
+    json_object *verbatim;      /* non-NULL: answer this object as it is */
+} sbx_emu_listed;
+
+/* A cluster whose Services get URLs http://NODE_HOST:PORT (ports from 30000
+ * up) and whose Pods report `phase` once `pending_ms` have passed since
+ * their creation (`Pending` before).  Strings are copied. */
+sbx_emu_store *sbx_emu_store_new(const char *node_host, const char *phase, long pending_ms);
+
+/* Free the store and everything in it.  NULL is accepted. */
 void sbx_emu_store_free(sbx_emu_store *store);
 
-/* Create sandbox `id` unless it exists (then the existing one is kept and
- * these arguments are ignored, as the reference's idempotent create).
- * thread_id may be NULL (stays null).  Returns the sandbox's answer view
- * (see sbx_emu_store_find). */
-json_object *sbx_emu_store_create(sbx_emu_store *store, const char *id,
-                                  const char *user_id, const char *thread_id,
-                                  int contract_version, int with_identity);
+/* The name of a Kubernetes call in the control API ("read_pod", ...);
+ * static.  Only for ops in [0, SBX_EMU_KUBE_OP_COUNT). */
+const char *sbx_emu_kube_op_name(sbx_emu_kube_op op);
 
-/* Store `fields` (a JSON object, deep-copied) as sandbox `id`, replacing
- * any sandbox of that id; answered verbatim from then on. */
+/* The op called `name`, or -1 for an unknown name or NULL. */
+int sbx_emu_kube_op_from_name(const char *name);
+
+/* Make the next `times` calls of `op` (-1: every call until reset) fail with
+ * HTTP `status` and `reason` (copied; NULL: the status's reason phrase);
+ * only calls about sandbox `sandbox_id` when it is not NULL.  Replaces any
+ * failure queued for `op`; `times` 0 removes it. */
+void sbx_emu_store_inject(sbx_emu_store *store, sbx_emu_kube_op op, int status,
+                          const char *reason, int times, const char *sandbox_id);
+
+/* Read the namespace: 0, or an injected failure status with its reason in
+ * `reason` (SBX_EMU_REASON_MAX bytes; every call below fills it likewise). */
+int sbx_emu_store_read_namespace(sbx_emu_store *store, char *reason);
+
+/* Read Pod `id`: 0 with *out filled (release with sbx_emu_pod_clear), 404,
+ * or a failure status. */
+int sbx_emu_store_read_pod(sbx_emu_store *store, const char *id, sbx_emu_pod *out,
+                           char *reason);
+
+/* Read Service `id`: 0 with *url (a new string to free), 404, or a failure. */
+int sbx_emu_store_read_service(sbx_emu_store *store, const char *id, char **url,
+                               char *reason);
+
+/* Every Service in creation order: 0 with a new array in *out (`*count`
+ * entries; free with sbx_emu_listed_free), or a failure status. */
+int sbx_emu_store_list_services(sbx_emu_store *store, sbx_emu_listed **out, size_t *count,
+                                char *reason);
+
+/* Free what sbx_emu_store_list_services returned. */
+void sbx_emu_listed_free(sbx_emu_listed *listed, size_t count);
+
+/* Create Pod `id` with this identity (`pod`'s uid and phase are ignored: a
+ * new uid is drawn, the phase starts over): 0, 409 when it exists, or a
+ * failure status. */
+int sbx_emu_store_create_pod(sbx_emu_store *store, const char *id, const sbx_emu_pod *pod,
+                             char *reason);
+
+/* Create Service `id` with the next node port: 0, 409 when it exists, or a
+ * failure status. */
+int sbx_emu_store_create_service(sbx_emu_store *store, const char *id, char *reason);
+
+/* Delete Pod `id`: 0, 404 when there is none, or a failure status. */
+int sbx_emu_store_delete_pod(sbx_emu_store *store, const char *id, char *reason);
+
+/* Delete Service `id`: 0, 404 when there is none, or a failure status. */
+int sbx_emu_store_delete_service(sbx_emu_store *store, const char *id, char *reason);
+
+/* Remove the Pod (`pod` 1) or the Service (`pod` 0) of `id` behind the
+ * provisioner's back, leaving the other: the partial states a half-done
+ * cleanup leaves.  Returns 1, or 0 when there was no such object. */
+int sbx_emu_store_remove_part(sbx_emu_store *store, const char *id, int pod);
+
+/* Store `fields` (a JSON object, deep-copied) as sandbox `id` with a Pod
+ * and a Service, replacing what was there: get, list and create answer it
+ * verbatim from then on. */
 void sbx_emu_store_put(sbx_emu_store *store, const char *id, json_object *fields);
 
-/* The answer view of sandbox `id`, or NULL when there is none.  Created
- * sandboxes show sandbox_id, sandbox_url and status, plus user_id,
- * thread_id and mount_contract_version when `with_identity`; stored ones
- * show their stored fields.  When `incarnation` is not NULL it receives the
- * sandbox's pod uid. */
-json_object *sbx_emu_store_find(sbx_emu_store *store, const char *id, int with_identity,
-                                char incarnation[SBX_EMU_UID_LEN + 1]);
+/* A copy of the verbatim answer of stored sandbox `id` (caller puts), or
+ * NULL when `id` was not stored by sbx_emu_store_put (or is gone). */
+json_object *sbx_emu_store_verbatim(sbx_emu_store *store, const char *id);
 
-/* A JSON array of every sandbox's view, in creation order. */
-json_object *sbx_emu_store_list(sbx_emu_store *store, int with_identity);
+/* Set the phase Pod `id` reports from now on (copied).  Returns 1, or 0
+ * when there is no such Pod. */
+int sbx_emu_store_set_phase(sbx_emu_store *store, const char *id, const char *phase);
 
-/* Remove sandbox `id`; returns 1 when it existed, 0 otherwise. */
-int sbx_emu_store_delete(sbx_emu_store *store, const char *id);
+/* Release what a Pod copy holds (and zero it). */
+void sbx_emu_pod_clear(sbx_emu_pod *pod);
 
-/* Remove every sandbox and restart port numbering. */
+/* Remove every Pod, Service and injected failure; restart port numbering. */
 void sbx_emu_store_reset(sbx_emu_store *store);
 
 #endif

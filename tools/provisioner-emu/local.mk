@@ -1,7 +1,8 @@
 # sbx-provisioner-emu: the provisioner emulator tests and demos run against
 # (docs/emulator.md).  One file per responsibility: CLI, HTTP server, /api
-# routes, create validation, sandbox store, faults/holds/counters, request
-# log, control API.
+# routes, create validation, mount rules, path arithmetic, the emulated
+# cluster (Pods, Services, Kubernetes failures), faults/holds/counters,
+# request log, control API.
 bin_PROGRAMS += tools/provisioner-emu/sbx-provisioner-emu
 tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/main.c \
@@ -13,6 +14,8 @@ tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/emu_create.c tools/provisioner-emu/emu_create.h \
 	tools/provisioner-emu/emu_faults.c tools/provisioner-emu/emu_faults.h \
 	tools/provisioner-emu/emu_json.c tools/provisioner-emu/emu_json.h \
+	tools/provisioner-emu/emu_mounts.c tools/provisioner-emu/emu_mounts.h \
+	tools/provisioner-emu/emu_paths.c tools/provisioner-emu/emu_paths.h \
 	tools/provisioner-emu/emu_reply.c tools/provisioner-emu/emu_reply.h \
 	tools/provisioner-emu/emu_request_log.c tools/provisioner-emu/emu_request_log.h \
 	tools/provisioner-emu/emu_routes.c tools/provisioner-emu/emu_routes.h \

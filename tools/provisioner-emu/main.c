@@ -2,6 +2,7 @@
  * and demos run on 127.0.0.1, with a control API to script its answers.
  * See docs/emulator.md. */
 #include "tools/provisioner-emu/emu_context.h"
+#include "tools/provisioner-emu/emu_mounts.h"
 #include "tools/provisioner-emu/emu_server.h"
 
 #include <errno.h>
@@ -20,7 +21,10 @@ typedef struct emu_options {
     int capabilities_route;
     int reconciliation_route;
     const char *initial_status;
+    long pending_ms;
     const char *node_host;
+    const char *state_dir;
+    int fail_closed;
     const char *tls_cert;   /* PEM files; both or neither (HTTPS) */
     const char *tls_key;
     int verbose;
@@ -31,9 +35,10 @@ typedef struct emu_options {
 
 static void usage(FILE *out)
 {
-    fputs("usage: sbx-provisioner-emu [--port N] [--api-key KEY] [--contract N]\n"
+    fputs("usage: sbx-provisioner-emu [--port N] [--api-key KEY | --fail-closed] [--contract N]\n"
           "                           [--no-capabilities] [--no-reconciliation]\n"
-          "                           [--initial-status WORD] [--node-host HOST]\n"
+          "                           [--initial-status WORD] [--pending-ms MS]\n"
+          "                           [--node-host HOST] [--state-dir DIR]\n"
           "                           [--tls-cert FILE --tls-key FILE] [--verbose]\n"
           "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT,\n"
           "over HTTPS when given a PEM certificate (chain) and its private key.\n"
@@ -56,7 +61,7 @@ static int parse_number(const char *text, long max, long *out)
 static int parse_options(int argc, char **argv, emu_options *o)
 {
     enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT,
-           OPT_TLS_CERT, OPT_TLS_KEY };
+           OPT_TLS_CERT, OPT_TLS_KEY, OPT_PENDING, OPT_STATE_DIR, OPT_FAIL_CLOSED };
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},
         {"api-key", required_argument, NULL, 'k'},
@@ -64,7 +69,10 @@ static int parse_options(int argc, char **argv, emu_options *o)
         {"no-capabilities", no_argument, NULL, OPT_NO_CAPS},
         {"no-reconciliation", no_argument, NULL, OPT_NO_RECON},
         {"initial-status", required_argument, NULL, OPT_STATUS},
+        {"pending-ms", required_argument, NULL, OPT_PENDING},
         {"node-host", required_argument, NULL, OPT_NODE_HOST},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"fail-closed", no_argument, NULL, OPT_FAIL_CLOSED},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"verbose", no_argument, NULL, 'v'},
@@ -72,7 +80,8 @@ static int parse_options(int argc, char **argv, emu_options *o)
         {NULL, 0, NULL, 0},
     };
     *o = (emu_options){.contract = 0, .capabilities_route = 1, .reconciliation_route = 1,
-                       .initial_status = "Running", .node_host = "127.0.0.1"};
+                       .initial_status = "Running", .node_host = "127.0.0.1",
+                       .state_dir = SBX_EMU_DEFAULT_STATE_DIR};
     o->api_key = getenv("SBX_EMU_API_KEY");
     int c;
     long n = 0;
@@ -105,8 +114,27 @@ static int parse_options(int argc, char **argv, emu_options *o)
         case OPT_STATUS:
             o->initial_status = optarg;
             break;
+        case OPT_PENDING:
+            if (!parse_number(optarg, LONG_MAX / 2, &n)) {
+                fprintf(stderr, "sbx-provisioner-emu: --pending-ms wants an integer >= 0, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->pending_ms = n;
+            break;
         case OPT_NODE_HOST:
             o->node_host = optarg;
+            break;
+        case OPT_STATE_DIR:
+            if (optarg[0] != '/') {
+                fprintf(stderr, "sbx-provisioner-emu: --state-dir wants an absolute path, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->state_dir = optarg;
+            break;
+        case OPT_FAIL_CLOSED:
+            o->fail_closed = 1;
             break;
         case OPT_TLS_CERT:
             o->tls_cert = optarg;
@@ -195,11 +223,13 @@ int main(int argc, char **argv)
     sbx_emu_context ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.api_key = o.api_key;
+    ctx.fail_closed = o.fail_closed;
+    ctx.state_dir = o.state_dir;
     ctx.verbose = o.verbose;
     sbx_emu_contract_settings startup = {o.contract, o.capabilities_route,
                                          o.reconciliation_route};
     sbx_emu_contract_init(&ctx.contract, &startup);
-    ctx.store = sbx_emu_store_new(o.node_host, o.initial_status);
+    ctx.store = sbx_emu_store_new(o.node_host, o.initial_status, o.pending_ms);
     ctx.faults = sbx_emu_faults_new();
     ctx.log = sbx_emu_request_log_new();
     sbx_emu_uid_generate(ctx.namespace_uid);
@@ -217,7 +247,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (o.verbose)
             fprintf(stderr, "sbx-provisioner-emu: contract %d, namespace %s, key %s\n",
-                    o.contract, ctx.namespace_uid, o.api_key != NULL ? "required" : "not checked");
+                    o.contract, ctx.namespace_uid,
+                    o.api_key != NULL ? "required" : o.fail_closed ? "none: /api/ refused" : "not checked");
         int signal_number = 0;
         sigwait(&stop_signals, &signal_number);
         sbx_emu_server_stop(server);

@@ -1,0 +1,122 @@
+/* Mount rules in the order the real provisioner applies them: count, then
+ * per mount host path, container path, overlay rules, duplicates. */
+#include "tools/provisioner-emu/emu_mounts.h"
+
+#include "tools/provisioner-emu/emu_alloc.h"
+#include "tools/provisioner-emu/emu_json.h"
+#include "tools/provisioner-emu/emu_paths.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UPLOAD_CONVERSIONS_PATH "/mnt/user-data/.upload-conversions"
+
+/* The container paths the real provisioner knows how to mount.
+ * (Not /mnt/integrations/lark-cli/config/locks: it answers 400 for it.) */
+static const char *const allowed_container_paths[] = {
+    UPLOAD_CONVERSIONS_PATH,
+    "/mnt/acp-workspace",
+    "/mnt/skills/custom",
+    "/mnt/skills/integrations",
+    "/mnt/integrations/lark-cli/config",
+    "/mnt/integrations/lark-cli/data",
+    "/mnt/integrations/lark-cli/runtime",
+};
+
+static int allowed(const char *container_path)
+{
+    size_t n = sizeof allowed_container_paths / sizeof allowed_container_paths[0];
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(allowed_container_paths[i], container_path) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *string_member(json_object *obj, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(obj, key, &v);
+    return json_object_get_string(v);
+}
+
+/* The overlay must be read-only and be exactly this user's and thread's
+ * upload-conversions folder.  Returns the problem, or NULL. */
+static const char *overlay_problem(const char *host, int read_only, const char *user_id,
+                                   const char *thread_id, const char *base)
+{
+    if (!read_only)
+        return "Upload conversion mount must be read-only";
+    const char *const parts[] = {"users", user_id, "threads", thread_id, "user-data",
+                                 ".upload-conversions"};
+    char *expected = sbx_emu_path_join(base, parts, 6);
+    int same = strcmp(expected, host) == 0;
+    free(expected);
+    return same ? NULL : "Upload conversion mount must match the requested user and thread";
+}
+
+/* Check mount `m`; on success add its normalised form to `signature`, else
+ * write the 400 detail into `detail`. */
+static void check_one(json_object *m, const char *user_id, const char *thread_id,
+                      const char *base, json_object *signature, char *detail,
+                      size_t detail_len)
+{
+    const char *host_raw = string_member(m, "host_path");
+    const char *container_raw = string_member(m, "container_path");
+    json_object *ro = NULL;
+    int read_only = json_object_object_get_ex(m, "read_only", &ro) && json_object_get_boolean(ro);
+    char *host = sbx_emu_normpath(host_raw);
+    char *container = sbx_emu_normpath(container_raw);
+    const char *problem = NULL;
+    if (host[0] != '/')
+        snprintf(detail, detail_len, "Extra mount host path must be absolute: %s", host_raw);
+    else if (!sbx_emu_path_is_under(host, base))
+        snprintf(detail, detail_len, "Extra mount host path is outside DeerFlow state: %s",
+                 host_raw);
+    else if (container[0] != '/')
+        snprintf(detail, detail_len, "Extra mount path must be absolute: %s", container_raw);
+    else if (!allowed(container))
+        snprintf(detail, detail_len, "Unsupported extra mount path: %s", container_raw);
+    else if (strcmp(container, UPLOAD_CONVERSIONS_PATH) == 0 &&
+             (problem = overlay_problem(host, read_only, user_id, thread_id, base)) != NULL)
+        snprintf(detail, detail_len, "%s", problem);
+    for (size_t i = 0; detail[0] == '\0' && i < json_object_array_length(signature); i++) {
+        json_object *earlier = json_object_array_get_idx(signature, i);
+        if (strcmp(json_object_get_string(json_object_array_get_idx(earlier, 1)), container) == 0)
+            snprintf(detail, detail_len, "Duplicate extra mount path: %s", container);
+    }
+    if (detail[0] == '\0') {
+        json_object *entry = json_object_new_array();
+        json_object_array_add(entry, json_object_new_string(host));
+        json_object_array_add(entry, json_object_new_string(container));
+        json_object_array_add(entry, json_object_new_boolean(read_only));
+        json_object_array_add(signature, entry);
+    }
+    free(host);
+    free(container);
+}
+
+char *sbx_emu_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
+                           const char *state_dir, sbx_emu_reply *reply)
+{
+    size_t n = mounts != NULL ? json_object_array_length(mounts) : 0;
+    char detail[2048] = "";
+    if (n > SBX_EMU_MAX_EXTRA_MOUNTS) {
+        snprintf(detail, sizeof detail, "Too many extra mounts; max is %d",
+                 SBX_EMU_MAX_EXTRA_MOUNTS);
+        sbx_emu_reply_detail(reply, 400, detail);
+        return NULL;
+    }
+    char *base = sbx_emu_normpath(state_dir);
+    json_object *signature = json_object_new_array();
+    for (size_t i = 0; i < n && detail[0] == '\0'; i++)
+        check_one(json_object_array_get_idx(mounts, i), user_id, thread_id, base, signature,
+                  detail, sizeof detail);
+    free(base);
+    char *text = detail[0] == '\0' ? sbx_emu_xstrdup(sbx_emu_json_text(signature)) : NULL;
+    json_object_put(signature);
+    if (detail[0] != '\0')
+        sbx_emu_reply_detail(reply, 400, detail);
+    return text;
+}
