@@ -68,7 +68,8 @@ static sbx_status op_create(sbx_host *host, sbx_backend **backend, sbx_error *er
     req.sandbox_id = "af-created";
     req.thread_id = "af-thread";
     req.user_id = "alice";
-    sbx_mount mount = {"/var/lib/deerflow/ws", "/mnt/acp-workspace", 1};
+    /* under the provisioner's state directory, as the real one requires */
+    sbx_mount mount = {"/.deer-flow/users/u1/acp-workspace", "/mnt/acp-workspace", 1};
     req.extra_mounts = &mount;
     req.extra_mount_count = 1;
     sbx_sandbox *sb = NULL;

@@ -686,9 +686,11 @@ static void test_empty_user_id_refused(void)
 
 /* ---------------------------------------------------------------- isolation */
 
-/* The provisioner answers a repeated create with the existing sandbox and
- * ignores the repeat's user (as the real one does): under a contract >= 1
- * the identity echo then names alice, and bob is not handed her sandbox. */
+/* The provisioner refuses a repeated create of alice's id for bob, or for
+ * another thread, with a 409 whose detail says why (as the real one does):
+ * that is `refused`, naming it.  A provisioner that hands the existing
+ * sandbox over instead is caught by the identity echo under a contract >= 1:
+ * bob is never given alice's sandbox either way. */
 static void test_existing_sandbox_never_handed_to_another_user(void)
 {
     static const char *const args[] = { "--contract", "2", NULL };
@@ -703,14 +705,25 @@ static void test_existing_sandbox_never_handed_to_another_user(void)
 
     sbx_create_request bob = sbx_rt_create_request("shared-id", "thread-1", "bob");
     sbx_sandbox *stolen = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &bob, &stolen, &err), SBX_ERR_PROTOCOL);
+    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &bob, &stolen, &err), SBX_ERR_REFUSED);
     CU_ASSERT_PTR_NULL(stolen);
-    CU_ASSERT(sbx_rt_contains(err.message, "mount contract response"));
+    CU_ASSERT_EQUAL(err.http_status, 409);
+    CU_ASSERT(sbx_rt_contains(err.message, "belongs to another user"));
 
     sbx_create_request other_thread = sbx_rt_create_request("shared-id", "thread-2", "alice");
     CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &other_thread, &stolen, &err),
-                    SBX_ERR_PROTOCOL);
+                    SBX_ERR_REFUSED);
     CU_ASSERT_PTR_NULL(stolen);
+    CU_ASSERT(sbx_rt_contains(err.message, "another thread"));
+
+    /* A provisioner that answers with alice's sandbox. */
+    sbx_rt_respond(&rt, "create", 200,
+                   "{\"sandbox_id\":\"shared-id\",\"sandbox_url\":\"http://k3s:31001\","
+                   "\"status\":\"Running\",\"user_id\":\"alice\",\"thread_id\":\"thread-1\","
+                   "\"mount_contract_version\":2}", NULL, 1);
+    CU_ASSERT_EQUAL(sbx_backend_create(rt.backend, &bob, &stolen, &err), SBX_ERR_PROTOCOL);
+    CU_ASSERT_PTR_NULL(stolen);
+    CU_ASSERT(sbx_rt_contains(err.message, "mount contract response"));
     sbx_rt_stop(&rt);
 }
 

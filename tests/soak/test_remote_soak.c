@@ -10,7 +10,10 @@
  * failed call), or when one of the events already injected explains it, and
  * only with the kind and HTTP status that event produces.  Each fault that
  * surely reached the backend is found in the counts as often as it was
- * queued.  Leaks are left to the sanitizer builds and `make check-valgrind`;
+ * queued.  After the contract switch the provisioner refuses (409) every
+ * sandbox made under the old contract, as the real one refuses a Pod of
+ * another contract, until it is destroyed: those outcomes are "stale".
+ * Leaks are left to the sanitizer builds and `make check-valgrind`;
  * races to the ThreadSanitizer build (docs/hardening.md).
  *
  * Size: SBX_SOAK_THREADS (default 8) x SBX_SOAK_OPS (default 200); the
@@ -53,12 +56,13 @@ static const unsigned op_weights[OP_COUNT] = { 3, 3, 2, 1, 2, 1, 2 };
 typedef enum soak_outcome {
     OUT_OK, OUT_ALIVE, OUT_DEAD, OUT_FOUND, OUT_ABSENT, OUT_UNKNOWN, OUT_KNOWN,
     OUT_UNVERIFIED, OUT_NOT_FOUND, OUT_CONTRACT_CHANGED, OUT_REFUSED, OUT_PROVISIONER,
-    OUT_PROTOCOL, OUT_TRANSPORT, OUT_OTHER_ERROR, OUT_COUNT
+    OUT_PROTOCOL, OUT_TRANSPORT, OUT_OTHER_ERROR, OUT_STALE, OUT_COUNT
 } soak_outcome;
 
 static const char *const outcome_names[OUT_COUNT] = {
     "ok", "alive", "dead", "found", "absent", "unknown", "known", "unverif",
-    "not_found", "contract", "refused", "provisnr", "protocol", "transport", "other"
+    "not_found", "contract", "refused", "provisnr", "protocol", "transport", "other",
+    "stale"
 };
 
 /* Events the test injects mid-run; a worker reads them after a call returns,
@@ -155,6 +159,10 @@ typedef struct soak_worker {
     char threads[SOAK_IDS_PER_THREAD][40];
     char user[32];
     sandbox_state state[SOAK_IDS_PER_THREAD];
+    /* 1 while the id's sandbox was made under the contract before the
+     * switch: the provisioner then refuses it (409) until it is destroyed,
+     * as the real one refuses a Pod of another contract */
+    int old_contract[SOAK_IDS_PER_THREAD];
     int tally[OP_COUNT][OUT_COUNT];
     int ops;
     int unexpected;
@@ -269,11 +277,22 @@ static const char *observe(soak_worker *w, int id, int exists)
 {
     sandbox_state known = w->state[id];
     w->state[id] = exists ? SB_PRESENT : SB_ABSENT;
+    if (!exists)
+        w->old_contract[id] = 0;
     if (known == SB_PRESENT && !exists)
         return "a sandbox it created and did not destroy is missing";
     if (known == SB_ABSENT && exists)
         return "a sandbox it destroyed (or never created) exists";
     return NULL;
+}
+
+/* Whether error `st` is the provisioner refusing a sandbox of the old
+ * contract after the switch; such an outcome is tallied as "stale". */
+static int stale_refusal(const soak_worker *w, int id, sbx_status st, const sbx_error *err,
+                         int events)
+{
+    return st == SBX_ERR_REFUSED && err->http_status == 409 && (events & EV_SWITCH) &&
+           w->old_contract[id];
 }
 
 static void do_create(soak_worker *w, int id)
@@ -284,6 +303,10 @@ static void do_create(soak_worker *w, int id)
     sbx_error err;
     sbx_status st = sbx_backend_create(w->run->rt->backend, &request, &sandbox, &err);
     int events = atomic_load(&w->run->events);
+    if (stale_refusal(w, id, st, &err, events)) {
+        tally(w, OP_CREATE, OUT_STALE, w->ids[id], NULL, &err);
+        return;
+    }
     if (st != SBX_OK) {
         const char *wrong = unexplained_error(OP_CREATE, st, &err, user_of(w, id), events);
         if (st == SBX_ERR_TRANSPORT)
@@ -305,6 +328,8 @@ static void do_create(soak_worker *w, int id)
              !version_possible(sandbox->mount_contract_version, events))
         wrong = "created under a contract nobody offered";
     w->state[id] = SB_PRESENT;
+    w->old_contract[id] = sandbox != NULL &&
+                          sandbox->mount_contract_version == SOAK_CONTRACT_BEFORE;
     sbx_backend_free_sandboxes(w->run->rt->backend, sandbox, 1);
     tally(w, OP_CREATE, OUT_OK, w->ids[id], wrong, NULL);
 }
@@ -315,6 +340,10 @@ static void do_is_alive(soak_worker *w, int id)
     sbx_error err;
     sbx_status st = sbx_backend_is_alive(w->run->rt->backend, w->ids[id], &alive, &err);
     int events = atomic_load(&w->run->events);
+    if (stale_refusal(w, id, st, &err, events)) {
+        tally(w, OP_IS_ALIVE, OUT_STALE, w->ids[id], NULL, &err);
+        return;
+    }
     if (st != SBX_OK) {
         tally(w, OP_IS_ALIVE, error_outcome(st), w->ids[id],
               unexplained_error(OP_IS_ALIVE, st, &err, NULL, events), &err);
@@ -332,6 +361,8 @@ static void do_discover(soak_worker *w, int id)
     int events = atomic_load(&w->run->events);
     if (st == SBX_ERR_NOT_FOUND) {
         tally(w, OP_DISCOVER, OUT_NOT_FOUND, w->ids[id], observe(w, id, 0), &err);
+    } else if (stale_refusal(w, id, st, &err, events)) {
+        tally(w, OP_DISCOVER, OUT_STALE, w->ids[id], NULL, &err);
     } else if (st != SBX_OK) {
         tally(w, OP_DISCOVER, error_outcome(st), w->ids[id],
               unexplained_error(OP_DISCOVER, st, &err, NULL, events), &err);
@@ -387,6 +418,7 @@ static void do_destroy(soak_worker *w, int id)
         return;
     }
     w->state[id] = SB_ABSENT;
+    w->old_contract[id] = 0;
     tally(w, OP_DESTROY, OUT_OK, w->ids[id], NULL, NULL);
 }
 
@@ -434,6 +466,8 @@ static void do_reconcile(soak_worker *w, int id)
         outcome = OUT_ABSENT;
         wrong = result.backend_namespace == NULL ? "ABSENT without a namespace"
                                                  : observe(w, id, 0);
+    } else if ((events & EV_SWITCH) && w->old_contract[id]) {
+        outcome = OUT_STALE; /* the provisioner's 409 for a Pod of the old contract */
     } else if (!(events & (EV_FAULTS_A | EV_FAULTS_B))) {
         wrong = "unknown without a fault";
     }
