@@ -1,6 +1,7 @@
 # The public headers and the host library.
 sbxincludedir = $(includedir)/sbx
-sbxinclude_HEADERS = host-api/include/sbx/backend.h host-api/include/sbx/host.h
+sbxinclude_HEADERS = host-api/include/sbx/backend.h host-api/include/sbx/host.h \
+	host-api/include/sbx/manager.h
 
 lib_LTLIBRARIES += host-api/libsbx-host.la
 host_api_libsbx_host_la_SOURCES =
@@ -25,3 +26,4 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/config.c
 
 include $(srcdir)/host-api/src/builtin/local/local.mk
+include $(srcdir)/host-api/src/manager/local.mk

@@ -1,0 +1,99 @@
+/*
+ * The ownership-lease store contract (MANAGER.md rule 13), shared by the
+ * memory, sqlite and redis stores.
+ *
+ * A lease says which manager instance is responsible for reaping a sandbox:
+ * `own:<owner>` (responsible) or `del:<owner>` (tearing it down), with a TTL
+ * its owner renews.  Every operation answers "cannot tell" (a status other
+ * than SBX_OK, normally SBX_ERR_TRANSPORT) distinctly from "no" (SBX_OK with
+ * a negative answer): callers fail closed on the former.
+ *
+ * Thread safety: every operation may be called from many threads at once;
+ * close once, after the last call returned.
+ */
+#ifndef SBX_MANAGER_LEASE_STORE_H
+#define SBX_MANAGER_LEASE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sbx/manager.h>
+
+/* What a renewal found. */
+typedef enum sbx_lease_renewal {
+    SBX_LEASE_RENEWED = 0,  /* still ours: TTL refreshed */
+    SBX_LEASE_LAPSED = 1,   /* no lease (expired or lost by the store): free to re-claim */
+    SBX_LEASE_LOST = 2      /* a peer holds it, or it is being torn down: do not re-take */
+} sbx_lease_renewal;
+
+typedef struct sbx_lease_store sbx_lease_store;
+
+typedef struct sbx_lease_store_ops {
+    /* Acquire path: write `own:` over anything but a `del:` lease.  *taken 1
+     * when the lease is ours afterwards, 0 when it is being torn down. */
+    sbx_status (*take)(sbx_lease_store *store, const char *sandbox_id, int *taken,
+                       sbx_error *err);
+    /* Adopt/reap gate: only when unowned or ours; `for_destroy` writes
+     * `del:`.  A non-destroy claim never downgrades our own `del:`.
+     * *claimed 1 when the lease is ours afterwards. */
+    sbx_status (*claim)(sbx_lease_store *store, const char *sandbox_id, int for_destroy,
+                        int *claimed, sbx_error *err);
+    /* Refresh our `own:` lease; never re-acquires by itself. */
+    sbx_status (*renew)(sbx_lease_store *store, const char *sandbox_id,
+                        sbx_lease_renewal *out, sbx_error *err);
+    /* Drop our own lease in either state; a peer's is left alone. */
+    sbx_status (*release)(sbx_lease_store *store, const char *sandbox_id, sbx_error *err);
+    /* Read only: *owner is a malloc'ed owner id (caller frees), or NULL
+     * when unowned; *destroying 1 for a `del:` lease (may be NULL). */
+    sbx_status (*owner)(sbx_lease_store *store, const char *sandbox_id, char **owner,
+                        int *destroying, sbx_error *err);
+    /* Release everything the store holds, and the store. */
+    void (*close)(sbx_lease_store *store);
+} sbx_lease_store_ops;
+
+/* The part every store starts with. */
+struct sbx_lease_store {
+    const sbx_lease_store_ops *ops;
+    const char *kind;          /* "memory", "sqlite", "redis" */
+    int cross_process;         /* peers can see these leases */
+    char *owner_id;            /* owned */
+    int64_t ttl_ms;
+};
+
+/* The in-process store.  Lease expiry follows `clock` (never NULL).  With
+ * `share_with` (another memory store, which may be closed first) the new
+ * store is another owner on the same leases, as managers of one process
+ * sharing a fleet are; `clock` is then the first store's.  On success *out
+ * is closed with sbx_lease_store_close. */
+sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
+                                       sbx_manager_clock_fn clock, void *clock_ctx,
+                                       sbx_lease_store *share_with, sbx_lease_store **out,
+                                       sbx_error *err);
+
+/* The sqlite store on database file `path` (created when missing): each
+ * operation one IMMEDIATE transaction, a bounded busy timeout.  Expiry uses
+ * the wall clock, shared by the processes of the machine. */
+sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
+                                       sbx_lease_store **out, sbx_error *err);
+
+/* The redis store at `url` (redis://[:password@]host[:port][/db] or
+ * unix:///path), keys `<key_prefix>:<sandbox_id>`; every round trip is
+ * bounded (5 s).  Connects lazily: an unreachable server fails operations,
+ * not the open. */
+sbx_status sbx_lease_store_redis_open(const char *url, const char *key_prefix,
+                                      const char *owner_id, int64_t ttl_ms,
+                                      sbx_lease_store **out, sbx_error *err);
+
+/* Fill the base of a freshly allocated store; SBX_ERR_INTERNAL when the
+ * owner id cannot be copied. */
+sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_ops *ops,
+                                const char *kind, int cross_process, const char *owner_id,
+                                int64_t ttl_ms, sbx_error *err);
+
+/* Close a store (NULL accepted). */
+void sbx_lease_store_close(sbx_lease_store *store);
+
+/* The lease value of a state: "own:<owner>" or "del:<owner>", malloc'ed;
+ * NULL when out of memory. */
+char *sbx_lease_value(const char *owner_id, int destroying);
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * The sqlite lease store: one database file shared by the processes of one
+ * machine.  Every operation is one IMMEDIATE transaction (the read and the
+ * write cannot interleave with a peer's), waiting at most
+ * SQLITE_BUSY_TIMEOUT_MS for the file lock.  Values are those of the redis
+ * store ("own:<owner>", "del:<owner>"); expiry is wall-clock milliseconds,
+ * the clock every process of the machine shares.  A crashed process's leases
+ * simply expire.
+ */
+#include "host-api/src/manager/lease_store.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Bound of every wait for the database lock. */
+#define SQLITE_BUSY_TIMEOUT_MS 5000
+
+typedef struct sqlite_store {
+    sbx_lease_store base;
+    pthread_mutex_t lock;          /* one connection, one statement at a time */
+    sqlite3 *db;
+    char *path;
+    char *own, *del;               /* our two lease values */
+    sqlite3_stmt *select, *upsert, *remove;
+} sqlite_store;
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static sbx_status db_error(sqlite_store *s, const char *what, const char *id, sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_TRANSPORT, "sqlite lease store %s: %s of %s failed: %s",
+                         s->path, what, id != NULL ? id : "the store", sqlite3_errmsg(s->db));
+}
+
+static int exec(sqlite_store *s, const char *sql)
+{
+    return sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+}
+
+/* The live lease value of `id` (malloc'ed into *value, NULL when none). */
+static int read_lease(sqlite_store *s, const char *id, int64_t now, char **value)
+{
+    *value = NULL;
+    sqlite3_reset(s->select);
+    sqlite3_bind_text(s->select, 1, id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s->select);
+    if (rc == SQLITE_ROW) {
+        if (sqlite3_column_int64(s->select, 1) > now &&
+            (*value = strdup((const char *)sqlite3_column_text(s->select, 0))) == NULL)
+            rc = SQLITE_NOMEM;
+        else
+            rc = SQLITE_DONE;
+    }
+    sqlite3_reset(s->select);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int write_lease(sqlite_store *s, const char *id, const char *value, int64_t now)
+{
+    sqlite3_reset(s->upsert);
+    sqlite3_bind_text(s->upsert, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s->upsert, 2, value, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s->upsert, 3, now + s->base.ttl_ms);
+    int rc = sqlite3_step(s->upsert);
+    sqlite3_reset(s->upsert);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int delete_lease(sqlite_store *s, const char *id)
+{
+    sqlite3_reset(s->remove);
+    sqlite3_bind_text(s->remove, 1, id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s->remove);
+    sqlite3_reset(s->remove);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* One operation's decision: given the live value (NULL: none), what to
+ * write ("" : delete, NULL: nothing) and the answer. */
+typedef const char *(*decide_fn)(sqlite_store *s, const char *current, int arg, int *answer);
+
+/* Run `decide` inside one IMMEDIATE transaction. */
+static sbx_status run(sqlite_store *s, const char *what, const char *id, decide_fn decide,
+                      int arg, int *answer, sbx_error *err)
+{
+    pthread_mutex_lock(&s->lock);
+    int64_t now = wall_ms();
+    char *current = NULL;
+    int rc = exec(s, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK)
+        rc = read_lease(s, id, now, &current);
+    if (rc == SQLITE_OK) {
+        const char *write = decide(s, current, arg, answer);
+        if (write != NULL)
+            rc = write[0] == '\0' ? delete_lease(s, id) : write_lease(s, id, write, now);
+    }
+    if (rc == SQLITE_OK)
+        rc = exec(s, "COMMIT");
+    sbx_status st = SBX_OK;
+    if (rc != SQLITE_OK) {
+        st = db_error(s, what, id, err);
+        exec(s, "ROLLBACK");
+    }
+    pthread_mutex_unlock(&s->lock);
+    free(current);
+    return st;
+}
+
+static int is(const char *current, const char *value)
+{
+    return current != NULL && strcmp(current, value) == 0;
+}
+
+static const char *decide_take(sqlite_store *s, const char *current, int arg, int *taken)
+{
+    (void)arg;
+    *taken = current == NULL || strncmp(current, "del:", 4) != 0;
+    return *taken ? s->own : NULL;
+}
+
+static const char *decide_claim(sqlite_store *s, const char *current, int for_destroy, int *claimed)
+{
+    *claimed = current == NULL || is(current, s->own) || (is(current, s->del) && for_destroy);
+    return *claimed ? (for_destroy ? s->del : s->own) : NULL;
+}
+
+static const char *decide_renew(sqlite_store *s, const char *current, int arg, int *outcome)
+{
+    (void)arg;
+    *outcome = current == NULL ? SBX_LEASE_LAPSED
+               : is(current, s->own) ? SBX_LEASE_RENEWED : SBX_LEASE_LOST;
+    return *outcome == SBX_LEASE_RENEWED ? s->own : NULL;
+}
+
+static const char *decide_release(sqlite_store *s, const char *current, int arg, int *released)
+{
+    (void)arg;
+    *released = is(current, s->own) || is(current, s->del);
+    return *released ? "" : NULL;
+}
+
+static sbx_status sq_take(sbx_lease_store *store, const char *id, int *taken, sbx_error *err)
+{
+    return run((sqlite_store *)store, "take", id, decide_take, 0, taken, err);
+}
+
+static sbx_status sq_claim(sbx_lease_store *store, const char *id, int for_destroy, int *claimed,
+                           sbx_error *err)
+{
+    return run((sqlite_store *)store, "claim", id, decide_claim, for_destroy, claimed, err);
+}
+
+static sbx_status sq_renew(sbx_lease_store *store, const char *id, sbx_lease_renewal *out,
+                           sbx_error *err)
+{
+    int outcome = SBX_LEASE_LOST;
+    sbx_status st = run((sqlite_store *)store, "renew", id, decide_renew, 0, &outcome, err);
+    *out = (sbx_lease_renewal)outcome;
+    return st;
+}
+
+static sbx_status sq_release(sbx_lease_store *store, const char *id, sbx_error *err)
+{
+    int released;
+    return run((sqlite_store *)store, "release", id, decide_release, 0, &released, err);
+}
+
+static sbx_status sq_owner(sbx_lease_store *store, const char *id, char **owner, int *destroying,
+                           sbx_error *err)
+{
+    sqlite_store *s = (sqlite_store *)store;
+    pthread_mutex_lock(&s->lock);
+    char *value = NULL;
+    int rc = read_lease(s, id, wall_ms(), &value);
+    sbx_status st = rc == SQLITE_OK ? SBX_OK : db_error(s, "owner read", id, err);
+    pthread_mutex_unlock(&s->lock);
+    *owner = NULL;
+    if (destroying != NULL)
+        *destroying = value != NULL && strncmp(value, "del:", 4) == 0;
+    if (value != NULL && strlen(value) > 4 && (*owner = strdup(value + 4)) == NULL)
+        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory reading the lease of %s", id);
+    free(value);
+    return st;
+}
+
+static void sq_close(sbx_lease_store *store)
+{
+    sqlite_store *s = (sqlite_store *)store;
+    sqlite3_finalize(s->select);
+    sqlite3_finalize(s->upsert);
+    sqlite3_finalize(s->remove);
+    sqlite3_close(s->db);
+    pthread_mutex_destroy(&s->lock);
+    free(s->path);
+    free(s->own);
+    free(s->del);
+    free(s->base.owner_id);
+    free(s);
+}
+
+static const sbx_lease_store_ops sqlite_ops = {
+    sq_take, sq_claim, sq_renew, sq_release, sq_owner, sq_close,
+};
+
+/* Schema and statements; under no lock (the store is not shared yet). */
+static int prepare(sqlite_store *s)
+{
+    sqlite3_busy_timeout(s->db, SQLITE_BUSY_TIMEOUT_MS);
+    /* WAL lets readers run beside a writer; a file system without shared
+     * memory keeps the rollback journal, which is merely slower. */
+    exec(s, "PRAGMA journal_mode=WAL");
+    int rc = exec(s, "CREATE TABLE IF NOT EXISTS sbx_leases ("
+                     "sandbox_id TEXT PRIMARY KEY, value TEXT NOT NULL, "
+                     "expires_at INTEGER NOT NULL)");
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(s->db, "SELECT value, expires_at FROM sbx_leases WHERE sandbox_id = ?1",
+                                -1, &s->select, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO sbx_leases (sandbox_id, value, "
+                                "expires_at) VALUES (?1, ?2, ?3)", -1, &s->upsert, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(s->db, "DELETE FROM sbx_leases WHERE sandbox_id = ?1", -1,
+                                &s->remove, NULL);
+    return rc;
+}
+
+sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
+                                       sbx_lease_store **out, sbx_error *err)
+{
+    sqlite_store *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the sqlite lease store");
+    sbx_status st = sbx_lease_store_init(&s->base, &sqlite_ops, "sqlite", 1, owner_id, ttl_ms, err);
+    pthread_mutex_init(&s->lock, NULL);
+    if (st == SBX_OK && ((s->path = strdup(path)) == NULL ||
+                         (s->own = sbx_lease_value(owner_id, 0)) == NULL ||
+                         (s->del = sbx_lease_value(owner_id, 1)) == NULL))
+        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the sqlite lease store");
+    if (st == SBX_OK) {
+        int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                 SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc == SQLITE_OK)
+            rc = prepare(s);
+        if (rc != SQLITE_OK)
+            st = sbx_error_set(err, SBX_ERR_CONFIG, "ownership.path %s: cannot open the sqlite "
+                               "lease store: %s", path,
+                               s->db != NULL ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+    }
+    if (st != SBX_OK) {
+        if (s->base.owner_id == NULL) {
+            pthread_mutex_destroy(&s->lock);
+            free(s);
+        } else {
+            sq_close(&s->base);
+        }
+        return st;
+    }
+    *out = &s->base;
+    return SBX_OK;
+}

@@ -1,0 +1,578 @@
+/*
+ * The sandbox manager: open, shutdown, get, release, counters and the entry
+ * table (see <sbx/manager.h> and manager_internal.h).
+ */
+#include "host-api/src/manager/manager_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/backend_log.h"
+#include "host-api/src/manager/sandbox_id.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static int64_t monotonic_ms(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t mgr_now(const sbx_manager *m)
+{
+    return m->config.clock(m->config.clock_ctx);
+}
+
+void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
+{
+    if (m->config.log == NULL)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    sbx_backend_logf(&m->log_services, level, "manager", "%s", line);
+}
+
+/* ---------------------------------------------------------------- snapshots */
+
+sbx_managed *mgr_managed_copy(const sbx_sandbox *sb)
+{
+    sbx_managed *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    atomic_init(&r->refs, 1);
+    r->sandbox.mount_contract_version = sb->mount_contract_version;
+    const char *src[] = {sb->sandbox_id, sb->sandbox_url, sb->user_id, sb->thread_id, sb->status};
+    char **dst[] = {&r->sandbox.sandbox_id, &r->sandbox.sandbox_url, &r->sandbox.user_id,
+                    &r->sandbox.thread_id, &r->sandbox.status};
+    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
+        const char *s = src[i] != NULL ? src[i] : (i < 2 ? "" : NULL);
+        if (s != NULL && (*dst[i] = strdup(s)) == NULL) {
+            sbx_managed_unref(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+const sbx_sandbox *sbx_managed_sandbox(const sbx_managed *managed)
+{
+    return &managed->sandbox;
+}
+
+sbx_managed *sbx_managed_ref(sbx_managed *managed)
+{
+    atomic_fetch_add_explicit(&managed->refs, 1, memory_order_relaxed);
+    return managed;
+}
+
+void sbx_managed_unref(sbx_managed *managed)
+{
+    if (managed == NULL || atomic_fetch_sub_explicit(&managed->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    free(managed->sandbox.sandbox_id);
+    free(managed->sandbox.sandbox_url);
+    free(managed->sandbox.user_id);
+    free(managed->sandbox.thread_id);
+    free(managed->sandbox.status);
+    free(managed);
+}
+
+/* ---------------------------------------------------------------- entries */
+
+mgr_entry *mgr_find(sbx_manager *m, const char *id)
+{
+    return sbx_strmap_get(&m->entries, id);
+}
+
+static void entry_free(void *value)
+{
+    mgr_entry *e = value;
+    sbx_managed_unref(e->record);
+    pthread_mutex_destroy(&e->acquire_lock);
+    free(e->id);
+    free(e->user);
+    free(e->thread);
+    free(e);
+}
+
+mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id)
+{
+    mgr_entry *e = mgr_find(m, id);
+    if (e != NULL)
+        return e;
+    e = calloc(1, sizeof *e);
+    if (e == NULL || (e->id = strdup(id)) == NULL) {
+        free(e);
+        return NULL;
+    }
+    e->unowned_since = -1;
+    atomic_init(&e->last_used, 0);
+    pthread_mutex_init(&e->acquire_lock, NULL);
+    if (sbx_strmap_put(&m->entries, id, e) != 0) {
+        entry_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void mgr_entry_collect(sbx_manager *m, mgr_entry *e)
+{
+    if (e->state == MGR_NONE && !e->teardown && e->inflight == 0 && e->pins == 0 &&
+        e->unowned_since < 0)
+        entry_free(sbx_strmap_remove(&m->entries, e->id));
+}
+
+void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record)
+{
+    if (e->state == MGR_ACTIVE)
+        m->n_active--;
+    else if (e->state == MGR_WARM)
+        m->n_warm--;
+    if (state == MGR_ACTIVE)
+        m->n_active++;
+    else if (state == MGR_WARM)
+        m->n_warm++;
+    e->state = state;
+    if (record != e->record) {
+        sbx_managed_unref(e->record);
+        e->record = record;
+    }
+    if (state == MGR_NONE) {
+        sbx_managed_unref(e->record);
+        e->record = NULL;
+        e->identity_known = 0;
+        e->epoch = 0;
+    }
+}
+
+int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread)
+{
+    char *u = strdup(user);
+    char *t = thread != NULL ? strdup(thread) : NULL;
+    if (u == NULL || (thread != NULL && t == NULL)) {
+        free(u);
+        free(t);
+        return -1;
+    }
+    free(e->user);
+    free(e->thread);
+    e->user = u;
+    e->thread = t;
+    e->identity_known = 1;
+    return 0;
+}
+
+int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
+{
+    int dropped = 0;
+    pthread_rwlock_wrlock(&m->lock);
+    mgr_entry *e = mgr_find(m, id);
+    if (e != NULL && e->state != MGR_NONE && !e->teardown && e->inflight == 0 &&
+        (expected_epoch < 0 || e->epoch == (uint64_t)expected_epoch)) {
+        mgr_entry_set_state(m, e, MGR_NONE, NULL);
+        mgr_entry_collect(m, e);
+        dropped = 1;
+    }
+    pthread_rwlock_unlock(&m->lock);
+    if (dropped) {
+        atomic_fetch_add(&m->lease_losses, 1);
+        mgr_log(m, SBX_LOG_WARN, "lease of sandbox %s is held by another instance: forgotten, "
+                "not destroyed", id);
+    }
+    return dropped;
+}
+
+/* ---------------------------------------------------------------- open */
+
+static sbx_status copy_string(const char *value, const char *fallback, char **out, sbx_error *err)
+{
+    *out = NULL;
+    if (value == NULL && fallback == NULL)
+        return SBX_OK;
+    *out = strdup(value != NULL ? value : fallback);
+    if (*out == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the manager");
+    return SBX_OK;
+}
+
+/* Copy the members of `in` within its struct_size over the defaults. */
+static sbx_status read_config(const sbx_manager_config *in, sbx_manager_config *out,
+                              sbx_error *err)
+{
+    static const sbx_manager_config defaults = SBX_MANAGER_CONFIG_INIT;
+    *out = defaults;
+    if (in == NULL)
+        return SBX_OK;
+    if (in->struct_size < offsetof(sbx_manager_config, idle_timeout_ms))
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: configuration struct_size %zu is too "
+                             "small", in->struct_size);
+    memcpy(out, in, in->struct_size < sizeof *out ? in->struct_size : sizeof *out);
+    out->struct_size = sizeof *out;
+    return SBX_OK;
+}
+
+static sbx_status check_config(const sbx_manager_config *c, sbx_error *err)
+{
+    const char *bad = NULL;
+    if (c->idle_timeout_ms < 0)
+        bad = "idle_timeout must be >= 0";
+    else if (c->replicas < 1)
+        bad = "replicas must be >= 1";
+    else if (c->check_interval_ms <= 0)
+        bad = "check_interval must be > 0";
+    else if (c->ready_timeout_ms < 0)
+        bad = "ready_timeout must be >= 0";
+    else if (c->ready_path != NULL && c->ready_path[0] != '/')
+        bad = "ready_path must start with '/'";
+    else if (c->store != SBX_MANAGER_STORE_MEMORY && c->store != SBX_MANAGER_STORE_SQLITE &&
+             c->store != SBX_MANAGER_STORE_REDIS)
+        bad = "ownership.store must be memory, sqlite or redis";
+    else if (c->renewal_interval_ms <= 0)
+        bad = "ownership.renewal_interval must be > 0";
+    else if (c->ttl_multiplier < 2)
+        bad = "ownership.ttl_multiplier must be >= 2";
+    else if (c->renewal_interval_ms > INT64_MAX / c->ttl_multiplier)
+        bad = "ownership.renewal_interval x ttl_multiplier is too large";
+    else if (c->shutdown != SBX_MANAGER_SHUTDOWN_DESTROY &&
+             c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP)
+        bad = "shutdown must be destroy or keep";
+    else if (c->owner_id != NULL && c->owner_id[0] == '\0')
+        bad = "owner_id must not be empty";
+    if (bad != NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "manager: %s", bad);
+    return SBX_OK;
+}
+
+static sbx_status open_store(sbx_manager *m, sbx_error *err)
+{
+    switch (m->config.store) {
+    case SBX_MANAGER_STORE_SQLITE:
+        return sbx_lease_store_sqlite_open(m->store_path, m->owner_id, m->ttl_ms, &m->store, err);
+    case SBX_MANAGER_STORE_REDIS:
+        return sbx_lease_store_redis_open(m->redis_url, m->key_prefix, m->owner_id, m->ttl_ms,
+                                          &m->store, err);
+    default:
+        return sbx_lease_store_memory_open(m->owner_id, m->ttl_ms, m->config.clock,
+                                           m->config.clock_ctx, NULL, &m->store, err);
+    }
+}
+
+/* Defaulted paths, copies of the strings, the owner id. */
+static sbx_status resolve_strings(sbx_manager *m, sbx_error *err)
+{
+    const sbx_manager_config *c = &m->config;
+    sbx_status st;
+    if ((st = copy_string(c->ready_path, "/v1/sandbox", &m->ready_path, err)) != SBX_OK ||
+        (st = copy_string(c->redis_url, "redis://127.0.0.1:6379/0", &m->redis_url, err)) != SBX_OK ||
+        (st = copy_string(c->key_prefix, "sbx:sandbox:owner", &m->key_prefix, err)) != SBX_OK ||
+        (st = copy_string(c->lock_dir, NULL, &m->lock_dir, err)) != SBX_OK ||
+        (st = copy_string(c->store_path, NULL, &m->store_path, err)) != SBX_OK ||
+        (st = copy_string(c->owner_id, NULL, &m->owner_id, err)) != SBX_OK)
+        return st;
+    if (m->lock_dir == NULL && (m->lock_dir = mgr_state_path("locks", err)) == NULL)
+        return err->kind;
+    if (c->store == SBX_MANAGER_STORE_SQLITE && m->store_path == NULL) {
+        char *dir = mgr_state_path("", err);
+        if (dir == NULL)
+            return err->kind;
+        st = mgr_make_dirs(dir, "ownership.path", err);
+        free(dir);
+        if (st != SBX_OK || (m->store_path = mgr_state_path("leases.db", err)) == NULL)
+            return st != SBX_OK ? st : err->kind;
+    }
+    if (m->owner_id == NULL && (m->owner_id = mgr_owner_id_new(err)) == NULL)
+        return err->kind;
+    m->config.ready_path = m->ready_path;
+    m->config.redis_url = m->redis_url;
+    m->config.key_prefix = m->key_prefix;
+    m->config.lock_dir = m->lock_dir;
+    m->config.store_path = m->store_path;
+    m->config.owner_id = m->owner_id;
+    return mgr_make_dirs(m->lock_dir, "lock_dir", err);
+}
+
+static void manager_release_memory(sbx_manager *m)
+{
+    sbx_lease_store_close(m->store);
+    sbx_strmap_clear(&m->entries, entry_free);
+    pthread_rwlock_destroy(&m->lock);
+    pthread_mutex_destroy(&m->wake_lock);
+    pthread_cond_destroy(&m->wake_cond);
+    pthread_mutex_destroy(&m->shutdown_lock);
+    pthread_mutex_destroy(&m->teardown_lock);
+    pthread_cond_destroy(&m->teardown_done);
+    free(m->ready_path);
+    free(m->store_path);
+    free(m->redis_url);
+    free(m->key_prefix);
+    free(m->lock_dir);
+    free(m->owner_id);
+    free(m);
+}
+
+sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *config,
+                            sbx_manager **out, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (backend == NULL || out == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: a backend and an output are needed");
+    sbx_manager_config c;
+    sbx_status st = read_config(config, &c, err);
+    if (st != SBX_OK || (st = check_config(&c, err)) != SBX_OK)
+        return st;
+    sbx_manager *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the manager");
+    m->backend = backend;
+    m->config = c;
+    if (m->config.clock == NULL) {
+        m->config.clock = monotonic_ms;
+        m->config.clock_ctx = NULL;
+    }
+    m->log_services.struct_size = sizeof m->log_services;
+    m->log_services.log = c.log;
+    m->log_services.log_ctx = c.log_ctx;
+    m->ttl_ms = c.renewal_interval_ms * (int64_t)c.ttl_multiplier;
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    /* get() is every tool call's path: writers must not starve behind it. */
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&m->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    pthread_condattr_t cattr;
+    pthread_condattr_init(&cattr);
+    pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->wake_cond, &cattr);
+    pthread_condattr_destroy(&cattr);
+    pthread_mutex_init(&m->wake_lock, NULL);
+    pthread_mutex_init(&m->shutdown_lock, NULL);
+    pthread_mutex_init(&m->teardown_lock, NULL);
+    pthread_cond_init(&m->teardown_done, NULL);
+    if ((st = resolve_strings(m, err)) != SBX_OK || (st = open_store(m, err)) != SBX_OK) {
+        manager_release_memory(m);
+        return st;
+    }
+    if (!m->store->cross_process)
+        mgr_log(m, SBX_LOG_WARN, "ownership store '%s' cannot coordinate processes: run one "
+                "manager per backend fleet, or use sqlite or redis", m->store->kind);
+    mgr_reconcile(m);
+    if ((st = mgr_threads_start(m, err)) != SBX_OK) {
+        manager_release_memory(m);
+        return st;
+    }
+    mgr_log(m, SBX_LOG_INFO, "manager %s started (store %s, lease ttl %lld ms)", m->owner_id,
+            m->store->kind, (long long)m->ttl_ms);
+    *out = m;
+    return SBX_OK;
+}
+
+/* ---------------------------------------------------------------- shutdown */
+
+typedef struct id_list {
+    char **ids;
+    size_t count, cap;
+    int failed;
+} id_list;
+
+static void collect_tracked(const char *key, void *value, void *ctx)
+{
+    const mgr_entry *e = value;
+    id_list *list = ctx;
+    if (e->state == MGR_NONE || list->failed)
+        return;
+    if (list->count == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 16;
+        char **ids = realloc(list->ids, cap * sizeof *ids);
+        if (ids == NULL) {
+            list->failed = 1;
+            return;
+        }
+        list->ids = ids;
+        list->cap = cap;
+    }
+    if ((list->ids[list->count] = strdup(key)) == NULL)
+        list->failed = 1;
+    else
+        list->count++;
+}
+
+/* Keep mode: release the lease and untrack, leaving the sandbox running. */
+static sbx_status keep_for_successor(sbx_manager *m, const char *id, sbx_error *err)
+{
+    sbx_status st = m->store->ops->release(m->store, id, err);
+    pthread_rwlock_wrlock(&m->lock);
+    mgr_entry *e = mgr_find(m, id);
+    if (e != NULL && !e->teardown) {
+        mgr_entry_set_state(m, e, MGR_NONE, NULL);
+        mgr_entry_collect(m, e);
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return st;
+}
+
+sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
+{
+    sbx_error_clear(err);
+    pthread_mutex_lock(&m->shutdown_lock);
+    if (atomic_load(&m->shut_down)) {
+        pthread_mutex_unlock(&m->shutdown_lock);
+        return SBX_OK;
+    }
+    atomic_store(&m->shut_down, 1);
+    mgr_threads_stop(m);
+    id_list list = {0};
+    pthread_rwlock_rdlock(&m->lock);
+    sbx_strmap_each(&m->entries, collect_tracked, &list);
+    pthread_rwlock_unlock(&m->lock);
+    sbx_status first = SBX_OK;
+    if (list.failed)
+        first = sbx_error_set(err, SBX_ERR_INTERNAL, "manager: out of memory listing sandboxes "
+                              "at shutdown");
+    for (size_t i = 0; i < list.count; i++) {
+        sbx_error one;
+        sbx_status st = m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP
+                            ? keep_for_successor(m, list.ids[i], &one)
+                            : mgr_teardown(m, list.ids[i], mgr_reapable_tracked, NULL, 0, &one);
+        if (st != SBX_OK) {
+            mgr_log(m, SBX_LOG_ERROR, "shutdown: sandbox %s: %s", list.ids[i], one.message);
+            if (first == SBX_OK) {
+                first = st;
+                if (err != NULL)
+                    *err = one;
+            }
+        }
+        free(list.ids[i]);
+    }
+    free(list.ids);
+    mgr_log(m, SBX_LOG_INFO, "manager %s shut down (%s)", m->owner_id,
+            m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP ? "sandboxes kept" : "sandboxes destroyed");
+    pthread_mutex_unlock(&m->shutdown_lock);
+    return first;
+}
+
+void sbx_manager_free(sbx_manager *m)
+{
+    if (m == NULL)
+        return;
+    sbx_error err;
+    sbx_manager_shutdown(m, &err);
+    mgr_threads_join(m);
+    manager_release_memory(m);
+}
+
+/* ---------------------------------------------------------------- get, release */
+
+sbx_managed *sbx_manager_get(sbx_manager *m, const char *sandbox_id)
+{
+    if (m == NULL || sandbox_id == NULL)
+        return NULL;
+    sbx_managed *r = NULL;
+    pthread_rwlock_rdlock(&m->lock);
+    mgr_entry *e = mgr_find(m, sandbox_id);
+    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
+        r = sbx_managed_ref(e->record);
+        atomic_store_explicit(&e->last_used, mgr_now(m), memory_order_relaxed);
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return r;
+}
+
+sbx_status sbx_manager_release(sbx_manager *m, const char *sandbox_id, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (m == NULL || sandbox_id == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: release needs a sandbox id");
+    int64_t epoch = -1;
+    pthread_rwlock_wrlock(&m->lock);
+    mgr_entry *e = mgr_find(m, sandbox_id);
+    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
+        mgr_entry_set_state(m, e, MGR_WARM, e->record);
+        e->released_at = mgr_now(m);
+        epoch = (int64_t)e->epoch;
+    }
+    pthread_rwlock_unlock(&m->lock);
+    if (epoch < 0)
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not active here",
+                             sandbox_id);
+    /* Keep the lease while warm; re-establish it when it lapsed during a long
+     * turn.  Never fails the release: the renewal thread is the guarantee. */
+    sbx_error store_err;
+    sbx_lease_renewal outcome;
+    if (m->store->ops->renew(m->store, sandbox_id, &outcome, &store_err) != SBX_OK) {
+        mgr_log(m, SBX_LOG_WARN, "release of %s: lease not refreshed: %s", sandbox_id,
+                store_err.message);
+        return SBX_OK;
+    }
+    int claimed = 1;
+    if (outcome == SBX_LEASE_LAPSED &&
+        m->store->ops->claim(m->store, sandbox_id, 0, &claimed, &store_err) != SBX_OK)
+        return SBX_OK;
+    if (outcome == SBX_LEASE_LOST || !claimed)
+        mgr_forget(m, sandbox_id, epoch);
+    return SBX_OK;
+}
+
+/* ---------------------------------------------------------------- counters */
+
+void sbx_manager_get_counters(sbx_manager *m, sbx_manager_counters *out)
+{
+    if (m == NULL || out == NULL || out->struct_size < sizeof(size_t))
+        return;
+    sbx_manager_counters c;
+    c.struct_size = out->struct_size;
+    pthread_rwlock_rdlock(&m->lock);
+    c.active = m->n_active;
+    c.warm = m->n_warm;
+    pthread_rwlock_unlock(&m->lock);
+    c.adopted = atomic_load(&m->adopted);
+    c.reaped = atomic_load(&m->reaped);
+    c.evicted = atomic_load(&m->evicted);
+    c.lease_losses = atomic_load(&m->lease_losses);
+    memcpy(out, &c, out->struct_size < sizeof c ? out->struct_size : sizeof c);
+}
+
+const char *sbx_manager_owner_id(const sbx_manager *m)
+{
+    return m->owner_id;
+}
+
+sbx_status sbx_manager_reap_now(sbx_manager *m, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (atomic_load(&m->shut_down))
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
+    mgr_reaper_pass(m);
+    return SBX_OK;
+}
+
+sbx_status sbx_manager_renew_now(sbx_manager *m, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (atomic_load(&m->shut_down))
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
+    mgr_renewal_pass(m);
+    return SBX_OK;
+}
+
+sbx_status sbx_manager_destroy(sbx_manager *m, const char *sandbox_id, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (m == NULL || sandbox_id == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: destroy needs a sandbox id");
+    pthread_rwlock_rdlock(&m->lock);
+    const mgr_entry *e = mgr_find(m, sandbox_id);
+    int tracked = e != NULL && e->state != MGR_NONE;
+    pthread_rwlock_unlock(&m->lock);
+    if (!tracked)
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here",
+                             sandbox_id);
+    return mgr_teardown(m, sandbox_id, mgr_reapable_tracked, NULL, 0, err);
+}

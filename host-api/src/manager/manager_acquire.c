@@ -1,0 +1,342 @@
+/*
+ * acquire (rules 2-5, 7): the active entry, a warm entry, a sandbox the
+ * backend already runs, or a new one; every path publishes the lease before
+ * it hands anything out.
+ */
+#include "host-api/src/manager/manager_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sandbox_ids.h"
+#include "host-api/src/manager/sandbox_id.h"
+
+/* What one step of the acquire decided. */
+typedef enum step {
+    STEP_DONE = 0,      /* *out is set */
+    STEP_NEXT = 1,      /* try the next source */
+    STEP_FAILED = 2     /* err is filled */
+} step;
+
+/* One acquire: who asks, for which id. */
+typedef struct acquire_ctx {
+    sbx_manager *m;
+    mgr_entry *e;                  /* pinned for the whole acquire */
+    const sbx_create_request *request;
+    const char *user;              /* never NULL */
+    const char *thread;            /* NULL: anonymous */
+    sbx_managed **out;
+    sbx_error *err;
+} acquire_ctx;
+
+static int same_text(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Rule 2: SBX_ERR_REFUSED naming both identities when `e` serves another.
+ * Under the lock. */
+static sbx_status check_identity(const acquire_ctx *a, sbx_error *err)
+{
+    const mgr_entry *e = a->e;
+    if (e->state == MGR_NONE || !e->identity_known ||
+        (strcmp(e->user, a->user) == 0 && same_text(e->thread, a->thread)))
+        return SBX_OK;
+    return sbx_error_set(err, SBX_ERR_REFUSED,
+                         "sandbox %s serves user '%s' thread '%s'; refused to user '%s' thread '%s'",
+                         e->id, e->user, e->thread != NULL ? e->thread : "(anonymous)", a->user,
+                         a->thread != NULL ? a->thread : "(anonymous)");
+}
+
+sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err)
+{
+    /* The in-flight mark is visible before the take can land, so a renewal
+     * holding an older LOST cannot drop what this acquire is handing out. */
+    pthread_rwlock_wrlock(&m->lock);
+    e->inflight++;
+    pthread_rwlock_unlock(&m->lock);
+    int taken = 0;
+    sbx_status st = m->store->ops->take(m->store, e->id, &taken, err);
+    pthread_rwlock_wrlock(&m->lock);
+    if (st == SBX_OK && taken)
+        e->epoch = ++m->epoch_counter;
+    e->inflight--;
+    pthread_rwlock_unlock(&m->lock);
+    if (st != SBX_OK)
+        return sbx_error_set(err, st, "sandbox %s not handed out: its lease cannot be published "
+                             "(%s store: %s)", e->id, m->store->kind, err->message);
+    if (!taken)
+        return sbx_error_set(err, SBX_ERR_REFUSED, "sandbox %s is being destroyed by another "
+                             "instance", e->id);
+    return SBX_OK;
+}
+
+/* is_alive: 1, 0, or -1 when the backend cannot tell (kept, rule 4). */
+static int check_alive(sbx_manager *m, const char *id)
+{
+    int alive = 0;
+    sbx_error err;
+    if (sbx_backend_is_alive(m->backend, id, &alive, &err) != SBX_OK) {
+        mgr_log(m, SBX_LOG_WARN, "cannot tell whether sandbox %s is alive (kept): %s", id,
+                err.message);
+        return -1;
+    }
+    return alive != 0;
+}
+
+/* A definite "not alive": destroy it under a teardown lease, or forget it
+ * when a peer holds it. */
+static void drop_unhealthy(sbx_manager *m, const char *id, sbx_managed *seen)
+{
+    sbx_error err;
+    mgr_log(m, SBX_LOG_WARN, "sandbox %s is not alive: dropped", id);
+    mgr_teardown(m, id, mgr_reapable_same_record, seen, 1, &err);
+}
+
+/* The active or warm entry of this acquire, re-validated after the backend
+ * and store round trips; `from` is the state it was found in. */
+static step reuse_tracked(acquire_ctx *a, mgr_state from)
+{
+    sbx_manager *m = a->m;
+    mgr_entry *e = a->e;
+    pthread_rwlock_rdlock(&m->lock);
+    if (e->state != from || e->teardown) {
+        pthread_rwlock_unlock(&m->lock);
+        return STEP_NEXT;
+    }
+    sbx_status st = check_identity(a, a->err);
+    sbx_managed *seen = st == SBX_OK ? sbx_managed_ref(e->record) : NULL;
+    pthread_rwlock_unlock(&m->lock);
+    if (st != SBX_OK)
+        return STEP_FAILED;
+
+    step result = STEP_NEXT;
+    if (check_alive(m, e->id) == 0) {
+        drop_unhealthy(m, e->id, seen);
+        goto out;
+    }
+    st = mgr_publish(m, e, a->err);
+    if (st == SBX_ERR_REFUSED) {
+        mgr_log(m, SBX_LOG_INFO, "%s", a->err->message);
+        mgr_forget(m, e->id, -1);
+        goto out;
+    }
+    if (st != SBX_OK) {
+        result = STEP_FAILED;
+        goto out;
+    }
+    pthread_rwlock_wrlock(&m->lock);
+    /* A local reaper may have reserved it during the round trips. */
+    if (e->state == from && !e->teardown && e->record == seen &&
+        (st = check_identity(a, a->err)) == SBX_OK) {
+        if (from == MGR_WARM && mgr_entry_set_identity(e, a->user, a->thread) != 0)
+            st = sbx_error_set(a->err, SBX_ERR_INTERNAL, "out of memory acquiring %s", e->id);
+        if (st == SBX_OK) {
+            mgr_entry_set_state(m, e, MGR_ACTIVE, e->record);
+            atomic_store(&e->last_used, mgr_now(m));
+            *a->out = sbx_managed_ref(e->record);
+            result = STEP_DONE;
+        }
+    }
+    pthread_rwlock_unlock(&m->lock);
+    if (st != SBX_OK)
+        result = STEP_FAILED;
+out:
+    sbx_managed_unref(seen);
+    return result;
+}
+
+/* Track `sandbox` (a discovered or created one) as ACTIVE for this acquire,
+ * publishing its lease first. */
+static sbx_status register_sandbox(acquire_ctx *a, const sbx_sandbox *sandbox)
+{
+    sbx_manager *m = a->m;
+    mgr_entry *e = a->e;
+    sbx_managed *record = mgr_managed_copy(sandbox);
+    if (record == NULL)
+        return sbx_error_set(a->err, SBX_ERR_INTERNAL, "out of memory tracking %s", e->id);
+    pthread_rwlock_rdlock(&m->lock);
+    sbx_status st = e->teardown
+                        ? sbx_error_set(a->err, SBX_ERR_REFUSED, "sandbox %s is being torn down "
+                                        "by this manager", e->id)
+                        : check_identity(a, a->err);
+    pthread_rwlock_unlock(&m->lock);
+    if (st == SBX_OK)
+        st = mgr_publish(m, e, a->err);
+    if (st == SBX_OK) {
+        pthread_rwlock_wrlock(&m->lock);
+        if (e->teardown)
+            st = sbx_error_set(a->err, SBX_ERR_REFUSED, "sandbox %s is being torn down by this "
+                               "manager", e->id);
+        else if ((st = check_identity(a, a->err)) == SBX_OK &&
+                 mgr_entry_set_identity(e, a->user, a->thread) != 0)
+            st = sbx_error_set(a->err, SBX_ERR_INTERNAL, "out of memory acquiring %s", e->id);
+        if (st == SBX_OK) {
+            /* Active and warm are exclusive: a stale warm twin would give the
+             * sandbox a second reaper. */
+            mgr_entry_set_state(m, e, MGR_ACTIVE, sbx_managed_ref(record));
+            atomic_store(&e->last_used, mgr_now(m));
+            *a->out = sbx_managed_ref(record);
+        }
+        pthread_rwlock_unlock(&m->lock);
+    }
+    sbx_managed_unref(record);
+    return st;
+}
+
+/* Rule 7, then the backend's create, then registration; a sandbox this
+ * acquire created but could not register is destroyed, never leaked. */
+static sbx_status create_new(acquire_ctx *a)
+{
+    sbx_manager *m = a->m;
+    pthread_rwlock_rdlock(&m->lock);
+    uint64_t total = m->n_active + m->n_warm;
+    pthread_rwlock_unlock(&m->lock);
+    if (total >= m->config.replicas && !mgr_evict_oldest_warm(m))
+        mgr_log(m, SBX_LOG_WARN, "all %u replica slots are in use: creating sandbox %s beyond "
+                "the soft cap", m->config.replicas, a->e->id);
+
+    sbx_create_request request = SBX_CREATE_REQUEST_INIT;
+    size_t n = a->request->struct_size < sizeof request ? a->request->struct_size : sizeof request;
+    memcpy(&request, a->request, n);
+    request.struct_size = sizeof request;
+    request.sandbox_id = a->e->id;
+    sbx_sandbox *created = NULL;
+    sbx_status st = sbx_backend_create(m->backend, &request, &created, a->err);
+    if (st != SBX_OK)
+        return st;
+    mgr_log(m, SBX_LOG_INFO, "created sandbox %s for user '%s' thread '%s'", a->e->id, a->user,
+            a->thread != NULL ? a->thread : "(anonymous)");
+    st = register_sandbox(a, created);
+    sbx_backend_free_sandboxes(m->backend, created, 1);
+    if (st != SBX_OK) {
+        sbx_error destroy_err;
+        mgr_log(m, SBX_LOG_ERROR, "new sandbox %s could not be registered (%s): destroying it",
+                a->e->id, a->err->message);
+        if (sbx_backend_destroy(m->backend, a->e->id, &destroy_err) != SBX_OK)
+            mgr_log(m, SBX_LOG_ERROR, "destroy of unregistered sandbox %s failed: %s", a->e->id,
+                    destroy_err.message);
+    }
+    return st;
+}
+
+/* Discover-or-create under the cross-process lock of the id (rule 3). */
+static sbx_status discover_or_create(acquire_ctx *a)
+{
+    sbx_manager *m = a->m;
+    /* A teardown of this id by this process (idle reaper, eviction) is let
+     * finish, so that discovery does not find a sandbox about to go. */
+    mgr_wait_teardown(m, a->e);
+    int fd = mgr_process_lock(m->lock_dir, a->e->id, a->err);
+    if (fd < 0)
+        return a->err->kind;
+    sbx_status st;
+    /* Reconciliation may have adopted it while this acquire waited. */
+    step s = reuse_tracked(a, MGR_WARM);
+    if (s != STEP_NEXT) {
+        mgr_process_unlock(fd);
+        return s == STEP_DONE ? SBX_OK : a->err->kind;
+    }
+    sbx_sandbox *found = NULL;
+    st = sbx_backend_discover(m->backend, a->e->id, &found, a->err);
+    if (st == SBX_OK) {
+        int alive = check_alive(m, a->e->id);
+        if (alive == 0) {
+            sbx_backend_free_sandboxes(m->backend, found, 1);
+            found = NULL;
+            sbx_error drop_err;
+            mgr_log(m, SBX_LOG_WARN, "found sandbox %s stopped: destroying it", a->e->id);
+            st = mgr_teardown(m, a->e->id, mgr_reapable_untracked, NULL, 0, &drop_err);
+            if (st != SBX_OK)
+                *a->err = drop_err;
+        } else {
+            st = register_sandbox(a, found);
+            if (st == SBX_OK)
+                mgr_log(m, SBX_LOG_INFO, "discovered running sandbox %s", a->e->id);
+            sbx_backend_free_sandboxes(m->backend, found, 1);
+            mgr_process_unlock(fd);
+            return st;
+        }
+    } else if (st == SBX_ERR_NOT_FOUND || st == SBX_ERR_UNSUPPORTED) {
+        st = SBX_OK;
+    }
+    if (st == SBX_OK)
+        st = create_new(a);
+    mgr_process_unlock(fd);
+    return st;
+}
+
+static sbx_status acquire_pinned(acquire_ctx *a)
+{
+    if (a->thread == NULL)
+        return create_new(a);
+    /* Rule 4: active, warm, discover, create. */
+    for (mgr_state from = MGR_ACTIVE; from <= MGR_WARM; from++) {
+        step s = reuse_tracked(a, from);
+        if (s == STEP_DONE)
+            return SBX_OK;
+        if (s == STEP_FAILED)
+            return a->err->kind;
+    }
+    return discover_or_create(a);
+}
+
+/* The entry of `id`, pinned so it outlives the acquire; NULL when out of
+ * memory. */
+static mgr_entry *pin(sbx_manager *m, const char *id)
+{
+    pthread_rwlock_wrlock(&m->lock);
+    mgr_entry *e = mgr_find_or_add(m, id);
+    if (e != NULL)
+        e->pins++;
+    pthread_rwlock_unlock(&m->lock);
+    return e;
+}
+
+static void unpin(sbx_manager *m, mgr_entry *e)
+{
+    pthread_rwlock_wrlock(&m->lock);
+    e->pins--;
+    mgr_entry_collect(m, e);
+    pthread_rwlock_unlock(&m->lock);
+}
+
+sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request,
+                               sbx_managed **out, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (m == NULL || request == NULL || out == NULL ||
+        request->struct_size < offsetof(sbx_create_request, extra_mounts))
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: acquire needs a create request");
+    *out = NULL;
+    if (request->sandbox_id != NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: acquire derives the sandbox id; "
+                             "leave request->sandbox_id NULL");
+    sbx_status st;
+    if ((st = sbx_check_principal_id("thread_id", request->thread_id, err)) != SBX_OK ||
+        (st = sbx_check_principal_id("user_id", request->user_id, err)) != SBX_OK)
+        return st;
+    if (atomic_load(&m->shut_down))
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
+    char id[SBX_DERIVED_ID_SIZE];
+    st = request->thread_id != NULL
+             ? sbx_sandbox_id_derive(request->user_id, request->thread_id, id, err)
+             : mgr_random_hex(id, (SBX_DERIVED_ID_SIZE - 1) / 2, err);
+    if (st != SBX_OK)
+        return st;
+    mgr_entry *e = pin(m, id);
+    if (e == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory acquiring %s", id);
+    acquire_ctx a = {
+        .m = m, .e = e, .request = request,
+        .user = request->user_id != NULL ? request->user_id : SBX_DEFAULT_USER_ID,
+        .thread = request->thread_id, .out = out, .err = err,
+    };
+    pthread_mutex_lock(&e->acquire_lock);
+    st = acquire_pinned(&a);
+    pthread_mutex_unlock(&e->acquire_lock);
+    unpin(m, e);
+    if (st == SBX_OK)
+        sbx_error_clear(err);
+    return st;
+}

@@ -1,0 +1,204 @@
+/*
+ * Internal declarations of the sandbox manager, shared by its files.
+ *
+ * Locking: `lock` (a writer-preferring rwlock) guards the entry table, every
+ * entry's state and the gauges; readers are get() and snapshots.  No store or
+ * backend call is ever made with it held.  An entry's `acquire_lock`
+ * serialises the acquires of one sandbox id (so of one (user, thread)) and is
+ * held across I/O; it is taken before `lock`, never while holding it.
+ * `wake_lock` guards the background threads' stop flag and wake-ups.
+ */
+#ifndef SBX_MANAGER_INTERNAL_H
+#define SBX_MANAGER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sbx/manager.h>
+
+#include "host-api/src/manager/lease_store.h"
+#include "host-api/src/manager/strmap.h"
+
+struct sbx_managed {
+    atomic_uint refs;
+    sbx_sandbox sandbox;           /* strings owned by this snapshot */
+};
+
+typedef enum mgr_state {
+    MGR_NONE = 0,                  /* not tracked: kept only for the marks below */
+    MGR_ACTIVE = 1,
+    MGR_WARM = 2
+} mgr_state;
+
+/* What the manager knows of one sandbox id. */
+typedef struct mgr_entry {
+    char *id;
+    mgr_state state;
+    sbx_managed *record;           /* ACTIVE and WARM: the sandbox; else NULL */
+    int identity_known;            /* 0: adopted, identity unknown until acquired */
+    char *user;                    /* identity_known: the user (never NULL) */
+    char *thread;                  /*   and the thread (NULL: anonymous) */
+    _Atomic int64_t last_used;     /* ACTIVE: last acquire or get (manager clock) */
+    int64_t released_at;           /* WARM: release or adoption time */
+    int teardown;                  /* reserved for teardown by this process */
+    int inflight;                  /* acquires publishing a take right now */
+    uint64_t epoch;                /* bumped by every successful take */
+    int64_t unowned_since;         /* reconciliation's grace timer; -1: none */
+    int pins;                      /* acquirers holding or waiting for acquire_lock */
+    pthread_mutex_t acquire_lock;
+} mgr_entry;
+
+/* A background thread and when it runs next. */
+typedef struct mgr_thread {
+    pthread_t thread;
+    int started;
+    int64_t interval_ms;
+    int64_t first_pass_at;         /* manager clock */
+    void (*pass)(sbx_manager *m);
+    sbx_manager *manager;
+} mgr_thread;
+
+struct sbx_manager {
+    sbx_backend *backend;          /* borrowed */
+    sbx_manager_config config;     /* strings below are the manager's copies */
+    char *ready_path, *store_path, *redis_url, *key_prefix, *lock_dir, *owner_id;
+    sbx_host_services log_services; /* the configured callback, for sbx_backend_logf */
+    int64_t ttl_ms;
+    sbx_lease_store *store;
+
+    pthread_rwlock_t lock;
+    sbx_strmap entries;            /* sandbox id -> mgr_entry */
+    uint64_t n_active, n_warm;
+    uint64_t epoch_counter;
+
+    atomic_uint_fast64_t adopted, reaped, evicted, lease_losses;
+
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake_cond;      /* CLOCK_MONOTONIC */
+    int stopping;
+    mgr_thread reaper, renewal;
+
+    pthread_mutex_t teardown_lock;
+    pthread_cond_t teardown_done;  /* broadcast when a teardown reservation ends */
+
+    pthread_mutex_t shutdown_lock;
+    atomic_int shut_down;
+};
+
+/* ---- manager.c ---- */
+
+/* The manager's clock (configured, else CLOCK_MONOTONIC), in ms. */
+int64_t mgr_now(const sbx_manager *m);
+
+/* A log line through the configured callback. */
+void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The entry of `id`, or NULL.  Under `lock` (read or write). */
+mgr_entry *mgr_find(sbx_manager *m, const char *id);
+
+/* The entry of `id`, made (state NONE) when missing; NULL when out of
+ * memory.  Under the write lock. */
+mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id);
+
+/* Free `e` when nothing keeps it (state NONE, no marks, no pins).  Under the
+ * write lock. */
+void mgr_entry_collect(sbx_manager *m, mgr_entry *e);
+
+/* Make `e` ACTIVE or WARM with `record` (its reference is taken over) or
+ * NONE (record dropped), keeping the gauges right.  Under the write lock. */
+void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record);
+
+/* Set the identity of `e` (strings copied); -1 when out of memory. */
+int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread);
+
+/* A snapshot of a backend's sandbox record; NULL when out of memory. */
+sbx_managed *mgr_managed_copy(const sbx_sandbox *sandbox);
+
+/* Drop a sandbox whose lease a peer now holds, without touching it:
+ * refused while this process tears it down or an acquire publishes it, or
+ * when `expected_epoch` (>= 0) no longer matches.  Returns 1 when dropped. */
+int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch);
+
+/* ---- manager_teardown.c ---- */
+
+/* Whether `e` (NULL when untracked) may still be torn down, decided under
+ * the write lock in the same critical section as the reservation. */
+typedef int (*mgr_reapable_fn)(sbx_manager *m, const mgr_entry *e, void *ctx);
+
+/* Reserve `id` for teardown if `still_reapable` holds, claim its lease for
+ * destroy, destroy it on the backend while a heartbeat renews the teardown
+ * lease, release the lease, and untrack it on success.  `forget_if_denied`:
+ * untrack it without destroying when the claim is refused or unanswered.
+ * SBX_OK destroyed; SBX_ERR_REFUSED (not reapable, reserved, or a peer's
+ * lease), SBX_ERR_TRANSPORT (store cannot answer), or the backend's error
+ * (the entry stays tracked). */
+sbx_status mgr_teardown(sbx_manager *m, const char *id, mgr_reapable_fn still_reapable,
+                        void *ctx, int forget_if_denied, sbx_error *err);
+
+/* Wait until this process no longer tears `e` down (bounded by that
+ * teardown's backend destroy).  Call without `lock`. */
+void mgr_wait_teardown(sbx_manager *m, const mgr_entry *e);
+
+/* Reapable predicates. */
+int mgr_reapable_tracked(sbx_manager *m, const mgr_entry *e, void *ctx);
+int mgr_reapable_warm(sbx_manager *m, const mgr_entry *e, void *ctx);
+int mgr_reapable_untracked(sbx_manager *m, const mgr_entry *e, void *ctx);
+/* ctx: the sbx_managed the caller saw; holds while `e` still has it. */
+int mgr_reapable_same_record(sbx_manager *m, const mgr_entry *e, void *ctx);
+
+/* Destroy the oldest warm entry that can be claimed for destroy (rule 7).
+ * Returns 1 when one was evicted. */
+int mgr_evict_oldest_warm(sbx_manager *m);
+
+/* ---- manager_reaper.c ---- */
+
+/* Rule 11: adopt orphans found running. */
+void mgr_reconcile(sbx_manager *m);
+
+/* Rule 10: reconcile, then destroy idle active and warm sandboxes. */
+void mgr_reaper_pass(sbx_manager *m);
+
+/* Rule 12: renew every lease held. */
+void mgr_renewal_pass(sbx_manager *m);
+
+/* Start both background threads; SBX_ERR_INTERNAL when one cannot start
+ * (none is left running). */
+sbx_status mgr_threads_start(sbx_manager *m, sbx_error *err);
+
+/* Stop and join both threads (each join bounded; a thread that overruns is
+ * joined again by mgr_threads_join). */
+void mgr_threads_stop(sbx_manager *m);
+
+/* Join threads mgr_threads_stop could not wait for. */
+void mgr_threads_join(sbx_manager *m);
+
+/* ---- manager_acquire.c ---- */
+
+/* Take the lease of `e`'s id on the acquire path (rule 5) with the in-flight
+ * mark set around the round trip.  SBX_OK taken; SBX_ERR_REFUSED being torn
+ * down; else the store's error. */
+sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err);
+
+/* ---- process_lock.c ---- */
+
+/* Lock `<dir>/<id>.lock` exclusively across processes (flock), waiting for
+ * a holder.  Returns the descriptor (>= 0) to hand to mgr_process_unlock, or
+ * -1 with `err` filled. */
+int mgr_process_lock(const char *dir, const char *id, sbx_error *err);
+
+/* Release a lock from mgr_process_lock (-1 accepted). */
+void mgr_process_unlock(int fd);
+
+/* Make `path` and its missing parents (mode 0700).  SBX_ERR_CONFIG naming
+ * `what` and the path. */
+sbx_status mgr_make_dirs(const char *path, const char *what, sbx_error *err);
+
+/* $XDG_STATE_HOME/sbx/<leaf> (absolute XDG_STATE_HOME only), else
+ * $HOME/.local/state/sbx/<leaf>, malloc'ed; NULL with SBX_ERR_CONFIG when
+ * neither is set. */
+char *mgr_state_path(const char *leaf, sbx_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+# The sandbox manager: its core over an in-process test backend, threads
+# (also under ThreadSanitizer), the lease-store contract against every store,
+# and several real processes sharing one sqlite lease file.
+SBX_MGR_TEST_SUPPORT = \
+	tests/manager/mgr_test_backend.c tests/manager/mgr_test_backend.h \
+	tests/manager/mgr_fixture.c tests/manager/mgr_fixture.h
+
+check_PROGRAMS += tests/manager/test_manager_core
+TESTS += tests/manager/test_manager_core
+tests_manager_test_manager_core_SOURCES = tests/manager/test_manager_core.c $(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_core_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_manager_core_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+check_PROGRAMS += tests/manager/test_manager_threads
+TESTS += tests/manager/test_manager_threads
+tests_manager_test_manager_threads_SOURCES = tests/manager/test_manager_threads.c $(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_threads_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_manager_threads_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+# The store contract links the store sources directly: the stores are an
+# internal interface of libsbx-host, not exported.
+SBX_MGR_STORE_SOURCES = \
+	host-api/src/manager/lease_store.c host-api/src/manager/lease_store.h \
+	host-api/src/manager/lease_store_memory.c \
+	host-api/src/manager/lease_store_sqlite.c \
+	host-api/src/manager/lease_store_redis.c \
+	host-api/src/manager/strmap.c host-api/src/manager/strmap.h
+check_PROGRAMS += tests/manager/test_lease_store
+TESTS += tests/manager/test_lease_store
+tests_manager_test_lease_store_SOURCES = tests/manager/test_lease_store.c \
+	tests/manager/redis_server.c tests/manager/redis_server.h $(SBX_MGR_STORE_SOURCES)
+tests_manager_test_lease_store_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
+tests_manager_test_lease_store_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+
+check_PROGRAMS += tests/manager/test_manager_leases
+TESTS += tests/manager/test_manager_leases
+tests_manager_test_manager_leases_SOURCES = tests/manager/test_manager_leases.c \
+	$(SBX_MGR_TEST_SUPPORT) $(SBX_MGR_STORE_SOURCES)
+tests_manager_test_manager_leases_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
+tests_manager_test_manager_leases_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread

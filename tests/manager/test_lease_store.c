@@ -1,0 +1,559 @@
+/*
+ * The ownership-lease contract (MANAGER.md rule 13) against every store
+ * through one fixture: the same tests run on the memory store, on a real
+ * sqlite file and on a real redis-server the suite starts (skipped, saying
+ * why, when redis-server is not installed).  Two store objects with
+ * different owner ids on one keyspace are two manager instances.
+ */
+#include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host-api/src/manager/lease_store.h"
+#include "tests/manager/redis_server.h"
+#include "tests/support/clock.h"
+#include "tests/support/cunit_main.h"
+
+#define LONG_TTL 60000
+#define SHORT_TTL 150
+
+typedef enum kind { K_MEMORY, K_SQLITE, K_REDIS } kind;
+
+static kind current;
+static redis_server redis;
+static char sqlite_path[512];
+static char prefix[64];
+static int prefix_serial;
+
+#define MAX_STORES 16
+static sbx_lease_store *made[MAX_STORES];
+static int made_count;
+
+static int64_t real_clock(void *ctx)
+{
+    (void)ctx;
+    return sbx_test_now_ms();
+}
+
+/* A store of the current kind for `owner` (NULL-safe test failure). */
+static sbx_lease_store *make(const char *owner, int64_t ttl)
+{
+    sbx_lease_store *s = NULL;
+    sbx_error err;
+    sbx_status st;
+    switch (current) {
+    case K_MEMORY:
+        st = sbx_lease_store_memory_open(owner, ttl, real_clock, NULL,
+                                         made_count ? made[0] : NULL, &s, &err);
+        break;
+    case K_SQLITE:
+        st = sbx_lease_store_sqlite_open(sqlite_path, owner, ttl, &s, &err);
+        break;
+    default:
+        st = sbx_lease_store_redis_open(redis.url, prefix, owner, ttl, &s, &err);
+        break;
+    }
+    if (st != SBX_OK)
+        fprintf(stderr, "store open: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK && made_count < MAX_STORES);
+    made[made_count++] = s;
+    return s;
+}
+
+/* Each test starts on an empty keyspace. */
+static void fresh_keyspace(void)
+{
+    for (int i = 0; i < made_count; i++)
+        sbx_lease_store_close(made[i]);
+    made_count = 0;
+    snprintf(prefix, sizeof prefix, "sbx:test:%d:%d", (int)getpid(), ++prefix_serial);
+    if (current == K_SQLITE) {
+        unlink(sqlite_path);
+        char side[600];
+        snprintf(side, sizeof side, "%s-wal", sqlite_path);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", sqlite_path);
+        unlink(side);
+    }
+}
+
+static int take(sbx_lease_store *s, const char *id)
+{
+    int yes = -1;
+    sbx_error err;
+    CU_ASSERT_EQUAL(s->ops->take(s, id, &yes, &err), SBX_OK);
+    return yes;
+}
+
+static int claim(sbx_lease_store *s, const char *id, int for_destroy)
+{
+    int yes = -1;
+    sbx_error err;
+    CU_ASSERT_EQUAL(s->ops->claim(s, id, for_destroy, &yes, &err), SBX_OK);
+    return yes;
+}
+
+static sbx_lease_renewal renew(sbx_lease_store *s, const char *id)
+{
+    sbx_lease_renewal r = SBX_LEASE_RENEWED;
+    sbx_error err;
+    CU_ASSERT_EQUAL(s->ops->renew(s, id, &r, &err), SBX_OK);
+    return r;
+}
+
+static void release(sbx_lease_store *s, const char *id)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(s->ops->release(s, id, &err), SBX_OK);
+}
+
+/* The owner of `id` as seen by `s`, "" when unowned (static buffer). */
+static const char *owner(sbx_lease_store *s, const char *id)
+{
+    static char buf[128];
+    char *o = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(s->ops->owner(s, id, &o, NULL, &err), SBX_OK);
+    snprintf(buf, sizeof buf, "%s", o != NULL ? o : "");
+    free(o);
+    return buf;
+}
+
+/* Wait (at most 3 s) until `id`'s lease has expired. */
+static int wait_expired(sbx_lease_store *s, const char *id)
+{
+    long deadline = sbx_test_now_ms() + 3000;
+    while (sbx_test_now_ms() < deadline) {
+        if (owner(s, id)[0] == '\0')
+            return 1;
+        struct timespec pause = {0, 5 * 1000000};
+        nanosleep(&pause, NULL); /* paces the polling of a TTL, not a wait for a peer */
+    }
+    return 0;
+}
+
+#define BEGIN() fresh_keyspace()
+
+/* ---- the #4206 invariant: a peer cannot claim a live owner's sandbox ---- */
+
+static void test_claim_is_exclusive_across_instances(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
+    CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
+}
+
+static void test_failed_claim_does_not_steal_the_lease(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_RENEWED);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "A");
+}
+
+static void test_claim_refreshes_our_own_lease(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+}
+
+static void test_claim_succeeds_once_a_lease_expires(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
+    CU_ASSERT(wait_expired(b, "s1"));
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 1);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "B");
+}
+
+/* ---- take: the acquire path ---- */
+
+static void test_take_transfers_ownership_from_a_live_peer(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(take(b, "s1"), 1);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "B");
+}
+
+static void test_take_makes_the_previous_owners_renew_report_lost(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(take(b, "s1"), 1);
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LOST);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "B");
+}
+
+static void test_take_is_refused_while_a_peer_is_destroying(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    CU_ASSERT_EQUAL(take(b, "s1"), 0);
+    CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
+}
+
+static void test_take_is_allowed_once_the_teardown_marker_is_released(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    release(a, "s1");
+    CU_ASSERT_EQUAL(take(b, "s1"), 1);
+}
+
+static void test_a_destroyers_own_claim_is_idempotent(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+}
+
+static void test_claim_for_destroy_is_still_refused_against_a_peer(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT_EQUAL(claim(b, "s1", 1), 0);
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_RENEWED);
+}
+
+static void test_a_stale_teardown_marker_expires(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    CU_ASSERT_EQUAL(take(b, "s1"), 0);
+    CU_ASSERT(wait_expired(b, "s1"));
+    CU_ASSERT_EQUAL(take(b, "s1"), 1);
+}
+
+static void test_non_destroy_claim_does_not_unwind_our_own_teardown(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 0);
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LOST);
+    CU_ASSERT_EQUAL(take(b, "s1"), 0);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+}
+
+/* ---- renew ---- */
+
+static void test_renew_does_not_keep_a_teardown_alive(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LOST);
+}
+
+static void test_renew_reports_lapsed_not_lost_for_an_expired_lease(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", SHORT_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT(wait_expired(a, "s1"));
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LAPSED);
+}
+
+static void test_renew_does_not_reacquire_on_its_own(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", SHORT_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    CU_ASSERT(wait_expired(a, "s1"));
+    CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LAPSED);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "");
+}
+
+/* Renewing more often than the TTL keeps the lease past several TTLs. */
+static void test_renew_extends_the_lease(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    long until = sbx_test_now_ms() + 3 * SHORT_TTL;
+    while (sbx_test_now_ms() < until) {
+        CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_RENEWED);
+        CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
+        struct timespec pause = {0, 20 * 1000000};
+        nanosleep(&pause, NULL); /* renewal pacing: a fraction of the TTL */
+    }
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
+}
+
+static void test_renew_of_an_unknown_sandbox_is_lapsed(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL);
+    CU_ASSERT_EQUAL(renew(a, "never-seen"), SBX_LEASE_LAPSED);
+}
+
+/* ---- release and owner ---- */
+
+static void test_release_frees_the_sandbox_for_a_peer(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    release(a, "s1");
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 1);
+}
+
+static void test_release_does_not_clear_a_peers_lease(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    release(b, "s1");
+    CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
+}
+
+static void test_release_of_an_unowned_sandbox_is_a_noop(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL);
+    release(a, "s1");
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "");
+}
+
+static void test_owner_does_not_take_ownership(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "");
+    CU_ASSERT_EQUAL(claim(b, "s1", 0), 1);
+    CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "B");
+}
+
+/* ---- atomicity under contention ---- */
+
+typedef struct contender {
+    sbx_lease_store *store;
+    pthread_barrier_t *start;
+    int won;
+} contender;
+
+static void *contend(void *arg)
+{
+    contender *c = arg;
+    sbx_error err;
+    pthread_barrier_wait(c->start);
+    if (c->store->ops->claim(c->store, "s1", 0, &c->won, &err) != SBX_OK)
+        c->won = -1;
+    return NULL;
+}
+
+static void test_concurrent_claims_serialize_to_one_winner(void)
+{
+    BEGIN();
+    enum { N = 8 };
+    contender c[N];
+    pthread_t t[N];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, N);
+    for (int i = 0; i < N; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "W%d", i);
+        c[i] = (contender){make(name, LONG_TTL), &start, 0};
+    }
+    for (int i = 0; i < N; i++)
+        CU_ASSERT_FATAL(pthread_create(&t[i], NULL, contend, &c[i]) == 0);
+    int winners = 0, errors = 0;
+    for (int i = 0; i < N; i++) {
+        pthread_join(t[i], NULL);
+        winners += c[i].won == 1;
+        errors += c[i].won == -1;
+    }
+    pthread_barrier_destroy(&start);
+    CU_ASSERT_EQUAL(winners, 1);
+    CU_ASSERT_EQUAL(errors, 0);
+}
+
+static void test_the_store_says_whether_it_sees_peers(void)
+{
+    BEGIN();
+    sbx_lease_store *a = make("A", LONG_TTL);
+    CU_ASSERT_EQUAL(a->cross_process, current != K_MEMORY);
+}
+
+/* ---- redis: the keys and values DeerFlow's gateways share ---- */
+
+static void test_redis_keys_and_values_are_deerflows(void)
+{
+    BEGIN();
+    snprintf(prefix, sizeof prefix, "deerflow:sandbox:owner:");
+    sbx_lease_store *a = make("host:abc", LONG_TTL);
+    CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
+    const char *get[] = {"GET", "deerflow:sandbox:owner:s1"};
+    const char *pttl[] = {"PTTL", "deerflow:sandbox:owner:s1"};
+    char *value = redis_server_command(&redis, 2, get);
+    char *ttl = redis_server_command(&redis, 2, pttl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(value);
+    CU_ASSERT_STRING_EQUAL(value, "own:host:abc");
+    CU_ASSERT(ttl != NULL && atol(ttl) > 0 && atol(ttl) <= LONG_TTL);
+    free(value);
+    free(ttl);
+    CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
+    value = redis_server_command(&redis, 2, get);
+    CU_ASSERT_STRING_EQUAL(value, "del:host:abc");
+    free(value);
+    /* A lease a DeerFlow gateway wrote is read the same way. */
+    const char *set[] = {"SET", "deerflow:sandbox:owner:s2", "own:gateway-1:ffff", "PX", "60000"};
+    free(redis_server_command(&redis, 5, set));
+    CU_ASSERT_STRING_EQUAL(owner(a, "s2"), "gateway-1:ffff");
+    CU_ASSERT_EQUAL(claim(a, "s2", 0), 0);
+    CU_ASSERT_EQUAL(take(a, "s2"), 1);
+}
+
+/* A store that cannot answer says "unknown" on every operation, never "no". */
+static void test_redis_store_that_cannot_answer_is_unknown(void)
+{
+    BEGIN();
+    sbx_lease_store *s = NULL;
+    sbx_error err;
+    char url[400];
+    snprintf(url, sizeof url, "unix://%s/nothing-listens.sock", redis.dir);
+    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "p", "A", LONG_TTL, &s, &err), SBX_OK);
+    int yes;
+    sbx_lease_renewal r;
+    char *o;
+    CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_ERR_TRANSPORT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "take of s1"));
+    CU_ASSERT_EQUAL(s->ops->claim(s, "s1", 0, &yes, &err), SBX_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(s->ops->claim(s, "s1", 1, &yes, &err), SBX_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(s->ops->renew(s, "s1", &r, &err), SBX_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(s->ops->release(s, "s1", &err), SBX_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(s->ops->owner(s, "s1", &o, NULL, &err), SBX_ERR_TRANSPORT);
+    sbx_lease_store_close(s);
+}
+
+/* The password of a redis URL is never quoted back. */
+static void test_redis_url_errors_do_not_quote_the_url(void)
+{
+    sbx_lease_store *s = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_lease_store_redis_open("rediss://:hunter2@h", "p", "A", 1000, &s, &err),
+                    SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "hunter2"));
+    CU_ASSERT_EQUAL(sbx_lease_store_redis_open("redis://:hunter2@h:99999", "p", "A", 1000, &s, &err),
+                    SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "hunter2"));
+}
+
+/* ---- sqlite specifics ---- */
+
+static void test_sqlite_open_names_the_file_at_fault(void)
+{
+    sbx_lease_store *s = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_lease_store_sqlite_open("/nonexistent-dir/leases.db", "A", 1000, &s, &err),
+                    SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "/nonexistent-dir/leases.db"));
+}
+
+/* ---- suites ---- */
+
+static int init_memory(void)
+{
+    current = K_MEMORY;
+    return 0;
+}
+
+static int init_sqlite(void)
+{
+    current = K_SQLITE;
+    const char *state = getenv("XDG_STATE_HOME");
+    snprintf(sqlite_path, sizeof sqlite_path, "%s/lease-contract-%d.db",
+             state != NULL && state[0] == '/' ? state : "/tmp", (int)getpid());
+    return 0;
+}
+
+static int init_redis(void)
+{
+    current = K_REDIS;
+    return redis_server_start(&redis) == 0 ? 0 : -1;
+}
+
+static int cleanup_any(void)
+{
+    fresh_keyspace();
+    if (current == K_SQLITE)
+        unlink(sqlite_path);
+    if (current == K_REDIS)
+        redis_server_stop(&redis, 0);
+    return 0;
+}
+
+#define CONTRACT_TESTS                                                                         \
+    {"claim is exclusive across instances", test_claim_is_exclusive_across_instances},       \
+    {"a failed claim does not steal the lease", test_failed_claim_does_not_steal_the_lease}, \
+    {"claim refreshes our own lease", test_claim_refreshes_our_own_lease},                   \
+    {"claim succeeds once a lease expires", test_claim_succeeds_once_a_lease_expires},       \
+    {"take transfers ownership from a live peer", test_take_transfers_ownership_from_a_live_peer}, \
+    {"take makes the previous owner's renew report LOST",                                    \
+     test_take_makes_the_previous_owners_renew_report_lost},                                  \
+    {"take is refused while a peer is destroying", test_take_is_refused_while_a_peer_is_destroying}, \
+    {"take is allowed once the teardown marker is released",                                 \
+     test_take_is_allowed_once_the_teardown_marker_is_released},                              \
+    {"a destroyer's own claim is idempotent", test_a_destroyers_own_claim_is_idempotent},     \
+    {"claim for destroy is still refused against a peer",                                    \
+     test_claim_for_destroy_is_still_refused_against_a_peer},                                 \
+    {"a stale teardown marker expires", test_a_stale_teardown_marker_expires},               \
+    {"a non-destroy claim does not unwind our own teardown",                                 \
+     test_non_destroy_claim_does_not_unwind_our_own_teardown},                                \
+    {"renew does not keep a teardown alive", test_renew_does_not_keep_a_teardown_alive},     \
+    {"renew reports LAPSED, not LOST, for an expired lease",                                 \
+     test_renew_reports_lapsed_not_lost_for_an_expired_lease},                                \
+    {"renew does not re-acquire on its own", test_renew_does_not_reacquire_on_its_own},      \
+    {"renew extends the lease", test_renew_extends_the_lease},                               \
+    {"renew of an unknown sandbox is LAPSED", test_renew_of_an_unknown_sandbox_is_lapsed},   \
+    {"release frees the sandbox for a peer", test_release_frees_the_sandbox_for_a_peer},     \
+    {"release does not clear a peer's lease", test_release_does_not_clear_a_peers_lease},    \
+    {"release of an unowned sandbox is a no-op", test_release_of_an_unowned_sandbox_is_a_noop}, \
+    {"owner does not take ownership", test_owner_does_not_take_ownership},                   \
+    {"concurrent claims serialize to one winner", test_concurrent_claims_serialize_to_one_winner}, \
+    {"the store says whether it sees peers", test_the_store_says_whether_it_sees_peers}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo memory_tests[] = {CONTRACT_TESTS, CU_TEST_INFO_NULL};
+    static const CU_TestInfo sqlite_tests[] = {
+        CONTRACT_TESTS,
+        {"sqlite open names the file at fault", test_sqlite_open_names_the_file_at_fault},
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo redis_tests[] = {
+        CONTRACT_TESTS,
+        {"redis keys and values are DeerFlow's", test_redis_keys_and_values_are_deerflows},
+        {"a redis store that cannot answer is unknown",
+         test_redis_store_that_cannot_answer_is_unknown},
+        {"redis URL errors do not quote the URL", test_redis_url_errors_do_not_quote_the_url},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("lease store contract: memory", init_memory, cleanup_any, memory_tests);
+    sbx_test_add_suite("lease store contract: sqlite", init_sqlite, cleanup_any, sqlite_tests);
+    if (redis_server_available())
+        sbx_test_add_suite("lease store contract: redis", init_redis, cleanup_any, redis_tests);
+    else
+        printf("SKIP: lease store contract: redis (redis-server is not on PATH; Debian package "
+               "redis-server)\n");
+}
