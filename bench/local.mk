@@ -1,12 +1,13 @@
-# Benchmarks of the remote backend against baselines measured in the same
-# run (docs/performance.md).  On demand only: `make bench` builds the
+# Benchmarks of the remote and docker backends against baselines measured
+# in the same run (docs/performance.md).  On demand only: `make bench` builds the
 # programs and runs bench/run; `make` and `make check` never build or run
 # them (EXTRA_PROGRAMS).  BENCH_FLAGS passes options to bench/run, e.g.
 # `make bench BENCH_FLAGS=--quick`.
-SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc
+SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
+	bench/sbx-docker-bench bench/raw-engine
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py
-CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/callgrind.*.out
+EXTRA_DIST += bench/run bench/docker-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py
+CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt bench/callgrind.*.out
 
 SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
 
@@ -23,6 +24,16 @@ bench_raw_jsonc_SOURCES = bench/raw_jsonc.c $(SBX_BENCH_UTIL) \
 	bench/json_baseline.c bench/json_baseline.h
 bench_raw_jsonc_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread
 bench_raw_jsonc_LDADD = $(JSONC_LIBS) -lpthread
+
+# The docker backend against its engines' CLIs and the raw engine API
+# (bench/docker-run, which bench/run calls last).
+bench_sbx_docker_bench_SOURCES = bench/sbx_docker_bench.c $(SBX_BENCH_UTIL)
+bench_sbx_docker_bench_CFLAGS = $(AM_CFLAGS) -pthread
+bench_sbx_docker_bench_LDADD = host-api/libsbx-host.la -lpthread
+
+bench_raw_engine_SOURCES = bench/raw_engine.c $(SBX_BENCH_UTIL)
+bench_raw_engine_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) -pthread
+bench_raw_engine_LDADD = $(CURL_LIBS) $(JSONC_LIBS) -lpthread
 
 BENCH_FLAGS =
 bench: all $(SBX_BENCH_BINS)
