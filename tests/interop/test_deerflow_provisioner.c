@@ -46,15 +46,9 @@ static int suite_cleanup(void)
  * the right one) and `args`. */
 static void sbxctl(sbx_test_run *run, const char *key, const char *const *args)
 {
-    char url[128], key_setting[96];
-    snprintf(url, sizeof url, "provisioner_url=%s", provisioner.url);
+    char key_setting[96];
     snprintf(key_setting, sizeof key_setting, "api_key=%s", key != NULL ? key : KEY);
-    const char *argv[24] = { "--backend", "remote", "--set", url, "--set", key_setting };
-    size_t n = 6;
-    for (size_t i = 0; args[i] != NULL && n < 23; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    sbx_test_sbxctl(run, NULL, argv);
+    sbx_test_sbxctl_remote(run, provisioner.url, SBX_TEST_ARGS("--set", key_setting), args);
 }
 
 /* Run sbxctl with the right key and expect `exit_code` and, when not NULL,

@@ -29,7 +29,6 @@
 
 #define ARGS SBX_TEST_ARGS
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define MAX_ARGS 24
 
 /* sbxctl's exit codes (sbxctl(1), EXIT STATUS). */
 #define EXIT_CONFIG 2
@@ -54,24 +53,11 @@ static sbx_status open_on(const char *url, const sbx_option *extra, size_t n_ext
     return st;
 }
 
-/* Run sbxctl --backend remote --set provisioner_url=`url` [extra...] args. */
+/* Run sbxctl --backend remote against `url` [extra...] args. */
 static void run_on(sbx_test_run *run, const char *url, const char *const *extra,
                    const char *const *args)
 {
-    char url_setting[512];
-    snprintf(url_setting, sizeof url_setting, "provisioner_url=%s", url);
-    const char *argv[MAX_ARGS];
-    size_t n = 0;
-    argv[n++] = "--backend";
-    argv[n++] = "remote";
-    argv[n++] = "--set";
-    argv[n++] = url_setting;
-    for (size_t i = 0; extra != NULL && extra[i] != NULL && n < MAX_ARGS - 1; i++)
-        argv[n++] = extra[i];
-    for (size_t i = 0; args[i] != NULL && n < MAX_ARGS - 1; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    sbx_test_sbxctl(run, NULL, argv);
+    sbx_test_sbxctl_remote(run, url, extra, args);
 }
 
 /* 1 when `text` holds a run of 4 characters of `secret` (all of a shorter

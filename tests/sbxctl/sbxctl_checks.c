@@ -11,6 +11,25 @@ void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *cons
     CU_ASSERT_EQUAL_FATAL(ran, 0);
 }
 
+void sbx_test_sbxctl_remote(sbx_test_run *run, const char *url, const char *const *extra,
+                            const char *const *args)
+{
+    char url_setting[512];
+    snprintf(url_setting, sizeof url_setting, "provisioner_url=%s", url);
+    const char *argv[32];
+    size_t n = 0;
+    argv[n++] = "--backend";
+    argv[n++] = "remote";
+    argv[n++] = "--set";
+    argv[n++] = url_setting;
+    for (size_t i = 0; extra != NULL && extra[i] != NULL && n < 31; i++)
+        argv[n++] = extra[i];
+    for (size_t i = 0; args[i] != NULL && n < 31; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    sbx_test_sbxctl(run, NULL, argv);
+}
+
 /* Lines of `text` that are not backend log lines ("sbxctl: [BACKEND] ..."). */
 static size_t count_non_log_lines(const char *text)
 {

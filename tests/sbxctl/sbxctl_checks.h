@@ -16,6 +16,11 @@
  * start or does not finish fails the test. */
 void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *const *args);
 
+/* Run sbxctl --backend remote --set provisioner_url=`url`, then the
+ * NULL-terminated `extra` (may be NULL) and `args` (at most 28 in all). */
+void sbx_test_sbxctl_remote(sbx_test_run *run, const char *url, const char *const *extra,
+                            const char *const *args);
+
 /* Assert the run failed with `exit_code` and, besides backend log lines,
  * exactly one stderr line "sbxctl: KIND: ..." containing `needle` (the
  * thing at fault). */

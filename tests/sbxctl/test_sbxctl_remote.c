@@ -21,26 +21,11 @@
 #define RIGHT_KEY "emu-key-7f3a9c2e51"
 #define WRONG_KEY "wrong-key-04d8b6e1aa"
 
-#define MAX_ARGS 32
-
 /* Run sbxctl --backend remote --set provisioner_url=<emu> [extra...] ARGS. */
 static void run_remote(sbx_test_run *run, sbx_test_emu *emu, const char *const *extra,
                        const char *const *args)
 {
-    char url_setting[256];
-    snprintf(url_setting, sizeof url_setting, "provisioner_url=%s", sbx_test_emu_url(emu));
-    const char *argv[MAX_ARGS];
-    size_t n = 0;
-    argv[n++] = "--backend";
-    argv[n++] = "remote";
-    argv[n++] = "--set";
-    argv[n++] = url_setting;
-    for (size_t i = 0; extra != NULL && extra[i] != NULL && n < MAX_ARGS - 1; i++)
-        argv[n++] = extra[i];
-    for (size_t i = 0; args[i] != NULL && n < MAX_ARGS - 1; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    sbx_test_sbxctl(run, NULL, argv);
+    sbx_test_sbxctl_remote(run, sbx_test_emu_url(emu), extra, args);
 }
 
 static sbx_test_emu *start_emu(const char *const *args)
