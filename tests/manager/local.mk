@@ -38,3 +38,20 @@ tests_manager_test_manager_leases_SOURCES = tests/manager/test_manager_leases.c 
 	$(SBX_MGR_TEST_SUPPORT) $(SBX_MGR_STORE_SOURCES)
 tests_manager_test_manager_leases_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
 tests_manager_test_manager_leases_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+
+# Managers in other processes: a helper program the suite drives.
+check_PROGRAMS += tests/manager/mgr_peer tests/manager/test_manager_processes
+TESTS += tests/manager/test_manager_processes
+tests_manager_mgr_peer_SOURCES = tests/manager/mgr_peer.c
+tests_manager_mgr_peer_LDADD = host-api/libsbx-host.la
+tests_manager_test_manager_processes_SOURCES = tests/manager/test_manager_processes.c \
+	tests/manager/peer_process.c tests/manager/peer_process.h
+tests_manager_test_manager_processes_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_manager_test_manager_processes_LDADD = $(SBX_TEST_LIBS)
+
+check_PROGRAMS += tests/manager/test_manager_redis
+TESTS += tests/manager/test_manager_redis
+tests_manager_test_manager_redis_SOURCES = tests/manager/test_manager_redis.c \
+	tests/manager/redis_server.c tests/manager/redis_server.h $(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_redis_CFLAGS = $(SBX_TEST_CFLAGS) $(HIREDIS_CFLAGS) -pthread
+tests_manager_test_manager_redis_LDADD = $(SBX_TEST_LIBS) $(HIREDIS_LIBS) -lpthread

@@ -10,6 +10,8 @@
 
 #include <hiredis/hiredis.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,37 @@ static sbx_status redis_error(redis_store *s, const char *what, const char *id, 
         snprintf(port, sizeof port, ":%d", s->port);
     return sbx_error_set(err, SBX_ERR_TRANSPORT, "redis lease store %s%s: %s of %s failed: %s",
                          s->url_host, port, what, id, why);
+}
+
+/* A write to a connection the server closed raises SIGPIPE, which would kill
+ * the host: it is blocked in this thread for the round trip, and one raised
+ * meanwhile is consumed (unless one was already pending for the host). */
+typedef struct pipe_guard {
+    sigset_t old;
+    int was_pending;
+} pipe_guard;
+
+static void block_sigpipe(pipe_guard *g)
+{
+    sigset_t pipe, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    sigpending(&pending);
+    g->was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &g->old);
+}
+
+static void restore_sigpipe(const pipe_guard *g)
+{
+    if (!g->was_pending) {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        const struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe, NULL, &zero) == SIGPIPE)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
 static void drop_connection(redis_store *s)
@@ -141,6 +174,8 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
     snprintf(key, n, "%s:%s", s->prefix, id);
     const char *argv[] = {"EVAL", script, "1", key, s->base.owner_id, s->ttl, flag};
     pthread_mutex_lock(&s->lock);
+    pipe_guard guard;
+    block_sigpipe(&guard);
     sbx_status st = connect_once(s, what, id, err);
     if (st == SBX_OK) {
         redisReply *reply = command(s, what, id, err, flag != NULL ? 7 : 6, argv);
@@ -152,6 +187,7 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
             *answer = reply->integer;
         freeReplyObject(reply);
     }
+    restore_sigpipe(&guard);
     pthread_mutex_unlock(&s->lock);
     free(key);
     return st;
@@ -204,6 +240,8 @@ static sbx_status rd_owner(sbx_lease_store *store, const char *id, char **owner,
     snprintf(key, n, "%s:%s", s->prefix, id);
     const char *argv[] = {"GET", key};
     pthread_mutex_lock(&s->lock);
+    pipe_guard guard;
+    block_sigpipe(&guard);
     sbx_status st = connect_once(s, "owner read", id, err);
     if (st == SBX_OK) {
         redisReply *reply = command(s, "owner read", id, err, 2, argv);
@@ -221,6 +259,7 @@ static sbx_status rd_owner(sbx_lease_store *store, const char *id, char **owner,
         }
         freeReplyObject(reply);
     }
+    restore_sigpipe(&guard);
     pthread_mutex_unlock(&s->lock);
     free(key);
     return st;

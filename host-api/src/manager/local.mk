@@ -15,3 +15,6 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/lease_store_redis.c
 host_api_libsbx_host_la_CFLAGS += $(CRYPTO_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
 host_api_libsbx_host_la_LIBADD += $(CRYPTO_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+
+# The host's guide to the manager.
+EXTRA_DIST += docs/manager.md

@@ -1,0 +1,131 @@
+/* The test's side of mgr_peer (see peer_process.h). */
+#include "tests/manager/peer_process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/support/clock.h"
+#include "tests/support/subprocess.h"
+
+static int read_line(peer_process *p, char *out, size_t cap, long deadline)
+{
+    for (;;) {
+        char *nl = memchr(p->pending, '\n', p->pending_len);
+        if (nl != NULL) {
+            size_t n = (size_t)(nl - p->pending);
+            snprintf(out, cap, "%.*s", (int)n, p->pending);
+            memmove(p->pending, nl + 1, p->pending_len - n - 1);
+            p->pending_len -= n + 1;
+            return 0;
+        }
+        if (p->pending_len == sizeof p->pending || sbx_test_wait_readable(p->from_peer, deadline) != 1) {
+            snprintf(out, cap, "no answer from the peer process");
+            return -1;
+        }
+        ssize_t got = read(p->from_peer, p->pending + p->pending_len,
+                           sizeof p->pending - p->pending_len);
+        if (got <= 0) {
+            snprintf(out, cap, "the peer process closed its output");
+            return -1;
+        }
+        p->pending_len += (size_t)got;
+    }
+}
+
+int peer_start(peer_process *p, const char *state_dir, const char *lease_db, long interval_ms,
+               long idle_ms, const char *shutdown)
+{
+    memset(p, 0, sizeof *p);
+    char bin[512], interval[32], idle[32];
+    const char *builddir = getenv("SBX_TEST_BUILDDIR");
+    snprintf(bin, sizeof bin, "%s/tests/manager/mgr_peer", builddir != NULL ? builddir : ".");
+    snprintf(interval, sizeof interval, "%ld", interval_ms);
+    snprintf(idle, sizeof idle, "%ld", idle_ms);
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+        return -1;
+    p->pid = fork();
+    if (p->pid < 0)
+        return -1;
+    if (p->pid == 0) {
+        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+            _exit(126);
+        execl(bin, bin, state_dir, lease_db, interval, idle, shutdown, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    p->to_peer = in[1];
+    p->from_peer = out[0];
+    char line[300];
+    if (read_line(p, line, sizeof line, sbx_test_now_ms() + 10000) != 0 ||
+        strncmp(line, "ready ", 6) != 0) {
+        fprintf(stderr, "peer did not start: %s\n", line);
+        peer_kill(p);
+        return -1;
+    }
+    snprintf(p->owner, sizeof p->owner, "%s", line + 6);
+    return 0;
+}
+
+int peer_ask(peer_process *p, const char *command, char *answer, size_t cap)
+{
+    size_t n = strlen(command);
+    char *line = malloc(n + 2);
+    memcpy(line, command, n);
+    line[n] = '\n';
+    ssize_t wrote = write(p->to_peer, line, n + 1);
+    free(line);
+    if (wrote != (ssize_t)(n + 1)) {
+        snprintf(answer, cap, "cannot write to the peer: %s", strerror(errno));
+        return -1;
+    }
+    return read_line(p, answer, cap, sbx_test_now_ms() + 10000);
+}
+
+int peer_counters(peer_process *p, unsigned long long c[6])
+{
+    char line[200];
+    if (peer_ask(p, "counters", line, sizeof line) != 0)
+        return -1;
+    return sscanf(line, "%llu %llu %llu %llu %llu %llu", &c[0], &c[1], &c[2], &c[3], &c[4],
+                  &c[5]) == 6 ? 0 : -1;
+}
+
+static int reap(peer_process *p, long timeout_ms)
+{
+    int status = -1;
+    int pidfd = pidfd_open(p->pid, 0);
+    if (pidfd < 0 || sbx_test_wait_readable(pidfd, sbx_test_now_ms() + timeout_ms) != 1)
+        kill(p->pid, SIGKILL);
+    if (pidfd >= 0)
+        close(pidfd);
+    waitpid(p->pid, &status, 0);
+    close(p->to_peer);
+    close(p->from_peer);
+    p->pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int peer_quit(peer_process *p)
+{
+    char line[300];
+    if (peer_ask(p, "quit", line, sizeof line) != 0 || strcmp(line, "ok") != 0)
+        fprintf(stderr, "peer quit: %s\n", line);
+    return reap(p, 10000);
+}
+
+void peer_kill(peer_process *p)
+{
+    if (p->pid > 0) {
+        kill(p->pid, SIGKILL);
+        reap(p, 10000);
+    }
+}

@@ -1,0 +1,161 @@
+/*
+ * Several managers in real processes (tests/manager/mgr_peer) on one sqlite
+ * lease file and one local-backend state directory: what DeerFlow's
+ * multi-worker gateways got wrong (#4206): a thread handed between
+ * processes, a live peer's sandbox never adopted, a killed peer's sandbox
+ * adopted after the grace and reaped, nothing leaked.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/manager/peer_process.h"
+#include "tests/support/clock.h"
+#include "tests/support/cunit_main.h"
+#include "tests/support/subprocess.h"
+
+static char state_dir[512], lease_db[600];
+
+static void begin(void)
+{
+    const char *state = getenv("XDG_STATE_HOME");
+    const char *base = state != NULL && state[0] == '/' ? state : "/tmp";
+    mkdir(base, 0700);
+    snprintf(state_dir, sizeof state_dir, "%s/mgr-processes-XXXXXX", base);
+    CU_ASSERT_FATAL(mkdtemp(state_dir) != NULL);
+    snprintf(lease_db, sizeof lease_db, "%s/leases.db", state_dir);
+}
+
+static void end(void)
+{
+    const char *argv[] = {"rm", "-rf", state_dir, NULL};
+    sbx_test_run_program(argv, 10000, NULL, 0);
+}
+
+/* 1 when the local backend still has sandbox `id`. */
+static int sandbox_exists(const char *id)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/%s.json", state_dir, id);
+    return access(path, F_OK) == 0;
+}
+
+static void ask_ok(peer_process *p, const char *command, char *answer, size_t cap)
+{
+    int rc = peer_ask(p, command, answer, cap);
+    if (rc != 0 || strncmp(answer, "ok", 2) != 0)
+        fprintf(stderr, "%s: %s\n", command, answer);
+    CU_ASSERT(rc == 0 && strncmp(answer, "ok", 2) == 0);
+}
+
+/* Two managers acquire one thread alternately: take hands it over, the
+ * loser forgets it at its next renewal and does not destroy it. */
+static void test_two_processes_hand_a_thread_over(void)
+{
+    begin();
+    peer_process a, b;
+    CU_ASSERT_FATAL(peer_start(&a, state_dir, lease_db, 3600000, 0, "destroy") == 0);
+    CU_ASSERT_FATAL(peer_start(&b, state_dir, lease_db, 3600000, 0, "destroy") == 0);
+    char got_a[200], got_b[200], line[200];
+    unsigned long long c[6];
+    ask_ok(&a, "acquire alice t1", got_a, sizeof got_a);
+    ask_ok(&b, "acquire alice t1", got_b, sizeof got_b);
+    CU_ASSERT_STRING_EQUAL(got_a, got_b);
+    const char *id = got_a + 3;
+    ask_ok(&a, "renew", line, sizeof line);
+    CU_ASSERT(peer_counters(&a, c) == 0 && c[5] == 1 && c[0] == 0);
+    CU_ASSERT(sandbox_exists(id));
+    /* And back. */
+    ask_ok(&a, "acquire alice t1", got_a, sizeof got_a);
+    CU_ASSERT_STRING_EQUAL(got_a, got_b);
+    ask_ok(&b, "renew", line, sizeof line);
+    CU_ASSERT(peer_counters(&b, c) == 0 && c[5] == 1 && c[0] == 0);
+    CU_ASSERT(sandbox_exists(id));
+    /* The loser's shutdown leaves it alone; the owner's destroys it. */
+    CU_ASSERT_EQUAL(peer_quit(&b), 0);
+    CU_ASSERT(sandbox_exists(id));
+    CU_ASSERT_EQUAL(peer_quit(&a), 0);
+    CU_ASSERT(!sandbox_exists(id));
+    end();
+}
+
+/* Wait until the peer's counter `which` reaches `value` (at most
+ * timeout_ms); 1 when it did. */
+static int wait_counter(peer_process *p, int which, unsigned long long value, long timeout_ms)
+{
+    long deadline = sbx_test_now_ms() + timeout_ms;
+    unsigned long long c[6];
+    while (sbx_test_now_ms() < deadline)
+        if (peer_counters(p, c) == 0 && c[which] >= value)
+            return 1;
+    return 0;
+}
+
+/* A live peer's sandbox is never adopted, however often reconciliation
+ * runs; once the peer is killed its lease expires, and after one more TTL
+ * of grace a survivor adopts it and the idle reaper destroys it. */
+static void test_killed_peers_sandbox_is_adopted_after_the_grace(void)
+{
+    begin();
+    peer_process owner, survivor;
+    /* 50 ms renewal and reaper passes: a 200 ms lease TTL. */
+    CU_ASSERT_FATAL(peer_start(&owner, state_dir, lease_db, 50, 0, "destroy") == 0);
+    char got[200];
+    ask_ok(&owner, "acquire bob t9", got, sizeof got);
+    const char *id = got + 3;
+    CU_ASSERT_FATAL(peer_start(&survivor, state_dir, lease_db, 50, 300, "destroy") == 0);
+    /* Ten reaper passes of the survivor while the owner lives. */
+    long until = sbx_test_now_ms() + 500;
+    unsigned long long c[6];
+    while (sbx_test_now_ms() < until) {
+        CU_ASSERT(peer_counters(&survivor, c) == 0);
+        CU_ASSERT_EQUAL(c[2], 0);
+    }
+    long killed_at = sbx_test_now_ms();
+    peer_kill(&owner);
+    CU_ASSERT(sandbox_exists(id));
+    CU_ASSERT(wait_counter(&survivor, 2, 1, 5000));
+    /* Not before the dead lease ran out (at least 150 ms after its last
+     * renewal) and one more TTL (200 ms) of grace passed. */
+    CU_ASSERT(sbx_test_now_ms() - killed_at >= 300);
+    CU_ASSERT(wait_counter(&survivor, 3, 1, 5000));
+    CU_ASSERT(!sandbox_exists(id));
+    CU_ASSERT_EQUAL(peer_quit(&survivor), 0);
+    end();
+}
+
+/* Shutdown in keep mode hands the sandboxes to a successor process. */
+static void test_a_successor_adopts_what_a_keeping_shutdown_left(void)
+{
+    begin();
+    peer_process first, next;
+    CU_ASSERT_FATAL(peer_start(&first, state_dir, lease_db, 3600000, 0, "keep") == 0);
+    char got[200];
+    ask_ok(&first, "acquire carol t1", got, sizeof got);
+    char id[200];
+    snprintf(id, sizeof id, "%s", got + 3);
+    CU_ASSERT_EQUAL(peer_quit(&first), 0);
+    CU_ASSERT(sandbox_exists(id));
+    /* Released leases: the successor's grace starts at its first look. */
+    CU_ASSERT_FATAL(peer_start(&next, state_dir, lease_db, 50, 0, "destroy") == 0);
+    CU_ASSERT(wait_counter(&next, 2, 1, 5000));
+    CU_ASSERT_EQUAL(peer_quit(&next), 0);
+    CU_ASSERT(!sandbox_exists(id));
+    end();
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        {"two processes hand a thread over", test_two_processes_hand_a_thread_over},
+        {"a killed peer's sandbox is adopted after the grace",
+         test_killed_peers_sandbox_is_adopted_after_the_grace},
+        {"a successor adopts what a keeping shutdown left",
+         test_a_successor_adopts_what_a_keeping_shutdown_left},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("managers in several processes (sqlite, local backend)", NULL, NULL, tests);
+}
