@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "tools/provisioner-emu/emu_context.h"
-#include "tools/provisioner-emu/emu_reply.h"
+#include "tools/provisioner-common/prov_reply.h"
 
 /* The control API's path prefix. */
 #define SBX_EMU_CONTROL_PREFIX "/_emu/"
@@ -20,6 +20,6 @@ typedef const char *(*sbx_emu_query_fn)(void *query_ctx, const char *name);
  * May block: /_emu/wait long-polls up to its timeout_ms. */
 void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char *path,
                             sbx_emu_query_fn query, void *query_ctx, const char *body,
-                            size_t body_len, sbx_emu_reply *reply);
+                            size_t body_len, sbx_prov_reply *reply);
 
 #endif

@@ -2,7 +2,7 @@
  * variable, so that a waiter sees counts and holds change atomically. */
 #include "tools/provisioner-emu/emu_faults.h"
 
-#include "tools/provisioner-emu/emu_alloc.h"
+#include "tools/provisioner-common/prov_alloc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,17 +18,17 @@ typedef struct fault_node {
 struct sbx_emu_faults {
     pthread_mutex_t lock;
     pthread_cond_t changed;       /* any counter, release or shutdown */
-    fault_node *head[SBX_EMU_ROUTE_COUNT];
-    int received[SBX_EMU_ROUTE_COUNT];
-    int held[SBX_EMU_ROUTE_COUNT];
+    fault_node *head[SBX_PROV_ROUTE_COUNT];
+    int received[SBX_PROV_ROUTE_COUNT];
+    int held[SBX_PROV_ROUTE_COUNT];
     /* A release bumps its route's generation; a holder waits for a change. */
-    unsigned long release_generation[SBX_EMU_ROUTE_COUNT];
+    unsigned long release_generation[SBX_PROV_ROUTE_COUNT];
     int shutting_down;
 };
 
 sbx_emu_faults *sbx_emu_faults_new(void)
 {
-    sbx_emu_faults *faults = sbx_emu_xmalloc(sizeof *faults);
+    sbx_emu_faults *faults = sbx_prov_xmalloc(sizeof *faults);
     memset(faults, 0, sizeof *faults);
     pthread_mutex_init(&faults->lock, NULL);
     pthread_condattr_t attr;
@@ -49,7 +49,7 @@ void sbx_emu_fault_clear(sbx_emu_fault *fault)
 
 static void clear_queues_locked(sbx_emu_faults *faults)
 {
-    for (int r = 0; r < SBX_EMU_ROUTE_COUNT; r++) {
+    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++) {
         while (faults->head[r] != NULL) {
             fault_node *node = faults->head[r];
             faults->head[r] = node->next;
@@ -88,7 +88,7 @@ static int optional_member(json_object *spec, const char *key, json_type type,
     return json_object_is_type(*value, type) ? 1 : -1;
 }
 
-const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
+const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
                                 sbx_emu_fault *out)
 {
     memset(out, 0, sizeof *out);
@@ -97,8 +97,8 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
     json_object *value = NULL;
     if (optional_member(spec, "route", json_type_string, &value) != 1)
         return "route must be one of health, capabilities, create, get, delete, list, reconcile";
-    *route = sbx_emu_route_from_name(json_object_get_string(value));
-    if (*route == SBX_EMU_ROUTE_NONE)
+    *route = sbx_prov_route_from_name(json_object_get_string(value));
+    if (*route == SBX_PROV_ROUTE_NONE)
         return "route must be one of health, capabilities, create, get, delete, list, reconcile";
 
     if (optional_member(spec, "action", json_type_string, &value) != 1)
@@ -137,7 +137,7 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
     if (has < 0)
         return "body must be a string";
     if (has > 0)
-        out->body = sbx_emu_xstrdup(json_object_get_string(value));
+        out->body = sbx_prov_xstrdup(json_object_get_string(value));
 
     has = optional_member(spec, "content_type", json_type_string, &value);
     if (has < 0) {
@@ -145,7 +145,7 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
         return "content_type must be a string";
     }
     if (has > 0)
-        out->content_type = sbx_emu_xstrdup(json_object_get_string(value));
+        out->content_type = sbx_prov_xstrdup(json_object_get_string(value));
 
     has = optional_member(spec, "location", json_type_string, &value);
     if (has < 0) {
@@ -153,13 +153,13 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
         return "location must be a string";
     }
     if (has > 0)
-        out->location = sbx_emu_xstrdup(json_object_get_string(value));
+        out->location = sbx_prov_xstrdup(json_object_get_string(value));
     return NULL;
 }
 
-int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_fault *fault)
+int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *fault)
 {
-    fault_node *node = sbx_emu_xmalloc(sizeof *node);
+    fault_node *node = sbx_prov_xmalloc(sizeof *node);
     node->fault = *fault;
     node->next = NULL;
     memset(fault, 0, sizeof *fault);
@@ -176,7 +176,7 @@ int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_faul
     return length;
 }
 
-void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_fault *out)
+void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *out)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&faults->lock);
@@ -184,9 +184,9 @@ void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_fa
     fault_node *node = faults->head[route];
     if (node != NULL) {
         *out = node->fault;
-        out->body = sbx_emu_xstrdup(node->fault.body);
-        out->content_type = sbx_emu_xstrdup(node->fault.content_type);
-        out->location = sbx_emu_xstrdup(node->fault.location);
+        out->body = sbx_prov_xstrdup(node->fault.body);
+        out->content_type = sbx_prov_xstrdup(node->fault.content_type);
+        out->location = sbx_prov_xstrdup(node->fault.location);
         if (node->fault.times > 0 && --node->fault.times == 0) {
             faults->head[route] = node->next;
             sbx_emu_fault_clear(&node->fault);
@@ -222,7 +222,7 @@ void sbx_emu_faults_delay(sbx_emu_faults *faults, long delay_ms)
     pthread_mutex_unlock(&faults->lock);
 }
 
-void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_emu_route route)
+void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_prov_route route)
 {
     pthread_mutex_lock(&faults->lock);
     unsigned long generation = faults->release_generation[route];
@@ -235,7 +235,7 @@ void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_emu_route route)
     pthread_mutex_unlock(&faults->lock);
 }
 
-int sbx_emu_faults_release(sbx_emu_faults *faults, sbx_emu_route route)
+int sbx_emu_faults_release(sbx_emu_faults *faults, sbx_prov_route route)
 {
     pthread_mutex_lock(&faults->lock);
     int released = faults->held[route];
@@ -249,7 +249,7 @@ void sbx_emu_faults_reset(sbx_emu_faults *faults)
 {
     pthread_mutex_lock(&faults->lock);
     clear_queues_locked(faults);
-    for (int r = 0; r < SBX_EMU_ROUTE_COUNT; r++) {
+    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++) {
         faults->received[r] = 0;
         faults->release_generation[r]++;
     }
@@ -265,11 +265,11 @@ void sbx_emu_faults_shutdown(sbx_emu_faults *faults)
     pthread_mutex_unlock(&faults->lock);
 }
 
-static json_object *counters_locked(const int counts[SBX_EMU_ROUTE_COUNT])
+static json_object *counters_locked(const int counts[SBX_PROV_ROUTE_COUNT])
 {
     json_object *obj = json_object_new_object();
-    for (int r = 0; r < SBX_EMU_ROUTE_COUNT; r++)
-        json_object_object_add(obj, sbx_emu_route_name((sbx_emu_route)r),
+    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++)
+        json_object_object_add(obj, sbx_prov_route_name((sbx_prov_route)r),
                                json_object_new_int(counts[r]));
     return obj;
 }
@@ -284,7 +284,7 @@ json_object *sbx_emu_faults_stats(sbx_emu_faults *faults)
     return stats;
 }
 
-int sbx_emu_faults_wait(sbx_emu_faults *faults, sbx_emu_route route, int received,
+int sbx_emu_faults_wait(sbx_emu_faults *faults, sbx_prov_route route, int received,
                         int held, long timeout_ms)
 {
     struct timespec deadline = deadline_after(timeout_ms);

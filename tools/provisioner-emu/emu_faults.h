@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "tools/provisioner-emu/emu_routes.h"
+#include "tools/provisioner-common/prov_routes.h"
 
 typedef enum sbx_emu_fault_action {
     SBX_EMU_FAULT_NONE = 0,    /* no fault: answer normally */
@@ -42,7 +42,7 @@ void sbx_emu_faults_free(sbx_emu_faults *faults);
 /* Parse a fault from the control API's JSON ({"route","action",...}).
  * On success fills *route and *out (release with sbx_emu_fault_clear) and
  * returns NULL; else returns a static message saying what is wrong. */
-const char *sbx_emu_fault_parse(json_object *spec, sbx_emu_route *route,
+const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
                                  sbx_emu_fault *out);
 
 /* Release the strings a fault owns. */
@@ -50,22 +50,22 @@ void sbx_emu_fault_clear(sbx_emu_fault *fault);
 
 /* Queue `fault` (moved in: the caller's copy is emptied) behind the
  * route's other faults.  Returns the route's queue length. */
-int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_fault *fault);
+int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *fault);
 
 /* Count one request of `route` and take the fault that applies to it (a
  * copy in *out, release with sbx_emu_fault_clear; action NONE when the
  * queue is empty). */
-void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_emu_route route, sbx_emu_fault *out);
+void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *out);
 
 /* Block the calling request for `delay_ms` (ends early on shutdown). */
 void sbx_emu_faults_delay(sbx_emu_faults *faults, long delay_ms);
 
 /* Block the calling request, counted as held on `route`, until that route
  * is released, the controller is reset, or shut down. */
-void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_emu_route route);
+void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_prov_route route);
 
 /* Release every request held on `route`; returns how many there were. */
-int sbx_emu_faults_release(sbx_emu_faults *faults, sbx_emu_route route);
+int sbx_emu_faults_release(sbx_emu_faults *faults, sbx_prov_route route);
 
 /* Empty every queue, zero the received counts and release every hold. */
 void sbx_emu_faults_reset(sbx_emu_faults *faults);
@@ -80,7 +80,7 @@ json_object *sbx_emu_faults_stats(sbx_emu_faults *faults);
 /* Wait until `route` has received >= `received` requests and (when
  * `held` >= 0) has >= `held` requests held, at most `timeout_ms`.
  * Returns 1 when met, 0 at the deadline or on shutdown. */
-int sbx_emu_faults_wait(sbx_emu_faults *faults, sbx_emu_route route, int received,
+int sbx_emu_faults_wait(sbx_emu_faults *faults, sbx_prov_route route, int received,
                         int held, long timeout_ms);
 
 #endif

@@ -1,8 +1,9 @@
-/* The emulator's HTTP server (libmicrohttpd, one thread per connection so
- * that held, delayed and long-polling requests block only themselves).
- * Receives each request, records it, checks the API key, routes it (404,
- * 405, trailing-slash redirects), applies the route's fault and hands it to
- * the /api or /_emu handlers. */
+/* The emulator's HTTP server: the shared provisioner server
+ * (tools/provisioner-common/prov_server.h: body limit, key check, routing)
+ * with one thread per connection, so that held, delayed and long-polling
+ * requests block only themselves, and the emulator's hooks: the /_emu
+ * control API, the request log, and each route's fault before the /api
+ * handlers. */
 #ifndef SBX_EMU_SERVER_H
 #define SBX_EMU_SERVER_H
 

@@ -2,7 +2,8 @@
  * and demos run on 127.0.0.1, with a control API to script its answers.
  * See docs/emulator.md. */
 #include "tools/provisioner-emu/emu_context.h"
-#include "tools/provisioner-emu/emu_mounts.h"
+#include "tools/provisioner-common/prov_mounts.h"
+#include "tools/provisioner-common/prov_server.h"
 #include "tools/provisioner-emu/emu_server.h"
 
 #include <errno.h>
@@ -29,9 +30,6 @@ typedef struct emu_options {
     const char *tls_key;
     int verbose;
 } emu_options;
-
-/* A certificate or key file larger than this is not a PEM we expect. */
-#define MAX_PEM_BYTES (1024 * 1024)
 
 static void usage(FILE *out)
 {
@@ -81,7 +79,7 @@ static int parse_options(int argc, char **argv, emu_options *o)
     };
     *o = (emu_options){.contract = 0, .capabilities_route = 1, .reconciliation_route = 1,
                        .initial_status = "Running", .node_host = "127.0.0.1",
-                       .state_dir = SBX_EMU_DEFAULT_STATE_DIR};
+                       .state_dir = SBX_PROV_DEFAULT_STATE_DIR};
     o->api_key = getenv("SBX_EMU_API_KEY");
     int c;
     long n = 0;
@@ -167,28 +165,14 @@ static int parse_options(int argc, char **argv, emu_options *o)
     return 0;
 }
 
-/* The whole of a PEM file as a NUL-terminated string (the caller frees
- * it), or NULL after saying on stderr why it cannot be read. */
+/* The PEM file of `option` as a new string, or NULL after saying on
+ * stderr why it cannot be read. */
 static char *read_pem_file(const char *option, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "sbx-provisioner-emu: %s %s: %s\n", option, path, strerror(errno));
-        return NULL;
-    }
-    char *text = malloc(MAX_PEM_BYTES + 1);
-    size_t len = text != NULL ? fread(text, 1, MAX_PEM_BYTES + 1, f) : 0;
-    int failed = text == NULL || ferror(f) || len == 0 || len > MAX_PEM_BYTES;
-    fclose(f);
-    if (failed) {
-        fprintf(stderr, "sbx-provisioner-emu: %s %s: %s\n", option, path,
-                text == NULL ? "out of memory"
-                : len == 0   ? "empty or unreadable"
-                             : "larger than 1 MiB");
-        free(text);
-        return NULL;
-    }
-    text[len] = '\0';
+    char why[512];
+    char *text = sbx_prov_read_pem(path, why, sizeof why);
+    if (text == NULL)
+        fprintf(stderr, "sbx-provisioner-emu: %s %s\n", option, why);
     return text;
 }
 

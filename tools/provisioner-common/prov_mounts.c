@@ -1,10 +1,10 @@
 /* Mount rules in the order the real provisioner applies them: count, then
  * per mount host path, container path, overlay rules, duplicates. */
-#include "tools/provisioner-emu/emu_mounts.h"
+#include "tools/provisioner-common/prov_mounts.h"
 
-#include "tools/provisioner-emu/emu_alloc.h"
-#include "tools/provisioner-emu/emu_json.h"
-#include "tools/provisioner-emu/emu_paths.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+#include "tools/provisioner-common/prov_paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +50,7 @@ static const char *overlay_problem(const char *host, int read_only, const char *
         return "Upload conversion mount must be read-only";
     const char *const parts[] = {"users", user_id, "threads", thread_id, "user-data",
                                  ".upload-conversions"};
-    char *expected = sbx_emu_path_join(base, parts, 6);
+    char *expected = sbx_prov_path_join(base, parts, 6);
     int same = strcmp(expected, host) == 0;
     free(expected);
     return same ? NULL : "Upload conversion mount must match the requested user and thread";
@@ -66,12 +66,12 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     const char *container_raw = string_member(m, "container_path");
     json_object *ro = NULL;
     int read_only = json_object_object_get_ex(m, "read_only", &ro) && json_object_get_boolean(ro);
-    char *host = sbx_emu_normpath(host_raw);
-    char *container = sbx_emu_normpath(container_raw);
+    char *host = sbx_prov_normpath(host_raw);
+    char *container = sbx_prov_normpath(container_raw);
     const char *problem = NULL;
     if (host[0] != '/')
         snprintf(detail, detail_len, "Extra mount host path must be absolute: %s", host_raw);
-    else if (!sbx_emu_path_is_under(host, base))
+    else if (!sbx_prov_path_is_under(host, base))
         snprintf(detail, detail_len, "Extra mount host path is outside DeerFlow state: %s",
                  host_raw);
     else if (container[0] != '/')
@@ -97,26 +97,26 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     free(container);
 }
 
-char *sbx_emu_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
-                           const char *state_dir, sbx_emu_reply *reply)
+char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
+                           const char *state_dir, sbx_prov_reply *reply)
 {
     size_t n = mounts != NULL ? json_object_array_length(mounts) : 0;
     char detail[2048] = "";
-    if (n > SBX_EMU_MAX_EXTRA_MOUNTS) {
+    if (n > SBX_PROV_MAX_EXTRA_MOUNTS) {
         snprintf(detail, sizeof detail, "Too many extra mounts; max is %d",
-                 SBX_EMU_MAX_EXTRA_MOUNTS);
-        sbx_emu_reply_detail(reply, 400, detail);
+                 SBX_PROV_MAX_EXTRA_MOUNTS);
+        sbx_prov_reply_detail(reply, 400, detail);
         return NULL;
     }
-    char *base = sbx_emu_normpath(state_dir);
+    char *base = sbx_prov_normpath(state_dir);
     json_object *signature = json_object_new_array();
     for (size_t i = 0; i < n && detail[0] == '\0'; i++)
         check_one(json_object_array_get_idx(mounts, i), user_id, thread_id, base, signature,
                   detail, sizeof detail);
     free(base);
-    char *text = detail[0] == '\0' ? sbx_emu_xstrdup(sbx_emu_json_text(signature)) : NULL;
+    char *text = detail[0] == '\0' ? sbx_prov_xstrdup(sbx_prov_json_text(signature)) : NULL;
     json_object_put(signature);
     if (detail[0] != '\0')
-        sbx_emu_reply_detail(reply, 400, detail);
+        sbx_prov_reply_detail(reply, 400, detail);
     return text;
 }

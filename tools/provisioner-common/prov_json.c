@@ -1,5 +1,5 @@
 /* JSON reading and writing with json-c. */
-#include "tools/provisioner-emu/emu_json.h"
+#include "tools/provisioner-common/prov_json.h"
 
 static size_t skip_space(const char *text, size_t len, size_t at)
 {
@@ -9,7 +9,7 @@ static size_t skip_space(const char *text, size_t len, size_t at)
     return at;
 }
 
-json_object *sbx_emu_json_parse(const char *text, size_t len, size_t *offset,
+json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
                                 const char **why)
 {
     *offset = 0;
@@ -41,7 +41,7 @@ json_object *sbx_emu_json_parse(const char *text, size_t len, size_t *offset,
     return NULL;
 }
 
-const char *sbx_emu_json_text(json_object *value)
+const char *sbx_prov_json_text(json_object *value)
 {
     return json_object_to_json_string_ext(
         value, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);

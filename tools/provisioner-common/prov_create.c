@@ -1,9 +1,9 @@
 /* Create-body validation.  The error entries copy pydantic 2's shapes
  * (type, loc, msg, input, ctx) as FastAPI sends them, in the model's field
  * order, because clients show or match them. */
-#include "tools/provisioner-emu/emu_create.h"
+#include "tools/provisioner-common/prov_create.h"
 
-#include "tools/provisioner-emu/emu_json.h"
+#include "tools/provisioner-common/prov_json.h"
 
 #include <ctype.h>
 #include <regex.h>
@@ -17,10 +17,11 @@
 #define USER_ID_PATTERN "^[A-Za-z0-9_\\-]+$"
 #define USER_ID_REGEX "^[A-Za-z0-9_-]+$"
 
-static json_object *location(const char *field, int index, const char *member)
+static json_object *location_in(const char *where, const char *field, int index,
+                                const char *member)
 {
     json_object *loc = json_object_new_array();
-    json_object_array_add(loc, json_object_new_string("body"));
+    json_object_array_add(loc, json_object_new_string(where));
     if (field != NULL)
         json_object_array_add(loc, json_object_new_string(field));
     if (index >= 0)
@@ -28,6 +29,11 @@ static json_object *location(const char *field, int index, const char *member)
     if (member != NULL)
         json_object_array_add(loc, json_object_new_string(member));
     return loc;
+}
+
+static json_object *location(const char *field, int index, const char *member)
+{
+    return location_in("body", field, index, member);
 }
 
 /* Append one error; `input` is borrowed (a reference is taken). */
@@ -87,16 +93,22 @@ static json_object *check_field(json_object *errors, json_object *parent, const 
     return value;
 }
 
+static void add_pattern_error(json_object *errors, json_object *loc, const char *pattern,
+                              json_object *value)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "String should match pattern '%s'", pattern);
+    json_object *ctx = json_object_new_object();
+    json_object_object_add(ctx, "pattern", json_object_new_string(pattern));
+    add_error(errors, "string_pattern_mismatch", loc, msg, value, ctx);
+}
+
 static void check_pattern(json_object *errors, json_object *value, const char *field,
                           const char *pattern, const char *regex)
 {
     if (value == NULL || matches(regex, json_object_get_string(value)))
         return;
-    char msg[160];
-    snprintf(msg, sizeof msg, "String should match pattern '%s'", pattern);
-    json_object *ctx = json_object_new_object();
-    json_object_object_add(ctx, "pattern", json_object_new_string(pattern));
-    add_error(errors, "string_pattern_mismatch", location(field, -1, NULL), msg, value, ctx);
+    add_pattern_error(errors, location(field, -1, NULL), pattern, value);
 }
 
 #define MODEL_ATTRIBUTES_MSG "Input should be a valid dictionary or object to extract fields from"
@@ -128,15 +140,15 @@ static void check_not_negative(json_object *errors, json_object *value, const ch
               "Input should be greater than or equal to 0", value, ctx);
 }
 
-static void reply_errors(sbx_emu_reply *reply, json_object *errors)
+static void reply_errors(sbx_prov_reply *reply, json_object *errors)
 {
     json_object *answer = json_object_new_object();
     json_object_object_add(answer, "detail", errors);
-    sbx_emu_reply_json(reply, 422, answer);
+    sbx_prov_reply_json(reply, 422, answer);
 }
 
 /* One error at loc ["body"] (the body as a whole) and the 422 answer. */
-static void reply_body_error(sbx_emu_reply *reply, const char *type, const char *msg,
+static void reply_body_error(sbx_prov_reply *reply, const char *type, const char *msg,
                              json_object *input)
 {
     json_object *errors = json_object_new_array();
@@ -170,7 +182,7 @@ static int json_content_type(const char *content_type)
 /* The body as FastAPI hands it to the model: the parsed JSON (*root; NULL
  * for JSON null), or 0 with the 422 answer in `reply`. */
 static int read_body(const char *body, size_t len, const char *content_type,
-                     json_object **root, sbx_emu_reply *reply)
+                     json_object **root, sbx_prov_reply *reply)
 {
     *root = NULL;
     if (len == 0) {
@@ -186,7 +198,7 @@ static int read_body(const char *body, size_t len, const char *content_type,
     }
     size_t offset = 0;
     const char *why = NULL;
-    *root = sbx_emu_json_parse(body, len, &offset, &why);
+    *root = sbx_prov_json_parse(body, len, &offset, &why);
     if (why == NULL && *root == NULL) {
         reply_body_error(reply, "missing", "Field required", NULL);
         return 0;
@@ -206,8 +218,22 @@ static int read_body(const char *body, size_t len, const char *content_type,
     return 0;
 }
 
-int sbx_emu_create_parse(const char *body, size_t len, const char *content_type,
-                         sbx_emu_create_request *out, sbx_emu_reply *reply)
+int sbx_prov_path_id_valid(const char *id, sbx_prov_reply *reply)
+{
+    if (matches(SBX_PROV_SANDBOX_ID_PATTERN, id))
+        return 1;
+    json_object *errors = json_object_new_array();
+    json_object *input = json_object_new_string(id);
+    add_pattern_error(errors, location_in("path", "sandbox_id", -1, NULL),
+                      SBX_PROV_SANDBOX_ID_PATTERN, input);
+    json_object_put(input);
+    reply_errors(reply, errors);
+    return 0;
+}
+
+int sbx_prov_create_parse(const char *body, size_t len, const char *content_type,
+                          int strict_ids, sbx_prov_create_request *out,
+                          sbx_prov_reply *reply)
 {
     memset(out, 0, sizeof *out);
     json_object *root = NULL;
@@ -221,10 +247,17 @@ int sbx_emu_create_parse(const char *body, size_t len, const char *content_type,
     /* Field by field in the model's order, as pydantic lists its errors. */
     json_object *errors = json_object_new_array();
     json_object *id = check_field(errors, root, "sandbox_id", -1, NULL, FIELD_STRING, 1, 0);
+    if (strict_ids)
+        check_pattern(errors, id, "sandbox_id", SBX_PROV_SANDBOX_ID_PATTERN,
+                      SBX_PROV_SANDBOX_ID_PATTERN);
     json_object *thread = check_field(errors, root, "thread_id", -1, NULL, FIELD_STRING, 0, 1);
     check_pattern(errors, thread, "thread_id", THREAD_ID_PATTERN, THREAD_ID_REGEX);
     json_object *user = check_field(errors, root, "user_id", -1, NULL, FIELD_STRING, 0, 0);
-    check_pattern(errors, user, "user_id", USER_ID_PATTERN, USER_ID_REGEX);
+    if (strict_ids)
+        check_pattern(errors, user, "user_id", SBX_PROV_STRICT_USER_ID_PATTERN,
+                      SBX_PROV_STRICT_USER_ID_PATTERN);
+    else
+        check_pattern(errors, user, "user_id", USER_ID_PATTERN, USER_ID_REGEX);
     json_object *required = check_field(errors, root, "required_mount_contract_version", -1,
                                         NULL, FIELD_INT, 0, 1);
     check_not_negative(errors, required, "required_mount_contract_version");
@@ -253,7 +286,7 @@ int sbx_emu_create_parse(const char *body, size_t len, const char *content_type,
     return 1;
 }
 
-void sbx_emu_create_request_clear(sbx_emu_create_request *request)
+void sbx_prov_create_request_clear(sbx_prov_create_request *request)
 {
     json_object_put(request->root);
     memset(request, 0, sizeof *request);

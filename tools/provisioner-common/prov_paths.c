@@ -1,8 +1,8 @@
 /* Path components are handled as (pointer, length) slices of the input, so
  * nothing here allocates more than the one result string. */
-#include "tools/provisioner-emu/emu_paths.h"
+#include "tools/provisioner-common/prov_paths.h"
 
-#include "tools/provisioner-emu/emu_alloc.h"
+#include "tools/provisioner-common/prov_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +36,14 @@ static int is_dotdot(slice s)
     return s.len == 2 && s.at[0] == '.' && s.at[1] == '.';
 }
 
-char *sbx_emu_normpath(const char *path)
+char *sbx_prov_normpath(const char *path)
 {
     size_t len = strlen(path);
     if (len == 0)
-        return sbx_emu_xstrdup(".");
+        return sbx_prov_xstrdup(".");
     size_t slashes = strspn(path, "/");
     const char *root = slashes == 2 ? "//" : slashes > 0 ? "/" : "";
-    slice *parts = sbx_emu_xmalloc((len + 1) * sizeof *parts);
+    slice *parts = sbx_prov_xmalloc((len + 1) * sizeof *parts);
     size_t n = split(path, parts), kept = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_dotdot(parts[i]))
@@ -54,7 +54,7 @@ char *sbx_emu_normpath(const char *path)
             parts[kept++] = parts[i];   /* a relative path keeps leading ".." */
         /* at the root, ".." stays at the root */
     }
-    char *out = sbx_emu_xmalloc(len + 3);
+    char *out = sbx_prov_xmalloc(len + 3);
     size_t at = strlen(root);
     memcpy(out, root, at);
     for (size_t i = 0; i < kept; i++) {
@@ -70,14 +70,14 @@ char *sbx_emu_normpath(const char *path)
     return out;
 }
 
-int sbx_emu_path_is_under(const char *path, const char *base)
+int sbx_prov_path_is_under(const char *path, const char *base)
 {
-    char *p = sbx_emu_normpath(path), *b = sbx_emu_normpath(base);
+    char *p = sbx_prov_normpath(path), *b = sbx_prov_normpath(base);
     int under = 0;
     if (p[0] == '/' && b[0] == '/') {
         size_t plen = strlen(p), blen = strlen(b);
-        slice *pp = sbx_emu_xmalloc((plen + 1) * sizeof *pp);
-        slice *bp = sbx_emu_xmalloc((blen + 1) * sizeof *bp);
+        slice *pp = sbx_prov_xmalloc((plen + 1) * sizeof *pp);
+        slice *bp = sbx_prov_xmalloc((blen + 1) * sizeof *bp);
         size_t np = split(p, pp), nb = split(b, bp), common = 0;
         while (common < np && common < nb && pp[common].len == bp[common].len &&
                memcmp(pp[common].at, bp[common].at, pp[common].len) == 0)
@@ -94,12 +94,12 @@ int sbx_emu_path_is_under(const char *path, const char *base)
     return under;
 }
 
-char *sbx_emu_path_join(const char *base, const char *const *parts, int n)
+char *sbx_prov_path_join(const char *base, const char *const *parts, int n)
 {
     size_t total = strlen(base) + 1;
     for (int i = 0; i < n; i++)
         total += strlen(parts[i]) + 1;
-    char *joined = sbx_emu_xmalloc(total);
+    char *joined = sbx_prov_xmalloc(total);
     strcpy(joined, base);
     for (int i = 0; i < n; i++) {
         if (parts[i][0] == '/') {
@@ -110,7 +110,7 @@ char *sbx_emu_path_join(const char *base, const char *const *parts, int n)
             strcat(joined, "/");
         strcat(joined, parts[i]);
     }
-    char *normal = sbx_emu_normpath(joined);
+    char *normal = sbx_prov_normpath(joined);
     free(joined);
     return normal;
 }

@@ -1,0 +1,21 @@
+# What the provisioner emulator and sbx-provisiond share, so that both speak
+# the protocol the one same way (docs/protocol.md): the HTTP server
+# (libmicrohttpd: body limit, API key, routing, 404/405/307), the routes,
+# JSON reading and writing, answers and their error shapes, the create
+# body's validation (pydantic-style 422s), the mount rules (400s) and the
+# path arithmetic they use.  A convenience library: each program links its
+# own copy.
+noinst_LTLIBRARIES += tools/provisioner-common/libsbx-provisioner.la
+tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
+	tools/provisioner-common/prov_alloc.c tools/provisioner-common/prov_alloc.h \
+	tools/provisioner-common/prov_answers.c tools/provisioner-common/prov_answers.h \
+	tools/provisioner-common/prov_create.c tools/provisioner-common/prov_create.h \
+	tools/provisioner-common/prov_json.c tools/provisioner-common/prov_json.h \
+	tools/provisioner-common/prov_mounts.c tools/provisioner-common/prov_mounts.h \
+	tools/provisioner-common/prov_paths.c tools/provisioner-common/prov_paths.h \
+	tools/provisioner-common/prov_reply.c tools/provisioner-common/prov_reply.h \
+	tools/provisioner-common/prov_routes.c tools/provisioner-common/prov_routes.h \
+	tools/provisioner-common/prov_server.c tools/provisioner-common/prov_server.h
+tools_provisioner_common_libsbx_provisioner_la_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
+	$(JSONC_CFLAGS) -pthread
+tools_provisioner_common_libsbx_provisioner_la_LIBADD = $(MHD_LIBS) $(JSONC_LIBS) -lpthread

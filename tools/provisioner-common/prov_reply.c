@@ -1,0 +1,41 @@
+/* Building replies: every answer body goes through here. */
+#include "tools/provisioner-common/prov_reply.h"
+
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sbx_prov_reply_clear(sbx_prov_reply *reply)
+{
+    free(reply->body);
+    free(reply->content_type);
+    free(reply->location);
+    free(reply->allow);
+    memset(reply, 0, sizeof *reply);
+    reply->status = 200;
+}
+
+void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *body,
+                        const char *content_type)
+{
+    sbx_prov_reply_clear(reply);
+    reply->status = status;
+    reply->body_len = body != NULL ? strlen(body) : 0;
+    reply->body = sbx_prov_xmemdup(body != NULL ? body : "", reply->body_len);
+    reply->content_type = sbx_prov_xstrdup(content_type);
+}
+
+void sbx_prov_reply_json(sbx_prov_reply *reply, unsigned status, json_object *value)
+{
+    sbx_prov_reply_text(reply, status, sbx_prov_json_text(value), "application/json");
+    json_object_put(value);
+}
+
+void sbx_prov_reply_detail(sbx_prov_reply *reply, unsigned status, const char *detail)
+{
+    json_object *obj = json_object_new_object();
+    json_object_object_add(obj, "detail", json_object_new_string(detail));
+    sbx_prov_reply_json(reply, status, obj);
+}

@@ -1,0 +1,42 @@
+/* What a provisioner server answers to one request, independent of the HTTP
+ * library: the handlers fill an sbx_prov_reply, the server sends it. */
+#ifndef SBX_PROV_REPLY_H
+#define SBX_PROV_REPLY_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+typedef enum sbx_prov_reply_kind {
+    SBX_PROV_REPLY_NORMAL = 0,   /* status, headers and the whole body */
+    SBX_PROV_REPLY_TRUNCATE,     /* announce more bytes than sent, then close */
+    SBX_PROV_REPLY_DROP          /* close the connection without answering */
+} sbx_prov_reply_kind;
+
+/* An answer.  Owns its strings (NULL content_type: no Content-Type
+ * header at all, as the reference's 401). */
+typedef struct sbx_prov_reply {
+    sbx_prov_reply_kind kind;
+    unsigned status;
+    char *body;
+    size_t body_len;
+    char *content_type;
+    char *location;         /* NULL: no Location header */
+    char *allow;            /* NULL: no Allow header (a 405 names the method) */
+} sbx_prov_reply;
+
+/* Answer `status` with `body` (copied; NULL is empty) and `content_type`
+ * (copied; NULL for none).  Replaces what the reply held. */
+void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *body,
+                        const char *content_type);
+
+/* Answer `status` with the compact JSON text of `value`; takes the
+ * caller's reference to `value` (put here). */
+void sbx_prov_reply_json(sbx_prov_reply *reply, unsigned status, json_object *value);
+
+/* Answer `status` with {"detail": detail} (detail copied). */
+void sbx_prov_reply_detail(sbx_prov_reply *reply, unsigned status, const char *detail);
+
+/* Release what the reply owns and make it an empty 200. */
+void sbx_prov_reply_clear(sbx_prov_reply *reply);
+
+#endif

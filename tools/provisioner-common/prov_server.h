@@ -1,0 +1,89 @@
+/* The HTTP server of the provisioner protocol, shared by the emulator and
+ * sbx-provisiond (libmicrohttpd; everything that knows about MHD lives
+ * here).  It reads each request (body limit: 413), checks the API key of
+ * /api/ paths in constant time (401 "Unauthorized", plain text, as the
+ * reference), routes it as the real provisioner's framework does (404
+ * {"detail":"Not Found"}, 405 with Allow, 307 for trailing slashes) and
+ * hands what reaches a route to the program's handler. */
+#ifndef SBX_PROV_SERVER_H
+#define SBX_PROV_SERVER_H
+
+#include <stddef.h>
+
+#include "tools/provisioner-common/prov_reply.h"
+#include "tools/provisioner-common/prov_routes.h"
+
+typedef struct sbx_prov_server sbx_prov_server;
+
+/* One request as received.  Everything is borrowed for the handler call. */
+typedef struct sbx_prov_request {
+    const char *method;
+    const char *path;           /* unescaped, without the query string */
+    const char *api_key;        /* the X-API-Key header, NULL when absent */
+    const char *content_type;   /* NULL when absent */
+    const char *body;           /* NUL-terminated copy; "" when none */
+    size_t body_len;
+    void *connection;           /* for sbx_prov_request_query */
+} sbx_prov_request;
+
+/* A query-string argument of `req`, or NULL when it has none. */
+const char *sbx_prov_request_query(const sbx_prov_request *req, const char *name);
+
+/* What the program does with requests.  Called from the server's threads,
+ * concurrently; `ctx` is passed back. */
+typedef struct sbx_prov_handlers {
+    void *ctx;
+    /* A request outside the protocol (the emulator's /_emu/ control API),
+     * before the key check: return 1 when `reply` holds its answer.  NULL:
+     * there are none. */
+    int (*outside)(void *ctx, const sbx_prov_request *req, sbx_prov_reply *reply);
+    /* Every protocol request as it arrives, before the key check (the
+     * emulator's request log).  NULL: not needed. */
+    void (*received)(void *ctx, const sbx_prov_request *req);
+    /* Whether `route` exists now (NULL: every route does). */
+    int (*route_enabled)(void *ctx, sbx_prov_route route);
+    /* Answer a request that passed the key check and reached `route`;
+     * `id` is the path's sandbox id ("" when the route has none). */
+    void (*answer)(void *ctx, const sbx_prov_request *req, sbx_prov_route route,
+                   const char *id, sbx_prov_reply *reply);
+} sbx_prov_handlers;
+
+/* How a server listens and checks requests.  Strings are borrowed and must
+ * outlive the server. */
+typedef struct sbx_prov_server_options {
+    const char *name;           /* the program, in --verbose lines */
+    const char *address;        /* numeric IPv4 or IPv6 address */
+    unsigned port;              /* 0: an ephemeral port */
+    const char *cert_pem;       /* with key_pem: serve HTTPS (PEM text) */
+    const char *key_pem;
+    const char *api_key;        /* NULL: no key configured */
+    int fail_closed;            /* no key configured: every /api/ request is 401 */
+    size_t max_body_bytes;      /* a larger body answers 413 */
+    unsigned threads;           /* 0: a thread per connection; N: a pool of N */
+    int verbose;                /* one line per request on stderr */
+} sbx_prov_server_options;
+
+/* Start serving `handlers` (copied) as `options` say.  Returns the server
+ * and sets *bound_port, or NULL with the reason in `why` (`why_len` bytes):
+ * a bad address, the port cannot be bound, libmicrohttpd was built without
+ * TLS, or it refused the PEM pair. */
+sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
+                                       const sbx_prov_handlers *handlers,
+                                       unsigned *bound_port, char *why, size_t why_len);
+
+/* Stop accepting connections, wait at most `drain_ms` for the requests in
+ * flight to be answered, then close every connection, join the threads and
+ * free the server.  Returns how many requests were still in flight when it
+ * stopped waiting.  NULL is accepted. */
+unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms);
+
+/* The whole of a PEM file (a certificate chain or a private key) as a new
+ * NUL-terminated string (free it; wipe a key first), or NULL with the
+ * reason in `why` (`why_len` bytes): unreadable, empty, or over 1 MiB. */
+char *sbx_prov_read_pem(const char *path, char *why, size_t why_len);
+
+/* Whether `given` (NULL: absent) equals `key`, in time that depends on the
+ * length of `key` only (an attacker learns nothing from timing). */
+int sbx_prov_key_equal(const char *given, const char *key);
+
+#endif
