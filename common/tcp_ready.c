@@ -18,6 +18,16 @@
 #define FIRST_PAUSE_MS 5L
 #define MAX_PAUSE_MS 100L
 
+/* What an attempt must see for the server to count as serving. */
+typedef enum ready_probe {
+    PROBE_TCP,   /* an accepted connection */
+    PROBE_HTTP   /* a reply to a request sent on it */
+} ready_probe;
+
+/* An attempt's `why` when the connection was accepted and then closed with
+ * no reply (errno values are positive). */
+#define CLOSED_WITHOUT_REPLY (-1)
+
 static long monotonic_ms(void)
 {
     struct timespec ts;
@@ -37,10 +47,38 @@ static int poll_for(struct pollfd *pfd, long ms)
     return rc;
 }
 
-/* One non-blocking connect to `ai`, given at most `budget_ms` to complete.
- * 1 when the connection was accepted; else 0 with the reason in *why. */
-static int try_connect(const struct addrinfo *ai, long budget_ms, int *why)
+/* Send a request on the connected `fd` and wait until `deadline` (ms) for
+ * the first byte of a reply, whatever it says.  1 when one came; else 0
+ * with the reason in *why (CLOSED_WITHOUT_REPLY: end of stream first). */
+static int answers_http(int fd, long deadline, int *why)
 {
+    static const char request[] = "HEAD / HTTP/1.0\r\n\r\n";
+    /* MSG_NOSIGNAL: a peer that already closed must not raise SIGPIPE. */
+    if (send(fd, request, sizeof request - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof request - 1)) {
+        *why = errno;
+        return 0;
+    }
+    struct pollfd pfd = { .fd = fd, .events = POLLIN, .revents = 0 };
+    long left = deadline - monotonic_ms();
+    int rc = poll_for(&pfd, left > 0 ? left : 0);
+    if (rc <= 0) {
+        *why = rc == 0 ? ETIMEDOUT : errno;
+        return 0;
+    }
+    char byte;
+    ssize_t n = recv(fd, &byte, 1, 0);
+    if (n > 0)
+        return 1;
+    *why = n == 0 ? CLOSED_WITHOUT_REPLY : errno;
+    return 0;
+}
+
+/* One non-blocking connect to `ai`, given at most `budget_ms` to complete
+ * (and, for PROBE_HTTP, to be answered).  1 when the probe succeeded; else
+ * 0 with the reason in *why. */
+static int try_connect(const struct addrinfo *ai, long budget_ms, ready_probe probe, int *why)
+{
+    long deadline = monotonic_ms() + budget_ms;
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                     ai->ai_protocol);
     if (fd < 0) {
@@ -59,20 +97,15 @@ static int try_connect(const struct addrinfo *ai, long budget_ms, int *why)
             connected = soerr == 0;
         *why = rc == 0 ? ETIMEDOUT : rc < 0 ? errno : soerr;
     }
+    if (connected && probe == PROBE_HTTP)
+        connected = answers_http(fd, deadline, why);
     close(fd);
     return connected;
 }
 
-sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const char *what,
-                              sbx_error *err)
-{
-    int woken;
-    return sbx_tcp_wait_ready_watching(host, port, timeout_ms, what, -1, &woken, err);
-}
-
-sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
-                                       const char *what, int watch_fd, int *woken,
-                                       sbx_error *err)
+/* The wait of tcp_ready.h's functions, with what an attempt must see. */
+static sbx_status wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                             int watch_fd, int *woken, ready_probe probe, sbx_error *err)
 {
     *woken = 0;
     if (timeout_ms <= 0)
@@ -96,7 +129,7 @@ sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_
     for (long round = 0; !ready && round < max_rounds; round++) {
         for (const struct addrinfo *ai = addrs; ai != NULL && !ready; ai = ai->ai_next) {
             long left = deadline - monotonic_ms();
-            ready = left > 0 && try_connect(ai, left, &why);
+            ready = left > 0 && try_connect(ai, left, probe, &why);
         }
         long left = deadline - monotonic_ms();
         if (ready || left <= 0)
@@ -114,8 +147,25 @@ sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_
     const char *open_bracket = strchr(host, ':') != NULL ? "[" : "";
     const char *close_bracket = open_bracket[0] != '\0' ? "]" : "";
     return sbx_error_set(err, SBX_ERR_TRANSPORT,
-                         "%s is not serving: nothing accepted a connection on %s%.100s%s:%d "
-                         "within %ld ms (ready_timeout_ms; last attempt: %s); the sandbox is "
-                         "left for destroy", what, open_bracket, host, close_bracket, port,
-                         timeout_ms, strerror(why));
+                         "%s is not serving: nothing %s on %s%.100s%s:%d within %ld ms "
+                         "(ready_timeout_ms; last attempt: %s); the sandbox is left for destroy",
+                         what, probe == PROBE_HTTP ? "answered an HTTP request"
+                                                   : "accepted a connection",
+                         open_bracket, host, close_bracket, port, timeout_ms,
+                         why == CLOSED_WITHOUT_REPLY ? "the connection was closed without a reply"
+                                                     : strerror(why));
+}
+
+sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
+                                       const char *what, int watch_fd, int *woken,
+                                       sbx_error *err)
+{
+    return wait_ready(host, port, timeout_ms, what, watch_fd, woken, PROBE_TCP, err);
+}
+
+sbx_status sbx_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                               sbx_error *err)
+{
+    int woken;
+    return wait_ready(host, port, timeout_ms, what, -1, &woken, PROBE_HTTP, err);
 }

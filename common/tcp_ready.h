@@ -1,6 +1,7 @@
 /*
  * Waiting for a sandbox's server: create returns only once the sandbox's
- * published TCP port accepts a connection, so that its URL answers (the
+ * published TCP port accepts a connection (local backend), or answers an
+ * HTTP request (docker backend), so that its URL answers (the
  * `ready_timeout_ms` option of the local and docker backends).
  */
 #ifndef SBX_COMMON_TCP_READY_H
@@ -14,16 +15,22 @@
  * once one connection was accepted (and closed again) or when timeout_ms
  * is 0.  SBX_ERR_TRANSPORT at the deadline or when `host` does not
  * resolve, with a message starting with `what` (e.g. "sandbox 'x'") naming
- * the address, the timeout and the last attempt's error.  Thread-safe. */
-sbx_status sbx_tcp_wait_ready(const char *host, int port, long timeout_ms, const char *what,
-                              sbx_error *err);
-
-/* As sbx_tcp_wait_ready, and also stop waiting as soon as `watch_fd`
- * becomes readable (or hangs up): then SBX_OK with *woken = 1 and no
- * connection accepted, for the caller to say why (a sandbox's process
- * that exited).  watch_fd < 0: sbx_tcp_wait_ready. */
+ * the address, the timeout and the last attempt's error.  Also stop
+ * waiting as soon as `watch_fd` (>= 0; -1: none) becomes readable or hangs
+ * up: then SBX_OK with *woken = 1 and no connection accepted, for the
+ * caller to say why (a sandbox's process that exited).  Thread-safe. */
 sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
                                        const char *what, int watch_fd, int *woken,
                                        sbx_error *err);
+
+/* As sbx_tcp_wait_ready_watching with no watch_fd, for a server that
+ * speaks HTTP: an attempt counts only once the server replies (anything)
+ * to a request sent on the connection (HEAD / HTTP/1.0).  A connection
+ * accepted and then closed with no reply -- a proxy with nothing behind it
+ * yet, such as Docker's userland proxy before the container's server
+ * listens -- is "not yet", and tried again.  At the deadline the message
+ * says nothing answered HTTP. */
+sbx_status sbx_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                               sbx_error *err);
 
 #endif

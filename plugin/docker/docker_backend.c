@@ -308,9 +308,11 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
     return st;
 }
 
-/* A sandbox's URL must answer once create returns: wait until its published
- * port accepts a connection.  The port is read back from the URL that
- * sbx_docker_sandbox_from_inspect formed (http://HOST:PORT or
+/* A sandbox's URL must answer once create returns: wait until its server
+ * replies to an HTTP request on the published port.  An accepted connection
+ * is not enough: Docker's userland proxy accepts on the port by itself and
+ * closes when nothing listens behind it.  The port is read back from the
+ * URL that sbx_docker_sandbox_from_inspect formed (http://HOST:PORT or
  * http://[V6]:PORT), so it follows the last ':'.  On timeout the container
  * stays, for destroy. */
 static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx_sandbox *sb,
@@ -325,8 +327,8 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
                              sb->sandbox_id, sb->sandbox_url);
     char what[96];
     snprintf(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
-    return sbx_tcp_wait_ready(inst->options.bind_host, (int)port, inst->options.ready_timeout_ms,
-                              what, err);
+    return sbx_http_wait_ready(inst->options.bind_host, (int)port, inst->options.ready_timeout_ms,
+                               what, err);
 }
 
 static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,

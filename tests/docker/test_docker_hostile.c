@@ -3,7 +3,8 @@
  * engine: a socket nothing is behind, a socket nobody listens on, an
  * engine that never answers, and a fake engine (a forked process serving
  * canned answers on a unix socket) whose strings hold NULs or invalid
- * UTF-8.  What a user sees: the error kinds and messages, the list.
+ * UTF-8, or whose sandbox port is a proxy with no server behind it.  What
+ * a user sees: the error kinds and messages, the list.
  */
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
@@ -13,7 +14,11 @@
 #include <sbx/host.h>
 
 #include <CUnit/CUnit.h>
+#include <arpa/inet.h>
+#include <limits.h>
 #include <locale.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,17 +159,26 @@ typedef struct fixture {
     sbx_test_log_capture *log;
 } fixture;
 
-static void open_on(fixture *f, const char *socket_path, const char *timeout_ms)
+/* Open the backend on `socket_path` with call timeout `timeout_ms` and
+ * create's ready_timeout_ms `ready_ms`. */
+static void open_ready(fixture *f, const char *socket_path, const char *timeout_ms,
+                       const char *ready_ms)
 {
     sbx_option opts[] = { { "socket", socket_path },
                           { "image", "localhost/any:latest" },
-                          { "timeout_ms", timeout_ms } };
+                          { "timeout_ms", timeout_ms },
+                          { "ready_timeout_ms", ready_ms } };
     f->log = sbx_test_log_capture_new();
     CU_ASSERT_FATAL(f->log != NULL);
     sbx_host_services services = { sizeof services, sbx_test_log_capture_fn, f->log };
     sbx_error err;
     CU_ASSERT_FATAL(sbx_host_new(&services, &f->host, &err) == SBX_OK);
-    CU_ASSERT_FATAL(sbx_backend_open(f->host, "docker", opts, 3, &f->backend, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_open(f->host, "docker", opts, 4, &f->backend, &err) == SBX_OK);
+}
+
+static void open_on(fixture *f, const char *socket_path, const char *timeout_ms)
+{
+    open_ready(f, socket_path, timeout_ms, "5000");
 }
 
 static void close_fixture(fixture *f)
@@ -394,6 +408,151 @@ static void test_engine_messages_stay_text(void)
     fake_engine_stop(&e);
 }
 
+/* ------------------------------------------------------------ readiness */
+
+/* A sandbox's published port as Docker's userland proxy presents it: a
+ * listener on 127.0.0.1 (a forked process) that accepts every connection.
+ * The first `closed` connections are closed with no reply, as the proxy
+ * does while nothing listens behind it; later ones get an HTTP answer,
+ * each told beforehand by a byte on the pipe `answered`. */
+typedef struct fake_port {
+    int port;
+    pid_t pid;
+    int answered;   /* read end */
+} fake_port;
+
+static void fake_port_start(fake_port *p, int closed)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CU_ASSERT_FATAL(fd >= 0);
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0);
+    CU_ASSERT_FATAL(listen(fd, 16) == 0);
+    CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&addr, &len) == 0);
+    p->port = ntohs(addr.sin_port);
+    int pipe_fds[2];
+    CU_ASSERT_FATAL(pipe(pipe_fds) == 0);
+    fflush(NULL);
+    p->pid = fork();
+    CU_ASSERT_FATAL(p->pid >= 0);
+    if (p->pid == 0) {
+        close(pipe_fds[0]);
+        for (int n = 0;; n++) {
+            int c = accept(fd, NULL, NULL);
+            if (c < 0)
+                _exit(1);
+            if (n >= closed) {
+                char req[1024];
+                if (read(c, req, sizeof req) > 0) {
+                    static const char answer[] = "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n";
+                    /* Told first: the answer ends the wait being checked. */
+                    write_all(pipe_fds[1], "a", 1);
+                    write_all(c, answer, sizeof answer - 1);
+                }
+            }
+            close(c);
+        }
+    }
+    close(fd);
+    close(pipe_fds[1]);
+    p->answered = pipe_fds[0];
+}
+
+static void fake_port_stop(fake_port *p)
+{
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+    close(p->answered);
+}
+
+/* 1 when the fake port has answered a request by now. */
+static int fake_port_answered(const fake_port *p)
+{
+    struct pollfd pfd = { .fd = p->answered, .events = POLLIN, .revents = 0 };
+    return poll(&pfd, 1, 0) == 1;
+}
+
+/* A fake engine whose sandbox `id` publishes 8080/tcp on `port`: it
+ * answers create, start and inspect (and /info: an init binary). */
+static void fake_engine_with_port(fake_engine *e, const char *id, int port)
+{
+    static char inspect[512];
+    snprintf(inspect, sizeof inspect,
+             "{\"Id\":\"c0ffee\",\"Config\":{\"Labels\":{\"sbx.managed\":\"true\","
+             "\"sbx.sandbox_id\":\"%s\",\"sbx.user_id\":\"default\"}},\"State\":{"
+             "\"Running\":true,\"Status\":\"running\"},\"NetworkSettings\":{\"Ports\":{"
+             "\"8080/tcp\":[{\"HostIp\":\"127.0.0.1\",\"HostPort\":\"%d\"}]}}}", id, port);
+    static canned answers[] = {
+        { "GET /v1.41/info", 200, "{\"ID\":\"fake\",\"InitBinary\":\"docker-init\","
+                                  "\"InitCommit\":{\"ID\":\"de40ad0\"}}" },
+        { "POST /v1.41/containers/create", 201, "{\"Id\":\"c0ffee\"}" },
+        { "POST /v1.41/containers/sbx-", 204, "" },
+        { "GET /v1.41/containers/sbx-", 200, inspect },
+        { NULL, 0, NULL }
+    };
+    fake_engine_start(e, answers);
+}
+
+/* The port accepts and closes every connection (Docker's userland proxy
+ * with nothing listening behind it): the sandbox is not serving, and
+ * create says so at ready_timeout_ms instead of returning a URL that does
+ * not answer. */
+static void test_proxy_without_server_is_not_ready(void)
+{
+    fake_port port;
+    fake_port_start(&port, INT_MAX);
+    fake_engine e;
+    fake_engine_with_port(&e, "proxied", port.port);
+    fixture f;
+    open_ready(&f, e.socket, "5000", "600");
+    sbx_error err;
+    long started = sbx_test_now_ms();
+    sbx_sandbox *sb = sbx_test_create(f.backend, "proxied", NULL, NULL, NULL, 0, &err);
+    long elapsed = sbx_test_now_ms() - started;
+    CU_ASSERT(sb == NULL);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
+    char where[64];
+    snprintf(where, sizeof where, "nothing answered an HTTP request on 127.0.0.1:%d within "
+             "600 ms", port.port);
+    CU_ASSERT(strstr(err.message, "docker: sandbox 'proxied' is not serving") != NULL);
+    CU_ASSERT(strstr(err.message, where) != NULL);
+    if (strstr(err.message, where) == NULL)
+        fprintf(stderr, "message: %s\n", err.message);
+    CU_ASSERT(elapsed >= 600 && elapsed < 600 + 5000);
+    sbx_backend_free_sandboxes(f.backend, sb, sb ? 1 : 0);
+    close_fixture(&f);
+    fake_engine_stop(&e);
+    fake_port_stop(&port);
+}
+
+/* The proxy closes the first connections, then the server behind it
+ * answers: create returns once it has answered, not at the first accepted
+ * connection. */
+static void test_create_waits_for_an_http_answer(void)
+{
+    fake_port port;
+    fake_port_start(&port, 3);
+    fake_engine e;
+    fake_engine_with_port(&e, "late", port.port);
+    fixture f;
+    open_ready(&f, e.socket, "5000", "5000");
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f.backend, "late", NULL, NULL, NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    CU_ASSERT(fake_port_answered(&port));
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port.port);
+    CU_ASSERT_STRING_EQUAL(sb->sandbox_url, url);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    close_fixture(&f);
+    fake_engine_stop(&e);
+    fake_port_stop(&port);
+}
+
 void sbx_test_register(void)
 {
     /* valid_utf8 decodes with the C library's UTF-8 rules. */
@@ -407,6 +566,8 @@ void sbx_test_register(void)
         { "an engine that never answers: timeouts, named", test_engine_never_answers },
         { "a NUL or invalid UTF-8 in an answer: protocol error naming the field; list skips", test_strings_with_nul_or_invalid_utf8 },
         { "engine messages are quoted as valid UTF-8 only", test_engine_messages_stay_text },
+        { "a port that accepts and closes (a proxy, no server): create times out, named", test_proxy_without_server_is_not_ready },
+        { "create returns once the sandbox answers HTTP, not at the first accept", test_create_waits_for_an_http_answer },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("docker backend against misbehaving engines", NULL, NULL, tests);
