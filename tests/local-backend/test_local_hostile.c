@@ -574,6 +574,21 @@ static void make_victim(const char *state_dir, const kill_point *point)
     }
 }
 
+/* A state directory for the kill test, which times create and destroy
+ * against the issue's 5 s: in memory (/dev/shm) when it can be, so that a
+ * disk busy with the docker suites' engines (a record's fsync can wait
+ * seconds behind them) does not decide the outcome. */
+static void make_kill_dir(char *out, size_t size)
+{
+    struct stat st;
+    if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0) {
+        snprintf(out, size, "/dev/shm/sbx-kill.XXXXXX");
+        if (mkdtemp(out) != NULL)
+            return;
+    }
+    sbx_local_test_make_dir(out, size, "kill");
+}
+
 /* SIGKILL a create or destroy of kill-box at each point; then a create and
  * a destroy of the same id must both succeed within 5 s, and nothing may
  * be left: no file, no process of the sandbox. */
@@ -594,7 +609,7 @@ static void test_kill_during_create_and_destroy(void)
         const kill_point *p = &points[i];
         fprintf(stderr, "  kill point: %s\n", p->name);
         char state[PATH_MAX];
-        sbx_local_test_make_dir(state, sizeof state, "kill");
+        make_kill_dir(state, sizeof state);
         if (p->destroying)
             make_victim(state, p);
         /* The victim would wait long for the command to serve or stop. */
@@ -617,9 +632,13 @@ static void test_kill_during_create_and_destroy(void)
         int created = wait_child(again, 5000);
         pid_t gone = start_operation(state, STUBBORN_COMMAND, 1, "0", "200");
         int destroyed = wait_child(gone, 5000);
+        long took = sbx_test_now_ms() - started;
         CU_ASSERT_EQUAL(created, 0);
         CU_ASSERT_EQUAL(destroyed, 0);
-        CU_ASSERT(sbx_test_now_ms() - started < 5000);
+        CU_ASSERT(took < 5000);
+        if (created != 0 || destroyed != 0 || took >= 5000)
+            fprintf(stderr, "  after the kill: create %d, destroy %d, %ld ms\n", created,
+                    destroyed, took);
         CU_ASSERT(wait_for(no_process_mentions, state));
         CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 0);
         print_entries(state);
