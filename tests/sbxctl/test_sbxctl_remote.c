@@ -15,8 +15,8 @@
 
 /* The id derived from thread "th-1" of the default user and of "alice"
  * (sbxctl(1), SANDBOX IDS; computed independently). */
-#define TH1_DEFAULT_ID "t-8092cd6fdb1ddec0"
-#define TH1_ALICE_ID "t-d2c93f3eaf1e03df"
+#define TH1_DEFAULT_ID "0b415aece4ed938c"
+#define TH1_ALICE_ID "06ee6a9723b9e3f3"
 
 #define RIGHT_KEY "emu-key-7f3a9c2e51"
 #define WRONG_KEY "wrong-key-04d8b6e1aa"

@@ -26,10 +26,12 @@ int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
                        const sbx_ctl_output *out)
 {
     char derived_id[SBX_CTL_DERIVED_ID_SIZE];
+    sbx_error err;
     sbx_create_request request = SBX_CREATE_REQUEST_INIT;
     request.sandbox_id = args->sandbox_id;
     if (request.sandbox_id == NULL) {
-        sbx_ctl_derive_sandbox_id(args->user_id, args->thread_id, derived_id);
+        if (sbx_ctl_derive_sandbox_id(args->user_id, args->thread_id, derived_id, &err) != SBX_OK)
+            return fail(out, &err);
         request.sandbox_id = derived_id;
     }
     request.thread_id = args->thread_id;
@@ -41,7 +43,6 @@ int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
     request.provision_lark_cli_broker = args->lark_broker;
     request.required_contract = args->required_contract;
 
-    sbx_error err;
     sbx_sandbox *sandbox = NULL;
     if (sbx_backend_create(backend, &request, &sandbox, &err) != SBX_OK)
         return fail(out, &err);

@@ -2,15 +2,17 @@
 #ifndef SBX_CTL_SANDBOX_ID_H
 #define SBX_CTL_SANDBOX_ID_H
 
-/* Bytes of a derived id including its NUL: "t-" + 16 hex digits. */
-#define SBX_CTL_DERIVED_ID_SIZE 19
+#include <sbx/manager.h>
 
-/* Write into `out` the id "t-" followed by the 16 lower-case hex digits of
- * the 64-bit FNV-1a hash of `user_id`, one NUL byte, then `thread_id`.  A
- * NULL user counts as "default" (what the backends assume), so naming the
- * default user or none maps a thread to the same sandbox.  The result is a
- * valid DNS label of 18 characters; the same inputs always give the same id. */
-void sbx_ctl_derive_sandbox_id(const char *user_id, const char *thread_id,
-                               char out[SBX_CTL_DERIVED_ID_SIZE]);
+/* Bytes of a derived id including its NUL: 16 hex digits. */
+#define SBX_CTL_DERIVED_ID_SIZE SBX_DERIVED_ID_SIZE
+
+/* Write into `out` the id of MANAGER.md rule 1: the first 16 lower-case hex
+ * digits of SHA-256 of "<user>:<thread>", user "default" when NULL, the id
+ * the manager and DeerFlow's provider give the same thread, so that a
+ * sandbox made by any of them is found by the others.  SBX_OK, or the
+ * error of sbx_sandbox_id_derive (no thread, no memory). */
+sbx_status sbx_ctl_derive_sandbox_id(const char *user_id, const char *thread_id,
+                                     char out[SBX_CTL_DERIVED_ID_SIZE], sbx_error *err);
 
 #endif
