@@ -275,17 +275,35 @@ typedef struct body_sink {
     char *data;
     size_t len, cap;
     size_t limit;
+    size_t received;               /* bytes of body so far, buffered or streamed */
+    const sbx_http_body_sink *stream; /* NULL, or where an expected answer goes */
+    CURL *curl;                    /* to read the status when the body begins */
+    int streaming;                 /* this answer's body goes to stream */
     int oversize;
     int out_of_memory;
+    int stream_stopped;
 } body_sink;
 
 static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     body_sink *sink = userdata;
     size_t n = size * nmemb; /* libcurl guarantees size == 1 */
-    if (n > sink->limit - sink->len) {
+    if (n > sink->limit - sink->received) {
         sink->oversize = 1;
         return 0; /* aborts the transfer: the bound is never exceeded */
+    }
+    if (sink->received == 0 && sink->stream != NULL) {
+        long status = 0;
+        curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+        sink->streaming = status == sink->stream->status;
+    }
+    sink->received += n;
+    if (sink->streaming) {
+        if (sink->stream->write(sink->stream->ctx, ptr, n) != 0) {
+            sink->stream_stopped = 1;
+            return 0;
+        }
+        return n;
     }
     if (sink->len + n + 1 > sink->cap) {
         size_t cap = sink->cap == 0 ? 4096 : sink->cap;
@@ -493,6 +511,9 @@ static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
                              method, path, c->max_response_bytes);
     if (sink->out_of_memory)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
+    if (sink->stream_stopped)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory reading the answer",
+                             method, path);
     /* During a transfer libcurl also says "out of memory" for an answer it
      * will not hold (a header over its limit): that is the peer's doing, and
      * must count against it, never as our own failure. */
@@ -510,6 +531,14 @@ static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
 sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *path,
                             const char *json_body, long timeout_ms,
                             sbx_http_response *resp, sbx_error *err)
+{
+    return sbx_http_request_streamed(c, method, path, json_body, timeout_ms, NULL, resp, err);
+}
+
+sbx_status sbx_http_request_streamed(sbx_http_client *c, const char *method, const char *path,
+                                     const char *json_body, long timeout_ms,
+                                     const sbx_http_body_sink *stream, sbx_http_response *resp,
+                                     sbx_error *err)
 {
     resp->status = 0;
     resp->body = NULL;
@@ -529,7 +558,7 @@ sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *
         return_handle(c, ph);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
-    ph->sink = (body_sink){ .limit = c->max_response_bytes };
+    ph->sink = (body_sink){ .limit = c->max_response_bytes, .stream = stream, .curl = ph->curl };
     ph->errbuf[0] = '\0';
     rc = configure(c, ph, method, json_body, timeout_ms, url_changed);
     if (rc != CURLE_OK) {
@@ -564,8 +593,8 @@ sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *
     resp->status = status;
     resp->body = sink.data;
     resp->body_len = sink.len;
-    client_log(c, SBX_LOG_DEBUG, "%s %s -> HTTP %ld (%zu bytes)", method, path, status,
-               sink.len);
+    client_log(c, SBX_LOG_DEBUG, "%s %s -> HTTP %ld (%zu bytes%s)", method, path, status,
+               sink.received, sink.streaming ? ", streamed" : "");
     return SBX_OK;
 }
 

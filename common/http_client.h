@@ -78,6 +78,27 @@ sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *
                             const char *json_body, long timeout_ms,
                             sbx_http_response *resp, sbx_error *err);
 
+/* Where the body of one expected answer goes instead of a buffer: a
+ * streaming decoder reads it as it arrives, so a large answer is never held
+ * whole.  write gets the body's next len bytes (len > 0); it returns 0 to go
+ * on, anything else when it ran out of memory (the transfer stops). */
+typedef struct sbx_http_body_sink {
+    long status;   /* the (2xx) status whose body goes to write; others are buffered */
+    int (*write)(void *ctx, const char *data, size_t len);
+    void *ctx;
+} sbx_http_body_sink;
+
+/* sbx_http_request, but an answer with sink->status hands its body to the
+ * sink (resp->body is then an empty string); any other answer, such as an
+ * error whose detail the caller reads, is buffered as usual.  The
+ * max_response_bytes bound counts the streamed bytes too.  A sink that
+ * stops the transfer makes the call fail with SBX_ERR_INTERNAL (out of
+ * memory).  sink NULL: sbx_http_request. */
+sbx_status sbx_http_request_streamed(sbx_http_client *c, const char *method, const char *path,
+                                     const char *json_body, long timeout_ms,
+                                     const sbx_http_body_sink *sink, sbx_http_response *resp,
+                                     sbx_error *err);
+
 /* Free the body of a response and zero it.  NULL is accepted. */
 void sbx_http_response_clear(sbx_http_response *resp);
 

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 /* SBX_JSON_TOO_DEEP names the depth of the tokener made below. */
 _Static_assert(JSON_TOKENER_DEFAULT_DEPTH == 32, "SBX_JSON_TOO_DEEP names json-c's depth");
@@ -19,7 +20,10 @@ struct json_object *sbx_json_parse(const char *text, size_t len)
 struct json_object *sbx_json_parse_ex(const char *text, size_t len, int *too_deep)
 {
     *too_deep = 0;
-    if (text == NULL || len > INT_MAX)
+    /* No JSON text holds a raw NUL, and json-c mistakes one in a comment
+     * after a value for the end of the text: it hands back that value (an
+     * inner one) as the whole answer. */
+    if (text == NULL || len > INT_MAX || memchr(text, '\0', len) != NULL)
         return NULL;
     json_tokener *tok = json_tokener_new();
     if (tok == NULL)

@@ -21,8 +21,8 @@ typedef enum sbx_json_field {
 } sbx_json_field;
 
 /* Parse exactly `len` bytes of `text` as one JSON value (trailing bytes other
- * than whitespace are refused).  Returns a new reference the caller puts, or
- * NULL when the text is not JSON. */
+ * than whitespace, and a NUL byte anywhere, are refused).  Returns a new
+ * reference the caller puts, or NULL when the text is not JSON. */
 struct json_object *sbx_json_parse(const char *text, size_t len);
 
 /* How a message says that a text nests containers deeper than json-c

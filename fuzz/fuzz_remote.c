@@ -2,7 +2,10 @@
  * libFuzzer targets: the remote backend's decoders of provisioner answers
  * (plugin/remote/decode.h).  One source, one target per decoder, chosen at
  * compile time with -DSBX_FUZZ_DECODER=N (see fuzz/run):
- *   1 sbx_remote_decode_list            (GET /api/sandboxes)
+ *   1 sbx_remote_decode_list            (GET /api/sandboxes), and beside it
+ *     the streaming list decoder (list_stream.h) fed the same bytes whole
+ *     and split at random points: both must give the same status, message,
+ *     records and warnings
  *   2 sbx_remote_decode_sandbox         (create/get answers)
  *   3 sbx_remote_decode_reconciliation  (GET .../reconciliation)
  *   4 sbx_remote_decode_capabilities    (GET /api/capabilities)
@@ -13,6 +16,7 @@
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/decode.h"
+#include "plugin/remote/list_stream.h"
 
 #include <sbx/host.h>
 
@@ -41,10 +45,95 @@ static void check_terminated(const char *buf, size_t cap)
 #endif
 
 #if SBX_FUZZ_DECODER == 1
-static void count_warning(void *ctx, const char *message)
+/* Every warning of one decode, one per line. */
+typedef struct warning_log {
+    char *text;
+    size_t len, cap;
+} warning_log;
+
+static void log_warning(void *ctx, const char *message)
 {
-    (void)strlen(message);
-    ++*(size_t *)ctx;
+    warning_log *log = ctx;
+    size_t n = strlen(message);
+    if (log->len + n + 2 > log->cap) {
+        log->cap = (log->len + n + 2) * 2;
+        log->text = realloc(log->text, log->cap);
+        if (log->text == NULL)
+            abort();
+    }
+    memcpy(log->text + log->len, message, n);
+    log->len += n;
+    log->text[log->len++] = '\n';
+    log->text[log->len] = '\0';
+}
+
+/* What a list decoder gave. */
+typedef struct list_outcome {
+    sbx_status st;
+    sbx_error err;
+    sbx_sandbox *list;
+    size_t count;
+    warning_log warnings;
+} list_outcome;
+
+static void release(list_outcome *o)
+{
+    sbx_sandbox_records_free(o->list, o->count);
+    free(o->warnings.text);
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* The two decoders must agree on everything a caller sees. */
+static void check_same(const list_outcome *a, const list_outcome *b)
+{
+    if (a->st != b->st || a->count != b->count || a->warnings.len != b->warnings.len ||
+        (a->warnings.len > 0 && memcmp(a->warnings.text, b->warnings.text, a->warnings.len) != 0))
+        abort();
+    if (a->st != SBX_OK && (a->err.kind != b->err.kind || strcmp(a->err.message, b->err.message) != 0))
+        abort();
+    for (size_t i = 0; i < a->count; i++) {
+        const sbx_sandbox *x = &a->list[i], *y = &b->list[i];
+        if (!same_text(x->sandbox_id, y->sandbox_id) || !same_text(x->sandbox_url, y->sandbox_url) ||
+            !same_text(x->user_id, y->user_id) || !same_text(x->thread_id, y->thread_id) ||
+            !same_text(x->status, y->status) ||
+            x->mount_contract_version != y->mount_contract_version)
+            abort();
+    }
+}
+
+/* The streaming decoder fed `body` in chunks: of `chunk` bytes each, or
+ * (chunk 0) of sizes drawn from a generator seeded by the body itself, so
+ * that a saved input replays the same split. */
+static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    sbx_error_clear(&o->err);
+    sbx_list_stream *s = sbx_list_stream_new();
+    if (s == NULL)
+        abort();
+    uint64_t state = 0x9E3779B97F4A7C15u;
+    for (size_t i = 0; i < size; i++)
+        state = (state ^ (unsigned char)body[i]) * 0x100000001B3u;
+    for (size_t at = 0; at < size;) {
+        size_t n = chunk;
+        if (n == 0) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            n = state % 8 == 0 ? (size_t)(state >> 8) % 4096 : (size_t)(state >> 8) % 9;
+        }
+        if (n > size - at)
+            n = size - at;
+        if (sbx_list_stream_feed(s, body + at, n) != 0)
+            abort(); /* no allocation failure is expected here */
+        at += n;
+    }
+    o->st = sbx_list_stream_finish(s, log_warning, &o->warnings, &o->list, &o->count, &o->err);
+    sbx_list_stream_free(s);
 }
 #endif
 
@@ -54,16 +143,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sbx_error err;
     sbx_error_clear(&err);
 #if SBX_FUZZ_DECODER == 1
-    sbx_sandbox *list = NULL;
-    size_t count = 0, warnings = 0;
-    if (sbx_remote_decode_list(body, size, count_warning, &warnings, &list, &count, &err) ==
-        SBX_OK) {
-        for (size_t i = 0; i < count; i++)
-            check_sandbox(&list[i]);
-        sbx_sandbox_records_free(list, count);
+    list_outcome reference, whole, split;
+    memset(&reference, 0, sizeof reference);
+    reference.st = sbx_remote_decode_list(body, size, log_warning, &reference.warnings,
+                                          &reference.list, &reference.count, &reference.err);
+    if (reference.st == SBX_OK) {
+        for (size_t i = 0; i < reference.count; i++)
+            check_sandbox(&reference.list[i]);
     } else {
-        check_terminated(err.message, sizeof err.message);
+        check_terminated(reference.err.message, sizeof reference.err.message);
     }
+    decode_in_chunks(body, size, size > 0 ? size : 1, &whole);
+    check_same(&reference, &whole);
+    release(&whole);
+    decode_in_chunks(body, size, 0, &split);
+    check_same(&reference, &split);
+    release(&split);
+    if (size <= 4096) {
+        decode_in_chunks(body, size, 1, &split);
+        check_same(&reference, &split);
+        release(&split);
+    }
+    release(&reference);
 #elif SBX_FUZZ_DECODER == 2
     struct json_object *object = sbx_json_parse(body, size);
     sbx_sandbox sb;

@@ -3,87 +3,35 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
+#include "plugin/remote/sandbox_rules.h"
 
 #include <sbx/host.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The members of a sandbox object, in the order they are validated. */
-enum { MEMBER_ID, MEMBER_URL, MEMBER_USER, MEMBER_THREAD, MEMBER_STATUS, MEMBER_VERSION,
-       MEMBER_COUNT };
-static const char *const member_names[MEMBER_COUNT] = {
-    "sandbox_id", "sandbox_url", "user_id", "thread_id", "status", "mount_contract_version"
-};
-
-/* Which member `key` names, or MEMBER_COUNT for another key: the first
- * bytes pick the one candidate worth a strcmp. */
-static int member_index(const char *key)
-{
-    int i;
-    switch (key[0]) {
-    case 's':
-        i = key[1] == 't' ? MEMBER_STATUS
-            : strncmp(key, "sandbox_", 8) == 0 && key[8] == 'u' ? MEMBER_URL : MEMBER_ID;
-        break;
-    case 'u': i = MEMBER_USER; break;
-    case 't': i = MEMBER_THREAD; break;
-    case 'm': i = MEMBER_VERSION; break;
-    default: return MEMBER_COUNT;
-    }
-    return strcmp(key, member_names[i]) == 0 ? i : MEMBER_COUNT;
-}
-
-static sbx_status bad_text(const char *field, sbx_error *err)
-{
-    return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                         "sandbox field %s holds a NUL byte or invalid UTF-8", field);
-}
-
-/* Validate a sandbox object (the rules of decode.h) walking its members
- * once, instead of one hash lookup per field: a 10k list has 60k fields.
- * The strings of text[] (NULL when absent or null) are borrowed from
- * `object`; *version is SBX_CONTRACT_NONE when absent. */
-static sbx_status read_members(struct json_object *object, const char *text[MEMBER_VERSION],
-                               int *version, sbx_error *err)
+/* Classify a sandbox object's members (sandbox_rules.h) walking them once,
+ * instead of one hash lookup per field: a 10k list has 60k fields.  The
+ * strings of f->text are borrowed from `object`. */
+static sbx_remote_problem read_members(struct json_object *object, sbx_remote_fields *f)
 {
     if (object == NULL || !json_object_is_type(object, json_type_object))
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox answer is not a JSON object");
-    struct json_object *value[MEMBER_COUNT] = { NULL };
+        return SBX_REMOTE_NOT_OBJECT;
+    struct json_object *value[SBX_FIELD_COUNT] = { NULL };
     json_object_iter member;
     json_object_object_foreachC(object, member) {
-        int i = member_index(member.key);
-        if (i < MEMBER_COUNT)
+        int i = sbx_remote_field_index(member.key, strlen(member.key));
+        if (i < SBX_FIELD_COUNT)
             value[i] = member.val;
     }
-    for (int i = MEMBER_ID; i <= MEMBER_URL; i++) {
-        sbx_json_field f = sbx_json_string_value(value[i], &text[i]);
-        if (f == SBX_JSON_BAD_TEXT)
-            return bad_text(member_names[i], err);
-        if (f != SBX_JSON_OK || text[i][0] == '\0')
-            return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                                 "sandbox answer lacks a non-empty string %s", member_names[i]);
+    for (int i = SBX_FIELD_ID; i < SBX_FIELD_VERSION; i++) {
+        f->text[i] = NULL;
+        f->state[i] = sbx_json_string_value(value[i], &f->text[i]);
     }
-    /* An optional member that is null is absent: the real provisioner sends
-     * user_id, thread_id and mount_contract_version as null in list entries. */
-    *version = SBX_CONTRACT_NONE;
-    if (value[MEMBER_VERSION] != NULL &&
-        (sbx_json_int_value(value[MEMBER_VERSION], version) != SBX_JSON_OK || *version < 0))
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "sandbox field mount_contract_version is not a "
-                             "non-negative integer");
-    for (int i = MEMBER_USER; i <= MEMBER_STATUS; i++) {
-        text[i] = NULL;
-        sbx_json_field f = sbx_json_string_value(value[i], &text[i]);
-        if (f == SBX_JSON_BAD_TEXT)
-            return bad_text(member_names[i], err);
-        if (f == SBX_JSON_WRONG_TYPE)
-            return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox field %s is not a string",
-                                 member_names[i]);
-    }
-    return SBX_OK;
+    f->version = SBX_CONTRACT_NONE;
+    f->state[SBX_FIELD_VERSION] = sbx_json_int_value(value[SBX_FIELD_VERSION], &f->version);
+    return sbx_remote_check_fields(f);
 }
 
 sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
@@ -91,31 +39,13 @@ sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *ou
 {
     memset(out, 0, sizeof *out);
     out->mount_contract_version = SBX_CONTRACT_NONE;
-    const char *text[MEMBER_VERSION] = { NULL };
-    int version = SBX_CONTRACT_NONE;
-    sbx_status st = read_members(object, text, &version, err);
-    if (st != SBX_OK)
-        return st;
-    return sbx_sandbox_record_fill(out, text[MEMBER_ID], text[MEMBER_URL], text[MEMBER_USER],
-                                   text[MEMBER_THREAD], text[MEMBER_STATUS], version, err);
-}
-
-static void warn(sbx_remote_warn_fn fn, void *ctx, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void warn(sbx_remote_warn_fn fn, void *ctx, const char *fmt, ...)
-{
-    if (fn == NULL)
-        return;
-    char line[SBX_ERROR_MESSAGE_MAX + 64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fn(ctx, line);
+    sbx_remote_fields f;
+    sbx_remote_problem problem = read_members(object, &f);
+    if (problem != 0)
+        return sbx_remote_problem_error(problem, err);
+    return sbx_sandbox_record_fill(out, f.text[SBX_FIELD_ID], f.text[SBX_FIELD_URL],
+                                   f.text[SBX_FIELD_USER], f.text[SBX_FIELD_THREAD],
+                                   f.text[SBX_FIELD_STATUS], f.version, err);
 }
 
 sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_fn warn_fn,
@@ -131,13 +61,13 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
                              too_deep ? SBX_JSON_TOO_DEEP : "not JSON");
     struct json_object *items = NULL;
     if (!json_object_is_type(root, json_type_object)) {
-        warn(warn_fn, warn_ctx, "list answer is not a JSON object; no sandboxes listed");
+        sbx_remote_warn_not_object(warn_fn, warn_ctx);
         json_object_put(root);
         return SBX_OK;
     }
     if (!json_object_object_get_ex(root, "sandboxes", &items) ||
         !json_object_is_type(items, json_type_array)) {
-        warn(warn_fn, warn_ctx, "list answer's sandboxes is not an array; no sandboxes listed");
+        sbx_remote_warn_not_array(warn_fn, warn_ctx);
         json_object_put(root);
         return SBX_OK;
     }
@@ -159,7 +89,7 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
         if (st != SBX_OK) {
-            warn(warn_fn, warn_ctx, "skipping list entry #%zu: %s", i, entry_err.message);
+            sbx_remote_warn_skipped(warn_fn, warn_ctx, i, entry_err.message);
             continue;
         }
         kept++;

@@ -10,7 +10,9 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/instance.c plugin/remote/instance.h \
 	plugin/remote/json_scan.c plugin/remote/json_scan.h \
 	plugin/remote/ops.c plugin/remote/ops.h \
-	plugin/remote/options.c plugin/remote/options.h
+	plugin/remote/list_stream.c plugin/remote/list_stream.h \
+	plugin/remote/options.c plugin/remote/options.h \
+	plugin/remote/sandbox_rules.c plugin/remote/sandbox_rules.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS)
 

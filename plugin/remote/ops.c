@@ -7,6 +7,7 @@
 #include "plugin/remote/answer_errors.h"
 #include "plugin/remote/decode.h"
 #include "plugin/remote/json_scan.h"
+#include "plugin/remote/list_stream.h"
 
 #include <sbx/host.h>
 
@@ -211,27 +212,39 @@ static void warn_skipped(void *ctx, const char *message)
     sbx_remote_log(ctx, SBX_LOG_WARN, "%s", message);
 }
 
+static int feed_list(void *ctx, const char *data, size_t len)
+{
+    return sbx_list_stream_feed(ctx, data, len);
+}
+
 sbx_status sbx_remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
                                    size_t *count, sbx_error *err)
 {
     *out = NULL;
     *count = 0;
     const char *what = "Provisioner list failed";
-    sbx_http_response resp;
     sbx_error cause;
     sbx_error_clear(&cause);
-    sbx_status st = sbx_http_request(inst->http, "GET", "/api/sandboxes", NULL,
-                                     inst->options.list_timeout_ms, &resp, &cause);
-    if (st != SBX_OK)
-        return sbx_remote_wrap_error(&cause, what, err);
-    if (resp.status == 200) {
-        st = sbx_remote_decode_list(resp.body, resp.body_len, warn_skipped, inst, out, count,
-                                    &cause);
+    /* A 200 answer is decoded as it arrives (list_stream.h): a 10k list
+     * never exists as a whole body or a json-c tree. */
+    sbx_list_stream *decoder = sbx_list_stream_new();
+    if (decoder == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", what);
+    sbx_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
+    sbx_http_response resp;
+    sbx_status st = sbx_http_request_streamed(inst->http, "GET", "/api/sandboxes", NULL,
+                                              inst->options.list_timeout_ms, &sink, &resp,
+                                              &cause);
+    if (st != SBX_OK) {
+        sbx_remote_wrap_error(&cause, what, err);
+    } else if (resp.status == 200) {
+        st = sbx_list_stream_finish(decoder, warn_skipped, inst, out, count, &cause);
         if (st != SBX_OK)
             sbx_remote_wrap_error(&cause, what, err);
     } else {
         st = sbx_remote_answer_error(inst, &resp, what, err);
     }
+    sbx_list_stream_free(decoder);
     sbx_http_response_clear(&resp);
     return st;
 }

@@ -8,6 +8,7 @@ SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_create_body \
 	tests/remote-unit/test_decode \
 	tests/remote-unit/test_json_scan \
+	tests/remote-unit/test_list_stream \
 	tests/remote-unit/test_answer_errors \
 	tests/remote-unit/test_http_client
 check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
@@ -44,3 +45,7 @@ tests_remote_unit_test_http_client_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 tests_remote_unit_test_answer_errors_SOURCES = tests/remote-unit/test_answer_errors.c
 tests_remote_unit_test_answer_errors_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
 tests_remote_unit_test_answer_errors_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_list_stream_SOURCES = tests/remote-unit/test_list_stream.c
+tests_remote_unit_test_list_stream_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_list_stream_LDADD = $(SBX_REMOTE_UNIT_LDADD)
