@@ -4,9 +4,11 @@
  * file, driven by one command per line on stdin, one answer per line on
  * stdout; log lines go to stderr.
  *
- *   mgr_peer STATE_DIR LEASE_DB INTERVAL_MS IDLE_MS destroy|keep
+ *   mgr_peer STATE_DIR LEASE_DB INTERVAL_MS IDLE_MS destroy|keep [COMMAND STOP_MS]
  *
  * INTERVAL_MS is both the renewal and the reaper interval (real clock).
+ * With COMMAND each sandbox runs it (the local backend's `command`, not
+ * waited for) and destroy gives it STOP_MS after SIGTERM.
  * Commands: "acquire USER THREAD" -> "ok ID" | "error MESSAGE";
  * "release ID", "destroy ID" -> "ok" | "error MESSAGE"; "renew", "reap" ->
  * "ok"; "counters" -> "active warm adopted reaped evicted lost"; "quit" ->
@@ -76,8 +78,9 @@ static void serve(sbx_manager *m)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: mgr_peer STATE_DIR LEASE_DB INTERVAL_MS IDLE_MS destroy|keep\n");
+    if (argc != 6 && argc != 8) {
+        fprintf(stderr, "usage: mgr_peer STATE_DIR LEASE_DB INTERVAL_MS IDLE_MS destroy|keep "
+                "[COMMAND STOP_MS]\n");
         return 2;
     }
     sbx_error err;
@@ -85,7 +88,10 @@ int main(int argc, char **argv)
     sbx_backend *backend = NULL;
     sbx_manager *m = NULL;
     sbx_host_services services = {sizeof services, log_line, NULL};
-    sbx_option opts[] = {{"state_dir", argv[1]}};
+    sbx_option opts[] = {{"state_dir", argv[1]},
+                         {"command", argc == 8 ? argv[6] : ""},
+                         {"stop_timeout_ms", argc == 8 ? argv[7] : "5000"},
+                         {"ready_timeout_ms", "0"}};
     sbx_manager_config c = SBX_MANAGER_CONFIG_INIT;
     c.store = SBX_MANAGER_STORE_SQLITE;
     c.store_path = argv[2];
@@ -94,7 +100,7 @@ int main(int argc, char **argv)
     c.shutdown = strcmp(argv[5], "keep") == 0 ? SBX_MANAGER_SHUTDOWN_KEEP : SBX_MANAGER_SHUTDOWN_DESTROY;
     c.log = log_line;
     if (sbx_host_new(&services, &host, &err) != SBX_OK ||
-        sbx_backend_open(host, "local", opts, 1, &backend, &err) != SBX_OK ||
+        sbx_backend_open(host, "local", opts, 4, &backend, &err) != SBX_OK ||
         sbx_manager_open(backend, &c, &m, &err) != SBX_OK) {
         fprintf(stderr, "mgr_peer: %s\n", err.message);
         printf("error %s\n", err.message);

@@ -40,10 +40,11 @@ static int read_line(peer_process *p, char *out, size_t cap, long deadline)
 }
 
 int peer_start(peer_process *p, const char *state_dir, const char *lease_db, long interval_ms,
-               long idle_ms, const char *shutdown)
+               long idle_ms, const char *shutdown, const char *command, long stop_ms)
 {
     memset(p, 0, sizeof *p);
-    char bin[512], interval[32], idle[32];
+    char bin[512], interval[32], idle[32], stop[32];
+    snprintf(stop, sizeof stop, "%ld", stop_ms);
     const char *builddir = getenv("SBX_TEST_BUILDDIR");
     snprintf(bin, sizeof bin, "%s/tests/manager/mgr_peer", builddir != NULL ? builddir : ".");
     snprintf(interval, sizeof interval, "%ld", interval_ms);
@@ -57,7 +58,11 @@ int peer_start(peer_process *p, const char *state_dir, const char *lease_db, lon
     if (p->pid == 0) {
         if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
             _exit(126);
-        execl(bin, bin, state_dir, lease_db, interval, idle, shutdown, (char *)NULL);
+        if (command != NULL)
+            execl(bin, bin, state_dir, lease_db, interval, idle, shutdown, command, stop,
+                  (char *)NULL);
+        else
+            execl(bin, bin, state_dir, lease_db, interval, idle, shutdown, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -75,15 +80,22 @@ int peer_start(peer_process *p, const char *state_dir, const char *lease_db, lon
     return 0;
 }
 
-int peer_ask(peer_process *p, const char *command, char *answer, size_t cap)
+int peer_send(peer_process *p, const char *command)
 {
     size_t n = strlen(command);
     char *line = malloc(n + 2);
+    if (line == NULL)
+        return -1;
     memcpy(line, command, n);
     line[n] = '\n';
     ssize_t wrote = write(p->to_peer, line, n + 1);
     free(line);
-    if (wrote != (ssize_t)(n + 1)) {
+    return wrote == (ssize_t)(n + 1) ? 0 : -1;
+}
+
+int peer_ask(peer_process *p, const char *command, char *answer, size_t cap)
+{
+    if (peer_send(p, command) != 0) {
         snprintf(answer, cap, "cannot write to the peer: %s", strerror(errno));
         return -1;
     }

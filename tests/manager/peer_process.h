@@ -17,9 +17,14 @@ typedef struct peer_process {
 } peer_process;
 
 /* Start mgr_peer (from $SBX_TEST_BUILDDIR) with the arguments of its usage
- * and wait (10 s) for "ready".  0, or -1 with a message on stderr. */
+ * (`command` NULL: sandboxes without one) and wait (10 s) for "ready".  0,
+ * or -1 with a message on stderr. */
 int peer_start(peer_process *p, const char *state_dir, const char *lease_db, long interval_ms,
-               long idle_ms, const char *shutdown);
+               long idle_ms, const char *shutdown, const char *command, long stop_ms);
+
+/* Send `command` without waiting for its answer (for a command the peer
+ * is killed in the middle of).  0, or -1. */
+int peer_send(peer_process *p, const char *command);
 
 /* Send `command` and read one answer line into `answer` (at most 10 s).
  * 0, or -1 (answer then says why). */

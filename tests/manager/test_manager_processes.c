@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host-api/src/manager/lease_store.h"
 #include "tests/manager/peer_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -57,8 +58,8 @@ static void test_two_processes_hand_a_thread_over(void)
 {
     begin();
     peer_process a, b;
-    CU_ASSERT_FATAL(peer_start(&a, state_dir, lease_db, 3600000, 0, "destroy") == 0);
-    CU_ASSERT_FATAL(peer_start(&b, state_dir, lease_db, 3600000, 0, "destroy") == 0);
+    CU_ASSERT_FATAL(peer_start(&a, state_dir, lease_db, 3600000, 0, "destroy", NULL, 0) == 0);
+    CU_ASSERT_FATAL(peer_start(&b, state_dir, lease_db, 3600000, 0, "destroy", NULL, 0) == 0);
     char got_a[200], got_b[200], line[200];
     unsigned long long c[6];
     ask_ok(&a, "acquire alice t1", got_a, sizeof got_a);
@@ -102,18 +103,18 @@ static void test_killed_peers_sandbox_is_adopted_after_the_grace(void)
     begin();
     peer_process owner, survivor;
     /* 50 ms renewal and reaper passes: a 200 ms lease TTL. */
-    CU_ASSERT_FATAL(peer_start(&owner, state_dir, lease_db, 50, 0, "destroy") == 0);
+    CU_ASSERT_FATAL(peer_start(&owner, state_dir, lease_db, 50, 0, "destroy", NULL, 0) == 0);
     char got[200];
     ask_ok(&owner, "acquire bob t9", got, sizeof got);
     const char *id = got + 3;
-    CU_ASSERT_FATAL(peer_start(&survivor, state_dir, lease_db, 50, 300, "destroy") == 0);
+    CU_ASSERT_FATAL(peer_start(&survivor, state_dir, lease_db, 50, 300, "destroy", NULL, 0) == 0);
     /* Ten reaper passes of the survivor while the owner lives. */
     long until = sbx_test_now_ms() + 500;
     unsigned long long c[6];
-    while (sbx_test_now_ms() < until) {
-        CU_ASSERT(peer_counters(&survivor, c) == 0);
-        CU_ASSERT_EQUAL(c[2], 0);
-    }
+    int never_adopted = 1;
+    while (sbx_test_now_ms() < until)
+        never_adopted &= peer_counters(&survivor, c) == 0 && c[2] == 0;
+    CU_ASSERT(never_adopted);
     long killed_at = sbx_test_now_ms();
     peer_kill(&owner);
     CU_ASSERT(sandbox_exists(id));
@@ -132,7 +133,7 @@ static void test_a_successor_adopts_what_a_keeping_shutdown_left(void)
 {
     begin();
     peer_process first, next;
-    CU_ASSERT_FATAL(peer_start(&first, state_dir, lease_db, 3600000, 0, "keep") == 0);
+    CU_ASSERT_FATAL(peer_start(&first, state_dir, lease_db, 3600000, 0, "keep", NULL, 0) == 0);
     char got[200];
     ask_ok(&first, "acquire carol t1", got, sizeof got);
     char id[200];
@@ -140,10 +141,77 @@ static void test_a_successor_adopts_what_a_keeping_shutdown_left(void)
     CU_ASSERT_EQUAL(peer_quit(&first), 0);
     CU_ASSERT(sandbox_exists(id));
     /* Released leases: the successor's grace starts at its first look. */
-    CU_ASSERT_FATAL(peer_start(&next, state_dir, lease_db, 50, 0, "destroy") == 0);
+    CU_ASSERT_FATAL(peer_start(&next, state_dir, lease_db, 50, 0, "destroy", NULL, 0) == 0);
     CU_ASSERT(wait_counter(&next, 2, 1, 5000));
     CU_ASSERT_EQUAL(peer_quit(&next), 0);
     CU_ASSERT(!sandbox_exists(id));
+    end();
+}
+
+/* The lease of `id` in the shared file: 1 when `owner` holds it in the
+ * teardown state. */
+static int held_for_destroy_by(sbx_lease_store *store, const char *id, const char *owner)
+{
+    char *holder = NULL;
+    int destroying = 0;
+    sbx_error err;
+    int yes = store->ops->owner(store, id, &holder, &destroying, &err) == SBX_OK &&
+              holder != NULL && strcmp(holder, owner) == 0 && destroying;
+    free(holder);
+    return yes;
+}
+
+/* A manager killed with SIGKILL in the middle of a destroy: while it lives
+ * its teardown lease refuses the thread to a peer; once it is dead the
+ * lease expires, the peer adopts the still-running sandbox after the grace
+ * and reaps it.  Nothing is leaked. */
+static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
+{
+    begin();
+    /* A sandbox that ignores SIGTERM (the destroy waits its stop timeout),
+     * saying so by a file once the trap is in place. */
+    const char *stubborn = "trap '' TERM; : > {dir}/trapped; exec sleep 600";
+    peer_process victim, peer;
+    CU_ASSERT_FATAL(peer_start(&victim, state_dir, lease_db, 50, 0, "destroy", stubborn, 30000) == 0);
+    char got[200], line[300];
+    ask_ok(&victim, "acquire dave t1", got, sizeof got);
+    char id[200];
+    snprintf(id, sizeof id, "%s", got + 3);
+    char trapped[800];
+    snprintf(trapped, sizeof trapped, "%s/%s/trapped", state_dir, id);
+    long ready_by = sbx_test_now_ms() + 5000;
+    while (access(trapped, F_OK) != 0 && sbx_test_now_ms() < ready_by)
+        ;
+    CU_ASSERT_FATAL(access(trapped, F_OK) == 0);
+    char destroy[256];
+    snprintf(destroy, sizeof destroy, "destroy %s", id);
+    CU_ASSERT_FATAL(peer_send(&victim, destroy) == 0);
+
+    sbx_lease_store *store = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_lease_store_sqlite_open(lease_db, "observer", 1000, &store, &err) == SBX_OK);
+    long deadline = sbx_test_now_ms() + 5000;
+    while (!held_for_destroy_by(store, id, victim.owner) && sbx_test_now_ms() < deadline)
+        ;
+    CU_ASSERT_FATAL(held_for_destroy_by(store, id, victim.owner));
+
+    CU_ASSERT_FATAL(peer_start(&peer, state_dir, lease_db, 50, 100, "destroy", stubborn, 200) == 0);
+    CU_ASSERT_EQUAL(peer_ask(&peer, "acquire dave t1", line, sizeof line), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "being destroyed by another instance"));
+    /* The heartbeat keeps the teardown lease past its 200 ms TTL. */
+    long until = sbx_test_now_ms() + 500;
+    int held_throughout = 1;
+    while (sbx_test_now_ms() < until)
+        held_throughout &= held_for_destroy_by(store, id, victim.owner);
+    CU_ASSERT(held_throughout);
+
+    peer_kill(&victim);
+    CU_ASSERT(sandbox_exists(id));
+    CU_ASSERT(wait_counter(&peer, 2, 1, 5000));
+    CU_ASSERT(wait_counter(&peer, 3, 1, 5000));
+    CU_ASSERT(!sandbox_exists(id));
+    CU_ASSERT_EQUAL(peer_quit(&peer), 0);
+    sbx_lease_store_close(store);
     end();
 }
 
@@ -155,6 +223,8 @@ void sbx_test_register(void)
          test_killed_peers_sandbox_is_adopted_after_the_grace},
         {"a successor adopts what a keeping shutdown left",
          test_a_successor_adopts_what_a_keeping_shutdown_left},
+        {"a manager killed mid-destroy leaks nothing",
+         test_a_manager_killed_mid_destroy_leaks_nothing},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("managers in several processes (sqlite, local backend)", NULL, NULL, tests);
