@@ -1,0 +1,18 @@
+# sbx-provisiond as a real process on 127.0.0.1 (tests/provisiond/
+# provd_process.*): the bad-request table and every route over the local
+# backend, client threads through the remote backend, TLS with the remote
+# backend's ca_file, the remote backend's seed suites run a second time
+# against the daemon (the tests/remote fixture's daemon switch), and the
+# sbxctl remote flow over the docker backend on a private podman engine.
+SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
+SBX_PROVD_SUITES = \
+	tests/provisiond/test_provisiond_requests
+check_PROGRAMS += $(SBX_PROVD_SUITES)
+TESTS += $(SBX_PROVD_SUITES)
+
+tests_provisiond_test_provisiond_requests_SOURCES = tests/provisiond/test_provisiond_requests.c \
+	$(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_requests_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_requests_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_requests_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/docker/sbx-docker.la

@@ -1,0 +1,295 @@
+/* The daemon as a child process, and a daemon over the local backend. */
+#include "tests/provisiond/provd_process.h"
+
+#include "tests/support/clock.h"
+#include "tests/support/subprocess.h"
+
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sbx/host.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LISTENING_PREFIX "sbx-provisiond listening on "
+#define START_DEADLINE_MS 10000
+#define STOP_DEADLINE_MS 10000
+
+struct provd_proc {
+    pid_t pid;
+    int stdout_fd;
+    char url[256];
+};
+
+const char *provd_bin(void)
+{
+    static char path[1024];
+    const char *bin = getenv("SBX_PROVISIOND_BIN");
+    if (bin != NULL && bin[0] != '\0')
+        return bin;
+    const char *builddir = getenv("SBX_TEST_BUILDDIR");
+    snprintf(path, sizeof path, "%s/tools/provisiond/sbx-provisiond",
+             builddir != NULL ? builddir : ".");
+    return path;
+}
+
+/* Fork and exec the daemon with stdout into a pipe (returned in *out_fd)
+ * and stderr into `stderr_path` (NULL: inherited; "-": the pipe too). */
+static pid_t spawn(const char *const *args, const char *stderr_path, int *out_fd)
+{
+    size_t n = 0;
+    while (args != NULL && args[n] != NULL)
+        n++;
+    /* Built before fork: the child may only exec. */
+    char **argv = calloc(n + 2, sizeof *argv);
+    int fds[2];
+    int err_fd = -1;
+    if (stderr_path != NULL && strcmp(stderr_path, "-") != 0)
+        err_fd = open(stderr_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (argv == NULL || pipe2(fds, O_CLOEXEC) != 0 ||
+        (stderr_path != NULL && strcmp(stderr_path, "-") != 0 && err_fd < 0)) {
+        fprintf(stderr, "provd: cannot start: %s\n", strerror(errno));
+        free(argv);
+        if (err_fd >= 0)
+            close(err_fd);
+        return -1;
+    }
+    argv[0] = (char *)provd_bin();
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    pid_t pid = fork();
+    if (pid == 0) {
+        int stderr_to = err_fd >= 0 ? err_fd : stderr_path != NULL ? fds[1] : STDERR_FILENO;
+        if (dup2(fds[1], STDOUT_FILENO) < 0 || dup2(stderr_to, STDERR_FILENO) < 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    free(argv);
+    if (err_fd >= 0)
+        close(err_fd);
+    if (pid < 0) {
+        close(fds[0]);
+        return -1;
+    }
+    *out_fd = fds[0];
+    return pid;
+}
+
+/* The first line of `fd` (without its newline) before the deadline:
+ * 1 read, 0 timed out, -1 end of output. */
+static int read_line(int fd, char *line, size_t cap, long deadline_ms)
+{
+    size_t len = 0;
+    while (len + 1 < cap) {
+        int ready = sbx_test_wait_readable(fd, deadline_ms);
+        if (ready <= 0)
+            return ready == 0 ? 0 : -1;
+        char c;
+        ssize_t got = read(fd, &c, 1);
+        if (got <= 0)
+            return -1;
+        if (c == '\n')
+            break;
+        line[len++] = c;
+    }
+    line[len] = '\0';
+    return 1;
+}
+
+/* SIGKILL when it does not end by the deadline; its wait status. */
+static int reap(pid_t pid, int fd, long deadline_ms)
+{
+    if (!sbx_test_read_until_eof(fd, NULL, 0, deadline_ms)) {
+        fprintf(stderr, "provd: daemon %d did not exit in time; killing it\n", (int)pid);
+        kill(pid, SIGKILL);
+    }
+    close(fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
+
+provd_proc *provd_start(const char *const *args, const char *stderr_path)
+{
+    int fd = -1;
+    pid_t pid = spawn(args, stderr_path, &fd);
+    if (pid < 0)
+        return NULL;
+    char line[256];
+    int got = read_line(fd, line, sizeof line, sbx_test_now_ms() + START_DEADLINE_MS);
+    size_t prefix = strlen(LISTENING_PREFIX);
+    provd_proc *p = calloc(1, sizeof *p);
+    if (p == NULL || got != 1 || strncmp(line, LISTENING_PREFIX, prefix) != 0 ||
+        strlen(line) - prefix >= sizeof p->url) {
+        fprintf(stderr, "provd: %s did not report a listening address (%s)\n", provd_bin(),
+                got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
+        kill(pid, SIGKILL);
+        reap(pid, fd, sbx_test_now_ms() + STOP_DEADLINE_MS);
+        free(p);
+        return NULL;
+    }
+    p->pid = pid;
+    p->stdout_fd = fd;
+    snprintf(p->url, sizeof p->url, "%s", line + prefix);
+    return p;
+}
+
+const char *provd_url(const provd_proc *p)
+{
+    return p->url;
+}
+
+pid_t provd_pid(const provd_proc *p)
+{
+    return p->pid;
+}
+
+int provd_stop_with(provd_proc *p, int signal_number)
+{
+    if (p == NULL)
+        return -1;
+    kill(p->pid, signal_number);
+    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS);
+    free(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int provd_stop(provd_proc *p)
+{
+    return provd_stop_with(p, SIGTERM);
+}
+
+int provd_run_refused(const char *const *args, char *output, size_t output_cap)
+{
+    int fd = -1;
+    pid_t pid = spawn(args, "-", &fd);
+    if (pid < 0)
+        return -1;
+    output[0] = '\0';
+    int ended = sbx_test_read_until_eof(fd, output, output_cap,
+                                        sbx_test_now_ms() + START_DEADLINE_MS);
+    if (!ended)
+        kill(pid, SIGKILL);
+    close(fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return ended && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static int start_on(provd_local *d, int with_state_dir, const char *const *extra)
+{
+    char local_setting[320];
+    snprintf(local_setting, sizeof local_setting, "state_dir=%s", d->local_dir);
+    const char *args[32] = {"--listen", "127.0.0.1:0", "--backend", "local", "--set",
+                            local_setting};
+    size_t n = 6;
+    if (with_state_dir) {
+        args[n++] = "--state-dir";
+        args[n++] = d->owners_dir;
+    }
+    for (size_t i = 0; extra != NULL && extra[i] != NULL && n + 1 < 32; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    d->proc = provd_start(args, d->stderr_path);
+    CU_ASSERT_PTR_NOT_NULL(d->proc);
+    return d->proc != NULL;
+}
+
+int provd_local_start(provd_local *d, int with_state_dir, const char *const *extra)
+{
+    memset(d, 0, sizeof *d);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(d->dir, sizeof d->dir, "%s/sbx-provd-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(d->dir) == NULL) {
+        CU_FAIL("cannot make a temporary directory");
+        return 0;
+    }
+    snprintf(d->local_dir, sizeof d->local_dir, "%s/local", d->dir);
+    snprintf(d->owners_dir, sizeof d->owners_dir, "%s/owners", d->dir);
+    snprintf(d->stderr_path, sizeof d->stderr_path, "%s/stderr", d->dir);
+    if (!start_on(d, with_state_dir, extra)) {
+        provd_local_stop(d, 0);
+        return 0;
+    }
+    return 1;
+}
+
+int provd_local_restart(provd_local *d, int with_state_dir, const char *const *extra)
+{
+    return start_on(d, with_state_dir, extra);
+}
+
+int provd_local_stop(provd_local *d, int keep_dir)
+{
+    int status = provd_stop(d->proc);
+    d->proc = NULL;
+    if (!keep_dir && d->dir[0] != '\0') {
+        /* What the daemon said goes into the test's log before it goes. */
+        char text[8192];
+        FILE *f = fopen(d->stderr_path, "r");
+        size_t got = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        text[got] = '\0';
+        fprintf(stderr, "--- sbx-provisiond stderr ---\n%s", text);
+        nftw(d->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        d->dir[0] = '\0';
+    }
+    return status;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+    return strcmp(((const sbx_sandbox *)a)->sandbox_id, ((const sbx_sandbox *)b)->sandbox_id);
+}
+
+char *provd_local_ids(const provd_local *d)
+{
+    sbx_host *host = NULL;
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    const sbx_option options[] = {{"state_dir", d->local_dir}};
+    sbx_sandbox *list = NULL;
+    size_t count = 0;
+    char *ids = NULL;
+    if (sbx_host_new(NULL, &host, &err) == SBX_OK &&
+        sbx_backend_open(host, "local", options, 1, &backend, &err) == SBX_OK &&
+        sbx_backend_list_running(backend, &list, &count, &err) == SBX_OK) {
+        qsort(list, count, sizeof *list, compare_ids);
+        size_t size = 1;
+        for (size_t i = 0; i < count; i++)
+            size += strlen(list[i].sandbox_id) + 1;
+        ids = calloc(1, size);
+        for (size_t i = 0; ids != NULL && i < count; i++) {
+            if (i > 0)
+                strcat(ids, ",");
+            strcat(ids, list[i].sandbox_id);
+        }
+    } else {
+        fprintf(stderr, "provd: cannot list %s: %s\n", d->local_dir, err.message);
+    }
+    if (backend != NULL)
+        sbx_backend_free_sandboxes(backend, list, count);
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    return ids;
+}

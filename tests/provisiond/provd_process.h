@@ -1,0 +1,70 @@
+/* Test support for sbx-provisiond: the daemon as a real child process on
+ * 127.0.0.1 (started from the build tree, its listening line read with
+ * poll() against a deadline, stopped with SIGTERM and its exit status
+ * returned), and a daemon over the local backend in a private temporary
+ * directory.  Thread-safe as far as each call uses its own process. */
+#ifndef SBX_TESTS_PROVD_PROCESS_H
+#define SBX_TESTS_PROVD_PROCESS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct provd_proc provd_proc;
+
+/* The daemon built in $SBX_TEST_BUILDDIR, or $SBX_PROVISIOND_BIN when set. */
+const char *provd_bin(void);
+
+/* Run the daemon with `args` (NULL-terminated; the program name is added),
+ * its stderr appended to `stderr_path` (NULL: the test's stderr), and wait
+ * at most 10 s for its listening line.  Returns NULL (with a message on
+ * stderr) when it exits or says nothing; else stop it with provd_stop. */
+provd_proc *provd_start(const char *const *args, const char *stderr_path);
+
+/* Its base URL ("http://127.0.0.1:PORT"); owned by `p`. */
+const char *provd_url(const provd_proc *p);
+
+/* Its process id. */
+pid_t provd_pid(const provd_proc *p);
+
+/* Send `signal_number`, wait at most 10 s for it to exit (SIGKILL then),
+ * free `p`.  Returns its exit status, or -1 when it died of a signal or
+ * had to be killed.  NULL gives -1. */
+int provd_stop_with(provd_proc *p, int signal_number);
+
+/* provd_stop_with(p, SIGTERM). */
+int provd_stop(provd_proc *p);
+
+/* Run the daemon with `args` expecting it to refuse to start: its exit
+ * status (-1: it started, was killed, or could not run), with what it
+ * wrote to stderr and stdout in `output` (`output_cap` bytes). */
+int provd_run_refused(const char *const *args, char *output, size_t output_cap);
+
+/* A daemon over the local backend with a fresh private directory DIR:
+ * the backend's state in DIR/local, the ownership records in DIR/owners
+ * (with_state_dir), its stderr in DIR/stderr. */
+typedef struct provd_local {
+    char dir[256];
+    char local_dir[300];
+    char owners_dir[300];
+    char stderr_path[300];
+    provd_proc *proc;
+} provd_local;
+
+/* Make the directory and start the daemon with `extra` arguments (NULL:
+ * none) added.  Returns 1, or 0 after a CUnit failure (nothing left). */
+int provd_local_start(provd_local *d, int with_state_dir, const char *const *extra);
+
+/* Start the daemon again on the same directories (after provd_local_stop
+ * with keep_dir).  Returns 1, or 0 after a CUnit failure. */
+int provd_local_restart(provd_local *d, int with_state_dir, const char *const *extra);
+
+/* Stop the daemon (its exit status is returned) and, unless `keep_dir`,
+ * remove the directory. */
+int provd_local_stop(provd_local *d, int keep_dir);
+
+/* The ids of the sandboxes the local backend has in d->local_dir, read
+ * through the host library without the daemon, as one string "a,b,c"
+ * sorted (the caller frees), or NULL when it cannot list. */
+char *provd_local_ids(const provd_local *d);
+
+#endif

@@ -1,0 +1,185 @@
+/* sbx-provisiond: the provisioner protocol served with an sbx backend
+ * (docs/provisiond.md, sbx-provisiond(8)).  main wires the parts: the
+ * configuration and backend, the ownership records, the shared server, and
+ * the signals that stop it. */
+#include "tools/provisioner-common/prov_server.h"
+#include "tools/provisiond/provd_options.h"
+#include "tools/provisiond/provd_owners.h"
+#include "tools/provisiond/provd_service.h"
+
+#include <pthread.h>
+#include <sbx/host.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "sbx-provisiond"
+
+/* The backend selected when neither --backend nor the file names one. */
+#define DEFAULT_BACKEND "local"
+
+static const char *const level_names[] = {"error", "warning", "info", "debug"};
+
+/* The host's log callback: one line on stderr; info and debug only with
+ * --verbose. */
+static void log_line(void *ctx, sbx_log_level level, const char *backend, const char *message)
+{
+    const int *verbose = ctx;
+    if (level > SBX_LOG_WARN && !*verbose)
+        return;
+    fprintf(stderr, PROG ": %s: %s: %s\n", backend,
+            level_names[level <= SBX_LOG_DEBUG ? level : SBX_LOG_DEBUG], message);
+}
+
+static void warn_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, PROG ": warning: %s\n", line);
+}
+
+/* The configuration (file, then --backend and --set), the host and the
+ * opened backend; on failure says why on stderr and returns 0. */
+static int open_backend(const provd_options *o, const sbx_host_services *services,
+                        sbx_config **config, sbx_host **host, sbx_backend **backend,
+                        const char **name)
+{
+    sbx_error err;
+    sbx_error_clear(&err);
+    sbx_status st = o->config_path != NULL ? sbx_config_load_file(o->config_path, config, &err)
+                                           : sbx_config_new(config, &err);
+    if (st == SBX_OK && o->backend != NULL)
+        st = sbx_config_set_backend(*config, o->backend, &err);
+    if (st == SBX_OK) {
+        *name = sbx_config_backend(*config);
+        if (*name == NULL || (*name)[0] == '\0')
+            *name = DEFAULT_BACKEND;
+    }
+    for (size_t i = 0; st == SBX_OK && i < o->setting_count; i++)
+        st = sbx_config_set_option(*config, *name, o->settings[i].key, o->settings[i].value,
+                                   &err);
+    if (st == SBX_OK)
+        st = sbx_host_new(services, host, &err);
+    size_t dir_count = 0;
+    const char *const *dirs = st == SBX_OK ? sbx_config_module_path(*config, &dir_count) : NULL;
+    if (st == SBX_OK && dir_count > 0)
+        st = sbx_host_set_module_path(*host, dirs, dir_count, &err);
+    if (st == SBX_OK) {
+        size_t count = 0;
+        const sbx_option *options = sbx_config_backend_options(*config, *name, &count);
+        st = sbx_backend_open(*host, *name, options, count, backend, &err);
+    }
+    if (st != SBX_OK)
+        fprintf(stderr, PROG ": %s: %s\n", sbx_status_name(st), err.message);
+    return st == SBX_OK;
+}
+
+/* Read the PEM pair of --tls-cert/--tls-key; 0 after saying why. */
+static int read_tls(const provd_options *o, char **cert, char **key)
+{
+    char why[512];
+    *cert = sbx_prov_read_pem(o->tls_cert, why, sizeof why);
+    *key = *cert != NULL ? sbx_prov_read_pem(o->tls_key, why, sizeof why) : NULL;
+    if (*key == NULL) {
+        fprintf(stderr, PROG ": %s %s\n", *cert == NULL ? "--tls-cert" : "--tls-key", why);
+        free(*cert);
+        *cert = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+/* Serve until SIGTERM or SIGINT, then drain.  Returns the exit status. */
+static int serve(const provd_options *o, provd_service *svc, const char *cert_pem,
+                 const char *key_pem, const sigset_t *stop_signals)
+{
+    const sbx_prov_server_options server_options = {
+        .name = PROG,
+        .address = o->address,
+        .port = o->port,
+        .cert_pem = cert_pem,
+        .key_pem = key_pem,
+        .api_key = o->api_key,
+        .fail_closed = 0,
+        .max_body_bytes = o->max_body_bytes,
+        .threads = o->threads,
+        .verbose = o->verbose,
+    };
+    const sbx_prov_handlers handlers = provd_service_handlers(svc);
+    char why[512];
+    unsigned port = 0;
+    sbx_prov_server *server = sbx_prov_server_start(&server_options, &handlers, &port, why,
+                                                    sizeof why);
+    if (server == NULL) {
+        fprintf(stderr, PROG ": %s\n", why);
+        return 1;
+    }
+    int v6 = strchr(o->address, ':') != NULL;
+    printf(PROG " listening on %s://%s%s%s:%u\n", cert_pem != NULL ? "https" : "http",
+           v6 ? "[" : "", o->address, v6 ? "]" : "", port);
+    fflush(stdout);
+    fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
+            svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
+            o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
+    int signal_number = 0;
+    sigwait(stop_signals, &signal_number);
+    fprintf(stderr, PROG ": %s: no new connections; finishing the requests in flight "
+                    "(at most %u ms); sandboxes keep running\n",
+            strsignal(signal_number), o->drain_ms);
+    unsigned left = sbx_prov_server_stop(server, o->drain_ms);
+    if (left > 0)
+        fprintf(stderr, PROG ": %u request(s) still in flight after %u ms were cut off\n", left,
+                o->drain_ms);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    provd_options o;
+    int status = provd_options_parse(argc, argv, &o);
+    if (status != 0) {
+        provd_options_clear(&o);
+        return status < 0 ? 0 : status;
+    }
+    /* Every thread (MHD's and the backend's too) inherits this mask; main
+     * takes the signals. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    char *cert_pem = NULL, *key_pem = NULL;
+    sbx_config *config = NULL;
+    sbx_host *host = NULL;
+    sbx_backend *backend = NULL;
+    provd_owners *owners = NULL;
+    const char *name = NULL;
+    const sbx_host_services services = {sizeof services, log_line, &o.verbose};
+    char why[512];
+    status = 1;
+    if (o.tls_cert != NULL && !read_tls(&o, &cert_pem, &key_pem)) {
+        status = 2;
+    } else if (open_backend(&o, &services, &config, &host, &backend, &name)) {
+        owners = provd_owners_open(o.state_dir, warn_line, NULL, why, sizeof why);
+        if (owners == NULL) {
+            fprintf(stderr, PROG ": %s\n", why);
+        } else {
+            provd_service svc = {backend, name, owners, provd_service_contract(backend),
+                                 o.mount_base};
+            status = serve(&o, &svc, cert_pem, key_pem, &stop_signals);
+        }
+    }
+    provd_owners_free(owners);
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    sbx_config_free(config);
+    /* The key is a secret: do not leave it in freed memory. */
+    if (key_pem != NULL)
+        memset(key_pem, 0, strlen(key_pem));
+    free(key_pem);
+    free(cert_pem);
+    provd_options_clear(&o);
+    return status;
+}

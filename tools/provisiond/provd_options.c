@@ -1,0 +1,226 @@
+/* Command-line parsing: every value is checked here, so that the daemon
+ * refuses to start rather than serve with a setting it misread. */
+#include <config.h>
+
+#include "tools/provisiond/provd_options.h"
+
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_mounts.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "sbx-provisiond"
+
+/* Largest --max-body-bytes: far beyond any create body (nine mounts). */
+#define MAX_BODY_LIMIT (64UL * 1024 * 1024)
+#define DEFAULT_BODY_LIMIT (1024UL * 1024)
+#define DEFAULT_THREADS 8
+#define MAX_THREADS 1024
+#define DEFAULT_DRAIN_MS 10000
+#define MAX_DRAIN_MS 600000
+
+static void usage(FILE *out)
+{
+    fputs("usage: " PROG " [--config FILE] [--backend NAME] [--set KEY=VALUE]...\n"
+          "                      [--listen ADDR:PORT] [--api-key KEY]\n"
+          "                      [--tls-cert FILE --tls-key FILE] [--threads N]\n"
+          "                      [--max-body-bytes N] [--mount-base DIR] [--state-dir DIR]\n"
+          "                      [--drain-ms MS] [--verbose]\n"
+          "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
+          "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
+          "configuration file (like sbxctl's), else local.  The API key may also come\n"
+          "from $SBX_PROVISIOND_API_KEY (required to listen on a non-loopback address).\n"
+          "See sbx-provisiond(8) and docs/provisiond.md.\n",
+          out);
+}
+
+static int parse_unsigned(const char *option, const char *text, unsigned long min,
+                          unsigned long max, unsigned long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long value = strtoul(text, &end, 10);
+    if (text[0] == '-' || errno != 0 || end == text || *end != '\0' || value < min ||
+        value > max) {
+        fprintf(stderr, PROG ": %s wants an integer from %lu to %lu, not '%s'\n", option, min,
+                max, text);
+        return 0;
+    }
+    *out = value;
+    return 1;
+}
+
+static int is_loopback(const char *address)
+{
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, address, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, address, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+/* ADDR:PORT or [V6ADDR]:PORT, a numeric address and a port 0..65535. */
+static int parse_listen(const char *text, provd_options *o)
+{
+    const char *colon = strrchr(text, ':');
+    const char *start = text, *end = colon;
+    if (colon != NULL && text[0] == '[') {
+        start = text + 1;
+        end = colon > text && colon[-1] == ']' ? colon - 1 : NULL;
+    }
+    unsigned long port = 0;
+    size_t len = end != NULL ? (size_t)(end - start) : 0;
+    struct in6_addr any;
+    if (end == NULL || len == 0 || len >= sizeof o->address) {
+        fprintf(stderr, PROG ": --listen wants ADDR:PORT or [ADDR]:PORT, not '%s'\n", text);
+        return 0;
+    }
+    memcpy(o->address, start, len);
+    o->address[len] = '\0';
+    if (inet_pton(AF_INET, o->address, &any) != 1 && inet_pton(AF_INET6, o->address, &any) != 1) {
+        fprintf(stderr, PROG ": --listen wants a numeric IPv4 or IPv6 address, not '%s'\n",
+                o->address);
+        return 0;
+    }
+    if (!parse_unsigned("--listen's port", colon + 1, 0, 65535, &port))
+        return 0;
+    o->port = (unsigned)port;
+    o->loopback = is_loopback(o->address);
+    return 1;
+}
+
+static int add_setting(provd_options *o, const char *text)
+{
+    const char *eq = strchr(text, '=');
+    if (eq == NULL || eq == text) {
+        fprintf(stderr, PROG ": --set wants KEY=VALUE, not '%s'\n", text);
+        return 0;
+    }
+    provd_setting *grown = sbx_prov_xmalloc((o->setting_count + 1) * sizeof *grown);
+    if (o->setting_count > 0)
+        memcpy(grown, o->settings, o->setting_count * sizeof *grown);
+    free(o->settings);
+    o->settings = grown;
+    o->settings[o->setting_count++] =
+        (provd_setting){sbx_prov_xmemdup(text, (size_t)(eq - text)), eq + 1};
+    return 1;
+}
+
+/* What the options say together; returns 0 or 2. */
+static int check_combination(provd_options *o)
+{
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        fprintf(stderr, PROG ": --tls-cert and --tls-key go together\n");
+        return 2;
+    }
+    if (o->mount_base[0] != '/') {
+        fprintf(stderr, PROG ": --mount-base wants an absolute path, not '%s'\n", o->mount_base);
+        return 2;
+    }
+    if (o->api_key != NULL && o->api_key[0] == '\0')
+        o->api_key = NULL;
+    if (!o->loopback && o->api_key == NULL) {
+        fprintf(stderr,
+                PROG ": listening on %s, which is not a loopback address, needs an API key "
+                     "(--api-key or $SBX_PROVISIOND_API_KEY): anyone who reaches the port "
+                     "could otherwise create containers\n",
+                o->address);
+        return 2;
+    }
+    return 0;
+}
+
+int provd_options_parse(int argc, char **argv, provd_options *o)
+{
+    enum { OPT_TLS_CERT = 256, OPT_TLS_KEY, OPT_THREADS, OPT_MAX_BODY, OPT_MOUNT_BASE,
+           OPT_STATE_DIR, OPT_DRAIN, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"backend", required_argument, NULL, 'b'},
+        {"set", required_argument, NULL, 's'},
+        {"listen", required_argument, NULL, 'l'},
+        {"api-key", required_argument, NULL, 'k'},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
+        {"mount-base", required_argument, NULL, OPT_MOUNT_BASE},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"drain-ms", required_argument, NULL, OPT_DRAIN},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->threads = DEFAULT_THREADS;
+    o->max_body_bytes = DEFAULT_BODY_LIMIT;
+    o->mount_base = SBX_PROV_DEFAULT_STATE_DIR;
+    o->drain_ms = DEFAULT_DRAIN_MS;
+    o->api_key = getenv("SBX_PROVISIOND_API_KEY");
+    const char *config_env = getenv("SBX_CONFIG");
+    o->config_path = config_env != NULL && config_env[0] != '\0' ? config_env : NULL;
+    if (!parse_listen(PROVD_DEFAULT_LISTEN, o))
+        return 2;
+    int c;
+    unsigned long n = 0;
+    while ((c = getopt_long(argc, argv, "c:b:s:l:k:vh", longopts, NULL)) != -1) {
+        int ok = 1;
+        switch (c) {
+        case 'c': o->config_path = optarg; break;
+        case 'b': o->backend = optarg; break;
+        case 's': ok = add_setting(o, optarg); break;
+        case 'l': ok = parse_listen(optarg, o); break;
+        case 'k': o->api_key = optarg; break;
+        case OPT_TLS_CERT: o->tls_cert = optarg; break;
+        case OPT_TLS_KEY: o->tls_key = optarg; break;
+        case OPT_THREADS:
+            ok = parse_unsigned("--threads", optarg, 1, MAX_THREADS, &n);
+            o->threads = (unsigned)n;
+            break;
+        case OPT_MAX_BODY:
+            ok = parse_unsigned("--max-body-bytes", optarg, 1024, MAX_BODY_LIMIT, &n);
+            o->max_body_bytes = n;
+            break;
+        case OPT_MOUNT_BASE: o->mount_base = optarg; break;
+        case OPT_STATE_DIR: o->state_dir = optarg; break;
+        case OPT_DRAIN:
+            ok = parse_unsigned("--drain-ms", optarg, 0, MAX_DRAIN_MS, &n);
+            o->drain_ms = (unsigned)n;
+            break;
+        case 'v': o->verbose = 1; break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        case OPT_VERSION:
+            puts(PROG " " PACKAGE_VERSION);
+            return -1;
+        default:
+            usage(stderr);
+            return 2;
+        }
+        if (!ok)
+            return 2;
+    }
+    if (optind < argc) {
+        fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    return check_combination(o);
+}
+
+void provd_options_clear(provd_options *o)
+{
+    for (size_t i = 0; i < o->setting_count; i++)
+        free(o->settings[i].key);
+    free(o->settings);
+    o->settings = NULL;
+    o->setting_count = 0;
+}

@@ -1,0 +1,44 @@
+/* sbx-provisiond's command line (docs/sbx-provisiond.8). */
+#ifndef SBX_PROVD_OPTIONS_H
+#define SBX_PROVD_OPTIONS_H
+
+#include <stddef.h>
+
+/* Where the daemon listens when --listen is not given. */
+#define PROVD_DEFAULT_LISTEN "127.0.0.1:8002"
+
+/* One --set KEY=VALUE (the key a copy it owns, the value in argv). */
+typedef struct provd_setting {
+    char *key;
+    const char *value;
+} provd_setting;
+
+typedef struct provd_options {
+    const char *config_path;    /* --config, else $SBX_CONFIG when non-empty, else NULL */
+    const char *backend;        /* --backend, NULL: the file's, else local */
+    provd_setting *settings;    /* --set, in order (owned: free it) */
+    size_t setting_count;
+    char address[64];           /* numeric, without brackets */
+    unsigned port;
+    int loopback;               /* the address is a loopback address */
+    const char *api_key;        /* NULL: none */
+    const char *tls_cert;       /* both or neither */
+    const char *tls_key;
+    unsigned threads;
+    size_t max_body_bytes;
+    const char *mount_base;
+    const char *state_dir;      /* NULL: ownership records in memory only */
+    unsigned drain_ms;
+    int verbose;
+} provd_options;
+
+/* Parse argv (and $SBX_PROVISIOND_API_KEY, $SBX_CONFIG) into *o.  Returns
+ * 0 to go on, -1 after printing help or the version (exit 0), or 2 after
+ * saying on stderr what is wrong (exit 2).  Release with
+ * provd_options_clear in every case. */
+int provd_options_parse(int argc, char **argv, provd_options *o);
+
+/* Release what *o owns. */
+void provd_options_clear(provd_options *o);
+
+#endif

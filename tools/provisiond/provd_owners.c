@@ -1,0 +1,310 @@
+/* Ownership records: a hash table under one mutex, per-id lock stripes,
+ * and one small JSON file per sandbox (DIR/ID.owner, replaced by rename so
+ * that a crash leaves the old record or the new one, never half of one). */
+#include "tools/provisiond/provd_owners.h"
+
+#include "common/sandbox_ids.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUCKETS 1024
+#define STRIPES 64
+#define SUFFIX ".owner"
+
+/* A record file is a few hundred bytes; anything far larger is not ours. */
+#define MAX_RECORD_BYTES (64 * 1024)
+
+typedef struct entry {
+    char *id;
+    provd_record record;
+    struct entry *next;
+} entry;
+
+struct provd_owners {
+    char *dir;                          /* NULL: memory only */
+    pthread_mutex_t table_lock;
+    entry *buckets[BUCKETS];
+    pthread_mutex_t stripes[STRIPES];
+};
+
+static uint32_t hash(const char *id)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)id; *p != '\0'; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+sbx_prov_owner provd_record_owner(const provd_record *record)
+{
+    return (sbx_prov_owner){record->user_id, record->thread_id, record->mounts,
+                            record->contract_version};
+}
+
+void provd_record_clear(provd_record *record)
+{
+    free(record->user_id);
+    free(record->thread_id);
+    free(record->mounts);
+    memset(record, 0, sizeof *record);
+}
+
+static void record_copy(provd_record *to, const sbx_prov_owner *from)
+{
+    to->user_id = sbx_prov_xstrdup(from->user_id);
+    to->thread_id = sbx_prov_xstrdup(from->thread_id);
+    to->mounts = sbx_prov_xstrdup(from->mounts);
+    to->contract_version = from->contract_version;
+}
+
+/* Replace the in-memory record of `id` (table lock held). */
+static void table_set(provd_owners *owners, const char *id, const sbx_prov_owner *owner)
+{
+    entry **slot = &owners->buckets[hash(id) % BUCKETS];
+    for (entry *e = *slot; e != NULL; e = e->next) {
+        if (strcmp(e->id, id) == 0) {
+            provd_record_clear(&e->record);
+            record_copy(&e->record, owner);
+            return;
+        }
+    }
+    entry *e = sbx_prov_xmalloc(sizeof *e);
+    e->id = sbx_prov_xstrdup(id);
+    record_copy(&e->record, owner);
+    e->next = *slot;
+    *slot = e;
+}
+
+static void file_path(const provd_owners *owners, const char *id, const char *prefix,
+                      char *out, size_t size)
+{
+    snprintf(out, size, "%s/%s%s%s", owners->dir, prefix, id, SUFFIX);
+}
+
+static const char *string_member(json_object *obj, const char *key)
+{
+    json_object *value = NULL;
+    if (!json_object_object_get_ex(obj, key, &value) ||
+        !json_object_is_type(value, json_type_string))
+        return NULL;
+    return json_object_get_string(value);
+}
+
+/* Load DIR/NAME into the table.  Returns NULL, or what is wrong with it. */
+static const char *load_file(provd_owners *owners, const char *name)
+{
+    size_t len = strlen(name), suffix = strlen(SUFFIX);
+    char id[SBX_SANDBOX_ID_MAX + 1];
+    if (len <= suffix || len - suffix > SBX_SANDBOX_ID_MAX)
+        return "not a sandbox id";
+    memcpy(id, name, len - suffix);
+    id[len - suffix] = '\0';
+    if (!sbx_sandbox_id_is_valid(id))
+        return "not a sandbox id";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return strerror(errno);
+    char *text = sbx_prov_xmalloc(MAX_RECORD_BYTES + 1);
+    size_t got = fread(text, 1, MAX_RECORD_BYTES + 1, f);
+    fclose(f);
+    size_t offset = 0;
+    const char *why = NULL;
+    json_object *obj = got <= MAX_RECORD_BYTES ? sbx_prov_json_parse(text, got, &offset, &why)
+                                               : NULL;
+    free(text);
+    json_object *version = NULL;
+    sbx_prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
+                            string_member(obj, "mounts"), 0};
+    const char *problem = NULL;
+    if (!json_object_is_type(obj, json_type_object))
+        problem = "not a JSON object";
+    else if (owner.user_id == NULL || owner.thread_id == NULL || owner.mounts == NULL ||
+             !json_object_object_get_ex(obj, "mount_contract_version", &version) ||
+             !json_object_is_type(version, json_type_int))
+        problem = "a member is missing or ill-typed";
+    else {
+        owner.contract_version = json_object_get_int(version);
+        table_set(owners, id, &owner);
+    }
+    json_object_put(obj);
+    return problem;
+}
+
+static int load_dir(provd_owners *owners, void (*warn)(void *, const char *), void *warn_ctx,
+                    char *why, size_t why_len)
+{
+    if (mkdir(owners->dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, why_len, "cannot create the state directory %s: %s", owners->dir,
+                 strerror(errno));
+        return 0;
+    }
+    DIR *d = opendir(owners->dir);
+    if (d == NULL) {
+        snprintf(why, why_len, "cannot read the state directory %s: %s", owners->dir,
+                 strerror(errno));
+        return 0;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name), suffix = strlen(SUFFIX);
+        if (de->d_name[0] == '.' || len < suffix ||
+            strcmp(de->d_name + len - suffix, SUFFIX) != 0)
+            continue;
+        const char *problem = load_file(owners, de->d_name);
+        if (problem != NULL && warn != NULL) {
+            char line[512];
+            snprintf(line, sizeof line,
+                     "ignoring the ownership record %s/%s (%s): its sandbox is unverifiable",
+                     owners->dir, de->d_name, problem);
+            warn(warn_ctx, line);
+        }
+    }
+    closedir(d);
+    return 1;
+}
+
+provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char *),
+                                void *warn_ctx, char *why, size_t why_len)
+{
+    provd_owners *owners = sbx_prov_xmalloc(sizeof *owners);
+    memset(owners, 0, sizeof *owners);
+    pthread_mutex_init(&owners->table_lock, NULL);
+    for (int i = 0; i < STRIPES; i++)
+        pthread_mutex_init(&owners->stripes[i], NULL);
+    owners->dir = sbx_prov_xstrdup(dir);
+    if (dir != NULL && !load_dir(owners, warn, warn_ctx, why, why_len)) {
+        provd_owners_free(owners);
+        return NULL;
+    }
+    return owners;
+}
+
+void provd_owners_free(provd_owners *owners)
+{
+    if (owners == NULL)
+        return;
+    for (int b = 0; b < BUCKETS; b++) {
+        for (entry *e = owners->buckets[b], *next; e != NULL; e = next) {
+            next = e->next;
+            free(e->id);
+            provd_record_clear(&e->record);
+            free(e);
+        }
+    }
+    for (int i = 0; i < STRIPES; i++)
+        pthread_mutex_destroy(&owners->stripes[i]);
+    pthread_mutex_destroy(&owners->table_lock);
+    free(owners->dir);
+    free(owners);
+}
+
+void provd_owners_lock(provd_owners *owners, const char *id)
+{
+    pthread_mutex_lock(&owners->stripes[hash(id) % STRIPES]);
+}
+
+void provd_owners_unlock(provd_owners *owners, const char *id)
+{
+    pthread_mutex_unlock(&owners->stripes[hash(id) % STRIPES]);
+}
+
+int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
+{
+    memset(out, 0, sizeof *out);
+    int found = 0;
+    pthread_mutex_lock(&owners->table_lock);
+    for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
+        if (strcmp(e->id, id) == 0) {
+            sbx_prov_owner owner = provd_record_owner(&e->record);
+            record_copy(out, &owner);
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&owners->table_lock);
+    return found;
+}
+
+/* Write the record file of `id` through a temporary file and rename. */
+static int write_file(const provd_owners *owners, const char *id, const sbx_prov_owner *owner,
+                      char *why, size_t why_len)
+{
+    json_object *obj = json_object_new_object();
+    json_object_object_add(obj, "user_id", json_object_new_string(owner->user_id));
+    json_object_object_add(obj, "thread_id", json_object_new_string(owner->thread_id));
+    json_object_object_add(obj, "mounts", json_object_new_string(owner->mounts));
+    json_object_object_add(obj, "mount_contract_version",
+                           json_object_new_int(owner->contract_version));
+    const char *text = sbx_prov_json_text(obj);
+    char tmp[4096], final[4096];
+    file_path(owners, id, ".", tmp, sizeof tmp);
+    file_path(owners, id, "", final, sizeof final);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t len = strlen(text);
+    int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (ok)
+        ok = rename(tmp, final) == 0;
+    else
+        errno = saved;
+    if (!ok) {
+        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
+                 strerror(errno));
+        unlink(tmp);
+    }
+    json_object_put(obj);
+    return ok;
+}
+
+int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner *owner,
+                     char *why, size_t why_len)
+{
+    if (owners->dir != NULL && !write_file(owners, id, owner, why, why_len))
+        return 0;
+    pthread_mutex_lock(&owners->table_lock);
+    table_set(owners, id, owner);
+    pthread_mutex_unlock(&owners->table_lock);
+    return 1;
+}
+
+int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t why_len)
+{
+    if (owners->dir != NULL) {
+        char path[4096];
+        file_path(owners, id, "", path, sizeof path);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            snprintf(why, why_len, "cannot remove the ownership record %s: %s", path,
+                     strerror(errno));
+            return 0;
+        }
+    }
+    pthread_mutex_lock(&owners->table_lock);
+    entry **slot = &owners->buckets[hash(id) % BUCKETS];
+    while (*slot != NULL && strcmp((*slot)->id, id) != 0)
+        slot = &(*slot)->next;
+    entry *gone = *slot;
+    if (gone != NULL)
+        *slot = gone->next;
+    pthread_mutex_unlock(&owners->table_lock);
+    if (gone != NULL) {
+        free(gone->id);
+        provd_record_clear(&gone->record);
+        free(gone);
+    }
+    return 1;
+}

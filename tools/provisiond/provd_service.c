@@ -1,0 +1,390 @@
+/* Route handlers over an sbx backend.  Every answer body comes from the
+ * shared builders, so a client cannot tell this daemon's shapes from the
+ * real provisioner's; where the daemon must differ (ids checked, backend
+ * errors), it still answers with the protocol's status codes and a JSON
+ * detail. */
+#include "tools/provisiond/provd_service.h"
+
+#include "common/utf8.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_answers.h"
+#include "tools/provisioner-common/prov_create.h"
+#include "tools/provisioner-common/prov_json.h"
+#include "tools/provisioner-common/prov_mounts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The status word of a sandbox whose backend reports none. */
+#define PHASE_UNKNOWN "Unknown"
+
+/* The highest mount contract the daemon validates requests as. */
+#define SERVED_CONTRACT 2
+
+int provd_service_contract(sbx_backend *backend)
+{
+    sbx_capabilities caps = {SBX_CONTRACT_NONE, 0};
+    sbx_error err;
+    sbx_status st = sbx_backend_capabilities(backend, &caps, &err);
+    if (st == SBX_ERR_UNSUPPORTED)
+        return SERVED_CONTRACT;
+    if (st != SBX_OK || !caps.known || caps.mount_contract_version < 0)
+        return 0;
+    return caps.mount_contract_version < SERVED_CONTRACT ? caps.mount_contract_version
+                                                         : SERVED_CONTRACT;
+}
+
+/* A backend's message as JSON text can carry it: bytes that are not clean
+ * UTF-8 become '?'. */
+static void clean_message(const char *message, char *out, size_t size)
+{
+    snprintf(out, size, "%s", message);
+    if (sbx_text_is_clean(out, strlen(out)))
+        return;
+    for (char *p = out; *p != '\0'; p++) {
+        if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
+            *p = '?';
+    }
+}
+
+/* A backend error as the protocol's status and a JSON detail naming the
+ * cause.  A failure to reach what is behind the backend (the engine) is a
+ * 5xx, never a 404: a 404 makes clients forget a live sandbox; a peer's
+ * refusal of the daemon's own credentials is not the client's 401. */
+static void answer_backend_error(const sbx_error *err, sbx_prov_reply *reply)
+{
+    unsigned status = 500;
+    switch (err->kind) {
+    case SBX_ERR_USAGE:
+    case SBX_ERR_UNSUPPORTED:
+        status = 400;       /* this backend cannot do what the request asks */
+        break;
+    case SBX_ERR_REFUSED:
+        status = 409;       /* the backend's owner check: another user or thread */
+        break;
+    case SBX_ERR_NOT_FOUND:
+        status = 404;
+        break;
+    case SBX_ERR_CONTRACT_CHANGED:
+        sbx_prov_answer_contract_changed(err->expected_contract, err->actual_contract, reply);
+        return;
+    case SBX_ERR_TRANSPORT:
+        status = 503;
+        break;
+    case SBX_ERR_PROTOCOL:
+    case SBX_ERR_PROVISIONER:
+    case SBX_ERR_UNAUTHORIZED:
+        status = 502;
+        break;
+    case SBX_OK:
+    case SBX_ERR_CONFIG:
+    case SBX_ERR_LOAD:
+    case SBX_ERR_INTERNAL:
+        status = 500;
+        break;
+    }
+    char detail[SBX_ERROR_MESSAGE_MAX + 64];
+    char message[SBX_ERROR_MESSAGE_MAX];
+    clean_message(err->message, message, sizeof message);
+    snprintf(detail, sizeof detail, "%s (%s)", message, sbx_status_name(err->kind));
+    sbx_prov_reply_detail(reply, status, detail);
+}
+
+static const char *phase_of(const sbx_sandbox *sandbox)
+{
+    return sandbox->status != NULL ? sandbox->status : PHASE_UNKNOWN;
+}
+
+/* Whether what the backend itself says of a sandbox's owner (NULL: it
+ * cannot tell) agrees with the daemon's record. */
+static int backend_agrees(const sbx_sandbox *sandbox, const provd_record *record)
+{
+    return (sandbox->user_id == NULL || strcmp(sandbox->user_id, record->user_id) == 0) &&
+           (sandbox->thread_id == NULL || strcmp(sandbox->thread_id, record->thread_id) == 0);
+}
+
+/* The record of an existing sandbox `id`, checked against `want` (NULL
+ * members: anything) at the served contract.  Returns 1 with *record
+ * filled, or 0 with the 409 in `reply`: no record (made outside the daemon,
+ * or before a restart without --state-dir), another contract, owner,
+ * thread or mount set, or a backend that names another owner. */
+static int existing_verified(provd_service *svc, const char *id, const sbx_sandbox *found,
+                             const sbx_prov_owner *want, provd_record *record,
+                             sbx_prov_reply *reply)
+{
+    if (!provd_owners_get(svc->owners, id, record) ||
+        (found != NULL && !backend_agrees(found, record))) {
+        provd_record_clear(record);
+        sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
+        return 0;
+    }
+    sbx_prov_owner have = provd_record_owner(record);
+    const char *problem = sbx_prov_owner_conflict(&have, svc->contract, want);
+    if (problem == NULL)
+        return 1;
+    provd_record_clear(record);
+    sbx_prov_answer_existing(id, problem, reply);
+    return 0;
+}
+
+/* The mounts of a signature (a JSON array of [host, container, read_only],
+ * sbx_prov_mounts_check) as the backend takes them; they point into
+ * *parsed, which the caller puts.  Returns the array (NULL when empty). */
+static sbx_mount *signature_mounts(const char *signature, json_object **parsed, size_t *count)
+{
+    size_t offset = 0;
+    const char *why = NULL;
+    *parsed = sbx_prov_json_parse(signature, strlen(signature), &offset, &why);
+    *count = *parsed != NULL ? json_object_array_length(*parsed) : 0;
+    if (*count == 0)
+        return NULL;
+    sbx_mount *mounts = sbx_prov_xmalloc(*count * sizeof *mounts);
+    for (size_t i = 0; i < *count; i++) {
+        json_object *m = json_object_array_get_idx(*parsed, i);
+        mounts[i].host_path = json_object_get_string(json_object_array_get_idx(m, 0));
+        mounts[i].container_path = json_object_get_string(json_object_array_get_idx(m, 1));
+        mounts[i].read_only = json_object_get_boolean(json_object_array_get_idx(m, 2));
+    }
+    return mounts;
+}
+
+/* The boolean member `key` of the request (absent: false). */
+static int flag(const sbx_prov_create_request *request, const char *key)
+{
+    json_object *value = NULL;
+    return json_object_object_get_ex(request->root, key, &value) &&
+           json_object_get_boolean(value);
+}
+
+/* Create `want` with the backend (or have it return the one there, which
+ * the daemon has verified), record it, and answer.  The id's lock is held. */
+static void create_with_backend(provd_service *svc, const sbx_prov_create_request *request,
+                                const sbx_prov_owner *want, sbx_prov_reply *reply)
+{
+    json_object *parsed = NULL;
+    size_t mount_count = 0;
+    sbx_mount *mounts = signature_mounts(want->mounts, &parsed, &mount_count);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = request->sandbox_id;
+    req.thread_id = want->thread_id;
+    req.user_id = want->user_id;
+    req.extra_mounts = mounts;
+    req.extra_mount_count = mount_count;
+    req.include_legacy_skills = flag(request, "include_legacy_skills");
+    req.provision_lark_cli_runtime = flag(request, "provision_lark_cli_runtime");
+    req.provision_lark_cli_broker = flag(request, "provision_lark_cli_broker");
+    sbx_sandbox *created = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_create(svc->backend, &req, &created, &err);
+    char why[512];
+    if (st != SBX_OK) {
+        answer_backend_error(&err, reply);
+    } else if (!provd_owners_put(svc->owners, request->sandbox_id, want, why, sizeof why)) {
+        /* A sandbox nobody could prove to own is useless: take it back. */
+        sbx_backend_destroy(svc->backend, request->sandbox_id, &err);
+        sbx_prov_reply_detail(reply, 500, why);
+    } else {
+        sbx_prov_reply_json(reply, 200,
+                            sbx_prov_sandbox_json(created->sandbox_id, created->sandbox_url,
+                                                  phase_of(created), want, svc->contract >= 1));
+    }
+    sbx_backend_free_sandboxes(svc->backend, created, created != NULL ? 1 : 0);
+    free(mounts);
+    json_object_put(parsed);
+}
+
+static void answer_create(provd_service *svc, const sbx_prov_request *http,
+                          sbx_prov_reply *reply)
+{
+    sbx_prov_create_request request;
+    if (!sbx_prov_create_parse(http->body, http->body_len, http->content_type, 1, &request,
+                               reply))
+        return;
+    const char *id = request.sandbox_id;
+    /* A legacy daemon (a chained backend without a contract) ignores the
+     * precondition it does not serve, as a legacy provisioner does. */
+    if (svc->contract >= 1 && request.has_required_version &&
+        request.required_version != svc->contract) {
+        sbx_prov_answer_contract_changed(request.required_version, svc->contract, reply);
+        sbx_prov_create_request_clear(&request);
+        return;
+    }
+    const char *thread = request.thread_id != NULL ? request.thread_id : id;
+    char *signature = sbx_prov_mounts_check(request.extra_mounts, request.user_id, thread,
+                                            svc->mount_base, reply);
+    if (signature == NULL) {
+        sbx_prov_create_request_clear(&request);
+        return;
+    }
+    sbx_prov_owner want = {request.user_id, thread, signature, svc->contract};
+    provd_owners_lock(svc->owners, id);
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
+    provd_record record = {0};
+    if (st == SBX_OK) {
+        /* Never hand a sandbox over: it must prove to be the one asked
+         * for, whatever contract the client validates. */
+        if (existing_verified(svc, id, found, &want, &record, reply))
+            create_with_backend(svc, &request, &want, reply);
+    } else if (st == SBX_ERR_NOT_FOUND) {
+        create_with_backend(svc, &request, &want, reply);
+    } else {
+        answer_backend_error(&err, reply);
+    }
+    provd_record_clear(&record);
+    sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
+    provd_owners_unlock(svc->owners, id);
+    free(signature);
+    sbx_prov_create_request_clear(&request);
+}
+
+static void answer_get(provd_service *svc, const char *id, sbx_prov_reply *reply)
+{
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_prov_answer_sandbox_not_found(id, reply);
+        return;
+    }
+    if (st != SBX_OK) {
+        answer_backend_error(&err, reply);
+        return;
+    }
+    static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
+    provd_record record = {0};
+    if (existing_verified(svc, id, found, &anything, &record, reply)) {
+        sbx_prov_owner owner = provd_record_owner(&record);
+        sbx_prov_reply_json(reply, 200,
+                            sbx_prov_sandbox_json(id, found->sandbox_url, phase_of(found),
+                                                  &owner, svc->contract >= 1));
+    }
+    provd_record_clear(&record);
+    sbx_backend_free_sandboxes(svc->backend, found, 1);
+}
+
+static void answer_delete(provd_service *svc, const char *id, sbx_prov_reply *reply)
+{
+    sbx_error err;
+    char why[512];
+    provd_owners_lock(svc->owners, id);
+    sbx_status st = sbx_backend_destroy(svc->backend, id, &err);
+    if (st != SBX_OK)
+        answer_backend_error(&err, reply);
+    else if (!provd_owners_remove(svc->owners, id, why, sizeof why))
+        sbx_prov_reply_detail(reply, 500, why);
+    else
+        sbx_prov_answer_deleted(id, reply);
+    provd_owners_unlock(svc->owners, id);
+}
+
+static void answer_list(provd_service *svc, sbx_prov_reply *reply)
+{
+    sbx_sandbox *sandboxes = NULL;
+    size_t count = 0;
+    sbx_error err;
+    if (sbx_backend_list_running(svc->backend, &sandboxes, &count, &err) != SBX_OK) {
+        answer_backend_error(&err, reply);
+        return;
+    }
+    json_object *entries = json_object_new_array();
+    for (size_t i = 0; i < count; i++) {
+        /* The real list reads no identity: with a contract, it is null. */
+        json_object_array_add(entries, sbx_prov_sandbox_json(
+                                           sandboxes[i].sandbox_id, sandboxes[i].sandbox_url,
+                                           phase_of(&sandboxes[i]), NULL, svc->contract >= 1));
+    }
+    sbx_backend_free_sandboxes(svc->backend, sandboxes, count);
+    sbx_prov_answer_list(entries, reply);
+}
+
+static void answer_reconcile(provd_service *svc, const char *id, sbx_prov_reply *reply)
+{
+    sbx_reconciliation result;
+    memset(&result, 0, sizeof result);
+    sbx_error err;
+    sbx_status st = sbx_backend_reconcile(svc->backend, id, &result, &err);
+    if (st != SBX_OK) {
+        answer_backend_error(&err, reply);
+        return;
+    }
+    if (result.status == SBX_RECONCILE_UNKNOWN) {
+        /* Clients read a 503 as "unknown", which never licenses deleting. */
+        sbx_prov_answer_words(reply, 503, "Could not verify sandbox backend: backend '",
+                              svc->backend_name, "' could not tell (see the daemon's log)");
+    } else if (result.status == SBX_RECONCILE_ABSENT) {
+        json_object *obj = sbx_prov_reconciliation_json(id, result.backend_namespace, NULL);
+        sbx_prov_reconciliation_identity(obj, NULL, NULL);
+        sbx_prov_reply_json(reply, 200, obj);
+    } else {
+        static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
+        provd_record record = {0};
+        if (existing_verified(svc, id, result.sandbox, &anything, &record, reply)) {
+            json_object *obj = sbx_prov_reconciliation_json(id, result.backend_namespace,
+                                                            result.incarnation_id);
+            sbx_prov_owner owner = provd_record_owner(&record);
+            /* A sandbox without an address is found without a URL. */
+            sbx_prov_reconciliation_identity(
+                obj, result.sandbox != NULL ? result.sandbox->sandbox_url : NULL, &owner);
+            sbx_prov_reply_json(reply, 200, obj);
+        }
+        provd_record_clear(&record);
+    }
+    sbx_backend_clear_reconciliation(svc->backend, &result);
+}
+
+static int route_enabled(void *cls, sbx_prov_route route)
+{
+    const provd_service *svc = cls;
+    /* A backend without reconciliation is a provisioner without the route:
+     * clients read its 404 as "unknown". */
+    if (route == SBX_PROV_ROUTE_RECONCILE) {
+        const sbx_backend_descriptor *d = sbx_backend_descriptor_of(svc->backend);
+        return SBX_DESCRIPTOR_HAS(d, reconcile) && d->reconcile != NULL;
+    }
+    return 1;
+}
+
+static void answer_route(void *cls, const sbx_prov_request *req, sbx_prov_route route,
+                         const char *id, sbx_prov_reply *reply)
+{
+    provd_service *svc = cls;
+    /* An id no backend accepts reaches none (the emulator passes them on,
+     * as the real provisioner does to Kubernetes). */
+    if (id[0] != '\0' && !sbx_prov_path_id_valid(id, reply))
+        return;
+    switch (route) {
+    case SBX_PROV_ROUTE_HEALTH:
+        sbx_prov_answer_health(reply);
+        break;
+    case SBX_PROV_ROUTE_CAPABILITIES:
+        sbx_prov_answer_capabilities(svc->contract, reply);
+        break;
+    case SBX_PROV_ROUTE_CREATE:
+        answer_create(svc, req, reply);
+        break;
+    case SBX_PROV_ROUTE_GET:
+        answer_get(svc, id, reply);
+        break;
+    case SBX_PROV_ROUTE_DELETE:
+        answer_delete(svc, id, reply);
+        break;
+    case SBX_PROV_ROUTE_LIST:
+        answer_list(svc, reply);
+        break;
+    case SBX_PROV_ROUTE_RECONCILE:
+        answer_reconcile(svc, id, reply);
+        break;
+    case SBX_PROV_ROUTE_NONE:
+    case SBX_PROV_ROUTE_COUNT:
+        sbx_prov_answer_no_route(reply);
+        break;
+    }
+}
+
+sbx_prov_handlers provd_service_handlers(provd_service *service)
+{
+    return (sbx_prov_handlers){service, NULL, NULL, route_enabled, answer_route};
+}
