@@ -6,7 +6,9 @@
 # sbxctl remote flow over the docker backend on a private podman engine.
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
-	tests/provisiond/test_provisiond_requests
+	tests/provisiond/test_provisiond_requests \
+	tests/provisiond/test_provisiond_threads \
+	tests/provisiond/test_provisiond_tls
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -16,3 +18,17 @@ tests_provisiond_test_provisiond_requests_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_requests_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_requests_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/docker/sbx-docker.la
+
+tests_provisiond_test_provisiond_threads_SOURCES = tests/provisiond/test_provisiond_threads.c \
+	$(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_threads_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_threads_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_threads_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_tls_SOURCES = tests/provisiond/test_provisiond_tls.c \
+	tests/remote/tls_certs.c tests/remote/tls_certs.h $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_tls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_tls_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_tls_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
