@@ -32,3 +32,7 @@ tests_provisiond_test_provisiond_tls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_tls_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_tls_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+# The seed suites again, against the daemon (needs the seed programs).
+dist_check_SCRIPTS += tests/provisiond/test_seed_on_provisiond.sh
+TESTS += tests/provisiond/test_seed_on_provisiond.sh

@@ -5,10 +5,14 @@
 # by the openssl CLI: tls_certs.*), and hostile input (test_remote_hostile,
 # also through sbxctl with the sbxctl suites' runner and checks).
 # Every suite shares the fixture (remote_fixture.*) and the thread helpers
-# (remote_threads.*).
+# (remote_threads.*); the fixture can serve the seed suites with
+# sbx-provisiond instead of the emulator (SBX_RT_PROVISIOND, run by
+# tests/provisiond/test_seed_on_provisiond.sh), started with the daemon's
+# test support.
 SBX_REMOTE_TEST_SUPPORT = \
 	tests/remote/remote_fixture.c tests/remote/remote_fixture.h \
-	tests/remote/remote_threads.c tests/remote/remote_threads.h
+	tests/remote/remote_threads.c tests/remote/remote_threads.h \
+	tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_REMOTE_SUITES = \
 	tests/remote/test_seed_list \
 	tests/remote/test_seed_create \

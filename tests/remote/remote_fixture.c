@@ -3,10 +3,26 @@
 #include "tests/remote/remote_fixture.h"
 
 #include <CUnit/CUnit.h>
+#include <CUnit/TestRun.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "tests/provisiond/provd_process.h"
 #include "tests/support/remote_helpers.h"
+
+/* The seed cases that need no emulator control, which therefore also run
+ * against sbx-provisiond: a real provisioner at contract 2. */
+static const char *const provisiond_cases[] = {
+    "whole_lifecycle_at_contract_2",
+    "is_alive_false_on_404",
+    "discover_not_found_on_404",
+};
+
+/* The emulator arguments those cases use, and what the daemon over the
+ * local backend is anyway (its sandboxes run; it serves contract 2). */
+static const char *const provisiond_given[] = {"--contract", "2", "--initial-status",
+                                               "Running"};
 
 /* Bytes enough for any control path this fixture builds. */
 #define SBX_RT_PATH_MAX 256
@@ -17,13 +33,86 @@ static int control_ok(int http_status)
     return http_status >= 200 && http_status < 300;
 }
 
+static int against_provisiond(void)
+{
+    const char *value = getenv("SBX_RT_PROVISIOND");
+    return value != NULL && value[0] != '\0';
+}
+
+/* Whether the running case is one of provisiond_cases. */
+static int case_runs_against_provisiond(const char **name)
+{
+    CU_pTest test = CU_get_current_test();
+    *name = test != NULL ? test->pName : "?";
+    for (size_t i = 0; i < sizeof provisiond_cases / sizeof provisiond_cases[0]; i++) {
+        if (strcmp(*name, provisiond_cases[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The daemon's arguments for `emu_args`: "--api-key K" carries over, the
+ * settings it has anyway are dropped, anything else cannot be served.
+ * Returns 1 with `args` filled (NULL-terminated, `cap` entries). */
+static int provisiond_args(const char *const *emu_args, const char **args, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; emu_args != NULL && emu_args[i] != NULL; i += 2) {
+        const char *value = emu_args[i + 1];
+        int given = 0;
+        for (size_t g = 0; g + 1 < sizeof provisiond_given / sizeof provisiond_given[0]; g += 2)
+            given |= value != NULL && strcmp(emu_args[i], provisiond_given[g]) == 0 &&
+                     strcmp(value, provisiond_given[g + 1]) == 0;
+        if (value != NULL && strcmp(emu_args[i], "--api-key") == 0 && n + 2 < cap) {
+            args[n++] = emu_args[i];
+            args[n++] = value;
+        } else if (!given) {
+            fprintf(stderr, "sbx-provisiond cannot be started as the emulator with %s\n",
+                    emu_args[i]);
+            return 0;
+        }
+    }
+    args[n] = NULL;
+    return 1;
+}
+
+/* sbx_rt_start_emulator in place of the emulator: the daemon over the
+ * local backend in a private directory, or a skipped case. */
+static int start_provisiond(sbx_rt *rt, const char *const *emu_args)
+{
+    const char *name = NULL;
+    if (!case_runs_against_provisiond(&name)) {
+        printf("(skipped against sbx-provisiond: %s scripts the emulator) ", name);
+        return 0;
+    }
+    printf("(against sbx-provisiond) ");
+    const char *args[16];
+    if (!provisiond_args(emu_args, args, sizeof args / sizeof args[0])) {
+        CU_FAIL("emulator arguments sbx-provisiond cannot serve");
+        return 0;
+    }
+    rt->provd = calloc(1, sizeof *rt->provd);
+    CU_ASSERT_PTR_NOT_NULL(rt->provd);
+    if (rt->provd == NULL || !provd_local_start(rt->provd, 1, args)) {
+        free(rt->provd);
+        rt->provd = NULL;
+        return 0;
+    }
+    return 1;
+}
+
 int sbx_rt_start_emulator(sbx_rt *rt, const char *const *emu_args)
 {
     memset(rt, 0, sizeof(*rt));
-    rt->emu = sbx_test_emu_start(emu_args);
-    CU_ASSERT_PTR_NOT_NULL(rt->emu);
-    if (rt->emu == NULL)
-        return 0;
+    if (against_provisiond()) {
+        if (!start_provisiond(rt, emu_args))
+            return 0;
+    } else {
+        rt->emu = sbx_test_emu_start(emu_args);
+        CU_ASSERT_PTR_NOT_NULL(rt->emu);
+        if (rt->emu == NULL)
+            return 0;
+    }
     rt->log = sbx_test_log_capture_new();
     CU_ASSERT_PTR_NOT_NULL(rt->log);
     if (rt->log == NULL) {
@@ -41,7 +130,8 @@ sbx_status sbx_rt_open(sbx_rt *rt, const char *api_key, const sbx_option *extra,
         rt->host = sbx_test_host_new(rt->log);
     if (rt->host == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "no host");
-    rt->backend = sbx_test_open_remote(&rt->host, sbx_test_emu_url(rt->emu), api_key,
+    const char *url = rt->provd != NULL ? provd_url(rt->provd->proc) : sbx_test_emu_url(rt->emu);
+    rt->backend = sbx_test_open_remote(&rt->host, url, api_key,
                                        extra, n_extra, err);
     if (rt->backend != NULL)
         return SBX_OK;
@@ -72,6 +162,11 @@ void sbx_rt_stop(sbx_rt *rt)
     rt->host = NULL;
     sbx_test_emu_stop(rt->emu);
     rt->emu = NULL;
+    if (rt->provd != NULL) {
+        CU_ASSERT_EQUAL(provd_local_stop(rt->provd, 0), 0);
+        free(rt->provd);
+        rt->provd = NULL;
+    }
     sbx_test_log_capture_free(rt->log);
     rt->log = NULL;
 }

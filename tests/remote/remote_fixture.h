@@ -6,6 +6,12 @@
  *
  * Every test starts its own fixture (a fresh emulator and a fresh backend, so
  * no capability cache or fault leaks between tests) and stops it at the end.
+ *
+ * With SBX_RT_PROVISIOND set in the environment the fixture serves the same
+ * suites with sbx-provisiond over the local backend instead of the
+ * emulator (tests/provisiond/test_seed_on_provisiond.sh): only the cases
+ * that need no emulator control (faults, stored sandboxes, contract
+ * changes, the request log) run, the others say they are skipped.
  * Helpers never longjmp: they report failures with non-fatal CUnit asserts
  * and return 0, so a test can always reach sbx_rt_stop() and no emulator
  * process outlives its test.
@@ -20,9 +26,13 @@
 #include "tests/support/emulator.h"
 #include "tests/support/log_capture.h"
 
-/* One emulator and one backend opened on it.  Zero-initialise, then start. */
+struct provd_local;
+
+/* One emulator (or sbx-provisiond) and one backend opened on it.
+ * Zero-initialise, then start. */
 typedef struct sbx_rt {
     sbx_test_emu *emu;
+    struct provd_local *provd;  /* the daemon instead of the emulator */
     sbx_host *host;
     sbx_backend *backend;
     sbx_test_log_capture *log;  /* what the backend logged (the host's callback) */
@@ -30,7 +40,8 @@ typedef struct sbx_rt {
 
 /* Start an emulator with the NULL-terminated `emu_args` (NULL: none) and
  * open a remote backend on it with `api_key` (NULL: none) and `extra`
- * options.  Returns 1, or 0 after a CUnit failure (everything released). */
+ * options.  Returns 1, or 0 after a CUnit failure (everything released),
+ * or 0 without one for a case skipped against sbx-provisiond. */
 int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
                  const sbx_option *extra, size_t n_extra);
 
