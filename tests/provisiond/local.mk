@@ -36,3 +36,8 @@ EXTRA_tests_provisiond_test_provisiond_tls_DEPENDENCIES = \
 # The seed suites again, against the daemon (needs the seed programs).
 dist_check_SCRIPTS += tests/provisiond/test_seed_on_provisiond.sh
 TESTS += tests/provisiond/test_seed_on_provisiond.sh
+
+# sbxctl -> remote -> sbx-provisiond -> docker on a private podman engine
+# (root; SKIP with the reason otherwise).
+dist_check_SCRIPTS += tests/provisiond/test_provisiond_docker.sh
+TESTS += tests/provisiond/test_provisiond_docker.sh

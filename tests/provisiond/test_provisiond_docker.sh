@@ -1,0 +1,91 @@
+#!/bin/sh
+# The sbxctl remote flow end to end against sbx-provisiond over the docker
+# backend on a private podman engine (tests/docker/podman-env.sh):
+# `sbxctl --backend remote` creates a sandbox through the daemon, the
+# container serves its page, then list, discover, reconcile (found),
+# another user's create of the same id (refused, exit 6), destroy,
+# reconcile (absent), and SIGTERM ends the daemon with exit 0.  Exit 77
+# (SKIP) with the reason when the engine cannot run here.
+set -u
+srcdir=${SBX_TEST_SRCDIR:?run through make check}
+builddir=${SBX_TEST_BUILDDIR:?run through make check}
+sbxctl=${SBXCTL_BIN:?run through make check}
+env_script=$srcdir/tests/docker/podman-env.sh
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: the podman test engine needs root (a private engine with its own storage)" >&2
+    exit 77
+fi
+# A short path: the engine's unix socket lives in it (108-byte limit).
+dir=$(mktemp -d /tmp/sbx-provd.XXXXXX) || exit 1
+daemon_pid=
+cleanup() {
+    [ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid"
+    echo "--- sbx-provisiond stderr"; cat "$dir/stderr" 2>/dev/null
+    "$env_script" stop "$dir"
+}
+settings=$("$env_script" start "$dir")
+rc=$?
+if [ "$rc" -ne 0 ]; then
+    "$env_script" stop "$dir"
+    exit "$rc"
+fi
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+eval "$settings"
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The daemon's first stdout line says where it listens; a FIFO lets the
+# test wait for it with a deadline instead of sleeping.
+mkfifo "$dir/stdout"
+"$builddir/tools/provisiond/sbx-provisiond" --listen 127.0.0.1:0 --backend docker \
+    --set "socket=$SBX_DOCKER_SOCKET" --set "image=$SBX_DOCKER_IMAGE" \
+    --set "command=mkdir -p /www && echo 'hello from the sandbox' > /www/page.txt && exec httpd -f -p 8080 -h /www" \
+    --state-dir "$dir/owners" >"$dir/stdout" 2>"$dir/stderr" &
+daemon_pid=$!
+line=$(timeout 30 head -n 1 "$dir/stdout")
+url=${line##*listening on }
+case "$url" in http://127.0.0.1:*) ;; *) fail "the daemon did not start: '$line'" ;; esac
+echo "daemon at $url"
+
+remote() { "$sbxctl" --backend remote --set "provisioner_url=$url" "$@"; }
+field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p"; }
+
+out=$(remote --json create --id e2e1 --thread t1 --user alice) || fail "create: $out"
+echo "create: $out"
+sandbox_url=$(printf '%s' "$out" | field sandbox_url)
+[ "$(printf '%s' "$out" | field user_id)" = alice ] || fail "create echoes another user"
+case "$sandbox_url" in http://127.0.0.1:*) ;; *) fail "no container URL in '$out'" ;; esac
+page=$(curl -s --max-time 10 "$sandbox_url/page.txt")
+[ "$page" = "hello from the sandbox" ] || fail "the container does not serve its page: '$page'"
+
+out=$(remote --json list) || fail "list: $out"
+echo "list: $out"
+printf '%s' "$out" | grep -q '"sandbox_id":"e2e1"' || fail "list misses e2e1"
+out=$(remote --json discover e2e1) || fail "discover: $out"
+[ "$(printf '%s' "$out" | field sandbox_url)" = "$sandbox_url" ] || fail "discover: $out"
+out=$(remote --json reconcile e2e1) || fail "reconcile: $out"
+echo "reconcile: $out"
+printf '%s' "$out" | grep -q '"status":"found"' || fail "reconcile is not found"
+namespace=$(printf '%s' "$out" | field backend_namespace)
+[ -n "$namespace" ] && [ -n "$(printf '%s' "$out" | field incarnation_id)" ] ||
+    fail "reconcile without namespace or incarnation"
+
+remote create --id e2e1 --thread t1 --user bob
+rc=$?
+[ "$rc" -eq 6 ] || fail "another user's create of e2e1 exited $rc, not 6 (refused)"
+
+remote destroy e2e1 || fail "destroy"
+out=$(remote --json reconcile e2e1)
+rc=$?
+echo "reconcile after destroy: $out"
+[ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q '"status":"absent"' || fail "not absent"
+[ "$(printf '%s' "$out" | field backend_namespace)" = "$namespace" ] || fail "namespace moved"
+
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+[ "$rc" -eq 0 ] || fail "the daemon exited $rc on SIGTERM"
+echo "PASS"
