@@ -8,4 +8,11 @@ EXTRA_DIST += \
 	docs/remote.md \
 	docs/protocol.md \
 	docs/performance.md \
-	docs/hardening.md
+	docs/hardening.md \
+	docs/provisiond.md \
+	contrib/sbx-provisiond.service \
+	contrib/provisiond.Dockerfile \
+	contrib/provisiond.json
+
+# sbx-provisiond's manual page (installed).
+dist_man_MANS += docs/sbx-provisiond.8

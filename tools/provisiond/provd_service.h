@@ -23,8 +23,10 @@ typedef struct provd_service {
 
 /* The mount contract to serve over `backend`: the backend's own when it
  * has one (a chained remote backend: its version when known, at most 2,
- * else 0), else 2 (the backend makes each sandbox its own directory or
- * container and mounts only what a request names). */
+ * else 0); 2 for the backends known to isolate users (local: a private
+ * directory per sandbox and no mounts; docker: a container per sandbox
+ * that mounts only what its request names); 0 (legacy: clients serve only
+ * the user "default") for any other module, which promises nothing. */
 int provd_service_contract(sbx_backend *backend);
 
 /* The server hooks that answer with `service` (which must outlive the
