@@ -10,7 +10,7 @@ static size_t skip_space(const char *text, size_t len, size_t at)
 }
 
 json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
-                                const char **why)
+                                 const char **why)
 {
     *offset = 0;
     *why = NULL;

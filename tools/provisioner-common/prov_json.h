@@ -11,7 +11,7 @@
  * *offset at the first bad byte and *why a static reason.  Note that the
  * text "null" also yields NULL, with *why NULL. */
 json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
-                                const char **why);
+                                 const char **why);
 
 /* Compact text of `value` with '/' not escaped, as the reference's FastAPI
  * writes it.  The text is owned by `value`. */

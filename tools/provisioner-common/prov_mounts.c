@@ -98,7 +98,7 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
 }
 
 char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
-                           const char *state_dir, sbx_prov_reply *reply)
+                            const char *state_dir, sbx_prov_reply *reply)
 {
     size_t n = mounts != NULL ? json_object_array_length(mounts) : 0;
     char detail[2048] = "";

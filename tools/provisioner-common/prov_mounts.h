@@ -24,6 +24,6 @@
  * signatures differ ask for different sandboxes), or NULL with `reply`
  * holding the 400 answer. */
 char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
-                           const char *state_dir, sbx_prov_reply *reply);
+                            const char *state_dir, sbx_prov_reply *reply);
 
 #endif

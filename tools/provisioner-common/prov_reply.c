@@ -18,7 +18,7 @@ void sbx_prov_reply_clear(sbx_prov_reply *reply)
 }
 
 void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *body,
-                        const char *content_type)
+                         const char *content_type)
 {
     sbx_prov_reply_clear(reply);
     reply->status = status;

@@ -27,7 +27,7 @@ typedef struct sbx_prov_reply {
 /* Answer `status` with `body` (copied; NULL is empty) and `content_type`
  * (copied; NULL for none).  Replaces what the reply held. */
 void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *body,
-                        const char *content_type);
+                         const char *content_type);
 
 /* Answer `status` with the compact JSON text of `value`; takes the
  * caller's reference to `value` (put here). */

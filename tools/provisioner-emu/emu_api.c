@@ -137,7 +137,7 @@ static void answer_create(sbx_emu_context *ctx, const sbx_emu_contract_settings 
     wanted.thread_id = (char *)(request.thread_id != NULL ? request.thread_id : id);
     wanted.contract_version = contract->version;
     wanted.mounts = sbx_prov_mounts_check(request.extra_mounts, wanted.user_id,
-                                         wanted.thread_id, ctx->state_dir, reply);
+                                          wanted.thread_id, ctx->state_dir, reply);
     json_object *verbatim = wanted.mounts != NULL ? sbx_emu_store_verbatim(ctx->store, id) : NULL;
     char reason[SBX_EMU_REASON_MAX], *url = NULL;
     if (wanted.mounts == NULL) {

@@ -159,8 +159,8 @@ static void answer_wait(sbx_emu_context *ctx, sbx_emu_query_fn query, void *quer
     if (route == SBX_PROV_ROUTE_NONE || received < 0 || held < -1 || timeout_ms < 0 ||
         received > 1000000 || held > 1000000) {
         sbx_prov_reply_detail(reply, 400,
-                             "wait needs route=NAME and optional non-negative "
-                             "received, held, timeout_ms");
+                              "wait needs route=NAME and optional non-negative "
+                              "received, held, timeout_ms");
         return;
     }
     if (timeout_ms > MAX_WAIT_MS)

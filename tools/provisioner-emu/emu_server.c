@@ -37,8 +37,8 @@ static int apply_fault(sbx_emu_context *ctx, sbx_prov_route route, sbx_prov_repl
     switch (fault.action) {
     case SBX_EMU_FAULT_RESPOND:
         sbx_prov_reply_text(reply, fault.status, fault.body,
-                           fault.content_type != NULL ? fault.content_type
-                                                      : "application/json");
+                            fault.content_type != NULL ? fault.content_type
+                                                       : "application/json");
         reply->location = fault.location;
         fault.location = NULL;
         break;
