@@ -12,7 +12,8 @@
  * single-quoted strings, NaN/Infinity, case-insensitive literals, trailing
  * commas, json-c's number forms, lone surrogates read as U+FFFD), with
  * json-c's depth limit, duplicate keys (the last one wins, "sandboxes"
- * too), keys cut at an escaped NUL, and only whitespace after the value.
+ * too), keys cut at an escaped NUL, and only whitespace after the value;
+ * like sbx_json_parse, it refuses a raw NUL byte anywhere.
  * fuzz/fuzz_remote.c (target remote-list) holds the two to that.
  *
  * Warnings wait for the end of the answer (a later "sandboxes" replaces the
