@@ -4,7 +4,8 @@
 # `sbxctl --backend remote` creates a sandbox through the daemon, the
 # container serves its page, then list, discover, reconcile (found),
 # another user's create of the same id (refused, exit 6), destroy,
-# reconcile (absent), and SIGTERM ends the daemon with exit 0.  Exit 77
+# reconcile (absent), and SIGTERM ends the daemon with exit 0; then a
+# container whose server never answers stays its owner's.  Exit 77
 # (SKIP) with the reason when the engine cannot run here.
 set -u
 srcdir=${SBX_TEST_SRCDIR:?run through make check}
@@ -88,4 +89,26 @@ wait "$daemon_pid"
 rc=$?
 daemon_pid=
 [ "$rc" -eq 0 ] || fail "the daemon exited $rc on SIGTERM"
+
+# A create that fails after the engine made the container (its server
+# never answers): the container stays, for destroy, and stays its
+# owner's: the owner's retry is not refused, another user's is.
+mkfifo "$dir/stdout2"
+"$builddir/tools/provisiond/sbx-provisiond" --listen 127.0.0.1:0 --backend docker \
+    --set "socket=$SBX_DOCKER_SOCKET" --set "image=$SBX_DOCKER_IMAGE" \
+    --set "command=exec sleep 600" --set ready_timeout_ms=300 \
+    --state-dir "$dir/owners" >"$dir/stdout2" 2>>"$dir/stderr" &
+daemon_pid=$!
+line=$(timeout 30 head -n 1 "$dir/stdout2")
+url=${line##*listening on }
+remote create --id e2e2 --thread t1 --user alice
+rc=$?
+[ "$rc" -eq 9 ] || fail "a sandbox that never serves: create exited $rc, not 9 (provisioner)"
+remote create --id e2e2 --thread t1 --user alice
+rc=$?
+[ "$rc" -eq 9 ] || fail "the owner's retry exited $rc, not 9 (still not serving)"
+remote create --id e2e2 --thread t1 --user bob
+rc=$?
+[ "$rc" -eq 6 ] || fail "another user's create of the left container exited $rc, not 6"
+remote destroy e2e2 || fail "destroy of the left container"
 echo "PASS"

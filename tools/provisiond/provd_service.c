@@ -159,11 +159,31 @@ static int flag(const sbx_prov_create_request *request, const char *key)
            json_object_get_boolean(value);
 }
 
-/* Create `want` with the backend (or have it return the one there, which
- * the daemon has verified), record it, and answer.  The id's lock is held. */
-static void create_with_backend(provd_service *svc, const sbx_prov_create_request *request,
-                                const sbx_prov_owner *want, sbx_prov_reply *reply)
+/* Forget the record of a new sandbox whose create failed, unless the
+ * backend made it all the same (a container left for destroy): then it is
+ * this owner's, and a retry must find it so. */
+static void forget_unless_made(provd_service *svc, const char *id)
 {
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    char why[512];
+    if (sbx_backend_discover(svc->backend, id, &found, &err) == SBX_ERR_NOT_FOUND)
+        provd_owners_remove(svc->owners, id, why, sizeof why);
+    sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
+}
+
+/* Create `want` with the backend (or have it return the one there, which
+ * the daemon has verified: `is_new` 0), and answer.  A new sandbox's owner
+ * is recorded first, so that no sandbox exists without its record.  The
+ * id's lock is held. */
+static void create_with_backend(provd_service *svc, const sbx_prov_create_request *request,
+                                const sbx_prov_owner *want, int is_new, sbx_prov_reply *reply)
+{
+    char why[512];
+    if (is_new && !provd_owners_put(svc->owners, request->sandbox_id, want, why, sizeof why)) {
+        sbx_prov_reply_detail(reply, 500, why);
+        return;
+    }
     json_object *parsed = NULL;
     size_t mount_count = 0;
     sbx_mount *mounts = signature_mounts(want->mounts, &parsed, &mount_count);
@@ -179,13 +199,10 @@ static void create_with_backend(provd_service *svc, const sbx_prov_create_reques
     sbx_sandbox *created = NULL;
     sbx_error err;
     sbx_status st = sbx_backend_create(svc->backend, &req, &created, &err);
-    char why[512];
     if (st != SBX_OK) {
         answer_backend_error(&err, reply);
-    } else if (!provd_owners_put(svc->owners, request->sandbox_id, want, why, sizeof why)) {
-        /* A sandbox nobody could prove to own is useless: take it back. */
-        sbx_backend_destroy(svc->backend, request->sandbox_id, &err);
-        sbx_prov_reply_detail(reply, 500, why);
+        if (is_new)
+            forget_unless_made(svc, request->sandbox_id);
     } else {
         sbx_prov_reply_json(reply, 200,
                             sbx_prov_sandbox_json(created->sandbox_id, created->sandbox_url,
@@ -229,9 +246,9 @@ static void answer_create(provd_service *svc, const sbx_prov_request *http,
         /* Never hand a sandbox over: it must prove to be the one asked
          * for, whatever contract the client validates. */
         if (existing_verified(svc, id, found, &want, &record, reply))
-            create_with_backend(svc, &request, &want, reply);
+            create_with_backend(svc, &request, &want, 0, reply);
     } else if (st == SBX_ERR_NOT_FOUND) {
-        create_with_backend(svc, &request, &want, reply);
+        create_with_backend(svc, &request, &want, 1, reply);
     } else {
         answer_backend_error(&err, reply);
     }
