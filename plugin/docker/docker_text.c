@@ -20,9 +20,12 @@ size_t sbx_docker_text_cut(const char *s, size_t len, size_t max)
 }
 
 /* Append to the path at field[len]: ".name" (or "name" at the start), or
- * "[index]" when name is NULL.  Returns the new length (bounded by size). */
+ * "[index]" when name is NULL.  Returns the new length (bounded by size).
+ * field NULL: no path is kept. */
 static size_t path_append(char *field, size_t size, size_t len, const char *name, size_t index)
 {
+    if (field == NULL)
+        return 0;
     char shown[80];
     int n = name == NULL ? snprintf(field + len, size - len, "[%zu]", index)
                          : snprintf(field + len, size - len, "%s%s", len > 0 ? "." : "",
@@ -31,12 +34,14 @@ static size_t path_append(char *field, size_t size, size_t len, const char *name
     return grown < size ? grown : size - 1;
 }
 
+/* 1 when every string under `v` is clean text; else 0, with the path of
+ * the first bad one in `field` unless field is NULL. */
 static int walk(json_object *v, char *field, size_t size, size_t len)
 {
     switch (json_object_get_type(v)) {
     case json_type_string:
         return sbx_text_is_clean(json_object_get_string(v),
-                                     (size_t)json_object_get_string_len(v));
+                                 (size_t)json_object_get_string_len(v));
     case json_type_array:
         for (size_t i = 0; i < json_object_array_length(v); i++) {
             size_t n = path_append(field, size, len, NULL, i);
@@ -55,12 +60,18 @@ static int walk(json_object *v, char *field, size_t size, size_t len)
     default:
         break;
     }
-    field[len] = '\0';
+    if (field != NULL)
+        field[len] = '\0';
     return 1;
 }
 
 int sbx_docker_json_text_ok(json_object *value, char *field, size_t size)
 {
     field[0] = '\0';
-    return walk(value, field, size, 0);
+    /* Paths cost a snprintf per member (most of a list's decoding): they
+     * are built only to name a bad string, in a second walk. */
+    if (walk(value, NULL, 0, 0))
+        return 1;
+    walk(value, field, size, 0);
+    return 0;
 }
