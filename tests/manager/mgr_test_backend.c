@@ -22,8 +22,8 @@ static struct {
     mt_sandbox boxes[MT_SLOTS];
     mt_stats stats;
     int failing[MT_OP_COUNT];
-    int hold, destroys_waiting;
-} mt = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0}}, {0}, {0}, 0, 0};
+    int hold[MT_OP_COUNT], waiting[MT_OP_COUNT];
+} mt = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0}}, {0}, {0}, {0}, {0}};
 
 struct sbx_backend_instance {
     int unused;
@@ -72,6 +72,16 @@ static void fill(sbx_sandbox *out, const mt_sandbox *b)
     out->mount_contract_version = SBX_CONTRACT_NONE;
 }
 
+/* Wait while `op` is held.  Under the lock. */
+static void wait_while_held(mt_op op)
+{
+    mt.waiting[op]++;
+    pthread_cond_broadcast(&mt.changed);
+    while (mt.hold[op])
+        pthread_cond_wait(&mt.changed, &mt.lock);
+    mt.waiting[op]--;
+}
+
 static sbx_status failing(mt_op op, const char *what, sbx_error *err)
 {
     if (!mt.failing[op])
@@ -91,7 +101,7 @@ static sbx_status mt_open(const sbx_option *options, size_t n, const sbx_host_se
     memset(mt.boxes, 0, sizeof mt.boxes);
     memset(&mt.stats, 0, sizeof mt.stats);
     memset(mt.failing, 0, sizeof mt.failing);
-    mt.hold = 0;
+    memset(mt.hold, 0, sizeof mt.hold);
     pthread_mutex_unlock(&mt.lock);
     *out = &instance;
     return SBX_OK;
@@ -108,6 +118,7 @@ static sbx_status mt_create(sbx_backend_instance *inst, const sbx_create_request
     (void)inst;
     pthread_mutex_lock(&mt.lock);
     mt.stats.creates++;
+    wait_while_held(MT_CREATE);
     sbx_status st = failing(MT_CREATE, "create", err);
     if (st != SBX_OK)
         return st;
@@ -126,11 +137,7 @@ static sbx_status mt_destroy(sbx_backend_instance *inst, const char *id, sbx_err
     (void)inst;
     pthread_mutex_lock(&mt.lock);
     mt.stats.destroys++;
-    mt.destroys_waiting++;
-    pthread_cond_broadcast(&mt.changed);
-    while (mt.hold)
-        pthread_cond_wait(&mt.changed, &mt.lock);
-    mt.destroys_waiting--;
+    wait_while_held(MT_DESTROY);
     sbx_status st = failing(MT_DESTROY, "destroy", err);
     if (st != SBX_OK)
         return st;
@@ -273,19 +280,19 @@ int mt_count(void)
     return n;
 }
 
-void mt_hold_destroys(int hold)
+void mt_hold(mt_op op, int hold)
 {
     pthread_mutex_lock(&mt.lock);
-    mt.hold = hold;
+    mt.hold[op] = hold;
     pthread_cond_broadcast(&mt.changed);
     pthread_mutex_unlock(&mt.lock);
 }
 
-int mt_wait_destroying(int timeout_ms)
+int mt_wait_held(mt_op op, int timeout_ms)
 {
     long deadline = sbx_test_now_ms() + timeout_ms;
     pthread_mutex_lock(&mt.lock);
-    while (mt.destroys_waiting == 0 && sbx_test_now_ms() < deadline) {
+    while (mt.waiting[op] == 0 && sbx_test_now_ms() < deadline) {
         /* The condition variable uses CLOCK_REALTIME here; the deadline is
          * re-checked on the monotonic clock after every wake-up. */
         struct timespec until;
@@ -297,7 +304,7 @@ int mt_wait_destroying(int timeout_ms)
         }
         pthread_cond_timedwait(&mt.changed, &mt.lock, &until);
     }
-    int waiting = mt.destroys_waiting > 0;
+    int waiting = mt.waiting[op] > 0;
     pthread_mutex_unlock(&mt.lock);
     return waiting;
 }

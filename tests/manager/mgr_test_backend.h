@@ -38,9 +38,10 @@ int mt_exists(const char *id);
 /* Number of sandboxes the backend has. */
 int mt_count(void);
 
-/* While on, destroy waits until it is turned off; mt_wait_destroying
- * waits (at most timeout_ms) until a destroy is waiting: 1, else 0. */
-void mt_hold_destroys(int hold);
-int mt_wait_destroying(int timeout_ms);
+/* While held, `op` (MT_CREATE or MT_DESTROY) waits until it is let go;
+ * mt_wait_held waits (at most timeout_ms) until a call of `op` is waiting:
+ * 1, else 0. */
+void mt_hold(mt_op op, int hold);
+int mt_wait_held(mt_op op, int timeout_ms);
 
 #endif

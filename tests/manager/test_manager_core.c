@@ -6,10 +6,12 @@
  * test moves the clock.
  */
 #include <CUnit/CUnit.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tests/manager/mgr_fixture.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 
 #define START() CU_ASSERT_FATAL(mf_start() == 0)
@@ -553,6 +555,63 @@ static void test_shutdown_keep_hands_sandboxes_to_a_successor(void)
     mf_stop();
 }
 
+typedef struct acquire_job {
+    sbx_manager *m;
+    sbx_status st;
+} acquire_job;
+
+static void *run_acquire(void *arg)
+{
+    acquire_job *job = arg;
+    char id[64];
+    job->st = mf_acquire(job->m, "u", "late", id) ? SBX_OK : SBX_ERR_INTERNAL;
+    return NULL;
+}
+
+static void *run_shutdown(void *arg)
+{
+    sbx_error err;
+    sbx_manager_shutdown(arg, &err);
+    return NULL;
+}
+
+/* Rule 15: a shutdown that starts while an acquire is creating waits for
+ * it and then tears that sandbox down too: nothing is left behind. */
+static void test_shutdown_waits_for_an_acquire_in_progress(void)
+{
+    START();
+    sbx_manager *m = open_default();
+    /* An active sandbox to probe with: re-acquiring it creates nothing. */
+    char probe[64];
+    CU_ASSERT(mf_acquire(m, "u", "probe", probe));
+    mt_hold(MT_CREATE, 1);
+    acquire_job job = {m, SBX_ERR_INTERNAL};
+    pthread_t acquirer, stopper;
+    CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, &job) == 0);
+    CU_ASSERT(mt_wait_held(MT_CREATE, 5000));
+    CU_ASSERT_FATAL(pthread_create(&stopper, NULL, run_shutdown, m) == 0);
+    /* Later acquires are refused as soon as shutdown has begun. */
+    long deadline = sbx_test_now_ms() + 5000;
+    int refused = 0;
+    while (!refused && sbx_test_now_ms() < deadline) {
+        sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+        req.user_id = "u";
+        req.thread_id = "probe";
+        sbx_managed *got = NULL;
+        sbx_error err;
+        refused = sbx_manager_acquire(m, &req, &got, &err) == SBX_ERR_USAGE;
+        sbx_managed_unref(got);
+    }
+    CU_ASSERT(refused);
+    mt_hold(MT_CREATE, 0);
+    pthread_join(acquirer, NULL);
+    pthread_join(stopper, NULL);
+    CU_ASSERT_EQUAL(job.st, SBX_OK);
+    CU_ASSERT_EQUAL(mt_count(), 0);
+    sbx_manager_free(m);
+    mf_stop();
+}
+
 static void test_open_checks_the_configuration(void)
 {
     START();
@@ -631,6 +690,8 @@ void sbx_test_register(void)
         {"shutdown destroys everything once", test_shutdown_destroys_everything_once},
         {"shutdown keep hands sandboxes to a successor",
          test_shutdown_keep_hands_sandboxes_to_a_successor},
+        {"shutdown waits for an acquire in progress",
+         test_shutdown_waits_for_an_acquire_in_progress},
         {"open checks the configuration", test_open_checks_the_configuration},
         CU_TEST_INFO_NULL,
     };

@@ -284,11 +284,11 @@ static void test_teardown_lease_outlives_its_ttl_while_destroy_runs(void)
     char id[64];
     sbx_error err;
     CU_ASSERT(mf_acquire(m, "u", "t1", id));
-    mt_hold_destroys(1);
+    mt_hold(MT_DESTROY, 1);
     destroy_job job = {m, id, SBX_ERR_INTERNAL};
     pthread_t t;
     CU_ASSERT_FATAL(pthread_create(&t, NULL, run_destroy, &job) == 0);
-    CU_ASSERT(mt_wait_destroying(5000));
+    CU_ASSERT(mt_wait_held(MT_DESTROY, 5000));
     long until = sbx_test_now_ms() + 400;
     int refused_throughout = 1;
     while (sbx_test_now_ms() < until) {
@@ -300,7 +300,7 @@ static void test_teardown_lease_outlives_its_ttl_while_destroy_runs(void)
     }
     CU_ASSERT(refused_throughout);
     CU_ASSERT_STRING_EQUAL(owner_of(id), sbx_manager_owner_id(m));
-    mt_hold_destroys(0);
+    mt_hold(MT_DESTROY, 0);
     pthread_join(t, NULL);
     CU_ASSERT_EQUAL(job.st, SBX_OK);
     CU_ASSERT_STRING_EQUAL(owner_of(id), "");

@@ -135,10 +135,11 @@ sbx_status sbx_sandbox_id_derive(const char *user_id, const char *thread_id,
 sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *config,
                             sbx_manager **out, sbx_error *err);
 
-/* Stop the threads (bounded joins), then destroy or keep the sandboxes as
+/* Refuse new acquires (SBX_ERR_USAGE), wait for those in progress, stop the
+ * threads (bounded joins), then destroy or keep the sandboxes as
  * configured.  Idempotent: later calls return SBX_OK at once.  Returns the
- * first teardown error, having tried every sandbox.  Acquire fails with
- * SBX_ERR_USAGE afterwards. */
+ * first teardown error, having tried every sandbox.  Not to be called from
+ * the log callback (an acquire in progress may be the caller). */
 sbx_status sbx_manager_shutdown(sbx_manager *manager, sbx_error *err);
 
 /* Shut down (if not done yet; errors are logged), close the store and free

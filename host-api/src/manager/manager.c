@@ -309,6 +309,8 @@ static void manager_release_memory(sbx_manager *m)
     pthread_mutex_destroy(&m->shutdown_lock);
     pthread_mutex_destroy(&m->teardown_lock);
     pthread_cond_destroy(&m->teardown_done);
+    pthread_mutex_destroy(&m->ops_lock);
+    pthread_cond_destroy(&m->ops_idle);
     free(m->ready_path);
     free(m->store_path);
     free(m->redis_url);
@@ -356,6 +358,8 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
     pthread_mutex_init(&m->shutdown_lock, NULL);
     pthread_mutex_init(&m->teardown_lock, NULL);
     pthread_cond_init(&m->teardown_done, NULL);
+    pthread_mutex_init(&m->ops_lock, NULL);
+    pthread_cond_init(&m->ops_idle, NULL);
     if ((st = resolve_strings(m, err)) != SBX_OK || (st = open_store(m, err)) != SBX_OK) {
         manager_release_memory(m);
         return st;
@@ -426,7 +430,11 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
         pthread_mutex_unlock(&m->shutdown_lock);
         return SBX_OK;
     }
+    pthread_mutex_lock(&m->ops_lock);
     atomic_store(&m->shut_down, 1);
+    while (m->acquires_running > 0)
+        pthread_cond_wait(&m->ops_idle, &m->ops_lock);
+    pthread_mutex_unlock(&m->ops_lock);
     mgr_threads_stop(m);
     id_list list = {0};
     pthread_rwlock_rdlock(&m->lock);
@@ -466,6 +474,24 @@ void sbx_manager_free(sbx_manager *m)
     sbx_manager_shutdown(m, &err);
     mgr_threads_join(m);
     manager_release_memory(m);
+}
+
+int mgr_acquire_enter(sbx_manager *m)
+{
+    pthread_mutex_lock(&m->ops_lock);
+    int open = !atomic_load(&m->shut_down);
+    if (open)
+        m->acquires_running++;
+    pthread_mutex_unlock(&m->ops_lock);
+    return open ? 0 : -1;
+}
+
+void mgr_acquire_leave(sbx_manager *m)
+{
+    pthread_mutex_lock(&m->ops_lock);
+    if (--m->acquires_running == 0)
+        pthread_cond_broadcast(&m->ops_idle);
+    pthread_mutex_unlock(&m->ops_lock);
 }
 
 /* ---------------------------------------------------------------- get, release */

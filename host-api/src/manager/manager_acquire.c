@@ -316,17 +316,19 @@ sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request
     if ((st = sbx_check_principal_id("thread_id", request->thread_id, err)) != SBX_OK ||
         (st = sbx_check_principal_id("user_id", request->user_id, err)) != SBX_OK)
         return st;
-    if (atomic_load(&m->shut_down))
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
     char id[SBX_DERIVED_ID_SIZE];
     st = request->thread_id != NULL
              ? sbx_sandbox_id_derive(request->user_id, request->thread_id, id, err)
              : mgr_random_hex(id, (SBX_DERIVED_ID_SIZE - 1) / 2, err);
     if (st != SBX_OK)
         return st;
+    if (mgr_acquire_enter(m) != 0)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
     mgr_entry *e = pin(m, id);
-    if (e == NULL)
+    if (e == NULL) {
+        mgr_acquire_leave(m);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory acquiring %s", id);
+    }
     acquire_ctx a = {
         .m = m, .e = e, .request = request,
         .user = request->user_id != NULL ? request->user_id : SBX_DEFAULT_USER_ID,
@@ -336,6 +338,7 @@ sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request
     st = acquire_pinned(&a);
     pthread_mutex_unlock(&e->acquire_lock);
     unpin(m, e);
+    mgr_acquire_leave(m);
     if (st == SBX_OK)
         sbx_error_clear(err);
     return st;

@@ -82,6 +82,12 @@ struct sbx_manager {
 
     pthread_mutex_t shutdown_lock;
     atomic_int shut_down;
+
+    /* Acquires in progress: shutdown waits for them, so that none registers
+     * a sandbox after shutdown listed what to tear down. */
+    pthread_mutex_t ops_lock;
+    pthread_cond_t ops_idle;
+    int acquires_running;          /* under ops_lock */
 };
 
 /* ---- manager.c ---- */
@@ -116,6 +122,12 @@ int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread);
 
 /* A snapshot of a backend's sandbox record; NULL when out of memory. */
 sbx_managed *mgr_managed_copy(const sbx_sandbox *sandbox);
+
+/* Enter an acquire: 0, or -1 once shutdown has begun. */
+int mgr_acquire_enter(sbx_manager *m);
+
+/* Leave an acquire entered with mgr_acquire_enter. */
+void mgr_acquire_leave(sbx_manager *m);
 
 /* Drop a sandbox whose lease a peer now holds, without touching it:
  * refused while this process tears it down or an acquire publishes it, or
