@@ -17,3 +17,8 @@ AM_TESTS_ENVIRONMENT = \
 SBX_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
 SBX_TEST_LIBS = tests/support/libsbx-test.la host-api/libsbx-host.la \
 	$(CUNIT_LIBS) $(JSONC_LIBS) $(CURL_LIBS)
+
+# What the suites leave in $XDG_STATE_HOME (the local backend's state
+# marker, sbxctl's id locks) goes with `make clean`.
+clean-local:
+	-rm -rf tests/state tests/interop/state
