@@ -4,17 +4,23 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void sbx_backend_logf(const sbx_host_services *services, sbx_log_level level,
-                      const char *backend, const char *fmt, ...)
+void sbx_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
+                       const char *backend, const char *fmt, va_list ap)
 {
     if (services == NULL ||
         services->struct_size < offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx ||
         services->log == NULL)
         return;
     char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    services->log(services->log_ctx, level, backend, line);
+}
+
+void sbx_backend_logf(const sbx_host_services *services, sbx_log_level level,
+                      const char *backend, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sbx_backend_vlogf(services, level, backend, fmt, ap);
     va_end(ap);
-    services->log(services->log_ctx, level, backend, line);
 }

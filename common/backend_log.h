@@ -5,6 +5,7 @@
 #ifndef SBX_COMMON_BACKEND_LOG_H
 #define SBX_COMMON_BACKEND_LOG_H
 
+#include <stdarg.h>
 #include <sbx/backend.h>
 
 /* Format a line (truncated to 1 KiB) and pass it to services->log with the
@@ -15,6 +16,14 @@ void sbx_backend_logf(const sbx_host_services *services, sbx_log_level level,
                       const char *backend, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* sbx_backend_logf with the arguments in a va_list (for wrappers). */
+void sbx_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
+                       const char *backend, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 0)))
 #endif
     ;
 

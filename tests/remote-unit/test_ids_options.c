@@ -1,6 +1,7 @@
 /* Identifier rules (PROTOCOL.md "Transport") and option parsing: what a
  * user sees when an id or a configuration value is wrong. */
 #include "tests/support/cunit_main.h"
+#include "tests/support/secret_runs.h"
 
 #include "common/sandbox_ids.h"
 #include "plugin/remote/options.h"
@@ -229,20 +230,6 @@ static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
     }
 }
 
-/* 1 when `text` holds a run of 4 characters of `secret` (or all of a
- * shorter one). */
-static int holds_a_run_of(const char *text, const char *secret)
-{
-    size_t n = strlen(secret), run = n < 4 ? n : 4;
-    for (size_t i = 0; i + run <= n; i++) {
-        char piece[5];
-        memcpy(piece, secret + i, run);
-        piece[run] = '\0';
-        if (strstr(text, piece) != NULL)
-            return 1;
-    }
-    return 0;
-}
 
 /* Issue 10 item 6: a refused provisioner_url is quoted without its
  * credentials, whatever the reason for the refusal and however the
@@ -275,7 +262,7 @@ static void test_a_refused_url_never_shows_its_password(void)
         const char *kv[] = { "provisioner_url", refused[i].url, NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "provisioner_url"));
-        int hidden = !holds_a_run_of(err.message, refused[i].password);
+        int hidden = !sbx_test_holds_run_of(err.message, refused[i].password);
         CU_ASSERT(hidden);
         if (!hidden)
             fprintf(stderr, "case %zu: %s\n", i, err.message);

@@ -24,6 +24,7 @@
 #include "tests/remote/remote_fixture.h"
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
+#include "tests/support/secret_runs.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/remote_helpers.h"
 
@@ -60,25 +61,12 @@ static void run_on(sbx_test_run *run, const char *url, const char *const *extra,
     sbx_test_sbxctl_remote(run, url, extra, args);
 }
 
-/* 1 when `text` holds a run of 4 characters of `secret` (all of a shorter
- * one). */
-static int holds_a_run_of(const char *text, const char *secret)
-{
-    size_t n = strlen(secret), run = n < 4 ? n : 4;
-    for (size_t i = 0; i + run <= n; i++) {
-        char piece[5];
-        memcpy(piece, secret + i, run);
-        piece[run] = '\0';
-        if (strstr(text, piece) != NULL)
-            return 1;
-    }
-    return 0;
-}
 
 /* Assert that nothing a run printed holds a run of `secret`. */
 static void assert_run_hides(const sbx_test_run *run, const char *secret, const char *what)
 {
-    int hidden = !holds_a_run_of(run->out, secret) && !holds_a_run_of(run->err, secret);
+    int hidden = !sbx_test_holds_run_of(run->out, secret) &&
+                 !sbx_test_holds_run_of(run->err, secret);
     CU_ASSERT(hidden);
     if (!hidden)
         fprintf(stderr, "%s: stdout [%s] stderr [%s]\n", what, run->out, run->err);
@@ -193,19 +181,19 @@ static void expect_failing_calls_hide(const char *url, const char *password)
     sbx_error err;
     sbx_backend *backend = sbx_test_open_remote(&host, url, NULL, NULL, 0, &err);
     if (backend == NULL) {
-        CU_ASSERT(!holds_a_run_of(err.message, password));
+        CU_ASSERT(!sbx_test_holds_run_of(err.message, password));
     } else {
         sbx_sandbox *sandbox = NULL;
         CU_ASSERT_NOT_EQUAL(sbx_backend_discover(backend, "abc123", &sandbox, &err), SBX_OK);
-        CU_ASSERT(!holds_a_run_of(err.message, password));
+        CU_ASSERT(!sbx_test_holds_run_of(err.message, password));
         sbx_create_request request = sbx_rt_create_request("abc123", "th-1", "alice");
         CU_ASSERT_NOT_EQUAL(sbx_backend_create(backend, &request, &sandbox, &err), SBX_OK);
-        CU_ASSERT(!holds_a_run_of(err.message, password));
+        CU_ASSERT(!sbx_test_holds_run_of(err.message, password));
         sbx_backend_close(backend);
     }
     sbx_host_free(host);
     char *logged = sbx_test_log_text(log);
-    CU_ASSERT(logged != NULL && !holds_a_run_of(logged, password));
+    CU_ASSERT(logged != NULL && !sbx_test_holds_run_of(logged, password));
     free(logged);
     sbx_test_log_capture_free(log);
 
@@ -254,8 +242,8 @@ static void test_a_url_password_is_never_shown(void)
         CU_ASSERT_EQUAL(open_on(refused[i].url, NULL, 0, log, &err), SBX_ERR_CONFIG);
         CU_ASSERT(sbx_rt_contains(err.message, "provisioner_url"));
         char *logged = sbx_test_log_text(log);
-        int hidden = !holds_a_run_of(err.message, refused[i].password) &&
-                     (logged == NULL || !holds_a_run_of(logged, refused[i].password));
+        int hidden = !sbx_test_holds_run_of(err.message, refused[i].password) &&
+                     (logged == NULL || !sbx_test_holds_run_of(logged, refused[i].password));
         CU_ASSERT(hidden);
         if (!hidden)
             fprintf(stderr, "case %zu: %s\n", i, err.message);
@@ -324,7 +312,7 @@ static void test_echoed_pieces_of_the_key_are_masked(void)
         sbx_error err;
         CU_ASSERT_EQUAL(sbx_backend_list_running(rt.backend, &list, &count, &err),
                         SBX_ERR_PROVISIONER);
-        CU_ASSERT(!holds_a_run_of(err.message, KEY));
+        CU_ASSERT(!sbx_test_holds_run_of(err.message, KEY));
 
         sbx_test_run run;
         run_on(&run, sbx_test_emu_url(rt.emu), ARGS("--set", "api_key=" KEY), ARGS("list"));
@@ -554,7 +542,8 @@ static void test_alive_refuses_a_status_that_is_not_text(void)
     };
     for (size_t i = 0; i < COUNT(statuses); i++) {
         char body[256];
-        snprintf(body, sizeof body, "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
+        snprintf(body, sizeof body,
+                 "{\"sandbox_id\":\"abc123\",\"sandbox_url\":\"http://k3s:31001\","
                  "\"status\":%s}", statuses[i]);
         /* verbatim: a stored record would be re-encoded by the emulator */
         sbx_rt_respond(&rt, "get", 200, body, NULL, 1);

@@ -11,6 +11,7 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
 	tests/support/remote_helpers.c tests/support/remote_helpers.h \
+	tests/support/secret_runs.c tests/support/secret_runs.h \
 	tests/support/subprocess.c tests/support/subprocess.h
 tests_support_libsbx_test_la_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS) -pthread
 tests_support_libsbx_test_la_LIBADD = $(CUNIT_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lpthread

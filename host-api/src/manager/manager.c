@@ -30,14 +30,10 @@ int64_t mgr_now(const sbx_manager *m)
 
 void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
 {
-    if (m->config.log == NULL)
-        return;
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sbx_backend_vlogf(&m->log_services, level, "manager", fmt, ap);
     va_end(ap);
-    sbx_backend_logf(&m->log_services, level, "manager", "%s", line);
 }
 
 /* ---------------------------------------------------------------- snapshots */
