@@ -274,7 +274,8 @@ char *provd_local_ids(const provd_local *d)
     if (sbx_host_new(NULL, &host, &err) == SBX_OK &&
         sbx_backend_open(host, "local", options, 1, &backend, &err) == SBX_OK &&
         sbx_backend_list_running(backend, &list, &count, &err) == SBX_OK) {
-        qsort(list, count, sizeof *list, compare_ids);
+        if (count > 1) /* an empty list is NULL, which qsort may not take */
+            qsort(list, count, sizeof *list, compare_ids);
         size_t size = 1;
         for (size_t i = 0; i < count; i++)
             size += strlen(list[i].sandbox_id) + 1;
