@@ -1,7 +1,7 @@
 /*
  * Validation of the identifiers a sandbox backend receives, shared by every
  * backend so that all of them accept and refuse exactly the same ids
- * (PROTOCOL.md "Transport": ids travel in URL paths, container names and
+ * (docs/protocol.md "Transport": ids travel in URL paths, container names and
  * file names, so nothing unvalidated may reach them).
  */
 #ifndef SBX_COMMON_SANDBOX_IDS_H

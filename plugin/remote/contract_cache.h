@@ -1,5 +1,5 @@
 /*
- * The mount-contract cache (PROTOCOL.md rules 1, 2's "unverified", 3's
+ * The mount-contract cache (docs/remote.md rules 1, 2's "unverified", 3's
  * snapshot, 5/6's "mark stale", 7's waiting).  The version is learnt by a
  * probe function and cached: fresh for 30 s after a success (300 s for
  * version 2 or later); after a failure

@@ -1,5 +1,5 @@
 /*
- * Create (PROTOCOL.md "Create request body" and mount-contract rules 2-6):
+ * Create (docs/protocol.md "Create request body" and mount-contract rules 2-6):
  * the request body builder, the mount forwarding filter, and the create
  * operation with its contract checks.
  */

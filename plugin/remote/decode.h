@@ -1,5 +1,5 @@
 /*
- * Decoders of the provisioner's answers (PROTOCOL.md), with strict types.
+ * Decoders of the provisioner's answers (docs/protocol.md), with strict types.
  * Pure functions of the body text: no I/O, no locks.  Sandboxes they fill
  * own their strings (release with sbx_sandbox_record_clear).
  */

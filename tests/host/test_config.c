@@ -331,7 +331,7 @@ static void test_invalid_utf8_is_named(void)
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
-        {"the INTERFACES.md example parses", test_interfaces_example},
+        {"the documented example parses", test_interfaces_example},
         {"${NAME} and ${NAME:-default} expansion", test_expansion_forms},
         {"an unset variable is named", test_unset_variable_is_named},
         {"unknown keys and bad types are named", test_unknown_keys_and_bad_types_are_named},

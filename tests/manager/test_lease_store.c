@@ -1,5 +1,5 @@
 /*
- * The ownership-lease contract (MANAGER.md rule 13) against every store
+ * The ownership-lease contract (docs/manager.md rule 13) against every store
  * through one fixture: the same tests run on the memory store, on a real
  * sqlite file and on a real redis-server the suite starts (skipped, saying
  * why, when redis-server is not installed).  Two store objects with

@@ -114,7 +114,7 @@ static void test_provisioner_create_strips_runtime_mount_when_init_container_ena
         "\"container_path\":\"/mnt/integrations/lark-cli/data\",\"read_only\":false}]}");
 }
 
-/* The broker flag drops the runtime mount too (PROTOCOL.md: "either flag"). */
+/* The broker flag drops the runtime mount too (docs/protocol.md: "either flag"). */
 static void test_broker_flag_also_strips_the_runtime_mount(void)
 {
     sbx_create_request req = request_for("abc123", NULL, lark_mounts, 3);

@@ -1,4 +1,4 @@
-/* Identifier rules (PROTOCOL.md "Transport") and option parsing: what a
+/* Identifier rules (docs/protocol.md "Transport") and option parsing: what a
  * user sees when an id or a configuration value is wrong. */
 #include "tests/support/cunit_main.h"
 #include "tests/support/secret_runs.h"

@@ -1,4 +1,4 @@
-/* Seed port: the mount contract rules (PROTOCOL.md rules 1-7) as a user of
+/* Seed port: the mount contract rules (docs/remote.md rules 1-7) as a user of
  * the public host API sees them, against the provisioner emulator.
  *
  * Where the seed sets the backend's cached contract ("_mount_contract_version

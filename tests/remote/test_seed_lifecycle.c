@@ -77,7 +77,7 @@ static void test_destroy_sends_delete(void)
 
 /* seed: test_provisioner_destroy_swallows_request_exception */
 /* The seed logs and returns; our backend reports the transport error and the
- * host's release path applies "log and move on" (PROTOCOL.md). */
+ * host's release path applies "log and move on" (docs/protocol.md). */
 static void test_destroy_transport_failure_is_reported(void)
 {
     sbx_rt rt;

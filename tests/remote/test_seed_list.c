@@ -6,7 +6,7 @@
 #include "tests/support/cunit_main.h"
 
 /* How a WARN line of the remote backend starts in the log capture: skipped
- * entries and unusable list answers are warned about (PROTOCOL.md). */
+ * entries and unusable list answers are warned about (docs/protocol.md). */
 #define SKIP_WARNING "WARN remote:"
 
 /* List through the public wrapper: it must return `want` with `want_count`
@@ -112,7 +112,7 @@ static void test_list_sends_auth_header_when_api_key_set(void)
 /* seed: test_provisioner_list_returns_empty_on_request_exception */
 /* The seed swallows the error into []; our backend reports it (transport,
  * no sandboxes) and the host applies the "nothing learnt" policy
- * (PROTOCOL.md, "Errors the backend distinguishes"). */
+ * (docs/protocol.md, "Errors the backend distinguishes"). */
 static void test_list_transport_error_yields_no_sandboxes(void)
 {
     sbx_rt rt;

@@ -28,7 +28,7 @@ void sbx_test_assert_failure(const sbx_test_run *run, int exit_code, const char 
                              const char *needle);
 
 /* Assert stdout is exactly one failure object of `kind`, with exactly the
- * five members of INTERFACES.md, and return it (caller puts), else NULL. */
+ * five members sbxctl(1) documents, and return it (caller puts), else NULL. */
 json_object *sbx_test_assert_json_failure(const sbx_test_run *run, const char *kind);
 
 /* The string member `key` of `object`, or NULL when absent or not a string. */

@@ -50,7 +50,7 @@ static json_object *run_json(sbx_test_emu *emu, const char *const *args, int exi
     return object;
 }
 
-/* A sandbox object with exactly the five members of INTERFACES.md. */
+/* A sandbox object with exactly the five members sbxctl(1) documents. */
 static void assert_sandbox_shape(json_object *sandbox, const char *sandbox_id)
 {
     CU_ASSERT_TRUE_FATAL(json_object_is_type(sandbox, json_type_object));
@@ -224,7 +224,7 @@ static void test_create_flags_and_mounts_are_sent(void)
     sbx_test_emu_stop(emu);
 }
 
-/* Isolation (PROTOCOL.md rule 2): refused before anything is sent. */
+/* Isolation (docs/remote.md rule 2): refused before anything is sent. */
 static void test_create_for_another_user_on_legacy_is_refused(void)
 {
     sbx_test_emu *emu = start_emu(NULL);

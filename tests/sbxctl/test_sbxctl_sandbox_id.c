@@ -1,5 +1,5 @@
 /* The derived sandbox id is the documented function of user and thread
- * (sbxctl(1), MANAGER.md rule 1): expected values computed independently of
+ * (sbxctl(1), docs/manager.md rule 1): expected values computed independently of
  * this code (Python's hashlib.sha256("<user>:<thread>")[:16]), the ids
  * DeerFlow's provider gives the same threads. */
 #include <CUnit/CUnit.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sbx/host.h>
 
-/* The commands of INTERFACES.md. */
+/* The commands of sbxctl(1). */
 typedef enum sbx_ctl_command {
     SBX_CTL_NO_COMMAND = 0,
     SBX_CTL_BACKENDS,

@@ -1,4 +1,4 @@
-/* sbxctl's exit codes (the table of INTERFACES.md). */
+/* sbxctl's exit codes (sbxctl(1), EXIT STATUS). */
 #ifndef SBX_CTL_EXIT_CODE_H
 #define SBX_CTL_EXIT_CODE_H
 

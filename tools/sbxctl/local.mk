@@ -1,4 +1,4 @@
-# sbxctl: the command-line tool (INTERFACES.md "The command-line tool").
+# sbxctl: the command-line tool (sbxctl(1)).
 bin_PROGRAMS += tools/sbxctl/sbxctl
 tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/main.c \

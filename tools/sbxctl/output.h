@@ -1,5 +1,5 @@
 /* What sbxctl prints: human text or exactly one JSON object on stdout
- * (shapes of INTERFACES.md), and error lines on stderr.  Everything passes
+ * (shapes of sbxctl(1)), and error lines on stderr.  Everything passes
  * through the redactor (in JSON, each string value before it is encoded, so
  * that masking never touches the document's syntax).  JSON is always valid
  * UTF-8: a string that is not

@@ -7,7 +7,7 @@
 /* Bytes of a derived id including its NUL: 16 hex digits. */
 #define SBX_CTL_DERIVED_ID_SIZE SBX_DERIVED_ID_SIZE
 
-/* Write into `out` the id of MANAGER.md rule 1: the first 16 lower-case hex
+/* Write into `out` the id of docs/manager.md rule 1: the first 16 lower-case hex
  * digits of SHA-256 of "<user>:<thread>", user "default" when NULL, the id
  * the manager and DeerFlow's provider give the same thread, so that a
  * sandbox made by any of them is found by the others.  SBX_OK, or the

@@ -53,7 +53,7 @@ typedef struct sbx_managed sbx_managed;
 /* Bytes of a sandbox id derived by sbx_sandbox_id_derive, with its NUL. */
 #define SBX_DERIVED_ID_SIZE 17
 
-/* Where ownership leases are kept (MANAGER.md rule 14). */
+/* Where ownership leases are kept (docs/manager.md rule 14). */
 typedef enum sbx_manager_store {
     SBX_MANAGER_STORE_MEMORY = 0,  /* this process only; peers invisible */
     SBX_MANAGER_STORE_SQLITE = 1,  /* a database file shared on one machine */
@@ -71,7 +71,7 @@ typedef int64_t (*sbx_manager_clock_fn)(void *clock_ctx);
 
 /*
  * Configuration.  Initialise with SBX_MANAGER_CONFIG_INIT (the defaults of
- * MANAGER.md's table) and change what differs; members are only ever
+ * docs/manager.md's table) and change what differs; members are only ever
  * appended, and the manager reads no member beyond struct_size.  Every
  * interval is in milliseconds.  Strings are copied by sbx_manager_open.
  */
@@ -120,7 +120,7 @@ typedef struct sbx_manager_counters {
     uint64_t lease_losses;   /* sandboxes forgotten because a peer took them */
 } sbx_manager_counters;
 
-/* The sandbox id of (user, thread) by MANAGER.md rule 1: the first 16 hex
+/* The sandbox id of (user, thread) by docs/manager.md rule 1: the first 16 hex
  * characters of SHA-256 of "<user>:<thread>", user "default" when NULL.
  * Writes a NUL-terminated id to `out`.  SBX_ERR_USAGE when thread is NULL,
  * SBX_ERR_INTERNAL when the digest fails. */

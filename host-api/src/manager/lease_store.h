@@ -1,5 +1,5 @@
 /*
- * The ownership-lease store contract (MANAGER.md rule 13), shared by the
+ * The ownership-lease store contract (docs/manager.md rule 13), shared by the
  * memory, sqlite and redis stores.
  *
  * A lease says which manager instance is responsible for reaping a sandbox:

@@ -1,4 +1,4 @@
-/* Sandbox ids and owner ids of the manager (MANAGER.md rule 1, "owner id"). */
+/* Sandbox ids and owner ids of the manager (docs/manager.md rule 1, "owner id"). */
 #include "host-api/src/manager/sandbox_id.h"
 
 #include <openssl/evp.h>
