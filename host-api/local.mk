@@ -25,5 +25,5 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/env_expand.c \
 	host-api/src/config.c
 
-include $(srcdir)/host-api/src/builtin/local/local.mk
+include $(srcdir)/plugin/local/local.mk
 include $(srcdir)/host-api/src/manager/local.mk

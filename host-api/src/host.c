@@ -1,7 +1,7 @@
 /* The host: its table of known backends, the module search path, and
  * finding a backend by name. */
 #include "host-api/src/host_internal.h"
-#include "host-api/src/builtin/local/local_backend.h"
+#include "plugin/local/local_backend.h"
 
 #include <dirent.h>
 #include <stdarg.h>

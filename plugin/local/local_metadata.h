@@ -8,7 +8,7 @@
 
 #include <sbx/backend.h>
 
-#include "host-api/src/builtin/local/local_process.h"
+#include "plugin/local/local_process.h"
 
 /* One sandbox's record.  Strings are owned by the struct. */
 typedef struct sbx_local_metadata {

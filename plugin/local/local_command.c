@@ -1,5 +1,5 @@
 /* `command` placeholders (see local_command.h). */
-#include "host-api/src/builtin/local/local_command.h"
+#include "plugin/local/local_command.h"
 
 #include <sbx/host.h>
 

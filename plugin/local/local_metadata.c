@@ -1,5 +1,5 @@
 /* Atomic JSON metadata of local sandboxes (see local_metadata.h). */
-#include "host-api/src/builtin/local/local_metadata.h"
+#include "plugin/local/local_metadata.h"
 
 #include "common/utf8.h"
 

@@ -7,20 +7,20 @@
  */
 #include <config.h>
 
-#include "host-api/src/builtin/local/local_backend.h"
+#include "plugin/local/local_backend.h"
 
 #include "common/backend_log.h"
 #include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "common/tcp_ready.h"
-#include "host-api/src/builtin/local/local_command.h"
-#include "host-api/src/builtin/local/local_identity.h"
-#include "host-api/src/builtin/local/local_metadata.h"
-#include "host-api/src/builtin/local/local_options.h"
-#include "host-api/src/builtin/local/local_port.h"
-#include "host-api/src/builtin/local/local_state.h"
-#include "host-api/src/builtin/local/local_time.h"
+#include "plugin/local/local_command.h"
+#include "plugin/local/local_identity.h"
+#include "plugin/local/local_metadata.h"
+#include "plugin/local/local_options.h"
+#include "plugin/local/local_port.h"
+#include "plugin/local/local_state.h"
+#include "plugin/local/local_time.h"
 #include <sbx/host.h>
 
 #include <dirent.h>

@@ -1,7 +1,7 @@
 /* Detached sandbox processes: spawn, identify, stop (see local_process.h). */
-#include "host-api/src/builtin/local/local_process.h"
+#include "plugin/local/local_process.h"
 
-#include "host-api/src/builtin/local/local_time.h"
+#include "plugin/local/local_time.h"
 
 #include <sbx/host.h>
 

@@ -1,8 +1,8 @@
 /* Option parsing and the state directory of the local backend. */
-#include "host-api/src/builtin/local/local_options.h"
+#include "plugin/local/local_options.h"
 
 #include "common/option_values.h"
-#include "host-api/src/builtin/local/local_state.h"
+#include "plugin/local/local_state.h"
 #include <sbx/host.h>
 
 #include <errno.h>

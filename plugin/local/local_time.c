@@ -1,5 +1,5 @@
 /* Clock and pauses (see local_time.h). */
-#include "host-api/src/builtin/local/local_time.h"
+#include "plugin/local/local_time.h"
 
 #include <time.h>
 

@@ -1,5 +1,5 @@
 /* Mount-safe removal of a sandbox tree of any depth (see local_remove.h). */
-#include "host-api/src/builtin/local/local_remove.h"
+#include "plugin/local/local_remove.h"
 
 #include <sbx/host.h>
 

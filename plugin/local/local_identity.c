@@ -1,5 +1,5 @@
 /* Namespace and incarnation ids of the local backend (see local_identity.h). */
-#include "host-api/src/builtin/local/local_identity.h"
+#include "plugin/local/local_identity.h"
 
 #include <sbx/host.h>
 

@@ -1,5 +1,5 @@
 /* Free loopback ports (see local_port.h). */
-#include "host-api/src/builtin/local/local_port.h"
+#include "plugin/local/local_port.h"
 
 #include <sbx/host.h>
 

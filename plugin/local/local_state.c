@@ -1,9 +1,9 @@
 /* State directory layout, marker, locking and removal (see local_state.h). */
-#include "host-api/src/builtin/local/local_state.h"
+#include "plugin/local/local_state.h"
 
 #include "common/printable.h"
-#include "host-api/src/builtin/local/local_remove.h"
-#include "host-api/src/builtin/local/local_time.h"
+#include "plugin/local/local_remove.h"
+#include "plugin/local/local_time.h"
 #include <sbx/host.h>
 
 #include <dirent.h>
