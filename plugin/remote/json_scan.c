@@ -123,19 +123,22 @@ static const char *scan_scalar(const char *p, const char *end)
 
 typedef enum { EXPECT_VALUE, EXPECT_KEY, AFTER_VALUE } scan_state;
 
-int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
-                                sbx_json_scanned_member *member)
+int sbx_json_scan_object_members(const char *text, size_t len, const char *const *keys,
+                                 size_t count, sbx_json_scanned_member *members)
 {
     static const sbx_json_scanned_member absent = { .state = SBX_JSON_ABSENT };
-    *member = absent;
+    for (size_t i = 0; i < count; i++)
+        members[i] = absent;
     const char *end = text + len;
     const char *p = skip_space(text, end);
-    if (p == end || *p != '{')
+    if (p == end || *p != '{' || count > SBX_JSON_SCAN_MAX_KEYS)
         return 0;
-    sbx_json_scanned_member found = absent;
+    sbx_json_scanned_member found[SBX_JSON_SCAN_MAX_KEYS];
+    for (size_t i = 0; i < count; i++)
+        found[i] = absent;
     char closer[SBX_JSON_SCAN_MAX_DEPTH]; /* what closes each open container */
     size_t depth = 0;
-    int wanted = 0; /* the value about to be read is the top-level `key`'s */
+    size_t wanted = count; /* whose value is about to be read: keys[wanted], or none */
     scan_state state = EXPECT_VALUE;
     for (;;) {
         p = skip_space(p, end);
@@ -148,9 +151,9 @@ int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
         if (state == EXPECT_VALUE && depth == SBX_JSON_SCAN_MAX_DEPTH)
             return 0;
         if (state == EXPECT_VALUE && (*p == '{' || *p == '[')) {
-            if (wanted)
-                found.state = SBX_JSON_WRONG_TYPE;
-            wanted = 0;
+            if (wanted < count)
+                found[wanted].state = SBX_JSON_WRONG_TYPE;
+            wanted = count;
             closer[depth++] = *p == '{' ? '}' : ']';
             p = skip_space(p + 1, end);
             if (p < end && *p == closer[depth - 1]) {
@@ -164,21 +167,24 @@ int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
             const char *value_end = scan_scalar(p, end);
             if (value_end == NULL)
                 return 0;
-            if (wanted) {
-                found.state = *p == '"' ? SBX_JSON_OK
-                            : *p == 'n' ? SBX_JSON_NULL : SBX_JSON_WRONG_TYPE;
-                found.raw = *p == '"' ? p + 1 : NULL;
-                found.raw_len = *p == '"' ? (size_t)(value_end - p - 2) : 0;
+            if (wanted < count) {
+                sbx_json_scanned_member *f = &found[wanted];
+                f->state = *p == '"' ? SBX_JSON_OK
+                         : *p == 'n' ? SBX_JSON_NULL : SBX_JSON_WRONG_TYPE;
+                f->raw = *p == '"' ? p + 1 : NULL;
+                f->raw_len = *p == '"' ? (size_t)(value_end - p - 2) : 0;
             }
-            wanted = 0;
+            wanted = count;
             p = value_end;
             state = AFTER_VALUE;
         } else if (state == EXPECT_KEY) {
             const char *key_end = *p == '"' ? scan_string(p, end) : NULL;
             if (key_end == NULL)
                 return 0;
-            wanted = depth == 1 &&
-                     sbx_json_scanned_string_equals(p + 1, (size_t)(key_end - p - 2), key);
+            wanted = count;
+            for (size_t i = 0; depth == 1 && i < count && wanted == count; i++)
+                if (sbx_json_scanned_string_equals(p + 1, (size_t)(key_end - p - 2), keys[i]))
+                    wanted = i;
             p = skip_space(key_end, end);
             if (p == end || *p != ':')
                 return 0;
@@ -196,8 +202,15 @@ int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
     }
     if (p != end)
         return 0;
-    *member = found;
+    for (size_t i = 0; i < count; i++)
+        members[i] = found[i];
     return 1;
+}
+
+int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
+                                sbx_json_scanned_member *member)
+{
+    return sbx_json_scan_object_members(text, len, &key, 1, member);
 }
 
 /* The UTF-8 bytes of code point cp (1 .. 0x10FFFF) into out; their count. */

@@ -32,6 +32,14 @@ typedef struct sbx_json_scanned_member {
 int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
                                 sbx_json_scanned_member *member);
 
+/* The most members one scan looks for. */
+#define SBX_JSON_SCAN_MAX_KEYS 4
+
+/* sbx_json_scan_object_member for `count` (at most SBX_JSON_SCAN_MAX_KEYS)
+ * distinct keys in one pass: members[i] describes keys[i]. */
+int sbx_json_scan_object_members(const char *text, size_t len, const char *const *keys,
+                                 size_t count, sbx_json_scanned_member *members);
+
 /* 1 when the string bytes `raw` (as found by the scanner: escapes valid)
  * decode to exactly the NUL-free UTF-8 text `expected`, else 0; an escaped
  * NUL or a lone surrogate never matches. */

@@ -105,28 +105,29 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
          * the whole answer without building it (json_scan.h).  An answer
          * naming another sandbox is refused; one naming none is the seed's
          * minimal answer and is read. */
-        sbx_json_scanned_member status, id;
-        if (!sbx_json_scan_object_member(resp.body, resp.body_len, "status", &status) ||
-            !sbx_json_scan_object_member(resp.body, resp.body_len, "sandbox_id", &id)) {
+        static const char *const keys[] = { "status", "sandbox_id" };
+        sbx_json_scanned_member found[2];
+        const sbx_json_scanned_member *status = &found[0], *id = &found[1];
+        if (!sbx_json_scan_object_members(resp.body, resp.body_len, keys, 2, found)) {
             /* The scanner accepts json-c's depth: json-c tells why (error path only). */
             int too_deep;
             json_object_put(sbx_json_parse_ex(resp.body, resp.body_len, &too_deep));
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s",
                                call_name(what, action, sandbox_id),
                                too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
-        } else if (id.state != SBX_JSON_ABSENT &&
-                   (id.state != SBX_JSON_OK ||
-                    !sbx_json_scanned_string_equals(id.raw, id.raw_len, sandbox_id))) {
+        } else if (id->state != SBX_JSON_ABSENT &&
+                   (id->state != SBX_JSON_OK ||
+                    !sbx_json_scanned_string_equals(id->raw, id->raw_len, sandbox_id))) {
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                call_name(what, action, sandbox_id));
-        } else if (status.state == SBX_JSON_OK &&
-                   !sbx_json_scanned_string_is_clean(status.raw, status.raw_len)) {
+        } else if (status->state == SBX_JSON_OK &&
+                   !sbx_json_scanned_string_is_clean(status->raw, status->raw_len)) {
             st = sbx_error_set(err, SBX_ERR_PROTOCOL,
                                "%s: sandbox field status holds a NUL byte or invalid UTF-8",
                                call_name(what, action, sandbox_id));
         } else {
-            *alive = status.state == SBX_JSON_OK &&
-                     sbx_json_scanned_string_equals(status.raw, status.raw_len, "Running");
+            *alive = status->state == SBX_JSON_OK &&
+                     sbx_json_scanned_string_equals(status->raw, status->raw_len, "Running");
         }
     } else if (resp.status != 404) {
         st = sbx_remote_answer_error(inst, &resp, call_name(what, action, sandbox_id), err);

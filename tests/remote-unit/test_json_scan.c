@@ -411,6 +411,27 @@ static void test_threads_scan_at_once(void)
     }
 }
 
+/* Several members in one pass: each key's own state, the last of a
+ * repeated key, nested members ignored, and too many keys refused. */
+static void test_several_members_in_one_pass(void)
+{
+    static const char text[] =
+        "{\"status\":\"Pending\",\"x\":{\"sandbox_id\":\"inner\"},\"sandbox_id\":7,"
+        "\"status\":\"Running\",\"sandbox_id\":\"abc\"}";
+    static const char *const keys[] = { "status", "sandbox_id", "missing" };
+    sbx_json_scanned_member found[3];
+    CU_ASSERT_EQUAL(sbx_json_scan_object_members(text, strlen(text), keys, 3, found), 1);
+    CU_ASSERT_EQUAL(found[0].state, SBX_JSON_OK);
+    CU_ASSERT(sbx_json_scanned_string_equals(found[0].raw, found[0].raw_len, "Running"));
+    CU_ASSERT_EQUAL(found[1].state, SBX_JSON_OK);
+    CU_ASSERT(sbx_json_scanned_string_equals(found[1].raw, found[1].raw_len, "abc"));
+    CU_ASSERT_EQUAL(found[2].state, SBX_JSON_ABSENT);
+    static const char *const many[SBX_JSON_SCAN_MAX_KEYS + 1] = { "a", "b", "c", "d", "e" };
+    sbx_json_scanned_member out[SBX_JSON_SCAN_MAX_KEYS + 1];
+    CU_ASSERT_EQUAL(sbx_json_scan_object_members(text, strlen(text), many,
+                                                 SBX_JSON_SCAN_MAX_KEYS + 1, out), 0);
+}
+
 /* A scanned string is clean text when its escapes and raw bytes decode to
  * UTF-8 without NUL (is_alive refuses a status that is not). */
 static void test_scanned_string_cleanliness(void)
@@ -457,6 +478,7 @@ void sbx_test_register(void)
         { "invalid_answer_reads_no_status", test_invalid_answer_reads_no_status },
         { "status_comparison_decodes_escapes", test_status_comparison_decodes_escapes },
         { "scanned_string_cleanliness", test_scanned_string_cleanliness },
+        { "several_members_in_one_pass", test_several_members_in_one_pass },
         { "threads_scan_at_once", test_threads_scan_at_once },
         CU_TEST_INFO_NULL,
     };
