@@ -18,6 +18,10 @@ struct sbx_test_log_capture {
     size_t len, cap;
 };
 
+/* What the calling thread logged since its last sbx_test_log_thread_reset
+ * (the newest bytes when it logged more than fits). */
+static _Thread_local char thread_lines[4096];
+
 static const char *level_name(sbx_log_level level)
 {
     switch (level) {
@@ -70,6 +74,10 @@ void sbx_test_log_capture_fn(void *log_ctx, sbx_log_level level, const char *bac
         return;
     size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     fputs(line, stderr);
+    size_t kept = strlen(thread_lines);
+    if (kept + len >= sizeof thread_lines)
+        kept = 0;
+    memcpy(thread_lines + kept, line, len + 1);
     pthread_mutex_lock(&c->lock);
     if (c->len + len + 1 > c->cap) {
         size_t cap = (c->len + len + 1) * 2;
@@ -122,4 +130,14 @@ void sbx_test_log_clear(sbx_test_log_capture *capture)
     capture->len = 0;
     capture->text[0] = '\0';
     pthread_mutex_unlock(&capture->lock);
+}
+
+void sbx_test_log_thread_reset(void)
+{
+    thread_lines[0] = '\0';
+}
+
+int sbx_test_log_thread_contains(const char *substring)
+{
+    return strstr(thread_lines, substring) != NULL;
 }

@@ -34,4 +34,13 @@ char *sbx_test_log_text(sbx_test_log_capture *capture);
 /* Forget every captured line. */
 void sbx_test_log_clear(sbx_test_log_capture *capture);
 
+/* Forget what the calling thread logged, so that a following
+ * sbx_test_log_thread_contains sees only the lines of its next calls. */
+void sbx_test_log_thread_reset(void);
+
+/* 1 when a line logged by the calling thread (into any capture) since its
+ * last sbx_test_log_thread_reset contains `substring`, else 0: how a test
+ * of many threads tells which answer one call of its own received. */
+int sbx_test_log_thread_contains(const char *substring);
+
 #endif
