@@ -1,4 +1,6 @@
 /* Timed, bounded multi-thread loops for the benchmark programs. */
+#include <config.h>
+
 #include "bench/bench_util.h"
 
 #include <errno.h>

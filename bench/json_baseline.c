@@ -1,4 +1,6 @@
 /* Raw json-c parses of answers: the floor a decoder can reach. */
+#include <config.h>
+
 #include "bench/json_baseline.h"
 
 #include <json-c/json.h>

@@ -11,6 +11,8 @@
  * whose status must be Running (what is_alive learns).  CREATE posts a create body like the backend's for the
  * ids TAG-T-I (thread T, call I).  Prints one result line (bench_util.h).
  */
+#include <config.h>
+
 #include "bench/bench_util.h"
 #include "bench/json_baseline.h"
 

@@ -16,6 +16,8 @@
  *   json-c; -n checks the number of entries.
  * Prints one result line (bench_util.h).
  */
+#include <config.h>
+
 #include "bench/bench_util.h"
 
 #include <curl/curl.h>

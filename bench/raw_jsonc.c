@@ -5,6 +5,8 @@
  *
  *   raw-jsonc FILE COUNT
  */
+#include <config.h>
+
 #include "bench/bench_util.h"
 #include "bench/json_baseline.h"
 

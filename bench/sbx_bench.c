@@ -17,6 +17,8 @@
  * (bench_util.h) with the peak memory before and after the loop, and for
  * list the heap bytes the last list's records take (records_bytes).
  */
+#include <config.h>
+
 #include "bench/bench_util.h"
 
 #include <sbx/host.h>

@@ -18,6 +18,8 @@
  * result line (bench_util.h); cycle adds the mean time of each step,
  * create_us, alive_us and destroy_us.
  */
+#include <config.h>
+
 #include "bench/bench_util.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* Backend log lines through the host's callback (see backend_log.h). */
+#include <config.h>
+
 #include "common/backend_log.h"
 
 #include <stdarg.h>

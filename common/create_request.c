@@ -1,4 +1,6 @@
 /* Create request checks shared by the backends (see create_request.h). */
+#include <config.h>
+
 #include "common/create_request.h"
 
 #include "common/sandbox_ids.h"

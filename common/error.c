@@ -1,4 +1,6 @@
 /* Error records and error-kind names, shared by the host and every backend. */
+#include <config.h>
+
 #include <sbx/host.h>
 
 #include <stdarg.h>

@@ -2,6 +2,8 @@
  * settings of http_client.h are fixed options, set once when a handle is
  * made; a request sets only what changes per call (URL, headers, method,
  * body, timeout), so the per-call cost stays near a bare libcurl loop. */
+#include <config.h>
+
 #include "common/http_client.h"
 
 #include "common/printable.h"

@@ -1,4 +1,6 @@
 /* Strictly typed JSON field access (see json_fields.h). */
+#include <config.h>
+
 #include "common/json_fields.h"
 
 #include "common/utf8.h"

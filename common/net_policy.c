@@ -1,4 +1,6 @@
 /* Proxy-bypass decisions for control-plane hosts (see net_policy.h). */
+#include <config.h>
+
 #include "common/net_policy.h"
 
 #include <sbx/host.h>

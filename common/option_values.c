@@ -1,4 +1,6 @@
 /* Option value parsing shared by the backends (see option_values.h). */
+#include <config.h>
+
 #include "common/option_values.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* Values quoted in messages (see printable.h). */
+#include <config.h>
+
 #include "common/printable.h"
 
 #include <stdio.h>

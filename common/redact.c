@@ -1,4 +1,6 @@
 /* Hiding runs of a secret (see redact.h). */
+#include <config.h>
+
 #include "common/redact.h"
 
 #include <string.h>

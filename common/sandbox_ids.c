@@ -1,4 +1,6 @@
 /* Identifier validation shared by the backends (see sandbox_ids.h). */
+#include <config.h>
+
 #include "common/sandbox_ids.h"
 
 #include "common/printable.h"

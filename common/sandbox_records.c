@@ -1,4 +1,6 @@
 /* Sandbox records as backends return them (see sandbox_records.h). */
+#include <config.h>
+
 #include "common/sandbox_records.h"
 
 #include <sbx/host.h>

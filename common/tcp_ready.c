@@ -1,4 +1,6 @@
 /* Waiting for a TCP port to accept connections (see tcp_ready.h). */
+#include <config.h>
+
 #include "common/tcp_ready.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* Well-formed UTF-8 without NUL (see utf8.h). */
+#include <config.h>
+
 #include "common/utf8.h"
 
 /* Length of the sequence that `lead` starts, and the bounds of its second

@@ -4,6 +4,8 @@
  * a NUL byte ends it, as it would for a C string.  Two variables are set so
  * that ${NAME} and ${NAME:-default} expansion runs on real values too.
  */
+#include <config.h>
+
 #include <sbx/host.h>
 
 #include <stdint.h>

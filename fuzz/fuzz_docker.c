@@ -9,6 +9,8 @@
  *     sbx_docker_sandbox_from_list_entry on every entry
  * The options are the backend's defaults (no option given).
  */
+#include <config.h>
+
 #include "common/http_client.h"
 #include "common/sandbox_records.h"
 #include "plugin/docker/docker_container.h"

@@ -6,6 +6,8 @@
  * fuzzer aborts when the scanner accepts a text json-c strict refuses or
  * that is not an object, and when the two read "status" differently.
  */
+#include <config.h>
+
 #include "plugin/remote/json_scan.h"
 
 #include <json-c/json.h>

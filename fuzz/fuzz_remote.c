@@ -13,6 +13,8 @@
  * Each input is an answer body; every result is released and its invariants
  * are checked (the fuzzer aborts on a broken one, so it is a finding).
  */
+#include <config.h>
+
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/decode.h"

@@ -1,6 +1,8 @@
 /* Opening backend instances and calling their operations: every call checks
  * that the backend has the operation, so that a module built for an older
  * minor reports "unsupported" instead of jumping through a missing slot. */
+#include <config.h>
+
 #include "host-api/src/host_internal.h"
 
 #include <stdlib.h>

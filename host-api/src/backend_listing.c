@@ -1,4 +1,6 @@
 /* Enumerating every backend a host can load (for `sbxctl backends`). */
+#include <config.h>
+
 #include "host-api/src/host_internal.h"
 
 #include <dirent.h>

@@ -1,4 +1,6 @@
 /* The JSON configuration file: parsing, validation, expansion, overrides. */
+#include <config.h>
+
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 

@@ -1,5 +1,7 @@
 /* ${NAME}, ${NAME:-default} and whole-value $NAME expansion of configuration
  * strings. */
+#include <config.h>
+
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 

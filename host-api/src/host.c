@@ -1,5 +1,7 @@
 /* The host: its table of known backends, the module search path, and
  * finding a backend by name. */
+#include <config.h>
+
 #include "host-api/src/host_internal.h"
 #include "plugin/local/local_backend.h"
 

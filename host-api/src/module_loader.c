@@ -1,6 +1,8 @@
 /* Loading one backend module file and validating what it declares.  Nothing
  * in a module is called but its entry point until its descriptor passed
  * sbx_descriptor_validate. */
+#include <config.h>
+
 #include "host-api/src/host_internal.h"
 
 #include <dlfcn.h>

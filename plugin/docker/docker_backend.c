@@ -5,6 +5,7 @@
  * Concurrent creates of one id are settled by the engine's unique container
  * names: the loser sees a name conflict and returns the winner's container.
  */
+
 #include <config.h>
 
 #include "plugin/docker/docker_backend.h"

@@ -1,4 +1,6 @@
 /* Sandbox containers: create body, inspect and list decoding. */
+#include <config.h>
+
 #include "plugin/docker/docker_container.h"
 
 #include "common/create_request.h"

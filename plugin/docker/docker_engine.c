@@ -1,4 +1,6 @@
 /* Docker Engine API calls and answer classification (see docker_engine.h). */
+#include <config.h>
+
 #include "plugin/docker/docker_engine.h"
 
 #include "common/json_fields.h"

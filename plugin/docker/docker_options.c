@@ -1,4 +1,6 @@
 /* Option parsing of the docker backend (see docker_options.h). */
+#include <config.h>
+
 #include "plugin/docker/docker_options.h"
 
 #include "common/option_values.h"

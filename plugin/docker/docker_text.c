@@ -1,4 +1,6 @@
 /* Validation of the engine's strings (see docker_text.h). */
+#include <config.h>
+
 #include "plugin/docker/docker_text.h"
 
 #include "common/printable.h"

@@ -5,6 +5,7 @@
  * and destruction of one sandbox are serialised by its lock file; readers
  * rely on the metadata file being replaced atomically.
  */
+
 #include <config.h>
 
 #include "plugin/local/local_backend.h"

@@ -1,4 +1,6 @@
 /* `command` placeholders (see local_command.h). */
+#include <config.h>
+
 #include "plugin/local/local_command.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* Namespace and incarnation ids of the local backend (see local_identity.h). */
+#include <config.h>
+
 #include "plugin/local/local_identity.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* Atomic JSON metadata of local sandboxes (see local_metadata.h). */
+#include <config.h>
+
 #include "plugin/local/local_metadata.h"
 
 #include "common/utf8.h"

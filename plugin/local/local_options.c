@@ -1,4 +1,6 @@
 /* Option parsing and the state directory of the local backend. */
+#include <config.h>
+
 #include "plugin/local/local_options.h"
 
 #include "common/option_values.h"

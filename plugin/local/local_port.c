@@ -1,4 +1,6 @@
 /* Free loopback ports (see local_port.h). */
+#include <config.h>
+
 #include "plugin/local/local_port.h"
 
 #include <sbx/host.h>

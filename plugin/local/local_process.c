@@ -1,4 +1,6 @@
 /* Detached sandbox processes: spawn, identify, stop (see local_process.h). */
+#include <config.h>
+
 #include "plugin/local/local_process.h"
 
 #include "plugin/local/local_time.h"

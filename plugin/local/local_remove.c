@@ -1,4 +1,6 @@
 /* Mount-safe removal of a sandbox tree of any depth (see local_remove.h). */
+#include <config.h>
+
 #include "plugin/local/local_remove.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* State directory layout, marker, locking and removal (see local_state.h). */
+#include <config.h>
+
 #include "plugin/local/local_state.h"
 
 #include "common/printable.h"

@@ -1,4 +1,6 @@
 /* Clock and pauses (see local_time.h). */
+#include <config.h>
+
 #include "plugin/local/local_time.h"
 
 #include <time.h>

@@ -1,4 +1,6 @@
 /* Error records for failed calls (see answer_errors.h). */
+#include <config.h>
+
 #include "plugin/remote/answer_errors.h"
 
 #include "common/redact.h"

@@ -1,4 +1,6 @@
 /* The mount-contract cache (see contract_cache.h). */
+#include <config.h>
+
 #include "plugin/remote/contract_cache.h"
 
 #include <sbx/host.h>

@@ -1,4 +1,6 @@
 /* Create: body builder, mount filter, contract rules 2-6 (see create.h). */
+#include <config.h>
+
 #include "plugin/remote/create.h"
 
 #include "common/create_request.h"

@@ -1,4 +1,6 @@
 /* Decoders of provisioner answers (see decode.h). */
+#include <config.h>
+
 #include "plugin/remote/decode.h"
 
 #include "common/json_fields.h"

@@ -1,4 +1,6 @@
 /* Opening and closing a remote-backend instance (see instance.h). */
+#include <config.h>
+
 #include "plugin/remote/instance.h"
 
 #include "plugin/remote/answer_errors.h"

@@ -7,6 +7,8 @@
  * character, which is then read again as the start of what follows).  On
  * top of it, a few flags place each value: the root, the root's
  * "sandboxes", an entry of that array, a member of an entry. */
+#include <config.h>
+
 #include "plugin/remote/list_stream.h"
 
 #include "common/json_fields.h"

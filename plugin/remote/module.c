@@ -1,13 +1,13 @@
 /* The remote backend's descriptor and entry point: the module's only
  * exported symbol (every other function is hidden or static). */
+#include <config.h>
+
 #include "plugin/remote/module.h"
 
 #include "common/sandbox_records.h"
 #include "plugin/remote/create.h"
 #include "plugin/remote/instance.h"
 #include "plugin/remote/ops.h"
-
-#include "config.h"
 
 static const sbx_backend_descriptor remote_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,

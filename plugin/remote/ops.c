@@ -1,4 +1,6 @@
 /* destroy, is_alive, discover, list, capabilities, reconcile (see ops.h). */
+#include <config.h>
+
 #include "plugin/remote/ops.h"
 
 #include "common/json_fields.h"

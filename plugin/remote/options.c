@@ -1,4 +1,6 @@
 /* Parsing and validation of the remote backend's options (see options.h). */
+#include <config.h>
+
 #include "plugin/remote/options.h"
 
 #include "common/printable.h"

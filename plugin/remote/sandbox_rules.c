@@ -1,4 +1,6 @@
 /* The rules of a sandbox object and the list warnings (see sandbox_rules.h). */
+#include <config.h>
+
 #include "plugin/remote/sandbox_rules.h"
 
 #include <sbx/host.h>

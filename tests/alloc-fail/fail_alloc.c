@@ -1,5 +1,7 @@
 /* The counting allocator of fail_alloc.h: the C library's allocator behind
  * a per-thread countdown that only sbx code's requests decrement. */
+#include <config.h>
+
 #include "tests/alloc-fail/fail_alloc.h"
 
 #include <dlfcn.h>

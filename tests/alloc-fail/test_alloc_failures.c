@@ -7,6 +7,8 @@
  * and whose message is terminated; never a crash.  Leaks are checked by
  * running this program under valgrind (`make check-valgrind`).
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <string.h>

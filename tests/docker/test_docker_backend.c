@@ -5,6 +5,8 @@
  * 127.0.0.1.  SBX_DOCKER_ENGINE_INIT=no says the engine has no init binary:
  * then only the init tests run.
  */
+#include <config.h>
+
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"

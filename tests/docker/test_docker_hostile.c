@@ -6,6 +6,8 @@
  * UTF-8, or whose sandbox port is a proxy with no server behind it.  What
  * a user sees: the error kinds and messages, the list.
  */
+#include <config.h>
+
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"

@@ -2,6 +2,8 @@
  * answers (recorded side by side: the same requests to both, byte for byte
  * where the contract-2 suite says so) and its documented control API, with
  * raw HTTP over real sockets: what any client sees. */
+#include <config.h>
+
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"

@@ -1,4 +1,6 @@
 /* The configuration file: shape, expansion, errors that name the culprit. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include <sbx/host.h>

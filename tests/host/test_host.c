@@ -1,4 +1,6 @@
 /* Host library: finding, validating and calling backends. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include <sbx/host.h>

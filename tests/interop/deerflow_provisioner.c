@@ -1,4 +1,6 @@
 /* The real DeerFlow provisioner as a child process (see deerflow_provisioner.h). */
+#include <config.h>
+
 #include "tests/interop/deerflow_provisioner.h"
 
 #include "tests/support/http_probe.h"

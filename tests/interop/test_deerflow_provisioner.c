@@ -4,6 +4,8 @@
  * user deploying sbx in front of it would see.  One provisioner serves the
  * whole suite; its control API injects faults, delays and Pod phases.
  * Skips (exit 77, with the reason) where the provisioner cannot run. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>

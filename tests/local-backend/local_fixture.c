@@ -1,4 +1,6 @@
 /* Shared fixtures of the local backend's suites (see local_fixture.h). */
+#include <config.h>
+
 #include "tests/local-backend/local_fixture.h"
 
 #include <CUnit/CUnit.h>

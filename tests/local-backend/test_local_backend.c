@@ -4,6 +4,8 @@
  * 127.0.0.1), state shared across host instances and processes, atomic
  * metadata, id validation, idempotent create and destroy, many threads.
  */
+#include <config.h>
+
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"

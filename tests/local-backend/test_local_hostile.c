@@ -7,6 +7,8 @@
  * what a user would see: data outside the sandbox intact, an id usable
  * again, an error that names the cause.
  */
+#include <config.h>
+
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"

@@ -1,4 +1,6 @@
 /* The manager suites' fixture (see mgr_fixture.h). */
+#include <config.h>
+
 #include "tests/manager/mgr_fixture.h"
 
 #include <CUnit/CUnit.h>

@@ -14,6 +14,8 @@
  * "ok"; "counters" -> "active warm adopted reaped evicted lost"; "quit" ->
  * shuts down and answers "ok".  End of input: the same as quit.
  */
+#include <config.h>
+
 #include <sbx/manager.h>
 
 #include <stdio.h>

@@ -1,4 +1,6 @@
 /* The "mgrtest" backend (see mgr_test_backend.h). */
+#include <config.h>
+
 #include "tests/manager/mgr_test_backend.h"
 
 #include <pthread.h>

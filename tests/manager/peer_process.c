@@ -1,4 +1,6 @@
 /* The test's side of mgr_peer (see peer_process.h). */
+#include <config.h>
+
 #include "tests/manager/peer_process.h"
 
 #include <errno.h>

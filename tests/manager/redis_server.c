@@ -1,4 +1,6 @@
 /* A real redis-server for the tests (see redis_server.h). */
+#include <config.h>
+
 #include "tests/manager/redis_server.h"
 
 #include <errno.h>

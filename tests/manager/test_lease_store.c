@@ -5,6 +5,8 @@
  * why, when redis-server is not installed).  Two store objects with
  * different owner ids on one keyspace are two manager instances.
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdio.h>

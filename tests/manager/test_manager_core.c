@@ -5,6 +5,8 @@
  * reconciliation (rule 11) and shutdown (rule 15).  Time moves only when a
  * test moves the clock.
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
  * file, as another process would be), and a manager whose store cannot
  * answer.  The backend is the in-process "mgrtest".
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <time.h>

@@ -5,6 +5,8 @@
  * processes, a live peer's sandbox never adopted, a killed peer's sandbox
  * adopted after the grace and reaped, nothing leaked.
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>

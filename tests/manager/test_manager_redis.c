@@ -5,6 +5,8 @@
  * re-established, a peer does not adopt in the window, nothing is
  * forgotten), an outage (fail closed, nothing lost), and DeerFlow's keys.
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>

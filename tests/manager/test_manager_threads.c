@@ -3,6 +3,8 @@
  * at once while the reaper and renewal threads run every millisecond on the
  * real clock.  Run by CI under ThreadSanitizer too.
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdatomic.h>

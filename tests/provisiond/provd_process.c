@@ -1,4 +1,6 @@
 /* The daemon as a child process, and a daemon over the local backend. */
+#include <config.h>
+
 #include "tests/provisiond/provd_process.h"
 
 #include "tests/support/clock.h"

@@ -3,6 +3,8 @@
  * every route, ownership (idempotent create, 409 for another owner, kept
  * across a restart with --state-dir), backend errors and an unreachable
  * engine as 5xx, and the options it refuses to start with. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
 #include <poll.h>

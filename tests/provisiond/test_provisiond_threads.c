@@ -6,6 +6,8 @@
  * list, the local backend's own state and what the threads kept agree: no
  * sandbox lost or duplicated, every answer well-formed (the remote backend
  * refuses any other as a protocol error).  Run under ThreadSanitizer in CI. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdio.h>

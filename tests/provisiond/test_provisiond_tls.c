@@ -4,6 +4,8 @@
  * fails as transport, before any request reaches the daemon's backend.
  * Certificates are made at test time by the openssl CLI (tests/remote/
  * tls_certs.*); without it the suite is skipped (exit 77). */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>

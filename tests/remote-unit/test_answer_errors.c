@@ -1,6 +1,8 @@
 /* How a failed answer becomes the caller's error: the kind per status, the
  * "<what>: HTTP <status> <detail>" message, and the API key never shown even
  * when a peer echoes it. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 #include "tests/support/secret_runs.h"
 

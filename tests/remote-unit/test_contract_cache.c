@@ -1,6 +1,8 @@
 /* The mount-contract cache with a fake clock and scripted probes: rule 1
  * (freshness, backoff, saturation, one probe in flight), rule 7's waiting,
  * and the seed cases that pin them down. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include "plugin/remote/contract_cache.h"

@@ -1,5 +1,7 @@
 /* The create request body, byte for byte, for the seed cases that pin it
  * down, and the mount forwarding filter. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include "plugin/remote/create.h"

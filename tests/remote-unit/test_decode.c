@@ -1,6 +1,8 @@
 /* Decoders of provisioner answers on good and bad input: strict types,
  * the list's skip-and-warn rules, reconciliation's three outcomes, and the
  * error detail text a user reads. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include "common/json_fields.h"

@@ -2,6 +2,8 @@
  * creation, which hosts bypass proxies, and real requests against the
  * provisioner emulator on 127.0.0.1 (many threads on one client, proxy
  * variables ignored for loopback, the size bound, timeouts, headers). */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include "common/http_client.h"

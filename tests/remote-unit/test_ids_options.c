@@ -1,5 +1,7 @@
 /* Identifier rules (docs/protocol.md "Transport") and option parsing: what a
  * user sees when an id or a configuration value is wrong. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 #include "tests/support/secret_runs.h"
 
@@ -229,7 +231,6 @@ static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
         sbx_remote_options_free(&o);
     }
 }
-
 
 /* Issue 10 item 6: a refused provisioner_url is quoted without its
  * credentials, whatever the reason for the refusal and however the

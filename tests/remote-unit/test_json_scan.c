@@ -2,6 +2,8 @@
  * (plugin/remote/json_scan.h): RFC 8259 accepted, every json-c extension
  * and every malformed text refused, json-c's depth limit, and "status"
  * read as json-c would keep it (the last duplicate, keys unescaped). */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include "common/json_fields.h"

@@ -4,6 +4,8 @@
  * reads; and through the HTTP client's body sink, against the emulator on
  * 127.0.0.1, it sees only 200 answers and never more than
  * max_response_bytes. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include "common/http_client.h"

@@ -1,5 +1,7 @@
 /* The tests/remote fixture: an emulator, a remote backend on it, and helpers
  * to script the one and observe the wire of the other. */
+#include <config.h>
+
 #include "tests/remote/remote_fixture.h"
 
 #include <CUnit/CUnit.h>

@@ -1,4 +1,6 @@
 /* Thread helpers of the tests/remote suites (see remote_threads.h). */
+#include <config.h>
+
 #include "tests/remote/remote_threads.h"
 
 #include "tests/support/clock.h"

@@ -1,6 +1,8 @@
 /* One remote backend instance used by many threads at once over real HTTP:
  * no errors, one capability probe at a time, and the freeze of the mount
  * contract across a create in flight. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -3,6 +3,8 @@
  * wrong keys, redirects, configured timeouts, invalid identifiers.  Each
  * case checks what a user of the public host API sees and, where it
  * matters, what went (or did not go) over the wire. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <curl/curl.h>
 #include <stdio.h>

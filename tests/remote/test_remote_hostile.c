@@ -6,6 +6,8 @@
  * files, and answers nested too deeply.  Every provisioner is a real
  * process on 127.0.0.1: the emulator, scripted through its /_emu/ API, or a
  * forked raw server where the emulator cannot misbehave enough. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
 #include <errno.h>
@@ -60,7 +62,6 @@ static void run_on(sbx_test_run *run, const char *url, const char *const *extra,
 {
     sbx_test_sbxctl_remote(run, url, extra, args);
 }
-
 
 /* Assert that nothing a run printed holds a run of `secret`. */
 static void assert_run_hides(const sbx_test_run *run, const char *secret, const char *what)

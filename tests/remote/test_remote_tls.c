@@ -4,6 +4,8 @@
  * ever accepted (docs/remote.md "Safety").  The certificates are made at
  * test time (tls_certs.h); without the openssl command the suite is
  * skipped (exit 77). */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,8 @@
  * the test lets the backend learn it with a capabilities call.  Where the
  * seed asserts the cache was marked stale ("_capability_next_probe_at ==
  * 0.0"), the test checks that the next capabilities call probes again. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdio.h>

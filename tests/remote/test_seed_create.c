@@ -1,6 +1,8 @@
 /* Seed port: the create call (POST /api/sandboxes) — the exact request body,
  * extra-mount forwarding, and failures — through the public host API,
  * against the provisioner emulator. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 

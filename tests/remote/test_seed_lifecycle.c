@@ -2,6 +2,8 @@
  * against the provisioner emulator.  The seed's "*_delegates_to_*" cases
  * stub the private call; here they check that the public wrapper reaches
  * the HTTP call and returns what the provisioner holds. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 
 #include "tests/remote/remote_fixture.h"

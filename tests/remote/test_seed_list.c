@@ -1,5 +1,7 @@
 /* Seed port: listing sandboxes (GET /api/sandboxes) through the public host
  * API, against the provisioner emulator. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 
 #include "tests/remote/remote_fixture.h"

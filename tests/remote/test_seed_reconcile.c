@@ -2,6 +2,8 @@
  * /api/reconciliation/sandboxes/{id}) through the public host API, against
  * the provisioner emulator.  Only "found" and "absent" are authoritative;
  * everything else must come back "unknown" (never an error, never absent). */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 

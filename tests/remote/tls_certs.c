@@ -1,4 +1,6 @@
 /* The TLS suite's throw-away PKI, made by running the openssl CLI. */
+#include <config.h>
+
 #include "tests/remote/tls_certs.h"
 
 #include "tests/support/subprocess.h"

@@ -1,5 +1,7 @@
 /* Child-process runner for the sbxctl suites: posix_spawn with both output
  * pipes drained through poll() until EOF or a deadline. */
+#include <config.h>
+
 #include "tests/sbxctl/run_sbxctl.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,6 @@
 /* Shared assertions for the sbxctl suites. */
+#include <config.h>
+
 #include "tests/sbxctl/sbxctl_checks.h"
 
 #include <CUnit/CUnit.h>

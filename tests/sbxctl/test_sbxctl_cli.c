@@ -1,6 +1,8 @@
 /* sbxctl without a provisioner: usage errors, configuration, backend
  * loading and listing, transport failures and keeping the API key out of
  * the output.  Each test runs the built program as a user would. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
 #include <stdio.h>

@@ -5,6 +5,8 @@
  * character in an id or a name) is a usage error naming the argument.
  * Inputs come from a seeded generator: a failure prints its seed and input,
  * and SBX_TEST_SEED=N replays a run. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
 #include <inttypes.h>

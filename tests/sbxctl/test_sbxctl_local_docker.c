@@ -10,6 +10,8 @@
  * `make check` runs the local one, docker-suite.sh the docker one while its
  * engine is up.  The docker half is skipped only when SBX_DOCKER_SOCKET is
  * unset. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <ftw.h>
 #include <json-c/json.h>

@@ -1,5 +1,7 @@
 /* sbxctl end to end: `--backend remote` against the provisioner emulator
  * (a real process on 127.0.0.1), every command as a user runs it. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
 #include <stdio.h>

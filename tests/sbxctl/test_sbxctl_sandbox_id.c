@@ -2,6 +2,8 @@
  * (sbxctl(1), docs/manager.md rule 1): expected values computed independently of
  * this code (Python's hashlib.sha256("<user>:<thread>")[:16]), the ids
  * DeerFlow's provider gives the same threads. */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <string.h>
 

@@ -19,6 +19,8 @@
  * Size: SBX_SOAK_THREADS (default 8) x SBX_SOAK_OPS (default 200); the
  * whole run is bounded by SBX_SOAK_TIMEOUT_MS (default 60 s + 10 ms per op).
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdatomic.h>

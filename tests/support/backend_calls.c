@@ -1,4 +1,6 @@
 /* Backend calls of the backend suites (see backend_calls.h). */
+#include <config.h>
+
 #include "tests/support/backend_calls.h"
 
 #include <CUnit/CUnit.h>

@@ -1,4 +1,6 @@
 /* The tests' monotonic clock (see clock.h). */
+#include <config.h>
+
 #include "tests/support/clock.h"
 
 long sbx_test_now_ms(void)

@@ -1,4 +1,6 @@
 /* The one main() every CUnit suite program shares. */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 
 #include <CUnit/Basic.h>

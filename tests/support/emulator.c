@@ -2,6 +2,8 @@
  * poll() against a deadline, stop by signal and wait for its stdout to
  * close (never by sleeping).  Control calls go over https when it serves
  * https. */
+#include <config.h>
+
 #include "tests/support/emulator.h"
 
 #include "tests/support/clock.h"

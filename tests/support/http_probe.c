@@ -1,4 +1,6 @@
 /* Raw HTTP for tests and the emulator's control calls. */
+#include <config.h>
+
 #include "tests/support/http_probe.h"
 
 #include "tests/support/clock.h"

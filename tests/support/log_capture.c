@@ -1,5 +1,7 @@
 /* Log capture: one growing text buffer, a mutex and a condition variable
  * that waiters sleep on until a new line or their deadline. */
+#include <config.h>
+
 #include "tests/support/log_capture.h"
 
 #include "tests/support/clock.h"

@@ -1,4 +1,6 @@
 /* Opening the remote backend the way a host program does. */
+#include <config.h>
+
 #include "tests/support/remote_helpers.h"
 
 #include <stdio.h>

@@ -1,4 +1,6 @@
 /* Runs of a secret in a text (see secret_runs.h). */
+#include <config.h>
+
 #include "tests/support/secret_runs.h"
 
 #include <string.h>

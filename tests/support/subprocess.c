@@ -1,4 +1,6 @@
 /* Child processes for tests: fork+exec with a pipe, poll() with deadlines. */
+#include <config.h>
+
 #include "tests/support/subprocess.h"
 
 #include "tests/support/clock.h"

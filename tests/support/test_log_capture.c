@@ -1,5 +1,7 @@
 /* The log capture of the test support library, with many threads logging
  * while a test waits for one line (what backend tests rely on). */
+#include <config.h>
+
 #include "tests/support/cunit_main.h"
 #include "tests/support/log_capture.h"
 

@@ -2,6 +2,8 @@
  * (docs/provisiond.md, sbx-provisiond(8)).  main wires the parts: the
  * configuration and backend, the ownership records, the shared server, and
  * the signals that stop it. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_server.h"
 #include "tools/provisiond/provd_options.h"
 #include "tools/provisiond/provd_owners.h"

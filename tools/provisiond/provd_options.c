@@ -1,5 +1,6 @@
 /* Command-line parsing: every value is checked here, so that the daemon
  * refuses to start rather than serve with a setting it misread. */
+
 #include <config.h>
 
 #include "tools/provisiond/provd_options.h"

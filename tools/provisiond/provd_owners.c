@@ -1,6 +1,8 @@
 /* Ownership records: a hash table under one mutex, per-id lock stripes,
  * and one small JSON file per sandbox (DIR/ID.owner, replaced by rename so
  * that a crash leaves the old record or the new one, never half of one). */
+#include <config.h>
+
 #include "tools/provisiond/provd_owners.h"
 
 #include "common/sandbox_ids.h"

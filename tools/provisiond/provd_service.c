@@ -3,6 +3,8 @@
  * real provisioner's; where the daemon must differ (ids checked, backend
  * errors), it still answers with the protocol's status codes and a JSON
  * detail. */
+#include <config.h>
+
 #include "tools/provisiond/provd_service.h"
 
 #include "common/utf8.h"

@@ -1,4 +1,6 @@
 /* Allocation that ends the program when memory runs out. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_alloc.h"
 
 #include <stdio.h>

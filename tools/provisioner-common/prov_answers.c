@@ -1,4 +1,6 @@
 /* Answer bodies, one builder per shape of the protocol. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_answers.h"
 
 #include "tools/provisioner-common/prov_routes.h"

@@ -1,6 +1,8 @@
 /* Create-body validation.  The error entries copy pydantic 2's shapes
  * (type, loc, msg, input, ctx) as FastAPI sends them, in the model's field
  * order, because clients show or match them. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_create.h"
 
 #include "tools/provisioner-common/prov_json.h"

@@ -1,4 +1,6 @@
 /* JSON reading and writing with json-c. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_json.h"
 
 static size_t skip_space(const char *text, size_t len, size_t at)

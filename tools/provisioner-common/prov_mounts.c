@@ -1,5 +1,7 @@
 /* Mount rules in the order the real provisioner applies them: count, then
  * per mount host path, container path, overlay rules, duplicates. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_mounts.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,5 +1,7 @@
 /* Path components are handled as (pointer, length) slices of the input, so
  * nothing here allocates more than the one result string. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_paths.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,4 +1,6 @@
 /* Building replies: every answer body goes through here. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_reply.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,6 +1,8 @@
 /* Request classification: the one place that knows the provisioner's URLs.
  * A path parameter matches one non-empty segment (no '/'), as Starlette's
  * default converter does. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_routes.h"
 
 #include <string.h>

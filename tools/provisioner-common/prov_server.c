@@ -1,4 +1,6 @@
 /* libmicrohttpd glue: one request in, one sbx_prov_reply out. */
+#include <config.h>
+
 #include "tools/provisioner-common/prov_server.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,6 +1,8 @@
 /* Route handlers of the emulated provisioner.  Each follows the real
  * provisioner's sequence of Kubernetes calls (emu_store.h), so that partial
  * states and injected Kubernetes failures give the real answers. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_api.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

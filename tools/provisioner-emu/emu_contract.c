@@ -1,4 +1,6 @@
 /* Contract settings behind one mutex, so a reader never sees half a change. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_contract.h"
 
 void sbx_emu_contract_init(sbx_emu_contract *contract,

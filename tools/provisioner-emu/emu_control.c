@@ -1,5 +1,7 @@
 /* Control API handlers.  Errors answer 400 {"detail": "..."} naming what
  * is wrong, so that a broken test says why. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_control.h"
 
 #include "tools/provisioner-common/prov_json.h"

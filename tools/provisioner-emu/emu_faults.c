@@ -1,5 +1,7 @@
 /* Fault queues, counters and holds share one lock and one condition
  * variable, so that a waiter sees counts and holds change atomically. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_faults.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,4 +1,6 @@
 /* The request log: a JSON array kept behind a mutex, copied on read. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_request_log.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,6 +1,8 @@
 /* The emulator on the shared provisioner server: its hooks add the
  * control API, the request log and faults; everything about HTTP is
  * tools/provisioner-common/prov_server.c. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_server.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,5 +1,7 @@
 /* In-memory Pods and Services: an array of per-id entries in creation order
  * behind one mutex, plus one injectable failure per Kubernetes call. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_store.h"
 
 #include "tools/provisioner-common/prov_alloc.h"

@@ -1,4 +1,6 @@
 /* Random uids: only uniqueness matters (tests compare them, never parse). */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_uid.h"
 
 #include <stdint.h>

@@ -1,6 +1,8 @@
 /* sbx-provisioner-emu: a stand-in for the DeerFlow provisioner that tests
  * and demos run on 127.0.0.1, with a control API to script its answers.
  * See docs/emulator.md. */
+#include <config.h>
+
 #include "tools/provisioner-emu/emu_context.h"
 #include "tools/provisioner-common/prov_mounts.h"
 #include "tools/provisioner-common/prov_server.h"

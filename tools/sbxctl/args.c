@@ -1,7 +1,9 @@
 /* Command-line parsing.  Written by hand rather than with getopt_long so
  * that every usage error can name the exact token at fault, global options
  * can follow the command, and a --set value is never echoed. */
-#include "args.h"
+#include <config.h>
+
+#include "tools/sbxctl/args.h"
 
 #include "common/utf8.h"
 

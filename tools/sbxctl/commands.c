@@ -1,9 +1,11 @@
 /* The commands: each is one backend call, then printing.  A failed call
  * prints its error and exits with the code of its kind. */
-#include "commands.h"
+#include <config.h>
 
-#include "exit_code.h"
-#include "sandbox_id.h"
+#include "tools/sbxctl/commands.h"
+
+#include "tools/sbxctl/exit_code.h"
+#include "tools/sbxctl/sandbox_id.h"
 
 static int fail(const sbx_ctl_output *out, const sbx_error *err)
 {

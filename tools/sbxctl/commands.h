@@ -5,9 +5,9 @@
 
 #include <sbx/host.h>
 
-#include "args.h"
-#include "output.h"
-#include "session.h"
+#include "tools/sbxctl/args.h"
+#include "tools/sbxctl/output.h"
+#include "tools/sbxctl/session.h"
 
 /* backends: list what the session's host can load. */
 int sbx_ctl_cmd_backends(sbx_ctl_session *session, const sbx_ctl_output *out);

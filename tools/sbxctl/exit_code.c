@@ -1,6 +1,8 @@
 /* Status to exit code.  Spelt out case by case, not derived from the enum's
  * values, so that a renumbered status cannot silently change the contract. */
-#include "exit_code.h"
+#include <config.h>
+
+#include "tools/sbxctl/exit_code.h"
 
 int sbx_ctl_exit_code(sbx_status status)
 {

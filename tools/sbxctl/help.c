@@ -1,5 +1,7 @@
 /* The usage summary; docs/sbxctl.1 is the full reference. */
-#include "help.h"
+#include <config.h>
+
+#include "tools/sbxctl/help.h"
 
 static const char help_text[] =
     "Usage: sbxctl [--config FILE] [--backend NAME] [--set KEY=VALUE]... [--json] [-v]\n"

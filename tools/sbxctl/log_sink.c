@@ -1,5 +1,7 @@
 /* Backend log lines on stderr. */
-#include "log_sink.h"
+#include <config.h>
+
+#include "tools/sbxctl/log_sink.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 
 #include <sbx/host.h>
 
-#include "redact.h"
+#include "tools/sbxctl/redact.h"
 
 /* The log callback's context; must outlive every backend logging to it. */
 typedef struct sbx_ctl_log_sink {

@@ -1,14 +1,16 @@
 /* sbxctl: drive sandbox backends from the command line.  Parses the
  * arguments, sets up the session and dispatches to one command. */
+#include <config.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "args.h"
-#include "commands.h"
-#include "exit_code.h"
-#include "help.h"
-#include "output.h"
-#include "session.h"
+#include "tools/sbxctl/args.h"
+#include "tools/sbxctl/commands.h"
+#include "tools/sbxctl/exit_code.h"
+#include "tools/sbxctl/help.h"
+#include "tools/sbxctl/output.h"
+#include "tools/sbxctl/session.h"
 
 typedef int (*sandbox_command_fn)(const sbx_ctl_args *args, sbx_backend *backend,
                                   const sbx_ctl_output *out);

@@ -1,7 +1,9 @@
 /* Hints for options given to the wrong backend (see option_hints.h).  The
  * backends name an unknown key in their open() error; the hint is added
  * only to such a message, so a stale table can cost a hint, never an error. */
-#include "option_hints.h"
+#include <config.h>
+
+#include "tools/sbxctl/option_hints.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /* Printing for sbxctl.  Human output is composed in memory first so that the
  * redactor sees whole lines; JSON goes through json-c for correct escaping. */
+
 #include <config.h>
 
-#include "output.h"
+#include "tools/sbxctl/output.h"
 
 #include "common/utf8.h"
 

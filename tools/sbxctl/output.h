@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sbx/host.h>
 
-#include "redact.h"
+#include "tools/sbxctl/redact.h"
 
 /* How to print; `redactor` is borrowed and may be NULL. */
 typedef struct sbx_ctl_output {

@@ -1,5 +1,7 @@
 /* Secret redaction for sbxctl's output. */
-#include "redact.h"
+#include <config.h>
+
+#include "tools/sbxctl/redact.h"
 
 #include "common/redact.h"
 

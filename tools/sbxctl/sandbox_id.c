@@ -1,6 +1,8 @@
 /* Sandbox id derivation: the host library's rule-1 ids, so that sbxctl, the
  * manager and DeerFlow's provider name a thread's sandbox alike. */
-#include "sandbox_id.h"
+#include <config.h>
+
+#include "tools/sbxctl/sandbox_id.h"
 
 sbx_status sbx_ctl_derive_sandbox_id(const char *user_id, const char *thread_id,
                                      char out[SBX_CTL_DERIVED_ID_SIZE], sbx_error *err)

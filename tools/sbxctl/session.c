@@ -1,7 +1,9 @@
 /* Configuration, host and backend selection for one sbxctl run. */
-#include "session.h"
+#include <config.h>
 
-#include "option_hints.h"
+#include "tools/sbxctl/session.h"
+
+#include "tools/sbxctl/option_hints.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,9 +6,9 @@
 
 #include <sbx/host.h>
 
-#include "args.h"
-#include "log_sink.h"
-#include "redact.h"
+#include "tools/sbxctl/args.h"
+#include "tools/sbxctl/log_sink.h"
+#include "tools/sbxctl/redact.h"
 
 /* The backend used when neither --backend nor the file names one. */
 #define SBX_CTL_DEFAULT_BACKEND "local"

@@ -1,4 +1,6 @@
 /* What every lease store shares (see lease_store.h). */
+#include <config.h>
+
 #include "host-api/src/manager/lease_store.h"
 
 #include <stdio.h>

@@ -3,6 +3,8 @@
  * it, so cross_process is 0), with real TTLs and both lease states so that
  * the one contract suite runs against it as against the shared stores.
  */
+#include <config.h>
+
 #include "host-api/src/manager/lease_store.h"
 #include "host-api/src/manager/strmap.h"
 

@@ -6,6 +6,8 @@
  * every round trip (connect included) is bounded by REDIS_TIMEOUT_MS.  The
  * connection is made lazily and remade after any error.
  */
+#include <config.h>
+
 #include "host-api/src/manager/lease_store.h"
 
 #include <hiredis/hiredis.h>

@@ -7,6 +7,8 @@
  * the clock every process of the machine shares.  A crashed process's leases
  * simply expire.
  */
+#include <config.h>
+
 #include "host-api/src/manager/lease_store.h"
 
 #include <pthread.h>

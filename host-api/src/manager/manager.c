@@ -2,6 +2,8 @@
  * The sandbox manager: open, shutdown, get, release, counters and the entry
  * table (see <sbx/manager.h> and manager_internal.h).
  */
+#include <config.h>
+
 #include "host-api/src/manager/manager_internal.h"
 
 #include <stdarg.h>

@@ -3,6 +3,8 @@
  * backend already runs, or a new one; every path publishes the lease before
  * it hands anything out.
  */
+#include <config.h>
+
 #include "host-api/src/manager/manager_internal.h"
 
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * them.  Each thread waits on a condition variable until its next pass is
  * due by the manager's clock, or until it is woken or stopped.
  */
+#include <config.h>
+
 #include "host-api/src/manager/manager_internal.h"
 
 #include <errno.h>

@@ -4,6 +4,8 @@
  * reserve in-process, claim the lease for destroy, destroy on the backend
  * while a heartbeat keeps the teardown lease alive, release the lease.
  */
+#include <config.h>
+
 #include "host-api/src/manager/manager_internal.h"
 
 #include <stdlib.h>

@@ -1,4 +1,6 @@
 /* Cross-process locks and state directories of the manager. */
+#include <config.h>
+
 #include "host-api/src/manager/manager_internal.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
 /* Sandbox ids and owner ids of the manager (docs/manager.md rule 1, "owner id"). */
+#include <config.h>
+
 #include "host-api/src/manager/sandbox_id.h"
 
 #include <openssl/evp.h>

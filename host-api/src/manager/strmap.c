@@ -1,4 +1,6 @@
 /* String-keyed hash map (see strmap.h). */
+#include <config.h>
+
 #include "host-api/src/manager/strmap.h"
 
 #include <stdint.h>
