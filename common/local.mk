@@ -18,7 +18,9 @@ common_libsbx_common_la_SOURCES = \
 	common/utf8.c common/utf8.h
 
 # The HTTP client and strict JSON readers of the HTTP backends (remote,
-# docker); kept apart so that the host library does not link libcurl.
+# docker), also linked into the host library for the manager's readiness
+# wait; kept apart so that a program needing only libsbx-common does not
+# link libcurl.
 noinst_LTLIBRARIES += common/libsbx-http.la
 common_libsbx_http_la_SOURCES = \
 	common/http_client.c common/http_client.h \

@@ -55,3 +55,11 @@ tests_manager_test_manager_redis_SOURCES = tests/manager/test_manager_redis.c \
 	tests/manager/redis_server.c tests/manager/redis_server.h $(SBX_MGR_TEST_SUPPORT)
 tests_manager_test_manager_redis_CFLAGS = $(SBX_TEST_CFLAGS) $(HIREDIS_CFLAGS) -pthread
 tests_manager_test_manager_redis_LDADD = $(SBX_TEST_LIBS) $(HIREDIS_LIBS) -lpthread
+
+# Rule 6: the readiness wait against real HTTP server processes.
+check_PROGRAMS += tests/manager/ready_server tests/manager/test_manager_ready
+TESTS += tests/manager/test_manager_ready
+tests_manager_ready_server_SOURCES = tests/manager/ready_server.c
+tests_manager_test_manager_ready_SOURCES = tests/manager/test_manager_ready.c $(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_ready_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_manager_ready_LDADD = $(SBX_TEST_LIBS) -lpthread

@@ -101,6 +101,8 @@ int main(int argc, char **argv)
     c.idle_timeout_ms = atoll(argv[4]);
     c.shutdown = strcmp(argv[5], "keep") == 0 ? SBX_MANAGER_SHUTDOWN_KEEP : SBX_MANAGER_SHUTDOWN_DESTROY;
     c.log = log_line;
+    /* The sandboxes run `sleep`, not an HTTP server: no readiness wait. */
+    c.ready_timeout_ms = 0;
     if (sbx_host_new(&services, &host, &err) != SBX_OK ||
         sbx_backend_open(host, "local", opts, 4, &backend, &err) != SBX_OK ||
         sbx_manager_open(backend, &c, &m, &err) != SBX_OK) {

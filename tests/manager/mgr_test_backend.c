@@ -4,6 +4,7 @@
 #include "tests/manager/mgr_test_backend.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +26,8 @@ static struct {
     mt_stats stats;
     int failing[MT_OP_COUNT];
     int hold[MT_OP_COUNT], waiting[MT_OP_COUNT];
-} mt = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0}}, {0}, {0}, {0}, {0}};
+    char url_base[128];            /* "": mem://<id> */
+} mt = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0}}, {0}, {0}, {0}, {0}, ""};
 
 struct sbx_backend_instance {
     int unused;
@@ -64,8 +66,11 @@ static char *dup_or_null(const char *s)
 
 static void fill(sbx_sandbox *out, const mt_sandbox *b)
 {
-    char url[96] = "mem://";
-    strcat(url, b->id);
+    char url[200];
+    if (mt.url_base[0] != '\0')
+        snprintf(url, sizeof url, "%s", mt.url_base);
+    else
+        snprintf(url, sizeof url, "mem://%s", b->id);
     out->sandbox_id = strdup(b->id);
     out->sandbox_url = strdup(url);
     out->user_id = strdup(b->user);
@@ -104,6 +109,7 @@ static sbx_status mt_open(const sbx_option *options, size_t n, const sbx_host_se
     memset(&mt.stats, 0, sizeof mt.stats);
     memset(mt.failing, 0, sizeof mt.failing);
     memset(mt.hold, 0, sizeof mt.hold);
+    mt.url_base[0] = '\0';
     pthread_mutex_unlock(&mt.lock);
     *out = &instance;
     return SBX_OK;
@@ -309,4 +315,11 @@ int mt_wait_held(mt_op op, int timeout_ms)
     int waiting = mt.waiting[op] > 0;
     pthread_mutex_unlock(&mt.lock);
     return waiting;
+}
+
+void mt_set_url(const char *url)
+{
+    pthread_mutex_lock(&mt.lock);
+    snprintf(mt.url_base, sizeof mt.url_base, "%s", url != NULL ? url : "");
+    pthread_mutex_unlock(&mt.lock);
 }

@@ -44,4 +44,8 @@ int mt_count(void);
 void mt_hold(mt_op op, int hold);
 int mt_wait_held(mt_op op, int timeout_ms);
 
+/* Give every sandbox the URL `url` from now on (an HTTP server of the
+ * test, for the readiness wait); NULL: mem://<id> again. */
+void mt_set_url(const char *url);
+
 #endif

@@ -81,7 +81,9 @@ typedef struct sbx_manager_config {
     unsigned replicas;             /* 3; >= 1: soft cap of active + warm */
     int64_t check_interval_ms;     /* 60000; > 0: reaper period */
     const char *ready_path;        /* "/v1/sandbox" (NULL: the default) */
-    int64_t ready_timeout_ms;      /* 60000; 0: do not wait */
+    int64_t ready_timeout_ms;      /* 60000; 0: do not wait.  After a create,
+                                    * an http(s) sandbox URL is polled with
+                                    * GET <url><ready_path> until a 200 */
     sbx_manager_store store;       /* SBX_MANAGER_STORE_MEMORY */
     const char *store_path;        /* sqlite file; NULL: $XDG_STATE_HOME/sbx/leases.db */
     const char *redis_url;         /* NULL: "redis://127.0.0.1:6379/0" */
@@ -99,12 +101,13 @@ typedef struct sbx_manager_config {
                                     * warm and grace timing and the memory
                                     * store's lease expiry */
     void *clock_ctx;               /* passed back to clock */
+    int64_t ready_interval_ms;     /* 1000; > 0: one readiness try per interval */
 } sbx_manager_config;
 
 #define SBX_MANAGER_CONFIG_INIT                                              \
     { sizeof(sbx_manager_config), 600000, 3, 60000, NULL, 60000,             \
       SBX_MANAGER_STORE_MEMORY, NULL, NULL, NULL, 30000, 4,                   \
-      SBX_MANAGER_SHUTDOWN_DESTROY, NULL, NULL, NULL, NULL, NULL, NULL }
+      SBX_MANAGER_SHUTDOWN_DESTROY, NULL, NULL, NULL, NULL, NULL, NULL, 1000 }
 
 /*
  * Counters for a host to export.  The caller sets struct_size; members are
@@ -154,7 +157,9 @@ void sbx_manager_free(sbx_manager *manager);
  * random id.  On success *out is a new reference to the ACTIVE sandbox.
  * Errors: SBX_ERR_REFUSED when the id serves another identity or a peer is
  * tearing the sandbox down, SBX_ERR_TRANSPORT when the ownership store
- * cannot answer (nothing is handed out unpublished), or the backend's error.
+ * cannot answer (nothing is handed out unpublished) or when a new sandbox
+ * did not answer 200 within ready_timeout (it is destroyed), or the
+ * backend's error.
  */
 sbx_status sbx_manager_acquire(sbx_manager *manager, const sbx_create_request *request,
                                sbx_managed **out, sbx_error *err);

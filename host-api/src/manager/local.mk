@@ -7,13 +7,15 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/manager_teardown.c \
 	host-api/src/manager/manager_reaper.c \
 	host-api/src/manager/process_lock.c \
+	host-api/src/manager/readiness.c \
 	host-api/src/manager/sandbox_id.c host-api/src/manager/sandbox_id.h \
 	host-api/src/manager/strmap.c host-api/src/manager/strmap.h \
 	host-api/src/manager/lease_store.c host-api/src/manager/lease_store.h \
 	host-api/src/manager/lease_store_memory.c \
 	host-api/src/manager/lease_store_sqlite.c \
 	host-api/src/manager/lease_store_redis.c
-host_api_libsbx_host_la_CFLAGS += $(CRYPTO_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
+host_api_libsbx_host_la_CFLAGS += $(CRYPTO_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) \
+	$(CURL_CFLAGS) -pthread
 host_api_libsbx_host_la_LIBADD += $(CRYPTO_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
 
 # The host's guide to the manager.

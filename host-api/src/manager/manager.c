@@ -228,6 +228,8 @@ static sbx_status check_config(const sbx_manager_config *c, sbx_error *err)
         bad = "check_interval must be > 0";
     else if (c->ready_timeout_ms < 0)
         bad = "ready_timeout must be >= 0";
+    else if (c->ready_interval_ms <= 0)
+        bad = "ready_interval must be > 0";
     else if (c->ready_path != NULL && c->ready_path[0] != '/')
         bad = "ready_path must start with '/'";
     else if (c->store != SBX_MANAGER_STORE_MEMORY && c->store != SBX_MANAGER_STORE_SQLITE &&

@@ -209,6 +209,17 @@ static sbx_status create_new(acquire_ctx *a)
         return st;
     mgr_log(m, SBX_LOG_INFO, "created sandbox %s for user '%s' thread '%s'", a->e->id, a->user,
             a->thread != NULL ? a->thread : "(anonymous)");
+    /* Rule 6: not handed out (nor published) before it serves; one that
+     * never does is destroyed under a teardown lease. */
+    if ((st = mgr_wait_ready(m, created, a->err)) != SBX_OK) {
+        sbx_backend_free_sandboxes(m->backend, created, 1);
+        sbx_error destroy_err;
+        mgr_log(m, SBX_LOG_ERROR, "%s: destroying it", a->err->message);
+        if (mgr_teardown(m, a->e->id, mgr_reapable_untracked, NULL, 0, &destroy_err) != SBX_OK)
+            mgr_log(m, SBX_LOG_ERROR, "destroy of unready sandbox %s failed: %s", a->e->id,
+                    destroy_err.message);
+        return st;
+    }
     st = register_sandbox(a, created);
     sbx_backend_free_sandboxes(m->backend, created, 1);
     if (st != SBX_OK) {

@@ -194,6 +194,15 @@ void mgr_threads_join(sbx_manager *m);
  * down; else the store's error. */
 sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err);
 
+/* ---- readiness.c ---- */
+
+/* Rule 6: for an http(s) sandbox_url, GET <url><ready_path> (each try at
+ * most 5 s, one try per ready_interval) until a 200 or ready_timeout; the
+ * environment's proxy is bypassed for loopback, private and cluster-local
+ * hosts.  SBX_OK ready (or nothing to wait for); SBX_ERR_TRANSPORT naming
+ * the sandbox, the URL and the last answer. */
+sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error *err);
+
 /* ---- process_lock.c ---- */
 
 /* Lock `<dir>/<id>.lock` exclusively across processes (flock), waiting for

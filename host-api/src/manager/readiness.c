@@ -1,0 +1,97 @@
+/*
+ * Rule 6: after a create, wait until an http(s) sandbox serves.  The probe is
+ * the shared HTTP client (common/http_client.h), so the readiness GET gets
+ * the same proxy rules as every control-plane request: loopback, private and
+ * cluster-local sandbox hosts bypass the environment's proxy.
+ */
+#include "host-api/src/manager/manager_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/http_client.h"
+
+/* Rule 6: each try bounded by 5 s. */
+#define READY_TRY_MAX_MS 5000L
+/* A readiness answer is a status line; its body is never read. */
+#define READY_MAX_BODY ((size_t)64 * 1024)
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void pause_ms(int64_t ms)
+{
+    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static int is_http_url(const char *url)
+{
+    return url != NULL &&
+           (strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0);
+}
+
+sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error *err)
+{
+    int64_t timeout = m->config.ready_timeout_ms;
+    if (timeout == 0 || !is_http_url(sandbox->sandbox_url))
+        return SBX_OK;
+    sbx_http_client_options o = {
+        .base_url = sandbox->sandbox_url,
+        .max_response_bytes = READY_MAX_BODY,
+        .log = m->config.log, .log_ctx = m->config.log_ctx, .log_name = "manager",
+    };
+    sbx_http_client *client = NULL;
+    sbx_status st = sbx_http_client_new(&o, &client, err);
+    if (st != SBX_OK)
+        return sbx_error_set(err, st, "sandbox %s: cannot probe %s%s: %s", sandbox->sandbox_id,
+                             sandbox->sandbox_url, m->ready_path, err->message);
+    int64_t deadline = monotonic_ms() + timeout;
+    char last[256] = "no answer yet";
+    int ready = 0;
+    for (;;) {
+        int64_t started = monotonic_ms();
+        int64_t left = deadline - started;
+        if (left <= 0)
+            break;
+        sbx_http_response resp = { 0, NULL, 0 };
+        sbx_error try_err;
+        long bound = left < READY_TRY_MAX_MS ? (long)left : READY_TRY_MAX_MS;
+        if (sbx_http_request(client, "GET", m->ready_path, NULL, bound, &resp, &try_err) ==
+            SBX_OK) {
+            ready = resp.status == 200;
+            snprintf(last, sizeof last, "HTTP %ld", resp.status);
+            sbx_http_response_clear(&resp);
+        } else {
+            snprintf(last, sizeof last, "%.200s", try_err.message);
+        }
+        if (ready)
+            break;
+        /* One try per ready_interval, counted from the start of the try. */
+        int64_t next = started + m->config.ready_interval_ms;
+        int64_t now = monotonic_ms();
+        if (next >= deadline)
+            break;
+        if (next > now)
+            pause_ms(next - now);
+    }
+    const char *shown = sbx_http_client_shown_url(client);
+    if (!ready)
+        st = sbx_error_set(err, SBX_ERR_TRANSPORT,
+                           "sandbox %s did not become ready: GET %s%s gave no 200 within %lld ms "
+                           "(ready_timeout; last answer: %s)", sandbox->sandbox_id, shown,
+                           m->ready_path, (long long)timeout, last);
+    else
+        mgr_log(m, SBX_LOG_DEBUG, "sandbox %s is ready (GET %s%s)", sandbox->sandbox_id, shown,
+                m->ready_path);
+    sbx_http_client_free(client);
+    return st;
+}
