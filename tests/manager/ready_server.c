@@ -10,6 +10,8 @@
  *
  * One request per connection (Connection: close); runs until killed.
  */
+#include <config.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>

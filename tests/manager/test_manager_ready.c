@@ -5,6 +5,8 @@
  * the acquire fails naming it; a proxy from the environment is bypassed for
  * a loopback sandbox.
  */
+#include <config.h>
+
 #include <CUnit/CUnit.h>
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -4,6 +4,8 @@
  * the same proxy rules as every control-plane request: loopback, private and
  * cluster-local sandbox hosts bypass the environment's proxy.
  */
+#include <config.h>
+
 #include "host-api/src/manager/manager_internal.h"
 
 #include <errno.h>
