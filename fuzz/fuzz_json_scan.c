@@ -1,6 +1,6 @@
 /*
  * libFuzzer target remote-json-scan: the one-pass scanner is_alive reads
- * "status" with (plugin/remote/json_scan.h), judged by json-c's strict
+ * "status" with (plugin/remote/remote_json_scan.h), judged by json-c's strict
  * parser.  The scanner may refuse what json-c strict lets through (its
  * extensions: NaN, "1.", raw control characters in strings), but the
  * fuzzer aborts when the scanner accepts a text json-c strict refuses or
@@ -8,7 +8,7 @@
  */
 #include <config.h>
 
-#include "plugin/remote/json_scan.h"
+#include "plugin/remote/remote_json_scan.h"
 
 #include <json-c/json.h>
 

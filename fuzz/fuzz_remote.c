@@ -1,9 +1,9 @@
 /*
  * libFuzzer targets: the remote backend's decoders of provisioner answers
- * (plugin/remote/decode.h).  One source, one target per decoder, chosen at
+ * (plugin/remote/remote_decode.h).  One source, one target per decoder, chosen at
  * compile time with -DSBX_FUZZ_DECODER=N (see fuzz/run):
  *   1 sbx_remote_decode_list            (GET /api/sandboxes), and beside it
- *     the streaming list decoder (list_stream.h) fed the same bytes whole
+ *     the streaming list decoder (remote_list_stream.h) fed the same bytes whole
  *     and split at random points: both must give the same status, message,
  *     records and warnings
  *   2 sbx_remote_decode_sandbox         (create/get answers)
@@ -17,8 +17,8 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
-#include "plugin/remote/decode.h"
-#include "plugin/remote/list_stream.h"
+#include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_list_stream.h"
 
 #include <sbx/host.h>
 

@@ -6,7 +6,7 @@
 #include "tests/support/cunit_main.h"
 #include "tests/support/secret_runs.h"
 
-#include "plugin/remote/answer_errors.h"
+#include "plugin/remote/remote_answer_errors.h"
 
 #include <sbx/host.h>
 

@@ -5,7 +5,7 @@
 
 #include "tests/support/cunit_main.h"
 
-#include "plugin/remote/contract_cache.h"
+#include "plugin/remote/remote_contract_cache.h"
 
 #include <sbx/host.h>
 

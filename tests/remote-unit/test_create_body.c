@@ -4,8 +4,8 @@
 
 #include "tests/support/cunit_main.h"
 
-#include "plugin/remote/create.h"
-#include "plugin/remote/options.h"
+#include "plugin/remote/remote_create.h"
+#include "plugin/remote/remote_options.h"
 
 #include <sbx/host.h>
 

@@ -7,7 +7,7 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_decode.h"
 
 #include <sbx/host.h>
 

@@ -6,7 +6,7 @@
 #include "tests/support/secret_runs.h"
 
 #include "common/sandbox_ids.h"
-#include "plugin/remote/options.h"
+#include "plugin/remote/remote_options.h"
 
 #include <sbx/host.h>
 

@@ -1,5 +1,5 @@
 /* The one-pass JSON scanner is_alive reads "status" with
- * (plugin/remote/json_scan.h): RFC 8259 accepted, every json-c extension
+ * (plugin/remote/remote_json_scan.h): RFC 8259 accepted, every json-c extension
  * and every malformed text refused, json-c's depth limit, and "status"
  * read as json-c would keep it (the last duplicate, keys unescaped). */
 #include <config.h>
@@ -7,7 +7,7 @@
 #include "tests/support/cunit_main.h"
 
 #include "common/json_fields.h"
-#include "plugin/remote/json_scan.h"
+#include "plugin/remote/remote_json_scan.h"
 
 #include <CUnit/CUnit.h>
 #include <pthread.h>
@@ -49,7 +49,7 @@ static sbx_json_scanned_member status_of(const char *text)
     return member;
 }
 
-/* What is_alive concludes from a 200 answer (plugin/remote/ops.c). */
+/* What is_alive concludes from a 200 answer (plugin/remote/remote_ops.c). */
 static int reads_running(const char *text)
 {
     sbx_json_scanned_member member;

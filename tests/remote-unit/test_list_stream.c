@@ -1,4 +1,4 @@
-/* The streaming list decoder (plugin/remote/list_stream.h): it gives what
+/* The streaming list decoder (plugin/remote/remote_list_stream.h): it gives what
  * the json-c decoder gives (records, warnings, errors) however the answer
  * is cut into chunks; it keeps little more than the records while it
  * reads; and through the HTTP client's body sink, against the emulator on
@@ -11,8 +11,8 @@
 #include "common/http_client.h"
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
-#include "plugin/remote/decode.h"
-#include "plugin/remote/list_stream.h"
+#include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_list_stream.h"
 #include "tests/support/emulator.h"
 
 #include <sbx/host.h>

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
-#include "plugin/remote/instance.h"
+#include "plugin/remote/remote_instance.h"
 
 /* 1 when `mount` is forwarded: its container path is in the allowlist, and it
  * is not the lark-cli runtime mount while either lark-cli provisioning flag is

@@ -1,15 +1,15 @@
-/* destroy, is_alive, discover, list, capabilities, reconcile (see ops.h). */
+/* destroy, is_alive, discover, list, capabilities, reconcile (see remote_ops.h). */
 #include <config.h>
 
-#include "plugin/remote/ops.h"
+#include "plugin/remote/remote_ops.h"
 
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
-#include "plugin/remote/answer_errors.h"
-#include "plugin/remote/decode.h"
-#include "plugin/remote/json_scan.h"
-#include "plugin/remote/list_stream.h"
+#include "plugin/remote/remote_answer_errors.h"
+#include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_json_scan.h"
+#include "plugin/remote/remote_list_stream.h"
 
 #include <sbx/host.h>
 
@@ -104,7 +104,7 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
         return st;
     if (resp.status == 200) {
         /* Only "status" and "sandbox_id" are wanted: the scanner validates
-         * the whole answer without building it (json_scan.h).  An answer
+         * the whole answer without building it (remote_json_scan.h).  An answer
          * naming another sandbox is refused; one naming none is the seed's
          * minimal answer and is read. */
         static const char *const keys[] = { "status", "sandbox_id" };
@@ -228,7 +228,7 @@ sbx_status sbx_remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out
     const char *what = "Provisioner list failed";
     sbx_error cause;
     sbx_error_clear(&cause);
-    /* A 200 answer is decoded as it arrives (list_stream.h): a 10k list
+    /* A 200 answer is decoded as it arrives (remote_list_stream.h): a 10k list
      * never exists as a whole body or a json-c tree. */
     sbx_list_stream *decoder = sbx_list_stream_new();
     if (decoder == NULL)

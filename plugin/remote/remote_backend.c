@@ -2,12 +2,12 @@
  * exported symbol (every other function is hidden or static). */
 #include <config.h>
 
-#include "plugin/remote/module.h"
+#include "plugin/remote/remote_backend.h"
 
 #include "common/sandbox_records.h"
-#include "plugin/remote/create.h"
-#include "plugin/remote/instance.h"
-#include "plugin/remote/ops.h"
+#include "plugin/remote/remote_create.h"
+#include "plugin/remote/remote_instance.h"
+#include "plugin/remote/remote_ops.h"
 
 static const sbx_backend_descriptor remote_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,

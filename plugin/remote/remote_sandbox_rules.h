@@ -1,15 +1,15 @@
 /*
  * The rules a sandbox object of a provisioner answer must follow and the
- * warnings of a list answer (decode.h), in one place for the two decoders
- * that apply them: the json-c one (decode.c) and the streaming list decoder
- * (list_stream.c), which must refuse the same entries with the same words.
+ * warnings of a list answer (remote_decode.h), in one place for the two decoders
+ * that apply them: the json-c one (remote_decode.c) and the streaming list decoder
+ * (remote_list_stream.c), which must refuse the same entries with the same words.
  * Pure functions; thread-safe.
  */
 #ifndef SBX_REMOTE_SANDBOX_RULES_H
 #define SBX_REMOTE_SANDBOX_RULES_H
 
 #include "common/json_fields.h"
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_decode.h"
 
 #include <stddef.h>
 #include <sbx/backend.h>
@@ -43,7 +43,7 @@ typedef unsigned char sbx_remote_problem;
 /* The problem of a value that is not a JSON object at all. */
 #define SBX_REMOTE_NOT_OBJECT ((sbx_remote_problem)0x08)
 
-/* The first rule of decode.h that `f` breaks, in validation order, or 0. */
+/* The first rule of remote_decode.h that `f` breaks, in validation order, or 0. */
 sbx_remote_problem sbx_remote_check_fields(const sbx_remote_fields *f);
 
 /* Fill `err` with the message of `problem` (not 0), naming the field;

@@ -1,7 +1,7 @@
-/* Parsing and validation of the remote backend's options (see options.h). */
+/* Parsing and validation of the remote backend's options (see remote_options.h). */
 #include <config.h>
 
-#include "plugin/remote/options.h"
+#include "plugin/remote/remote_options.h"
 
 #include "common/printable.h"
 

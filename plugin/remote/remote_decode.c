@@ -1,11 +1,11 @@
-/* Decoders of provisioner answers (see decode.h). */
+/* Decoders of provisioner answers (see remote_decode.h). */
 #include <config.h>
 
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_decode.h"
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
-#include "plugin/remote/sandbox_rules.h"
+#include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/host.h>
 
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Classify a sandbox object's members (sandbox_rules.h) walking them once,
+/* Classify a sandbox object's members (remote_sandbox_rules.h) walking them once,
  * instead of one hash lookup per field: a 10k list has 60k fields.  The
  * strings of f->text are borrowed from `object`. */
 static sbx_remote_problem read_members(struct json_object *object, sbx_remote_fields *f)

@@ -1,10 +1,10 @@
-/* Error records for failed calls (see answer_errors.h). */
+/* Error records for failed calls (see remote_answer_errors.h). */
 #include <config.h>
 
-#include "plugin/remote/answer_errors.h"
+#include "plugin/remote/remote_answer_errors.h"
 
 #include "common/redact.h"
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_decode.h"
 
 #include <sbx/host.h>
 

@@ -1,15 +1,15 @@
-/* Create: body builder, mount filter, contract rules 2-6 (see create.h). */
+/* Create: body builder, mount filter, contract rules 2-6 (see remote_create.h). */
 #include <config.h>
 
-#include "plugin/remote/create.h"
+#include "plugin/remote/remote_create.h"
 
 #include "common/create_request.h"
 #include "common/json_fields.h"
 #include "common/printable.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
-#include "plugin/remote/answer_errors.h"
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_answer_errors.h"
+#include "plugin/remote/remote_decode.h"
 
 #include <sbx/host.h>
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
-#include "plugin/remote/instance.h"
+#include "plugin/remote/remote_instance.h"
 
 /* DELETE /api/sandboxes/{id}; 200 and 404 are success. */
 sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,

@@ -1,10 +1,10 @@
-/* Opening and closing a remote-backend instance (see instance.h). */
+/* Opening and closing a remote-backend instance (see remote_instance.h). */
 #include <config.h>
 
-#include "plugin/remote/instance.h"
+#include "plugin/remote/remote_instance.h"
 
-#include "plugin/remote/answer_errors.h"
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_answer_errors.h"
+#include "plugin/remote/remote_decode.h"
 
 #include <sbx/host.h>
 

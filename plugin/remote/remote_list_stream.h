@@ -5,7 +5,7 @@
  * member (a few buffers reused from entry to entry, and the records' own
  * one allocation each, sandbox_records.h).
  *
- * It gives exactly what sbx_remote_decode_list (the json-c decoder, decode.h)
+ * It gives exactly what sbx_remote_decode_list (the json-c decoder, remote_decode.h)
  * gives for the same bytes: the same status and message, the same records,
  * the same warnings in the same order.  So it reads JSON as json-c 0.16's
  * default (non-strict) tokener does, extensions included (comments,
@@ -25,7 +25,7 @@
 #ifndef SBX_REMOTE_LIST_STREAM_H
 #define SBX_REMOTE_LIST_STREAM_H
 
-#include "plugin/remote/decode.h"
+#include "plugin/remote/remote_decode.h"
 
 #include <stddef.h>
 #include <sbx/backend.h>

@@ -1,7 +1,7 @@
-/* The rules of a sandbox object and the list warnings (see sandbox_rules.h). */
+/* The rules of a sandbox object and the list warnings (see remote_sandbox_rules.h). */
 #include <config.h>
 
-#include "plugin/remote/sandbox_rules.h"
+#include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/host.h>
 

@@ -1,8 +1,8 @@
-/* The validating one-pass JSON scanner (see json_scan.h).  Iterative, with
+/* The validating one-pass JSON scanner (see remote_json_scan.h).  Iterative, with
  * a fixed stack of open containers, so hostile nesting costs no recursion. */
 #include <config.h>
 
-#include "plugin/remote/json_scan.h"
+#include "plugin/remote/remote_json_scan.h"
 
 #include "common/utf8.h"
 

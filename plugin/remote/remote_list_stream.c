@@ -1,4 +1,4 @@
-/* The streaming list decoder (see list_stream.h).
+/* The streaming list decoder (see remote_list_stream.h).
  *
  * A byte-driven state machine that follows json-c 0.16's tokener
  * (json_tokener.c, non-strict) state for state where the two could part:
@@ -9,12 +9,12 @@
  * "sandboxes", an entry of that array, a member of an entry. */
 #include <config.h>
 
-#include "plugin/remote/list_stream.h"
+#include "plugin/remote/remote_list_stream.h"
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
 #include "common/utf8.h"
-#include "plugin/remote/sandbox_rules.h"
+#include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/host.h>
 

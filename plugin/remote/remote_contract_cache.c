@@ -1,7 +1,7 @@
-/* The mount-contract cache (see contract_cache.h). */
+/* The mount-contract cache (see remote_contract_cache.h). */
 #include <config.h>
 
-#include "plugin/remote/contract_cache.h"
+#include "plugin/remote/remote_contract_cache.h"
 
 #include <sbx/host.h>
 

@@ -11,7 +11,7 @@
 #include <sbx/backend.h>
 
 #include "common/http_client.h"
-#include "plugin/remote/instance.h"
+#include "plugin/remote/remote_instance.h"
 
 /* Error for an HTTP answer the call does not accept: 401/403 ->
  * SBX_ERR_UNAUTHORIZED; 409 -> SBX_ERR_REFUSED (the provisioner will not

@@ -10,8 +10,8 @@
 #include <sbx/backend.h>
 
 #include "common/http_client.h"
-#include "plugin/remote/contract_cache.h"
-#include "plugin/remote/options.h"
+#include "plugin/remote/remote_contract_cache.h"
+#include "plugin/remote/remote_options.h"
 
 /* The name the backend registers and logs under. */
 #define SBX_REMOTE_NAME "remote"
