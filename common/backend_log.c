@@ -6,8 +6,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void sbx_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
-                       const char *backend, const char *fmt, va_list ap)
+void common_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
+                          const char *backend, const char *fmt, va_list ap)
 {
     if (services == NULL ||
         services->struct_size < offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx ||
@@ -18,11 +18,11 @@ void sbx_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
     services->log(services->log_ctx, level, backend, line);
 }
 
-void sbx_backend_logf(const sbx_host_services *services, sbx_log_level level,
-                      const char *backend, const char *fmt, ...)
+void common_backend_logf(const sbx_host_services *services, sbx_log_level level,
+                         const char *backend, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    sbx_backend_vlogf(services, level, backend, fmt, ap);
+    common_backend_vlogf(services, level, backend, fmt, ap);
     va_end(ap);
 }

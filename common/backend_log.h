@@ -12,16 +12,16 @@
  * backend's name.  Does nothing when `services` or its callback is NULL or
  * the host's struct is too small to hold the callback.  Thread-safe as far
  * as the callback is. */
-void sbx_backend_logf(const sbx_host_services *services, sbx_log_level level,
-                      const char *backend, const char *fmt, ...)
+void common_backend_logf(const sbx_host_services *services, sbx_log_level level,
+                         const char *backend, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-/* sbx_backend_logf with the arguments in a va_list (for wrappers). */
-void sbx_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
-                       const char *backend, const char *fmt, va_list ap)
+/* common_backend_logf with the arguments in a va_list (for wrappers). */
+void common_backend_vlogf(const sbx_host_services *services, sbx_log_level level,
+                          const char *backend, const char *fmt, va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 0)))
 #endif

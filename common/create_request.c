@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
-sbx_status sbx_create_request_check(const char *backend, const sbx_create_request *req,
-                                    sbx_error *err)
+sbx_status common_create_request_check(const char *backend, const sbx_create_request *req,
+                                       sbx_error *err)
 {
     /* A smaller struct_size is a caller built against another ABI: the
      * fields we would read are not there. */
@@ -20,17 +20,17 @@ sbx_status sbx_create_request_check(const char *backend, const sbx_create_reques
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "%s: create request missing or built for another ABI "
                              "(initialise it with SBX_CREATE_REQUEST_INIT)", backend);
-    sbx_status st = sbx_check_sandbox_id(req->sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(req->sandbox_id, err);
     if (st == SBX_OK)
-        st = sbx_check_principal_id("thread_id", req->thread_id, err);
+        st = common_check_principal_id("thread_id", req->thread_id, err);
     if (st == SBX_OK)
-        st = sbx_check_principal_id("user_id", req->user_id, err);
+        st = common_check_principal_id("user_id", req->user_id, err);
     return st;
 }
 
-sbx_status sbx_create_request_refuse_contract(const char *backend,
-                                              const sbx_create_request *req,
-                                              sbx_error *err)
+sbx_status common_create_request_refuse_contract(const char *backend,
+                                                 const sbx_create_request *req,
+                                                 sbx_error *err)
 {
     if (req->required_contract == SBX_CONTRACT_NONE)
         return SBX_OK;
@@ -40,9 +40,9 @@ sbx_status sbx_create_request_refuse_contract(const char *backend,
                          req->required_contract);
 }
 
-const char *sbx_create_request_user(const sbx_create_request *req)
+const char *common_create_request_user(const sbx_create_request *req)
 {
-    return req->user_id != NULL ? req->user_id : SBX_DEFAULT_USER_ID;
+    return req->user_id != NULL ? req->user_id : COMMON_DEFAULT_USER_ID;
 }
 
 /* Equal as owners: NULL and "" both mean "none". */
@@ -53,13 +53,13 @@ static int same_principal(const char *a, const char *b)
     return b != NULL && strcmp(a, b) == 0;
 }
 
-sbx_status sbx_create_request_check_owner(const char *backend, const sbx_create_request *req,
-                                          const char *found_user, const char *found_thread,
-                                          sbx_error *err)
+sbx_status common_create_request_check_owner(const char *backend, const sbx_create_request *req,
+                                             const char *found_user, const char *found_thread,
+                                             sbx_error *err)
 {
     const char *user = found_user != NULL && found_user[0] != '\0' ? found_user
-                                                                  : SBX_DEFAULT_USER_ID;
-    if (strcmp(user, sbx_create_request_user(req)) != 0)
+                                                                  : COMMON_DEFAULT_USER_ID;
+    if (strcmp(user, common_create_request_user(req)) != 0)
         return sbx_error_set(err, SBX_ERR_REFUSED,
                              "%s: sandbox '%s' exists and belongs to another user",
                              backend, req->sandbox_id);

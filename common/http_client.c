@@ -22,10 +22,10 @@
 
 /* Idle handles kept for reuse; more than this many concurrent calls still
  * work, the surplus handles are just closed when returned. */
-#define SBX_HTTP_POOL_MAX 32
-#define SBX_HTTP_DEFAULT_MAX_RESPONSE ((size_t)16 * 1024 * 1024)
+#define COMMON_HTTP_POOL_MAX 32
+#define COMMON_HTTP_DEFAULT_MAX_RESPONSE ((size_t)16 * 1024 * 1024)
 
-struct sbx_http_client {
+struct common_http_client {
     char *base_url;
     char *shown_url;                  /* base_url without user:password@, for messages */
     char *unix_socket_path;
@@ -43,7 +43,7 @@ struct sbx_http_client {
     size_t base_url_len;
 
     pthread_mutex_t pool_lock;        /* guards idle/idle_count only */
-    struct pooled_handle *idle[SBX_HTTP_POOL_MAX];
+    struct pooled_handle *idle[COMMON_HTTP_POOL_MAX];
     size_t idle_count;
 };
 
@@ -64,14 +64,14 @@ static char *dup_or_null(const char *s)
     return s == NULL ? NULL : strdup(s);
 }
 
-static void client_log(const sbx_http_client *c, sbx_log_level level,
+static void client_log(const common_http_client *c, sbx_log_level level,
                        const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
-static void client_log(const sbx_http_client *c, sbx_log_level level,
+static void client_log(const common_http_client *c, sbx_log_level level,
                        const char *fmt, ...)
 {
     if (c->log == NULL)
@@ -93,7 +93,7 @@ static int starts_with_nocase(const char *s, const char *prefix)
 static char *url_for_messages(const char *url)
 {
     size_t start = 0, len = 0;
-    if (!sbx_url_credentials(url, &start, &len))
+    if (!common_url_credentials(url, &start, &len))
         return strdup(url);
     size_t n = strlen(url) - len + 1;
     char *shown = malloc(n);
@@ -102,7 +102,7 @@ static char *url_for_messages(const char *url)
     return shown;
 }
 
-const char *sbx_http_client_shown_url(const sbx_http_client *c)
+const char *common_http_client_shown_url(const common_http_client *c)
 {
     return c->shown_url;
 }
@@ -155,7 +155,7 @@ static sbx_status append_header(struct curl_slist **list, const char *header,
     return SBX_OK;
 }
 
-static sbx_status build_header_lists(sbx_http_client *c, const sbx_http_client_options *o,
+static sbx_status build_header_lists(common_http_client *c, const common_http_client_options *o,
                                      sbx_error *err)
 {
     for (size_t i = 0; i < o->header_count; i++) {
@@ -190,8 +190,8 @@ static sbx_status build_header_lists(sbx_http_client *c, const sbx_http_client_o
 typedef struct pooled_handle pooled_handle;
 static void free_handle(pooled_handle *ph);
 
-sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client **out,
-                               sbx_error *err)
+sbx_status common_http_client_new(const common_http_client_options *o, common_http_client **out,
+                                  sbx_error *err)
 {
     *out = NULL;
     if (o == NULL || o->base_url == NULL ||
@@ -207,7 +207,7 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
         return sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl initialisation failed: %s",
                              curl_easy_strerror(global_init_result));
 
-    sbx_http_client *c = calloc(1, sizeof *c);
+    common_http_client *c = calloc(1, sizeof *c);
     if (c == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     if (pthread_mutex_init(&c->pool_lock, NULL) != 0) {
@@ -216,7 +216,7 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
     }
     c->connect_timeout_ms = o->connect_timeout_ms;
     c->max_response_bytes = o->max_response_bytes > 0 ? o->max_response_bytes
-                                                      : SBX_HTTP_DEFAULT_MAX_RESPONSE;
+                                                      : COMMON_HTTP_DEFAULT_MAX_RESPONSE;
     c->log = o->log;
     c->log_ctx = o->log_ctx;
     c->base_url = strdup(o->base_url);
@@ -228,7 +228,7 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
         (o->unix_socket_path != NULL && c->unix_socket_path == NULL) ||
         (o->ca_file != NULL && c->ca_file == NULL) ||
         (o->log_name != NULL && c->log_name == NULL)) {
-        sbx_http_client_free(c);
+        common_http_client_free(c);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     strip_trailing_slashes(c->base_url);
@@ -237,15 +237,15 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
 
     sbx_status st = build_header_lists(c, o, err);
     if (st != SBX_OK) {
-        sbx_http_client_free(c);
+        common_http_client_free(c);
         return st;
     }
     if (c->unix_socket_path != NULL) {
         c->bypass_proxy = 1;
     } else {
-        st = sbx_url_host_bypasses_proxy(c->base_url, &c->bypass_proxy, err);
+        st = common_url_host_bypasses_proxy(c->base_url, &c->bypass_proxy, err);
         if (st != SBX_OK) {
-            sbx_http_client_free(c);
+            common_http_client_free(c);
             return st;
         }
     }
@@ -253,7 +253,7 @@ sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client
     return SBX_OK;
 }
 
-void sbx_http_client_free(sbx_http_client *c)
+void common_http_client_free(common_http_client *c)
 {
     if (c == NULL)
         return;
@@ -278,7 +278,7 @@ typedef struct body_sink {
     size_t len, cap;
     size_t limit;
     size_t received;               /* bytes of body so far, buffered or streamed */
-    const sbx_http_body_sink *stream; /* NULL, or where an expected answer goes */
+    const common_http_body_sink *stream; /* NULL, or where an expected answer goes */
     CURL *curl;                    /* to read the status when the body begins */
     int streaming;                 /* this answer's body goes to stream */
     int oversize;
@@ -358,7 +358,7 @@ static void free_handle(pooled_handle *ph)
 
 /* The options every request of this client shares: the safety settings of
  * http_client.h and the handle's own sink and error buffer. */
-static CURLcode set_fixed_options(const sbx_http_client *c, pooled_handle *ph)
+static CURLcode set_fixed_options(const common_http_client *c, pooled_handle *ph)
 {
     CURL *h = ph->curl;
     CURLcode rc = CURLE_OK;
@@ -394,7 +394,7 @@ static CURLcode set_fixed_options(const sbx_http_client *c, pooled_handle *ph)
 
 /* A new handle with the fixed options set, or NULL (*rc says why when
  * libcurl refused an option; CURLE_OUT_OF_MEMORY otherwise). */
-static pooled_handle *new_handle(const sbx_http_client *c, CURLcode *rc)
+static pooled_handle *new_handle(const common_http_client *c, CURLcode *rc)
 {
     *rc = CURLE_OUT_OF_MEMORY;
     pooled_handle *ph = calloc(1, sizeof *ph);
@@ -409,7 +409,7 @@ static pooled_handle *new_handle(const sbx_http_client *c, CURLcode *rc)
 }
 
 /* An idle handle (its live connections are the reuse), else a new one. */
-static pooled_handle *take_handle(sbx_http_client *c, CURLcode *rc)
+static pooled_handle *take_handle(common_http_client *c, CURLcode *rc)
 {
     pooled_handle *ph = NULL;
     pthread_mutex_lock(&c->pool_lock);
@@ -419,11 +419,11 @@ static pooled_handle *take_handle(sbx_http_client *c, CURLcode *rc)
     return ph != NULL ? ph : new_handle(c, rc);
 }
 
-static void return_handle(sbx_http_client *c, pooled_handle *ph)
+static void return_handle(common_http_client *c, pooled_handle *ph)
 {
     int kept = 0;
     pthread_mutex_lock(&c->pool_lock);
-    if (c->idle_count < SBX_HTTP_POOL_MAX) {
+    if (c->idle_count < COMMON_HTTP_POOL_MAX) {
         c->idle[c->idle_count++] = ph;
         kept = 1;
     }
@@ -437,7 +437,7 @@ static void return_handle(sbx_http_client *c, pooled_handle *ph)
 /* ph->url = base URL + path, growing the buffer when needed.  1 when the
  * URL changed (libcurl must be told), 0 when it is the last call's, -1
  * when out of memory. */
-static int set_url_buffer(const sbx_http_client *c, pooled_handle *ph, const char *path)
+static int set_url_buffer(const common_http_client *c, pooled_handle *ph, const char *path)
 {
     size_t path_len = strlen(path);
     size_t len = c->base_url_len + path_len;
@@ -460,7 +460,7 @@ static int set_url_buffer(const sbx_http_client *c, pooled_handle *ph, const cha
 /* The per-call options, each set only when it differs from what the handle
  * holds (a keep-alive loop of one GET sets none).  The handle is in GET
  * mode between calls, so only a request with a body changes the mode. */
-static CURLcode configure(const sbx_http_client *c, pooled_handle *ph, const char *method,
+static CURLcode configure(const common_http_client *c, pooled_handle *ph, const char *method,
                           const char *json_body, long timeout_ms, int url_changed)
 {
     CURL *h = ph->curl;
@@ -501,7 +501,7 @@ static void forget_body(pooled_handle *ph)
     curl_easy_setopt(ph->curl, CURLOPT_HTTPGET, 1L);
 }
 
-static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
+static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
                                  const body_sink *sink, const char *method,
                                  const char *path, long timeout_ms,
                                  const char *errbuf, sbx_error *err)
@@ -530,17 +530,18 @@ static sbx_status map_curl_error(const sbx_http_client *c, CURLcode rc,
                          path, detail);
 }
 
-sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *path,
-                            const char *json_body, long timeout_ms,
-                            sbx_http_response *resp, sbx_error *err)
+sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
+                               const char *json_body, long timeout_ms,
+                               common_http_response *resp, sbx_error *err)
 {
-    return sbx_http_request_streamed(c, method, path, json_body, timeout_ms, NULL, resp, err);
+    return common_http_request_streamed(c, method, path, json_body, timeout_ms, NULL, resp, err);
 }
 
-sbx_status sbx_http_request_streamed(sbx_http_client *c, const char *method, const char *path,
-                                     const char *json_body, long timeout_ms,
-                                     const sbx_http_body_sink *stream, sbx_http_response *resp,
-                                     sbx_error *err)
+sbx_status common_http_request_streamed(common_http_client *c, const char *method, const char *path,
+                                        const char *json_body, long timeout_ms,
+                                        const common_http_body_sink *stream,
+                                         common_http_response *resp,
+                                        sbx_error *err)
 {
     resp->status = 0;
     resp->body = NULL;
@@ -600,7 +601,7 @@ sbx_status sbx_http_request_streamed(sbx_http_client *c, const char *method, con
     return SBX_OK;
 }
 
-void sbx_http_response_clear(sbx_http_response *resp)
+void common_http_response_clear(common_http_response *resp)
 {
     if (resp == NULL)
         return;

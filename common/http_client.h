@@ -26,11 +26,11 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
-typedef struct sbx_http_client sbx_http_client;
+typedef struct common_http_client common_http_client;
 
-/* How to build a client; every pointer is borrowed for sbx_http_client_new
+/* How to build a client; every pointer is borrowed for common_http_client_new
  * only (the client copies what it keeps). */
-typedef struct sbx_http_client_options {
+typedef struct common_http_client_options {
     const char *base_url;          /* "http://127.0.0.1:8002", no trailing '/' ("http://localhost" for unix sockets) */
     const char *unix_socket_path;  /* NULL, or a unix socket to connect through (docker) */
     const char *ca_file;           /* NULL: system CAs; TLS peers always verified */
@@ -39,31 +39,31 @@ typedef struct sbx_http_client_options {
     const char *const *headers;    /* extra request headers "Name: value" (e.g. X-API-Key); copied */
     size_t header_count;           /* header values with CR or LF are refused: SBX_ERR_CONFIG */
     sbx_log_fn log; void *log_ctx; const char *log_name;
-} sbx_http_client_options;
+} common_http_client_options;
 
 /* Create a client.  SBX_ERR_CONFIG for a missing/non-http(s) base URL, a
  * malformed header or one with CR/LF (the message names the header's name,
  * never its value), SBX_ERR_INTERNAL when libcurl or memory fails.  On
- * success *out is released with sbx_http_client_free. */
-sbx_status sbx_http_client_new(const sbx_http_client_options *o, sbx_http_client **out,
-                               sbx_error *err);
+ * success *out is released with common_http_client_free. */
+sbx_status common_http_client_new(const common_http_client_options *o, common_http_client **out,
+                                  sbx_error *err);
 
 /* Release a client and its pooled connections.  NULL is accepted.  No call
  * on the client may be in progress. */
-void sbx_http_client_free(sbx_http_client *c);
+void common_http_client_free(common_http_client *c);
 
 /* The client's base URL as logs and messages may show it: without any
  * "user:password@".  Owned by the client. */
-const char *sbx_http_client_shown_url(const sbx_http_client *c);
+const char *common_http_client_shown_url(const common_http_client *c);
 
 /* An answer: the status and the body (NUL-terminated for convenience; body
  * may contain NULs, body_len is authoritative).  Owned by the caller, released
- * with sbx_http_response_clear. */
-typedef struct sbx_http_response {
+ * with common_http_response_clear. */
+typedef struct common_http_response {
     long status;
     char *body;
     size_t body_len;
-} sbx_http_response;
+} common_http_response;
 
 /* Send one request and read the whole answer into *resp (any status, 4xx and
  * 5xx included, is SBX_OK: interpreting it is the caller's job).
@@ -74,32 +74,33 @@ typedef struct sbx_http_response {
  * Transport failures -> SBX_ERR_TRANSPORT, oversize -> SBX_ERR_PROTOCOL,
  * SBX_ERR_INTERNAL for memory.  On error *resp is left cleared.
  * Thread-safe: many threads may call it at once on one client. */
-sbx_status sbx_http_request(sbx_http_client *c, const char *method, const char *path,
-                            const char *json_body, long timeout_ms,
-                            sbx_http_response *resp, sbx_error *err);
+sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
+                               const char *json_body, long timeout_ms,
+                               common_http_response *resp, sbx_error *err);
 
 /* Where the body of one expected answer goes instead of a buffer: a
  * streaming decoder reads it as it arrives, so a large answer is never held
  * whole.  write gets the body's next len bytes (len > 0); it returns 0 to go
  * on, anything else when it ran out of memory (the transfer stops). */
-typedef struct sbx_http_body_sink {
+typedef struct common_http_body_sink {
     long status;   /* the (2xx) status whose body goes to write; others are buffered */
     int (*write)(void *ctx, const char *data, size_t len);
     void *ctx;
-} sbx_http_body_sink;
+} common_http_body_sink;
 
-/* sbx_http_request, but an answer with sink->status hands its body to the
+/* common_http_request, but an answer with sink->status hands its body to the
  * sink (resp->body is then an empty string); any other answer, such as an
  * error whose detail the caller reads, is buffered as usual.  The
  * max_response_bytes bound counts the streamed bytes too.  A sink that
  * stops the transfer makes the call fail with SBX_ERR_INTERNAL (out of
- * memory).  sink NULL: sbx_http_request. */
-sbx_status sbx_http_request_streamed(sbx_http_client *c, const char *method, const char *path,
-                                     const char *json_body, long timeout_ms,
-                                     const sbx_http_body_sink *sink, sbx_http_response *resp,
-                                     sbx_error *err);
+ * memory).  sink NULL: common_http_request. */
+sbx_status common_http_request_streamed(common_http_client *c, const char *method, const char *path,
+                                        const char *json_body, long timeout_ms,
+                                        const common_http_body_sink *sink,
+                                        common_http_response *resp,
+                                        sbx_error *err);
 
 /* Free the body of a response and zero it.  NULL is accepted. */
-void sbx_http_response_clear(sbx_http_response *resp);
+void common_http_response_clear(common_http_response *resp);
 
 #endif /* SBX_COMMON_HTTP_CLIENT_H */

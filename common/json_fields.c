@@ -10,16 +10,16 @@
 #include <stdint.h>
 #include <string.h>
 
-/* SBX_JSON_TOO_DEEP names the depth of the tokener made below. */
-_Static_assert(JSON_TOKENER_DEFAULT_DEPTH == 32, "SBX_JSON_TOO_DEEP names json-c's depth");
+/* COMMON_JSON_TOO_DEEP names the depth of the tokener made below. */
+_Static_assert(JSON_TOKENER_DEFAULT_DEPTH == 32, "COMMON_JSON_TOO_DEEP names json-c's depth");
 
-struct json_object *sbx_json_parse(const char *text, size_t len)
+struct json_object *common_json_parse(const char *text, size_t len)
 {
     int too_deep;
-    return sbx_json_parse_ex(text, len, &too_deep);
+    return common_json_parse_ex(text, len, &too_deep);
 }
 
-struct json_object *sbx_json_parse_ex(const char *text, size_t len, int *too_deep)
+struct json_object *common_json_parse_ex(const char *text, size_t len, int *too_deep)
 {
     *too_deep = 0;
     /* No JSON text holds a raw NUL, and json-c mistakes one in a comment
@@ -50,78 +50,78 @@ struct json_object *sbx_json_parse_ex(const char *text, size_t len, int *too_dee
 
 /* Look `key` up; NULL with *state set when absent or null. */
 static struct json_object *lookup(struct json_object *object, const char *key,
-                                  sbx_json_field *state)
+                                  common_json_field *state)
 {
     struct json_object *value = NULL;
     if (object == NULL || !json_object_is_type(object, json_type_object) ||
         !json_object_object_get_ex(object, key, &value)) {
-        *state = SBX_JSON_ABSENT;
+        *state = COMMON_JSON_ABSENT;
         return NULL;
     }
     if (value == NULL) {
-        *state = SBX_JSON_NULL;
+        *state = COMMON_JSON_NULL;
         return NULL;
     }
-    *state = SBX_JSON_OK;
+    *state = COMMON_JSON_OK;
     return value;
 }
 
-sbx_json_field sbx_json_string_value(struct json_object *value, const char **out)
+common_json_field common_json_string_value(struct json_object *value, const char **out)
 {
     if (value == NULL)
-        return SBX_JSON_NULL;
+        return COMMON_JSON_NULL;
     if (!json_object_is_type(value, json_type_string))
-        return SBX_JSON_WRONG_TYPE;
+        return COMMON_JSON_WRONG_TYPE;
     const char *text = json_object_get_string(value);
-    if (!sbx_text_is_clean(text, (size_t)json_object_get_string_len(value)))
-        return SBX_JSON_BAD_TEXT;
+    if (!common_text_is_clean(text, (size_t)json_object_get_string_len(value)))
+        return COMMON_JSON_BAD_TEXT;
     *out = text;
-    return SBX_JSON_OK;
+    return COMMON_JSON_OK;
 }
 
-sbx_json_field sbx_json_int_value(struct json_object *value, int *out)
+common_json_field common_json_int_value(struct json_object *value, int *out)
 {
     if (value == NULL)
-        return SBX_JSON_NULL;
+        return COMMON_JSON_NULL;
     if (!json_object_is_type(value, json_type_int))
-        return SBX_JSON_WRONG_TYPE;
+        return COMMON_JSON_WRONG_TYPE;
     /* Larger integers (json-c clamps them to INT64_MAX) fail the range check. */
     int64_t v = json_object_get_int64(value);
     if (v < INT_MIN || v > INT_MAX)
-        return SBX_JSON_WRONG_TYPE;
+        return COMMON_JSON_WRONG_TYPE;
     *out = (int)v;
-    return SBX_JSON_OK;
+    return COMMON_JSON_OK;
 }
 
-sbx_json_field sbx_json_get_string(struct json_object *object, const char *key,
-                                   const char **out)
+common_json_field common_json_get_string(struct json_object *object, const char *key,
+                                         const char **out)
 {
-    sbx_json_field state;
+    common_json_field state;
     struct json_object *value = lookup(object, key, &state);
-    return value == NULL ? state : sbx_json_string_value(value, out);
+    return value == NULL ? state : common_json_string_value(value, out);
 }
 
-sbx_json_field sbx_json_get_int(struct json_object *object, const char *key, int *out)
+common_json_field common_json_get_int(struct json_object *object, const char *key, int *out)
 {
-    sbx_json_field state;
+    common_json_field state;
     struct json_object *value = lookup(object, key, &state);
-    return value == NULL ? state : sbx_json_int_value(value, out);
+    return value == NULL ? state : common_json_int_value(value, out);
 }
 
-sbx_json_field sbx_json_get_bool(struct json_object *object, const char *key, int *out)
+common_json_field common_json_get_bool(struct json_object *object, const char *key, int *out)
 {
-    sbx_json_field state;
+    common_json_field state;
     struct json_object *value = lookup(object, key, &state);
     if (value == NULL)
         return state;
     if (!json_object_is_type(value, json_type_boolean))
-        return SBX_JSON_WRONG_TYPE;
+        return COMMON_JSON_WRONG_TYPE;
     *out = json_object_get_boolean(value) ? 1 : 0;
-    return SBX_JSON_OK;
+    return COMMON_JSON_OK;
 }
 
-int sbx_json_has_nonempty_string(struct json_object *object, const char *key)
+int common_json_has_nonempty_string(struct json_object *object, const char *key)
 {
     const char *s = NULL;
-    return sbx_json_get_string(object, key, &s) == SBX_JSON_OK && s[0] != '\0';
+    return common_json_get_string(object, key, &s) == COMMON_JSON_OK && s[0] != '\0';
 }

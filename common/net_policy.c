@@ -40,7 +40,7 @@ static int ipv6_is_internal(const unsigned char a[16])
     return 0;
 }
 
-int sbx_host_bypasses_proxy(const char *host)
+int common_host_bypasses_proxy(const char *host)
 {
     if (host == NULL)
         return 0;
@@ -80,7 +80,7 @@ int sbx_host_bypasses_proxy(const char *host)
            has_suffix_nocase(name, len, ".containers.internal");
 }
 
-sbx_status sbx_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *err)
+sbx_status common_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *err)
 {
     *bypass = 0;
     CURLU *u = curl_url();
@@ -93,7 +93,7 @@ sbx_status sbx_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *
     curl_url_cleanup(u);
     if (rc != CURLUE_OK)
         return sbx_error_set(err, SBX_ERR_CONFIG, "cannot find a host in the base URL");
-    *bypass = sbx_host_bypasses_proxy(host);
+    *bypass = common_host_bypasses_proxy(host);
     curl_free(host);
     return SBX_OK;
 }

@@ -15,10 +15,10 @@
  * name) or a name under .localhost, .svc, .cluster.local, .docker.internal or
  * .containers.internal (case-insensitive, a trailing dot ignored); else 0.
  * Pure function. */
-int sbx_host_bypasses_proxy(const char *host);
+int common_host_bypasses_proxy(const char *host);
 
-/* Extract the host of `url` and apply sbx_host_bypasses_proxy, storing the
+/* Extract the host of `url` and apply common_host_bypasses_proxy, storing the
  * answer in *bypass.  SBX_ERR_CONFIG when the URL cannot be parsed. */
-sbx_status sbx_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *err);
+sbx_status common_url_host_bypasses_proxy(const char *url, int *bypass, sbx_error *err);
 
 #endif /* SBX_COMMON_NET_POLICY_H */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-sbx_status sbx_option_parse_long(const char *key, const char *value, long min,
-                                 long max, long *out, sbx_error *err)
+sbx_status common_option_parse_long(const char *key, const char *value, long min,
+                                    long max, long *out, sbx_error *err)
 {
     if (value != NULL && *value != '\0') {
         char *end = NULL;
@@ -26,7 +26,7 @@ sbx_status sbx_option_parse_long(const char *key, const char *value, long min,
                          key, value ? value : "", min, max);
 }
 
-sbx_status sbx_option_copy_string(char **dst, const char *value, sbx_error *err)
+sbx_status common_option_copy_string(char **dst, const char *value, sbx_error *err)
 {
     char *copy = strdup(value ? value : "");
     if (copy == NULL)

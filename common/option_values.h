@@ -9,11 +9,11 @@
 
 /* Parse `value` as a decimal integer in [min, max] into *out.  Otherwise
  * SBX_ERR_CONFIG naming `key`, the value and the range. */
-sbx_status sbx_option_parse_long(const char *key, const char *value, long min,
-                                 long max, long *out, sbx_error *err);
+sbx_status common_option_parse_long(const char *key, const char *value, long min,
+                                    long max, long *out, sbx_error *err);
 
 /* Replace *dst with a copy of `value` (the old string is freed).
  * SBX_ERR_INTERNAL when out of memory. */
-sbx_status sbx_option_copy_string(char **dst, const char *value, sbx_error *err);
+sbx_status common_option_copy_string(char **dst, const char *value, sbx_error *err);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *sbx_printable(const char *value, char *buf, size_t cap)
+const char *common_printable(const char *value, char *buf, size_t cap)
 {
     const size_t max_chars = 64;
     size_t n = 0;
@@ -26,7 +26,7 @@ const char *sbx_printable(const char *value, char *buf, size_t cap)
     return buf;
 }
 
-int sbx_url_credentials(const char *url, size_t *start, size_t *len)
+int common_url_credentials(const char *url, size_t *start, size_t *len)
 {
     const char *authority = strstr(url, "://");
     authority = authority != NULL ? authority + 3 : url;
@@ -42,10 +42,10 @@ int sbx_url_credentials(const char *url, size_t *start, size_t *len)
     return 1;
 }
 
-const char *sbx_printable_url(const char *url, char *buf, size_t cap)
+const char *common_printable_url(const char *url, char *buf, size_t cap)
 {
     if (url == NULL)
-        return sbx_printable(url, buf, cap);
+        return common_printable(url, buf, cap);
     /* A refused URL may spell its password with '/', '?', '#' or '@'
      * unescaped, which ends the authority early: all from the authority's
      * start to the last '@' is hidden, after a scheme, or without one when a
@@ -54,8 +54,8 @@ const char *sbx_printable_url(const char *url, char *buf, size_t cap)
     const char *start = scheme != NULL ? scheme + 3 : url;
     const char *at = strrchr(start, '@');
     if (at == NULL || (scheme == NULL && memchr(start, ':', (size_t)(at - start)) == NULL))
-        return sbx_printable(url, buf, cap);
+        return common_printable(url, buf, cap);
     char shown[512];
     snprintf(shown, sizeof shown, "%.*s%s", (int)(start - url), url, at + 1);
-    return sbx_printable(shown, buf, cap);
+    return common_printable(shown, buf, cap);
 }

@@ -10,15 +10,15 @@
 /* Copy `value` (NULL reads as "") into buf (cap bytes) for a message: at
  * most 64 characters, control and non-ASCII bytes as '?' so that a value
  * cannot forge log lines, "..." when cut.  Returns buf. */
-const char *sbx_printable(const char *value, char *buf, size_t cap);
+const char *common_printable(const char *value, char *buf, size_t cap);
 
 /* Where a URL's "user:password@" lies: its offset in *start and its
  * length, the '@' included, in *len; 0 when the URL has none.  Messages
  * show a URL without it (credentials never reach a message or a log). */
-int sbx_url_credentials(const char *url, size_t *start, size_t *len);
+int common_url_credentials(const char *url, size_t *start, size_t *len);
 
-/* sbx_printable of `url`, which may be malformed, with its credentials
+/* common_printable of `url`, which may be malformed, with its credentials
  * dropped (up to its last '@').  Returns buf. */
-const char *sbx_printable_url(const char *url, char *buf, size_t cap);
+const char *common_printable_url(const char *url, char *buf, size_t cap);
 
 #endif

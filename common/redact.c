@@ -21,20 +21,20 @@ static size_t longest_run(const char *text, const char *secret, size_t secret_le
     return best;
 }
 
-size_t sbx_redact_secret(const char *text, const char *secret, char *out, size_t cap)
+size_t common_redact_secret(const char *text, const char *secret, char *out, size_t cap)
 {
     size_t used = 0;
     if (cap == 0)
         return 0;
     size_t secret_len = secret != NULL ? strlen(secret) : 0;
-    size_t min_run = secret_len < SBX_REDACT_MIN_RUN ? secret_len : SBX_REDACT_MIN_RUN;
+    size_t min_run = secret_len < COMMON_REDACT_MIN_RUN ? secret_len : COMMON_REDACT_MIN_RUN;
     while (*text != '\0' && used + 1 < cap) {
         size_t run = secret_len > 0 ? longest_run(text, secret, secret_len) : 0;
         if (run > 0 && run >= min_run) {
-            size_t mask_len = sizeof SBX_REDACT_MASK - 1;
+            size_t mask_len = sizeof COMMON_REDACT_MASK - 1;
             if (used + mask_len >= cap)
                 break;
-            memcpy(out + used, SBX_REDACT_MASK, mask_len);
+            memcpy(out + used, COMMON_REDACT_MASK, mask_len);
             used += mask_len;
             text += run;
         } else {

@@ -14,12 +14,12 @@ static int is_lower_alnum(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-int sbx_sandbox_id_is_valid(const char *id)
+int common_sandbox_id_is_valid(const char *id)
 {
     if (id == NULL)
         return 0;
     size_t len = strlen(id);
-    if (len == 0 || len > SBX_SANDBOX_ID_MAX)
+    if (len == 0 || len > COMMON_SANDBOX_ID_MAX)
         return 0;
     if (!is_lower_alnum(id[0]) || !is_lower_alnum(id[len - 1]))
         return 0;
@@ -30,12 +30,12 @@ int sbx_sandbox_id_is_valid(const char *id)
     return 1;
 }
 
-int sbx_principal_id_is_valid(const char *id)
+int common_principal_id_is_valid(const char *id)
 {
     if (id == NULL)
         return 0;
     size_t len = strlen(id);
-    if (len == 0 || len > SBX_PRINCIPAL_ID_MAX)
+    if (len == 0 || len > COMMON_PRINCIPAL_ID_MAX)
         return 0;
     for (size_t i = 0; i < len; i++) {
         char c = id[i];
@@ -47,24 +47,24 @@ int sbx_principal_id_is_valid(const char *id)
     return 1;
 }
 
-sbx_status sbx_check_sandbox_id(const char *id, sbx_error *err)
+sbx_status common_check_sandbox_id(const char *id, sbx_error *err)
 {
-    if (sbx_sandbox_id_is_valid(id))
+    if (common_sandbox_id_is_valid(id))
         return SBX_OK;
     char shown[80];
     return sbx_error_set(err, SBX_ERR_REFUSED,
                          "invalid sandbox_id '%s': must be a DNS label (lower-case "
                          "letters, digits and '-', starting and ending with a letter "
                          "or digit) of at most %d characters",
-                         sbx_printable(id, shown, sizeof shown), SBX_SANDBOX_ID_MAX);
+                         common_printable(id, shown, sizeof shown), COMMON_SANDBOX_ID_MAX);
 }
 
-sbx_status sbx_check_principal_id(const char *field, const char *id, sbx_error *err)
+sbx_status common_check_principal_id(const char *field, const char *id, sbx_error *err)
 {
-    if (id == NULL || sbx_principal_id_is_valid(id))
+    if (id == NULL || common_principal_id_is_valid(id))
         return SBX_OK;
     char shown[80];
     return sbx_error_set(err, SBX_ERR_REFUSED,
                          "invalid %s '%s': must match ^[A-Za-z0-9_-]{1,%d}$",
-                         field, sbx_printable(id, shown, sizeof shown), SBX_PRINCIPAL_ID_MAX);
+                         field, common_printable(id, shown, sizeof shown), COMMON_PRINCIPAL_ID_MAX);
 }

@@ -11,27 +11,27 @@
 
 /* Longest sandbox id: a DNS label of 63 minus the "sandbox-" prefix and
  * "-svc" suffix the provisioner adds to its Kubernetes object names. */
-#define SBX_SANDBOX_ID_MAX 51
+#define COMMON_SANDBOX_ID_MAX 51
 
 /* Longest thread or user id. */
-#define SBX_PRINCIPAL_ID_MAX 64
+#define COMMON_PRINCIPAL_ID_MAX 64
 
 /* The user a create request without one is made for, on every backend. */
-#define SBX_DEFAULT_USER_ID "default"
+#define COMMON_DEFAULT_USER_ID "default"
 
 /* 1 when `id` is a DNS label (^[a-z0-9]([-a-z0-9]*[a-z0-9])?$) of at most
- * SBX_SANDBOX_ID_MAX characters, else 0 (NULL included). */
-int sbx_sandbox_id_is_valid(const char *id);
+ * COMMON_SANDBOX_ID_MAX characters, else 0 (NULL included). */
+int common_sandbox_id_is_valid(const char *id);
 
 /* 1 when `id` matches ^[A-Za-z0-9_-]{1,64}$ (thread and user ids), else 0. */
-int sbx_principal_id_is_valid(const char *id);
+int common_principal_id_is_valid(const char *id);
 
 /* SBX_OK when `id` is a valid sandbox id, else SBX_ERR_REFUSED with a
  * message naming the field "sandbox_id" and the (truncated) value. */
-sbx_status sbx_check_sandbox_id(const char *id, sbx_error *err);
+sbx_status common_check_sandbox_id(const char *id, sbx_error *err);
 
 /* SBX_OK when `id` is NULL (absent) or valid, else SBX_ERR_REFUSED naming
  * `field` ("thread_id", "user_id") and the (truncated) value. */
-sbx_status sbx_check_principal_id(const char *field, const char *id, sbx_error *err);
+sbx_status common_check_principal_id(const char *field, const char *id, sbx_error *err);
 
 #endif

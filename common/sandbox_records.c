@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sbx_sandbox_record_clear(sbx_sandbox *s)
+void common_sandbox_record_clear(sbx_sandbox *s)
 {
     free(s->sandbox_id); /* the one allocation holding every string */
     memset(s, 0, sizeof *s);
@@ -25,10 +25,10 @@ static void place_string(char **slot, char **at, const char *src, size_t len)
     *at += len + 1;
 }
 
-sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
-                                   const char *sandbox_url, const char *user_id,
-                                   const char *thread_id, const char *status,
-                                   int mount_contract_version, sbx_error *err)
+sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
+                                      const char *sandbox_url, const char *user_id,
+                                      const char *thread_id, const char *status,
+                                      int mount_contract_version, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->mount_contract_version = SBX_CONTRACT_NONE;
@@ -51,20 +51,20 @@ sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
     return SBX_OK;
 }
 
-void sbx_sandbox_records_free(sbx_sandbox *sandboxes, size_t count)
+void common_sandbox_records_free(sbx_sandbox *sandboxes, size_t count)
 {
     if (sandboxes == NULL)
         return;
     for (size_t i = 0; i < count; i++)
-        sbx_sandbox_record_clear(&sandboxes[i]);
+        common_sandbox_record_clear(&sandboxes[i]);
     free(sandboxes);
 }
 
-sbx_status sbx_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_error *err)
+sbx_status common_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_error *err)
 {
     *out = malloc(sizeof **out);
     if (*out == NULL) {
-        sbx_sandbox_record_clear(record);
+        common_sandbox_record_clear(record);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     **out = *record;
@@ -73,18 +73,18 @@ sbx_status sbx_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_er
     return SBX_OK;
 }
 
-void sbx_reconciliation_clear(sbx_reconciliation *result)
+void common_reconciliation_clear(sbx_reconciliation *result)
 {
     if (result == NULL)
         return;
-    sbx_sandbox_records_free(result->sandbox, result->sandbox != NULL ? 1 : 0);
+    common_sandbox_records_free(result->sandbox, result->sandbox != NULL ? 1 : 0);
     free(result->backend_namespace);
     free(result->incarnation_id);
     memset(result, 0, sizeof *result);
     result->status = SBX_RECONCILE_UNKNOWN;
 }
 
-sbx_sandbox *sbx_sandbox_list_append(sbx_sandbox_list *list, sbx_error *err)
+sbx_sandbox *common_sandbox_list_append(common_sandbox_list *list, sbx_error *err)
 {
     if (list->count == list->capacity) {
         size_t cap = list->capacity ? list->capacity * 2 : 8;
@@ -102,17 +102,17 @@ sbx_sandbox *sbx_sandbox_list_append(sbx_sandbox_list *list, sbx_error *err)
     return s;
 }
 
-void sbx_sandbox_list_drop_last(sbx_sandbox_list *list)
+void common_sandbox_list_drop_last(common_sandbox_list *list)
 {
     if (list->count > 0)
-        sbx_sandbox_record_clear(&list->items[--list->count]);
+        common_sandbox_record_clear(&list->items[--list->count]);
 }
 
-sbx_status sbx_sandbox_list_finish(sbx_sandbox_list *list, sbx_status st,
-                                   sbx_sandbox **out, size_t *count)
+sbx_status common_sandbox_list_finish(common_sandbox_list *list, sbx_status st,
+                                      sbx_sandbox **out, size_t *count)
 {
     if (st != SBX_OK || list->count == 0) {
-        sbx_sandbox_records_free(list->items, list->count);
+        common_sandbox_records_free(list->items, list->count);
         *out = NULL;
     } else {
         *out = list->items;

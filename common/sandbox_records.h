@@ -17,48 +17,48 @@
  * one; fill a new record instead.  The sources may be borrowed from
  * anywhere (a parsed answer).  On failure `out` is left empty (all NULL)
  * and SBX_ERR_INTERNAL is returned with `err` filled. */
-sbx_status sbx_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
-                                   const char *sandbox_url, const char *user_id,
-                                   const char *thread_id, const char *status,
-                                   int mount_contract_version, sbx_error *err);
+sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
+                                      const char *sandbox_url, const char *user_id,
+                                      const char *thread_id, const char *status,
+                                      int mount_contract_version, sbx_error *err);
 
 /* Free the strings one record holds (its one allocation) and reset it
  * (contract to NONE). */
-void sbx_sandbox_record_clear(sbx_sandbox *record);
+void common_sandbox_record_clear(sbx_sandbox *record);
 
 /* Release the strings of `count` records and the array itself (allocated
  * with malloc/calloc/realloc).  NULL is accepted.  Every backend's
  * free_sandboxes is this function. */
-void sbx_sandbox_records_free(sbx_sandbox *sandboxes, size_t count);
+void common_sandbox_records_free(sbx_sandbox *sandboxes, size_t count);
 
 /* Move *record into a new one-element array at *out (record is left
  * cleared), for create and discover.  SBX_ERR_INTERNAL when out of memory:
  * then the record is cleared too and *out is NULL. */
-sbx_status sbx_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_error *err);
+sbx_status common_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx_error *err);
 
 /* Release what a reconciliation result holds and reset it (status
  * UNKNOWN).  NULL is accepted.  The clear_reconciliation of every backend
  * that reconciles. */
-void sbx_reconciliation_clear(sbx_reconciliation *result);
+void common_reconciliation_clear(sbx_reconciliation *result);
 
 /* Growable array of records, for list operations.  Zero-initialise it. */
-typedef struct sbx_sandbox_list {
+typedef struct common_sandbox_list {
     sbx_sandbox *items;
     size_t count;
     size_t capacity;
-} sbx_sandbox_list;
+} common_sandbox_list;
 
 /* Append one zeroed record and return it, or NULL (SBX_ERR_INTERNAL in
  * `err`) when out of memory. */
-sbx_sandbox *sbx_sandbox_list_append(sbx_sandbox_list *list, sbx_error *err);
+sbx_sandbox *common_sandbox_list_append(common_sandbox_list *list, sbx_error *err);
 
 /* Drop the last record (used when filling it failed). */
-void sbx_sandbox_list_drop_last(sbx_sandbox_list *list);
+void common_sandbox_list_drop_last(common_sandbox_list *list);
 
 /* End of a list_running: when `st` is SBX_OK hand the records to the
  * caller, *out (NULL when empty) and *count; else free them.  The list is
  * left empty either way; returns `st`. */
-sbx_status sbx_sandbox_list_finish(sbx_sandbox_list *list, sbx_status st,
-                                   sbx_sandbox **out, size_t *count);
+sbx_status common_sandbox_list_finish(common_sandbox_list *list, sbx_status st,
+                                      sbx_sandbox **out, size_t *count);
 
 #endif

@@ -158,15 +158,15 @@ static sbx_status wait_ready(const char *host, int port, long timeout_ms, const 
                                                      : strerror(why));
 }
 
-sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
-                                       const char *what, int watch_fd, int *woken,
-                                       sbx_error *err)
+sbx_status common_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
+                                          const char *what, int watch_fd, int *woken,
+                                          sbx_error *err)
 {
     return wait_ready(host, port, timeout_ms, what, watch_fd, woken, PROBE_TCP, err);
 }
 
-sbx_status sbx_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
-                               sbx_error *err)
+sbx_status common_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                                  sbx_error *err)
 {
     int woken;
     return wait_ready(host, port, timeout_ms, what, -1, &woken, PROBE_HTTP, err);

@@ -19,18 +19,18 @@
  * waiting as soon as `watch_fd` (>= 0; -1: none) becomes readable or hangs
  * up: then SBX_OK with *woken = 1 and no connection accepted, for the
  * caller to say why (a sandbox's process that exited).  Thread-safe. */
-sbx_status sbx_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
-                                       const char *what, int watch_fd, int *woken,
-                                       sbx_error *err);
+sbx_status common_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
+                                          const char *what, int watch_fd, int *woken,
+                                          sbx_error *err);
 
-/* As sbx_tcp_wait_ready_watching with no watch_fd, for a server that
+/* As common_tcp_wait_ready_watching with no watch_fd, for a server that
  * speaks HTTP: an attempt counts only once the server replies (anything)
  * to a request sent on the connection (HEAD / HTTP/1.0).  A connection
  * accepted and then closed with no reply -- a proxy with nothing behind it
  * yet, such as Docker's userland proxy before the container's server
  * listens -- is "not yet", and tried again.  At the deadline the message
  * says nothing answered HTTP. */
-sbx_status sbx_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
-                               sbx_error *err);
+sbx_status common_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
+                                  sbx_error *err);
 
 #endif

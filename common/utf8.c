@@ -29,7 +29,7 @@ static int sequence(unsigned char lead, unsigned char *lo, unsigned char *hi)
     return 0;
 }
 
-int sbx_text_is_clean(const char *text, size_t len)
+int common_text_is_clean(const char *text, size_t len)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t i = 0;

@@ -11,6 +11,6 @@
 
 /* 1 when the `len` bytes at `text` are well-formed UTF-8 (no overlong forms,
  * no surrogates, nothing above U+10FFFF) and hold no NUL byte; else 0. */
-int sbx_text_is_clean(const char *text, size_t len);
+int common_text_is_clean(const char *text, size_t len);
 
 #endif /* SBX_COMMON_UTF8_H */

@@ -2,11 +2,11 @@
  * libFuzzer targets: the docker backend's readers of Engine API answers
  * (plugin/docker/docker_container.h, docker_engine.h), chosen at compile
  * time with -DSBX_FUZZ_DECODER=N (see fuzz/run):
- *   1 an inspect answer: sbx_docker_engine_parse (object), then
- *     sbx_docker_sandbox_from_inspect; and the same body as an error answer
- *     (sbx_docker_engine_error, sbx_docker_engine_is_name_conflict)
- *   2 a container list answer: sbx_docker_engine_parse (array), then
- *     sbx_docker_sandbox_from_list_entry on every entry
+ *   1 an inspect answer: docker_engine_parse (object), then
+ *     docker_sandbox_from_inspect; and the same body as an error answer
+ *     (docker_engine_error, docker_engine_is_name_conflict)
+ *   2 a container list answer: docker_engine_parse (array), then
+ *     docker_sandbox_from_list_entry on every entry
  * The options are the backend's defaults (no option given).
  */
 #include <config.h>
@@ -34,11 +34,11 @@ static void check_sandbox(const sbx_sandbox *sb)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static sbx_docker_options options;
+    static docker_options options;
     static int have_options;
     sbx_error err;
     if (!have_options) {
-        if (sbx_docker_options_parse(NULL, 0, &options, &err) != SBX_OK)
+        if (docker_options_parse(NULL, 0, &options, &err) != SBX_OK)
             abort();
         have_options = 1;
     }
@@ -48,42 +48,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(body, data, size);
     body[size] = '\0';
-    sbx_http_response resp = {.status = 200, .body = body, .body_len = size};
+    common_http_response resp = {.status = 200, .body = body, .body_len = size};
     sbx_sandbox sb;
     memset(&sb, 0, sizeof sb);
 #if SBX_FUZZ_DECODER == 1
-    json_object *inspect = sbx_docker_engine_parse(&resp, json_type_object, "inspect", &err);
+    json_object *inspect = docker_engine_parse(&resp, json_type_object, "inspect", &err);
     int running = 0;
     if (inspect != NULL &&
-        sbx_docker_sandbox_from_inspect(&options, inspect, "fuzz-id", &sb, &running, &err) ==
+        docker_sandbox_from_inspect(&options, inspect, "fuzz-id", &sb, &running, &err) ==
             SBX_OK)
         check_sandbox(&sb);
     json_object_put(inspect);
     for (long status = 404; status <= 500; status += 96) {
         resp.status = status;
-        (void)sbx_docker_engine_is_name_conflict(&resp);
-        if (sbx_docker_engine_error(&resp, "fuzz call", &err) == SBX_OK ||
+        (void)docker_engine_is_name_conflict(&resp);
+        if (docker_engine_error(&resp, "fuzz call", &err) == SBX_OK ||
             memchr(err.message, '\0', sizeof err.message) == NULL)
             abort();
     }
 #elif SBX_FUZZ_DECODER == 2
-    json_object *list = sbx_docker_engine_parse(&resp, json_type_array, "list", &err);
+    json_object *list = docker_engine_parse(&resp, json_type_array, "list", &err);
     size_t n = list != NULL ? json_object_array_length(list) : 0;
     for (size_t i = 0; i < n; i++) {
         const char *why = NULL;
-        int found = sbx_docker_sandbox_from_list_entry(&options, json_object_array_get_idx(list, i),
-                                                       &sb, &why);
+        int found = docker_sandbox_from_list_entry(&options, json_object_array_get_idx(list, i),
+                                                   &sb, &why);
         if (found == 1)
             check_sandbox(&sb);
         else if (sb.sandbox_id != NULL)
             abort(); /* not a sandbox: *out stays empty */
-        sbx_sandbox_record_clear(&sb);
+        common_sandbox_record_clear(&sb);
     }
     json_object_put(list);
 #else
 #error "SBX_FUZZ_DECODER must be 1 or 2"
 #endif
-    sbx_sandbox_record_clear(&sb);
+    common_sandbox_record_clear(&sb);
     free(body);
     return 0;
 }

@@ -42,34 +42,34 @@ static struct json_object *strict_parse(const char *text, size_t size)
 }
 
 /* "status" of json-c's object as the scanner classifies members. */
-static sbx_json_field jsonc_status(struct json_object *root, struct json_object **value)
+static common_json_field jsonc_status(struct json_object *root, struct json_object **value)
 {
     if (!json_object_object_get_ex(root, "status", value))
-        return SBX_JSON_ABSENT;
+        return COMMON_JSON_ABSENT;
     if (*value == NULL)
-        return SBX_JSON_NULL;
-    return json_object_is_type(*value, json_type_string) ? SBX_JSON_OK : SBX_JSON_WRONG_TYPE;
+        return COMMON_JSON_NULL;
+    return json_object_is_type(*value, json_type_string) ? COMMON_JSON_OK : COMMON_JSON_WRONG_TYPE;
 }
 
 /* The scanner's string must be json-c's: equal to it, and to no shorter
  * text.  json-c turns lone surrogates into U+FFFD, which the scanner never
  * matches, so strings holding that character are compared on "Running" only. */
-static void check_same_string(const sbx_json_scanned_member *m, struct json_object *value)
+static void check_same_string(const remote_json_scanned_member *m, struct json_object *value)
 {
     const char *s = json_object_get_string(value);
     size_t len = (size_t)json_object_get_string_len(value);
     int running = len == 7 && memcmp(s, "Running", 7) == 0;
-    if (sbx_json_scanned_string_equals(m->raw, m->raw_len, "Running") != running)
+    if (remote_json_scanned_string_equals(m->raw, m->raw_len, "Running") != running)
         abort();
     if (memchr(s, '\0', len) != NULL || memmem(s, len, "\xEF\xBF\xBD", 3) != NULL)
         return;
-    if (!sbx_json_scanned_string_equals(m->raw, m->raw_len, s))
+    if (!remote_json_scanned_string_equals(m->raw, m->raw_len, s))
         abort();
     if (len > 0) {
         char *shorter = strndup(s, len - 1);
         if (shorter == NULL)
             abort();
-        int equal = sbx_json_scanned_string_equals(m->raw, m->raw_len, shorter);
+        int equal = remote_json_scanned_string_equals(m->raw, m->raw_len, shorter);
         free(shorter);
         if (equal)
             abort();
@@ -79,17 +79,17 @@ static void check_same_string(const sbx_json_scanned_member *m, struct json_obje
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
-    sbx_json_scanned_member member;
-    int accepted = sbx_json_scan_object_member(text, size, "status", &member);
+    remote_json_scanned_member member;
+    int accepted = remote_json_scan_object_member(text, size, "status", &member);
     if (!accepted) {
-        if (member.state != SBX_JSON_ABSENT)
+        if (member.state != COMMON_JSON_ABSENT)
             abort();
         return 0;
     }
     struct json_object *root = strict_parse(text, size);
     if (root == NULL || !json_object_is_type(root, json_type_object))
         abort();
-    if (member.state == SBX_JSON_OK &&
+    if (member.state == COMMON_JSON_OK &&
         (member.raw <= text || member.raw + member.raw_len >= text + size ||
          member.raw[-1] != '"' || member.raw[member.raw_len] != '"'))
         abort();
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct json_object *value = NULL;
         if (jsonc_status(root, &value) != member.state)
             abort();
-        if (member.state == SBX_JSON_OK)
+        if (member.state == COMMON_JSON_OK)
             check_same_string(&member, value);
     }
     json_object_put(root);

@@ -2,14 +2,14 @@
  * libFuzzer targets: the remote backend's decoders of provisioner answers
  * (plugin/remote/remote_decode.h).  One source, one target per decoder, chosen at
  * compile time with -DSBX_FUZZ_DECODER=N (see fuzz/run):
- *   1 sbx_remote_decode_list            (GET /api/sandboxes), and beside it
+ *   1 remote_decode_list            (GET /api/sandboxes), and beside it
  *     the streaming list decoder (remote_list_stream.h) fed the same bytes whole
  *     and split at random points: both must give the same status, message,
  *     records and warnings
- *   2 sbx_remote_decode_sandbox         (create/get answers)
- *   3 sbx_remote_decode_reconciliation  (GET .../reconciliation)
- *   4 sbx_remote_decode_capabilities    (GET /api/capabilities)
- *   5 sbx_remote_detail_text            (any error answer)
+ *   2 remote_decode_sandbox         (create/get answers)
+ *   3 remote_decode_reconciliation  (GET .../reconciliation)
+ *   4 remote_decode_capabilities    (GET /api/capabilities)
+ *   5 remote_detail_text            (any error answer)
  * Each input is an answer body; every result is released and its invariants
  * are checked (the fuzzer aborts on a broken one, so it is a finding).
  */
@@ -80,7 +80,7 @@ typedef struct list_outcome {
 
 static void release(list_outcome *o)
 {
-    sbx_sandbox_records_free(o->list, o->count);
+    common_sandbox_records_free(o->list, o->count);
     free(o->warnings.text);
 }
 
@@ -114,7 +114,7 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_o
 {
     memset(o, 0, sizeof *o);
     sbx_error_clear(&o->err);
-    sbx_list_stream *s = sbx_list_stream_new();
+    remote_list_stream *s = remote_list_stream_new();
     if (s == NULL)
         abort();
     uint64_t state = 0x9E3779B97F4A7C15u;
@@ -130,12 +130,12 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_o
         }
         if (n > size - at)
             n = size - at;
-        if (sbx_list_stream_feed(s, body + at, n) != 0)
+        if (remote_list_stream_feed(s, body + at, n) != 0)
             abort(); /* no allocation failure is expected here */
         at += n;
     }
-    o->st = sbx_list_stream_finish(s, log_warning, &o->warnings, &o->list, &o->count, &o->err);
-    sbx_list_stream_free(s);
+    o->st = remote_list_stream_finish(s, log_warning, &o->warnings, &o->list, &o->count, &o->err);
+    remote_list_stream_free(s);
 }
 #endif
 
@@ -147,8 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #if SBX_FUZZ_DECODER == 1
     list_outcome reference, whole, split;
     memset(&reference, 0, sizeof reference);
-    reference.st = sbx_remote_decode_list(body, size, log_warning, &reference.warnings,
-                                          &reference.list, &reference.count, &reference.err);
+    reference.st = remote_decode_list(body, size, log_warning, &reference.warnings,
+                                      &reference.list, &reference.count, &reference.err);
     if (reference.st == SBX_OK) {
         for (size_t i = 0; i < reference.count; i++)
             check_sandbox(&reference.list[i]);
@@ -168,20 +168,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     release(&reference);
 #elif SBX_FUZZ_DECODER == 2
-    struct json_object *object = sbx_json_parse(body, size);
+    struct json_object *object = common_json_parse(body, size);
     sbx_sandbox sb;
     memset(&sb, 0, sizeof sb);
-    if (object != NULL && sbx_remote_decode_sandbox(object, &sb, &err) == SBX_OK)
+    if (object != NULL && remote_decode_sandbox(object, &sb, &err) == SBX_OK)
         check_sandbox(&sb);
     else if (sb.sandbox_id != NULL || sb.sandbox_url != NULL)
         abort(); /* on error the sandbox is left empty */
-    sbx_sandbox_record_clear(&sb);
+    common_sandbox_record_clear(&sb);
     json_object_put(object);
 #elif SBX_FUZZ_DECODER == 3
     sbx_reconciliation rec;
     memset(&rec, 0, sizeof rec);
     const char *why = NULL;
-    if (sbx_remote_decode_reconciliation(body, size, "fuzz-id", &rec, &why, &err) == SBX_OK) {
+    if (remote_decode_reconciliation(body, size, "fuzz-id", &rec, &why, &err) == SBX_OK) {
         if (rec.status == SBX_RECONCILE_FOUND &&
             (rec.sandbox == NULL || rec.backend_namespace == NULL || rec.incarnation_id == NULL))
             abort();
@@ -192,15 +192,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rec.status == SBX_RECONCILE_UNKNOWN && rec.sandbox != NULL)
             abort();
     }
-    sbx_reconciliation_clear(&rec);
+    common_reconciliation_clear(&rec);
 #elif SBX_FUZZ_DECODER == 4
     int version = -1;
-    if (sbx_remote_decode_capabilities(body, size, &version, &err) == SBX_OK && version < 0)
+    if (remote_decode_capabilities(body, size, &version, &err) == SBX_OK && version < 0)
         abort();
 #elif SBX_FUZZ_DECODER == 5
     char small[16], large[512];
-    sbx_remote_detail_text(body, size, small, sizeof small);
-    sbx_remote_detail_text(body, size, large, sizeof large);
+    remote_detail_text(body, size, small, sizeof small);
+    remote_detail_text(body, size, large, sizeof large);
     check_terminated(small, sizeof small);
     check_terminated(large, sizeof large);
     for (const char *p = large; *p != '\0'; p++)

@@ -144,7 +144,7 @@ static sbx_status put_option(backend_options *b, const char *key, char *value, s
  * The message names `what`, never the value. */
 static sbx_status check_text(const char *text, size_t len, const char *what, sbx_error *err)
 {
-    if (sbx_text_is_clean(text, len))
+    if (common_text_is_clean(text, len))
         return SBX_OK;
     if (memchr(text, '\0', len) != NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG, "%s holds a NUL character (\\u0000)", what);
@@ -157,8 +157,8 @@ sbx_status sbx_config_set_option(sbx_config *c, const char *name, const char *ke
     sbx_error_clear(err);
     char shown_key[80], shown_name[80], what[200];
     snprintf(what, sizeof what, "option '%s' of backend '%s'",
-             sbx_printable(key, shown_key, sizeof shown_key),
-             sbx_printable(name, shown_name, sizeof shown_name));
+             common_printable(key, shown_key, sizeof shown_key),
+             common_printable(name, shown_name, sizeof shown_name));
     sbx_status st = check_text(key, strlen(key), what, err);
     if (st == SBX_OK)
         st = check_text(value, strlen(value), what, err);
@@ -401,7 +401,7 @@ static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
         json_object_put(decoded);
         return sbx_error_set(err, SBX_ERR_CONFIG, "%s: invalid JSON: unreadable key", origin);
     }
-    sbx_printable(key, s->key, sizeof s->key);
+    common_printable(key, s->key, sizeof s->key);
     const char *sep = s->path[0] != '\0' ? "." : "";
     char what[512];
     snprintf(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);

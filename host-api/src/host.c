@@ -58,7 +58,7 @@ sbx_status sbx_host_new(const sbx_host_services *services, sbx_host **out, sbx_e
         if (services->struct_size >= offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx)
             host->services.log_ctx = services->log_ctx;
     }
-    sbx_status st = sbx_host_register_backend(host, sbx_local_backend_descriptor(), err);
+    sbx_status st = sbx_host_register_backend(host, local_backend_descriptor(), err);
     if (st != SBX_OK) {
         sbx_host_free(host);
         return st;

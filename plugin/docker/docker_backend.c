@@ -47,14 +47,14 @@ enum engine_init {
 enum engine_kind { ENGINE_KIND_UNASKED = 0, ENGINE_KIND_DOCKER = 1, ENGINE_KIND_PODMAN = 2 };
 
 struct sbx_backend_instance {
-    sbx_docker_options options;
-    sbx_docker_engine engine;
+    docker_options options;
+    docker_engine engine;
     const sbx_host_services *services;   /* kept alive by the host until close */
     atomic_int engine_init;              /* enum engine_init; racing learners agree */
     atomic_int engine_kind;              /* enum engine_kind */
 };
 
-#define LOG(inst, level, ...) sbx_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
+#define LOG(inst, level, ...) common_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
 
 static sbx_status docker_open(const sbx_option *options, size_t option_count,
                               const sbx_host_services *services,
@@ -65,11 +65,11 @@ static sbx_status docker_open(const sbx_option *options, size_t option_count,
     sbx_backend_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    sbx_status st = sbx_docker_options_parse(options, option_count, &inst->options, err);
+    sbx_status st = docker_options_parse(options, option_count, &inst->options, err);
     if (st == SBX_OK)
-        st = sbx_docker_engine_open(&inst->engine, &inst->options, services, err);
+        st = docker_engine_open(&inst->engine, &inst->options, services, err);
     if (st != SBX_OK) {
-        sbx_docker_options_clear(&inst->options);
+        docker_options_clear(&inst->options);
         free(inst);
         return st;
     }
@@ -84,8 +84,8 @@ static void docker_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
-    sbx_docker_engine_close(&inst->engine);
-    sbx_docker_options_clear(&inst->options);
+    docker_engine_close(&inst->engine);
+    docker_options_clear(&inst->options);
     free(inst);
 }
 
@@ -100,36 +100,36 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
                                     sbx_sandbox *record, int *running, char *container_id,
                                     sbx_error *err)
 {
-    char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 32], what[96];
-    sbx_docker_container_name(&inst->options, id, name, sizeof name);
+    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
+    docker_container_name(&inst->options, id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/%s/json", name);
     snprintf(what, sizeof what, "inspect of sandbox '%s'", id);
-    sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", path, NULL, 0, what, &resp, err);
+    common_http_response resp;
+    sbx_status st = docker_engine_call(&inst->engine, "GET", path, NULL, 0, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
-        st = sbx_docker_engine_error(&resp, what, err);
-        sbx_http_response_clear(&resp);
+        st = docker_engine_error(&resp, what, err);
+        common_http_response_clear(&resp);
         return st;
     }
-    json_object *o = sbx_docker_engine_parse(&resp, json_type_object, what, err);
-    sbx_http_response_clear(&resp);
+    json_object *o = docker_engine_parse(&resp, json_type_object, what, err);
+    common_http_response_clear(&resp);
     if (o == NULL)
         return SBX_ERR_PROTOCOL;
     sbx_sandbox scratch;
     sbx_sandbox *into = record ? record : &scratch;
-    st = sbx_docker_sandbox_from_inspect(&inst->options, o, id, into, running, err);
-    const char *engine_id = sbx_docker_container_id(o);
+    st = docker_sandbox_from_inspect(&inst->options, o, id, into, running, err);
+    const char *engine_id = docker_container_id(o);
     if (st == SBX_OK && container_id != NULL && engine_id == NULL) {
-        sbx_sandbox_record_clear(into);
+        common_sandbox_record_clear(into);
         st = sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the answer has no container Id",
                            what);
     }
     if (st == SBX_OK && container_id != NULL)
         snprintf(container_id, CONTAINER_ID_MAX, "%s", engine_id);
     if (st == SBX_OK && record == NULL)
-        sbx_sandbox_record_clear(&scratch);
+        common_sandbox_record_clear(&scratch);
     json_object_put(o);
     return st;
 }
@@ -147,18 +147,18 @@ static sbx_status container_action(sbx_backend_instance *inst, const char *id,
                                    const char *method, const char *action, const char *query,
                                    long extra_ms, sbx_error *err)
 {
-    char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 64], what[96];
-    sbx_docker_container_name(&inst->options, id, name, sizeof name);
+    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 64], what[96];
+    docker_container_name(&inst->options, id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/%s%s%s", name, action, query);
     snprintf(what, sizeof what, "%s of sandbox '%s'", action[0] ? action + 1 : "removal", id);
-    sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(&inst->engine, method, path, NULL, extra_ms, what,
-                                           &resp, err);
+    common_http_response resp;
+    sbx_status st = docker_engine_call(&inst->engine, method, path, NULL, extra_ms, what,
+                                       &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status < 200 || (resp.status >= 300 && resp.status != 304))
-        st = sbx_docker_engine_error(&resp, what, err);
-    sbx_http_response_clear(&resp);
+        st = docker_engine_error(&resp, what, err);
+    common_http_response_clear(&resp);
     return st;
 }
 
@@ -181,7 +181,7 @@ static sbx_status init_missing_error(const sbx_create_request *req, sbx_error *e
 static void learn_init_absent(sbx_backend_instance *inst)
 {
     if (atomic_exchange(&inst->engine_init, ENGINE_INIT_ABSENT) != ENGINE_INIT_ABSENT &&
-        inst->options.init == SBX_DOCKER_INIT_AUTO)
+        inst->options.init == DOCKER_INIT_AUTO)
         LOG(inst, SBX_LOG_WARN, "the engine has no init binary (podman: install catatonit): "
             "sandboxes run without one, so destroy waits up to stop_grace_s for a PID 1 "
             "that ignores SIGTERM (option init)");
@@ -193,25 +193,25 @@ static void learn_init_absent(sbx_backend_instance *inst)
 static sbx_status choose_init(sbx_backend_instance *inst, const sbx_create_request *req,
                               const char *what, int *init, sbx_error *err)
 {
-    *init = inst->options.init != SBX_DOCKER_INIT_OFF;
+    *init = inst->options.init != DOCKER_INIT_OFF;
     if (!*init)
         return SBX_OK;
     if (atomic_load(&inst->engine_init) == ENGINE_INIT_UNASKED) {
-        sbx_docker_engine_facts facts;
-        sbx_status st = sbx_docker_engine_info(&inst->engine, what, &facts, err);
+        docker_engine_facts facts;
+        sbx_status st = docker_engine_info(&inst->engine, what, &facts, err);
         if (st != SBX_OK)
             return st;
-        sbx_docker_engine_init said = facts.init;
-        if (said == SBX_DOCKER_ENGINE_INIT_NO)
+        docker_engine_init said = facts.init;
+        if (said == DOCKER_ENGINE_INIT_NO)
             learn_init_absent(inst);
         else
-            atomic_store(&inst->engine_init, said == SBX_DOCKER_ENGINE_INIT_YES
+            atomic_store(&inst->engine_init, said == DOCKER_ENGINE_INIT_YES
                                                  ? ENGINE_INIT_PRESENT : ENGINE_INIT_UNSAID);
     }
     if (atomic_load(&inst->engine_init) != ENGINE_INIT_ABSENT)
         return SBX_OK;
     *init = 0;
-    return inst->options.init == SBX_DOCKER_INIT_ON ? init_missing_error(req, err) : SBX_OK;
+    return inst->options.init == DOCKER_INIT_ON ? init_missing_error(req, err) : SBX_OK;
 }
 
 /* POST /containers/create.  *created is 1 for a new container, 0 when the
@@ -219,39 +219,39 @@ static sbx_status choose_init(sbx_backend_instance *inst, const sbx_create_reque
 static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_request *req,
                                    int *created, sbx_error *err)
 {
-    char name[SBX_DOCKER_NAME_MAX], path[SBX_DOCKER_NAME_MAX + 32], what[96];
-    sbx_docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
+    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
+    docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
     snprintf(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
     int init = 0;
     sbx_status st = choose_init(inst, req, what, &init, err);
-    sbx_http_response resp = { 0, NULL, 0 };
+    common_http_response resp = { 0, NULL, 0 };
     for (;;) {
         char *body = NULL;
         if (st == SBX_OK)
-            st = sbx_docker_create_body(&inst->options, req, init, &body, err);
+            st = docker_create_body(&inst->options, req, init, &body, err);
         if (st == SBX_OK)
-            st = sbx_docker_engine_call(&inst->engine, "POST", path, body, 0, what, &resp, err);
+            st = docker_engine_call(&inst->engine, "POST", path, body, 0, what, &resp, err);
         free(body);
         if (st != SBX_OK)
             return st;
         /* An engine that did not say it lacks an init refuses one here
          * (podman without catatonit); nothing was created. */
-        if (!init || !sbx_docker_engine_is_init_missing(&resp))
+        if (!init || !docker_engine_is_init_missing(&resp))
             break;
-        sbx_http_response_clear(&resp);
+        common_http_response_clear(&resp);
         learn_init_absent(inst);
-        if (inst->options.init == SBX_DOCKER_INIT_ON)
+        if (inst->options.init == DOCKER_INIT_ON)
             return init_missing_error(req, err);
         init = 0;
     }
     *created = resp.status == 201;
-    if (!*created && !sbx_docker_engine_is_name_conflict(&resp))
-        st = sbx_docker_engine_error(&resp, what, err);
+    if (!*created && !docker_engine_is_name_conflict(&resp))
+        st = docker_engine_error(&resp, what, err);
     /* A 404 here is a missing image, not a missing sandbox. */
     if (st == SBX_ERR_NOT_FOUND && err != NULL)
         err->kind = st = SBX_ERR_PROVISIONER;
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
     return st;
 }
 
@@ -259,14 +259,14 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
 static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_request *req,
                                 sbx_error *err)
 {
-    sbx_status st = sbx_create_request_check(BACKEND_NAME, req, err);
+    sbx_status st = common_create_request_check(BACKEND_NAME, req, err);
     if (st != SBX_OK)
         return st;
     if (inst->options.image == NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG,
                              "docker: option 'image' is required to create sandbox '%s'",
                              req->sandbox_id);
-    return sbx_create_request_refuse_contract(BACKEND_NAME, req, err);
+    return common_create_request_refuse_contract(BACKEND_NAME, req, err);
 }
 
 /* Create the container, or find the existing one of that name; either way
@@ -291,9 +291,9 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
             sbx_sandbox found;
             st = inspect_sandbox(inst, req->sandbox_id, &found, &running, err);
             if (st == SBX_OK) {
-                st = sbx_create_request_check_owner("docker", req, found.user_id,
-                                                    found.thread_id, err);
-                sbx_sandbox_record_clear(&found);
+                st = common_create_request_check_owner("docker", req, found.user_id,
+                                                       found.thread_id, err);
+                common_sandbox_record_clear(&found);
             }
         }
         /* Start a new container, or bring a stopped sandbox back (304 when
@@ -313,7 +313,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
  * replies to an HTTP request on the published port.  An accepted connection
  * is not enough: Docker's userland proxy accepts on the port by itself and
  * closes when nothing listens behind it.  The port is read back from the
- * URL that sbx_docker_sandbox_from_inspect formed (http://HOST:PORT or
+ * URL that docker_sandbox_from_inspect formed (http://HOST:PORT or
  * http://[V6]:PORT), so it follows the last ':'.  On timeout the container
  * stays, for destroy. */
 static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx_sandbox *sb,
@@ -328,8 +328,9 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
                              sb->sandbox_id, sb->sandbox_url);
     char what[96];
     snprintf(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
-    return sbx_http_wait_ready(inst->options.bind_host, (int)port, inst->options.ready_timeout_ms,
-                               what, err);
+    return common_http_wait_ready(inst->options.bind_host, (int)port,
+                                  inst->options.ready_timeout_ms,
+                                  what, err);
 }
 
 static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,
@@ -363,7 +364,7 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
     if (st == SBX_OK)
         st = wait_until_serving(inst, one, err);
     if (st != SBX_OK) {
-        sbx_sandbox_records_free(one, one ? 1 : 0);
+        common_sandbox_records_free(one, one ? 1 : 0);
         if (created && !running_sandbox) {
             /* Leave no half-made sandbox behind; the first error stands. */
             sbx_error ignored;
@@ -381,7 +382,7 @@ static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox
                                  sbx_error *err)
 {
     int running = 0;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     /* Never stop a container that only happens to carry our name. */
     if (st == SBX_OK)
         st = inspect_sandbox(inst, sandbox_id, NULL, &running, err);
@@ -408,7 +409,7 @@ static sbx_status docker_is_alive(sbx_backend_instance *inst, const char *sandbo
     if (alive == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "docker: is_alive needs an output");
     *alive = 0;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st == SBX_OK)
         st = inspect_sandbox(inst, sandbox_id, NULL, alive, err);
     if (st == SBX_ERR_NOT_FOUND) {
@@ -424,7 +425,7 @@ static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbo
 {
     if (out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "docker: discover needs an output");
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
     sbx_sandbox one;
@@ -432,29 +433,29 @@ static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbo
     st = inspect_sandbox(inst, sandbox_id, &one, &running, err);
     if (st == SBX_ERR_NOT_FOUND)
         sbx_error_set(err, SBX_ERR_NOT_FOUND, "docker: sandbox '%s' not found", sandbox_id);
-    return st == SBX_OK ? sbx_sandbox_record_box(&one, out, err) : st;
+    return st == SBX_OK ? common_sandbox_record_box(&one, out, err) : st;
 }
 
 /* Add the list entries that are sandboxes of this instance to `list`. */
 static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entries,
-                                  sbx_sandbox_list *list, sbx_error *err)
+                                  common_sandbox_list *list, sbx_error *err)
 {
     for (size_t i = 0; i < json_object_array_length(entries); i++) {
-        sbx_sandbox *s = sbx_sandbox_list_append(list, err);
+        sbx_sandbox *s = common_sandbox_list_append(list, err);
         if (s == NULL)
             return SBX_ERR_INTERNAL;
         char why[200];
-        sbx_docker_skip skip;
-        int rc = sbx_docker_sandbox_from_list_entry(&inst->options,
-                                                    json_object_array_get_idx(entries, i), s,
-                                                    &skip, why, sizeof why);
+        docker_skip skip;
+        int rc = docker_sandbox_from_list_entry(&inst->options,
+                                                json_object_array_get_idx(entries, i), s,
+                                                &skip, why, sizeof why);
         if (rc == 1)
             continue;
-        sbx_sandbox_list_drop_last(list);
+        common_sandbox_list_drop_last(list);
         if (rc < 0)
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         /* Managed containers of other prefixes are normal, not warnings. */
-        LOG(inst, skip == SBX_DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
+        LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
             "skipping list entry %zu: %s", i, why);
     }
     return SBX_OK;
@@ -467,26 +468,26 @@ static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **
         return sbx_error_set(err, SBX_ERR_USAGE, "docker: list_running needs outputs");
     *out = NULL;
     *count = 0;
-    sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0,
-                                           "list of sandboxes", &resp, err);
+    common_http_response resp;
+    sbx_status st = docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0,
+                                       "list of sandboxes", &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
-        st = sbx_docker_engine_error(&resp, "list of sandboxes", err);
+        st = docker_engine_error(&resp, "list of sandboxes", err);
         if (st == SBX_ERR_NOT_FOUND && err != NULL)
             err->kind = st = SBX_ERR_PROVISIONER;
-        sbx_http_response_clear(&resp);
+        common_http_response_clear(&resp);
         return st;
     }
-    json_object *entries = sbx_docker_engine_parse(&resp, json_type_array, "list of sandboxes", err);
-    sbx_http_response_clear(&resp);
+    json_object *entries = docker_engine_parse(&resp, json_type_array, "list of sandboxes", err);
+    common_http_response_clear(&resp);
     if (entries == NULL)
         return SBX_ERR_PROTOCOL;
-    sbx_sandbox_list list = { NULL, 0, 0 };
+    common_sandbox_list list = { NULL, 0, 0 };
     st = collect_entries(inst, entries, &list, err);
     json_object_put(entries);
-    return sbx_sandbox_list_finish(&list, st, out, count);
+    return common_sandbox_list_finish(&list, st, out, count);
 }
 
 /* What reconcile learnt, moved into *out: FOUND (the sandbox record only
@@ -505,11 +506,11 @@ static int settle_reconciliation(sbx_reconciliation *out, sbx_reconcile_status s
         ok = ok && out->incarnation_id != NULL;
         sbx_error ignored;
         if (ok && running && record->sandbox_url[0] != '\0')
-            ok = sbx_sandbox_record_box(record, &out->sandbox, &ignored) == SBX_OK;
-        sbx_sandbox_record_clear(record);
+            ok = common_sandbox_record_box(record, &out->sandbox, &ignored) == SBX_OK;
+        common_sandbox_record_clear(record);
     }
     if (!ok)
-        sbx_reconciliation_clear(out);
+        common_reconciliation_clear(out);
     return ok;
 }
 
@@ -523,13 +524,13 @@ static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what,
     sbx_status st = SBX_OK;
     if (atomic_load(&inst->engine_kind) == ENGINE_KIND_UNASKED) {
         int is_podman = 0;
-        st = sbx_docker_engine_is_podman(&inst->engine, what, &is_podman, err);
+        st = docker_engine_is_podman(&inst->engine, what, &is_podman, err);
         if (st == SBX_OK)
             atomic_store(&inst->engine_kind, is_podman ? ENGINE_KIND_PODMAN : ENGINE_KIND_DOCKER);
     }
-    sbx_docker_engine_facts facts;
+    docker_engine_facts facts;
     if (st == SBX_OK)
-        st = sbx_docker_engine_info(&inst->engine, what, &facts, err);
+        st = docker_engine_info(&inst->engine, what, &facts, err);
     if (st != SBX_OK)
         return st;
     int podman = atomic_load(&inst->engine_kind) == ENGINE_KIND_PODMAN;
@@ -554,7 +555,7 @@ static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandb
         return sbx_error_set(err, SBX_ERR_USAGE, "docker: reconcile needs an output");
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
     char what[96], container_id[CONTAINER_ID_MAX];
@@ -589,10 +590,10 @@ static const sbx_backend_descriptor docker_descriptor = {
     .is_alive = docker_is_alive,
     .discover = docker_discover,
     .list_running = docker_list_running,
-    .free_sandboxes = sbx_sandbox_records_free,
+    .free_sandboxes = common_sandbox_records_free,
     .capabilities = NULL,
     .reconcile = docker_reconcile,
-    .clear_reconciliation = sbx_reconciliation_clear,
+    .clear_reconciliation = common_reconciliation_clear,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sbx_docker_container_name(const sbx_docker_options *o, const char *sandbox_id,
-                               char *buf, size_t size)
+void docker_container_name(const docker_options *o, const char *sandbox_id,
+                           char *buf, size_t size)
 {
     snprintf(buf, size, "%s-%s", o->name_prefix, sandbox_id);
 }
@@ -49,21 +49,21 @@ static json_object *string_of(const char *s)
     return json_object_new_string(s);
 }
 
-static json_object *labels_of(builder *b, const sbx_docker_options *o,
+static json_object *labels_of(builder *b, const docker_options *o,
                               const sbx_create_request *req)
 {
     json_object *labels = json_object_new_object();
-    add(b, labels, SBX_DOCKER_LABEL_MANAGED, string_of("true"));
-    add(b, labels, SBX_DOCKER_LABEL_SANDBOX, string_of(req->sandbox_id));
-    add(b, labels, SBX_DOCKER_LABEL_USER, string_of(sbx_create_request_user(req)));
+    add(b, labels, DOCKER_LABEL_MANAGED, string_of("true"));
+    add(b, labels, DOCKER_LABEL_SANDBOX, string_of(req->sandbox_id));
+    add(b, labels, DOCKER_LABEL_USER, string_of(common_create_request_user(req)));
     if (req->thread_id != NULL)
-        add(b, labels, SBX_DOCKER_LABEL_THREAD, string_of(req->thread_id));
+        add(b, labels, DOCKER_LABEL_THREAD, string_of(req->thread_id));
     for (size_t i = 0; i < o->label_count; i++)
         add(b, labels, o->labels[i].key, string_of(o->labels[i].value));
     return labels;
 }
 
-static json_object *env_of(builder *b, const sbx_docker_options *o)
+static json_object *env_of(builder *b, const docker_options *o)
 {
     json_object *env = json_object_new_array();
     for (size_t i = 0; i < o->env_count; i++) {
@@ -122,7 +122,7 @@ static sbx_status binds_of(builder *b, const sbx_create_request *req, json_objec
     return SBX_OK;
 }
 
-static json_object *host_config_of(builder *b, const sbx_docker_options *o,
+static json_object *host_config_of(builder *b, const docker_options *o,
                                    const char *port_key, json_object *binds, int init)
 {
     json_object *host_config = json_object_new_object();
@@ -142,8 +142,8 @@ static json_object *host_config_of(builder *b, const sbx_docker_options *o,
     return host_config;
 }
 
-sbx_status sbx_docker_create_body(const sbx_docker_options *o, const sbx_create_request *req,
-                                  int init, char **out, sbx_error *err)
+sbx_status docker_create_body(const docker_options *o, const sbx_create_request *req,
+                              int init, char **out, sbx_error *err)
 {
     builder b = { 0 };
     json_object *binds = NULL;
@@ -181,25 +181,25 @@ sbx_status sbx_docker_create_body(const sbx_docker_options *o, const sbx_create_
 static const char *label(json_object *labels, const char *key)
 {
     const char *value = NULL;
-    return sbx_json_get_string(labels, key, &value) == SBX_JSON_OK ? value : NULL;
+    return common_json_get_string(labels, key, &value) == COMMON_JSON_OK ? value : NULL;
 }
 
 /* 1 when the labels say: managed by sbx, sandbox `sandbox_id`, with valid
  * identity labels (they are shown to callers as the sandbox's identity). */
 static int labels_match(json_object *labels, const char *sandbox_id)
 {
-    const char *managed = label(labels, SBX_DOCKER_LABEL_MANAGED);
-    const char *id = label(labels, SBX_DOCKER_LABEL_SANDBOX);
-    const char *thread = label(labels, SBX_DOCKER_LABEL_THREAD);
-    const char *user = label(labels, SBX_DOCKER_LABEL_USER);
+    const char *managed = label(labels, DOCKER_LABEL_MANAGED);
+    const char *id = label(labels, DOCKER_LABEL_SANDBOX);
+    const char *thread = label(labels, DOCKER_LABEL_THREAD);
+    const char *user = label(labels, DOCKER_LABEL_USER);
     return managed != NULL && strcmp(managed, "true") == 0 && id != NULL &&
-           (sandbox_id == NULL ? sbx_sandbox_id_is_valid(id) : strcmp(id, sandbox_id) == 0) &&
-           (thread == NULL || sbx_principal_id_is_valid(thread)) &&
-           (user == NULL || sbx_principal_id_is_valid(user));
+           (sandbox_id == NULL ? common_sandbox_id_is_valid(id) : strcmp(id, sandbox_id) == 0) &&
+           (thread == NULL || common_principal_id_is_valid(thread)) &&
+           (user == NULL || common_principal_id_is_valid(user));
 }
 
 /* "http://HOST:PORT", with brackets for an IPv6 host. */
-static void format_url(const sbx_docker_options *o, const char *port, char *buf, size_t size)
+static void format_url(const docker_options *o, const char *port, char *buf, size_t size)
 {
     if (port == NULL || port[0] == '\0' || strspn(port, "0123456789") != strlen(port))
         snprintf(buf, size, "%s", "");
@@ -213,7 +213,7 @@ static void format_url(const sbx_docker_options *o, const char *port, char *buf,
 static void format_status(const char *state, char *buf, size_t size)
 {
     const char *s = state ? state : "unknown";
-    snprintf(buf, size, "%.*s", (int)sbx_docker_text_cut(s, strlen(s), size - 1), s);
+    snprintf(buf, size, "%.*s", (int)docker_text_cut(s, strlen(s), size - 1), s);
     buf[0] = (char)toupper((unsigned char)buf[0]);
 }
 
@@ -222,15 +222,15 @@ static sbx_status fill_from_labels(json_object *labels, const char *url, const c
 {
     char status[32];
     format_status(state, status, sizeof status);
-    const char *user = label(labels, SBX_DOCKER_LABEL_USER);
-    return sbx_sandbox_record_fill(out, label(labels, SBX_DOCKER_LABEL_SANDBOX), url,
-                                   user ? user : SBX_DEFAULT_USER_ID,
-                                   label(labels, SBX_DOCKER_LABEL_THREAD), status,
-                                   SBX_CONTRACT_NONE, err);
+    const char *user = label(labels, DOCKER_LABEL_USER);
+    return common_sandbox_record_fill(out, label(labels, DOCKER_LABEL_SANDBOX), url,
+                                      user ? user : COMMON_DEFAULT_USER_ID,
+                                      label(labels, DOCKER_LABEL_THREAD), status,
+                                      SBX_CONTRACT_NONE, err);
 }
 
 /* NetworkSettings.Ports["PORT/tcp"][0].HostPort of an inspect answer. */
-static const char *inspect_host_port(const sbx_docker_options *o, json_object *inspect)
+static const char *inspect_host_port(const docker_options *o, json_object *inspect)
 {
     char port_key[24];
     snprintf(port_key, sizeof port_key, "%ld/tcp", o->port);
@@ -242,12 +242,12 @@ static const char *inspect_host_port(const sbx_docker_options *o, json_object *i
         return NULL;
     const char *port = NULL;
     json_object *first = json_object_array_get_idx(list, 0);
-    return sbx_json_get_string(first, "HostPort", &port) == SBX_JSON_OK ? port : NULL;
+    return common_json_get_string(first, "HostPort", &port) == COMMON_JSON_OK ? port : NULL;
 }
 
-sbx_status sbx_docker_sandbox_from_inspect(const sbx_docker_options *o, json_object *inspect,
-                                           const char *sandbox_id, sbx_sandbox *out,
-                                           int *running, sbx_error *err)
+sbx_status docker_sandbox_from_inspect(const docker_options *o, json_object *inspect,
+                                       const char *sandbox_id, sbx_sandbox *out,
+                                       int *running, sbx_error *err)
 {
     json_object *config = NULL, *labels = NULL, *state = NULL;
     const char *status = NULL;
@@ -258,8 +258,8 @@ sbx_status sbx_docker_sandbox_from_inspect(const sbx_docker_options *o, json_obj
                              "docker: the container named for sandbox '%s' is not a sandbox "
                              "managed by sbx (labels differ)", sandbox_id);
     if (!json_object_object_get_ex(inspect, "State", &state) ||
-        sbx_json_get_bool(state, "Running", &is_running) != SBX_JSON_OK ||
-        sbx_json_get_string(state, "Status", &status) != SBX_JSON_OK)
+        common_json_get_bool(state, "Running", &is_running) != COMMON_JSON_OK ||
+        common_json_get_string(state, "Status", &status) != COMMON_JSON_OK)
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
     char url[300];
@@ -268,17 +268,17 @@ sbx_status sbx_docker_sandbox_from_inspect(const sbx_docker_options *o, json_obj
     return fill_from_labels(labels, url, status, out, err);
 }
 
-const char *sbx_docker_container_id(json_object *inspect)
+const char *docker_container_id(json_object *inspect)
 {
     const char *id = NULL;
-    if (sbx_json_get_string(inspect, "Id", &id) != SBX_JSON_OK || id[0] == '\0' ||
+    if (common_json_get_string(inspect, "Id", &id) != COMMON_JSON_OK || id[0] == '\0' ||
         strlen(id) > 128 || id[strspn(id, "0123456789abcdef")] != '\0')
         return NULL;
     return id;
 }
 
 /* The public port of the sandbox port in a list entry's Ports array. */
-static const char *list_host_port(const sbx_docker_options *o, json_object *entry,
+static const char *list_host_port(const docker_options *o, json_object *entry,
                                   char *buf, size_t size)
 {
     json_object *ports = NULL;
@@ -289,9 +289,9 @@ static const char *list_host_port(const sbx_docker_options *o, json_object *entr
         json_object *p = json_object_array_get_idx(ports, i);
         int private_port = 0, public_port = 0;
         const char *type = NULL;
-        if (sbx_json_get_int(p, "PrivatePort", &private_port) == SBX_JSON_OK &&
-            sbx_json_get_int(p, "PublicPort", &public_port) == SBX_JSON_OK &&
-            sbx_json_get_string(p, "Type", &type) == SBX_JSON_OK &&
+        if (common_json_get_int(p, "PrivatePort", &private_port) == COMMON_JSON_OK &&
+            common_json_get_int(p, "PublicPort", &public_port) == COMMON_JSON_OK &&
+            common_json_get_string(p, "Type", &type) == COMMON_JSON_OK &&
             private_port == o->port && strcmp(type, "tcp") == 0 && public_port > 0) {
             snprintf(buf, size, "%d", public_port);
             return buf;
@@ -301,11 +301,11 @@ static const char *list_host_port(const sbx_docker_options *o, json_object *entr
 }
 
 /* 1 when Names holds "/PREFIX-ID" for this instance's prefix. */
-static int named_by_us(const sbx_docker_options *o, json_object *entry, const char *id)
+static int named_by_us(const docker_options *o, json_object *entry, const char *id)
 {
-    char expected[SBX_DOCKER_NAME_MAX + 1];
+    char expected[DOCKER_NAME_MAX + 1];
     expected[0] = '/';
-    sbx_docker_container_name(o, id, expected + 1, sizeof expected - 1);
+    docker_container_name(o, id, expected + 1, sizeof expected - 1);
     json_object *names = NULL;
     if (!json_object_object_get_ex(entry, "Names", &names) ||
         !json_object_is_type(names, json_type_array))
@@ -319,15 +319,15 @@ static int named_by_us(const sbx_docker_options *o, json_object *entry, const ch
     return 0;
 }
 
-int sbx_docker_sandbox_from_list_entry(const sbx_docker_options *o, json_object *entry,
-                                       sbx_sandbox *out, sbx_docker_skip *skip, char *why,
-                                       size_t why_size)
+int docker_sandbox_from_list_entry(const docker_options *o, json_object *entry,
+                                   sbx_sandbox *out, docker_skip *skip, char *why,
+                                   size_t why_size)
 {
     json_object *labels = NULL;
     const char *state = NULL;
     char port[16], url[300], field[160];
-    *skip = SBX_DOCKER_SKIP_INVALID;
-    if (!sbx_docker_json_text_ok(entry, field, sizeof field)) {
+    *skip = DOCKER_SKIP_INVALID;
+    if (!docker_json_text_ok(entry, field, sizeof field)) {
         snprintf(why, why_size, "field '%s' holds a NUL or invalid UTF-8", field);
         return 0;
     }
@@ -335,8 +335,8 @@ int sbx_docker_sandbox_from_list_entry(const sbx_docker_options *o, json_object 
         snprintf(why, why_size, "missing or invalid sbx labels");
         return 0;
     }
-    if (!named_by_us(o, entry, label(labels, SBX_DOCKER_LABEL_SANDBOX))) {
-        *skip = SBX_DOCKER_SKIP_OTHER_PREFIX;
+    if (!named_by_us(o, entry, label(labels, DOCKER_LABEL_SANDBOX))) {
+        *skip = DOCKER_SKIP_OTHER_PREFIX;
         snprintf(why, why_size, "named with another prefix");
         return 0;
     }
@@ -345,7 +345,7 @@ int sbx_docker_sandbox_from_list_entry(const sbx_docker_options *o, json_object 
         snprintf(why, why_size, "the sandbox port is not published");
         return 0;
     }
-    sbx_json_get_string(entry, "State", &state);
+    common_json_get_string(entry, "State", &state);
     sbx_error ignored;
     return fill_from_labels(labels, url, state ? state : "running", out, &ignored) == SBX_OK ? 1 : -1;
 }

@@ -21,14 +21,14 @@
 #define MAX_RESPONSE_BYTES (16u * 1024u * 1024u)
 #define CONNECT_TIMEOUT_MS 5000L
 
-sbx_status sbx_docker_engine_open(sbx_docker_engine *engine, const sbx_docker_options *options,
-                                  const sbx_host_services *services, sbx_error *err)
+sbx_status docker_engine_open(docker_engine *engine, const docker_options *options,
+                              const sbx_host_services *services, sbx_error *err)
 {
     memset(engine, 0, sizeof *engine);
     int has_log = services != NULL &&
                   services->struct_size >= offsetof(sbx_host_services, log_ctx) +
                                                sizeof services->log_ctx;
-    sbx_http_client_options o;
+    common_http_client_options o;
     memset(&o, 0, sizeof o);
     o.base_url = "http://localhost";
     o.unix_socket_path = options->socket_path;
@@ -37,7 +37,7 @@ sbx_status sbx_docker_engine_open(sbx_docker_engine *engine, const sbx_docker_op
     o.log = has_log ? services->log : NULL;
     o.log_ctx = has_log ? services->log_ctx : NULL;
     o.log_name = "docker";
-    sbx_status st = sbx_http_client_new(&o, &engine->http, err);
+    sbx_status st = common_http_client_new(&o, &engine->http, err);
     if (st != SBX_OK)
         return st;
     engine->socket_path = options->socket_path;
@@ -46,9 +46,9 @@ sbx_status sbx_docker_engine_open(sbx_docker_engine *engine, const sbx_docker_op
     return SBX_OK;
 }
 
-void sbx_docker_engine_close(sbx_docker_engine *engine)
+void docker_engine_close(docker_engine *engine)
 {
-    sbx_http_client_free(engine->http);
+    common_http_client_free(engine->http);
     memset(engine, 0, sizeof *engine);
 }
 
@@ -74,7 +74,7 @@ static int connect_errno(const char *socket_path)
 /* Reword the HTTP client's transport error, which names the URL it was
  * given for a unix socket ("http://localhost/..., localhost port 80"): say
  * which operation, which socket, and why, from a connect of our own. */
-static void reword_transport_error(const sbx_docker_engine *engine, const char *method,
+static void reword_transport_error(const docker_engine *engine, const char *method,
                                    const char *full_path, const char *what, sbx_error *err)
 {
     if (err == NULL)
@@ -90,24 +90,24 @@ static void reword_transport_error(const sbx_docker_engine *engine, const char *
      * (a timeout, a reset) without its URL. */
     char prefix[512], detail[SBX_ERROR_MESSAGE_MAX];
     snprintf(prefix, sizeof prefix, "%s %s%s: ", method,
-             sbx_http_client_shown_url(engine->http), full_path);
+             common_http_client_shown_url(engine->http), full_path);
     size_t skip = strncmp(err->message, prefix, strlen(prefix)) == 0 ? strlen(prefix) : 0;
     snprintf(detail, sizeof detail, "%s", err->message + skip);
     sbx_error_set(err, SBX_ERR_TRANSPORT, "docker: %s: engine socket %s: %s", what,
                   engine->socket_path, detail);
 }
 
-sbx_status sbx_docker_engine_call(sbx_docker_engine *engine, const char *method,
-                                  const char *path, const char *json_body, long extra_ms,
-                                  const char *what, sbx_http_response *resp, sbx_error *err)
+sbx_status docker_engine_call(docker_engine *engine, const char *method,
+                              const char *path, const char *json_body, long extra_ms,
+                              const char *what, common_http_response *resp, sbx_error *err)
 {
     size_t len = strlen(engine->api_version) + strlen(path) + 2;
     char *full = malloc(len);
     if (full == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     snprintf(full, len, "/%s%s", engine->api_version, path);
-    sbx_status st = sbx_http_request(engine->http, method, full, json_body,
-                                     engine->timeout_ms + extra_ms, resp, err);
+    sbx_status st = common_http_request(engine->http, method, full, json_body,
+                                        engine->timeout_ms + extra_ms, resp, err);
     if (st == SBX_ERR_TRANSPORT)
         reword_transport_error(engine, method, full, what, err);
     free(full);
@@ -120,10 +120,10 @@ sbx_status sbx_docker_engine_call(sbx_docker_engine *engine, const char *method,
 /* The engine's explanation: `message` of a JSON error body, else the body's
  * first line, cut to ENGINE_MESSAGE_MAX bytes at a character boundary;
  * nothing when neither is text (an error message must stay valid UTF-8). */
-static void engine_message(const sbx_http_response *resp, char *buf, size_t size)
+static void engine_message(const common_http_response *resp, char *buf, size_t size)
 {
     buf[0] = '\0';
-    json_object *o = sbx_json_parse(resp->body, resp->body_len);
+    json_object *o = common_json_parse(resp->body, resp->body_len);
     json_object *message = NULL;
     const char *text = NULL;
     size_t len = 0;
@@ -135,17 +135,17 @@ static void engine_message(const sbx_http_response *resp, char *buf, size_t size
         text = resp->body;
         len = strcspn(resp->body, "\r\n");
     }
-    if (text != NULL && sbx_text_is_clean(text, len)) {
+    if (text != NULL && common_text_is_clean(text, len)) {
         size_t max = size - 1 < ENGINE_MESSAGE_MAX ? size - 1 : ENGINE_MESSAGE_MAX;
-        snprintf(buf, size, "%.*s", (int)sbx_docker_text_cut(text, len, max), text);
+        snprintf(buf, size, "%.*s", (int)docker_text_cut(text, len, max), text);
     } else if (text != NULL && len > 0) {
         snprintf(buf, size, "(the engine's message is not valid UTF-8 text)");
     }
     json_object_put(o);
 }
 
-sbx_status sbx_docker_engine_error(const sbx_http_response *resp, const char *what,
-                                   sbx_error *err)
+sbx_status docker_engine_error(const common_http_response *resp, const char *what,
+                               sbx_error *err)
 {
     char message[ENGINE_MESSAGE_MAX + 1];
     engine_message(resp, message, sizeof message);
@@ -158,7 +158,7 @@ sbx_status sbx_docker_engine_error(const sbx_http_response *resp, const char *wh
 }
 
 /* 1 when the answer is `status` with an engine message containing `text`. */
-static int message_says(const sbx_http_response *resp, long status, const char *text)
+static int message_says(const common_http_response *resp, long status, const char *text)
 {
     if (resp->status != status)
         return 0;
@@ -167,20 +167,20 @@ static int message_says(const sbx_http_response *resp, long status, const char *
     return strstr(message, text) != NULL;
 }
 
-int sbx_docker_engine_is_name_conflict(const sbx_http_response *resp)
+int docker_engine_is_name_conflict(const common_http_response *resp)
 {
     return resp->status == 409 || message_says(resp, 500, "already in use");
 }
 
-int sbx_docker_engine_is_init_missing(const sbx_http_response *resp)
+int docker_engine_is_init_missing(const common_http_response *resp)
 {
     return message_says(resp, 500, "container-init binary not found");
 }
 
-json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type type,
-                                     const char *what, sbx_error *err)
+json_object *docker_engine_parse(const common_http_response *resp, json_type type,
+                                 const char *what, sbx_error *err)
 {
-    json_object *o = sbx_json_parse(resp->body, resp->body_len);
+    json_object *o = common_json_parse(resp->body, resp->body_len);
     if (o == NULL || !json_object_is_type(o, type)) {
         json_object_put(o);
         sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's answer is not a JSON %s",
@@ -188,7 +188,7 @@ json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type ty
         return NULL;
     }
     char field[160];
-    if (type == json_type_object && !sbx_docker_json_text_ok(o, field, sizeof field)) {
+    if (type == json_type_object && !docker_json_text_ok(o, field, sizeof field)) {
         json_object_put(o);
         sbx_error_set(err, SBX_ERR_PROTOCOL,
                       "docker: %s: field '%s' of the engine's answer holds a NUL or invalid "
@@ -212,28 +212,28 @@ static void copy_word(const char *value, char *buf, size_t size)
 
 /* GET `path`, whose answer must be a JSON object: *out (the caller puts
  * it), or an error naming `what` (a 404 is an engine error here). */
-static sbx_status get_object(sbx_docker_engine *engine, const char *path, const char *what,
+static sbx_status get_object(docker_engine *engine, const char *path, const char *what,
                              json_object **out, sbx_error *err)
 {
     *out = NULL;
-    sbx_http_response resp;
-    sbx_status st = sbx_docker_engine_call(engine, "GET", path, NULL, 0, what, &resp, err);
+    common_http_response resp;
+    sbx_status st = docker_engine_call(engine, "GET", path, NULL, 0, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
-        st = sbx_docker_engine_error(&resp, what, err);
+        st = docker_engine_error(&resp, what, err);
         if (st == SBX_ERR_NOT_FOUND && err != NULL)
             err->kind = st = SBX_ERR_PROVISIONER;
-        sbx_http_response_clear(&resp);
+        common_http_response_clear(&resp);
         return st;
     }
-    *out = sbx_docker_engine_parse(&resp, json_type_object, what, err);
-    sbx_http_response_clear(&resp);
+    *out = docker_engine_parse(&resp, json_type_object, what, err);
+    common_http_response_clear(&resp);
     return *out != NULL ? SBX_OK : SBX_ERR_PROTOCOL;
 }
 
-sbx_status sbx_docker_engine_is_podman(sbx_docker_engine *engine, const char *what,
-                                       int *is_podman, sbx_error *err)
+sbx_status docker_engine_is_podman(docker_engine *engine, const char *what,
+                                   int *is_podman, sbx_error *err)
 {
     *is_podman = 0;
     json_object *version = NULL, *components = NULL;
@@ -244,8 +244,8 @@ sbx_status sbx_docker_engine_is_podman(sbx_docker_engine *engine, const char *wh
         json_object_is_type(components, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(components); i++) {
             const char *name = NULL;
-            if (sbx_json_get_string(json_object_array_get_idx(components, i), "Name", &name) ==
-                    SBX_JSON_OK && strstr(name, "Podman") != NULL)
+            if (common_json_get_string(json_object_array_get_idx(components, i), "Name", &name) ==
+                    COMMON_JSON_OK && strstr(name, "Podman") != NULL)
                 *is_podman = 1;
         }
     }
@@ -253,11 +253,11 @@ sbx_status sbx_docker_engine_is_podman(sbx_docker_engine *engine, const char *wh
     return SBX_OK;
 }
 
-sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
-                                  sbx_docker_engine_facts *facts, sbx_error *err)
+sbx_status docker_engine_info(docker_engine *engine, const char *what,
+                              docker_engine_facts *facts, sbx_error *err)
 {
     memset(facts, 0, sizeof *facts);
-    sbx_docker_engine_init *init = &facts->init;
+    docker_engine_init *init = &facts->init;
     json_object *info = NULL;
     sbx_status st = get_object(engine, "/info", what, &info, err);
     if (st != SBX_OK)
@@ -267,24 +267,25 @@ sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
      * podman names none whether it has catatonit or not. */
     const char *binary = NULL, *commit = NULL;
     json_object *init_commit = NULL;
-    if (sbx_json_get_string(info, "InitBinary", &binary) == SBX_JSON_OK && binary[0] != '\0') {
+    if (common_json_get_string(info, "InitBinary", &binary) == COMMON_JSON_OK &&
+        binary[0] != '\0') {
         json_object_object_get_ex(info, "InitCommit", &init_commit);
-        int failed = sbx_json_get_string(init_commit, "ID", &commit) == SBX_JSON_OK &&
+        int failed = common_json_get_string(init_commit, "ID", &commit) == COMMON_JSON_OK &&
                      strcmp(commit, "N/A") == 0;
-        *init = failed ? SBX_DOCKER_ENGINE_INIT_NO : SBX_DOCKER_ENGINE_INIT_YES;
+        *init = failed ? DOCKER_ENGINE_INIT_NO : DOCKER_ENGINE_INIT_YES;
     }
     static const struct {
         const char *key;
         size_t offset, size;
     } words[] = {
-        { "ID", offsetof(sbx_docker_engine_facts, id), sizeof facts->id },
-        { "ServerVersion", offsetof(sbx_docker_engine_facts, version), sizeof facts->version },
-        { "Name", offsetof(sbx_docker_engine_facts, name), sizeof facts->name },
-        { "DockerRootDir", offsetof(sbx_docker_engine_facts, root_dir), sizeof facts->root_dir },
+        { "ID", offsetof(docker_engine_facts, id), sizeof facts->id },
+        { "ServerVersion", offsetof(docker_engine_facts, version), sizeof facts->version },
+        { "Name", offsetof(docker_engine_facts, name), sizeof facts->name },
+        { "DockerRootDir", offsetof(docker_engine_facts, root_dir), sizeof facts->root_dir },
     };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         const char *value = NULL;
-        if (sbx_json_get_string(info, words[i].key, &value) == SBX_JSON_OK)
+        if (common_json_get_string(info, words[i].key, &value) == COMMON_JSON_OK)
             copy_word(value, (char *)facts + words[i].offset, words[i].size);
     }
     json_object_put(info);

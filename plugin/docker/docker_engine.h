@@ -14,80 +14,80 @@
 
 /* A connection to the engine.  Thread-safe (the HTTP client is); the
  * strings are borrowed from the instance's options. */
-typedef struct sbx_docker_engine {
-    sbx_http_client *http;
+typedef struct docker_engine {
+    common_http_client *http;
     const char *socket_path;
     const char *api_version;
     long timeout_ms;
-} sbx_docker_engine;
+} docker_engine;
 
 /* Open a client for the engine's socket (no request is sent).
  * SBX_ERR_CONFIG / SBX_ERR_INTERNAL from the HTTP client. */
-sbx_status sbx_docker_engine_open(sbx_docker_engine *engine, const sbx_docker_options *options,
-                                  const sbx_host_services *services, sbx_error *err);
+sbx_status docker_engine_open(docker_engine *engine, const docker_options *options,
+                              const sbx_host_services *services, sbx_error *err);
 
 /* Release the client.  Zeroed storage is accepted. */
-void sbx_docker_engine_close(sbx_docker_engine *engine);
+void docker_engine_close(docker_engine *engine);
 
 /* Send `method` to /VERSION`path` (path begins with '/', query already
  * escaped) with an optional JSON body, bounded by the engine timeout plus
  * extra_ms.  Any answer is SBX_OK with *resp filled (released with
- * sbx_http_response_clear); SBX_ERR_TRANSPORT when the engine cannot be
+ * common_http_response_clear); SBX_ERR_TRANSPORT when the engine cannot be
  * reached or does not answer in time: the message names `what` (the
  * operation and sandbox, "inspect of sandbox 'x'"), the socket path and
  * why (the connect error, or the timeout). */
-sbx_status sbx_docker_engine_call(sbx_docker_engine *engine, const char *method,
-                                  const char *path, const char *json_body, long extra_ms,
-                                  const char *what, sbx_http_response *resp, sbx_error *err);
+sbx_status docker_engine_call(docker_engine *engine, const char *method,
+                              const char *path, const char *json_body, long extra_ms,
+                              const char *what, common_http_response *resp, sbx_error *err);
 
 /* Turn a failed answer into an error: SBX_ERR_NOT_FOUND for 404, else
  * SBX_ERR_PROVISIONER, with the HTTP status and the engine's `message`
  * (or the start of the body).  `what` names the call ("create sandbox
  * 'x'").  Returns the status it set. */
-sbx_status sbx_docker_engine_error(const sbx_http_response *resp, const char *what,
-                                   sbx_error *err);
+sbx_status docker_engine_error(const common_http_response *resp, const char *what,
+                               sbx_error *err);
 
 /* 1 when the answer says the container name is taken: 409 (Docker), or
  * 500 whose message contains "already in use" (podman). */
-int sbx_docker_engine_is_name_conflict(const sbx_http_response *resp);
+int docker_engine_is_name_conflict(const common_http_response *resp);
 
 /* 1 when the answer refuses a create because the engine has no init
  * binary (podman without catatonit: 500 "container-init binary not
  * found"). */
-int sbx_docker_engine_is_init_missing(const sbx_http_response *resp);
+int docker_engine_is_init_missing(const common_http_response *resp);
 
 /* Whether the engine says it has an init binary (GET /info). */
-typedef enum sbx_docker_engine_init {
-    SBX_DOCKER_ENGINE_INIT_UNSAID = 0, /* the engine does not say (podman) */
-    SBX_DOCKER_ENGINE_INIT_YES = 1,    /* Docker: InitBinary runs */
-    SBX_DOCKER_ENGINE_INIT_NO = 2      /* Docker: InitCommit.ID "N/A" */
-} sbx_docker_engine_init;
+typedef enum docker_engine_init {
+    DOCKER_ENGINE_INIT_UNSAID = 0, /* the engine does not say (podman) */
+    DOCKER_ENGINE_INIT_YES = 1,    /* Docker: InitBinary runs */
+    DOCKER_ENGINE_INIT_NO = 2      /* Docker: InitCommit.ID "N/A" */
+} docker_engine_init;
 
 /* What GET /info says of the engine. */
-typedef struct sbx_docker_engine_facts {
-    sbx_docker_engine_init init;
+typedef struct docker_engine_facts {
+    docker_engine_init init;
     char id[128];        /* the engine's ID ("" when it gives none or an odd one) */
     char version[64];    /* ServerVersion ("" when none) */
     char name[128];      /* Name: the engine's host name ("" when none) */
     char root_dir[256];  /* DockerRootDir: its storage ("" when none) */
-} sbx_docker_engine_facts;
+} docker_engine_facts;
 
 /* GET /info into *facts (strings that are not printable ASCII words are
  * left "").  Transport, engine and protocol errors name `what`. */
-sbx_status sbx_docker_engine_info(sbx_docker_engine *engine, const char *what,
-                                  sbx_docker_engine_facts *facts, sbx_error *err);
+sbx_status docker_engine_info(docker_engine *engine, const char *what,
+                              docker_engine_facts *facts, sbx_error *err);
 
 /* GET /version: *is_podman = 1 when a component is podman's ("Podman
- * Engine"), else 0 (Docker).  Errors as sbx_docker_engine_info. */
-sbx_status sbx_docker_engine_is_podman(sbx_docker_engine *engine, const char *what,
-                                       int *is_podman, sbx_error *err);
+ * Engine"), else 0 (Docker).  Errors as docker_engine_info. */
+sbx_status docker_engine_is_podman(docker_engine *engine, const char *what,
+                                   int *is_podman, sbx_error *err);
 
 /* Parse a JSON answer whose top level must be of type `type`; NULL (with
  * SBX_ERR_PROTOCOL naming `what`) otherwise.  An object answer must hold
- * only valid text (sbx_docker_json_text_ok: SBX_ERR_PROTOCOL naming the
+ * only valid text (docker_json_text_ok: SBX_ERR_PROTOCOL naming the
  * field); the entries of an array answer are the caller's to check (a
  * list skips a bad entry).  The caller puts the result. */
-json_object *sbx_docker_engine_parse(const sbx_http_response *resp, json_type type,
-                                     const char *what, sbx_error *err);
+json_object *docker_engine_parse(const common_http_response *resp, json_type type,
+                                 const char *what, sbx_error *err);
 
 #endif

@@ -18,7 +18,7 @@
 #define DEFAULT_STOP_GRACE_S 5L
 #define DEFAULT_READY_TIMEOUT_MS 5000L
 
-static void pairs_free(sbx_docker_pair *pairs, size_t count)
+static void pairs_free(docker_pair *pairs, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         free(pairs[i].key);
@@ -67,7 +67,7 @@ static int is_bind_host(const char *s)
 /* Split "K=V,K2=V2" into pairs; an empty value is no pairs.  Keys must be
  * non-empty; `reserved` (may be NULL) is a key prefix callers may not use. */
 static sbx_status parse_pairs(const char *key, const char *value, const char *reserved,
-                              sbx_docker_pair **out, size_t *count, sbx_error *err)
+                              docker_pair **out, size_t *count, sbx_error *err)
 {
     pairs_free(*out, *count);
     *out = NULL;
@@ -77,7 +77,7 @@ static sbx_status parse_pairs(const char *key, const char *value, const char *re
     size_t n = 1;
     for (const char *p = value; *p != '\0'; p++)
         n += *p == ',';
-    sbx_docker_pair *pairs = calloc(n, sizeof *pairs);
+    docker_pair *pairs = calloc(n, sizeof *pairs);
     if (pairs == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     const char *item = value;
@@ -115,7 +115,7 @@ static sbx_status checked_string(const char *key, const char *value,
     if (!valid(value))
         return sbx_error_set(err, SBX_ERR_CONFIG, "option '%s': invalid value '%.64s'",
                              key, value ? value : "");
-    return sbx_option_copy_string(dst, value, err);
+    return common_option_copy_string(dst, value, err);
 }
 
 static int is_nonempty(const char *s)
@@ -123,14 +123,14 @@ static int is_nonempty(const char *s)
     return s != NULL && s[0] != '\0';
 }
 
-static sbx_status parse_init(const char *key, const char *value, sbx_docker_init_mode *out,
+static sbx_status parse_init(const char *key, const char *value, docker_init_mode *out,
                              sbx_error *err)
 {
     static const struct {
         const char *word;
-        sbx_docker_init_mode mode;
-    } words[] = { { "auto", SBX_DOCKER_INIT_AUTO }, { "true", SBX_DOCKER_INIT_ON },
-                  { "false", SBX_DOCKER_INIT_OFF } };
+        docker_init_mode mode;
+    } words[] = { { "auto", DOCKER_INIT_AUTO }, { "true", DOCKER_INIT_ON },
+                  { "false", DOCKER_INIT_OFF } };
     for (size_t i = 0; value != NULL && i < sizeof words / sizeof words[0]; i++) {
         if (strcmp(value, words[i].word) == 0) {
             *out = words[i].mode;
@@ -142,7 +142,7 @@ static sbx_status parse_init(const char *key, const char *value, sbx_docker_init
                          value ? value : "");
 }
 
-static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx_error *err)
+static sbx_status apply_option(const sbx_option *opt, docker_options *o, sbx_error *err)
 {
     const char *k = opt->key, *v = opt->value;
     if (k == NULL)
@@ -160,16 +160,16 @@ static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx
     if (strcmp(k, "command") == 0) {
         free(o->command);
         o->command = NULL;
-        return is_nonempty(v) ? sbx_option_copy_string(&o->command, v, err) : SBX_OK;
+        return is_nonempty(v) ? common_option_copy_string(&o->command, v, err) : SBX_OK;
     }
     if (strcmp(k, "port") == 0)
-        return sbx_option_parse_long(k, v, 1, 65535, &o->port, err);
+        return common_option_parse_long(k, v, 1, 65535, &o->port, err);
     if (strcmp(k, "timeout_ms") == 0)
-        return sbx_option_parse_long(k, v, 1, 3600000L, &o->timeout_ms, err);
+        return common_option_parse_long(k, v, 1, 3600000L, &o->timeout_ms, err);
     if (strcmp(k, "stop_grace_s") == 0)
-        return sbx_option_parse_long(k, v, 0, 3600L, &o->stop_grace_s, err);
+        return common_option_parse_long(k, v, 0, 3600L, &o->stop_grace_s, err);
     if (strcmp(k, "ready_timeout_ms") == 0)
-        return sbx_option_parse_long(k, v, 0, 600000L, &o->ready_timeout_ms, err);
+        return common_option_parse_long(k, v, 0, 600000L, &o->ready_timeout_ms, err);
     if (strcmp(k, "init") == 0)
         return parse_init(k, v, &o->init, err);
     if (strcmp(k, "env") == 0)
@@ -183,34 +183,34 @@ static sbx_status apply_option(const sbx_option *opt, sbx_docker_options *o, sbx
 }
 
 /* The socket when the `socket` option is not given. */
-static sbx_status default_socket(sbx_docker_options *o, sbx_error *err)
+static sbx_status default_socket(docker_options *o, sbx_error *err)
 {
     const char *docker_host = getenv("DOCKER_HOST");
     if (docker_host == NULL || docker_host[0] == '\0')
-        return sbx_option_copy_string(&o->socket_path, DEFAULT_SOCKET, err);
+        return common_option_copy_string(&o->socket_path, DEFAULT_SOCKET, err);
     if (strncmp(docker_host, "unix://", 7) != 0 || docker_host[7] != '/')
         return sbx_error_set(err, SBX_ERR_CONFIG,
                              "DOCKER_HOST '%.100s' is not supported: only unix:///PATH "
                              "(or set the option 'socket')", docker_host);
-    return sbx_option_copy_string(&o->socket_path, docker_host + 7, err);
+    return common_option_copy_string(&o->socket_path, docker_host + 7, err);
 }
 
-static sbx_status apply_defaults(sbx_docker_options *o, sbx_error *err)
+static sbx_status apply_defaults(docker_options *o, sbx_error *err)
 {
     sbx_status st = SBX_OK;
     if (o->socket_path == NULL)
         st = default_socket(o, err);
     if (st == SBX_OK && o->name_prefix == NULL)
-        st = sbx_option_copy_string(&o->name_prefix, DEFAULT_PREFIX, err);
+        st = common_option_copy_string(&o->name_prefix, DEFAULT_PREFIX, err);
     if (st == SBX_OK && o->bind_host == NULL)
-        st = sbx_option_copy_string(&o->bind_host, DEFAULT_BIND_HOST, err);
+        st = common_option_copy_string(&o->bind_host, DEFAULT_BIND_HOST, err);
     if (st == SBX_OK && o->api_version == NULL)
-        st = sbx_option_copy_string(&o->api_version, DEFAULT_API_VERSION, err);
+        st = common_option_copy_string(&o->api_version, DEFAULT_API_VERSION, err);
     return st;
 }
 
-sbx_status sbx_docker_options_parse(const sbx_option *options, size_t count,
-                                    sbx_docker_options *out, sbx_error *err)
+sbx_status docker_options_parse(const sbx_option *options, size_t count,
+                                docker_options *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->port = DEFAULT_PORT;
@@ -223,11 +223,11 @@ sbx_status sbx_docker_options_parse(const sbx_option *options, size_t count,
     if (st == SBX_OK)
         st = apply_defaults(out, err);
     if (st != SBX_OK)
-        sbx_docker_options_clear(out);
+        docker_options_clear(out);
     return st;
 }
 
-void sbx_docker_options_clear(sbx_docker_options *o)
+void docker_options_clear(docker_options *o)
 {
     free(o->socket_path);
     free(o->image);

@@ -8,47 +8,47 @@
 #include <sbx/backend.h>
 
 /* A KEY=VALUE pair from the `env` or `labels` option. */
-typedef struct sbx_docker_pair {
+typedef struct docker_pair {
     char *key;
     char *value;
-} sbx_docker_pair;
+} docker_pair;
 
 /* The `init` option: an init process as PID 1 of each sandbox. */
-typedef enum sbx_docker_init_mode {
-    SBX_DOCKER_INIT_AUTO = 0,  /* when the engine has an init binary */
-    SBX_DOCKER_INIT_ON = 1,    /* always; an engine without one is a config error */
-    SBX_DOCKER_INIT_OFF = 2    /* never */
-} sbx_docker_init_mode;
+typedef enum docker_init_mode {
+    DOCKER_INIT_AUTO = 0,  /* when the engine has an init binary */
+    DOCKER_INIT_ON = 1,    /* always; an engine without one is a config error */
+    DOCKER_INIT_OFF = 2    /* never */
+} docker_init_mode;
 
 /* What an instance was opened with.  Immutable after parsing: every thread
  * may read it without a lock. */
-typedef struct sbx_docker_options {
+typedef struct docker_options {
     char *socket_path;         /* the engine's unix socket */
     char *image;               /* NULL: create is refused (SBX_ERR_CONFIG) */
     char *name_prefix;         /* containers are named PREFIX-SANDBOXID */
     char *bind_host;           /* host address the sandbox port is published on */
     long port;                 /* sandbox port inside the container */
-    sbx_docker_pair *env;      /* container environment */
+    docker_pair *env;      /* container environment */
     size_t env_count;
-    sbx_docker_pair *labels;   /* extra container labels (never sbx.*) */
+    docker_pair *labels;   /* extra container labels (never sbx.*) */
     size_t label_count;
     char *command;             /* NULL: the image's own command */
     char *api_version;         /* "v1.41": path prefix of every call */
     long timeout_ms;           /* bound of each engine call */
     long stop_grace_s;         /* SIGTERM-to-SIGKILL grace on destroy */
     long ready_timeout_ms;     /* create waits this long for the published port; 0: no wait */
-    sbx_docker_init_mode init; /* the `init` option (auto, true, false) */
-} sbx_docker_options;
+    docker_init_mode init; /* the `init` option (auto, true, false) */
+} docker_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values
  * are SBX_ERR_CONFIG naming the key.  The socket is the `socket` option,
  * else $DOCKER_HOST when it is unix://PATH (another scheme is
  * SBX_ERR_CONFIG), else /var/run/docker.sock.  On error *out holds
- * nothing.  Release with sbx_docker_options_clear. */
-sbx_status sbx_docker_options_parse(const sbx_option *options, size_t count,
-                                    sbx_docker_options *out, sbx_error *err);
+ * nothing.  Release with docker_options_clear. */
+sbx_status docker_options_parse(const sbx_option *options, size_t count,
+                                docker_options *out, sbx_error *err);
 
 /* Free what *options holds.  Zeroed storage is accepted. */
-void sbx_docker_options_clear(sbx_docker_options *options);
+void docker_options_clear(docker_options *options);
 
 #endif

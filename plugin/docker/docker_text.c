@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t sbx_docker_text_cut(const char *s, size_t len, size_t max)
+size_t docker_text_cut(const char *s, size_t len, size_t max)
 {
     if (len <= max)
         return len;
@@ -31,7 +31,7 @@ static size_t path_append(char *field, size_t size, size_t len, const char *name
     char shown[80];
     int n = name == NULL ? snprintf(field + len, size - len, "[%zu]", index)
                          : snprintf(field + len, size - len, "%s%s", len > 0 ? "." : "",
-                                    sbx_printable(name, shown, sizeof shown));
+                                    common_printable(name, shown, sizeof shown));
     size_t grown = len + (n > 0 ? (size_t)n : 0);
     return grown < size ? grown : size - 1;
 }
@@ -42,8 +42,8 @@ static int walk(json_object *v, char *field, size_t size, size_t len)
 {
     switch (json_object_get_type(v)) {
     case json_type_string:
-        return sbx_text_is_clean(json_object_get_string(v),
-                                 (size_t)json_object_get_string_len(v));
+        return common_text_is_clean(json_object_get_string(v),
+                                    (size_t)json_object_get_string_len(v));
     case json_type_array:
         for (size_t i = 0; i < json_object_array_length(v); i++) {
             size_t n = path_append(field, size, len, NULL, i);
@@ -54,7 +54,7 @@ static int walk(json_object *v, char *field, size_t size, size_t len)
     case json_type_object: {
         json_object_object_foreach(v, name, child) {
             size_t n = path_append(field, size, len, name, 0);
-            if (!sbx_text_is_clean(name, strlen(name)) || !walk(child, field, size, n))
+            if (!common_text_is_clean(name, strlen(name)) || !walk(child, field, size, n))
                 return 0;
         }
         break;
@@ -67,7 +67,7 @@ static int walk(json_object *v, char *field, size_t size, size_t len)
     return 1;
 }
 
-int sbx_docker_json_text_ok(json_object *value, char *field, size_t size)
+int docker_json_text_ok(json_object *value, char *field, size_t size)
 {
     field[0] = '\0';
     /* Paths cost a snprintf per member (most of a list's decoding): they

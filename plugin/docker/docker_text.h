@@ -3,7 +3,7 @@
  * error messages) and go into --json output: each must be valid UTF-8 and
  * hold no NUL, which json-c decodes faithfully but C strings would cut
  * ("alice\u0000mallory" read as "alice"); the test itself is
- * common/utf8.h's sbx_text_is_clean.  Pure functions.
+ * common/utf8.h's common_text_is_clean.  Pure functions.
  */
 #ifndef SBX_DOCKER_TEXT_H
 #define SBX_DOCKER_TEXT_H
@@ -14,7 +14,7 @@
 /* Length of the longest prefix of the `len` bytes at `s`, at most `max`
  * bytes, that does not end inside a UTF-8 sequence (to cut valid text
  * without making it invalid). */
-size_t sbx_docker_text_cut(const char *s, size_t len, size_t max);
+size_t docker_text_cut(const char *s, size_t len, size_t max);
 
 /* Walk `value` (objects, arrays, strings; member names included): 1 when
  * every string is valid text, else 0 with `field` (`size` > 0 bytes) naming
@@ -22,6 +22,6 @@ size_t sbx_docker_text_cut(const char *s, size_t len, size_t max);
  * "Names[0]"; a name that is itself bad is shown with '?' for its bad
  * bytes).  json-c ends a member name at an escaped NUL, so a NUL there
  * cannot be seen. */
-int sbx_docker_json_text_ok(json_object *value, char *field, size_t size);
+int docker_json_text_ok(json_object *value, char *field, size_t size);
 
 #endif

@@ -36,11 +36,11 @@
 #define BACKEND_NAME "local"
 
 struct sbx_backend_instance {
-    sbx_local_options options;
+    local_options options;
     const sbx_host_services *services;   /* kept alive by the host until close */
 };
 
-#define LOG(inst, level, ...) sbx_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
+#define LOG(inst, level, ...) common_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
 
 static sbx_status local_open(const sbx_option *options, size_t option_count,
                              const sbx_host_services *services,
@@ -51,7 +51,7 @@ static sbx_status local_open(const sbx_option *options, size_t option_count,
     sbx_backend_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    sbx_status st = sbx_local_options_parse(options, option_count, &inst->options, err);
+    sbx_status st = local_options_parse(options, option_count, &inst->options, err);
     if (st != SBX_OK) {
         free(inst);
         return st;
@@ -67,37 +67,37 @@ static void local_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
-    sbx_local_options_clear(&inst->options);
+    local_options_clear(&inst->options);
     free(inst);
 }
 
 /* The files of a sandbox the caller names: its id is refused (never
  * reaching a file name) unless valid. */
 static sbx_status sandbox_paths(const sbx_backend_instance *inst, const char *sandbox_id,
-                                sbx_local_paths *paths, sbx_error *err)
+                                local_paths *paths, sbx_error *err)
 {
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st == SBX_OK)
-        st = sbx_local_paths_for(inst->options.state_dir, sandbox_id, paths, err);
+        st = local_paths_for(inst->options.state_dir, sandbox_id, paths, err);
     return st;
 }
 
-static int metadata_is_alive(const sbx_local_metadata *meta, const sbx_local_paths *paths)
+static int metadata_is_alive(const local_metadata *meta, const local_paths *paths)
 {
     if (meta->process.pid != 0)
-        return sbx_local_process_is_running(&meta->process);
-    return sbx_local_dir_exists(paths);
+        return local_process_is_running(&meta->process);
+    return local_dir_exists(paths);
 }
 
 /* Read the metadata of a validated id and check that it is that sandbox's. */
-static sbx_status load_metadata(const sbx_local_paths *paths, const char *id,
-                                sbx_local_metadata *meta, sbx_error *err)
+static sbx_status load_metadata(const local_paths *paths, const char *id,
+                                local_metadata *meta, sbx_error *err)
 {
-    sbx_status st = sbx_local_metadata_read(paths->metadata, meta, err);
+    sbx_status st = local_metadata_read(paths->metadata, meta, err);
     if (st == SBX_ERR_NOT_FOUND)
         return sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
     if (st == SBX_OK && strcmp(meta->sandbox_id, id) != 0) {
-        sbx_local_metadata_clear(meta);
+        local_metadata_clear(meta);
         return sbx_error_set(err, SBX_ERR_PROTOCOL, "metadata %s names another sandbox",
                              paths->metadata);
     }
@@ -106,38 +106,38 @@ static sbx_status load_metadata(const sbx_local_paths *paths, const char *id,
 
 /* Read a record that is whole: a record a create is still writing (or that
  * a killed create left) is no sandbox yet, for readers NOT_FOUND. */
-static sbx_status load_complete(const sbx_local_paths *paths, const char *id,
-                                sbx_local_metadata *meta, sbx_error *err)
+static sbx_status load_complete(const local_paths *paths, const char *id,
+                                local_metadata *meta, sbx_error *err)
 {
     sbx_status st = load_metadata(paths, id, meta, err);
     if (st == SBX_OK && meta->creating) {
-        sbx_local_metadata_clear(meta);
+        local_metadata_clear(meta);
         return sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
     }
     return st;
 }
 
-static sbx_status fill_record(sbx_sandbox *out, const sbx_local_metadata *meta,
-                              const sbx_local_paths *paths, sbx_error *err)
+static sbx_status fill_record(sbx_sandbox *out, const local_metadata *meta,
+                              const local_paths *paths, sbx_error *err)
 {
-    return sbx_sandbox_record_fill(out, meta->sandbox_id, meta->url, meta->user_id,
-                                   meta->thread_id,
-                                   metadata_is_alive(meta, paths) ? "Running" : "Stopped",
-                                   SBX_CONTRACT_NONE, err);
+    return common_sandbox_record_fill(out, meta->sandbox_id, meta->url, meta->user_id,
+                                      meta->thread_id,
+                                      metadata_is_alive(meta, paths) ? "Running" : "Stopped",
+                                      SBX_CONTRACT_NONE, err);
 }
 
-static sbx_status single_record(const sbx_local_metadata *meta, const sbx_local_paths *paths,
+static sbx_status single_record(const local_metadata *meta, const local_paths *paths,
                                 sbx_sandbox **out, sbx_error *err)
 {
     sbx_sandbox one;
     sbx_status st = fill_record(&one, meta, paths, err);
-    return st == SBX_OK ? sbx_sandbox_record_box(&one, out, err) : st;
+    return st == SBX_OK ? common_sandbox_record_box(&one, out, err) : st;
 }
 
 /* What the local backend cannot honour is refused, never silently dropped. */
 static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
 {
-    sbx_status st = sbx_create_request_check(BACKEND_NAME, req, err);
+    sbx_status st = common_create_request_check(BACKEND_NAME, req, err);
     if (st != SBX_OK)
         return st;
     if (req->extra_mount_count > 0) {
@@ -149,7 +149,7 @@ static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
                              m && m->container_path ? m->container_path : "(null)",
                              req->sandbox_id);
     }
-    return sbx_create_request_refuse_contract(BACKEND_NAME, req, err);
+    return common_create_request_refuse_contract(BACKEND_NAME, req, err);
 }
 
 static void format_now(char *buf, size_t size)
@@ -162,51 +162,51 @@ static void format_now(char *buf, size_t size)
 
 /* Stop the process a record names and remove the files it describes (the
  * log only for a command sandbox: without one, ID.log is not ours). */
-static sbx_status remove_sandbox(const sbx_backend_instance *inst, const sbx_local_paths *paths,
-                                 const sbx_local_metadata *meta, sbx_error *err)
+static sbx_status remove_sandbox(const sbx_backend_instance *inst, const local_paths *paths,
+                                 const local_metadata *meta, sbx_error *err)
 {
     sbx_status st = SBX_OK;
     if (meta->process.pid != 0)
-        st = sbx_local_process_stop(&meta->process, inst->options.stop_timeout_ms, err);
-    return st == SBX_OK ? sbx_local_remove_files(paths, 1, meta->port != 0, err) : st;
+        st = local_process_stop(&meta->process, inst->options.stop_timeout_ms, err);
+    return st == SBX_OK ? local_remove_files(paths, 1, meta->port != 0, err) : st;
 }
 
 /* Start the command of a new sandbox (whose record says "creating"): its
  * log, its process; the record names the process before the process may
  * run, so that whatever cuts the create short, destroy finds it. */
-static sbx_status start_command(sbx_backend_instance *inst, const sbx_local_paths *paths,
-                                sbx_local_metadata *meta, sbx_local_launch *launch,
+static sbx_status start_command(sbx_backend_instance *inst, const local_paths *paths,
+                                local_metadata *meta, local_launch *launch,
                                 int *made_log, sbx_error *err)
 {
     char *command = NULL;
     int log_fd = -1;
-    sbx_status st = sbx_local_open_log(paths, &log_fd, err);
+    sbx_status st = local_open_log(paths, &log_fd, err);
     *made_log = st == SBX_OK;
     if (st == SBX_OK)
-        st = sbx_local_command_expand(inst->options.command, meta->port, paths->dir,
-                                      &command, err);
+        st = local_command_expand(inst->options.command, meta->port, paths->dir,
+                                  &command, err);
     if (st == SBX_OK)
-        st = sbx_local_process_start(command, log_fd, &meta->process, launch, err);
+        st = local_process_start(command, log_fd, &meta->process, launch, err);
     free(command);
     if (log_fd >= 0)
         close(log_fd);
     if (st == SBX_OK)
-        st = sbx_local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+        st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     if (st == SBX_OK)
-        st = sbx_local_process_go(launch, err);
+        st = local_process_go(launch, err);
     return st;
 }
 
 /* Undo a create that failed: only what it made itself. */
-static void undo_create(const sbx_local_paths *paths, const sbx_local_metadata *meta, sbx_local_launch *launch,
+static void undo_create(const local_paths *paths, const local_metadata *meta, local_launch *launch,
                         int made_dir, int made_log)
 {
     sbx_error ignored;
     /* Released first: a shell still waiting for its go byte then exits. */
-    sbx_local_launch_release(launch);
+    local_launch_release(launch);
     if (meta->process.pid != 0)
-        sbx_local_process_stop(&meta->process, 0, &ignored);
-    sbx_local_remove_files(paths, made_dir, made_log, &ignored);
+        local_process_stop(&meta->process, 0, &ignored);
+    local_remove_files(paths, made_dir, made_log, &ignored);
 }
 
 /* Make a new sandbox; the caller holds its lock and knows it has no
@@ -216,19 +216,19 @@ static void undo_create(const sbx_local_paths *paths, const sbx_local_metadata *
  * success with a command, *launch watches the process (released by the
  * caller). */
 static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_request *req,
-                                const sbx_local_paths *paths, sbx_local_metadata *meta,
-                                sbx_local_launch *launch, sbx_error *err)
+                                const local_paths *paths, local_metadata *meta,
+                                local_launch *launch, sbx_error *err)
 {
-    const char *unowned = sbx_local_unowned_entry(paths);
+    const char *unowned = local_unowned_entry(paths);
     if (unowned != NULL)
         return sbx_error_set(err, SBX_ERR_REFUSED,
                              "local: not creating sandbox '%s': %s exists but no record of "
                              "this backend describes it; it is left untouched (remove it or "
                              "choose another id)", req->sandbox_id, unowned);
-    char url[PATH_MAX + 16], created[32], incarnation[SBX_LOCAL_ID_SIZE];
-    sbx_status st = sbx_local_random_id(incarnation, err);
+    char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
+    sbx_status st = local_random_id(incarnation, err);
     if (st == SBX_OK && inst->options.command != NULL)
-        st = sbx_local_pick_port(&meta->port, err);
+        st = local_pick_port(&meta->port, err);
     if (st != SBX_OK)
         return st;
     if (inst->options.command != NULL)
@@ -238,22 +238,22 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     format_now(created, sizeof created);
     meta->sandbox_id = (char *)req->sandbox_id;
     meta->thread_id = (char *)req->thread_id;
-    meta->user_id = (char *)sbx_create_request_user(req);
+    meta->user_id = (char *)common_create_request_user(req);
     meta->url = url;
     meta->created = created;
     meta->incarnation_id = incarnation;
     meta->creating = 1;
     int made_dir = 0, made_log = 0;
-    st = sbx_local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     if (st == SBX_OK) {
-        st = sbx_local_make_dir(paths, err);
+        st = local_make_dir(paths, err);
         made_dir = st == SBX_OK;
     }
     if (st == SBX_OK && inst->options.command != NULL)
         st = start_command(inst, paths, meta, launch, &made_log, err);
     if (st == SBX_OK) {
         meta->creating = 0;
-        st = sbx_local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+        st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     }
     if (st != SBX_OK)
         undo_create(paths, meta, launch, made_dir, made_log);
@@ -266,20 +266,20 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
  * was killed): nobody else is creating the id, since we hold its lock, so
  * what the record describes is removed and the id made anew. */
 static sbx_status clear_interrupted_create(sbx_backend_instance *inst,
-                                           const sbx_local_paths *paths,
-                                           sbx_local_metadata *meta, sbx_error *err)
+                                           const local_paths *paths,
+                                           local_metadata *meta, sbx_error *err)
 {
     LOG(inst, SBX_LOG_WARN, "sandbox %s: removing what an interrupted create left",
         paths->id);
     sbx_status st = remove_sandbox(inst, paths, meta, err);
-    sbx_local_metadata_clear(meta);
+    local_metadata_clear(meta);
     return st == SBX_OK ? sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found",
                                         paths->id)
                         : st;
 }
 
 /* The error of a new sandbox whose command exited before it served. */
-static sbx_status command_exited(const sbx_local_metadata *meta, const sbx_local_paths *paths,
+static sbx_status command_exited(const local_metadata *meta, const local_paths *paths,
                                  int status, sbx_error *err)
 {
     char how[64];
@@ -300,29 +300,29 @@ static sbx_status command_exited(const sbx_local_metadata *meta, const sbx_local
  * existing one only while its command runs (a stopped one is returned as
  * it is).  On timeout the sandbox stays, for destroy. */
 static sbx_status wait_until_serving(const sbx_backend_instance *inst,
-                                     const sbx_local_metadata *meta,
-                                     const sbx_local_paths *paths, int fresh,
-                                     sbx_local_launch *launch, sbx_error *err)
+                                     const local_metadata *meta,
+                                     const local_paths *paths, int fresh,
+                                     local_launch *launch, sbx_error *err)
 {
     if (meta->port == 0 || inst->options.ready_timeout_ms == 0 ||
         (!fresh && !metadata_is_alive(meta, paths)))
         return SBX_OK;
     char what[96];
     snprintf(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
-    long deadline = sbx_local_now_ms() + inst->options.ready_timeout_ms;
+    long deadline = local_now_ms() + inst->options.ready_timeout_ms;
     long left = inst->options.ready_timeout_ms;
     int watch_fd = fresh ? launch->status_fd : -1;
     for (;;) {
         int woken = 0, status = 0;
-        sbx_status st = sbx_tcp_wait_ready_watching("127.0.0.1", meta->port, left, what,
-                                                    watch_fd, &woken, err);
+        sbx_status st = common_tcp_wait_ready_watching("127.0.0.1", meta->port, left, what,
+                                                       watch_fd, &woken, err);
         if (st != SBX_OK || !woken)
             return st;
-        if (sbx_local_launch_exit_status(launch, &status))
+        if (local_launch_exit_status(launch, &status))
             return command_exited(meta, paths, status, err);
         /* The watcher is gone without a word: wait on without it. */
         watch_fd = -1;
-        left = deadline - sbx_local_now_ms();
+        left = deadline - local_now_ms();
         if (left <= 0)
             left = 1;
     }
@@ -336,15 +336,15 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
         return st;
     if (out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "local: create needs an output");
-    sbx_local_paths paths;
-    sbx_local_launch launch = SBX_LOCAL_LAUNCH_INIT;
+    local_paths paths;
+    local_launch launch = LOCAL_LAUNCH_INIT;
     int lock_fd = -1;
-    st = sbx_local_paths_for(inst->options.state_dir, req->sandbox_id, &paths, err);
+    st = local_paths_for(inst->options.state_dir, req->sandbox_id, &paths, err);
     if (st == SBX_OK)
-        st = sbx_local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
     if (st != SBX_OK)
         return st;
-    sbx_local_metadata meta;
+    local_metadata meta;
     int fresh = 0;
     st = load_metadata(&paths, req->sandbox_id, &meta, err);
     if (st == SBX_OK && meta.creating)
@@ -358,31 +358,31 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
         if (st == SBX_OK)
             LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
     } else if (st == SBX_OK) {
-        st = sbx_create_request_check_owner("local", req, meta.user_id, meta.thread_id, err);
+        st = common_create_request_check_owner("local", req, meta.user_id, meta.thread_id, err);
         if (st == SBX_OK)
             LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     }
     /* A failed create of a new id leaves no record: nor a lock file. */
-    sbx_local_unlock(&paths, lock_fd, fresh && st != SBX_OK);
+    local_unlock(&paths, lock_fd, fresh && st != SBX_OK);
     /* Unlocked: other creates of this id need not wait behind this one. */
     if (st == SBX_OK)
         st = wait_until_serving(inst, &meta, &paths, fresh, &launch, err);
-    sbx_local_launch_release(&launch);
+    local_launch_release(&launch);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, out, err);
     else
         LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
             err ? err->message : sbx_status_name(st));
-    sbx_local_metadata_clear(&meta);
+    local_metadata_clear(&meta);
     return st;
 }
 
 /* Destroy of an id without a record: nothing to do, unless the id names
  * files sbx did not make (a user's directory in the state directory),
  * which are never removed. */
-static sbx_status destroy_unrecorded(const sbx_local_paths *paths, sbx_error *err)
+static sbx_status destroy_unrecorded(const local_paths *paths, sbx_error *err)
 {
-    const char *unowned = sbx_local_unowned_entry(paths);
+    const char *unowned = local_unowned_entry(paths);
     if (unowned == NULL)
         return SBX_OK;
     return sbx_error_set(err, SBX_ERR_REFUSED,
@@ -394,14 +394,14 @@ static sbx_status destroy_unrecorded(const sbx_local_paths *paths, sbx_error *er
 static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                                 sbx_error *err)
 {
-    sbx_local_paths paths;
+    local_paths paths;
     int lock_fd = -1;
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st == SBX_OK)
-        st = sbx_local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
     if (st != SBX_OK)
         return st;
-    sbx_local_metadata meta;
+    local_metadata meta;
     st = load_metadata(&paths, sandbox_id, &meta, err);
     int existed = st == SBX_OK;
     if (st == SBX_OK) {
@@ -417,8 +417,8 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
                            "removed", sandbox_id, why);
     }
     /* The lock file goes in any case: a waiter then locks a fresh one. */
-    sbx_local_unlock(&paths, lock_fd, 1);
-    sbx_local_metadata_clear(&meta);
+    local_unlock(&paths, lock_fd, 1);
+    local_metadata_clear(&meta);
     if (st == SBX_OK && existed)
         LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
     else if (st != SBX_OK)
@@ -430,14 +430,14 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
 static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
                                  int *alive, sbx_error *err)
 {
-    sbx_local_paths paths;
+    local_paths paths;
     if (alive == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "local: is_alive needs an output");
     *alive = 0;
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
-    sbx_local_metadata meta;
+    local_metadata meta;
     st = load_complete(&paths, sandbox_id, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_error_clear(err);
@@ -445,24 +445,24 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
     }
     if (st == SBX_OK)
         *alive = metadata_is_alive(&meta, &paths);
-    sbx_local_metadata_clear(&meta);
+    local_metadata_clear(&meta);
     return st;
 }
 
 static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox_id,
                                  sbx_sandbox **out, sbx_error *err)
 {
-    sbx_local_paths paths;
+    local_paths paths;
     if (out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "local: discover needs an output");
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
-    sbx_local_metadata meta;
+    local_metadata meta;
     st = load_complete(&paths, sandbox_id, &meta, err);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, out, err);
-    sbx_local_metadata_clear(&meta);
+    local_metadata_clear(&meta);
     return st;
 }
 
@@ -482,17 +482,17 @@ static int metadata_entry_id(const char *name, char *id, size_t size)
 /* Add sandbox `id` to `list` when it runs; unreadable entries are skipped
  * with a warning, entries that vanish meanwhile silently. */
 static sbx_status list_one(sbx_backend_instance *inst, const char *id,
-                           sbx_sandbox_list *list, sbx_error *err)
+                           common_sandbox_list *list, sbx_error *err)
 {
-    sbx_local_paths paths;
+    local_paths paths;
     sbx_error entry_err;
-    sbx_local_metadata meta;
-    if (!sbx_sandbox_id_is_valid(id)) {
+    local_metadata meta;
+    if (!common_sandbox_id_is_valid(id)) {
         LOG(inst, SBX_LOG_WARN, "skipping %s/%s.json: not a valid sandbox id",
             inst->options.state_dir, id);
         return SBX_OK;
     }
-    if (sbx_local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
+    if (local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
         return SBX_OK;
     sbx_status st = load_complete(&paths, id, &meta, &entry_err);
     if (st != SBX_OK) {
@@ -501,12 +501,12 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
         return SBX_OK;
     }
     if (metadata_is_alive(&meta, &paths)) {
-        sbx_sandbox *s = sbx_sandbox_list_append(list, err);
+        sbx_sandbox *s = common_sandbox_list_append(list, err);
         st = s ? fill_record(s, &meta, &paths, err) : SBX_ERR_INTERNAL;
         if (s != NULL && st != SBX_OK)
-            sbx_sandbox_list_drop_last(list);
+            common_sandbox_list_drop_last(list);
     }
-    sbx_local_metadata_clear(&meta);
+    local_metadata_clear(&meta);
     return st;
 }
 
@@ -521,7 +521,7 @@ static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **o
     if (dir == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s",
                              inst->options.state_dir, strerror(errno));
-    sbx_sandbox_list list = { NULL, 0, 0 };
+    common_sandbox_list list = { NULL, 0, 0 };
     sbx_status st = SBX_OK;
     struct dirent *entry;
     char id[256];
@@ -530,7 +530,7 @@ static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **o
             st = list_one(inst, id, &list, err);
     }
     closedir(dir);
-    return sbx_sandbox_list_finish(&list, st, out, count);
+    return common_sandbox_list_finish(&list, st, out, count);
 }
 
 /* Reconciliation is authoritative here: the state directory is the whole
@@ -544,15 +544,15 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
         return sbx_error_set(err, SBX_ERR_USAGE, "local: reconcile needs an output");
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
-    sbx_local_paths paths;
+    local_paths paths;
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
-    char namespace_id[SBX_LOCAL_ID_SIZE];
+    char namespace_id[LOCAL_ID_SIZE];
     sbx_error why;
-    sbx_local_metadata meta;
+    local_metadata meta;
     memset(&meta, 0, sizeof meta);
-    st = sbx_local_namespace_id(inst->options.state_dir, namespace_id, &why);
+    st = local_namespace_id(inst->options.state_dir, namespace_id, &why);
     if (st == SBX_OK)
         st = load_complete(&paths, sandbox_id, &meta, &why);
     if (st == SBX_ERR_NOT_FOUND) {
@@ -569,9 +569,9 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
     if (out->status == SBX_RECONCILE_UNKNOWN) {
         if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
             LOG(inst, SBX_LOG_WARN, "reconcile of sandbox %s: %s", sandbox_id, why.message);
-        sbx_reconciliation_clear(out);
+        common_reconciliation_clear(out);
     }
-    sbx_local_metadata_clear(&meta);
+    local_metadata_clear(&meta);
     return SBX_OK;
 }
 
@@ -588,13 +588,13 @@ static const sbx_backend_descriptor local_descriptor = {
     .is_alive = local_is_alive,
     .discover = local_discover,
     .list_running = local_list_running,
-    .free_sandboxes = sbx_sandbox_records_free,
+    .free_sandboxes = common_sandbox_records_free,
     .capabilities = NULL,
     .reconcile = local_reconcile,
-    .clear_reconciliation = sbx_reconciliation_clear,
+    .clear_reconciliation = common_reconciliation_clear,
 };
 
-const sbx_backend_descriptor *sbx_local_backend_descriptor(void)
+const sbx_backend_descriptor *local_backend_descriptor(void)
 {
     return &local_descriptor;
 }

@@ -11,6 +11,6 @@
 
 /* The local backend's descriptor: static and immutable, valid for the life
  * of the process, readable from any thread. */
-const sbx_backend_descriptor *sbx_local_backend_descriptor(void);
+const sbx_backend_descriptor *local_backend_descriptor(void);
 
 #endif

@@ -50,8 +50,8 @@ static void append_shell_word(text_buf *b, const char *s)
     append(b, "'", 1);
 }
 
-sbx_status sbx_local_command_expand(const char *command, int port, const char *dir,
-                                    char **out, sbx_error *err)
+sbx_status local_command_expand(const char *command, int port, const char *dir,
+                                char **out, sbx_error *err)
 {
     text_buf b = { NULL, 0, 0, 0 };
     char port_text[16];

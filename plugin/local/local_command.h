@@ -10,7 +10,7 @@
  * quoted as one shell word (so that any directory name is safe in the
  * shell).  *out is malloc'ed, freed by the caller.  SBX_ERR_INTERNAL when
  * out of memory. */
-sbx_status sbx_local_command_expand(const char *command, int port, const char *dir,
-                                    char **out, sbx_error *err);
+sbx_status local_command_expand(const char *command, int port, const char *dir,
+                                char **out, sbx_error *err);
 
 #endif

@@ -14,7 +14,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-sbx_status sbx_local_random_id(char out[SBX_LOCAL_ID_SIZE], sbx_error *err)
+sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err)
 {
     unsigned char b[16];
     size_t got = 0;
@@ -28,7 +28,7 @@ sbx_status sbx_local_random_id(char out[SBX_LOCAL_ID_SIZE], sbx_error *err)
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, SBX_LOCAL_ID_SIZE,
+    snprintf(out, LOCAL_ID_SIZE,
              "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
              b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
              b[12], b[13], b[14], b[15]);
@@ -36,14 +36,14 @@ sbx_status sbx_local_random_id(char out[SBX_LOCAL_ID_SIZE], sbx_error *err)
 }
 
 /* Read an id written by write_new_id; 1 when the file holds one. */
-static int read_id(const char *path, char out[SBX_LOCAL_ID_SIZE])
+static int read_id(const char *path, char out[LOCAL_ID_SIZE])
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, out, SBX_LOCAL_ID_SIZE - 1);
+    ssize_t n = read(fd, out, LOCAL_ID_SIZE - 1);
     close(fd);
-    if (n != SBX_LOCAL_ID_SIZE - 1)
+    if (n != LOCAL_ID_SIZE - 1)
         return 0;
     out[n] = '\0';
     return strspn(out, "0123456789abcdef-") == (size_t)n;
@@ -52,19 +52,19 @@ static int read_id(const char *path, char out[SBX_LOCAL_ID_SIZE])
 /* Write a new id to a temporary file and link it into place: link fails
  * when another process won the race, and then its id is the one. */
 static sbx_status write_new_id(const char *state_dir, const char *path,
-                               char out[SBX_LOCAL_ID_SIZE], sbx_error *err)
+                               char out[LOCAL_ID_SIZE], sbx_error *err)
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s/.namespace.XXXXXX", state_dir) >= (int)sizeof tmp)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "state directory path too long");
-    sbx_status st = sbx_local_random_id(out, err);
+    sbx_status st = local_random_id(out, err);
     if (st != SBX_OK)
         return st;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a file in %s: %s",
                              state_dir, strerror(errno));
-    int ok = write(fd, out, SBX_LOCAL_ID_SIZE - 1) == SBX_LOCAL_ID_SIZE - 1 && fsync(fd) == 0;
+    int ok = write(fd, out, LOCAL_ID_SIZE - 1) == LOCAL_ID_SIZE - 1 && fsync(fd) == 0;
     close(fd);
     int linked = ok && link(tmp, path) == 0;
     int saved = errno;
@@ -74,8 +74,8 @@ static sbx_status write_new_id(const char *state_dir, const char *path,
     return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path, strerror(saved));
 }
 
-sbx_status sbx_local_namespace_id(const char *state_dir, char out[SBX_LOCAL_ID_SIZE],
-                                  sbx_error *err)
+sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],
+                              sbx_error *err)
 {
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/.namespace", state_dir) >= (int)sizeof path)

@@ -10,16 +10,16 @@
 #include <sbx/backend.h>
 
 /* Bytes of an id including the NUL: a UUID-shaped random value. */
-#define SBX_LOCAL_ID_SIZE 37
+#define LOCAL_ID_SIZE 37
 
 /* A new random id (version 4 UUID text) into `out`.  SBX_ERR_INTERNAL when
  * the kernel's random source fails. */
-sbx_status sbx_local_random_id(char out[SBX_LOCAL_ID_SIZE], sbx_error *err);
+sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err);
 
 /* The namespace id of `state_dir`: read from STATE/.namespace, created
  * there on first use (concurrent first uses agree on one).
  * SBX_ERR_INTERNAL when it can be neither read nor created. */
-sbx_status sbx_local_namespace_id(const char *state_dir, char out[SBX_LOCAL_ID_SIZE],
-                                  sbx_error *err);
+sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],
+                              sbx_error *err);
 
 #endif

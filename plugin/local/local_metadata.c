@@ -26,7 +26,7 @@ static json_object *string_or_null(const char *s)
     return s ? json_object_new_string(s) : NULL;
 }
 
-static json_object *metadata_to_json(const sbx_local_metadata *m)
+static json_object *metadata_to_json(const local_metadata *m)
 {
     json_object *o = json_object_new_object();
     if (o == NULL)
@@ -107,8 +107,8 @@ static sbx_status write_atomically(const char *path, const char *tmp, const char
     return SBX_OK;
 }
 
-sbx_status sbx_local_metadata_write(const char *path, const char *tmp,
-                                    const sbx_local_metadata *meta, sbx_error *err)
+sbx_status local_metadata_write(const char *path, const char *tmp,
+                                const local_metadata *meta, sbx_error *err)
 {
     json_object *o = metadata_to_json(meta);
     if (o == NULL)
@@ -177,7 +177,7 @@ static int take_string(json_object *o, const char *key, char **dst, bad_field *b
     size_t len = (size_t)json_object_get_string_len(v);
     if (memchr(text, '\0', len) != NULL)
         return refuse(bad, key, "contains a NUL character");
-    if (!sbx_text_is_clean(text, len))
+    if (!common_text_is_clean(text, len))
         return refuse(bad, key, "is not valid UTF-8");
     *dst = strdup(text);
     return *dst != NULL || refuse(bad, key, "cannot be copied (out of memory)");
@@ -214,7 +214,7 @@ static int take_state(json_object *o, int *creating, bad_field *bad)
     return ok || refuse(bad, "state", "is neither null nor \"creating\"");
 }
 
-static int metadata_from_json(json_object *o, sbx_local_metadata *m, bad_field *bad)
+static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
 {
     int64_t pid = 0, start = 0, port = 0;
     if (!json_object_is_type(o, json_type_object))
@@ -240,8 +240,8 @@ static int metadata_from_json(json_object *o, sbx_local_metadata *m, bad_field *
     return 1;
 }
 
-sbx_status sbx_local_metadata_read(const char *path, sbx_local_metadata *meta,
-                                   sbx_error *err)
+sbx_status local_metadata_read(const char *path, local_metadata *meta,
+                               sbx_error *err)
 {
     memset(meta, 0, sizeof *meta);
     char *text = read_file(path);
@@ -258,7 +258,7 @@ sbx_status sbx_local_metadata_read(const char *path, sbx_local_metadata *meta,
     json_object_put(o);
     if (ok)
         return SBX_OK;
-    sbx_local_metadata_clear(meta);
+    local_metadata_clear(meta);
     if (bad.key == NULL)
         return sbx_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s: it %s",
                              path, bad.why);
@@ -267,7 +267,7 @@ sbx_status sbx_local_metadata_read(const char *path, sbx_local_metadata *meta,
                          bad.why);
 }
 
-void sbx_local_metadata_clear(sbx_local_metadata *meta)
+void local_metadata_clear(local_metadata *meta)
 {
     free(meta->sandbox_id);
     free(meta->thread_id);

@@ -11,35 +11,35 @@
 #include "plugin/local/local_process.h"
 
 /* One sandbox's record.  Strings are owned by the struct. */
-typedef struct sbx_local_metadata {
+typedef struct local_metadata {
     char *sandbox_id;
     char *thread_id;             /* NULL: anonymous */
     char *user_id;
     char *url;
-    sbx_local_process process;   /* pid 0: no command (directory sandbox) */
+    local_process process;   /* pid 0: no command (directory sandbox) */
     int port;                    /* 0 when there is no command */
     char *created;               /* ISO 8601 UTC */
     char *incarnation_id;        /* random, new for every creation */
     int creating;                /* "state":"creating": written before the sandbox's
                                   * directory, log and process exist, so that a create
                                   * cut short leaves a record of what to remove */
-} sbx_local_metadata;
+} local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same
  * directory, fsync, rename over `path`, fsync of the directory.  The
  * caller holds the sandbox's lock (nobody else writes `tmp`).
  * SBX_ERR_INTERNAL on any failure (the temporary file is removed). */
-sbx_status sbx_local_metadata_write(const char *path, const char *tmp,
-                                    const sbx_local_metadata *meta, sbx_error *err);
+sbx_status local_metadata_write(const char *path, const char *tmp,
+                                const local_metadata *meta, sbx_error *err);
 
 /* Read `path` into *meta (zeroed first).  SBX_ERR_NOT_FOUND when the file
  * does not exist; SBX_ERR_PROTOCOL when it is not a valid record: the
  * message names the path and the field (a string holding a NUL or invalid
- * UTF-8 included).  Release with sbx_local_metadata_clear. */
-sbx_status sbx_local_metadata_read(const char *path, sbx_local_metadata *meta,
-                                   sbx_error *err);
+ * UTF-8 included).  Release with local_metadata_clear. */
+sbx_status local_metadata_read(const char *path, local_metadata *meta,
+                               sbx_error *err);
 
 /* Free what *meta holds and zero it. */
-void sbx_local_metadata_clear(sbx_local_metadata *meta);
+void local_metadata_clear(local_metadata *meta);
 
 #endif

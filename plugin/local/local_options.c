@@ -79,7 +79,7 @@ static sbx_status make_dirs(const char *path, sbx_error *err)
 
 /* Create the state directory and make its path absolute, so that sandbox
  * directories and file:// URLs do not depend on the current directory. */
-static sbx_status prepare_state_dir(sbx_local_options *out, sbx_error *err)
+static sbx_status prepare_state_dir(local_options *out, sbx_error *err)
 {
     sbx_status st = make_dirs(out->state_dir, err);
     if (st != SBX_OK)
@@ -90,10 +90,10 @@ static sbx_status prepare_state_dir(sbx_local_options *out, sbx_error *err)
                              out->state_dir, strerror(errno));
     free(out->state_dir);
     out->state_dir = resolved;
-    return sbx_local_claim_state_dir(out->state_dir, err);
+    return local_claim_state_dir(out->state_dir, err);
 }
 
-static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
+static sbx_status apply_option(const sbx_option *opt, local_options *out,
                                sbx_error *err)
 {
     if (opt->key == NULL)
@@ -101,7 +101,7 @@ static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
     if (strcmp(opt->key, "state_dir") == 0) {
         if (opt->value == NULL || opt->value[0] == '\0')
             return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir' is empty");
-        return sbx_option_copy_string(&out->state_dir, opt->value, err);
+        return common_option_copy_string(&out->state_dir, opt->value, err);
     }
     if (strcmp(opt->key, "command") == 0) {
         if (opt->value == NULL || opt->value[0] == '\0') {
@@ -109,25 +109,25 @@ static sbx_status apply_option(const sbx_option *opt, sbx_local_options *out,
             out->command = NULL;   /* empty: directory-only sandboxes */
             return SBX_OK;
         }
-        return sbx_option_copy_string(&out->command, opt->value, err);
+        return common_option_copy_string(&out->command, opt->value, err);
     }
     if (strcmp(opt->key, "stop_timeout_ms") == 0)
-        return sbx_option_parse_long(opt->key, opt->value, 0, 600000L,
-                                     &out->stop_timeout_ms, err);
+        return common_option_parse_long(opt->key, opt->value, 0, 600000L,
+                                        &out->stop_timeout_ms, err);
     if (strcmp(opt->key, "ready_timeout_ms") == 0)
-        return sbx_option_parse_long(opt->key, opt->value, 0, 600000L,
-                                     &out->ready_timeout_ms, err);
+        return common_option_parse_long(opt->key, opt->value, 0, 600000L,
+                                        &out->ready_timeout_ms, err);
     if (strcmp(opt->key, "lock_timeout_ms") == 0)
-        return sbx_option_parse_long(opt->key, opt->value, 0, 1200000L,
-                                     &out->lock_timeout_ms, err);
+        return common_option_parse_long(opt->key, opt->value, 0, 1200000L,
+                                        &out->lock_timeout_ms, err);
     return sbx_error_set(err, SBX_ERR_CONFIG,
                          "unknown option '%.64s' for backend 'local' (known: state_dir, "
                          "command, stop_timeout_ms, ready_timeout_ms, lock_timeout_ms)",
                          opt->key);
 }
 
-sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
-                                   sbx_local_options *out, sbx_error *err)
+sbx_status local_options_parse(const sbx_option *options, size_t count,
+                               local_options *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
@@ -143,11 +143,11 @@ sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
     if (st == SBX_OK)
         st = prepare_state_dir(out, err);
     if (st != SBX_OK)
-        sbx_local_options_clear(out);
+        local_options_clear(out);
     return st;
 }
 
-void sbx_local_options_clear(sbx_local_options *options)
+void local_options_clear(local_options *options)
 {
     free(options->state_dir);
     free(options->command);

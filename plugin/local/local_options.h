@@ -8,23 +8,23 @@
 
 /* What an instance was opened with.  Immutable after parsing, so every
  * thread may read it without a lock. */
-typedef struct sbx_local_options {
+typedef struct local_options {
     char *state_dir;        /* absolute; created (0700) by the parser */
     char *command;          /* NULL: a sandbox is only its directory */
     long stop_timeout_ms;   /* SIGTERM to SIGKILL grace on destroy */
     long ready_timeout_ms;  /* create waits this long for the command's port; 0: no wait */
     long lock_timeout_ms;   /* longest wait for a sandbox's lock held by another */
-} sbx_local_options;
+} local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values
  * are SBX_ERR_CONFIG naming the key; a state directory that cannot be
- * created, or that is not the backend's own (sbx_local_claim_state_dir),
+ * created, or that is not the backend's own (local_claim_state_dir),
  * is SBX_ERR_CONFIG naming it.  On error *out holds nothing.
- * Release with sbx_local_options_clear. */
-sbx_status sbx_local_options_parse(const sbx_option *options, size_t count,
-                                   sbx_local_options *out, sbx_error *err);
+ * Release with local_options_clear. */
+sbx_status local_options_parse(const sbx_option *options, size_t count,
+                               local_options *out, sbx_error *err);
 
 /* Free what *options holds.  Zeroed storage is accepted. */
-void sbx_local_options_clear(sbx_local_options *options);
+void local_options_clear(local_options *options);
 
 #endif

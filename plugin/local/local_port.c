@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-sbx_status sbx_local_pick_port(int *port, sbx_error *err)
+sbx_status local_pick_port(int *port, sbx_error *err)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)

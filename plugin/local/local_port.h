@@ -10,6 +10,6 @@
  * close).  The port is free now; the command started next binds it, so a
  * race with another program is possible but unlikely (docs/local.md).
  * SBX_ERR_INTERNAL when no socket can be bound. */
-sbx_status sbx_local_pick_port(int *port, sbx_error *err);
+sbx_status local_pick_port(int *port, sbx_error *err);
 
 #endif

@@ -59,7 +59,7 @@ static int read_proc_stat(long pid, char *state, unsigned long long *start_time)
     return 1;
 }
 
-int sbx_local_process_is_running(const sbx_local_process *proc)
+int local_process_is_running(const local_process *proc)
 {
     if (proc->pid <= 1 || proc->start_time == 0)
         return 0;
@@ -225,14 +225,14 @@ static long open_files_limit(void)
     return (long)limit.rlim_cur;
 }
 
-sbx_status sbx_local_process_start(const char *shell_command, int log_fd,
-                                   sbx_local_process *out, sbx_local_launch *launch,
-                                   sbx_error *err)
+sbx_status local_process_start(const char *shell_command, int log_fd,
+                               local_process *out, local_launch *launch,
+                               sbx_error *err)
 {
     char *const argv[] = { (char *)"sh", (char *)"-c", (char *)shell_command, NULL };
     int pid_pipe[2] = { -1, -1 }, status_pipe[2] = { -1, -1 }, go[2] = { -1, -1 };
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    *launch = (sbx_local_launch)SBX_LOCAL_LAUNCH_INIT;
+    *launch = (local_launch)LOCAL_LAUNCH_INIT;
     sbx_status st = SBX_OK;
     /* The go channel is a socket so that the host's send cannot raise
      * SIGPIPE when the shell is gone. */
@@ -278,7 +278,7 @@ sbx_status sbx_local_process_start(const char *shell_command, int log_fd,
     }
 done:
     if (st != SBX_OK)
-        sbx_local_launch_release(launch);
+        local_launch_release(launch);
     close_if_open(&pid_pipe[0]);
     close_if_open(&pid_pipe[1]);
     close_if_open(&status_pipe[0]);
@@ -289,7 +289,7 @@ done:
     return st;
 }
 
-sbx_status sbx_local_process_go(sbx_local_launch *launch, sbx_error *err)
+sbx_status local_process_go(local_launch *launch, sbx_error *err)
 {
     ssize_t n;
     while ((n = send(launch->go_fd, "g", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
@@ -302,7 +302,7 @@ sbx_status sbx_local_process_go(sbx_local_launch *launch, sbx_error *err)
     return SBX_OK;
 }
 
-int sbx_local_launch_exit_status(sbx_local_launch *launch, int *status)
+int local_launch_exit_status(local_launch *launch, int *status)
 {
     struct pollfd p = { .fd = launch->status_fd, .events = POLLIN, .revents = 0 };
     if (launch->status_fd < 0 || poll(&p, 1, 0) <= 0)
@@ -311,7 +311,7 @@ int sbx_local_launch_exit_status(sbx_local_launch *launch, int *status)
     return read_all(launch->status_fd, status, sizeof *status);
 }
 
-void sbx_local_launch_release(sbx_local_launch *launch)
+void local_launch_release(local_launch *launch)
 {
     if (launch->watcher_pid > 0) {
         kill((pid_t)launch->watcher_pid, SIGKILL);
@@ -327,9 +327,9 @@ void sbx_local_launch_release(sbx_local_launch *launch)
  * reaped) or timeout_ms pass; 1 when it exited. */
 static int wait_exit_pidfd(int pidfd, long timeout_ms)
 {
-    long deadline = sbx_local_now_ms() + timeout_ms;
+    long deadline = local_now_ms() + timeout_ms;
     for (;;) {
-        long left = deadline - sbx_local_now_ms();
+        long left = deadline - local_now_ms();
         struct pollfd p = { .fd = pidfd, .events = POLLIN, .revents = 0 };
         int rc = poll(&p, 1, left > 0 ? (int)left : 0);
         if (rc > 0)
@@ -342,32 +342,32 @@ static int wait_exit_pidfd(int pidfd, long timeout_ms)
 /* Without pidfds (old kernels, some sandboxes and debuggers) the only way
  * to learn that a process we did not fork has exited is to look: every
  * POLL_INTERVAL_MS until timeout_ms pass; 1 when it exited. */
-static int wait_exit_polling(const sbx_local_process *proc, long timeout_ms)
+static int wait_exit_polling(const local_process *proc, long timeout_ms)
 {
-    long deadline = sbx_local_now_ms() + timeout_ms;
-    while (sbx_local_process_is_running(proc)) {
-        long left = deadline - sbx_local_now_ms();
+    long deadline = local_now_ms() + timeout_ms;
+    while (local_process_is_running(proc)) {
+        long left = deadline - local_now_ms();
         if (left <= 0)
             return 0;
-        sbx_local_pause_ms(left < POLL_INTERVAL_MS ? left : POLL_INTERVAL_MS);
+        local_pause_ms(left < POLL_INTERVAL_MS ? left : POLL_INTERVAL_MS);
     }
     return 1;
 }
 
-static int wait_exit(int pidfd, const sbx_local_process *proc, long timeout_ms)
+static int wait_exit(int pidfd, const local_process *proc, long timeout_ms)
 {
     return pidfd >= 0 ? wait_exit_pidfd(pidfd, timeout_ms) : wait_exit_polling(proc, timeout_ms);
 }
 
-sbx_status sbx_local_process_stop(const sbx_local_process *proc, long timeout_ms,
-                                  sbx_error *err)
+sbx_status local_process_stop(const local_process *proc, long timeout_ms,
+                              sbx_error *err)
 {
     /* Pin the process with a pidfd first, then check it is still ours: from
      * then on its pid (= its group id) cannot be recycled under us.  ESRCH:
      * it is gone, and a leftover group of a dead shell is not touched, since
      * its id may already name someone else's group. */
     int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)proc->pid, 0U);
-    if ((pidfd < 0 && errno == ESRCH) || !sbx_local_process_is_running(proc)) {
+    if ((pidfd < 0 && errno == ESRCH) || !local_process_is_running(proc)) {
         if (pidfd >= 0)
             close(pidfd);
         return SBX_OK;

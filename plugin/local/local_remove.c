@@ -257,8 +257,8 @@ static sbx_status empty_tree(walk *w, int fd)
     return st;
 }
 
-sbx_status sbx_local_remove_tree(int parent_fd, const char *name, const char *shown,
-                                 sbx_error *err)
+sbx_status local_remove_tree(int parent_fd, const char *name, const char *shown,
+                             sbx_error *err)
 {
     walk w = { NULL, 0, 0, shown, err };
     node_id parent, root;

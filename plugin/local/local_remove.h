@@ -18,7 +18,7 @@
  * reports no mount ids), the walk stops there: nothing below the mount is
  * touched and SBX_ERR_INTERNAL names the mount point.  SBX_ERR_INTERNAL
  * naming the path for any other entry that cannot be removed. */
-sbx_status sbx_local_remove_tree(int parent_fd, const char *name, const char *shown,
-                                 sbx_error *err);
+sbx_status local_remove_tree(int parent_fd, const char *name, const char *shown,
+                             sbx_error *err);
 
 #endif

@@ -32,8 +32,8 @@
 static const char marker_text[] =
     "This directory holds the sandboxes of the local backend of sbx.\n";
 
-sbx_status sbx_local_paths_for(const char *state_dir, const char *id,
-                               sbx_local_paths *out, sbx_error *err)
+sbx_status local_paths_for(const char *state_dir, const char *id,
+                           local_paths *out, sbx_error *err)
 {
     out->state_dir = state_dir;
     int n0 = snprintf(out->id, sizeof out->id, "%s", id);
@@ -97,7 +97,7 @@ static sbx_status check_empty(int dir_fd, const char *state_dir, int *marked,
                          "option 'state_dir': '%s' is not a state directory of the local "
                          "backend: it is not empty (it holds '%s') and has no '" MARKER_NAME
                          "' marker; name an empty or new directory",
-                         state_dir, sbx_printable(other, shown, sizeof shown));
+                         state_dir, common_printable(other, shown, sizeof shown));
 }
 
 static sbx_status write_marker(int dir_fd, const char *state_dir, sbx_error *err)
@@ -119,7 +119,7 @@ static sbx_status write_marker(int dir_fd, const char *state_dir, sbx_error *err
                          MARKER_NAME "': %s", state_dir, strerror(saved));
 }
 
-sbx_status sbx_local_claim_state_dir(const char *state_dir, sbx_error *err)
+sbx_status local_claim_state_dir(const char *state_dir, sbx_error *err)
 {
     int dir_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
@@ -141,7 +141,7 @@ sbx_status sbx_local_claim_state_dir(const char *state_dir, sbx_error *err)
 /* ------------------------------------------------------------ locks */
 
 /* The error of a waiter that gave up on a lock held by another. */
-static sbx_status lock_busy(const sbx_local_paths *paths, int fd, long timeout_ms,
+static sbx_status lock_busy(const local_paths *paths, int fd, long timeout_ms,
                             sbx_error *err)
 {
     char text[32];
@@ -178,10 +178,10 @@ static int lock_until(int fd, long deadline)
             return 0;
         if (errno != EWOULDBLOCK && errno != EINTR)
             return errno;
-        long left = deadline - sbx_local_now_ms();
+        long left = deadline - local_now_ms();
         if (left <= 0)
             return EWOULDBLOCK;
-        sbx_local_pause_ms(pause < left ? pause : left);
+        local_pause_ms(pause < left ? pause : left);
         pause = pause * 2 < LOCK_MAX_PAUSE_MS ? pause * 2 : LOCK_MAX_PAUSE_MS;
     }
 }
@@ -195,10 +195,10 @@ static void note_holder(int fd)
         return;   /* a waiter then names no pid: nothing else depends on it */
 }
 
-sbx_status sbx_local_lock(const sbx_local_paths *paths, long timeout_ms, int *fd,
-                          sbx_error *err)
+sbx_status local_lock(const local_paths *paths, long timeout_ms, int *fd,
+                      sbx_error *err)
 {
-    long deadline = sbx_local_now_ms() + timeout_ms;
+    long deadline = local_now_ms() + timeout_ms;
     int saved = 0;
     for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
         int lfd = open(paths->lock,
@@ -240,7 +240,7 @@ sbx_status sbx_local_lock(const sbx_local_paths *paths, long timeout_ms, int *fd
                          saved ? strerror(saved) : "kept being replaced");
 }
 
-void sbx_local_unlock(const sbx_local_paths *paths, int fd, int forget)
+void local_unlock(const local_paths *paths, int fd, int forget)
 {
     if (forget)
         unlink(paths->lock);
@@ -249,13 +249,13 @@ void sbx_local_unlock(const sbx_local_paths *paths, int fd, int forget)
 
 /* ------------------------------------------------------------ files */
 
-int sbx_local_dir_exists(const sbx_local_paths *paths)
+int local_dir_exists(const local_paths *paths)
 {
     struct stat st;
     return lstat(paths->dir, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const char *sbx_local_unowned_entry(const sbx_local_paths *paths)
+const char *local_unowned_entry(const local_paths *paths)
 {
     struct stat st;
     if (lstat(paths->dir, &st) == 0)
@@ -265,7 +265,7 @@ const char *sbx_local_unowned_entry(const sbx_local_paths *paths)
     return NULL;
 }
 
-sbx_status sbx_local_make_dir(const sbx_local_paths *paths, sbx_error *err)
+sbx_status local_make_dir(const local_paths *paths, sbx_error *err)
 {
     if (mkdir(paths->dir, 0700) == 0)
         return SBX_OK;
@@ -273,7 +273,7 @@ sbx_status sbx_local_make_dir(const sbx_local_paths *paths, sbx_error *err)
                          paths->dir, strerror(errno));
 }
 
-sbx_status sbx_local_open_log(const sbx_local_paths *paths, int *fd, sbx_error *err)
+sbx_status local_open_log(const local_paths *paths, int *fd, sbx_error *err)
 {
     *fd = open(paths->log,
                O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
@@ -293,19 +293,19 @@ static sbx_status unlink_in(int dir_fd, const char *name, const char *shown, sbx
     return SBX_OK;
 }
 
-sbx_status sbx_local_remove_files(const sbx_local_paths *paths, int with_dir, int with_log,
-                                  sbx_error *err)
+sbx_status local_remove_files(const local_paths *paths, int with_dir, int with_log,
+                              sbx_error *err)
 {
     int dir_fd = open(paths->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot open %s: %s", paths->state_dir,
                              strerror(errno));
-    char log_name[SBX_SANDBOX_ID_MAX + 8], metadata_name[SBX_SANDBOX_ID_MAX + 8],
-        tmp_name[SBX_SANDBOX_ID_MAX + 16];
+    char log_name[COMMON_SANDBOX_ID_MAX + 8], metadata_name[COMMON_SANDBOX_ID_MAX + 8],
+        tmp_name[COMMON_SANDBOX_ID_MAX + 16];
     snprintf(log_name, sizeof log_name, "%s.log", paths->id);
     snprintf(metadata_name, sizeof metadata_name, "%s.json", paths->id);
     snprintf(tmp_name, sizeof tmp_name, ".%s.json.tmp", paths->id);
-    sbx_status st = with_dir ? sbx_local_remove_tree(dir_fd, paths->id, paths->dir, err)
+    sbx_status st = with_dir ? local_remove_tree(dir_fd, paths->id, paths->dir, err)
                              : SBX_OK;
     if (st == SBX_OK && with_log)
         st = unlink_in(dir_fd, log_name, paths->log, err);

@@ -18,56 +18,56 @@
 #include "common/sandbox_ids.h"
 
 /* The files of one sandbox. */
-typedef struct sbx_local_paths {
+typedef struct local_paths {
     const char *state_dir;             /* borrowed from the options */
-    char id[SBX_SANDBOX_ID_MAX + 1];
+    char id[COMMON_SANDBOX_ID_MAX + 1];
     char dir[PATH_MAX];
     char metadata[PATH_MAX];
     char metadata_tmp[PATH_MAX];
     char log[PATH_MAX];
     char lock[PATH_MAX];
-} sbx_local_paths;
+} local_paths;
 
 /* Fill *out for sandbox `id` (already validated) under `state_dir`, which
  * *out borrows.  SBX_ERR_CONFIG when the paths do not fit PATH_MAX. */
-sbx_status sbx_local_paths_for(const char *state_dir, const char *id,
-                               sbx_local_paths *out, sbx_error *err);
+sbx_status local_paths_for(const char *state_dir, const char *id,
+                           local_paths *out, sbx_error *err);
 
 /* Make sure `state_dir` (an existing directory) is the backend's own: it
  * holds the marker file, or it is empty and the marker is written now.
  * SBX_ERR_CONFIG naming the directory when it holds anything else but no
  * marker (a directory named by mistake, such as $HOME), or when the marker
  * cannot be written. */
-sbx_status sbx_local_claim_state_dir(const char *state_dir, sbx_error *err);
+sbx_status local_claim_state_dir(const char *state_dir, sbx_error *err);
 
 /* Take the sandbox's lock, excluding other threads and processes, waiting
  * at most timeout_ms for its holder; *fd is the held lock, released with
- * sbx_local_unlock.  The holder's pid is written into the lock file, so
+ * local_unlock.  The holder's pid is written into the lock file, so
  * that a waiter that gives up can name it: SBX_ERR_TRANSPORT naming the id
  * and that pid at the deadline; SBX_ERR_INTERNAL when the lock file cannot
  * be opened or locked. */
-sbx_status sbx_local_lock(const sbx_local_paths *paths, long timeout_ms, int *fd,
-                          sbx_error *err);
+sbx_status local_lock(const local_paths *paths, long timeout_ms, int *fd,
+                      sbx_error *err);
 
 /* Release a lock.  With `forget` non-zero the lock file is removed first
  * (destroy): waiters notice the file is gone and lock a fresh one. */
-void sbx_local_unlock(const sbx_local_paths *paths, int fd, int forget);
+void local_unlock(const local_paths *paths, int fd, int forget);
 
 /* 1 when paths->dir exists and is a directory (not a symlink), else 0. */
-int sbx_local_dir_exists(const sbx_local_paths *paths);
+int local_dir_exists(const local_paths *paths);
 
 /* The sandbox's directory or log path when it exists although no record
  * describes it (something sbx did not make), else NULL. */
-const char *sbx_local_unowned_entry(const sbx_local_paths *paths);
+const char *local_unowned_entry(const local_paths *paths);
 
 /* Create the sandbox directory with mode 0700.  SBX_ERR_INTERNAL when it
  * cannot be made, an existing one included: it is not ours to reuse. */
-sbx_status sbx_local_make_dir(const sbx_local_paths *paths, sbx_error *err);
+sbx_status local_make_dir(const local_paths *paths, sbx_error *err);
 
 /* Create the sandbox's log for appending (O_EXCL, O_NOFOLLOW: never an
  * existing file or a symlink's target); *fd is close-on-exec.
  * SBX_ERR_INTERNAL naming the path otherwise. */
-sbx_status sbx_local_open_log(const sbx_local_paths *paths, int *fd, sbx_error *err);
+sbx_status local_open_log(const local_paths *paths, int *fd, sbx_error *err);
 
 /* Remove what a record describes: the sandbox directory with everything in
  * it when `with_dir` (local_remove.h: symlinks removed, never followed;
@@ -76,7 +76,7 @@ sbx_status sbx_local_open_log(const sbx_local_paths *paths, int *fd, sbx_error *
  * that a failed removal leaves the metadata for a retry.
  * Absent files are fine.  SBX_ERR_INTERNAL naming the first path that
  * could not be removed (or the mount point met). */
-sbx_status sbx_local_remove_files(const sbx_local_paths *paths, int with_dir, int with_log,
-                                  sbx_error *err);
+sbx_status local_remove_files(const local_paths *paths, int with_dir, int with_log,
+                              sbx_error *err);
 
 #endif

@@ -5,14 +5,14 @@
 
 #include <time.h>
 
-long sbx_local_now_ms(void)
+long local_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-void sbx_local_pause_ms(long ms)
+void local_pause_ms(long ms)
 {
     struct timespec pause = { ms / 1000L, (ms % 1000L) * 1000000L };
     nanosleep(&pause, NULL);

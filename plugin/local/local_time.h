@@ -6,9 +6,9 @@
 #define SBX_LOCAL_TIME_H
 
 /* Milliseconds of CLOCK_MONOTONIC: only differences are meaningful. */
-long sbx_local_now_ms(void);
+long local_now_ms(void);
 
 /* Sleep about `ms` milliseconds (less when a signal interrupts). */
-void sbx_local_pause_ms(long ms);
+void local_pause_ms(long ms);
 
 #endif

@@ -10,13 +10,13 @@
 
 #include <string.h>
 
-sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,
-                                   const sbx_http_response *resp, const char *what,
-                                   sbx_error *err)
+sbx_status remote_answer_error(const sbx_backend_instance *inst,
+                               const common_http_response *resp, const char *what,
+                               sbx_error *err)
 {
     char raw[320], detail[320];
-    sbx_remote_detail_text(resp->body, resp->body_len, raw, sizeof raw);
-    sbx_redact_secret(raw, inst->options.api_key, detail, sizeof detail);
+    remote_detail_text(resp->body, resp->body_len, raw, sizeof raw);
+    common_redact_secret(raw, inst->options.api_key, detail, sizeof detail);
     sbx_status kind = SBX_ERR_PROTOCOL;
     if (resp->status == 401 || resp->status == 403)
         kind = SBX_ERR_UNAUTHORIZED;
@@ -36,7 +36,7 @@ sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,
     return kind;
 }
 
-sbx_status sbx_remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err)
+sbx_status remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err)
 {
     sbx_error_set(err, cause->kind, "%s: %s", what, cause->message);
     if (err != NULL) {

@@ -20,12 +20,12 @@
  * >= 400 -> SBX_ERR_PROVISIONER, anything else
  * (a redirect, an odd 1xx/2xx) -> SBX_ERR_PROTOCOL; http_status is set.
  * Returns the kind. */
-sbx_status sbx_remote_answer_error(const sbx_backend_instance *inst,
-                                   const sbx_http_response *resp, const char *what,
-                                   sbx_error *err);
+sbx_status remote_answer_error(const sbx_backend_instance *inst,
+                               const common_http_response *resp, const char *what,
+                               sbx_error *err);
 
 /* Copy `cause` (kind, statuses, contract versions) into err with the message
  * "<what>: <cause's message>".  Returns the kind. */
-sbx_status sbx_remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err);
+sbx_status remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err);
 
 #endif /* SBX_REMOTE_ANSWER_ERRORS_H */

@@ -18,12 +18,12 @@ static int64_t monotonic_ms(void *ctx)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t now_ms(const sbx_contract_cache *cache)
+static int64_t now_ms(const remote_contract_cache *cache)
 {
     return cache->hooks.clock(cache->hooks.clock_ctx);
 }
 
-static void cache_log(const sbx_contract_cache *cache, sbx_log_level level, const char *line)
+static void cache_log(const remote_contract_cache *cache, sbx_log_level level, const char *line)
 {
     if (cache->hooks.log != NULL)
         cache->hooks.log(cache->hooks.log_ctx, level,
@@ -37,25 +37,26 @@ static int64_t deadline_after(int64_t now, int64_t delay)
     return now > INT64_MAX - delay ? INT64_MAX : now + delay;
 }
 
-int64_t sbx_contract_retry_delay_ms(unsigned failures)
+int64_t remote_contract_retry_delay_ms(unsigned failures)
 {
     if (failures == 0)
         return 0;
     /* Past this many doublings the cap is reached: never shift further. */
     unsigned doublings = failures - 1;
-    int64_t delay = SBX_CONTRACT_RETRY_MAX_MS;
+    int64_t delay = REMOTE_CONTRACT_RETRY_MAX_MS;
     if (doublings < 16)
-        delay = (int64_t)SBX_CONTRACT_RETRY_BASE_MS << doublings;
-    return delay < SBX_CONTRACT_RETRY_MAX_MS ? delay : SBX_CONTRACT_RETRY_MAX_MS;
+        delay = (int64_t)REMOTE_CONTRACT_RETRY_BASE_MS << doublings;
+    return delay < REMOTE_CONTRACT_RETRY_MAX_MS ? delay : REMOTE_CONTRACT_RETRY_MAX_MS;
 }
 
-int sbx_contract_effective_version(const sbx_contract_state *state)
+int remote_contract_effective_version(const remote_contract_state *state)
 {
     return state->known ? state->version : 0;
 }
 
-sbx_status sbx_contract_cache_init(sbx_contract_cache *cache, const sbx_contract_hooks *hooks,
-                                   sbx_error *err)
+sbx_status remote_contract_cache_init(remote_contract_cache *cache,
+                                      const remote_contract_hooks *hooks,
+                                      sbx_error *err)
 {
     memset(cache, 0, sizeof *cache);
     cache->hooks = *hooks;
@@ -70,17 +71,17 @@ sbx_status sbx_contract_cache_init(sbx_contract_cache *cache, const sbx_contract
     return SBX_OK;
 }
 
-void sbx_contract_cache_destroy(sbx_contract_cache *cache)
+void remote_contract_cache_destroy(remote_contract_cache *cache)
 {
     pthread_cond_destroy(&cache->probe_done);
     pthread_mutex_destroy(&cache->lock);
 }
 
 /* Record a probe's outcome (lock held). */
-static void record_probe(sbx_contract_cache *cache, sbx_status st, int version,
+static void record_probe(remote_contract_cache *cache, sbx_status st, int version,
                          const sbx_error *perr, int64_t now)
 {
-    sbx_contract_state *s = &cache->state;
+    remote_contract_state *s = &cache->state;
     s->probe_out_of_memory = st == SBX_ERR_INTERNAL;
     if (st == SBX_ERR_INTERNAL)
         return;
@@ -93,19 +94,19 @@ static void record_probe(sbx_contract_cache *cache, sbx_status st, int version,
         s->version = version;
         s->known = 1;
         s->failures = 0;
-        s->next_probe_at_ms = deadline_after(now, version >= SBX_CONTRACT_CURRENT_VERSION
-                                                      ? SBX_CONTRACT_FRESH_CURRENT_MS
-                                                      : SBX_CONTRACT_FRESH_MS);
+        s->next_probe_at_ms = deadline_after(now, version >= REMOTE_CONTRACT_CURRENT_VERSION
+                                                      ? REMOTE_CONTRACT_FRESH_CURRENT_MS
+                                                      : REMOTE_CONTRACT_FRESH_MS);
     } else {
         /* Fail closed: an unverified provisioner is treated as legacy. */
         s->known = 0;
         if (s->failures < UINT_MAX)
             s->failures++;
-        s->next_probe_at_ms = deadline_after(now, sbx_contract_retry_delay_ms(s->failures));
+        s->next_probe_at_ms = deadline_after(now, remote_contract_retry_delay_ms(s->failures));
     }
 }
 
-static int run_probe(sbx_contract_cache *cache, sbx_contract_state *out)
+static int run_probe(remote_contract_cache *cache, remote_contract_state *out)
 {
     /* Lock held on entry and on return; released while probing. */
     cache->probing = 1;
@@ -135,7 +136,7 @@ static int run_probe(sbx_contract_cache *cache, sbx_contract_state *out)
     else
         snprintf(line, sizeof line,
                  "capability probe failed (%u in a row; next probe in %lld ms): %s",
-                 out->failures, (long long)sbx_contract_retry_delay_ms(out->failures),
+                 out->failures, (long long)remote_contract_retry_delay_ms(out->failures),
                  perr.message);
     cache_log(cache, st == SBX_OK ? SBX_LOG_DEBUG : SBX_LOG_WARN, line);
 
@@ -143,7 +144,7 @@ static int run_probe(sbx_contract_cache *cache, sbx_contract_state *out)
     return 1;
 }
 
-int sbx_contract_cache_current(sbx_contract_cache *cache, sbx_contract_state *out)
+int remote_contract_cache_current(remote_contract_cache *cache, remote_contract_state *out)
 {
     int refreshed = 0;
     pthread_mutex_lock(&cache->lock);
@@ -166,21 +167,22 @@ int sbx_contract_cache_current(sbx_contract_cache *cache, sbx_contract_state *ou
     return refreshed;
 }
 
-void sbx_contract_cache_mark_stale(sbx_contract_cache *cache)
+void remote_contract_cache_mark_stale(remote_contract_cache *cache)
 {
     pthread_mutex_lock(&cache->lock);
     cache->state.next_probe_at_ms = 0;
     pthread_mutex_unlock(&cache->lock);
 }
 
-void sbx_contract_cache_peek(sbx_contract_cache *cache, sbx_contract_state *out)
+void remote_contract_cache_peek(remote_contract_cache *cache, remote_contract_state *out)
 {
     pthread_mutex_lock(&cache->lock);
     *out = cache->state;
     pthread_mutex_unlock(&cache->lock);
 }
 
-void sbx_contract_cache_set_state(sbx_contract_cache *cache, const sbx_contract_state *state)
+void remote_contract_cache_set_state(remote_contract_cache *cache,
+                                     const remote_contract_state *state)
 {
     pthread_mutex_lock(&cache->lock);
     cache->state = *state;

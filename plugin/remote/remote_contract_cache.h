@@ -23,22 +23,22 @@
  * answer, and one of version 2 or later, which a provisioner is not
  * expected to downgrade: as the reference client), and the longest wait
  * between failed probes. */
-#define SBX_CONTRACT_FRESH_MS 30000
-#define SBX_CONTRACT_FRESH_CURRENT_MS 300000
-#define SBX_CONTRACT_CURRENT_VERSION 2
-#define SBX_CONTRACT_RETRY_MAX_MS 30000
+#define REMOTE_CONTRACT_FRESH_MS 30000
+#define REMOTE_CONTRACT_FRESH_CURRENT_MS 300000
+#define REMOTE_CONTRACT_CURRENT_VERSION 2
+#define REMOTE_CONTRACT_RETRY_MAX_MS 30000
 /* The first retry delay; it doubles per failure up to the maximum. */
-#define SBX_CONTRACT_RETRY_BASE_MS 1000
+#define REMOTE_CONTRACT_RETRY_BASE_MS 1000
 
 /* Monotonic milliseconds. */
-typedef int64_t (*sbx_clock_ms_fn)(void *ctx);
+typedef int64_t (*remote_clock_ms_fn)(void *ctx);
 
 /* Learn the provisioner's version: SBX_OK with *version (>= 0), or an error
  * (filled into err) that counts as a failed probe. */
-typedef sbx_status (*sbx_contract_probe_fn)(void *ctx, int *version, sbx_error *err);
+typedef sbx_status (*remote_contract_probe_fn)(void *ctx, int *version, sbx_error *err);
 
 /* What the cache knows; a copy, taken under the lock. */
-typedef struct sbx_contract_state {
+typedef struct remote_contract_state {
     int version;               /* last version learnt (0 before any success) */
     int known;                 /* 1 when the last probe succeeded */
     unsigned failures;         /* consecutive failed probes, saturating */
@@ -50,58 +50,60 @@ typedef struct sbx_contract_state {
     sbx_status failure_kind;   /* why the last probe failed (SBX_OK after a
                                 * success): an unverified contract's cause */
     char failure[200];         /* that failure's message, "" after a success */
-} sbx_contract_state;
+} remote_contract_state;
 
 /* Injected collaborators.  clock NULL: CLOCK_MONOTONIC.  log may be NULL. */
-typedef struct sbx_contract_hooks {
-    sbx_contract_probe_fn probe;
+typedef struct remote_contract_hooks {
+    remote_contract_probe_fn probe;
     void *probe_ctx;
-    sbx_clock_ms_fn clock;
+    remote_clock_ms_fn clock;
     void *clock_ctx;
     sbx_log_fn log;
     void *log_ctx;
     const char *log_name;      /* borrowed for the cache's life */
-} sbx_contract_hooks;
+} remote_contract_hooks;
 
-typedef struct sbx_contract_cache {
+typedef struct remote_contract_cache {
     pthread_mutex_t lock;
     pthread_cond_t probe_done;
-    sbx_contract_state state;
+    remote_contract_state state;
     int probing;                /* a probe is in flight */
     uint64_t probes_completed;  /* lets waiters tell "their" probe finished */
-    sbx_contract_hooks hooks;
-} sbx_contract_cache;
+    remote_contract_hooks hooks;
+} remote_contract_cache;
 
 /* Initialise an empty (unverified, stale) cache; hooks are copied.
  * SBX_ERR_INTERNAL when a mutex cannot be made. */
-sbx_status sbx_contract_cache_init(sbx_contract_cache *cache, const sbx_contract_hooks *hooks,
-                                   sbx_error *err);
+sbx_status remote_contract_cache_init(remote_contract_cache *cache,
+                                      const remote_contract_hooks *hooks,
+                                      sbx_error *err);
 
 /* Release the cache's lock and condition.  No call may be in progress. */
-void sbx_contract_cache_destroy(sbx_contract_cache *cache);
+void remote_contract_cache_destroy(remote_contract_cache *cache);
 
 /* The state after refreshing it if stale: probes (when no probe is in
  * flight) or waits for the probe in flight, logging "waiting for the
  * capability probe in flight" at DEBUG before blocking.  *out is a snapshot
  * (rule 3: later changes do not touch it).  Returns 1 when this call ran or
  * waited for a probe, 0 when the cache was fresh. */
-int sbx_contract_cache_current(sbx_contract_cache *cache, sbx_contract_state *out);
+int remote_contract_cache_current(remote_contract_cache *cache, remote_contract_state *out);
 
-/* Make the next sbx_contract_cache_current probe again (rules 5 and 6). */
-void sbx_contract_cache_mark_stale(sbx_contract_cache *cache);
+/* Make the next remote_contract_cache_current probe again (rules 5 and 6). */
+void remote_contract_cache_mark_stale(remote_contract_cache *cache);
 
 /* A snapshot without refreshing (diagnostics and tests). */
-void sbx_contract_cache_peek(sbx_contract_cache *cache, sbx_contract_state *out);
+void remote_contract_cache_peek(remote_contract_cache *cache, remote_contract_state *out);
 
 /* Overwrite the state (tests seed it, as the seed suite does). */
-void sbx_contract_cache_set_state(sbx_contract_cache *cache, const sbx_contract_state *state);
+void remote_contract_cache_set_state(remote_contract_cache *cache,
+                                     const remote_contract_state *state);
 
 /* The wait before the next probe after `failures` consecutive failures:
  * 1 s, 2 s, 4 s ... capped at 30 s; 0 for no failure.  Never overflows. */
-int64_t sbx_contract_retry_delay_ms(unsigned failures);
+int64_t remote_contract_retry_delay_ms(unsigned failures);
 
 /* The version a create freezes from a state: the version when known, else 0
  * (unverified counts as legacy). */
-int sbx_contract_effective_version(const sbx_contract_state *state);
+int remote_contract_effective_version(const remote_contract_state *state);
 
 #endif /* SBX_REMOTE_CONTRACT_CACHE_H */

@@ -23,8 +23,8 @@
 
 static int allowed(const char *path, const char *const *allowlist, size_t allow_count);
 
-int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
-                               size_t allow_count, int lark_runtime, int lark_broker)
+int remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
+                           size_t allow_count, int lark_runtime, int lark_broker)
 {
     const char *path = mount->container_path;
     if (path == NULL)
@@ -78,26 +78,26 @@ static int allowed(const char *path, const char *const *allowlist, size_t allow_
     return 0;
 }
 
-sbx_status sbx_remote_check_upload_conversions(const sbx_create_request *req,
-                                               const char *const *allowlist,
-                                               size_t allow_count, sbx_error *err)
+sbx_status remote_check_upload_conversions(const sbx_create_request *req,
+                                           const char *const *allowlist,
+                                           size_t allow_count, sbx_error *err)
 {
-    if (!allowed(SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH, allowlist, allow_count))
+    if (!allowed(REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH, allowlist, allow_count))
         return SBX_OK;
     const char *uploads = NULL;
     for (size_t i = 0; i < req->extra_mount_count && uploads == NULL; i++)
-        if (strcmp(req->extra_mounts[i].container_path, SBX_UPLOADS_CONTAINER_PATH) == 0)
+        if (strcmp(req->extra_mounts[i].container_path, REMOTE_UPLOADS_CONTAINER_PATH) == 0)
             uploads = req->extra_mounts[i].host_path;
     for (size_t i = 0; i < req->extra_mount_count; i++) {
         const sbx_mount *m = &req->extra_mounts[i];
-        if (strcmp(m->container_path, SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH) != 0)
+        if (strcmp(m->container_path, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH) != 0)
             continue;
         const char *broken = NULL;
         char expected[4096], got[4096];
         if (!m->read_only)
             broken = "must be read-only";
         else if (uploads == NULL)
-            broken = "needs the thread's " SBX_UPLOADS_CONTAINER_PATH " mount beside it";
+            broken = "needs the thread's " REMOTE_UPLOADS_CONTAINER_PATH " mount beside it";
         else if (!normalise_path(uploads, expected, sizeof expected - 20) ||
                  !normalise_path(m->host_path, got, sizeof got))
             broken = "needs absolute host paths";
@@ -111,7 +111,7 @@ sbx_status sbx_remote_check_upload_conversions(const sbx_create_request *req,
         if (broken != NULL)
             return sbx_error_set(err, SBX_ERR_USAGE,
                                  "create request for %s: the upload conversions mount (%s) %s",
-                                 req->sandbox_id, SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH,
+                                 req->sandbox_id, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH,
                                  broken);
     }
     return SBX_OK;
@@ -139,9 +139,9 @@ static struct json_object *mounts_json(const sbx_create_request *req,
     struct json_object *array = NULL;
     for (size_t i = 0; i < req->extra_mount_count; i++) {
         const sbx_mount *m = &req->extra_mounts[i];
-        if (!sbx_remote_mount_forwarded(m, allowlist, allow_count,
-                                        req->provision_lark_cli_runtime,
-                                        req->provision_lark_cli_broker))
+        if (!remote_mount_forwarded(m, allowlist, allow_count,
+                                    req->provision_lark_cli_runtime,
+                                    req->provision_lark_cli_broker))
             continue;
         if (array == NULL && (array = json_object_new_array()) == NULL) {
             *ok = 0;
@@ -160,9 +160,9 @@ static struct json_object *mounts_json(const sbx_create_request *req,
     return array;
 }
 
-char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
-                             int frozen_version, const char *const *allowlist,
-                             size_t allow_count, sbx_error *err)
+char *remote_create_body(const sbx_create_request *req, const char *user_id,
+                         int frozen_version, const char *const *allowlist,
+                         size_t allow_count, sbx_error *err)
 {
     int ok = 1;
     struct json_object *body = json_object_new_object();
@@ -200,10 +200,10 @@ char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
 static sbx_status check_request(const sbx_create_request *req, const char **user,
                                 sbx_error *err)
 {
-    sbx_status st = sbx_create_request_check("remote", req, err);
+    sbx_status st = common_create_request_check("remote", req, err);
     if (st != SBX_OK)
         return st;
-    *user = sbx_create_request_user(req);
+    *user = common_create_request_user(req);
     if (req->extra_mount_count > 0 && req->extra_mounts == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "create request for %s: extra_mounts is NULL",
                              req->sandbox_id);
@@ -231,21 +231,21 @@ static sbx_status contract_changed(sbx_error *err, int expected, int actual, int
 }
 
 /* Rule 6: a 409 whose detail says the provisioner's contract moved. */
-static int is_contract_conflict(const sbx_http_response *resp, int *expected, int *actual)
+static int is_contract_conflict(const common_http_response *resp, int *expected, int *actual)
 {
     *expected = SBX_CONTRACT_NONE;
     *actual = SBX_CONTRACT_NONE;
     if (resp->status != 409)
         return 0;
-    struct json_object *root = sbx_json_parse(resp->body, resp->body_len);
+    struct json_object *root = common_json_parse(resp->body, resp->body_len);
     struct json_object *detail = NULL;
     const char *code = NULL;
     int match = root != NULL && json_object_object_get_ex(root, "detail", &detail) &&
-                sbx_json_get_string(detail, "code", &code) == SBX_JSON_OK &&
+                common_json_get_string(detail, "code", &code) == COMMON_JSON_OK &&
                 strcmp(code, "mount_contract_changed") == 0;
     if (match) {
-        sbx_json_get_int(detail, "expected", expected);
-        sbx_json_get_int(detail, "actual", actual);
+        common_json_get_int(detail, "expected", expected);
+        common_json_get_int(detail, "actual", actual);
     }
     json_object_put(root);
     return match;
@@ -258,28 +258,28 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
 {
     char shown[80], wanted[80];
     const char *got = NULL;
-    if (sbx_json_get_string(root, "user_id", &got) != SBX_JSON_OK || strcmp(got, user) != 0)
+    if (common_json_get_string(root, "user_id", &got) != COMMON_JSON_OK || strcmp(got, user) != 0)
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "mount contract response for %s names user_id '%s' instead of '%s'",
                              req->sandbox_id,
-                             sbx_printable(got != NULL ? got : "(none)", shown,
+                             common_printable(got != NULL ? got : "(none)", shown,
                                                   sizeof shown),
                              user);
     got = NULL;
-    sbx_json_field tf = sbx_json_get_string(root, "thread_id", &got);
+    common_json_field tf = common_json_get_string(root, "thread_id", &got);
     int ok;
     if (req->thread_id == NULL)
-        ok = tf == SBX_JSON_ABSENT || tf == SBX_JSON_NULL ||
-             (tf == SBX_JSON_OK && strcmp(got, req->sandbox_id) == 0);
+        ok = tf == COMMON_JSON_ABSENT || tf == COMMON_JSON_NULL ||
+             (tf == COMMON_JSON_OK && strcmp(got, req->sandbox_id) == 0);
     else
-        ok = tf == SBX_JSON_OK && strcmp(got, req->thread_id) == 0;
+        ok = tf == COMMON_JSON_OK && strcmp(got, req->thread_id) == 0;
     if (!ok)
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "mount contract response for %s names thread_id '%s' instead of '%s'",
                              req->sandbox_id,
-                             sbx_printable(tf == SBX_JSON_OK ? got : "(none)", shown,
+                             common_printable(tf == COMMON_JSON_OK ? got : "(none)", shown,
                                                   sizeof shown),
-                             sbx_printable(req->thread_id != NULL ? req->thread_id
+                             common_printable(req->thread_id != NULL ? req->thread_id
                                                                          : "(null)",
                                                   wanted, sizeof wanted));
     return SBX_OK;
@@ -291,49 +291,50 @@ static sbx_status set_identity(sbx_sandbox *sb, const char *user, const char *th
                                sbx_error *err)
 {
     sbx_sandbox renewed;
-    sbx_status st = sbx_sandbox_record_fill(&renewed, sb->sandbox_id, sb->sandbox_url, user,
-                                            thread, sb->status, sb->mount_contract_version,
-                                            err);
+    sbx_status st = common_sandbox_record_fill(&renewed, sb->sandbox_id, sb->sandbox_url, user,
+                                               thread, sb->status, sb->mount_contract_version,
+                                               err);
     if (st == SBX_OK) {
-        sbx_sandbox_record_clear(sb);
+        common_sandbox_record_clear(sb);
         *sb = renewed;
     }
     return st;
 }
 
 /* Validate a 2xx create answer against the frozen version (rule 5). */
-static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_response *resp,
+static sbx_status accept_answer(sbx_backend_instance *inst, const common_http_response *resp,
                                 const sbx_create_request *req, const char *user, int frozen,
                                 const char *what, sbx_sandbox *sb, sbx_error *err)
 {
     memset(sb, 0, sizeof *sb);
     sb->mount_contract_version = SBX_CONTRACT_NONE;
     int too_deep;
-    struct json_object *root = sbx_json_parse_ex(resp->body, resp->body_len, &too_deep);
+    struct json_object *root = common_json_parse_ex(resp->body, resp->body_len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
         return sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s", what,
-                             too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
+                             too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
     }
     int answered = 0;
-    sbx_json_field vf = sbx_json_get_int(root, "mount_contract_version", &answered);
+    common_json_field vf = common_json_get_int(root, "mount_contract_version", &answered);
     sbx_status st = SBX_OK;
     /* A null version is an absent one (version 0), as every optional field
      * of an answer; a string or a boolean is a malformed answer. */
-    if ((vf != SBX_JSON_OK && vf != SBX_JSON_ABSENT && vf != SBX_JSON_NULL) || answered < 0) {
+    if ((vf != COMMON_JSON_OK && vf != COMMON_JSON_ABSENT && vf != COMMON_JSON_NULL) ||
+        answered < 0) {
         st = sbx_error_set(err, SBX_ERR_PROTOCOL,
                            "mount contract response for %s has a mount_contract_version "
                            "that is not a non-negative integer", req->sandbox_id);
     } else if (answered != frozen) {
-        sbx_contract_cache_mark_stale(&inst->contract);
+        remote_contract_cache_mark_stale(&inst->contract);
         st = contract_changed(err, frozen, answered, (int)resp->status,
                               "the create answer carries another version", req->sandbox_id);
     } else {
         sbx_error cause;
         sbx_error_clear(&cause);
-        st = sbx_remote_decode_sandbox(root, sb, &cause);
+        st = remote_decode_sandbox(root, sb, &cause);
         if (st != SBX_OK)
-            sbx_remote_wrap_error(&cause, what, err);
+            remote_wrap_error(&cause, what, err);
         else if (strcmp(sb->sandbox_id, req->sandbox_id) != 0)
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                what);
@@ -345,7 +346,7 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const sbx_http_respo
     }
     json_object_put(root);
     if (st != SBX_OK)
-        sbx_sandbox_record_clear(sb);
+        common_sandbox_record_clear(sb);
     return st;
 }
 
@@ -353,30 +354,30 @@ static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_reque
                               const char *user, int frozen, const char *what,
                               sbx_sandbox *sb, sbx_error *err)
 {
-    char *body = sbx_remote_create_body(req, user, frozen,
-                                        (const char *const *)inst->options.forward_mounts,
-                                        inst->options.forward_mount_count, err);
+    char *body = remote_create_body(req, user, frozen,
+                                    (const char *const *)inst->options.forward_mounts,
+                                    inst->options.forward_mount_count, err);
     if (body == NULL)
         return SBX_ERR_INTERNAL;
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error cause;
     sbx_error_clear(&cause);
-    sbx_status st = sbx_http_request(inst->http, "POST", "/api/sandboxes", body,
-                                     inst->options.create_timeout_ms, &resp, &cause);
+    sbx_status st = common_http_request(inst->http, "POST", "/api/sandboxes", body,
+                                        inst->options.create_timeout_ms, &resp, &cause);
     free(body);
     if (st != SBX_OK)
-        return sbx_remote_wrap_error(&cause, what, err);
+        return remote_wrap_error(&cause, what, err);
     int expected, actual;
     if (resp.status >= 200 && resp.status < 300) {
         st = accept_answer(inst, &resp, req, user, frozen, what, sb, err);
     } else if (is_contract_conflict(&resp, &expected, &actual)) {
-        sbx_contract_cache_mark_stale(&inst->contract);
+        remote_contract_cache_mark_stale(&inst->contract);
         st = contract_changed(err, expected, actual, (int)resp.status,
                               "the provisioner refused the frozen version", req->sandbox_id);
     } else {
-        st = sbx_remote_answer_error(inst, &resp, what, err);
+        st = remote_answer_error(inst, &resp, what, err);
     }
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
     return st;
 }
 
@@ -385,16 +386,16 @@ static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_reque
  * thread is given).  Only "default" may be served below what is needed. */
 static int cannot_isolate(int frozen, const sbx_create_request *req, const char *user)
 {
-    if (strcmp(user, SBX_DEFAULT_USER_ID) == 0)
+    if (strcmp(user, COMMON_DEFAULT_USER_ID) == 0)
         return 0;
-    return frozen == 0 || (frozen < SBX_CONTRACT_CURRENT_VERSION && req->thread_id != NULL);
+    return frozen == 0 || (frozen < REMOTE_CONTRACT_CURRENT_VERSION && req->thread_id != NULL);
 }
 
 /* The refusal names the user, the contract and, when it is unverified, why
  * the probe failed: a script tells "provisioner down or key wrong" (retry,
  * fix the key) from "provisioner too old" (do not retry) by actual_contract
  * (-1 unverified, else the version) and the message. */
-static sbx_status refuse_isolation(const sbx_contract_state *snapshot,
+static sbx_status refuse_isolation(const remote_contract_state *snapshot,
                                    const sbx_create_request *req, const char *user,
                                    sbx_error *err)
 {
@@ -412,14 +413,14 @@ static sbx_status refuse_isolation(const sbx_contract_state *snapshot,
                   "is %s, so only the default user may be served", user, req->sandbox_id,
                   contract);
     if (err != NULL) {
-        err->expected_contract = SBX_CONTRACT_CURRENT_VERSION;
+        err->expected_contract = REMOTE_CONTRACT_CURRENT_VERSION;
         err->actual_contract = snapshot->known ? snapshot->version : SBX_CONTRACT_NONE;
     }
     return SBX_ERR_REFUSED;
 }
 
-sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
-                             sbx_sandbox **out, sbx_error *err)
+sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                         sbx_sandbox **out, sbx_error *err)
 {
     *out = NULL;
     const char *user = NULL;
@@ -428,9 +429,9 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
         return st;
 
     /* Rule 3: freeze the version once; everything below uses the snapshot. */
-    sbx_contract_state snapshot;
-    sbx_contract_cache_current(&inst->contract, &snapshot);
-    int frozen = sbx_contract_effective_version(&snapshot);
+    remote_contract_state snapshot;
+    remote_contract_cache_current(&inst->contract, &snapshot);
+    int frozen = remote_contract_effective_version(&snapshot);
 
     if (req->required_contract != SBX_CONTRACT_NONE && req->required_contract != frozen)
         return contract_changed(err, req->required_contract, frozen, 0,
@@ -442,7 +443,7 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
                              "sandbox %s", req->sandbox_id);
     if (cannot_isolate(frozen, req, user))
         return refuse_isolation(&snapshot, req, user, err);
-    st = sbx_remote_check_upload_conversions(
+    st = remote_check_upload_conversions(
         req, (const char *const *)inst->options.forward_mounts,
         inst->options.forward_mount_count, err);
     if (st != SBX_OK)
@@ -454,7 +455,7 @@ sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_reques
     st = post_create(inst, req, user, frozen, what, &sb, err);
     if (st != SBX_OK)
         return st;
-    sbx_remote_log(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
-                   sb.sandbox_id, user, frozen);
-    return sbx_sandbox_record_box(&sb, out, err);
+    remote_log(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
+               sb.sandbox_id, user, frozen);
+    return common_sandbox_record_box(&sb, out, err);
 }

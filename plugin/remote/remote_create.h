@@ -14,21 +14,21 @@
 /* 1 when `mount` is forwarded: its container path is in the allowlist, and it
  * is not the lark-cli runtime mount while either lark-cli provisioning flag is
  * set (the provisioner then supplies the runtime itself). */
-int sbx_remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
-                               size_t allow_count, int lark_runtime, int lark_broker);
+int remote_mount_forwarded(const sbx_mount *mount, const char *const *allowlist,
+                           size_t allow_count, int lark_runtime, int lark_broker);
 
 /* The read-only mount of a thread's upload conversions, which a
  * contract-2 host sends beside the thread's uploads mount. */
-#define SBX_UPLOADS_CONTAINER_PATH "/mnt/user-data/uploads"
-#define SBX_UPLOAD_CONVERSIONS_CONTAINER_PATH "/mnt/user-data/.upload-conversions"
+#define REMOTE_UPLOADS_CONTAINER_PATH "/mnt/user-data/uploads"
+#define REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH "/mnt/user-data/.upload-conversions"
 
 /* The reference client's rules for a forwarded upload-conversions mount:
  * read-only, and its host path (lexically normalised) is the
  * `.upload-conversions` sibling of the uploads mount's host path, which the
  * request must have.  SBX_OK, or SBX_ERR_USAGE naming the rule broken. */
-sbx_status sbx_remote_check_upload_conversions(const sbx_create_request *req,
-                                               const char *const *allowlist,
-                                               size_t allow_count, sbx_error *err);
+sbx_status remote_check_upload_conversions(const sbx_create_request *req,
+                                           const char *const *allowlist,
+                                           size_t allow_count, sbx_error *err);
 
 /* The JSON body of POST /api/sandboxes, fields in the reference client's
  * order: sandbox_id, thread_id (null when NULL), user_id, required_mount_
@@ -36,9 +36,9 @@ sbx_status sbx_remote_check_upload_conversions(const sbx_create_request *req,
  * provision_lark_cli_runtime, provision_lark_cli_broker, then extra_mounts
  * only when a mount survives the filter.  `user_id` is the effective user.
  * Returns a malloc'd string the caller frees, or NULL (SBX_ERR_INTERNAL). */
-char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
-                             int frozen_version, const char *const *allowlist,
-                             size_t allow_count, sbx_error *err);
+char *remote_create_body(const sbx_create_request *req, const char *user_id,
+                         int frozen_version, const char *const *allowlist,
+                         size_t allow_count, sbx_error *err);
 
 /* The create operation (descriptor `create`).  Refuses invalid ids and
  * unisolatable users (SBX_ERR_REFUSED: a user other than "default" while
@@ -47,8 +47,8 @@ char *sbx_remote_create_body(const sbx_create_request *req, const char *user_id,
  * failed probe's cause in its message), enforces the caller's required
  * contract (SBX_ERR_CONTRACT_CHANGED, nothing sent), posts, and validates
  * the answer against the frozen version.  On success *out is one sandbox,
- * released with sbx_sandbox_records_free(*out, 1). */
-sbx_status sbx_remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
-                             sbx_sandbox **out, sbx_error *err);
+ * released with common_sandbox_records_free(*out, 1). */
+sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                         sbx_sandbox **out, sbx_error *err);
 
 #endif /* SBX_REMOTE_CREATE_H */

@@ -16,60 +16,61 @@
 /* Classify a sandbox object's members (remote_sandbox_rules.h) walking them once,
  * instead of one hash lookup per field: a 10k list has 60k fields.  The
  * strings of f->text are borrowed from `object`. */
-static sbx_remote_problem read_members(struct json_object *object, sbx_remote_fields *f)
+static remote_problem read_members(struct json_object *object, remote_fields *f)
 {
     if (object == NULL || !json_object_is_type(object, json_type_object))
-        return SBX_REMOTE_NOT_OBJECT;
-    struct json_object *value[SBX_FIELD_COUNT] = { NULL };
+        return REMOTE_NOT_OBJECT;
+    struct json_object *value[REMOTE_FIELD_COUNT] = { NULL };
     json_object_iter member;
     json_object_object_foreachC(object, member) {
-        int i = sbx_remote_field_index(member.key, strlen(member.key));
-        if (i < SBX_FIELD_COUNT)
+        int i = remote_field_index(member.key, strlen(member.key));
+        if (i < REMOTE_FIELD_COUNT)
             value[i] = member.val;
     }
-    for (int i = SBX_FIELD_ID; i < SBX_FIELD_VERSION; i++) {
+    for (int i = REMOTE_FIELD_ID; i < REMOTE_FIELD_VERSION; i++) {
         f->text[i] = NULL;
-        f->state[i] = sbx_json_string_value(value[i], &f->text[i]);
+        f->state[i] = common_json_string_value(value[i], &f->text[i]);
     }
     f->version = SBX_CONTRACT_NONE;
-    f->state[SBX_FIELD_VERSION] = sbx_json_int_value(value[SBX_FIELD_VERSION], &f->version);
-    return sbx_remote_check_fields(f);
+    f->state[REMOTE_FIELD_VERSION] =
+        common_json_int_value(value[REMOTE_FIELD_VERSION], &f->version);
+    return remote_check_fields(f);
 }
 
-sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
-                                     sbx_error *err)
+sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
+                                 sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->mount_contract_version = SBX_CONTRACT_NONE;
-    sbx_remote_fields f;
-    sbx_remote_problem problem = read_members(object, &f);
+    remote_fields f;
+    remote_problem problem = read_members(object, &f);
     if (problem != 0)
-        return sbx_remote_problem_error(problem, err);
-    return sbx_sandbox_record_fill(out, f.text[SBX_FIELD_ID], f.text[SBX_FIELD_URL],
-                                   f.text[SBX_FIELD_USER], f.text[SBX_FIELD_THREAD],
-                                   f.text[SBX_FIELD_STATUS], f.version, err);
+        return remote_problem_error(problem, err);
+    return common_sandbox_record_fill(out, f.text[REMOTE_FIELD_ID], f.text[REMOTE_FIELD_URL],
+                                      f.text[REMOTE_FIELD_USER], f.text[REMOTE_FIELD_THREAD],
+                                      f.text[REMOTE_FIELD_STATUS], f.version, err);
 }
 
-sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_fn warn_fn,
-                                  void *warn_ctx, sbx_sandbox **out, size_t *count,
-                                  sbx_error *err)
+sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_fn,
+                              void *warn_ctx, sbx_sandbox **out, size_t *count,
+                              sbx_error *err)
 {
     *out = NULL;
     *count = 0;
     int too_deep;
-    struct json_object *root = sbx_json_parse_ex(body, len, &too_deep);
+    struct json_object *root = common_json_parse_ex(body, len, &too_deep);
     if (root == NULL)
         return sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
-                             too_deep ? SBX_JSON_TOO_DEEP : "not JSON");
+                             too_deep ? COMMON_JSON_TOO_DEEP : "not JSON");
     struct json_object *items = NULL;
     if (!json_object_is_type(root, json_type_object)) {
-        sbx_remote_warn_not_object(warn_fn, warn_ctx);
+        remote_warn_not_object(warn_fn, warn_ctx);
         json_object_put(root);
         return SBX_OK;
     }
     if (!json_object_object_get_ex(root, "sandboxes", &items) ||
         !json_object_is_type(items, json_type_array)) {
-        sbx_remote_warn_not_array(warn_fn, warn_ctx);
+        remote_warn_not_array(warn_fn, warn_ctx);
         json_object_put(root);
         return SBX_OK;
     }
@@ -83,15 +84,15 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
     for (size_t i = 0; i < n; i++) {
         sbx_error entry_err;
         sbx_error_clear(&entry_err);
-        sbx_status st = sbx_remote_decode_sandbox(json_object_array_get_idx(items, i),
-                                                  &list[kept], &entry_err);
+        sbx_status st = remote_decode_sandbox(json_object_array_get_idx(items, i),
+                                              &list[kept], &entry_err);
         if (st == SBX_ERR_INTERNAL) {
-            sbx_sandbox_records_free(list, kept);
+            common_sandbox_records_free(list, kept);
             json_object_put(root);
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
         if (st != SBX_OK) {
-            sbx_remote_warn_skipped(warn_fn, warn_ctx, i, entry_err.message);
+            remote_warn_skipped(warn_fn, warn_ctx, i, entry_err.message);
             continue;
         }
         kept++;
@@ -109,7 +110,7 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
 static sbx_status dup_field(struct json_object *object, const char *key, char **slot)
 {
     const char *value = NULL;
-    if (sbx_json_get_string(object, key, &value) != SBX_JSON_OK)
+    if (common_json_get_string(object, key, &value) != COMMON_JSON_OK)
         return SBX_OK;
     *slot = strdup(value);
     return *slot == NULL ? SBX_ERR_INTERNAL : SBX_OK;
@@ -121,50 +122,50 @@ static sbx_status dup_field(struct json_object *object, const char *key, char **
  * removable by its incarnation.  *addressed says whether it has one. */
 static const char *check_found(struct json_object *root, int *addressed)
 {
-    if (!sbx_json_has_nonempty_string(root, "incarnation_id"))
+    if (!common_json_has_nonempty_string(root, "incarnation_id"))
         return "a found answer lacks a non-empty string incarnation_id";
-    if (!sbx_json_has_nonempty_string(root, "user_id"))
+    if (!common_json_has_nonempty_string(root, "user_id"))
         return "a found answer lacks a non-empty string user_id";
     const char *text = NULL;
-    sbx_json_field f = sbx_json_get_string(root, "thread_id", &text);
-    if (f != SBX_JSON_OK && f != SBX_JSON_NULL)
+    common_json_field f = common_json_get_string(root, "thread_id", &text);
+    if (f != COMMON_JSON_OK && f != COMMON_JSON_NULL)
         return "a found answer's thread_id is neither a string nor null";
     int version = 0;
-    if (sbx_json_get_int(root, "mount_contract_version", &version) != SBX_JSON_OK ||
+    if (common_json_get_int(root, "mount_contract_version", &version) != COMMON_JSON_OK ||
         version < 0)
         return "a found answer's mount_contract_version is not a non-negative integer";
-    f = sbx_json_get_string(root, "sandbox_url", &text);
-    if (f == SBX_JSON_ABSENT || f == SBX_JSON_NULL)
+    f = common_json_get_string(root, "sandbox_url", &text);
+    if (f == COMMON_JSON_ABSENT || f == COMMON_JSON_NULL)
         *addressed = 0;
-    else if (f == SBX_JSON_OK && text[0] != '\0')
+    else if (f == COMMON_JSON_OK && text[0] != '\0')
         *addressed = 1;
     else
         return "a found answer's sandbox_url is neither a non-empty string nor null";
     return NULL;
 }
 
-sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
-                                            const char *sandbox_id,
-                                            sbx_reconciliation *out, const char **why,
-                                            sbx_error *err)
+sbx_status remote_decode_reconciliation(const char *body, size_t len,
+                                        const char *sandbox_id,
+                                        sbx_reconciliation *out, const char **why,
+                                        sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
     *why = NULL;
     int too_deep;
-    struct json_object *root = sbx_json_parse_ex(body, len, &too_deep);
+    struct json_object *root = common_json_parse_ex(body, len, &too_deep);
     const char *status = NULL, *answered_id = NULL;
     int addressed = 0;
     if (too_deep)
-        *why = "the answer is " SBX_JSON_TOO_DEEP;
+        *why = "the answer is " COMMON_JSON_TOO_DEEP;
     else if (root == NULL || !json_object_is_type(root, json_type_object))
         *why = "the answer is not a JSON object";
-    else if (sbx_json_get_string(root, "sandbox_id", &answered_id) != SBX_JSON_OK ||
+    else if (common_json_get_string(root, "sandbox_id", &answered_id) != COMMON_JSON_OK ||
              strcmp(answered_id, sandbox_id) != 0)
         *why = "the answer is about another sandbox_id";
-    else if (sbx_json_get_string(root, "status", &status) != SBX_JSON_OK)
+    else if (common_json_get_string(root, "status", &status) != COMMON_JSON_OK)
         *why = "the answer has no string status";
-    else if (!sbx_json_has_nonempty_string(root, "backend_namespace"))
+    else if (!common_json_has_nonempty_string(root, "backend_namespace"))
         *why = "the answer lacks a non-empty string backend_namespace";
     else if (strcmp(status, "absent") == 0)
         out->status = SBX_RECONCILE_ABSENT;
@@ -177,14 +178,14 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
     if (out->status == SBX_RECONCILE_FOUND) {
         sbx_sandbox sb, record;
         sbx_error cause;
-        if (addressed && (st = sbx_remote_decode_sandbox(root, &sb, &cause)) == SBX_OK) {
+        if (addressed && (st = remote_decode_sandbox(root, &sb, &cause)) == SBX_OK) {
             /* The answer's "status" is the reconciliation's word, not the
              * Pod phase a record's status holds: the record has none. */
-            st = sbx_sandbox_record_fill(&record, sb.sandbox_id, sb.sandbox_url, sb.user_id,
-                                         sb.thread_id, NULL, sb.mount_contract_version, err);
-            sbx_sandbox_record_clear(&sb);
+            st = common_sandbox_record_fill(&record, sb.sandbox_id, sb.sandbox_url, sb.user_id,
+                                            sb.thread_id, NULL, sb.mount_contract_version, err);
+            common_sandbox_record_clear(&sb);
             if (st == SBX_OK)
-                st = sbx_sandbox_record_box(&record, &out->sandbox, err);
+                st = common_sandbox_record_box(&record, &out->sandbox, err);
         }
         if (st == SBX_ERR_PROTOCOL) {
             out->status = SBX_RECONCILE_UNKNOWN;
@@ -198,30 +199,30 @@ sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
         st = dup_field(root, "backend_namespace", &out->backend_namespace);
     json_object_put(root);
     if (st != SBX_OK) {
-        sbx_reconciliation_clear(out);
+        common_reconciliation_clear(out);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     return SBX_OK;
 }
 
-sbx_status sbx_remote_decode_capabilities(const char *body, size_t len, int *version,
-                                          sbx_error *err)
+sbx_status remote_decode_capabilities(const char *body, size_t len, int *version,
+                                      sbx_error *err)
 {
     int too_deep;
-    struct json_object *root = sbx_json_parse_ex(body, len, &too_deep);
+    struct json_object *root = common_json_parse_ex(body, len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
         return sbx_error_set(err, SBX_ERR_PROTOCOL, "capabilities answer is %s",
-                             too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
+                             too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
     }
     int v = 0;
-    sbx_json_field f = sbx_json_get_int(root, "mount_contract_version", &v);
+    common_json_field f = common_json_get_int(root, "mount_contract_version", &v);
     json_object_put(root);
-    if (f == SBX_JSON_ABSENT) {
+    if (f == COMMON_JSON_ABSENT) {
         *version = 0;
         return SBX_OK;
     }
-    if (f != SBX_JSON_OK || v < 0)
+    if (f != COMMON_JSON_OK || v < 0)
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
                              "capabilities field mount_contract_version is not a "
                              "non-negative integer");
@@ -264,7 +265,7 @@ static void describe_validation(struct json_object *list, char *buf, size_t cap,
         }
         append_str(buf, cap, used, ": ");
     }
-    if (sbx_json_get_string(first, "msg", &msg) == SBX_JSON_OK)
+    if (common_json_get_string(first, "msg", &msg) == COMMON_JSON_OK)
         append_str(buf, cap, used, msg);
     else
         append_str(buf, cap, used, json_object_to_json_string_ext(first, JSON_C_TO_STRING_PLAIN));
@@ -276,13 +277,13 @@ static void describe_validation(struct json_object *list, char *buf, size_t cap,
     }
 }
 
-void sbx_remote_detail_text(const char *body, size_t len, char *buf, size_t cap)
+void remote_detail_text(const char *body, size_t len, char *buf, size_t cap)
 {
     size_t used = 0;
     if (cap == 0)
         return;
     buf[0] = '\0';
-    struct json_object *root = sbx_json_parse(body, len);
+    struct json_object *root = common_json_parse(body, len);
     struct json_object *detail = NULL;
     if (root != NULL && json_object_is_type(root, json_type_object) &&
         json_object_object_get_ex(root, "detail", &detail) && detail != NULL) {

@@ -1,7 +1,7 @@
 /*
  * Decoders of the provisioner's answers (docs/protocol.md), with strict types.
  * Pure functions of the body text: no I/O, no locks.  Sandboxes they fill
- * own their strings (release with sbx_sandbox_record_clear).
+ * own their strings (release with common_sandbox_record_clear).
  */
 #ifndef SBX_REMOTE_DECODE_H
 #define SBX_REMOTE_DECODE_H
@@ -12,7 +12,7 @@
 
 /* Reports a skipped list entry or an unusable list answer (the list decoder
  * warns through it; the message never holds secrets). */
-typedef void (*sbx_remote_warn_fn)(void *ctx, const char *message);
+typedef void (*remote_warn_fn)(void *ctx, const char *message);
 
 /* Decode one sandbox object (create/get answers): non-empty strings
  * sandbox_id and sandbox_url are required; user_id, thread_id and status
@@ -20,17 +20,17 @@ typedef void (*sbx_remote_warn_fn)(void *ctx, const char *message);
  * present and not null (null is absent).  Every string must be UTF-8 text
  * without NUL.  SBX_ERR_PROTOCOL (message names the field) or SBX_ERR_INTERNAL;
  * on error *out is left empty. */
-sbx_status sbx_remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
-                                     sbx_error *err);
+sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
+                                 sbx_error *err);
 
 /* Decode a list answer.  Unparseable JSON is SBX_ERR_PROTOCOL.  An answer
  * that is not an object, or whose "sandboxes" is not an array, is SBX_OK
  * with no sandboxes and one warning; entries that are not objects or that
- * fail sbx_remote_decode_sandbox are skipped with a warning each.  On
+ * fail remote_decode_sandbox are skipped with a warning each.  On
  * success *out holds *count sandboxes (NULL when zero), caller-owned. */
-sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_fn warn,
-                                  void *warn_ctx, sbx_sandbox **out, size_t *count,
-                                  sbx_error *err);
+sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn,
+                              void *warn_ctx, sbx_sandbox **out, size_t *count,
+                              sbx_error *err);
 
 /* Decode a reconciliation answer for `sandbox_id` into *out (which the
  * caller zeroed).  "absent" needs a non-empty backend_namespace; "found"
@@ -39,21 +39,21 @@ sbx_status sbx_remote_decode_list(const char *body, size_t len, sbx_remote_warn_
  * one is half-deleted: out->sandbox stays NULL).  Anything else is UNKNOWN.
  * Returns SBX_OK, or SBX_ERR_INTERNAL for memory; the reason for UNKNOWN
  * goes to *why (static text). */
-sbx_status sbx_remote_decode_reconciliation(const char *body, size_t len,
-                                            const char *sandbox_id,
-                                            sbx_reconciliation *out, const char **why,
-                                            sbx_error *err);
+sbx_status remote_decode_reconciliation(const char *body, size_t len,
+                                        const char *sandbox_id,
+                                        sbx_reconciliation *out, const char **why,
+                                        sbx_error *err);
 
 /* Decode a capabilities answer: the integer mount_contract_version (absent
  * means 0).  SBX_ERR_PROTOCOL when the body is not an object or the field is
  * not a non-negative integer. */
-sbx_status sbx_remote_decode_capabilities(const char *body, size_t len, int *version,
-                                          sbx_error *err);
+sbx_status remote_decode_capabilities(const char *body, size_t len, int *version,
+                                      sbx_error *err);
 
 /* The human text of an error answer, into buf (cap bytes, always
  * NUL-terminated): a string "detail"; for a validation list, its first
  * entry's "loc" and "msg"; another JSON detail as compact JSON; else the
  * plain body.  Control characters become spaces; cut to fit. */
-void sbx_remote_detail_text(const char *body, size_t len, char *buf, size_t cap);
+void remote_detail_text(const char *body, size_t len, char *buf, size_t cap);
 
 #endif /* SBX_REMOTE_DECODE_H */

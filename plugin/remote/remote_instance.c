@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
-                    const char *fmt, ...)
+void remote_log(const sbx_backend_instance *inst, sbx_log_level level,
+                const char *fmt, ...)
 {
     if (inst->log == NULL)
         return;
@@ -23,7 +23,7 @@ void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    inst->log(inst->log_ctx, level, SBX_REMOTE_NAME, line);
+    inst->log(inst->log_ctx, level, REMOTE_NAME, line);
 }
 
 /* The probe the contract cache calls: GET /api/capabilities, bounded by
@@ -33,25 +33,25 @@ void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
 static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
 {
     sbx_backend_instance *inst = ctx;
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error cause;
     sbx_error_clear(&cause);
-    long timeout_ms = inst->options.get_timeout_ms < SBX_REMOTE_PROBE_TIMEOUT_MS
-                          ? inst->options.get_timeout_ms : SBX_REMOTE_PROBE_TIMEOUT_MS;
-    sbx_status st = sbx_http_request(inst->http, "GET", "/api/capabilities", NULL,
-                                     timeout_ms, &resp, &cause);
+    long timeout_ms = inst->options.get_timeout_ms < REMOTE_PROBE_TIMEOUT_MS
+                          ? inst->options.get_timeout_ms : REMOTE_PROBE_TIMEOUT_MS;
+    sbx_status st = common_http_request(inst->http, "GET", "/api/capabilities", NULL,
+                                        timeout_ms, &resp, &cause);
     if (st != SBX_OK)
-        return sbx_remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
+        return remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
     if (resp.status == 404) {
         *version = 0; /* a provisioner older than the capabilities route */
     } else if (resp.status != 200) {
-        st = sbx_remote_answer_error(inst, &resp, "Provisioner capabilities probe failed", err);
+        st = remote_answer_error(inst, &resp, "Provisioner capabilities probe failed", err);
     } else {
-        st = sbx_remote_decode_capabilities(resp.body, resp.body_len, version, &cause);
+        st = remote_decode_capabilities(resp.body, resp.body_len, version, &cause);
         if (st != SBX_OK)
-            sbx_remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
+            remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
     }
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
     return st;
 }
 
@@ -68,7 +68,7 @@ static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
         snprintf(key_header, n, "X-API-Key: %s", inst->options.api_key);
         headers[header_count++] = key_header;
     }
-    sbx_http_client_options o = {
+    common_http_client_options o = {
         .base_url = inst->options.provisioner_url,
         .ca_file = inst->options.ca_file,
         .connect_timeout_ms = inst->options.connect_timeout_ms,
@@ -77,9 +77,9 @@ static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
         .header_count = header_count,
         .log = inst->log,
         .log_ctx = inst->log_ctx,
-        .log_name = SBX_REMOTE_NAME,
+        .log_name = REMOTE_NAME,
     };
-    sbx_status st = sbx_http_client_new(&o, &inst->http, err);
+    sbx_status st = common_http_client_new(&o, &inst->http, err);
     if (key_header != NULL) {
         /* The copy held a secret: do not leave it in freed memory. */
         memset(key_header, 0, strlen(key_header));
@@ -88,9 +88,9 @@ static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
     return st;
 }
 
-sbx_status sbx_remote_open(const sbx_option *options, size_t option_count,
-                           const sbx_host_services *services,
-                           sbx_backend_instance **out, sbx_error *err)
+sbx_status remote_open(const sbx_option *options, size_t option_count,
+                       const sbx_host_services *services,
+                       sbx_backend_instance **out, sbx_error *err)
 {
     *out = NULL;
     sbx_backend_instance *inst = calloc(1, sizeof *inst);
@@ -101,37 +101,37 @@ sbx_status sbx_remote_open(const sbx_option *options, size_t option_count,
         inst->log = services->log;
         inst->log_ctx = services->log_ctx;
     }
-    sbx_status st = sbx_remote_options_parse(options, option_count, &inst->options, err);
+    sbx_status st = remote_options_parse(options, option_count, &inst->options, err);
     if (st == SBX_OK)
         st = build_client(inst, err);
     if (st == SBX_OK) {
-        sbx_contract_hooks hooks = {
+        remote_contract_hooks hooks = {
             .probe = probe_capabilities,
             .probe_ctx = inst,
             .log = inst->log,
             .log_ctx = inst->log_ctx,
-            .log_name = SBX_REMOTE_NAME,
+            .log_name = REMOTE_NAME,
         };
-        st = sbx_contract_cache_init(&inst->contract, &hooks, err);
+        st = remote_contract_cache_init(&inst->contract, &hooks, err);
     }
     if (st != SBX_OK) {
-        sbx_http_client_free(inst->http);
-        sbx_remote_options_free(&inst->options);
+        common_http_client_free(inst->http);
+        remote_options_free(&inst->options);
         free(inst);
         return st;
     }
-    sbx_remote_log(inst, SBX_LOG_DEBUG, "opened for %s (%s)", sbx_http_client_shown_url(inst->http),
-                   inst->options.api_key != NULL ? "with an API key" : "without an API key");
+    remote_log(inst, SBX_LOG_DEBUG, "opened for %s (%s)", common_http_client_shown_url(inst->http),
+               inst->options.api_key != NULL ? "with an API key" : "without an API key");
     *out = inst;
     return SBX_OK;
 }
 
-void sbx_remote_close(sbx_backend_instance *inst)
+void remote_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
-    sbx_contract_cache_destroy(&inst->contract);
-    sbx_http_client_free(inst->http);
-    sbx_remote_options_free(&inst->options);
+    remote_contract_cache_destroy(&inst->contract);
+    common_http_client_free(inst->http);
+    remote_options_free(&inst->options);
     free(inst);
 }

@@ -14,12 +14,12 @@
 #include "plugin/remote/remote_options.h"
 
 /* The name the backend registers and logs under. */
-#define SBX_REMOTE_NAME "remote"
+#define REMOTE_NAME "remote"
 
 struct sbx_backend_instance {
-    sbx_remote_options options;
-    sbx_http_client *http;
-    sbx_contract_cache contract;
+    remote_options options;
+    common_http_client *http;
+    remote_contract_cache contract;
     sbx_log_fn log;
     void *log_ctx;
 };
@@ -27,17 +27,17 @@ struct sbx_backend_instance {
 /* Open an instance (descriptor `open`): parse options, build the client
  * (X-API-Key header only when a key is set) and an empty contract cache.
  * SBX_ERR_CONFIG for bad options, SBX_ERR_INTERNAL for resources. */
-sbx_status sbx_remote_open(const sbx_option *options, size_t option_count,
-                           const sbx_host_services *services,
-                           sbx_backend_instance **out, sbx_error *err);
+sbx_status remote_open(const sbx_option *options, size_t option_count,
+                       const sbx_host_services *services,
+                       sbx_backend_instance **out, sbx_error *err);
 
 /* Release an instance (descriptor `close`).  NULL is accepted. */
-void sbx_remote_close(sbx_backend_instance *inst);
+void remote_close(sbx_backend_instance *inst);
 
 /* Log one line through the host's callback (nothing when it has none).
  * Callers never pass the API key. */
-void sbx_remote_log(const sbx_backend_instance *inst, sbx_log_level level,
-                    const char *fmt, ...)
+void remote_log(const sbx_backend_instance *inst, sbx_log_level level,
+                const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

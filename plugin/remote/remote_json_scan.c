@@ -10,7 +10,7 @@
 
 /* json-c's default depth: 32 nested containers are accepted when the
  * innermost is empty; a value inside the 32nd, or a 33rd, is refused. */
-#define SBX_JSON_SCAN_MAX_DEPTH 32
+#define REMOTE_JSON_SCAN_MAX_DEPTH 32
 
 static const char *skip_space(const char *p, const char *end)
 {
@@ -125,20 +125,20 @@ static const char *scan_scalar(const char *p, const char *end)
 
 typedef enum { EXPECT_VALUE, EXPECT_KEY, AFTER_VALUE } scan_state;
 
-int sbx_json_scan_object_members(const char *text, size_t len, const char *const *keys,
-                                 size_t count, sbx_json_scanned_member *members)
+int remote_json_scan_object_members(const char *text, size_t len, const char *const *keys,
+                                    size_t count, remote_json_scanned_member *members)
 {
-    static const sbx_json_scanned_member absent = { .state = SBX_JSON_ABSENT };
+    static const remote_json_scanned_member absent = { .state = COMMON_JSON_ABSENT };
     for (size_t i = 0; i < count; i++)
         members[i] = absent;
     const char *end = text + len;
     const char *p = skip_space(text, end);
-    if (p == end || *p != '{' || count > SBX_JSON_SCAN_MAX_KEYS)
+    if (p == end || *p != '{' || count > REMOTE_JSON_SCAN_MAX_KEYS)
         return 0;
-    sbx_json_scanned_member found[SBX_JSON_SCAN_MAX_KEYS];
+    remote_json_scanned_member found[REMOTE_JSON_SCAN_MAX_KEYS];
     for (size_t i = 0; i < count; i++)
         found[i] = absent;
-    char closer[SBX_JSON_SCAN_MAX_DEPTH]; /* what closes each open container */
+    char closer[REMOTE_JSON_SCAN_MAX_DEPTH]; /* what closes each open container */
     size_t depth = 0;
     size_t wanted = count; /* whose value is about to be read: keys[wanted], or none */
     scan_state state = EXPECT_VALUE;
@@ -150,11 +150,11 @@ int sbx_json_scan_object_members(const char *text, size_t len, const char *const
             return 0;
         /* json-c refuses any value, scalar or not, inside the innermost
          * container it allows: only an empty one may be that deep. */
-        if (state == EXPECT_VALUE && depth == SBX_JSON_SCAN_MAX_DEPTH)
+        if (state == EXPECT_VALUE && depth == REMOTE_JSON_SCAN_MAX_DEPTH)
             return 0;
         if (state == EXPECT_VALUE && (*p == '{' || *p == '[')) {
             if (wanted < count)
-                found[wanted].state = SBX_JSON_WRONG_TYPE;
+                found[wanted].state = COMMON_JSON_WRONG_TYPE;
             wanted = count;
             closer[depth++] = *p == '{' ? '}' : ']';
             p = skip_space(p + 1, end);
@@ -170,9 +170,9 @@ int sbx_json_scan_object_members(const char *text, size_t len, const char *const
             if (value_end == NULL)
                 return 0;
             if (wanted < count) {
-                sbx_json_scanned_member *f = &found[wanted];
-                f->state = *p == '"' ? SBX_JSON_OK
-                         : *p == 'n' ? SBX_JSON_NULL : SBX_JSON_WRONG_TYPE;
+                remote_json_scanned_member *f = &found[wanted];
+                f->state = *p == '"' ? COMMON_JSON_OK
+                         : *p == 'n' ? COMMON_JSON_NULL : COMMON_JSON_WRONG_TYPE;
                 f->raw = *p == '"' ? p + 1 : NULL;
                 f->raw_len = *p == '"' ? (size_t)(value_end - p - 2) : 0;
             }
@@ -185,7 +185,7 @@ int sbx_json_scan_object_members(const char *text, size_t len, const char *const
                 return 0;
             wanted = count;
             for (size_t i = 0; depth == 1 && i < count && wanted == count; i++)
-                if (sbx_json_scanned_string_equals(p + 1, (size_t)(key_end - p - 2), keys[i]))
+                if (remote_json_scanned_string_equals(p + 1, (size_t)(key_end - p - 2), keys[i]))
                     wanted = i;
             p = skip_space(key_end, end);
             if (p == end || *p != ':')
@@ -209,10 +209,10 @@ int sbx_json_scan_object_members(const char *text, size_t len, const char *const
     return 1;
 }
 
-int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
-                                sbx_json_scanned_member *member)
+int remote_json_scan_object_member(const char *text, size_t len, const char *key,
+                                   remote_json_scanned_member *member)
 {
-    return sbx_json_scan_object_members(text, len, &key, 1, member);
+    return remote_json_scan_object_members(text, len, &key, 1, member);
 }
 
 /* The UTF-8 bytes of code point cp (1 .. 0x10FFFF) into out; their count. */
@@ -273,7 +273,7 @@ static size_t decode_escape(const char *p, const char *end, unsigned char out[4]
     return utf8_encode(cp, out);
 }
 
-int sbx_json_scanned_string_equals(const char *raw, size_t raw_len, const char *expected)
+int remote_json_scanned_string_equals(const char *raw, size_t raw_len, const char *expected)
 {
     const char *p = raw, *end = raw + raw_len;
     const unsigned char *want = (const unsigned char *)expected;
@@ -296,7 +296,7 @@ int sbx_json_scanned_string_equals(const char *raw, size_t raw_len, const char *
     return *want == '\0';
 }
 
-int sbx_json_scanned_string_is_clean(const char *raw, size_t raw_len)
+int remote_json_scanned_string_is_clean(const char *raw, size_t raw_len)
 {
     const char *p = raw, *end = raw + raw_len;
     while (p < end) {
@@ -305,7 +305,7 @@ int sbx_json_scanned_string_is_clean(const char *raw, size_t raw_len)
         const char *run = p;
         while (p < end && *p != '\\')
             p++;
-        if (!sbx_text_is_clean(run, (size_t)(p - run)))
+        if (!common_text_is_clean(run, (size_t)(p - run)))
             return 0;
         unsigned char bytes[4];
         if (p < end && decode_escape(p + 1, end, bytes, &p) == 0)

@@ -18,36 +18,36 @@
 #include "common/json_fields.h"
 
 /* A top-level member as the scanner found it. */
-typedef struct sbx_json_scanned_member {
-    sbx_json_field state;  /* ABSENT, NULL, OK (a string) or WRONG_TYPE (another type) */
+typedef struct remote_json_scanned_member {
+    common_json_field state;  /* ABSENT, NULL, OK (a string) or WRONG_TYPE (another type) */
     const char *raw;       /* OK: the string's bytes between its quotes, escapes as sent */
     size_t raw_len;
-} sbx_json_scanned_member;
+} remote_json_scanned_member;
 
 /* 1 when text[0..len) is one JSON object (whitespace around it allowed),
  * with *member describing its top-level member `key` (the last one when
  * the key repeats, as json-c keeps it; keys compare after unescaping);
  * 0 when the text is not JSON or not an object (*member then ABSENT).
  * `raw` points into `text`. */
-int sbx_json_scan_object_member(const char *text, size_t len, const char *key,
-                                sbx_json_scanned_member *member);
+int remote_json_scan_object_member(const char *text, size_t len, const char *key,
+                                   remote_json_scanned_member *member);
 
 /* The most members one scan looks for. */
-#define SBX_JSON_SCAN_MAX_KEYS 4
+#define REMOTE_JSON_SCAN_MAX_KEYS 4
 
-/* sbx_json_scan_object_member for `count` (at most SBX_JSON_SCAN_MAX_KEYS)
+/* remote_json_scan_object_member for `count` (at most REMOTE_JSON_SCAN_MAX_KEYS)
  * distinct keys in one pass: members[i] describes keys[i]. */
-int sbx_json_scan_object_members(const char *text, size_t len, const char *const *keys,
-                                 size_t count, sbx_json_scanned_member *members);
+int remote_json_scan_object_members(const char *text, size_t len, const char *const *keys,
+                                    size_t count, remote_json_scanned_member *members);
 
 /* 1 when the string bytes `raw` (as found by the scanner: escapes valid)
  * decode to exactly the NUL-free UTF-8 text `expected`, else 0; an escaped
  * NUL or a lone surrogate never matches. */
-int sbx_json_scanned_string_equals(const char *raw, size_t raw_len, const char *expected);
+int remote_json_scanned_string_equals(const char *raw, size_t raw_len, const char *expected);
 
 /* 1 when the string bytes `raw` (as found by the scanner) decode to UTF-8
  * text without NUL: no escaped NUL, no lone surrogate, no invalid raw
  * bytes (common/utf8.h); else 0. */
-int sbx_json_scanned_string_is_clean(const char *raw, size_t raw_len);
+int remote_json_scanned_string_is_clean(const char *raw, size_t raw_len);
 
 #endif /* SBX_REMOTE_JSON_SCAN_H */

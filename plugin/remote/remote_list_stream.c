@@ -62,12 +62,12 @@ typedef struct text_buffer {
     size_t len, cap;
 } text_buffer;
 
-struct sbx_list_stream {
+struct remote_list_stream {
     lex_state state;
     lex_state resume;          /* the state a comment returns to */
     int too_deep;              /* S_FAILED by json-c's depth limit */
     int out_of_memory;
-    int saw_nul;               /* a NUL byte anywhere: not JSON (sbx_json_parse) */
+    int saw_nul;               /* a NUL byte anywhere: not JSON (common_json_parse) */
     size_t total;              /* bytes fed (saturating) */
     unsigned open;             /* containers open */
     char closer[MAX_OPEN];     /* '}' or ']' of each */
@@ -80,8 +80,8 @@ struct sbx_list_stream {
     unsigned high_surrogate;   /* a \uD8xx waiting for its low half, or 0 */
     text_buffer *target;       /* where the value's bytes go, or NULL */
     int key_wanted;            /* the key is one of those looked for */
-    char key[SBX_FIELD_NAME_MAX + 1];
-    size_t key_len;            /* up to SBX_FIELD_NAME_MAX + 1 (too long) */
+    char key[REMOTE_FIELD_NAME_MAX + 1];
+    size_t key_len;            /* up to REMOTE_FIELD_NAME_MAX + 1 (too long) */
     int key_cut;               /* an escaped NUL ended the key (json-c cuts keys there) */
 
     /* the number or literal being read */
@@ -103,11 +103,11 @@ struct sbx_list_stream {
     int value_field;           /* the scalar being read is this field, or -1 */
     size_t entry_index;        /* entries of the current "sandboxes" so far */
     size_t entry;              /* the index of the open entry */
-    sbx_json_field field_state[SBX_FIELD_COUNT];
+    common_json_field field_state[REMOTE_FIELD_COUNT];
     int version;
-    text_buffer field[SBX_FIELD_VERSION];
+    text_buffer field[REMOTE_FIELD_VERSION];
 
-    sbx_sandbox_list records;
+    common_sandbox_list records;
     text_buffer skipped;       /* per skipped entry: varint index gap, problem byte */
     size_t next_unskipped;     /* the index a gap of 0 names */
 };
@@ -119,7 +119,7 @@ static int is_json_space(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* What sbx_json_parse lets follow the value: isspace() in the C locale. */
+/* What common_json_parse lets follow the value: isspace() in the C locale. */
 static int is_trailing_space(unsigned char c)
 {
     return is_json_space(c) || c == '\v' || c == '\f';
@@ -130,14 +130,14 @@ static unsigned char ascii_lower(unsigned char c)
     return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
 }
 
-static void fail(sbx_list_stream *s, int too_deep)
+static void fail(remote_list_stream *s, int too_deep)
 {
     s->state = S_FAILED;
     s->too_deep = too_deep;
 }
 
 /* Make room for `more` bytes and a NUL after them. */
-static int reserve(sbx_list_stream *s, text_buffer *b, size_t more)
+static int reserve(remote_list_stream *s, text_buffer *b, size_t more)
 {
     if (b->cap - b->len > more)
         return 0;
@@ -159,7 +159,7 @@ static int reserve(sbx_list_stream *s, text_buffer *b, size_t more)
     return 0;
 }
 
-static void append(sbx_list_stream *s, text_buffer *b, const char *bytes, size_t n)
+static void append(remote_list_stream *s, text_buffer *b, const char *bytes, size_t n)
 {
     if (reserve(s, b, n) == 0) {
         memcpy(b->data + b->len, bytes, n);
@@ -169,7 +169,7 @@ static void append(sbx_list_stream *s, text_buffer *b, const char *bytes, size_t
 
 /* Bytes of the string being read: into the key (as json-c keeps it: up to
  * the first NUL) or into the value's buffer. */
-static void emit(sbx_list_stream *s, const char *bytes, size_t n)
+static void emit(remote_list_stream *s, const char *bytes, size_t n)
 {
     if (s->in_key) {
         if (!s->key_wanted || s->key_cut)
@@ -179,7 +179,7 @@ static void emit(sbx_list_stream *s, const char *bytes, size_t n)
                 s->key_cut = 1;
                 return;
             }
-            if (s->key_len <= SBX_FIELD_NAME_MAX)
+            if (s->key_len <= REMOTE_FIELD_NAME_MAX)
                 s->key[s->key_len++] = bytes[i];
         }
     } else if (s->target != NULL) {
@@ -187,7 +187,7 @@ static void emit(sbx_list_stream *s, const char *bytes, size_t n)
     }
 }
 
-static void emit_code_point(sbx_list_stream *s, unsigned cp)
+static void emit_code_point(remote_list_stream *s, unsigned cp)
 {
     char out[4];
     size_t n;
@@ -217,16 +217,16 @@ static void emit_code_point(sbx_list_stream *s, unsigned cp)
 
 /* ------------------------------------------------------------ the records */
 
-static void drop_entries(sbx_list_stream *s)
+static void drop_entries(remote_list_stream *s)
 {
-    sbx_sandbox_records_free(s->records.items, s->records.count);
+    common_sandbox_records_free(s->records.items, s->records.count);
     memset(&s->records, 0, sizeof s->records);
     s->skipped.len = 0;
     s->next_unskipped = 0;
     s->entry_index = 0;
 }
 
-static void note_skipped(sbx_list_stream *s, size_t index, sbx_remote_problem problem)
+static void note_skipped(remote_list_stream *s, size_t index, remote_problem problem)
 {
     unsigned char bytes[sizeof(size_t) * 8 / 7 + 2];
     size_t n = 0, gap = index - s->next_unskipped;
@@ -239,39 +239,39 @@ static void note_skipped(sbx_list_stream *s, size_t index, sbx_remote_problem pr
     s->next_unskipped = index + 1;
 }
 
-static void begin_entry(sbx_list_stream *s)
+static void begin_entry(remote_list_stream *s)
 {
     s->in_entry = 1;
     s->entry = s->entry_index++;
-    for (int i = 0; i < SBX_FIELD_COUNT; i++)
-        s->field_state[i] = SBX_JSON_ABSENT;
+    for (int i = 0; i < REMOTE_FIELD_COUNT; i++)
+        s->field_state[i] = COMMON_JSON_ABSENT;
 }
 
 /* The open entry closed: a record, or a note of why it is skipped. */
-static void end_entry(sbx_list_stream *s)
+static void end_entry(remote_list_stream *s)
 {
     s->in_entry = 0;
-    sbx_remote_fields f;
+    remote_fields f;
     memset(&f, 0, sizeof f);
-    for (int i = 0; i < SBX_FIELD_COUNT; i++)
+    for (int i = 0; i < REMOTE_FIELD_COUNT; i++)
         f.state[i] = s->field_state[i];
-    for (int i = 0; i < SBX_FIELD_VERSION; i++)
-        if (f.state[i] == SBX_JSON_OK)
+    for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
+        if (f.state[i] == COMMON_JSON_OK)
             f.text[i] = s->field[i].data;
-    f.version = f.state[SBX_FIELD_VERSION] == SBX_JSON_OK ? s->version : SBX_CONTRACT_NONE;
-    sbx_remote_problem problem = sbx_remote_check_fields(&f);
+    f.version = f.state[REMOTE_FIELD_VERSION] == COMMON_JSON_OK ? s->version : SBX_CONTRACT_NONE;
+    remote_problem problem = remote_check_fields(&f);
     if (problem != 0) {
         note_skipped(s, s->entry, problem);
         return;
     }
     sbx_error err;
-    sbx_sandbox *record = sbx_sandbox_list_append(&s->records, &err);
+    sbx_sandbox *record = common_sandbox_list_append(&s->records, &err);
     if (record == NULL ||
-        sbx_sandbox_record_fill(record, f.text[SBX_FIELD_ID], f.text[SBX_FIELD_URL],
-                                f.text[SBX_FIELD_USER], f.text[SBX_FIELD_THREAD],
-                                f.text[SBX_FIELD_STATUS], f.version, &err) != SBX_OK) {
+        common_sandbox_record_fill(record, f.text[REMOTE_FIELD_ID], f.text[REMOTE_FIELD_URL],
+                                   f.text[REMOTE_FIELD_USER], f.text[REMOTE_FIELD_THREAD],
+                                   f.text[REMOTE_FIELD_STATUS], f.version, &err) != SBX_OK) {
         if (record != NULL)
-            sbx_sandbox_list_drop_last(&s->records);
+            common_sandbox_list_drop_last(&s->records);
         s->out_of_memory = 1;
     }
 }
@@ -279,7 +279,7 @@ static void end_entry(sbx_list_stream *s)
 /* ------------------------------------------------------------ where values are */
 
 /* A value begins at the current level (containers: before they open). */
-static void value_begins(sbx_list_stream *s, value_type type)
+static void value_begins(remote_list_stream *s, value_type type)
 {
     s->value_field = -1;
     switch (s->open) {
@@ -302,13 +302,13 @@ static void value_begins(sbx_list_stream *s, value_type type)
         if (type == V_CONTAINER && s->closer[2] == '}')
             begin_entry(s);
         else
-            note_skipped(s, s->entry_index++, SBX_REMOTE_NOT_OBJECT);
+            note_skipped(s, s->entry_index++, REMOTE_NOT_OBJECT);
         break;
     case 3:
         if (!s->in_entry || s->pending_field < 0)
             break;
         if (type == V_CONTAINER)
-            s->field_state[s->pending_field] = SBX_JSON_WRONG_TYPE;
+            s->field_state[s->pending_field] = COMMON_JSON_WRONG_TYPE;
         else
             s->value_field = s->pending_field;
         s->pending_field = -1;
@@ -319,7 +319,7 @@ static void value_begins(sbx_list_stream *s, value_type type)
 }
 
 /* A scalar of `type` is complete (a string's bytes are in s->target). */
-static void value_ends(sbx_list_stream *s, value_type type)
+static void value_ends(remote_list_stream *s, value_type type)
 {
     if (s->open == 0) {
         s->root = type == V_NULL ? ROOT_NULL : ROOT_OTHER;
@@ -329,39 +329,39 @@ static void value_ends(sbx_list_stream *s, value_type type)
     if (i < 0)
         return;
     s->value_field = -1;
-    sbx_json_field state = SBX_JSON_WRONG_TYPE;
+    common_json_field state = COMMON_JSON_WRONG_TYPE;
     if (type == V_NULL) {
-        state = SBX_JSON_NULL;
-    } else if (i == SBX_FIELD_VERSION) {
+        state = COMMON_JSON_NULL;
+    } else if (i == REMOTE_FIELD_VERSION) {
         if (type == V_INT && s->num_magnitude <= (s->num_negative ? (uint64_t)INT_MAX + 1
                                                                   : (uint64_t)INT_MAX)) {
-            state = SBX_JSON_OK;
+            state = COMMON_JSON_OK;
             s->version = s->num_negative ? (int)-(int64_t)s->num_magnitude
                                          : (int)s->num_magnitude;
         }
     } else if (type == V_STRING) {
         text_buffer *b = &s->field[i];
         b->data[b->len] = '\0';
-        state = sbx_text_is_clean(b->data, b->len) ? SBX_JSON_OK : SBX_JSON_BAD_TEXT;
+        state = common_text_is_clean(b->data, b->len) ? COMMON_JSON_OK : COMMON_JSON_BAD_TEXT;
     }
     s->field_state[i] = state;
 }
 
 /* A key is complete: is it one looked for? */
-static void key_ends(sbx_list_stream *s)
+static void key_ends(remote_list_stream *s)
 {
     if (!s->key_wanted)
         return;
     if (s->open == 1) {
         s->pending_sandboxes = s->key_len == 9 && memcmp(s->key, "sandboxes", 9) == 0;
     } else {
-        int i = sbx_remote_field_index(s->key, s->key_len);
-        s->pending_field = i < SBX_FIELD_COUNT ? i : -1;
+        int i = remote_field_index(s->key, s->key_len);
+        s->pending_field = i < REMOTE_FIELD_COUNT ? i : -1;
     }
 }
 
 /* The innermost container closes. */
-static void close_container(sbx_list_stream *s)
+static void close_container(remote_list_stream *s)
 {
     s->open--;
     if (s->open == 2 && s->in_entry)
@@ -378,7 +378,7 @@ static const unsigned char double_quote_stop[256] = { [0] = 1, ['"'] = 1, ['\\']
 static const unsigned char single_quote_stop[256] = { [0] = 1, ['\''] = 1, ['\\'] = 1 };
 
 /* The value starting with c (already past the depth check). */
-static void begin_value(sbx_list_stream *s, unsigned char c)
+static void begin_value(remote_list_stream *s, unsigned char c)
 {
     switch (c) {
     case '{':
@@ -394,7 +394,7 @@ static void begin_value(sbx_list_stream *s, unsigned char c)
         s->quote = (char)c;
         s->in_key = 0;
         s->high_surrogate = 0;
-        s->target = s->value_field >= 0 && s->value_field < SBX_FIELD_VERSION
+        s->target = s->value_field >= 0 && s->value_field < REMOTE_FIELD_VERSION
                         ? &s->field[s->value_field] : NULL;
         if (s->target != NULL)
             s->target->len = 0;
@@ -446,7 +446,7 @@ static int strtod_step(int state, unsigned char c)
 /* The number ends before c (not taken).  json-c keeps "-" before an 'i' for
  * -Infinity; a double is what strtod reads whole once trailing [eE+-] are
  * dropped; an integer is anything but a lone "-". */
-static void end_number(sbx_list_stream *s, unsigned char c)
+static void end_number(remote_list_stream *s, unsigned char c)
 {
     if (s->num_negative && s->num_len == 1 && (c == 'i' || c == 'I')) {
         s->word = "infinity";
@@ -465,7 +465,7 @@ static void end_number(sbx_list_stream *s, unsigned char c)
 }
 
 /* Read number bytes from *p; stops at the first byte json-c does not take. */
-static void read_number(sbx_list_stream *s, const char **p, const char *end)
+static void read_number(remote_list_stream *s, const char **p, const char *end)
 {
     const char *q = *p;
     while (q < end) {
@@ -500,7 +500,7 @@ static void read_number(sbx_list_stream *s, const char **p, const char *end)
 
 /* One byte of a literal; after the last letter, the next byte (any byte)
  * completes it and is read again after the value, as json-c does. */
-static int read_word(sbx_list_stream *s, unsigned char c)
+static int read_word(remote_list_stream *s, unsigned char c)
 {
     if (s->word_pos == s->word_len) {
         value_ends(s, s->word_type);
@@ -521,7 +521,7 @@ static int read_word(sbx_list_stream *s, unsigned char c)
     return 1;
 }
 
-static void end_unicode_escape(sbx_list_stream *s)
+static void end_unicode_escape(remote_list_stream *s)
 {
     unsigned cp = s->unicode;
     s->state = S_STRING;
@@ -540,7 +540,7 @@ static void end_unicode_escape(sbx_list_stream *s)
     }
 }
 
-static void end_string(sbx_list_stream *s)
+static void end_string(remote_list_stream *s)
 {
     s->state = S_AFTER;
     if (s->in_key) {
@@ -552,7 +552,7 @@ static void end_string(sbx_list_stream *s)
 }
 
 /* Plain string bytes from *p up to the quote, a backslash or a NUL. */
-static void read_string_run(sbx_list_stream *s, const char **p, const char *end)
+static void read_string_run(remote_list_stream *s, const char **p, const char *end)
 {
     const unsigned char *stop = s->quote == '"' ? double_quote_stop : single_quote_stop;
     const unsigned char *q = (const unsigned char *)*p, *e = (const unsigned char *)end;
@@ -576,7 +576,7 @@ static void read_string_run(sbx_list_stream *s, const char **p, const char *end)
 
 /* Whitespace and comments, which json-c allows before and after every
  * token: 1 when c was one of them (taken), else 0. */
-static int skip_space(sbx_list_stream *s, unsigned char c)
+static int skip_space(remote_list_stream *s, unsigned char c)
 {
     if (is_json_space(c))
         return 1;
@@ -588,7 +588,7 @@ static int skip_space(sbx_list_stream *s, unsigned char c)
 }
 
 /* One step: read from *p (at least one byte, or a state change). */
-static void step(sbx_list_stream *s, const char **p, const char *end)
+static void step(remote_list_stream *s, const char **p, const char *end)
 {
     unsigned char c = (unsigned char)**p;
     int taken = 1;
@@ -746,9 +746,9 @@ static void step(sbx_list_stream *s, const char **p, const char *end)
 
 /* ------------------------------------------------------------ interface */
 
-sbx_list_stream *sbx_list_stream_new(void)
+remote_list_stream *remote_list_stream_new(void)
 {
-    sbx_list_stream *s = calloc(1, sizeof *s);
+    remote_list_stream *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
     s->state = S_VALUE;
@@ -757,7 +757,7 @@ sbx_list_stream *sbx_list_stream_new(void)
     return s;
 }
 
-int sbx_list_stream_feed(sbx_list_stream *s, const char *data, size_t len)
+int remote_list_stream_feed(remote_list_stream *s, const char *data, size_t len)
 {
     s->total = len > SIZE_MAX - s->total ? SIZE_MAX : s->total + len;
     if (!s->saw_nul && len > 0 && memchr(data, '\0', len) != NULL)
@@ -769,7 +769,7 @@ int sbx_list_stream_feed(sbx_list_stream *s, const char *data, size_t len)
 }
 
 /* The warnings noted for skipped entries, in order. */
-static void replay_skipped(const sbx_list_stream *s, sbx_remote_warn_fn warn, void *warn_ctx)
+static void replay_skipped(const remote_list_stream *s, remote_warn_fn warn, void *warn_ctx)
 {
     if (s->skipped.len == 0)
         return;
@@ -785,13 +785,13 @@ static void replay_skipped(const sbx_list_stream *s, sbx_remote_warn_fn warn, vo
         } while (*p++ & 0x80);
         index += gap;
         sbx_error why;
-        sbx_remote_problem_error(*p++, &why);
-        sbx_remote_warn_skipped(warn, warn_ctx, index++, why.message);
+        remote_problem_error(*p++, &why);
+        remote_warn_skipped(warn, warn_ctx, index++, why.message);
     }
 }
 
-sbx_status sbx_list_stream_finish(sbx_list_stream *s, sbx_remote_warn_fn warn, void *warn_ctx,
-                                  sbx_sandbox **out, size_t *count, sbx_error *err)
+sbx_status remote_list_stream_finish(remote_list_stream *s, remote_warn_fn warn, void *warn_ctx,
+                                     sbx_sandbox **out, size_t *count, sbx_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -803,42 +803,42 @@ sbx_status sbx_list_stream_finish(sbx_list_stream *s, sbx_remote_warn_fn warn, v
         st = sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
                            s->state == S_FAILED && s->too_deep && !s->saw_nul &&
                                    s->total <= INT_MAX
-                               ? SBX_JSON_TOO_DEEP : "not JSON");
+                               ? COMMON_JSON_TOO_DEEP : "not JSON");
     else if (s->root != ROOT_OBJECT)
-        sbx_remote_warn_not_object(warn, warn_ctx);
+        remote_warn_not_object(warn, warn_ctx);
     else if (s->sandboxes != SANDBOXES_ARRAY)
-        sbx_remote_warn_not_array(warn, warn_ctx);
+        remote_warn_not_array(warn, warn_ctx);
     else
         replay_skipped(s, warn, warn_ctx);
     int keep = st == SBX_OK && s->root == ROOT_OBJECT && s->sandboxes == SANDBOXES_ARRAY;
     if (!keep)
         drop_entries(s);
-    sbx_sandbox_list_finish(&s->records, SBX_OK, out, count);
+    common_sandbox_list_finish(&s->records, SBX_OK, out, count);
     return st;
 }
 
-void sbx_list_stream_free(sbx_list_stream *s)
+void remote_list_stream_free(remote_list_stream *s)
 {
     if (s == NULL)
         return;
     drop_entries(s);
-    for (int i = 0; i < SBX_FIELD_VERSION; i++)
+    for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
         free(s->field[i].data);
     free(s->skipped.data);
     free(s);
 }
 
-sbx_status sbx_remote_stream_decode_list(const char *body, size_t len, sbx_remote_warn_fn warn,
-                                         void *warn_ctx, sbx_sandbox **out, size_t *count,
-                                         sbx_error *err)
+sbx_status remote_stream_decode_list(const char *body, size_t len, remote_warn_fn warn,
+                                     void *warn_ctx, sbx_sandbox **out, size_t *count,
+                                     sbx_error *err)
 {
     *out = NULL;
     *count = 0;
-    sbx_list_stream *s = sbx_list_stream_new();
+    remote_list_stream *s = remote_list_stream_new();
     if (s == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    sbx_list_stream_feed(s, body, len);
-    sbx_status st = sbx_list_stream_finish(s, warn, warn_ctx, out, count, err);
-    sbx_list_stream_free(s);
+    remote_list_stream_feed(s, body, len);
+    sbx_status st = remote_list_stream_finish(s, warn, warn_ctx, out, count, err);
+    remote_list_stream_free(s);
     return st;
 }

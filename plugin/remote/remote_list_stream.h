@@ -5,7 +5,7 @@
  * member (a few buffers reused from entry to entry, and the records' own
  * one allocation each, sandbox_records.h).
  *
- * It gives exactly what sbx_remote_decode_list (the json-c decoder, remote_decode.h)
+ * It gives exactly what remote_decode_list (the json-c decoder, remote_decode.h)
  * gives for the same bytes: the same status and message, the same records,
  * the same warnings in the same order.  So it reads JSON as json-c 0.16's
  * default (non-strict) tokener does, extensions included (comments,
@@ -13,7 +13,7 @@
  * commas, json-c's number forms, lone surrogates read as U+FFFD), with
  * json-c's depth limit, duplicate keys (the last one wins, "sandboxes"
  * too), keys cut at an escaped NUL, and only whitespace after the value;
- * like sbx_json_parse, it refuses a raw NUL byte anywhere.
+ * like common_json_parse, it refuses a raw NUL byte anywhere.
  * fuzz/fuzz_remote.c (target remote-list) holds the two to that.
  *
  * Warnings wait for the end of the answer (a later "sandboxes" replaces the
@@ -30,32 +30,32 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
-typedef struct sbx_list_stream sbx_list_stream;
+typedef struct remote_list_stream remote_list_stream;
 
 /* A decoder for one answer, or NULL when out of memory.  Release it with
- * sbx_list_stream_free. */
-sbx_list_stream *sbx_list_stream_new(void);
+ * remote_list_stream_free. */
+remote_list_stream *remote_list_stream_new(void);
 
 /* Read the next `len` bytes of the answer.  Returns 0, or -1 once memory ran
  * out (the decoder then keeps nothing more and finish says so).  A text that
  * turns out not to be JSON does not stop it: the rest is counted, not kept,
  * so that the transfer ends as it would have without the decoder. */
-int sbx_list_stream_feed(sbx_list_stream *s, const char *data, size_t len);
+int remote_list_stream_feed(remote_list_stream *s, const char *data, size_t len);
 
-/* After the last byte: sbx_remote_decode_list's result for all the bytes fed
+/* After the last byte: remote_decode_list's result for all the bytes fed
  * (warnings through `warn` now).  On SBX_OK *out holds *count records
- * (NULL when zero), caller-owned (sbx_sandbox_records_free).  The decoder
+ * (NULL when zero), caller-owned (common_sandbox_records_free).  The decoder
  * keeps nothing afterwards; only free it. */
-sbx_status sbx_list_stream_finish(sbx_list_stream *s, sbx_remote_warn_fn warn, void *warn_ctx,
-                                  sbx_sandbox **out, size_t *count, sbx_error *err);
+sbx_status remote_list_stream_finish(remote_list_stream *s, remote_warn_fn warn, void *warn_ctx,
+                                     sbx_sandbox **out, size_t *count, sbx_error *err);
 
 /* Release a decoder and whatever it still holds.  NULL is accepted. */
-void sbx_list_stream_free(sbx_list_stream *s);
+void remote_list_stream_free(remote_list_stream *s);
 
-/* The streaming decoder on a whole body at once, with sbx_remote_decode_list's
+/* The streaming decoder on a whole body at once, with remote_decode_list's
  * signature (tests and the fuzz target compare the two through it). */
-sbx_status sbx_remote_stream_decode_list(const char *body, size_t len, sbx_remote_warn_fn warn,
-                                         void *warn_ctx, sbx_sandbox **out, size_t *count,
-                                         sbx_error *err);
+sbx_status remote_stream_decode_list(const char *body, size_t len, remote_warn_fn warn,
+                                     void *warn_ctx, sbx_sandbox **out, size_t *count,
+                                     sbx_error *err);
 
 #endif /* SBX_REMOTE_LIST_STREAM_H */

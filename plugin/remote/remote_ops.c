@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SBX_SANDBOXES_PREFIX "/api/sandboxes/"
-#define SBX_RECONCILIATION_PREFIX "/api/reconciliation/sandboxes/"
+#define REMOTE_SANDBOXES_PREFIX "/api/sandboxes/"
+#define REMOTE_RECONCILIATION_PREFIX "/api/reconciliation/sandboxes/"
 
 /* "<prefix><id>" into buf[cap]; the id was validated as a DNS label, so it
  * needs no escaping and always fits the callers' 128 bytes (0 if it did
@@ -44,12 +44,12 @@ static const char *call_name(char what[128], const char *action, const char *san
  * is described in *cause, for the caller to name. */
 static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
                                const char *prefix, const char *sandbox_id, long timeout_ms,
-                               sbx_http_response *resp, sbx_error *cause)
+                               common_http_response *resp, sbx_error *cause)
 {
     char path[128];
     if (!sandbox_path(path, sizeof path, prefix, sandbox_id))
         return sbx_error_set(cause, SBX_ERR_REFUSED, "the sandbox id is too long");
-    return sbx_http_request(inst->http, method, path, NULL, timeout_ms, resp, cause);
+    return common_http_request(inst->http, method, path, NULL, timeout_ms, resp, cause);
 }
 
 /* The start of destroy, is_alive and discover: refuse an invalid id before
@@ -57,47 +57,47 @@ static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
  * call_name(what, action, id). */
 static sbx_status start_sandbox_call(sbx_backend_instance *inst, const char *method,
                                      const char *sandbox_id, const char *action,
-                                     long timeout_ms, sbx_http_response *resp, sbx_error *err)
+                                     long timeout_ms, common_http_response *resp, sbx_error *err)
 {
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
     sbx_error cause;
     sbx_error_clear(&cause);
-    st = call_sandbox(inst, method, SBX_SANDBOXES_PREFIX, sandbox_id, timeout_ms, resp,
+    st = call_sandbox(inst, method, REMOTE_SANDBOXES_PREFIX, sandbox_id, timeout_ms, resp,
                       &cause);
     if (st != SBX_OK) {
         char what[128];
-        return sbx_remote_wrap_error(&cause, call_name(what, action, sandbox_id), err);
+        return remote_wrap_error(&cause, call_name(what, action, sandbox_id), err);
     }
     return SBX_OK;
 }
 
-sbx_status sbx_remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
-                              sbx_error *err)
+sbx_status remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
+                          sbx_error *err)
 {
     char what[128];
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_status st = start_sandbox_call(inst, "DELETE", sandbox_id, "destroy",
                                        inst->options.destroy_timeout_ms, &resp, err);
     if (st != SBX_OK)
         return st;
     if ((resp.status >= 200 && resp.status < 300) || resp.status == 404)
-        sbx_remote_log(inst, SBX_LOG_INFO, "destroyed sandbox %s%s", sandbox_id,
-                       resp.status == 404 ? " (it was already gone)" : "");
+        remote_log(inst, SBX_LOG_INFO, "destroyed sandbox %s%s", sandbox_id,
+                   resp.status == 404 ? " (it was already gone)" : "");
     else
-        st = sbx_remote_answer_error(inst, &resp, call_name(what, "destroy", sandbox_id), err);
-    sbx_http_response_clear(&resp);
+        st = remote_answer_error(inst, &resp, call_name(what, "destroy", sandbox_id), err);
+    common_http_response_clear(&resp);
     return st;
 }
 
-sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
-                               int *alive, sbx_error *err)
+sbx_status remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
+                           int *alive, sbx_error *err)
 {
     *alive = 0;
     static const char action[] = "health check";
     char what[128];
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, action,
                                        inst->options.get_timeout_ms, &resp, err);
     if (st != SBX_OK)
@@ -108,33 +108,33 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
          * naming another sandbox is refused; one naming none is the seed's
          * minimal answer and is read. */
         static const char *const keys[] = { "status", "sandbox_id" };
-        sbx_json_scanned_member found[2];
-        const sbx_json_scanned_member *status = &found[0], *id = &found[1];
-        if (!sbx_json_scan_object_members(resp.body, resp.body_len, keys, 2, found)) {
+        remote_json_scanned_member found[2];
+        const remote_json_scanned_member *status = &found[0], *id = &found[1];
+        if (!remote_json_scan_object_members(resp.body, resp.body_len, keys, 2, found)) {
             /* The scanner accepts json-c's depth: json-c tells why (error path only). */
             int too_deep;
-            json_object_put(sbx_json_parse_ex(resp.body, resp.body_len, &too_deep));
+            json_object_put(common_json_parse_ex(resp.body, resp.body_len, &too_deep));
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s",
                                call_name(what, action, sandbox_id),
-                               too_deep ? SBX_JSON_TOO_DEEP : "not a JSON object");
-        } else if (id->state != SBX_JSON_ABSENT &&
-                   (id->state != SBX_JSON_OK ||
-                    !sbx_json_scanned_string_equals(id->raw, id->raw_len, sandbox_id))) {
+                               too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
+        } else if (id->state != COMMON_JSON_ABSENT &&
+                   (id->state != COMMON_JSON_OK ||
+                    !remote_json_scanned_string_equals(id->raw, id->raw_len, sandbox_id))) {
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                call_name(what, action, sandbox_id));
-        } else if (status->state == SBX_JSON_OK &&
-                   !sbx_json_scanned_string_is_clean(status->raw, status->raw_len)) {
+        } else if (status->state == COMMON_JSON_OK &&
+                   !remote_json_scanned_string_is_clean(status->raw, status->raw_len)) {
             st = sbx_error_set(err, SBX_ERR_PROTOCOL,
                                "%s: sandbox field status holds a NUL byte or invalid UTF-8",
                                call_name(what, action, sandbox_id));
         } else {
-            *alive = status->state == SBX_JSON_OK &&
-                     sbx_json_scanned_string_equals(status->raw, status->raw_len, "Running");
+            *alive = status->state == COMMON_JSON_OK &&
+                     remote_json_scanned_string_equals(status->raw, status->raw_len, "Running");
         }
     } else if (resp.status != 404) {
-        st = sbx_remote_answer_error(inst, &resp, call_name(what, action, sandbox_id), err);
+        st = remote_answer_error(inst, &resp, call_name(what, action, sandbox_id), err);
     }
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
     return st;
 }
 
@@ -148,23 +148,23 @@ sbx_status sbx_remote_is_alive(sbx_backend_instance *inst, const char *sandbox_i
 static int made_under_another_contract(sbx_backend_instance *inst, const sbx_sandbox *sb,
                                        int *out_of_memory)
 {
-    sbx_contract_state state;
-    sbx_contract_cache_current(&inst->contract, &state);
+    remote_contract_state state;
+    remote_contract_cache_current(&inst->contract, &state);
     *out_of_memory = !state.known && state.probe_out_of_memory;
     if (!state.known || state.version < 1 || sb->mount_contract_version == state.version)
         return 0;
-    sbx_remote_log(inst, SBX_LOG_INFO,
-                   "discover ignores sandbox %s: its mount contract is %d, the provisioner's %d",
-                   sb->sandbox_id, sb->mount_contract_version, state.version);
+    remote_log(inst, SBX_LOG_INFO,
+               "discover ignores sandbox %s: its mount contract is %d, the provisioner's %d",
+               sb->sandbox_id, sb->mount_contract_version, state.version);
     return 1;
 }
 
-sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
-                               sbx_sandbox **out, sbx_error *err)
+sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
+                           sbx_sandbox **out, sbx_error *err)
 {
     *out = NULL;
     char what[128];
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "discover",
                                        inst->options.get_timeout_ms, &resp, err);
     if (st != SBX_OK)
@@ -173,55 +173,55 @@ sbx_status sbx_remote_discover(sbx_backend_instance *inst, const char *sandbox_i
     int out_of_memory = 0;
     if (resp.status == 200) {
         int too_deep;
-        struct json_object *root = sbx_json_parse_ex(resp.body, resp.body_len, &too_deep);
+        struct json_object *root = common_json_parse_ex(resp.body, resp.body_len, &too_deep);
         sbx_sandbox sb;
         sbx_error cause;
         sbx_error_clear(&cause);
         st = too_deep ? sbx_error_set(&cause, SBX_ERR_PROTOCOL,
-                                      "sandbox answer is " SBX_JSON_TOO_DEEP)
-                      : sbx_remote_decode_sandbox(root, &sb, &cause);
+                                      "sandbox answer is " COMMON_JSON_TOO_DEEP)
+                      : remote_decode_sandbox(root, &sb, &cause);
         json_object_put(root);
         if (st != SBX_OK) {
-            sbx_remote_wrap_error(&cause, what, err);
+            remote_wrap_error(&cause, what, err);
         } else if (strcmp(sb.sandbox_id, sandbox_id) != 0) {
-            sbx_sandbox_record_clear(&sb);
+            common_sandbox_record_clear(&sb);
             st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
                                what);
         } else if (made_under_another_contract(inst, &sb, &out_of_memory)) {
-            sbx_sandbox_record_clear(&sb);
+            common_sandbox_record_clear(&sb);
             st = sbx_error_set(err, SBX_ERR_NOT_FOUND,
                                "sandbox %s was made under another mount contract than the "
                                "provisioner's; it is not reused", sandbox_id);
         } else if (out_of_memory) {
-            sbx_sandbox_record_clear(&sb);
+            common_sandbox_record_clear(&sb);
             st = sbx_error_set(err, SBX_ERR_INTERNAL,
                                "%s: out of memory probing the provisioner's capabilities", what);
         } else {
-            st = sbx_sandbox_record_box(&sb, out, err);
+            st = common_sandbox_record_box(&sb, out, err);
         }
     } else if (resp.status == 404) {
         st = sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
         if (err != NULL)
             err->http_status = 404;
     } else {
-        st = sbx_remote_answer_error(inst, &resp, what, err);
+        st = remote_answer_error(inst, &resp, what, err);
     }
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
     return st;
 }
 
 static void warn_skipped(void *ctx, const char *message)
 {
-    sbx_remote_log(ctx, SBX_LOG_WARN, "%s", message);
+    remote_log(ctx, SBX_LOG_WARN, "%s", message);
 }
 
 static int feed_list(void *ctx, const char *data, size_t len)
 {
-    return sbx_list_stream_feed(ctx, data, len);
+    return remote_list_stream_feed(ctx, data, len);
 }
 
-sbx_status sbx_remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
-                                   size_t *count, sbx_error *err)
+sbx_status remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
+                               size_t *count, sbx_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -230,71 +230,71 @@ sbx_status sbx_remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out
     sbx_error_clear(&cause);
     /* A 200 answer is decoded as it arrives (remote_list_stream.h): a 10k list
      * never exists as a whole body or a json-c tree. */
-    sbx_list_stream *decoder = sbx_list_stream_new();
+    remote_list_stream *decoder = remote_list_stream_new();
     if (decoder == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", what);
-    sbx_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
-    sbx_http_response resp;
-    sbx_status st = sbx_http_request_streamed(inst->http, "GET", "/api/sandboxes", NULL,
-                                              inst->options.list_timeout_ms, &sink, &resp,
-                                              &cause);
+    common_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
+    common_http_response resp;
+    sbx_status st = common_http_request_streamed(inst->http, "GET", "/api/sandboxes", NULL,
+                                                 inst->options.list_timeout_ms, &sink, &resp,
+                                                 &cause);
     if (st != SBX_OK) {
-        sbx_remote_wrap_error(&cause, what, err);
+        remote_wrap_error(&cause, what, err);
     } else if (resp.status == 200) {
-        st = sbx_list_stream_finish(decoder, warn_skipped, inst, out, count, &cause);
+        st = remote_list_stream_finish(decoder, warn_skipped, inst, out, count, &cause);
         if (st != SBX_OK)
-            sbx_remote_wrap_error(&cause, what, err);
+            remote_wrap_error(&cause, what, err);
     } else {
-        st = sbx_remote_answer_error(inst, &resp, what, err);
+        st = remote_answer_error(inst, &resp, what, err);
     }
-    sbx_list_stream_free(decoder);
-    sbx_http_response_clear(&resp);
+    remote_list_stream_free(decoder);
+    common_http_response_clear(&resp);
     return st;
 }
 
-sbx_status sbx_remote_capabilities(sbx_backend_instance *inst, sbx_capabilities *out,
-                                   sbx_error *err)
+sbx_status remote_capabilities(sbx_backend_instance *inst, sbx_capabilities *out,
+                               sbx_error *err)
 {
     (void)err;
-    sbx_contract_state state;
-    sbx_contract_cache_current(&inst->contract, &state);
+    remote_contract_state state;
+    remote_contract_cache_current(&inst->contract, &state);
     out->known = state.known;
     out->mount_contract_version = state.known ? state.version : SBX_CONTRACT_NONE;
     return SBX_OK;
 }
 
-sbx_status sbx_remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
-                                sbx_reconciliation *out, sbx_error *err)
+sbx_status remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
+                            sbx_reconciliation *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
-    sbx_status st = sbx_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
     char what[128];
     snprintf(what, sizeof what, "reconciliation of %s is unknown", sandbox_id);
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error failure, cause;
     sbx_error_clear(&failure);
     sbx_error_clear(&cause);
     /* Nothing here is an error for the caller: whatever goes wrong leaves
      * the answer "unknown", which never licenses deleting state. */
-    if (call_sandbox(inst, "GET", SBX_RECONCILIATION_PREFIX, sandbox_id,
+    if (call_sandbox(inst, "GET", REMOTE_RECONCILIATION_PREFIX, sandbox_id,
                      inst->options.get_timeout_ms, &resp, &failure) != SBX_OK) {
-        sbx_remote_wrap_error(&failure, what, &cause);
-        sbx_remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
+        remote_wrap_error(&failure, what, &cause);
+        remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
         return SBX_OK;
     }
     if (resp.status != 200) {
-        sbx_remote_answer_error(inst, &resp, what, &cause);
-        sbx_remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
+        remote_answer_error(inst, &resp, what, &cause);
+        remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
     } else {
         const char *why = NULL;
-        st = sbx_remote_decode_reconciliation(resp.body, resp.body_len, sandbox_id, out, &why,
-                                              err);
+        st = remote_decode_reconciliation(resp.body, resp.body_len, sandbox_id, out, &why,
+                                          err);
         if (st == SBX_OK && why != NULL)
-            sbx_remote_log(inst, SBX_LOG_WARN, "%s: %s", what, why);
+            remote_log(inst, SBX_LOG_WARN, "%s: %s", what, why);
     }
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
     return st;
 }

@@ -34,14 +34,14 @@ static const char *const default_forward_mounts[] = {
 #define MAX_TIMEOUT_MS (24L * 3600 * 1000)
 #define MAX_RESPONSE_LIMIT ((unsigned long long)1 << 30)
 
-/* The value is quoted as sbx_printable_url shows it: only provisioner_url
- * can hold credentials, and for any other value it is sbx_printable. */
+/* The value is quoted as common_printable_url shows it: only provisioner_url
+ * can hold credentials, and for any other value it is common_printable. */
 static sbx_status bad_value(const char *key, const char *value, const char *rule,
                             sbx_error *err)
 {
     char shown[80];
     return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
-                         sbx_printable_url(value, shown, sizeof shown), rule);
+                         common_printable_url(value, shown, sizeof shown), rule);
 }
 
 static sbx_status parse_positive(const char *key, const char *value,
@@ -85,7 +85,7 @@ static sbx_status replace_string(char **slot, const char *value, sbx_error *err)
 /* Only scheme://[user:password@]host[:port][/path]: a query or fragment
  * would swallow the paths the backend appends (a DELETE would go to "/"
  * and its 404 read as "already gone"). */
-static sbx_status parse_url(const char *value, sbx_remote_options *out, sbx_error *err)
+static sbx_status parse_url(const char *value, remote_options *out, sbx_error *err)
 {
     if (strncasecmp(value, "http://", 7) != 0 && strncasecmp(value, "https://", 8) != 0)
         return bad_value("provisioner_url", value, "must begin with http:// or https://", err);
@@ -100,7 +100,7 @@ static sbx_status parse_url(const char *value, sbx_remote_options *out, sbx_erro
                          "path)", err);
     const char *authority = strstr(value, "://") + 3;
     size_t start = 0, cred_len = 0;
-    if (sbx_url_credentials(value, &start, &cred_len))
+    if (common_url_credentials(value, &start, &cred_len))
         authority = value + start + cred_len;
     size_t authority_len = strcspn(authority, "/");
     if (authority_len == 0 || authority[0] == ':')
@@ -129,7 +129,7 @@ static sbx_status parse_url(const char *value, sbx_remote_options *out, sbx_erro
 
 /* A CA bundle must be a readable regular file: a directory or a device
  * would pass open() and fail every call later, as if the network did. */
-static sbx_status parse_ca_file(const char *value, sbx_remote_options *out, sbx_error *err)
+static sbx_status parse_ca_file(const char *value, remote_options *out, sbx_error *err)
 {
     struct stat sb;
     int fd = value[0] != '\0' ? open(value, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
@@ -142,7 +142,7 @@ static sbx_status parse_ca_file(const char *value, sbx_remote_options *out, sbx_
     return replace_string(&out->ca_file, value, err);
 }
 
-static void free_mounts(sbx_remote_options *opts)
+static void free_mounts(remote_options *opts)
 {
     for (size_t i = 0; i < opts->forward_mount_count; i++)
         free(opts->forward_mounts[i]);
@@ -151,7 +151,7 @@ static void free_mounts(sbx_remote_options *opts)
     opts->forward_mount_count = 0;
 }
 
-static sbx_status add_mount(sbx_remote_options *opts, const char *path, size_t len,
+static sbx_status add_mount(remote_options *opts, const char *path, size_t len,
                             sbx_error *err)
 {
     char **grown = realloc(opts->forward_mounts,
@@ -168,7 +168,7 @@ static sbx_status add_mount(sbx_remote_options *opts, const char *path, size_t l
 
 /* Comma-separated absolute container paths; blanks around entries and empty
  * entries are ignored, so "" forwards nothing. */
-static sbx_status parse_forward_mounts(const char *value, sbx_remote_options *out,
+static sbx_status parse_forward_mounts(const char *value, remote_options *out,
                                        sbx_error *err)
 {
     free_mounts(out);
@@ -195,7 +195,7 @@ static sbx_status parse_forward_mounts(const char *value, sbx_remote_options *ou
     return SBX_OK;
 }
 
-static sbx_status set_default_mounts(sbx_remote_options *out, sbx_error *err)
+static sbx_status set_default_mounts(remote_options *out, sbx_error *err)
 {
     size_t n = sizeof default_forward_mounts / sizeof default_forward_mounts[0];
     for (size_t i = 0; i < n; i++) {
@@ -207,7 +207,7 @@ static sbx_status set_default_mounts(sbx_remote_options *out, sbx_error *err)
     return SBX_OK;
 }
 
-static sbx_status apply_option(const char *key, const char *value, sbx_remote_options *out,
+static sbx_status apply_option(const char *key, const char *value, remote_options *out,
                                long *timeout_override, int *mounts_set, sbx_error *err)
 {
     if (strcmp(key, "provisioner_url") == 0)
@@ -254,18 +254,18 @@ static sbx_status apply_option(const char *key, const char *value, sbx_remote_op
                          "api_key, timeout_ms, connect_timeout_ms, ca_file, max_response_bytes, "
                          "forward_mounts, list_timeout_ms, create_timeout_ms, "
                          "destroy_timeout_ms, get_timeout_ms)",
-                         sbx_printable(key, shown, sizeof shown));
+                         common_printable(key, shown, sizeof shown));
 }
 
-sbx_status sbx_remote_options_parse(const sbx_option *options, size_t option_count,
-                                    sbx_remote_options *out, sbx_error *err)
+sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
+                                remote_options *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->list_timeout_ms = SBX_REMOTE_LIST_TIMEOUT_MS;
-    out->create_timeout_ms = SBX_REMOTE_CREATE_TIMEOUT_MS;
-    out->destroy_timeout_ms = SBX_REMOTE_DESTROY_TIMEOUT_MS;
-    out->get_timeout_ms = SBX_REMOTE_GET_TIMEOUT_MS;
-    out->max_response_bytes = SBX_REMOTE_MAX_RESPONSE_BYTES;
+    out->list_timeout_ms = REMOTE_LIST_TIMEOUT_MS;
+    out->create_timeout_ms = REMOTE_CREATE_TIMEOUT_MS;
+    out->destroy_timeout_ms = REMOTE_DESTROY_TIMEOUT_MS;
+    out->get_timeout_ms = REMOTE_GET_TIMEOUT_MS;
+    out->max_response_bytes = REMOTE_MAX_RESPONSE_BYTES;
     if (option_count > 0 && options == NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend options missing");
 
@@ -292,7 +292,7 @@ sbx_status sbx_remote_options_parse(const sbx_option *options, size_t option_cou
     return mounts_set ? SBX_OK : set_default_mounts(out, err);
 }
 
-void sbx_remote_options_free(sbx_remote_options *opts)
+void remote_options_free(remote_options *opts)
 {
     if (opts == NULL)
         return;

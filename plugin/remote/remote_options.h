@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
-typedef struct sbx_remote_options {
+typedef struct remote_options {
     char *provisioner_url;        /* http(s)://..., trailing '/' stripped */
     char *api_key;                /* NULL when none (an empty value means none) */
     char *ca_file;                /* NULL: system CAs */
@@ -21,24 +21,24 @@ typedef struct sbx_remote_options {
     size_t max_response_bytes;
     char **forward_mounts;        /* container paths an extra mount may target */
     size_t forward_mount_count;
-} sbx_remote_options;
+} remote_options;
 
 /* Per-call defaults of the reference client, in milliseconds. */
-#define SBX_REMOTE_LIST_TIMEOUT_MS 10000L
-#define SBX_REMOTE_CREATE_TIMEOUT_MS 30000L
-#define SBX_REMOTE_DESTROY_TIMEOUT_MS 15000L
-#define SBX_REMOTE_GET_TIMEOUT_MS 10000L
-#define SBX_REMOTE_PROBE_TIMEOUT_MS 5000L
-#define SBX_REMOTE_MAX_RESPONSE_BYTES ((size_t)16 * 1024 * 1024)
+#define REMOTE_LIST_TIMEOUT_MS 10000L
+#define REMOTE_CREATE_TIMEOUT_MS 30000L
+#define REMOTE_DESTROY_TIMEOUT_MS 15000L
+#define REMOTE_GET_TIMEOUT_MS 10000L
+#define REMOTE_PROBE_TIMEOUT_MS 5000L
+#define REMOTE_MAX_RESPONSE_BYTES ((size_t)16 * 1024 * 1024)
 
 /* Parse `options` (borrowed) into *out, which the caller releases with
- * sbx_remote_options_free (also after a failure).  SBX_ERR_CONFIG names the
+ * remote_options_free (also after a failure).  SBX_ERR_CONFIG names the
  * key at fault and its value (never the api_key's value); unknown keys and a
  * missing provisioner_url are errors. */
-sbx_status sbx_remote_options_parse(const sbx_option *options, size_t option_count,
-                                    sbx_remote_options *out, sbx_error *err);
+sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
+                                remote_options *out, sbx_error *err);
 
 /* Release what *opts holds and zero it.  NULL is accepted. */
-void sbx_remote_options_free(sbx_remote_options *opts);
+void remote_options_free(remote_options *opts);
 
 #endif /* SBX_REMOTE_OPTIONS_H */

@@ -8,59 +8,59 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const field_names[SBX_FIELD_COUNT] = {
+static const char *const field_names[REMOTE_FIELD_COUNT] = {
     "sandbox_id", "sandbox_url", "user_id", "thread_id", "status", "mount_contract_version"
 };
 
-int sbx_remote_field_index(const char *key, size_t key_len)
+int remote_field_index(const char *key, size_t key_len)
 {
     /* The first bytes pick the one candidate worth a comparison: a 10k list
      * has 60k members. */
     int i;
-    if (key_len == 0 || key_len > SBX_FIELD_NAME_MAX)
-        return SBX_FIELD_COUNT;
+    if (key_len == 0 || key_len > REMOTE_FIELD_NAME_MAX)
+        return REMOTE_FIELD_COUNT;
     switch (key[0]) {
     case 's':
-        i = key_len > 8 && key[1] == 'a' && key[8] == 'u' ? SBX_FIELD_URL
-            : key_len > 1 && key[1] == 't' ? SBX_FIELD_STATUS : SBX_FIELD_ID;
+        i = key_len > 8 && key[1] == 'a' && key[8] == 'u' ? REMOTE_FIELD_URL
+            : key_len > 1 && key[1] == 't' ? REMOTE_FIELD_STATUS : REMOTE_FIELD_ID;
         break;
-    case 'u': i = SBX_FIELD_USER; break;
-    case 't': i = SBX_FIELD_THREAD; break;
-    case 'm': i = SBX_FIELD_VERSION; break;
-    default: return SBX_FIELD_COUNT;
+    case 'u': i = REMOTE_FIELD_USER; break;
+    case 't': i = REMOTE_FIELD_THREAD; break;
+    case 'm': i = REMOTE_FIELD_VERSION; break;
+    default: return REMOTE_FIELD_COUNT;
     }
     return strlen(field_names[i]) == key_len && memcmp(key, field_names[i], key_len) == 0
-               ? i : SBX_FIELD_COUNT;
+               ? i : REMOTE_FIELD_COUNT;
 }
 
 /* A problem is a kind (high bits) and the field it names (low 3 bits). */
 enum { LACKS = 0x10, BAD_TEXT = 0x18, NOT_INTEGER = 0x20, NOT_STRING = 0x28 };
 
-sbx_remote_problem sbx_remote_check_fields(const sbx_remote_fields *f)
+remote_problem remote_check_fields(const remote_fields *f)
 {
-    for (int i = SBX_FIELD_ID; i <= SBX_FIELD_URL; i++) {
-        if (f->state[i] == SBX_JSON_BAD_TEXT)
-            return (sbx_remote_problem)(BAD_TEXT | i);
-        if (f->state[i] != SBX_JSON_OK || f->text[i][0] == '\0')
-            return (sbx_remote_problem)(LACKS | i);
+    for (int i = REMOTE_FIELD_ID; i <= REMOTE_FIELD_URL; i++) {
+        if (f->state[i] == COMMON_JSON_BAD_TEXT)
+            return (remote_problem)(BAD_TEXT | i);
+        if (f->state[i] != COMMON_JSON_OK || f->text[i][0] == '\0')
+            return (remote_problem)(LACKS | i);
     }
     /* An optional member that is null is absent: the real provisioner sends
      * user_id, thread_id and mount_contract_version as null in list entries. */
-    sbx_json_field v = f->state[SBX_FIELD_VERSION];
-    if (v != SBX_JSON_ABSENT && v != SBX_JSON_NULL && (v != SBX_JSON_OK || f->version < 0))
-        return (sbx_remote_problem)(NOT_INTEGER | SBX_FIELD_VERSION);
-    for (int i = SBX_FIELD_USER; i <= SBX_FIELD_STATUS; i++) {
-        if (f->state[i] == SBX_JSON_BAD_TEXT)
-            return (sbx_remote_problem)(BAD_TEXT | i);
-        if (f->state[i] == SBX_JSON_WRONG_TYPE)
-            return (sbx_remote_problem)(NOT_STRING | i);
+    common_json_field v = f->state[REMOTE_FIELD_VERSION];
+    if (v != COMMON_JSON_ABSENT && v != COMMON_JSON_NULL && (v != COMMON_JSON_OK || f->version < 0))
+        return (remote_problem)(NOT_INTEGER | REMOTE_FIELD_VERSION);
+    for (int i = REMOTE_FIELD_USER; i <= REMOTE_FIELD_STATUS; i++) {
+        if (f->state[i] == COMMON_JSON_BAD_TEXT)
+            return (remote_problem)(BAD_TEXT | i);
+        if (f->state[i] == COMMON_JSON_WRONG_TYPE)
+            return (remote_problem)(NOT_STRING | i);
     }
     return 0;
 }
 
-sbx_status sbx_remote_problem_error(sbx_remote_problem problem, sbx_error *err)
+sbx_status remote_problem_error(remote_problem problem, sbx_error *err)
 {
-    const char *field = field_names[(problem & 7) % SBX_FIELD_COUNT];
+    const char *field = field_names[(problem & 7) % REMOTE_FIELD_COUNT];
     switch (problem & ~7) {
     case LACKS:
         return sbx_error_set(err, SBX_ERR_PROTOCOL,
@@ -78,19 +78,19 @@ sbx_status sbx_remote_problem_error(sbx_remote_problem problem, sbx_error *err)
     }
 }
 
-void sbx_remote_warn_not_object(sbx_remote_warn_fn fn, void *ctx)
+void remote_warn_not_object(remote_warn_fn fn, void *ctx)
 {
     if (fn != NULL)
         fn(ctx, "list answer is not a JSON object; no sandboxes listed");
 }
 
-void sbx_remote_warn_not_array(sbx_remote_warn_fn fn, void *ctx)
+void remote_warn_not_array(remote_warn_fn fn, void *ctx)
 {
     if (fn != NULL)
         fn(ctx, "list answer's sandboxes is not an array; no sandboxes listed");
 }
 
-void sbx_remote_warn_skipped(sbx_remote_warn_fn fn, void *ctx, size_t index, const char *why)
+void remote_warn_skipped(remote_warn_fn fn, void *ctx, size_t index, const char *why)
 {
     if (fn == NULL)
         return;

@@ -21,11 +21,11 @@ static sbx_status answer(long status, const char *body, sbx_error *err)
     memset(&inst, 0, sizeof inst);
     char key[] = KEY;
     inst.options.api_key = key;
-    sbx_http_response resp = { .status = status, .body = (char *)body,
+    common_http_response resp = { .status = status, .body = (char *)body,
                                .body_len = strlen(body) };
     sbx_error_clear(err);
-    return sbx_remote_answer_error(&inst, &resp, "Provisioner health check failed for abc123",
-                                   err);
+    return remote_answer_error(&inst, &resp, "Provisioner health check failed for abc123",
+                               err);
 }
 
 /* The message port of test_provisioner_is_alive_raises_on_server_error. */
@@ -103,7 +103,7 @@ static void test_wrapping_keeps_the_cause(void)
     cause.expected_contract = 2;
     cause.actual_contract = 3;
     cause.http_status = 409;
-    CU_ASSERT_EQUAL(sbx_remote_wrap_error(&cause, "outer", &err), SBX_ERR_CONTRACT_CHANGED);
+    CU_ASSERT_EQUAL(remote_wrap_error(&cause, "outer", &err), SBX_ERR_CONTRACT_CHANGED);
     CU_ASSERT_STRING_EQUAL(err.message, "outer: inner");
     CU_ASSERT_EQUAL(err.expected_contract, 2);
     CU_ASSERT_EQUAL(err.actual_contract, 3);

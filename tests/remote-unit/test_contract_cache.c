@@ -118,30 +118,30 @@ static void fake_set_now(fake *f, int64_t now_ms)
 
 /* A fresh fake and a cache wired to it (probe, clock and log hooks); the
  * fake must stay where it is until stop_cache. */
-static void start_cache(fake *f, sbx_contract_cache *cache)
+static void start_cache(fake *f, remote_contract_cache *cache)
 {
     fake_init(f);
-    sbx_contract_hooks hooks = {
+    remote_contract_hooks hooks = {
         .probe = fake_probe, .probe_ctx = f,
         .clock = fake_clock, .clock_ctx = f,
         .log = fake_log, .log_ctx = f, .log_name = "remote",
     };
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_contract_cache_init(cache, &hooks, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(remote_contract_cache_init(cache, &hooks, &err), SBX_OK);
 }
 
 /* start_cache, then a first call that learns `version` into *st. */
-static void start_cache_knowing(fake *f, sbx_contract_cache *cache, int version,
-                                sbx_contract_state *st)
+static void start_cache_knowing(fake *f, remote_contract_cache *cache, int version,
+                                remote_contract_state *st)
 {
     start_cache(f, cache);
     f->version = version;
-    sbx_contract_cache_current(cache, st);
+    remote_contract_cache_current(cache, st);
 }
 
-static void stop_cache(fake *f, sbx_contract_cache *cache)
+static void stop_cache(fake *f, remote_contract_cache *cache)
 {
-    sbx_contract_cache_destroy(cache);
+    remote_contract_cache_destroy(cache);
     fake_destroy(f);
 }
 
@@ -149,18 +149,18 @@ static void stop_cache(fake *f, sbx_contract_cache *cache)
 static void test_capability_retry_backoff_does_not_overflow_after_long_outage(void)
 {
     fake f;
-    sbx_contract_cache cache;
+    remote_contract_cache cache;
     start_cache(&f, &cache);
-    sbx_contract_state seeded = { .version = 0, .known = 0, .failures = 1024,
+    remote_contract_state seeded = { .version = 0, .known = 0, .failures = 1024,
                                   .next_probe_at_ms = 0 };
-    sbx_contract_cache_set_state(&cache, &seeded);
+    remote_contract_cache_set_state(&cache, &seeded);
     fake_set_now(&f, 100000);
     f.answer = SBX_ERR_TRANSPORT;
 
-    sbx_contract_state out;
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &out), 1);
-    sbx_contract_state after;
-    sbx_contract_cache_peek(&cache, &after);
+    remote_contract_state out;
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &out), 1);
+    remote_contract_state after;
+    remote_contract_cache_peek(&cache, &after);
     CU_ASSERT_EQUAL(after.failures, 1025u);
     CU_ASSERT_EQUAL(after.next_probe_at_ms, 130000);
     CU_ASSERT_EQUAL(f.probes_started, 1);
@@ -170,42 +170,42 @@ static void test_capability_retry_backoff_does_not_overflow_after_long_outage(vo
 
 static void test_retry_delay_grows_then_caps_at_30_seconds(void)
 {
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(0), 0);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(1), 1000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(2), 2000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(3), 4000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(5), 16000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(6), 30000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(64), 30000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(1025), 30000);
-    CU_ASSERT_EQUAL(sbx_contract_retry_delay_ms(UINT_MAX), 30000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(0), 0);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(1), 1000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(2), 2000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(3), 4000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(5), 16000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(6), 30000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(64), 30000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(1025), 30000);
+    CU_ASSERT_EQUAL(remote_contract_retry_delay_ms(UINT_MAX), 30000);
 }
 
 static void test_failed_probes_back_off_and_the_count_saturates(void)
 {
     fake f;
-    sbx_contract_cache cache;
+    remote_contract_cache cache;
     start_cache(&f, &cache);
     f.answer = SBX_ERR_PROVISIONER;
-    sbx_contract_state st;
+    remote_contract_state st;
 
     /* First failure at t=0: next probe 1 s later, not before. */
-    sbx_contract_cache_current(&cache, &st);
+    remote_contract_cache_current(&cache, &st);
     CU_ASSERT_EQUAL(st.failures, 1u);
     CU_ASSERT_EQUAL(st.known, 0);
     fake_set_now(&f, 999);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 0);
     CU_ASSERT_EQUAL(f.probes_started, 1);
     fake_set_now(&f, 1000);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.failures, 2u);
     CU_ASSERT_EQUAL(st.next_probe_at_ms, 3000);
 
     /* A count at its ceiling stays there; the delay stays 30 s. */
-    sbx_contract_state seeded = { .failures = UINT_MAX, .next_probe_at_ms = 0 };
-    sbx_contract_cache_set_state(&cache, &seeded);
+    remote_contract_state seeded = { .failures = UINT_MAX, .next_probe_at_ms = 0 };
+    remote_contract_cache_set_state(&cache, &seeded);
     fake_set_now(&f, INT64_MAX - 5);
-    sbx_contract_cache_current(&cache, &st);
+    remote_contract_cache_current(&cache, &st);
     CU_ASSERT_EQUAL(st.failures, UINT_MAX);
     CU_ASSERT_EQUAL(st.next_probe_at_ms, INT64_MAX); /* saturates, no wrap */
 
@@ -218,36 +218,36 @@ static void test_failed_probes_back_off_and_the_count_saturates(void)
 static void test_success_is_fresh_by_version_and_resets_failures(void)
 {
     fake f;
-    sbx_contract_cache cache;
+    remote_contract_cache cache;
     start_cache(&f, &cache);
-    sbx_contract_state seeded = { .failures = 7, .next_probe_at_ms = 0 };
-    sbx_contract_cache_set_state(&cache, &seeded);
+    remote_contract_state seeded = { .failures = 7, .next_probe_at_ms = 0 };
+    remote_contract_cache_set_state(&cache, &seeded);
     f.version = 1;
     fake_set_now(&f, 5000);
 
-    sbx_contract_state st;
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    remote_contract_state st;
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.version, 1);
     CU_ASSERT_EQUAL(st.known, 1);
     CU_ASSERT_EQUAL(st.failures, 0u);
     CU_ASSERT_EQUAL(st.next_probe_at_ms, 35000);
-    CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 1);
+    CU_ASSERT_EQUAL(remote_contract_effective_version(&st), 1);
 
     fake_set_now(&f, 34999);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 0);
     CU_ASSERT_EQUAL(f.probes_started, 1);
     fake_set_now(&f, 35000);
     f.version = 2;
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.version, 2);
     CU_ASSERT_EQUAL(f.probes_started, 2);
     CU_ASSERT_EQUAL(st.next_probe_at_ms, 335000);
 
     fake_set_now(&f, 334999);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 0);
     fake_set_now(&f, 335000);
     f.version = 3;
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.version, 3);
     CU_ASSERT_EQUAL(f.probes_started, 3);
 
@@ -257,23 +257,23 @@ static void test_success_is_fresh_by_version_and_resets_failures(void)
 static void test_a_failed_probe_leaves_the_contract_unverified(void)
 {
     fake f;
-    sbx_contract_cache cache;
-    sbx_contract_state st;
+    remote_contract_cache cache;
+    remote_contract_state st;
     start_cache_knowing(&f, &cache, 2, &st);
-    CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 2);
+    CU_ASSERT_EQUAL(remote_contract_effective_version(&st), 2);
 
-    sbx_contract_cache_mark_stale(&cache);
+    remote_contract_cache_mark_stale(&cache);
     f.answer = SBX_ERR_TRANSPORT;
-    sbx_contract_cache_current(&cache, &st);
+    remote_contract_cache_current(&cache, &st);
     CU_ASSERT_EQUAL(st.known, 0);
     /* Fail closed: unverified counts as legacy for isolation (rule 2). */
-    CU_ASSERT_EQUAL(sbx_contract_effective_version(&st), 0);
+    CU_ASSERT_EQUAL(remote_contract_effective_version(&st), 0);
     /* The cause stays with the state, for the refusal to name it. */
     CU_ASSERT_EQUAL(st.failure_kind, SBX_ERR_TRANSPORT);
     CU_ASSERT_STRING_EQUAL(st.failure, "still down");
     f.answer = SBX_OK;
-    sbx_contract_cache_mark_stale(&cache);
-    sbx_contract_cache_current(&cache, &st);
+    remote_contract_cache_mark_stale(&cache);
+    remote_contract_cache_current(&cache, &st);
     CU_ASSERT_EQUAL(st.failure_kind, SBX_OK);
     CU_ASSERT_STRING_EQUAL(st.failure, "");
 
@@ -283,15 +283,15 @@ static void test_a_failed_probe_leaves_the_contract_unverified(void)
 static void test_mark_stale_makes_the_next_call_probe(void)
 {
     fake f;
-    sbx_contract_cache cache;
-    sbx_contract_state st;
+    remote_contract_cache cache;
+    remote_contract_state st;
     start_cache_knowing(&f, &cache, 2, &st);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 0);
-    sbx_contract_cache_mark_stale(&cache);
-    sbx_contract_state peeked;
-    sbx_contract_cache_peek(&cache, &peeked);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 0);
+    remote_contract_cache_mark_stale(&cache);
+    remote_contract_state peeked;
+    remote_contract_cache_peek(&cache, &peeked);
     CU_ASSERT_EQUAL(peeked.next_probe_at_ms, 0);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(f.probes_started, 2);
 
     stop_cache(&f, &cache);
@@ -300,15 +300,15 @@ static void test_mark_stale_makes_the_next_call_probe(void)
 /* A thread asking for the current state; records what it saw. */
 typedef struct asker {
     pthread_t thread;
-    sbx_contract_cache *cache;
-    sbx_contract_state seen;
+    remote_contract_cache *cache;
+    remote_contract_state seen;
     atomic_int done;
 } asker;
 
 static void *ask(void *arg)
 {
     asker *a = arg;
-    sbx_contract_cache_current(a->cache, &a->seen);
+    remote_contract_cache_current(a->cache, &a->seen);
     a->done = 1;
     return NULL;
 }
@@ -318,7 +318,7 @@ static void *ask(void *arg)
 static void test_one_probe_in_flight_and_the_others_take_its_answer(void)
 {
     fake f;
-    sbx_contract_cache cache;
+    remote_contract_cache cache;
     start_cache(&f, &cache);
     f.gated = 1;
     f.version = 3;
@@ -350,7 +350,7 @@ static void test_one_probe_in_flight_and_the_others_take_its_answer(void)
 }
 
 /* Rule 7 as the host applies it to a snapshot. */
-static int allows_thread_data_mounts(const sbx_contract_state *st, int host_enabled)
+static int allows_thread_data_mounts(const remote_contract_state *st, int host_enabled)
 {
     return host_enabled && st->known && st->version >= 2;
 }
@@ -361,12 +361,12 @@ static int allows_thread_data_mounts(const sbx_contract_state *st, int host_enab
 static void test_mount_mode_waits_for_an_inflight_stale_probe(void)
 {
     fake f;
-    sbx_contract_cache cache;
+    remote_contract_cache cache;
     start_cache(&f, &cache);
     f.gated = 1;
     f.version = 0;
-    sbx_contract_state seeded = { .version = 2, .known = 1, .next_probe_at_ms = 0 };
-    sbx_contract_cache_set_state(&cache, &seeded);
+    remote_contract_state seeded = { .version = 2, .known = 1, .next_probe_at_ms = 0 };
+    remote_contract_cache_set_state(&cache, &seeded);
 
     asker prober = { .cache = &cache };
     CU_ASSERT_EQUAL_FATAL(pthread_create(&prober.thread, NULL, ask, &prober), 0);
@@ -390,8 +390,8 @@ static void test_mount_mode_waits_for_an_inflight_stale_probe(void)
 static void test_rule_7_needs_host_consent_and_version_2(void)
 {
     fake f;
-    sbx_contract_cache cache;
-    sbx_contract_state st;
+    remote_contract_cache cache;
+    remote_contract_state st;
     start_cache_knowing(&f, &cache, 2, &st);
     CU_ASSERT_EQUAL(allows_thread_data_mounts(&st, 1), 1);
     CU_ASSERT_EQUAL(allows_thread_data_mounts(&st, 0), 0);
@@ -404,19 +404,19 @@ static void test_rule_7_needs_host_consent_and_version_2(void)
 static void test_out_of_memory_probe_is_not_a_provisioner_failure(void)
 {
     fake f;
-    sbx_contract_cache cache;
-    sbx_contract_state st;
+    remote_contract_cache cache;
+    remote_contract_state st;
     start_cache(&f, &cache);
     f.answer = SBX_ERR_INTERNAL;
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.known, 0);
     CU_ASSERT_EQUAL(st.failures, 0);
     CU_ASSERT_EQUAL(st.probe_out_of_memory, 1);
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(f.probes_started, 2);
     f.answer = SBX_OK;
     f.version = 2;
-    CU_ASSERT_EQUAL(sbx_contract_cache_current(&cache, &st), 1);
+    CU_ASSERT_EQUAL(remote_contract_cache_current(&cache, &st), 1);
     CU_ASSERT_EQUAL(st.known, 1);
     CU_ASSERT_EQUAL(st.version, 2);
     CU_ASSERT_EQUAL(st.probe_out_of_memory, 0);

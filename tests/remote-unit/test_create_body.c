@@ -14,18 +14,18 @@
 #include <string.h>
 
 /* The default allowlist, as a configuration without forward_mounts gets. */
-static sbx_remote_options defaults;
+static remote_options defaults;
 
 static int load_defaults(void)
 {
     sbx_option url = { "provisioner_url", "http://provisioner:8002" };
     sbx_error err;
-    return sbx_remote_options_parse(&url, 1, &defaults, &err) == SBX_OK ? 0 : 1;
+    return remote_options_parse(&url, 1, &defaults, &err) == SBX_OK ? 0 : 1;
 }
 
 static int free_defaults(void)
 {
-    sbx_remote_options_free(&defaults);
+    remote_options_free(&defaults);
     return 0;
 }
 
@@ -33,9 +33,9 @@ static int free_defaults(void)
 static char *body_for(const sbx_create_request *req, const char *user, int frozen)
 {
     sbx_error err;
-    char *body = sbx_remote_create_body(req, user, frozen,
-                                        (const char *const *)defaults.forward_mounts,
-                                        defaults.forward_mount_count, &err);
+    char *body = remote_create_body(req, user, frozen,
+                                    (const char *const *)defaults.forward_mounts,
+                                    defaults.forward_mount_count, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
     return body;
 }
@@ -174,15 +174,15 @@ static void test_only_allowlisted_container_paths_are_forwarded(void)
 {
     const char *const allow[] = { "/mnt/acp-workspace" };
     sbx_mount m = { "/h", "/mnt/acp-workspace", 0 };
-    CU_ASSERT_EQUAL(sbx_remote_mount_forwarded(&m, allow, 1, 0, 0), 1);
+    CU_ASSERT_EQUAL(remote_mount_forwarded(&m, allow, 1, 0, 0), 1);
     m.container_path = "/mnt/acp-workspace/";
-    CU_ASSERT_EQUAL(sbx_remote_mount_forwarded(&m, allow, 1, 0, 0), 0);
+    CU_ASSERT_EQUAL(remote_mount_forwarded(&m, allow, 1, 0, 0), 0);
     m.container_path = "/mnt/skills/custom"; /* not in the default list either */
-    CU_ASSERT_EQUAL(sbx_remote_mount_forwarded(&m, (const char *const *)defaults.forward_mounts,
-                                               defaults.forward_mount_count, 0, 0), 0);
+    CU_ASSERT_EQUAL(remote_mount_forwarded(&m, (const char *const *)defaults.forward_mounts,
+                                           defaults.forward_mount_count, 0, 0), 0);
     m.container_path = "/etc";
-    CU_ASSERT_EQUAL(sbx_remote_mount_forwarded(&m, (const char *const *)defaults.forward_mounts,
-                                               defaults.forward_mount_count, 0, 0), 0);
+    CU_ASSERT_EQUAL(remote_mount_forwarded(&m, (const char *const *)defaults.forward_mounts,
+                                           defaults.forward_mount_count, 0, 0), 0);
 }
 
 void sbx_test_register(void)

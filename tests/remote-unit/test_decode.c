@@ -34,13 +34,13 @@ static sbx_status decode_list(const char *body, sbx_sandbox **out, size_t *count
 {
     sbx_error err;
     memset(w, 0, sizeof *w);
-    return sbx_remote_decode_list(body, strlen(body), collect, w, out, count, &err);
+    return remote_decode_list(body, strlen(body), collect, w, out, count, &err);
 }
 
 static sbx_status decode_one(const char *body, sbx_sandbox *sb, sbx_error *err)
 {
-    struct json_object *root = sbx_json_parse(body, strlen(body));
-    sbx_status st = sbx_remote_decode_sandbox(root, sb, err);
+    struct json_object *root = common_json_parse(body, strlen(body));
+    sbx_status st = remote_decode_sandbox(root, sb, err);
     json_object_put(root);
     return st;
 }
@@ -49,8 +49,8 @@ static sbx_reconcile_status reconcile(const char *body, sbx_reconciliation *out)
 {
     const char *why = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_remote_decode_reconciliation(body, strlen(body), "old-id", out, &why,
-                                                     &err), SBX_OK);
+    CU_ASSERT_EQUAL(remote_decode_reconciliation(body, strlen(body), "old-id", out, &why,
+                                                 &err), SBX_OK);
     CU_ASSERT((out->status == SBX_RECONCILE_UNKNOWN) == (why != NULL));
     return out->status;
 }
@@ -71,7 +71,7 @@ static void test_sandbox_with_full_identity(void)
     CU_ASSERT_STRING_EQUAL(sb.thread_id, "thread-1");
     CU_ASSERT_STRING_EQUAL(sb.status, "Running");
     CU_ASSERT_EQUAL(sb.mount_contract_version, 2);
-    sbx_sandbox_record_clear(&sb);
+    common_sandbox_record_clear(&sb);
 }
 
 static void test_legacy_sandbox_has_unknown_identity(void)
@@ -84,7 +84,7 @@ static void test_legacy_sandbox_has_unknown_identity(void)
     CU_ASSERT_PTR_NULL(sb.thread_id);
     CU_ASSERT_PTR_NULL(sb.status);
     CU_ASSERT_EQUAL(sb.mount_contract_version, SBX_CONTRACT_NONE);
-    sbx_sandbox_record_clear(&sb);
+    common_sandbox_record_clear(&sb);
 }
 
 static void test_ill_typed_sandboxes_are_protocol_errors(void)
@@ -170,7 +170,7 @@ static void test_text_fields_hold_no_nul_and_only_utf8(void)
                                      "\"status\":\"Caf\xc3\xa9 \xf0\x9f\x9a\x80 \\u00e9\"}", &sb,
                                      &err), SBX_OK);
     CU_ASSERT_STRING_EQUAL(sb.status, "Caf\xc3\xa9 \xf0\x9f\x9a\x80 \xc3\xa9");
-    sbx_sandbox_record_clear(&sb);
+    common_sandbox_record_clear(&sb);
 }
 
 /* ---------------------------------------------------------------- list */
@@ -191,7 +191,7 @@ static void test_provisioner_list_returns_sandbox_infos_and_filters_invalid_entr
     CU_ASSERT_STRING_EQUAL(list[0].sandbox_url, "http://k3s:31001");
     CU_ASSERT_EQUAL(w.count, 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(w.last, "skipping list entry #2"));
-    sbx_sandbox_records_free(list, n);
+    common_sandbox_records_free(list, n);
 }
 
 /* Port of test_provisioner_list_returns_empty_when_payload_is_not_dict. */
@@ -234,7 +234,7 @@ static void test_provisioner_list_skips_non_dict_sandbox_entries(void)
     CU_ASSERT_STRING_EQUAL(list[0].sandbox_id, "abc123");
     CU_ASSERT_STRING_EQUAL(list[0].sandbox_url, "http://k3s:31001");
     CU_ASSERT_EQUAL(w.count, 3);
-    sbx_sandbox_records_free(list, n);
+    common_sandbox_records_free(list, n);
 }
 
 static void test_unparseable_list_is_a_protocol_error(void)
@@ -272,7 +272,7 @@ static void test_list_skips_entries_with_bad_text(void)
                      text_fields[f].field);
             CU_ASSERT_PTR_NOT_NULL(strstr(w.last, "skipping list entry #0"));
             CU_ASSERT_PTR_NOT_NULL(strstr(w.last, named));
-            sbx_sandbox_records_free(list, n);
+            common_sandbox_records_free(list, n);
         }
     }
 }
@@ -295,7 +295,7 @@ static void test_reconciliation_discovery_accepts_exact_old_mount_contract(void)
     CU_ASSERT_EQUAL(r.sandbox->mount_contract_version, 1);
     CU_ASSERT_STRING_EQUAL(r.backend_namespace, "namespace-uid-1");
     CU_ASSERT_STRING_EQUAL(r.incarnation_id, "pod-uid-1");
-    sbx_reconciliation_clear(&r);
+    common_reconciliation_clear(&r);
     CU_ASSERT_PTR_NULL(r.sandbox);
 }
 
@@ -309,7 +309,7 @@ static void test_reconciliation_discovery_accepts_pod_authoritative_absence(void
     CU_ASSERT_STRING_EQUAL(r.backend_namespace, "namespace-uid-1");
     CU_ASSERT_PTR_NULL(r.sandbox);
     CU_ASSERT_PTR_NULL(r.incarnation_id);
-    sbx_reconciliation_clear(&r);
+    common_reconciliation_clear(&r);
 }
 
 static void test_found_with_an_anonymous_thread(void)
@@ -321,7 +321,7 @@ static void test_found_with_an_anonymous_thread(void)
                               "\"user_id\":\"default\",\"mount_contract_version\":2}", &r),
                     SBX_RECONCILE_FOUND);
     CU_ASSERT_PTR_NULL(r.sandbox->thread_id);
-    sbx_reconciliation_clear(&r);
+    common_reconciliation_clear(&r);
 }
 
 /* Anything not exactly found/absent with well-typed fields is unknown:
@@ -354,7 +354,7 @@ static void test_reconciliation_is_unknown_unless_well_formed(void)
         CU_ASSERT_EQUAL(reconcile(unknown[i], &r), SBX_RECONCILE_UNKNOWN);
         CU_ASSERT_PTR_NULL(r.sandbox);
         CU_ASSERT_PTR_NULL(r.backend_namespace);
-        sbx_reconciliation_clear(&r);
+        common_reconciliation_clear(&r);
     }
 }
 
@@ -378,7 +378,7 @@ static void test_reconciliation_with_bad_text_is_unknown(void)
             sbx_reconciliation r;
             memset(&r, 0, sizeof r);
             CU_ASSERT_EQUAL(reconcile(body, &r), SBX_RECONCILE_UNKNOWN);
-            sbx_reconciliation_clear(&r);
+            common_reconciliation_clear(&r);
         }
     }
     static const char *const found_fields[] = { "incarnation_id", "user_id", "thread_id",
@@ -399,7 +399,7 @@ static void test_reconciliation_with_bad_text_is_unknown(void)
             memset(&r, 0, sizeof r);
             CU_ASSERT_EQUAL(reconcile(body, &r), SBX_RECONCILE_UNKNOWN);
             CU_ASSERT_PTR_NULL(r.sandbox);
-            sbx_reconciliation_clear(&r);
+            common_reconciliation_clear(&r);
         }
     }
 }
@@ -411,16 +411,16 @@ static void test_capabilities_version_is_a_strict_integer(void)
     int v = -7;
     sbx_error err;
     const char *legacy = "{\"lark_cli_init_image\":false}";
-    CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(legacy, strlen(legacy), &v, &err), SBX_OK);
+    CU_ASSERT_EQUAL(remote_decode_capabilities(legacy, strlen(legacy), &v, &err), SBX_OK);
     CU_ASSERT_EQUAL(v, 0); /* absent: a legacy provisioner */
     const char *two = "{\"mount_contract_version\":2}";
-    CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(two, strlen(two), &v, &err), SBX_OK);
+    CU_ASSERT_EQUAL(remote_decode_capabilities(two, strlen(two), &v, &err), SBX_OK);
     CU_ASSERT_EQUAL(v, 2);
     const char *bad[] = { "{\"mount_contract_version\":\"2\"}", "{\"mount_contract_version\":true}",
                           "{\"mount_contract_version\":-1}", "{\"mount_contract_version\":null}",
                           "{\"mount_contract_version\":1.0}", "[]", "garbage", "" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(bad[i], strlen(bad[i]), &v, &err),
+        CU_ASSERT_EQUAL(remote_decode_capabilities(bad[i], strlen(bad[i]), &v, &err),
                         SBX_ERR_PROTOCOL);
 }
 
@@ -455,24 +455,24 @@ static void test_too_deep_answers_say_so(void)
             sbx_error err;
             int v = -7;
             sbx_error_clear(&err);
-            CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(bodies[b], strlen(bodies[b]), &v, &err),
+            CU_ASSERT_EQUAL(remote_decode_capabilities(bodies[b], strlen(bodies[b]), &v, &err),
                             SBX_ERR_PROTOCOL);
             CU_ASSERT_PTR_NOT_NULL(strstr(err.message,
                                           "capabilities answer is nested deeper than 32 levels"));
             sbx_sandbox *list = NULL;
             size_t n = 0;
             sbx_error_clear(&err);
-            CU_ASSERT_EQUAL(sbx_remote_decode_list(bodies[b], strlen(bodies[b]), NULL, NULL, &list,
-                                                   &n, &err), SBX_ERR_PROTOCOL);
+            CU_ASSERT_EQUAL(remote_decode_list(bodies[b], strlen(bodies[b]), NULL, NULL, &list,
+                                               &n, &err), SBX_ERR_PROTOCOL);
             CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "list answer is nested deeper than 32 levels"));
             sbx_reconciliation r;
             memset(&r, 0, sizeof r);
             const char *why = NULL;
-            CU_ASSERT_EQUAL(sbx_remote_decode_reconciliation(bodies[b], strlen(bodies[b]), "old-id",
-                                                             &r, &why, &err), SBX_OK);
+            CU_ASSERT_EQUAL(remote_decode_reconciliation(bodies[b], strlen(bodies[b]), "old-id",
+                                                         &r, &why, &err), SBX_OK);
             CU_ASSERT_EQUAL(r.status, SBX_RECONCILE_UNKNOWN);
             CU_ASSERT(why != NULL && strstr(why, "nested deeper than 32 levels") != NULL);
-            sbx_reconciliation_clear(&r);
+            common_reconciliation_clear(&r);
         }
         free(deep);
         free(member);
@@ -486,7 +486,7 @@ static void test_too_deep_answers_say_so(void)
     sprintf(body, "{\"mount_contract_version\":2,\"x\":%s}", member);
     int v = -7;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_remote_decode_capabilities(body, strlen(body), &v, &err), SBX_OK);
+    CU_ASSERT_EQUAL(remote_decode_capabilities(body, strlen(body), &v, &err), SBX_OK);
     CU_ASSERT_EQUAL(v, 2);
     free(member);
     free(body);
@@ -497,7 +497,7 @@ static void test_too_deep_answers_say_so(void)
 static const char *detail(const char *body)
 {
     static char buf[128];
-    sbx_remote_detail_text(body, strlen(body), buf, sizeof buf);
+    remote_detail_text(body, strlen(body), buf, sizeof buf);
     return buf;
 }
 
@@ -532,7 +532,7 @@ static void test_detail_text_is_bounded(void)
     memset(body, 'x', sizeof body - 1);
     body[sizeof body - 1] = '\0';
     char buf[16];
-    sbx_remote_detail_text(body, strlen(body), buf, sizeof buf);
+    remote_detail_text(body, strlen(body), buf, sizeof buf);
     CU_ASSERT_EQUAL(strlen(buf), sizeof buf - 1);
 }
 

@@ -34,18 +34,18 @@ static int stop_emu(void)
 }
 
 /* A client of the suite's emulator with the right key. */
-static sbx_http_client *client(size_t max_response_bytes)
+static common_http_client *client(size_t max_response_bytes)
 {
     const char *headers[] = { "X-API-Key: k" };
-    sbx_http_client_options o = {
+    common_http_client_options o = {
         .base_url = sbx_test_emu_url(emu),
         .max_response_bytes = max_response_bytes,
         .headers = headers,
         .header_count = 1,
     };
-    sbx_http_client *c = NULL;
+    common_http_client *c = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_http_client_new(&o, &c, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(common_http_client_new(&o, &c, &err), SBX_OK);
     return c;
 }
 
@@ -54,28 +54,28 @@ static sbx_http_client *client(size_t max_response_bytes)
 static void test_header_values_with_cr_or_lf_are_refused(void)
 {
     const char *headers[] = { "X-API-Key: secret\r\nX-Evil: 1" };
-    sbx_http_client_options o = { .base_url = "http://127.0.0.1:1", .headers = headers,
+    common_http_client_options o = { .base_url = "http://127.0.0.1:1", .headers = headers,
                                   .header_count = 1 };
-    sbx_http_client *c = NULL;
+    common_http_client *c = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_http_client_new(&o, &c, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_EQUAL(common_http_client_new(&o, &c, &err), SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NULL(c);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "X-API-Key"));
     CU_ASSERT_PTR_NULL(strstr(err.message, "secret")); /* never the value */
 
     const char *nameless[] = { "no colon here" };
     o.headers = nameless;
-    CU_ASSERT_EQUAL(sbx_http_client_new(&o, &c, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_EQUAL(common_http_client_new(&o, &c, &err), SBX_ERR_CONFIG);
 }
 
 static void test_only_http_and_https_base_urls(void)
 {
     const char *bad[] = { "ftp://host", "file:///etc/passwd", "gopher://x", "127.0.0.1:8002" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sbx_http_client_options o = { .base_url = bad[i] };
-        sbx_http_client *c = NULL;
+        common_http_client_options o = { .base_url = bad[i] };
+        common_http_client *c = NULL;
         sbx_error err;
-        CU_ASSERT_EQUAL(sbx_http_client_new(&o, &c, &err), SBX_ERR_CONFIG);
+        CU_ASSERT_EQUAL(common_http_client_new(&o, &c, &err), SBX_ERR_CONFIG);
     }
 }
 
@@ -94,29 +94,30 @@ static void test_internal_hosts_bypass_proxies(void)
         "host.containers.internal", "HOST.CONTAINERS.INTERNAL.",
     };
     for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++)
-        CU_ASSERT_EQUAL(sbx_host_bypasses_proxy(internal[i]), 1);
+        CU_ASSERT_EQUAL(common_host_bypasses_proxy(internal[i]), 1);
     const char *external[] = {
         "8.8.8.8", "172.15.0.1", "172.32.0.1", "192.169.0.1", "11.0.0.1", "2001:db8::1",
         "example.com", "svc.example.com", "localhost.example.com", "cluster.local.com",
         "containers.internal.example.com", "provisioner.example", ".", "", NULL,
     };
     for (size_t i = 0; i < sizeof external / sizeof external[0]; i++)
-        CU_ASSERT_EQUAL(sbx_host_bypasses_proxy(external[i]), 0);
+        CU_ASSERT_EQUAL(common_host_bypasses_proxy(external[i]), 0);
 }
 
 static void test_url_host_is_what_decides(void)
 {
     int bypass = -1;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_url_host_bypasses_proxy("http://user:pw@10.0.0.1:8002/x", &bypass, &err),
+    CU_ASSERT_EQUAL(common_url_host_bypasses_proxy("http://user:pw@10.0.0.1:8002/x", &bypass, &err),
                     SBX_OK);
     CU_ASSERT_EQUAL(bypass, 1);
-    CU_ASSERT_EQUAL(sbx_url_host_bypasses_proxy("https://provisioner.example.com", &bypass, &err),
-                    SBX_OK);
+    CU_ASSERT_EQUAL(
+        common_url_host_bypasses_proxy("https://provisioner.example.com", &bypass, &err),
+        SBX_OK);
     CU_ASSERT_EQUAL(bypass, 0);
-    CU_ASSERT_EQUAL(sbx_url_host_bypasses_proxy("http://[::1]:8002", &bypass, &err), SBX_OK);
+    CU_ASSERT_EQUAL(common_url_host_bypasses_proxy("http://[::1]:8002", &bypass, &err), SBX_OK);
     CU_ASSERT_EQUAL(bypass, 1);
-    CU_ASSERT_EQUAL(sbx_url_host_bypasses_proxy("http://provisioner:8002", &bypass, &err),
+    CU_ASSERT_EQUAL(common_url_host_bypasses_proxy("http://provisioner:8002", &bypass, &err),
                     SBX_OK);
     CU_ASSERT_EQUAL(bypass, 1);
 }
@@ -128,13 +129,13 @@ static void test_proxy_variables_do_not_capture_loopback_traffic(void)
     setenv("http_proxy", "http://127.0.0.1:9", 1);
     setenv("HTTP_PROXY", "http://127.0.0.1:9", 1);
     setenv("ALL_PROXY", "http://127.0.0.1:9", 1);
-    sbx_http_client *c = client(0);
-    sbx_http_response resp;
+    common_http_client *c = client(0);
+    common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_http_request(c, "GET", "/health", NULL, 5000, &resp, &err), SBX_OK);
+    CU_ASSERT_EQUAL(common_http_request(c, "GET", "/health", NULL, 5000, &resp, &err), SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
-    sbx_http_response_clear(&resp);
-    sbx_http_client_free(c);
+    common_http_response_clear(&resp);
+    common_http_client_free(c);
     unsetenv("http_proxy");
     unsetenv("HTTP_PROXY");
     unsetenv("ALL_PROXY");
@@ -144,18 +145,18 @@ static void test_proxy_variables_do_not_capture_loopback_traffic(void)
 
 static void test_headers_and_json_body_are_sent(void)
 {
-    sbx_http_client *c = client(0);
+    common_http_client *c = client(0);
     sbx_test_emu_control(emu, "DELETE", "/_emu/requests", NULL, NULL);
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_http_request(c, "POST", "/api/sandboxes",
-                                           "{\"sandbox_id\":\"hc1\",\"thread_id\":null,"
-                                           "\"user_id\":\"default\"}", 5000, &resp, &err),
+    CU_ASSERT_EQUAL_FATAL(common_http_request(c, "POST", "/api/sandboxes",
+                                              "{\"sandbox_id\":\"hc1\",\"thread_id\":null,"
+                                              "\"user_id\":\"default\"}", 5000, &resp, &err),
                           SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
     CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "\"sandbox_id\":\"hc1\""));
     CU_ASSERT_EQUAL(resp.body_len, strlen(resp.body));
-    sbx_http_response_clear(&resp);
+    common_http_response_clear(&resp);
 
     struct json_object *log = sbx_test_emu_requests(emu);
     CU_ASSERT_PTR_NOT_NULL_FATAL(log);
@@ -168,48 +169,48 @@ static void test_headers_and_json_body_are_sent(void)
     CU_ASSERT_STRING_EQUAL(json_object_get_string(field), "application/json");
     json_object_put(log);
 
-    CU_ASSERT_EQUAL(sbx_http_request(c, "DELETE", "/api/sandboxes/hc1", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(common_http_request(c, "DELETE", "/api/sandboxes/hc1", NULL, 5000, &resp, &err),
                     SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
-    sbx_http_response_clear(&resp);
-    sbx_http_client_free(c);
+    common_http_response_clear(&resp);
+    common_http_client_free(c);
 }
 
 static void test_error_statuses_are_returned_not_interpreted(void)
 {
-    sbx_http_client *c = client(0);
-    sbx_http_response resp;
+    common_http_client *c = client(0);
+    common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_http_request(c, "GET", "/api/sandboxes/nope", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(common_http_request(c, "GET", "/api/sandboxes/nope", NULL, 5000, &resp, &err),
                     SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 404);
-    sbx_http_response_clear(&resp);
-    sbx_http_client_free(c);
+    common_http_response_clear(&resp);
+    common_http_client_free(c);
 }
 
 static void test_a_body_over_the_bound_is_a_protocol_error(void)
 {
-    sbx_http_client *c = client(8); /* {"status":"ok"} is 15 bytes */
-    sbx_http_response resp;
+    common_http_client *c = client(8); /* {"status":"ok"} is 15 bytes */
+    common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_http_request(c, "GET", "/health", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(common_http_request(c, "GET", "/health", NULL, 5000, &resp, &err),
                     SBX_ERR_PROTOCOL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "max_response_bytes (8 bytes)"));
     CU_ASSERT_PTR_NULL(resp.body);
-    sbx_http_client_free(c);
+    common_http_client_free(c);
 }
 
 static void test_a_slow_answer_times_out_as_transport(void)
 {
-    sbx_http_client *c = client(0);
+    common_http_client *c = client(0);
     CU_ASSERT_EQUAL(sbx_test_emu_fault(emu, "{\"route\":\"list\",\"action\":\"delay\","
                                             "\"delay_ms\":3000}"), 200);
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_http_request(c, "GET", "/api/sandboxes", NULL, 200, &resp, &err),
+    CU_ASSERT_EQUAL(common_http_request(c, "GET", "/api/sandboxes", NULL, 200, &resp, &err),
                     SBX_ERR_TRANSPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "timed out after 200 ms"));
-    sbx_http_client_free(c);
+    common_http_client_free(c);
 }
 
 static void test_unreachable_peer_is_transport_without_the_key(void)
@@ -223,18 +224,18 @@ static void test_unreachable_peer_is_transport_without_the_key(void)
     sbx_test_emu_stop(gone); /* its port is now closed */
 
     const char *headers[] = { "X-API-Key: very-secret-key" };
-    sbx_http_client_options o = { .base_url = with_password, .headers = headers,
+    common_http_client_options o = { .base_url = with_password, .headers = headers,
                                   .header_count = 1, .connect_timeout_ms = 2000 };
-    sbx_http_client *c = NULL;
+    common_http_client *c = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_http_client_new(&o, &c, &err), SBX_OK);
-    sbx_http_response resp;
-    CU_ASSERT_EQUAL(sbx_http_request(c, "GET", "/api/sandboxes", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL_FATAL(common_http_client_new(&o, &c, &err), SBX_OK);
+    common_http_response resp;
+    CU_ASSERT_EQUAL(common_http_request(c, "GET", "/api/sandboxes", NULL, 5000, &resp, &err),
                     SBX_ERR_TRANSPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, url)); /* shown without user:password@ */
     CU_ASSERT_PTR_NULL(strstr(err.message, "very-secret-key"));
     CU_ASSERT_PTR_NULL(strstr(err.message, "pass-word"));
-    sbx_http_client_free(c);
+    common_http_client_free(c);
 }
 
 #define THREADS 8
@@ -242,7 +243,7 @@ static void test_unreachable_peer_is_transport_without_the_key(void)
 
 typedef struct worker {
     pthread_t thread;
-    sbx_http_client *client;
+    common_http_client *client;
     int ok;
 } worker;
 
@@ -250,19 +251,19 @@ static void *hammer(void *arg)
 {
     worker *w = arg;
     for (int i = 0; i < CALLS_PER_THREAD; i++) {
-        sbx_http_response resp;
+        common_http_response resp;
         sbx_error err;
-        if (sbx_http_request(w->client, "GET", "/health", NULL, 10000, &resp, &err) == SBX_OK &&
+        if (common_http_request(w->client, "GET", "/health", NULL, 10000, &resp, &err) == SBX_OK &&
             resp.status == 200 && strstr(resp.body, "\"ok\"") != NULL)
             w->ok++;
-        sbx_http_response_clear(&resp);
+        common_http_response_clear(&resp);
     }
     return NULL;
 }
 
 static void test_many_threads_share_one_client(void)
 {
-    sbx_http_client *c = client(0);
+    common_http_client *c = client(0);
     worker workers[THREADS];
     for (int i = 0; i < THREADS; i++) {
         workers[i] = (worker){ .client = c };
@@ -272,7 +273,7 @@ static void test_many_threads_share_one_client(void)
         pthread_join(workers[i].thread, NULL);
         CU_ASSERT_EQUAL(workers[i].ok, CALLS_PER_THREAD);
     }
-    sbx_http_client_free(c);
+    common_http_client_free(c);
 }
 
 void sbx_test_register(void)

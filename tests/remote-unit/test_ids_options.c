@@ -20,7 +20,7 @@
 static sbx_status check_sandbox(const char *id, sbx_error *err)
 {
     sbx_error_clear(err);
-    return sbx_check_sandbox_id(id, err);
+    return common_check_sandbox_id(id, err);
 }
 
 static void test_sandbox_ids_are_dns_labels_of_at_most_51(void)
@@ -59,31 +59,31 @@ static void test_thread_and_user_ids_follow_the_provisioner_pattern(void)
     too_long[65] = '\0';
     const char *good[] = { "thread-1", "A_b-9", "default", longest };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-        CU_ASSERT_EQUAL(sbx_check_principal_id("thread_id", good[i], &err), SBX_OK);
+        CU_ASSERT_EQUAL(common_check_principal_id("thread_id", good[i], &err), SBX_OK);
     const char *bad[] = { "", "../x", "a b", "a.b", "é", too_long };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CU_ASSERT_EQUAL(sbx_check_principal_id("user_id", bad[i], &err), SBX_ERR_REFUSED);
-    sbx_check_principal_id("user_id", "../x", &err);
+        CU_ASSERT_EQUAL(common_check_principal_id("user_id", bad[i], &err), SBX_ERR_REFUSED);
+    common_check_principal_id("user_id", "../x", &err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "invalid user_id '../x'"));
-    sbx_check_principal_id("thread_id", too_long, &err);
+    common_check_principal_id("thread_id", too_long, &err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "thread_id"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "...")); /* long values are cut */
 }
 
 /* Parse a NULL-terminated list of key, value pairs. */
-static sbx_status parse(sbx_remote_options *opts, sbx_error *err, const char *const *kv)
+static sbx_status parse(remote_options *opts, sbx_error *err, const char *const *kv)
 {
     sbx_option options[16];
     size_t n = 0;
     for (; kv[2 * n] != NULL; n++)
         options[n] = (sbx_option){ kv[2 * n], kv[2 * n + 1] };
     sbx_error_clear(err);
-    return sbx_remote_options_parse(options, n, opts, err);
+    return remote_options_parse(options, n, opts, err);
 }
 
 static void test_defaults_of_the_reference_client(void)
 {
-    sbx_remote_options o;
+    remote_options o;
     sbx_error err;
     const char *kv[] = { "provisioner_url", "http://provisioner:8002/", NULL };
     CU_ASSERT_EQUAL_FATAL(parse(&o, &err, kv), SBX_OK);
@@ -97,12 +97,12 @@ static void test_defaults_of_the_reference_client(void)
     CU_ASSERT_EQUAL(o.forward_mount_count, 6u);
     for (size_t i = 0; i < o.forward_mount_count; i++)
         CU_ASSERT_STRING_NOT_EQUAL(o.forward_mounts[i], "/mnt/skills/custom");
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 }
 
 static void test_timeout_ms_overrides_every_call(void)
 {
-    sbx_remote_options o;
+    remote_options o;
     sbx_error err;
     const char *kv[] = { "timeout_ms", "1500", "provisioner_url", "https://p.example",
                          "create_timeout_ms", "99", "connect_timeout_ms", "250",
@@ -114,17 +114,17 @@ static void test_timeout_ms_overrides_every_call(void)
     CU_ASSERT_EQUAL(o.get_timeout_ms, 1500);
     CU_ASSERT_EQUAL(o.connect_timeout_ms, 250);
     CU_ASSERT_STRING_EQUAL(o.api_key, "secret");
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 }
 
 static void expect_config_error(const char *const *kv, const char *needle)
 {
-    sbx_remote_options o;
+    remote_options o;
     sbx_error err;
     CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, needle));
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 }
 
 static void test_option_errors_name_the_key(void)
@@ -154,19 +154,19 @@ static void test_option_errors_name_the_key(void)
 
 static void test_api_key_is_never_echoed(void)
 {
-    sbx_remote_options o;
+    remote_options o;
     sbx_error err;
     const char *kv[] = { "provisioner_url", "http://p", "api_key", "top-secret\r\nX-Evil: 1",
                          NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "api_key"));
     CU_ASSERT_PTR_NULL(strstr(err.message, "top-secret"));
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 
     const char *empty[] = { "provisioner_url", "http://p", "api_key", "", NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, empty), SBX_OK);
     CU_ASSERT_PTR_NULL(o.api_key); /* an empty key means "no key" */
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 }
 
 /* Issue 10 item 3: a base URL is scheme://[user:password@]host[:port][/path]
@@ -208,7 +208,7 @@ static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
         { " http://h:8002", "must begin with http:// or https://" },
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        sbx_remote_options o;
+        remote_options o;
         sbx_error err;
         const char *kv[] = { "provisioner_url", refused[i].url, NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
@@ -217,18 +217,18 @@ static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
         CU_ASSERT(named);
         if (!named)
             fprintf(stderr, "case %zu: %s\n", i, err.message);
-        sbx_remote_options_free(&o);
+        remote_options_free(&o);
     }
     static const char *const accepted[] = {
         "http://h", "HTTP://H:8002", "https://h:443/prefix/", "http://[::1]:8002",
         "http://user:pw@h:1", "http://h:65535/a/b", "http://10.0.0.1:8002",
     };
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
-        sbx_remote_options o;
+        remote_options o;
         sbx_error err;
         const char *kv[] = { "provisioner_url", accepted[i], NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_OK);
-        sbx_remote_options_free(&o);
+        remote_options_free(&o);
     }
 }
 
@@ -258,7 +258,7 @@ static void test_a_refused_url_never_shows_its_password(void)
         { "user:Pw9x/Qz7K@h:8002", "Pw9x/Qz7K" },
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        sbx_remote_options o;
+        remote_options o;
         sbx_error err;
         const char *kv[] = { "provisioner_url", refused[i].url, NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
@@ -267,7 +267,7 @@ static void test_a_refused_url_never_shows_its_password(void)
         CU_ASSERT(hidden);
         if (!hidden)
             fprintf(stderr, "case %zu: %s\n", i, err.message);
-        sbx_remote_options_free(&o);
+        remote_options_free(&o);
     }
 }
 
@@ -303,7 +303,7 @@ static void test_ca_file_must_be_a_non_empty_regular_file(void)
     const char *const refused[] = { dir, "/", "/dev/zero", "/dev/null", empty, fifo, link,
                                     "/nonexistent/ca.pem", "" };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        sbx_remote_options o;
+        remote_options o;
         sbx_error err;
         const char *kv[] = { "provisioner_url", "https://p", "ca_file", refused[i], NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
@@ -311,14 +311,14 @@ static void test_ca_file_must_be_a_non_empty_regular_file(void)
         snprintf(named, sizeof named, "ca_file='%s'", refused[i]);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, named));
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "regular file"));
-        sbx_remote_options_free(&o);
+        remote_options_free(&o);
     }
-    sbx_remote_options o;
+    remote_options o;
     sbx_error err;
     const char *kv[] = { "provisioner_url", "https://p", "ca_file", good, NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_OK);
     CU_ASSERT_STRING_EQUAL(o.ca_file, good);
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 
     unlink(empty);
     unlink(fifo);
@@ -329,7 +329,7 @@ static void test_ca_file_must_be_a_non_empty_regular_file(void)
 
 static void test_forward_mounts_replaces_the_default_allowlist(void)
 {
-    sbx_remote_options o;
+    remote_options o;
     sbx_error err;
     const char *kv[] = { "provisioner_url", "http://p", "forward_mounts",
                          " /mnt/skills/custom , /mnt/acp-workspace,,", NULL };
@@ -337,12 +337,12 @@ static void test_forward_mounts_replaces_the_default_allowlist(void)
     CU_ASSERT_EQUAL_FATAL(o.forward_mount_count, 2u);
     CU_ASSERT_STRING_EQUAL(o.forward_mounts[0], "/mnt/skills/custom");
     CU_ASSERT_STRING_EQUAL(o.forward_mounts[1], "/mnt/acp-workspace");
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 
     const char *none[] = { "provisioner_url", "http://p", "forward_mounts", "", NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, none), SBX_OK);
     CU_ASSERT_EQUAL(o.forward_mount_count, 0u);
-    sbx_remote_options_free(&o);
+    remote_options_free(&o);
 }
 
 void sbx_test_register(void)

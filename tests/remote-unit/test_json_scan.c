@@ -19,12 +19,12 @@
 
 /* Scans exactly `len` bytes from a heap copy of that size, so a read past
  * the end shows under the sanitizers and valgrind. */
-static int scan_bytes(const char *text, size_t len, sbx_json_scanned_member *member)
+static int scan_bytes(const char *text, size_t len, remote_json_scanned_member *member)
 {
     char *copy = malloc(len > 0 ? len : 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
     memcpy(copy, text, len);
-    int accepted = sbx_json_scan_object_member(copy, len, "status", member);
+    int accepted = remote_json_scan_object_member(copy, len, "status", member);
     /* `raw` points into the copy: keep it meaningful for the caller. */
     if (member->raw != NULL)
         member->raw = text + (member->raw - copy);
@@ -34,17 +34,17 @@ static int scan_bytes(const char *text, size_t len, sbx_json_scanned_member *mem
 
 static int accepts(const char *text)
 {
-    sbx_json_scanned_member member;
+    remote_json_scanned_member member;
     int accepted = scan_bytes(text, strlen(text), &member);
     if (!accepted)
-        CU_ASSERT_EQUAL(member.state, SBX_JSON_ABSENT);
+        CU_ASSERT_EQUAL(member.state, COMMON_JSON_ABSENT);
     return accepted;
 }
 
 /* The member "status" of an accepted text (the test fails otherwise). */
-static sbx_json_scanned_member status_of(const char *text)
+static remote_json_scanned_member status_of(const char *text)
 {
-    sbx_json_scanned_member member;
+    remote_json_scanned_member member;
     CU_ASSERT_EQUAL(scan_bytes(text, strlen(text), &member), 1);
     return member;
 }
@@ -52,15 +52,15 @@ static sbx_json_scanned_member status_of(const char *text)
 /* What is_alive concludes from a 200 answer (plugin/remote/remote_ops.c). */
 static int reads_running(const char *text)
 {
-    sbx_json_scanned_member member;
-    return scan_bytes(text, strlen(text), &member) && member.state == SBX_JSON_OK &&
-           sbx_json_scanned_string_equals(member.raw, member.raw_len, "Running");
+    remote_json_scanned_member member;
+    return scan_bytes(text, strlen(text), &member) && member.state == COMMON_JSON_OK &&
+           remote_json_scanned_string_equals(member.raw, member.raw_len, "Running");
 }
 
 /* `raw` as the scanner would give it equals `expected`. */
 static int raw_equals(const char *raw, const char *expected)
 {
-    return sbx_json_scanned_string_equals(raw, strlen(raw), expected);
+    return remote_json_scanned_string_equals(raw, strlen(raw), expected);
 }
 
 /* {"a": then containers-1 arrays around `inner`, then "status":"Running":
@@ -182,12 +182,12 @@ static void test_depth_limit_is_json_c_s(void)
 static void test_refuses_every_truncation(void)
 {
     size_t len = strlen(full_document);
-    sbx_json_scanned_member member;
+    remote_json_scanned_member member;
     CU_ASSERT_EQUAL(scan_bytes(full_document, len, &member), 1);
     for (size_t cut = 0; cut < len; cut++) {
         int accepted = scan_bytes(full_document, cut, &member);
         CU_ASSERT_EQUAL(accepted, 0);
-        CU_ASSERT_EQUAL(member.state, SBX_JSON_ABSENT);
+        CU_ASSERT_EQUAL(member.state, COMMON_JSON_ABSENT);
         if (accepted)
             fprintf(stderr, "truncation at %zu accepted\n", cut);
     }
@@ -220,7 +220,7 @@ static void test_refuses_raw_control_characters(void)
         int n = snprintf(text, sizeof text, "{\"s\":\"a%cb\"}", c == 0 ? '?' : c);
         if (c == 0)
             text[7] = '\0';
-        sbx_json_scanned_member member;
+        remote_json_scanned_member member;
         CU_ASSERT_EQUAL(scan_bytes(text, (size_t)n, &member), 0); /* in a value */
         n = snprintf(text, sizeof text, "{\"a%cb\":1}", c == 0 ? '?' : c);
         if (c == 0)
@@ -239,7 +239,7 @@ static void test_refuses_bad_escapes(void)
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         CU_ASSERT_EQUAL(accepts(texts[i]), 0);
-    sbx_json_scanned_member member;
+    remote_json_scanned_member member;
     CU_ASSERT_EQUAL(scan_bytes("{\"s\":\"\\\0\"}", 9, &member), 0); /* escaped NUL byte */
 }
 
@@ -259,11 +259,11 @@ static void test_refuses_malformed_structure(void)
         if (accepts(texts[i]))
             fprintf(stderr, "accepted: %s\n", texts[i]);
     }
-    sbx_json_scanned_member member;
+    remote_json_scanned_member member;
     CU_ASSERT_EQUAL(scan_bytes("{}\0", 3, &member), 0);
     CU_ASSERT_EQUAL(scan_bytes("\0{}", 3, &member), 0);
     CU_ASSERT_EQUAL(scan_bytes("{\"status\":\"Running\"}\0", 21, &member), 0);
-    CU_ASSERT_EQUAL(member.state, SBX_JSON_ABSENT);
+    CU_ASSERT_EQUAL(member.state, COMMON_JSON_ABSENT);
 }
 
 /* ---------------------------------------------------------------- status */
@@ -271,17 +271,17 @@ static void test_refuses_malformed_structure(void)
 static void test_status_string_points_into_the_text(void)
 {
     const char *text = "{\"id\":\"x\", \"status\" : \"Run\\u006eing\" }";
-    sbx_json_scanned_member m = status_of(text);
-    CU_ASSERT_EQUAL(m.state, SBX_JSON_OK);
+    remote_json_scanned_member m = status_of(text);
+    CU_ASSERT_EQUAL(m.state, COMMON_JSON_OK);
     CU_ASSERT_PTR_EQUAL(m.raw, strstr(text, "Run\\u"));
     CU_ASSERT_EQUAL(m.raw_len, strlen("Run\\u006eing"));
-    CU_ASSERT_EQUAL(sbx_json_scanned_string_equals(m.raw, m.raw_len, "Running"), 1);
+    CU_ASSERT_EQUAL(remote_json_scanned_string_equals(m.raw, m.raw_len, "Running"), 1);
     CU_ASSERT_EQUAL(reads_running(text), 1);
 
     m = status_of("{\"status\":\"\"}");
-    CU_ASSERT_EQUAL(m.state, SBX_JSON_OK);
+    CU_ASSERT_EQUAL(m.state, COMMON_JSON_OK);
     CU_ASSERT_EQUAL(m.raw_len, 0);
-    CU_ASSERT_EQUAL(sbx_json_scanned_string_equals(m.raw, m.raw_len, ""), 1);
+    CU_ASSERT_EQUAL(remote_json_scanned_string_equals(m.raw, m.raw_len, ""), 1);
 }
 
 static void test_status_absent_null_or_wrong_type(void)
@@ -293,10 +293,10 @@ static void test_status_absent_null_or_wrong_type(void)
         "{\"status\\u0000\":\"Running\"}", "{\"stat\\u0000us\":\"Running\"}",
     };
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
-        CU_ASSERT_EQUAL(status_of(absent[i]).state, SBX_JSON_ABSENT);
+        CU_ASSERT_EQUAL(status_of(absent[i]).state, COMMON_JSON_ABSENT);
         CU_ASSERT_EQUAL(reads_running(absent[i]), 0);
     }
-    CU_ASSERT_EQUAL(status_of("{\"status\":null}").state, SBX_JSON_NULL);
+    CU_ASSERT_EQUAL(status_of("{\"status\":null}").state, COMMON_JSON_NULL);
     CU_ASSERT_PTR_NULL(status_of("{\"status\":null}").raw);
     static const char *const wrong[] = {
         "{\"status\":1}", "{\"status\":-0.5e3}", "{\"status\":true}", "{\"status\":false}",
@@ -304,7 +304,7 @@ static void test_status_absent_null_or_wrong_type(void)
         "{\"status\":[]}",
     };
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
-        CU_ASSERT_EQUAL(status_of(wrong[i]).state, SBX_JSON_WRONG_TYPE);
+        CU_ASSERT_EQUAL(status_of(wrong[i]).state, COMMON_JSON_WRONG_TYPE);
         CU_ASSERT_EQUAL(reads_running(wrong[i]), 0);
     }
 }
@@ -314,11 +314,11 @@ static void test_duplicate_status_keeps_the_last(void)
 {
     CU_ASSERT_EQUAL(reads_running("{\"status\":\"Running\",\"status\":\"Stopped\"}"), 0);
     CU_ASSERT_EQUAL(reads_running("{\"status\":\"Stopped\",\"status\":\"Running\"}"), 1);
-    CU_ASSERT_EQUAL(status_of("{\"status\":\"Running\",\"status\":null}").state, SBX_JSON_NULL);
+    CU_ASSERT_EQUAL(status_of("{\"status\":\"Running\",\"status\":null}").state, COMMON_JSON_NULL);
     CU_ASSERT_EQUAL(status_of("{\"status\":\"Running\",\"status\":{}}").state,
-                    SBX_JSON_WRONG_TYPE);
+                    COMMON_JSON_WRONG_TYPE);
     CU_ASSERT_EQUAL(status_of("{\"status\":\"Running\",\"status\":[1]}").state,
-                    SBX_JSON_WRONG_TYPE);
+                    COMMON_JSON_WRONG_TYPE);
     CU_ASSERT_EQUAL(reads_running("{\"status\":7,\"x\":{\"status\":1},\"status\":\"Running\"}"),
                     1);
     /* The same key spelled with an escape is the same key. */
@@ -329,14 +329,14 @@ static void test_duplicate_status_keeps_the_last(void)
 /* A status the provisioner did not send in full is not "Running". */
 static void test_invalid_answer_reads_no_status(void)
 {
-    sbx_json_scanned_member member;
+    remote_json_scanned_member member;
     static const char *const texts[] = {
         "{\"status\":\"Running\",}", "{\"status\":\"Running\"", "{\"status\":\"Running\"} x",
         "{\"status\":\"Running\",\"n\":01}", "{\"status\":\"Running\" // up\n}",
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         CU_ASSERT_EQUAL(scan_bytes(texts[i], strlen(texts[i]), &member), 0);
-        CU_ASSERT_EQUAL(member.state, SBX_JSON_ABSENT);
+        CU_ASSERT_EQUAL(member.state, COMMON_JSON_ABSENT);
         CU_ASSERT_PTR_NULL(member.raw);
     }
 }
@@ -390,11 +390,11 @@ static void *scan_repeatedly(void *arg)
     (void)arg;
     long wrong = 0;
     for (int i = 0; i < SCANS_PER_THREAD; i++) {
-        sbx_json_scanned_member m;
-        int ok = sbx_json_scan_object_member(full_document, strlen(full_document), "status", &m);
-        if (!ok || m.state != SBX_JSON_OK ||
-            !sbx_json_scanned_string_equals(m.raw, m.raw_len, "Running") ||
-            sbx_json_scan_object_member("{\"status\":1,}", 13, "status", &m) != 0)
+        remote_json_scanned_member m;
+        int ok = remote_json_scan_object_member(full_document, strlen(full_document), "status", &m);
+        if (!ok || m.state != COMMON_JSON_OK ||
+            !remote_json_scanned_string_equals(m.raw, m.raw_len, "Running") ||
+            remote_json_scan_object_member("{\"status\":1,}", 13, "status", &m) != 0)
             wrong++;
     }
     return (void *)(intptr_t)wrong;
@@ -421,17 +421,17 @@ static void test_several_members_in_one_pass(void)
         "{\"status\":\"Pending\",\"x\":{\"sandbox_id\":\"inner\"},\"sandbox_id\":7,"
         "\"status\":\"Running\",\"sandbox_id\":\"abc\"}";
     static const char *const keys[] = { "status", "sandbox_id", "missing" };
-    sbx_json_scanned_member found[3];
-    CU_ASSERT_EQUAL(sbx_json_scan_object_members(text, strlen(text), keys, 3, found), 1);
-    CU_ASSERT_EQUAL(found[0].state, SBX_JSON_OK);
-    CU_ASSERT(sbx_json_scanned_string_equals(found[0].raw, found[0].raw_len, "Running"));
-    CU_ASSERT_EQUAL(found[1].state, SBX_JSON_OK);
-    CU_ASSERT(sbx_json_scanned_string_equals(found[1].raw, found[1].raw_len, "abc"));
-    CU_ASSERT_EQUAL(found[2].state, SBX_JSON_ABSENT);
-    static const char *const many[SBX_JSON_SCAN_MAX_KEYS + 1] = { "a", "b", "c", "d", "e" };
-    sbx_json_scanned_member out[SBX_JSON_SCAN_MAX_KEYS + 1];
-    CU_ASSERT_EQUAL(sbx_json_scan_object_members(text, strlen(text), many,
-                                                 SBX_JSON_SCAN_MAX_KEYS + 1, out), 0);
+    remote_json_scanned_member found[3];
+    CU_ASSERT_EQUAL(remote_json_scan_object_members(text, strlen(text), keys, 3, found), 1);
+    CU_ASSERT_EQUAL(found[0].state, COMMON_JSON_OK);
+    CU_ASSERT(remote_json_scanned_string_equals(found[0].raw, found[0].raw_len, "Running"));
+    CU_ASSERT_EQUAL(found[1].state, COMMON_JSON_OK);
+    CU_ASSERT(remote_json_scanned_string_equals(found[1].raw, found[1].raw_len, "abc"));
+    CU_ASSERT_EQUAL(found[2].state, COMMON_JSON_ABSENT);
+    static const char *const many[REMOTE_JSON_SCAN_MAX_KEYS + 1] = { "a", "b", "c", "d", "e" };
+    remote_json_scanned_member out[REMOTE_JSON_SCAN_MAX_KEYS + 1];
+    CU_ASSERT_EQUAL(remote_json_scan_object_members(text, strlen(text), many,
+                                                    REMOTE_JSON_SCAN_MAX_KEYS + 1, out), 0);
 }
 
 /* A scanned string is clean text when its escapes and raw bytes decode to
@@ -452,7 +452,7 @@ static void test_scanned_string_cleanliness(void)
         { "\xc0\xaf", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        CU_ASSERT_EQUAL(sbx_json_scanned_string_is_clean(cases[i].raw, strlen(cases[i].raw)),
+        CU_ASSERT_EQUAL(remote_json_scanned_string_is_clean(cases[i].raw, strlen(cases[i].raw)),
                         cases[i].clean);
 }
 

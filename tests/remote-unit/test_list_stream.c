@@ -55,7 +55,7 @@ typedef struct outcome {
 
 static void release(outcome *o)
 {
-    sbx_sandbox_records_free(o->list, o->count);
+    common_sandbox_records_free(o->list, o->count);
     o->list = NULL;
     o->count = 0;
 }
@@ -63,7 +63,7 @@ static void release(outcome *o)
 static void reference(const char *body, size_t len, outcome *o)
 {
     memset(o, 0, sizeof *o);
-    o->st = sbx_remote_decode_list(body, len, collect, &o->warned, &o->list, &o->count, &o->err);
+    o->st = remote_decode_list(body, len, collect, &o->warned, &o->list, &o->count, &o->err);
 }
 
 /* The streaming decoder fed body[0..len) in the chunks that `cuts` (sorted,
@@ -71,16 +71,16 @@ static void reference(const char *body, size_t len, outcome *o)
 static void streamed(const char *body, size_t len, const size_t *cuts, size_t ncuts, outcome *o)
 {
     memset(o, 0, sizeof *o);
-    sbx_list_stream *s = sbx_list_stream_new();
+    remote_list_stream *s = remote_list_stream_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     size_t at = 0;
     for (size_t i = 0; i <= ncuts; i++) {
         size_t to = i < ncuts ? cuts[i] : len;
-        CU_ASSERT_EQUAL(sbx_list_stream_feed(s, body + at, to - at), 0);
+        CU_ASSERT_EQUAL(remote_list_stream_feed(s, body + at, to - at), 0);
         at = to;
     }
-    o->st = sbx_list_stream_finish(s, collect, &o->warned, &o->list, &o->count, &o->err);
-    sbx_list_stream_free(s);
+    o->st = remote_list_stream_finish(s, collect, &o->warned, &o->list, &o->count, &o->err);
+    remote_list_stream_free(s);
 }
 
 static int same_text(const char *a, const char *b)
@@ -256,7 +256,7 @@ static void test_json_c_extensions_and_limits(void)
     CU_ASSERT_EQUAL(o.list[0].mount_contract_version, 0);
     release(&o);
     o = check_every_split(answers[sizeof answers / sizeof answers[0] - 2]);
-    CU_ASSERT_STRING_EQUAL(o.err.message, "list answer is " SBX_JSON_TOO_DEEP);
+    CU_ASSERT_STRING_EQUAL(o.err.message, "list answer is " COMMON_JSON_TOO_DEEP);
     release(&o);
 }
 
@@ -300,7 +300,7 @@ static void test_decoding_memory_is_bounded_by_the_answer(void)
     if (pid == 0) {
         struct rusage before, after;
         getrusage(RUSAGE_SELF, &before);
-        sbx_list_stream *s = sbx_list_stream_new();
+        remote_list_stream *s = remote_list_stream_new();
         char chunk[16384 + 512];
         size_t used = 0, answer = 0;
         const size_t entries = 150000;
@@ -316,7 +316,7 @@ static void test_decoding_memory_is_bounded_by_the_answer(void)
                 if (i + 1 == entries)
                     used += (size_t)snprintf(chunk + used, sizeof chunk - used,
                                              "], \"count\": %zu}", entries);
-                if (sbx_list_stream_feed(s, chunk, used) != 0)
+                if (remote_list_stream_feed(s, chunk, used) != 0)
                     _exit(3);
                 answer += used;
                 used = 0;
@@ -325,10 +325,10 @@ static void test_decoding_memory_is_bounded_by_the_answer(void)
         sbx_sandbox *list = NULL;
         size_t count = 0;
         sbx_error err;
-        if (sbx_list_stream_finish(s, NULL, NULL, &list, &count, &err) != SBX_OK ||
+        if (remote_list_stream_finish(s, NULL, NULL, &list, &count, &err) != SBX_OK ||
             count != entries)
             _exit(4);
-        sbx_list_stream_free(s);
+        remote_list_stream_free(s);
         getrusage(RUSAGE_SELF, &after);
         double growth = (double)(after.ru_maxrss - before.ru_maxrss) * 1024.0;
         double bound = 1.5 * (double)answer + (double)records_bytes(list, count);
@@ -374,7 +374,7 @@ static void queue_list_answer(int status, const char *body)
 
 /* A sink that feeds a decoder and counts what it was given. */
 typedef struct counting_sink {
-    sbx_list_stream *decoder;
+    remote_list_stream *decoder;
     size_t bytes, calls;
 } counting_sink;
 
@@ -383,22 +383,22 @@ static int count_and_feed(void *ctx, const char *data, size_t len)
     counting_sink *c = ctx;
     c->bytes += len;
     c->calls++;
-    return sbx_list_stream_feed(c->decoder, data, len);
+    return remote_list_stream_feed(c->decoder, data, len);
 }
 
 static sbx_status list_through(size_t max_response_bytes, counting_sink *c,
-                               sbx_http_response *resp, sbx_error *err)
+                               common_http_response *resp, sbx_error *err)
 {
-    sbx_http_client_options o = { .base_url = sbx_test_emu_url(emu),
+    common_http_client_options o = { .base_url = sbx_test_emu_url(emu),
                                   .max_response_bytes = max_response_bytes };
-    sbx_http_client *client = NULL;
-    CU_ASSERT_EQUAL_FATAL(sbx_http_client_new(&o, &client, err), SBX_OK);
+    common_http_client *client = NULL;
+    CU_ASSERT_EQUAL_FATAL(common_http_client_new(&o, &client, err), SBX_OK);
     memset(c, 0, sizeof *c);
-    c->decoder = sbx_list_stream_new();
-    sbx_http_body_sink sink = { .status = 200, .write = count_and_feed, .ctx = c };
-    sbx_status st = sbx_http_request_streamed(client, "GET", "/api/sandboxes", NULL, 5000,
-                                              &sink, resp, err);
-    sbx_http_client_free(client);
+    c->decoder = remote_list_stream_new();
+    common_http_body_sink sink = { .status = 200, .write = count_and_feed, .ctx = c };
+    sbx_status st = common_http_request_streamed(client, "GET", "/api/sandboxes", NULL, 5000,
+                                                 &sink, resp, err);
+    common_http_client_free(client);
     return st;
 }
 
@@ -406,7 +406,7 @@ static void test_a_200_answer_streams_into_the_decoder(void)
 {
     queue_list_answer(200, provisioner_answer);
     counting_sink c;
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(list_through(0, &c, &resp, &err), SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
@@ -415,14 +415,14 @@ static void test_a_200_answer_streams_into_the_decoder(void)
     outcome want, got;
     reference(provisioner_answer, strlen(provisioner_answer), &want);
     memset(&got, 0, sizeof got);
-    got.st = sbx_list_stream_finish(c.decoder, collect, &got.warned, &got.list, &got.count,
-                                    &got.err);
+    got.st = remote_list_stream_finish(c.decoder, collect, &got.warned, &got.list, &got.count,
+                                       &got.err);
     CU_ASSERT(same_outcome(&want, &got));
     CU_ASSERT_EQUAL(got.count, 2);
     release(&want);
     release(&got);
-    sbx_list_stream_free(c.decoder);
-    sbx_http_response_clear(&resp);
+    remote_list_stream_free(c.decoder);
+    common_http_response_clear(&resp);
 }
 
 /* An error answer is buffered for its detail text, never streamed. */
@@ -430,15 +430,15 @@ static void test_an_error_answer_is_buffered(void)
 {
     queue_list_answer(500, "{\"detail\":\"kubernetes is down\"}");
     counting_sink c;
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(list_through(0, &c, &resp, &err), SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 500);
     CU_ASSERT_EQUAL(c.calls, 0);
     CU_ASSERT_PTR_NOT_NULL(resp.body);
     CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "kubernetes is down"));
-    sbx_list_stream_free(c.decoder);
-    sbx_http_response_clear(&resp);
+    remote_list_stream_free(c.decoder);
+    common_http_response_clear(&resp);
 }
 
 /* max_response_bytes still bounds a streamed answer: the transfer stops and
@@ -454,12 +454,12 @@ static void test_the_bound_holds_while_streaming(void)
     snprintf(body + used, sizeof body - used, "]}");
     queue_list_answer(200, body);
     counting_sink c;
-    sbx_http_response resp;
+    common_http_response resp;
     sbx_error err;
     CU_ASSERT_EQUAL(list_through(1000, &c, &resp, &err), SBX_ERR_PROTOCOL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "max_response_bytes (1000 bytes)"));
     CU_ASSERT(c.bytes <= 1000);
-    sbx_list_stream_free(c.decoder);
+    remote_list_stream_free(c.decoder);
 }
 
 void sbx_test_register(void)

@@ -107,12 +107,12 @@ static const char *string_member(json_object *obj, const char *key)
 static const char *load_file(provd_owners *owners, const char *name)
 {
     size_t len = strlen(name), suffix = strlen(SUFFIX);
-    char id[SBX_SANDBOX_ID_MAX + 1];
-    if (len <= suffix || len - suffix > SBX_SANDBOX_ID_MAX)
+    char id[COMMON_SANDBOX_ID_MAX + 1];
+    if (len <= suffix || len - suffix > COMMON_SANDBOX_ID_MAX)
         return "not a sandbox id";
     memcpy(id, name, len - suffix);
     id[len - suffix] = '\0';
-    if (!sbx_sandbox_id_is_valid(id))
+    if (!common_sandbox_id_is_valid(id))
         return "not a sandbox id";
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", owners->dir, name);

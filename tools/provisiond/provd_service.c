@@ -44,7 +44,7 @@ int provd_service_contract(sbx_backend *backend)
 static void clean_message(const char *message, char *out, size_t size)
 {
     snprintf(out, size, "%s", message);
-    if (sbx_text_is_clean(out, strlen(out)))
+    if (common_text_is_clean(out, strlen(out)))
         return;
     for (char *p = out; *p != '\0'; p++) {
         if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)

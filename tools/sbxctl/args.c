@@ -122,7 +122,7 @@ typedef enum text_kind { TEXT_NAME, TEXT_ANY } text_kind;
 static sbx_status check_text(const char *value, size_t len, text_kind kind, const char *what,
                              sbx_error *err)
 {
-    if (!sbx_text_is_clean(value, len))
+    if (!common_text_is_clean(value, len))
         return sbx_error_set(err, SBX_ERR_USAGE, "%s is not valid UTF-8", what);
     for (size_t i = 0; kind == TEXT_NAME && i < len; i++) {
         unsigned char c = (unsigned char)value[i];

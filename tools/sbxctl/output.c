@@ -115,7 +115,7 @@ static char *valid_utf8_copy(const char *text, size_t len)
     size_t used = 0;
     for (size_t i = 0; i < len;) {
         size_t n = 1;
-        while (n <= 4 && (n > len - i || !sbx_text_is_clean(text + i, n)))
+        while (n <= 4 && (n > len - i || !common_text_is_clean(text + i, n)))
             n++;
         if (n <= 4) {
             memcpy(copy + used, text + i, n);
@@ -144,7 +144,7 @@ static json_object *json_text(const sbx_ctl_output *out, const char *value)
         return NULL;
     size_t len = strlen(redacted);
     json_object *string = NULL;
-    if (sbx_text_is_clean(redacted, len)) {
+    if (common_text_is_clean(redacted, len)) {
         string = json_object_new_string(redacted);
     } else {
         char *valid = valid_utf8_copy(redacted, len);

@@ -64,7 +64,7 @@ int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
         const char *current = text;
         for (size_t i = 0; i < redactor->count; i++) {
             char *next = buf[i % 2];
-            sbx_redact_secret(current, redactor->secrets[i], next, cap);
+            common_redact_secret(current, redactor->secrets[i], next, cap);
             current = next;
         }
         status = fputs(current, stream) == EOF ? EOF : 0;

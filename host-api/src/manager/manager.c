@@ -34,7 +34,7 @@ void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    sbx_backend_vlogf(&m->log_services, level, "manager", fmt, ap);
+    common_backend_vlogf(&m->log_services, level, "manager", fmt, ap);
     va_end(ap);
 }
 

@@ -326,8 +326,8 @@ sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: acquire derives the sandbox id; "
                              "leave request->sandbox_id NULL");
     sbx_status st;
-    if ((st = sbx_check_principal_id("thread_id", request->thread_id, err)) != SBX_OK ||
-        (st = sbx_check_principal_id("user_id", request->user_id, err)) != SBX_OK)
+    if ((st = common_check_principal_id("thread_id", request->thread_id, err)) != SBX_OK ||
+        (st = common_check_principal_id("user_id", request->user_id, err)) != SBX_OK)
         return st;
     char id[SBX_DERIVED_ID_SIZE];
     st = request->thread_id != NULL
@@ -344,7 +344,7 @@ sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request
     }
     acquire_ctx a = {
         .m = m, .e = e, .request = request,
-        .user = request->user_id != NULL ? request->user_id : SBX_DEFAULT_USER_ID,
+        .user = request->user_id != NULL ? request->user_id : COMMON_DEFAULT_USER_ID,
         .thread = request->thread_id, .out = out, .err = err,
     };
     pthread_mutex_lock(&e->acquire_lock);

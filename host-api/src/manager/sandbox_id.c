@@ -27,7 +27,7 @@ sbx_status sbx_sandbox_id_derive(const char *user_id, const char *thread_id,
 {
     if (thread_id == NULL || out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "a derived sandbox id needs a thread id");
-    const char *user = user_id != NULL ? user_id : SBX_DEFAULT_USER_ID;
+    const char *user = user_id != NULL ? user_id : COMMON_DEFAULT_USER_ID;
     size_t n = strlen(user) + strlen(thread_id) + 2;
     char *text = malloc(n);
     if (text == NULL)
