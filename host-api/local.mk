@@ -24,7 +24,9 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/backend_call.c \
 	host-api/src/env_expand.h \
 	host-api/src/env_expand.c \
-	host-api/src/config.c
+	host-api/src/config.c \
+	host-api/src/config_internal.h \
+	host-api/src/config_manager.c
 
 include $(srcdir)/plugin/local/local.mk
 include $(srcdir)/host-api/src/manager/local.mk

@@ -1,6 +1,7 @@
 /* The JSON configuration file: parsing, validation, expansion, overrides. */
 #include <config.h>
 
+#include "host-api/src/config_internal.h"
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 
@@ -29,6 +30,7 @@ struct sbx_config {
     size_t module_path_count;
     backend_options *backends;
     size_t backend_count, backend_cap;
+    sbx_config_manager_section *manager;   /* NULL: no `manager` section */
 };
 
 /* Largest configuration file accepted: configs are small; this bounds reads. */
@@ -58,7 +60,13 @@ void sbx_config_free(sbx_config *c)
         free(c->backends[i].name);
     }
     free(c->backends);
+    sbx_config_manager_section_free(c->manager);
     free(c);
+}
+
+void sbx_config_manager(const sbx_config *c, sbx_manager_config *out)
+{
+    sbx_config_manager_section_get(c != NULL ? c->manager : NULL, out);
 }
 
 const char *sbx_config_backend(const sbx_config *c)
@@ -184,7 +192,8 @@ sbx_status sbx_config_set_backend(sbx_config *c, const char *name, sbx_error *er
 
 /* Expand a JSON string value found at `where`; the value read from the
  * environment must be clean text too. */
-static sbx_status expand_string(json_object *v, const char *where, char **out, sbx_error *err)
+sbx_status sbx_config_expand_string(json_object *v, const char *where, char **out,
+                                    sbx_error *err)
 {
     const char *text = json_object_get_string(v);
     sbx_status st = check_text(text, (size_t)json_object_get_string_len(v), where, err);
@@ -213,7 +222,7 @@ static sbx_status parse_module_path(sbx_config *c, json_object *v, const char *o
         snprintf(where, sizeof where, "%s: module_path[%zu]", origin, i);
         if (!json_object_is_type(item, json_type_string))
             return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
-        sbx_status st = expand_string(item, where, &c->module_path[i], err);
+        sbx_status st = sbx_config_expand_string(item, where, &c->module_path[i], err);
         if (st != SBX_OK)
             return st;
         c->module_path_count++;
@@ -237,7 +246,7 @@ static sbx_status parse_backend_options(sbx_config *c, const char *name, json_ob
         sbx_status st;
         switch (json_object_get_type(value)) {
         case json_type_string:
-            st = expand_string(value, where, &text, err);
+            st = sbx_config_expand_string(value, where, &text, err);
             if (st != SBX_OK)
                 return st;
             break;
@@ -275,7 +284,7 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
                 return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
             free(c->backend);
             c->backend = NULL;
-            st = expand_string(value, where, &c->backend, err);
+            st = sbx_config_expand_string(value, where, &c->backend, err);
         } else if (strcmp(key, "module_path") == 0) {
             st = parse_module_path(c, value, origin, err);
         } else if (strcmp(key, "backends") == 0) {
@@ -288,10 +297,12 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
                 if (st != SBX_OK)
                     break;
             }
+        } else if (strcmp(key, "manager") == 0) {
+            st = sbx_config_manager_section_parse(&c->manager, value, origin, err);
         } else {
             return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "%s: unknown key '%s' (expected backend, module_path, backends)",
-                                 origin, key);
+                                 "%s: unknown key '%s' (expected backend, module_path, backends, "
+                                 "manager)", origin, key);
         }
         if (st != SBX_OK)
             return st;

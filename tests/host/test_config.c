@@ -4,6 +4,7 @@
 #include "tests/support/cunit_main.h"
 
 #include <sbx/host.h>
+#include <sbx/manager.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +113,8 @@ static void test_unknown_keys_and_bad_types_are_named(void)
     sbx_error err;
     parse("{\"backend\":\"remote\",\"modul_path\":[]}", SBX_ERR_CONFIG, &err);
     CU_ASSERT_STRING_EQUAL(err.message,
-                           "test.json: unknown key 'modul_path' (expected backend, module_path, backends)");
+                           "test.json: unknown key 'modul_path' (expected backend, module_path, "
+                           "backends, manager)");
     parse("{\"backend\":3}", SBX_ERR_CONFIG, &err);
     CU_ASSERT_STRING_EQUAL(err.message, "test.json: backend must be a string");
     parse("{\"module_path\":\"/opt\"}", SBX_ERR_CONFIG, &err);
@@ -177,7 +179,7 @@ static void test_files(void)
     CU_ASSERT_EQUAL(sbx_config_load_file(path, &c, &err), SBX_ERR_CONFIG);
     char expected[256];
     snprintf(expected, sizeof expected,
-             "%s: unknown key 'bogus' (expected backend, module_path, backends)", path);
+             "%s: unknown key 'bogus' (expected backend, module_path, backends, manager)", path);
     CU_ASSERT_STRING_EQUAL(err.message, expected);
     unlink(path);
 }
@@ -330,6 +332,93 @@ static void test_invalid_utf8_is_named(void)
     sbx_config_free(c);
 }
 
+/* The `manager` section: every documented key, seconds as fractions,
+ * ${VAR} expansion, defaults for what is missing. */
+static void test_manager_section(void)
+{
+    sbx_error err;
+    sbx_manager_config m;
+    sbx_config *c = parse("{\"backend\":\"local\"}", SBX_OK, &err);
+    sbx_config_manager(c, &m);
+    CU_ASSERT_EQUAL(m.idle_timeout_ms, 600000);
+    CU_ASSERT_EQUAL(m.replicas, 3);
+    CU_ASSERT_EQUAL(m.store, SBX_MANAGER_STORE_MEMORY);
+    CU_ASSERT_PTR_NULL(m.redis_url);
+    sbx_config_free(c);
+
+    setenv("SBX_T_REDIS", "redis://127.0.0.1:6390/2", 1);
+    setenv("SBX_T_IDLE", "0.25", 1);
+    c = parse("{\"manager\":{\"idle_timeout_s\":\"${SBX_T_IDLE}\",\"replicas\":5,"
+              "\"check_interval_s\":0.05,\"ready_path\":\"/healthz\",\"ready_timeout_s\":0,"
+              "\"ready_interval_s\":0.01,\"shutdown\":\"keep\",\"lock_dir\":\"/tmp/l\","
+              "\"ownership\":{\"store\":\"redis\",\"path\":\"/tmp/x.db\","
+              "\"redis_url\":\"${SBX_T_REDIS}\",\"key_prefix\":\"deerflow:sandbox:owner\","
+              "\"renewal_interval_s\":2,\"ttl_multiplier\":3}}}", SBX_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    sbx_config_manager(c, &m);
+    CU_ASSERT_EQUAL(m.struct_size, sizeof m);
+    CU_ASSERT_EQUAL(m.idle_timeout_ms, 250);
+    CU_ASSERT_EQUAL(m.replicas, 5);
+    CU_ASSERT_EQUAL(m.check_interval_ms, 50);
+    CU_ASSERT_STRING_EQUAL(m.ready_path, "/healthz");
+    CU_ASSERT_EQUAL(m.ready_timeout_ms, 0);
+    CU_ASSERT_EQUAL(m.ready_interval_ms, 10);
+    CU_ASSERT_EQUAL(m.shutdown, SBX_MANAGER_SHUTDOWN_KEEP);
+    CU_ASSERT_STRING_EQUAL(m.lock_dir, "/tmp/l");
+    CU_ASSERT_EQUAL(m.store, SBX_MANAGER_STORE_REDIS);
+    CU_ASSERT_STRING_EQUAL(m.store_path, "/tmp/x.db");
+    CU_ASSERT_STRING_EQUAL(m.redis_url, "redis://127.0.0.1:6390/2");
+    CU_ASSERT_STRING_EQUAL(m.key_prefix, "deerflow:sandbox:owner");
+    CU_ASSERT_EQUAL(m.renewal_interval_ms, 2000);
+    CU_ASSERT_EQUAL(m.ttl_multiplier, 3);
+    sbx_config_free(c);
+    unsetenv("SBX_T_REDIS");
+    unsetenv("SBX_T_IDLE");
+}
+
+static void test_manager_section_errors_are_named(void)
+{
+    static const struct { const char *text, *message; } cases[] = {
+        {"{\"manager\":{\"idle_timeout\":1}}",
+         "test.json: unknown key 'manager.idle_timeout' (expected idle_timeout_s, replicas, "
+         "check_interval_s, ready_path, ready_timeout_s, ready_interval_s, shutdown, lock_dir, "
+         "ownership)"},
+        {"{\"manager\":{\"ownership\":{\"stor\":\"sqlite\"}}}",
+         "test.json: unknown key 'manager.ownership.stor' (expected store, path, redis_url, "
+         "key_prefix, renewal_interval_s, ttl_multiplier)"},
+        {"{\"manager\":{\"ownership\":{\"store\":\"etcd\"}}}",
+         "test.json: manager.ownership.store must be memory or sqlite or redis"},
+        {"{\"manager\":{\"shutdown\":\"drain\"}}",
+         "test.json: manager.shutdown must be destroy or keep"},
+        {"{\"manager\":{\"replicas\":0}}", "test.json: manager: replicas must be >= 1"},
+        {"{\"manager\":{\"replicas\":1.5}}",
+         "test.json: manager.replicas must be a whole number up to 1000000"},
+        {"{\"manager\":{\"idle_timeout_s\":-1}}",
+         "test.json: manager.idle_timeout_s must be a number >= 0"},
+        {"{\"manager\":{\"check_interval_s\":\"soon\"}}",
+         "test.json: manager.check_interval_s must be a number"},
+        {"{\"manager\":{\"check_interval_s\":0}}",
+         "test.json: manager: check_interval must be > 0"},
+        {"{\"manager\":{\"ownership\":{\"ttl_multiplier\":1}}}",
+         "test.json: manager: ownership.ttl_multiplier must be >= 2"},
+        {"{\"manager\":{\"ready_path\":\"v1\"}}",
+         "test.json: manager: ready_path must start with '/'"},
+        {"{\"manager\":{\"ready_path\":7}}", "test.json: manager.ready_path must be a string"},
+        {"{\"manager\":[]}", "test.json: manager must be an object"},
+        {"{\"manager\":{\"ownership\":{\"redis_url\":\"${SBX_T_UNSET_VAR}\"}}}",
+         "test.json: manager.ownership.redis_url: environment variable 'SBX_T_UNSET_VAR' is not set"},
+    };
+    unsetenv("SBX_T_UNSET_VAR");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sbx_error err;
+        parse(cases[i].text, SBX_ERR_CONFIG, &err);
+        if (strcmp(err.message, cases[i].message) != 0)
+            fprintf(stderr, "\n%s\n  gave: %s\n  want: %s\n", cases[i].text, err.message,
+                    cases[i].message);
+        CU_ASSERT_STRING_EQUAL(err.message, cases[i].message);
+    }
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -344,6 +433,8 @@ void sbx_test_register(void)
         {"a NUL in a string is named", test_nul_in_strings_is_named},
         {"text that is not UTF-8 is named", test_invalid_utf8_is_named},
         {"a whole value $NAME expands", test_bare_dollar_name},
+        {"the manager section", test_manager_section},
+        {"manager section errors are named", test_manager_section_errors_are_named},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("config", NULL, NULL, tests);

@@ -130,6 +130,15 @@ typedef struct sbx_manager_counters {
 sbx_status sbx_sandbox_id_derive(const char *user_id, const char *thread_id,
                                  char out[SBX_DERIVED_ID_SIZE], sbx_error *err);
 
+/* The `manager` section of a configuration file read with
+ * sbx_config_load_file (docs/configuration.md), as a configuration for
+ * sbx_manager_open: SBX_MANAGER_CONFIG_INIT's defaults where the file says
+ * nothing (or has no such section).  The section was checked when the
+ * file was read.  Strings are borrowed from `config` (keep it until
+ * sbx_manager_open returns); log, clock and owner_id are left to the
+ * caller.  No I/O. */
+void sbx_config_manager(const sbx_config *config, sbx_manager_config *out);
+
 /* Open a manager on `backend` (borrowed: it must stay open until
  * sbx_manager_free returns).  Checks the configuration (SBX_ERR_CONFIG
  * naming the member at fault), opens the ownership store, reconciles once

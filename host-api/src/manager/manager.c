@@ -217,7 +217,7 @@ static sbx_status read_config(const sbx_manager_config *in, sbx_manager_config *
     return SBX_OK;
 }
 
-static sbx_status check_config(const sbx_manager_config *c, sbx_error *err)
+sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
 {
     const char *bad = NULL;
     if (c->idle_timeout_ms < 0)
@@ -328,7 +328,7 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: a backend and an output are needed");
     sbx_manager_config c;
     sbx_status st = read_config(config, &c, err);
-    if (st != SBX_OK || (st = check_config(&c, err)) != SBX_OK)
+    if (st != SBX_OK || (st = mgr_check_config(&c, err)) != SBX_OK)
         return st;
     sbx_manager *m = calloc(1, sizeof *m);
     if (m == NULL)

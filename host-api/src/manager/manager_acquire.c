@@ -64,9 +64,13 @@ sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err)
         e->epoch = ++m->epoch_counter;
     e->inflight--;
     pthread_rwlock_unlock(&m->lock);
-    if (st != SBX_OK)
+    if (st != SBX_OK) {
+        /* sbx_error_set clears the record before it formats: copy the cause. */
+        char cause[sizeof err->message];
+        memcpy(cause, err->message, sizeof cause);
         return sbx_error_set(err, st, "sandbox %s not handed out: its lease cannot be published "
-                             "(%s store: %s)", e->id, m->store->kind, err->message);
+                             "(%s store: %s)", e->id, m->store->kind, cause);
+    }
     if (!taken)
         return sbx_error_set(err, SBX_ERR_REFUSED, "sandbox %s is being destroyed by another "
                              "instance", e->id);

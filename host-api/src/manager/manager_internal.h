@@ -92,6 +92,11 @@ struct sbx_manager {
 
 /* ---- manager.c ---- */
 
+/* The bounds of docs/manager.md's configuration table: SBX_ERR_CONFIG
+ * "manager: <member> must be ..." for the first value out of bounds.  Also
+ * used by the configuration file's `manager` section. */
+sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err);
+
 /* The manager's clock (configured, else CLOCK_MONOTONIC), in ms. */
 int64_t mgr_now(const sbx_manager *m);
 

@@ -53,9 +53,12 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
     };
     sbx_http_client *client = NULL;
     sbx_status st = sbx_http_client_new(&o, &client, err);
-    if (st != SBX_OK)
-        return sbx_error_set(err, st, "sandbox %s: cannot probe %s%s: %s", sandbox->sandbox_id,
-                             sandbox->sandbox_url, m->ready_path, err->message);
+    if (st != SBX_OK) {
+        char cause[sizeof err->message];   /* sbx_error_set clears the record first */
+        memcpy(cause, err->message, sizeof cause);
+        return sbx_error_set(err, st, "sandbox %s: cannot probe its URL: %s",
+                             sandbox->sandbox_id, cause);
+    }
     int64_t deadline = monotonic_ms() + timeout;
     char last[256] = "no answer yet";
     int ready = 0;

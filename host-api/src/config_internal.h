@@ -1,0 +1,34 @@
+/* What the configuration file's parser shares with the parser of its
+ * `manager` section (config_manager.c). */
+#ifndef SBX_CONFIG_INTERNAL_H
+#define SBX_CONFIG_INTERNAL_H
+
+#include <json-c/json.h>
+#include <sbx/manager.h>
+
+/* The `manager` section as read: a manager configuration with the
+ * defaults of SBX_MANAGER_CONFIG_INIT where the file says nothing.  Its
+ * strings are owned. */
+typedef struct sbx_config_manager_section sbx_config_manager_section;
+
+/* Expand and check the JSON string `v` found at `where` (text rules and
+ * ${VAR} expansion of docs/configuration.md); *out is malloc'ed. */
+sbx_status sbx_config_expand_string(json_object *v, const char *where, char **out,
+                                    sbx_error *err);
+
+/* Parse the `manager` object `v` of the file `origin` into *section (made
+ * on first use; freed with sbx_config_manager_section_free even when this
+ * fails).  SBX_ERR_CONFIG names the key at fault with its path. */
+sbx_status sbx_config_manager_section_parse(sbx_config_manager_section **section,
+                                            json_object *v, const char *origin,
+                                            sbx_error *err);
+
+/* Free a section (NULL accepted). */
+void sbx_config_manager_section_free(sbx_config_manager_section *section);
+
+/* The manager configuration of a section (NULL: the defaults); strings
+ * borrowed from the section. */
+void sbx_config_manager_section_get(const sbx_config_manager_section *section,
+                                    sbx_manager_config *out);
+
+#endif
