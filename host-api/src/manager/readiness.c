@@ -46,13 +46,13 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
     int64_t timeout = m->config.ready_timeout_ms;
     if (timeout == 0 || !is_http_url(sandbox->sandbox_url))
         return SBX_OK;
-    sbx_http_client_options o = {
+    common_http_client_options o = {
         .base_url = sandbox->sandbox_url,
         .max_response_bytes = READY_MAX_BODY,
         .log = m->config.log, .log_ctx = m->config.log_ctx, .log_name = "manager",
     };
-    sbx_http_client *client = NULL;
-    sbx_status st = sbx_http_client_new(&o, &client, err);
+    common_http_client *client = NULL;
+    sbx_status st = common_http_client_new(&o, &client, err);
     if (st != SBX_OK) {
         char cause[sizeof err->message];   /* sbx_error_set clears the record first */
         memcpy(cause, err->message, sizeof cause);
@@ -67,14 +67,14 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
         int64_t left = deadline - started;
         if (left <= 0)
             break;
-        sbx_http_response resp = { 0, NULL, 0 };
+        common_http_response resp = { 0, NULL, 0 };
         sbx_error try_err;
         long bound = left < READY_TRY_MAX_MS ? (long)left : READY_TRY_MAX_MS;
-        if (sbx_http_request(client, "GET", m->ready_path, NULL, bound, &resp, &try_err) ==
+        if (common_http_request(client, "GET", m->ready_path, NULL, bound, &resp, &try_err) ==
             SBX_OK) {
             ready = resp.status == 200;
             snprintf(last, sizeof last, "HTTP %ld", resp.status);
-            sbx_http_response_clear(&resp);
+            common_http_response_clear(&resp);
         } else {
             snprintf(last, sizeof last, "%.200s", try_err.message);
         }
@@ -88,7 +88,7 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
         if (next > now)
             pause_ms(next - now);
     }
-    const char *shown = sbx_http_client_shown_url(client);
+    const char *shown = common_http_client_shown_url(client);
     if (!ready)
         st = sbx_error_set(err, SBX_ERR_TRANSPORT,
                            "sandbox %s did not become ready: GET %s%s gave no 200 within %lld ms "
@@ -97,6 +97,6 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
     else
         mgr_log(m, SBX_LOG_DEBUG, "sandbox %s is ready (GET %s%s)", sandbox->sandbox_id, shown,
                 m->ready_path);
-    sbx_http_client_free(client);
+    common_http_client_free(client);
     return st;
 }
