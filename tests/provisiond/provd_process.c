@@ -196,18 +196,20 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return 0;
 }
 
-static int start_on(provd_local *d, int with_state_dir, const char *const *extra)
+/* Start the daemon on d's directories with `backend_args` (NULL-terminated)
+ * naming its backend and that backend's options. */
+static int start_with(provd_local *d, const char *const *backend_args, int with_state_dir,
+                      const char *const *extra)
 {
-    char local_setting[320];
-    snprintf(local_setting, sizeof local_setting, "state_dir=%s", d->local_dir);
-    const char *args[32] = {"--listen", "127.0.0.1:0", "--backend", "local", "--set",
-                            local_setting};
-    size_t n = 6;
-    if (with_state_dir) {
+    const char *args[40] = {"--listen", "127.0.0.1:0"};
+    size_t n = 2;
+    for (size_t i = 0; backend_args[i] != NULL && n + 1 < 40; i++)
+        args[n++] = backend_args[i];
+    if (with_state_dir && n + 2 < 40) {
         args[n++] = "--state-dir";
         args[n++] = d->owners_dir;
     }
-    for (size_t i = 0; extra != NULL && extra[i] != NULL && n + 1 < 32; i++)
+    for (size_t i = 0; extra != NULL && extra[i] != NULL && n + 1 < 40; i++)
         args[n++] = extra[i];
     args[n] = NULL;
     d->proc = provd_start(args, d->stderr_path);
@@ -215,7 +217,16 @@ static int start_on(provd_local *d, int with_state_dir, const char *const *extra
     return d->proc != NULL;
 }
 
-int provd_local_start(provd_local *d, int with_state_dir, const char *const *extra)
+static int start_on(provd_local *d, int with_state_dir, const char *const *extra)
+{
+    char local_setting[320];
+    snprintf(local_setting, sizeof local_setting, "state_dir=%s", d->local_dir);
+    const char *const backend_args[] = {"--backend", "local", "--set", local_setting, NULL};
+    return start_with(d, backend_args, with_state_dir, extra);
+}
+
+/* Make d's fresh private directory.  Returns 1, or 0 after a CUnit failure. */
+static int make_dir(provd_local *d)
 {
     memset(d, 0, sizeof *d);
     const char *tmp = getenv("TMPDIR");
@@ -228,7 +239,33 @@ int provd_local_start(provd_local *d, int with_state_dir, const char *const *ext
     snprintf(d->local_dir, sizeof d->local_dir, "%s/local", d->dir);
     snprintf(d->owners_dir, sizeof d->owners_dir, "%s/owners", d->dir);
     snprintf(d->stderr_path, sizeof d->stderr_path, "%s/stderr", d->dir);
+    return 1;
+}
+
+int provd_local_start(provd_local *d, int with_state_dir, const char *const *extra)
+{
+    if (!make_dir(d))
+        return 0;
     if (!start_on(d, with_state_dir, extra)) {
+        provd_local_stop(d, 0);
+        return 0;
+    }
+    return 1;
+}
+
+int provd_docker_start(provd_local *d, const char *socket, const char *image,
+                       const char *const *extra)
+{
+    if (!make_dir(d))
+        return 0;
+    char socket_setting[1100], image_setting[300];
+    snprintf(socket_setting, sizeof socket_setting, "socket=%s", socket);
+    snprintf(image_setting, sizeof image_setting, "image=%s", image);
+    const char *const backend_args[] = {
+        "--backend", "docker", "--set", socket_setting, "--set", image_setting, "--set",
+        "command=mkdir -p /www && echo sandbox > /www/index.html && exec httpd -f -p 8080 -h /www",
+        NULL};
+    if (!start_with(d, backend_args, 1, extra)) {
         provd_local_stop(d, 0);
         return 0;
     }
@@ -264,17 +301,28 @@ static int compare_ids(const void *a, const void *b)
     return strcmp(((const sbx_sandbox *)a)->sandbox_id, ((const sbx_sandbox *)b)->sandbox_id);
 }
 
+/* The local backend on d->local_dir, opened through the host library
+ * without the daemon.  Returns 1 with *host and *backend set (close the
+ * backend, then free the host, also on failure). */
+static int open_local(const provd_local *d, sbx_host **host, sbx_backend **backend,
+                      sbx_error *err)
+{
+    const sbx_option options[] = {{"state_dir", d->local_dir}};
+    *host = NULL;
+    *backend = NULL;
+    return sbx_host_new(NULL, host, err) == SBX_OK &&
+           sbx_backend_open(*host, "local", options, 1, backend, err) == SBX_OK;
+}
+
 char *provd_local_ids(const provd_local *d)
 {
     sbx_host *host = NULL;
     sbx_backend *backend = NULL;
     sbx_error err;
-    const sbx_option options[] = {{"state_dir", d->local_dir}};
     sbx_sandbox *list = NULL;
     size_t count = 0;
     char *ids = NULL;
-    if (sbx_host_new(NULL, &host, &err) == SBX_OK &&
-        sbx_backend_open(host, "local", options, 1, &backend, &err) == SBX_OK &&
+    if (open_local(d, &host, &backend, &err) &&
         sbx_backend_list_running(backend, &list, &count, &err) == SBX_OK) {
         if (count > 1) /* an empty list is NULL, which qsort may not take */
             qsort(list, count, sizeof *list, compare_ids);
@@ -295,4 +343,23 @@ char *provd_local_ids(const provd_local *d)
     sbx_backend_close(backend);
     sbx_host_free(host);
     return ids;
+}
+
+char *provd_local_url(const provd_local *d, const char *id)
+{
+    sbx_host *host = NULL;
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    sbx_sandbox *found = NULL;
+    char *url = NULL;
+    if (open_local(d, &host, &backend, &err) &&
+        sbx_backend_discover(backend, id, &found, &err) == SBX_OK)
+        url = strdup(found->sandbox_url);
+    else
+        fprintf(stderr, "provd: cannot discover %s in %s: %s\n", id, d->local_dir, err.message);
+    if (found != NULL)
+        sbx_backend_free_sandboxes(backend, found, 1);
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    return url;
 }

@@ -54,6 +54,13 @@ typedef struct provd_local {
  * none) added.  Returns 1, or 0 after a CUnit failure (nothing left). */
 int provd_local_start(provd_local *d, int with_state_dir, const char *const *extra);
 
+/* As provd_local_start, over the docker backend instead: the engine at
+ * the unix socket `socket`, containers of `image` serving a page with
+ * busybox httpd on 8080, the ownership records in DIR/owners (d->local_dir
+ * is unused).  Returns 1, or 0 after a CUnit failure (nothing left). */
+int provd_docker_start(provd_local *d, const char *socket, const char *image,
+                       const char *const *extra);
+
 /* Start the daemon again on the same directories (after provd_local_stop
  * with keep_dir).  Returns 1, or 0 after a CUnit failure. */
 int provd_local_restart(provd_local *d, int with_state_dir, const char *const *extra);
@@ -66,5 +73,9 @@ int provd_local_stop(provd_local *d, int keep_dir);
  * through the host library without the daemon, as one string "a,b,c"
  * sorted (the caller frees), or NULL when it cannot list. */
 char *provd_local_ids(const provd_local *d);
+
+/* The URL of sandbox `id` as the local backend in d->local_dir records it,
+ * read without the daemon (the caller frees), or NULL when it has none. */
+char *provd_local_url(const provd_local *d, const char *id);
 
 #endif

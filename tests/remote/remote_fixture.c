@@ -6,28 +6,73 @@
 
 #include <CUnit/CUnit.h>
 #include <CUnit/TestRun.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tests/provisiond/provd_process.h"
+#include "tests/support/http_probe.h"
 #include "tests/support/remote_helpers.h"
 
-/* The seed cases that need no emulator control, which therefore also run
- * against sbx-provisiond: a real provisioner at contract 2. */
-static const char *const provisiond_cases[] = {
-    "whole_lifecycle_at_contract_2",
-    "is_alive_false_on_404",
-    "discover_not_found_on_404",
+/* Which provisioner serves the fixture: the emulator, or sbx-provisiond
+ * over the local or the docker backend (SBX_RT_PROVISIOND unset, any
+ * other value, "docker"). */
+typedef enum served_by { BY_EMULATOR, BY_LOCAL, BY_DOCKER } served_by;
+
+/* The cases that also run against sbx-provisiond, a real provisioner at
+ * contract 2, each over the backend it needs (extra mounts need the
+ * docker backend: the local one mounts nothing).  Every other case
+ * scripts a fault or an answer no real provisioner gives;
+ * tests/remote/SEED_MAP.md says why, case by case. */
+static const struct {
+    const char *name;
+    served_by backend;
+} provisiond_cases[] = {
+    {"list_running_delegates_to_provisioner_list", BY_LOCAL},
+    {"list_sends_auth_header_when_api_key_set", BY_LOCAL},
+    {"legacy_skills_forwarded_legacy_category", BY_LOCAL},
+    {"legacy_skills_forwarded_legacy_string", BY_LOCAL},
+    {"legacy_skills_not_forwarded_custom_category", BY_LOCAL},
+    {"create_delegates_default_user", BY_LOCAL},
+    {"create_delegates_named_user", BY_LOCAL},
+    {"create_sends_exact_body_and_returns_sandbox", BY_LOCAL},
+    {"create_forwards_supported_extra_mounts", BY_DOCKER},
+    {"create_strips_runtime_mount_when_runtime_provisioned", BY_DOCKER},
+    {"create_keeps_runtime_mount_without_runtime_provisioning", BY_DOCKER},
+    {"create_accepts_anonymous_thread_id", BY_LOCAL},
+    {"create_returns_verified_identity", BY_LOCAL},
+    {"create_sends_frozen_contract", BY_LOCAL},
+    {"destroy_delegates_to_provisioner", BY_LOCAL},
+    {"destroy_sends_delete", BY_LOCAL},
+    {"is_alive_delegates_to_provisioner", BY_LOCAL},
+    {"is_alive_false_on_404", BY_LOCAL},
+    {"discover_delegates_to_provisioner", BY_LOCAL},
+    {"discover_not_found_on_404", BY_LOCAL},
+    {"discover_returns_identity", BY_LOCAL},
+    {"whole_lifecycle_at_contract_2", BY_LOCAL},
+    {"authoritative_absence", BY_LOCAL},
+    {"emulator_found_then_absent", BY_LOCAL},
 };
 
-/* The emulator arguments those cases use, and what the daemon over the
- * local backend is anyway (its sandboxes run; it serves contract 2). */
+/* The emulator arguments those cases use, and what the daemon is anyway
+ * (its sandboxes run; it serves contract 2). */
 static const char *const provisiond_given[] = {"--contract", "2", "--initial-status",
                                                "Running"};
 
+/* The daemon's --mount-base under the fixture's directory over docker:
+ * the cases' host paths are under /state. */
+#define MOUNT_BASE "/state"
+
+/* What the daemon's --verbose line of a request starts with. */
+#define PROVD_REQUEST_LINE "sbx-provisiond: "
+
 /* Bytes enough for any control path this fixture builds. */
 #define SBX_RT_PATH_MAX 256
+
+/* A request the fixture itself sends to the daemon waits at most this. */
+#define SBX_RT_OWN_TIMEOUT_MS 60000
 
 /* HTTP status of a control call that did what was asked. */
 static int control_ok(int http_status)
@@ -35,39 +80,46 @@ static int control_ok(int http_status)
     return http_status >= 200 && http_status < 300;
 }
 
-static int against_provisiond(void)
+static served_by serving(void)
 {
     const char *value = getenv("SBX_RT_PROVISIOND");
-    return value != NULL && value[0] != '\0';
+    if (value == NULL || value[0] == '\0')
+        return BY_EMULATOR;
+    return strcmp(value, "docker") == 0 ? BY_DOCKER : BY_LOCAL;
 }
 
-/* Whether the running case is one of provisiond_cases. */
-static int case_runs_against_provisiond(const char **name)
+/* Whether the running case runs over the daemon's backend of this run. */
+static int case_runs_against_provisiond(served_by backend, const char **name)
 {
     CU_pTest test = CU_get_current_test();
     *name = test != NULL ? test->pName : "?";
     for (size_t i = 0; i < sizeof provisiond_cases / sizeof provisiond_cases[0]; i++) {
-        if (strcmp(*name, provisiond_cases[i]) == 0)
-            return 1;
+        if (strcmp(*name, provisiond_cases[i].name) == 0)
+            return provisiond_cases[i].backend == backend;
     }
     return 0;
 }
 
-/* The daemon's arguments for `emu_args`: "--api-key K" carries over, the
- * settings it has anyway are dropped, anything else cannot be served.
- * Returns 1 with `args` filled (NULL-terminated, `cap` entries). */
-static int provisiond_args(const char *const *emu_args, const char **args, size_t cap)
+/* The daemon's arguments for `emu_args`: "--verbose" (its request lines
+ * are the fixture's request log), "--api-key K" carries over (kept in
+ * rt->api_key), the settings it has anyway are dropped, anything else
+ * cannot be served.  Returns 1 with `args` filled (NULL-terminated, `cap`
+ * entries, two left free). */
+static int provisiond_args(sbx_rt *rt, const char *const *emu_args, const char **args,
+                           size_t cap)
 {
     size_t n = 0;
+    args[n++] = "--verbose";
     for (size_t i = 0; emu_args != NULL && emu_args[i] != NULL; i += 2) {
         const char *value = emu_args[i + 1];
         int given = 0;
         for (size_t g = 0; g + 1 < sizeof provisiond_given / sizeof provisiond_given[0]; g += 2)
             given |= value != NULL && strcmp(emu_args[i], provisiond_given[g]) == 0 &&
                      strcmp(value, provisiond_given[g + 1]) == 0;
-        if (value != NULL && strcmp(emu_args[i], "--api-key") == 0 && n + 2 < cap) {
+        if (value != NULL && strcmp(emu_args[i], "--api-key") == 0 && n + 4 < cap) {
             args[n++] = emu_args[i];
             args[n++] = value;
+            rt->api_key = value;
         } else if (!given) {
             fprintf(stderr, "sbx-provisiond cannot be started as the emulator with %s\n",
                     emu_args[i]);
@@ -78,36 +130,73 @@ static int provisiond_args(const char *const *emu_args, const char **args, size_
     return 1;
 }
 
-/* sbx_rt_start_emulator in place of the emulator: the daemon over the
- * local backend in a private directory, or a skipped case. */
-static int start_provisiond(sbx_rt *rt, const char *const *emu_args)
+/* Start the daemon over the docker backend on the engine the suite's
+ * runner started (SBX_DOCKER_SOCKET, SBX_DOCKER_IMAGE), with its mount
+ * base in a private directory of the fixture (sbx_rt_mounts maps the
+ * cases' host paths there): `args` has room for two more. */
+static int start_docker_provisiond(sbx_rt *rt, const char **args, size_t n)
 {
-    const char *name = NULL;
-    if (!case_runs_against_provisiond(&name)) {
-        printf("(skipped against sbx-provisiond: %s scripts the emulator) ", name);
+    const char *socket = getenv("SBX_DOCKER_SOCKET");
+    const char *image = getenv("SBX_DOCKER_IMAGE");
+    if (socket == NULL || image == NULL) {
+        CU_FAIL("SBX_RT_PROVISIOND=docker needs SBX_DOCKER_SOCKET and SBX_DOCKER_IMAGE");
         return 0;
     }
-    printf("(against sbx-provisiond) ");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(rt->mount_dir, sizeof rt->mount_dir, "%s/sbx-rt-mounts-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(rt->mount_dir) == NULL) {
+        CU_FAIL("cannot make a temporary directory");
+        rt->mount_dir[0] = '\0';
+        return 0;
+    }
+    char base[sizeof rt->mount_dir + 16];
+    snprintf(base, sizeof base, "%s" MOUNT_BASE, rt->mount_dir);
+    args[n++] = "--mount-base";
+    args[n++] = base;
+    args[n] = NULL;
+    return provd_docker_start(rt->provd, socket, image, args);
+}
+
+/* sbx_rt_start_emulator in place of the emulator: the daemon over this
+ * run's backend in a private directory, or a skipped case. */
+static int start_provisiond(sbx_rt *rt, served_by backend, const char *const *emu_args)
+{
+    const char *name = NULL;
+    if (!case_runs_against_provisiond(backend, &name)) {
+        printf("(skipped against sbx-provisiond over %s: see tests/remote/SEED_MAP.md) ",
+               backend == BY_DOCKER ? "docker" : "local");
+        return 0;
+    }
+    printf("(against sbx-provisiond over %s) ", backend == BY_DOCKER ? "docker" : "local");
     const char *args[16];
-    if (!provisiond_args(emu_args, args, sizeof args / sizeof args[0])) {
+    if (!provisiond_args(rt, emu_args, args, sizeof args / sizeof args[0])) {
         CU_FAIL("emulator arguments sbx-provisiond cannot serve");
         return 0;
     }
     rt->provd = calloc(1, sizeof *rt->provd);
     CU_ASSERT_PTR_NOT_NULL(rt->provd);
-    if (rt->provd == NULL || !provd_local_start(rt->provd, 1, args)) {
+    if (rt->provd == NULL)
+        return 0;
+    size_t n = 0;
+    while (args[n] != NULL)
+        n++;
+    /* provisiond_args leaves room for start_docker_provisiond's two */
+    int started = backend == BY_DOCKER ? start_docker_provisiond(rt, args, n)
+                                       : provd_local_start(rt->provd, 1, args);
+    if (!started) {
         free(rt->provd);
         rt->provd = NULL;
-        return 0;
     }
-    return 1;
+    return started;
 }
 
 int sbx_rt_start_emulator(sbx_rt *rt, const char *const *emu_args)
 {
     memset(rt, 0, sizeof(*rt));
-    if (against_provisiond()) {
-        if (!start_provisiond(rt, emu_args))
+    served_by by = serving();
+    if (by != BY_EMULATOR) {
+        if (!start_provisiond(rt, by, emu_args))
             return 0;
     } else {
         rt->emu = sbx_test_emu_start(emu_args);
@@ -156,6 +245,66 @@ int sbx_rt_start(sbx_rt *rt, const char *const *emu_args, const char *api_key,
     return 1;
 }
 
+/* A request of the fixture's own to the daemon (with the key of its
+ * --api-key, if any): the HTTP status, or -1 when none came.  The answer's
+ * body is kept in *body when `body` is not NULL (the caller frees). */
+static long own_request(sbx_rt *rt, const char *method, const char *path, const char *json,
+                        char **body)
+{
+    char url[SBX_RT_PATH_MAX + 64], key_header[SBX_RT_PATH_MAX];
+    snprintf(url, sizeof url, "%s%s", provd_url(rt->provd->proc), path);
+    snprintf(key_header, sizeof key_header, "X-API-Key: %s",
+             rt->api_key != NULL ? rt->api_key : "");
+    const char *const headers[] = {key_header, NULL};
+    sbx_test_http_result result;
+    long status = sbx_test_http(method, url, rt->api_key != NULL ? headers : NULL, json,
+                                SBX_RT_OWN_TIMEOUT_MS, &result) == 0 ? result.status : -1;
+    if (body != NULL) {
+        *body = result.body;
+        result.body = NULL;
+    }
+    sbx_test_http_result_clear(&result);
+    return status;
+}
+
+/* Containers outlive the daemon: remove every sandbox it lists, so that
+ * the next case's daemon (which has no record of them) finds none. */
+static void destroy_every_sandbox(sbx_rt *rt)
+{
+    char *text = NULL;
+    CU_ASSERT_EQUAL(own_request(rt, "GET", "/api/sandboxes", NULL, &text), 200);
+    json_object *list = text != NULL ? json_tokener_parse(text) : NULL;
+    free(text);
+    json_object *sandboxes = NULL;
+    json_object_object_get_ex(list, "sandboxes", &sandboxes);
+    for (size_t i = 0; i < json_object_array_length(sandboxes); i++) {
+        json_object *id = NULL;
+        json_object_object_get_ex(json_object_array_get_idx(sandboxes, i), "sandbox_id", &id);
+        char path[SBX_RT_PATH_MAX];
+        snprintf(path, sizeof path, "/api/sandboxes/%s", json_object_get_string(id));
+        CU_ASSERT_EQUAL(own_request(rt, "DELETE", path, NULL, NULL), 200);
+    }
+    json_object_put(list);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void free_mounts(sbx_rt *rt)
+{
+    for (size_t i = 0; i < rt->mount_count; i++)
+        free((char *)rt->mounts[i].host_path);
+    free(rt->mounts);
+    rt->mounts = NULL;
+    rt->mount_count = 0;
+}
+
 void sbx_rt_stop(sbx_rt *rt)
 {
     sbx_backend_close(rt->backend);
@@ -165,17 +314,39 @@ void sbx_rt_stop(sbx_rt *rt)
     sbx_test_emu_stop(rt->emu);
     rt->emu = NULL;
     if (rt->provd != NULL) {
+        if (rt->mount_dir[0] != '\0')
+            destroy_every_sandbox(rt);
         CU_ASSERT_EQUAL(provd_local_stop(rt->provd, 0), 0);
         free(rt->provd);
         rt->provd = NULL;
     }
+    if (rt->mount_dir[0] != '\0') {
+        nftw(rt->mount_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        rt->mount_dir[0] = '\0';
+    }
+    free(rt->url);
+    rt->url = NULL;
+    free_mounts(rt);
     sbx_test_log_capture_free(rt->log);
     rt->log = NULL;
+}
+
+/* Whether the emulator serves the fixture, as a scripting call needs;
+ * a CUnit failure when a case that scripts it runs against the daemon. */
+static int scripted(sbx_rt *rt)
+{
+    if (rt->emu == NULL)
+        CU_FAIL("a case that scripts the emulator runs against sbx-provisiond");
+    return rt->emu != NULL;
 }
 
 /* POST /_emu/faults with `fault` (consumed). */
 static int post_fault(sbx_rt *rt, json_object *fault)
 {
+    if (!scripted(rt)) {
+        json_object_put(fault);
+        return 0;
+    }
     int ok = control_ok(sbx_test_emu_fault(rt->emu, json_object_to_json_string(fault)));
     json_object_put(fault);
     CU_ASSERT(ok);
@@ -208,6 +379,8 @@ int sbx_rt_fault(sbx_rt *rt, const char *route, const char *action, int times)
 /* A control call whose answer body is not needed. */
 static int control(sbx_rt *rt, const char *method, const char *path, const char *body)
 {
+    if (!scripted(rt))
+        return 0;
     int ok = control_ok(sbx_test_emu_control(rt->emu, method, path, body, NULL));
     CU_ASSERT(ok);
     return ok;
@@ -220,8 +393,33 @@ int sbx_rt_set_contract(sbx_rt *rt, int version)
     return control(rt, "PUT", "/_emu/contract", body);
 }
 
+/* sbx_rt_put_sandbox against the daemon: a create of its own, at the
+ * served contract, for the user and thread that `sandbox_json` names. */
+static int provisiond_holds(sbx_rt *rt, const char *sandbox_id, const char *sandbox_json)
+{
+    json_object *given = json_tokener_parse(sandbox_json);
+    json_object *request = json_object_new_object();
+    json_object_object_add(request, "sandbox_id", json_object_new_string(sandbox_id));
+    static const char *const copied[] = {"user_id", "thread_id"};
+    for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++) {
+        json_object *value = NULL;
+        if (json_object_object_get_ex(given, copied[i], &value))
+            json_object_object_add(request, copied[i], json_object_get(value));
+    }
+    json_object_object_add(request, "required_mount_contract_version", json_object_new_int(2));
+    long status = own_request(rt, "POST", "/api/sandboxes",
+                              json_object_to_json_string(request), NULL);
+    json_object_put(request);
+    json_object_put(given);
+    CU_ASSERT_EQUAL(status, 200);
+    rt->own_creates += status >= 0;
+    return status == 200;
+}
+
 int sbx_rt_put_sandbox(sbx_rt *rt, const char *sandbox_id, const char *sandbox_json)
 {
+    if (rt->provd != NULL)
+        return provisiond_holds(rt, sandbox_id, sandbox_json);
     char path[SBX_RT_PATH_MAX];
     snprintf(path, sizeof(path), "/_emu/sandboxes/%s", sandbox_id);
     return control(rt, "PUT", path, sandbox_json);
@@ -262,8 +460,40 @@ static int request_matches(json_object *req, const char *method, const char *pat
     return path == NULL || sbx_rt_str_eq(string_field(req, "path"), path);
 }
 
+/* The requests the daemon logged (its --verbose lines "METHOD PATH ->
+ * STATUS") with `method` and `path` (NULL: any), the fixture's own
+ * creates not counted. */
+static int provisiond_count(sbx_rt *rt, const char *method, const char *path)
+{
+    FILE *f = fopen(rt->provd->stderr_path, "r");
+    CU_ASSERT_PTR_NOT_NULL(f);
+    if (f == NULL)
+        return -1;
+    int count = 0, own = 0;
+    char line[4096], got_method[16], got_path[2048];
+    unsigned status = 0;
+    size_t prefix = strlen(PROVD_REQUEST_LINE);
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, PROVD_REQUEST_LINE, prefix) != 0 ||
+            sscanf(line + prefix, "%15s %2047s -> %u", got_method, got_path, &status) != 3 ||
+            got_path[0] != '/')
+            continue;
+        if ((method == NULL || strcmp(got_method, method) == 0) &&
+            (path == NULL || strcmp(got_path, path) == 0))
+            count++;
+        own += strcmp(got_method, "POST") == 0 && strcmp(got_path, "/api/sandboxes") == 0;
+    }
+    fclose(f);
+    /* The fixture's creates are the daemon's first POSTs of the case. */
+    int matches_own = (method == NULL || strcmp(method, "POST") == 0) &&
+                      (path == NULL || strcmp(path, "/api/sandboxes") == 0);
+    return matches_own ? count - (rt->own_creates < own ? rt->own_creates : own) : count;
+}
+
 int sbx_rt_count_requests(sbx_rt *rt, const char *method, const char *path)
 {
+    if (rt->provd != NULL)
+        return provisiond_count(rt, method, path);
     json_object *log = sbx_test_emu_requests(rt->emu);
     json_object *requests = request_array(log);
     CU_ASSERT_PTR_NOT_NULL(requests);
@@ -282,6 +512,8 @@ int sbx_rt_total_requests(sbx_rt *rt)
 
 json_object *sbx_rt_last_request(sbx_rt *rt, const char *method, const char *path)
 {
+    if (!scripted(rt))
+        return NULL;
     json_object *log = sbx_test_emu_requests(rt->emu);
     json_object *requests = request_array(log);
     CU_ASSERT_PTR_NOT_NULL(requests);
@@ -317,11 +549,59 @@ int sbx_rt_contract(sbx_rt *rt)
     return caps.known ? caps.mount_contract_version : -2;
 }
 
+/* Capability probes the provisioner has received. */
+static int probes_received(sbx_rt *rt)
+{
+    return rt->provd != NULL ? provisiond_count(rt, "GET", "/api/capabilities")
+                             : sbx_test_emu_received(rt->emu, "capabilities");
+}
+
 int sbx_rt_capabilities_call_probes(sbx_rt *rt)
 {
-    int before = sbx_test_emu_received(rt->emu, "capabilities");
+    int before = probes_received(rt);
     (void)sbx_rt_contract(rt);
-    return sbx_test_emu_received(rt->emu, "capabilities") > before;
+    return probes_received(rt) > before;
+}
+
+int sbx_rt_is_emulator(const sbx_rt *rt)
+{
+    return rt->emu != NULL;
+}
+
+const char *sbx_rt_url(sbx_rt *rt, const char *sandbox_id, const char *scripted_url)
+{
+    if (rt->provd == NULL)
+        return scripted_url;
+    free(rt->url);
+    rt->url = rt->mount_dir[0] == '\0' ? provd_local_url(rt->provd, sandbox_id) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(rt->url);
+    return rt->url;
+}
+
+const sbx_mount *sbx_rt_mounts(sbx_rt *rt, const sbx_mount *mounts, size_t count)
+{
+    if (rt->mount_dir[0] == '\0')
+        return mounts;
+    free_mounts(rt);
+    rt->mounts = calloc(count, sizeof *rt->mounts);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rt->mounts);
+    for (size_t i = 0; i < count; i++) {
+        size_t size = strlen(rt->mount_dir) + strlen(mounts[i].host_path) + 1;
+        char *host = malloc(size);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(host);
+        snprintf(host, size, "%s%s", rt->mount_dir, mounts[i].host_path);
+        rt->mounts[i] = mounts[i];
+        rt->mounts[i].host_path = host;
+        rt->mount_count = i + 1;
+        /* the engine binds only what exists */
+        for (char *slash = strchr(host + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+            *slash = '\0';
+            mkdir(host, 0755);
+            *slash = '/';
+        }
+        CU_ASSERT(mkdir(host, 0755) == 0);
+    }
+    return rt->mounts;
 }
 
 void sbx_rt_expect_reprobe_after_create(sbx_rt *rt, int frozen, int now)

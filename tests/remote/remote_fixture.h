@@ -8,10 +8,15 @@
  * no capability cache or fault leaks between tests) and stops it at the end.
  *
  * With SBX_RT_PROVISIOND set in the environment the fixture serves the same
- * suites with sbx-provisiond over the local backend instead of the
- * emulator (tests/provisiond/test_seed_on_provisiond.sh): only the cases
- * that need no emulator control (faults, stored sandboxes, contract
- * changes, the request log) run, the others say they are skipped.
+ * suites with sbx-provisiond instead of the emulator
+ * (tests/provisiond/test_seed_on_provisiond.sh), over the local backend,
+ * or over the docker backend when it is "docker" (on the engine that
+ * SBX_DOCKER_SOCKET and SBX_DOCKER_IMAGE name).  Only the cases that are
+ * meaningful against a real provisioner run (the fixture's table; the
+ * others script faults or answers, and say they are skipped; SEED_MAP.md
+ * says why, case by case).  Against the daemon, a stored sandbox is one
+ * the fixture creates through it, and the request log is the daemon's
+ * --verbose lines: methods and paths, no headers or bodies.
  * Helpers never longjmp: they report failures with non-fatal CUnit asserts
  * and return 0, so a test can always reach sbx_rt_stop() and no emulator
  * process outlives its test.
@@ -36,6 +41,13 @@ typedef struct sbx_rt {
     sbx_host *host;
     sbx_backend *backend;
     sbx_test_log_capture *log;  /* what the backend logged (the host's callback) */
+    /* against the daemon: */
+    const char *api_key;        /* its --api-key (borrowed from the arguments) */
+    int own_creates;            /* creates the fixture sent itself */
+    char *url;                  /* sbx_rt_url's last answer */
+    char mount_dir[256];        /* over docker: where sbx_rt_mounts puts host paths */
+    sbx_mount *mounts;          /* sbx_rt_mounts' last answer */
+    size_t mount_count;
 } sbx_rt;
 
 /* Start an emulator with the NULL-terminated `emu_args` (NULL: none) and
@@ -60,6 +72,24 @@ sbx_status sbx_rt_open(sbx_rt *rt, const char *api_key, const sbx_option *extra,
  * that failed to start or was already stopped. */
 void sbx_rt_stop(sbx_rt *rt);
 
+/* Whether the emulator serves the fixture: scripting it (faults, answers,
+ * contract changes) and reading the headers and bodies of its request log
+ * are possible.  Against sbx-provisiond the provisioner answers for itself
+ * and those calls are CUnit failures. */
+int sbx_rt_is_emulator(const sbx_rt *rt);
+
+/* The URL the provisioner serves `sandbox_id` at: `scripted_url` (what the
+ * case scripted the emulator to answer), or against the daemon over the
+ * local backend the URL that backend records for it, read without the
+ * daemon.  Owned by `rt` until the next call. */
+const char *sbx_rt_url(sbx_rt *rt, const char *sandbox_id, const char *scripted_url);
+
+/* `mounts` as the provisioner can serve them: as given, or against the
+ * daemon over docker with every host path moved under the fixture's
+ * directory (the daemon's --mount-base is its /state) and created there.
+ * Owned by `rt` (or the caller's `mounts`) until the next call. */
+const sbx_mount *sbx_rt_mounts(sbx_rt *rt, const sbx_mount *mounts, size_t count);
+
 /* Queue a "respond" fault: `route` answers `status` with `body` verbatim
  * (`content_type` NULL: application/json), for the next `times` requests
  * (-1: all).  Returns 1 when the emulator accepted it. */
@@ -76,7 +106,9 @@ int sbx_rt_fault(sbx_rt *rt, const char *route, const char *action, int times);
 /* PUT /_emu/contract {"version": version}.  Returns 1 when accepted. */
 int sbx_rt_set_contract(sbx_rt *rt, int version);
 
-/* PUT /_emu/sandboxes/{id} with `sandbox_json` (an object).  Returns 1 when
+/* PUT /_emu/sandboxes/{id} with `sandbox_json` (an object); against the
+ * daemon, create `sandbox_id` through it for the user_id and thread_id of
+ * `sandbox_json` (absent: the default user, anonymous).  Returns 1 when
  * accepted. */
 int sbx_rt_put_sandbox(sbx_rt *rt, const char *sandbox_id, const char *sandbox_json);
 
@@ -84,14 +116,16 @@ int sbx_rt_put_sandbox(sbx_rt *rt, const char *sandbox_id, const char *sandbox_j
 int sbx_rt_release(sbx_rt *rt, const char *route);
 
 /* Requests received so far that have `method` and exactly `path` (method
- * NULL: any).  Counts from the emulator's request log. */
+ * NULL: any).  Counts from the emulator's request log, or the daemon's
+ * (without the creates of sbx_rt_put_sandbox). */
 int sbx_rt_count_requests(sbx_rt *rt, const char *method, const char *path);
 
 /* Requests of any kind received so far (/_emu/ control calls excluded). */
 int sbx_rt_total_requests(sbx_rt *rt);
 
 /* The last logged request with `method` and `path`, as a new json object
- * (the caller puts it), or NULL when there is none. */
+ * (the caller puts it), or NULL when there is none.  Its headers and
+ * body are the emulator's to log: a CUnit failure against the daemon. */
 json_object *sbx_rt_last_request(sbx_rt *rt, const char *method, const char *path);
 
 /* The parsed JSON body of the last POST /api/sandboxes (caller puts), or

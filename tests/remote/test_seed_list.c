@@ -65,7 +65,8 @@ static void test_list_running_delegates_to_provisioner_list(void)
                        "{\"sandbox_id\":\"test-id\",\"sandbox_url\":\"http://localhost:8080\","
                        "\"status\":\"Running\"}");
     sbx_error err;
-    expect_listed(&rt, SBX_OK, 1, "test-id", "http://localhost:8080", &err);
+    expect_listed(&rt, SBX_OK, 1, "test-id", sbx_rt_url(&rt, "test-id", "http://localhost:8080"),
+                  &err);
     CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes"), 1);
     sbx_rt_stop(&rt);
 }
@@ -103,11 +104,16 @@ static void test_list_sends_auth_header_when_api_key_set(void)
     if (!sbx_rt_start(&rt, args, "secret", NULL, 0))
         return;
     sbx_error err;
+    /* sbx-provisiond with --api-key answers 401 to a missing or wrong key,
+     * so against it the list's success is the key on the wire */
     expect_listed(&rt, SBX_OK, 0, NULL, NULL, &err);
-    json_object *req = sbx_rt_last_request(&rt, "GET", "/api/sandboxes");
-    CU_ASSERT_PTR_NOT_NULL(req);
-    CU_ASSERT(sbx_rt_json_string_is(req, "api_key", "secret"));
-    json_object_put(req);
+    CU_ASSERT_EQUAL(sbx_rt_count_requests(&rt, "GET", "/api/sandboxes"), 1);
+    if (sbx_rt_is_emulator(&rt)) {
+        json_object *req = sbx_rt_last_request(&rt, "GET", "/api/sandboxes");
+        CU_ASSERT_PTR_NOT_NULL(req);
+        CU_ASSERT(sbx_rt_json_string_is(req, "api_key", "secret"));
+        json_object_put(req);
+    }
     sbx_rt_stop(&rt);
 }
 

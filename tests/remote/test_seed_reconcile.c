@@ -68,13 +68,20 @@ static void test_authoritative_absence(void)
     sbx_rt rt;
     if (!sbx_rt_start(&rt, NULL, NULL, NULL, 0))
         return;
-    sbx_rt_respond(&rt, "reconcile", 200,
-                   "{\"sandbox_id\":\"old-id\",\"status\":\"absent\","
-                   "\"backend_namespace\":\"namespace-uid-1\"}", NULL, 1);
+    /* sbx-provisiond answers for itself: old-id is absent from its backend,
+     * whose namespace it names */
+    if (sbx_rt_is_emulator(&rt))
+        sbx_rt_respond(&rt, "reconcile", 200,
+                       "{\"sandbox_id\":\"old-id\",\"status\":\"absent\","
+                       "\"backend_namespace\":\"namespace-uid-1\"}", NULL, 1);
     sbx_reconciliation result;
     CU_ASSERT_EQUAL(reconcile(&rt, &result), SBX_OK);
     CU_ASSERT_EQUAL(result.status, SBX_RECONCILE_ABSENT);
-    SBX_RT_ASSERT_STR(result.backend_namespace, "namespace-uid-1");
+    if (sbx_rt_is_emulator(&rt)) {
+        SBX_RT_ASSERT_STR(result.backend_namespace, "namespace-uid-1");
+    } else {
+        CU_ASSERT(result.backend_namespace != NULL && result.backend_namespace[0] != '\0');
+    }
     CU_ASSERT_PTR_NULL(result.sandbox);
     sbx_backend_clear_reconciliation(rt.backend, &result);
     sbx_rt_stop(&rt);
