@@ -1,5 +1,8 @@
 /* In-memory Pods and Services: an array of per-id entries in creation order
- * behind one mutex, plus one injectable failure per Kubernetes call. */
+ * behind one mutex, plus one injectable failure per Kubernetes call.  A hash
+ * index finds an entry by id: every request looks its sandbox up (a create
+ * several times) under the one mutex, so a linear scan made the emulator,
+ * not the client, the limit of a benchmark with thousands of sandboxes. */
 #include <config.h>
 
 #include "tools/provisioner-emu/emu_store.h"
@@ -7,6 +10,7 @@
 #include "tools/provisioner-common/prov_alloc.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +42,8 @@ struct sbx_emu_store {
     long pending_ms;
     store_entry *entries;
     size_t count, capacity;
+    size_t *slots;              /* open addressing: entry index + 1, 0 empty */
+    size_t slot_count;          /* a power of two above 2 x capacity, or 0 */
     int next_port;
     injected faults[SBX_EMU_KUBE_OP_COUNT];
 };
@@ -131,6 +137,8 @@ static void remove_all_locked(sbx_emu_store *store)
     for (size_t i = 0; i < store->count; i++)
         entry_release(&store->entries[i]);
     store->count = 0;
+    if (store->slots != NULL)
+        memset(store->slots, 0, store->slot_count * sizeof *store->slots);
     store->next_port = FIRST_NODE_PORT;
     clear_faults_locked(store);
 }
@@ -141,6 +149,7 @@ void sbx_emu_store_free(sbx_emu_store *store)
         return;
     remove_all_locked(store);
     free(store->entries);
+    free(store->slots);
     free(store->node_host);
     free(store->phase);
     pthread_mutex_destroy(&store->lock);
@@ -188,13 +197,48 @@ static int failure_locked(sbx_emu_store *store, sbx_emu_kube_op op, const char *
     return status;
 }
 
+/* FNV-1a of an id: where its probe starts in the index. */
+static size_t id_hash(const char *id)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *p = (const unsigned char *)id; *p != '\0'; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* The index slot that holds `id`, or the empty slot where it would go. */
+static size_t *slot_locked(const sbx_emu_store *store, const char *id)
+{
+    size_t mask = store->slot_count - 1;
+    for (size_t i = id_hash(id) & mask;; i = (i + 1) & mask) {
+        size_t *slot = &store->slots[i];
+        if (*slot == 0 || strcmp(store->entries[*slot - 1].id, id) == 0)
+            return slot;
+    }
+}
+
+/* Index every entry anew (after the array grew or an entry moved). */
+static void reindex_locked(sbx_emu_store *store)
+{
+    size_t want = 32;
+    while (want < 2 * store->capacity)
+        want *= 2;
+    if (want != store->slot_count) {
+        free(store->slots);
+        store->slots = sbx_prov_xmalloc(want * sizeof *store->slots);
+        store->slot_count = want;
+    }
+    memset(store->slots, 0, want * sizeof *store->slots);
+    for (size_t i = 0; i < store->count; i++)
+        *slot_locked(store, store->entries[i].id) = i + 1;
+}
+
 static store_entry *find_locked(sbx_emu_store *store, const char *id)
 {
-    for (size_t i = 0; i < store->count; i++) {
-        if (strcmp(store->entries[i].id, id) == 0)
-            return &store->entries[i];
-    }
-    return NULL;
+    if (store->count == 0)
+        return NULL;
+    size_t *slot = slot_locked(store, id);
+    return *slot != 0 ? &store->entries[*slot - 1] : NULL;
 }
 
 static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
@@ -202,6 +246,7 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
     store_entry *entry = find_locked(store, id);
     if (entry != NULL)
         return entry;
+    int grew = 0;
     if (store->count == store->capacity) {
         size_t capacity = store->capacity == 0 ? 16 : store->capacity * 2;
         store_entry *grown = sbx_prov_xmalloc(capacity * sizeof *grown);
@@ -210,10 +255,15 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
         free(store->entries);
         store->entries = grown;
         store->capacity = capacity;
+        grew = 1;
     }
     entry = &store->entries[store->count++];
     memset(entry, 0, sizeof *entry);
     entry->id = sbx_prov_xstrdup(id);
+    if (grew || store->slots == NULL)
+        reindex_locked(store);
+    else
+        *slot_locked(store, id) = store->count;
     return entry;
 }
 
@@ -226,6 +276,7 @@ static void forget_if_empty_locked(sbx_emu_store *store, store_entry *entry)
     entry_release(entry);
     memmove(entry, entry + 1, (store->count - index - 1) * sizeof *entry);
     store->count--;
+    reindex_locked(store); /* the entries after it moved */
 }
 
 static char *phase_locked(const sbx_emu_store *store, const store_entry *entry)
