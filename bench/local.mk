@@ -4,7 +4,7 @@
 # them (EXTRA_PROGRAMS).  BENCH_FLAGS passes options to bench/run, e.g.
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
-	bench/sbx-docker-bench bench/raw-engine
+	bench/sbx-docker-bench bench/raw-engine bench/static-answer
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
 EXTRA_DIST += bench/run bench/docker-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
@@ -20,6 +20,11 @@ bench_raw_curl_SOURCES = bench/raw_curl.c $(SBX_BENCH_UTIL) \
 	bench/json_baseline.c bench/json_baseline.h
 bench_raw_curl_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) -pthread
 bench_raw_curl_LDADD = $(CURL_LIBS) $(JSONC_LIBS) -lpthread
+
+# A server of one fixed answer on 127.0.0.1 (the 10k and 100k list answers).
+bench_static_answer_SOURCES = bench/static_answer.c
+bench_static_answer_CFLAGS = $(AM_CFLAGS) -pthread
+bench_static_answer_LDADD = -lpthread
 
 bench_raw_jsonc_SOURCES = bench/raw_jsonc.c $(SBX_BENCH_UTIL) \
 	bench/json_baseline.c bench/json_baseline.h
