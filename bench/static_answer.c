@@ -11,6 +11,8 @@
  * its own thread, and exits by itself after SECONDS (or on SIGTERM).
  * Requests are read up to their blank line; bodies are not expected (GET).
  */
+#include <config.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
