@@ -4,7 +4,8 @@
 # them (EXTRA_PROGRAMS).  BENCH_FLAGS passes options to bench/run, e.g.
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
-	bench/sbx-docker-bench bench/raw-engine bench/static-answer
+	bench/sbx-docker-bench bench/raw-engine bench/static-answer \
+	bench/load-floor
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
 EXTRA_DIST += bench/run bench/docker-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
@@ -25,6 +26,11 @@ bench_raw_curl_LDADD = $(CURL_LIBS) $(JSONC_LIBS) -lpthread
 bench_static_answer_SOURCES = bench/static_answer.c
 bench_static_answer_CFLAGS = $(AM_CFLAGS) -pthread
 bench_static_answer_LDADD = -lpthread
+
+# dlopen + dlclose of libcurl alone: the loader's floor of a cold module load.
+bench_load_floor_SOURCES = bench/load_floor.c $(SBX_BENCH_UTIL)
+bench_load_floor_CFLAGS = $(AM_CFLAGS) -pthread
+bench_load_floor_LDADD = -ldl -lpthread
 
 bench_raw_jsonc_SOURCES = bench/raw_jsonc.c $(SBX_BENCH_UTIL) \
 	bench/json_baseline.c bench/json_baseline.h
