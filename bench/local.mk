@@ -1,4 +1,5 @@
-# Benchmarks of the remote and docker backends against baselines measured
+# Benchmarks of the remote and docker backends and of sbx-provisiond
+# (bench/provisiond-run: wrk against it and against nginx) against baselines measured
 # in the same run (docs/performance.md).  On demand only: `make bench` builds the
 # programs and runs bench/run; `make` and `make check` never build or run
 # them (EXTRA_PROGRAMS).  BENCH_FLAGS passes options to bench/run, e.g.
@@ -7,9 +8,10 @@ SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/sbx-docker-bench bench/raw-engine bench/static-answer \
 	bench/load-floor
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/docker-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
+EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
-CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt bench/callgrind.*.out
+CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt \
+	bench/results-provisiond.txt bench/callgrind.*.out
 
 SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
 
