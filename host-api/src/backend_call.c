@@ -5,6 +5,8 @@
 
 #include "host-api/src/host_internal.h"
 
+#include "common/record_chain.h"
+
 #include <stdlib.h>
 
 struct sbx_backend {
@@ -133,6 +135,137 @@ void sbx_backend_free_sandboxes(sbx_backend *b, sbx_sandbox *sandboxes, size_t c
 {
     if (sandboxes != NULL)
         b->descriptor->free_sandboxes(sandboxes, count);
+}
+
+/* ---------------------------------------------------------------- records */
+
+/* A backend with free_records answers records itself (ABI 1.2). */
+static int answers_records(const sbx_backend_descriptor *d)
+{
+    return HAS_OP(d, free_records);
+}
+
+/* Records the host builds from a backend's 1.1 array, which is released
+ * here in any case. */
+static sbx_status records_of_sandboxes(sbx_backend *b, sbx_sandbox *sandboxes, size_t count,
+                                       sbx_sandbox_record **out, size_t *made, sbx_error *err)
+{
+    common_record_list list = { NULL, NULL, 0 };
+    sbx_status st = SBX_OK;
+    for (size_t i = 0; i < count && st == SBX_OK; i++) {
+        common_record_facts facts;
+        sbx_sandbox_record *record = NULL;
+        common_record_facts_of_sandbox(&sandboxes[i], &facts);
+        st = common_record_new(&facts, &record, err);
+        if (st == SBX_OK)
+            common_record_list_push(&list, record);
+    }
+    sbx_backend_free_sandboxes(b, sandboxes, count);
+    size_t ignored;
+    return common_record_list_finish(&list, st, out, made ? made : &ignored);
+}
+
+/* A chain a backend handed over must hold `count` records, each with at
+ * least the members of 1.2 and an id and URL: else it is released and the
+ * call fails (a reader would read past a record). */
+static sbx_status checked_chain(sbx_backend *b, sbx_status st, const char *op,
+                                sbx_sandbox_record **out, size_t count, sbx_error *err)
+{
+    if (st != SBX_OK)
+        return st;
+    size_t seen = 0;
+    const char *problem = NULL;
+    size_t size = 0;
+    for (const sbx_sandbox_record *r = *out; r != NULL && problem == NULL; r = r->next, seen++) {
+        if (r->struct_size < SBX_RECORD_SIZE_1_2) {
+            problem = "a record smaller than ABI 1.2's";
+            size = r->struct_size;
+        } else if (r->sandbox.sandbox_id == NULL || r->sandbox.sandbox_url == NULL) {
+            problem = "a record without its id or URL";
+        }
+    }
+    if (problem == NULL && seen != count)
+        problem = "a chain whose length differs from its count";
+    if (problem == NULL)
+        return SBX_OK;
+    b->descriptor->free_records(*out);
+    *out = NULL;
+    if (size != 0)
+        return sbx_error_set(err, SBX_ERR_INTERNAL,
+                             "backend '%s': %s returned %s (%zu bytes, not %zu)",
+                             b->descriptor->name, op, problem, size,
+                             (size_t)SBX_RECORD_SIZE_1_2);
+    return sbx_error_set(err, SBX_ERR_INTERNAL, "backend '%s': %s returned %s",
+                         b->descriptor->name, op, problem);
+}
+
+sbx_status sbx_backend_create_record(sbx_backend *b, const sbx_create_request *request,
+                                     sbx_sandbox_record **out, sbx_error *err)
+{
+    *out = NULL;
+    const sbx_backend_descriptor *d = b->descriptor;
+    if (!answers_records(d)) {
+        sbx_sandbox *sandbox = NULL;
+        sbx_status st = sbx_backend_create(b, request, &sandbox, err);
+        return st == SBX_OK ? records_of_sandboxes(b, sandbox, 1, out, NULL, err) : st;
+    }
+    sbx_error_clear(err);
+    if (!HAS_OP(d, create_record))
+        return unsupported(b, "create_record", err);
+    sbx_status st = checked(b, d->create_record(b->instance, request, out, err), "create_record",
+                            err);
+    return checked_chain(b, st, "create_record", out, 1, err);
+}
+
+sbx_status sbx_backend_discover_record(sbx_backend *b, const char *sandbox_id,
+                                       sbx_sandbox_record **out, sbx_error *err)
+{
+    *out = NULL;
+    const sbx_backend_descriptor *d = b->descriptor;
+    if (!answers_records(d)) {
+        sbx_sandbox *sandbox = NULL;
+        sbx_status st = sbx_backend_discover(b, sandbox_id, &sandbox, err);
+        return st == SBX_OK ? records_of_sandboxes(b, sandbox, 1, out, NULL, err) : st;
+    }
+    sbx_error_clear(err);
+    if (!HAS_OP(d, discover_record))
+        return unsupported(b, "discover_record", err);
+    sbx_status st = checked(b, d->discover_record(b->instance, sandbox_id, out, err),
+                            "discover_record", err);
+    return checked_chain(b, st, "discover_record", out, 1, err);
+}
+
+sbx_status sbx_backend_list_records(sbx_backend *b, sbx_sandbox_record **out, size_t *count,
+                                    sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    const sbx_backend_descriptor *d = b->descriptor;
+    if (!answers_records(d)) {
+        sbx_sandbox *sandboxes = NULL;
+        size_t n = 0;
+        sbx_status st = sbx_backend_list_running(b, &sandboxes, &n, err);
+        return st == SBX_OK ? records_of_sandboxes(b, sandboxes, n, out, count, err) : st;
+    }
+    sbx_error_clear(err);
+    if (!HAS_OP(d, list_records))
+        return unsupported(b, "list_records", err);
+    sbx_status st = checked(b, d->list_records(b->instance, out, count, err), "list_records",
+                            err);
+    st = checked_chain(b, st, "list_records", out, *count, err);
+    if (st != SBX_OK)
+        *count = 0;
+    return st;
+}
+
+void sbx_backend_free_records(sbx_backend *b, sbx_sandbox_record *records)
+{
+    if (records == NULL)
+        return;
+    if (answers_records(b->descriptor))
+        b->descriptor->free_records(records);
+    else
+        common_records_free(records);  /* the host built them */
 }
 
 void sbx_backend_clear_reconciliation(sbx_backend *b, sbx_reconciliation *result)

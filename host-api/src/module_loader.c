@@ -11,6 +11,15 @@
 
 #define HOST_ABI_TEXT_FMT "host ABI %d.%d"
 
+/* A record operation (ABI 1.2) whose records nobody could release. */
+static int makes_records_without_release(const sbx_backend_descriptor *d)
+{
+#define SET(op) (SBX_DESCRIPTOR_HAS(d, op) && d->op != NULL)
+    return (SET(create_record) || SET(discover_record) || SET(list_records)) &&
+           !SET(free_records);
+#undef SET
+}
+
 sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *origin,
                                    sbx_error *err)
 {
@@ -43,6 +52,8 @@ sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *
         missing = "the close operation";
     else if (d->free_sandboxes == NULL)
         missing = "the free_sandboxes operation";
+    else if (makes_records_without_release(d))
+        missing = "the free_records operation its record operations need";
     if (missing != NULL)
         return sbx_error_set(err, SBX_ERR_LOAD,
                              "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (descriptor lacks %s)",

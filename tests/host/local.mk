@@ -8,6 +8,9 @@ SBX_FIXTURE_SOURCES = tests/host/fixtures/fixture_backend.c
 check_LTLIBRARIES += \
 	tests/host/fixtures/fixture-good.la \
 	tests/host/fixtures/fixture-older-minor.la \
+	tests/host/fixtures/fixture-minor-1.la \
+	tests/host/fixtures/fixture-short-records.la \
+	tests/host/fixtures/fixture-records-no-free.la \
 	tests/host/fixtures/fixture-newer-minor.la \
 	tests/host/fixtures/fixture-wrong-major.la \
 	tests/host/fixtures/fixture-small-descriptor.la \
@@ -21,6 +24,25 @@ tests_host_fixtures_fixture_older_minor_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_older_minor_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFIXTURE_NAME='"fixture-older-minor"' -DFIXTURE_MINOR=0 -DFIXTURE_SIZE=SBX_DESCRIPTOR_SIZE_1_0
 tests_host_fixtures_fixture_older_minor_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+# A module of ABI 1.1 as another project built it: against the 1.1 header
+# itself (a verbatim copy of <sbx/backend.h> as 1.1 shipped it, found
+# before the tree's own), so it has no record operations.
+tests_host_fixtures_fixture_minor_1_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_minor_1_la_CPPFLAGS = -I$(srcdir)/tests/host/fixtures/abi-1.1 \
+	$(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-minor-1"'
+tests_host_fixtures_fixture_minor_1_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+EXTRA_DIST += tests/host/fixtures/abi-1.1/sbx/backend.h
+
+tests_host_fixtures_fixture_short_records_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_short_records_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-short-records"' -DFIXTURE_SHORT_RECORDS
+tests_host_fixtures_fixture_short_records_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_records_no_free_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_records_no_free_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-records-no-free"' -DFIXTURE_NO_FREE_RECORDS
+tests_host_fixtures_fixture_records_no_free_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
 tests_host_fixtures_fixture_newer_minor_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_newer_minor_la_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -42,8 +64,9 @@ tests_host_fixtures_fixture_no_entry_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFIXTURE_NAME='"fixture-no-entry"' -DFIXTURE_NO_ENTRY
 tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
-check_PROGRAMS += tests/host/test_host tests/host/test_config
-TESTS += tests/host/test_host tests/host/test_config tests/host/check-exports.sh
+check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records
+TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
+	tests/host/check-exports.sh
 dist_check_SCRIPTS += tests/host/check-exports.sh
 
 tests_host_test_host_SOURCES = tests/host/test_host.c tests/host/fixtures/fixture_backend.c
@@ -54,3 +77,7 @@ tests_host_test_host_LDADD = $(SBX_TEST_LIBS)
 tests_host_test_config_SOURCES = tests/host/test_config.c
 tests_host_test_config_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_config_LDADD = $(SBX_TEST_LIBS)
+
+tests_host_test_records_SOURCES = tests/host/test_records.c
+tests_host_test_records_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_records_LDADD = $(SBX_TEST_LIBS)

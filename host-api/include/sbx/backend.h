@@ -16,14 +16,19 @@
  *     otherwise the operation is "unsupported".
  *   - Structs the host passes in (sbx_host_services, sbx_create_request)
  *     also start with their own size for the same reason.
+ *   - sbx_sandbox is an ARRAY ELEMENT (list_running) that hosts index by
+ *     their own sizeof: it is frozen for major 1.  What a sandbox record
+ *     gains in later minors goes into sbx_sandbox_record (ABI 1.2), which
+ *     is only ever reached through a pointer and carries its own size.
  *
  * Ownership:
  *   - Strings and arrays passed in by the host are borrowed for the duration
  *     of the call only.
- *   - Everything a backend returns (sandboxes, reconciliation results) is
- *     owned by the caller and released through the same backend's release
- *     operation (free_sandboxes, clear_reconciliation), never with a bare
- *     free(): the module may use another allocator.
+ *   - Everything a backend returns (sandboxes, records, reconciliation
+ *     results) is owned by the caller and released through the same
+ *     backend's release operation (free_sandboxes, free_records,
+ *     clear_reconciliation), never with a bare free(): the module may use
+ *     another allocator.
  *   - The sbx_error record is caller-owned storage; a backend only writes it.
  *
  * Thread safety:
@@ -52,7 +57,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define SBX_BACKEND_ABI_MAJOR 1
-#define SBX_BACKEND_ABI_MINOR 1
+#define SBX_BACKEND_ABI_MINOR 2
 
 /* The one symbol a backend module exports (see sbx_backend_entry_fn). */
 #define SBX_BACKEND_ENTRY_SYMBOL "sbx_backend_entry"
@@ -164,16 +169,66 @@ typedef struct sbx_create_request {
 /*
  * A sandbox as a backend reports it.  Strings are owned by the array that
  * holds the struct (released with free_sandboxes); optional ones are NULL
- * when unknown.
+ * when unknown.  Frozen for major 1: hosts index arrays of it by their own
+ * sizeof (see sbx_sandbox_record for what later minors add).
  */
 typedef struct sbx_sandbox {
     char *sandbox_id;            /* never NULL */
-    char *sandbox_url;           /* never NULL */
+    char *sandbox_url;           /* never NULL; "" when the sandbox has no address now
+                                  * (a stopped container) */
     char *user_id;               /* NULL when the backend does not know */
     char *thread_id;             /* NULL when anonymous or unknown */
     char *status;                /* backend's status word (e.g. "Running"), or NULL */
     int mount_contract_version;  /* SBX_CONTRACT_NONE when unknown */
 } sbx_sandbox;
+
+/* sbx_sandbox_record.created_at when the backend does not know it. */
+#define SBX_TIME_UNKNOWN INT64_C(0)
+
+/*
+ * A sandbox record that can grow (ABI 1.2).  Records are only ever reached
+ * through pointers, chained by `next` (as getaddrinfo's results are), never
+ * laid out as array elements: so no reader depends on their size, and each
+ * minor may append members at the end.  `struct_size` is the size the
+ * backend (or the host, for a backend of minor 0 or 1) built the record
+ * with; a member appended after 1.2 is read only when
+ * SBX_RECORD_HAS(record, member) says the record holds it.  The members
+ * up to `directory` are in every record (the host checks that).
+ *
+ * A record and its strings belong to the chain it is in, released with the
+ * same backend's free_records (the whole chain at once).  Optional strings
+ * are NULL when the backend does not know them or they do not apply.
+ */
+typedef struct sbx_sandbox_record {
+    size_t struct_size;                  /* bytes of this record as built */
+    struct sbx_sandbox_record *next;     /* the next record of a list; NULL at the end */
+    sbx_sandbox sandbox;                 /* the 1.1 fields, same meaning; list_records
+                                          * also returns running sandboxes without an
+                                          * address (sandbox_url "") */
+    /* ---- ABI 1.2 ---- */
+    int64_t created_at;       /* when the sandbox was made: milliseconds since the Unix
+                               * epoch (UTC); SBX_TIME_UNKNOWN when not known */
+    char *incarnation_id;     /* what reconcile reports as its incarnation: new each time
+                               * the id is created again */
+    char *container_id;       /* the container engine's ID of its container */
+    char *container_name;     /* that container's name (no leading '/') */
+    char *engine;             /* the engine that runs it: "docker" or "podman" */
+    char *engine_version;     /* that engine's version, e.g. "20.10.24" */
+    int64_t pid;              /* its main process on the backend's machine; 0: none/unknown */
+    char *directory;          /* its directory on the backend's machine */
+} sbx_sandbox_record;
+
+/* Size a record must have to hold `member`. */
+#define SBX_RECORD_MIN_SIZE(member)                                      \
+    (offsetof(sbx_sandbox_record, member) +                              \
+     sizeof(((sbx_sandbox_record *)0)->member))
+
+/* Non-zero when record `r` holds `member` (needed only for members
+ * appended after 1.2). */
+#define SBX_RECORD_HAS(r, member) ((r)->struct_size >= SBX_RECORD_MIN_SIZE(member))
+
+/* Size of a 1.2 record: through directory. */
+#define SBX_RECORD_SIZE_1_2 SBX_RECORD_MIN_SIZE(directory)
 
 /* What a backend knows of its mount contract (ABI 1.1). */
 typedef struct sbx_capabilities {
@@ -270,6 +325,31 @@ typedef struct sbx_backend_descriptor {
 
     /* Release what a reconciliation result holds and zero it. */
     void (*clear_reconciliation)(sbx_reconciliation *result);
+
+    /* ---- ABI 1.2: growable records (sbx_sandbox_record) ---- */
+    /* A backend that sets any of the three record operations sets
+     * free_records too (the host refuses it otherwise).  A backend without
+     * free_records gets records built by the host from create, discover
+     * and list_running, with the 1.2 members unknown. */
+
+    /* As create, answering a record: on success *out is one record
+     * (next NULL), released with free_records(*out). */
+    sbx_status (*create_record)(sbx_backend_instance *instance,
+                                const sbx_create_request *request,
+                                sbx_sandbox_record **out, sbx_error *err);
+
+    /* As discover, answering a record (released with free_records). */
+    sbx_status (*discover_record)(sbx_backend_instance *instance, const char *sandbox_id,
+                                  sbx_sandbox_record **out, sbx_error *err);
+
+    /* As list_running, answering a chain of *count records (*out NULL when
+     * zero), released with free_records(*out).  Unlike list_running it
+     * keeps running sandboxes that have no address (sandbox_url ""). */
+    sbx_status (*list_records)(sbx_backend_instance *instance,
+                               sbx_sandbox_record **out, size_t *count, sbx_error *err);
+
+    /* Release a chain of records returned by this backend.  NULL is fine. */
+    void (*free_records)(sbx_sandbox_record *records);
 } sbx_backend_descriptor;
 
 /* Size a descriptor must have to hold `member` (for the host's checks). */
@@ -283,6 +363,9 @@ typedef struct sbx_backend_descriptor {
 
 /* Size of a 1.0 descriptor: through free_sandboxes. */
 #define SBX_DESCRIPTOR_SIZE_1_0 SBX_DESCRIPTOR_MIN_SIZE(free_sandboxes)
+
+/* Size of a 1.1 descriptor: through clear_reconciliation. */
+#define SBX_DESCRIPTOR_SIZE_1_1 SBX_DESCRIPTOR_MIN_SIZE(clear_reconciliation)
 
 /*
  * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a

@@ -151,6 +151,29 @@ sbx_status sbx_backend_reconcile(sbx_backend *backend, const char *sandbox_id,
 void sbx_backend_free_sandboxes(sbx_backend *backend, sbx_sandbox *sandboxes,
                                 size_t count);
 
+/*
+ * Records (ABI 1.2): create, discover and list as above, answering
+ * growable sbx_sandbox_record chains, from a backend of any minor.  A
+ * backend with record operations answers them itself; for one without
+ * (ABI 1.0 and 1.1 modules, and 1.2 modules that do not set free_records),
+ * the host builds the records from create, discover and list_running:
+ * then the 1.2 members are unknown (SBX_TIME_UNKNOWN, NULL, 0) and the list
+ * holds only what list_running does.  A record a backend returns smaller
+ * than SBX_RECORD_SIZE_1_2, or a chain shorter than its count, is
+ * SBX_ERR_INTERNAL naming the backend (nothing is handed out).  Release
+ * every chain with sbx_backend_free_records on the same backend.
+ */
+sbx_status sbx_backend_create_record(sbx_backend *backend,
+                                     const sbx_create_request *request,
+                                     sbx_sandbox_record **out, sbx_error *err);
+sbx_status sbx_backend_discover_record(sbx_backend *backend, const char *sandbox_id,
+                                       sbx_sandbox_record **out, sbx_error *err);
+sbx_status sbx_backend_list_records(sbx_backend *backend, sbx_sandbox_record **out,
+                                    size_t *count, sbx_error *err);
+
+/* Release a chain of records from this backend.  NULL is accepted. */
+void sbx_backend_free_records(sbx_backend *backend, sbx_sandbox_record *records);
+
 /* Release what a reconciliation result from this backend holds. */
 void sbx_backend_clear_reconciliation(sbx_backend *backend,
                                       sbx_reconciliation *result);

@@ -1,0 +1,128 @@
+/* Growable sandbox records (see record_chain.h). */
+#include <config.h>
+
+#include "common/record_chain.h"
+
+#include "common/sandbox_records.h"
+#include <sbx/host.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+void common_record_facts_init(common_record_facts *facts)
+{
+    memset(facts, 0, sizeof *facts);
+    facts->mount_contract_version = SBX_CONTRACT_NONE;
+    facts->created_at = SBX_TIME_UNKNOWN;
+}
+
+void common_record_facts_of_sandbox(const sbx_sandbox *sandbox, common_record_facts *facts)
+{
+    common_record_facts_init(facts);
+    facts->sandbox_id = sandbox->sandbox_id;
+    facts->sandbox_url = sandbox->sandbox_url;
+    facts->user_id = sandbox->user_id;
+    facts->thread_id = sandbox->thread_id;
+    facts->status = sandbox->status;
+    facts->mount_contract_version = sandbox->mount_contract_version;
+}
+
+sbx_status common_record_facts_fill(const common_record_facts *facts, sbx_sandbox *out,
+                                    sbx_error *err)
+{
+    return common_sandbox_record_fill(out, facts->sandbox_id, facts->sandbox_url, facts->user_id,
+                                      facts->thread_id, facts->status,
+                                      facts->mount_contract_version, err);
+}
+
+/* The string members of a record, each beside the fact it copies. */
+#define RECORD_STRINGS(X)                   \
+    X(sandbox.sandbox_id, sandbox_id)       \
+    X(sandbox.sandbox_url, sandbox_url)     \
+    X(sandbox.user_id, user_id)             \
+    X(sandbox.thread_id, thread_id)         \
+    X(sandbox.status, status)               \
+    X(incarnation_id, incarnation_id)       \
+    X(container_id, container_id)           \
+    X(container_name, container_name)       \
+    X(engine, engine)                       \
+    X(engine_version, engine_version)       \
+    X(directory, directory)
+
+/* Bytes the copy of `s` takes (none for NULL). */
+static size_t copy_size(const char *s)
+{
+    return s != NULL ? strlen(s) + 1 : 0;
+}
+
+/* Copy `src` (NULL: none) to *at and point *slot at the copy. */
+static void place(char **slot, char **at, const char *src)
+{
+    if (src == NULL)
+        return;
+    size_t n = strlen(src) + 1;
+    memcpy(*at, src, n);
+    *slot = *at;
+    *at += n;
+}
+
+sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_record **out,
+                             sbx_error *err)
+{
+    *out = NULL;
+    if (facts->sandbox_id == NULL || facts->sandbox_url == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
+    size_t size = sizeof(sbx_sandbox_record);
+#define ADD_SIZE(member, fact) size += copy_size(facts->fact);
+    RECORD_STRINGS(ADD_SIZE)
+#undef ADD_SIZE
+    /* Strings that exist in memory cannot make this overflow. */
+    sbx_sandbox_record *r = calloc(1, size);
+    if (r == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    r->struct_size = sizeof *r;
+    r->sandbox.mount_contract_version = facts->mount_contract_version;
+    r->created_at = facts->created_at;
+    r->pid = facts->pid;
+    char *at = (char *)(r + 1);
+#define PLACE(member, fact) place(&r->member, &at, facts->fact);
+    RECORD_STRINGS(PLACE)
+#undef PLACE
+    *out = r;
+    return SBX_OK;
+}
+
+void common_records_free(sbx_sandbox_record *records)
+{
+    while (records != NULL) {
+        sbx_sandbox_record *next = records->next;
+        free(records);  /* the one allocation holding the struct and its strings */
+        records = next;
+    }
+}
+
+void common_record_list_push(common_record_list *list, sbx_sandbox_record *record)
+{
+    record->next = NULL;
+    if (list->last != NULL)
+        list->last->next = record;
+    else
+        list->first = record;
+    list->last = record;
+    list->count++;
+}
+
+sbx_status common_record_list_finish(common_record_list *list, sbx_status st,
+                                     sbx_sandbox_record **out, size_t *count)
+{
+    if (st != SBX_OK) {
+        common_records_free(list->first);
+        *out = NULL;
+        *count = 0;
+    } else {
+        *out = list->first;
+        *count = list->count;
+    }
+    memset(list, 0, sizeof *list);
+    return st;
+}

@@ -1,0 +1,73 @@
+/*
+ * Building and releasing the growable sandbox records of ABI 1.2
+ * (sbx_sandbox_record), shared by the backends and by the host, which
+ * builds records for backends that have no record operations.  A backend
+ * reads what it knows of a sandbox into one common_record_facts (borrowed
+ * strings) and makes either shape from it: a 1.1 sbx_sandbox with
+ * common_record_facts_fill, or a record with common_record_new.
+ */
+#ifndef SBX_COMMON_RECORD_CHAIN_H
+#define SBX_COMMON_RECORD_CHAIN_H
+
+#include <sbx/backend.h>
+
+/* What a backend knows of one sandbox.  Strings are borrowed; NULL is
+ * unknown (sandbox_id and sandbox_url are required).  Initialise with
+ * common_record_facts_init. */
+typedef struct common_record_facts {
+    const char *sandbox_id;
+    const char *sandbox_url;     /* "" when the sandbox has no address now */
+    const char *user_id;
+    const char *thread_id;
+    const char *status;
+    int mount_contract_version;  /* SBX_CONTRACT_NONE when unknown */
+    int64_t created_at;          /* SBX_TIME_UNKNOWN when unknown */
+    const char *incarnation_id;
+    const char *container_id;
+    const char *container_name;
+    const char *engine;
+    const char *engine_version;
+    int64_t pid;                 /* 0 when none */
+    const char *directory;
+} common_record_facts;
+
+/* Reset *facts to "nothing known". */
+void common_record_facts_init(common_record_facts *facts);
+
+/* The 1.1 fields of `sandbox` (borrowed by *facts), the others unknown. */
+void common_record_facts_of_sandbox(const sbx_sandbox *sandbox, common_record_facts *facts);
+
+/* Fill the 1.1 record *out from the facts (one allocation, as
+ * common_sandbox_record_fill).  SBX_ERR_INTERNAL when out of memory or the
+ * facts lack the id or URL; *out is then left empty. */
+sbx_status common_record_facts_fill(const common_record_facts *facts, sbx_sandbox *out,
+                                    sbx_error *err);
+
+/* A new record (next NULL) holding copies of the facts, the struct and its
+ * strings in ONE allocation, released with common_records_free.
+ * SBX_ERR_INTERNAL when out of memory or the facts lack the id or URL;
+ * then *out is NULL. */
+sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_record **out,
+                             sbx_error *err);
+
+/* Release a chain of records made by common_record_new.  NULL is accepted.
+ * The free_records of every backend in the tree. */
+void common_records_free(sbx_sandbox_record *records);
+
+/* A chain being built in order, for list_records.  Zero-initialise it. */
+typedef struct common_record_list {
+    sbx_sandbox_record *first;
+    sbx_sandbox_record *last;
+    size_t count;
+} common_record_list;
+
+/* Append `record` (which the list now owns) at the end. */
+void common_record_list_push(common_record_list *list, sbx_sandbox_record *record);
+
+/* End of a list_records: when `st` is SBX_OK hand the chain to the caller
+ * (*out, NULL when empty, and *count); else free it (*out NULL, *count 0).
+ * The list is left empty either way; returns `st`. */
+sbx_status common_record_list_finish(common_record_list *list, sbx_status st,
+                                     sbx_sandbox_record **out, size_t *count);
+
+#endif

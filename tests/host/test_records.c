@@ -1,0 +1,219 @@
+/* ABI 1.2 records (sbx_sandbox_record) through the host, from fixture
+ * modules of every minor: 1.0 (a 1.2 build declaring the 1.0 size), 1.1
+ * (built against the 1.1 header itself), 1.2 and a future minor.  The 1.0
+ * operations keep answering arrays of the frozen sbx_sandbox; the record
+ * operations answer chains from every minor. */
+#include <config.h>
+
+#include "tests/support/cunit_main.h"
+
+#include <sbx/host.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the 1.2 fixture puts in its records (fixture_backend.c). */
+#define FIXTURE_CREATED_AT INT64_C(1700000000123)
+
+static char fixture_dir[4096];
+
+static sbx_host *new_host(void)
+{
+    sbx_host *host = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
+    const char *dirs[] = {fixture_dir};
+    CU_ASSERT_EQUAL_FATAL(sbx_host_set_module_path(host, dirs, 1, &err), SBX_OK);
+    return host;
+}
+
+static void create(sbx_backend *b, const char *id)
+{
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    sbx_sandbox *s = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_create(b, &req, &s, &err), SBX_OK);
+    sbx_backend_free_sandboxes(b, s, 1);
+}
+
+/* The record of `id` in a chain, or NULL. */
+static const sbx_sandbox_record *find(const sbx_sandbox_record *chain, const char *id)
+{
+    for (; chain != NULL; chain = chain->next)
+        if (strcmp(chain->sandbox.sandbox_id, id) == 0)
+            return chain;
+    return NULL;
+}
+
+/* A record of a backend with record operations (the fixture's facts), or
+ * one the host built for an older backend (1.2 members unknown). */
+static void expect_record(const sbx_sandbox_record *r, const char *id, int from_module)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    char url[80];
+    snprintf(url, sizeof url, "mem://%s", id);
+    CU_ASSERT_STRING_EQUAL(r->sandbox.sandbox_id, id);
+    CU_ASSERT_STRING_EQUAL(r->sandbox.sandbox_url, strstr(id, "nourl") ? "" : url);
+    CU_ASSERT(r->struct_size >= SBX_RECORD_SIZE_1_2);
+    CU_ASSERT(SBX_RECORD_HAS(r, directory));
+    CU_ASSERT_EQUAL(r->sandbox.mount_contract_version, SBX_CONTRACT_NONE);
+    if (from_module) {
+        char container[80];
+        snprintf(container, sizeof container, "fx-%s", id);
+        CU_ASSERT_EQUAL(r->created_at, FIXTURE_CREATED_AT);
+        CU_ASSERT_STRING_EQUAL(r->container_id, container);
+        CU_ASSERT_STRING_EQUAL(r->engine, "fixture-engine");
+        CU_ASSERT_EQUAL(r->pid, 4242);
+    } else {
+        CU_ASSERT_EQUAL(r->created_at, SBX_TIME_UNKNOWN);
+        CU_ASSERT_PTR_NULL(r->container_id);
+        CU_ASSERT_PTR_NULL(r->engine);
+        CU_ASSERT_EQUAL(r->pid, 0);
+    }
+    CU_ASSERT_PTR_NULL(r->incarnation_id);
+    CU_ASSERT_PTR_NULL(r->container_name);
+    CU_ASSERT_PTR_NULL(r->engine_version);
+    CU_ASSERT_PTR_NULL(r->directory);
+}
+
+/* Open fixture `name` (declaring ABI 1.`minor`), make three sandboxes and
+ * one without an address, and read them back both ways. */
+static void exercise(const char *name, unsigned minor)
+{
+    sbx_host *host = new_host();
+    sbx_backend *b = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_open(host, name, NULL, 0, &b, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_descriptor_of(b)->abi_minor, minor);
+    int from_module = minor >= 2;
+    create(b, "box-a");
+    create(b, "box-b");
+    create(b, "box-nourl");
+    create(b, "box-c");
+
+    /* 1.0: an array of the frozen struct, indexed by this program's sizeof. */
+    sbx_sandbox *all = NULL;
+    size_t count = 0;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_list_running(b, &all, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(count, 3);
+    CU_ASSERT_STRING_EQUAL(all[0].sandbox_id, "box-a");
+    CU_ASSERT_STRING_EQUAL(all[1].sandbox_url, "mem://box-b");
+    CU_ASSERT_STRING_EQUAL(all[2].sandbox_id, "box-c");
+    sbx_backend_free_sandboxes(b, all, count);
+
+    /* 1.2: a chain; a backend with records keeps the one without an address. */
+    sbx_sandbox_record *chain = NULL;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_list_records(b, &chain, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, from_module ? 4 : 3);
+    size_t walked = 0;
+    for (const sbx_sandbox_record *r = chain; r != NULL; r = r->next, walked++)
+        expect_record(r, r->sandbox.sandbox_id, from_module);
+    CU_ASSERT_EQUAL(walked, count);
+    expect_record(find(chain, "box-b"), "box-b", from_module);
+    if (from_module)
+        expect_record(find(chain, "box-nourl"), "box-nourl", 1);
+    else
+        CU_ASSERT_PTR_NULL(find(chain, "box-nourl"));
+    sbx_backend_free_records(b, chain);
+
+    sbx_sandbox_record *one = NULL;
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "box-d";
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_create_record(b, &req, &one, &err), SBX_OK);
+    expect_record(one, "box-d", from_module);
+    CU_ASSERT_PTR_NULL(one->next);
+    sbx_backend_free_records(b, one);
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_discover_record(b, "box-a", &one, &err), SBX_OK);
+    expect_record(one, "box-a", from_module);
+    sbx_backend_free_records(b, one);
+    CU_ASSERT_EQUAL(sbx_backend_discover_record(b, "box-z", &one, &err), SBX_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NULL(one);
+    CU_ASSERT_STRING_EQUAL(err.message, "sandbox 'box-z' not found");
+    sbx_backend_free_records(b, NULL);
+    sbx_backend_close(b);
+    sbx_host_free(host);
+}
+
+static void test_minor_0(void) { exercise("fixture-older-minor", 0); }
+static void test_minor_1(void) { exercise("fixture-minor-1", 1); }
+static void test_minor_2(void) { exercise("fixture-good", 2); }
+static void test_future_minor(void) { exercise("fixture-newer-minor", 99); }
+
+static void test_short_records_are_not_handed_out(void)
+{
+    sbx_host *host = new_host();
+    sbx_backend *b = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_open(host, "fixture-short-records", NULL, 0, &b, &err),
+                          SBX_OK);
+    char expected[256];
+    snprintf(expected, sizeof expected,
+             "backend 'fixture-short-records': create_record returned a record smaller than "
+             "ABI 1.2's (%zu bytes, not %zu)",
+             offsetof(sbx_sandbox_record, created_at), (size_t)SBX_RECORD_SIZE_1_2);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "box-a";
+    sbx_sandbox_record *one = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_create_record(b, &req, &one, &err), SBX_ERR_INTERNAL);
+    CU_ASSERT_STRING_EQUAL(err.message, expected);
+    CU_ASSERT_PTR_NULL(one);
+    size_t count = 7;
+    CU_ASSERT_EQUAL(sbx_backend_list_records(b, &one, &count, &err), SBX_ERR_INTERNAL);
+    CU_ASSERT_PTR_NULL(one);
+    CU_ASSERT_EQUAL(count, 0);
+    /* The 1.0 operations are not affected. */
+    sbx_sandbox *s = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_discover(b, "box-a", &s, &err), SBX_OK);
+    sbx_backend_free_sandboxes(b, s, 1);
+    sbx_backend_close(b);
+    sbx_host_free(host);
+}
+
+static void test_record_operations_need_free_records(void)
+{
+    sbx_host *host = new_host();
+    const sbx_backend_descriptor *d = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-records-no-free", &d, &err), SBX_ERR_LOAD);
+    char expected[8192];
+    snprintf(expected, sizeof expected,
+             "cannot load backend module %s/fixture-records-no-free.so: module ABI %d.%d, host "
+             "ABI %d.%d (descriptor lacks the free_records operation its record operations "
+             "need)", fixture_dir, SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR,
+             SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
+    CU_ASSERT_STRING_EQUAL(err.message, expected);
+    sbx_host_free(host);
+}
+
+/* The layouts that modules of 1.0 and 1.1 were built with do not move. */
+static void test_frozen_layouts(void)
+{
+    CU_ASSERT_EQUAL(SBX_BACKEND_ABI_MINOR, 2);
+    CU_ASSERT_EQUAL(offsetof(sbx_sandbox, mount_contract_version), 5 * sizeof(char *));
+    CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_1, SBX_DESCRIPTOR_MIN_SIZE(clear_reconciliation));
+    CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_1 < SBX_DESCRIPTOR_MIN_SIZE(create_record));
+    CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_MIN_SIZE(free_records));
+}
+
+void sbx_test_register(void)
+{
+    const char *build = getenv("SBX_TEST_BUILDDIR");
+    snprintf(fixture_dir, sizeof fixture_dir, "%s/tests/host/fixtures/.libs",
+             build != NULL ? build : ".");
+    unsetenv("SBX_MODULE_PATH");
+    static const CU_TestInfo tests[] = {
+        {"a 1.0 module: arrays as before, records built by the host", test_minor_0},
+        {"a 1.1 module built with the 1.1 header: arrays as before, records built by the host",
+         test_minor_1},
+        {"a 1.2 module: its own records, URL-less ones kept in list_records", test_minor_2},
+        {"a module of a future minor: its records are read as 1.2", test_future_minor},
+        {"records smaller than 1.2 are refused, not handed out", test_short_records_are_not_handed_out},
+        {"record operations without free_records: the module is refused",
+         test_record_operations_need_free_records},
+        {"the 1.0 and 1.1 layouts are unchanged", test_frozen_layouts},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("records", NULL, NULL, tests);
+}
