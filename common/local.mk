@@ -1,13 +1,11 @@
 # Code shared by the host library and the backends.  Convenience libraries:
 # each user links its own copy, and modules export none of it.
 
-# Errors, id and create request rules, sandbox records, logging, option
-# values, values quoted in messages and the wait for a sandbox's server:
-# everything any backend (in-process or module) needs.
+# Id and create request rules, sandbox records, option values, values quoted
+# in messages and the wait for a sandbox's server: everything any backend
+# (in-process or module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
-	common/error.c \
-	common/backend_log.c common/backend_log.h \
 	common/create_request.c common/create_request.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \

@@ -1,7 +1,7 @@
 # The public headers and the host library.
 sbxincludedir = $(includedir)/sbx
 sbxinclude_HEADERS = host-api/include/sbx/backend.h host-api/include/sbx/host.h \
-	host-api/include/sbx/manager.h
+	host-api/include/sbx/manager.h host-api/include/sbx/backend_support.h
 
 lib_LTLIBRARIES += host-api/libsbx-host.la
 host_api_libsbx_host_la_SOURCES =
@@ -19,6 +19,7 @@ pkgconfig_DATA = host-api/sbx-host.pc
 host_api_libsbx_host_la_SOURCES += \
 	host-api/src/host_internal.h \
 	host-api/src/host.c \
+	host-api/src/error.c \
 	host-api/src/module_loader.c \
 	host-api/src/backend_listing.c \
 	host-api/src/backend_call.c \
