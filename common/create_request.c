@@ -5,7 +5,7 @@
 
 #include "common/sandbox_ids.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stddef.h>
 #include <string.h>
@@ -17,9 +17,9 @@ sbx_status common_create_request_check(const char *backend, const sbx_create_req
      * fields we would read are not there. */
     if (req == NULL ||
         req->struct_size < offsetof(sbx_create_request, required_contract) + sizeof(int))
-        return sbx_error_set(err, SBX_ERR_USAGE,
-                             "%s: create request missing or built for another ABI "
-                             "(initialise it with SBX_CREATE_REQUEST_INIT)", backend);
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "%s: create request missing or built for another ABI "
+                                     "(initialise it with SBX_CREATE_REQUEST_INIT)", backend);
     sbx_status st = common_check_sandbox_id(req->sandbox_id, err);
     if (st == SBX_OK)
         st = common_check_principal_id("thread_id", req->thread_id, err);
@@ -34,10 +34,10 @@ sbx_status common_create_request_refuse_contract(const char *backend,
 {
     if (req->required_contract == SBX_CONTRACT_NONE)
         return SBX_OK;
-    return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
-                         "%s backend has no mount contract; sandbox '%s' cannot "
-                         "require version %d", backend, req->sandbox_id,
-                         req->required_contract);
+    return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                 "%s backend has no mount contract; sandbox '%s' cannot "
+                                 "require version %d", backend, req->sandbox_id,
+                                 req->required_contract);
 }
 
 const char *common_create_request_user(const sbx_create_request *req)
@@ -60,12 +60,12 @@ sbx_status common_create_request_check_owner(const char *backend, const sbx_crea
     const char *user = found_user != NULL && found_user[0] != '\0' ? found_user
                                                                   : COMMON_DEFAULT_USER_ID;
     if (strcmp(user, common_create_request_user(req)) != 0)
-        return sbx_error_set(err, SBX_ERR_REFUSED,
-                             "%s: sandbox '%s' exists and belongs to another user",
-                             backend, req->sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                                     "%s: sandbox '%s' exists and belongs to another user",
+                                     backend, req->sandbox_id);
     if (!same_principal(found_thread, req->thread_id))
-        return sbx_error_set(err, SBX_ERR_REFUSED,
-                             "%s: sandbox '%s' exists and belongs to another thread",
-                             backend, req->sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                                     "%s: sandbox '%s' exists and belongs to another thread",
+                                     backend, req->sandbox_id);
     return SBX_OK;
 }

@@ -9,7 +9,7 @@
 #include "common/printable.h"
 #include "common/net_policy.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <curl/curl.h>
 #include <pthread.h>
@@ -23,7 +23,6 @@
 /* Idle handles kept for reuse; more than this many concurrent calls still
  * work, the surplus handles are just closed when returned. */
 #define COMMON_HTTP_POOL_MAX 32
-#define COMMON_HTTP_DEFAULT_MAX_RESPONSE ((size_t)16 * 1024 * 1024)
 
 struct common_http_client {
     char *base_url;
@@ -36,8 +35,7 @@ struct common_http_client {
     struct curl_slist *plain_headers; /* caller's headers: GET, bodyless DELETE */
     struct curl_slist *empty_post_headers; /* + no content type: POST without a body */
     struct curl_slist *json_headers;  /* + JSON content type: a request with a body */
-    sbx_log_fn log;
-    void *log_ctx;
+    const sbx_host_services *services; /* borrowed: outlives the client */
     char *log_name;
 
     size_t base_url_len;
@@ -64,25 +62,9 @@ static char *dup_or_null(const char *s)
     return s == NULL ? NULL : strdup(s);
 }
 
-static void client_log(const common_http_client *c, sbx_log_level level,
-                       const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void client_log(const common_http_client *c, sbx_log_level level,
-                       const char *fmt, ...)
-{
-    if (c->log == NULL)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    c->log(c->log_ctx, level, c->log_name != NULL ? c->log_name : "http", line);
-}
+#define CLIENT_LOG(c, level, ...) \
+    sbx_backend_log((c)->services, (level), (c)->log_name != NULL ? (c)->log_name : "http", \
+                    __VA_ARGS__)
 
 static int starts_with_nocase(const char *s, const char *prefix)
 {
@@ -121,19 +103,19 @@ static sbx_status check_header(const char *header, size_t index, sbx_error *err)
     const char *colon = strchr(header, ':');
     size_t name_len = colon == NULL ? 0 : (size_t)(colon - header);
     if (colon == NULL || name_len == 0)
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "HTTP header #%zu is not of the form 'Name: value'", index);
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "HTTP header #%zu is not of the form 'Name: value'", index);
     for (size_t i = 0; i < name_len; i++) {
         unsigned char ch = (unsigned char)header[i];
         if (ch <= ' ' || ch >= 127 || strchr("()<>@,;:\\\"/[]?={}", ch) != NULL)
-            return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "HTTP header name '%.*s' has an invalid character",
-                                 (int)(name_len > 64 ? 64 : name_len), header);
+            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                         "HTTP header name '%.*s' has an invalid character",
+                                         (int)(name_len > 64 ? 64 : name_len), header);
     }
     if (strpbrk(colon + 1, "\r\n") != NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "HTTP header '%.*s' has a value containing CR or LF",
-                             (int)(name_len > 64 ? 64 : name_len), header);
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "HTTP header '%.*s' has a value containing CR or LF",
+                                     (int)(name_len > 64 ? 64 : name_len), header);
     return SBX_OK;
 }
 
@@ -150,7 +132,7 @@ static sbx_status append_header(struct curl_slist **list, const char *header,
 {
     struct curl_slist *grown = curl_slist_append(*list, header);
     if (grown == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory building HTTP headers");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory building HTTP headers");
     *list = grown;
     return SBX_OK;
 }
@@ -160,7 +142,7 @@ static sbx_status build_header_lists(common_http_client *c, const common_http_cl
 {
     for (size_t i = 0; i < o->header_count; i++) {
         if (o->headers[i] == NULL)
-            return sbx_error_set(err, SBX_ERR_CONFIG, "HTTP header #%zu is NULL", i);
+            return sbx_backend_error_set(err, SBX_ERR_CONFIG, "HTTP header #%zu is NULL", i);
         sbx_status st = check_header(o->headers[i], i, err);
         if (st == SBX_OK)
             st = append_header(&c->plain_headers, o->headers[i], err);
@@ -197,28 +179,27 @@ sbx_status common_http_client_new(const common_http_client_options *o, common_ht
     if (o == NULL || o->base_url == NULL ||
         !(starts_with_nocase(o->base_url, "http://") ||
           starts_with_nocase(o->base_url, "https://")))
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "HTTP base URL must begin with http:// or https://");
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "HTTP base URL must begin with http:// or https://");
     if (o->header_count > 0 && o->headers == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "HTTP headers missing");
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "HTTP headers missing");
 
     pthread_once(&global_once, global_init);
     if (global_init_result != CURLE_OK)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl initialisation failed: %s",
-                             curl_easy_strerror(global_init_result));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "libcurl initialisation failed: %s",
+                                     curl_easy_strerror(global_init_result));
 
     common_http_client *c = calloc(1, sizeof *c);
     if (c == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     if (pthread_mutex_init(&c->pool_lock, NULL) != 0) {
         free(c);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
     }
     c->connect_timeout_ms = o->connect_timeout_ms;
     c->max_response_bytes = o->max_response_bytes > 0 ? o->max_response_bytes
                                                       : COMMON_HTTP_DEFAULT_MAX_RESPONSE;
-    c->log = o->log;
-    c->log_ctx = o->log_ctx;
+    c->services = o->services;
     c->base_url = strdup(o->base_url);
     c->shown_url = url_for_messages(o->base_url);
     c->unix_socket_path = dup_or_null(o->unix_socket_path);
@@ -229,7 +210,7 @@ sbx_status common_http_client_new(const common_http_client_options *o, common_ht
         (o->ca_file != NULL && c->ca_file == NULL) ||
         (o->log_name != NULL && c->log_name == NULL)) {
         common_http_client_free(c);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     strip_trailing_slashes(c->base_url);
     strip_trailing_slashes(c->shown_url);
@@ -508,26 +489,26 @@ static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
 {
     const char *detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
     if (sink->oversize || rc == CURLE_FILESIZE_EXCEEDED)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "%s %s: response body exceeds max_response_bytes (%zu bytes)",
-                             method, path, c->max_response_bytes);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "%s %s: response body exceeds max_response_bytes (%zu bytes)",
+                                     method, path, c->max_response_bytes);
     if (sink->out_of_memory)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
     if (sink->stream_stopped)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory reading the answer",
-                             method, path);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory reading the answer",
+                                     method, path);
     /* During a transfer libcurl also says "out of memory" for an answer it
      * will not hold (a header over its limit): that is the peer's doing, and
      * must count against it, never as our own failure. */
     if (rc == CURLE_OUT_OF_MEMORY)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "%s %s%s: libcurl could not hold the answer (%s; an oversize "
-                             "header?)", method, c->shown_url, path, detail);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "%s %s%s: libcurl could not hold the answer (%s; an oversize "
+                                     "header?)", method, c->shown_url, path, detail);
     if (rc == CURLE_OPERATION_TIMEDOUT)
-        return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: timed out after %ld ms (%s)",
-                             method, c->shown_url, path, timeout_ms, detail);
-    return sbx_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: %s", method, c->shown_url,
-                         path, detail);
+        return sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: timed out after %ld ms (%s)",
+                                     method, c->shown_url, path, timeout_ms, detail);
+    return sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: %s", method, c->shown_url,
+                                 path, detail);
 }
 
 sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
@@ -547,19 +528,19 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
     resp->body = NULL;
     resp->body_len = 0;
     if (method == NULL || path == NULL || path[0] != '/')
-        return sbx_error_set(err, SBX_ERR_USAGE, "HTTP request path must begin with '/'");
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "HTTP request path must begin with '/'");
 
     CURLcode rc = CURLE_OK;
     pooled_handle *ph = take_handle(c, &rc);
     if (ph == NULL)
         return rc == CURLE_OUT_OF_MEMORY
-                   ? sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a libcurl handle")
-                   : sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
-                                   curl_easy_strerror(rc));
+                   ? sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a libcurl handle")
+                   : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
+                                           curl_easy_strerror(rc));
     int url_changed = set_url_buffer(c, ph, path);
     if (url_changed < 0) {
         return_handle(c, ph);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     ph->sink = (body_sink){ .limit = c->max_response_bytes, .stream = stream, .curl = ph->curl };
     ph->errbuf[0] = '\0';
@@ -567,8 +548,8 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
     if (rc != CURLE_OK) {
         /* What the handle holds is unknown now: it is not reused. */
         free_handle(ph);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
-                             curl_easy_strerror(rc));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "libcurl refused an option: %s",
+                                     curl_easy_strerror(rc));
     }
     rc = curl_easy_perform(ph->curl);
     long status = 0;
@@ -583,20 +564,20 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
         free(sink.data);
         sbx_status st = map_curl_error(c, rc, &sink, method, path, timeout_ms, ph->errbuf, err);
         return_handle(c, ph);
-        client_log(c, SBX_LOG_DEBUG, "%s %s failed: %s", method, path,
-                   err != NULL ? err->message : curl_easy_strerror(rc));
+        CLIENT_LOG(c, SBX_LOG_DEBUG, "%s %s failed: %s", method, path,
+                   err->message);
         return st;
     }
     return_handle(c, ph);
     if (sink.data == NULL) {
         sink.data = calloc(1, 1);
         if (sink.data == NULL)
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     resp->status = status;
     resp->body = sink.data;
     resp->body_len = sink.len;
-    client_log(c, SBX_LOG_DEBUG, "%s %s -> HTTP %ld (%zu bytes%s)", method, path, status,
+    CLIENT_LOG(c, SBX_LOG_DEBUG, "%s %s -> HTTP %ld (%zu bytes%s)", method, path, status,
                sink.received, sink.streaming ? ", streamed" : "");
     return SBX_OK;
 }

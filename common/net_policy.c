@@ -3,7 +3,7 @@
 
 #include "common/net_policy.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -85,14 +85,14 @@ sbx_status common_url_host_bypasses_proxy(const char *url, int *bypass, sbx_erro
     *bypass = 0;
     CURLU *u = curl_url();
     if (u == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     char *host = NULL;
     CURLUcode rc = curl_url_set(u, CURLUPART_URL, url, 0);
     if (rc == CURLUE_OK)
         rc = curl_url_get(u, CURLUPART_HOST, &host, 0);
     curl_url_cleanup(u);
     if (rc != CURLUE_OK)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "cannot find a host in the base URL");
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "cannot find a host in the base URL");
     *bypass = common_host_bypasses_proxy(host);
     curl_free(host);
     return SBX_OK;

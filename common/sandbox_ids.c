@@ -5,7 +5,7 @@
 
 #include "common/printable.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <string.h>
 
@@ -52,11 +52,11 @@ sbx_status common_check_sandbox_id(const char *id, sbx_error *err)
     if (common_sandbox_id_is_valid(id))
         return SBX_OK;
     char shown[80];
-    return sbx_error_set(err, SBX_ERR_REFUSED,
-                         "invalid sandbox_id '%s': must be a DNS label (lower-case "
-                         "letters, digits and '-', starting and ending with a letter "
-                         "or digit) of at most %d characters",
-                         common_printable(id, shown, sizeof shown), COMMON_SANDBOX_ID_MAX);
+    return sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                                 "invalid sandbox_id '%s': must be a DNS label (lower-case "
+                                 "letters, digits and '-', starting and ending with a letter "
+                                 "or digit) of at most %d characters",
+                                 common_printable(id, shown, sizeof shown), COMMON_SANDBOX_ID_MAX);
 }
 
 sbx_status common_check_principal_id(const char *field, const char *id, sbx_error *err)
@@ -64,7 +64,7 @@ sbx_status common_check_principal_id(const char *field, const char *id, sbx_erro
     if (id == NULL || common_principal_id_is_valid(id))
         return SBX_OK;
     char shown[80];
-    return sbx_error_set(err, SBX_ERR_REFUSED,
-                         "invalid %s '%s': must match ^[A-Za-z0-9_-]{1,%d}$",
-                         field, common_printable(id, shown, sizeof shown), COMMON_PRINCIPAL_ID_MAX);
+    return sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                                 "invalid %s '%s': must match ^[A-Za-z0-9_-]{1,%d}$",
+                                 field, common_printable(id, shown, sizeof shown), COMMON_PRINCIPAL_ID_MAX);
 }

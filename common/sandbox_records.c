@@ -3,7 +3,7 @@
 
 #include "common/sandbox_records.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +33,7 @@ sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
     memset(out, 0, sizeof *out);
     out->mount_contract_version = SBX_CONTRACT_NONE;
     if (sandbox_id == NULL || sandbox_url == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
     size_t id_len = strlen(sandbox_id), url_len = strlen(sandbox_url);
     size_t user_len = user_id != NULL ? strlen(user_id) : 0;
     size_t thread_len = thread_id != NULL ? strlen(thread_id) : 0;
@@ -41,7 +41,7 @@ sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
     /* Five lengths of strings that exist in memory cannot overflow this. */
     char *at = malloc(id_len + url_len + user_len + thread_len + status_len + 5);
     if (at == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     place_string(&out->sandbox_id, &at, sandbox_id, id_len); /* first: the block's start */
     place_string(&out->sandbox_url, &at, sandbox_url, url_len);
     place_string(&out->user_id, &at, user_id, user_len);
@@ -65,7 +65,7 @@ sbx_status common_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx
     *out = malloc(sizeof **out);
     if (*out == NULL) {
         common_sandbox_record_clear(record);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     **out = *record;
     memset(record, 0, sizeof *record);
@@ -90,7 +90,7 @@ sbx_sandbox *common_sandbox_list_append(common_sandbox_list *list, sbx_error *er
         size_t cap = list->capacity ? list->capacity * 2 : 8;
         sbx_sandbox *grown = realloc(list->items, cap * sizeof *grown);
         if (grown == NULL) {
-            sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+            sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
             return NULL;
         }
         list->items = grown;

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (long status = 404; status <= 500; status += 96) {
         resp.status = status;
         (void)docker_engine_is_name_conflict(&resp);
-        if (docker_engine_error(&resp, "fuzz call", &err) == SBX_OK ||
+        if (docker_engine_error(&resp, "fuzz call", SBX_ERR_NOT_FOUND, &err) == SBX_OK ||
             memchr(err.message, '\0', sizeof err.message) == NULL)
             abort();
     }

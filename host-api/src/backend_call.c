@@ -37,12 +37,30 @@ static sbx_status checked(const sbx_backend *b, sbx_status st, const char *op, s
     return st;
 }
 
+/* The options as backend.h promises them to open(): an array when the
+ * count is not 0, every key and value a string. */
+static sbx_status check_options(const char *name, const sbx_option *options, size_t count,
+                                sbx_error *err)
+{
+    if (count > 0 && options == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "opening backend '%s': %zu options but no array",
+                             name, count);
+    for (size_t i = 0; i < count; i++)
+        if (options[i].key == NULL || options[i].value == NULL)
+            return sbx_error_set(err, SBX_ERR_CONFIG,
+                                 "opening backend '%s': option #%zu has no key or no value",
+                                 name, i);
+    return SBX_OK;
+}
+
 sbx_status sbx_backend_open(sbx_host *host, const char *name, const sbx_option *options,
                             size_t option_count, sbx_backend **out, sbx_error *err)
 {
     *out = NULL;
     const sbx_backend_descriptor *d;
-    sbx_status st = sbx_host_load(host, name, &d, err);
+    sbx_status st = check_options(name, options, option_count, err);
+    if (st == SBX_OK)
+        st = sbx_host_load(host, name, &d, err);
     if (st != SBX_OK)
         return st;
     sbx_backend *b = calloc(1, sizeof *b);

@@ -5,6 +5,8 @@
 #include "host-api/src/host_internal.h"
 #include "plugin/local/local_backend.h"
 
+#include <sbx/backend_support.h>
+
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,14 +26,10 @@ const char *sbx_host_default_module_dir(void)
 
 void sbx_host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ...)
 {
-    if (host->services.log == NULL)
-        return;
-    char line[SBX_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    sbx_backend_vlog(&host->services, level, "host", fmt, ap);
     va_end(ap);
-    host->services.log(host->services.log_ctx, level, "host", line);
 }
 
 void sbx_strv_free(char **strv, size_t count)
@@ -51,12 +49,10 @@ sbx_status sbx_host_new(const sbx_host_services *services, sbx_host **out, sbx_e
     if (host == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory creating the host");
     host->services.struct_size = sizeof host->services;
-    if (services != NULL) {
-        /* Copy only the members the caller's struct has. */
-        if (services->struct_size >= offsetof(sbx_host_services, log) + sizeof services->log)
-            host->services.log = services->log;
-        if (services->struct_size >= offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx)
-            host->services.log_ctx = services->log_ctx;
+    /* Only the members the caller's struct has are read. */
+    if (sbx_backend_can_log(services)) {
+        host->services.log = services->log;
+        host->services.log_ctx = services->log_ctx;
     }
     sbx_status st = sbx_host_register_backend(host, local_backend_descriptor(), err);
     if (st != SBX_OK) {

@@ -10,7 +10,6 @@
 
 #include "plugin/docker/docker_backend.h"
 
-#include "common/backend_log.h"
 #include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
@@ -18,15 +17,13 @@
 #include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_engine.h"
 #include "plugin/docker/docker_options.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define BACKEND_NAME "docker"
 
 /* Bound on create attempts while a concurrent create or destroy of the
  * same name settles (see make_or_find). */
@@ -54,17 +51,16 @@ struct sbx_backend_instance {
     atomic_int engine_kind;              /* enum engine_kind */
 };
 
-#define LOG(inst, level, ...) common_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
+#define DOCKER_LOG(inst, level, ...) \
+    sbx_backend_log((inst)->services, (level), DOCKER_NAME, __VA_ARGS__)
 
 static sbx_status docker_open(const sbx_option *options, size_t option_count,
                               const sbx_host_services *services,
                               sbx_backend_instance **out, sbx_error *err)
 {
-    if (out == NULL || (option_count > 0 && options == NULL))
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: open needs options and an output");
     sbx_backend_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     sbx_status st = docker_options_parse(options, option_count, &inst->options, err);
     if (st == SBX_OK)
         st = docker_engine_open(&inst->engine, &inst->options, services, err);
@@ -74,8 +70,8 @@ static sbx_status docker_open(const sbx_option *options, size_t option_count,
         return st;
     }
     inst->services = services;
-    LOG(inst, SBX_LOG_DEBUG, "engine socket %s, API %s", inst->options.socket_path,
-        inst->options.api_version);
+    DOCKER_LOG(inst, SBX_LOG_DEBUG, "engine socket %s, API %s", inst->options.socket_path,
+               inst->options.api_version);
     *out = inst;
     return SBX_OK;
 }
@@ -109,7 +105,7 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
-        st = docker_engine_error(&resp, what, err);
+        st = docker_engine_error(&resp, what, SBX_ERR_NOT_FOUND, err);
         common_http_response_clear(&resp);
         return st;
     }
@@ -123,8 +119,8 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
     const char *engine_id = docker_container_id(o);
     if (st == SBX_OK && container_id != NULL && engine_id == NULL) {
         common_sandbox_record_clear(into);
-        st = sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the answer has no container Id",
-                           what);
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the answer has no container Id",
+                                   what);
     }
     if (st == SBX_OK && container_id != NULL)
         snprintf(container_id, CONTAINER_ID_MAX, "%s", engine_id);
@@ -157,7 +153,7 @@ static sbx_status container_action(sbx_backend_instance *inst, const char *id,
     if (st != SBX_OK)
         return st;
     if (resp.status < 200 || (resp.status >= 300 && resp.status != 304))
-        st = docker_engine_error(&resp, what, err);
+        st = docker_engine_error(&resp, what, SBX_ERR_NOT_FOUND, err);
     common_http_response_clear(&resp);
     return st;
 }
@@ -170,11 +166,11 @@ static sbx_status remove_container(sbx_backend_instance *inst, const char *id, s
 /* The config error of init=true on an engine without an init binary. */
 static sbx_status init_missing_error(const sbx_create_request *req, sbx_error *err)
 {
-    return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "docker: create of sandbox '%s': option 'init' is true but the engine "
-                         "has no init binary (podman: install catatonit; Docker: docker-init); "
-                         "set init to auto or false to run sandboxes without one",
-                         req->sandbox_id);
+    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                 "docker: create of sandbox '%s': option 'init' is true but the engine "
+                                 "has no init binary (podman: install catatonit; Docker: docker-init); "
+                                 "set init to auto or false to run sandboxes without one",
+                                 req->sandbox_id);
 }
 
 /* Remember that the engine has no init binary, and say so once. */
@@ -182,9 +178,9 @@ static void learn_init_absent(sbx_backend_instance *inst)
 {
     if (atomic_exchange(&inst->engine_init, ENGINE_INIT_ABSENT) != ENGINE_INIT_ABSENT &&
         inst->options.init == DOCKER_INIT_AUTO)
-        LOG(inst, SBX_LOG_WARN, "the engine has no init binary (podman: install catatonit): "
-            "sandboxes run without one, so destroy waits up to stop_grace_s for a PID 1 "
-            "that ignores SIGTERM (option init)");
+        DOCKER_LOG(inst, SBX_LOG_WARN, "the engine has no init binary (podman: install catatonit): "
+                   "sandboxes run without one, so destroy waits up to stop_grace_s for a PID 1 "
+                   "that ignores SIGTERM (option init)");
 }
 
 /* Whether this create asks for an init (*init): the `init` option, and for
@@ -247,10 +243,8 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
     }
     *created = resp.status == 201;
     if (!*created && !docker_engine_is_name_conflict(&resp))
-        st = docker_engine_error(&resp, what, err);
-    /* A 404 here is a missing image, not a missing sandbox. */
-    if (st == SBX_ERR_NOT_FOUND && err != NULL)
-        err->kind = st = SBX_ERR_PROVISIONER;
+        /* A 404 here is a missing image, not a missing sandbox. */
+        st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
     common_http_response_clear(&resp);
     return st;
 }
@@ -259,14 +253,14 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
 static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_request *req,
                                 sbx_error *err)
 {
-    sbx_status st = common_create_request_check(BACKEND_NAME, req, err);
+    sbx_status st = common_create_request_check(DOCKER_NAME, req, err);
     if (st != SBX_OK)
         return st;
     if (inst->options.image == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "docker: option 'image' is required to create sandbox '%s'",
-                             req->sandbox_id);
-    return common_create_request_refuse_contract(BACKEND_NAME, req, err);
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "docker: option 'image' is required to create sandbox '%s'",
+                                     req->sandbox_id);
+    return common_create_request_refuse_contract(DOCKER_NAME, req, err);
 }
 
 /* Create the container, or find the existing one of that name; either way
@@ -291,7 +285,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
             sbx_sandbox found;
             st = inspect_sandbox(inst, req->sandbox_id, &found, &running, err);
             if (st == SBX_OK) {
-                st = common_create_request_check_owner("docker", req, found.user_id,
+                st = common_create_request_check_owner(DOCKER_NAME, req, found.user_id,
                                                        found.thread_id, err);
                 common_sandbox_record_clear(&found);
             }
@@ -303,8 +297,8 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (st != SBX_ERR_NOT_FOUND || *created || now.tv_sec > give_up)
             break;
-        LOG(inst, SBX_LOG_DEBUG, "sandbox %s: name taken by a container in transition; "
-            "trying again", req->sandbox_id);
+        DOCKER_LOG(inst, SBX_LOG_DEBUG, "sandbox %s: name taken by a container in transition; "
+                   "trying again", req->sandbox_id);
     }
     return st;
 }
@@ -324,8 +318,8 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
     const char *colon = strrchr(sb->sandbox_url, ':');
     long port = colon != NULL ? strtol(colon + 1, NULL, 10) : 0;
     if (port <= 0 || port > 65535)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: sandbox '%s' has no port in '%.200s'",
-                             sb->sandbox_id, sb->sandbox_url);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: sandbox '%s' has no port in '%.200s'",
+                                     sb->sandbox_id, sb->sandbox_url);
     char what[96];
     snprintf(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
     return common_http_wait_ready(inst->options.bind_host, (int)port,
@@ -339,25 +333,23 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
     sbx_status st = check_request(inst, req, err);
     if (st != SBX_OK)
         return st;
-    if (out == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: create needs an output");
     int created = 0, running = 0;
     st = make_or_find(inst, req, &created, err);
     if (st == SBX_OK && created)
-        LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
+        DOCKER_LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
     else if (st == SBX_OK)
-        LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
+        DOCKER_LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     /* Read the published port back from the engine. */
     sbx_sandbox *one = NULL;
     if (st == SBX_OK) {
         one = calloc(1, sizeof *one);
         st = one ? inspect_sandbox(inst, req->sandbox_id, one, &running, err)
-                 : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+                 : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     if (st == SBX_OK && (!running || one->sandbox_url[0] == '\0'))
-        st = sbx_error_set(err, SBX_ERR_PROVISIONER,
-                           "docker: sandbox '%s' %s after start", req->sandbox_id,
-                           running ? "publishes no port" : "is not running");
+        st = sbx_backend_error_set(err, SBX_ERR_PROVISIONER,
+                                   "docker: sandbox '%s' %s after start", req->sandbox_id,
+                                   running ? "publishes no port" : "is not running");
     /* The sandbox exists and runs from here on: a server that does not
      * answer in time leaves it for destroy (docs/docker.md). */
     int running_sandbox = st == SBX_OK;
@@ -370,8 +362,8 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
             sbx_error ignored;
             remove_container(inst, req->sandbox_id, &ignored);
         }
-        LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
-            err ? err->message : sbx_status_name(st));
+        DOCKER_LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
+                   err->message);
         return st;
     }
     *out = one;
@@ -395,25 +387,23 @@ static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox
     if (st == SBX_OK || st == SBX_ERR_NOT_FOUND)
         st = remove_container(inst, sandbox_id, err);
     if (st == SBX_ERR_NOT_FOUND) {
-        sbx_error_clear(err);
+        sbx_backend_error_clear(err);
         return SBX_OK;
     }
     if (st == SBX_OK)
-        LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
+        DOCKER_LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
     return st;
 }
 
 static sbx_status docker_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
                                   int *alive, sbx_error *err)
 {
-    if (alive == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: is_alive needs an output");
     *alive = 0;
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st == SBX_OK)
         st = inspect_sandbox(inst, sandbox_id, NULL, alive, err);
     if (st == SBX_ERR_NOT_FOUND) {
-        sbx_error_clear(err);
+        sbx_backend_error_clear(err);
         *alive = 0;
         return SBX_OK;
     }
@@ -423,8 +413,6 @@ static sbx_status docker_is_alive(sbx_backend_instance *inst, const char *sandbo
 static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbox_id,
                                   sbx_sandbox **out, sbx_error *err)
 {
-    if (out == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: discover needs an output");
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
@@ -432,7 +420,7 @@ static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbo
     int running = 0;
     st = inspect_sandbox(inst, sandbox_id, &one, &running, err);
     if (st == SBX_ERR_NOT_FOUND)
-        sbx_error_set(err, SBX_ERR_NOT_FOUND, "docker: sandbox '%s' not found", sandbox_id);
+        sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "docker: sandbox '%s' not found", sandbox_id);
     return st == SBX_OK ? common_sandbox_record_box(&one, out, err) : st;
 }
 
@@ -453,10 +441,10 @@ static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entri
             continue;
         common_sandbox_list_drop_last(list);
         if (rc < 0)
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         /* Managed containers of other prefixes are normal, not warnings. */
-        LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
-            "skipping list entry %zu: %s", i, why);
+        DOCKER_LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
+                   "skipping list entry %zu: %s", i, why);
     }
     return SBX_OK;
 }
@@ -464,8 +452,6 @@ static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entri
 static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
                                       size_t *count, sbx_error *err)
 {
-    if (out == NULL || count == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: list_running needs outputs");
     *out = NULL;
     *count = 0;
     common_http_response resp;
@@ -474,9 +460,7 @@ static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
-        st = docker_engine_error(&resp, "list of sandboxes", err);
-        if (st == SBX_ERR_NOT_FOUND && err != NULL)
-            err->kind = st = SBX_ERR_PROVISIONER;
+        st = docker_engine_error(&resp, "list of sandboxes", SBX_ERR_PROVISIONER, err);
         common_http_response_clear(&resp);
         return st;
     }
@@ -535,8 +519,8 @@ static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what,
         return st;
     int podman = atomic_load(&inst->engine_kind) == ENGINE_KIND_PODMAN;
     if (podman ? facts.name[0] == '\0' || facts.root_dir[0] == '\0' : facts.id[0] == '\0')
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's /info gives no %s",
-                             what, podman ? "Name and DockerRootDir" : "ID");
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's /info gives no %s",
+                                     what, podman ? "Name and DockerRootDir" : "ID");
     if (podman)
         snprintf(buf, size, "podman:%s:%s", facts.name, facts.root_dir);
     else
@@ -551,8 +535,6 @@ static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what,
 static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
                                    sbx_reconciliation *out, sbx_error *err)
 {
-    if (out == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: reconcile needs an output");
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
@@ -561,7 +543,7 @@ static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandb
     char what[96], container_id[CONTAINER_ID_MAX];
     snprintf(what, sizeof what, "reconciliation of sandbox '%s'", sandbox_id);
     sbx_error cause;
-    sbx_error_clear(&cause);
+    sbx_backend_error_clear(&cause);
     char name_space[512];
     st = engine_namespace(inst, what, name_space, sizeof name_space, &cause);
     sbx_sandbox record = { 0 };
@@ -569,11 +551,11 @@ static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandb
     if (st == SBX_OK)
         st = inspect_container(inst, sandbox_id, &record, &running, container_id, &cause);
     if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
-        LOG(inst, SBX_LOG_WARN, "%s is unknown: %s", what, cause.message);
+        DOCKER_LOG(inst, SBX_LOG_WARN, "%s is unknown: %s", what, cause.message);
     else if (!settle_reconciliation(out, st == SBX_OK ? SBX_RECONCILE_FOUND
                                                       : SBX_RECONCILE_ABSENT,
                                     name_space, container_id, &record, running))
-        LOG(inst, SBX_LOG_WARN, "%s is unknown: out of memory", what);
+        DOCKER_LOG(inst, SBX_LOG_WARN, "%s is unknown: out of memory", what);
     return SBX_OK;
 }
 
@@ -581,7 +563,7 @@ static const sbx_backend_descriptor docker_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
     .abi_minor = SBX_BACKEND_ABI_MINOR,
     .struct_size = sizeof(sbx_backend_descriptor),
-    .name = BACKEND_NAME,
+    .name = DOCKER_NAME,
     .version = PACKAGE_VERSION,
     .open = docker_open,
     .close = docker_close,

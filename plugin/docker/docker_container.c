@@ -8,7 +8,7 @@
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "plugin/docker/docker_text.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <ctype.h>
 #include <stdio.h>
@@ -94,18 +94,18 @@ static sbx_status binds_of(builder *b, const sbx_create_request *req, json_objec
     if (req->extra_mount_count == 0)
         return SBX_OK;
     if (req->extra_mounts == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "docker: extra_mounts is NULL");
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "docker: extra_mounts is NULL");
     json_object *binds = json_object_new_array();
     for (size_t i = 0; i < req->extra_mount_count; i++) {
         const sbx_mount *m = &req->extra_mounts[i];
         if (!bind_path_ok(m->host_path) || !bind_path_ok(m->container_path)) {
             json_object_put(binds);
-            return sbx_error_set(err, SBX_ERR_USAGE,
-                                 "docker: mount '%.200s' -> '%.200s' of sandbox '%s': both "
-                                 "paths must be absolute and free of ':' and ','",
-                                 m->host_path ? m->host_path : "(null)",
-                                 m->container_path ? m->container_path : "(null)",
-                                 req->sandbox_id);
+            return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                         "docker: mount '%.200s' -> '%.200s' of sandbox '%s': both "
+                                         "paths must be absolute and free of ':' and ','",
+                                         m->host_path ? m->host_path : "(null)",
+                                         m->container_path ? m->container_path : "(null)",
+                                         req->sandbox_id);
         }
         size_t len = strlen(m->host_path) + strlen(m->container_path) + 5;
         char *bind = malloc(len);
@@ -172,7 +172,7 @@ sbx_status docker_create_body(const docker_options *o, const sbx_create_request 
     *out = text ? strdup(text) : NULL;
     json_object_put(body);
     if (*out == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     return SBX_OK;
 }
 
@@ -254,14 +254,14 @@ sbx_status docker_sandbox_from_inspect(const docker_options *o, json_object *ins
     int is_running = 0;
     if (!json_object_object_get_ex(inspect, "Config", &config) ||
         !json_object_object_get_ex(config, "Labels", &labels) || !labels_match(labels, sandbox_id))
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "docker: the container named for sandbox '%s' is not a sandbox "
-                             "managed by sbx (labels differ)", sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "docker: the container named for sandbox '%s' is not a sandbox "
+                                     "managed by sbx (labels differ)", sandbox_id);
     if (!json_object_object_get_ex(inspect, "State", &state) ||
         common_json_get_bool(state, "Running", &is_running) != COMMON_JSON_OK ||
         common_json_get_string(state, "Status", &status) != COMMON_JSON_OK)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
     char url[300];
     format_url(o, is_running ? inspect_host_port(o, inspect) : NULL, url, sizeof url);
     *running = is_running;

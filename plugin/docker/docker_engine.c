@@ -3,10 +3,12 @@
 
 #include "plugin/docker/docker_engine.h"
 
+#include "plugin/docker/docker_backend.h"
+
 #include "common/json_fields.h"
 #include "common/utf8.h"
 #include "plugin/docker/docker_text.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <stddef.h>
@@ -17,26 +19,20 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* Inspect answers are a few KiB, lists grow with containers. */
-#define MAX_RESPONSE_BYTES (16u * 1024u * 1024u)
 #define CONNECT_TIMEOUT_MS 5000L
 
 sbx_status docker_engine_open(docker_engine *engine, const docker_options *options,
                               const sbx_host_services *services, sbx_error *err)
 {
     memset(engine, 0, sizeof *engine);
-    int has_log = services != NULL &&
-                  services->struct_size >= offsetof(sbx_host_services, log_ctx) +
-                                               sizeof services->log_ctx;
     common_http_client_options o;
     memset(&o, 0, sizeof o);
     o.base_url = "http://localhost";
     o.unix_socket_path = options->socket_path;
     o.connect_timeout_ms = CONNECT_TIMEOUT_MS;
-    o.max_response_bytes = MAX_RESPONSE_BYTES;
-    o.log = has_log ? services->log : NULL;
-    o.log_ctx = has_log ? services->log_ctx : NULL;
-    o.log_name = "docker";
+    o.max_response_bytes = COMMON_HTTP_DEFAULT_MAX_RESPONSE;
+    o.services = services;
+    o.log_name = DOCKER_NAME;
     sbx_status st = common_http_client_new(&o, &engine->http, err);
     if (st != SBX_OK)
         return st;
@@ -77,13 +73,11 @@ static int connect_errno(const char *socket_path)
 static void reword_transport_error(const docker_engine *engine, const char *method,
                                    const char *full_path, const char *what, sbx_error *err)
 {
-    if (err == NULL)
-        return;
     int why = connect_errno(engine->socket_path);
     if (why != 0) {
-        sbx_error_set(err, SBX_ERR_TRANSPORT,
-                      "docker: %s: cannot connect to the engine's socket %s: %s", what,
-                      engine->socket_path, strerror(why));
+        sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                              "docker: %s: cannot connect to the engine's socket %s: %s", what,
+                              engine->socket_path, strerror(why));
         return;
     }
     /* Reached now, so the call itself failed: keep the client's reason
@@ -93,8 +87,8 @@ static void reword_transport_error(const docker_engine *engine, const char *meth
              common_http_client_shown_url(engine->http), full_path);
     size_t skip = strncmp(err->message, prefix, strlen(prefix)) == 0 ? strlen(prefix) : 0;
     snprintf(detail, sizeof detail, "%s", err->message + skip);
-    sbx_error_set(err, SBX_ERR_TRANSPORT, "docker: %s: engine socket %s: %s", what,
-                  engine->socket_path, detail);
+    sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "docker: %s: engine socket %s: %s", what,
+                          engine->socket_path, detail);
 }
 
 sbx_status docker_engine_call(docker_engine *engine, const char *method,
@@ -104,7 +98,7 @@ sbx_status docker_engine_call(docker_engine *engine, const char *method,
     size_t len = strlen(engine->api_version) + strlen(path) + 2;
     char *full = malloc(len);
     if (full == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     snprintf(full, len, "/%s%s", engine->api_version, path);
     sbx_status st = common_http_request(engine->http, method, full, json_body,
                                         engine->timeout_ms + extra_ms, resp, err);
@@ -145,15 +139,14 @@ static void engine_message(const common_http_response *resp, char *buf, size_t s
 }
 
 sbx_status docker_engine_error(const common_http_response *resp, const char *what,
-                               sbx_error *err)
+                               sbx_status kind_404, sbx_error *err)
 {
     char message[ENGINE_MESSAGE_MAX + 1];
     engine_message(resp, message, sizeof message);
-    sbx_status kind = resp->status == 404 ? SBX_ERR_NOT_FOUND : SBX_ERR_PROVISIONER;
-    sbx_error_set(err, kind, "docker: %s failed: HTTP %ld%s%s", what, resp->status,
-                  message[0] ? ": " : "", message);
-    if (err != NULL)
-        err->http_status = (int)resp->status;
+    sbx_status kind = resp->status == 404 ? kind_404 : SBX_ERR_PROVISIONER;
+    sbx_backend_error_set(err, kind, "docker: %s failed: HTTP %ld%s%s", what, resp->status,
+                          message[0] ? ": " : "", message);
+    err->http_status = (int)resp->status;
     return kind;
 }
 
@@ -183,16 +176,16 @@ json_object *docker_engine_parse(const common_http_response *resp, json_type typ
     json_object *o = common_json_parse(resp->body, resp->body_len);
     if (o == NULL || !json_object_is_type(o, type)) {
         json_object_put(o);
-        sbx_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's answer is not a JSON %s",
-                      what, type == json_type_array ? "array" : "object");
+        sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's answer is not a JSON %s",
+                              what, type == json_type_array ? "array" : "object");
         return NULL;
     }
     char field[160];
     if (type == json_type_object && !docker_json_text_ok(o, field, sizeof field)) {
         json_object_put(o);
-        sbx_error_set(err, SBX_ERR_PROTOCOL,
-                      "docker: %s: field '%s' of the engine's answer holds a NUL or invalid "
-                      "UTF-8", what, field);
+        sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                              "docker: %s: field '%s' of the engine's answer holds a NUL or invalid "
+                              "UTF-8", what, field);
         return NULL;
     }
     return o;
@@ -221,9 +214,8 @@ static sbx_status get_object(docker_engine *engine, const char *path, const char
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
-        st = docker_engine_error(&resp, what, err);
-        if (st == SBX_ERR_NOT_FOUND && err != NULL)
-            err->kind = st = SBX_ERR_PROVISIONER;
+        /* A 404 of /info or /version is an odd engine, not a sandbox. */
+        st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
         common_http_response_clear(&resp);
         return st;
     }

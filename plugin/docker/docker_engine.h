@@ -40,12 +40,14 @@ sbx_status docker_engine_call(docker_engine *engine, const char *method,
                               const char *path, const char *json_body, long extra_ms,
                               const char *what, common_http_response *resp, sbx_error *err);
 
-/* Turn a failed answer into an error: SBX_ERR_NOT_FOUND for 404, else
- * SBX_ERR_PROVISIONER, with the HTTP status and the engine's `message`
- * (or the start of the body).  `what` names the call ("create sandbox
- * 'x'").  Returns the status it set. */
+/* Turn a failed answer into an error: `kind_404` for a 404 (SBX_ERR_NOT_FOUND
+ * where the path names a sandbox's container, SBX_ERR_PROVISIONER where a
+ * 404 means something else, such as a missing image), else
+ * SBX_ERR_PROVISIONER, with the HTTP status and the engine's `message` (or
+ * the start of the body).  `what` names the call ("create of sandbox
+ * 'x'").  Returns the kind it set. */
 sbx_status docker_engine_error(const common_http_response *resp, const char *what,
-                               sbx_error *err);
+                               sbx_status kind_404, sbx_error *err);
 
 /* 1 when the answer says the container name is taken: 409 (Docker), or
  * 500 whose message contains "already in use" (podman). */

@@ -4,7 +4,8 @@
 #include "plugin/docker/docker_options.h"
 
 #include "common/option_values.h"
-#include <sbx/host.h>
+#include "plugin/docker/docker_backend.h"
+#include <sbx/backend_support.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,26 +80,26 @@ static sbx_status parse_pairs(const char *key, const char *value, const char *re
         n += *p == ',';
     docker_pair *pairs = calloc(n, sizeof *pairs);
     if (pairs == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     const char *item = value;
     for (size_t i = 0; i < n; i++) {
         size_t len = strcspn(item, ",");
         const char *eq = memchr(item, '=', len);
         if (eq == NULL || eq == item) {
             pairs_free(pairs, i);
-            return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "option '%s': item %zu is not KEY=VALUE", key, i + 1);
+            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                         "option '%s': item %zu is not KEY=VALUE", key, i + 1);
         }
         pairs[i].key = strndup(item, (size_t)(eq - item));
         pairs[i].value = strndup(eq + 1, len - (size_t)(eq - item) - 1);
         if (pairs[i].key == NULL || pairs[i].value == NULL) {
             pairs_free(pairs, i + 1);
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
         if (reserved != NULL && strncmp(pairs[i].key, reserved, strlen(reserved)) == 0) {
-            sbx_status st = sbx_error_set(err, SBX_ERR_CONFIG,
-                                          "option '%s': label '%.64s' is reserved (%s*)",
-                                          key, pairs[i].key, reserved);
+            sbx_status st = sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                                  "option '%s': label '%.64s' is reserved (%s*)",
+                                                  key, pairs[i].key, reserved);
             pairs_free(pairs, i + 1);
             return st;
         }
@@ -113,8 +114,8 @@ static sbx_status checked_string(const char *key, const char *value,
                                  int (*valid)(const char *), char **dst, sbx_error *err)
 {
     if (!valid(value))
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option '%s': invalid value '%.64s'",
-                             key, value ? value : "");
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option '%s': invalid value '%.64s'",
+                                     key, value ? value : "");
     return common_option_copy_string(dst, value, err);
 }
 
@@ -137,16 +138,14 @@ static sbx_status parse_init(const char *key, const char *value, docker_init_mod
             return SBX_OK;
         }
     }
-    return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "option '%s': invalid value '%.64s' (auto, true or false)", key,
-                         value ? value : "");
+    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                 "option '%s': invalid value '%.64s' (auto, true or false)", key,
+                                 value ? value : "");
 }
 
-static sbx_status apply_option(const sbx_option *opt, docker_options *o, sbx_error *err)
+static sbx_status apply_option(void *target, const char *k, const char *v, sbx_error *err)
 {
-    const char *k = opt->key, *v = opt->value;
-    if (k == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option without a key");
+    docker_options *o = target;
     if (strcmp(k, "socket") == 0)
         return checked_string(k, v, is_nonempty, &o->socket_path, err);
     if (strcmp(k, "image") == 0)
@@ -176,10 +175,10 @@ static sbx_status apply_option(const sbx_option *opt, docker_options *o, sbx_err
         return parse_pairs(k, v, NULL, &o->env, &o->env_count, err);
     if (strcmp(k, "labels") == 0)
         return parse_pairs(k, v, "sbx.", &o->labels, &o->label_count, err);
-    return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "unknown option '%.64s' for backend 'docker' (known: socket, image, "
-                         "name_prefix, bind_host, port, env, labels, command, api_version, "
-                         "timeout_ms, stop_grace_s, ready_timeout_ms, init)", k);
+    return common_option_unknown(DOCKER_NAME, k,
+                                 "socket, image, name_prefix, bind_host, port, env, labels, "
+                                 "command, api_version, timeout_ms, stop_grace_s, "
+                                 "ready_timeout_ms, init", err);
 }
 
 /* The socket when the `socket` option is not given. */
@@ -189,9 +188,9 @@ static sbx_status default_socket(docker_options *o, sbx_error *err)
     if (docker_host == NULL || docker_host[0] == '\0')
         return common_option_copy_string(&o->socket_path, DEFAULT_SOCKET, err);
     if (strncmp(docker_host, "unix://", 7) != 0 || docker_host[7] != '/')
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "DOCKER_HOST '%.100s' is not supported: only unix:///PATH "
-                             "(or set the option 'socket')", docker_host);
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "DOCKER_HOST '%.100s' is not supported: only unix:///PATH "
+                                     "(or set the option 'socket')", docker_host);
     return common_option_copy_string(&o->socket_path, docker_host + 7, err);
 }
 
@@ -217,9 +216,7 @@ sbx_status docker_options_parse(const sbx_option *options, size_t count,
     out->timeout_ms = DEFAULT_TIMEOUT_MS;
     out->stop_grace_s = DEFAULT_STOP_GRACE_S;
     out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
-    sbx_status st = SBX_OK;
-    for (size_t i = 0; i < count && st == SBX_OK; i++)
-        st = apply_option(&options[i], out, err);
+    sbx_status st = common_options_apply(options, count, apply_option, out, err);
     if (st == SBX_OK)
         st = apply_defaults(out, err);
     if (st != SBX_OK)

@@ -10,7 +10,6 @@
 
 #include "plugin/local/local_backend.h"
 
-#include "common/backend_log.h"
 #include "common/create_request.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
@@ -22,7 +21,7 @@
 #include "plugin/local/local_port.h"
 #include "plugin/local/local_state.h"
 #include "plugin/local/local_time.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,32 +32,29 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BACKEND_NAME "local"
-
 struct sbx_backend_instance {
     local_options options;
     const sbx_host_services *services;   /* kept alive by the host until close */
 };
 
-#define LOG(inst, level, ...) common_backend_logf((inst)->services, (level), BACKEND_NAME, __VA_ARGS__)
+#define LOCAL_LOG(inst, level, ...) \
+    sbx_backend_log((inst)->services, (level), LOCAL_NAME, __VA_ARGS__)
 
 static sbx_status local_open(const sbx_option *options, size_t option_count,
                              const sbx_host_services *services,
                              sbx_backend_instance **out, sbx_error *err)
 {
-    if (out == NULL || (option_count > 0 && options == NULL))
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: open needs options and an output");
     sbx_backend_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     sbx_status st = local_options_parse(options, option_count, &inst->options, err);
     if (st != SBX_OK) {
         free(inst);
         return st;
     }
     inst->services = services;
-    LOG(inst, SBX_LOG_DEBUG, "state directory %s, %s", inst->options.state_dir,
-        inst->options.command ? "sandboxes run a command" : "directory sandboxes");
+    LOCAL_LOG(inst, SBX_LOG_DEBUG, "state directory %s, %s", inst->options.state_dir,
+              inst->options.command ? "sandboxes run a command" : "directory sandboxes");
     *out = inst;
     return SBX_OK;
 }
@@ -95,11 +91,11 @@ static sbx_status load_metadata(const local_paths *paths, const char *id,
 {
     sbx_status st = local_metadata_read(paths->metadata, meta, err);
     if (st == SBX_ERR_NOT_FOUND)
-        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
     if (st == SBX_OK && strcmp(meta->sandbox_id, id) != 0) {
         local_metadata_clear(meta);
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "metadata %s names another sandbox",
-                             paths->metadata);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "metadata %s names another sandbox",
+                                     paths->metadata);
     }
     return st;
 }
@@ -112,7 +108,7 @@ static sbx_status load_complete(const local_paths *paths, const char *id,
     sbx_status st = load_metadata(paths, id, meta, err);
     if (st == SBX_OK && meta->creating) {
         local_metadata_clear(meta);
-        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
     }
     return st;
 }
@@ -137,19 +133,19 @@ static sbx_status single_record(const local_metadata *meta, const local_paths *p
 /* What the local backend cannot honour is refused, never silently dropped. */
 static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
 {
-    sbx_status st = common_create_request_check(BACKEND_NAME, req, err);
+    sbx_status st = common_create_request_check(LOCAL_NAME, req, err);
     if (st != SBX_OK)
         return st;
     if (req->extra_mount_count > 0) {
         const sbx_mount *m = req->extra_mounts;
-        return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
-                             "local backend cannot mount '%.200s' at '%.200s' for sandbox "
-                             "'%s': extra mounts are not supported locally",
-                             m && m->host_path ? m->host_path : "(null)",
-                             m && m->container_path ? m->container_path : "(null)",
-                             req->sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                     "local backend cannot mount '%.200s' at '%.200s' for sandbox "
+                                     "'%s': extra mounts are not supported locally",
+                                     m && m->host_path ? m->host_path : "(null)",
+                                     m && m->container_path ? m->container_path : "(null)",
+                                     req->sandbox_id);
     }
-    return common_create_request_refuse_contract(BACKEND_NAME, req, err);
+    return common_create_request_refuse_contract(LOCAL_NAME, req, err);
 }
 
 static void format_now(char *buf, size_t size)
@@ -221,10 +217,10 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
 {
     const char *unowned = local_unowned_entry(paths);
     if (unowned != NULL)
-        return sbx_error_set(err, SBX_ERR_REFUSED,
-                             "local: not creating sandbox '%s': %s exists but no record of "
-                             "this backend describes it; it is left untouched (remove it or "
-                             "choose another id)", req->sandbox_id, unowned);
+        return sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                                     "local: not creating sandbox '%s': %s exists but no record of "
+                                     "this backend describes it; it is left untouched (remove it or "
+                                     "choose another id)", req->sandbox_id, unowned);
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
     sbx_status st = local_random_id(incarnation, err);
     if (st == SBX_OK && inst->options.command != NULL)
@@ -269,12 +265,12 @@ static sbx_status clear_interrupted_create(sbx_backend_instance *inst,
                                            const local_paths *paths,
                                            local_metadata *meta, sbx_error *err)
 {
-    LOG(inst, SBX_LOG_WARN, "sandbox %s: removing what an interrupted create left",
-        paths->id);
+    LOCAL_LOG(inst, SBX_LOG_WARN, "sandbox %s: removing what an interrupted create left",
+              paths->id);
     sbx_status st = remove_sandbox(inst, paths, meta, err);
     local_metadata_clear(meta);
-    return st == SBX_OK ? sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found",
-                                        paths->id)
+    return st == SBX_OK ? sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found",
+                                                paths->id)
                         : st;
 }
 
@@ -288,10 +284,10 @@ static sbx_status command_exited(const local_metadata *meta, const local_paths *
                  strsignal(WTERMSIG(status)));
     else
         snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
-    return sbx_error_set(err, SBX_ERR_TRANSPORT,
-                         "sandbox '%s' is not serving: its command %s before accepting a "
-                         "connection on 127.0.0.1:%d (its output is in %s); the sandbox is "
-                         "left for destroy", meta->sandbox_id, how, meta->port, paths->log);
+    return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                                 "sandbox '%s' is not serving: its command %s before accepting a "
+                                 "connection on 127.0.0.1:%d (its output is in %s); the sandbox is "
+                                 "left for destroy", meta->sandbox_id, how, meta->port, paths->log);
 }
 
 /* A sandbox's URL must answer once create returns: wait for its command to
@@ -334,8 +330,6 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
     sbx_status st = check_request(req, err);
     if (st != SBX_OK)
         return st;
-    if (out == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: create needs an output");
     local_paths paths;
     local_launch launch = LOCAL_LAUNCH_INIT;
     int lock_fd = -1;
@@ -350,17 +344,17 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
     if (st == SBX_OK && meta.creating)
         st = clear_interrupted_create(inst, &paths, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
-        sbx_error_clear(err);
+        sbx_backend_error_clear(err);
         fresh = 1;
         st = create_locked(inst, req, &paths, &meta, &launch, err);
         if (st == SBX_OK)
             st = load_metadata(&paths, req->sandbox_id, &meta, err);
         if (st == SBX_OK)
-            LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
+            LOCAL_LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
     } else if (st == SBX_OK) {
-        st = common_create_request_check_owner("local", req, meta.user_id, meta.thread_id, err);
+        st = common_create_request_check_owner(LOCAL_NAME, req, meta.user_id, meta.thread_id, err);
         if (st == SBX_OK)
-            LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
+            LOCAL_LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     }
     /* A failed create of a new id leaves no record: nor a lock file. */
     local_unlock(&paths, lock_fd, fresh && st != SBX_OK);
@@ -371,8 +365,8 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
     if (st == SBX_OK)
         st = single_record(&meta, &paths, out, err);
     else
-        LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
-            err ? err->message : sbx_status_name(st));
+        LOCAL_LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
+                  err->message);
     local_metadata_clear(&meta);
     return st;
 }
@@ -385,10 +379,10 @@ static sbx_status destroy_unrecorded(const local_paths *paths, sbx_error *err)
     const char *unowned = local_unowned_entry(paths);
     if (unowned == NULL)
         return SBX_OK;
-    return sbx_error_set(err, SBX_ERR_REFUSED,
-                         "local: not destroying sandbox '%s': %s exists but no record of "
-                         "this backend describes it; it is left untouched", paths->id,
-                         unowned);
+    return sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                                 "local: not destroying sandbox '%s': %s exists but no record of "
+                                 "this backend describes it; it is left untouched", paths->id,
+                                 unowned);
 }
 
 static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
@@ -407,23 +401,23 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
     if (st == SBX_OK) {
         st = remove_sandbox(inst, &paths, &meta, err);
     } else if (st == SBX_ERR_NOT_FOUND) {
-        sbx_error_clear(err);
+        sbx_backend_error_clear(err);
         st = destroy_unrecorded(&paths, err);
-    } else if (err != NULL) {
+    } else {
         /* A record that is not valid describes nothing we may remove. */
         char why[SBX_ERROR_MESSAGE_MAX];
         snprintf(why, sizeof why, "%s", err->message);
-        st = sbx_error_set(err, st, "local: not destroying sandbox '%s': %s; nothing was "
-                           "removed", sandbox_id, why);
+        st = sbx_backend_error_set(err, st, "local: not destroying sandbox '%s': %s; nothing was "
+                                   "removed", sandbox_id, why);
     }
     /* The lock file goes in any case: a waiter then locks a fresh one. */
     local_unlock(&paths, lock_fd, 1);
     local_metadata_clear(&meta);
     if (st == SBX_OK && existed)
-        LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
+        LOCAL_LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
     else if (st != SBX_OK)
-        LOG(inst, SBX_LOG_WARN, "destroy of sandbox %s failed: %s", sandbox_id,
-            err ? err->message : sbx_status_name(st));
+        LOCAL_LOG(inst, SBX_LOG_WARN, "destroy of sandbox %s failed: %s", sandbox_id,
+                  err->message);
     return st;
 }
 
@@ -431,8 +425,6 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
                                  int *alive, sbx_error *err)
 {
     local_paths paths;
-    if (alive == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: is_alive needs an output");
     *alive = 0;
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
@@ -440,7 +432,7 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
     local_metadata meta;
     st = load_complete(&paths, sandbox_id, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
-        sbx_error_clear(err);
+        sbx_backend_error_clear(err);
         return SBX_OK;
     }
     if (st == SBX_OK)
@@ -453,8 +445,6 @@ static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox
                                  sbx_sandbox **out, sbx_error *err)
 {
     local_paths paths;
-    if (out == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: discover needs an output");
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
@@ -488,8 +478,8 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
     sbx_error entry_err;
     local_metadata meta;
     if (!common_sandbox_id_is_valid(id)) {
-        LOG(inst, SBX_LOG_WARN, "skipping %s/%s.json: not a valid sandbox id",
-            inst->options.state_dir, id);
+        LOCAL_LOG(inst, SBX_LOG_WARN, "skipping %s/%s.json: not a valid sandbox id",
+                  inst->options.state_dir, id);
         return SBX_OK;
     }
     if (local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
@@ -497,7 +487,7 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
     sbx_status st = load_complete(&paths, id, &meta, &entry_err);
     if (st != SBX_OK) {
         if (st != SBX_ERR_NOT_FOUND)
-            LOG(inst, SBX_LOG_WARN, "skipping sandbox %s: %s", id, entry_err.message);
+            LOCAL_LOG(inst, SBX_LOG_WARN, "skipping sandbox %s: %s", id, entry_err.message);
         return SBX_OK;
     }
     if (metadata_is_alive(&meta, &paths)) {
@@ -513,14 +503,12 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
 static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
                                      size_t *count, sbx_error *err)
 {
-    if (out == NULL || count == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: list_running needs outputs");
     *out = NULL;
     *count = 0;
     DIR *dir = opendir(inst->options.state_dir);
     if (dir == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s",
-                             inst->options.state_dir, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s",
+                                     inst->options.state_dir, strerror(errno));
     common_sandbox_list list = { NULL, 0, 0 };
     sbx_status st = SBX_OK;
     struct dirent *entry;
@@ -540,8 +528,6 @@ static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **o
 static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
                                   sbx_reconciliation *out, sbx_error *err)
 {
-    if (out == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "local: reconcile needs an output");
     memset(out, 0, sizeof *out);
     out->status = SBX_RECONCILE_UNKNOWN;
     local_paths paths;
@@ -568,7 +554,7 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
     }
     if (out->status == SBX_RECONCILE_UNKNOWN) {
         if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
-            LOG(inst, SBX_LOG_WARN, "reconcile of sandbox %s: %s", sandbox_id, why.message);
+            LOCAL_LOG(inst, SBX_LOG_WARN, "reconcile of sandbox %s: %s", sandbox_id, why.message);
         common_reconciliation_clear(out);
     }
     local_metadata_clear(&meta);
@@ -579,7 +565,7 @@ static const sbx_backend_descriptor local_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
     .abi_minor = SBX_BACKEND_ABI_MINOR,
     .struct_size = sizeof(sbx_backend_descriptor),
-    .name = BACKEND_NAME,
+    .name = LOCAL_NAME,
     .version = PACKAGE_VERSION,
     .open = local_open,
     .close = local_close,

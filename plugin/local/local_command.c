@@ -3,7 +3,7 @@
 
 #include "plugin/local/local_command.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +71,7 @@ sbx_status local_command_expand(const char *command, int port, const char *dir,
     }
     if (b.failed) {
         free(b.data);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     *out = b.data;
     return SBX_OK;

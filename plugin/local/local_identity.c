@@ -3,7 +3,7 @@
 
 #include "plugin/local/local_identity.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@ sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "getrandom failed: %s", strerror(errno));
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "getrandom failed: %s", strerror(errno));
         got += (size_t)n;
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
@@ -56,14 +56,14 @@ static sbx_status write_new_id(const char *state_dir, const char *path,
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s/.namespace.XXXXXX", state_dir) >= (int)sizeof tmp)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "state directory path too long");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "state directory path too long");
     sbx_status st = local_random_id(out, err);
     if (st != SBX_OK)
         return st;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a file in %s: %s",
-                             state_dir, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a file in %s: %s",
+                                     state_dir, strerror(errno));
     int ok = write(fd, out, LOCAL_ID_SIZE - 1) == LOCAL_ID_SIZE - 1 && fsync(fd) == 0;
     close(fd);
     int linked = ok && link(tmp, path) == 0;
@@ -71,7 +71,7 @@ static sbx_status write_new_id(const char *state_dir, const char *path,
     unlink(tmp);
     if (linked || (ok && saved == EEXIST && read_id(path, out)))
         return SBX_OK;
-    return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path, strerror(saved));
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path, strerror(saved));
 }
 
 sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],
@@ -79,7 +79,7 @@ sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],
 {
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/.namespace", state_dir) >= (int)sizeof path)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "state directory path too long");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "state directory path too long");
     if (read_id(path, out))
         return SBX_OK;
     return write_new_id(state_dir, path, out, err);

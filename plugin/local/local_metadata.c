@@ -5,7 +5,7 @@
 
 #include "common/utf8.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,13 +62,13 @@ static sbx_status write_atomically(const char *path, const char *tmp, const char
     char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     if (slash == NULL || (size_t)(slash - path) >= sizeof dir)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "metadata path too long: %s", path);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "metadata path too long: %s", path);
     memcpy(dir, path, (size_t)(slash - path));
     dir[slash - path] = '\0';
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd < 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create %s: %s", tmp,
-                             strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create %s: %s", tmp,
+                                     strerror(errno));
     size_t len = strlen(text);
     const char *p = text;
     int ok = 1;
@@ -95,8 +95,8 @@ static sbx_status write_atomically(const char *path, const char *tmp, const char
     }
     if (!ok) {
         unlink(tmp);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path,
-                             strerror(saved));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path,
+                                     strerror(saved));
     }
     /* Make the rename itself durable. */
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -112,10 +112,10 @@ sbx_status local_metadata_write(const char *path, const char *tmp,
 {
     json_object *o = metadata_to_json(meta);
     if (o == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
     sbx_status st = text ? write_atomically(path, tmp, text, err)
-                         : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+                         : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     json_object_put(o);
     return st;
 }
@@ -247,9 +247,9 @@ sbx_status local_metadata_read(const char *path, local_metadata *meta,
     char *text = read_file(path);
     if (text == NULL) {
         if (errno == ENOENT)
-            return sbx_error_set(err, SBX_ERR_NOT_FOUND, "no metadata at %s", path);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s", path,
-                             strerror(errno));
+            return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "no metadata at %s", path);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s", path,
+                                     strerror(errno));
     }
     json_object *o = json_tokener_parse(text);
     free(text);
@@ -260,11 +260,11 @@ sbx_status local_metadata_read(const char *path, local_metadata *meta,
         return SBX_OK;
     local_metadata_clear(meta);
     if (bad.key == NULL)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s: it %s",
-                             path, bad.why);
-    return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                         "unreadable sandbox metadata in %s: field '%s' %s", path, bad.key,
-                         bad.why);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s: it %s",
+                                     path, bad.why);
+    return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                 "unreadable sandbox metadata in %s: field '%s' %s", path, bad.key,
+                                 bad.why);
 }
 
 void local_metadata_clear(local_metadata *meta)

@@ -4,8 +4,9 @@
 #include "plugin/local/local_options.h"
 
 #include "common/option_values.h"
+#include "plugin/local/local_backend.h"
 #include "plugin/local/local_state.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -36,14 +37,14 @@ static sbx_status default_state_dir(char **out, sbx_error *err)
         base = home;
         suffix = "/.local/state/sbx/local";
     } else {
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "option 'state_dir' is not set and neither "
-                             "XDG_STATE_HOME nor HOME is an absolute path");
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "option 'state_dir' is not set and neither "
+                                     "XDG_STATE_HOME nor HOME is an absolute path");
     }
     size_t len = strlen(base) + strlen(suffix) + 1;
     char *dir = malloc(len);
     if (dir == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     snprintf(dir, len, "%s%s", base, suffix);
     *out = dir;
     return SBX_OK;
@@ -55,25 +56,25 @@ static sbx_status make_dirs(const char *path, sbx_error *err)
 {
     char buf[PATH_MAX];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': path too long");
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': path too long");
     for (char *p = buf + 1; *p != '\0'; p++) {
         if (*p != '/')
             continue;
         *p = '\0';
         if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "option 'state_dir': cannot create '%s': %s",
-                                 buf, strerror(errno));
+            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                         "option 'state_dir': cannot create '%s': %s",
+                                         buf, strerror(errno));
         *p = '/';
     }
     if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "option 'state_dir': cannot create '%s': %s",
-                             buf, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "option 'state_dir': cannot create '%s': %s",
+                                     buf, strerror(errno));
     struct stat st;
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "option 'state_dir': '%s' is not a directory", buf);
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "option 'state_dir': '%s' is not a directory", buf);
     return SBX_OK;
 }
 
@@ -86,44 +87,39 @@ static sbx_status prepare_state_dir(local_options *out, sbx_error *err)
         return st;
     char *resolved = realpath(out->state_dir, NULL);
     if (resolved == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot resolve '%s': %s",
-                             out->state_dir, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot resolve '%s': %s",
+                                     out->state_dir, strerror(errno));
     free(out->state_dir);
     out->state_dir = resolved;
     return local_claim_state_dir(out->state_dir, err);
 }
 
-static sbx_status apply_option(const sbx_option *opt, local_options *out,
+static sbx_status apply_option(void *target, const char *key, const char *value,
                                sbx_error *err)
 {
-    if (opt->key == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option without a key");
-    if (strcmp(opt->key, "state_dir") == 0) {
-        if (opt->value == NULL || opt->value[0] == '\0')
-            return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir' is empty");
-        return common_option_copy_string(&out->state_dir, opt->value, err);
+    local_options *out = target;
+    if (strcmp(key, "state_dir") == 0) {
+        if (value[0] == '\0')
+            return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir' is empty");
+        return common_option_copy_string(&out->state_dir, value, err);
     }
-    if (strcmp(opt->key, "command") == 0) {
-        if (opt->value == NULL || opt->value[0] == '\0') {
+    if (strcmp(key, "command") == 0) {
+        if (value[0] == '\0') {
             free(out->command);
             out->command = NULL;   /* empty: directory-only sandboxes */
             return SBX_OK;
         }
-        return common_option_copy_string(&out->command, opt->value, err);
+        return common_option_copy_string(&out->command, value, err);
     }
-    if (strcmp(opt->key, "stop_timeout_ms") == 0)
-        return common_option_parse_long(opt->key, opt->value, 0, 600000L,
-                                        &out->stop_timeout_ms, err);
-    if (strcmp(opt->key, "ready_timeout_ms") == 0)
-        return common_option_parse_long(opt->key, opt->value, 0, 600000L,
-                                        &out->ready_timeout_ms, err);
-    if (strcmp(opt->key, "lock_timeout_ms") == 0)
-        return common_option_parse_long(opt->key, opt->value, 0, 1200000L,
-                                        &out->lock_timeout_ms, err);
-    return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "unknown option '%.64s' for backend 'local' (known: state_dir, "
-                         "command, stop_timeout_ms, ready_timeout_ms, lock_timeout_ms)",
-                         opt->key);
+    if (strcmp(key, "stop_timeout_ms") == 0)
+        return common_option_parse_long(key, value, 0, 600000L, &out->stop_timeout_ms, err);
+    if (strcmp(key, "ready_timeout_ms") == 0)
+        return common_option_parse_long(key, value, 0, 600000L, &out->ready_timeout_ms, err);
+    if (strcmp(key, "lock_timeout_ms") == 0)
+        return common_option_parse_long(key, value, 0, 1200000L, &out->lock_timeout_ms, err);
+    return common_option_unknown(LOCAL_NAME, key,
+                                 "state_dir, command, stop_timeout_ms, ready_timeout_ms, "
+                                 "lock_timeout_ms", err);
 }
 
 sbx_status local_options_parse(const sbx_option *options, size_t count,
@@ -133,9 +129,7 @@ sbx_status local_options_parse(const sbx_option *options, size_t count,
     out->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
     out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
     out->lock_timeout_ms = -1;
-    sbx_status st = SBX_OK;
-    for (size_t i = 0; i < count && st == SBX_OK; i++)
-        st = apply_option(&options[i], out, err);
+    sbx_status st = common_options_apply(options, count, apply_option, out, err);
     if (out->lock_timeout_ms < 0)
         out->lock_timeout_ms = out->stop_timeout_ms + LOCK_TIMEOUT_OVER_STOP_MS;
     if (st == SBX_OK && out->state_dir == NULL)

@@ -3,7 +3,7 @@
 
 #include "plugin/local/local_port.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,8 +16,8 @@ sbx_status local_pick_port(int *port, sbx_error *err)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a socket: %s",
-                             strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a socket: %s",
+                                     strerror(errno));
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;
@@ -27,8 +27,8 @@ sbx_status local_pick_port(int *port, sbx_error *err)
     sbx_status st = SBX_OK;
     if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
         getsockname(fd, (struct sockaddr *)&addr, &len) != 0)
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot pick a free port on 127.0.0.1: %s",
-                           strerror(errno));
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot pick a free port on 127.0.0.1: %s",
+                                   strerror(errno));
     else
         *port = ntohs(addr.sin_port);
     close(fd);

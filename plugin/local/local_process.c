@@ -5,7 +5,7 @@
 
 #include "plugin/local/local_time.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,8 +238,8 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
      * SIGPIPE when the shell is gone. */
     if (null_fd < 0 || pipe2(pid_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0) {
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot prepare the sandbox process: %s",
-                           strerror(errno));
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot prepare the sandbox process: %s",
+                                   strerror(errno));
         goto done;
     }
     launch_fds fds = { null_fd, log_fd, go[1], pid_pipe[1], status_pipe[1],
@@ -247,7 +247,7 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
     pid_t host = getpid();
     pid_t child = fork();
     if (child < 0) {
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "fork failed: %s", strerror(errno));
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "fork failed: %s", strerror(errno));
         goto done;
     }
     if (child == 0) {
@@ -264,7 +264,7 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
     close_if_open(&go[1]);
     long shell = -1;
     if (!read_all(pid_pipe[0], &shell, sizeof shell) || shell <= 0) {
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process");
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process");
         goto done;
     }
     /* The shell waits for the go byte, so it exists while we read its start
@@ -273,8 +273,8 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
     out->pid = shell;
     if (!read_proc_stat(shell, &state, &out->start_time)) {
         kill((pid_t)shell, SIGKILL);
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot read the state of process %ld",
-                           shell);
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read the state of process %ld",
+                                   shell);
     }
 done:
     if (st != SBX_OK)
@@ -297,8 +297,8 @@ sbx_status local_process_go(local_launch *launch, sbx_error *err)
     int saved = errno;
     close_if_open(&launch->go_fd);
     if (n != 1)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process: %s",
-                             strerror(saved));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot start the sandbox process: %s",
+                                     strerror(saved));
     return SBX_OK;
 }
 
@@ -375,17 +375,17 @@ sbx_status local_process_stop(const local_process *proc, long timeout_ms,
     pid_t group = (pid_t)proc->pid;
     sbx_status st = SBX_OK;
     if (kill(-group, SIGTERM) != 0 && errno != ESRCH) {
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot signal process group %ld: %s",
-                           proc->pid, strerror(errno));
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot signal process group %ld: %s",
+                                   proc->pid, strerror(errno));
     } else {
         int exited = timeout_ms > 0 && wait_exit(pidfd, proc, timeout_ms);
         /* Also after a clean exit: children that ignored SIGTERM go now. */
         if (kill(-group, SIGKILL) != 0 && errno != ESRCH)
-            st = sbx_error_set(err, SBX_ERR_INTERNAL, "cannot kill process group %ld: %s",
-                               proc->pid, strerror(errno));
+            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot kill process group %ld: %s",
+                                       proc->pid, strerror(errno));
         else if (!exited && !wait_exit(pidfd, proc, KILL_WAIT_MS))
-            st = sbx_error_set(err, SBX_ERR_INTERNAL,
-                               "process %ld survived SIGKILL", proc->pid);
+            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                       "process %ld survived SIGKILL", proc->pid);
     }
     if (pidfd >= 0)
         close(pidfd);

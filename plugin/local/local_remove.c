@@ -3,7 +3,7 @@
 
 #include "plugin/local/local_remove.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -86,18 +86,18 @@ static const char *path_of(const walk *w, const char *name, char *buf, size_t si
 static sbx_status fail_at(walk *w, const char *name, const char *what, int errnum)
 {
     char path[512];
-    return sbx_error_set(w->err, SBX_ERR_INTERNAL, "cannot remove %s: %s%s",
-                         path_of(w, name, path, sizeof path), what,
-                         errnum ? strerror(errnum) : "");
+    return sbx_backend_error_set(w->err, SBX_ERR_INTERNAL, "cannot remove %s: %s%s",
+                                 path_of(w, name, path, sizeof path), what,
+                                 errnum ? strerror(errnum) : "");
 }
 
 static sbx_status mount_point(walk *w, const char *name)
 {
     char path[512];
-    return sbx_error_set(w->err, SBX_ERR_INTERNAL,
-                         "not removing %s: it is a mount point; nothing below it was "
-                         "touched (unmount it, then destroy again)",
-                         path_of(w, name, path, sizeof path));
+    return sbx_backend_error_set(w->err, SBX_ERR_INTERNAL,
+                                 "not removing %s: it is a mount point; nothing below it was "
+                                 "touched (unmount it, then destroy again)",
+                                 path_of(w, name, path, sizeof path));
 }
 
 static sbx_status push(walk *w, const char *name, const node_id *id)
@@ -106,13 +106,13 @@ static sbx_status push(walk *w, const char *name, const node_id *id)
         size_t cap = w->cap ? w->cap * 2 : 16;
         level *grown = realloc(w->levels, cap * sizeof *grown);
         if (grown == NULL)
-            return sbx_error_set(w->err, SBX_ERR_INTERNAL, "out of memory");
+            return sbx_backend_error_set(w->err, SBX_ERR_INTERNAL, "out of memory");
         w->levels = grown;
         w->cap = cap;
     }
     char *copy = strdup(name);
     if (copy == NULL)
-        return sbx_error_set(w->err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(w->err, SBX_ERR_INTERNAL, "out of memory");
     w->levels[w->depth].name = copy;
     w->levels[w->depth].id = *id;
     w->depth++;
@@ -182,7 +182,7 @@ static sbx_status clear_files(walk *w, int fd, char **child, node_id *child_id)
                 *child = strdup(name);
                 *child_id = id;
                 if (*child == NULL)
-                    st = sbx_error_set(w->err, SBX_ERR_INTERNAL, "out of memory");
+                    st = sbx_backend_error_set(w->err, SBX_ERR_INTERNAL, "out of memory");
             }
         } else if (unlinkat(fd, name, 0) != 0 && errno != ENOENT) {
             st = fail_at(w, name, "", errno);

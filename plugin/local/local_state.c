@@ -6,7 +6,7 @@
 #include "common/printable.h"
 #include "plugin/local/local_remove.h"
 #include "plugin/local/local_time.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,12 +44,12 @@ sbx_status local_paths_for(const char *state_dir, const char *id,
     int n5 = snprintf(out->metadata_tmp, sizeof out->metadata_tmp, "%s/.%s.json.tmp",
                       state_dir, id);
     if (n0 < 0 || (size_t)n0 >= sizeof out->id)
-        return sbx_error_set(err, SBX_ERR_REFUSED, "sandbox id too long");
+        return sbx_backend_error_set(err, SBX_ERR_REFUSED, "sandbox id too long");
     if (n1 < 0 || n2 < 0 || n3 < 0 || n4 < 0 || n5 < 0 || (size_t)n1 >= sizeof out->dir ||
         (size_t)n2 >= sizeof out->metadata || (size_t)n3 >= sizeof out->log ||
         (size_t)n4 >= sizeof out->lock || (size_t)n5 >= sizeof out->metadata_tmp)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "state directory path too long: %s",
-                             state_dir);
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "state directory path too long: %s",
+                                     state_dir);
     return SBX_OK;
 }
 
@@ -77,8 +77,8 @@ static sbx_status check_empty(int dir_fd, const char *state_dir, int *marked,
         int saved = errno;
         if (scan_fd >= 0)
             close(scan_fd);
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot read '%s': %s",
-                             state_dir, strerror(saved));
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot read '%s': %s",
+                                     state_dir, strerror(saved));
     }
     char other[NAME_MAX + 1] = "";
     struct dirent *e;
@@ -93,11 +93,11 @@ static sbx_status check_empty(int dir_fd, const char *state_dir, int *marked,
     if (other[0] == '\0' || *marked)
         return SBX_OK;
     char shown[80];
-    return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "option 'state_dir': '%s' is not a state directory of the local "
-                         "backend: it is not empty (it holds '%s') and has no '" MARKER_NAME
-                         "' marker; name an empty or new directory",
-                         state_dir, common_printable(other, shown, sizeof shown));
+    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                 "option 'state_dir': '%s' is not a state directory of the local "
+                                 "backend: it is not empty (it holds '%s') and has no '" MARKER_NAME
+                                 "' marker; name an empty or new directory",
+                                 state_dir, common_printable(other, shown, sizeof shown));
 }
 
 static sbx_status write_marker(int dir_fd, const char *state_dir, sbx_error *err)
@@ -115,21 +115,21 @@ static sbx_status write_marker(int dir_fd, const char *state_dir, sbx_error *err
     }
     if (ok)
         return SBX_OK;
-    return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot write '%s/"
-                         MARKER_NAME "': %s", state_dir, strerror(saved));
+    return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot write '%s/"
+                                 MARKER_NAME "': %s", state_dir, strerror(saved));
 }
 
 sbx_status local_claim_state_dir(const char *state_dir, sbx_error *err)
 {
     int dir_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot open '%s': %s",
-                             state_dir, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot open '%s': %s",
+                                     state_dir, strerror(errno));
     int marked = marker_state(dir_fd);
     sbx_status st = SBX_OK;
     if (marked < 0)
-        st = sbx_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': '%s/" MARKER_NAME
-                           "' is not a regular file", state_dir);
+        st = sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': '%s/" MARKER_NAME
+                                   "' is not a regular file", state_dir);
     else if (!marked)
         st = check_empty(dir_fd, state_dir, &marked, err);
     if (st == SBX_OK && !marked)
@@ -155,16 +155,16 @@ static sbx_status lock_busy(const local_paths *paths, int fd, long timeout_ms,
             pid = 0;
     }
     if (pid <= 0)
-        return sbx_error_set(err, SBX_ERR_TRANSPORT,
-                             "sandbox '%s' is busy: another process holds its lock %s "
-                             "(gave up after %ld ms, lock_timeout_ms)",
-                             paths->id, paths->lock, timeout_ms);
+        return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                                     "sandbox '%s' is busy: another process holds its lock %s "
+                                     "(gave up after %ld ms, lock_timeout_ms)",
+                                     paths->id, paths->lock, timeout_ms);
     int gone = kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-    return sbx_error_set(err, SBX_ERR_TRANSPORT,
-                         "sandbox '%s' is busy: process %ld holds its lock %s (gave up "
-                         "after %ld ms, lock_timeout_ms)%s",
-                         paths->id, pid, paths->lock, timeout_ms,
-                         gone ? "; that process has exited, so a process it started "
+    return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                                 "sandbox '%s' is busy: process %ld holds its lock %s (gave up "
+                                 "after %ld ms, lock_timeout_ms)%s",
+                                 paths->id, pid, paths->lock, timeout_ms,
+                                 gone ? "; that process has exited, so a process it started "
                                 "holds the lock" : "");
 }
 
@@ -212,8 +212,8 @@ sbx_status local_lock(const local_paths *paths, long timeout_ms, int *fd,
         }
         if (!S_ISREG(held.st_mode)) {
             close(lfd);
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot lock %s: not a regular file",
-                                 paths->lock);
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot lock %s: not a regular file",
+                                         paths->lock);
         }
         int rc = lock_until(lfd, deadline);
         if (rc == EWOULDBLOCK) {
@@ -236,8 +236,8 @@ sbx_status local_lock(const local_paths *paths, long timeout_ms, int *fd,
         }
         close(lfd);
     }
-    return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot lock %s: %s", paths->lock,
-                         saved ? strerror(saved) : "kept being replaced");
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot lock %s: %s", paths->lock,
+                                 saved ? strerror(saved) : "kept being replaced");
 }
 
 void local_unlock(const local_paths *paths, int fd, int forget)
@@ -269,8 +269,8 @@ sbx_status local_make_dir(const local_paths *paths, sbx_error *err)
 {
     if (mkdir(paths->dir, 0700) == 0)
         return SBX_OK;
-    return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create sandbox directory %s: %s",
-                         paths->dir, strerror(errno));
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create sandbox directory %s: %s",
+                                 paths->dir, strerror(errno));
 }
 
 sbx_status local_open_log(const local_paths *paths, int *fd, sbx_error *err)
@@ -279,8 +279,8 @@ sbx_status local_open_log(const local_paths *paths, int *fd, sbx_error *err)
                O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
                0600);
     if (*fd < 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create %s: %s", paths->log,
-                             strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create %s: %s", paths->log,
+                                     strerror(errno));
     return SBX_OK;
 }
 
@@ -288,8 +288,8 @@ sbx_status local_open_log(const local_paths *paths, int *fd, sbx_error *err)
 static sbx_status unlink_in(int dir_fd, const char *name, const char *shown, sbx_error *err)
 {
     if (unlinkat(dir_fd, name, 0) != 0 && errno != ENOENT)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot remove %s: %s", shown,
-                             strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot remove %s: %s", shown,
+                                     strerror(errno));
     return SBX_OK;
 }
 
@@ -298,8 +298,8 @@ sbx_status local_remove_files(const local_paths *paths, int with_dir, int with_l
 {
     int dir_fd = open(paths->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot open %s: %s", paths->state_dir,
-                             strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot open %s: %s", paths->state_dir,
+                                     strerror(errno));
     char log_name[COMMON_SANDBOX_ID_MAX + 8], metadata_name[COMMON_SANDBOX_ID_MAX + 8],
         tmp_name[COMMON_SANDBOX_ID_MAX + 16];
     snprintf(log_name, sizeof log_name, "%s.log", paths->id);

@@ -6,7 +6,7 @@
 #include "common/redact.h"
 #include "plugin/remote/remote_decode.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <string.h>
 
@@ -29,20 +29,17 @@ sbx_status remote_answer_error(const sbx_backend_instance *inst,
         note = " (redirects are not followed)";
     else if (kind == SBX_ERR_PROTOCOL)
         note = " (unexpected status)";
-    sbx_error_set(err, kind, "%s: HTTP %ld%s%s%s", what, resp->status,
-                  detail[0] != '\0' ? " " : "", detail, note);
-    if (err != NULL)
-        err->http_status = (int)resp->status;
+    sbx_backend_error_set(err, kind, "%s: HTTP %ld%s%s%s", what, resp->status,
+                          detail[0] != '\0' ? " " : "", detail, note);
+    err->http_status = (int)resp->status;
     return kind;
 }
 
 sbx_status remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err)
 {
-    sbx_error_set(err, cause->kind, "%s: %s", what, cause->message);
-    if (err != NULL) {
-        err->http_status = cause->http_status;
-        err->expected_contract = cause->expected_contract;
-        err->actual_contract = cause->actual_contract;
-    }
+    sbx_backend_error_set(err, cause->kind, "%s: %s", what, cause->message);
+    err->http_status = cause->http_status;
+    err->expected_contract = cause->expected_contract;
+    err->actual_contract = cause->actual_contract;
     return cause->kind;
 }

@@ -1,11 +1,14 @@
-/* The remote backend module's one exported symbol. */
-#ifndef SBX_REMOTE_MODULE_H
-#define SBX_REMOTE_MODULE_H
+/* The remote backend: its name and the module's one exported symbol. */
+#ifndef SBX_REMOTE_BACKEND_H
+#define SBX_REMOTE_BACKEND_H
 
 #include <sbx/backend.h>
+
+/* The name the backend registers and logs under. */
+#define REMOTE_NAME "remote"
 
 /* The entry point (SBX_BACKEND_ENTRY_SYMBOL): the static ABI 1.1
  * descriptor of the "remote" backend.  Does nothing else. */
 SBX_BACKEND_EXPORT const sbx_backend_descriptor *sbx_backend_entry(void);
 
-#endif /* SBX_REMOTE_MODULE_H */
+#endif /* SBX_REMOTE_BACKEND_H */

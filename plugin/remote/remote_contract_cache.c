@@ -3,7 +3,9 @@
 
 #include "plugin/remote/remote_contract_cache.h"
 
-#include <sbx/host.h>
+#include "plugin/remote/remote_backend.h"
+
+#include <sbx/backend_support.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -23,13 +25,10 @@ static int64_t now_ms(const remote_contract_cache *cache)
     return cache->hooks.clock(cache->hooks.clock_ctx);
 }
 
-static void cache_log(const remote_contract_cache *cache, sbx_log_level level, const char *line)
-{
-    if (cache->hooks.log != NULL)
-        cache->hooks.log(cache->hooks.log_ctx, level,
-                         cache->hooks.log_name != NULL ? cache->hooks.log_name : "remote",
-                         line);
-}
+#define CACHE_LOG(cache, level, ...)                                                  \
+    sbx_backend_log((cache)->hooks.services, (level),                                 \
+                    (cache)->hooks.log_name != NULL ? (cache)->hooks.log_name : REMOTE_NAME, \
+                    __VA_ARGS__)
 
 /* `now + delay` without overflow (a clock near INT64_MAX saturates). */
 static int64_t deadline_after(int64_t now, int64_t delay)
@@ -63,10 +62,10 @@ sbx_status remote_contract_cache_init(remote_contract_cache *cache,
     if (cache->hooks.clock == NULL)
         cache->hooks.clock = monotonic_ms;
     if (pthread_mutex_init(&cache->lock, NULL) != 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
     if (pthread_cond_init(&cache->probe_done, NULL) != 0) {
         pthread_mutex_destroy(&cache->lock);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "cannot create a condition variable");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a condition variable");
     }
     return SBX_OK;
 }
@@ -114,7 +113,7 @@ static int run_probe(remote_contract_cache *cache, remote_contract_state *out)
 
     int version = 0;
     sbx_error perr;
-    sbx_error_clear(&perr);
+    sbx_backend_error_clear(&perr);
     sbx_status st = cache->hooks.probe(cache->hooks.probe_ctx, &version, &perr);
     int64_t now = now_ms(cache);
 
@@ -126,19 +125,17 @@ static int run_probe(remote_contract_cache *cache, remote_contract_state *out)
     pthread_cond_broadcast(&cache->probe_done);
     pthread_mutex_unlock(&cache->lock);
 
-    char line[SBX_ERROR_MESSAGE_MAX + 128];
     if (st == SBX_OK)
-        snprintf(line, sizeof line, "mount contract version %d (capability probe)", version);
+        CACHE_LOG(cache, SBX_LOG_DEBUG, "mount contract version %d (capability probe)", version);
     else if (st == SBX_ERR_INTERNAL)
-        snprintf(line, sizeof line,
-                 "capability probe failed here, not counted against the provisioner: %s",
-                 perr.message);
+        CACHE_LOG(cache, SBX_LOG_WARN,
+                  "capability probe failed here, not counted against the provisioner: %s",
+                  perr.message);
     else
-        snprintf(line, sizeof line,
-                 "capability probe failed (%u in a row; next probe in %lld ms): %s",
-                 out->failures, (long long)remote_contract_retry_delay_ms(out->failures),
-                 perr.message);
-    cache_log(cache, st == SBX_OK ? SBX_LOG_DEBUG : SBX_LOG_WARN, line);
+        CACHE_LOG(cache, SBX_LOG_WARN,
+                  "capability probe failed (%u in a row; next probe in %lld ms): %s",
+                  out->failures, (long long)remote_contract_retry_delay_ms(out->failures),
+                  perr.message);
 
     pthread_mutex_lock(&cache->lock);
     return 1;
@@ -156,7 +153,7 @@ int remote_contract_cache_current(remote_contract_cache *cache, remote_contract_
         uint64_t awaited = cache->probes_completed;
         /* Log without our lock held: the host's callback is foreign code. */
         pthread_mutex_unlock(&cache->lock);
-        cache_log(cache, SBX_LOG_DEBUG, "waiting for the capability probe in flight");
+        CACHE_LOG(cache, SBX_LOG_DEBUG, "waiting for the capability probe in flight");
         pthread_mutex_lock(&cache->lock);
         while (cache->probes_completed == awaited)
             pthread_cond_wait(&cache->probe_done, &cache->lock);

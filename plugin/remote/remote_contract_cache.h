@@ -52,14 +52,15 @@ typedef struct remote_contract_state {
     char failure[200];         /* that failure's message, "" after a success */
 } remote_contract_state;
 
-/* Injected collaborators.  clock NULL: CLOCK_MONOTONIC.  log may be NULL. */
+/* Injected collaborators.  clock NULL: CLOCK_MONOTONIC; services NULL: no log;
+ * log_name NULL: REMOTE_NAME. */
 typedef struct remote_contract_hooks {
     remote_contract_probe_fn probe;
     void *probe_ctx;
     remote_clock_ms_fn clock;
     void *clock_ctx;
-    sbx_log_fn log;
-    void *log_ctx;
+    const sbx_host_services *services; /* the host's log callback; borrowed for
+                                        * the cache's life (NULL: no log) */
     const char *log_name;      /* borrowed for the cache's life */
 } remote_contract_hooks;
 

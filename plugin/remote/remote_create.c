@@ -11,7 +11,7 @@
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -109,10 +109,10 @@ sbx_status remote_check_upload_conversions(const sbx_create_request *req,
                          "host path";
         }
         if (broken != NULL)
-            return sbx_error_set(err, SBX_ERR_USAGE,
-                                 "create request for %s: the upload conversions mount (%s) %s",
-                                 req->sandbox_id, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH,
-                                 broken);
+            return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                         "create request for %s: the upload conversions mount (%s) %s",
+                                         req->sandbox_id, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH,
+                                         broken);
     }
     return SBX_OK;
 }
@@ -167,7 +167,7 @@ char *remote_create_body(const sbx_create_request *req, const char *user_id,
     int ok = 1;
     struct json_object *body = json_object_new_object();
     if (body == NULL) {
-        sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         return NULL;
     }
     put(body, "sandbox_id", json_object_new_string(req->sandbox_id), 0, &ok);
@@ -192,7 +192,7 @@ char *remote_create_body(const sbx_create_request *req, const char *user_id,
             body, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(body);
     if (text == NULL)
-        sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory building the create request");
+        sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory building the create request");
     return text;
 }
 
@@ -200,33 +200,31 @@ char *remote_create_body(const sbx_create_request *req, const char *user_id,
 static sbx_status check_request(const sbx_create_request *req, const char **user,
                                 sbx_error *err)
 {
-    sbx_status st = common_create_request_check("remote", req, err);
+    sbx_status st = common_create_request_check(REMOTE_NAME, req, err);
     if (st != SBX_OK)
         return st;
     *user = common_create_request_user(req);
     if (req->extra_mount_count > 0 && req->extra_mounts == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "create request for %s: extra_mounts is NULL",
-                             req->sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "create request for %s: extra_mounts is NULL",
+                                     req->sandbox_id);
     for (size_t i = 0; i < req->extra_mount_count; i++)
         if (req->extra_mounts[i].host_path == NULL ||
             req->extra_mounts[i].container_path == NULL)
-            return sbx_error_set(err, SBX_ERR_USAGE,
-                                 "create request for %s: extra mount #%zu lacks a path",
-                                 req->sandbox_id, i);
+            return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                         "create request for %s: extra mount #%zu lacks a path",
+                                         req->sandbox_id, i);
     return SBX_OK;
 }
 
 static sbx_status contract_changed(sbx_error *err, int expected, int actual, int http_status,
                                    const char *fmt_what, const char *sandbox_id)
 {
-    sbx_error_set(err, SBX_ERR_CONTRACT_CHANGED,
-                  "mount contract changed for %s: %s (expected version %d, actual %d)",
-                  sandbox_id, fmt_what, expected, actual);
-    if (err != NULL) {
-        err->expected_contract = expected;
-        err->actual_contract = actual;
-        err->http_status = http_status;
-    }
+    sbx_backend_error_set(err, SBX_ERR_CONTRACT_CHANGED,
+                          "mount contract changed for %s: %s (expected version %d, actual %d)",
+                          sandbox_id, fmt_what, expected, actual);
+    err->expected_contract = expected;
+    err->actual_contract = actual;
+    err->http_status = http_status;
     return SBX_ERR_CONTRACT_CHANGED;
 }
 
@@ -259,12 +257,12 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
     char shown[80], wanted[80];
     const char *got = NULL;
     if (common_json_get_string(root, "user_id", &got) != COMMON_JSON_OK || strcmp(got, user) != 0)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "mount contract response for %s names user_id '%s' instead of '%s'",
-                             req->sandbox_id,
-                             common_printable(got != NULL ? got : "(none)", shown,
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "mount contract response for %s names user_id '%s' instead of '%s'",
+                                     req->sandbox_id,
+                                     common_printable(got != NULL ? got : "(none)", shown,
                                                   sizeof shown),
-                             user);
+                                     user);
     got = NULL;
     common_json_field tf = common_json_get_string(root, "thread_id", &got);
     int ok;
@@ -274,12 +272,12 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
     else
         ok = tf == COMMON_JSON_OK && strcmp(got, req->thread_id) == 0;
     if (!ok)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "mount contract response for %s names thread_id '%s' instead of '%s'",
-                             req->sandbox_id,
-                             common_printable(tf == COMMON_JSON_OK ? got : "(none)", shown,
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "mount contract response for %s names thread_id '%s' instead of '%s'",
+                                     req->sandbox_id,
+                                     common_printable(tf == COMMON_JSON_OK ? got : "(none)", shown,
                                                   sizeof shown),
-                             common_printable(req->thread_id != NULL ? req->thread_id
+                                     common_printable(req->thread_id != NULL ? req->thread_id
                                                                          : "(null)",
                                                   wanted, sizeof wanted));
     return SBX_OK;
@@ -312,8 +310,8 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const common_http_re
     struct json_object *root = common_json_parse_ex(resp->body, resp->body_len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s", what,
-                             too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s", what,
+                                     too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
     }
     int answered = 0;
     common_json_field vf = common_json_get_int(root, "mount_contract_version", &answered);
@@ -322,22 +320,22 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const common_http_re
      * of an answer; a string or a boolean is a malformed answer. */
     if ((vf != COMMON_JSON_OK && vf != COMMON_JSON_ABSENT && vf != COMMON_JSON_NULL) ||
         answered < 0) {
-        st = sbx_error_set(err, SBX_ERR_PROTOCOL,
-                           "mount contract response for %s has a mount_contract_version "
-                           "that is not a non-negative integer", req->sandbox_id);
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                   "mount contract response for %s has a mount_contract_version "
+                                   "that is not a non-negative integer", req->sandbox_id);
     } else if (answered != frozen) {
         remote_contract_cache_mark_stale(&inst->contract);
         st = contract_changed(err, frozen, answered, (int)resp->status,
                               "the create answer carries another version", req->sandbox_id);
     } else {
         sbx_error cause;
-        sbx_error_clear(&cause);
+        sbx_backend_error_clear(&cause);
         st = remote_decode_sandbox(root, sb, &cause);
         if (st != SBX_OK)
             remote_wrap_error(&cause, what, err);
         else if (strcmp(sb->sandbox_id, req->sandbox_id) != 0)
-            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
-                               what);
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+                                       what);
         else if (frozen >= 1 && (st = check_identity(root, req, user, err)) == SBX_OK) {
             st = set_identity(sb, user, req->thread_id, err);
         }
@@ -361,7 +359,7 @@ static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_reque
         return SBX_ERR_INTERNAL;
     common_http_response resp;
     sbx_error cause;
-    sbx_error_clear(&cause);
+    sbx_backend_error_clear(&cause);
     sbx_status st = common_http_request(inst->http, "POST", "/api/sandboxes", body,
                                         inst->options.create_timeout_ms, &resp, &cause);
     free(body);
@@ -402,20 +400,18 @@ static sbx_status refuse_isolation(const remote_contract_state *snapshot,
     char contract[320];
     if (!snapshot->known)
         snprintf(contract, sizeof contract, "unverified (the capability probe failed: %s: %s)",
-                 sbx_status_name(snapshot->failure_kind), snapshot->failure);
+                 sbx_backend_status_name(snapshot->failure_kind), snapshot->failure);
     else if (snapshot->version == 0)
         snprintf(contract, sizeof contract, "legacy (version 0)");
     else
         snprintf(contract, sizeof contract,
                  "version %d, which does not isolate a thread's data", snapshot->version);
-    sbx_error_set(err, SBX_ERR_REFUSED,
-                  "cannot isolate user '%s' for sandbox %s: the provisioner's mount contract "
-                  "is %s, so only the default user may be served", user, req->sandbox_id,
-                  contract);
-    if (err != NULL) {
-        err->expected_contract = REMOTE_CONTRACT_CURRENT_VERSION;
-        err->actual_contract = snapshot->known ? snapshot->version : SBX_CONTRACT_NONE;
-    }
+    sbx_backend_error_set(err, SBX_ERR_REFUSED,
+                          "cannot isolate user '%s' for sandbox %s: the provisioner's mount contract "
+                          "is %s, so only the default user may be served", user, req->sandbox_id,
+                          contract);
+    err->expected_contract = REMOTE_CONTRACT_CURRENT_VERSION;
+    err->actual_contract = snapshot->known ? snapshot->version : SBX_CONTRACT_NONE;
     return SBX_ERR_REFUSED;
 }
 
@@ -438,9 +434,9 @@ sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *r
                                 "the caller's required version is not the provisioner's",
                                 req->sandbox_id);
     if (!snapshot.known && snapshot.probe_out_of_memory)
-        return sbx_error_set(err, SBX_ERR_INTERNAL,
-                             "out of memory probing the provisioner's capabilities for "
-                             "sandbox %s", req->sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "out of memory probing the provisioner's capabilities for "
+                                     "sandbox %s", req->sandbox_id);
     if (cannot_isolate(frozen, req, user))
         return refuse_isolation(&snapshot, req, user, err);
     st = remote_check_upload_conversions(
@@ -455,7 +451,7 @@ sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *r
     st = post_create(inst, req, user, frozen, what, &sb, err);
     if (st != SBX_OK)
         return st;
-    remote_log(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
+    REMOTE_LOG(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
                sb.sandbox_id, user, frozen);
     return common_sandbox_record_box(&sb, out, err);
 }

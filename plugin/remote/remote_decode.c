@@ -7,7 +7,7 @@
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +60,8 @@ sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_
     int too_deep;
     struct json_object *root = common_json_parse_ex(body, len, &too_deep);
     if (root == NULL)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
-                             too_deep ? COMMON_JSON_TOO_DEEP : "not JSON");
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
+                                     too_deep ? COMMON_JSON_TOO_DEEP : "not JSON");
     struct json_object *items = NULL;
     if (!json_object_is_type(root, json_type_object)) {
         remote_warn_not_object(warn_fn, warn_ctx);
@@ -78,18 +78,18 @@ sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_
     sbx_sandbox *list = n > 0 ? calloc(n, sizeof *list) : NULL;
     if (n > 0 && list == NULL) {
         json_object_put(root);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         sbx_error entry_err;
-        sbx_error_clear(&entry_err);
+        sbx_backend_error_clear(&entry_err);
         sbx_status st = remote_decode_sandbox(json_object_array_get_idx(items, i),
                                               &list[kept], &entry_err);
         if (st == SBX_ERR_INTERNAL) {
             common_sandbox_records_free(list, kept);
             json_object_put(root);
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
         if (st != SBX_OK) {
             remote_warn_skipped(warn_fn, warn_ctx, i, entry_err.message);
@@ -200,7 +200,7 @@ sbx_status remote_decode_reconciliation(const char *body, size_t len,
     json_object_put(root);
     if (st != SBX_OK) {
         common_reconciliation_clear(out);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     return SBX_OK;
 }
@@ -212,8 +212,8 @@ sbx_status remote_decode_capabilities(const char *body, size_t len, int *version
     struct json_object *root = common_json_parse_ex(body, len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "capabilities answer is %s",
-                             too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "capabilities answer is %s",
+                                     too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
     }
     int v = 0;
     common_json_field f = common_json_get_int(root, "mount_contract_version", &v);
@@ -223,9 +223,9 @@ sbx_status remote_decode_capabilities(const char *body, size_t len, int *version
         return SBX_OK;
     }
     if (f != COMMON_JSON_OK || v < 0)
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "capabilities field mount_contract_version is not a "
-                             "non-negative integer");
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "capabilities field mount_contract_version is not a "
+                                     "non-negative integer");
     *version = v;
     return SBX_OK;
 }

@@ -6,25 +6,12 @@
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void remote_log(const sbx_backend_instance *inst, sbx_log_level level,
-                const char *fmt, ...)
-{
-    if (inst->log == NULL)
-        return;
-    char line[SBX_ERROR_MESSAGE_MAX + 256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    inst->log(inst->log_ctx, level, REMOTE_NAME, line);
-}
 
 /* The probe the contract cache calls: GET /api/capabilities, bounded by
  * the reference client's 5 s (or get_timeout_ms when shorter).  A 404 means a
@@ -35,7 +22,7 @@ static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
     sbx_backend_instance *inst = ctx;
     common_http_response resp;
     sbx_error cause;
-    sbx_error_clear(&cause);
+    sbx_backend_error_clear(&cause);
     long timeout_ms = inst->options.get_timeout_ms < REMOTE_PROBE_TIMEOUT_MS
                           ? inst->options.get_timeout_ms : REMOTE_PROBE_TIMEOUT_MS;
     sbx_status st = common_http_request(inst->http, "GET", "/api/capabilities", NULL,
@@ -64,7 +51,7 @@ static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
         size_t n = strlen("X-API-Key: ") + strlen(inst->options.api_key) + 1;
         key_header = malloc(n);
         if (key_header == NULL)
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         snprintf(key_header, n, "X-API-Key: %s", inst->options.api_key);
         headers[header_count++] = key_header;
     }
@@ -75,8 +62,7 @@ static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
         .max_response_bytes = inst->options.max_response_bytes,
         .headers = headers,
         .header_count = header_count,
-        .log = inst->log,
-        .log_ctx = inst->log_ctx,
+        .services = inst->services,
         .log_name = REMOTE_NAME,
     };
     sbx_status st = common_http_client_new(&o, &inst->http, err);
@@ -95,12 +81,8 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
     *out = NULL;
     sbx_backend_instance *inst = calloc(1, sizeof *inst);
     if (inst == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    if (services != NULL &&
-        services->struct_size >= offsetof(sbx_host_services, log_ctx) + sizeof services->log_ctx) {
-        inst->log = services->log;
-        inst->log_ctx = services->log_ctx;
-    }
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    inst->services = services;
     sbx_status st = remote_options_parse(options, option_count, &inst->options, err);
     if (st == SBX_OK)
         st = build_client(inst, err);
@@ -108,19 +90,18 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
         remote_contract_hooks hooks = {
             .probe = probe_capabilities,
             .probe_ctx = inst,
-            .log = inst->log,
-            .log_ctx = inst->log_ctx,
+            .services = inst->services,
             .log_name = REMOTE_NAME,
         };
         st = remote_contract_cache_init(&inst->contract, &hooks, err);
     }
     if (st != SBX_OK) {
         common_http_client_free(inst->http);
-        remote_options_free(&inst->options);
+        remote_options_clear(&inst->options);
         free(inst);
         return st;
     }
-    remote_log(inst, SBX_LOG_DEBUG, "opened for %s (%s)", common_http_client_shown_url(inst->http),
+    REMOTE_LOG(inst, SBX_LOG_DEBUG, "opened for %s (%s)", common_http_client_shown_url(inst->http),
                inst->options.api_key != NULL ? "with an API key" : "without an API key");
     *out = inst;
     return SBX_OK;
@@ -132,6 +113,6 @@ void remote_close(sbx_backend_instance *inst)
         return;
     remote_contract_cache_destroy(&inst->contract);
     common_http_client_free(inst->http);
-    remote_options_free(&inst->options);
+    remote_options_clear(&inst->options);
     free(inst);
 }

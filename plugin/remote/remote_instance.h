@@ -8,20 +8,18 @@
 #define SBX_REMOTE_INSTANCE_H
 
 #include <sbx/backend.h>
+#include <sbx/backend_support.h>
 
 #include "common/http_client.h"
+#include "plugin/remote/remote_backend.h"
 #include "plugin/remote/remote_contract_cache.h"
 #include "plugin/remote/remote_options.h"
-
-/* The name the backend registers and logs under. */
-#define REMOTE_NAME "remote"
 
 struct sbx_backend_instance {
     remote_options options;
     common_http_client *http;
     remote_contract_cache contract;
-    sbx_log_fn log;
-    void *log_ctx;
+    const sbx_host_services *services;   /* kept alive by the host until close */
 };
 
 /* Open an instance (descriptor `open`): parse options, build the client
@@ -36,11 +34,7 @@ void remote_close(sbx_backend_instance *inst);
 
 /* Log one line through the host's callback (nothing when it has none).
  * Callers never pass the API key. */
-void remote_log(const sbx_backend_instance *inst, sbx_log_level level,
-                const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+#define REMOTE_LOG(inst, level, ...) \
+    sbx_backend_log((inst)->services, (level), REMOTE_NAME, __VA_ARGS__)
 
 #endif /* SBX_REMOTE_INSTANCE_H */

@@ -16,7 +16,7 @@
 #include "common/utf8.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <limits.h>
 #include <stdint.h>
@@ -798,10 +798,10 @@ sbx_status remote_list_stream_finish(remote_list_stream *s, remote_warn_fn warn,
     sbx_status st = SBX_OK;
     int complete = (s->state == S_AFTER && s->open == 0) || s->state == S_TRAILER;
     if (s->out_of_memory)
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     else if (!complete || s->saw_nul || s->total > INT_MAX || s->root == ROOT_NULL)
-        st = sbx_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
-                           s->state == S_FAILED && s->too_deep && !s->saw_nul &&
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "list answer is %s",
+                                   s->state == S_FAILED && s->too_deep && !s->saw_nul &&
                                    s->total <= INT_MAX
                                ? COMMON_JSON_TOO_DEEP : "not JSON");
     else if (s->root != ROOT_OBJECT)
@@ -836,7 +836,7 @@ sbx_status remote_stream_decode_list(const char *body, size_t len, remote_warn_f
     *count = 0;
     remote_list_stream *s = remote_list_stream_new();
     if (s == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     remote_list_stream_feed(s, body, len);
     sbx_status st = remote_list_stream_finish(s, warn, warn_ctx, out, count, err);
     remote_list_stream_free(s);

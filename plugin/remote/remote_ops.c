@@ -11,7 +11,7 @@
 #include "plugin/remote/remote_json_scan.h"
 #include "plugin/remote/remote_list_stream.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +48,7 @@ static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
 {
     char path[128];
     if (!sandbox_path(path, sizeof path, prefix, sandbox_id))
-        return sbx_error_set(cause, SBX_ERR_REFUSED, "the sandbox id is too long");
+        return sbx_backend_error_set(cause, SBX_ERR_REFUSED, "the sandbox id is too long");
     return common_http_request(inst->http, method, path, NULL, timeout_ms, resp, cause);
 }
 
@@ -63,7 +63,7 @@ static sbx_status start_sandbox_call(sbx_backend_instance *inst, const char *met
     if (st != SBX_OK)
         return st;
     sbx_error cause;
-    sbx_error_clear(&cause);
+    sbx_backend_error_clear(&cause);
     st = call_sandbox(inst, method, REMOTE_SANDBOXES_PREFIX, sandbox_id, timeout_ms, resp,
                       &cause);
     if (st != SBX_OK) {
@@ -83,7 +83,7 @@ sbx_status remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
     if (st != SBX_OK)
         return st;
     if ((resp.status >= 200 && resp.status < 300) || resp.status == 404)
-        remote_log(inst, SBX_LOG_INFO, "destroyed sandbox %s%s", sandbox_id,
+        REMOTE_LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s%s", sandbox_id,
                    resp.status == 404 ? " (it was already gone)" : "");
     else
         st = remote_answer_error(inst, &resp, call_name(what, "destroy", sandbox_id), err);
@@ -114,19 +114,19 @@ sbx_status remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
             /* The scanner accepts json-c's depth: json-c tells why (error path only). */
             int too_deep;
             json_object_put(common_json_parse_ex(resp.body, resp.body_len, &too_deep));
-            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s",
-                               call_name(what, action, sandbox_id),
-                               too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s",
+                                       call_name(what, action, sandbox_id),
+                                       too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
         } else if (id->state != COMMON_JSON_ABSENT &&
                    (id->state != COMMON_JSON_OK ||
                     !remote_json_scanned_string_equals(id->raw, id->raw_len, sandbox_id))) {
-            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
-                               call_name(what, action, sandbox_id));
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+                                       call_name(what, action, sandbox_id));
         } else if (status->state == COMMON_JSON_OK &&
                    !remote_json_scanned_string_is_clean(status->raw, status->raw_len)) {
-            st = sbx_error_set(err, SBX_ERR_PROTOCOL,
-                               "%s: sandbox field status holds a NUL byte or invalid UTF-8",
-                               call_name(what, action, sandbox_id));
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "%s: sandbox field status holds a NUL byte or invalid UTF-8",
+                                       call_name(what, action, sandbox_id));
         } else {
             *alive = status->state == COMMON_JSON_OK &&
                      remote_json_scanned_string_equals(status->raw, status->raw_len, "Running");
@@ -153,7 +153,7 @@ static int made_under_another_contract(sbx_backend_instance *inst, const sbx_san
     *out_of_memory = !state.known && state.probe_out_of_memory;
     if (!state.known || state.version < 1 || sb->mount_contract_version == state.version)
         return 0;
-    remote_log(inst, SBX_LOG_INFO,
+    REMOTE_LOG(inst, SBX_LOG_INFO,
                "discover ignores sandbox %s: its mount contract is %d, the provisioner's %d",
                sb->sandbox_id, sb->mount_contract_version, state.version);
     return 1;
@@ -176,33 +176,32 @@ sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
         struct json_object *root = common_json_parse_ex(resp.body, resp.body_len, &too_deep);
         sbx_sandbox sb;
         sbx_error cause;
-        sbx_error_clear(&cause);
-        st = too_deep ? sbx_error_set(&cause, SBX_ERR_PROTOCOL,
-                                      "sandbox answer is " COMMON_JSON_TOO_DEEP)
+        sbx_backend_error_clear(&cause);
+        st = too_deep ? sbx_backend_error_set(&cause, SBX_ERR_PROTOCOL,
+                                              "sandbox answer is " COMMON_JSON_TOO_DEEP)
                       : remote_decode_sandbox(root, &sb, &cause);
         json_object_put(root);
         if (st != SBX_OK) {
             remote_wrap_error(&cause, what, err);
         } else if (strcmp(sb.sandbox_id, sandbox_id) != 0) {
             common_sandbox_record_clear(&sb);
-            st = sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
-                               what);
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+                                       what);
         } else if (made_under_another_contract(inst, &sb, &out_of_memory)) {
             common_sandbox_record_clear(&sb);
-            st = sbx_error_set(err, SBX_ERR_NOT_FOUND,
-                               "sandbox %s was made under another mount contract than the "
-                               "provisioner's; it is not reused", sandbox_id);
+            st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND,
+                                       "sandbox %s was made under another mount contract than the "
+                                       "provisioner's; it is not reused", sandbox_id);
         } else if (out_of_memory) {
             common_sandbox_record_clear(&sb);
-            st = sbx_error_set(err, SBX_ERR_INTERNAL,
-                               "%s: out of memory probing the provisioner's capabilities", what);
+            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                       "%s: out of memory probing the provisioner's capabilities", what);
         } else {
             st = common_sandbox_record_box(&sb, out, err);
         }
     } else if (resp.status == 404) {
-        st = sbx_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
-        if (err != NULL)
-            err->http_status = 404;
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
+        err->http_status = 404;
     } else {
         st = remote_answer_error(inst, &resp, what, err);
     }
@@ -212,7 +211,8 @@ sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
 
 static void warn_skipped(void *ctx, const char *message)
 {
-    remote_log(ctx, SBX_LOG_WARN, "%s", message);
+    const sbx_backend_instance *inst = ctx;
+    REMOTE_LOG(inst, SBX_LOG_WARN, "%s", message);
 }
 
 static int feed_list(void *ctx, const char *data, size_t len)
@@ -227,12 +227,12 @@ sbx_status remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
     *count = 0;
     const char *what = "Provisioner list failed";
     sbx_error cause;
-    sbx_error_clear(&cause);
+    sbx_backend_error_clear(&cause);
     /* A 200 answer is decoded as it arrives (remote_list_stream.h): a 10k list
      * never exists as a whole body or a json-c tree. */
     remote_list_stream *decoder = remote_list_stream_new();
     if (decoder == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", what);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", what);
     common_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
     common_http_response resp;
     sbx_status st = common_http_request_streamed(inst->http, "GET", "/api/sandboxes", NULL,
@@ -275,25 +275,25 @@ sbx_status remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
     snprintf(what, sizeof what, "reconciliation of %s is unknown", sandbox_id);
     common_http_response resp;
     sbx_error failure, cause;
-    sbx_error_clear(&failure);
-    sbx_error_clear(&cause);
+    sbx_backend_error_clear(&failure);
+    sbx_backend_error_clear(&cause);
     /* Nothing here is an error for the caller: whatever goes wrong leaves
      * the answer "unknown", which never licenses deleting state. */
     if (call_sandbox(inst, "GET", REMOTE_RECONCILIATION_PREFIX, sandbox_id,
                      inst->options.get_timeout_ms, &resp, &failure) != SBX_OK) {
         remote_wrap_error(&failure, what, &cause);
-        remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
+        REMOTE_LOG(inst, SBX_LOG_WARN, "%s", cause.message);
         return SBX_OK;
     }
     if (resp.status != 200) {
         remote_answer_error(inst, &resp, what, &cause);
-        remote_log(inst, SBX_LOG_WARN, "%s", cause.message);
+        REMOTE_LOG(inst, SBX_LOG_WARN, "%s", cause.message);
     } else {
         const char *why = NULL;
         st = remote_decode_reconciliation(resp.body, resp.body_len, sandbox_id, out, &why,
                                           err);
         if (st == SBX_OK && why != NULL)
-            remote_log(inst, SBX_LOG_WARN, "%s: %s", what, why);
+            REMOTE_LOG(inst, SBX_LOG_WARN, "%s: %s", what, why);
     }
     common_http_response_clear(&resp);
     return st;

@@ -3,9 +3,12 @@
 
 #include "plugin/remote/remote_options.h"
 
+#include "common/http_client.h"
+#include "common/option_values.h"
 #include "common/printable.h"
+#include "plugin/remote/remote_backend.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -40,8 +43,8 @@ static sbx_status bad_value(const char *key, const char *value, const char *rule
                             sbx_error *err)
 {
     char shown[80];
-    return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
-                         common_printable_url(value, shown, sizeof shown), rule);
+    return sbx_backend_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
+                                 common_printable_url(value, shown, sizeof shown), rule);
 }
 
 static sbx_status parse_positive(const char *key, const char *value,
@@ -76,7 +79,7 @@ static sbx_status replace_string(char **slot, const char *value, sbx_error *err)
 {
     char *copy = strdup(value);
     if (copy == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     free(*slot);
     *slot = copy;
     return SBX_OK;
@@ -157,11 +160,11 @@ static sbx_status add_mount(remote_options *opts, const char *path, size_t len,
     char **grown = realloc(opts->forward_mounts,
                            (opts->forward_mount_count + 1) * sizeof *grown);
     if (grown == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     opts->forward_mounts = grown;
     char *copy = strndup(path, len);
     if (copy == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     opts->forward_mounts[opts->forward_mount_count++] = copy;
     return SBX_OK;
 }
@@ -207,16 +210,26 @@ static sbx_status set_default_mounts(remote_options *out, sbx_error *err)
     return SBX_OK;
 }
 
-static sbx_status apply_option(const char *key, const char *value, remote_options *out,
-                               long *timeout_override, int *mounts_set, sbx_error *err)
+/* What parsing keeps beside the options: the `timeout_ms` that overrides
+ * every per-call timeout, and whether forward_mounts was given. */
+typedef struct parse_state {
+    remote_options *out;
+    long timeout_override;
+    int mounts_set;
+} parse_state;
+
+static sbx_status apply_option(void *target, const char *key, const char *value,
+                               sbx_error *err)
 {
+    parse_state *ps = target;
+    remote_options *out = ps->out;
     if (strcmp(key, "provisioner_url") == 0)
         return parse_url(value, out, err);
     if (strcmp(key, "api_key") == 0) {
         /* The value is a secret: never echoed, not even when refused. */
         if (strpbrk(value, "\r\n") != NULL)
-            return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "remote backend option api_key contains CR or LF");
+            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                         "remote backend option api_key contains CR or LF");
         if (out->api_key != NULL)
             memset(out->api_key, 0, strlen(out->api_key));
         free(out->api_key);
@@ -226,7 +239,7 @@ static sbx_status apply_option(const char *key, const char *value, remote_option
     if (strcmp(key, "ca_file") == 0)
         return parse_ca_file(value, out, err);
     if (strcmp(key, "timeout_ms") == 0)
-        return parse_timeout(key, value, timeout_override, err);
+        return parse_timeout(key, value, &ps->timeout_override, err);
     if (strcmp(key, "connect_timeout_ms") == 0)
         return parse_timeout(key, value, &out->connect_timeout_ms, err);
     if (strcmp(key, "list_timeout_ms") == 0)
@@ -245,16 +258,13 @@ static sbx_status apply_option(const char *key, const char *value, remote_option
         return st;
     }
     if (strcmp(key, "forward_mounts") == 0) {
-        *mounts_set = 1;
+        ps->mounts_set = 1;
         return parse_forward_mounts(value, out, err);
     }
-    char shown[80];
-    return sbx_error_set(err, SBX_ERR_CONFIG,
-                         "unknown option '%s' for the remote backend (known: provisioner_url, "
-                         "api_key, timeout_ms, connect_timeout_ms, ca_file, max_response_bytes, "
-                         "forward_mounts, list_timeout_ms, create_timeout_ms, "
-                         "destroy_timeout_ms, get_timeout_ms)",
-                         common_printable(key, shown, sizeof shown));
+    return common_option_unknown(REMOTE_NAME, key,
+                                 "provisioner_url, api_key, timeout_ms, connect_timeout_ms, "
+                                 "ca_file, max_response_bytes, forward_mounts, list_timeout_ms, "
+                                 "create_timeout_ms, destroy_timeout_ms, get_timeout_ms", err);
 }
 
 sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
@@ -265,37 +275,27 @@ sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
     out->create_timeout_ms = REMOTE_CREATE_TIMEOUT_MS;
     out->destroy_timeout_ms = REMOTE_DESTROY_TIMEOUT_MS;
     out->get_timeout_ms = REMOTE_GET_TIMEOUT_MS;
-    out->max_response_bytes = REMOTE_MAX_RESPONSE_BYTES;
-    if (option_count > 0 && options == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "remote backend options missing");
-
-    long timeout_override = 0;
-    int mounts_set = 0;
-    for (size_t i = 0; i < option_count; i++) {
-        if (options[i].key == NULL || options[i].value == NULL)
-            return sbx_error_set(err, SBX_ERR_CONFIG,
-                                 "remote backend option #%zu has no key or no value", i);
-        sbx_status st = apply_option(options[i].key, options[i].value, out,
-                                     &timeout_override, &mounts_set, err);
-        if (st != SBX_OK)
-            return st;
+    out->max_response_bytes = COMMON_HTTP_DEFAULT_MAX_RESPONSE;
+    parse_state ps = { out, 0, 0 };
+    sbx_status st = common_options_apply(options, option_count, apply_option, &ps, err);
+    if (st == SBX_OK && out->provisioner_url == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                   "remote backend option provisioner_url is required");
+    if (st == SBX_OK && ps.timeout_override > 0) {
+        out->list_timeout_ms = ps.timeout_override;
+        out->create_timeout_ms = ps.timeout_override;
+        out->destroy_timeout_ms = ps.timeout_override;
+        out->get_timeout_ms = ps.timeout_override;
     }
-    if (out->provisioner_url == NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG,
-                             "remote backend option provisioner_url is required");
-    if (timeout_override > 0) {
-        out->list_timeout_ms = timeout_override;
-        out->create_timeout_ms = timeout_override;
-        out->destroy_timeout_ms = timeout_override;
-        out->get_timeout_ms = timeout_override;
-    }
-    return mounts_set ? SBX_OK : set_default_mounts(out, err);
+    if (st == SBX_OK && !ps.mounts_set)
+        st = set_default_mounts(out, err);
+    if (st != SBX_OK)
+        remote_options_clear(out);
+    return st;
 }
 
-void remote_options_free(remote_options *opts)
+void remote_options_clear(remote_options *opts)
 {
-    if (opts == NULL)
-        return;
     free(opts->provisioner_url);
     if (opts->api_key != NULL) /* a secret: do not leave it in freed memory */
         memset(opts->api_key, 0, strlen(opts->api_key));

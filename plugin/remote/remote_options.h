@@ -29,16 +29,15 @@ typedef struct remote_options {
 #define REMOTE_DESTROY_TIMEOUT_MS 15000L
 #define REMOTE_GET_TIMEOUT_MS 10000L
 #define REMOTE_PROBE_TIMEOUT_MS 5000L
-#define REMOTE_MAX_RESPONSE_BYTES ((size_t)16 * 1024 * 1024)
 
-/* Parse `options` (borrowed) into *out, which the caller releases with
- * remote_options_free (also after a failure).  SBX_ERR_CONFIG names the
- * key at fault and its value (never the api_key's value); unknown keys and a
- * missing provisioner_url are errors. */
+/* Parse `options` (borrowed) into *out, released with remote_options_clear;
+ * on error *out holds nothing.  SBX_ERR_CONFIG names the key at fault and
+ * its value (never the api_key's value); unknown keys and a missing
+ * provisioner_url are errors. */
 sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
                                 remote_options *out, sbx_error *err);
 
-/* Release what *opts holds and zero it.  NULL is accepted. */
-void remote_options_free(remote_options *opts);
+/* Release what *opts holds and zero it.  Zeroed storage is accepted. */
+void remote_options_clear(remote_options *opts);
 
 #endif /* SBX_REMOTE_OPTIONS_H */

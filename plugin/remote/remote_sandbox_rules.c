@@ -3,7 +3,7 @@
 
 #include "plugin/remote/remote_sandbox_rules.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -63,18 +63,18 @@ sbx_status remote_problem_error(remote_problem problem, sbx_error *err)
     const char *field = field_names[(problem & 7) % REMOTE_FIELD_COUNT];
     switch (problem & ~7) {
     case LACKS:
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "sandbox answer lacks a non-empty string %s", field);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "sandbox answer lacks a non-empty string %s", field);
     case BAD_TEXT:
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "sandbox field %s holds a NUL byte or invalid UTF-8", field);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "sandbox field %s holds a NUL byte or invalid UTF-8", field);
     case NOT_INTEGER:
-        return sbx_error_set(err, SBX_ERR_PROTOCOL,
-                             "sandbox field %s is not a non-negative integer", field);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "sandbox field %s is not a non-negative integer", field);
     case NOT_STRING:
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox field %s is not a string", field);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "sandbox field %s is not a string", field);
     default:
-        return sbx_error_set(err, SBX_ERR_PROTOCOL, "sandbox answer is not a JSON object");
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "sandbox answer is not a JSON object");
     }
 }
 

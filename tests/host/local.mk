@@ -66,8 +66,8 @@ tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LD
 
 check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records
 TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/check-exports.sh
-dist_check_SCRIPTS += tests/host/check-exports.sh
+	tests/host/check-exports.sh tests/host/check-abi-example.sh
+dist_check_SCRIPTS += tests/host/check-exports.sh tests/host/check-abi-example.sh
 
 tests_host_test_host_SOURCES = tests/host/test_host.c tests/host/fixtures/fixture_backend.c
 tests_host_test_host_CPPFLAGS = $(AM_CPPFLAGS) -DFIXTURE_NAME='"inproc"'

@@ -32,6 +32,7 @@ typedef struct fake {
     int gate_open;
     int probes_started;
     int waiting_lines;          /* "waiting for the capability probe in flight" */
+    sbx_host_services services; /* the cache logs through fake_log */
 } fake;
 
 static void fake_init(fake *f)
@@ -121,10 +122,11 @@ static void fake_set_now(fake *f, int64_t now_ms)
 static void start_cache(fake *f, remote_contract_cache *cache)
 {
     fake_init(f);
+    f->services = (sbx_host_services){ sizeof f->services, fake_log, f };
     remote_contract_hooks hooks = {
         .probe = fake_probe, .probe_ctx = f,
         .clock = fake_clock, .clock_ctx = f,
-        .log = fake_log, .log_ctx = f, .log_name = "remote",
+        .services = &f->services, .log_name = "remote",
     };
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(remote_contract_cache_init(cache, &hooks, &err), SBX_OK);

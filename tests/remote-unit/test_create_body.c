@@ -25,7 +25,7 @@ static int load_defaults(void)
 
 static int free_defaults(void)
 {
-    remote_options_free(&defaults);
+    remote_options_clear(&defaults);
     return 0;
 }
 

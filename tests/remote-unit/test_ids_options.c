@@ -97,7 +97,7 @@ static void test_defaults_of_the_reference_client(void)
     CU_ASSERT_EQUAL(o.forward_mount_count, 6u);
     for (size_t i = 0; i < o.forward_mount_count; i++)
         CU_ASSERT_STRING_NOT_EQUAL(o.forward_mounts[i], "/mnt/skills/custom");
-    remote_options_free(&o);
+    remote_options_clear(&o);
 }
 
 static void test_timeout_ms_overrides_every_call(void)
@@ -114,7 +114,7 @@ static void test_timeout_ms_overrides_every_call(void)
     CU_ASSERT_EQUAL(o.get_timeout_ms, 1500);
     CU_ASSERT_EQUAL(o.connect_timeout_ms, 250);
     CU_ASSERT_STRING_EQUAL(o.api_key, "secret");
-    remote_options_free(&o);
+    remote_options_clear(&o);
 }
 
 static void expect_config_error(const char *const *kv, const char *needle)
@@ -124,7 +124,7 @@ static void expect_config_error(const char *const *kv, const char *needle)
     CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, needle));
-    remote_options_free(&o);
+    remote_options_clear(&o);
 }
 
 static void test_option_errors_name_the_key(void)
@@ -161,12 +161,12 @@ static void test_api_key_is_never_echoed(void)
     CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "api_key"));
     CU_ASSERT_PTR_NULL(strstr(err.message, "top-secret"));
-    remote_options_free(&o);
+    remote_options_clear(&o);
 
     const char *empty[] = { "provisioner_url", "http://p", "api_key", "", NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, empty), SBX_OK);
     CU_ASSERT_PTR_NULL(o.api_key); /* an empty key means "no key" */
-    remote_options_free(&o);
+    remote_options_clear(&o);
 }
 
 /* Issue 10 item 3: a base URL is scheme://[user:password@]host[:port][/path]
@@ -217,7 +217,7 @@ static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
         CU_ASSERT(named);
         if (!named)
             fprintf(stderr, "case %zu: %s\n", i, err.message);
-        remote_options_free(&o);
+        remote_options_clear(&o);
     }
     static const char *const accepted[] = {
         "http://h", "HTTP://H:8002", "https://h:443/prefix/", "http://[::1]:8002",
@@ -228,7 +228,7 @@ static void test_provisioner_url_is_scheme_host_port_and_path_only(void)
         sbx_error err;
         const char *kv[] = { "provisioner_url", accepted[i], NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_OK);
-        remote_options_free(&o);
+        remote_options_clear(&o);
     }
 }
 
@@ -267,7 +267,7 @@ static void test_a_refused_url_never_shows_its_password(void)
         CU_ASSERT(hidden);
         if (!hidden)
             fprintf(stderr, "case %zu: %s\n", i, err.message);
-        remote_options_free(&o);
+        remote_options_clear(&o);
     }
 }
 
@@ -311,14 +311,14 @@ static void test_ca_file_must_be_a_non_empty_regular_file(void)
         snprintf(named, sizeof named, "ca_file='%s'", refused[i]);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, named));
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "regular file"));
-        remote_options_free(&o);
+        remote_options_clear(&o);
     }
     remote_options o;
     sbx_error err;
     const char *kv[] = { "provisioner_url", "https://p", "ca_file", good, NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_OK);
     CU_ASSERT_STRING_EQUAL(o.ca_file, good);
-    remote_options_free(&o);
+    remote_options_clear(&o);
 
     unlink(empty);
     unlink(fifo);
@@ -337,12 +337,12 @@ static void test_forward_mounts_replaces_the_default_allowlist(void)
     CU_ASSERT_EQUAL_FATAL(o.forward_mount_count, 2u);
     CU_ASSERT_STRING_EQUAL(o.forward_mounts[0], "/mnt/skills/custom");
     CU_ASSERT_STRING_EQUAL(o.forward_mounts[1], "/mnt/acp-workspace");
-    remote_options_free(&o);
+    remote_options_clear(&o);
 
     const char *none[] = { "provisioner_url", "http://p", "forward_mounts", "", NULL };
     CU_ASSERT_EQUAL(parse(&o, &err, none), SBX_OK);
     CU_ASSERT_EQUAL(o.forward_mount_count, 0u);
-    remote_options_free(&o);
+    remote_options_clear(&o);
 }
 
 void sbx_test_register(void)

@@ -40,8 +40,19 @@
  *   - The log callback may be called from any thread that calls an
  *     operation, and concurrently.
  *
+ * Arguments (one rule for every backend): the host guarantees that `err`
+ * and every output pointer (out, count, alive) are non-NULL, that
+ * `instance` is one this backend's open() made and close() has not
+ * released, and that open() gets an array of option_count options (NULL
+ * only when the count is 0) whose keys and values are all strings.  A
+ * backend relies on this and does not check it.  What the caller chose --
+ * the ids, the request's fields, the option values -- is input: a backend
+ * checks it and refuses what it cannot honour.
+ *
  * Operations never abort, exit or print; they return a status and fill the
- * error record, and they log only through the host's callback.
+ * error record (once, with the kind they return), and they log only through
+ * the host's callback.  <sbx/backend_support.h> has header-only helpers for
+ * both.
  *
  * This header depends on nothing beyond the C standard headers.
  */
@@ -101,7 +112,8 @@ typedef struct sbx_error {
     int http_status;            /* HTTP status of the answer, 0 when none */
     int expected_contract;      /* mount contract versions where they apply, */
     int actual_contract;        /*   else -1 */
-    char message[SBX_ERROR_MESSAGE_MAX]; /* NUL-terminated, truncated to fit */
+    char message[SBX_ERROR_MESSAGE_MAX]; /* NUL-terminated; cut to fit, then
+                                          * ending in "..." */
 } sbx_error;
 
 /* Severity of a log line. */

@@ -46,8 +46,9 @@ const char *sbx_status_name(sbx_status status);
 /* Reset an error record to "no error" (kind SBX_OK, contracts -1). */
 void sbx_error_clear(sbx_error *err);
 
-/* Fill an error record with a printf-style message (truncated to fit) and
- * return `kind`, so that `return sbx_error_set(err, K, ...)` reads well.
+/* Fill an error record with a printf-style message (cut to fit, ending in
+ * "...") and return `kind`, so that `return sbx_error_set(err, K, ...)`
+ * reads well.
  * `err` may be NULL. */
 sbx_status sbx_error_set(sbx_error *err, sbx_status kind, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -6,13 +6,14 @@
 
 #include "host-api/src/manager/manager_internal.h"
 
+#include <sbx/backend_support.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "common/backend_log.h"
 #include "host-api/src/manager/sandbox_id.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -34,7 +35,7 @@ void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    common_backend_vlogf(&m->log_services, level, "manager", fmt, ap);
+    sbx_backend_vlog(&m->log_services, level, "manager", fmt, ap);
     va_end(ap);
 }
 

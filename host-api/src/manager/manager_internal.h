@@ -61,7 +61,7 @@ struct sbx_manager {
     sbx_backend *backend;          /* borrowed */
     sbx_manager_config config;     /* strings below are the manager's copies */
     char *ready_path, *store_path, *redis_url, *key_prefix, *lock_dir, *owner_id;
-    sbx_host_services log_services; /* the configured callback, for common_backend_logf */
+    sbx_host_services log_services; /* the configured callback, for sbx_backend_vlog */
     int64_t ttl_ms;
     sbx_lease_store *store;
 

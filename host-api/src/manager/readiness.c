@@ -49,7 +49,7 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
     common_http_client_options o = {
         .base_url = sandbox->sandbox_url,
         .max_response_bytes = READY_MAX_BODY,
-        .log = m->config.log, .log_ctx = m->config.log_ctx, .log_name = "manager",
+        .services = &m->log_services, .log_name = "manager",
     };
     common_http_client *client = NULL;
     sbx_status st = common_http_client_new(&o, &client, err);
