@@ -4,7 +4,7 @@
 #include "common/record_chain.h"
 
 #include "common/sandbox_records.h"
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +71,7 @@ sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_recor
 {
     *out = NULL;
     if (facts->sandbox_id == NULL || facts->sandbox_url == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
     size_t size = sizeof(sbx_sandbox_record);
 #define ADD_SIZE(member, fact) size += copy_size(facts->fact);
     RECORD_STRINGS(ADD_SIZE)
@@ -79,7 +79,7 @@ sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_recor
     /* Strings that exist in memory cannot make this overflow. */
     sbx_sandbox_record *r = calloc(1, size);
     if (r == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     r->struct_size = sizeof *r;
     r->sandbox.mount_contract_version = facts->mount_contract_version;
     r->created_at = facts->created_at;
