@@ -57,3 +57,16 @@ tests_sbxctl_test_sbxctl_sandbox_id_LDADD = $(SBX_TEST_LIBS)
 # fresh image) and as any other user (through sudo).
 TESTS += tests/sbxctl/check-readme-install.sh
 dist_check_SCRIPTS += tests/sbxctl/check-readme-install.sh
+
+# acquire, manage and leases over the local backend, sqlite and redis.
+check_PROGRAMS += tests/sbxctl/test_sbxctl_manager tests/manager/sqlite_locker
+TESTS += tests/sbxctl/test_sbxctl_manager
+tests_sbxctl_test_sbxctl_manager_SOURCES = tests/sbxctl/test_sbxctl_manager.c \
+	tests/manager/redis_server.c tests/manager/redis_server.h $(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_manager_CFLAGS = $(SBX_TEST_CFLAGS) $(HIREDIS_CFLAGS)
+tests_sbxctl_test_sbxctl_manager_LDADD = $(SBX_TEST_LIBS) $(HIREDIS_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_manager_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
+	tests/manager/sqlite_locker$(EXEEXT)
+tests_manager_sqlite_locker_SOURCES = tests/manager/sqlite_locker.c
+tests_manager_sqlite_locker_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+tests_manager_sqlite_locker_LDADD = $(SQLITE_LIBS)

@@ -28,16 +28,22 @@ typedef enum option_id {
     OPT_LEGACY_SKILLS,
     OPT_LARK_RUNTIME,
     OPT_LARK_BROKER,
-    OPT_REQUIRE_CONTRACT
+    OPT_REQUIRE_CONTRACT,
+    OPT_KEEP_LEASE
 } option_id;
 
 typedef struct option_spec {
     const char *long_name;   /* with its leading dashes */
     const char *short_name;  /* "-v", or NULL */
     int takes_value;
-    int create_only;
+    unsigned commands;       /* OPT_FOR_* of the commands taking it; 0: global */
     option_id id;
 } option_spec;
+
+/* Which commands an option that is not global belongs to. */
+#define OPT_FOR_CREATE 1u
+#define OPT_FOR_ACQUIRE 2u
+#define OPT_FOR_BOTH (OPT_FOR_CREATE | OPT_FOR_ACQUIRE)
 
 static const option_spec options[] = {
     {"--config", NULL, 1, 0, OPT_CONFIG},
@@ -47,14 +53,15 @@ static const option_spec options[] = {
     {"--verbose", "-v", 0, 0, OPT_VERBOSE},
     {"--help", "-h", 0, 0, OPT_HELP},
     {"--version", NULL, 0, 0, OPT_VERSION},
-    {"--thread", NULL, 1, 1, OPT_THREAD},
-    {"--id", NULL, 1, 1, OPT_ID},
-    {"--user", NULL, 1, 1, OPT_USER},
-    {"--mount", NULL, 1, 1, OPT_MOUNT},
-    {"--legacy-skills", NULL, 0, 1, OPT_LEGACY_SKILLS},
-    {"--lark-runtime", NULL, 0, 1, OPT_LARK_RUNTIME},
-    {"--lark-broker", NULL, 0, 1, OPT_LARK_BROKER},
-    {"--require-contract", NULL, 1, 1, OPT_REQUIRE_CONTRACT},
+    {"--thread", NULL, 1, OPT_FOR_BOTH, OPT_THREAD},
+    {"--id", NULL, 1, OPT_FOR_CREATE, OPT_ID},
+    {"--user", NULL, 1, OPT_FOR_BOTH, OPT_USER},
+    {"--mount", NULL, 1, OPT_FOR_BOTH, OPT_MOUNT},
+    {"--legacy-skills", NULL, 0, OPT_FOR_BOTH, OPT_LEGACY_SKILLS},
+    {"--lark-runtime", NULL, 0, OPT_FOR_BOTH, OPT_LARK_RUNTIME},
+    {"--lark-broker", NULL, 0, OPT_FOR_BOTH, OPT_LARK_BROKER},
+    {"--require-contract", NULL, 1, OPT_FOR_BOTH, OPT_REQUIRE_CONTRACT},
+    {"--keep-lease", NULL, 0, OPT_FOR_ACQUIRE, OPT_KEEP_LEASE},
 };
 
 typedef struct command_spec {
@@ -72,6 +79,9 @@ static const command_spec commands[] = {
     {"list", SBX_CTL_LIST, 0},
     {"capabilities", SBX_CTL_CAPABILITIES, 0},
     {"reconcile", SBX_CTL_RECONCILE, 1},
+    {"acquire", SBX_CTL_ACQUIRE, 0},
+    {"manage", SBX_CTL_MANAGE, 0},
+    {"leases", SBX_CTL_LEASES, 0},
 };
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -257,6 +267,7 @@ static sbx_status apply_option(sbx_ctl_args *args, option_id id, const char *val
     case OPT_LARK_RUNTIME: args->lark_runtime = 1; return SBX_OK;
     case OPT_LARK_BROKER: args->lark_broker = 1; return SBX_OK;
     case OPT_REQUIRE_CONTRACT: return parse_contract(args, value, err);
+    case OPT_KEEP_LEASE: args->keep_lease = 1; return SBX_OK;
     }
     return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
 }
@@ -273,11 +284,14 @@ static sbx_status parse_option(int argc, char *const *argv, int *index,
     const option_spec *spec = find_option(token, name_len);
     if (spec == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "unknown option '%.*s'", name_width, token);
-    if (spec->create_only && args->command != SBX_CTL_CREATE) {
+    unsigned command_bit = args->command == SBX_CTL_CREATE    ? OPT_FOR_CREATE
+                           : args->command == SBX_CTL_ACQUIRE ? OPT_FOR_ACQUIRE : 0;
+    if (spec->commands != 0 && (spec->commands & command_bit) == 0) {
         if (args->command == SBX_CTL_NO_COMMAND)
-            return sbx_error_set(err, SBX_ERR_USAGE,
-                                 "option '%s' must follow the command 'create'",
-                                 spec->long_name);
+            return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' must follow the command %s",
+                                 spec->long_name,
+                                 spec->commands == OPT_FOR_BOTH    ? "'create' or 'acquire'"
+                                 : spec->commands == OPT_FOR_CREATE ? "'create'" : "'acquire'");
         return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
                              spec->long_name, args->command_name);
     }
@@ -332,6 +346,8 @@ static sbx_status check_complete(const sbx_ctl_args *args, sbx_error *err)
     if (find_command(args->command_name)->takes_id && args->operand == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a sandbox ID",
                              args->command_name);
+    if (args->command == SBX_CTL_ACQUIRE && args->thread_id == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "command 'acquire' needs --thread");
     if (args->command == SBX_CTL_CREATE && args->thread_id == NULL && args->sandbox_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command 'create' needs --thread or --id");
     return SBX_OK;

@@ -15,7 +15,10 @@ typedef enum sbx_ctl_command {
     SBX_CTL_DISCOVER,
     SBX_CTL_LIST,
     SBX_CTL_CAPABILITIES,
-    SBX_CTL_RECONCILE
+    SBX_CTL_RECONCILE,
+    SBX_CTL_ACQUIRE,
+    SBX_CTL_MANAGE,
+    SBX_CTL_LEASES
 } sbx_ctl_command;
 
 /* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
@@ -50,6 +53,9 @@ typedef struct sbx_ctl_args {
     int lark_runtime;
     int lark_broker;
     int required_contract;       /* SBX_CONTRACT_NONE unless --require-contract */
+
+    /* acquire (also takes the create options above but --id) */
+    int keep_lease;              /* --keep-lease */
 } sbx_ctl_args;
 
 /* Parse argv.  Global options may come before or after the command.  On a

@@ -41,4 +41,20 @@ int sbx_ctl_cmd_capabilities(const sbx_ctl_args *args, sbx_backend *backend,
 int sbx_ctl_cmd_reconcile(const sbx_ctl_args *args, sbx_backend *backend,
                           const sbx_ctl_output *out);
 
+/* acquire --thread T [--user U] [--keep-lease]: the sandbox of (U, T)
+ * through a manager configured by the file's `manager` section, printed,
+ * released and left running (its lease released, or kept to expire with
+ * --keep-lease). */
+int sbx_ctl_cmd_acquire(const sbx_ctl_args *args, sbx_ctl_session *session,
+                        sbx_backend *backend, const sbx_ctl_output *out);
+
+/* manage: a manager on `backend` until SIGINT or SIGTERM: reconciliation,
+ * the reaper and the renewal, one line per event; then shutdown as
+ * configured.  Exit 0, or the code of the shutdown's error. */
+int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
+                       const sbx_ctl_output *out);
+
+/* leases: the leases of the configured store (sqlite or redis). */
+int sbx_ctl_cmd_leases(sbx_ctl_session *session, const sbx_ctl_output *out);
+
 #endif

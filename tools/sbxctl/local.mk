@@ -7,13 +7,14 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/exit_code.c tools/sbxctl/exit_code.h \
 	tools/sbxctl/help.c tools/sbxctl/help.h \
 	tools/sbxctl/log_sink.c tools/sbxctl/log_sink.h \
+	tools/sbxctl/manager_commands.c \
 	tools/sbxctl/option_hints.c tools/sbxctl/option_hints.h \
 	tools/sbxctl/output.c tools/sbxctl/output.h \
 	tools/sbxctl/redact.c tools/sbxctl/redact.h \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \
 	tools/sbxctl/session.c tools/sbxctl/session.h
-tools_sbxctl_sbxctl_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
-tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la common/libsbx-common.la $(JSONC_LIBS)
+tools_sbxctl_sbxctl_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread
+tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la common/libsbx-common.la $(JSONC_LIBS) -lpthread
 
 # Its manual page.
 dist_man_MANS += docs/sbxctl.1

@@ -27,6 +27,9 @@ static sandbox_command_fn sandbox_command(sbx_ctl_command command)
     case SBX_CTL_RECONCILE: return sbx_ctl_cmd_reconcile;
     case SBX_CTL_NO_COMMAND:
     case SBX_CTL_BACKENDS:
+    case SBX_CTL_ACQUIRE:
+    case SBX_CTL_MANAGE:
+    case SBX_CTL_LEASES:
         break;
     }
     return NULL;
@@ -47,6 +50,8 @@ static int run(const sbx_ctl_args *args, sbx_ctl_output *out)
     int code;
     if (args->command == SBX_CTL_BACKENDS) {
         code = sbx_ctl_cmd_backends(&session, out);
+    } else if (args->command == SBX_CTL_LEASES) {
+        code = sbx_ctl_cmd_leases(&session, out);
     } else {
         sbx_backend *backend = NULL;
         status = sbx_ctl_session_open_backend(&session, &backend, &err);
@@ -54,7 +59,12 @@ static int run(const sbx_ctl_args *args, sbx_ctl_output *out)
             sbx_ctl_print_error(out, &err);
             code = sbx_ctl_exit_code(status);
         } else {
-            code = sandbox_command(args->command)(args, backend, out);
+            if (args->command == SBX_CTL_ACQUIRE)
+                code = sbx_ctl_cmd_acquire(args, &session, backend, out);
+            else if (args->command == SBX_CTL_MANAGE)
+                code = sbx_ctl_cmd_manage(&session, backend, out);
+            else
+                code = sandbox_command(args->command)(args, backend, out);
             sbx_backend_close(backend);
         }
     }

@@ -486,3 +486,68 @@ void sbx_ctl_print_version(const sbx_ctl_output *out)
     }
     emit(out, "sbxctl " PACKAGE_VERSION " (backend ABI " ABI_VERSION_TEXT ")\n", stdout);
 }
+
+#define LEASE_COLUMNS 4
+
+void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *leases,
+                          size_t count)
+{
+    if (out->json) {
+        json_object *array = json_object_new_array();
+        for (size_t i = 0; i < count; i++) {
+            json_object *entry = json_object_new_object();
+            json_object_object_add(entry, "sandbox_id", json_text(out, leases[i].sandbox_id));
+            json_object_object_add(entry, "state",
+                                   json_object_new_string(leases[i].destroying ? "del" : "own"));
+            json_object_object_add(entry, "owner", json_text(out, leases[i].owner));
+            json_object_object_add(entry, "ttl_ms", json_object_new_int64(leases[i].ttl_ms));
+            json_object_array_add(array, entry);
+        }
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "leases", array);
+        json_object_object_add(object, "count", json_object_new_int64((int64_t)count));
+        emit_json(object);
+        return;
+    }
+    static const char *const headers[LEASE_COLUMNS] = {"SANDBOX", "STATE", "OWNER", "TTL_MS"};
+    const char **cells = calloc(count * LEASE_COLUMNS + 1, sizeof *cells);
+    char (*ttls)[24] = calloc(count + 1, sizeof *ttls);
+    if (cells != NULL && ttls != NULL) {
+        for (size_t i = 0; i < count; i++) {
+            const char **row = cells + i * LEASE_COLUMNS;
+            snprintf(ttls[i], sizeof ttls[i], "%lld", (long long)leases[i].ttl_ms);
+            row[0] = cell(leases[i].sandbox_id);
+            row[1] = leases[i].destroying ? "del" : "own";
+            row[2] = cell(leases[i].owner);
+            row[3] = ttls[i];
+        }
+        emit_table(out, headers, LEASE_COLUMNS, cells, count);
+    }
+    free(cells);
+    free(ttls);
+}
+
+void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const char *key,
+                         const char *value)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "event", json_object_new_string(event));
+        if (key != NULL)
+            json_object_object_add(object, key, json_text(out, value));
+        emit_json(object);
+    } else {
+        text_buffer text;
+        FILE *stream = text_open(&text);
+        if (stream == NULL)
+            return;
+        fprintf(stream, "%s", event);
+        if (key != NULL) {
+            fputc(' ', stream);
+            print_clean(stream, value, 0);
+        }
+        fputc('\n', stream);
+        text_emit(out, &text, stdout);
+    }
+    fflush(stdout);
+}

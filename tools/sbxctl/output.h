@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <sbx/host.h>
+#include <sbx/manager.h>
 
 #include "tools/sbxctl/redact.h"
 
@@ -46,6 +47,17 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
 
 /* destroy: `sandbox_id` is gone. */
 void sbx_ctl_print_destroyed(const sbx_ctl_output *out, const char *sandbox_id);
+
+/* leases: the leases of a store (SANDBOX STATE OWNER TTL_MS, or
+ * {"leases":[{sandbox_id,state,owner,ttl_ms}],"count":N}). */
+void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *leases,
+                          size_t count);
+
+/* manage and acquire: one event line, "EVENT VALUE" or
+ * {"event":EVENT,KEY:VALUE} (key NULL: the event alone), flushed at once.
+ * Callers serialise calls from several threads. */
+void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const char *key,
+                         const char *value);
 
 /* --version: the program's name and version. */
 void sbx_ctl_print_version(const sbx_ctl_output *out);

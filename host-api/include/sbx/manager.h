@@ -63,8 +63,25 @@ typedef enum sbx_manager_store {
 /* What shutdown does with the sandboxes it still tracks (rule 15). */
 typedef enum sbx_manager_shutdown_mode {
     SBX_MANAGER_SHUTDOWN_DESTROY = 0, /* destroy active and warm sandboxes */
-    SBX_MANAGER_SHUTDOWN_KEEP = 1     /* leave them running, leases released */
+    SBX_MANAGER_SHUTDOWN_KEEP = 1,    /* leave them running, leases released */
+    SBX_MANAGER_SHUTDOWN_KEEP_LEASES = 2 /* leave them running, leases left to
+                                          * expire: no peer adopts them for one
+                                          * lease TTL (sbxctl acquire --keep-lease) */
 } sbx_manager_shutdown_mode;
+
+/* What the background work did to a sandbox (sbx_manager_config.event). */
+typedef enum sbx_manager_event {
+    SBX_MANAGER_EVENT_ADOPTED = 0,    /* an orphan adopted into the warm pool */
+    SBX_MANAGER_EVENT_REAPED = 1,     /* destroyed by the idle reaper */
+    SBX_MANAGER_EVENT_EVICTED = 2,    /* a warm one destroyed for the replica cap */
+    SBX_MANAGER_EVENT_LEASE_LOST = 3  /* forgotten (not destroyed): a peer holds it */
+} sbx_manager_event;
+
+/* Called once per event, from the thread that caused it (the reaper, the
+ * renewal, or an acquire), with no manager lock held; it must not call
+ * sbx_manager_shutdown or sbx_manager_free. */
+typedef void (*sbx_manager_event_fn)(void *event_ctx, sbx_manager_event event,
+                                     const char *sandbox_id);
 
 /* A clock in milliseconds that never goes backwards (for tests). */
 typedef int64_t (*sbx_manager_clock_fn)(void *clock_ctx);
@@ -102,12 +119,15 @@ typedef struct sbx_manager_config {
                                     * store's lease expiry */
     void *clock_ctx;               /* passed back to clock */
     int64_t ready_interval_ms;     /* 1000; > 0: one readiness try per interval */
+    sbx_manager_event_fn event;    /* NULL: none; each counted event as it happens */
+    void *event_ctx;               /* passed back to event */
 } sbx_manager_config;
 
 #define SBX_MANAGER_CONFIG_INIT                                              \
     { sizeof(sbx_manager_config), 600000, 3, 60000, NULL, 60000,             \
       SBX_MANAGER_STORE_MEMORY, NULL, NULL, NULL, 30000, 4,                   \
-      SBX_MANAGER_SHUTDOWN_DESTROY, NULL, NULL, NULL, NULL, NULL, NULL, 1000 }
+      SBX_MANAGER_SHUTDOWN_DESTROY, NULL, NULL, NULL, NULL, NULL, NULL, 1000, \
+      NULL, NULL }
 
 /*
  * Counters for a host to export.  The caller sets struct_size; members are
@@ -138,6 +158,26 @@ sbx_status sbx_sandbox_id_derive(const char *user_id, const char *thread_id,
  * sbx_manager_open returns); log, clock and owner_id are left to the
  * caller.  No I/O. */
 void sbx_config_manager(const sbx_config *config, sbx_manager_config *out);
+
+/* One lease of an ownership store, as sbx_manager_list_leases reads it. */
+typedef struct sbx_lease_record {
+    char *sandbox_id;
+    char *owner;             /* the owner id written in the lease */
+    int destroying;          /* 1: `del:` (being torn down), 0: `own:` */
+    int64_t ttl_ms;          /* left when read */
+} sbx_lease_record;
+
+/* Every live lease of the store `config` names (sqlite or redis), any
+ * owner's, sorted by sandbox id.  Opens the store, reads, closes it; no
+ * manager, no backend.  SBX_ERR_UNSUPPORTED for the memory store (its
+ * leases live in one process), SBX_ERR_TRANSPORT when the store cannot
+ * answer (bounded, 5 s a round trip), SBX_ERR_CONFIG for a bad
+ * configuration.  Release *out with sbx_lease_records_free. */
+sbx_status sbx_manager_list_leases(const sbx_manager_config *config, sbx_lease_record **out,
+                                   size_t *count, sbx_error *err);
+
+/* Free what sbx_manager_list_leases returned (NULL accepted). */
+void sbx_lease_records_free(sbx_lease_record *records, size_t count);
 
 /* Open a manager on `backend` (borrowed: it must stay open until
  * sbx_manager_free returns).  Checks the configuration (SBX_ERR_CONFIG

@@ -48,6 +48,11 @@ typedef struct sbx_lease_store_ops {
                         int *destroying, sbx_error *err);
     /* Release everything the store holds, and the store. */
     void (*close)(sbx_lease_store *store);
+    /* Read only: every live lease of the store (any owner), sorted by
+     * sandbox id; *out released with sbx_lease_records_free.  NULL for a
+     * store whose leases only its own process sees (memory). */
+    sbx_status (*list)(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
+                       sbx_error *err);
 } sbx_lease_store_ops;
 
 /* The part every store starts with. */
@@ -91,6 +96,14 @@ sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_op
 
 /* Close a store (NULL accepted). */
 void sbx_lease_store_close(sbx_lease_store *store);
+
+/* Append a lease (strings copied) to *records (grown by doubling *cap);
+ * `value` is "own:<owner>" or "del:<owner>".  -1 when out of memory. */
+int sbx_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
+                             const char *sandbox_id, const char *value, int64_t ttl_ms);
+
+/* Sort records by sandbox id. */
+void sbx_lease_records_sort(sbx_lease_record *records, size_t count);
 
 /* The lease value of a state: "own:<owner>" or "del:<owner>", malloc'ed;
  * NULL when out of memory. */

@@ -181,6 +181,7 @@ static void mem_close(sbx_lease_store *store)
 
 static const sbx_lease_store_ops memory_ops = {
     mem_take, mem_claim, mem_renew, mem_release, mem_owner, mem_close,
+    NULL, /* list: nothing outside this process sees these leases */
 };
 
 sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,

@@ -67,7 +67,7 @@ static sbx_status redis_error(redis_store *s, const char *what, const char *id, 
     if (s->port)
         snprintf(port, sizeof port, ":%d", s->port);
     return sbx_error_set(err, SBX_ERR_TRANSPORT, "redis lease store %s%s: %s of %s failed: %s",
-                         s->url_host, port, what, id, why);
+                         s->url_host, port, what, id != NULL ? id : "the store", why);
 }
 
 /* A write to a connection the server closed raises SIGPIPE, which would kill
@@ -279,8 +279,112 @@ static void rd_close(sbx_lease_store *store)
     free(s);
 }
 
+/* The value and TTL of each key of a SCAN batch, read in one script so
+ * that both come from one moment: {value or false, pttl, ...}. */
+static const char read_batch_script[] =
+    "local out = {} for i, k in ipairs(KEYS) do "
+    "out[2 * i - 1] = redis.call('GET', k) out[2 * i] = redis.call('PTTL', k) end "
+    "return out";
+
+/* The SCAN pattern of our keys: the prefix with glob characters escaped. */
+static char *key_pattern(const char *prefix)
+{
+    char *pattern = malloc(strlen(prefix) * 2 + 3);
+    if (pattern == NULL)
+        return NULL;
+    char *p = pattern;
+    for (const char *c = prefix; *c != '\0'; c++) {
+        if (strchr("*?[]\\", *c) != NULL)
+            *p++ = '\\';
+        *p++ = *c;
+    }
+    memcpy(p, ":*", 3);
+    return pattern;
+}
+
+/* Read the keys of one SCAN answer into the records. */
+static sbx_status list_batch(redis_store *s, redisReply *keys, sbx_lease_record **out,
+                             size_t *count, size_t *cap, sbx_error *err)
+{
+    if (keys->elements == 0)
+        return SBX_OK;
+    const char **argv = malloc((keys->elements + 3) * sizeof *argv);
+    if (argv == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    char nkeys[24];
+    snprintf(nkeys, sizeof nkeys, "%zu", keys->elements);
+    argv[0] = "EVAL";
+    argv[1] = read_batch_script;
+    argv[2] = nkeys;
+    for (size_t i = 0; i < keys->elements; i++)
+        argv[3 + i] = keys->element[i]->str;
+    redisReply *r = command(s, "listing", NULL, err, (int)keys->elements + 3, argv);
+    free(argv);
+    if (r == NULL)
+        return err->kind;
+    sbx_status st = SBX_OK;
+    size_t skip = strlen(s->prefix) + 1;
+    for (size_t i = 0; st == SBX_OK && i < keys->elements && 2 * i + 1 < r->elements; i++) {
+        const redisReply *v = r->element[2 * i], *ttl = r->element[2 * i + 1];
+        if (v->type != REDIS_REPLY_STRING || ttl->type != REDIS_REPLY_INTEGER ||
+            strlen(keys->element[i]->str) <= skip)
+            continue;   /* gone meanwhile, or not one of ours */
+        if (sbx_lease_records_append(out, count, cap, keys->element[i]->str + skip, v->str,
+                                     ttl->integer) != 0)
+            st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    freeReplyObject(r);
+    return st;
+}
+
+static sbx_status rd_list(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
+                          sbx_error *err)
+{
+    redis_store *s = (redis_store *)store;
+    *out = NULL;
+    *count = 0;
+    size_t cap = 0;
+    char *pattern = key_pattern(s->prefix);
+    if (pattern == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    char cursor[32] = "0";
+    pthread_mutex_lock(&s->lock);
+    pipe_guard guard;
+    block_sigpipe(&guard);
+    sbx_status st = connect_once(s, "listing", NULL, err);
+    /* SCAN, not KEYS: a large keyspace is walked in steps, never blocking
+     * the server for the whole walk. */
+    do {
+        const char *argv[] = {"SCAN", cursor, "MATCH", pattern, "COUNT", "500"};
+        redisReply *r = st == SBX_OK ? command(s, "listing", NULL, err, 6, argv) : NULL;
+        if (r == NULL) {
+            st = err->kind;
+            break;
+        }
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+            r->element[0]->type != REDIS_REPLY_STRING || r->element[1]->type != REDIS_REPLY_ARRAY)
+            st = redis_error(s, "listing", NULL, "unexpected reply type", err);
+        else {
+            snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+            st = list_batch(s, r->element[1], out, count, &cap, err);
+        }
+        freeReplyObject(r);
+    } while (st == SBX_OK && strcmp(cursor, "0") != 0);
+    restore_sigpipe(&guard);
+    pthread_mutex_unlock(&s->lock);
+    free(pattern);
+    if (st != SBX_OK) {
+        sbx_lease_records_free(*out, *count);
+        *out = NULL;
+        *count = 0;
+    } else {
+        sbx_lease_records_sort(*out, *count);
+    }
+    return st;
+}
+
 static const sbx_lease_store_ops redis_ops = {
-    rd_take, rd_claim, rd_renew, rd_release, rd_owner, rd_close,
+    rd_take, rd_claim, rd_renew, rd_release, rd_owner, rd_close, rd_list,
 };
 
 /* redis://[[user]:password@]host[:port][/db] or unix:///path; 0 or -1. */

@@ -208,8 +208,38 @@ static void sq_close(sbx_lease_store *store)
     free(s);
 }
 
+static sbx_status sq_list(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
+                          sbx_error *err)
+{
+    sqlite_store *s = (sqlite_store *)store;
+    *out = NULL;
+    *count = 0;
+    size_t cap = 0;
+    pthread_mutex_lock(&s->lock);
+    int64_t now = wall_ms();
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT sandbox_id, value, expires_at FROM sbx_leases "
+                                "WHERE expires_at > ?1 ORDER BY sandbox_id", -1, &stmt, NULL);
+    if (rc == SQLITE_OK)
+        sqlite3_bind_int64(stmt, 1, now);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        rc = sbx_lease_records_append(out, count, &cap, (const char *)sqlite3_column_text(stmt, 0),
+                                      (const char *)sqlite3_column_text(stmt, 1),
+                                      sqlite3_column_int64(stmt, 2) - now) == 0
+                 ? SQLITE_OK : SQLITE_NOMEM;
+    sbx_status st = rc == SQLITE_DONE ? SBX_OK : db_error(s, "listing", NULL, err);
+    sqlite3_finalize(stmt);
+    pthread_mutex_unlock(&s->lock);
+    if (st != SBX_OK) {
+        sbx_lease_records_free(*out, *count);
+        *out = NULL;
+        *count = 0;
+    }
+    return st;
+}
+
 static const sbx_lease_store_ops sqlite_ops = {
-    sq_take, sq_claim, sq_renew, sq_release, sq_owner, sq_close,
+    sq_take, sq_claim, sq_renew, sq_release, sq_owner, sq_close, sq_list,
 };
 
 /* Schema and statements; under no lock (the store is not shared yet). */

@@ -11,6 +11,7 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/sandbox_id.c host-api/src/manager/sandbox_id.h \
 	host-api/src/manager/strmap.c host-api/src/manager/strmap.h \
 	host-api/src/manager/lease_store.c host-api/src/manager/lease_store.h \
+	host-api/src/manager/lease_list.c \
 	host-api/src/manager/lease_store_memory.c \
 	host-api/src/manager/lease_store_sqlite.c \
 	host-api/src/manager/lease_store_redis.c

@@ -182,11 +182,22 @@ int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
     }
     pthread_rwlock_unlock(&m->lock);
     if (dropped) {
-        atomic_fetch_add(&m->lease_losses, 1);
         mgr_log(m, SBX_LOG_WARN, "lease of sandbox %s is held by another instance: forgotten, "
                 "not destroyed", id);
+        mgr_event(m, SBX_MANAGER_EVENT_LEASE_LOST, id);
     }
     return dropped;
+}
+
+void mgr_event(sbx_manager *m, sbx_manager_event event, const char *id)
+{
+    atomic_uint_fast64_t *counter = event == SBX_MANAGER_EVENT_ADOPTED  ? &m->adopted
+                                    : event == SBX_MANAGER_EVENT_REAPED ? &m->reaped
+                                    : event == SBX_MANAGER_EVENT_EVICTED ? &m->evicted
+                                                                         : &m->lease_losses;
+    atomic_fetch_add(counter, 1);
+    if (m->config.event != NULL)
+        m->config.event(m->config.event_ctx, event, id);
 }
 
 /* ---------------------------------------------------------------- open */
@@ -203,8 +214,8 @@ static sbx_status copy_string(const char *value, const char *fallback, char **ou
 }
 
 /* Copy the members of `in` within its struct_size over the defaults. */
-static sbx_status read_config(const sbx_manager_config *in, sbx_manager_config *out,
-                              sbx_error *err)
+sbx_status mgr_read_config(const sbx_manager_config *in, sbx_manager_config *out,
+                           sbx_error *err)
 {
     static const sbx_manager_config defaults = SBX_MANAGER_CONFIG_INIT;
     *out = defaults;
@@ -243,7 +254,8 @@ sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
     else if (c->renewal_interval_ms > INT64_MAX / c->ttl_multiplier)
         bad = "ownership.renewal_interval x ttl_multiplier is too large";
     else if (c->shutdown != SBX_MANAGER_SHUTDOWN_DESTROY &&
-             c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP)
+             c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP &&
+             c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP_LEASES)
         bad = "shutdown must be destroy or keep";
     else if (c->owner_id != NULL && c->owner_id[0] == '\0')
         bad = "owner_id must not be empty";
@@ -328,7 +340,7 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
     if (backend == NULL || out == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: a backend and an output are needed");
     sbx_manager_config c;
-    sbx_status st = read_config(config, &c, err);
+    sbx_status st = mgr_read_config(config, &c, err);
     if (st != SBX_OK || (st = mgr_check_config(&c, err)) != SBX_OK)
         return st;
     sbx_manager *m = calloc(1, sizeof *m);
@@ -412,7 +424,8 @@ static void collect_tracked(const char *key, void *value, void *ctx)
 /* Keep mode: release the lease and untrack, leaving the sandbox running. */
 static sbx_status keep_for_successor(sbx_manager *m, const char *id, sbx_error *err)
 {
-    sbx_status st = m->store->ops->release(m->store, id, err);
+    sbx_status st = m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP_LEASES
+                        ? SBX_OK : m->store->ops->release(m->store, id, err);
     pthread_rwlock_wrlock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
     if (e != NULL && !e->teardown) {
@@ -447,7 +460,7 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
                               "at shutdown");
     for (size_t i = 0; i < list.count; i++) {
         sbx_error one;
-        sbx_status st = m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP
+        sbx_status st = m->config.shutdown != SBX_MANAGER_SHUTDOWN_DESTROY
                             ? keep_for_successor(m, list.ids[i], &one)
                             : mgr_teardown(m, list.ids[i], mgr_reapable_tracked, NULL, 0, &one);
         if (st != SBX_OK) {
@@ -462,7 +475,9 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
     }
     free(list.ids);
     mgr_log(m, SBX_LOG_INFO, "manager %s shut down (%s)", m->owner_id,
-            m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP ? "sandboxes kept" : "sandboxes destroyed");
+            m->config.shutdown == SBX_MANAGER_SHUTDOWN_DESTROY ? "sandboxes destroyed"
+            : m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP ? "sandboxes kept"
+                                                               : "sandboxes and leases kept");
     pthread_mutex_unlock(&m->shutdown_lock);
     return first;
 }

@@ -92,6 +92,11 @@ struct sbx_manager {
 
 /* ---- manager.c ---- */
 
+/* Copy the members of `in` (NULL: none) within its struct_size over the
+ * defaults into *out.  SBX_ERR_USAGE when struct_size is too small. */
+sbx_status mgr_read_config(const sbx_manager_config *in, sbx_manager_config *out,
+                           sbx_error *err);
+
 /* The bounds of docs/manager.md's configuration table: SBX_ERR_CONFIG
  * "manager: <member> must be ..." for the first value out of bounds.  Also
  * used by the configuration file's `manager` section. */
@@ -99,6 +104,10 @@ sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err);
 
 /* The manager's clock (configured, else CLOCK_MONOTONIC), in ms. */
 int64_t mgr_now(const sbx_manager *m);
+
+/* Count `event` of sandbox `id` and report it to the configured callback.
+ * Call with no manager lock held. */
+void mgr_event(sbx_manager *m, sbx_manager_event event, const char *id);
 
 /* A log line through the configured callback. */
 void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)

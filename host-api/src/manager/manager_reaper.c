@@ -182,8 +182,8 @@ static void adopt_one(sbx_manager *m, const sbx_sandbox *sb, int64_t now)
     pthread_rwlock_unlock(&m->lock);
     sbx_managed_unref(record);
     if (adopted) {
-        atomic_fetch_add(&m->adopted, 1);
         mgr_log(m, SBX_LOG_INFO, "adopted sandbox %s into the warm pool", id);
+        mgr_event(m, SBX_MANAGER_EVENT_ADOPTED, id);
     }
 }
 
@@ -224,9 +224,9 @@ static void reap_idle(sbx_manager *m, mgr_state state)
         /* Re-checked under the reservation: a get or an acquire since the
          * snapshot keeps it. */
         if (mgr_teardown(m, s.items[i].id, reapable_idle, &state, 0, &err) == SBX_OK) {
-            atomic_fetch_add(&m->reaped, 1);
             mgr_log(m, SBX_LOG_INFO, "reaped idle %s sandbox %s",
                     state == MGR_ACTIVE ? "active" : "warm", s.items[i].id);
+            mgr_event(m, SBX_MANAGER_EVENT_REAPED, s.items[i].id);
         }
     }
     snapshot_free(&s);

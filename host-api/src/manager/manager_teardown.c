@@ -239,9 +239,9 @@ int mgr_evict_oldest_warm(sbx_manager *m)
         sbx_error err;
         if (!evicted && mgr_teardown(m, list.items[i].id, mgr_reapable_warm, NULL, 0, &err) == SBX_OK) {
             evicted = 1;
-            atomic_fetch_add(&m->evicted, 1);
             mgr_log(m, SBX_LOG_INFO, "evicted warm sandbox %s to stay within replicas=%u",
                     list.items[i].id, m->config.replicas);
+            mgr_event(m, SBX_MANAGER_EVENT_EVICTED, list.items[i].id);
         }
         free(list.items[i].id);
     }
