@@ -481,9 +481,10 @@ static void test_too_deep_answers_say_so(void)
     /* A value inside 31 containers (the object and 30 arrays), json-c's
      * limit, is read. */
     char *member = nested_arrays(30, "1");
-    char *body = malloc(strlen(member) + 64);
+    size_t body_size = strlen(member) + 64;
+    char *body = malloc(body_size);
     CU_ASSERT_FATAL(body != NULL);
-    sprintf(body, "{\"mount_contract_version\":2,\"x\":%s}", member);
+    snprintf(body, body_size, "{\"mount_contract_version\":2,\"x\":%s}", member);
     int v = -7;
     sbx_error err;
     CU_ASSERT_EQUAL(remote_decode_capabilities(body, strlen(body), &v, &err), SBX_OK);
