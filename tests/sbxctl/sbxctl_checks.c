@@ -138,7 +138,8 @@ int sbx_test_run_hides(const sbx_test_run *run, const char *needle)
 void sbx_test_assert_list_table(const char *table)
 {
     CU_ASSERT_EQUAL(strncmp(table, "SANDBOX_ID", 10), 0);
-    static const char *const headers[] = {"STATUS", "USER", "THREAD", "CONTRACT", "URL"};
+    static const char *const headers[] = {"STATUS", "CREATED", "USER", "THREAD", "CONTRACT",
+                                          "URL"};
     for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
         const char *found = strstr(table, headers[h]);
         CU_ASSERT_PTR_NOT_NULL_FATAL(found);

@@ -45,11 +45,11 @@ int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
     request.provision_lark_cli_broker = args->lark_broker;
     request.required_contract = args->required_contract;
 
-    sbx_sandbox *sandbox = NULL;
-    if (sbx_backend_create(backend, &request, &sandbox, &err) != SBX_OK)
+    sbx_sandbox_record *record = NULL;
+    if (sbx_backend_create_record(backend, &request, &record, &err) != SBX_OK)
         return fail(out, &err);
-    sbx_ctl_print_sandbox(out, sandbox);
-    sbx_backend_free_sandboxes(backend, sandbox, 1);
+    sbx_ctl_print_record(out, record);
+    sbx_backend_free_records(backend, record);
     return SBX_CTL_EXIT_OK;
 }
 
@@ -78,11 +78,11 @@ int sbx_ctl_cmd_discover(const sbx_ctl_args *args, sbx_backend *backend,
                          const sbx_ctl_output *out)
 {
     sbx_error err;
-    sbx_sandbox *sandbox = NULL;
-    if (sbx_backend_discover(backend, args->operand, &sandbox, &err) != SBX_OK)
+    sbx_sandbox_record *record = NULL;
+    if (sbx_backend_discover_record(backend, args->operand, &record, &err) != SBX_OK)
         return fail(out, &err);
-    sbx_ctl_print_sandbox(out, sandbox);
-    sbx_backend_free_sandboxes(backend, sandbox, 1);
+    sbx_ctl_print_record(out, record);
+    sbx_backend_free_records(backend, record);
     return SBX_CTL_EXIT_OK;
 }
 
@@ -91,12 +91,12 @@ int sbx_ctl_cmd_list(const sbx_ctl_args *args, sbx_backend *backend,
 {
     (void)args;
     sbx_error err;
-    sbx_sandbox *sandboxes = NULL;
+    sbx_sandbox_record *records = NULL;
     size_t count = 0;
-    if (sbx_backend_list_running(backend, &sandboxes, &count, &err) != SBX_OK)
+    if (sbx_backend_list_records(backend, &records, &count, &err) != SBX_OK)
         return fail(out, &err);
-    sbx_ctl_print_sandboxes(out, sandboxes, count);
-    sbx_backend_free_sandboxes(backend, sandboxes, count);
+    sbx_ctl_print_records(out, records, count);
+    sbx_backend_free_records(backend, records);
     return SBX_CTL_EXIT_OK;
 }
 

@@ -7,10 +7,12 @@
 
 #include "common/utf8.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Shown in human output for an unknown (NULL) value. */
 #define UNKNOWN_CELL "-"
@@ -172,6 +174,62 @@ static json_object *sandbox_json(const sbx_ctl_output *out, const sbx_sandbox *s
     return object;
 }
 
+/* Bytes of a time as format_time writes it, with its NUL. */
+#define TIME_TEXT_SIZE 40
+
+/* `ms` (milliseconds since the epoch) as ISO 8601 UTC with milliseconds,
+ * "2026-12-02T15:30:00.000Z"; "" when unknown. */
+static void format_time(int64_t ms, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (ms == SBX_TIME_UNKNOWN)
+        return;
+    int64_t seconds = ms / 1000, millis = ms % 1000;
+    if (millis < 0) {   /* before 1970: round toward the past */
+        millis += 1000;
+        seconds--;
+    }
+    time_t t = (time_t)seconds;
+    struct tm tm;
+    char date[32];
+    if (gmtime_r(&t, &tm) == NULL || strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        return;
+    snprintf(buf, size, "%s.%03dZ", date, (int)millis);
+}
+
+/* A record's members beyond the 1.1 fields, named as sbxctl(1) shows them. */
+typedef struct record_extras {
+    char created_at[TIME_TEXT_SIZE];   /* "" when unknown */
+    char pid[24];                      /* "" when unknown */
+} record_extras;
+
+static void record_extras_of(const sbx_sandbox_record *r, record_extras *x)
+{
+    format_time(r->created_at, x->created_at, sizeof x->created_at);
+    x->pid[0] = '\0';
+    if (r->pid > 0)
+        snprintf(x->pid, sizeof x->pid, "%" PRId64, r->pid);
+}
+
+/* The string members of ABI 1.2 in the order sbxctl shows them. */
+#define RECORD_STRING_MEMBERS(X) \
+    X(incarnation_id) X(container_id) X(container_name) X(engine) X(engine_version) X(directory)
+
+static json_object *record_json(const sbx_ctl_output *out, const sbx_sandbox_record *r)
+{
+    record_extras x;
+    record_extras_of(r, &x);
+    json_object *object = sandbox_json(out, &r->sandbox);
+    json_object_object_add(object, "status", json_text(out, r->sandbox.status));
+    json_object_object_add(object, "created_at",
+                           x.created_at[0] ? json_object_new_string(x.created_at) : NULL);
+#define ADD_STRING(member) json_object_object_add(object, #member, json_text(out, r->member));
+    RECORD_STRING_MEMBERS(ADD_STRING)
+#undef ADD_STRING
+    json_object_object_add(object, "pid", r->pid > 0 ? json_object_new_int64(r->pid) : NULL);
+    return object;
+}
+
 static const char *cell(const char *value)
 {
     return value != NULL && value[0] != '\0' ? value : UNKNOWN_CELL;
@@ -214,6 +272,18 @@ static void print_sandbox_fields(FILE *stream, const sbx_sandbox *sandbox)
     print_field(stream, "thread_id", sandbox->thread_id);
     print_contract_field(stream, sandbox->mount_contract_version);
     print_field(stream, "status", sandbox->status);
+}
+
+static void print_record_fields(FILE *stream, const sbx_sandbox_record *r)
+{
+    record_extras x;
+    record_extras_of(r, &x);
+    print_sandbox_fields(stream, &r->sandbox);
+    print_field(stream, "created_at", x.created_at);
+#define PRINT_STRING(member) print_field(stream, #member, r->member);
+    RECORD_STRING_MEMBERS(PRINT_STRING)
+#undef PRINT_STRING
+    print_field(stream, "pid", x.pid);
 }
 
 /* Columns padded to their widest cell, two spaces apart; the last column
@@ -284,13 +354,13 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
     emit_json(object);
 }
 
-void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
+void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record)
 {
     text_buffer text;
-    FILE *stream = json_or_text(out, out->json ? sandbox_json(out, sandbox) : NULL, &text);
+    FILE *stream = json_or_text(out, out->json ? record_json(out, record) : NULL, &text);
     if (stream == NULL)
         return;
-    print_sandbox_fields(stream, sandbox);
+    print_record_fields(stream, record);
     text_emit(out, &text, stdout);
 }
 
@@ -319,16 +389,34 @@ void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int 
     print_id_and_flag(out, sandbox_id, "alive", alive);
 }
 
-enum { LIST_COLUMNS = 6 };
+enum { LIST_COLUMNS = 7 };
 _Static_assert(LIST_COLUMNS <= MAX_COLUMNS, "the list table fits print_table");
 
-void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandboxes,
-                             size_t count)
+/* One row of the list table; the texts it points to live in `x`. */
+static void list_row(const sbx_sandbox_record *r, record_extras *x, char *contract,
+                     size_t contract_size, const char **row)
+{
+    const sbx_sandbox *s = &r->sandbox;
+    record_extras_of(r, x);
+    contract[0] = '\0';
+    if (s->mount_contract_version != SBX_CONTRACT_NONE)
+        snprintf(contract, contract_size, "%d", s->mount_contract_version);
+    row[0] = cell(s->sandbox_id);
+    row[1] = cell(s->status);
+    row[2] = cell(x->created_at);
+    row[3] = cell(s->user_id);
+    row[4] = cell(s->thread_id);
+    row[5] = cell(contract);
+    row[6] = cell(s->sandbox_url);
+}
+
+void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *records,
+                           size_t count)
 {
     if (out->json) {
         json_object *array = json_object_new_array();
-        for (size_t i = 0; i < count; i++)
-            json_object_array_add(array, sandbox_json(out, &sandboxes[i]));
+        for (const sbx_sandbox_record *r = records; r != NULL; r = r->next)
+            json_object_array_add(array, record_json(out, r));
         json_object *object = json_object_new_object();
         json_object_object_add(object, "sandboxes", array);
         json_object_object_add(object, "count", json_object_new_int64((int64_t)count));
@@ -336,25 +424,18 @@ void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandb
         return;
     }
     static const char *const headers[LIST_COLUMNS] = {
-        "SANDBOX_ID", "STATUS", "USER", "THREAD", "CONTRACT", "URL"};
+        "SANDBOX_ID", "STATUS", "CREATED", "USER", "THREAD", "CONTRACT", "URL"};
     const char **cells = calloc(count * LIST_COLUMNS + 1, sizeof *cells);
+    record_extras *extras = calloc(count + 1, sizeof *extras);
     char (*contracts)[16] = calloc(count + 1, sizeof *contracts);
-    if (cells != NULL && contracts != NULL) {
-        for (size_t i = 0; i < count; i++) {
-            const sbx_sandbox *s = &sandboxes[i];
-            const char **row = cells + i * LIST_COLUMNS;
-            if (s->mount_contract_version != SBX_CONTRACT_NONE)
-                snprintf(contracts[i], sizeof contracts[i], "%d", s->mount_contract_version);
-            row[0] = cell(s->sandbox_id);
-            row[1] = cell(s->status);
-            row[2] = cell(s->user_id);
-            row[3] = cell(s->thread_id);
-            row[4] = cell(contracts[i]);
-            row[5] = cell(s->sandbox_url);
-        }
-        emit_table(out, headers, LIST_COLUMNS, cells, count);
+    if (cells != NULL && extras != NULL && contracts != NULL) {
+        size_t i = 0;
+        for (const sbx_sandbox_record *r = records; r != NULL && i < count; r = r->next, i++)
+            list_row(r, &extras[i], contracts[i], sizeof contracts[i], cells + i * LIST_COLUMNS);
+        emit_table(out, headers, LIST_COLUMNS, cells, i);
     }
     free(contracts);
+    free(extras);
     free(cells);
 }
 

@@ -24,15 +24,17 @@ typedef struct sbx_ctl_output {
  * --json also {"error":{kind,message,http_status,expected,actual}} on stdout. */
 void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err);
 
-/* create and discover: one sandbox. */
-void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox);
+/* create and discover: one record (the 1.1 fields, its status, then the
+ * members of ABI 1.2). */
+void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record);
 
 /* alive: whether `sandbox_id` runs. */
 void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive);
 
-/* list: `count` sandboxes (aligned columns, or {"sandboxes":[...],"count":N}). */
-void sbx_ctl_print_sandboxes(const sbx_ctl_output *out, const sbx_sandbox *sandboxes,
-                             size_t count);
+/* list: a chain of `count` records (aligned columns, or
+ * {"sandboxes":[...],"count":N}). */
+void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *records,
+                           size_t count);
 
 /* capabilities: the mount contract as the backend knows it. */
 void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilities *caps);
