@@ -11,6 +11,7 @@ common_libsbx_common_la_SOURCES = \
 	common/printable.c common/printable.h \
 	common/redact.c common/redact.h \
 	common/sandbox_ids.c common/sandbox_ids.h \
+	common/iso_time.c common/iso_time.h \
 	common/record_chain.c common/record_chain.h \
 	common/sandbox_records.c common/sandbox_records.h \
 	common/tcp_ready.c common/tcp_ready.h \

@@ -3,7 +3,6 @@
 
 #include "common/record_chain.h"
 
-#include "common/sandbox_records.h"
 #include <sbx/backend_support.h>
 
 #include <stdlib.h>
@@ -125,4 +124,54 @@ sbx_status common_record_list_finish(common_record_list *list, sbx_status st,
     }
     memset(list, 0, sizeof *list);
     return st;
+}
+
+sbx_status common_answer_one(const common_answer *to, const common_record_facts *facts,
+                             sbx_error *err)
+{
+    if (to->record != NULL)
+        return common_record_new(facts, to->record, err);
+    sbx_sandbox one;
+    sbx_status st = common_record_facts_fill(facts, &one, err);
+    return st == SBX_OK ? common_sandbox_record_box(&one, to->sandbox, err) : st;
+}
+
+void common_list_answer_start(common_list_answer *list, sbx_sandbox **sandboxes,
+                              sbx_sandbox_record **records, size_t *count)
+{
+    memset(list, 0, sizeof *list);
+    list->sandboxes = sandboxes;
+    list->records = records;
+    list->count = count;
+    if (sandboxes != NULL)
+        *sandboxes = NULL;
+    if (records != NULL)
+        *records = NULL;
+    *count = 0;
+}
+
+sbx_status common_list_answer_add(common_list_answer *list, const common_record_facts *facts,
+                                  sbx_error *err)
+{
+    if (list->records != NULL) {
+        sbx_sandbox_record *record = NULL;
+        sbx_status st = common_record_new(facts, &record, err);
+        if (st == SBX_OK)
+            common_record_list_push(&list->chain, record);
+        return st;
+    }
+    sbx_sandbox *s = common_sandbox_list_append(&list->array, err);
+    if (s == NULL)
+        return SBX_ERR_INTERNAL;
+    sbx_status st = common_record_facts_fill(facts, s, err);
+    if (st != SBX_OK)
+        common_sandbox_list_drop_last(&list->array);
+    return st;
+}
+
+sbx_status common_list_answer_finish(common_list_answer *list, sbx_status st)
+{
+    if (list->records != NULL)
+        return common_record_list_finish(&list->chain, st, list->records, list->count);
+    return common_sandbox_list_finish(&list->array, st, list->sandboxes, list->count);
 }

@@ -11,6 +11,8 @@
 
 #include <sbx/backend.h>
 
+#include "common/sandbox_records.h"
+
 /* What a backend knows of one sandbox.  Strings are borrowed; NULL is
  * unknown (sandbox_id and sandbox_url are required).  Initialise with
  * common_record_facts_init. */
@@ -69,5 +71,40 @@ void common_record_list_push(common_record_list *list, sbx_sandbox_record *recor
  * The list is left empty either way; returns `st`. */
 sbx_status common_record_list_finish(common_record_list *list, sbx_status st,
                                      sbx_sandbox_record **out, size_t *count);
+
+/* Where the answer of create or discover goes: exactly one is set. */
+typedef struct common_answer {
+    sbx_sandbox **sandbox;          /* create, discover: an array of one */
+    sbx_sandbox_record **record;    /* create_record, discover_record */
+} common_answer;
+
+/* Answer `facts` in the shape `to` asks for (common_sandbox_record_box or
+ * common_record_new).  SBX_ERR_INTERNAL when out of memory. */
+sbx_status common_answer_one(const common_answer *to, const common_record_facts *facts,
+                             sbx_error *err);
+
+/* A list being answered in one of the two shapes: list_running's array
+ * (`sandboxes` set) or list_records' chain (`records` set).  Start it
+ * with common_list_answer_start. */
+typedef struct common_list_answer {
+    sbx_sandbox **sandboxes;
+    sbx_sandbox_record **records;
+    size_t *count;
+    common_sandbox_list array;
+    common_record_list chain;
+} common_list_answer;
+
+/* Start a list for the given outputs (one of the first two NULL); the
+ * outputs are reset to "none". */
+void common_list_answer_start(common_list_answer *list, sbx_sandbox **sandboxes,
+                              sbx_sandbox_record **records, size_t *count);
+
+/* Add one sandbox.  SBX_ERR_INTERNAL when out of memory. */
+sbx_status common_list_answer_add(common_list_answer *list, const common_record_facts *facts,
+                                  sbx_error *err);
+
+/* Hand the list to the outputs when `st` is SBX_OK, else free it; returns
+ * `st`. */
+sbx_status common_list_answer_finish(common_list_answer *list, sbx_status st);
 
 #endif

@@ -11,6 +11,8 @@
 #include "plugin/local/local_backend.h"
 
 #include "common/create_request.h"
+#include "common/iso_time.h"
+#include "common/record_chain.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "common/tcp_ready.h"
@@ -113,21 +115,37 @@ static sbx_status load_complete(const local_paths *paths, const char *id,
     return st;
 }
 
+/* What a record and its files say of a sandbox (borrowed from both). */
+static void facts_of(const local_metadata *meta, const local_paths *paths,
+                     common_record_facts *f)
+{
+    common_record_facts_init(f);
+    f->sandbox_id = meta->sandbox_id;
+    f->sandbox_url = meta->url;
+    f->user_id = meta->user_id;
+    f->thread_id = meta->thread_id;
+    f->status = metadata_is_alive(meta, paths) ? "Running" : "Stopped";
+    if (!common_time_parse_rfc3339(meta->created, &f->created_at))
+        f->created_at = SBX_TIME_UNKNOWN;
+    f->incarnation_id = meta->incarnation_id;
+    f->pid = meta->process.pid;
+    f->directory = paths->dir;
+}
+
 static sbx_status fill_record(sbx_sandbox *out, const local_metadata *meta,
                               const local_paths *paths, sbx_error *err)
 {
-    return common_sandbox_record_fill(out, meta->sandbox_id, meta->url, meta->user_id,
-                                      meta->thread_id,
-                                      metadata_is_alive(meta, paths) ? "Running" : "Stopped",
-                                      SBX_CONTRACT_NONE, err);
+    common_record_facts f;
+    facts_of(meta, paths, &f);
+    return common_record_facts_fill(&f, out, err);
 }
 
 static sbx_status single_record(const local_metadata *meta, const local_paths *paths,
-                                sbx_sandbox **out, sbx_error *err)
+                                const common_answer *to, sbx_error *err)
 {
-    sbx_sandbox one;
-    sbx_status st = fill_record(&one, meta, paths, err);
-    return st == SBX_OK ? common_sandbox_record_box(&one, out, err) : st;
+    common_record_facts f;
+    facts_of(meta, paths, &f);
+    return common_answer_one(to, &f, err);
 }
 
 /* What the local backend cannot honour is refused, never silently dropped. */
@@ -324,8 +342,9 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst,
     }
 }
 
-static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
-                               sbx_sandbox **out, sbx_error *err)
+/* create and create_record: the sandbox, answered as `to` asks. */
+static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_request *req,
+                                 const common_answer *to, sbx_error *err)
 {
     sbx_status st = check_request(req, err);
     if (st != SBX_OK)
@@ -363,12 +382,25 @@ static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_requ
         st = wait_until_serving(inst, &meta, &paths, fresh, &launch, err);
     local_launch_release(&launch);
     if (st == SBX_OK)
-        st = single_record(&meta, &paths, out, err);
+        st = single_record(&meta, &paths, to, err);
     else
         LOCAL_LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
                   err->message);
     local_metadata_clear(&meta);
     return st;
+}
+
+static sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                               sbx_sandbox **out, sbx_error *err)
+{
+    return create_sandbox(inst, req, &(common_answer){ out, NULL }, err);
+}
+
+static sbx_status local_create_record(sbx_backend_instance *inst,
+                                      const sbx_create_request *req,
+                                      sbx_sandbox_record **out, sbx_error *err)
+{
+    return create_sandbox(inst, req, &(common_answer){ NULL, out }, err);
 }
 
 /* Destroy of an id without a record: nothing to do, unless the id names
@@ -441,8 +473,9 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
     return st;
 }
 
-static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox_id,
-                                 sbx_sandbox **out, sbx_error *err)
+/* discover and discover_record. */
+static sbx_status discover_sandbox(sbx_backend_instance *inst, const char *sandbox_id,
+                                   const common_answer *to, sbx_error *err)
 {
     local_paths paths;
     sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
@@ -451,9 +484,21 @@ static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox
     local_metadata meta;
     st = load_complete(&paths, sandbox_id, &meta, err);
     if (st == SBX_OK)
-        st = single_record(&meta, &paths, out, err);
+        st = single_record(&meta, &paths, to, err);
     local_metadata_clear(&meta);
     return st;
+}
+
+static sbx_status local_discover(sbx_backend_instance *inst, const char *sandbox_id,
+                                 sbx_sandbox **out, sbx_error *err)
+{
+    return discover_sandbox(inst, sandbox_id, &(common_answer){ out, NULL }, err);
+}
+
+static sbx_status local_discover_record(sbx_backend_instance *inst, const char *sandbox_id,
+                                        sbx_sandbox_record **out, sbx_error *err)
+{
+    return discover_sandbox(inst, sandbox_id, &(common_answer){ NULL, out }, err);
 }
 
 /* The sandbox id of a metadata file name "ID.json", copied into `id`;
@@ -472,7 +517,7 @@ static int metadata_entry_id(const char *name, char *id, size_t size)
 /* Add sandbox `id` to `list` when it runs; unreadable entries are skipped
  * with a warning, entries that vanish meanwhile silently. */
 static sbx_status list_one(sbx_backend_instance *inst, const char *id,
-                           common_sandbox_list *list, sbx_error *err)
+                           common_list_answer *list, sbx_error *err)
 {
     local_paths paths;
     sbx_error entry_err;
@@ -491,34 +536,48 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
         return SBX_OK;
     }
     if (metadata_is_alive(&meta, &paths)) {
-        sbx_sandbox *s = common_sandbox_list_append(list, err);
-        st = s ? fill_record(s, &meta, &paths, err) : SBX_ERR_INTERNAL;
-        if (s != NULL && st != SBX_OK)
-            common_sandbox_list_drop_last(list);
+        common_record_facts f;
+        facts_of(&meta, &paths, &f);
+        st = common_list_answer_add(list, &f, err);
     }
     local_metadata_clear(&meta);
     return st;
 }
 
-static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
-                                     size_t *count, sbx_error *err)
+/* list_running and list_records: every sandbox that runs, into `list`. */
+static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer *list,
+                                 sbx_error *err)
 {
-    *out = NULL;
-    *count = 0;
     DIR *dir = opendir(inst->options.state_dir);
     if (dir == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s",
-                                     inst->options.state_dir, strerror(errno));
-    common_sandbox_list list = { NULL, 0, 0 };
+        return common_list_answer_finish(
+            list, sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s",
+                                        inst->options.state_dir, strerror(errno)));
     sbx_status st = SBX_OK;
     struct dirent *entry;
     char id[256];
     while (st == SBX_OK && (entry = readdir(dir)) != NULL) {
         if (metadata_entry_id(entry->d_name, id, sizeof id))
-            st = list_one(inst, id, &list, err);
+            st = list_one(inst, id, list, err);
     }
     closedir(dir);
-    return common_sandbox_list_finish(&list, st, out, count);
+    return common_list_answer_finish(list, st);
+}
+
+static sbx_status local_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
+                                     size_t *count, sbx_error *err)
+{
+    common_list_answer list;
+    common_list_answer_start(&list, out, NULL, count);
+    return list_sandboxes(inst, &list, err);
+}
+
+static sbx_status local_list_records(sbx_backend_instance *inst, sbx_sandbox_record **out,
+                                     size_t *count, sbx_error *err)
+{
+    common_list_answer list;
+    common_list_answer_start(&list, NULL, out, count);
+    return list_sandboxes(inst, &list, err);
 }
 
 /* Reconciliation is authoritative here: the state directory is the whole
@@ -578,6 +637,10 @@ static const sbx_backend_descriptor local_descriptor = {
     .capabilities = NULL,
     .reconcile = local_reconcile,
     .clear_reconciliation = common_reconciliation_clear,
+    .create_record = local_create_record,
+    .discover_record = local_discover_record,
+    .list_records = local_list_records,
+    .free_records = common_records_free,
 };
 
 const sbx_backend_descriptor *local_backend_descriptor(void)

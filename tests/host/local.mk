@@ -80,4 +80,5 @@ tests_host_test_config_LDADD = $(SBX_TEST_LIBS)
 
 tests_host_test_records_SOURCES = tests/host/test_records.c
 tests_host_test_records_CFLAGS = $(SBX_TEST_CFLAGS)
-tests_host_test_records_LDADD = $(SBX_TEST_LIBS)
+# It also checks the time parser of common/, which the host does not export.
+tests_host_test_records_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)

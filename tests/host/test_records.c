@@ -7,6 +7,7 @@
 
 #include "tests/support/cunit_main.h"
 
+#include "common/iso_time.h"
 #include <sbx/host.h>
 
 #include <stdio.h>
@@ -197,6 +198,41 @@ static void test_frozen_layouts(void)
     CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_MIN_SIZE(free_records));
 }
 
+/* The times backends are given, as created_at reads them. */
+static void test_rfc3339_times(void)
+{
+    static const struct {
+        const char *text;
+        int64_t ms;
+    } good[] = {
+        {"1970-01-01T00:00:00Z", 0},
+        {"2026-12-02T15:30:00Z", INT64_C(1796225400000)},
+        {"2024-02-29T23:59:59.999999999Z", INT64_C(1709251199999)},
+        {"2024-05-01T12:00:00.5+02:00", INT64_C(1714557600500)},
+        {"2024-05-01T08:30:00-01:30", INT64_C(1714557600000)},
+        {"1969-12-31T23:59:59Z", INT64_C(-1000)},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int64_t ms = 42;
+        CU_ASSERT_EQUAL(common_time_parse_rfc3339(good[i].text, &ms), 1);
+        CU_ASSERT_EQUAL(ms, good[i].ms);
+        if (ms != good[i].ms)
+            fprintf(stderr, "%s: %lld\n", good[i].text, (long long)ms);
+    }
+    static const char *const bad[] = {
+        "", "2024-05-01", "2024-05-01T12:00:00", "2024-02-30T00:00:00Z",
+        "2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-05-01T24:00:00Z",
+        "2024-05-01T12:00:00.Z", "2024-05-01T12:00:00Zjunk", "2024-05-01 12:00:00Z",
+        "2024-05-01T12:00:00+0200", "+2024-05-01T12:00:00Z", "1714557600",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t ms = 42;
+        CU_ASSERT_EQUAL(common_time_parse_rfc3339(bad[i], &ms), 0);
+        CU_ASSERT_EQUAL(ms, 42);
+    }
+    CU_ASSERT_EQUAL(common_time_parse_rfc3339(NULL, NULL), 0);
+}
+
 void sbx_test_register(void)
 {
     const char *build = getenv("SBX_TEST_BUILDDIR");
@@ -213,6 +249,7 @@ void sbx_test_register(void)
         {"record operations without free_records: the module is refused",
          test_record_operations_need_free_records},
         {"the 1.0 and 1.1 layouts are unchanged", test_frozen_layouts},
+        {"RFC 3339 times as created_at reads them", test_rfc3339_times},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("records", NULL, NULL, tests);

@@ -710,6 +710,106 @@ static void test_many_threads_create_one_sandbox(void)
     fixture_teardown(&f);
 }
 
+/* ------------------------------------------------------------ records */
+
+static int64_t wall_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* What a local record says beyond the 1.1 fields: made between `before`
+ * and `after` (the record keeps whole seconds), the incarnation reconcile
+ * reports, its process, its directory, and nothing of containers. */
+static void expect_local_record(sbx_backend *b, const sbx_sandbox_record *r,
+                                const char *state_dir, const char *id, long pid,
+                                int64_t before, int64_t after)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_STRING_EQUAL(r->sandbox.sandbox_id, id);
+    CU_ASSERT_STRING_EQUAL(r->sandbox.status, "Running");
+    CU_ASSERT(r->created_at >= before / 1000 * 1000 && r->created_at <= after);
+    CU_ASSERT_EQUAL(r->created_at % 1000, 0);
+    sbx_reconciliation rec;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_reconcile(b, id, &rec, &err) == SBX_OK &&
+                    rec.incarnation_id != NULL);
+    CU_ASSERT_STRING_EQUAL(r->incarnation_id, rec.incarnation_id);
+    sbx_backend_clear_reconciliation(b, &rec);
+    CU_ASSERT_EQUAL(r->pid, pid);
+    char dir[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/%s", state_dir, id);
+    CU_ASSERT_STRING_EQUAL(r->directory, dir);
+    CU_ASSERT(r->container_id == NULL && r->container_name == NULL && r->engine == NULL &&
+              r->engine_version == NULL);
+}
+
+/* create_record, discover_record and list_records of a directory sandbox
+ * and of a command sandbox: the same facts from each, a new incarnation
+ * (and time) for the id made again. */
+static void records_of(const char *tag, const char *command)
+{
+    fixture f;
+    sbx_local_test_make_dir(f.state_dir, sizeof f.state_dir, tag);
+    f.host = new_host();
+    if (command != NULL)
+        f.backend = open_silent(f.host, f.state_dir, "0");
+    else
+        f.backend = open_local(f.host, f.state_dir, NULL);
+    sbx_error err;
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "rec-box";
+    req.thread_id = "t1";
+    int64_t before = wall_ms();
+    sbx_sandbox_record *made = NULL;
+    CU_ASSERT_FATAL(sbx_backend_create_record(f.backend, &req, &made, &err) == SBX_OK);
+    int64_t after = wall_ms();
+    long pid = sbx_local_test_metadata_pid(f.state_dir, "rec-box");
+    CU_ASSERT_EQUAL(pid > 1, command != NULL);
+    expect_local_record(f.backend, made, f.state_dir, "rec-box", pid, before, after);
+
+    sbx_sandbox_record *found = NULL;
+    CU_ASSERT_FATAL(sbx_backend_discover_record(f.backend, "rec-box", &found, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(found->created_at, made->created_at);
+    expect_local_record(f.backend, found, f.state_dir, "rec-box", pid, before, after);
+    sbx_backend_free_records(f.backend, found);
+
+    sbx_sandbox_record *chain = NULL;
+    size_t count = 0, running = 0;
+    CU_ASSERT_FATAL(sbx_backend_list_records(f.backend, &chain, &count, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(count, 1);
+    CU_ASSERT_EQUAL(listed(f.backend, "rec-box", &running), 1);
+    CU_ASSERT_EQUAL(running, count);
+    expect_local_record(f.backend, chain, f.state_dir, "rec-box", pid, before, after);
+    CU_ASSERT_PTR_NULL(chain->next);
+    sbx_backend_free_records(f.backend, chain);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-box", &err) == SBX_OK);
+    sbx_sandbox_record *again = NULL;
+    CU_ASSERT_FATAL(sbx_backend_create_record(f.backend, &req, &again, &err) == SBX_OK);
+    CU_ASSERT_STRING_NOT_EQUAL(again->incarnation_id, made->incarnation_id);
+    CU_ASSERT(again->created_at >= made->created_at);
+    sbx_backend_free_records(f.backend, again);
+    sbx_backend_free_records(f.backend, made);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-box", &err) == SBX_OK);
+    fixture_teardown(&f);
+}
+
+static void test_records_of_a_directory_sandbox(void)
+{
+    records_of("records dir", NULL);
+}
+
+static void test_records_of_a_command_sandbox(void)
+{
+    if (!sbx_local_test_on_path("tail")) {
+        fprintf(stderr, "SKIP records of a command sandbox: no tail on PATH\n");
+        return;
+    }
+    records_of("records cmd", SILENT_COMMAND);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -728,6 +828,8 @@ void sbx_test_register(void)
         { "extra mounts are unsupported", test_extra_mounts_are_unsupported },
         { "many threads creating one sandbox start one server", test_many_threads_create_one_sandbox },
         { "reconcile: found, absent, new incarnation", test_reconcile },
+        { "records (ABI 1.2) of a directory sandbox", test_records_of_a_directory_sandbox },
+        { "records (ABI 1.2) of a command sandbox: its process", test_records_of_a_command_sandbox },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("local backend", NULL, NULL, tests);
