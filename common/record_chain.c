@@ -136,6 +136,22 @@ sbx_status common_answer_one(const common_answer *to, const common_record_facts 
     return st == SBX_OK ? common_sandbox_record_box(&one, to->sandbox, err) : st;
 }
 
+const sbx_sandbox *common_answer_sandbox(const common_answer *to)
+{
+    return to->record != NULL ? &(*to->record)->sandbox : *to->sandbox;
+}
+
+void common_answer_free(const common_answer *to)
+{
+    if (to->record != NULL) {
+        common_records_free(*to->record);
+        *to->record = NULL;
+    } else {
+        common_sandbox_records_free(*to->sandbox, *to->sandbox != NULL ? 1 : 0);
+        *to->sandbox = NULL;
+    }
+}
+
 void common_list_answer_start(common_list_answer *list, sbx_sandbox **sandboxes,
                               sbx_sandbox_record **records, size_t *count)
 {

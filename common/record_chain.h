@@ -83,6 +83,12 @@ typedef struct common_answer {
 sbx_status common_answer_one(const common_answer *to, const common_record_facts *facts,
                              sbx_error *err);
 
+/* The 1.1 fields of what common_answer_one answered into `to`. */
+const sbx_sandbox *common_answer_sandbox(const common_answer *to);
+
+/* Release what common_answer_one answered into `to` (and reset it). */
+void common_answer_free(const common_answer *to);
+
 /* A list being answered in one of the two shapes: list_running's array
  * (`sandboxes` set) or list_records' chain (`records` set).  Start it
  * with common_list_answer_start. */

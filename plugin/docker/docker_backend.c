@@ -19,6 +19,7 @@
 #include "plugin/docker/docker_options.h"
 #include <sbx/backend_support.h>
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +41,16 @@ enum engine_init {
     ENGINE_INIT_ABSENT = 3
 };
 
-/* Which engine answers, learnt once (GET /version) for reconcile. */
-enum engine_kind { ENGINE_KIND_UNASKED = 0, ENGINE_KIND_DOCKER = 1, ENGINE_KIND_PODMAN = 2 };
-
 struct sbx_backend_instance {
     docker_options options;
     docker_engine engine;
     const sbx_host_services *services;   /* kept alive by the host until close */
     atomic_int engine_init;              /* enum engine_init; racing learners agree */
-    atomic_int engine_kind;              /* enum engine_kind */
+    /* Which engine answers (GET /version), learnt once for reconcile and
+     * records; `identity` is written once under the lock, then only read. */
+    pthread_mutex_t identity_lock;
+    int identity_known;
+    docker_engine_identity identity;
 };
 
 #define DOCKER_LOG(inst, level, ...) \
@@ -70,6 +72,7 @@ static sbx_status docker_open(const sbx_option *options, size_t option_count,
         return st;
     }
     inst->services = services;
+    pthread_mutex_init(&inst->identity_lock, NULL);
     DOCKER_LOG(inst, SBX_LOG_DEBUG, "engine socket %s, API %s", inst->options.socket_path,
                inst->options.api_version);
     *out = inst;
@@ -82,19 +85,58 @@ static void docker_close(sbx_backend_instance *inst)
         return;
     docker_engine_close(&inst->engine);
     docker_options_clear(&inst->options);
+    pthread_mutex_destroy(&inst->identity_lock);
     free(inst);
+}
+
+/* The engine's identity, asked once per instance (GET /version); *out
+ * stays valid until close. */
+static sbx_status engine_identity(sbx_backend_instance *inst, const char *what,
+                                  const docker_engine_identity **out, sbx_error *err)
+{
+    sbx_status st = SBX_OK;
+    pthread_mutex_lock(&inst->identity_lock);
+    if (!inst->identity_known) {
+        st = docker_engine_identify(&inst->engine, what, &inst->identity, err);
+        inst->identity_known = st == SBX_OK;
+    }
+    pthread_mutex_unlock(&inst->identity_lock);
+    *out = &inst->identity;
+    return st;
+}
+
+/* Name the engine in what a record will say: "docker" or "podman" and its
+ * version (NULL when it gave none). */
+static void engine_facts(const docker_engine_identity *engine, common_record_facts *f)
+{
+    if (engine == NULL)
+        return;
+    f->engine = engine->is_podman ? "podman" : "docker";
+    f->engine_version = engine->version[0] != '\0' ? engine->version : NULL;
+}
+
+/* For an answer in the shape `to` asks: the engine's identity when it is a
+ * record (*engine NULL for a 1.1 answer, which does not name it). */
+static sbx_status engine_for(sbx_backend_instance *inst, const common_answer *to,
+                             const char *what, const docker_engine_identity **engine,
+                             sbx_error *err)
+{
+    *engine = NULL;
+    return to->record != NULL ? engine_identity(inst, what, engine, err) : SBX_OK;
 }
 
 /* Longest container ID kept (both engines make 64 hex digits). */
 #define CONTAINER_ID_MAX 129
 
-/* Inspect the container of `id`.  SBX_OK with *record filled (NULL when
- * only *running is wanted) and, when container_id is not NULL, the
- * container's ID in it (CONTAINER_ID_MAX bytes); SBX_ERR_NOT_FOUND for 404;
- * transport, protocol and engine errors otherwise. */
+/* Inspect the container of `id`.  SBX_OK with the sandbox answered as `to`
+ * asks (NULL when only *running is wanted; `engine`, NULL or the engine a
+ * record names) and, when container_id is not NULL, the container's ID in
+ * it (CONTAINER_ID_MAX bytes); SBX_ERR_NOT_FOUND for 404; transport,
+ * protocol and engine errors otherwise. */
 static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
-                                    sbx_sandbox *record, int *running, char *container_id,
-                                    sbx_error *err)
+                                    const common_answer *to,
+                                    const docker_engine_identity *engine, int *running,
+                                    char *container_id, sbx_error *err)
 {
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
     docker_container_name(&inst->options, id, name, sizeof name);
@@ -113,28 +155,28 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
     common_http_response_clear(&resp);
     if (o == NULL)
         return SBX_ERR_PROTOCOL;
-    sbx_sandbox scratch;
-    sbx_sandbox *into = record ? record : &scratch;
-    st = docker_sandbox_from_inspect(&inst->options, o, id, into, running, err);
-    const char *engine_id = docker_container_id(o);
-    if (st == SBX_OK && container_id != NULL && engine_id == NULL) {
-        common_sandbox_record_clear(into);
+    docker_sandbox_view view;
+    st = docker_view_from_inspect(&inst->options, o, id, &view, running, err);
+    if (st == SBX_OK && container_id != NULL && view.facts.container_id == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the answer has no container Id",
                                    what);
-    }
     if (st == SBX_OK && container_id != NULL)
-        snprintf(container_id, CONTAINER_ID_MAX, "%s", engine_id);
-    if (st == SBX_OK && record == NULL)
-        common_sandbox_record_clear(&scratch);
+        snprintf(container_id, CONTAINER_ID_MAX, "%s", view.facts.container_id);
+    if (st == SBX_OK && to != NULL) {
+        engine_facts(engine, &view.facts);
+        st = common_answer_one(to, &view.facts, err);
+    }
     json_object_put(o);
     return st;
 }
 
 /* inspect_container without the container's ID. */
 static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
-                                  sbx_sandbox *record, int *running, sbx_error *err)
+                                  const common_answer *to,
+                                  const docker_engine_identity *engine, int *running,
+                                  sbx_error *err)
 {
-    return inspect_container(inst, id, record, running, NULL, err);
+    return inspect_container(inst, id, to, engine, running, NULL, err);
 }
 
 /* POST /containers/NAME/ACTION[QUERY]: 204 done, 304 already so; else the
@@ -282,12 +324,13 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
         /* A taken name must be our sandbox, and this caller's, before we
          * touch it. */
         if (st == SBX_OK && !*created) {
-            sbx_sandbox found;
-            st = inspect_sandbox(inst, req->sandbox_id, &found, &running, err);
+            sbx_sandbox *found = NULL;
+            const common_answer to = { &found, NULL };
+            st = inspect_sandbox(inst, req->sandbox_id, &to, NULL, &running, err);
             if (st == SBX_OK) {
-                st = common_create_request_check_owner(DOCKER_NAME, req, found.user_id,
-                                                       found.thread_id, err);
-                common_sandbox_record_clear(&found);
+                st = common_create_request_check_owner(DOCKER_NAME, req, found->user_id,
+                                                       found->thread_id, err);
+                common_answer_free(&to);
             }
         }
         /* Start a new container, or bring a stopped sandbox back (304 when
@@ -327,25 +370,31 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
                                   what, err);
 }
 
-static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,
-                                sbx_sandbox **out, sbx_error *err)
+/* create and create_record: the started sandbox, answered as `to` asks. */
+static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_request *req,
+                                 const common_answer *to, sbx_error *err)
 {
     sbx_status st = check_request(inst, req, err);
     if (st != SBX_OK)
         return st;
+    char what[96];
+    snprintf(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
+    const docker_engine_identity *engine = NULL;
     int created = 0, running = 0;
-    st = make_or_find(inst, req, &created, err);
+    st = engine_for(inst, to, what, &engine, err);
+    if (st == SBX_OK)
+        st = make_or_find(inst, req, &created, err);
     if (st == SBX_OK && created)
         DOCKER_LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
     else if (st == SBX_OK)
         DOCKER_LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     /* Read the published port back from the engine. */
-    sbx_sandbox *one = NULL;
+    int answered = 0;
     if (st == SBX_OK) {
-        one = calloc(1, sizeof *one);
-        st = one ? inspect_sandbox(inst, req->sandbox_id, one, &running, err)
-                 : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        st = inspect_sandbox(inst, req->sandbox_id, to, engine, &running, err);
+        answered = st == SBX_OK;
     }
+    const sbx_sandbox *one = answered ? common_answer_sandbox(to) : NULL;
     if (st == SBX_OK && (!running || one->sandbox_url[0] == '\0'))
         st = sbx_backend_error_set(err, SBX_ERR_PROVISIONER,
                                    "docker: sandbox '%s' %s after start", req->sandbox_id,
@@ -356,7 +405,8 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
     if (st == SBX_OK)
         st = wait_until_serving(inst, one, err);
     if (st != SBX_OK) {
-        common_sandbox_records_free(one, one ? 1 : 0);
+        if (answered)
+            common_answer_free(to);
         if (created && !running_sandbox) {
             /* Leave no half-made sandbox behind; the first error stands. */
             sbx_error ignored;
@@ -366,8 +416,20 @@ static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_req
                    err->message);
         return st;
     }
-    *out = one;
     return SBX_OK;
+}
+
+static sbx_status docker_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                                sbx_sandbox **out, sbx_error *err)
+{
+    return create_sandbox(inst, req, &(common_answer){ out, NULL }, err);
+}
+
+static sbx_status docker_create_record(sbx_backend_instance *inst,
+                                       const sbx_create_request *req,
+                                       sbx_sandbox_record **out, sbx_error *err)
+{
+    return create_sandbox(inst, req, &(common_answer){ NULL, out }, err);
 }
 
 static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox_id,
@@ -377,7 +439,7 @@ static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     /* Never stop a container that only happens to carry our name. */
     if (st == SBX_OK)
-        st = inspect_sandbox(inst, sandbox_id, NULL, &running, err);
+        st = inspect_sandbox(inst, sandbox_id, NULL, NULL, &running, err);
     /* An explicit grace: podman's default is none, Docker's 10 s. */
     char query[32];
     snprintf(query, sizeof query, "?t=%ld", inst->options.stop_grace_s);
@@ -401,7 +463,7 @@ static sbx_status docker_is_alive(sbx_backend_instance *inst, const char *sandbo
     *alive = 0;
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st == SBX_OK)
-        st = inspect_sandbox(inst, sandbox_id, NULL, alive, err);
+        st = inspect_sandbox(inst, sandbox_id, NULL, NULL, alive, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_backend_error_clear(err);
         *alive = 0;
@@ -410,38 +472,56 @@ static sbx_status docker_is_alive(sbx_backend_instance *inst, const char *sandbo
     return st;
 }
 
-static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbox_id,
-                                  sbx_sandbox **out, sbx_error *err)
+/* discover and discover_record. */
+static sbx_status discover_sandbox(sbx_backend_instance *inst, const char *sandbox_id,
+                                   const common_answer *to, sbx_error *err)
 {
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
-    sbx_sandbox one;
+    char what[96];
+    snprintf(what, sizeof what, "discover of sandbox '%s'", sandbox_id);
+    const docker_engine_identity *engine = NULL;
     int running = 0;
-    st = inspect_sandbox(inst, sandbox_id, &one, &running, err);
+    st = engine_for(inst, to, what, &engine, err);
+    if (st == SBX_OK)
+        st = inspect_sandbox(inst, sandbox_id, to, engine, &running, err);
     if (st == SBX_ERR_NOT_FOUND)
         sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "docker: sandbox '%s' not found", sandbox_id);
-    return st == SBX_OK ? common_sandbox_record_box(&one, out, err) : st;
+    return st;
 }
 
-/* Add the list entries that are sandboxes of this instance to `list`. */
+static sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbox_id,
+                                  sbx_sandbox **out, sbx_error *err)
+{
+    return discover_sandbox(inst, sandbox_id, &(common_answer){ out, NULL }, err);
+}
+
+static sbx_status docker_discover_record(sbx_backend_instance *inst, const char *sandbox_id,
+                                         sbx_sandbox_record **out, sbx_error *err)
+{
+    return discover_sandbox(inst, sandbox_id, &(common_answer){ NULL, out }, err);
+}
+
+/* Add the list entries that are sandboxes of this instance to `list` (a
+ * record list also keeps running sandboxes without a published port). */
 static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entries,
-                                  common_sandbox_list *list, sbx_error *err)
+                                  const docker_engine_identity *engine,
+                                  common_list_answer *list, sbx_error *err)
 {
     for (size_t i = 0; i < json_object_array_length(entries); i++) {
-        sbx_sandbox *s = common_sandbox_list_append(list, err);
-        if (s == NULL)
-            return SBX_ERR_INTERNAL;
         char why[200];
         docker_skip skip;
-        int rc = docker_sandbox_from_list_entry(&inst->options,
-                                                json_object_array_get_idx(entries, i), s,
-                                                &skip, why, sizeof why);
-        if (rc == 1)
+        docker_sandbox_view view;
+        if (docker_view_from_list_entry(&inst->options, json_object_array_get_idx(entries, i),
+                                        list->records != NULL, &view, &skip, why,
+                                        sizeof why)) {
+            engine_facts(engine, &view.facts);
+            sbx_status st = common_list_answer_add(list, &view.facts, err);
+            if (st != SBX_OK)
+                return st;
             continue;
-        common_sandbox_list_drop_last(list);
-        if (rc < 0)
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        }
         /* Managed containers of other prefixes are normal, not warnings. */
         DOCKER_LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
                    "skipping list entry %zu: %s", i, why);
@@ -449,38 +529,55 @@ static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entri
     return SBX_OK;
 }
 
+/* list_running and list_records: one list call, answered into `list`. */
+static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer *list,
+                                 sbx_error *err)
+{
+    const char *what = "list of sandboxes";
+    const docker_engine_identity *engine = NULL;
+    sbx_status st = list->records != NULL ? engine_identity(inst, what, &engine, err) : SBX_OK;
+    common_http_response resp;
+    if (st == SBX_OK)
+        st = docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0, what, &resp, err);
+    if (st != SBX_OK)
+        return common_list_answer_finish(list, st);
+    if (resp.status != 200) {
+        st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
+        common_http_response_clear(&resp);
+        return common_list_answer_finish(list, st);
+    }
+    json_object *entries = docker_engine_parse(&resp, json_type_array, what, err);
+    common_http_response_clear(&resp);
+    if (entries == NULL)
+        return common_list_answer_finish(list, SBX_ERR_PROTOCOL);
+    st = collect_entries(inst, entries, engine, list, err);
+    json_object_put(entries);
+    return common_list_answer_finish(list, st);
+}
+
 static sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
                                       size_t *count, sbx_error *err)
 {
-    *out = NULL;
-    *count = 0;
-    common_http_response resp;
-    sbx_status st = docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0,
-                                       "list of sandboxes", &resp, err);
-    if (st != SBX_OK)
-        return st;
-    if (resp.status != 200) {
-        st = docker_engine_error(&resp, "list of sandboxes", SBX_ERR_PROVISIONER, err);
-        common_http_response_clear(&resp);
-        return st;
-    }
-    json_object *entries = docker_engine_parse(&resp, json_type_array, "list of sandboxes", err);
-    common_http_response_clear(&resp);
-    if (entries == NULL)
-        return SBX_ERR_PROTOCOL;
-    common_sandbox_list list = { NULL, 0, 0 };
-    st = collect_entries(inst, entries, &list, err);
-    json_object_put(entries);
-    return common_sandbox_list_finish(&list, st, out, count);
+    common_list_answer list;
+    common_list_answer_start(&list, out, NULL, count);
+    return list_sandboxes(inst, &list, err);
 }
 
-/* What reconcile learnt, moved into *out: FOUND (the sandbox record only
- * while it runs with a published port: a stopped one has no address; the
- * record is consumed either way) or ABSENT.  0 when out of memory: then
- * *out is left UNKNOWN. */
+static sbx_status docker_list_records(sbx_backend_instance *inst, sbx_sandbox_record **out,
+                                      size_t *count, sbx_error *err)
+{
+    common_list_answer list;
+    common_list_answer_start(&list, NULL, out, count);
+    return list_sandboxes(inst, &list, err);
+}
+
+/* What reconcile learnt, moved into *out: FOUND (the sandbox, an array of
+ * one or NULL, kept only while it runs with a published port: a stopped
+ * one has no address; it is consumed either way) or ABSENT.  0 when out of
+ * memory: then *out is left UNKNOWN. */
 static int settle_reconciliation(sbx_reconciliation *out, sbx_reconcile_status status,
                                  const char *engine_id, const char *container_id,
-                                 sbx_sandbox *record, int running)
+                                 sbx_sandbox *sandbox, int running)
 {
     out->status = status;
     out->backend_namespace = strdup(engine_id);
@@ -488,11 +585,11 @@ static int settle_reconciliation(sbx_reconciliation *out, sbx_reconcile_status s
     if (status == SBX_RECONCILE_FOUND) {
         out->incarnation_id = strdup(container_id);
         ok = ok && out->incarnation_id != NULL;
-        sbx_error ignored;
-        if (ok && running && record->sandbox_url[0] != '\0')
-            ok = common_sandbox_record_box(record, &out->sandbox, &ignored) == SBX_OK;
-        common_sandbox_record_clear(record);
     }
+    if (ok && sandbox != NULL && running && sandbox->sandbox_url[0] != '\0')
+        out->sandbox = sandbox;
+    else
+        common_sandbox_records_free(sandbox, sandbox != NULL ? 1 : 0);
     if (!ok)
         common_reconciliation_clear(out);
     return ok;
@@ -505,19 +602,14 @@ static int settle_reconciliation(sbx_reconciliation *out, sbx_reconcile_status s
 static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what, char *buf,
                                    size_t size, sbx_error *err)
 {
-    sbx_status st = SBX_OK;
-    if (atomic_load(&inst->engine_kind) == ENGINE_KIND_UNASKED) {
-        int is_podman = 0;
-        st = docker_engine_is_podman(&inst->engine, what, &is_podman, err);
-        if (st == SBX_OK)
-            atomic_store(&inst->engine_kind, is_podman ? ENGINE_KIND_PODMAN : ENGINE_KIND_DOCKER);
-    }
+    const docker_engine_identity *engine = NULL;
+    sbx_status st = engine_identity(inst, what, &engine, err);
     docker_engine_facts facts;
     if (st == SBX_OK)
         st = docker_engine_info(&inst->engine, what, &facts, err);
     if (st != SBX_OK)
         return st;
-    int podman = atomic_load(&inst->engine_kind) == ENGINE_KIND_PODMAN;
+    int podman = engine->is_podman;
     if (podman ? facts.name[0] == '\0' || facts.root_dir[0] == '\0' : facts.id[0] == '\0')
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's /info gives no %s",
                                      what, podman ? "Name and DockerRootDir" : "ID");
@@ -546,15 +638,16 @@ static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandb
     sbx_backend_error_clear(&cause);
     char name_space[512];
     st = engine_namespace(inst, what, name_space, sizeof name_space, &cause);
-    sbx_sandbox record = { 0 };
+    sbx_sandbox *sandbox = NULL;
     int running = 0;
     if (st == SBX_OK)
-        st = inspect_container(inst, sandbox_id, &record, &running, container_id, &cause);
+        st = inspect_container(inst, sandbox_id, &(common_answer){ &sandbox, NULL }, NULL,
+                               &running, container_id, &cause);
     if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
         DOCKER_LOG(inst, SBX_LOG_WARN, "%s is unknown: %s", what, cause.message);
     else if (!settle_reconciliation(out, st == SBX_OK ? SBX_RECONCILE_FOUND
                                                       : SBX_RECONCILE_ABSENT,
-                                    name_space, container_id, &record, running))
+                                    name_space, container_id, sandbox, running))
         DOCKER_LOG(inst, SBX_LOG_WARN, "%s is unknown: out of memory", what);
     return SBX_OK;
 }
@@ -576,6 +669,10 @@ static const sbx_backend_descriptor docker_descriptor = {
     .capabilities = NULL,
     .reconcile = docker_reconcile,
     .clear_reconciliation = common_reconciliation_clear,
+    .create_record = docker_create_record,
+    .discover_record = docker_discover_record,
+    .list_records = docker_list_records,
+    .free_records = common_records_free,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

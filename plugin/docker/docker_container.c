@@ -4,6 +4,7 @@
 #include "plugin/docker/docker_container.h"
 
 #include "common/create_request.h"
+#include "common/iso_time.h"
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
@@ -217,16 +218,28 @@ static void format_status(const char *state, char *buf, size_t size)
     buf[0] = (char)toupper((unsigned char)buf[0]);
 }
 
-static sbx_status fill_from_labels(json_object *labels, const char *url, const char *state,
-                                   sbx_sandbox *out, sbx_error *err)
+/* The facts every answer gives: identity from the labels, the URL, the
+ * status word, the container's name (ours: PREFIX-ID), Id and creation
+ * time in milliseconds (SBX_TIME_UNKNOWN when not known). */
+static void view_from_labels(const docker_options *o, json_object *labels, const char *state,
+                             const char *container_id, int64_t created_ms,
+                             docker_sandbox_view *view)
 {
-    char status[32];
-    format_status(state, status, sizeof status);
+    common_record_facts *f = &view->facts;
+    format_status(state, view->status, sizeof view->status);
     const char *user = label(labels, DOCKER_LABEL_USER);
-    return common_sandbox_record_fill(out, label(labels, DOCKER_LABEL_SANDBOX), url,
-                                      user ? user : COMMON_DEFAULT_USER_ID,
-                                      label(labels, DOCKER_LABEL_THREAD), status,
-                                      SBX_CONTRACT_NONE, err);
+    common_record_facts_init(f);
+    /* labels_match has checked that the id label is there. */
+    const char *id = label(labels, DOCKER_LABEL_SANDBOX);
+    f->sandbox_id = id;
+    docker_container_name(o, id != NULL ? id : "", view->name, sizeof view->name);
+    f->sandbox_url = view->url;
+    f->user_id = user ? user : COMMON_DEFAULT_USER_ID;
+    f->thread_id = label(labels, DOCKER_LABEL_THREAD);
+    f->status = view->status;
+    f->created_at = created_ms;
+    f->container_id = f->incarnation_id = container_id;
+    f->container_name = view->name;
 }
 
 /* NetworkSettings.Ports["PORT/tcp"][0].HostPort of an inspect answer. */
@@ -245,9 +258,9 @@ static const char *inspect_host_port(const docker_options *o, json_object *inspe
     return common_json_get_string(first, "HostPort", &port) == COMMON_JSON_OK ? port : NULL;
 }
 
-sbx_status docker_sandbox_from_inspect(const docker_options *o, json_object *inspect,
-                                       const char *sandbox_id, sbx_sandbox *out,
-                                       int *running, sbx_error *err)
+sbx_status docker_view_from_inspect(const docker_options *o, json_object *inspect,
+                                    const char *sandbox_id, docker_sandbox_view *view,
+                                    int *running, sbx_error *err)
 {
     json_object *config = NULL, *labels = NULL, *state = NULL;
     const char *status = NULL;
@@ -262,10 +275,18 @@ sbx_status docker_sandbox_from_inspect(const docker_options *o, json_object *ins
         common_json_get_string(state, "Status", &status) != COMMON_JSON_OK)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
-    char url[300];
-    format_url(o, is_running ? inspect_host_port(o, inspect) : NULL, url, sizeof url);
+    format_url(o, is_running ? inspect_host_port(o, inspect) : NULL, view->url,
+               sizeof view->url);
     *running = is_running;
-    return fill_from_labels(labels, url, status, out, err);
+    const char *created = NULL;
+    int64_t created_ms = SBX_TIME_UNKNOWN;
+    if (common_json_get_string(inspect, "Created", &created) != COMMON_JSON_OK ||
+        !common_time_parse_rfc3339(created, &created_ms))
+        created_ms = SBX_TIME_UNKNOWN;
+    else   /* whole seconds, as the list gives them: one container, one time */
+        created_ms -= ((created_ms % 1000) + 1000) % 1000;
+    view_from_labels(o, labels, status, docker_container_id(inspect), created_ms, view);
+    return SBX_OK;
 }
 
 const char *docker_container_id(json_object *inspect)
@@ -319,13 +340,24 @@ static int named_by_us(const docker_options *o, json_object *entry, const char *
     return 0;
 }
 
-int docker_sandbox_from_list_entry(const docker_options *o, json_object *entry,
-                                   sbx_sandbox *out, docker_skip *skip, char *why,
-                                   size_t why_size)
+/* Created of a list entry (seconds since the epoch) in milliseconds. */
+static int64_t list_created_ms(json_object *entry)
+{
+    json_object *created = NULL;
+    if (!json_object_object_get_ex(entry, "Created", &created) ||
+        !json_object_is_type(created, json_type_int))
+        return SBX_TIME_UNKNOWN;
+    int64_t seconds = json_object_get_int64(created);
+    return seconds > 0 && seconds < INT64_MAX / 1000 ? seconds * 1000 : SBX_TIME_UNKNOWN;
+}
+
+int docker_view_from_list_entry(const docker_options *o, json_object *entry,
+                                int keep_unaddressed, docker_sandbox_view *view,
+                                docker_skip *skip, char *why, size_t why_size)
 {
     json_object *labels = NULL;
     const char *state = NULL;
-    char port[16], url[300], field[160];
+    char port[16], field[160];
     *skip = DOCKER_SKIP_INVALID;
     if (!docker_json_text_ok(entry, field, sizeof field)) {
         snprintf(why, why_size, "field '%s' holds a NUL or invalid UTF-8", field);
@@ -340,12 +372,13 @@ int docker_sandbox_from_list_entry(const docker_options *o, json_object *entry,
         snprintf(why, why_size, "named with another prefix");
         return 0;
     }
-    format_url(o, list_host_port(o, entry, port, sizeof port), url, sizeof url);
-    if (url[0] == '\0') {
+    format_url(o, list_host_port(o, entry, port, sizeof port), view->url, sizeof view->url);
+    if (view->url[0] == '\0' && !keep_unaddressed) {
         snprintf(why, why_size, "the sandbox port is not published");
         return 0;
     }
     common_json_get_string(entry, "State", &state);
-    sbx_error ignored;
-    return fill_from_labels(labels, url, state ? state : "running", out, &ignored) == SBX_OK ? 1 : -1;
+    view_from_labels(o, labels, state ? state : "running", docker_container_id(entry),
+                     list_created_ms(entry), view);
+    return 1;
 }

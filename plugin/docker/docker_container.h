@@ -11,6 +11,8 @@
 #include <json-c/json.h>
 #include <sbx/backend.h>
 
+#include "common/record_chain.h"
+
 #include "plugin/docker/docker_options.h"
 
 /* Longest container name: prefix (64), '-', sandbox id (51). */
@@ -35,14 +37,28 @@ void docker_container_name(const docker_options *o, const char *sandbox_id,
 sbx_status docker_create_body(const docker_options *o, const sbx_create_request *req,
                               int init, char **out, sbx_error *err);
 
-/* Fill *out from an inspect answer of sandbox `sandbox_id`; *running is
+/* A sandbox as the engine describes it: `facts` borrow from the answer it
+ * was read from (valid while that lives) and from the buffers here.  The
+ * engine members (engine, engine_version) are left for the caller, which
+ * knows the engine. */
+typedef struct docker_sandbox_view {
+    common_record_facts facts;
+    char url[300];
+    char status[32];
+    char name[DOCKER_NAME_MAX];
+} docker_sandbox_view;
+
+/* Read an inspect answer of sandbox `sandbox_id` into *view; *running is
  * State.Running.  SBX_ERR_PROTOCOL when the container is not that managed
- * sandbox or the answer is ill-typed.  The URL is http://BIND_HOST:PORT from
- * the published sandbox port, "" when the container publishes none now
- * (stopped). */
-sbx_status docker_sandbox_from_inspect(const docker_options *o, json_object *inspect,
-                                       const char *sandbox_id, sbx_sandbox *out,
-                                       int *running, sbx_error *err);
+ * sandbox or the answer is ill-typed.  The URL is http://BIND_HOST:PORT
+ * from the published sandbox port, "" when the container publishes none
+ * now (stopped).  created_at is Created cut to whole seconds (as the list
+ * gives it), unknown when Created is not an RFC 3339 time; container_id
+ * and incarnation_id are the container's Id (NULL when it has none of
+ * that shape). */
+sbx_status docker_view_from_inspect(const docker_options *o, json_object *inspect,
+                                    const char *sandbox_id, docker_sandbox_view *view,
+                                    int *running, sbx_error *err);
 
 /* Why a list entry is not a sandbox of this instance. */
 typedef enum docker_skip {
@@ -50,18 +66,20 @@ typedef enum docker_skip {
     DOCKER_SKIP_OTHER_PREFIX = 1  /* managed under another name_prefix: normal */
 } docker_skip;
 
-/* The container's "Id" of an inspect answer (hex digits, as both engines
+/* The container's "Id" of an inspect answer or a list entry (hex digits, as both engines
  * make them), or NULL when it has none of that shape.  Borrowed from
  * `inspect`. */
 const char *docker_container_id(json_object *inspect);
 
-/* Fill *out from one entry of GET /containers/json.  Returns 0 (and leaves
- * *out empty) when the entry is not a sandbox of this instance (a field
- * with a NUL or invalid UTF-8, foreign name, missing or invalid labels, no
- * published sandbox port); *skip and `why` (`why_size` > 0 bytes) then
- * say which.  -1 when out of memory, 1 on success. */
-int docker_sandbox_from_list_entry(const docker_options *o, json_object *entry,
-                                   sbx_sandbox *out, docker_skip *skip, char *why,
-                                   size_t why_size);
+/* Read one entry of GET /containers/json (a running container) into
+ * *view.  Returns 0 when the entry is not a sandbox of this instance (a
+ * field with a NUL or invalid UTF-8, foreign name, missing or invalid
+ * labels, and, unless `keep_unaddressed`, no published sandbox port);
+ * *skip and `why` (`why_size` > 0 bytes) then say which.  1 when it is:
+ * a sandbox without a published port then has the URL "".  created_at is
+ * Created (seconds), container_id and incarnation_id its Id. */
+int docker_view_from_list_entry(const docker_options *o, json_object *entry,
+                                int keep_unaddressed, docker_sandbox_view *view,
+                                docker_skip *skip, char *why, size_t why_size);
 
 #endif

@@ -224,10 +224,11 @@ static sbx_status get_object(docker_engine *engine, const char *path, const char
     return *out != NULL ? SBX_OK : SBX_ERR_PROTOCOL;
 }
 
-sbx_status docker_engine_is_podman(docker_engine *engine, const char *what,
-                                   int *is_podman, sbx_error *err)
+sbx_status docker_engine_identify(docker_engine *engine, const char *what,
+                                  docker_engine_identity *identity, sbx_error *err)
 {
-    *is_podman = 0;
+    memset(identity, 0, sizeof *identity);
+    int *is_podman = &identity->is_podman;
     json_object *version = NULL, *components = NULL;
     sbx_status st = get_object(engine, "/version", what, &version, err);
     if (st != SBX_OK)
@@ -241,6 +242,9 @@ sbx_status docker_engine_is_podman(docker_engine *engine, const char *what,
                 *is_podman = 1;
         }
     }
+    const char *number = NULL;
+    if (common_json_get_string(version, "Version", &number) == COMMON_JSON_OK)
+        copy_word(number, identity->version, sizeof identity->version);
     json_object_put(version);
     return SBX_OK;
 }

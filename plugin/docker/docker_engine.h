@@ -79,10 +79,16 @@ typedef struct docker_engine_facts {
 sbx_status docker_engine_info(docker_engine *engine, const char *what,
                               docker_engine_facts *facts, sbx_error *err);
 
-/* GET /version: *is_podman = 1 when a component is podman's ("Podman
- * Engine"), else 0 (Docker).  Errors as docker_engine_info. */
-sbx_status docker_engine_is_podman(docker_engine *engine, const char *what,
-                                   int *is_podman, sbx_error *err);
+/* What GET /version says of the engine. */
+typedef struct docker_engine_identity {
+    int is_podman;       /* 1 when a component is podman's ("Podman Engine"), else 0 */
+    char version[64];    /* its Version, e.g. "20.10.24" or "4.3.1" ("" when none) */
+} docker_engine_identity;
+
+/* GET /version into *identity (a version that is not a printable ASCII
+ * word is left "").  Errors as docker_engine_info. */
+sbx_status docker_engine_identify(docker_engine *engine, const char *what,
+                                  docker_engine_identity *identity, sbx_error *err);
 
 /* Parse a JSON answer whose top level must be of type `type`; NULL (with
  * SBX_ERR_PROTOCOL naming `what`) otherwise.  An object answer must hold

@@ -641,6 +641,112 @@ static void test_many_threads(void)
     teardown(&f);
 }
 
+/* ------------------------------------------------------------ records */
+
+static int64_t wall_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* The record of a sandbox of this run, as the engine describes it: its
+ * container (Id, which is also the incarnation, and name), the engine that
+ * answers (as SBX_DOCKER_ENGINE names it, with the version the engine's
+ * own /version gives), a creation time of this run in whole seconds. */
+static void expect_docker_record(const sbx_sandbox_record *r, const char *id,
+                                 int64_t before, int64_t after)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    char path[128], name[128];
+    snprintf(path, sizeof path, "/containers/sbx-%s/json", id);
+    snprintf(name, sizeof name, "sbx-%s", id);
+    char *container = answer_string(path, "Id");
+    char *version = answer_string("/version", "Version");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(container);
+    CU_ASSERT_STRING_EQUAL(r->sandbox.sandbox_id, id);
+    CU_ASSERT_STRING_EQUAL(r->container_id, container);
+    CU_ASSERT_STRING_EQUAL(r->incarnation_id, container);
+    CU_ASSERT_STRING_EQUAL(r->container_name, name);
+    CU_ASSERT_STRING_EQUAL(r->engine, engine_is_docker() ? "docker" : "podman");
+    CU_ASSERT(version != NULL && r->engine_version != NULL &&
+              strcmp(r->engine_version, version) == 0);
+    CU_ASSERT(r->created_at >= before / 1000 * 1000 - 1000 && r->created_at <= after);
+    CU_ASSERT_EQUAL(r->created_at % 1000, 0);
+    CU_ASSERT(r->pid == 0 && r->directory == NULL);
+    free(container);
+    free(version);
+}
+
+/* The record of `id` in a chain, or NULL. */
+static const sbx_sandbox_record *find_record(const sbx_sandbox_record *r, const char *id)
+{
+    for (; r != NULL; r = r->next)
+        if (strcmp(r->sandbox.sandbox_id, id) == 0)
+            return r;
+    return NULL;
+}
+
+/* create_record, discover_record and list_records tell the same container
+ * and time; reconcile the same incarnation.  A managed container that runs
+ * without a published port is listed by list_records (no URL), as
+ * DeerFlow lists it, and still left out of list_running. */
+static void test_records(void)
+{
+    fixture f;
+    setup(&f, HELLO_COMMAND);
+    sbx_error err;
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "rec-one";
+    req.thread_id = "t1";
+    int64_t before = wall_ms();
+    sbx_sandbox_record *made = NULL;
+    CU_ASSERT_FATAL(sbx_backend_create_record(f.backend, &req, &made, &err) == SBX_OK);
+    int64_t after = wall_ms();
+    expect_docker_record(made, "rec-one", before, after);
+    CU_ASSERT(strncmp(made->sandbox.sandbox_url, "http://127.0.0.1:", 17) == 0);
+    CU_ASSERT_EQUAL(sbx_test_http_get_once(made->sandbox.sandbox_url, 5000), 200);
+
+    sbx_sandbox_record *found = NULL;
+    CU_ASSERT_FATAL(sbx_backend_discover_record(f.backend, "rec-one", &found, &err) == SBX_OK);
+    expect_docker_record(found, "rec-one", before, after);
+    CU_ASSERT_EQUAL(found->created_at, made->created_at);
+    sbx_backend_free_records(f.backend, found);
+
+    sbx_reconciliation rec;
+    CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-one", &rec, &err) == SBX_OK);
+    CU_ASSERT(rec.incarnation_id != NULL && strcmp(rec.incarnation_id, made->incarnation_id) == 0);
+    sbx_backend_clear_reconciliation(f.backend, &rec);
+
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"Image\":\"%s\",\"Cmd\":[\"sleep\",\"600\"],\"Labels\":{"
+             "\"sbx.managed\":\"true\",\"sbx.sandbox_id\":\"rec-noport\","
+             "\"sbx.user_id\":\"default\"}}", engine_image);
+    CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-rec-noport", body) == 201);
+    CU_ASSERT_FATAL(engine("POST", "/containers/sbx-rec-noport/start", NULL) / 100 == 2);
+
+    sbx_sandbox_record *chain = NULL;
+    size_t count = 0;
+    CU_ASSERT_FATAL(sbx_backend_list_records(f.backend, &chain, &count, &err) == SBX_OK);
+    const sbx_sandbox_record *listed_one = find_record(chain, "rec-one");
+    expect_docker_record(listed_one, "rec-one", before, after);
+    CU_ASSERT_EQUAL(listed_one->created_at, made->created_at);
+    CU_ASSERT_STRING_EQUAL(listed_one->sandbox.sandbox_url, made->sandbox.sandbox_url);
+    const sbx_sandbox_record *no_port = find_record(chain, "rec-noport");
+    expect_docker_record(no_port, "rec-noport", before, wall_ms());
+    CU_ASSERT_STRING_EQUAL(no_port->sandbox.sandbox_url, "");
+    CU_ASSERT_STRING_EQUAL(no_port->sandbox.status, "Running");
+    sbx_backend_free_records(f.backend, chain);
+    CU_ASSERT_EQUAL(listed(f.backend, "rec-noport", NULL, 0), 0);
+    CU_ASSERT_EQUAL(listed(f.backend, "rec-one", NULL, 0), 1);
+
+    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-noport", &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-one", &err) == SBX_OK);
+    sbx_backend_free_records(f.backend, made);
+    teardown(&f);
+}
+
 void sbx_test_register(void)
 {
     engine_socket = getenv("SBX_DOCKER_SOCKET");
@@ -673,6 +779,7 @@ void sbx_test_register(void)
         { "init: auto and true run under the engine's init, false without", test_init_where_the_engine_has_one },
         { "a NUL in a label: protocol error naming the field, list skips", test_nul_in_a_label_is_a_protocol_error },
         { "reconcile: found, found stopped, absent, new incarnation, unknown", test_reconcile },
+        { "records (ABI 1.2): container, engine, time; a sandbox without a port is listed", test_records },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("docker backend", NULL, NULL, tests);

@@ -4,7 +4,9 @@
  * tests/docker/docker-suite.sh provides).  For each: create --thread t1
  * returns a URL that answers HTTP at once (create waits for the server),
  * list shows the sandbox (JSON and the aligned table), destroy removes it,
- * and afterwards neither list nor the URL knows it.
+ * and afterwards neither list nor the URL knows it.  create, discover and
+ * list show what each backend knows beyond the 1.1 record (ABI 1.2:
+ * created_at, incarnation, container and engine, or process and directory).
  *
  * SBX_E2E_BACKENDS ("local", "docker"; unset: both) chooses the halves:
  * `make check` runs the local one, docker-suite.sh the docker one while its
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/sbxctl/run_sbxctl.h"
@@ -40,7 +43,36 @@ typedef struct backend_case {
     /* Make PAGE_TEXT available at a path of the sandbox's URL, written to
      * `path` (size bytes); 0 when it cannot. */
     int (*publish_page)(const char *id, char *path, size_t size);
+    /* Check the members of ABI 1.2 in a --json sandbox `id`. */
+    void (*check_record)(json_object *sandbox, const char *id);
 } backend_case;
+
+/* "YYYY-MM-DDTHH:MM:SS.mmmZ", as sbxctl(1) writes created_at. */
+static int is_iso_time(const char *text)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+    if (text == NULL || strlen(text) != sizeof shape - 1)
+        return 0;
+    for (size_t i = 0; shape[i] != '\0'; i++)
+        if (shape[i] == 'd' ? text[i] < '0' || text[i] > '9' : text[i] != shape[i])
+            return 0;
+    return 1;
+}
+
+/* created_at is a time of this run (the same minute, in UTC). */
+static void check_created_at(json_object *sandbox)
+{
+    const char *created = sbx_test_json_string(sandbox, "created_at");
+    CU_ASSERT_TRUE(is_iso_time(created));
+    time_t now = time(NULL);
+    struct tm tm;
+    char today[16];
+    gmtime_r(&now, &tm);
+    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    CU_ASSERT_TRUE(created != NULL && strncmp(created, today, 10) == 0);
+    if (!is_iso_time(created))
+        fprintf(stderr, "created_at: %s\n", created != NULL ? created : "(not a string)");
+}
 
 /* Run sbxctl SETTINGS [--json] ARGS. */
 static void run_backend(sbx_test_run *run, const backend_case *bc, int json,
@@ -72,6 +104,27 @@ static json_object *run_json(const backend_case *bc, const char *const *args)
     return object;
 }
 
+/* The key: value lines of `discover ID`: a time and every member the JSON
+ * gave, in the same words. */
+static void check_discover_text(const backend_case *bc, const char *id, json_object *sandbox)
+{
+    sbx_test_run run;
+    run_backend(&run, bc, 0, ARGS("discover", id));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    static const char *const keys[] = {"created_at", "incarnation_id", "container_id",
+                                       "container_name", "engine", "engine_version",
+                                       "directory"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *value = sbx_test_json_string(sandbox, keys[i]);
+        char line[PATH_MAX + 64];
+        snprintf(line, sizeof line, "\n%s: %s\n", keys[i], value != NULL ? value : "-");
+        CU_ASSERT_PTR_NOT_NULL(strstr(run.out, line));
+        if (strstr(run.out, line) == NULL)
+            fprintf(stderr, "discover printed [%s], not [%s]\n", run.out, line + 1);
+    }
+    sbx_test_run_clear(&run);
+}
+
 /* How many entries of `list --json` have id `id`; *url gets the URL of one. */
 static int listed(const backend_case *bc, const char *id, char *url, size_t url_size)
 {
@@ -89,6 +142,7 @@ static int listed(const backend_case *bc, const char *id, char *url, size_t url_
         if (sandbox_id == NULL || strcmp(sandbox_id, id) != 0)
             continue;
         found++;
+        bc->check_record(sandbox, id);
         if (url != NULL)
             snprintf(url, url_size, "%s", sandbox_url != NULL ? sandbox_url : "");
     }
@@ -113,6 +167,7 @@ static void assert_table_shows(const backend_case *bc, const char *id, const cha
     CU_ASSERT_PTR_NOT_NULL(strstr(row, url));
     CU_ASSERT_PTR_NOT_NULL(strstr(row, " Running "));
     CU_ASSERT_PTR_NOT_NULL(strstr(row, " t1 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(row, "Z "));   /* the CREATED column */
     if (found == NULL)
         fprintf(stderr, "list printed [%s]\n", run.out);
     sbx_test_run_clear(&run);
@@ -140,8 +195,10 @@ static void exercise(const backend_case *bc)
     text = sbx_test_json_string(sandbox, "sandbox_url");
     snprintf(url, sizeof url, "%s", text != NULL ? text : "");
     sbx_test_assert_json_string(sandbox, "thread_id", "t1");
-    json_object_put(sandbox);
     CU_ASSERT_FATAL(id[0] != '\0');
+    bc->check_record(sandbox, id);
+    check_discover_text(bc, id, sandbox);
+    json_object_put(sandbox);
     CU_ASSERT_EQUAL(strncmp(url, "http://127.0.0.1:", 17), 0);
 
     /* create returned once the server accepts connections: no retries. */
@@ -216,6 +273,22 @@ static int local_publish_page(const char *id, char *path, size_t size)
     return 1;
 }
 
+/* A local sandbox: its record's time and incarnation, its directory and
+ * its command's process; no container. */
+static void local_check_record(json_object *sandbox, const char *id)
+{
+    char dir[PATH_MAX + 160];
+    snprintf(dir, sizeof dir, "%s/%s", local_state_dir, id);
+    check_created_at(sandbox);
+    CU_ASSERT_PTR_NOT_NULL(sbx_test_json_string(sandbox, "incarnation_id"));
+    sbx_test_assert_json_string(sandbox, "directory", dir);
+    CU_ASSERT_TRUE(sbx_test_json_int(sandbox, "pid", 0) > 1);
+    static const char *const none[] = {"container_id", "container_name", "engine",
+                                       "engine_version"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        CU_ASSERT_TRUE(sbx_test_json_is_null(sandbox, none[i]));
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st;
@@ -242,7 +315,7 @@ static void test_local(void)
     snprintf(state_setting, sizeof state_setting, "state_dir=%s", local_state_dir);
     const char *const settings[] = {"--backend", "local", "--set", state_setting,
                                     "--set", command, NULL};
-    backend_case bc = { settings, local_publish_page };
+    backend_case bc = { settings, local_publish_page, local_check_record };
     exercise(&bc);
     nftw(local_state_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -261,6 +334,27 @@ static int docker_publish_page(const char *id, char *path, size_t size)
     return 1;
 }
 
+/* A docker sandbox: its container (ID, which is also its incarnation, and
+ * name) and the engine that runs it (SBX_DOCKER_ENGINE: docker or podman,
+ * with a version); no process or directory. */
+static void docker_check_record(json_object *sandbox, const char *id)
+{
+    char name[160];
+    snprintf(name, sizeof name, "sbx-%s", id);
+    check_created_at(sandbox);
+    const char *container = sbx_test_json_string(sandbox, "container_id");
+    CU_ASSERT_TRUE(container != NULL && strlen(container) == 64 &&
+                   strspn(container, "0123456789abcdef") == 64);
+    sbx_test_assert_json_string(sandbox, "incarnation_id", container ? container : "-");
+    sbx_test_assert_json_string(sandbox, "container_name", name);
+    const char *engine = getenv("SBX_DOCKER_ENGINE");
+    sbx_test_assert_json_string(sandbox, "engine", engine != NULL ? engine : "docker");
+    const char *version = sbx_test_json_string(sandbox, "engine_version");
+    CU_ASSERT_TRUE(version != NULL && version[0] >= '0' && version[0] <= '9');
+    CU_ASSERT_TRUE(sbx_test_json_is_null(sandbox, "directory"));
+    CU_ASSERT_TRUE(sbx_test_json_is_null(sandbox, "pid"));
+}
+
 static void test_docker(void)
 {
     const char *socket_path = getenv("SBX_DOCKER_SOCKET");
@@ -273,7 +367,7 @@ static void test_docker(void)
     const char *const settings[] = {"--backend", "docker", "--set", socket_setting,
                                     "--set", image_setting, "--set", DOCKER_COMMAND,
                                     "--set", "stop_grace_s=1", NULL};
-    backend_case bc = { settings, docker_publish_page };
+    backend_case bc = { settings, docker_publish_page, docker_check_record };
     exercise(&bc);
 }
 
