@@ -354,6 +354,16 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
     emit_json(object);
 }
 
+void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
+{
+    text_buffer text;
+    FILE *stream = json_or_text(out, out->json ? sandbox_json(out, sandbox) : NULL, &text);
+    if (stream == NULL)
+        return;
+    print_sandbox_fields(stream, sandbox);
+    text_emit(out, &text, stdout);
+}
+
 void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record)
 {
     text_buffer text;

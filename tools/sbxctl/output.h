@@ -24,6 +24,9 @@ typedef struct sbx_ctl_output {
  * --json also {"error":{kind,message,http_status,expected,actual}} on stdout. */
 void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err);
 
+/* acquire (the manager's sandbox): one sandbox, its 1.1 fields. */
+void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox);
+
 /* create and discover: one record (the 1.1 fields, its status, then the
  * members of ABI 1.2). */
 void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record);
