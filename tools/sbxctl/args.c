@@ -378,6 +378,20 @@ sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
     return check_complete(args, err);
 }
 
+sbx_create_request sbx_ctl_args_create_request(const sbx_ctl_args *args)
+{
+    sbx_create_request request = SBX_CREATE_REQUEST_INIT;
+    request.thread_id = args->thread_id;
+    request.user_id = args->user_id;
+    request.extra_mounts = args->mounts;
+    request.extra_mount_count = args->mount_count;
+    request.include_legacy_skills = args->legacy_skills;
+    request.provision_lark_cli_runtime = args->lark_runtime;
+    request.provision_lark_cli_broker = args->lark_broker;
+    request.required_contract = args->required_contract;
+    return request;
+}
+
 void sbx_ctl_args_free(sbx_ctl_args *args)
 {
     if (args == NULL)

@@ -70,6 +70,11 @@ typedef struct sbx_ctl_args {
 sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
                               sbx_error *err);
 
+/* The create request the arguments describe (thread, user, mounts, runtime
+ * flags, required contract), with no sandbox id: its strings and mounts are
+ * borrowed from `args` and live as long as they do. */
+sbx_create_request sbx_ctl_args_create_request(const sbx_ctl_args *args);
+
 /* Release what the args own.  NULL is accepted. */
 void sbx_ctl_args_free(sbx_ctl_args *args);
 

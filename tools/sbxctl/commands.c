@@ -7,19 +7,13 @@
 #include "tools/sbxctl/exit_code.h"
 #include "tools/sbxctl/sandbox_id.h"
 
-static int fail(const sbx_ctl_output *out, const sbx_error *err)
-{
-    sbx_ctl_print_error(out, err);
-    return sbx_ctl_exit_code(err->kind);
-}
-
 int sbx_ctl_cmd_backends(sbx_ctl_session *session, const sbx_ctl_output *out)
 {
     sbx_error err;
     const sbx_backend_info *entries = NULL;
     size_t count = 0;
     if (sbx_host_list_backends(session->host, &entries, &count, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_backends(out, entries, count);
     return SBX_CTL_EXIT_OK;
 }
@@ -29,25 +23,17 @@ int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
 {
     char derived_id[SBX_CTL_DERIVED_ID_SIZE];
     sbx_error err;
-    sbx_create_request request = SBX_CREATE_REQUEST_INIT;
+    sbx_create_request request = sbx_ctl_args_create_request(args);
     request.sandbox_id = args->sandbox_id;
     if (request.sandbox_id == NULL) {
         if (sbx_ctl_derive_sandbox_id(args->user_id, args->thread_id, derived_id, &err) != SBX_OK)
-            return fail(out, &err);
+            return sbx_ctl_fail(out, &err);
         request.sandbox_id = derived_id;
     }
-    request.thread_id = args->thread_id;
-    request.user_id = args->user_id;
-    request.extra_mounts = args->mounts;
-    request.extra_mount_count = args->mount_count;
-    request.include_legacy_skills = args->legacy_skills;
-    request.provision_lark_cli_runtime = args->lark_runtime;
-    request.provision_lark_cli_broker = args->lark_broker;
-    request.required_contract = args->required_contract;
 
     sbx_sandbox_record *record = NULL;
     if (sbx_backend_create_record(backend, &request, &record, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_record(out, record);
     sbx_backend_free_records(backend, record);
     return SBX_CTL_EXIT_OK;
@@ -58,7 +44,7 @@ int sbx_ctl_cmd_destroy(const sbx_ctl_args *args, sbx_backend *backend,
 {
     sbx_error err;
     if (sbx_backend_destroy(backend, args->operand, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_destroyed(out, args->operand);
     return SBX_CTL_EXIT_OK;
 }
@@ -69,7 +55,7 @@ int sbx_ctl_cmd_alive(const sbx_ctl_args *args, sbx_backend *backend,
     sbx_error err;
     int alive = 0;
     if (sbx_backend_is_alive(backend, args->operand, &alive, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_alive(out, args->operand, alive);
     return alive ? SBX_CTL_EXIT_OK : SBX_CTL_EXIT_NEGATIVE;
 }
@@ -80,7 +66,7 @@ int sbx_ctl_cmd_discover(const sbx_ctl_args *args, sbx_backend *backend,
     sbx_error err;
     sbx_sandbox_record *record = NULL;
     if (sbx_backend_discover_record(backend, args->operand, &record, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_record(out, record);
     sbx_backend_free_records(backend, record);
     return SBX_CTL_EXIT_OK;
@@ -94,7 +80,7 @@ int sbx_ctl_cmd_list(const sbx_ctl_args *args, sbx_backend *backend,
     sbx_sandbox_record *records = NULL;
     size_t count = 0;
     if (sbx_backend_list_records(backend, &records, &count, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_records(out, records, count);
     sbx_backend_free_records(backend, records);
     return SBX_CTL_EXIT_OK;
@@ -107,7 +93,7 @@ int sbx_ctl_cmd_capabilities(const sbx_ctl_args *args, sbx_backend *backend,
     sbx_error err;
     sbx_capabilities caps = {SBX_CONTRACT_NONE, 0};
     if (sbx_backend_capabilities(backend, &caps, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_capabilities(out, &caps);
     return SBX_CTL_EXIT_OK;
 }
@@ -118,7 +104,7 @@ int sbx_ctl_cmd_reconcile(const sbx_ctl_args *args, sbx_backend *backend,
     sbx_error err;
     sbx_reconciliation result = {SBX_RECONCILE_UNKNOWN, NULL, NULL, NULL};
     if (sbx_backend_reconcile(backend, args->operand, &result, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_reconciliation(out, args->operand, &result);
     int found = result.status == SBX_RECONCILE_FOUND;
     sbx_backend_clear_reconciliation(backend, &result);

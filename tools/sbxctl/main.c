@@ -56,8 +56,7 @@ static int run(const sbx_ctl_args *args, sbx_ctl_output *out)
         sbx_backend *backend = NULL;
         status = sbx_ctl_session_open_backend(&session, &backend, &err);
         if (status != SBX_OK) {
-            sbx_ctl_print_error(out, &err);
-            code = sbx_ctl_exit_code(status);
+            code = sbx_ctl_fail(out, &err);
         } else {
             if (args->command == SBX_CTL_ACQUIRE)
                 code = sbx_ctl_cmd_acquire(args, &session, backend, out);

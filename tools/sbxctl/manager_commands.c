@@ -9,12 +9,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-static int fail(const sbx_ctl_output *out, const sbx_error *err)
-{
-    sbx_ctl_print_error(out, err);
-    return sbx_ctl_exit_code(err->kind);
-}
-
 /* The file's manager section with the session's log sink. */
 static sbx_manager_config session_manager_config(sbx_ctl_session *session)
 {
@@ -34,28 +28,20 @@ int sbx_ctl_cmd_acquire(const sbx_ctl_args *args, sbx_ctl_session *session,
     cfg.shutdown = args->keep_lease ? SBX_MANAGER_SHUTDOWN_KEEP_LEASES : SBX_MANAGER_SHUTDOWN_KEEP;
     sbx_manager *m = NULL;
     if (sbx_manager_open(backend, &cfg, &m, &err) != SBX_OK)
-        return fail(out, &err);
-    sbx_create_request request = SBX_CREATE_REQUEST_INIT;
-    request.thread_id = args->thread_id;
-    request.user_id = args->user_id;
-    request.extra_mounts = args->mounts;
-    request.extra_mount_count = args->mount_count;
-    request.include_legacy_skills = args->legacy_skills;
-    request.provision_lark_cli_runtime = args->lark_runtime;
-    request.provision_lark_cli_broker = args->lark_broker;
-    request.required_contract = args->required_contract;
+        return sbx_ctl_fail(out, &err);
+    sbx_create_request request = sbx_ctl_args_create_request(args);
     sbx_managed *sandbox = NULL;
     int code = SBX_CTL_EXIT_OK;
     if (sbx_manager_acquire(m, &request, &sandbox, &err) != SBX_OK) {
-        code = fail(out, &err);
+        code = sbx_ctl_fail(out, &err);
     } else {
         sbx_ctl_print_sandbox(out, sbx_managed_sandbox(sandbox));
         if (sbx_manager_release(m, sbx_managed_sandbox(sandbox)->sandbox_id, &err) != SBX_OK)
-            code = fail(out, &err);
+            code = sbx_ctl_fail(out, &err);
         sbx_managed_unref(sandbox);
     }
     if (sbx_manager_shutdown(m, &err) != SBX_OK && code == SBX_CTL_EXIT_OK)
-        code = fail(out, &err);
+        code = sbx_ctl_fail(out, &err);
     sbx_manager_free(m);
     return code;
 }
@@ -96,7 +82,7 @@ int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
     sbx_manager *m = NULL;
     int code = SBX_CTL_EXIT_OK;
     if (sbx_manager_open(backend, &cfg, &m, &err) != SBX_OK) {
-        code = fail(out, &err);
+        code = sbx_ctl_fail(out, &err);
     } else {
         pthread_mutex_lock(&sink.lock);
         sbx_ctl_print_event(out, "started", "owner", sbx_manager_owner_id(m));
@@ -105,7 +91,7 @@ int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
         while (sigwait(&stop_signals, &signal_number) != 0)
             ;
         if (sbx_manager_shutdown(m, &err) != SBX_OK)
-            code = fail(out, &err);
+            code = sbx_ctl_fail(out, &err);
         sbx_manager_free(m);
         sbx_ctl_print_event(out, "stopped", NULL, NULL);
     }
@@ -123,7 +109,7 @@ int sbx_ctl_cmd_leases(sbx_ctl_session *session, const sbx_ctl_output *out)
     sbx_lease_record *leases = NULL;
     size_t count = 0;
     if (sbx_manager_list_leases(&cfg, &leases, &count, &err) != SBX_OK)
-        return fail(out, &err);
+        return sbx_ctl_fail(out, &err);
     sbx_ctl_print_leases(out, leases, count);
     sbx_lease_records_free(leases, count);
     return SBX_CTL_EXIT_OK;

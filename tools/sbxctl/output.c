@@ -6,6 +6,7 @@
 #include "tools/sbxctl/output.h"
 
 #include "common/utf8.h"
+#include "tools/sbxctl/exit_code.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -641,4 +642,10 @@ void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const cha
         text_emit(out, &text, stdout);
     }
     fflush(stdout);
+}
+
+int sbx_ctl_fail(const sbx_ctl_output *out, const sbx_error *err)
+{
+    sbx_ctl_print_error(out, err);
+    return sbx_ctl_exit_code(err->kind);
 }

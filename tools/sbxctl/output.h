@@ -24,6 +24,10 @@ typedef struct sbx_ctl_output {
  * --json also {"error":{kind,message,http_status,expected,actual}} on stdout. */
 void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err);
 
+/* A failed call's ending: print `err` (as sbx_ctl_print_error) and return
+ * the process exit code of its kind (exit_code.h). */
+int sbx_ctl_fail(const sbx_ctl_output *out, const sbx_error *err);
+
 /* acquire (the manager's sandbox): one sandbox, its 1.1 fields. */
 void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox);
 
