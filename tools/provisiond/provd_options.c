@@ -96,6 +96,9 @@ static int parse_listen(const char *text, provd_options *o)
     return 1;
 }
 
+/* Keep one --set KEY=VALUE.  Returns 1; 0 after saying the text is not
+ * KEY=VALUE (a usage error); -1 after saying memory ran out (the daemon
+ * cannot start, exit 1: the command line was fine). */
 static int add_setting(provd_options *o, const char *text)
 {
     const char *eq = strchr(text, '=');
@@ -103,13 +106,18 @@ static int add_setting(provd_options *o, const char *text)
         fprintf(stderr, PROG ": --set wants KEY=VALUE, not '%s'\n", text);
         return 0;
     }
-    provd_setting *grown = sbx_prov_xmalloc((o->setting_count + 1) * sizeof *grown);
+    provd_setting *grown = sbx_prov_malloc((o->setting_count + 1) * sizeof *grown);
+    char *key = grown != NULL ? sbx_prov_memdup(text, (size_t)(eq - text)) : NULL;
+    if (key == NULL) {
+        free(grown);
+        fprintf(stderr, PROG ": out of memory keeping a --set setting\n");
+        return -1;
+    }
     if (o->setting_count > 0)
         memcpy(grown, o->settings, o->setting_count * sizeof *grown);
     free(o->settings);
     o->settings = grown;
-    o->settings[o->setting_count++] =
-        (provd_setting){sbx_prov_xmemdup(text, (size_t)(eq - text)), eq + 1};
+    o->settings[o->setting_count++] = (provd_setting){key, eq + 1};
     return 1;
 }
 
@@ -206,8 +214,8 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
             usage(stderr);
             return 2;
         }
-        if (!ok)
-            return 2;
+        if (ok <= 0)
+            return ok < 0 ? 1 : 2;
     }
     if (optind < argc) {
         fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);

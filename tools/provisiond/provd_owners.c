@@ -62,30 +62,48 @@ void provd_record_clear(provd_record *record)
     memset(record, 0, sizeof *record);
 }
 
-static void record_copy(provd_record *to, const sbx_prov_owner *from)
+/* Copy `from` into `to`.  Returns 1, or 0 (nothing kept) when memory
+ * runs out. */
+static int record_copy(provd_record *to, const sbx_prov_owner *from)
 {
-    to->user_id = sbx_prov_xstrdup(from->user_id);
-    to->thread_id = sbx_prov_xstrdup(from->thread_id);
-    to->mounts = sbx_prov_xstrdup(from->mounts);
+    to->user_id = sbx_prov_strdup(from->user_id);
+    to->thread_id = sbx_prov_strdup(from->thread_id);
+    to->mounts = sbx_prov_strdup(from->mounts);
     to->contract_version = from->contract_version;
+    if ((from->user_id != NULL && to->user_id == NULL) ||
+        (from->thread_id != NULL && to->thread_id == NULL) ||
+        (from->mounts != NULL && to->mounts == NULL)) {
+        provd_record_clear(to);
+        return 0;
+    }
+    return 1;
 }
 
-/* Replace the in-memory record of `id` (table lock held). */
-static void table_set(provd_owners *owners, const char *id, const sbx_prov_owner *owner)
+/* Replace the in-memory record of `id` (table lock held).  Returns 1, or
+ * 0 with the table unchanged when memory runs out. */
+static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner *owner)
 {
+    provd_record copy;
+    if (!record_copy(&copy, owner))
+        return 0;
     entry **slot = &owners->buckets[hash(id) % BUCKETS];
     for (entry *e = *slot; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0) {
             provd_record_clear(&e->record);
-            record_copy(&e->record, owner);
-            return;
+            e->record = copy;
+            return 1;
         }
     }
-    entry *e = sbx_prov_xmalloc(sizeof *e);
-    e->id = sbx_prov_xstrdup(id);
-    record_copy(&e->record, owner);
-    e->next = *slot;
+    entry *e = sbx_prov_malloc(sizeof *e);
+    char *key = e != NULL ? sbx_prov_strdup(id) : NULL;
+    if (key == NULL) {
+        free(e);
+        provd_record_clear(&copy);
+        return 0;
+    }
+    *e = (entry){.id = key, .record = copy, .next = *slot};
     *slot = e;
+    return 1;
 }
 
 static void file_path(const provd_owners *owners, const char *id, const char *prefix,
@@ -103,7 +121,11 @@ static const char *string_member(json_object *obj, const char *key)
     return json_object_get_string(value);
 }
 
-/* Load DIR/NAME into the table.  Returns NULL, or what is wrong with it. */
+/* What load_file answers when memory runs out: the start fails. */
+static const char load_out_of_memory[] = "out of memory";
+
+/* Load DIR/NAME into the table.  Returns NULL, or what is wrong with it
+ * (load_out_of_memory: nothing is wrong with it, the daemon is). */
 static const char *load_file(provd_owners *owners, const char *name)
 {
     size_t len = strlen(name), suffix = strlen(SUFFIX);
@@ -119,7 +141,11 @@ static const char *load_file(provd_owners *owners, const char *name)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return strerror(errno);
-    char *text = sbx_prov_xmalloc(MAX_RECORD_BYTES + 1);
+    char *text = sbx_prov_malloc(MAX_RECORD_BYTES + 1);
+    if (text == NULL) {
+        fclose(f);
+        return load_out_of_memory;
+    }
     size_t got = fread(text, 1, MAX_RECORD_BYTES + 1, f);
     fclose(f);
     size_t offset = 0;
@@ -139,7 +165,8 @@ static const char *load_file(provd_owners *owners, const char *name)
         problem = "a member is missing or ill-typed";
     else {
         owner.contract_version = json_object_get_int(version);
-        table_set(owners, id, &owner);
+        if (!table_set(owners, id, &owner))
+            problem = load_out_of_memory;
     }
     json_object_put(obj);
     return problem;
@@ -166,6 +193,12 @@ static int load_dir(provd_owners *owners, void (*warn)(void *, const char *), vo
             strcmp(de->d_name + len - suffix, SUFFIX) != 0)
             continue;
         const char *problem = load_file(owners, de->d_name);
+        if (problem == load_out_of_memory) {
+            snprintf(why, why_len, "out of memory loading the ownership records of %s",
+                     owners->dir);
+            closedir(d);
+            return 0;
+        }
         if (problem != NULL && warn != NULL) {
             char line[512];
             snprintf(line, sizeof line,
@@ -181,12 +214,21 @@ static int load_dir(provd_owners *owners, void (*warn)(void *, const char *), vo
 provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char *),
                                 void *warn_ctx, char *why, size_t why_len)
 {
-    provd_owners *owners = sbx_prov_xmalloc(sizeof *owners);
+    provd_owners *owners = sbx_prov_malloc(sizeof *owners);
+    if (owners == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
     memset(owners, 0, sizeof *owners);
     pthread_mutex_init(&owners->table_lock, NULL);
     for (int i = 0; i < STRIPES; i++)
         pthread_mutex_init(&owners->stripes[i], NULL);
-    owners->dir = sbx_prov_xstrdup(dir);
+    owners->dir = sbx_prov_strdup(dir);
+    if (dir != NULL && owners->dir == NULL) {
+        snprintf(why, why_len, "out of memory");
+        provd_owners_free(owners);
+        return NULL;
+    }
     if (dir != NULL && !load_dir(owners, warn, warn_ctx, why, why_len)) {
         provd_owners_free(owners);
         return NULL;
@@ -231,8 +273,7 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
     for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0) {
             sbx_prov_owner owner = provd_record_owner(&e->record);
-            record_copy(out, &owner);
-            found = 1;
+            found = record_copy(out, &owner) ? 1 : -1;
             break;
         }
     }
@@ -279,9 +320,17 @@ int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner 
     if (owners->dir != NULL && !write_file(owners, id, owner, why, why_len))
         return 0;
     pthread_mutex_lock(&owners->table_lock);
-    table_set(owners, id, owner);
+    int kept = table_set(owners, id, owner);
     pthread_mutex_unlock(&owners->table_lock);
-    return 1;
+    if (!kept) {
+        snprintf(why, why_len, "out of memory keeping the ownership record of %s", id);
+        if (owners->dir != NULL) {
+            char path[4096];
+            file_path(owners, id, "", path, sizeof path);
+            unlink(path);   /* no record on disk that the daemon does not hold */
+        }
+    }
+    return kept;
 }
 
 int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t why_len)

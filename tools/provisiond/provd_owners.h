@@ -41,8 +41,8 @@ void provd_owners_free(provd_owners *owners);
 void provd_owners_lock(provd_owners *owners, const char *id);
 void provd_owners_unlock(provd_owners *owners, const char *id);
 
-/* Copy the record of `id` into *out: 1 when there is one, 0 when not
- * (*out zeroed). */
+/* Copy the record of `id` into *out: 1 when there is one, 0 when not,
+ * -1 when memory runs out (*out zeroed in both). */
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out);
 
 /* Set the record of `id` (strings copied), writing it through to the

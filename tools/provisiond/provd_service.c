@@ -117,8 +117,12 @@ static int existing_verified(provd_service *svc, const char *id, const sbx_sandb
                              const sbx_prov_owner *want, provd_record *record,
                              sbx_prov_reply *reply)
 {
-    if (!provd_owners_get(svc->owners, id, record) ||
-        (found != NULL && !backend_agrees(found, record))) {
+    int known = provd_owners_get(svc->owners, id, record);
+    if (known < 0) {
+        sbx_prov_reply_out_of_memory(reply);
+        return 0;
+    }
+    if (!known || (found != NULL && !backend_agrees(found, record))) {
         provd_record_clear(record);
         sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
         return 0;
@@ -134,7 +138,8 @@ static int existing_verified(provd_service *svc, const char *id, const sbx_sandb
 
 /* The mounts of a signature (a JSON array of [host, container, read_only],
  * sbx_prov_mounts_check) as the backend takes them; they point into
- * *parsed, which the caller puts.  Returns the array (NULL when empty). */
+ * *parsed, which the caller puts.  Returns the array (NULL when empty),
+ * or NULL with *count set when memory runs out. */
 static sbx_mount *signature_mounts(const char *signature, json_object **parsed, size_t *count)
 {
     size_t offset = 0;
@@ -143,7 +148,9 @@ static sbx_mount *signature_mounts(const char *signature, json_object **parsed, 
     *count = *parsed != NULL ? json_object_array_length(*parsed) : 0;
     if (*count == 0)
         return NULL;
-    sbx_mount *mounts = sbx_prov_xmalloc(*count * sizeof *mounts);
+    sbx_mount *mounts = sbx_prov_malloc(*count * sizeof *mounts);
+    if (mounts == NULL)
+        return NULL;
     for (size_t i = 0; i < *count; i++) {
         json_object *m = json_object_array_get_idx(*parsed, i);
         mounts[i].host_path = json_object_get_string(json_object_array_get_idx(m, 0));
@@ -189,6 +196,13 @@ static void create_with_backend(provd_service *svc, const sbx_prov_create_reques
     json_object *parsed = NULL;
     size_t mount_count = 0;
     sbx_mount *mounts = signature_mounts(want->mounts, &parsed, &mount_count);
+    if (mounts == NULL && mount_count > 0) {
+        sbx_prov_reply_out_of_memory(reply);
+        if (is_new)
+            forget_unless_made(svc, request->sandbox_id);
+        json_object_put(parsed);
+        return;
+    }
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = request->sandbox_id;
     req.thread_id = want->thread_id;

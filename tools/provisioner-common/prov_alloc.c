@@ -1,32 +1,28 @@
-/* Allocation that ends the program when memory runs out. */
+/* Allocation that reports exhaustion to its caller. */
 #include <config.h>
 
 #include "tools/provisioner-common/prov_alloc.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void *sbx_prov_xmalloc(size_t size)
+void *sbx_prov_malloc(size_t size)
 {
-    void *p = malloc(size == 0 ? 1 : size);
-    if (p == NULL) {
-        fputs("sbx provisioner: out of memory\n", stderr);
-        abort();
-    }
-    return p;
+    return malloc(size == 0 ? 1 : size);
 }
 
-char *sbx_prov_xstrdup(const char *text)
+char *sbx_prov_strdup(const char *text)
 {
     if (text == NULL)
         return NULL;
-    return sbx_prov_xmemdup(text, strlen(text));
+    return sbx_prov_memdup(text, strlen(text));
 }
 
-char *sbx_prov_xmemdup(const char *data, size_t len)
+char *sbx_prov_memdup(const char *data, size_t len)
 {
-    char *copy = sbx_prov_xmalloc(len + 1);
+    char *copy = sbx_prov_malloc(len + 1);
+    if (copy == NULL)
+        return NULL;
     if (len > 0)
         memcpy(copy, data, len);
     copy[len] = '\0';

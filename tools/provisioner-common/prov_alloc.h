@@ -1,20 +1,23 @@
 /* Allocation helpers of the provisioner servers (the emulator and
- * sbx-provisiond).  A request handler that runs out of memory cannot build
- * any answer, not even a 500: these end the process (say so on stderr, then
- * abort) instead of returning NULL, so that a supervisor restarts it rather
- * than clients reading a half-built answer. */
+ * sbx-provisiond).  They return NULL when memory runs out, and every caller
+ * turns that into an error of its own: a request's answer becomes the
+ * server's 503 {"detail":"out of memory"} (sbx_prov_reply_out_of_memory),
+ * a failure while starting ends the program with a message and exit
+ * status 1.  The process keeps serving the requests that find memory. */
 #ifndef SBX_PROV_ALLOC_H
 #define SBX_PROV_ALLOC_H
 
 #include <stddef.h>
 
-/* malloc that never returns NULL (aborts on exhaustion); free() the result. */
-void *sbx_prov_xmalloc(size_t size);
+/* malloc of at least one byte (a zero size is one); NULL when memory runs
+ * out.  free() the result. */
+void *sbx_prov_malloc(size_t size);
 
-/* strdup that never returns NULL; NULL in gives NULL out.  free() it. */
-char *sbx_prov_xstrdup(const char *text);
+/* A copy of `text`; NULL when `text` is NULL or memory runs out.  free() it. */
+char *sbx_prov_strdup(const char *text);
 
-/* A NUL-terminated copy of `len` bytes (which may hold NULs); free() it. */
-char *sbx_prov_xmemdup(const char *data, size_t len);
+/* A NUL-terminated copy of `len` bytes (which may hold NULs); NULL when
+ * memory runs out.  free() it. */
+char *sbx_prov_memdup(const char *data, size_t len);
 
 #endif

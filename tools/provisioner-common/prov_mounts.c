@@ -43,8 +43,12 @@ static const char *string_member(json_object *obj, const char *key)
     return json_object_get_string(v);
 }
 
+/* What a check answers when memory runs out. */
+static const char out_of_memory[] = "out of memory";
+
 /* The overlay must be read-only and be exactly this user's and thread's
- * upload-conversions folder.  Returns the problem, or NULL. */
+ * upload-conversions folder.  Returns the problem (out_of_memory when
+ * the expected path cannot be built), or NULL. */
 static const char *overlay_problem(const char *host, int read_only, const char *user_id,
                                    const char *thread_id, const char *base)
 {
@@ -53,13 +57,15 @@ static const char *overlay_problem(const char *host, int read_only, const char *
     const char *const parts[] = {"users", user_id, "threads", thread_id, "user-data",
                                  ".upload-conversions"};
     char *expected = sbx_prov_path_join(base, parts, 6);
+    if (expected == NULL)
+        return out_of_memory;
     int same = strcmp(expected, host) == 0;
     free(expected);
     return same ? NULL : "Upload conversion mount must match the requested user and thread";
 }
 
 /* Check mount `m`; on success add its normalised form to `signature`, else
- * write the 400 detail into `detail`. */
+ * write the 400 detail into `detail` (out_of_memory when memory ran out). */
 static void check_one(json_object *m, const char *user_id, const char *thread_id,
                       const char *base, json_object *signature, char *detail,
                       size_t detail_len)
@@ -71,9 +77,12 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     char *host = sbx_prov_normpath(host_raw);
     char *container = sbx_prov_normpath(container_raw);
     const char *problem = NULL;
-    if (host[0] != '/')
+    int under = host != NULL ? sbx_prov_path_is_under(host, base) : -1;
+    if (container == NULL || under < 0)
+        snprintf(detail, detail_len, "%s", out_of_memory);
+    else if (host[0] != '/')
         snprintf(detail, detail_len, "Extra mount host path must be absolute: %s", host_raw);
-    else if (!sbx_prov_path_is_under(host, base))
+    else if (!under)
         snprintf(detail, detail_len, "Extra mount host path is outside DeerFlow state: %s",
                  host_raw);
     else if (container[0] != '/')
@@ -112,13 +121,17 @@ char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char
     }
     char *base = sbx_prov_normpath(state_dir);
     json_object *signature = json_object_new_array();
+    if (base == NULL)
+        snprintf(detail, sizeof detail, "%s", out_of_memory);
     for (size_t i = 0; i < n && detail[0] == '\0'; i++)
         check_one(json_object_array_get_idx(mounts, i), user_id, thread_id, base, signature,
                   detail, sizeof detail);
     free(base);
-    char *text = detail[0] == '\0' ? sbx_prov_xstrdup(sbx_prov_json_text(signature)) : NULL;
+    char *text = detail[0] == '\0' ? sbx_prov_strdup(sbx_prov_json_text(signature)) : NULL;
     json_object_put(signature);
-    if (detail[0] != '\0')
+    if (strcmp(detail, out_of_memory) == 0 || (detail[0] == '\0' && text == NULL))
+        sbx_prov_reply_out_of_memory(reply);
+    else if (detail[0] != '\0')
         sbx_prov_reply_detail(reply, 400, detail);
     return text;
 }

@@ -42,10 +42,16 @@ char *sbx_prov_normpath(const char *path)
 {
     size_t len = strlen(path);
     if (len == 0)
-        return sbx_prov_xstrdup(".");
+        return sbx_prov_strdup(".");
     size_t slashes = strspn(path, "/");
     const char *root = slashes == 2 ? "//" : slashes > 0 ? "/" : "";
-    slice *parts = sbx_prov_xmalloc((len + 1) * sizeof *parts);
+    slice *parts = sbx_prov_malloc((len + 1) * sizeof *parts);
+    char *out = sbx_prov_malloc(len + 3);
+    if (parts == NULL || out == NULL) {
+        free(parts);
+        free(out);
+        return NULL;
+    }
     size_t n = split(path, parts), kept = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_dotdot(parts[i]))
@@ -56,7 +62,6 @@ char *sbx_prov_normpath(const char *path)
             parts[kept++] = parts[i];   /* a relative path keeps leading ".." */
         /* at the root, ".." stays at the root */
     }
-    char *out = sbx_prov_xmalloc(len + 3);
     size_t at = strlen(root);
     memcpy(out, root, at);
     for (size_t i = 0; i < kept; i++) {
@@ -75,11 +80,18 @@ char *sbx_prov_normpath(const char *path)
 int sbx_prov_path_is_under(const char *path, const char *base)
 {
     char *p = sbx_prov_normpath(path), *b = sbx_prov_normpath(base);
-    int under = 0;
-    if (p[0] == '/' && b[0] == '/') {
+    int under = p == NULL || b == NULL ? -1 : 0;
+    if (under == 0 && p[0] == '/' && b[0] == '/') {
         size_t plen = strlen(p), blen = strlen(b);
-        slice *pp = sbx_prov_xmalloc((plen + 1) * sizeof *pp);
-        slice *bp = sbx_prov_xmalloc((blen + 1) * sizeof *bp);
+        slice *pp = sbx_prov_malloc((plen + 1) * sizeof *pp);
+        slice *bp = sbx_prov_malloc((blen + 1) * sizeof *bp);
+        if (pp == NULL || bp == NULL) {
+            free(pp);
+            free(bp);
+            free(p);
+            free(b);
+            return -1;
+        }
         size_t np = split(p, pp), nb = split(b, bp), common = 0;
         while (common < np && common < nb && pp[common].len == bp[common].len &&
                memcmp(pp[common].at, bp[common].at, pp[common].len) == 0)
@@ -101,7 +113,9 @@ char *sbx_prov_path_join(const char *base, const char *const *parts, int n)
     size_t total = strlen(base) + 1;
     for (int i = 0; i < n; i++)
         total += strlen(parts[i]) + 1;
-    char *joined = sbx_prov_xmalloc(total);
+    char *joined = sbx_prov_malloc(total);
+    if (joined == NULL)
+        return NULL;
     strcpy(joined, base);
     for (int i = 0; i < n; i++) {
         if (parts[i][0] == '/') {

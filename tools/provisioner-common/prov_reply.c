@@ -25,8 +25,17 @@ void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *bod
     sbx_prov_reply_clear(reply);
     reply->status = status;
     reply->body_len = body != NULL ? strlen(body) : 0;
-    reply->body = sbx_prov_xmemdup(body != NULL ? body : "", reply->body_len);
-    reply->content_type = sbx_prov_xstrdup(content_type);
+    reply->body = sbx_prov_memdup(body != NULL ? body : "", reply->body_len);
+    reply->content_type = sbx_prov_strdup(content_type);
+    if (reply->body == NULL || (content_type != NULL && reply->content_type == NULL))
+        sbx_prov_reply_out_of_memory(reply);
+}
+
+void sbx_prov_reply_out_of_memory(sbx_prov_reply *reply)
+{
+    sbx_prov_reply_clear(reply);
+    reply->status = SBX_PROV_OUT_OF_MEMORY_STATUS;
+    reply->out_of_memory = 1;
 }
 
 void sbx_prov_reply_json(sbx_prov_reply *reply, unsigned status, json_object *value)

@@ -22,10 +22,21 @@ typedef struct sbx_prov_reply {
     char *content_type;
     char *location;         /* NULL: no Location header */
     char *allow;            /* NULL: no Allow header (a 405 names the method) */
+    int out_of_memory;      /* building the answer ran out of memory: the
+                             * server sends SBX_PROV_OUT_OF_MEMORY_BODY instead */
 } sbx_prov_reply;
 
+/* The status and body of an answer whose building ran out of memory (a
+ * static text: sending it allocates nothing of ours). */
+#define SBX_PROV_OUT_OF_MEMORY_STATUS 503
+#define SBX_PROV_OUT_OF_MEMORY_BODY "{\"detail\":\"out of memory\"}"
+
+/* Make the reply the out-of-memory answer (what it held is released). */
+void sbx_prov_reply_out_of_memory(sbx_prov_reply *reply);
+
 /* Answer `status` with `body` (copied; NULL is empty) and `content_type`
- * (copied; NULL for none).  Replaces what the reply held. */
+ * (copied; NULL for none).  Replaces what the reply held; the
+ * out-of-memory answer when the copies cannot be made. */
 void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *body,
                          const char *content_type);
 

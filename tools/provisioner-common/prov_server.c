@@ -36,7 +36,12 @@ typedef struct request_state {
     size_t body_len;
     size_t capacity;
     int too_large;
+    int out_of_memory;          /* the body could not be kept: answer 503 */
 } request_state;
+
+/* The state of a request for which none could be allocated: it is read
+ * to its end and answered 503, like one whose body could not be kept. */
+static request_state no_memory_state = {.out_of_memory = 1};
 
 typedef struct truncated_body {
     char *data;
@@ -65,7 +70,12 @@ char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
         snprintf(why, why_len, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    char *text = sbx_prov_xmalloc(MAX_PEM_BYTES + 1);
+    char *text = sbx_prov_malloc(MAX_PEM_BYTES + 1);
+    if (text == NULL) {
+        fclose(f);
+        snprintf(why, why_len, "%s: out of memory", path);
+        return NULL;
+    }
     size_t len = fread(text, 1, MAX_PEM_BYTES + 1, f);
     int failed = ferror(f) || len == 0 || len > MAX_PEM_BYTES;
     fclose(f);
@@ -81,6 +91,8 @@ char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
 
 static void append_body(request_state *rs, size_t limit, const char *data, size_t len)
 {
+    if (rs->out_of_memory)
+        return;
     if (rs->too_large || len > limit - rs->body_len) {
         rs->too_large = 1;
         return;
@@ -89,7 +101,11 @@ static void append_body(request_state *rs, size_t limit, const char *data, size_
         size_t capacity = rs->capacity == 0 ? 1024 : rs->capacity;
         while (capacity < rs->body_len + len + 1)
             capacity *= 2;
-        char *grown = sbx_prov_xmalloc(capacity);
+        char *grown = sbx_prov_malloc(capacity);
+        if (grown == NULL) {
+            rs->out_of_memory = 1;
+            return;
+        }
         if (rs->body_len > 0)
             memcpy(grown, rs->body, rs->body_len);
         free(rs->body);
@@ -137,25 +153,44 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *r
     struct MHD_Response *response = NULL;
     if (reply->kind == SBX_PROV_REPLY_DROP)
         return MHD_NO;   /* MHD closes the socket without a byte of answer */
-    if (reply->kind == SBX_PROV_REPLY_TRUNCATE) {
-        truncated_body *t = sbx_prov_xmalloc(sizeof *t);
-        t->data = sbx_prov_xmemdup(reply->body, reply->body_len);
-        t->len = reply->body_len;
-        response = MHD_create_response_from_callback(
-            reply->body_len + TRUNCATE_MISSING_BYTES, 1024, truncated_reader, t,
-            truncated_free);
-    } else {
+    if (reply->kind == SBX_PROV_REPLY_TRUNCATE && !reply->out_of_memory) {
+        truncated_body *t = sbx_prov_malloc(sizeof *t);
+        char *data = t != NULL ? sbx_prov_memdup(reply->body, reply->body_len) : NULL;
+        if (data == NULL) {
+            free(t);
+            sbx_prov_reply_out_of_memory(reply);
+        } else {
+            *t = (truncated_body){data, reply->body_len};
+            response = MHD_create_response_from_callback(
+                reply->body_len + TRUNCATE_MISSING_BYTES, 1024, truncated_reader, t,
+                truncated_free);
+        }
+    }
+    if (reply->out_of_memory) {
+        static const char no_memory[] = SBX_PROV_OUT_OF_MEMORY_BODY;
+        response = MHD_create_response_from_buffer(sizeof no_memory - 1, (void *)no_memory,
+                                                   MHD_RESPMEM_PERSISTENT);
+        reply->status = SBX_PROV_OUT_OF_MEMORY_STATUS;
+    } else if (response == NULL) {
         response = MHD_create_response_from_buffer(reply->body_len, reply->body,
                                                    MHD_RESPMEM_MUST_COPY);
     }
     if (response == NULL)
         return MHD_NO;
-    if (reply->content_type != NULL)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, reply->content_type);
-    if (reply->location != NULL)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, reply->location);
-    if (reply->allow != NULL)
-        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, reply->allow);
+    const char *content_type = reply->out_of_memory ? "application/json" : reply->content_type;
+    /* An answer whose headers libmicrohttpd could not keep (out of memory)
+     * is not sent half-labelled: the connection is closed instead. */
+    if ((content_type != NULL &&
+         MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type) ==
+             MHD_NO) ||
+        (reply->location != NULL &&
+         MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, reply->location) ==
+             MHD_NO) ||
+        (reply->allow != NULL &&
+         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, reply->allow) == MHD_NO)) {
+        MHD_destroy_response(response);
+        return MHD_NO;
+    }
     enum MHD_Result queued = MHD_queue_response(conn, reply->status, response);
     MHD_destroy_response(response);
     return queued;
@@ -190,18 +225,25 @@ static int redirect_slashes(const sbx_prov_server *server, struct MHD_Connection
         return 0;
     while (len > 0 && path[len - 1] == '/')
         len--;
-    char *stripped = sbx_prov_xmemdup(path, len);
+    char *stripped = sbx_prov_memdup(path, len);
+    if (stripped == NULL) {
+        sbx_prov_reply_out_of_memory(reply);
+        return 1;
+    }
     sbx_prov_match m;
     sbx_prov_route_match(method, stripped, &m);
     int redirect = route_enabled(server, m.route != SBX_PROV_ROUTE_NONE ? m.route : m.path_route);
     if (redirect) {
         const char *host = header(conn, MHD_HTTP_HEADER_HOST);
         size_t size = len + (host != NULL ? strlen(host) : 0) + 16;
-        char *location = sbx_prov_xmalloc(size);
-        snprintf(location, size, "%s://%s%s", server->tls ? "https" : "http",
-                 host != NULL ? host : "127.0.0.1", stripped);
+        char *location = sbx_prov_malloc(size);
+        if (location != NULL)
+            snprintf(location, size, "%s://%s%s", server->tls ? "https" : "http",
+                     host != NULL ? host : "127.0.0.1", stripped);
         sbx_prov_reply_text(reply, 307, NULL, NULL);
         reply->location = location;
+        if (location == NULL)
+            sbx_prov_reply_out_of_memory(reply);
     }
     free(stripped);
     return redirect;
@@ -229,7 +271,9 @@ static void answer_protocol(sbx_prov_server *server, struct MHD_Connection *conn
     }
     if (m.route == SBX_PROV_ROUTE_NONE) {
         sbx_prov_reply_detail(reply, 405, "Method Not Allowed");
-        reply->allow = sbx_prov_xstrdup(sbx_prov_route_method(m.path_route));
+        reply->allow = sbx_prov_strdup(sbx_prov_route_method(m.path_route));
+        if (reply->allow == NULL)
+            sbx_prov_reply_out_of_memory(reply);
         return;
     }
     h->answer(h->ctx, req, m.route, m.id, reply);
@@ -251,9 +295,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     sbx_prov_server *server = cls;
     request_state *rs = *con_cls;
     if (rs == NULL) {
-        rs = sbx_prov_xmalloc(sizeof *rs);
-        memset(rs, 0, sizeof *rs);
-        *con_cls = rs;
+        rs = sbx_prov_malloc(sizeof *rs);
+        if (rs != NULL)
+            memset(rs, 0, sizeof *rs);
+        *con_cls = rs != NULL ? rs : &no_memory_state;
         begin_request(server);
         return MHD_YES;
     }
@@ -274,7 +319,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     };
     sbx_prov_reply reply = {.status = 200};
     const sbx_prov_handlers *h = &server->handlers;
-    if (rs->too_large)
+    if (rs->out_of_memory)
+        sbx_prov_reply_out_of_memory(&reply);
+    else if (rs->too_large)
         sbx_prov_reply_detail(&reply, 413, "request body too large");
     else if (h->outside == NULL || !h->outside(h->ctx, &req, &reply))
         answer_protocol(server, conn, &req, &reply);
@@ -298,8 +345,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     request_state *rs = *con_cls;
     if (rs == NULL)
         return;
-    free(rs->body);
-    free(rs);
+    if (rs != &no_memory_state) {
+        free(rs->body);
+        free(rs);
+    }
     *con_cls = NULL;
     pthread_mutex_lock(&server->lock);
     server->in_flight--;
@@ -347,7 +396,11 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
         snprintf(why, why_len, "'%s' is not a numeric IPv4 or IPv6 address", options->address);
         return NULL;
     }
-    sbx_prov_server *server = sbx_prov_xmalloc(sizeof *server);
+    sbx_prov_server *server = sbx_prov_malloc(sizeof *server);
+    if (server == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
     memset(server, 0, sizeof *server);
     server->options = *options;
     server->handlers = *handlers;

@@ -5,7 +5,8 @@
 
 #include "tools/provisioner-emu/emu_api.h"
 
-#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-emu/emu_alloc.h"
+
 #include "tools/provisioner-common/prov_answers.h"
 #include "tools/provisioner-common/prov_create.h"
 #include "tools/provisioner-common/prov_mounts.h"
@@ -37,7 +38,7 @@ static char *pod_phase(sbx_emu_context *ctx, const char *id)
     sbx_emu_pod pod;
     char reason[SBX_EMU_REASON_MAX];
     if (sbx_emu_store_read_pod(ctx->store, id, &pod, reason) != 0)
-        return sbx_prov_xstrdup(SBX_PROV_PHASE_NOT_FOUND);
+        return sbx_emu_xstrdup(SBX_PROV_PHASE_NOT_FOUND, "a Pod phase");
     char *phase = pod.phase;
     pod.phase = NULL;
     sbx_emu_pod_clear(&pod);

@@ -4,7 +4,7 @@
 
 #include "tools/provisioner-emu/emu_faults.h"
 
-#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-emu/emu_alloc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,7 +34,7 @@ struct sbx_emu_faults {
 
 sbx_emu_faults *sbx_emu_faults_new(void)
 {
-    sbx_emu_faults *faults = sbx_prov_xmalloc(sizeof *faults);
+    sbx_emu_faults *faults = sbx_emu_xmalloc(sizeof *faults, "the fault queues");
     memset(faults, 0, sizeof *faults);
     pthread_mutex_init(&faults->lock, NULL);
     pthread_condattr_t attr;
@@ -145,7 +145,7 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
     if (has < 0)
         return "body must be a string";
     if (has > 0)
-        out->body = sbx_prov_xstrdup(json_object_get_string(value));
+        out->body = sbx_emu_xstrdup(json_object_get_string(value), "a fault's body");
 
     has = optional_member(spec, "content_type", json_type_string, &value);
     if (has < 0) {
@@ -153,7 +153,8 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
         return "content_type must be a string";
     }
     if (has > 0)
-        out->content_type = sbx_prov_xstrdup(json_object_get_string(value));
+        out->content_type =
+            sbx_emu_xstrdup(json_object_get_string(value), "a fault's content type");
 
     has = optional_member(spec, "location", json_type_string, &value);
     if (has < 0) {
@@ -161,13 +162,13 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
         return "location must be a string";
     }
     if (has > 0)
-        out->location = sbx_prov_xstrdup(json_object_get_string(value));
+        out->location = sbx_emu_xstrdup(json_object_get_string(value), "a fault's location");
     return NULL;
 }
 
 int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *fault)
 {
-    fault_node *node = sbx_prov_xmalloc(sizeof *node);
+    fault_node *node = sbx_emu_xmalloc(sizeof *node, "a queued fault");
     node->fault = *fault;
     node->next = NULL;
     memset(fault, 0, sizeof *fault);
@@ -192,9 +193,9 @@ void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_f
     fault_node *node = faults->head[route];
     if (node != NULL) {
         *out = node->fault;
-        out->body = sbx_prov_xstrdup(node->fault.body);
-        out->content_type = sbx_prov_xstrdup(node->fault.content_type);
-        out->location = sbx_prov_xstrdup(node->fault.location);
+        out->body = sbx_emu_xstrdup(node->fault.body, "a fault's body");
+        out->content_type = sbx_emu_xstrdup(node->fault.content_type, "a fault's content type");
+        out->location = sbx_emu_xstrdup(node->fault.location, "a fault's location");
         if (node->fault.times > 0 && --node->fault.times == 0) {
             faults->head[route] = node->next;
             sbx_emu_fault_clear(&node->fault);

@@ -3,7 +3,7 @@
 
 #include "tools/provisioner-emu/emu_request_log.h"
 
-#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-emu/emu_alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ struct sbx_emu_request_log {
 
 sbx_emu_request_log *sbx_emu_request_log_new(void)
 {
-    sbx_emu_request_log *log = sbx_prov_xmalloc(sizeof *log);
+    sbx_emu_request_log *log = sbx_emu_xmalloc(sizeof *log, "the request log");
     pthread_mutex_init(&log->lock, NULL);
     log->entries = json_object_new_array();
     return log;

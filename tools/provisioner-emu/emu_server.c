@@ -5,7 +5,8 @@
 
 #include "tools/provisioner-emu/emu_server.h"
 
-#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-emu/emu_alloc.h"
+
 #include "tools/provisioner-common/prov_server.h"
 #include "tools/provisioner-emu/emu_api.h"
 #include "tools/provisioner-emu/emu_control.h"
@@ -129,7 +130,7 @@ sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
         sbx_prov_server_start(&options, &handlers, bound_port, why, why_len);
     if (server == NULL)
         return NULL;
-    sbx_emu_server *emu = sbx_prov_xmalloc(sizeof *emu);
+    sbx_emu_server *emu = sbx_emu_xmalloc(sizeof *emu, "the server");
     emu->server = server;
     emu->ctx = ctx;
     return emu;

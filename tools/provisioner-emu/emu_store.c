@@ -7,7 +7,7 @@
 
 #include "tools/provisioner-emu/emu_store.h"
 
-#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-emu/emu_alloc.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -98,11 +98,11 @@ static const char *reason_phrase(int status)
 
 sbx_emu_store *sbx_emu_store_new(const char *node_host, const char *phase, long pending_ms)
 {
-    sbx_emu_store *store = sbx_prov_xmalloc(sizeof *store);
+    sbx_emu_store *store = sbx_emu_xmalloc(sizeof *store, "the store");
     memset(store, 0, sizeof *store);
     pthread_mutex_init(&store->lock, NULL);
-    store->node_host = sbx_prov_xstrdup(node_host);
-    store->phase = sbx_prov_xstrdup(phase);
+    store->node_host = sbx_emu_xstrdup(node_host, "the node host");
+    store->phase = sbx_emu_xstrdup(phase, "the Pod phase");
     store->pending_ms = pending_ms;
     store->next_port = FIRST_NODE_PORT;
     return store;
@@ -175,7 +175,7 @@ void sbx_emu_store_inject(sbx_emu_store *store, sbx_emu_kube_op op, int status,
         f->times = times;
         snprintf(f->reason, sizeof f->reason, "%s",
                  reason != NULL ? reason : reason_phrase(status));
-        f->only_id = sbx_prov_xstrdup(sandbox_id);
+        f->only_id = sbx_emu_xstrdup(sandbox_id, "an injected failure's sandbox id");
     }
     pthread_mutex_unlock(&store->lock);
 }
@@ -225,7 +225,7 @@ static void reindex_locked(sbx_emu_store *store)
         want *= 2;
     if (want != store->slot_count) {
         free(store->slots);
-        store->slots = sbx_prov_xmalloc(want * sizeof *store->slots);
+        store->slots = sbx_emu_xmalloc(want * sizeof *store->slots, "the sandbox index");
         store->slot_count = want;
     }
     memset(store->slots, 0, want * sizeof *store->slots);
@@ -249,7 +249,7 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
     int grew = 0;
     if (store->count == store->capacity) {
         size_t capacity = store->capacity == 0 ? 16 : store->capacity * 2;
-        store_entry *grown = sbx_prov_xmalloc(capacity * sizeof *grown);
+        store_entry *grown = sbx_emu_xmalloc(capacity * sizeof *grown, "the sandbox table");
         if (store->count > 0)
             memcpy(grown, store->entries, store->count * sizeof *grown);
         free(store->entries);
@@ -259,7 +259,7 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
     }
     entry = &store->entries[store->count++];
     memset(entry, 0, sizeof *entry);
-    entry->id = sbx_prov_xstrdup(id);
+    entry->id = sbx_emu_xstrdup(id, "a sandbox id");
     if (grew || store->slots == NULL)
         reindex_locked(store);
     else
@@ -282,17 +282,17 @@ static void forget_if_empty_locked(sbx_emu_store *store, store_entry *entry)
 static char *phase_locked(const sbx_emu_store *store, const store_entry *entry)
 {
     if (entry->pod.phase != NULL)
-        return sbx_prov_xstrdup(entry->pod.phase);
+        return sbx_emu_xstrdup(entry->pod.phase, "a Pod phase");
     if (now_ms() - entry->pod_created_ms < store->pending_ms)
-        return sbx_prov_xstrdup("Pending");
-    return sbx_prov_xstrdup(store->phase);
+        return sbx_emu_xstrdup("Pending", "a Pod phase");
+    return sbx_emu_xstrdup(store->phase, "a Pod phase");
 }
 
 static char *url_locked(const sbx_emu_store *store, const store_entry *entry)
 {
     char url[512];
     snprintf(url, sizeof url, "http://%s:%d", store->node_host, entry->node_port);
-    return sbx_prov_xstrdup(url);
+    return sbx_emu_xstrdup(url, "a Service URL");
 }
 
 int sbx_emu_store_read_namespace(sbx_emu_store *store, char *reason)
@@ -313,9 +313,9 @@ int sbx_emu_store_read_pod(sbx_emu_store *store, const char *id, sbx_emu_pod *ou
     if (status == 0 && (entry == NULL || !entry->has_pod))
         status = 404;
     if (status == 0) {
-        out->user_id = sbx_prov_xstrdup(entry->pod.user_id);
-        out->thread_id = sbx_prov_xstrdup(entry->pod.thread_id);
-        out->mounts = sbx_prov_xstrdup(entry->pod.mounts);
+        out->user_id = sbx_emu_xstrdup(entry->pod.user_id, "a Pod's user id");
+        out->thread_id = sbx_emu_xstrdup(entry->pod.thread_id, "a Pod's thread id");
+        out->mounts = sbx_emu_xstrdup(entry->pod.mounts, "a Pod's mounts");
         out->contract_version = entry->pod.contract_version;
         out->phase = phase_locked(store, entry);
         memcpy(out->uid, entry->pod.uid, sizeof out->uid);
@@ -347,13 +347,13 @@ int sbx_emu_store_list_services(sbx_emu_store *store, sbx_emu_listed **out, size
     pthread_mutex_lock(&store->lock);
     int status = failure_locked(store, SBX_EMU_KUBE_LIST_SERVICES, NULL, reason);
     if (status == 0 && store->count > 0) {
-        *out = sbx_prov_xmalloc(store->count * sizeof **out);
+        *out = sbx_emu_xmalloc(store->count * sizeof **out, "the Service list");
         for (size_t i = 0; i < store->count; i++) {
             const store_entry *entry = &store->entries[i];
             if (!entry->has_service)
                 continue;
             sbx_emu_listed *item = &(*out)[(*count)++];
-            item->sandbox_id = sbx_prov_xstrdup(entry->id);
+            item->sandbox_id = sbx_emu_xstrdup(entry->id, "a listed sandbox id");
             item->url = url_locked(store, entry);
             item->verbatim = NULL;
             if (entry->verbatim != NULL)
@@ -386,9 +386,9 @@ int sbx_emu_store_create_pod(sbx_emu_store *store, const char *id, const sbx_emu
             snprintf(reason, SBX_EMU_REASON_MAX, "%s", reason_phrase(409));
         } else {
             entry->has_pod = 1;
-            entry->pod.user_id = sbx_prov_xstrdup(pod->user_id);
-            entry->pod.thread_id = sbx_prov_xstrdup(pod->thread_id);
-            entry->pod.mounts = sbx_prov_xstrdup(pod->mounts);
+            entry->pod.user_id = sbx_emu_xstrdup(pod->user_id, "a Pod's user id");
+            entry->pod.thread_id = sbx_emu_xstrdup(pod->thread_id, "a Pod's thread id");
+            entry->pod.mounts = sbx_emu_xstrdup(pod->mounts, "a Pod's mounts");
             entry->pod.contract_version = pod->contract_version;
             entry->pod.phase = NULL;
             sbx_emu_uid_generate(entry->pod.uid);
@@ -493,7 +493,7 @@ int sbx_emu_store_set_phase(sbx_emu_store *store, const char *id, const char *ph
     int found = entry != NULL && entry->has_pod;
     if (found) {
         free(entry->pod.phase);
-        entry->pod.phase = sbx_prov_xstrdup(phase);
+        entry->pod.phase = sbx_emu_xstrdup(phase, "a Pod phase");
     }
     pthread_mutex_unlock(&store->lock);
     return found;

@@ -1,6 +1,7 @@
 # sbx-provisioner-emu: the provisioner emulator tests and demos run against
 # (docs/emulator.md), on the shared provisioner server and answers
-# (tools/provisioner-common).  One file per responsibility: CLI, the
+# (tools/provisioner-common).  One file per responsibility: CLI, allocation
+# that exits on exhaustion (a test program may; the shared code may not), the
 # server's hooks, /api routes, the emulated cluster (Pods, Services,
 # Kubernetes failures), faults/holds/counters, request log, control API.
 include $(srcdir)/tools/provisioner-common/local.mk
@@ -8,6 +9,7 @@ include $(srcdir)/tools/provisioner-common/local.mk
 bin_PROGRAMS += tools/provisioner-emu/sbx-provisioner-emu
 tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/main.c \
+	tools/provisioner-emu/emu_alloc.c tools/provisioner-emu/emu_alloc.h \
 	tools/provisioner-emu/emu_api.c tools/provisioner-emu/emu_api.h \
 	tools/provisioner-emu/emu_context.h \
 	tools/provisioner-emu/emu_contract.c tools/provisioner-emu/emu_contract.h \
