@@ -515,7 +515,9 @@ static int metadata_entry_id(const char *name, char *id, size_t size)
 }
 
 /* Add sandbox `id` to `list` when it runs; unreadable entries are skipped
- * with a warning, entries that vanish meanwhile silently. */
+ * with a warning, entries that vanish meanwhile silently.  A record that
+ * could not be read for want of memory or I/O (internal) fails the list:
+ * a list that leaves out a live sandbox makes clients forget it. */
 static sbx_status list_one(sbx_backend_instance *inst, const char *id,
                            common_list_answer *list, sbx_error *err)
 {
@@ -530,6 +532,9 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
     if (local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
         return SBX_OK;
     sbx_status st = load_complete(&paths, id, &meta, &entry_err);
+    if (st == SBX_ERR_INTERNAL)
+        return sbx_backend_error_set(err, st, "cannot list sandbox %s: %s", id,
+                                     entry_err.message);
     if (st != SBX_OK) {
         if (st != SBX_ERR_NOT_FOUND)
             LOCAL_LOG(inst, SBX_LOG_WARN, "skipping sandbox %s: %s", id, entry_err.message);

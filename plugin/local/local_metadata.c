@@ -155,6 +155,10 @@ typedef struct bad_field {
     const char *why;
 } bad_field;
 
+/* The `why` of a field that could not be copied: the record is fine, the
+ * process is out of memory (internal, not protocol). */
+static const char copy_failed[] = "cannot be copied (out of memory)";
+
 static int refuse(bad_field *bad, const char *key, const char *why)
 {
     bad->key = key;
@@ -180,7 +184,7 @@ static int take_string(json_object *o, const char *key, char **dst, bad_field *b
     if (!common_text_is_clean(text, len))
         return refuse(bad, key, "is not valid UTF-8");
     *dst = strdup(text);
-    return *dst != NULL || refuse(bad, key, "cannot be copied (out of memory)");
+    return *dst != NULL || refuse(bad, key, copy_failed);
 }
 
 /* Read an optional integer member in [0, max] into *dst (0 when absent or
@@ -262,9 +266,9 @@ sbx_status local_metadata_read(const char *path, local_metadata *meta,
     if (bad.key == NULL)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s: it %s",
                                      path, bad.why);
-    return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                 "unreadable sandbox metadata in %s: field '%s' %s", path, bad.key,
-                                 bad.why);
+    sbx_status kind = bad.why == copy_failed ? SBX_ERR_INTERNAL : SBX_ERR_PROTOCOL;
+    return sbx_backend_error_set(err, kind, "unreadable sandbox metadata in %s: field '%s' %s",
+                                 path, bad.key, bad.why);
 }
 
 void local_metadata_clear(local_metadata *meta)
