@@ -1,11 +1,14 @@
 /* The counting allocator of fail_alloc.h: the C library's allocator behind
- * a per-thread countdown that only sbx code's requests decrement. */
+ * a per-thread countdown that only sbx code's requests decrement, or a
+ * process-wide one that the program's own and libmicrohttpd's do too. */
 #include <config.h>
 
 #include "tests/alloc-fail/fail_alloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,15 @@ static _Thread_local int deciding;
 static _Thread_local unsigned long fail_at;
 static _Thread_local unsigned long seen;
 
+/* The process-wide countdown.  fail_at is set before armed (and armed
+ * cleared before it is read back), so a thread that sees armed sees its
+ * target; program_base is where the executable is mapped. */
+static atomic_int process_armed;
+static atomic_ulong process_fail_at;
+static atomic_ulong process_seen;
+static const void *program_base;
+static pthread_once_t process_once = PTHREAD_ONCE_INIT;
+
 void sbx_fail_alloc_arm(unsigned long nth)
 {
     seen = 0;
@@ -35,29 +47,64 @@ unsigned long sbx_fail_alloc_disarm(void)
     return seen;
 }
 
-/* 1 when code at `caller` belongs to sbx: the host library or a module. */
-static int is_sbx_code(const void *caller)
+static void disarm_in_child(void)
+{
+    atomic_store(&process_armed, 0);
+}
+
+static void process_setup(void)
+{
+    /* The object that holds this file's data is the one it is linked into. */
+    Dl_info info;
+    if (dladdr(&process_once, &info) != 0)
+        program_base = info.dli_fbase;
+    /* A forked child (a backend's sandbox process) is not the server. */
+    pthread_atfork(NULL, NULL, disarm_in_child);
+}
+
+void sbx_fail_alloc_arm_process(unsigned long nth)
+{
+    pthread_once(&process_once, process_setup);
+    atomic_store(&process_seen, 0);
+    atomic_store(&process_fail_at, nth);
+    atomic_store(&process_armed, 1);
+}
+
+unsigned long sbx_fail_alloc_disarm_process(void)
+{
+    atomic_store(&process_armed, 0);
+    return atomic_load(&process_seen);
+}
+
+/* 1 when code at `caller` counts: sbx code (the host library or a module)
+ * and, for the process-wide count (`whole_program`), the executable and
+ * libmicrohttpd. */
+static int is_counted_code(const void *caller, int whole_program)
 {
     Dl_info info;
     if (dladdr(caller, &info) == 0 || info.dli_fname == NULL)
         return 0;
+    if (whole_program && info.dli_fbase == program_base)
+        return 1;
     const char *base = strrchr(info.dli_fname, '/');
     base = base != NULL ? base + 1 : info.dli_fname;
-    return strncmp(base, "libsbx-host", 11) == 0 || strncmp(base, "sbx-", 4) == 0;
+    return strncmp(base, "libsbx-host", 11) == 0 || strncmp(base, "sbx-", 4) == 0 ||
+           (whole_program && strncmp(base, "libmicrohttpd", 13) == 0);
 }
 
 /* Decide for one request from `caller`: 1 when it must fail. */
 static int should_fail(const void *caller)
 {
-    if (!armed || deciding)
+    int whole_program = !armed && atomic_load(&process_armed);
+    if ((!armed && !whole_program) || deciding)
         return 0;
     deciding = 1;
-    int ours = is_sbx_code(caller);
+    int ours = is_counted_code(caller, whole_program);
     deciding = 0;
     if (!ours)
         return 0;
-    seen++;
-    if (seen == fail_at) {
+    unsigned long count = whole_program ? atomic_fetch_add(&process_seen, 1) + 1 : ++seen;
+    if (count == (whole_program ? atomic_load(&process_fail_at) : fail_at)) {
         errno = ENOMEM;
         return 1;
     }

@@ -11,6 +11,10 @@
  * allocations of other code (libcurl, json-c, libc, the test itself) and of
  * other threads pass through uncounted.
  *
+ * A server under test counts process-wide instead (sbx_fail_alloc_arm_process,
+ * driven from outside by fail_alloc_control.c): its requests are served on
+ * threads the test does not own.
+ *
  * Not for sanitizer builds: ASan replaces the allocator itself.
  */
 #ifndef SBX_TEST_FAIL_ALLOC_H
@@ -23,5 +27,17 @@ void sbx_fail_alloc_arm(unsigned long nth);
 /* Stop counting on the calling thread.  Returns how many sbx allocations
  * were asked for since sbx_fail_alloc_arm (the failed one included). */
 unsigned long sbx_fail_alloc_disarm(void);
+
+/* Start counting on every thread of the process: the `nth` allocation
+ * from now on fails.  Counted are the requests of sbx code as above, and
+ * of the program itself (the code linked into the executable: a server's
+ * own and its static libraries) and of libmicrohttpd; those of json-c,
+ * libc and other libraries pass through.  A child forked while armed
+ * starts disarmed.  Thread-safe. */
+void sbx_fail_alloc_arm_process(unsigned long nth);
+
+/* Stop counting process-wide.  Returns how many allocations were counted
+ * since sbx_fail_alloc_arm_process (the failed one included). */
+unsigned long sbx_fail_alloc_disarm_process(void);
 
 #endif /* SBX_TEST_FAIL_ALLOC_H */

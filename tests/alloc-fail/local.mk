@@ -1,12 +1,31 @@
 # Allocation-failure injection (tests/alloc-fail/fail_alloc.h): the remote
 # backend's operations with the 1st, 2nd, ... allocation of sbx code
-# failing, against the emulator.  Not in sanitizer builds: ASan brings its
-# own allocator, which the injecting one would bypass.
+# failing, against the emulator; and sbx-provisiond's requests with the
+# 1st, 2nd, ... allocation failing on any of its threads, through a test
+# build of the daemon armed over a control channel (fail_alloc_control.c).
+# Not in sanitizer builds: ASan brings its own allocator, which the
+# injecting one would bypass (there the daemon's suite says so and skips).
 if !SANITIZERS
-check_PROGRAMS += tests/alloc-fail/test_alloc_failures
+check_PROGRAMS += tests/alloc-fail/test_alloc_failures tests/alloc-fail/sbx-provisiond-failalloc
 TESTS += tests/alloc-fail/test_alloc_failures
 endif
 tests_alloc_fail_test_alloc_failures_SOURCES = tests/alloc-fail/test_alloc_failures.c \
 	tests/alloc-fail/fail_alloc.c tests/alloc-fail/fail_alloc.h
 tests_alloc_fail_test_alloc_failures_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_alloc_fail_test_alloc_failures_LDADD = $(SBX_TEST_LIBS)
+
+tests_alloc_fail_sbx_provisiond_failalloc_SOURCES = $(tools_provisiond_sbx_provisiond_SOURCES) \
+	tests/alloc-fail/fail_alloc.c tests/alloc-fail/fail_alloc.h \
+	tests/alloc-fail/fail_alloc_control.c
+tests_alloc_fail_sbx_provisiond_failalloc_CFLAGS = $(tools_provisiond_sbx_provisiond_CFLAGS)
+tests_alloc_fail_sbx_provisiond_failalloc_LDADD = $(tools_provisiond_sbx_provisiond_LDADD)
+
+check_PROGRAMS += tests/alloc-fail/test_provisiond_oom
+TESTS += tests/alloc-fail/test_provisiond_oom
+tests_alloc_fail_test_provisiond_oom_SOURCES = tests/alloc-fail/test_provisiond_oom.c \
+	$(SBX_PROVD_TEST_SUPPORT)
+tests_alloc_fail_test_provisiond_oom_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+if SANITIZERS
+tests_alloc_fail_test_provisiond_oom_CFLAGS += -DSBX_FAIL_ALLOC_UNAVAILABLE
+endif
+tests_alloc_fail_test_provisiond_oom_LDADD = $(SBX_TEST_LIBS) -lpthread
