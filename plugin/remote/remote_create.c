@@ -10,6 +10,7 @@
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/backend_support.h>
 
@@ -17,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What a failed create's errors begin with (the reference client's words). */
+#define CREATE_FAILED "Provisioner create failed for "
 
 /* The mount the provisioner replaces with its own lark-cli runtime. */
 #define LARK_RUNTIME_MOUNT "/mnt/integrations/lark-cli/runtime"
@@ -109,10 +113,9 @@ sbx_status remote_check_upload_conversions(const sbx_create_request *req,
                          "host path";
         }
         if (broken != NULL)
-            return sbx_backend_error_set(err, SBX_ERR_USAGE,
-                                         "create request for %s: the upload conversions mount (%s) %s",
-                                         req->sandbox_id, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH,
-                                         broken);
+            return sbx_backend_error_set(
+                err, SBX_ERR_USAGE, "create request for %s: the upload conversions mount (%s) %s",
+                req->sandbox_id, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH, broken);
     }
     return SBX_OK;
 }
@@ -205,7 +208,8 @@ static sbx_status check_request(const sbx_create_request *req, const char **user
         return st;
     *user = common_create_request_user(req);
     if (req->extra_mount_count > 0 && req->extra_mounts == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_USAGE, "create request for %s: extra_mounts is NULL",
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "create request for %s: extra_mounts is NULL",
                                      req->sandbox_id);
     for (size_t i = 0; i < req->extra_mount_count; i++)
         if (req->extra_mounts[i].host_path == NULL ||
@@ -249,22 +253,34 @@ static int is_contract_conflict(const common_http_response *resp, int *expected,
     return match;
 }
 
+/* One create call after its checks: what posting it and judging the
+ * answer need.  Borrowed pointers, valid for the call. */
+typedef struct create_call {
+    sbx_backend_instance *inst;
+    const sbx_create_request *req;
+    const char *user;       /* the effective user */
+    int frozen;             /* the mount contract version frozen for the call (rule 3) */
+    const char *what;       /* "Provisioner create failed for ID", prefixing errors */
+} create_call;
+
 /* Rule 5 for frozen >= 1: the answer names the requested user and thread (an
- * anonymous thread may come back as null, absent, or the sandbox id). */
-static sbx_status check_identity(struct json_object *root, const sbx_create_request *req,
-                                 const char *user, sbx_error *err)
+ * anonymous thread may come back as null, absent, or the sandbox id).  Then
+ * the record carries the request's identity: *f's user and thread become
+ * the request's (an anonymous thread NULL), borrowed from it. */
+static sbx_status settle_identity(const create_call *call, remote_fields *f, sbx_error *err)
 {
+    const sbx_create_request *req = call->req;
     char shown[80], wanted[80];
-    const char *got = NULL;
-    if (common_json_get_string(root, "user_id", &got) != COMMON_JSON_OK || strcmp(got, user) != 0)
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "mount contract response for %s names user_id '%s' instead of '%s'",
-                                     req->sandbox_id,
-                                     common_printable(got != NULL ? got : "(none)", shown,
-                                                  sizeof shown),
-                                     user);
-    got = NULL;
-    common_json_field tf = common_json_get_string(root, "thread_id", &got);
+    const char *got = f->state[REMOTE_FIELD_USER] == COMMON_JSON_OK ? f->text[REMOTE_FIELD_USER]
+                                                                     : NULL;
+    if (got == NULL || strcmp(got, call->user) != 0)
+        return sbx_backend_error_set(
+            err, SBX_ERR_PROTOCOL,
+            "mount contract response for %s names user_id '%s' instead of '%s'",
+            req->sandbox_id, common_printable(got != NULL ? got : "(none)", shown, sizeof shown),
+            call->user);
+    common_json_field tf = f->state[REMOTE_FIELD_THREAD];
+    got = f->text[REMOTE_FIELD_THREAD];
     int ok;
     if (req->thread_id == NULL)
         ok = tf == COMMON_JSON_ABSENT || tf == COMMON_JSON_NULL ||
@@ -272,37 +288,41 @@ static sbx_status check_identity(struct json_object *root, const sbx_create_requ
     else
         ok = tf == COMMON_JSON_OK && strcmp(got, req->thread_id) == 0;
     if (!ok)
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "mount contract response for %s names thread_id '%s' instead of '%s'",
-                                     req->sandbox_id,
-                                     common_printable(tf == COMMON_JSON_OK ? got : "(none)", shown,
-                                                  sizeof shown),
-                                     common_printable(req->thread_id != NULL ? req->thread_id
-                                                                         : "(null)",
-                                                  wanted, sizeof wanted));
+        return sbx_backend_error_set(
+            err, SBX_ERR_PROTOCOL,
+            "mount contract response for %s names thread_id '%s' instead of '%s'",
+            req->sandbox_id,
+            common_printable(tf == COMMON_JSON_OK ? got : "(none)", shown, sizeof shown),
+            common_printable(req->thread_id != NULL ? req->thread_id : "(null)", wanted,
+                             sizeof wanted));
+    f->text[REMOTE_FIELD_USER] = call->user;
+    f->text[REMOTE_FIELD_THREAD] = req->thread_id;
     return SBX_OK;
 }
 
-/* Make *sb carry `user` and `thread` (NULL allowed): a record's strings
- * share one allocation, so it is filled anew (sandbox_records.h). */
-static sbx_status set_identity(sbx_sandbox *sb, const char *user, const char *thread,
-                               sbx_error *err)
+/* Read a 2xx answer's sandbox into *sb, checked against the request (rule
+ * 5 when frozen >= 1) before the record is made, and made once. */
+static sbx_status decode_answer(const create_call *call, struct json_object *root,
+                                sbx_sandbox *sb, sbx_error *err)
 {
-    sbx_sandbox renewed;
-    sbx_status st = common_sandbox_record_fill(&renewed, sb->sandbox_id, sb->sandbox_url, user,
-                                               thread, sb->status, sb->mount_contract_version,
-                                               err);
-    if (st == SBX_OK) {
-        common_sandbox_record_clear(sb);
-        *sb = renewed;
-    }
+    remote_fields f;
+    sbx_error cause;
+    sbx_backend_error_clear(&cause);
+    if (remote_read_sandbox(root, &f, &cause) != SBX_OK)
+        return remote_wrap_error(&cause, call->what, err);
+    if (strcmp(f.text[REMOTE_FIELD_ID], call->req->sandbox_id) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "%s: the answer is about another sandbox", call->what);
+    sbx_status st = call->frozen >= 1 ? settle_identity(call, &f, err) : SBX_OK;
+    f.version = call->frozen;
+    if (st == SBX_OK && (st = remote_fields_fill(&f, sb, &cause)) != SBX_OK)
+        remote_wrap_error(&cause, call->what, err);
     return st;
 }
 
 /* Validate a 2xx create answer against the frozen version (rule 5). */
-static sbx_status accept_answer(sbx_backend_instance *inst, const common_http_response *resp,
-                                const sbx_create_request *req, const char *user, int frozen,
-                                const char *what, sbx_sandbox *sb, sbx_error *err)
+static sbx_status accept_answer(const create_call *call, const common_http_response *resp,
+                                sbx_sandbox *sb, sbx_error *err)
 {
     memset(sb, 0, sizeof *sb);
     sb->mount_contract_version = SBX_CONTRACT_NONE;
@@ -310,49 +330,34 @@ static sbx_status accept_answer(sbx_backend_instance *inst, const common_http_re
     struct json_object *root = common_json_parse_ex(resp->body, resp->body_len, &too_deep);
     if (root == NULL || !json_object_is_type(root, json_type_object)) {
         json_object_put(root);
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s", what,
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is %s", call->what,
                                      too_deep ? COMMON_JSON_TOO_DEEP : "not a JSON object");
     }
     int answered = 0;
     common_json_field vf = common_json_get_int(root, "mount_contract_version", &answered);
-    sbx_status st = SBX_OK;
+    sbx_status st;
     /* A null version is an absent one (version 0), as every optional field
      * of an answer; a string or a boolean is a malformed answer. */
     if ((vf != COMMON_JSON_OK && vf != COMMON_JSON_ABSENT && vf != COMMON_JSON_NULL) ||
         answered < 0) {
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "mount contract response for %s has a mount_contract_version "
-                                   "that is not a non-negative integer", req->sandbox_id);
-    } else if (answered != frozen) {
-        remote_contract_cache_mark_stale(&inst->contract);
-        st = contract_changed(err, frozen, answered, (int)resp->status,
-                              "the create answer carries another version", req->sandbox_id);
+                                   "that is not a non-negative integer", call->req->sandbox_id);
+    } else if (answered != call->frozen) {
+        remote_contract_cache_mark_stale(&call->inst->contract);
+        st = contract_changed(err, call->frozen, answered, (int)resp->status,
+                              "the create answer carries another version", call->req->sandbox_id);
     } else {
-        sbx_error cause;
-        sbx_backend_error_clear(&cause);
-        st = remote_decode_sandbox(root, sb, &cause);
-        if (st != SBX_OK)
-            remote_wrap_error(&cause, what, err);
-        else if (strcmp(sb->sandbox_id, req->sandbox_id) != 0)
-            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
-                                       what);
-        else if (frozen >= 1 && (st = check_identity(root, req, user, err)) == SBX_OK) {
-            st = set_identity(sb, user, req->thread_id, err);
-        }
-        if (st == SBX_OK)
-            sb->mount_contract_version = frozen;
+        st = decode_answer(call, root, sb, err);
     }
     json_object_put(root);
-    if (st != SBX_OK)
-        common_sandbox_record_clear(sb);
     return st;
 }
 
-static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_request *req,
-                              const char *user, int frozen, const char *what,
-                              sbx_sandbox *sb, sbx_error *err)
+static sbx_status post_create(const create_call *call, sbx_sandbox *sb, sbx_error *err)
 {
-    char *body = remote_create_body(req, user, frozen,
+    sbx_backend_instance *inst = call->inst;
+    char *body = remote_create_body(call->req, call->user, call->frozen,
                                     (const char *const *)inst->options.forward_mounts,
                                     inst->options.forward_mount_count, err);
     if (body == NULL)
@@ -364,16 +369,16 @@ static sbx_status post_create(sbx_backend_instance *inst, const sbx_create_reque
                                         inst->options.create_timeout_ms, &resp, &cause);
     free(body);
     if (st != SBX_OK)
-        return remote_wrap_error(&cause, what, err);
+        return remote_wrap_error(&cause, call->what, err);
     int expected, actual;
     if (resp.status >= 200 && resp.status < 300) {
-        st = accept_answer(inst, &resp, req, user, frozen, what, sb, err);
+        st = accept_answer(call, &resp, sb, err);
     } else if (is_contract_conflict(&resp, &expected, &actual)) {
         remote_contract_cache_mark_stale(&inst->contract);
         st = contract_changed(err, expected, actual, (int)resp.status,
-                              "the provisioner refused the frozen version", req->sandbox_id);
+                              "the provisioner refused the frozen version", call->req->sandbox_id);
     } else {
-        st = remote_answer_error(inst, &resp, what, err);
+        st = remote_answer_error(inst, &resp, call->what, err);
     }
     common_http_response_clear(&resp);
     return st;
@@ -406,10 +411,10 @@ static sbx_status refuse_isolation(const remote_contract_state *snapshot,
     else
         snprintf(contract, sizeof contract,
                  "version %d, which does not isolate a thread's data", snapshot->version);
-    sbx_backend_error_set(err, SBX_ERR_REFUSED,
-                          "cannot isolate user '%s' for sandbox %s: the provisioner's mount contract "
-                          "is %s, so only the default user may be served", user, req->sandbox_id,
-                          contract);
+    sbx_backend_error_set(
+        err, SBX_ERR_REFUSED,
+        "cannot isolate user '%s' for sandbox %s: the provisioner's mount contract "
+        "is %s, so only the default user may be served", user, req->sandbox_id, contract);
     err->expected_contract = REMOTE_CONTRACT_CURRENT_VERSION;
     err->actual_contract = snapshot->known ? snapshot->version : SBX_CONTRACT_NONE;
     return SBX_ERR_REFUSED;
@@ -445,10 +450,12 @@ sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *r
     if (st != SBX_OK)
         return st;
 
-    char what[160];
-    snprintf(what, sizeof what, "Provisioner create failed for %s", req->sandbox_id);
+    /* The id was checked: a DNS label of at most COMMON_SANDBOX_ID_MAX. */
+    char what[sizeof CREATE_FAILED + COMMON_SANDBOX_ID_MAX];
+    snprintf(what, sizeof what, CREATE_FAILED "%s", req->sandbox_id);
+    const create_call call = { inst, req, user, frozen, what };
     sbx_sandbox sb;
-    st = post_create(inst, req, user, frozen, what, &sb, err);
+    st = post_create(&call, &sb, err);
     if (st != SBX_OK)
         return st;
     REMOTE_LOG(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",

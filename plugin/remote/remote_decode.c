@@ -37,18 +37,27 @@ static remote_problem read_members(struct json_object *object, remote_fields *f)
     return remote_check_fields(f);
 }
 
+sbx_status remote_read_sandbox(struct json_object *object, remote_fields *f, sbx_error *err)
+{
+    remote_problem problem = read_members(object, f);
+    return problem != 0 ? remote_problem_error(problem, err) : SBX_OK;
+}
+
+sbx_status remote_fields_fill(const remote_fields *f, sbx_sandbox *out, sbx_error *err)
+{
+    return common_sandbox_record_fill(out, f->text[REMOTE_FIELD_ID], f->text[REMOTE_FIELD_URL],
+                                      f->text[REMOTE_FIELD_USER], f->text[REMOTE_FIELD_THREAD],
+                                      f->text[REMOTE_FIELD_STATUS], f->version, err);
+}
+
 sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
                                  sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->mount_contract_version = SBX_CONTRACT_NONE;
     remote_fields f;
-    remote_problem problem = read_members(object, &f);
-    if (problem != 0)
-        return remote_problem_error(problem, err);
-    return common_sandbox_record_fill(out, f.text[REMOTE_FIELD_ID], f.text[REMOTE_FIELD_URL],
-                                      f.text[REMOTE_FIELD_USER], f.text[REMOTE_FIELD_THREAD],
-                                      f.text[REMOTE_FIELD_STATUS], f.version, err);
+    sbx_status st = remote_read_sandbox(object, &f, err);
+    return st != SBX_OK ? st : remote_fields_fill(&f, out, err);
 }
 
 sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_fn,

@@ -23,6 +23,17 @@ typedef void (*remote_warn_fn)(void *ctx, const char *message);
 sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
                                  sbx_error *err);
 
+struct remote_fields; /* remote_sandbox_rules.h */
+
+/* The two steps of remote_decode_sandbox, for a caller that checks or
+ * settles members before the record is made (create): read and check the
+ * members of `object` into *f, its strings borrowed from `object`
+ * (SBX_ERR_PROTOCOL naming the field); then fill `out` from *f in one
+ * allocation (SBX_ERR_INTERNAL, `out` left empty). */
+sbx_status remote_read_sandbox(struct json_object *object, struct remote_fields *f,
+                               sbx_error *err);
+sbx_status remote_fields_fill(const struct remote_fields *f, sbx_sandbox *out, sbx_error *err);
+
 /* Decode a list answer.  Unparseable JSON is SBX_ERR_PROTOCOL.  An answer
  * that is not an object, or whose "sandboxes" is not an array, is SBX_OK
  * with no sandboxes and one warning; entries that are not objects or that
