@@ -25,6 +25,7 @@ noinst_LTLIBRARIES += common/libsbx-http.la
 common_libsbx_http_la_SOURCES = \
 	common/http_client.c common/http_client.h \
 	common/net_policy.c common/net_policy.h \
-	common/json_fields.c common/json_fields.h
+	common/json_fields.c common/json_fields.h \
+	common/json_stream.c common/json_stream.h
 common_libsbx_http_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 common_libsbx_http_la_LIBADD = common/libsbx-common.la $(CURL_LIBS) $(JSONC_LIBS)

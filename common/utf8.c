@@ -52,3 +52,28 @@ int common_text_is_clean(const char *text, size_t len)
     }
     return 1;
 }
+
+void common_utf8_scan_bytes(common_utf8_scan *u, const char *bytes, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    for (size_t i = 0; i < len && !u->bad; i++) {
+        unsigned char c = p[i];
+        if (u->need > 0) {
+            u->bad = c < u->lo || c > u->hi;
+            u->lo = 0x80;
+            u->hi = 0xBF;
+            u->need--;
+        } else if (c >= 0x80) {
+            int n = sequence(c, &u->lo, &u->hi);
+            u->bad = n == 0;
+            u->need = (unsigned char)(n > 0 ? n - 1 : 0);
+        } else {
+            u->bad = c == 0;
+        }
+    }
+}
+
+int common_utf8_scan_clean(const common_utf8_scan *u)
+{
+    return !u->bad && u->need == 0;
+}

@@ -20,7 +20,7 @@
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_list_stream.h"
 
-#include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,7 +113,7 @@ static void check_same(const list_outcome *a, const list_outcome *b)
 static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_outcome *o)
 {
     memset(o, 0, sizeof *o);
-    sbx_error_clear(&o->err);
+    sbx_backend_error_clear(&o->err);
     remote_list_stream *s = remote_list_stream_new();
     if (s == NULL)
         abort();
@@ -143,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *body = (const char *)data;
     sbx_error err;
-    sbx_error_clear(&err);
+    sbx_backend_error_clear(&err);
 #if SBX_FUZZ_DECODER == 1
     list_outcome reference, whole, split;
     memset(&reference, 0, sizeof reference);

@@ -7,7 +7,8 @@
  *
  * It gives exactly what remote_decode_list (the json-c decoder, remote_decode.h)
  * gives for the same bytes: the same status and message, the same records,
- * the same warnings in the same order.  So it reads JSON as json-c 0.16's
+ * the same warnings in the same order.  So it reads JSON (through the shared
+ * lexer, common/json_stream.h) as json-c 0.16's
  * default (non-strict) tokener does, extensions included (comments,
  * single-quoted strings, NaN/Infinity, case-insensitive literals, trailing
  * commas, json-c's number forms, lone surrogates read as U+FFFD), with

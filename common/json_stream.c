@@ -1,0 +1,612 @@
+/* The streaming JSON lexer (see json_stream.h).
+ *
+ * A byte-driven state machine that follows json-c 0.16's tokener
+ * (json_tokener.c, non-strict) state for state where the two could part:
+ * what ends a token, which characters it takes, when the depth limit
+ * fires, and when a literal or a number is complete (only at the next
+ * character, which is then read again as the start of what follows).  Each
+ * step reads at least one byte or changes state, and raises at most one
+ * event, which common_json_stream_next hands to the consumer before the
+ * next step. */
+#include <config.h>
+
+#include "common/json_stream.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum lex_state {
+    S_VALUE,       /* before a value (in an array also before its ']') */
+    S_KEY,         /* in an object, before a key or its '}' */
+    S_COLON,       /* after a key */
+    S_AFTER,       /* after a value: ',' or the closer; at the top, the end */
+    S_STRING,      /* in a string or a key */
+    S_ESCAPE,      /* after a backslash */
+    S_UNICODE,     /* in the 4 hex digits of \u */
+    S_LOW_SLASH,   /* after a high surrogate's \uXXXX: a '\' may follow */
+    S_LOW_U,       /* ... then a 'u' */
+    S_NUMBER,
+    S_WORD,        /* true, false, null, NaN, Infinity */
+    S_COMMENT_OPEN,  /* after a '/' */
+    S_COMMENT,       /* in a block comment */
+    S_COMMENT_STAR,  /* after a '*' in a block comment */
+    S_LINE_COMMENT,
+    S_TRAILER,     /* after the value stopped json-c: only isspace() bytes */
+    S_FAILED       /* not JSON (the rest is only counted) */
+} lex_state;
+
+/* The states of strtod's grammar over the bytes a json-c number takes:
+ * -?(digits(.digits*)?|.digits)([eE][+-]?digits)? */
+enum { D_START, D_SIGN, D_INT, D_DOT, D_FRAC, D_E, D_ESIGN, D_EXP, D_DEAD };
+
+/* Where an integer's magnitude saturates: json-c clamps what int64 cannot
+ * hold, so past this nothing a reader can see changes. */
+#define MAGNITUDE_LIMIT ((uint64_t)INT64_MAX + 1)
+
+#define REPLACEMENT_CHARACTER 0xFFFDu
+
+/* ------------------------------------------------------------ buffers */
+
+/* Make room for `more` bytes and a NUL after them. */
+static int reserve(common_json_buffer *b, size_t more)
+{
+    if (b->cap - b->len > more)
+        return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap - b->len <= more) {
+        if (cap > SIZE_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    char *grown = realloc(b->data, cap);
+    if (grown == NULL)
+        return -1;
+    b->data = grown;
+    b->cap = cap;
+    return 0;
+}
+
+int common_json_buffer_append(common_json_buffer *b, const char *bytes, size_t n)
+{
+    if (reserve(b, n) != 0)
+        return -1;
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+    return 0;
+}
+
+int common_json_buffer_terminate(common_json_buffer *b)
+{
+    if (reserve(b, 0) != 0)
+        return -1;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+void common_json_buffer_free(common_json_buffer *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static int is_json_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* What common_json_parse lets follow the value: isspace() in the C locale. */
+static int is_trailing_space(unsigned char c)
+{
+    return is_json_space(c) || c == '\v' || c == '\f';
+}
+
+static unsigned char ascii_lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
+static void fail(common_json_stream *s, int too_deep)
+{
+    s->state = S_FAILED;
+    s->too_deep = too_deep;
+}
+
+static void raise_event(common_json_stream *s, common_json_event event, common_json_kind kind,
+                        const char *at)
+{
+    s->event = event;
+    s->kind = kind;
+    s->at = at;
+}
+
+/* Bytes of the string being read (never a NUL: emit_code_point handles
+ * \u0000): into the key or into the consumer's target. */
+static void emit(common_json_stream *s, const char *bytes, size_t n)
+{
+    if (s->in_key) {
+        if (s->key_cut)
+            return;
+        if (s->check_text)
+            common_utf8_scan_bytes(&s->utf8, bytes, n);
+        size_t room = COMMON_JSON_STREAM_KEY_MAX + 1 - s->key_len;
+        if (n > room)
+            n = room;
+        memcpy(s->key + s->key_len, bytes, n);
+        s->key_len += n;
+        return;
+    }
+    if (s->check_text)
+        common_utf8_scan_bytes(&s->utf8, bytes, n);
+    common_json_buffer *b = s->target;
+    if (b == NULL)
+        return;
+    if (b->cap - b->len > n) {
+        memcpy(b->data + b->len, bytes, n);
+        b->len += n;
+    } else if (common_json_buffer_append(b, bytes, n) != 0) {
+        s->out_of_memory = 1;
+    }
+}
+
+/* A decoded escape's code point.  json-c keeps a key only up to an
+ * escaped NUL; a value keeps the NUL (which makes it unclean text). */
+static void emit_code_point(common_json_stream *s, unsigned cp)
+{
+    char out[4];
+    size_t n;
+    if (s->in_key && (cp == 0 || s->key_cut)) {
+        s->key_cut = 1;
+        return;
+    }
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        out[0] = (char)(0xF0 | (cp >> 18));
+        out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    emit(s, out, n);
+}
+
+/* ------------------------------------------------------------ tokens */
+
+/* The bytes that end a run of plain string bytes: the quote, '\\', NUL. */
+static const unsigned char double_quote_stop[256] = { [0] = 1, ['"'] = 1, ['\\'] = 1 };
+static const unsigned char single_quote_stop[256] = { [0] = 1, ['\''] = 1, ['\\'] = 1 };
+
+static void begin_string(common_json_stream *s, unsigned char quote, int in_key)
+{
+    s->quote = (char)quote;
+    s->in_key = in_key;
+    s->high_surrogate = 0;
+    memset(&s->utf8, 0, sizeof s->utf8);
+    s->state = S_STRING;
+}
+
+/* The value starting with c (already past the depth check). */
+static void begin_value(common_json_stream *s, unsigned char c)
+{
+    s->depth = s->open;
+    switch (c) {
+    case '{':
+    case '[':
+        s->closer[s->open++] = c == '{' ? '}' : ']';
+        s->state = c == '{' ? S_KEY : S_VALUE;
+        raise_event(s, COMMON_JSON_EVENT_BEGIN,
+                    c == '{' ? COMMON_JSON_KIND_OBJECT : COMMON_JSON_KIND_ARRAY, s->pos);
+        return;
+    case '"':
+    case '\'':
+        s->target = NULL;
+        begin_string(s, c, 0);
+        raise_event(s, COMMON_JSON_EVENT_BEGIN, COMMON_JSON_KIND_STRING, s->pos);
+        return;
+    case 't': case 'T': s->word = "true"; s->word_kind = COMMON_JSON_KIND_BOOL; break;
+    case 'f': case 'F': s->word = "false"; s->word_kind = COMMON_JSON_KIND_BOOL; break;
+    case 'n': case 'N': s->word = "null"; s->word_kind = COMMON_JSON_KIND_NULL; break; /* or NaN */
+    case 'i': case 'I': s->word = "infinity"; s->word_kind = COMMON_JSON_KIND_DOUBLE; break;
+    default:
+        if (c != '-' && (c < '0' || c > '9')) {
+            fail(s, 0);
+            return;
+        }
+        s->num_dfa = D_START;
+        s->num_anchor_ok = s->num_double = s->num_exponent = s->num_pos_ok = 0;
+        s->num_neg_ok = 1;
+        s->negative = c == '-';
+        s->num_len = 0;
+        s->magnitude = 0;
+        s->state = S_NUMBER;
+        raise_event(s, COMMON_JSON_EVENT_BEGIN, COMMON_JSON_KIND_SCALAR, s->pos);
+        return;
+    }
+    s->word_len = strlen(s->word);
+    s->word_pos = 1;
+    s->state = S_WORD;
+    raise_event(s, COMMON_JSON_EVENT_BEGIN, COMMON_JSON_KIND_SCALAR, s->pos);
+}
+
+/* A scalar of `kind` is complete; it ended just before `at`. */
+static void end_scalar(common_json_stream *s, common_json_kind kind, const char *at)
+{
+    s->depth = s->open;
+    s->state = S_AFTER;
+    raise_event(s, COMMON_JSON_EVENT_SCALAR, kind, at);
+}
+
+/* The innermost container closes at s->pos. */
+static void close_container(common_json_stream *s)
+{
+    s->depth = --s->open;
+    s->state = S_AFTER;
+    raise_event(s, COMMON_JSON_EVENT_CLOSE, s->closer[s->open] == '}' ? COMMON_JSON_KIND_OBJECT
+                                                                      : COMMON_JSON_KIND_ARRAY,
+                s->pos + 1);
+}
+
+static int strtod_step(int state, unsigned char c)
+{
+    int digit = c >= '0' && c <= '9';
+    switch (state) {
+    case D_START: return c == '-' ? D_SIGN : digit ? D_INT : c == '.' ? D_DOT : D_DEAD;
+    case D_SIGN: return digit ? D_INT : c == '.' ? D_DOT : D_DEAD;
+    case D_INT: return digit ? D_INT : c == '.' ? D_FRAC : (c | 0x20) == 'e' ? D_E : D_DEAD;
+    case D_DOT: return digit ? D_FRAC : D_DEAD;
+    case D_FRAC: return digit ? D_FRAC : (c | 0x20) == 'e' ? D_E : D_DEAD;
+    case D_E: return c == '+' || c == '-' ? D_ESIGN : digit ? D_EXP : D_DEAD;
+    case D_ESIGN:
+    case D_EXP: return digit ? D_EXP : D_DEAD;
+    default: return D_DEAD;
+    }
+}
+
+/* The number ends before c (not taken).  json-c keeps "-" before an 'i' for
+ * -Infinity; a double is what strtod reads whole once trailing [eE+-] are
+ * dropped; an integer is anything but a lone "-". */
+static void end_number(common_json_stream *s, unsigned char c)
+{
+    if (s->negative && s->num_len == 1 && (c == 'i' || c == 'I')) {
+        s->word = "infinity";
+        s->word_len = 8;
+        s->word_pos = 0;
+        s->word_kind = COMMON_JSON_KIND_DOUBLE;
+        s->state = S_WORD;
+        return;
+    }
+    if (s->num_double ? !s->num_anchor_ok : s->negative && s->num_len == 1) {
+        fail(s, 0);
+        return;
+    }
+    end_scalar(s, s->num_double ? COMMON_JSON_KIND_DOUBLE : COMMON_JSON_KIND_INT, s->pos);
+}
+
+/* Read number bytes from s->pos; stops at the first byte json-c does not take. */
+static void read_number(common_json_stream *s)
+{
+    const char *q = s->pos;
+    while (q < s->end) {
+        unsigned char c = (unsigned char)*q;
+        int digit = c >= '0' && c <= '9';
+        if (digit) {
+            unsigned d = c - (unsigned)'0';
+            s->magnitude = s->magnitude > (MAGNITUDE_LIMIT - d) / 10 ? MAGNITUDE_LIMIT
+                                                                       : s->magnitude * 10 + d;
+        } else if (!(((c | 0x20) == 'e' && !s->num_exponent) || (c == '-' && s->num_neg_ok) ||
+                     (c == '+' && s->num_pos_ok) || (c == '.' && !s->num_double))) {
+            s->pos = q;
+            end_number(s, c);
+            return;
+        }
+        s->num_pos_ok = s->num_neg_ok = 0;
+        if (c == '.' || (c | 0x20) == 'e') {
+            s->num_double = 1;
+            s->num_pos_ok = s->num_neg_ok = 1;
+            if (c != '.')
+                s->num_exponent = 1;
+        }
+        s->num_dfa = strtod_step(s->num_dfa, c);
+        if (c != '-' && c != '+' && (c | 0x20) != 'e')
+            s->num_anchor_ok = s->num_dfa == D_INT || s->num_dfa == D_FRAC ||
+                               s->num_dfa == D_EXP;
+        if (s->num_len < 2)
+            s->num_len++;
+        q++;
+    }
+    s->pos = q;
+}
+
+/* One byte of a literal; after the last letter, the next byte (any byte)
+ * completes it and is read again after the value, as json-c does. */
+static int read_word(common_json_stream *s, unsigned char c)
+{
+    if (s->word_pos == s->word_len) {
+        end_scalar(s, s->word_kind, s->pos);
+        return 0; /* not taken */
+    }
+    c = ascii_lower(c);
+    if (s->word_pos == 1 && s->word_kind == COMMON_JSON_KIND_NULL && c == 'a') {
+        s->word = "nan";
+        s->word_len = 3;
+        s->word_kind = COMMON_JSON_KIND_DOUBLE;
+    }
+    if (c != (unsigned char)s->word[s->word_pos]) {
+        fail(s, 0);
+        return 0;
+    }
+    s->word_pos++;
+    return 1;
+}
+
+static void end_unicode_escape(common_json_stream *s)
+{
+    unsigned cp = s->unicode;
+    s->state = S_STRING;
+    if (s->high_surrogate != 0) {
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            cp = 0x10000 + ((s->high_surrogate & 0x3FF) << 10) + (cp & 0x3FF);
+        else
+            emit_code_point(s, REPLACEMENT_CHARACTER);
+        s->high_surrogate = 0;
+    }
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        s->high_surrogate = cp;
+        s->state = S_LOW_SLASH;
+    } else {
+        emit_code_point(s, cp >= 0xDC00 && cp <= 0xDFFF ? REPLACEMENT_CHARACTER : cp);
+    }
+}
+
+/* The closing quote at `quote`. */
+static void end_string(common_json_stream *s, const char *quote)
+{
+    s->text_clean = !s->check_text || common_utf8_scan_clean(&s->utf8);
+    if (s->in_key) {
+        s->key[s->key_len < COMMON_JSON_STREAM_KEY_MAX + 1 ? s->key_len
+                                                          : COMMON_JSON_STREAM_KEY_MAX + 1] = '\0';
+        s->depth = s->open;
+        s->state = S_COLON;
+        raise_event(s, COMMON_JSON_EVENT_KEY, COMMON_JSON_KIND_STRING, quote + 1);
+        return;
+    }
+    if (s->target != NULL && common_json_buffer_terminate(s->target) != 0)
+        s->out_of_memory = 1;
+    s->target = NULL;
+    end_scalar(s, COMMON_JSON_KIND_STRING, quote + 1);
+}
+
+/* Plain string bytes from s->pos up to the quote, a backslash or a NUL. */
+static void read_string_run(common_json_stream *s)
+{
+    const unsigned char *stop = s->quote == '"' ? double_quote_stop : single_quote_stop;
+    const unsigned char *q = (const unsigned char *)s->pos, *e = (const unsigned char *)s->end;
+    while (e - q >= 4 && !(stop[q[0]] | stop[q[1]] | stop[q[2]] | stop[q[3]]))
+        q += 4;
+    while (q < e && !stop[*q])
+        q++;
+    if (q != (const unsigned char *)s->pos)
+        emit(s, s->pos, (size_t)((const char *)q - s->pos));
+    s->pos = (const char *)q;
+    if (q == e)
+        return;
+    if (*q == '\\')
+        s->state = S_ESCAPE;
+    else if (*q == '\0')
+        fail(s, 0);
+    else
+        end_string(s, s->pos);
+    s->pos++;
+}
+
+/* Whitespace and comments, which json-c allows before and after every
+ * token: 1 when c was one of them (taken), else 0. */
+static int skip_space(common_json_stream *s, unsigned char c)
+{
+    if (is_json_space(c))
+        return 1;
+    if (c != '/')
+        return 0;
+    s->resume = s->state;
+    s->state = S_COMMENT_OPEN;
+    return 1;
+}
+
+/* One step: read from s->pos (at least one byte, or a state change). */
+static void step(common_json_stream *s)
+{
+    unsigned char c = (unsigned char)*s->pos;
+    int taken = 1;
+    switch ((lex_state)s->state) {
+    case S_VALUE:
+        if (skip_space(s, c))
+            break;
+        if (s->open > 0 && s->closer[s->open - 1] == ']' && c == ']') {
+            close_container(s);
+            break;
+        }
+        if (s->open == COMMON_JSON_STREAM_MAX_OPEN) {
+            fail(s, 1);
+            break;
+        }
+        begin_value(s, c);
+        taken = s->state != S_NUMBER; /* read_number takes the first byte */
+        break;
+    case S_KEY:
+        if (skip_space(s, c))
+            break;
+        if (c == '}') {
+            close_container(s);
+        } else if (c == '"' || c == '\'') {
+            s->key_len = 0;
+            s->key_cut = 0;
+            begin_string(s, c, 1);
+        } else {
+            fail(s, 0);
+        }
+        break;
+    case S_COLON:
+        if (skip_space(s, c))
+            break;
+        if (c == ':')
+            s->state = S_VALUE;
+        else
+            fail(s, 0);
+        break;
+    case S_AFTER:
+        if (skip_space(s, c))
+            break;
+        if (s->open == 0) {
+            s->state = S_TRAILER;
+            taken = 0;
+        } else if (c == ',') {
+            s->state = s->closer[s->open - 1] == '}' ? S_KEY : S_VALUE;
+        } else if (c == (unsigned char)s->closer[s->open - 1]) {
+            close_container(s);
+        } else {
+            fail(s, 0);
+        }
+        break;
+    case S_STRING:
+        read_string_run(s);
+        return;
+    case S_ESCAPE: {
+        static const char letters[] = "\"\\/bnrtf", values[] = "\"\\/\b\n\r\t\f";
+        const char *at = c != '\0' ? strchr(letters, c) : NULL;
+        if (c == 'u') {
+            s->unicode = 0;
+            s->unicode_digits = 0;
+            s->state = S_UNICODE;
+        } else if (at != NULL) {
+            emit_code_point(s, (unsigned char)values[at - letters]);
+            s->state = S_STRING;
+        } else {
+            fail(s, 0);
+        }
+        break;
+    }
+    case S_UNICODE: {
+        unsigned lower = c | 0x20u;
+        unsigned digit = c >= '0' && c <= '9'           ? c - (unsigned)'0'
+                         : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10u
+                                                        : 16u;
+        if (digit > 15) {
+            fail(s, 0);
+            break;
+        }
+        s->unicode = s->unicode << 4 | digit;
+        if (++s->unicode_digits == 4)
+            end_unicode_escape(s);
+        break;
+    }
+    case S_LOW_SLASH:
+    case S_LOW_U:
+        if (c == (s->state == S_LOW_SLASH ? '\\' : 'u')) {
+            s->state = s->state == S_LOW_SLASH ? S_LOW_U : S_UNICODE;
+            s->unicode = 0;
+            s->unicode_digits = 0;
+            break;
+        }
+        /* No low half: the high one reads as U+FFFD, and c as it would have. */
+        emit_code_point(s, REPLACEMENT_CHARACTER);
+        s->high_surrogate = 0;
+        s->state = s->state == S_LOW_SLASH ? S_STRING : S_ESCAPE;
+        taken = 0;
+        break;
+    case S_NUMBER:
+        read_number(s);
+        return;
+    case S_WORD:
+        taken = read_word(s, c);
+        break;
+    case S_COMMENT_OPEN:
+        if (c == '*')
+            s->state = S_COMMENT;
+        else if (c == '/')
+            s->state = S_LINE_COMMENT;
+        else
+            fail(s, 0);
+        break;
+    case S_COMMENT:
+    case S_LINE_COMMENT: {
+        char close = s->state == S_COMMENT ? '*' : '\n';
+        const char *q = s->pos;
+        while (q < s->end && *q != close && *q != '\0')
+            q++;
+        s->pos = q;
+        if (q == s->end)
+            return;
+        if (*q == '\0')
+            fail(s, 0);
+        else
+            s->state = s->state == S_COMMENT ? S_COMMENT_STAR : s->resume;
+        break;
+    }
+    case S_COMMENT_STAR:
+        /* json-c reads the byte after a '*' only as a possible '/': in
+         * "**" + "/" the second '*' does not start a new end. */
+        if (c == '/')
+            s->state = s->resume;
+        else if (c == '\0')
+            fail(s, 0);
+        else
+            s->state = S_COMMENT;
+        break;
+    case S_TRAILER:
+        if (!is_trailing_space(c))
+            fail(s, 0);
+        break;
+    case S_FAILED:
+        s->pos = s->end;
+        return;
+    }
+    if (taken)
+        s->pos++;
+}
+
+/* ------------------------------------------------------------ interface */
+
+void common_json_stream_init(common_json_stream *s)
+{
+    memset(s, 0, sizeof *s);
+    s->state = S_VALUE;
+}
+
+void common_json_stream_feed(common_json_stream *s, const char *data, size_t len)
+{
+    s->total = len > SIZE_MAX - s->total ? SIZE_MAX : s->total + len;
+    if (!s->saw_nul && len > 0 && memchr(data, '\0', len) != NULL)
+        s->saw_nul = 1;
+    s->pos = data;
+    s->end = data + len;
+}
+
+common_json_event common_json_stream_next(common_json_stream *s)
+{
+    s->event = COMMON_JSON_EVENT_NONE;
+    while (s->event == COMMON_JSON_EVENT_NONE && s->pos < s->end && !s->out_of_memory)
+        step(s);
+    return s->event;
+}
+
+common_json_outcome common_json_stream_end(const common_json_stream *s)
+{
+    if (s->saw_nul || s->total > INT_MAX)
+        return COMMON_JSON_NOT_JSON;
+    if ((s->state == S_AFTER && s->open == 0) || s->state == S_TRAILER)
+        return COMMON_JSON_COMPLETE;
+    return s->state == S_FAILED && s->too_deep ? COMMON_JSON_DEEP : COMMON_JSON_NOT_JSON;
+}
