@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dlfcn.h>
 
 /* Load every *.so in `dir`; refused modules are logged and skipped because a
  * listing must show what works, not stop at the first broken file. */
@@ -21,23 +20,13 @@ static void load_modules_in(sbx_host *host, const char *dir)
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
             continue;
-        char path[4096];
+        /* Fits: dir is at most SBX_MODULE_DIR_MAX, d_name at most NAME_MAX. */
+        char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        int already = 0;
-        for (size_t i = 0; i < host->known_count && !already; i++)
-            already = host->known[i].path != NULL && strcmp(host->known[i].path, path) == 0;
-        if (already)
-            continue;
-        void *dl;
-        const sbx_backend_descriptor *desc;
+        const sbx_known_backend *known;
         sbx_error err;
-        if (sbx_module_open(path, &dl, &desc, &err) != SBX_OK) {
+        if (sbx_host_load_file(host, path, &known, &err) != SBX_OK)
             sbx_host_log(host, SBX_LOG_WARN, "%s", err.message);
-            continue;
-        }
-        if (sbx_host_find_known(host, desc->name) != NULL
-            || sbx_host_remember(host, desc, SBX_BACKEND_MODULE, path, dl, &err) != SBX_OK)
-            dlclose(dl);
     }
     closedir(d);
 }

@@ -110,7 +110,7 @@ sbx_status sbx_host_register_backend(sbx_host *host, const sbx_backend_descripto
                                      sbx_error *err)
 {
     sbx_error_clear(err);
-    sbx_status st = sbx_descriptor_validate(descriptor, "in-process backend", err);
+    sbx_status st = sbx_descriptor_validate(descriptor, "in-process backend", "", err);
     if (st != SBX_OK)
         return st;
     if (sbx_host_find_known(host, descriptor->name) != NULL)
@@ -158,6 +158,27 @@ static sbx_status strv_push(char ***v, size_t *n, size_t *cap, const char *dir, 
     return SBX_OK;
 }
 
+/* Refuse a search path entry too long to hold a module's file name.
+ * `source` says where the entry came from, `index` its place there. */
+static sbx_status check_dir_length(const char *source, size_t index, const char *dir,
+                                   size_t len, sbx_error *err)
+{
+    if (len <= SBX_MODULE_DIR_MAX)
+        return SBX_OK;
+    return sbx_error_set(err, SBX_ERR_CONFIG,
+                         "module path entry #%zu of %s is too long: %zu bytes, at most %d "
+                         "(it begins '%.60s')", index + 1, source, len, SBX_MODULE_DIR_MAX,
+                         dir);
+}
+
+/* Check and append one entry of the search path. */
+static sbx_status push_dir(char ***v, size_t *n, size_t *cap, const char *source, size_t index,
+                           const char *dir, size_t len, sbx_error *err)
+{
+    sbx_status st = check_dir_length(source, index, dir, len, err);
+    return st != SBX_OK ? st : strv_push(v, n, cap, dir, len, err);
+}
+
 sbx_status sbx_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
                                   sbx_error *err)
 {
@@ -165,16 +186,18 @@ sbx_status sbx_module_search_path(const sbx_host *host, char ***dirs, size_t *co
     size_t n = 0, cap = 0;
     sbx_status st = SBX_OK;
     for (size_t i = 0; st == SBX_OK && i < host->module_dir_count; i++)
-        st = strv_push(&v, &n, &cap, host->module_dirs[i], strlen(host->module_dirs[i]), err);
+        st = push_dir(&v, &n, &cap, "the configured module path", i, host->module_dirs[i],
+                      strlen(host->module_dirs[i]), err);
     const char *env = getenv("SBX_MODULE_PATH");
-    while (st == SBX_OK && env != NULL && *env != '\0') {
+    for (size_t i = 0; st == SBX_OK && env != NULL && *env != '\0'; i++) {
         const char *colon = strchr(env, ':');
         size_t len = colon ? (size_t)(colon - env) : strlen(env);
-        st = strv_push(&v, &n, &cap, env, len, err);
+        st = push_dir(&v, &n, &cap, "$SBX_MODULE_PATH", i, env, len, err);
         env = colon ? colon + 1 : NULL;
     }
     if (st == SBX_OK)
-        st = strv_push(&v, &n, &cap, SBX_MODULE_DIR, strlen(SBX_MODULE_DIR), err);
+        st = push_dir(&v, &n, &cap, "the install", 0, SBX_MODULE_DIR, strlen(SBX_MODULE_DIR),
+                      err);
     if (st != SBX_OK) {
         sbx_strv_free(v, n);
         return st;
@@ -195,16 +218,20 @@ static int backend_name_is_valid(const char *name)
     return 1;
 }
 
-/* Load the module at `path` (or reuse it when already loaded) and remember it. */
-static sbx_status load_module_file(sbx_host *host, const char *path,
-                                   const sbx_known_backend **out, sbx_error *err)
+/* The module the host loaded from `path`, or NULL. */
+static const sbx_known_backend *find_loaded_file(const sbx_host *host, const char *path)
 {
-    for (size_t i = 0; i < host->known_count; i++) {
-        if (host->known[i].path != NULL && strcmp(host->known[i].path, path) == 0) {
-            *out = &host->known[i];
-            return SBX_OK;
-        }
-    }
+    for (size_t i = 0; i < host->known_count; i++)
+        if (host->known[i].path != NULL && strcmp(host->known[i].path, path) == 0)
+            return &host->known[i];
+    return NULL;
+}
+
+sbx_status sbx_host_load_file(sbx_host *host, const char *path, const sbx_known_backend **out,
+                              sbx_error *err)
+{
+    if ((*out = find_loaded_file(host, path)) != NULL)
+        return SBX_OK;
     void *dl;
     const sbx_backend_descriptor *d;
     sbx_status st = sbx_module_open(path, &dl, &d, err);
@@ -224,6 +251,26 @@ static sbx_status load_module_file(sbx_host *host, const char *path,
     }
     *out = &host->known[host->known_count - 1];
     return SBX_OK;
+}
+
+/* "DIR:DIR:..." of the search path, for a message; NULL when out of memory. */
+static char *joined_dirs(char *const *dirs, size_t count)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < count; i++)
+        len += strlen(dirs[i]) + 1;
+    char *text = malloc(len), *at = text;
+    if (text == NULL)
+        return NULL;
+    *at = '\0';
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(dirs[i]);
+        if (i > 0)
+            *at++ = ':';
+        memcpy(at, dirs[i], n + 1);
+        at += n;
+    }
+    return text;
 }
 
 sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_descriptor **out,
@@ -249,7 +296,9 @@ sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_des
     int tried = 0;
     for (size_t i = 0; i < dir_count && !tried; i++) {
         for (size_t p = 0; p < 2 && !tried; p++) {
-            char path[4096];
+            /* Fits: dirs[i] is at most SBX_MODULE_DIR_MAX, the file name
+             * at most "sbx-" + 64 + ".so". */
+            char path[PATH_MAX];
             struct stat sb;
             snprintf(path, sizeof path, "%s/%s%s.so", dirs[i], prefixes[p], name);
             if (stat(path, &sb) != 0)
@@ -257,7 +306,7 @@ sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_des
             /* The first file found decides: a broken one is reported, not
              * silently passed over for another. */
             tried = 1;
-            st = load_module_file(host, path, &known, err);
+            st = sbx_host_load_file(host, path, &known, err);
             if (st == SBX_OK && strcmp(known->descriptor->name, name) != 0)
                 st = sbx_error_set(err, SBX_ERR_LOAD,
                                    "cannot load backend module %s: it declares the name '%s', not '%s'",
@@ -265,14 +314,14 @@ sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_des
         }
     }
     if (!tried) {
-        char searched[1024] = "";
-        for (size_t i = 0; i < dir_count; i++) {
-            size_t used = strlen(searched);
-            snprintf(searched + used, sizeof searched - used, "%s%s", i ? ":" : "", dirs[i]);
-        }
-        st = sbx_error_set(err, SBX_ERR_LOAD,
-                           "no backend named '%s': not built in, and no %s.so or sbx-%s.so in %s",
-                           name, name, name, searched);
+        /* A long path is cut where the message ends, and marked so. */
+        char *searched = joined_dirs(dirs, dir_count);
+        st = searched == NULL
+                 ? sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory")
+                 : sbx_error_set(err, SBX_ERR_LOAD,
+                                 "no backend named '%s': not built in, and no %s.so or sbx-%s.so "
+                                 "in %s", name, name, name, searched);
+        free(searched);
     } else if (st == SBX_OK) {
         *out = known->descriptor;
     }

@@ -4,6 +4,8 @@
 
 #include <sbx/host.h>
 
+#include <limits.h>
+
 /* A backend known to a host: built in, registered, or loaded from a module. */
 typedef struct sbx_known_backend {
     const sbx_backend_descriptor *descriptor;
@@ -23,10 +25,11 @@ struct sbx_host {
 };
 
 /* Check a descriptor before anything in it is used: ABI major, size, name,
- * version and the mandatory 1.0 operations.  `origin` names the module path
- * (or "in-process backend") in the one-line SBX_ERR_LOAD message. */
+ * version and the mandatory 1.0 operations.  `origin` then `path` (e.g.
+ * "module " and the module's path, or "in-process backend" and "") name the
+ * backend in the one-line SBX_ERR_LOAD message. */
 sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *descriptor,
-                                   const char *origin, sbx_error *err);
+                                   const char *origin, const char *path, sbx_error *err);
 
 /* dlopen `path`, find the entry point, validate its descriptor.  On success
  * *handle and *descriptor are set (the caller dlcloses the handle); on
@@ -49,8 +52,23 @@ void sbx_host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ..
 #endif
     ;
 
+/* Load the module file at `path`, or reuse it when that file is already
+ * loaded, and remember it; *out is the host's entry for it (the first one
+ * of its name when another file declared that name first).  SBX_ERR_LOAD
+ * naming the path when the module is refused. */
+sbx_status sbx_host_load_file(sbx_host *host, const char *path, const sbx_known_backend **out,
+                              sbx_error *err);
+
+/* The longest module directory: one that leaves room in PATH_MAX for a
+ * '/', a file name of NAME_MAX bytes and the NUL, so that every module file
+ * path built from a directory of the search path fits char[PATH_MAX]. */
+#define SBX_MODULE_DIR_MAX (PATH_MAX - NAME_MAX - 2)
+
 /* Split the module search path into *dirs (configured, $SBX_MODULE_PATH,
- * compiled-in), each string owned by the array; free with sbx_strv_free. */
+ * compiled-in), each string owned by the array; free with sbx_strv_free.
+ * SBX_ERR_CONFIG naming the entry (where it comes from, its position and
+ * its beginning) when one is longer than SBX_MODULE_DIR_MAX: a module path
+ * built from it would not fit, and a cut one must never be loaded. */
 sbx_status sbx_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
                                   sbx_error *err);
 

@@ -21,24 +21,24 @@ static int makes_records_without_release(const sbx_backend_descriptor *d)
 }
 
 sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *origin,
-                                   sbx_error *err)
+                                   const char *path, sbx_error *err)
 {
     if (d == NULL)
         return sbx_error_set(err, SBX_ERR_LOAD,
-                             "cannot load backend %s: its entry point returned no descriptor (" HOST_ABI_TEXT_FMT ")",
-                             origin, SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
+                             "cannot load backend %s%s: its entry point returned no descriptor (" HOST_ABI_TEXT_FMT ")",
+                             origin, path, SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
     /* The header (versions and size) has the same layout in every ABI, so
      * reading it is safe before the version is known. */
     if (d->abi_major != SBX_BACKEND_ABI_MAJOR)
         return sbx_error_set(err, SBX_ERR_LOAD,
-                             "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (major versions differ)",
-                             origin, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                             "cannot load backend %s%s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (major versions differ)",
+                             origin, path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
                              SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
     if (d->struct_size < SBX_DESCRIPTOR_SIZE_1_0)
         return sbx_error_set(err, SBX_ERR_LOAD,
-                             "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT
+                             "cannot load backend %s%s: module ABI %u.%u, " HOST_ABI_TEXT_FMT
                              " (descriptor of %zu bytes is smaller than the %zu bytes of ABI %d.0)",
-                             origin, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                             origin, path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
                              SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR,
                              d->struct_size, (size_t)SBX_DESCRIPTOR_SIZE_1_0, SBX_BACKEND_ABI_MAJOR);
     const char *missing = NULL;
@@ -56,8 +56,8 @@ sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *
         missing = "the free_records operation its record operations need";
     if (missing != NULL)
         return sbx_error_set(err, SBX_ERR_LOAD,
-                             "cannot load backend %s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (descriptor lacks %s)",
-                             origin, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+                             "cannot load backend %s%s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (descriptor lacks %s)",
+                             origin, path, (unsigned)d->abi_major, (unsigned)d->abi_minor,
                              SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR, missing);
     return SBX_OK;
 }
@@ -88,10 +88,8 @@ sbx_status sbx_module_open(const char *path, void **handle,
      * pointer; copying the bits keeps -Wpedantic quiet about it. */
     sbx_backend_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry);
-    char origin[SBX_ERROR_MESSAGE_MAX / 2];
-    snprintf(origin, sizeof origin, "module %s", path);
     const sbx_backend_descriptor *d = entry();
-    sbx_status st = sbx_descriptor_validate(d, origin, err);
+    sbx_status st = sbx_descriptor_validate(d, "module ", path, err);
     if (st != SBX_OK) {
         dlclose(dl);
         return st;

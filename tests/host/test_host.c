@@ -159,6 +159,76 @@ static void test_configured_path_comes_before_environment(void)
     remove_temp_dir(dir, "fixture-good.so");
 }
 
+/* A directory name of `len` bytes: "/" and then 'd's. */
+static char *long_dir(size_t len)
+{
+    char *dir = malloc(len + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    memset(dir, 'd', len);
+    dir[0] = '/';
+    dir[len] = '\0';
+    return dir;
+}
+
+/* A module path entry with no room for a module's file name in PATH_MAX
+ * used to be cut silently into a path the search then tried; now load and
+ * list refuse it, naming the entry, before anything is searched. */
+static void test_over_long_module_path_entry_is_named(void)
+{
+    char *dir = long_dir(4000);
+    char env[4096 + 64];
+    snprintf(env, sizeof env, "%s:%s", fixture_dir, dir);
+    setenv("SBX_MODULE_PATH", env, 1);
+    sbx_host *host = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
+    const sbx_backend_descriptor *d = NULL;
+    CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-good", &d, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NULL(d);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "module path entry #2 of $SBX_MODULE_PATH is "
+                                               "too long: 4000 bytes, at most "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "(it begins '/ddd"));
+    const sbx_backend_info *listing = NULL;
+    size_t count = 0;
+    CU_ASSERT_EQUAL(sbx_host_list_backends(host, &listing, &count, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "entry #2 of $SBX_MODULE_PATH is too long"));
+    sbx_host_free(host);
+    unsetenv("SBX_MODULE_PATH");
+
+    /* The same of a configured directory; one that leaves room loads. */
+    host = new_host_with_fixtures();
+    const char *dirs[] = {fixture_dir, dir};
+    CU_ASSERT_EQUAL(sbx_host_set_module_path(host, dirs, 2, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-good", &d, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "module path entry #2 of the configured module "
+                                               "path is too long"));
+    free(dir);
+    dir = long_dir(3000);
+    dirs[1] = dir;
+    CU_ASSERT_EQUAL(sbx_host_set_module_path(host, dirs, 2, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-good", &d, &err), SBX_OK);
+    sbx_host_free(host);
+    free(dir);
+}
+
+/* A backend name longer than 64 bytes is refused by name; 64 is searched. */
+static void test_over_long_backend_name_is_refused(void)
+{
+    sbx_host *host = new_host_with_fixtures();
+    char name[66];
+    memset(name, 'n', 65);
+    name[65] = '\0';
+    const sbx_backend_descriptor *d = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_host_load(host, name, &d, &err), SBX_ERR_LOAD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "names are 1-64 of [a-z0-9_-]"));
+    name[64] = '\0';
+    CU_ASSERT_EQUAL(sbx_host_load(host, name, &d, &err), SBX_ERR_LOAD);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not built in, and no"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, name));
+    sbx_host_free(host);
+}
+
 /* Open `name` from the fixtures, create/discover one sandbox, close. */
 static void exercise(const char *name)
 {
@@ -357,6 +427,8 @@ void sbx_test_register(void)
         {"garbage .so is refused naming its path", test_garbage_module_is_refused_naming_its_path},
         {"missing backend and path-like names are refused", test_missing_backend_names_it},
         {"configured module path comes before SBX_MODULE_PATH", test_configured_path_comes_before_environment},
+        {"an over-long module path entry is refused by name", test_over_long_module_path_entry_is_named},
+        {"an over-long backend name is refused", test_over_long_backend_name_is_refused},
         {"newer-minor module loads and works", test_newer_minor_module_loads},
         {"older-minor module loads; new operations are unsupported", test_older_minor_module_loads_and_lacks_new_operations},
         {"thread data mounts need host config and contract >= 2", test_thread_data_mounts_need_host_and_contract},

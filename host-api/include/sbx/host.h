@@ -101,14 +101,19 @@ typedef struct sbx_backend_info {
 /* Find and load (if not loaded yet) the backend `name` and return its
  * validated descriptor, owned by the host.  SBX_ERR_LOAD when there is no
  * such backend or its module is refused; the message names the name or the
- * module's path, and both ABI versions where they apply. */
+ * module's path, and both ABI versions where they apply.  SBX_ERR_CONFIG
+ * when an entry of the module path is longer than PATH_MAX leaves room for
+ * a module's file name in (PATH_MAX - NAME_MAX - 2 bytes); the message
+ * names the entry.  Nothing is loaded then. */
 sbx_status sbx_host_load(sbx_host *host, const char *name,
                          const sbx_backend_descriptor **out, sbx_error *err);
 
 /* Every backend the host can load: the in-process ones, then each loadable
  * module on the module path (a name found twice is listed once, first one
  * wins; modules that are refused are logged at WARN and skipped).  *out is
- * owned by the host and valid until the next call or sbx_host_free. */
+ * owned by the host and valid until the next call or sbx_host_free.
+ * SBX_ERR_CONFIG for a module path entry that is too long, as
+ * sbx_host_load. */
 sbx_status sbx_host_list_backends(sbx_host *host, const sbx_backend_info **out,
                                   size_t *count, sbx_error *err);
 
