@@ -114,8 +114,11 @@ static void sweep_grace(sbx_manager *m, const sbx_sandbox *running, size_t count
 
 /* Rule 11's grace: with peers visible, a sandbox must have looked unowned
  * for one full lease TTL, so that a store that lost its keys is not read as
- * a fleet of dead owners.  Returns 1 when it may be claimed now. */
-static int past_grace(sbx_manager *m, const char *id, int64_t now)
+ * a fleet of dead owners.  The grace is timed from after the read that saw
+ * it unowned, never from before it (a pass delayed between its clock
+ * reading and the store's answer would otherwise shorten the grace).
+ * Returns 1 when it may be claimed now. */
+static int past_grace(sbx_manager *m, const char *id)
 {
     if (!m->store->cross_process)
         return 1;
@@ -126,6 +129,7 @@ static int past_grace(sbx_manager *m, const char *id, int64_t now)
                 err.message);
         return 0;
     }
+    int64_t now = mgr_now(m);
     int ready = 0;
     pthread_rwlock_wrlock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
@@ -156,7 +160,7 @@ static int untracked_here(sbx_manager *m, const char *id)
 static void adopt_one(sbx_manager *m, const sbx_sandbox *sb, int64_t now)
 {
     const char *id = sb->sandbox_id;
-    if (!untracked_here(m, id) || !past_grace(m, id, now))
+    if (!untracked_here(m, id) || !past_grace(m, id))
         return;
     int claimed = 0;
     sbx_error err;
