@@ -4,6 +4,7 @@
 #include "host-api/src/config_internal.h"
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
+#include <sbx/backend_support.h>
 
 #include "common/printable.h"
 #include "common/utf8.h"
@@ -164,7 +165,7 @@ sbx_status sbx_config_set_option(sbx_config *c, const char *name, const char *ke
 {
     sbx_error_clear(err);
     char shown_key[80], shown_name[80], what[200];
-    snprintf(what, sizeof what, "option '%s' of backend '%s'",
+    sbx_backend_format(what, sizeof what, "option '%s' of backend '%s'",
              common_printable(key, shown_key, sizeof shown_key),
              common_printable(name, shown_name, sizeof shown_name));
     sbx_status st = check_text(key, strlen(key), what, err);
@@ -219,7 +220,7 @@ static sbx_status parse_module_path(sbx_config *c, json_object *v, const char *o
     for (size_t i = 0; i < n; i++) {
         json_object *item = json_object_array_get_idx(v, i);
         char where[256];
-        snprintf(where, sizeof where, "%s: module_path[%zu]", origin, i);
+        sbx_backend_format(where, sizeof where, "%s: module_path[%zu]", origin, i);
         if (!json_object_is_type(item, json_type_string))
             return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
         sbx_status st = sbx_config_expand_string(item, where, &c->module_path[i], err);
@@ -241,7 +242,7 @@ static sbx_status parse_backend_options(sbx_config *c, const char *name, json_ob
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     json_object_object_foreach(v, key, value) {
         char where[384];
-        snprintf(where, sizeof where, "%s: backends.%s.%s", origin, name, key);
+        sbx_backend_format(where, sizeof where, "%s: backends.%s.%s", origin, name, key);
         char *text;
         sbx_status st;
         switch (json_object_get_type(value)) {
@@ -279,7 +280,7 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
         sbx_status st;
         if (strcmp(key, "backend") == 0) {
             char where[256];
-            snprintf(where, sizeof where, "%s: backend", origin);
+            sbx_backend_format(where, sizeof where, "%s: backend", origin);
             if (!json_object_is_type(value, json_type_string))
                 return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
             free(c->backend);
@@ -331,7 +332,8 @@ typedef struct key_frame {
 typedef struct key_scan {
     key_frame frames[KEY_SCAN_MAX_DEPTH + 1];
     size_t depth;
-    char path[256];        /* dotted path of the current container, cut to fit */
+    char path[256];        /* dotted path of the current container; a cut one ends
+                            * in SBX_CUT_MARK */
     char key[80];          /* the last key of the current object, printable */
 } key_scan;
 
@@ -359,16 +361,23 @@ static const char *skip_comment(const char *p, const char *end)
 }
 
 /* The path grows by the current key (in an object) or index (in an array);
- * a path too long for the buffer is cut. */
+ * a path too long for the buffer is cut and marked, and stays so. */
 static void path_push(key_scan *s, const key_frame *parent)
 {
     size_t used = strlen(s->path);
-    char *at = s->path + used;
     size_t room = sizeof s->path - used;
+    if (room <= sizeof SBX_CUT_MARK) {
+        /* Full to the last bytes (keys are printable ASCII: no character
+         * is split): mark it unless it is marked already. */
+        memcpy(s->path + sizeof s->path - sizeof SBX_CUT_MARK, SBX_CUT_MARK,
+               sizeof SBX_CUT_MARK);
+        return;
+    }
+    char *at = s->path + used;
     if (parent->seen != NULL)
-        snprintf(at, room, "%s%s", used > 0 ? "." : "", s->key);
+        sbx_backend_format(at, room, "%s%s", used > 0 ? "." : "", s->key);
     else
-        snprintf(at, room, "[%zu]", parent->index);
+        sbx_backend_format(at, room, "[%zu]", parent->index);
 }
 
 /* A new container opens as the current value. */
@@ -415,7 +424,7 @@ static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
     common_printable(key, s->key, sizeof s->key);
     const char *sep = s->path[0] != '\0' ? "." : "";
     char what[512];
-    snprintf(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);
+    sbx_backend_format(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);
     sbx_status st = check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
     if (st == SBX_OK && json_object_object_get_ex(f->seen, key, NULL))
         st = sbx_error_set(err, SBX_ERR_CONFIG,

@@ -6,6 +6,8 @@
 #include "host-api/src/config_internal.h"
 #include "host-api/src/manager/manager_internal.h"
 
+#include <sbx/backend_support.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -121,7 +123,7 @@ static sbx_status parse_ownership(sbx_config_manager_section *s, json_object *v,
     static const char *const stores[] = {"memory", "sqlite", "redis", NULL};
     json_object_object_foreach(v, key, value) {
         char where[384];
-        snprintf(where, sizeof where, "%s: manager.ownership.%s", origin, key);
+        sbx_backend_format(where, sizeof where, "%s: manager.ownership.%s", origin, key);
         sbx_status st;
         int choice = 0;
         if (strcmp(key, "store") == 0) {
@@ -152,7 +154,7 @@ static sbx_status parse_key(sbx_config_manager_section *s, const char *key, json
 {
     static const char *const modes[] = {"destroy", "keep", NULL};
     char where[384];
-    snprintf(where, sizeof where, "%s: manager.%s", origin, key);
+    sbx_backend_format(where, sizeof where, "%s: manager.%s", origin, key);
     sbx_manager_config *c = &s->config;
     if (strcmp(key, "idle_timeout_s") == 0)
         return read_seconds(value, where, &c->idle_timeout_ms, err);

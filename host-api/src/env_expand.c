@@ -44,7 +44,9 @@ static sbx_status lookup(const char *name, size_t len, const char *where, char *
                          size_t var_cap, const char **value, sbx_error *err)
 {
     if (len >= var_cap)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "%s: variable name too long", where);
+        return sbx_error_set(err, SBX_ERR_CONFIG,
+                             "%s: variable name '%.40s...' is too long (%zu bytes, at most %zu)",
+                             where, name, len, var_cap - 1);
     memcpy(var, name, len);
     var[len] = '\0';
     *value = getenv(var);

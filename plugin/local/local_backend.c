@@ -296,10 +296,10 @@ static sbx_status clear_interrupted_create(sbx_backend_instance *inst,
 static sbx_status command_exited(const local_metadata *meta, const local_paths *paths,
                                  int status, sbx_error *err)
 {
-    char how[64];
+    char how[96];
     if (WIFSIGNALED(status))
-        snprintf(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
+        sbx_backend_format(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(status),
+                           strsignal(WTERMSIG(status)));
     else
         snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
     return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
@@ -322,7 +322,7 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst,
         (!fresh && !metadata_is_alive(meta, paths)))
         return SBX_OK;
     char what[96];
-    snprintf(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
+    sbx_backend_format(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
     long deadline = local_now_ms() + inst->options.ready_timeout_ms;
     long left = inst->options.ready_timeout_ms;
     int watch_fd = fresh ? launch->status_fd : -1;

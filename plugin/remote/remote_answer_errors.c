@@ -14,7 +14,9 @@ sbx_status remote_answer_error(const sbx_backend_instance *inst,
                                const common_http_response *resp, const char *what,
                                sbx_error *err)
 {
-    char raw[320], detail[320];
+    /* The mask may be longer than a (very short) secret it hides: room for
+     * every character of raw to become one. */
+    char raw[320], detail[sizeof raw * (sizeof COMMON_REDACT_MASK - 1)];
     remote_detail_text(resp->body, resp->body_len, raw, sizeof raw);
     common_redact_secret(raw, inst->options.api_key, detail, sizeof detail);
     sbx_status kind = SBX_ERR_PROTOCOL;

@@ -86,9 +86,8 @@ static void record_probe(remote_contract_cache *cache, sbx_status st, int versio
         return;
     s->failure_kind = st;
     const char *why = st == SBX_OK ? "" : perr->message;
-    size_t n = strnlen(why, sizeof s->failure - 1);
-    memcpy(s->failure, why, n); /* cut to fit: it is quoted in a longer message */
-    s->failure[n] = '\0';
+    /* Cut to fit, and marked: it is quoted in a longer message. */
+    sbx_backend_format(s->failure, sizeof s->failure, "%s", why);
     if (st == SBX_OK) {
         s->version = version;
         s->known = 1;

@@ -97,11 +97,16 @@ sbx_status remote_check_upload_conversions(const sbx_create_request *req,
         if (strcmp(m->container_path, REMOTE_UPLOAD_CONVERSIONS_CONTAINER_PATH) != 0)
             continue;
         const char *broken = NULL;
+        /* Normalising never lengthens an absolute path: what is shorter
+         * than the buffers fits them. */
         char expected[4096], got[4096];
         if (!m->read_only)
             broken = "must be read-only";
         else if (uploads == NULL)
             broken = "needs the thread's " REMOTE_UPLOADS_CONTAINER_PATH " mount beside it";
+        else if (strlen(uploads) >= sizeof expected - 20 || strlen(m->host_path) >= sizeof got)
+            broken = "has a host path, or an uploads host path, too long to compare "
+                     "(4076 bytes or more)";
         else if (!normalise_path(uploads, expected, sizeof expected - 20) ||
                  !normalise_path(m->host_path, got, sizeof got))
             broken = "needs absolute host paths";
@@ -402,7 +407,8 @@ static sbx_status refuse_isolation(const remote_contract_state *snapshot,
                                    const sbx_create_request *req, const char *user,
                                    sbx_error *err)
 {
-    char contract[320];
+    char contract[sizeof "unverified (the capability probe failed: : )" + 32 +
+                  sizeof snapshot->failure];
     if (!snapshot->known)
         snprintf(contract, sizeof contract, "unverified (the capability probe failed: %s: %s)",
                  sbx_backend_status_name(snapshot->failure_kind), snapshot->failure);

@@ -239,14 +239,24 @@ sbx_status remote_decode_capabilities(const char *body, size_t len, int *version
     return SBX_OK;
 }
 
-/* Append printable text to buf, control characters as spaces. */
+/* Append printable text to buf, control characters as spaces.  Text that
+ * does not fit ends buf in SBX_CUT_MARK (at a character boundary), and
+ * nothing is appended after it. */
 static void append_text(char *buf, size_t cap, size_t *used, const char *text, size_t len)
 {
-    for (size_t i = 0; i < len && *used + 1 < cap; i++) {
+    size_t i = 0;
+    for (; i < len && *used + 1 < cap; i++) {
         unsigned char ch = (unsigned char)text[i];
         buf[(*used)++] = (ch < 0x20 || ch == 0x7F) ? ' ' : (char)ch;
     }
     buf[*used] = '\0';
+    if (i == len || cap <= sizeof SBX_CUT_MARK || *used < sizeof SBX_CUT_MARK - 1)
+        return;
+    size_t end = *used - (sizeof SBX_CUT_MARK - 1);
+    while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80)
+        end--;
+    memcpy(buf + end, SBX_CUT_MARK, sizeof SBX_CUT_MARK);
+    *used = cap - 1;   /* full: later parts are not appended after the mark */
 }
 
 /* `text` may be NULL: json-c gives NULL for a JSON null, which a peer may

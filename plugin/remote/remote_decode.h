@@ -64,7 +64,8 @@ sbx_status remote_decode_capabilities(const char *body, size_t len, int *version
 /* The human text of an error answer, into buf (cap bytes, always
  * NUL-terminated): a string "detail"; for a validation list, its first
  * entry's "loc" and "msg"; another JSON detail as compact JSON; else the
- * plain body.  Control characters become spaces; cut to fit. */
+ * plain body.  Control characters become spaces; a text cut to fit ends in
+ * SBX_CUT_MARK ("..."). */
 void remote_detail_text(const char *body, size_t len, char *buf, size_t cap);
 
 #endif /* SBX_REMOTE_DECODE_H */

@@ -33,11 +33,11 @@ static int sandbox_path(char *buf, size_t cap, const char *prefix, const char *s
 }
 
 /* "Provisioner <action> failed for <id>" (the reference client's words)
- * into what[128]; built only when a message needs it. */
+ * into what[128] (a checked id fits; a cut would be marked); built only
+ * when a message needs it. */
 static const char *call_name(char what[128], const char *action, const char *sandbox_id)
 {
-    snprintf(what, 128, "Provisioner %s failed for %s", action, sandbox_id);
-    return what;
+    return sbx_backend_format(what, 128, "Provisioner %s failed for %s", action, sandbox_id);
 }
 
 /* One GET/DELETE on a sandbox's path (the id already checked); a failure
@@ -272,7 +272,7 @@ sbx_status remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
     if (st != SBX_OK)
         return st;
     char what[128];
-    snprintf(what, sizeof what, "reconciliation of %s is unknown", sandbox_id);
+    sbx_backend_format(what, sizeof what, "reconciliation of %s is unknown", sandbox_id);
     common_http_response resp;
     sbx_error failure, cause;
     sbx_backend_error_clear(&failure);

@@ -8,6 +8,7 @@
 
 #include "plugin/remote/remote_answer_errors.h"
 
+#include <sbx/backend_support.h>
 #include <sbx/host.h>
 
 #include <CUnit/CUnit.h>
@@ -54,6 +55,21 @@ static void test_kinds_by_status(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "redirects are not followed"));
     CU_ASSERT_EQUAL(err.http_status, 302);
     CU_ASSERT_EQUAL(answer(204, "", &err), SBX_ERR_PROTOCOL);
+}
+
+/* A long detail is cut where the message shows the cut: it used to end in
+ * the 319th byte of the server's text, as if that were all it said. */
+static void test_long_detail_is_cut_visibly(void)
+{
+    char body[1000];
+    memset(body, 'x', sizeof body - 1);
+    body[sizeof body - 1] = '\0';
+    sbx_error err;
+    CU_ASSERT_EQUAL(answer(500, body, &err), SBX_ERR_PROVISIONER);
+    const char *tail = "xxx" SBX_CUT_MARK;
+    size_t len = strlen(err.message);
+    CU_ASSERT(len < sizeof err.message - 1);
+    CU_ASSERT(len > strlen(tail) && strcmp(err.message + len - strlen(tail), tail) == 0);
 }
 
 /* The class: a peer echoing the key whole, in part (a prefix, a piece from
@@ -115,6 +131,7 @@ void sbx_test_register(void)
     static const CU_TestInfo tests[] = {
         { "server_error_carries_status_and_text", test_server_error_carries_status_and_text },
         { "kinds_by_status", test_kinds_by_status },
+        { "long_detail_is_cut_visibly", test_long_detail_is_cut_visibly },
         { "an_echoed_key_is_masked", test_an_echoed_key_is_masked },
         { "conflict_is_refused", test_conflict_is_refused },
         { "wrapping_keeps_the_cause", test_wrapping_keeps_the_cause },

@@ -495,11 +495,17 @@ static void test_too_deep_answers_say_so(void)
 
 /* ---------------------------------------------------------------- detail text */
 
-static const char *detail(const char *body)
+/* remote_detail_text of `body` into a buffer of `cap` bytes (at most 128). */
+static const char *detail_in(size_t cap, const char *body)
 {
     static char buf[128];
-    remote_detail_text(body, strlen(body), buf, sizeof buf);
+    remote_detail_text(body, strlen(body), buf, cap);
     return buf;
+}
+
+static const char *detail(const char *body)
+{
+    return detail_in(128, body);
 }
 
 static void test_detail_text_of_each_error_shape(void)
@@ -535,6 +541,16 @@ static void test_detail_text_is_bounded(void)
     char buf[16];
     remote_detail_text(body, strlen(body), buf, sizeof buf);
     CU_ASSERT_EQUAL(strlen(buf), sizeof buf - 1);
+    /* A cut shows: it used to end in the text's last byte that fit. */
+    CU_ASSERT_STRING_EQUAL(buf, "xxxxxxxxxxxx...");
+    /* ... and never splits a character: "é" is two bytes. */
+    CU_ASSERT_STRING_EQUAL(detail_in(16, "{\"detail\":\"abcdefghijk\u00e9\u00e9\u00e9\"}"),
+                           "abcdefghijk...");
+    /* A text that fits exactly is not marked. */
+    CU_ASSERT_STRING_EQUAL(detail_in(16, "abcdefghijklmno"), "abcdefghijklmno");
+    /* Nothing follows the mark: the validation tail is dropped too. */
+    CU_ASSERT_STRING_EQUAL(detail_in(16, "{\"detail\":[{\"msg\":\"a long message\"},{}]}"),
+                           "a long messa...");
 }
 
 void sbx_test_register(void)

@@ -7,6 +7,8 @@
 
 #include "common/utf8.h"
 
+#include <sbx/backend_support.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -147,7 +149,7 @@ static sbx_status check_option_text(const char *name, const char *value, text_ki
                                     sbx_error *err)
 {
     char what[64];
-    snprintf(what, sizeof what, "the argument of option '%s'", name);
+    sbx_backend_format(what, sizeof what, "the argument of option '%s'", name);
     return check_text(value, strlen(value), kind, what, err);
 }
 
@@ -162,15 +164,17 @@ static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *e
                                    "the KEY of option '--set'", err);
     if (status != SBX_OK)
         return status;
-    /* The key is clean text by now; a long one is cut, between characters. */
-    size_t shown = (size_t)(equals - text);
+    /* The key is clean text by now; a long one is cut, between characters,
+     * and marked. */
+    size_t key_len = (size_t)(equals - text), shown = key_len;
     if (shown > 64) {
         shown = 64;
         while (shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
             shown--;
     }
     char what[128];
-    snprintf(what, sizeof what, "the value of option '--set %.*s'", (int)shown, text);
+    snprintf(what, sizeof what, "the value of option '--set %.*s%s'", (int)shown, text,
+             shown < key_len ? SBX_CUT_MARK : "");
     status = check_text(equals + 1, strlen(equals + 1), TEXT_ANY, what, err);
     if (status != SBX_OK)
         return status;
@@ -326,7 +330,7 @@ static sbx_status parse_word(const char *word, sbx_ctl_args *args, sbx_error *er
     const command_spec *spec = find_command(args->command_name);
     if (spec->takes_id && args->operand == NULL) {
         char what[64];
-        snprintf(what, sizeof what, "the sandbox ID of command '%s'", spec->name);
+        sbx_backend_format(what, sizeof what, "the sandbox ID of command '%s'", spec->name);
         sbx_status status = check_text(word, strlen(word), TEXT_NAME, what, err);
         if (status != SBX_OK)
             return status;

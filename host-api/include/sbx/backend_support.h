@@ -93,6 +93,21 @@ static inline char *sbx_backend_vformat(char *buf, size_t cap, const char *fmt, 
     return buf;
 }
 
+/* Format a message or a part of one into buf[cap] (cap > sizeof
+ * SBX_CUT_MARK), cut and marked as sbx_backend_vformat does: for text
+ * that only a reader sees, where a cut must show but must not fail the
+ * call.  Data that must be whole (a path, a key, a URL) is checked
+ * instead.  Returns buf. */
+SBX_SUPPORT_PRINTF(3, 4)
+static inline char *sbx_backend_format(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sbx_backend_vformat(buf, cap, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
 /* sbx_backend_error_set with the arguments in a va_list. */
 SBX_SUPPORT_PRINTF(3, 0)
 static inline sbx_status sbx_backend_error_setv(sbx_error *err, sbx_status kind,

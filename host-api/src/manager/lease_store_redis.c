@@ -136,7 +136,7 @@ static sbx_status connect_once(redis_store *s, const char *what, const char *id,
     if (s->ctx == NULL)
         return redis_error(s, what, id, "cannot connect: out of memory", err);
     if (s->ctx->err) {
-        char why[160];
+        char why[sizeof "cannot connect: " + sizeof s->ctx->errstr];
         snprintf(why, sizeof why, "cannot connect: %s", s->ctx->errstr);
         sbx_status st = redis_error(s, what, id, why, err);
         drop_connection(s);
@@ -364,8 +364,11 @@ static sbx_status rd_list(sbx_lease_store *store, sbx_lease_record **out, size_t
         if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
             r->element[0]->type != REDIS_REPLY_STRING || r->element[1]->type != REDIS_REPLY_ARRAY)
             st = redis_error(s, "listing", NULL, "unexpected reply type", err);
+        /* A cursor is an unsigned 64-bit number: a longer one is not. */
+        else if (r->element[0]->len >= sizeof cursor)
+            st = redis_error(s, "listing", NULL, "a SCAN cursor longer than 20 digits", err);
         else {
-            snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+            memcpy(cursor, r->element[0]->str, r->element[0]->len + 1);
             st = list_batch(s, r->element[1], out, count, &cap, err);
         }
         freeReplyObject(r);

@@ -60,7 +60,7 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
                              sandbox->sandbox_id, cause);
     }
     int64_t deadline = monotonic_ms() + timeout;
-    char last[256] = "no answer yet";
+    char last[SBX_ERROR_MESSAGE_MAX] = "no answer yet";
     int ready = 0;
     for (;;) {
         int64_t started = monotonic_ms();
@@ -76,7 +76,7 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
             snprintf(last, sizeof last, "HTTP %ld", resp.status);
             common_http_response_clear(&resp);
         } else {
-            snprintf(last, sizeof last, "%.200s", try_err.message);
+            memcpy(last, try_err.message, sizeof last);
         }
         if (ready)
             break;
