@@ -141,7 +141,7 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
     docker_container_name(&inst->options, id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/%s/json", name);
-    snprintf(what, sizeof what, "inspect of sandbox '%s'", id);
+    sbx_backend_format(what, sizeof what, "inspect of sandbox '%s'", id);
     common_http_response resp;
     sbx_status st = docker_engine_call(&inst->engine, "GET", path, NULL, 0, what, &resp, err);
     if (st != SBX_OK)
@@ -179,19 +179,30 @@ static sbx_status inspect_sandbox(sbx_backend_instance *inst, const char *id,
     return inspect_container(inst, id, to, engine, running, NULL, err);
 }
 
-/* POST /containers/NAME/ACTION[QUERY]: 204 done, 304 already so; else the
- * engine's error (SBX_ERR_NOT_FOUND for 404). */
+/* One request on a sandbox's container: METHOD /containers/NAME<action><query>,
+ * which may take extra_ms beyond the call timeout. */
+typedef struct container_call {
+    const char *method;   /* "POST", "DELETE" */
+    const char *action;   /* "/start", "/stop", or "" for the container itself */
+    const char *query;    /* "" or "?...", at most 32 bytes */
+    long extra_ms;
+} container_call;
+
+/* Make `call` on the container of sandbox `id`: 2xx done, 304 already so;
+ * else the engine's error (SBX_ERR_NOT_FOUND for 404). */
 static sbx_status container_action(sbx_backend_instance *inst, const char *id,
-                                   const char *method, const char *action, const char *query,
-                                   long extra_ms, sbx_error *err)
+                                   const container_call *call, sbx_error *err)
 {
+    /* The path fits: "/containers/" (12), the name, an action of at most 6
+     * and a query of at most 32 bytes. */
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 64], what[96];
     docker_container_name(&inst->options, id, name, sizeof name);
-    snprintf(path, sizeof path, "/containers/%s%s%s", name, action, query);
-    snprintf(what, sizeof what, "%s of sandbox '%s'", action[0] ? action + 1 : "removal", id);
+    snprintf(path, sizeof path, "/containers/%s%s%s", name, call->action, call->query);
+    sbx_backend_format(what, sizeof what, "%s of sandbox '%s'",
+                       call->action[0] ? call->action + 1 : "removal", id);
     common_http_response resp;
-    sbx_status st = docker_engine_call(&inst->engine, method, path, NULL, extra_ms, what,
-                                       &resp, err);
+    sbx_status st = docker_engine_call(&inst->engine, call->method, path, NULL, call->extra_ms,
+                                       what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status < 200 || (resp.status >= 300 && resp.status != 304))
@@ -202,7 +213,8 @@ static sbx_status container_action(sbx_backend_instance *inst, const char *id,
 
 static sbx_status remove_container(sbx_backend_instance *inst, const char *id, sbx_error *err)
 {
-    return container_action(inst, id, "DELETE", "", "?force=true", 0, err);
+    static const container_call removal = { "DELETE", "", "?force=true", 0 };
+    return container_action(inst, id, &removal, err);
 }
 
 /* The config error of init=true on an engine without an init binary. */
@@ -260,7 +272,7 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
     docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
-    snprintf(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
+    sbx_backend_format(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
     int init = 0;
     sbx_status st = choose_init(inst, req, what, &init, err);
     common_http_response resp = { 0, NULL, 0 };
@@ -314,6 +326,7 @@ static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_req
 static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_request *req,
                                int *created, sbx_error *err)
 {
+    static const container_call start_call = { "POST", "/start", "", 0 };
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     time_t give_up = now.tv_sec + inst->options.timeout_ms / 1000 + 1;
@@ -336,7 +349,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
         /* Start a new container, or bring a stopped sandbox back (304 when
          * a concurrent create started it meanwhile). */
         if (st == SBX_OK && (*created || !running))
-            st = container_action(inst, req->sandbox_id, "POST", "/start", "", 0, err);
+            st = container_action(inst, req->sandbox_id, &start_call, err);
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (st != SBX_ERR_NOT_FOUND || *created || now.tv_sec > give_up)
             break;
@@ -364,7 +377,7 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: sandbox '%s' has no port in '%.200s'",
                                      sb->sandbox_id, sb->sandbox_url);
     char what[96];
-    snprintf(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
+    sbx_backend_format(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
     return common_http_wait_ready(inst->options.bind_host, (int)port,
                                   inst->options.ready_timeout_ms,
                                   what, err);
@@ -378,7 +391,7 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     if (st != SBX_OK)
         return st;
     char what[96];
-    snprintf(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
+    sbx_backend_format(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
     const docker_engine_identity *engine = NULL;
     int created = 0, running = 0;
     st = engine_for(inst, to, what, &engine, err);
@@ -443,9 +456,9 @@ static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox
     /* An explicit grace: podman's default is none, Docker's 10 s. */
     char query[32];
     snprintf(query, sizeof query, "?t=%ld", inst->options.stop_grace_s);
+    const container_call stop = { "POST", "/stop", query, inst->options.stop_grace_s * 1000L };
     if (st == SBX_OK && running)
-        st = container_action(inst, sandbox_id, "POST", "/stop", query,
-                              inst->options.stop_grace_s * 1000L, err);
+        st = container_action(inst, sandbox_id, &stop, err);
     if (st == SBX_OK || st == SBX_ERR_NOT_FOUND)
         st = remove_container(inst, sandbox_id, err);
     if (st == SBX_ERR_NOT_FOUND) {
@@ -480,7 +493,7 @@ static sbx_status discover_sandbox(sbx_backend_instance *inst, const char *sandb
     if (st != SBX_OK)
         return st;
     char what[96];
-    snprintf(what, sizeof what, "discover of sandbox '%s'", sandbox_id);
+    sbx_backend_format(what, sizeof what, "discover of sandbox '%s'", sandbox_id);
     const docker_engine_identity *engine = NULL;
     int running = 0;
     st = engine_for(inst, to, what, &engine, err);
@@ -633,7 +646,7 @@ static sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandb
     if (st != SBX_OK)
         return st;
     char what[96], container_id[CONTAINER_ID_MAX];
-    snprintf(what, sizeof what, "reconciliation of sandbox '%s'", sandbox_id);
+    sbx_backend_format(what, sizeof what, "reconciliation of sandbox '%s'", sandbox_id);
     sbx_error cause;
     sbx_backend_error_clear(&cause);
     char name_space[512];

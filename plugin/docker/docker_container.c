@@ -199,10 +199,13 @@ static int labels_match(json_object *labels, const char *sandbox_id)
            (user == NULL || common_principal_id_is_valid(user));
 }
 
-/* "http://HOST:PORT", with brackets for an IPv6 host. */
+/* "http://HOST:PORT", with brackets for an IPv6 host; "" for a port that
+ * is not one (no digits, or more than a port has, which would not fit).
+ * bind_host is at most 255 bytes (docker_options.c), so 272 bytes hold it. */
 static void format_url(const docker_options *o, const char *port, char *buf, size_t size)
 {
-    if (port == NULL || port[0] == '\0' || strspn(port, "0123456789") != strlen(port))
+    if (port == NULL || port[0] == '\0' || strlen(port) > 5 ||
+        strspn(port, "0123456789") != strlen(port))
         snprintf(buf, size, "%s", "");
     else if (strchr(o->bind_host, ':') != NULL)
         snprintf(buf, size, "http://[%s]:%s", o->bind_host, port);
@@ -214,7 +217,7 @@ static void format_url(const docker_options *o, const char *port, char *buf, siz
 static void format_status(const char *state, char *buf, size_t size)
 {
     const char *s = state ? state : "unknown";
-    snprintf(buf, size, "%.*s", (int)docker_text_cut(s, strlen(s), size - 1), s);
+    sbx_backend_format(buf, size, "%s", s);
     buf[0] = (char)toupper((unsigned char)buf[0]);
 }
 

@@ -83,9 +83,11 @@ static void reword_transport_error(const docker_engine *engine, const char *meth
     /* Reached now, so the call itself failed: keep the client's reason
      * (a timeout, a reset) without its URL. */
     char prefix[512], detail[SBX_ERROR_MESSAGE_MAX];
-    snprintf(prefix, sizeof prefix, "%s %s%s: ", method,
-             common_http_client_shown_url(engine->http), full_path);
-    size_t skip = strncmp(err->message, prefix, strlen(prefix)) == 0 ? strlen(prefix) : 0;
+    int n = snprintf(prefix, sizeof prefix, "%s %s%s: ", method,
+                     common_http_client_shown_url(engine->http), full_path);
+    /* A prefix that did not fit is not the message's: nothing is skipped. */
+    size_t skip = n > 0 && (size_t)n < sizeof prefix &&
+                  strncmp(err->message, prefix, (size_t)n) == 0 ? (size_t)n : 0;
     snprintf(detail, sizeof detail, "%s", err->message + skip);
     sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "docker: %s: engine socket %s: %s", what,
                           engine->socket_path, detail);
@@ -131,7 +133,11 @@ static void engine_message(const common_http_response *resp, char *buf, size_t s
     }
     if (text != NULL && common_text_is_clean(text, len)) {
         size_t max = size - 1 < ENGINE_MESSAGE_MAX ? size - 1 : ENGINE_MESSAGE_MAX;
-        snprintf(buf, size, "%.*s", (int)docker_text_cut(text, len, max), text);
+        size_t keep = docker_text_cut(text, len, max);
+        /* A cut message shows it, in the same room. */
+        if (keep < len && max > sizeof SBX_CUT_MARK)
+            keep = docker_text_cut(text, len, max - (sizeof SBX_CUT_MARK - 1));
+        snprintf(buf, size, "%.*s%s", (int)keep, text, keep < len ? SBX_CUT_MARK : "");
     } else if (text != NULL && len > 0) {
         snprintf(buf, size, "(the engine's message is not valid UTF-8 text)");
     }

@@ -6,6 +6,8 @@
 #include "common/printable.h"
 #include "common/utf8.h"
 
+#include <sbx/backend_support.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -33,7 +35,12 @@ static size_t path_append(char *field, size_t size, size_t len, const char *name
                          : snprintf(field + len, size - len, "%s%s", len > 0 ? "." : "",
                                     common_printable(name, shown, sizeof shown));
     size_t grown = len + (n > 0 ? (size_t)n : 0);
-    return grown < size ? grown : size - 1;
+    if (grown < size)
+        return grown;
+    /* Cut: the path ends in the mark (names are printable ASCII here). */
+    if (size > sizeof SBX_CUT_MARK)
+        memcpy(field + size - sizeof SBX_CUT_MARK, SBX_CUT_MARK, sizeof SBX_CUT_MARK);
+    return size - 1;
 }
 
 /* 1 when every string under `v` is clean text; else 0, with the path of
