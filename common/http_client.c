@@ -495,7 +495,8 @@ static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
     if (sink->out_of_memory)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory", method, path);
     if (sink->stream_stopped)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s %s: out of memory reading the answer",
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "%s %s: out of memory reading the answer",
                                      method, path);
     /* During a transfer libcurl also says "out of memory" for an answer it
      * will not hold (a header over its limit): that is the peer's doing, and

@@ -35,12 +35,15 @@ typedef struct common_http_client common_http_client;
 /* How to build a client; every pointer but `services` is borrowed for
  * common_http_client_new only (the client copies what it keeps). */
 typedef struct common_http_client_options {
-    const char *base_url;          /* "http://127.0.0.1:8002", no trailing '/' ("http://localhost" for unix sockets) */
+    const char *base_url;          /* "http://127.0.0.1:8002", no trailing '/'
+                                    * ("http://localhost" for unix sockets) */
     const char *unix_socket_path;  /* NULL, or a unix socket to connect through (docker) */
     const char *ca_file;           /* NULL: system CAs; TLS peers always verified */
     long connect_timeout_ms;       /* 0: library default */
-    size_t max_response_bytes;     /* a larger body is SBX_ERR_PROTOCOL, never an unbounded allocation (0: the default) */
-    const char *const *headers;    /* extra request headers "Name: value" (e.g. X-API-Key); copied */
+    size_t max_response_bytes;     /* a larger body is SBX_ERR_PROTOCOL, never an
+                                    * unbounded allocation (0: the default) */
+    const char *const *headers;    /* extra request headers "Name: value" (e.g.
+                                    * X-API-Key); copied */
     size_t header_count;           /* header values with CR or LF are refused: SBX_ERR_CONFIG */
     const sbx_host_services *services; /* the host's log callback (NULL: none); must
                                         * outlive the client (backend.h: it does) */

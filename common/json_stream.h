@@ -48,7 +48,8 @@ void common_json_buffer_free(common_json_buffer *b);
 /* What common_json_stream_next found. */
 typedef enum common_json_event {
     COMMON_JSON_EVENT_NONE = 0, /* the chunk is read: feed the next one */
-    COMMON_JSON_EVENT_BEGIN,    /* a value begins: kind (OBJECT, ARRAY, STRING or SCALAR), depth, at */
+    COMMON_JSON_EVENT_BEGIN,    /* a value begins: kind (OBJECT, ARRAY, STRING or SCALAR),
+                                 * depth, at */
     COMMON_JSON_EVENT_KEY,      /* a member's key is read: key, key_len, depth, text_clean */
     COMMON_JSON_EVENT_SCALAR,   /* a scalar is complete: kind, depth, at, and for an
                                  * INT negative/magnitude, for a STRING text_clean

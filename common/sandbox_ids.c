@@ -64,7 +64,8 @@ sbx_status common_check_principal_id(const char *field, const char *id, sbx_erro
     if (id == NULL || common_principal_id_is_valid(id))
         return SBX_OK;
     char shown[80];
-    return sbx_backend_error_set(err, SBX_ERR_REFUSED,
-                                 "invalid %s '%s': must match ^[A-Za-z0-9_-]{1,%d}$",
-                                 field, common_printable(id, shown, sizeof shown), COMMON_PRINCIPAL_ID_MAX);
+    return sbx_backend_error_set(
+        err, SBX_ERR_REFUSED,
+        "invalid %s '%s': must match ^[A-Za-z0-9_-]{1,%d}$",
+        field, common_printable(id, shown, sizeof shown), COMMON_PRINCIPAL_ID_MAX);
 }

@@ -120,7 +120,8 @@ static sbx_status wait_ready(const char *host, int port, long timeout_ms, const 
     hints.ai_flags = AI_NUMERICSERV;
     int gai = getaddrinfo(host, service, &hints, &addrs);
     if (gai != 0)
-        return sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "%s: cannot resolve '%.100s': %s", what,
+        return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                                     "%s: cannot resolve '%.100s': %s", what,
                                      host, gai_strerror(gai));
     long deadline = monotonic_ms() + timeout_ms;
     long pause = FIRST_PAUSE_MS;
@@ -148,14 +149,15 @@ static sbx_status wait_ready(const char *host, int port, long timeout_ms, const 
         return SBX_OK;
     const char *open_bracket = strchr(host, ':') != NULL ? "[" : "";
     const char *close_bracket = open_bracket[0] != '\0' ? "]" : "";
-    return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
-                                 "%s is not serving: nothing %s on %s%.100s%s:%d within %ld ms "
-                                 "(ready_timeout_ms; last attempt: %s); the sandbox is left for destroy",
-                                 what, probe == PROBE_HTTP ? "answered an HTTP request"
-                                                   : "accepted a connection",
-                                 open_bracket, host, close_bracket, port, timeout_ms,
-                                 why == CLOSED_WITHOUT_REPLY ? "the connection was closed without a reply"
-                                                     : strerror(why));
+    return sbx_backend_error_set(
+        err, SBX_ERR_TRANSPORT,
+        "%s is not serving: nothing %s on %s%.100s%s:%d within %ld ms "
+        "(ready_timeout_ms; last attempt: %s); the sandbox is left for destroy",
+        what, probe == PROBE_HTTP ? "answered an HTTP request"
+                                  : "accepted a connection",
+        open_bracket, host, close_bracket, port, timeout_ms,
+        why == CLOSED_WITHOUT_REPLY ? "the connection was closed without a reply"
+                                    : strerror(why));
 }
 
 sbx_status common_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,

@@ -158,7 +158,8 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
     docker_sandbox_view view;
     st = docker_view_from_inspect(&inst->options, o, id, &view, running, err);
     if (st == SBX_OK && container_id != NULL && view.facts.container_id == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the answer has no container Id",
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                   "docker: %s: the answer has no container Id",
                                    what);
     if (st == SBX_OK && container_id != NULL)
         snprintf(container_id, CONTAINER_ID_MAX, "%s", view.facts.container_id);
@@ -220,11 +221,12 @@ static sbx_status remove_container(sbx_backend_instance *inst, const char *id, s
 /* The config error of init=true on an engine without an init binary. */
 static sbx_status init_missing_error(const sbx_create_request *req, sbx_error *err)
 {
-    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                 "docker: create of sandbox '%s': option 'init' is true but the engine "
-                                 "has no init binary (podman: install catatonit; Docker: docker-init); "
-                                 "set init to auto or false to run sandboxes without one",
-                                 req->sandbox_id);
+    return sbx_backend_error_set(
+        err, SBX_ERR_CONFIG,
+        "docker: create of sandbox '%s': option 'init' is true but the engine "
+        "has no init binary (podman: install catatonit; Docker: docker-init); "
+        "set init to auto or false to run sandboxes without one",
+        req->sandbox_id);
 }
 
 /* Remember that the engine has no init binary, and say so once. */
@@ -374,7 +376,8 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
     const char *colon = strrchr(sb->sandbox_url, ':');
     long port = colon != NULL ? strtol(colon + 1, NULL, 10) : 0;
     if (port <= 0 || port > 65535)
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: sandbox '%s' has no port in '%.200s'",
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "docker: sandbox '%s' has no port in '%.200s'",
                                      sb->sandbox_id, sb->sandbox_url);
     char what[96];
     sbx_backend_format(what, sizeof what, "docker: sandbox '%s'", sb->sandbox_id);
@@ -624,7 +627,8 @@ static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what,
         return st;
     int podman = engine->is_podman;
     if (podman ? facts.name[0] == '\0' || facts.root_dir[0] == '\0' : facts.id[0] == '\0')
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's /info gives no %s",
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "docker: %s: the engine's /info gives no %s",
                                      what, podman ? "Name and DockerRootDir" : "ID");
     if (podman)
         snprintf(buf, size, "podman:%s:%s", facts.name, facts.root_dir);

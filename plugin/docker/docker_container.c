@@ -169,7 +169,8 @@ sbx_status docker_create_body(const docker_options *o, const sbx_create_request 
     add(&b, exposed, port_key, json_object_new_object());
     add(&b, body, "ExposedPorts", exposed);
     add(&b, body, "HostConfig", host_config_of(&b, o, port_key, binds, init));
-    const char *text = b.failed ? NULL : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    const char *text = b.failed ? NULL
+                                : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     *out = text ? strdup(text) : NULL;
     json_object_put(body);
     if (*out == NULL)
@@ -270,14 +271,16 @@ sbx_status docker_view_from_inspect(const docker_options *o, json_object *inspec
     int is_running = 0;
     if (!json_object_object_get_ex(inspect, "Config", &config) ||
         !json_object_object_get_ex(config, "Labels", &labels) || !labels_match(labels, sandbox_id))
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "docker: the container named for sandbox '%s' is not a sandbox "
-                                     "managed by sbx (labels differ)", sandbox_id);
+        return sbx_backend_error_set(
+            err, SBX_ERR_PROTOCOL,
+            "docker: the container named for sandbox '%s' is not a sandbox "
+            "managed by sbx (labels differ)", sandbox_id);
     if (!json_object_object_get_ex(inspect, "State", &state) ||
         common_json_get_bool(state, "Running", &is_running) != COMMON_JSON_OK ||
         common_json_get_string(state, "Status", &status) != COMMON_JSON_OK)
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
+        return sbx_backend_error_set(
+            err, SBX_ERR_PROTOCOL,
+            "docker: inspect of sandbox '%s' has no State.Running", sandbox_id);
     format_url(o, is_running ? inspect_host_port(o, inspect) : NULL, view->url,
                sizeof view->url);
     *running = is_running;

@@ -182,16 +182,18 @@ json_object *docker_engine_parse(const common_http_response *resp, json_type typ
     json_object *o = common_json_parse(resp->body, resp->body_len);
     if (o == NULL || !json_object_is_type(o, type)) {
         json_object_put(o);
-        sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: %s: the engine's answer is not a JSON %s",
+        sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                              "docker: %s: the engine's answer is not a JSON %s",
                               what, type == json_type_array ? "array" : "object");
         return NULL;
     }
     char field[160];
     if (type == json_type_object && !docker_json_text_ok(o, field, sizeof field)) {
         json_object_put(o);
-        sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                              "docker: %s: field '%s' of the engine's answer holds a NUL or invalid "
-                              "UTF-8", what, field);
+        sbx_backend_error_set(
+            err, SBX_ERR_PROTOCOL,
+            "docker: %s: field '%s' of the engine's answer holds a NUL or invalid "
+            "UTF-8", what, field);
         return NULL;
     }
     return o;

@@ -62,7 +62,8 @@ static int is_api_version(const char *s)
 static int is_bind_host(const char *s)
 {
     return s != NULL && s[0] != '\0' && strlen(s) < 256 &&
-           s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-")] == '\0';
+           s[strspn(s,
+                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-")] == '\0';
 }
 
 /* Split "K=V,K2=V2" into pairs; an empty value is no pairs.  Keys must be

@@ -235,10 +235,11 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
 {
     const char *unowned = local_unowned_entry(paths);
     if (unowned != NULL)
-        return sbx_backend_error_set(err, SBX_ERR_REFUSED,
-                                     "local: not creating sandbox '%s': %s exists but no record of "
-                                     "this backend describes it; it is left untouched (remove it or "
-                                     "choose another id)", req->sandbox_id, unowned);
+        return sbx_backend_error_set(
+            err, SBX_ERR_REFUSED,
+            "local: not creating sandbox '%s': %s exists but no record of "
+            "this backend describes it; it is left untouched (remove it or "
+            "choose another id)", req->sandbox_id, unowned);
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
     sbx_status st = local_random_id(incarnation, err);
     if (st == SBX_OK && inst->options.command != NULL)

@@ -23,7 +23,8 @@ sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "getrandom failed: %s", strerror(errno));
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                         "getrandom failed: %s", strerror(errno));
         got += (size_t)n;
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
@@ -71,7 +72,8 @@ static sbx_status write_new_id(const char *state_dir, const char *path,
     unlink(tmp);
     if (linked || (ok && saved == EEXIST && read_id(path, out)))
         return SBX_OK;
-    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path, strerror(saved));
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                 "cannot write %s: %s", path, strerror(saved));
 }
 
 sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],

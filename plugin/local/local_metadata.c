@@ -264,7 +264,8 @@ sbx_status local_metadata_read(const char *path, local_metadata *meta,
         return SBX_OK;
     local_metadata_clear(meta);
     if (bad.key == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "unreadable sandbox metadata in %s: it %s",
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "unreadable sandbox metadata in %s: it %s",
                                      path, bad.why);
     sbx_status kind = bad.why == copy_failed ? SBX_ERR_INTERNAL : SBX_ERR_PROTOCOL;
     return sbx_backend_error_set(err, kind, "unreadable sandbox metadata in %s: field '%s' %s",

@@ -87,7 +87,8 @@ static sbx_status prepare_state_dir(local_options *out, sbx_error *err)
         return st;
     char *resolved = realpath(out->state_dir, NULL);
     if (resolved == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot resolve '%s': %s",
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "option 'state_dir': cannot resolve '%s': %s",
                                      out->state_dir, strerror(errno));
     free(out->state_dir);
     out->state_dir = resolved;

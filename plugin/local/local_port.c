@@ -27,7 +27,8 @@ sbx_status local_pick_port(int *port, sbx_error *err)
     sbx_status st = SBX_OK;
     if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
         getsockname(fd, (struct sockaddr *)&addr, &len) != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot pick a free port on 127.0.0.1: %s",
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                   "cannot pick a free port on 127.0.0.1: %s",
                                    strerror(errno));
     else
         *port = ntohs(addr.sin_port);

@@ -77,7 +77,8 @@ static sbx_status check_empty(int dir_fd, const char *state_dir, int *marked,
         int saved = errno;
         if (scan_fd >= 0)
             close(scan_fd);
-        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot read '%s': %s",
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "option 'state_dir': cannot read '%s': %s",
                                      state_dir, strerror(saved));
     }
     char other[NAME_MAX + 1] = "";
@@ -123,7 +124,8 @@ sbx_status local_claim_state_dir(const char *state_dir, sbx_error *err)
 {
     int dir_fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
-        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir': cannot open '%s': %s",
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "option 'state_dir': cannot open '%s': %s",
                                      state_dir, strerror(errno));
     int marked = marker_state(dir_fd);
     sbx_status st = SBX_OK;
@@ -212,7 +214,8 @@ sbx_status local_lock(const local_paths *paths, long timeout_ms, int *fd,
         }
         if (!S_ISREG(held.st_mode)) {
             close(lfd);
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot lock %s: not a regular file",
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                         "cannot lock %s: not a regular file",
                                          paths->lock);
         }
         int rc = lock_until(lfd, deadline);

@@ -120,7 +120,8 @@ sbx_status remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
         } else if (id->state != COMMON_JSON_ABSENT &&
                    (id->state != COMMON_JSON_OK ||
                     !remote_json_scanned_string_equals(id->raw, id->raw_len, sandbox_id))) {
-            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "%s: the answer is about another sandbox",
                                        call_name(what, action, sandbox_id));
         } else if (status->state == COMMON_JSON_OK &&
                    !remote_json_scanned_string_is_clean(status->raw, status->raw_len)) {
@@ -185,7 +186,8 @@ sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
             remote_wrap_error(&cause, what, err);
         } else if (strcmp(sb.sandbox_id, sandbox_id) != 0) {
             common_sandbox_record_clear(&sb);
-            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s: the answer is about another sandbox",
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "%s: the answer is about another sandbox",
                                        what);
         } else if (made_under_another_contract(inst, &sb, &out_of_memory)) {
             common_sandbox_record_clear(&sb);
@@ -194,8 +196,9 @@ sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
                                        "provisioner's; it is not reused", sandbox_id);
         } else if (out_of_memory) {
             common_sandbox_record_clear(&sb);
-            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
-                                       "%s: out of memory probing the provisioner's capabilities", what);
+            st = sbx_backend_error_set(
+                err, SBX_ERR_INTERNAL,
+                "%s: out of memory probing the provisioner's capabilities", what);
         } else {
             st = common_sandbox_record_box(&sb, out, err);
         }

@@ -72,7 +72,8 @@ sbx_status remote_problem_error(remote_problem problem, sbx_error *err)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "sandbox field %s is not a non-negative integer", field);
     case NOT_STRING:
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "sandbox field %s is not a string", field);
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "sandbox field %s is not a string", field);
     default:
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "sandbox answer is not a JSON object");
     }
