@@ -63,3 +63,8 @@ tests_manager_ready_server_SOURCES = tests/manager/ready_server.c
 tests_manager_test_manager_ready_SOURCES = tests/manager/test_manager_ready.c $(SBX_MGR_TEST_SUPPORT)
 tests_manager_test_manager_ready_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_manager_test_manager_ready_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+# The example host (examples/host.c) run as a user would, over the local
+# backend with the memory and the sqlite stores.
+TESTS += tests/manager/check-example-host.sh
+dist_check_SCRIPTS += tests/manager/check-example-host.sh
