@@ -3,6 +3,8 @@
 host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_backend.c \
 	plugin/local/local_backend.h \
+	plugin/local/local_cache.c \
+	plugin/local/local_cache.h \
 	plugin/local/local_command.c \
 	plugin/local/local_command.h \
 	plugin/local/local_identity.c \

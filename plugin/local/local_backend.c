@@ -1,7 +1,8 @@
 /*
- * The local backend's operations.  An instance holds only its immutable
- * options; all shared state lives in the state directory, so instances in
- * any number of threads and processes see the same sandboxes.  Creation
+ * The local backend's operations.  An instance holds its immutable options
+ * and a cache of the records it read, checked against their files on every
+ * read (local_cache.h); all shared state lives in the state directory, so
+ * instances in any number of threads and processes see the same sandboxes.  Creation
  * and destruction of one sandbox are serialised by its lock file; readers
  * rely on the metadata file being replaced atomically.
  */
@@ -16,6 +17,7 @@
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "common/tcp_ready.h"
+#include "plugin/local/local_cache.h"
 #include "plugin/local/local_command.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_metadata.h"
@@ -36,6 +38,7 @@
 
 struct sbx_backend_instance {
     local_options options;
+    local_cache *cache;                  /* the records read (thread-safe) */
     const sbx_host_services *services;   /* kept alive by the host until close */
 };
 
@@ -54,6 +57,12 @@ static sbx_status local_open(const sbx_option *options, size_t option_count,
         free(inst);
         return st;
     }
+    inst->cache = local_cache_new();
+    if (inst->cache == NULL) {
+        local_options_clear(&inst->options);
+        free(inst);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
     inst->services = services;
     LOCAL_LOG(inst, SBX_LOG_DEBUG, "state directory %s, %s", inst->options.state_dir,
               inst->options.command ? "sandboxes run a command" : "directory sandboxes");
@@ -65,6 +74,7 @@ static void local_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
+    local_cache_free(inst->cache);
     local_options_clear(&inst->options);
     free(inst);
 }
@@ -88,10 +98,10 @@ static int metadata_is_alive(const local_metadata *meta, const local_paths *path
 }
 
 /* Read the metadata of a validated id and check that it is that sandbox's. */
-static sbx_status load_metadata(const local_paths *paths, const char *id,
-                                local_metadata *meta, sbx_error *err)
+static sbx_status load_metadata(sbx_backend_instance *inst, const local_paths *paths,
+                                const char *id, local_metadata *meta, sbx_error *err)
 {
-    sbx_status st = local_metadata_read(paths->metadata, meta, err);
+    sbx_status st = local_cache_read(inst->cache, paths->metadata, meta, err);
     if (st == SBX_ERR_NOT_FOUND)
         return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
     if (st == SBX_OK && strcmp(meta->sandbox_id, id) != 0) {
@@ -104,10 +114,10 @@ static sbx_status load_metadata(const local_paths *paths, const char *id,
 
 /* Read a record that is whole: a record a create is still writing (or that
  * a killed create left) is no sandbox yet, for readers NOT_FOUND. */
-static sbx_status load_complete(const local_paths *paths, const char *id,
-                                local_metadata *meta, sbx_error *err)
+static sbx_status load_complete(sbx_backend_instance *inst, const local_paths *paths,
+                                const char *id, local_metadata *meta, sbx_error *err)
 {
-    sbx_status st = load_metadata(paths, id, meta, err);
+    sbx_status st = load_metadata(inst, paths, id, meta, err);
     if (st == SBX_OK && meta->creating) {
         local_metadata_clear(meta);
         return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found", id);
@@ -360,7 +370,7 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
         return st;
     local_metadata meta;
     int fresh = 0;
-    st = load_metadata(&paths, req->sandbox_id, &meta, err);
+    st = load_metadata(inst, &paths, req->sandbox_id, &meta, err);
     if (st == SBX_OK && meta.creating)
         st = clear_interrupted_create(inst, &paths, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
@@ -368,7 +378,7 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
         fresh = 1;
         st = create_locked(inst, req, &paths, &meta, &launch, err);
         if (st == SBX_OK)
-            st = load_metadata(&paths, req->sandbox_id, &meta, err);
+            st = load_metadata(inst, &paths, req->sandbox_id, &meta, err);
         if (st == SBX_OK)
             LOCAL_LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
     } else if (st == SBX_OK) {
@@ -429,7 +439,7 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
     if (st != SBX_OK)
         return st;
     local_metadata meta;
-    st = load_metadata(&paths, sandbox_id, &meta, err);
+    st = load_metadata(inst, &paths, sandbox_id, &meta, err);
     int existed = st == SBX_OK;
     if (st == SBX_OK) {
         st = remove_sandbox(inst, &paths, &meta, err);
@@ -443,6 +453,8 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
         st = sbx_backend_error_set(err, st, "local: not destroying sandbox '%s': %s; nothing was "
                                    "removed", sandbox_id, why);
     }
+    /* Its file is gone or going: the cache need not hold it open. */
+    local_cache_forget(inst->cache, paths.metadata);
     /* The lock file goes in any case: a waiter then locks a fresh one. */
     local_unlock(&paths, lock_fd, 1);
     local_metadata_clear(&meta);
@@ -463,7 +475,7 @@ static sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox
     if (st != SBX_OK)
         return st;
     local_metadata meta;
-    st = load_complete(&paths, sandbox_id, &meta, err);
+    st = load_complete(inst, &paths, sandbox_id, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_backend_error_clear(err);
         return SBX_OK;
@@ -483,7 +495,7 @@ static sbx_status discover_sandbox(sbx_backend_instance *inst, const char *sandb
     if (st != SBX_OK)
         return st;
     local_metadata meta;
-    st = load_complete(&paths, sandbox_id, &meta, err);
+    st = load_complete(inst, &paths, sandbox_id, &meta, err);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, to, err);
     local_metadata_clear(&meta);
@@ -532,7 +544,7 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
     }
     if (local_paths_for(inst->options.state_dir, id, &paths, &entry_err) != SBX_OK)
         return SBX_OK;
-    sbx_status st = load_complete(&paths, id, &meta, &entry_err);
+    sbx_status st = load_complete(inst, &paths, id, &meta, &entry_err);
     if (st == SBX_ERR_INTERNAL)
         return sbx_backend_error_set(err, st, "cannot list sandbox %s: %s", id,
                                      entry_err.message);
@@ -605,7 +617,7 @@ static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbo
     memset(&meta, 0, sizeof meta);
     st = local_namespace_id(inst->options.state_dir, namespace_id, &why);
     if (st == SBX_OK)
-        st = load_complete(&paths, sandbox_id, &meta, &why);
+        st = load_complete(inst, &paths, sandbox_id, &meta, &why);
     if (st == SBX_ERR_NOT_FOUND) {
         out->backend_namespace = strdup(namespace_id);
         out->status = out->backend_namespace ? SBX_RECONCILE_ABSENT : SBX_RECONCILE_UNKNOWN;

@@ -120,12 +120,10 @@ sbx_status local_metadata_write(const char *path, const char *tmp,
     return st;
 }
 
-/* Read the whole file (bounded); NULL with errno set on failure. */
-static char *read_file(const char *path)
+/* Read the whole of `fd` (bounded); NULL with errno set on failure.  The
+ * descriptor stays open. */
+static char *read_fd(int fd)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
     char *buf = malloc(METADATA_MAX_BYTES + 1);
     size_t used = 0;
     while (buf != NULL && used < METADATA_MAX_BYTES) {
@@ -141,11 +139,8 @@ static char *read_file(const char *path)
             used += (size_t)n;
         }
     }
-    int saved = errno;
-    close(fd);
     if (buf != NULL)
         buf[used] = '\0';
-    errno = saved;
     return buf;
 }
 
@@ -244,17 +239,28 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
     return 1;
 }
 
-sbx_status local_metadata_read(const char *path, local_metadata *meta,
-                               sbx_error *err)
+/* The error of a record file that could not be opened or read. */
+static sbx_status unreadable(const char *path, int errnum, sbx_error *err)
+{
+    if (errnum == ENOENT)
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "no metadata at %s", path);
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s", path,
+                                 strerror(errnum));
+}
+
+sbx_status local_metadata_open(const char *path, int *fd, sbx_error *err)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    return *fd >= 0 ? SBX_OK : unreadable(path, errno, err);
+}
+
+sbx_status local_metadata_read_fd(int fd, const char *path, local_metadata *meta,
+                                  sbx_error *err)
 {
     memset(meta, 0, sizeof *meta);
-    char *text = read_file(path);
-    if (text == NULL) {
-        if (errno == ENOENT)
-            return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "no metadata at %s", path);
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s", path,
-                                     strerror(errno));
-    }
+    char *text = read_fd(fd);
+    if (text == NULL)
+        return unreadable(path, errno, err);
     json_object *o = json_tokener_parse(text);
     free(text);
     bad_field bad = { NULL, "is not JSON" };
@@ -270,6 +276,29 @@ sbx_status local_metadata_read(const char *path, local_metadata *meta,
     sbx_status kind = bad.why == copy_failed ? SBX_ERR_INTERNAL : SBX_ERR_PROTOCOL;
     return sbx_backend_error_set(err, kind, "unreadable sandbox metadata in %s: field '%s' %s",
                                  path, bad.key, bad.why);
+}
+
+/* Copy an optional string: 1 when done (NULL copies as NULL). */
+static int copy_string(const char *from, char **to)
+{
+    *to = from != NULL ? strdup(from) : NULL;
+    return from == NULL || *to != NULL;
+}
+
+sbx_status local_metadata_copy(const local_metadata *from, local_metadata *to,
+                               sbx_error *err)
+{
+    *to = *from;
+    int ok = copy_string(from->sandbox_id, &to->sandbox_id) &
+             copy_string(from->thread_id, &to->thread_id) &
+             copy_string(from->user_id, &to->user_id) & copy_string(from->url, &to->url) &
+             copy_string(from->created, &to->created) &
+             copy_string(from->incarnation_id, &to->incarnation_id);
+    if (ok)
+        return SBX_OK;
+    local_metadata_clear(to);
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot copy the record of sandbox %s "
+                                 "(out of memory)", from->sandbox_id);
 }
 
 void local_metadata_clear(local_metadata *meta)

@@ -32,11 +32,22 @@ typedef struct local_metadata {
 sbx_status local_metadata_write(const char *path, const char *tmp,
                                 const local_metadata *meta, sbx_error *err);
 
-/* Read `path` into *meta (zeroed first).  SBX_ERR_NOT_FOUND when the file
- * does not exist; SBX_ERR_PROTOCOL when it is not a valid record: the
- * message names the path and the field (a string holding a NUL or invalid
- * UTF-8 included).  Release with local_metadata_clear. */
-sbx_status local_metadata_read(const char *path, local_metadata *meta,
+/* Open record file `path` for local_metadata_read_fd (*fd close-on-exec,
+ * the caller closes it): SBX_ERR_NOT_FOUND when it does not exist,
+ * SBX_ERR_INTERNAL naming the path when it cannot be opened. */
+sbx_status local_metadata_open(const char *path, int *fd, sbx_error *err);
+
+/* Read the opened record file `fd` (to its end; it stays open) into *meta
+ * (zeroed first); `path` names it in errors.  SBX_ERR_PROTOCOL when it is
+ * not a valid record: the message names the path and the field (a string
+ * holding a NUL or invalid UTF-8 included); SBX_ERR_INTERNAL when it
+ * cannot be read or copied.  Release with local_metadata_clear. */
+sbx_status local_metadata_read_fd(int fd, const char *path, local_metadata *meta,
+                                  sbx_error *err);
+
+/* A deep copy of *from into *to, released with local_metadata_clear.
+ * SBX_ERR_INTERNAL (out of memory) with *to empty when it cannot be made. */
+sbx_status local_metadata_copy(const local_metadata *from, local_metadata *to,
                                sbx_error *err);
 
 /* Free what *meta holds and zero it. */

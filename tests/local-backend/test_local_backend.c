@@ -810,6 +810,137 @@ static void test_records_of_a_command_sandbox(void)
     records_of("records cmd", SILENT_COMMAND);
 }
 
+/* ------------------------------------------------------------ record cache */
+
+/* What the cache holds at most (docs/local.md): one descriptor a record. */
+#define CACHED_RECORDS_MAX 128
+
+/* 1 when the record of `id` last changed more than the cache's settling
+ * time (1 s, docs/local.md) ago: from then on an instance that reads it
+ * keeps it. */
+static int record_settled(const fixture *f, const char *id)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s.json", f->state_dir, id);
+    struct stat st;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return stat(path, &st) == 0 && st.st_ctim.tv_sec + 2 <= now.tv_sec;
+}
+
+static void wait_settled(const fixture *f, const char *id)
+{
+    long deadline = sbx_test_now_ms() + 10000;
+    while (!record_settled(f, id) && sbx_test_now_ms() < deadline) {
+        struct timespec pause = { 0, 20000000L };
+        nanosleep(&pause, NULL);
+    }
+    CU_ASSERT_FATAL(record_settled(f, id));
+}
+
+/* The thread id `b` discovers for `id` is `thread`. */
+static void discovers_thread(sbx_backend *b, const char *id, const char *thread)
+{
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_discover(b, id, &found, &err) == SBX_OK);
+    CU_ASSERT_STRING_EQUAL(found->thread_id, thread);
+    sbx_backend_free_sandboxes(b, found, 1);
+}
+
+/* An instance that has read a record answers from what it kept only while
+ * the file is the same: replaced by another instance (a new file, perhaps
+ * with the old one's inode number), rewritten in place to the same size,
+ * or removed, the next read sees it. */
+static void test_kept_records_follow_their_files(void)
+{
+    fixture f;
+    fixture_setup(&f, "cache", NULL);
+    sbx_host *other_host = new_host();
+    sbx_backend *other = open_local(other_host, f.state_dir, NULL);
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f.backend, "kept", "t-1", "erin", NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    wait_settled(&f, "kept");
+    discovers_thread(f.backend, "kept", "t-1");
+    discovers_thread(f.backend, "kept", "t-1");
+
+    CU_ASSERT_FATAL(sbx_backend_destroy(other, "kept", &err) == SBX_OK);
+    sb = sbx_test_create(other, "kept", "t-2", "erin", NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(other, sb, 1);
+    discovers_thread(f.backend, "kept", "t-2");
+
+    /* Someone else's editor: the same bytes but one, written in place. */
+    wait_settled(&f, "kept");
+    discovers_thread(f.backend, "kept", "t-2");
+    char path[PATH_MAX + 64], text[1024];
+    snprintf(path, sizeof path, "%s/kept.json", f.state_dir);
+    FILE *in = fopen(path, "r");
+    CU_ASSERT_FATAL(in != NULL);
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    char *thread = strstr(text, "\"t-2\"");
+    CU_ASSERT_FATAL(thread != NULL);
+    thread[3] = '3';
+    sbx_local_test_write_file(path, text);
+    discovers_thread(f.backend, "kept", "t-3");
+
+    CU_ASSERT_FATAL(sbx_backend_destroy(other, "kept", &err) == SBX_OK);
+    sbx_sandbox *found = NULL;
+    CU_ASSERT(sbx_backend_discover(f.backend, "kept", &found, &err) == SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "kept"), 0);
+    CU_ASSERT_EQUAL(listed(f.backend, "kept", NULL), 0);
+    sbx_backend_close(other);
+    sbx_host_free(other_host);
+    fixture_teardown(&f);
+}
+
+/* Descriptors this process has open. */
+static int open_descriptors(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    CU_ASSERT_FATAL(dir != NULL);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(dir);
+    return n - 1;   /* the directory's own */
+}
+
+/* More sandboxes than the cache keeps are all listed, every time; the
+ * files it holds stay within its bound and are closed with the backend. */
+static void test_kept_records_are_bounded(void)
+{
+    enum { SANDBOXES = CACHED_RECORDS_MAX + 5 };
+    int before = open_descriptors();
+    fixture f;
+    fixture_setup(&f, "bounded", NULL);
+    int opened = open_descriptors();
+    sbx_error err;
+    char id[32];
+    for (int i = 0; i < SANDBOXES; i++) {
+        snprintf(id, sizeof id, "many-%d", i);
+        sbx_sandbox *sb = sbx_test_create(f.backend, id, NULL, NULL, NULL, 0, &err);
+        CU_ASSERT_FATAL(sb != NULL);
+        sbx_backend_free_sandboxes(f.backend, sb, 1);
+    }
+    wait_settled(&f, id);
+    for (int round = 0; round < 2; round++) {
+        size_t total = 0;
+        CU_ASSERT_EQUAL(listed(f.backend, "many-0", &total), 1);
+        CU_ASSERT_EQUAL(total, SANDBOXES);
+        CU_ASSERT(open_descriptors() - opened <= CACHED_RECORDS_MAX);
+    }
+    sbx_backend_close(f.backend);
+    f.backend = NULL;
+    CU_ASSERT_EQUAL(open_descriptors(), before);
+    sbx_host_free(f.host);
+    sbx_local_test_remove_tree(f.state_dir);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -830,6 +961,8 @@ void sbx_test_register(void)
         { "reconcile: found, absent, new incarnation", test_reconcile },
         { "records (ABI 1.2) of a directory sandbox", test_records_of_a_directory_sandbox },
         { "records (ABI 1.2) of a command sandbox: its process", test_records_of_a_command_sandbox },
+        { "kept records follow their files", test_kept_records_follow_their_files },
+        { "kept records are bounded and closed with the backend", test_kept_records_are_bounded },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("local backend", NULL, NULL, tests);
