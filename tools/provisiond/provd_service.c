@@ -7,6 +7,7 @@
 
 #include "tools/provisiond/provd_service.h"
 
+#include "common/sandbox_ids.h"
 #include "common/utf8.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_answers.h"
@@ -387,8 +388,10 @@ static void answer_route(void *cls, const sbx_prov_request *req, sbx_prov_route 
 {
     provd_service *svc = cls;
     /* An id no backend accepts reaches none (the emulator passes them on,
-     * as the real provisioner does to Kubernetes). */
-    if (id[0] != '\0' && !sbx_prov_path_id_valid(id, reply))
+     * as the real provisioner does to Kubernetes).  The backends' own check
+     * comes first: it accepts the ids of the 422's pattern without running
+     * the regex on every request. */
+    if (id[0] != '\0' && !common_sandbox_id_is_valid(id) && !sbx_prov_path_id_valid(id, reply))
         return;
     switch (route) {
     case SBX_PROV_ROUTE_HEALTH:
