@@ -602,6 +602,22 @@ common_json_event common_json_stream_next(common_json_stream *s)
     return s->event;
 }
 
+int64_t common_json_stream_int64(const common_json_stream *s)
+{
+    if (s->negative)
+        return s->magnitude >= MAGNITUDE_LIMIT ? INT64_MIN : -(int64_t)s->magnitude;
+    return s->magnitude > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)s->magnitude;
+}
+
+int common_json_stream_int(const common_json_stream *s, int *out)
+{
+    int64_t v = common_json_stream_int64(s);
+    if (v < INT_MIN || v > INT_MAX)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
 common_json_outcome common_json_stream_end(const common_json_stream *s)
 {
     if (s->saw_nul || s->total > INT_MAX)

@@ -135,6 +135,14 @@ void common_json_stream_feed(common_json_stream *s, const char *data, size_t len
  * whole.  A text that turns out not to be JSON gives no more events. */
 common_json_event common_json_stream_next(common_json_stream *s);
 
+/* The INT just read as json-c's json_object_get_int64 gives it (clamped
+ * to the int64 range). */
+int64_t common_json_stream_int64(const common_json_stream *s);
+
+/* 1 with *out set when the INT just read fits an int (the rule of
+ * common_json_int_value), else 0. */
+int common_json_stream_int(const common_json_stream *s, int *out);
+
 /* After the last chunk: whether the bytes fed were one JSON value. */
 common_json_outcome common_json_stream_end(const common_json_stream *s);
 

@@ -57,6 +57,11 @@ void common_utf8_scan_bytes(common_utf8_scan *u, const char *bytes, size_t len)
 {
     const unsigned char *p = (const unsigned char *)bytes;
     for (size_t i = 0; i < len && !u->bad; i++) {
+        /* Most text is ASCII: skip its bytes (1 .. 0x7F) in a tight loop. */
+        while (u->need == 0 && i < len && (unsigned char)(p[i] - 1) < 0x7F)
+            i++;
+        if (i == len)
+            break;
         unsigned char c = p[i];
         if (u->need > 0) {
             u->bad = c < u->lo || c > u->hi;

@@ -16,6 +16,7 @@
 #include "common/tcp_ready.h"
 #include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_engine.h"
+#include "plugin/docker/docker_list_stream.h"
 #include "plugin/docker/docker_options.h"
 #include <sbx/backend_support.h>
 
@@ -519,55 +520,63 @@ static sbx_status docker_discover_record(sbx_backend_instance *inst, const char 
     return discover_sandbox(inst, sandbox_id, &(common_answer){ NULL, out }, err);
 }
 
-/* Add the list entries that are sandboxes of this instance to `list` (a
- * record list also keeps running sandboxes without a published port). */
-static sbx_status collect_entries(sbx_backend_instance *inst, json_object *entries,
-                                  const docker_engine_identity *engine,
-                                  common_list_answer *list, sbx_error *err)
+/* Where the sandboxes of one list call go. */
+typedef struct list_call {
+    sbx_backend_instance *inst;
+    const docker_engine_identity *engine;
+    common_list_answer *list;
+} list_call;
+
+/* docker_list_found_fn: add the sandbox to the list. */
+static int add_found(void *ctx, docker_sandbox_view *view)
 {
-    for (size_t i = 0; i < json_object_array_length(entries); i++) {
-        char why[200];
-        docker_skip skip;
-        docker_sandbox_view view;
-        if (docker_view_from_list_entry(&inst->options, json_object_array_get_idx(entries, i),
-                                        list->records != NULL, &view, &skip, why,
-                                        sizeof why)) {
-            engine_facts(engine, &view.facts);
-            sbx_status st = common_list_answer_add(list, &view.facts, err);
-            if (st != SBX_OK)
-                return st;
-            continue;
-        }
-        /* Managed containers of other prefixes are normal, not warnings. */
-        DOCKER_LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
-                   "skipping list entry %zu: %s", i, why);
-    }
-    return SBX_OK;
+    list_call *call = ctx;
+    engine_facts(call->engine, &view->facts);
+    sbx_error err;
+    return common_list_answer_add(call->list, &view->facts, &err) == SBX_OK ? 0 : -1;
 }
 
-/* list_running and list_records: one list call, answered into `list`. */
+/* docker_list_skipped_fn: managed containers of other prefixes are normal,
+ * not warnings. */
+static void log_skipped(void *ctx, size_t index, docker_skip skip, const char *why)
+{
+    const sbx_backend_instance *inst = ctx;
+    DOCKER_LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
+               "skipping list entry %zu: %s", index, why);
+}
+
+static int feed_list(void *ctx, const char *data, size_t len)
+{
+    return docker_list_stream_feed(ctx, data, len);
+}
+
+/* list_running and list_records: one list call, answered into `list` (a
+ * record list also keeps running sandboxes without a published port).  A
+ * 200 answer is decoded as it arrives (docker_list_stream.h). */
 static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer *list,
                                  sbx_error *err)
 {
     const char *what = "list of sandboxes";
-    const docker_engine_identity *engine = NULL;
-    sbx_status st = list->records != NULL ? engine_identity(inst, what, &engine, err) : SBX_OK;
-    common_http_response resp;
-    if (st == SBX_OK)
-        st = docker_engine_call(&inst->engine, "GET", LIST_QUERY, NULL, 0, what, &resp, err);
+    list_call call = { inst, NULL, list };
+    sbx_status st = list->records != NULL ? engine_identity(inst, what, &call.engine, err)
+                                          : SBX_OK;
     if (st != SBX_OK)
         return common_list_answer_finish(list, st);
-    if (resp.status != 200) {
+    docker_list_stream *decoder =
+        docker_list_stream_new(&inst->options, list->records != NULL, add_found, &call);
+    if (decoder == NULL)
+        return common_list_answer_finish(
+            list, sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory"));
+    common_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
+    common_http_response resp;
+    st = docker_engine_call_streamed(&inst->engine, "GET", LIST_QUERY, NULL, 0, what, &sink,
+                                     &resp, err);
+    if (st == SBX_OK && resp.status != 200)
         st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
-        common_http_response_clear(&resp);
-        return common_list_answer_finish(list, st);
-    }
-    json_object *entries = docker_engine_parse(&resp, json_type_array, what, err);
+    else if (st == SBX_OK)
+        st = docker_list_stream_finish(decoder, what, log_skipped, inst, err);
     common_http_response_clear(&resp);
-    if (entries == NULL)
-        return common_list_answer_finish(list, SBX_ERR_PROTOCOL);
-    st = collect_entries(inst, entries, engine, list, err);
-    json_object_put(entries);
+    docker_list_stream_free(decoder);
     return common_list_answer_finish(list, st);
 }
 

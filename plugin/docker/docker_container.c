@@ -186,18 +186,28 @@ static const char *label(json_object *labels, const char *key)
     return common_json_get_string(labels, key, &value) == COMMON_JSON_OK ? value : NULL;
 }
 
-/* 1 when the labels say: managed by sbx, sandbox `sandbox_id`, with valid
- * identity labels (they are shown to callers as the sandbox's identity). */
-static int labels_match(json_object *labels, const char *sandbox_id)
+/* 1 when the labels say: managed by sbx, sandbox `sandbox_id` (NULL: any
+ * valid id), with valid identity labels (they are shown to callers as the
+ * sandbox's identity). */
+static int labels_ok(const docker_labels *l, const char *sandbox_id)
 {
-    const char *managed = label(labels, DOCKER_LABEL_MANAGED);
-    const char *id = label(labels, DOCKER_LABEL_SANDBOX);
-    const char *thread = label(labels, DOCKER_LABEL_THREAD);
-    const char *user = label(labels, DOCKER_LABEL_USER);
-    return managed != NULL && strcmp(managed, "true") == 0 && id != NULL &&
+    const char *id = l->sandbox_id;
+    return l->managed != NULL && strcmp(l->managed, "true") == 0 && id != NULL &&
            (sandbox_id == NULL ? common_sandbox_id_is_valid(id) : strcmp(id, sandbox_id) == 0) &&
-           (thread == NULL || common_principal_id_is_valid(thread)) &&
-           (user == NULL || common_principal_id_is_valid(user));
+           (l->thread_id == NULL || common_principal_id_is_valid(l->thread_id)) &&
+           (l->user_id == NULL || common_principal_id_is_valid(l->user_id));
+}
+
+/* The sbx labels of a Labels object (borrowed from it). */
+static docker_labels labels_of_json(json_object *labels)
+{
+    docker_labels l = {
+        .managed = label(labels, DOCKER_LABEL_MANAGED),
+        .sandbox_id = label(labels, DOCKER_LABEL_SANDBOX),
+        .thread_id = label(labels, DOCKER_LABEL_THREAD),
+        .user_id = label(labels, DOCKER_LABEL_USER),
+    };
+    return l;
 }
 
 /* "http://HOST:PORT", with brackets for an IPv6 host; "" for a port that
@@ -225,21 +235,20 @@ static void format_status(const char *state, char *buf, size_t size)
 /* The facts every answer gives: identity from the labels, the URL, the
  * status word, the container's name (ours: PREFIX-ID), Id and creation
  * time in milliseconds (SBX_TIME_UNKNOWN when not known). */
-static void view_from_labels(const docker_options *o, json_object *labels, const char *state,
-                             const char *container_id, int64_t created_ms,
+static void view_from_labels(const docker_options *o, const docker_labels *labels,
+                             const char *state, const char *container_id, int64_t created_ms,
                              docker_sandbox_view *view)
 {
     common_record_facts *f = &view->facts;
     format_status(state, view->status, sizeof view->status);
-    const char *user = label(labels, DOCKER_LABEL_USER);
     common_record_facts_init(f);
-    /* labels_match has checked that the id label is there. */
-    const char *id = label(labels, DOCKER_LABEL_SANDBOX);
+    /* labels_ok has checked that the id label is there. */
+    const char *id = labels->sandbox_id;
     f->sandbox_id = id;
     docker_container_name(o, id != NULL ? id : "", view->name, sizeof view->name);
     f->sandbox_url = view->url;
-    f->user_id = user ? user : COMMON_DEFAULT_USER_ID;
-    f->thread_id = label(labels, DOCKER_LABEL_THREAD);
+    f->user_id = labels->user_id ? labels->user_id : COMMON_DEFAULT_USER_ID;
+    f->thread_id = labels->thread_id;
     f->status = view->status;
     f->created_at = created_ms;
     f->container_id = f->incarnation_id = container_id;
@@ -266,11 +275,14 @@ sbx_status docker_view_from_inspect(const docker_options *o, json_object *inspec
                                     const char *sandbox_id, docker_sandbox_view *view,
                                     int *running, sbx_error *err)
 {
-    json_object *config = NULL, *labels = NULL, *state = NULL;
+    json_object *config = NULL, *labels_json = NULL, *state = NULL;
     const char *status = NULL;
     int is_running = 0;
-    if (!json_object_object_get_ex(inspect, "Config", &config) ||
-        !json_object_object_get_ex(config, "Labels", &labels) || !labels_match(labels, sandbox_id))
+    json_object_object_get_ex(inspect, "Config", &config);
+    docker_labels labels = labels_of_json(NULL);
+    if (json_object_object_get_ex(config, "Labels", &labels_json))
+        labels = labels_of_json(labels_json);
+    if (config == NULL || labels_json == NULL || !labels_ok(&labels, sandbox_id))
         return sbx_backend_error_set(
             err, SBX_ERR_PROTOCOL,
             "docker: the container named for sandbox '%s' is not a sandbox "
@@ -291,27 +303,45 @@ sbx_status docker_view_from_inspect(const docker_options *o, json_object *inspec
         created_ms = SBX_TIME_UNKNOWN;
     else   /* whole seconds, as the list gives them: one container, one time */
         created_ms -= ((created_ms % 1000) + 1000) % 1000;
-    view_from_labels(o, labels, status, docker_container_id(inspect), created_ms, view);
+    view_from_labels(o, &labels, status, docker_container_id(inspect), created_ms, view);
     return SBX_OK;
+}
+
+const char *docker_container_id_checked(const char *id)
+{
+    if (id == NULL || id[0] == '\0' || strlen(id) > 128 ||
+        id[strspn(id, "0123456789abcdef")] != '\0')
+        return NULL;
+    return id;
 }
 
 const char *docker_container_id(json_object *inspect)
 {
     const char *id = NULL;
-    if (common_json_get_string(inspect, "Id", &id) != COMMON_JSON_OK || id[0] == '\0' ||
-        strlen(id) > 128 || id[strspn(id, "0123456789abcdef")] != '\0')
+    if (common_json_get_string(inspect, "Id", &id) != COMMON_JSON_OK)
         return NULL;
-    return id;
+    return docker_container_id_checked(id);
 }
 
-/* The public port of the sandbox port in a list entry's Ports array. */
-static const char *list_host_port(const docker_options *o, json_object *entry,
-                                  char *buf, size_t size)
+int docker_port_is_sandbox(const docker_options *o, int private_port, int public_port,
+                           const char *type)
+{
+    return private_port == o->port && strcmp(type, "tcp") == 0 && public_port > 0;
+}
+
+int64_t docker_created_ms(int64_t seconds)
+{
+    return seconds > 0 && seconds < INT64_MAX / 1000 ? seconds * 1000 : SBX_TIME_UNKNOWN;
+}
+
+/* The public port of the sandbox port in a list entry's Ports array, 0
+ * when none. */
+static int list_host_port(const docker_options *o, json_object *entry)
 {
     json_object *ports = NULL;
     if (!json_object_object_get_ex(entry, "Ports", &ports) ||
         !json_object_is_type(ports, json_type_array))
-        return NULL;
+        return 0;
     for (size_t i = 0; i < json_object_array_length(ports); i++) {
         json_object *p = json_object_array_get_idx(ports, i);
         int private_port = 0, public_port = 0;
@@ -319,20 +349,16 @@ static const char *list_host_port(const docker_options *o, json_object *entry,
         if (common_json_get_int(p, "PrivatePort", &private_port) == COMMON_JSON_OK &&
             common_json_get_int(p, "PublicPort", &public_port) == COMMON_JSON_OK &&
             common_json_get_string(p, "Type", &type) == COMMON_JSON_OK &&
-            private_port == o->port && strcmp(type, "tcp") == 0 && public_port > 0) {
-            snprintf(buf, size, "%d", public_port);
-            return buf;
-        }
+            docker_port_is_sandbox(o, private_port, public_port, type))
+            return public_port;
     }
-    return NULL;
+    return 0;
 }
 
-/* 1 when Names holds "/PREFIX-ID" for this instance's prefix. */
-static int named_by_us(const docker_options *o, json_object *entry, const char *id)
+/* docker_list_entry.named of a json-c entry: Names holds `expected`. */
+static int json_names_hold(const void *ctx, const char *expected)
 {
-    char expected[DOCKER_NAME_MAX + 1];
-    expected[0] = '/';
-    docker_container_name(o, id, expected + 1, sizeof expected - 1);
+    json_object *entry = (json_object *)ctx;
     json_object *names = NULL;
     if (!json_object_object_get_ex(entry, "Names", &names) ||
         !json_object_is_type(names, json_type_array))
@@ -353,38 +379,56 @@ static int64_t list_created_ms(json_object *entry)
     if (!json_object_object_get_ex(entry, "Created", &created) ||
         !json_object_is_type(created, json_type_int))
         return SBX_TIME_UNKNOWN;
-    int64_t seconds = json_object_get_int64(created);
-    return seconds > 0 && seconds < INT64_MAX / 1000 ? seconds * 1000 : SBX_TIME_UNKNOWN;
+    return docker_created_ms(json_object_get_int64(created));
+}
+
+int docker_view_from_list_members(const docker_options *o, const docker_list_entry *entry,
+                                  int keep_unaddressed, docker_sandbox_view *view,
+                                  docker_skip *skip, char *why, size_t why_size)
+{
+    *skip = DOCKER_SKIP_INVALID;
+    if (!labels_ok(&entry->labels, NULL)) {
+        snprintf(why, why_size, "missing or invalid sbx labels");
+        return 0;
+    }
+    char expected[DOCKER_NAME_MAX + 1];
+    expected[0] = '/';
+    docker_container_name(o, entry->labels.sandbox_id, expected + 1, sizeof expected - 1);
+    if (!entry->named(entry->names, expected)) {
+        *skip = DOCKER_SKIP_OTHER_PREFIX;
+        snprintf(why, why_size, "named with another prefix");
+        return 0;
+    }
+    char port[16];
+    snprintf(port, sizeof port, "%d", entry->public_port);
+    format_url(o, entry->public_port > 0 ? port : NULL, view->url, sizeof view->url);
+    if (view->url[0] == '\0' && !keep_unaddressed) {
+        snprintf(why, why_size, "the sandbox port is not published");
+        return 0;
+    }
+    view_from_labels(o, &entry->labels, entry->state ? entry->state : "running",
+                     docker_container_id_checked(entry->id), entry->created_ms, view);
+    return 1;
 }
 
 int docker_view_from_list_entry(const docker_options *o, json_object *entry,
                                 int keep_unaddressed, docker_sandbox_view *view,
                                 docker_skip *skip, char *why, size_t why_size)
 {
-    json_object *labels = NULL;
-    const char *state = NULL;
-    char port[16], field[160];
-    *skip = DOCKER_SKIP_INVALID;
+    char field[160];
     if (!docker_json_text_ok(entry, field, sizeof field)) {
+        *skip = DOCKER_SKIP_INVALID;
         snprintf(why, why_size, "field '%s' holds a NUL or invalid UTF-8", field);
         return 0;
     }
-    if (!json_object_object_get_ex(entry, "Labels", &labels) || !labels_match(labels, NULL)) {
-        snprintf(why, why_size, "missing or invalid sbx labels");
-        return 0;
-    }
-    if (!named_by_us(o, entry, label(labels, DOCKER_LABEL_SANDBOX))) {
-        *skip = DOCKER_SKIP_OTHER_PREFIX;
-        snprintf(why, why_size, "named with another prefix");
-        return 0;
-    }
-    format_url(o, list_host_port(o, entry, port, sizeof port), view->url, sizeof view->url);
-    if (view->url[0] == '\0' && !keep_unaddressed) {
-        snprintf(why, why_size, "the sandbox port is not published");
-        return 0;
-    }
-    common_json_get_string(entry, "State", &state);
-    view_from_labels(o, labels, state ? state : "running", docker_container_id(entry),
-                     list_created_ms(entry), view);
-    return 1;
+    json_object *labels = NULL;
+    docker_list_entry members = { .named = json_names_hold, .names = entry };
+    json_object_object_get_ex(entry, "Labels", &labels);
+    members.labels = labels_of_json(labels);
+    members.public_port = list_host_port(o, entry);
+    common_json_get_string(entry, "State", &members.state);
+    common_json_get_string(entry, "Id", &members.id);
+    members.created_ms = list_created_ms(entry);
+    return docker_view_from_list_members(o, &members, keep_unaddressed, view, skip, why,
+                                         why_size);
 }

@@ -71,6 +71,46 @@ typedef enum docker_skip {
  * `inspect`. */
 const char *docker_container_id(json_object *inspect);
 
+/* The container Id `id` (NULL accepted) when it has the shape both
+ * engines give (1 to 128 lower-case hex digits), else NULL. */
+const char *docker_container_id_checked(const char *id);
+
+/* 1 when a Ports item (PrivatePort, PublicPort, Type) publishes the
+ * sandbox port of options `o`. */
+int docker_port_is_sandbox(const docker_options *o, int private_port, int public_port,
+                           const char *type);
+
+/* A list entry's Created (seconds since the epoch) in milliseconds, or
+ * SBX_TIME_UNKNOWN when it is not a time after the epoch. */
+int64_t docker_created_ms(int64_t seconds);
+
+/* The sbx labels of a container: each the string of its label, or NULL
+ * when it is absent or not a string. */
+typedef struct docker_labels {
+    const char *managed, *sandbox_id, *thread_id, *user_id;
+} docker_labels;
+
+/* What the list rules read of one entry (an object whose strings are all
+ * clean text), however a decoder found it; strings borrowed, each the last
+ * of its key as json-c keeps it. */
+typedef struct docker_list_entry {
+    docker_labels labels;     /* from Labels (all NULL when it is not an object) */
+    /* 1 when Names is an array holding the string `expected` */
+    int (*named)(const void *names, const char *expected);
+    const void *names;
+    int public_port;          /* of the first Ports item that publishes the sandbox port, or 0 */
+    const char *state;        /* State when a string, else NULL */
+    const char *id;           /* Id when a string, else NULL */
+    int64_t created_ms;       /* docker_created_ms of Created when an integer, else unknown */
+} docker_list_entry;
+
+/* docker_view_from_list_entry's rules (after its text check) on the
+ * members both list decoders read: the json-c one below and the streaming
+ * one (docker_list_stream.h).  Same returns. */
+int docker_view_from_list_members(const docker_options *o, const docker_list_entry *entry,
+                                  int keep_unaddressed, docker_sandbox_view *view,
+                                  docker_skip *skip, char *why, size_t why_size);
+
 /* Read one entry of GET /containers/json (a running container) into
  * *view.  Returns 0 when the entry is not a sandbox of this instance (a
  * field with a NUL or invalid UTF-8, foreign name, missing or invalid

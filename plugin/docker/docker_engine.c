@@ -97,13 +97,22 @@ sbx_status docker_engine_call(docker_engine *engine, const char *method,
                               const char *path, const char *json_body, long extra_ms,
                               const char *what, common_http_response *resp, sbx_error *err)
 {
+    return docker_engine_call_streamed(engine, method, path, json_body, extra_ms, what, NULL,
+                                       resp, err);
+}
+
+sbx_status docker_engine_call_streamed(docker_engine *engine, const char *method,
+                                       const char *path, const char *json_body, long extra_ms,
+                                       const char *what, const common_http_body_sink *sink,
+                                       common_http_response *resp, sbx_error *err)
+{
     size_t len = strlen(engine->api_version) + strlen(path) + 2;
     char *full = malloc(len);
     if (full == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     snprintf(full, len, "/%s%s", engine->api_version, path);
-    sbx_status st = common_http_request(engine->http, method, full, json_body,
-                                        engine->timeout_ms + extra_ms, resp, err);
+    sbx_status st = common_http_request_streamed(engine->http, method, full, json_body,
+                                                 engine->timeout_ms + extra_ms, sink, resp, err);
     if (st == SBX_ERR_TRANSPORT)
         reword_transport_error(engine, method, full, what, err);
     free(full);
@@ -176,15 +185,20 @@ int docker_engine_is_init_missing(const common_http_response *resp)
     return message_says(resp, 500, "container-init binary not found");
 }
 
+sbx_status docker_engine_wrong_answer(const char *what, json_type type, sbx_error *err)
+{
+    return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                 "docker: %s: the engine's answer is not a JSON %s", what,
+                                 type == json_type_array ? "array" : "object");
+}
+
 json_object *docker_engine_parse(const common_http_response *resp, json_type type,
                                  const char *what, sbx_error *err)
 {
     json_object *o = common_json_parse(resp->body, resp->body_len);
     if (o == NULL || !json_object_is_type(o, type)) {
         json_object_put(o);
-        sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                              "docker: %s: the engine's answer is not a JSON %s",
-                              what, type == json_type_array ? "array" : "object");
+        docker_engine_wrong_answer(what, type, err);
         return NULL;
     }
     char field[160];

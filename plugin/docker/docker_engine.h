@@ -40,6 +40,15 @@ sbx_status docker_engine_call(docker_engine *engine, const char *method,
                               const char *path, const char *json_body, long extra_ms,
                               const char *what, common_http_response *resp, sbx_error *err);
 
+/* docker_engine_call whose answer with sink->status (200) goes to the sink
+ * as it arrives instead of resp->body (common_http_request_streamed; the
+ * response bound still holds); sink NULL: docker_engine_call.  A sink that
+ * stops the transfer makes the call SBX_ERR_INTERNAL. */
+sbx_status docker_engine_call_streamed(docker_engine *engine, const char *method,
+                                       const char *path, const char *json_body, long extra_ms,
+                                       const char *what, const common_http_body_sink *sink,
+                                       common_http_response *resp, sbx_error *err);
+
 /* Turn a failed answer into an error: `kind_404` for a 404 (SBX_ERR_NOT_FOUND
  * where the path names a sandbox's container, SBX_ERR_PROVISIONER where a
  * 404 means something else, such as a missing image), else
@@ -89,6 +98,10 @@ typedef struct docker_engine_identity {
  * word is left "").  Errors as docker_engine_info. */
 sbx_status docker_engine_identify(docker_engine *engine, const char *what,
                                   docker_engine_identity *identity, sbx_error *err);
+
+/* The error of an answer that is not JSON or whose top level is not of
+ * `type`: SBX_ERR_PROTOCOL naming `what`.  Returns it. */
+sbx_status docker_engine_wrong_answer(const char *what, json_type type, sbx_error *err);
 
 /* Parse a JSON answer whose top level must be of type `type`; NULL (with
  * SBX_ERR_PROTOCOL naming `what`) otherwise.  An object answer must hold

@@ -15,8 +15,6 @@
 
 #include <sbx/backend_support.h>
 
-#include <limits.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,11 +171,8 @@ static void value_ends(remote_list_stream *s)
     if (lex->kind == COMMON_JSON_KIND_NULL) {
         state = COMMON_JSON_NULL;
     } else if (i == REMOTE_FIELD_VERSION) {
-        if (lex->kind == COMMON_JSON_KIND_INT &&
-            lex->magnitude <= (lex->negative ? (uint64_t)INT_MAX + 1 : (uint64_t)INT_MAX)) {
+        if (lex->kind == COMMON_JSON_KIND_INT && common_json_stream_int(lex, &s->version))
             state = COMMON_JSON_OK;
-            s->version = lex->negative ? (int)-(int64_t)lex->magnitude : (int)lex->magnitude;
-        }
     } else if (lex->kind == COMMON_JSON_KIND_STRING) {
         const common_json_buffer *b = &s->field[i];
         state = common_text_is_clean(b->data, b->len) ? COMMON_JSON_OK : COMMON_JSON_BAD_TEXT;

@@ -21,3 +21,13 @@ tests_docker_test_docker_hostile_SOURCES = tests/docker/test_docker_hostile.c
 tests_docker_test_docker_hostile_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_hostile_LDADD = $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_hostile
+
+# The docker backend's internals (plugin/docker/libsbx-docker-core.la): the
+# streaming container list decoder against the json-c path, and through
+# the HTTP client from a fake engine on a unix socket.
+check_PROGRAMS += tests/docker/test_docker_list_stream
+tests_docker_test_docker_list_stream_SOURCES = tests/docker/test_docker_list_stream.c
+tests_docker_test_docker_list_stream_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_list_stream_LDADD = plugin/docker/libsbx-docker-core.la \
+	common/libsbx-http.la $(SBX_TEST_LIBS)
+TESTS += tests/docker/test_docker_list_stream
