@@ -125,8 +125,9 @@ static sbx_status load_complete(sbx_backend_instance *inst, const local_paths *p
     return st;
 }
 
-/* What a record and its files say of a sandbox (borrowed from both). */
-static void facts_of(const local_metadata *meta, const local_paths *paths,
+/* What a record and its files say of a sandbox (borrowed from both);
+ * `alive` is metadata_is_alive's answer. */
+static void facts_of(const local_metadata *meta, const local_paths *paths, int alive,
                      common_record_facts *f)
 {
     common_record_facts_init(f);
@@ -134,7 +135,7 @@ static void facts_of(const local_metadata *meta, const local_paths *paths,
     f->sandbox_url = meta->url;
     f->user_id = meta->user_id;
     f->thread_id = meta->thread_id;
-    f->status = metadata_is_alive(meta, paths) ? "Running" : "Stopped";
+    f->status = alive ? "Running" : "Stopped";
     if (!common_time_parse_rfc3339(meta->created, &f->created_at))
         f->created_at = SBX_TIME_UNKNOWN;
     f->incarnation_id = meta->incarnation_id;
@@ -146,7 +147,7 @@ static sbx_status fill_record(sbx_sandbox *out, const local_metadata *meta,
                               const local_paths *paths, sbx_error *err)
 {
     common_record_facts f;
-    facts_of(meta, paths, &f);
+    facts_of(meta, paths, metadata_is_alive(meta, paths), &f);
     return common_record_facts_fill(&f, out, err);
 }
 
@@ -154,7 +155,7 @@ static sbx_status single_record(const local_metadata *meta, const local_paths *p
                                 const common_answer *to, sbx_error *err)
 {
     common_record_facts f;
-    facts_of(meta, paths, &f);
+    facts_of(meta, paths, metadata_is_alive(meta, paths), &f);
     return common_answer_one(to, &f, err);
 }
 
@@ -553,9 +554,10 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
             LOCAL_LOG(inst, SBX_LOG_WARN, "skipping sandbox %s: %s", id, entry_err.message);
         return SBX_OK;
     }
+    /* Asked once: the sandbox listed is the one found running. */
     if (metadata_is_alive(&meta, &paths)) {
         common_record_facts f;
-        facts_of(&meta, &paths, &f);
+        facts_of(&meta, &paths, 1, &f);
         st = common_list_answer_add(list, &f, err);
     }
     local_metadata_clear(&meta);

@@ -32,22 +32,40 @@
 static const char marker_text[] =
     "This directory holds the sandboxes of the local backend of sbx.\n";
 
+/* DIR "/" PREFIX ID SUFFIX into `out` (PATH_MAX bytes); 0 when it does not
+ * fit.  Copied, not formatted: discover and list build these for every
+ * sandbox they read. */
+static int join_path(char *out, const char *dir, size_t dir_len, const char *prefix,
+                     const char *id, size_t id_len, const char *suffix)
+{
+    size_t prefix_len = strlen(prefix), suffix_len = strlen(suffix);
+    if (dir_len + 1 + prefix_len + id_len + suffix_len >= PATH_MAX)
+        return 0;
+    char *p = out;
+    memcpy(p, dir, dir_len);
+    p += dir_len;
+    *p++ = '/';
+    memcpy(p, prefix, prefix_len);
+    p += prefix_len;
+    memcpy(p, id, id_len);
+    p += id_len;
+    memcpy(p, suffix, suffix_len + 1);
+    return 1;
+}
+
 sbx_status local_paths_for(const char *state_dir, const char *id,
                            local_paths *out, sbx_error *err)
 {
     out->state_dir = state_dir;
-    int n0 = snprintf(out->id, sizeof out->id, "%s", id);
-    int n1 = snprintf(out->dir, sizeof out->dir, "%s/%s", state_dir, id);
-    int n2 = snprintf(out->metadata, sizeof out->metadata, "%s/%s.json", state_dir, id);
-    int n3 = snprintf(out->log, sizeof out->log, "%s/%s.log", state_dir, id);
-    int n4 = snprintf(out->lock, sizeof out->lock, "%s/.%s.lock", state_dir, id);
-    int n5 = snprintf(out->metadata_tmp, sizeof out->metadata_tmp, "%s/.%s.json.tmp",
-                      state_dir, id);
-    if (n0 < 0 || (size_t)n0 >= sizeof out->id)
+    size_t id_len = strlen(id), dir_len = strlen(state_dir);
+    if (id_len >= sizeof out->id)
         return sbx_backend_error_set(err, SBX_ERR_REFUSED, "sandbox id too long");
-    if (n1 < 0 || n2 < 0 || n3 < 0 || n4 < 0 || n5 < 0 || (size_t)n1 >= sizeof out->dir ||
-        (size_t)n2 >= sizeof out->metadata || (size_t)n3 >= sizeof out->log ||
-        (size_t)n4 >= sizeof out->lock || (size_t)n5 >= sizeof out->metadata_tmp)
+    memcpy(out->id, id, id_len + 1);
+    if (!join_path(out->dir, state_dir, dir_len, "", id, id_len, "") ||
+        !join_path(out->metadata, state_dir, dir_len, "", id, id_len, ".json") ||
+        !join_path(out->log, state_dir, dir_len, "", id, id_len, ".log") ||
+        !join_path(out->lock, state_dir, dir_len, ".", id, id_len, ".lock") ||
+        !join_path(out->metadata_tmp, state_dir, dir_len, ".", id, id_len, ".json.tmp"))
         return sbx_backend_error_set(err, SBX_ERR_CONFIG, "state directory path too long: %s",
                                      state_dir);
     return SBX_OK;
