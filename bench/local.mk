@@ -6,12 +6,12 @@
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/sbx-docker-bench bench/raw-engine bench/static-answer \
-	bench/load-floor
+	bench/load-floor bench/sbx-manager-bench
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
+EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
 CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt \
-	bench/results-provisiond.txt bench/callgrind.*.out
+	bench/results-provisiond.txt bench/results-manager.txt bench/callgrind.*.out
 
 SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
 
@@ -48,6 +48,17 @@ bench_sbx_docker_bench_LDADD = host-api/libsbx-host.la -lpthread
 bench_raw_engine_SOURCES = bench/raw_engine.c $(SBX_BENCH_UTIL)
 bench_raw_engine_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) -pthread
 bench_raw_engine_LDADD = $(CURL_LIBS) $(JSONC_LIBS) -lpthread
+
+# The sandbox manager and its lease stores (bench/manager-run, which
+# bench/run calls); the stores are internal to libsbx-host, so their
+# sources are linked in as the store tests link them.
+bench_sbx_manager_bench_SOURCES = bench/sbx_manager_bench.c $(SBX_BENCH_UTIL) \
+	host-api/src/manager/lease_store.c host-api/src/manager/lease_store.h \
+	host-api/src/manager/lease_store_memory.c host-api/src/manager/lease_store_sqlite.c \
+	host-api/src/manager/lease_store_redis.c \
+	host-api/src/manager/strmap.c host-api/src/manager/strmap.h
+bench_sbx_manager_bench_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
+bench_sbx_manager_bench_LDADD = host-api/libsbx-host.la $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
 
 BENCH_FLAGS =
 bench: all $(SBX_BENCH_BINS)

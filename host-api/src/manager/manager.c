@@ -521,7 +521,11 @@ sbx_managed *sbx_manager_get(sbx_manager *m, const char *sandbox_id)
     mgr_entry *e = mgr_find(m, sandbox_id);
     if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
         r = sbx_managed_ref(e->record);
-        atomic_store_explicit(&e->last_used, mgr_now(m), memory_order_relaxed);
+        /* Written only when the millisecond changed: threads calling get on
+         * one sandbox then share its cache line for reading. */
+        int64_t now = mgr_now(m);
+        if (atomic_load_explicit(&e->last_used, memory_order_relaxed) != now)
+            atomic_store_explicit(&e->last_used, now, memory_order_relaxed);
     }
     pthread_rwlock_unlock(&m->lock);
     return r;
