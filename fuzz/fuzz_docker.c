@@ -19,6 +19,7 @@
 
 #include "common/http_client.h"
 #include "common/record_chain.h"
+#include "fuzz/fuzz_chunks.h"
 #include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_engine.h"
 #include "plugin/docker/docker_list_stream.h"
@@ -146,19 +147,10 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, int ke
     docker_list_stream *s = docker_list_stream_new(docker_fuzz_options, keep, found_view, o);
     if (s == NULL)
         abort();
-    uint64_t state = 0x9E3779B97F4A7C15u;
-    for (size_t i = 0; i < size; i++)
-        state = (state ^ (unsigned char)body[i]) * 0x100000001B3u;
+    fuzz_chunks chunks;
+    fuzz_chunks_start(&chunks, body, size, chunk);
     for (size_t at = 0; at < size;) {
-        size_t n = chunk;
-        if (n == 0) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            n = state % 8 == 0 ? (size_t)(state >> 8) % 4096 : (size_t)(state >> 8) % 9;
-        }
-        if (n > size - at)
-            n = size - at;
+        size_t n = fuzz_chunks_next(&chunks, size - at);
         if (docker_list_stream_feed(s, body + at, n) != 0)
             abort(); /* no allocation failure is expected here */
         at += n;

@@ -17,6 +17,7 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
+#include "fuzz/fuzz_chunks.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_list_stream.h"
 
@@ -117,19 +118,10 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_o
     remote_list_stream *s = remote_list_stream_new();
     if (s == NULL)
         abort();
-    uint64_t state = 0x9E3779B97F4A7C15u;
-    for (size_t i = 0; i < size; i++)
-        state = (state ^ (unsigned char)body[i]) * 0x100000001B3u;
+    fuzz_chunks chunks;
+    fuzz_chunks_start(&chunks, body, size, chunk);
     for (size_t at = 0; at < size;) {
-        size_t n = chunk;
-        if (n == 0) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            n = state % 8 == 0 ? (size_t)(state >> 8) % 4096 : (size_t)(state >> 8) % 9;
-        }
-        if (n > size - at)
-            n = size - at;
+        size_t n = fuzz_chunks_next(&chunks, size - at);
         if (remote_list_stream_feed(s, body + at, n) != 0)
             abort(); /* no allocation failure is expected here */
         at += n;

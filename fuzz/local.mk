@@ -6,7 +6,7 @@
 # stops with a message naming the Debian packages.
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
-EXTRA_DIST += fuzz/run fuzz/json.dict fuzz/fuzz_config.c fuzz/fuzz_remote.c \
+EXTRA_DIST += fuzz/run fuzz/json.dict fuzz/fuzz_chunks.h fuzz/fuzz_config.c fuzz/fuzz_remote.c \
 	fuzz/fuzz_json_scan.c fuzz/fuzz_docker.c fuzz/corpus fuzz/regressions
 
 fuzz:

@@ -1,0 +1,42 @@
+/* How the differential fuzz targets split an input before feeding it to a
+ * streaming decoder: chunks of a fixed size, or (chunk 0) sizes drawn from a
+ * generator seeded by the input itself, so that a saved input replays the
+ * same split.  Header-only: each target is built from its own list of
+ * sources by fuzz/run. */
+#ifndef SBX_FUZZ_CHUNKS_H
+#define SBX_FUZZ_CHUNKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fuzz_chunks {
+    uint64_t state;
+    size_t chunk;
+} fuzz_chunks;
+
+/* Start splitting `body` (`size` bytes) into chunks of `chunk` bytes, or of
+ * drawn sizes when `chunk` is 0. */
+static inline void fuzz_chunks_start(fuzz_chunks *c, const char *body, size_t size,
+                                     size_t chunk)
+{
+    c->chunk = chunk;
+    c->state = 0x9E3779B97F4A7C15u;
+    for (size_t i = 0; i < size; i++)
+        c->state = (c->state ^ (unsigned char)body[i]) * 0x100000001B3u;
+}
+
+/* The size of the next chunk, at most `left` bytes (mostly 0-8, now and
+ * then up to 4 KiB). */
+static inline size_t fuzz_chunks_next(fuzz_chunks *c, size_t left)
+{
+    size_t n = c->chunk;
+    if (n == 0) {
+        c->state ^= c->state << 13;
+        c->state ^= c->state >> 7;
+        c->state ^= c->state << 17;
+        n = c->state % 8 == 0 ? (size_t)(c->state >> 8) % 4096 : (size_t)(c->state >> 8) % 9;
+    }
+    return n < left ? n : left;
+}
+
+#endif
