@@ -170,6 +170,39 @@ static char *long_dir(size_t len)
     return dir;
 }
 
+/* An empty entry of $SBX_MODULE_PATH (leading, doubled, trailing colon) is
+ * skipped: searched as written it would be "/NAME.so", the root directory.
+ * The "searched" list of the refusal shows only real directories, and
+ * entries keep their numbers as written (the over-long one is #4). */
+static void test_empty_module_path_entries_are_skipped(void)
+{
+    char env[4096 + 64];
+    snprintf(env, sizeof env, ":%s::", fixture_dir);
+    setenv("SBX_MODULE_PATH", env, 1);
+    sbx_host *host = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
+    const sbx_backend_descriptor *d = NULL;
+    CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-good", &d, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_host_load(host, "nope", &d, &err), SBX_ERR_LOAD);
+    char searched[4096 + 64];
+    snprintf(searched, sizeof searched, "in %s:%s", fixture_dir, sbx_host_default_module_dir());
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, searched));
+    CU_ASSERT_PTR_NULL(strstr(err.message, "::"));
+    CU_ASSERT_PTR_NULL(strstr(err.message, "in :"));
+    sbx_host_free(host);
+
+    char *dir = long_dir(4000);
+    snprintf(env, sizeof env, "%s:::%s", fixture_dir, dir);
+    setenv("SBX_MODULE_PATH", env, 1);
+    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-good", &d, &err), SBX_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "entry #4 of $SBX_MODULE_PATH is too long"));
+    sbx_host_free(host);
+    free(dir);
+    unsetenv("SBX_MODULE_PATH");
+}
+
 /* A module path entry with no room for a module's file name in PATH_MAX
  * used to be cut silently into a path the search then tried; now load and
  * list refuse it, naming the entry, before anything is searched. */
@@ -428,6 +461,7 @@ void sbx_test_register(void)
         {"missing backend and path-like names are refused", test_missing_backend_names_it},
         {"configured module path comes before SBX_MODULE_PATH", test_configured_path_comes_before_environment},
         {"an over-long module path entry is refused by name", test_over_long_module_path_entry_is_named},
+        {"empty module path entries are skipped", test_empty_module_path_entries_are_skipped},
         {"an over-long backend name is refused", test_over_long_backend_name_is_refused},
         {"newer-minor module loads and works", test_newer_minor_module_loads},
         {"older-minor module loads; new operations are unsupported", test_older_minor_module_loads_and_lacks_new_operations},

@@ -10,7 +10,8 @@
  *      sbx_host_register_backend);
  *   2. a module file NAME.so, then sbx-NAME.so, in each directory of the
  *      module path: the configured directories (sbx_host_set_module_path),
- *      then those of $SBX_MODULE_PATH (colon-separated), then the
+ *      then those of $SBX_MODULE_PATH (colon-separated; empty entries
+ *      are skipped, never read as "/" or "."), then the
  *      compiled-in install directory (sbx_host_default_module_dir()).
  *
  * A module is refused, without calling anything in it but its entry point,
