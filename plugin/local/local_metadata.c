@@ -21,9 +21,21 @@
 /* A record is a few hundred bytes; anything far larger is not ours. */
 #define METADATA_MAX_BYTES 65536
 
-static json_object *string_or_null(const char *s)
+/* Add member `key`: `value` (a new reference) when `present`, else JSON
+ * null.  A present value that json-c could not make (NULL) or add is out
+ * of memory: 0, the value put.  (json-c's NULL is also its null, so an
+ * unchecked add would write a record with the member silently null.) */
+static int add_member(json_object *o, const char *key, int present, json_object *value)
 {
-    return s ? json_object_new_string(s) : NULL;
+    if ((!present || value != NULL) && json_object_object_add(o, key, value) == 0)
+        return 1;
+    json_object_put(value);
+    return 0;
+}
+
+static int add_string(json_object *o, const char *key, const char *s)
+{
+    return add_member(o, key, s != NULL, s != NULL ? json_object_new_string(s) : NULL);
 }
 
 static json_object *metadata_to_json(const local_metadata *m)
@@ -31,20 +43,19 @@ static json_object *metadata_to_json(const local_metadata *m)
     json_object *o = json_object_new_object();
     if (o == NULL)
         return NULL;
-    int ok = json_object_object_add(o, "sandbox_id", string_or_null(m->sandbox_id)) == 0 &&
-             json_object_object_add(o, "thread_id", string_or_null(m->thread_id)) == 0 &&
-             json_object_object_add(o, "user_id", string_or_null(m->user_id)) == 0 &&
-             json_object_object_add(o, "url", string_or_null(m->url)) == 0 &&
-             json_object_object_add(o, "pid", m->process.pid
-                                    ? json_object_new_int64(m->process.pid) : NULL) == 0 &&
-             json_object_object_add(o, "pid_start_time", m->process.pid
-                                    ? json_object_new_uint64(m->process.start_time) : NULL) == 0 &&
-             json_object_object_add(o, "port", m->port
-                                    ? json_object_new_int(m->port) : NULL) == 0 &&
-             json_object_object_add(o, "created", string_or_null(m->created)) == 0 &&
-             json_object_object_add(o, "incarnation_id", string_or_null(m->incarnation_id)) == 0 &&
-             (!m->creating ||
-              json_object_object_add(o, "state", json_object_new_string("creating")) == 0);
+    int pid = m->process.pid != 0;
+    int ok = add_string(o, "sandbox_id", m->sandbox_id) &&
+             add_string(o, "thread_id", m->thread_id) &&
+             add_string(o, "user_id", m->user_id) &&
+             add_string(o, "url", m->url) &&
+             add_member(o, "pid", pid, pid ? json_object_new_int64(m->process.pid) : NULL) &&
+             add_member(o, "pid_start_time", pid,
+                        pid ? json_object_new_uint64(m->process.start_time) : NULL) &&
+             add_member(o, "port", m->port != 0,
+                        m->port != 0 ? json_object_new_int(m->port) : NULL) &&
+             add_string(o, "created", m->created) &&
+             add_string(o, "incarnation_id", m->incarnation_id) &&
+             (!m->creating || add_string(o, "state", "creating"));
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -113,7 +124,13 @@ sbx_status local_metadata_write(const char *path, const char *tmp,
     json_object *o = metadata_to_json(meta);
     if (o == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    /* json-c 0.16 leaves out a piece whose buffer could not grow and still
+     * returns the rest: a text written while an allocation failed is not
+     * the record. */
+    errno = 0;
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    if (errno == ENOMEM)
+        text = NULL;
     sbx_status st = text ? write_atomically(path, tmp, text, err)
                          : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     json_object_put(o);

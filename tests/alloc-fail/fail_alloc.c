@@ -24,6 +24,8 @@ static _Thread_local int armed;
 static _Thread_local int deciding;
 static _Thread_local unsigned long fail_at;
 static _Thread_local unsigned long seen;
+/* Depth of sbx_fail_alloc_exempt_begin on this thread. */
+static _Thread_local int exempt;
 
 /* The process-wide countdown.  fail_at is set before armed (and armed
  * cleared before it is read back), so a thread that sees armed sees its
@@ -76,9 +78,19 @@ unsigned long sbx_fail_alloc_disarm_process(void)
     return atomic_load(&process_seen);
 }
 
+void sbx_fail_alloc_exempt_begin(void)
+{
+    exempt++;
+}
+
+void sbx_fail_alloc_exempt_end(void)
+{
+    exempt--;
+}
+
 /* 1 when code at `caller` counts: sbx code (the host library or a module)
- * and, for the process-wide count (`whole_program`), the executable and
- * libmicrohttpd. */
+ * and, for the process-wide count (`whole_program`), the executable,
+ * libmicrohttpd and json-c. */
 static int is_counted_code(const void *caller, int whole_program)
 {
     Dl_info info;
@@ -89,14 +101,15 @@ static int is_counted_code(const void *caller, int whole_program)
     const char *base = strrchr(info.dli_fname, '/');
     base = base != NULL ? base + 1 : info.dli_fname;
     return strncmp(base, "libsbx-host", 11) == 0 || strncmp(base, "sbx-", 4) == 0 ||
-           (whole_program && strncmp(base, "libmicrohttpd", 13) == 0);
+           (whole_program && (strncmp(base, "libmicrohttpd", 13) == 0 ||
+                              strncmp(base, "libjson-c", 9) == 0));
 }
 
 /* Decide for one request from `caller`: 1 when it must fail. */
 static int should_fail(const void *caller)
 {
     int whole_program = !armed && atomic_load(&process_armed);
-    if ((!armed && !whole_program) || deciding)
+    if ((!armed && !whole_program) || deciding || (whole_program && exempt > 0))
         return 0;
     deciding = 1;
     int ours = is_counted_code(caller, whole_program);

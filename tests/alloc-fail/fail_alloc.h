@@ -31,13 +31,19 @@ unsigned long sbx_fail_alloc_disarm(void);
 /* Start counting on every thread of the process: the `nth` allocation
  * from now on fails.  Counted are the requests of sbx code as above, and
  * of the program itself (the code linked into the executable: a server's
- * own and its static libraries) and of libmicrohttpd; those of json-c,
- * libc and other libraries pass through.  A child forked while armed
- * starts disarmed.  Thread-safe. */
+ * own and its static libraries), of libmicrohttpd and of json-c (the
+ * objects and texts of answers: its parser is exempt, see
+ * fail_alloc_json.c); those of libc and other libraries pass through.  A
+ * child forked while armed starts disarmed.  Thread-safe. */
 void sbx_fail_alloc_arm_process(unsigned long nth);
 
 /* Stop counting process-wide.  Returns how many allocations were counted
  * since sbx_fail_alloc_arm_process (the failed one included). */
 unsigned long sbx_fail_alloc_disarm_process(void);
+
+/* Exempt the calling thread's allocations from the process-wide count
+ * until the matching sbx_fail_alloc_exempt_end (they nest). */
+void sbx_fail_alloc_exempt_begin(void);
+void sbx_fail_alloc_exempt_end(void);
 
 #endif /* SBX_TEST_FAIL_ALLOC_H */

@@ -16,7 +16,7 @@ tests_alloc_fail_test_alloc_failures_LDADD = $(SBX_TEST_LIBS)
 
 tests_alloc_fail_sbx_provisiond_failalloc_SOURCES = $(tools_provisiond_sbx_provisiond_SOURCES) \
 	tests/alloc-fail/fail_alloc.c tests/alloc-fail/fail_alloc.h \
-	tests/alloc-fail/fail_alloc_control.c
+	tests/alloc-fail/fail_alloc_control.c tests/alloc-fail/fail_alloc_json.c
 tests_alloc_fail_sbx_provisiond_failalloc_CFLAGS = $(tools_provisiond_sbx_provisiond_CFLAGS)
 tests_alloc_fail_sbx_provisiond_failalloc_LDADD = $(tools_provisiond_sbx_provisiond_LDADD)
 

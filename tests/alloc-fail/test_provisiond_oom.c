@@ -6,14 +6,18 @@
  * and N = 1, 2, ..., the test arms the daemon through its control channel
  * so that the Nth allocation after the trigger fails, on whichever thread
  * makes it (the daemon's own code, libsbx-provisioner, libsbx-host and its
- * local backend, libmicrohttpd), sends the request, and disarms.  The loop
- * ends with the first run in which fewer than N allocations were made.
+ * local backend, libmicrohttpd, and json-c building and writing the
+ * answers: json-c's parser is exempt, see fail_alloc_json.c), sends the
+ * request, and disarms.  The loop ends with the first run in which fewer
+ * than N allocations were made.
  *
- * What a client must see each time: the request's normal answer, a 5xx
- * whose body is JSON with a "detail" text, or the connection closed without
- * an answer; never a 4xx (the request was not wrong), a hang or a crash.
- * Then the daemon must still be alive and answer the same request, sent
- * again without failures, normally: a client's retry works.
+ * What a client must see each time: the request's normal answer (its
+ * status and, byte for byte, the body of the same request answered without
+ * failures), a 5xx whose body is JSON with a "detail" text, or the
+ * connection closed without an answer; never another 2xx or 4xx (a short
+ * or false body, or a request called wrong that was not), a hang or a
+ * crash.  Then the daemon must still be alive and answer the same request,
+ * sent again without failures, normally: a client's retry works.
  */
 #include <config.h>
 
@@ -77,6 +81,9 @@ static void send_request(const char *method, const char *path, const char *body,
     snprintf(url, sizeof url, "%s%s", provd_url(daemon_dir.proc), path);
     sbx_test_http(method, url, NULL, body, TIMEOUT_MS, out);
 }
+
+/* The normal answer of a case: its body, answered without failures. */
+static char *reference_body;
 
 /* The status of one request sent without failures (-1: no answer). */
 static long plain(const char *method, const char *path, const char *body)
@@ -186,7 +193,7 @@ static void judge(const request_case *c, unsigned long n, const sbx_test_http_re
         t->closed++;
         return;
     }
-    if (r->status == c->status && strstr(r->body, c->contains) != NULL && is_json(r)) {
+    if (r->status == c->status && strcmp(r->body, reference_body) == 0 && is_json(r)) {
         t->normal++;
         return;
     }
@@ -205,10 +212,36 @@ static void judge(const request_case *c, unsigned long n, const sbx_test_http_re
     json_object_put(json);
 }
 
+/* The body of the case's request answered without failures (NULL after
+ * a CUnit failure): what every normal answer must repeat exactly. */
+static char *answer_without_failures(const request_case *c)
+{
+    if (c->before != NULL)
+        c->before();
+    sbx_test_http_result r;
+    send_request(c->method, c->path, c->body, &r);
+    int normal = r.curl_code == CURLE_OK && r.status == c->status && r.body != NULL &&
+                 strstr(r.body, c->contains) != NULL && is_json(&r);
+    if (!normal)
+        fprintf(stderr, "%s without failures: %ld %s\n", c->name, r.status,
+                r.body != NULL ? r.body : "");
+    CU_ASSERT(normal);
+    char *body = normal ? strdup(r.body) : NULL;
+    sbx_test_http_result_clear(&r);
+    if (c->after != NULL)
+        c->after();
+    return body;
+}
+
 static void torture(const request_case *c)
 {
     if (!start_daemon())
         return;
+    reference_body = answer_without_failures(c);
+    if (reference_body == NULL) {
+        stop_daemon();
+        return;
+    }
     tally t;
     memset(&t, 0, sizeof t);
     unsigned long n = 1;
@@ -248,9 +281,10 @@ static void torture(const request_case *c)
         if (c->before != NULL)
             c->before();
         send_request(c->method, c->path, c->body, &r);
-        CU_ASSERT_EQUAL(r.curl_code, CURLE_OK);
-        CU_ASSERT_EQUAL(r.status, c->status);
-        if (r.curl_code != CURLE_OK || r.status != c->status)
+        int retried = r.curl_code == CURLE_OK && r.status == c->status &&
+                      strcmp(r.body, reference_body) == 0;
+        CU_ASSERT(retried);
+        if (!retried)
             fprintf(stderr, "%s, retry after allocation %lu failed: %ld %s\n", c->name, n,
                     r.status, r.body != NULL ? r.body : "");
         sbx_test_http_result_clear(&r);
@@ -264,6 +298,8 @@ static void torture(const request_case *c)
         if (t.by_status[s] > 0)
             printf(", %d %lu", 500 + s, t.by_status[s]);
     printf("\n");
+    free(reference_body);
+    reference_body = NULL;
     stop_daemon();
 }
 
@@ -280,7 +316,31 @@ static const request_case reconcile_case = {
 static const request_case delete_case = {
     "delete", "DELETE", "/api/sandboxes/oom-gone", NULL, 200, "oom-gone", recreate_gone, NULL};
 
+/* Answers of the shared builders that are not a sandbox's. */
+static const request_case health_case = {
+    "health", "GET", "/health", NULL, 200, "\"ok\"", NULL, NULL};
+static const request_case capabilities_case = {
+    "capabilities", "GET", "/api/capabilities", NULL, 200, "\"mount_contract_version\":2",
+    NULL, NULL};
+static const request_case unknown_case = {
+    "get of an unknown sandbox", "GET", "/api/sandboxes/oom-none", NULL, 404,
+    "Sandbox 'oom-none' not found", NULL, NULL};
+static const request_case invalid_case = {
+    "create with an invalid body", "POST", "/api/sandboxes",
+    "{\"sandbox_id\":\"oom-bad\",\"thread_id\":\"t 1\",\"user_id\":7,"
+    "\"required_mount_contract_version\":-1,\"extra_mounts\":[3]}",
+    422, "string_pattern_mismatch", NULL, NULL};
+static const request_case contract_case = {
+    "create under another contract", "POST", "/api/sandboxes",
+    "{\"sandbox_id\":\"oom-new\",\"required_mount_contract_version\":1}", 409,
+    "mount_contract_changed", NULL, NULL};
+
 static void test_create(void) { torture(&create_case); }
+static void test_health(void) { torture(&health_case); }
+static void test_capabilities(void) { torture(&capabilities_case); }
+static void test_unknown(void) { torture(&unknown_case); }
+static void test_invalid(void) { torture(&invalid_case); }
+static void test_contract(void) { torture(&contract_case); }
 static void test_get(void) { torture(&get_case); }
 static void test_list(void) { torture(&list_case); }
 static void test_reconcile(void) { torture(&reconcile_case); }
@@ -302,6 +362,11 @@ void sbx_test_register(void)
         {"every allocation of a list fails in turn", test_list},
         {"every allocation of a reconciliation fails in turn", test_reconcile},
         {"every allocation of a delete fails in turn", test_delete},
+        {"every allocation of a health answer fails in turn", test_health},
+        {"every allocation of a capabilities answer fails in turn", test_capabilities},
+        {"every allocation of a 404 answer fails in turn", test_unknown},
+        {"every allocation of a 422 answer fails in turn", test_invalid},
+        {"every allocation of a 409 contract answer fails in turn", test_contract},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbx-provisiond under allocation failures", NULL, NULL, tests);

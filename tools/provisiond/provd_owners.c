@@ -153,6 +153,8 @@ static const char *load_file(provd_owners *owners, const char *name)
     json_object *obj = got <= MAX_RECORD_BYTES ? sbx_prov_json_parse(text, got, &offset, &why)
                                                : NULL;
     free(text);
+    if (why == sbx_prov_json_out_of_memory)
+        return load_out_of_memory;
     json_object *version = NULL;
     sbx_prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
                             string_member(obj, "mounts"), 0};
@@ -281,17 +283,22 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
     return found;
 }
 
-/* Write the record file of `id` through a temporary file and rename. */
+/* Write the record file of `id` through a temporary file and rename:
+ * 1, 0 with the reason in `why`, or -1 when memory runs out. */
 static int write_file(const provd_owners *owners, const char *id, const sbx_prov_owner *owner,
                       char *why, size_t why_len)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "user_id", json_object_new_string(owner->user_id));
-    json_object_object_add(obj, "thread_id", json_object_new_string(owner->thread_id));
-    json_object_object_add(obj, "mounts", json_object_new_string(owner->mounts));
-    json_object_object_add(obj, "mount_contract_version",
-                           json_object_new_int(owner->contract_version));
-    const char *text = sbx_prov_json_text(obj);
+    int built = obj != NULL && sbx_prov_json_add_string(obj, "user_id", owner->user_id) &&
+                sbx_prov_json_add_string(obj, "thread_id", owner->thread_id) &&
+                sbx_prov_json_add_string(obj, "mounts", owner->mounts) &&
+                sbx_prov_json_add(obj, "mount_contract_version",
+                                  json_object_new_int(owner->contract_version));
+    const char *text = built ? sbx_prov_json_text(obj) : NULL;
+    if (text == NULL) {
+        json_object_put(obj);
+        return -1;
+    }
     char tmp[4096], final[4096];
     file_path(owners, id, ".", tmp, sizeof tmp);
     file_path(owners, id, "", final, sizeof final);
@@ -317,20 +324,20 @@ static int write_file(const provd_owners *owners, const char *id, const sbx_prov
 int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner *owner,
                      char *why, size_t why_len)
 {
-    if (owners->dir != NULL && !write_file(owners, id, owner, why, why_len))
-        return 0;
+    int written = owners->dir != NULL ? write_file(owners, id, owner, why, why_len) : 1;
+    if (written <= 0)
+        return written;
     pthread_mutex_lock(&owners->table_lock);
     int kept = table_set(owners, id, owner);
     pthread_mutex_unlock(&owners->table_lock);
-    if (!kept) {
-        snprintf(why, why_len, "out of memory keeping the ownership record of %s", id);
-        if (owners->dir != NULL) {
-            char path[4096];
-            file_path(owners, id, "", path, sizeof path);
-            unlink(path);   /* no record on disk that the daemon does not hold */
-        }
+    if (kept)
+        return 1;
+    if (owners->dir != NULL) {
+        char path[4096];
+        file_path(owners, id, "", path, sizeof path);
+        unlink(path);   /* no record on disk that the daemon does not hold */
     }
-    return kept;
+    return -1;
 }
 
 int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t why_len)

@@ -46,8 +46,8 @@ void provd_owners_unlock(provd_owners *owners, const char *id);
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out);
 
 /* Set the record of `id` (strings copied), writing it through to the
- * directory.  Returns 1, or 0 with the reason in `why` (the record is then
- * not set). */
+ * directory.  Returns 1; 0 with the reason in `why` when the file cannot
+ * be written; -1 when memory runs out (the record is then not set). */
 int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner *owner,
                      char *why, size_t why_len);
 

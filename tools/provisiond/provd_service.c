@@ -146,8 +146,9 @@ static sbx_mount *signature_mounts(const char *signature, json_object **parsed, 
     size_t offset = 0;
     const char *why = NULL;
     *parsed = sbx_prov_json_parse(signature, strlen(signature), &offset, &why);
-    *count = *parsed != NULL ? json_object_array_length(*parsed) : 0;
-    if (*count == 0)
+    /* The signature is the daemon's own text: only memory can fail it. */
+    *count = *parsed != NULL ? json_object_array_length(*parsed) : why != NULL;
+    if (*parsed == NULL || *count == 0)
         return NULL;
     sbx_mount *mounts = sbx_prov_malloc(*count * sizeof *mounts);
     if (mounts == NULL)
@@ -190,10 +191,15 @@ static void create_with_backend(provd_service *svc, const sbx_prov_create_reques
                                 const sbx_prov_owner *want, int is_new, sbx_prov_reply *reply)
 {
     char why[512];
-    if (is_new && !provd_owners_put(svc->owners, request->sandbox_id, want, why, sizeof why)) {
+    int recorded = is_new ? provd_owners_put(svc->owners, request->sandbox_id, want, why,
+                                             sizeof why)
+                          : 1;
+    if (recorded < 0)
+        sbx_prov_reply_out_of_memory(reply);
+    else if (recorded == 0)
         sbx_prov_reply_detail(reply, 500, why);
+    if (recorded <= 0)
         return;
-    }
     json_object *parsed = NULL;
     size_t mount_count = 0;
     sbx_mount *mounts = signature_mounts(want->mounts, &parsed, &mount_count);
@@ -326,14 +332,17 @@ static void answer_list(provd_service *svc, sbx_prov_reply *reply)
         return;
     }
     json_object *entries = json_object_new_array();
-    for (size_t i = 0; i < count; i++) {
+    int built = entries != NULL;
+    for (size_t i = 0; built && i < count; i++) {
         /* The real list reads no identity: with a contract, it is null. */
-        json_object_array_add(entries, sbx_prov_sandbox_json(
-                                           sandboxes[i].sandbox_id, sandboxes[i].sandbox_url,
-                                           phase_of(&sandboxes[i]), NULL, svc->contract >= 1));
+        built = sbx_prov_json_append(entries, sbx_prov_sandbox_json(
+                                                  sandboxes[i].sandbox_id,
+                                                  sandboxes[i].sandbox_url,
+                                                  phase_of(&sandboxes[i]), NULL,
+                                                  svc->contract >= 1));
     }
     sbx_backend_free_sandboxes(svc->backend, sandboxes, count);
-    sbx_prov_answer_list(entries, reply);
+    sbx_prov_answer_list(sbx_prov_json_built(entries, built), reply);
 }
 
 static void answer_reconcile(provd_service *svc, const char *id, sbx_prov_reply *reply)
@@ -352,8 +361,7 @@ static void answer_reconcile(provd_service *svc, const char *id, sbx_prov_reply 
                               svc->backend_name, "' could not tell (see the daemon's log)");
     } else if (result.status == SBX_RECONCILE_ABSENT) {
         json_object *obj = sbx_prov_reconciliation_json(id, result.backend_namespace, NULL);
-        sbx_prov_reconciliation_identity(obj, NULL, NULL);
-        sbx_prov_reply_json(reply, 200, obj);
+        sbx_prov_reply_json(reply, 200, sbx_prov_reconciliation_identity(obj, NULL, NULL));
     } else {
         static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
         provd_record record = {0};
@@ -362,7 +370,7 @@ static void answer_reconcile(provd_service *svc, const char *id, sbx_prov_reply 
                                                             result.incarnation_id);
             sbx_prov_owner owner = provd_record_owner(&record);
             /* A sandbox without an address is found without a URL. */
-            sbx_prov_reconciliation_identity(
+            obj = sbx_prov_reconciliation_identity(
                 obj, result.sandbox != NULL ? result.sandbox->sandbox_url : NULL, &owner);
             sbx_prov_reply_json(reply, 200, obj);
         }

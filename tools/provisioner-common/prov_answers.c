@@ -3,6 +3,7 @@
 
 #include "tools/provisioner-common/prov_answers.h"
 
+#include "tools/provisioner-common/prov_json.h"
 #include "tools/provisioner-common/prov_routes.h"
 
 #include <stdio.h>
@@ -14,18 +15,19 @@
 void sbx_prov_answer_health(sbx_prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "status", json_object_new_string("ok"));
-    sbx_prov_reply_json(reply, 200, obj);
+    int built = obj != NULL && sbx_prov_json_add_string(obj, "status", "ok");
+    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
 }
 
 void sbx_prov_answer_capabilities(int version, sbx_prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "lark_cli_init_image", json_object_new_boolean(0));
-    json_object_object_add(obj, "lark_cli_broker_image", json_object_new_boolean(0));
-    if (version >= 1)
-        json_object_object_add(obj, "mount_contract_version", json_object_new_int(version));
-    sbx_prov_reply_json(reply, 200, obj);
+    int built = obj != NULL &&
+                sbx_prov_json_add(obj, "lark_cli_init_image", json_object_new_boolean(0)) &&
+                sbx_prov_json_add(obj, "lark_cli_broker_image", json_object_new_boolean(0)) &&
+                (version < 1 ||
+                 sbx_prov_json_add(obj, "mount_contract_version", json_object_new_int(version)));
+    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
 }
 
 void sbx_prov_answer_no_route(sbx_prov_reply *reply)
@@ -54,12 +56,16 @@ void sbx_prov_answer_words(sbx_prov_reply *reply, unsigned status, const char *a
 void sbx_prov_answer_contract_changed(int64_t expected, int actual, sbx_prov_reply *reply)
 {
     json_object *detail = json_object_new_object();
-    json_object_object_add(detail, "code", json_object_new_string("mount_contract_changed"));
-    json_object_object_add(detail, "expected", json_object_new_int64(expected));
-    json_object_object_add(detail, "actual", json_object_new_int(actual));
-    json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "detail", detail);
-    sbx_prov_reply_json(reply, 409, obj);
+    int built = detail != NULL &&
+                sbx_prov_json_add_string(detail, "code", "mount_contract_changed") &&
+                sbx_prov_json_add(detail, "expected", json_object_new_int64(expected)) &&
+                sbx_prov_json_add(detail, "actual", json_object_new_int(actual));
+    detail = sbx_prov_json_built(detail, built);
+    json_object *obj = detail != NULL ? json_object_new_object() : NULL;
+    built = obj != NULL && sbx_prov_json_add(obj, "detail", detail);
+    if (obj == NULL)
+        json_object_put(detail);
+    sbx_prov_reply_json(reply, 409, sbx_prov_json_built(obj, built));
 }
 
 /* A NULL expectation asks nothing; a NULL fact matches nothing else. */
@@ -88,65 +94,70 @@ void sbx_prov_answer_existing(const char *id, const char *problem, sbx_prov_repl
     sbx_prov_answer_words(reply, 409, "Existing sandbox '", id, problem);
 }
 
-/* A string member, or JSON null for NULL. */
-static json_object *string_or_null(const char *text)
+/* Add user_id, thread_id and mount_contract_version of `owner` (all null
+ * for a NULL owner); 1, or 0 when memory ran out. */
+static int add_identity(json_object *obj, const sbx_prov_owner *owner)
 {
-    return text != NULL ? json_object_new_string(text) : NULL;
+    if (owner == NULL)
+        return json_object_object_add(obj, "user_id", NULL) == 0 &&
+               json_object_object_add(obj, "thread_id", NULL) == 0 &&
+               json_object_object_add(obj, "mount_contract_version", NULL) == 0;
+    return sbx_prov_json_add_string(obj, "user_id", owner->user_id) &&
+           sbx_prov_json_add_string(obj, "thread_id", owner->thread_id) &&
+           sbx_prov_json_add(obj, "mount_contract_version",
+                             json_object_new_int(owner->contract_version));
 }
 
 json_object *sbx_prov_sandbox_json(const char *id, const char *url, const char *phase,
                                    const sbx_prov_owner *owner, int with_identity)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "sandbox_id", json_object_new_string(id));
-    json_object_object_add(obj, "sandbox_url", json_object_new_string(url));
-    json_object_object_add(obj, "status", json_object_new_string(phase));
-    if (with_identity) {
-        json_object_object_add(obj, "user_id", string_or_null(owner ? owner->user_id : NULL));
-        json_object_object_add(obj, "thread_id",
-                               string_or_null(owner ? owner->thread_id : NULL));
-        json_object_object_add(obj, "mount_contract_version",
-                               owner != NULL ? json_object_new_int(owner->contract_version)
-                                             : NULL);
-    }
-    return obj;
+    int built = obj != NULL && sbx_prov_json_add(obj, "sandbox_id", json_object_new_string(id)) &&
+                sbx_prov_json_add(obj, "sandbox_url", json_object_new_string(url)) &&
+                sbx_prov_json_add(obj, "status", json_object_new_string(phase)) &&
+                (!with_identity || add_identity(obj, owner));
+    return sbx_prov_json_built(obj, built);
 }
 
 void sbx_prov_answer_deleted(const char *id, sbx_prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "ok", json_object_new_boolean(1));
-    json_object_object_add(obj, "sandbox_id", json_object_new_string(id));
-    sbx_prov_reply_json(reply, 200, obj);
+    int built = obj != NULL && sbx_prov_json_add(obj, "ok", json_object_new_boolean(1)) &&
+                sbx_prov_json_add_string(obj, "sandbox_id", id);
+    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
 }
 
 void sbx_prov_answer_list(json_object *entries, sbx_prov_reply *reply)
 {
-    json_object *obj = json_object_new_object();
+    json_object *obj = entries != NULL ? json_object_new_object() : NULL;
+    if (obj == NULL) {
+        json_object_put(entries);
+        sbx_prov_reply_out_of_memory(reply);
+        return;
+    }
     int count = (int)json_object_array_length(entries);
-    json_object_object_add(obj, "sandboxes", entries);
-    json_object_object_add(obj, "count", json_object_new_int(count));
-    sbx_prov_reply_json(reply, 200, obj);
+    int built = sbx_prov_json_add(obj, "sandboxes", entries) &&
+                sbx_prov_json_add(obj, "count", json_object_new_int(count));
+    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
 }
 
 json_object *sbx_prov_reconciliation_json(const char *id, const char *namespace_uid,
                                           const char *incarnation)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "sandbox_id", json_object_new_string(id));
-    json_object_object_add(obj, "status",
-                           json_object_new_string(incarnation != NULL ? "found" : "absent"));
-    json_object_object_add(obj, "backend_namespace", json_object_new_string(namespace_uid));
-    json_object_object_add(obj, "incarnation_id", string_or_null(incarnation));
-    return obj;
+    int built = obj != NULL && sbx_prov_json_add_string(obj, "sandbox_id", id) &&
+                sbx_prov_json_add_string(obj, "status",
+                                         incarnation != NULL ? "found" : "absent") &&
+                sbx_prov_json_add(obj, "backend_namespace",
+                                  json_object_new_string(namespace_uid)) &&
+                sbx_prov_json_add_string(obj, "incarnation_id", incarnation);
+    return sbx_prov_json_built(obj, built);
 }
 
-void sbx_prov_reconciliation_identity(json_object *obj, const char *url,
-                                      const sbx_prov_owner *owner)
+json_object *sbx_prov_reconciliation_identity(json_object *obj, const char *url,
+                                              const sbx_prov_owner *owner)
 {
-    json_object_object_add(obj, "sandbox_url", string_or_null(url));
-    json_object_object_add(obj, "user_id", string_or_null(owner ? owner->user_id : NULL));
-    json_object_object_add(obj, "thread_id", string_or_null(owner ? owner->thread_id : NULL));
-    json_object_object_add(obj, "mount_contract_version",
-                           owner != NULL ? json_object_new_int(owner->contract_version) : NULL);
+    int built = obj != NULL && sbx_prov_json_add_string(obj, "sandbox_url", url) &&
+                add_identity(obj, owner);
+    return sbx_prov_json_built(obj, built);
 }

@@ -69,7 +69,8 @@ void sbx_prov_answer_existing(const char *id, const char *problem, sbx_prov_repl
  * sandbox_url, status, then (when `with_identity`, a server with a mount
  * contract) user_id, thread_id, mount_contract_version from `owner`, all
  * null when `owner` is NULL (list entries: the real list reads no
- * identity).  A new object the caller owns. */
+ * identity).  A new object the caller owns; NULL when memory ran out
+ * (sbx_prov_reply_json answers that out of memory). */
 json_object *sbx_prov_sandbox_json(const char *id, const char *url, const char *phase,
                                    const sbx_prov_owner *owner, int with_identity);
 
@@ -77,21 +78,23 @@ json_object *sbx_prov_sandbox_json(const char *id, const char *url, const char *
 void sbx_prov_answer_deleted(const char *id, sbx_prov_reply *reply);
 
 /* 200 {"sandboxes":ENTRIES,"count":N}; takes the reference to `entries`
- * (an array). */
+ * (an array; NULL, or memory running out, is the out-of-memory answer). */
 void sbx_prov_answer_list(json_object *entries, sbx_prov_reply *reply);
 
 /* The first members of a reconciliation answer: sandbox_id, status
  * ("found" when `incarnation` is not NULL, else "absent"),
  * backend_namespace, incarnation_id (null when absent).  The caller adds
  * sandbox_url, user_id, thread_id, mount_contract_version (see
- * sbx_prov_reconciliation_identity) and owns the object. */
+ * sbx_prov_reconciliation_identity) and owns the object; NULL when memory
+ * ran out. */
 json_object *sbx_prov_reconciliation_json(const char *id, const char *namespace_uid,
                                           const char *incarnation);
 
 /* Add the identity members of a reconciliation answer to `obj`: `url`
  * (NULL: null, a sandbox without an address) and `owner`'s user, thread
- * and version (NULL owner: all null, an absent sandbox). */
-void sbx_prov_reconciliation_identity(json_object *obj, const char *url,
-                                      const sbx_prov_owner *owner);
+ * and version (NULL owner: all null, an absent sandbox).  Takes `obj` and
+ * returns it, or NULL (`obj` put) when it is NULL or memory ran out. */
+json_object *sbx_prov_reconciliation_identity(json_object *obj, const char *url,
+                                              const sbx_prov_owner *owner);
 
 #endif

@@ -20,18 +20,16 @@
 #define USER_ID_PATTERN "^[A-Za-z0-9_\\-]+$"
 #define USER_ID_REGEX "^[A-Za-z0-9_-]+$"
 
+/* A pydantic error location; NULL when memory ran out. */
 static json_object *location_in(const char *where, const char *field, int index,
                                 const char *member)
 {
     json_object *loc = json_object_new_array();
-    json_object_array_add(loc, json_object_new_string(where));
-    if (field != NULL)
-        json_object_array_add(loc, json_object_new_string(field));
-    if (index >= 0)
-        json_object_array_add(loc, json_object_new_int(index));
-    if (member != NULL)
-        json_object_array_add(loc, json_object_new_string(member));
-    return loc;
+    int built = loc != NULL && sbx_prov_json_append(loc, json_object_new_string(where)) &&
+                (field == NULL || sbx_prov_json_append(loc, json_object_new_string(field))) &&
+                (index < 0 || sbx_prov_json_append(loc, json_object_new_int(index))) &&
+                (member == NULL || sbx_prov_json_append(loc, json_object_new_string(member)));
+    return sbx_prov_json_built(loc, built);
 }
 
 static json_object *location(const char *field, int index, const char *member)
@@ -39,18 +37,49 @@ static json_object *location(const char *field, int index, const char *member)
     return location_in("body", field, index, member);
 }
 
-/* Append one error; `input` is borrowed (a reference is taken). */
-static void add_error(json_object *errors, const char *type, json_object *loc,
+/* The errors of a 422 as they are found; `out_of_memory` once building one
+ * failed (or the array could not be made): the answer is then the
+ * out-of-memory one, never a 422 that misses an error. */
+typedef struct error_list {
+    json_object *array;
+    int out_of_memory;
+} error_list;
+
+static error_list new_error_list(void)
+{
+    json_object *array = json_object_new_array();
+    return (error_list){array, array == NULL};
+}
+
+/* Whether the request has errors to answer (or memory ran out finding them). */
+static int has_errors(const error_list *errors)
+{
+    return errors->out_of_memory || json_object_array_length(errors->array) > 0;
+}
+
+/* Member "input": a new reference to `input` (NULL is JSON null). */
+static int add_input(json_object *e, json_object *input)
+{
+    json_object *ref = json_object_get(input);
+    if (json_object_object_add(e, "input", ref) == 0)
+        return 1;
+    json_object_put(ref);
+    return 0;
+}
+
+/* Append one error; `loc` (NULL: its building failed) and `ctx` (NULL:
+ * none) are taken, `input` is borrowed (a reference is taken). */
+static void add_error(error_list *errors, const char *type, json_object *loc,
                       const char *msg, json_object *input, json_object *ctx)
 {
-    json_object *e = json_object_new_object();
-    json_object_object_add(e, "type", json_object_new_string(type));
-    json_object_object_add(e, "loc", loc);
-    json_object_object_add(e, "msg", json_object_new_string(msg));
-    json_object_object_add(e, "input", json_object_get(input));
+    json_object *e = errors->out_of_memory ? NULL : json_object_new_object();
+    int built = e != NULL && sbx_prov_json_add_string(e, "type", type);
+    built = built ? sbx_prov_json_add(e, "loc", loc) : (json_object_put(loc), 0);
+    built = built && sbx_prov_json_add_string(e, "msg", msg) && add_input(e, input);
     if (ctx != NULL)
-        json_object_object_add(e, "ctx", ctx);
-    json_object_array_add(errors, e);
+        built = built ? sbx_prov_json_add(e, "ctx", ctx) : (json_object_put(ctx), 0);
+    if (!sbx_prov_json_append(errors->array, sbx_prov_json_built(e, built)))
+        errors->out_of_memory = 1;
 }
 
 /* The regexes ids are checked with, compiled once per process: compiling
@@ -85,7 +114,7 @@ typedef enum field_kind { FIELD_STRING, FIELD_INT, FIELD_BOOL, FIELD_LIST } fiel
 /* Type-check one member of `parent`.  Returns the value when present and
  * well-typed, else NULL (an error is added when it is wrong, or missing
  * and `required`).  JSON null passes when `nullable`. */
-static json_object *check_field(json_object *errors, json_object *parent, const char *field,
+static json_object *check_field(error_list *errors, json_object *parent, const char *field,
                                 int index, const char *member, field_kind kind,
                                 int required, int nullable)
 {
@@ -113,17 +142,39 @@ static json_object *check_field(json_object *errors, json_object *parent, const 
     return value;
 }
 
-static void add_pattern_error(json_object *errors, json_object *loc, const char *pattern,
+/* A context object {key: value}, taking `value`; NULL when memory ran out. */
+static json_object *context(const char *key, json_object *value)
+{
+    json_object *ctx = json_object_new_object();
+    if (ctx == NULL) {
+        json_object_put(value);
+        return NULL;
+    }
+    return sbx_prov_json_built(ctx, sbx_prov_json_add(ctx, key, value));
+}
+
+/* Append an error whose context is required: a NULL `ctx` is out of memory. */
+static void add_error_with_context(error_list *errors, const char *type, json_object *loc,
+                                   const char *msg, json_object *input, json_object *ctx)
+{
+    if (ctx == NULL) {
+        json_object_put(loc);
+        errors->out_of_memory = 1;
+        return;
+    }
+    add_error(errors, type, loc, msg, input, ctx);
+}
+
+static void add_pattern_error(error_list *errors, json_object *loc, const char *pattern,
                               json_object *value)
 {
     char msg[160];
     snprintf(msg, sizeof msg, "String should match pattern '%s'", pattern);
-    json_object *ctx = json_object_new_object();
-    json_object_object_add(ctx, "pattern", json_object_new_string(pattern));
-    add_error(errors, "string_pattern_mismatch", loc, msg, value, ctx);
+    add_error_with_context(errors, "string_pattern_mismatch", loc, msg, value,
+                           context("pattern", json_object_new_string(pattern)));
 }
 
-static void check_pattern(json_object *errors, json_object *value, const char *field,
+static void check_pattern(error_list *errors, json_object *value, const char *field,
                           const char *pattern, id_regex regex)
 {
     if (value == NULL || matches(regex, json_object_get_string(value)))
@@ -133,7 +184,7 @@ static void check_pattern(json_object *errors, json_object *value, const char *f
 
 #define MODEL_ATTRIBUTES_MSG "Input should be a valid dictionary or object to extract fields from"
 
-static void check_mount_shapes(json_object *errors, json_object *mounts)
+static void check_mount_shapes(error_list *errors, json_object *mounts)
 {
     size_t n = json_object_array_length(mounts);
     for (size_t i = 0; i < n; i++) {
@@ -150,30 +201,34 @@ static void check_mount_shapes(json_object *errors, json_object *mounts)
 }
 
 /* required_mount_contract_version has ge=0. */
-static void check_not_negative(json_object *errors, json_object *value, const char *field)
+static void check_not_negative(error_list *errors, json_object *value, const char *field)
 {
     if (value == NULL || json_object_get_int64(value) >= 0)
         return;
-    json_object *ctx = json_object_new_object();
-    json_object_object_add(ctx, "ge", json_object_new_int(0));
-    add_error(errors, "greater_than_equal", location(field, -1, NULL),
-              "Input should be greater than or equal to 0", value, ctx);
+    add_error_with_context(errors, "greater_than_equal", location(field, -1, NULL),
+                           "Input should be greater than or equal to 0", value,
+                           context("ge", json_object_new_int(0)));
 }
 
-static void reply_errors(sbx_prov_reply *reply, json_object *errors)
+/* The 422 {"detail": ERRORS} (the list taken), or the out-of-memory
+ * answer when building it failed. */
+static void reply_errors(sbx_prov_reply *reply, error_list *errors)
 {
-    json_object *answer = json_object_new_object();
-    json_object_object_add(answer, "detail", errors);
-    sbx_prov_reply_json(reply, 422, answer);
+    json_object *answer = errors->out_of_memory ? NULL : json_object_new_object();
+    int built = answer != NULL && sbx_prov_json_add(answer, "detail", errors->array);
+    if (answer == NULL)
+        json_object_put(errors->array);
+    errors->array = NULL;
+    sbx_prov_reply_json(reply, 422, sbx_prov_json_built(answer, built));
 }
 
 /* One error at loc ["body"] (the body as a whole) and the 422 answer. */
 static void reply_body_error(sbx_prov_reply *reply, const char *type, const char *msg,
                              json_object *input)
 {
-    json_object *errors = json_object_new_array();
-    add_error(errors, type, location(NULL, -1, NULL), msg, input, NULL);
-    reply_errors(reply, errors);
+    error_list errors = new_error_list();
+    add_error(&errors, type, location(NULL, -1, NULL), msg, input, NULL);
+    reply_errors(reply, &errors);
 }
 
 /* FastAPI reads the body as JSON when there is no Content-Type, or when it
@@ -212,29 +267,35 @@ static int read_body(const char *body, size_t len, const char *content_type,
     if (!json_content_type(content_type)) {
         /* Not JSON to FastAPI: the model gets the raw bytes. */
         json_object *raw = json_object_new_string_len(body, (int)len);
-        reply_body_error(reply, "model_attributes_type", MODEL_ATTRIBUTES_MSG, raw);
+        if (raw == NULL)
+            sbx_prov_reply_out_of_memory(reply);
+        else
+            reply_body_error(reply, "model_attributes_type", MODEL_ATTRIBUTES_MSG, raw);
         json_object_put(raw);
         return 0;
     }
     size_t offset = 0;
     const char *why = NULL;
     *root = sbx_prov_json_parse(body, len, &offset, &why);
+    if (why == sbx_prov_json_out_of_memory) {
+        sbx_prov_reply_out_of_memory(reply);
+        return 0;
+    }
     if (why == NULL && *root == NULL) {
         reply_body_error(reply, "missing", "Field required", NULL);
         return 0;
     }
     if (why == NULL)
         return 1;
-    json_object *errors = json_object_new_array();
-    json_object *loc = json_object_new_array();
-    json_object_array_add(loc, json_object_new_string("body"));
-    json_object_array_add(loc, json_object_new_int((int)offset));
-    json_object *ctx = json_object_new_object();
-    json_object_object_add(ctx, "error", json_object_new_string(why));
+    error_list errors = new_error_list();
     json_object *input = json_object_new_object();
-    add_error(errors, "json_invalid", loc, "JSON decode error", input, ctx);
+    if (input == NULL)
+        errors.out_of_memory = 1;
+    add_error_with_context(&errors, "json_invalid", location_in("body", NULL, (int)offset, NULL),
+                           "JSON decode error", input,
+                           context("error", json_object_new_string(why)));
     json_object_put(input);
-    reply_errors(reply, errors);
+    reply_errors(reply, &errors);
     return 0;
 }
 
@@ -242,12 +303,14 @@ int sbx_prov_path_id_valid(const char *id, sbx_prov_reply *reply)
 {
     if (matches(RE_SANDBOX_ID, id))
         return 1;
-    json_object *errors = json_object_new_array();
+    error_list errors = new_error_list();
     json_object *input = json_object_new_string(id);
-    add_pattern_error(errors, location_in("path", "sandbox_id", -1, NULL),
+    if (input == NULL)
+        errors.out_of_memory = 1;
+    add_pattern_error(&errors, location_in("path", "sandbox_id", -1, NULL),
                       SBX_PROV_SANDBOX_ID_PATTERN, input);
     json_object_put(input);
-    reply_errors(reply, errors);
+    reply_errors(reply, &errors);
     return 0;
 }
 
@@ -265,7 +328,8 @@ int sbx_prov_create_parse(const char *body, size_t len, const char *content_type
         return 0;
     }
     /* Field by field in the model's order, as pydantic lists its errors. */
-    json_object *errors = json_object_new_array();
+    error_list list = new_error_list();
+    error_list *errors = &list;
     json_object *id = check_field(errors, root, "sandbox_id", -1, NULL, FIELD_STRING, 1, 0);
     if (strict_ids)
         check_pattern(errors, id, "sandbox_id", SBX_PROV_SANDBOX_ID_PATTERN, RE_SANDBOX_ID);
@@ -287,12 +351,12 @@ int sbx_prov_create_parse(const char *body, size_t len, const char *content_type
     check_field(errors, root, "provision_lark_cli_runtime", -1, NULL, FIELD_BOOL, 0, 0);
     check_field(errors, root, "provision_lark_cli_broker", -1, NULL, FIELD_BOOL, 0, 0);
 
-    if (json_object_array_length(errors) > 0) {
+    if (has_errors(errors)) {
         json_object_put(root);
         reply_errors(reply, errors);
         return 0;
     }
-    json_object_put(errors);
+    json_object_put(list.array);
     out->root = root;
     out->sandbox_id = json_object_get_string(id);
     out->thread_id = thread != NULL ? json_object_get_string(thread) : NULL;

@@ -99,10 +99,12 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     }
     if (detail[0] == '\0') {
         json_object *entry = json_object_new_array();
-        json_object_array_add(entry, json_object_new_string(host));
-        json_object_array_add(entry, json_object_new_string(container));
-        json_object_array_add(entry, json_object_new_boolean(read_only));
-        json_object_array_add(signature, entry);
+        int built = entry != NULL &&
+                    sbx_prov_json_append(entry, json_object_new_string(host)) &&
+                    sbx_prov_json_append(entry, json_object_new_string(container)) &&
+                    sbx_prov_json_append(entry, json_object_new_boolean(read_only));
+        if (!sbx_prov_json_append(signature, sbx_prov_json_built(entry, built)))
+            snprintf(detail, detail_len, "%s", out_of_memory);
     }
     free(host);
     free(container);
@@ -121,7 +123,7 @@ char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char
     }
     char *base = sbx_prov_normpath(state_dir);
     json_object *signature = json_object_new_array();
-    if (base == NULL)
+    if (base == NULL || signature == NULL)
         snprintf(detail, sizeof detail, "%s", out_of_memory);
     for (size_t i = 0; i < n && detail[0] == '\0'; i++)
         check_one(json_object_array_get_idx(mounts, i), user_id, thread_id, base, signature,

@@ -40,13 +40,17 @@ void sbx_prov_reply_out_of_memory(sbx_prov_reply *reply)
 
 void sbx_prov_reply_json(sbx_prov_reply *reply, unsigned status, json_object *value)
 {
-    sbx_prov_reply_text(reply, status, sbx_prov_json_text(value), "application/json");
+    const char *text = sbx_prov_json_text(value);
+    if (text == NULL)
+        sbx_prov_reply_out_of_memory(reply);
+    else
+        sbx_prov_reply_text(reply, status, text, "application/json");
     json_object_put(value);
 }
 
 void sbx_prov_reply_detail(sbx_prov_reply *reply, unsigned status, const char *detail)
 {
     json_object *obj = json_object_new_object();
-    json_object_object_add(obj, "detail", json_object_new_string(detail));
-    sbx_prov_reply_json(reply, status, obj);
+    int built = obj != NULL && sbx_prov_json_add(obj, "detail", json_object_new_string(detail));
+    sbx_prov_reply_json(reply, status, sbx_prov_json_built(obj, built));
 }

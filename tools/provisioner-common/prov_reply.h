@@ -41,7 +41,9 @@ void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *bod
                          const char *content_type);
 
 /* Answer `status` with the compact JSON text of `value`; takes the
- * caller's reference to `value` (put here). */
+ * caller's reference to `value` (put here).  A NULL `value` (a builder
+ * that ran out of memory) or a text json-c could not write whole is the
+ * out-of-memory answer, never a JSON null or a short body. */
 void sbx_prov_reply_json(sbx_prov_reply *reply, unsigned status, json_object *value);
 
 /* Answer `status` with {"detail": detail} (detail copied). */

@@ -274,7 +274,9 @@ static void answer_reconcile(sbx_emu_context *ctx, const sbx_emu_contract_settin
                                            "mount_contract_version"};
     static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
     char *url = NULL;
-    if (verbatim != NULL || status == 404) {
+    if (obj == NULL) {
+        sbx_prov_reply_out_of_memory(reply);
+    } else if (verbatim != NULL || status == 404) {
         for (size_t i = 0; i < sizeof identity / sizeof identity[0]; i++)
             copy_member(obj, verbatim, identity[i]);
     } else if (contract->version >= 1 &&
@@ -289,7 +291,9 @@ static void answer_reconcile(sbx_emu_context *ctx, const sbx_emu_contract_settin
     } else {
         /* A Pod whose Service is gone is found, without a URL. */
         sbx_prov_owner owner = pod_owner(&pod);
-        sbx_prov_reconciliation_identity(obj, url, &owner);
+        obj = sbx_prov_reconciliation_identity(obj, url, &owner);
+        if (obj == NULL)
+            sbx_prov_reply_out_of_memory(reply);
     }
     if (obj != NULL)
         sbx_prov_reply_json(reply, 200, obj);
