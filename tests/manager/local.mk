@@ -17,6 +17,17 @@ tests_manager_test_manager_threads_SOURCES = tests/manager/test_manager_threads.
 tests_manager_test_manager_threads_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_manager_test_manager_threads_LDADD = $(SBX_TEST_LIBS) -lpthread
 
+# The per-thread-slot lock and reference count under many threads (linked
+# directly: internal to libsbx-host).
+check_PROGRAMS += tests/manager/test_thread_slots
+TESTS += tests/manager/test_thread_slots
+tests_manager_test_thread_slots_SOURCES = tests/manager/test_thread_slots.c \
+	host-api/src/manager/thread_slot.c host-api/src/manager/thread_slot.h \
+	host-api/src/manager/reader_lock.c host-api/src/manager/reader_lock.h \
+	host-api/src/manager/split_count.c host-api/src/manager/split_count.h
+tests_manager_test_thread_slots_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_thread_slots_LDADD = $(SBX_TEST_LIBS) -lpthread
+
 # The store contract links the store sources directly: the stores are an
 # internal interface of libsbx-host, not exported.
 SBX_MGR_STORE_SOURCES = \

@@ -214,7 +214,9 @@ sbx_status sbx_manager_acquire(sbx_manager *manager, const sbx_create_request *r
                                sbx_managed **out, sbx_error *err);
 
 /* The active sandbox `sandbox_id` as a new reference, or NULL when it is not
- * active here.  No I/O, no store call; marks the sandbox as used now. */
+ * active here.  No I/O, no store call, no system call; marks the sandbox as
+ * used now.  Threads calling get at once share no written memory (per-thread
+ * lock and reference slots), so get scales with threads. */
 sbx_managed *sbx_manager_get(sbx_manager *manager, const char *sandbox_id);
 
 /* Move active sandbox `sandbox_id` to the warm pool, keeping its lease.
@@ -255,7 +257,8 @@ const sbx_sandbox *sbx_managed_sandbox(const sbx_managed *managed);
 /* Add a reference (returns `managed`). */
 sbx_managed *sbx_managed_ref(sbx_managed *managed);
 
-/* Drop a reference; the last one frees the snapshot.  NULL is accepted. */
+/* Drop a reference, from any thread; the last one frees the snapshot.  NULL
+ * is accepted. */
 void sbx_managed_unref(sbx_managed *managed);
 
 #ifdef __cplusplus

@@ -7,6 +7,9 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/manager_teardown.c \
 	host-api/src/manager/manager_reaper.c \
 	host-api/src/manager/process_lock.c \
+	host-api/src/manager/thread_slot.c host-api/src/manager/thread_slot.h \
+	host-api/src/manager/reader_lock.c host-api/src/manager/reader_lock.h \
+	host-api/src/manager/split_count.c host-api/src/manager/split_count.h \
 	host-api/src/manager/readiness.c \
 	host-api/src/manager/sandbox_id.c host-api/src/manager/sandbox_id.h \
 	host-api/src/manager/strmap.c host-api/src/manager/strmap.h \

@@ -46,7 +46,7 @@ sbx_managed *mgr_managed_copy(const sbx_sandbox *sb)
     sbx_managed *r = calloc(1, sizeof *r);
     if (r == NULL)
         return NULL;
-    atomic_init(&r->refs, 1);
+    mgr_split_count_init(&r->refs);
     r->sandbox.mount_contract_version = sb->mount_contract_version;
     const char *src[] = {sb->sandbox_id, sb->sandbox_url, sb->user_id, sb->thread_id, sb->status};
     char **dst[] = {&r->sandbox.sandbox_id, &r->sandbox.sandbox_url, &r->sandbox.user_id,
@@ -54,7 +54,7 @@ sbx_managed *mgr_managed_copy(const sbx_sandbox *sb)
     for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
         const char *s = src[i] != NULL ? src[i] : (i < 2 ? "" : NULL);
         if (s != NULL && (*dst[i] = strdup(s)) == NULL) {
-            sbx_managed_unref(r);
+            mgr_managed_drop(r);
             return NULL;
         }
     }
@@ -68,20 +68,30 @@ const sbx_sandbox *sbx_managed_sandbox(const sbx_managed *managed)
 
 sbx_managed *sbx_managed_ref(sbx_managed *managed)
 {
-    atomic_fetch_add_explicit(&managed->refs, 1, memory_order_relaxed);
+    mgr_split_count_add(&managed->refs);
     return managed;
 }
 
-void sbx_managed_unref(sbx_managed *managed)
+static void managed_free(sbx_managed *managed)
 {
-    if (managed == NULL || atomic_fetch_sub_explicit(&managed->refs, 1, memory_order_acq_rel) != 1)
-        return;
     free(managed->sandbox.sandbox_id);
     free(managed->sandbox.sandbox_url);
     free(managed->sandbox.user_id);
     free(managed->sandbox.thread_id);
     free(managed->sandbox.status);
     free(managed);
+}
+
+void sbx_managed_unref(sbx_managed *managed)
+{
+    if (managed != NULL && mgr_split_count_sub(&managed->refs))
+        managed_free(managed);
+}
+
+void mgr_managed_drop(sbx_managed *managed)
+{
+    if (managed != NULL && mgr_split_count_retire(&managed->refs))
+        managed_free(managed);
 }
 
 /* ---------------------------------------------------------------- entries */
@@ -94,7 +104,7 @@ mgr_entry *mgr_find(sbx_manager *m, const char *id)
 static void entry_free(void *value)
 {
     mgr_entry *e = value;
-    sbx_managed_unref(e->record);
+    mgr_managed_drop(e->record);
     pthread_mutex_destroy(&e->acquire_lock);
     free(e->id);
     free(e->user);
@@ -141,11 +151,11 @@ void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_mana
         m->n_warm++;
     e->state = state;
     if (record != e->record) {
-        sbx_managed_unref(e->record);
+        mgr_managed_drop(e->record);
         e->record = record;
     }
     if (state == MGR_NONE) {
-        sbx_managed_unref(e->record);
+        mgr_managed_drop(e->record);
         e->record = NULL;
         e->identity_known = 0;
         e->epoch = 0;
@@ -172,7 +182,7 @@ int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread)
 int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
 {
     int dropped = 0;
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
     if (e != NULL && e->state != MGR_NONE && !e->teardown && e->inflight == 0 &&
         (expected_epoch < 0 || e->epoch == (uint64_t)expected_epoch)) {
@@ -180,7 +190,7 @@ int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
         mgr_entry_collect(m, e);
         dropped = 1;
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     if (dropped) {
         mgr_log(m, SBX_LOG_WARN, "lease of sandbox %s is held by another instance: forgotten, "
                 "not destroyed", id);
@@ -316,7 +326,7 @@ static void manager_release_memory(sbx_manager *m)
 {
     sbx_lease_store_close(m->store);
     sbx_strmap_clear(&m->entries, entry_free);
-    pthread_rwlock_destroy(&m->lock);
+    mgr_reader_lock_destroy(&m->lock);
     pthread_mutex_destroy(&m->wake_lock);
     pthread_cond_destroy(&m->wake_cond);
     pthread_mutex_destroy(&m->shutdown_lock);
@@ -356,12 +366,7 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
     m->log_services.log = c.log;
     m->log_services.log_ctx = c.log_ctx;
     m->ttl_ms = c.renewal_interval_ms * (int64_t)c.ttl_multiplier;
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
-    /* get() is every tool call's path: writers must not starve behind it. */
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&m->lock, &attr);
-    pthread_rwlockattr_destroy(&attr);
+    mgr_reader_lock_init(&m->lock);
     pthread_condattr_t cattr;
     pthread_condattr_init(&cattr);
     pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
@@ -426,13 +431,13 @@ static sbx_status keep_for_successor(sbx_manager *m, const char *id, sbx_error *
 {
     sbx_status st = m->config.shutdown == SBX_MANAGER_SHUTDOWN_KEEP_LEASES
                         ? SBX_OK : m->store->ops->release(m->store, id, err);
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
     if (e != NULL && !e->teardown) {
         mgr_entry_set_state(m, e, MGR_NONE, NULL);
         mgr_entry_collect(m, e);
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     return st;
 }
 
@@ -451,9 +456,9 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
     pthread_mutex_unlock(&m->ops_lock);
     mgr_threads_stop(m);
     id_list list = {0};
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     sbx_strmap_each(&m->entries, collect_tracked, &list);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     sbx_status first = SBX_OK;
     if (list.failed)
         first = sbx_error_set(err, SBX_ERR_INTERNAL, "manager: out of memory listing sandboxes "
@@ -517,7 +522,7 @@ sbx_managed *sbx_manager_get(sbx_manager *m, const char *sandbox_id)
     if (m == NULL || sandbox_id == NULL)
         return NULL;
     sbx_managed *r = NULL;
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     mgr_entry *e = mgr_find(m, sandbox_id);
     if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
         r = sbx_managed_ref(e->record);
@@ -527,7 +532,7 @@ sbx_managed *sbx_manager_get(sbx_manager *m, const char *sandbox_id)
         if (atomic_load_explicit(&e->last_used, memory_order_relaxed) != now)
             atomic_store_explicit(&e->last_used, now, memory_order_relaxed);
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     return r;
 }
 
@@ -537,14 +542,14 @@ sbx_status sbx_manager_release(sbx_manager *m, const char *sandbox_id, sbx_error
     if (m == NULL || sandbox_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: release needs a sandbox id");
     int64_t epoch = -1;
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, sandbox_id);
     if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
         mgr_entry_set_state(m, e, MGR_WARM, e->record);
         e->released_at = mgr_now(m);
         epoch = (int64_t)e->epoch;
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     if (epoch < 0)
         return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not active here",
                              sandbox_id);
@@ -574,10 +579,10 @@ void sbx_manager_get_counters(sbx_manager *m, sbx_manager_counters *out)
         return;
     sbx_manager_counters c;
     c.struct_size = out->struct_size;
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     c.active = m->n_active;
     c.warm = m->n_warm;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     c.adopted = atomic_load(&m->adopted);
     c.reaped = atomic_load(&m->reaped);
     c.evicted = atomic_load(&m->evicted);
@@ -613,10 +618,10 @@ sbx_status sbx_manager_destroy(sbx_manager *m, const char *sandbox_id, sbx_error
     sbx_error_clear(err);
     if (m == NULL || sandbox_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: destroy needs a sandbox id");
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     const mgr_entry *e = mgr_find(m, sandbox_id);
     int tracked = e != NULL && e->state != MGR_NONE;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     if (!tracked)
         return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here",
                              sandbox_id);

@@ -54,16 +54,16 @@ sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err)
 {
     /* The in-flight mark is visible before the take can land, so a renewal
      * holding an older LOST cannot drop what this acquire is handing out. */
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     e->inflight++;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     int taken = 0;
     sbx_status st = m->store->ops->take(m->store, e->id, &taken, err);
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     if (st == SBX_OK && taken)
         e->epoch = ++m->epoch_counter;
     e->inflight--;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     if (st != SBX_OK) {
         /* sbx_error_set clears the record before it formats: copy the cause. */
         char cause[sizeof err->message];
@@ -105,14 +105,14 @@ static step reuse_tracked(acquire_ctx *a, mgr_state from)
 {
     sbx_manager *m = a->m;
     mgr_entry *e = a->e;
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     if (e->state != from || e->teardown) {
-        pthread_rwlock_unlock(&m->lock);
+        mgr_read_unlock(&m->lock);
         return STEP_NEXT;
     }
     sbx_status st = check_identity(a, a->err);
     sbx_managed *seen = st == SBX_OK ? sbx_managed_ref(e->record) : NULL;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     if (st != SBX_OK)
         return STEP_FAILED;
 
@@ -131,7 +131,7 @@ static step reuse_tracked(acquire_ctx *a, mgr_state from)
         result = STEP_FAILED;
         goto out;
     }
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     /* A local reaper may have reserved it during the round trips. */
     if (e->state == from && !e->teardown && e->record == seen &&
         (st = check_identity(a, a->err)) == SBX_OK) {
@@ -144,7 +144,7 @@ static step reuse_tracked(acquire_ctx *a, mgr_state from)
             result = STEP_DONE;
         }
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     if (st != SBX_OK)
         result = STEP_FAILED;
 out:
@@ -161,16 +161,16 @@ static sbx_status register_sandbox(acquire_ctx *a, const sbx_sandbox *sandbox)
     sbx_managed *record = mgr_managed_copy(sandbox);
     if (record == NULL)
         return sbx_error_set(a->err, SBX_ERR_INTERNAL, "out of memory tracking %s", e->id);
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     sbx_status st = e->teardown
                         ? sbx_error_set(a->err, SBX_ERR_REFUSED, "sandbox %s is being torn down "
                                         "by this manager", e->id)
                         : check_identity(a, a->err);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     if (st == SBX_OK)
         st = mgr_publish(m, e, a->err);
     if (st == SBX_OK) {
-        pthread_rwlock_wrlock(&m->lock);
+        mgr_write_lock(&m->lock);
         if (e->teardown)
             st = sbx_error_set(a->err, SBX_ERR_REFUSED, "sandbox %s is being torn down by this "
                                "manager", e->id);
@@ -180,13 +180,14 @@ static sbx_status register_sandbox(acquire_ctx *a, const sbx_sandbox *sandbox)
         if (st == SBX_OK) {
             /* Active and warm are exclusive: a stale warm twin would give the
              * sandbox a second reaper. */
-            mgr_entry_set_state(m, e, MGR_ACTIVE, sbx_managed_ref(record));
-            atomic_store(&e->last_used, mgr_now(m));
             *a->out = sbx_managed_ref(record);
+            mgr_entry_set_state(m, e, MGR_ACTIVE, record);
+            record = NULL;
+            atomic_store(&e->last_used, mgr_now(m));
         }
-        pthread_rwlock_unlock(&m->lock);
+        mgr_write_unlock(&m->lock);
     }
-    sbx_managed_unref(record);
+    mgr_managed_drop(record);
     return st;
 }
 
@@ -195,9 +196,9 @@ static sbx_status register_sandbox(acquire_ctx *a, const sbx_sandbox *sandbox)
 static sbx_status create_new(acquire_ctx *a)
 {
     sbx_manager *m = a->m;
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     uint64_t total = m->n_active + m->n_warm;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     if (total >= m->config.replicas && !mgr_evict_oldest_warm(m))
         mgr_log(m, SBX_LOG_WARN, "all %u replica slots are in use: creating sandbox %s beyond "
                 "the soft cap", m->config.replicas, a->e->id);
@@ -302,20 +303,20 @@ static sbx_status acquire_pinned(acquire_ctx *a)
  * memory. */
 static mgr_entry *pin(sbx_manager *m, const char *id)
 {
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find_or_add(m, id);
     if (e != NULL)
         e->pins++;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     return e;
 }
 
 static void unpin(sbx_manager *m, mgr_entry *e)
 {
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     e->pins--;
     mgr_entry_collect(m, e);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
 }
 
 sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request,

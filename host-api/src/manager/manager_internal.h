@@ -1,7 +1,8 @@
 /*
  * Internal declarations of the sandbox manager, shared by its files.
  *
- * Locking: `lock` (a writer-preferring rwlock) guards the entry table, every
+ * Locking: `lock` (a writer-preferring readers-writer lock whose readers
+ * write only their own thread's slot, reader_lock.h) guards the entry table, every
  * entry's state and the gauges; readers are get() and snapshots.  No store or
  * backend call is ever made with it held.  An entry's `acquire_lock`
  * serialises the acquires of one sandbox id (so of one (user, thread)) and is
@@ -16,10 +17,15 @@
 #include <sbx/manager.h>
 
 #include "host-api/src/manager/lease_store.h"
+#include "host-api/src/manager/reader_lock.h"
+#include "host-api/src/manager/split_count.h"
 #include "host-api/src/manager/strmap.h"
 
+/* A snapshot handed out by get and acquire.  The entry that tracks it holds
+ * the anchor of `refs` (split_count.h), so that get's references touch only
+ * the calling thread's slot; callers' references are the other counts. */
 struct sbx_managed {
-    atomic_uint refs;
+    mgr_split_count refs;
     sbx_sandbox sandbox;           /* strings owned by this snapshot */
 };
 
@@ -65,7 +71,7 @@ struct sbx_manager {
     int64_t ttl_ms;
     sbx_lease_store *store;
 
-    pthread_rwlock_t lock;
+    mgr_reader_lock lock;
     sbx_strmap entries;            /* sandbox id -> mgr_entry */
     uint64_t n_active, n_warm;
     uint64_t epoch_counter;
@@ -127,15 +133,20 @@ mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id);
  * write lock. */
 void mgr_entry_collect(sbx_manager *m, mgr_entry *e);
 
-/* Make `e` ACTIVE or WARM with `record` (its reference is taken over) or
- * NONE (record dropped), keeping the gauges right.  Under the write lock. */
+/* Make `e` ACTIVE or WARM with `record` (its anchor is taken over) or NONE
+ * (record dropped), keeping the gauges right.  Under the write lock. */
 void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record);
 
 /* Set the identity of `e` (strings copied); -1 when out of memory. */
 int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread);
 
-/* A snapshot of a backend's sandbox record; NULL when out of memory. */
+/* A snapshot of a backend's sandbox record; NULL when out of memory.  The
+ * caller holds its anchor: it hands it to an entry, or drops it. */
 sbx_managed *mgr_managed_copy(const sbx_sandbox *sandbox);
+
+/* Drop the anchor of a snapshot (NULL accepted); it is freed once the last
+ * caller's reference is gone too. */
+void mgr_managed_drop(sbx_managed *managed);
 
 /* Enter an acquire: 0, or -1 once shutdown has begun. */
 int mgr_acquire_enter(sbx_manager *m);

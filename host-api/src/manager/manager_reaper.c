@@ -63,9 +63,9 @@ static snapshot take_snapshot(sbx_manager *m, mgr_state state, int idle_only)
 {
     snapshot s = {.state = state, .idle_only = idle_only, .now = mgr_now(m),
                   .idle_ms = m->config.idle_timeout_ms};
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     sbx_strmap_each(&m->entries, snap_one, &s);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     return s;
 }
 
@@ -100,7 +100,7 @@ static void find_stale_grace(const char *key, void *value, void *ctx)
 
 static void sweep_grace(sbx_manager *m, const sbx_sandbox *running, size_t count)
 {
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     grace_sweep g = {running, count, calloc(m->entries.count + 1, sizeof(char *)), 0};
     sbx_strmap_each(&m->entries, find_stale_grace, &g);
     for (size_t i = 0; i < g.stale_count; i++) {
@@ -109,7 +109,7 @@ static void sweep_grace(sbx_manager *m, const sbx_sandbox *running, size_t count
         mgr_entry_collect(m, e);
     }
     free(g.stale);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
 }
 
 /* Rule 11's grace: with peers visible, a sandbox must have looked unowned
@@ -131,7 +131,7 @@ static int past_grace(sbx_manager *m, const char *id)
     }
     int64_t now = mgr_now(m);
     int ready = 0;
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
     if (owner != NULL) {
         if (e != NULL) {
@@ -143,17 +143,17 @@ static int past_grace(sbx_manager *m, const char *id)
             e->unowned_since = now;
         ready = now - e->unowned_since >= m->ttl_ms;
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     free(owner);
     return ready;
 }
 
 static int untracked_here(sbx_manager *m, const char *id)
 {
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     const mgr_entry *e = mgr_find(m, id);
     int untracked = e == NULL || (e->state == MGR_NONE && !e->teardown);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     return untracked;
 }
 
@@ -173,7 +173,7 @@ static void adopt_one(sbx_manager *m, const sbx_sandbox *sb, int64_t now)
         return; /* a live peer is responsible for it */
     sbx_managed *record = mgr_managed_copy(sb);
     int adopted = 0;
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = record != NULL ? mgr_find_or_add(m, id) : NULL;
     if (e != NULL && e->state == MGR_NONE && !e->teardown) {
         mgr_entry_set_state(m, e, MGR_WARM, record);
@@ -183,8 +183,8 @@ static void adopt_one(sbx_manager *m, const sbx_sandbox *sb, int64_t now)
         e->unowned_since = -1;
         adopted = 1;
     }
-    pthread_rwlock_unlock(&m->lock);
-    sbx_managed_unref(record);
+    mgr_write_unlock(&m->lock);
+    mgr_managed_drop(record);
     if (adopted) {
         mgr_log(m, SBX_LOG_INFO, "adopted sandbox %s into the warm pool", id);
         mgr_event(m, SBX_MANAGER_EVENT_ADOPTED, id);

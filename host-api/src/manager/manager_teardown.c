@@ -124,7 +124,7 @@ static sbx_status destroy_with_heartbeat(sbx_manager *m, const char *id, sbx_err
 
 static void finish(sbx_manager *m, const char *id, int untrack)
 {
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
     if (e != NULL) {
         e->teardown = 0;
@@ -132,7 +132,7 @@ static void finish(sbx_manager *m, const char *id, int untrack)
             mgr_entry_set_state(m, e, MGR_NONE, NULL);
         mgr_entry_collect(m, e);
     }
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     pthread_mutex_lock(&m->teardown_lock);
     pthread_cond_broadcast(&m->teardown_done);
     pthread_mutex_unlock(&m->teardown_lock);
@@ -142,9 +142,9 @@ void mgr_wait_teardown(sbx_manager *m, const mgr_entry *e)
 {
     pthread_mutex_lock(&m->teardown_lock);
     for (;;) {
-        pthread_rwlock_rdlock(&m->lock);
+        mgr_read_lock(&m->lock);
         int reserved = e->teardown;
-        pthread_rwlock_unlock(&m->lock);
+        mgr_read_unlock(&m->lock);
         if (!reserved)
             break;
         pthread_cond_wait(&m->teardown_done, &m->teardown_lock);
@@ -155,16 +155,16 @@ void mgr_wait_teardown(sbx_manager *m, const mgr_entry *e)
 sbx_status mgr_teardown(sbx_manager *m, const char *id, mgr_reapable_fn still_reapable,
                         void *ctx, int forget_if_denied, sbx_error *err)
 {
-    pthread_rwlock_wrlock(&m->lock);
+    mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
     int reserved = (e == NULL || !e->teardown) && still_reapable(m, e, ctx);
     if (reserved && e == NULL && (e = mgr_find_or_add(m, id)) == NULL) {
-        pthread_rwlock_unlock(&m->lock);
+        mgr_write_unlock(&m->lock);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory tearing down %s", id);
     }
     if (reserved)
         e->teardown = 1;
-    pthread_rwlock_unlock(&m->lock);
+    mgr_write_unlock(&m->lock);
     if (!reserved)
         return sbx_error_set(err, SBX_ERR_REFUSED, "sandbox %s was re-acquired or is already "
                              "being torn down by this manager", id);
@@ -229,9 +229,9 @@ static int older_first(const void *a, const void *b)
 int mgr_evict_oldest_warm(sbx_manager *m)
 {
     warm_list list = {0};
-    pthread_rwlock_rdlock(&m->lock);
+    mgr_read_lock(&m->lock);
     sbx_strmap_each(&m->entries, collect_warm, &list);
-    pthread_rwlock_unlock(&m->lock);
+    mgr_read_unlock(&m->lock);
     if (list.count > 1)
         qsort(list.items, list.count, sizeof *list.items, older_first);
     int evicted = 0;
