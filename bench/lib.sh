@@ -59,3 +59,25 @@ flush_best() {  # append the kept lines to $out, in first-run order
     for tag in "${best_order[@]}"; do echo "$tag ${best_line[$tag]}" >> "$out"; done
     best_line=() best_rate=() best_order=()
 }
+
+# start_emulator EMU KEY DIR [OPTION...]: start the provisioner emulator EMU
+# with API key KEY and the options on an ephemeral loopback port (its first line names the URL; a fifo in
+# DIR carries it); sets emu_pid (the caller's cleanup stops it) and emu_url.
+start_emulator() {
+    local line emu=$1 key=$2 dir=$3
+    shift 3
+    mkfifo "$dir/emu.out"
+    "$emu" --api-key "$key" "$@" > "$dir/emu.out" 2> "$dir/emu.err" &
+    emu_pid=$!
+    exec 3< "$dir/emu.out"
+    if ! read -r -t 10 line <&3; then
+        echo "${0##*/}: the emulator did not start:" >&2; cat "$dir/emu.err" >&2; exit 1
+    fi
+    cat <&3 > /dev/null &   # keep draining its stdout
+    exec 3<&-
+    emu_url=${line##* }
+    case $emu_url in
+        http://127.0.0.1:*) ;;
+        *) echo "${0##*/}: unexpected emulator line: $line" >&2; exit 1 ;;
+    esac
+}
