@@ -563,6 +563,10 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
 
     if (rc != CURLE_OK) {
         free(sink.data);
+        /* Our own memory ran out reading an answer: the peer answered (and
+         * acted), which a caller may need to say. */
+        if (sink.out_of_memory || sink.stream_stopped)
+            curl_easy_getinfo(ph->curl, CURLINFO_RESPONSE_CODE, &resp->status);
         sbx_status st = map_curl_error(c, rc, &sink, method, path, timeout_ms, ph->errbuf, err);
         return_handle(c, ph);
         CLIENT_LOG(c, SBX_LOG_DEBUG, "%s %s failed: %s", method, path,
@@ -572,8 +576,10 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
     return_handle(c, ph);
     if (sink.data == NULL) {
         sink.data = calloc(1, 1);
-        if (sink.data == NULL)
+        if (sink.data == NULL) {
+            resp->status = status;
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        }
     }
     resp->status = status;
     resp->body = sink.data;

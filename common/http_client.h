@@ -81,7 +81,9 @@ typedef struct common_http_response {
  * json_body NULL or sent with Content-Type: application/json; timeout_ms
  * bounds the whole call (0: no bound beyond the connect timeout).
  * Transport failures -> SBX_ERR_TRANSPORT, oversize -> SBX_ERR_PROTOCOL,
- * SBX_ERR_INTERNAL for memory.  On error *resp is left cleared.
+ * SBX_ERR_INTERNAL for memory.  On error *resp is left cleared, but for
+ * resp->status when our memory ran out reading an answer: then it is that
+ * answer's status (the peer did act on the request).
  * Thread-safe: many threads may call it at once on one client. */
 sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
                                const char *json_body, long timeout_ms,

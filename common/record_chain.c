@@ -136,6 +136,18 @@ sbx_status common_answer_one(const common_answer *to, const common_record_facts 
     return st == SBX_OK ? common_sandbox_record_box(&one, to->sandbox, err) : st;
 }
 
+sbx_status common_answer_left_for_destroy(const char *sandbox_id, sbx_error *err)
+{
+    if (strstr(err->message, "left for destroy") != NULL)
+        return err->kind;
+    char why[sizeof err->message];
+    memcpy(why, err->message, sizeof why);
+    /* The note first: a long message is cut at its end. */
+    return sbx_backend_error_set(err, err->kind,
+                                 "sandbox '%.100s' exists and is left for destroy, but answering "
+                                 "it failed: %s", sandbox_id, why);
+}
+
 const sbx_sandbox *common_answer_sandbox(const common_answer *to)
 {
     return to->record != NULL ? &(*to->record)->sandbox : *to->sandbox;

@@ -83,6 +83,13 @@ typedef struct common_answer {
 sbx_status common_answer_one(const common_answer *to, const common_record_facts *facts,
                              sbx_error *err);
 
+/* A create whose sandbox exists (made or found) failed afterwards, e.g.
+ * out of memory answering it: say so in *err, keeping its kind and, after
+ * the note, its message ("sandbox 'ID' exists and is left for destroy, but
+ * ..."), unless the message already says the sandbox is left for destroy.
+ * Returns err->kind. */
+sbx_status common_answer_left_for_destroy(const char *sandbox_id, sbx_error *err);
+
 /* The 1.1 fields of what common_answer_one answered into `to`. */
 const sbx_sandbox *common_answer_sandbox(const common_answer *to);
 

@@ -7,6 +7,7 @@
 
 #include "common/record_chain.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct sbx_backend {
@@ -225,7 +226,16 @@ sbx_status sbx_backend_create_record(sbx_backend *b, const sbx_create_request *r
     if (!answers_records(d)) {
         sbx_sandbox *sandbox = NULL;
         sbx_status st = sbx_backend_create(b, request, &sandbox, err);
-        return st == SBX_OK ? records_of_sandboxes(b, sandbox, 1, out, NULL, err) : st;
+        if (st != SBX_OK)
+            return st;
+        /* The sandbox exists now; its array goes with the record attempt. */
+        char id[128];
+        snprintf(id, sizeof id, "%s",
+                 sandbox != NULL && sandbox->sandbox_id != NULL ? sandbox->sandbox_id
+                 : request->sandbox_id != NULL                 ? request->sandbox_id
+                                                               : "(unnamed)");
+        st = records_of_sandboxes(b, sandbox, 1, out, NULL, err);
+        return st == SBX_OK ? st : common_answer_left_for_destroy(id, err);
     }
     sbx_error_clear(err);
     if (!HAS_OP(d, create_record))

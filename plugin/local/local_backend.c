@@ -370,32 +370,40 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     if (st != SBX_OK)
         return st;
     local_metadata meta;
-    int fresh = 0;
+    /* fresh: this create made the sandbox; owned: the sandbox is the
+     * caller's (made now, or its owner's existing one), so a failure from
+     * then on leaves it for destroy and must say so. */
+    int attempted = 0, fresh = 0, owned = 0;
     st = load_metadata(inst, &paths, req->sandbox_id, &meta, err);
     if (st == SBX_OK && meta.creating)
         st = clear_interrupted_create(inst, &paths, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_backend_error_clear(err);
-        fresh = 1;
+        attempted = 1;
         st = create_locked(inst, req, &paths, &meta, &launch, err);
+        fresh = owned = st == SBX_OK;
         if (st == SBX_OK)
             st = load_metadata(inst, &paths, req->sandbox_id, &meta, err);
         if (st == SBX_OK)
             LOCAL_LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
     } else if (st == SBX_OK) {
         st = common_create_request_check_owner(LOCAL_NAME, req, meta.user_id, meta.thread_id, err);
+        owned = st == SBX_OK;
         if (st == SBX_OK)
             LOCAL_LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
     }
-    /* A failed create of a new id leaves no record: nor a lock file. */
-    local_unlock(&paths, lock_fd, fresh && st != SBX_OK);
+    /* A create of a new id that made nothing leaves no record: nor a lock
+     * file. */
+    local_unlock(&paths, lock_fd, attempted && !owned);
     /* Unlocked: other creates of this id need not wait behind this one. */
     if (st == SBX_OK)
         st = wait_until_serving(inst, &meta, &paths, fresh, &launch, err);
     local_launch_release(&launch);
     if (st == SBX_OK)
         st = single_record(&meta, &paths, to, err);
-    else
+    if (st != SBX_OK && owned)
+        common_answer_left_for_destroy(req->sandbox_id, err);
+    if (st != SBX_OK)
         LOCAL_LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
                   err->message);
     local_metadata_clear(&meta);

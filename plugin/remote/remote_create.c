@@ -7,6 +7,7 @@
 #include "common/json_fields.h"
 #include "common/printable.h"
 #include "common/sandbox_ids.h"
+#include "common/record_chain.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
@@ -373,11 +374,17 @@ static sbx_status post_create(const create_call *call, sbx_sandbox *sb, sbx_erro
     sbx_status st = common_http_request(inst->http, "POST", "/api/sandboxes", body,
                                         inst->options.create_timeout_ms, &resp, &cause);
     free(body);
-    if (st != SBX_OK)
-        return remote_wrap_error(&cause, call->what, err);
+    int made = resp.status >= 200 && resp.status < 300;
+    if (st != SBX_OK) {
+        remote_wrap_error(&cause, call->what, err);
+        return made ? common_answer_left_for_destroy(call->req->sandbox_id, err) : st;
+    }
     int expected, actual;
-    if (resp.status >= 200 && resp.status < 300) {
+    if (made) {
         st = accept_answer(call, &resp, sb, err);
+        /* The provisioner has the sandbox; only our memory failed it. */
+        if (st == SBX_ERR_INTERNAL)
+            common_answer_left_for_destroy(call->req->sandbox_id, err);
     } else if (is_contract_conflict(&resp, &expected, &actual)) {
         remote_contract_cache_mark_stale(&inst->contract);
         st = contract_changed(err, expected, actual, (int)resp.status,
@@ -466,5 +473,6 @@ sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *r
         return st;
     REMOTE_LOG(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
                sb.sandbox_id, user, frozen);
-    return common_sandbox_record_box(&sb, out, err);
+    st = common_sandbox_record_box(&sb, out, err);
+    return st == SBX_OK ? st : common_answer_left_for_destroy(req->sandbox_id, err);
 }

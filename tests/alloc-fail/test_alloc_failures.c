@@ -6,6 +6,12 @@
  * and a usable result, or with an error whose kind is the returned status
  * and whose message is terminated; never a crash.  Leaks are checked by
  * running this program under valgrind (`make check-valgrind`).
+ * The record operations of ABI 1.2 (create_record, discover_record,
+ * list_records: the host builds the records from the remote backend's 1.1
+ * answers) are run the same way, and must also hand out no record on
+ * failure (out NULL, count 0); a create or create_record that failed
+ * after the provisioner made the sandbox must say it is left for destroy
+ * (the caller cannot see it otherwise).
  */
 #include <config.h>
 
@@ -63,17 +69,25 @@ static sbx_status op_open(sbx_host *host, sbx_backend **backend, sbx_error *err)
     return sbx_backend_open(host, "remote", options, 2, backend, err);
 }
 
-static sbx_status op_create(sbx_host *host, sbx_backend **backend, sbx_error *err)
+/* The create request of op_create and op_create_record. */
+static sbx_create_request create_request(sbx_mount *mount)
 {
-    (void)host;
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "af-created";
     req.thread_id = "af-thread";
     req.user_id = "alice";
     /* under the provisioner's state directory, as the real one requires */
-    sbx_mount mount = {"/.deer-flow/users/u1/acp-workspace", "/mnt/acp-workspace", 1};
-    req.extra_mounts = &mount;
+    *mount = (sbx_mount){"/.deer-flow/users/u1/acp-workspace", "/mnt/acp-workspace", 1};
+    req.extra_mounts = mount;
     req.extra_mount_count = 1;
+    return req;
+}
+
+static sbx_status op_create(sbx_host *host, sbx_backend **backend, sbx_error *err)
+{
+    (void)host;
+    sbx_mount mount;
+    sbx_create_request req = create_request(&mount);
     sbx_sandbox *sb = NULL;
     sbx_status st = sbx_backend_create(*backend, &req, &sb, err);
     if (st == SBX_OK) {
@@ -82,6 +96,60 @@ static sbx_status op_create(sbx_host *host, sbx_backend **backend, sbx_error *er
             CU_ASSERT_STRING_EQUAL(sb->sandbox_id, "af-created");
     }
     sbx_backend_free_sandboxes(*backend, sb, st == SBX_OK ? 1 : 0);
+    return st;
+}
+
+static sbx_status op_create_record(sbx_host *host, sbx_backend **backend, sbx_error *err)
+{
+    (void)host;
+    sbx_mount mount;
+    sbx_create_request req = create_request(&mount);
+    sbx_sandbox_record *one = NULL;
+    sbx_status st = sbx_backend_create_record(*backend, &req, &one, err);
+    if (st == SBX_OK) {
+        CU_ASSERT_PTR_NOT_NULL(one);
+        if (one != NULL) {
+            CU_ASSERT_STRING_EQUAL(one->sandbox.sandbox_id, "af-created");
+            CU_ASSERT_PTR_NULL(one->next);
+        }
+    } else {
+        CU_ASSERT_PTR_NULL(one);
+    }
+    sbx_backend_free_records(*backend, one);
+    return st;
+}
+
+static sbx_status op_discover_record(sbx_host *host, sbx_backend **backend, sbx_error *err)
+{
+    (void)host;
+    sbx_sandbox_record *one = NULL;
+    sbx_status st = sbx_backend_discover_record(*backend, "af-alive", &one, err);
+    if (st == SBX_OK) {
+        CU_ASSERT_PTR_NOT_NULL(one);
+        if (one != NULL)
+            CU_ASSERT_STRING_EQUAL(one->sandbox.sandbox_url, "http://127.0.0.1:9");
+    } else {
+        CU_ASSERT_PTR_NULL(one);
+    }
+    sbx_backend_free_records(*backend, one);
+    return st;
+}
+
+static sbx_status op_list_records(sbx_host *host, sbx_backend **backend, sbx_error *err)
+{
+    (void)host;
+    sbx_sandbox_record *chain = NULL;
+    size_t count = 0, walked = 0;
+    sbx_status st = sbx_backend_list_records(*backend, &chain, &count, err);
+    for (const sbx_sandbox_record *r = chain; r != NULL; r = r->next)
+        walked++;
+    CU_ASSERT_EQUAL(walked, count);
+    if (st == SBX_OK) {
+        CU_ASSERT(count >= 2);
+    } else {
+        CU_ASSERT(chain == NULL && count == 0);
+    }
+    sbx_backend_free_records(*backend, chain);
     return st;
 }
 
@@ -168,6 +236,8 @@ static void torture(const char *name, operation_fn op, int opens_itself)
             CU_ASSERT_PTR_NOT_NULL_FATAL(backend);
         }
         sbx_error_clear(&err);
+        if (op == op_create || op == op_create_record)
+            sbx_test_emu_control(emu, "DELETE", "/api/sandboxes/af-created", NULL, NULL);
         sbx_fail_alloc_arm(n);
         sbx_status st = op(host, &backend, &err);
         asked = sbx_fail_alloc_disarm();
@@ -200,8 +270,16 @@ static void torture(const char *name, operation_fn op, int opens_itself)
         /* The sandboxes the next run needs are as they were. */
         if (op == op_destroy)
             CU_ASSERT_EQUAL(seed_running("af-other"), 200);
-        if (op == op_create)
-            sbx_test_emu_control(emu, "DELETE", "/api/sandboxes/af-created", NULL, NULL);
+        if (op == op_create || op == op_create_record) {
+            /* A sandbox the failed create made is named in its message. */
+            int made = sbx_test_emu_control(emu, "GET", "/api/sandboxes/af-created", NULL,
+                                            NULL) == 200;
+            if (st != SBX_OK && made) {
+                CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "left for destroy"));
+                if (strstr(err.message, "left for destroy") == NULL)
+                    printf("\n  %s N=%lu left a sandbox: %s", name, n, err.message);
+            }
+        }
     }
     CU_ASSERT(n <= MAX_FAILURE_POINT);
     printf("\n  %s: %lu allocation points failed in turn; still ok %lu", name, n - 1, t.ok);
@@ -219,6 +297,9 @@ static void test_list(void) { torture("list_running", op_list, 0); }
 static void test_destroy(void) { torture("destroy", op_destroy, 0); }
 static void test_capabilities(void) { torture("capabilities", op_capabilities, 0); }
 static void test_reconcile(void) { torture("reconcile", op_reconcile, 0); }
+static void test_create_record(void) { torture("create_record", op_create_record, 0); }
+static void test_discover_record(void) { torture("discover_record", op_discover_record, 0); }
+static void test_list_records(void) { torture("list_records", op_list_records, 0); }
 
 void sbx_test_register(void)
 {
@@ -231,6 +312,9 @@ void sbx_test_register(void)
         {"every allocation of destroy fails in turn", test_destroy},
         {"every allocation of capabilities fails in turn", test_capabilities},
         {"every allocation of reconcile fails in turn", test_reconcile},
+        {"every allocation of create_record fails in turn", test_create_record},
+        {"every allocation of discover_record fails in turn", test_discover_record},
+        {"every allocation of list_records fails in turn", test_list_records},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("remote backend under allocation failures", setup_suite, cleanup_suite,
