@@ -215,8 +215,9 @@ sbx_status sbx_manager_acquire(sbx_manager *manager, const sbx_create_request *r
 
 /* The active sandbox `sandbox_id` as a new reference, or NULL when it is not
  * active here.  No I/O, no store call, no system call; marks the sandbox as
- * used now.  Threads calling get at once share no written memory (per-thread
- * lock and reference slots), so get scales with threads. */
+ * used now.  Threads calling get at once write no shared memory (16
+ * per-thread lock and reference slots; more threads share slots), so get
+ * scales with threads. */
 sbx_managed *sbx_manager_get(sbx_manager *manager, const char *sandbox_id);
 
 /* Move active sandbox `sandbox_id` to the warm pool, keeping its lease.
