@@ -8,7 +8,9 @@
  *     are not counted) and every allocation the host makes to build the
  *     records fails in turn;
  *   - the local backend (directory sandboxes), which answers records
- *     itself: every allocation of the backend and the host fails in turn.
+ *     itself: every allocation of the backend and the host fails in turn,
+ *     for directory sandboxes and for command sandboxes (a real server on
+ *     127.0.0.1: python3 or busybox httpd; skipped without either).
  * The remote backend's record operations run in test_alloc_failures,
  * against the emulator.
  * For each operation, run it once for every N = 1, 2, ... with the Nth
@@ -17,8 +19,10 @@
  * terminated message, NULL out and count 0 (never a partial chain).  A
  * create_record that failed leaves no sandbox behind, unless its message
  * says the sandbox is left for destroy (as create's failures after the
- * sandbox exists do: docs/local.md); a discover_record or list_records
- * removes nothing.  Leaks are checked by running this program under
+ * sandbox exists do: docs/local.md), and after destroy no file and no
+ * process of it remains; a discover_record or list_records removes
+ * nothing, and one that got over a failure answers what it would have
+ * (the local backend's status, pid, incarnation and directory).  Leaks are checked by running this program under
  * valgrind (`make check-valgrind`), which also sees every record released.
  */
 #include <config.h>
@@ -31,7 +35,13 @@
 
 #include "tests/alloc-fail/fail_alloc.h"
 #include "tests/local-backend/local_fixture.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
 
 /* More allocations than any one operation asks for. */
 #define MAX_FAILURE_POINT 5000
@@ -42,6 +52,7 @@ static char fixture_dir[PATH_MAX];
  * state directory of its own. */
 typedef struct target {
     const char *module;     /* fixture module name, or "local" */
+    const char *command;    /* local: the sandboxes' command, or NULL */
     char state_dir[PATH_MAX];
     sbx_host *host;
     sbx_backend *backend;
@@ -52,8 +63,8 @@ static void target_open(target *t)
     sbx_error err;
     if (strcmp(t->module, "local") == 0) {
         t->host = sbx_local_test_new_host(NULL, NULL);
-        sbx_option opt = { "state_dir", t->state_dir };
-        t->backend = sbx_local_test_open(t->host, &opt, 1);
+        sbx_option opts[] = { { "state_dir", t->state_dir }, { "command", t->command } };
+        t->backend = sbx_local_test_open(t->host, opts, t->command != NULL ? 2 : 1);
         return;
     }
     CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &t->host, &err), SBX_OK);
@@ -98,6 +109,48 @@ static void destroy(target *t, const char *id)
     CU_ASSERT_EQUAL(sbx_backend_destroy(t->backend, id, &err), SBX_OK);
 }
 
+/* How many processes have `text` in their command line (a command
+ * sandbox's server names its directory there). */
+static int processes_naming(const char *text)
+{
+    DIR *proc = opendir("/proc");
+    if (proc == NULL)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        char path[300], cmdline[8192];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
+        close(fd);
+        for (ssize_t i = 0; i < n; i++) /* arguments are NUL-separated */
+            if (cmdline[i] == '\0')
+                cmdline[i] = ' ';
+        if (n > 0) {
+            cmdline[n] = '\0';
+            found += strstr(cmdline, text) != NULL;
+        }
+    }
+    closedir(proc);
+    return found;
+}
+
+/* No process of a sandbox under `state_dir` runs any more (destroy stops
+ * them; init reaps them a little later): polled until a 5 s deadline. */
+static void expect_no_sandbox_process(const char *state_dir)
+{
+    long deadline = sbx_test_now_ms() + 5000;
+    int left;
+    while ((left = processes_naming(state_dir)) > 0 && sbx_test_now_ms() < deadline)
+        nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+    CU_ASSERT_EQUAL(left, 0);
+}
+
 /* One operation: its status; on SBX_OK *chain (which it asserts on) is
  * handed back for release, else the operation asserts it is empty. */
 typedef sbx_status (*operation_fn)(target *t, sbx_error *err);
@@ -136,9 +189,16 @@ static sbx_status op_discover_record(target *t, sbx_error *err)
 {
     sbx_sandbox_record *one = (sbx_sandbox_record *)t;
     sbx_status st = sbx_backend_discover_record(t->backend, "oom-seed-a", &one, err);
-    if (st == SBX_OK)
+    if (st == SBX_OK) {
         expect_chain(one, 1, "oom-seed-a");
-    else
+        /* A failure the backend gets over must not change the answer. */
+        if (strcmp(t->module, "local") == 0) {
+            CU_ASSERT_STRING_EQUAL(one->sandbox.status, "Running");
+            CU_ASSERT((one->pid != 0) == (t->command != NULL));
+            CU_ASSERT_PTR_NOT_NULL(one->incarnation_id);
+            CU_ASSERT_PTR_NOT_NULL(one->directory);
+        }
+    } else
         CU_ASSERT_PTR_NULL(one);
     sbx_backend_free_records(t->backend, st == SBX_OK ? one : NULL);
     return st;
@@ -162,10 +222,12 @@ static sbx_status op_list_records(target *t, sbx_error *err)
 
 static const char *const seeds[] = { "oom-seed-a", "oom-seed-b", "oom-seed-c" };
 
-/* Run `op` on `module` failing the 1st, 2nd, ... sbx allocation. */
-static void torture(const char *module, const char *name, operation_fn op)
+/* Run `op` on `module` (with `command` for the local backend) failing the
+ * 1st, 2nd, ... sbx allocation. */
+static void torture_with(const char *module, const char *command, const char *name,
+                         operation_fn op)
 {
-    target t = { .module = module };
+    target t = { .module = module, .command = command };
     if (strcmp(module, "local") == 0)
         sbx_local_test_make_dir(t.state_dir, sizeof t.state_dir, "records-oom");
     unsigned long n = 1, asked = 0, ok = 0, failed = 0, left = 0;
@@ -204,6 +266,9 @@ static void torture(const char *module, const char *name, operation_fn op)
             }
             destroy(&t, "oom-new");
         } else {
+            /* The seeds' servers still run (and the process check sees them). */
+            if (t.command != NULL)
+                CU_ASSERT(processes_naming(t.state_dir) >= 3);
             for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
                 CU_ASSERT(exists(&t, seeds[i]));
                 destroy(&t, seeds[i]);
@@ -211,6 +276,8 @@ static void torture(const char *module, const char *name, operation_fn op)
         }
         if (t.state_dir[0] != '\0')
             CU_ASSERT_EQUAL(sbx_local_test_count_entries(t.state_dir), 0);
+        if (t.command != NULL)
+            expect_no_sandbox_process(t.state_dir);
         target_close(&t);
         if (asked < n) {
             /* Nothing failed in this run: every earlier point was tried. */
@@ -221,8 +288,25 @@ static void torture(const char *module, const char *name, operation_fn op)
     CU_ASSERT(n <= MAX_FAILURE_POINT);
     if (t.state_dir[0] != '\0')
         sbx_local_test_remove_tree(t.state_dir);
-    printf("\n  %s %s: %lu allocation points failed in turn; still ok %lu, internal %lu "
-           "(sandbox left for destroy %lu)\n", module, name, n - 1, ok, failed, left);
+    printf("\n  %s%s %s: %lu allocation points failed in turn; still ok %lu, internal %lu "
+           "(sandbox left for destroy %lu)\n", module, command != NULL ? " (command)" : "", name,
+           n - 1, ok, failed, left);
+}
+
+static void torture(const char *module, const char *name, operation_fn op)
+{
+    torture_with(module, NULL, name, op);
+}
+
+/* The local backend's command sandboxes: a real server on 127.0.0.1. */
+static void torture_command(const char *name, operation_fn op)
+{
+    const char *command = sbx_local_test_server_command();
+    if (command == NULL) {
+        printf("\n  SKIP: neither python3 nor busybox to serve a command sandbox\n");
+        return;
+    }
+    torture_with("local", command, name, op);
 }
 
 static void test_adapter_1_0_create(void) { torture("fixture-older-minor", "create_record", op_create_record); }
@@ -234,6 +318,9 @@ static void test_adapter_1_1_list(void) { torture("fixture-minor-1", "list_recor
 static void test_local_create(void) { torture("local", "create_record", op_create_record); }
 static void test_local_discover(void) { torture("local", "discover_record", op_discover_record); }
 static void test_local_list(void) { torture("local", "list_records", op_list_records); }
+static void test_command_create(void) { torture_command("create_record", op_create_record); }
+static void test_command_discover(void) { torture_command("discover_record", op_discover_record); }
+static void test_command_list(void) { torture_command("list_records", op_list_records); }
 
 void sbx_test_register(void)
 {
@@ -253,6 +340,10 @@ void sbx_test_register(void)
         {"every allocation of create_record fails in turn", test_local_create},
         {"every allocation of discover_record fails in turn", test_local_discover},
         {"every allocation of list_records fails in turn", test_local_list},
+        {"command sandboxes: every allocation of create_record fails in turn", test_command_create},
+        {"command sandboxes: every allocation of discover_record fails in turn",
+         test_command_discover},
+        {"command sandboxes: every allocation of list_records fails in turn", test_command_list},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("host record adapters under allocation failures", NULL, NULL, adapters);
