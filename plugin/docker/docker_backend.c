@@ -11,6 +11,7 @@
 #include "plugin/docker/docker_backend.h"
 
 #include "common/create_request.h"
+#include "common/record_chain.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
 #include "common/tcp_ready.h"
@@ -268,10 +269,13 @@ static sbx_status choose_init(sbx_backend_instance *inst, const sbx_create_reque
 }
 
 /* POST /containers/create.  *created is 1 for a new container, 0 when the
- * name was taken (an existing sandbox, or a concurrent create of it). */
+ * name was taken (an existing sandbox, or a concurrent create of it).  It
+ * is 1 on an error too when the engine answered 201 but reading the
+ * answer failed (out of memory): the container exists then. */
 static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_request *req,
                                    int *created, sbx_error *err)
 {
+    *created = 0;
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
     docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
@@ -286,8 +290,10 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
         if (st == SBX_OK)
             st = docker_engine_call(&inst->engine, "POST", path, body, 0, what, &resp, err);
         free(body);
-        if (st != SBX_OK)
+        if (st != SBX_OK) {
+            *created = resp.status == 201;
             return st;
+        }
         /* An engine that did not say it lacks an init refuses one here
          * (podman without catatonit); nothing was created. */
         if (!init || !docker_engine_is_init_missing(&resp))
@@ -325,9 +331,11 @@ static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_req
  * another thread or process (podman reserves the name before the container
  * can be inspected), or by a container being removed: then the engine says
  * "conflict" and "no such container" in turn, and we try again, bounded in
- * attempts and by the call timeout. */
+ * attempts and by the call timeout.  *created: this call made the
+ * container (also when it failed afterwards); *owned: the container is the
+ * caller's (made now, or its owner's existing one), also on failure. */
 static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_request *req,
-                               int *created, sbx_error *err)
+                               int *created, int *owned, sbx_error *err)
 {
     static const container_call start_call = { "POST", "/start", "", 0 };
     struct timespec now;
@@ -337,6 +345,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
     for (int attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
         int running = 0;
         st = create_container(inst, req, created, err);
+        *owned = *created;
         /* A taken name must be our sandbox, and this caller's, before we
          * touch it. */
         if (st == SBX_OK && !*created) {
@@ -348,6 +357,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
                                                        found->thread_id, err);
                 common_answer_free(&to);
             }
+            *owned = st == SBX_OK;
         }
         /* Start a new container, or bring a stopped sandbox back (304 when
          * a concurrent create started it meanwhile). */
@@ -397,10 +407,10 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     char what[96];
     sbx_backend_format(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
     const docker_engine_identity *engine = NULL;
-    int created = 0, running = 0;
+    int created = 0, owned = 0, running = 0;
     st = engine_for(inst, to, what, &engine, err);
     if (st == SBX_OK)
-        st = make_or_find(inst, req, &created, err);
+        st = make_or_find(inst, req, &created, &owned, err);
     if (st == SBX_OK && created)
         DOCKER_LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
     else if (st == SBX_OK)
@@ -424,11 +434,21 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     if (st != SBX_OK) {
         if (answered)
             common_answer_free(to);
+        /* 404: the container went (a concurrent destroy); nothing is left. */
+        if (st == SBX_ERR_NOT_FOUND)
+            owned = 0;
         if (created && !running_sandbox) {
-            /* Leave no half-made sandbox behind; the first error stands. */
+            /* Leave no half-made sandbox behind; the first error stands.
+             * Only a container this call made is removed, never one it
+             * found. */
             sbx_error ignored;
-            remove_container(inst, req->sandbox_id, &ignored);
+            sbx_status removed = remove_container(inst, req->sandbox_id, &ignored);
+            if (removed == SBX_OK || removed == SBX_ERR_NOT_FOUND)
+                owned = 0;
         }
+        /* What stays must not stay unseen: say so (docs/docker.md). */
+        if (owned)
+            common_answer_left_for_destroy(req->sandbox_id, err);
         DOCKER_LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
                    err->message);
         return st;

@@ -22,6 +22,16 @@ tests_alloc_fail_test_records_oom_SOURCES = tests/alloc-fail/test_records_oom.c 
 tests_alloc_fail_test_records_oom_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_alloc_fail_test_records_oom_LDADD = $(SBX_TEST_LIBS)
 
+# The docker backend's create and create_record against a private engine:
+# run by tests/docker/docker-suite.sh, which starts one (SKIP without it).
+if !SANITIZERS
+check_PROGRAMS += tests/alloc-fail/test_docker_oom
+endif
+tests_alloc_fail_test_docker_oom_SOURCES = tests/alloc-fail/test_docker_oom.c \
+	tests/alloc-fail/fail_alloc.c tests/alloc-fail/fail_alloc.h
+tests_alloc_fail_test_docker_oom_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_alloc_fail_test_docker_oom_LDADD = $(SBX_TEST_LIBS)
+
 tests_alloc_fail_sbx_provisiond_failalloc_SOURCES = $(tools_provisiond_sbx_provisiond_SOURCES) \
 	tests/alloc-fail/fail_alloc.c tests/alloc-fail/fail_alloc.h \
 	tests/alloc-fail/fail_alloc_control.c tests/alloc-fail/fail_alloc_json.c

@@ -1,7 +1,9 @@
 #!/bin/sh
 # docker-suite.sh ENGINE: runs the docker backend's CUnit suite, then
-# sbxctl's docker end-to-end suite, against a private engine, ENGINE being
-# podman (podman-env.sh) or dockerd (dockerd-env.sh); then the init tests
+# sbxctl's docker end-to-end suite and the backend's create under
+# allocation failures (tests/alloc-fail/test_docker_oom), against a private
+# engine, ENGINE being podman (podman-env.sh) or dockerd (dockerd-env.sh);
+# then the init tests
 # against a second private engine of that kind that has no init binary.
 # Always tears the engines down again.  Exit 77 (SKIP) with the reason when
 # the engine cannot run here.
@@ -46,6 +48,13 @@ run_with_engine() {
     # local half runs as its own TESTS entry).
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
         SBX_E2E_BACKENDS=docker "$builddir/tests/sbxctl/test_sbxctl_local_docker" || rc=1
+        # create and create_record under allocation failures (not built in
+        # sanitizer builds: ASan brings its own allocator).
+        if [ -x "$builddir/tests/alloc-fail/test_docker_oom" ]; then
+            "$builddir/tests/alloc-fail/test_docker_oom" || rc=1
+        else
+            echo "(tests/alloc-fail/test_docker_oom not built: a sanitizer build)"
+        fi
     fi
     "$env_script" stop "$dir"
     trap - EXIT
