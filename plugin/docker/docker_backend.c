@@ -191,16 +191,21 @@ typedef struct container_call {
     long extra_ms;
 } container_call;
 
-/* Make `call` on the container of sandbox `id`: 2xx done, 304 already so;
- * else the engine's error (SBX_ERR_NOT_FOUND for 404). */
+/* Make `call` on the container of sandbox `id` (`container_id`: that very
+ * container, NULL: whichever holds the sandbox's name): 2xx done, 304
+ * already so; else the engine's error (SBX_ERR_NOT_FOUND for 404). */
 static sbx_status container_action(sbx_backend_instance *inst, const char *id,
-                                   const container_call *call, sbx_error *err)
+                                   const char *container_id, const container_call *call,
+                                   sbx_error *err)
 {
-    /* The path fits: "/containers/" (12), the name, an action of at most 6
-     * and a query of at most 32 bytes. */
+    /* The path fits: "/containers/" (12), the name or an ID (both at most
+     * DOCKER_NAME_MAX - 1), an action of at most 6 and a query of at most
+     * 32 bytes. */
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 64], what[96];
-    docker_container_name(&inst->options, id, name, sizeof name);
-    snprintf(path, sizeof path, "/containers/%s%s%s", name, call->action, call->query);
+    if (container_id == NULL)
+        docker_container_name(&inst->options, id, name, sizeof name);
+    snprintf(path, sizeof path, "/containers/%s%s%s", container_id != NULL ? container_id : name,
+             call->action, call->query);
     sbx_backend_format(what, sizeof what, "%s of sandbox '%s'",
                        call->action[0] ? call->action + 1 : "removal", id);
     common_http_response resp;
@@ -214,10 +219,11 @@ static sbx_status container_action(sbx_backend_instance *inst, const char *id,
     return st;
 }
 
-static sbx_status remove_container(sbx_backend_instance *inst, const char *id, sbx_error *err)
+static sbx_status remove_container(sbx_backend_instance *inst, const char *id,
+                                   const char *container_id, sbx_error *err)
 {
     static const container_call removal = { "DELETE", "", "?force=true", 0 };
-    return container_action(inst, id, &removal, err);
+    return container_action(inst, id, container_id, &removal, err);
 }
 
 /* The config error of init=true on an engine without an init binary. */
@@ -272,10 +278,25 @@ static sbx_status choose_init(sbx_backend_instance *inst, const sbx_create_reque
  * name was taken (an existing sandbox, or a concurrent create of it).  It
  * is 1 on an error too when the engine answered 201 but reading the
  * answer failed (out of memory): the container exists then. */
+/* The ID of the container a 201 answer says was made, into `made_id`
+ * (DOCKER_NAME_MAX bytes; "" when the answer cannot be read).  Clean-up
+ * removes by this ID: by name it could remove a container that replaced
+ * ours meanwhile (a concurrent destroy and create of the same sandbox). */
+static void remember_made_id(const common_http_response *resp, const char *what, char *made_id)
+{
+    sbx_error ignored;
+    json_object *answer = docker_engine_parse(resp, json_type_object, what, &ignored);
+    const char *id = answer != NULL ? docker_container_id(answer) : NULL;
+    if (id != NULL)
+        snprintf(made_id, DOCKER_NAME_MAX, "%s", id);
+    json_object_put(answer);
+}
+
 static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_request *req,
-                                   int *created, sbx_error *err)
+                                   int *created, char *made_id, sbx_error *err)
 {
     *created = 0;
+    made_id[0] = '\0';
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
     docker_container_name(&inst->options, req->sandbox_id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/create?name=%s", name);
@@ -305,7 +326,9 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
         init = 0;
     }
     *created = resp.status == 201;
-    if (!*created && !docker_engine_is_name_conflict(&resp))
+    if (*created)
+        remember_made_id(&resp, what, made_id);
+    else if (!docker_engine_is_name_conflict(&resp))
         /* A 404 here is a missing image, not a missing sandbox. */
         st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
     common_http_response_clear(&resp);
@@ -332,10 +355,12 @@ static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_req
  * can be inspected), or by a container being removed: then the engine says
  * "conflict" and "no such container" in turn, and we try again, bounded in
  * attempts and by the call timeout.  *created: this call made the
- * container (also when it failed afterwards); *owned: the container is the
- * caller's (made now, or its owner's existing one), also on failure. */
+ * container (also when it failed afterwards), then `made_id` (DOCKER_NAME_MAX
+ * bytes) its ID, "" when the engine's answer could not be read; *owned: the
+ * container is the caller's (made now, or its owner's existing one), also
+ * on failure. */
 static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_request *req,
-                               int *created, int *owned, sbx_error *err)
+                               int *created, char *made_id, int *owned, sbx_error *err)
 {
     static const container_call start_call = { "POST", "/start", "", 0 };
     struct timespec now;
@@ -344,7 +369,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
     sbx_status st = SBX_OK;
     for (int attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
         int running = 0;
-        st = create_container(inst, req, created, err);
+        st = create_container(inst, req, created, made_id, err);
         *owned = *created;
         /* A taken name must be our sandbox, and this caller's, before we
          * touch it. */
@@ -362,7 +387,7 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
         /* Start a new container, or bring a stopped sandbox back (304 when
          * a concurrent create started it meanwhile). */
         if (st == SBX_OK && (*created || !running))
-            st = container_action(inst, req->sandbox_id, &start_call, err);
+            st = container_action(inst, req->sandbox_id, NULL, &start_call, err);
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (st != SBX_ERR_NOT_FOUND || *created || now.tv_sec > give_up)
             break;
@@ -408,9 +433,10 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     sbx_backend_format(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
     const docker_engine_identity *engine = NULL;
     int created = 0, owned = 0, running = 0;
+    char made_id[DOCKER_NAME_MAX] = "";
     st = engine_for(inst, to, what, &engine, err);
     if (st == SBX_OK)
-        st = make_or_find(inst, req, &created, &owned, err);
+        st = make_or_find(inst, req, &created, made_id, &owned, err);
     if (st == SBX_OK && created)
         DOCKER_LOG(inst, SBX_LOG_INFO, "created sandbox %s", req->sandbox_id);
     else if (st == SBX_OK)
@@ -437,12 +463,12 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
         /* 404: the container went (a concurrent destroy); nothing is left. */
         if (st == SBX_ERR_NOT_FOUND)
             owned = 0;
-        if (created && !running_sandbox) {
+        if (created && !running_sandbox && made_id[0] != '\0') {
             /* Leave no half-made sandbox behind; the first error stands.
-             * Only a container this call made is removed, never one it
-             * found. */
+             * Only the container this call made is removed, by its ID,
+             * never one it found; without the ID it stays, said below. */
             sbx_error ignored;
-            sbx_status removed = remove_container(inst, req->sandbox_id, &ignored);
+            sbx_status removed = remove_container(inst, req->sandbox_id, made_id, &ignored);
             if (removed == SBX_OK || removed == SBX_ERR_NOT_FOUND)
                 owned = 0;
         }
@@ -482,9 +508,9 @@ static sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox
     snprintf(query, sizeof query, "?t=%ld", inst->options.stop_grace_s);
     const container_call stop = { "POST", "/stop", query, inst->options.stop_grace_s * 1000L };
     if (st == SBX_OK && running)
-        st = container_action(inst, sandbox_id, &stop, err);
+        st = container_action(inst, sandbox_id, NULL, &stop, err);
     if (st == SBX_OK || st == SBX_ERR_NOT_FOUND)
-        st = remove_container(inst, sandbox_id, err);
+        st = remove_container(inst, sandbox_id, NULL, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_backend_error_clear(err);
         return SBX_OK;
