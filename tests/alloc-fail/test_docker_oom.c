@@ -16,6 +16,7 @@
 
 #include "tests/alloc-fail/fail_alloc.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/docker_engine.h"
 #include "tests/support/http_probe.h"
 
 #include <sbx/host.h>
@@ -259,13 +260,7 @@ static void test_create_record_existing(void) { torture("create_record (existing
 
 void sbx_test_register(void)
 {
-    engine_socket = getenv("SBX_DOCKER_SOCKET");
-    engine_image = getenv("SBX_DOCKER_IMAGE");
-    if (engine_socket == NULL || engine_image == NULL) {
-        fprintf(stderr, "SKIP: SBX_DOCKER_SOCKET/SBX_DOCKER_IMAGE not set "
-                        "(run through tests/docker/docker-suite.sh)\n");
-        exit(77);
-    }
+    sbx_test_docker_engine(&engine_socket, &engine_image);
     static const CU_TestInfo tests[] = {
         { "every allocation of create fails in turn", test_create },
         { "every allocation of create_record fails in turn", test_create_record },

@@ -10,6 +10,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/docker_engine.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/log_capture.h"
 
@@ -749,13 +750,7 @@ static void test_records(void)
 
 void sbx_test_register(void)
 {
-    engine_socket = getenv("SBX_DOCKER_SOCKET");
-    engine_image = getenv("SBX_DOCKER_IMAGE");
-    if (engine_socket == NULL || engine_image == NULL) {
-        fprintf(stderr, "SKIP: SBX_DOCKER_SOCKET/SBX_DOCKER_IMAGE not set "
-                        "(run through tests/docker/docker-suite.sh)\n");
-        exit(77);
-    }
+    sbx_test_docker_engine(&engine_socket, &engine_image);
     const char *has_init = getenv("SBX_DOCKER_ENGINE_INIT");
     if (has_init != NULL && strcmp(has_init, "no") == 0) {
         static const CU_TestInfo without_init[] = {

@@ -1,12 +1,13 @@
 # Test support: CUnit runner glue, raw HTTP probes, the emulator process and
 # its control API, child processes waited on with deadlines, the remote
 # backend opened through the host library, the backend calls the backend
-# suites share, the monotonic clock of waits with a deadline, and log capture.
+# suites share, the docker suites' engine, the monotonic clock of waits with a deadline, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
 tests_support_libsbx_test_la_SOURCES = \
 	tests/support/backend_calls.c tests/support/backend_calls.h \
 	tests/support/clock.c tests/support/clock.h \
 	tests/support/cunit_main.c tests/support/cunit_main.h \
+	tests/support/docker_engine.c tests/support/docker_engine.h \
 	tests/support/emulator.c tests/support/emulator.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
