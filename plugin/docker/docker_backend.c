@@ -287,8 +287,9 @@ static void remember_made_id(const common_http_response *resp, const char *what,
     sbx_error ignored;
     json_object *answer = docker_engine_parse(resp, json_type_object, what, &ignored);
     const char *id = answer != NULL ? docker_container_id(answer) : NULL;
-    if (id != NULL)
-        snprintf(made_id, DOCKER_NAME_MAX, "%s", id);
+    /* An ID cut short would name no container: then it counts as unknown. */
+    if (id != NULL && strlen(id) < DOCKER_NAME_MAX)
+        memcpy(made_id, id, strlen(id) + 1);
     json_object_put(answer);
 }
 
