@@ -76,6 +76,30 @@ int common_json_buffer_append(common_json_buffer *b, const char *bytes, size_t n
     return 0;
 }
 
+int common_json_buffer_append_varint(common_json_buffer *b, size_t value)
+{
+    char bytes[sizeof(size_t) * 8 / 7 + 1];
+    size_t n = 0;
+    do {
+        bytes[n++] = (char)((value & 0x7F) | (value > 0x7F ? 0x80 : 0));
+        value >>= 7;
+    } while (value > 0);
+    return common_json_buffer_append(b, bytes, n);
+}
+
+size_t common_varint_read(const unsigned char **p)
+{
+    size_t value = 0;
+    unsigned shift = 0;
+    unsigned char byte;
+    do {
+        byte = *(*p)++;
+        value |= (size_t)(byte & 0x7F) << shift;
+        shift += 7;
+    } while (byte & 0x80);
+    return value;
+}
+
 int common_json_buffer_terminate(common_json_buffer *b)
 {
     if (reserve(b, 0) != 0)

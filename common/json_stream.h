@@ -45,6 +45,16 @@ int common_json_buffer_terminate(common_json_buffer *b);
 /* Free the buffer's bytes and zero it. */
 void common_json_buffer_free(common_json_buffer *b);
 
+/* Append `value` as a base-128 varint (7 bits a byte, least significant
+ * first, the top bit set on every byte but the last): how the list decoders
+ * note the index gaps of skipped entries in a byte or two.  0, or -1 when
+ * out of memory (the buffer is then unchanged). */
+int common_json_buffer_append_varint(common_json_buffer *b, size_t value);
+
+/* The varint that common_json_buffer_append_varint wrote at *p; *p moves
+ * past it.  The caller's bytes hold a whole one. */
+size_t common_varint_read(const unsigned char **p);
+
 /* What common_json_stream_next found. */
 typedef enum common_json_event {
     COMMON_JSON_EVENT_NONE = 0, /* the chunk is read: feed the next one */

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef struct fuzz_chunks {
     uint64_t state;
@@ -37,6 +38,23 @@ static inline size_t fuzz_chunks_next(fuzz_chunks *c, size_t left)
         n = c->state % 8 == 0 ? (size_t)(c->state >> 8) % 4096 : (size_t)(c->state >> 8) % 9;
     }
     return n < left ? n : left;
+}
+
+/* Feed `body` (`size` bytes) to a streaming decoder's `feed` (0: taken)
+ * through `ctx`, in the chunks described above; abort() when a feed fails,
+ * since the targets expect no allocation failure. */
+static inline void fuzz_chunks_feed(const char *body, size_t size, size_t chunk,
+                                    int (*feed)(void *ctx, const char *bytes, size_t n),
+                                    void *ctx)
+{
+    fuzz_chunks chunks;
+    fuzz_chunks_start(&chunks, body, size, chunk);
+    for (size_t at = 0; at < size;) {
+        size_t n = fuzz_chunks_next(&chunks, size - at);
+        if (feed(ctx, body + at, n) != 0)
+            abort();
+        at += n;
+    }
 }
 
 #endif

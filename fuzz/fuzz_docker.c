@@ -138,6 +138,11 @@ static void decode_with_json_c(const common_http_response *resp, int keep, list_
     json_object_put(list);
 }
 
+static int feed_stream(void *stream, const char *bytes, size_t n)
+{
+    return docker_list_stream_feed(stream, bytes, n);
+}
+
 /* The streaming decoder fed `body` in chunks: of `chunk` bytes each, or
  * (chunk 0) of sizes drawn from a generator seeded by the body itself. */
 static void decode_in_chunks(const char *body, size_t size, size_t chunk, int keep,
@@ -147,14 +152,7 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, int ke
     docker_list_stream *s = docker_list_stream_new(docker_fuzz_options, keep, found_view, o);
     if (s == NULL)
         abort();
-    fuzz_chunks chunks;
-    fuzz_chunks_start(&chunks, body, size, chunk);
-    for (size_t at = 0; at < size;) {
-        size_t n = fuzz_chunks_next(&chunks, size - at);
-        if (docker_list_stream_feed(s, body + at, n) != 0)
-            abort(); /* no allocation failure is expected here */
-        at += n;
-    }
+    fuzz_chunks_feed(body, size, chunk, feed_stream, s);
     o->st = docker_list_stream_finish(s, "list", skipped_entry, o, &o->err);
     docker_list_stream_free(s);
     if (o->st != SBX_OK) {

@@ -108,6 +108,11 @@ static void check_same(const list_outcome *a, const list_outcome *b)
     }
 }
 
+static int feed_stream(void *stream, const char *bytes, size_t n)
+{
+    return remote_list_stream_feed(stream, bytes, n);
+}
+
 /* The streaming decoder fed `body` in chunks: of `chunk` bytes each, or
  * (chunk 0) of sizes drawn from a generator seeded by the body itself, so
  * that a saved input replays the same split. */
@@ -118,14 +123,7 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_o
     remote_list_stream *s = remote_list_stream_new();
     if (s == NULL)
         abort();
-    fuzz_chunks chunks;
-    fuzz_chunks_start(&chunks, body, size, chunk);
-    for (size_t at = 0; at < size;) {
-        size_t n = fuzz_chunks_next(&chunks, size - at);
-        if (remote_list_stream_feed(s, body + at, n) != 0)
-            abort(); /* no allocation failure is expected here */
-        at += n;
-    }
+    fuzz_chunks_feed(body, size, chunk, feed_stream, s);
     o->st = remote_list_stream_finish(s, log_warning, &o->warnings, &o->list, &o->count, &o->err);
     remote_list_stream_free(s);
 }

@@ -103,14 +103,10 @@ static void read_into(docker_list_stream *s, common_json_buffer *b)
 
 static void note_skipped(docker_list_stream *s, size_t index, docker_skip skip, const char *why)
 {
-    unsigned char bytes[sizeof(size_t) * 8 / 7 + 2];
-    size_t n = 0, gap = index - s->next_unskipped;
-    do {
-        bytes[n++] = (unsigned char)((gap & 0x7F) | (gap > 0x7F ? 0x80 : 0));
-        gap >>= 7;
-    } while (gap > 0);
-    bytes[n++] = (unsigned char)skip;
-    keep(s, &s->skipped, (const char *)bytes, n);
+    char byte = (char)skip;
+    if (common_json_buffer_append_varint(&s->skipped, index - s->next_unskipped) != 0)
+        s->out_of_memory = 1;
+    keep(s, &s->skipped, &byte, 1);
     keep(s, &s->skipped, why, strlen(why) + 1);
     s->next_unskipped = index + 1;
 }
@@ -428,20 +424,14 @@ static void replay_skipped(const docker_list_stream *s, docker_list_skipped_fn s
     if (s->skipped.len == 0)
         return;
     size_t index = 0;
-    const char *p = s->skipped.data, *end = p + s->skipped.len;
+    const unsigned char *p = (const unsigned char *)s->skipped.data;
+    const unsigned char *end = p + s->skipped.len;
     while (p < end) {
-        size_t gap = 0;
-        unsigned shift = 0;
-        unsigned char byte;
-        do {
-            byte = (unsigned char)*p++;
-            gap |= (size_t)(byte & 0x7F) << shift;
-            shift += 7;
-        } while (byte & 0x80);
-        index += gap;
-        docker_skip skip = (docker_skip)(unsigned char)*p++;
-        skipped(ctx, index++, skip, p);
-        p += strlen(p) + 1;
+        index += common_varint_read(&p);
+        docker_skip skip = (docker_skip)*p++;
+        const char *why = (const char *)p;
+        skipped(ctx, index++, skip, why);
+        p += strlen(why) + 1;
     }
 }
 

@@ -57,14 +57,9 @@ static void drop_entries(remote_list_stream *s)
 
 static void note_skipped(remote_list_stream *s, size_t index, remote_problem problem)
 {
-    unsigned char bytes[sizeof(size_t) * 8 / 7 + 2];
-    size_t n = 0, gap = index - s->next_unskipped;
-    do {
-        bytes[n++] = (unsigned char)((gap & 0x7F) | (gap > 0x7F ? 0x80 : 0));
-        gap >>= 7;
-    } while (gap > 0);
-    bytes[n++] = problem;
-    if (common_json_buffer_append(&s->skipped, (const char *)bytes, n) != 0)
+    char byte = (char)problem;
+    if (common_json_buffer_append_varint(&s->skipped, index - s->next_unskipped) != 0 ||
+        common_json_buffer_append(&s->skipped, &byte, 1) != 0)
         s->out_of_memory = 1;
     s->next_unskipped = index + 1;
 }
@@ -241,13 +236,7 @@ static void replay_skipped(const remote_list_stream *s, remote_warn_fn warn, voi
     const unsigned char *p = (const unsigned char *)s->skipped.data;
     const unsigned char *end = p + s->skipped.len;
     while (p < end) {
-        size_t gap = 0;
-        unsigned shift = 0;
-        do {
-            gap |= (size_t)(*p & 0x7F) << shift;
-            shift += 7;
-        } while (*p++ & 0x80);
-        index += gap;
+        index += common_varint_read(&p);
         sbx_error why;
         remote_problem_error(*p++, &why);
         remote_warn_skipped(warn, warn_ctx, index++, why.message);
