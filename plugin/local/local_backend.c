@@ -177,11 +177,15 @@ static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
     return common_create_request_refuse_contract(LOCAL_NAME, req, err);
 }
 
+/* CLOCK_REALTIME, not time(): glibc's time() reads the kernel's coarse clock,
+ * which lags the real one by up to a tick, so a record made at x.001 s could
+ * say it was made in second x-1, before the caller asked for it. */
 static void format_now(char *buf, size_t size)
 {
-    time_t now = time(NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
     struct tm tm;
-    gmtime_r(&now, &tm);
+    gmtime_r(&now.tv_sec, &tm);
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 

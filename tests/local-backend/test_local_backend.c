@@ -810,6 +810,36 @@ static void test_records_of_a_command_sandbox(void)
     records_of("records cmd", SILENT_COMMAND);
 }
 
+/* A sandbox made in the first moments of a second is stamped with that
+ * second, never the one before: the kernel's coarse clock (what time() reads)
+ * lags the real one by up to a tick, and a caller comparing created_at with
+ * its own clock would see a sandbox made before it asked. Each round waits for
+ * the real clock to turn a second, then creates at once. */
+static void test_record_made_as_a_second_turns(void)
+{
+    fixture f;
+    sbx_local_test_make_dir(f.state_dir, sizeof f.state_dir, "records turn");
+    f.host = new_host();
+    f.backend = open_local(f.host, f.state_dir, NULL);
+    sbx_error err;
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "turn-box";
+    for (int round = 0; round < 5; round++) {
+        struct timespec turn;
+        clock_gettime(CLOCK_REALTIME, &turn);
+        turn.tv_sec++;
+        turn.tv_nsec = 0;
+        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &turn, NULL) == EINTR)
+            ;
+        sbx_sandbox_record *made = NULL;
+        CU_ASSERT_FATAL(sbx_backend_create_record(f.backend, &req, &made, &err) == SBX_OK);
+        CU_ASSERT(made->created_at >= (int64_t)turn.tv_sec * 1000);
+        sbx_backend_free_records(f.backend, made);
+        CU_ASSERT(sbx_backend_destroy(f.backend, "turn-box", &err) == SBX_OK);
+    }
+    fixture_teardown(&f);
+}
+
 /* ------------------------------------------------------------ record cache */
 
 /* What the cache holds at most (docs/local.md): one descriptor a record. */
@@ -961,6 +991,7 @@ void sbx_test_register(void)
         { "reconcile: found, absent, new incarnation", test_reconcile },
         { "records (ABI 1.2) of a directory sandbox", test_records_of_a_directory_sandbox },
         { "records (ABI 1.2) of a command sandbox: its process", test_records_of_a_command_sandbox },
+        { "a record made as a second turns names that second", test_record_made_as_a_second_turns },
         { "kept records follow their files", test_kept_records_follow_their_files },
         { "kept records are bounded and closed with the backend", test_kept_records_are_bounded },
         CU_TEST_INFO_NULL
