@@ -12,7 +12,8 @@
  *   get         acquire TAG's sandbox once, then COUNT sbx_manager_get + unref
  *   acquire     acquire TAG's sandbox once, then COUNT acquires of it while
  *               it is active (each: one is_alive, one store take)
- *   alive-take  the baseline of acquire: create the sandbox TAG on the
+ *   alive-take  the baseline of acquire: create the sandbox acquire would
+ *               make for TAG (its derived id, user and thread) on the
  *               backend, then COUNT times sbx_backend_is_alive of it and one
  *               take of its lease in a store of the same kind
  *   warm        acquire + release TAG's sandbox once, then COUNT times an
@@ -71,11 +72,14 @@ static void die(const char *what, const sbx_error *err)
     exit(1);
 }
 
-/* Acquire (user "bench", thread `thread`); the reference is dropped. */
+/* The user of every acquire. */
+#define BENCH_USER "bench"
+
+/* Acquire (user BENCH_USER, thread `thread`); the reference is dropped. */
 static int acquire(bench *b, const char *thread, char *id_out)
 {
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.user_id = "bench";
+    req.user_id = BENCH_USER;
     req.thread_id = thread;
     sbx_managed *sb = NULL;
     sbx_error err;
@@ -161,9 +165,9 @@ static int call_alive_take(void *ctx, unsigned thread, unsigned long index)
     (void)thread, (void)index;
     int alive = 0, taken = 0;
     sbx_error err;
-    if (sbx_backend_is_alive(b->backend, b->tag, &alive, &err) != SBX_OK)
+    if (sbx_backend_is_alive(b->backend, b->id, &alive, &err) != SBX_OK)
         return failed("is_alive", &err);
-    if (b->store->ops->take(b->store, b->tag, &taken, &err) != SBX_OK)
+    if (b->store->ops->take(b->store, b->id, &taken, &err) != SBX_OK)
         return failed("take", &err);
     return alive && taken ? 0 : -1;
 }
@@ -326,8 +330,13 @@ int main(int argc, char **argv)
         fn = strcmp(b.op, "take") == 0 ? call_take : strcmp(b.op, "renew") == 0 ? call_renew
                                                                                  : call_alive_take;
         if (fn == call_alive_take) {
+            /* The id, and so the paths and keys, of acquire's sandbox: the
+             * backend's and the store's costs grow with the id's length. */
+            if (sbx_sandbox_id_derive(BENCH_USER, b.tag, b.id, &err) != SBX_OK)
+                die("deriving the id", &err);
             sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-            req.sandbox_id = b.tag;
+            req.sandbox_id = b.id;
+            req.user_id = BENCH_USER;
             req.thread_id = b.tag;
             sbx_sandbox *sb = NULL;
             if (sbx_backend_create(b.backend, &req, &sb, &err) != SBX_OK)
@@ -393,7 +402,7 @@ int main(int argc, char **argv)
             status = failed("shutdown", &err);
         sbx_manager_free(b.manager);
     }
-    if (fn == call_alive_take && sbx_backend_destroy(b.backend, b.tag, &err) != SBX_OK)
+    if (fn == call_alive_take && sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
         status = failed("destroy", &err);
     if (b.store != NULL)
         sbx_lease_store_close(b.store);

@@ -162,6 +162,7 @@ static sbx_status mt_is_alive(sbx_backend_instance *inst, const char *id, int *a
     (void)inst;
     pthread_mutex_lock(&mt.lock);
     mt.stats.is_alive_calls++;
+    wait_while_held(MT_IS_ALIVE);
     sbx_status st = failing(MT_IS_ALIVE, "is_alive", err);
     if (st != SBX_OK)
         return st;

@@ -56,6 +56,39 @@ static void test_acquire_reuses_the_active_sandbox(void)
     mf_stop();
 }
 
+/* An active thread's acquire is served by identity: the same (user,
+ * thread), with a missing user meaning "default" (rule 1), reuses it with
+ * one is_alive; any other user, thread, or an invalid user is never served
+ * that sandbox. */
+static void test_active_sandbox_serves_only_its_identity(void)
+{
+    START();
+    sbx_manager *m = open_default();
+    char first[64], again[64], other_user[64], other_thread[64];
+    CU_ASSERT(mf_acquire(m, NULL, "t1", first));
+    int alive_calls = mt_get_stats().is_alive_calls;
+    CU_ASSERT(mf_acquire(m, "default", "t1", again));
+    CU_ASSERT_STRING_EQUAL(again, first);
+    CU_ASSERT_EQUAL(mt_get_stats().is_alive_calls, alive_calls + 1);
+    CU_ASSERT(mf_acquire(m, "defaul", "t1", other_user));
+    CU_ASSERT(mf_acquire(m, "default", "t", other_thread));
+    CU_ASSERT(strcmp(other_user, first) != 0 && strcmp(other_thread, first) != 0 &&
+              strcmp(other_user, other_thread) != 0);
+    CU_ASSERT_EQUAL(mt_get_stats().creates, 3);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.user_id = "default ";
+    req.thread_id = "t1";
+    sbx_managed *got = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_manager_acquire(m, &req, &got, &err), SBX_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "user_id"));
+    CU_ASSERT_PTR_NULL(got);
+    CU_ASSERT_EQUAL(mt_get_stats().creates, 3);
+    CU_ASSERT_EQUAL(mf_counters(m).active, 3);
+    sbx_manager_free(m);
+    mf_stop();
+}
+
 static void test_each_user_and_thread_has_its_own_sandbox(void)
 {
     START();
@@ -559,15 +592,89 @@ static void test_shutdown_keep_hands_sandboxes_to_a_successor(void)
 
 typedef struct acquire_job {
     sbx_manager *m;
+    const char *thread;            /* of user "u" */
     sbx_status st;
+    char id[64];                   /* SBX_OK: what it acquired */
 } acquire_job;
 
 static void *run_acquire(void *arg)
 {
     acquire_job *job = arg;
-    char id[64];
-    job->st = mf_acquire(job->m, "u", "late", id) ? SBX_OK : SBX_ERR_INTERNAL;
+    job->st = mf_acquire(job->m, "u", job->thread, job->id) ? SBX_OK : SBX_ERR_INTERNAL;
     return NULL;
+}
+
+/* An acquire of the active thread "busy", held in its is_alive while
+ * `meddle` changes the sandbox; returns the acquire's outcome in *job. */
+static void acquire_while(sbx_manager *m, void (*meddle)(sbx_manager *m, const char *id),
+                          const char *id, acquire_job *job)
+{
+    *job = (acquire_job){m, "busy", SBX_ERR_INTERNAL, ""};
+    mt_hold(MT_IS_ALIVE, 1);
+    pthread_t acquirer;
+    CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, job) == 0);
+    CU_ASSERT(mt_wait_held(MT_IS_ALIVE, 5000));
+    meddle(m, id);
+    mt_hold(MT_IS_ALIVE, 0);
+    pthread_join(acquirer, NULL);
+}
+
+static void release_it(sbx_manager *m, const char *id)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_manager_release(m, id, &err), SBX_OK);
+}
+
+static void destroy_it(sbx_manager *m, const char *id)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_manager_destroy(m, id, &err), SBX_OK);
+    CU_ASSERT(!mt_exists(id));
+}
+
+/* A release during the is_alive of an active thread's acquire: the acquire
+ * reclaims the sandbox from the warm pool (one more is_alive), it does not
+ * hand out the warm entry as if it were still active. */
+static void test_acquire_racing_a_release_reclaims_the_sandbox(void)
+{
+    START();
+    sbx_manager *m = open_default();
+    char id[64];
+    CU_ASSERT(mf_acquire(m, "u", "busy", id));
+    int alive_calls = mt_get_stats().is_alive_calls;
+    acquire_job job;
+    acquire_while(m, release_it, id, &job);
+    CU_ASSERT_EQUAL(job.st, SBX_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, id);
+    CU_ASSERT_EQUAL(mt_get_stats().is_alive_calls, alive_calls + 2);
+    CU_ASSERT_EQUAL(mt_get_stats().creates, 1);
+    sbx_manager_counters n = mf_counters(m);
+    CU_ASSERT(n.active == 1 && n.warm == 0);
+    sbx_manager_free(m);
+    mf_stop();
+}
+
+/* A destroy during the is_alive of an active thread's acquire: the acquire
+ * never hands out the destroyed sandbox; it makes the thread a new one. */
+static void test_acquire_racing_a_destroy_makes_a_new_sandbox(void)
+{
+    START();
+    sbx_manager *m = open_default();
+    char id[64];
+    CU_ASSERT(mf_acquire(m, "u", "busy", id));
+    acquire_job job;
+    acquire_while(m, destroy_it, id, &job);
+    CU_ASSERT_EQUAL(job.st, SBX_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, id);
+    CU_ASSERT_EQUAL(mt_get_stats().creates, 2);
+    CU_ASSERT(mt_exists(id));
+    sbx_managed *got = sbx_manager_get(m, id);
+    CU_ASSERT_PTR_NOT_NULL(got);
+    sbx_managed_unref(got);
+    CU_ASSERT_EQUAL(mf_counters(m).active, 1);
+    sbx_manager_free(m);
+    CU_ASSERT_EQUAL(mt_count(), 0);
+    mf_stop();
 }
 
 static void *run_shutdown(void *arg)
@@ -587,7 +694,7 @@ static void test_shutdown_waits_for_an_acquire_in_progress(void)
     char probe[64];
     CU_ASSERT(mf_acquire(m, "u", "probe", probe));
     mt_hold(MT_CREATE, 1);
-    acquire_job job = {m, SBX_ERR_INTERNAL};
+    acquire_job job = {m, "late", SBX_ERR_INTERNAL, ""};
     pthread_t acquirer, stopper;
     CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, &job) == 0);
     CU_ASSERT(mt_wait_held(MT_CREATE, 5000));
@@ -658,6 +765,12 @@ void sbx_test_register(void)
     static const CU_TestInfo tests[] = {
         {"derived ids match rule 1", test_derived_ids_match_rule_1},
         {"acquire reuses the active sandbox", test_acquire_reuses_the_active_sandbox},
+        {"an active sandbox serves only its identity",
+         test_active_sandbox_serves_only_its_identity},
+        {"an acquire racing a release reclaims the sandbox",
+         test_acquire_racing_a_release_reclaims_the_sandbox},
+        {"an acquire racing a destroy makes a new sandbox",
+         test_acquire_racing_a_destroy_makes_a_new_sandbox},
         {"each user and thread has its own sandbox", test_each_user_and_thread_has_its_own_sandbox},
         {"anonymous acquires get random ids", test_anonymous_acquires_get_random_ids},
         {"acquire refuses bad requests", test_acquire_refuses_bad_requests},

@@ -204,7 +204,11 @@ void sbx_manager_free(sbx_manager *manager);
  * `request`'s create options.  request->sandbox_id must be NULL (the
  * manager derives it); thread_id NULL asks for an anonymous sandbox with a
  * random id.  On success *out is a new reference to the ACTIVE sandbox.
- * Errors: SBX_ERR_REFUSED when the id serves another identity or a peer is
+ * A thread active here costs one is_alive and one store take, and its
+ * acquires run side by side; the others of one id run one at a time.
+ * Errors: SBX_ERR_USAGE for a malformed request or once shutdown began,
+ * SBX_ERR_REFUSED for an invalid user or thread id, when the id serves
+ * another identity or a peer is
  * tearing the sandbox down, SBX_ERR_TRANSPORT when the ownership store
  * cannot answer (nothing is handed out unpublished) or when a new sandbox
  * did not answer 200 within ready_timeout (it is destroyed), or the

@@ -13,6 +13,7 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/readiness.c \
 	host-api/src/manager/sandbox_id.c host-api/src/manager/sandbox_id.h \
 	host-api/src/manager/strmap.c host-api/src/manager/strmap.h \
+	host-api/src/manager/identity_index.c \
 	host-api/src/manager/lease_store.c host-api/src/manager/lease_store.h \
 	host-api/src/manager/lease_list.c \
 	host-api/src/manager/lease_store_memory.c \

@@ -160,6 +160,7 @@ void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_mana
         e->identity_known = 0;
         e->epoch = 0;
     }
+    mgr_identity_sync(&m->identities, e);
 }
 
 int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread)
@@ -184,6 +185,8 @@ int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
     int dropped = 0;
     mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find(m, id);
+    /* The in-flight mark before the epoch: acquire's publish sets the epoch
+     * before it lowers the mark, so one of the two tells of its take. */
     if (e != NULL && e->state != MGR_NONE && !e->teardown && e->inflight == 0 &&
         (expected_epoch < 0 || e->epoch == (uint64_t)expected_epoch)) {
         mgr_entry_set_state(m, e, MGR_NONE, NULL);
@@ -325,6 +328,7 @@ static sbx_status resolve_strings(sbx_manager *m, sbx_error *err)
 static void manager_release_memory(sbx_manager *m)
 {
     sbx_lease_store_close(m->store);
+    mgr_identity_index_free(&m->identities);
     sbx_strmap_clear(&m->entries, entry_free);
     mgr_reader_lock_destroy(&m->lock);
     pthread_mutex_destroy(&m->wake_lock);
@@ -451,7 +455,8 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
     }
     pthread_mutex_lock(&m->ops_lock);
     atomic_store(&m->shut_down, 1);
-    while (m->acquires_running > 0)
+    atomic_fetch_or(&m->acquire_gate, MGR_GATE_CLOSED);
+    while (atomic_load(&m->acquire_gate) != MGR_GATE_CLOSED)
         pthread_cond_wait(&m->ops_idle, &m->ops_lock);
     pthread_mutex_unlock(&m->ops_lock);
     mgr_threads_stop(m);
@@ -497,22 +502,35 @@ void sbx_manager_free(sbx_manager *m)
     manager_release_memory(m);
 }
 
+/* The gate counts acquires in progress in steps of MGR_GATE_ACQUIRE and has
+ * MGR_GATE_CLOSED set once shutdown began; one atomic word, so that an
+ * acquire enters and leaves without a lock and shutdown misses none.  The
+ * last acquire to leave a closed gate steps out under ops_lock, which
+ * shutdown holds from each look at the gate to its wait: the wake-up cannot
+ * fall between the two, and shutdown cannot return (and free the manager)
+ * while that acquire still touches it. */
 int mgr_acquire_enter(sbx_manager *m)
 {
-    pthread_mutex_lock(&m->ops_lock);
-    int open = !atomic_load(&m->shut_down);
-    if (open)
-        m->acquires_running++;
-    pthread_mutex_unlock(&m->ops_lock);
-    return open ? 0 : -1;
+    if (!(atomic_fetch_add(&m->acquire_gate, MGR_GATE_ACQUIRE) & MGR_GATE_CLOSED))
+        return 0;
+    mgr_acquire_leave(m);
+    return -1;
 }
 
 void mgr_acquire_leave(sbx_manager *m)
 {
-    pthread_mutex_lock(&m->ops_lock);
-    if (--m->acquires_running == 0)
-        pthread_cond_broadcast(&m->ops_idle);
-    pthread_mutex_unlock(&m->ops_lock);
+    unsigned gate = atomic_load(&m->acquire_gate);
+    for (;;) {
+        if (gate == (MGR_GATE_CLOSED | MGR_GATE_ACQUIRE)) {
+            pthread_mutex_lock(&m->ops_lock);
+            atomic_fetch_sub(&m->acquire_gate, MGR_GATE_ACQUIRE);
+            pthread_cond_broadcast(&m->ops_idle);
+            pthread_mutex_unlock(&m->ops_lock);
+            return;
+        }
+        if (atomic_compare_exchange_weak(&m->acquire_gate, &gate, gate - MGR_GATE_ACQUIRE))
+            return;
+    }
 }
 
 /* ---------------------------------------------------------------- get, release */

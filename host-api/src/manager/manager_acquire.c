@@ -50,20 +50,22 @@ static sbx_status check_identity(const acquire_ctx *a, sbx_error *err)
                          a->thread != NULL ? a->thread : "(anonymous)");
 }
 
-sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err)
+/* Take the lease of `e`'s id (rule 5) with the in-flight mark set around the
+ * round trip.  SBX_OK taken; SBX_ERR_REFUSED being torn down; else the
+ * store's error. */
+static sbx_status publish(sbx_manager *m, mgr_entry *e, sbx_error *err)
 {
-    /* The in-flight mark is visible before the take can land, so a renewal
-     * holding an older LOST cannot drop what this acquire is handing out. */
-    mgr_write_lock(&m->lock);
-    e->inflight++;
-    mgr_write_unlock(&m->lock);
+    /* The in-flight mark is up before the take can land, and the new epoch
+     * before the mark comes down, so a renewal holding an older LOST cannot
+     * drop what this acquire is handing out: mgr_forget reads the mark, then
+     * the epoch.  Sequentially consistent atomics order this without a lock;
+     * the caller's pin keeps `e`. */
+    atomic_fetch_add(&e->inflight, 1);
     int taken = 0;
     sbx_status st = m->store->ops->take(m->store, e->id, &taken, err);
-    mgr_write_lock(&m->lock);
     if (st == SBX_OK && taken)
-        e->epoch = ++m->epoch_counter;
-    e->inflight--;
-    mgr_write_unlock(&m->lock);
+        atomic_store(&e->epoch, atomic_fetch_add(&m->epoch_counter, 1) + 1);
+    atomic_fetch_sub(&e->inflight, 1);
     if (st != SBX_OK) {
         /* sbx_error_set clears the record before it formats: copy the cause. */
         char cause[sizeof err->message];
@@ -99,6 +101,24 @@ static void drop_unhealthy(sbx_manager *m, const char *id, sbx_managed *seen)
     mgr_teardown(m, id, mgr_reapable_same_record, seen, 1, &err);
 }
 
+/* The round trips of reusing a tracked sandbox `seen` (pinned `e`): is_alive
+ * (a definite no drops it), then the take (refused: forgotten).  STEP_DONE
+ * when the lease is published; the caller re-validates the entry. */
+static step check_and_publish(sbx_manager *m, mgr_entry *e, sbx_managed *seen, sbx_error *err)
+{
+    if (check_alive(m, e->id) == 0) {
+        drop_unhealthy(m, e->id, seen);
+        return STEP_NEXT;
+    }
+    sbx_status st = publish(m, e, err);
+    if (st == SBX_ERR_REFUSED) {
+        mgr_log(m, SBX_LOG_INFO, "%s", err->message);
+        mgr_forget(m, e->id, -1);
+        return STEP_NEXT;
+    }
+    return st == SBX_OK ? STEP_DONE : STEP_FAILED;
+}
+
 /* The active or warm entry of this acquire, re-validated after the backend
  * and store round trips; `from` is the state it was found in. */
 static step reuse_tracked(acquire_ctx *a, mgr_state from)
@@ -116,21 +136,10 @@ static step reuse_tracked(acquire_ctx *a, mgr_state from)
     if (st != SBX_OK)
         return STEP_FAILED;
 
-    step result = STEP_NEXT;
-    if (check_alive(m, e->id) == 0) {
-        drop_unhealthy(m, e->id, seen);
+    step result = check_and_publish(m, e, seen, a->err);
+    if (result != STEP_DONE)
         goto out;
-    }
-    st = mgr_publish(m, e, a->err);
-    if (st == SBX_ERR_REFUSED) {
-        mgr_log(m, SBX_LOG_INFO, "%s", a->err->message);
-        mgr_forget(m, e->id, -1);
-        goto out;
-    }
-    if (st != SBX_OK) {
-        result = STEP_FAILED;
-        goto out;
-    }
+    result = STEP_NEXT;
     mgr_write_lock(&m->lock);
     /* A local reaper may have reserved it during the round trips. */
     if (e->state == from && !e->teardown && e->record == seen &&
@@ -168,7 +177,7 @@ static sbx_status register_sandbox(acquire_ctx *a, const sbx_sandbox *sandbox)
                         : check_identity(a, a->err);
     mgr_read_unlock(&m->lock);
     if (st == SBX_OK)
-        st = mgr_publish(m, e, a->err);
+        st = publish(m, e, a->err);
     if (st == SBX_OK) {
         mgr_write_lock(&m->lock);
         if (e->teardown)
@@ -306,17 +315,105 @@ static mgr_entry *pin(sbx_manager *m, const char *id)
     mgr_write_lock(&m->lock);
     mgr_entry *e = mgr_find_or_add(m, id);
     if (e != NULL)
-        e->pins++;
+        atomic_fetch_add(&e->pins, 1);
     mgr_write_unlock(&m->lock);
     return e;
 }
 
+/* Under a read hold: drop the pin of `e` while it is tracked, and return 1;
+ * 0 when it is untracked (unpin then needs the write hold).  Only an entry
+ * in state NONE is ever collected, so whoever untracks `e` later collects it
+ * under the write hold and sees the pin gone. */
+static int unpin_tracked(mgr_entry *e)
+{
+    if (e->state == MGR_NONE)
+        return 0;
+    atomic_fetch_sub(&e->pins, 1);
+    return 1;
+}
+
 static void unpin(sbx_manager *m, mgr_entry *e)
 {
+    mgr_read_lock(&m->lock);
+    int done = unpin_tracked(e);
+    mgr_read_unlock(&m->lock);
+    if (done)
+        return;
     mgr_write_lock(&m->lock);
-    e->pins--;
+    atomic_fetch_sub(&e->pins, 1);
     mgr_entry_collect(m, e);
     mgr_write_unlock(&m->lock);
+}
+
+/* Rule 4's first source for a thread this manager serves right now: its
+ * ACTIVE entry, found by identity (no id derivation, no validation: the
+ * index matches only strings validated when the entry was made) and reused
+ * without the id's acquire_lock.  Concurrent acquires of one active thread
+ * may both reuse it: each checks is_alive and takes the lease, which is what
+ * serialised ones would do.  STEP_NEXT: not active here, or it changed
+ * during the round trips; the full path decides. */
+static step reuse_active(sbx_manager *m, const char *user, const char *thread,
+                         sbx_managed **out, sbx_error *err)
+{
+    mgr_read_lock(&m->lock);
+    mgr_entry *e = mgr_identity_find(&m->identities, user, thread);
+    sbx_managed *seen = NULL;
+    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
+        atomic_fetch_add(&e->pins, 1);
+        seen = sbx_managed_ref(e->record);
+    }
+    mgr_read_unlock(&m->lock);
+    if (seen == NULL)
+        return STEP_NEXT;
+    step result = check_and_publish(m, e, seen, err);
+    int unpinned = 0;
+    if (result == STEP_DONE) {
+        /* Still this identity's, untouched by a reaper, release or
+         * teardown during the round trips: hand it out under this hold. */
+        mgr_read_lock(&m->lock);
+        if (e->state == MGR_ACTIVE && !e->teardown && e->record == seen && e->indexed &&
+            strcmp(e->user, user) == 0 && strcmp(e->thread, thread) == 0) {
+            atomic_store(&e->last_used, mgr_now(m));
+            *out = seen;
+            seen = NULL;
+        } else {
+            result = STEP_NEXT;
+        }
+        unpinned = unpin_tracked(e);
+        mgr_read_unlock(&m->lock);
+    }
+    if (!unpinned)
+        unpin(m, e);
+    sbx_managed_unref(seen);
+    return result;
+}
+
+/* Derive the id, pin its entry and run rule 4 under its acquire_lock. */
+static sbx_status acquire_serialised(sbx_manager *m, const sbx_create_request *request,
+                                     const char *user, sbx_managed **out, sbx_error *err)
+{
+    sbx_status st;
+    if ((st = common_check_principal_id("thread_id", request->thread_id, err)) != SBX_OK ||
+        (st = common_check_principal_id("user_id", request->user_id, err)) != SBX_OK)
+        return st;
+    char id[SBX_DERIVED_ID_SIZE];
+    st = request->thread_id != NULL
+             ? sbx_sandbox_id_derive(request->user_id, request->thread_id, id, err)
+             : mgr_random_hex(id, (SBX_DERIVED_ID_SIZE - 1) / 2, err);
+    if (st != SBX_OK)
+        return st;
+    mgr_entry *e = pin(m, id);
+    if (e == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory acquiring %s", id);
+    acquire_ctx a = {
+        .m = m, .e = e, .request = request, .user = user,
+        .thread = request->thread_id, .out = out, .err = err,
+    };
+    pthread_mutex_lock(&e->acquire_lock);
+    st = acquire_pinned(&a);
+    pthread_mutex_unlock(&e->acquire_lock);
+    unpin(m, e);
+    return st;
 }
 
 sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request,
@@ -330,32 +427,14 @@ sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request
     if (request->sandbox_id != NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: acquire derives the sandbox id; "
                              "leave request->sandbox_id NULL");
-    sbx_status st;
-    if ((st = common_check_principal_id("thread_id", request->thread_id, err)) != SBX_OK ||
-        (st = common_check_principal_id("user_id", request->user_id, err)) != SBX_OK)
-        return st;
-    char id[SBX_DERIVED_ID_SIZE];
-    st = request->thread_id != NULL
-             ? sbx_sandbox_id_derive(request->user_id, request->thread_id, id, err)
-             : mgr_random_hex(id, (SBX_DERIVED_ID_SIZE - 1) / 2, err);
-    if (st != SBX_OK)
-        return st;
     if (mgr_acquire_enter(m) != 0)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
-    mgr_entry *e = pin(m, id);
-    if (e == NULL) {
-        mgr_acquire_leave(m);
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory acquiring %s", id);
-    }
-    acquire_ctx a = {
-        .m = m, .e = e, .request = request,
-        .user = request->user_id != NULL ? request->user_id : COMMON_DEFAULT_USER_ID,
-        .thread = request->thread_id, .out = out, .err = err,
-    };
-    pthread_mutex_lock(&e->acquire_lock);
-    st = acquire_pinned(&a);
-    pthread_mutex_unlock(&e->acquire_lock);
-    unpin(m, e);
+    const char *user = request->user_id != NULL ? request->user_id : COMMON_DEFAULT_USER_ID;
+    step fast = request->thread_id != NULL
+                    ? reuse_active(m, user, request->thread_id, out, err) : STEP_NEXT;
+    sbx_status st = fast == STEP_DONE     ? SBX_OK
+                    : fast == STEP_FAILED ? err->kind
+                                          : acquire_serialised(m, request, user, out, err);
     mgr_acquire_leave(m);
     if (st == SBX_OK)
         sbx_error_clear(err);

@@ -2,12 +2,19 @@
  * Internal declarations of the sandbox manager, shared by its files.
  *
  * Locking: `lock` (a writer-preferring readers-writer lock whose readers
- * write only their own thread's slot, reader_lock.h) guards the entry table, every
- * entry's state and the gauges; readers are get() and snapshots.  No store or
- * backend call is ever made with it held.  An entry's `acquire_lock`
- * serialises the acquires of one sandbox id (so of one (user, thread)) and is
- * held across I/O; it is taken before `lock`, never while holding it.
- * `wake_lock` guards the background threads' stop flag and wake-ups.
+ * write only their own thread's slot, reader_lock.h) guards the entry table,
+ * the identity index, every entry's state and the gauges; readers are get(),
+ * snapshots and acquire's lookups.  No store or backend call is ever made
+ * with it held.  An entry's `acquire_lock` serialises the acquires of one
+ * sandbox id (so of one (user, thread)) that may create, discover or reclaim
+ * it, and is held across I/O; it is taken before `lock`, never while holding
+ * it.  `wake_lock` guards the background threads' stop flag and wake-ups.
+ *
+ * The acquire of a thread that is ACTIVE here (found in the identity index)
+ * takes neither a write hold nor `acquire_lock`: it re-validates what it saw
+ * under the read hold that hands the sandbox out, and any other case goes
+ * the serialised way.  So an entry's `inflight`, `pins` and `epoch` are
+ * atomics, changed without a write hold (publish, unpin: see why there).
  */
 #ifndef SBX_MANAGER_INTERNAL_H
 #define SBX_MANAGER_INTERNAL_H
@@ -46,12 +53,23 @@ typedef struct mgr_entry {
     _Atomic int64_t last_used;     /* ACTIVE: last acquire or get (manager clock) */
     int64_t released_at;           /* WARM: release or adoption time */
     int teardown;                  /* reserved for teardown by this process */
-    int inflight;                  /* acquires publishing a take right now */
-    uint64_t epoch;                /* bumped by every successful take */
+    atomic_int inflight;           /* acquires publishing a take right now */
+    _Atomic uint64_t epoch;        /* bumped by every successful take */
     int64_t unowned_since;         /* reconciliation's grace timer; -1: none */
-    int pins;                      /* acquirers holding or waiting for acquire_lock */
+    atomic_int pins;               /* acquirers using the entry (it is not freed) */
     pthread_mutex_t acquire_lock;
+    /* The identity index (under the write lock; read under a read hold). */
+    struct mgr_entry *identity_next;
+    size_t identity_hash;
+    int indexed;
 } mgr_entry;
+
+/* ACTIVE entries of named threads by (user, thread): identity_index.c. */
+typedef struct mgr_identity_index {
+    mgr_entry **buckets;
+    size_t bucket_count;           /* 0 or a power of two */
+    size_t count;
+} mgr_identity_index;
 
 /* A background thread and when it runs next. */
 typedef struct mgr_thread {
@@ -73,8 +91,9 @@ struct sbx_manager {
 
     mgr_reader_lock lock;
     sbx_strmap entries;            /* sandbox id -> mgr_entry */
+    mgr_identity_index identities; /* (user, thread) -> ACTIVE mgr_entry */
     uint64_t n_active, n_warm;
-    uint64_t epoch_counter;
+    _Atomic uint64_t epoch_counter;
 
     atomic_uint_fast64_t adopted, reaped, evicted, lease_losses;
 
@@ -90,11 +109,15 @@ struct sbx_manager {
     atomic_int shut_down;
 
     /* Acquires in progress: shutdown waits for them, so that none registers
-     * a sandbox after shutdown listed what to tear down. */
+     * a sandbox after shutdown listed what to tear down (the gate: see
+     * mgr_acquire_enter). */
     pthread_mutex_t ops_lock;
     pthread_cond_t ops_idle;
-    int acquires_running;          /* under ops_lock */
+    atomic_uint acquire_gate;      /* MGR_GATE_ACQUIRE per acquire | MGR_GATE_CLOSED */
 };
+
+#define MGR_GATE_CLOSED 1u
+#define MGR_GATE_ACQUIRE 2u
 
 /* ---- manager.c ---- */
 
@@ -134,10 +157,12 @@ mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id);
 void mgr_entry_collect(sbx_manager *m, mgr_entry *e);
 
 /* Make `e` ACTIVE or WARM with `record` (its anchor is taken over) or NONE
- * (record dropped), keeping the gauges right.  Under the write lock. */
+ * (record dropped), keeping the gauges and the identity index right.  Under
+ * the write lock. */
 void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record);
 
-/* Set the identity of `e` (strings copied); -1 when out of memory. */
+/* Set the identity of `e` (strings copied); -1 when out of memory.  Under
+ * the write lock, followed by mgr_entry_set_state, which re-indexes it. */
 int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread);
 
 /* A snapshot of a backend's sandbox record; NULL when out of memory.  The
@@ -158,6 +183,21 @@ void mgr_acquire_leave(sbx_manager *m);
  * refused while this process tears it down or an acquire publishes it, or
  * when `expected_epoch` (>= 0) no longer matches.  Returns 1 when dropped. */
 int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch);
+
+/* ---- identity_index.c ---- */
+
+/* The entry indexed under (user, thread), or NULL; compares the strings, so
+ * a match serves exactly that identity.  Under `lock` (read or write). */
+mgr_entry *mgr_identity_find(const mgr_identity_index *index, const char *user,
+                             const char *thread);
+
+/* Index `e` when it is ACTIVE with a known identity and a named thread, else
+ * take it out.  Never fails: an entry the index has no room for is served by
+ * acquire's full path.  Under the write lock. */
+void mgr_identity_sync(mgr_identity_index *index, mgr_entry *e);
+
+/* Release the index's buckets (the entries are not touched). */
+void mgr_identity_index_free(mgr_identity_index *index);
 
 /* ---- manager_teardown.c ---- */
 
@@ -211,13 +251,6 @@ void mgr_threads_stop(sbx_manager *m);
 
 /* Join threads mgr_threads_stop could not wait for. */
 void mgr_threads_join(sbx_manager *m);
-
-/* ---- manager_acquire.c ---- */
-
-/* Take the lease of `e`'s id on the acquire path (rule 5) with the in-flight
- * mark set around the round trip.  SBX_OK taken; SBX_ERR_REFUSED being torn
- * down; else the store's error. */
-sbx_status mgr_publish(sbx_manager *m, mgr_entry *e, sbx_error *err);
 
 /* ---- readiness.c ---- */
 
