@@ -101,10 +101,13 @@ static void drop_unhealthy(sbx_manager *m, const char *id, sbx_managed *seen)
     mgr_teardown(m, id, mgr_reapable_same_record, seen, 1, &err);
 }
 
-/* The round trips of reusing a tracked sandbox `seen` (pinned `e`): is_alive
- * (a definite no drops it), then the take (refused: forgotten).  STEP_DONE
- * when the lease is published; the caller re-validates the entry. */
-static step check_and_publish(sbx_manager *m, mgr_entry *e, sbx_managed *seen, sbx_error *err)
+/* The round trips of reusing a tracked sandbox `seen` (pinned `e`, whose
+ * epoch was `epoch` then): is_alive (a definite no drops it), then the take
+ * (refused: forgotten, unless another acquire has taken it since: a fresh
+ * registration must not be dropped for this acquire's stale view).
+ * STEP_DONE when the lease is published; the caller re-validates the entry. */
+static step check_and_publish(sbx_manager *m, mgr_entry *e, sbx_managed *seen, uint64_t epoch,
+                              sbx_error *err)
 {
     if (check_alive(m, e->id) == 0) {
         drop_unhealthy(m, e->id, seen);
@@ -113,7 +116,7 @@ static step check_and_publish(sbx_manager *m, mgr_entry *e, sbx_managed *seen, s
     sbx_status st = publish(m, e, err);
     if (st == SBX_ERR_REFUSED) {
         mgr_log(m, SBX_LOG_INFO, "%s", err->message);
-        mgr_forget(m, e->id, -1);
+        mgr_forget(m, e->id, (int64_t)epoch);
         return STEP_NEXT;
     }
     return st == SBX_OK ? STEP_DONE : STEP_FAILED;
@@ -132,11 +135,12 @@ static step reuse_tracked(acquire_ctx *a, mgr_state from)
     }
     sbx_status st = check_identity(a, a->err);
     sbx_managed *seen = st == SBX_OK ? sbx_managed_ref(e->record) : NULL;
+    uint64_t epoch = e->epoch;
     mgr_read_unlock(&m->lock);
     if (st != SBX_OK)
         return STEP_FAILED;
 
-    step result = check_and_publish(m, e, seen, a->err);
+    step result = check_and_publish(m, e, seen, epoch, a->err);
     if (result != STEP_DONE)
         goto out;
     result = STEP_NEXT;
@@ -358,14 +362,16 @@ static step reuse_active(sbx_manager *m, const char *user, const char *thread,
     mgr_read_lock(&m->lock);
     mgr_entry *e = mgr_identity_find(&m->identities, user, thread);
     sbx_managed *seen = NULL;
+    uint64_t epoch = 0;
     if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
         atomic_fetch_add(&e->pins, 1);
         seen = sbx_managed_ref(e->record);
+        epoch = e->epoch;
     }
     mgr_read_unlock(&m->lock);
     if (seen == NULL)
         return STEP_NEXT;
-    step result = check_and_publish(m, e, seen, err);
+    step result = check_and_publish(m, e, seen, epoch, err);
     int unpinned = 0;
     if (result == STEP_DONE) {
         /* Still this identity's, untouched by a reaper, release or
