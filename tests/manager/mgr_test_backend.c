@@ -203,6 +203,7 @@ static sbx_status mt_list(sbx_backend_instance *inst, sbx_sandbox **out, size_t 
     for (int i = 0; *out != NULL && i < MT_SLOTS; i++)
         if (mt.boxes[i].used && mt.boxes[i].alive)
             fill(&(*out)[(*count)++], &mt.boxes[i]);
+    wait_while_held(MT_LIST);
     pthread_mutex_unlock(&mt.lock);
     return *out != NULL ? SBX_OK : sbx_error_set(err, SBX_ERR_INTERNAL, "mgrtest: no memory");
 }

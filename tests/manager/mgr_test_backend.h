@@ -38,8 +38,8 @@ int mt_exists(const char *id);
 /* Number of sandboxes the backend has. */
 int mt_count(void);
 
-/* While held, `op` (MT_CREATE, MT_DESTROY or MT_IS_ALIVE) waits until it
- * is let go;
+/* While held, `op` (MT_CREATE, MT_DESTROY, MT_IS_ALIVE, or MT_LIST once it
+ * has read the table) waits until it is let go;
  * mt_wait_held waits (at most timeout_ms) until a call of `op` is waiting:
  * 1, else 0. */
 void mt_hold(mt_op op, int hold);

@@ -510,12 +510,45 @@ static void test_adopted_sandbox_is_reclaimed_by_its_thread(void)
     mt_add_running(want, "alice", "t1");
     sbx_manager *m = open_default();
     CU_ASSERT_EQUAL(mf_counters(m).adopted, 1);
+    /* Adoption checked that it still exists; the acquire needs no look. */
+    CU_ASSERT_EQUAL(mt_get_stats().discovers, 1);
     CU_ASSERT(mf_acquire(m, "alice", "t1", id));
     CU_ASSERT_STRING_EQUAL(id, want);
     CU_ASSERT_EQUAL(mt_get_stats().creates, 0);
-    CU_ASSERT_EQUAL(mt_get_stats().discovers, 0);
+    CU_ASSERT_EQUAL(mt_get_stats().discovers, 1);
     CU_ASSERT_EQUAL(mf_counters(m).active, 1);
     CU_ASSERT_EQUAL(mf_counters(m).warm, 0);
+    sbx_manager_free(m);
+    mf_stop();
+}
+
+static void *run_reap_now(void *arg)
+{
+    sbx_error err;
+    sbx_manager_reap_now(arg, &err);
+    return NULL;
+}
+
+/* Rule 11: a sandbox listed running but destroyed before reconciliation
+ * claims it (by a teardown that finished after the list) is not adopted:
+ * no warm entry, lease or reap for something that is gone. */
+static void test_reconciliation_adopts_nothing_gone_since_the_list(void)
+{
+    START();
+    sbx_manager *m = open_default();
+    mt_add_running("gone-1", "alice", "t9");
+    mt_hold(MT_LIST, 1);
+    pthread_t reaper;
+    CU_ASSERT_FATAL(pthread_create(&reaper, NULL, run_reap_now, m) == 0);
+    CU_ASSERT(mt_wait_held(MT_LIST, 5000));
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_destroy(mf_backend, "gone-1", &err), SBX_OK);
+    mt_hold(MT_LIST, 0);
+    pthread_join(reaper, NULL);
+    sbx_manager_counters n = mf_counters(m);
+    CU_ASSERT_EQUAL(n.adopted, 0);
+    CU_ASSERT_EQUAL(n.warm, 0);
+    CU_ASSERT_PTR_NULL(sbx_manager_get(m, "gone-1"));
     sbx_manager_free(m);
     mf_stop();
 }
@@ -801,6 +834,8 @@ void sbx_test_register(void)
          test_orphans_are_adopted_at_open_and_reaped_when_idle},
         {"an adopted sandbox is reclaimed by its thread",
          test_adopted_sandbox_is_reclaimed_by_its_thread},
+        {"reconciliation adopts nothing gone since the list",
+         test_reconciliation_adopts_nothing_gone_since_the_list},
         {"a failed listing skips reconciliation", test_failed_listing_skips_reconciliation},
         {"shutdown destroys everything once", test_shutdown_destroys_everything_once},
         {"shutdown keep hands sandboxes to a successor",

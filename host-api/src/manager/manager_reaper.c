@@ -171,7 +171,22 @@ static void adopt_one(sbx_manager *m, const sbx_sandbox *sb, int64_t now)
     }
     if (!claimed)
         return; /* a live peer is responsible for it */
-    sbx_managed *record = mgr_managed_copy(sb);
+    /* The list may be older than a teardown that finished since, here or in
+     * a peer: adopt only what still exists (now that the claim keeps peers'
+     * teardowns off it), never a phantom warm entry.  A claim of a sandbox
+     * that is gone is left to expire: releasing it could drop the lease an
+     * acquire of a new sandbox of that id has just taken. */
+    sbx_sandbox *found = NULL;
+    sbx_status st = sbx_backend_discover(m->backend, id, &found, &err);
+    if (st != SBX_OK && st != SBX_ERR_UNSUPPORTED) {
+        if (st != SBX_ERR_NOT_FOUND)
+            mgr_log(m, SBX_LOG_WARN, "reconciliation: %s not adopted, discover failed: %s", id,
+                    err.message);
+        return;
+    }
+    sbx_managed *record = mgr_managed_copy(found != NULL ? found : sb);
+    if (found != NULL)
+        sbx_backend_free_sandboxes(m->backend, found, 1);
     int adopted = 0;
     mgr_write_lock(&m->lock);
     mgr_entry *e = record != NULL ? mgr_find_or_add(m, id) : NULL;
