@@ -522,6 +522,20 @@ static void test_adopted_sandbox_is_reclaimed_by_its_thread(void)
     mf_stop();
 }
 
+typedef struct acquire_job {
+    sbx_manager *m;
+    const char *thread;            /* of user "u" */
+    sbx_status st;
+    char id[64];                   /* SBX_OK: what it acquired */
+} acquire_job;
+
+static void *run_acquire(void *arg)
+{
+    acquire_job *job = arg;
+    job->st = mf_acquire(job->m, "u", job->thread, job->id) ? SBX_OK : SBX_ERR_INTERNAL;
+    return NULL;
+}
+
 static void *run_reap_now(void *arg)
 {
     sbx_error err;
@@ -549,6 +563,35 @@ static void test_reconciliation_adopts_nothing_gone_since_the_list(void)
     CU_ASSERT_EQUAL(n.adopted, 0);
     CU_ASSERT_EQUAL(n.warm, 0);
     CU_ASSERT_PTR_NULL(sbx_manager_get(m, "gone-1"));
+    sbx_manager_free(m);
+    mf_stop();
+}
+
+/* Rule 11: a sandbox that an acquire of this process has discovered and is
+ * about to register is not an orphan: reconciliation leaves it to the
+ * acquire (adopted, it would be the idle reaper's to take meanwhile). */
+static void test_reconciliation_leaves_a_sandbox_being_acquired(void)
+{
+    START();
+    sbx_manager *m = open_default();
+    char want[SBX_DERIVED_ID_SIZE];
+    mf_derive("u", "found", want);
+    mt_add_running(want, "u", "found");
+    mt_hold(MT_IS_ALIVE, 1);
+    acquire_job job = {m, "found", SBX_ERR_INTERNAL, ""};
+    pthread_t acquirer;
+    CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, &job) == 0);
+    CU_ASSERT(mt_wait_held(MT_IS_ALIVE, 5000));
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_manager_reap_now(m, &err), SBX_OK);
+    CU_ASSERT_EQUAL(mf_counters(m).adopted, 0);
+    mt_hold(MT_IS_ALIVE, 0);
+    pthread_join(acquirer, NULL);
+    CU_ASSERT_EQUAL(job.st, SBX_OK);
+    CU_ASSERT_STRING_EQUAL(job.id, want);
+    CU_ASSERT_EQUAL(mt_get_stats().creates, 0);
+    sbx_manager_counters n = mf_counters(m);
+    CU_ASSERT(n.active == 1 && n.warm == 0 && n.adopted == 0);
     sbx_manager_free(m);
     mf_stop();
 }
@@ -621,20 +664,6 @@ static void test_shutdown_keep_hands_sandboxes_to_a_successor(void)
     CU_ASSERT_EQUAL(mt_get_stats().creates, 2);
     sbx_manager_free(next);
     mf_stop();
-}
-
-typedef struct acquire_job {
-    sbx_manager *m;
-    const char *thread;            /* of user "u" */
-    sbx_status st;
-    char id[64];                   /* SBX_OK: what it acquired */
-} acquire_job;
-
-static void *run_acquire(void *arg)
-{
-    acquire_job *job = arg;
-    job->st = mf_acquire(job->m, "u", job->thread, job->id) ? SBX_OK : SBX_ERR_INTERNAL;
-    return NULL;
 }
 
 /* An acquire of the active thread "busy", held in its is_alive while
@@ -836,6 +865,8 @@ void sbx_test_register(void)
          test_adopted_sandbox_is_reclaimed_by_its_thread},
         {"reconciliation adopts nothing gone since the list",
          test_reconciliation_adopts_nothing_gone_since_the_list},
+        {"reconciliation leaves a sandbox being acquired",
+         test_reconciliation_leaves_a_sandbox_being_acquired},
         {"a failed listing skips reconciliation", test_failed_listing_skips_reconciliation},
         {"shutdown destroys everything once", test_shutdown_destroys_everything_once},
         {"shutdown keep hands sandboxes to a successor",

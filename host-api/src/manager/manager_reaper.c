@@ -148,11 +148,20 @@ static int past_grace(sbx_manager *m, const char *id)
     return ready;
 }
 
+/* Whether `e` (NULL: no entry) is an orphan for this process: untracked,
+ * not torn down here, and not being acquired here (pinned): an acquire that
+ * has discovered or created the sandbox registers it itself, and adopting
+ * it under the acquire's feet would hand it to the idle reaper, which could
+ * reserve it before the acquire registers it.  Under `lock`. */
+static int orphan_here(const mgr_entry *e)
+{
+    return e == NULL || (e->state == MGR_NONE && !e->teardown && e->pins == 0);
+}
+
 static int untracked_here(sbx_manager *m, const char *id)
 {
     mgr_read_lock(&m->lock);
-    const mgr_entry *e = mgr_find(m, id);
-    int untracked = e == NULL || (e->state == MGR_NONE && !e->teardown);
+    int untracked = orphan_here(mgr_find(m, id));
     mgr_read_unlock(&m->lock);
     return untracked;
 }
@@ -190,7 +199,7 @@ static void adopt_one(sbx_manager *m, const sbx_sandbox *sb, int64_t now)
     int adopted = 0;
     mgr_write_lock(&m->lock);
     mgr_entry *e = record != NULL ? mgr_find_or_add(m, id) : NULL;
-    if (e != NULL && e->state == MGR_NONE && !e->teardown) {
+    if (e != NULL && orphan_here(e)) {
         mgr_entry_set_state(m, e, MGR_WARM, record);
         record = NULL;
         e->identity_known = 0;
