@@ -56,7 +56,7 @@ typedef struct mgr_entry {
     atomic_int inflight;           /* acquires publishing a take right now */
     _Atomic uint64_t epoch;        /* bumped by every successful take */
     int64_t unowned_since;         /* reconciliation's grace timer; -1: none */
-    atomic_int pins;               /* acquirers using the entry (it is not freed) */
+    atomic_int pins;               /* acquirers using it: not freed, not adopted */
     pthread_mutex_t acquire_lock;
     /* The identity index (under the write lock; read under a read hold). */
     struct mgr_entry *identity_next;
