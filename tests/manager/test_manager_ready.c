@@ -222,6 +222,34 @@ static void test_a_sandbox_answering_503_until_the_timeout_is_destroyed(void)
     mf_stop();
 }
 
+/* A try that times out or finds nothing listening after the sandbox did
+ * answer must not hide that answer: the error keeps the last status given
+ * and says how the later tries failed.  The server answers 503 once and is
+ * then stopped (SIGSTOP): its socket still accepts, nothing answers. */
+static void test_the_last_answer_survives_later_tries_that_time_out(void)
+{
+    START();
+    server s;
+    CU_ASSERT_FATAL(server_start(&s, "=503") == 0);
+    mt_set_url(s.url);
+    sbx_manager_config c = ready_config(1500);
+    sbx_manager *m = mf_open(&c);
+    acquire_job j = { .m = m };
+    pthread_t t;
+    pthread_create(&t, NULL, acquire_main, &j);
+    CU_ASSERT(server_wait_for(&s, "GET /v1/sandbox 503\n", 10000));
+    kill(s.pid, SIGSTOP);
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(j.st, SBX_ERR_TRANSPORT);
+    CU_ASSERT(strstr(j.err.message, "last answer: HTTP 503; then: ") != NULL);
+    CU_ASSERT_EQUAL(mt_get_stats().destroys, 1);
+    CU_ASSERT_EQUAL(mt_count(), 0);
+    kill(s.pid, SIGCONT);
+    sbx_manager_free(m);
+    server_stop(&s);
+    mf_stop();
+}
+
 static void test_readiness_bypasses_the_proxy_for_a_loopback_sandbox(void)
 {
     START();
@@ -284,6 +312,8 @@ void sbx_test_register(void)
          test_a_sandbox_that_never_serves_is_destroyed},
         {"a sandbox answering 503 until the timeout is destroyed",
          test_a_sandbox_answering_503_until_the_timeout_is_destroyed},
+        {"the last answer survives later tries that time out",
+         test_the_last_answer_survives_later_tries_that_time_out},
         {"readiness bypasses the proxy for a loopback sandbox",
          test_readiness_bypasses_the_proxy_for_a_loopback_sandbox},
         {"ready_timeout 0 and non-http URLs do not wait",

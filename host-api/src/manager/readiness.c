@@ -60,7 +60,11 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
                              sandbox->sandbox_id, cause);
     }
     int64_t deadline = monotonic_ms() + timeout;
-    char last[SBX_ERROR_MESSAGE_MAX] = "no answer yet";
+    /* The last status the sandbox answered and, apart, how the last try
+     * failed: a final try clipped to the few ms left usually times out, and
+     * the answer the sandbox did give is what tells the user why. */
+    long last_status = 0;
+    char last_failure[SBX_ERROR_MESSAGE_MAX] = "";
     int ready = 0;
     for (;;) {
         int64_t started = monotonic_ms();
@@ -73,10 +77,11 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
         if (common_http_request(client, "GET", m->ready_path, NULL, bound, &resp, &try_err) ==
             SBX_OK) {
             ready = resp.status == 200;
-            snprintf(last, sizeof last, "HTTP %ld", resp.status);
+            last_status = resp.status;
+            last_failure[0] = '\0';
             common_http_response_clear(&resp);
         } else {
-            memcpy(last, try_err.message, sizeof last);
+            memcpy(last_failure, try_err.message, sizeof last_failure);
         }
         if (ready)
             break;
@@ -89,12 +94,16 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
             pause_ms(next - now);
     }
     const char *shown = common_http_client_shown_url(client);
-    if (!ready)
+    if (!ready) {
+        char answer[32] = "none";
+        if (last_status != 0)
+            snprintf(answer, sizeof answer, "HTTP %ld", last_status);
         st = sbx_error_set(err, SBX_ERR_TRANSPORT,
                            "sandbox %s did not become ready: GET %s%s gave no 200 within %lld ms "
-                           "(ready_timeout; last answer: %s)", sandbox->sandbox_id, shown,
-                           m->ready_path, (long long)timeout, last);
-    else
+                           "(ready_timeout; last answer: %s%s%s)", sandbox->sandbox_id, shown,
+                           m->ready_path, (long long)timeout, answer,
+                           last_failure[0] != '\0' ? "; then: " : "", last_failure);
+    } else
         mgr_log(m, SBX_LOG_DEBUG, "sandbox %s is ready (GET %s%s)", sandbox->sandbox_id, shown,
                 m->ready_path);
     common_http_client_free(client);
