@@ -1,8 +1,4 @@
-# The public headers and the host library.
-sbxincludedir = $(includedir)/sbx
-sbxinclude_HEADERS = host-api/include/sbx/backend.h host-api/include/sbx/host.h \
-	host-api/include/sbx/manager.h host-api/include/sbx/backend_support.h
-
+# The host library (its public headers are include/sbx/).
 lib_LTLIBRARIES += host-api/libsbx-host.la
 host_api_libsbx_host_la_SOURCES =
 host_api_libsbx_host_la_CPPFLAGS = $(AM_CPPFLAGS) -DSBX_MODULE_DIR='"$(pkglibdir)"'

@@ -23,7 +23,7 @@ if ! grep -q sbx_backend_entry "$work/mine.c"; then
     exit 1
 fi
 if ! ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -fPIC -fvisibility=hidden -shared \
-        -Wl,-z,defs -I"$srcdir/host-api/include" -o "$work/sbx-mine.so" "$work/mine.c"; then
+        -Wl,-z,defs -I"$srcdir/include" -o "$work/sbx-mine.so" "$work/mine.c"; then
     echo "FAIL: the example of docs/abi.md does not build against the public headers alone"
     exit 1
 fi

@@ -95,7 +95,7 @@ grep -q "^host: backend: .*nosuch" "$work/err" || fail "unknown backend not name
 [ $failed -eq 0 ] && echo "ok: usage, configuration and backend errors"
 
 # --- the source needs nothing but the public headers (as after an install).
-if ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$srcdir/host-api/include" \
+if ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -I"$srcdir/include" \
         -c -o "$work/host.o" "$srcdir/examples/host.c"; then
     echo "ok: examples/host.c builds with the public headers alone"
 else
