@@ -7,7 +7,6 @@
 #include <sbx/backend_support.h>
 
 #include "common/printable.h"
-#include "common/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,19 +146,6 @@ static sbx_status put_option(backend_options *b, const char *key, char *value, s
     return SBX_OK;
 }
 
-/* SBX_OK when the `len` bytes of `text` are UTF-8 without NUL: a decoded
- * NUL ("\u0000") would cut the value short where C reads it, and a value
- * that is not UTF-8 cannot go into the JSON a backend sends or prints.
- * The message names `what`, never the value. */
-static sbx_status check_text(const char *text, size_t len, const char *what, sbx_error *err)
-{
-    if (common_text_is_clean(text, len))
-        return SBX_OK;
-    if (memchr(text, '\0', len) != NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "%s holds a NUL character (\\u0000)", what);
-    return sbx_error_set(err, SBX_ERR_CONFIG, "%s is not valid UTF-8", what);
-}
-
 sbx_status sbx_config_set_option(sbx_config *c, const char *name, const char *key,
                                  const char *value, sbx_error *err)
 {
@@ -168,9 +154,9 @@ sbx_status sbx_config_set_option(sbx_config *c, const char *name, const char *ke
     sbx_backend_format(what, sizeof what, "option '%s' of backend '%s'",
              common_printable(key, shown_key, sizeof shown_key),
              common_printable(name, shown_name, sizeof shown_name));
-    sbx_status st = check_text(key, strlen(key), what, err);
+    sbx_status st = sbx_config_check_text(key, strlen(key), what, err);
     if (st == SBX_OK)
-        st = check_text(value, strlen(value), what, err);
+        st = sbx_config_check_text(value, strlen(value), what, err);
     if (st != SBX_OK)
         return st;
     backend_options *b = add_backend(c, name);
@@ -189,22 +175,6 @@ sbx_status sbx_config_set_backend(sbx_config *c, const char *name, sbx_error *er
     free(c->backend);
     c->backend = copy;
     return SBX_OK;
-}
-
-/* Expand a JSON string value found at `where`; the value read from the
- * environment must be clean text too. */
-sbx_status sbx_config_expand_string(json_object *v, const char *where, char **out,
-                                    sbx_error *err)
-{
-    const char *text = json_object_get_string(v);
-    sbx_status st = check_text(text, (size_t)json_object_get_string_len(v), where, err);
-    if (st == SBX_OK)
-        st = sbx_env_expand(text, where, out, err);
-    if (st == SBX_OK && (st = check_text(*out, strlen(*out), where, err)) != SBX_OK) {
-        free(*out);
-        *out = NULL;
-    }
-    return st;
 }
 
 static sbx_status parse_module_path(sbx_config *c, json_object *v, const char *origin,
@@ -425,7 +395,7 @@ static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
     const char *sep = s->path[0] != '\0' ? "." : "";
     char what[512];
     sbx_backend_format(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);
-    sbx_status st = check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
+    sbx_status st = sbx_config_check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
     if (st == SBX_OK && json_object_object_get_ex(f->seen, key, NULL))
         st = sbx_error_set(err, SBX_ERR_CONFIG,
                            "%s: duplicate key '%s%s%s' (each key may appear once)",

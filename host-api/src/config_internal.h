@@ -11,11 +11,6 @@
  * strings are owned. */
 typedef struct sbx_config_manager_section sbx_config_manager_section;
 
-/* Expand and check the JSON string `v` found at `where` (text rules and
- * ${VAR} expansion of docs/configuration.md); *out is malloc'ed. */
-sbx_status sbx_config_expand_string(json_object *v, const char *where, char **out,
-                                    sbx_error *err);
-
 /* Parse the `manager` object `v` of the file `origin` into *section (made
  * on first use; freed with sbx_config_manager_section_free even when this
  * fails).  SBX_ERR_CONFIG names the key at fault with its path. */

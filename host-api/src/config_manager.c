@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "host-api/src/config_internal.h"
+#include "host-api/src/env_expand.h"
 #include "host-api/src/manager/manager_internal.h"
 
 #include <sbx/backend_support.h>

@@ -1,9 +1,11 @@
-/* ${NAME}, ${NAME:-default} and whole-value $NAME expansion of configuration
- * strings. */
+/* Configuration strings: their text rules and their expansion (see
+ * env_expand.h). */
 #include <config.h>
 
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
+
+#include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -148,4 +150,27 @@ sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_e
 nomem:
     free(b.data);
     return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+}
+
+sbx_status sbx_config_check_text(const char *text, size_t len, const char *what, sbx_error *err)
+{
+    if (common_text_is_clean(text, len))
+        return SBX_OK;
+    if (memchr(text, '\0', len) != NULL)
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s holds a NUL character (\\u0000)", what);
+    return sbx_error_set(err, SBX_ERR_CONFIG, "%s is not valid UTF-8", what);
+}
+
+sbx_status sbx_config_expand_string(json_object *v, const char *where, char **out,
+                                    sbx_error *err)
+{
+    const char *text = json_object_get_string(v);
+    sbx_status st = sbx_config_check_text(text, (size_t)json_object_get_string_len(v), where, err);
+    if (st == SBX_OK)
+        st = sbx_env_expand(text, where, out, err);
+    if (st == SBX_OK && (st = sbx_config_check_text(*out, strlen(*out), where, err)) != SBX_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
 }
