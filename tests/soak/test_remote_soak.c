@@ -290,12 +290,17 @@ static const char *observe(soak_worker *w, int id, int exists)
 }
 
 /* Whether error `st` is the provisioner refusing a sandbox of the old
- * contract after the switch; such an outcome is tallied as "stale". */
+ * contract after the switch, or discover hiding one: the provisioner
+ * answered the GET under the old contract, and the backend, whose probe
+ * already saw the new one, reports it not found (no 404 was answered).
+ * Such an outcome is tallied as "stale". */
 static int stale_refusal(const soak_worker *w, int id, sbx_status st, const sbx_error *err,
                          int events)
 {
-    return st == SBX_ERR_REFUSED && err->http_status == 409 && (events & EV_SWITCH) &&
-           w->old_contract[id];
+    if (!(events & EV_SWITCH) || !w->old_contract[id])
+        return 0;
+    return (st == SBX_ERR_REFUSED && err->http_status == 409) ||
+           (st == SBX_ERR_NOT_FOUND && err->http_status != 404);
 }
 
 static void do_create(soak_worker *w, int id)
@@ -314,8 +319,10 @@ static void do_create(soak_worker *w, int id)
         const char *wrong = unexplained_error(OP_CREATE, st, &err, user_of(w, id), events);
         if (st == SBX_ERR_TRANSPORT)
             w->state[id] = SB_UNKNOWN;      /* it may have been created */
-        else if (st == SBX_ERR_CONTRACT_CHANGED && err.http_status == 200)
-            w->state[id] = SB_PRESENT;      /* an old sandbox answered its version */
+        else if (st == SBX_ERR_CONTRACT_CHANGED && err.http_status == 200) {
+            w->state[id] = SB_PRESENT;      /* it exists under the version it answered */
+            w->old_contract[id] = err.actual_contract == SOAK_CONTRACT_BEFORE;
+        }
         tally(w, OP_CREATE, error_outcome(st), w->ids[id], wrong, &err);
         return;
     }
@@ -362,10 +369,10 @@ static void do_discover(soak_worker *w, int id)
     sbx_error err;
     sbx_status st = sbx_backend_discover(w->run->rt->backend, w->ids[id], &sandbox, &err);
     int events = atomic_load(&w->run->events);
-    if (st == SBX_ERR_NOT_FOUND) {
-        tally(w, OP_DISCOVER, OUT_NOT_FOUND, w->ids[id], observe(w, id, 0), &err);
-    } else if (stale_refusal(w, id, st, &err, events)) {
+    if (stale_refusal(w, id, st, &err, events)) {
         tally(w, OP_DISCOVER, OUT_STALE, w->ids[id], NULL, &err);
+    } else if (st == SBX_ERR_NOT_FOUND) {
+        tally(w, OP_DISCOVER, OUT_NOT_FOUND, w->ids[id], observe(w, id, 0), &err);
     } else if (st != SBX_OK) {
         tally(w, OP_DISCOVER, error_outcome(st), w->ids[id],
               unexplained_error(OP_DISCOVER, st, &err, NULL, events), &err);
