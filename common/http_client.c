@@ -500,19 +500,12 @@ static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
                                  path, detail);
 }
 
-sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
-                               const char *json_body, long timeout_ms,
+sbx_status common_http_perform(common_http_client *c, const common_http_call *call,
                                common_http_response *resp, sbx_error *err)
 {
-    return common_http_request_streamed(c, method, path, json_body, timeout_ms, NULL, resp, err);
-}
-
-sbx_status common_http_request_streamed(common_http_client *c, const char *method, const char *path,
-                                        const char *json_body, long timeout_ms,
-                                        const common_http_body_sink *stream,
-                                         common_http_response *resp,
-                                        sbx_error *err)
-{
+    const char *method = call->method, *path = call->path, *json_body = call->json_body;
+    long timeout_ms = call->timeout_ms;
+    const common_http_body_sink *stream = call->sink;
     resp->status = 0;
     resp->body = NULL;
     resp->body_len = 0;

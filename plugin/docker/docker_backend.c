@@ -145,7 +145,9 @@ static sbx_status inspect_container(sbx_backend_instance *inst, const char *id,
     snprintf(path, sizeof path, "/containers/%s/json", name);
     sbx_backend_format(what, sizeof what, "inspect of sandbox '%s'", id);
     common_http_response resp;
-    sbx_status st = docker_engine_call(&inst->engine, "GET", path, NULL, 0, what, &resp, err);
+    sbx_status st = docker_engine_call(&inst->engine,
+                                       &(common_http_call){.method = "GET", .path = path},
+                                       what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {
@@ -209,8 +211,9 @@ static sbx_status container_action(sbx_backend_instance *inst, const char *id,
     sbx_backend_format(what, sizeof what, "%s of sandbox '%s'",
                        call->action[0] ? call->action + 1 : "removal", id);
     common_http_response resp;
-    sbx_status st = docker_engine_call(&inst->engine, call->method, path, NULL, call->extra_ms,
-                                       what, &resp, err);
+    common_http_call engine_call = {.method = call->method, .path = path,
+                                    .timeout_ms = call->extra_ms};
+    sbx_status st = docker_engine_call(&inst->engine, &engine_call, what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status < 200 || (resp.status >= 300 && resp.status != 304))
@@ -310,7 +313,10 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
         if (st == SBX_OK)
             st = docker_create_body(&inst->options, req, init, &body, err);
         if (st == SBX_OK)
-            st = docker_engine_call(&inst->engine, "POST", path, body, 0, what, &resp, err);
+            st = docker_engine_call(&inst->engine,
+                                    &(common_http_call){.method = "POST", .path = path,
+                                                        .json_body = body},
+                                    what, &resp, err);
         free(body);
         if (st != SBX_OK) {
             *created = resp.status == 201;
@@ -616,8 +622,8 @@ static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer 
             list, sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory"));
     common_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
     common_http_response resp;
-    st = docker_engine_call_streamed(&inst->engine, "GET", LIST_QUERY, NULL, 0, what, &sink,
-                                     &resp, err);
+    common_http_call get_list = {.method = "GET", .path = LIST_QUERY, .sink = &sink};
+    st = docker_engine_call(&inst->engine, &get_list, what, &resp, err);
     if (st == SBX_OK && resp.status != 200)
         st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
     else if (st == SBX_OK)

@@ -74,8 +74,8 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
         common_http_response resp = { 0, NULL, 0 };
         sbx_error try_err;
         long bound = left < READY_TRY_MAX_MS ? (long)left : READY_TRY_MAX_MS;
-        if (common_http_request(client, "GET", m->ready_path, NULL, bound, &resp, &try_err) ==
-            SBX_OK) {
+        common_http_call probe = {.method = "GET", .path = m->ready_path, .timeout_ms = bound};
+        if (common_http_perform(client, &probe, &resp, &try_err) == SBX_OK) {
             ready = resp.status == 200;
             last_status = resp.status;
             last_failure[0] = '\0';
