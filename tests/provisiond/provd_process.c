@@ -105,10 +105,11 @@ static int read_line(int fd, char *line, size_t cap, long deadline_ms)
     return 1;
 }
 
-/* SIGKILL when it does not end by the deadline; its wait status. */
-static int reap(pid_t pid, int fd, long deadline_ms)
+/* SIGKILL when it does not end by the deadline; its wait status, with
+ * what it still writes to stdout in `keep` (NULL: dropped). */
+static int reap(pid_t pid, int fd, long deadline_ms, char *keep, size_t keep_cap)
 {
-    if (!sbx_test_read_until_eof(fd, NULL, 0, deadline_ms)) {
+    if (!sbx_test_read_until_eof(fd, keep, keep_cap, deadline_ms)) {
         fprintf(stderr, "provd: daemon %d did not exit in time; killing it\n", (int)pid);
         kill(pid, SIGKILL);
     }
@@ -134,7 +135,7 @@ provd_proc *provd_start(const char *const *args, const char *stderr_path)
         fprintf(stderr, "provd: %s did not report a listening address (%s)\n", provd_bin(),
                 got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
         kill(pid, SIGKILL);
-        reap(pid, fd, sbx_test_now_ms() + STOP_DEADLINE_MS);
+        reap(pid, fd, sbx_test_now_ms() + STOP_DEADLINE_MS, NULL, 0);
         free(p);
         return NULL;
     }
@@ -142,6 +143,26 @@ provd_proc *provd_start(const char *const *args, const char *stderr_path)
     p->stdout_fd = fd;
     snprintf(p->url, sizeof p->url, "%s", line + prefix);
     return p;
+}
+
+provd_proc *provd_spawn(const char *const *args, const char *stderr_path)
+{
+    provd_proc *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return NULL;
+    p->pid = spawn(args, stderr_path, &p->stdout_fd);
+    if (p->pid < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_cap)
+{
+    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + timeout_ms, output, output_cap);
+    free(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 const char *provd_url(const provd_proc *p)
@@ -159,7 +180,7 @@ int provd_stop_with(provd_proc *p, int signal_number)
     if (p == NULL)
         return -1;
     kill(p->pid, signal_number);
-    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS);
+    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS, NULL, 0);
     free(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -1,6 +1,7 @@
-/* Ownership records: a hash table under one mutex, per-id lock stripes,
- * and one small JSON file per sandbox (DIR/ID.owner, replaced by rename so
- * that a crash leaves the old record or the new one, never half of one). */
+/* Ownership records: a hash table under one mutex, a lock per id (in a
+ * second table, counted and freed when the last user leaves), and one
+ * small JSON file per sandbox (DIR/ID.owner, replaced by rename so that a
+ * crash leaves the old record or the new one, never half of one). */
 #include <config.h>
 
 #include "tools/provisiond/provd_owners.h"
@@ -21,23 +22,38 @@
 #include <unistd.h>
 
 #define BUCKETS 1024
-#define STRIPES 64
 #define SUFFIX ".owner"
 
 /* A record file is a few hundred bytes; anything far larger is not ours. */
 #define MAX_RECORD_BYTES (64 * 1024)
 
+/* A record, or the mark of an id whose record file could not be read at
+ * start-up (unreadable: the record is empty and the id is never handed to
+ * anyone). */
 typedef struct entry {
     char *id;
     provd_record record;
+    int unreadable;
     struct entry *next;
 } entry;
+
+/* The lock of one id while anyone holds or waits for it. */
+typedef struct id_lock {
+    char *id;
+    unsigned users;                     /* the holder and the waiters */
+    int held;
+    pthread_cond_t free;                /* signalled when held drops */
+    struct id_lock *next;
+} id_lock;
 
 struct provd_owners {
     char *dir;                          /* NULL: memory only */
     pthread_mutex_t table_lock;
     entry *buckets[BUCKETS];
-    pthread_mutex_t stripes[STRIPES];
+    /* Held only to look a lock up or change it, never across a wait for
+     * the backend or a file: ids never queue behind each other. */
+    pthread_mutex_t locks_lock;
+    id_lock *locks[BUCKETS];
 };
 
 static uint32_t hash(const char *id)
@@ -106,6 +122,20 @@ static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner 
     return 1;
 }
 
+/* Mark `id` as one whose record file could not be read (table lock held,
+ * or not yet shared).  Returns 1, or 0 when memory runs out. */
+static int table_mark_unreadable(provd_owners *owners, const char *id)
+{
+    static const sbx_prov_owner none = {NULL, NULL, NULL, 0};
+    if (!table_set(owners, id, &none))
+        return 0;
+    for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
+        if (strcmp(e->id, id) == 0)
+            e->unreadable = 1;
+    }
+    return 1;
+}
+
 static void file_path(const provd_owners *owners, const char *id, const char *prefix,
                       char *out, size_t size)
 {
@@ -121,38 +151,59 @@ static const char *string_member(json_object *obj, const char *key)
     return json_object_get_string(value);
 }
 
+/* Read the regular file DIR/NAME of at most MAX_RECORD_BYTES into `text`
+ * (MAX_RECORD_BYTES + 1 bytes).  Opened without blocking and without
+ * following a link, so that a FIFO, a device or a link there cannot hang
+ * or mislead the start.  Returns the length, or -1 with what is wrong in
+ * *problem. */
+static ssize_t read_record(const provd_owners *owners, const char *name, char *text,
+                           const char **problem)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        *problem = errno == ELOOP ? "a symbolic link" : strerror(errno);
+        return -1;
+    }
+    struct stat st;
+    ssize_t got = -1;
+    if (fstat(fd, &st) != 0)
+        *problem = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        *problem = S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
+    else if (st.st_size > MAX_RECORD_BYTES)
+        *problem = "larger than 64 KiB";
+    else {
+        size_t len = 0;
+        ssize_t n;
+        while (len <= MAX_RECORD_BYTES &&
+               ((n = read(fd, text + len, MAX_RECORD_BYTES + 1 - len)) > 0 ||
+                (n < 0 && errno == EINTR)))
+            len += n > 0 ? (size_t)n : 0;
+        if (len > MAX_RECORD_BYTES)
+            *problem = "larger than 64 KiB";    /* it grew after fstat */
+        else if (n < 0)
+            *problem = strerror(errno);
+        else
+            got = (ssize_t)len;
+    }
+    close(fd);
+    return got;
+}
+
 /* What load_file answers when memory runs out: the start fails. */
 static const char load_out_of_memory[] = "out of memory";
 
-/* Load DIR/NAME into the table.  Returns NULL, or what is wrong with it
- * (load_out_of_memory: nothing is wrong with it, the daemon is). */
-static const char *load_file(provd_owners *owners, const char *name)
+/* The record of `text` into the table as the record of `id`.  Returns
+ * NULL, or what is wrong with it (load_out_of_memory: nothing is wrong
+ * with it, the daemon is). */
+static const char *parse_record(provd_owners *owners, const char *id, const char *text,
+                                size_t len)
 {
-    size_t len = strlen(name), suffix = strlen(SUFFIX);
-    char id[COMMON_SANDBOX_ID_MAX + 1];
-    if (len <= suffix || len - suffix > COMMON_SANDBOX_ID_MAX)
-        return "not a sandbox id";
-    memcpy(id, name, len - suffix);
-    id[len - suffix] = '\0';
-    if (!common_sandbox_id_is_valid(id))
-        return "not a sandbox id";
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return strerror(errno);
-    char *text = sbx_prov_malloc(MAX_RECORD_BYTES + 1);
-    if (text == NULL) {
-        fclose(f);
-        return load_out_of_memory;
-    }
-    size_t got = fread(text, 1, MAX_RECORD_BYTES + 1, f);
-    fclose(f);
     size_t offset = 0;
     const char *why = NULL;
-    json_object *obj = got <= MAX_RECORD_BYTES ? sbx_prov_json_parse(text, got, &offset, &why)
-                                               : NULL;
-    free(text);
+    json_object *obj = sbx_prov_json_parse(text, len, &offset, &why);
     if (why == sbx_prov_json_out_of_memory)
         return load_out_of_memory;
     json_object *version = NULL;
@@ -171,6 +222,33 @@ static const char *load_file(provd_owners *owners, const char *name)
             problem = load_out_of_memory;
     }
     json_object_put(obj);
+    return problem;
+}
+
+/* Load DIR/NAME into the table; a file that names a sandbox id but holds
+ * no record marks the id unreadable.  Returns NULL, or what is wrong with
+ * it (load_out_of_memory: nothing is wrong with it, the daemon is). */
+static const char *load_file(provd_owners *owners, const char *name)
+{
+    size_t len = strlen(name), suffix = strlen(SUFFIX);
+    char id[COMMON_SANDBOX_ID_MAX + 1];
+    if (len <= suffix || len - suffix > COMMON_SANDBOX_ID_MAX)
+        return "not a sandbox id";
+    memcpy(id, name, len - suffix);
+    id[len - suffix] = '\0';
+    if (!common_sandbox_id_is_valid(id))
+        return "not a sandbox id";
+    char *text = sbx_prov_malloc(MAX_RECORD_BYTES + 1);
+    if (text == NULL)
+        return load_out_of_memory;
+    const char *problem = NULL;
+    ssize_t got = read_record(owners, name, text, &problem);
+    if (got >= 0)
+        problem = parse_record(owners, id, text, (size_t)got);
+    free(text);
+    if (problem != NULL && problem != load_out_of_memory &&
+        !table_mark_unreadable(owners, id))
+        return load_out_of_memory;
     return problem;
 }
 
@@ -223,8 +301,7 @@ provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char
     }
     memset(owners, 0, sizeof *owners);
     pthread_mutex_init(&owners->table_lock, NULL);
-    for (int i = 0; i < STRIPES; i++)
-        pthread_mutex_init(&owners->stripes[i], NULL);
+    pthread_mutex_init(&owners->locks_lock, NULL);
     owners->dir = sbx_prov_strdup(dir);
     if (dir != NULL && owners->dir == NULL) {
         snprintf(why, why_len, "out of memory");
@@ -250,21 +327,63 @@ void provd_owners_free(provd_owners *owners)
             free(e);
         }
     }
-    for (int i = 0; i < STRIPES; i++)
-        pthread_mutex_destroy(&owners->stripes[i]);
+    /* No lock is held or awaited now: the server has stopped. */
+    pthread_mutex_destroy(&owners->locks_lock);
     pthread_mutex_destroy(&owners->table_lock);
     free(owners->dir);
     free(owners);
 }
 
-void provd_owners_lock(provd_owners *owners, const char *id)
+int provd_owners_lock(provd_owners *owners, const char *id)
 {
-    pthread_mutex_lock(&owners->stripes[hash(id) % STRIPES]);
+    pthread_mutex_lock(&owners->locks_lock);
+    id_lock **slot = &owners->locks[hash(id) % BUCKETS];
+    id_lock *l = *slot;
+    while (l != NULL && strcmp(l->id, id) != 0)
+        l = l->next;
+    if (l == NULL) {
+        l = sbx_prov_malloc(sizeof *l);
+        char *key = l != NULL ? sbx_prov_strdup(id) : NULL;
+        if (key == NULL || pthread_cond_init(&l->free, NULL) != 0) {
+            pthread_mutex_unlock(&owners->locks_lock);
+            free(key);
+            free(l);
+            return 0;
+        }
+        l->id = key;
+        l->users = 0;
+        l->held = 0;
+        l->next = *slot;
+        *slot = l;
+    }
+    l->users++;
+    while (l->held)
+        pthread_cond_wait(&l->free, &owners->locks_lock);
+    l->held = 1;
+    pthread_mutex_unlock(&owners->locks_lock);
+    return 1;
 }
 
 void provd_owners_unlock(provd_owners *owners, const char *id)
 {
-    pthread_mutex_unlock(&owners->stripes[hash(id) % STRIPES]);
+    pthread_mutex_lock(&owners->locks_lock);
+    id_lock **slot = &owners->locks[hash(id) % BUCKETS];
+    while (*slot != NULL && strcmp((*slot)->id, id) != 0)
+        slot = &(*slot)->next;
+    id_lock *l = *slot;
+    l->held = 0;
+    if (--l->users > 0) {
+        pthread_cond_signal(&l->free);
+        l = NULL;
+    } else {
+        *slot = l->next;
+    }
+    pthread_mutex_unlock(&owners->locks_lock);
+    if (l != NULL) {
+        pthread_cond_destroy(&l->free);
+        free(l->id);
+        free(l);
+    }
 }
 
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
@@ -273,6 +392,10 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
     int found = 0;
     pthread_mutex_lock(&owners->table_lock);
     for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
+        if (strcmp(e->id, id) == 0 && e->unreadable) {
+            found = PROVD_RECORD_UNREADABLE;
+            break;
+        }
         if (strcmp(e->id, id) == 0) {
             sbx_prov_owner owner = provd_record_owner(&e->record);
             found = record_copy(out, &owner) ? 1 : -1;
@@ -302,7 +425,15 @@ static int write_file(const provd_owners *owners, const char *id, const sbx_prov
     char tmp[4096], final[4096];
     file_path(owners, id, ".", tmp, sizeof tmp);
     file_path(owners, id, "", final, sizeof final);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* Whatever lies at the temporary name (a FIFO would block the open, a
+     * link would redirect the write) is replaced, never written through. */
+    if (unlink(tmp) != 0 && errno != ENOENT) {
+        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
+                 strerror(errno));
+        json_object_put(obj);
+        return 0;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     size_t len = strlen(text);
     int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
     int saved = errno;

@@ -8,12 +8,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,23 +67,38 @@ int sbx_prov_key_equal(const char *given, const char *key)
 
 char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    /* Without blocking: a FIFO (or a device) at the path must not hang the
+     * start; it is refused below as not a regular file. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(why, why_len, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    char *text = sbx_prov_malloc(MAX_PEM_BYTES + 1);
-    if (text == NULL) {
-        fclose(f);
-        snprintf(why, why_len, "%s: out of memory", path);
-        return NULL;
-    }
-    size_t len = fread(text, 1, MAX_PEM_BYTES + 1, f);
-    int failed = ferror(f) || len == 0 || len > MAX_PEM_BYTES;
-    fclose(f);
-    if (failed) {
-        snprintf(why, why_len, "%s: %s", path,
-                 len == 0 ? "empty or unreadable" : "larger than 1 MiB");
+    struct stat st;
+    const char *problem = NULL;
+    if (fstat(fd, &st) != 0)
+        problem = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        problem = "not a regular file";
+    else if (st.st_size > MAX_PEM_BYTES)
+        problem = "larger than 1 MiB";
+    char *text = problem == NULL ? sbx_prov_malloc(MAX_PEM_BYTES + 1) : NULL;
+    if (problem == NULL && text == NULL)
+        problem = "out of memory";
+    size_t len = 0;
+    ssize_t n = 0;
+    while (problem == NULL && len <= MAX_PEM_BYTES &&
+           ((n = read(fd, text + len, MAX_PEM_BYTES + 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+        len += n > 0 ? (size_t)n : 0;
+    if (problem == NULL && n < 0)
+        problem = strerror(errno);
+    else if (problem == NULL && len == 0)
+        problem = "empty";
+    else if (problem == NULL && len > MAX_PEM_BYTES)
+        problem = "larger than 1 MiB";      /* it grew after fstat */
+    close(fd);
+    if (problem != NULL) {
+        snprintf(why, why_len, "%s: %s", path, problem);
         free(text);
         return NULL;
     }
