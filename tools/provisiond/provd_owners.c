@@ -6,6 +6,7 @@
 
 #include "tools/provisiond/provd_owners.h"
 
+#include "common/fnv1a.h"
 #include "common/sandbox_ids.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
@@ -14,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,12 +56,10 @@ struct provd_owners {
     id_lock *locks[BUCKETS];
 };
 
-static uint32_t hash(const char *id)
+/* The bucket of `id` in either table. */
+static size_t bucket(const char *id)
 {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)id; *p != '\0'; p++)
-        h = (h ^ *p) * 16777619u;
-    return h;
+    return (size_t)(common_fnv1a_string(COMMON_FNV1A_BASIS, id) % BUCKETS);
 }
 
 sbx_prov_owner provd_record_owner(const provd_record *record)
@@ -102,7 +100,7 @@ static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner 
     provd_record copy;
     if (!record_copy(&copy, owner))
         return 0;
-    entry **slot = &owners->buckets[hash(id) % BUCKETS];
+    entry **slot = &owners->buckets[bucket(id)];
     for (entry *e = *slot; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0) {
             provd_record_clear(&e->record);
@@ -129,7 +127,7 @@ static int table_mark_unreadable(provd_owners *owners, const char *id)
     static const sbx_prov_owner none = {NULL, NULL, NULL, 0};
     if (!table_set(owners, id, &none))
         return 0;
-    for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
+    for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0)
             e->unreadable = 1;
     }
@@ -176,7 +174,7 @@ static ssize_t read_record(const provd_owners *owners, const char *name, char *t
         *problem = "larger than 64 KiB";
     else {
         size_t len = 0;
-        ssize_t n;
+        ssize_t n = 0;
         while (len <= MAX_RECORD_BYTES &&
                ((n = read(fd, text + len, MAX_RECORD_BYTES + 1 - len)) > 0 ||
                 (n < 0 && errno == EINTR)))
@@ -337,7 +335,7 @@ void provd_owners_free(provd_owners *owners)
 int provd_owners_lock(provd_owners *owners, const char *id)
 {
     pthread_mutex_lock(&owners->locks_lock);
-    id_lock **slot = &owners->locks[hash(id) % BUCKETS];
+    id_lock **slot = &owners->locks[bucket(id)];
     id_lock *l = *slot;
     while (l != NULL && strcmp(l->id, id) != 0)
         l = l->next;
@@ -367,7 +365,7 @@ int provd_owners_lock(provd_owners *owners, const char *id)
 void provd_owners_unlock(provd_owners *owners, const char *id)
 {
     pthread_mutex_lock(&owners->locks_lock);
-    id_lock **slot = &owners->locks[hash(id) % BUCKETS];
+    id_lock **slot = &owners->locks[bucket(id)];
     while (*slot != NULL && strcmp((*slot)->id, id) != 0)
         slot = &(*slot)->next;
     id_lock *l = *slot;
@@ -391,7 +389,7 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
     memset(out, 0, sizeof *out);
     int found = 0;
     pthread_mutex_lock(&owners->table_lock);
-    for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
+    for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0 && e->unreadable) {
             found = PROVD_RECORD_UNREADABLE;
             break;
@@ -483,7 +481,7 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
         }
     }
     pthread_mutex_lock(&owners->table_lock);
-    entry **slot = &owners->buckets[hash(id) % BUCKETS];
+    entry **slot = &owners->buckets[bucket(id)];
     while (*slot != NULL && strcmp((*slot)->id, id) != 0)
         slot = &(*slot)->next;
     entry *gone = *slot;
