@@ -4,6 +4,7 @@
 #include "tests/provisiond/provd_process.h"
 
 #include "tests/support/clock.h"
+#include "tests/support/http_probe.h"
 #include "tests/support/subprocess.h"
 
 #include <CUnit/CUnit.h>
@@ -163,6 +164,29 @@ int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_
     int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + timeout_ms, output, output_cap);
     free(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+long provd_request(const char *base, const char *method, const char *path, const char *body,
+                   long timeout_ms, char *answer, size_t answer_cap)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s%s", base, path);
+    sbx_test_http_result r;
+    memset(&r, 0, sizeof r);
+    long status = sbx_test_http(method, url, NULL, body, timeout_ms, &r) == 0 ? r.status : -1;
+    if (answer != NULL)
+        snprintf(answer, answer_cap, "%s", r.body != NULL ? r.body : "");
+    sbx_test_http_result_clear(&r);
+    return status;
+}
+
+long provd_create(const char *base, const char *id, const char *user, long timeout_ms,
+                  char *answer, size_t answer_cap)
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\",\"thread_id\":\"t\"}",
+             id, user);
+    return provd_request(base, "POST", "/api/sandboxes", body, timeout_ms, answer, answer_cap);
 }
 
 const char *provd_url(const provd_proc *p)

@@ -20,48 +20,24 @@
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
-#include "tests/support/http_probe.h"
 #include "tests/support/subprocess.h"
 
 /* How long the others may take while the create waits: generous for a
  * loaded machine (they take a second or two).  The stalled create's own
  * wait is twice that, so that it cannot end by itself while they run. */
 #define OTHERS_DEADLINE_MS 60000
+/* A request never waits longer than the stalled create may. */
+#define REQUEST_TIMEOUT_MS (2L * OTHERS_DEADLINE_MS)
 #define CLIENTS 8
 #define IDS_PER_CLIENT 16       /* 128 other ids */
 #define SAME_ID_CLIENTS 16
 #define SAME_ID_ROUNDS 6
 
-static long request(const char *method, const char *base, const char *path, const char *body,
-                    char *answer, size_t answer_cap)
-{
-    char url[512];
-    snprintf(url, sizeof url, "%s%s", base, path);
-    sbx_test_http_result r;
-    memset(&r, 0, sizeof r);
-    long status = sbx_test_http(method, url, NULL, body, 2L * OTHERS_DEADLINE_MS, &r) == 0
-                      ? r.status
-                      : -1;
-    if (answer != NULL)
-        snprintf(answer, answer_cap, "%s", r.body != NULL ? r.body : "");
-    sbx_test_http_result_clear(&r);
-    return status;
-}
-
-static long create(const char *base, const char *id, const char *user, char *answer,
-                   size_t cap)
-{
-    char body[256];
-    snprintf(body, sizeof body, "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\",\"thread_id\":\"t\"}",
-             id, user);
-    return request("POST", base, "/api/sandboxes", body, answer, cap);
-}
-
 static long destroy(const char *base, const char *id)
 {
     char path[128];
     snprintf(path, sizeof path, "/api/sandboxes/%s", id);
-    return request("DELETE", base, path, NULL, NULL, 0);
+    return provd_request(base, "DELETE", path, NULL, REQUEST_TIMEOUT_MS, NULL, 0);
 }
 
 /* What the clients share with the test's thread. */
@@ -94,7 +70,7 @@ static void *other_ids(void *arg)
         char id[32], user[32];
         snprintf(id, sizeof id, "other-%d-%d", c->index, k);
         snprintf(user, sizeof user, "user-%d", c->index);
-        long status = create(c->s->base, id, user, NULL, 0);
+        long status = provd_create(c->s->base, id, user, REQUEST_TIMEOUT_MS, NULL, 0);
         if (status != 200)
             fail(c->s, "create", id, status);
         status = destroy(c->s->base, id);
@@ -111,7 +87,7 @@ static void *other_ids(void *arg)
 static void *stalled_create(void *arg)
 {
     shared *s = arg;
-    long status = create(s->base, "stalled", "ann", NULL, 0);
+    long status = provd_create(s->base, "stalled", "ann", REQUEST_TIMEOUT_MS, NULL, 0);
     pthread_mutex_lock(&s->lock);
     s->stalled_status = status;
     pthread_cond_broadcast(&s->changed);
@@ -208,14 +184,16 @@ static void *same_id(void *arg)
     snprintf(user, sizeof user, "user-%d", c->index);
     snprintf(want, sizeof want, "\"user_id\":\"%s\"", user);
     for (int round = 0; round < SAME_ID_ROUNDS; round++) {
-        long status = create(c->s->base, "same", user, answer, sizeof answer);
+        long status =
+            provd_create(c->s->base, "same", user, REQUEST_TIMEOUT_MS, answer, sizeof answer);
         if (status == 409)
             continue;   /* another client holds it now */
         if (status != 200 || strstr(answer, want) == NULL) {
             fail(c->s, "create (wrong owner?)", answer, status);
             continue;
         }
-        status = request("GET", c->s->base, "/api/sandboxes/same", NULL, answer, sizeof answer);
+        status = provd_request(c->s->base, "GET", "/api/sandboxes/same", NULL,
+                               REQUEST_TIMEOUT_MS, answer, sizeof answer);
         if (status != 200 || strstr(answer, want) == NULL)
             fail(c->s, "get (wrong owner?)", answer, status);
         status = destroy(c->s->base, "same");

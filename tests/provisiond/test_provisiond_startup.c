@@ -24,7 +24,6 @@
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
-#include "tests/support/http_probe.h"
 
 /* Generous for a loaded machine; the expected path takes milliseconds. */
 #define DEADLINE_MS 30000
@@ -39,29 +38,6 @@ static const struct {
     {"odd-link", LINK},           {"odd-text", NOT_A_RECORD},
 };
 #define ODD_COUNT (sizeof odd / sizeof odd[0])
-
-static long request(const char *method, const char *base, const char *path, const char *body,
-                    char *answer, size_t answer_cap)
-{
-    char url[512];
-    snprintf(url, sizeof url, "%s%s", base, path);
-    sbx_test_http_result r;
-    memset(&r, 0, sizeof r);
-    long status = sbx_test_http(method, url, NULL, body, DEADLINE_MS, &r) == 0 ? r.status : -1;
-    if (answer != NULL)
-        snprintf(answer, answer_cap, "%s", r.body != NULL ? r.body : "");
-    sbx_test_http_result_clear(&r);
-    return status;
-}
-
-static long create(const char *base, const char *id, const char *user, char *answer,
-                   size_t cap)
-{
-    char body[256];
-    snprintf(body, sizeof body, "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\",\"thread_id\":\"t\"}",
-             id, user);
-    return request("POST", base, "/api/sandboxes", body, answer, cap);
-}
 
 static void read_text(const char *path, char *text, size_t cap)
 {
@@ -106,7 +82,8 @@ static void test_odd_state_files_are_skipped_and_their_ids_refused(void)
     if (!provd_local_start(&d, 1, NULL))
         return;
     char answer[4096];
-    CU_ASSERT_EQUAL(create(provd_url(d.proc), "kept", "ann", answer, sizeof answer), 200);
+    CU_ASSERT_EQUAL(
+        provd_create(provd_url(d.proc), "kept", "ann", DEADLINE_MS, answer, sizeof answer), 200);
     CU_ASSERT_EQUAL(provd_local_stop(&d, 1), 0);
     char good[512];
     snprintf(good, sizeof good, "%s/kept.owner", d.owners_dir);
@@ -128,21 +105,25 @@ static void test_odd_state_files_are_skipped_and_their_ids_refused(void)
         snprintf(name, sizeof name, "%s/%s.owner", d.owners_dir, odd[i].id);
         CU_ASSERT_PTR_NOT_NULL(strstr(text, name));
         /* Nobody gets the id, whoever asks, and nothing of it is removed. */
-        CU_ASSERT_EQUAL(create(base, odd[i].id, "ann", answer, sizeof answer), 409);
+        CU_ASSERT_EQUAL(provd_create(base, odd[i].id, "ann", DEADLINE_MS, answer, sizeof answer),
+                        409);
         CU_ASSERT_PTR_NOT_NULL(strstr(answer, "has no verifiable"));
         char path[128];
         snprintf(path, sizeof path, "/api/sandboxes/%s", odd[i].id);
-        CU_ASSERT_EQUAL(request("DELETE", base, path, NULL, answer, sizeof answer), 409);
+        CU_ASSERT_EQUAL(
+            provd_request(base, "DELETE", path, NULL, DEADLINE_MS, answer, sizeof answer), 409);
         struct stat st;
         CU_ASSERT_EQUAL(lstat(name, &st), 0);
     }
     /* The rest is served as before. */
-    CU_ASSERT_EQUAL(request("GET", base, "/api/sandboxes/kept", NULL, answer, sizeof answer),
+    CU_ASSERT_EQUAL(provd_request(base, "GET", "/api/sandboxes/kept", NULL, DEADLINE_MS, answer,
+                                  sizeof answer),
                     200);
     CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"user_id\":\"ann\""));
-    CU_ASSERT_EQUAL(create(base, "kept", "bob", answer, sizeof answer), 409);
-    CU_ASSERT_EQUAL(create(base, "fresh", "bob", answer, sizeof answer), 200);
-    CU_ASSERT_EQUAL(request("DELETE", base, "/api/sandboxes/fresh", NULL, NULL, 0), 200);
+    CU_ASSERT_EQUAL(provd_create(base, "kept", "bob", DEADLINE_MS, answer, sizeof answer), 409);
+    CU_ASSERT_EQUAL(provd_create(base, "fresh", "bob", DEADLINE_MS, answer, sizeof answer), 200);
+    CU_ASSERT_EQUAL(
+        provd_request(base, "DELETE", "/api/sandboxes/fresh", NULL, DEADLINE_MS, NULL, 0), 200);
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
