@@ -9,6 +9,7 @@
 #include "common/fnv1a.h"
 #include "common/sandbox_ids.h"
 #include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_files.h"
 #include "tools/provisioner-common/prov_json.h"
 
 #include <dirent.h>
@@ -149,47 +150,6 @@ static const char *string_member(json_object *obj, const char *key)
     return json_object_get_string(value);
 }
 
-/* Read the regular file DIR/NAME of at most MAX_RECORD_BYTES into `text`
- * (MAX_RECORD_BYTES + 1 bytes).  Opened without blocking and without
- * following a link, so that a FIFO, a device or a link there cannot hang
- * or mislead the start.  Returns the length, or -1 with what is wrong in
- * *problem. */
-static ssize_t read_record(const provd_owners *owners, const char *name, char *text,
-                           const char **problem)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        *problem = errno == ELOOP ? "a symbolic link" : strerror(errno);
-        return -1;
-    }
-    struct stat st;
-    ssize_t got = -1;
-    if (fstat(fd, &st) != 0)
-        *problem = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        *problem = S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
-    else if (st.st_size > MAX_RECORD_BYTES)
-        *problem = "larger than 64 KiB";
-    else {
-        size_t len = 0;
-        ssize_t n = 0;
-        while (len <= MAX_RECORD_BYTES &&
-               ((n = read(fd, text + len, MAX_RECORD_BYTES + 1 - len)) > 0 ||
-                (n < 0 && errno == EINTR)))
-            len += n > 0 ? (size_t)n : 0;
-        if (len > MAX_RECORD_BYTES)
-            *problem = "larger than 64 KiB";    /* it grew after fstat */
-        else if (n < 0)
-            *problem = strerror(errno);
-        else
-            got = (ssize_t)len;
-    }
-    close(fd);
-    return got;
-}
-
 /* What load_file answers when memory runs out: the start fails. */
 static const char load_out_of_memory[] = "out of memory";
 
@@ -236,13 +196,19 @@ static const char *load_file(provd_owners *owners, const char *name)
     id[len - suffix] = '\0';
     if (!common_sandbox_id_is_valid(id))
         return "not a sandbox id";
-    char *text = sbx_prov_malloc(MAX_RECORD_BYTES + 1);
-    if (text == NULL)
-        return load_out_of_memory;
+    /* Without blocking or following a link: a FIFO, a device or a link
+     * there must not hang or mislead the start. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
+    size_t got = 0;
     const char *problem = NULL;
-    ssize_t got = read_record(owners, name, text, &problem);
-    if (got >= 0)
-        problem = parse_record(owners, id, text, (size_t)got);
+    char *text = sbx_prov_read_regular(path, MAX_RECORD_BYTES, 1, &got, &problem);
+    if (text != NULL)
+        problem = parse_record(owners, id, text, got);
+    else if (problem == sbx_prov_file_out_of_memory)
+        problem = load_out_of_memory;
+    else if (problem == sbx_prov_file_too_large)
+        problem = "larger than 64 KiB";
     free(text);
     if (problem != NULL && problem != load_out_of_memory &&
         !table_mark_unreadable(owners, id))

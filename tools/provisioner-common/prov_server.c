@@ -5,17 +5,16 @@
 
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_answers.h"
+#include "tools/provisioner-common/prov_files.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,42 +66,17 @@ int sbx_prov_key_equal(const char *given, const char *key)
 
 char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
 {
-    /* Without blocking: a FIFO (or a device) at the path must not hang the
-     * start; it is refused below as not a regular file. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_len, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    const char *problem = NULL;
-    if (fstat(fd, &st) != 0)
-        problem = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        problem = "not a regular file";
-    else if (st.st_size > MAX_PEM_BYTES)
-        problem = "larger than 1 MiB";
-    char *text = problem == NULL ? sbx_prov_malloc(MAX_PEM_BYTES + 1) : NULL;
-    if (problem == NULL && text == NULL)
-        problem = "out of memory";
     size_t len = 0;
-    ssize_t n = 0;
-    while (problem == NULL && len <= MAX_PEM_BYTES &&
-           ((n = read(fd, text + len, MAX_PEM_BYTES + 1 - len)) > 0 || (n < 0 && errno == EINTR)))
-        len += n > 0 ? (size_t)n : 0;
-    if (problem == NULL && n < 0)
-        problem = strerror(errno);
-    else if (problem == NULL && len == 0)
-        problem = "empty";
-    else if (problem == NULL && len > MAX_PEM_BYTES)
-        problem = "larger than 1 MiB";      /* it grew after fstat */
-    close(fd);
-    if (problem != NULL) {
-        snprintf(why, why_len, "%s: %s", path, problem);
+    const char *problem = NULL;
+    char *text = sbx_prov_read_regular(path, MAX_PEM_BYTES, 0, &len, &problem);
+    if (text != NULL && len == 0) {
         free(text);
-        return NULL;
+        text = NULL;
+        problem = "empty";
     }
-    text[len] = '\0';
+    if (text == NULL)
+        snprintf(why, why_len, "%s: %s", path,
+                 problem == sbx_prov_file_too_large ? "larger than 1 MiB" : problem);
     return text;
 }
 
