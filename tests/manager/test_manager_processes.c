@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "host-api/src/manager/lease_store.h"
+#include "tests/local-backend/local_fixture.h"
 #include "tests/manager/peer_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -40,12 +41,18 @@ static void end(void)
     sbx_test_run_program(argv, 10000, NULL, 0);
 }
 
-/* 1 when the local backend still has sandbox `id`. */
-static int sandbox_exists(const char *id)
+/* 1 when STATE/PREFIX ID SUFFIX exists. */
+static int state_file_exists(const char *prefix, const char *id, const char *suffix)
 {
     char path[800];
-    snprintf(path, sizeof path, "%s/%s.json", state_dir, id);
+    snprintf(path, sizeof path, "%s/%s%s%s", state_dir, prefix, id, suffix);
     return access(path, F_OK) == 0;
+}
+
+/* 1 when the local backend still has sandbox `id` (a record readers see). */
+static int sandbox_exists(const char *id)
+{
+    return state_file_exists("", id, ".json");
 }
 
 static void ask_ok(peer_process *p, const char *command, char *answer, size_t cap)
@@ -230,44 +237,6 @@ static int held_for_destroy_by(sbx_lease_store *store, const char *id, const cha
     return yes;
 }
 
-/* 1 when STATE/PREFIX ID SUFFIX exists (a leftover of the backend). */
-static int state_file_exists(const char *prefix, const char *id, const char *suffix)
-{
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s%s%s", state_dir, prefix, id, suffix);
-    return access(path, F_OK) == 0;
-}
-
-/* The pid the local backend recorded for sandbox `id`; 0 when none. */
-static long recorded_pid(const char *id)
-{
-    char path[800], text[2048];
-    snprintf(path, sizeof path, "%s/%s.json", state_dir, id);
-    FILE *in = fopen(path, "r");
-    if (in == NULL)
-        return 0;
-    size_t n = fread(text, 1, sizeof text - 1, in);
-    fclose(in);
-    text[n] = '\0';
-    const char *at = strstr(text, "\"pid\":");
-    return at != NULL ? strtol(at + 6, NULL, 10) : 0;
-}
-
-/* 1 when process `pid` is gone (or a zombie). */
-static int process_gone(long pid)
-{
-    char path[64], text[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *in = fopen(path, "r");
-    if (in == NULL)
-        return 1;
-    size_t n = fread(text, 1, sizeof text - 1, in);
-    fclose(in);
-    text[n] = '\0';
-    const char *paren = strrchr(text, ')');
-    return paren != NULL && paren[1] == ' ' && paren[2] == 'Z';
-}
-
 /* A manager killed with SIGKILL in the middle of a destroy: the destroy
  * has tombed the sandbox's record before stopping its command, so from
  * then on no peer sees or adopts it; while the killed manager lives its
@@ -295,7 +264,7 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     while (access(trapped, F_OK) != 0 && sbx_test_now_ms() < ready_by)
         pace();
     CU_ASSERT_FATAL(access(trapped, F_OK) == 0);
-    long old_pid = recorded_pid(id);
+    long old_pid = sbx_local_test_metadata_pid(state_dir, id);
     CU_ASSERT_FATAL(old_pid > 0);
     char destroy[256];
     snprintf(destroy, sizeof destroy, "destroy %s", id);
@@ -312,7 +281,7 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     /* Tombed: gone for every reader although its command still runs. */
     CU_ASSERT_FATAL(!sandbox_exists(id));
     CU_ASSERT(state_file_exists(".", id, ".tomb"));
-    CU_ASSERT(!process_gone(old_pid));
+    CU_ASSERT(!sbx_local_test_process_gone(old_pid));
 
     CU_ASSERT_FATAL(peer_start(&peer, state_dir, lease_db, WATCHER_INTERVAL_MS, 100, "destroy",
                                stubborn, 200) == 0);
@@ -328,7 +297,7 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     CU_ASSERT(held_throughout);
     CU_ASSERT(peer_read(&peer, line, sizeof line, 1) != 0);
     CU_ASSERT(!sandbox_exists(id));
-    CU_ASSERT(!process_gone(old_pid));
+    CU_ASSERT(!sbx_local_test_process_gone(old_pid));
 
     peer_kill(&victim);
     CU_ASSERT_EQUAL(peer_read(&peer, line, sizeof line, 20000), 0);
@@ -338,7 +307,7 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     if (!refused && !handed_out)
         fprintf(stderr, "acquire after the kill: %s\n", line);
     /* The interrupted destroy was finished before anything else. */
-    CU_ASSERT(process_gone(old_pid));
+    CU_ASSERT(sbx_local_test_process_gone(old_pid));
     CU_ASSERT(!state_file_exists(".", id, ".tomb"));
     CU_ASSERT(!state_file_exists("", id, "/trapped"));
     CU_ASSERT(sandbox_exists(id) == handed_out);
