@@ -744,6 +744,7 @@ static void test_killed_destroy_is_invisible_and_finished(void)
                 char *before = reconciled_incarnation(b, SBX_RECONCILE_FOUND);
                 caught = kill_a_destroy(state, p);
                 if (!caught) {
+                    fprintf(stderr, "  the destroy ended before the kill: again\n");
                     free(before);
                     sbx_backend_close(b);
                     continue;
