@@ -154,7 +154,9 @@ sbx_status local_cache_read(local_cache *cache, const char *path, local_metadata
 {
     uint64_t hash = path_hash(path);
     struct stat now;
-    if (stat(path, &now) == 0) {
+    /* lstat: a symlink put at the path is never taken for the cached file
+     * (the file is then opened, and refused, as local_metadata_open says). */
+    if (lstat(path, &now) == 0) {
         file_id id = file_id_of(&now);
         pthread_mutex_lock(&cache->lock);
         cache_entry *e = find(cache, path, hash);
