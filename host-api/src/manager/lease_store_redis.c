@@ -161,9 +161,14 @@ static redisReply *command(redis_store *s, const char *what, const char *id, sbx
         return NULL;
     }
     if (reply->type == REDIS_REPLY_ERROR) {
-        /* A key of another type is bad data, not an unreachable store. */
-        redis_error_kind(s, strncmp(reply->str, "WRONGTYPE", 9) == 0 ? SBX_ERR_PROTOCOL
-                         : SBX_ERR_TRANSPORT, what, id, reply->str, err);
+        /* A key of another type is bad data, a refused login or command
+         * is ours to fix: neither is an unreachable store. */
+        const char *e = reply->str;
+        sbx_status kind = strncmp(e, "WRONGTYPE", 9) == 0 ? SBX_ERR_PROTOCOL
+                          : strncmp(e, "WRONGPASS", 9) == 0 || strncmp(e, "NOAUTH", 6) == 0 ||
+                            strncmp(e, "NOPERM", 6) == 0 ? SBX_ERR_UNAUTHORIZED
+                          : SBX_ERR_TRANSPORT;
+        redis_error_kind(s, kind, what, id, e, err);
         freeReplyObject(reply);
         return NULL;
     }
@@ -362,7 +367,9 @@ static sbx_status rd_owner(sbx_lease_store *store, const char *id, char **owner,
     if (st == SBX_OK) {
         redisReply *reply = command(s, "owner read", id, err, 2, argv);
         int state = 0;
-        if (reply == NULL)
+        if (reply == NULL && err->kind == SBX_ERR_PROTOCOL)
+            st = sbx_lease_bad_row(s->store_name, key, "is a key of another type", err);
+        else if (reply == NULL)
             st = err->kind;
         else if (reply->type == REDIS_REPLY_STRING) {
             if ((st = sbx_lease_value_check(s->store_name, key, reply->str, reply->len, &state,

@@ -87,6 +87,8 @@ static sbx_status read_lease(sqlite_store *s, const char *what, const char *id, 
     *rc = sqlite3_step(s->select);
     if (*rc == SQLITE_ROW) {
         *rc = SQLITE_OK;
+        /* Types first: reading a column as text converts it. */
+        int value_type = sqlite3_column_type(s->select, 0);
         const char *text = (const char *)sqlite3_column_text(s->select, 0);
         size_t len = (size_t)sqlite3_column_bytes(s->select, 0);
         if (sqlite3_column_type(s->select, 1) != SQLITE_INTEGER)
@@ -94,7 +96,7 @@ static sbx_status read_lease(sqlite_store *s, const char *what, const char *id, 
                                    err);
         else if (sqlite3_column_int64(s->select, 1) <= now)
             ;   /* expired: whatever it holds, it grants nothing and may be overwritten */
-        else if (sqlite3_column_type(s->select, 0) != SQLITE_TEXT)
+        else if (value_type != SQLITE_TEXT)
             st = sbx_lease_value_check(s->store_name, id, NULL, 0, NULL, err);
         else if ((st = sbx_lease_value_check(s->store_name, id, text, len, NULL, err)) == SBX_OK &&
                  (*value = strndup(text, len)) == NULL)
@@ -202,12 +204,14 @@ static const char *decide_release(sqlite_store *s, const char *current, int arg,
 
 static sbx_status sq_take(sbx_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
+    *taken = 0;   /* what a failed operation answers: nothing granted */
     return run((sqlite_store *)store, "take", id, decide_take, 0, taken, err);
 }
 
 static sbx_status sq_claim(sbx_lease_store *store, const char *id, int for_destroy, int *claimed,
                            sbx_error *err)
 {
+    *claimed = 0;
     return run((sqlite_store *)store, "claim", id, decide_claim, for_destroy, claimed, err);
 }
 
@@ -272,9 +276,11 @@ static void sq_close(sbx_lease_store *store)
 static sbx_status list_row(sqlite_store *s, sqlite3_stmt *stmt, int64_t now,
                            sbx_lease_record **out, size_t *count, size_t *cap, sbx_error *err)
 {
+    /* Types first: reading a column as text converts it. */
+    int id_type = sqlite3_column_type(stmt, 0), value_type = sqlite3_column_type(stmt, 1);
     const char *id = (const char *)sqlite3_column_text(stmt, 0);
     const char *value = (const char *)sqlite3_column_text(stmt, 1);
-    if (sqlite3_column_type(stmt, 0) != SQLITE_TEXT ||
+    if (id_type != SQLITE_TEXT ||
         !sbx_lease_text_ok(id, (size_t)sqlite3_column_bytes(stmt, 0)))
         return sbx_lease_bad_row(s->store_name, id != NULL ? id : "(NULL)",
                                  "is not a sandbox id (NULL, not text, too long or not printable)",
@@ -283,7 +289,7 @@ static sbx_status list_row(sqlite_store *s, sqlite3_stmt *stmt, int64_t now,
         return sbx_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
                                  err);
     sbx_status st = sbx_lease_value_check(s->store_name, id,
-                                          sqlite3_column_type(stmt, 1) == SQLITE_TEXT ? value : NULL,
+                                          value_type == SQLITE_TEXT ? value : NULL,
                                           (size_t)sqlite3_column_bytes(stmt, 1), NULL, err);
     if (st == SBX_OK && sbx_lease_records_append(out, count, cap, id, value,
                                                  sqlite3_column_int64(stmt, 2) - now) != 0)
