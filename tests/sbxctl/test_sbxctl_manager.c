@@ -231,6 +231,61 @@ static void test_manage_with_shutdown_keep_leaves_sandboxes_on_sigint(void)
     sbx_test_run_clear(&run);
 }
 
+/* A peer takes the lease of a sandbox `manage` tracks over (an acquire
+ * elsewhere, which keeps it): the renewal notices first and forgets the
+ * sandbox; SIGTERM then exits 0. */
+static void test_manage_exits_0_when_a_peer_took_a_lease_over_renewal_first(void)
+{
+    setup("\"idle_timeout_s\":0,\"check_interval_s\":0.05,"
+          "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\",\"renewal_interval_s\":0.05}");
+    sbx_test_run run = ctl(20000, "create", "--thread", "t6", NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    manage_proc p;
+    CU_ASSERT_FATAL(manage_start(&p) == 0);
+    CU_ASSERT(manage_wait_for(&p, "\"event\":\"adopted\"", 10000));
+    run = ctl(20000, "acquire", "--thread", "t6", "--keep-lease", NULL);
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    CU_ASSERT(manage_wait_for(&p, "\"event\":\"lease_lost\"", 10000));
+    CU_ASSERT_EQUAL(manage_stop(&p, SIGTERM), 0);
+}
+
+/* The same takeover met by the shutdown before any renewal: `manage` is
+ * stopped (SIGSTOP) while the peer takes the lease, then SIGTERM and
+ * SIGCONT, so that the shutdown's claim finds the peer's lease.  Exit 0:
+ * the sandbox is the peer's.  A renewal that still gets there first (its
+ * interval is 1 s) makes the run the other order: tried again. */
+static void test_manage_exits_0_when_a_peer_took_a_lease_over_shutdown_first(void)
+{
+    setup("\"idle_timeout_s\":0,\"check_interval_s\":0.1,"
+          "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\","
+          "\"renewal_interval_s\":1,\"ttl_multiplier\":2}");
+    sbx_test_run run = ctl(20000, "create", "--thread", "t5", NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    int shutdown_first = 0;
+    for (int attempt = 0; attempt < 5 && !shutdown_first; attempt++) {
+        manage_proc p;
+        CU_ASSERT_FATAL(manage_start(&p) == 0);
+        /* Adopted once the peer's lease of the attempt before expired. */
+        CU_ASSERT(manage_wait_for(&p, "\"event\":\"adopted\"", 30000));
+        kill(p.pid, SIGSTOP);
+        run = ctl(20000, "acquire", "--thread", "t5", "--keep-lease", NULL);
+        int taken = run.exit_code == 0;
+        sbx_test_run_clear(&run);
+        if (taken)
+            kill(p.pid, SIGTERM);
+        CU_ASSERT_EQUAL(manage_stop(&p, taken ? SIGCONT : SIGKILL), taken ? 0 : -1);
+        /* Not taken: stopped inside a transaction, manage held the file. */
+        shutdown_first = taken && strstr(p.seen, "lease_lost") == NULL;
+        if (!taken)
+            fprintf(stderr, "the peer's acquire met a locked store: again\n");
+    }
+    CU_ASSERT(shutdown_first);
+    CU_ASSERT_EQUAL(running_count(), 1);
+}
+
 static void test_usage_and_configuration_errors(void)
 {
     setup("\"replicas\":2");
@@ -341,6 +396,10 @@ void sbx_test_register(void)
         {"manage adopts, reaps and stops on SIGTERM", test_manage_adopts_reaps_and_stops_on_sigterm},
         {"manage with shutdown keep leaves sandboxes on SIGINT",
          test_manage_with_shutdown_keep_leaves_sandboxes_on_sigint},
+        {"manage exits 0 when a peer took a lease over, renewal first",
+         test_manage_exits_0_when_a_peer_took_a_lease_over_renewal_first},
+        {"manage exits 0 when a peer took a lease over, shutdown first",
+         test_manage_exits_0_when_a_peer_took_a_lease_over_shutdown_first},
         {"usage and configuration errors", test_usage_and_configuration_errors},
         {"a locked sqlite store fails within the bound",
          test_a_locked_sqlite_store_fails_within_the_bound},
