@@ -213,20 +213,32 @@ static void test_manage_adopts_reaps_and_stops_on_sigterm(void)
     CU_ASSERT_EQUAL(running_count(), 0);
 }
 
+/* A sandbox of `thread` made by `sbxctl create`, for a manager to adopt. */
+static void create_for(const char *thread)
+{
+    sbx_test_run run = ctl(20000, "create", "--thread", thread, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+}
+
+/* Start `sbxctl manage`; 1 once it adopted a sandbox within timeout_ms. */
+static int manage_adopting(manage_proc *p, long timeout_ms)
+{
+    CU_ASSERT_FATAL(manage_start(p) == 0);
+    return manage_wait_for(p, "\"event\":\"adopted\"", timeout_ms);
+}
+
 static void test_manage_with_shutdown_keep_leaves_sandboxes_on_sigint(void)
 {
     setup("\"idle_timeout_s\":0,\"check_interval_s\":0.05,\"shutdown\":\"keep\","
           "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\",\"renewal_interval_s\":0.05}");
-    sbx_test_run run = ctl(20000, "create", "--thread", "t8", NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
+    create_for("t8");
     manage_proc p;
-    CU_ASSERT_FATAL(manage_start(&p) == 0);
-    CU_ASSERT(manage_wait_for(&p, "\"event\":\"adopted\"", 10000));
+    CU_ASSERT(manage_adopting(&p, 10000));
     CU_ASSERT_EQUAL(manage_stop(&p, SIGINT), 0);
     CU_ASSERT_EQUAL(running_count(), 1);
     /* Nothing holds its lease any more: a successor may adopt it. */
-    run = ctl(10000, "leases", "--json", NULL, NULL, NULL);
+    sbx_test_run run = ctl(10000, "leases", "--json", NULL, NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "\"count\":0"));
     sbx_test_run_clear(&run);
 }
@@ -238,13 +250,10 @@ static void test_manage_exits_0_when_a_peer_took_a_lease_over_renewal_first(void
 {
     setup("\"idle_timeout_s\":0,\"check_interval_s\":0.05,"
           "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\",\"renewal_interval_s\":0.05}");
-    sbx_test_run run = ctl(20000, "create", "--thread", "t6", NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
+    create_for("t6");
     manage_proc p;
-    CU_ASSERT_FATAL(manage_start(&p) == 0);
-    CU_ASSERT(manage_wait_for(&p, "\"event\":\"adopted\"", 10000));
-    run = ctl(20000, "acquire", "--thread", "t6", "--keep-lease", NULL);
+    CU_ASSERT(manage_adopting(&p, 10000));
+    sbx_test_run run = ctl(20000, "acquire", "--thread", "t6", "--keep-lease", NULL);
     CU_ASSERT_EQUAL(run.exit_code, 0);
     sbx_test_run_clear(&run);
     CU_ASSERT(manage_wait_for(&p, "\"event\":\"lease_lost\"", 10000));
@@ -261,17 +270,14 @@ static void test_manage_exits_0_when_a_peer_took_a_lease_over_shutdown_first(voi
     setup("\"idle_timeout_s\":0,\"check_interval_s\":0.1,"
           "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\","
           "\"renewal_interval_s\":1,\"ttl_multiplier\":2}");
-    sbx_test_run run = ctl(20000, "create", "--thread", "t5", NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
+    create_for("t5");
     int shutdown_first = 0;
     for (int attempt = 0; attempt < 5 && !shutdown_first; attempt++) {
         manage_proc p;
-        CU_ASSERT_FATAL(manage_start(&p) == 0);
         /* Adopted once the peer's lease of the attempt before expired. */
-        CU_ASSERT(manage_wait_for(&p, "\"event\":\"adopted\"", 30000));
+        CU_ASSERT(manage_adopting(&p, 30000));
         kill(p.pid, SIGSTOP);
-        run = ctl(20000, "acquire", "--thread", "t5", "--keep-lease", NULL);
+        sbx_test_run run = ctl(20000, "acquire", "--thread", "t5", "--keep-lease", NULL);
         int taken = run.exit_code == 0;
         sbx_test_run_clear(&run);
         if (taken)

@@ -6,7 +6,9 @@
  * `own:<owner>` (responsible) or `del:<owner>` (tearing it down), with a TTL
  * its owner renews.  Every operation answers "cannot tell" (a status other
  * than SBX_OK, normally SBX_ERR_TRANSPORT) distinctly from "no" (SBX_OK with
- * a negative answer): callers fail closed on the former.
+ * a negative answer): callers fail closed on the former.  What a store
+ * reads back is untrusted: a row or key that is not a lease is
+ * SBX_ERR_PROTOCOL naming the store and the key, and grants nothing.
  *
  * Thread safety: every operation may be called from many threads at once;
  * close once, after the last call returned.
@@ -87,10 +89,12 @@ sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
 sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
                                        sbx_lease_store **out, sbx_error *err);
 
-/* The redis store at `url` (redis://[:password@]host[:port][/db] or
- * unix:///path), keys `<key_prefix>:<sandbox_id>`; every round trip is
- * bounded (5 s).  Connects lazily: an unreachable server fails operations,
- * not the open. */
+/* The redis store at `url` (redis://[[user]:password@]host[:port][/db],
+ * user and password percent-encoded, or unix:///path), keys
+ * `<key_prefix>:<sandbox_id>`; every round trip is bounded (5 s), and a
+ * claim the server runs after its client stopped waiting does nothing.
+ * Connects lazily: an unreachable server fails operations, not the open;
+ * a refused login is SBX_ERR_UNAUTHORIZED. */
 sbx_status sbx_lease_store_redis_open(const char *url, const char *key_prefix,
                                       const char *owner_id, int64_t ttl_ms,
                                       sbx_lease_store **out, sbx_error *err);
