@@ -393,6 +393,51 @@ static void test_a_stopped_redis_store_fails_within_the_bound(void)
     redis_server_stop(&server, 0);
 }
 
+/* `manage` tracking 3 sandboxes shuts down while redis-server is stopped
+ * (SIGSTOP): one 5 s bound for the whole shutdown (it was 5 s per
+ * sandbox), exit 3 naming the store; after SIGCONT every thread is
+ * acquired at once, no late claim of the dead manager in the way. */
+static void test_manage_shutdown_against_a_stopped_redis_has_one_bound(void)
+{
+    if (!redis_server_available()) {
+        fprintf(stderr, "skipped: redis-server is not installed\n");
+        return;
+    }
+    redis_server server;
+    CU_ASSERT_FATAL(redis_server_start(&server) == 0);
+    char section[600];
+    snprintf(section, sizeof section, "\"idle_timeout_s\":0,\"check_interval_s\":0.05,"
+             "\"ownership\":{\"store\":\"redis\",\"redis_url\":\"%s\","
+             "\"renewal_interval_s\":0.05}", server.url);
+    setup(section);
+    const char *threads[] = {"t1", "t2", "t3"};
+    for (int i = 0; i < 3; i++)
+        create_for(threads[i]);
+    manage_proc p;
+    CU_ASSERT_FATAL(manage_start(&p) == 0);
+    for (int i = 0; i < 3; i++) {
+        char id[SBX_DERIVED_ID_SIZE], adopted[80];
+        sbx_error err;
+        sbx_sandbox_id_derive(NULL, threads[i], id, &err);
+        snprintf(adopted, sizeof adopted, "{\"event\":\"adopted\",\"sandbox_id\":\"%s\"}", id);
+        CU_ASSERT(manage_wait_for(&p, adopted, 20000));
+    }
+    kill(server.pid, SIGSTOP);
+    long started = sbx_test_now_ms();
+    CU_ASSERT_EQUAL(manage_stop(&p, SIGTERM), 3);
+    long took = sbx_test_now_ms() - started;
+    fprintf(stderr, "manage shutdown of 3 sandboxes against a stopped redis: %ld ms\n", took);
+    CU_ASSERT(took < 9000);
+    kill(server.pid, SIGCONT);
+    for (int i = 0; i < 3; i++) {
+        sbx_test_run run = ctl(20000, "acquire", "--thread", threads[i], NULL, NULL);
+        CU_ASSERT_EQUAL(run.exit_code, 0);
+        sbx_test_run_clear(&run);
+    }
+    CU_ASSERT_EQUAL(running_count(), 3);
+    redis_server_stop(&server, 0);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -411,6 +456,8 @@ void sbx_test_register(void)
          test_a_locked_sqlite_store_fails_within_the_bound},
         {"a stopped redis store fails within the bound",
          test_a_stopped_redis_store_fails_within_the_bound},
+        {"manage shutdown against a stopped redis has one bound",
+         test_manage_shutdown_against_a_stopped_redis_has_one_bound},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbxctl acquire, manage, leases", NULL, NULL, tests);
