@@ -41,14 +41,14 @@ TESTS += tests/manager/test_lease_store
 tests_manager_test_lease_store_SOURCES = tests/manager/test_lease_store.c \
 	tests/manager/redis_server.c tests/manager/redis_server.h $(SBX_MGR_STORE_SOURCES)
 tests_manager_test_lease_store_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
-tests_manager_test_lease_store_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+tests_manager_test_lease_store_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
 
 check_PROGRAMS += tests/manager/test_manager_leases
 TESTS += tests/manager/test_manager_leases
 tests_manager_test_manager_leases_SOURCES = tests/manager/test_manager_leases.c \
 	$(SBX_MGR_TEST_SUPPORT) $(SBX_MGR_STORE_SOURCES)
 tests_manager_test_manager_leases_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
-tests_manager_test_manager_leases_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+tests_manager_test_manager_leases_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
 
 # Managers in other processes: a helper program the suite drives.
 check_PROGRAMS += tests/manager/mgr_peer tests/manager/test_manager_processes
@@ -59,7 +59,7 @@ tests_manager_test_manager_processes_SOURCES = tests/manager/test_manager_proces
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
 	tests/manager/peer_process.c tests/manager/peer_process.h $(SBX_MGR_STORE_SOURCES)
 tests_manager_test_manager_processes_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
-tests_manager_test_manager_processes_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+tests_manager_test_manager_processes_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
 
 check_PROGRAMS += tests/manager/test_manager_redis
 TESTS += tests/manager/test_manager_redis

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,9 +75,11 @@ static int spawn(redis_server *s)
         int null_fd = open("/dev/null", O_RDONLY);
         if (fd < 0 || null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
             _exit(126);
-        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", s->socket,
-               "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--dir", s->dir,
-               (char *)NULL);
+        char port[16];
+        snprintf(port, sizeof port, "%d", s->port);
+        execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1",
+               "--unixsocket", s->socket, "--unixsocketperm", "700", "--save", "",
+               "--appendonly", "no", "--dir", s->dir, (char *)NULL);
         _exit(127);
     }
     long deadline = sbx_test_now_ms() + 10000;
@@ -98,7 +102,8 @@ static int spawn(redis_server *s)
     return -1;
 }
 
-int redis_server_start(redis_server *s)
+/* A fresh private directory and the socket's path in it: 0 or -1. */
+static int make_dir(redis_server *s)
 {
     memset(s, 0, sizeof *s);
     const char *base = getenv("XDG_STATE_HOME");
@@ -111,7 +116,43 @@ int redis_server_start(redis_server *s)
     }
     snprintf(s->socket, sizeof s->socket, "%s/redis.sock", s->dir);
     snprintf(s->url, sizeof s->url, "unix://%s", s->socket);
-    return spawn(s);
+    return 0;
+}
+
+int redis_server_start(redis_server *s)
+{
+    return make_dir(s) == 0 ? spawn(s) : -1;
+}
+
+/* A port of 127.0.0.1 free a moment ago (the kernel's pick), or -1. */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+               getsockname(fd, (struct sockaddr *)&a, &len) == 0 ? ntohs(a.sin_port) : -1;
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+int redis_server_start_tcp(redis_server *s)
+{
+    /* Another process may take the port between the pick and the bind:
+     * a few picks. */
+    for (int attempt = 0; attempt < 5; attempt++) {
+        int port = free_port();
+        if (port <= 0)
+            return -1;
+        if (make_dir(s) != 0)
+            return -1;
+        s->port = port;
+        if (spawn(s) == 0)
+            return 0;
+        redis_server_stop(s, 0);
+    }
+    return -1;
 }
 
 int redis_server_restart(redis_server *s)

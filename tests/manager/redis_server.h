@@ -12,6 +12,7 @@ typedef struct redis_server {
     char dir[256];                 /* private directory (removed by stop) */
     char socket[300];              /* its unix socket */
     char url[320];                 /* unix://<socket> */
+    int port;                      /* also on 127.0.0.1:port; 0: the socket only */
 } redis_server;
 
 /* 1 when redis-server is on PATH, else 0 (the caller skips, saying why). */
@@ -20,6 +21,10 @@ int redis_server_available(void);
 /* Start one and wait (at most 10 s) until it answers PING.  0, or -1 with a
  * message on stderr. */
 int redis_server_start(redis_server *server);
+
+/* As redis_server_start, listening on 127.0.0.1 as well, on a port that
+ * was free (->port), for the redis://host:port URLs. */
+int redis_server_start_tcp(redis_server *server);
 
 /* Stop it (SIGTERM, then SIGKILL after 5 s) and remove its directory; with
  * `keep_dir` the directory stays for a restart on the same socket. */

@@ -9,6 +9,7 @@
 
 #include <CUnit/CUnit.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,7 +489,207 @@ static void test_redis_url_errors_do_not_quote_the_url(void)
     CU_ASSERT_PTR_NULL(strstr(err.message, "hunter2"));
 }
 
+/* Every operation on `id` is a protocol error naming the store (`where`)
+ * and `key`, and grants nothing. */
+static void expect_bad_lease(sbx_lease_store *s, const char *id, const char *where,
+                             const char *key)
+{
+    sbx_error err;
+    int yes = -1;
+    sbx_lease_renewal r = SBX_LEASE_RENEWED;
+    char *o = NULL;
+    sbx_status got[6];
+    got[0] = s->ops->take(s, id, &yes, &err);
+    CU_ASSERT_EQUAL(yes, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, where));
+    yes = -1;
+    got[1] = s->ops->claim(s, id, 0, &yes, &err);
+    CU_ASSERT_EQUAL(yes, 0);
+    yes = -1;
+    got[2] = s->ops->claim(s, id, 1, &yes, &err);
+    CU_ASSERT_EQUAL(yes, 0);
+    got[3] = s->ops->renew(s, id, &r, &err);
+    CU_ASSERT_NOT_EQUAL(r, SBX_LEASE_RENEWED);
+    got[4] = s->ops->release(s, id, &err);
+    got[5] = s->ops->owner(s, id, &o, NULL, &err);
+    CU_ASSERT_PTR_NULL(o);
+    free(o);
+    for (int i = 0; i < 6; i++)
+        CU_ASSERT_EQUAL(got[i], SBX_ERR_PROTOCOL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, key));
+    if (strstr(err.message, key) == NULL)
+        fprintf(stderr, "owner of %s: %s\n", id, err.message);
+}
+
+/* The listing stops at the bad entry, naming it. */
+static void expect_bad_listing(sbx_lease_store *s, const char *where, const char *key)
+{
+    sbx_lease_record *records = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT_EQUAL(s->ops->list(s, &records, &count, &err), SBX_ERR_PROTOCOL);
+    CU_ASSERT_PTR_NULL(records);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, where));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, key));
+}
+
+static char *redis_do(int argc, const char **argv)
+{
+    return redis_server_command(&redis, argc, argv);
+}
+
+static void test_a_bad_redis_value_is_a_protocol_error_never_a_lease(void)
+{
+    char long_value[400] = "own:";
+    memset(long_value + 4, 'a', 300);
+    const char *bad_strings[] = {"own:", "xyz:A", "own:A\nINFO forged", "del:A B", long_value,
+                                 "own:\x01", "garbage"};
+    char key[128];
+    for (size_t i = 0; i < sizeof bad_strings / sizeof bad_strings[0] + 2; i++) {
+        BEGIN();
+        sbx_lease_store *b = make("B", LONG_TTL);
+        snprintf(key, sizeof key, "%s:s%zu", prefix, i);
+        if (i < sizeof bad_strings / sizeof bad_strings[0]) {
+            const char *set[] = {"SET", key, bad_strings[i], "PX", "60000"};
+            free(redis_do(5, set));
+        } else if (i == sizeof bad_strings / sizeof bad_strings[0]) {
+            const char *hset[] = {"HSET", key, "value", "own:A"};
+            free(redis_do(4, hset));
+        } else {
+            const char *rpush[] = {"RPUSH", key, "own:A"};
+            free(redis_do(3, rpush));
+        }
+        char id[16];
+        snprintf(id, sizeof id, "s%zu", i);
+        expect_bad_lease(b, id, "redis lease store", key);
+        expect_bad_listing(b, "redis lease store", key);
+        /* Left as it was. */
+        const char *type[] = {"TYPE", key};
+        char *t = redis_do(2, type);
+        CU_ASSERT(t != NULL && strcmp(t, "none") != 0);
+        free(t);
+    }
+    /* A lease without an expiry is no lease a listing can show. */
+    BEGIN();
+    sbx_lease_store *b = make("B", LONG_TTL);
+    snprintf(key, sizeof key, "%s:forever", prefix);
+    const char *set[] = {"SET", key, "own:A"};
+    free(redis_do(3, set));
+    expect_bad_listing(b, "redis lease store", key);
+}
+
+/* A Redis ACL user: AUTH user password, both percent-decoded from the
+ * URL; a password alone logs in the default user; a wrong password is
+ * refused with a message that does not quote it. */
+static void test_a_redis_acl_user_logs_in_with_its_name_and_password(void)
+{
+    redis_server server;
+    CU_ASSERT_FATAL(redis_server_start_tcp(&server) == 0);
+    const char *setuser[] = {"ACL", "SETUSER", "lease-user", "on", ">p@ss:w/rd%", "~*", "+@all"};
+    char *ok = redis_server_command(&server, 7, setuser);
+    CU_ASSERT(ok != NULL && strcmp(ok, "OK") == 0);
+    free(ok);
+    char url[256];
+    sbx_lease_store *s = NULL;
+    sbx_error err;
+    int yes = -1;
+    snprintf(url, sizeof url, "redis://lease%%2Duser:p%%40ss%%3Aw%%2Frd%%25@127.0.0.1:%d/0",
+             server.port);
+    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL(s->ops->claim(s, "s1", 0, &yes, &err), SBX_OK);
+    CU_ASSERT_EQUAL(yes, 1);
+    sbx_lease_store_close(s);
+    const char *get[] = {"GET", "acl:s1"};
+    char *value = redis_server_command(&server, 2, get);
+    CU_ASSERT(value != NULL && strcmp(value, "own:A") == 0);
+    free(value);
+
+    snprintf(url, sizeof url, "redis://lease-user:wrong-secret-4711@127.0.0.1:%d", server.port);
+    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_ERR_UNAUTHORIZED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "AUTH"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "WRONGPASS"));
+    CU_ASSERT_PTR_NULL(strstr(err.message, "wrong-secret-4711"));
+    fprintf(stderr, "wrong password: %s\n", err.message);
+    sbx_lease_store_close(s);
+
+    /* A user without a password is no URL of ours. */
+    snprintf(url, sizeof url, "redis://lease-user@127.0.0.1:%d", server.port);
+    CU_ASSERT_EQUAL(sbx_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err),
+                    SBX_ERR_CONFIG);
+
+    /* Last: once the default user has a password, the helper cannot talk. */
+    const char *protect[] = {"ACL", "SETUSER", "default", "resetpass", ">only pass"};
+    free(redis_server_command(&server, 5, protect));
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
+    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "B", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_ERR_UNAUTHORIZED);
+    sbx_lease_store_close(s);
+    snprintf(url, sizeof url, "redis://:only%%20pass@127.0.0.1:%d", server.port);
+    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "B", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_OK);
+    CU_ASSERT_EQUAL(yes, 1);
+    sbx_lease_store_close(s);
+    redis_server_stop(&server, 0);
+}
+
 /* ---- sqlite specifics ---- */
+
+/* A table made by another schema, which allows NULL and any type, holding
+ * `rows` (SQL VALUES lists): the store reads it back as untrusted input. */
+static void lax_table(const char *rows)
+{
+    sqlite3 *db = NULL;
+    char sql[2048];
+    snprintf(sql, sizeof sql, "CREATE TABLE sbx_leases (sandbox_id TEXT PRIMARY KEY, value, "
+             "expires_at); INSERT INTO sbx_leases VALUES %s;", rows);
+    CU_ASSERT_EQUAL_FATAL(sqlite3_open(sqlite_path, &db), SQLITE_OK);
+    char *why = NULL;
+    CU_ASSERT_EQUAL(sqlite3_exec(db, sql, NULL, NULL, &why), SQLITE_OK);
+    if (why != NULL)
+        fprintf(stderr, "lax table: %s\n", why);
+    sqlite3_free(why);
+    sqlite3_close(db);
+}
+
+static void test_a_bad_sqlite_row_is_a_protocol_error_never_a_lease(void)
+{
+    static const struct { const char *id, *value, *expires; } bad[] = {
+        {"s-null", "NULL", "9999999999999"},
+        {"s-int", "42", "9999999999999"},
+        {"s-blob", "x'6f776e3a41'", "9999999999999"},
+        {"s-nobody", "'own:'", "9999999999999"},
+        {"s-junk", "'xyz:A'", "9999999999999"},
+        {"s-ctl", "'own:A' || char(10) || 'INFO forged'", "9999999999999"},
+        {"s-space", "'del:A B'", "9999999999999"},
+        {"s-long", "'own:' || printf('%.300c', 'a')", "9999999999999"},
+        {"s-text-expiry", "'own:A'", "'tomorrow'"},
+        {"s-null-expiry", "'own:A'", "NULL"},
+        {"s-real-expiry", "'own:A'", "1e300"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        BEGIN();
+        char row[512];
+        snprintf(row, sizeof row, "('%s', %s, %s)", bad[i].id, bad[i].value, bad[i].expires);
+        lax_table(row);
+        sbx_lease_store *b = make("B", LONG_TTL);
+        expect_bad_lease(b, bad[i].id, sqlite_path, bad[i].id);
+        expect_bad_listing(b, sqlite_path, bad[i].id);
+    }
+    /* A NULL or unprintable sandbox id: the listing names the row. */
+    BEGIN();
+    lax_table("(NULL, 'own:A', 9999999999999)");
+    expect_bad_listing(make("B", LONG_TTL), sqlite_path, "(NULL)");
+    BEGIN();
+    lax_table("('s' || char(1), 'own:A', 9999999999999)");
+    expect_bad_listing(make("B", LONG_TTL), sqlite_path, "s?");
+    /* An expired bad row grants nothing and is overwritten. */
+    BEGIN();
+    lax_table("('s-old', NULL, 1)");
+    sbx_lease_store *b = make("B", LONG_TTL);
+    CU_ASSERT_EQUAL(take(b, "s-old"), 1);
+    CU_ASSERT_STRING_EQUAL(owner(b, "s-old"), "B");
+}
 
 static void test_sqlite_open_names_the_file_at_fault(void)
 {
@@ -568,6 +769,8 @@ void sbx_test_register(void)
     static const CU_TestInfo sqlite_tests[] = {
         CONTRACT_TESTS,
         {"sqlite open names the file at fault", test_sqlite_open_names_the_file_at_fault},
+        {"a bad sqlite row is a protocol error, never a lease",
+         test_a_bad_sqlite_row_is_a_protocol_error_never_a_lease},
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo redis_tests[] = {
@@ -576,6 +779,10 @@ void sbx_test_register(void)
         {"a redis store that cannot answer is unknown",
          test_redis_store_that_cannot_answer_is_unknown},
         {"redis URL errors do not quote the URL", test_redis_url_errors_do_not_quote_the_url},
+        {"a bad redis value is a protocol error, never a lease",
+         test_a_bad_redis_value_is_a_protocol_error_never_a_lease},
+        {"a redis ACL user logs in with its name and password",
+         test_a_redis_acl_user_logs_in_with_its_name_and_password},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("lease store contract: memory", init_memory, cleanup_any, memory_tests);

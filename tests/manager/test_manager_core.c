@@ -813,6 +813,17 @@ static void test_open_checks_the_configuration(void)
     c.store = SBX_MANAGER_STORE_REDIS;
     CU_ASSERT_EQUAL(sbx_manager_open(mf_backend, &c, &m, &err), SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NULL(m);
+    /* An owner id is what a store accepts back (rule 13). */
+    char long_owner[300];
+    memset(long_owner, 'o', sizeof long_owner - 1);
+    long_owner[sizeof long_owner - 1] = '\0';
+    const char *bad_owners[] = {"", "a b", "a\nb", long_owner};
+    for (size_t i = 0; i < sizeof bad_owners / sizeof bad_owners[0]; i++) {
+        c = mf_config();
+        c.owner_id = bad_owners[i];
+        CU_ASSERT_EQUAL(sbx_manager_open(mf_backend, &c, &m, &err), SBX_ERR_CONFIG);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "owner_id"));
+    }
     /* An older, smaller configuration gets the defaults for the rest. */
     c = mf_config();
     c.struct_size = offsetof(sbx_manager_config, ready_path);

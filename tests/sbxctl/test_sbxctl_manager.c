@@ -213,22 +213,83 @@ static void test_manage_adopts_reaps_and_stops_on_sigterm(void)
     CU_ASSERT_EQUAL(running_count(), 0);
 }
 
+/* A sandbox of `thread` made by `sbxctl create`, for a manager to adopt. */
+static void create_for(const char *thread)
+{
+    sbx_test_run run = ctl(20000, "create", "--thread", thread, NULL, NULL);
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+}
+
+/* Start `sbxctl manage`; 1 once it adopted a sandbox within timeout_ms. */
+static int manage_adopting(manage_proc *p, long timeout_ms)
+{
+    CU_ASSERT_FATAL(manage_start(p) == 0);
+    return manage_wait_for(p, "\"event\":\"adopted\"", timeout_ms);
+}
+
 static void test_manage_with_shutdown_keep_leaves_sandboxes_on_sigint(void)
 {
     setup("\"idle_timeout_s\":0,\"check_interval_s\":0.05,\"shutdown\":\"keep\","
           "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\",\"renewal_interval_s\":0.05}");
-    sbx_test_run run = ctl(20000, "create", "--thread", "t8", NULL, NULL);
-    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
+    create_for("t8");
     manage_proc p;
-    CU_ASSERT_FATAL(manage_start(&p) == 0);
-    CU_ASSERT(manage_wait_for(&p, "\"event\":\"adopted\"", 10000));
+    CU_ASSERT(manage_adopting(&p, 10000));
     CU_ASSERT_EQUAL(manage_stop(&p, SIGINT), 0);
     CU_ASSERT_EQUAL(running_count(), 1);
     /* Nothing holds its lease any more: a successor may adopt it. */
-    run = ctl(10000, "leases", "--json", NULL, NULL, NULL);
+    sbx_test_run run = ctl(10000, "leases", "--json", NULL, NULL, NULL);
     CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "\"count\":0"));
     sbx_test_run_clear(&run);
+}
+
+/* A peer takes the lease of a sandbox `manage` tracks over (an acquire
+ * elsewhere, which keeps it): the renewal notices first and forgets the
+ * sandbox; SIGTERM then exits 0. */
+static void test_manage_exits_0_when_a_peer_took_a_lease_over_renewal_first(void)
+{
+    setup("\"idle_timeout_s\":0,\"check_interval_s\":0.05,"
+          "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\",\"renewal_interval_s\":0.05}");
+    create_for("t6");
+    manage_proc p;
+    CU_ASSERT(manage_adopting(&p, 10000));
+    sbx_test_run run = ctl(20000, "acquire", "--thread", "t6", "--keep-lease", NULL);
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    CU_ASSERT(manage_wait_for(&p, "\"event\":\"lease_lost\"", 10000));
+    CU_ASSERT_EQUAL(manage_stop(&p, SIGTERM), 0);
+}
+
+/* The same takeover met by the shutdown before any renewal: `manage` is
+ * stopped (SIGSTOP) while the peer takes the lease, then SIGTERM and
+ * SIGCONT, so that the shutdown's claim finds the peer's lease.  Exit 0:
+ * the sandbox is the peer's.  A renewal that still gets there first (its
+ * interval is 1 s) makes the run the other order: tried again. */
+static void test_manage_exits_0_when_a_peer_took_a_lease_over_shutdown_first(void)
+{
+    setup("\"idle_timeout_s\":0,\"check_interval_s\":0.1,"
+          "\"ownership\":{\"store\":\"sqlite\",\"path\":\"@DIR@/leases.db\","
+          "\"renewal_interval_s\":1,\"ttl_multiplier\":2}");
+    create_for("t5");
+    int shutdown_first = 0;
+    for (int attempt = 0; attempt < 5 && !shutdown_first; attempt++) {
+        manage_proc p;
+        /* Adopted once the peer's lease of the attempt before expired. */
+        CU_ASSERT(manage_adopting(&p, 30000));
+        kill(p.pid, SIGSTOP);
+        sbx_test_run run = ctl(20000, "acquire", "--thread", "t5", "--keep-lease", NULL);
+        int taken = run.exit_code == 0;
+        sbx_test_run_clear(&run);
+        if (taken)
+            kill(p.pid, SIGTERM);
+        CU_ASSERT_EQUAL(manage_stop(&p, taken ? SIGCONT : SIGKILL), taken ? 0 : -1);
+        /* Not taken: stopped inside a transaction, manage held the file. */
+        shutdown_first = taken && strstr(p.seen, "lease_lost") == NULL;
+        if (!taken)
+            fprintf(stderr, "the peer's acquire met a locked store: again\n");
+    }
+    CU_ASSERT(shutdown_first);
+    CU_ASSERT_EQUAL(running_count(), 1);
 }
 
 static void test_usage_and_configuration_errors(void)
@@ -332,6 +393,51 @@ static void test_a_stopped_redis_store_fails_within_the_bound(void)
     redis_server_stop(&server, 0);
 }
 
+/* `manage` tracking 3 sandboxes shuts down while redis-server is stopped
+ * (SIGSTOP): one 5 s bound for the whole shutdown (it was 5 s per
+ * sandbox), exit 3 naming the store; after SIGCONT every thread is
+ * acquired at once, no late claim of the dead manager in the way. */
+static void test_manage_shutdown_against_a_stopped_redis_has_one_bound(void)
+{
+    if (!redis_server_available()) {
+        fprintf(stderr, "skipped: redis-server is not installed\n");
+        return;
+    }
+    redis_server server;
+    CU_ASSERT_FATAL(redis_server_start(&server) == 0);
+    char section[600];
+    snprintf(section, sizeof section, "\"idle_timeout_s\":0,\"check_interval_s\":0.05,"
+             "\"ownership\":{\"store\":\"redis\",\"redis_url\":\"%s\","
+             "\"renewal_interval_s\":0.05}", server.url);
+    setup(section);
+    const char *threads[] = {"t1", "t2", "t3"};
+    for (int i = 0; i < 3; i++)
+        create_for(threads[i]);
+    manage_proc p;
+    CU_ASSERT_FATAL(manage_start(&p) == 0);
+    for (int i = 0; i < 3; i++) {
+        char id[SBX_DERIVED_ID_SIZE], adopted[80];
+        sbx_error err;
+        sbx_sandbox_id_derive(NULL, threads[i], id, &err);
+        snprintf(adopted, sizeof adopted, "{\"event\":\"adopted\",\"sandbox_id\":\"%s\"}", id);
+        CU_ASSERT(manage_wait_for(&p, adopted, 20000));
+    }
+    kill(server.pid, SIGSTOP);
+    long started = sbx_test_now_ms();
+    CU_ASSERT_EQUAL(manage_stop(&p, SIGTERM), 3);
+    long took = sbx_test_now_ms() - started;
+    fprintf(stderr, "manage shutdown of 3 sandboxes against a stopped redis: %ld ms\n", took);
+    CU_ASSERT(took < 9000);
+    kill(server.pid, SIGCONT);
+    for (int i = 0; i < 3; i++) {
+        sbx_test_run run = ctl(20000, "acquire", "--thread", threads[i], NULL, NULL);
+        CU_ASSERT_EQUAL(run.exit_code, 0);
+        sbx_test_run_clear(&run);
+    }
+    CU_ASSERT_EQUAL(running_count(), 3);
+    redis_server_stop(&server, 0);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -341,11 +447,17 @@ void sbx_test_register(void)
         {"manage adopts, reaps and stops on SIGTERM", test_manage_adopts_reaps_and_stops_on_sigterm},
         {"manage with shutdown keep leaves sandboxes on SIGINT",
          test_manage_with_shutdown_keep_leaves_sandboxes_on_sigint},
+        {"manage exits 0 when a peer took a lease over, renewal first",
+         test_manage_exits_0_when_a_peer_took_a_lease_over_renewal_first},
+        {"manage exits 0 when a peer took a lease over, shutdown first",
+         test_manage_exits_0_when_a_peer_took_a_lease_over_shutdown_first},
         {"usage and configuration errors", test_usage_and_configuration_errors},
         {"a locked sqlite store fails within the bound",
          test_a_locked_sqlite_store_fails_within_the_bound},
         {"a stopped redis store fails within the bound",
          test_a_stopped_redis_store_fails_within_the_bound},
+        {"manage shutdown against a stopped redis has one bound",
+         test_manage_shutdown_against_a_stopped_redis_has_one_bound},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbxctl acquire, manage, leases", NULL, NULL, tests);

@@ -3,6 +3,8 @@
 
 #include "host-api/src/manager/lease_store.h"
 
+#include "common/printable.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +17,64 @@ sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_op
     store->kind = kind;
     store->cross_process = cross_process;
     store->ttl_ms = ttl_ms;
+    atomic_init(&store->wait_budget_ms, -1);
     store->owner_id = strdup(owner_id);
     if (store->owner_id == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the %s lease store",
                              kind);
+    return SBX_OK;
+}
+
+void sbx_lease_store_limit_waits(sbx_lease_store *store, int64_t budget_ms)
+{
+    atomic_store(&store->wait_budget_ms, budget_ms > 0 ? budget_ms : 0);
+}
+
+int64_t sbx_lease_store_wait_bound(sbx_lease_store *store, int64_t bound_ms)
+{
+    int64_t left = atomic_load(&store->wait_budget_ms);
+    return left >= 0 && left < bound_ms ? left : bound_ms;
+}
+
+void sbx_lease_store_charge(sbx_lease_store *store, int64_t waited_ms)
+{
+    int64_t left = atomic_load(&store->wait_budget_ms);
+    while (left > 0 && !atomic_compare_exchange_weak(&store->wait_budget_ms, &left,
+                                                     left > waited_ms ? left - waited_ms : 0))
+        ;
+}
+
+int sbx_lease_text_ok(const char *text, size_t len)
+{
+    if (len == 0 || len > SBX_LEASE_TEXT_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] <= ' ' || text[i] > '~')
+            return 0;
+    return 1;
+}
+
+sbx_status sbx_lease_bad_row(const char *store_name, const char *key, const char *why,
+                             sbx_error *err)
+{
+    char quoted[80];
+    return sbx_error_set(err, SBX_ERR_PROTOCOL, "%s: %s %s; nothing is granted on it",
+                         store_name, common_printable(key, quoted, sizeof quoted), why);
+}
+
+sbx_status sbx_lease_value_check(const char *store_name, const char *key, const char *value,
+                                 size_t len, int *destroying, sbx_error *err)
+{
+    if (value == NULL)
+        return sbx_lease_bad_row(store_name, key, "holds no lease value (NULL or not text)", err);
+    int state = len < 4 ? -1 : memcmp(value, "own:", 4) == 0 ? 0
+                : memcmp(value, "del:", 4) == 0 ? 1 : -1;
+    if (state < 0 || !sbx_lease_text_ok(value + 4, len - 4))
+        return sbx_lease_bad_row(store_name, key, "holds a malformed lease value (not own:<owner> "
+                                 "or del:<owner> with a printable owner of at most 256 bytes)",
+                                 err);
+    if (destroying != NULL)
+        *destroying = state;
     return SBX_OK;
 }
 
@@ -48,11 +104,10 @@ int sbx_lease_records_append(sbx_lease_record **records, size_t *count, size_t *
         *records = grown;
         *cap = grown_cap;
     }
-    int state = strncmp(value, "own:", 4) == 0 ? 0 : strncmp(value, "del:", 4) == 0 ? 1 : -1;
     sbx_lease_record *r = &(*records)[*count];
     r->sandbox_id = strdup(sandbox_id);
-    r->owner = strdup(state >= 0 ? value + 4 : value);
-    r->destroying = state == 1;
+    r->owner = strdup(value + 4);
+    r->destroying = strncmp(value, "del:", 4) == 0;
     r->ttl_ms = ttl_ms;
     if (r->sandbox_id == NULL || r->owner == NULL) {
         free(r->sandbox_id);

@@ -6,7 +6,9 @@
  * `own:<owner>` (responsible) or `del:<owner>` (tearing it down), with a TTL
  * its owner renews.  Every operation answers "cannot tell" (a status other
  * than SBX_OK, normally SBX_ERR_TRANSPORT) distinctly from "no" (SBX_OK with
- * a negative answer): callers fail closed on the former.
+ * a negative answer): callers fail closed on the former.  What a store
+ * reads back is untrusted: a row or key that is not a lease is
+ * SBX_ERR_PROTOCOL naming the store and the key, and grants nothing.
  *
  * Thread safety: every operation may be called from many threads at once;
  * close once, after the last call returned.
@@ -14,9 +16,13 @@
 #ifndef SBX_MANAGER_LEASE_STORE_H
 #define SBX_MANAGER_LEASE_STORE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sbx/manager.h>
+
+/* The longest owner id or sandbox id a store writes or accepts back. */
+#define SBX_LEASE_TEXT_MAX 256
 
 /* What a renewal found. */
 typedef enum sbx_lease_renewal {
@@ -62,6 +68,9 @@ struct sbx_lease_store {
     int cross_process;         /* peers can see these leases */
     char *owner_id;            /* owned */
     int64_t ttl_ms;
+    /* -1: every wait has its own bound; else what the waits of operations
+     * that get no answer may still take together (sbx_lease_store_limit_waits). */
+    _Atomic int64_t wait_budget_ms;
 };
 
 /* The in-process store.  Lease expiry follows `clock` (never NULL).  With
@@ -80,10 +89,12 @@ sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
 sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
                                        sbx_lease_store **out, sbx_error *err);
 
-/* The redis store at `url` (redis://[:password@]host[:port][/db] or
- * unix:///path), keys `<key_prefix>:<sandbox_id>`; every round trip is
- * bounded (5 s).  Connects lazily: an unreachable server fails operations,
- * not the open. */
+/* The redis store at `url` (redis://[[user]:password@]host[:port][/db],
+ * user and password percent-encoded, or unix:///path), keys
+ * `<key_prefix>:<sandbox_id>`; every round trip is bounded (5 s), and a
+ * claim the server runs after its client stopped waiting does nothing.
+ * Connects lazily: an unreachable server fails operations, not the open;
+ * a refused login is SBX_ERR_UNAUTHORIZED. */
 sbx_status sbx_lease_store_redis_open(const char *url, const char *key_prefix,
                                       const char *owner_id, int64_t ttl_ms,
                                       sbx_lease_store **out, sbx_error *err);
@@ -94,11 +105,41 @@ sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_op
                                 const char *kind, int cross_process, const char *owner_id,
                                 int64_t ttl_ms, sbx_error *err);
 
+/* From now on the operations of `store` that get no answer share one
+ * budget of `budget_ms` (a shutdown's single bound): each waits at most
+ * what is left, and none waits once it is spent. */
+void sbx_lease_store_limit_waits(sbx_lease_store *store, int64_t budget_ms);
+
+/* How long the next operation may wait for an answer: `bound_ms`, or what
+ * is left of the budget when that is less (0: spent, do not wait). */
+int64_t sbx_lease_store_wait_bound(sbx_lease_store *store, int64_t bound_ms);
+
+/* Charge `waited_ms` that an operation waited in vain to the budget. */
+void sbx_lease_store_charge(sbx_lease_store *store, int64_t waited_ms);
+
+/* 1 when `text` (len bytes) is 1..SBX_LEASE_TEXT_MAX printable ASCII bytes
+ * without a space: what an owner id or a sandbox id in a store may be. */
+int sbx_lease_text_ok(const char *text, size_t len);
+
+/* Check a lease value read back from a store, which is untrusted input:
+ * `value` (len bytes; NULL when missing or not text) must be "own:<owner>"
+ * or "del:<owner>" with an owner sbx_lease_text_ok accepts.  SBX_OK with
+ * *destroying set (may be NULL); else SBX_ERR_PROTOCOL naming `store_name`
+ * and `key` (quoted safely). */
+sbx_status sbx_lease_value_check(const char *store_name, const char *key, const char *value,
+                                 size_t len, int *destroying, sbx_error *err);
+
+/* The SBX_ERR_PROTOCOL of a bad row or field `key` of `store_name`: `why`
+ * says what is wrong with it. */
+sbx_status sbx_lease_bad_row(const char *store_name, const char *key, const char *why,
+                             sbx_error *err);
+
 /* Close a store (NULL accepted). */
 void sbx_lease_store_close(sbx_lease_store *store);
 
 /* Append a lease (strings copied) to *records (grown by doubling *cap);
- * `value` is "own:<owner>" or "del:<owner>".  -1 when out of memory. */
+ * `value` is "own:<owner>" or "del:<owner>" (checked by the caller with
+ * sbx_lease_value_check).  -1 when out of memory. */
 int sbx_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
                              const char *sandbox_id, const char *value, int64_t ttl_ms);
 

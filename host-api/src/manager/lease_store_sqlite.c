@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,6 +26,7 @@ typedef struct sqlite_store {
     pthread_mutex_t lock;          /* one connection, one statement at a time */
     sqlite3 *db;
     char *path;
+    char *store_name;              /* "sqlite lease store <path>", for messages */
     char *own, *del;               /* our two lease values */
     sqlite3_stmt *select, *upsert, *remove;
 } sqlite_store;
@@ -47,22 +49,65 @@ static int exec(sqlite_store *s, const char *sql)
     return sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 }
 
-/* The live lease value of `id` (malloc'ed into *value, NULL when none). */
-static int read_lease(sqlite_store *s, const char *id, int64_t now, char **value)
+/* Start one operation under s->lock: the busy timeout is what the wait
+ * budget leaves (sbx_lease_store_limit_waits).  0, or -1 when the budget
+ * is spent (err set). */
+static int begin_op(sqlite_store *s, const char *what, const char *id, int64_t *started,
+                    sbx_error *err)
+{
+    int64_t bound = sbx_lease_store_wait_bound(&s->base, SQLITE_BUSY_TIMEOUT_MS);
+    if (bound <= 0) {
+        sbx_error_set(err, SBX_ERR_TRANSPORT, "sqlite lease store %s: %s of %s not tried: the "
+                      "store gave no answer within the shutdown's budget", s->path, what,
+                      id != NULL ? id : "the store");
+        return -1;
+    }
+    sqlite3_busy_timeout(s->db, (int)bound);
+    *started = wall_ms();
+    return 0;
+}
+
+/* A wait for the file lock that ended without it is charged to the budget. */
+static void end_op(sqlite_store *s, int rc, int64_t started)
+{
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        sbx_lease_store_charge(&s->base, wall_ms() - started);
+}
+
+/* The live lease value of `id` (malloc'ed into *value, NULL when none);
+ * a row that is not a lease (a table made by another schema may hold
+ * NULLs, other types, anything) is SBX_ERR_PROTOCOL naming it. */
+static sbx_status read_lease(sqlite_store *s, const char *what, const char *id, int64_t now,
+                             char **value, int *rc, sbx_error *err)
 {
     *value = NULL;
     sqlite3_reset(s->select);
     sqlite3_bind_text(s->select, 1, id, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(s->select);
-    if (rc == SQLITE_ROW) {
-        if (sqlite3_column_int64(s->select, 1) > now &&
-            (*value = strdup((const char *)sqlite3_column_text(s->select, 0))) == NULL)
-            rc = SQLITE_NOMEM;
-        else
-            rc = SQLITE_DONE;
+    sbx_status st = SBX_OK;
+    *rc = sqlite3_step(s->select);
+    if (*rc == SQLITE_ROW) {
+        *rc = SQLITE_OK;
+        /* Types first: reading a column as text converts it. */
+        int value_type = sqlite3_column_type(s->select, 0);
+        const char *text = (const char *)sqlite3_column_text(s->select, 0);
+        size_t len = (size_t)sqlite3_column_bytes(s->select, 0);
+        if (sqlite3_column_type(s->select, 1) != SQLITE_INTEGER)
+            st = sbx_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
+                                   err);
+        else if (sqlite3_column_int64(s->select, 1) <= now)
+            ;   /* expired: whatever it holds, it grants nothing and may be overwritten */
+        else if (value_type != SQLITE_TEXT)
+            st = sbx_lease_value_check(s->store_name, id, NULL, 0, NULL, err);
+        else if ((st = sbx_lease_value_check(s->store_name, id, text, len, NULL, err)) == SBX_OK &&
+                 (*value = strndup(text, len)) == NULL)
+            st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory reading the lease of %s", id);
+    } else if (*rc == SQLITE_DONE) {
+        *rc = SQLITE_OK;
+    } else {
+        st = db_error(s, what, id, err);
     }
     sqlite3_reset(s->select);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return st;
 }
 
 static int write_lease(sqlite_store *s, const char *id, const char *value, int64_t now)
@@ -94,23 +139,31 @@ static sbx_status run(sqlite_store *s, const char *what, const char *id, decide_
                       int arg, int *answer, sbx_error *err)
 {
     pthread_mutex_lock(&s->lock);
+    int64_t started;
+    if (begin_op(s, what, id, &started, err) != 0) {
+        pthread_mutex_unlock(&s->lock);
+        return err->kind;
+    }
     int64_t now = wall_ms();
     char *current = NULL;
+    sbx_status st = SBX_OK;
     int rc = exec(s, "BEGIN IMMEDIATE");
-    if (rc == SQLITE_OK)
-        rc = read_lease(s, id, now, &current);
-    if (rc == SQLITE_OK) {
+    if (rc != SQLITE_OK)
+        st = db_error(s, what, id, err);
+    else
+        st = read_lease(s, what, id, now, &current, &rc, err);
+    if (st == SBX_OK) {
         const char *write = decide(s, current, arg, answer);
         if (write != NULL)
             rc = write[0] == '\0' ? delete_lease(s, id) : write_lease(s, id, write, now);
+        if (rc == SQLITE_OK)
+            rc = exec(s, "COMMIT");
+        if (rc != SQLITE_OK)
+            st = db_error(s, what, id, err);
     }
-    if (rc == SQLITE_OK)
-        rc = exec(s, "COMMIT");
-    sbx_status st = SBX_OK;
-    if (rc != SQLITE_OK) {
-        st = db_error(s, what, id, err);
+    if (st != SBX_OK)
         exec(s, "ROLLBACK");
-    }
+    end_op(s, rc, started);
     pthread_mutex_unlock(&s->lock);
     free(current);
     return st;
@@ -151,12 +204,14 @@ static const char *decide_release(sqlite_store *s, const char *current, int arg,
 
 static sbx_status sq_take(sbx_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
+    *taken = 0;   /* what a failed operation answers: nothing granted */
     return run((sqlite_store *)store, "take", id, decide_take, 0, taken, err);
 }
 
 static sbx_status sq_claim(sbx_lease_store *store, const char *id, int for_destroy, int *claimed,
                            sbx_error *err)
 {
+    *claimed = 0;
     return run((sqlite_store *)store, "claim", id, decide_claim, for_destroy, claimed, err);
 }
 
@@ -179,16 +234,23 @@ static sbx_status sq_owner(sbx_lease_store *store, const char *id, char **owner,
                            sbx_error *err)
 {
     sqlite_store *s = (sqlite_store *)store;
-    pthread_mutex_lock(&s->lock);
-    char *value = NULL;
-    int rc = read_lease(s, id, wall_ms(), &value);
-    sbx_status st = rc == SQLITE_OK ? SBX_OK : db_error(s, "owner read", id, err);
-    pthread_mutex_unlock(&s->lock);
     *owner = NULL;
     if (destroying != NULL)
-        *destroying = value != NULL && strncmp(value, "del:", 4) == 0;
-    if (value != NULL && strlen(value) > 4 && (*owner = strdup(value + 4)) == NULL)
-        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory reading the lease of %s", id);
+        *destroying = 0;
+    pthread_mutex_lock(&s->lock);
+    char *value = NULL;
+    int64_t started;
+    int rc = SQLITE_OK;
+    sbx_status st = begin_op(s, "owner read", id, &started, err) != 0
+                        ? err->kind : read_lease(s, "owner read", id, wall_ms(), &value, &rc, err);
+    end_op(s, rc, started);
+    pthread_mutex_unlock(&s->lock);
+    if (value != NULL) {
+        if (destroying != NULL)
+            *destroying = strncmp(value, "del:", 4) == 0;
+        if ((*owner = strdup(value + 4)) == NULL)
+            st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory reading the lease of %s", id);
+    }
     free(value);
     return st;
 }
@@ -202,10 +264,37 @@ static void sq_close(sbx_lease_store *store)
     sqlite3_close(s->db);
     pthread_mutex_destroy(&s->lock);
     free(s->path);
+    free(s->store_name);
     free(s->own);
     free(s->del);
     free(s->base.owner_id);
     free(s);
+}
+
+/* One row of the listing, checked: an id, a lease value and an integer
+ * expiry. */
+static sbx_status list_row(sqlite_store *s, sqlite3_stmt *stmt, int64_t now,
+                           sbx_lease_record **out, size_t *count, size_t *cap, sbx_error *err)
+{
+    /* Types first: reading a column as text converts it. */
+    int id_type = sqlite3_column_type(stmt, 0), value_type = sqlite3_column_type(stmt, 1);
+    const char *id = (const char *)sqlite3_column_text(stmt, 0);
+    const char *value = (const char *)sqlite3_column_text(stmt, 1);
+    if (id_type != SQLITE_TEXT ||
+        !sbx_lease_text_ok(id, (size_t)sqlite3_column_bytes(stmt, 0)))
+        return sbx_lease_bad_row(s->store_name, id != NULL ? id : "(NULL)",
+                                 "is not a sandbox id (NULL, not text, too long or not printable)",
+                                 err);
+    if (sqlite3_column_type(stmt, 2) != SQLITE_INTEGER)
+        return sbx_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
+                                 err);
+    sbx_status st = sbx_lease_value_check(s->store_name, id,
+                                          value_type == SQLITE_TEXT ? value : NULL,
+                                          (size_t)sqlite3_column_bytes(stmt, 1), NULL, err);
+    if (st == SBX_OK && sbx_lease_records_append(out, count, cap, id, value,
+                                                 sqlite3_column_int64(stmt, 2) - now) != 0)
+        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory listing the leases");
+    return st;
 }
 
 static sbx_status sq_list(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
@@ -216,19 +305,28 @@ static sbx_status sq_list(sbx_lease_store *store, sbx_lease_record **out, size_t
     *count = 0;
     size_t cap = 0;
     pthread_mutex_lock(&s->lock);
+    int64_t started;
+    if (begin_op(s, "listing", NULL, &started, err) != 0) {
+        pthread_mutex_unlock(&s->lock);
+        return err->kind;
+    }
     int64_t now = wall_ms();
     sqlite3_stmt *stmt = NULL;
+    /* Rows whose expiry is not an integer are listed, to be reported. */
     int rc = sqlite3_prepare_v2(s->db, "SELECT sandbox_id, value, expires_at FROM sbx_leases "
-                                "WHERE expires_at > ?1 ORDER BY sandbox_id", -1, &stmt, NULL);
+                                "WHERE typeof(expires_at) != 'integer' OR expires_at > ?1 "
+                                "ORDER BY sandbox_id", -1, &stmt, NULL);
     if (rc == SQLITE_OK)
         sqlite3_bind_int64(stmt, 1, now);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        rc = sbx_lease_records_append(out, count, &cap, (const char *)sqlite3_column_text(stmt, 0),
-                                      (const char *)sqlite3_column_text(stmt, 1),
-                                      sqlite3_column_int64(stmt, 2) - now) == 0
-                 ? SQLITE_OK : SQLITE_NOMEM;
-    sbx_status st = rc == SQLITE_DONE ? SBX_OK : db_error(s, "listing", NULL, err);
+    sbx_status st = SBX_OK;
+    while (st == SBX_OK && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        rc = SQLITE_OK;
+        st = list_row(s, stmt, now, out, count, &cap, err);
+    }
+    if (st == SBX_OK && rc != SQLITE_DONE)
+        st = db_error(s, "listing", NULL, err);
     sqlite3_finalize(stmt);
+    end_op(s, rc, started);
     pthread_mutex_unlock(&s->lock);
     if (st != SBX_OK) {
         sbx_lease_records_free(*out, *count);
@@ -279,10 +377,12 @@ sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, i
     sbx_status st = sbx_lease_store_init(&s->base, &sqlite_ops, "sqlite", 1, owner_id, ttl_ms, err);
     pthread_mutex_init(&s->lock, NULL);
     if (st == SBX_OK && ((s->path = strdup(path)) == NULL ||
+                         (s->store_name = malloc(strlen(path) + 20)) == NULL ||
                          (s->own = sbx_lease_value(owner_id, 0)) == NULL ||
                          (s->del = sbx_lease_value(owner_id, 1)) == NULL))
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the sqlite lease store");
     if (st == SBX_OK) {
+        snprintf(s->store_name, strlen(path) + 20, "sqlite lease store %s", path);
         int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                                  SQLITE_OPEN_NOMUTEX, NULL);
         if (rc == SQLITE_OK)

@@ -270,8 +270,8 @@ sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
              c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP &&
              c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP_LEASES)
         bad = "shutdown must be destroy or keep";
-    else if (c->owner_id != NULL && c->owner_id[0] == '\0')
-        bad = "owner_id must not be empty";
+    else if (c->owner_id != NULL && !sbx_lease_text_ok(c->owner_id, strlen(c->owner_id)))
+        bad = "owner_id must be 1 to 256 printable ASCII characters without spaces";
     if (bad != NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG, "manager: %s", bad);
     return SBX_OK;
@@ -445,6 +445,11 @@ static sbx_status keep_for_successor(sbx_manager *m, const char *id, sbx_error *
     return st;
 }
 
+/* What the store operations of a shutdown that get no answer may take
+ * together: a store that stopped answering costs this once, not once per
+ * sandbox. */
+#define MGR_SHUTDOWN_STORE_BUDGET_MS 5000
+
 sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
 {
     sbx_error_clear(err);
@@ -455,6 +460,7 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
     }
     pthread_mutex_lock(&m->ops_lock);
     atomic_store(&m->shut_down, 1);
+    sbx_lease_store_limit_waits(m->store, MGR_SHUTDOWN_STORE_BUDGET_MS);
     atomic_fetch_or(&m->acquire_gate, MGR_GATE_CLOSED);
     while (atomic_load(&m->acquire_gate) != MGR_GATE_CLOSED)
         pthread_cond_wait(&m->ops_idle, &m->ops_lock);
@@ -473,7 +479,12 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
         sbx_status st = m->config.shutdown != SBX_MANAGER_SHUTDOWN_DESTROY
                             ? keep_for_successor(m, list.ids[i], &one)
                             : mgr_teardown(m, list.ids[i], mgr_reapable_tracked, NULL, 0, &one);
-        if (st != SBX_OK) {
+        if (st == SBX_ERR_REFUSED) {
+            /* A peer took its lease over (or it is torn down here already):
+             * the sandbox is in other hands, which is no failure. */
+            mgr_log(m, SBX_LOG_INFO, "shutdown: sandbox %s left alone: %s", list.ids[i],
+                    one.message);
+        } else if (st != SBX_OK) {
             mgr_log(m, SBX_LOG_ERROR, "shutdown: sandbox %s: %s", list.ids[i], one.message);
             if (first == SBX_OK) {
                 first = st;
