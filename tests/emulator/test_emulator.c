@@ -7,6 +7,7 @@
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"
+#include "tests/support/hostile_json.h"
 #include "tests/support/http_probe.h"
 
 #include <curl/curl.h>
@@ -424,6 +425,53 @@ static void test_validation_errors_are_422_lists(void)
     /* Nothing invalid was created. */
     a = call(shared, "GET", "/api/sandboxes", NULL, &status);
     CU_ASSERT_EQUAL(int_member(a, "count"), 0);
+    json_object_put(a);
+}
+
+/* Every hostile body (tests/support/hostile_json.h) is a 422 json_invalid
+ * and creates nothing: no h1, own1 not answered to a cut id or user.  The
+ * real provisioner refuses the same bodies with 422s of its own (its JSON
+ * decoder, its patterns) except the few Python reads (duplicate names,
+ * NaN, lone surrogates, big numbers): docs/emulator.md. */
+static void test_hostile_bodies_create_nothing(void)
+{
+    reset_shared();
+    json_object_put(create_expecting(shared, SBX_TEST_HOSTILE_SETUP_BODY, 200));
+    const char *const headers[] = {KEY_HEADER, NULL};
+    for (size_t i = 0; i < sbx_test_hostile_body_count; i++)
+        CU_ASSERT(sbx_test_hostile_body_refused(sbx_test_emu_url(shared), headers,
+                                                &sbx_test_hostile_bodies[i]));
+    long status = 0;
+    json_object *a = call(shared, "GET", "/api/sandboxes", NULL, &status);
+    CU_ASSERT_EQUAL(int_member(a, "count"), 1);
+    json_object_put(a);
+    a = create_expecting(shared, SBX_TEST_STRICT_BODY, 200);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_id"), "ok1");
+    json_object_put(a);
+}
+
+/* %00 in a path id stays as written (libmicrohttpd's own unescaping cut
+ * own1%00zzz to own1): get and delete answer for that id and leave own1;
+ * an id over 256 characters is no route's path, as before. */
+static void test_nul_in_path_ids_touches_nothing(void)
+{
+    reset_shared();
+    json_object_put(create_expecting(shared, SBX_TEST_HOSTILE_SETUP_BODY, 200));
+    long status = 0;
+    json_object *a = call(shared, "GET", "/api/sandboxes/own1%00zzz", NULL, &status);
+    CU_ASSERT_EQUAL(status, 404);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), "Sandbox 'own1%00zzz' not found");
+    json_object_put(a);
+    a = call(shared, "DELETE", "/api/sandboxes/own1%00zzz", NULL, &status);
+    CU_ASSERT_EQUAL(status, 200);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_id"), "own1%00zzz");
+    json_object_put(a);
+    char path[300];
+    snprintf(path, sizeof path, "/api/sandboxes/%0257d", 1);
+    a_not_found(shared, "GET", path);
+    a_not_found(shared, "DELETE", path);
+    a = call(shared, "GET", "/api/sandboxes/own1", NULL, &status);
+    CU_ASSERT_EQUAL(status, 200);
     json_object_put(a);
 }
 
@@ -1445,6 +1493,8 @@ void sbx_test_register(void)
         {"create/get/list/delete shapes", test_create_get_list_delete_shapes},
         {"validation errors are 422 lists", test_validation_errors_are_422_lists},
         {"validation error shapes (pydantic 2)", test_validation_error_shapes},
+        {"hostile bodies create nothing", test_hostile_bodies_create_nothing},
+        {"NUL in path ids touches nothing", test_nul_in_path_ids_touches_nothing},
         {"extra mount errors are 400 strings", test_extra_mount_errors_are_400_strings},
         {"upload-conversions overlay rules", test_upload_conversions_overlay_rules},
         {"reconciliation found and absent", test_reconciliation_found_and_absent},

@@ -35,6 +35,8 @@ typedef struct checker {
     size_t objects[COMMON_JSON_STREAM_MAX_OPEN]; /* the number of each open object */
     size_t next_object;
     const char *number_at;     /* where the number being read began */
+    const char *text_end;      /* past the body: a number at the top ends there */
+    int in_tail;               /* reading the space fed after the body */
     char last_name[80];        /* the last member name, printable */
     int has_name;
     size_t *offset;
@@ -145,7 +147,7 @@ static int number_in_range(const char *from, const char *to, int integer)
 
 static sbx_prov_strict_result on_number(checker *c)
 {
-    int in_range = number_in_range(c->number_at, c->stream.at,
+    int in_range = number_in_range(c->number_at, c->in_tail ? c->text_end : c->stream.at,
                                    c->stream.kind == COMMON_JSON_KIND_INT);
     if (in_range < 0)
         return SBX_PROV_STRICT_OUT_OF_MEMORY;
@@ -222,20 +224,36 @@ static sbx_prov_strict_result find_duplicate(checker *c)
     return refuse(c, first->end, "duplicate member name", name);
 }
 
-static sbx_prov_strict_result check(checker *c, size_t len)
+/* Hand the events of the chunk fed last to on_event. */
+static sbx_prov_strict_result read_events(checker *c)
 {
-    common_json_stream *s = &c->stream;
     common_json_event event;
-    while ((event = common_json_stream_next(s)) != COMMON_JSON_EVENT_NONE) {
+    while ((event = common_json_stream_next(&c->stream)) != COMMON_JSON_EVENT_NONE) {
         sbx_prov_strict_result r = on_event(c, event);
         if (r != SBX_PROV_STRICT_OK)
             return r;
     }
+    return SBX_PROV_STRICT_OK;
+}
+
+static sbx_prov_strict_result check(checker *c, size_t len)
+{
+    common_json_stream *s = &c->stream;
+    common_json_stream_feed(s, c->text, len);
+    sbx_prov_strict_result r = read_events(c);
+    if (r != SBX_PROV_STRICT_OK)
+        return r;
+    /* A literal or number at the top ends only at the byte after it. */
+    c->in_tail = 1;
+    common_json_stream_feed(s, " ", 1);
+    r = read_events(c);
+    if (r != SBX_PROV_STRICT_OK)
+        return r;
     if (s->out_of_memory)
         return SBX_PROV_STRICT_OUT_OF_MEMORY;
     common_json_outcome outcome = common_json_stream_end(s);
     if (outcome != COMMON_JSON_COMPLETE)
-        return refuse(c, s->failed_at != SIZE_MAX ? s->failed_at : len,
+        return refuse(c, s->failed_at < len ? s->failed_at : len,
                       outcome == COMMON_JSON_DEEP ? "nested deeper than 32 levels"
                                                   : "not strict JSON (RFC 8259)",
                       NULL);
@@ -252,6 +270,7 @@ sbx_prov_strict_result sbx_prov_json_strict_check(const char *text, size_t len,
     common_dynbuf_init(&c->value, 0);
     common_dynbuf_init(&c->names, 0);
     c->text = text;
+    c->text_end = text + len;
     c->offset = offset;
     c->why = why;
     c->why_len = why_len;
@@ -259,7 +278,6 @@ sbx_prov_strict_result sbx_prov_json_strict_check(const char *text, size_t len,
     c->stream.strict = 1;
     c->stream.check_text = 1;
     c->stream.key_full = &c->key;
-    common_json_stream_feed(&c->stream, text, len);
     sbx_prov_strict_result result = check(c, len);
     common_dynbuf_free(&c->key);
     common_dynbuf_free(&c->value);
