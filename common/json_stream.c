@@ -40,6 +40,10 @@ typedef enum lex_state {
  * -?(digits(.digits*)?|.digits)([eE][+-]?digits)? */
 enum { D_START, D_SIGN, D_INT, D_DOT, D_FRAC, D_E, D_ESIGN, D_EXP, D_DEAD };
 
+/* RFC 8259's number grammar, for strict texts:
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+enum { R_START, R_MINUS, R_ZERO, R_INT, R_DOT, R_FRAC, R_E, R_ESIGN, R_EXP, R_DEAD };
+
 /* Where an integer's magnitude saturates: json-c clamps what int64 cannot
  * hold, so past this nothing a reader can see changes. */
 #define MAGNITUDE_LIMIT ((uint64_t)INT64_MAX + 1)
@@ -90,10 +94,12 @@ static unsigned char ascii_lower(unsigned char c)
     return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
 }
 
+/* Not JSON at the byte s->pos points at. */
 static void fail(common_json_stream *s, int too_deep)
 {
     s->state = S_FAILED;
     s->too_deep = too_deep;
+    s->failed_at = s->total - (size_t)(s->end - s->pos);
 }
 
 static void raise_event(common_json_stream *s, common_json_event event, common_json_kind kind,
@@ -104,20 +110,31 @@ static void raise_event(common_json_stream *s, common_json_event event, common_j
     s->at = at;
 }
 
-/* Bytes of the string being read (never a NUL: emit_code_point handles
+/* Bytes of a key: all of them into the consumer's key_full; into `key`
+ * up to an escaped NUL (`nul`: these bytes are one), where json-c cuts. */
+static void emit_key(common_json_stream *s, const char *bytes, size_t n, int nul)
+{
+    if (s->key_full != NULL && common_dynbuf_add(s->key_full, bytes, n) != COMMON_DYNBUF_OK)
+        s->out_of_memory = 1;
+    if (nul)
+        s->key_cut = 1;
+    if (s->key_cut)
+        return;
+    if (s->check_text)
+        common_utf8_scan_bytes(&s->utf8, bytes, n);
+    size_t room = COMMON_JSON_STREAM_KEY_MAX + 1 - s->key_len;
+    if (n > room)
+        n = room;
+    memcpy(s->key + s->key_len, bytes, n);
+    s->key_len += n;
+}
+
+/* Bytes of the string being read (a NUL only from emit_code_point's
  * \u0000): into the key or into the consumer's target. */
 static void emit(common_json_stream *s, const char *bytes, size_t n)
 {
     if (s->in_key) {
-        if (s->key_cut)
-            return;
-        if (s->check_text)
-            common_utf8_scan_bytes(&s->utf8, bytes, n);
-        size_t room = COMMON_JSON_STREAM_KEY_MAX + 1 - s->key_len;
-        if (n > room)
-            n = room;
-        memcpy(s->key + s->key_len, bytes, n);
-        s->key_len += n;
+        emit_key(s, bytes, n, 0);
         return;
     }
     if (s->check_text)
@@ -132,10 +149,6 @@ static void emit_code_point(common_json_stream *s, unsigned cp)
 {
     char out[4];
     size_t n;
-    if (s->in_key && (cp == 0 || s->key_cut)) {
-        s->key_cut = 1;
-        return;
-    }
     if (cp < 0x80) {
         out[0] = (char)cp;
         n = 1;
@@ -155,7 +168,10 @@ static void emit_code_point(common_json_stream *s, unsigned cp)
         out[3] = (char)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    emit(s, out, n);
+    if (s->in_key)
+        emit_key(s, out, n, cp == 0);
+    else
+        emit(s, out, n);
 }
 
 /* ------------------------------------------------------------ tokens */
@@ -163,9 +179,21 @@ static void emit_code_point(common_json_stream *s, unsigned cp)
 /* The bytes that end a run of plain string bytes: the quote, '\\', NUL. */
 static const unsigned char double_quote_stop[256] = { [0] = 1, ['"'] = 1, ['\\'] = 1 };
 static const unsigned char single_quote_stop[256] = { [0] = 1, ['\''] = 1, ['\\'] = 1 };
+/* In a strict text a raw control character ends the run too (and fails). */
+static const unsigned char strict_stop[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+    [0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0A] = 1, [0x0B] = 1, [0x0C] = 1, [0x0D] = 1,
+    [0x0E] = 1, [0x0F] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+    [0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1A] = 1, [0x1B] = 1,
+    [0x1C] = 1, [0x1D] = 1, [0x1E] = 1, [0x1F] = 1, ['"'] = 1, ['\\'] = 1};
 
 static void begin_string(common_json_stream *s, unsigned char quote, int in_key)
 {
+    if (s->strict && quote != '"') {
+        fail(s, 0);
+        return;
+    }
+    s->after_comma = 0;
     s->quote = (char)quote;
     s->in_key = in_key;
     s->high_surrogate = 0;
@@ -177,6 +205,11 @@ static void begin_string(common_json_stream *s, unsigned char quote, int in_key)
 static void begin_value(common_json_stream *s, unsigned char c)
 {
     s->depth = s->open;
+    s->after_comma = 0;
+    if (s->strict && c != 't' && c != 'f' && c != 'n' && (c | 0x20) >= 'a' && (c | 0x20) <= 'z') {
+        fail(s, 0); /* NaN, Infinity, literals in capitals */
+        return;
+    }
     switch (c) {
     case '{':
     case '[':
@@ -189,7 +222,8 @@ static void begin_value(common_json_stream *s, unsigned char c)
     case '\'':
         s->target = NULL;
         begin_string(s, c, 0);
-        raise_event(s, COMMON_JSON_EVENT_BEGIN, COMMON_JSON_KIND_STRING, s->pos);
+        if (s->state == S_STRING)
+            raise_event(s, COMMON_JSON_EVENT_BEGIN, COMMON_JSON_KIND_STRING, s->pos);
         return;
     case 't': case 'T': s->word = "true"; s->word_kind = COMMON_JSON_KIND_BOOL; break;
     case 'f': case 'F': s->word = "false"; s->word_kind = COMMON_JSON_KIND_BOOL; break;
@@ -201,6 +235,7 @@ static void begin_value(common_json_stream *s, unsigned char c)
             return;
         }
         s->num_dfa = D_START;
+        s->num_rfc = R_START;
         s->num_anchor_ok = s->num_double = s->num_exponent = s->num_pos_ok = 0;
         s->num_neg_ok = 1;
         s->negative = c == '-';
@@ -234,6 +269,29 @@ static void close_container(common_json_stream *s)
                 s->pos + 1);
 }
 
+/* RFC 8259's grammar one byte on. */
+static int rfc_number_step(int state, unsigned char c)
+{
+    int digit = c >= '0' && c <= '9';
+    switch (state) {
+    case R_START: return c == '-' ? R_MINUS : c == '0' ? R_ZERO : digit ? R_INT : R_DEAD;
+    case R_MINUS: return c == '0' ? R_ZERO : digit ? R_INT : R_DEAD;
+    case R_ZERO:
+    case R_INT:
+        if (c == '.')
+            return R_DOT;
+        if (c == 'e' || c == 'E')
+            return R_E;
+        return state == R_INT && digit ? R_INT : R_DEAD;
+    case R_DOT: return digit ? R_FRAC : R_DEAD;
+    case R_FRAC: return digit ? R_FRAC : c == 'e' || c == 'E' ? R_E : R_DEAD;
+    case R_E: return c == '+' || c == '-' ? R_ESIGN : digit ? R_EXP : R_DEAD;
+    case R_ESIGN:
+    case R_EXP: return digit ? R_EXP : R_DEAD;
+    default: return R_DEAD;
+    }
+}
+
 static int strtod_step(int state, unsigned char c)
 {
     int digit = c >= '0' && c <= '9';
@@ -255,6 +313,11 @@ static int strtod_step(int state, unsigned char c)
  * dropped; an integer is anything but a lone "-". */
 static void end_number(common_json_stream *s, unsigned char c)
 {
+    if (s->strict && s->num_rfc != R_ZERO && s->num_rfc != R_INT && s->num_rfc != R_FRAC &&
+        s->num_rfc != R_EXP) {
+        fail(s, 0);
+        return;
+    }
     if (s->negative && s->num_len == 1 && (c == 'i' || c == 'I')) {
         s->word = "infinity";
         s->word_len = 8;
@@ -295,6 +358,7 @@ static void read_number(common_json_stream *s)
                 s->num_exponent = 1;
         }
         s->num_dfa = strtod_step(s->num_dfa, c);
+        s->num_rfc = rfc_number_step(s->num_rfc, c);
         if (c != '-' && c != '+' && (c | 0x20) != 'e')
             s->num_anchor_ok = s->num_dfa == D_INT || s->num_dfa == D_FRAC ||
                                s->num_dfa == D_EXP;
@@ -313,8 +377,9 @@ static int read_word(common_json_stream *s, unsigned char c)
         end_scalar(s, s->word_kind, s->pos);
         return 0; /* not taken */
     }
-    c = ascii_lower(c);
-    if (s->word_pos == 1 && s->word_kind == COMMON_JSON_KIND_NULL && c == 'a') {
+    if (!s->strict)
+        c = ascii_lower(c);
+    if (!s->strict && s->word_pos == 1 && s->word_kind == COMMON_JSON_KIND_NULL && c == 'a') {
         s->word = "nan";
         s->word_len = 3;
         s->word_kind = COMMON_JSON_KIND_DOUBLE;
@@ -327,22 +392,36 @@ static int read_word(common_json_stream *s, unsigned char c)
     return 1;
 }
 
+/* A surrogate escape without its other half: U+FFFD, as json-c reads it;
+ * in a strict text, the end (-1). */
+static int lone_surrogate(common_json_stream *s)
+{
+    if (s->strict) {
+        fail(s, 0);
+        return -1;
+    }
+    emit_code_point(s, REPLACEMENT_CHARACTER);
+    return 0;
+}
+
 static void end_unicode_escape(common_json_stream *s)
 {
-    unsigned cp = s->unicode;
+    unsigned cp = s->unicode, high = s->high_surrogate;
     s->state = S_STRING;
-    if (s->high_surrogate != 0) {
+    s->high_surrogate = 0;
+    if (high != 0) {
         if (cp >= 0xDC00 && cp <= 0xDFFF)
-            cp = 0x10000 + ((s->high_surrogate & 0x3FF) << 10) + (cp & 0x3FF);
-        else
-            emit_code_point(s, REPLACEMENT_CHARACTER);
-        s->high_surrogate = 0;
+            cp = 0x10000 + ((high & 0x3FF) << 10) + (cp & 0x3FF);
+        else if (lone_surrogate(s) != 0)
+            return;
     }
     if (cp >= 0xD800 && cp <= 0xDBFF) {
         s->high_surrogate = cp;
         s->state = S_LOW_SLASH;
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        lone_surrogate(s);
     } else {
-        emit_code_point(s, cp >= 0xDC00 && cp <= 0xDFFF ? REPLACEMENT_CHARACTER : cp);
+        emit_code_point(s, cp);
     }
 }
 
@@ -353,6 +432,8 @@ static void end_string(common_json_stream *s, const char *quote)
     if (s->in_key) {
         s->key[s->key_len < COMMON_JSON_STREAM_KEY_MAX + 1 ? s->key_len
                                                           : COMMON_JSON_STREAM_KEY_MAX + 1] = '\0';
+        if (s->key_full != NULL && common_dynbuf_add(s->key_full, "", 0) != COMMON_DYNBUF_OK)
+            s->out_of_memory = 1;
         s->depth = s->open;
         s->state = S_COLON;
         raise_event(s, COMMON_JSON_EVENT_KEY, COMMON_JSON_KIND_STRING, quote + 1);
@@ -364,10 +445,13 @@ static void end_string(common_json_stream *s, const char *quote)
     end_scalar(s, COMMON_JSON_KIND_STRING, quote + 1);
 }
 
-/* Plain string bytes from s->pos up to the quote, a backslash or a NUL. */
+/* Plain string bytes from s->pos up to the quote, a backslash or a NUL
+ * (in a strict text, any control character). */
 static void read_string_run(common_json_stream *s)
 {
-    const unsigned char *stop = s->quote == '"' ? double_quote_stop : single_quote_stop;
+    const unsigned char *stop = s->strict         ? strict_stop
+                                : s->quote == '"' ? double_quote_stop
+                                                  : single_quote_stop;
     const unsigned char *q = (const unsigned char *)s->pos, *e = (const unsigned char *)s->end;
     while (e - q >= 4 && !(stop[q[0]] | stop[q[1]] | stop[q[2]] | stop[q[3]]))
         q += 4;
@@ -380,7 +464,7 @@ static void read_string_run(common_json_stream *s)
         return;
     if (*q == '\\')
         s->state = S_ESCAPE;
-    else if (*q == '\0')
+    else if (*q < 0x20)
         fail(s, 0);
     else
         end_string(s, s->pos);
@@ -388,12 +472,13 @@ static void read_string_run(common_json_stream *s)
 }
 
 /* Whitespace and comments, which json-c allows before and after every
- * token: 1 when c was one of them (taken), else 0. */
+ * token (a strict text: whitespace only): 1 when c was one of them
+ * (taken), else 0. */
 static int skip_space(common_json_stream *s, unsigned char c)
 {
     if (is_json_space(c))
         return 1;
-    if (c != '/')
+    if (c != '/' || s->strict)
         return 0;
     s->resume = s->state;
     s->state = S_COMMENT_OPEN;
@@ -410,7 +495,10 @@ static void step(common_json_stream *s)
         if (skip_space(s, c))
             break;
         if (s->open > 0 && s->closer[s->open - 1] == ']' && c == ']') {
-            close_container(s);
+            if (s->strict && s->after_comma)
+                fail(s, 0); /* a trailing comma */
+            else
+                close_container(s);
             break;
         }
         if (s->open == COMMON_JSON_STREAM_MAX_OPEN) {
@@ -424,10 +512,15 @@ static void step(common_json_stream *s)
         if (skip_space(s, c))
             break;
         if (c == '}') {
-            close_container(s);
+            if (s->strict && s->after_comma)
+                fail(s, 0); /* a trailing comma */
+            else
+                close_container(s);
         } else if (c == '"' || c == '\'') {
             s->key_len = 0;
             s->key_cut = 0;
+            if (s->key_full != NULL)
+                common_dynbuf_reset(s->key_full);
             begin_string(s, c, 1);
         } else {
             fail(s, 0);
@@ -449,6 +542,7 @@ static void step(common_json_stream *s)
             taken = 0;
         } else if (c == ',') {
             s->state = s->closer[s->open - 1] == '}' ? S_KEY : S_VALUE;
+            s->after_comma = 1;
         } else if (c == (unsigned char)s->closer[s->open - 1]) {
             close_container(s);
         } else {
@@ -496,8 +590,9 @@ static void step(common_json_stream *s)
             break;
         }
         /* No low half: the high one reads as U+FFFD, and c as it would have. */
-        emit_code_point(s, REPLACEMENT_CHARACTER);
         s->high_surrogate = 0;
+        if (lone_surrogate(s) != 0)
+            break;
         s->state = s->state == S_LOW_SLASH ? S_STRING : S_ESCAPE;
         taken = 0;
         break;
@@ -541,7 +636,7 @@ static void step(common_json_stream *s)
             s->state = S_COMMENT;
         break;
     case S_TRAILER:
-        if (!is_trailing_space(c))
+        if (s->strict ? !is_json_space(c) : !is_trailing_space(c))
             fail(s, 0);
         break;
     case S_FAILED:
@@ -558,6 +653,7 @@ void common_json_stream_init(common_json_stream *s)
 {
     memset(s, 0, sizeof *s);
     s->state = S_VALUE;
+    s->failed_at = SIZE_MAX;
 }
 
 void common_json_stream_feed(common_json_stream *s, const char *data, size_t len)

@@ -12,6 +12,10 @@
  * U+FFFD), with json-c's depth limit, keys cut at an escaped NUL, only
  * whitespace after the value, and no raw NUL byte anywhere.
  *
+ * Or, with `strict` set, only RFC 8259's grammar: none of json-c's
+ * extensions, no raw control character in a string, no escape of half a
+ * surrogate pair; keys are not cut (`key_full` holds them whole).
+ *
  * Use: embed a common_json_stream, common_json_stream_init it; for each
  * chunk call common_json_stream_feed, then common_json_stream_next until it
  * says COMMON_JSON_EVENT_NONE, reading the event's members after each
@@ -95,10 +99,16 @@ typedef struct common_json_stream {
                                  * (NULL: dropped); the stream NUL-terminates them and
                                  * resets target to NULL at the string's end */
     int check_text;             /* compute text_clean for every string and key */
+    int strict;                 /* read only RFC 8259 JSON (set before the first feed) */
+    common_dynbuf *key_full;    /* NULL, or where each key's bytes go whole, an escaped
+                                 * NUL included (reset at each key; valid at its KEY
+                                 * event) */
     int out_of_memory;          /* a target could not grow (set by the stream) */
+    size_t failed_at;           /* the offset in the text of the byte that made it not
+                                 * JSON; SIZE_MAX while none did (set by the stream) */
 
     /* ---- the lexer's own state */
-    int state, resume, too_deep, saw_nul;
+    int state, resume, too_deep, saw_nul, after_comma;
     size_t total;
     const char *pos, *end;  /* the chunk still to read */
     unsigned open;
@@ -108,7 +118,7 @@ typedef struct common_json_stream {
     unsigned unicode, high_surrogate;
     int unicode_digits;
     common_utf8_scan utf8;
-    int num_dfa, num_anchor_ok, num_double, num_exponent, num_neg_ok, num_pos_ok;
+    int num_dfa, num_rfc, num_anchor_ok, num_double, num_exponent, num_neg_ok, num_pos_ok;
     size_t num_len;
     const char *word;
     size_t word_len, word_pos;

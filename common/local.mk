@@ -2,8 +2,9 @@
 # each user links its own copy, and modules export none of it.
 
 # Id and create request rules, sandbox records, option values, values quoted
-# in messages and the wait for a sandbox's server: everything any backend
-# (in-process or module) needs.
+# in messages, the wait for a sandbox's server and the streaming JSON lexer
+# (the HTTP backends' list decoders, the provisioners' strict body check):
+# everything any backend (in-process or module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
@@ -17,7 +18,8 @@ common_libsbx_common_la_SOURCES = \
 	common/record_chain.c common/record_chain.h \
 	common/sandbox_records.c common/sandbox_records.h \
 	common/tcp_ready.c common/tcp_ready.h \
-	common/utf8.c common/utf8.h
+	common/utf8.c common/utf8.h \
+	common/json_stream.c common/json_stream.h
 
 # The HTTP client and strict JSON readers of the HTTP backends (remote,
 # docker), also linked into the host library for the manager's readiness
@@ -27,7 +29,6 @@ noinst_LTLIBRARIES += common/libsbx-http.la
 common_libsbx_http_la_SOURCES = \
 	common/http_client.c common/http_client.h \
 	common/net_policy.c common/net_policy.h \
-	common/json_fields.c common/json_fields.h \
-	common/json_stream.c common/json_stream.h
+	common/json_fields.c common/json_fields.h
 common_libsbx_http_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 common_libsbx_http_la_LIBADD = common/libsbx-common.la $(CURL_LIBS) $(JSONC_LIBS)

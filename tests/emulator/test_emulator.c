@@ -7,6 +7,7 @@
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"
+#include "tests/support/hostile_json.h"
 #include "tests/support/http_probe.h"
 
 #include <curl/curl.h>
@@ -318,6 +319,25 @@ static void test_contract_changed_at_run_time(void)
     "\"required_mount_contract_version\":0,\"include_legacy_skills\":false," \
     "\"provision_lark_cli_runtime\":false,\"provision_lark_cli_broker\":false}"
 
+/* What the shared emulator answers for an id it holds nothing for: get
+ * 404 "Sandbox 'ID' not found", and delete still 200 naming it, as the
+ * reference. */
+static void expect_nothing_held(const char *id)
+{
+    char path[128], detail[160];
+    snprintf(path, sizeof path, "/api/sandboxes/%s", id);
+    snprintf(detail, sizeof detail, "Sandbox '%s' not found", id);
+    long status = 0;
+    json_object *a = call(shared, "GET", path, NULL, &status);
+    CU_ASSERT_EQUAL(status, 404);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), detail);
+    json_object_put(a);
+    a = call(shared, "DELETE", path, NULL, &status);
+    CU_ASSERT_EQUAL(status, 200);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_id"), id);
+    json_object_put(a);
+}
+
 static void test_create_get_list_delete_shapes(void)
 {
     reset_shared();
@@ -367,16 +387,8 @@ static void test_create_get_list_delete_shapes(void)
     CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_id"), "abc");
     json_object_put(a);
 
-    a = call(shared, "GET", "/api/sandboxes/abc", NULL, &status);
-    CU_ASSERT_EQUAL(status, 404);
-    CU_ASSERT_STRING_EQUAL(str_member(a, "detail"), "Sandbox 'abc' not found");
-    json_object_put(a);
-
-    /* Deleting what never existed still answers 200, as the reference. */
-    a = call(shared, "DELETE", "/api/sandboxes/never", NULL, &status);
-    CU_ASSERT_EQUAL(status, 200);
-    CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_id"), "never");
-    json_object_put(a);
+    expect_nothing_held("abc");
+    expect_nothing_held("never");
 }
 
 static void test_initial_status_and_node_host(void)
@@ -424,6 +436,47 @@ static void test_validation_errors_are_422_lists(void)
     /* Nothing invalid was created. */
     a = call(shared, "GET", "/api/sandboxes", NULL, &status);
     CU_ASSERT_EQUAL(int_member(a, "count"), 0);
+    json_object_put(a);
+}
+
+/* Every hostile body (tests/support/hostile_json.h) is a 422 json_invalid
+ * and creates nothing: no h1, own1 not answered to a cut id or user.  The
+ * real provisioner refuses the same bodies with 422s of its own (its JSON
+ * decoder, its patterns) except the few Python reads (duplicate names,
+ * NaN, lone surrogates, big numbers): docs/emulator.md. */
+static void test_hostile_bodies_create_nothing(void)
+{
+    reset_shared();
+    json_object_put(create_expecting(shared, SBX_TEST_HOSTILE_SETUP_BODY, 200));
+    const char *const headers[] = {KEY_HEADER, NULL};
+    for (size_t i = 0; i < sbx_test_hostile_body_count; i++)
+        CU_ASSERT(sbx_test_hostile_body_refused(sbx_test_emu_url(shared), headers,
+                                                &sbx_test_hostile_bodies[i]));
+    long status = 0;
+    json_object *a = call(shared, "GET", "/api/sandboxes", NULL, &status);
+    CU_ASSERT_EQUAL(int_member(a, "count"), 1);
+    json_object_put(a);
+    a = create_expecting(shared, SBX_TEST_STRICT_BODY, 200);
+    CU_ASSERT_STRING_EQUAL(str_member(a, "sandbox_id"), "ok1");
+    json_object_put(a);
+}
+
+/* %00 in a path id stays as written (libmicrohttpd's own unescaping cut
+ * own1%00zzz to own1): get and delete answer for that id and leave own1;
+ * an id over 256 characters is no route's path, as before. */
+static void test_nul_in_path_ids_touches_nothing(void)
+{
+    reset_shared();
+    json_object_put(create_expecting(shared, SBX_TEST_HOSTILE_SETUP_BODY, 200));
+    expect_nothing_held("own1%00zzz");
+    expect_nothing_held("%00own1");
+    char path[300];
+    snprintf(path, sizeof path, "/api/sandboxes/%0257d", 1);
+    a_not_found(shared, "GET", path);
+    a_not_found(shared, "DELETE", path);
+    long status = 0;
+    json_object *a = call(shared, "GET", "/api/sandboxes/own1", NULL, &status);
+    CU_ASSERT_EQUAL(status, 200);
     json_object_put(a);
 }
 
@@ -1445,6 +1498,8 @@ void sbx_test_register(void)
         {"create/get/list/delete shapes", test_create_get_list_delete_shapes},
         {"validation errors are 422 lists", test_validation_errors_are_422_lists},
         {"validation error shapes (pydantic 2)", test_validation_error_shapes},
+        {"hostile bodies create nothing", test_hostile_bodies_create_nothing},
+        {"NUL in path ids touches nothing", test_nul_in_path_ids_touches_nothing},
         {"extra mount errors are 400 strings", test_extra_mount_errors_are_400_strings},
         {"upload-conversions overlay rules", test_upload_conversions_overlay_rules},
         {"reconciliation found and absent", test_reconciliation_found_and_absent},

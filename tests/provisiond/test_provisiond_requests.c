@@ -20,6 +20,7 @@
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/hostile_json.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/subprocess.h"
 
@@ -35,7 +36,7 @@ static long call(const provd_local *d, const char *const *headers, const char *m
                  const char *path, const char *body, json_object **json,
                  sbx_test_http_result *raw)
 {
-    char url[512];
+    char url[8192];
     snprintf(url, sizeof url, "%s%s", provd_url(d->proc), path);
     sbx_test_http_result r;
     int sent = sbx_test_http(method, url, headers, body, TIMEOUT_MS, &r);
@@ -240,6 +241,82 @@ static void test_unknown_members_are_ignored(void)
     CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes",
                          "{\"sandbox_id\":\"a1\",\"colour\":\"blue\"}", NULL, NULL), 200);
     CU_ASSERT(ids_are(&d, "a1"));
+    provd_local_stop(&d, 0);
+}
+
+/* Every hostile body is a 422 json_invalid that reaches nothing: no
+ * sandbox is made, own1 is neither handed over nor changed (a reader that
+ * cut "alice\u0000mallory" to alice answered with own1); strict JSON of
+ * every form still creates. */
+static void test_hostile_bodies_reach_nothing(void)
+{
+    provd_local d;
+    if (!provd_local_start(&d, 1, NULL))
+        return;
+    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", SBX_TEST_HOSTILE_SETUP_BODY, NULL,
+                         NULL), 200);
+    for (size_t i = 0; i < sbx_test_hostile_body_count; i++)
+        CU_ASSERT(sbx_test_hostile_body_refused(provd_url(d.proc), no_key,
+                                                &sbx_test_hostile_bodies[i]));
+    CU_ASSERT(ids_are(&d, "own1"));
+    json_object *answer = NULL;
+    CU_ASSERT_EQUAL(call(&d, no_key, "GET", "/api/sandboxes/own1", NULL, &answer, NULL), 200);
+    CU_ASSERT_STRING_EQUAL(string_at(answer, "user_id"), "alice");
+    CU_ASSERT_STRING_EQUAL(string_at(answer, "thread_id"), "t1");
+    json_object_put(answer);
+    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", SBX_TEST_STRICT_BODY, &answer,
+                         NULL), 200);
+    CU_ASSERT_STRING_EQUAL(string_at(answer, "user_id"), "alice");
+    json_object_put(answer);
+    CU_ASSERT(ids_are(&d, "ok1,own1"));
+    provd_local_stop(&d, 0);
+}
+
+/* A path id holding %00 (libmicrohttpd's own unescaping cut own1%00zzz to
+ * own1) or longer than the router once took (256) is a 422 for get,
+ * delete and reconciliation, as the docs say, and reaches nothing. */
+static void test_nul_and_long_path_ids_are_422(void)
+{
+    provd_local d;
+    if (!provd_local_start(&d, 0, NULL))
+        return;
+    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", SBX_TEST_HOSTILE_SETUP_BODY, NULL,
+                         NULL), 200);
+    char *id257 = repeat('a', 257), *id4000 = repeat('b', 4000);
+    const char *const ids[] = {"own1%00zzz", "own1%00", "%00own1", "own1%2500", id257, id4000};
+    static const char *const prefixes[] = {"/api/sandboxes/", "/api/reconciliation/sandboxes/"};
+    static const char *const methods[] = {"GET", "DELETE"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        for (size_t p = 0; p < 2; p++) {
+            for (size_t m = 0; m < (p == 0 ? 2u : 1u); m++) {
+                char path[4200];
+                snprintf(path, sizeof path, "%s%s", prefixes[p], ids[i]);
+                json_object *answer = NULL;
+                sbx_test_http_result raw;
+                long status = call(&d, no_key, methods[m], path, NULL, &answer, &raw);
+                if (status != 422 || strcmp(detail_of(answer), "string_pattern_mismatch") != 0) {
+                    fprintf(stderr, "%s %.80s: %ld %.200s\n", methods[m], path, status,
+                            raw.body ? raw.body : "");
+                    CU_FAIL("a bad path id got another answer");
+                }
+                sbx_test_http_result_clear(&raw);
+                json_object_put(answer);
+            }
+        }
+    }
+    /* the 422 shows the id as written, never the sandbox it was cut to */
+    json_object *answer = NULL;
+    CU_ASSERT_EQUAL(call(&d, no_key, "DELETE", "/api/sandboxes/own1%00zzz", NULL, &answer,
+                         NULL), 422);
+    json_object *detail = NULL;
+    CU_ASSERT(json_object_object_get_ex(answer, "detail", &detail));
+    CU_ASSERT_STRING_EQUAL(string_at(json_object_array_get_idx(detail, 0), "input"),
+                           "own1%00zzz");
+    json_object_put(answer);
+    free(id257);
+    free(id4000);
+    CU_ASSERT(ids_are(&d, "own1"));
+    CU_ASSERT_EQUAL(call(&d, no_key, "GET", "/api/sandboxes/own1", NULL, NULL, NULL), 200);
     provd_local_stop(&d, 0);
 }
 
@@ -658,6 +735,8 @@ void sbx_test_register(void)
         {"bad_requests_reach_nothing", test_bad_requests_reach_nothing},
         {"contract_precondition_is_structured", test_contract_precondition_is_structured},
         {"unknown_members_are_ignored", test_unknown_members_are_ignored},
+        {"hostile_bodies_reach_nothing", test_hostile_bodies_reach_nothing},
+        {"nul_and_long_path_ids_are_422", test_nul_and_long_path_ids_are_422},
         {"routes_answer_as_the_protocol_says", test_routes_answer_as_the_protocol_says},
         {"reconciliation_found_and_absent", test_reconciliation_found_and_absent},
         {"ownership_across_restarts", test_ownership_across_restarts},

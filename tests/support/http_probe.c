@@ -49,15 +49,29 @@ typedef struct probe_route {
     const char *ca_file;      /* with test_certificate: NULL = no verification */
 } probe_route;
 
+/* `body_len` bytes of `body` are sent (when body is not NULL). */
 static int perform(const probe_route *route, const char *method, const char *url,
-                   const char *const *headers, const char *body, long timeout_ms,
-                   sbx_test_http_result *out);
+                   const char *const *headers, const char *body, size_t body_len,
+                   long timeout_ms, sbx_test_http_result *out);
+
+static size_t text_length(const char *body)
+{
+    return body != NULL ? strlen(body) : 0;
+}
 
 int sbx_test_http(const char *method, const char *url, const char *const *headers,
                   const char *body, long timeout_ms, sbx_test_http_result *out)
 {
     probe_route route = {NULL, 0, NULL};
-    return perform(&route, method, url, headers, body, timeout_ms, out);
+    return perform(&route, method, url, headers, body, text_length(body), timeout_ms, out);
+}
+
+int sbx_test_http_bytes(const char *method, const char *url, const char *const *headers,
+                        const char *body, size_t body_len, long timeout_ms,
+                        sbx_test_http_result *out)
+{
+    probe_route route = {NULL, 0, NULL};
+    return perform(&route, method, url, headers, body, body_len, timeout_ms, out);
 }
 
 int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,
@@ -65,7 +79,7 @@ int sbx_test_http_unix(const char *socket_path, const char *method, const char *
                        sbx_test_http_result *out)
 {
     probe_route route = {socket_path, 0, NULL};
-    return perform(&route, method, url, headers, body, timeout_ms, out);
+    return perform(&route, method, url, headers, body, text_length(body), timeout_ms, out);
 }
 
 int sbx_test_http_trusting(const char *ca_file, const char *method, const char *url,
@@ -73,12 +87,12 @@ int sbx_test_http_trusting(const char *ca_file, const char *method, const char *
                            sbx_test_http_result *out)
 {
     probe_route route = {NULL, 1, ca_file};
-    return perform(&route, method, url, headers, body, timeout_ms, out);
+    return perform(&route, method, url, headers, body, text_length(body), timeout_ms, out);
 }
 
 static int perform(const probe_route *route, const char *method, const char *url,
-                   const char *const *headers, const char *body, long timeout_ms,
-                   sbx_test_http_result *out)
+                   const char *const *headers, const char *body, size_t body_len,
+                   long timeout_ms, sbx_test_http_result *out)
 {
     pthread_once(&curl_once, init_curl);
     memset(out, 0, sizeof *out);
@@ -109,8 +123,10 @@ static int perform(const probe_route *route, const char *method, const char *url
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "GET") == 0)
         curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-    if (body != NULL)
+    if (body != NULL) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    }
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
     curl_easy_setopt(curl, CURLOPT_PROXY, "");
     curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");

@@ -27,6 +27,11 @@ typedef struct sbx_test_http_result {
 int sbx_test_http(const char *method, const char *url, const char *const *headers,
                   const char *body, long timeout_ms, sbx_test_http_result *out);
 
+/* sbx_test_http with a body of `body_len` bytes, which may hold NUL bytes. */
+int sbx_test_http_bytes(const char *method, const char *url, const char *const *headers,
+                        const char *body, size_t body_len, long timeout_ms,
+                        sbx_test_http_result *out);
+
 /* sbx_test_http through the unix socket `socket_path` (a Docker Engine
  * API, whose URLs are "http://localhost/..."). */
 int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,

@@ -1,5 +1,6 @@
 # Test support: CUnit runner glue, raw HTTP probes, the emulator process and
-# its control API, child processes waited on with deadlines, the remote
+# its control API, the hostile request bodies both provisioners refuse,
+# child processes waited on with deadlines, the remote
 # backend opened through the host library, the backend calls the backend
 # suites share, the docker suites' engine, the monotonic clock of waits with a deadline, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
@@ -9,6 +10,7 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/cunit_main.c tests/support/cunit_main.h \
 	tests/support/docker_engine.c tests/support/docker_engine.h \
 	tests/support/emulator.c tests/support/emulator.h \
+	tests/support/hostile_json.c tests/support/hostile_json.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
 	tests/support/remote_helpers.c tests/support/remote_helpers.h \

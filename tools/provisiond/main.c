@@ -12,6 +12,7 @@
 
 #include <sbx/host.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,8 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .api_key = o->api_key,
         .fail_closed = 0,
         .max_body_bytes = o->max_body_bytes,
+        /* every path id reaches the id check: 422 for any it refuses */
+        .path_id_max = SIZE_MAX,
         .threads = o->threads,
         .verbose = o->verbose,
     };

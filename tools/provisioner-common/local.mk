@@ -1,10 +1,11 @@
 # What the provisioner emulator and sbx-provisiond share, so that both speak
 # the protocol the one same way (docs/protocol.md): the HTTP server
 # (libmicrohttpd: body limit, API key, routing, 404/405/307), the routes,
-# JSON reading and writing, answers and their error shapes, the create
-# body's validation (pydantic-style 422s), the mount rules (400s) and the
-# path arithmetic they use, and the non-blocking read of given files.  A convenience library: each program links its
-# own copy.
+# JSON reading and writing, the strict check of request bodies, answers
+# and their error shapes, the create body's validation (pydantic-style
+# 422s), the mount rules (400s) and the path arithmetic they use, and the
+# non-blocking read of given files.  A convenience library: each program
+# links its own copy (and common/libsbx-common.la, for the JSON lexer).
 noinst_LTLIBRARIES += tools/provisioner-common/libsbx-provisioner.la
 tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_alloc.c tools/provisioner-common/prov_alloc.h \
@@ -12,6 +13,7 @@ tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_create.c tools/provisioner-common/prov_create.h \
 	tools/provisioner-common/prov_files.c tools/provisioner-common/prov_files.h \
 	tools/provisioner-common/prov_json.c tools/provisioner-common/prov_json.h \
+	tools/provisioner-common/prov_json_strict.c tools/provisioner-common/prov_json_strict.h \
 	tools/provisioner-common/prov_mounts.c tools/provisioner-common/prov_mounts.h \
 	tools/provisioner-common/prov_paths.c tools/provisioner-common/prov_paths.h \
 	tools/provisioner-common/prov_reply.c tools/provisioner-common/prov_reply.h \

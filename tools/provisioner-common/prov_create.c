@@ -6,6 +6,7 @@
 #include "tools/provisioner-common/prov_create.h"
 
 #include "tools/provisioner-common/prov_json.h"
+#include "tools/provisioner-common/prov_json_strict.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -254,8 +255,25 @@ static int json_content_type(const char *content_type)
             strcmp(subtype + sub - strlen(json_suffix), json_suffix) == 0);
 }
 
+/* The 422 of a body that is not JSON: json_invalid at byte `offset`,
+ * `why` in its context. */
+static void reply_json_invalid(sbx_prov_reply *reply, size_t offset, const char *why)
+{
+    error_list errors = new_error_list();
+    json_object *input = json_object_new_object();
+    if (input == NULL)
+        errors.out_of_memory = 1;
+    add_error_with_context(&errors, "json_invalid", location_in("body", NULL, (int)offset, NULL),
+                           "JSON decode error", input,
+                           context("error", json_object_new_string(why)));
+    json_object_put(input);
+    reply_errors(reply, &errors);
+}
+
 /* The body as FastAPI hands it to the model: the parsed JSON (*root; NULL
- * for JSON null), or 0 with the 422 answer in `reply`. */
+ * for JSON null), or 0 with the 422 answer in `reply`.  Only strict JSON
+ * reaches json-c's tree (prov_json_strict.h); a body json-c refuses as
+ * well is answered with json-c's words, as before that check. */
 static int read_body(const char *body, size_t len, const char *content_type,
                      json_object **root, sbx_prov_reply *reply)
 {
@@ -274,29 +292,32 @@ static int read_body(const char *body, size_t len, const char *content_type,
         json_object_put(raw);
         return 0;
     }
+    size_t strict_offset = 0;
+    char strict_why[160];
+    sbx_prov_strict_result strict =
+        sbx_prov_json_strict_check(body, len, &strict_offset, strict_why, sizeof strict_why);
     size_t offset = 0;
     const char *why = NULL;
-    *root = sbx_prov_json_parse(body, len, &offset, &why);
-    if (why == sbx_prov_json_out_of_memory) {
+    *root = strict == SBX_PROV_STRICT_OUT_OF_MEMORY ? NULL
+                                                    : sbx_prov_json_parse(body, len, &offset, &why);
+    if (strict == SBX_PROV_STRICT_OUT_OF_MEMORY || why == sbx_prov_json_out_of_memory) {
         sbx_prov_reply_out_of_memory(reply);
         return 0;
     }
-    if (why == NULL && *root == NULL) {
+    if (why != NULL || strict == SBX_PROV_STRICT_REFUSED) {
+        json_object_put(*root);
+        *root = NULL;
+        if (why != NULL)
+            reply_json_invalid(reply, offset, why);
+        else
+            reply_json_invalid(reply, strict_offset, strict_why);
+        return 0;
+    }
+    if (*root == NULL) {
         reply_body_error(reply, "missing", "Field required", NULL);
         return 0;
     }
-    if (why == NULL)
-        return 1;
-    error_list errors = new_error_list();
-    json_object *input = json_object_new_object();
-    if (input == NULL)
-        errors.out_of_memory = 1;
-    add_error_with_context(&errors, "json_invalid", location_in("body", NULL, (int)offset, NULL),
-                           "JSON decode error", input,
-                           context("error", json_object_new_string(why)));
-    json_object_put(input);
-    reply_errors(reply, &errors);
-    return 0;
+    return 1;
 }
 
 int sbx_prov_path_id_valid(const char *id, sbx_prov_reply *reply)

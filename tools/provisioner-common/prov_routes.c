@@ -41,23 +41,26 @@ sbx_prov_route sbx_prov_route_from_name(const char *name)
     return SBX_PROV_ROUTE_NONE;
 }
 
-/* Whether `path` is `prefix` followed by one {id} segment (copied to `id`). */
-static int one_segment_after(const char *path, const char *prefix, char *id)
+/* Whether `path` is `prefix` followed by one {id} segment of at most
+ * `id_max` bytes (*id then points at it). */
+static int one_segment_after(const char *path, const char *prefix, size_t id_max,
+                             const char **id)
 {
     size_t n = strlen(prefix);
     if (strncmp(path, prefix, n) != 0)
         return 0;
     const char *rest = path + n;
     size_t len = strlen(rest);
-    if (len == 0 || len > SBX_PROV_ID_MAX || strchr(rest, '/') != NULL)
+    if (len == 0 || len > id_max || strchr(rest, '/') != NULL)
         return 0;
-    memcpy(id, rest, len + 1);
+    *id = rest;
     return 1;
 }
 
 /* The routes of one path in the real application's declaration order: the
  * first is the one a 405 names. */
-static int path_routes(const char *path, char *id, sbx_prov_route out[2])
+static int path_routes(const char *path, size_t id_max, const char **id,
+                       sbx_prov_route out[2])
 {
     if (strcmp(path, "/health") == 0) {
         out[0] = SBX_PROV_ROUTE_HEALTH;
@@ -72,11 +75,11 @@ static int path_routes(const char *path, char *id, sbx_prov_route out[2])
         out[1] = SBX_PROV_ROUTE_LIST;
         return 2;
     }
-    if (one_segment_after(path, "/api/reconciliation/sandboxes/", id)) {
+    if (one_segment_after(path, "/api/reconciliation/sandboxes/", id_max, id)) {
         out[0] = SBX_PROV_ROUTE_RECONCILE;
         return 1;
     }
-    if (one_segment_after(path, "/api/sandboxes/", id)) {
+    if (one_segment_after(path, "/api/sandboxes/", id_max, id)) {
         out[0] = SBX_PROV_ROUTE_DELETE;
         out[1] = SBX_PROV_ROUTE_GET;
         return 2;
@@ -84,13 +87,14 @@ static int path_routes(const char *path, char *id, sbx_prov_route out[2])
     return 0;
 }
 
-void sbx_prov_route_match(const char *method, const char *path, sbx_prov_match *m)
+void sbx_prov_route_match(const char *method, const char *path, size_t id_max,
+                          sbx_prov_match *m)
 {
     m->route = SBX_PROV_ROUTE_NONE;
     m->path_route = SBX_PROV_ROUTE_NONE;
-    m->id[0] = '\0';
+    m->id = "";
     sbx_prov_route candidates[2];
-    int n = path_routes(path, m->id, candidates);
+    int n = path_routes(path, id_max, &m->id, candidates);
     for (int i = 0; i < n; i++) {
         if (strcmp(method, routes[candidates[i]].method) == 0) {
             m->route = candidates[i];
@@ -99,4 +103,30 @@ void sbx_prov_route_match(const char *method, const char *path, sbx_prov_match *
     }
     if (n > 0)
         m->path_route = candidates[0];
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+size_t sbx_prov_url_unescape(char *text)
+{
+    char *out = text;
+    const char *in = text;
+    while (*in != '\0') {
+        int high = in[0] == '%' ? hex_digit(in[1]) : -1;
+        int low = high >= 0 ? hex_digit(in[2]) : -1;
+        if (low >= 0 && (high | low) != 0) {
+            *out++ = (char)(high << 4 | low);
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - text);
 }

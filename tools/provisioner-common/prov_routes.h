@@ -18,7 +18,9 @@ typedef enum sbx_prov_route {
     SBX_PROV_ROUTE_COUNT
 } sbx_prov_route;
 
-/* Longest sandbox id the router extracts from a path (longer: no route). */
+/* The longest sandbox id the emulator's router takes from a path (longer:
+ * no route), as it always has; sbx-provisiond takes any length and
+ * answers an id it cannot use with 422 (sbx_prov_server_options). */
 #define SBX_PROV_ID_MAX 256
 
 /* What a request's method and path name. */
@@ -28,7 +30,7 @@ typedef struct sbx_prov_match {
      * route the real application lists first for that path, whose method
      * its 405 answer names in Allow.  NONE otherwise. */
     sbx_prov_route path_route;
-    char id[SBX_PROV_ID_MAX + 1]; /* the path's {id}; "" when it has none */
+    const char *id;               /* the path's {id} (in the path); "" when it has none */
 } sbx_prov_match;
 
 /* The control-API name of a route ("health", "create", ...); static.
@@ -41,7 +43,15 @@ sbx_prov_route sbx_prov_route_from_name(const char *name);
 /* The HTTP method of a route ("GET", "POST", "DELETE"); static. */
 const char *sbx_prov_route_method(sbx_prov_route route);
 
-/* Classify a request by method and (already unescaped) path into *m. */
-void sbx_prov_route_match(const char *method, const char *path, sbx_prov_match *m);
+/* Classify a request by method and (already unescaped) path into *m; an
+ * {id} longer than `id_max` bytes makes the path no route's. */
+void sbx_prov_route_match(const char *method, const char *path, size_t id_max,
+                          sbx_prov_match *m);
+
+/* Decode the %XX escapes of a URL's path or query argument in place, as
+ * Starlette does, except %00, which stays as written: C strings end at a
+ * NUL, and a path cut there would name another sandbox (own1%00x would
+ * reach own1).  Returns the new length. */
+size_t sbx_prov_url_unescape(char *text);
 
 #endif

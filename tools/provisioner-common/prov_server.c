@@ -205,6 +205,11 @@ static int route_enabled(const sbx_prov_server *server, sbx_prov_route route)
            server->handlers.route_enabled(server->handlers.ctx, route);
 }
 
+static size_t path_id_max(const sbx_prov_server *server)
+{
+    return server->options.path_id_max != 0 ? server->options.path_id_max : SBX_PROV_ID_MAX;
+}
+
 /* Starlette's redirect_slashes: an unknown path with trailing slashes whose
  * stripped form is a route's path is redirected there (307, no body).
  * Returns 1 when `reply` holds that redirect. */
@@ -222,7 +227,7 @@ static int redirect_slashes(const sbx_prov_server *server, struct MHD_Connection
         return 1;
     }
     sbx_prov_match m;
-    sbx_prov_route_match(method, stripped, &m);
+    sbx_prov_route_match(method, stripped, path_id_max(server), &m);
     int redirect = route_enabled(server, m.route != SBX_PROV_ROUTE_NONE ? m.route : m.path_route);
     if (redirect) {
         const char *host = header(conn, MHD_HTTP_HEADER_HOST);
@@ -254,7 +259,7 @@ static void answer_protocol(sbx_prov_server *server, struct MHD_Connection *conn
         return;
     }
     sbx_prov_match m;
-    sbx_prov_route_match(req->method, req->path, &m);
+    sbx_prov_route_match(req->method, req->path, path_id_max(server), &m);
     if (!route_enabled(server, m.route != SBX_PROV_ROUTE_NONE ? m.route : m.path_route)) {
         if (!redirect_slashes(server, conn, req->method, req->path, reply))
             sbx_prov_answer_no_route(reply);
@@ -275,6 +280,14 @@ static void begin_request(sbx_prov_server *server)
     pthread_mutex_lock(&server->lock);
     server->in_flight++;
     pthread_mutex_unlock(&server->lock);
+}
+
+/* MHD's own unescaping cuts a path at %00 (sbx_prov_url_unescape). */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *text)
+{
+    (void)cls;
+    (void)conn;
+    return sbx_prov_url_unescape(text);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -425,6 +438,7 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
         flags, 0, NULL, NULL, on_request, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u,
         MHD_OPTION_ARRAY, tls ? tls_options : tls_options + 2,
         MHD_OPTION_ARRAY, options->threads > 0 ? pool_options : pool_options + 1,

@@ -18,7 +18,8 @@ typedef struct sbx_prov_server sbx_prov_server;
 /* One request as received.  Everything is borrowed for the handler call. */
 typedef struct sbx_prov_request {
     const char *method;
-    const char *path;           /* unescaped, without the query string */
+    const char *path;           /* unescaped (but %00 as written), without the query
+                                 * string */
     const char *api_key;        /* the X-API-Key header, NULL when absent */
     const char *content_type;   /* NULL when absent */
     const char *body;           /* NUL-terminated copy; "" when none */
@@ -59,6 +60,8 @@ typedef struct sbx_prov_server_options {
     const char *api_key;        /* NULL: no key configured */
     int fail_closed;            /* no key configured: every /api/ request is 401 */
     size_t max_body_bytes;      /* a larger body answers 413 */
+    size_t path_id_max;         /* the longest path {id} routed (longer: 404); 0:
+                                 * SBX_PROV_ID_MAX */
     unsigned threads;           /* 0: a thread per connection; N: a pool of N */
     int verbose;                /* one line per request on stderr */
 } sbx_prov_server_options;

@@ -22,4 +22,4 @@ tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/emu_uid.c tools/provisioner-emu/emu_uid.h
 tools_provisioner_emu_sbx_provisioner_emu_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JSONC_CFLAGS) -pthread
 tools_provisioner_emu_sbx_provisioner_emu_LDADD = tools/provisioner-common/libsbx-provisioner.la \
-	$(MHD_LIBS) $(JSONC_LIBS) -lpthread
+	common/libsbx-common.la $(MHD_LIBS) $(JSONC_LIBS) -lpthread
