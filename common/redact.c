@@ -1,24 +1,29 @@
-/* Hiding runs of a secret (see redact.h). */
+/* Hiding whole occurrences of a secret (see redact.h). */
 #include <config.h>
 
 #include "common/redact.h"
 
 #include <string.h>
 
-/* The length of the longest prefix of `text` that occurs somewhere in
- * `secret`.  Quadratic in the secret's length, which is fine: this runs on
- * error paths over short messages. */
-static size_t longest_run(const char *text, const char *secret, size_t secret_len)
+/* Whether byte `c` continues a token such as an id, a user or a host
+ * label: letters, digits, '-', '_' and every byte of a multibyte UTF-8
+ * character.  Spaces, quotes and punctuation such as '=', ':', '/', '.'
+ * or ',' separate words. */
+static int continues_token(unsigned char c)
 {
-    size_t best = 0;
-    for (size_t start = 0; start + best < secret_len; start++) {
-        size_t n = 0;
-        while (start + n < secret_len && text[n] != '\0' && text[n] == secret[start + n])
-            n++;
-        if (n > best)
-            best = n;
-    }
-    return best;
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '_' || c >= 0x80;
+}
+
+/* Whether the occurrence of a `len`-byte secret at `at` in `text` is one
+ * to hide: a short secret only when no token character touches it. */
+static int hides(const char *text, const char *at, size_t len)
+{
+    if (len >= COMMON_REDACT_ANYWHERE)
+        return 1;
+    if (at > text && continues_token((unsigned char)at[-1]))
+        return 0;
+    return !continues_token((unsigned char)at[len]);
 }
 
 size_t common_redact_secret(const char *text, const char *secret, char *out, size_t cap)
@@ -27,18 +32,18 @@ size_t common_redact_secret(const char *text, const char *secret, char *out, siz
     if (cap == 0)
         return 0;
     size_t secret_len = secret != NULL ? strlen(secret) : 0;
-    size_t min_run = secret_len < COMMON_REDACT_MIN_RUN ? secret_len : COMMON_REDACT_MIN_RUN;
-    while (*text != '\0' && used + 1 < cap) {
-        size_t run = secret_len > 0 ? longest_run(text, secret, secret_len) : 0;
-        if (run > 0 && run >= min_run) {
-            size_t mask_len = sizeof COMMON_REDACT_MASK - 1;
+    const size_t mask_len = sizeof COMMON_REDACT_MASK - 1;
+    const char *at = text;
+    while (*at != '\0' && used + 1 < cap) {
+        if (secret_len > 0 && strncmp(at, secret, secret_len) == 0 &&
+            hides(text, at, secret_len)) {
             if (used + mask_len >= cap)
                 break;
             memcpy(out + used, COMMON_REDACT_MASK, mask_len);
             used += mask_len;
-            text += run;
+            at += secret_len;
         } else {
-            out[used++] = *text++;
+            out[used++] = *at++;
         }
     }
     out[used] = '\0';

@@ -1,23 +1,29 @@
 /*
- * Hiding a secret (the API key) in text that may have come back from a
- * peer.  A peer can echo part of a key, not only all of it, and a mask as
- * long as what it hides tells the key's length, so any run of at least
- * COMMON_REDACT_MIN_RUN characters of the secret becomes one fixed mask.
+ * Hiding a secret (the API key) in free text: an error message or a log
+ * line, never a result.  Secrets are kept out of messages where those are
+ * made; this is the last defence against a slip or a peer echoing the key.
+ * Only whole occurrences are hidden, so that text which merely shares
+ * characters with the secret (an id, a URL) is never rewritten: a secret
+ * of COMMON_REDACT_ANYWHERE bytes or more is hidden wherever it occurs, a
+ * shorter one only where it stands as a whole word, not inside a longer
+ * token (with the key "k", "keep-me" stays as it is; "bad key k" does not).
+ * Each occurrence becomes one fixed mask, which tells nothing of the length.
  */
 #ifndef SBX_COMMON_REDACT_H
 #define SBX_COMMON_REDACT_H
 
 #include <stddef.h>
 
-/* The shortest run of a secret's characters that is hidden (a whole secret
- * shorter than this is hidden too), and what replaces each run. */
-#define COMMON_REDACT_MIN_RUN 4
+/* The shortest secret hidden inside longer tokens too, and what replaces
+ * each occurrence. */
+#define COMMON_REDACT_ANYWHERE 8
 #define COMMON_REDACT_MASK "***"
 
 /* Copy the NUL-terminated `text` into out[cap] (always NUL-terminated, cut
- * to fit) with every maximal run of `secret`'s substrings (as above)
- * replaced by COMMON_REDACT_MASK.  A NULL or empty secret copies the text.
- * `text` and `out` must not overlap.  Returns the length written. */
+ * to fit) with every whole occurrence of `secret` (as above) replaced by
+ * COMMON_REDACT_MASK; a cap of 3 * strlen(text) + 1 always fits.  A NULL or
+ * empty secret copies the text.  `text` and `out` must not overlap.
+ * Returns the length written. */
 size_t common_redact_secret(const char *text, const char *secret, char *out, size_t cap);
 
 #endif /* SBX_COMMON_REDACT_H */

@@ -8,17 +8,40 @@
 
 #include <sbx/backend_support.h>
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The bytes of a provisioner's detail a message shows, with the NUL. */
+#define DETAIL_SHOWN 320
+
+/* The provisioner's detail in `resp` into detail[DETAIL_SHOWN] with whole
+ * occurrences of `key` masked.  The detail is read with room for a whole
+ * key past where it is cut, and masked before the cut, so that a key
+ * standing across the cut is hidden rather than shown up to it.  Out of
+ * memory: no detail (""). */
+static void masked_detail(const char *key, const common_http_response *resp,
+                          char detail[DETAIL_SHOWN])
+{
+    size_t raw_cap = DETAIL_SHOWN + (key != NULL ? strlen(key) : 0);
+    /* each byte may become a mask (a one-byte key) */
+    size_t masked_cap = (sizeof COMMON_REDACT_MASK - 1) * raw_cap;
+    char *raw = malloc(raw_cap), *masked = malloc(masked_cap);
+    detail[0] = '\0';
+    if (raw != NULL && masked != NULL) {
+        remote_detail_text(resp->body, resp->body_len, raw, raw_cap);
+        common_redact_secret(raw, key, masked, masked_cap);
+        sbx_backend_format(detail, DETAIL_SHOWN, "%s", masked);
+    }
+    free(raw);
+    free(masked);
+}
 
 sbx_status remote_answer_error(const sbx_backend_instance *inst,
                                const common_http_response *resp, const char *what,
                                sbx_error *err)
 {
-    /* The mask may be longer than a (very short) secret it hides: room for
-     * every character of raw to become one. */
-    char raw[320], detail[sizeof raw * (sizeof COMMON_REDACT_MASK - 1)];
-    remote_detail_text(resp->body, resp->body_len, raw, sizeof raw);
-    common_redact_secret(raw, inst->options.api_key, detail, sizeof detail);
+    char detail[DETAIL_SHOWN];
+    masked_detail(inst->options.api_key, resp, detail);
     sbx_status kind = SBX_ERR_PROTOCOL;
     if (resp->status == 401 || resp->status == 403)
         kind = SBX_ERR_UNAUTHORIZED;

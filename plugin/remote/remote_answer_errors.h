@@ -3,7 +3,8 @@
  * rules of the backend: "<what>: <detail>", where <what> names the call and
  * the sandbox (e.g. "Provisioner create failed for abc123") and <detail> is
  * the transport error or "HTTP <status> <provisioner's detail>".  Messages
- * never contain the API key, nor any run of 4 or more of its characters.
+ * never contain the API key: a detail echoing it has each whole occurrence
+ * masked (common/redact.h), ids and other words in it are left as they are.
  */
 #ifndef SBX_REMOTE_ANSWER_ERRORS_H
 #define SBX_REMOTE_ANSWER_ERRORS_H

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <CUnit/CUnit.h>
+#include <ctype.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,6 +606,266 @@ static void test_right_key_works_and_is_never_printed(void)
     sbx_test_emu_stop(emu);
 }
 
+/* ---------------------------------------- results are printed exactly */
+
+/* The value of the line "KEY: VALUE" of plain output `out`, into buf[cap]
+ * ("" when there is no such line). */
+static const char *plain_value(const char *out, const char *key, char *buf, size_t cap)
+{
+    size_t key_len = strlen(key);
+    buf[0] = '\0';
+    for (const char *line = out; line != NULL && *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+        if (len > key_len + 1 && strncmp(line, key, key_len) == 0 && line[key_len] == ':' &&
+            line[key_len + 1] == ' ') {
+            snprintf(buf, cap, "%.*s", (int)(len - key_len - 2), line + key_len + 2);
+            break;
+        }
+        line = end != NULL ? end + 1 : NULL;
+    }
+    return buf;
+}
+
+/* Assert the plain line "KEY: VALUE" of `run` is exactly `expected`. */
+static void assert_plain(const sbx_test_run *run, const char *key, const char *expected)
+{
+    char value[256];
+    plain_value(run->out, key, value, sizeof value);
+    CU_ASSERT_STRING_EQUAL(value, expected);
+    if (strcmp(value, expected) != 0)
+        fprintf(stderr, "%s: [%s], expected [%s]\n", key, value, expected);
+}
+
+/* The cells of the row of sandbox `sandbox_id` in the plain `list` table
+ * `out`, into cells[7] (SANDBOX_ID STATUS CREATED USER THREAD CONTRACT URL,
+ * none of which holds a space here); the number found, 0 without the row. */
+static size_t list_cells(const char *out, const char *sandbox_id, char cells[7][128])
+{
+    size_t id_len = strlen(sandbox_id);
+    for (const char *line = out; line != NULL && *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        if (strncmp(line, sandbox_id, id_len) == 0 && line[id_len] == ' ') {
+            size_t n = 0;
+            for (const char *at = line; at < end && n < 7;) {
+                size_t len = strcspn(at, " \n");
+                snprintf(cells[n++], sizeof cells[0], "%.*s", (int)len, at);
+                at += len;
+                at += strspn(at, " ");
+            }
+            return n;
+        }
+        line = end != NULL ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Non-zero when `word` stands in `text` as a whole word (no letter,
+ * digit, '-' or '_' touching it): how a short secret is masked. */
+static int holds_word(const char *text, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *at = strstr(text, word); at != NULL; at = strstr(at + 1, word)) {
+        unsigned char before = at > text ? (unsigned char)at[-1] : ' ';
+        unsigned char after = (unsigned char)at[len];
+        if (!isalnum(before) && before != '-' && before != '_' && !isalnum(after) &&
+            after != '-' && after != '_')
+            return 1;
+    }
+    return 0;
+}
+
+/* A sandbox whose printed fields share characters with the API key. */
+typedef struct exact_case {
+    const char *key;        /* the provisioner's and sbxctl's api_key */
+    const char *node_host;  /* the host of its URL */
+    const char *sandbox_id;
+    const char *user_id;
+    const char *thread_id;
+} exact_case;
+
+/* One sbxctl run of `args` with `c`'s key and -v, which must exit
+ * `exit_code` and never show the key in free text: not on stderr, where
+ * the log lines go, as a whole word (a key of 8 bytes or more: at all). */
+static void run_with_key(sbx_test_run *run, sbx_test_emu *emu, const exact_case *c, int json,
+                         const char *const *args, int exit_code)
+{
+    char setting[128];
+    snprintf(setting, sizeof setting, "api_key=%s", c->key);
+    if (json)
+        run_remote(run, emu, ARGS("-v", "--json", "--set", setting), args);
+    else
+        run_remote(run, emu, ARGS("-v", "--set", setting), args);
+    CU_ASSERT_EQUAL(run->exit_code, exit_code);
+    int leaked = strlen(c->key) >= 8 ? strstr(run->err, c->key) != NULL
+                                     : holds_word(run->err, c->key);
+    CU_ASSERT_FALSE(leaked);
+    if (run->exit_code != exit_code || leaked)
+        fprintf(stderr, "exit %d, stdout [%s] stderr [%s]\n", run->exit_code, run->out,
+                run->err);
+}
+
+/* run_with_key with --json: the object printed (caller puts), or NULL. */
+static json_object *json_with_key(sbx_test_emu *emu, const exact_case *c,
+                                  const char *const *args, int exit_code)
+{
+    sbx_test_run run;
+    run_with_key(&run, emu, c, 1, args, exit_code);
+    json_object *object = sbx_test_run_json(&run);
+    CU_ASSERT_PTR_NOT_NULL(object);
+    sbx_test_run_clear(&run);
+    return object;
+}
+
+/* Every command of `c`'s sandbox, JSON and plain, prints its fields as
+ * the provisioner answered them. */
+static void assert_commands_print_exactly(const exact_case *c)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--api-key", c->key, "--contract", "2", "--node-host",
+                                       c->node_host));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    /* The URL is the emulator's: http://NODE_HOST:PORT. */
+    char url[160];
+    snprintf(url, sizeof url, "http://%s:", c->node_host);
+    size_t url_prefix_len = strlen(url);
+    /* create twice (the second finds it), then discover. */
+    const char *const *const shown[] = {
+        ARGS("create", "--id", c->sandbox_id, "--user", c->user_id, "--thread", c->thread_id),
+        ARGS("create", "--id", c->sandbox_id, "--user", c->user_id, "--thread", c->thread_id),
+        ARGS("discover", c->sandbox_id),
+    };
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+        json_object *object = json_with_key(emu, c, shown[i], 0);
+        if (i == 0) {
+            const char *printed = sbx_test_json_string(object, "sandbox_url");
+            CU_ASSERT_TRUE(printed != NULL && strncmp(printed, url, url_prefix_len) == 0);
+            snprintf(url, sizeof url, "%s", printed != NULL ? printed : "");
+        }
+        sbx_test_assert_json_string(object, "sandbox_id", c->sandbox_id);
+        sbx_test_assert_json_string(object, "sandbox_url", url);
+        sbx_test_assert_json_string(object, "user_id", c->user_id);
+        sbx_test_assert_json_string(object, "thread_id", c->thread_id);
+        sbx_test_assert_json_string(object, "status", "Running");
+        json_object_put(object);
+
+        sbx_test_run run;
+        run_with_key(&run, emu, c, 0, shown[i], 0);
+        assert_plain(&run, "sandbox_id", c->sandbox_id);
+        assert_plain(&run, "sandbox_url", url);
+        assert_plain(&run, "user_id", c->user_id);
+        assert_plain(&run, "thread_id", c->thread_id);
+        assert_plain(&run, "status", "Running");
+        sbx_test_run_clear(&run);
+    }
+
+    /* list: the provisioner's entries carry no user or thread. */
+    json_object *list = json_with_key(emu, c, ARGS("list"), 0);
+    json_object *entry = json_object_array_get_idx(json_object_object_get(list, "sandboxes"), 0);
+    sbx_test_assert_json_string(entry, "sandbox_id", c->sandbox_id);
+    sbx_test_assert_json_string(entry, "sandbox_url", url);
+    sbx_test_assert_json_string(entry, "status", "Running");
+    json_object_put(list);
+    sbx_test_run run;
+    run_with_key(&run, emu, c, 0, ARGS("list"), 0);
+    char cells[7][128];
+    CU_ASSERT_EQUAL(list_cells(run.out, c->sandbox_id, cells), 7);
+    CU_ASSERT_STRING_EQUAL(cells[0], c->sandbox_id);
+    CU_ASSERT_STRING_EQUAL(cells[1], "Running");
+    CU_ASSERT_STRING_EQUAL(cells[6], url);
+    sbx_test_run_clear(&run);
+
+    json_object *alive = json_with_key(emu, c, ARGS("alive", c->sandbox_id), 0);
+    sbx_test_assert_json_string(alive, "sandbox_id", c->sandbox_id);
+    json_object_put(alive);
+    run_with_key(&run, emu, c, 0, ARGS("alive", c->sandbox_id), 0);
+    assert_plain(&run, "sandbox_id", c->sandbox_id);
+    sbx_test_run_clear(&run);
+
+    /* destroy twice (the second finds it gone): both name it exactly. */
+    json_object *destroyed = json_with_key(emu, c, ARGS("destroy", c->sandbox_id), 0);
+    sbx_test_assert_json_string(destroyed, "sandbox_id", c->sandbox_id);
+    json_object_put(destroyed);
+    run_with_key(&run, emu, c, 0, ARGS("destroy", c->sandbox_id), 0);
+    assert_plain(&run, "sandbox_id", c->sandbox_id);
+    sbx_test_run_clear(&run);
+    sbx_test_emu_stop(emu);
+}
+
+/* The class of issue 20: every run of min(4, key length) characters of the
+ * key was masked in everything sbxctl printed, so "keep-me" printed as
+ * "***eep-me" with the key "k", and "sb-real-1" as "sb-***-1" with
+ * "realkey".  Ids, URLs, users, threads and statuses holding the key
+ * whole, a piece of it, or sharing a piece with it now print exactly. */
+static void test_fields_sharing_the_key_print_exactly(void)
+{
+    static const exact_case cases[] = {
+        {"k", "k.example", "keep-me", "kim", "k"},
+        {"realkey", "realkey.internal", "sb-real-1", "realkey-user", "th-realkey"},
+        {"unni", "unni", "sb-unni-2", "gunnit", "th-unni"},   /* a piece of "Running" */
+        {RIGHT_KEY, "emu-key.test", "emu-key-7f3a", "key-7f3a9c2e", "7f3a9c2e51"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_commands_print_exactly(&cases[i]);
+}
+
+/* A 64-hex key holding an 8-character piece of the derived ids of th-0 to
+ * th-7 (of the default user), as a random key does for about 1.5% of
+ * ids: those were printed mangled, and a script destroying the printed id
+ * left the sandbox running. */
+#define HEX_KEY "a215daea5aece4edc3fde62160f0405a38a9bde44aefbc67fcde4804ce8bf475"
+#define HEX_THREADS 24
+#define HEX_SEEDED 8   /* th-0 to th-7 share a piece with HEX_KEY */
+
+/* Derived ids print exactly whatever they share with the key: create's id
+ * is the one sent to the provisioner, list shows each, and destroying the
+ * printed ids leaves none running. */
+static void test_derived_ids_print_exactly_under_a_hex_key(void)
+{
+    const exact_case c = {HEX_KEY, "127.0.0.1", NULL, NULL, NULL};
+    sbx_test_emu *emu = start_emu(ARGS("--api-key", HEX_KEY, "--contract", "2"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    char ids[HEX_THREADS][64];
+    for (size_t i = 0; i < HEX_THREADS; i++) {
+        char thread[16];
+        snprintf(thread, sizeof thread, "th-%zu", i);
+        json_object *record = json_with_key(emu, &c, ARGS("create", "--thread", thread), 0);
+        const char *printed = sbx_test_json_string(record, "sandbox_id");
+        snprintf(ids[i], sizeof ids[i], "%s", printed != NULL ? printed : "");
+        json_object_put(record);
+        json_object *body = last_create_body(emu);
+        sbx_test_assert_json_string(body, "sandbox_id", ids[i]);
+        json_object_put(body);
+        if (i < HEX_SEEDED) {
+            char piece[9];
+            snprintf(piece, sizeof piece, "%.8s", ids[i] + 4);
+            CU_ASSERT_PTR_NOT_NULL(strstr(HEX_KEY, piece));
+        }
+        sbx_test_run run;
+        run_with_key(&run, emu, &c, 0, ARGS("discover", ids[i]), 0);
+        assert_plain(&run, "sandbox_id", ids[i]);
+        sbx_test_run_clear(&run);
+    }
+
+    sbx_test_run run;
+    run_with_key(&run, emu, &c, 0, ARGS("list"), 0);
+    CU_ASSERT_EQUAL(sbx_test_count_lines(run.out), HEX_THREADS + 1);
+    for (size_t i = 0; i < HEX_THREADS; i++) {
+        char cells[7][128];
+        CU_ASSERT_EQUAL(list_cells(run.out, ids[i], cells), 7);
+    }
+    sbx_test_run_clear(&run);
+
+    for (size_t i = 0; i < HEX_THREADS; i++) {
+        json_object *destroyed = json_with_key(emu, &c, ARGS("destroy", ids[i]), 0);
+        sbx_test_assert_json_string(destroyed, "sandbox_id", ids[i]);
+        json_object_put(destroyed);
+    }
+    json_object *list = json_with_key(emu, &c, ARGS("list"), 0);
+    CU_ASSERT_EQUAL(sbx_test_json_int(list, "count", -1), 0);
+    json_object_put(list);
+    sbx_test_emu_stop(emu);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo create_tests[] = {
@@ -639,5 +900,12 @@ void sbx_test_register(void)
     };
     sbx_test_add_suite("sbxctl remote create", NULL, NULL, create_tests);
     sbx_test_add_suite("sbxctl remote queries", NULL, NULL, query_tests);
+    static const CU_TestInfo exact_tests[] = {
+        {"fields sharing the key print exactly", test_fields_sharing_the_key_print_exactly},
+        {"derived ids print exactly under a hex key",
+         test_derived_ids_print_exactly_under_a_hex_key},
+        CU_TEST_INFO_NULL,
+    };
     sbx_test_add_suite("sbxctl remote API key", NULL, NULL, key_tests);
+    sbx_test_add_suite("sbxctl remote results are exact", NULL, NULL, exact_tests);
 }

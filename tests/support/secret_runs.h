@@ -1,5 +1,7 @@
-/* Test support: whether a text leaks any part of a secret, by the rule the
- * tree redacts with (common/redact.h: a run of 4 or more characters). */
+/* Test support: whether a text holds any part of a secret.  Stricter than
+ * the tree's last-defence masking (common/redact.h hides whole occurrences
+ * only): for text that must carry none of a secret, such as a message that
+ * leaves a URL's password out where it is made. */
 #ifndef SBX_TEST_SECRET_RUNS_H
 #define SBX_TEST_SECRET_RUNS_H
 

@@ -1,5 +1,6 @@
-/* Printing for sbxctl.  Human output is composed in memory first so that the
- * redactor sees whole lines; JSON goes through json-c for correct escaping. */
+/* Printing for sbxctl.  Results are printed exactly; only free text (an
+ * error message) goes through the redactor, composed in memory first so
+ * that it sees whole lines.  JSON goes through json-c for correct escaping. */
 
 #include <config.h>
 
@@ -25,15 +26,10 @@
 /* The most columns a table has. */
 #define MAX_COLUMNS 8
 
-static void emit(const sbx_ctl_output *out, const char *text, FILE *stream)
-{
-    sbx_ctl_redacted_write(out->redactor, text, stream);
-}
-
-/* Every string of `object` went through json_text, which masked secrets in
- * it; the encoded document is written as it is, since masking it again
- * could cut into its syntax (a secret holding "null" or "\",\"" would leave
- * invalid JSON) or its member names. */
+/* The encoded document is written as it is: the one free text in it (an
+ * error's message) was masked before encoding, and masking the document
+ * could cut into its syntax (a secret holding "null" or "\",\"") or
+ * rewrite its member names and results. */
 static void emit_json(json_object *object)
 {
     const char *text = json_object_to_json_string_ext(
@@ -58,22 +54,27 @@ static FILE *text_open(text_buffer *buffer)
     return buffer->stream;
 }
 
-/* Close the stream and write what it holds; `flatten`: as one line. */
-static void text_emit_with(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination,
-                           int flatten)
+/* Close the stream and write what it holds to `destination`: a result
+ * exactly, or with `out` (not NULL) as free text, flattened to one line
+ * and with secrets masked. */
+static void text_emit_with(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination)
 {
     fclose(buffer->stream);
     if (buffer->data != NULL) {
-        if (flatten)
+        if (out != NULL) {
             sbx_ctl_flatten_line(buffer->data);
-        emit(out, buffer->data, destination);
+            sbx_ctl_redacted_write(out->redactor, buffer->data, destination);
+        } else {
+            fputs(buffer->data, destination);
+        }
     }
     free(buffer->data);
 }
 
-static void text_emit(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination)
+/* A result, exactly as it was composed, on stdout. */
+static void text_emit(text_buffer *buffer)
 {
-    text_emit_with(out, buffer, destination, 0);
+    text_emit_with(NULL, buffer, stdout);
 }
 
 /* Where a result goes: with --json, `object` (built by the caller, NULL
@@ -134,26 +135,29 @@ static char *valid_utf8_copy(const char *text, size_t len)
     return copy;
 }
 
-/* A JSON string for `value` (NULL: JSON null).  Secrets are masked before
- * encoding, and bytes that are not UTF-8 (from a backend, a path, the
+/* A JSON string for the result `value` (NULL: JSON null), exactly as it
+ * is, except that bytes that are not UTF-8 (from a backend, a path, the
  * environment) become U+FFFD, so that every document sbxctl writes is valid
  * UTF-8 JSON whatever it was handed.  Out of memory: JSON null. */
-static json_object *json_text(const sbx_ctl_output *out, const char *value)
+static json_object *json_text(const char *value)
 {
     if (value == NULL)
         return NULL;
-    char *redacted = redacted_copy(out, value);
-    if (redacted == NULL)
-        return NULL;
-    size_t len = strlen(redacted);
-    json_object *string = NULL;
-    if (common_text_is_clean(redacted, len)) {
-        string = json_object_new_string(redacted);
-    } else {
-        char *valid = valid_utf8_copy(redacted, len);
-        string = valid != NULL ? json_object_new_string(valid) : NULL;
-        free(valid);
-    }
+    size_t len = strlen(value);
+    if (common_text_is_clean(value, len))
+        return json_object_new_string(value);
+    char *valid = valid_utf8_copy(value, len);
+    json_object *string = valid != NULL ? json_object_new_string(valid) : NULL;
+    free(valid);
+    return string;
+}
+
+/* json_text for free text (an error's message): secrets masked first.
+ * Out of memory: JSON null. */
+static json_object *json_free_text(const sbx_ctl_output *out, const char *text)
+{
+    char *redacted = redacted_copy(out, text);
+    json_object *string = redacted != NULL ? json_text(redacted) : NULL;
     free(redacted);
     return string;
 }
@@ -163,13 +167,13 @@ static json_object *json_contract_or_null(int version)
     return version != SBX_CONTRACT_NONE ? json_object_new_int(version) : NULL;
 }
 
-static json_object *sandbox_json(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
+static json_object *sandbox_json(const sbx_sandbox *sandbox)
 {
     json_object *object = json_object_new_object();
-    json_object_object_add(object, "sandbox_id", json_text(out, sandbox->sandbox_id));
-    json_object_object_add(object, "sandbox_url", json_text(out, sandbox->sandbox_url));
-    json_object_object_add(object, "user_id", json_text(out, sandbox->user_id));
-    json_object_object_add(object, "thread_id", json_text(out, sandbox->thread_id));
+    json_object_object_add(object, "sandbox_id", json_text(sandbox->sandbox_id));
+    json_object_object_add(object, "sandbox_url", json_text(sandbox->sandbox_url));
+    json_object_object_add(object, "user_id", json_text(sandbox->user_id));
+    json_object_object_add(object, "thread_id", json_text(sandbox->thread_id));
     json_object_object_add(object, "mount_contract_version",
                            json_contract_or_null(sandbox->mount_contract_version));
     return object;
@@ -216,15 +220,15 @@ static void record_extras_of(const sbx_sandbox_record *r, record_extras *x)
 #define RECORD_STRING_MEMBERS(X) \
     X(incarnation_id) X(container_id) X(container_name) X(engine) X(engine_version) X(directory)
 
-static json_object *record_json(const sbx_ctl_output *out, const sbx_sandbox_record *r)
+static json_object *record_json(const sbx_sandbox_record *r)
 {
     record_extras x;
     record_extras_of(r, &x);
-    json_object *object = sandbox_json(out, &r->sandbox);
-    json_object_object_add(object, "status", json_text(out, r->sandbox.status));
+    json_object *object = sandbox_json(&r->sandbox);
+    json_object_object_add(object, "status", json_text(r->sandbox.status));
     json_object_object_add(object, "created_at",
                            x.created_at[0] ? json_object_new_string(x.created_at) : NULL);
-#define ADD_STRING(member) json_object_object_add(object, #member, json_text(out, r->member));
+#define ADD_STRING(member) json_object_object_add(object, #member, json_text(r->member));
     RECORD_STRING_MEMBERS(ADD_STRING)
 #undef ADD_STRING
     json_object_object_add(object, "pid", r->pid > 0 ? json_object_new_int64(r->pid) : NULL);
@@ -318,15 +322,15 @@ static void print_table(FILE *stream, const char *const *headers, size_t columns
 }
 
 /* print_table into a memory stream, emitted on stdout in one piece. */
-static void emit_table(const sbx_ctl_output *out, const char *const *headers, size_t columns,
-                       const char *const *cells, size_t rows)
+static void emit_table(const char *const *headers, size_t columns, const char *const *cells,
+                       size_t rows)
 {
     text_buffer text;
     FILE *stream = text_open(&text);
     if (stream == NULL)
         return;
     print_table(stream, headers, columns, cells, rows);
-    text_emit(out, &text, stdout);
+    text_emit(&text);
 }
 
 void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
@@ -338,14 +342,14 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
     FILE *stream = text_open(&line);
     if (stream != NULL) {
         fprintf(stream, "sbxctl: %s: %s\n", kind, message);
-        text_emit_with(out, &line, stderr, 1);
+        text_emit_with(out, &line, stderr);
     }
 
     if (!out->json)
         return;
     json_object *error = json_object_new_object();
     json_object_object_add(error, "kind", json_object_new_string(kind));
-    json_object_object_add(error, "message", json_text(out, message));
+    json_object_object_add(error, "message", json_free_text(out, message));
     json_object_object_add(error, "http_status",
                            err->http_status > 0 ? json_object_new_int(err->http_status) : NULL);
     json_object_object_add(error, "expected", json_contract_or_null(err->expected_contract));
@@ -358,21 +362,21 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
 void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
 {
     text_buffer text;
-    FILE *stream = json_or_text(out, out->json ? sandbox_json(out, sandbox) : NULL, &text);
+    FILE *stream = json_or_text(out, out->json ? sandbox_json(sandbox) : NULL, &text);
     if (stream == NULL)
         return;
     print_sandbox_fields(stream, sandbox);
-    text_emit(out, &text, stdout);
+    text_emit(&text);
 }
 
 void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record)
 {
     text_buffer text;
-    FILE *stream = json_or_text(out, out->json ? record_json(out, record) : NULL, &text);
+    FILE *stream = json_or_text(out, out->json ? record_json(record) : NULL, &text);
     if (stream == NULL)
         return;
     print_record_fields(stream, record);
-    text_emit(out, &text, stdout);
+    text_emit(&text);
 }
 
 /* A sandbox id and one yes/no fact about it: {"sandbox_id": ID, KEY: BOOL},
@@ -383,7 +387,7 @@ static void print_id_and_flag(const sbx_ctl_output *out, const char *sandbox_id,
     json_object *object = NULL;
     if (out->json) {
         object = json_object_new_object();
-        json_object_object_add(object, "sandbox_id", json_text(out, sandbox_id));
+        json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
         json_object_object_add(object, key, json_object_new_boolean(flag != 0));
     }
     text_buffer text;
@@ -392,7 +396,7 @@ static void print_id_and_flag(const sbx_ctl_output *out, const char *sandbox_id,
         return;
     print_field(stream, "sandbox_id", sandbox_id);
     print_field(stream, key, flag ? "yes" : "no");
-    text_emit(out, &text, stdout);
+    text_emit(&text);
 }
 
 void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive)
@@ -427,7 +431,7 @@ void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *
     if (out->json) {
         json_object *array = json_object_new_array();
         for (const sbx_sandbox_record *r = records; r != NULL; r = r->next)
-            json_object_array_add(array, record_json(out, r));
+            json_object_array_add(array, record_json(r));
         json_object *object = json_object_new_object();
         json_object_object_add(object, "sandboxes", array);
         json_object_object_add(object, "count", json_object_new_int64((int64_t)count));
@@ -443,7 +447,7 @@ void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *
         size_t i = 0;
         for (const sbx_sandbox_record *r = records; r != NULL && i < count; r = r->next, i++)
             list_row(r, &extras[i], contracts[i], sizeof contracts[i], cells + i * LIST_COLUMNS);
-        emit_table(out, headers, LIST_COLUMNS, cells, i);
+        emit_table(headers, LIST_COLUMNS, cells, i);
     }
     free(contracts);
     free(extras);
@@ -465,7 +469,7 @@ void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilitie
         return;
     print_contract_field(stream, caps->mount_contract_version);
     print_field(stream, "known", caps->known ? "yes" : "no");
-    text_emit(out, &text, stdout);
+    text_emit(&text);
 }
 
 static const char *reconcile_status_name(sbx_reconcile_status status)
@@ -487,11 +491,11 @@ void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox
         object = json_object_new_object();
         json_object_object_add(object, "status", json_object_new_string(status));
         json_object_object_add(object, "sandbox",
-                               result->sandbox != NULL ? sandbox_json(out, result->sandbox)
+                               result->sandbox != NULL ? sandbox_json(result->sandbox)
                                                        : NULL);
         json_object_object_add(object, "backend_namespace",
-                               json_text(out, result->backend_namespace));
-        json_object_object_add(object, "incarnation_id", json_text(out, result->incarnation_id));
+                               json_text(result->backend_namespace));
+        json_object_object_add(object, "incarnation_id", json_text(result->incarnation_id));
     }
     text_buffer text;
     FILE *stream = json_or_text(out, object, &text);
@@ -505,7 +509,7 @@ void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox
     }
     print_field(stream, "backend_namespace", result->backend_namespace);
     print_field(stream, "incarnation_id", result->incarnation_id);
-    text_emit(out, &text, stdout);
+    text_emit(&text);
 }
 
 static const char *backend_kind_name(sbx_backend_kind kind)
@@ -529,12 +533,12 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
         json_object *array = json_object_new_array();
         for (size_t i = 0; i < count; i++) {
             json_object *entry = json_object_new_object();
-            json_object_object_add(entry, "name", json_text(out, entries[i].name));
+            json_object_object_add(entry, "name", json_text(entries[i].name));
             json_object_object_add(entry, "kind",
                                    json_object_new_string(backend_kind_name(entries[i].kind)));
-            json_object_object_add(entry, "path", json_text(out, entries[i].path));
+            json_object_object_add(entry, "path", json_text(entries[i].path));
             json_object_object_add(entry, "abi", json_object_new_string(abis[i]));
-            json_object_object_add(entry, "version", json_text(out, entries[i].version));
+            json_object_object_add(entry, "version", json_text(entries[i].version));
             json_object_array_add(array, entry);
         }
         json_object *object = json_object_new_object();
@@ -555,7 +559,7 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
             row[3] = cell(entries[i].version);
             row[4] = cell(entries[i].path);
         }
-        emit_table(out, headers, BACKEND_COLUMNS, cells, count);
+        emit_table(headers, BACKEND_COLUMNS, cells, count);
     }
     free(cells);
     free(abis);
@@ -576,7 +580,7 @@ void sbx_ctl_print_version(const sbx_ctl_output *out)
         emit_json(object);
         return;
     }
-    emit(out, "sbxctl " PACKAGE_VERSION " (backend ABI " ABI_VERSION_TEXT ")\n", stdout);
+    fputs("sbxctl " PACKAGE_VERSION " (backend ABI " ABI_VERSION_TEXT ")\n", stdout);
 }
 
 #define LEASE_COLUMNS 4
@@ -588,10 +592,10 @@ void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *lea
         json_object *array = json_object_new_array();
         for (size_t i = 0; i < count; i++) {
             json_object *entry = json_object_new_object();
-            json_object_object_add(entry, "sandbox_id", json_text(out, leases[i].sandbox_id));
+            json_object_object_add(entry, "sandbox_id", json_text(leases[i].sandbox_id));
             json_object_object_add(entry, "state",
                                    json_object_new_string(leases[i].destroying ? "del" : "own"));
-            json_object_object_add(entry, "owner", json_text(out, leases[i].owner));
+            json_object_object_add(entry, "owner", json_text(leases[i].owner));
             json_object_object_add(entry, "ttl_ms", json_object_new_int64(leases[i].ttl_ms));
             json_object_array_add(array, entry);
         }
@@ -613,7 +617,7 @@ void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *lea
             row[2] = cell(leases[i].owner);
             row[3] = ttls[i];
         }
-        emit_table(out, headers, LEASE_COLUMNS, cells, count);
+        emit_table(headers, LEASE_COLUMNS, cells, count);
     }
     free(cells);
     free(ttls);
@@ -626,7 +630,7 @@ void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const cha
         json_object *object = json_object_new_object();
         json_object_object_add(object, "event", json_object_new_string(event));
         if (key != NULL)
-            json_object_object_add(object, key, json_text(out, value));
+            json_object_object_add(object, key, json_text(value));
         emit_json(object);
     } else {
         text_buffer text;
@@ -639,7 +643,7 @@ void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const cha
             print_clean(stream, value, 0);
         }
         fputc('\n', stream);
-        text_emit(out, &text, stdout);
+        text_emit(&text);
     }
     fflush(stdout);
 }

@@ -1,10 +1,11 @@
 /* What sbxctl prints: human text or exactly one JSON object on stdout
- * (shapes of sbxctl(1)), and error lines on stderr.  Everything passes
- * through the redactor (in JSON, each string value before it is encoded, so
- * that masking never touches the document's syntax).  JSON is always valid
- * UTF-8: a string that is not
- * (from a backend, a path, the environment) is written with U+FFFD in place
- * of each byte that does not begin a well-formed character. */
+ * (shapes of sbxctl(1)), and error lines on stderr.  Results (ids, URLs,
+ * statuses, every field) are printed exactly; only an error's message, on
+ * stderr and in JSON, passes through the redactor (in JSON before it is
+ * encoded, so that masking never touches the document's syntax).  JSON is
+ * always valid UTF-8: a string that is not (from a backend, a path, the
+ * environment) is written with U+FFFD in place of each byte that does not
+ * begin a well-formed character. */
 #ifndef SBX_CTL_OUTPUT_H
 #define SBX_CTL_OUTPUT_H
 
@@ -14,7 +15,7 @@
 
 #include "tools/sbxctl/redact.h"
 
-/* How to print; `redactor` is borrowed and may be NULL. */
+/* How to print; `redactor` (borrowed, may be NULL) masks error messages. */
 typedef struct sbx_ctl_output {
     int json;
     const sbx_ctl_redactor *redactor;

@@ -1,4 +1,4 @@
-/* Secret redaction for sbxctl's output. */
+/* Secret redaction for sbxctl's messages and log lines. */
 #include <config.h>
 
 #include "tools/sbxctl/redact.h"
@@ -55,8 +55,8 @@ int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
 {
     if (redactor == NULL || redactor->count == 0)
         return fputs(text, stream) == EOF ? EOF : 0;
-    /* A mask may be longer than a run it hides (a secret of 1 to 3
-     * characters), never more than three times. */
+    /* A mask may be longer than the secret it hides (one of 1 or 2
+     * bytes), never more than three times. */
     size_t cap = 3 * strlen(text) + 1;
     char *buf[2] = { malloc(cap), malloc(cap) };
     int status = EOF;

@@ -1,4 +1,5 @@
-/* Keeps secrets (the API key and the like) out of everything sbxctl prints. */
+/* Keeps secrets (the API key and the like) out of the messages and log
+ * lines sbxctl prints. */
 #ifndef SBX_CTL_REDACT_H
 #define SBX_CTL_REDACT_H
 
@@ -25,13 +26,14 @@ sbx_status sbx_ctl_redactor_add_options(sbx_ctl_redactor *redactor,
 /* Forget every secret and release the copies.  NULL is accepted. */
 void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor);
 
-/* Write `text` to `stream` with every run of 4 or more characters of a
- * secret (a whole shorter secret too) replaced by "***" (common/redact.h).
- * Defence in depth: backends never put a key in their messages, but what
- * sbxctl prints passes through here so that one slip, or a peer echoing
- * part of the key, cannot reach a terminal or a log.  `redactor` may be
- * NULL.  Returns 0, or EOF on a write error or when out of memory (nothing
- * unredacted is written then). */
+/* Write the free text `text` (an error message, a log line; never a
+ * result) to `stream` with every whole occurrence of a secret replaced by
+ * "***" (common/redact.h: a secret shorter than 8 bytes only where it
+ * stands as a word of its own).  Defence in depth: backends never put a
+ * key in their messages, but what sbxctl prints as a message passes
+ * through here so that one slip, or a peer echoing the key, cannot reach
+ * a terminal or a log.  `redactor` may be NULL.  Returns 0, or EOF on a
+ * write error or when out of memory (nothing unredacted is written then). */
 int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
                            FILE *stream);
 
