@@ -6,6 +6,7 @@
 #include "host-api/src/config_internal.h"
 #include "host-api/src/env_expand.h"
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/manager_config.h"
 
 #include <sbx/backend_support.h>
 

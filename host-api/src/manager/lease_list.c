@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/manager_config.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,6 +3,9 @@
 host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/manager_internal.h \
 	host-api/src/manager/manager.c \
+	host-api/src/manager/manager_config.c host-api/src/manager/manager_config.h \
+	host-api/src/manager/manager_events.c host-api/src/manager/manager_events.h \
+	host-api/src/manager/entries.c host-api/src/manager/entries.h \
 	host-api/src/manager/manager_acquire.c \
 	host-api/src/manager/manager_teardown.c \
 	host-api/src/manager/manager_reaper.c \

@@ -1,281 +1,23 @@
 /*
- * The sandbox manager: open, shutdown, get, release, counters and the entry
- * table (see <sbx/manager.h> and manager_internal.h).
+ * The sandbox manager: open, shutdown, get, release and counters (see
+ * <sbx/manager.h> and manager_internal.h); its entries, configuration and
+ * events live in entries.c, manager_config.c and manager_events.c.
  */
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/entries.h"
+#include "host-api/src/manager/manager_config.h"
+#include "host-api/src/manager/manager_events.h"
 
 #include <sbx/backend_support.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "host-api/src/manager/sandbox_id.h"
-
-/* ---------------------------------------------------------------- helpers */
-
-static int64_t monotonic_ms(void *ctx)
-{
-    (void)ctx;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t mgr_now(const sbx_manager *m)
-{
-    return m->config.clock(m->config.clock_ctx);
-}
-
-void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sbx_backend_vlog(&m->log_services, level, "manager", fmt, ap);
-    va_end(ap);
-}
-
-/* ---------------------------------------------------------------- snapshots */
-
-sbx_managed *mgr_managed_copy(const sbx_sandbox *sb)
-{
-    sbx_managed *r = calloc(1, sizeof *r);
-    if (r == NULL)
-        return NULL;
-    mgr_split_count_init(&r->refs);
-    r->sandbox.mount_contract_version = sb->mount_contract_version;
-    const char *src[] = {sb->sandbox_id, sb->sandbox_url, sb->user_id, sb->thread_id, sb->status};
-    char **dst[] = {&r->sandbox.sandbox_id, &r->sandbox.sandbox_url, &r->sandbox.user_id,
-                    &r->sandbox.thread_id, &r->sandbox.status};
-    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
-        const char *s = src[i] != NULL ? src[i] : (i < 2 ? "" : NULL);
-        if (s != NULL && (*dst[i] = strdup(s)) == NULL) {
-            mgr_managed_drop(r);
-            return NULL;
-        }
-    }
-    return r;
-}
-
-const sbx_sandbox *sbx_managed_sandbox(const sbx_managed *managed)
-{
-    return &managed->sandbox;
-}
-
-sbx_managed *sbx_managed_ref(sbx_managed *managed)
-{
-    mgr_split_count_add(&managed->refs);
-    return managed;
-}
-
-static void managed_free(sbx_managed *managed)
-{
-    free(managed->sandbox.sandbox_id);
-    free(managed->sandbox.sandbox_url);
-    free(managed->sandbox.user_id);
-    free(managed->sandbox.thread_id);
-    free(managed->sandbox.status);
-    free(managed);
-}
-
-void sbx_managed_unref(sbx_managed *managed)
-{
-    if (managed != NULL && mgr_split_count_sub(&managed->refs))
-        managed_free(managed);
-}
-
-void mgr_managed_drop(sbx_managed *managed)
-{
-    if (managed != NULL && mgr_split_count_retire(&managed->refs))
-        managed_free(managed);
-}
-
-/* ---------------------------------------------------------------- entries */
-
-mgr_entry *mgr_find(sbx_manager *m, const char *id)
-{
-    return sbx_strmap_get(&m->entries, id);
-}
-
-static void entry_free(void *value)
-{
-    mgr_entry *e = value;
-    mgr_managed_drop(e->record);
-    pthread_mutex_destroy(&e->acquire_lock);
-    free(e->id);
-    free(e->user);
-    free(e->thread);
-    free(e);
-}
-
-mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id)
-{
-    mgr_entry *e = mgr_find(m, id);
-    if (e != NULL)
-        return e;
-    e = calloc(1, sizeof *e);
-    if (e == NULL || (e->id = strdup(id)) == NULL) {
-        free(e);
-        return NULL;
-    }
-    e->unowned_since = -1;
-    atomic_init(&e->last_used, 0);
-    pthread_mutex_init(&e->acquire_lock, NULL);
-    if (sbx_strmap_put(&m->entries, id, e) != 0) {
-        entry_free(e);
-        return NULL;
-    }
-    return e;
-}
-
-void mgr_entry_collect(sbx_manager *m, mgr_entry *e)
-{
-    if (e->state == MGR_NONE && !e->teardown && e->inflight == 0 && e->pins == 0 &&
-        e->unowned_since < 0)
-        entry_free(sbx_strmap_remove(&m->entries, e->id));
-}
-
-void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record)
-{
-    if (e->state == MGR_ACTIVE)
-        m->n_active--;
-    else if (e->state == MGR_WARM)
-        m->n_warm--;
-    if (state == MGR_ACTIVE)
-        m->n_active++;
-    else if (state == MGR_WARM)
-        m->n_warm++;
-    e->state = state;
-    if (record != e->record) {
-        mgr_managed_drop(e->record);
-        e->record = record;
-    }
-    if (state == MGR_NONE) {
-        mgr_managed_drop(e->record);
-        e->record = NULL;
-        e->identity_known = 0;
-        e->epoch = 0;
-    }
-    mgr_identity_sync(&m->identities, e);
-}
-
-int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread)
-{
-    char *u = strdup(user);
-    char *t = thread != NULL ? strdup(thread) : NULL;
-    if (u == NULL || (thread != NULL && t == NULL)) {
-        free(u);
-        free(t);
-        return -1;
-    }
-    free(e->user);
-    free(e->thread);
-    e->user = u;
-    e->thread = t;
-    e->identity_known = 1;
-    return 0;
-}
-
-int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
-{
-    int dropped = 0;
-    mgr_write_lock(&m->lock);
-    mgr_entry *e = mgr_find(m, id);
-    /* The in-flight mark before the epoch: acquire's publish sets the epoch
-     * before it lowers the mark, so one of the two tells of its take. */
-    if (e != NULL && e->state != MGR_NONE && !e->teardown && e->inflight == 0 &&
-        (expected_epoch < 0 || e->epoch == (uint64_t)expected_epoch)) {
-        mgr_entry_set_state(m, e, MGR_NONE, NULL);
-        mgr_entry_collect(m, e);
-        dropped = 1;
-    }
-    mgr_write_unlock(&m->lock);
-    if (dropped) {
-        mgr_log(m, SBX_LOG_WARN, "lease of sandbox %s is held by another instance: forgotten, "
-                "not destroyed", id);
-        mgr_event(m, SBX_MANAGER_EVENT_LEASE_LOST, id);
-    }
-    return dropped;
-}
-
-void mgr_event(sbx_manager *m, sbx_manager_event event, const char *id)
-{
-    atomic_uint_fast64_t *counter = event == SBX_MANAGER_EVENT_ADOPTED  ? &m->adopted
-                                    : event == SBX_MANAGER_EVENT_REAPED ? &m->reaped
-                                    : event == SBX_MANAGER_EVENT_EVICTED ? &m->evicted
-                                                                         : &m->lease_losses;
-    atomic_fetch_add(counter, 1);
-    if (m->config.event != NULL)
-        m->config.event(m->config.event_ctx, event, id);
-}
-
 /* ---------------------------------------------------------------- open */
-
-static sbx_status copy_string(const char *value, const char *fallback, char **out, sbx_error *err)
-{
-    *out = NULL;
-    if (value == NULL && fallback == NULL)
-        return SBX_OK;
-    *out = strdup(value != NULL ? value : fallback);
-    if (*out == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the manager");
-    return SBX_OK;
-}
-
-/* Copy the members of `in` within its struct_size over the defaults. */
-sbx_status mgr_read_config(const sbx_manager_config *in, sbx_manager_config *out,
-                           sbx_error *err)
-{
-    static const sbx_manager_config defaults = SBX_MANAGER_CONFIG_INIT;
-    *out = defaults;
-    if (in == NULL)
-        return SBX_OK;
-    if (in->struct_size < offsetof(sbx_manager_config, idle_timeout_ms))
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: configuration struct_size %zu is too "
-                             "small", in->struct_size);
-    memcpy(out, in, in->struct_size < sizeof *out ? in->struct_size : sizeof *out);
-    out->struct_size = sizeof *out;
-    return SBX_OK;
-}
-
-sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
-{
-    const char *bad = NULL;
-    if (c->idle_timeout_ms < 0)
-        bad = "idle_timeout must be >= 0";
-    else if (c->replicas < 1)
-        bad = "replicas must be >= 1";
-    else if (c->check_interval_ms <= 0)
-        bad = "check_interval must be > 0";
-    else if (c->ready_timeout_ms < 0)
-        bad = "ready_timeout must be >= 0";
-    else if (c->ready_interval_ms <= 0)
-        bad = "ready_interval must be > 0";
-    else if (c->ready_path != NULL && c->ready_path[0] != '/')
-        bad = "ready_path must start with '/'";
-    else if (c->store != SBX_MANAGER_STORE_MEMORY && c->store != SBX_MANAGER_STORE_SQLITE &&
-             c->store != SBX_MANAGER_STORE_REDIS)
-        bad = "ownership.store must be memory, sqlite or redis";
-    else if (c->renewal_interval_ms <= 0)
-        bad = "ownership.renewal_interval must be > 0";
-    else if (c->ttl_multiplier < 2)
-        bad = "ownership.ttl_multiplier must be >= 2";
-    else if (c->renewal_interval_ms > INT64_MAX / c->ttl_multiplier)
-        bad = "ownership.renewal_interval x ttl_multiplier is too large";
-    else if (c->shutdown != SBX_MANAGER_SHUTDOWN_DESTROY &&
-             c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP &&
-             c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP_LEASES)
-        bad = "shutdown must be destroy or keep";
-    else if (c->owner_id != NULL && !sbx_lease_text_ok(c->owner_id, strlen(c->owner_id)))
-        bad = "owner_id must be 1 to 256 printable ASCII characters without spaces";
-    if (bad != NULL)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "manager: %s", bad);
-    return SBX_OK;
-}
 
 static sbx_status open_store(sbx_manager *m, sbx_error *err)
 {
@@ -291,45 +33,11 @@ static sbx_status open_store(sbx_manager *m, sbx_error *err)
     }
 }
 
-/* Defaulted paths, copies of the strings, the owner id. */
-static sbx_status resolve_strings(sbx_manager *m, sbx_error *err)
-{
-    const sbx_manager_config *c = &m->config;
-    sbx_status st;
-    if ((st = copy_string(c->ready_path, "/v1/sandbox", &m->ready_path, err)) != SBX_OK ||
-        (st = copy_string(c->redis_url, "redis://127.0.0.1:6379/0", &m->redis_url, err)) != SBX_OK ||
-        (st = copy_string(c->key_prefix, "sbx:sandbox:owner", &m->key_prefix, err)) != SBX_OK ||
-        (st = copy_string(c->lock_dir, NULL, &m->lock_dir, err)) != SBX_OK ||
-        (st = copy_string(c->store_path, NULL, &m->store_path, err)) != SBX_OK ||
-        (st = copy_string(c->owner_id, NULL, &m->owner_id, err)) != SBX_OK)
-        return st;
-    if (m->lock_dir == NULL && (m->lock_dir = mgr_state_path("locks", err)) == NULL)
-        return err->kind;
-    if (c->store == SBX_MANAGER_STORE_SQLITE && m->store_path == NULL) {
-        char *dir = mgr_state_path("", err);
-        if (dir == NULL)
-            return err->kind;
-        st = mgr_make_dirs(dir, "ownership.path", err);
-        free(dir);
-        if (st != SBX_OK || (m->store_path = mgr_state_path("leases.db", err)) == NULL)
-            return st != SBX_OK ? st : err->kind;
-    }
-    if (m->owner_id == NULL && (m->owner_id = mgr_owner_id_new(err)) == NULL)
-        return err->kind;
-    m->config.ready_path = m->ready_path;
-    m->config.redis_url = m->redis_url;
-    m->config.key_prefix = m->key_prefix;
-    m->config.lock_dir = m->lock_dir;
-    m->config.store_path = m->store_path;
-    m->config.owner_id = m->owner_id;
-    return mgr_make_dirs(m->lock_dir, "lock_dir", err);
-}
-
 static void manager_release_memory(sbx_manager *m)
 {
     sbx_lease_store_close(m->store);
     mgr_identity_index_free(&m->identities);
-    sbx_strmap_clear(&m->entries, entry_free);
+    sbx_strmap_clear(&m->entries, mgr_entry_free);
     mgr_reader_lock_destroy(&m->lock);
     pthread_mutex_destroy(&m->wake_lock);
     pthread_cond_destroy(&m->wake_cond);
@@ -363,7 +71,7 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
     m->backend = backend;
     m->config = c;
     if (m->config.clock == NULL) {
-        m->config.clock = monotonic_ms;
+        m->config.clock = mgr_monotonic_ms;
         m->config.clock_ctx = NULL;
     }
     m->log_services.struct_size = sizeof m->log_services;
@@ -382,7 +90,7 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
     pthread_cond_init(&m->teardown_done, NULL);
     pthread_mutex_init(&m->ops_lock, NULL);
     pthread_cond_init(&m->ops_idle, NULL);
-    if ((st = resolve_strings(m, err)) != SBX_OK || (st = open_store(m, err)) != SBX_OK) {
+    if ((st = mgr_resolve_strings(m, err)) != SBX_OK || (st = open_store(m, err)) != SBX_OK) {
         manager_release_memory(m);
         return st;
     }

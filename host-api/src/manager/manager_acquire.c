@@ -6,6 +6,8 @@
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/entries.h"
+#include "host-api/src/manager/manager_events.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -121,68 +121,11 @@ struct sbx_manager {
 
 /* ---- manager.c ---- */
 
-/* Copy the members of `in` (NULL: none) within its struct_size over the
- * defaults into *out.  SBX_ERR_USAGE when struct_size is too small. */
-sbx_status mgr_read_config(const sbx_manager_config *in, sbx_manager_config *out,
-                           sbx_error *err);
-
-/* The bounds of docs/manager.md's configuration table: SBX_ERR_CONFIG
- * "manager: <member> must be ..." for the first value out of bounds.  Also
- * used by the configuration file's `manager` section. */
-sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err);
-
-/* The manager's clock (configured, else CLOCK_MONOTONIC), in ms. */
-int64_t mgr_now(const sbx_manager *m);
-
-/* Count `event` of sandbox `id` and report it to the configured callback.
- * Call with no manager lock held. */
-void mgr_event(sbx_manager *m, sbx_manager_event event, const char *id);
-
-/* A log line through the configured callback. */
-void mgr_log(const sbx_manager *m, sbx_log_level level, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* The entry of `id`, or NULL.  Under `lock` (read or write). */
-mgr_entry *mgr_find(sbx_manager *m, const char *id);
-
-/* The entry of `id`, made (state NONE) when missing; NULL when out of
- * memory.  Under the write lock. */
-mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id);
-
-/* Free `e` when nothing keeps it (state NONE, no marks, no pins).  Under the
- * write lock. */
-void mgr_entry_collect(sbx_manager *m, mgr_entry *e);
-
-/* Make `e` ACTIVE or WARM with `record` (its anchor is taken over) or NONE
- * (record dropped), keeping the gauges and the identity index right.  Under
- * the write lock. */
-void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record);
-
-/* Set the identity of `e` (strings copied); -1 when out of memory.  Under
- * the write lock, followed by mgr_entry_set_state, which re-indexes it. */
-int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread);
-
-/* A snapshot of a backend's sandbox record; NULL when out of memory.  The
- * caller holds its anchor: it hands it to an entry, or drops it. */
-sbx_managed *mgr_managed_copy(const sbx_sandbox *sandbox);
-
-/* Drop the anchor of a snapshot (NULL accepted); it is freed once the last
- * caller's reference is gone too. */
-void mgr_managed_drop(sbx_managed *managed);
-
 /* Enter an acquire: 0, or -1 once shutdown has begun. */
 int mgr_acquire_enter(sbx_manager *m);
 
 /* Leave an acquire entered with mgr_acquire_enter. */
 void mgr_acquire_leave(sbx_manager *m);
-
-/* Drop a sandbox whose lease a peer now holds, without touching it:
- * refused while this process tears it down or an acquire publishes it, or
- * when `expected_epoch` (>= 0) no longer matches.  Returns 1 when dropped. */
-int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch);
 
 /* ---- identity_index.c ---- */
 

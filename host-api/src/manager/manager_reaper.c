@@ -7,6 +7,8 @@
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/entries.h"
+#include "host-api/src/manager/manager_events.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/manager_events.h"
 
 #include <sbx/backend_support.h>
 

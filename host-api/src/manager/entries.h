@@ -1,0 +1,48 @@
+/*
+ * The manager's entry table (one entry per sandbox id it knows, in
+ * m->entries under m->lock) and the snapshots of sandbox records that
+ * entries anchor and callers borrow (sbx_managed, reference counted).
+ */
+#ifndef SBX_MANAGER_ENTRIES_H
+#define SBX_MANAGER_ENTRIES_H
+
+#include "host-api/src/manager/manager_internal.h"
+
+/* Free entry `value` (a mgr_entry) and drop its snapshot: the table's
+ * value destructor, for the manager's final clear. */
+void mgr_entry_free(void *value);
+
+/* The entry of `id`, or NULL.  Under `lock` (read or write). */
+mgr_entry *mgr_find(sbx_manager *m, const char *id);
+
+/* The entry of `id`, made (state NONE) when missing; NULL when out of
+ * memory.  Under the write lock. */
+mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id);
+
+/* Free `e` when nothing keeps it (state NONE, no marks, no pins).  Under the
+ * write lock. */
+void mgr_entry_collect(sbx_manager *m, mgr_entry *e);
+
+/* Make `e` ACTIVE or WARM with `record` (its anchor is taken over) or NONE
+ * (record dropped), keeping the gauges and the identity index right.  Under
+ * the write lock. */
+void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record);
+
+/* Set the identity of `e` (strings copied); -1 when out of memory.  Under
+ * the write lock, followed by mgr_entry_set_state, which re-indexes it. */
+int mgr_entry_set_identity(mgr_entry *e, const char *user, const char *thread);
+
+/* A snapshot of a backend's sandbox record; NULL when out of memory.  The
+ * caller holds its anchor: it hands it to an entry, or drops it. */
+sbx_managed *mgr_managed_copy(const sbx_sandbox *sandbox);
+
+/* Drop the anchor of a snapshot (NULL accepted); it is freed once the last
+ * caller's reference is gone too. */
+void mgr_managed_drop(sbx_managed *managed);
+
+/* Drop a sandbox whose lease a peer now holds, without touching it:
+ * refused while this process tears it down or an acquire publishes it, or
+ * when `expected_epoch` (>= 0) no longer matches.  Returns 1 when dropped. */
+int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch);
+
+#endif
