@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <sbx/host.h>
 #include <signal.h>
 #include <stdio.h>
@@ -362,4 +363,20 @@ char *provd_local_url(const provd_local *d, const char *id)
     sbx_backend_close(backend);
     sbx_host_free(host);
     return url;
+}
+
+int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *text)
+{
+    long deadline = sbx_test_now_ms() + timeout_ms;
+    do {
+        char buf[16384];
+        FILE *f = fopen(d->stderr_path, "r");
+        size_t got = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        buf[got] = '\0';
+        if (strstr(buf, text) != NULL)
+            return 1;
+    } while (poll(NULL, 0, 10) == 0 && sbx_test_now_ms() < deadline);
+    return 0;
 }

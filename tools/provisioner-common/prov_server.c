@@ -31,6 +31,7 @@
 #define RESERVED_DESCRIPTORS 64u
 
 #define SHUTTING_DOWN "the server is shutting down"
+#define TOO_LARGE "request body too large"
 
 struct sbx_prov_server {
     struct MHD_Daemon *daemon;
@@ -299,6 +300,21 @@ static void begin_request(sbx_prov_server *server)
     pthread_mutex_unlock(&server->lock);
 }
 
+/* The request on `conn` with `body` (borrowed; NULL: none). */
+static sbx_prov_request request_of(struct MHD_Connection *conn, const char *method,
+                                   const char *url, const char *body, size_t body_len)
+{
+    return (sbx_prov_request){
+        .method = method,
+        .path = url,
+        .api_key = header(conn, "X-API-Key"),
+        .content_type = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE),
+        .body = body != NULL ? body : "",
+        .body_len = body_len,
+        .connection = conn,
+    };
+}
+
 static int stopping(sbx_prov_server *server)
 {
     pthread_mutex_lock(&server->lock);
@@ -326,23 +342,19 @@ static int announced_too_large(struct MHD_Connection *conn, size_t limit)
 static int answer_early(sbx_prov_server *server, struct MHD_Connection *conn, const char *method,
                         const char *url, sbx_prov_reply *reply)
 {
-    const char *key = header(conn, "X-API-Key");
+    const sbx_prov_request req = request_of(conn, method, url, NULL, 0);
     if (stopping(server)) {
         sbx_prov_reply_detail(reply, 503, SHUTTING_DOWN);
-    } else if (key_refused(&server->options, url, key)) {
+    } else if (key_refused(&server->options, url, req.api_key)) {
         const sbx_prov_handlers *h = &server->handlers;
-        if (h->received != NULL) {
-            const sbx_prov_request req = {
-                .method = method, .path = url, .api_key = key,
-                .content_type = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE),
-                .body = "", .body_len = 0, .connection = conn,
-            };
+        /* The program's log sees the request, without the body it was
+         * never sent. */
+        if (h->received != NULL)
             h->received(h->ctx, &req);
-        }
         /* As the reference: plain text, and no Content-Type at all. */
         sbx_prov_reply_text(reply, 401, "Unauthorized", NULL);
     } else if (announced_too_large(conn, server->options.max_body_bytes)) {
-        sbx_prov_reply_detail(reply, 413, "request body too large");
+        sbx_prov_reply_detail(reply, 413, TOO_LARGE);
     } else {
         return 0;
     }
@@ -398,15 +410,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
 
-    sbx_prov_request req = {
-        .method = method,
-        .path = url,
-        .api_key = header(conn, "X-API-Key"),
-        .content_type = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE),
-        .body = rs->body != NULL ? rs->body : "",
-        .body_len = rs->body_len,
-        .connection = conn,
-    };
+    sbx_prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
     sbx_prov_reply reply = {.status = 200};
     const sbx_prov_handlers *h = &server->handlers;
     int closing = !sbx_prov_conns_answering(server->conns, tracked(conn));
@@ -415,7 +419,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     else if (rs->out_of_memory)
         sbx_prov_reply_out_of_memory(&reply);
     else if (rs->too_large)
-        sbx_prov_reply_detail(&reply, 413, "request body too large");
+        sbx_prov_reply_detail(&reply, 413, TOO_LARGE);
     else if (h->outside == NULL || !h->outside(h->ctx, &req, &reply))
         answer_protocol(server, conn, &req, &reply);
     if (!sbx_prov_conns_answered(server->conns, tracked(conn))) {
