@@ -323,7 +323,7 @@ static const char *const stuck_backend[] = {"--set", "command=exec sleep 1000", 
                                             "ready_timeout_ms=600000", NULL};
 
 typedef struct client_call {
-    const provd_local *d;
+    char url[512];           /* built before the thread starts */
     int sent;                /* 0: a whole answer came */
     long status;
     CURLcode curl_code;
@@ -332,10 +332,8 @@ typedef struct client_call {
 static void *create_main(void *arg)
 {
     client_call *c = arg;
-    char url[512];
-    snprintf(url, sizeof url, "%s/api/sandboxes", provd_url(c->d->proc));
     sbx_test_http_result r;
-    c->sent = sbx_test_http("POST", url, with_key,
+    c->sent = sbx_test_http("POST", c->url, with_key,
                             "{\"sandbox_id\":\"stuck1\",\"thread_id\":\"t\",\"user_id\":\"u\"}",
                             TIMEOUT_MS * 2, &r);
     c->status = r.status;
@@ -372,7 +370,8 @@ static int start_stuck(provd_local *d, const char *drain, client_call *c, pthrea
     extra[n] = NULL;
     if (!start(d, extra))
         return 0;
-    *c = (client_call){d, -1, 0, CURLE_OK};
+    *c = (client_call){.sent = -1, .curl_code = CURLE_OK};
+    snprintf(c->url, sizeof c->url, "%s/api/sandboxes", provd_url(d->proc));
     pthread_create(client, NULL, create_main, c);
     CU_ASSERT(sandbox_recorded(d, "stuck1"));
     return 1;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -634,9 +635,12 @@ unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsign
     pthread_mutex_lock(&server->lock);
     server->stopping = 1;
     pthread_mutex_unlock(&server->lock);
+    /* Shut down, not closed, until libmicrohttpd has stopped: its workers
+     * still take the socket out of their epoll sets.  New connections are
+     * refused from now on. */
     MHD_socket listener = MHD_quiesce_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET)
-        close(listener);
+        shutdown(listener, SHUT_RDWR);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += drain_ms / 1000;
@@ -659,6 +663,8 @@ unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsign
             return left;
     }
     MHD_stop_daemon(server->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
     sbx_prov_conns_free(server->conns);
     pthread_cond_destroy(&server->idle);
     pthread_mutex_destroy(&server->lock);
