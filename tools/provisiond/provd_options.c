@@ -69,6 +69,17 @@ static int parse_unsigned(const char *option, const char *text, unsigned long mi
     return 1;
 }
 
+/* parse_unsigned into an unsigned option. */
+static int parse_count(const char *option, const char *text, unsigned long min,
+                       unsigned long max, unsigned *out)
+{
+    unsigned long value = 0;
+    if (!parse_unsigned(option, text, min, max, &value))
+        return 0;
+    *out = (unsigned)value;
+    return 1;
+}
+
 static int is_loopback(const char *address)
 {
     struct in_addr v4;
@@ -211,8 +222,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         case OPT_TLS_CERT: o->tls_cert = optarg; break;
         case OPT_TLS_KEY: o->tls_key = optarg; break;
         case OPT_THREADS:
-            ok = parse_unsigned("--threads", optarg, 1, MAX_THREADS, &n);
-            o->threads = (unsigned)n;
+            ok = parse_count("--threads", optarg, 1, MAX_THREADS, &o->threads);
             break;
         case OPT_MAX_BODY:
             ok = parse_unsigned("--max-body-bytes", optarg, 1024, MAX_BODY_LIMIT, &n);
@@ -221,24 +231,20 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         case OPT_MOUNT_BASE: o->mount_base = optarg; break;
         case OPT_STATE_DIR: o->state_dir = optarg; break;
         case OPT_DRAIN:
-            ok = parse_unsigned("--drain-ms", optarg, 0, MAX_DRAIN_MS, &n);
-            o->drain_ms = (unsigned)n;
+            ok = parse_count("--drain-ms", optarg, 0, MAX_DRAIN_MS, &o->drain_ms);
             break;
         case OPT_IDLE_TIMEOUT:
-            ok = parse_unsigned("--idle-timeout", optarg, 1, MAX_TIMEOUT_S, &n);
-            o->idle_timeout_s = (unsigned)n;
+            ok = parse_count("--idle-timeout", optarg, 1, MAX_TIMEOUT_S, &o->idle_timeout_s);
             break;
         case OPT_REQUEST_TIMEOUT:
-            ok = parse_unsigned("--request-timeout", optarg, 1, MAX_TIMEOUT_S, &n);
-            o->request_timeout_s = (unsigned)n;
+            ok = parse_count("--request-timeout", optarg, 1, MAX_TIMEOUT_S, &o->request_timeout_s);
             break;
         case OPT_MAX_CONNECTIONS:
-            ok = parse_unsigned("--max-connections", optarg, 1, MAX_CONNECTIONS, &n);
-            o->max_connections = (unsigned)n;
+            ok = parse_count("--max-connections", optarg, 1, MAX_CONNECTIONS, &o->max_connections);
             break;
         case OPT_MAX_PER_ADDRESS:
-            ok = parse_unsigned("--max-connections-per-address", optarg, 1, MAX_CONNECTIONS, &n);
-            o->max_per_address = (unsigned)n;
+            ok = parse_count("--max-connections-per-address", optarg, 1, MAX_CONNECTIONS,
+                             &o->max_per_address);
             break;
         case 'v': o->verbose = 1; break;
         case 'h':
