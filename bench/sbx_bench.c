@@ -90,7 +90,9 @@ static int call_list(void *ctx, unsigned thread, unsigned long index)
     if (thread == 0) { /* one writer: the figure is the same for every thread */
         run->last_count = count;
         /* The array and each record's one block with its malloc header:
-         * what issue 14's memory target calls "the records". */
+         * "the records" of the list's memory target (growth at most 1.5 x
+         * the answer plus the records; docs/performance.md, "List
+         * decoding"). */
         run->records_bytes = count * sizeof *list;
         for (size_t i = 0; i < count; i++)
             run->records_bytes += malloc_usable_size(list[i].sandbox_id) + sizeof(size_t);

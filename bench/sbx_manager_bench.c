@@ -32,6 +32,7 @@
 #include <config.h>
 
 #include "bench/bench_util.h"
+#include "common/fnv1a.h"
 #include "host-api/src/manager/lease_store.h"
 
 #include <sbx/host.h>
@@ -108,9 +109,7 @@ static int call_private(void *ctx, unsigned thread, unsigned long index)
 {
     (void)ctx, (void)thread;
     static const char id[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    uint64_t hash = 14695981039346656037u ^ index;
-    for (const char *p = id; *p != '\0'; p++)
-        hash = (hash ^ (unsigned char)*p) * 1099511628211u;
+    uint64_t hash = common_fnv1a_string(COMMON_FNV1A_BASIS ^ index, id);
     return hash == 0 ? -1 : 0; /* used, so the loop is not optimised away */
 }
 

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include "common/http_client.h"
+#include "common/dynbuf.h"
 
 #include "common/printable.h"
 #include "common/net_policy.h"
@@ -255,8 +256,7 @@ void common_http_client_free(common_http_client *c)
 /* ------------------------------------------------------------ body sink */
 
 typedef struct body_sink {
-    char *data;
-    size_t len, cap;
+    common_dynbuf body;            /* a buffered answer, limited to `limit` */
     size_t limit;
     size_t received;               /* bytes of body so far, buffered or streamed */
     const common_http_body_sink *stream; /* NULL, or where an expected answer goes */
@@ -288,23 +288,11 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         }
         return n;
     }
-    if (sink->len + n + 1 > sink->cap) {
-        size_t cap = sink->cap == 0 ? 4096 : sink->cap;
-        while (cap < sink->len + n + 1)
-            cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-        if (sink->limit < SIZE_MAX && cap > sink->limit + 1)
-            cap = sink->limit + 1;
-        char *grown = realloc(sink->data, cap);
-        if (grown == NULL) {
-            sink->out_of_memory = 1;
-            return 0;
-        }
-        sink->data = grown;
-        sink->cap = cap;
+    /* Within the limit already checked: only memory can fail it. */
+    if (common_dynbuf_add(&sink->body, ptr, n) != COMMON_DYNBUF_OK) {
+        sink->out_of_memory = 1;
+        return 0;
     }
-    memcpy(sink->data + sink->len, ptr, n);
-    sink->len += n;
-    sink->data[sink->len] = '\0';
     return n;
 }
 
@@ -332,7 +320,7 @@ static void free_handle(pooled_handle *ph)
         return;
     if (ph->curl != NULL)
         curl_easy_cleanup(ph->curl);
-    free(ph->sink.data);
+    common_dynbuf_free(&ph->sink.body);
     free(ph->url);
     free(ph);
 }
@@ -512,19 +500,12 @@ static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
                                  path, detail);
 }
 
-sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
-                               const char *json_body, long timeout_ms,
+sbx_status common_http_perform(common_http_client *c, const common_http_call *call,
                                common_http_response *resp, sbx_error *err)
 {
-    return common_http_request_streamed(c, method, path, json_body, timeout_ms, NULL, resp, err);
-}
-
-sbx_status common_http_request_streamed(common_http_client *c, const char *method, const char *path,
-                                        const char *json_body, long timeout_ms,
-                                        const common_http_body_sink *stream,
-                                         common_http_response *resp,
-                                        sbx_error *err)
-{
+    const char *method = call->method, *path = call->path, *json_body = call->json_body;
+    long timeout_ms = call->timeout_ms;
+    const common_http_body_sink *stream = call->sink;
     resp->status = 0;
     resp->body = NULL;
     resp->body_len = 0;
@@ -544,6 +525,7 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     ph->sink = (body_sink){ .limit = c->max_response_bytes, .stream = stream, .curl = ph->curl };
+    common_dynbuf_init(&ph->sink.body, c->max_response_bytes);
     ph->errbuf[0] = '\0';
     rc = configure(c, ph, method, json_body, timeout_ms, url_changed);
     if (rc != CURLE_OK) {
@@ -559,10 +541,11 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
     if (json_body != NULL || strcmp(method, "POST") == 0)
         forget_body(ph);
     body_sink sink = ph->sink;
-    ph->sink.data = NULL; /* the body is the caller's now (or freed below) */
+    size_t body_len;
+    char *body = common_dynbuf_take(&ph->sink.body, &body_len); /* the caller's, or freed */
 
     if (rc != CURLE_OK) {
-        free(sink.data);
+        free(body);
         /* Our own memory ran out reading an answer: the peer answered (and
          * acted), which a caller may need to say. */
         if (sink.out_of_memory || sink.stream_stopped)
@@ -574,16 +557,16 @@ sbx_status common_http_request_streamed(common_http_client *c, const char *metho
         return st;
     }
     return_handle(c, ph);
-    if (sink.data == NULL) {
-        sink.data = calloc(1, 1);
-        if (sink.data == NULL) {
+    if (body == NULL) {
+        body = calloc(1, 1);
+        if (body == NULL) {
             resp->status = status;
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
     }
     resp->status = status;
-    resp->body = sink.data;
-    resp->body_len = sink.len;
+    resp->body = body;
+    resp->body_len = body_len;
     CLIENT_LOG(c, SBX_LOG_DEBUG, "%s %s -> HTTP %ld (%zu bytes%s)", method, path, status,
                sink.received, sink.streaming ? ", streamed" : "");
     return SBX_OK;

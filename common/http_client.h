@@ -74,21 +74,6 @@ typedef struct common_http_response {
     size_t body_len;
 } common_http_response;
 
-/* Send one request and read the whole answer into *resp (any status, 4xx and
- * 5xx included, is SBX_OK: interpreting it is the caller's job).
- * method "GET"/"POST"/"DELETE"/"PUT"; path begins with '/' and is appended to
- * the base URL as given (callers validate or escape what they splice in);
- * json_body NULL or sent with Content-Type: application/json; timeout_ms
- * bounds the whole call (0: no bound beyond the connect timeout).
- * Transport failures -> SBX_ERR_TRANSPORT, oversize -> SBX_ERR_PROTOCOL,
- * SBX_ERR_INTERNAL for memory.  On error *resp is left cleared, but for
- * resp->status when our memory ran out reading an answer: then it is that
- * answer's status (the peer did act on the request).
- * Thread-safe: many threads may call it at once on one client. */
-sbx_status common_http_request(common_http_client *c, const char *method, const char *path,
-                               const char *json_body, long timeout_ms,
-                               common_http_response *resp, sbx_error *err);
-
 /* Where the body of one expected answer goes instead of a buffer: a
  * streaming decoder reads it as it arrives, so a large answer is never held
  * whole.  write gets the body's next len bytes (len > 0); it returns 0 to go
@@ -99,17 +84,29 @@ typedef struct common_http_body_sink {
     void *ctx;
 } common_http_body_sink;
 
-/* common_http_request, but an answer with sink->status hands its body to the
- * sink (resp->body is then an empty string); any other answer, such as an
- * error whose detail the caller reads, is buffered as usual.  The
- * max_response_bytes bound counts the streamed bytes too.  A sink that
- * stops the transfer makes the call fail with SBX_ERR_INTERNAL (out of
- * memory).  sink NULL: common_http_request. */
-sbx_status common_http_request_streamed(common_http_client *c, const char *method, const char *path,
-                                        const char *json_body, long timeout_ms,
-                                        const common_http_body_sink *sink,
-                                        common_http_response *resp,
-                                        sbx_error *err);
+/* One HTTP call, as it travels from a backend through its layers to the
+ * client: set what applies, the rest zero (a compound literal reads well). */
+typedef struct common_http_call {
+    const char *method;    /* "GET", "POST", "DELETE" or "PUT" */
+    const char *path;      /* begins with '/', appended to the base URL as given:
+                            * callers validate or escape what they splice in */
+    const char *json_body; /* NULL, or sent with Content-Type: application/json */
+    long timeout_ms;       /* bounds the whole call; 0: only the connect timeout */
+    const common_http_body_sink *sink; /* NULL: the whole answer is buffered;
+                            * else an answer with sink->status hands its body to
+                            * the sink (resp->body is then ""), any other is
+                            * buffered; max_response_bytes counts streamed bytes */
+} common_http_call;
+
+/* Send `call` and read its answer into *resp (any status, 4xx and 5xx
+ * included, is SBX_OK: interpreting it is the caller's job).  Transport
+ * failures -> SBX_ERR_TRANSPORT, oversize -> SBX_ERR_PROTOCOL,
+ * SBX_ERR_INTERNAL for memory or a sink that stopped the transfer.  On error
+ * *resp is left cleared, but for resp->status when our memory ran out
+ * reading an answer: then it is that answer's status (the peer did act).
+ * Thread-safe: many threads may call it at once on one client. */
+sbx_status common_http_perform(common_http_client *c, const common_http_call *call,
+                               common_http_response *resp, sbx_error *err);
 
 /* Free the body of a response and zero it.  NULL is accepted. */
 void common_http_response_clear(common_http_response *resp);

@@ -48,35 +48,7 @@ enum { D_START, D_SIGN, D_INT, D_DOT, D_FRAC, D_E, D_ESIGN, D_EXP, D_DEAD };
 
 /* ------------------------------------------------------------ buffers */
 
-/* Make room for `more` bytes and a NUL after them. */
-static int reserve(common_json_buffer *b, size_t more)
-{
-    if (b->cap - b->len > more)
-        return 0;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap - b->len <= more) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    char *grown = realloc(b->data, cap);
-    if (grown == NULL)
-        return -1;
-    b->data = grown;
-    b->cap = cap;
-    return 0;
-}
-
-int common_json_buffer_append(common_json_buffer *b, const char *bytes, size_t n)
-{
-    if (reserve(b, n) != 0)
-        return -1;
-    memcpy(b->data + b->len, bytes, n);
-    b->len += n;
-    return 0;
-}
-
-int common_json_buffer_append_varint(common_json_buffer *b, size_t value)
+int common_varint_append(common_dynbuf *b, size_t value)
 {
     char bytes[sizeof(size_t) * 8 / 7 + 1];
     size_t n = 0;
@@ -84,7 +56,7 @@ int common_json_buffer_append_varint(common_json_buffer *b, size_t value)
         bytes[n++] = (char)((value & 0x7F) | (value > 0x7F ? 0x80 : 0));
         value >>= 7;
     } while (value > 0);
-    return common_json_buffer_append(b, bytes, n);
+    return common_dynbuf_add(b, bytes, n);
 }
 
 size_t common_varint_read(const unsigned char **p)
@@ -98,20 +70,6 @@ size_t common_varint_read(const unsigned char **p)
         shift += 7;
     } while (byte & 0x80);
     return value;
-}
-
-int common_json_buffer_terminate(common_json_buffer *b)
-{
-    if (reserve(b, 0) != 0)
-        return -1;
-    b->data[b->len] = '\0';
-    return 0;
-}
-
-void common_json_buffer_free(common_json_buffer *b)
-{
-    free(b->data);
-    memset(b, 0, sizeof *b);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -164,15 +122,8 @@ static void emit(common_json_stream *s, const char *bytes, size_t n)
     }
     if (s->check_text)
         common_utf8_scan_bytes(&s->utf8, bytes, n);
-    common_json_buffer *b = s->target;
-    if (b == NULL)
-        return;
-    if (b->cap - b->len > n) {
-        memcpy(b->data + b->len, bytes, n);
-        b->len += n;
-    } else if (common_json_buffer_append(b, bytes, n) != 0) {
+    if (s->target != NULL && common_dynbuf_add(s->target, bytes, n) != COMMON_DYNBUF_OK)
         s->out_of_memory = 1;
-    }
 }
 
 /* A decoded escape's code point.  json-c keeps a key only up to an
@@ -407,7 +358,7 @@ static void end_string(common_json_stream *s, const char *quote)
         raise_event(s, COMMON_JSON_EVENT_KEY, COMMON_JSON_KIND_STRING, quote + 1);
         return;
     }
-    if (s->target != NULL && common_json_buffer_terminate(s->target) != 0)
+    if (s->target != NULL && common_dynbuf_add(s->target, "", 0) != COMMON_DYNBUF_OK)
         s->out_of_memory = 1;
     s->target = NULL;
     end_scalar(s, COMMON_JSON_KIND_STRING, quote + 1);

@@ -24,34 +24,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/dynbuf.h"
 #include "common/utf8.h"
-
-/* A growable byte buffer, kept NUL-terminated after its `len` bytes once
- * anything was put in it.  Zero-initialise it; release with
- * common_json_buffer_free. */
-typedef struct common_json_buffer {
-    char *data;
-    size_t len, cap;
-} common_json_buffer;
-
-/* Append `n` bytes (and keep room for a NUL after them): 0, or -1 when out
- * of memory (the buffer is then unchanged). */
-int common_json_buffer_append(common_json_buffer *b, const char *bytes, size_t n);
-
-/* Make room for a NUL after the bytes and write it: 0, or -1 when out of
- * memory. */
-int common_json_buffer_terminate(common_json_buffer *b);
-
-/* Free the buffer's bytes and zero it. */
-void common_json_buffer_free(common_json_buffer *b);
 
 /* Append `value` as a base-128 varint (7 bits a byte, least significant
  * first, the top bit set on every byte but the last): how the list decoders
  * note the index gaps of skipped entries in a byte or two.  0, or -1 when
- * out of memory (the buffer is then unchanged). */
-int common_json_buffer_append_varint(common_json_buffer *b, size_t value);
+ * a common_dynbuf_add code (the buffer is then unchanged). */
+int common_varint_append(common_dynbuf *b, size_t value);
 
-/* The varint that common_json_buffer_append_varint wrote at *p; *p moves
+/* The varint that common_varint_append wrote at *p; *p moves
  * past it.  The caller's bytes hold a whole one. */
 size_t common_varint_read(const unsigned char **p);
 
@@ -109,7 +91,7 @@ typedef struct common_json_stream {
     int text_clean;         /* STRING, KEY: no NUL, valid UTF-8 (always 1 without check_text) */
 
     /* ---- set by the consumer */
-    common_json_buffer *target; /* after a STRING BEGIN: where its bytes go, appended
+    common_dynbuf *target;      /* after a STRING BEGIN: where its bytes go, appended
                                  * (NULL: dropped); the stream NUL-terminates them and
                                  * resets target to NULL at the string's end */
     int check_text;             /* compute text_clean for every string and key */

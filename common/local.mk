@@ -7,6 +7,8 @@
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
+	common/dynbuf.c common/dynbuf.h \
+	common/fnv1a.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
 	common/redact.c common/redact.h \

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common/fnv1a.h"
+
 typedef struct fuzz_chunks {
     uint64_t state;
     size_t chunk;
@@ -21,9 +23,7 @@ static inline void fuzz_chunks_start(fuzz_chunks *c, const char *body, size_t si
                                      size_t chunk)
 {
     c->chunk = chunk;
-    c->state = 0x9E3779B97F4A7C15u;
-    for (size_t i = 0; i < size; i++)
-        c->state = (c->state ^ (unsigned char)body[i]) * 0x100000001B3u;
+    c->state = common_fnv1a_bytes(COMMON_FNV1A_BASIS, body, size);
 }
 
 /* The size of the next chunk, at most `left` bytes (mostly 0-8, now and

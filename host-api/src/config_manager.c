@@ -205,9 +205,7 @@ sbx_status sbx_config_manager_section_parse(sbx_config_manager_section **section
     sbx_config_manager_section_get(s, &checked);
     sbx_status st = mgr_check_config(&checked, err);
     if (st != SBX_OK) {
-        char cause[sizeof err->message];   /* sbx_error_set clears the record first */
-        memcpy(cause, err->message, sizeof cause);
-        return sbx_error_set(err, st, "%s: %s", origin, cause);
+        return sbx_backend_error_prefix(err, "%s", origin);
     }
     return SBX_OK;
 }

@@ -5,34 +5,11 @@
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 
+#include "common/dynbuf.h"
 #include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A growable output buffer. */
-typedef struct outbuf {
-    char *data;
-    size_t len, cap;
-} outbuf;
-
-static int outbuf_put(outbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (grown == NULL)
-            return -1;
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
 
 static int is_name_char(char c, int first)
 {
@@ -90,23 +67,23 @@ static sbx_status expand_bare(const char *text, size_t name_len, const char *whe
 
 sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_error *err)
 {
-    outbuf b = {0};
     const char *p = text;
     *out = NULL;
     size_t bare_len = bare_reference(text);
     if (bare_len > 0)
         return expand_bare(text, bare_len, where, out, err);
-    if (outbuf_put(&b, "", 0) != 0)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    /* No limit but memory: the text is the configuration's own, already
+     * bounded, and a variable's value is the host's environment. */
+    common_dynbuf b;
+    common_dynbuf_init(&b, 0);
+    common_dynbuf_add(&b, "", 0);
     while (*p != '\0') {
         const char *ref = strstr(p, "${");
         if (ref == NULL) {
-            if (outbuf_put(&b, p, strlen(p)) != 0)
-                goto nomem;
+            common_dynbuf_add(&b, p, strlen(p));
             break;
         }
-        if (outbuf_put(&b, p, (size_t)(ref - p)) != 0)
-            goto nomem;
+        common_dynbuf_add(&b, p, (size_t)(ref - p));
         const char *name = ref + 2, *q = name;
         while (is_name_char(*q, q == name))
             q++;
@@ -124,7 +101,7 @@ sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_e
             }
         }
         if (name_len == 0 || *q != '}') {
-            free(b.data);
+            common_dynbuf_free(&b);
             return sbx_error_set(err, SBX_ERR_CONFIG,
                                  "%s: malformed variable reference (use ${NAME} or ${NAME:-default})",
                                  where);
@@ -135,21 +112,22 @@ sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_e
         if (st == SBX_OK && value == NULL && fallback == NULL)
             st = unset_error(var, where, err);
         if (st != SBX_OK) {
-            free(b.data);
+            common_dynbuf_free(&b);
             return st;
         }
         /* As in the shell, ${NAME:-default} also replaces an empty value. */
-        int use_fallback = fallback != NULL && (value == NULL || value[0] == '\0');
-        if (use_fallback ? outbuf_put(&b, fallback, fallback_len)
-                         : outbuf_put(&b, value, strlen(value)))
-            goto nomem;
+        if (fallback != NULL && (value == NULL || value[0] == '\0'))
+            common_dynbuf_add(&b, fallback, fallback_len);
+        else
+            common_dynbuf_add(&b, value, strlen(value));
         p = q + 1;
     }
-    *out = b.data;
+    if (b.failed != COMMON_DYNBUF_OK) {
+        common_dynbuf_free(&b);
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    *out = common_dynbuf_take(&b, NULL);
     return SBX_OK;
-nomem:
-    free(b.data);
-    return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
 }
 
 sbx_status sbx_config_check_text(const char *text, size_t len, const char *what, sbx_error *err)

@@ -134,6 +134,24 @@ static inline sbx_status sbx_backend_error_set(sbx_error *err, sbx_status kind,
     return kind;
 }
 
+/* Put a printf-style prefix and ": " before the message of `err`, keeping
+ * its kind and other members: how a caller names what failed around the
+ * cause a lower layer set.  Cut and marked as sbx_backend_error_set does;
+ * the arguments may point into err->message.  Returns err->kind. */
+SBX_SUPPORT_PRINTF(2, 3)
+static inline sbx_status sbx_backend_error_prefix(sbx_error *err, const char *fmt, ...)
+{
+    char prefix[SBX_ERROR_MESSAGE_MAX], cause[SBX_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    sbx_backend_vformat(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(cause, err->message, sizeof cause);
+    cause[sizeof cause - 1] = '\0';
+    sbx_backend_format(err->message, sizeof err->message, "%s: %s", prefix, cause);
+    return err->kind;
+}
+
 /* 1 when `services` (may be NULL) has a log callback the backend may call:
  * the host's struct is large enough to hold log and log_ctx (a host built
  * against an older header passes a smaller one) and log is not NULL.  The

@@ -93,28 +93,20 @@ static void reword_transport_error(const docker_engine *engine, const char *meth
                           engine->socket_path, detail);
 }
 
-sbx_status docker_engine_call(docker_engine *engine, const char *method,
-                              const char *path, const char *json_body, long extra_ms,
+sbx_status docker_engine_call(docker_engine *engine, const common_http_call *call,
                               const char *what, common_http_response *resp, sbx_error *err)
 {
-    return docker_engine_call_streamed(engine, method, path, json_body, extra_ms, what, NULL,
-                                       resp, err);
-}
-
-sbx_status docker_engine_call_streamed(docker_engine *engine, const char *method,
-                                       const char *path, const char *json_body, long extra_ms,
-                                       const char *what, const common_http_body_sink *sink,
-                                       common_http_response *resp, sbx_error *err)
-{
-    size_t len = strlen(engine->api_version) + strlen(path) + 2;
+    size_t len = strlen(engine->api_version) + strlen(call->path) + 2;
     char *full = malloc(len);
     if (full == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    snprintf(full, len, "/%s%s", engine->api_version, path);
-    sbx_status st = common_http_request_streamed(engine->http, method, full, json_body,
-                                                 engine->timeout_ms + extra_ms, sink, resp, err);
+    snprintf(full, len, "/%s%s", engine->api_version, call->path);
+    common_http_call versioned = *call;
+    versioned.path = full;
+    versioned.timeout_ms = engine->timeout_ms + call->timeout_ms;
+    sbx_status st = common_http_perform(engine->http, &versioned, resp, err);
     if (st == SBX_ERR_TRANSPORT)
-        reword_transport_error(engine, method, full, what, err);
+        reword_transport_error(engine, call->method, full, what, err);
     free(full);
     return st;
 }
@@ -232,7 +224,8 @@ static sbx_status get_object(docker_engine *engine, const char *path, const char
 {
     *out = NULL;
     common_http_response resp;
-    sbx_status st = docker_engine_call(engine, "GET", path, NULL, 0, what, &resp, err);
+    sbx_status st = docker_engine_call(engine, &(common_http_call){.method = "GET", .path = path},
+                                       what, &resp, err);
     if (st != SBX_OK)
         return st;
     if (resp.status != 200) {

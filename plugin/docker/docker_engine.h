@@ -29,25 +29,17 @@ sbx_status docker_engine_open(docker_engine *engine, const docker_options *optio
 /* Release the client.  Zeroed storage is accepted. */
 void docker_engine_close(docker_engine *engine);
 
-/* Send `method` to /VERSION`path` (path begins with '/', query already
- * escaped) with an optional JSON body, bounded by the engine timeout plus
- * extra_ms.  Any answer is SBX_OK with *resp filled (released with
- * common_http_response_clear); SBX_ERR_TRANSPORT when the engine cannot be
- * reached or does not answer in time: the message names `what` (the
- * operation and sandbox, "inspect of sandbox 'x'"), the socket path and
- * why (the connect error, or the timeout). */
-sbx_status docker_engine_call(docker_engine *engine, const char *method,
-                              const char *path, const char *json_body, long extra_ms,
+/* Send `call` to the engine: call->path (begins with '/', query already
+ * escaped) goes under /VERSION, and call->timeout_ms is the time the call
+ * may take beyond the engine's timeout (0 for most calls); a sink gets its
+ * answer's body as common_http_perform says.  Any answer is SBX_OK with
+ * *resp filled (released with common_http_response_clear);
+ * SBX_ERR_TRANSPORT when the engine cannot be reached or does not answer in
+ * time: the message names `what` (the operation and sandbox, "inspect of
+ * sandbox 'x'"), the socket path and why (the connect error, or the
+ * timeout); SBX_ERR_INTERNAL for memory or a sink that stopped. */
+sbx_status docker_engine_call(docker_engine *engine, const common_http_call *call,
                               const char *what, common_http_response *resp, sbx_error *err);
-
-/* docker_engine_call whose answer with sink->status (200) goes to the sink
- * as it arrives instead of resp->body (common_http_request_streamed; the
- * response bound still holds); sink NULL: docker_engine_call.  A sink that
- * stops the transfer makes the call SBX_ERR_INTERNAL. */
-sbx_status docker_engine_call_streamed(docker_engine *engine, const char *method,
-                                       const char *path, const char *json_body, long extra_ms,
-                                       const char *what, const common_http_body_sink *sink,
-                                       common_http_response *resp, sbx_error *err);
 
 /* Turn a failed answer into an error: `kind_404` for a 404 (SBX_ERR_NOT_FOUND
  * where the path names a sandbox's container, SBX_ERR_PROVISIONER where a

@@ -47,33 +47,33 @@ struct docker_list_stream {
     size_t entry_index;
     int entry_object;
     int entry_clean;           /* every string and key so far is clean text */
-    common_json_buffer kept;   /* its bytes, for an entry that is not clean */
+    common_dynbuf kept;   /* its bytes, for an entry that is not clean */
     const char *kept_from;     /* where its bytes begin in the chunk being read */
     int pending_member, value_member; /* M_*, or -1 */
 
     int labels_open;           /* the entry's Labels is the object at depth 2 */
     int pending_label, value_label;
     int label_ok[L_COUNT];
-    common_json_buffer label[L_COUNT];
+    common_dynbuf label[L_COUNT];
 
     int names_array;           /* the last Names is an array */
     int names_open;            /* ... and it is the array at depth 2 */
-    common_json_buffer name;   /* the Names item being read */
-    common_json_buffer names;  /* the items that could be a name of ours, NUL after each */
+    common_dynbuf name;   /* the Names item being read */
+    common_dynbuf names;  /* the items that could be a name of ours, NUL after each */
 
     int ports_open;            /* the entry's Ports is the array at depth 2 */
     int port_item_open;        /* ... and an object item of it is open at depth 3 */
     int pending_port, value_port;
     int port_ok[P_COUNT];
     int port_number[2];        /* PrivatePort, PublicPort */
-    common_json_buffer type;
+    common_dynbuf type;
     int public_port;
 
     int state_ok, id_ok;
-    common_json_buffer state, id;
+    common_dynbuf state, id;
     int64_t created_ms;
 
-    common_json_buffer skipped; /* per skipped entry: varint index gap, skip, why + NUL */
+    common_dynbuf skipped; /* per skipped entry: varint index gap, skip, why + NUL */
     size_t next_unskipped;      /* the index a gap of 0 names */
 };
 
@@ -88,23 +88,23 @@ static int key_index(const common_json_stream *lex, const char *const *keys, int
     return -1;
 }
 
-static void keep(docker_list_stream *s, common_json_buffer *b, const char *bytes, size_t n)
+static void keep(docker_list_stream *s, common_dynbuf *b, const char *bytes, size_t n)
 {
-    if (common_json_buffer_append(b, bytes, n) != 0)
+    if (common_dynbuf_add(b, bytes, n) != 0)
         s->out_of_memory = 1;
 }
 
 /* The string about to be read goes to `b`. */
-static void read_into(docker_list_stream *s, common_json_buffer *b)
+static void read_into(docker_list_stream *s, common_dynbuf *b)
 {
-    b->len = 0;
+    common_dynbuf_reset(b);
     s->lex.target = b;
 }
 
 static void note_skipped(docker_list_stream *s, size_t index, docker_skip skip, const char *why)
 {
     char byte = (char)skip;
-    if (common_json_buffer_append_varint(&s->skipped, index - s->next_unskipped) != 0)
+    if (common_varint_append(&s->skipped, index - s->next_unskipped) != 0)
         s->out_of_memory = 1;
     keep(s, &s->skipped, &byte, 1);
     keep(s, &s->skipped, why, strlen(why) + 1);
@@ -131,13 +131,13 @@ static void begin_entry(docker_list_stream *s)
     s->entry_index = s->next_index++;
     s->entry_object = s->lex.kind == COMMON_JSON_KIND_OBJECT;
     s->entry_clean = 1;
-    s->kept.len = 0;
+    common_dynbuf_reset(&s->kept);
     s->kept_from = s->lex.at;
     s->pending_member = s->value_member = -1;
     s->labels_open = s->names_open = s->ports_open = s->port_item_open = 0;
     memset(s->label_ok, 0, sizeof s->label_ok);
     s->names_array = 0;
-    s->names.len = 0;
+    common_dynbuf_reset(&s->names);
     s->public_port = 0;
     s->state_ok = s->id_ok = 0;
     s->created_ms = SBX_TIME_UNKNOWN;
@@ -228,7 +228,7 @@ static void member_begins(docker_list_stream *s, common_json_kind kind)
         s->pending_label = s->value_label = -1;
         break;
     case M_NAMES:
-        s->names.len = 0;
+        common_dynbuf_reset(&s->names);
         s->names_array = s->names_open = kind == COMMON_JSON_KIND_ARRAY;
         break;
     case M_PORTS:
@@ -452,10 +452,10 @@ void docker_list_stream_free(docker_list_stream *s)
 {
     if (s == NULL)
         return;
-    common_json_buffer *buffers[] = { &s->kept, &s->name, &s->names, &s->type, &s->state,
+    common_dynbuf *buffers[] = { &s->kept, &s->name, &s->names, &s->type, &s->state,
                                       &s->id, &s->skipped, &s->label[0], &s->label[1],
                                       &s->label[2], &s->label[3] };
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
-        common_json_buffer_free(buffers[i]);
+        common_dynbuf_free(buffers[i]);
     free(s);
 }

@@ -4,9 +4,13 @@
 # the module adds the entry point and exports nothing else.
 noinst_LTLIBRARIES += plugin/docker/libsbx-docker-core.la
 plugin_docker_libsbx_docker_core_la_SOURCES = \
+	plugin/docker/docker_calls.c plugin/docker/docker_calls.h \
 	plugin/docker/docker_container.c plugin/docker/docker_container.h \
+	plugin/docker/docker_create.c plugin/docker/docker_create.h \
 	plugin/docker/docker_engine.c plugin/docker/docker_engine.h \
+	plugin/docker/docker_instance.c plugin/docker/docker_instance.h \
 	plugin/docker/docker_list_stream.c plugin/docker/docker_list_stream.h \
+	plugin/docker/docker_ops.c plugin/docker/docker_ops.h \
 	plugin/docker/docker_options.c plugin/docker/docker_options.h \
 	plugin/docker/docker_text.c plugin/docker/docker_text.h
 plugin_docker_libsbx_docker_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \

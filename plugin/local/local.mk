@@ -7,6 +7,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_cache.h \
 	plugin/local/local_command.c \
 	plugin/local/local_command.h \
+	plugin/local/local_file.c \
+	plugin/local/local_file.h \
 	plugin/local/local_identity.c \
 	plugin/local/local_identity.h \
 	plugin/local/local_metadata.c \
@@ -22,5 +24,7 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_state.c \
 	plugin/local/local_state.h \
 	plugin/local/local_time.c \
-	plugin/local/local_time.h
+	plugin/local/local_time.h \
+	plugin/local/local_tomb.c \
+	plugin/local/local_tomb.h
 

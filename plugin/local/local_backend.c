@@ -4,7 +4,8 @@
  * read (local_cache.h); all shared state lives in the state directory, so
  * instances in any number of threads and processes see the same sandboxes.  Creation
  * and destruction of one sandbox are serialised by its lock file; readers
- * rely on the metadata file being replaced atomically.
+ * rely on the metadata file being replaced atomically, and on destroy
+ * tombing it before it removes anything (local_tomb.h).
  */
 
 #include <config.h>
@@ -25,6 +26,7 @@
 #include "plugin/local/local_port.h"
 #include "plugin/local/local_state.h"
 #include "plugin/local/local_time.h"
+#include "plugin/local/local_tomb.h"
 #include <sbx/backend_support.h>
 
 #include <dirent.h>
@@ -44,6 +46,36 @@ struct sbx_backend_instance {
 
 #define LOCAL_LOG(inst, level, ...) \
     sbx_backend_log((inst)->services, (level), LOCAL_NAME, __VA_ARGS__)
+
+/* Finish, if it is not under way, the destroy of sandbox `id` whose tomb
+ * was found in the state directory; a failure is logged (the tomb stays
+ * for the next try), never the caller's. */
+static void sweep_tomb(sbx_backend_instance *inst, const char *id)
+{
+    sbx_error err;
+    int finished = 0;
+    sbx_status st = local_tomb_sweep_one(inst->options.state_dir, id,
+                                         inst->options.stop_timeout_ms, &finished, &err);
+    if (st != SBX_OK)
+        LOCAL_LOG(inst, SBX_LOG_WARN, "skipping the tomb of sandbox %s: %s", id, err.message);
+    else if (finished)
+        LOCAL_LOG(inst, SBX_LOG_INFO, "finished the interrupted destroy of sandbox %s", id);
+}
+
+/* At open: finish every destroy that a killed process left.  An unreadable
+ * state directory is left for the operations to report. */
+static void sweep_tombs(sbx_backend_instance *inst)
+{
+    DIR *dir = opendir(inst->options.state_dir);
+    if (dir == NULL)
+        return;
+    struct dirent *entry;
+    char id[256];
+    while ((entry = readdir(dir)) != NULL)
+        if (local_tomb_entry_id(entry->d_name, id, sizeof id))
+            sweep_tomb(inst, id);
+    closedir(dir);
+}
 
 static sbx_status local_open(const sbx_option *options, size_t option_count,
                              const sbx_host_services *services,
@@ -66,6 +98,7 @@ static sbx_status local_open(const sbx_option *options, size_t option_count,
     inst->services = services;
     LOCAL_LOG(inst, SBX_LOG_DEBUG, "state directory %s, %s", inst->options.state_dir,
               inst->options.command ? "sandboxes run a command" : "directory sandboxes");
+    sweep_tombs(inst);
     *out = inst;
     return SBX_OK;
 }
@@ -189,15 +222,25 @@ static void format_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Stop the process a record names and remove the files it describes (the
- * log only for a command sandbox: without one, ID.log is not ours). */
-static sbx_status remove_sandbox(const sbx_backend_instance *inst, const local_paths *paths,
-                                 const local_metadata *meta, sbx_error *err)
+/* Destroy the sandbox whose valid record the caller (holding its lock)
+ * has read: tomb the record, then stop its process and remove its files
+ * (local_tomb.h). */
+static sbx_status destroy_locked(const sbx_backend_instance *inst, const local_paths *paths,
+                                 sbx_error *err)
 {
-    sbx_status st = SBX_OK;
-    if (meta->process.pid != 0)
-        st = local_process_stop(&meta->process, inst->options.stop_timeout_ms, err);
-    return st == SBX_OK ? local_remove_files(paths, 1, meta->port != 0, err) : st;
+    sbx_status st = local_tomb_bury(paths, err);
+    return st == SBX_OK ? local_tomb_finish(paths, inst->options.stop_timeout_ms, err) : st;
+}
+
+/* Finish the destroy of the id (whose lock the caller holds) that a killed
+ * process or a failed removal left as a tomb, if any. */
+static sbx_status finish_interrupted_destroy(sbx_backend_instance *inst,
+                                             const local_paths *paths, sbx_error *err)
+{
+    if (!local_tomb_exists(paths))
+        return SBX_OK;
+    LOCAL_LOG(inst, SBX_LOG_WARN, "sandbox %s: finishing an interrupted destroy", paths->id);
+    return local_tomb_finish(paths, inst->options.stop_timeout_ms, err);
 }
 
 /* Start the command of a new sandbox (whose record says "creating"): its
@@ -235,7 +278,7 @@ static void undo_create(const local_paths *paths, const local_metadata *meta, lo
     local_launch_release(launch);
     if (meta->process.pid != 0)
         local_process_stop(&meta->process, 0, &ignored);
-    local_remove_files(paths, made_dir, made_log, &ignored);
+    local_remove_files(paths, made_dir, made_log, paths->metadata, &ignored);
 }
 
 /* Make a new sandbox; the caller holds its lock and knows it has no
@@ -301,8 +344,8 @@ static sbx_status clear_interrupted_create(sbx_backend_instance *inst,
 {
     LOCAL_LOG(inst, SBX_LOG_WARN, "sandbox %s: removing what an interrupted create left",
               paths->id);
-    sbx_status st = remove_sandbox(inst, paths, meta, err);
     local_metadata_clear(meta);
+    sbx_status st = destroy_locked(inst, paths, err);
     return st == SBX_OK ? sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found",
                                                 paths->id)
                         : st;
@@ -378,7 +421,10 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
      * caller's (made now, or its owner's existing one), so a failure from
      * then on leaves it for destroy and must say so. */
     int attempted = 0, fresh = 0, owned = 0;
-    st = load_metadata(inst, &paths, req->sandbox_id, &meta, err);
+    memset(&meta, 0, sizeof meta);
+    st = finish_interrupted_destroy(inst, &paths, err);
+    if (st == SBX_OK)
+        st = load_metadata(inst, &paths, req->sandbox_id, &meta, err);
     if (st == SBX_OK && meta.creating)
         st = clear_interrupted_create(inst, &paths, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
@@ -441,6 +487,28 @@ static sbx_status destroy_unrecorded(const local_paths *paths, sbx_error *err)
                                  unowned);
 }
 
+/* Destroy the sandbox that the record of the id (whose lock the caller
+ * holds) describes; *existed says whether there was one. */
+static sbx_status destroy_recorded(sbx_backend_instance *inst, const local_paths *paths,
+                                   int *existed, sbx_error *err)
+{
+    local_metadata meta;
+    sbx_status st = load_metadata(inst, paths, paths->id, &meta, err);
+    local_metadata_clear(&meta);
+    *existed = st == SBX_OK;
+    if (st == SBX_OK)
+        return destroy_locked(inst, paths, err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_backend_error_clear(err);
+        return destroy_unrecorded(paths, err);
+    }
+    /* A record that is not valid describes nothing we may remove. */
+    char why[SBX_ERROR_MESSAGE_MAX];
+    snprintf(why, sizeof why, "%s", err->message);
+    return sbx_backend_error_set(err, st, "local: not destroying sandbox '%s': %s; nothing was "
+                                 "removed", paths->id, why);
+}
+
 static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                                 sbx_error *err)
 {
@@ -451,26 +519,14 @@ static sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_
         st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
     if (st != SBX_OK)
         return st;
-    local_metadata meta;
-    st = load_metadata(inst, &paths, sandbox_id, &meta, err);
-    int existed = st == SBX_OK;
-    if (st == SBX_OK) {
-        st = remove_sandbox(inst, &paths, &meta, err);
-    } else if (st == SBX_ERR_NOT_FOUND) {
-        sbx_backend_error_clear(err);
-        st = destroy_unrecorded(&paths, err);
-    } else {
-        /* A record that is not valid describes nothing we may remove. */
-        char why[SBX_ERROR_MESSAGE_MAX];
-        snprintf(why, sizeof why, "%s", err->message);
-        st = sbx_backend_error_set(err, st, "local: not destroying sandbox '%s': %s; nothing was "
-                                   "removed", sandbox_id, why);
-    }
+    int existed = 0;
+    st = finish_interrupted_destroy(inst, &paths, err);
+    if (st == SBX_OK)
+        st = destroy_recorded(inst, &paths, &existed, err);
     /* Its file is gone or going: the cache need not hold it open. */
     local_cache_forget(inst->cache, paths.metadata);
     /* The lock file goes in any case: a waiter then locks a fresh one. */
     local_unlock(&paths, lock_fd, 1);
-    local_metadata_clear(&meta);
     if (st == SBX_OK && existed)
         LOCAL_LOG(inst, SBX_LOG_INFO, "destroyed sandbox %s", sandbox_id);
     else if (st != SBX_OK)
@@ -576,7 +632,9 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
     return st;
 }
 
-/* list_running and list_records: every sandbox that runs, into `list`. */
+/* list_running and list_records: every sandbox that runs, into `list`;
+ * the destroys that killed processes left (tombs) are finished on the
+ * way. */
 static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer *list,
                                  sbx_error *err)
 {
@@ -591,6 +649,8 @@ static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer 
     while (st == SBX_OK && (entry = readdir(dir)) != NULL) {
         if (metadata_entry_id(entry->d_name, id, sizeof id))
             st = list_one(inst, id, list, err);
+        else if (local_tomb_entry_id(entry->d_name, id, sizeof id))
+            sweep_tomb(inst, id);
     }
     closedir(dir);
     return common_list_answer_finish(list, st);

@@ -3,6 +3,8 @@
 
 #include "plugin/local/local_cache.h"
 
+#include "common/fnv1a.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,13 +37,10 @@ struct local_cache {
     cache_entry entries[LOCAL_CACHE_ENTRIES];
 };
 
-/* FNV-1a: entries are told apart by hash before their paths are compared. */
+/* Entries are told apart by hash before their paths are compared. */
 static uint64_t path_hash(const char *path)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *p = (const unsigned char *)path; *p != '\0'; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return h;
+    return common_fnv1a_string(COMMON_FNV1A_BASIS, path);
 }
 
 static file_id file_id_of(const struct stat *st)
@@ -155,7 +154,9 @@ sbx_status local_cache_read(local_cache *cache, const char *path, local_metadata
 {
     uint64_t hash = path_hash(path);
     struct stat now;
-    if (stat(path, &now) == 0) {
+    /* lstat: a symlink put at the path is never taken for the cached file
+     * (the file is then opened, and refused, as local_metadata_open says). */
+    if (lstat(path, &now) == 0) {
         file_id id = file_id_of(&now);
         pthread_mutex_lock(&cache->lock);
         cache_entry *e = find(cache, path, hash);

@@ -3,6 +3,8 @@
 
 #include "plugin/local/local_identity.h"
 
+#include "plugin/local/local_file.h"
+
 #include <sbx/backend_support.h>
 
 #include <errno.h>
@@ -36,18 +38,26 @@ sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err)
     return SBX_OK;
 }
 
-/* Read an id written by write_new_id; 1 when the file holds one. */
-static int read_id(const char *path, char out[LOCAL_ID_SIZE])
+/* Read an id written by write_new_id: SBX_OK with it in `out`,
+ * SBX_ERR_NOT_FOUND when there is no file, another error naming the file
+ * when it is not a regular file holding one (local_file.h). */
+static sbx_status read_id(const char *path, char out[LOCAL_ID_SIZE], sbx_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
+    int fd;
+    sbx_status st = local_file_open_regular(path, LOCAL_ID_SIZE - 1, &fd, err);
+    if (st != SBX_OK)
+        return st;
     ssize_t n = read(fd, out, LOCAL_ID_SIZE - 1);
+    int saved = errno;
     close(fd);
-    if (n != LOCAL_ID_SIZE - 1)
-        return 0;
+    if (n < 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot read %s: %s", path,
+                                     strerror(saved));
     out[n] = '\0';
-    return strspn(out, "0123456789abcdef-") == (size_t)n;
+    if (n != LOCAL_ID_SIZE - 1 || strspn(out, "0123456789abcdef-") != (size_t)n)
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "%s does not hold a namespace id; "
+                                     "it is left untouched", path);
+    return SBX_OK;
 }
 
 /* Write a new id to a temporary file and link it into place: link fails
@@ -70,8 +80,10 @@ static sbx_status write_new_id(const char *state_dir, const char *path,
     int linked = ok && link(tmp, path) == 0;
     int saved = errno;
     unlink(tmp);
-    if (linked || (ok && saved == EEXIST && read_id(path, out)))
+    if (linked)
         return SBX_OK;
+    if (ok && saved == EEXIST)
+        return read_id(path, out, err);
     return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
                                  "cannot write %s: %s", path, strerror(saved));
 }
@@ -82,7 +94,9 @@ sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/.namespace", state_dir) >= (int)sizeof path)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "state directory path too long");
-    if (read_id(path, out))
-        return SBX_OK;
+    sbx_status st = read_id(path, out, err);
+    if (st != SBX_ERR_NOT_FOUND)
+        return st;
+    sbx_backend_error_clear(err);
     return write_new_id(state_dir, path, out, err);
 }

@@ -18,6 +18,8 @@ sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err);
 
 /* The namespace id of `state_dir`: read from STATE/.namespace, created
  * there on first use (concurrent first uses agree on one).
+ * SBX_ERR_PROTOCOL naming the file when it is not a regular file holding
+ * an id (a FIFO, a directory...: never waited on, never replaced);
  * SBX_ERR_INTERNAL when it can be neither read nor created. */
 sbx_status local_namespace_id(const char *state_dir, char out[LOCAL_ID_SIZE],
                               sbx_error *err);

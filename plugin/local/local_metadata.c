@@ -4,6 +4,7 @@
 #include "plugin/local/local_metadata.h"
 
 #include "common/utf8.h"
+#include "plugin/local/local_file.h"
 
 #include <sbx/backend_support.h>
 
@@ -76,7 +77,11 @@ static sbx_status write_atomically(const char *path, const char *tmp, const char
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "metadata path too long: %s", path);
     memcpy(dir, path, (size_t)(slash - path));
     dir[slash - path] = '\0';
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+    /* Made anew, never opened as found: whatever a killed writer or anyone
+     * else left under the name (a FIFO would block the open, a device act
+     * on it) is unlinked, and O_EXCL fails on what cannot be. */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd < 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create %s: %s", tmp,
                                      strerror(errno));
@@ -109,12 +114,9 @@ static sbx_status write_atomically(const char *path, const char *tmp, const char
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot write %s: %s", path,
                                      strerror(saved));
     }
-    /* Make the rename itself durable. */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    /* Make the rename itself durable; the record is written either way. */
+    sbx_error ignored;
+    local_file_sync_dir(dir, &ignored);
     return SBX_OK;
 }
 
@@ -267,8 +269,7 @@ static sbx_status unreadable(const char *path, int errnum, sbx_error *err)
 
 sbx_status local_metadata_open(const char *path, int *fd, sbx_error *err)
 {
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    return *fd >= 0 ? SBX_OK : unreadable(path, errno, err);
+    return local_file_open_regular(path, METADATA_MAX_BYTES, fd, err);
 }
 
 sbx_status local_metadata_read_fd(int fd, const char *path, local_metadata *meta,

@@ -26,14 +26,18 @@ typedef struct local_metadata {
 } local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same
- * directory, fsync, rename over `path`, fsync of the directory.  The
+ * directory (whatever had its name unlinked first, never opened), fsync,
+ * rename over `path`, fsync of the directory.  The
  * caller holds the sandbox's lock (nobody else writes `tmp`).
  * SBX_ERR_INTERNAL on any failure (the temporary file is removed). */
 sbx_status local_metadata_write(const char *path, const char *tmp,
                                 const local_metadata *meta, sbx_error *err);
 
 /* Open record file `path` for local_metadata_read_fd (*fd close-on-exec,
- * the caller closes it): SBX_ERR_NOT_FOUND when it does not exist,
+ * the caller closes it) as local_file_open_regular opens it: without
+ * blocking or following a symlink.  SBX_ERR_NOT_FOUND when it does not
+ * exist, SBX_ERR_PROTOCOL naming the path when it is not a regular file
+ * of at most 64 KiB (a FIFO, a device, a directory, a symlink),
  * SBX_ERR_INTERNAL naming the path when it cannot be opened. */
 sbx_status local_metadata_open(const char *path, int *fd, sbx_error *err);
 

@@ -65,6 +65,7 @@ sbx_status local_paths_for(const char *state_dir, const char *id,
         !join_path(out->metadata, state_dir, dir_len, "", id, id_len, ".json") ||
         !join_path(out->log, state_dir, dir_len, "", id, id_len, ".log") ||
         !join_path(out->lock, state_dir, dir_len, ".", id, id_len, ".lock") ||
+        !join_path(out->tomb, state_dir, dir_len, ".", id, id_len, ".tomb") ||
         !join_path(out->metadata_tmp, state_dir, dir_len, ".", id, id_len, ".json.tmp"))
         return sbx_backend_error_set(err, SBX_ERR_CONFIG, "state directory path too long: %s",
                                      state_dir);
@@ -315,25 +316,22 @@ static sbx_status unlink_in(int dir_fd, const char *name, const char *shown, sbx
 }
 
 sbx_status local_remove_files(const local_paths *paths, int with_dir, int with_log,
-                              sbx_error *err)
+                              const char *record, sbx_error *err)
 {
     int dir_fd = open(paths->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot open %s: %s", paths->state_dir,
                                      strerror(errno));
-    char log_name[COMMON_SANDBOX_ID_MAX + 8], metadata_name[COMMON_SANDBOX_ID_MAX + 8],
-        tmp_name[COMMON_SANDBOX_ID_MAX + 16];
-    snprintf(log_name, sizeof log_name, "%s.log", paths->id);
-    snprintf(metadata_name, sizeof metadata_name, "%s.json", paths->id);
-    snprintf(tmp_name, sizeof tmp_name, ".%s.json.tmp", paths->id);
-    sbx_status st = with_dir ? local_remove_tree(dir_fd, paths->id, paths->dir, err)
+    /* Every path of local_paths is STATE "/" NAME. */
+    size_t skip = strlen(paths->state_dir) + 1;
+    sbx_status st = with_dir ? local_remove_tree(dir_fd, paths->dir + skip, paths->dir, err)
                              : SBX_OK;
     if (st == SBX_OK && with_log)
-        st = unlink_in(dir_fd, log_name, paths->log, err);
+        st = unlink_in(dir_fd, paths->log + skip, paths->log, err);
     if (st == SBX_OK)
-        st = unlink_in(dir_fd, tmp_name, paths->metadata_tmp, err);
+        st = unlink_in(dir_fd, paths->metadata_tmp + skip, paths->metadata_tmp, err);
     if (st == SBX_OK)
-        st = unlink_in(dir_fd, metadata_name, paths->metadata, err);
+        st = unlink_in(dir_fd, record + skip, record, err);
     close(dir_fd);
     return st;
 }

@@ -7,6 +7,7 @@
  *   STATE/.ID.json.tmp  the metadata being written
  *   STATE/ID.log     stdout and stderr of its command
  *   STATE/.ID.lock   held (flock) while the sandbox is created or destroyed
+ *   STATE/.ID.tomb   the record of a sandbox being destroyed (local_tomb.h)
  * Ids are validated before a path is built, so none can leave STATE.
  */
 #ifndef SBX_LOCAL_STATE_H
@@ -26,6 +27,7 @@ typedef struct local_paths {
     char metadata_tmp[PATH_MAX];
     char log[PATH_MAX];
     char lock[PATH_MAX];
+    char tomb[PATH_MAX];
 } local_paths;
 
 /* Fill *out for sandbox `id` (already validated) under `state_dir`, which
@@ -71,12 +73,12 @@ sbx_status local_open_log(const local_paths *paths, int *fd, sbx_error *err);
 
 /* Remove what a record describes: the sandbox directory with everything in
  * it when `with_dir` (local_remove.h: symlinks removed, never followed;
- * never across a mount), the log when `with_log`, then the metadata, in
- * that order (with a temporary metadata file a killed writer left), so
- * that a failed removal leaves the metadata for a retry.
- * Absent files are fine.  SBX_ERR_INTERNAL naming the first path that
- * could not be removed (or the mount point met). */
+ * never across a mount), the log when `with_log`, a temporary metadata
+ * file a killed writer left, then the record file `record` (paths->metadata
+ * or paths->tomb), in that order, so that a failed removal leaves the
+ * record for a retry.  Absent files are fine.  SBX_ERR_INTERNAL naming the
+ * first path that could not be removed (or the mount point met). */
 sbx_status local_remove_files(const local_paths *paths, int with_dir, int with_log,
-                              sbx_error *err);
+                              const char *record, sbx_error *err);
 
 #endif

@@ -39,9 +39,6 @@ sbx_status remote_answer_error(const sbx_backend_instance *inst,
 
 sbx_status remote_wrap_error(const sbx_error *cause, const char *what, sbx_error *err)
 {
-    sbx_backend_error_set(err, cause->kind, "%s: %s", what, cause->message);
-    err->http_status = cause->http_status;
-    err->expected_contract = cause->expected_contract;
-    err->actual_contract = cause->actual_contract;
-    return cause->kind;
+    *err = *cause;
+    return sbx_backend_error_prefix(err, "%s", what);
 }

@@ -371,8 +371,9 @@ static sbx_status post_create(const create_call *call, sbx_sandbox *sb, sbx_erro
     common_http_response resp;
     sbx_error cause;
     sbx_backend_error_clear(&cause);
-    sbx_status st = common_http_request(inst->http, "POST", "/api/sandboxes", body,
-                                        inst->options.create_timeout_ms, &resp, &cause);
+    common_http_call post = {.method = "POST", .path = "/api/sandboxes", .json_body = body,
+                             .timeout_ms = inst->options.create_timeout_ms};
+    sbx_status st = common_http_perform(inst->http, &post, &resp, &cause);
     free(body);
     int made = resp.status >= 200 && resp.status < 300;
     if (st != SBX_OK) {

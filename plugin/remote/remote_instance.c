@@ -25,8 +25,9 @@ static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
     sbx_backend_error_clear(&cause);
     long timeout_ms = inst->options.get_timeout_ms < REMOTE_PROBE_TIMEOUT_MS
                           ? inst->options.get_timeout_ms : REMOTE_PROBE_TIMEOUT_MS;
-    sbx_status st = common_http_request(inst->http, "GET", "/api/capabilities", NULL,
-                                        timeout_ms, &resp, &cause);
+    common_http_call call = {.method = "GET", .path = "/api/capabilities",
+                             .timeout_ms = timeout_ms};
+    sbx_status st = common_http_perform(inst->http, &call, &resp, &cause);
     if (st != SBX_OK)
         return remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
     if (resp.status == 404) {

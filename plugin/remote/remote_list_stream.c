@@ -37,10 +37,10 @@ struct remote_list_stream {
     size_t entry;              /* the index of the open entry */
     common_json_field field_state[REMOTE_FIELD_COUNT];
     int version;
-    common_json_buffer field[REMOTE_FIELD_VERSION];
+    common_dynbuf field[REMOTE_FIELD_VERSION];
 
     common_sandbox_list records;
-    common_json_buffer skipped; /* per skipped entry: varint index gap, problem byte */
+    common_dynbuf skipped; /* per skipped entry: varint index gap, problem byte */
     size_t next_unskipped;     /* the index a gap of 0 names */
 };
 
@@ -50,7 +50,7 @@ static void drop_entries(remote_list_stream *s)
 {
     common_sandbox_records_free(s->records.items, s->records.count);
     memset(&s->records, 0, sizeof s->records);
-    s->skipped.len = 0;
+    common_dynbuf_reset(&s->skipped);
     s->next_unskipped = 0;
     s->entry_index = 0;
 }
@@ -58,8 +58,8 @@ static void drop_entries(remote_list_stream *s)
 static void note_skipped(remote_list_stream *s, size_t index, remote_problem problem)
 {
     char byte = (char)problem;
-    if (common_json_buffer_append_varint(&s->skipped, index - s->next_unskipped) != 0 ||
-        common_json_buffer_append(&s->skipped, &byte, 1) != 0)
+    if (common_varint_append(&s->skipped, index - s->next_unskipped) != 0 ||
+        common_dynbuf_add(&s->skipped, &byte, 1) != 0)
         s->out_of_memory = 1;
     s->next_unskipped = index + 1;
 }
@@ -145,7 +145,7 @@ static void value_begins(remote_list_stream *s)
     /* A string member that is a field: its bytes go to that field's buffer. */
     if (lex->kind == COMMON_JSON_KIND_STRING && s->value_field >= 0 &&
         s->value_field < REMOTE_FIELD_VERSION) {
-        s->field[s->value_field].len = 0;
+        common_dynbuf_reset(&s->field[s->value_field]);
         s->lex.target = &s->field[s->value_field];
     }
 }
@@ -169,7 +169,7 @@ static void value_ends(remote_list_stream *s)
         if (lex->kind == COMMON_JSON_KIND_INT && common_json_stream_int(lex, &s->version))
             state = COMMON_JSON_OK;
     } else if (lex->kind == COMMON_JSON_KIND_STRING) {
-        const common_json_buffer *b = &s->field[i];
+        const common_dynbuf *b = &s->field[i];
         state = common_text_is_clean(b->data, b->len) ? COMMON_JSON_OK : COMMON_JSON_BAD_TEXT;
     }
     s->field_state[i] = state;
@@ -275,8 +275,8 @@ void remote_list_stream_free(remote_list_stream *s)
         return;
     drop_entries(s);
     for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
-        common_json_buffer_free(&s->field[i]);
-    common_json_buffer_free(&s->skipped);
+        common_dynbuf_free(&s->field[i]);
+    common_dynbuf_free(&s->skipped);
     free(s);
 }
 

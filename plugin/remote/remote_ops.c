@@ -49,7 +49,10 @@ static sbx_status call_sandbox(sbx_backend_instance *inst, const char *method,
     char path[128];
     if (!sandbox_path(path, sizeof path, prefix, sandbox_id))
         return sbx_backend_error_set(cause, SBX_ERR_REFUSED, "the sandbox id is too long");
-    return common_http_request(inst->http, method, path, NULL, timeout_ms, resp, cause);
+    return common_http_perform(inst->http,
+                               &(common_http_call){.method = method, .path = path,
+                                                   .timeout_ms = timeout_ms},
+                               resp, cause);
 }
 
 /* The start of destroy, is_alive and discover: refuse an invalid id before
@@ -238,9 +241,9 @@ sbx_status remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", what);
     common_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
     common_http_response resp;
-    sbx_status st = common_http_request_streamed(inst->http, "GET", "/api/sandboxes", NULL,
-                                                 inst->options.list_timeout_ms, &sink, &resp,
-                                                 &cause);
+    common_http_call call = {.method = "GET", .path = "/api/sandboxes",
+                             .timeout_ms = inst->options.list_timeout_ms, .sink = &sink};
+    sbx_status st = common_http_perform(inst->http, &call, &resp, &cause);
     if (st != SBX_OK) {
         remote_wrap_error(&cause, what, err);
     } else if (resp.status == 200) {

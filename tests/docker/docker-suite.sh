@@ -1,9 +1,9 @@
 #!/bin/sh
-# docker-suite.sh ENGINE: runs the docker backend's CUnit suite, then
-# sbxctl's docker end-to-end suite and the backend's create under
-# allocation failures (tests/alloc-fail/test_docker_oom), against a private
-# engine, ENGINE being podman (podman-env.sh) or dockerd (dockerd-env.sh);
-# then the init tests
+# docker-suite.sh ENGINE: runs the docker backend's CUnit suite, then the
+# backend contract (tests/backend-contract), sbxctl's docker end-to-end
+# suite and the backend's create under allocation failures
+# (tests/alloc-fail/test_docker_oom), against a private engine, ENGINE being
+# podman (podman-env.sh) or dockerd (dockerd-env.sh); then the init tests
 # against a second private engine of that kind that has no init binary.
 # Always tears the engines down again.  Exit 77 (SKIP) with the reason when
 # the engine cannot run here.
@@ -47,6 +47,9 @@ run_with_engine() {
     # sbxctl end to end with --backend docker, against the same engine (the
     # local half runs as its own TESTS entry).
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
+        # The backend contract, the cases every backend of the tree passes.
+        SBX_CONTRACT_BACKENDS=docker "$builddir/tests/backend-contract/test_backend_contract" \
+            || rc=1
         SBX_E2E_BACKENDS=docker "$builddir/tests/sbxctl/test_sbxctl_local_docker" || rc=1
         # create and create_record under allocation failures (not built in
         # sanitizer builds: ASan brings its own allocator).

@@ -432,8 +432,9 @@ static sbx_status list_through(const fake_engine *e, size_t max, counting_sink *
     c->decoder = docker_list_stream_new(&options, 0, count_only, &c->bytes);
     common_http_body_sink sink = { .status = 200, .write = count_and_feed, .ctx = c };
     common_http_response resp;
-    sbx_status st = common_http_request_streamed(client, "GET", "/v1.41/containers/json", NULL,
-                                                 10000, &sink, &resp, err);
+    common_http_call call = {.method = "GET", .path = "/v1.41/containers/json",
+                             .timeout_ms = 10000, .sink = &sink};
+    sbx_status st = common_http_perform(client, &call, &resp, err);
     if (st == SBX_OK)
         st = docker_list_stream_finish(c->decoder, "list", NULL, NULL, err);
     common_http_response_clear(&resp);

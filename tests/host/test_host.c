@@ -3,6 +3,7 @@
 
 #include "tests/support/cunit_main.h"
 
+#include <sbx/backend_support.h>
 #include <sbx/host.h>
 
 #include <pthread.h>
@@ -445,6 +446,38 @@ static void test_error_records(void)
     CU_ASSERT_EQUAL(sbx_error_set(NULL, SBX_ERR_USAGE, "x"), SBX_ERR_USAGE);
 }
 
+/* A caller naming what failed keeps the cause's kind, status and contract
+ * versions; a prefix that overflows the record is cut and marked, and an
+ * argument pointing into the message is read before it is rewritten. */
+static void test_error_prefix_keeps_the_cause(void)
+{
+    sbx_error err;
+    sbx_error_set(&err, SBX_ERR_CONTRACT_CHANGED, "answer carries version %d", 3);
+    err.http_status = 409;
+    err.expected_contract = 2;
+    err.actual_contract = 3;
+    CU_ASSERT_EQUAL(sbx_backend_error_prefix(&err, "create of %s", "sb-1"),
+                    SBX_ERR_CONTRACT_CHANGED);
+    CU_ASSERT_STRING_EQUAL(err.message, "create of sb-1: answer carries version 3");
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_CONTRACT_CHANGED);
+    CU_ASSERT_EQUAL(err.http_status, 409);
+    CU_ASSERT_EQUAL(err.expected_contract, 2);
+    CU_ASSERT_EQUAL(err.actual_contract, 3);
+
+    sbx_error_set(&err, SBX_ERR_TRANSPORT, "reset");
+    sbx_backend_error_prefix(&err, "again (%s)", err.message);
+    CU_ASSERT_STRING_EQUAL(err.message, "again (reset): reset");
+
+    char long_text[2000];
+    memset(long_text, 'y', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    sbx_backend_error_prefix(&err, "%s", long_text);
+    size_t len = strlen(err.message);
+    CU_ASSERT_EQUAL(len, SBX_ERROR_MESSAGE_MAX - 1);
+    CU_ASSERT_STRING_EQUAL(err.message + len - strlen(SBX_CUT_MARK), SBX_CUT_MARK);
+    CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
+}
+
 void sbx_test_register(void)
 {
     const char *build = getenv("SBX_TEST_BUILDDIR");
@@ -471,6 +504,8 @@ void sbx_test_register(void)
         {"listing shows built-ins and loadable modules only", test_listing_shows_builtins_and_loadable_modules},
         {"one instance from many threads", test_one_instance_from_many_threads},
         {"error records", test_error_records},
+        {"a prefixed error keeps the cause's kind, status and contracts",
+         test_error_prefix_keeps_the_cause},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("host", NULL, NULL, tests);

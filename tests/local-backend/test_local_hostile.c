@@ -31,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -648,6 +649,155 @@ static void test_kill_during_create_and_destroy(void)
     }
 }
 
+/* ------------------------------------------------------------ issue 20 item 2: tombs */
+
+/* What finishes a destroy that was killed. */
+enum finisher { BY_CREATE, BY_DESTROY, BY_LIST, BY_OPEN, FINISHERS };
+static const char *const finisher_names[FINISHERS] = { "create", "destroy", "list", "open" };
+
+/* The incarnation reconcile reports for kill-box (malloc'ed; NULL when
+ * absent), asserting the call succeeded and `expected` is the status. */
+static char *reconciled_incarnation(sbx_backend *b, sbx_reconcile_status expected)
+{
+    sbx_reconciliation rec;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_reconcile(b, "kill-box", &rec, &err), SBX_OK);
+    CU_ASSERT_EQUAL(rec.status, expected);
+    char *incarnation = rec.incarnation_id != NULL ? strdup(rec.incarnation_id) : NULL;
+    sbx_backend_clear_reconciliation(b, &rec);
+    return incarnation;
+}
+
+/* 1 when list_running of `b` names kill-box. */
+static int listed(sbx_backend *b)
+{
+    sbx_sandbox *all = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_list_running(b, &all, &count, &err), SBX_OK);
+    int found = 0;
+    for (size_t i = 0; i < count; i++)
+        found |= strcmp(all[i].sandbox_id, "kill-box") == 0;
+    sbx_backend_free_sandboxes(b, all, count);
+    return found;
+}
+
+/* Kill a destroy of kill-box at the stage `p` names; 1 when it was caught
+ * there (not yet done), 0 when it finished first. */
+static int kill_a_destroy(const char *state, const kill_point *p)
+{
+    pid_t victim = start_operation(state, p->with_command ? STUBBORN_COMMAND : NULL, 1,
+                                   "10000", "10000");
+    long deadline = sbx_test_now_ms() + CONDITION_MS;
+    int reached, running = 1;
+    siginfo_t exited;
+    while (!(reached = p->reached(victim, state)) && sbx_test_now_ms() < deadline &&
+           (exited.si_pid = 0,
+            running = waitid(P_PID, (id_t)victim, &exited, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                      exited.si_pid == 0))
+        ;
+    kill(victim, SIGKILL);
+    int status = wait_child(victim, CONDITION_MS);
+    /* Killed by our SIGKILL: the destroy was cut short. */
+    return reached && running && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+/* SIGKILL a destroy while it stops the command and while it removes many
+ * files: from then on nobody sees the sandbox (discover, is_alive,
+ * reconcile, list), and whatever comes next (a create, a destroy, a list,
+ * an open) finishes the destroy: no file, no process left, a create gets
+ * a new incarnation with none of the old files, and nothing outside the
+ * sandbox is touched. */
+static void test_killed_destroy_is_invisible_and_finished(void)
+{
+    if (!sbx_local_test_on_path("sleep")) {
+        fprintf(stderr, "SKIP killed destroys: no sleep on PATH\n");
+        return;
+    }
+    static const kill_point points[] = {
+        { "destroy: stopping the command", 1, 1, command_got_term },
+        { "destroy: removing the files", 1, 0, files_vanishing },
+    };
+    char outside[PATH_MAX], kept[PATH_MAX + 16];
+    sbx_local_test_make_dir(outside, sizeof outside, "tomb-outside");
+    path_in(kept, sizeof kept, outside, "kept.txt");
+    sbx_local_test_write_file(kept, "kept\n");
+    sbx_host *host = sbx_local_test_new_host(NULL, NULL);
+    for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+        const kill_point *p = &points[i];
+        for (int by = 0; by < FINISHERS; by++) {
+            fprintf(stderr, "  %s, finished by %s\n", p->name, finisher_names[by]);
+            char state[PATH_MAX], box[PATH_MAX + 16], record[PATH_MAX + 16],
+                tomb[PATH_MAX + 16], link[PATH_MAX + 32];
+            make_kill_dir(state, sizeof state);
+            path_in(box, sizeof box, state, "kill-box");
+            path_in(record, sizeof record, state, "kill-box.json");
+            path_in(tomb, sizeof tomb, state, ".kill-box.tomb");
+            path_in(link, sizeof link, box, "outside");
+            /* Removal may win the race with the kill: then try again. */
+            int caught = 0;
+            for (int attempt = 0; !caught && attempt < 5; attempt++) {
+                make_victim(state, p);
+                CU_ASSERT_FATAL(symlink(outside, link) == 0);
+                /* Opened before the destroy: an open would finish it. */
+                sbx_backend *b = open_backend(host, state, STUBBORN_COMMAND, "0", "200", NULL);
+                char *before = reconciled_incarnation(b, SBX_RECONCILE_FOUND);
+                caught = kill_a_destroy(state, p);
+                if (!caught) {
+                    fprintf(stderr, "  the destroy ended before the kill: again\n");
+                    free(before);
+                    sbx_backend_close(b);
+                    continue;
+                }
+                /* Half destroyed, and nobody sees it. */
+                CU_ASSERT(!sbx_local_test_path_exists(record));
+                CU_ASSERT(sbx_local_test_path_exists(tomb));
+                sbx_error err;
+                sbx_sandbox *sb = NULL;
+                CU_ASSERT_EQUAL(sbx_backend_discover(b, "kill-box", &sb, &err),
+                                SBX_ERR_NOT_FOUND);
+                CU_ASSERT_EQUAL(sbx_test_is_alive(b, "kill-box"), 0);
+                free(reconciled_incarnation(b, SBX_RECONCILE_ABSENT));
+                if (by == BY_CREATE) {
+                    sb = sbx_test_create(b, "kill-box", "t", "alice", NULL, 0, &err);
+                    CU_ASSERT_PTR_NOT_NULL(sb);
+                    if (sb != NULL)
+                        sbx_backend_free_sandboxes(b, sb, 1);
+                    char *now = reconciled_incarnation(b, SBX_RECONCILE_FOUND);
+                    CU_ASSERT(now != NULL && before != NULL && strcmp(now, before) != 0);
+                    free(now);
+                    char old_file[PATH_MAX + 32];
+                    path_in(old_file, sizeof old_file, box, "f0000");
+                    CU_ASSERT(!sbx_local_test_path_exists(old_file));
+                    CU_ASSERT(!sbx_local_test_path_exists(link));
+                    CU_ASSERT(!sbx_local_test_path_exists(tomb));
+                    CU_ASSERT_EQUAL(sbx_backend_destroy(b, "kill-box", &err), SBX_OK);
+                } else if (by == BY_DESTROY) {
+                    CU_ASSERT_EQUAL(sbx_backend_destroy(b, "kill-box", &err), SBX_OK);
+                } else if (by == BY_LIST) {
+                    CU_ASSERT(!listed(b));
+                } else {
+                    sbx_backend *next = open_backend(host, state, NULL, NULL, "200", NULL);
+                    sbx_backend_close(next);
+                }
+                CU_ASSERT(wait_for(no_process_mentions, state));
+                /* All but the namespace id that reconcile wrote. */
+                CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 1);
+                CU_ASSERT(exists_under(state, ".namespace"));
+                if (sbx_local_test_count_entries(state) != 1)
+                    print_entries(state);
+                CU_ASSERT(file_holds(kept, "kept\n"));
+                free(before);
+                sbx_backend_close(b);
+            }
+            CU_ASSERT(caught);
+            sbx_local_test_remove_tree(state);
+        }
+    }
+    sbx_host_free(host);
+    sbx_local_test_remove_tree(outside);
+}
+
 /* A lock held longer than lock_timeout_ms (a destroy waiting for a command
  * that ignores SIGTERM): create and destroy give up at the bound, naming
  * the id and the holder's pid; the lock frees when its holder dies. */
@@ -843,6 +993,161 @@ static void test_tree_deeper_than_path_max_is_destroyed(void)
     sbx_local_test_remove_tree(outside);
 }
 
+/* ------------------------------------------------------------ issue 20 item 9: odd files */
+
+/* Failures seen in the child that runs the operations (CUnit's asserts do
+ * not cross a fork): each one is named on stderr. */
+static int odd_failures;
+
+static void expect(int ok, const char *what, const char *detail)
+{
+    if (!ok) {
+        odd_failures++;
+        fprintf(stderr, "  odd files: %s (%s)\n", what, detail);
+    }
+}
+
+/* An error of kind `kind` whose message names `path`. */
+static void expect_error(sbx_status st, const sbx_error *err, sbx_status kind, const char *path,
+                         const char *what)
+{
+    expect(st == kind && strstr(err->message, path) != NULL, what,
+           st == SBX_OK ? "succeeded" : err->message);
+}
+
+/* Make `name` in `state` of the odd kind `kind` (0 FIFO, 1 directory,
+ * 2 device, 3 symlink to a valid record, 4 a file too large). */
+static int make_odd(const char *state, const char *name, int kind, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", state, name);
+    if (kind == 0)
+        return mkfifo(path, 0600);
+    if (kind == 1)
+        return mkdir(path, 0700);
+    if (kind == 2)
+        return mknod(path, S_IFCHR | 0600, makedev(1, 3));
+    if (kind == 3) {
+        char real[PATH_MAX + 32];
+        snprintf(real, sizeof real, "%s/real-record", state);
+        sbx_local_test_write_file(real, "{\"sandbox_id\":\"odd-box\",\"url\":\"file:///x\"}");
+        return symlink(real, path);
+    }
+    FILE *out = fopen(path, "w");
+    int ok = out != NULL && fprintf(out, "{\"sandbox_id\":\"odd-box\",\"url\":\"%070000d\"}",
+                                    0) > 0;
+    return (out != NULL && fclose(out) == 0 && ok) ? 0 : -1;
+}
+
+/* In a child: every operation on state with an odd file where the record,
+ * the tomb, the temporary record or the namespace file of odd-box should
+ * be.  Exits with the number of failures. */
+static void run_odd_operations(const char *state, int kind, sbx_test_log_capture *log)
+{
+    static const char *const kinds[] = { "FIFO", "directory", "device", "symlink", "huge file" };
+    sbx_host *host = sbx_local_test_new_host(sbx_test_log_capture_fn, log);
+    sbx_backend *b = open_backend(host, state, NULL, NULL, NULL, NULL);
+    char path[PATH_MAX + 32];
+    sbx_error err;
+    sbx_sandbox *sb = NULL;
+    fprintf(stderr, "  odd files: %s\n", kinds[kind]);
+    /* The record. */
+    if (make_odd(state, "odd-box.json", kind, path, sizeof path) != 0) {
+        fprintf(stderr, "SKIP odd %s: %s\n", kinds[kind], strerror(errno));
+        _exit(0);
+    }
+    expect_error(sbx_backend_discover(b, "odd-box", &sb, &err), &err, SBX_ERR_PROTOCOL, path,
+                 "discover");
+    int alive = 0;
+    expect_error(sbx_backend_is_alive(b, "odd-box", &alive, &err), &err, SBX_ERR_PROTOCOL, path,
+                 "is_alive");
+    sb = sbx_test_create(b, "odd-box", "t", "alice", NULL, 0, &err);
+    expect_error(sb ? SBX_OK : err.kind, &err, SBX_ERR_PROTOCOL, path, "create");
+    expect_error(sbx_backend_destroy(b, "odd-box", &err), &err, SBX_ERR_PROTOCOL, path,
+                 "destroy");
+    expect(sbx_local_test_path_exists(path), "the odd record is left", path);
+    sbx_reconciliation rec;
+    expect(sbx_backend_reconcile(b, "odd-box", &rec, &err) == SBX_OK &&
+           rec.status == SBX_RECONCILE_UNKNOWN, "reconcile is unknown", path);
+    sbx_backend_clear_reconciliation(b, &rec);
+    sbx_sandbox *all = NULL;
+    size_t count = 0;
+    sbx_test_log_clear(log);
+    expect(sbx_backend_list_running(b, &all, &count, &err) == SBX_OK && count == 0,
+           "list goes on", err.message);
+    sbx_backend_free_sandboxes(b, all, count);
+    expect(sbx_test_log_contains(log, path), "list warns naming it", path);
+    unlink(path);
+    rmdir(path);
+    /* The tomb: listed with a warning, refused by destroy, kept. */
+    expect(make_odd(state, ".odd-box.tomb", kind, path, sizeof path) == 0, "make it", path);
+    sbx_test_log_clear(log);
+    expect(sbx_backend_list_running(b, &all, &count, &err) == SBX_OK && count == 0,
+           "list with an odd tomb goes on", err.message);
+    sbx_backend_free_sandboxes(b, all, count);
+    expect(sbx_test_log_contains(log, path), "list warns naming the tomb", path);
+    expect_error(sbx_backend_destroy(b, "odd-box", &err), &err, SBX_ERR_PROTOCOL, path,
+                 "destroy with an odd tomb");
+    sb = sbx_test_create(b, "odd-box", "t", "alice", NULL, 0, &err);
+    expect_error(sb ? SBX_OK : err.kind, &err, SBX_ERR_PROTOCOL, path, "create with an odd tomb");
+    expect(sbx_local_test_path_exists(path), "the odd tomb is left", path);
+    sbx_backend *reopened = open_backend(host, state, NULL, NULL, NULL, NULL);
+    sbx_backend_close(reopened);
+    expect(sbx_local_test_path_exists(path), "open leaves the odd tomb", path);
+    unlink(path);
+    rmdir(path);
+    /* The temporary record: unlinked, never opened; a directory, which
+     * unlink cannot remove, fails the create naming it. */
+    expect(make_odd(state, ".odd-box.json.tmp", kind, path, sizeof path) == 0, "make it", path);
+    sb = sbx_test_create(b, "odd-box", "t", "alice", NULL, 0, &err);
+    if (kind == 1)
+        expect_error(sb ? SBX_OK : err.kind, &err, SBX_ERR_INTERNAL, path,
+                     "create over a directory as temporary record");
+    else
+        expect(sb != NULL, "create over an odd temporary record", sb ? path : err.message);
+    if (sb != NULL)
+        sbx_backend_free_sandboxes(b, sb, 1);
+    expect(sbx_backend_destroy(b, "odd-box", &err) == SBX_OK, "destroy", err.message);
+    rmdir(path);
+    /* The namespace file: reconcile is unknown, naming it. */
+    /* (The reconcile above wrote the real one.) */
+    snprintf(path, sizeof path, "%s/.namespace", state);
+    unlink(path);
+    expect(make_odd(state, ".namespace", kind, path, sizeof path) == 0, "make it", path);
+    sbx_test_log_clear(log);
+    expect(sbx_backend_reconcile(b, "odd-box", &rec, &err) == SBX_OK &&
+           rec.status == SBX_RECONCILE_UNKNOWN, "reconcile with an odd namespace", path);
+    sbx_backend_clear_reconciliation(b, &rec);
+    expect(sbx_test_log_contains(log, path), "reconcile warns naming the namespace", path);
+    sbx_backend_close(b);
+    sbx_host_free(host);
+    _exit(odd_failures > 100 ? 100 : odd_failures);
+}
+
+/* A FIFO, a directory, a device, a symlink or a huge file named like a
+ * record, a tomb, a temporary record or the namespace file: no operation
+ * hangs or crashes; each fails with an error naming the file (a list goes
+ * on, warning), and the odd file is left where it is. */
+static void test_odd_state_files_never_hang(void)
+{
+    for (int kind = 0; kind < 5; kind++) {
+        char state[PATH_MAX];
+        sbx_local_test_make_dir(state, sizeof state, "odd");
+        sbx_test_log_capture *log = sbx_test_log_capture_new();
+        fflush(NULL);
+        pid_t child = fork();
+        CU_ASSERT_FATAL(child >= 0);
+        if (child == 0)
+            run_odd_operations(state, kind, log);
+        /* A hang is a failure at the deadline, not a stuck suite. */
+        int status = wait_child(child, 60000);
+        CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            fprintf(stderr, "  odd files, kind %d: wait status %d\n", kind, status);
+        sbx_test_log_capture_free(log);
+        sbx_local_test_remove_tree(state);
+    }
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -850,10 +1155,14 @@ void sbx_test_register(void)
         { "only what a valid record describes is removed", test_only_what_a_record_describes_is_removed },
         { "records hiding a NUL or invalid UTF-8 are refused", test_records_hiding_nul_or_bad_utf8_are_refused },
         { "SIGKILL during create or destroy leaves the id usable", test_kill_during_create_and_destroy },
+        { "a killed destroy is invisible and the next operation finishes it",
+          test_killed_destroy_is_invisible_and_finished },
         { "lock waits are bounded and name the holder", test_lock_waits_are_bounded },
         { "a command that exits is reported at once", test_command_exit_is_reported_at_once },
         { "the log is never a symlink's target", test_log_symlink_is_never_followed },
         { "a tree deeper than PATH_MAX is destroyed", test_tree_deeper_than_path_max_is_destroyed },
+        { "odd files named like state files never hang an operation",
+          test_odd_state_files_never_hang },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("local backend, hostile", NULL, NULL, tests);

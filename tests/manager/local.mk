@@ -56,6 +56,7 @@ TESTS += tests/manager/test_manager_processes
 tests_manager_mgr_peer_SOURCES = tests/manager/mgr_peer.c
 tests_manager_mgr_peer_LDADD = host-api/libsbx-host.la
 tests_manager_test_manager_processes_SOURCES = tests/manager/test_manager_processes.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
 	tests/manager/peer_process.c tests/manager/peer_process.h $(SBX_MGR_STORE_SOURCES)
 tests_manager_test_manager_processes_CFLAGS = $(SBX_TEST_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
 tests_manager_test_manager_processes_LDADD = $(SBX_TEST_LIBS) $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread

@@ -104,6 +104,11 @@ int peer_ask(peer_process *p, const char *command, char *answer, size_t cap)
     return read_line(p, answer, cap, sbx_test_now_ms() + 10000);
 }
 
+int peer_read(peer_process *p, char *answer, size_t cap, long timeout_ms)
+{
+    return read_line(p, answer, cap, sbx_test_now_ms() + timeout_ms);
+}
+
 int peer_counters(peer_process *p, unsigned long long c[6])
 {
     char line[200];

@@ -30,6 +30,11 @@ int peer_send(peer_process *p, const char *command);
  * 0, or -1 (answer then says why). */
 int peer_ask(peer_process *p, const char *command, char *answer, size_t cap);
 
+/* Read the answer to a command sent with peer_send, waiting at most
+ * timeout_ms (0: only an answer already there).  0, or -1 (answer then
+ * says why). */
+int peer_read(peer_process *p, char *answer, size_t cap, long timeout_ms);
+
 /* Its counters: active warm adopted reaped evicted lost; 0 or -1. */
 int peer_counters(peer_process *p, unsigned long long counters[6]);
 

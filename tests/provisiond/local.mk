@@ -4,13 +4,17 @@
 # from 127.0.0.0/8), client threads through the remote backend, TLS with the remote
 # backend's ca_file, the remote backend's seed suites run a second time
 # against the daemon (the tests/remote fixture's daemon switch), and the
-# sbxctl remote flow over the docker backend on a private podman engine.
+# sbxctl remote flow over the docker backend on a private podman engine;
+# the start (odd state files, signals while starting, FIFO TLS files) and
+# the per-id locks (a stalled create delays no other id).
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
 	tests/provisiond/test_provisiond_connections \
 	tests/provisiond/test_provisiond_threads \
-	tests/provisiond/test_provisiond_tls
+	tests/provisiond/test_provisiond_tls \
+	tests/provisiond/test_provisiond_startup \
+	tests/provisiond/test_provisiond_id_locks
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -41,6 +45,20 @@ tests_provisiond_test_provisiond_tls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_tls_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_tls_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_startup_SOURCES = tests/provisiond/test_provisiond_startup.c \
+	$(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_startup_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_startup_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_startup_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_id_locks_SOURCES = tests/provisiond/test_provisiond_id_locks.c \
+	$(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_id_locks_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_id_locks_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_id_locks_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
 
 # The seed suites again, against the daemon (needs the seed programs).
 dist_check_SCRIPTS += tests/provisiond/test_seed_on_provisiond.sh

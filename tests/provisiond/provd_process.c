@@ -4,6 +4,7 @@
 #include "tests/provisiond/provd_process.h"
 
 #include "tests/support/clock.h"
+#include "tests/support/http_probe.h"
 #include "tests/support/subprocess.h"
 
 #include <CUnit/CUnit.h>
@@ -106,10 +107,11 @@ static int read_line(int fd, char *line, size_t cap, long deadline_ms)
     return 1;
 }
 
-/* SIGKILL when it does not end by the deadline; its wait status. */
-static int reap(pid_t pid, int fd, long deadline_ms)
+/* SIGKILL when it does not end by the deadline; its wait status, with
+ * what it still writes to stdout in `keep` (NULL: dropped). */
+static int reap(pid_t pid, int fd, long deadline_ms, char *keep, size_t keep_cap)
 {
-    if (!sbx_test_read_until_eof(fd, NULL, 0, deadline_ms)) {
+    if (!sbx_test_read_until_eof(fd, keep, keep_cap, deadline_ms)) {
         fprintf(stderr, "provd: daemon %d did not exit in time; killing it\n", (int)pid);
         kill(pid, SIGKILL);
     }
@@ -135,7 +137,7 @@ provd_proc *provd_start(const char *const *args, const char *stderr_path)
         fprintf(stderr, "provd: %s did not report a listening address (%s)\n", provd_bin(),
                 got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
         kill(pid, SIGKILL);
-        reap(pid, fd, sbx_test_now_ms() + STOP_DEADLINE_MS);
+        reap(pid, fd, sbx_test_now_ms() + STOP_DEADLINE_MS, NULL, 0);
         free(p);
         return NULL;
     }
@@ -143,6 +145,49 @@ provd_proc *provd_start(const char *const *args, const char *stderr_path)
     p->stdout_fd = fd;
     snprintf(p->url, sizeof p->url, "%s", line + prefix);
     return p;
+}
+
+provd_proc *provd_spawn(const char *const *args, const char *stderr_path)
+{
+    provd_proc *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return NULL;
+    p->pid = spawn(args, stderr_path, &p->stdout_fd);
+    if (p->pid < 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_cap)
+{
+    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + timeout_ms, output, output_cap);
+    free(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+long provd_request(const char *base, const char *method, const char *path, const char *body,
+                   long timeout_ms, char *answer, size_t answer_cap)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s%s", base, path);
+    sbx_test_http_result r;
+    memset(&r, 0, sizeof r);
+    long status = sbx_test_http(method, url, NULL, body, timeout_ms, &r) == 0 ? r.status : -1;
+    if (answer != NULL)
+        snprintf(answer, answer_cap, "%s", r.body != NULL ? r.body : "");
+    sbx_test_http_result_clear(&r);
+    return status;
+}
+
+long provd_create(const char *base, const char *id, const char *user, long timeout_ms,
+                  char *answer, size_t answer_cap)
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\",\"thread_id\":\"t\"}",
+             id, user);
+    return provd_request(base, "POST", "/api/sandboxes", body, timeout_ms, answer, answer_cap);
 }
 
 const char *provd_url(const provd_proc *p)
@@ -160,7 +205,7 @@ int provd_stop_with(provd_proc *p, int signal_number)
     if (p == NULL)
         return -1;
     kill(p->pid, signal_number);
-    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS);
+    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS, NULL, 0);
     free(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -20,6 +20,28 @@ const char *provd_bin(void);
  * stderr) when it exits or says nothing; else stop it with provd_stop. */
 provd_proc *provd_start(const char *const *args, const char *stderr_path);
 
+/* Run the daemon with `args` as provd_start does, without waiting for it
+ * to listen (a test of its start).  NULL (message on stderr) when it
+ * cannot run; else end it with provd_wait_exit. */
+provd_proc *provd_spawn(const char *const *args, const char *stderr_path);
+
+/* Wait at most `timeout_ms` for it to exit on its own (SIGKILL then), keep
+ * what it wrote to stdout in `output` (`output_cap` bytes, NUL-terminated),
+ * free `p`.  Returns its exit status, or -1 when it died of a signal or had
+ * to be killed. */
+int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_cap);
+
+/* Send `method` to `base` + `path` with `body` (NULL: none; else sent as
+ * JSON), waiting at most `timeout_ms`: the HTTP status (-1 when no
+ * complete answer came), with the answer's body in `answer` (`answer_cap`
+ * bytes, NUL-terminated; NULL: dropped). */
+long provd_request(const char *base, const char *method, const char *path, const char *body,
+                   long timeout_ms, char *answer, size_t answer_cap);
+
+/* provd_request of a create of `id` for `user` on thread "t". */
+long provd_create(const char *base, const char *id, const char *user, long timeout_ms,
+                  char *answer, size_t answer_cap);
+
 /* Its base URL ("http://127.0.0.1:PORT"); owned by `p`. */
 const char *provd_url(const provd_proc *p);
 

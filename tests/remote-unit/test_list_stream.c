@@ -396,8 +396,9 @@ static sbx_status list_through(size_t max_response_bytes, counting_sink *c,
     memset(c, 0, sizeof *c);
     c->decoder = remote_list_stream_new();
     common_http_body_sink sink = { .status = 200, .write = count_and_feed, .ctx = c };
-    sbx_status st = common_http_request_streamed(client, "GET", "/api/sandboxes", NULL, 5000,
-                                                 &sink, resp, err);
+    common_http_call call = {.method = "GET", .path = "/api/sandboxes", .timeout_ms = 5000,
+                             .sink = &sink};
+    sbx_status st = common_http_perform(client, &call, resp, err);
     common_http_client_free(client);
     return st;
 }

@@ -8,8 +8,8 @@
 #include "tools/provisiond/provd_options.h"
 #include "tools/provisiond/provd_owners.h"
 #include "tools/provisiond/provd_service.h"
+#include "tools/provisiond/provd_signals.h"
 
-#include <pthread.h>
 #include <sbx/host.h>
 #include <signal.h>
 #include <stdio.h>
@@ -94,7 +94,7 @@ static int read_tls(const provd_options *o, char **cert, char **key)
 
 /* Serve until SIGTERM or SIGINT, then drain.  Returns the exit status. */
 static int serve(const provd_options *o, provd_service *svc, const char *cert_pem,
-                 const char *key_pem, const sigset_t *stop_signals)
+                 const char *key_pem)
 {
     const sbx_prov_server_options server_options = {
         .name = PROG,
@@ -128,8 +128,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
     fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
             svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
             o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
-    int signal_number = 0;
-    sigwait(stop_signals, &signal_number);
+    int signal_number = provd_signals_wait();
     fprintf(stderr, PROG ": %s: no new connections or requests; finishing the requests in "
                     "flight (at most %u ms); sandboxes keep running\n",
             strsignal(signal_number), o->drain_ms);
@@ -158,13 +157,12 @@ int main(int argc, char **argv)
         provd_options_clear(&o);
         return status < 0 ? 0 : status;
     }
-    /* Every thread (MHD's and the backend's too) inherits this mask; main
-     * takes the signals. */
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGTERM);
-    sigaddset(&stop_signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    /* Before anything that may take time (files, the backend): a stop
+     * signal is honoured at every stage. */
+    if (!provd_signals_start(PROG)) {
+        provd_options_clear(&o);
+        return 1;
+    }
     signal(SIGPIPE, SIG_IGN);
 
     char *cert_pem = NULL, *key_pem = NULL;
@@ -185,7 +183,7 @@ int main(int argc, char **argv)
         } else {
             provd_service svc = {backend, name, owners, provd_service_contract(backend),
                                  o.mount_base};
-            status = serve(&o, &svc, cert_pem, key_pem, &stop_signals);
+            status = serve(&o, &svc, cert_pem, key_pem);
         }
     }
     provd_owners_free(owners);

@@ -1,19 +1,21 @@
-/* Ownership records: a hash table under one mutex, per-id lock stripes,
- * and one small JSON file per sandbox (DIR/ID.owner, replaced by rename so
- * that a crash leaves the old record or the new one, never half of one). */
+/* Ownership records: a hash table under one mutex, a lock per id (in a
+ * second table, counted and freed when the last user leaves), and one
+ * small JSON file per sandbox (DIR/ID.owner, replaced by rename so that a
+ * crash leaves the old record or the new one, never half of one). */
 #include <config.h>
 
 #include "tools/provisiond/provd_owners.h"
 
+#include "common/fnv1a.h"
 #include "common/sandbox_ids.h"
 #include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_files.h"
 #include "tools/provisioner-common/prov_json.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,31 +23,44 @@
 #include <unistd.h>
 
 #define BUCKETS 1024
-#define STRIPES 64
 #define SUFFIX ".owner"
 
 /* A record file is a few hundred bytes; anything far larger is not ours. */
 #define MAX_RECORD_BYTES (64 * 1024)
 
+/* A record, or the mark of an id whose record file could not be read at
+ * start-up (unreadable: the record is empty and the id is never handed to
+ * anyone). */
 typedef struct entry {
     char *id;
     provd_record record;
+    int unreadable;
     struct entry *next;
 } entry;
+
+/* The lock of one id while anyone holds or waits for it. */
+typedef struct id_lock {
+    char *id;
+    unsigned users;                     /* the holder and the waiters */
+    int held;
+    pthread_cond_t free;                /* signalled when held drops */
+    struct id_lock *next;
+} id_lock;
 
 struct provd_owners {
     char *dir;                          /* NULL: memory only */
     pthread_mutex_t table_lock;
     entry *buckets[BUCKETS];
-    pthread_mutex_t stripes[STRIPES];
+    /* Held only to look a lock up or change it, never across a wait for
+     * the backend or a file: ids never queue behind each other. */
+    pthread_mutex_t locks_lock;
+    id_lock *locks[BUCKETS];
 };
 
-static uint32_t hash(const char *id)
+/* The bucket of `id` in either table. */
+static size_t bucket(const char *id)
 {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)id; *p != '\0'; p++)
-        h = (h ^ *p) * 16777619u;
-    return h;
+    return (size_t)(common_fnv1a_string(COMMON_FNV1A_BASIS, id) % BUCKETS);
 }
 
 sbx_prov_owner provd_record_owner(const provd_record *record)
@@ -86,7 +101,7 @@ static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner 
     provd_record copy;
     if (!record_copy(&copy, owner))
         return 0;
-    entry **slot = &owners->buckets[hash(id) % BUCKETS];
+    entry **slot = &owners->buckets[bucket(id)];
     for (entry *e = *slot; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0) {
             provd_record_clear(&e->record);
@@ -103,6 +118,20 @@ static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner 
     }
     *e = (entry){.id = key, .record = copy, .next = *slot};
     *slot = e;
+    return 1;
+}
+
+/* Mark `id` as one whose record file could not be read (table lock held,
+ * or not yet shared).  Returns 1, or 0 when memory runs out. */
+static int table_mark_unreadable(provd_owners *owners, const char *id)
+{
+    static const sbx_prov_owner none = {NULL, NULL, NULL, 0};
+    if (!table_set(owners, id, &none))
+        return 0;
+    for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
+        if (strcmp(e->id, id) == 0)
+            e->unreadable = 1;
+    }
     return 1;
 }
 
@@ -124,35 +153,15 @@ static const char *string_member(json_object *obj, const char *key)
 /* What load_file answers when memory runs out: the start fails. */
 static const char load_out_of_memory[] = "out of memory";
 
-/* Load DIR/NAME into the table.  Returns NULL, or what is wrong with it
- * (load_out_of_memory: nothing is wrong with it, the daemon is). */
-static const char *load_file(provd_owners *owners, const char *name)
+/* The record of `text` into the table as the record of `id`.  Returns
+ * NULL, or what is wrong with it (load_out_of_memory: nothing is wrong
+ * with it, the daemon is). */
+static const char *parse_record(provd_owners *owners, const char *id, const char *text,
+                                size_t len)
 {
-    size_t len = strlen(name), suffix = strlen(SUFFIX);
-    char id[COMMON_SANDBOX_ID_MAX + 1];
-    if (len <= suffix || len - suffix > COMMON_SANDBOX_ID_MAX)
-        return "not a sandbox id";
-    memcpy(id, name, len - suffix);
-    id[len - suffix] = '\0';
-    if (!common_sandbox_id_is_valid(id))
-        return "not a sandbox id";
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return strerror(errno);
-    char *text = sbx_prov_malloc(MAX_RECORD_BYTES + 1);
-    if (text == NULL) {
-        fclose(f);
-        return load_out_of_memory;
-    }
-    size_t got = fread(text, 1, MAX_RECORD_BYTES + 1, f);
-    fclose(f);
     size_t offset = 0;
     const char *why = NULL;
-    json_object *obj = got <= MAX_RECORD_BYTES ? sbx_prov_json_parse(text, got, &offset, &why)
-                                               : NULL;
-    free(text);
+    json_object *obj = sbx_prov_json_parse(text, len, &offset, &why);
     if (why == sbx_prov_json_out_of_memory)
         return load_out_of_memory;
     json_object *version = NULL;
@@ -171,6 +180,39 @@ static const char *load_file(provd_owners *owners, const char *name)
             problem = load_out_of_memory;
     }
     json_object_put(obj);
+    return problem;
+}
+
+/* Load DIR/NAME into the table; a file that names a sandbox id but holds
+ * no record marks the id unreadable.  Returns NULL, or what is wrong with
+ * it (load_out_of_memory: nothing is wrong with it, the daemon is). */
+static const char *load_file(provd_owners *owners, const char *name)
+{
+    size_t len = strlen(name), suffix = strlen(SUFFIX);
+    char id[COMMON_SANDBOX_ID_MAX + 1];
+    if (len <= suffix || len - suffix > COMMON_SANDBOX_ID_MAX)
+        return "not a sandbox id";
+    memcpy(id, name, len - suffix);
+    id[len - suffix] = '\0';
+    if (!common_sandbox_id_is_valid(id))
+        return "not a sandbox id";
+    /* Without blocking or following a link: a FIFO, a device or a link
+     * there must not hang or mislead the start. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", owners->dir, name);
+    size_t got = 0;
+    const char *problem = NULL;
+    char *text = sbx_prov_read_regular(path, MAX_RECORD_BYTES, 1, &got, &problem);
+    if (text != NULL)
+        problem = parse_record(owners, id, text, got);
+    else if (problem == sbx_prov_file_out_of_memory)
+        problem = load_out_of_memory;
+    else if (problem == sbx_prov_file_too_large)
+        problem = "larger than 64 KiB";
+    free(text);
+    if (problem != NULL && problem != load_out_of_memory &&
+        !table_mark_unreadable(owners, id))
+        return load_out_of_memory;
     return problem;
 }
 
@@ -223,8 +265,7 @@ provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char
     }
     memset(owners, 0, sizeof *owners);
     pthread_mutex_init(&owners->table_lock, NULL);
-    for (int i = 0; i < STRIPES; i++)
-        pthread_mutex_init(&owners->stripes[i], NULL);
+    pthread_mutex_init(&owners->locks_lock, NULL);
     owners->dir = sbx_prov_strdup(dir);
     if (dir != NULL && owners->dir == NULL) {
         snprintf(why, why_len, "out of memory");
@@ -250,21 +291,63 @@ void provd_owners_free(provd_owners *owners)
             free(e);
         }
     }
-    for (int i = 0; i < STRIPES; i++)
-        pthread_mutex_destroy(&owners->stripes[i]);
+    /* No lock is held or awaited now: the server has stopped. */
+    pthread_mutex_destroy(&owners->locks_lock);
     pthread_mutex_destroy(&owners->table_lock);
     free(owners->dir);
     free(owners);
 }
 
-void provd_owners_lock(provd_owners *owners, const char *id)
+int provd_owners_lock(provd_owners *owners, const char *id)
 {
-    pthread_mutex_lock(&owners->stripes[hash(id) % STRIPES]);
+    pthread_mutex_lock(&owners->locks_lock);
+    id_lock **slot = &owners->locks[bucket(id)];
+    id_lock *l = *slot;
+    while (l != NULL && strcmp(l->id, id) != 0)
+        l = l->next;
+    if (l == NULL) {
+        l = sbx_prov_malloc(sizeof *l);
+        char *key = l != NULL ? sbx_prov_strdup(id) : NULL;
+        if (key == NULL || pthread_cond_init(&l->free, NULL) != 0) {
+            pthread_mutex_unlock(&owners->locks_lock);
+            free(key);
+            free(l);
+            return 0;
+        }
+        l->id = key;
+        l->users = 0;
+        l->held = 0;
+        l->next = *slot;
+        *slot = l;
+    }
+    l->users++;
+    while (l->held)
+        pthread_cond_wait(&l->free, &owners->locks_lock);
+    l->held = 1;
+    pthread_mutex_unlock(&owners->locks_lock);
+    return 1;
 }
 
 void provd_owners_unlock(provd_owners *owners, const char *id)
 {
-    pthread_mutex_unlock(&owners->stripes[hash(id) % STRIPES]);
+    pthread_mutex_lock(&owners->locks_lock);
+    id_lock **slot = &owners->locks[bucket(id)];
+    while (*slot != NULL && strcmp((*slot)->id, id) != 0)
+        slot = &(*slot)->next;
+    id_lock *l = *slot;
+    l->held = 0;
+    if (--l->users > 0) {
+        pthread_cond_signal(&l->free);
+        l = NULL;
+    } else {
+        *slot = l->next;
+    }
+    pthread_mutex_unlock(&owners->locks_lock);
+    if (l != NULL) {
+        pthread_cond_destroy(&l->free);
+        free(l->id);
+        free(l);
+    }
 }
 
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
@@ -272,7 +355,11 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
     memset(out, 0, sizeof *out);
     int found = 0;
     pthread_mutex_lock(&owners->table_lock);
-    for (entry *e = owners->buckets[hash(id) % BUCKETS]; e != NULL; e = e->next) {
+    for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
+        if (strcmp(e->id, id) == 0 && e->unreadable) {
+            found = PROVD_RECORD_UNREADABLE;
+            break;
+        }
         if (strcmp(e->id, id) == 0) {
             sbx_prov_owner owner = provd_record_owner(&e->record);
             found = record_copy(out, &owner) ? 1 : -1;
@@ -302,7 +389,15 @@ static int write_file(const provd_owners *owners, const char *id, const sbx_prov
     char tmp[4096], final[4096];
     file_path(owners, id, ".", tmp, sizeof tmp);
     file_path(owners, id, "", final, sizeof final);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* Whatever lies at the temporary name (a FIFO would block the open, a
+     * link would redirect the write) is replaced, never written through. */
+    if (unlink(tmp) != 0 && errno != ENOENT) {
+        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
+                 strerror(errno));
+        json_object_put(obj);
+        return 0;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     size_t len = strlen(text);
     int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
     int saved = errno;
@@ -352,7 +447,7 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
         }
     }
     pthread_mutex_lock(&owners->table_lock);
-    entry **slot = &owners->buckets[hash(id) % BUCKETS];
+    entry **slot = &owners->buckets[bucket(id)];
     while (*slot != NULL && strcmp((*slot)->id, id) != 0)
         slot = &(*slot)->next;
     entry *gone = *slot;

@@ -24,11 +24,17 @@ typedef struct provd_record {
     int contract_version;
 } provd_record;
 
+/* What provd_owners_get finds besides a record (1) or none (0). */
+#define PROVD_RECORD_UNREADABLE 2   /* its file could not be read at start-up */
+
 /* Open the records, loading those of `dir` (NULL: memory only; the
- * directory is created, mode 0700, when missing).  A record file that
- * cannot be read is skipped and named in `warn(warn_ctx, line)`: its
- * sandbox then has no record, which the daemon treats as unverifiable.
- * Returns NULL with the reason in `why` when `dir` cannot be used. */
+ * directory is created, mode 0700, when missing).  Files are opened
+ * without blocking or following links and must be regular files of at
+ * most 64 KiB.  A record file that cannot be read (a FIFO, a directory, a
+ * link, too large, not a record) is skipped and named in
+ * `warn(warn_ctx, line)`: the id it names is then PROVD_RECORD_UNREADABLE,
+ * which the daemon treats as unverifiable.  Returns NULL with the reason
+ * in `why` when `dir` cannot be used. */
 provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char *),
                                 void *warn_ctx, char *why, size_t why_len);
 
@@ -36,13 +42,17 @@ provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char
 void provd_owners_free(provd_owners *owners);
 
 /* Serialise everything done about sandbox `id` (a create must not race a
- * create or destroy of the same id).  Calls for other ids may share the
- * lock; the lock is not recursive. */
-void provd_owners_lock(provd_owners *owners, const char *id);
+ * create or destroy of the same id).  Each id has its own lock, so that
+ * one held across a backend's wait delays no other id; it is not
+ * recursive.  Returns 1, or 0 (not locked) when memory runs out. */
+int provd_owners_lock(provd_owners *owners, const char *id);
+
+/* Release the lock of `id` taken by provd_owners_lock. */
 void provd_owners_unlock(provd_owners *owners, const char *id);
 
 /* Copy the record of `id` into *out: 1 when there is one, 0 when not,
- * -1 when memory runs out (*out zeroed in both). */
+ * PROVD_RECORD_UNREADABLE when its file could not be read, -1 when memory
+ * runs out (*out zeroed in all but the first). */
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out);
 
 /* Set the record of `id` (strings copied), writing it through to the

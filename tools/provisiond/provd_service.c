@@ -123,7 +123,8 @@ static int existing_verified(provd_service *svc, const char *id, const sbx_sandb
         sbx_prov_reply_out_of_memory(reply);
         return 0;
     }
-    if (!known || (found != NULL && !backend_agrees(found, record))) {
+    if (!known || known == PROVD_RECORD_UNREADABLE ||
+        (found != NULL && !backend_agrees(found, record))) {
         provd_record_clear(record);
         sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
         return 0;
@@ -134,6 +135,29 @@ static int existing_verified(provd_service *svc, const char *id, const sbx_sandb
         return 1;
     provd_record_clear(record);
     sbx_prov_answer_existing(id, problem, reply);
+    return 0;
+}
+
+/* Take the lock of `id` for a change, unless its record file could not
+ * be read at start-up: nobody may create it anew or remove what is left
+ * of it until the operator has looked.  Returns 1 with the lock held, or
+ * 0 with the answer (409, or out of memory) in `reply`. */
+static int lock_for_change(provd_service *svc, const char *id, sbx_prov_reply *reply)
+{
+    if (!provd_owners_lock(svc->owners, id)) {
+        sbx_prov_reply_out_of_memory(reply);
+        return 0;
+    }
+    provd_record record;
+    int known = provd_owners_get(svc->owners, id, &record);
+    provd_record_clear(&record);
+    if (known >= 0 && known != PROVD_RECORD_UNREADABLE)
+        return 1;
+    if (known < 0)
+        sbx_prov_reply_out_of_memory(reply);
+    else
+        sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
+    provd_owners_unlock(svc->owners, id);
     return 0;
 }
 
@@ -260,7 +284,11 @@ static void answer_create(provd_service *svc, const sbx_prov_request *http,
         return;
     }
     sbx_prov_owner want = {request.user_id, thread, signature, svc->contract};
-    provd_owners_lock(svc->owners, id);
+    if (!lock_for_change(svc, id, reply)) {
+        free(signature);
+        sbx_prov_create_request_clear(&request);
+        return;
+    }
     sbx_sandbox *found = NULL;
     sbx_error err;
     sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
@@ -311,7 +339,8 @@ static void answer_delete(provd_service *svc, const char *id, sbx_prov_reply *re
 {
     sbx_error err;
     char why[512];
-    provd_owners_lock(svc->owners, id);
+    if (!lock_for_change(svc, id, reply))
+        return;
     sbx_status st = sbx_backend_destroy(svc->backend, id, &err);
     if (st != SBX_OK)
         answer_backend_error(&err, reply);

@@ -3,7 +3,7 @@
 # (libmicrohttpd: body limit, API key, routing, 404/405/307), the routes,
 # JSON reading and writing, answers and their error shapes, the create
 # body's validation (pydantic-style 422s), the mount rules (400s) and the
-# path arithmetic they use.  A convenience library: each program links its
+# path arithmetic they use, and the non-blocking read of given files.  A convenience library: each program links its
 # own copy.
 noinst_LTLIBRARIES += tools/provisioner-common/libsbx-provisioner.la
 tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
@@ -11,6 +11,7 @@ tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_answers.c tools/provisioner-common/prov_answers.h \
 	tools/provisioner-common/prov_conns.c tools/provisioner-common/prov_conns.h \
 	tools/provisioner-common/prov_create.c tools/provisioner-common/prov_create.h \
+	tools/provisioner-common/prov_files.c tools/provisioner-common/prov_files.h \
 	tools/provisioner-common/prov_json.c tools/provisioner-common/prov_json.h \
 	tools/provisioner-common/prov_mounts.c tools/provisioner-common/prov_mounts.h \
 	tools/provisioner-common/prov_paths.c tools/provisioner-common/prov_paths.h \

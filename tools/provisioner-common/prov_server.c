@@ -6,6 +6,7 @@
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_answers.h"
 #include "tools/provisioner-common/prov_conns.h"
+#include "tools/provisioner-common/prov_files.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -81,27 +82,17 @@ int sbx_prov_key_equal(const char *given, const char *key)
 
 char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        snprintf(why, why_len, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = sbx_prov_malloc(MAX_PEM_BYTES + 1);
-    if (text == NULL) {
-        fclose(f);
-        snprintf(why, why_len, "%s: out of memory", path);
-        return NULL;
-    }
-    size_t len = fread(text, 1, MAX_PEM_BYTES + 1, f);
-    int failed = ferror(f) || len == 0 || len > MAX_PEM_BYTES;
-    fclose(f);
-    if (failed) {
-        snprintf(why, why_len, "%s: %s", path,
-                 len == 0 ? "empty or unreadable" : "larger than 1 MiB");
+    size_t len = 0;
+    const char *problem = NULL;
+    char *text = sbx_prov_read_regular(path, MAX_PEM_BYTES, 0, &len, &problem);
+    if (text != NULL && len == 0) {
         free(text);
-        return NULL;
+        text = NULL;
+        problem = "empty";
     }
-    text[len] = '\0';
+    if (text == NULL)
+        snprintf(why, why_len, "%s: %s", path,
+                 problem == sbx_prov_file_too_large ? "larger than 1 MiB" : problem);
     return text;
 }
 

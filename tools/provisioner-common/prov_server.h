@@ -93,7 +93,8 @@ unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsign
 
 /* The whole of a PEM file (a certificate chain or a private key) as a new
  * NUL-terminated string (free it; wipe a key first), or NULL with the
- * reason in `why` (`why_len` bytes): unreadable, empty, or over 1 MiB. */
+ * reason in `why` (`why_len` bytes): unreadable, not a regular file (a
+ * FIFO is refused, never waited on), empty, or over 1 MiB. */
 char *sbx_prov_read_pem(const char *path, char *why, size_t why_len);
 
 /* Whether `given` (NULL: absent) equals `key`, in time that depends on the

@@ -7,6 +7,7 @@
 
 #include "tools/provisioner-emu/emu_store.h"
 
+#include "common/fnv1a.h"
 #include "tools/provisioner-emu/emu_alloc.h"
 
 #include <pthread.h>
@@ -197,13 +198,10 @@ static int failure_locked(sbx_emu_store *store, sbx_emu_kube_op op, const char *
     return status;
 }
 
-/* FNV-1a of an id: where its probe starts in the index. */
+/* Where the probe for `id` starts in the index. */
 static size_t id_hash(const char *id)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (const unsigned char *p = (const unsigned char *)id; *p != '\0'; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return (size_t)h;
+    return (size_t)common_fnv1a_string(COMMON_FNV1A_BASIS, id);
 }
 
 /* The index slot that holds `id`, or the empty slot where it would go. */

@@ -1,6 +1,6 @@
 # sbx-provisioner-emu: the provisioner emulator tests and demos run against
 # (docs/emulator.md), on the shared provisioner server and answers
-# (tools/provisioner-common).  One file per responsibility: CLI, allocation
+# (tools/provisioner-common).  One file per responsibility: main, CLI options, allocation
 # that exits on exhaustion (a test program may; the shared code may not), the
 # server's hooks, /api routes, the emulated cluster (Pods, Services,
 # Kubernetes failures), faults/holds/counters, request log, control API.
@@ -15,6 +15,7 @@ tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/emu_contract.c tools/provisioner-emu/emu_contract.h \
 	tools/provisioner-emu/emu_control.c tools/provisioner-emu/emu_control.h \
 	tools/provisioner-emu/emu_faults.c tools/provisioner-emu/emu_faults.h \
+	tools/provisioner-emu/emu_options.c tools/provisioner-emu/emu_options.h \
 	tools/provisioner-emu/emu_request_log.c tools/provisioner-emu/emu_request_log.h \
 	tools/provisioner-emu/emu_server.c tools/provisioner-emu/emu_server.h \
 	tools/provisioner-emu/emu_store.c tools/provisioner-emu/emu_store.h \

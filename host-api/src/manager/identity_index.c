@@ -15,6 +15,8 @@
 
 #include "host-api/src/manager/manager_internal.h"
 
+#include "common/fnv1a.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +27,8 @@
  * so no two pairs hash the same bytes. */
 static size_t identity_hash(const char *user, const char *thread)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (const unsigned char *p = (const unsigned char *)user;; p++) {
-        h ^= *p;
-        h *= UINT64_C(0x100000001b3);
-        if (*p == '\0')
-            break;
-    }
-    for (const unsigned char *p = (const unsigned char *)thread; *p != '\0'; p++) {
-        h ^= *p;
-        h *= UINT64_C(0x100000001b3);
-    }
-    return (size_t)h;
+    uint64_t h = common_fnv1a_bytes(COMMON_FNV1A_BASIS, user, strlen(user) + 1);
+    return (size_t)common_fnv1a_string(h, thread);
 }
 
 mgr_entry *mgr_identity_find(const mgr_identity_index *index, const char *user,

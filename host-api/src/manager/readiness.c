@@ -8,6 +8,8 @@
 
 #include "host-api/src/manager/manager_internal.h"
 
+#include <sbx/backend_support.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,10 +56,8 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
     common_http_client *client = NULL;
     sbx_status st = common_http_client_new(&o, &client, err);
     if (st != SBX_OK) {
-        char cause[sizeof err->message];   /* sbx_error_set clears the record first */
-        memcpy(cause, err->message, sizeof cause);
-        return sbx_error_set(err, st, "sandbox %s: cannot probe its URL: %s",
-                             sandbox->sandbox_id, cause);
+        return sbx_backend_error_prefix(err, "sandbox %s: cannot probe its URL",
+                                        sandbox->sandbox_id);
     }
     int64_t deadline = monotonic_ms() + timeout;
     /* The last status the sandbox answered and, apart, how the last try
@@ -74,8 +74,8 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
         common_http_response resp = { 0, NULL, 0 };
         sbx_error try_err;
         long bound = left < READY_TRY_MAX_MS ? (long)left : READY_TRY_MAX_MS;
-        if (common_http_request(client, "GET", m->ready_path, NULL, bound, &resp, &try_err) ==
-            SBX_OK) {
+        common_http_call probe = {.method = "GET", .path = m->ready_path, .timeout_ms = bound};
+        if (common_http_perform(client, &probe, &resp, &try_err) == SBX_OK) {
             ready = resp.status == 200;
             last_status = resp.status;
             last_failure[0] = '\0';

@@ -3,6 +3,8 @@
 
 #include "host-api/src/manager/strmap.h"
 
+#include "common/fnv1a.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,7 @@
  * the manager would keep (ids are hashes or backend-made). */
 static size_t hash_key(const char *key)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (const unsigned char *p = (const unsigned char *)key; *p != '\0'; p++) {
-        h ^= *p;
-        h *= UINT64_C(0x100000001b3);
-    }
-    return (size_t)h;
+    return (size_t)common_fnv1a_string(COMMON_FNV1A_BASIS, key);
 }
 
 static sbx_strmap_node **slot_of(const sbx_strmap *map, const char *key)

@@ -1,0 +1,90 @@
+/* Engine calls on one sandbox's container (see docker_calls.h). */
+#include <config.h>
+
+#include "plugin/docker/docker_calls.h"
+
+#include "plugin/docker/docker_container.h"
+
+#include <stdio.h>
+
+sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
+                                    const common_answer *to,
+                                    const docker_engine_identity *engine, int *running,
+                                    char *container_id, sbx_error *err)
+{
+    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
+    docker_container_name(&inst->options, id, name, sizeof name);
+    snprintf(path, sizeof path, "/containers/%s/json", name);
+    sbx_backend_format(what, sizeof what, "inspect of sandbox '%s'", id);
+    common_http_response resp;
+    sbx_status st = docker_engine_call(&inst->engine,
+                                       &(common_http_call){.method = "GET", .path = path},
+                                       what, &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status != 200) {
+        st = docker_engine_error(&resp, what, SBX_ERR_NOT_FOUND, err);
+        common_http_response_clear(&resp);
+        return st;
+    }
+    json_object *o = docker_engine_parse(&resp, json_type_object, what, err);
+    common_http_response_clear(&resp);
+    if (o == NULL)
+        return SBX_ERR_PROTOCOL;
+    docker_sandbox_view view;
+    st = docker_view_from_inspect(&inst->options, o, id, &view, running, err);
+    if (st == SBX_OK && container_id != NULL && view.facts.container_id == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                   "docker: %s: the answer has no container Id",
+                                   what);
+    if (st == SBX_OK && container_id != NULL)
+        snprintf(container_id, DOCKER_CONTAINER_ID_MAX, "%s", view.facts.container_id);
+    if (st == SBX_OK && to != NULL) {
+        docker_instance_name_engine(engine, &view.facts);
+        st = common_answer_one(to, &view.facts, err);
+    }
+    json_object_put(o);
+    return st;
+}
+
+sbx_status docker_inspect_sandbox(sbx_backend_instance *inst, const char *id,
+                                  const common_answer *to,
+                                  const docker_engine_identity *engine, int *running,
+                                  sbx_error *err)
+{
+    return docker_inspect_container(inst, id, to, engine, running, NULL, err);
+}
+
+
+sbx_status docker_container_action(sbx_backend_instance *inst, const char *id,
+                                   const char *container_id, const docker_container_call *call,
+                                   sbx_error *err)
+{
+    /* The path fits: "/containers/" (12), the name or an ID (both at most
+     * DOCKER_NAME_MAX - 1), an action of at most 6 and a query of at most
+     * 32 bytes. */
+    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 64], what[96];
+    if (container_id == NULL)
+        docker_container_name(&inst->options, id, name, sizeof name);
+    snprintf(path, sizeof path, "/containers/%s%s%s", container_id != NULL ? container_id : name,
+             call->action, call->query);
+    sbx_backend_format(what, sizeof what, "%s of sandbox '%s'",
+                       call->action[0] ? call->action + 1 : "removal", id);
+    common_http_response resp;
+    common_http_call engine_call = {.method = call->method, .path = path,
+                                    .timeout_ms = call->extra_ms};
+    sbx_status st = docker_engine_call(&inst->engine, &engine_call, what, &resp, err);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status < 200 || (resp.status >= 300 && resp.status != 304))
+        st = docker_engine_error(&resp, what, SBX_ERR_NOT_FOUND, err);
+    common_http_response_clear(&resp);
+    return st;
+}
+
+sbx_status docker_remove_container(sbx_backend_instance *inst, const char *id,
+                                   const char *container_id, sbx_error *err)
+{
+    static const docker_container_call removal = { "DELETE", "", "?force=true", 0 };
+    return docker_container_action(inst, id, container_id, &removal, err);
+}

@@ -1,0 +1,9 @@
+# Unit tests of the building blocks in common/ that every part of the tree
+# shares (the growable buffer, the hash): no process, no network.
+SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks
+check_PROGRAMS += $(SBX_COMMON_UNIT_SUITES)
+TESTS += $(SBX_COMMON_UNIT_SUITES)
+
+tests_common_unit_test_building_blocks_SOURCES = tests/common-unit/test_building_blocks.c
+tests_common_unit_test_building_blocks_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_building_blocks_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)

@@ -1,0 +1,120 @@
+/* The building blocks of common/: the growable buffer's one overflow
+ * policy (an add that does not fit changes nothing and the failure sticks
+ * until a reset) and FNV-1a against its published test vectors. */
+#include <config.h>
+
+#include "tests/support/cunit_main.h"
+
+#include "common/dynbuf.h"
+#include "common/fnv1a.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Many small adds and one large one: the bytes come back in order, always
+ * NUL-terminated, and take hands them over leaving an empty buffer. */
+static void test_a_buffer_keeps_every_byte_and_a_nul(void)
+{
+    common_dynbuf b;
+    common_dynbuf_init(&b, 0);
+    CU_ASSERT_PTR_NULL(b.data);
+    for (int i = 0; i < 1000; i++)
+        CU_ASSERT_EQUAL(common_dynbuf_add(&b, "ab", 2), COMMON_DYNBUF_OK);
+    char big[10000];
+    memset(big, 'z', sizeof big);
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, big, sizeof big), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(b.len, 2000 + sizeof big);
+    CU_ASSERT_EQUAL(b.data[b.len], '\0');
+    CU_ASSERT(memcmp(b.data, "abab", 4) == 0 && b.data[1999] == 'b' && b.data[2000] == 'z');
+    size_t len = 0;
+    char *taken = common_dynbuf_take(&b, &len);
+    CU_ASSERT_EQUAL(len, 2000 + sizeof big);
+    CU_ASSERT_PTR_NULL(b.data);
+    CU_ASSERT_EQUAL(b.len, 0);
+    free(taken);
+}
+
+/* Bytes with NULs inside are data, and an empty add still gives "". */
+static void test_nul_bytes_are_data_and_empty_is_a_string(void)
+{
+    common_dynbuf b = {0};
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "", 0), COMMON_DYNBUF_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b.data);
+    CU_ASSERT_STRING_EQUAL(b.data, "");
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "a\0b", 3), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(b.len, 3);
+    CU_ASSERT(memcmp(b.data, "a\0b", 4) == 0);
+    common_dynbuf_free(&b);
+    CU_ASSERT_PTR_NULL(b.data);
+}
+
+/* The limit is exact: the last byte that fits is taken, the next add is
+ * refused whole (nothing of it is kept), later adds are refused too, and a
+ * reset makes the buffer usable again with its limit. */
+static void test_the_limit_is_exact_and_a_failure_sticks(void)
+{
+    common_dynbuf b;
+    common_dynbuf_init(&b, 10);
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "0123456", 7), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "789", 3), COMMON_DYNBUF_OK);
+    CU_ASSERT(b.cap <= 11);
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "x", 1), COMMON_DYNBUF_TOO_BIG);
+    CU_ASSERT_STRING_EQUAL(b.data, "0123456789");
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "", 0), COMMON_DYNBUF_TOO_BIG);
+    CU_ASSERT_EQUAL(b.failed, COMMON_DYNBUF_TOO_BIG);
+    common_dynbuf_reset(&b);
+    CU_ASSERT_EQUAL(b.len, 0);
+    CU_ASSERT_STRING_EQUAL(b.data, "");
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "0123456789", 10), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "0123456789", 10), COMMON_DYNBUF_TOO_BIG);
+    CU_ASSERT_EQUAL(b.len, 10);
+    common_dynbuf_free(&b);
+    CU_ASSERT_EQUAL(b.limit, 10);
+}
+
+/* A size no allocation can reach is refused, not wrapped around. */
+static void test_an_impossible_size_is_refused(void)
+{
+    common_dynbuf b = {0};
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "abc", 3), COMMON_DYNBUF_OK);
+    volatile size_t huge = SIZE_MAX - 1; /* unknown to the compiler, as a peer's length */
+    int st = common_dynbuf_add(&b, "x", huge);
+    CU_ASSERT(st == COMMON_DYNBUF_TOO_BIG || st == COMMON_DYNBUF_NO_MEMORY);
+    CU_ASSERT_EQUAL(b.len, 3);
+    CU_ASSERT_STRING_EQUAL(b.data, "abc");
+    common_dynbuf_free(&b);
+}
+
+/* The 64-bit FNV-1a test vectors of its authors; bytes and strings hash
+ * alike and several fields hash as one stream. */
+static void test_fnv1a_matches_the_published_vectors(void)
+{
+    CU_ASSERT_EQUAL(common_fnv1a_string(COMMON_FNV1A_BASIS, ""), UINT64_C(0xcbf29ce484222325));
+    CU_ASSERT_EQUAL(common_fnv1a_string(COMMON_FNV1A_BASIS, "a"), UINT64_C(0xaf63dc4c8601ec8c));
+    CU_ASSERT_EQUAL(common_fnv1a_string(COMMON_FNV1A_BASIS, "foobar"),
+                    UINT64_C(0x85944171f73967e8));
+    CU_ASSERT_EQUAL(common_fnv1a_bytes(COMMON_FNV1A_BASIS, "foobar", 6),
+                    UINT64_C(0x85944171f73967e8));
+    uint64_t h = common_fnv1a_string(COMMON_FNV1A_BASIS, "foo");
+    CU_ASSERT_EQUAL(common_fnv1a_string(h, "bar"), UINT64_C(0x85944171f73967e8));
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo dynbuf_tests[] = {
+        {"a buffer keeps every byte and a NUL after them", test_a_buffer_keeps_every_byte_and_a_nul},
+        {"NUL bytes are data and an empty buffer is a string",
+         test_nul_bytes_are_data_and_empty_is_a_string},
+        {"the limit is exact and a failure sticks until a reset",
+         test_the_limit_is_exact_and_a_failure_sticks},
+        {"an impossible size is refused, not wrapped", test_an_impossible_size_is_refused},
+        CU_TEST_INFO_NULL,
+    };
+    static const CU_TestInfo hash_tests[] = {
+        {"FNV-1a matches the published vectors", test_fnv1a_matches_the_published_vectors},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("dynbuf", NULL, NULL, dynbuf_tests);
+    sbx_test_add_suite("fnv1a", NULL, NULL, hash_tests);
+}

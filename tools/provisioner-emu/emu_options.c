@@ -1,0 +1,147 @@
+/* sbx-provisioner-emu's command line (see emu_options.h). */
+#include <config.h>
+
+#include "tools/provisioner-emu/emu_options.h"
+
+#include "tools/provisioner-common/prov_mounts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fputs("usage: sbx-provisioner-emu [--port N] [--api-key KEY | --fail-closed] [--contract N]\n"
+          "                           [--no-capabilities] [--no-reconciliation]\n"
+          "                           [--initial-status WORD] [--pending-ms MS]\n"
+          "                           [--node-host HOST] [--state-dir DIR]\n"
+          "                           [--tls-cert FILE --tls-key FILE] [--verbose]\n"
+          "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT,\n"
+          "over HTTPS when given a PEM certificate (chain) and its private key.\n"
+          "The API key may also come from $SBX_EMU_API_KEY.  See docs/emulator.md.\n",
+          out);
+}
+
+static int parse_number(const char *text, long max, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < 0 || value > max)
+        return 0;
+    *out = value;
+    return 1;
+}
+
+int emu_parse_options(int argc, char **argv, emu_options *o)
+{
+    enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT,
+           OPT_TLS_CERT, OPT_TLS_KEY, OPT_PENDING, OPT_STATE_DIR, OPT_FAIL_CLOSED };
+    static const struct option longopts[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"api-key", required_argument, NULL, 'k'},
+        {"contract", required_argument, NULL, OPT_CONTRACT},
+        {"no-capabilities", no_argument, NULL, OPT_NO_CAPS},
+        {"no-reconciliation", no_argument, NULL, OPT_NO_RECON},
+        {"initial-status", required_argument, NULL, OPT_STATUS},
+        {"pending-ms", required_argument, NULL, OPT_PENDING},
+        {"node-host", required_argument, NULL, OPT_NODE_HOST},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"fail-closed", no_argument, NULL, OPT_FAIL_CLOSED},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (emu_options){.contract = 0, .capabilities_route = 1, .reconciliation_route = 1,
+                       .initial_status = "Running", .node_host = "127.0.0.1",
+                       .state_dir = SBX_PROV_DEFAULT_STATE_DIR};
+    o->api_key = getenv("SBX_EMU_API_KEY");
+    int c;
+    long n = 0;
+    while ((c = getopt_long(argc, argv, "p:k:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!parse_number(optarg, 65535, &n)) {
+                fprintf(stderr, "sbx-provisioner-emu: --port wants 0..65535, not '%s'\n", optarg);
+                return 2;
+            }
+            o->port = (unsigned)n;
+            break;
+        case 'k':
+            o->api_key = optarg;
+            break;
+        case OPT_CONTRACT:
+            if (!parse_number(optarg, INT_MAX, &n)) {
+                fprintf(stderr, "sbx-provisioner-emu: --contract wants an integer >= 0, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->contract = (int)n;
+            break;
+        case OPT_NO_CAPS:
+            o->capabilities_route = 0;
+            break;
+        case OPT_NO_RECON:
+            o->reconciliation_route = 0;
+            break;
+        case OPT_STATUS:
+            o->initial_status = optarg;
+            break;
+        case OPT_PENDING:
+            if (!parse_number(optarg, LONG_MAX / 2, &n)) {
+                fprintf(stderr, "sbx-provisioner-emu: --pending-ms wants an integer >= 0, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->pending_ms = n;
+            break;
+        case OPT_NODE_HOST:
+            o->node_host = optarg;
+            break;
+        case OPT_STATE_DIR:
+            if (optarg[0] != '/') {
+                fprintf(stderr, "sbx-provisioner-emu: --state-dir wants an absolute path, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            o->state_dir = optarg;
+            break;
+        case OPT_FAIL_CLOSED:
+            o->fail_closed = 1;
+            break;
+        case OPT_TLS_CERT:
+            o->tls_cert = optarg;
+            break;
+        case OPT_TLS_KEY:
+            o->tls_key = optarg;
+            break;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sbx-provisioner-emu: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        fprintf(stderr, "sbx-provisioner-emu: --tls-cert and --tls-key go together\n");
+        return 2;
+    }
+    if (o->api_key != NULL && o->api_key[0] == '\0')
+        o->api_key = NULL;
+    return 0;
+}
+
