@@ -1,6 +1,7 @@
 # sbx-provisiond as a real process on 127.0.0.1 (tests/provisiond/
 # provd_process.*): the bad-request table and every route over the local
-# backend, client threads through the remote backend, TLS with the remote
+# backend, connection floods, deadlines and the bounded drain (raw sockets
+# from 127.0.0.0/8), client threads through the remote backend, TLS with the remote
 # backend's ca_file, the remote backend's seed suites run a second time
 # against the daemon (the tests/remote fixture's daemon switch), and the
 # sbxctl remote flow over the docker backend on a private podman engine;
@@ -9,6 +10,7 @@
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
+	tests/provisiond/test_provisiond_connections \
 	tests/provisiond/test_provisiond_threads \
 	tests/provisiond/test_provisiond_tls \
 	tests/provisiond/test_provisiond_startup \
@@ -22,6 +24,13 @@ tests_provisiond_test_provisiond_requests_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_requests_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_requests_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/docker/sbx-docker.la
+
+tests_provisiond_test_provisiond_connections_SOURCES = \
+	tests/provisiond/test_provisiond_connections.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_connections_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_connections_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_connections_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
 
 tests_provisiond_test_provisiond_threads_SOURCES = tests/provisiond/test_provisiond_threads.c \
 	$(SBX_PROVD_TEST_SUPPORT)

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <sbx/host.h>
 #include <signal.h>
 #include <stdio.h>
@@ -322,6 +323,17 @@ int provd_local_restart(provd_local *d, int with_state_dir, const char *const *e
     return start_on(d, with_state_dir, extra);
 }
 
+/* The start of what the daemon wrote to d->stderr_path, NUL-terminated
+ * ("" when nothing can be read). */
+static void read_stderr(const provd_local *d, char *text, size_t cap)
+{
+    FILE *f = fopen(d->stderr_path, "r");
+    size_t got = f != NULL ? fread(text, 1, cap - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    text[got] = '\0';
+}
+
 int provd_local_stop(provd_local *d, int keep_dir)
 {
     int status = provd_stop(d->proc);
@@ -329,11 +341,7 @@ int provd_local_stop(provd_local *d, int keep_dir)
     if (!keep_dir && d->dir[0] != '\0') {
         /* What the daemon said goes into the test's log before it goes. */
         char text[8192];
-        FILE *f = fopen(d->stderr_path, "r");
-        size_t got = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        text[got] = '\0';
+        read_stderr(d, text, sizeof text);
         fprintf(stderr, "--- sbx-provisiond stderr ---\n%s", text);
         nftw(d->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         d->dir[0] = '\0';
@@ -407,4 +415,16 @@ char *provd_local_url(const provd_local *d, const char *id)
     sbx_backend_close(backend);
     sbx_host_free(host);
     return url;
+}
+
+int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *text)
+{
+    long deadline = sbx_test_now_ms() + timeout_ms;
+    do {
+        char buf[16384];
+        read_stderr(d, buf, sizeof buf);
+        if (strstr(buf, text) != NULL)
+            return 1;
+    } while (poll(NULL, 0, 10) == 0 && sbx_test_now_ms() < deadline);
+    return 0;
 }

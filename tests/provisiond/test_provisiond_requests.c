@@ -651,24 +651,6 @@ static void *client_main(void *arg)
     return NULL;
 }
 
-/* Whether the daemon's stderr says `text` within the deadline (checked
- * every 10 ms). */
-static int stderr_says(const provd_local *d, const char *text)
-{
-    long deadline = sbx_test_now_ms() + TIMEOUT_MS;
-    do {
-        char buf[16384];
-        FILE *f = fopen(d->stderr_path, "r");
-        size_t got = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        buf[got] = '\0';
-        if (strstr(buf, text) != NULL)
-            return 1;
-    } while (poll(NULL, 0, 10) == 0 && sbx_test_now_ms() < deadline);
-    return 0;
-}
-
 /* SIGTERM while a request waits on the engine: the daemon stops accepting,
  * answers that request when the engine does, then exits 0. */
 static void test_sigterm_finishes_requests_in_flight(void)
@@ -709,7 +691,7 @@ static void test_sigterm_finishes_requests_in_flight(void)
         pthread_mutex_unlock(&e.lock);
         CU_ASSERT(held);
         kill(provd_pid(d.proc), SIGTERM);
-        CU_ASSERT(stderr_says(&d, "no new connections"));
+        CU_ASSERT(provd_local_stderr_says(&d, TIMEOUT_MS, "no new connections"));
         pthread_mutex_lock(&e.lock);
         e.released = 1;
         pthread_cond_broadcast(&e.changed);

@@ -25,6 +25,16 @@
 #define MAX_THREADS 1024
 #define DEFAULT_DRAIN_MS 10000
 #define MAX_DRAIN_MS 600000
+/* A client holds a connection at most this long without sending a byte,
+ * and this long to send a whole request (slow-drip clients). */
+#define DEFAULT_IDLE_TIMEOUT_S 30
+#define DEFAULT_REQUEST_TIMEOUT_S 60
+#define MAX_TIMEOUT_S 3600
+/* Well below the usual 1024 descriptors, so that a flood of idle
+ * connections cannot take the last one; a single address gets an eighth. */
+#define DEFAULT_MAX_CONNECTIONS 512
+#define MAX_CONNECTIONS 65536
+#define DEFAULT_MAX_PER_ADDRESS 64
 
 static void usage(FILE *out)
 {
@@ -32,7 +42,9 @@ static void usage(FILE *out)
           "                      [--listen ADDR:PORT] [--api-key KEY]\n"
           "                      [--tls-cert FILE --tls-key FILE] [--threads N]\n"
           "                      [--max-body-bytes N] [--mount-base DIR] [--state-dir DIR]\n"
-          "                      [--drain-ms MS] [--verbose]\n"
+          "                      [--drain-ms MS] [--idle-timeout S] [--request-timeout S]\n"
+          "                      [--max-connections N] [--max-connections-per-address N]\n"
+          "                      [--verbose]\n"
           "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
           "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
           "configuration file (like sbxctl's), else local.  The API key may also come\n"
@@ -54,6 +66,17 @@ static int parse_unsigned(const char *option, const char *text, unsigned long mi
         return 0;
     }
     *out = value;
+    return 1;
+}
+
+/* parse_unsigned into an unsigned option. */
+static int parse_count(const char *option, const char *text, unsigned long min,
+                       unsigned long max, unsigned *out)
+{
+    unsigned long value = 0;
+    if (!parse_unsigned(option, text, min, max, &value))
+        return 0;
+    *out = (unsigned)value;
     return 1;
 }
 
@@ -148,7 +171,8 @@ static int check_combination(provd_options *o)
 int provd_options_parse(int argc, char **argv, provd_options *o)
 {
     enum { OPT_TLS_CERT = 256, OPT_TLS_KEY, OPT_THREADS, OPT_MAX_BODY, OPT_MOUNT_BASE,
-           OPT_STATE_DIR, OPT_DRAIN, OPT_VERSION };
+           OPT_STATE_DIR, OPT_DRAIN, OPT_IDLE_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_MAX_CONNECTIONS,
+           OPT_MAX_PER_ADDRESS, OPT_VERSION };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"backend", required_argument, NULL, 'b'},
@@ -162,6 +186,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         {"mount-base", required_argument, NULL, OPT_MOUNT_BASE},
         {"state-dir", required_argument, NULL, OPT_STATE_DIR},
         {"drain-ms", required_argument, NULL, OPT_DRAIN},
+        {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+        {"request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT},
+        {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+        {"max-connections-per-address", required_argument, NULL, OPT_MAX_PER_ADDRESS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -172,6 +200,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     o->max_body_bytes = DEFAULT_BODY_LIMIT;
     o->mount_base = SBX_PROV_DEFAULT_STATE_DIR;
     o->drain_ms = DEFAULT_DRAIN_MS;
+    o->idle_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
+    o->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
+    o->max_connections = DEFAULT_MAX_CONNECTIONS;
+    o->max_per_address = DEFAULT_MAX_PER_ADDRESS;
     o->api_key = getenv("SBX_PROVISIOND_API_KEY");
     const char *config_env = getenv("SBX_CONFIG");
     o->config_path = config_env != NULL && config_env[0] != '\0' ? config_env : NULL;
@@ -190,8 +222,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         case OPT_TLS_CERT: o->tls_cert = optarg; break;
         case OPT_TLS_KEY: o->tls_key = optarg; break;
         case OPT_THREADS:
-            ok = parse_unsigned("--threads", optarg, 1, MAX_THREADS, &n);
-            o->threads = (unsigned)n;
+            ok = parse_count("--threads", optarg, 1, MAX_THREADS, &o->threads);
             break;
         case OPT_MAX_BODY:
             ok = parse_unsigned("--max-body-bytes", optarg, 1024, MAX_BODY_LIMIT, &n);
@@ -200,8 +231,20 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         case OPT_MOUNT_BASE: o->mount_base = optarg; break;
         case OPT_STATE_DIR: o->state_dir = optarg; break;
         case OPT_DRAIN:
-            ok = parse_unsigned("--drain-ms", optarg, 0, MAX_DRAIN_MS, &n);
-            o->drain_ms = (unsigned)n;
+            ok = parse_count("--drain-ms", optarg, 0, MAX_DRAIN_MS, &o->drain_ms);
+            break;
+        case OPT_IDLE_TIMEOUT:
+            ok = parse_count("--idle-timeout", optarg, 1, MAX_TIMEOUT_S, &o->idle_timeout_s);
+            break;
+        case OPT_REQUEST_TIMEOUT:
+            ok = parse_count("--request-timeout", optarg, 1, MAX_TIMEOUT_S, &o->request_timeout_s);
+            break;
+        case OPT_MAX_CONNECTIONS:
+            ok = parse_count("--max-connections", optarg, 1, MAX_CONNECTIONS, &o->max_connections);
+            break;
+        case OPT_MAX_PER_ADDRESS:
+            ok = parse_count("--max-connections-per-address", optarg, 1, MAX_CONNECTIONS,
+                             &o->max_per_address);
             break;
         case 'v': o->verbose = 1; break;
         case 'h':

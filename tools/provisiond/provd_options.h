@@ -29,6 +29,10 @@ typedef struct provd_options {
     const char *mount_base;
     const char *state_dir;      /* NULL: ownership records in memory only */
     unsigned drain_ms;
+    unsigned idle_timeout_s;    /* a silent connection is closed after it */
+    unsigned request_timeout_s; /* a request must arrive whole within it */
+    unsigned max_connections;
+    unsigned max_per_address;   /* --max-connections-per-address */
     int verbose;
 } provd_options;
 

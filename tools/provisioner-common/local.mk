@@ -10,6 +10,7 @@ noinst_LTLIBRARIES += tools/provisioner-common/libsbx-provisioner.la
 tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_alloc.c tools/provisioner-common/prov_alloc.h \
 	tools/provisioner-common/prov_answers.c tools/provisioner-common/prov_answers.h \
+	tools/provisioner-common/prov_conns.c tools/provisioner-common/prov_conns.h \
 	tools/provisioner-common/prov_create.c tools/provisioner-common/prov_create.h \
 	tools/provisioner-common/prov_files.c tools/provisioner-common/prov_files.h \
 	tools/provisioner-common/prov_json.c tools/provisioner-common/prov_json.h \

@@ -5,6 +5,7 @@
 
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_answers.h"
+#include "tools/provisioner-common/prov_conns.h"
 #include "tools/provisioner-common/prov_files.h"
 
 #include <arpa/inet.h>
@@ -15,20 +16,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 /* What a truncated answer announces beyond what it sends. */
 #define TRUNCATE_MISSING_BYTES 4096
 
+/* Connections libmicrohttpd may hold beyond the cap: those displaced by
+ * newcomers stay open until their thread notices the shutdown. */
+#define DISPLACED_SLACK 32u
+
+/* Descriptors the program needs besides the connections (the backend's
+ * sockets and files, logs, pipes to children). */
+#define RESERVED_DESCRIPTORS 64u
+
+#define SHUTTING_DOWN "the server is shutting down"
+#define TOO_LARGE "request body too large"
+
 struct sbx_prov_server {
     struct MHD_Daemon *daemon;
     sbx_prov_server_options options;
     sbx_prov_handlers handlers;
     int tls;                    /* serving HTTPS (redirects name the scheme) */
-    pthread_mutex_t lock;       /* guards in_flight */
+    sbx_prov_conns *conns;      /* every open connection */
+    pthread_mutex_t lock;       /* guards in_flight and stopping */
     pthread_cond_t idle;        /* signalled when in_flight drops */
     unsigned in_flight;         /* requests begun and not yet completed */
+    int stopping;               /* new requests are answered 503 */
 };
 
 /* One request in flight: its body, gathered across upload callbacks. */
@@ -139,7 +155,9 @@ static void truncated_free(void *cls)
     free(t);
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *reply)
+/* Queue `reply` on `conn` (with Connection: close when `close_after`). */
+static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *reply,
+                                  int close_after)
 {
     struct MHD_Response *response = NULL;
     if (reply->kind == SBX_PROV_REPLY_DROP)
@@ -178,7 +196,9 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *r
          MHD_add_response_header(response, MHD_HTTP_HEADER_LOCATION, reply->location) ==
              MHD_NO) ||
         (reply->allow != NULL &&
-         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, reply->allow) == MHD_NO)) {
+         MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, reply->allow) == MHD_NO) ||
+        (close_after &&
+         MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_NO)) {
         MHD_destroy_response(response);
         return MHD_NO;
     }
@@ -245,19 +265,14 @@ static int redirect_slashes(const sbx_prov_server *server, struct MHD_Connection
     return redirect;
 }
 
-/* In the real provisioner's order: key check (before routing), routing
- * (404, 405, 307), then the route's handler. */
+/* In the real provisioner's order, after the key check (answer_early):
+ * routing (404, 405, 307), then the route's handler. */
 static void answer_protocol(sbx_prov_server *server, struct MHD_Connection *conn,
                             const sbx_prov_request *req, sbx_prov_reply *reply)
 {
     const sbx_prov_handlers *h = &server->handlers;
     if (h->received != NULL)
         h->received(h->ctx, req);
-    if (key_refused(&server->options, req->path, req->api_key)) {
-        /* As the reference: plain text, and no Content-Type at all. */
-        sbx_prov_reply_text(reply, 401, "Unauthorized", NULL);
-        return;
-    }
     sbx_prov_match m;
     sbx_prov_route_match(req->method, req->path, path_id_max(server), &m);
     if (!route_enabled(server, m.route != SBX_PROV_ROUTE_NONE ? m.route : m.path_route)) {
@@ -290,6 +305,90 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *text)
     return sbx_prov_url_unescape(text);
 }
 
+/* The request on `conn` with `body` (borrowed; NULL: none). */
+static sbx_prov_request request_of(struct MHD_Connection *conn, const char *method,
+                                   const char *url, const char *body, size_t body_len)
+{
+    return (sbx_prov_request){
+        .method = method,
+        .path = url,
+        .api_key = header(conn, "X-API-Key"),
+        .content_type = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE),
+        .body = body != NULL ? body : "",
+        .body_len = body_len,
+        .connection = conn,
+    };
+}
+
+static int stopping(sbx_prov_server *server)
+{
+    pthread_mutex_lock(&server->lock);
+    int stop = server->stopping;
+    pthread_mutex_unlock(&server->lock);
+    return stop;
+}
+
+/* A Content-Length over `limit` (an unparsable one is libmicrohttpd's to
+ * refuse). */
+static int announced_too_large(struct MHD_Connection *conn, size_t limit)
+{
+    const char *text = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (text == NULL || text[0] < '0' || text[0] > '9')
+        return 0;
+    errno = 0;
+    unsigned long long length = strtoull(text, NULL, 10);
+    return errno == ERANGE || length > limit;
+}
+
+/* What is answered from the headers alone, before a byte of the body is
+ * read (so that a client without the key holds no memory for its body):
+ * 503 while stopping, 401 for a refused key, 413 for an announced body
+ * over the limit.  Returns 1 when `reply` holds that answer. */
+static int answer_early(sbx_prov_server *server, struct MHD_Connection *conn, const char *method,
+                        const char *url, sbx_prov_reply *reply)
+{
+    const sbx_prov_request req = request_of(conn, method, url, NULL, 0);
+    if (stopping(server)) {
+        sbx_prov_reply_detail(reply, 503, SHUTTING_DOWN);
+    } else if (key_refused(&server->options, url, req.api_key)) {
+        const sbx_prov_handlers *h = &server->handlers;
+        /* The program's log sees the request, without the body it was
+         * never sent. */
+        if (h->received != NULL)
+            h->received(h->ctx, &req);
+        /* As the reference: plain text, and no Content-Type at all. */
+        sbx_prov_reply_text(reply, 401, "Unauthorized", NULL);
+    } else if (announced_too_large(conn, server->options.max_body_bytes)) {
+        sbx_prov_reply_detail(reply, 413, TOO_LARGE);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Log (--verbose), send and release `reply`. */
+static enum MHD_Result finish(sbx_prov_server *server, struct MHD_Connection *conn,
+                              const char *method, const char *url, sbx_prov_reply *reply,
+                              int close_after)
+{
+    if (server->options.verbose)
+        fprintf(stderr, "%s: %s %s -> %u%s\n", server->options.name, method, url, reply->status,
+                reply->kind == SBX_PROV_REPLY_DROP       ? " (dropped)"
+                : reply->kind == SBX_PROV_REPLY_TRUNCATE ? " (truncated)"
+                                                         : "");
+    enum MHD_Result result = send_reply(conn, reply, close_after);
+    sbx_prov_reply_clear(reply);
+    return result;
+}
+
+/* The tracker's entry of `conn` (NULL: untracked, memory ran out). */
+static sbx_prov_conn *tracked(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info != NULL ? info->socket_context : NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -299,6 +398,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     sbx_prov_server *server = cls;
     request_state *rs = *con_cls;
     if (rs == NULL) {
+        sbx_prov_reply early = {.status = 200};
+        if (answer_early(server, conn, method, url, &early))
+            return finish(server, conn, method, url, &early, early.status == 503);
+        sbx_prov_conns_begun(server->conns, tracked(conn), method, url);
         rs = sbx_prov_malloc(sizeof *rs);
         if (rs != NULL)
             memset(rs, 0, sizeof *rs);
@@ -312,40 +415,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
 
-    sbx_prov_request req = {
-        .method = method,
-        .path = url,
-        .api_key = header(conn, "X-API-Key"),
-        .content_type = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE),
-        .body = rs->body != NULL ? rs->body : "",
-        .body_len = rs->body_len,
-        .connection = conn,
-    };
+    sbx_prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
     sbx_prov_reply reply = {.status = 200};
     const sbx_prov_handlers *h = &server->handlers;
-    if (rs->out_of_memory)
+    int closing = !sbx_prov_conns_answering(server->conns, tracked(conn));
+    if (closing)
+        sbx_prov_reply_detail(&reply, 503, SHUTTING_DOWN);
+    else if (rs->out_of_memory)
         sbx_prov_reply_out_of_memory(&reply);
     else if (rs->too_large)
-        sbx_prov_reply_detail(&reply, 413, "request body too large");
+        sbx_prov_reply_detail(&reply, 413, TOO_LARGE);
     else if (h->outside == NULL || !h->outside(h->ctx, &req, &reply))
         answer_protocol(server, conn, &req, &reply);
-
-    if (server->options.verbose)
-        fprintf(stderr, "%s: %s %s -> %u%s\n", server->options.name, method, url, reply.status,
-                reply.kind == SBX_PROV_REPLY_DROP       ? " (dropped)"
-                : reply.kind == SBX_PROV_REPLY_TRUNCATE ? " (truncated)"
-                                                        : "");
-    enum MHD_Result result = send_reply(conn, &reply);
-    sbx_prov_reply_clear(&reply);
-    return result;
+    if (!sbx_prov_conns_answered(server->conns, tracked(conn))) {
+        /* Cut at the drain's end: the client has its 503 or its EOF. */
+        sbx_prov_reply_clear(&reply);
+        return MHD_NO;
+    }
+    return finish(server, conn, method, url, &reply, closing);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
-    (void)conn;
     (void)code;
     sbx_prov_server *server = cls;
+    sbx_prov_conns_completed(server->conns, tracked(conn));
     request_state *rs = *con_cls;
     if (rs == NULL)
         return;
@@ -358,6 +453,50 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     server->in_flight--;
     pthread_cond_broadcast(&server->idle);
     pthread_mutex_unlock(&server->lock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    sbx_prov_server *server = cls;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        /* Before libmicrohttpd closes the socket: its number is not reused
+         * while the tracker may still shut it down. */
+        sbx_prov_conns_remove(server->conns, *socket_context);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != NULL)
+        *socket_context = sbx_prov_conns_add(server->conns, info->connect_fd);
+}
+
+/* With a connection cap: the soft descriptor limit raised to the hard one,
+ * and the cap checked against it.  Returns 0 after saying why. */
+static int descriptors_fit(const sbx_prov_server_options *o, char *why, size_t why_len)
+{
+    if (o->max_connections == 0)
+        return 1;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return 1;
+    if (limit.rlim_cur < limit.rlim_max) {
+        struct rlimit raised = {limit.rlim_max, limit.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            limit = raised;
+    }
+    rlim_t need = (rlim_t)o->max_connections + DISPLACED_SLACK + 2u * o->threads +
+                  RESERVED_DESCRIPTORS;
+    if (limit.rlim_cur != RLIM_INFINITY && need > limit.rlim_cur) {
+        snprintf(why, why_len,
+                 "%u connections at once need about %llu open descriptors, but the limit "
+                 "(ulimit -n) is %llu: lower the connection cap or raise the limit",
+                 o->max_connections, (unsigned long long)need,
+                 (unsigned long long)limit.rlim_cur);
+        return 0;
+    }
+    return 1;
 }
 
 /* The listening address as a socket address.  Returns its length, or 0
@@ -400,12 +539,20 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
         snprintf(why, why_len, "'%s' is not a numeric IPv4 or IPv6 address", options->address);
         return NULL;
     }
+    if (!descriptors_fit(options, why, why_len))
+        return NULL;
     sbx_prov_server *server = sbx_prov_malloc(sizeof *server);
-    if (server == NULL) {
+    sbx_prov_conns *conns = server != NULL
+                                ? sbx_prov_conns_new(options->max_connections,
+                                                     options->request_timeout_s * 1000u, tls)
+                                : NULL;
+    if (conns == NULL) {
+        free(server);
         snprintf(why, why_len, "out of memory");
         return NULL;
     }
     memset(server, 0, sizeof *server);
+    server->conns = conns;
     server->options = *options;
     server->handlers = *handlers;
     server->tls = tls;
@@ -434,14 +581,30 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)options->threads, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
+    /* Only the limits that are set (0 leaves libmicrohttpd's default). */
+    struct MHD_OptionItem limits[4];
+    size_t n = 0;
+    if (options->idle_timeout_s > 0)
+        limits[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
+                                              (intptr_t)options->idle_timeout_s, NULL};
+    if (options->max_connections > 0)
+        limits[n++] = (struct MHD_OptionItem){
+            MHD_OPTION_CONNECTION_LIMIT, (intptr_t)(options->max_connections + DISPLACED_SLACK),
+            NULL};
+    if (options->max_per_address > 0)
+        limits[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                              (intptr_t)options->max_per_address, NULL};
+    limits[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     server->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, server,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, server,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, server,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u,
         MHD_OPTION_ARRAY, tls ? tls_options : tls_options + 2,
         MHD_OPTION_ARRAY, options->threads > 0 ? pool_options : pool_options + 1,
+        MHD_OPTION_ARRAY, limits,
         MHD_OPTION_END);
     if (server->daemon == NULL) {
         int ipv6 = addr.ss_family == AF_INET6;
@@ -452,6 +615,7 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
                      : " (address or port in use, or not an address of this host)");
         pthread_cond_destroy(&server->idle);
         pthread_mutex_destroy(&server->lock);
+        sbx_prov_conns_free(server->conns);
         free(server);
         return NULL;
     }
@@ -461,13 +625,27 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
     return server;
 }
 
-unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms)
+/* Names a request cut at the drain's end on stderr. */
+static void report_cut(void *ctx, const char *what)
+{
+    const sbx_prov_server *server = ctx;
+    fprintf(stderr, "%s: %s: still running after the drain: answered 503 and cut off\n",
+            server->options.name, what);
+}
+
+unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsigned *abandoned)
 {
     if (server == NULL)
         return 0;
+    pthread_mutex_lock(&server->lock);
+    server->stopping = 1;
+    pthread_mutex_unlock(&server->lock);
+    /* Shut down, not closed, until libmicrohttpd has stopped: its workers
+     * still take the socket out of their epoll sets.  New connections are
+     * refused from now on. */
     MHD_socket listener = MHD_quiesce_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET)
-        close(listener);
+        shutdown(listener, SHUT_RDWR);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += drain_ms / 1000;
@@ -482,7 +660,17 @@ unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms)
     }
     unsigned left = server->in_flight;
     pthread_mutex_unlock(&server->lock);
+    if (abandoned != NULL) {
+        *abandoned = sbx_prov_conns_cut_answering(server->conns, report_cut, server);
+        /* Stopping libmicrohttpd would join the threads still in the
+         * handler, for as long as their backend call takes. */
+        if (*abandoned > 0)
+            return left;
+    }
     MHD_stop_daemon(server->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    sbx_prov_conns_free(server->conns);
     pthread_cond_destroy(&server->idle);
     pthread_mutex_destroy(&server->lock);
     free(server);

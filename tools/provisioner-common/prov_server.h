@@ -1,10 +1,13 @@
 /* The HTTP server of the provisioner protocol, shared by the emulator and
  * sbx-provisiond (libmicrohttpd; everything that knows about MHD lives
- * here).  It reads each request (body limit: 413), checks the API key of
- * /api/ paths in constant time (401 "Unauthorized", plain text, as the
- * reference), routes it as the real provisioner's framework does (404
- * {"detail":"Not Found"}, 405 with Allow, 307 for trailing slashes) and
- * hands what reaches a route to the program's handler. */
+ * here).  It checks the API key of /api/ paths from the headers, before a
+ * byte of the body is read, in constant time (401 "Unauthorized", plain
+ * text, as the reference), refuses a body over the limit (413, from
+ * Content-Length when it is given), bounds how long and how many
+ * connections clients may hold (prov_conns.h), routes a request as the
+ * real provisioner's framework does (404 {"detail":"Not Found"}, 405 with
+ * Allow, 307 for trailing slashes) and hands what reaches a route to the
+ * program's handler. */
 #ifndef SBX_PROV_SERVER_H
 #define SBX_PROV_SERVER_H
 
@@ -63,22 +66,33 @@ typedef struct sbx_prov_server_options {
     size_t path_id_max;         /* the longest path {id} routed (longer: 404); 0:
                                  * SBX_PROV_ID_MAX */
     unsigned threads;           /* 0: a thread per connection; N: a pool of N */
+    unsigned idle_timeout_s;    /* a connection silent this long is closed (0: never) */
+    unsigned request_timeout_s; /* a request must arrive whole within this (0: no bound) */
+    unsigned max_connections;   /* open at once (0: libmicrohttpd's default) */
+    unsigned max_per_address;   /* open at once from one client address (0: no cap) */
     int verbose;                /* one line per request on stderr */
 } sbx_prov_server_options;
 
-/* Start serving `handlers` (copied) as `options` say.  Returns the server
- * and sets *bound_port, or NULL with the reason in `why` (`why_len` bytes):
- * a bad address, the port cannot be bound, libmicrohttpd was built without
- * TLS, or it refused the PEM pair. */
+/* Start serving `handlers` (copied) as `options` say.  With a connection
+ * cap, the soft limit on open descriptors is first raised to the hard one.
+ * Returns the server and sets *bound_port, or NULL with the reason in `why`
+ * (`why_len` bytes): a bad address, the port cannot be bound, the cap does
+ * not fit the descriptor limit, libmicrohttpd was built without TLS, or it
+ * refused the PEM pair. */
 sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
                                        const sbx_prov_handlers *handlers,
                                        unsigned *bound_port, char *why, size_t why_len);
 
-/* Stop accepting connections, wait at most `drain_ms` for the requests in
- * flight to be answered, then close every connection, join the threads and
- * free the server.  Returns how many requests were still in flight when it
- * stopped waiting.  NULL is accepted. */
-unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms);
+/* Stop accepting connections (a request arriving on an open one is
+ * answered 503), wait at most `drain_ms` for the requests in flight to be
+ * answered, then close every connection, join the threads and free the
+ * server.  Returns how many requests were still in flight when it stopped
+ * waiting.  With `abandoned` NULL, requests still in the handler are waited
+ * for.  Otherwise they are answered 503 (HTTPS: their connection is shut
+ * down) and *abandoned says how many there were: when it is not 0 their
+ * threads still run, so the server is left as it is and the caller must
+ * not free what the handlers use, but end the process.  NULL is accepted. */
+unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsigned *abandoned);
 
 /* The whole of a PEM file (a certificate chain or a private key) as a new
  * NUL-terminated string (free it; wipe a key first), or NULL with the

@@ -141,6 +141,6 @@ void sbx_emu_server_stop(sbx_emu_server *server)
     if (server == NULL)
         return;
     sbx_emu_faults_shutdown(server->ctx->faults);
-    sbx_prov_server_stop(server->server, 0);
+    sbx_prov_server_stop(server->server, 0, NULL);
     free(server);
 }
