@@ -3,6 +3,8 @@
 
 #include "common/sandbox_records.h"
 
+#include "common/sandbox_ids.h"
+
 #include <sbx/backend_support.h>
 
 #include <stdlib.h>
@@ -82,6 +84,14 @@ void common_reconciliation_clear(sbx_reconciliation *result)
     free(result->incarnation_id);
     memset(result, 0, sizeof *result);
     result->status = SBX_RECONCILE_UNKNOWN;
+}
+
+sbx_status common_reconcile_start(sbx_reconciliation *out, const char *sandbox_id,
+                                  sbx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->status = SBX_RECONCILE_UNKNOWN;
+    return common_check_sandbox_id(sandbox_id, err);
 }
 
 sbx_sandbox *common_sandbox_list_append(common_sandbox_list *list, sbx_error *err)

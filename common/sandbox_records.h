@@ -41,6 +41,12 @@ sbx_status common_sandbox_record_box(sbx_sandbox *record, sbx_sandbox **out, sbx
  * that reconciles. */
 void common_reconciliation_clear(sbx_reconciliation *result);
 
+/* The start of every backend's reconcile: *out set to an empty UNKNOWN
+ * result (what a failure leaves), then `sandbox_id` checked
+ * (common_check_sandbox_id's error). */
+sbx_status common_reconcile_start(sbx_reconciliation *out, const char *sandbox_id,
+                                  sbx_error *err);
+
 /* Growable array of records, for list operations.  Zero-initialise it. */
 typedef struct common_sandbox_list {
     sbx_sandbox *items;

@@ -216,9 +216,7 @@ static sbx_status engine_namespace(sbx_backend_instance *inst, const char *what,
 sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
                             sbx_reconciliation *out, sbx_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->status = SBX_RECONCILE_UNKNOWN;
-    sbx_status st = common_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_reconcile_start(out, sandbox_id, err);
     if (st != SBX_OK)
         return st;
     char what[96], container_id[DOCKER_CONTAINER_ID_MAX];

@@ -679,10 +679,10 @@ static sbx_status local_list_records(sbx_backend_instance *inst, sbx_sandbox_rec
 static sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
                                   sbx_reconciliation *out, sbx_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->status = SBX_RECONCILE_UNKNOWN;
     local_paths paths;
-    sbx_status st = sandbox_paths(inst, sandbox_id, &paths, err);
+    sbx_status st = common_reconcile_start(out, sandbox_id, err);
+    if (st == SBX_OK)
+        st = sandbox_paths(inst, sandbox_id, &paths, err);
     if (st != SBX_OK)
         return st;
     char namespace_id[LOCAL_ID_SIZE];

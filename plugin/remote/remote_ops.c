@@ -272,9 +272,7 @@ sbx_status remote_capabilities(sbx_backend_instance *inst, sbx_capabilities *out
 sbx_status remote_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
                             sbx_reconciliation *out, sbx_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->status = SBX_RECONCILE_UNKNOWN;
-    sbx_status st = common_check_sandbox_id(sandbox_id, err);
+    sbx_status st = common_reconcile_start(out, sandbox_id, err);
     if (st != SBX_OK)
         return st;
     char what[128];
