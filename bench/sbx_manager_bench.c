@@ -54,7 +54,7 @@ typedef struct bench {
     const char *op, *tag;
     sbx_backend *backend;
     sbx_manager *manager;
-    sbx_lease_store *store;
+    mgr_lease_store *store;
     char id[SBX_DERIVED_ID_SIZE];      /* the sandbox get/acquire/warm use */
     double acquire_s[MAX_THREADS];     /* warm, cold: time in acquire */
     double destroy_s[MAX_THREADS];     /* cold: time in destroy */
@@ -223,7 +223,7 @@ static int call_renew(void *ctx, unsigned thread, unsigned long index)
         if (b->store->ops->take(b->store, id, &taken, &err) != SBX_OK || !taken)
             return -1;
     }
-    sbx_lease_renewal outcome;
+    mgr_lease_renewal outcome;
     if (b->store->ops->renew(b->store, id, &outcome, &err) != SBX_OK)
         return failed("renew", &err);
     return outcome == SBX_LEASE_RENEWED ? 0 : -1;
@@ -261,11 +261,11 @@ static void open_store(bench *b, sbx_manager_store kind, const char *where)
     sbx_error err;
     sbx_status st;
     if (kind == SBX_MANAGER_STORE_SQLITE)
-        st = sbx_lease_store_sqlite_open(where, "bench:owner", 120000, &b->store, &err);
+        st = mgr_lease_store_sqlite_open(where, "bench:owner", 120000, &b->store, &err);
     else if (kind == SBX_MANAGER_STORE_REDIS)
-        st = sbx_lease_store_redis_open(where, "sbx:bench", "bench:owner", 120000, &b->store, &err);
+        st = mgr_lease_store_redis_open(where, "sbx:bench", "bench:owner", 120000, &b->store, &err);
     else
-        st = sbx_lease_store_memory_open("bench:owner", 120000, monotonic_ms, NULL, NULL, &b->store,
+        st = mgr_lease_store_memory_open("bench:owner", 120000, monotonic_ms, NULL, NULL, &b->store,
                                          &err);
     if (st != SBX_OK)
         die("opening the store", &err);
@@ -404,7 +404,7 @@ int main(int argc, char **argv)
     if (fn == call_alive_take && sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
         status = failed("destroy", &err);
     if (b.store != NULL)
-        sbx_lease_store_close(b.store);
+        mgr_lease_store_close(b.store);
     sbx_backend_close(b.backend);
     sbx_host_free(host);
     return status;

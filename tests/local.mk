@@ -7,11 +7,11 @@ AM_TESTS_ENVIRONMENT = \
 	SBX_MODULE_PATH='$(abs_top_builddir)/plugin/remote/.libs:$(abs_top_builddir)/plugin/docker/.libs'; \
 	SBX_TEST_BUILDDIR='$(abs_top_builddir)'; \
 	SBX_TEST_SRCDIR='$(abs_top_srcdir)'; \
-	SBX_EMU_BIN='$(abs_top_builddir)/tools/provisioner-emu/sbx-provisioner-emu'; \
+	EMU_BIN='$(abs_top_builddir)/tools/provisioner-emu/sbx-provisioner-emu'; \
 	SBXCTL_BIN='$(abs_top_builddir)/tools/sbxctl/sbxctl'; \
 	SBX_CONFIG=; XDG_STATE_HOME='$(abs_top_builddir)/tests/state'; \
 	no_proxy=; NO_PROXY=; CC='$(CC)'; \
-	export CC SBX_MODULE_PATH SBX_TEST_BUILDDIR SBX_TEST_SRCDIR SBX_EMU_BIN SBXCTL_BIN SBX_CONFIG XDG_STATE_HOME no_proxy NO_PROXY;
+	export CC SBX_MODULE_PATH SBX_TEST_BUILDDIR SBX_TEST_SRCDIR EMU_BIN SBXCTL_BIN SBX_CONFIG XDG_STATE_HOME no_proxy NO_PROXY;
 
 # CUnit suites link the test support library and CUnit.
 SBX_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)

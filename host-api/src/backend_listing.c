@@ -20,13 +20,13 @@ static void load_modules_in(sbx_host *host, const char *dir)
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
             continue;
-        /* Fits: dir is at most SBX_MODULE_DIR_MAX, d_name at most NAME_MAX. */
+        /* Fits: dir is at most HOST_MODULE_DIR_MAX, d_name at most NAME_MAX. */
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        const sbx_known_backend *known;
+        const host_known_backend *known;
         sbx_error err;
-        if (sbx_host_load_file(host, path, &known, &err) != SBX_OK)
-            sbx_host_log(host, SBX_LOG_WARN, "%s", err.message);
+        if (host_load_file(host, path, &known, &err) != SBX_OK)
+            host_log(host, SBX_LOG_WARN, "%s", err.message);
     }
     closedir(d);
 }
@@ -37,18 +37,18 @@ sbx_status sbx_host_list_backends(sbx_host *host, const sbx_backend_info **out, 
     sbx_error_clear(err);
     char **dirs;
     size_t dir_count;
-    sbx_status st = sbx_module_search_path(host, &dirs, &dir_count, err);
+    sbx_status st = host_module_search_path(host, &dirs, &dir_count, err);
     if (st != SBX_OK)
         return st;
     for (size_t i = 0; i < dir_count; i++)
         load_modules_in(host, dirs[i]);
-    sbx_strv_free(dirs, dir_count);
+    host_strv_free(dirs, dir_count);
 
     sbx_backend_info *listing = calloc(host->known_count ? host->known_count : 1, sizeof *listing);
     if (listing == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     for (size_t i = 0; i < host->known_count; i++) {
-        const sbx_known_backend *k = &host->known[i];
+        const host_known_backend *k = &host->known[i];
         listing[i] = (sbx_backend_info){
             .name = k->descriptor->name, .kind = k->kind, .path = k->path,
             .abi_major = k->descriptor->abi_major, .abi_minor = k->descriptor->abi_minor,

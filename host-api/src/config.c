@@ -30,7 +30,7 @@ struct sbx_config {
     size_t module_path_count;
     backend_options *backends;
     size_t backend_count, backend_cap;
-    sbx_config_manager_section *manager;   /* NULL: no `manager` section */
+    host_config_manager_section *manager;   /* NULL: no `manager` section */
 };
 
 /* Largest configuration file accepted: configs are small; this bounds reads. */
@@ -60,13 +60,13 @@ void sbx_config_free(sbx_config *c)
         free(c->backends[i].name);
     }
     free(c->backends);
-    sbx_config_manager_section_free(c->manager);
+    host_config_manager_section_free(c->manager);
     free(c);
 }
 
 void sbx_config_manager(const sbx_config *c, sbx_manager_config *out)
 {
-    sbx_config_manager_section_get(c != NULL ? c->manager : NULL, out);
+    host_config_manager_section_get(c != NULL ? c->manager : NULL, out);
 }
 
 const char *sbx_config_backend(const sbx_config *c)
@@ -154,9 +154,9 @@ sbx_status sbx_config_set_option(sbx_config *c, const char *name, const char *ke
     sbx_backend_format(what, sizeof what, "option '%s' of backend '%s'",
              common_printable(key, shown_key, sizeof shown_key),
              common_printable(name, shown_name, sizeof shown_name));
-    sbx_status st = sbx_config_check_text(key, strlen(key), what, err);
+    sbx_status st = host_config_check_text(key, strlen(key), what, err);
     if (st == SBX_OK)
-        st = sbx_config_check_text(value, strlen(value), what, err);
+        st = host_config_check_text(value, strlen(value), what, err);
     if (st != SBX_OK)
         return st;
     backend_options *b = add_backend(c, name);
@@ -193,7 +193,7 @@ static sbx_status parse_module_path(sbx_config *c, json_object *v, const char *o
         sbx_backend_format(where, sizeof where, "%s: module_path[%zu]", origin, i);
         if (!json_object_is_type(item, json_type_string))
             return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
-        sbx_status st = sbx_config_expand_string(item, where, &c->module_path[i], err);
+        sbx_status st = host_config_expand_string(item, where, &c->module_path[i], err);
         if (st != SBX_OK)
             return st;
         c->module_path_count++;
@@ -217,7 +217,7 @@ static sbx_status parse_backend_options(sbx_config *c, const char *name, json_ob
         sbx_status st;
         switch (json_object_get_type(value)) {
         case json_type_string:
-            st = sbx_config_expand_string(value, where, &text, err);
+            st = host_config_expand_string(value, where, &text, err);
             if (st != SBX_OK)
                 return st;
             break;
@@ -255,7 +255,7 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
                 return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
             free(c->backend);
             c->backend = NULL;
-            st = sbx_config_expand_string(value, where, &c->backend, err);
+            st = host_config_expand_string(value, where, &c->backend, err);
         } else if (strcmp(key, "module_path") == 0) {
             st = parse_module_path(c, value, origin, err);
         } else if (strcmp(key, "backends") == 0) {
@@ -269,7 +269,7 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
                     break;
             }
         } else if (strcmp(key, "manager") == 0) {
-            st = sbx_config_manager_section_parse(&c->manager, value, origin, err);
+            st = host_config_manager_section_parse(&c->manager, value, origin, err);
         } else {
             return sbx_error_set(err, SBX_ERR_CONFIG,
                                  "%s: unknown key '%s' (expected backend, module_path, backends, "
@@ -395,7 +395,7 @@ static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
     const char *sep = s->path[0] != '\0' ? "." : "";
     char what[512];
     sbx_backend_format(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);
-    sbx_status st = sbx_config_check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
+    sbx_status st = host_config_check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
     if (st == SBX_OK && json_object_object_get_ex(f->seen, key, NULL))
         st = sbx_error_set(err, SBX_ERR_CONFIG,
                            "%s: duplicate key '%s%s%s' (each key may appear once)",

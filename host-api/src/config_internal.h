@@ -9,21 +9,21 @@
 /* The `manager` section as read: a manager configuration with the
  * defaults of SBX_MANAGER_CONFIG_INIT where the file says nothing.  Its
  * strings are owned. */
-typedef struct sbx_config_manager_section sbx_config_manager_section;
+typedef struct host_config_manager_section host_config_manager_section;
 
 /* Parse the `manager` object `v` of the file `origin` into *section (made
- * on first use; freed with sbx_config_manager_section_free even when this
+ * on first use; freed with host_config_manager_section_free even when this
  * fails).  SBX_ERR_CONFIG names the key at fault with its path. */
-sbx_status sbx_config_manager_section_parse(sbx_config_manager_section **section,
+sbx_status host_config_manager_section_parse(host_config_manager_section **section,
                                             json_object *v, const char *origin,
                                             sbx_error *err);
 
 /* Free a section (NULL accepted). */
-void sbx_config_manager_section_free(sbx_config_manager_section *section);
+void host_config_manager_section_free(host_config_manager_section *section);
 
 /* The manager configuration of a section (NULL: the defaults); strings
  * borrowed from the section. */
-void sbx_config_manager_section_get(const sbx_config_manager_section *section,
+void host_config_manager_section_get(const host_config_manager_section *section,
                                     sbx_manager_config *out);
 
 #endif

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sbx_config_manager_section {
+struct host_config_manager_section {
     sbx_manager_config config;
     char *ready_path, *store_path, *redis_url, *key_prefix, *lock_dir;
 };
@@ -35,7 +35,7 @@ static sbx_status read_number(json_object *v, const char *where, double *out, sb
         *out = json_object_get_double(v);
     } else if (type == json_type_string) {
         char *text = NULL;
-        sbx_status st = sbx_config_expand_string(v, where, &text, err);
+        sbx_status st = host_config_expand_string(v, where, &text, err);
         if (st != SBX_OK)
             return st;
         char *end = NULL;
@@ -87,7 +87,7 @@ static sbx_status read_string(json_object *v, const char *where, char **slot, sb
     if (!json_object_is_type(v, json_type_string))
         return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be a string", where);
     char *text = NULL;
-    sbx_status st = sbx_config_expand_string(v, where, &text, err);
+    sbx_status st = host_config_expand_string(v, where, &text, err);
     if (st != SBX_OK)
         return st;
     free(*slot);
@@ -116,7 +116,7 @@ static sbx_status read_choice(json_object *v, const char *where, const char *con
     return st;
 }
 
-static sbx_status parse_ownership(sbx_config_manager_section *s, json_object *v,
+static sbx_status parse_ownership(host_config_manager_section *s, json_object *v,
                                   const char *origin, sbx_error *err)
 {
     if (!json_object_is_type(v, json_type_object))
@@ -151,7 +151,7 @@ static sbx_status parse_ownership(sbx_config_manager_section *s, json_object *v,
     return SBX_OK;
 }
 
-static sbx_status parse_key(sbx_config_manager_section *s, const char *key, json_object *value,
+static sbx_status parse_key(host_config_manager_section *s, const char *key, json_object *value,
                             const char *origin, sbx_error *err)
 {
     static const char *const modes[] = {"destroy", "keep", NULL};
@@ -184,7 +184,7 @@ static sbx_status parse_key(sbx_config_manager_section *s, const char *key, json
                          MANAGER_KEYS ")", origin, key);
 }
 
-sbx_status sbx_config_manager_section_parse(sbx_config_manager_section **section,
+sbx_status host_config_manager_section_parse(host_config_manager_section **section,
                                             json_object *v, const char *origin,
                                             sbx_error *err)
 {
@@ -196,14 +196,14 @@ sbx_status sbx_config_manager_section_parse(sbx_config_manager_section **section
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         (*section)->config = defaults;
     }
-    sbx_config_manager_section *s = *section;
+    host_config_manager_section *s = *section;
     json_object_object_foreach(v, key, value) {
         sbx_status st = parse_key(s, key, value, origin, err);
         if (st != SBX_OK)
             return st;
     }
     sbx_manager_config checked;
-    sbx_config_manager_section_get(s, &checked);
+    host_config_manager_section_get(s, &checked);
     sbx_status st = mgr_check_config(&checked, err);
     if (st != SBX_OK) {
         return sbx_backend_error_prefix(err, "%s", origin);
@@ -211,7 +211,7 @@ sbx_status sbx_config_manager_section_parse(sbx_config_manager_section **section
     return SBX_OK;
 }
 
-void sbx_config_manager_section_free(sbx_config_manager_section *s)
+void host_config_manager_section_free(host_config_manager_section *s)
 {
     if (s == NULL)
         return;
@@ -223,7 +223,7 @@ void sbx_config_manager_section_free(sbx_config_manager_section *s)
     free(s);
 }
 
-void sbx_config_manager_section_get(const sbx_config_manager_section *s,
+void host_config_manager_section_get(const host_config_manager_section *s,
                                     sbx_manager_config *out)
 {
     static const sbx_manager_config defaults = SBX_MANAGER_CONFIG_INIT;

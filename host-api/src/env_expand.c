@@ -65,7 +65,7 @@ static sbx_status expand_bare(const char *text, size_t name_len, const char *whe
     return *out != NULL ? SBX_OK : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
 }
 
-sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_error *err)
+sbx_status host_env_expand(const char *text, const char *where, char **out, sbx_error *err)
 {
     const char *p = text;
     *out = NULL;
@@ -130,7 +130,7 @@ sbx_status sbx_env_expand(const char *text, const char *where, char **out, sbx_e
     return SBX_OK;
 }
 
-sbx_status sbx_config_check_text(const char *text, size_t len, const char *what, sbx_error *err)
+sbx_status host_config_check_text(const char *text, size_t len, const char *what, sbx_error *err)
 {
     if (common_text_is_clean(text, len))
         return SBX_OK;
@@ -139,14 +139,14 @@ sbx_status sbx_config_check_text(const char *text, size_t len, const char *what,
     return sbx_error_set(err, SBX_ERR_CONFIG, "%s is not valid UTF-8", what);
 }
 
-sbx_status sbx_config_expand_string(json_object *v, const char *where, char **out,
+sbx_status host_config_expand_string(json_object *v, const char *where, char **out,
                                     sbx_error *err)
 {
     const char *text = json_object_get_string(v);
-    sbx_status st = sbx_config_check_text(text, (size_t)json_object_get_string_len(v), where, err);
+    sbx_status st = host_config_check_text(text, (size_t)json_object_get_string_len(v), where, err);
     if (st == SBX_OK)
-        st = sbx_env_expand(text, where, out, err);
-    if (st == SBX_OK && (st = sbx_config_check_text(*out, strlen(*out), where, err)) != SBX_OK) {
+        st = host_env_expand(text, where, out, err);
+    if (st == SBX_OK && (st = host_config_check_text(*out, strlen(*out), where, err)) != SBX_OK) {
         free(*out);
         *out = NULL;
     }

@@ -24,7 +24,7 @@ const char *sbx_host_default_module_dir(void)
     return SBX_MODULE_DIR;
 }
 
-void sbx_host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ...)
+void host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -32,7 +32,7 @@ void sbx_host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ..
     va_end(ap);
 }
 
-void sbx_strv_free(char **strv, size_t count)
+void host_strv_free(char **strv, size_t count)
 {
     if (strv == NULL)
         return;
@@ -73,12 +73,12 @@ void sbx_host_free(sbx_host *host)
         free(host->known[i].path);
     }
     free(host->known);
-    sbx_strv_free(host->module_dirs, host->module_dir_count);
+    host_strv_free(host->module_dirs, host->module_dir_count);
     free(host->listing);
     free(host);
 }
 
-const sbx_known_backend *sbx_host_find_known(const sbx_host *host, const char *name)
+const host_known_backend *host_find_known(const sbx_host *host, const char *name)
 {
     for (size_t i = 0; i < host->known_count; i++)
         if (strcmp(host->known[i].descriptor->name, name) == 0)
@@ -86,13 +86,13 @@ const sbx_known_backend *sbx_host_find_known(const sbx_host *host, const char *n
     return NULL;
 }
 
-sbx_status sbx_host_remember(sbx_host *host, const sbx_backend_descriptor *descriptor,
+sbx_status host_remember(sbx_host *host, const sbx_backend_descriptor *descriptor,
                              sbx_backend_kind kind, const char *path, void *dl_handle,
                              sbx_error *err)
 {
     if (host->known_count == host->known_cap) {
         size_t cap = host->known_cap ? host->known_cap * 2 : 4;
-        sbx_known_backend *grown = realloc(host->known, cap * sizeof *grown);
+        host_known_backend *grown = realloc(host->known, cap * sizeof *grown);
         if (grown == NULL)
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         host->known = grown;
@@ -101,7 +101,7 @@ sbx_status sbx_host_remember(sbx_host *host, const sbx_backend_descriptor *descr
     char *path_copy = NULL;
     if (path != NULL && (path_copy = strdup(path)) == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    host->known[host->known_count++] = (sbx_known_backend){
+    host->known[host->known_count++] = (host_known_backend){
         .descriptor = descriptor, .kind = kind, .path = path_copy, .dl_handle = dl_handle};
     return SBX_OK;
 }
@@ -110,13 +110,13 @@ sbx_status sbx_host_register_backend(sbx_host *host, const sbx_backend_descripto
                                      sbx_error *err)
 {
     sbx_error_clear(err);
-    sbx_status st = sbx_descriptor_validate(descriptor, "in-process backend", "", err);
+    sbx_status st = host_descriptor_validate(descriptor, "in-process backend", "", err);
     if (st != SBX_OK)
         return st;
-    if (sbx_host_find_known(host, descriptor->name) != NULL)
+    if (host_find_known(host, descriptor->name) != NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "a backend named '%s' is already registered",
                              descriptor->name);
-    return sbx_host_remember(host, descriptor, SBX_BACKEND_BUILTIN, NULL, NULL, err);
+    return host_remember(host, descriptor, SBX_BACKEND_BUILTIN, NULL, NULL, err);
 }
 
 sbx_status sbx_host_set_module_path(sbx_host *host, const char *const *dirs, size_t dir_count,
@@ -128,11 +128,11 @@ sbx_status sbx_host_set_module_path(sbx_host *host, const char *const *dirs, siz
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     for (size_t i = 0; i < dir_count; i++) {
         if ((copy[i] = strdup(dirs[i])) == NULL) {
-            sbx_strv_free(copy, i);
+            host_strv_free(copy, i);
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
     }
-    sbx_strv_free(host->module_dirs, host->module_dir_count);
+    host_strv_free(host->module_dirs, host->module_dir_count);
     host->module_dirs = copy;
     host->module_dir_count = dir_count;
     return SBX_OK;
@@ -163,11 +163,11 @@ static sbx_status strv_push(char ***v, size_t *n, size_t *cap, const char *dir, 
 static sbx_status check_dir_length(const char *source, size_t index, const char *dir,
                                    size_t len, sbx_error *err)
 {
-    if (len <= SBX_MODULE_DIR_MAX)
+    if (len <= HOST_MODULE_DIR_MAX)
         return SBX_OK;
     return sbx_error_set(err, SBX_ERR_CONFIG,
                          "module path entry #%zu of %s is too long: %zu bytes, at most %d "
-                         "(it begins '%.60s')", index + 1, source, len, SBX_MODULE_DIR_MAX,
+                         "(it begins '%.60s')", index + 1, source, len, HOST_MODULE_DIR_MAX,
                          dir);
 }
 
@@ -179,7 +179,7 @@ static sbx_status push_dir(char ***v, size_t *n, size_t *cap, const char *source
     return st != SBX_OK ? st : strv_push(v, n, cap, dir, len, err);
 }
 
-sbx_status sbx_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
+sbx_status host_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
                                   sbx_error *err)
 {
     char **v = NULL;
@@ -199,7 +199,7 @@ sbx_status sbx_module_search_path(const sbx_host *host, char ***dirs, size_t *co
         st = push_dir(&v, &n, &cap, "the install", 0, SBX_MODULE_DIR, strlen(SBX_MODULE_DIR),
                       err);
     if (st != SBX_OK) {
-        sbx_strv_free(v, n);
+        host_strv_free(v, n);
         return st;
     }
     *dirs = v;
@@ -219,7 +219,7 @@ static int backend_name_is_valid(const char *name)
 }
 
 /* The module the host loaded from `path`, or NULL. */
-static const sbx_known_backend *find_loaded_file(const sbx_host *host, const char *path)
+static const host_known_backend *find_loaded_file(const sbx_host *host, const char *path)
 {
     for (size_t i = 0; i < host->known_count; i++)
         if (host->known[i].path != NULL && strcmp(host->known[i].path, path) == 0)
@@ -227,24 +227,24 @@ static const sbx_known_backend *find_loaded_file(const sbx_host *host, const cha
     return NULL;
 }
 
-sbx_status sbx_host_load_file(sbx_host *host, const char *path, const sbx_known_backend **out,
+sbx_status host_load_file(sbx_host *host, const char *path, const host_known_backend **out,
                               sbx_error *err)
 {
     if ((*out = find_loaded_file(host, path)) != NULL)
         return SBX_OK;
     void *dl;
     const sbx_backend_descriptor *d;
-    sbx_status st = sbx_module_open(path, &dl, &d, err);
+    sbx_status st = host_module_open(path, &dl, &d, err);
     if (st != SBX_OK)
         return st;
-    const sbx_known_backend *same = sbx_host_find_known(host, d->name);
+    const host_known_backend *same = host_find_known(host, d->name);
     if (same != NULL) {
         /* Two files declaring one name: the first one found stays. */
         dlclose(dl);
         *out = same;
         return SBX_OK;
     }
-    st = sbx_host_remember(host, d, SBX_BACKEND_MODULE, path, dl, err);
+    st = host_remember(host, d, SBX_BACKEND_MODULE, path, dl, err);
     if (st != SBX_OK) {
         dlclose(dl);
         return st;
@@ -282,21 +282,21 @@ sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_des
         return sbx_error_set(err, SBX_ERR_LOAD,
                              "no backend named '%s': names are 1-64 of [a-z0-9_-]",
                              name != NULL ? name : "");
-    const sbx_known_backend *known = sbx_host_find_known(host, name);
+    const host_known_backend *known = host_find_known(host, name);
     if (known != NULL) {
         *out = known->descriptor;
         return SBX_OK;
     }
     char **dirs;
     size_t dir_count;
-    sbx_status st = sbx_module_search_path(host, &dirs, &dir_count, err);
+    sbx_status st = host_module_search_path(host, &dirs, &dir_count, err);
     if (st != SBX_OK)
         return st;
     static const char *const prefixes[] = {"", "sbx-"};
     int tried = 0;
     for (size_t i = 0; i < dir_count && !tried; i++) {
         for (size_t p = 0; p < 2 && !tried; p++) {
-            /* Fits: dirs[i] is at most SBX_MODULE_DIR_MAX, the file name
+            /* Fits: dirs[i] is at most HOST_MODULE_DIR_MAX, the file name
              * at most "sbx-" + 64 + ".so". */
             char path[PATH_MAX];
             struct stat sb;
@@ -306,7 +306,7 @@ sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_des
             /* The first file found decides: a broken one is reported, not
              * silently passed over for another. */
             tried = 1;
-            st = sbx_host_load_file(host, path, &known, err);
+            st = host_load_file(host, path, &known, err);
             if (st == SBX_OK && strcmp(known->descriptor->name, name) != 0)
                 st = sbx_error_set(err, SBX_ERR_LOAD,
                                    "cannot load backend module %s: it declares the name '%s', not '%s'",
@@ -325,6 +325,6 @@ sbx_status sbx_host_load(sbx_host *host, const char *name, const sbx_backend_des
     } else if (st == SBX_OK) {
         *out = known->descriptor;
     }
-    sbx_strv_free(dirs, dir_count);
+    host_strv_free(dirs, dir_count);
     return st;
 }

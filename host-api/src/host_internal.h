@@ -7,16 +7,16 @@
 #include <limits.h>
 
 /* A backend known to a host: built in, registered, or loaded from a module. */
-typedef struct sbx_known_backend {
+typedef struct host_known_backend {
     const sbx_backend_descriptor *descriptor;
     sbx_backend_kind kind;
     char *path;          /* module file; NULL for in-process backends */
     void *dl_handle;     /* dlopen handle; NULL for in-process backends */
-} sbx_known_backend;
+} host_known_backend;
 
 struct sbx_host {
     sbx_host_services services;   /* copy; handed to every backend opened */
-    sbx_known_backend *known;     /* in-process first, then modules as loaded */
+    host_known_backend *known;     /* in-process first, then modules as loaded */
     size_t known_count, known_cap;
     char **module_dirs;           /* configured directories */
     size_t module_dir_count;
@@ -28,25 +28,25 @@ struct sbx_host {
  * version and the mandatory 1.0 operations.  `origin` then `path` (e.g.
  * "module " and the module's path, or "in-process backend" and "") name the
  * backend in the one-line SBX_ERR_LOAD message. */
-sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *descriptor,
+sbx_status host_descriptor_validate(const sbx_backend_descriptor *descriptor,
                                    const char *origin, const char *path, sbx_error *err);
 
 /* dlopen `path`, find the entry point, validate its descriptor.  On success
  * *handle and *descriptor are set (the caller dlcloses the handle); on
  * failure nothing stays loaded and the message names the path. */
-sbx_status sbx_module_open(const char *path, void **handle,
+sbx_status host_module_open(const char *path, void **handle,
                            const sbx_backend_descriptor **descriptor, sbx_error *err);
 
 /* Remember a backend in the host's table (path copied). */
-sbx_status sbx_host_remember(sbx_host *host, const sbx_backend_descriptor *descriptor,
+sbx_status host_remember(sbx_host *host, const sbx_backend_descriptor *descriptor,
                              sbx_backend_kind kind, const char *path, void *dl_handle,
                              sbx_error *err);
 
 /* The backend called `name` the host already knows, or NULL. */
-const sbx_known_backend *sbx_host_find_known(const sbx_host *host, const char *name);
+const host_known_backend *host_find_known(const sbx_host *host, const char *name);
 
 /* Log a line through the host's callback (printf-style). */
-void sbx_host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ...)
+void host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -56,23 +56,23 @@ void sbx_host_log(const sbx_host *host, sbx_log_level level, const char *fmt, ..
  * loaded, and remember it; *out is the host's entry for it (the first one
  * of its name when another file declared that name first).  SBX_ERR_LOAD
  * naming the path when the module is refused. */
-sbx_status sbx_host_load_file(sbx_host *host, const char *path, const sbx_known_backend **out,
+sbx_status host_load_file(sbx_host *host, const char *path, const host_known_backend **out,
                               sbx_error *err);
 
 /* The longest module directory: one that leaves room in PATH_MAX for a
  * '/', a file name of NAME_MAX bytes and the NUL, so that every module file
  * path built from a directory of the search path fits char[PATH_MAX]. */
-#define SBX_MODULE_DIR_MAX (PATH_MAX - NAME_MAX - 2)
+#define HOST_MODULE_DIR_MAX (PATH_MAX - NAME_MAX - 2)
 
 /* Split the module search path into *dirs (configured, $SBX_MODULE_PATH,
- * compiled-in), each string owned by the array; free with sbx_strv_free.
+ * compiled-in), each string owned by the array; free with host_strv_free.
  * SBX_ERR_CONFIG naming the entry (where it comes from, its position and
- * its beginning) when one is longer than SBX_MODULE_DIR_MAX: a module path
+ * its beginning) when one is longer than HOST_MODULE_DIR_MAX: a module path
  * built from it would not fit, and a cut one must never be loaded. */
-sbx_status sbx_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
+sbx_status host_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
                                   sbx_error *err);
 
 /* Free a NULL-terminated or counted string vector. */
-void sbx_strv_free(char **strv, size_t count);
+void host_strv_free(char **strv, size_t count);
 
 #endif

@@ -1,6 +1,6 @@
 /* Loading one backend module file and validating what it declares.  Nothing
  * in a module is called but its entry point until its descriptor passed
- * sbx_descriptor_validate. */
+ * host_descriptor_validate. */
 #include <config.h>
 
 #include "host-api/src/host_internal.h"
@@ -20,7 +20,7 @@ static int makes_records_without_release(const sbx_backend_descriptor *d)
 #undef SET
 }
 
-sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *origin,
+sbx_status host_descriptor_validate(const sbx_backend_descriptor *d, const char *origin,
                                    const char *path, sbx_error *err)
 {
     if (d == NULL)
@@ -62,7 +62,7 @@ sbx_status sbx_descriptor_validate(const sbx_backend_descriptor *d, const char *
     return SBX_OK;
 }
 
-sbx_status sbx_module_open(const char *path, void **handle,
+sbx_status host_module_open(const char *path, void **handle,
                            const sbx_backend_descriptor **descriptor, sbx_error *err)
 {
     *handle = NULL;
@@ -89,7 +89,7 @@ sbx_status sbx_module_open(const char *path, void **handle,
     sbx_backend_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry);
     const sbx_backend_descriptor *d = entry();
-    sbx_status st = sbx_descriptor_validate(d, "module ", path, err);
+    sbx_status st = host_descriptor_validate(d, "module ", path, err);
     if (st != SBX_OK) {
         dlclose(dl);
         return st;

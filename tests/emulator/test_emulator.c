@@ -237,9 +237,9 @@ static void test_unknown_route_is_404_once_authenticated(void)
 
 static void test_key_from_environment(void)
 {
-    setenv("SBX_EMU_API_KEY", KEY, 1);
+    setenv("EMU_API_KEY", KEY, 1);
     sbx_test_emu *emu = sbx_test_emu_start(NULL);
-    unsetenv("SBX_EMU_API_KEY");
+    unsetenv("EMU_API_KEY");
     CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
     sbx_test_http_result r;
     request(emu, "GET", "/api/sandboxes", NULL, 0, &r);
@@ -1520,7 +1520,7 @@ void sbx_test_register(void)
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo option_tests[] = {
-        {"key from SBX_EMU_API_KEY", test_key_from_environment},
+        {"key from EMU_API_KEY", test_key_from_environment},
         {"--contract 2 capabilities", test_capabilities_contract_2},
         {"--no-capabilities", test_no_capabilities_route},
         {"--initial-status and --node-host", test_initial_status_and_node_host},

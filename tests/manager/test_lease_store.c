@@ -33,7 +33,7 @@ static char prefix[64];
 static int prefix_serial;
 
 #define MAX_STORES 16
-static sbx_lease_store *made[MAX_STORES];
+static mgr_lease_store *made[MAX_STORES];
 static int made_count;
 
 static int64_t real_clock(void *ctx)
@@ -43,21 +43,21 @@ static int64_t real_clock(void *ctx)
 }
 
 /* A store of the current kind for `owner` (NULL-safe test failure). */
-static sbx_lease_store *make(const char *owner, int64_t ttl)
+static mgr_lease_store *make(const char *owner, int64_t ttl)
 {
-    sbx_lease_store *s = NULL;
+    mgr_lease_store *s = NULL;
     sbx_error err;
     sbx_status st;
     switch (current) {
     case K_MEMORY:
-        st = sbx_lease_store_memory_open(owner, ttl, real_clock, NULL,
+        st = mgr_lease_store_memory_open(owner, ttl, real_clock, NULL,
                                          made_count ? made[0] : NULL, &s, &err);
         break;
     case K_SQLITE:
-        st = sbx_lease_store_sqlite_open(sqlite_path, owner, ttl, &s, &err);
+        st = mgr_lease_store_sqlite_open(sqlite_path, owner, ttl, &s, &err);
         break;
     default:
-        st = sbx_lease_store_redis_open(redis.url, prefix, owner, ttl, &s, &err);
+        st = mgr_lease_store_redis_open(redis.url, prefix, owner, ttl, &s, &err);
         break;
     }
     if (st != SBX_OK)
@@ -71,7 +71,7 @@ static sbx_lease_store *make(const char *owner, int64_t ttl)
 static void fresh_keyspace(void)
 {
     for (int i = 0; i < made_count; i++)
-        sbx_lease_store_close(made[i]);
+        mgr_lease_store_close(made[i]);
     made_count = 0;
     snprintf(prefix, sizeof prefix, "sbx:test:%d:%d", (int)getpid(), ++prefix_serial);
     if (current == K_SQLITE) {
@@ -84,7 +84,7 @@ static void fresh_keyspace(void)
     }
 }
 
-static int take(sbx_lease_store *s, const char *id)
+static int take(mgr_lease_store *s, const char *id)
 {
     int yes = -1;
     sbx_error err;
@@ -92,7 +92,7 @@ static int take(sbx_lease_store *s, const char *id)
     return yes;
 }
 
-static int claim(sbx_lease_store *s, const char *id, int for_destroy)
+static int claim(mgr_lease_store *s, const char *id, int for_destroy)
 {
     int yes = -1;
     sbx_error err;
@@ -100,22 +100,22 @@ static int claim(sbx_lease_store *s, const char *id, int for_destroy)
     return yes;
 }
 
-static sbx_lease_renewal renew(sbx_lease_store *s, const char *id)
+static mgr_lease_renewal renew(mgr_lease_store *s, const char *id)
 {
-    sbx_lease_renewal r = SBX_LEASE_RENEWED;
+    mgr_lease_renewal r = SBX_LEASE_RENEWED;
     sbx_error err;
     CU_ASSERT_EQUAL(s->ops->renew(s, id, &r, &err), SBX_OK);
     return r;
 }
 
-static void release(sbx_lease_store *s, const char *id)
+static void release(mgr_lease_store *s, const char *id)
 {
     sbx_error err;
     CU_ASSERT_EQUAL(s->ops->release(s, id, &err), SBX_OK);
 }
 
 /* The owner of `id` as seen by `s`, "" when unowned (static buffer). */
-static const char *owner(sbx_lease_store *s, const char *id)
+static const char *owner(mgr_lease_store *s, const char *id)
 {
     static char buf[128];
     char *o = NULL;
@@ -128,7 +128,7 @@ static const char *owner(sbx_lease_store *s, const char *id)
 
 /* Wait (at most 20 s: a generous bound for a loaded machine) until `id`'s
  * lease has expired. */
-static int wait_expired(sbx_lease_store *s, const char *id)
+static int wait_expired(mgr_lease_store *s, const char *id)
 {
     long deadline = sbx_test_now_ms() + 20000;
     while (sbx_test_now_ms() < deadline) {
@@ -147,7 +147,7 @@ static int wait_expired(sbx_lease_store *s, const char *id)
 static void test_claim_is_exclusive_across_instances(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
     CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
@@ -156,7 +156,7 @@ static void test_claim_is_exclusive_across_instances(void)
 static void test_failed_claim_does_not_steal_the_lease(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_RENEWED);
@@ -166,7 +166,7 @@ static void test_failed_claim_does_not_steal_the_lease(void)
 static void test_claim_refreshes_our_own_lease(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
 }
@@ -174,7 +174,7 @@ static void test_claim_refreshes_our_own_lease(void)
 static void test_claim_succeeds_once_a_lease_expires(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(claim(b, "s1", 0), 0);
     CU_ASSERT(wait_expired(b, "s1"));
@@ -187,7 +187,7 @@ static void test_claim_succeeds_once_a_lease_expires(void)
 static void test_take_transfers_ownership_from_a_live_peer(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(take(b, "s1"), 1);
     CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "B");
@@ -196,7 +196,7 @@ static void test_take_transfers_ownership_from_a_live_peer(void)
 static void test_take_makes_the_previous_owners_renew_report_lost(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(take(b, "s1"), 1);
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LOST);
@@ -206,7 +206,7 @@ static void test_take_makes_the_previous_owners_renew_report_lost(void)
 static void test_take_is_refused_while_a_peer_is_destroying(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
     CU_ASSERT_EQUAL(take(b, "s1"), 0);
     CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
@@ -215,7 +215,7 @@ static void test_take_is_refused_while_a_peer_is_destroying(void)
 static void test_take_is_allowed_once_the_teardown_marker_is_released(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
     release(a, "s1");
     CU_ASSERT_EQUAL(take(b, "s1"), 1);
@@ -224,7 +224,7 @@ static void test_take_is_allowed_once_the_teardown_marker_is_released(void)
 static void test_a_destroyers_own_claim_is_idempotent(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
 }
@@ -232,7 +232,7 @@ static void test_a_destroyers_own_claim_is_idempotent(void)
 static void test_claim_for_destroy_is_still_refused_against_a_peer(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT_EQUAL(claim(b, "s1", 1), 0);
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_RENEWED);
@@ -241,7 +241,7 @@ static void test_claim_for_destroy_is_still_refused_against_a_peer(void)
 static void test_a_stale_teardown_marker_expires(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
     CU_ASSERT_EQUAL(take(b, "s1"), 0);
     CU_ASSERT(wait_expired(b, "s1"));
@@ -251,7 +251,7 @@ static void test_a_stale_teardown_marker_expires(void)
 static void test_non_destroy_claim_does_not_unwind_our_own_teardown(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 0);
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LOST);
@@ -264,7 +264,7 @@ static void test_non_destroy_claim_does_not_unwind_our_own_teardown(void)
 static void test_renew_does_not_keep_a_teardown_alive(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 1), 1);
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LOST);
 }
@@ -272,7 +272,7 @@ static void test_renew_does_not_keep_a_teardown_alive(void)
 static void test_renew_reports_lapsed_not_lost_for_an_expired_lease(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", SHORT_TTL);
+    mgr_lease_store *a = make("A", SHORT_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT(wait_expired(a, "s1"));
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LAPSED);
@@ -281,7 +281,7 @@ static void test_renew_reports_lapsed_not_lost_for_an_expired_lease(void)
 static void test_renew_does_not_reacquire_on_its_own(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", SHORT_TTL);
+    mgr_lease_store *a = make("A", SHORT_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     CU_ASSERT(wait_expired(a, "s1"));
     CU_ASSERT_EQUAL(renew(a, "s1"), SBX_LEASE_LAPSED);
@@ -296,7 +296,7 @@ static void test_renew_does_not_reacquire_on_its_own(void)
 static void test_renew_extends_the_lease(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", SHORT_TTL), *b = make("B", LONG_TTL);
     long renewed_from = sbx_test_now_ms();
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     long until = renewed_from + 3 * SHORT_TTL;
@@ -304,7 +304,7 @@ static void test_renew_extends_the_lease(void)
     long deadline = until + 20000;
     while ((sbx_test_now_ms() < until || checked < 3) && sbx_test_now_ms() < deadline) {
         long started = sbx_test_now_ms();
-        sbx_lease_renewal r = renew(a, "s1");
+        mgr_lease_renewal r = renew(a, "s1");
         /* Timed to the call's end: the store may run it late (a stalled
          * redis-server), and only a renewal that ran within the TTL must
          * find the lease live. */
@@ -333,7 +333,7 @@ static void test_renew_extends_the_lease(void)
 static void test_renew_of_an_unknown_sandbox_is_lapsed(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL);
     CU_ASSERT_EQUAL(renew(a, "never-seen"), SBX_LEASE_LAPSED);
 }
 
@@ -342,7 +342,7 @@ static void test_renew_of_an_unknown_sandbox_is_lapsed(void)
 static void test_release_frees_the_sandbox_for_a_peer(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     release(a, "s1");
     CU_ASSERT_EQUAL(claim(b, "s1", 0), 1);
@@ -351,7 +351,7 @@ static void test_release_frees_the_sandbox_for_a_peer(void)
 static void test_release_does_not_clear_a_peers_lease(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     release(b, "s1");
     CU_ASSERT_STRING_EQUAL(owner(b, "s1"), "A");
@@ -360,7 +360,7 @@ static void test_release_does_not_clear_a_peers_lease(void)
 static void test_release_of_an_unowned_sandbox_is_a_noop(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL);
     release(a, "s1");
     CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "");
 }
@@ -368,7 +368,7 @@ static void test_release_of_an_unowned_sandbox_is_a_noop(void)
 static void test_owner_does_not_take_ownership(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL), *b = make("B", LONG_TTL);
     CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "");
     CU_ASSERT_EQUAL(claim(b, "s1", 0), 1);
     CU_ASSERT_STRING_EQUAL(owner(a, "s1"), "B");
@@ -377,7 +377,7 @@ static void test_owner_does_not_take_ownership(void)
 /* ---- atomicity under contention ---- */
 
 typedef struct contender {
-    sbx_lease_store *store;
+    mgr_lease_store *store;
     pthread_barrier_t *start;
     int won;
 } contender;
@@ -421,7 +421,7 @@ static void test_concurrent_claims_serialize_to_one_winner(void)
 static void test_the_store_says_whether_it_sees_peers(void)
 {
     BEGIN();
-    sbx_lease_store *a = make("A", LONG_TTL);
+    mgr_lease_store *a = make("A", LONG_TTL);
     CU_ASSERT_EQUAL(a->cross_process, current != K_MEMORY);
 }
 
@@ -431,7 +431,7 @@ static void test_redis_keys_and_values_are_deerflows(void)
 {
     BEGIN();
     snprintf(prefix, sizeof prefix, "deerflow:sandbox:owner:");
-    sbx_lease_store *a = make("host:abc", LONG_TTL);
+    mgr_lease_store *a = make("host:abc", LONG_TTL);
     CU_ASSERT_EQUAL(claim(a, "s1", 0), 1);
     const char *get[] = {"GET", "deerflow:sandbox:owner:s1"};
     const char *pttl[] = {"PTTL", "deerflow:sandbox:owner:s1"};
@@ -458,13 +458,13 @@ static void test_redis_keys_and_values_are_deerflows(void)
 static void test_redis_store_that_cannot_answer_is_unknown(void)
 {
     BEGIN();
-    sbx_lease_store *s = NULL;
+    mgr_lease_store *s = NULL;
     sbx_error err;
     char url[400];
     snprintf(url, sizeof url, "unix://%s/nothing-listens.sock", redis.dir);
-    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "p", "A", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(mgr_lease_store_redis_open(url, "p", "A", LONG_TTL, &s, &err), SBX_OK);
     int yes;
-    sbx_lease_renewal r;
+    mgr_lease_renewal r;
     char *o;
     CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_ERR_TRANSPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "take of s1"));
@@ -473,30 +473,30 @@ static void test_redis_store_that_cannot_answer_is_unknown(void)
     CU_ASSERT_EQUAL(s->ops->renew(s, "s1", &r, &err), SBX_ERR_TRANSPORT);
     CU_ASSERT_EQUAL(s->ops->release(s, "s1", &err), SBX_ERR_TRANSPORT);
     CU_ASSERT_EQUAL(s->ops->owner(s, "s1", &o, NULL, &err), SBX_ERR_TRANSPORT);
-    sbx_lease_store_close(s);
+    mgr_lease_store_close(s);
 }
 
 /* The password of a redis URL is never quoted back. */
 static void test_redis_url_errors_do_not_quote_the_url(void)
 {
-    sbx_lease_store *s = NULL;
+    mgr_lease_store *s = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_lease_store_redis_open("rediss://:hunter2@h", "p", "A", 1000, &s, &err),
+    CU_ASSERT_EQUAL(mgr_lease_store_redis_open("rediss://:hunter2@h", "p", "A", 1000, &s, &err),
                     SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NULL(strstr(err.message, "hunter2"));
-    CU_ASSERT_EQUAL(sbx_lease_store_redis_open("redis://:hunter2@h:99999", "p", "A", 1000, &s, &err),
+    CU_ASSERT_EQUAL(mgr_lease_store_redis_open("redis://:hunter2@h:99999", "p", "A", 1000, &s, &err),
                     SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NULL(strstr(err.message, "hunter2"));
 }
 
 /* Every operation on `id` is a protocol error naming the store (`where`)
  * and `key`, and grants nothing. */
-static void expect_bad_lease(sbx_lease_store *s, const char *id, const char *where,
+static void expect_bad_lease(mgr_lease_store *s, const char *id, const char *where,
                              const char *key)
 {
     sbx_error err;
     int yes = -1;
-    sbx_lease_renewal r = SBX_LEASE_RENEWED;
+    mgr_lease_renewal r = SBX_LEASE_RENEWED;
     char *o = NULL;
     sbx_status got[6];
     got[0] = s->ops->take(s, id, &yes, &err);
@@ -522,7 +522,7 @@ static void expect_bad_lease(sbx_lease_store *s, const char *id, const char *whe
 }
 
 /* The listing stops at the bad entry, naming it. */
-static void expect_bad_listing(sbx_lease_store *s, const char *where, const char *key)
+static void expect_bad_listing(mgr_lease_store *s, const char *where, const char *key)
 {
     sbx_lease_record *records = NULL;
     size_t count = 0;
@@ -547,7 +547,7 @@ static void test_a_bad_redis_value_is_a_protocol_error_never_a_lease(void)
     char key[128];
     for (size_t i = 0; i < sizeof bad_strings / sizeof bad_strings[0] + 2; i++) {
         BEGIN();
-        sbx_lease_store *b = make("B", LONG_TTL);
+        mgr_lease_store *b = make("B", LONG_TTL);
         snprintf(key, sizeof key, "%s:s%zu", prefix, i);
         if (i < sizeof bad_strings / sizeof bad_strings[0]) {
             const char *set[] = {"SET", key, bad_strings[i], "PX", "60000"};
@@ -571,7 +571,7 @@ static void test_a_bad_redis_value_is_a_protocol_error_never_a_lease(void)
     }
     /* A lease without an expiry is no lease a listing can show. */
     BEGIN();
-    sbx_lease_store *b = make("B", LONG_TTL);
+    mgr_lease_store *b = make("B", LONG_TTL);
     snprintf(key, sizeof key, "%s:forever", prefix);
     const char *set[] = {"SET", key, "own:A"};
     free(redis_do(3, set));
@@ -590,46 +590,46 @@ static void test_a_redis_acl_user_logs_in_with_its_name_and_password(void)
     CU_ASSERT(ok != NULL && strcmp(ok, "OK") == 0);
     free(ok);
     char url[256];
-    sbx_lease_store *s = NULL;
+    mgr_lease_store *s = NULL;
     sbx_error err;
     int yes = -1;
     snprintf(url, sizeof url, "redis://lease%%2Duser:p%%40ss%%3Aw%%2Frd%%25@127.0.0.1:%d/0",
              server.port);
-    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(mgr_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err), SBX_OK);
     CU_ASSERT_EQUAL(s->ops->claim(s, "s1", 0, &yes, &err), SBX_OK);
     CU_ASSERT_EQUAL(yes, 1);
-    sbx_lease_store_close(s);
+    mgr_lease_store_close(s);
     const char *get[] = {"GET", "acl:s1"};
     char *value = redis_server_command(&server, 2, get);
     CU_ASSERT(value != NULL && strcmp(value, "own:A") == 0);
     free(value);
 
     snprintf(url, sizeof url, "redis://lease-user:wrong-secret-4711@127.0.0.1:%d", server.port);
-    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(mgr_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err), SBX_OK);
     CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_ERR_UNAUTHORIZED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "AUTH"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "WRONGPASS"));
     CU_ASSERT_PTR_NULL(strstr(err.message, "wrong-secret-4711"));
     fprintf(stderr, "wrong password: %s\n", err.message);
-    sbx_lease_store_close(s);
+    mgr_lease_store_close(s);
 
     /* A user without a password is no URL of ours. */
     snprintf(url, sizeof url, "redis://lease-user@127.0.0.1:%d", server.port);
-    CU_ASSERT_EQUAL(sbx_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err),
+    CU_ASSERT_EQUAL(mgr_lease_store_redis_open(url, "acl", "A", LONG_TTL, &s, &err),
                     SBX_ERR_CONFIG);
 
     /* Last: once the default user has a password, the helper cannot talk. */
     const char *protect[] = {"ACL", "SETUSER", "default", "resetpass", ">only pass"};
     free(redis_server_command(&server, 5, protect));
     snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
-    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "B", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(mgr_lease_store_redis_open(url, "acl", "B", LONG_TTL, &s, &err), SBX_OK);
     CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_ERR_UNAUTHORIZED);
-    sbx_lease_store_close(s);
+    mgr_lease_store_close(s);
     snprintf(url, sizeof url, "redis://:only%%20pass@127.0.0.1:%d", server.port);
-    CU_ASSERT_EQUAL_FATAL(sbx_lease_store_redis_open(url, "acl", "B", LONG_TTL, &s, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(mgr_lease_store_redis_open(url, "acl", "B", LONG_TTL, &s, &err), SBX_OK);
     CU_ASSERT_EQUAL(s->ops->take(s, "s1", &yes, &err), SBX_OK);
     CU_ASSERT_EQUAL(yes, 1);
-    sbx_lease_store_close(s);
+    mgr_lease_store_close(s);
     redis_server_stop(&server, 0);
 }
 
@@ -672,7 +672,7 @@ static void test_a_bad_sqlite_row_is_a_protocol_error_never_a_lease(void)
         char row[512];
         snprintf(row, sizeof row, "('%s', %s, %s)", bad[i].id, bad[i].value, bad[i].expires);
         lax_table(row);
-        sbx_lease_store *b = make("B", LONG_TTL);
+        mgr_lease_store *b = make("B", LONG_TTL);
         expect_bad_lease(b, bad[i].id, sqlite_path, bad[i].id);
         expect_bad_listing(b, sqlite_path, bad[i].id);
     }
@@ -686,16 +686,16 @@ static void test_a_bad_sqlite_row_is_a_protocol_error_never_a_lease(void)
     /* An expired bad row grants nothing and is overwritten. */
     BEGIN();
     lax_table("('s-old', NULL, 1)");
-    sbx_lease_store *b = make("B", LONG_TTL);
+    mgr_lease_store *b = make("B", LONG_TTL);
     CU_ASSERT_EQUAL(take(b, "s-old"), 1);
     CU_ASSERT_STRING_EQUAL(owner(b, "s-old"), "B");
 }
 
 static void test_sqlite_open_names_the_file_at_fault(void)
 {
-    sbx_lease_store *s = NULL;
+    mgr_lease_store *s = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_lease_store_sqlite_open("/nonexistent-dir/leases.db", "A", 1000, &s, &err),
+    CU_ASSERT_EQUAL(mgr_lease_store_sqlite_open("/nonexistent-dir/leases.db", "A", 1000, &s, &err),
                     SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "/nonexistent-dir/leases.db"));
 }

@@ -21,7 +21,7 @@
 #include "tests/support/cunit_main.h"
 
 static char db_path[512];
-static sbx_lease_store *peer;
+static mgr_lease_store *peer;
 
 static void begin(void)
 {
@@ -31,12 +31,12 @@ static void begin(void)
              state != NULL && state[0] == '/' ? state : "/tmp", (int)getpid());
     unlink(db_path);
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_lease_store_sqlite_open(db_path, "peer:1", 60000, &peer, &err) == SBX_OK);
+    CU_ASSERT_FATAL(mgr_lease_store_sqlite_open(db_path, "peer:1", 60000, &peer, &err) == SBX_OK);
 }
 
 static void end(void)
 {
-    sbx_lease_store_close(peer);
+    mgr_lease_store_close(peer);
     peer = NULL;
     unlink(db_path);
     mf_stop();

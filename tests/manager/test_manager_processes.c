@@ -129,7 +129,7 @@ static void pace(void)
 /* A lower bound, on the test's clock, of when the lease of `id` runs out:
  * the TTL the store says is left, counted from before the read.  -1 when
  * the store has no live lease of `id` held by `owner`. */
-static long lease_runs_out_at(sbx_lease_store *store, const char *id, const char *owner)
+static long lease_runs_out_at(mgr_lease_store *store, const char *id, const char *owner)
 {
     long before = sbx_test_now_ms();
     sbx_lease_record *records = NULL;
@@ -177,9 +177,9 @@ static void test_killed_peers_sandbox_is_adopted_after_the_grace(void)
      * moves forward while its holder lives, so its expiry read before the
      * kill bounds the last one from below; a read after the kill, when the
      * lease is still there, is the exact one. */
-    sbx_lease_store *store = NULL;
+    mgr_lease_store *store = NULL;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_lease_store_sqlite_open(lease_db, "observer", 1000, &store, &err) == SBX_OK);
+    CU_ASSERT_FATAL(mgr_lease_store_sqlite_open(lease_db, "observer", 1000, &store, &err) == SBX_OK);
     long runs_out = lease_runs_out_at(store, id, owner_id);
     CU_ASSERT(runs_out > 0); /* the owner lives: its lease is live */
     peer_kill(&owner);
@@ -187,7 +187,7 @@ static void test_killed_peers_sandbox_is_adopted_after_the_grace(void)
     long after_kill = lease_runs_out_at(store, id, owner_id);
     if (after_kill > runs_out)
         runs_out = after_kill;
-    sbx_lease_store_close(store);
+    mgr_lease_store_close(store);
     long not_before = runs_out + WATCHER_TTL_MS;
     long deadline = sbx_test_now_ms() + 20000;
     int adopted = 0, early = 0;
@@ -226,7 +226,7 @@ static void test_a_successor_adopts_what_a_keeping_shutdown_left(void)
 
 /* The lease of `id` in the shared file: 1 when `owner` holds it in the
  * teardown state. */
-static int held_for_destroy_by(sbx_lease_store *store, const char *id, const char *owner)
+static int held_for_destroy_by(mgr_lease_store *store, const char *id, const char *owner)
 {
     char *holder = NULL;
     int destroying = 0;
@@ -270,9 +270,9 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     snprintf(destroy, sizeof destroy, "destroy %s", id);
     CU_ASSERT_FATAL(peer_send(&victim, destroy) == 0);
 
-    sbx_lease_store *store = NULL;
+    mgr_lease_store *store = NULL;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_lease_store_sqlite_open(lease_db, "observer", 1000, &store, &err) == SBX_OK);
+    CU_ASSERT_FATAL(mgr_lease_store_sqlite_open(lease_db, "observer", 1000, &store, &err) == SBX_OK);
     long deadline = sbx_test_now_ms() + 20000;
     while (!(held_for_destroy_by(store, id, victim.owner) && !sandbox_exists(id)) &&
            sbx_test_now_ms() < deadline)
@@ -317,7 +317,7 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     CU_ASSERT_EQUAL(peer_quit(&peer), 0);
     CU_ASSERT(!sandbox_exists(id));
     CU_ASSERT(!state_file_exists("", id, ""));
-    sbx_lease_store_close(store);
+    mgr_lease_store_close(store);
     end();
 }
 

@@ -1,6 +1,6 @@
 # sbxctl suites: they run the built program ($SBXCTL_BIN) as a child
 # process and check what a user would see; the remote suite drives it
-# against the provisioner emulator ($SBX_EMU_BIN).
+# against the provisioner emulator ($EMU_BIN).
 check_PROGRAMS += tests/sbxctl/test_sbxctl_cli tests/sbxctl/test_sbxctl_remote \
 	tests/sbxctl/test_sbxctl_sandbox_id tests/sbxctl/test_sbxctl_local_docker \
 	tests/sbxctl/test_sbxctl_hostile_json

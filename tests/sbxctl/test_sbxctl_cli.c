@@ -682,7 +682,7 @@ static void test_unknown_backend_option_is_named(void)
 static void assert_hints_for(const sbx_test_run *run, const char *selected, const char *key)
 {
     size_t count = 0;
-    const sbx_ctl_backend_options *known = sbx_ctl_known_backend_options(&count);
+    const ctl_backend_options *known = ctl_known_backend_options(&count);
     for (size_t i = 0; i < count; i++) {
         if (strcmp(known[i].backend, selected) == 0)
             continue;
@@ -704,7 +704,7 @@ static void assert_hints_for(const sbx_test_run *run, const char *selected, cons
 static void test_option_of_another_backend_names_it(void)
 {
     size_t count = 0;
-    const sbx_ctl_backend_options *known = sbx_ctl_known_backend_options(&count);
+    const ctl_backend_options *known = ctl_known_backend_options(&count);
     CU_ASSERT_FATAL(count >= 2);
     for (size_t i = 0; i < count; i++) {
         for (const char *const *k = known[i].keys; *k != NULL; k++) {

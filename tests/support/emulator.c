@@ -83,9 +83,9 @@ sbx_test_emu *sbx_test_emu_start(const char *const *args)
 
 sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *ca_file)
 {
-    const char *bin = getenv("SBX_EMU_BIN");
+    const char *bin = getenv("EMU_BIN");
     if (bin == NULL || bin[0] == '\0') {
-        fprintf(stderr, "sbx_test_emu_start: SBX_EMU_BIN is not set\n");
+        fprintf(stderr, "sbx_test_emu_start: EMU_BIN is not set\n");
         return NULL;
     }
     size_t n_args = 0;

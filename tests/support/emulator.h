@@ -1,4 +1,4 @@
-/* Test support: run sbx-provisioner-emu ($SBX_EMU_BIN) as a real process on
+/* Test support: run sbx-provisioner-emu ($EMU_BIN) as a real process on
  * 127.0.0.1 and drive its control API (docs/emulator.md).
  * Thread safety: one sbx_test_emu may be used from many threads at once
  * (each call uses its own HTTP handle), except sbx_test_emu_stop, which

@@ -82,8 +82,8 @@ static int open_backend(const provd_options *o, const sbx_host_services *service
 static int read_tls(const provd_options *o, char **cert, char **key)
 {
     char why[512];
-    *cert = sbx_prov_read_pem(o->tls_cert, why, sizeof why);
-    *key = *cert != NULL ? sbx_prov_read_pem(o->tls_key, why, sizeof why) : NULL;
+    *cert = prov_read_pem(o->tls_cert, why, sizeof why);
+    *key = *cert != NULL ? prov_read_pem(o->tls_key, why, sizeof why) : NULL;
     if (*key == NULL) {
         fprintf(stderr, PROG ": %s %s\n", *cert == NULL ? "--tls-cert" : "--tls-key", why);
         free(*cert);
@@ -97,7 +97,7 @@ static int read_tls(const provd_options *o, char **cert, char **key)
 static int serve(const provd_options *o, provd_service *svc, const char *cert_pem,
                  const char *key_pem)
 {
-    const sbx_prov_server_options server_options = {
+    const prov_server_options server_options = {
         .name = PROG,
         .address = o->address,
         .port = o->port,
@@ -115,10 +115,10 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .max_per_address = o->max_per_address,
         .verbose = o->verbose,
     };
-    const sbx_prov_handlers handlers = provd_service_handlers(svc);
+    const prov_handlers handlers = provd_service_handlers(svc);
     char why[512];
     unsigned port = 0;
-    sbx_prov_server *server = sbx_prov_server_start(&server_options, &handlers, &port, why,
+    prov_server *server = prov_server_start(&server_options, &handlers, &port, why,
                                                     sizeof why);
     if (server == NULL) {
         fprintf(stderr, PROG ": %s\n", why);
@@ -136,7 +136,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
                     "flight (at most %u ms); sandboxes keep running\n",
             strsignal(signal_number), o->drain_ms);
     unsigned stuck = 0;
-    unsigned left = sbx_prov_server_stop(server, o->drain_ms, &stuck);
+    unsigned left = prov_server_stop(server, o->drain_ms, &stuck);
     if (left > 0)
         fprintf(stderr, PROG ": %u request(s) still in flight after %u ms were cut off\n", left,
                 o->drain_ms);

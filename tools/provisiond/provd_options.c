@@ -129,8 +129,8 @@ static int add_setting(provd_options *o, const char *text)
         fprintf(stderr, PROG ": --set wants KEY=VALUE, not '%s'\n", text);
         return 0;
     }
-    provd_setting *grown = sbx_prov_malloc((o->setting_count + 1) * sizeof *grown);
-    char *key = grown != NULL ? sbx_prov_memdup(text, (size_t)(eq - text)) : NULL;
+    provd_setting *grown = prov_malloc((o->setting_count + 1) * sizeof *grown);
+    char *key = grown != NULL ? prov_memdup(text, (size_t)(eq - text)) : NULL;
     if (key == NULL) {
         free(grown);
         fprintf(stderr, PROG ": out of memory keeping a --set setting\n");
@@ -198,7 +198,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     memset(o, 0, sizeof *o);
     o->threads = DEFAULT_THREADS;
     o->max_body_bytes = DEFAULT_BODY_LIMIT;
-    o->mount_base = SBX_PROV_DEFAULT_STATE_DIR;
+    o->mount_base = PROV_DEFAULT_STATE_DIR;
     o->drain_ms = DEFAULT_DRAIN_MS;
     o->idle_timeout_s = DEFAULT_IDLE_TIMEOUT_S;
     o->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;

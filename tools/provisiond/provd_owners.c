@@ -63,9 +63,9 @@ static size_t bucket(const char *id)
     return (size_t)(common_fnv1a_string(COMMON_FNV1A_BASIS, id) % BUCKETS);
 }
 
-sbx_prov_owner provd_record_owner(const provd_record *record)
+prov_owner provd_record_owner(const provd_record *record)
 {
-    return (sbx_prov_owner){record->user_id, record->thread_id, record->mounts,
+    return (prov_owner){record->user_id, record->thread_id, record->mounts,
                             record->contract_version};
 }
 
@@ -79,11 +79,11 @@ void provd_record_clear(provd_record *record)
 
 /* Copy `from` into `to`.  Returns 1, or 0 (nothing kept) when memory
  * runs out. */
-static int record_copy(provd_record *to, const sbx_prov_owner *from)
+static int record_copy(provd_record *to, const prov_owner *from)
 {
-    to->user_id = sbx_prov_strdup(from->user_id);
-    to->thread_id = sbx_prov_strdup(from->thread_id);
-    to->mounts = sbx_prov_strdup(from->mounts);
+    to->user_id = prov_strdup(from->user_id);
+    to->thread_id = prov_strdup(from->thread_id);
+    to->mounts = prov_strdup(from->mounts);
     to->contract_version = from->contract_version;
     if ((from->user_id != NULL && to->user_id == NULL) ||
         (from->thread_id != NULL && to->thread_id == NULL) ||
@@ -96,7 +96,7 @@ static int record_copy(provd_record *to, const sbx_prov_owner *from)
 
 /* Replace the in-memory record of `id` (table lock held).  Returns 1, or
  * 0 with the table unchanged when memory runs out. */
-static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner *owner)
+static int table_set(provd_owners *owners, const char *id, const prov_owner *owner)
 {
     provd_record copy;
     if (!record_copy(&copy, owner))
@@ -109,8 +109,8 @@ static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner 
             return 1;
         }
     }
-    entry *e = sbx_prov_malloc(sizeof *e);
-    char *key = e != NULL ? sbx_prov_strdup(id) : NULL;
+    entry *e = prov_malloc(sizeof *e);
+    char *key = e != NULL ? prov_strdup(id) : NULL;
     if (key == NULL) {
         free(e);
         provd_record_clear(&copy);
@@ -125,7 +125,7 @@ static int table_set(provd_owners *owners, const char *id, const sbx_prov_owner 
  * or not yet shared).  Returns 1, or 0 when memory runs out. */
 static int table_mark_unreadable(provd_owners *owners, const char *id)
 {
-    static const sbx_prov_owner none = {NULL, NULL, NULL, 0};
+    static const prov_owner none = {NULL, NULL, NULL, 0};
     if (!table_set(owners, id, &none))
         return 0;
     for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
@@ -161,11 +161,11 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
 {
     size_t offset = 0;
     const char *why = NULL;
-    json_object *obj = sbx_prov_json_parse(text, len, &offset, &why);
-    if (why == sbx_prov_json_out_of_memory)
+    json_object *obj = prov_json_parse(text, len, &offset, &why);
+    if (why == prov_json_out_of_memory)
         return load_out_of_memory;
     json_object *version = NULL;
-    sbx_prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
+    prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
                             string_member(obj, "mounts"), 0};
     const char *problem = NULL;
     if (!json_object_is_type(obj, json_type_object))
@@ -202,12 +202,12 @@ static const char *load_file(provd_owners *owners, const char *name)
     snprintf(path, sizeof path, "%s/%s", owners->dir, name);
     size_t got = 0;
     const char *problem = NULL;
-    char *text = sbx_prov_read_regular(path, MAX_RECORD_BYTES, 1, &got, &problem);
+    char *text = prov_read_regular(path, MAX_RECORD_BYTES, 1, &got, &problem);
     if (text != NULL)
         problem = parse_record(owners, id, text, got);
-    else if (problem == sbx_prov_file_out_of_memory)
+    else if (problem == prov_file_out_of_memory)
         problem = load_out_of_memory;
-    else if (problem == sbx_prov_file_too_large)
+    else if (problem == prov_file_too_large)
         problem = "larger than 64 KiB";
     free(text);
     if (problem != NULL && problem != load_out_of_memory &&
@@ -258,7 +258,7 @@ static int load_dir(provd_owners *owners, void (*warn)(void *, const char *), vo
 provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char *),
                                 void *warn_ctx, char *why, size_t why_len)
 {
-    provd_owners *owners = sbx_prov_malloc(sizeof *owners);
+    provd_owners *owners = prov_malloc(sizeof *owners);
     if (owners == NULL) {
         snprintf(why, why_len, "out of memory");
         return NULL;
@@ -266,7 +266,7 @@ provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char
     memset(owners, 0, sizeof *owners);
     pthread_mutex_init(&owners->table_lock, NULL);
     pthread_mutex_init(&owners->locks_lock, NULL);
-    owners->dir = sbx_prov_strdup(dir);
+    owners->dir = prov_strdup(dir);
     if (dir != NULL && owners->dir == NULL) {
         snprintf(why, why_len, "out of memory");
         provd_owners_free(owners);
@@ -306,8 +306,8 @@ int provd_owners_lock(provd_owners *owners, const char *id)
     while (l != NULL && strcmp(l->id, id) != 0)
         l = l->next;
     if (l == NULL) {
-        l = sbx_prov_malloc(sizeof *l);
-        char *key = l != NULL ? sbx_prov_strdup(id) : NULL;
+        l = prov_malloc(sizeof *l);
+        char *key = l != NULL ? prov_strdup(id) : NULL;
         if (key == NULL || pthread_cond_init(&l->free, NULL) != 0) {
             pthread_mutex_unlock(&owners->locks_lock);
             free(key);
@@ -361,7 +361,7 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
             break;
         }
         if (strcmp(e->id, id) == 0) {
-            sbx_prov_owner owner = provd_record_owner(&e->record);
+            prov_owner owner = provd_record_owner(&e->record);
             found = record_copy(out, &owner) ? 1 : -1;
             break;
         }
@@ -372,16 +372,16 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
 
 /* Write the record file of `id` through a temporary file and rename:
  * 1, 0 with the reason in `why`, or -1 when memory runs out. */
-static int write_file(const provd_owners *owners, const char *id, const sbx_prov_owner *owner,
+static int write_file(const provd_owners *owners, const char *id, const prov_owner *owner,
                       char *why, size_t why_len)
 {
     json_object *obj = json_object_new_object();
-    int built = obj != NULL && sbx_prov_json_add_string(obj, "user_id", owner->user_id) &&
-                sbx_prov_json_add_string(obj, "thread_id", owner->thread_id) &&
-                sbx_prov_json_add_string(obj, "mounts", owner->mounts) &&
-                sbx_prov_json_add(obj, "mount_contract_version",
+    int built = obj != NULL && prov_json_add_string(obj, "user_id", owner->user_id) &&
+                prov_json_add_string(obj, "thread_id", owner->thread_id) &&
+                prov_json_add_string(obj, "mounts", owner->mounts) &&
+                prov_json_add(obj, "mount_contract_version",
                                   json_object_new_int(owner->contract_version));
-    const char *text = built ? sbx_prov_json_text(obj) : NULL;
+    const char *text = built ? prov_json_text(obj) : NULL;
     if (text == NULL) {
         json_object_put(obj);
         return -1;
@@ -416,7 +416,7 @@ static int write_file(const provd_owners *owners, const char *id, const sbx_prov
     return ok;
 }
 
-int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner *owner,
+int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *owner,
                      char *why, size_t why_len)
 {
     int written = owners->dir != NULL ? write_file(owners, id, owner, why, why_len) : 1;

@@ -58,7 +58,7 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out);
 /* Set the record of `id` (strings copied), writing it through to the
  * directory.  Returns 1; 0 with the reason in `why` when the file cannot
  * be written; -1 when memory runs out (the record is then not set). */
-int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner *owner,
+int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *owner,
                      char *why, size_t why_len);
 
 /* Forget `id` (no record is fine).  Returns 1, or 0 with the reason in
@@ -66,7 +66,7 @@ int provd_owners_put(provd_owners *owners, const char *id, const sbx_prov_owner 
 int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t why_len);
 
 /* The record as the shared answers and checks read it (borrowed). */
-sbx_prov_owner provd_record_owner(const provd_record *record);
+prov_owner provd_record_owner(const provd_record *record);
 
 /* Release a record's strings and zero it. */
 void provd_record_clear(provd_record *record);

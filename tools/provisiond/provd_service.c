@@ -57,7 +57,7 @@ static void clean_message(const char *message, char *out, size_t size)
  * cause.  A failure to reach what is behind the backend (the engine) is a
  * 5xx, never a 404: a 404 makes clients forget a live sandbox; a peer's
  * refusal of the daemon's own credentials is not the client's 401. */
-static void answer_backend_error(const sbx_error *err, sbx_prov_reply *reply)
+static void answer_backend_error(const sbx_error *err, prov_reply *reply)
 {
     unsigned status = 500;
     switch (err->kind) {
@@ -72,7 +72,7 @@ static void answer_backend_error(const sbx_error *err, sbx_prov_reply *reply)
         status = 404;
         break;
     case SBX_ERR_CONTRACT_CHANGED:
-        sbx_prov_answer_contract_changed(err->expected_contract, err->actual_contract, reply);
+        prov_answer_contract_changed(err->expected_contract, err->actual_contract, reply);
         return;
     case SBX_ERR_TRANSPORT:
         status = 503;
@@ -93,7 +93,7 @@ static void answer_backend_error(const sbx_error *err, sbx_prov_reply *reply)
     char message[SBX_ERROR_MESSAGE_MAX];
     clean_message(err->message, message, sizeof message);
     snprintf(detail, sizeof detail, "%s (%s)", message, sbx_status_name(err->kind));
-    sbx_prov_reply_detail(reply, status, detail);
+    prov_reply_detail(reply, status, detail);
 }
 
 static const char *phase_of(const sbx_sandbox *sandbox)
@@ -115,26 +115,26 @@ static int backend_agrees(const sbx_sandbox *sandbox, const provd_record *record
  * or before a restart without --state-dir), another contract, owner,
  * thread or mount set, or a backend that names another owner. */
 static int existing_verified(provd_service *svc, const char *id, const sbx_sandbox *found,
-                             const sbx_prov_owner *want, provd_record *record,
-                             sbx_prov_reply *reply)
+                             const prov_owner *want, provd_record *record,
+                             prov_reply *reply)
 {
     int known = provd_owners_get(svc->owners, id, record);
     if (known < 0) {
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
         return 0;
     }
     if (!known || known == PROVD_RECORD_UNREADABLE ||
         (found != NULL && !backend_agrees(found, record))) {
         provd_record_clear(record);
-        sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
+        prov_answer_existing(id, PROV_UNVERIFIABLE, reply);
         return 0;
     }
-    sbx_prov_owner have = provd_record_owner(record);
-    const char *problem = sbx_prov_owner_conflict(&have, svc->contract, want);
+    prov_owner have = provd_record_owner(record);
+    const char *problem = prov_owner_conflict(&have, svc->contract, want);
     if (problem == NULL)
         return 1;
     provd_record_clear(record);
-    sbx_prov_answer_existing(id, problem, reply);
+    prov_answer_existing(id, problem, reply);
     return 0;
 }
 
@@ -142,10 +142,10 @@ static int existing_verified(provd_service *svc, const char *id, const sbx_sandb
  * be read at start-up: nobody may create it anew or remove what is left
  * of it until the operator has looked.  Returns 1 with the lock held, or
  * 0 with the answer (409, or out of memory) in `reply`. */
-static int lock_for_change(provd_service *svc, const char *id, sbx_prov_reply *reply)
+static int lock_for_change(provd_service *svc, const char *id, prov_reply *reply)
 {
     if (!provd_owners_lock(svc->owners, id)) {
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
         return 0;
     }
     provd_record record;
@@ -154,27 +154,27 @@ static int lock_for_change(provd_service *svc, const char *id, sbx_prov_reply *r
     if (known >= 0 && known != PROVD_RECORD_UNREADABLE)
         return 1;
     if (known < 0)
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
     else
-        sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
+        prov_answer_existing(id, PROV_UNVERIFIABLE, reply);
     provd_owners_unlock(svc->owners, id);
     return 0;
 }
 
 /* The mounts of a signature (a JSON array of [host, container, read_only],
- * sbx_prov_mounts_check) as the backend takes them; they point into
+ * prov_mounts_check) as the backend takes them; they point into
  * *parsed, which the caller puts.  Returns the array (NULL when empty),
  * or NULL with *count set when memory runs out. */
 static sbx_mount *signature_mounts(const char *signature, json_object **parsed, size_t *count)
 {
     size_t offset = 0;
     const char *why = NULL;
-    *parsed = sbx_prov_json_parse(signature, strlen(signature), &offset, &why);
+    *parsed = prov_json_parse(signature, strlen(signature), &offset, &why);
     /* The signature is the daemon's own text: only memory can fail it. */
     *count = *parsed != NULL ? json_object_array_length(*parsed) : why != NULL;
     if (*parsed == NULL || *count == 0)
         return NULL;
-    sbx_mount *mounts = sbx_prov_malloc(*count * sizeof *mounts);
+    sbx_mount *mounts = prov_malloc(*count * sizeof *mounts);
     if (mounts == NULL)
         return NULL;
     for (size_t i = 0; i < *count; i++) {
@@ -187,7 +187,7 @@ static sbx_mount *signature_mounts(const char *signature, json_object **parsed, 
 }
 
 /* The boolean member `key` of the request (absent: false). */
-static int flag(const sbx_prov_create_request *request, const char *key)
+static int flag(const prov_create_request *request, const char *key)
 {
     json_object *value = NULL;
     return json_object_object_get_ex(request->root, key, &value) &&
@@ -211,24 +211,24 @@ static void forget_unless_made(provd_service *svc, const char *id)
  * the daemon has verified: `is_new` 0), and answer.  A new sandbox's owner
  * is recorded first, so that no sandbox exists without its record.  The
  * id's lock is held. */
-static void create_with_backend(provd_service *svc, const sbx_prov_create_request *request,
-                                const sbx_prov_owner *want, int is_new, sbx_prov_reply *reply)
+static void create_with_backend(provd_service *svc, const prov_create_request *request,
+                                const prov_owner *want, int is_new, prov_reply *reply)
 {
     char why[512];
     int recorded = is_new ? provd_owners_put(svc->owners, request->sandbox_id, want, why,
                                              sizeof why)
                           : 1;
     if (recorded < 0)
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
     else if (recorded == 0)
-        sbx_prov_reply_detail(reply, 500, why);
+        prov_reply_detail(reply, 500, why);
     if (recorded <= 0)
         return;
     json_object *parsed = NULL;
     size_t mount_count = 0;
     sbx_mount *mounts = signature_mounts(want->mounts, &parsed, &mount_count);
     if (mounts == NULL && mount_count > 0) {
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
         if (is_new)
             forget_unless_made(svc, request->sandbox_id);
         json_object_put(parsed);
@@ -251,8 +251,8 @@ static void create_with_backend(provd_service *svc, const sbx_prov_create_reques
         if (is_new)
             forget_unless_made(svc, request->sandbox_id);
     } else {
-        sbx_prov_reply_json(reply, 200,
-                            sbx_prov_sandbox_json(created->sandbox_id, created->sandbox_url,
+        prov_reply_json(reply, 200,
+                            prov_sandbox_json(created->sandbox_id, created->sandbox_url,
                                                   phase_of(created), want, svc->contract >= 1));
     }
     sbx_backend_free_sandboxes(svc->backend, created, created != NULL ? 1 : 0);
@@ -260,11 +260,11 @@ static void create_with_backend(provd_service *svc, const sbx_prov_create_reques
     json_object_put(parsed);
 }
 
-static void answer_create(provd_service *svc, const sbx_prov_request *http,
-                          sbx_prov_reply *reply)
+static void answer_create(provd_service *svc, const prov_request *http,
+                          prov_reply *reply)
 {
-    sbx_prov_create_request request;
-    if (!sbx_prov_create_parse(http->body, http->body_len, http->content_type, 1, &request,
+    prov_create_request request;
+    if (!prov_create_parse(http->body, http->body_len, http->content_type, 1, &request,
                                reply))
         return;
     const char *id = request.sandbox_id;
@@ -272,21 +272,21 @@ static void answer_create(provd_service *svc, const sbx_prov_request *http,
      * precondition it does not serve, as a legacy provisioner does. */
     if (svc->contract >= 1 && request.has_required_version &&
         request.required_version != svc->contract) {
-        sbx_prov_answer_contract_changed(request.required_version, svc->contract, reply);
-        sbx_prov_create_request_clear(&request);
+        prov_answer_contract_changed(request.required_version, svc->contract, reply);
+        prov_create_request_clear(&request);
         return;
     }
     const char *thread = request.thread_id != NULL ? request.thread_id : id;
-    char *signature = sbx_prov_mounts_check(request.extra_mounts, request.user_id, thread,
+    char *signature = prov_mounts_check(request.extra_mounts, request.user_id, thread,
                                             svc->mount_base, reply);
     if (signature == NULL) {
-        sbx_prov_create_request_clear(&request);
+        prov_create_request_clear(&request);
         return;
     }
-    sbx_prov_owner want = {request.user_id, thread, signature, svc->contract};
+    prov_owner want = {request.user_id, thread, signature, svc->contract};
     if (!lock_for_change(svc, id, reply)) {
         free(signature);
-        sbx_prov_create_request_clear(&request);
+        prov_create_request_clear(&request);
         return;
     }
     sbx_sandbox *found = NULL;
@@ -307,35 +307,35 @@ static void answer_create(provd_service *svc, const sbx_prov_request *http,
     sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
     provd_owners_unlock(svc->owners, id);
     free(signature);
-    sbx_prov_create_request_clear(&request);
+    prov_create_request_clear(&request);
 }
 
-static void answer_get(provd_service *svc, const char *id, sbx_prov_reply *reply)
+static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
 {
     sbx_sandbox *found = NULL;
     sbx_error err;
     sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
     if (st == SBX_ERR_NOT_FOUND) {
-        sbx_prov_answer_sandbox_not_found(id, reply);
+        prov_answer_sandbox_not_found(id, reply);
         return;
     }
     if (st != SBX_OK) {
         answer_backend_error(&err, reply);
         return;
     }
-    static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
+    static const prov_owner anything = {NULL, NULL, NULL, 0};
     provd_record record = {0};
     if (existing_verified(svc, id, found, &anything, &record, reply)) {
-        sbx_prov_owner owner = provd_record_owner(&record);
-        sbx_prov_reply_json(reply, 200,
-                            sbx_prov_sandbox_json(id, found->sandbox_url, phase_of(found),
+        prov_owner owner = provd_record_owner(&record);
+        prov_reply_json(reply, 200,
+                            prov_sandbox_json(id, found->sandbox_url, phase_of(found),
                                                   &owner, svc->contract >= 1));
     }
     provd_record_clear(&record);
     sbx_backend_free_sandboxes(svc->backend, found, 1);
 }
 
-static void answer_delete(provd_service *svc, const char *id, sbx_prov_reply *reply)
+static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
 {
     sbx_error err;
     char why[512];
@@ -345,13 +345,13 @@ static void answer_delete(provd_service *svc, const char *id, sbx_prov_reply *re
     if (st != SBX_OK)
         answer_backend_error(&err, reply);
     else if (!provd_owners_remove(svc->owners, id, why, sizeof why))
-        sbx_prov_reply_detail(reply, 500, why);
+        prov_reply_detail(reply, 500, why);
     else
-        sbx_prov_answer_deleted(id, reply);
+        prov_answer_deleted(id, reply);
     provd_owners_unlock(svc->owners, id);
 }
 
-static void answer_list(provd_service *svc, sbx_prov_reply *reply)
+static void answer_list(provd_service *svc, prov_reply *reply)
 {
     sbx_sandbox *sandboxes = NULL;
     size_t count = 0;
@@ -364,17 +364,17 @@ static void answer_list(provd_service *svc, sbx_prov_reply *reply)
     int built = entries != NULL;
     for (size_t i = 0; built && i < count; i++) {
         /* The real list reads no identity: with a contract, it is null. */
-        built = sbx_prov_json_append(entries, sbx_prov_sandbox_json(
+        built = prov_json_append(entries, prov_sandbox_json(
                                                   sandboxes[i].sandbox_id,
                                                   sandboxes[i].sandbox_url,
                                                   phase_of(&sandboxes[i]), NULL,
                                                   svc->contract >= 1));
     }
     sbx_backend_free_sandboxes(svc->backend, sandboxes, count);
-    sbx_prov_answer_list(sbx_prov_json_built(entries, built), reply);
+    prov_answer_list(prov_json_built(entries, built), reply);
 }
 
-static void answer_reconcile(provd_service *svc, const char *id, sbx_prov_reply *reply)
+static void answer_reconcile(provd_service *svc, const char *id, prov_reply *reply)
 {
     sbx_reconciliation result;
     memset(&result, 0, sizeof result);
@@ -386,80 +386,80 @@ static void answer_reconcile(provd_service *svc, const char *id, sbx_prov_reply 
     }
     if (result.status == SBX_RECONCILE_UNKNOWN) {
         /* Clients read a 503 as "unknown", which never licenses deleting. */
-        sbx_prov_answer_words(reply, 503, "Could not verify sandbox backend: backend '",
+        prov_answer_words(reply, 503, "Could not verify sandbox backend: backend '",
                               svc->backend_name, "' could not tell (see the daemon's log)");
     } else if (result.status == SBX_RECONCILE_ABSENT) {
-        json_object *obj = sbx_prov_reconciliation_json(id, result.backend_namespace, NULL);
-        sbx_prov_reply_json(reply, 200, sbx_prov_reconciliation_identity(obj, NULL, NULL));
+        json_object *obj = prov_reconciliation_json(id, result.backend_namespace, NULL);
+        prov_reply_json(reply, 200, prov_reconciliation_identity(obj, NULL, NULL));
     } else {
-        static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
+        static const prov_owner anything = {NULL, NULL, NULL, 0};
         provd_record record = {0};
         if (existing_verified(svc, id, result.sandbox, &anything, &record, reply)) {
-            json_object *obj = sbx_prov_reconciliation_json(id, result.backend_namespace,
+            json_object *obj = prov_reconciliation_json(id, result.backend_namespace,
                                                             result.incarnation_id);
-            sbx_prov_owner owner = provd_record_owner(&record);
+            prov_owner owner = provd_record_owner(&record);
             /* A sandbox without an address is found without a URL. */
-            obj = sbx_prov_reconciliation_identity(
+            obj = prov_reconciliation_identity(
                 obj, result.sandbox != NULL ? result.sandbox->sandbox_url : NULL, &owner);
-            sbx_prov_reply_json(reply, 200, obj);
+            prov_reply_json(reply, 200, obj);
         }
         provd_record_clear(&record);
     }
     sbx_backend_clear_reconciliation(svc->backend, &result);
 }
 
-static int route_enabled(void *cls, sbx_prov_route route)
+static int route_enabled(void *cls, prov_route route)
 {
     const provd_service *svc = cls;
     /* A backend without reconciliation is a provisioner without the route:
      * clients read its 404 as "unknown". */
-    if (route == SBX_PROV_ROUTE_RECONCILE) {
+    if (route == PROV_ROUTE_RECONCILE) {
         const sbx_backend_descriptor *d = sbx_backend_descriptor_of(svc->backend);
         return SBX_DESCRIPTOR_HAS(d, reconcile) && d->reconcile != NULL;
     }
     return 1;
 }
 
-static void answer_route(void *cls, const sbx_prov_request *req, sbx_prov_route route,
-                         const char *id, sbx_prov_reply *reply)
+static void answer_route(void *cls, const prov_request *req, prov_route route,
+                         const char *id, prov_reply *reply)
 {
     provd_service *svc = cls;
     /* An id no backend accepts reaches none (the emulator passes them on,
      * as the real provisioner does to Kubernetes).  The backends' own check
      * comes first: it accepts the ids of the 422's pattern without running
      * the regex on every request. */
-    if (id[0] != '\0' && !common_sandbox_id_is_valid(id) && !sbx_prov_path_id_valid(id, reply))
+    if (id[0] != '\0' && !common_sandbox_id_is_valid(id) && !prov_path_id_valid(id, reply))
         return;
     switch (route) {
-    case SBX_PROV_ROUTE_HEALTH:
-        sbx_prov_answer_health(reply);
+    case PROV_ROUTE_HEALTH:
+        prov_answer_health(reply);
         break;
-    case SBX_PROV_ROUTE_CAPABILITIES:
-        sbx_prov_answer_capabilities(svc->contract, reply);
+    case PROV_ROUTE_CAPABILITIES:
+        prov_answer_capabilities(svc->contract, reply);
         break;
-    case SBX_PROV_ROUTE_CREATE:
+    case PROV_ROUTE_CREATE:
         answer_create(svc, req, reply);
         break;
-    case SBX_PROV_ROUTE_GET:
+    case PROV_ROUTE_GET:
         answer_get(svc, id, reply);
         break;
-    case SBX_PROV_ROUTE_DELETE:
+    case PROV_ROUTE_DELETE:
         answer_delete(svc, id, reply);
         break;
-    case SBX_PROV_ROUTE_LIST:
+    case PROV_ROUTE_LIST:
         answer_list(svc, reply);
         break;
-    case SBX_PROV_ROUTE_RECONCILE:
+    case PROV_ROUTE_RECONCILE:
         answer_reconcile(svc, id, reply);
         break;
-    case SBX_PROV_ROUTE_NONE:
-    case SBX_PROV_ROUTE_COUNT:
-        sbx_prov_answer_no_route(reply);
+    case PROV_ROUTE_NONE:
+    case PROV_ROUTE_COUNT:
+        prov_answer_no_route(reply);
         break;
     }
 }
 
-sbx_prov_handlers provd_service_handlers(provd_service *service)
+prov_handlers provd_service_handlers(provd_service *service)
 {
-    return (sbx_prov_handlers){service, NULL, NULL, route_enabled, answer_route};
+    return (prov_handlers){service, NULL, NULL, route_enabled, answer_route};
 }

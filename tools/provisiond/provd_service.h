@@ -31,6 +31,6 @@ int provd_service_contract(sbx_backend *backend);
 
 /* The server hooks that answer with `service` (which must outlive the
  * server). */
-sbx_prov_handlers provd_service_handlers(provd_service *service);
+prov_handlers provd_service_handlers(provd_service *service);
 
 #endif

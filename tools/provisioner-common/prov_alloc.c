@@ -6,21 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *sbx_prov_malloc(size_t size)
+void *prov_malloc(size_t size)
 {
     return malloc(size == 0 ? 1 : size);
 }
 
-char *sbx_prov_strdup(const char *text)
+char *prov_strdup(const char *text)
 {
     if (text == NULL)
         return NULL;
-    return sbx_prov_memdup(text, strlen(text));
+    return prov_memdup(text, strlen(text));
 }
 
-char *sbx_prov_memdup(const char *data, size_t len)
+char *prov_memdup(const char *data, size_t len)
 {
-    char *copy = sbx_prov_malloc(len + 1);
+    char *copy = prov_malloc(len + 1);
     if (copy == NULL)
         return NULL;
     if (len > 0)

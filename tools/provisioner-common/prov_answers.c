@@ -10,62 +10,62 @@
 #include <string.h>
 
 /* A detail longer than any id the router passes, plus its words. */
-#define DETAIL_MAX (SBX_PROV_ID_MAX + 1024)
+#define DETAIL_MAX (PROV_ID_MAX + 1024)
 
-void sbx_prov_answer_health(sbx_prov_reply *reply)
+void prov_answer_health(prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
-    int built = obj != NULL && sbx_prov_json_add_string(obj, "status", "ok");
-    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
+    int built = obj != NULL && prov_json_add_string(obj, "status", "ok");
+    prov_reply_json(reply, 200, prov_json_built(obj, built));
 }
 
-void sbx_prov_answer_capabilities(int version, sbx_prov_reply *reply)
+void prov_answer_capabilities(int version, prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
     int built = obj != NULL &&
-                sbx_prov_json_add(obj, "lark_cli_init_image", json_object_new_boolean(0)) &&
-                sbx_prov_json_add(obj, "lark_cli_broker_image", json_object_new_boolean(0)) &&
+                prov_json_add(obj, "lark_cli_init_image", json_object_new_boolean(0)) &&
+                prov_json_add(obj, "lark_cli_broker_image", json_object_new_boolean(0)) &&
                 (version < 1 ||
-                 sbx_prov_json_add(obj, "mount_contract_version", json_object_new_int(version)));
-    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
+                 prov_json_add(obj, "mount_contract_version", json_object_new_int(version)));
+    prov_reply_json(reply, 200, prov_json_built(obj, built));
 }
 
-void sbx_prov_answer_no_route(sbx_prov_reply *reply)
+void prov_answer_no_route(prov_reply *reply)
 {
-    sbx_prov_reply_detail(reply, 404, "Not Found");
+    prov_reply_detail(reply, 404, "Not Found");
 }
 
-void sbx_prov_answer_sandbox_not_found(const char *id, sbx_prov_reply *reply)
+void prov_answer_sandbox_not_found(const char *id, prov_reply *reply)
 {
-    sbx_prov_answer_words(reply, 404, "Sandbox '", id, "' not found");
+    prov_answer_words(reply, 404, "Sandbox '", id, "' not found");
 }
 
-void sbx_prov_answer_internal_error(sbx_prov_reply *reply)
+void prov_answer_internal_error(prov_reply *reply)
 {
-    sbx_prov_reply_text(reply, 500, "Internal Server Error", "text/plain; charset=utf-8");
+    prov_reply_text(reply, 500, "Internal Server Error", "text/plain; charset=utf-8");
 }
 
-void sbx_prov_answer_words(sbx_prov_reply *reply, unsigned status, const char *a,
+void prov_answer_words(prov_reply *reply, unsigned status, const char *a,
                            const char *b, const char *c)
 {
     char detail[DETAIL_MAX];
     snprintf(detail, sizeof detail, "%s%s%s", a, b, c);
-    sbx_prov_reply_detail(reply, status, detail);
+    prov_reply_detail(reply, status, detail);
 }
 
-void sbx_prov_answer_contract_changed(int64_t expected, int actual, sbx_prov_reply *reply)
+void prov_answer_contract_changed(int64_t expected, int actual, prov_reply *reply)
 {
     json_object *detail = json_object_new_object();
     int built = detail != NULL &&
-                sbx_prov_json_add_string(detail, "code", "mount_contract_changed") &&
-                sbx_prov_json_add(detail, "expected", json_object_new_int64(expected)) &&
-                sbx_prov_json_add(detail, "actual", json_object_new_int(actual));
-    detail = sbx_prov_json_built(detail, built);
+                prov_json_add_string(detail, "code", "mount_contract_changed") &&
+                prov_json_add(detail, "expected", json_object_new_int64(expected)) &&
+                prov_json_add(detail, "actual", json_object_new_int(actual));
+    detail = prov_json_built(detail, built);
     json_object *obj = detail != NULL ? json_object_new_object() : NULL;
-    built = obj != NULL && sbx_prov_json_add(obj, "detail", detail);
+    built = obj != NULL && prov_json_add(obj, "detail", detail);
     if (obj == NULL)
         json_object_put(detail);
-    sbx_prov_reply_json(reply, 409, sbx_prov_json_built(obj, built));
+    prov_reply_json(reply, 409, prov_json_built(obj, built));
 }
 
 /* A NULL expectation asks nothing; a NULL fact matches nothing else. */
@@ -74,8 +74,8 @@ static int differs(const char *want, const char *have)
     return want != NULL && (have == NULL || strcmp(want, have) != 0);
 }
 
-const char *sbx_prov_owner_conflict(const sbx_prov_owner *have, int version,
-                                    const sbx_prov_owner *want)
+const char *prov_owner_conflict(const prov_owner *have, int version,
+                                    const prov_owner *want)
 {
     if (have->contract_version != version)
         return "' uses an incompatible or unverifiable mount contract; "
@@ -89,75 +89,75 @@ const char *sbx_prov_owner_conflict(const sbx_prov_owner *have, int version,
     return NULL;
 }
 
-void sbx_prov_answer_existing(const char *id, const char *problem, sbx_prov_reply *reply)
+void prov_answer_existing(const char *id, const char *problem, prov_reply *reply)
 {
-    sbx_prov_answer_words(reply, 409, "Existing sandbox '", id, problem);
+    prov_answer_words(reply, 409, "Existing sandbox '", id, problem);
 }
 
 /* Add user_id, thread_id and mount_contract_version of `owner` (all null
  * for a NULL owner); 1, or 0 when memory ran out. */
-static int add_identity(json_object *obj, const sbx_prov_owner *owner)
+static int add_identity(json_object *obj, const prov_owner *owner)
 {
     if (owner == NULL)
         return json_object_object_add(obj, "user_id", NULL) == 0 &&
                json_object_object_add(obj, "thread_id", NULL) == 0 &&
                json_object_object_add(obj, "mount_contract_version", NULL) == 0;
-    return sbx_prov_json_add_string(obj, "user_id", owner->user_id) &&
-           sbx_prov_json_add_string(obj, "thread_id", owner->thread_id) &&
-           sbx_prov_json_add(obj, "mount_contract_version",
+    return prov_json_add_string(obj, "user_id", owner->user_id) &&
+           prov_json_add_string(obj, "thread_id", owner->thread_id) &&
+           prov_json_add(obj, "mount_contract_version",
                              json_object_new_int(owner->contract_version));
 }
 
-json_object *sbx_prov_sandbox_json(const char *id, const char *url, const char *phase,
-                                   const sbx_prov_owner *owner, int with_identity)
+json_object *prov_sandbox_json(const char *id, const char *url, const char *phase,
+                                   const prov_owner *owner, int with_identity)
 {
     json_object *obj = json_object_new_object();
-    int built = obj != NULL && sbx_prov_json_add(obj, "sandbox_id", json_object_new_string(id)) &&
-                sbx_prov_json_add(obj, "sandbox_url", json_object_new_string(url)) &&
-                sbx_prov_json_add(obj, "status", json_object_new_string(phase)) &&
+    int built = obj != NULL && prov_json_add(obj, "sandbox_id", json_object_new_string(id)) &&
+                prov_json_add(obj, "sandbox_url", json_object_new_string(url)) &&
+                prov_json_add(obj, "status", json_object_new_string(phase)) &&
                 (!with_identity || add_identity(obj, owner));
-    return sbx_prov_json_built(obj, built);
+    return prov_json_built(obj, built);
 }
 
-void sbx_prov_answer_deleted(const char *id, sbx_prov_reply *reply)
+void prov_answer_deleted(const char *id, prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
-    int built = obj != NULL && sbx_prov_json_add(obj, "ok", json_object_new_boolean(1)) &&
-                sbx_prov_json_add_string(obj, "sandbox_id", id);
-    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
+    int built = obj != NULL && prov_json_add(obj, "ok", json_object_new_boolean(1)) &&
+                prov_json_add_string(obj, "sandbox_id", id);
+    prov_reply_json(reply, 200, prov_json_built(obj, built));
 }
 
-void sbx_prov_answer_list(json_object *entries, sbx_prov_reply *reply)
+void prov_answer_list(json_object *entries, prov_reply *reply)
 {
     json_object *obj = entries != NULL ? json_object_new_object() : NULL;
     if (obj == NULL) {
         json_object_put(entries);
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
         return;
     }
     int count = (int)json_object_array_length(entries);
-    int built = sbx_prov_json_add(obj, "sandboxes", entries) &&
-                sbx_prov_json_add(obj, "count", json_object_new_int(count));
-    sbx_prov_reply_json(reply, 200, sbx_prov_json_built(obj, built));
+    int built = prov_json_add(obj, "sandboxes", entries) &&
+                prov_json_add(obj, "count", json_object_new_int(count));
+    prov_reply_json(reply, 200, prov_json_built(obj, built));
 }
 
-json_object *sbx_prov_reconciliation_json(const char *id, const char *namespace_uid,
+json_object *prov_reconciliation_json(const char *id, const char *namespace_uid,
                                           const char *incarnation)
 {
     json_object *obj = json_object_new_object();
-    int built = obj != NULL && sbx_prov_json_add_string(obj, "sandbox_id", id) &&
-                sbx_prov_json_add_string(obj, "status",
+    int built = obj != NULL && prov_json_add_string(obj, "sandbox_id", id) &&
+                prov_json_add_string(obj, "status",
                                          incarnation != NULL ? "found" : "absent") &&
-                sbx_prov_json_add(obj, "backend_namespace",
+                prov_json_add(obj, "backend_namespace",
                                   json_object_new_string(namespace_uid)) &&
-                sbx_prov_json_add_string(obj, "incarnation_id", incarnation);
-    return sbx_prov_json_built(obj, built);
+                prov_json_add_string(obj, "incarnation_id", incarnation);
+    return prov_json_built(obj, built);
 }
 
-json_object *sbx_prov_reconciliation_identity(json_object *obj, const char *url,
-                                              const sbx_prov_owner *owner)
+json_object *prov_reconciliation_identity(json_object *obj, const char *url,
+                                              const prov_owner *owner)
 {
-    int built = obj != NULL && sbx_prov_json_add_string(obj, "sandbox_url", url) &&
+    int built = obj != NULL && prov_json_add_string(obj, "sandbox_url", url) &&
                 add_identity(obj, owner);
-    return sbx_prov_json_built(obj, built);
+    return prov_json_built(obj, built);
 }

@@ -30,8 +30,8 @@ typedef enum conn_phase {
     PHASE_SENDING,      /* the answer is queued */
 } conn_phase;
 
-struct sbx_prov_conn {
-    sbx_prov_conn *prev, *next;
+struct prov_conn {
+    prov_conn *prev, *next;
     int fd;
     conn_phase phase;
     long reading_since_ms;  /* the request deadline counts from here */
@@ -40,11 +40,11 @@ struct sbx_prov_conn {
     char what[128];         /* "METHOD /path" of the request begun */
 };
 
-struct sbx_prov_conns {
+struct prov_conns {
     pthread_mutex_t lock;
     pthread_cond_t changed;     /* a deadline may have moved, or quit */
-    sbx_prov_conn *head;        /* oldest first: the order they arrived in */
-    sbx_prov_conn *tail;
+    prov_conn *head;        /* oldest first: the order they arrived in */
+    prov_conn *tail;
     unsigned live;              /* tracked and not cut (those are on their way out) */
     unsigned max_connections;
     unsigned request_timeout_ms;
@@ -64,7 +64,7 @@ static long now_ms(void)
 
 /* Lock held.  The socket stays open (the HTTP library closes it when it
  * sees the end), so its number cannot be reused under another entry. */
-static void cut(sbx_prov_conns *conns, sbx_prov_conn *c)
+static void cut(prov_conns *conns, prov_conn *c)
 {
     if (c->cut)
         return;
@@ -75,10 +75,10 @@ static void cut(sbx_prov_conns *conns, sbx_prov_conn *c)
 
 /* Cuts the requests past their deadline and returns when the next one
  * falls due (-1: none pending).  Lock held. */
-static long cut_overdue(sbx_prov_conns *conns, long now)
+static long cut_overdue(prov_conns *conns, long now)
 {
     long next = -1;
-    for (sbx_prov_conn *c = conns->head; c != NULL; c = c->next) {
+    for (prov_conn *c = conns->head; c != NULL; c = c->next) {
         if (c->phase != PHASE_READING || c->cut)
             continue;
         long due = c->reading_since_ms + (long)conns->request_timeout_ms;
@@ -92,7 +92,7 @@ static long cut_overdue(sbx_prov_conns *conns, long now)
 
 static void *deadline_main(void *arg)
 {
-    sbx_prov_conns *conns = arg;
+    prov_conns *conns = arg;
     pthread_mutex_lock(&conns->lock);
     while (!conns->quit) {
         long next = cut_overdue(conns, now_ms());
@@ -107,9 +107,9 @@ static void *deadline_main(void *arg)
     return NULL;
 }
 
-sbx_prov_conns *sbx_prov_conns_new(unsigned max_connections, unsigned request_timeout_ms, int tls)
+prov_conns *prov_conns_new(unsigned max_connections, unsigned request_timeout_ms, int tls)
 {
-    sbx_prov_conns *conns = sbx_prov_malloc(sizeof *conns);
+    prov_conns *conns = prov_malloc(sizeof *conns);
     if (conns == NULL)
         return NULL;
     memset(conns, 0, sizeof *conns);
@@ -125,14 +125,14 @@ sbx_prov_conns *sbx_prov_conns_new(unsigned max_connections, unsigned request_ti
     if (request_timeout_ms > 0) {
         conns->has_thread = pthread_create(&conns->thread, NULL, deadline_main, conns) == 0;
         if (!conns->has_thread) {
-            sbx_prov_conns_free(conns);
+            prov_conns_free(conns);
             return NULL;
         }
     }
     return conns;
 }
 
-void sbx_prov_conns_free(sbx_prov_conns *conns)
+void prov_conns_free(prov_conns *conns)
 {
     if (conns == NULL)
         return;
@@ -143,7 +143,7 @@ void sbx_prov_conns_free(sbx_prov_conns *conns)
     if (conns->has_thread)
         pthread_join(conns->thread, NULL);
     while (conns->head != NULL) {
-        sbx_prov_conn *c = conns->head;
+        prov_conn *c = conns->head;
         conns->head = c->next;
         free(c);
     }
@@ -153,17 +153,17 @@ void sbx_prov_conns_free(sbx_prov_conns *conns)
 }
 
 /* Lock held: the connection to shut down for a newcomer over the cap. */
-static sbx_prov_conn *displaced(sbx_prov_conns *conns, sbx_prov_conn *newcomer)
+static prov_conn *displaced(prov_conns *conns, prov_conn *newcomer)
 {
-    for (sbx_prov_conn *c = conns->head; c != NULL && c != newcomer; c = c->next)
+    for (prov_conn *c = conns->head; c != NULL && c != newcomer; c = c->next)
         if (c->phase == PHASE_READING && !c->begun && !c->cut)
             return c;
     return newcomer;
 }
 
-sbx_prov_conn *sbx_prov_conns_add(sbx_prov_conns *conns, int fd)
+prov_conn *prov_conns_add(prov_conns *conns, int fd)
 {
-    sbx_prov_conn *c = sbx_prov_malloc(sizeof *c);
+    prov_conn *c = prov_malloc(sizeof *c);
     if (c == NULL) {
         shutdown(fd, SHUT_RDWR);
         return NULL;
@@ -189,7 +189,7 @@ sbx_prov_conn *sbx_prov_conns_add(sbx_prov_conns *conns, int fd)
     return c;
 }
 
-void sbx_prov_conns_remove(sbx_prov_conns *conns, sbx_prov_conn *conn)
+void prov_conns_remove(prov_conns *conns, prov_conn *conn)
 {
     if (conn == NULL)
         return;
@@ -208,7 +208,7 @@ void sbx_prov_conns_remove(sbx_prov_conns *conns, sbx_prov_conn *conn)
     free(conn);
 }
 
-void sbx_prov_conns_begun(sbx_prov_conns *conns, sbx_prov_conn *conn, const char *method,
+void prov_conns_begun(prov_conns *conns, prov_conn *conn, const char *method,
                           const char *path)
 {
     if (conn == NULL)
@@ -219,7 +219,7 @@ void sbx_prov_conns_begun(sbx_prov_conns *conns, sbx_prov_conn *conn, const char
     pthread_mutex_unlock(&conns->lock);
 }
 
-int sbx_prov_conns_answering(sbx_prov_conns *conns, sbx_prov_conn *conn)
+int prov_conns_answering(prov_conns *conns, prov_conn *conn)
 {
     pthread_mutex_lock(&conns->lock);
     int go_on = !conns->closing;
@@ -229,7 +229,7 @@ int sbx_prov_conns_answering(sbx_prov_conns *conns, sbx_prov_conn *conn)
     return go_on;
 }
 
-int sbx_prov_conns_answered(sbx_prov_conns *conns, sbx_prov_conn *conn)
+int prov_conns_answered(prov_conns *conns, prov_conn *conn)
 {
     if (conn == NULL)
         return 1;
@@ -240,7 +240,7 @@ int sbx_prov_conns_answered(sbx_prov_conns *conns, sbx_prov_conn *conn)
     return send;
 }
 
-void sbx_prov_conns_completed(sbx_prov_conns *conns, sbx_prov_conn *conn)
+void prov_conns_completed(prov_conns *conns, prov_conn *conn)
 {
     if (conn == NULL)
         return;
@@ -268,13 +268,13 @@ static void write_answer(int fd)
     }
 }
 
-unsigned sbx_prov_conns_cut_answering(sbx_prov_conns *conns,
+unsigned prov_conns_cut_answering(prov_conns *conns,
                                       void (*report)(void *ctx, const char *what), void *ctx)
 {
     unsigned answering = 0;
     pthread_mutex_lock(&conns->lock);
     conns->closing = 1;
-    for (sbx_prov_conn *c = conns->head; c != NULL; c = c->next) {
+    for (prov_conn *c = conns->head; c != NULL; c = c->next) {
         if (c->phase != PHASE_ANSWERING)
             continue;
         answering++;

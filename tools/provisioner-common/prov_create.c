@@ -26,11 +26,11 @@ static json_object *location_in(const char *where, const char *field, int index,
                                 const char *member)
 {
     json_object *loc = json_object_new_array();
-    int built = loc != NULL && sbx_prov_json_append(loc, json_object_new_string(where)) &&
-                (field == NULL || sbx_prov_json_append(loc, json_object_new_string(field))) &&
-                (index < 0 || sbx_prov_json_append(loc, json_object_new_int(index))) &&
-                (member == NULL || sbx_prov_json_append(loc, json_object_new_string(member)));
-    return sbx_prov_json_built(loc, built);
+    int built = loc != NULL && prov_json_append(loc, json_object_new_string(where)) &&
+                (field == NULL || prov_json_append(loc, json_object_new_string(field))) &&
+                (index < 0 || prov_json_append(loc, json_object_new_int(index))) &&
+                (member == NULL || prov_json_append(loc, json_object_new_string(member)));
+    return prov_json_built(loc, built);
 }
 
 static json_object *location(const char *field, int index, const char *member)
@@ -74,12 +74,12 @@ static void add_error(error_list *errors, const char *type, json_object *loc,
                       const char *msg, json_object *input, json_object *ctx)
 {
     json_object *e = errors->out_of_memory ? NULL : json_object_new_object();
-    int built = e != NULL && sbx_prov_json_add_string(e, "type", type);
-    built = built ? sbx_prov_json_add(e, "loc", loc) : (json_object_put(loc), 0);
-    built = built && sbx_prov_json_add_string(e, "msg", msg) && add_input(e, input);
+    int built = e != NULL && prov_json_add_string(e, "type", type);
+    built = built ? prov_json_add(e, "loc", loc) : (json_object_put(loc), 0);
+    built = built && prov_json_add_string(e, "msg", msg) && add_input(e, input);
     if (ctx != NULL)
-        built = built ? sbx_prov_json_add(e, "ctx", ctx) : (json_object_put(ctx), 0);
-    if (!sbx_prov_json_append(errors->array, sbx_prov_json_built(e, built)))
+        built = built ? prov_json_add(e, "ctx", ctx) : (json_object_put(ctx), 0);
+    if (!prov_json_append(errors->array, prov_json_built(e, built)))
         errors->out_of_memory = 1;
 }
 
@@ -89,9 +89,9 @@ static void add_error(error_list *errors, const char *type, json_object *loc,
  * freed; regexec on them is thread-safe. */
 typedef enum id_regex { RE_SANDBOX_ID, RE_THREAD_ID, RE_STRICT_USER_ID, RE_USER_ID, RE_COUNT } id_regex;
 static const char *const regex_text[RE_COUNT] = {
-    [RE_SANDBOX_ID] = SBX_PROV_SANDBOX_ID_PATTERN,
+    [RE_SANDBOX_ID] = PROV_SANDBOX_ID_PATTERN,
     [RE_THREAD_ID] = THREAD_ID_REGEX,
-    [RE_STRICT_USER_ID] = SBX_PROV_STRICT_USER_ID_PATTERN,
+    [RE_STRICT_USER_ID] = PROV_STRICT_USER_ID_PATTERN,
     [RE_USER_ID] = USER_ID_REGEX,
 };
 static regex_t regex_compiled[RE_COUNT];
@@ -151,7 +151,7 @@ static json_object *context(const char *key, json_object *value)
         json_object_put(value);
         return NULL;
     }
-    return sbx_prov_json_built(ctx, sbx_prov_json_add(ctx, key, value));
+    return prov_json_built(ctx, prov_json_add(ctx, key, value));
 }
 
 /* Append an error whose context is required: a NULL `ctx` is out of memory. */
@@ -213,18 +213,18 @@ static void check_not_negative(error_list *errors, json_object *value, const cha
 
 /* The 422 {"detail": ERRORS} (the list taken), or the out-of-memory
  * answer when building it failed. */
-static void reply_errors(sbx_prov_reply *reply, error_list *errors)
+static void reply_errors(prov_reply *reply, error_list *errors)
 {
     json_object *answer = errors->out_of_memory ? NULL : json_object_new_object();
-    int built = answer != NULL && sbx_prov_json_add(answer, "detail", errors->array);
+    int built = answer != NULL && prov_json_add(answer, "detail", errors->array);
     if (answer == NULL)
         json_object_put(errors->array);
     errors->array = NULL;
-    sbx_prov_reply_json(reply, 422, sbx_prov_json_built(answer, built));
+    prov_reply_json(reply, 422, prov_json_built(answer, built));
 }
 
 /* One error at loc ["body"] (the body as a whole) and the 422 answer. */
-static void reply_body_error(sbx_prov_reply *reply, const char *type, const char *msg,
+static void reply_body_error(prov_reply *reply, const char *type, const char *msg,
                              json_object *input)
 {
     error_list errors = new_error_list();
@@ -257,7 +257,7 @@ static int json_content_type(const char *content_type)
 
 /* The 422 of a body that is not JSON: json_invalid at byte `offset`,
  * `why` in its context. */
-static void reply_json_invalid(sbx_prov_reply *reply, size_t offset, const char *why)
+static void reply_json_invalid(prov_reply *reply, size_t offset, const char *why)
 {
     error_list errors = new_error_list();
     json_object *input = json_object_new_object();
@@ -275,7 +275,7 @@ static void reply_json_invalid(sbx_prov_reply *reply, size_t offset, const char 
  * reaches json-c's tree (prov_json_strict.h); a body json-c refuses as
  * well is answered with json-c's words, as before that check. */
 static int read_body(const char *body, size_t len, const char *content_type,
-                     json_object **root, sbx_prov_reply *reply)
+                     json_object **root, prov_reply *reply)
 {
     *root = NULL;
     if (len == 0) {
@@ -286,7 +286,7 @@ static int read_body(const char *body, size_t len, const char *content_type,
         /* Not JSON to FastAPI: the model gets the raw bytes. */
         json_object *raw = json_object_new_string_len(body, (int)len);
         if (raw == NULL)
-            sbx_prov_reply_out_of_memory(reply);
+            prov_reply_out_of_memory(reply);
         else
             reply_body_error(reply, "model_attributes_type", MODEL_ATTRIBUTES_MSG, raw);
         json_object_put(raw);
@@ -294,17 +294,17 @@ static int read_body(const char *body, size_t len, const char *content_type,
     }
     size_t strict_offset = 0;
     char strict_why[160];
-    sbx_prov_strict_result strict =
-        sbx_prov_json_strict_check(body, len, &strict_offset, strict_why, sizeof strict_why);
+    prov_strict_result strict =
+        prov_json_strict_check(body, len, &strict_offset, strict_why, sizeof strict_why);
     size_t offset = 0;
     const char *why = NULL;
-    *root = strict == SBX_PROV_STRICT_OUT_OF_MEMORY ? NULL
-                                                    : sbx_prov_json_parse(body, len, &offset, &why);
-    if (strict == SBX_PROV_STRICT_OUT_OF_MEMORY || why == sbx_prov_json_out_of_memory) {
-        sbx_prov_reply_out_of_memory(reply);
+    *root = strict == PROV_STRICT_OUT_OF_MEMORY ? NULL
+                                                    : prov_json_parse(body, len, &offset, &why);
+    if (strict == PROV_STRICT_OUT_OF_MEMORY || why == prov_json_out_of_memory) {
+        prov_reply_out_of_memory(reply);
         return 0;
     }
-    if (why != NULL || strict == SBX_PROV_STRICT_REFUSED) {
+    if (why != NULL || strict == PROV_STRICT_REFUSED) {
         json_object_put(*root);
         *root = NULL;
         if (why != NULL)
@@ -320,7 +320,7 @@ static int read_body(const char *body, size_t len, const char *content_type,
     return 1;
 }
 
-int sbx_prov_path_id_valid(const char *id, sbx_prov_reply *reply)
+int prov_path_id_valid(const char *id, prov_reply *reply)
 {
     if (matches(RE_SANDBOX_ID, id))
         return 1;
@@ -329,15 +329,15 @@ int sbx_prov_path_id_valid(const char *id, sbx_prov_reply *reply)
     if (input == NULL)
         errors.out_of_memory = 1;
     add_pattern_error(&errors, location_in("path", "sandbox_id", -1, NULL),
-                      SBX_PROV_SANDBOX_ID_PATTERN, input);
+                      PROV_SANDBOX_ID_PATTERN, input);
     json_object_put(input);
     reply_errors(reply, &errors);
     return 0;
 }
 
-int sbx_prov_create_parse(const char *body, size_t len, const char *content_type,
-                          int strict_ids, sbx_prov_create_request *out,
-                          sbx_prov_reply *reply)
+int prov_create_parse(const char *body, size_t len, const char *content_type,
+                          int strict_ids, prov_create_request *out,
+                          prov_reply *reply)
 {
     memset(out, 0, sizeof *out);
     json_object *root = NULL;
@@ -353,12 +353,12 @@ int sbx_prov_create_parse(const char *body, size_t len, const char *content_type
     error_list *errors = &list;
     json_object *id = check_field(errors, root, "sandbox_id", -1, NULL, FIELD_STRING, 1, 0);
     if (strict_ids)
-        check_pattern(errors, id, "sandbox_id", SBX_PROV_SANDBOX_ID_PATTERN, RE_SANDBOX_ID);
+        check_pattern(errors, id, "sandbox_id", PROV_SANDBOX_ID_PATTERN, RE_SANDBOX_ID);
     json_object *thread = check_field(errors, root, "thread_id", -1, NULL, FIELD_STRING, 0, 1);
     check_pattern(errors, thread, "thread_id", THREAD_ID_PATTERN, RE_THREAD_ID);
     json_object *user = check_field(errors, root, "user_id", -1, NULL, FIELD_STRING, 0, 0);
     if (strict_ids)
-        check_pattern(errors, user, "user_id", SBX_PROV_STRICT_USER_ID_PATTERN,
+        check_pattern(errors, user, "user_id", PROV_STRICT_USER_ID_PATTERN,
                       RE_STRICT_USER_ID);
     else
         check_pattern(errors, user, "user_id", USER_ID_PATTERN, RE_USER_ID);
@@ -390,7 +390,7 @@ int sbx_prov_create_parse(const char *body, size_t len, const char *content_type
     return 1;
 }
 
-void sbx_prov_create_request_clear(sbx_prov_create_request *request)
+void prov_create_request_clear(prov_create_request *request)
 {
     json_object_put(request->root);
     memset(request, 0, sizeof *request);

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char sbx_prov_file_too_large[] = "too large";
-const char sbx_prov_file_out_of_memory[] = "out of memory";
+const char prov_file_too_large[] = "too large";
+const char prov_file_out_of_memory[] = "out of memory";
 
-char *sbx_prov_read_regular(const char *path, size_t max_bytes, int no_follow, size_t *len,
+char *prov_read_regular(const char *path, size_t max_bytes, int no_follow, size_t *len,
                             const char **problem)
 {
     *len = 0;
@@ -31,10 +31,10 @@ char *sbx_prov_read_regular(const char *path, size_t max_bytes, int no_follow, s
     else if (!S_ISREG(st.st_mode))
         *problem = S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
     else if ((unsigned long long)st.st_size > max_bytes)
-        *problem = sbx_prov_file_too_large;
-    char *text = *problem == NULL ? sbx_prov_malloc(max_bytes + 1) : NULL;
+        *problem = prov_file_too_large;
+    char *text = *problem == NULL ? prov_malloc(max_bytes + 1) : NULL;
     if (*problem == NULL && text == NULL)
-        *problem = sbx_prov_file_out_of_memory;
+        *problem = prov_file_out_of_memory;
     ssize_t n = 0;
     /* Up to one byte past the limit: a file that grew after fstat. */
     while (*problem == NULL && *len <= max_bytes &&
@@ -43,7 +43,7 @@ char *sbx_prov_read_regular(const char *path, size_t max_bytes, int no_follow, s
     if (*problem == NULL && n < 0)
         *problem = strerror(errno);
     else if (*problem == NULL && *len > max_bytes)
-        *problem = sbx_prov_file_too_large;
+        *problem = prov_file_too_large;
     close(fd);
     if (*problem != NULL) {
         free(text);

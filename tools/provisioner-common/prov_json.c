@@ -5,7 +5,7 @@
 
 #include <errno.h>
 
-const char sbx_prov_json_out_of_memory[] = "out of memory";
+const char prov_json_out_of_memory[] = "out of memory";
 
 static size_t skip_space(const char *text, size_t len, size_t at)
 {
@@ -15,7 +15,7 @@ static size_t skip_space(const char *text, size_t len, size_t at)
     return at;
 }
 
-json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
+json_object *prov_json_parse(const char *text, size_t len, size_t *offset,
                                  const char **why)
 {
     *offset = 0;
@@ -28,7 +28,7 @@ json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
     }
     json_tokener *tok = json_tokener_new();
     if (tok == NULL) {
-        *why = sbx_prov_json_out_of_memory;
+        *why = prov_json_out_of_memory;
         return NULL;
     }
     json_object *value = json_tokener_parse_ex(tok, text + start, (int)(len - start));
@@ -51,7 +51,7 @@ json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
     return NULL;
 }
 
-const char *sbx_prov_json_text(json_object *value)
+const char *prov_json_text(json_object *value)
 {
     if (value == NULL)
         return NULL;
@@ -61,7 +61,7 @@ const char *sbx_prov_json_text(json_object *value)
     return errno == ENOMEM ? NULL : text;
 }
 
-int sbx_prov_json_add(json_object *obj, const char *key, json_object *value)
+int prov_json_add(json_object *obj, const char *key, json_object *value)
 {
     if (value != NULL && json_object_object_add(obj, key, value) == 0)
         return 1;
@@ -69,14 +69,14 @@ int sbx_prov_json_add(json_object *obj, const char *key, json_object *value)
     return 0;
 }
 
-int sbx_prov_json_add_string(json_object *obj, const char *key, const char *text)
+int prov_json_add_string(json_object *obj, const char *key, const char *text)
 {
     if (text == NULL)
         return json_object_object_add(obj, key, NULL) == 0;
-    return sbx_prov_json_add(obj, key, json_object_new_string(text));
+    return prov_json_add(obj, key, json_object_new_string(text));
 }
 
-int sbx_prov_json_append(json_object *array, json_object *value)
+int prov_json_append(json_object *array, json_object *value)
 {
     if (value != NULL && json_object_array_add(array, value) == 0)
         return 1;
@@ -84,7 +84,7 @@ int sbx_prov_json_append(json_object *array, json_object *value)
     return 0;
 }
 
-json_object *sbx_prov_json_built(json_object *value, int built)
+json_object *prov_json_built(json_object *value, int built)
 {
     if (built)
         return value;

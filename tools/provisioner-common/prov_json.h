@@ -1,22 +1,22 @@
 /* The provisioner servers' one JSON reader and writer, so that every route parses
  * and prints JSON the same way. */
-#ifndef SBX_PROV_JSON_H
-#define SBX_PROV_JSON_H
+#ifndef PROV_JSON_H
+#define PROV_JSON_H
 
 #include <stddef.h>
 #include <json-c/json.h>
 
-/* The reason sbx_prov_json_parse gives when json-c could not make its
+/* The reason prov_json_parse gives when json-c could not make its
  * tokener (compare the pointer): the caller answers out of memory. */
-extern const char sbx_prov_json_out_of_memory[];
+extern const char prov_json_out_of_memory[];
 
 /* Parse exactly one JSON value from `len` bytes (surrounding whitespace
  * allowed, as Python's json).  Returns a new reference, or NULL with
  * *offset at the first bad byte and *why a static reason
- * (sbx_prov_json_out_of_memory when memory ran out).  Note that the text
+ * (prov_json_out_of_memory when memory ran out).  Note that the text
  * "null" also yields NULL, with *why NULL. */
 
-json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
+json_object *prov_json_parse(const char *text, size_t len, size_t *offset,
                                  const char **why);
 
 /* Compact text of `value` with '/' not escaped, as the reference's FastAPI
@@ -24,7 +24,7 @@ json_object *sbx_prov_json_parse(const char *text, size_t len, size_t *offset,
  * memory ran out while writing it: json-c 0.16 skips a piece whose buffer
  * cannot grow and still returns the rest, so a text written while any
  * allocation failed (errno ENOMEM) is refused, never sent short. */
-const char *sbx_prov_json_text(json_object *value);
+const char *prov_json_text(json_object *value);
 
 /* Checked building of answers.  json-c returns NULL from json_object_new_*
  * and -1 from the adds when memory runs out, and NULL also means JSON
@@ -32,18 +32,18 @@ const char *sbx_prov_json_text(json_object *value);
  * `value` (a NULL value is the failure of its constructor), give it to the
  * container, and return 1; or put it and return 0.  Chain them with && so
  * that nothing is built after the first failure. */
-int sbx_prov_json_add(json_object *obj, const char *key, json_object *value);
+int prov_json_add(json_object *obj, const char *key, json_object *value);
 
 /* Member `key` a copy of `text`, or JSON null when `text` is NULL; 1, or 0
  * when memory ran out. */
-int sbx_prov_json_add_string(json_object *obj, const char *key, const char *text);
+int prov_json_add_string(json_object *obj, const char *key, const char *text);
 
-/* Append `value` to `array`, as sbx_prov_json_add. */
-int sbx_prov_json_append(json_object *array, json_object *value);
+/* Append `value` to `array`, as prov_json_add. */
+int prov_json_append(json_object *array, json_object *value);
 
 /* `value` when its building succeeded (`built`), else NULL after putting
- * it: what the answer builders hand to sbx_prov_reply_json, which answers
+ * it: what the answer builders hand to prov_reply_json, which answers
  * NULL with the out-of-memory answer. */
-json_object *sbx_prov_json_built(json_object *value, int built);
+json_object *prov_json_built(json_object *value, int built);
 
 #endif

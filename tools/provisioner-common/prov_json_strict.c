@@ -63,7 +63,7 @@ static void printable_bytes(const char *bytes, size_t len, char *out, size_t cap
     common_printable(shown, out, cap);
 }
 
-static sbx_prov_strict_result refuse(checker *c, size_t offset, const char *what,
+static prov_strict_result refuse(checker *c, size_t offset, const char *what,
                                      const char *name)
 {
     *c->offset = offset;
@@ -71,7 +71,7 @@ static sbx_prov_strict_result refuse(checker *c, size_t offset, const char *what
         snprintf(c->why, c->why_len, "%s '%s'", what, name);
     else
         snprintf(c->why, c->why_len, "%s", what);
-    return SBX_PROV_STRICT_REFUSED;
+    return PROV_STRICT_REFUSED;
 }
 
 /* What a value's message names: its member, or nothing at the top. */
@@ -80,7 +80,7 @@ static const char *value_owner(const checker *c)
     return c->has_name ? c->last_name : NULL;
 }
 
-static sbx_prov_strict_result on_key(checker *c)
+static prov_strict_result on_key(checker *c)
 {
     const common_json_stream *s = &c->stream;
     size_t end = (size_t)(s->at - c->text) - 1;
@@ -94,27 +94,27 @@ static sbx_prov_strict_result on_key(checker *c)
         size_t cap = c->cap ? c->cap * 2 : 16;
         member_name *grown = realloc(c->members, cap * sizeof *grown);
         if (grown == NULL)
-            return SBX_PROV_STRICT_OUT_OF_MEMORY;
+            return PROV_STRICT_OUT_OF_MEMORY;
         c->members = grown;
         c->cap = cap;
     }
     c->members[c->count++] = (member_name){
         .object = c->objects[s->depth - 1], .at = c->names.len, .len = c->key.len, .end = end};
     if (common_dynbuf_add(&c->names, c->key.data, c->key.len) != COMMON_DYNBUF_OK)
-        return SBX_PROV_STRICT_OUT_OF_MEMORY;
+        return PROV_STRICT_OUT_OF_MEMORY;
     memcpy(c->last_name, name, sizeof name);
     c->has_name = 1;
-    return SBX_PROV_STRICT_OK;
+    return PROV_STRICT_OK;
 }
 
-static sbx_prov_strict_result on_string(checker *c)
+static prov_strict_result on_string(checker *c)
 {
     size_t end = (size_t)(c->stream.at - c->text) - 1;
     if (c->value.len > 0 && memchr(c->value.data, '\0', c->value.len) != NULL)
         return refuse(c, end, "a NUL character in the value of member", value_owner(c));
     if (!c->stream.text_clean)
         return refuse(c, end, "invalid UTF-8 in the value of member", value_owner(c));
-    return SBX_PROV_STRICT_OK;
+    return PROV_STRICT_OK;
 }
 
 /* 1 when the number from..to (RFC 8259 syntax, checked) is in range, 0
@@ -145,22 +145,22 @@ static int number_in_range(const char *from, const char *to, int integer)
     return in_range;
 }
 
-static sbx_prov_strict_result on_number(checker *c)
+static prov_strict_result on_number(checker *c)
 {
     int in_range = number_in_range(c->number_at, c->in_tail ? c->text_end : c->stream.at,
                                    c->stream.kind == COMMON_JSON_KIND_INT);
     if (in_range < 0)
-        return SBX_PROV_STRICT_OUT_OF_MEMORY;
+        return PROV_STRICT_OUT_OF_MEMORY;
     if (in_range == 0)
         return refuse(c, (size_t)(c->number_at - c->text),
                       c->stream.kind == COMMON_JSON_KIND_INT
                           ? "an integer beyond 64 bits as the value of member"
                           : "a number beyond a double's range as the value of member",
                       value_owner(c));
-    return SBX_PROV_STRICT_OK;
+    return PROV_STRICT_OK;
 }
 
-static sbx_prov_strict_result on_event(checker *c, common_json_event event)
+static prov_strict_result on_event(checker *c, common_json_event event)
 {
     common_json_stream *s = &c->stream;
     switch (event) {
@@ -173,7 +173,7 @@ static sbx_prov_strict_result on_event(checker *c, common_json_event event)
         } else if (s->kind == COMMON_JSON_KIND_SCALAR) {
             c->number_at = s->at;
         }
-        return SBX_PROV_STRICT_OK;
+        return PROV_STRICT_OK;
     case COMMON_JSON_EVENT_KEY:
         return on_key(c);
     case COMMON_JSON_EVENT_SCALAR:
@@ -181,12 +181,12 @@ static sbx_prov_strict_result on_event(checker *c, common_json_event event)
             return on_string(c);
         if (s->kind == COMMON_JSON_KIND_INT || s->kind == COMMON_JSON_KIND_DOUBLE)
             return on_number(c);
-        return SBX_PROV_STRICT_OK;
+        return PROV_STRICT_OK;
     case COMMON_JSON_EVENT_CLOSE:
     case COMMON_JSON_EVENT_NONE:
         break;
     }
-    return SBX_PROV_STRICT_OK;
+    return PROV_STRICT_OK;
 }
 
 static int by_object_then_name(const void *a, const void *b)
@@ -203,7 +203,7 @@ static int by_object_then_name(const void *a, const void *b)
 }
 
 /* The first name (in the text) that repeats one of its object's. */
-static sbx_prov_strict_result find_duplicate(checker *c)
+static prov_strict_result find_duplicate(checker *c)
 {
     for (size_t i = 0; i < c->count; i++)
         c->members[i].bytes = c->names.data != NULL ? c->names.data + c->members[i].at : "";
@@ -218,39 +218,39 @@ static sbx_prov_strict_result find_duplicate(checker *c)
             first = m;
     }
     if (first == NULL)
-        return SBX_PROV_STRICT_OK;
+        return PROV_STRICT_OK;
     char name[80];
     printable_bytes(first->bytes, first->len, name, sizeof name);
     return refuse(c, first->end, "duplicate member name", name);
 }
 
 /* Hand the events of the chunk fed last to on_event. */
-static sbx_prov_strict_result read_events(checker *c)
+static prov_strict_result read_events(checker *c)
 {
     common_json_event event;
     while ((event = common_json_stream_next(&c->stream)) != COMMON_JSON_EVENT_NONE) {
-        sbx_prov_strict_result r = on_event(c, event);
-        if (r != SBX_PROV_STRICT_OK)
+        prov_strict_result r = on_event(c, event);
+        if (r != PROV_STRICT_OK)
             return r;
     }
-    return SBX_PROV_STRICT_OK;
+    return PROV_STRICT_OK;
 }
 
-static sbx_prov_strict_result check(checker *c, size_t len)
+static prov_strict_result check(checker *c, size_t len)
 {
     common_json_stream *s = &c->stream;
     common_json_stream_feed(s, c->text, len);
-    sbx_prov_strict_result r = read_events(c);
-    if (r != SBX_PROV_STRICT_OK)
+    prov_strict_result r = read_events(c);
+    if (r != PROV_STRICT_OK)
         return r;
     /* A literal or number at the top ends only at the byte after it. */
     c->in_tail = 1;
     common_json_stream_feed(s, " ", 1);
     r = read_events(c);
-    if (r != SBX_PROV_STRICT_OK)
+    if (r != PROV_STRICT_OK)
         return r;
     if (s->out_of_memory)
-        return SBX_PROV_STRICT_OUT_OF_MEMORY;
+        return PROV_STRICT_OUT_OF_MEMORY;
     common_json_outcome outcome = common_json_stream_end(s);
     if (outcome != COMMON_JSON_COMPLETE)
         return refuse(c, s->failed_at < len ? s->failed_at : len,
@@ -260,12 +260,12 @@ static sbx_prov_strict_result check(checker *c, size_t len)
     return find_duplicate(c);
 }
 
-sbx_prov_strict_result sbx_prov_json_strict_check(const char *text, size_t len,
+prov_strict_result prov_json_strict_check(const char *text, size_t len,
                                                   size_t *offset, char *why, size_t why_len)
 {
     checker *c = calloc(1, sizeof *c);
     if (c == NULL)
-        return SBX_PROV_STRICT_OUT_OF_MEMORY;
+        return PROV_STRICT_OUT_OF_MEMORY;
     common_dynbuf_init(&c->key, 0);
     common_dynbuf_init(&c->value, 0);
     common_dynbuf_init(&c->names, 0);
@@ -278,7 +278,7 @@ sbx_prov_strict_result sbx_prov_json_strict_check(const char *text, size_t len,
     c->stream.strict = 1;
     c->stream.check_text = 1;
     c->stream.key_full = &c->key;
-    sbx_prov_strict_result result = check(c, len);
+    prov_strict_result result = check(c, len);
     common_dynbuf_free(&c->key);
     common_dynbuf_free(&c->value);
     common_dynbuf_free(&c->names);

@@ -56,7 +56,7 @@ static const char *overlay_problem(const char *host, int read_only, const char *
         return "Upload conversion mount must be read-only";
     const char *const parts[] = {"users", user_id, "threads", thread_id, "user-data",
                                  ".upload-conversions"};
-    char *expected = sbx_prov_path_join(base, parts, 6);
+    char *expected = prov_path_join(base, parts, 6);
     if (expected == NULL)
         return out_of_memory;
     int same = strcmp(expected, host) == 0;
@@ -74,10 +74,10 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     const char *container_raw = string_member(m, "container_path");
     json_object *ro = NULL;
     int read_only = json_object_object_get_ex(m, "read_only", &ro) && json_object_get_boolean(ro);
-    char *host = sbx_prov_normpath(host_raw);
-    char *container = sbx_prov_normpath(container_raw);
+    char *host = prov_normpath(host_raw);
+    char *container = prov_normpath(container_raw);
     const char *problem = NULL;
-    int under = host != NULL ? sbx_prov_path_is_under(host, base) : -1;
+    int under = host != NULL ? prov_path_is_under(host, base) : -1;
     if (container == NULL || under < 0)
         snprintf(detail, detail_len, "%s", out_of_memory);
     else if (host[0] != '/')
@@ -100,28 +100,28 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     if (detail[0] == '\0') {
         json_object *entry = json_object_new_array();
         int built = entry != NULL &&
-                    sbx_prov_json_append(entry, json_object_new_string(host)) &&
-                    sbx_prov_json_append(entry, json_object_new_string(container)) &&
-                    sbx_prov_json_append(entry, json_object_new_boolean(read_only));
-        if (!sbx_prov_json_append(signature, sbx_prov_json_built(entry, built)))
+                    prov_json_append(entry, json_object_new_string(host)) &&
+                    prov_json_append(entry, json_object_new_string(container)) &&
+                    prov_json_append(entry, json_object_new_boolean(read_only));
+        if (!prov_json_append(signature, prov_json_built(entry, built)))
             snprintf(detail, detail_len, "%s", out_of_memory);
     }
     free(host);
     free(container);
 }
 
-char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
-                            const char *state_dir, sbx_prov_reply *reply)
+char *prov_mounts_check(json_object *mounts, const char *user_id, const char *thread_id,
+                            const char *state_dir, prov_reply *reply)
 {
     size_t n = mounts != NULL ? json_object_array_length(mounts) : 0;
     char detail[2048] = "";
-    if (n > SBX_PROV_MAX_EXTRA_MOUNTS) {
+    if (n > PROV_MAX_EXTRA_MOUNTS) {
         snprintf(detail, sizeof detail, "Too many extra mounts; max is %d",
-                 SBX_PROV_MAX_EXTRA_MOUNTS);
-        sbx_prov_reply_detail(reply, 400, detail);
+                 PROV_MAX_EXTRA_MOUNTS);
+        prov_reply_detail(reply, 400, detail);
         return NULL;
     }
-    char *base = sbx_prov_normpath(state_dir);
+    char *base = prov_normpath(state_dir);
     json_object *signature = json_object_new_array();
     if (base == NULL || signature == NULL)
         snprintf(detail, sizeof detail, "%s", out_of_memory);
@@ -129,11 +129,11 @@ char *sbx_prov_mounts_check(json_object *mounts, const char *user_id, const char
         check_one(json_object_array_get_idx(mounts, i), user_id, thread_id, base, signature,
                   detail, sizeof detail);
     free(base);
-    char *text = detail[0] == '\0' ? sbx_prov_strdup(sbx_prov_json_text(signature)) : NULL;
+    char *text = detail[0] == '\0' ? prov_strdup(prov_json_text(signature)) : NULL;
     json_object_put(signature);
     if (strcmp(detail, out_of_memory) == 0 || (detail[0] == '\0' && text == NULL))
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
     else if (detail[0] != '\0')
-        sbx_prov_reply_detail(reply, 400, detail);
+        prov_reply_detail(reply, 400, detail);
     return text;
 }

@@ -38,15 +38,15 @@ static int is_dotdot(slice s)
     return s.len == 2 && s.at[0] == '.' && s.at[1] == '.';
 }
 
-char *sbx_prov_normpath(const char *path)
+char *prov_normpath(const char *path)
 {
     size_t len = strlen(path);
     if (len == 0)
-        return sbx_prov_strdup(".");
+        return prov_strdup(".");
     size_t slashes = strspn(path, "/");
     const char *root = slashes == 2 ? "//" : slashes > 0 ? "/" : "";
-    slice *parts = sbx_prov_malloc((len + 1) * sizeof *parts);
-    char *out = sbx_prov_malloc(len + 3);
+    slice *parts = prov_malloc((len + 1) * sizeof *parts);
+    char *out = prov_malloc(len + 3);
     if (parts == NULL || out == NULL) {
         free(parts);
         free(out);
@@ -77,14 +77,14 @@ char *sbx_prov_normpath(const char *path)
     return out;
 }
 
-int sbx_prov_path_is_under(const char *path, const char *base)
+int prov_path_is_under(const char *path, const char *base)
 {
-    char *p = sbx_prov_normpath(path), *b = sbx_prov_normpath(base);
+    char *p = prov_normpath(path), *b = prov_normpath(base);
     int under = p == NULL || b == NULL ? -1 : 0;
     if (under == 0 && p[0] == '/' && b[0] == '/') {
         size_t plen = strlen(p), blen = strlen(b);
-        slice *pp = sbx_prov_malloc((plen + 1) * sizeof *pp);
-        slice *bp = sbx_prov_malloc((blen + 1) * sizeof *bp);
+        slice *pp = prov_malloc((plen + 1) * sizeof *pp);
+        slice *bp = prov_malloc((blen + 1) * sizeof *bp);
         if (pp == NULL || bp == NULL) {
             free(pp);
             free(bp);
@@ -108,12 +108,12 @@ int sbx_prov_path_is_under(const char *path, const char *base)
     return under;
 }
 
-char *sbx_prov_path_join(const char *base, const char *const *parts, int n)
+char *prov_path_join(const char *base, const char *const *parts, int n)
 {
     size_t total = strlen(base) + 1;
     for (int i = 0; i < n; i++)
         total += strlen(parts[i]) + 1;
-    char *joined = sbx_prov_malloc(total);
+    char *joined = prov_malloc(total);
     if (joined == NULL)
         return NULL;
     strcpy(joined, base);
@@ -126,7 +126,7 @@ char *sbx_prov_path_join(const char *base, const char *const *parts, int n)
             strcat(joined, "/");
         strcat(joined, parts[i]);
     }
-    char *normal = sbx_prov_normpath(joined);
+    char *normal = prov_normpath(joined);
     free(joined);
     return normal;
 }

@@ -1,21 +1,21 @@
 /* What a provisioner server answers to one request, independent of the HTTP
- * library: the handlers fill an sbx_prov_reply, the server sends it. */
-#ifndef SBX_PROV_REPLY_H
-#define SBX_PROV_REPLY_H
+ * library: the handlers fill an prov_reply, the server sends it. */
+#ifndef PROV_REPLY_H
+#define PROV_REPLY_H
 
 #include <stddef.h>
 #include <json-c/json.h>
 
-typedef enum sbx_prov_reply_kind {
-    SBX_PROV_REPLY_NORMAL = 0,   /* status, headers and the whole body */
-    SBX_PROV_REPLY_TRUNCATE,     /* announce more bytes than sent, then close */
-    SBX_PROV_REPLY_DROP          /* close the connection without answering */
-} sbx_prov_reply_kind;
+typedef enum prov_reply_kind {
+    PROV_REPLY_NORMAL = 0,   /* status, headers and the whole body */
+    PROV_REPLY_TRUNCATE,     /* announce more bytes than sent, then close */
+    PROV_REPLY_DROP          /* close the connection without answering */
+} prov_reply_kind;
 
 /* An answer.  Owns its strings (NULL content_type: no Content-Type
  * header at all, as the reference's 401). */
-typedef struct sbx_prov_reply {
-    sbx_prov_reply_kind kind;
+typedef struct prov_reply {
+    prov_reply_kind kind;
     unsigned status;
     char *body;
     size_t body_len;
@@ -23,33 +23,33 @@ typedef struct sbx_prov_reply {
     char *location;         /* NULL: no Location header */
     char *allow;            /* NULL: no Allow header (a 405 names the method) */
     int out_of_memory;      /* building the answer ran out of memory: the
-                             * server sends SBX_PROV_OUT_OF_MEMORY_BODY instead */
-} sbx_prov_reply;
+                             * server sends PROV_OUT_OF_MEMORY_BODY instead */
+} prov_reply;
 
 /* The status and body of an answer whose building ran out of memory (a
  * static text: sending it allocates nothing of ours). */
-#define SBX_PROV_OUT_OF_MEMORY_STATUS 503
-#define SBX_PROV_OUT_OF_MEMORY_BODY "{\"detail\":\"out of memory\"}"
+#define PROV_OUT_OF_MEMORY_STATUS 503
+#define PROV_OUT_OF_MEMORY_BODY "{\"detail\":\"out of memory\"}"
 
 /* Make the reply the out-of-memory answer (what it held is released). */
-void sbx_prov_reply_out_of_memory(sbx_prov_reply *reply);
+void prov_reply_out_of_memory(prov_reply *reply);
 
 /* Answer `status` with `body` (copied; NULL is empty) and `content_type`
  * (copied; NULL for none).  Replaces what the reply held; the
  * out-of-memory answer when the copies cannot be made. */
-void sbx_prov_reply_text(sbx_prov_reply *reply, unsigned status, const char *body,
+void prov_reply_text(prov_reply *reply, unsigned status, const char *body,
                          const char *content_type);
 
 /* Answer `status` with the compact JSON text of `value`; takes the
  * caller's reference to `value` (put here).  A NULL `value` (a builder
  * that ran out of memory) or a text json-c could not write whole is the
  * out-of-memory answer, never a JSON null or a short body. */
-void sbx_prov_reply_json(sbx_prov_reply *reply, unsigned status, json_object *value);
+void prov_reply_json(prov_reply *reply, unsigned status, json_object *value);
 
 /* Answer `status` with {"detail": detail} (detail copied). */
-void sbx_prov_reply_detail(sbx_prov_reply *reply, unsigned status, const char *detail);
+void prov_reply_detail(prov_reply *reply, unsigned status, const char *detail);
 
 /* Release what the reply owns and make it an empty 200. */
-void sbx_prov_reply_clear(sbx_prov_reply *reply);
+void prov_reply_clear(prov_reply *reply);
 
 #endif

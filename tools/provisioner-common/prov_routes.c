@@ -10,35 +10,35 @@
 static const struct {
     const char *name;
     const char *method;
-} routes[SBX_PROV_ROUTE_COUNT] = {
-    [SBX_PROV_ROUTE_HEALTH] = {"health", "GET"},
-    [SBX_PROV_ROUTE_CAPABILITIES] = {"capabilities", "GET"},
-    [SBX_PROV_ROUTE_CREATE] = {"create", "POST"},
-    [SBX_PROV_ROUTE_GET] = {"get", "GET"},
-    [SBX_PROV_ROUTE_DELETE] = {"delete", "DELETE"},
-    [SBX_PROV_ROUTE_LIST] = {"list", "GET"},
-    [SBX_PROV_ROUTE_RECONCILE] = {"reconcile", "GET"},
+} routes[PROV_ROUTE_COUNT] = {
+    [PROV_ROUTE_HEALTH] = {"health", "GET"},
+    [PROV_ROUTE_CAPABILITIES] = {"capabilities", "GET"},
+    [PROV_ROUTE_CREATE] = {"create", "POST"},
+    [PROV_ROUTE_GET] = {"get", "GET"},
+    [PROV_ROUTE_DELETE] = {"delete", "DELETE"},
+    [PROV_ROUTE_LIST] = {"list", "GET"},
+    [PROV_ROUTE_RECONCILE] = {"reconcile", "GET"},
 };
 
-const char *sbx_prov_route_name(sbx_prov_route route)
+const char *prov_route_name(prov_route route)
 {
     return routes[route].name;
 }
 
-const char *sbx_prov_route_method(sbx_prov_route route)
+const char *prov_route_method(prov_route route)
 {
     return routes[route].method;
 }
 
-sbx_prov_route sbx_prov_route_from_name(const char *name)
+prov_route prov_route_from_name(const char *name)
 {
     if (name == NULL)
-        return SBX_PROV_ROUTE_NONE;
-    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++) {
+        return PROV_ROUTE_NONE;
+    for (int r = 0; r < PROV_ROUTE_COUNT; r++) {
         if (strcmp(routes[r].name, name) == 0)
-            return (sbx_prov_route)r;
+            return (prov_route)r;
     }
-    return SBX_PROV_ROUTE_NONE;
+    return PROV_ROUTE_NONE;
 }
 
 /* Whether `path` is `prefix` followed by one {id} segment of at most
@@ -60,40 +60,40 @@ static int one_segment_after(const char *path, const char *prefix, size_t id_max
 /* The routes of one path in the real application's declaration order: the
  * first is the one a 405 names. */
 static int path_routes(const char *path, size_t id_max, const char **id,
-                       sbx_prov_route out[2])
+                       prov_route out[2])
 {
     if (strcmp(path, "/health") == 0) {
-        out[0] = SBX_PROV_ROUTE_HEALTH;
+        out[0] = PROV_ROUTE_HEALTH;
         return 1;
     }
     if (strcmp(path, "/api/capabilities") == 0) {
-        out[0] = SBX_PROV_ROUTE_CAPABILITIES;
+        out[0] = PROV_ROUTE_CAPABILITIES;
         return 1;
     }
     if (strcmp(path, "/api/sandboxes") == 0) {
-        out[0] = SBX_PROV_ROUTE_CREATE;
-        out[1] = SBX_PROV_ROUTE_LIST;
+        out[0] = PROV_ROUTE_CREATE;
+        out[1] = PROV_ROUTE_LIST;
         return 2;
     }
     if (one_segment_after(path, "/api/reconciliation/sandboxes/", id_max, id)) {
-        out[0] = SBX_PROV_ROUTE_RECONCILE;
+        out[0] = PROV_ROUTE_RECONCILE;
         return 1;
     }
     if (one_segment_after(path, "/api/sandboxes/", id_max, id)) {
-        out[0] = SBX_PROV_ROUTE_DELETE;
-        out[1] = SBX_PROV_ROUTE_GET;
+        out[0] = PROV_ROUTE_DELETE;
+        out[1] = PROV_ROUTE_GET;
         return 2;
     }
     return 0;
 }
 
-void sbx_prov_route_match(const char *method, const char *path, size_t id_max,
-                          sbx_prov_match *m)
+void prov_route_match(const char *method, const char *path, size_t id_max,
+                          prov_match *m)
 {
-    m->route = SBX_PROV_ROUTE_NONE;
-    m->path_route = SBX_PROV_ROUTE_NONE;
+    m->route = PROV_ROUTE_NONE;
+    m->path_route = PROV_ROUTE_NONE;
     m->id = "";
-    sbx_prov_route candidates[2];
+    prov_route candidates[2];
     int n = path_routes(path, id_max, &m->id, candidates);
     for (int i = 0; i < n; i++) {
         if (strcmp(method, routes[candidates[i]].method) == 0) {
@@ -113,7 +113,7 @@ static int hex_digit(char c)
     return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-size_t sbx_prov_url_unescape(char *text)
+size_t prov_url_unescape(char *text)
 {
     char *out = text;
     const char *in = text;

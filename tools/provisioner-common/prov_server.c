@@ -1,4 +1,4 @@
-/* libmicrohttpd glue: one request in, one sbx_prov_reply out. */
+/* libmicrohttpd glue: one request in, one prov_reply out. */
 #include <config.h>
 
 #include "tools/provisioner-common/prov_server.h"
@@ -35,12 +35,12 @@
 #define SHUTTING_DOWN "the server is shutting down"
 #define TOO_LARGE "request body too large"
 
-struct sbx_prov_server {
+struct prov_server {
     struct MHD_Daemon *daemon;
-    sbx_prov_server_options options;
-    sbx_prov_handlers handlers;
+    prov_server_options options;
+    prov_handlers handlers;
     int tls;                    /* serving HTTPS (redirects name the scheme) */
-    sbx_prov_conns *conns;      /* every open connection */
+    prov_conns *conns;      /* every open connection */
     pthread_mutex_t lock;       /* guards in_flight and stopping */
     pthread_cond_t idle;        /* signalled when in_flight drops */
     unsigned in_flight;         /* requests begun and not yet completed */
@@ -65,7 +65,7 @@ typedef struct truncated_body {
     size_t len;
 } truncated_body;
 
-int sbx_prov_key_equal(const char *given, const char *key)
+int prov_key_equal(const char *given, const char *key)
 {
     if (given == NULL)
         return 0;
@@ -80,11 +80,11 @@ int sbx_prov_key_equal(const char *given, const char *key)
 /* A certificate or key file larger than this is not a PEM we expect. */
 #define MAX_PEM_BYTES (1024 * 1024)
 
-char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
+char *prov_read_pem(const char *path, char *why, size_t why_len)
 {
     size_t len = 0;
     const char *problem = NULL;
-    char *text = sbx_prov_read_regular(path, MAX_PEM_BYTES, 0, &len, &problem);
+    char *text = prov_read_regular(path, MAX_PEM_BYTES, 0, &len, &problem);
     if (text != NULL && len == 0) {
         free(text);
         text = NULL;
@@ -92,7 +92,7 @@ char *sbx_prov_read_pem(const char *path, char *why, size_t why_len)
     }
     if (text == NULL)
         snprintf(why, why_len, "%s: %s", path,
-                 problem == sbx_prov_file_too_large ? "larger than 1 MiB" : problem);
+                 problem == prov_file_too_large ? "larger than 1 MiB" : problem);
     return text;
 }
 
@@ -108,7 +108,7 @@ static void append_body(request_state *rs, size_t limit, const char *data, size_
         size_t capacity = rs->capacity == 0 ? 1024 : rs->capacity;
         while (capacity < rs->body_len + len + 1)
             capacity *= 2;
-        char *grown = sbx_prov_malloc(capacity);
+        char *grown = prov_malloc(capacity);
         if (grown == NULL) {
             rs->out_of_memory = 1;
             return;
@@ -124,7 +124,7 @@ static void append_body(request_state *rs, size_t limit, const char *data, size_
     rs->body[rs->body_len] = '\0';
 }
 
-const char *sbx_prov_request_query(const sbx_prov_request *req, const char *name)
+const char *prov_request_query(const prov_request *req, const char *name)
 {
     return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
 }
@@ -156,18 +156,18 @@ static void truncated_free(void *cls)
 }
 
 /* Queue `reply` on `conn` (with Connection: close when `close_after`). */
-static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *reply,
+static enum MHD_Result send_reply(struct MHD_Connection *conn, prov_reply *reply,
                                   int close_after)
 {
     struct MHD_Response *response = NULL;
-    if (reply->kind == SBX_PROV_REPLY_DROP)
+    if (reply->kind == PROV_REPLY_DROP)
         return MHD_NO;   /* MHD closes the socket without a byte of answer */
-    if (reply->kind == SBX_PROV_REPLY_TRUNCATE && !reply->out_of_memory) {
-        truncated_body *t = sbx_prov_malloc(sizeof *t);
-        char *data = t != NULL ? sbx_prov_memdup(reply->body, reply->body_len) : NULL;
+    if (reply->kind == PROV_REPLY_TRUNCATE && !reply->out_of_memory) {
+        truncated_body *t = prov_malloc(sizeof *t);
+        char *data = t != NULL ? prov_memdup(reply->body, reply->body_len) : NULL;
         if (data == NULL) {
             free(t);
-            sbx_prov_reply_out_of_memory(reply);
+            prov_reply_out_of_memory(reply);
         } else {
             *t = (truncated_body){data, reply->body_len};
             response = MHD_create_response_from_callback(
@@ -176,10 +176,10 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *r
         }
     }
     if (reply->out_of_memory) {
-        static const char no_memory[] = SBX_PROV_OUT_OF_MEMORY_BODY;
+        static const char no_memory[] = PROV_OUT_OF_MEMORY_BODY;
         response = MHD_create_response_from_buffer(sizeof no_memory - 1, (void *)no_memory,
                                                    MHD_RESPMEM_PERSISTENT);
-        reply->status = SBX_PROV_OUT_OF_MEMORY_STATUS;
+        reply->status = PROV_OUT_OF_MEMORY_STATUS;
     } else if (response == NULL) {
         response = MHD_create_response_from_buffer(reply->body_len, reply->body,
                                                    MHD_RESPMEM_MUST_COPY);
@@ -208,58 +208,58 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, sbx_prov_reply *r
 }
 
 /* As the real provisioner's middleware: the key guards the /api/ prefix. */
-static int key_refused(const sbx_prov_server_options *o, const char *path, const char *key)
+static int key_refused(const prov_server_options *o, const char *path, const char *key)
 {
     if (strncmp(path, "/api/", 5) != 0)
         return 0;
     if (o->api_key == NULL)
         return o->fail_closed;
-    return !sbx_prov_key_equal(key, o->api_key);
+    return !prov_key_equal(key, o->api_key);
 }
 
-static int route_enabled(const sbx_prov_server *server, sbx_prov_route route)
+static int route_enabled(const prov_server *server, prov_route route)
 {
-    if (route == SBX_PROV_ROUTE_NONE)
+    if (route == PROV_ROUTE_NONE)
         return 0;
     return server->handlers.route_enabled == NULL ||
            server->handlers.route_enabled(server->handlers.ctx, route);
 }
 
-static size_t path_id_max(const sbx_prov_server *server)
+static size_t path_id_max(const prov_server *server)
 {
-    return server->options.path_id_max != 0 ? server->options.path_id_max : SBX_PROV_ID_MAX;
+    return server->options.path_id_max != 0 ? server->options.path_id_max : PROV_ID_MAX;
 }
 
 /* Starlette's redirect_slashes: an unknown path with trailing slashes whose
  * stripped form is a route's path is redirected there (307, no body).
  * Returns 1 when `reply` holds that redirect. */
-static int redirect_slashes(const sbx_prov_server *server, struct MHD_Connection *conn,
-                            const char *method, const char *path, sbx_prov_reply *reply)
+static int redirect_slashes(const prov_server *server, struct MHD_Connection *conn,
+                            const char *method, const char *path, prov_reply *reply)
 {
     size_t len = strlen(path);
     if (len < 2 || path[len - 1] != '/')
         return 0;
     while (len > 0 && path[len - 1] == '/')
         len--;
-    char *stripped = sbx_prov_memdup(path, len);
+    char *stripped = prov_memdup(path, len);
     if (stripped == NULL) {
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
         return 1;
     }
-    sbx_prov_match m;
-    sbx_prov_route_match(method, stripped, path_id_max(server), &m);
-    int redirect = route_enabled(server, m.route != SBX_PROV_ROUTE_NONE ? m.route : m.path_route);
+    prov_match m;
+    prov_route_match(method, stripped, path_id_max(server), &m);
+    int redirect = route_enabled(server, m.route != PROV_ROUTE_NONE ? m.route : m.path_route);
     if (redirect) {
         const char *host = header(conn, MHD_HTTP_HEADER_HOST);
         size_t size = len + (host != NULL ? strlen(host) : 0) + 16;
-        char *location = sbx_prov_malloc(size);
+        char *location = prov_malloc(size);
         if (location != NULL)
             snprintf(location, size, "%s://%s%s", server->tls ? "https" : "http",
                      host != NULL ? host : "127.0.0.1", stripped);
-        sbx_prov_reply_text(reply, 307, NULL, NULL);
+        prov_reply_text(reply, 307, NULL, NULL);
         reply->location = location;
         if (location == NULL)
-            sbx_prov_reply_out_of_memory(reply);
+            prov_reply_out_of_memory(reply);
     }
     free(stripped);
     return redirect;
@@ -267,49 +267,49 @@ static int redirect_slashes(const sbx_prov_server *server, struct MHD_Connection
 
 /* In the real provisioner's order, after the key check (answer_early):
  * routing (404, 405, 307), then the route's handler. */
-static void answer_protocol(sbx_prov_server *server, struct MHD_Connection *conn,
-                            const sbx_prov_request *req, sbx_prov_reply *reply)
+static void answer_protocol(prov_server *server, struct MHD_Connection *conn,
+                            const prov_request *req, prov_reply *reply)
 {
-    const sbx_prov_handlers *h = &server->handlers;
+    const prov_handlers *h = &server->handlers;
     if (h->received != NULL)
         h->received(h->ctx, req);
-    sbx_prov_match m;
-    sbx_prov_route_match(req->method, req->path, path_id_max(server), &m);
-    if (!route_enabled(server, m.route != SBX_PROV_ROUTE_NONE ? m.route : m.path_route)) {
+    prov_match m;
+    prov_route_match(req->method, req->path, path_id_max(server), &m);
+    if (!route_enabled(server, m.route != PROV_ROUTE_NONE ? m.route : m.path_route)) {
         if (!redirect_slashes(server, conn, req->method, req->path, reply))
-            sbx_prov_answer_no_route(reply);
+            prov_answer_no_route(reply);
         return;
     }
-    if (m.route == SBX_PROV_ROUTE_NONE) {
-        sbx_prov_reply_detail(reply, 405, "Method Not Allowed");
-        reply->allow = sbx_prov_strdup(sbx_prov_route_method(m.path_route));
+    if (m.route == PROV_ROUTE_NONE) {
+        prov_reply_detail(reply, 405, "Method Not Allowed");
+        reply->allow = prov_strdup(prov_route_method(m.path_route));
         if (reply->allow == NULL)
-            sbx_prov_reply_out_of_memory(reply);
+            prov_reply_out_of_memory(reply);
         return;
     }
     h->answer(h->ctx, req, m.route, m.id, reply);
 }
 
-static void begin_request(sbx_prov_server *server)
+static void begin_request(prov_server *server)
 {
     pthread_mutex_lock(&server->lock);
     server->in_flight++;
     pthread_mutex_unlock(&server->lock);
 }
 
-/* MHD's own unescaping cuts a path at %00 (sbx_prov_url_unescape). */
+/* MHD's own unescaping cuts a path at %00 (prov_url_unescape). */
 static size_t unescape(void *cls, struct MHD_Connection *conn, char *text)
 {
     (void)cls;
     (void)conn;
-    return sbx_prov_url_unescape(text);
+    return prov_url_unescape(text);
 }
 
 /* The request on `conn` with `body` (borrowed; NULL: none). */
-static sbx_prov_request request_of(struct MHD_Connection *conn, const char *method,
+static prov_request request_of(struct MHD_Connection *conn, const char *method,
                                    const char *url, const char *body, size_t body_len)
 {
-    return (sbx_prov_request){
+    return (prov_request){
         .method = method,
         .path = url,
         .api_key = header(conn, "X-API-Key"),
@@ -320,7 +320,7 @@ static sbx_prov_request request_of(struct MHD_Connection *conn, const char *meth
     };
 }
 
-static int stopping(sbx_prov_server *server)
+static int stopping(prov_server *server)
 {
     pthread_mutex_lock(&server->lock);
     int stop = server->stopping;
@@ -344,22 +344,22 @@ static int announced_too_large(struct MHD_Connection *conn, size_t limit)
  * read (so that a client without the key holds no memory for its body):
  * 503 while stopping, 401 for a refused key, 413 for an announced body
  * over the limit.  Returns 1 when `reply` holds that answer. */
-static int answer_early(sbx_prov_server *server, struct MHD_Connection *conn, const char *method,
-                        const char *url, sbx_prov_reply *reply)
+static int answer_early(prov_server *server, struct MHD_Connection *conn, const char *method,
+                        const char *url, prov_reply *reply)
 {
-    const sbx_prov_request req = request_of(conn, method, url, NULL, 0);
+    const prov_request req = request_of(conn, method, url, NULL, 0);
     if (stopping(server)) {
-        sbx_prov_reply_detail(reply, 503, SHUTTING_DOWN);
+        prov_reply_detail(reply, 503, SHUTTING_DOWN);
     } else if (key_refused(&server->options, url, req.api_key)) {
-        const sbx_prov_handlers *h = &server->handlers;
+        const prov_handlers *h = &server->handlers;
         /* The program's log sees the request, without the body it was
          * never sent. */
         if (h->received != NULL)
             h->received(h->ctx, &req);
         /* As the reference: plain text, and no Content-Type at all. */
-        sbx_prov_reply_text(reply, 401, "Unauthorized", NULL);
+        prov_reply_text(reply, 401, "Unauthorized", NULL);
     } else if (announced_too_large(conn, server->options.max_body_bytes)) {
-        sbx_prov_reply_detail(reply, 413, TOO_LARGE);
+        prov_reply_detail(reply, 413, TOO_LARGE);
     } else {
         return 0;
     }
@@ -367,22 +367,22 @@ static int answer_early(sbx_prov_server *server, struct MHD_Connection *conn, co
 }
 
 /* Log (--verbose), send and release `reply`. */
-static enum MHD_Result finish(sbx_prov_server *server, struct MHD_Connection *conn,
-                              const char *method, const char *url, sbx_prov_reply *reply,
+static enum MHD_Result finish(prov_server *server, struct MHD_Connection *conn,
+                              const char *method, const char *url, prov_reply *reply,
                               int close_after)
 {
     if (server->options.verbose)
         fprintf(stderr, "%s: %s %s -> %u%s\n", server->options.name, method, url, reply->status,
-                reply->kind == SBX_PROV_REPLY_DROP       ? " (dropped)"
-                : reply->kind == SBX_PROV_REPLY_TRUNCATE ? " (truncated)"
+                reply->kind == PROV_REPLY_DROP       ? " (dropped)"
+                : reply->kind == PROV_REPLY_TRUNCATE ? " (truncated)"
                                                          : "");
     enum MHD_Result result = send_reply(conn, reply, close_after);
-    sbx_prov_reply_clear(reply);
+    prov_reply_clear(reply);
     return result;
 }
 
 /* The tracker's entry of `conn` (NULL: untracked, memory ran out). */
-static sbx_prov_conn *tracked(struct MHD_Connection *conn)
+static prov_conn *tracked(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -395,14 +395,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                   void **con_cls)
 {
     (void)version;
-    sbx_prov_server *server = cls;
+    prov_server *server = cls;
     request_state *rs = *con_cls;
     if (rs == NULL) {
-        sbx_prov_reply early = {.status = 200};
+        prov_reply early = {.status = 200};
         if (answer_early(server, conn, method, url, &early))
             return finish(server, conn, method, url, &early, early.status == 503);
-        sbx_prov_conns_begun(server->conns, tracked(conn), method, url);
-        rs = sbx_prov_malloc(sizeof *rs);
+        prov_conns_begun(server->conns, tracked(conn), method, url);
+        rs = prov_malloc(sizeof *rs);
         if (rs != NULL)
             memset(rs, 0, sizeof *rs);
         *con_cls = rs != NULL ? rs : &no_memory_state;
@@ -415,21 +415,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
 
-    sbx_prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
-    sbx_prov_reply reply = {.status = 200};
-    const sbx_prov_handlers *h = &server->handlers;
-    int closing = !sbx_prov_conns_answering(server->conns, tracked(conn));
+    prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
+    prov_reply reply = {.status = 200};
+    const prov_handlers *h = &server->handlers;
+    int closing = !prov_conns_answering(server->conns, tracked(conn));
     if (closing)
-        sbx_prov_reply_detail(&reply, 503, SHUTTING_DOWN);
+        prov_reply_detail(&reply, 503, SHUTTING_DOWN);
     else if (rs->out_of_memory)
-        sbx_prov_reply_out_of_memory(&reply);
+        prov_reply_out_of_memory(&reply);
     else if (rs->too_large)
-        sbx_prov_reply_detail(&reply, 413, TOO_LARGE);
+        prov_reply_detail(&reply, 413, TOO_LARGE);
     else if (h->outside == NULL || !h->outside(h->ctx, &req, &reply))
         answer_protocol(server, conn, &req, &reply);
-    if (!sbx_prov_conns_answered(server->conns, tracked(conn))) {
+    if (!prov_conns_answered(server->conns, tracked(conn))) {
         /* Cut at the drain's end: the client has its 503 or its EOF. */
-        sbx_prov_reply_clear(&reply);
+        prov_reply_clear(&reply);
         return MHD_NO;
     }
     return finish(server, conn, method, url, &reply, closing);
@@ -439,8 +439,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
     (void)code;
-    sbx_prov_server *server = cls;
-    sbx_prov_conns_completed(server->conns, tracked(conn));
+    prov_server *server = cls;
+    prov_conns_completed(server->conns, tracked(conn));
     request_state *rs = *con_cls;
     if (rs == NULL)
         return;
@@ -458,23 +458,23 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
-    sbx_prov_server *server = cls;
+    prov_server *server = cls;
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         /* Before libmicrohttpd closes the socket: its number is not reused
          * while the tracker may still shut it down. */
-        sbx_prov_conns_remove(server->conns, *socket_context);
+        prov_conns_remove(server->conns, *socket_context);
         *socket_context = NULL;
         return;
     }
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (info != NULL)
-        *socket_context = sbx_prov_conns_add(server->conns, info->connect_fd);
+        *socket_context = prov_conns_add(server->conns, info->connect_fd);
 }
 
 /* With a connection cap: the soft descriptor limit raised to the hard one,
  * and the cap checked against it.  Returns 0 after saying why. */
-static int descriptors_fit(const sbx_prov_server_options *o, char *why, size_t why_len)
+static int descriptors_fit(const prov_server_options *o, char *why, size_t why_len)
 {
     if (o->max_connections == 0)
         return 1;
@@ -520,8 +520,8 @@ static socklen_t socket_address(const char *address, unsigned port,
     return 0;
 }
 
-sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
-                                       const sbx_prov_handlers *handlers,
+prov_server *prov_server_start(const prov_server_options *options,
+                                       const prov_handlers *handlers,
                                        unsigned *bound_port, char *why, size_t why_len)
 {
     int tls = options->cert_pem != NULL;
@@ -541,9 +541,9 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
     }
     if (!descriptors_fit(options, why, why_len))
         return NULL;
-    sbx_prov_server *server = sbx_prov_malloc(sizeof *server);
-    sbx_prov_conns *conns = server != NULL
-                                ? sbx_prov_conns_new(options->max_connections,
+    prov_server *server = prov_malloc(sizeof *server);
+    prov_conns *conns = server != NULL
+                                ? prov_conns_new(options->max_connections,
                                                      options->request_timeout_s * 1000u, tls)
                                 : NULL;
     if (conns == NULL) {
@@ -615,7 +615,7 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
                      : " (address or port in use, or not an address of this host)");
         pthread_cond_destroy(&server->idle);
         pthread_mutex_destroy(&server->lock);
-        sbx_prov_conns_free(server->conns);
+        prov_conns_free(server->conns);
         free(server);
         return NULL;
     }
@@ -628,12 +628,12 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
 /* Names a request cut at the drain's end on stderr. */
 static void report_cut(void *ctx, const char *what)
 {
-    const sbx_prov_server *server = ctx;
+    const prov_server *server = ctx;
     fprintf(stderr, "%s: %s: still running after the drain: answered 503 and cut off\n",
             server->options.name, what);
 }
 
-unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsigned *abandoned)
+unsigned prov_server_stop(prov_server *server, unsigned drain_ms, unsigned *abandoned)
 {
     if (server == NULL)
         return 0;
@@ -661,7 +661,7 @@ unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsign
     unsigned left = server->in_flight;
     pthread_mutex_unlock(&server->lock);
     if (abandoned != NULL) {
-        *abandoned = sbx_prov_conns_cut_answering(server->conns, report_cut, server);
+        *abandoned = prov_conns_cut_answering(server->conns, report_cut, server);
         /* Stopping libmicrohttpd would join the threads still in the
          * handler, for as long as their backend call takes. */
         if (*abandoned > 0)
@@ -670,7 +670,7 @@ unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsign
     MHD_stop_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
-    sbx_prov_conns_free(server->conns);
+    prov_conns_free(server->conns);
     pthread_cond_destroy(&server->idle);
     pthread_mutex_destroy(&server->lock);
     free(server);

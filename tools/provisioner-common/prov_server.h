@@ -8,18 +8,18 @@
  * real provisioner's framework does (404 {"detail":"Not Found"}, 405 with
  * Allow, 307 for trailing slashes) and hands what reaches a route to the
  * program's handler. */
-#ifndef SBX_PROV_SERVER_H
-#define SBX_PROV_SERVER_H
+#ifndef PROV_SERVER_H
+#define PROV_SERVER_H
 
 #include <stddef.h>
 
 #include "tools/provisioner-common/prov_reply.h"
 #include "tools/provisioner-common/prov_routes.h"
 
-typedef struct sbx_prov_server sbx_prov_server;
+typedef struct prov_server prov_server;
 
 /* One request as received.  Everything is borrowed for the handler call. */
-typedef struct sbx_prov_request {
+typedef struct prov_request {
     const char *method;
     const char *path;           /* unescaped (but %00 as written), without the query
                                  * string */
@@ -27,34 +27,34 @@ typedef struct sbx_prov_request {
     const char *content_type;   /* NULL when absent */
     const char *body;           /* NUL-terminated copy; "" when none */
     size_t body_len;
-    void *connection;           /* for sbx_prov_request_query */
-} sbx_prov_request;
+    void *connection;           /* for prov_request_query */
+} prov_request;
 
 /* A query-string argument of `req`, or NULL when it has none. */
-const char *sbx_prov_request_query(const sbx_prov_request *req, const char *name);
+const char *prov_request_query(const prov_request *req, const char *name);
 
 /* What the program does with requests.  Called from the server's threads,
  * concurrently; `ctx` is passed back. */
-typedef struct sbx_prov_handlers {
+typedef struct prov_handlers {
     void *ctx;
     /* A request outside the protocol (the emulator's /_emu/ control API),
      * before the key check: return 1 when `reply` holds its answer.  NULL:
      * there are none. */
-    int (*outside)(void *ctx, const sbx_prov_request *req, sbx_prov_reply *reply);
+    int (*outside)(void *ctx, const prov_request *req, prov_reply *reply);
     /* Every protocol request as it arrives, before the key check (the
      * emulator's request log).  NULL: not needed. */
-    void (*received)(void *ctx, const sbx_prov_request *req);
+    void (*received)(void *ctx, const prov_request *req);
     /* Whether `route` exists now (NULL: every route does). */
-    int (*route_enabled)(void *ctx, sbx_prov_route route);
+    int (*route_enabled)(void *ctx, prov_route route);
     /* Answer a request that passed the key check and reached `route`;
      * `id` is the path's sandbox id ("" when the route has none). */
-    void (*answer)(void *ctx, const sbx_prov_request *req, sbx_prov_route route,
-                   const char *id, sbx_prov_reply *reply);
-} sbx_prov_handlers;
+    void (*answer)(void *ctx, const prov_request *req, prov_route route,
+                   const char *id, prov_reply *reply);
+} prov_handlers;
 
 /* How a server listens and checks requests.  Strings are borrowed and must
  * outlive the server. */
-typedef struct sbx_prov_server_options {
+typedef struct prov_server_options {
     const char *name;           /* the program, in --verbose lines */
     const char *address;        /* numeric IPv4 or IPv6 address */
     unsigned port;              /* 0: an ephemeral port */
@@ -64,14 +64,14 @@ typedef struct sbx_prov_server_options {
     int fail_closed;            /* no key configured: every /api/ request is 401 */
     size_t max_body_bytes;      /* a larger body answers 413 */
     size_t path_id_max;         /* the longest path {id} routed (longer: 404); 0:
-                                 * SBX_PROV_ID_MAX */
+                                 * PROV_ID_MAX */
     unsigned threads;           /* 0: a thread per connection; N: a pool of N */
     unsigned idle_timeout_s;    /* a connection silent this long is closed (0: never) */
     unsigned request_timeout_s; /* a request must arrive whole within this (0: no bound) */
     unsigned max_connections;   /* open at once (0: libmicrohttpd's default) */
     unsigned max_per_address;   /* open at once from one client address (0: no cap) */
     int verbose;                /* one line per request on stderr */
-} sbx_prov_server_options;
+} prov_server_options;
 
 /* Start serving `handlers` (copied) as `options` say.  With a connection
  * cap, the soft limit on open descriptors is first raised to the hard one.
@@ -79,8 +79,8 @@ typedef struct sbx_prov_server_options {
  * (`why_len` bytes): a bad address, the port cannot be bound, the cap does
  * not fit the descriptor limit, libmicrohttpd was built without TLS, or it
  * refused the PEM pair. */
-sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
-                                       const sbx_prov_handlers *handlers,
+prov_server *prov_server_start(const prov_server_options *options,
+                                       const prov_handlers *handlers,
                                        unsigned *bound_port, char *why, size_t why_len);
 
 /* Stop accepting connections (a request arriving on an open one is
@@ -92,16 +92,16 @@ sbx_prov_server *sbx_prov_server_start(const sbx_prov_server_options *options,
  * down) and *abandoned says how many there were: when it is not 0 their
  * threads still run, so the server is left as it is and the caller must
  * not free what the handlers use, but end the process.  NULL is accepted. */
-unsigned sbx_prov_server_stop(sbx_prov_server *server, unsigned drain_ms, unsigned *abandoned);
+unsigned prov_server_stop(prov_server *server, unsigned drain_ms, unsigned *abandoned);
 
 /* The whole of a PEM file (a certificate chain or a private key) as a new
  * NUL-terminated string (free it; wipe a key first), or NULL with the
  * reason in `why` (`why_len` bytes): unreadable, not a regular file (a
  * FIFO is refused, never waited on), empty, or over 1 MiB. */
-char *sbx_prov_read_pem(const char *path, char *why, size_t why_len);
+char *prov_read_pem(const char *path, char *why, size_t why_len);
 
 /* Whether `given` (NULL: absent) equals `key`, in time that depends on the
  * length of `key` only (an attacker learns nothing from timing). */
-int sbx_prov_key_equal(const char *given, const char *key);
+int prov_key_equal(const char *given, const char *key);
 
 #endif

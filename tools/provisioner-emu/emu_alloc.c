@@ -19,20 +19,20 @@ static void out_of_memory(size_t size, const char *what)
     _exit(1);
 }
 
-void *sbx_emu_xmalloc(size_t size, const char *what)
+void *emu_xmalloc(size_t size, const char *what)
 {
-    void *p = sbx_prov_malloc(size);
+    void *p = prov_malloc(size);
     if (p == NULL)
         out_of_memory(size, what);
     return p;
 }
 
-char *sbx_emu_xstrdup(const char *text, const char *what)
+char *emu_xstrdup(const char *text, const char *what)
 {
     if (text == NULL)
         return NULL;
     size_t len = strlen(text);
-    char *copy = sbx_emu_xmalloc(len + 1, what);
+    char *copy = emu_xmalloc(len + 1, what);
     memcpy(copy, text, len + 1);
     return copy;
 }

@@ -4,18 +4,18 @@
  * failure instead of a crash or a half-built answer.  (The shared server
  * code it links, tools/provisioner-common, reports exhaustion instead:
  * see prov_alloc.h.) */
-#ifndef SBX_EMU_ALLOC_H
-#define SBX_EMU_ALLOC_H
+#ifndef EMU_ALLOC_H
+#define EMU_ALLOC_H
 
 #include <stddef.h>
 
 /* malloc of `size` bytes (a zero size is one); never NULL: on exhaustion
  * "out of memory allocating SIZE bytes for WHAT" on stderr, exit status 1.
  * free() the result. */
-void *sbx_emu_xmalloc(size_t size, const char *what);
+void *emu_xmalloc(size_t size, const char *what);
 
-/* A copy of `text` as sbx_emu_xmalloc makes it; NULL in gives NULL out.
+/* A copy of `text` as emu_xmalloc makes it; NULL in gives NULL out.
  * free() it. */
-char *sbx_emu_xstrdup(const char *text, const char *what);
+char *emu_xstrdup(const char *text, const char *what);
 
 #endif

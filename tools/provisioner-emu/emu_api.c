@@ -27,21 +27,21 @@ static int raised_through_tolerance(int status)
 }
 
 /* A Pod's identity as the shared answers and checks read it. */
-static sbx_prov_owner pod_owner(const sbx_emu_pod *pod)
+static prov_owner pod_owner(const emu_pod *pod)
 {
-    return (sbx_prov_owner){pod->user_id, pod->thread_id, pod->mounts, pod->contract_version};
+    return (prov_owner){pod->user_id, pod->thread_id, pod->mounts, pod->contract_version};
 }
 
 /* The Pod's phase, or NotFound when it cannot be read. */
-static char *pod_phase(sbx_emu_context *ctx, const char *id)
+static char *pod_phase(emu_context *ctx, const char *id)
 {
-    sbx_emu_pod pod;
-    char reason[SBX_EMU_REASON_MAX];
-    if (sbx_emu_store_read_pod(ctx->store, id, &pod, reason) != 0)
-        return sbx_emu_xstrdup(SBX_PROV_PHASE_NOT_FOUND, "a Pod phase");
+    emu_pod pod;
+    char reason[EMU_REASON_MAX];
+    if (emu_store_read_pod(ctx->store, id, &pod, reason) != 0)
+        return emu_xstrdup(PROV_PHASE_NOT_FOUND, "a Pod phase");
     char *phase = pod.phase;
     pod.phase = NULL;
-    sbx_emu_pod_clear(&pod);
+    emu_pod_clear(&pod);
     return phase;
 }
 
@@ -49,184 +49,184 @@ static char *pod_phase(sbx_emu_context *ctx, const char *id)
  * the served contract, and the owner, thread and mounts `want` names.
  * Reads the Pod into *pod when `pod` has no user yet.  Returns 1, or 0 with
  * the 409 in `reply` (and *pod cleared). */
-static int existing_pod_verified(sbx_emu_context *ctx, int version, const char *id,
-                                 sbx_emu_pod *pod, const sbx_prov_owner *want,
-                                 sbx_prov_reply *reply)
+static int existing_pod_verified(emu_context *ctx, int version, const char *id,
+                                 emu_pod *pod, const prov_owner *want,
+                                 prov_reply *reply)
 {
-    char reason[SBX_EMU_REASON_MAX];
-    if (pod->user_id == NULL && sbx_emu_store_read_pod(ctx->store, id, pod, reason) != 0) {
-        sbx_prov_answer_existing(id, SBX_PROV_UNVERIFIABLE, reply);
+    char reason[EMU_REASON_MAX];
+    if (pod->user_id == NULL && emu_store_read_pod(ctx->store, id, pod, reason) != 0) {
+        prov_answer_existing(id, PROV_UNVERIFIABLE, reply);
         return 0;
     }
-    sbx_prov_owner have = pod_owner(pod);
-    const char *problem = sbx_prov_owner_conflict(&have, version, want);
+    prov_owner have = pod_owner(pod);
+    const char *problem = prov_owner_conflict(&have, version, want);
     if (problem == NULL)
         return 1;
-    sbx_emu_pod_clear(pod);
-    sbx_prov_answer_existing(id, problem, reply);
+    emu_pod_clear(pod);
+    prov_answer_existing(id, problem, reply);
     return 0;
 }
 
 /* The create answer once the Pod and Service exist at `url`. */
-static void answer_created(sbx_emu_context *ctx, const char *id, const char *url,
-                           const sbx_emu_pod *identity, int with_identity,
-                           sbx_prov_reply *reply)
+static void answer_created(emu_context *ctx, const char *id, const char *url,
+                           const emu_pod *identity, int with_identity,
+                           prov_reply *reply)
 {
     char *phase = pod_phase(ctx, id);
-    sbx_prov_owner owner = identity != NULL ? pod_owner(identity) : (sbx_prov_owner){0};
-    sbx_prov_reply_json(reply, 200, sbx_prov_sandbox_json(id, url, phase, &owner, with_identity));
+    prov_owner owner = identity != NULL ? pod_owner(identity) : (prov_owner){0};
+    prov_reply_json(reply, 200, prov_sandbox_json(id, url, phase, &owner, with_identity));
     free(phase);
 }
 
 /* Create the Pod (or verify the one there) and its Service, then read the
  * Service's URL, as the real provisioner's slow path does. */
-static void create_pod_and_service(sbx_emu_context *ctx, int version, const char *id,
-                                   const sbx_emu_pod *wanted, sbx_prov_reply *reply)
+static void create_pod_and_service(emu_context *ctx, int version, const char *id,
+                                   const emu_pod *wanted, prov_reply *reply)
 {
-    char reason[SBX_EMU_REASON_MAX];
+    char reason[EMU_REASON_MAX];
     int with_identity = version >= 1;
-    int status = sbx_emu_store_create_pod(ctx->store, id, wanted, reason);
+    int status = emu_store_create_pod(ctx->store, id, wanted, reason);
     if (status == 409 && with_identity) {
-        sbx_emu_pod existing = {0};
-        sbx_prov_owner want = pod_owner(wanted);
+        emu_pod existing = {0};
+        prov_owner want = pod_owner(wanted);
         if (!existing_pod_verified(ctx, version, id, &existing, &want, reply))
             return;
-        sbx_emu_pod_clear(&existing);
+        emu_pod_clear(&existing);
     } else if (status != 0 && status != 409) {
-        sbx_prov_answer_words(reply, 500, "Pod creation failed: ", reason, "");
+        prov_answer_words(reply, 500, "Pod creation failed: ", reason, "");
         return;
     }
-    status = sbx_emu_store_create_service(ctx->store, id, reason);
+    status = emu_store_create_service(ctx->store, id, reason);
     if (status != 0 && status != 409) {
-        char ignored[SBX_EMU_REASON_MAX];
-        sbx_emu_store_delete_pod(ctx->store, id, ignored);   /* roll back */
-        sbx_prov_answer_words(reply, 500, "Service creation failed: ", reason, "");
+        char ignored[EMU_REASON_MAX];
+        emu_store_delete_pod(ctx->store, id, ignored);   /* roll back */
+        prov_answer_words(reply, 500, "Service creation failed: ", reason, "");
         return;
     }
     char *url = NULL;
     for (int i = 0; i < SERVICE_URL_READS && url == NULL; i++) {
-        status = sbx_emu_store_read_service(ctx->store, id, &url, reason);
+        status = emu_store_read_service(ctx->store, id, &url, reason);
         if (raised_through_tolerance(status)) {
-            sbx_prov_answer_internal_error(reply);
+            prov_answer_internal_error(reply);
             return;
         }
     }
     if (url == NULL) {
-        sbx_prov_reply_detail(reply, 500, "Service access URL was not available in time");
+        prov_reply_detail(reply, 500, "Service access URL was not available in time");
         return;
     }
     answer_created(ctx, id, url, wanted, with_identity, reply);
     free(url);
 }
 
-static void answer_create(sbx_emu_context *ctx, const sbx_emu_contract_settings *contract,
+static void answer_create(emu_context *ctx, const emu_contract_settings *contract,
                           const char *body, size_t body_len, const char *content_type,
-                          sbx_prov_reply *reply)
+                          prov_reply *reply)
 {
-    sbx_prov_create_request request;
-    if (!sbx_prov_create_parse(body, body_len, content_type, 0, &request, reply))
+    prov_create_request request;
+    if (!prov_create_parse(body, body_len, content_type, 0, &request, reply))
         return;
     int with_identity = contract->version >= 1;
     const char *id = request.sandbox_id;
     /* A legacy provisioner ignores the precondition it does not know. */
     if (with_identity && request.has_required_version &&
         request.required_version != contract->version) {
-        sbx_prov_answer_contract_changed(request.required_version, contract->version, reply);
-        sbx_prov_create_request_clear(&request);
+        prov_answer_contract_changed(request.required_version, contract->version, reply);
+        prov_create_request_clear(&request);
         return;
     }
-    sbx_emu_pod wanted = {0};
+    emu_pod wanted = {0};
     wanted.user_id = (char *)request.user_id;
     wanted.thread_id = (char *)(request.thread_id != NULL ? request.thread_id : id);
     wanted.contract_version = contract->version;
-    wanted.mounts = sbx_prov_mounts_check(request.extra_mounts, wanted.user_id,
+    wanted.mounts = prov_mounts_check(request.extra_mounts, wanted.user_id,
                                           wanted.thread_id, ctx->state_dir, reply);
-    json_object *verbatim = wanted.mounts != NULL ? sbx_emu_store_verbatim(ctx->store, id) : NULL;
-    char reason[SBX_EMU_REASON_MAX], *url = NULL;
+    json_object *verbatim = wanted.mounts != NULL ? emu_store_verbatim(ctx->store, id) : NULL;
+    char reason[EMU_REASON_MAX], *url = NULL;
     if (wanted.mounts == NULL) {
         /* the 400 is in reply */
     } else if (verbatim != NULL) {
-        sbx_prov_reply_json(reply, 200, verbatim);
+        prov_reply_json(reply, 200, verbatim);
     } else {
         /* Fast path: a sandbox whose Service answers is returned once it
          * proves to be the one asked for (a legacy provisioner does not ask). */
-        int status = sbx_emu_store_read_service(ctx->store, id, &url, reason);
-        sbx_emu_pod existing = {0};
-        sbx_prov_owner want = pod_owner(&wanted);
+        int status = emu_store_read_service(ctx->store, id, &url, reason);
+        emu_pod existing = {0};
+        prov_owner want = pod_owner(&wanted);
         if (raised_through_tolerance(status))
-            sbx_prov_answer_internal_error(reply);
+            prov_answer_internal_error(reply);
         else if (status != 0)
             create_pod_and_service(ctx, contract->version, id, &wanted, reply);
         else if (!with_identity)
             answer_created(ctx, id, url, NULL, 0, reply);
         else if (existing_pod_verified(ctx, contract->version, id, &existing, &want, reply))
             answer_created(ctx, id, url, &wanted, 1, reply);
-        sbx_emu_pod_clear(&existing);
+        emu_pod_clear(&existing);
     }
     free(url);
     free(wanted.mounts);
-    sbx_prov_create_request_clear(&request);
+    prov_create_request_clear(&request);
 }
 
-static void answer_get(sbx_emu_context *ctx, const sbx_emu_contract_settings *contract,
-                       const char *id, sbx_prov_reply *reply)
+static void answer_get(emu_context *ctx, const emu_contract_settings *contract,
+                       const char *id, prov_reply *reply)
 {
-    json_object *verbatim = sbx_emu_store_verbatim(ctx->store, id);
+    json_object *verbatim = emu_store_verbatim(ctx->store, id);
     if (verbatim != NULL) {
-        sbx_prov_reply_json(reply, 200, verbatim);
+        prov_reply_json(reply, 200, verbatim);
         return;
     }
-    char reason[SBX_EMU_REASON_MAX], *url = NULL;
-    int status = sbx_emu_store_read_service(ctx->store, id, &url, reason);
+    char reason[EMU_REASON_MAX], *url = NULL;
+    int status = emu_store_read_service(ctx->store, id, &url, reason);
     if (status == 404) {
-        sbx_prov_answer_sandbox_not_found(id, reply);
+        prov_answer_sandbox_not_found(id, reply);
         return;
     }
     if (status != 0) {
-        sbx_prov_answer_internal_error(reply);
+        prov_answer_internal_error(reply);
         return;
     }
     int with_identity = contract->version >= 1;
-    sbx_emu_pod pod = {0};
-    static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
+    emu_pod pod = {0};
+    static const prov_owner anything = {NULL, NULL, NULL, 0};
     if (!with_identity || existing_pod_verified(ctx, contract->version, id, &pod, &anything,
                                                 reply)) {
         char *phase = pod_phase(ctx, id);
-        sbx_prov_owner owner = pod_owner(&pod);
-        sbx_prov_reply_json(reply, 200,
-                            sbx_prov_sandbox_json(id, url, phase, &owner, with_identity));
+        prov_owner owner = pod_owner(&pod);
+        prov_reply_json(reply, 200,
+                            prov_sandbox_json(id, url, phase, &owner, with_identity));
         free(phase);
     }
-    sbx_emu_pod_clear(&pod);
+    emu_pod_clear(&pod);
     free(url);
 }
 
-static void answer_delete(sbx_emu_context *ctx, const char *id, sbx_prov_reply *reply)
+static void answer_delete(emu_context *ctx, const char *id, prov_reply *reply)
 {
-    char service_reason[SBX_EMU_REASON_MAX], pod_reason[SBX_EMU_REASON_MAX];
-    int service = sbx_emu_store_delete_service(ctx->store, id, service_reason);
-    int pod = sbx_emu_store_delete_pod(ctx->store, id, pod_reason);
+    char service_reason[EMU_REASON_MAX], pod_reason[EMU_REASON_MAX];
+    int service = emu_store_delete_service(ctx->store, id, service_reason);
+    int pod = emu_store_delete_pod(ctx->store, id, pod_reason);
     int service_failed = service != 0 && service != 404, pod_failed = pod != 0 && pod != 404;
     if (service_failed || pod_failed) {
-        char detail[2 * SBX_EMU_REASON_MAX + 64];
+        char detail[2 * EMU_REASON_MAX + 64];
         snprintf(detail, sizeof detail, "Partial cleanup: %s%s%s%s%s",
                  service_failed ? "service: " : "", service_failed ? service_reason : "",
                  service_failed && pod_failed ? ", " : "", pod_failed ? "pod: " : "",
                  pod_failed ? pod_reason : "");
-        sbx_prov_reply_detail(reply, 500, detail);
+        prov_reply_detail(reply, 500, detail);
         return;
     }
-    sbx_prov_answer_deleted(id, reply);
+    prov_answer_deleted(id, reply);
 }
 
-static void answer_list(sbx_emu_context *ctx, const sbx_emu_contract_settings *contract,
-                        sbx_prov_reply *reply)
+static void answer_list(emu_context *ctx, const emu_contract_settings *contract,
+                        prov_reply *reply)
 {
-    sbx_emu_listed *services = NULL;
+    emu_listed *services = NULL;
     size_t count = 0;
-    char reason[SBX_EMU_REASON_MAX];
-    if (sbx_emu_store_list_services(ctx->store, &services, &count, reason) != 0) {
-        sbx_prov_answer_words(reply, 500, "Failed to list services: ", reason, "");
+    char reason[EMU_REASON_MAX];
+    if (emu_store_list_services(ctx->store, &services, &count, reason) != 0) {
+        prov_answer_words(reply, 500, "Failed to list services: ", reason, "");
         return;
     }
     json_object *sandboxes = json_object_new_array();
@@ -236,14 +236,14 @@ static void answer_list(sbx_emu_context *ctx, const sbx_emu_contract_settings *c
         if (entry == NULL) {
             /* The real list reads no identity: with a contract, it is null. */
             char *phase = pod_phase(ctx, services[i].sandbox_id);
-            entry = sbx_prov_sandbox_json(services[i].sandbox_id, services[i].url, phase, NULL,
+            entry = prov_sandbox_json(services[i].sandbox_id, services[i].url, phase, NULL,
                                      contract->version >= 1);
             free(phase);
         }
         json_object_array_add(sandboxes, entry);
     }
-    sbx_emu_listed_free(services, count);
-    sbx_prov_answer_list(sandboxes, reply);
+    emu_listed_free(services, count);
+    prov_answer_list(sandboxes, reply);
 }
 
 static void copy_member(json_object *to, json_object *from, const char *key)
@@ -253,29 +253,29 @@ static void copy_member(json_object *to, json_object *from, const char *key)
     json_object_object_add(to, key, json_object_get(value));
 }
 
-static void answer_reconcile(sbx_emu_context *ctx, const sbx_emu_contract_settings *contract,
-                             const char *id, sbx_prov_reply *reply)
+static void answer_reconcile(emu_context *ctx, const emu_contract_settings *contract,
+                             const char *id, prov_reply *reply)
 {
-    char reason[SBX_EMU_REASON_MAX];
-    if (sbx_emu_store_read_namespace(ctx->store, reason) != 0) {
-        sbx_prov_answer_words(reply, 503, "Could not verify sandbox backend namespace: ", reason, "");
+    char reason[EMU_REASON_MAX];
+    if (emu_store_read_namespace(ctx->store, reason) != 0) {
+        prov_answer_words(reply, 503, "Could not verify sandbox backend namespace: ", reason, "");
         return;
     }
-    sbx_emu_pod pod = {0};
-    int status = sbx_emu_store_read_pod(ctx->store, id, &pod, reason);
+    emu_pod pod = {0};
+    int status = emu_store_read_pod(ctx->store, id, &pod, reason);
     if (status != 0 && status != 404) {
-        sbx_prov_answer_words(reply, 503, "Could not verify sandbox Pod: ", reason, "");
+        prov_answer_words(reply, 503, "Could not verify sandbox Pod: ", reason, "");
         return;
     }
-    json_object *verbatim = status == 0 ? sbx_emu_store_verbatim(ctx->store, id) : NULL;
+    json_object *verbatim = status == 0 ? emu_store_verbatim(ctx->store, id) : NULL;
     json_object *obj =
-        sbx_prov_reconciliation_json(id, ctx->namespace_uid, status == 0 ? pod.uid : NULL);
+        prov_reconciliation_json(id, ctx->namespace_uid, status == 0 ? pod.uid : NULL);
     static const char *const identity[] = {"sandbox_url", "user_id", "thread_id",
                                            "mount_contract_version"};
-    static const sbx_prov_owner anything = {NULL, NULL, NULL, 0};
+    static const prov_owner anything = {NULL, NULL, NULL, 0};
     char *url = NULL;
     if (obj == NULL) {
-        sbx_prov_reply_out_of_memory(reply);
+        prov_reply_out_of_memory(reply);
     } else if (verbatim != NULL || status == 404) {
         for (size_t i = 0; i < sizeof identity / sizeof identity[0]; i++)
             copy_member(obj, verbatim, identity[i]);
@@ -284,64 +284,64 @@ static void answer_reconcile(sbx_emu_context *ctx, const sbx_emu_contract_settin
         json_object_put(obj);
         obj = NULL;
     } else if (raised_through_tolerance(
-                   sbx_emu_store_read_service(ctx->store, id, &url, reason))) {
-        sbx_prov_answer_internal_error(reply);
+                   emu_store_read_service(ctx->store, id, &url, reason))) {
+        prov_answer_internal_error(reply);
         json_object_put(obj);
         obj = NULL;
     } else {
         /* A Pod whose Service is gone is found, without a URL. */
-        sbx_prov_owner owner = pod_owner(&pod);
-        obj = sbx_prov_reconciliation_identity(obj, url, &owner);
+        prov_owner owner = pod_owner(&pod);
+        obj = prov_reconciliation_identity(obj, url, &owner);
         if (obj == NULL)
-            sbx_prov_reply_out_of_memory(reply);
+            prov_reply_out_of_memory(reply);
     }
     if (obj != NULL)
-        sbx_prov_reply_json(reply, 200, obj);
+        prov_reply_json(reply, 200, obj);
     json_object_put(verbatim);
     free(url);
-    sbx_emu_pod_clear(&pod);
+    emu_pod_clear(&pod);
 }
 
-void sbx_emu_api_answer(sbx_emu_context *ctx, sbx_prov_route route, const char *id,
+void emu_api_answer(emu_context *ctx, prov_route route, const char *id,
                         const char *body, size_t body_len, const char *content_type,
-                        sbx_prov_reply *reply)
+                        prov_reply *reply)
 {
-    sbx_emu_contract_settings contract = sbx_emu_contract_get(&ctx->contract);
+    emu_contract_settings contract = emu_contract_get(&ctx->contract);
     switch (route) {
-    case SBX_PROV_ROUTE_HEALTH:
-        sbx_prov_answer_health(reply);
+    case PROV_ROUTE_HEALTH:
+        prov_answer_health(reply);
         break;
-    case SBX_PROV_ROUTE_CAPABILITIES:
-        sbx_prov_answer_capabilities(contract.version, reply);
+    case PROV_ROUTE_CAPABILITIES:
+        prov_answer_capabilities(contract.version, reply);
         break;
-    case SBX_PROV_ROUTE_CREATE:
+    case PROV_ROUTE_CREATE:
         answer_create(ctx, &contract, body, body_len, content_type, reply);
         break;
-    case SBX_PROV_ROUTE_GET:
+    case PROV_ROUTE_GET:
         answer_get(ctx, &contract, id, reply);
         break;
-    case SBX_PROV_ROUTE_DELETE:
+    case PROV_ROUTE_DELETE:
         answer_delete(ctx, id, reply);
         break;
-    case SBX_PROV_ROUTE_LIST:
+    case PROV_ROUTE_LIST:
         answer_list(ctx, &contract, reply);
         break;
-    case SBX_PROV_ROUTE_RECONCILE:
+    case PROV_ROUTE_RECONCILE:
         answer_reconcile(ctx, &contract, id, reply);
         break;
-    case SBX_PROV_ROUTE_NONE:
-    case SBX_PROV_ROUTE_COUNT:
-        sbx_prov_answer_no_route(reply);
+    case PROV_ROUTE_NONE:
+    case PROV_ROUTE_COUNT:
+        prov_answer_no_route(reply);
         break;
     }
 }
 
-int sbx_emu_api_route_enabled(sbx_emu_context *ctx, sbx_prov_route route)
+int emu_api_route_enabled(emu_context *ctx, prov_route route)
 {
-    sbx_emu_contract_settings contract = sbx_emu_contract_get(&ctx->contract);
-    if (route == SBX_PROV_ROUTE_CAPABILITIES)
+    emu_contract_settings contract = emu_contract_get(&ctx->contract);
+    if (route == PROV_ROUTE_CAPABILITIES)
         return contract.capabilities_route;
-    if (route == SBX_PROV_ROUTE_RECONCILE)
+    if (route == PROV_ROUTE_RECONCILE)
         return contract.reconciliation_route;
     return 1;
 }

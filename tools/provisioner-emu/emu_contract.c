@@ -3,36 +3,36 @@
 
 #include "tools/provisioner-emu/emu_contract.h"
 
-void sbx_emu_contract_init(sbx_emu_contract *contract,
-                           const sbx_emu_contract_settings *startup)
+void emu_contract_init(emu_contract *contract,
+                           const emu_contract_settings *startup)
 {
     pthread_mutex_init(&contract->lock, NULL);
     contract->startup = *startup;
     contract->current = *startup;
 }
 
-void sbx_emu_contract_destroy(sbx_emu_contract *contract)
+void emu_contract_destroy(emu_contract *contract)
 {
     pthread_mutex_destroy(&contract->lock);
 }
 
-sbx_emu_contract_settings sbx_emu_contract_get(sbx_emu_contract *contract)
+emu_contract_settings emu_contract_get(emu_contract *contract)
 {
     pthread_mutex_lock(&contract->lock);
-    sbx_emu_contract_settings copy = contract->current;
+    emu_contract_settings copy = contract->current;
     pthread_mutex_unlock(&contract->lock);
     return copy;
 }
 
-void sbx_emu_contract_set(sbx_emu_contract *contract,
-                          const sbx_emu_contract_settings *settings)
+void emu_contract_set(emu_contract *contract,
+                          const emu_contract_settings *settings)
 {
     pthread_mutex_lock(&contract->lock);
     contract->current = *settings;
     pthread_mutex_unlock(&contract->lock);
 }
 
-void sbx_emu_contract_reset(sbx_emu_contract *contract)
+void emu_contract_reset(emu_contract *contract)
 {
     pthread_mutex_lock(&contract->lock);
     contract->current = contract->startup;

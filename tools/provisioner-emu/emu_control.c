@@ -14,37 +14,37 @@
 /* Longest /_emu/wait a test may ask for; keeps threads from piling up. */
 #define MAX_WAIT_MS 120000L
 
-static void answer_ok(sbx_prov_reply *reply)
+static void answer_ok(prov_reply *reply)
 {
     json_object *obj = json_object_new_object();
     json_object_object_add(obj, "ok", json_object_new_boolean(1));
-    sbx_prov_reply_json(reply, 200, obj);
+    prov_reply_json(reply, 200, obj);
 }
 
 /* Parse a JSON object body; on failure answers 400 and returns NULL. */
-static json_object *object_body(const char *body, size_t len, sbx_prov_reply *reply)
+static json_object *object_body(const char *body, size_t len, prov_reply *reply)
 {
     size_t offset = 0;
     const char *why = NULL;
-    json_object *root = sbx_prov_json_parse(body, len, &offset, &why);
+    json_object *root = prov_json_parse(body, len, &offset, &why);
     if (json_object_is_type(root, json_type_object))
         return root;
     json_object_put(root);
-    sbx_prov_reply_detail(reply, 400, "the body must be a JSON object");
+    prov_reply_detail(reply, 400, "the body must be a JSON object");
     return NULL;
 }
 
-/* Forgets Pods, Services and Kubernetes failures too (sbx_emu_store_reset). */
-static void answer_reset(sbx_emu_context *ctx, sbx_prov_reply *reply)
+/* Forgets Pods, Services and Kubernetes failures too (emu_store_reset). */
+static void answer_reset(emu_context *ctx, prov_reply *reply)
 {
-    sbx_emu_store_reset(ctx->store);
-    sbx_emu_faults_reset(ctx->faults);
-    sbx_emu_request_log_clear(ctx->log);
-    sbx_emu_contract_reset(&ctx->contract);
+    emu_store_reset(ctx->store);
+    emu_faults_reset(ctx->faults);
+    emu_request_log_clear(ctx->log);
+    emu_contract_reset(&ctx->contract);
     answer_ok(reply);
 }
 
-static json_object *contract_json(const sbx_emu_contract_settings *s)
+static json_object *contract_json(const emu_contract_settings *s)
 {
     json_object *obj = json_object_new_object();
     json_object_object_add(obj, "version", json_object_new_int(s->version));
@@ -55,10 +55,10 @@ static json_object *contract_json(const sbx_emu_contract_settings *s)
     return obj;
 }
 
-static void answer_contract(sbx_emu_context *ctx, const char *method, const char *body,
-                            size_t len, sbx_prov_reply *reply)
+static void answer_contract(emu_context *ctx, const char *method, const char *body,
+                            size_t len, prov_reply *reply)
 {
-    sbx_emu_contract_settings s = sbx_emu_contract_get(&ctx->contract);
+    emu_contract_settings s = emu_contract_get(&ctx->contract);
     if (strcmp(method, "PUT") == 0) {
         json_object *root = object_body(body, len, reply), *v = NULL;
         if (root == NULL)
@@ -84,60 +84,60 @@ static void answer_contract(sbx_emu_context *ctx, const char *method, const char
         }
         json_object_put(root);
         if (problem != NULL) {
-            sbx_prov_reply_detail(reply, 400, problem);
+            prov_reply_detail(reply, 400, problem);
             return;
         }
-        sbx_emu_contract_set(&ctx->contract, &s);
+        emu_contract_set(&ctx->contract, &s);
     }
-    sbx_prov_reply_json(reply, 200, contract_json(&s));
+    prov_reply_json(reply, 200, contract_json(&s));
 }
 
-static void answer_add_fault(sbx_emu_context *ctx, const char *body, size_t len,
-                             sbx_prov_reply *reply)
+static void answer_add_fault(emu_context *ctx, const char *body, size_t len,
+                             prov_reply *reply)
 {
     json_object *root = object_body(body, len, reply);
     if (root == NULL)
         return;
-    sbx_prov_route route = SBX_PROV_ROUTE_NONE;
-    sbx_emu_fault fault;
-    const char *problem = sbx_emu_fault_parse(root, &route, &fault);
+    prov_route route = PROV_ROUTE_NONE;
+    emu_fault fault;
+    const char *problem = emu_fault_parse(root, &route, &fault);
     json_object_put(root);
     if (problem != NULL) {
-        sbx_prov_reply_detail(reply, 400, problem);
+        prov_reply_detail(reply, 400, problem);
         return;
     }
-    int queued = sbx_emu_faults_add(ctx->faults, route, &fault);
+    int queued = emu_faults_add(ctx->faults, route, &fault);
     json_object *obj = json_object_new_object();
     json_object_object_add(obj, "ok", json_object_new_boolean(1));
-    json_object_object_add(obj, "route", json_object_new_string(sbx_prov_route_name(route)));
+    json_object_object_add(obj, "route", json_object_new_string(prov_route_name(route)));
     json_object_object_add(obj, "queued", json_object_new_int(queued));
-    sbx_prov_reply_json(reply, 200, obj);
+    prov_reply_json(reply, 200, obj);
 }
 
-static void answer_release(sbx_emu_context *ctx, const char *body, size_t len,
-                           sbx_prov_reply *reply)
+static void answer_release(emu_context *ctx, const char *body, size_t len,
+                           prov_reply *reply)
 {
     json_object *root = object_body(body, len, reply), *v = NULL;
     if (root == NULL)
         return;
     json_object_object_get_ex(root, "route", &v);
-    sbx_prov_route route = sbx_prov_route_from_name(
+    prov_route route = prov_route_from_name(
         json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL);
     json_object_put(root);
-    if (route == SBX_PROV_ROUTE_NONE) {
-        sbx_prov_reply_detail(reply, 400, "route must name a route (health, create, ...)");
+    if (route == PROV_ROUTE_NONE) {
+        prov_reply_detail(reply, 400, "route must name a route (health, create, ...)");
         return;
     }
-    int released = sbx_emu_faults_release(ctx->faults, route);
+    int released = emu_faults_release(ctx->faults, route);
     json_object *obj = json_object_new_object();
     json_object_object_add(obj, "ok", json_object_new_boolean(1));
     json_object_object_add(obj, "released", json_object_new_int(released));
-    sbx_prov_reply_json(reply, 200, obj);
+    prov_reply_json(reply, 200, obj);
 }
 
 /* A non-negative decimal query argument; `fallback` when absent, -2 when
  * malformed. */
-static long number_argument(sbx_emu_query_fn query, void *query_ctx, const char *name,
+static long number_argument(emu_query_fn query, void *query_ctx, const char *name,
                             long fallback)
 {
     const char *text = query(query_ctx, name);
@@ -151,76 +151,76 @@ static long number_argument(sbx_emu_query_fn query, void *query_ctx, const char 
     return value;
 }
 
-static void answer_wait(sbx_emu_context *ctx, sbx_emu_query_fn query, void *query_ctx,
-                        sbx_prov_reply *reply)
+static void answer_wait(emu_context *ctx, emu_query_fn query, void *query_ctx,
+                        prov_reply *reply)
 {
-    sbx_prov_route route = sbx_prov_route_from_name(query(query_ctx, "route"));
+    prov_route route = prov_route_from_name(query(query_ctx, "route"));
     long received = number_argument(query, query_ctx, "received", 0);
     long held = number_argument(query, query_ctx, "held", -1);
     long timeout_ms = number_argument(query, query_ctx, "timeout_ms", 5000);
-    if (route == SBX_PROV_ROUTE_NONE || received < 0 || held < -1 || timeout_ms < 0 ||
+    if (route == PROV_ROUTE_NONE || received < 0 || held < -1 || timeout_ms < 0 ||
         received > 1000000 || held > 1000000) {
-        sbx_prov_reply_detail(reply, 400,
+        prov_reply_detail(reply, 400,
                               "wait needs route=NAME and optional non-negative "
                               "received, held, timeout_ms");
         return;
     }
     if (timeout_ms > MAX_WAIT_MS)
         timeout_ms = MAX_WAIT_MS;
-    int met = sbx_emu_faults_wait(ctx->faults, route, (int)received, (int)held, timeout_ms);
-    sbx_prov_reply_json(reply, met ? 200 : 408, sbx_emu_faults_stats(ctx->faults));
+    int met = emu_faults_wait(ctx->faults, route, (int)received, (int)held, timeout_ms);
+    prov_reply_json(reply, met ? 200 : 408, emu_faults_stats(ctx->faults));
 }
 
-static void answer_put_sandbox(sbx_emu_context *ctx, const char *id, const char *body,
-                               size_t len, sbx_prov_reply *reply)
+static void answer_put_sandbox(emu_context *ctx, const char *id, const char *body,
+                               size_t len, prov_reply *reply)
 {
     json_object *root = object_body(body, len, reply);
     if (root == NULL)
         return;
-    sbx_emu_store_put(ctx->store, id, root);
+    emu_store_put(ctx->store, id, root);
     json_object_put(root);
     answer_ok(reply);
 }
 
-static void answer_set_phase(sbx_emu_context *ctx, const char *id, const char *body,
-                             size_t len, sbx_prov_reply *reply)
+static void answer_set_phase(emu_context *ctx, const char *id, const char *body,
+                             size_t len, prov_reply *reply)
 {
     json_object *root = object_body(body, len, reply), *v = NULL;
     if (root == NULL)
         return;
     json_object_object_get_ex(root, "phase", &v);
     if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0)
-        sbx_prov_reply_detail(reply, 400, "phase must be a non-empty string");
-    else if (!sbx_emu_store_set_phase(ctx->store, id, json_object_get_string(v)))
-        sbx_prov_reply_detail(reply, 404, "no such pod");
+        prov_reply_detail(reply, 400, "phase must be a non-empty string");
+    else if (!emu_store_set_phase(ctx->store, id, json_object_get_string(v)))
+        prov_reply_detail(reply, 404, "no such pod");
     else
         answer_ok(reply);
     json_object_put(root);
 }
 
 /* DELETE /_emu/sandboxes/{id}/service or /pod. */
-static void answer_remove_part(sbx_emu_context *ctx, const char *id, int pod,
-                               sbx_prov_reply *reply)
+static void answer_remove_part(emu_context *ctx, const char *id, int pod,
+                               prov_reply *reply)
 {
-    if (sbx_emu_store_remove_part(ctx->store, id, pod))
+    if (emu_store_remove_part(ctx->store, id, pod))
         answer_ok(reply);
     else
-        sbx_prov_reply_detail(reply, 404, pod ? "no such pod" : "no such service");
+        prov_reply_detail(reply, 404, pod ? "no such pod" : "no such service");
 }
 
 /* /_emu/sandboxes/{id}[/service|/pod|/phase]: `rest` is what follows
  * "sandboxes/". */
-static void answer_sandbox(sbx_emu_context *ctx, const char *method, const char *rest,
-                           const char *body, size_t len, sbx_prov_reply *reply)
+static void answer_sandbox(emu_context *ctx, const char *method, const char *rest,
+                           const char *body, size_t len, prov_reply *reply)
 {
     const char *slash = strchr(rest, '/');
     size_t id_len = slash != NULL ? (size_t)(slash - rest) : strlen(rest);
     const char *part = slash != NULL ? slash + 1 : "";
-    if (id_len == 0 || id_len > SBX_PROV_ID_MAX) {
-        sbx_prov_reply_detail(reply, 400, "/_emu/sandboxes/{id} needs one id segment");
+    if (id_len == 0 || id_len > PROV_ID_MAX) {
+        prov_reply_detail(reply, 400, "/_emu/sandboxes/{id} needs one id segment");
         return;
     }
-    char id[SBX_PROV_ID_MAX + 1];
+    char id[PROV_ID_MAX + 1];
     memcpy(id, rest, id_len);
     id[id_len] = '\0';
     int put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
@@ -231,12 +231,12 @@ static void answer_sandbox(sbx_emu_context *ctx, const char *method, const char 
     else if (del && (strcmp(part, "service") == 0 || strcmp(part, "pod") == 0))
         answer_remove_part(ctx, id, strcmp(part, "pod") == 0, reply);
     else
-        sbx_prov_reply_detail(reply, 404, "no such control route");
+        prov_reply_detail(reply, 404, "no such control route");
 }
 
 /* POST /_emu/kube-faults {"op","status","reason","times","sandbox_id"}. */
-static void answer_kube_fault(sbx_emu_context *ctx, const char *body, size_t len,
-                              sbx_prov_reply *reply)
+static void answer_kube_fault(emu_context *ctx, const char *body, size_t len,
+                              prov_reply *reply)
 {
     json_object *root = object_body(body, len, reply), *op = NULL, *status = NULL,
                 *reason = NULL, *times = NULL, *id = NULL;
@@ -247,7 +247,7 @@ static void answer_kube_fault(sbx_emu_context *ctx, const char *body, size_t len
     int has_reason = json_object_object_get_ex(root, "reason", &reason);
     int has_times = json_object_object_get_ex(root, "times", &times);
     int has_id = json_object_object_get_ex(root, "sandbox_id", &id);
-    int op_index = sbx_emu_kube_op_from_name(
+    int op_index = emu_kube_op_from_name(
         json_object_is_type(op, json_type_string) ? json_object_get_string(op) : NULL);
     const char *problem = NULL;
     if (op_index < 0)
@@ -264,9 +264,9 @@ static void answer_kube_fault(sbx_emu_context *ctx, const char *body, size_t len
     else if (has_id && !json_object_is_type(id, json_type_string))
         problem = "sandbox_id must be a string";
     if (problem != NULL) {
-        sbx_prov_reply_detail(reply, 400, problem);
+        prov_reply_detail(reply, 400, problem);
     } else {
-        sbx_emu_store_inject(ctx->store, (sbx_emu_kube_op)op_index, json_object_get_int(status),
+        emu_store_inject(ctx->store, (emu_kube_op)op_index, json_object_get_int(status),
                              has_reason ? json_object_get_string(reason) : NULL,
                              has_times ? json_object_get_int(times) : 1,
                              has_id ? json_object_get_string(id) : NULL);
@@ -275,11 +275,11 @@ static void answer_kube_fault(sbx_emu_context *ctx, const char *body, size_t len
     json_object_put(root);
 }
 
-void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char *path,
-                            sbx_emu_query_fn query, void *query_ctx, const char *body,
-                            size_t body_len, sbx_prov_reply *reply)
+void emu_control_answer(emu_context *ctx, const char *method, const char *path,
+                            emu_query_fn query, void *query_ctx, const char *body,
+                            size_t body_len, prov_reply *reply)
 {
-    const char *name = path + strlen(SBX_EMU_CONTROL_PREFIX);
+    const char *name = path + strlen(EMU_CONTROL_PREFIX);
     int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     int put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
     static const char sandboxes[] = "sandboxes/";
@@ -293,12 +293,12 @@ void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char
     else if (strcmp(name, "release") == 0 && post)
         answer_release(ctx, body, body_len, reply);
     else if (strcmp(name, "requests") == 0 && get)
-        sbx_prov_reply_json(reply, 200, sbx_emu_request_log_json(ctx->log));
+        prov_reply_json(reply, 200, emu_request_log_json(ctx->log));
     else if (strcmp(name, "requests") == 0 && del) {
-        sbx_emu_request_log_clear(ctx->log);
+        emu_request_log_clear(ctx->log);
         answer_ok(reply);
     } else if (strcmp(name, "stats") == 0 && get)
-        sbx_prov_reply_json(reply, 200, sbx_emu_faults_stats(ctx->faults));
+        prov_reply_json(reply, 200, emu_faults_stats(ctx->faults));
     else if (strcmp(name, "wait") == 0 && get)
         answer_wait(ctx, query, query_ctx, reply);
     else if (strcmp(name, "kube-faults") == 0 && post)
@@ -306,5 +306,5 @@ void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char
     else if (strncmp(name, sandboxes, strlen(sandboxes)) == 0 && (put || del))
         answer_sandbox(ctx, method, name + strlen(sandboxes), body, body_len, reply);
     else
-        sbx_prov_reply_detail(reply, 404, "no such control route");
+        prov_reply_detail(reply, 404, "no such control route");
 }

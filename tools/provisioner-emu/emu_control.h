@@ -2,8 +2,8 @@
  * contract, faults, holds, request log, stats, long-poll wait, stored
  * sandboxes, Kubernetes failures, Pod phases, half-deleted sandboxes).
  * Never authenticated, never recorded in the request log. */
-#ifndef SBX_EMU_CONTROL_H
-#define SBX_EMU_CONTROL_H
+#ifndef EMU_CONTROL_H
+#define EMU_CONTROL_H
 
 #include <stddef.h>
 
@@ -11,15 +11,15 @@
 #include "tools/provisioner-common/prov_reply.h"
 
 /* The control API's path prefix. */
-#define SBX_EMU_CONTROL_PREFIX "/_emu/"
+#define EMU_CONTROL_PREFIX "/_emu/"
 
 /* Looks up a query-string argument of the request; NULL when absent. */
-typedef const char *(*sbx_emu_query_fn)(void *query_ctx, const char *name);
+typedef const char *(*emu_query_fn)(void *query_ctx, const char *name);
 
-/* Answer one control request (`path` starts with SBX_EMU_CONTROL_PREFIX).
+/* Answer one control request (`path` starts with EMU_CONTROL_PREFIX).
  * May block: /_emu/wait long-polls up to its timeout_ms. */
-void sbx_emu_control_answer(sbx_emu_context *ctx, const char *method, const char *path,
-                            sbx_emu_query_fn query, void *query_ctx, const char *body,
-                            size_t body_len, sbx_prov_reply *reply);
+void emu_control_answer(emu_context *ctx, const char *method, const char *path,
+                            emu_query_fn query, void *query_ctx, const char *body,
+                            size_t body_len, prov_reply *reply);
 
 #endif

@@ -13,28 +13,28 @@
 #include <time.h>
 
 typedef struct fault_node {
-    sbx_emu_fault fault;
+    emu_fault fault;
     struct fault_node *next;
 } fault_node;
 
-struct sbx_emu_faults {
+struct emu_faults {
     pthread_mutex_t lock;
     pthread_cond_t changed;       /* any counter, release or shutdown */
     /* Shutdown alone: what a delay waits on.  On `changed`, every request
      * counted woke every delayed one (64 threads each delayed 5 ms ran at
      * 0.6 of 64 x one thread's rate, the emulator's CPU spent on wake-ups). */
     pthread_cond_t stopping;
-    fault_node *head[SBX_PROV_ROUTE_COUNT];
-    int received[SBX_PROV_ROUTE_COUNT];
-    int held[SBX_PROV_ROUTE_COUNT];
+    fault_node *head[PROV_ROUTE_COUNT];
+    int received[PROV_ROUTE_COUNT];
+    int held[PROV_ROUTE_COUNT];
     /* A release bumps its route's generation; a holder waits for a change. */
-    unsigned long release_generation[SBX_PROV_ROUTE_COUNT];
+    unsigned long release_generation[PROV_ROUTE_COUNT];
     int shutting_down;
 };
 
-sbx_emu_faults *sbx_emu_faults_new(void)
+emu_faults *emu_faults_new(void)
 {
-    sbx_emu_faults *faults = sbx_emu_xmalloc(sizeof *faults, "the fault queues");
+    emu_faults *faults = emu_xmalloc(sizeof *faults, "the fault queues");
     memset(faults, 0, sizeof *faults);
     pthread_mutex_init(&faults->lock, NULL);
     pthread_condattr_t attr;
@@ -46,7 +46,7 @@ sbx_emu_faults *sbx_emu_faults_new(void)
     return faults;
 }
 
-void sbx_emu_fault_clear(sbx_emu_fault *fault)
+void emu_fault_clear(emu_fault *fault)
 {
     free(fault->body);
     free(fault->content_type);
@@ -54,19 +54,19 @@ void sbx_emu_fault_clear(sbx_emu_fault *fault)
     memset(fault, 0, sizeof *fault);
 }
 
-static void clear_queues_locked(sbx_emu_faults *faults)
+static void clear_queues_locked(emu_faults *faults)
 {
-    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++) {
+    for (int r = 0; r < PROV_ROUTE_COUNT; r++) {
         while (faults->head[r] != NULL) {
             fault_node *node = faults->head[r];
             faults->head[r] = node->next;
-            sbx_emu_fault_clear(&node->fault);
+            emu_fault_clear(&node->fault);
             free(node);
         }
     }
 }
 
-void sbx_emu_faults_free(sbx_emu_faults *faults)
+void emu_faults_free(emu_faults *faults)
 {
     if (faults == NULL)
         return;
@@ -79,11 +79,11 @@ void sbx_emu_faults_free(sbx_emu_faults *faults)
 
 static const struct {
     const char *name;
-    sbx_emu_fault_action action;
+    emu_fault_action action;
 } action_names[] = {
-    {"respond", SBX_EMU_FAULT_RESPOND}, {"garbage", SBX_EMU_FAULT_GARBAGE},
-    {"truncate", SBX_EMU_FAULT_TRUNCATE}, {"drop", SBX_EMU_FAULT_DROP},
-    {"hold", SBX_EMU_FAULT_HOLD}, {"delay", SBX_EMU_FAULT_DELAY},
+    {"respond", EMU_FAULT_RESPOND}, {"garbage", EMU_FAULT_GARBAGE},
+    {"truncate", EMU_FAULT_TRUNCATE}, {"drop", EMU_FAULT_DROP},
+    {"hold", EMU_FAULT_HOLD}, {"delay", EMU_FAULT_DELAY},
 };
 
 /* Optional member of a fault spec: 1 when present with the right type,
@@ -96,8 +96,8 @@ static int optional_member(json_object *spec, const char *key, json_type type,
     return json_object_is_type(*value, type) ? 1 : -1;
 }
 
-const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
-                                sbx_emu_fault *out)
+const char *emu_fault_parse(json_object *spec, prov_route *route,
+                                emu_fault *out)
 {
     memset(out, 0, sizeof *out);
     if (!json_object_is_type(spec, json_type_object))
@@ -105,8 +105,8 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
     json_object *value = NULL;
     if (optional_member(spec, "route", json_type_string, &value) != 1)
         return "route must be one of health, capabilities, create, get, delete, list, reconcile";
-    *route = sbx_prov_route_from_name(json_object_get_string(value));
-    if (*route == SBX_PROV_ROUTE_NONE)
+    *route = prov_route_from_name(json_object_get_string(value));
+    if (*route == PROV_ROUTE_NONE)
         return "route must be one of health, capabilities, create, get, delete, list, reconcile";
 
     if (optional_member(spec, "action", json_type_string, &value) != 1)
@@ -116,7 +116,7 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
         if (strcmp(action_names[i].name, action) == 0)
             out->action = action_names[i].action;
     }
-    if (out->action == SBX_EMU_FAULT_NONE)
+    if (out->action == EMU_FAULT_NONE)
         return "action must be one of respond, garbage, truncate, drop, hold, delay";
 
     out->status = 500;
@@ -145,30 +145,30 @@ const char *sbx_emu_fault_parse(json_object *spec, sbx_prov_route *route,
     if (has < 0)
         return "body must be a string";
     if (has > 0)
-        out->body = sbx_emu_xstrdup(json_object_get_string(value), "a fault's body");
+        out->body = emu_xstrdup(json_object_get_string(value), "a fault's body");
 
     has = optional_member(spec, "content_type", json_type_string, &value);
     if (has < 0) {
-        sbx_emu_fault_clear(out);
+        emu_fault_clear(out);
         return "content_type must be a string";
     }
     if (has > 0)
         out->content_type =
-            sbx_emu_xstrdup(json_object_get_string(value), "a fault's content type");
+            emu_xstrdup(json_object_get_string(value), "a fault's content type");
 
     has = optional_member(spec, "location", json_type_string, &value);
     if (has < 0) {
-        sbx_emu_fault_clear(out);
+        emu_fault_clear(out);
         return "location must be a string";
     }
     if (has > 0)
-        out->location = sbx_emu_xstrdup(json_object_get_string(value), "a fault's location");
+        out->location = emu_xstrdup(json_object_get_string(value), "a fault's location");
     return NULL;
 }
 
-int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *fault)
+int emu_faults_add(emu_faults *faults, prov_route route, emu_fault *fault)
 {
-    fault_node *node = sbx_emu_xmalloc(sizeof *node, "a queued fault");
+    fault_node *node = emu_xmalloc(sizeof *node, "a queued fault");
     node->fault = *fault;
     node->next = NULL;
     memset(fault, 0, sizeof *fault);
@@ -185,7 +185,7 @@ int sbx_emu_faults_add(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fau
     return length;
 }
 
-void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_fault *out)
+void emu_faults_take(emu_faults *faults, prov_route route, emu_fault *out)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&faults->lock);
@@ -193,12 +193,12 @@ void sbx_emu_faults_take(sbx_emu_faults *faults, sbx_prov_route route, sbx_emu_f
     fault_node *node = faults->head[route];
     if (node != NULL) {
         *out = node->fault;
-        out->body = sbx_emu_xstrdup(node->fault.body, "a fault's body");
-        out->content_type = sbx_emu_xstrdup(node->fault.content_type, "a fault's content type");
-        out->location = sbx_emu_xstrdup(node->fault.location, "a fault's location");
+        out->body = emu_xstrdup(node->fault.body, "a fault's body");
+        out->content_type = emu_xstrdup(node->fault.content_type, "a fault's content type");
+        out->location = emu_xstrdup(node->fault.location, "a fault's location");
         if (node->fault.times > 0 && --node->fault.times == 0) {
             faults->head[route] = node->next;
-            sbx_emu_fault_clear(&node->fault);
+            emu_fault_clear(&node->fault);
             free(node);
         }
     }
@@ -219,7 +219,7 @@ static struct timespec deadline_after(long timeout_ms)
     return t;
 }
 
-void sbx_emu_faults_delay(sbx_emu_faults *faults, long delay_ms)
+void emu_faults_delay(emu_faults *faults, long delay_ms)
 {
     if (delay_ms <= 0)
         return;
@@ -231,7 +231,7 @@ void sbx_emu_faults_delay(sbx_emu_faults *faults, long delay_ms)
     pthread_mutex_unlock(&faults->lock);
 }
 
-void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_prov_route route)
+void emu_faults_hold(emu_faults *faults, prov_route route)
 {
     pthread_mutex_lock(&faults->lock);
     unsigned long generation = faults->release_generation[route];
@@ -244,7 +244,7 @@ void sbx_emu_faults_hold(sbx_emu_faults *faults, sbx_prov_route route)
     pthread_mutex_unlock(&faults->lock);
 }
 
-int sbx_emu_faults_release(sbx_emu_faults *faults, sbx_prov_route route)
+int emu_faults_release(emu_faults *faults, prov_route route)
 {
     pthread_mutex_lock(&faults->lock);
     int released = faults->held[route];
@@ -254,11 +254,11 @@ int sbx_emu_faults_release(sbx_emu_faults *faults, sbx_prov_route route)
     return released;
 }
 
-void sbx_emu_faults_reset(sbx_emu_faults *faults)
+void emu_faults_reset(emu_faults *faults)
 {
     pthread_mutex_lock(&faults->lock);
     clear_queues_locked(faults);
-    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++) {
+    for (int r = 0; r < PROV_ROUTE_COUNT; r++) {
         faults->received[r] = 0;
         faults->release_generation[r]++;
     }
@@ -266,7 +266,7 @@ void sbx_emu_faults_reset(sbx_emu_faults *faults)
     pthread_mutex_unlock(&faults->lock);
 }
 
-void sbx_emu_faults_shutdown(sbx_emu_faults *faults)
+void emu_faults_shutdown(emu_faults *faults)
 {
     pthread_mutex_lock(&faults->lock);
     faults->shutting_down = 1;
@@ -275,16 +275,16 @@ void sbx_emu_faults_shutdown(sbx_emu_faults *faults)
     pthread_mutex_unlock(&faults->lock);
 }
 
-static json_object *counters_locked(const int counts[SBX_PROV_ROUTE_COUNT])
+static json_object *counters_locked(const int counts[PROV_ROUTE_COUNT])
 {
     json_object *obj = json_object_new_object();
-    for (int r = 0; r < SBX_PROV_ROUTE_COUNT; r++)
-        json_object_object_add(obj, sbx_prov_route_name((sbx_prov_route)r),
+    for (int r = 0; r < PROV_ROUTE_COUNT; r++)
+        json_object_object_add(obj, prov_route_name((prov_route)r),
                                json_object_new_int(counts[r]));
     return obj;
 }
 
-json_object *sbx_emu_faults_stats(sbx_emu_faults *faults)
+json_object *emu_faults_stats(emu_faults *faults)
 {
     json_object *stats = json_object_new_object();
     pthread_mutex_lock(&faults->lock);
@@ -294,7 +294,7 @@ json_object *sbx_emu_faults_stats(sbx_emu_faults *faults)
     return stats;
 }
 
-int sbx_emu_faults_wait(sbx_emu_faults *faults, sbx_prov_route route, int received,
+int emu_faults_wait(emu_faults *faults, prov_route route, int received,
                         int held, long timeout_ms)
 {
     struct timespec deadline = deadline_after(timeout_ms);

@@ -21,7 +21,7 @@ static void usage(FILE *out)
           "                           [--tls-cert FILE --tls-key FILE] [--verbose]\n"
           "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT,\n"
           "over HTTPS when given a PEM certificate (chain) and its private key.\n"
-          "The API key may also come from $SBX_EMU_API_KEY.  See docs/emulator.md.\n",
+          "The API key may also come from $EMU_API_KEY.  See docs/emulator.md.\n",
           out);
 }
 
@@ -59,8 +59,8 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
     };
     *o = (emu_options){.contract = 0, .capabilities_route = 1, .reconciliation_route = 1,
                        .initial_status = "Running", .node_host = "127.0.0.1",
-                       .state_dir = SBX_PROV_DEFAULT_STATE_DIR};
-    o->api_key = getenv("SBX_EMU_API_KEY");
+                       .state_dir = PROV_DEFAULT_STATE_DIR};
+    o->api_key = getenv("EMU_API_KEY");
     int c;
     long n = 0;
     while ((c = getopt_long(argc, argv, "p:k:vh", longopts, NULL)) != -1) {

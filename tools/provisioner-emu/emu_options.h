@@ -1,6 +1,6 @@
 /* sbx-provisioner-emu's command line (see docs/emulator.md). */
-#ifndef SBX_EMU_OPTIONS_H
-#define SBX_EMU_OPTIONS_H
+#ifndef EMU_OPTIONS_H
+#define EMU_OPTIONS_H
 
 typedef struct emu_options {
     unsigned port;

@@ -8,20 +8,20 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct sbx_emu_request_log {
+struct emu_request_log {
     pthread_mutex_t lock;
     json_object *entries;   /* array */
 };
 
-sbx_emu_request_log *sbx_emu_request_log_new(void)
+emu_request_log *emu_request_log_new(void)
 {
-    sbx_emu_request_log *log = sbx_emu_xmalloc(sizeof *log, "the request log");
+    emu_request_log *log = emu_xmalloc(sizeof *log, "the request log");
     pthread_mutex_init(&log->lock, NULL);
     log->entries = json_object_new_array();
     return log;
 }
 
-void sbx_emu_request_log_free(sbx_emu_request_log *log)
+void emu_request_log_free(emu_request_log *log)
 {
     if (log == NULL)
         return;
@@ -35,7 +35,7 @@ static json_object *string_or_null(const char *text)
     return text != NULL ? json_object_new_string(text) : NULL;
 }
 
-void sbx_emu_request_log_add(sbx_emu_request_log *log, const char *method,
+void emu_request_log_add(emu_request_log *log, const char *method,
                              const char *path, const char *api_key,
                              const char *content_type, const char *body,
                              size_t body_len)
@@ -54,7 +54,7 @@ void sbx_emu_request_log_add(sbx_emu_request_log *log, const char *method,
     pthread_mutex_unlock(&log->lock);
 }
 
-json_object *sbx_emu_request_log_json(sbx_emu_request_log *log)
+json_object *emu_request_log_json(emu_request_log *log)
 {
     json_object *copy = NULL;
     pthread_mutex_lock(&log->lock);
@@ -67,7 +67,7 @@ json_object *sbx_emu_request_log_json(sbx_emu_request_log *log)
     return answer;
 }
 
-void sbx_emu_request_log_clear(sbx_emu_request_log *log)
+void emu_request_log_clear(emu_request_log *log)
 {
     pthread_mutex_lock(&log->lock);
     json_object_put(log->entries);

@@ -23,95 +23,95 @@
 /* The part of a JSON answer a truncated response sends before closing. */
 #define TRUNCATED_BODY "{\"sandbox_id\":\"trunc"
 
-struct sbx_emu_server {
-    sbx_prov_server *server;
-    sbx_emu_context *ctx;
+struct emu_server {
+    prov_server *server;
+    emu_context *ctx;
 };
 
 /* Apply the route's next fault.  Returns 1 when the fault produced the
  * answer; 0 when the request is to be answered normally (no fault, or
  * after a delay or hold). */
-static int apply_fault(sbx_emu_context *ctx, sbx_prov_route route, sbx_prov_reply *reply)
+static int apply_fault(emu_context *ctx, prov_route route, prov_reply *reply)
 {
-    sbx_emu_fault fault;
-    sbx_emu_faults_take(ctx->faults, route, &fault);
-    sbx_emu_faults_delay(ctx->faults, fault.delay_ms);
+    emu_fault fault;
+    emu_faults_take(ctx->faults, route, &fault);
+    emu_faults_delay(ctx->faults, fault.delay_ms);
     int answered = 1;
     switch (fault.action) {
-    case SBX_EMU_FAULT_RESPOND:
-        sbx_prov_reply_text(reply, fault.status, fault.body,
+    case EMU_FAULT_RESPOND:
+        prov_reply_text(reply, fault.status, fault.body,
                             fault.content_type != NULL ? fault.content_type
                                                        : "application/json");
         reply->location = fault.location;
         fault.location = NULL;
         break;
-    case SBX_EMU_FAULT_GARBAGE:
-        sbx_prov_reply_text(reply, 200, GARBAGE_BODY, "application/json");
+    case EMU_FAULT_GARBAGE:
+        prov_reply_text(reply, 200, GARBAGE_BODY, "application/json");
         break;
-    case SBX_EMU_FAULT_TRUNCATE:
-        sbx_prov_reply_text(reply, 200, TRUNCATED_BODY, "application/json");
-        reply->kind = SBX_PROV_REPLY_TRUNCATE;
+    case EMU_FAULT_TRUNCATE:
+        prov_reply_text(reply, 200, TRUNCATED_BODY, "application/json");
+        reply->kind = PROV_REPLY_TRUNCATE;
         break;
-    case SBX_EMU_FAULT_DROP:
-        reply->kind = SBX_PROV_REPLY_DROP;
+    case EMU_FAULT_DROP:
+        reply->kind = PROV_REPLY_DROP;
         break;
-    case SBX_EMU_FAULT_HOLD:
-        sbx_emu_faults_hold(ctx->faults, route);
+    case EMU_FAULT_HOLD:
+        emu_faults_hold(ctx->faults, route);
         answered = 0;
         break;
-    case SBX_EMU_FAULT_DELAY:
-    case SBX_EMU_FAULT_NONE:
+    case EMU_FAULT_DELAY:
+    case EMU_FAULT_NONE:
         answered = 0;
         break;
     }
-    sbx_emu_fault_clear(&fault);
+    emu_fault_clear(&fault);
     return answered;
 }
 
 static const char *control_query(void *request, const char *name)
 {
-    return sbx_prov_request_query(request, name);
+    return prov_request_query(request, name);
 }
 
-static int control_request(void *cls, const sbx_prov_request *req, sbx_prov_reply *reply)
+static int control_request(void *cls, const prov_request *req, prov_reply *reply)
 {
-    if (strncmp(req->path, SBX_EMU_CONTROL_PREFIX, strlen(SBX_EMU_CONTROL_PREFIX)) != 0)
+    if (strncmp(req->path, EMU_CONTROL_PREFIX, strlen(EMU_CONTROL_PREFIX)) != 0)
         return 0;
     /* The control API only reads the request (its type is shared with
      * handlers that do not). */
-    sbx_emu_control_answer(cls, req->method, req->path, control_query, (void *)req, req->body,
+    emu_control_answer(cls, req->method, req->path, control_query, (void *)req, req->body,
                            req->body_len, reply);
     return 1;
 }
 
-static void log_request(void *cls, const sbx_prov_request *req)
+static void log_request(void *cls, const prov_request *req)
 {
-    sbx_emu_context *ctx = cls;
-    sbx_emu_request_log_add(ctx->log, req->method, req->path, req->api_key, req->content_type,
+    emu_context *ctx = cls;
+    emu_request_log_add(ctx->log, req->method, req->path, req->api_key, req->content_type,
                             req->body_len > 0 ? req->body : NULL, req->body_len);
 }
 
-static int route_enabled(void *cls, sbx_prov_route route)
+static int route_enabled(void *cls, prov_route route)
 {
-    return sbx_emu_api_route_enabled(cls, route);
+    return emu_api_route_enabled(cls, route);
 }
 
 /* A route's fault acts once the request has passed the key check and
  * reached it, as the real provisioner's handler would. */
-static void answer_route(void *cls, const sbx_prov_request *req, sbx_prov_route route,
-                         const char *id, sbx_prov_reply *reply)
+static void answer_route(void *cls, const prov_request *req, prov_route route,
+                         const char *id, prov_reply *reply)
 {
-    sbx_emu_context *ctx = cls;
+    emu_context *ctx = cls;
     if (apply_fault(ctx, route, reply))
         return;
-    sbx_emu_api_answer(ctx, route, id, req->body, req->body_len, req->content_type, reply);
+    emu_api_answer(ctx, route, id, req->body, req->body_len, req->content_type, reply);
 }
 
-sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
-                                     const sbx_emu_tls *tls, unsigned *bound_port,
+emu_server *emu_server_start(emu_context *ctx, unsigned port,
+                                     const emu_tls *tls, unsigned *bound_port,
                                      char *why, size_t why_len)
 {
-    const sbx_prov_server_options options = {
+    const prov_server_options options = {
         .name = "sbx-provisioner-emu",
         .address = "127.0.0.1",
         .port = port,
@@ -124,23 +124,23 @@ sbx_emu_server *sbx_emu_server_start(sbx_emu_context *ctx, unsigned port,
         .threads = 0,
         .verbose = ctx->verbose,
     };
-    const sbx_prov_handlers handlers = {ctx, control_request, log_request, route_enabled,
+    const prov_handlers handlers = {ctx, control_request, log_request, route_enabled,
                                         answer_route};
-    sbx_prov_server *server =
-        sbx_prov_server_start(&options, &handlers, bound_port, why, why_len);
+    prov_server *server =
+        prov_server_start(&options, &handlers, bound_port, why, why_len);
     if (server == NULL)
         return NULL;
-    sbx_emu_server *emu = sbx_emu_xmalloc(sizeof *emu, "the server");
+    emu_server *emu = emu_xmalloc(sizeof *emu, "the server");
     emu->server = server;
     emu->ctx = ctx;
     return emu;
 }
 
-void sbx_emu_server_stop(sbx_emu_server *server)
+void emu_server_stop(emu_server *server)
 {
     if (server == NULL)
         return;
-    sbx_emu_faults_shutdown(server->ctx->faults);
-    sbx_prov_server_stop(server->server, 0, NULL);
+    emu_faults_shutdown(server->ctx->faults);
+    prov_server_stop(server->server, 0, NULL);
     free(server);
 }

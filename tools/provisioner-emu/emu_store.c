@@ -22,21 +22,21 @@
 typedef struct store_entry {
     char *id;
     int has_pod;
-    sbx_emu_pod pod;            /* valid when has_pod; phase: a set override or NULL */
+    emu_pod pod;            /* valid when has_pod; phase: a set override or NULL */
     long pod_created_ms;
     int has_service;
     int node_port;
-    json_object *verbatim;      /* stored by sbx_emu_store_put; NULL otherwise */
+    json_object *verbatim;      /* stored by emu_store_put; NULL otherwise */
 } store_entry;
 
 typedef struct injected {
     int status;                 /* 0: none */
     int times;                  /* -1: until reset */
-    char reason[SBX_EMU_REASON_MAX];
+    char reason[EMU_REASON_MAX];
     char *only_id;              /* NULL: every sandbox */
 } injected;
 
-struct sbx_emu_store {
+struct emu_store {
     pthread_mutex_t lock;
     char *node_host;
     char *phase;
@@ -46,28 +46,28 @@ struct sbx_emu_store {
     size_t *slots;              /* open addressing: entry index + 1, 0 empty */
     size_t slot_count;          /* a power of two above 2 x capacity, or 0 */
     int next_port;
-    injected faults[SBX_EMU_KUBE_OP_COUNT];
+    injected faults[EMU_KUBE_OP_COUNT];
 };
 
-static const char *const op_names[SBX_EMU_KUBE_OP_COUNT] = {
-    [SBX_EMU_KUBE_READ_NAMESPACE] = "read_namespace",
-    [SBX_EMU_KUBE_READ_POD] = "read_pod",
-    [SBX_EMU_KUBE_READ_SERVICE] = "read_service",
-    [SBX_EMU_KUBE_LIST_SERVICES] = "list_services",
-    [SBX_EMU_KUBE_CREATE_POD] = "create_pod",
-    [SBX_EMU_KUBE_CREATE_SERVICE] = "create_service",
-    [SBX_EMU_KUBE_DELETE_POD] = "delete_pod",
-    [SBX_EMU_KUBE_DELETE_SERVICE] = "delete_service",
+static const char *const op_names[EMU_KUBE_OP_COUNT] = {
+    [EMU_KUBE_READ_NAMESPACE] = "read_namespace",
+    [EMU_KUBE_READ_POD] = "read_pod",
+    [EMU_KUBE_READ_SERVICE] = "read_service",
+    [EMU_KUBE_LIST_SERVICES] = "list_services",
+    [EMU_KUBE_CREATE_POD] = "create_pod",
+    [EMU_KUBE_CREATE_SERVICE] = "create_service",
+    [EMU_KUBE_DELETE_POD] = "delete_pod",
+    [EMU_KUBE_DELETE_SERVICE] = "delete_service",
 };
 
-const char *sbx_emu_kube_op_name(sbx_emu_kube_op op)
+const char *emu_kube_op_name(emu_kube_op op)
 {
     return op_names[op];
 }
 
-int sbx_emu_kube_op_from_name(const char *name)
+int emu_kube_op_from_name(const char *name)
 {
-    for (int op = 0; name != NULL && op < SBX_EMU_KUBE_OP_COUNT; op++) {
+    for (int op = 0; name != NULL && op < EMU_KUBE_OP_COUNT; op++) {
         if (strcmp(op_names[op], name) == 0)
             return op;
     }
@@ -97,19 +97,19 @@ static const char *reason_phrase(int status)
     return "Error";
 }
 
-sbx_emu_store *sbx_emu_store_new(const char *node_host, const char *phase, long pending_ms)
+emu_store *emu_store_new(const char *node_host, const char *phase, long pending_ms)
 {
-    sbx_emu_store *store = sbx_emu_xmalloc(sizeof *store, "the store");
+    emu_store *store = emu_xmalloc(sizeof *store, "the store");
     memset(store, 0, sizeof *store);
     pthread_mutex_init(&store->lock, NULL);
-    store->node_host = sbx_emu_xstrdup(node_host, "the node host");
-    store->phase = sbx_emu_xstrdup(phase, "the Pod phase");
+    store->node_host = emu_xstrdup(node_host, "the node host");
+    store->phase = emu_xstrdup(phase, "the Pod phase");
     store->pending_ms = pending_ms;
     store->next_port = FIRST_NODE_PORT;
     return store;
 }
 
-void sbx_emu_pod_clear(sbx_emu_pod *pod)
+void emu_pod_clear(emu_pod *pod)
 {
     free(pod->user_id);
     free(pod->thread_id);
@@ -121,19 +121,19 @@ void sbx_emu_pod_clear(sbx_emu_pod *pod)
 static void entry_release(store_entry *entry)
 {
     free(entry->id);
-    sbx_emu_pod_clear(&entry->pod);
+    emu_pod_clear(&entry->pod);
     json_object_put(entry->verbatim);
 }
 
-static void clear_faults_locked(sbx_emu_store *store)
+static void clear_faults_locked(emu_store *store)
 {
-    for (int op = 0; op < SBX_EMU_KUBE_OP_COUNT; op++) {
+    for (int op = 0; op < EMU_KUBE_OP_COUNT; op++) {
         free(store->faults[op].only_id);
         memset(&store->faults[op], 0, sizeof store->faults[op]);
     }
 }
 
-static void remove_all_locked(sbx_emu_store *store)
+static void remove_all_locked(emu_store *store)
 {
     for (size_t i = 0; i < store->count; i++)
         entry_release(&store->entries[i]);
@@ -144,7 +144,7 @@ static void remove_all_locked(sbx_emu_store *store)
     clear_faults_locked(store);
 }
 
-void sbx_emu_store_free(sbx_emu_store *store)
+void emu_store_free(emu_store *store)
 {
     if (store == NULL)
         return;
@@ -157,14 +157,14 @@ void sbx_emu_store_free(sbx_emu_store *store)
     free(store);
 }
 
-void sbx_emu_store_reset(sbx_emu_store *store)
+void emu_store_reset(emu_store *store)
 {
     pthread_mutex_lock(&store->lock);
     remove_all_locked(store);
     pthread_mutex_unlock(&store->lock);
 }
 
-void sbx_emu_store_inject(sbx_emu_store *store, sbx_emu_kube_op op, int status,
+void emu_store_inject(emu_store *store, emu_kube_op op, int status,
                           const char *reason, int times, const char *sandbox_id)
 {
     pthread_mutex_lock(&store->lock);
@@ -176,21 +176,21 @@ void sbx_emu_store_inject(sbx_emu_store *store, sbx_emu_kube_op op, int status,
         f->times = times;
         snprintf(f->reason, sizeof f->reason, "%s",
                  reason != NULL ? reason : reason_phrase(status));
-        f->only_id = sbx_emu_xstrdup(sandbox_id, "an injected failure's sandbox id");
+        f->only_id = emu_xstrdup(sandbox_id, "an injected failure's sandbox id");
     }
     pthread_mutex_unlock(&store->lock);
 }
 
 /* The injected failure that applies to this call of `op` about `id` (NULL:
  * a call about no sandbox), consumed; 0 when the call goes through. */
-static int failure_locked(sbx_emu_store *store, sbx_emu_kube_op op, const char *id,
+static int failure_locked(emu_store *store, emu_kube_op op, const char *id,
                           char *reason)
 {
     injected *f = &store->faults[op];
     if (f->status == 0 || (f->only_id != NULL && (id == NULL || strcmp(f->only_id, id) != 0)))
         return 0;
     int status = f->status;
-    snprintf(reason, SBX_EMU_REASON_MAX, "%s", f->reason);
+    snprintf(reason, EMU_REASON_MAX, "%s", f->reason);
     if (f->times > 0 && --f->times == 0) {
         free(f->only_id);
         memset(f, 0, sizeof *f);
@@ -205,7 +205,7 @@ static size_t id_hash(const char *id)
 }
 
 /* The index slot that holds `id`, or the empty slot where it would go. */
-static size_t *slot_locked(const sbx_emu_store *store, const char *id)
+static size_t *slot_locked(const emu_store *store, const char *id)
 {
     size_t mask = store->slot_count - 1;
     for (size_t i = id_hash(id) & mask;; i = (i + 1) & mask) {
@@ -216,14 +216,14 @@ static size_t *slot_locked(const sbx_emu_store *store, const char *id)
 }
 
 /* Index every entry anew (after the array grew or an entry moved). */
-static void reindex_locked(sbx_emu_store *store)
+static void reindex_locked(emu_store *store)
 {
     size_t want = 32;
     while (want < 2 * store->capacity)
         want *= 2;
     if (want != store->slot_count) {
         free(store->slots);
-        store->slots = sbx_emu_xmalloc(want * sizeof *store->slots, "the sandbox index");
+        store->slots = emu_xmalloc(want * sizeof *store->slots, "the sandbox index");
         store->slot_count = want;
     }
     memset(store->slots, 0, want * sizeof *store->slots);
@@ -231,7 +231,7 @@ static void reindex_locked(sbx_emu_store *store)
         *slot_locked(store, store->entries[i].id) = i + 1;
 }
 
-static store_entry *find_locked(sbx_emu_store *store, const char *id)
+static store_entry *find_locked(emu_store *store, const char *id)
 {
     if (store->count == 0)
         return NULL;
@@ -239,7 +239,7 @@ static store_entry *find_locked(sbx_emu_store *store, const char *id)
     return *slot != 0 ? &store->entries[*slot - 1] : NULL;
 }
 
-static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
+static store_entry *find_or_add_locked(emu_store *store, const char *id)
 {
     store_entry *entry = find_locked(store, id);
     if (entry != NULL)
@@ -247,7 +247,7 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
     int grew = 0;
     if (store->count == store->capacity) {
         size_t capacity = store->capacity == 0 ? 16 : store->capacity * 2;
-        store_entry *grown = sbx_emu_xmalloc(capacity * sizeof *grown, "the sandbox table");
+        store_entry *grown = emu_xmalloc(capacity * sizeof *grown, "the sandbox table");
         if (store->count > 0)
             memcpy(grown, store->entries, store->count * sizeof *grown);
         free(store->entries);
@@ -257,7 +257,7 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
     }
     entry = &store->entries[store->count++];
     memset(entry, 0, sizeof *entry);
-    entry->id = sbx_emu_xstrdup(id, "a sandbox id");
+    entry->id = emu_xstrdup(id, "a sandbox id");
     if (grew || store->slots == NULL)
         reindex_locked(store);
     else
@@ -266,7 +266,7 @@ static store_entry *find_or_add_locked(sbx_emu_store *store, const char *id)
 }
 
 /* Drop `entry` once neither its Pod nor its Service is left. */
-static void forget_if_empty_locked(sbx_emu_store *store, store_entry *entry)
+static void forget_if_empty_locked(emu_store *store, store_entry *entry)
 {
     if (entry->has_pod || entry->has_service)
         return;
@@ -277,43 +277,43 @@ static void forget_if_empty_locked(sbx_emu_store *store, store_entry *entry)
     reindex_locked(store); /* the entries after it moved */
 }
 
-static char *phase_locked(const sbx_emu_store *store, const store_entry *entry)
+static char *phase_locked(const emu_store *store, const store_entry *entry)
 {
     if (entry->pod.phase != NULL)
-        return sbx_emu_xstrdup(entry->pod.phase, "a Pod phase");
+        return emu_xstrdup(entry->pod.phase, "a Pod phase");
     if (now_ms() - entry->pod_created_ms < store->pending_ms)
-        return sbx_emu_xstrdup("Pending", "a Pod phase");
-    return sbx_emu_xstrdup(store->phase, "a Pod phase");
+        return emu_xstrdup("Pending", "a Pod phase");
+    return emu_xstrdup(store->phase, "a Pod phase");
 }
 
-static char *url_locked(const sbx_emu_store *store, const store_entry *entry)
+static char *url_locked(const emu_store *store, const store_entry *entry)
 {
     char url[512];
     snprintf(url, sizeof url, "http://%s:%d", store->node_host, entry->node_port);
-    return sbx_emu_xstrdup(url, "a Service URL");
+    return emu_xstrdup(url, "a Service URL");
 }
 
-int sbx_emu_store_read_namespace(sbx_emu_store *store, char *reason)
+int emu_store_read_namespace(emu_store *store, char *reason)
 {
     pthread_mutex_lock(&store->lock);
-    int status = failure_locked(store, SBX_EMU_KUBE_READ_NAMESPACE, NULL, reason);
+    int status = failure_locked(store, EMU_KUBE_READ_NAMESPACE, NULL, reason);
     pthread_mutex_unlock(&store->lock);
     return status;
 }
 
-int sbx_emu_store_read_pod(sbx_emu_store *store, const char *id, sbx_emu_pod *out,
+int emu_store_read_pod(emu_store *store, const char *id, emu_pod *out,
                            char *reason)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&store->lock);
-    int status = failure_locked(store, SBX_EMU_KUBE_READ_POD, id, reason);
+    int status = failure_locked(store, EMU_KUBE_READ_POD, id, reason);
     store_entry *entry = find_locked(store, id);
     if (status == 0 && (entry == NULL || !entry->has_pod))
         status = 404;
     if (status == 0) {
-        out->user_id = sbx_emu_xstrdup(entry->pod.user_id, "a Pod's user id");
-        out->thread_id = sbx_emu_xstrdup(entry->pod.thread_id, "a Pod's thread id");
-        out->mounts = sbx_emu_xstrdup(entry->pod.mounts, "a Pod's mounts");
+        out->user_id = emu_xstrdup(entry->pod.user_id, "a Pod's user id");
+        out->thread_id = emu_xstrdup(entry->pod.thread_id, "a Pod's thread id");
+        out->mounts = emu_xstrdup(entry->pod.mounts, "a Pod's mounts");
         out->contract_version = entry->pod.contract_version;
         out->phase = phase_locked(store, entry);
         memcpy(out->uid, entry->pod.uid, sizeof out->uid);
@@ -322,12 +322,12 @@ int sbx_emu_store_read_pod(sbx_emu_store *store, const char *id, sbx_emu_pod *ou
     return status;
 }
 
-int sbx_emu_store_read_service(sbx_emu_store *store, const char *id, char **url,
+int emu_store_read_service(emu_store *store, const char *id, char **url,
                                char *reason)
 {
     *url = NULL;
     pthread_mutex_lock(&store->lock);
-    int status = failure_locked(store, SBX_EMU_KUBE_READ_SERVICE, id, reason);
+    int status = failure_locked(store, EMU_KUBE_READ_SERVICE, id, reason);
     store_entry *entry = find_locked(store, id);
     if (status == 0 && (entry == NULL || !entry->has_service))
         status = 404;
@@ -337,21 +337,21 @@ int sbx_emu_store_read_service(sbx_emu_store *store, const char *id, char **url,
     return status;
 }
 
-int sbx_emu_store_list_services(sbx_emu_store *store, sbx_emu_listed **out, size_t *count,
+int emu_store_list_services(emu_store *store, emu_listed **out, size_t *count,
                                 char *reason)
 {
     *out = NULL;
     *count = 0;
     pthread_mutex_lock(&store->lock);
-    int status = failure_locked(store, SBX_EMU_KUBE_LIST_SERVICES, NULL, reason);
+    int status = failure_locked(store, EMU_KUBE_LIST_SERVICES, NULL, reason);
     if (status == 0 && store->count > 0) {
-        *out = sbx_emu_xmalloc(store->count * sizeof **out, "the Service list");
+        *out = emu_xmalloc(store->count * sizeof **out, "the Service list");
         for (size_t i = 0; i < store->count; i++) {
             const store_entry *entry = &store->entries[i];
             if (!entry->has_service)
                 continue;
-            sbx_emu_listed *item = &(*out)[(*count)++];
-            item->sandbox_id = sbx_emu_xstrdup(entry->id, "a listed sandbox id");
+            emu_listed *item = &(*out)[(*count)++];
+            item->sandbox_id = emu_xstrdup(entry->id, "a listed sandbox id");
             item->url = url_locked(store, entry);
             item->verbatim = NULL;
             if (entry->verbatim != NULL)
@@ -362,7 +362,7 @@ int sbx_emu_store_list_services(sbx_emu_store *store, sbx_emu_listed **out, size
     return status;
 }
 
-void sbx_emu_listed_free(sbx_emu_listed *listed, size_t count)
+void emu_listed_free(emu_listed *listed, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         free(listed[i].sandbox_id);
@@ -372,24 +372,24 @@ void sbx_emu_listed_free(sbx_emu_listed *listed, size_t count)
     free(listed);
 }
 
-int sbx_emu_store_create_pod(sbx_emu_store *store, const char *id, const sbx_emu_pod *pod,
+int emu_store_create_pod(emu_store *store, const char *id, const emu_pod *pod,
                              char *reason)
 {
     pthread_mutex_lock(&store->lock);
-    int status = failure_locked(store, SBX_EMU_KUBE_CREATE_POD, id, reason);
+    int status = failure_locked(store, EMU_KUBE_CREATE_POD, id, reason);
     if (status == 0) {
         store_entry *entry = find_or_add_locked(store, id);
         if (entry->has_pod) {
             status = 409;
-            snprintf(reason, SBX_EMU_REASON_MAX, "%s", reason_phrase(409));
+            snprintf(reason, EMU_REASON_MAX, "%s", reason_phrase(409));
         } else {
             entry->has_pod = 1;
-            entry->pod.user_id = sbx_emu_xstrdup(pod->user_id, "a Pod's user id");
-            entry->pod.thread_id = sbx_emu_xstrdup(pod->thread_id, "a Pod's thread id");
-            entry->pod.mounts = sbx_emu_xstrdup(pod->mounts, "a Pod's mounts");
+            entry->pod.user_id = emu_xstrdup(pod->user_id, "a Pod's user id");
+            entry->pod.thread_id = emu_xstrdup(pod->thread_id, "a Pod's thread id");
+            entry->pod.mounts = emu_xstrdup(pod->mounts, "a Pod's mounts");
             entry->pod.contract_version = pod->contract_version;
             entry->pod.phase = NULL;
-            sbx_emu_uid_generate(entry->pod.uid);
+            emu_uid_generate(entry->pod.uid);
             entry->pod_created_ms = now_ms();
         }
     }
@@ -397,15 +397,15 @@ int sbx_emu_store_create_pod(sbx_emu_store *store, const char *id, const sbx_emu
     return status;
 }
 
-int sbx_emu_store_create_service(sbx_emu_store *store, const char *id, char *reason)
+int emu_store_create_service(emu_store *store, const char *id, char *reason)
 {
     pthread_mutex_lock(&store->lock);
-    int status = failure_locked(store, SBX_EMU_KUBE_CREATE_SERVICE, id, reason);
+    int status = failure_locked(store, EMU_KUBE_CREATE_SERVICE, id, reason);
     if (status == 0) {
         store_entry *entry = find_or_add_locked(store, id);
         if (entry->has_service) {
             status = 409;
-            snprintf(reason, SBX_EMU_REASON_MAX, "%s", reason_phrase(409));
+            snprintf(reason, EMU_REASON_MAX, "%s", reason_phrase(409));
         } else {
             entry->has_service = 1;
             entry->node_port = store->next_port++;
@@ -417,10 +417,10 @@ int sbx_emu_store_create_service(sbx_emu_store *store, const char *id, char *rea
 
 /* Delete the Pod (`pod`) or the Service (!`pod`) of `id`; injected
  * failures apply unless `reason` is NULL. */
-static int delete_part(sbx_emu_store *store, const char *id, int pod, char *reason)
+static int delete_part(emu_store *store, const char *id, int pod, char *reason)
 {
     pthread_mutex_lock(&store->lock);
-    sbx_emu_kube_op op = pod ? SBX_EMU_KUBE_DELETE_POD : SBX_EMU_KUBE_DELETE_SERVICE;
+    emu_kube_op op = pod ? EMU_KUBE_DELETE_POD : EMU_KUBE_DELETE_SERVICE;
     int status = reason != NULL ? failure_locked(store, op, id, reason) : 0;
     store_entry *entry = find_locked(store, id);
     int *has = entry == NULL ? NULL : pod ? &entry->has_pod : &entry->has_service;
@@ -429,7 +429,7 @@ static int delete_part(sbx_emu_store *store, const char *id, int pod, char *reas
     if (status == 0) {
         *has = 0;
         if (pod) {
-            sbx_emu_pod_clear(&entry->pod);
+            emu_pod_clear(&entry->pod);
             json_object_put(entry->verbatim);   /* a recreated Pod is a new sandbox */
             entry->verbatim = NULL;
         }
@@ -439,32 +439,32 @@ static int delete_part(sbx_emu_store *store, const char *id, int pod, char *reas
     return status;
 }
 
-int sbx_emu_store_delete_pod(sbx_emu_store *store, const char *id, char *reason)
+int emu_store_delete_pod(emu_store *store, const char *id, char *reason)
 {
     return delete_part(store, id, 1, reason);
 }
 
-int sbx_emu_store_delete_service(sbx_emu_store *store, const char *id, char *reason)
+int emu_store_delete_service(emu_store *store, const char *id, char *reason)
 {
     return delete_part(store, id, 0, reason);
 }
 
-int sbx_emu_store_remove_part(sbx_emu_store *store, const char *id, int pod)
+int emu_store_remove_part(emu_store *store, const char *id, int pod)
 {
     return delete_part(store, id, pod, NULL) == 0;
 }
 
-void sbx_emu_store_put(sbx_emu_store *store, const char *id, json_object *fields)
+void emu_store_put(emu_store *store, const char *id, json_object *fields)
 {
     json_object *copy = NULL;
     json_object_deep_copy(fields, &copy, NULL);
     pthread_mutex_lock(&store->lock);
     store_entry *entry = find_or_add_locked(store, id);
-    sbx_emu_pod_clear(&entry->pod);
+    emu_pod_clear(&entry->pod);
     json_object_put(entry->verbatim);
     entry->verbatim = copy;
     entry->has_pod = 1;
-    sbx_emu_uid_generate(entry->pod.uid);
+    emu_uid_generate(entry->pod.uid);
     entry->pod_created_ms = now_ms();
     if (!entry->has_service) {
         entry->has_service = 1;
@@ -473,7 +473,7 @@ void sbx_emu_store_put(sbx_emu_store *store, const char *id, json_object *fields
     pthread_mutex_unlock(&store->lock);
 }
 
-json_object *sbx_emu_store_verbatim(sbx_emu_store *store, const char *id)
+json_object *emu_store_verbatim(emu_store *store, const char *id)
 {
     json_object *copy = NULL;
     pthread_mutex_lock(&store->lock);
@@ -484,14 +484,14 @@ json_object *sbx_emu_store_verbatim(sbx_emu_store *store, const char *id)
     return copy;
 }
 
-int sbx_emu_store_set_phase(sbx_emu_store *store, const char *id, const char *phase)
+int emu_store_set_phase(emu_store *store, const char *id, const char *phase)
 {
     pthread_mutex_lock(&store->lock);
     store_entry *entry = find_locked(store, id);
     int found = entry != NULL && entry->has_pod;
     if (found) {
         free(entry->pod.phase);
-        entry->pod.phase = sbx_emu_xstrdup(phase, "a Pod phase");
+        entry->pod.phase = emu_xstrdup(phase, "a Pod phase");
     }
     pthread_mutex_unlock(&store->lock);
     return found;

@@ -8,7 +8,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-void sbx_emu_uid_generate(char out[SBX_EMU_UID_LEN + 1])
+void emu_uid_generate(char out[EMU_UID_LEN + 1])
 {
     uint8_t b[16];
     size_t got = 0;
@@ -31,7 +31,7 @@ void sbx_emu_uid_generate(char out[SBX_EMU_UID_LEN + 1])
     }
     b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
     b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-    snprintf(out, SBX_EMU_UID_LEN + 1,
+    snprintf(out, EMU_UID_LEN + 1,
              "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
              b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
              b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);

@@ -18,7 +18,7 @@
 static char *read_pem_file(const char *option, const char *path)
 {
     char why[512];
-    char *text = sbx_prov_read_pem(path, why, sizeof why);
+    char *text = prov_read_pem(path, why, sizeof why);
     if (text == NULL)
         fprintf(stderr, "sbx-provisioner-emu: %s %s\n", option, why);
     return text;
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     if (status != 0)
         return status < 0 ? 0 : status;
 
-    sbx_emu_tls tls = {NULL, NULL};
+    emu_tls tls = {NULL, NULL};
     char *cert_pem = NULL, *key_pem = NULL;
     if (o.tls_cert != NULL) {
         cert_pem = read_pem_file("--tls-cert", o.tls_cert);
@@ -52,23 +52,23 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    sbx_emu_context ctx;
+    emu_context ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.api_key = o.api_key;
     ctx.fail_closed = o.fail_closed;
     ctx.state_dir = o.state_dir;
     ctx.verbose = o.verbose;
-    sbx_emu_contract_settings startup = {o.contract, o.capabilities_route,
+    emu_contract_settings startup = {o.contract, o.capabilities_route,
                                          o.reconciliation_route};
-    sbx_emu_contract_init(&ctx.contract, &startup);
-    ctx.store = sbx_emu_store_new(o.node_host, o.initial_status, o.pending_ms);
-    ctx.faults = sbx_emu_faults_new();
-    ctx.log = sbx_emu_request_log_new();
-    sbx_emu_uid_generate(ctx.namespace_uid);
+    emu_contract_init(&ctx.contract, &startup);
+    ctx.store = emu_store_new(o.node_host, o.initial_status, o.pending_ms);
+    ctx.faults = emu_faults_new();
+    ctx.log = emu_request_log_new();
+    emu_uid_generate(ctx.namespace_uid);
 
     char why[256];
     unsigned port = 0;
-    sbx_emu_server *server = sbx_emu_server_start(&ctx, o.port, cert_pem != NULL ? &tls : NULL,
+    emu_server *server = emu_server_start(&ctx, o.port, cert_pem != NULL ? &tls : NULL,
                                                   &port, why, sizeof why);
     if (server == NULL) {
         fprintf(stderr, "sbx-provisioner-emu: %s\n", why);
@@ -83,12 +83,12 @@ int main(int argc, char **argv)
                     o.api_key != NULL ? "required" : o.fail_closed ? "none: /api/ refused" : "not checked");
         int signal_number = 0;
         sigwait(&stop_signals, &signal_number);
-        sbx_emu_server_stop(server);
+        emu_server_stop(server);
     }
-    sbx_emu_request_log_free(ctx.log);
-    sbx_emu_faults_free(ctx.faults);
-    sbx_emu_store_free(ctx.store);
-    sbx_emu_contract_destroy(&ctx.contract);
+    emu_request_log_free(ctx.log);
+    emu_faults_free(ctx.faults);
+    emu_store_free(ctx.store);
+    emu_contract_destroy(&ctx.contract);
     /* The key is a secret: do not leave it in freed memory. */
     if (key_pem != NULL)
         memset(key_pem, 0, strlen(key_pem));

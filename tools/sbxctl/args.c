@@ -68,22 +68,22 @@ static const option_spec options[] = {
 
 typedef struct command_spec {
     const char *name;
-    sbx_ctl_command command;
+    ctl_command command;
     int takes_id;
 } command_spec;
 
 static const command_spec commands[] = {
-    {"backends", SBX_CTL_BACKENDS, 0},
-    {"create", SBX_CTL_CREATE, 0},
-    {"destroy", SBX_CTL_DESTROY, 1},
-    {"alive", SBX_CTL_ALIVE, 1},
-    {"discover", SBX_CTL_DISCOVER, 1},
-    {"list", SBX_CTL_LIST, 0},
-    {"capabilities", SBX_CTL_CAPABILITIES, 0},
-    {"reconcile", SBX_CTL_RECONCILE, 1},
-    {"acquire", SBX_CTL_ACQUIRE, 0},
-    {"manage", SBX_CTL_MANAGE, 0},
-    {"leases", SBX_CTL_LEASES, 0},
+    {"backends", CTL_BACKENDS, 0},
+    {"create", CTL_CREATE, 0},
+    {"destroy", CTL_DESTROY, 1},
+    {"alive", CTL_ALIVE, 1},
+    {"discover", CTL_DISCOVER, 1},
+    {"list", CTL_LIST, 0},
+    {"capabilities", CTL_CAPABILITIES, 0},
+    {"reconcile", CTL_RECONCILE, 1},
+    {"acquire", CTL_ACQUIRE, 0},
+    {"manage", CTL_MANAGE, 0},
+    {"leases", CTL_LEASES, 0},
 };
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -154,7 +154,7 @@ static sbx_status check_option_text(const char *name, const char *value, text_ki
 }
 
 /* KEY=VALUE: the message names the option only, as the text may hold a secret. */
-static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *err)
+static sbx_status add_setting(ctl_args *args, const char *text, sbx_error *err)
 {
     const char *equals = strchr(text, '=');
     if (equals == NULL || equals == text)
@@ -178,7 +178,7 @@ static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *e
     status = check_text(equals + 1, strlen(equals + 1), TEXT_ANY, what, err);
     if (status != SBX_OK)
         return status;
-    sbx_ctl_setting *grown = realloc(args->settings,
+    ctl_setting *grown = realloc(args->settings,
                                      (args->setting_count + 1) * sizeof *grown);
     if (grown == NULL)
         return out_of_memory(err);
@@ -194,7 +194,7 @@ static sbx_status add_setting(sbx_ctl_args *args, const char *text, sbx_error *e
 
 /* HOST:CONTAINER, HOST:CONTAINER:ro or HOST:CONTAINER:rw.  The container
  * path is the last ':'-separated field so that a host path may hold ':'. */
-static sbx_status add_mount(sbx_ctl_args *args, const char *text, sbx_error *err)
+static sbx_status add_mount(ctl_args *args, const char *text, sbx_error *err)
 {
     sbx_status status = check_option_text("--mount", text, TEXT_ANY, err);
     if (status != SBX_OK)
@@ -234,7 +234,7 @@ static sbx_status add_mount(sbx_ctl_args *args, const char *text, sbx_error *err
     return SBX_OK;
 }
 
-static sbx_status parse_contract(sbx_ctl_args *args, const char *text, sbx_error *err)
+static sbx_status parse_contract(ctl_args *args, const char *text, sbx_error *err)
 {
     char *end = NULL;
     errno = 0;
@@ -247,7 +247,7 @@ static sbx_status parse_contract(sbx_ctl_args *args, const char *text, sbx_error
     return SBX_OK;
 }
 
-static sbx_status apply_option(sbx_ctl_args *args, option_id id, const char *value,
+static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
                                sbx_error *err)
 {
     if (id == OPT_BACKEND || id == OPT_THREAD || id == OPT_ID || id == OPT_USER) {
@@ -278,7 +278,7 @@ static sbx_status apply_option(sbx_ctl_args *args, option_id id, const char *val
 
 /* argv[*index] starts with '-'; consumes its value too when it takes one. */
 static sbx_status parse_option(int argc, char *const *argv, int *index,
-                               sbx_ctl_args *args, sbx_error *err)
+                               ctl_args *args, sbx_error *err)
 {
     const char *token = argv[*index];
     const char *equals = strncmp(token, "--", 2) == 0 ? strchr(token, '=') : NULL;
@@ -288,10 +288,10 @@ static sbx_status parse_option(int argc, char *const *argv, int *index,
     const option_spec *spec = find_option(token, name_len);
     if (spec == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "unknown option '%.*s'", name_width, token);
-    unsigned command_bit = args->command == SBX_CTL_CREATE    ? OPT_FOR_CREATE
-                           : args->command == SBX_CTL_ACQUIRE ? OPT_FOR_ACQUIRE : 0;
+    unsigned command_bit = args->command == CTL_CREATE    ? OPT_FOR_CREATE
+                           : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE : 0;
     if (spec->commands != 0 && (spec->commands & command_bit) == 0) {
-        if (args->command == SBX_CTL_NO_COMMAND)
+        if (args->command == CTL_NO_COMMAND)
             return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' must follow the command %s",
                                  spec->long_name,
                                  spec->commands == OPT_FOR_BOTH    ? "'create' or 'acquire'"
@@ -317,9 +317,9 @@ static sbx_status parse_option(int argc, char *const *argv, int *index,
     return apply_option(args, spec->id, value, err);
 }
 
-static sbx_status parse_word(const char *word, sbx_ctl_args *args, sbx_error *err)
+static sbx_status parse_word(const char *word, ctl_args *args, sbx_error *err)
 {
-    if (args->command == SBX_CTL_NO_COMMAND) {
+    if (args->command == CTL_NO_COMMAND) {
         const command_spec *spec = find_command(word);
         if (spec == NULL)
             return sbx_error_set(err, SBX_ERR_USAGE, "unknown command '%s'", word);
@@ -341,23 +341,23 @@ static sbx_status parse_word(const char *word, sbx_ctl_args *args, sbx_error *er
                          word, args->command_name);
 }
 
-static sbx_status check_complete(const sbx_ctl_args *args, sbx_error *err)
+static sbx_status check_complete(const ctl_args *args, sbx_error *err)
 {
     if (args->help || args->version)
         return SBX_OK;
-    if (args->command == SBX_CTL_NO_COMMAND)
+    if (args->command == CTL_NO_COMMAND)
         return sbx_error_set(err, SBX_ERR_USAGE, "no command given (try 'sbxctl --help')");
     if (find_command(args->command_name)->takes_id && args->operand == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a sandbox ID",
                              args->command_name);
-    if (args->command == SBX_CTL_ACQUIRE && args->thread_id == NULL)
+    if (args->command == CTL_ACQUIRE && args->thread_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command 'acquire' needs --thread");
-    if (args->command == SBX_CTL_CREATE && args->thread_id == NULL && args->sandbox_id == NULL)
+    if (args->command == CTL_CREATE && args->thread_id == NULL && args->sandbox_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command 'create' needs --thread or --id");
     return SBX_OK;
 }
 
-sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
+sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
                               sbx_error *err)
 {
     memset(args, 0, sizeof *args);
@@ -382,7 +382,7 @@ sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
     return check_complete(args, err);
 }
 
-sbx_create_request sbx_ctl_args_create_request(const sbx_ctl_args *args)
+sbx_create_request ctl_args_create_request(const ctl_args *args)
 {
     sbx_create_request request = SBX_CREATE_REQUEST_INIT;
     request.thread_id = args->thread_id;
@@ -396,7 +396,7 @@ sbx_create_request sbx_ctl_args_create_request(const sbx_ctl_args *args)
     return request;
 }
 
-void sbx_ctl_args_free(sbx_ctl_args *args)
+void ctl_args_free(ctl_args *args)
 {
     if (args == NULL)
         return;

@@ -1,45 +1,45 @@
 /* The sbxctl command line, parsed into one structure. */
-#ifndef SBX_CTL_ARGS_H
-#define SBX_CTL_ARGS_H
+#ifndef CTL_ARGS_H
+#define CTL_ARGS_H
 
 #include <stddef.h>
 #include <sbx/host.h>
 
 /* The commands of sbxctl(1). */
-typedef enum sbx_ctl_command {
-    SBX_CTL_NO_COMMAND = 0,
-    SBX_CTL_BACKENDS,
-    SBX_CTL_CREATE,
-    SBX_CTL_DESTROY,
-    SBX_CTL_ALIVE,
-    SBX_CTL_DISCOVER,
-    SBX_CTL_LIST,
-    SBX_CTL_CAPABILITIES,
-    SBX_CTL_RECONCILE,
-    SBX_CTL_ACQUIRE,
-    SBX_CTL_MANAGE,
-    SBX_CTL_LEASES
-} sbx_ctl_command;
+typedef enum ctl_command {
+    CTL_NO_COMMAND = 0,
+    CTL_BACKENDS,
+    CTL_CREATE,
+    CTL_DESTROY,
+    CTL_ALIVE,
+    CTL_DISCOVER,
+    CTL_LIST,
+    CTL_CAPABILITIES,
+    CTL_RECONCILE,
+    CTL_ACQUIRE,
+    CTL_MANAGE,
+    CTL_LEASES
+} ctl_command;
 
 /* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
-typedef struct sbx_ctl_setting {
+typedef struct ctl_setting {
     char *key;
     const char *value;
-} sbx_ctl_setting;
+} ctl_setting;
 
 /* Everything the command line says.  Strings not documented as owned point
  * into argv; optional ones are NULL when not given. */
-typedef struct sbx_ctl_args {
+typedef struct ctl_args {
     const char *config_path;     /* --config */
     const char *backend;         /* --backend */
-    sbx_ctl_setting *settings;   /* --set, in command-line order (owned) */
+    ctl_setting *settings;   /* --set, in command-line order (owned) */
     size_t setting_count;
     int json;                    /* --json */
     int verbose;                 /* -v / --verbose */
     int help;                    /* -h / --help */
     int version;                 /* --version */
 
-    sbx_ctl_command command;
+    ctl_command command;
     const char *command_name;    /* as typed */
     const char *operand;         /* the ID of destroy/alive/discover/reconcile */
 
@@ -56,7 +56,7 @@ typedef struct sbx_ctl_args {
 
     /* acquire (also takes the create options above but --id) */
     int keep_lease;              /* --keep-lease */
-} sbx_ctl_args;
+} ctl_args;
 
 /* Parse argv.  Global options may come before or after the command.  On a
  * usage error returns SBX_ERR_USAGE with a one-line message naming the
@@ -65,17 +65,17 @@ typedef struct sbx_ctl_args {
  * Arguments that go into requests or JSON (ids, user, thread, backend,
  * --set, --mount) must be UTF-8, and names and ids also free of control
  * characters: otherwise a usage error naming the argument, not its value.
- * SBX_ERR_INTERNAL when out of memory.  Release with sbx_ctl_args_free in
+ * SBX_ERR_INTERNAL when out of memory.  Release with ctl_args_free in
  * every case. */
-sbx_status sbx_ctl_args_parse(int argc, char *const *argv, sbx_ctl_args *args,
+sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
                               sbx_error *err);
 
 /* The create request the arguments describe (thread, user, mounts, runtime
  * flags, required contract), with no sandbox id: its strings and mounts are
  * borrowed from `args` and live as long as they do. */
-sbx_create_request sbx_ctl_args_create_request(const sbx_ctl_args *args);
+sbx_create_request ctl_args_create_request(const ctl_args *args);
 
 /* Release what the args own.  NULL is accepted. */
-void sbx_ctl_args_free(sbx_ctl_args *args);
+void ctl_args_free(ctl_args *args);
 
 #endif

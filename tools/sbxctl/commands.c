@@ -7,106 +7,106 @@
 #include "tools/sbxctl/exit_code.h"
 #include "tools/sbxctl/sandbox_id.h"
 
-int sbx_ctl_cmd_backends(sbx_ctl_session *session, const sbx_ctl_output *out)
+int ctl_cmd_backends(ctl_session *session, const ctl_output *out)
 {
     sbx_error err;
     const sbx_backend_info *entries = NULL;
     size_t count = 0;
     if (sbx_host_list_backends(session->host, &entries, &count, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_backends(out, entries, count);
-    return SBX_CTL_EXIT_OK;
+        return ctl_fail(out, &err);
+    ctl_print_backends(out, entries, count);
+    return CTL_EXIT_OK;
 }
 
-int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
-                       const sbx_ctl_output *out)
+int ctl_cmd_create(const ctl_args *args, sbx_backend *backend,
+                       const ctl_output *out)
 {
-    char derived_id[SBX_CTL_DERIVED_ID_SIZE];
+    char derived_id[CTL_DERIVED_ID_SIZE];
     sbx_error err;
-    sbx_create_request request = sbx_ctl_args_create_request(args);
+    sbx_create_request request = ctl_args_create_request(args);
     request.sandbox_id = args->sandbox_id;
     if (request.sandbox_id == NULL) {
-        if (sbx_ctl_derive_sandbox_id(args->user_id, args->thread_id, derived_id, &err) != SBX_OK)
-            return sbx_ctl_fail(out, &err);
+        if (ctl_derive_sandbox_id(args->user_id, args->thread_id, derived_id, &err) != SBX_OK)
+            return ctl_fail(out, &err);
         request.sandbox_id = derived_id;
     }
 
     sbx_sandbox_record *record = NULL;
     if (sbx_backend_create_record(backend, &request, &record, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_record(out, record);
+        return ctl_fail(out, &err);
+    ctl_print_record(out, record);
     sbx_backend_free_records(backend, record);
-    return SBX_CTL_EXIT_OK;
+    return CTL_EXIT_OK;
 }
 
-int sbx_ctl_cmd_destroy(const sbx_ctl_args *args, sbx_backend *backend,
-                        const sbx_ctl_output *out)
+int ctl_cmd_destroy(const ctl_args *args, sbx_backend *backend,
+                        const ctl_output *out)
 {
     sbx_error err;
     if (sbx_backend_destroy(backend, args->operand, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_destroyed(out, args->operand);
-    return SBX_CTL_EXIT_OK;
+        return ctl_fail(out, &err);
+    ctl_print_destroyed(out, args->operand);
+    return CTL_EXIT_OK;
 }
 
-int sbx_ctl_cmd_alive(const sbx_ctl_args *args, sbx_backend *backend,
-                      const sbx_ctl_output *out)
+int ctl_cmd_alive(const ctl_args *args, sbx_backend *backend,
+                      const ctl_output *out)
 {
     sbx_error err;
     int alive = 0;
     if (sbx_backend_is_alive(backend, args->operand, &alive, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_alive(out, args->operand, alive);
-    return alive ? SBX_CTL_EXIT_OK : SBX_CTL_EXIT_NEGATIVE;
+        return ctl_fail(out, &err);
+    ctl_print_alive(out, args->operand, alive);
+    return alive ? CTL_EXIT_OK : CTL_EXIT_NEGATIVE;
 }
 
-int sbx_ctl_cmd_discover(const sbx_ctl_args *args, sbx_backend *backend,
-                         const sbx_ctl_output *out)
+int ctl_cmd_discover(const ctl_args *args, sbx_backend *backend,
+                         const ctl_output *out)
 {
     sbx_error err;
     sbx_sandbox_record *record = NULL;
     if (sbx_backend_discover_record(backend, args->operand, &record, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_record(out, record);
+        return ctl_fail(out, &err);
+    ctl_print_record(out, record);
     sbx_backend_free_records(backend, record);
-    return SBX_CTL_EXIT_OK;
+    return CTL_EXIT_OK;
 }
 
-int sbx_ctl_cmd_list(const sbx_ctl_args *args, sbx_backend *backend,
-                     const sbx_ctl_output *out)
+int ctl_cmd_list(const ctl_args *args, sbx_backend *backend,
+                     const ctl_output *out)
 {
     (void)args;
     sbx_error err;
     sbx_sandbox_record *records = NULL;
     size_t count = 0;
     if (sbx_backend_list_records(backend, &records, &count, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_records(out, records, count);
+        return ctl_fail(out, &err);
+    ctl_print_records(out, records, count);
     sbx_backend_free_records(backend, records);
-    return SBX_CTL_EXIT_OK;
+    return CTL_EXIT_OK;
 }
 
-int sbx_ctl_cmd_capabilities(const sbx_ctl_args *args, sbx_backend *backend,
-                             const sbx_ctl_output *out)
+int ctl_cmd_capabilities(const ctl_args *args, sbx_backend *backend,
+                             const ctl_output *out)
 {
     (void)args;
     sbx_error err;
     sbx_capabilities caps = {SBX_CONTRACT_NONE, 0};
     if (sbx_backend_capabilities(backend, &caps, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_capabilities(out, &caps);
-    return SBX_CTL_EXIT_OK;
+        return ctl_fail(out, &err);
+    ctl_print_capabilities(out, &caps);
+    return CTL_EXIT_OK;
 }
 
-int sbx_ctl_cmd_reconcile(const sbx_ctl_args *args, sbx_backend *backend,
-                          const sbx_ctl_output *out)
+int ctl_cmd_reconcile(const ctl_args *args, sbx_backend *backend,
+                          const ctl_output *out)
 {
     sbx_error err;
     sbx_reconciliation result = {SBX_RECONCILE_UNKNOWN, NULL, NULL, NULL};
     if (sbx_backend_reconcile(backend, args->operand, &result, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_reconciliation(out, args->operand, &result);
+        return ctl_fail(out, &err);
+    ctl_print_reconciliation(out, args->operand, &result);
     int found = result.status == SBX_RECONCILE_FOUND;
     sbx_backend_clear_reconciliation(backend, &result);
-    return found ? SBX_CTL_EXIT_OK : SBX_CTL_EXIT_NEGATIVE;
+    return found ? CTL_EXIT_OK : CTL_EXIT_NEGATIVE;
 }

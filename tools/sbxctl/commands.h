@@ -1,7 +1,7 @@
 /* The sbxctl commands.  Each prints its result or its error through `out`
  * and returns the process exit code (see exit_code.h). */
-#ifndef SBX_CTL_COMMANDS_H
-#define SBX_CTL_COMMANDS_H
+#ifndef CTL_COMMANDS_H
+#define CTL_COMMANDS_H
 
 #include <sbx/host.h>
 
@@ -10,51 +10,51 @@
 #include "tools/sbxctl/session.h"
 
 /* backends: list what the session's host can load. */
-int sbx_ctl_cmd_backends(sbx_ctl_session *session, const sbx_ctl_output *out);
+int ctl_cmd_backends(ctl_session *session, const ctl_output *out);
 
 /* create: create (or find) the sandbox of --id, or of the id derived from
  * --thread and --user. */
-int sbx_ctl_cmd_create(const sbx_ctl_args *args, sbx_backend *backend,
-                       const sbx_ctl_output *out);
+int ctl_cmd_create(const ctl_args *args, sbx_backend *backend,
+                       const ctl_output *out);
 
 /* destroy ID: succeeds also when the sandbox was already gone. */
-int sbx_ctl_cmd_destroy(const sbx_ctl_args *args, sbx_backend *backend,
-                        const sbx_ctl_output *out);
+int ctl_cmd_destroy(const ctl_args *args, sbx_backend *backend,
+                        const ctl_output *out);
 
 /* alive ID: exit 0 when it runs, 1 when not. */
-int sbx_ctl_cmd_alive(const sbx_ctl_args *args, sbx_backend *backend,
-                      const sbx_ctl_output *out);
+int ctl_cmd_alive(const ctl_args *args, sbx_backend *backend,
+                      const ctl_output *out);
 
 /* discover ID: exit 1 (a not_found error) when there is no such sandbox. */
-int sbx_ctl_cmd_discover(const sbx_ctl_args *args, sbx_backend *backend,
-                         const sbx_ctl_output *out);
+int ctl_cmd_discover(const ctl_args *args, sbx_backend *backend,
+                         const ctl_output *out);
 
 /* list: the running sandboxes. */
-int sbx_ctl_cmd_list(const sbx_ctl_args *args, sbx_backend *backend,
-                     const sbx_ctl_output *out);
+int ctl_cmd_list(const ctl_args *args, sbx_backend *backend,
+                     const ctl_output *out);
 
 /* capabilities: the backend's mount contract. */
-int sbx_ctl_cmd_capabilities(const sbx_ctl_args *args, sbx_backend *backend,
-                             const sbx_ctl_output *out);
+int ctl_cmd_capabilities(const ctl_args *args, sbx_backend *backend,
+                             const ctl_output *out);
 
 /* reconcile ID: exit 0 when found, 1 when absent or unknown. */
-int sbx_ctl_cmd_reconcile(const sbx_ctl_args *args, sbx_backend *backend,
-                          const sbx_ctl_output *out);
+int ctl_cmd_reconcile(const ctl_args *args, sbx_backend *backend,
+                          const ctl_output *out);
 
 /* acquire --thread T [--user U] [--keep-lease]: the sandbox of (U, T)
  * through a manager configured by the file's `manager` section, printed,
  * released and left running (its lease released, or kept to expire with
  * --keep-lease). */
-int sbx_ctl_cmd_acquire(const sbx_ctl_args *args, sbx_ctl_session *session,
-                        sbx_backend *backend, const sbx_ctl_output *out);
+int ctl_cmd_acquire(const ctl_args *args, ctl_session *session,
+                        sbx_backend *backend, const ctl_output *out);
 
 /* manage: a manager on `backend` until SIGINT or SIGTERM: reconciliation,
  * the reaper and the renewal, one line per event; then shutdown as
  * configured.  Exit 0, or the code of the shutdown's error. */
-int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
-                       const sbx_ctl_output *out);
+int ctl_cmd_manage(ctl_session *session, sbx_backend *backend,
+                       const ctl_output *out);
 
 /* leases: the leases of the configured store (sqlite or redis). */
-int sbx_ctl_cmd_leases(sbx_ctl_session *session, const sbx_ctl_output *out);
+int ctl_cmd_leases(ctl_session *session, const ctl_output *out);
 
 #endif

@@ -4,13 +4,13 @@
 
 #include "tools/sbxctl/exit_code.h"
 
-int sbx_ctl_exit_code(sbx_status status)
+int ctl_exit_code(sbx_status status)
 {
     switch (status) {
-    case SBX_OK: return SBX_CTL_EXIT_OK;
-    case SBX_ERR_NOT_FOUND: return SBX_CTL_EXIT_NEGATIVE;
-    case SBX_ERR_USAGE: return SBX_CTL_EXIT_USAGE;
-    case SBX_ERR_CONFIG: return SBX_CTL_EXIT_USAGE;
+    case SBX_OK: return CTL_EXIT_OK;
+    case SBX_ERR_NOT_FOUND: return CTL_EXIT_NEGATIVE;
+    case SBX_ERR_USAGE: return CTL_EXIT_USAGE;
+    case SBX_ERR_CONFIG: return CTL_EXIT_USAGE;
     case SBX_ERR_TRANSPORT: return 3;
     case SBX_ERR_PROTOCOL: return 4;
     case SBX_ERR_CONTRACT_CHANGED: return 5;
@@ -19,7 +19,7 @@ int sbx_ctl_exit_code(sbx_status status)
     case SBX_ERR_LOAD: return 8;
     case SBX_ERR_PROVISIONER: return 9;
     case SBX_ERR_UNSUPPORTED: return 10;
-    case SBX_ERR_INTERNAL: return SBX_CTL_EXIT_INTERNAL;
+    case SBX_ERR_INTERNAL: return CTL_EXIT_INTERNAL;
     }
-    return SBX_CTL_EXIT_INTERNAL;
+    return CTL_EXIT_INTERNAL;
 }

@@ -1,21 +1,21 @@
 /* sbxctl's exit codes (sbxctl(1), EXIT STATUS). */
-#ifndef SBX_CTL_EXIT_CODE_H
-#define SBX_CTL_EXIT_CODE_H
+#ifndef CTL_EXIT_CODE_H
+#define CTL_EXIT_CODE_H
 
 #include <sbx/host.h>
 
 /* Success. */
-#define SBX_CTL_EXIT_OK 0
+#define CTL_EXIT_OK 0
 /* A negative answer: not alive, not found, reconcile absent or unknown. */
-#define SBX_CTL_EXIT_NEGATIVE 1
+#define CTL_EXIT_NEGATIVE 1
 /* Usage or configuration error. */
-#define SBX_CTL_EXIT_USAGE 2
+#define CTL_EXIT_USAGE 2
 /* Internal error (also: the output could not be written). */
-#define SBX_CTL_EXIT_INTERNAL 70
+#define CTL_EXIT_INTERNAL 70
 
 /* The exit code for a failed call's status: SBX_ERR_NOT_FOUND is a negative
  * answer (1), usage and config are 2, internal is 70, every other kind its
  * documented code (3..10). */
-int sbx_ctl_exit_code(sbx_status status);
+int ctl_exit_code(sbx_status status);
 
 #endif

@@ -37,7 +37,7 @@ static const char help_text[] =
     "4 protocol, 5 contract changed, 6 refused, 7 unauthorized, 8 load,\n"
     "9 provisioner, 10 unsupported, 70 internal.  See sbxctl(1).\n";
 
-void sbx_ctl_print_help(FILE *stream)
+void ctl_print_help(FILE *stream)
 {
     fputs(help_text, stream);
 }

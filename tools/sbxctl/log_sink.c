@@ -17,10 +17,10 @@ static const char *level_name(sbx_log_level level)
     return "log";
 }
 
-void sbx_ctl_log_line(void *log_ctx, sbx_log_level level, const char *backend,
+void ctl_log_line(void *log_ctx, sbx_log_level level, const char *backend,
                       const char *message)
 {
-    const sbx_ctl_log_sink *sink = log_ctx;
+    const ctl_log_sink *sink = log_ctx;
     if (!sink->verbose && level > SBX_LOG_WARN)
         return;
 
@@ -33,11 +33,11 @@ void sbx_ctl_log_line(void *log_ctx, sbx_log_level level, const char *backend,
             level_name(level), message != NULL ? message : "");
     fclose(stream);
     if (line != NULL) {
-        sbx_ctl_flatten_line(line);
+        ctl_flatten_line(line);
         /* One lock around the pieces the redactor writes keeps lines from
          * several threads whole. */
         flockfile(stderr);
-        sbx_ctl_redacted_write(sink->redactor, line, stderr);
+        ctl_redacted_write(sink->redactor, line, stderr);
         funlockfile(stderr);
     }
     free(line);

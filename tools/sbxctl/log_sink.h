@@ -1,20 +1,20 @@
 /* Where backend log lines go: stderr, filtered by verbosity, redacted. */
-#ifndef SBX_CTL_LOG_SINK_H
-#define SBX_CTL_LOG_SINK_H
+#ifndef CTL_LOG_SINK_H
+#define CTL_LOG_SINK_H
 
 #include <sbx/host.h>
 
 #include "tools/sbxctl/redact.h"
 
 /* The log callback's context; must outlive every backend logging to it. */
-typedef struct sbx_ctl_log_sink {
+typedef struct ctl_log_sink {
     int verbose;                       /* non-zero: every level; else WARN and ERROR */
-    const sbx_ctl_redactor *redactor;  /* borrowed; may be NULL */
-} sbx_ctl_log_sink;
+    const ctl_redactor *redactor;  /* borrowed; may be NULL */
+} ctl_log_sink;
 
-/* An sbx_log_fn (ctx: sbx_ctl_log_sink *): writes "sbxctl: [BACKEND] LEVEL:
+/* An sbx_log_fn (ctx: ctl_log_sink *): writes "sbxctl: [BACKEND] LEVEL:
  * MESSAGE" to stderr as one line.  Safe to call from several threads. */
-void sbx_ctl_log_line(void *log_ctx, sbx_log_level level, const char *backend,
+void ctl_log_line(void *log_ctx, sbx_log_level level, const char *backend,
                       const char *message);
 
 #endif

@@ -10,17 +10,17 @@
 #include <signal.h>
 
 /* The file's manager section with the session's log sink. */
-static sbx_manager_config session_manager_config(sbx_ctl_session *session)
+static sbx_manager_config session_manager_config(ctl_session *session)
 {
     sbx_manager_config cfg;
     sbx_config_manager(session->config, &cfg);
-    cfg.log = sbx_ctl_log_line;
+    cfg.log = ctl_log_line;
     cfg.log_ctx = &session->log;
     return cfg;
 }
 
-int sbx_ctl_cmd_acquire(const sbx_ctl_args *args, sbx_ctl_session *session,
-                        sbx_backend *backend, const sbx_ctl_output *out)
+int ctl_cmd_acquire(const ctl_args *args, ctl_session *session,
+                        sbx_backend *backend, const ctl_output *out)
 {
     sbx_error err;
     sbx_manager_config cfg = session_manager_config(session);
@@ -28,20 +28,20 @@ int sbx_ctl_cmd_acquire(const sbx_ctl_args *args, sbx_ctl_session *session,
     cfg.shutdown = args->keep_lease ? SBX_MANAGER_SHUTDOWN_KEEP_LEASES : SBX_MANAGER_SHUTDOWN_KEEP;
     sbx_manager *m = NULL;
     if (sbx_manager_open(backend, &cfg, &m, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_create_request request = sbx_ctl_args_create_request(args);
+        return ctl_fail(out, &err);
+    sbx_create_request request = ctl_args_create_request(args);
     sbx_managed *sandbox = NULL;
-    int code = SBX_CTL_EXIT_OK;
+    int code = CTL_EXIT_OK;
     if (sbx_manager_acquire(m, &request, &sandbox, &err) != SBX_OK) {
-        code = sbx_ctl_fail(out, &err);
+        code = ctl_fail(out, &err);
     } else {
-        sbx_ctl_print_sandbox(out, sbx_managed_sandbox(sandbox));
+        ctl_print_sandbox(out, sbx_managed_sandbox(sandbox));
         if (sbx_manager_release(m, sbx_managed_sandbox(sandbox)->sandbox_id, &err) != SBX_OK)
-            code = sbx_ctl_fail(out, &err);
+            code = ctl_fail(out, &err);
         sbx_managed_unref(sandbox);
     }
-    if (sbx_manager_shutdown(m, &err) != SBX_OK && code == SBX_CTL_EXIT_OK)
-        code = sbx_ctl_fail(out, &err);
+    if (sbx_manager_shutdown(m, &err) != SBX_OK && code == CTL_EXIT_OK)
+        code = ctl_fail(out, &err);
     sbx_manager_free(m);
     return code;
 }
@@ -51,7 +51,7 @@ int sbx_ctl_cmd_acquire(const sbx_ctl_args *args, sbx_ctl_session *session,
 /* Event lines come from the manager's threads: one at a time. */
 typedef struct event_sink {
     pthread_mutex_t lock;
-    const sbx_ctl_output *out;
+    const ctl_output *out;
 } event_sink;
 
 static void print_event(void *ctx, sbx_manager_event event, const char *sandbox_id)
@@ -59,12 +59,12 @@ static void print_event(void *ctx, sbx_manager_event event, const char *sandbox_
     static const char *const names[] = {"adopted", "reaped", "evicted", "lease_lost"};
     event_sink *sink = ctx;
     pthread_mutex_lock(&sink->lock);
-    sbx_ctl_print_event(sink->out, names[event], "sandbox_id", sandbox_id);
+    ctl_print_event(sink->out, names[event], "sandbox_id", sandbox_id);
     pthread_mutex_unlock(&sink->lock);
 }
 
-int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
-                       const sbx_ctl_output *out)
+int ctl_cmd_manage(ctl_session *session, sbx_backend *backend,
+                       const ctl_output *out)
 {
     /* Blocked before the manager's threads start, so that they inherit the
      * mask and the signals wait for sigwait below. */
@@ -80,20 +80,20 @@ int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
     cfg.event_ctx = &sink;
     sbx_error err;
     sbx_manager *m = NULL;
-    int code = SBX_CTL_EXIT_OK;
+    int code = CTL_EXIT_OK;
     if (sbx_manager_open(backend, &cfg, &m, &err) != SBX_OK) {
-        code = sbx_ctl_fail(out, &err);
+        code = ctl_fail(out, &err);
     } else {
         pthread_mutex_lock(&sink.lock);
-        sbx_ctl_print_event(out, "started", "owner", sbx_manager_owner_id(m));
+        ctl_print_event(out, "started", "owner", sbx_manager_owner_id(m));
         pthread_mutex_unlock(&sink.lock);
         int signal_number = 0;
         while (sigwait(&stop_signals, &signal_number) != 0)
             ;
         if (sbx_manager_shutdown(m, &err) != SBX_OK)
-            code = sbx_ctl_fail(out, &err);
+            code = ctl_fail(out, &err);
         sbx_manager_free(m);
-        sbx_ctl_print_event(out, "stopped", NULL, NULL);
+        ctl_print_event(out, "stopped", NULL, NULL);
     }
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     pthread_mutex_destroy(&sink.lock);
@@ -102,15 +102,15 @@ int sbx_ctl_cmd_manage(sbx_ctl_session *session, sbx_backend *backend,
 
 /* ------------------------------------------------------------------ leases */
 
-int sbx_ctl_cmd_leases(sbx_ctl_session *session, const sbx_ctl_output *out)
+int ctl_cmd_leases(ctl_session *session, const ctl_output *out)
 {
     sbx_error err;
     sbx_manager_config cfg = session_manager_config(session);
     sbx_lease_record *leases = NULL;
     size_t count = 0;
     if (sbx_manager_list_leases(&cfg, &leases, &count, &err) != SBX_OK)
-        return sbx_ctl_fail(out, &err);
-    sbx_ctl_print_leases(out, leases, count);
+        return ctl_fail(out, &err);
+    ctl_print_leases(out, leases, count);
     sbx_lease_records_free(leases, count);
-    return SBX_CTL_EXIT_OK;
+    return CTL_EXIT_OK;
 }

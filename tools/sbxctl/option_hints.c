@@ -17,20 +17,20 @@ static const char *const docker_keys[] = {
     "socket", "image", "name_prefix", "bind_host", "api_version", "command", "port",
     "timeout_ms", "stop_grace_s", "ready_timeout_ms", "init", "env", "labels", NULL};
 
-static const sbx_ctl_backend_options known[] = {
+static const ctl_backend_options known[] = {
     {"remote", remote_keys},
     {"docker", docker_keys},
 };
 
 #define KNOWN_COUNT (sizeof known / sizeof known[0])
 
-const sbx_ctl_backend_options *sbx_ctl_known_backend_options(size_t *count)
+const ctl_backend_options *ctl_known_backend_options(size_t *count)
 {
     *count = KNOWN_COUNT;
     return known;
 }
 
-static int takes(const sbx_ctl_backend_options *entry, const char *key)
+static int takes(const ctl_backend_options *entry, const char *key)
 {
     for (const char *const *k = entry->keys; *k != NULL; k++)
         if (strcmp(*k, key) == 0)
@@ -69,7 +69,7 @@ static int format_hint(const char *backend, const char *key, char *hint, size_t 
     return found && used + 1 < cap;
 }
 
-void sbx_ctl_hint_backend(sbx_error *err, const char *backend, const sbx_option *options,
+void ctl_hint_backend(sbx_error *err, const char *backend, const sbx_option *options,
                           size_t count)
 {
     if (err->kind != SBX_ERR_CONFIG)

@@ -57,13 +57,13 @@ static FILE *text_open(text_buffer *buffer)
 /* Close the stream and write what it holds to `destination`: a result
  * exactly, or with `out` (not NULL) as free text, flattened to one line
  * and with secrets masked. */
-static void text_emit_with(const sbx_ctl_output *out, text_buffer *buffer, FILE *destination)
+static void text_emit_with(const ctl_output *out, text_buffer *buffer, FILE *destination)
 {
     fclose(buffer->stream);
     if (buffer->data != NULL) {
         if (out != NULL) {
-            sbx_ctl_flatten_line(buffer->data);
-            sbx_ctl_redacted_write(out->redactor, buffer->data, destination);
+            ctl_flatten_line(buffer->data);
+            ctl_redacted_write(out->redactor, buffer->data, destination);
         } else {
             fputs(buffer->data, destination);
         }
@@ -80,7 +80,7 @@ static void text_emit(text_buffer *buffer)
 /* Where a result goes: with --json, `object` (built by the caller, NULL
  * otherwise) is emitted and NULL returned; else a text buffer is opened and
  * its stream returned (NULL when out of memory: nothing is printed). */
-static FILE *json_or_text(const sbx_ctl_output *out, json_object *object, text_buffer *text)
+static FILE *json_or_text(const ctl_output *out, json_object *object, text_buffer *text)
 {
     if (out->json) {
         emit_json(object);
@@ -91,14 +91,14 @@ static FILE *json_or_text(const sbx_ctl_output *out, json_object *object, text_b
 
 /* `value` as the redactor writes it (secrets masked), malloc'd; NULL when
  * out of memory. */
-static char *redacted_copy(const sbx_ctl_output *out, const char *value)
+static char *redacted_copy(const ctl_output *out, const char *value)
 {
     char *data = NULL;
     size_t size = 0;
     FILE *stream = open_memstream(&data, &size);
     if (stream == NULL)
         return NULL;
-    int failed = sbx_ctl_redacted_write(out->redactor, value, stream) != 0;
+    int failed = ctl_redacted_write(out->redactor, value, stream) != 0;
     if (fclose(stream) != 0 || failed) {
         free(data);
         return NULL;
@@ -154,7 +154,7 @@ static json_object *json_text(const char *value)
 
 /* json_text for free text (an error's message): secrets masked first.
  * Out of memory: JSON null. */
-static json_object *json_free_text(const sbx_ctl_output *out, const char *text)
+static json_object *json_free_text(const ctl_output *out, const char *text)
 {
     char *redacted = redacted_copy(out, text);
     json_object *string = redacted != NULL ? json_text(redacted) : NULL;
@@ -333,7 +333,7 @@ static void emit_table(const char *const *headers, size_t columns, const char *c
     text_emit(&text);
 }
 
-void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
+void ctl_print_error(const ctl_output *out, const sbx_error *err)
 {
     const char *kind = sbx_status_name(err->kind);
     const char *message = err->message[0] != '\0' ? err->message : kind;
@@ -359,7 +359,7 @@ void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err)
     emit_json(object);
 }
 
-void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox)
+void ctl_print_sandbox(const ctl_output *out, const sbx_sandbox *sandbox)
 {
     text_buffer text;
     FILE *stream = json_or_text(out, out->json ? sandbox_json(sandbox) : NULL, &text);
@@ -369,7 +369,7 @@ void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox
     text_emit(&text);
 }
 
-void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record)
+void ctl_print_record(const ctl_output *out, const sbx_sandbox_record *record)
 {
     text_buffer text;
     FILE *stream = json_or_text(out, out->json ? record_json(record) : NULL, &text);
@@ -381,7 +381,7 @@ void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *r
 
 /* A sandbox id and one yes/no fact about it: {"sandbox_id": ID, KEY: BOOL},
  * or the lines "sandbox_id: ID" and "KEY: yes|no". */
-static void print_id_and_flag(const sbx_ctl_output *out, const char *sandbox_id,
+static void print_id_and_flag(const ctl_output *out, const char *sandbox_id,
                               const char *key, int flag)
 {
     json_object *object = NULL;
@@ -399,7 +399,7 @@ static void print_id_and_flag(const sbx_ctl_output *out, const char *sandbox_id,
     text_emit(&text);
 }
 
-void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive)
+void ctl_print_alive(const ctl_output *out, const char *sandbox_id, int alive)
 {
     print_id_and_flag(out, sandbox_id, "alive", alive);
 }
@@ -425,7 +425,7 @@ static void list_row(const sbx_sandbox_record *r, record_extras *x, char *contra
     row[6] = cell(s->sandbox_url);
 }
 
-void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *records,
+void ctl_print_records(const ctl_output *out, const sbx_sandbox_record *records,
                            size_t count)
 {
     if (out->json) {
@@ -454,7 +454,7 @@ void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *
     free(cells);
 }
 
-void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilities *caps)
+void ctl_print_capabilities(const ctl_output *out, const sbx_capabilities *caps)
 {
     json_object *object = NULL;
     if (out->json) {
@@ -482,7 +482,7 @@ static const char *reconcile_status_name(sbx_reconcile_status status)
     return "unknown";
 }
 
-void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox_id,
+void ctl_print_reconciliation(const ctl_output *out, const char *sandbox_id,
                                   const sbx_reconciliation *result)
 {
     const char *status = reconcile_status_name(result->status);
@@ -520,7 +520,7 @@ static const char *backend_kind_name(sbx_backend_kind kind)
 enum { BACKEND_COLUMNS = 5 };
 _Static_assert(BACKEND_COLUMNS <= MAX_COLUMNS, "the backends table fits print_table");
 
-void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *entries,
+void ctl_print_backends(const ctl_output *out, const sbx_backend_info *entries,
                             size_t count)
 {
     char (*abis)[32] = calloc(count + 1, sizeof *abis);
@@ -565,12 +565,12 @@ void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *e
     free(abis);
 }
 
-void sbx_ctl_print_destroyed(const sbx_ctl_output *out, const char *sandbox_id)
+void ctl_print_destroyed(const ctl_output *out, const char *sandbox_id)
 {
     print_id_and_flag(out, sandbox_id, "destroyed", 1);
 }
 
-void sbx_ctl_print_version(const sbx_ctl_output *out)
+void ctl_print_version(const ctl_output *out)
 {
     if (out->json) {
         json_object *object = json_object_new_object();
@@ -585,7 +585,7 @@ void sbx_ctl_print_version(const sbx_ctl_output *out)
 
 #define LEASE_COLUMNS 4
 
-void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *leases,
+void ctl_print_leases(const ctl_output *out, const sbx_lease_record *leases,
                           size_t count)
 {
     if (out->json) {
@@ -623,7 +623,7 @@ void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *lea
     free(ttls);
 }
 
-void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const char *key,
+void ctl_print_event(const ctl_output *out, const char *event, const char *key,
                          const char *value)
 {
     if (out->json) {
@@ -648,8 +648,8 @@ void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const cha
     fflush(stdout);
 }
 
-int sbx_ctl_fail(const sbx_ctl_output *out, const sbx_error *err)
+int ctl_fail(const ctl_output *out, const sbx_error *err)
 {
-    sbx_ctl_print_error(out, err);
-    return sbx_ctl_exit_code(err->kind);
+    ctl_print_error(out, err);
+    return ctl_exit_code(err->kind);
 }

@@ -6,8 +6,8 @@
  * always valid UTF-8: a string that is not (from a backend, a path, the
  * environment) is written with U+FFFD in place of each byte that does not
  * begin a well-formed character. */
-#ifndef SBX_CTL_OUTPUT_H
-#define SBX_CTL_OUTPUT_H
+#ifndef CTL_OUTPUT_H
+#define CTL_OUTPUT_H
 
 #include <stddef.h>
 #include <sbx/host.h>
@@ -16,60 +16,60 @@
 #include "tools/sbxctl/redact.h"
 
 /* How to print; `redactor` (borrowed, may be NULL) masks error messages. */
-typedef struct sbx_ctl_output {
+typedef struct ctl_output {
     int json;
-    const sbx_ctl_redactor *redactor;
-} sbx_ctl_output;
+    const ctl_redactor *redactor;
+} ctl_output;
 
 /* A failure: always the line "sbxctl: KIND: MESSAGE" on stderr, and with
  * --json also {"error":{kind,message,http_status,expected,actual}} on stdout. */
-void sbx_ctl_print_error(const sbx_ctl_output *out, const sbx_error *err);
+void ctl_print_error(const ctl_output *out, const sbx_error *err);
 
-/* A failed call's ending: print `err` (as sbx_ctl_print_error) and return
+/* A failed call's ending: print `err` (as ctl_print_error) and return
  * the process exit code of its kind (exit_code.h). */
-int sbx_ctl_fail(const sbx_ctl_output *out, const sbx_error *err);
+int ctl_fail(const ctl_output *out, const sbx_error *err);
 
 /* acquire (the manager's sandbox): one sandbox, its 1.1 fields. */
-void sbx_ctl_print_sandbox(const sbx_ctl_output *out, const sbx_sandbox *sandbox);
+void ctl_print_sandbox(const ctl_output *out, const sbx_sandbox *sandbox);
 
 /* create and discover: one record (the 1.1 fields, its status, then the
  * members of ABI 1.2). */
-void sbx_ctl_print_record(const sbx_ctl_output *out, const sbx_sandbox_record *record);
+void ctl_print_record(const ctl_output *out, const sbx_sandbox_record *record);
 
 /* alive: whether `sandbox_id` runs. */
-void sbx_ctl_print_alive(const sbx_ctl_output *out, const char *sandbox_id, int alive);
+void ctl_print_alive(const ctl_output *out, const char *sandbox_id, int alive);
 
 /* list: a chain of `count` records (aligned columns, or
  * {"sandboxes":[...],"count":N}). */
-void sbx_ctl_print_records(const sbx_ctl_output *out, const sbx_sandbox_record *records,
+void ctl_print_records(const ctl_output *out, const sbx_sandbox_record *records,
                            size_t count);
 
 /* capabilities: the mount contract as the backend knows it. */
-void sbx_ctl_print_capabilities(const sbx_ctl_output *out, const sbx_capabilities *caps);
+void ctl_print_capabilities(const ctl_output *out, const sbx_capabilities *caps);
 
 /* reconcile: the outcome for `sandbox_id`. */
-void sbx_ctl_print_reconciliation(const sbx_ctl_output *out, const char *sandbox_id,
+void ctl_print_reconciliation(const ctl_output *out, const char *sandbox_id,
                                   const sbx_reconciliation *result);
 
 /* backends: what the host can load (aligned columns, or {"backends":[...]}). */
-void sbx_ctl_print_backends(const sbx_ctl_output *out, const sbx_backend_info *entries,
+void ctl_print_backends(const ctl_output *out, const sbx_backend_info *entries,
                             size_t count);
 
 /* destroy: `sandbox_id` is gone. */
-void sbx_ctl_print_destroyed(const sbx_ctl_output *out, const char *sandbox_id);
+void ctl_print_destroyed(const ctl_output *out, const char *sandbox_id);
 
 /* leases: the leases of a store (SANDBOX STATE OWNER TTL_MS, or
  * {"leases":[{sandbox_id,state,owner,ttl_ms}],"count":N}). */
-void sbx_ctl_print_leases(const sbx_ctl_output *out, const sbx_lease_record *leases,
+void ctl_print_leases(const ctl_output *out, const sbx_lease_record *leases,
                           size_t count);
 
 /* manage and acquire: one event line, "EVENT VALUE" or
  * {"event":EVENT,KEY:VALUE} (key NULL: the event alone), flushed at once.
  * Callers serialise calls from several threads. */
-void sbx_ctl_print_event(const sbx_ctl_output *out, const char *event, const char *key,
+void ctl_print_event(const ctl_output *out, const char *event, const char *key,
                          const char *value);
 
 /* --version: the program's name and version. */
-void sbx_ctl_print_version(const sbx_ctl_output *out);
+void ctl_print_version(const ctl_output *out);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-int sbx_ctl_option_is_secret(const char *key)
+int ctl_option_is_secret(const char *key)
 {
     static const char *const secret_words[] = {"key", "token", "secret", "password"};
     for (size_t i = 0; i < sizeof secret_words / sizeof secret_words[0]; i++) {
@@ -19,12 +19,12 @@ int sbx_ctl_option_is_secret(const char *key)
     return 0;
 }
 
-sbx_status sbx_ctl_redactor_add_options(sbx_ctl_redactor *redactor,
+sbx_status ctl_redactor_add_options(ctl_redactor *redactor,
                                         const sbx_option *options, size_t count,
                                         sbx_error *err)
 {
     for (size_t i = 0; i < count; i++) {
-        if (!sbx_ctl_option_is_secret(options[i].key) || options[i].value == NULL ||
+        if (!ctl_option_is_secret(options[i].key) || options[i].value == NULL ||
             options[i].value[0] == '\0')
             continue;
         char **grown = realloc(redactor->secrets, (redactor->count + 1) * sizeof *grown);
@@ -39,7 +39,7 @@ sbx_status sbx_ctl_redactor_add_options(sbx_ctl_redactor *redactor,
     return SBX_OK;
 }
 
-void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor)
+void ctl_redactor_clear(ctl_redactor *redactor)
 {
     if (redactor == NULL)
         return;
@@ -50,7 +50,7 @@ void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor)
     redactor->count = 0;
 }
 
-int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
+int ctl_redacted_write(const ctl_redactor *redactor, const char *text,
                            FILE *stream)
 {
     if (redactor == NULL || redactor->count == 0)
@@ -74,7 +74,7 @@ int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
     return status;
 }
 
-void sbx_ctl_flatten_line(char *line)
+void ctl_flatten_line(char *line)
 {
     size_t len = strlen(line);
     if (len > 0 && line[len - 1] == '\n')

@@ -1,30 +1,30 @@
 /* Keeps secrets (the API key and the like) out of the messages and log
  * lines sbxctl prints. */
-#ifndef SBX_CTL_REDACT_H
-#define SBX_CTL_REDACT_H
+#ifndef CTL_REDACT_H
+#define CTL_REDACT_H
 
 #include <stddef.h>
 #include <stdio.h>
 #include <sbx/host.h>
 
 /* The secret values to hide.  Owns copies of them. */
-typedef struct sbx_ctl_redactor {
+typedef struct ctl_redactor {
     char **secrets;
     size_t count;
-} sbx_ctl_redactor;
+} ctl_redactor;
 
 /* Non-zero when an option called `key` holds a secret (api_key, tokens,
  * passwords): its value is never printed. */
-int sbx_ctl_option_is_secret(const char *key);
+int ctl_option_is_secret(const char *key);
 
 /* Remember the values of the secret options among `options` (copied).
  * SBX_ERR_INTERNAL when out of memory. */
-sbx_status sbx_ctl_redactor_add_options(sbx_ctl_redactor *redactor,
+sbx_status ctl_redactor_add_options(ctl_redactor *redactor,
                                         const sbx_option *options, size_t count,
                                         sbx_error *err);
 
 /* Forget every secret and release the copies.  NULL is accepted. */
-void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor);
+void ctl_redactor_clear(ctl_redactor *redactor);
 
 /* Write the free text `text` (an error message, a log line; never a
  * result) to `stream` with every whole occurrence of a secret replaced by
@@ -34,12 +34,12 @@ void sbx_ctl_redactor_clear(sbx_ctl_redactor *redactor);
  * through here so that one slip, or a peer echoing the key, cannot reach
  * a terminal or a log.  `redactor` may be NULL.  Returns 0, or EOF on a
  * write error or when out of memory (nothing unredacted is written then). */
-int sbx_ctl_redacted_write(const sbx_ctl_redactor *redactor, const char *text,
+int ctl_redacted_write(const ctl_redactor *redactor, const char *text,
                            FILE *stream);
 
 /* Make `line` (which ends with one '\n') print as exactly one line:
  * every other control character, such as a CR or LF inside a peer's error
  * text or a terminal escape, becomes a space. */
-void sbx_ctl_flatten_line(char *line);
+void ctl_flatten_line(char *line);
 
 #endif

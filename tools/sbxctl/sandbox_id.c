@@ -4,8 +4,8 @@
 
 #include "tools/sbxctl/sandbox_id.h"
 
-sbx_status sbx_ctl_derive_sandbox_id(const char *user_id, const char *thread_id,
-                                     char out[SBX_CTL_DERIVED_ID_SIZE], sbx_error *err)
+sbx_status ctl_derive_sandbox_id(const char *user_id, const char *thread_id,
+                                     char out[CTL_DERIVED_ID_SIZE], sbx_error *err)
 {
     return sbx_sandbox_id_derive(user_id, thread_id, out, err);
 }

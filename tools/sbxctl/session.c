@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sbx_status load_config(const sbx_ctl_args *args, sbx_config **out, sbx_error *err)
+static sbx_status load_config(const ctl_args *args, sbx_config **out, sbx_error *err)
 {
     const char *path = args->config_path;
     if (path == NULL) {
@@ -21,17 +21,17 @@ static sbx_status load_config(const sbx_ctl_args *args, sbx_config **out, sbx_er
     return sbx_config_new(out, err);
 }
 
-static const char *select_backend(const sbx_ctl_args *args, const sbx_config *config)
+static const char *select_backend(const ctl_args *args, const sbx_config *config)
 {
     if (args->backend != NULL)
         return args->backend;
     const char *configured = sbx_config_backend(config);
     if (configured != NULL && configured[0] != '\0')
         return configured;
-    return SBX_CTL_DEFAULT_BACKEND;
+    return CTL_DEFAULT_BACKEND;
 }
 
-sbx_status sbx_ctl_session_start(sbx_ctl_session *session, const sbx_ctl_args *args,
+sbx_status ctl_session_start(ctl_session *session, const ctl_args *args,
                                  sbx_error *err)
 {
     memset(session, 0, sizeof *session);
@@ -41,7 +41,7 @@ sbx_status sbx_ctl_session_start(sbx_ctl_session *session, const sbx_ctl_args *a
     /* --set secrets first, so that nothing printed from here on shows them. */
     for (size_t i = 0; i < args->setting_count; i++) {
         const sbx_option setting = {args->settings[i].key, args->settings[i].value};
-        sbx_status status = sbx_ctl_redactor_add_options(&session->redactor, &setting, 1, err);
+        sbx_status status = ctl_redactor_add_options(&session->redactor, &setting, 1, err);
         if (status != SBX_OK)
             return status;
     }
@@ -61,11 +61,11 @@ sbx_status sbx_ctl_session_start(sbx_ctl_session *session, const sbx_ctl_args *a
     size_t option_count = 0;
     const sbx_option *options =
         sbx_config_backend_options(session->config, session->backend_name, &option_count);
-    status = sbx_ctl_redactor_add_options(&session->redactor, options, option_count, err);
+    status = ctl_redactor_add_options(&session->redactor, options, option_count, err);
     if (status != SBX_OK)
         return status;
 
-    const sbx_host_services services = {sizeof services, sbx_ctl_log_line, &session->log};
+    const sbx_host_services services = {sizeof services, ctl_log_line, &session->log};
     status = sbx_host_new(&services, &session->host, err);
     if (status != SBX_OK)
         return status;
@@ -77,7 +77,7 @@ sbx_status sbx_ctl_session_start(sbx_ctl_session *session, const sbx_ctl_args *a
     return status;
 }
 
-sbx_status sbx_ctl_session_open_backend(sbx_ctl_session *session, sbx_backend **out,
+sbx_status ctl_session_open_backend(ctl_session *session, sbx_backend **out,
                                         sbx_error *err)
 {
     size_t option_count = 0;
@@ -86,15 +86,15 @@ sbx_status sbx_ctl_session_open_backend(sbx_ctl_session *session, sbx_backend **
     sbx_status status = sbx_backend_open(session->host, session->backend_name, options,
                                          option_count, out, err);
     if (status != SBX_OK)
-        sbx_ctl_hint_backend(err, session->backend_name, options, option_count);
+        ctl_hint_backend(err, session->backend_name, options, option_count);
     return status;
 }
 
-void sbx_ctl_session_end(sbx_ctl_session *session)
+void ctl_session_end(ctl_session *session)
 {
     sbx_host_free(session->host);
     sbx_config_free(session->config);
-    sbx_ctl_redactor_clear(&session->redactor);
+    ctl_redactor_clear(&session->redactor);
     session->host = NULL;
     session->config = NULL;
 }

@@ -67,7 +67,7 @@ void mgr_managed_drop(sbx_managed *managed)
 
 mgr_entry *mgr_find(sbx_manager *m, const char *id)
 {
-    return sbx_strmap_get(&m->entries, id);
+    return mgr_strmap_get(&m->entries, id);
 }
 
 void mgr_entry_free(void *value)
@@ -94,7 +94,7 @@ mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id)
     e->unowned_since = -1;
     atomic_init(&e->last_used, 0);
     pthread_mutex_init(&e->acquire_lock, NULL);
-    if (sbx_strmap_put(&m->entries, id, e) != 0) {
+    if (mgr_strmap_put(&m->entries, id, e) != 0) {
         mgr_entry_free(e);
         return NULL;
     }
@@ -105,7 +105,7 @@ void mgr_entry_collect(sbx_manager *m, mgr_entry *e)
 {
     if (e->state == MGR_NONE && !e->teardown && e->inflight == 0 && e->pins == 0 &&
         e->unowned_since < 0)
-        mgr_entry_free(sbx_strmap_remove(&m->entries, e->id));
+        mgr_entry_free(mgr_strmap_remove(&m->entries, e->id));
 }
 
 void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record)

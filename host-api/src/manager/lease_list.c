@@ -15,13 +15,13 @@
 
 /* Open the sqlite or redis store `c` names; *out NULL (SBX_OK) when the
  * sqlite file does not exist yet, so there is nothing to list. */
-static sbx_status open_for_listing(const sbx_manager_config *c, sbx_lease_store **out,
+static sbx_status open_for_listing(const sbx_manager_config *c, mgr_lease_store **out,
                                    sbx_error *err)
 {
     *out = NULL;
     int64_t ttl = c->renewal_interval_ms * (int64_t)c->ttl_multiplier;
     if (c->store == SBX_MANAGER_STORE_REDIS)
-        return sbx_lease_store_redis_open(c->redis_url != NULL ? c->redis_url
+        return mgr_lease_store_redis_open(c->redis_url != NULL ? c->redis_url
                                                                : "redis://127.0.0.1:6379/0",
                                           c->key_prefix != NULL ? c->key_prefix
                                                                 : "sbx:sandbox:owner",
@@ -35,7 +35,7 @@ static sbx_status open_for_listing(const sbx_manager_config *c, sbx_lease_store 
                                      : err->kind;
     sbx_status st = SBX_OK;
     if (access(path, F_OK) == 0)
-        st = sbx_lease_store_sqlite_open(path, LISTING_OWNER, ttl, out, err);
+        st = mgr_lease_store_sqlite_open(path, LISTING_OWNER, ttl, out, err);
     else if (errno != ENOENT)
         st = sbx_error_set(err, SBX_ERR_CONFIG, "sqlite lease store %s: %s", path,
                            strerror(errno));
@@ -55,10 +55,10 @@ sbx_status sbx_manager_list_leases(const sbx_manager_config *config, sbx_lease_r
     sbx_status st = mgr_read_config(config, &c, err);
     if (st != SBX_OK || (st = mgr_check_config(&c, err)) != SBX_OK)
         return st;
-    sbx_lease_store *store = NULL;
+    mgr_lease_store *store = NULL;
     if ((st = open_for_listing(&c, &store, err)) != SBX_OK || store == NULL)
         return st;
     st = store->ops->list(store, out, count, err);
-    sbx_lease_store_close(store);
+    mgr_lease_store_close(store);
     return st;
 }

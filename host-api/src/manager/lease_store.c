@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_ops *ops,
+sbx_status mgr_lease_store_init(mgr_lease_store *store, const mgr_lease_store_ops *ops,
                                 const char *kind, int cross_process, const char *owner_id,
                                 int64_t ttl_ms, sbx_error *err)
 {
@@ -25,18 +25,18 @@ sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_op
     return SBX_OK;
 }
 
-void sbx_lease_store_limit_waits(sbx_lease_store *store, int64_t budget_ms)
+void mgr_lease_store_limit_waits(mgr_lease_store *store, int64_t budget_ms)
 {
     atomic_store(&store->wait_budget_ms, budget_ms > 0 ? budget_ms : 0);
 }
 
-int64_t sbx_lease_store_wait_bound(sbx_lease_store *store, int64_t bound_ms)
+int64_t mgr_lease_store_wait_bound(mgr_lease_store *store, int64_t bound_ms)
 {
     int64_t left = atomic_load(&store->wait_budget_ms);
     return left >= 0 && left < bound_ms ? left : bound_ms;
 }
 
-void sbx_lease_store_charge(sbx_lease_store *store, int64_t waited_ms)
+void mgr_lease_store_charge(mgr_lease_store *store, int64_t waited_ms)
 {
     int64_t left = atomic_load(&store->wait_budget_ms);
     while (left > 0 && !atomic_compare_exchange_weak(&store->wait_budget_ms, &left,
@@ -44,9 +44,9 @@ void sbx_lease_store_charge(sbx_lease_store *store, int64_t waited_ms)
         ;
 }
 
-int sbx_lease_text_ok(const char *text, size_t len)
+int mgr_lease_text_ok(const char *text, size_t len)
 {
-    if (len == 0 || len > SBX_LEASE_TEXT_MAX)
+    if (len == 0 || len > MGR_LEASE_TEXT_MAX)
         return 0;
     for (size_t i = 0; i < len; i++)
         if (text[i] <= ' ' || text[i] > '~')
@@ -54,7 +54,7 @@ int sbx_lease_text_ok(const char *text, size_t len)
     return 1;
 }
 
-sbx_status sbx_lease_bad_row(const char *store_name, const char *key, const char *why,
+sbx_status mgr_lease_bad_row(const char *store_name, const char *key, const char *why,
                              sbx_error *err)
 {
     char quoted[80];
@@ -62,15 +62,15 @@ sbx_status sbx_lease_bad_row(const char *store_name, const char *key, const char
                          store_name, common_printable(key, quoted, sizeof quoted), why);
 }
 
-sbx_status sbx_lease_value_check(const char *store_name, const char *key, const char *value,
+sbx_status mgr_lease_value_check(const char *store_name, const char *key, const char *value,
                                  size_t len, int *destroying, sbx_error *err)
 {
     if (value == NULL)
-        return sbx_lease_bad_row(store_name, key, "holds no lease value (NULL or not text)", err);
+        return mgr_lease_bad_row(store_name, key, "holds no lease value (NULL or not text)", err);
     int state = len < 4 ? -1 : memcmp(value, "own:", 4) == 0 ? 0
                 : memcmp(value, "del:", 4) == 0 ? 1 : -1;
-    if (state < 0 || !sbx_lease_text_ok(value + 4, len - 4))
-        return sbx_lease_bad_row(store_name, key, "holds a malformed lease value (not own:<owner> "
+    if (state < 0 || !mgr_lease_text_ok(value + 4, len - 4))
+        return mgr_lease_bad_row(store_name, key, "holds a malformed lease value (not own:<owner> "
                                  "or del:<owner> with a printable owner of at most 256 bytes)",
                                  err);
     if (destroying != NULL)
@@ -78,13 +78,13 @@ sbx_status sbx_lease_value_check(const char *store_name, const char *key, const 
     return SBX_OK;
 }
 
-void sbx_lease_store_close(sbx_lease_store *store)
+void mgr_lease_store_close(mgr_lease_store *store)
 {
     if (store != NULL)
         store->ops->close(store);
 }
 
-char *sbx_lease_value(const char *owner_id, int destroying)
+char *mgr_lease_value(const char *owner_id, int destroying)
 {
     size_t n = strlen(owner_id) + 5;
     char *value = malloc(n);
@@ -93,7 +93,7 @@ char *sbx_lease_value(const char *owner_id, int destroying)
     return value;
 }
 
-int sbx_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
+int mgr_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
                              const char *sandbox_id, const char *value, int64_t ttl_ms)
 {
     if (*count == *cap) {
@@ -124,7 +124,7 @@ static int by_id(const void *a, const void *b)
                   ((const sbx_lease_record *)b)->sandbox_id);
 }
 
-void sbx_lease_records_sort(sbx_lease_record *records, size_t count)
+void mgr_lease_records_sort(sbx_lease_record *records, size_t count)
 {
     if (count > 1)
         qsort(records, count, sizeof *records, by_id);

@@ -22,54 +22,54 @@
 #include <sbx/manager.h>
 
 /* The longest owner id or sandbox id a store writes or accepts back. */
-#define SBX_LEASE_TEXT_MAX 256
+#define MGR_LEASE_TEXT_MAX 256
 
 /* What a renewal found. */
-typedef enum sbx_lease_renewal {
+typedef enum mgr_lease_renewal {
     SBX_LEASE_RENEWED = 0,  /* still ours: TTL refreshed */
     SBX_LEASE_LAPSED = 1,   /* no lease (expired or lost by the store): free to re-claim */
     SBX_LEASE_LOST = 2      /* a peer holds it, or it is being torn down: do not re-take */
-} sbx_lease_renewal;
+} mgr_lease_renewal;
 
-typedef struct sbx_lease_store sbx_lease_store;
+typedef struct mgr_lease_store mgr_lease_store;
 
-typedef struct sbx_lease_store_ops {
+typedef struct mgr_lease_store_ops {
     /* Acquire path: write `own:` over anything but a `del:` lease.  *taken 1
      * when the lease is ours afterwards, 0 when it is being torn down. */
-    sbx_status (*take)(sbx_lease_store *store, const char *sandbox_id, int *taken,
+    sbx_status (*take)(mgr_lease_store *store, const char *sandbox_id, int *taken,
                        sbx_error *err);
     /* Adopt/reap gate: only when unowned or ours; `for_destroy` writes
      * `del:`.  A non-destroy claim never downgrades our own `del:`.
      * *claimed 1 when the lease is ours afterwards. */
-    sbx_status (*claim)(sbx_lease_store *store, const char *sandbox_id, int for_destroy,
+    sbx_status (*claim)(mgr_lease_store *store, const char *sandbox_id, int for_destroy,
                         int *claimed, sbx_error *err);
     /* Refresh our `own:` lease; never re-acquires by itself. */
-    sbx_status (*renew)(sbx_lease_store *store, const char *sandbox_id,
-                        sbx_lease_renewal *out, sbx_error *err);
+    sbx_status (*renew)(mgr_lease_store *store, const char *sandbox_id,
+                        mgr_lease_renewal *out, sbx_error *err);
     /* Drop our own lease in either state; a peer's is left alone. */
-    sbx_status (*release)(sbx_lease_store *store, const char *sandbox_id, sbx_error *err);
+    sbx_status (*release)(mgr_lease_store *store, const char *sandbox_id, sbx_error *err);
     /* Read only: *owner is a malloc'ed owner id (caller frees), or NULL
      * when unowned; *destroying 1 for a `del:` lease (may be NULL). */
-    sbx_status (*owner)(sbx_lease_store *store, const char *sandbox_id, char **owner,
+    sbx_status (*owner)(mgr_lease_store *store, const char *sandbox_id, char **owner,
                         int *destroying, sbx_error *err);
     /* Release everything the store holds, and the store. */
-    void (*close)(sbx_lease_store *store);
+    void (*close)(mgr_lease_store *store);
     /* Read only: every live lease of the store (any owner), sorted by
      * sandbox id; *out released with sbx_lease_records_free.  NULL for a
      * store whose leases only its own process sees (memory). */
-    sbx_status (*list)(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
+    sbx_status (*list)(mgr_lease_store *store, sbx_lease_record **out, size_t *count,
                        sbx_error *err);
-} sbx_lease_store_ops;
+} mgr_lease_store_ops;
 
 /* The part every store starts with. */
-struct sbx_lease_store {
-    const sbx_lease_store_ops *ops;
+struct mgr_lease_store {
+    const mgr_lease_store_ops *ops;
     const char *kind;          /* "memory", "sqlite", "redis" */
     int cross_process;         /* peers can see these leases */
     char *owner_id;            /* owned */
     int64_t ttl_ms;
     /* -1: every wait has its own bound; else what the waits of operations
-     * that get no answer may still take together (sbx_lease_store_limit_waits). */
+     * that get no answer may still take together (mgr_lease_store_limit_waits). */
     _Atomic int64_t wait_budget_ms;
 };
 
@@ -77,17 +77,17 @@ struct sbx_lease_store {
  * `share_with` (another memory store, which may be closed first) the new
  * store is another owner on the same leases, as managers of one process
  * sharing a fleet are; `clock` is then the first store's.  On success *out
- * is closed with sbx_lease_store_close. */
-sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
+ * is closed with mgr_lease_store_close. */
+sbx_status mgr_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
                                        sbx_manager_clock_fn clock, void *clock_ctx,
-                                       sbx_lease_store *share_with, sbx_lease_store **out,
+                                       mgr_lease_store *share_with, mgr_lease_store **out,
                                        sbx_error *err);
 
 /* The sqlite store on database file `path` (created when missing): each
  * operation one IMMEDIATE transaction, a bounded busy timeout.  Expiry uses
  * the wall clock, shared by the processes of the machine. */
-sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
-                                       sbx_lease_store **out, sbx_error *err);
+sbx_status mgr_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
+                                       mgr_lease_store **out, sbx_error *err);
 
 /* The redis store at `url` (redis://[[user]:password@]host[:port][/db],
  * user and password percent-encoded, or unix:///path), keys
@@ -95,59 +95,59 @@ sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, i
  * claim the server runs after its client stopped waiting does nothing.
  * Connects lazily: an unreachable server fails operations, not the open;
  * a refused login is SBX_ERR_UNAUTHORIZED. */
-sbx_status sbx_lease_store_redis_open(const char *url, const char *key_prefix,
+sbx_status mgr_lease_store_redis_open(const char *url, const char *key_prefix,
                                       const char *owner_id, int64_t ttl_ms,
-                                      sbx_lease_store **out, sbx_error *err);
+                                      mgr_lease_store **out, sbx_error *err);
 
 /* Fill the base of a freshly allocated store; SBX_ERR_INTERNAL when the
  * owner id cannot be copied. */
-sbx_status sbx_lease_store_init(sbx_lease_store *store, const sbx_lease_store_ops *ops,
+sbx_status mgr_lease_store_init(mgr_lease_store *store, const mgr_lease_store_ops *ops,
                                 const char *kind, int cross_process, const char *owner_id,
                                 int64_t ttl_ms, sbx_error *err);
 
 /* From now on the operations of `store` that get no answer share one
  * budget of `budget_ms` (a shutdown's single bound): each waits at most
  * what is left, and none waits once it is spent. */
-void sbx_lease_store_limit_waits(sbx_lease_store *store, int64_t budget_ms);
+void mgr_lease_store_limit_waits(mgr_lease_store *store, int64_t budget_ms);
 
 /* How long the next operation may wait for an answer: `bound_ms`, or what
  * is left of the budget when that is less (0: spent, do not wait). */
-int64_t sbx_lease_store_wait_bound(sbx_lease_store *store, int64_t bound_ms);
+int64_t mgr_lease_store_wait_bound(mgr_lease_store *store, int64_t bound_ms);
 
 /* Charge `waited_ms` that an operation waited in vain to the budget. */
-void sbx_lease_store_charge(sbx_lease_store *store, int64_t waited_ms);
+void mgr_lease_store_charge(mgr_lease_store *store, int64_t waited_ms);
 
-/* 1 when `text` (len bytes) is 1..SBX_LEASE_TEXT_MAX printable ASCII bytes
+/* 1 when `text` (len bytes) is 1..MGR_LEASE_TEXT_MAX printable ASCII bytes
  * without a space: what an owner id or a sandbox id in a store may be. */
-int sbx_lease_text_ok(const char *text, size_t len);
+int mgr_lease_text_ok(const char *text, size_t len);
 
 /* Check a lease value read back from a store, which is untrusted input:
  * `value` (len bytes; NULL when missing or not text) must be "own:<owner>"
- * or "del:<owner>" with an owner sbx_lease_text_ok accepts.  SBX_OK with
+ * or "del:<owner>" with an owner mgr_lease_text_ok accepts.  SBX_OK with
  * *destroying set (may be NULL); else SBX_ERR_PROTOCOL naming `store_name`
  * and `key` (quoted safely). */
-sbx_status sbx_lease_value_check(const char *store_name, const char *key, const char *value,
+sbx_status mgr_lease_value_check(const char *store_name, const char *key, const char *value,
                                  size_t len, int *destroying, sbx_error *err);
 
 /* The SBX_ERR_PROTOCOL of a bad row or field `key` of `store_name`: `why`
  * says what is wrong with it. */
-sbx_status sbx_lease_bad_row(const char *store_name, const char *key, const char *why,
+sbx_status mgr_lease_bad_row(const char *store_name, const char *key, const char *why,
                              sbx_error *err);
 
 /* Close a store (NULL accepted). */
-void sbx_lease_store_close(sbx_lease_store *store);
+void mgr_lease_store_close(mgr_lease_store *store);
 
 /* Append a lease (strings copied) to *records (grown by doubling *cap);
  * `value` is "own:<owner>" or "del:<owner>" (checked by the caller with
- * sbx_lease_value_check).  -1 when out of memory. */
-int sbx_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
+ * mgr_lease_value_check).  -1 when out of memory. */
+int mgr_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
                              const char *sandbox_id, const char *value, int64_t ttl_ms);
 
 /* Sort records by sandbox id. */
-void sbx_lease_records_sort(sbx_lease_record *records, size_t count);
+void mgr_lease_records_sort(sbx_lease_record *records, size_t count);
 
 /* The lease value of a state: "own:<owner>" or "del:<owner>", malloc'ed;
  * NULL when out of memory. */
-char *sbx_lease_value(const char *owner_id, int destroying);
+char *mgr_lease_value(const char *owner_id, int destroying);
 
 #endif

@@ -22,14 +22,14 @@ typedef struct memory_lease {
  * opened to see each other (each store is one owner). */
 typedef struct memory_table {
     pthread_mutex_t lock;
-    sbx_strmap leases;            /* sandbox id -> memory_lease */
+    mgr_strmap leases;            /* sandbox id -> memory_lease */
     unsigned refs;                /* stores using it; under lock */
     sbx_manager_clock_fn clock;
     void *clock_ctx;
 } memory_table;
 
 typedef struct memory_store {
-    sbx_lease_store base;
+    mgr_lease_store base;
     memory_table *t;
 } memory_store;
 
@@ -44,9 +44,9 @@ static void lease_free(void *value)
 /* The live lease of `id`, dropping an expired one.  Under the lock. */
 static memory_lease *live_lease(memory_store *s, const char *id)
 {
-    memory_lease *lease = sbx_strmap_get(&s->t->leases, id);
+    memory_lease *lease = mgr_strmap_get(&s->t->leases, id);
     if (lease != NULL && s->t->clock(s->t->clock_ctx) >= lease->expires_at) {
-        lease_free(sbx_strmap_remove(&s->t->leases, id));
+        lease_free(mgr_strmap_remove(&s->t->leases, id));
         lease = NULL;
     }
     return lease;
@@ -60,10 +60,10 @@ static int is_mine(const memory_store *s, const memory_lease *lease)
 /* Write our lease in `destroying` state with a fresh TTL.  Under the lock. */
 static sbx_status write_lease(memory_store *s, const char *id, int destroying, sbx_error *err)
 {
-    memory_lease *lease = sbx_strmap_get(&s->t->leases, id);
+    memory_lease *lease = mgr_strmap_get(&s->t->leases, id);
     if (lease == NULL) {
         lease = calloc(1, sizeof *lease);
-        if (lease == NULL || sbx_strmap_put(&s->t->leases, id, lease) != 0) {
+        if (lease == NULL || mgr_strmap_put(&s->t->leases, id, lease) != 0) {
             free(lease);
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory writing the lease of %s",
                                  id);
@@ -73,7 +73,7 @@ static sbx_status write_lease(memory_store *s, const char *id, int destroying, s
         char *owner = strdup(s->base.owner_id);
         if (owner == NULL) {
             if (lease->owner == NULL)
-                lease_free(sbx_strmap_remove(&s->t->leases, id));
+                lease_free(mgr_strmap_remove(&s->t->leases, id));
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory writing the lease of %s",
                                  id);
         }
@@ -85,7 +85,7 @@ static sbx_status write_lease(memory_store *s, const char *id, int destroying, s
     return SBX_OK;
 }
 
-static sbx_status mem_take(sbx_lease_store *store, const char *id, int *taken, sbx_error *err)
+static sbx_status mem_take(mgr_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
     memory_store *s = (memory_store *)store;
     pthread_mutex_lock(&s->t->lock);
@@ -100,7 +100,7 @@ static sbx_status mem_take(sbx_lease_store *store, const char *id, int *taken, s
     return st;
 }
 
-static sbx_status mem_claim(sbx_lease_store *store, const char *id, int for_destroy,
+static sbx_status mem_claim(mgr_lease_store *store, const char *id, int for_destroy,
                             int *claimed, sbx_error *err)
 {
     memory_store *s = (memory_store *)store;
@@ -117,7 +117,7 @@ static sbx_status mem_claim(sbx_lease_store *store, const char *id, int for_dest
     return st;
 }
 
-static sbx_status mem_renew(sbx_lease_store *store, const char *id, sbx_lease_renewal *out,
+static sbx_status mem_renew(mgr_lease_store *store, const char *id, mgr_lease_renewal *out,
                             sbx_error *err)
 {
     memory_store *s = (memory_store *)store;
@@ -136,19 +136,19 @@ static sbx_status mem_renew(sbx_lease_store *store, const char *id, sbx_lease_re
     return st;
 }
 
-static sbx_status mem_release(sbx_lease_store *store, const char *id, sbx_error *err)
+static sbx_status mem_release(mgr_lease_store *store, const char *id, sbx_error *err)
 {
     (void)err;
     memory_store *s = (memory_store *)store;
     pthread_mutex_lock(&s->t->lock);
     memory_lease *lease = live_lease(s, id);
     if (lease != NULL && is_mine(s, lease))
-        lease_free(sbx_strmap_remove(&s->t->leases, id));
+        lease_free(mgr_strmap_remove(&s->t->leases, id));
     pthread_mutex_unlock(&s->t->lock);
     return SBX_OK;
 }
 
-static sbx_status mem_owner(sbx_lease_store *store, const char *id, char **owner,
+static sbx_status mem_owner(mgr_lease_store *store, const char *id, char **owner,
                             int *destroying, sbx_error *err)
 {
     memory_store *s = (memory_store *)store;
@@ -164,14 +164,14 @@ static sbx_status mem_owner(sbx_lease_store *store, const char *id, char **owner
     return st;
 }
 
-static void mem_close(sbx_lease_store *store)
+static void mem_close(mgr_lease_store *store)
 {
     memory_store *s = (memory_store *)store;
     pthread_mutex_lock(&s->t->lock);
     unsigned left = --s->t->refs;
     pthread_mutex_unlock(&s->t->lock);
     if (left == 0) {
-        sbx_strmap_clear(&s->t->leases, lease_free);
+        mgr_strmap_clear(&s->t->leases, lease_free);
         pthread_mutex_destroy(&s->t->lock);
         free(s->t);
     }
@@ -179,14 +179,14 @@ static void mem_close(sbx_lease_store *store)
     free(s);
 }
 
-static const sbx_lease_store_ops memory_ops = {
+static const mgr_lease_store_ops memory_ops = {
     mem_take, mem_claim, mem_renew, mem_release, mem_owner, mem_close,
     NULL, /* list: nothing outside this process sees these leases */
 };
 
-sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
+sbx_status mgr_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
                                        sbx_manager_clock_fn clock, void *clock_ctx,
-                                       sbx_lease_store *share_with, sbx_lease_store **out,
+                                       mgr_lease_store *share_with, mgr_lease_store **out,
                                        sbx_error *err)
 {
     memory_store *s = calloc(1, sizeof *s);
@@ -197,7 +197,7 @@ sbx_status sbx_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
             free(t);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the memory lease store");
     }
-    sbx_status st = sbx_lease_store_init(&s->base, &memory_ops, "memory", 0, owner_id, ttl_ms, err);
+    sbx_status st = mgr_lease_store_init(&s->base, &memory_ops, "memory", 0, owner_id, ttl_ms, err);
     if (st != SBX_OK) {
         free(s);
         if (share_with == NULL)

@@ -75,7 +75,7 @@ static const char release_script[] =
     "return redis.call('DEL', KEYS[1]) end return 0";
 
 typedef struct redis_store {
-    sbx_lease_store base;
+    mgr_lease_store base;
     pthread_mutex_t lock;          /* one connection, one round trip at a time */
     redisContext *ctx;
     char *url_host;                /* host name, or the socket path */
@@ -157,7 +157,7 @@ static redisReply *command(redis_store *s, const char *what, const char *id, sbx
     if (reply == NULL) {
         redis_error(s, what, id, s->ctx->errstr, err);
         drop_connection(s);
-        sbx_lease_store_charge(&s->base, mono_ms() - started);
+        mgr_lease_store_charge(&s->base, mono_ms() - started);
         return NULL;
     }
     if (reply->type == REDIS_REPLY_ERROR) {
@@ -224,7 +224,7 @@ static sbx_status connect_once(redis_store *s, const char *what, const char *id,
         snprintf(why, sizeof why, "cannot connect: %s", s->ctx->errstr);
         sbx_status st = redis_error(s, what, id, why, err);
         drop_connection(s);
-        sbx_lease_store_charge(&s->base, mono_ms() - started);
+        mgr_lease_store_charge(&s->base, mono_ms() - started);
         return st;
     }
     redisSetTimeout(s->ctx, tv);
@@ -260,7 +260,7 @@ static sbx_status begin(redis_store *s, const char *what, const char *id, pipe_g
 {
     pthread_mutex_lock(&s->lock);
     block_sigpipe(guard);
-    *bound_ms = sbx_lease_store_wait_bound(&s->base, REDIS_TIMEOUT_MS);
+    *bound_ms = mgr_lease_store_wait_bound(&s->base, REDIS_TIMEOUT_MS);
     if (*bound_ms <= 0)
         return redis_error(s, what, id, "not tried: the store gave no answer within the "
                            "shutdown's budget", err);
@@ -298,7 +298,7 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
         else if (reply->type != REDIS_REPLY_INTEGER)
             st = redis_error_kind(s, SBX_ERR_PROTOCOL, what, id, "unexpected reply type", err);
         else if (reply->integer == ANSWER_NOT_A_LEASE)
-            st = sbx_lease_bad_row(s->store_name, key, "holds no lease (a key of another type, "
+            st = mgr_lease_bad_row(s->store_name, key, "holds no lease (a key of another type, "
                                    "or not own:<owner> or del:<owner> with a printable owner of "
                                    "at most 256 bytes)", err);
         else if (reply->integer == ANSWER_TOO_LATE)
@@ -315,7 +315,7 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
     return st;
 }
 
-static sbx_status rd_take(sbx_lease_store *store, const char *id, int *taken, sbx_error *err)
+static sbx_status rd_take(mgr_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
     long long v = 0;
     sbx_status st = eval((redis_store *)store, "take", take_script, id, NULL, 0, &v, err);
@@ -323,7 +323,7 @@ static sbx_status rd_take(sbx_lease_store *store, const char *id, int *taken, sb
     return st;
 }
 
-static sbx_status rd_claim(sbx_lease_store *store, const char *id, int for_destroy, int *claimed,
+static sbx_status rd_claim(mgr_lease_store *store, const char *id, int for_destroy, int *claimed,
                            sbx_error *err)
 {
     long long v = 0;
@@ -333,7 +333,7 @@ static sbx_status rd_claim(sbx_lease_store *store, const char *id, int for_destr
     return st;
 }
 
-static sbx_status rd_renew(sbx_lease_store *store, const char *id, sbx_lease_renewal *out,
+static sbx_status rd_renew(mgr_lease_store *store, const char *id, mgr_lease_renewal *out,
                            sbx_error *err)
 {
     long long v = 0;
@@ -342,13 +342,13 @@ static sbx_status rd_renew(sbx_lease_store *store, const char *id, sbx_lease_ren
     return st;
 }
 
-static sbx_status rd_release(sbx_lease_store *store, const char *id, sbx_error *err)
+static sbx_status rd_release(mgr_lease_store *store, const char *id, sbx_error *err)
 {
     long long v = 0;
     return eval((redis_store *)store, "release", release_script, id, NULL, 0, &v, err);
 }
 
-static sbx_status rd_owner(sbx_lease_store *store, const char *id, char **owner, int *destroying,
+static sbx_status rd_owner(mgr_lease_store *store, const char *id, char **owner, int *destroying,
                            sbx_error *err)
 {
     redis_store *s = (redis_store *)store;
@@ -368,11 +368,11 @@ static sbx_status rd_owner(sbx_lease_store *store, const char *id, char **owner,
         redisReply *reply = command(s, "owner read", id, err, 2, argv);
         int state = 0;
         if (reply == NULL && err->kind == SBX_ERR_PROTOCOL)
-            st = sbx_lease_bad_row(s->store_name, key, "is a key of another type", err);
+            st = mgr_lease_bad_row(s->store_name, key, "is a key of another type", err);
         else if (reply == NULL)
             st = err->kind;
         else if (reply->type == REDIS_REPLY_STRING) {
-            if ((st = sbx_lease_value_check(s->store_name, key, reply->str, reply->len, &state,
+            if ((st = mgr_lease_value_check(s->store_name, key, reply->str, reply->len, &state,
                                             err)) == SBX_OK &&
                 (*owner = strndup(reply->str + 4, reply->len - 4)) == NULL)
                 st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
@@ -389,7 +389,7 @@ static sbx_status rd_owner(sbx_lease_store *store, const char *id, char **owner,
     return st;
 }
 
-static void rd_close(sbx_lease_store *store)
+static void rd_close(mgr_lease_store *store)
 {
     redis_store *s = (redis_store *)store;
     drop_connection(s);
@@ -460,16 +460,16 @@ static sbx_status list_batch(redis_store *s, redisReply *keys, sbx_lease_record 
         const redisReply *v = r->element[2 * i], *ttl = r->element[2 * i + 1];
         if (v->type == REDIS_REPLY_NIL || (ttl->type == REDIS_REPLY_INTEGER && ttl->integer == -2))
             continue;   /* gone meanwhile */
-        if (!sbx_lease_text_ok(k->str + skip, k->len - skip))
-            st = sbx_lease_bad_row(s->store_name, k->str, "does not end in a sandbox id", err);
+        if (!mgr_lease_text_ok(k->str + skip, k->len - skip))
+            st = mgr_lease_bad_row(s->store_name, k->str, "does not end in a sandbox id", err);
         else if (v->type != REDIS_REPLY_STRING)
-            st = sbx_lease_value_check(s->store_name, k->str, NULL, 0, NULL, err);
+            st = mgr_lease_value_check(s->store_name, k->str, NULL, 0, NULL, err);
         else if (ttl->type != REDIS_REPLY_INTEGER || ttl->integer <= 0)
-            st = sbx_lease_bad_row(s->store_name, k->str, "has no expiry: a lease always has one",
+            st = mgr_lease_bad_row(s->store_name, k->str, "has no expiry: a lease always has one",
                                    err);
-        else if ((st = sbx_lease_value_check(s->store_name, k->str, v->str, v->len, NULL,
+        else if ((st = mgr_lease_value_check(s->store_name, k->str, v->str, v->len, NULL,
                                              err)) == SBX_OK &&
-                 sbx_lease_records_append(out, count, cap, k->str + skip, v->str,
+                 mgr_lease_records_append(out, count, cap, k->str + skip, v->str,
                                           ttl->integer) != 0)
             st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
@@ -477,7 +477,7 @@ static sbx_status list_batch(redis_store *s, redisReply *keys, sbx_lease_record 
     return st;
 }
 
-static sbx_status rd_list(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
+static sbx_status rd_list(mgr_lease_store *store, sbx_lease_record **out, size_t *count,
                           sbx_error *err)
 {
     redis_store *s = (redis_store *)store;
@@ -519,12 +519,12 @@ static sbx_status rd_list(sbx_lease_store *store, sbx_lease_record **out, size_t
         *out = NULL;
         *count = 0;
     } else {
-        sbx_lease_records_sort(*out, *count);
+        mgr_lease_records_sort(*out, *count);
     }
     return st;
 }
 
-static const sbx_lease_store_ops redis_ops = {
+static const mgr_lease_store_ops redis_ops = {
     rd_take, rd_claim, rd_renew, rd_release, rd_owner, rd_close, rd_list,
 };
 
@@ -606,14 +606,14 @@ static int parse_url(redis_store *s, const char *url)
     return 0;
 }
 
-sbx_status sbx_lease_store_redis_open(const char *url, const char *key_prefix,
+sbx_status mgr_lease_store_redis_open(const char *url, const char *key_prefix,
                                       const char *owner_id, int64_t ttl_ms,
-                                      sbx_lease_store **out, sbx_error *err)
+                                      mgr_lease_store **out, sbx_error *err)
 {
     redis_store *s = calloc(1, sizeof *s);
     if (s == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the redis lease store");
-    sbx_status st = sbx_lease_store_init(&s->base, &redis_ops, "redis", 1, owner_id, ttl_ms, err);
+    sbx_status st = mgr_lease_store_init(&s->base, &redis_ops, "redis", 1, owner_id, ttl_ms, err);
     if (st != SBX_OK) {
         free(s);
         return st;

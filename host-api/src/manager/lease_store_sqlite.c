@@ -22,7 +22,7 @@
 #define SQLITE_BUSY_TIMEOUT_MS 5000
 
 typedef struct sqlite_store {
-    sbx_lease_store base;
+    mgr_lease_store base;
     pthread_mutex_t lock;          /* one connection, one statement at a time */
     sqlite3 *db;
     char *path;
@@ -50,12 +50,12 @@ static int exec(sqlite_store *s, const char *sql)
 }
 
 /* Start one operation under s->lock: the busy timeout is what the wait
- * budget leaves (sbx_lease_store_limit_waits).  0, or -1 when the budget
+ * budget leaves (mgr_lease_store_limit_waits).  0, or -1 when the budget
  * is spent (err set). */
 static int begin_op(sqlite_store *s, const char *what, const char *id, int64_t *started,
                     sbx_error *err)
 {
-    int64_t bound = sbx_lease_store_wait_bound(&s->base, SQLITE_BUSY_TIMEOUT_MS);
+    int64_t bound = mgr_lease_store_wait_bound(&s->base, SQLITE_BUSY_TIMEOUT_MS);
     if (bound <= 0) {
         sbx_error_set(err, SBX_ERR_TRANSPORT, "sqlite lease store %s: %s of %s not tried: the "
                       "store gave no answer within the shutdown's budget", s->path, what,
@@ -71,7 +71,7 @@ static int begin_op(sqlite_store *s, const char *what, const char *id, int64_t *
 static void end_op(sqlite_store *s, int rc, int64_t started)
 {
     if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-        sbx_lease_store_charge(&s->base, wall_ms() - started);
+        mgr_lease_store_charge(&s->base, wall_ms() - started);
 }
 
 /* The live lease value of `id` (malloc'ed into *value, NULL when none);
@@ -92,13 +92,13 @@ static sbx_status read_lease(sqlite_store *s, const char *what, const char *id, 
         const char *text = (const char *)sqlite3_column_text(s->select, 0);
         size_t len = (size_t)sqlite3_column_bytes(s->select, 0);
         if (sqlite3_column_type(s->select, 1) != SQLITE_INTEGER)
-            st = sbx_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
+            st = mgr_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
                                    err);
         else if (sqlite3_column_int64(s->select, 1) <= now)
             ;   /* expired: whatever it holds, it grants nothing and may be overwritten */
         else if (value_type != SQLITE_TEXT)
-            st = sbx_lease_value_check(s->store_name, id, NULL, 0, NULL, err);
-        else if ((st = sbx_lease_value_check(s->store_name, id, text, len, NULL, err)) == SBX_OK &&
+            st = mgr_lease_value_check(s->store_name, id, NULL, 0, NULL, err);
+        else if ((st = mgr_lease_value_check(s->store_name, id, text, len, NULL, err)) == SBX_OK &&
                  (*value = strndup(text, len)) == NULL)
             st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory reading the lease of %s", id);
     } else if (*rc == SQLITE_DONE) {
@@ -202,35 +202,35 @@ static const char *decide_release(sqlite_store *s, const char *current, int arg,
     return *released ? "" : NULL;
 }
 
-static sbx_status sq_take(sbx_lease_store *store, const char *id, int *taken, sbx_error *err)
+static sbx_status sq_take(mgr_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
     *taken = 0;   /* what a failed operation answers: nothing granted */
     return run((sqlite_store *)store, "take", id, decide_take, 0, taken, err);
 }
 
-static sbx_status sq_claim(sbx_lease_store *store, const char *id, int for_destroy, int *claimed,
+static sbx_status sq_claim(mgr_lease_store *store, const char *id, int for_destroy, int *claimed,
                            sbx_error *err)
 {
     *claimed = 0;
     return run((sqlite_store *)store, "claim", id, decide_claim, for_destroy, claimed, err);
 }
 
-static sbx_status sq_renew(sbx_lease_store *store, const char *id, sbx_lease_renewal *out,
+static sbx_status sq_renew(mgr_lease_store *store, const char *id, mgr_lease_renewal *out,
                            sbx_error *err)
 {
     int outcome = SBX_LEASE_LOST;
     sbx_status st = run((sqlite_store *)store, "renew", id, decide_renew, 0, &outcome, err);
-    *out = (sbx_lease_renewal)outcome;
+    *out = (mgr_lease_renewal)outcome;
     return st;
 }
 
-static sbx_status sq_release(sbx_lease_store *store, const char *id, sbx_error *err)
+static sbx_status sq_release(mgr_lease_store *store, const char *id, sbx_error *err)
 {
     int released;
     return run((sqlite_store *)store, "release", id, decide_release, 0, &released, err);
 }
 
-static sbx_status sq_owner(sbx_lease_store *store, const char *id, char **owner, int *destroying,
+static sbx_status sq_owner(mgr_lease_store *store, const char *id, char **owner, int *destroying,
                            sbx_error *err)
 {
     sqlite_store *s = (sqlite_store *)store;
@@ -255,7 +255,7 @@ static sbx_status sq_owner(sbx_lease_store *store, const char *id, char **owner,
     return st;
 }
 
-static void sq_close(sbx_lease_store *store)
+static void sq_close(mgr_lease_store *store)
 {
     sqlite_store *s = (sqlite_store *)store;
     sqlite3_finalize(s->select);
@@ -281,23 +281,23 @@ static sbx_status list_row(sqlite_store *s, sqlite3_stmt *stmt, int64_t now,
     const char *id = (const char *)sqlite3_column_text(stmt, 0);
     const char *value = (const char *)sqlite3_column_text(stmt, 1);
     if (id_type != SQLITE_TEXT ||
-        !sbx_lease_text_ok(id, (size_t)sqlite3_column_bytes(stmt, 0)))
-        return sbx_lease_bad_row(s->store_name, id != NULL ? id : "(NULL)",
+        !mgr_lease_text_ok(id, (size_t)sqlite3_column_bytes(stmt, 0)))
+        return mgr_lease_bad_row(s->store_name, id != NULL ? id : "(NULL)",
                                  "is not a sandbox id (NULL, not text, too long or not printable)",
                                  err);
     if (sqlite3_column_type(stmt, 2) != SQLITE_INTEGER)
-        return sbx_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
+        return mgr_lease_bad_row(s->store_name, id, "has an expires_at that is not an integer",
                                  err);
-    sbx_status st = sbx_lease_value_check(s->store_name, id,
+    sbx_status st = mgr_lease_value_check(s->store_name, id,
                                           value_type == SQLITE_TEXT ? value : NULL,
                                           (size_t)sqlite3_column_bytes(stmt, 1), NULL, err);
-    if (st == SBX_OK && sbx_lease_records_append(out, count, cap, id, value,
+    if (st == SBX_OK && mgr_lease_records_append(out, count, cap, id, value,
                                                  sqlite3_column_int64(stmt, 2) - now) != 0)
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory listing the leases");
     return st;
 }
 
-static sbx_status sq_list(sbx_lease_store *store, sbx_lease_record **out, size_t *count,
+static sbx_status sq_list(mgr_lease_store *store, sbx_lease_record **out, size_t *count,
                           sbx_error *err)
 {
     sqlite_store *s = (sqlite_store *)store;
@@ -336,7 +336,7 @@ static sbx_status sq_list(sbx_lease_store *store, sbx_lease_record **out, size_t
     return st;
 }
 
-static const sbx_lease_store_ops sqlite_ops = {
+static const mgr_lease_store_ops sqlite_ops = {
     sq_take, sq_claim, sq_renew, sq_release, sq_owner, sq_close, sq_list,
 };
 
@@ -368,18 +368,18 @@ static int prepare(sqlite_store *s)
     return rc;
 }
 
-sbx_status sbx_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
-                                       sbx_lease_store **out, sbx_error *err)
+sbx_status mgr_lease_store_sqlite_open(const char *path, const char *owner_id, int64_t ttl_ms,
+                                       mgr_lease_store **out, sbx_error *err)
 {
     sqlite_store *s = calloc(1, sizeof *s);
     if (s == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the sqlite lease store");
-    sbx_status st = sbx_lease_store_init(&s->base, &sqlite_ops, "sqlite", 1, owner_id, ttl_ms, err);
+    sbx_status st = mgr_lease_store_init(&s->base, &sqlite_ops, "sqlite", 1, owner_id, ttl_ms, err);
     pthread_mutex_init(&s->lock, NULL);
     if (st == SBX_OK && ((s->path = strdup(path)) == NULL ||
                          (s->store_name = malloc(strlen(path) + 20)) == NULL ||
-                         (s->own = sbx_lease_value(owner_id, 0)) == NULL ||
-                         (s->del = sbx_lease_value(owner_id, 1)) == NULL))
+                         (s->own = mgr_lease_value(owner_id, 0)) == NULL ||
+                         (s->del = mgr_lease_value(owner_id, 1)) == NULL))
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the sqlite lease store");
     if (st == SBX_OK) {
         snprintf(s->store_name, strlen(path) + 20, "sqlite lease store %s", path);

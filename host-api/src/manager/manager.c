@@ -23,21 +23,21 @@ static sbx_status open_store(sbx_manager *m, sbx_error *err)
 {
     switch (m->config.store) {
     case SBX_MANAGER_STORE_SQLITE:
-        return sbx_lease_store_sqlite_open(m->store_path, m->owner_id, m->ttl_ms, &m->store, err);
+        return mgr_lease_store_sqlite_open(m->store_path, m->owner_id, m->ttl_ms, &m->store, err);
     case SBX_MANAGER_STORE_REDIS:
-        return sbx_lease_store_redis_open(m->redis_url, m->key_prefix, m->owner_id, m->ttl_ms,
+        return mgr_lease_store_redis_open(m->redis_url, m->key_prefix, m->owner_id, m->ttl_ms,
                                           &m->store, err);
     default:
-        return sbx_lease_store_memory_open(m->owner_id, m->ttl_ms, m->config.clock,
+        return mgr_lease_store_memory_open(m->owner_id, m->ttl_ms, m->config.clock,
                                            m->config.clock_ctx, NULL, &m->store, err);
     }
 }
 
 static void manager_release_memory(sbx_manager *m)
 {
-    sbx_lease_store_close(m->store);
+    mgr_lease_store_close(m->store);
     mgr_identity_index_free(&m->identities);
-    sbx_strmap_clear(&m->entries, mgr_entry_free);
+    mgr_strmap_clear(&m->entries, mgr_entry_free);
     mgr_reader_lock_destroy(&m->lock);
     pthread_mutex_destroy(&m->wake_lock);
     pthread_cond_destroy(&m->wake_cond);
@@ -168,7 +168,7 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
     }
     pthread_mutex_lock(&m->ops_lock);
     atomic_store(&m->shut_down, 1);
-    sbx_lease_store_limit_waits(m->store, MGR_SHUTDOWN_STORE_BUDGET_MS);
+    mgr_lease_store_limit_waits(m->store, MGR_SHUTDOWN_STORE_BUDGET_MS);
     atomic_fetch_or(&m->acquire_gate, MGR_GATE_CLOSED);
     while (atomic_load(&m->acquire_gate) != MGR_GATE_CLOSED)
         pthread_cond_wait(&m->ops_idle, &m->ops_lock);
@@ -176,7 +176,7 @@ sbx_status sbx_manager_shutdown(sbx_manager *m, sbx_error *err)
     mgr_threads_stop(m);
     id_list list = {0};
     mgr_read_lock(&m->lock);
-    sbx_strmap_each(&m->entries, collect_tracked, &list);
+    mgr_strmap_each(&m->entries, collect_tracked, &list);
     mgr_read_unlock(&m->lock);
     sbx_status first = SBX_OK;
     if (list.failed)
@@ -293,7 +293,7 @@ sbx_status sbx_manager_release(sbx_manager *m, const char *sandbox_id, sbx_error
     /* Keep the lease while warm; re-establish it when it lapsed during a long
      * turn.  Never fails the release: the renewal thread is the guarantee. */
     sbx_error store_err;
-    sbx_lease_renewal outcome;
+    mgr_lease_renewal outcome;
     if (m->store->ops->renew(m->store, sandbox_id, &outcome, &store_err) != SBX_OK) {
         mgr_log(m, SBX_LOG_WARN, "release of %s: lease not refreshed: %s", sandbox_id,
                 store_err.message);

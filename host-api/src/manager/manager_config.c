@@ -66,7 +66,7 @@ sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
              c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP &&
              c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP_LEASES)
         bad = "shutdown must be destroy or keep";
-    else if (c->owner_id != NULL && !sbx_lease_text_ok(c->owner_id, strlen(c->owner_id)))
+    else if (c->owner_id != NULL && !mgr_lease_text_ok(c->owner_id, strlen(c->owner_id)))
         bad = "owner_id must be 1 to 256 printable ASCII characters without spaces";
     if (bad != NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG, "manager: %s", bad);

@@ -87,10 +87,10 @@ struct sbx_manager {
     char *ready_path, *store_path, *redis_url, *key_prefix, *lock_dir, *owner_id;
     sbx_host_services log_services; /* the configured callback, for sbx_backend_vlog */
     int64_t ttl_ms;
-    sbx_lease_store *store;
+    mgr_lease_store *store;
 
     mgr_reader_lock lock;
-    sbx_strmap entries;            /* sandbox id -> mgr_entry */
+    mgr_strmap entries;            /* sandbox id -> mgr_entry */
     mgr_identity_index identities; /* (user, thread) -> ACTIVE mgr_entry */
     uint64_t n_active, n_warm;
     _Atomic uint64_t epoch_counter;

@@ -66,7 +66,7 @@ static snapshot take_snapshot(sbx_manager *m, mgr_state state, int idle_only)
     snapshot s = {.state = state, .idle_only = idle_only, .now = mgr_now(m),
                   .idle_ms = m->config.idle_timeout_ms};
     mgr_read_lock(&m->lock);
-    sbx_strmap_each(&m->entries, snap_one, &s);
+    mgr_strmap_each(&m->entries, snap_one, &s);
     mgr_read_unlock(&m->lock);
     return s;
 }
@@ -104,7 +104,7 @@ static void sweep_grace(sbx_manager *m, const sbx_sandbox *running, size_t count
 {
     mgr_write_lock(&m->lock);
     grace_sweep g = {running, count, calloc(m->entries.count + 1, sizeof(char *)), 0};
-    sbx_strmap_each(&m->entries, find_stale_grace, &g);
+    mgr_strmap_each(&m->entries, find_stale_grace, &g);
     for (size_t i = 0; i < g.stale_count; i++) {
         mgr_entry *e = mgr_find(m, g.stale[i]);
         e->unowned_since = -1;
@@ -276,7 +276,7 @@ void mgr_reaper_pass(sbx_manager *m)
 static void renew_one(sbx_manager *m, const char *id, uint64_t epoch)
 {
     sbx_error err;
-    sbx_lease_renewal outcome;
+    mgr_lease_renewal outcome;
     if (m->store->ops->renew(m->store, id, &outcome, &err) != SBX_OK) {
         mgr_log(m, SBX_LOG_WARN, "lease of %s not renewed, will retry: %s", id, err.message);
         return;

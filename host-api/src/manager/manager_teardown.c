@@ -232,7 +232,7 @@ int mgr_evict_oldest_warm(sbx_manager *m)
 {
     warm_list list = {0};
     mgr_read_lock(&m->lock);
-    sbx_strmap_each(&m->entries, collect_warm, &list);
+    mgr_strmap_each(&m->entries, collect_warm, &list);
     mgr_read_unlock(&m->lock);
     if (list.count > 1)
         qsort(list.items, list.count, sizeof *list.items, older_first);

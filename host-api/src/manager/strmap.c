@@ -16,32 +16,32 @@ static size_t hash_key(const char *key)
     return (size_t)common_fnv1a_string(COMMON_FNV1A_BASIS, key);
 }
 
-static sbx_strmap_node **slot_of(const sbx_strmap *map, const char *key)
+static mgr_strmap_node **slot_of(const mgr_strmap *map, const char *key)
 {
-    sbx_strmap_node **slot = &map->buckets[hash_key(key) & (map->bucket_count - 1)];
+    mgr_strmap_node **slot = &map->buckets[hash_key(key) & (map->bucket_count - 1)];
     while (*slot != NULL && strcmp((*slot)->key, key) != 0)
         slot = &(*slot)->next;
     return slot;
 }
 
-void *sbx_strmap_get(const sbx_strmap *map, const char *key)
+void *mgr_strmap_get(const mgr_strmap *map, const char *key)
 {
     if (map->bucket_count == 0)
         return NULL;
-    sbx_strmap_node *node = *slot_of(map, key);
+    mgr_strmap_node *node = *slot_of(map, key);
     return node != NULL ? node->value : NULL;
 }
 
-static int grow(sbx_strmap *map)
+static int grow(mgr_strmap *map)
 {
     size_t n = map->bucket_count == 0 ? 16 : map->bucket_count * 2;
-    sbx_strmap_node **buckets = calloc(n, sizeof *buckets);
+    mgr_strmap_node **buckets = calloc(n, sizeof *buckets);
     if (buckets == NULL)
         return -1;
     for (size_t i = 0; i < map->bucket_count; i++) {
-        sbx_strmap_node *node = map->buckets[i];
+        mgr_strmap_node *node = map->buckets[i];
         while (node != NULL) {
-            sbx_strmap_node *next = node->next;
+            mgr_strmap_node *next = node->next;
             size_t b = hash_key(node->key) & (n - 1);
             node->next = buckets[b];
             buckets[b] = node;
@@ -54,10 +54,10 @@ static int grow(sbx_strmap *map)
     return 0;
 }
 
-int sbx_strmap_put(sbx_strmap *map, const char *key, void *value)
+int mgr_strmap_put(mgr_strmap *map, const char *key, void *value)
 {
     if (map->bucket_count != 0) {
-        sbx_strmap_node *node = *slot_of(map, key);
+        mgr_strmap_node *node = *slot_of(map, key);
         if (node != NULL) {
             node->value = value;
             return 0;
@@ -65,7 +65,7 @@ int sbx_strmap_put(sbx_strmap *map, const char *key, void *value)
     }
     if (map->count + 1 > map->bucket_count * 3 / 4 && grow(map) != 0 && map->bucket_count == 0)
         return -1;
-    sbx_strmap_node *node = malloc(sizeof *node);
+    mgr_strmap_node *node = malloc(sizeof *node);
     char *copy = strdup(key);
     if (node == NULL || copy == NULL) {
         free(node);
@@ -81,12 +81,12 @@ int sbx_strmap_put(sbx_strmap *map, const char *key, void *value)
     return 0;
 }
 
-void *sbx_strmap_remove(sbx_strmap *map, const char *key)
+void *mgr_strmap_remove(mgr_strmap *map, const char *key)
 {
     if (map->bucket_count == 0)
         return NULL;
-    sbx_strmap_node **slot = slot_of(map, key);
-    sbx_strmap_node *node = *slot;
+    mgr_strmap_node **slot = slot_of(map, key);
+    mgr_strmap_node *node = *slot;
     if (node == NULL)
         return NULL;
     void *value = node->value;
@@ -97,20 +97,20 @@ void *sbx_strmap_remove(sbx_strmap *map, const char *key)
     return value;
 }
 
-void sbx_strmap_each(const sbx_strmap *map, void (*fn)(const char *key, void *value, void *ctx),
+void mgr_strmap_each(const mgr_strmap *map, void (*fn)(const char *key, void *value, void *ctx),
                      void *ctx)
 {
     for (size_t i = 0; i < map->bucket_count; i++)
-        for (sbx_strmap_node *node = map->buckets[i]; node != NULL; node = node->next)
+        for (mgr_strmap_node *node = map->buckets[i]; node != NULL; node = node->next)
             fn(node->key, node->value, ctx);
 }
 
-void sbx_strmap_clear(sbx_strmap *map, void (*free_value)(void *value))
+void mgr_strmap_clear(mgr_strmap *map, void (*free_value)(void *value))
 {
     for (size_t i = 0; i < map->bucket_count; i++) {
-        sbx_strmap_node *node = map->buckets[i];
+        mgr_strmap_node *node = map->buckets[i];
         while (node != NULL) {
-            sbx_strmap_node *next = node->next;
+            mgr_strmap_node *next = node->next;
             if (free_value != NULL)
                 free_value(node->value);
             free(node->key);

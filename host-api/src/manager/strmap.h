@@ -7,37 +7,37 @@
 
 #include <stddef.h>
 
-typedef struct sbx_strmap_node {
+typedef struct mgr_strmap_node {
     char *key;                     /* owned copy */
     void *value;                   /* the owner's */
-    struct sbx_strmap_node *next;
-} sbx_strmap_node;
+    struct mgr_strmap_node *next;
+} mgr_strmap_node;
 
-typedef struct sbx_strmap {
-    sbx_strmap_node **buckets;
+typedef struct mgr_strmap {
+    mgr_strmap_node **buckets;
     size_t bucket_count;           /* 0 or a power of two */
     size_t count;
-} sbx_strmap;
+} mgr_strmap;
 
 /* An empty map needs no call: zero-initialise it. */
-#define SBX_STRMAP_INIT { NULL, 0, 0 }
+#define MGR_STRMAP_INIT { NULL, 0, 0 }
 
 /* The value stored under `key`, or NULL. */
-void *sbx_strmap_get(const sbx_strmap *map, const char *key);
+void *mgr_strmap_get(const mgr_strmap *map, const char *key);
 
 /* Store `value` under `key` (copied), replacing a previous value.  Returns 0,
  * or -1 when out of memory (the map is unchanged). */
-int sbx_strmap_put(sbx_strmap *map, const char *key, void *value);
+int mgr_strmap_put(mgr_strmap *map, const char *key, void *value);
 
 /* Remove `key`; returns its value, or NULL when it was absent. */
-void *sbx_strmap_remove(sbx_strmap *map, const char *key);
+void *mgr_strmap_remove(mgr_strmap *map, const char *key);
 
 /* Call `fn` on every (key, value); `fn` must not change the map. */
-void sbx_strmap_each(const sbx_strmap *map, void (*fn)(const char *key, void *value, void *ctx),
+void mgr_strmap_each(const mgr_strmap *map, void (*fn)(const char *key, void *value, void *ctx),
                      void *ctx);
 
 /* Remove everything, calling `free_value` (may be NULL) on each value, and
  * release the buckets. */
-void sbx_strmap_clear(sbx_strmap *map, void (*free_value)(void *value));
+void mgr_strmap_clear(mgr_strmap *map, void (*free_value)(void *value));
 
 #endif
