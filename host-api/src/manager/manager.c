@@ -9,6 +9,7 @@
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_config.h"
 #include "host-api/src/manager/manager_events.h"
+#include "host-api/src/manager/sandbox_id.h"
 
 #include <sbx/backend_support.h>
 
@@ -18,6 +19,51 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- open */
+
+static sbx_status copy_string(const char *value, const char *fallback, char **out, sbx_error *err)
+{
+    *out = NULL;
+    if (value == NULL && fallback == NULL)
+        return SBX_OK;
+    *out = strdup(value != NULL ? value : fallback);
+    if (*out == NULL)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the manager");
+    return SBX_OK;
+}
+
+/* Defaulted paths, copies of the strings, the owner id. */
+static sbx_status resolve_strings(sbx_manager *m, sbx_error *err)
+{
+    const sbx_manager_config *c = &m->config;
+    sbx_status st;
+    if ((st = copy_string(c->ready_path, "/v1/sandbox", &m->ready_path, err)) != SBX_OK ||
+        (st = copy_string(c->redis_url, "redis://127.0.0.1:6379/0", &m->redis_url, err)) != SBX_OK ||
+        (st = copy_string(c->key_prefix, "sbx:sandbox:owner", &m->key_prefix, err)) != SBX_OK ||
+        (st = copy_string(c->lock_dir, NULL, &m->lock_dir, err)) != SBX_OK ||
+        (st = copy_string(c->store_path, NULL, &m->store_path, err)) != SBX_OK ||
+        (st = copy_string(c->owner_id, NULL, &m->owner_id, err)) != SBX_OK)
+        return st;
+    if (m->lock_dir == NULL && (m->lock_dir = mgr_state_path("locks", err)) == NULL)
+        return err->kind;
+    if (c->store == SBX_MANAGER_STORE_SQLITE && m->store_path == NULL) {
+        char *dir = mgr_state_path("", err);
+        if (dir == NULL)
+            return err->kind;
+        st = mgr_make_dirs(dir, "ownership.path", err);
+        free(dir);
+        if (st != SBX_OK || (m->store_path = mgr_state_path("leases.db", err)) == NULL)
+            return st != SBX_OK ? st : err->kind;
+    }
+    if (m->owner_id == NULL && (m->owner_id = mgr_owner_id_new(err)) == NULL)
+        return err->kind;
+    m->config.ready_path = m->ready_path;
+    m->config.redis_url = m->redis_url;
+    m->config.key_prefix = m->key_prefix;
+    m->config.lock_dir = m->lock_dir;
+    m->config.store_path = m->store_path;
+    m->config.owner_id = m->owner_id;
+    return mgr_make_dirs(m->lock_dir, "lock_dir", err);
+}
 
 static sbx_status open_store(sbx_manager *m, sbx_error *err)
 {
@@ -90,7 +136,7 @@ sbx_status sbx_manager_open(sbx_backend *backend, const sbx_manager_config *conf
     pthread_cond_init(&m->teardown_done, NULL);
     pthread_mutex_init(&m->ops_lock, NULL);
     pthread_cond_init(&m->ops_idle, NULL);
-    if ((st = mgr_resolve_strings(m, err)) != SBX_OK || (st = open_store(m, err)) != SBX_OK) {
+    if ((st = resolve_strings(m, err)) != SBX_OK || (st = open_store(m, err)) != SBX_OK) {
         manager_release_memory(m);
         return st;
     }

@@ -1,26 +1,14 @@
-/* Reading, checking and resolving the manager's configuration (see
+/* Reading and checking the manager's configuration (see
  * manager_config.h). */
 #include <config.h>
 
 #include "host-api/src/manager/manager_config.h"
 
 #include "host-api/src/manager/lease_store.h"
-#include "host-api/src/manager/sandbox_id.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-static sbx_status copy_string(const char *value, const char *fallback, char **out, sbx_error *err)
-{
-    *out = NULL;
-    if (value == NULL && fallback == NULL)
-        return SBX_OK;
-    *out = strdup(value != NULL ? value : fallback);
-    if (*out == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the manager");
-    return SBX_OK;
-}
 
 /* Copy the members of `in` within its struct_size over the defaults. */
 sbx_status mgr_read_config(const sbx_manager_config *in, sbx_manager_config *out,
@@ -71,38 +59,4 @@ sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
     if (bad != NULL)
         return sbx_error_set(err, SBX_ERR_CONFIG, "manager: %s", bad);
     return SBX_OK;
-}
-
-/* Defaulted paths, copies of the strings, the owner id. */
-sbx_status mgr_resolve_strings(sbx_manager *m, sbx_error *err)
-{
-    const sbx_manager_config *c = &m->config;
-    sbx_status st;
-    if ((st = copy_string(c->ready_path, "/v1/sandbox", &m->ready_path, err)) != SBX_OK ||
-        (st = copy_string(c->redis_url, "redis://127.0.0.1:6379/0", &m->redis_url, err)) != SBX_OK ||
-        (st = copy_string(c->key_prefix, "sbx:sandbox:owner", &m->key_prefix, err)) != SBX_OK ||
-        (st = copy_string(c->lock_dir, NULL, &m->lock_dir, err)) != SBX_OK ||
-        (st = copy_string(c->store_path, NULL, &m->store_path, err)) != SBX_OK ||
-        (st = copy_string(c->owner_id, NULL, &m->owner_id, err)) != SBX_OK)
-        return st;
-    if (m->lock_dir == NULL && (m->lock_dir = mgr_state_path("locks", err)) == NULL)
-        return err->kind;
-    if (c->store == SBX_MANAGER_STORE_SQLITE && m->store_path == NULL) {
-        char *dir = mgr_state_path("", err);
-        if (dir == NULL)
-            return err->kind;
-        st = mgr_make_dirs(dir, "ownership.path", err);
-        free(dir);
-        if (st != SBX_OK || (m->store_path = mgr_state_path("leases.db", err)) == NULL)
-            return st != SBX_OK ? st : err->kind;
-    }
-    if (m->owner_id == NULL && (m->owner_id = mgr_owner_id_new(err)) == NULL)
-        return err->kind;
-    m->config.ready_path = m->ready_path;
-    m->config.redis_url = m->redis_url;
-    m->config.key_prefix = m->key_prefix;
-    m->config.lock_dir = m->lock_dir;
-    m->config.store_path = m->store_path;
-    m->config.owner_id = m->owner_id;
-    return mgr_make_dirs(m->lock_dir, "lock_dir", err);
 }
