@@ -1,0 +1,284 @@
+/* The local backend's create (see local_create.h). */
+#include <config.h>
+
+#include "plugin/local/local_create.h"
+
+#include "common/create_request.h"
+#include "common/iso_time.h"
+#include "common/tcp_ready.h"
+#include "plugin/local/local_command.h"
+#include "plugin/local/local_identity.h"
+#include "plugin/local/local_ops.h"
+#include "plugin/local/local_port.h"
+#include "plugin/local/local_process.h"
+#include "plugin/local/local_records.h"
+#include "plugin/local/local_time.h"
+#include "plugin/local/local_tomb.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What the local backend cannot honour is refused, never silently dropped. */
+static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
+{
+    sbx_status st = common_create_request_check(LOCAL_NAME, req, err);
+    if (st != SBX_OK)
+        return st;
+    if (req->extra_mount_count > 0) {
+        const sbx_mount *m = req->extra_mounts;
+        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                     "local backend cannot mount '%.200s' at '%.200s' for sandbox "
+                                     "'%s': extra mounts are not supported locally",
+                                     m && m->host_path ? m->host_path : "(null)",
+                                     m && m->container_path ? m->container_path : "(null)",
+                                     req->sandbox_id);
+    }
+    return common_create_request_refuse_contract(LOCAL_NAME, req, err);
+}
+
+/* CLOCK_REALTIME, not time(): glibc's time() reads the kernel's coarse clock,
+ * which lags the real one by up to a tick, so a record made at x.001 s could
+ * say it was made in second x-1, before the caller asked for it. */
+static void format_now(char *buf, size_t size)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm tm;
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Start the command of a new sandbox (whose record says "creating"): its
+ * log, its process; the record names the process before the process may
+ * run, so that whatever cuts the create short, destroy finds it. */
+static sbx_status start_command(sbx_backend_instance *inst, const local_paths *paths,
+                                local_metadata *meta, local_launch *launch,
+                                int *made_log, sbx_error *err)
+{
+    char *command = NULL;
+    int log_fd = -1;
+    sbx_status st = local_open_log(paths, &log_fd, err);
+    *made_log = st == SBX_OK;
+    if (st == SBX_OK)
+        st = local_command_expand(inst->options.command, meta->port, paths->dir,
+                                  &command, err);
+    if (st == SBX_OK)
+        st = local_process_start(command, log_fd, &meta->process, launch, err);
+    free(command);
+    if (log_fd >= 0)
+        close(log_fd);
+    if (st == SBX_OK)
+        st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    if (st == SBX_OK)
+        st = local_process_go(launch, err);
+    return st;
+}
+
+/* Undo a create that failed: only what it made itself. */
+static void undo_create(const local_paths *paths, const local_metadata *meta, local_launch *launch,
+                        int made_dir, int made_log)
+{
+    sbx_error ignored;
+    /* Released first: a shell still waiting for its go byte then exits. */
+    local_launch_release(launch);
+    if (meta->process.pid != 0)
+        local_process_stop(&meta->process, 0, &ignored);
+    local_remove_files(paths, made_dir, made_log, paths->metadata, &ignored);
+}
+
+/* Make a new sandbox; the caller holds its lock and knows it has no
+ * record.  The record comes first ("creating"), then the directory, log
+ * and process it describes, then the whole record: a create killed at any
+ * point leaves a record of what it made, and nothing without one.  On
+ * success with a command, *launch watches the process (released by the
+ * caller). */
+static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_request *req,
+                                const local_paths *paths, local_metadata *meta,
+                                local_launch *launch, sbx_error *err)
+{
+    const char *unowned = local_unowned_entry(paths);
+    if (unowned != NULL)
+        return sbx_backend_error_set(
+            err, SBX_ERR_REFUSED,
+            "local: not creating sandbox '%s': %s exists but no record of "
+            "this backend describes it; it is left untouched (remove it or "
+            "choose another id)", req->sandbox_id, unowned);
+    char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
+    sbx_status st = local_random_id(incarnation, err);
+    if (st == SBX_OK && inst->options.command != NULL)
+        st = local_pick_port(&meta->port, err);
+    if (st != SBX_OK)
+        return st;
+    if (inst->options.command != NULL)
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", meta->port);
+    else
+        snprintf(url, sizeof url, "file://%s", paths->dir);
+    format_now(created, sizeof created);
+    meta->sandbox_id = (char *)req->sandbox_id;
+    meta->thread_id = (char *)req->thread_id;
+    meta->user_id = (char *)common_create_request_user(req);
+    meta->url = url;
+    meta->created = created;
+    meta->incarnation_id = incarnation;
+    meta->creating = 1;
+    int made_dir = 0, made_log = 0;
+    st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    if (st == SBX_OK) {
+        st = local_make_dir(paths, err);
+        made_dir = st == SBX_OK;
+    }
+    if (st == SBX_OK && inst->options.command != NULL)
+        st = start_command(inst, paths, meta, launch, &made_log, err);
+    if (st == SBX_OK) {
+        meta->creating = 0;
+        st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+    }
+    if (st != SBX_OK)
+        undo_create(paths, meta, launch, made_dir, made_log);
+    /* The strings were borrowed for the write; hand back an empty record. */
+    memset(meta, 0, sizeof *meta);
+    return st;
+}
+
+/* A create found the record of a create that was cut short (the process
+ * was killed): nobody else is creating the id, since we hold its lock, so
+ * what the record describes is removed and the id made anew. */
+static sbx_status clear_interrupted_create(sbx_backend_instance *inst,
+                                           const local_paths *paths,
+                                           local_metadata *meta, sbx_error *err)
+{
+    LOCAL_LOG(inst, SBX_LOG_WARN, "sandbox %s: removing what an interrupted create left",
+              paths->id);
+    local_metadata_clear(meta);
+    sbx_status st = local_destroy_locked(inst, paths, err);
+    return st == SBX_OK ? sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found",
+                                                paths->id)
+                        : st;
+}
+
+/* The error of a new sandbox whose command exited before it served. */
+static sbx_status command_exited(const local_metadata *meta, const local_paths *paths,
+                                 int status, sbx_error *err)
+{
+    char how[96];
+    if (WIFSIGNALED(status))
+        sbx_backend_format(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(status),
+                           strsignal(WTERMSIG(status)));
+    else
+        snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
+    return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                                 "sandbox '%s' is not serving: its command %s before accepting a "
+                                 "connection on 127.0.0.1:%d (its output is in %s); the sandbox is "
+                                 "left for destroy", meta->sandbox_id, how, meta->port, paths->log);
+}
+
+/* A sandbox's URL must answer once create returns: wait for its command to
+ * accept connections on its port.  A new sandbox is always waited for, and
+ * its command's exit ends the wait at once (`launch` reports it); an
+ * existing one only while its command runs (a stopped one is returned as
+ * it is).  On timeout the sandbox stays, for destroy. */
+static sbx_status wait_until_serving(const sbx_backend_instance *inst,
+                                     const local_metadata *meta,
+                                     const local_paths *paths, int fresh,
+                                     local_launch *launch, sbx_error *err)
+{
+    if (meta->port == 0 || inst->options.ready_timeout_ms == 0 ||
+        (!fresh && !local_record_alive(meta, paths)))
+        return SBX_OK;
+    char what[96];
+    sbx_backend_format(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
+    long deadline = local_now_ms() + inst->options.ready_timeout_ms;
+    long left = inst->options.ready_timeout_ms;
+    int watch_fd = fresh ? launch->status_fd : -1;
+    for (;;) {
+        int woken = 0, status = 0;
+        sbx_status st = common_tcp_wait_ready_watching("127.0.0.1", meta->port, left, what,
+                                                       watch_fd, &woken, err);
+        if (st != SBX_OK || !woken)
+            return st;
+        if (local_launch_exit_status(launch, &status))
+            return command_exited(meta, paths, status, err);
+        /* The watcher is gone without a word: wait on without it. */
+        watch_fd = -1;
+        left = deadline - local_now_ms();
+        if (left <= 0)
+            left = 1;
+    }
+}
+
+/* create and create_record: the sandbox, answered as `to` asks. */
+static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_request *req,
+                                 const common_answer *to, sbx_error *err)
+{
+    sbx_status st = check_request(req, err);
+    if (st != SBX_OK)
+        return st;
+    local_paths paths;
+    local_launch launch = LOCAL_LAUNCH_INIT;
+    int lock_fd = -1;
+    st = local_paths_for(inst->options.state_dir, req->sandbox_id, &paths, err);
+    if (st == SBX_OK)
+        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+    if (st != SBX_OK)
+        return st;
+    local_metadata meta;
+    /* fresh: this create made the sandbox; owned: the sandbox is the
+     * caller's (made now, or its owner's existing one), so a failure from
+     * then on leaves it for destroy and must say so. */
+    int attempted = 0, fresh = 0, owned = 0;
+    memset(&meta, 0, sizeof meta);
+    st = local_finish_interrupted_destroy(inst, &paths, err);
+    if (st == SBX_OK)
+        st = local_load_metadata(inst, &paths, req->sandbox_id, &meta, err);
+    if (st == SBX_OK && meta.creating)
+        st = clear_interrupted_create(inst, &paths, &meta, err);
+    if (st == SBX_ERR_NOT_FOUND) {
+        sbx_backend_error_clear(err);
+        attempted = 1;
+        st = create_locked(inst, req, &paths, &meta, &launch, err);
+        fresh = owned = st == SBX_OK;
+        if (st == SBX_OK)
+            st = local_load_metadata(inst, &paths, req->sandbox_id, &meta, err);
+        if (st == SBX_OK)
+            LOCAL_LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
+    } else if (st == SBX_OK) {
+        st = common_create_request_check_owner(LOCAL_NAME, req, meta.user_id, meta.thread_id, err);
+        owned = st == SBX_OK;
+        if (st == SBX_OK)
+            LOCAL_LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);
+    }
+    /* A create of a new id that made nothing leaves no record: nor a lock
+     * file. */
+    local_unlock(&paths, lock_fd, attempted && !owned);
+    /* Unlocked: other creates of this id need not wait behind this one. */
+    if (st == SBX_OK)
+        st = wait_until_serving(inst, &meta, &paths, fresh, &launch, err);
+    local_launch_release(&launch);
+    if (st == SBX_OK)
+        st = local_single_record(&meta, &paths, to, err);
+    if (st != SBX_OK && owned)
+        common_answer_left_for_destroy(req->sandbox_id, err);
+    if (st != SBX_OK)
+        LOCAL_LOG(inst, SBX_LOG_WARN, "create of sandbox %s failed: %s", req->sandbox_id,
+                  err->message);
+    local_metadata_clear(&meta);
+    return st;
+}
+
+sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                        sbx_sandbox **out, sbx_error *err)
+{
+    return create_sandbox(inst, req, &(common_answer){ out, NULL }, err);
+}
+
+sbx_status local_create_record(sbx_backend_instance *inst,
+                               const sbx_create_request *req,
+                               sbx_sandbox_record **out, sbx_error *err)
+{
+    return create_sandbox(inst, req, &(common_answer){ NULL, out }, err);
+}

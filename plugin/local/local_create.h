@@ -1,0 +1,20 @@
+/*
+ * The local backend's create: a private directory and, with `command`, a
+ * process started in it and waited for until it serves; serialised per
+ * sandbox by its lock file.
+ */
+#ifndef SBX_LOCAL_CREATE_H
+#define SBX_LOCAL_CREATE_H
+
+#include "plugin/local/local_instance.h"
+/* The descriptor's create (ABI 1.0): the sandbox in *out (an array of one,
+ * the caller's); an existing sandbox of the same owner is returned. */
+sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                        sbx_sandbox **out, sbx_error *err);
+
+/* The descriptor's create_record (ABI 1.2): as local_create, as a record. */
+sbx_status local_create_record(sbx_backend_instance *inst,
+                               const sbx_create_request *req,
+                               sbx_sandbox_record **out, sbx_error *err);
+
+#endif
