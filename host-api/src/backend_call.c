@@ -10,16 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-struct sbx_backend {
-    const sbx_host *host;
-    const sbx_backend_descriptor *descriptor;
-    sbx_backend_instance *instance;
-};
-
-/* True when the descriptor holds the member and it is set. */
-#define HAS_OP(d, op) (SBX_DESCRIPTOR_HAS(d, op) && (d)->op != NULL)
-
-static sbx_status unsupported(const sbx_backend *b, const char *op, sbx_error *err)
+sbx_status host_unsupported(const sbx_backend *b, const char *op, sbx_error *err)
 {
     return sbx_error_set(err, SBX_ERR_UNSUPPORTED,
                          "backend '%s' (ABI %u.%u) does not support %s",
@@ -27,8 +18,7 @@ static sbx_status unsupported(const sbx_backend *b, const char *op, sbx_error *e
                          (unsigned)b->descriptor->abi_minor, op);
 }
 
-/* A backend that failed without saying why still yields a usable record. */
-static sbx_status checked(const sbx_backend *b, sbx_status st, const char *op, sbx_error *err)
+sbx_status host_checked(const sbx_backend *b, sbx_status st, const char *op, sbx_error *err)
 {
     if (st != SBX_OK && err->message[0] == '\0')
         sbx_error_set(err, st, "backend '%s': %s failed (%s)", b->descriptor->name, op,
@@ -70,7 +60,7 @@ sbx_status sbx_backend_open(sbx_host *host, const char *name, const sbx_option *
     b->host = host;
     b->descriptor = d;
     sbx_error_clear(err);
-    st = checked(b, d->open(options, option_count, &host->services, &b->instance, err), "open", err);
+    st = host_checked(b, d->open(options, option_count, &host->services, &b->instance, err), "open", err);
     if (st != SBX_OK) {
         free(b);
         return st;
@@ -96,10 +86,10 @@ const sbx_backend_descriptor *sbx_backend_descriptor_of(const sbx_backend *backe
 #define CALL_OP(b, op, err, ...)                                              \
     do {                                                                      \
         sbx_error_clear(err);                                                 \
-        if (!HAS_OP((b)->descriptor, op))                                     \
-            return unsupported((b), #op, (err));                              \
-        return checked((b), (b)->descriptor->op((b)->instance, __VA_ARGS__),  \
-                       #op, (err));                                           \
+        if (!HOST_HAS_OP((b)->descriptor, op))                                \
+            return host_unsupported((b), #op, (err));                         \
+        return host_checked((b), (b)->descriptor->op((b)->instance, __VA_ARGS__), \
+                            #op, (err));                                      \
     } while (0)
 
 sbx_status sbx_backend_create(sbx_backend *b, const sbx_create_request *request,
@@ -161,7 +151,7 @@ void sbx_backend_free_sandboxes(sbx_backend *b, sbx_sandbox *sandboxes, size_t c
 /* A backend with free_records answers records itself (ABI 1.2). */
 static int answers_records(const sbx_backend_descriptor *d)
 {
-    return HAS_OP(d, free_records);
+    return HOST_HAS_OP(d, free_records);
 }
 
 /* Records the host builds from a backend's 1.1 array, which is released
@@ -238,9 +228,9 @@ sbx_status sbx_backend_create_record(sbx_backend *b, const sbx_create_request *r
         return st == SBX_OK ? st : common_answer_left_for_destroy(id, err);
     }
     sbx_error_clear(err);
-    if (!HAS_OP(d, create_record))
-        return unsupported(b, "create_record", err);
-    sbx_status st = checked(b, d->create_record(b->instance, request, out, err), "create_record",
+    if (!HOST_HAS_OP(d, create_record))
+        return host_unsupported(b, "create_record", err);
+    sbx_status st = host_checked(b, d->create_record(b->instance, request, out, err), "create_record",
                             err);
     return checked_chain(b, st, "create_record", out, 1, err);
 }
@@ -256,9 +246,9 @@ sbx_status sbx_backend_discover_record(sbx_backend *b, const char *sandbox_id,
         return st == SBX_OK ? records_of_sandboxes(b, sandbox, 1, out, NULL, err) : st;
     }
     sbx_error_clear(err);
-    if (!HAS_OP(d, discover_record))
-        return unsupported(b, "discover_record", err);
-    sbx_status st = checked(b, d->discover_record(b->instance, sandbox_id, out, err),
+    if (!HOST_HAS_OP(d, discover_record))
+        return host_unsupported(b, "discover_record", err);
+    sbx_status st = host_checked(b, d->discover_record(b->instance, sandbox_id, out, err),
                             "discover_record", err);
     return checked_chain(b, st, "discover_record", out, 1, err);
 }
@@ -276,9 +266,9 @@ sbx_status sbx_backend_list_records(sbx_backend *b, sbx_sandbox_record **out, si
         return st == SBX_OK ? records_of_sandboxes(b, sandboxes, n, out, count, err) : st;
     }
     sbx_error_clear(err);
-    if (!HAS_OP(d, list_records))
-        return unsupported(b, "list_records", err);
-    sbx_status st = checked(b, d->list_records(b->instance, out, count, err), "list_records",
+    if (!HOST_HAS_OP(d, list_records))
+        return host_unsupported(b, "list_records", err);
+    sbx_status st = host_checked(b, d->list_records(b->instance, out, count, err), "list_records",
                             err);
     st = checked_chain(b, st, "list_records", out, *count, err);
     if (st != SBX_OK)
@@ -298,7 +288,7 @@ void sbx_backend_free_records(sbx_backend *b, sbx_sandbox_record *records)
 
 void sbx_backend_clear_reconciliation(sbx_backend *b, sbx_reconciliation *result)
 {
-    if (HAS_OP(b->descriptor, clear_reconciliation))
+    if (HOST_HAS_OP(b->descriptor, clear_reconciliation))
         b->descriptor->clear_reconciliation(result);
 }
 

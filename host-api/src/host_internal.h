@@ -24,6 +24,25 @@ struct sbx_host {
     size_t listing_count;
 };
 
+/* An open backend instance as the host hands it out. */
+struct sbx_backend {
+    const sbx_host *host;
+    const sbx_backend_descriptor *descriptor;
+    sbx_backend_instance *instance;
+};
+
+/* True when the descriptor holds the member and it is set. */
+#define HOST_HAS_OP(d, op) (SBX_DESCRIPTOR_HAS(d, op) && (d)->op != NULL)
+
+/* SBX_ERR_UNSUPPORTED naming the backend, its ABI and operation `op`. */
+sbx_status host_unsupported(const sbx_backend *backend, const char *op, sbx_error *err);
+
+/* Pass on a backend's status `st` for operation `op`: an error the backend
+ * returned without a message gets one naming the backend and `op`, and the
+ * record's kind is made equal to `st`. */
+sbx_status host_checked(const sbx_backend *backend, sbx_status st, const char *op,
+                        sbx_error *err);
+
 /* Check a descriptor before anything in it is used: ABI major, size, name,
  * version and the mandatory 1.0 operations.  `origin` then `path` (e.g.
  * "module " and the module's path, or "in-process backend" and "") name the

@@ -11,14 +11,33 @@
 
 #define HOST_ABI_TEXT_FMT "host ABI %d.%d"
 
+/* True when the descriptor holds operation `op` and sets it. */
+#define SET(op) (SBX_DESCRIPTOR_HAS(d, op) && d->op != NULL)
+
 /* A record operation (ABI 1.2) whose records nobody could release. */
 static int makes_records_without_release(const sbx_backend_descriptor *d)
 {
-#define SET(op) (SBX_DESCRIPTOR_HAS(d, op) && d->op != NULL)
     return (SET(create_record) || SET(discover_record) || SET(list_records)) &&
            !SET(free_records);
-#undef SET
 }
+
+/* What an ABI 1.3 sandbox operation needs beside it, or NULL when the
+ * descriptor has it: a result nobody could release, or limits a host
+ * cannot read before it calls. */
+static const char *operation_lacks(const sbx_backend_descriptor *d)
+{
+    if (SET(exec) && !SET(free_exec_result))
+        return "the free_exec_result operation exec needs";
+    if (SET(read_file) && !SET(free_file_content))
+        return "the free_file_content operation read_file needs";
+    if (SET(list_dir) && !SET(free_listing))
+        return "the free_listing operation list_dir needs";
+    if ((SET(exec) || SET(read_file) || SET(write_file) || SET(list_dir) ||
+         SET(remove_path)) && !SET(operations_info))
+        return "the operations_info operation its sandbox operations need";
+    return NULL;
+}
+#undef SET
 
 sbx_status host_descriptor_validate(const sbx_backend_descriptor *d, const char *origin,
                                    const char *path, sbx_error *err)
@@ -54,6 +73,8 @@ sbx_status host_descriptor_validate(const sbx_backend_descriptor *d, const char 
         missing = "the free_sandboxes operation";
     else if (makes_records_without_release(d))
         missing = "the free_records operation its record operations need";
+    else
+        missing = operation_lacks(d);
     if (missing != NULL)
         return sbx_error_set(err, SBX_ERR_LOAD,
                              "cannot load backend %s%s: module ABI %u.%u, " HOST_ABI_TEXT_FMT " (descriptor lacks %s)",

@@ -68,7 +68,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define SBX_BACKEND_ABI_MAJOR 1
-#define SBX_BACKEND_ABI_MINOR 2
+#define SBX_BACKEND_ABI_MINOR 3
 
 /* The one symbol a backend module exports (see sbx_backend_entry_fn). */
 #define SBX_BACKEND_ENTRY_SYMBOL "sbx_backend_entry"
@@ -97,6 +97,13 @@ typedef enum sbx_status {
     SBX_ERR_PROVISIONER = 9,      /* the peer answered another 4xx/5xx */
     SBX_ERR_UNSUPPORTED = 10,     /* the backend lacks this operation */
     SBX_ERR_NOT_FOUND = 11,       /* no such sandbox (where the call defines it) */
+    /* ABI 1.3: returned only by the sandbox operations (exec and the file
+     * calls), which no host of an older minor calls. */
+    SBX_ERR_NO_SUCH_PATH = 12,    /* a path, or a directory on it, does not exist */
+    SBX_ERR_NOT_A_DIRECTORY = 13, /* a directory was expected: a file is there */
+    SBX_ERR_IS_A_DIRECTORY = 14,  /* a file was expected: a directory is there */
+    SBX_ERR_EXISTS = 15,          /* the path exists and the call asked it not to */
+    SBX_ERR_PERMISSION = 16,      /* the sandbox's own permissions forbid it */
     SBX_ERR_INTERNAL = 70         /* out of memory or a bug */
 } sbx_status;
 
@@ -268,6 +275,191 @@ typedef struct sbx_reconciliation {
     char *incarnation_id;        /* FOUND: the sandbox's incarnation; else NULL */
 } sbx_reconciliation;
 
+/* ---------------------------------------------------------------- ABI 1.3
+ * Sandbox operations: run a command, read, write, list and remove files in
+ * a running sandbox.  Requests are caller-owned structs that start with
+ * their size (the backend reads no member beyond it, so hosts of older
+ * minors keep working when members are appended).  Results are built by
+ * the backend, start with their size as built (read members appended
+ * later only when it holds them) and are released with the same backend's
+ * free operation.
+ *
+ * Paths are the sandbox's own: what the sandbox's commands see.  A
+ * relative path is taken from the sandbox's working directory (the one a
+ * command starts in by default); a path a backend cannot confine to the
+ * sandbox ("..", absolute paths outside it, a symbolic link leading out) is
+ * SBX_ERR_REFUSED and nothing is read or written.  Each backend's document
+ * says where its sandboxes' paths lead.
+ *
+ * Error kinds of the operations: SBX_ERR_NOT_FOUND when the sandbox does
+ * not exist or is not running ("sandbox gone"); SBX_ERR_NO_SUCH_PATH,
+ * SBX_ERR_NOT_A_DIRECTORY, SBX_ERR_IS_A_DIRECTORY, SBX_ERR_EXISTS and
+ * SBX_ERR_PERMISSION for what the path is; SBX_ERR_USAGE for a request
+ * that is malformed (an invalid environment name, both or neither of argv
+ * and shell_command); SBX_ERR_UNSUPPORTED for what this backend cannot do
+ * (stdin, a shell); the transport and peer kinds as for every call.
+ */
+
+/* One environment variable of an exec request; both strings borrowed. */
+typedef struct sbx_env_var {
+    const char *name;            /* ^[A-Za-z_][A-Za-z0-9_]*$, else SBX_ERR_USAGE */
+    const char *value;           /* passed as is, never spliced into a command
+                                  * text; never logged */
+} sbx_env_var;
+
+/* sbx_exec_request.timeout_ms and max_output_bytes: the backend's default. */
+#define SBX_EXEC_DEFAULT 0
+
+/*
+ * A command to run.  Every pointer is borrowed for the call.  Initialise
+ * with SBX_EXEC_REQUEST_INIT so that members added later get defaults.
+ */
+typedef struct sbx_exec_request {
+    size_t struct_size;            /* sizeof(sbx_exec_request) */
+    const char *const *argv;       /* the command and its arguments, NULL-
+                                    * terminated: argv[0] is looked up in PATH */
+    const char *shell_command;     /* or a command text run by /bin/sh -c:
+                                    * exactly one of argv and shell_command */
+    const sbx_env_var *env;        /* added to the backend's minimal base
+                                    * environment (the host's own is never
+                                    * passed through); may be NULL when the
+                                    * count is 0 */
+    size_t env_count;
+    const char *working_dir;       /* NULL: the sandbox's working directory */
+    const void *stdin_data;        /* bytes the command reads on stdin, then
+                                    * end of file; NULL: empty stdin */
+    size_t stdin_length;
+    int64_t timeout_ms;            /* wall-clock limit, > 0; SBX_EXEC_DEFAULT:
+                                    * the backend's default.  At the limit the
+                                    * command and every process it started are
+                                    * killed */
+    size_t max_output_bytes;       /* bytes kept of each of stdout and stderr
+                                    * (the first ones; the rest is read and
+                                    * dropped); SBX_EXEC_DEFAULT: the backend's */
+} sbx_exec_request;
+
+#define SBX_EXEC_REQUEST_INIT \
+    { sizeof(sbx_exec_request), NULL, NULL, NULL, 0, NULL, NULL, 0, SBX_EXEC_DEFAULT, \
+      SBX_EXEC_DEFAULT }
+
+/* How a command ended. */
+typedef enum sbx_exec_outcome {
+    SBX_EXEC_EXITED = 0,         /* it exited: exit_code holds its status */
+    SBX_EXEC_SIGNALED = 1,       /* a signal ended it: term_signal (0 when the
+                                  * backend cannot tell which) */
+    SBX_EXEC_TIMED_OUT = 2       /* the timeout ended it; it was killed */
+} sbx_exec_outcome;
+
+/*
+ * What a command did.  A command that ran is a result whatever its exit
+ * code; one that could not start at all (no such program) exits 127, as in
+ * a shell, on every backend.  Built by the backend, released with
+ * free_exec_result; the output buffers belong to it.
+ */
+typedef struct sbx_exec_result {
+    size_t struct_size;          /* bytes of this result as built */
+    sbx_exec_outcome outcome;
+    int exit_code;               /* EXITED: 0..255; else -1 */
+    int term_signal;             /* SIGNALED: the signal number, 0 unknown; else 0 */
+    int64_t duration_ms;         /* from start to end, as the backend measured */
+    char *stdout_data;           /* stdout_length bytes (NUL bytes kept), then a
+                                  * NUL that is not counted; never NULL */
+    size_t stdout_length;
+    int stdout_truncated;        /* non-zero: the command wrote more than was kept */
+    char *stderr_data;           /* as stdout */
+    size_t stderr_length;
+    int stderr_truncated;
+} sbx_exec_result;
+
+/* Size a result must have to hold `member`, and whether `r` holds it. */
+#define SBX_EXEC_RESULT_MIN_SIZE(member)                                 \
+    (offsetof(sbx_exec_result, member) + sizeof(((sbx_exec_result *)0)->member))
+#define SBX_EXEC_RESULT_HAS(r, member) ((r)->struct_size >= SBX_EXEC_RESULT_MIN_SIZE(member))
+#define SBX_EXEC_RESULT_SIZE_1_3 SBX_EXEC_RESULT_MIN_SIZE(stderr_truncated)
+
+/* The bytes of a file, as read_file answers them (released with
+ * free_file_content). */
+typedef struct sbx_file_content {
+    size_t struct_size;          /* bytes of this struct as built */
+    char *data;                  /* length bytes, then a NUL that is not counted;
+                                  * never NULL */
+    size_t length;
+    int truncated;               /* non-zero: the file has bytes past these */
+} sbx_file_content;
+
+#define SBX_FILE_CONTENT_SIZE_1_3 \
+    (offsetof(sbx_file_content, truncated) + sizeof(int))
+
+/* write_file flags.  Without APPEND or EXCLUSIVE a file is created or
+ * replaced whole. */
+#define SBX_WRITE_APPEND    0x1u  /* add to the end of the file (created if absent) */
+#define SBX_WRITE_EXCLUSIVE 0x2u  /* SBX_ERR_EXISTS when the path exists */
+#define SBX_WRITE_MKDIRS    0x4u  /* create missing parent directories (0755) */
+
+/* remove_path flags. */
+#define SBX_REMOVE_RECURSIVE 0x1u /* a directory and all it holds; without it a
+                                   * directory is SBX_ERR_IS_A_DIRECTORY */
+
+/* What a directory entry is. */
+typedef enum sbx_file_type {
+    SBX_FILE_REGULAR = 0,
+    SBX_FILE_DIRECTORY = 1,
+    SBX_FILE_SYMLINK = 2,        /* listed, never followed */
+    SBX_FILE_OTHER = 3           /* a FIFO, socket or device */
+} sbx_file_type;
+
+/*
+ * One entry of a listing, chained by `next` like sbx_sandbox_record.
+ * Strings belong to the listing.
+ */
+typedef struct sbx_dir_entry {
+    size_t struct_size;          /* bytes of this entry as built */
+    struct sbx_dir_entry *next;  /* NULL at the end */
+    char *path;                  /* relative to the listed directory, '/' between
+                                  * levels (depth 1: the name) */
+    sbx_file_type type;
+    uint64_t size;               /* bytes; 0 for a directory */
+    int64_t mtime;               /* ms since the Unix epoch; SBX_TIME_UNKNOWN */
+    uint32_t mode;               /* permission bits (07777); 0 when unknown */
+} sbx_dir_entry;
+
+#define SBX_DIR_ENTRY_SIZE_1_3 (offsetof(sbx_dir_entry, mode) + sizeof(uint32_t))
+
+/* A listing (released with free_listing). */
+typedef struct sbx_dir_listing {
+    size_t struct_size;          /* bytes of this struct as built */
+    sbx_dir_entry *entries;      /* depth first, each directory's entries sorted
+                                  * by name; NULL when empty */
+    size_t count;                /* entries in the chain */
+    int truncated;               /* non-zero: max_entries cut the listing */
+} sbx_dir_listing;
+
+#define SBX_DIR_LISTING_SIZE_1_3 (offsetof(sbx_dir_listing, truncated) + sizeof(int))
+
+/* sbx_operations_info.operations: what a backend can do. */
+#define SBX_OP_EXEC         0x01u  /* exec with argv */
+#define SBX_OP_EXEC_SHELL   0x02u  /* exec with shell_command */
+#define SBX_OP_EXEC_STDIN   0x04u  /* exec with stdin_data */
+#define SBX_OP_READ_FILE    0x08u
+#define SBX_OP_WRITE_FILE   0x10u
+#define SBX_OP_LIST_DIR     0x20u
+#define SBX_OP_REMOVE_PATH  0x40u
+
+/*
+ * What a backend's operations can do, and their limits.  The caller sets
+ * struct_size (sizeof as it was compiled) and the backend writes no member
+ * beyond it.  Limits are 0 when there are none.
+ */
+typedef struct sbx_operations_info {
+    size_t struct_size;           /* sizeof(sbx_operations_info) */
+    unsigned operations;          /* SBX_OP_* */
+    int64_t default_timeout_ms;   /* what SBX_EXEC_DEFAULT means */
+    int64_t max_timeout_ms;       /* a larger timeout is SBX_ERR_USAGE */
+    size_t default_output_bytes;  /* what SBX_EXEC_DEFAULT means per stream */
+    size_t max_output_bytes;      /* a larger cap is SBX_ERR_USAGE */
+    uint64_t max_file_bytes;      /* largest read or write in one call */
+} sbx_operations_info;
+
 /* An open backend instance; its layout is the backend's own. */
 typedef struct sbx_backend_instance sbx_backend_instance;
 
@@ -362,6 +554,55 @@ typedef struct sbx_backend_descriptor {
 
     /* Release a chain of records returned by this backend.  NULL is fine. */
     void (*free_records)(sbx_sandbox_record *records);
+
+    /* ---- ABI 1.3: sandbox operations (see above) ---- */
+    /* A backend that sets an operation also sets its free operation, and
+     * operations_info (the host refuses it otherwise). */
+
+    /* What the operations can do and their limits (no sandbox involved). */
+    sbx_status (*operations_info)(sbx_backend_instance *instance,
+                                  sbx_operations_info *out, sbx_error *err);
+
+    /* Run a command in sandbox `sandbox_id` and wait for it.  SBX_OK when it
+     * ran, whatever its exit; *out is released with free_exec_result. */
+    sbx_status (*exec)(sbx_backend_instance *instance, const char *sandbox_id,
+                       const sbx_exec_request *request, sbx_exec_result **out,
+                       sbx_error *err);
+
+    /* Release an exec result.  NULL is fine. */
+    void (*free_exec_result)(sbx_exec_result *result);
+
+    /* Read at most max_bytes (> 0) of a regular file from byte `offset` on
+     * (past the end: zero bytes).  *out is released with free_file_content. */
+    sbx_status (*read_file)(sbx_backend_instance *instance, const char *sandbox_id,
+                            const char *path, uint64_t offset, uint64_t max_bytes,
+                            sbx_file_content **out, sbx_error *err);
+
+    /* Release what read_file answered.  NULL is fine. */
+    void (*free_file_content)(sbx_file_content *content);
+
+    /* Write `length` bytes as the file at `path` (SBX_WRITE_* flags); `mode`
+     * is the permission bits of a file it creates (0: 0644).  The parent
+     * directory must exist unless SBX_WRITE_MKDIRS. */
+    sbx_status (*write_file)(sbx_backend_instance *instance, const char *sandbox_id,
+                             const char *path, const void *data, size_t length,
+                             unsigned flags, uint32_t mode, sbx_error *err);
+
+    /* The entries under directory `path`, down to max_depth levels (1: its
+     * own entries; >= 1) and at most max_entries (> 0) of them.  Symbolic
+     * links are listed, not followed.  *out is released with free_listing. */
+    sbx_status (*list_dir)(sbx_backend_instance *instance, const char *sandbox_id,
+                           const char *path, unsigned max_depth, size_t max_entries,
+                           sbx_dir_listing **out, sbx_error *err);
+
+    /* Release a listing.  NULL is fine. */
+    void (*free_listing)(sbx_dir_listing *listing);
+
+    /* Remove the file, symbolic link or (SBX_REMOVE_RECURSIVE) directory at
+     * `path`: SBX_ERR_NO_SUCH_PATH when there is none.  A link is removed,
+     * never what it points to. */
+    sbx_status (*remove_path)(sbx_backend_instance *instance, const char *sandbox_id,
+                              const char *path, unsigned flags, sbx_error *err);
 } sbx_backend_descriptor;
 
 /* Size a descriptor must have to hold `member` (for the host's checks). */
@@ -378,6 +619,9 @@ typedef struct sbx_backend_descriptor {
 
 /* Size of a 1.1 descriptor: through clear_reconciliation. */
 #define SBX_DESCRIPTOR_SIZE_1_1 SBX_DESCRIPTOR_MIN_SIZE(clear_reconciliation)
+
+/* Size of a 1.2 descriptor: through free_records. */
+#define SBX_DESCRIPTOR_SIZE_1_2 SBX_DESCRIPTOR_MIN_SIZE(free_records)
 
 /*
  * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a

@@ -59,6 +59,11 @@ static inline const char *sbx_backend_status_name(sbx_status status)
     case SBX_ERR_PROVISIONER: return "provisioner";
     case SBX_ERR_UNSUPPORTED: return "unsupported";
     case SBX_ERR_NOT_FOUND: return "not_found";
+    case SBX_ERR_NO_SUCH_PATH: return "no_such_path";
+    case SBX_ERR_NOT_A_DIRECTORY: return "not_a_directory";
+    case SBX_ERR_IS_A_DIRECTORY: return "is_a_directory";
+    case SBX_ERR_EXISTS: return "exists";
+    case SBX_ERR_PERMISSION: return "permission";
     case SBX_ERR_INTERNAL: return "internal";
     }
     return "internal";

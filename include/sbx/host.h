@@ -191,6 +191,62 @@ void sbx_backend_clear_reconciliation(sbx_backend *backend,
  * 0.  Backends without capabilities answer 0. */
 int sbx_backend_allows_thread_data_mounts(sbx_backend *backend, int host_enabled);
 
+/*
+ * Sandbox operations (ABI 1.3; <sbx/backend.h> says what each does and
+ * which error kinds it answers), on a backend of any minor: a backend
+ * without the operation answers SBX_ERR_UNSUPPORTED naming it and the
+ * operation.  A result a backend returns malformed (smaller than ABI 1.3's,
+ * without its buffers, a listing whose chain differs from its count) is
+ * released and SBX_ERR_INTERNAL naming the backend.  Results are released
+ * with the matching sbx_backend_free_* on the same backend.  Safe from many
+ * threads at once, on one sandbox or many.
+ */
+
+/* What the backend's operations can do and their limits.  The caller sets
+ * out->struct_size; every member the backend does not set reads 0 (for a
+ * backend without operations: all of them).  SBX_ERR_USAGE for a
+ * struct_size too small to hold a member. */
+sbx_status sbx_backend_operations_info(sbx_backend *backend, sbx_operations_info *out,
+                                       sbx_error *err);
+
+/* Run a command in a sandbox and wait for it: SBX_OK whenever it ran,
+ * whatever its exit (*out says how it ended).  SBX_ERR_USAGE for a NULL
+ * id or request or one not made with SBX_EXEC_REQUEST_INIT. */
+sbx_status sbx_backend_exec(sbx_backend *backend, const char *sandbox_id,
+                            const sbx_exec_request *request, sbx_exec_result **out,
+                            sbx_error *err);
+
+/* Release an exec result of this backend.  NULL is accepted. */
+void sbx_backend_free_exec_result(sbx_backend *backend, sbx_exec_result *result);
+
+/* Read at most max_bytes (>= 1, else SBX_ERR_USAGE) of a file from
+ * `offset` on. */
+sbx_status sbx_backend_read_file(sbx_backend *backend, const char *sandbox_id,
+                                 const char *path, uint64_t offset, uint64_t max_bytes,
+                                 sbx_file_content **out, sbx_error *err);
+
+/* Release file content of this backend.  NULL is accepted. */
+void sbx_backend_free_file_content(sbx_backend *backend, sbx_file_content *content);
+
+/* Write a file (SBX_WRITE_* flags; APPEND and EXCLUSIVE together, unknown
+ * flags or a mode beyond 07777 are SBX_ERR_USAGE).  `data` is borrowed. */
+sbx_status sbx_backend_write_file(sbx_backend *backend, const char *sandbox_id,
+                                  const char *path, const void *data, size_t length,
+                                  unsigned flags, uint32_t mode, sbx_error *err);
+
+/* List a directory down to max_depth levels, at most max_entries entries
+ * (both >= 1, else SBX_ERR_USAGE). */
+sbx_status sbx_backend_list_dir(sbx_backend *backend, const char *sandbox_id,
+                                const char *path, unsigned max_depth, size_t max_entries,
+                                sbx_dir_listing **out, sbx_error *err);
+
+/* Release a listing of this backend.  NULL is accepted. */
+void sbx_backend_free_listing(sbx_backend *backend, sbx_dir_listing *listing);
+
+/* Remove a file, link or (SBX_REMOVE_RECURSIVE) directory. */
+sbx_status sbx_backend_remove_path(sbx_backend *backend, const char *sandbox_id,
+                                   const char *path, unsigned flags, sbx_error *err);
+
 /* ---------------------------------------------------------------- config */
 
 /* Parse a configuration file (JSON; see docs/configuration.md).  `${NAME}`

@@ -9,6 +9,7 @@ check_LTLIBRARIES += \
 	tests/host/fixtures/fixture-good.la \
 	tests/host/fixtures/fixture-older-minor.la \
 	tests/host/fixtures/fixture-minor-1.la \
+	tests/host/fixtures/fixture-minor-2.la \
 	tests/host/fixtures/fixture-short-records.la \
 	tests/host/fixtures/fixture-records-no-free.la \
 	tests/host/fixtures/fixture-newer-minor.la \
@@ -33,6 +34,14 @@ tests_host_fixtures_fixture_minor_1_la_CPPFLAGS = -I$(srcdir)/tests/host/fixture
 	$(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-minor-1"'
 tests_host_fixtures_fixture_minor_1_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 EXTRA_DIST += tests/host/fixtures/abi-1.1/sbx/backend.h
+
+# A module of ABI 1.2, built against the 1.2 header as it shipped: records,
+# no sandbox operations.
+tests_host_fixtures_fixture_minor_2_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_minor_2_la_CPPFLAGS = -I$(srcdir)/tests/host/fixtures/abi-1.2 \
+	$(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-minor-2"'
+tests_host_fixtures_fixture_minor_2_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+EXTRA_DIST += tests/host/fixtures/abi-1.2/sbx/backend.h
 
 tests_host_fixtures_fixture_short_records_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_short_records_la_CPPFLAGS = $(AM_CPPFLAGS) \

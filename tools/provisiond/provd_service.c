@@ -86,6 +86,12 @@ static void answer_backend_error(const sbx_error *err, prov_reply *reply)
     case SBX_ERR_CONFIG:
     case SBX_ERR_LOAD:
     case SBX_ERR_INTERNAL:
+    /* Kinds of the sandbox operations, which no lifecycle call returns. */
+    case SBX_ERR_NO_SUCH_PATH:
+    case SBX_ERR_NOT_A_DIRECTORY:
+    case SBX_ERR_IS_A_DIRECTORY:
+    case SBX_ERR_EXISTS:
+    case SBX_ERR_PERMISSION:
         status = 500;
         break;
     }

@@ -19,6 +19,11 @@ int ctl_exit_code(sbx_status status)
     case SBX_ERR_LOAD: return 8;
     case SBX_ERR_PROVISIONER: return 9;
     case SBX_ERR_UNSUPPORTED: return 10;
+    case SBX_ERR_NO_SUCH_PATH: return 11;
+    case SBX_ERR_NOT_A_DIRECTORY: return 12;
+    case SBX_ERR_IS_A_DIRECTORY: return 13;
+    case SBX_ERR_EXISTS: return 14;
+    case SBX_ERR_PERMISSION: return 15;
     case SBX_ERR_INTERNAL: return CTL_EXIT_INTERNAL;
     }
     return CTL_EXIT_INTERNAL;
