@@ -9,6 +9,8 @@ noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
 	common/dynbuf.c common/dynbuf.h \
+	common/exec_request.c common/exec_request.h \
+	common/op_results.c common/op_results.h \
 	common/fnv1a.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
