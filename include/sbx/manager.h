@@ -237,6 +237,30 @@ sbx_status sbx_manager_release(sbx_manager *manager, const char *sandbox_id,
 sbx_status sbx_manager_destroy(sbx_manager *manager, const char *sandbox_id,
                                sbx_error *err);
 
+/*
+ * The sandbox operations (ABI 1.3, <sbx/host.h>'s sbx_backend_exec and
+ * file calls) on active sandbox `sandbox_id`: the tool-call path.  Like
+ * get, they find the sandbox without store I/O; the call counts as use, and
+ * while it runs the idle reaper does not take the sandbox.  SBX_ERR_NOT_FOUND
+ * when the sandbox is not active here (acquire it first), else what the
+ * backend's operation answers.  Results are released with the
+ * sbx_backend_free_* calls on the backend the manager was opened on.
+ */
+sbx_status sbx_manager_exec(sbx_manager *manager, const char *sandbox_id,
+                            const sbx_exec_request *request, sbx_exec_result **out,
+                            sbx_error *err);
+sbx_status sbx_manager_read_file(sbx_manager *manager, const char *sandbox_id,
+                                 const char *path, uint64_t offset, uint64_t max_bytes,
+                                 sbx_file_content **out, sbx_error *err);
+sbx_status sbx_manager_write_file(sbx_manager *manager, const char *sandbox_id,
+                                  const char *path, const void *data, size_t length,
+                                  unsigned flags, uint32_t mode, sbx_error *err);
+sbx_status sbx_manager_list_dir(sbx_manager *manager, const char *sandbox_id,
+                                const char *path, unsigned max_depth, size_t max_entries,
+                                sbx_dir_listing **out, sbx_error *err);
+sbx_status sbx_manager_remove_path(sbx_manager *manager, const char *sandbox_id,
+                                   const char *path, unsigned flags, sbx_error *err);
+
 /* One reaper pass now (reconcile orphans, destroy idle active and warm
  * sandboxes), in the caller's thread.  SBX_OK also when a step was skipped
  * (logged); SBX_ERR_USAGE after shutdown. */

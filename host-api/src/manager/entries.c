@@ -108,6 +108,27 @@ void mgr_entry_collect(sbx_manager *m, mgr_entry *e)
         mgr_entry_free(mgr_strmap_remove(&m->entries, e->id));
 }
 
+int mgr_entry_unpin_tracked(mgr_entry *e)
+{
+    if (e->state == MGR_NONE)
+        return 0;
+    atomic_fetch_sub(&e->pins, 1);
+    return 1;
+}
+
+void mgr_entry_unpin(sbx_manager *m, mgr_entry *e)
+{
+    mgr_read_lock(&m->lock);
+    int done = mgr_entry_unpin_tracked(e);
+    mgr_read_unlock(&m->lock);
+    if (done)
+        return;
+    mgr_write_lock(&m->lock);
+    atomic_fetch_sub(&e->pins, 1);
+    mgr_entry_collect(m, e);
+    mgr_write_unlock(&m->lock);
+}
+
 void mgr_entry_set_state(sbx_manager *m, mgr_entry *e, mgr_state state, sbx_managed *record)
 {
     if (e->state == MGR_ACTIVE)

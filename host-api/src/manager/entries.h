@@ -23,6 +23,16 @@ mgr_entry *mgr_find_or_add(sbx_manager *m, const char *id);
  * write lock. */
 void mgr_entry_collect(sbx_manager *m, mgr_entry *e);
 
+/* Under a read hold: drop the pin of `e` while it is tracked, and return 1;
+ * 0 when it is untracked (unpin then needs the write hold).  Only an entry
+ * in state NONE is ever collected, so whoever untracks `e` later collects it
+ * under the write hold and sees the pin gone. */
+int mgr_entry_unpin_tracked(mgr_entry *e);
+
+/* Drop a pin taken on `e` (no lock held), collecting it when it was the last
+ * thing keeping an untracked entry. */
+void mgr_entry_unpin(sbx_manager *m, mgr_entry *e);
+
 /* Make `e` ACTIVE or WARM with `record` (its anchor is taken over) or NONE
  * (record dropped), keeping the gauges and the identity index right.  Under
  * the write lock. */

@@ -326,31 +326,6 @@ static mgr_entry *pin(sbx_manager *m, const char *id)
     return e;
 }
 
-/* Under a read hold: drop the pin of `e` while it is tracked, and return 1;
- * 0 when it is untracked (unpin then needs the write hold).  Only an entry
- * in state NONE is ever collected, so whoever untracks `e` later collects it
- * under the write hold and sees the pin gone. */
-static int unpin_tracked(mgr_entry *e)
-{
-    if (e->state == MGR_NONE)
-        return 0;
-    atomic_fetch_sub(&e->pins, 1);
-    return 1;
-}
-
-static void unpin(sbx_manager *m, mgr_entry *e)
-{
-    mgr_read_lock(&m->lock);
-    int done = unpin_tracked(e);
-    mgr_read_unlock(&m->lock);
-    if (done)
-        return;
-    mgr_write_lock(&m->lock);
-    atomic_fetch_sub(&e->pins, 1);
-    mgr_entry_collect(m, e);
-    mgr_write_unlock(&m->lock);
-}
-
 /* Rule 4's first source for a thread this manager serves right now: its
  * ACTIVE entry, found by identity (no id derivation, no validation: the
  * index matches only strings validated when the entry was made) and reused
@@ -387,11 +362,11 @@ static step reuse_active(sbx_manager *m, const char *user, const char *thread,
         } else {
             result = STEP_NEXT;
         }
-        unpinned = unpin_tracked(e);
+        unpinned = mgr_entry_unpin_tracked(e);
         mgr_read_unlock(&m->lock);
     }
     if (!unpinned)
-        unpin(m, e);
+        mgr_entry_unpin(m, e);
     sbx_managed_unref(seen);
     return result;
 }
@@ -420,7 +395,7 @@ static sbx_status acquire_serialised(sbx_manager *m, const sbx_create_request *r
     pthread_mutex_lock(&e->acquire_lock);
     st = acquire_pinned(&a);
     pthread_mutex_unlock(&e->acquire_lock);
-    unpin(m, e);
+    mgr_entry_unpin(m, e);
     return st;
 }
 

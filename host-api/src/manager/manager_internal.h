@@ -57,6 +57,7 @@ typedef struct mgr_entry {
     _Atomic uint64_t epoch;        /* bumped by every successful take */
     int64_t unowned_since;         /* reconciliation's grace timer; -1: none */
     atomic_int pins;               /* acquirers using it: not freed, not adopted */
+    atomic_int operating;          /* sandbox operations running in it: not idle */
     pthread_mutex_t acquire_lock;
     /* The identity index (under the write lock; read under a read hold). */
     struct mgr_entry *identity_next;

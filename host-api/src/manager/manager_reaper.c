@@ -32,6 +32,8 @@ typedef struct snapshot {
 
 static int idle_past(const sbx_manager *m, const mgr_entry *e, int64_t now)
 {
+    if (atomic_load(&e->operating) > 0)
+        return 0; /* a command or file call running in it is use */
     int64_t since = e->state == MGR_ACTIVE ? atomic_load(&e->last_used) : e->released_at;
     return m->config.idle_timeout_ms > 0 && now - since > m->config.idle_timeout_ms;
 }
@@ -43,6 +45,8 @@ static void snap_one(const char *key, void *value, void *ctx)
     if (e->teardown || (s->state != MGR_NONE ? e->state != s->state : e->state == MGR_NONE))
         return;
     if (s->idle_only) {
+        if (atomic_load(&e->operating) > 0)
+            return;
         int64_t since = e->state == MGR_ACTIVE ? atomic_load(&e->last_used) : e->released_at;
         if (s->now - since <= s->idle_ms)
             return;
