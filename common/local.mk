@@ -8,6 +8,7 @@
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
+	common/base64.c common/base64.h \
 	common/dynbuf.c common/dynbuf.h \
 	common/exec_request.c common/exec_request.h \
 	common/op_results.c common/op_results.h \

@@ -31,7 +31,10 @@ typedef enum option_id {
     OPT_LARK_RUNTIME,
     OPT_LARK_BROKER,
     OPT_REQUIRE_CONTRACT,
-    OPT_KEEP_LEASE
+    OPT_KEEP_LEASE,
+    OPT_ENV,
+    OPT_WORKDIR,
+    OPT_TIMEOUT
 } option_id;
 
 typedef struct option_spec {
@@ -46,6 +49,7 @@ typedef struct option_spec {
 #define OPT_FOR_CREATE 1u
 #define OPT_FOR_ACQUIRE 2u
 #define OPT_FOR_BOTH (OPT_FOR_CREATE | OPT_FOR_ACQUIRE)
+#define OPT_FOR_EXEC 4u
 
 static const option_spec options[] = {
     {"--config", NULL, 1, 0, OPT_CONFIG},
@@ -64,26 +68,41 @@ static const option_spec options[] = {
     {"--lark-broker", NULL, 0, OPT_FOR_BOTH, OPT_LARK_BROKER},
     {"--require-contract", NULL, 1, OPT_FOR_BOTH, OPT_REQUIRE_CONTRACT},
     {"--keep-lease", NULL, 0, OPT_FOR_ACQUIRE, OPT_KEEP_LEASE},
+    {"--env", "-e", 1, OPT_FOR_EXEC, OPT_ENV},
+    {"--workdir", "-w", 1, OPT_FOR_EXEC, OPT_WORKDIR},
+    {"--timeout", NULL, 1, OPT_FOR_EXEC, OPT_TIMEOUT},
 };
+
+/* What follows a command's name. */
+typedef enum operands {
+    OPERANDS_NONE,
+    OPERANDS_ID,          /* ID */
+    OPERANDS_ID_COMMAND,  /* ID CMD ARGS... (exec) */
+    OPERANDS_ID_PATH,     /* ID [PATH] (ls) */
+    OPERANDS_TWO_PATHS    /* SOURCE DESTINATION (cp) */
+} operands;
 
 typedef struct command_spec {
     const char *name;
     ctl_command command;
-    int takes_id;
+    operands operands;
 } command_spec;
 
 static const command_spec commands[] = {
-    {"backends", CTL_BACKENDS, 0},
-    {"create", CTL_CREATE, 0},
-    {"destroy", CTL_DESTROY, 1},
-    {"alive", CTL_ALIVE, 1},
-    {"discover", CTL_DISCOVER, 1},
-    {"list", CTL_LIST, 0},
-    {"capabilities", CTL_CAPABILITIES, 0},
-    {"reconcile", CTL_RECONCILE, 1},
-    {"acquire", CTL_ACQUIRE, 0},
-    {"manage", CTL_MANAGE, 0},
-    {"leases", CTL_LEASES, 0},
+    {"backends", CTL_BACKENDS, OPERANDS_NONE},
+    {"create", CTL_CREATE, OPERANDS_NONE},
+    {"destroy", CTL_DESTROY, OPERANDS_ID},
+    {"alive", CTL_ALIVE, OPERANDS_ID},
+    {"discover", CTL_DISCOVER, OPERANDS_ID},
+    {"list", CTL_LIST, OPERANDS_NONE},
+    {"capabilities", CTL_CAPABILITIES, OPERANDS_NONE},
+    {"reconcile", CTL_RECONCILE, OPERANDS_ID},
+    {"acquire", CTL_ACQUIRE, OPERANDS_NONE},
+    {"manage", CTL_MANAGE, OPERANDS_NONE},
+    {"leases", CTL_LEASES, OPERANDS_NONE},
+    {"exec", CTL_EXEC, OPERANDS_ID_COMMAND},
+    {"cp", CTL_CP, OPERANDS_TWO_PATHS},
+    {"ls", CTL_LS, OPERANDS_ID_PATH},
 };
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -247,6 +266,49 @@ static sbx_status parse_contract(ctl_args *args, const char *text, sbx_error *er
     return SBX_OK;
 }
 
+/* NAME=VALUE for the command's environment: the message names the option
+ * and the name, never the value (it may be a secret). */
+static sbx_status add_env(ctl_args *args, const char *text, sbx_error *err)
+{
+    const char *equals = strchr(text, '=');
+    if (equals == NULL || equals == text)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "option '--env' needs an argument of the form NAME=VALUE");
+    sbx_status status = check_text(text, (size_t)(equals - text), TEXT_NAME,
+                                   "the NAME of option '--env'", err);
+    if (status == SBX_OK)
+        status = check_text(equals + 1, strlen(equals + 1), TEXT_ANY,
+                            "the VALUE of option '--env'", err);
+    if (status != SBX_OK)
+        return status;
+    sbx_env_var *grown = realloc(args->env, (args->env_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return out_of_memory(err);
+    args->env = grown;
+    char *name = strndup(text, (size_t)(equals - text));
+    if (name == NULL)
+        return out_of_memory(err);
+    grown[args->env_count].name = name;
+    grown[args->env_count].value = equals + 1;
+    args->env_count++;
+    return SBX_OK;
+}
+
+/* Seconds, a decimal number above 0 (e.g. 30 or 0.5), as milliseconds. */
+static sbx_status parse_timeout(ctl_args *args, const char *text, sbx_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double seconds = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !(seconds > 0) ||
+        seconds > 1e9 || seconds * 1000 < 1)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "option '--timeout' needs a number of seconds above 0 (at least "
+                             "0.001), got '%s'", text);
+    args->timeout_ms = (int64_t)(seconds * 1000 + 0.5);
+    return SBX_OK;
+}
+
 static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
                                sbx_error *err)
 {
@@ -272,6 +334,9 @@ static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
     case OPT_LARK_BROKER: args->lark_broker = 1; return SBX_OK;
     case OPT_REQUIRE_CONTRACT: return parse_contract(args, value, err);
     case OPT_KEEP_LEASE: args->keep_lease = 1; return SBX_OK;
+    case OPT_ENV: return add_env(args, value, err);
+    case OPT_WORKDIR: args->workdir = value; return check_option_text("--workdir", value, TEXT_ANY, err);
+    case OPT_TIMEOUT: return parse_timeout(args, value, err);
     }
     return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
 }
@@ -289,13 +354,15 @@ static sbx_status parse_option(int argc, char *const *argv, int *index,
     if (spec == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "unknown option '%.*s'", name_width, token);
     unsigned command_bit = args->command == CTL_CREATE    ? OPT_FOR_CREATE
-                           : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE : 0;
+                           : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE
+                           : args->command == CTL_EXEC    ? OPT_FOR_EXEC : 0;
     if (spec->commands != 0 && (spec->commands & command_bit) == 0) {
         if (args->command == CTL_NO_COMMAND)
             return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' must follow the command %s",
                                  spec->long_name,
                                  spec->commands == OPT_FOR_BOTH    ? "'create' or 'acquire'"
-                                 : spec->commands == OPT_FOR_CREATE ? "'create'" : "'acquire'");
+                                 : spec->commands == OPT_FOR_CREATE ? "'create'"
+                                 : spec->commands == OPT_FOR_EXEC   ? "'exec'" : "'acquire'");
         return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
                              spec->long_name, args->command_name);
     }
@@ -327,15 +394,31 @@ static sbx_status parse_word(const char *word, ctl_args *args, sbx_error *err)
         args->command_name = spec->name;
         return SBX_OK;
     }
-    const command_spec *spec = find_command(args->command_name);
-    if (spec->takes_id && args->operand == NULL) {
+    operands kind = find_command(args->command_name)->operands;
+    if (kind != OPERANDS_NONE && args->operand == NULL) {
         char what[64];
-        sbx_backend_format(what, sizeof what, "the sandbox ID of command '%s'", spec->name);
+        if (kind == OPERANDS_TWO_PATHS) {
+            sbx_backend_format(what, sizeof what, "the SOURCE of command '%s'", args->command_name);
+            sbx_status status = check_text(word, strlen(word), TEXT_ANY, what, err);
+            if (status == SBX_OK)
+                args->operand = word;
+            return status;
+        }
+        sbx_backend_format(what, sizeof what, "the sandbox ID of command '%s'", args->command_name);
         sbx_status status = check_text(word, strlen(word), TEXT_NAME, what, err);
         if (status != SBX_OK)
             return status;
         args->operand = word;
         return SBX_OK;
+    }
+    if ((kind == OPERANDS_ID_PATH || kind == OPERANDS_TWO_PATHS) && args->operand2 == NULL) {
+        char what[64];
+        sbx_backend_format(what, sizeof what, "the %s of command '%s'",
+                           kind == OPERANDS_ID_PATH ? "PATH" : "DESTINATION", args->command_name);
+        sbx_status status = check_text(word, strlen(word), TEXT_ANY, what, err);
+        if (status == SBX_OK)
+            args->operand2 = word;
+        return status;
     }
     return sbx_error_set(err, SBX_ERR_USAGE, "unexpected argument '%s' for command '%s'",
                          word, args->command_name);
@@ -347,9 +430,17 @@ static sbx_status check_complete(const ctl_args *args, sbx_error *err)
         return SBX_OK;
     if (args->command == CTL_NO_COMMAND)
         return sbx_error_set(err, SBX_ERR_USAGE, "no command given (try 'sbxctl --help')");
-    if (find_command(args->command_name)->takes_id && args->operand == NULL)
+    operands kind = find_command(args->command_name)->operands;
+    if (kind == OPERANDS_TWO_PATHS && args->operand2 == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "command '%s' needs a SOURCE and a DESTINATION (one of them "
+                             "ID:PATH)", args->command_name);
+    if (kind != OPERANDS_NONE && args->operand == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a sandbox ID",
                              args->command_name);
+    if (kind == OPERANDS_ID_COMMAND && args->exec_argv == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "command 'exec' needs a command after the sandbox ID");
     if (args->command == CTL_ACQUIRE && args->thread_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command 'acquire' needs --thread");
     if (args->command == CTL_CREATE && args->thread_id == NULL && args->sandbox_id == NULL)
@@ -362,6 +453,7 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
 {
     memset(args, 0, sizeof *args);
     args->required_contract = SBX_CONTRACT_NONE;
+    args->timeout_ms = SBX_EXEC_DEFAULT;
     sbx_error_clear(err);
 
     int options_ended = 0;
@@ -371,6 +463,13 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
         if (!options_ended && strcmp(token, "--") == 0) {
             options_ended = 1;
             continue;
+        }
+        if (args->command == CTL_EXEC && args->operand != NULL &&
+            (options_ended || token[0] != '-' || token[1] == '\0')) {
+            /* exec ID CMD...: the rest is the command, its options its own.
+             * argv[argc] is NULL, so the slice is NULL-terminated. */
+            args->exec_argv = (const char *const *)&argv[i];
+            break;
         }
         if (!options_ended && token[0] == '-' && token[1] != '\0')
             status = parse_option(argc, argv, &i, args, err);
@@ -408,6 +507,11 @@ void ctl_args_free(ctl_args *args)
         free((char *)args->mounts[i].container_path);
     }
     free(args->mounts);
+    for (size_t i = 0; i < args->env_count; i++)
+        free((char *)args->env[i].name);
+    free(args->env);
+    args->env = NULL;
+    args->env_count = 0;
     args->settings = NULL;
     args->mounts = NULL;
     args->setting_count = args->mount_count = 0;

@@ -18,7 +18,10 @@ typedef enum ctl_command {
     CTL_RECONCILE,
     CTL_ACQUIRE,
     CTL_MANAGE,
-    CTL_LEASES
+    CTL_LEASES,
+    CTL_EXEC,
+    CTL_CP,
+    CTL_LS
 } ctl_command;
 
 /* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
@@ -41,7 +44,9 @@ typedef struct ctl_args {
 
     ctl_command command;
     const char *command_name;    /* as typed */
-    const char *operand;         /* the ID of destroy/alive/discover/reconcile */
+    const char *operand;         /* the ID of destroy/alive/discover/reconcile/
+                                  * exec/ls; cp's SOURCE */
+    const char *operand2;        /* ls's PATH (NULL: "."); cp's DESTINATION */
 
     /* create */
     const char *thread_id;
@@ -56,6 +61,14 @@ typedef struct ctl_args {
 
     /* acquire (also takes the create options above but --id) */
     int keep_lease;              /* --keep-lease */
+
+    /* exec ID [options] CMD ARGS... */
+    const char *const *exec_argv; /* the command: points into argv, NULL-terminated */
+    sbx_env_var *env;             /* --env NAME=VALUE, in order (owned array;
+                                   * names owned, values point into argv) */
+    size_t env_count;
+    const char *workdir;          /* --workdir */
+    int64_t timeout_ms;           /* --timeout SECONDS; SBX_EXEC_DEFAULT when absent */
 } ctl_args;
 
 /* Parse argv.  Global options may come before or after the command.  On a

@@ -57,4 +57,15 @@ int ctl_cmd_manage(ctl_session *session, sbx_backend *backend,
 /* leases: the leases of the configured store (sqlite or redis). */
 int ctl_cmd_leases(ctl_session *session, const ctl_output *out);
 
+/* exec ID [--env N=V] [--workdir D] [--timeout S] CMD ARGS...: run CMD in
+ * the sandbox with stdin passed through (when it is not a terminal); exit
+ * with its exit code, 124 when it timed out, 128+N when signal N ended it. */
+int ctl_cmd_exec(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* cp FILE ID:PATH, cp ID:PATH FILE ("-": stdin or stdout): byte-exact. */
+int ctl_cmd_cp(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* ls ID [PATH]: the entries of a directory of the sandbox (PATH "."). */
+int ctl_cmd_ls(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
 #endif

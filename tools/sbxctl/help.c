@@ -23,6 +23,13 @@ static const char help_text[] =
     "                      the thread's sandbox through the manager, left running\n"
     "  manage              run the manager (reaper, renewal) until SIGINT/SIGTERM\n"
     "  leases              the leases of the manager's sqlite or redis store\n"
+    "  exec ID [-e NAME=VALUE]... [-w DIR] [--timeout SECONDS] [--] CMD [ARGS]...\n"
+    "                      run CMD in the sandbox (stdin passed through when not a\n"
+    "                      terminal); exit with its code, 124 on timeout, 128+N\n"
+    "                      when signal N ended it\n"
+    "  cp SRC DST          copy a file into (DST is ID:PATH) or out of (SRC is\n"
+    "                      ID:PATH) a sandbox, byte-exact; \"-\" is stdin/stdout\n"
+    "  ls ID [PATH]        the entries of a directory in the sandbox\n"
     "\n"
     "Options:\n"
     "  --config FILE       configuration file (default: $SBX_CONFIG, else none)\n"
@@ -35,7 +42,9 @@ static const char help_text[] =
     "\n"
     "Exit codes: 0 ok, 1 negative answer, 2 usage/config, 3 transport,\n"
     "4 protocol, 5 contract changed, 6 refused, 7 unauthorized, 8 load,\n"
-    "9 provisioner, 10 unsupported, 70 internal.  See sbxctl(1).\n";
+    "9 provisioner, 10 unsupported, 11 no such path, 12 not a directory,\n"
+    "13 is a directory, 14 exists, 15 permission, 70 internal (exec: the\n"
+    "command's own).  See sbxctl(1).\n";
 
 void ctl_print_help(FILE *stream)
 {

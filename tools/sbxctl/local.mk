@@ -8,6 +8,7 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/help.c tools/sbxctl/help.h \
 	tools/sbxctl/log_sink.c tools/sbxctl/log_sink.h \
 	tools/sbxctl/manager_commands.c \
+	tools/sbxctl/operation_commands.c \
 	tools/sbxctl/option_hints.c tools/sbxctl/option_hints.h \
 	tools/sbxctl/output.c tools/sbxctl/output.h \
 	tools/sbxctl/redact.c tools/sbxctl/redact.h \

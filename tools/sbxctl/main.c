@@ -25,6 +25,9 @@ static sandbox_command_fn sandbox_command(ctl_command command)
     case CTL_LIST: return ctl_cmd_list;
     case CTL_CAPABILITIES: return ctl_cmd_capabilities;
     case CTL_RECONCILE: return ctl_cmd_reconcile;
+    case CTL_EXEC: return ctl_cmd_exec;
+    case CTL_CP: return ctl_cmd_cp;
+    case CTL_LS: return ctl_cmd_ls;
     case CTL_NO_COMMAND:
     case CTL_BACKENDS:
     case CTL_ACQUIRE:

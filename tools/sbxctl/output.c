@@ -6,6 +6,7 @@
 
 #include "tools/sbxctl/output.h"
 
+#include "common/base64.h"
 #include "common/utf8.h"
 #include "tools/sbxctl/exit_code.h"
 
@@ -652,4 +653,135 @@ int ctl_fail(const ctl_output *out, const sbx_error *err)
 {
     ctl_print_error(out, err);
     return ctl_exit_code(err->kind);
+}
+
+/* A stream of a command's output in JSON: "NAME" as text when it is clean
+ * UTF-8 (no NUL), else "NAME_base64", so that bytes are never altered. */
+static void add_output_json(json_object *object, const char *name, const char *data,
+                            size_t len, int truncated)
+{
+    char key[32];
+    if (common_text_is_clean(data, len)) {
+        json_object_object_add(object, name, json_object_new_string_len(data, (int)len));
+    } else {
+        char *encoded = malloc(COMMON_BASE64_ENCODED_LEN(len) + 1);
+        snprintf(key, sizeof key, "%s_base64", name);
+        if (encoded != NULL)
+            common_base64_encode(data, len, encoded);
+        json_object_object_add(object, key,
+                               encoded != NULL ? json_object_new_string(encoded) : NULL);
+        free(encoded);
+    }
+    snprintf(key, sizeof key, "%s_truncated", name);
+    json_object_object_add(object, key, json_object_new_boolean(truncated));
+}
+
+static const char *outcome_name(sbx_exec_outcome outcome)
+{
+    switch (outcome) {
+    case SBX_EXEC_EXITED: return "exited";
+    case SBX_EXEC_SIGNALED: return "signaled";
+    case SBX_EXEC_TIMED_OUT: return "timed_out";
+    }
+    return "unknown";
+}
+
+void ctl_print_exec_result(const ctl_output *out, const char *sandbox_id,
+                           const sbx_exec_result *r)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+        json_object_object_add(object, "outcome", json_object_new_string(outcome_name(r->outcome)));
+        json_object_object_add(object, "exit_code", r->outcome == SBX_EXEC_EXITED
+                                                        ? json_object_new_int(r->exit_code)
+                                                        : NULL);
+        json_object_object_add(object, "signal", r->outcome == SBX_EXEC_SIGNALED
+                                                     ? json_object_new_int(r->term_signal)
+                                                     : NULL);
+        json_object_object_add(object, "duration_ms", json_object_new_int64(r->duration_ms));
+        add_output_json(object, "stdout", r->stdout_data, r->stdout_length, r->stdout_truncated);
+        add_output_json(object, "stderr", r->stderr_data, r->stderr_length, r->stderr_truncated);
+        emit_json(object);
+        return;
+    }
+    /* The command's bytes, exactly, on the streams it wrote them to; what
+     * sbxctl adds goes to stderr after them, marked as its own. */
+    fwrite(r->stdout_data, 1, r->stdout_length, stdout);
+    fflush(stdout);
+    fwrite(r->stderr_data, 1, r->stderr_length, stderr);
+    if (r->stdout_truncated)
+        fprintf(stderr, "sbxctl: stdout was cut after %zu bytes\n", r->stdout_length);
+    if (r->stderr_truncated)
+        fprintf(stderr, "sbxctl: stderr was cut after %zu bytes\n", r->stderr_length);
+    if (r->outcome == SBX_EXEC_TIMED_OUT)
+        fprintf(stderr, "sbxctl: the command timed out after %lld ms and was killed\n",
+                (long long)r->duration_ms);
+    else if (r->outcome == SBX_EXEC_SIGNALED)
+        fprintf(stderr, "sbxctl: the command was killed by signal %d\n", r->term_signal);
+}
+
+static const char *file_type_name(sbx_file_type type)
+{
+    switch (type) {
+    case SBX_FILE_REGULAR: return "file";
+    case SBX_FILE_DIRECTORY: return "directory";
+    case SBX_FILE_SYMLINK: return "symlink";
+    case SBX_FILE_OTHER: return "other";
+    }
+    return "other";
+}
+
+void ctl_print_listing(const ctl_output *out, const char *sandbox_id, const char *path,
+                       const sbx_dir_listing *listing)
+{
+    char when[TIME_TEXT_SIZE];
+    if (out->json) {
+        json_object *array = json_object_new_array();
+        for (const sbx_dir_entry *e = listing->entries; e != NULL; e = e->next) {
+            json_object *entry = json_object_new_object();
+            format_time(e->mtime, when, sizeof when);
+            json_object_object_add(entry, "path", json_text(e->path));
+            json_object_object_add(entry, "type", json_object_new_string(file_type_name(e->type)));
+            json_object_object_add(entry, "size", json_object_new_uint64(e->size));
+            json_object_object_add(entry, "mtime", when[0] != '\0' ? json_object_new_string(when)
+                                                                    : NULL);
+            json_object_object_add(entry, "mode", json_object_new_int((int)e->mode));
+            json_object_array_add(array, entry);
+        }
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+        json_object_object_add(object, "path", json_text(path));
+        json_object_object_add(object, "entries", array);
+        json_object_object_add(object, "count", json_object_new_uint64(listing->count));
+        json_object_object_add(object, "truncated", json_object_new_boolean(listing->truncated));
+        emit_json(object);
+        return;
+    }
+    text_buffer text;
+    FILE *stream = text_open(&text);
+    if (stream == NULL)
+        return;
+    for (const sbx_dir_entry *e = listing->entries; e != NULL; e = e->next) {
+        format_time(e->mtime, when, sizeof when);
+        fprintf(stream, "%-9s %04o %12llu %-24s ", file_type_name(e->type), (unsigned)e->mode,
+                (unsigned long long)e->size, when[0] != '\0' ? when : "-");
+        print_clean(stream, e->path, 0);
+        fputc('\n', stream);
+    }
+    if (listing->truncated)
+        fprintf(stream, "(cut after %zu entries)\n", listing->count);
+    text_emit(&text);
+}
+
+void ctl_print_copied(const ctl_output *out, const char *source, const char *destination,
+                      uint64_t bytes)
+{
+    if (!out->json)
+        return; /* as cp: silence is success */
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "source", json_text(source));
+    json_object_object_add(object, "destination", json_text(destination));
+    json_object_object_add(object, "bytes", json_object_new_uint64(bytes));
+    emit_json(object);
 }

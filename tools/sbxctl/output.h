@@ -69,6 +69,23 @@ void ctl_print_leases(const ctl_output *out, const sbx_lease_record *leases,
 void ctl_print_event(const ctl_output *out, const char *event, const char *key,
                          const char *value);
 
+/* exec: the command's stdout and stderr bytes exactly, on sbxctl's stdout
+ * and stderr, then sbxctl's own notes (cut output, timeout, signal) on
+ * stderr; or {"sandbox_id","outcome","exit_code","signal","duration_ms",
+ * "stdout" (or "stdout_base64" when not clean UTF-8), "stdout_truncated",
+ * the same for stderr}. */
+void ctl_print_exec_result(const ctl_output *out, const char *sandbox_id,
+                           const sbx_exec_result *result);
+
+/* ls: one line per entry (TYPE MODE SIZE MTIME PATH), or
+ * {"sandbox_id","path","entries":[{path,type,size,mtime,mode}],"count","truncated"}. */
+void ctl_print_listing(const ctl_output *out, const char *sandbox_id, const char *path,
+                       const sbx_dir_listing *listing);
+
+/* cp: nothing, or {"source","destination","bytes"} with --json. */
+void ctl_print_copied(const ctl_output *out, const char *source, const char *destination,
+                      uint64_t bytes);
+
 /* --version: the program's name and version. */
 void ctl_print_version(const ctl_output *out);
 

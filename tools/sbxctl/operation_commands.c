@@ -1,0 +1,254 @@
+/* exec, cp and ls: the sandbox operations (ABI 1.3) from the command line,
+ * on a sandbox of any backend, by its id. */
+#include <config.h>
+
+#include "tools/sbxctl/commands.h"
+
+#include "common/dynbuf.h"
+#include "tools/sbxctl/exit_code.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Exit code of a command that timed out, as timeout(1) has it. */
+#define EXIT_TIMED_OUT 124
+
+/* Bytes read from the sandbox per read_file call when copying out. */
+#define COPY_CHUNK (4u << 20)
+
+/* A usage or local-file error, printed as sbxctl prints every error. */
+static int fail_with(const ctl_output *out, sbx_status kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail_with(const ctl_output *out, sbx_status kind, const char *fmt, ...)
+{
+    char message[SBX_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    sbx_error err;
+    sbx_error_set(&err, kind, "%s", message);
+    return ctl_fail(out, &err);
+}
+
+/* All of stdin when it is not a terminal (a pipe or a file: the command
+ * reads it); nothing for a terminal, which would wait for typing. */
+static int read_stdin(common_dynbuf *in)
+{
+    if (isatty(STDIN_FILENO))
+        return 0;
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n == 0)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EBADF)
+            return 0; /* stdin closed: empty */
+        if (n < 0 || common_dynbuf_add(in, chunk, (size_t)n) != COMMON_DYNBUF_OK)
+            return -1;
+    }
+}
+
+int ctl_cmd_exec(const ctl_args *args, sbx_backend *backend, const ctl_output *out)
+{
+    common_dynbuf in;
+    common_dynbuf_init(&in, 0);
+    if (read_stdin(&in) != 0) {
+        common_dynbuf_free(&in);
+        return fail_with(out, SBX_ERR_USAGE, "exec: cannot read stdin (%s)", strerror(errno));
+    }
+    sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
+    request.argv = args->exec_argv;
+    request.env = args->env;
+    request.env_count = args->env_count;
+    request.working_dir = args->workdir;
+    request.timeout_ms = args->timeout_ms;
+    request.stdin_data = in.len > 0 ? in.data : NULL;
+    request.stdin_length = in.len;
+    sbx_error err;
+    sbx_exec_result *result = NULL;
+    sbx_status st = sbx_backend_exec(backend, args->operand, &request, &result, &err);
+    common_dynbuf_free(&in);
+    if (st != SBX_OK)
+        return ctl_fail(out, &err);
+    ctl_print_exec_result(out, args->operand, result);
+    int code = result->outcome == SBX_EXEC_EXITED      ? result->exit_code
+               : result->outcome == SBX_EXEC_TIMED_OUT ? EXIT_TIMED_OUT
+                                                       : 128 + result->term_signal;
+    sbx_backend_free_exec_result(backend, result);
+    return code;
+}
+
+/* "ID:PATH" names a sandbox path: an id (no '/') before the first ':'.
+ * A local path holding ':' is written with a '/' before it (./a:b). */
+static int split_sandbox_path(const char *operand, char **id, const char **path)
+{
+    const char *colon = strchr(operand, ':');
+    if (colon == NULL || colon == operand || memchr(operand, '/', (size_t)(colon - operand)))
+        return 0;
+    *id = strndup(operand, (size_t)(colon - operand));
+    *path = colon + 1;
+    return 1;
+}
+
+/* Read a local file (or stdin for "-") whole. */
+static int read_local(const char *name, common_dynbuf *bytes)
+{
+    int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char chunk[65536];
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = n < 0 ? -1 : 0;
+            break;
+        }
+        if (common_dynbuf_add(bytes, chunk, (size_t)n) != COMMON_DYNBUF_OK) {
+            errno = ENOMEM;
+            rc = -1;
+            break;
+        }
+    }
+    if (fd != STDIN_FILENO) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+    }
+    return rc;
+}
+
+static int copy_in(const ctl_args *args, sbx_backend *backend, const ctl_output *out,
+                   const char *id, const char *path)
+{
+    common_dynbuf bytes;
+    common_dynbuf_init(&bytes, 0);
+    if (read_local(args->operand, &bytes) != 0) {
+        common_dynbuf_free(&bytes);
+        return fail_with(out, SBX_ERR_USAGE, "cp: cannot read '%s' (%s)", args->operand,
+                         strerror(errno));
+    }
+    struct stat st;
+    uint32_t mode = 0;
+    if (strcmp(args->operand, "-") != 0 && stat(args->operand, &st) == 0)
+        mode = st.st_mode & 0777;
+    sbx_error err;
+    sbx_status status = sbx_backend_write_file(backend, id, path, bytes.data, bytes.len, 0,
+                                               mode, &err);
+    size_t copied = bytes.len;
+    common_dynbuf_free(&bytes);
+    if (status != SBX_OK)
+        return ctl_fail(out, &err);
+    ctl_print_copied(out, args->operand, args->operand2, copied);
+    return CTL_EXIT_OK;
+}
+
+/* Write all of `len` bytes to fd. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output *out,
+                    const char *id, const char *path)
+{
+    const char *name = args->operand2;
+    int to_stdout = strcmp(name, "-") == 0;
+    if (to_stdout && out->json)
+        return fail_with(out, SBX_ERR_USAGE, "cp: '%s' (stdout) cannot be used with --json",
+                         name);
+    /* The whole file is read before the local one is touched, so a failed
+     * copy leaves no half-written file behind. */
+    common_dynbuf bytes;
+    common_dynbuf_init(&bytes, 0);
+    sbx_error err;
+    sbx_status status = SBX_OK;
+    for (int more = 1; more && status == SBX_OK;) {
+        sbx_file_content *content = NULL;
+        status = sbx_backend_read_file(backend, id, path, bytes.len, COPY_CHUNK, &content, &err);
+        if (status != SBX_OK)
+            break;
+        if (common_dynbuf_add(&bytes, content->data, content->length) != COMMON_DYNBUF_OK)
+            status = sbx_error_set(&err, SBX_ERR_INTERNAL, "cp: out of memory");
+        more = content->truncated && content->length > 0;
+        sbx_backend_free_file_content(backend, content);
+    }
+    if (status != SBX_OK) {
+        common_dynbuf_free(&bytes);
+        return ctl_fail(out, &err);
+    }
+    int fd = to_stdout ? STDOUT_FILENO
+                       : open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = fd < 0 ? -1 : write_all(fd, bytes.data != NULL ? bytes.data : "", bytes.len);
+    int saved = errno;
+    if (fd >= 0 && !to_stdout && close(fd) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    size_t copied = bytes.len;
+    common_dynbuf_free(&bytes);
+    if (rc != 0)
+        return fail_with(out, SBX_ERR_USAGE, "cp: cannot write '%s' (%s)", name,
+                         strerror(saved));
+    ctl_print_copied(out, args->operand, name, copied);
+    return CTL_EXIT_OK;
+}
+
+int ctl_cmd_cp(const ctl_args *args, sbx_backend *backend, const ctl_output *out)
+{
+    char *from_id = NULL, *to_id = NULL;
+    const char *from_path = NULL, *to_path = NULL;
+    int from_sandbox = split_sandbox_path(args->operand, &from_id, &from_path);
+    int to_sandbox = split_sandbox_path(args->operand2, &to_id, &to_path);
+    int code;
+    if ((from_sandbox && from_id == NULL) || (to_sandbox && to_id == NULL))
+        code = fail_with(out, SBX_ERR_INTERNAL, "cp: out of memory");
+    else if (from_sandbox == to_sandbox)
+        code = fail_with(out, SBX_ERR_USAGE,
+                         "cp: exactly one of SOURCE and DESTINATION must be ID:PATH");
+    else if (to_sandbox)
+        code = copy_in(args, backend, out, to_id, to_path);
+    else
+        code = copy_out(args, backend, out, from_id, from_path);
+    free(from_id);
+    free(to_id);
+    return code;
+}
+
+/* Entries ls shows at most, and how deep it goes. */
+#define LS_MAX_ENTRIES 100000
+#define LS_DEPTH 1
+
+int ctl_cmd_ls(const ctl_args *args, sbx_backend *backend, const ctl_output *out)
+{
+    const char *path = args->operand2 != NULL ? args->operand2 : ".";
+    sbx_error err;
+    sbx_dir_listing *listing = NULL;
+    if (sbx_backend_list_dir(backend, args->operand, path, LS_DEPTH, LS_MAX_ENTRIES, &listing,
+                             &err) != SBX_OK)
+        return ctl_fail(out, &err);
+    ctl_print_listing(out, args->operand, path, listing);
+    sbx_backend_free_listing(backend, listing);
+    return CTL_EXIT_OK;
+}
