@@ -10,6 +10,8 @@ check_LTLIBRARIES += \
 	tests/host/fixtures/fixture-older-minor.la \
 	tests/host/fixtures/fixture-minor-1.la \
 	tests/host/fixtures/fixture-minor-2.la \
+	tests/host/fixtures/fixture-short-results.la \
+	tests/host/fixtures/fixture-exec-no-free.la \
 	tests/host/fixtures/fixture-short-records.la \
 	tests/host/fixtures/fixture-records-no-free.la \
 	tests/host/fixtures/fixture-newer-minor.la \
@@ -43,6 +45,16 @@ tests_host_fixtures_fixture_minor_2_la_CPPFLAGS = -I$(srcdir)/tests/host/fixture
 tests_host_fixtures_fixture_minor_2_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 EXTRA_DIST += tests/host/fixtures/abi-1.2/sbx/backend.h
 
+tests_host_fixtures_fixture_short_results_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_short_results_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-short-results"' -DFIXTURE_SHORT_RESULTS
+tests_host_fixtures_fixture_short_results_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_exec_no_free_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_exec_no_free_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-exec-no-free"' -DFIXTURE_NO_FREE_EXEC
+tests_host_fixtures_fixture_exec_no_free_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
 tests_host_fixtures_fixture_short_records_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_short_records_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFIXTURE_NAME='"fixture-short-records"' -DFIXTURE_SHORT_RECORDS
@@ -73,8 +85,10 @@ tests_host_fixtures_fixture_no_entry_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFIXTURE_NAME='"fixture-no-entry"' -DFIXTURE_NO_ENTRY
 tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
-check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records
+check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records \
+	tests/host/test_operations
 TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
+	tests/host/test_operations \
 	tests/host/check-exports.sh tests/host/check-abi-example.sh
 dist_check_SCRIPTS += tests/host/check-exports.sh tests/host/check-abi-example.sh
 
@@ -91,3 +105,7 @@ tests_host_test_records_SOURCES = tests/host/test_records.c
 tests_host_test_records_CFLAGS = $(SBX_TEST_CFLAGS)
 # It also checks the time parser of common/, which the host does not export.
 tests_host_test_records_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_host_test_operations_SOURCES = tests/host/test_operations.c
+tests_host_test_operations_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_operations_LDADD = $(SBX_TEST_LIBS)
