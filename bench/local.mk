@@ -6,7 +6,7 @@
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/sbx-docker-bench bench/raw-engine bench/static-answer \
-	bench/load-floor bench/sbx-manager-bench
+	bench/load-floor bench/sbx-manager-bench bench/sbx-ops-bench
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
 EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
@@ -65,3 +65,8 @@ bench: all $(SBX_BENCH_BINS)
 	SBX_BENCH_BUILDDIR='$(abs_top_builddir)' SBX_BENCH_SRCDIR='$(abs_top_srcdir)' \
 		bash '$(abs_top_srcdir)/bench/run' $(BENCH_FLAGS)
 .PHONY: bench
+
+# The sandbox operations and their baselines (bench/ops-run).
+bench_sbx_ops_bench_SOURCES = bench/sbx_ops_bench.c $(SBX_BENCH_UTIL)
+bench_sbx_ops_bench_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
+bench_sbx_ops_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) -lpthread
