@@ -4,6 +4,8 @@
 check_PROGRAMS += tests/backend-contract/test_backend_contract
 TESTS += tests/backend-contract/test_backend_contract
 tests_backend_contract_test_backend_contract_SOURCES = \
-	tests/backend-contract/test_backend_contract.c
+	tests/backend-contract/test_backend_contract.c \
+	tests/backend-contract/contract_fixture.h \
+	tests/backend-contract/operations_cases.c
 tests_backend_contract_test_backend_contract_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_backend_contract_test_backend_contract_LDADD = $(SBX_TEST_LIBS) -lpthread

@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include "tests/backend-contract/contract_fixture.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
@@ -36,13 +37,9 @@ static sbx_test_emu *emu;      /* remote: the provisioner it talks to */
 static char local_state[4096]; /* local: its state directory */
 static char remote_url[256];
 
-/* Fresh host and backend for one case. */
-typedef struct fixture {
-    sbx_host *host;
-    sbx_backend *backend;
-} fixture;
+typedef contract_fixture fixture;
 
-static void open_target(fixture *f)
+void contract_open(contract_fixture *f)
 {
     sbx_error err;
     CU_ASSERT_FATAL(sbx_host_new(NULL, &f->host, &err) == SBX_OK);
@@ -53,7 +50,7 @@ static void open_target(fixture *f)
     CU_ASSERT_FATAL(st == SBX_OK);
 }
 
-static void close_target(fixture *f)
+void contract_close(contract_fixture *f)
 {
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
@@ -83,7 +80,7 @@ static int str_eq(const char *a, const char *b)
 static void test_a_sandbox_is_found_until_destroyed(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     sbx_error err;
     sbx_sandbox *made = sbx_test_create(f.backend, "ct-life", "thread-1", "ann", NULL, 0, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(made);
@@ -109,7 +106,7 @@ static void test_a_sandbox_is_found_until_destroyed(void)
     CU_ASSERT_EQUAL(listed(&f, "ct-life"), 0);
     CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-life", &err), SBX_OK);
     sbx_backend_free_sandboxes(f.backend, made, 1);
-    close_target(&f);
+    contract_close(&f);
 }
 
 /* A create of an existing sandbox by its owner returns that sandbox; by
@@ -117,7 +114,7 @@ static void test_a_sandbox_is_found_until_destroyed(void)
 static void test_an_existing_sandbox_goes_to_its_owner_only(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     sbx_error err;
     sbx_sandbox *first = sbx_test_create(f.backend, "ct-owned", "t-1", "ann", NULL, 0, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(first);
@@ -142,7 +139,7 @@ static void test_an_existing_sandbox_goes_to_its_owner_only(void)
     }
     CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-owned", &err), SBX_OK);
     sbx_backend_free_sandboxes(f.backend, first, 1);
-    close_target(&f);
+    contract_close(&f);
 }
 
 /* Ids that could name a path, an option or another resource are refused
@@ -154,7 +151,7 @@ static void test_unsafe_ids_are_refused_everywhere(void)
         "0123456789012345678901234567890123456789012345678901234567890123456789",
     };
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         sbx_error err;
         sbx_sandbox *sb = sbx_test_create(f.backend, ids[i], NULL, NULL, NULL, 0, &err);
@@ -171,7 +168,7 @@ static void test_unsafe_ids_are_refused_everywhere(void)
         if (found != NULL)
             sbx_backend_free_sandboxes(f.backend, found, 1);
     }
-    close_target(&f);
+    contract_close(&f);
 }
 
 /* Reconcile answers FOUND with a namespace and an incarnation while the
@@ -180,7 +177,7 @@ static void test_unsafe_ids_are_refused_everywhere(void)
 static void test_reconcile_tells_incarnations_apart(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     sbx_error err;
     sbx_sandbox *made = sbx_test_create(f.backend, "ct-recon", "t-r", "ann", NULL, 0, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(made);
@@ -210,14 +207,14 @@ static void test_reconcile_tells_incarnations_apart(void)
     sbx_backend_clear_reconciliation(f.backend, &second);
     sbx_backend_clear_reconciliation(f.backend, &first);
     CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-recon", &err), SBX_OK);
-    close_target(&f);
+    contract_close(&f);
 }
 
 /* The records (ABI 1.2) of create and discover say what the arrays say. */
 static void test_records_agree_with_the_sandbox(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     sbx_error err;
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "ct-record";
@@ -237,7 +234,7 @@ static void test_records_agree_with_the_sandbox(void)
     }
     sbx_backend_free_records(f.backend, made);
     CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-record", &err), SBX_OK);
-    close_target(&f);
+    contract_close(&f);
 }
 
 #define RACERS 6
@@ -266,7 +263,7 @@ static void *race_create(void *arg)
 static void test_racing_creates_get_one_sandbox(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     racer racers[RACERS];
     pthread_t threads[RACERS];
     for (int i = 0; i < RACERS; i++) {
@@ -288,7 +285,7 @@ static void test_racing_creates_get_one_sandbox(void)
     CU_ASSERT_EQUAL(copies, 1);
     sbx_backend_free_sandboxes(f.backend, all, count);
     CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-race", &err), SBX_OK);
-    close_target(&f);
+    contract_close(&f);
 }
 
 static const CU_TestInfo contract_cases[] = {
@@ -319,11 +316,22 @@ static int setup_local(void)
     const char *build = getenv("SBX_TEST_BUILDDIR");
     snprintf(local_state, sizeof local_state, "%s/tests/backend-contract/local-state.%ld",
              build != NULL ? build : ".", (long)getpid());
-    target = (contract_target){ .backend = "local", .option_count = 2 };
+    target = (contract_target){ .backend = "local", .option_count = 3 };
     target.options[0] = (sbx_option){ "state_dir", local_state };
-    /* A sandbox's URL must answer: a command serving its directory. */
+    /* A sandbox's URL must answer: a command serving its directory.  Python
+     * starts in well under a second, but on a loaded machine it can take
+     * several: the wait is bounded far above that. */
     target.options[1] = (sbx_option){
         "command", "exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}" };
+    target.options[2] = (sbx_option){ "ready_timeout_ms", "60000" };
+    return 0;
+}
+
+/* The operations need no server in the sandbox: a directory sandbox. */
+static int setup_local_directories(void)
+{
+    setup_local();
+    target.option_count = 1;
     return 0;
 }
 
@@ -380,11 +388,15 @@ static int wanted(const char *name)
 
 void sbx_test_register(void)
 {
-    if (wanted("local"))
+    if (wanted("local")) {
         sbx_test_add_suite("contract: local", setup_local, clean_local, contract_cases);
-    if (wanted("remote"))
+        sbx_test_add_suite("operations: local", setup_local_directories, clean_local,
+                           operations_contract_cases);
+    }
+    if (wanted("remote")) {
         sbx_test_add_suite("contract: remote (emulator)", setup_remote, teardown_remote,
                            contract_cases);
+    }
     if (wanted("docker")) {
         sbx_test_docker_engine(&docker_socket, &docker_image);
         sbx_test_add_suite("contract: docker", setup_docker, no_teardown, contract_cases);
