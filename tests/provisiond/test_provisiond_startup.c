@@ -234,6 +234,21 @@ static int served_contract(const char *base)
     return served;
 }
 
+/* Whether the file at `path` says `text` within DEADLINE_MS (read again
+ * every 10 ms); `text_out` keeps what it said last. */
+static int file_says(const char *path, const char *text, char *text_out, size_t cap)
+{
+    long deadline = sbx_test_now_ms() + DEADLINE_MS;
+    for (;;) {
+        read_text(path, text_out, cap);
+        if (strstr(text_out, text) != NULL)
+            return 1;
+        if (sbx_test_now_ms() >= deadline)
+            return 0;
+        poll(NULL, 0, 10);
+    }
+}
+
 /* Start the daemon over `backend` (with `setting`, NULL: none) and check
  * the contract it serves and says at start. */
 static void expect_served(const char *backend, const char *setting, int contract)
@@ -252,12 +267,16 @@ static void expect_served(const char *backend, const char *setting, int contract
             fprintf(stderr, "backend %s: served contract %d, expected %d\n", backend, served,
                     contract);
         CU_ASSERT_EQUAL(served, contract);
+        /* The start line follows the listening line: wait for it, since
+         * a stop signal before it ends the daemon as still starting. */
+        char text[4096], says[64];
+        snprintf(says, sizeof says, "mount contract %d,", contract);
+        int said = file_says(stderr_path, says, text, sizeof text);
+        if (!said)
+            fprintf(stderr, "backend %s: no '%s' in its stderr:\n%s\n", backend, says, text);
+        CU_ASSERT_TRUE(said);
         CU_ASSERT_EQUAL(provd_stop(p), 0);
     }
-    char text[4096], says[64];
-    read_text(stderr_path, text, sizeof text);
-    snprintf(says, sizeof says, "mount contract %d,", contract);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, says));
     unlink(stderr_path);
 }
 
