@@ -28,18 +28,6 @@ sbx_status common_create_request_check(const char *backend, const sbx_create_req
     return st;
 }
 
-sbx_status common_create_request_refuse_contract(const char *backend,
-                                                 const sbx_create_request *req,
-                                                 sbx_error *err)
-{
-    if (req->required_contract == SBX_CONTRACT_NONE)
-        return SBX_OK;
-    return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                 "%s backend has no mount contract; sandbox '%s' cannot "
-                                 "require version %d", backend, req->sandbox_id,
-                                 req->required_contract);
-}
-
 const char *common_create_request_user(const sbx_create_request *req)
 {
     return req->user_id != NULL ? req->user_id : COMMON_DEFAULT_USER_ID;

@@ -13,12 +13,6 @@
 sbx_status common_create_request_check(const char *backend, const sbx_create_request *req,
                                        sbx_error *err);
 
-/* For backends without a mount contract: SBX_ERR_UNSUPPORTED naming
- * `backend` and the sandbox when `req` requires a version, else SBX_OK. */
-sbx_status common_create_request_refuse_contract(const char *backend,
-                                                 const sbx_create_request *req,
-                                                 sbx_error *err);
-
 /* SBX_ERR_REFUSED when `found`, an existing sandbox with the id `req`
  * names, was made for another user or thread than `req` asks for (a NULL
  * user is the default user; a NULL or empty thread is anonymous): a sandbox

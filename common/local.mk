@@ -1,13 +1,16 @@
 # Code shared by the host library and the backends.  Convenience libraries:
 # each user links its own copy, and modules export none of it.
 
-# Id and create request rules, sandbox records, option values, values quoted
-# in messages, the wait for a sandbox's server and the streaming JSON lexer
-# (the HTTP backends' list decoders, the provisioners' strict body check):
-# everything any backend (in-process or module) needs.
+# Id and create request rules, the built-in backends' mount contract,
+# sandbox records, option values, values quoted in messages, the wait for a
+# sandbox's server, the streaming JSON lexer (the HTTP backends' list
+# decoders, the provisioners' strict body check), and the requests and
+# results of the sandbox operations: everything any backend (in-process or
+# module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
 common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
+	common/mount_contract.c common/mount_contract.h \
 	common/base64.c common/base64.h \
 	common/dynbuf.c common/dynbuf.h \
 	common/exec_request.c common/exec_request.h \

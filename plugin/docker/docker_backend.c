@@ -4,6 +4,7 @@
 
 #include "plugin/docker/docker_backend.h"
 
+#include "common/mount_contract.h"
 #include "common/record_chain.h"
 #include "common/sandbox_records.h"
 #include "plugin/docker/docker_create.h"
@@ -24,7 +25,7 @@ static const sbx_backend_descriptor docker_descriptor = {
     .discover = docker_discover,
     .list_running = docker_list_running,
     .free_sandboxes = common_sandbox_records_free,
-    .capabilities = NULL,
+    .capabilities = common_builtin_capabilities,
     .reconcile = docker_reconcile,
     .clear_reconciliation = common_reconciliation_clear,
     .create_record = docker_create_record,

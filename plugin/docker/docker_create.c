@@ -8,6 +8,7 @@
 #include "plugin/docker/docker_create.h"
 
 #include "common/create_request.h"
+#include "common/mount_contract.h"
 #include "common/record_chain.h"
 #include "common/tcp_ready.h"
 #include "plugin/docker/docker_calls.h"
@@ -148,7 +149,7 @@ static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_req
         return sbx_backend_error_set(err, SBX_ERR_CONFIG,
                                      "docker: option 'image' is required to create sandbox '%s'",
                                      req->sandbox_id);
-    return common_create_request_refuse_contract(DOCKER_NAME, req, err);
+    return common_builtin_contract_check(DOCKER_NAME, req, err);
 }
 
 /* Create the container, or find the existing one of that name; either way

@@ -4,6 +4,7 @@
 
 #include "plugin/local/local_backend.h"
 
+#include "common/mount_contract.h"
 #include "common/op_results.h"
 #include "common/record_chain.h"
 #include "common/sandbox_records.h"
@@ -28,7 +29,7 @@ static const sbx_backend_descriptor local_descriptor = {
     .discover = local_discover,
     .list_running = local_list_running,
     .free_sandboxes = common_sandbox_records_free,
-    .capabilities = NULL,
+    .capabilities = common_builtin_capabilities,
     .reconcile = local_reconcile,
     .clear_reconciliation = common_reconciliation_clear,
     .create_record = local_create_record,

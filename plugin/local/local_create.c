@@ -4,6 +4,7 @@
 #include "plugin/local/local_create.h"
 
 #include "common/create_request.h"
+#include "common/mount_contract.h"
 #include "common/iso_time.h"
 #include "common/tcp_ready.h"
 #include "plugin/local/local_command.h"
@@ -38,7 +39,7 @@ static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
                                      m && m->container_path ? m->container_path : "(null)",
                                      req->sandbox_id);
     }
-    return common_create_request_refuse_contract(LOCAL_NAME, req, err);
+    return common_builtin_contract_check(LOCAL_NAME, req, err);
 }
 
 /* CLOCK_REALTIME, not time(): glibc's time() reads the kernel's coarse clock,

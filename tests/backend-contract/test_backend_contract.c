@@ -237,6 +237,57 @@ static void test_records_agree_with_the_sandbox(void)
     contract_close(&f);
 }
 
+/* Every backend of the tree implements mount contract 2 and says so: a
+ * host learns it from capabilities, never from the backend's name. */
+static void test_capabilities_answer_contract_2_known(void)
+{
+    fixture f;
+    open_target(&f);
+    sbx_capabilities caps = { SBX_CONTRACT_NONE, 0 };
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_capabilities(f.backend, &caps, &err), SBX_OK);
+    CU_ASSERT_EQUAL(caps.mount_contract_version, 2);
+    CU_ASSERT_NOT_EQUAL(caps.known, 0);
+    close_target(&f);
+}
+
+/* A create that requires the contract the backend reports is served; one
+ * that requires any other is refused as a moved contract, with both
+ * versions, and makes nothing. */
+static void test_a_create_requires_the_reported_contract(void)
+{
+    fixture f;
+    open_target(&f);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "ct-contract";
+    req.thread_id = "t-c";
+    req.user_id = "ann";
+    req.required_contract = 2;
+    sbx_sandbox *made = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_create(f.backend, &req, &made, &err), SBX_OK);
+    CU_ASSERT_PTR_NOT_NULL(made);
+    sbx_backend_free_sandboxes(f.backend, made, made != NULL ? 1 : 0);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-contract", &err), SBX_OK);
+
+    static const int others[] = { 0, 1, 3 };
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        req.required_contract = others[i];
+        made = NULL;
+        CU_ASSERT_EQUAL(sbx_backend_create(f.backend, &req, &made, &err),
+                        SBX_ERR_CONTRACT_CHANGED);
+        CU_ASSERT_PTR_NULL(made);
+        CU_ASSERT_EQUAL(err.expected_contract, others[i]);
+        CU_ASSERT_EQUAL(err.actual_contract, 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "ct-contract"));
+        sbx_sandbox *found = NULL;
+        CU_ASSERT_EQUAL(sbx_backend_discover(f.backend, "ct-contract", &found, &err),
+                        SBX_ERR_NOT_FOUND);
+        sbx_backend_free_sandboxes(f.backend, found, found != NULL ? 1 : 0);
+    }
+    close_target(&f);
+}
+
 #define RACERS 6
 
 typedef struct racer {
@@ -295,6 +346,8 @@ static const CU_TestInfo contract_cases[] = {
     { "reconcile tells incarnations apart", test_reconcile_tells_incarnations_apart },
     { "records agree with the sandbox", test_records_agree_with_the_sandbox },
     { "racing creates get one sandbox", test_racing_creates_get_one_sandbox },
+    { "capabilities answer contract 2, known", test_capabilities_answer_contract_2_known },
+    { "a create requires the reported contract", test_a_create_requires_the_reported_contract },
     CU_TEST_INFO_NULL
 };
 

@@ -5,7 +5,8 @@
 # backend's ca_file, the remote backend's seed suites run a second time
 # against the daemon (the tests/remote fixture's daemon switch), and the
 # sbxctl remote flow over the docker backend on a private podman engine;
-# the start (odd state files, signals while starting, FIFO TLS files) and
+# the start (odd state files, signals while starting, FIFO TLS files, the
+# contract served from the backend's capabilities, fixture modules too) and
 # the per-id locks (a stalled create delays no other id).
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
@@ -51,7 +52,8 @@ tests_provisiond_test_provisiond_startup_SOURCES = tests/provisiond/test_provisi
 tests_provisiond_test_provisiond_startup_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_startup_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_startup_DEPENDENCIES = \
-	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
+	tests/host/fixtures/fixture-good.la tests/host/fixtures/fixture-older-minor.la
 
 tests_provisiond_test_provisiond_id_locks_SOURCES = tests/provisiond/test_provisiond_id_locks.c \
 	$(SBX_PROVD_TEST_SUPPORT)

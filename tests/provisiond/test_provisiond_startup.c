@@ -4,7 +4,9 @@
  * skipped with a warning naming them, the daemon serves the other ids,
  * and the ids those files name are never handed to anyone (409); a stop
  * signal during a slow start ends the process at once; a FIFO given as
- * the TLS certificate or key is refused, never waited on. */
+ * the TLS certificate or key is refused, never waited on; the mount
+ * contract served is the one the backend's capabilities answer at start,
+ * whatever the backend's name. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
@@ -24,6 +26,9 @@
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/emulator.h"
+
+#include <json-c/json.h>
 
 /* Generous for a loaded machine; the expected path takes milliseconds. */
 #define DEADLINE_MS 30000
@@ -210,6 +215,109 @@ static void test_fifo_as_tls_file_is_refused_not_waited_on(void)
     rmdir(dir);
 }
 
+/* The served contract, as a client reads it: GET /api/capabilities's
+ * mount_contract_version (absent: 0, as from a legacy provisioner); -1
+ * when the daemon does not answer it. */
+static int served_contract(const char *base)
+{
+    char answer[1024];
+    if (provd_request(base, "GET", "/api/capabilities", NULL, DEADLINE_MS, answer,
+                      sizeof answer) != 200)
+        return -1;
+    json_object *root = json_tokener_parse(answer);
+    json_object *version = NULL;
+    int served = root == NULL ? -1
+                 : json_object_object_get_ex(root, "mount_contract_version", &version)
+                     ? json_object_get_int(version)
+                     : 0;
+    json_object_put(root);
+    return served;
+}
+
+/* Whether the file at `path` says `text` within DEADLINE_MS (read again
+ * every 10 ms); `text_out` keeps what it said last. */
+static int file_says(const char *path, const char *text, char *text_out, size_t cap)
+{
+    long deadline = sbx_test_now_ms() + DEADLINE_MS;
+    for (;;) {
+        read_text(path, text_out, cap);
+        if (strstr(text_out, text) != NULL)
+            return 1;
+        if (sbx_test_now_ms() >= deadline)
+            return 0;
+        poll(NULL, 0, 10);
+    }
+}
+
+/* Start the daemon over `backend` (with `setting`, NULL: none) and check
+ * the contract it serves and says at start. */
+static void expect_served(const char *backend, const char *setting, int contract)
+{
+    char stderr_path[] = "/tmp/sbx-provd-contract-XXXXXX";
+    int err_fd = mkstemp(stderr_path);
+    CU_ASSERT_FATAL(err_fd >= 0);
+    close(err_fd);
+    const char *const args[] = {"--listen", "127.0.0.1:0", "--backend", backend,
+                                setting != NULL ? "--set" : NULL, setting, NULL};
+    provd_proc *p = provd_start(args, stderr_path);
+    CU_ASSERT_PTR_NOT_NULL(p);
+    if (p != NULL) {
+        int served = served_contract(provd_url(p));
+        if (served != contract)
+            fprintf(stderr, "backend %s: served contract %d, expected %d\n", backend, served,
+                    contract);
+        CU_ASSERT_EQUAL(served, contract);
+        /* The start line follows the listening line: wait for it, since
+         * a stop signal before it ends the daemon as still starting. */
+        char text[4096], says[64];
+        snprintf(says, sizeof says, "mount contract %d,", contract);
+        int said = file_says(stderr_path, says, text, sizeof text);
+        if (!said)
+            fprintf(stderr, "backend %s: no '%s' in its stderr:\n%s\n", backend, says, text);
+        CU_ASSERT_TRUE(said);
+        CU_ASSERT_EQUAL(provd_stop(p), 0);
+    }
+    unlink(stderr_path);
+}
+
+/* The daemon serves the contract the backend's capabilities answer (at
+ * most 2), for any backend and whatever its name; a backend without
+ * capabilities promises nothing and is served as legacy (0). */
+static void test_served_contract_is_the_backends_capabilities_answer(void)
+{
+    /* Remote backends chained to provisioners of contracts 1 and 3. */
+    static const struct {
+        const char *emu_contract;
+        int served;
+    } chained[] = {{"1", 1}, {"3", 2}};
+    for (size_t i = 0; i < sizeof chained / sizeof chained[0]; i++) {
+        const char *const emu_args[] = {"--contract", chained[i].emu_contract, NULL};
+        sbx_test_emu *emu = sbx_test_emu_start(emu_args);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+        char url[300];
+        snprintf(url, sizeof url, "provisioner_url=%s", sbx_test_emu_url(emu));
+        expect_served("remote", url, chained[i].served);
+        sbx_test_emu_stop(emu);
+    }
+
+    /* Modules of the tests' fixtures: one answering 2 under a name of its
+     * own, one of ABI 1.0 without capabilities. */
+    const char *build = getenv("SBX_TEST_BUILDDIR");
+    const char *old = getenv("SBX_MODULE_PATH");
+    char *saved = old != NULL ? strdup(old) : NULL;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/tests/host/fixtures/.libs%s%s",
+             build != NULL ? build : ".", old != NULL ? ":" : "", old != NULL ? old : "");
+    setenv("SBX_MODULE_PATH", path, 1);
+    expect_served("fixture-good", NULL, 2);
+    expect_served("fixture-older-minor", NULL, 0);
+    if (saved != NULL)
+        setenv("SBX_MODULE_PATH", saved, 1);
+    else
+        unsetenv("SBX_MODULE_PATH");
+    free(saved);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -219,6 +327,8 @@ void sbx_test_register(void)
          test_sigterm_while_starting_ends_the_daemon_at_once},
         {"fifo_as_tls_file_is_refused_not_waited_on",
          test_fifo_as_tls_file_is_refused_not_waited_on},
+        {"served_contract_is_the_backends_capabilities_answer",
+         test_served_contract_is_the_backends_capabilities_answer},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("provisiond_startup", NULL, NULL, tests);

@@ -29,12 +29,11 @@ int provd_service_contract(sbx_backend *backend)
 {
     sbx_capabilities caps = {SBX_CONTRACT_NONE, 0};
     sbx_error err;
-    sbx_status st = sbx_backend_capabilities(backend, &caps, &err);
-    if (st == SBX_ERR_UNSUPPORTED) {
-        const char *name = sbx_backend_descriptor_of(backend)->name;
-        return strcmp(name, "local") == 0 || strcmp(name, "docker") == 0 ? SERVED_CONTRACT : 0;
-    }
-    if (st != SBX_OK || !caps.known || caps.mount_contract_version < 0)
+    /* No capabilities (unsupported), a failed probe or an unknown version:
+     * the backend promises nothing, so the daemon serves as a legacy
+     * provisioner does. */
+    if (sbx_backend_capabilities(backend, &caps, &err) != SBX_OK || !caps.known ||
+        caps.mount_contract_version < 0)
         return 0;
     return caps.mount_contract_version < SERVED_CONTRACT ? caps.mount_contract_version
                                                          : SERVED_CONTRACT;

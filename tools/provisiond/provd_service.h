@@ -21,12 +21,11 @@ typedef struct provd_service {
     const char *mount_base;     /* extra mounts' host paths must lie under it */
 } provd_service;
 
-/* The mount contract to serve over `backend`: the backend's own when it
- * has one (a chained remote backend: its version when known, at most 2,
- * else 0); 2 for the backends known to isolate users (local: a private
- * directory per sandbox and no mounts; docker: a container per sandbox
- * that mounts only what its request names); 0 (legacy: clients serve only
- * the user "default") for any other module, which promises nothing. */
+/* The mount contract to serve over `backend`: the one its capabilities
+ * answer, at most 2 (local and docker: 2; a chained remote: the
+ * provisioner's version); 0 (legacy: clients serve only the user
+ * "default") when it has no capabilities, or its probe fails or knows no
+ * version: such a backend promises nothing.  Never a choice by name. */
 int provd_service_contract(sbx_backend *backend);
 
 /* The server hooks that answer with `service` (which must outlive the
