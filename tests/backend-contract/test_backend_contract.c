@@ -242,13 +242,13 @@ static void test_records_agree_with_the_sandbox(void)
 static void test_capabilities_answer_contract_2_known(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     sbx_capabilities caps = { SBX_CONTRACT_NONE, 0 };
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_capabilities(f.backend, &caps, &err), SBX_OK);
     CU_ASSERT_EQUAL(caps.mount_contract_version, 2);
     CU_ASSERT_NOT_EQUAL(caps.known, 0);
-    close_target(&f);
+    contract_close(&f);
 }
 
 /* A create that requires the contract the backend reports is served; one
@@ -257,7 +257,7 @@ static void test_capabilities_answer_contract_2_known(void)
 static void test_a_create_requires_the_reported_contract(void)
 {
     fixture f;
-    open_target(&f);
+    contract_open(&f);
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "ct-contract";
     req.thread_id = "t-c";
@@ -285,7 +285,7 @@ static void test_a_create_requires_the_reported_contract(void)
                         SBX_ERR_NOT_FOUND);
         sbx_backend_free_sandboxes(f.backend, found, found != NULL ? 1 : 0);
     }
-    close_target(&f);
+    contract_close(&f);
 }
 
 #define RACERS 6
