@@ -1,7 +1,7 @@
 # Code shared by the host library and the backends.  Convenience libraries:
 # each user links its own copy, and modules export none of it.
 
-# Id and create request rules, sandbox records, option values, values quoted
+# Id and create request rules, sandbox records, option tables and values, values quoted
 # in messages, the wait for a sandbox's server and the streaming JSON lexer
 # (the HTTP backends' list decoders, the provisioners' strict body check):
 # everything any backend (in-process or module) needs.
@@ -10,6 +10,7 @@ common_libsbx_common_la_SOURCES = \
 	common/create_request.c common/create_request.h \
 	common/dynbuf.c common/dynbuf.h \
 	common/fnv1a.h \
+	common/option_table.c common/option_table.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
 	common/redact.c common/redact.h \
