@@ -54,6 +54,13 @@ typedef struct common_option_spec {
     common_option_parse_fn parse; /* CUSTOM */
 } common_option_spec;
 
+/* Initializers of the common entries: `field` of struct `type`. */
+#define COMMON_OPTION_STRING_IN(type, field)                                                  \
+    .kind = COMMON_OPTION_STRING, .offset = offsetof(type, field)
+#define COMMON_OPTION_LONG_IN(type, field, lo, hi, dflt)                                      \
+    .kind = COMMON_OPTION_LONG, .offset = offsetof(type, field), .min = (lo), .max = (hi),   \
+    .fallback = (dflt)
+
 /* The options of backend `backend`, in the order the "known" list shows. */
 typedef struct common_option_table {
     const char *backend;

@@ -132,10 +132,8 @@ static sbx_status parse_labels(void *target, const char *value, char *rule, size
 /* Indexed by docker_init_mode. */
 static const char *const init_words[] = { "auto", "true", "false", NULL };
 
-#define STRING_AT(field) .kind = COMMON_OPTION_STRING, .offset = offsetof(docker_options, field)
-#define LONG_AT(field, lo, hi, dflt)                                                          \
-    .kind = COMMON_OPTION_LONG, .offset = offsetof(docker_options, field), .min = lo,        \
-    .max = hi, .fallback = dflt
+#define STRING_AT(field) COMMON_OPTION_STRING_IN(docker_options, field)
+#define LONG_AT(field, lo, hi, dflt) COMMON_OPTION_LONG_IN(docker_options, field, lo, hi, dflt)
 
 /* docs/docker.md lists these, in this order.  The socket's default comes
  * from the environment (default_socket). */

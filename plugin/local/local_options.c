@@ -96,18 +96,16 @@ static sbx_status prepare_state_dir(local_options *out, sbx_error *err)
     return local_claim_state_dir(out->state_dir, err);
 }
 
-#define LONG_AT(field, hi, dflt)                                                              \
-    .kind = COMMON_OPTION_LONG, .offset = offsetof(local_options, field), .min = 0, .max = hi, \
-    .fallback = dflt
+#define LONG_AT(field, hi, dflt) COMMON_OPTION_LONG_IN(local_options, field, 0, hi, dflt)
 
 /* docs/local.md lists these, in this order.  The state directory's
  * default comes from the environment (default_state_dir). */
 static const common_option_spec local_specs[] = {
-    { .key = "state_dir", .kind = COMMON_OPTION_STRING,
-      .offset = offsetof(local_options, state_dir), .flags = COMMON_OPTION_NOT_EMPTY },
+    { .key = "state_dir", COMMON_OPTION_STRING_IN(local_options, state_dir),
+      .flags = COMMON_OPTION_NOT_EMPTY },
     /* Empty: directory-only sandboxes. */
-    { .key = "command", .kind = COMMON_OPTION_STRING,
-      .offset = offsetof(local_options, command), .flags = COMMON_OPTION_EMPTY_IS_NONE },
+    { .key = "command", COMMON_OPTION_STRING_IN(local_options, command),
+      .flags = COMMON_OPTION_EMPTY_IS_NONE },
     { .key = "stop_timeout_ms", LONG_AT(stop_timeout_ms, 600000L, DEFAULT_STOP_TIMEOUT_MS) },
     { .key = "ready_timeout_ms", LONG_AT(ready_timeout_ms, 600000L, DEFAULT_READY_TIMEOUT_MS) },
     /* -1: not given, derived from stop_timeout_ms after parsing. */

@@ -175,15 +175,13 @@ static sbx_status set_default_mounts(remote_options *out, sbx_error *err)
 }
 
 #define TIMEOUT(name, field, dflt)                                                            \
-    { .key = name, .kind = COMMON_OPTION_LONG, .offset = offsetof(remote_parse, field),      \
-      .min = 1, .max = MAX_TIMEOUT_MS, .fallback = dflt }
+    { .key = name, COMMON_OPTION_LONG_IN(remote_parse, field, 1, MAX_TIMEOUT_MS, dflt) }
 
 /* docs/remote.md lists these, in this order. */
 static const common_option_spec remote_specs[] = {
     { .key = "provisioner_url", .kind = COMMON_OPTION_CUSTOM, .parse = parse_url,
       .flags = COMMON_OPTION_REQUIRED },
-    { .key = "api_key", .kind = COMMON_OPTION_STRING,
-      .offset = offsetof(remote_parse, opts.api_key),
+    { .key = "api_key", COMMON_OPTION_STRING_IN(remote_parse, opts.api_key),
       .flags = COMMON_OPTION_SECRET | COMMON_OPTION_EMPTY_IS_NONE },
     /* 0: not given (the per-call timeouts stand). */
     TIMEOUT("timeout_ms", timeout_ms, 0),
