@@ -2,7 +2,7 @@
 # each user links its own copy, and modules export none of it.
 
 # Id and create request rules, the built-in backends' mount contract,
-# sandbox records, option values, values quoted in messages, the wait for a
+# sandbox records, option tables and values, values quoted in messages, the wait for a
 # sandbox's server, the streaming JSON lexer (the HTTP backends' list
 # decoders, the provisioners' strict body check), and the requests and
 # results of the sandbox operations: everything any backend (in-process or
@@ -16,6 +16,7 @@ common_libsbx_common_la_SOURCES = \
 	common/exec_request.c common/exec_request.h \
 	common/op_results.c common/op_results.h \
 	common/fnv1a.h \
+	common/option_table.c common/option_table.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
 	common/redact.c common/redact.h \

@@ -3,54 +3,37 @@
 
 #include "common/option_values.h"
 
-#include "common/printable.h"
-
 #include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-sbx_status common_options_apply(const sbx_option *options, size_t count, common_option_fn apply,
-                                void *target, sbx_error *err)
+int common_option_integer(const char *value, long min, long max, long *out)
 {
-    for (size_t i = 0; i < count; i++) {
-        sbx_status st = apply(target, options[i].key, options[i].value, err);
-        if (st != SBX_OK)
-            return st;
-    }
-    return SBX_OK;
+    const char *digits = value[0] == '-' ? value + 1 : value;
+    /* strtol alone would take " 5" and "+5": a value is only its digits. */
+    if (digits[0] == '\0' || digits[strspn(digits, "0123456789")] != '\0')
+        return 0;
+    errno = 0;
+    long v = strtol(value, NULL, 10);
+    if (errno != 0 || v < min || v > max)
+        return 0;
+    *out = v;
+    return 1;
 }
 
-sbx_status common_option_unknown(const char *backend, const char *key, const char *known,
-                                 sbx_error *err)
+int common_option_word(const char *value, const char *const *words)
 {
-    char shown[80];
-    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                 "unknown option '%s' for backend '%s' (known: %s)",
-                                 common_printable(key, shown, sizeof shown), backend, known);
-}
-
-sbx_status common_option_parse_long(const char *key, const char *value, long min,
-                                    long max, long *out, sbx_error *err)
-{
-    if (value != NULL && *value != '\0') {
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(value, &end, 10);
-        if (errno == 0 && *end == '\0' && v >= min && v <= max) {
-            *out = v;
-            return SBX_OK;
-        }
-    }
-    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                 "option '%s': '%.64s' is not an integer from %ld to %ld",
-                                 key, value ? value : "", min, max);
+    for (int i = 0; words[i] != NULL; i++)
+        if (strcmp(value, words[i]) == 0)
+            return i;
+    return -1;
 }
 
 sbx_status common_option_copy_string(char **dst, const char *value, sbx_error *err)
 {
-    char *copy = strdup(value ? value : "");
+    char *copy = strdup(value);
     if (copy == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     free(*dst);

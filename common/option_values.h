@@ -1,37 +1,22 @@
 /*
- * Parsing of backend option values (options arrive as strings, see
- * sbx_option), shared so that every backend reports bad values alike.
+ * Parsing of single backend option values (options arrive as strings, see
+ * sbx_option), shared so that every backend reads a value alike; the
+ * option table (option_table.h) words the errors.
  */
 #ifndef SBX_COMMON_OPTION_VALUES_H
 #define SBX_COMMON_OPTION_VALUES_H
 
 #include <sbx/backend.h>
 
-/* Applies one option (`key`, `value`) to the options being parsed, `target`:
- * SBX_OK, or an error naming the key. */
-typedef sbx_status (*common_option_fn)(void *target, const char *key, const char *value,
-                                       sbx_error *err);
+/* Non-zero when `value` is a decimal integer ('-' allowed, no blanks, no
+ * '+') in [min, max], stored in *out; *out is unchanged otherwise. */
+int common_option_integer(const char *value, long min, long max, long *out);
 
-/* The loop every backend's option parser runs: `apply` for each of the
- * `count` options in order (a later key replaces an earlier one), stopping
- * at the first error, which it returns.  The host hands over `count`
- * options with non-NULL keys and values (backend.h, "Arguments"). */
-sbx_status common_options_apply(const sbx_option *options, size_t count, common_option_fn apply,
-                                void *target, sbx_error *err);
-
-/* SBX_ERR_CONFIG for a key backend `backend` does not know: the message
- * names the key (quoted as common_printable shows it) and the known keys,
- * `known` ("a, b, c"), in the same words for every backend. */
-sbx_status common_option_unknown(const char *backend, const char *key, const char *known,
-                                 sbx_error *err);
-
-/* Parse `value` as a decimal integer in [min, max] into *out.  Otherwise
- * SBX_ERR_CONFIG naming `key`, the value and the range. */
-sbx_status common_option_parse_long(const char *key, const char *value, long min,
-                                    long max, long *out, sbx_error *err);
+/* The index of `value` among the NULL-terminated `words`, or -1. */
+int common_option_word(const char *value, const char *const *words);
 
 /* Replace *dst with a copy of `value` (the old string is freed).
- * SBX_ERR_INTERNAL when out of memory. */
+ * SBX_ERR_INTERNAL when out of memory, *dst unchanged. */
 sbx_status common_option_copy_string(char **dst, const char *value, sbx_error *err);
 
 #endif

@@ -3,10 +3,13 @@
 
 #include "plugin/docker/docker_options.h"
 
+#include "common/option_table.h"
 #include "common/option_values.h"
+#include "common/printable.h"
 #include "plugin/docker/docker_backend.h"
 #include <sbx/backend_support.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,15 +69,16 @@ static int is_bind_host(const char *s)
                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-")] == '\0';
 }
 
-/* Split "K=V,K2=V2" into pairs; an empty value is no pairs.  Keys must be
- * non-empty; `reserved` (may be NULL) is a key prefix callers may not use. */
-static sbx_status parse_pairs(const char *key, const char *value, const char *reserved,
-                              docker_pair **out, size_t *count, sbx_error *err)
+/* Split "K=V,K2=V2" into *out, *count (the old pairs freed); an empty
+ * value is no pairs.  Keys must be non-empty; `reserved` (may be NULL) is
+ * a key prefix callers may not use. */
+static sbx_status parse_pairs(const char *value, const char *reserved, docker_pair **out,
+                              size_t *count, char *rule, size_t cap, sbx_error *err)
 {
     pairs_free(*out, *count);
     *out = NULL;
     *count = 0;
-    if (value == NULL || value[0] == '\0')
+    if (value[0] == '\0')
         return SBX_OK;
     size_t n = 1;
     for (const char *p = value; *p != '\0'; p++)
@@ -88,8 +92,8 @@ static sbx_status parse_pairs(const char *key, const char *value, const char *re
         const char *eq = memchr(item, '=', len);
         if (eq == NULL || eq == item) {
             pairs_free(pairs, i);
-            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                         "option '%s': item %zu is not KEY=VALUE", key, i + 1);
+            snprintf(rule, cap, "has an item (number %zu) that is not KEY=VALUE", i + 1);
+            return SBX_ERR_CONFIG;
         }
         pairs[i].key = strndup(item, (size_t)(eq - item));
         pairs[i].value = strndup(eq + 1, len - (size_t)(eq - item) - 1);
@@ -98,11 +102,11 @@ static sbx_status parse_pairs(const char *key, const char *value, const char *re
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
         if (reserved != NULL && strncmp(pairs[i].key, reserved, strlen(reserved)) == 0) {
-            sbx_status st = sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                                  "option '%s': label '%.64s' is reserved (%s*)",
-                                                  key, pairs[i].key, reserved);
+            char shown[80];
+            snprintf(rule, cap, "has the label '%s', but %s* is reserved",
+                     common_printable(pairs[i].key, shown, sizeof shown), reserved);
             pairs_free(pairs, i + 1);
-            return st;
+            return SBX_ERR_CONFIG;
         }
         item += len + (item[len] == ',');
     }
@@ -111,76 +115,54 @@ static sbx_status parse_pairs(const char *key, const char *value, const char *re
     return SBX_OK;
 }
 
-static sbx_status checked_string(const char *key, const char *value,
-                                 int (*valid)(const char *), char **dst, sbx_error *err)
-{
-    if (!valid(value))
-        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option '%s': invalid value '%.64s'",
-                                     key, value ? value : "");
-    return common_option_copy_string(dst, value, err);
-}
-
-static int is_nonempty(const char *s)
-{
-    return s != NULL && s[0] != '\0';
-}
-
-static sbx_status parse_init(const char *key, const char *value, docker_init_mode *out,
-                             sbx_error *err)
-{
-    static const struct {
-        const char *word;
-        docker_init_mode mode;
-    } words[] = { { "auto", DOCKER_INIT_AUTO }, { "true", DOCKER_INIT_ON },
-                  { "false", DOCKER_INIT_OFF } };
-    for (size_t i = 0; value != NULL && i < sizeof words / sizeof words[0]; i++) {
-        if (strcmp(value, words[i].word) == 0) {
-            *out = words[i].mode;
-            return SBX_OK;
-        }
-    }
-    return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                 "option '%s': invalid value '%.64s' (auto, true or false)", key,
-                                 value ? value : "");
-}
-
-static sbx_status apply_option(void *target, const char *k, const char *v, sbx_error *err)
+static sbx_status parse_env(void *target, const char *value, char *rule, size_t cap,
+                            sbx_error *err)
 {
     docker_options *o = target;
-    if (strcmp(k, "socket") == 0)
-        return checked_string(k, v, is_nonempty, &o->socket_path, err);
-    if (strcmp(k, "image") == 0)
-        return checked_string(k, v, is_nonempty, &o->image, err);
-    if (strcmp(k, "name_prefix") == 0)
-        return checked_string(k, v, is_name_prefix, &o->name_prefix, err);
-    if (strcmp(k, "bind_host") == 0)
-        return checked_string(k, v, is_bind_host, &o->bind_host, err);
-    if (strcmp(k, "api_version") == 0)
-        return checked_string(k, v, is_api_version, &o->api_version, err);
-    if (strcmp(k, "command") == 0) {
-        free(o->command);
-        o->command = NULL;
-        return is_nonempty(v) ? common_option_copy_string(&o->command, v, err) : SBX_OK;
-    }
-    if (strcmp(k, "port") == 0)
-        return common_option_parse_long(k, v, 1, 65535, &o->port, err);
-    if (strcmp(k, "timeout_ms") == 0)
-        return common_option_parse_long(k, v, 1, 3600000L, &o->timeout_ms, err);
-    if (strcmp(k, "stop_grace_s") == 0)
-        return common_option_parse_long(k, v, 0, 3600L, &o->stop_grace_s, err);
-    if (strcmp(k, "ready_timeout_ms") == 0)
-        return common_option_parse_long(k, v, 0, 600000L, &o->ready_timeout_ms, err);
-    if (strcmp(k, "init") == 0)
-        return parse_init(k, v, &o->init, err);
-    if (strcmp(k, "env") == 0)
-        return parse_pairs(k, v, NULL, &o->env, &o->env_count, err);
-    if (strcmp(k, "labels") == 0)
-        return parse_pairs(k, v, "sbx.", &o->labels, &o->label_count, err);
-    return common_option_unknown(DOCKER_NAME, k,
-                                 "socket, image, name_prefix, bind_host, port, env, labels, "
-                                 "command, api_version, timeout_ms, stop_grace_s, "
-                                 "ready_timeout_ms, init", err);
+    return parse_pairs(value, NULL, &o->env, &o->env_count, rule, cap, err);
 }
+
+static sbx_status parse_labels(void *target, const char *value, char *rule, size_t cap,
+                               sbx_error *err)
+{
+    docker_options *o = target;
+    return parse_pairs(value, "sbx.", &o->labels, &o->label_count, rule, cap, err);
+}
+
+/* Indexed by docker_init_mode. */
+static const char *const init_words[] = { "auto", "true", "false", NULL };
+
+#define STRING_AT(field) COMMON_OPTION_STRING_IN(docker_options, field)
+#define LONG_AT(field, lo, hi, dflt) COMMON_OPTION_LONG_IN(docker_options, field, lo, hi, dflt)
+
+/* docs/docker.md lists these, in this order.  The socket's default comes
+ * from the environment (default_socket). */
+static const common_option_spec docker_specs[] = {
+    { .key = "socket", STRING_AT(socket_path), .flags = COMMON_OPTION_NOT_EMPTY },
+    { .key = "image", STRING_AT(image), .flags = COMMON_OPTION_NOT_EMPTY },
+    { .key = "name_prefix", STRING_AT(name_prefix), .fallback_text = DEFAULT_PREFIX,
+      .valid = is_name_prefix,
+      .rule = "must be [a-zA-Z0-9][a-zA-Z0-9_.-]* of at most 64 characters" },
+    { .key = "bind_host", STRING_AT(bind_host), .fallback_text = DEFAULT_BIND_HOST,
+      .valid = is_bind_host,
+      .rule = "must be a host name or address of 1-255 letters, digits, '.', ':' or '-'" },
+    { .key = "port", LONG_AT(port, 1, 65535, DEFAULT_PORT) },
+    { .key = "env", .kind = COMMON_OPTION_CUSTOM, .parse = parse_env },
+    { .key = "labels", .kind = COMMON_OPTION_CUSTOM, .parse = parse_labels },
+    { .key = "command", STRING_AT(command), .flags = COMMON_OPTION_EMPTY_IS_NONE },
+    { .key = "api_version", STRING_AT(api_version), .fallback_text = DEFAULT_API_VERSION,
+      .valid = is_api_version, .rule = "must be vMAJOR.MINOR (e.g. v1.41)" },
+    { .key = "timeout_ms", LONG_AT(timeout_ms, 1, 3600000L, DEFAULT_TIMEOUT_MS) },
+    { .key = "stop_grace_s", LONG_AT(stop_grace_s, 0, 3600L, DEFAULT_STOP_GRACE_S) },
+    { .key = "ready_timeout_ms", LONG_AT(ready_timeout_ms, 0, 600000L,
+                                         DEFAULT_READY_TIMEOUT_MS) },
+    { .key = "init", .kind = COMMON_OPTION_WORD, .offset = offsetof(docker_options, init),
+      .words = init_words, .fallback = DOCKER_INIT_AUTO },
+};
+
+static const common_option_table docker_table = {
+    DOCKER_NAME, docker_specs, sizeof docker_specs / sizeof docker_specs[0]
+};
 
 /* The socket when the `socket` option is not given. */
 static sbx_status default_socket(docker_options *o, sbx_error *err)
@@ -195,31 +177,13 @@ static sbx_status default_socket(docker_options *o, sbx_error *err)
     return common_option_copy_string(&o->socket_path, docker_host + 7, err);
 }
 
-static sbx_status apply_defaults(docker_options *o, sbx_error *err)
-{
-    sbx_status st = SBX_OK;
-    if (o->socket_path == NULL)
-        st = default_socket(o, err);
-    if (st == SBX_OK && o->name_prefix == NULL)
-        st = common_option_copy_string(&o->name_prefix, DEFAULT_PREFIX, err);
-    if (st == SBX_OK && o->bind_host == NULL)
-        st = common_option_copy_string(&o->bind_host, DEFAULT_BIND_HOST, err);
-    if (st == SBX_OK && o->api_version == NULL)
-        st = common_option_copy_string(&o->api_version, DEFAULT_API_VERSION, err);
-    return st;
-}
-
 sbx_status docker_options_parse(const sbx_option *options, size_t count,
                                 docker_options *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->port = DEFAULT_PORT;
-    out->timeout_ms = DEFAULT_TIMEOUT_MS;
-    out->stop_grace_s = DEFAULT_STOP_GRACE_S;
-    out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
-    sbx_status st = common_options_apply(options, count, apply_option, out, err);
-    if (st == SBX_OK)
-        st = apply_defaults(out, err);
+    sbx_status st = common_option_table_parse(&docker_table, options, count, out, err);
+    if (st == SBX_OK && out->socket_path == NULL)
+        st = default_socket(out, err);
     if (st != SBX_OK)
         docker_options_clear(out);
     return st;

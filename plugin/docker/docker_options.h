@@ -13,7 +13,8 @@ typedef struct docker_pair {
     char *value;
 } docker_pair;
 
-/* The `init` option: an init process as PID 1 of each sandbox. */
+/* The `init` option: an init process as PID 1 of each sandbox.  The values
+ * are the words' places in the option table ("auto", "true", "false"). */
 typedef enum docker_init_mode {
     DOCKER_INIT_AUTO = 0,  /* when the engine has an init binary */
     DOCKER_INIT_ON = 1,    /* always; an engine without one is a config error */
@@ -37,11 +38,11 @@ typedef struct docker_options {
     long timeout_ms;           /* bound of each engine call */
     long stop_grace_s;         /* SIGTERM-to-SIGKILL grace on destroy */
     long ready_timeout_ms;     /* create waits this long for the published port; 0: no wait */
-    docker_init_mode init; /* the `init` option (auto, true, false) */
+    int init;                  /* a docker_init_mode: the `init` option */
 } docker_options;
 
-/* Parse `options` into *out (zeroed first).  Unknown keys and bad values
- * are SBX_ERR_CONFIG naming the key.  The socket is the `socket` option,
+/* Parse `options` into *out (zeroed first).  Unknown keys (the message
+ * lists the known ones) and bad values are SBX_ERR_CONFIG naming the key.  The socket is the `socket` option,
  * else $DOCKER_HOST when it is unix://PATH (another scheme is
  * SBX_ERR_CONFIG), else /var/run/docker.sock.  On error *out holds
  * nothing.  Release with docker_options_clear. */

@@ -3,13 +3,14 @@
 
 #include "plugin/local/local_options.h"
 
-#include "common/option_values.h"
+#include "common/option_table.h"
 #include "plugin/local/local_backend.h"
 #include "plugin/local/local_state.h"
 #include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,43 +96,32 @@ static sbx_status prepare_state_dir(local_options *out, sbx_error *err)
     return local_claim_state_dir(out->state_dir, err);
 }
 
-static sbx_status apply_option(void *target, const char *key, const char *value,
-                               sbx_error *err)
-{
-    local_options *out = target;
-    if (strcmp(key, "state_dir") == 0) {
-        if (value[0] == '\0')
-            return sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'state_dir' is empty");
-        return common_option_copy_string(&out->state_dir, value, err);
-    }
-    if (strcmp(key, "command") == 0) {
-        if (value[0] == '\0') {
-            free(out->command);
-            out->command = NULL;   /* empty: directory-only sandboxes */
-            return SBX_OK;
-        }
-        return common_option_copy_string(&out->command, value, err);
-    }
-    if (strcmp(key, "stop_timeout_ms") == 0)
-        return common_option_parse_long(key, value, 0, 600000L, &out->stop_timeout_ms, err);
-    if (strcmp(key, "ready_timeout_ms") == 0)
-        return common_option_parse_long(key, value, 0, 600000L, &out->ready_timeout_ms, err);
-    if (strcmp(key, "lock_timeout_ms") == 0)
-        return common_option_parse_long(key, value, 0, 1200000L, &out->lock_timeout_ms, err);
-    return common_option_unknown(LOCAL_NAME, key,
-                                 "state_dir, command, stop_timeout_ms, ready_timeout_ms, "
-                                 "lock_timeout_ms", err);
-}
+#define LONG_AT(field, hi, dflt) COMMON_OPTION_LONG_IN(local_options, field, 0, hi, dflt)
+
+/* docs/local.md lists these, in this order.  The state directory's
+ * default comes from the environment (default_state_dir). */
+static const common_option_spec local_specs[] = {
+    { .key = "state_dir", COMMON_OPTION_STRING_IN(local_options, state_dir),
+      .flags = COMMON_OPTION_NOT_EMPTY },
+    /* Empty: directory-only sandboxes. */
+    { .key = "command", COMMON_OPTION_STRING_IN(local_options, command),
+      .flags = COMMON_OPTION_EMPTY_IS_NONE },
+    { .key = "stop_timeout_ms", LONG_AT(stop_timeout_ms, 600000L, DEFAULT_STOP_TIMEOUT_MS) },
+    { .key = "ready_timeout_ms", LONG_AT(ready_timeout_ms, 600000L, DEFAULT_READY_TIMEOUT_MS) },
+    /* -1: not given, derived from stop_timeout_ms after parsing. */
+    { .key = "lock_timeout_ms", LONG_AT(lock_timeout_ms, 1200000L, -1) },
+};
+
+static const common_option_table local_table = {
+    LOCAL_NAME, local_specs, sizeof local_specs / sizeof local_specs[0]
+};
 
 sbx_status local_options_parse(const sbx_option *options, size_t count,
                                local_options *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->stop_timeout_ms = DEFAULT_STOP_TIMEOUT_MS;
-    out->ready_timeout_ms = DEFAULT_READY_TIMEOUT_MS;
-    out->lock_timeout_ms = -1;
-    sbx_status st = common_options_apply(options, count, apply_option, out, err);
-    if (out->lock_timeout_ms < 0)
+    sbx_status st = common_option_table_parse(&local_table, options, count, out, err);
+    if (st == SBX_OK && out->lock_timeout_ms < 0)
         out->lock_timeout_ms = out->stop_timeout_ms + LOCK_TIMEOUT_OVER_STOP_MS;
     if (st == SBX_OK && out->state_dir == NULL)
         st = default_state_dir(&out->state_dir, err);

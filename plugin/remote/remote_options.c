@@ -4,15 +4,14 @@
 #include "plugin/remote/remote_options.h"
 
 #include "common/http_client.h"
+#include "common/option_table.h"
 #include "common/option_values.h"
 #include "common/printable.h"
 #include "plugin/remote/remote_backend.h"
 
 #include <sbx/backend_support.h>
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -35,83 +34,48 @@ static const char *const default_forward_mounts[] = {
 
 /* Upper bounds that keep the arithmetic and the allocations sane. */
 #define MAX_TIMEOUT_MS (24L * 3600 * 1000)
-#define MAX_RESPONSE_LIMIT ((unsigned long long)1 << 30)
+#define MAX_RESPONSE_LIMIT (1L << 30)
 
-/* The value is quoted as common_printable_url shows it: only provisioner_url
- * can hold credentials, and for any other value it is common_printable. */
-static sbx_status bad_value(const char *key, const char *value, const char *rule,
-                            sbx_error *err)
-{
-    char shown[80];
-    return sbx_backend_error_set(err, SBX_ERR_CONFIG, "remote backend option %s='%s': %s", key,
-                                 common_printable_url(value, shown, sizeof shown), rule);
-}
+/* What parsing fills: the options, and the `timeout_ms` that overrides
+ * every per-call timeout (0: not given). */
+typedef struct remote_parse {
+    remote_options opts;
+    long timeout_ms;
+} remote_parse;
 
-static sbx_status parse_positive(const char *key, const char *value,
-                                 unsigned long long max, unsigned long long *out,
-                                 sbx_error *err)
+static sbx_status set_rule(char *rule, size_t cap, const char *text)
 {
-    char *end = NULL;
-    errno = 0;
-    if (value[0] < '0' || value[0] > '9')
-        return bad_value(key, value, "must be a positive integer", err);
-    unsigned long long v = strtoull(value, &end, 10);
-    if (errno != 0 || *end != '\0' || v == 0 || v > max) {
-        char rule[96];
-        snprintf(rule, sizeof rule, "must be a positive integer of at most %llu", max);
-        return bad_value(key, value, rule, err);
-    }
-    *out = v;
-    return SBX_OK;
-}
-
-static sbx_status parse_timeout(const char *key, const char *value, long *out,
-                                sbx_error *err)
-{
-    unsigned long long v = 0;
-    sbx_status st = parse_positive(key, value, (unsigned long long)MAX_TIMEOUT_MS, &v, err);
-    if (st == SBX_OK)
-        *out = (long)v;
-    return st;
-}
-
-static sbx_status replace_string(char **slot, const char *value, sbx_error *err)
-{
-    char *copy = strdup(value);
-    if (copy == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    free(*slot);
-    *slot = copy;
-    return SBX_OK;
+    snprintf(rule, cap, "%s", text);
+    return SBX_ERR_CONFIG;
 }
 
 /* Only scheme://[user:password@]host[:port][/path]: a query or fragment
  * would swallow the paths the backend appends (a DELETE would go to "/"
  * and its 404 read as "already gone"). */
-static sbx_status parse_url(const char *value, remote_options *out, sbx_error *err)
+static sbx_status parse_url(void *target, const char *value, char *rule, size_t cap,
+                            sbx_error *err)
 {
+    remote_options *out = &((remote_parse *)target)->opts;
     if (strncasecmp(value, "http://", 7) != 0 && strncasecmp(value, "https://", 8) != 0)
-        return bad_value("provisioner_url", value, "must begin with http:// or https://", err);
+        return set_rule(rule, cap, "must begin with http:// or https://");
     for (const unsigned char *p = (const unsigned char *)value; *p != '\0'; p++)
         if (*p <= ' ' || *p >= 0x7F)
-            return bad_value("provisioner_url", value,
-                             "must not contain whitespace, control or non-ASCII characters",
-                             err);
+            return set_rule(rule, cap,
+                            "must not contain whitespace, control or non-ASCII characters");
     if (strpbrk(value, "?#") != NULL)
-        return bad_value("provisioner_url", value,
-                         "must not have a query or fragment (only scheme, host, port and "
-                         "path)", err);
+        return set_rule(rule, cap,
+                        "must not have a query or fragment (only scheme, host, port and path)");
     const char *authority = strstr(value, "://") + 3;
     size_t start = 0, cred_len = 0;
     if (common_url_credentials(value, &start, &cred_len))
         authority = value + start + cred_len;
     size_t authority_len = strcspn(authority, "/");
     if (authority_len == 0 || authority[0] == ':')
-        return bad_value("provisioner_url", value, "has no host", err);
+        return set_rule(rule, cap, "has no host");
     const char *colon = authority[0] == '['
                             ? memchr(authority, ']', authority_len) : authority;
     if (colon == NULL)
-        return bad_value("provisioner_url", value, "has an unterminated IPv6 address", err);
+        return set_rule(rule, cap, "has an unterminated IPv6 address");
     colon = memchr(colon, ':', authority_len - (size_t)(colon - authority));
     if (colon != NULL) {
         const char *port = colon + 1, *end = authority + authority_len;
@@ -119,9 +83,9 @@ static sbx_status parse_url(const char *value, remote_options *out, sbx_error *e
         for (const char *p = port; p < end && n <= 65535; p++)
             n = (*p >= '0' && *p <= '9') ? n * 10 + (unsigned long)(*p - '0') : 65536;
         if (port == end || n == 0 || n > 65535)
-            return bad_value("provisioner_url", value, "has a port that is not 1-65535", err);
+            return set_rule(rule, cap, "has a port that is not 1-65535");
     }
-    sbx_status st = replace_string(&out->provisioner_url, value, err);
+    sbx_status st = common_option_copy_string(&out->provisioner_url, value, err);
     if (st != SBX_OK)
         return st;
     size_t len = strlen(out->provisioner_url);
@@ -132,7 +96,8 @@ static sbx_status parse_url(const char *value, remote_options *out, sbx_error *e
 
 /* A CA bundle must be a readable regular file: a directory or a device
  * would pass open() and fail every call later, as if the network did. */
-static sbx_status parse_ca_file(const char *value, remote_options *out, sbx_error *err)
+static sbx_status parse_ca_file(void *target, const char *value, char *rule, size_t cap,
+                                sbx_error *err)
 {
     struct stat sb;
     int fd = value[0] != '\0' ? open(value, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
@@ -140,9 +105,8 @@ static sbx_status parse_ca_file(const char *value, remote_options *out, sbx_erro
     if (fd >= 0)
         close(fd);
     if (!regular)
-        return bad_value("ca_file", value, "must name a readable, non-empty regular file",
-                         err);
-    return replace_string(&out->ca_file, value, err);
+        return set_rule(rule, cap, "must name a readable, non-empty regular file");
+    return common_option_copy_string(&((remote_parse *)target)->opts.ca_file, value, err);
 }
 
 static void free_mounts(remote_options *opts)
@@ -170,10 +134,11 @@ static sbx_status add_mount(remote_options *opts, const char *path, size_t len,
 }
 
 /* Comma-separated absolute container paths; blanks around entries and empty
- * entries are ignored, so "" forwards nothing. */
-static sbx_status parse_forward_mounts(const char *value, remote_options *out,
-                                       sbx_error *err)
+ * entries are ignored, so "" forwards nothing.  Replaces the default list. */
+static sbx_status parse_forward_mounts(void *target, const char *value, char *rule,
+                                       size_t cap, sbx_error *err)
 {
+    remote_options *out = &((remote_parse *)target)->opts;
     free_mounts(out);
     const char *p = value;
     while (*p != '\0') {
@@ -187,8 +152,7 @@ static sbx_status parse_forward_mounts(const char *value, remote_options *out,
             end--;
         if (end > start) {
             if (start[0] != '/')
-                return bad_value("forward_mounts", value,
-                                 "each entry must be an absolute container path", err);
+                return set_rule(rule, cap, "each entry must be an absolute container path");
             sbx_status st = add_mount(out, start, (size_t)(end - start), err);
             if (st != SBX_OK)
                 return st;
@@ -210,87 +174,52 @@ static sbx_status set_default_mounts(remote_options *out, sbx_error *err)
     return SBX_OK;
 }
 
-/* What parsing keeps beside the options: the `timeout_ms` that overrides
- * every per-call timeout, and whether forward_mounts was given. */
-typedef struct parse_state {
-    remote_options *out;
-    long timeout_override;
-    int mounts_set;
-} parse_state;
+#define TIMEOUT(name, field, dflt)                                                            \
+    { .key = name, COMMON_OPTION_LONG_IN(remote_parse, field, 1, MAX_TIMEOUT_MS, dflt) }
 
-static sbx_status apply_option(void *target, const char *key, const char *value,
-                               sbx_error *err)
-{
-    parse_state *ps = target;
-    remote_options *out = ps->out;
-    if (strcmp(key, "provisioner_url") == 0)
-        return parse_url(value, out, err);
-    if (strcmp(key, "api_key") == 0) {
-        /* The value is a secret: never echoed, not even when refused. */
-        if (strpbrk(value, "\r\n") != NULL)
-            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                         "remote backend option api_key contains CR or LF");
-        if (out->api_key != NULL)
-            memset(out->api_key, 0, strlen(out->api_key));
-        free(out->api_key);
-        out->api_key = NULL;
-        return value[0] == '\0' ? SBX_OK : replace_string(&out->api_key, value, err);
-    }
-    if (strcmp(key, "ca_file") == 0)
-        return parse_ca_file(value, out, err);
-    if (strcmp(key, "timeout_ms") == 0)
-        return parse_timeout(key, value, &ps->timeout_override, err);
-    if (strcmp(key, "connect_timeout_ms") == 0)
-        return parse_timeout(key, value, &out->connect_timeout_ms, err);
-    if (strcmp(key, "list_timeout_ms") == 0)
-        return parse_timeout(key, value, &out->list_timeout_ms, err);
-    if (strcmp(key, "create_timeout_ms") == 0)
-        return parse_timeout(key, value, &out->create_timeout_ms, err);
-    if (strcmp(key, "destroy_timeout_ms") == 0)
-        return parse_timeout(key, value, &out->destroy_timeout_ms, err);
-    if (strcmp(key, "get_timeout_ms") == 0)
-        return parse_timeout(key, value, &out->get_timeout_ms, err);
-    if (strcmp(key, "max_response_bytes") == 0) {
-        unsigned long long v = 0;
-        sbx_status st = parse_positive(key, value, MAX_RESPONSE_LIMIT, &v, err);
-        if (st == SBX_OK)
-            out->max_response_bytes = (size_t)v;
-        return st;
-    }
-    if (strcmp(key, "forward_mounts") == 0) {
-        ps->mounts_set = 1;
-        return parse_forward_mounts(value, out, err);
-    }
-    return common_option_unknown(REMOTE_NAME, key,
-                                 "provisioner_url, api_key, timeout_ms, connect_timeout_ms, "
-                                 "ca_file, max_response_bytes, forward_mounts, list_timeout_ms, "
-                                 "create_timeout_ms, destroy_timeout_ms, get_timeout_ms", err);
-}
+/* docs/remote.md lists these, in this order. */
+static const common_option_spec remote_specs[] = {
+    { .key = "provisioner_url", .kind = COMMON_OPTION_CUSTOM, .parse = parse_url,
+      .flags = COMMON_OPTION_REQUIRED },
+    { .key = "api_key", COMMON_OPTION_STRING_IN(remote_parse, opts.api_key),
+      .flags = COMMON_OPTION_SECRET | COMMON_OPTION_EMPTY_IS_NONE },
+    /* 0: not given (the per-call timeouts stand). */
+    TIMEOUT("timeout_ms", timeout_ms, 0),
+    TIMEOUT("list_timeout_ms", opts.list_timeout_ms, REMOTE_LIST_TIMEOUT_MS),
+    TIMEOUT("create_timeout_ms", opts.create_timeout_ms, REMOTE_CREATE_TIMEOUT_MS),
+    TIMEOUT("destroy_timeout_ms", opts.destroy_timeout_ms, REMOTE_DESTROY_TIMEOUT_MS),
+    TIMEOUT("get_timeout_ms", opts.get_timeout_ms, REMOTE_GET_TIMEOUT_MS),
+    /* 0: libcurl's default. */
+    TIMEOUT("connect_timeout_ms", opts.connect_timeout_ms, 0),
+    { .key = "ca_file", .kind = COMMON_OPTION_CUSTOM, .parse = parse_ca_file },
+    { .key = "max_response_bytes", .kind = COMMON_OPTION_SIZE,
+      .offset = offsetof(remote_parse, opts.max_response_bytes), .min = 1,
+      .max = MAX_RESPONSE_LIMIT, .fallback = (long)COMMON_HTTP_DEFAULT_MAX_RESPONSE },
+    { .key = "forward_mounts", .kind = COMMON_OPTION_CUSTOM, .parse = parse_forward_mounts },
+};
+
+static const common_option_table remote_table = {
+    REMOTE_NAME, remote_specs, sizeof remote_specs / sizeof remote_specs[0]
+};
 
 sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
                                 remote_options *out, sbx_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->list_timeout_ms = REMOTE_LIST_TIMEOUT_MS;
-    out->create_timeout_ms = REMOTE_CREATE_TIMEOUT_MS;
-    out->destroy_timeout_ms = REMOTE_DESTROY_TIMEOUT_MS;
-    out->get_timeout_ms = REMOTE_GET_TIMEOUT_MS;
-    out->max_response_bytes = COMMON_HTTP_DEFAULT_MAX_RESPONSE;
-    parse_state ps = { out, 0, 0 };
-    sbx_status st = common_options_apply(options, option_count, apply_option, &ps, err);
-    if (st == SBX_OK && out->provisioner_url == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                   "remote backend option provisioner_url is required");
-    if (st == SBX_OK && ps.timeout_override > 0) {
-        out->list_timeout_ms = ps.timeout_override;
-        out->create_timeout_ms = ps.timeout_override;
-        out->destroy_timeout_ms = ps.timeout_override;
-        out->get_timeout_ms = ps.timeout_override;
+    remote_parse ps;
+    memset(&ps, 0, sizeof ps);
+    /* forward_mounts, when given, replaces the default list. */
+    sbx_status st = set_default_mounts(&ps.opts, err);
+    if (st == SBX_OK)
+        st = common_option_table_parse(&remote_table, options, option_count, &ps, err);
+    if (st == SBX_OK && ps.timeout_ms > 0) {
+        ps.opts.list_timeout_ms = ps.timeout_ms;
+        ps.opts.create_timeout_ms = ps.timeout_ms;
+        ps.opts.destroy_timeout_ms = ps.timeout_ms;
+        ps.opts.get_timeout_ms = ps.timeout_ms;
     }
-    if (st == SBX_OK && !ps.mounts_set)
-        st = set_default_mounts(out, err);
     if (st != SBX_OK)
-        remote_options_clear(out);
+        remote_options_clear(&ps.opts);
+    *out = ps.opts;
     return st;
 }
 

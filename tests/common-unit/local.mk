@@ -1,9 +1,15 @@
 # Unit tests of the building blocks in common/ that every part of the tree
-# shares (the growable buffer, the hash): no process, no network.
-SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks
+# shares (the growable buffer, the hash, the backends' option table): no
+# process, no network.
+SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
+	tests/common-unit/test_option_table
 check_PROGRAMS += $(SBX_COMMON_UNIT_SUITES)
 TESTS += $(SBX_COMMON_UNIT_SUITES)
 
 tests_common_unit_test_building_blocks_SOURCES = tests/common-unit/test_building_blocks.c
 tests_common_unit_test_building_blocks_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_common_unit_test_building_blocks_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_common_unit_test_option_table_SOURCES = tests/common-unit/test_option_table.c
+tests_common_unit_test_option_table_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_option_table_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)

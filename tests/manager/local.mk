@@ -11,6 +11,14 @@ tests_manager_test_manager_core_SOURCES = tests/manager/test_manager_core.c $(SB
 tests_manager_test_manager_core_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_manager_test_manager_core_LDADD = $(SBX_TEST_LIBS) -lpthread
 
+# The sandbox operations on managed sandboxes, over the real local backend.
+check_PROGRAMS += tests/manager/test_manager_operations
+TESTS += tests/manager/test_manager_operations
+tests_manager_test_manager_operations_SOURCES = tests/manager/test_manager_operations.c \
+	$(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_operations_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_manager_operations_LDADD = $(SBX_TEST_LIBS) -lpthread
+
 check_PROGRAMS += tests/manager/test_manager_threads
 TESTS += tests/manager/test_manager_threads
 tests_manager_test_manager_threads_SOURCES = tests/manager/test_manager_threads.c $(SBX_MGR_TEST_SUPPORT)

@@ -132,22 +132,24 @@ static void test_option_errors_name_the_key(void)
     const char *unknown[] = { "provisioner_url", "http://p", "api_kee", "x", NULL };
     expect_config_error(unknown, "unknown option 'api_kee'");
     const char *missing[] = { "api_key", "k", NULL };
-    expect_config_error(missing, "provisioner_url is required");
+    expect_config_error(missing, "option 'provisioner_url' of backend 'remote' is required");
     const char *scheme[] = { "provisioner_url", "ftp://p", NULL };
-    expect_config_error(scheme, "provisioner_url='ftp://p'");
+    expect_config_error(scheme, "option 'provisioner_url' of backend 'remote': 'ftp://p'");
     const char *no_host[] = { "provisioner_url", "http://", NULL };
     expect_config_error(no_host, "has no host");
     const char *zero[] = { "provisioner_url", "http://p", "timeout_ms", "0", NULL };
-    expect_config_error(zero, "timeout_ms='0'");
+    expect_config_error(zero, "option 'timeout_ms' of backend 'remote': '0' is not an integer "
+                                  "from 1 to 86400000");
     const char *negative[] = { "provisioner_url", "http://p", "list_timeout_ms", "-5", NULL };
-    expect_config_error(negative, "list_timeout_ms='-5'");
+    expect_config_error(negative, "option 'list_timeout_ms' of backend 'remote': '-5'");
     const char *junk[] = { "provisioner_url", "http://p", "get_timeout_ms", "10s", NULL };
-    expect_config_error(junk, "get_timeout_ms='10s'");
+    expect_config_error(junk, "option 'get_timeout_ms' of backend 'remote': '10s'");
     const char *huge[] = { "provisioner_url", "http://p", "max_response_bytes",
                            "99999999999999999999999", NULL };
-    expect_config_error(huge, "max_response_bytes");
+    expect_config_error(huge, "option 'max_response_bytes' of backend 'remote': "
+                              "'99999999999999999999999' is not an integer from 1 to 1073741824");
     const char *ca[] = { "provisioner_url", "https://p", "ca_file", "/nonexistent/ca.pem", NULL };
-    expect_config_error(ca, "ca_file='/nonexistent/ca.pem'");
+    expect_config_error(ca, "option 'ca_file' of backend 'remote': '/nonexistent/ca.pem'");
     const char *relative[] = { "provisioner_url", "http://p", "forward_mounts", "mnt/x", NULL };
     expect_config_error(relative, "forward_mounts");
 }
@@ -308,7 +310,7 @@ static void test_ca_file_must_be_a_non_empty_regular_file(void)
         const char *kv[] = { "provisioner_url", "https://p", "ca_file", refused[i], NULL };
         CU_ASSERT_EQUAL(parse(&o, &err, kv), SBX_ERR_CONFIG);
         char named[160];
-        snprintf(named, sizeof named, "ca_file='%s'", refused[i]);
+        snprintf(named, sizeof named, "option 'ca_file' of backend 'remote': '%s'", refused[i]);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, named));
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "regular file"));
         remote_options_clear(&o);
