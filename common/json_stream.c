@@ -111,12 +111,13 @@ static void raise_event(common_json_stream *s, common_json_event event, common_j
 }
 
 /* Bytes of a key: all of them into the consumer's key_full; into `key`
- * up to an escaped NUL (`nul`: these bytes are one), where json-c cuts. */
+ * up to an escaped NUL (`nul`: these bytes are one), where json-c cuts (a
+ * strict text is not json-c's: its key goes on). */
 static void emit_key(common_json_stream *s, const char *bytes, size_t n, int nul)
 {
     if (s->key_full != NULL && common_dynbuf_add(s->key_full, bytes, n) != COMMON_DYNBUF_OK)
         s->out_of_memory = 1;
-    if (nul)
+    if (nul && !s->strict)
         s->key_cut = 1;
     if (s->key_cut)
         return;
@@ -393,10 +394,10 @@ static int read_word(common_json_stream *s, unsigned char c)
 }
 
 /* A surrogate escape without its other half: U+FFFD, as json-c reads it;
- * in a strict text, the end (-1). */
+ * in a strict text without lone_surrogates, the end (-1). */
 static int lone_surrogate(common_json_stream *s)
 {
-    if (s->strict) {
+    if (s->strict && !s->lone_surrogates) {
         fail(s, 0);
         return -1;
     }
