@@ -111,12 +111,13 @@ static void raise_event(common_json_stream *s, common_json_event event, common_j
 }
 
 /* Bytes of a key: all of them into the consumer's key_full; into `key`
- * up to an escaped NUL (`nul`: these bytes are one), where json-c cuts. */
-static void emit_key(common_json_stream *s, const char *bytes, size_t n, int nul)
+ * up to an escaped NUL (`nul`: these bytes are one), where json-c cuts (a
+ * strict text is not json-c's: its key goes on). */
+static inline void emit_key(common_json_stream *s, const char *bytes, size_t n, int nul)
 {
     if (s->key_full != NULL && common_dynbuf_add(s->key_full, bytes, n) != COMMON_DYNBUF_OK)
         s->out_of_memory = 1;
-    if (nul)
+    if (nul && !s->strict)
         s->key_cut = 1;
     if (s->key_cut)
         return;
@@ -393,10 +394,10 @@ static int read_word(common_json_stream *s, unsigned char c)
 }
 
 /* A surrogate escape without its other half: U+FFFD, as json-c reads it;
- * in a strict text, the end (-1). */
+ * in a strict text without lone_surrogates, the end (-1). */
 static int lone_surrogate(common_json_stream *s)
 {
-    if (s->strict) {
+    if (s->strict && !s->lone_surrogates) {
         fail(s, 0);
         return -1;
     }
@@ -490,10 +491,14 @@ static void step(common_json_stream *s)
 {
     unsigned char c = (unsigned char)*s->pos;
     int taken = 1;
+    /* Between tokens, most bytes are neither space nor a comment: one
+     * comparison for them, here rather than in each of those states. */
+    if (s->state <= S_AFTER && (c <= ' ' || c == '/') && skip_space(s, c)) {
+        s->pos++;
+        return;
+    }
     switch ((lex_state)s->state) {
     case S_VALUE:
-        if (skip_space(s, c))
-            break;
         if (s->open > 0 && s->closer[s->open - 1] == ']' && c == ']') {
             if (s->strict && s->after_comma)
                 fail(s, 0); /* a trailing comma */
@@ -509,8 +514,6 @@ static void step(common_json_stream *s)
         taken = s->state != S_NUMBER; /* read_number takes the first byte */
         break;
     case S_KEY:
-        if (skip_space(s, c))
-            break;
         if (c == '}') {
             if (s->strict && s->after_comma)
                 fail(s, 0); /* a trailing comma */
@@ -527,16 +530,12 @@ static void step(common_json_stream *s)
         }
         break;
     case S_COLON:
-        if (skip_space(s, c))
-            break;
         if (c == ':')
             s->state = S_VALUE;
         else
             fail(s, 0);
         break;
     case S_AFTER:
-        if (skip_space(s, c))
-            break;
         if (s->open == 0) {
             s->state = S_TRAILER;
             taken = 0;

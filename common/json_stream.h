@@ -14,7 +14,9 @@
  *
  * Or, with `strict` set, only RFC 8259's grammar: none of json-c's
  * extensions, no raw control character in a string, no escape of half a
- * surrogate pair; keys are not cut (`key_full` holds them whole).
+ * surrogate pair unless `lone_surrogates` is set too (each then reads as
+ * U+FFFD); keys are not cut at an escaped NUL (`key` keeps it, `key_full`
+ * holds them whole).
  *
  * Use: embed a common_json_stream, common_json_stream_init it; for each
  * chunk call common_json_stream_feed, then common_json_stream_next until it
@@ -88,7 +90,8 @@ typedef struct common_json_stream {
                              * depth + 1) */
     const char *at;         /* BEGIN: the value's first byte; SCALAR, CLOSE: just past its
                              * last byte (both in the chunk fed last) */
-    char key[COMMON_JSON_STREAM_KEY_MAX + 2]; /* the key up to an escaped NUL, NUL-terminated */
+    char key[COMMON_JSON_STREAM_KEY_MAX + 2]; /* the key up to an escaped NUL (strict: past
+                                               * it), NUL-terminated */
     size_t key_len;
     int negative;           /* INT: a '-' leads it */
     uint64_t magnitude;     /* INT: its absolute value, saturating above INT64_MAX + 1 */
@@ -100,6 +103,8 @@ typedef struct common_json_stream {
                                  * resets target to NULL at the string's end */
     int check_text;             /* compute text_clean for every string and key */
     int strict;                 /* read only RFC 8259 JSON (set before the first feed) */
+    int lone_surrogates;        /* strict: let an escaped half of a surrogate pair through,
+                                 * as RFC 8259's grammar does (read as U+FFFD) */
     common_dynbuf *key_full;    /* NULL, or where each key's bytes go whole, an escaped
                                  * NUL included (reset at each key; valid at its KEY
                                  * event) */

@@ -6,6 +6,8 @@
 #include <sbx/host.h>
 #include <sbx/backend_support.h>
 
+#include "common/dynbuf.h"
+#include "common/json_stream.h"
 #include "common/printable.h"
 
 #include <errno.h>
@@ -285,54 +287,30 @@ static sbx_status parse_root(sbx_config *c, json_object *root, const char *origi
 
 /* json-c keeps the last of two equal keys, so {"backend":"local",
  * "backend":"remote"} would select remote without a word.  Once json-c has
- * accepted the text, this pass walks it again for the keys alone and
- * refuses a repeated one (or one that is not clean text, see check_text),
- * naming it with its path. */
-
-/* Deepest nesting followed; json-c refuses deeper text before this runs. */
-#define KEY_SCAN_MAX_DEPTH JSON_TOKENER_DEFAULT_DEPTH
+ * accepted the text, the shared streaming lexer (common/json_stream.h,
+ * which reads it as json-c does) walks it again, and each key it reports
+ * is refused when repeated in its object (or when it is not clean text,
+ * see check_text), named with its path. */
 
 typedef struct key_frame {
     json_object *seen;     /* keys of this object (as a set); NULL for an array */
-    int expect_key;        /* the next string of this object is a key */
-    size_t index;          /* the current element of this array */
-    size_t path_len;       /* length of the path naming this container */
+    size_t index;          /* the next element of this array */
+    size_t path_len;       /* length of the path naming this container's parent */
 } key_frame;
 
 typedef struct key_scan {
-    key_frame frames[KEY_SCAN_MAX_DEPTH + 1];
+    common_json_stream lex;
+    common_dynbuf key_full;   /* the lexer's key_full: each key whole */
+    key_frame frames[COMMON_JSON_STREAM_MAX_OPEN];
     size_t depth;
     char path[256];        /* dotted path of the current container; a cut one ends
                             * in SBX_CUT_MARK */
     char key[80];          /* the last key of the current object, printable */
 } key_scan;
 
-/* Where a string that starts at `p` (at its quote) ends, past the quote. */
-static const char *skip_string(const char *p, const char *end)
-{
-    char quote = *p++;
-    while (p < end && *p != quote)
-        p += *p == '\\' && p + 1 < end ? 2 : 1;
-    return p < end ? p + 1 : end;
-}
-
-/* Past the comment at `p` ("/" then "*" or "/"), as json-c allows them. */
-static const char *skip_comment(const char *p, const char *end)
-{
-    if (p + 1 < end && p[1] == '*') {
-        for (p += 2; p + 1 < end; p++)
-            if (p[0] == '*' && p[1] == '/')
-                return p + 2;
-        return end;
-    }
-    while (p < end && *p != '\n')
-        p++;
-    return p;
-}
-
-/* The path grows by the current key (in an object) or index (in an array);
- * a path too long for the buffer is cut and marked, and stays so. */
-static void path_push(key_scan *s, const key_frame *parent)
+/* The path grows by the current key (in an object) or by `index` (in an
+ * array); a path too long for the buffer is cut and marked, and stays so. */
+static void path_push(key_scan *s, const key_frame *parent, size_t index)
 {
     size_t used = strlen(s->path);
     size_t room = sizeof s->path - used;
@@ -347,99 +325,51 @@ static void path_push(key_scan *s, const key_frame *parent)
     if (parent->seen != NULL)
         sbx_backend_format(at, room, "%s%s", used > 0 ? "." : "", s->key);
     else
-        sbx_backend_format(at, room, "[%zu]", parent->index);
+        sbx_backend_format(at, room, "[%zu]", index);
 }
 
-/* A new container opens as the current value. */
-static sbx_status key_scan_open(key_scan *s, int is_object, const char *origin,
-                                sbx_error *err)
+/* A value begins at the lexer's depth; a container opens a frame (the
+ * lexer refuses one past COMMON_JSON_STREAM_MAX_OPEN - 1 open). */
+static sbx_status key_scan_begin(key_scan *s, sbx_error *err)
 {
+    size_t index = 0;
+    if (s->depth > 0 && s->frames[s->depth - 1].seen == NULL)
+        index = s->frames[s->depth - 1].index++;
+    if (s->lex.kind != COMMON_JSON_KIND_OBJECT && s->lex.kind != COMMON_JSON_KIND_ARRAY)
+        return SBX_OK;
     size_t path_len = strlen(s->path);
     if (s->depth > 0)
-        path_push(s, &s->frames[s->depth - 1]);
-    if (s->depth >= KEY_SCAN_MAX_DEPTH)
-        return sbx_error_set(err, SBX_ERR_CONFIG, "%s: nested too deeply", origin);
+        path_push(s, &s->frames[s->depth - 1], index);
     key_frame *f = &s->frames[s->depth++];
-    *f = (key_frame){.expect_key = is_object, .path_len = path_len};
-    if (is_object && (f->seen = json_object_new_object()) == NULL)
+    *f = (key_frame){.path_len = path_len};
+    if (s->lex.kind == COMMON_JSON_KIND_OBJECT && (f->seen = json_object_new_object()) == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     return SBX_OK;
 }
 
 static void key_scan_close(key_scan *s)
 {
-    if (s->depth == 0)
-        return;
     key_frame *f = &s->frames[--s->depth];
     json_object_put(f->seen);
     s->path[f->path_len] = '\0';
 }
 
-/* The key spelled by the string token [start, end) of the current object. */
-static sbx_status key_scan_key(key_scan *s, const char *start, const char *end,
-                               const char *origin, sbx_error *err)
+/* The key the lexer just read (whole in key_full) in the current object. */
+static sbx_status key_scan_key(key_scan *s, const char *origin, sbx_error *err)
 {
     key_frame *f = &s->frames[s->depth - 1];
-    f->expect_key = 0;
-    json_tokener *tok = json_tokener_new();
-    if (tok == NULL)
-        return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    json_object *decoded = json_tokener_parse_ex(tok, start, (int)(end - start));
-    json_tokener_free(tok);
-    const char *key = json_object_get_string(decoded);
-    if (decoded == NULL || key == NULL) {
-        json_object_put(decoded);
-        return sbx_error_set(err, SBX_ERR_CONFIG, "%s: invalid JSON: unreadable key", origin);
-    }
+    const char *key = s->key_full.data;
     common_printable(key, s->key, sizeof s->key);
     const char *sep = s->path[0] != '\0' ? "." : "";
     char what[512];
     sbx_backend_format(what, sizeof what, "%s: key '%s%s%s'", origin, s->path, sep, s->key);
-    sbx_status st = host_config_check_text(key, (size_t)json_object_get_string_len(decoded), what, err);
+    sbx_status st = host_config_check_text(key, s->key_full.len, what, err);
     if (st == SBX_OK && json_object_object_get_ex(f->seen, key, NULL))
         st = sbx_error_set(err, SBX_ERR_CONFIG,
                            "%s: duplicate key '%s%s%s' (each key may appear once)",
                            origin, s->path, sep, s->key);
     if (st == SBX_OK && json_object_object_add(f->seen, key, NULL) != 0)
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    json_object_put(decoded);
-    return st;
-}
-
-static sbx_status key_scan_step(key_scan *s, const char **pos, const char *end,
-                                const char *origin, sbx_error *err)
-{
-    const char *p = *pos;
-    key_frame *f = s->depth > 0 ? &s->frames[s->depth - 1] : NULL;
-    sbx_status st = SBX_OK;
-    switch (*p) {
-    case '"':
-    case '\'':
-        *pos = skip_string(p, end);
-        if (f != NULL && f->seen != NULL && f->expect_key)
-            st = key_scan_key(s, p, *pos, origin, err);
-        return st;
-    case '/':
-        *pos = skip_comment(p, end);
-        return SBX_OK;
-    case '{':
-    case '[':
-        st = key_scan_open(s, *p == '{', origin, err);
-        break;
-    case '}':
-    case ']':
-        key_scan_close(s);
-        break;
-    case ',':
-        if (f != NULL && f->seen != NULL)
-            f->expect_key = 1;
-        else if (f != NULL)
-            f->index++;
-        break;
-    default:
-        break;   /* whitespace, ':', numbers, literals */
-    }
-    *pos = p + 1;
     return st;
 }
 
@@ -447,15 +377,31 @@ static sbx_status key_scan_step(key_scan *s, const char **pos, const char *end,
 static sbx_status check_keys(const char *text, size_t len, const char *origin, sbx_error *err)
 {
     key_scan s;
+    common_json_stream_init(&s.lex);
+    common_dynbuf_init(&s.key_full, 0);
+    s.lex.key_full = &s.key_full;
     s.depth = 0;
     s.path[0] = '\0';
     s.key[0] = '\0';
-    const char *p = text, *end = text + len;
+    common_json_stream_feed(&s.lex, text, len);
     sbx_status st = SBX_OK;
-    while (p < end && st == SBX_OK)
-        st = key_scan_step(&s, &p, end, origin, err);
+    common_json_event event;
+    while (st == SBX_OK && (event = common_json_stream_next(&s.lex)) != COMMON_JSON_EVENT_NONE &&
+           !s.lex.out_of_memory) {
+        if (event == COMMON_JSON_EVENT_BEGIN)
+            st = key_scan_begin(&s, err);
+        else if (event == COMMON_JSON_EVENT_KEY)
+            st = key_scan_key(&s, origin, err);
+        else if (event == COMMON_JSON_EVENT_CLOSE)
+            key_scan_close(&s);
+    }
+    if (st == SBX_OK && s.lex.out_of_memory)
+        st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    else if (st == SBX_OK && common_json_stream_end(&s.lex) != COMMON_JSON_COMPLETE)
+        st = sbx_error_set(err, SBX_ERR_CONFIG, "%s: invalid JSON", origin); /* json-c disagrees */
     while (s.depth > 0)
         key_scan_close(&s);
+    common_dynbuf_free(&s.key_full);
     return st;
 }
 

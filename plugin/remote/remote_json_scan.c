@@ -1,23 +1,14 @@
-/* The validating one-pass JSON scanner (see remote_json_scan.h).  Iterative, with
- * a fixed stack of open containers, so hostile nesting costs no recursion. */
+/* The validating one-pass JSON scanner (see remote_json_scan.h): the shared
+ * streaming lexer (common/json_stream.h) in its strict mode reads the
+ * text; this file only picks the wanted members out of its events. */
 #include <config.h>
 
 #include "plugin/remote/remote_json_scan.h"
 
+#include "common/json_stream.h"
 #include "common/utf8.h"
 
 #include <string.h>
-
-/* json-c's default depth: 32 nested containers are accepted when the
- * innermost is empty; a value inside the 32nd, or a 33rd, is refused. */
-#define REMOTE_JSON_SCAN_MAX_DEPTH 32
-
-static const char *skip_space(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
-}
 
 static int hex_value(char c)
 {
@@ -43,87 +34,16 @@ static long hex4(const char *p)
     return value;
 }
 
-/* The bytes that end a run of plain string characters: control
- * characters (refused), the quote and the backslash. */
-static const unsigned char string_stop[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\\'] = 1,
-};
-
-/* p at an opening quote: just past the closing quote, or NULL. */
-static const char *scan_string(const char *p, const char *end)
+/* The index of the wanted key the stream's KEY event names, or count.
+ * A strict stream keeps an escaped NUL in `key`, so "status\u0000x" is
+ * no "status"; a key longer than COMMON_JSON_STREAM_KEY_MAX matches none. */
+static size_t wanted_key(const common_json_stream *s, const char *const *keys, size_t count)
 {
-    const unsigned char *u;
-    for (p++;; p++) {
-        /* Four bytes a step while none of them stops the run. */
-        for (u = (const unsigned char *)p; end - p >= 4; p += 4, u += 4)
-            if (string_stop[u[0]] | string_stop[u[1]] | string_stop[u[2]] | string_stop[u[3]])
-                break;
-        while (p < end && !string_stop[(unsigned char)*p])
-            p++;
-        if (p == end || *p != '\\')
-            return p < end && *p == '"' ? p + 1 : NULL;
-        if (++p == end)
-            return NULL;
-        if (*p == 'u') {
-            if (end - p < 5 || hex4(p + 1) < 0)
-                return NULL;
-            p += 4;
-        } else if (strchr("\"\\/bfnrt", *p) == NULL || *p == '\0') {
-            return NULL;
-        }
-    }
+    for (size_t i = 0; i < count; i++)
+        if (s->key_len == strlen(keys[i]) && memcmp(s->key, keys[i], s->key_len) == 0)
+            return i;
+    return count;
 }
-
-static const char *scan_digits(const char *p, const char *end)
-{
-    const char *start = p;
-    while (p < end && *p >= '0' && *p <= '9')
-        p++;
-    return p == start ? NULL : p;
-}
-
-/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static const char *scan_number(const char *p, const char *end)
-{
-    if (*p == '-')
-        p++;
-    if (p < end && *p == '0')
-        p++;
-    else if ((p = scan_digits(p, end)) == NULL)
-        return NULL;
-    if (p < end && *p == '.' && (p = scan_digits(p + 1, end)) == NULL)
-        return NULL;
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        p = scan_digits(p, end);
-    }
-    return p;
-}
-
-static const char *scan_word(const char *p, const char *end, const char *word)
-{
-    size_t n = strlen(word);
-    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
-}
-
-/* p at a string, number or literal: just past it, or NULL. */
-static const char *scan_scalar(const char *p, const char *end)
-{
-    switch (*p) {
-    case '"': return scan_string(p, end);
-    case 't': return scan_word(p, end, "true");
-    case 'f': return scan_word(p, end, "false");
-    case 'n': return scan_word(p, end, "null");
-    default:
-        return *p == '-' || (*p >= '0' && *p <= '9') ? scan_number(p, end) : NULL;
-    }
-}
-
-typedef enum { EXPECT_VALUE, EXPECT_KEY, AFTER_VALUE } scan_state;
 
 int remote_json_scan_object_members(const char *text, size_t len, const char *const *keys,
                                     size_t count, remote_json_scanned_member *members)
@@ -131,78 +51,49 @@ int remote_json_scan_object_members(const char *text, size_t len, const char *co
     static const remote_json_scanned_member absent = { .state = COMMON_JSON_ABSENT };
     for (size_t i = 0; i < count; i++)
         members[i] = absent;
-    const char *end = text + len;
-    const char *p = skip_space(text, end);
-    if (p == end || *p != '{' || count > REMOTE_JSON_SCAN_MAX_KEYS)
+    if (count > REMOTE_JSON_SCAN_MAX_KEYS)
         return 0;
     remote_json_scanned_member found[REMOTE_JSON_SCAN_MAX_KEYS];
     for (size_t i = 0; i < count; i++)
         found[i] = absent;
-    char closer[REMOTE_JSON_SCAN_MAX_DEPTH]; /* what closes each open container */
-    size_t depth = 0;
-    size_t wanted = count; /* whose value is about to be read: keys[wanted], or none */
-    scan_state state = EXPECT_VALUE;
-    for (;;) {
-        p = skip_space(p, end);
-        if (state == AFTER_VALUE && depth == 0)
-            break;
-        if (p == end)
+    common_json_stream s;
+    common_json_stream_init(&s);
+    s.strict = 1;
+    s.lone_surrogates = 1;
+    common_json_stream_feed(&s, text, len);
+    size_t wanted = count;     /* whose value is being read: keys[wanted], or none */
+    const char *string_at = NULL; /* the opening quote of the wanted string */
+    common_json_event event;
+    while ((event = common_json_stream_next(&s)) != COMMON_JSON_EVENT_NONE) {
+        if (event == COMMON_JSON_EVENT_BEGIN && s.depth == 0 && s.kind != COMMON_JSON_KIND_OBJECT)
             return 0;
-        /* json-c refuses any value, scalar or not, inside the innermost
-         * container it allows: only an empty one may be that deep. */
-        if (state == EXPECT_VALUE && depth == REMOTE_JSON_SCAN_MAX_DEPTH)
-            return 0;
-        if (state == EXPECT_VALUE && (*p == '{' || *p == '[')) {
-            if (wanted < count)
-                found[wanted].state = COMMON_JSON_WRONG_TYPE;
-            wanted = count;
-            closer[depth++] = *p == '{' ? '}' : ']';
-            p = skip_space(p + 1, end);
-            if (p < end && *p == closer[depth - 1]) {
-                depth--;
-                p++;
-                state = AFTER_VALUE;
-            } else {
-                state = closer[depth - 1] == '}' ? EXPECT_KEY : EXPECT_VALUE;
-            }
-        } else if (state == EXPECT_VALUE) {
-            const char *value_end = scan_scalar(p, end);
-            if (value_end == NULL)
-                return 0;
-            if (wanted < count) {
-                remote_json_scanned_member *f = &found[wanted];
-                f->state = *p == '"' ? COMMON_JSON_OK
-                         : *p == 'n' ? COMMON_JSON_NULL : COMMON_JSON_WRONG_TYPE;
-                f->raw = *p == '"' ? p + 1 : NULL;
-                f->raw_len = *p == '"' ? (size_t)(value_end - p - 2) : 0;
-            }
-            wanted = count;
-            p = value_end;
-            state = AFTER_VALUE;
-        } else if (state == EXPECT_KEY) {
-            const char *key_end = *p == '"' ? scan_string(p, end) : NULL;
-            if (key_end == NULL)
-                return 0;
-            wanted = count;
-            for (size_t i = 0; depth == 1 && i < count && wanted == count; i++)
-                if (remote_json_scanned_string_equals(p + 1, (size_t)(key_end - p - 2), keys[i]))
-                    wanted = i;
-            p = skip_space(key_end, end);
-            if (p == end || *p != ':')
-                return 0;
-            p++;
-            state = EXPECT_VALUE;
-        } else if (*p == ',') {
-            p++;
-            state = closer[depth - 1] == '}' ? EXPECT_KEY : EXPECT_VALUE;
-        } else if (*p == closer[depth - 1]) {
-            depth--;
-            p++;
-        } else {
-            return 0;
+        if (event == COMMON_JSON_EVENT_KEY) {
+            wanted = s.depth == 1 ? wanted_key(&s, keys, count) : count;
+            continue;
         }
+        if (wanted == count || s.depth != 1 || event == COMMON_JSON_EVENT_CLOSE)
+            continue;
+        remote_json_scanned_member *f = &found[wanted];
+        if (event == COMMON_JSON_EVENT_BEGIN && s.kind == COMMON_JSON_KIND_STRING) {
+            string_at = s.at;
+            continue;
+        }
+        if (event == COMMON_JSON_EVENT_BEGIN && s.kind == COMMON_JSON_KIND_SCALAR)
+            continue;
+        /* A container's BEGIN, or a scalar's end. */
+        *f = absent;
+        f->state = event == COMMON_JSON_EVENT_SCALAR && s.kind == COMMON_JSON_KIND_STRING
+                       ? COMMON_JSON_OK
+                   : event == COMMON_JSON_EVENT_SCALAR && s.kind == COMMON_JSON_KIND_NULL
+                       ? COMMON_JSON_NULL
+                       : COMMON_JSON_WRONG_TYPE;
+        if (f->state == COMMON_JSON_OK) {
+            f->raw = string_at + 1;
+            f->raw_len = (size_t)(s.at - string_at) - 2;
+        }
+        wanted = count;
     }
-    if (p != end)
+    if (common_json_stream_end(&s) != COMMON_JSON_COMPLETE)
         return 0;
     for (size_t i = 0; i < count; i++)
         members[i] = found[i];

@@ -1,7 +1,9 @@
 /*
  * A validating one-pass JSON scanner for answers of which only one
- * top-level string is wanted (is_alive reads "status"): no objects are
- * built, nothing is allocated.  Pure functions of the text; thread-safe.
+ * top-level string is wanted (is_alive reads "status"): the shared
+ * streaming lexer (common/json_stream.h, strict mode) reads the text; no
+ * objects are built, nothing is allocated.  Pure functions of the text;
+ * thread-safe.
  *
  * It accepts exactly RFC 8259 JSON nested as deep as json-c accepts (a
  * value inside at most 31 containers, so 32 only when the innermost is
