@@ -2,9 +2,9 @@
 # each user links its own copy, and modules export none of it.
 
 # Id and create request rules, the built-in backends' mount contract,
-# sandbox records, option tables and values, values quoted in messages, the wait for a
-# sandbox's server, the streaming JSON lexer (the HTTP backends' list
-# decoders, the provisioners' strict body check), and the requests and
+# sandbox records, option tables and values, values quoted in messages, the
+# wait for a sandbox's server, the streaming JSON lexer (the HTTP backends'
+# list decoders, the provisioners' strict body check), and the requests and
 # results of the sandbox operations: everything any backend (in-process or
 # module) needs.
 noinst_LTLIBRARIES += common/libsbx-common.la
