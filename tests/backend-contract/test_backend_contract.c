@@ -13,6 +13,7 @@
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/emulator.h"
+#include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
 
@@ -316,9 +317,8 @@ static int clean_local(void)
 
 static int setup_local(void)
 {
-    const char *build = getenv("SBX_TEST_BUILDDIR");
-    snprintf(local_state, sizeof local_state, "%s/tests/backend-contract/local-state.%ld",
-             build != NULL ? build : ".", (long)getpid());
+    if (sbx_test_scratch_dir(local_state, sizeof local_state, "contract-local") != 0)
+        return 1;
     target = (contract_target){ .backend = "local", .option_count = 2 };
     target.options[0] = (sbx_option){ "state_dir", local_state };
     /* A sandbox's URL must answer: a command serving its directory. */

@@ -10,6 +10,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/http_probe.h"
 
 #include <sbx/host.h>
@@ -88,7 +89,7 @@ static void fixture_teardown(fixture *f)
 {
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
-    sbx_local_test_remove_tree(f->state_dir);
+    sbx_test_remove_tree(f->state_dir);
 }
 
 /* Number of running sandboxes with id `id` in list_running. */
@@ -968,7 +969,7 @@ static void test_kept_records_are_bounded(void)
     f.backend = NULL;
     CU_ASSERT_EQUAL(open_descriptors(), before);
     sbx_host_free(f.host);
-    sbx_local_test_remove_tree(f.state_dir);
+    sbx_test_remove_tree(f.state_dir);
 }
 
 void sbx_test_register(void)
