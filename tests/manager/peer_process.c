@@ -36,12 +36,11 @@ int peer_start(peer_process *p, const char *state_dir, const char *lease_db, lon
     snprintf(bin, sizeof bin, "%s/tests/manager/mgr_peer", builddir != NULL ? builddir : ".");
     snprintf(interval, sizeof interval, "%ld", interval_ms);
     snprintf(idle, sizeof idle, "%ld", idle_ms);
-    const char *argv[] = {bin, state_dir, lease_db, interval, idle, shutdown, command, stop,
-                          NULL};
+    const char *args[] = {state_dir, lease_db, interval, idle, shutdown, command, stop, NULL};
     if (command == NULL)
-        argv[6] = NULL; /* sandboxes without one: no command, no stop */
+        args[5] = NULL; /* sandboxes without one: no command, no stop */
     sbx_test_child child;
-    if (sbx_test_child_spawn(&child, argv, NULL, 1) != 0)
+    if (sbx_test_child_spawn(&child, bin, args, NULL, 1) != 0)
         return -1;
     p->pid = child.pid;
     p->to_peer = child.in_fd;

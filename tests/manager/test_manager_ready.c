@@ -61,8 +61,8 @@ static int server_start(server *s, const char *mode)
     char bin[512], port[16];
     const char *builddir = getenv("SBX_TEST_BUILDDIR");
     snprintf(bin, sizeof bin, "%s/tests/manager/ready_server", builddir != NULL ? builddir : ".");
-    const char *const argv[] = {bin, mode, NULL};
-    if (sbx_test_child_spawn(&s->child, argv, NULL, 0) != 0)
+    const char *const args[] = {mode, NULL};
+    if (sbx_test_child_spawn(&s->child, bin, args, NULL, 0) != 0)
         return -1;
     if (!sbx_test_child_expect(&s->child, "port ", port, sizeof port, 10000)) {
         sbx_test_child_finish(&s->child, SIGKILL, 10000, NULL, 0);

@@ -42,23 +42,12 @@ const char *provd_bin(void)
  * run. */
 static provd_proc *spawn(const char *const *args, const char *stderr_path)
 {
-    size_t n = 0;
-    while (args != NULL && args[n] != NULL)
-        n++;
-    const char **argv = calloc(n + 2, sizeof *argv);
     provd_proc *p = calloc(1, sizeof *p);
-    if (argv == NULL || p == NULL) {
+    if (p == NULL) {
         fprintf(stderr, "provd: out of memory\n");
-        free(argv);
-        free(p);
         return NULL;
     }
-    argv[0] = provd_bin();
-    for (size_t i = 0; i < n; i++)
-        argv[i + 1] = args[i];
-    int spawned = sbx_test_child_spawn(&p->child, argv, stderr_path, 0);
-    free(argv);
-    if (spawned != 0) {
+    if (sbx_test_child_spawn(&p->child, provd_bin(), args, stderr_path, 0) != 0) {
         free(p);
         return NULL;
     }

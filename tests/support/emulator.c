@@ -44,26 +44,16 @@ sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *c
         fprintf(stderr, "sbx_test_emu_start: EMU_BIN is not set\n");
         return NULL;
     }
-    size_t n_args = 0;
-    while (args != NULL && args[n_args] != NULL)
-        n_args++;
-    const char **argv = calloc(n_args + 2, sizeof *argv);
     sbx_test_emu *emu = calloc(1, sizeof *emu);
     if (emu != NULL && ca_file != NULL)
         emu->ca_file = strdup(ca_file);
-    if (argv == NULL || emu == NULL || (ca_file != NULL && emu->ca_file == NULL)) {
+    if (emu == NULL || (ca_file != NULL && emu->ca_file == NULL)) {
         fprintf(stderr, "sbx_test_emu_start: out of memory\n");
-        free(argv);
         if (emu != NULL)
             free_emu(emu);
         return NULL;
     }
-    argv[0] = bin;
-    for (size_t i = 0; i < n_args; i++)
-        argv[i + 1] = args[i];
-    int spawned = sbx_test_child_spawn(&emu->child, argv, NULL, 0);
-    free(argv);
-    if (spawned != 0) {
+    if (sbx_test_child_spawn(&emu->child, bin, args, NULL, 0) != 0) {
         free_emu(emu);
         return NULL;
     }

@@ -32,27 +32,41 @@ static void close_all(const int *fds, size_t count)
             close(fds[i]);
 }
 
-int sbx_test_child_spawn(sbx_test_child *c, const char *const *argv, const char *stderr_path,
-                         int with_stdin)
+int sbx_test_child_spawn(sbx_test_child *c, const char *program, const char *const *args,
+                         const char *stderr_path, int with_stdin)
 {
     *c = (sbx_test_child){-1, -1, -1};
+    size_t n = 0;
+    while (args != NULL && args[n] != NULL)
+        n++;
+    /* Built before fork: the child may only exec. */
+    const char **argv = calloc(n + 2, sizeof *argv);
+    if (argv == NULL) {
+        fprintf(stderr, "%s: cannot start: out of memory\n", program);
+        return -1;
+    }
+    argv[0] = program;
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = args[i];
     int fds[5] = {-1, -1, -1, -1, -1}; /* out read, out write, in read, in write, stderr file */
     int joined = stderr_path != NULL && strcmp(stderr_path, SBX_TEST_STDERR_TO_STDOUT) == 0;
     if (pipe2(fds, O_CLOEXEC) != 0 || (with_stdin && pipe2(fds + 2, O_CLOEXEC) != 0) ||
         (stderr_path != NULL && !joined &&
          (fds[4] = open(stderr_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0)) {
-        fprintf(stderr, "%s: cannot start: %s\n", argv[0], strerror(errno));
+        fprintf(stderr, "%s: cannot start: %s\n", program, strerror(errno));
         close_all(fds, 5);
+        free(argv);
         return -1;
     }
     pid_t pid = fork();
     if (pid == 0)
         exec_child(argv, fds[1], fds[2], joined ? fds[1] : fds[4]);
     int saved = errno;
+    free(argv);
     int parent_keeps[] = {fds[0], fds[3]}, child_only[] = {fds[1], fds[2], fds[4]};
     close_all(child_only, 3);
     if (pid < 0) {
-        fprintf(stderr, "%s: cannot fork: %s\n", argv[0], strerror(saved));
+        fprintf(stderr, "%s: cannot fork: %s\n", program, strerror(saved));
         close_all(parent_keeps, 2);
         return -1;
     }

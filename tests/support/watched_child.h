@@ -18,13 +18,14 @@ typedef struct sbx_test_child {
     int in_fd;  /* write end of its stdin, or -1 when it has none of ours */
 } sbx_test_child;
 
-/* Fork and exec `argv` (argv[0] a path; NULL-terminated) with its stdout
- * into a pipe, its stdin from a pipe when `with_stdin` (else inherited),
+/* Fork and exec the program at the path `program` with the arguments
+ * `args` (NULL-terminated; NULL: none) after its name, its stdout into a
+ * pipe, its stdin from a pipe when `with_stdin` (else inherited),
  * and its stderr inherited (`stderr_path` NULL), joined to stdout
  * (SBX_TEST_STDERR_TO_STDOUT) or appended to the file `stderr_path`.
  * Returns 0, or -1 after saying why on stderr. */
-int sbx_test_child_spawn(sbx_test_child *c, const char *const *argv, const char *stderr_path,
-                         int with_stdin);
+int sbx_test_child_spawn(sbx_test_child *c, const char *program, const char *const *args,
+                         const char *stderr_path, int with_stdin);
 
 /* Read one line of `fd` (without its newline; a longer one is cut to
  * `cap` - 1 bytes) before the monotonic `deadline_ms`: 1 read, 0 the
