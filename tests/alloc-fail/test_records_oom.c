@@ -37,6 +37,7 @@
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -287,7 +288,7 @@ static void torture_with(const char *module, const char *command, const char *na
     }
     CU_ASSERT(n <= MAX_FAILURE_POINT);
     if (t.state_dir[0] != '\0')
-        sbx_local_test_remove_tree(t.state_dir);
+        sbx_test_remove_tree(t.state_dir);
     printf("\n  %s%s %s: %lu allocation points failed in turn; still ok %lu, internal %lu "
            "(sandbox left for destroy %lu)\n", module, command != NULL ? " (command)" : "", name,
            n - 1, ok, failed, left);

@@ -14,6 +14,7 @@
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/emulator.h"
+#include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
 
@@ -75,12 +76,27 @@ static int str_eq(const char *a, const char *b)
     return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
 
-/* Create, then every way of finding it agrees; destroy, then none does;
- * a second destroy is not an error. */
+/* What a host sees of an id that names no sandbox: not alive, not found
+ * (the error naming it), and destroying it is not an error. */
+static void expect_absent(fixture *f, const char *id)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_test_is_alive(f->backend, id), 0);
+    sbx_sandbox *found = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_discover(f->backend, id, &found, &err), SBX_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NULL(found);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, id));
+    CU_ASSERT_EQUAL(listed(f, id), 0);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(f->backend, id, &err), SBX_OK);
+}
+
+/* Create, then every way of finding it agrees; destroy, then none does,
+ * as for an id never made; a second destroy is not an error. */
 static void test_a_sandbox_is_found_until_destroyed(void)
 {
     fixture f;
     contract_open(&f);
+    expect_absent(&f, "ct-never-made");
     sbx_error err;
     sbx_sandbox *made = sbx_test_create(f.backend, "ct-life", "thread-1", "ann", NULL, 0, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(made);
@@ -99,12 +115,7 @@ static void test_a_sandbox_is_found_until_destroyed(void)
     CU_ASSERT_EQUAL(listed(&f, "ct-life"), 1);
 
     CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-life", &err), SBX_OK);
-    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "ct-life"), 0);
-    found = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_discover(f.backend, "ct-life", &found, &err), SBX_ERR_NOT_FOUND);
-    CU_ASSERT_PTR_NULL(found);
-    CU_ASSERT_EQUAL(listed(&f, "ct-life"), 0);
-    CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-life", &err), SBX_OK);
+    expect_absent(&f, "ct-life");
     sbx_backend_free_sandboxes(f.backend, made, 1);
     contract_close(&f);
 }
@@ -292,6 +303,7 @@ static void test_a_create_requires_the_reported_contract(void)
 
 typedef struct racer {
     sbx_backend *backend;
+    char id[32];
     char url[512];
     sbx_status status;
 } racer;
@@ -300,7 +312,7 @@ static void *race_create(void *arg)
 {
     racer *r = arg;
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(r->backend, "ct-race", "t-race", "ann", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(r->backend, r->id, "t-race", "ann", NULL, 0, &err);
     r->status = sb != NULL ? SBX_OK : err.kind;
     if (sb != NULL) {
         snprintf(r->url, sizeof r->url, "%s", sb->sandbox_url);
@@ -309,8 +321,9 @@ static void *race_create(void *arg)
     return NULL;
 }
 
-/* Creates of one id racing on one backend instance all get the one
- * sandbox, and exactly one exists afterwards. */
+/* Creates racing on one backend instance, half of one shared id and half
+ * of an id each: every create succeeds, those of the shared id all get the
+ * one sandbox, and exactly one of each id exists afterwards. */
 static void test_racing_creates_get_one_sandbox(void)
 {
     fixture f;
@@ -319,33 +332,39 @@ static void test_racing_creates_get_one_sandbox(void)
     pthread_t threads[RACERS];
     for (int i = 0; i < RACERS; i++) {
         racers[i] = (racer){ .backend = f.backend };
+        snprintf(racers[i].id, sizeof racers[i].id, i % 2 ? "ct-race" : "ct-race-%d", i);
         CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, race_create, &racers[i]) == 0);
     }
     for (int i = 0; i < RACERS; i++)
         pthread_join(threads[i], NULL);
     for (int i = 0; i < RACERS; i++) {
         CU_ASSERT_EQUAL(racers[i].status, SBX_OK);
-        CU_ASSERT_STRING_EQUAL(racers[i].url, racers[0].url);
+        if (i % 2)
+            CU_ASSERT_STRING_EQUAL(racers[i].url, racers[1].url);
     }
     sbx_sandbox *all = NULL;
-    size_t count = 0, copies = 0;
+    size_t count = 0;
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_list_running(f.backend, &all, &count, &err), SBX_OK);
-    for (size_t i = 0; i < count; i++)
-        copies += strcmp(all[i].sandbox_id, "ct-race") == 0;
-    CU_ASSERT_EQUAL(copies, 1);
+    for (int i = 0; i < RACERS; i++) {
+        size_t copies = 0;
+        for (size_t j = 0; j < count; j++)
+            copies += strcmp(all[j].sandbox_id, racers[i].id) == 0;
+        CU_ASSERT_EQUAL(copies, 1);
+    }
     sbx_backend_free_sandboxes(f.backend, all, count);
-    CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, "ct-race", &err), SBX_OK);
+    for (int i = 0; i < RACERS; i++)
+        CU_ASSERT_EQUAL(sbx_backend_destroy(f.backend, racers[i].id, &err), SBX_OK);
     contract_close(&f);
 }
 
 static const CU_TestInfo contract_cases[] = {
-    { "a sandbox is found until it is destroyed", test_a_sandbox_is_found_until_destroyed },
+    { "a sandbox is found until it is destroyed, as one never made is not", test_a_sandbox_is_found_until_destroyed },
     { "an existing sandbox goes to its owner only", test_an_existing_sandbox_goes_to_its_owner_only },
     { "unsafe ids are refused by every operation", test_unsafe_ids_are_refused_everywhere },
     { "reconcile tells incarnations apart", test_reconcile_tells_incarnations_apart },
     { "records agree with the sandbox", test_records_agree_with_the_sandbox },
-    { "racing creates get one sandbox", test_racing_creates_get_one_sandbox },
+    { "racing creates get one sandbox per id", test_racing_creates_get_one_sandbox },
     { "capabilities answer contract 2, known", test_capabilities_answer_contract_2_known },
     { "a create requires the reported contract", test_a_create_requires_the_reported_contract },
     CU_TEST_INFO_NULL
@@ -366,14 +385,13 @@ static int clean_local(void)
 
 static int setup_local(void)
 {
-    const char *build = getenv("SBX_TEST_BUILDDIR");
-    snprintf(local_state, sizeof local_state, "%s/tests/backend-contract/local-state.%ld",
-             build != NULL ? build : ".", (long)getpid());
+    if (sbx_test_scratch_dir(local_state, sizeof local_state, "contract-local") != 0)
+        return 1;
     target = (contract_target){ .backend = "local", .option_count = 3 };
     target.options[0] = (sbx_option){ "state_dir", local_state };
-    /* A sandbox's URL must answer: a command serving its directory.  Python
-     * starts in well under a second, but on a loaded machine it can take
-     * several: the wait is bounded far above that. */
+    /* A sandbox's URL must answer: a command serving its directory.  The
+     * racing case starts several at once; on a loaded machine python's
+     * start alone can take longer than the default 5 s wait. */
     target.options[1] = (sbx_option){
         "command", "exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}" };
     target.options[2] = (sbx_option){ "ready_timeout_ms", "60000" };
@@ -383,7 +401,8 @@ static int setup_local(void)
 /* The operations need no server in the sandbox: a directory sandbox. */
 static int setup_local_directories(void)
 {
-    setup_local();
+    if (setup_local() != 0)
+        return 1;
     target.option_count = 1;
     return 0;
 }

@@ -3,7 +3,9 @@
  * engine started by docker-suite.sh (SBX_DOCKER_SOCKET, SBX_DOCKER_IMAGE =
  * a busybox image).  Sandboxes are busybox httpd servers published on
  * 127.0.0.1.  SBX_DOCKER_ENGINE_INIT=no says the engine has no init binary:
- * then only the init tests run.
+ * then only the init tests run.  What every backend does (absent ids,
+ * racing creates, a new incarnation per creation) is asserted once for all
+ * in tests/backend-contract, which docker-suite.sh runs on the same engine.
  */
 #include <config.h>
 
@@ -18,7 +20,6 @@
 
 #include <CUnit/CUnit.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,20 +295,6 @@ static void test_server_that_never_listens_times_out(void)
     teardown(&f);
 }
 
-static void test_absent_sandboxes(void)
-{
-    fixture f;
-    setup(&f, HELLO_COMMAND);
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "never-made"), 0);
-    sbx_sandbox *found = NULL;
-    CU_ASSERT(sbx_backend_discover(f.backend, "never-made", &found, &err) == SBX_ERR_NOT_FOUND);
-    CU_ASSERT(found == NULL);
-    CU_ASSERT(strstr(err.message, "never-made") != NULL);
-    CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
-    teardown(&f);
-}
-
 static void test_foreign_container_is_left_alone(void)
 {
     /* A container that carries our naming but not our labels. */
@@ -532,13 +519,6 @@ static void test_reconcile(void)
     CU_ASSERT_PTR_NULL(r.sandbox);
     sbx_backend_clear_reconciliation(f.backend, &r);
 
-    sbx_sandbox *again = sbx_test_create(f.backend, "recon", "t", "u", NULL, 0, &err);
-    CU_ASSERT_FATAL(again != NULL);
-    CU_ASSERT_EQUAL(reconcile(&f, "recon", &r), SBX_RECONCILE_FOUND);
-    CU_ASSERT(r.incarnation_id != NULL && strcmp(r.incarnation_id, first) != 0);
-    sbx_backend_clear_reconciliation(f.backend, &r);
-    CU_ASSERT(sbx_backend_destroy(f.backend, "recon", &err) == SBX_OK);
-
     /* A container that carries the name but not our labels. */
     char body[256];
     snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", engine_image);
@@ -556,7 +536,6 @@ static void test_reconcile(void)
     free(name_space);
     free(first);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
-    sbx_backend_free_sandboxes(f.backend, again, 1);
     teardown(&f);
 }
 
@@ -593,63 +572,7 @@ static void test_nul_in_a_label_is_a_protocol_error(void)
     teardown(&f);
 }
 
-/* Threads creating one sandbox at once get one container; threads creating
- * different ones all succeed. */
-typedef struct thread_arg {
-    sbx_backend *backend;
-    char id[32];
-    char url[128];
-} thread_arg;
-
-static void *create_in_thread(void *p)
-{
-    thread_arg *a = p;
-    sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(a->backend, a->id, "t", NULL, NULL, 0, &err);
-    if (sb != NULL) {
-        snprintf(a->url, sizeof a->url, "%s", sb->sandbox_url);
-        sbx_backend_free_sandboxes(a->backend, sb, 1);
-    }
-    return NULL;
-}
-
-static void test_many_threads(void)
-{
-    enum { THREADS = 6 };
-    fixture f;
-    setup(&f, HELLO_COMMAND);
-    pthread_t threads[THREADS];
-    thread_arg args[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        args[i].backend = f.backend;
-        /* Half create one shared sandbox, half their own. */
-        snprintf(args[i].id, sizeof args[i].id, i % 2 ? "shared" : "own-%d", i);
-        args[i].url[0] = '\0';
-        pthread_create(&threads[i], NULL, create_in_thread, &args[i]);
-    }
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(threads[i], NULL);
-    for (int i = 0; i < THREADS; i++) {
-        CU_ASSERT(args[i].url[0] != '\0');
-        if (i % 2)
-            CU_ASSERT_STRING_EQUAL(args[i].url, args[1].url);
-    }
-    CU_ASSERT_EQUAL(listed(f.backend, "shared", NULL, 0), 1);
-    sbx_error err;
-    for (int i = 0; i < THREADS; i++)
-        CU_ASSERT(sbx_backend_destroy(f.backend, args[i].id, &err) == SBX_OK);
-    CU_ASSERT_EQUAL(listed(f.backend, "shared", NULL, 0), 0);
-    teardown(&f);
-}
-
 /* ------------------------------------------------------------ records */
-
-static int64_t wall_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
 
 /* The record of a sandbox of this run, as the engine describes it: its
  * container (Id, which is also the incarnation, and name), the engine that
@@ -700,10 +623,10 @@ static void test_records(void)
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "rec-one";
     req.thread_id = "t1";
-    int64_t before = wall_ms();
+    int64_t before = sbx_test_wall_ms();
     sbx_sandbox_record *made = NULL;
     CU_ASSERT_FATAL(sbx_backend_create_record(f.backend, &req, &made, &err) == SBX_OK);
-    int64_t after = wall_ms();
+    int64_t after = sbx_test_wall_ms();
     expect_docker_record(made, "rec-one", before, after);
     CU_ASSERT(strncmp(made->sandbox.sandbox_url, "http://127.0.0.1:", 17) == 0);
     CU_ASSERT_EQUAL(sbx_test_http_get_once(made->sandbox.sandbox_url, 5000), 200);
@@ -735,7 +658,7 @@ static void test_records(void)
     CU_ASSERT_EQUAL(listed_one->created_at, made->created_at);
     CU_ASSERT_STRING_EQUAL(listed_one->sandbox.sandbox_url, made->sandbox.sandbox_url);
     const sbx_sandbox_record *no_port = find_record(chain, "rec-noport");
-    expect_docker_record(no_port, "rec-noport", before, wall_ms());
+    expect_docker_record(no_port, "rec-noport", before, sbx_test_wall_ms());
     CU_ASSERT_STRING_EQUAL(no_port->sandbox.sandbox_url, "");
     CU_ASSERT_STRING_EQUAL(no_port->sandbox.status, "Running");
     sbx_backend_free_records(f.backend, chain);
@@ -767,13 +690,11 @@ void sbx_test_register(void)
         { "a read-write mount is writable", test_read_write_mount_is_writable },
         { "an existing name returns (and starts) its owner container only", test_existing_name_returns_the_container },
         { "a server that never listens: create times out", test_server_that_never_listens_times_out },
-        { "absent sandboxes: 404 handling", test_absent_sandboxes },
         { "a container without our labels is left alone", test_foreign_container_is_left_alone },
         { "errors: options, engine messages, transport", test_errors },
-        { "many threads", test_many_threads },
         { "init: auto and true run under the engine's init, false without", test_init_where_the_engine_has_one },
         { "a NUL in a label: protocol error naming the field, list skips", test_nul_in_a_label_is_a_protocol_error },
-        { "reconcile: found, found stopped, absent, new incarnation, unknown", test_reconcile },
+        { "reconcile: engine namespace, container incarnation, found stopped, unknown", test_reconcile },
         { "records (ABI 1.2): container, engine, time; a sandbox without a port is listed", test_records },
         CU_TEST_INFO_NULL
     };

@@ -3,9 +3,10 @@
 
 #include "tests/local-backend/local_fixture.h"
 
+#include "tests/support/scratch_dir.h"
+
 #include <CUnit/CUnit.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,23 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-void sbx_local_test_remove_tree(const char *path)
-{
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 void sbx_local_test_make_dir(char *out, size_t size, const char *tag)
 {
-    const char *base = getenv("SBX_TEST_BUILDDIR");
-    snprintf(out, size, "%s/tests/local-backend/%s.XXXXXX", base ? base : "/tmp", tag);
-    CU_ASSERT_FATAL(mkdtemp(out) != NULL);
+    CU_ASSERT_FATAL(sbx_test_scratch_dir(out, size, tag) == 0);
 }
 
 sbx_host *sbx_local_test_new_host(sbx_log_fn log, void *ctx)

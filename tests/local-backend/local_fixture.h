@@ -15,11 +15,9 @@
  * (docs/local.md): the suites count everything else. */
 #define SBX_LOCAL_TEST_MARKER ".sbx-local-state"
 
-/* Remove `path` and everything below it (symlinks not followed); quiet. */
-void sbx_local_test_remove_tree(const char *path);
-
-/* A new empty directory under the build tree named after `tag` (which may
- * hold spaces and quotes, to prove that paths reach the shell safely). */
+/* A new empty scratch directory named after `tag` (which may hold spaces
+ * and quotes, to prove that paths reach the shell safely); remove it with
+ * sbx_test_remove_tree (tests/support/scratch_dir.h).  Fatal on failure. */
 void sbx_local_test_make_dir(char *out, size_t size, const char *tag);
 
 /* A host whose log goes to `log` (may be NULL) with `ctx`. */

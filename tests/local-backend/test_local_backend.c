@@ -2,7 +2,9 @@
  * The "local" backend through the host library, as a host program uses it:
  * directory sandboxes and command sandboxes (a real HTTP server on
  * 127.0.0.1), state shared across host instances and processes, atomic
- * metadata, id validation, idempotent create and destroy, many threads.
+ * metadata, id validation, what a local record holds.  What every backend
+ * does (lifecycle, owners, unsafe ids, reconcile, racing creates) is
+ * asserted once for all in tests/backend-contract.
  */
 #include <config.h>
 
@@ -10,6 +12,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/http_probe.h"
 
 #include <sbx/host.h>
@@ -88,7 +91,7 @@ static void fixture_teardown(fixture *f)
 {
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
-    sbx_local_test_remove_tree(f->state_dir);
+    sbx_test_remove_tree(f->state_dir);
 }
 
 /* Number of running sandboxes with id `id` in list_running. */
@@ -147,7 +150,9 @@ static void test_directory_lifecycle(void)
     CU_ASSERT(sbx_backend_discover(f.backend, "box-one", &found, &err) == SBX_ERR_NOT_FOUND);
     CU_ASSERT(found == NULL);
     CU_ASSERT(strstr(err.message, "box-one") != NULL);
-    /* Nothing of the sandbox is left behind, lock file included. */
+    /* Nothing of the sandbox is left behind, lock file included, nor of a
+     * destroy of an id never made. */
+    CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
     CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
     fixture_teardown(&f);
 }
@@ -163,28 +168,6 @@ static void test_anonymous_sandbox_has_null_thread(void)
     CU_ASSERT_STRING_EQUAL(sb->user_id, "alice");
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT(sbx_backend_destroy(f.backend, "anon-box", &err) == SBX_OK);
-    fixture_teardown(&f);
-}
-
-static void test_create_existing_returns_it(void)
-{
-    fixture f;
-    fixture_setup(&f, "again", NULL);
-    sbx_error err;
-    sbx_sandbox *first = sbx_test_create(f.backend, "same-box", "t-first", NULL, NULL, 0, &err);
-    sbx_sandbox *second = sbx_test_create(f.backend, "same-box", "t-first", "default", NULL, 0,
-                                          &err);
-    CU_ASSERT_FATAL(first != NULL && second != NULL);
-    /* The existing sandbox is returned as it is, not re-made. */
-    CU_ASSERT_STRING_EQUAL(first->sandbox_url, second->sandbox_url);
-    CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
-    CU_ASSERT_STRING_EQUAL(second->user_id, "default");
-    size_t total = 0;
-    CU_ASSERT_EQUAL(listed(f.backend, "same-box", &total), 1);
-    CU_ASSERT_EQUAL(total, 1);
-    sbx_backend_free_sandboxes(f.backend, first, 1);
-    sbx_backend_free_sandboxes(f.backend, second, 1);
-    CU_ASSERT(sbx_backend_destroy(f.backend, "same-box", &err) == SBX_OK);
     fixture_teardown(&f);
 }
 
@@ -535,17 +518,6 @@ static void test_invalid_ids_are_refused_before_touching_files(void)
     fixture_teardown(&f);
 }
 
-static void test_destroy_absent_succeeds(void)
-{
-    fixture f;
-    fixture_setup(&f, "absent", NULL);
-    sbx_error err;
-    CU_ASSERT(sbx_backend_destroy(f.backend, "never-made", &err) == SBX_OK);
-    CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "never-made"), 0);
-    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
-    fixture_teardown(&f);
-}
-
 static void test_options(void)
 {
     sbx_host *host = new_host();
@@ -601,14 +573,16 @@ static void test_extra_mounts_are_unsupported(void)
     fixture_teardown(&f);
 }
 
-/* The state directory is authoritative: FOUND with the namespace and a
- * fresh incarnation per creation, ABSENT once destroyed. */
+/* The state directory is authoritative: another host instance sees the
+ * namespace and incarnation this one does, and the sandbox's fields, and
+ * ABSENT once destroyed.  (A new incarnation per creation is the backend
+ * contract's, tests/backend-contract.) */
 static void test_reconcile(void)
 {
     fixture f;
     fixture_setup(&f, "reconcile", NULL);
     sbx_error err;
-    sbx_reconciliation first, again, gone, recreated;
+    sbx_reconciliation first, again, gone;
     sbx_sandbox *sb = sbx_test_create(f.backend, "rec-box", "t-r", "erin", NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
@@ -635,89 +609,19 @@ static void test_reconcile(void)
     CU_ASSERT(gone.backend_namespace != NULL &&
               strcmp(gone.backend_namespace, first.backend_namespace) == 0);
 
-    /* The same id made again is another incarnation. */
-    sb = sbx_test_create(f.backend, "rec-box", "t-r", "erin", NULL, 0, &err);
-    CU_ASSERT_FATAL(sb != NULL);
-    sbx_backend_free_sandboxes(f.backend, sb, 1);
-    CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-box", &recreated, &err) == SBX_OK);
-    CU_ASSERT_EQUAL(recreated.status, SBX_RECONCILE_FOUND);
-    CU_ASSERT(strcmp(recreated.incarnation_id, first.incarnation_id) != 0);
-
     sbx_reconciliation refused;
     CU_ASSERT(sbx_backend_reconcile(f.backend, "../x", &refused, &err) == SBX_ERR_REFUSED);
 
     sbx_backend_clear_reconciliation(f.backend, &first);
     sbx_backend_clear_reconciliation(other, &again);
     sbx_backend_clear_reconciliation(other, &gone);
-    sbx_backend_clear_reconciliation(f.backend, &recreated);
     CU_ASSERT(first.sandbox == NULL && first.backend_namespace == NULL);
-    CU_ASSERT(sbx_backend_destroy(f.backend, "rec-box", &err) == SBX_OK);
     sbx_backend_close(other);
     sbx_host_free(other_host);
     fixture_teardown(&f);
 }
 
-/* Many threads creating the same command sandbox at once start exactly one
- * server: they all get the same URL. */
-typedef struct same_arg {
-    sbx_backend *backend;
-    char url[128];
-    pthread_barrier_t *start;
-} same_arg;
-
-static void *create_same(void *p)
-{
-    same_arg *a = p;
-    pthread_barrier_wait(a->start);
-    sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(a->backend, "shared-box", "t", NULL, NULL, 0, &err);
-    if (sb != NULL) {
-        snprintf(a->url, sizeof a->url, "%s", sb->sandbox_url);
-        sbx_backend_free_sandboxes(a->backend, sb, 1);
-    }
-    return NULL;
-}
-
-static void test_many_threads_create_one_sandbox(void)
-{
-    enum { THREADS = 8 };
-    const char *command = sbx_local_test_server_command();
-    fixture f;
-    fixture_setup(&f, "same", command);
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, THREADS);
-    pthread_t threads[THREADS];
-    same_arg args[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        args[i].backend = f.backend;
-        args[i].url[0] = '\0';
-        args[i].start = &start;
-        pthread_create(&threads[i], NULL, create_same, &args[i]);
-    }
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(threads[i], NULL);
-    pthread_barrier_destroy(&start);
-    for (int i = 0; i < THREADS; i++) {
-        CU_ASSERT(args[i].url[0] != '\0');
-        CU_ASSERT_STRING_EQUAL(args[i].url, args[0].url);
-    }
-    size_t total = 0;
-    CU_ASSERT_EQUAL(listed(f.backend, "shared-box", &total), 1);
-    CU_ASSERT_EQUAL(total, 1);
-    sbx_error err;
-    CU_ASSERT(sbx_backend_destroy(f.backend, "shared-box", &err) == SBX_OK);
-    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f.state_dir), 0);
-    fixture_teardown(&f);
-}
-
 /* ------------------------------------------------------------ records */
-
-static int64_t wall_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
 
 /* What a local record says beyond the 1.1 fields: made between `before`
  * and `after` (the record keeps whole seconds), the incarnation reconcile
@@ -761,10 +665,10 @@ static void records_of(const char *tag, const char *command)
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "rec-box";
     req.thread_id = "t1";
-    int64_t before = wall_ms();
+    int64_t before = sbx_test_wall_ms();
     sbx_sandbox_record *made = NULL;
     CU_ASSERT_FATAL(sbx_backend_create_record(f.backend, &req, &made, &err) == SBX_OK);
-    int64_t after = wall_ms();
+    int64_t after = sbx_test_wall_ms();
     long pid = sbx_local_test_metadata_pid(f.state_dir, "rec-box");
     CU_ASSERT_EQUAL(pid > 1, command != NULL);
     expect_local_record(f.backend, made, f.state_dir, "rec-box", pid, before, after);
@@ -968,7 +872,7 @@ static void test_kept_records_are_bounded(void)
     f.backend = NULL;
     CU_ASSERT_EQUAL(open_descriptors(), before);
     sbx_host_free(f.host);
-    sbx_local_test_remove_tree(f.state_dir);
+    sbx_test_remove_tree(f.state_dir);
 }
 
 void sbx_test_register(void)
@@ -976,7 +880,6 @@ void sbx_test_register(void)
     static const CU_TestInfo tests[] = {
         { "directory sandbox: create, alive, list, discover, destroy", test_directory_lifecycle },
         { "anonymous sandbox keeps a null thread id", test_anonymous_sandbox_has_null_thread },
-        { "create of an existing id returns it", test_create_existing_returns_it },
         { "create of another owner's id is refused", test_create_existing_of_another_owner_is_refused },
         { "command sandbox serves HTTP and is stopped by destroy", test_command_lifecycle },
         { "a server that never listens: create times out", test_server_that_never_listens_times_out },
@@ -984,11 +887,9 @@ void sbx_test_register(void)
         { "metadata is one complete JSON record", test_metadata_is_complete_json },
         { "readers never see partial metadata", test_readers_never_see_partial_metadata },
         { "invalid ids are refused before touching files", test_invalid_ids_are_refused_before_touching_files },
-        { "destroy of an absent sandbox succeeds", test_destroy_absent_succeeds },
         { "options: unknown keys, bad values, default state dir", test_options },
         { "extra mounts are unsupported", test_extra_mounts_are_unsupported },
-        { "many threads creating one sandbox start one server", test_many_threads_create_one_sandbox },
-        { "reconcile: found, absent, new incarnation", test_reconcile },
+        { "reconcile: another host agrees; fields; absent; bad ids", test_reconcile },
         { "records (ABI 1.2) of a directory sandbox", test_records_of_a_directory_sandbox },
         { "records (ABI 1.2) of a command sandbox: its process", test_records_of_a_command_sandbox },
         { "a record made as a second turns names that second", test_record_made_as_a_second_turns },

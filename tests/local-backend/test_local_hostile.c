@@ -13,6 +13,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/log_capture.h"
 
 #include <sbx/host.h>
@@ -281,8 +282,8 @@ static void test_destroy_never_crosses_a_mount(void)
               file_holds(ofile, "f\n"));
     sbx_backend_close(b);
     sbx_host_free(host);
-    sbx_local_test_remove_tree(state);
-    sbx_local_test_remove_tree(outside);
+    sbx_test_remove_tree(state);
+    sbx_test_remove_tree(outside);
 }
 
 /* ------------------------------------------------------------ item 2: ownership */
@@ -319,7 +320,7 @@ static void test_only_what_a_record_describes_is_removed(void)
     opts[0].value = elsewhere;
     CU_ASSERT_EQUAL(sbx_backend_open(host, "local", opts, 1, &b, &err), SBX_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, SBX_LOCAL_TEST_MARKER));
-    sbx_local_test_remove_tree(elsewhere);
+    sbx_test_remove_tree(elsewhere);
 
     /* A new directory is marked at first use. */
     char state[PATH_MAX + 16];
@@ -376,7 +377,7 @@ static void test_only_what_a_record_describes_is_removed(void)
 
     sbx_backend_close(b);
     sbx_host_free(host);
-    sbx_local_test_remove_tree(home);
+    sbx_test_remove_tree(home);
 }
 
 /* ------------------------------------------------------------ item 8: records */
@@ -453,7 +454,7 @@ static void test_records_hiding_nul_or_bad_utf8_are_refused(void)
     sbx_backend_close(b);
     sbx_host_free(host);
     sbx_test_log_capture_free(log);
-    sbx_local_test_remove_tree(state);
+    sbx_test_remove_tree(state);
 }
 
 /* ------------------------------------------------------------ item 4: kills */
@@ -645,7 +646,7 @@ static void test_kill_during_create_and_destroy(void)
         CU_ASSERT(wait_for(no_process_mentions, state));
         CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 0);
         print_entries(state);
-        sbx_local_test_remove_tree(state);
+        sbx_test_remove_tree(state);
     }
 }
 
@@ -791,11 +792,11 @@ static void test_killed_destroy_is_invisible_and_finished(void)
                 sbx_backend_close(b);
             }
             CU_ASSERT(caught);
-            sbx_local_test_remove_tree(state);
+            sbx_test_remove_tree(state);
         }
     }
     sbx_host_free(host);
-    sbx_local_test_remove_tree(outside);
+    sbx_test_remove_tree(outside);
 }
 
 /* A lock held longer than lock_timeout_ms (a destroy waiting for a command
@@ -862,7 +863,7 @@ static void test_lock_waits_are_bounded(void)
     CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 0);
     sbx_backend_close(b);
     sbx_host_free(host);
-    sbx_local_test_remove_tree(state);
+    sbx_test_remove_tree(state);
 }
 
 /* ------------------------------------------------------------ item 14 */
@@ -904,7 +905,7 @@ static void test_command_exit_is_reported_at_once(void)
         sbx_backend_close(b);
     }
     sbx_host_free(host);
-    sbx_local_test_remove_tree(state);
+    sbx_test_remove_tree(state);
 }
 
 /* ------------------------------------------------------------ item 17 */
@@ -940,8 +941,8 @@ static void test_log_symlink_is_never_followed(void)
     }
     sbx_backend_close(b);
     sbx_host_free(host);
-    sbx_local_test_remove_tree(state);
-    sbx_local_test_remove_tree(outside);
+    sbx_test_remove_tree(state);
+    sbx_test_remove_tree(outside);
 }
 
 /* A sandbox tree deeper than PATH_MAX, with files on the way and symlinks
@@ -989,8 +990,8 @@ static void test_tree_deeper_than_path_max_is_destroyed(void)
     CU_ASSERT(file_holds(kept, "kept\n"));
     sbx_backend_close(b);
     sbx_host_free(host);
-    sbx_local_test_remove_tree(state);
-    sbx_local_test_remove_tree(outside);
+    sbx_test_remove_tree(state);
+    sbx_test_remove_tree(outside);
 }
 
 /* ------------------------------------------------------------ issue 20 item 9: odd files */
@@ -1144,7 +1145,7 @@ static void test_odd_state_files_never_hang(void)
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             fprintf(stderr, "  odd files, kind %d: wait status %d\n", kind, status);
         sbx_test_log_capture_free(log);
-        sbx_local_test_remove_tree(state);
+        sbx_test_remove_tree(state);
     }
 }
 

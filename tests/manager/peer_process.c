@@ -4,7 +4,6 @@
 #include "tests/manager/peer_process.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,30 +14,16 @@
 
 #include "tests/support/clock.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/watched_child.h"
 
+/* One answer line: 0, or -1 with why in `out`. */
 static int read_line(peer_process *p, char *out, size_t cap, long deadline)
 {
-    for (;;) {
-        char *nl = memchr(p->pending, '\n', p->pending_len);
-        if (nl != NULL) {
-            size_t n = (size_t)(nl - p->pending);
-            snprintf(out, cap, "%.*s", (int)n, p->pending);
-            memmove(p->pending, nl + 1, p->pending_len - n - 1);
-            p->pending_len -= n + 1;
-            return 0;
-        }
-        if (p->pending_len == sizeof p->pending || sbx_test_wait_readable(p->from_peer, deadline) != 1) {
-            snprintf(out, cap, "no answer from the peer process");
-            return -1;
-        }
-        ssize_t got = read(p->from_peer, p->pending + p->pending_len,
-                           sizeof p->pending - p->pending_len);
-        if (got <= 0) {
-            snprintf(out, cap, "the peer process closed its output");
-            return -1;
-        }
-        p->pending_len += (size_t)got;
-    }
+    int got = sbx_test_read_line(p->from_peer, out, cap, deadline);
+    if (got != 1)
+        snprintf(out, cap, "%s", got == 0 ? "no answer from the peer process"
+                                          : "the peer process closed its output");
+    return got == 1 ? 0 : -1;
 }
 
 int peer_start(peer_process *p, const char *state_dir, const char *lease_db, long interval_ms,
@@ -51,34 +36,19 @@ int peer_start(peer_process *p, const char *state_dir, const char *lease_db, lon
     snprintf(bin, sizeof bin, "%s/tests/manager/mgr_peer", builddir != NULL ? builddir : ".");
     snprintf(interval, sizeof interval, "%ld", interval_ms);
     snprintf(idle, sizeof idle, "%ld", idle_ms);
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+    const char *args[] = {state_dir, lease_db, interval, idle, shutdown, command, stop, NULL};
+    if (command == NULL)
+        args[5] = NULL; /* sandboxes without one: no command, no stop */
+    sbx_test_child child;
+    if (sbx_test_child_spawn(&child, bin, args, NULL, 1) != 0)
         return -1;
-    p->pid = fork();
-    if (p->pid < 0)
-        return -1;
-    if (p->pid == 0) {
-        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-            _exit(126);
-        if (command != NULL)
-            execl(bin, bin, state_dir, lease_db, interval, idle, shutdown, command, stop,
-                  (char *)NULL);
-        else
-            execl(bin, bin, state_dir, lease_db, interval, idle, shutdown, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    p->to_peer = in[1];
-    p->from_peer = out[0];
-    char line[300];
-    if (read_line(p, line, sizeof line, sbx_test_now_ms() + 10000) != 0 ||
-        strncmp(line, "ready ", 6) != 0) {
-        fprintf(stderr, "peer did not start: %s\n", line);
+    p->pid = child.pid;
+    p->to_peer = child.in_fd;
+    p->from_peer = child.out_fd;
+    if (!sbx_test_child_expect(&child, "ready ", p->owner, sizeof p->owner, 10000)) {
         peer_kill(p);
         return -1;
     }
-    snprintf(p->owner, sizeof p->owner, "%s", line + 6);
     return 0;
 }
 

@@ -11,8 +11,6 @@
 typedef struct peer_process {
     pid_t pid;
     int to_peer, from_peer;        /* its stdin, its stdout */
-    char pending[1024];            /* read but not yet returned */
-    size_t pending_len;
     char owner[320];               /* its owner id (from "ready") */
 } peer_process;
 

@@ -21,6 +21,7 @@
 #include "tests/manager/peer_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
 
 static char state_dir[512], lease_db[600];
@@ -37,8 +38,7 @@ static void begin(void)
 
 static void end(void)
 {
-    const char *argv[] = {"rm", "-rf", state_dir, NULL};
-    sbx_test_run_program(argv, 10000, NULL, 0);
+    sbx_test_remove_tree(state_dir);
 }
 
 /* 1 when STATE/PREFIX ID SUFFIX exists. */

@@ -25,13 +25,13 @@
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/watched_child.h"
 
 #define START() CU_ASSERT_FATAL(mf_start() == 0)
 
 /* One ready_server process and what it printed so far. */
 typedef struct server {
-    pid_t pid;
-    int out;
+    sbx_test_child child;
     int port;
     char seen[8192];
     size_t seen_len;
@@ -46,9 +46,9 @@ static int server_wait_for(server *s, const char *needle, long timeout_ms)
         s->seen[s->seen_len] = '\0';
         if (strstr(s->seen, needle) != NULL)
             return 1;
-        if (s->seen_len >= sizeof s->seen - 1 || sbx_test_wait_readable(s->out, deadline) != 1)
+        if (s->seen_len >= sizeof s->seen - 1 || sbx_test_wait_readable(s->child.out_fd, deadline) != 1)
             return 0;
-        ssize_t n = read(s->out, s->seen + s->seen_len, sizeof s->seen - 1 - s->seen_len);
+        ssize_t n = read(s->child.out_fd, s->seen + s->seen_len, sizeof s->seen - 1 - s->seen_len);
         if (n <= 0)
             return 0;
         s->seen_len += (size_t)n;
@@ -58,33 +58,25 @@ static int server_wait_for(server *s, const char *needle, long timeout_ms)
 static int server_start(server *s, const char *mode)
 {
     memset(s, 0, sizeof *s);
-    char bin[512];
+    char bin[512], port[16];
     const char *builddir = getenv("SBX_TEST_BUILDDIR");
     snprintf(bin, sizeof bin, "%s/tests/manager/ready_server", builddir != NULL ? builddir : ".");
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
+    const char *const args[] = {mode, NULL};
+    if (sbx_test_child_spawn(&s->child, bin, args, NULL, 0) != 0)
         return -1;
-    s->pid = fork();
-    if (s->pid == 0) {
-        dup2(fds[1], 1);
-        execl(bin, bin, mode, (char *)NULL);
-        _exit(127);
+    if (!sbx_test_child_expect(&s->child, "port ", port, sizeof port, 10000)) {
+        sbx_test_child_finish(&s->child, SIGKILL, 10000, NULL, 0);
+        return -1;
     }
-    close(fds[1]);
-    s->out = fds[0];
-    if (s->pid < 0 || !server_wait_for(s, "\n", 10000) || sscanf(s->seen, "port %d", &s->port) != 1)
-        return -1;
+    s->port = atoi(port);
     snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d", s->port);
     return 0;
 }
 
 static void server_stop(server *s)
 {
-    if (s->pid > 0) {
-        kill(s->pid, SIGKILL);
-        waitpid(s->pid, NULL, 0);
-    }
-    close(s->out);
+    if (s->child.pid > 0)
+        sbx_test_child_finish(&s->child, SIGKILL, 10000, NULL, 0);
 }
 
 /* A loopback port nothing listens on (bound, then closed again). */
@@ -238,13 +230,13 @@ static void test_the_last_answer_survives_later_tries_that_time_out(void)
     pthread_t t;
     pthread_create(&t, NULL, acquire_main, &j);
     CU_ASSERT(server_wait_for(&s, "GET /v1/sandbox 503\n", 10000));
-    kill(s.pid, SIGSTOP);
+    kill(s.child.pid, SIGSTOP);
     pthread_join(t, NULL);
     CU_ASSERT_EQUAL(j.st, SBX_ERR_TRANSPORT);
     CU_ASSERT(strstr(j.err.message, "last answer: HTTP 503; then: ") != NULL);
     CU_ASSERT_EQUAL(mt_get_stats().destroys, 1);
     CU_ASSERT_EQUAL(mt_count(), 0);
-    kill(s.pid, SIGCONT);
+    kill(s.child.pid, SIGCONT);
     sbx_manager_free(m);
     server_stop(&s);
     mf_stop();

@@ -5,28 +5,23 @@
 
 #include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
-#include "tests/support/subprocess.h"
+#include "tests/support/scratch_dir.h"
+#include "tests/support/watched_child.h"
 
 #include <CUnit/CUnit.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <sbx/host.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define LISTENING_PREFIX "sbx-provisiond listening on "
 #define START_DEADLINE_MS 10000
 #define STOP_DEADLINE_MS 10000
 
 struct provd_proc {
-    pid_t pid;
-    int stdout_fd;
+    sbx_test_child child;
     char url[256];
 };
 
@@ -42,129 +37,53 @@ const char *provd_bin(void)
     return path;
 }
 
-/* Fork and exec the daemon with stdout into a pipe (returned in *out_fd)
- * and stderr into `stderr_path` (NULL: inherited; "-": the pipe too). */
-static pid_t spawn(const char *const *args, const char *stderr_path, int *out_fd)
+/* The daemon with `args` as a watched child, stderr as
+ * sbx_test_child_spawn takes it.  NULL (message on stderr) when it cannot
+ * run. */
+static provd_proc *spawn(const char *const *args, const char *stderr_path)
 {
-    size_t n = 0;
-    while (args != NULL && args[n] != NULL)
-        n++;
-    /* Built before fork: the child may only exec. */
-    char **argv = calloc(n + 2, sizeof *argv);
-    int fds[2];
-    int err_fd = -1;
-    if (stderr_path != NULL && strcmp(stderr_path, "-") != 0)
-        err_fd = open(stderr_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (argv == NULL || pipe2(fds, O_CLOEXEC) != 0 ||
-        (stderr_path != NULL && strcmp(stderr_path, "-") != 0 && err_fd < 0)) {
-        fprintf(stderr, "provd: cannot start: %s\n", strerror(errno));
-        free(argv);
-        if (err_fd >= 0)
-            close(err_fd);
-        return -1;
+    provd_proc *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        fprintf(stderr, "provd: out of memory\n");
+        return NULL;
     }
-    argv[0] = (char *)provd_bin();
-    for (size_t i = 0; i < n; i++)
-        argv[i + 1] = (char *)args[i];
-    pid_t pid = fork();
-    if (pid == 0) {
-        int stderr_to = err_fd >= 0 ? err_fd : stderr_path != NULL ? fds[1] : STDERR_FILENO;
-        if (dup2(fds[1], STDOUT_FILENO) < 0 || dup2(stderr_to, STDERR_FILENO) < 0)
-            _exit(127);
-        execv(argv[0], argv);
-        _exit(127);
+    if (sbx_test_child_spawn(&p->child, provd_bin(), args, stderr_path, 0) != 0) {
+        free(p);
+        return NULL;
     }
-    close(fds[1]);
-    free(argv);
-    if (err_fd >= 0)
-        close(err_fd);
-    if (pid < 0) {
-        close(fds[0]);
-        return -1;
-    }
-    *out_fd = fds[0];
-    return pid;
+    return p;
 }
 
-/* The first line of `fd` (without its newline) before the deadline:
- * 1 read, 0 timed out, -1 end of output. */
-static int read_line(int fd, char *line, size_t cap, long deadline_ms)
+/* Signal it (0: not), wait at most `timeout_ms` for its end, free `p`:
+ * its exit status, -1 when it died of a signal or was killed. */
+static int finish(provd_proc *p, int signal_number, long timeout_ms, char *keep,
+                  size_t keep_cap)
 {
-    size_t len = 0;
-    while (len + 1 < cap) {
-        int ready = sbx_test_wait_readable(fd, deadline_ms);
-        if (ready <= 0)
-            return ready == 0 ? 0 : -1;
-        char c;
-        ssize_t got = read(fd, &c, 1);
-        if (got <= 0)
-            return -1;
-        if (c == '\n')
-            break;
-        line[len++] = c;
-    }
-    line[len] = '\0';
-    return 1;
-}
-
-/* SIGKILL when it does not end by the deadline; its wait status, with
- * what it still writes to stdout in `keep` (NULL: dropped). */
-static int reap(pid_t pid, int fd, long deadline_ms, char *keep, size_t keep_cap)
-{
-    if (!sbx_test_read_until_eof(fd, keep, keep_cap, deadline_ms)) {
-        fprintf(stderr, "provd: daemon %d did not exit in time; killing it\n", (int)pid);
-        kill(pid, SIGKILL);
-    }
-    close(fd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int status = sbx_test_child_finish(&p->child, signal_number, timeout_ms, keep, keep_cap);
+    free(p);
     return status;
 }
 
 provd_proc *provd_start(const char *const *args, const char *stderr_path)
 {
-    int fd = -1;
-    pid_t pid = spawn(args, stderr_path, &fd);
-    if (pid < 0)
-        return NULL;
-    char line[256];
-    int got = read_line(fd, line, sizeof line, sbx_test_now_ms() + START_DEADLINE_MS);
-    size_t prefix = strlen(LISTENING_PREFIX);
-    provd_proc *p = calloc(1, sizeof *p);
-    if (p == NULL || got != 1 || strncmp(line, LISTENING_PREFIX, prefix) != 0 ||
-        strlen(line) - prefix >= sizeof p->url) {
-        fprintf(stderr, "provd: %s did not report a listening address (%s)\n", provd_bin(),
-                got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
-        kill(pid, SIGKILL);
-        reap(pid, fd, sbx_test_now_ms() + STOP_DEADLINE_MS, NULL, 0);
-        free(p);
+    provd_proc *p = spawn(args, stderr_path);
+    if (p != NULL &&
+        !sbx_test_child_expect(&p->child, LISTENING_PREFIX, p->url, sizeof p->url,
+                               START_DEADLINE_MS)) {
+        finish(p, SIGKILL, STOP_DEADLINE_MS, NULL, 0);
         return NULL;
     }
-    p->pid = pid;
-    p->stdout_fd = fd;
-    snprintf(p->url, sizeof p->url, "%s", line + prefix);
     return p;
 }
 
 provd_proc *provd_spawn(const char *const *args, const char *stderr_path)
 {
-    provd_proc *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        return NULL;
-    p->pid = spawn(args, stderr_path, &p->stdout_fd);
-    if (p->pid < 0) {
-        free(p);
-        return NULL;
-    }
-    return p;
+    return spawn(args, stderr_path);
 }
 
 int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_cap)
 {
-    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + timeout_ms, output, output_cap);
-    free(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return finish(p, 0, timeout_ms, output, output_cap);
 }
 
 long provd_request(const char *base, const char *method, const char *path, const char *body,
@@ -197,17 +116,12 @@ const char *provd_url(const provd_proc *p)
 
 pid_t provd_pid(const provd_proc *p)
 {
-    return p->pid;
+    return p->child.pid;
 }
 
 int provd_stop_with(provd_proc *p, int signal_number)
 {
-    if (p == NULL)
-        return -1;
-    kill(p->pid, signal_number);
-    int status = reap(p->pid, p->stdout_fd, sbx_test_now_ms() + STOP_DEADLINE_MS, NULL, 0);
-    free(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return p != NULL ? finish(p, signal_number, STOP_DEADLINE_MS, NULL, 0) : -1;
 }
 
 int provd_stop(provd_proc *p)
@@ -217,29 +131,9 @@ int provd_stop(provd_proc *p)
 
 int provd_run_refused(const char *const *args, char *output, size_t output_cap)
 {
-    int fd = -1;
-    pid_t pid = spawn(args, "-", &fd);
-    if (pid < 0)
-        return -1;
     output[0] = '\0';
-    int ended = sbx_test_read_until_eof(fd, output, output_cap,
-                                        sbx_test_now_ms() + START_DEADLINE_MS);
-    if (!ended)
-        kill(pid, SIGKILL);
-    close(fd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return ended && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
+    provd_proc *p = spawn(args, SBX_TEST_STDERR_TO_STDOUT);
+    return p != NULL ? finish(p, 0, START_DEADLINE_MS, output, output_cap) : -1;
 }
 
 /* Start the daemon on d's directories with `backend_args` (NULL-terminated)
@@ -275,10 +169,7 @@ static int start_on(provd_local *d, int with_state_dir, const char *const *extra
 static int make_dir(provd_local *d)
 {
     memset(d, 0, sizeof *d);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(d->dir, sizeof d->dir, "%s/sbx-provd-XXXXXX",
-             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    if (mkdtemp(d->dir) == NULL) {
+    if (sbx_test_scratch_dir(d->dir, sizeof d->dir, "provd") != 0) {
         CU_FAIL("cannot make a temporary directory");
         return 0;
     }
@@ -343,7 +234,7 @@ int provd_local_stop(provd_local *d, int keep_dir)
         char text[8192];
         read_stderr(d, text, sizeof text);
         fprintf(stderr, "--- sbx-provisiond stderr ---\n%s", text);
-        nftw(d->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        sbx_test_remove_tree(d->dir);
         d->dir[0] = '\0';
     }
     return status;

@@ -27,6 +27,7 @@
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"
+#include "tests/support/scratch_dir.h"
 
 #include <json-c/json.h>
 
@@ -189,8 +190,8 @@ static void test_sigterm_while_starting_ends_the_daemon_at_once(void)
 
 static void test_fifo_as_tls_file_is_refused_not_waited_on(void)
 {
-    char dir[] = "/tmp/sbx-provd-tls-XXXXXX";
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char dir[200];
+    CU_ASSERT_FATAL(sbx_test_scratch_dir(dir, sizeof dir, "provd-tls") == 0);
     char fifo[256], pem[256];
     snprintf(fifo, sizeof fifo, "%s/fifo.pem", dir);
     snprintf(pem, sizeof pem, "%s/cert.pem", dir);
@@ -210,9 +211,7 @@ static void test_fifo_as_tls_file_is_refused_not_waited_on(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(output, i == 0 ? "--tls-cert" : "--tls-key"));
         CU_ASSERT_PTR_NOT_NULL(strstr(output, "not a regular file"));
     }
-    unlink(fifo);
-    unlink(pem);
-    rmdir(dir);
+    sbx_test_remove_tree(dir);
 }
 
 /* The served contract, as a client reads it: GET /api/capabilities's

@@ -6,7 +6,6 @@
 
 #include <CUnit/CUnit.h>
 #include <CUnit/TestRun.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/remote_helpers.h"
+#include "tests/support/scratch_dir.h"
 
 /* Which provisioner serves the fixture: the emulator, or sbx-provisiond
  * over the local or the docker backend (SBX_RT_PROVISIOND unset, any
@@ -142,10 +142,7 @@ static int start_docker_provisiond(sbx_rt *rt, const char **args, size_t n)
         CU_FAIL("SBX_RT_PROVISIOND=docker needs SBX_DOCKER_SOCKET and SBX_DOCKER_IMAGE");
         return 0;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(rt->mount_dir, sizeof rt->mount_dir, "%s/sbx-rt-mounts-XXXXXX",
-             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-    if (mkdtemp(rt->mount_dir) == NULL) {
+    if (sbx_test_scratch_dir(rt->mount_dir, sizeof rt->mount_dir, "rt-mounts") != 0) {
         CU_FAIL("cannot make a temporary directory");
         rt->mount_dir[0] = '\0';
         return 0;
@@ -287,15 +284,6 @@ static void destroy_every_sandbox(sbx_rt *rt)
     json_object_put(list);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void free_mounts(sbx_rt *rt)
 {
     for (size_t i = 0; i < rt->mount_count; i++)
@@ -321,7 +309,7 @@ void sbx_rt_stop(sbx_rt *rt)
         rt->provd = NULL;
     }
     if (rt->mount_dir[0] != '\0') {
-        nftw(rt->mount_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        sbx_test_remove_tree(rt->mount_dir);
         rt->mount_dir[0] = '\0';
     }
     free(rt->url);

@@ -29,6 +29,7 @@
 #include "tests/support/secret_runs.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/remote_helpers.h"
+#include "tests/support/scratch_dir.h"
 
 #define ARGS SBX_TEST_ARGS
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -741,9 +742,9 @@ static void test_a_ca_file_that_is_not_a_file_is_refused_at_open(void)
     sbx_rt rt;
     if (!sbx_rt_start_emulator(&rt, NULL))
         return;
-    char dir[] = "/tmp/sbx-hostile-ca.XXXXXX";
-    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-    char empty[64], fifo[64];
+    char dir[200];
+    CU_ASSERT_FATAL(sbx_test_scratch_dir(dir, sizeof dir, "hostile-ca") == 0);
+    char empty[256], fifo[256];
     snprintf(empty, sizeof empty, "%s/empty.pem", dir);
     snprintf(fifo, sizeof fifo, "%s/fifo.pem", dir);
     FILE *f = fopen(empty, "w");
@@ -767,9 +768,7 @@ static void test_a_ca_file_that_is_not_a_file_is_refused_at_open(void)
         sbx_test_run_clear(&run);
     }
     CU_ASSERT_EQUAL(sbx_rt_total_requests(&rt), 0);
-    unlink(empty);
-    unlink(fifo);
-    rmdir(dir);
+    sbx_test_remove_tree(dir);
     sbx_rt_stop(&rt);
 }
 

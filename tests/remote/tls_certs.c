@@ -3,9 +3,9 @@
 
 #include "tests/remote/tls_certs.h"
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,18 +103,8 @@ static int write_config(const char *path, char *why, size_t why_len)
 int sbx_tls_certs_make(sbx_tls_certs *certs, char *why, size_t why_len)
 {
     memset(certs, 0, sizeof *certs);
-    const char *tmp = getenv("TMPDIR");
-    if (tmp == NULL || tmp[0] == '\0')
-        tmp = "/tmp";
-    int len = snprintf(certs->dir, sizeof certs->dir, "%s/sbx-tls-XXXXXX", tmp);
-    if (len < 0 || (size_t)len >= sizeof certs->dir) {
-        snprintf(why, why_len, "TMPDIR is too long (%zu bytes) for the certificate paths",
-                 strlen(tmp));
-        certs->dir[0] = '\0';
-        return 0;
-    }
-    if (mkdtemp(certs->dir) == NULL) {
-        snprintf(why, why_len, "mkdtemp %s: %s", certs->dir, strerror(errno));
+    if (sbx_test_scratch_dir(certs->dir, sizeof certs->dir, "tls") != 0) {
+        snprintf(why, why_len, "no scratch directory for the certificates (see above)");
         certs->dir[0] = '\0';
         return 0;
     }
@@ -152,19 +142,6 @@ void sbx_tls_certs_remove(sbx_tls_certs *certs)
 {
     if (certs->dir[0] == '\0')
         return;
-    /* The directory is ours alone (mkdtemp): everything in it is ours. */
-    DIR *d = opendir(certs->dir);
-    if (d != NULL) {
-        char path[SBX_TLS_PATH_MAX + 256];
-        for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", certs->dir, e->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    if (rmdir(certs->dir) != 0)
-        fprintf(stderr, "cannot remove %s: %s\n", certs->dir, strerror(errno));
+    sbx_test_remove_tree(certs->dir);
     memset(certs, 0, sizeof *certs);
 }

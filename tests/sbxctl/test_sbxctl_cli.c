@@ -5,6 +5,7 @@
 
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 #include "tools/sbxctl/option_hints.h"
 
 #define ARGS SBX_TEST_ARGS
@@ -23,14 +25,11 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* A fresh temporary directory; the caller removes it with remove_tree. */
+/* A fresh scratch directory (free it with remove_files), or NULL. */
 static char *make_temp_dir(void)
 {
-    const char *base = getenv("TMPDIR");
-    char *path = NULL;
-    if (asprintf(&path, "%s/sbxctl-test-XXXXXX", base != NULL ? base : "/tmp") < 0)
-        return NULL;
-    if (mkdtemp(path) == NULL) {
+    char *path = malloc(PATH_MAX);
+    if (path != NULL && sbx_test_scratch_dir(path, PATH_MAX, "sbxctl-test") != 0) {
         free(path);
         return NULL;
     }
@@ -53,16 +52,13 @@ static char *write_file(const char *dir, const char *name, const char *text)
     return path;
 }
 
-/* Remove the files a test wrote, then the directory. */
+/* Remove the directory with what the test wrote in it; free the names. */
 static void remove_files(char *dir, char **files, size_t count)
 {
-    for (size_t i = 0; i < count; i++) {
-        if (files[i] != NULL)
-            unlink(files[i]);
+    for (size_t i = 0; i < count; i++)
         free(files[i]);
-    }
     if (dir != NULL)
-        rmdir(dir);
+        sbx_test_remove_tree(dir);
     free(dir);
 }
 

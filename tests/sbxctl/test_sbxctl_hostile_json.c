@@ -21,6 +21,7 @@
 #include "tests/sbxctl/sbxctl_checks.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"
+#include "tests/support/scratch_dir.h"
 
 #define ARGS SBX_TEST_ARGS
 
@@ -181,13 +182,13 @@ static void start_generator(void)
 static void test_local_arguments(void)
 {
     start_generator();
-    char state_dir[] = "/tmp/sbx-hostile-XXXXXX";
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(state_dir));
-    char state_setting[64];
+    char state_dir[256];
+    CU_ASSERT_FATAL(sbx_test_scratch_dir(state_dir, sizeof state_dir, "hostile") == 0);
+    char state_setting[300];
     snprintf(state_setting, sizeof state_setting, "state_dir=%s", state_dir);
 
     for (int i = 0; i < LOCAL_RUNS; i++) {
-        char text[1024], arg[1100];
+        char text[1024], arg[1400];
         hostile_text(text, sizeof text);
         int utf8 = is_utf8((const unsigned char *)text);
         int name_ok = utf8 && !has_control(text);
@@ -264,10 +265,7 @@ static void test_local_arguments(void)
     sbx_test_run_clear(&run);
     sbx_test_sbxctl(&run, NULL, ARGS("--set", state_setting, "destroy", "h-2"));
     sbx_test_run_clear(&run);
-    char *command = NULL;
-    CU_ASSERT_FATAL(asprintf(&command, "rm -rf '%s'", state_dir) >= 0);
-    CU_ASSERT_EQUAL(system(command), 0);
-    free(command);
+    sbx_test_remove_tree(state_dir);
 }
 
 /* ------------------------------------------------------------ remote */

@@ -15,7 +15,6 @@
 #include <config.h>
 
 #include <CUnit/CUnit.h>
-#include <ftw.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include "tests/sbxctl/sbxctl_checks.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/scratch_dir.h"
 
 #define ARGS SBX_TEST_ARGS
 
@@ -289,14 +289,6 @@ static void local_check_record(json_object *sandbox, const char *id)
         CU_ASSERT_TRUE(sbx_test_json_is_null(sandbox, none[i]));
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
-}
-
 static void test_local(void)
 {
     /* Servers listen on 127.0.0.1 only. */
@@ -309,15 +301,15 @@ static void test_local(void)
         fprintf(stderr, "SKIP local half: neither busybox nor python3 on PATH\n");
         return;
     }
-    snprintf(local_state_dir, sizeof local_state_dir, "/tmp/sbx-e2e-local.XXXXXX");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(local_state_dir));
+    CU_ASSERT_FATAL(sbx_test_scratch_dir(local_state_dir, sizeof local_state_dir,
+                                         "e2e-local") == 0);
     char state_setting[PATH_MAX + 16];
     snprintf(state_setting, sizeof state_setting, "state_dir=%s", local_state_dir);
     const char *const settings[] = {"--backend", "local", "--set", state_setting,
                                     "--set", command, NULL};
     backend_case bc = { settings, local_publish_page, local_check_record };
     exercise(&bc);
-    nftw(local_state_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    sbx_test_remove_tree(local_state_dir);
 }
 
 /* ------------------------------------------------------------ docker */

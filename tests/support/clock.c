@@ -1,4 +1,4 @@
-/* The tests' monotonic clock (see clock.h). */
+/* The tests' clocks (see clock.h). */
 #include <config.h>
 
 #include "tests/support/clock.h"
@@ -21,4 +21,11 @@ struct timespec sbx_test_deadline_in(int timeout_ms)
         deadline.tv_nsec -= 1000000000L;
     }
     return deadline;
+}
+
+int64_t sbx_test_wall_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }

@@ -1,8 +1,10 @@
 /* Test support: the monotonic clock tests measure and bound waits with
- * (tests never sleep; they wait on a condition until a deadline). */
+ * (tests never sleep; they wait on a condition until a deadline), and the
+ * wall clock that records' creation times are checked against. */
 #ifndef SBX_TEST_CLOCK_H
 #define SBX_TEST_CLOCK_H
 
+#include <stdint.h>
 #include <time.h>
 
 /* Milliseconds on CLOCK_MONOTONIC (wall-clock jumps do not move it). */
@@ -11,5 +13,8 @@ long sbx_test_now_ms(void);
 /* The CLOCK_MONOTONIC time `timeout_ms` from now, as pthread_cond_timedwait
  * wants it for a condition variable set to that clock. */
 struct timespec sbx_test_deadline_in(int timeout_ms);
+
+/* Milliseconds since the epoch on CLOCK_REALTIME, as a record's created_at. */
+int64_t sbx_test_wall_ms(void);
 
 #endif

@@ -1,23 +1,18 @@
-/* The emulator as a child process: spawn, read the listening line with
- * poll() against a deadline, stop by signal and wait for its stdout to
- * close (never by sleeping).  Control calls go over https when it serves
+/* The emulator as a watched child process: its listening line read with a
+ * deadline, stopped by signal and reaped once its stdout closes (never by
+ * sleeping).  Control calls go over https when it serves
  * https. */
 #include <config.h>
 
 #include "tests/support/emulator.h"
 
-#include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
-#include "tests/support/subprocess.h"
+#include "tests/support/watched_child.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define START_DEADLINE_MS 10000
 #define STOP_DEADLINE_MS 5000
@@ -25,50 +20,11 @@
 #define LISTENING_PREFIX "sbx-provisioner-emu listening on "
 
 struct sbx_test_emu {
-    pid_t pid;
-    int stdout_fd;          /* read end of the child's stdout; EOF when it ends */
+    sbx_test_child child;   /* its stdout ends when it does */
     char url[256];
     int https;              /* it serves https: control calls use ca_file */
     char *ca_file;          /* NULL: an https emulator's certificate is not verified */
 };
-
-/* Read from fd until a newline (then 1), EOF or error (-1), or the
- * deadline (0).  The line, without newline, goes to `line`. */
-static int read_line(int fd, char *line, size_t cap, long deadline)
-{
-    size_t len = 0;
-    for (;;) {
-        int ready = sbx_test_wait_readable(fd, deadline);
-        if (ready <= 0)
-            return ready;
-        char c;
-        ssize_t n = read(fd, &c, 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        if (c == '\n') {
-            line[len] = '\0';
-            return 1;
-        }
-        if (len + 1 < cap)
-            line[len++] = c;
-    }
-}
-
-static void end_child(sbx_test_emu *emu)
-{
-    kill(emu->pid, SIGTERM);
-    if (!sbx_test_read_until_eof(emu->stdout_fd, NULL, 0,
-                                 sbx_test_now_ms() + STOP_DEADLINE_MS)) {
-        fprintf(stderr, "emulator %d did not stop on SIGTERM; killing it\n", (int)emu->pid);
-        kill(emu->pid, SIGKILL);
-    }
-    int status = 0;
-    while (waitpid(emu->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    close(emu->stdout_fd);
-}
 
 static void free_emu(sbx_test_emu *emu)
 {
@@ -88,57 +44,25 @@ sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *c
         fprintf(stderr, "sbx_test_emu_start: EMU_BIN is not set\n");
         return NULL;
     }
-    size_t n_args = 0;
-    while (args != NULL && args[n_args] != NULL)
-        n_args++;
-    /* Built before fork: the child may only exec. */
-    char **argv = calloc(n_args + 2, sizeof *argv);
     sbx_test_emu *emu = calloc(1, sizeof *emu);
-    int fds[2];
     if (emu != NULL && ca_file != NULL)
         emu->ca_file = strdup(ca_file);
-    if (argv == NULL || emu == NULL || (ca_file != NULL && emu->ca_file == NULL) ||
-        pipe2(fds, O_CLOEXEC) != 0) {
-        fprintf(stderr, "sbx_test_emu_start: %s\n", strerror(errno));
-        free(argv);
+    if (emu == NULL || (ca_file != NULL && emu->ca_file == NULL)) {
+        fprintf(stderr, "sbx_test_emu_start: out of memory\n");
         if (emu != NULL)
             free_emu(emu);
         return NULL;
     }
-    argv[0] = (char *)bin;
-    for (size_t i = 0; i < n_args; i++)
-        argv[i + 1] = (char *)args[i];
-
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
-            _exit(127);
-        execv(bin, argv);
-        _exit(127);
-    }
-    int saved = errno;
-    close(fds[1]);
-    free(argv);
-    if (pid < 0) {
-        fprintf(stderr, "sbx_test_emu_start: fork: %s\n", strerror(saved));
-        close(fds[0]);
+    if (sbx_test_child_spawn(&emu->child, bin, args, NULL, 0) != 0) {
         free_emu(emu);
         return NULL;
     }
-    emu->pid = pid;
-    emu->stdout_fd = fds[0];
-
-    char line[256];
-    int got = read_line(fds[0], line, sizeof line, sbx_test_now_ms() + START_DEADLINE_MS);
-    if (got != 1 || strncmp(line, LISTENING_PREFIX, strlen(LISTENING_PREFIX)) != 0 ||
-        strlen(line) - strlen(LISTENING_PREFIX) >= sizeof emu->url) {
-        fprintf(stderr, "sbx_test_emu_start: %s did not report a listening address (%s)\n",
-                bin, got == 0 ? "timed out after 10 s" : got < 0 ? "it exited" : line);
-        end_child(emu);
+    if (!sbx_test_child_expect(&emu->child, LISTENING_PREFIX, emu->url, sizeof emu->url,
+                               START_DEADLINE_MS)) {
+        sbx_test_child_finish(&emu->child, SIGTERM, STOP_DEADLINE_MS, NULL, 0);
         free_emu(emu);
         return NULL;
     }
-    snprintf(emu->url, sizeof emu->url, "%s", line + strlen(LISTENING_PREFIX));
     emu->https = strncmp(emu->url, "https://", 8) == 0;
     return emu;
 }
@@ -152,7 +76,7 @@ void sbx_test_emu_stop(sbx_test_emu *emu)
 {
     if (emu == NULL)
         return;
-    end_child(emu);
+    sbx_test_child_finish(&emu->child, SIGTERM, STOP_DEADLINE_MS, NULL, 0);
     free_emu(emu);
 }
 

@@ -1,6 +1,7 @@
 # Test support: CUnit runner glue, raw HTTP probes, the emulator process and
 # its control API, the hostile request bodies both provisioners refuse,
-# child processes waited on with deadlines, the remote
+# child processes waited on with deadlines (run to the end, or watched
+# line by line), private scratch directories, the remote
 # backend opened through the host library, the backend calls the backend
 # suites share, the docker suites' engine, the monotonic clock of waits with a deadline, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
@@ -14,8 +15,10 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
 	tests/support/remote_helpers.c tests/support/remote_helpers.h \
+	tests/support/scratch_dir.c tests/support/scratch_dir.h \
 	tests/support/secret_runs.c tests/support/secret_runs.h \
-	tests/support/subprocess.c tests/support/subprocess.h
+	tests/support/subprocess.c tests/support/subprocess.h \
+	tests/support/watched_child.c tests/support/watched_child.h
 tests_support_libsbx_test_la_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS) -pthread
 tests_support_libsbx_test_la_LIBADD = $(CUNIT_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lpthread
 

@@ -4,14 +4,14 @@
  * the signals that stop it. */
 #include <config.h>
 
+#include "tools/provisioner-common/prov_cli.h"
 #include "tools/provisioner-common/prov_server.h"
+#include "tools/provisioner-common/prov_signals.h"
 #include "tools/provisiond/provd_options.h"
 #include "tools/provisiond/provd_owners.h"
 #include "tools/provisiond/provd_service.h"
-#include "tools/provisiond/provd_signals.h"
 
 #include <sbx/host.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,21 +78,6 @@ static int open_backend(const provd_options *o, const sbx_host_services *service
     return st == SBX_OK;
 }
 
-/* Read the PEM pair of --tls-cert/--tls-key; 0 after saying why. */
-static int read_tls(const provd_options *o, char **cert, char **key)
-{
-    char why[512];
-    *cert = prov_read_pem(o->tls_cert, why, sizeof why);
-    *key = *cert != NULL ? prov_read_pem(o->tls_key, why, sizeof why) : NULL;
-    if (*key == NULL) {
-        fprintf(stderr, PROG ": %s %s\n", *cert == NULL ? "--tls-cert" : "--tls-key", why);
-        free(*cert);
-        *cert = NULL;
-        return 0;
-    }
-    return 1;
-}
-
 /* Serve until SIGTERM or SIGINT, then drain.  Returns the exit status. */
 static int serve(const provd_options *o, provd_service *svc, const char *cert_pem,
                  const char *key_pem)
@@ -131,7 +116,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
     fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
             svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
             o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
-    int signal_number = provd_signals_wait();
+    int signal_number = prov_signals_wait();
     fprintf(stderr, PROG ": %s: no new connections or requests; finishing the requests in "
                     "flight (at most %u ms); sandboxes keep running\n",
             strsignal(signal_number), o->drain_ms);
@@ -162,11 +147,10 @@ int main(int argc, char **argv)
     }
     /* Before anything that may take time (files, the backend): a stop
      * signal is honoured at every stage. */
-    if (!provd_signals_start(PROG)) {
+    if (!prov_signals_start(PROG)) {
         provd_options_clear(&o);
         return 1;
     }
-    signal(SIGPIPE, SIG_IGN);
 
     char *cert_pem = NULL, *key_pem = NULL;
     sbx_config *config = NULL;
@@ -177,7 +161,8 @@ int main(int argc, char **argv)
     const sbx_host_services services = {sizeof services, log_line, &o.verbose};
     char why[512];
     status = 1;
-    if (o.tls_cert != NULL && !read_tls(&o, &cert_pem, &key_pem)) {
+    if (o.tls_cert != NULL &&
+        !prov_cli_read_tls(PROG, o.tls_cert, o.tls_key, &cert_pem, &key_pem)) {
         status = 2;
     } else if (open_backend(&o, &services, &config, &host, &backend, &name)) {
         owners = provd_owners_open(o.state_dir, warn_line, NULL, why, sizeof why);
@@ -193,11 +178,7 @@ int main(int argc, char **argv)
     sbx_backend_close(backend);
     sbx_host_free(host);
     sbx_config_free(config);
-    /* The key is a secret: do not leave it in freed memory. */
-    if (key_pem != NULL)
-        memset(key_pem, 0, strlen(key_pem));
-    free(key_pem);
-    free(cert_pem);
+    prov_cli_tls_free(cert_pem, key_pem);
     provd_options_clear(&o);
     return status;
 }

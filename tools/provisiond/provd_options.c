@@ -6,10 +6,10 @@
 #include "tools/provisiond/provd_options.h"
 
 #include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_cli.h"
 #include "tools/provisioner-common/prov_mounts.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -56,17 +56,7 @@ static void usage(FILE *out)
 static int parse_unsigned(const char *option, const char *text, unsigned long min,
                           unsigned long max, unsigned long *out)
 {
-    char *end = NULL;
-    errno = 0;
-    unsigned long value = strtoul(text, &end, 10);
-    if (text[0] == '-' || errno != 0 || end == text || *end != '\0' || value < min ||
-        value > max) {
-        fprintf(stderr, PROG ": %s wants an integer from %lu to %lu, not '%s'\n", option, min,
-                max, text);
-        return 0;
-    }
-    *out = value;
-    return 1;
+    return prov_cli_number(PROG, option, text, min, max, out);
 }
 
 /* parse_unsigned into an unsigned option. */

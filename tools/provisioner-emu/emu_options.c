@@ -3,9 +3,9 @@
 
 #include "tools/provisioner-emu/emu_options.h"
 
+#include "tools/provisioner-common/prov_cli.h"
 #include "tools/provisioner-common/prov_mounts.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,14 +25,13 @@ static void usage(FILE *out)
           out);
 }
 
-static int parse_number(const char *text, long max, long *out)
+/* A number option from 0 to `max` into *out; 0 after saying why. */
+static int parse_number(const char *option, const char *text, unsigned long max, long *out)
 {
-    char *end = NULL;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < 0 || value > max)
+    unsigned long value = 0;
+    if (!prov_cli_number("sbx-provisioner-emu", option, text, 0, max, &value))
         return 0;
-    *out = value;
+    *out = (long)value;
     return 1;
 }
 
@@ -66,21 +65,16 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
     while ((c = getopt_long(argc, argv, "p:k:vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            if (!parse_number(optarg, 65535, &n)) {
-                fprintf(stderr, "sbx-provisioner-emu: --port wants 0..65535, not '%s'\n", optarg);
+            if (!parse_number("--port", optarg, 65535, &n))
                 return 2;
-            }
             o->port = (unsigned)n;
             break;
         case 'k':
             o->api_key = optarg;
             break;
         case OPT_CONTRACT:
-            if (!parse_number(optarg, INT_MAX, &n)) {
-                fprintf(stderr, "sbx-provisioner-emu: --contract wants an integer >= 0, not '%s'\n",
-                        optarg);
+            if (!parse_number("--contract", optarg, INT_MAX, &n))
                 return 2;
-            }
             o->contract = (int)n;
             break;
         case OPT_NO_CAPS:
@@ -93,11 +87,8 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
             o->initial_status = optarg;
             break;
         case OPT_PENDING:
-            if (!parse_number(optarg, LONG_MAX / 2, &n)) {
-                fprintf(stderr, "sbx-provisioner-emu: --pending-ms wants an integer >= 0, not '%s'\n",
-                        optarg);
+            if (!parse_number("--pending-ms", optarg, LONG_MAX / 2, &n))
                 return 2;
-            }
             o->pending_ms = n;
             break;
         case OPT_NODE_HOST:

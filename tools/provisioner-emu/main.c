@@ -3,26 +3,16 @@
  * See docs/emulator.md; the command line is read by emu_options.c. */
 #include <config.h>
 
+#include "tools/provisioner-common/prov_cli.h"
+#include "tools/provisioner-common/prov_signals.h"
 #include "tools/provisioner-emu/emu_context.h"
 #include "tools/provisioner-emu/emu_options.h"
-#include "tools/provisioner-common/prov_server.h"
 #include "tools/provisioner-emu/emu_server.h"
 
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* The PEM file of `option` as a new string, or NULL after saying on
- * stderr why it cannot be read. */
-static char *read_pem_file(const char *option, const char *path)
-{
-    char why[512];
-    char *text = prov_read_pem(path, why, sizeof why);
-    if (text == NULL)
-        fprintf(stderr, "sbx-provisioner-emu: %s %s\n", option, why);
-    return text;
-}
+#define PROG "sbx-provisioner-emu"
 
 int main(int argc, char **argv)
 {
@@ -31,26 +21,13 @@ int main(int argc, char **argv)
     if (status != 0)
         return status < 0 ? 0 : status;
 
-    emu_tls tls = {NULL, NULL};
+    /* Before any other thread (MHD's): they inherit the signal mask. */
+    if (!prov_signals_start(PROG))
+        return 1;
     char *cert_pem = NULL, *key_pem = NULL;
-    if (o.tls_cert != NULL) {
-        cert_pem = read_pem_file("--tls-cert", o.tls_cert);
-        key_pem = cert_pem != NULL ? read_pem_file("--tls-key", o.tls_key) : NULL;
-        if (key_pem == NULL) {
-            free(cert_pem);
-            return 2;
-        }
-        tls.cert_pem = cert_pem;
-        tls.key_pem = key_pem;
-    }
-
-    /* Every thread (MHD's too) inherits this mask; main takes the signals. */
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGTERM);
-    sigaddset(&stop_signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    if (o.tls_cert != NULL && !prov_cli_read_tls(PROG, o.tls_cert, o.tls_key, &cert_pem, &key_pem))
+        return 2;
+    emu_tls tls = {cert_pem, key_pem};
 
     emu_context ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -71,28 +48,23 @@ int main(int argc, char **argv)
     emu_server *server = emu_server_start(&ctx, o.port, cert_pem != NULL ? &tls : NULL,
                                                   &port, why, sizeof why);
     if (server == NULL) {
-        fprintf(stderr, "sbx-provisioner-emu: %s\n", why);
+        fprintf(stderr, PROG ": %s\n", why);
         status = 1;
     } else {
-        printf("sbx-provisioner-emu listening on %s://127.0.0.1:%u\n",
+        printf(PROG " listening on %s://127.0.0.1:%u\n",
                cert_pem != NULL ? "https" : "http", port);
         fflush(stdout);
         if (o.verbose)
-            fprintf(stderr, "sbx-provisioner-emu: contract %d, namespace %s, key %s\n",
+            fprintf(stderr, PROG ": contract %d, namespace %s, key %s\n",
                     o.contract, ctx.namespace_uid,
                     o.api_key != NULL ? "required" : o.fail_closed ? "none: /api/ refused" : "not checked");
-        int signal_number = 0;
-        sigwait(&stop_signals, &signal_number);
+        prov_signals_wait();
         emu_server_stop(server);
     }
     emu_request_log_free(ctx.log);
     emu_faults_free(ctx.faults);
     emu_store_free(ctx.store);
     emu_contract_destroy(&ctx.contract);
-    /* The key is a secret: do not leave it in freed memory. */
-    if (key_pem != NULL)
-        memset(key_pem, 0, strlen(key_pem));
-    free(key_pem);
-    free(cert_pem);
+    prov_cli_tls_free(cert_pem, key_pem);
     return status;
 }

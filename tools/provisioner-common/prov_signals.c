@@ -1,7 +1,7 @@
-/* A sigwait thread and the stage the daemon is in. */
+/* A sigwait thread and the stage the daemon is in (see prov_signals.h). */
 #include <config.h>
 
-#include "tools/provisiond/provd_signals.h"
+#include "tools/provisioner-common/prov_signals.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -59,13 +59,14 @@ static void *take_signals(void *arg)
     return NULL;
 }
 
-int provd_signals_start(const char *prog)
+int prov_signals_start(const char *prog)
 {
     state.prog = prog;
     sigemptyset(&state.set);
     sigaddset(&state.set, SIGTERM);
     sigaddset(&state.set, SIGINT);
     pthread_sigmask(SIG_BLOCK, &state.set, NULL);
+    signal(SIGPIPE, SIG_IGN);
     pthread_t thread;
     int rc = pthread_create(&thread, NULL, take_signals, NULL);
     if (rc != 0) {
@@ -76,7 +77,7 @@ int provd_signals_start(const char *prog)
     return 1;
 }
 
-int provd_signals_wait(void)
+int prov_signals_wait(void)
 {
     pthread_mutex_lock(&state.lock);
     state.stage = SERVING;
