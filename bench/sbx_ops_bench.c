@@ -3,11 +3,12 @@
  * their baselines in the same program, as bench/ops-run measures them
  * (docs/performance.md, "Sandbox operations").
  *
- *   sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] [-c CMD]
+ *   sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] [-c CMD] [-k]
  *                 OP COUNT THREADS
  *
  * BACKEND (default local) is opened with the -o options (at most 8) and
- * sandbox ID (default "bench-ops") is created first and destroyed last.
+ * sandbox ID (default "bench-ops") is created first and destroyed last
+ * (kept with -k, for a baseline that needs its address).
  * OP is one of
  *   exec     COUNT sbx_backend_exec of CMD (default /bin/true) as argv
  *   spawn    exec's baseline on this machine: COUNT posix_spawn + waitpid
@@ -57,7 +58,7 @@ static void die(const char *what, const sbx_error *err)
 static void usage(void)
 {
     fprintf(stderr, "usage: sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] "
-                    "[-c CMD] exec|spawn|post|write|read COUNT THREADS\n");
+                    "[-c CMD] [-k] exec|spawn|post|write|read COUNT THREADS\n");
     exit(2);
 }
 
@@ -181,9 +182,10 @@ int main(int argc, char **argv)
     const char *backend_name = "local";
     sbx_option options[MAX_OPTIONS];
     size_t option_count = 0;
-    int c;
-    while ((c = getopt(argc, argv, "b:o:i:u:c:")) != -1) {
+    int c, keep = 0;
+    while ((c = getopt(argc, argv, "b:o:i:u:c:k")) != -1) {
         switch (c) {
+        case 'k': keep = 1; break;
         case 'b': backend_name = optarg; break;
         case 'i': b.id = optarg; break;
         case 'u': b.url = optarg; break;
@@ -246,7 +248,7 @@ int main(int argc, char **argv)
         printf(" bytes=%u", FILE_BYTES);
     printf("\n");
     if (with_backend) {
-        if (sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
+        if (!keep && sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
             die("destroying the sandbox", &err);
         sbx_backend_close(b.backend);
         sbx_host_free(host);

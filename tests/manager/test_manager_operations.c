@@ -9,6 +9,7 @@
 #include "tests/manager/mgr_fixture.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -24,10 +25,7 @@ static int open_local(void)
 {
     if (mf_start() != 0)
         return -1;
-    const char *build = getenv("SBX_TEST_BUILDDIR");
-    snprintf(state_dir, sizeof state_dir, "%s/tests/manager/ops-state.XXXXXX",
-             build != NULL ? build : ".");
-    if (mkdtemp(state_dir) == NULL)
+    if (sbx_test_scratch_dir(state_dir, sizeof state_dir, "manager-ops") != 0)
         return -1;
     sbx_option options[] = {{"state_dir", state_dir}};
     sbx_error err;
@@ -42,6 +40,7 @@ static int close_local(void)
 {
     sbx_backend_close(local);
     mf_stop();
+    sbx_test_remove_tree(state_dir);
     return 0;
 }
 
