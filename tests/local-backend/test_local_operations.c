@@ -10,6 +10,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
 
@@ -57,8 +58,8 @@ static void fixture_teardown(fixture *f)
     CU_ASSERT(sbx_backend_destroy(f->backend, "ops", &err) == SBX_OK);
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
-    sbx_local_test_remove_tree(f->state_dir);
-    sbx_local_test_remove_tree(f->outside);
+    sbx_test_remove_tree(f->state_dir);
+    sbx_test_remove_tree(f->outside);
 }
 
 /* Run shell text in sandbox `id`; the result (the caller frees it), fatal
