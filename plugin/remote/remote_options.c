@@ -218,6 +218,20 @@ typedef struct parse_state {
     int mounts_set;
 } parse_state;
 
+/* A key option (api_key, sandbox_api_key): a secret, never echoed, not
+ * even when refused; empty means none. */
+static sbx_status parse_key(const char *key, const char *value, char **slot, sbx_error *err)
+{
+    if (strpbrk(value, "\r\n") != NULL)
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG,
+                                     "remote backend option %s contains CR or LF", key);
+    if (*slot != NULL)
+        memset(*slot, 0, strlen(*slot));
+    free(*slot);
+    *slot = NULL;
+    return value[0] == '\0' ? SBX_OK : replace_string(slot, value, err);
+}
+
 static sbx_status apply_option(void *target, const char *key, const char *value,
                                sbx_error *err)
 {
@@ -225,17 +239,10 @@ static sbx_status apply_option(void *target, const char *key, const char *value,
     remote_options *out = ps->out;
     if (strcmp(key, "provisioner_url") == 0)
         return parse_url(value, out, err);
-    if (strcmp(key, "api_key") == 0) {
-        /* The value is a secret: never echoed, not even when refused. */
-        if (strpbrk(value, "\r\n") != NULL)
-            return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                         "remote backend option api_key contains CR or LF");
-        if (out->api_key != NULL)
-            memset(out->api_key, 0, strlen(out->api_key));
-        free(out->api_key);
-        out->api_key = NULL;
-        return value[0] == '\0' ? SBX_OK : replace_string(&out->api_key, value, err);
-    }
+    if (strcmp(key, "api_key") == 0)
+        return parse_key(key, value, &out->api_key, err);
+    if (strcmp(key, "sandbox_api_key") == 0)
+        return parse_key(key, value, &out->sandbox_api_key, err);
     if (strcmp(key, "ca_file") == 0)
         return parse_ca_file(value, out, err);
     if (strcmp(key, "timeout_ms") == 0)
@@ -262,9 +269,10 @@ static sbx_status apply_option(void *target, const char *key, const char *value,
         return parse_forward_mounts(value, out, err);
     }
     return common_option_unknown(REMOTE_NAME, key,
-                                 "provisioner_url, api_key, timeout_ms, connect_timeout_ms, "
-                                 "ca_file, max_response_bytes, forward_mounts, list_timeout_ms, "
-                                 "create_timeout_ms, destroy_timeout_ms, get_timeout_ms", err);
+                                 "provisioner_url, api_key, sandbox_api_key, timeout_ms, "
+                                 "connect_timeout_ms, ca_file, max_response_bytes, "
+                                 "forward_mounts, list_timeout_ms, create_timeout_ms, "
+                                 "destroy_timeout_ms, get_timeout_ms", err);
 }
 
 sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
@@ -300,6 +308,9 @@ void remote_options_clear(remote_options *opts)
     if (opts->api_key != NULL) /* a secret: do not leave it in freed memory */
         memset(opts->api_key, 0, strlen(opts->api_key));
     free(opts->api_key);
+    if (opts->sandbox_api_key != NULL)
+        memset(opts->sandbox_api_key, 0, strlen(opts->sandbox_api_key));
+    free(opts->sandbox_api_key);
     free(opts->ca_file);
     free_mounts(opts);
     memset(opts, 0, sizeof *opts);
