@@ -32,9 +32,7 @@
 #define ANSWER_OVERHEAD ((size_t)64 * 1024)
 #define JSON_BYTES_PER_CHAR 6
 
-/* A check script's exit codes that are sbx kinds (the numbers of
- * SBX_ERR_NO_SUCH_PATH .. SBX_ERR_PERMISSION, so one range test reads
- * them), and the output a check keeps. */
+/* The output a check script keeps. */
 #define CHECK_CAP 2048
 
 /* The largest output cap: both streams at their worst (every character
@@ -361,52 +359,6 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
     return st;
 }
 
-/* The directory part of an absolute path ("/" for "/name"), malloc'd. */
-static char *parent_of(const char *abs)
-{
-    size_t n = strlen(abs);
-    while (n > 1 && abs[n - 1] == '/')
-        n--;
-    while (n > 0 && abs[n - 1] != '/')
-        n--;
-    while (n > 1 && abs[n - 1] == '/')
-        n--;
-    char *dir = malloc(n + 2);
-    if (dir != NULL)
-        snprintf(dir, n + 2, "%.*s", (int)(n > 0 ? n : 1), n > 0 ? abs : "/");
-    return dir;
-}
-
-/* The script that checks a write before the bytes are sent: the parent
- * (made with MKDIRS), a directory in the way, an existing file (EXCLUSIVE),
- * and a new file made empty here with its mode (set -C: O_EXCL). */
-static char *write_check_script(const char *abs, const char *parent, unsigned flags,
-                                uint32_t mode)
-{
-    common_dynbuf s;
-    common_dynbuf_init(&s, 0);
-    char tail[512];
-    common_dynbuf_add(&s, "p=", 2);
-    remote_shell_quote(&s, abs);
-    common_dynbuf_add(&s, "; d=", 4);
-    remote_shell_quote(&s, parent);
-    snprintf(tail, sizeof tail,
-             "\nif [ ! -d \"$d\" ]; then [ -e \"$d\" ] && exit 13; [ %d = 1 ] || exit 12; "
-             "mkdir -p -- \"$d\" || exit 16; fi\n"
-             "[ -d \"$p\" ] && exit 14\n"
-             "if [ -e \"$p\" ] || [ -L \"$p\" ]; then [ %d = 1 ] && exit 15; exit 0; fi\n"
-             "(set -C; : > \"$p\") || { [ -e \"$p\" ] && exit 15; exit 16; }\n"
-             "chmod %o -- \"$p\" || exit 16\n",
-             (flags & SBX_WRITE_MKDIRS) != 0, (flags & SBX_WRITE_EXCLUSIVE) != 0,
-             (unsigned)(mode != 0 ? mode & 07777 : 0644));
-    common_dynbuf_add(&s, tail, strlen(tail));
-    if (s.failed != COMMON_DYNBUF_OK) {
-        common_dynbuf_free(&s);
-        return NULL;
-    }
-    return common_dynbuf_take(&s, NULL);
-}
-
 /* {"file": <abs>, "content": <base64>, "encoding": "base64", "append": A},
  * built without a second copy of the content. */
 static char *write_body(const char *abs, const void *data, size_t length, int append)
@@ -481,8 +433,8 @@ sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
     char *abs = NULL, *parent = NULL, *script = NULL, *body = NULL;
     st = remote_endpoint_path(&ep, path, 0, &abs, err);
     if (st == SBX_OK) {
-        parent = parent_of(abs);
-        script = parent != NULL ? write_check_script(abs, parent, flags, mode) : NULL;
+        parent = remote_parent_dir(abs);
+        script = parent != NULL ? remote_write_check_script(abs, parent, flags, mode) : NULL;
         if (script == NULL)
             st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
     }
@@ -558,28 +510,6 @@ sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
     return st;
 }
 
-/* The script of remove_path: a link is removed itself, never followed. */
-static char *remove_script(const char *abs, int recursive)
-{
-    common_dynbuf s;
-    common_dynbuf_init(&s, 0);
-    char tail[320];
-    common_dynbuf_add(&s, "p=", 2);
-    remote_shell_quote(&s, abs);
-    snprintf(tail, sizeof tail,
-             "\nif [ -L \"$p\" ]; then rm -f -- \"$p\" || exit 16; exit 0; fi\n"
-             "[ -e \"$p\" ] || exit 12\n"
-             "if [ -d \"$p\" ]; then [ %d = 1 ] || exit 14; rm -rf -- \"$p\" || exit 16; "
-             "else rm -f -- \"$p\" || exit 16; fi\n",
-             recursive);
-    common_dynbuf_add(&s, tail, strlen(tail));
-    if (s.failed != COMMON_DYNBUF_OK) {
-        common_dynbuf_free(&s);
-        return NULL;
-    }
-    return common_dynbuf_take(&s, NULL);
-}
-
 sbx_status remote_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
                               const char *path, unsigned flags, sbx_error *err)
 {
@@ -593,7 +523,7 @@ sbx_status remote_remove_path(sbx_backend_instance *inst, const char *sandbox_id
     char *abs = NULL, *script = NULL;
     st = remote_endpoint_path(&ep, path, 0, &abs, err);
     if (st == SBX_OK &&
-        (script = remove_script(abs, (flags & SBX_REMOVE_RECURSIVE) != 0)) == NULL)
+        (script = remote_remove_script(abs, (flags & SBX_REMOVE_RECURSIVE) != 0)) == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
     if (st == SBX_OK)
         st = run_check(&ep, script, abs, err);
