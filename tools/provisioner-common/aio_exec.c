@@ -163,7 +163,9 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
     sbx_env_var *env = env_of(body, &request.env_count, &failed);
     request.env = env;
     request.timeout_ms = timeout_ms(body, &info);
-    request.max_output_bytes = info.max_output_bytes;
+    /* The backend's default cap per stream: the middle cut then keeps
+     * the last characters of what the backend kept. */
+    request.max_output_bytes = SBX_EXEC_DEFAULT;
     sbx_exec_result *result = NULL;
     sbx_status st = failed ? SBX_ERR_INTERNAL
                            : sbx_backend_exec(call->backend, call->sandbox_id, &request,
