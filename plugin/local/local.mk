@@ -5,12 +5,22 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_backend.h \
 	plugin/local/local_cache.c \
 	plugin/local/local_cache.h \
+	plugin/local/local_child.c \
+	plugin/local/local_child.h \
 	plugin/local/local_command.c \
 	plugin/local/local_command.h \
+	plugin/local/local_confine.c \
+	plugin/local/local_confine.h \
 	plugin/local/local_create.c \
 	plugin/local/local_create.h \
+	plugin/local/local_dirs.c \
+	plugin/local/local_dirs.h \
+	plugin/local/local_exec.c \
+	plugin/local/local_exec.h \
 	plugin/local/local_file.c \
 	plugin/local/local_file.h \
+	plugin/local/local_files.c \
+	plugin/local/local_files.h \
 	plugin/local/local_identity.c \
 	plugin/local/local_identity.h \
 	plugin/local/local_instance.c \
@@ -25,6 +35,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_port.h \
 	plugin/local/local_process.c \
 	plugin/local/local_process.h \
+	plugin/local/local_reaper.c \
+	plugin/local/local_reaper.h \
 	plugin/local/local_records.c \
 	plugin/local/local_records.h \
 	plugin/local/local_remove.c \
@@ -35,4 +47,3 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_time.h \
 	plugin/local/local_tomb.c \
 	plugin/local/local_tomb.h
-

@@ -4,9 +4,13 @@
 
 #include "plugin/local/local_backend.h"
 
+#include "common/op_results.h"
 #include "common/record_chain.h"
 #include "common/sandbox_records.h"
 #include "plugin/local/local_create.h"
+#include "plugin/local/local_exec.h"
+#include "plugin/local/local_dirs.h"
+#include "plugin/local/local_files.h"
 #include "plugin/local/local_instance.h"
 #include "plugin/local/local_ops.h"
 
@@ -31,6 +35,15 @@ static const sbx_backend_descriptor local_descriptor = {
     .discover_record = local_discover_record,
     .list_records = local_list_records,
     .free_records = common_records_free,
+    .operations_info = local_operations_info,
+    .exec = local_exec,
+    .free_exec_result = common_exec_result_free,
+    .read_file = local_read_file,
+    .free_file_content = common_file_content_free,
+    .write_file = local_write_file,
+    .list_dir = local_list_dir,
+    .free_listing = common_listing_free,
+    .remove_path = local_remove_path,
 };
 
 const sbx_backend_descriptor *local_backend_descriptor(void)

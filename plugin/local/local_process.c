@@ -3,6 +3,7 @@
 
 #include "plugin/local/local_process.h"
 
+#include "plugin/local/local_child.h"
 #include "plugin/local/local_time.h"
 
 #include <sbx/backend_support.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -80,41 +80,6 @@ typedef struct launch_fds {
     long fd_limit;      /* where closing stops when close_range is missing */
 } launch_fds;
 
-/* Close [from, to] (to < 0: all above from) without allocating. */
-static void close_fds(long from, long to, long fd_limit)
-{
-    if (to >= 0 && to < from)
-        return;
-    if (syscall(SYS_close_range, (unsigned int)from,
-                to < 0 ? ~0U : (unsigned int)to, 0U) == 0)
-        return;
-    long last = to < 0 || to >= fd_limit ? fd_limit - 1 : to;
-    for (long fd = from; fd <= last; fd++)
-        close((int)fd);
-}
-
-/* Close every descriptor from 3 up except those of `keep` (ascending): a
- * child must hold nothing of the host's, above all no lock and no pipe end
- * whose reader waits for EOF. */
-static void close_all_but(const int *keep, size_t count, long fd_limit)
-{
-    long from = 3;
-    for (size_t i = 0; i < count; i++) {
-        if (keep[i] < from)
-            continue;
-        close_fds(from, keep[i] - 1, fd_limit);
-        from = keep[i] + 1L;
-    }
-    close_fds(from, -1, fd_limit);
-}
-
-/* `fd` moved above the standard descriptors (which the shell's dup2 calls
- * overwrite); -1 on failure. */
-static int above_stdio(int fd)
-{
-    return fd >= 3 ? fd : fcntl(fd, F_DUPFD, 3);
-}
-
 /* The shell's process: its own session, stdin from /dev/null, stdout and
  * stderr to the log, nothing else but the go channel; then wait for the go
  * byte (the host first records our pid and start time) and become the
@@ -123,13 +88,14 @@ static int above_stdio(int fd)
  * async-signal-safe calls. */
 static void become_shell(const launch_fds *fds, char *const argv[])
 {
-    int null_fd = above_stdio(fds->null_fd), log_fd = above_stdio(fds->log_fd);
-    int go_fd = above_stdio(fds->go_fd);
+    int null_fd = local_child_above_stdio(fds->null_fd);
+    int log_fd = local_child_above_stdio(fds->log_fd);
+    int go_fd = local_child_above_stdio(fds->go_fd);
     if (setsid() < 0 || null_fd < 0 || log_fd < 0 || go_fd < 0 ||
         dup2(null_fd, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
         dup2(log_fd, STDERR_FILENO) < 0)
         _exit(127);
-    close_all_but(&go_fd, 1, fds->fd_limit);
+    local_child_close_all_but(&go_fd, 1, fds->fd_limit);
     char go;
     ssize_t n;
     while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
@@ -137,15 +103,7 @@ static void become_shell(const launch_fds *fds, char *const argv[])
     if (n != 1)
         _exit(127);
     close(go_fd);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    static const int reset[] = { SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD };
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
-        sigaction(reset[i], &dfl, NULL);
+    local_child_reset_signals();
     execve("/bin/sh", argv, environ);
     _exit(127);
 }
@@ -197,7 +155,7 @@ static void run_watcher(pid_t host, const launch_fds *fds, char *const argv[])
         become_shell(fds, argv);
     int keep[2] = { fds->pid_fd < fds->status_fd ? fds->pid_fd : fds->status_fd,
                     fds->pid_fd < fds->status_fd ? fds->status_fd : fds->pid_fd };
-    close_all_but(keep, 2, fds->fd_limit);
+    local_child_close_all_but(keep, 2, fds->fd_limit);
     long reported = shell;
     if (shell < 0 || !write_all(fds->pid_fd, &reported, sizeof reported))
         _exit(1);
@@ -214,15 +172,6 @@ static void close_if_open(int *fd)
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
-}
-
-static long open_files_limit(void)
-{
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
-        limit.rlim_cur > 1048576)
-        return 1048576;
-    return (long)limit.rlim_cur;
 }
 
 sbx_status local_process_start(const char *shell_command, int log_fd,
@@ -243,7 +192,7 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
         goto done;
     }
     launch_fds fds = { null_fd, log_fd, go[1], pid_pipe[1], status_pipe[1],
-                       { go[0], pid_pipe[0], status_pipe[0] }, open_files_limit() };
+                       { go[0], pid_pipe[0], status_pipe[0] }, local_child_fd_limit() };
     pid_t host = getpid();
     pid_t child = fork();
     if (child < 0) {

@@ -1,0 +1,418 @@
+/* Running a command in a local sandbox (see local_exec.h). */
+#include <config.h>
+
+#include "plugin/local/local_exec.h"
+
+#include "common/exec_request.h"
+#include "common/op_results.h"
+#include "plugin/local/local_child.h"
+#include "plugin/local/local_ops.h"
+#include "plugin/local/local_reaper.h"
+#include "plugin/local/local_time.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The environment every command starts from (docs/local.md); HOME is the
+ * sandbox directory. */
+#define BASE_PATH "/usr/local/bin:/usr/bin:/bin"
+#define BASE_LANG "C.UTF-8"
+
+/* How long exec waits, after the stop, for the reaper and the pipes; and,
+ * after the command ended, for pipes that a process the reaper could not
+ * kill (another user's, through a setuid program) keeps open. */
+#define STOP_GRACE_MS 10000L
+#define DRAIN_GRACE_MS 2000L
+
+/* What the host allocates before forking: the reaper may not allocate. */
+typedef struct exec_plan {
+    char **argv;
+    char **candidates;
+    char **sh_argv;
+    char **envp;
+    size_t env_used;
+} exec_plan;
+
+static void free_strings(char **v)
+{
+    if (v == NULL)
+        return;
+    for (size_t i = 0; v[i] != NULL; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void plan_free(exec_plan *p)
+{
+    free(p->argv);           /* borrowed strings, or the shell's literal words */
+    free_strings(p->candidates);
+    free(p->sh_argv);
+    free_strings(p->envp);
+}
+
+/* "NAME=value" into the plan's environment. */
+static int add_env(exec_plan *p, const char *name, const char *value)
+{
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *entry = malloc(len);
+    if (entry == NULL)
+        return 0;
+    snprintf(entry, len, "%s=%s", name, value);
+    p->envp[p->env_used++] = entry;
+    return 1;
+}
+
+/* 1 when env[from..] names `name` (a later entry overrides an earlier). */
+static int named_after(const sbx_exec_request *r, size_t from, const char *name)
+{
+    for (size_t i = from; i < r->env_count; i++)
+        if (strcmp(r->env[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The base environment, then the request's variables (each name once, the
+ * last value given winning); the host's own environment never. */
+static int build_env(exec_plan *p, const sbx_exec_request *r, const char *home)
+{
+    static const char *const base_names[] = { "PATH", "HOME", "LANG" };
+    const char *base_values[] = { BASE_PATH, home, BASE_LANG };
+    p->envp = calloc(r->env_count + 4, sizeof *p->envp);
+    if (p->envp == NULL)
+        return 0;
+    for (size_t i = 0; i < 3; i++)
+        if (!named_after(r, 0, base_names[i]) && !add_env(p, base_names[i], base_values[i]))
+            return 0;
+    for (size_t i = 0; i < r->env_count; i++)
+        if (!named_after(r, i + 1, r->env[i].name) &&
+            !add_env(p, r->env[i].name, r->env[i].value))
+            return 0;
+    return 1;
+}
+
+/* The PATH the command gets. */
+static const char *command_path(const sbx_exec_request *r)
+{
+    const char *path = BASE_PATH;
+    for (size_t i = 0; i < r->env_count; i++)
+        if (strcmp(r->env[i].name, "PATH") == 0)
+            path = r->env[i].value;
+    return path;
+}
+
+/* The files to try for `program`, as execvp looks them up: the name itself
+ * when it holds a '/', else each directory of PATH ("" is the working
+ * directory). */
+static int build_candidates(exec_plan *p, const char *program, const char *path)
+{
+    size_t dirs = 1;
+    for (const char *c = path; *c != '\0'; c++)
+        dirs += *c == ':';
+    p->candidates = calloc(dirs + 1, sizeof *p->candidates);
+    if (p->candidates == NULL)
+        return 0;
+    if (strchr(program, '/') != NULL) {
+        p->candidates[0] = strdup(program);
+        return p->candidates[0] != NULL;
+    }
+    const char *dir = path;
+    for (size_t i = 0; i < dirs; i++) {
+        size_t len = strcspn(dir, ":");
+        size_t size = len + strlen(program) + 3;
+        if ((p->candidates[i] = malloc(size)) == NULL)
+            return 0;
+        snprintf(p->candidates[i], size, "%.*s/%s", len == 0 ? 1 : (int)len,
+                 len == 0 ? "." : dir, program);
+        dir += len + (dir[len] == ':');
+    }
+    return 1;
+}
+
+static int build_plan(exec_plan *p, const sbx_exec_request *r, const char *home)
+{
+    static const char *shell[] = { "sh", "-c", NULL, NULL };
+    size_t argc = 0;
+    if (r->shell_command != NULL)
+        argc = 3;
+    else
+        while (r->argv[argc] != NULL)
+            argc++;
+    p->argv = calloc(argc + 1, sizeof *p->argv);
+    p->sh_argv = calloc(argc + 2, sizeof *p->sh_argv);
+    if (p->argv == NULL || p->sh_argv == NULL)
+        return 0;
+    for (size_t i = 0; i < argc; i++)
+        p->argv[i] = (char *)(r->shell_command != NULL ? (i == 2 ? r->shell_command : shell[i])
+                                                        : r->argv[i]);
+    p->sh_argv[0] = (char *)"sh";
+    for (size_t i = 1; i < argc; i++)
+        p->sh_argv[i + 1] = p->argv[i];
+    return build_env(p, r, home) &&
+           build_candidates(p, r->shell_command != NULL ? "/bin/sh" : p->argv[0],
+                            command_path(r));
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* The host's ends of a running exec, and what it collected. */
+typedef struct exec_run {
+    int out_fd, err_fd, in_fd, report_fd, stop_fd;
+    const char *stdin_data;
+    size_t stdin_left;
+    common_output out, errs;
+    local_reaper_report report;
+    int reported;
+} exec_run;
+
+/* Read what is there on *fd into `o` (at EOF or an error *fd closes). */
+static sbx_status drain(int *fd, common_output *o, sbx_error *err)
+{
+    char buf[65536];
+    ssize_t n = read(*fd, buf, sizeof buf);
+    if (n > 0)
+        return common_output_add(o, buf, (size_t)n, err);
+    if (n == 0 || (errno != EINTR && errno != EAGAIN))
+        close_fd(fd);
+    return SBX_OK;
+}
+
+static void feed_stdin(exec_run *x)
+{
+    ssize_t n = send(x->in_fd, x->stdin_data, x->stdin_left, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+        x->stdin_data += n;
+        x->stdin_left -= (size_t)n;
+    }
+    /* All written, or the command will read no more (EPIPE): end of file. */
+    if (x->stdin_left == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+        close_fd(&x->in_fd);
+}
+
+static void read_report(exec_run *x)
+{
+    ssize_t n = read(x->report_fd, &x->report, sizeof x->report);
+    if (n < 0 && errno == EINTR)
+        return;
+    x->reported = n == (ssize_t)sizeof x->report;
+    close_fd(&x->report_fd);
+}
+
+/* Collect output, feed stdin and wait for the report until the streams
+ * close; at `deadline` the stop is sent.  *gave_up: the grace passed
+ * (processes the reaper could not end still hold a stream). */
+static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *err)
+{
+    long limit = deadline;
+    sbx_status st = SBX_OK;
+    *gave_up = 0;
+    while (st == SBX_OK && (x->out_fd >= 0 || x->err_fd >= 0 || x->report_fd >= 0)) {
+        long now = local_now_ms();
+        if (now >= limit) {
+            /* Stopped already, or the reaper reported: what still holds a
+             * stream is beyond its reach. */
+            if (x->stop_fd < 0 || x->reported) {
+                *gave_up = 1;
+                break;
+            }
+            close_fd(&x->stop_fd);      /* the reaper reads EOF: end everything */
+            limit = now + STOP_GRACE_MS;
+        }
+        struct pollfd fds[4] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
+                                 { x->report_fd, POLLIN, 0 }, { x->in_fd, POLLOUT, 0 } };
+        long wait = limit - now;
+        if (poll(fds, 4, wait > 60000 ? 60000 : (int)wait) < 0 && errno != EINTR)
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: poll failed: %s",
+                                         strerror(errno));
+        if (fds[0].revents != 0)
+            st = drain(&x->out_fd, &x->out, err);
+        if (st == SBX_OK && fds[1].revents != 0)
+            st = drain(&x->err_fd, &x->errs, err);
+        if (fds[3].revents != 0)
+            feed_stdin(x);
+        if (fds[2].revents != 0) {
+            read_report(x);
+            close_fd(&x->in_fd);
+            if (x->stop_fd >= 0 && limit > local_now_ms() + DRAIN_GRACE_MS)
+                limit = local_now_ms() + DRAIN_GRACE_MS;
+        }
+    }
+    return st;
+}
+
+/* The result of a collected run. */
+static sbx_status make_result(exec_run *x, long started, sbx_exec_result **out, sbx_error *err)
+{
+    sbx_exec_result *r = common_exec_result_new(&x->out, &x->errs);
+    if (r == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: out of memory");
+    r->duration_ms = local_now_ms() - started;
+    r->exit_code = -1;
+    if (x->report.stopped) {
+        r->outcome = SBX_EXEC_TIMED_OUT;
+    } else if (WIFSIGNALED(x->report.status)) {
+        r->outcome = SBX_EXEC_SIGNALED;
+        r->term_signal = WTERMSIG(x->report.status);
+    } else {
+        r->exit_code = WEXITSTATUS(x->report.status);
+    }
+    *out = r;
+    return SBX_OK;
+}
+
+/* The command's stdin: a socket carrying the request's bytes (a socket,
+ * not a pipe, so that a command that stops reading cannot raise SIGPIPE
+ * in the host), or /dev/null. */
+static int open_stdin(const sbx_exec_request *r, int *command_end, int *host_end)
+{
+    if (r->stdin_length == 0) {
+        *command_end = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        return *command_end >= 0;
+    }
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+        return 0;
+    shutdown(pair[0], SHUT_WR);
+    *command_end = pair[0];
+    *host_end = pair[1];
+    return 1;
+}
+
+/* Fork the reaper with the plan and run the exchange. */
+static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd_fd,
+                      const sbx_exec_request *r, const char *sandbox_id, sbx_exec_result **out,
+                      sbx_error *err)
+{
+    exec_run x = { -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
+                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0 }, 0 };
+    size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
+                                                         : r->max_output_bytes;
+    common_output_init(&x.out, cap);
+    common_output_init(&x.errs, cap);
+    int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, report[2] = { -1, -1 };
+    int stop[2] = { -1, -1 }, in_end = -1;
+    sbx_status st = SBX_OK;
+    long started = local_now_ms();
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        pipe2(report, O_CLOEXEC) != 0 || pipe2(stop, O_CLOEXEC) != 0 ||
+        !open_stdin(r, &in_end, &x.in_fd)) {
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
+                                   sandbox_id, strerror(errno));
+        goto done;
+    }
+    local_reaper_plan rp = { plan->argv, plan->candidates, plan->sh_argv, plan->envp, cwd_fd,
+                             in_end, out_pipe[1], err_pipe[1], stop[0], report[1],
+                             local_child_fd_limit() };
+    pid_t reaper = fork();
+    if (reaper == 0)
+        local_reaper_run(&rp);
+    if (reaper < 0) {
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': fork: %s",
+                                   sandbox_id, strerror(errno));
+        goto done;
+    }
+    close_fd(&in_end);
+    close_fd(&out_pipe[1]);
+    close_fd(&err_pipe[1]);
+    close_fd(&report[1]);
+    close_fd(&stop[0]);
+    x.out_fd = out_pipe[0];
+    x.err_fd = err_pipe[0];
+    x.report_fd = report[0];
+    x.stop_fd = stop[1];
+    out_pipe[0] = err_pipe[0] = report[0] = stop[1] = -1;
+    fcntl(x.out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(x.err_fd, F_SETFL, O_NONBLOCK);
+    int64_t timeout = r->timeout_ms == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_TIMEOUT_MS
+                                                        : r->timeout_ms;
+    int gave_up = 0;
+    st = collect(&x, started + (long)timeout, &gave_up, err);
+    if (st != SBX_OK || gave_up || !x.reported) {
+        /* The reaper is stuck or gone: what it could not end is left. */
+        kill(reaper, SIGKILL);
+        LOCAL_LOG(inst, SBX_LOG_WARN,
+                  "exec in sandbox %s: processes the command started could not all be ended",
+                  sandbox_id);
+    }
+    while (waitpid(reaper, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (st == SBX_OK && x.reported && x.report.error != 0)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': cannot start "
+                                   "the command: %s", sandbox_id, strerror(x.report.error));
+    else if (st == SBX_OK && !x.reported)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': the process "
+                                   "watching the command was killed", sandbox_id);
+    if (st == SBX_OK)
+        st = make_result(&x, started, out, err);
+done:
+    close_fd(&x.out_fd);
+    close_fd(&x.err_fd);
+    close_fd(&x.in_fd);
+    close_fd(&x.report_fd);
+    close_fd(&x.stop_fd);
+    close_fd(&in_end);
+    for (int i = 0; i < 2; i++) {
+        close_fd(&out_pipe[i]);
+        close_fd(&err_pipe[i]);
+        close_fd(&report[i]);
+        close_fd(&stop[i]);
+    }
+    common_output_free(&x.out);
+    common_output_free(&x.errs);
+    return st;
+}
+
+sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
+                      const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err)
+{
+    sbx_exec_request r;
+    common_exec_request_read(request, &r);
+    sbx_status st = common_exec_request_check(&r, sandbox_id, LOCAL_EXEC_MAX_TIMEOUT_MS,
+                                              LOCAL_EXEC_MAX_OUTPUT, err);
+    local_paths paths;
+    local_root root = { sandbox_id, NULL, -1 };
+    if (st == SBX_OK)
+        st = local_open_root(inst, sandbox_id, "exec", &paths, &root, err);
+    if (st != SBX_OK)
+        return st;
+    int cwd_fd = -1;
+    if (r.working_dir == NULL) {
+        cwd_fd = dup(root.fd);
+    } else {
+        local_rel rel;
+        st = local_confine_split(&root, "exec (working_dir)", r.working_dir, &rel, err);
+        if (st == SBX_OK && (cwd_fd = local_confine_open(root.fd, rel.whole, O_PATH | O_DIRECTORY,
+                                                         0)) < 0)
+            st = local_confine_error(&root, "exec (working_dir)", r.working_dir, errno, err);
+    }
+    if (st == SBX_OK && cwd_fd < 0)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
+                                   sandbox_id, strerror(errno));
+    exec_plan plan = { NULL, NULL, NULL, NULL, 0 };
+    if (st == SBX_OK && !build_plan(&plan, &r, root.dir))
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
+                                   sandbox_id);
+    if (st == SBX_OK)
+        st = run(inst, &plan, cwd_fd, &r, sandbox_id, out, err);
+    if (st == SBX_OK)
+        LOCAL_LOG(inst, SBX_LOG_DEBUG, "exec in sandbox %s: outcome %d, exit %d, %lld ms",
+                  sandbox_id, (int)(*out)->outcome, (*out)->exit_code,
+                  (long long)(*out)->duration_ms);
+    plan_free(&plan);
+    if (cwd_fd >= 0)
+        close(cwd_fd);
+    close(root.fd);
+    return st;
+}

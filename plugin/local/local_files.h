@@ -1,0 +1,28 @@
+/*
+ * read_file and write_file in a local sandbox (ABI 1.3): every path is
+ * resolved beneath the sandbox directory (local_confine.h).
+ */
+#ifndef SBX_LOCAL_FILES_H
+#define SBX_LOCAL_FILES_H
+
+#include "plugin/local/local_instance.h"
+
+/* The descriptor's read_file: at most max_bytes (no more than the largest
+ * read, LOCAL_MAX_FILE_BYTES) from `offset` of a regular file, read with
+ * pread; *out the caller's (common_file_content_free).  A link leading
+ * out is SBX_ERR_REFUSED, a directory SBX_ERR_IS_A_DIRECTORY, another
+ * kind of file (a FIFO, a socket, a device) SBX_ERR_REFUSED. */
+sbx_status local_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                           uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
+                           sbx_error *err);
+
+/* The descriptor's write_file: the whole file replaced atomically (a
+ * temporary file renamed over it) unless SBX_WRITE_APPEND or
+ * SBX_WRITE_EXCLUSIVE; a symbolic link at the path is written through
+ * (in place) when it leads to a file in the sandbox, else refused.
+ * SBX_ERR_USAGE for more than LOCAL_MAX_FILE_BYTES. */
+sbx_status local_write_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                            const void *data, size_t length, unsigned flags, uint32_t mode,
+                            sbx_error *err);
+
+#endif
