@@ -119,16 +119,20 @@ static sbx_status read_outcome(struct json_object *data, sbx_exec_result *r, sbx
         r->outcome = SBX_EXEC_TIMED_OUT;
         return SBX_OK;
     }
+    int code = 0;
+    int has_code = common_json_get_int(data, "exit_code", &code) == COMMON_JSON_OK;
     if (strcmp(status, "killed") == 0) {
-        r->outcome = SBX_EXEC_SIGNALED; /* which signal, the wire does not say */
+        /* Which signal, only a returncode -N says. */
+        r->outcome = SBX_EXEC_SIGNALED;
+        if (has_code && code < 0 && code >= -128)
+            r->term_signal = -code;
         return SBX_OK;
     }
     if (strcmp(status, "completed") != 0)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "exec answer: status '%.40s' for a synchronous exec",
                                      status);
-    int code = 0;
-    if (common_json_get_int(data, "exit_code", &code) != COMMON_JSON_OK)
+    if (!has_code)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "exec answer: a completed command without an integer "
                                      "exit_code");

@@ -36,7 +36,8 @@ sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
  * first `cap` bytes of each stream (NUL bytes kept; truncated when the
  * answer holds more): completed -> EXITED exit_code (0..255; a negative
  * exit_code -N, Python's way of saying signal N, -> SIGNALED N); timed_out
- * -> TIMED_OUT; killed -> SIGNALED 0 (unknown).  pending, running, another
+ * -> TIMED_OUT; killed -> SIGNALED, with N when exit_code is -N, else 0
+ * (unknown).  pending, running, another
  * status, a missing or ill-typed field: SBX_ERR_PROTOCOL.  *out is released
  * with common_exec_result_free. */
 sbx_status remote_aio_decode_exec(struct json_object *data, size_t cap, sbx_exec_result **out,

@@ -28,14 +28,16 @@ char *remote_command_text(const char *const *argv, const char *shell_command)
 {
     common_dynbuf b;
     common_dynbuf_init(&b, 0);
+    /* exec: the server's shell does not stay between, so a signal that
+     * ends the program is the program's, not a shell's 128+N. */
+    common_dynbuf_add(&b, "exec", 4);
     if (argv != NULL) {
         for (size_t i = 0; argv[i] != NULL; i++) {
-            if (i > 0)
-                common_dynbuf_add(&b, " ", 1);
+            common_dynbuf_add(&b, " ", 1);
             remote_shell_quote(&b, argv[i]);
         }
     } else {
-        common_dynbuf_add(&b, "/bin/sh -c ", 11);
+        common_dynbuf_add(&b, " /bin/sh -c ", 12);
         remote_shell_quote(&b, shell_command);
     }
     if (b.failed != COMMON_DYNBUF_OK) {

@@ -19,9 +19,11 @@
  * and newlines stay as they are).  COMMON_DYNBUF_OK or the dynbuf's code. */
 int remote_shell_quote(common_dynbuf *b, const char *word);
 
-/* The text /v1/bash/exec runs for a request: argv's words each quoted and
- * joined by spaces, or, for a shell text, "/bin/sh -c <quoted text>" (the
- * ABI's shell is /bin/sh; AIO runs its command in bash).  Exactly one of
+/* The text /v1/bash/exec runs for a request: "exec" and argv's words each
+ * quoted, joined by spaces (argv[0] is a program looked up in PATH, never
+ * a shell builtin or function), or, for a shell text, "exec /bin/sh -c
+ * <quoted text>" (the ABI's shell is /bin/sh; AIO runs its command in
+ * bash).  Exactly one of
  * argv and shell_command is non-NULL.  A malloc'd string, NULL when out
  * of memory. */
 char *remote_command_text(const char *const *argv, const char *shell_command);

@@ -20,66 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-sbx_status remote_home_cache_init(remote_home_cache *c, sbx_error *err)
-{
-    memset(c, 0, sizeof *c);
-    if (pthread_mutex_init(&c->lock, NULL) != 0)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a mutex");
-    return SBX_OK;
-}
-
-static void free_slot(struct remote_home_slot *s)
-{
-    free(s->sandbox_id);
-    free(s->url);
-    free(s->home_dir);
-    memset(s, 0, sizeof *s);
-}
-
-void remote_home_cache_destroy(remote_home_cache *c)
-{
-    for (size_t i = 0; i < REMOTE_HOME_SLOTS; i++)
-        free_slot(&c->slots[i]);
-    pthread_mutex_destroy(&c->lock);
-}
-
-/* A copy of the home directory cached for (id, url), or NULL. */
-static char *home_lookup(remote_home_cache *c, const char *id, const char *url)
-{
-    char *home = NULL;
-    pthread_mutex_lock(&c->lock);
-    for (size_t i = 0; i < REMOTE_HOME_SLOTS && home == NULL; i++) {
-        struct remote_home_slot *s = &c->slots[i];
-        if (s->sandbox_id != NULL && strcmp(s->sandbox_id, id) == 0 && strcmp(s->url, url) == 0)
-            home = strdup(s->home_dir);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return home;
-}
-
-/* Remember a home directory (best effort: out of memory remembers nothing).
- * An entry of the same id under another URL is replaced: that address is
- * the id's past. */
-static void home_store(remote_home_cache *c, const char *id, const char *url, const char *home)
-{
-    struct remote_home_slot fresh = { strdup(id), strdup(url), strdup(home) };
-    if (fresh.sandbox_id == NULL || fresh.url == NULL || fresh.home_dir == NULL) {
-        free_slot(&fresh);
-        return;
-    }
-    pthread_mutex_lock(&c->lock);
-    size_t at = c->next;
-    for (size_t i = 0; i < REMOTE_HOME_SLOTS; i++)
-        if (c->slots[i].sandbox_id != NULL && strcmp(c->slots[i].sandbox_id, id) == 0)
-            at = i;
-    if (at == c->next)
-        c->next = (c->next + 1) % REMOTE_HOME_SLOTS;
-    struct remote_home_slot old = c->slots[at];
-    c->slots[at] = fresh;
-    pthread_mutex_unlock(&c->lock);
-    free_slot(&old);
-}
-
 /* A sandbox_url the backend will send requests to: http(s), and nothing a
  * path appended to it would land in (a query, a fragment) or that could
  * not be a URL (space, control, non-ASCII). */
@@ -216,13 +156,10 @@ sbx_status remote_endpoint_path(remote_endpoint *ep, const char *path, int or_nu
         return *out != NULL ? SBX_OK
                             : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
-    char *home = home_lookup(&ep->inst->homes, ep->sandbox_id, ep->url);
-    if (home == NULL) {
-        sbx_status st = fetch_home(ep, &home, err);
-        if (st != SBX_OK)
-            return st;
-        home_store(&ep->inst->homes, ep->sandbox_id, ep->url, home);
-    }
+    char *home = NULL;
+    sbx_status st = fetch_home(ep, &home, err);
+    if (st != SBX_OK)
+        return st;
     size_t hl = strlen(home);
     while (hl > 1 && home[hl - 1] == '/')
         hl--;

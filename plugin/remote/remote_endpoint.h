@@ -1,33 +1,16 @@
 /*
- * Reaching one sandbox's AIO API: where it is, asked of the provisioner
- * for every operation, and its home directory (cached per sandbox id and
- * address).  Safe on many threads at once.
+ * Reaching one sandbox's AIO API: where it is and its home directory,
+ * both asked for every operation (nothing about a sandbox is remembered
+ * between operations).  Safe on many threads at once.
  */
 #ifndef SBX_REMOTE_ENDPOINT_H
 #define SBX_REMOTE_ENDPOINT_H
 
-#include <pthread.h>
 #include <sbx/backend.h>
 
 #include "common/http_client.h"
 
 struct sbx_backend_instance;
-
-/* Home directories learnt from GET /v1/sandbox, by sandbox id and URL. */
-#define REMOTE_HOME_SLOTS 64
-typedef struct remote_home_cache {
-    pthread_mutex_t lock;     /* guards the slots; never held during a call */
-    struct remote_home_slot {
-        char *sandbox_id, *url, *home_dir;  /* NULL: a free slot */
-    } slots[REMOTE_HOME_SLOTS];
-    size_t next;              /* the slot the next new entry replaces */
-} remote_home_cache;
-
-/* An empty cache.  SBX_ERR_INTERNAL when a mutex cannot be made. */
-sbx_status remote_home_cache_init(remote_home_cache *c, sbx_error *err);
-
-/* Release what the cache holds (no call may be using it). */
-void remote_home_cache_destroy(remote_home_cache *c);
 
 /* One operation's way to a sandbox: a client of its URL (owned). */
 typedef struct remote_endpoint {
@@ -52,7 +35,8 @@ sbx_status remote_endpoint_open(struct sbx_backend_instance *inst, const char *s
 void remote_endpoint_close(remote_endpoint *ep);
 
 /* `path` as an absolute path in the sandbox: as it is when absolute, else
- * below the sandbox's home directory (GET /v1/sandbox, cached).  NULL
+ * below the sandbox's home directory (GET /v1/sandbox, asked each time: an
+ * id made again at the same address may have another one).  NULL
  * `path` with `or_null` set: *out NULL.  *out is malloc'd. */
 sbx_status remote_endpoint_path(remote_endpoint *ep, const char *path, int or_null, char **out,
                                 sbx_error *err);

@@ -95,8 +95,6 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
             .log_name = REMOTE_NAME,
         };
         st = remote_contract_cache_init(&inst->contract, &hooks, err);
-        if (st == SBX_OK && (st = remote_home_cache_init(&inst->homes, err)) != SBX_OK)
-            remote_contract_cache_destroy(&inst->contract);
     }
     if (st != SBX_OK) {
         common_http_client_free(inst->http);
@@ -115,7 +113,6 @@ void remote_close(sbx_backend_instance *inst)
     if (inst == NULL)
         return;
     remote_contract_cache_destroy(&inst->contract);
-    remote_home_cache_destroy(&inst->homes);
     common_http_client_free(inst->http);
     remote_options_clear(&inst->options);
     free(inst);

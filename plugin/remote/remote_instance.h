@@ -1,9 +1,8 @@
 /*
  * An open remote-backend instance: immutable options, a thread-safe HTTP
- * client, the mount-contract cache and the sandboxes' home directories.
- * Every operation may run on many threads at once; nothing here is mutated
- * after open except inside the caches (which lock) and the client's handle
- * pool (which locks).
+ * client and the mount-contract cache.  Every operation may run on many
+ * threads at once; nothing here is mutated after open except inside the
+ * cache (which locks) and the client's handle pool (which locks).
  */
 #ifndef SBX_REMOTE_INSTANCE_H
 #define SBX_REMOTE_INSTANCE_H
@@ -14,14 +13,12 @@
 #include "common/http_client.h"
 #include "plugin/remote/remote_backend.h"
 #include "plugin/remote/remote_contract_cache.h"
-#include "plugin/remote/remote_endpoint.h"
 #include "plugin/remote/remote_options.h"
 
 struct sbx_backend_instance {
     remote_options options;
     common_http_client *http;
     remote_contract_cache contract;
-    remote_home_cache homes;             /* sandboxes' home directories (ABI 1.3 paths) */
     const sbx_host_services *services;   /* kept alive by the host until close */
 };
 

@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "plugin/remote/remote_aio_decode.h"
 #include "plugin/remote/remote_aio_text.h"
+#include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_endpoint.h"
 
 #include <sbx/backend_support.h>
@@ -280,26 +281,55 @@ static int range_write(void *ctx, const char *data, size_t len)
     return 0;
 }
 
+static char *list_body(const char *abs, unsigned max_depth);
+static sbx_status post_file(remote_endpoint *ep, const char *route, const char *body,
+                            const char *path, sbx_status invalid_target_kind,
+                            struct json_object **root, struct json_object **data,
+                            sbx_error *err);
+
+/* Whether `abs` lists as a directory (the download route's 400 does not
+ * say why it refused). */
+static int lists_as_directory(remote_endpoint *ep, const char *abs)
+{
+    char *body = list_body(abs, 1);
+    struct json_object *root = NULL, *data = NULL;
+    sbx_error ignored;
+    int is_dir = body != NULL && post_file(ep, "/v1/file/list", body, abs,
+                                           SBX_ERR_NOT_A_DIRECTORY, &root, &data,
+                                           &ignored) == SBX_OK;
+    json_object_put(root);
+    free(body);
+    return is_dir;
+}
+
 /* The error of a download answer that is not 200: a FileOperationError
- * envelope when it holds one, else by status (404: no such path). */
+ * envelope when it holds one, else by status.  The route answers a bad key
+ * with 401, so its 403 is the file's permission; a 400 for a path that
+ * lists as a directory is that directory. */
 static sbx_status download_error(remote_endpoint *ep, const common_http_response *resp,
-                                 const char *path, sbx_error *err)
+                                 const char *abs, sbx_error *err)
 {
     struct json_object *root = NULL, *data = NULL;
-    sbx_status st = remote_aio_envelope(resp->body, resp->body_len, path,
-                                        SBX_ERR_IS_A_DIRECTORY, &root, &data, err);
+    sbx_status kind = remote_aio_envelope(resp->body, resp->body_len, abs,
+                                          SBX_ERR_IS_A_DIRECTORY, &root, &data, err);
     json_object_put(root);
-    if (st != SBX_OK && st != SBX_ERR_PROTOCOL) {
-        err->http_status = (int)resp->status;
-        return remote_endpoint_fail(ep, err);
-    }
-    if (resp->status == 404) {
-        sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PATH, "%s: no such file", path);
+    if (kind != SBX_OK && kind != SBX_ERR_PROTOCOL) { /* success:false said what */
         remote_endpoint_fail(ep, err);
-        err->http_status = 404;
-        return SBX_ERR_NO_SUCH_PATH;
+        err->http_status = (int)resp->status;
+        return kind;
     }
-    return remote_endpoint_answer_error(ep, resp, err);
+    kind = resp->status == 404                                   ? SBX_ERR_NO_SUCH_PATH
+           : resp->status == 403                                 ? SBX_ERR_PERMISSION
+           : resp->status == 400 && lists_as_directory(ep, abs) ? SBX_ERR_IS_A_DIRECTORY
+                                                                 : SBX_OK;
+    if (kind == SBX_OK)
+        return remote_endpoint_answer_error(ep, resp, err);
+    char detail[200];
+    remote_detail_text(resp->body, resp->body_len, detail, sizeof detail);
+    sbx_backend_error_set(err, kind, "%s: HTTP %ld %s", abs, resp->status, detail);
+    remote_endpoint_fail(ep, err);
+    err->http_status = (int)resp->status;
+    return kind;
 }
 
 sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,

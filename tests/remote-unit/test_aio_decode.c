@@ -82,6 +82,12 @@ static void test_timed_out_and_killed(void)
     CU_ASSERT_EQUAL(r->term_signal, 0); /* the wire does not say which */
     CU_ASSERT_EQUAL(r->exit_code, -1);
     common_exec_result_free(r);
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"killed\",\"exit_code\":-15"), 10, &r,
+                                      &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
+    CU_ASSERT_EQUAL(r->term_signal, 15);
+    CU_ASSERT_EQUAL(r->exit_code, -1);
+    common_exec_result_free(r);
 }
 
 /* What a synchronous exec must never answer, and ill-typed answers. */

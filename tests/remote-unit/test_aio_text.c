@@ -62,20 +62,35 @@ static void test_shell_text_runs_under_sh(void)
     char *text = remote_command_text(NULL, "a='x y'; b=\"it's\"; printf '%s|' \"$a\" \"$b\" "
                                            "$((1+2)) \"$0\"");
     CU_ASSERT_FATAL(text != NULL);
-    CU_ASSERT_EQUAL(strncmp(text, "/bin/sh -c '", 12), 0);
+    CU_ASSERT_EQUAL(strncmp(text, "exec /bin/sh -c '", 17), 0);
     char out[256];
     CU_ASSERT_EQUAL(run_shell("bash", text, out, sizeof out), 0);
     CU_ASSERT_STRING_EQUAL(out, "x y|it's|3|/bin/sh|");
     free(text);
 }
 
-/* A program that does not exist exits 127, as the ABI says. */
+/* A program that does not exist exits 127, as the ABI says, in bash and
+ * in sh. */
 static void test_missing_program_exits_127(void)
 {
     const char *argv[] = { "sbx-no-such-program-here", "a", NULL };
     char *text = remote_command_text(argv, NULL);
     char out[256];
     CU_ASSERT_EQUAL(run_shell("bash", text, out, sizeof out), 127);
+    CU_ASSERT_EQUAL(run_shell("sh", text, out, sizeof out), 127);
+    free(text);
+}
+
+/* The program replaces the shell: a signal that ends it is seen as that
+ * signal (sbx_test_run_program answers -1 for a death by signal), not as
+ * a shell's exit 137. */
+static void test_the_shell_does_not_stay_between(void)
+{
+    const char *argv[] = { "sh", "-c", "kill -KILL $$", NULL };
+    char *text = remote_command_text(argv, NULL);
+    char out[256];
+    CU_ASSERT_EQUAL(run_shell("bash", text, out, sizeof out), -1);
+    CU_ASSERT_EQUAL(run_shell("sh", text, out, sizeof out), -1);
     free(text);
 }
 
@@ -240,6 +255,7 @@ void sbx_test_register(void)
         { "argv_words_arrive_exactly", test_argv_words_arrive_exactly },
         { "shell_text_runs_under_sh", test_shell_text_runs_under_sh },
         { "missing_program_exits_127", test_missing_program_exits_127 },
+        { "the_shell_does_not_stay_between", test_the_shell_does_not_stay_between },
         { "base64_vectors", test_base64_vectors },
         { "base64_round_trips_every_byte", test_base64_round_trips_every_byte },
         { "query_escape", test_query_escape },
