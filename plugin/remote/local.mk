@@ -3,15 +3,19 @@
 # module adds the entry point and exports nothing else.
 noinst_LTLIBRARIES += plugin/remote/libsbx-remote-core.la
 plugin_remote_libsbx_remote_core_la_SOURCES = \
+	plugin/remote/remote_aio_decode.c plugin/remote/remote_aio_decode.h \
+	plugin/remote/remote_aio_text.c plugin/remote/remote_aio_text.h \
 	plugin/remote/remote_answer_errors.c plugin/remote/remote_answer_errors.h \
 	plugin/remote/remote_contract_cache.c plugin/remote/remote_contract_cache.h \
 	plugin/remote/remote_create.c plugin/remote/remote_create.h \
 	plugin/remote/remote_decode.c plugin/remote/remote_decode.h \
+	plugin/remote/remote_endpoint.c plugin/remote/remote_endpoint.h \
 	plugin/remote/remote_instance.c plugin/remote/remote_instance.h \
 	plugin/remote/remote_json_scan.c plugin/remote/remote_json_scan.h \
 	plugin/remote/remote_ops.c plugin/remote/remote_ops.h \
 	plugin/remote/remote_list_stream.c plugin/remote/remote_list_stream.h \
 	plugin/remote/remote_options.c plugin/remote/remote_options.h \
+	plugin/remote/remote_sandbox_ops.c plugin/remote/remote_sandbox_ops.h \
 	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS)

@@ -4,10 +4,12 @@
 
 #include "plugin/remote/remote_backend.h"
 
+#include "common/op_results.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_create.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_ops.h"
+#include "plugin/remote/remote_sandbox_ops.h"
 
 static const sbx_backend_descriptor remote_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
@@ -26,6 +28,15 @@ static const sbx_backend_descriptor remote_descriptor = {
     .capabilities = remote_capabilities,
     .reconcile = remote_reconcile,
     .clear_reconciliation = common_reconciliation_clear,
+    .operations_info = remote_operations_info,
+    .exec = remote_exec,
+    .free_exec_result = common_exec_result_free,
+    .read_file = remote_read_file,
+    .free_file_content = common_file_content_free,
+    .write_file = remote_write_file,
+    .list_dir = remote_list_dir,
+    .free_listing = common_listing_free,
+    .remove_path = remote_remove_path,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

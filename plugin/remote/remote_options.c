@@ -183,6 +183,9 @@ static const common_option_spec remote_specs[] = {
       .flags = COMMON_OPTION_REQUIRED },
     { .key = "api_key", COMMON_OPTION_STRING_IN(remote_parse, opts.api_key),
       .flags = COMMON_OPTION_SECRET | COMMON_OPTION_EMPTY_IS_NONE },
+    /* Sent to each sandbox's API, never to the provisioner. */
+    { .key = "sandbox_api_key", COMMON_OPTION_STRING_IN(remote_parse, opts.sandbox_api_key),
+      .flags = COMMON_OPTION_SECRET | COMMON_OPTION_EMPTY_IS_NONE },
     /* 0: not given (the per-call timeouts stand). */
     TIMEOUT("timeout_ms", timeout_ms, 0),
     TIMEOUT("list_timeout_ms", opts.list_timeout_ms, REMOTE_LIST_TIMEOUT_MS),
@@ -229,6 +232,9 @@ void remote_options_clear(remote_options *opts)
     if (opts->api_key != NULL) /* a secret: do not leave it in freed memory */
         memset(opts->api_key, 0, strlen(opts->api_key));
     free(opts->api_key);
+    if (opts->sandbox_api_key != NULL)
+        memset(opts->sandbox_api_key, 0, strlen(opts->sandbox_api_key));
+    free(opts->sandbox_api_key);
     free(opts->ca_file);
     free_mounts(opts);
     memset(opts, 0, sizeof *opts);

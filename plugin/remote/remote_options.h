@@ -11,6 +11,7 @@
 typedef struct remote_options {
     char *provisioner_url;        /* http(s)://..., trailing '/' stripped */
     char *api_key;                /* NULL when none (an empty value means none) */
+    char *sandbox_api_key;        /* X-AIO-API-Key for the sandboxes' own API; NULL: none */
     char *ca_file;                /* NULL: system CAs */
     long connect_timeout_ms;      /* 0: libcurl's default */
     long list_timeout_ms;
@@ -32,7 +33,7 @@ typedef struct remote_options {
 
 /* Parse `options` (borrowed) into *out, released with remote_options_clear;
  * on error *out holds nothing.  SBX_ERR_CONFIG names the key at fault and
- * its value (never the api_key's value); unknown keys and a missing
+ * its value (never a key's value); unknown keys and a missing
  * provisioner_url are errors. */
 sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
                                 remote_options *out, sbx_error *err);

@@ -10,7 +10,9 @@ SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_json_scan \
 	tests/remote-unit/test_list_stream \
 	tests/remote-unit/test_answer_errors \
-	tests/remote-unit/test_http_client
+	tests/remote-unit/test_http_client \
+	tests/remote-unit/test_aio_text \
+	tests/remote-unit/test_aio_decode
 check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
 TESTS += $(SBX_REMOTE_UNIT_SUITES)
 
@@ -49,3 +51,11 @@ tests_remote_unit_test_answer_errors_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 tests_remote_unit_test_list_stream_SOURCES = tests/remote-unit/test_list_stream.c
 tests_remote_unit_test_list_stream_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
 tests_remote_unit_test_list_stream_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_aio_text_SOURCES = tests/remote-unit/test_aio_text.c
+tests_remote_unit_test_aio_text_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_aio_text_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_aio_decode_SOURCES = tests/remote-unit/test_aio_decode.c
+tests_remote_unit_test_aio_decode_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_aio_decode_LDADD = $(SBX_REMOTE_UNIT_LDADD)

@@ -22,7 +22,8 @@ SBX_REMOTE_SUITES = \
 	tests/remote/test_remote_faults \
 	tests/remote/test_remote_concurrency \
 	tests/remote/test_remote_tls \
-	tests/remote/test_remote_hostile
+	tests/remote/test_remote_hostile \
+	tests/remote/test_remote_ops
 check_PROGRAMS += $(SBX_REMOTE_SUITES)
 TESTS += $(SBX_REMOTE_SUITES)
 EXTRA_DIST += tests/remote/SEED_MAP.md
@@ -69,3 +70,7 @@ tests_remote_test_remote_hostile_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
 tests_remote_test_remote_hostile_LDADD = $(SBX_REMOTE_TEST_LDADD)
 EXTRA_tests_remote_test_remote_hostile_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+tests_remote_test_remote_ops_SOURCES = tests/remote/test_remote_ops.c $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_remote_ops_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_ops_LDADD = $(SBX_REMOTE_TEST_LDADD)

@@ -134,6 +134,11 @@ static const char *header(struct MHD_Connection *conn, const char *name)
     return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
+const char *prov_request_header(const prov_request *req, const char *name)
+{
+    return header(req->connection, name);
+}
+
 /* Sends what it has, then reports an error: MHD closes the connection
  * with the announced Content-Length unmet. */
 static ssize_t truncated_reader(void *cls, uint64_t pos, char *buf, size_t max)

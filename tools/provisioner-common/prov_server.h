@@ -33,6 +33,9 @@ typedef struct prov_request {
 /* A query-string argument of `req`, or NULL when it has none. */
 const char *prov_request_query(const prov_request *req, const char *name);
 
+/* A header of `req` (`name` case-insensitive), or NULL when it has none. */
+const char *prov_request_header(const prov_request *req, const char *name);
+
 /* What the program does with requests.  Called from the server's threads,
  * concurrently; `ctx` is passed back. */
 typedef struct prov_handlers {

@@ -4,6 +4,7 @@
 #ifndef EMU_CONTEXT_H
 #define EMU_CONTEXT_H
 
+#include "tools/provisioner-emu/emu_aio.h"
 #include "tools/provisioner-emu/emu_contract.h"
 #include "tools/provisioner-emu/emu_faults.h"
 #include "tools/provisioner-emu/emu_request_log.h"
@@ -19,6 +20,7 @@ typedef struct emu_context {
     emu_store *store;
     emu_faults *faults;
     emu_request_log *log;
+    emu_aio *aio;               /* NULL: no AIO routes (no --aio) */
     char namespace_uid[EMU_UID_LEN + 1];  /* fixed for the process's life */
 } emu_context;
 

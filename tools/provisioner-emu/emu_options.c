@@ -19,9 +19,11 @@ static void usage(FILE *out)
           "                           [--initial-status WORD] [--pending-ms MS]\n"
           "                           [--node-host HOST] [--state-dir DIR]\n"
           "                           [--tls-cert FILE --tls-key FILE] [--verbose]\n"
+          "                           [--aio] [--aio-api-key KEY] [--aio-request-log FILE]\n"
           "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT,\n"
           "over HTTPS when given a PEM certificate (chain) and its private key.\n"
-          "The API key may also come from $EMU_API_KEY.  See docs/emulator.md.\n",
+          "The API key may also come from $EMU_API_KEY, the AIO key from\n"
+          "$EMU_AIO_API_KEY.  See docs/emulator.md.\n",
           out);
 }
 
@@ -38,7 +40,8 @@ static int parse_number(const char *option, const char *text, unsigned long max,
 int emu_parse_options(int argc, char **argv, emu_options *o)
 {
     enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT,
-           OPT_TLS_CERT, OPT_TLS_KEY, OPT_PENDING, OPT_STATE_DIR, OPT_FAIL_CLOSED };
+           OPT_TLS_CERT, OPT_TLS_KEY, OPT_PENDING, OPT_STATE_DIR, OPT_FAIL_CLOSED,
+           OPT_AIO, OPT_AIO_KEY, OPT_AIO_LOG };
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},
         {"api-key", required_argument, NULL, 'k'},
@@ -52,6 +55,9 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
         {"fail-closed", no_argument, NULL, OPT_FAIL_CLOSED},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+        {"aio", no_argument, NULL, OPT_AIO},
+        {"aio-api-key", required_argument, NULL, OPT_AIO_KEY},
+        {"aio-request-log", required_argument, NULL, OPT_AIO_LOG},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -60,6 +66,7 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
                        .initial_status = "Running", .node_host = "127.0.0.1",
                        .state_dir = PROV_DEFAULT_STATE_DIR};
     o->api_key = getenv("EMU_API_KEY");
+    o->aio_api_key = getenv("EMU_AIO_API_KEY");
     int c;
     long n = 0;
     while ((c = getopt_long(argc, argv, "p:k:vh", longopts, NULL)) != -1) {
@@ -111,6 +118,17 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
         case OPT_TLS_KEY:
             o->tls_key = optarg;
             break;
+        case OPT_AIO:
+            o->aio = 1;
+            break;
+        case OPT_AIO_KEY:
+            o->aio = 1;
+            o->aio_api_key = optarg;
+            break;
+        case OPT_AIO_LOG:
+            o->aio = 1;
+            o->aio_request_log = optarg;
+            break;
         case 'v':
             o->verbose = 1;
             break;
@@ -133,6 +151,8 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
     }
     if (o->api_key != NULL && o->api_key[0] == '\0')
         o->api_key = NULL;
+    if (o->aio_api_key != NULL && o->aio_api_key[0] == '\0')
+        o->aio_api_key = NULL;
     return 0;
 }
 

@@ -16,6 +16,9 @@ typedef struct emu_options {
     const char *tls_cert;   /* PEM files; both or neither (HTTPS) */
     const char *tls_key;
     int verbose;
+    int aio;                /* serve the AIO routes on local sandboxes */
+    const char *aio_api_key;
+    const char *aio_request_log;
 } emu_options;
 
 /* Read argv into *o (strings point into argv or the environment), saying

@@ -75,6 +75,9 @@ static const char *control_query(void *request, const char *name)
 
 static int control_request(void *cls, const prov_request *req, prov_reply *reply)
 {
+    emu_context *ctx = cls;
+    if (ctx->aio != NULL && emu_aio_answer(ctx->aio, ctx->store, req, reply))
+        return 1;
     if (strncmp(req->path, EMU_CONTROL_PREFIX, strlen(EMU_CONTROL_PREFIX)) != 0)
         return 0;
     /* The control API only reads the request (its type is shared with

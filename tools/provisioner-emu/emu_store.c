@@ -10,6 +10,7 @@
 #include "common/fnv1a.h"
 #include "tools/provisioner-emu/emu_alloc.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ struct emu_store {
     size_t *slots;              /* open addressing: entry index + 1, 0 empty */
     size_t slot_count;          /* a power of two above 2 x capacity, or 0 */
     int next_port;
+    char *url_base;             /* NULL: URLs http://NODE_HOST:PORT; else BASE + id */
     injected faults[EMU_KUBE_OP_COUNT];
 };
 
@@ -153,6 +155,7 @@ void emu_store_free(emu_store *store)
     free(store->slots);
     free(store->node_host);
     free(store->phase);
+    free(store->url_base);
     pthread_mutex_destroy(&store->lock);
     free(store);
 }
@@ -288,9 +291,43 @@ static char *phase_locked(const emu_store *store, const store_entry *entry)
 
 static char *url_locked(const emu_store *store, const store_entry *entry)
 {
-    char url[512];
-    snprintf(url, sizeof url, "http://%s:%d", store->node_host, entry->node_port);
+    char url[1024];
+    if (store->url_base == NULL) {
+        snprintf(url, sizeof url, "http://%s:%d", store->node_host, entry->node_port);
+        return emu_xstrdup(url, "a Service URL");
+    }
+    /* The id percent-encoded but for URL-safe bytes: the path names it
+     * exactly, whatever it holds. */
+    size_t at = (size_t)snprintf(url, sizeof url, "%s", store->url_base);
+    for (const unsigned char *c = (const unsigned char *)entry->id; *c != '\0' && at + 4 < sizeof url;
+         c++) {
+        if (isalnum(*c) || strchr("-._~", *c) != NULL)
+            url[at++] = (char)*c;
+        else
+            at += (size_t)snprintf(url + at, sizeof url - at, "%%%02X", *c);
+    }
+    url[at] = '\0';
     return emu_xstrdup(url, "a Service URL");
+}
+
+void emu_store_set_url_base(emu_store *store, const char *base)
+{
+    char *copy = emu_xstrdup(base, "the sandbox URL base");
+    pthread_mutex_lock(&store->lock);
+    free(store->url_base);
+    store->url_base = copy;
+    pthread_mutex_unlock(&store->lock);
+}
+
+int emu_store_serves(emu_store *store, const char *id, char uid[EMU_UID_LEN + 1])
+{
+    pthread_mutex_lock(&store->lock);
+    store_entry *entry = find_locked(store, id);
+    int serves = entry != NULL && entry->has_pod && entry->has_service;
+    if (serves)
+        memcpy(uid, entry->pod.uid, EMU_UID_LEN + 1);
+    pthread_mutex_unlock(&store->lock);
+    return serves;
 }
 
 int emu_store_read_namespace(emu_store *store, char *reason)

@@ -57,6 +57,15 @@ typedef struct emu_listed {
  * their creation (`Pending` before).  Strings are copied. */
 emu_store *emu_store_new(const char *node_host, const char *phase, long pending_ms);
 
+/* From now on, Service URLs are `base` (copied) followed by the sandbox
+ * id, percent-encoded: the emulator's own AIO routes (emu_aio.h). */
+void emu_store_set_url_base(emu_store *store, const char *base);
+
+/* Whether sandbox `id` has a Pod and a Service (what its URL needs), and
+ * then the Pod's uid in `uid`.  No injected failure applies: this is the
+ * emulator's own lookup, not a provisioner's Kubernetes call. */
+int emu_store_serves(emu_store *store, const char *id, char uid[EMU_UID_LEN + 1]);
+
 /* Free the store and everything in it.  NULL is accepted. */
 void emu_store_free(emu_store *store);
 

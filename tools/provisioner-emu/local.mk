@@ -3,12 +3,14 @@
 # (tools/provisioner-common).  One file per responsibility: main, CLI options, allocation
 # that exits on exhaustion (a test program may; the shared code may not), the
 # server's hooks, /api routes, the emulated cluster (Pods, Services,
-# Kubernetes failures), faults/holds/counters, request log, control API.
+# Kubernetes failures), faults/holds/counters, request log, control API,
+# and the AIO routes on local sandboxes (--aio).
 include $(srcdir)/tools/provisioner-common/local.mk
 
 bin_PROGRAMS += tools/provisioner-emu/sbx-provisioner-emu
 tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/main.c \
+	tools/provisioner-emu/emu_aio.c tools/provisioner-emu/emu_aio.h \
 	tools/provisioner-emu/emu_alloc.c tools/provisioner-emu/emu_alloc.h \
 	tools/provisioner-emu/emu_api.c tools/provisioner-emu/emu_api.h \
 	tools/provisioner-emu/emu_context.h \
@@ -22,4 +24,4 @@ tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/emu_uid.c tools/provisioner-emu/emu_uid.h
 tools_provisioner_emu_sbx_provisioner_emu_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JSONC_CFLAGS) -pthread
 tools_provisioner_emu_sbx_provisioner_emu_LDADD = tools/provisioner-common/libsbx-provisioner.la \
-	common/libsbx-common.la $(MHD_LIBS) $(JSONC_LIBS) -lpthread
+	host-api/libsbx-host.la common/libsbx-common.la $(MHD_LIBS) $(JSONC_LIBS) -lpthread

@@ -44,13 +44,20 @@ int main(int argc, char **argv)
     emu_uid_generate(ctx.namespace_uid);
 
     char why[256];
-    unsigned port = 0;
-    emu_server *server = emu_server_start(&ctx, o.port, cert_pem != NULL ? &tls : NULL,
-                                                  &port, why, sizeof why);
-    if (server == NULL) {
+    const emu_aio_options aio = {o.state_dir, o.aio_api_key, o.aio_request_log};
+    if (o.aio && (ctx.aio = emu_aio_start(&aio, why, sizeof why)) == NULL) {
         fprintf(stderr, PROG ": %s\n", why);
         status = 1;
-    } else {
+    }
+    unsigned port = 0;
+    emu_server *server = NULL;
+    if (status == 0 && (server = emu_server_start(&ctx, o.port, cert_pem != NULL ? &tls : NULL,
+                                                  &port, why, sizeof why)) == NULL) {
+        fprintf(stderr, PROG ": %s\n", why);
+        status = 1;
+    } else if (server != NULL) {
+        if (ctx.aio != NULL)
+            emu_aio_publish(ctx.store, cert_pem != NULL, o.node_host, port);
         printf(PROG " listening on %s://127.0.0.1:%u\n",
                cert_pem != NULL ? "https" : "http", port);
         fflush(stdout);
@@ -61,6 +68,7 @@ int main(int argc, char **argv)
         prov_signals_wait();
         emu_server_stop(server);
     }
+    emu_aio_stop(ctx.aio);
     emu_request_log_free(ctx.log);
     emu_faults_free(ctx.faults);
     emu_store_free(ctx.store);

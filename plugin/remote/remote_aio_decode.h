@@ -1,0 +1,67 @@
+/*
+ * Decoders of the AIO sandbox API's answers (the routes the ABI 1.3
+ * operations use; docs/remote.md "Operations in a sandbox").  Pure
+ * functions of the body text: no I/O, no locks.  Messages may quote the
+ * sandbox's own text (its error message); the caller masks keys in them.
+ */
+#ifndef SBX_REMOTE_AIO_DECODE_H
+#define SBX_REMOTE_AIO_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+#include <sbx/backend.h>
+
+/* The kind of a failed file operation from its FileOperationError:
+ * errno_name (may be NULL) when it names one sbx knows (ENOENT, ENOTDIR,
+ * EISDIR, EEXIST, EACCES, EPERM, EROFS), else error_type (may be NULL);
+ * "invalid_target" is `invalid_target_kind` (what the operation expected:
+ * a directory for a listing, a file for a read or write).  Unknown words
+ * are SBX_ERR_PROVISIONER. */
+sbx_status remote_aio_file_error_kind(const char *error_type, const char *errno_name,
+                                      sbx_status invalid_target_kind);
+
+/* Parse an answer envelope {success, message, data}.  success true (or
+ * absent): SBX_OK, *root a new reference the caller puts, *data borrowed
+ * from it (NULL when null or absent).  success false: the error its data
+ * (a FileOperationError) or message says, kinds as
+ * remote_aio_file_error_kind, message "<what>: <its message> (<error_type>)",
+ * http_status 200.  Not JSON, not an object, an ill-typed success:
+ * SBX_ERR_PROTOCOL.  On error *root is NULL. */
+sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
+                               sbx_status invalid_target_kind, struct json_object **root,
+                               struct json_object **data, sbx_error *err);
+
+/* A BashExecResult (the envelope's data) as an exec result keeping the
+ * first `cap` bytes of each stream (NUL bytes kept; truncated when the
+ * answer holds more): completed -> EXITED exit_code (0..255; a negative
+ * exit_code -N, Python's way of saying signal N, -> SIGNALED N); timed_out
+ * -> TIMED_OUT; killed -> SIGNALED, with N when exit_code is -N, else 0
+ * (unknown).  pending, running, another
+ * status, a missing or ill-typed field: SBX_ERR_PROTOCOL.  *out is released
+ * with common_exec_result_free. */
+sbx_status remote_aio_decode_exec(struct json_object *data, size_t cap, sbx_exec_result **out,
+                                  sbx_error *err);
+
+/* Permission bits (07777) of a FileInfo's permissions text: octal ("755",
+ * "0755", "0o755") or symbolic ("-rwxr-xr-x", "rwsr-x--T").  0 when it is
+ * neither. */
+uint32_t remote_aio_permissions(const char *text);
+
+/* Milliseconds since the epoch of a FileInfo's modified_time: RFC 3339, or
+ * Python's isoformat() without an offset, read as UTC.  SBX_TIME_UNKNOWN
+ * when it is neither. */
+int64_t remote_aio_mtime(const char *text);
+
+/* A FileListResult (the envelope's data) for directory `listed` as a
+ * listing: paths relative to the directory the answer names (its `path`,
+ * else `listed`), entries deeper than max_depth dropped, sorted depth
+ * first with each directory's entries by name, cut at max_entries
+ * (truncated set).  Every entry is REGULAR or DIRECTORY: the wire does not
+ * tell a link.  Ill-typed entries or one outside the directory:
+ * SBX_ERR_PROTOCOL.  *out is released with common_listing_free. */
+sbx_status remote_aio_decode_listing(struct json_object *data, const char *listed,
+                                     unsigned max_depth, size_t max_entries,
+                                     sbx_dir_listing **out, sbx_error *err);
+
+#endif /* SBX_REMOTE_AIO_DECODE_H */

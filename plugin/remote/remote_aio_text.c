@@ -1,0 +1,167 @@
+/* Shell words, base64 and query escaping for the AIO wire (see remote_aio_text.h). */
+#include <config.h>
+
+#include "plugin/remote/remote_aio_text.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int remote_shell_quote(common_dynbuf *b, const char *word)
+{
+    common_dynbuf_add(b, "'", 1);
+    for (const char *p = word; *p != '\0';) {
+        size_t run = strcspn(p, "'");
+        common_dynbuf_add(b, p, run);
+        p += run;
+        if (*p == '\'') {
+            /* close the quotes, an escaped quote, open them again */
+            common_dynbuf_add(b, "'\\''", 4);
+            p++;
+        }
+    }
+    return common_dynbuf_add(b, "'", 1);
+}
+
+char *remote_command_text(const char *const *argv, const char *shell_command)
+{
+    common_dynbuf b;
+    common_dynbuf_init(&b, 0);
+    /* exec: the server's shell does not stay between, so a signal that
+     * ends the program is the program's, not a shell's 128+N. */
+    common_dynbuf_add(&b, "exec", 4);
+    if (argv != NULL) {
+        for (size_t i = 0; argv[i] != NULL; i++) {
+            common_dynbuf_add(&b, " ", 1);
+            remote_shell_quote(&b, argv[i]);
+        }
+    } else {
+        common_dynbuf_add(&b, " /bin/sh -c ", 12);
+        remote_shell_quote(&b, shell_command);
+    }
+    if (b.failed != COMMON_DYNBUF_OK) {
+        common_dynbuf_free(&b);
+        return NULL;
+    }
+    return common_dynbuf_take(&b, NULL);
+}
+
+char *remote_base64_encode(const void *bytes, size_t len)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (len / 3 >= (SIZE_MAX - 1) / 4 - 1)
+        return NULL;
+    size_t out_len = (len + 2) / 3 * 4;
+    char *out = malloc(out_len + 1);
+    if (out == NULL)
+        return NULL;
+    const unsigned char *in = bytes;
+    size_t o = 0, i = 0;
+    for (; i + 3 <= len; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+        out[o++] = alphabet[v >> 18 & 63];
+        out[o++] = alphabet[v >> 12 & 63];
+        out[o++] = alphabet[v >> 6 & 63];
+        out[o++] = alphabet[v & 63];
+    }
+    if (i < len) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0);
+        out[o++] = alphabet[v >> 18 & 63];
+        out[o++] = alphabet[v >> 12 & 63];
+        out[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
+        out[o++] = '=';
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int remote_query_escape(common_dynbuf *b, const char *text)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
+        unsigned char c = *p;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            strchr("-._~/", c) != NULL) {
+            common_dynbuf_add(b, p, 1);
+        } else {
+            char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+            common_dynbuf_add(b, esc, 3);
+        }
+    }
+    return common_dynbuf_add(b, "", 0);
+}
+
+/* The directory part of an absolute path ("/" for "/name"), malloc'd. */
+char *remote_parent_dir(const char *abs)
+{
+    size_t n = strlen(abs);
+    while (n > 1 && abs[n - 1] == '/')
+        n--;
+    while (n > 0 && abs[n - 1] != '/')
+        n--;
+    while (n > 1 && abs[n - 1] == '/')
+        n--;
+    char *dir = malloc(n + 2);
+    if (dir != NULL)
+        snprintf(dir, n + 2, "%.*s", (int)(n > 0 ? n : 1), n > 0 ? abs : "/");
+    return dir;
+}
+
+/* A script's start: p=<abs, quoted>. */
+static void start_script(common_dynbuf *s, const char *abs)
+{
+    common_dynbuf_init(s, 0);
+    common_dynbuf_add(s, "p=", 2);
+    remote_shell_quote(s, abs);
+}
+
+/* The script with `tail` appended, handed over (NULL: out of memory). */
+static char *finish_script(common_dynbuf *s, const char *tail)
+{
+    common_dynbuf_add(s, tail, strlen(tail));
+    if (s->failed != COMMON_DYNBUF_OK) {
+        common_dynbuf_free(s);
+        return NULL;
+    }
+    return common_dynbuf_take(s, NULL);
+}
+
+/* The script that checks a write before the bytes are sent: the parent
+ * (made with MKDIRS), a directory in the way, an existing file (EXCLUSIVE),
+ * and a new file made empty here with its mode (set -C: O_EXCL). */
+char *remote_write_check_script(const char *abs, const char *parent, unsigned flags,
+                                uint32_t mode)
+{
+    common_dynbuf s;
+    char tail[512];
+    start_script(&s, abs);
+    common_dynbuf_add(&s, "; d=", 4);
+    remote_shell_quote(&s, parent);
+    snprintf(tail, sizeof tail,
+             "\nif [ ! -d \"$d\" ]; then [ -e \"$d\" ] && exit 13; [ %d = 1 ] || exit 12; "
+             "mkdir -p -- \"$d\" || exit 16; fi\n"
+             "[ -d \"$p\" ] && exit 14\n"
+             "if [ -e \"$p\" ] || [ -L \"$p\" ]; then [ %d = 1 ] && exit 15; exit 0; fi\n"
+             "(set -C; : > \"$p\") || { [ -e \"$p\" ] && exit 15; exit 16; }\n"
+             "chmod %o -- \"$p\" || exit 16\n",
+             (flags & SBX_WRITE_MKDIRS) != 0, (flags & SBX_WRITE_EXCLUSIVE) != 0,
+             (unsigned)(mode != 0 ? mode & 07777 : 0644));
+    return finish_script(&s, tail);
+}
+
+/* The script of remove_path: a link is removed itself, never followed. */
+char *remote_remove_script(const char *abs, int recursive)
+{
+    common_dynbuf s;
+    char tail[320];
+    start_script(&s, abs);
+    snprintf(tail, sizeof tail,
+             "\nif [ -L \"$p\" ]; then rm -f -- \"$p\" || exit 16; exit 0; fi\n"
+             "[ -e \"$p\" ] || exit 12\n"
+             "if [ -d \"$p\" ]; then [ %d = 1 ] || exit 14; rm -rf -- \"$p\" || exit 16; "
+             "else rm -f -- \"$p\" || exit 16; fi\n",
+             recursive);
+    return finish_script(&s, tail);
+}

@@ -1,0 +1,205 @@
+/* Reaching a sandbox's AIO API (see remote_endpoint.h). */
+#include <config.h>
+
+#include "plugin/remote/remote_endpoint.h"
+
+#include "common/json_fields.h"
+#include "common/redact.h"
+#include "common/sandbox_ids.h"
+#include "common/sandbox_records.h"
+#include "common/utf8.h"
+#include "plugin/remote/remote_aio_decode.h"
+#include "plugin/remote/remote_answer_errors.h"
+#include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_instance.h"
+#include "plugin/remote/remote_ops.h"
+
+#include <sbx/backend_support.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A sandbox_url the backend will send requests to: http(s), and nothing a
+ * path appended to it would land in (a query, a fragment) or that could
+ * not be a URL (space, control, non-ASCII). */
+static int url_usable(const char *url)
+{
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)url; *p != '\0'; p++)
+        if (*p <= ' ' || *p >= 127 || *p == '?' || *p == '#')
+            return 0;
+    return 1;
+}
+
+static sbx_status build_client(remote_endpoint *ep, sbx_error *err)
+{
+    const remote_options *o = &ep->inst->options;
+    char *key_header = NULL;
+    const char *headers[1];
+    size_t header_count = 0;
+    if (o->sandbox_api_key != NULL) {
+        size_t n = strlen("X-AIO-API-Key: ") + strlen(o->sandbox_api_key) + 1;
+        key_header = malloc(n);
+        if (key_header == NULL)
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+        snprintf(key_header, n, "X-AIO-API-Key: %s", o->sandbox_api_key);
+        headers[header_count++] = key_header;
+    }
+    common_http_client_options co = {
+        .base_url = ep->url,
+        .ca_file = o->ca_file,
+        .connect_timeout_ms = o->connect_timeout_ms,
+        .max_response_bytes = o->max_response_bytes,
+        .headers = headers,
+        .header_count = header_count,
+        .services = ep->inst->services,
+        .log_name = REMOTE_NAME,
+    };
+    sbx_error cause;
+    sbx_backend_error_clear(&cause);
+    sbx_status st = common_http_client_new(&co, &ep->http, &cause);
+    if (key_header != NULL) {
+        memset(key_header, 0, strlen(key_header)); /* a secret */
+        free(key_header);
+    }
+    if (st != SBX_OK)
+        remote_wrap_error(&cause, ep->what, err);
+    return st;
+}
+
+sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, remote_endpoint *ep, sbx_error *err)
+{
+    memset(ep, 0, sizeof *ep);
+    ep->inst = inst;
+    ep->sandbox_id = sandbox_id;
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_backend_format(ep->what, sizeof ep->what, "Sandbox %s failed for %s", op, sandbox_id);
+    sbx_sandbox *sb = NULL;
+    st = remote_discover(inst, sandbox_id, &sb, err);
+    if (st != SBX_OK)
+        return st;
+    if (sb->status != NULL && strcmp(sb->status, "Running") != 0)
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: the sandbox is not running "
+                                   "(status %s)", ep->what, sb->status);
+    else if (!url_usable(sb->sandbox_url))
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                   "%s: the provisioner's sandbox_url is not an http(s) base URL",
+                                   ep->what);
+    else if ((ep->url = strdup(sb->sandbox_url)) == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+    common_sandbox_records_free(sb, 1);
+    if (st == SBX_OK)
+        st = build_client(ep, err);
+    if (st != SBX_OK)
+        remote_endpoint_close(ep);
+    return st;
+}
+
+void remote_endpoint_close(remote_endpoint *ep)
+{
+    common_http_client_free(ep->http);
+    free(ep->url);
+    ep->http = NULL;
+    ep->url = NULL;
+}
+
+/* GET /v1/sandbox: the sandbox's home_dir (an absolute path). */
+static sbx_status fetch_home(remote_endpoint *ep, char **home, sbx_error *err)
+{
+    common_http_response resp;
+    common_http_call call = {.method = "GET", .path = "/v1/sandbox",
+                             .timeout_ms = ep->inst->options.get_timeout_ms};
+    sbx_status st = common_http_perform(ep->http, &call, &resp, err);
+    if (st != SBX_OK)
+        return remote_endpoint_fail(ep, err);
+    if (resp.status != 200) {
+        st = remote_endpoint_answer_error(ep, &resp, err);
+        common_http_response_clear(&resp);
+        return st;
+    }
+    struct json_object *root = NULL, *data = NULL;
+    st = remote_aio_envelope(resp.body, resp.body_len, "GET /v1/sandbox",
+                             SBX_ERR_PROVISIONER, &root, &data, err);
+    common_http_response_clear(&resp);
+    if (st != SBX_OK)
+        return remote_endpoint_fail(ep, err);
+    const char *dir = NULL;
+    if (common_json_get_string(root, "home_dir", &dir) != COMMON_JSON_OK || dir[0] != '/') {
+        sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "GET /v1/sandbox has no absolute home_dir");
+        st = remote_endpoint_fail(ep, err);
+    } else if ((*home = strdup(dir)) == NULL) {
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+    }
+    json_object_put(root);
+    return st;
+}
+
+sbx_status remote_endpoint_path(remote_endpoint *ep, const char *path, int or_null, char **out,
+                                sbx_error *err)
+{
+    *out = NULL;
+    if (path == NULL && or_null)
+        return SBX_OK;
+    if (path == NULL || path[0] == '\0')
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "%s: the path is empty", ep->what);
+    if (!common_text_is_clean(path, strlen(path)))
+        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                     "%s: the path is not UTF-8 text, which the AIO API "
+                                     "cannot carry", ep->what);
+    if (path[0] == '/') {
+        *out = strdup(path);
+        return *out != NULL ? SBX_OK
+                            : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    char *home = NULL;
+    sbx_status st = fetch_home(ep, &home, err);
+    if (st != SBX_OK)
+        return st;
+    size_t hl = strlen(home);
+    while (hl > 1 && home[hl - 1] == '/')
+        hl--;
+    size_t n = hl + 1 + strlen(path) + 1;
+    *out = malloc(n);
+    if (*out != NULL)
+        snprintf(*out, n, "%.*s/%s", (int)(hl == 1 ? 0 : hl), home, path);
+    free(home);
+    return *out != NULL ? SBX_OK
+                        : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+}
+
+/* err->message with each whole occurrence of `key` masked. */
+static void mask_key(sbx_error *err, const char *key)
+{
+    if (key == NULL)
+        return;
+    char masked[SBX_ERROR_MESSAGE_MAX * (sizeof COMMON_REDACT_MASK - 1)];
+    common_redact_secret(err->message, key, masked, sizeof masked);
+    sbx_backend_format(err->message, sizeof err->message, "%s", masked);
+}
+
+sbx_status remote_endpoint_fail(const remote_endpoint *ep, sbx_error *err)
+{
+    mask_key(err, ep->inst->options.sandbox_api_key);
+    mask_key(err, ep->inst->options.api_key);
+    return sbx_backend_error_prefix(err, "%s", ep->what);
+}
+
+sbx_status remote_endpoint_answer_error(const remote_endpoint *ep,
+                                        const common_http_response *resp, sbx_error *err)
+{
+    char detail[320];
+    remote_detail_text(resp->body, resp->body_len, detail, sizeof detail);
+    sbx_status kind = resp->status == 401 || resp->status == 403 ? SBX_ERR_UNAUTHORIZED
+                      : resp->status >= 400                      ? SBX_ERR_PROVISIONER
+                                                                 : SBX_ERR_PROTOCOL;
+    sbx_backend_error_set(err, kind, "HTTP %ld%s%s%s", resp->status, detail[0] ? " " : "",
+                          detail, kind == SBX_ERR_PROTOCOL ? " (unexpected status)" : "");
+    remote_endpoint_fail(ep, err);
+    err->http_status = (int)resp->status;
+    return kind;
+}

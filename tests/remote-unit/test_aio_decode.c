@@ -1,0 +1,344 @@
+/* How the remote backend reads a sandbox's AIO answers: every exec status,
+ * every FileOperationError type, the envelope, and listings (order, depth,
+ * cap, modes and times). */
+#include <config.h>
+
+#include "tests/support/cunit_main.h"
+
+#include "common/op_results.h"
+#include "plugin/remote/remote_aio_decode.h"
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Decode an exec answer's envelope and data; SBX_OK with *out, or the error. */
+static sbx_status exec_answer(const char *body, size_t cap, sbx_exec_result **out,
+                              sbx_error *err)
+{
+    struct json_object *root = NULL, *data = NULL;
+    *out = NULL;
+    sbx_status st = remote_aio_envelope(body, strlen(body), "exec", SBX_ERR_PROVISIONER, &root,
+                                        &data, err);
+    if (st == SBX_OK)
+        st = remote_aio_decode_exec(data, cap, out, err);
+    json_object_put(root);
+    return st;
+}
+
+#define DATA(fields) "{\"success\":true,\"message\":\"ok\",\"data\":{\"session_id\":\"s\"," \
+                     "\"command_id\":\"c\",\"command\":\"x\"," fields "}}"
+
+static void test_completed_exit_codes(void)
+{
+    static const int codes[] = { 0, 1, 127, 255 };
+    for (size_t i = 0; i < 4; i++) {
+        char body[256];
+        snprintf(body, sizeof body, DATA("\"status\":\"completed\",\"exit_code\":%d,"
+                                         "\"stdout\":\"out\",\"stderr\":\"err\""), codes[i]);
+        sbx_exec_result *r;
+        sbx_error err;
+        CU_ASSERT_EQUAL_FATAL(exec_answer(body, 100, &r, &err), SBX_OK);
+        CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
+        CU_ASSERT_EQUAL(r->exit_code, codes[i]);
+        CU_ASSERT_EQUAL(r->term_signal, 0);
+        CU_ASSERT_EQUAL(r->stdout_length, 3);
+        CU_ASSERT_STRING_EQUAL(r->stdout_data, "out");
+        CU_ASSERT_STRING_EQUAL(r->stderr_data, "err");
+        CU_ASSERT(!r->stdout_truncated && !r->stderr_truncated);
+        common_exec_result_free(r);
+    }
+}
+
+/* Python's returncode -N: the process died of signal N. */
+static void test_negative_exit_code_is_a_signal(void)
+{
+    sbx_exec_result *r;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"completed\",\"exit_code\":-9"), 10, &r,
+                                      &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
+    CU_ASSERT_EQUAL(r->term_signal, 9);
+    CU_ASSERT_EQUAL(r->exit_code, -1);
+    CU_ASSERT_EQUAL(r->stdout_length, 0); /* no stdout: empty, never NULL */
+    CU_ASSERT_PTR_NOT_NULL(r->stdout_data);
+    common_exec_result_free(r);
+}
+
+static void test_timed_out_and_killed(void)
+{
+    sbx_exec_result *r;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"timed_out\",\"exit_code\":null,"
+                                           "\"stdout\":\"partial\",\"stderr\":null"),
+                                      10, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_TIMED_OUT);
+    CU_ASSERT_EQUAL(r->exit_code, -1);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "partial");
+    common_exec_result_free(r);
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"killed\""), 10, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
+    CU_ASSERT_EQUAL(r->term_signal, 0); /* the wire does not say which */
+    CU_ASSERT_EQUAL(r->exit_code, -1);
+    common_exec_result_free(r);
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"killed\",\"exit_code\":-15"), 10, &r,
+                                      &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
+    CU_ASSERT_EQUAL(r->term_signal, 15);
+    CU_ASSERT_EQUAL(r->exit_code, -1);
+    common_exec_result_free(r);
+}
+
+/* What a synchronous exec must never answer, and ill-typed answers. */
+static void test_unusable_exec_answers_are_protocol_errors(void)
+{
+    static const char *const bodies[] = {
+        DATA("\"status\":\"running\""),
+        DATA("\"status\":\"pending\""),
+        DATA("\"status\":\"exploded\",\"exit_code\":0"),
+        DATA("\"exit_code\":0"),
+        DATA("\"status\":\"completed\""),
+        DATA("\"status\":\"completed\",\"exit_code\":null"),
+        DATA("\"status\":\"completed\",\"exit_code\":\"0\""),
+        DATA("\"status\":\"completed\",\"exit_code\":256"),
+        DATA("\"status\":\"completed\",\"exit_code\":-1000"),
+        DATA("\"status\":\"completed\",\"exit_code\":0,\"stdout\":5"),
+        "{\"success\":true,\"data\":null}",
+        "{\"success\":\"yes\",\"data\":{}}",
+        "[1,2]",
+        "not json",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        sbx_exec_result *r;
+        sbx_error err;
+        CU_ASSERT_EQUAL(exec_answer(bodies[i], 10, &r, &err), SBX_ERR_PROTOCOL);
+        CU_ASSERT_PTR_NULL(r);
+    }
+}
+
+/* The first `cap` bytes are kept, NUL bytes (\u0000) included, and the
+ * rest only counts as truncated. */
+static void test_output_cap_and_nul_bytes(void)
+{
+    sbx_exec_result *r;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"completed\",\"exit_code\":0,"
+                                           "\"stdout\":\"a\\u0000b\\u0000c\","
+                                           "\"stderr\":\"0123456789\""),
+                                      5, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->stdout_length, 5);
+    CU_ASSERT_EQUAL(memcmp(r->stdout_data, "a\0b\0c", 5), 0);
+    CU_ASSERT(!r->stdout_truncated);
+    CU_ASSERT_EQUAL(r->stderr_length, 5);
+    CU_ASSERT_STRING_EQUAL(r->stderr_data, "01234");
+    CU_ASSERT(r->stderr_truncated);
+    common_exec_result_free(r);
+    /* a multi-byte character is bytes: the cap counts bytes */
+    CU_ASSERT_EQUAL_FATAL(exec_answer(DATA("\"status\":\"completed\",\"exit_code\":0,"
+                                           "\"stdout\":\"\\u00e9\\u00e9\""),
+                                      3, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(r->stdout_length, 3);
+    CU_ASSERT(r->stdout_truncated);
+    common_exec_result_free(r);
+}
+
+/* Every documented error_type, and errno_name before it. */
+static void test_file_error_kinds(void)
+{
+    static const struct { const char *type; sbx_status kind; } table[] = {
+        { "not_found", SBX_ERR_NO_SUCH_PATH },
+        { "permission_denied", SBX_ERR_PERMISSION },
+        { "read_only_filesystem", SBX_ERR_PERMISSION },
+        { "already_exists", SBX_ERR_EXISTS },
+        { "invalid_path", SBX_ERR_USAGE },
+        { "decode_error", SBX_ERR_PROTOCOL },
+        { "no_space_left", SBX_ERR_PROVISIONER },
+        { "io_error", SBX_ERR_PROVISIONER },
+        { "something_new", SBX_ERR_PROVISIONER },
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        CU_ASSERT_EQUAL(remote_aio_file_error_kind(table[i].type, NULL, SBX_ERR_USAGE),
+                        table[i].kind);
+    CU_ASSERT_EQUAL(remote_aio_file_error_kind("invalid_target", NULL, SBX_ERR_NOT_A_DIRECTORY),
+                    SBX_ERR_NOT_A_DIRECTORY);
+    CU_ASSERT_EQUAL(remote_aio_file_error_kind("invalid_target", NULL, SBX_ERR_IS_A_DIRECTORY),
+                    SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT_EQUAL(remote_aio_file_error_kind(NULL, NULL, SBX_ERR_USAGE), SBX_ERR_PROVISIONER);
+    static const struct { const char *name; sbx_status kind; } by_errno[] = {
+        { "ENOENT", SBX_ERR_NO_SUCH_PATH }, { "ENOTDIR", SBX_ERR_NOT_A_DIRECTORY },
+        { "EISDIR", SBX_ERR_IS_A_DIRECTORY }, { "EEXIST", SBX_ERR_EXISTS },
+        { "EACCES", SBX_ERR_PERMISSION }, { "EPERM", SBX_ERR_PERMISSION },
+        { "EROFS", SBX_ERR_PERMISSION },
+    };
+    for (size_t i = 0; i < sizeof by_errno / sizeof by_errno[0]; i++)
+        CU_ASSERT_EQUAL(remote_aio_file_error_kind("io_error", by_errno[i].name, SBX_ERR_USAGE),
+                        by_errno[i].kind);
+    /* an errno sbx does not know leaves the type to decide */
+    CU_ASSERT_EQUAL(remote_aio_file_error_kind("not_found", "EWEIRD", SBX_ERR_USAGE),
+                    SBX_ERR_NO_SUCH_PATH);
+}
+
+/* success:false with a FileOperationError: its kind, its message, and the
+ * HTTP status 200 it came with. */
+static void test_failed_envelope_names_the_error(void)
+{
+    const char *body = "{\"success\":false,\"message\":\"failed\",\"data\":{\"path\":\"/x\","
+                       "\"operation\":\"read\",\"message\":\"No such file: /x\","
+                       "\"error_type\":\"not_found\",\"errno\":2,\"errno_name\":\"ENOENT\"}}";
+    struct json_object *root, *data;
+    sbx_error err;
+    CU_ASSERT_EQUAL(remote_aio_envelope(body, strlen(body), "/x", SBX_ERR_USAGE, &root, &data,
+                                        &err), SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_PTR_NULL(root);
+    CU_ASSERT_STRING_EQUAL(err.message, "/x: No such file: /x (not_found)");
+    CU_ASSERT_EQUAL(err.http_status, 200);
+    const char *bare = "{\"success\":false,\"message\":\"it broke\",\"data\":null}";
+    CU_ASSERT_EQUAL(remote_aio_envelope(bare, strlen(bare), "exec", SBX_ERR_USAGE, &root, &data,
+                                        &err), SBX_ERR_PROVISIONER);
+    CU_ASSERT_STRING_EQUAL(err.message, "exec: it broke");
+}
+
+static void test_permissions(void)
+{
+    CU_ASSERT_EQUAL(remote_aio_permissions("755"), 0755);
+    CU_ASSERT_EQUAL(remote_aio_permissions("0644"), 0644);
+    CU_ASSERT_EQUAL(remote_aio_permissions("0o600"), 0600);
+    CU_ASSERT_EQUAL(remote_aio_permissions("4755"), 04755);
+    CU_ASSERT_EQUAL(remote_aio_permissions("-rwxr-xr-x"), 0755);
+    CU_ASSERT_EQUAL(remote_aio_permissions("rw-r-----"), 0640);
+    CU_ASSERT_EQUAL(remote_aio_permissions("drwsr-sr-t"), 07755);
+    CU_ASSERT_EQUAL(remote_aio_permissions("-rwSr--r-T"), 05644);
+    CU_ASSERT_EQUAL(remote_aio_permissions(""), 0);
+    CU_ASSERT_EQUAL(remote_aio_permissions("9"), 0);
+    CU_ASSERT_EQUAL(remote_aio_permissions("0o"), 0);
+    CU_ASSERT_EQUAL(remote_aio_permissions("rwxrwxrwq"), 0);
+    CU_ASSERT_EQUAL(remote_aio_permissions(NULL), 0);
+}
+
+static void test_modified_times(void)
+{
+    /* 2024-01-02T03:04:05Z */
+    const int64_t base = INT64_C(1704164645000);
+    CU_ASSERT_EQUAL(remote_aio_mtime("2024-01-02T03:04:05Z"), base);
+    CU_ASSERT_EQUAL(remote_aio_mtime("2024-01-02T03:04:05+00:00"), base);
+    CU_ASSERT_EQUAL(remote_aio_mtime("2024-01-02T03:04:05.678901"), base + 678);
+    CU_ASSERT_EQUAL(remote_aio_mtime("2024-01-02T03:04:05"), base);
+    CU_ASSERT_EQUAL(remote_aio_mtime("yesterday"), SBX_TIME_UNKNOWN);
+    CU_ASSERT_EQUAL(remote_aio_mtime(NULL), SBX_TIME_UNKNOWN);
+}
+
+/* Decode a list answer's data for `listed`. */
+static sbx_status listing(const char *data_text, const char *listed, unsigned depth,
+                          size_t cap, sbx_dir_listing **out, sbx_error *err)
+{
+    struct json_object *data = json_tokener_parse(data_text);
+    CU_ASSERT_FATAL(data != NULL);
+    sbx_status st = remote_aio_decode_listing(data, listed, depth, cap, out, err);
+    json_object_put(data);
+    return st;
+}
+
+#define INFO(p, dir) "{\"name\":\"n\",\"path\":\"" p "\",\"is_directory\":" dir "}"
+
+/* Entries come depth first, each directory's by name, whatever order the
+ * server sent; deeper ones than asked are dropped; the cap truncates. */
+static void test_listing_order_depth_and_cap(void)
+{
+    const char *text = "{\"path\":\"/w\",\"files\":["
+        INFO("/w/b", "false") "," INFO("/w/a-c", "false") "," INFO("/w/a/z/deep", "false") ","
+        "{\"name\":\"a\",\"path\":\"/w/a\",\"is_directory\":true,\"size\":4096,"
+        "\"modified_time\":\"2024-01-02T03:04:05\",\"permissions\":\"755\"},"
+        INFO("/w/a/z", "true") "," INFO("/w/a/y", "false") "]}";
+    sbx_dir_listing *l;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(listing(text, "/w", 2, 100, &l, &err), SBX_OK);
+    static const char *const want[] = { "a", "a/y", "a/z", "a-c", "b" };
+    sbx_dir_entry *e = l->entries;
+    for (size_t i = 0; i < 5; i++, e = e->next) {
+        CU_ASSERT_FATAL(e != NULL);
+        CU_ASSERT_STRING_EQUAL(e->path, want[i]);
+    }
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(l->count, 5);
+    CU_ASSERT(!l->truncated);
+    e = l->entries;
+    CU_ASSERT_EQUAL(e->type, SBX_FILE_DIRECTORY);
+    CU_ASSERT_EQUAL(e->size, 0); /* a directory's size is 0 */
+    CU_ASSERT_EQUAL(e->mode, 0755);
+    CU_ASSERT_EQUAL(e->mtime, INT64_C(1704164645000));
+    CU_ASSERT_EQUAL(e->next->type, SBX_FILE_REGULAR);
+    CU_ASSERT_EQUAL(e->next->mtime, SBX_TIME_UNKNOWN);
+    common_listing_free(l);
+    CU_ASSERT_EQUAL_FATAL(listing(text, "/w", 1, 2, &l, &err), SBX_OK);
+    CU_ASSERT_EQUAL(l->count, 2);
+    CU_ASSERT(l->truncated);
+    CU_ASSERT_STRING_EQUAL(l->entries->path, "a");
+    CU_ASSERT_STRING_EQUAL(l->entries->next->path, "a-c");
+    common_listing_free(l);
+}
+
+/* The root, a listed path with a trailing '/', and the answer's own name
+ * of the directory (a link resolved) are all read right. */
+static void test_listing_paths_relative_to_the_directory(void)
+{
+    sbx_dir_listing *l;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(listing("{\"path\":\"/\",\"files\":[" INFO("/etc", "true") "]}", "/",
+                                  1, 10, &l, &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(l->entries->path, "etc");
+    common_listing_free(l);
+    CU_ASSERT_EQUAL_FATAL(listing("{\"files\":[" INFO("/w/f", "false") "]}", "/w/", 1, 10, &l,
+                                  &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(l->entries->path, "f");
+    common_listing_free(l);
+    CU_ASSERT_EQUAL_FATAL(listing("{\"path\":\"/real\",\"files\":[" INFO("/real/f", "false")
+                                  "]}", "/link", 1, 10, &l, &err), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(l->entries->path, "f");
+    common_listing_free(l);
+    CU_ASSERT_EQUAL_FATAL(listing("{\"path\":\"/w\",\"files\":[]}", "/w", 1, 10, &l, &err),
+                          SBX_OK);
+    CU_ASSERT_PTR_NULL(l->entries);
+    CU_ASSERT_EQUAL(l->count, 0);
+    common_listing_free(l);
+}
+
+static void test_unusable_listings_are_protocol_errors(void)
+{
+    static const char *const texts[] = {
+        "{\"path\":\"/w\"}",
+        "{\"path\":\"/w\",\"files\":{}}",
+        "{\"path\":\"/w\",\"files\":[" INFO("/elsewhere/f", "false") "]}",
+        "{\"path\":\"/w\",\"files\":[" INFO("/wx", "false") "]}",
+        "{\"path\":\"/w\",\"files\":[" INFO("/w/f", "\"no\"") "]}",
+        "{\"path\":\"/w\",\"files\":[5]}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        sbx_dir_listing *l;
+        sbx_error err;
+        CU_ASSERT_EQUAL(listing(texts[i], "/w", 3, 10, &l, &err), SBX_ERR_PROTOCOL);
+        CU_ASSERT_PTR_NULL(l);
+    }
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        { "completed_exit_codes", test_completed_exit_codes },
+        { "negative_exit_code_is_a_signal", test_negative_exit_code_is_a_signal },
+        { "timed_out_and_killed", test_timed_out_and_killed },
+        { "unusable_exec_answers_are_protocol_errors",
+          test_unusable_exec_answers_are_protocol_errors },
+        { "output_cap_and_nul_bytes", test_output_cap_and_nul_bytes },
+        { "file_error_kinds", test_file_error_kinds },
+        { "failed_envelope_names_the_error", test_failed_envelope_names_the_error },
+        { "permissions", test_permissions },
+        { "modified_times", test_modified_times },
+        { "listing_order_depth_and_cap", test_listing_order_depth_and_cap },
+        { "listing_paths_relative_to_the_directory",
+          test_listing_paths_relative_to_the_directory },
+        { "unusable_listings_are_protocol_errors", test_unusable_listings_are_protocol_errors },
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("remote AIO answers", NULL, NULL, tests);
+}

@@ -1,0 +1,37 @@
+/* The answer envelopes of the AIO sandbox API: {"success","message",
+ * "data","hint"}, and the FileOperationError a handled file failure
+ * carries in it (HTTP 200, success false), or the HTTP status a download
+ * answers instead. */
+#ifndef AIO_ANSWERS_H
+#define AIO_ANSWERS_H
+
+#include <sbx/backend.h>
+#include <json-c/json.h>
+
+#include "tools/provisioner-common/prov_reply.h"
+
+/* 200 {"success":true,"message":"Operation successful","data":DATA,
+ * "hint":null}; takes `data` (NULL: JSON null). */
+void aio_answer_ok(prov_reply *reply, json_object *data);
+
+/* 200 {"success":false,"message":MESSAGE,"data":null,"hint":null}. */
+void aio_answer_failed(prov_reply *reply, const char *message);
+
+/* 200 {"success":false,"message":...,"data":FileOperationError} for the
+ * backend's failure `err` of `operation` ("read", "write", "list",
+ * "upload") on `path`.  A sandbox gone (SBX_ERR_NOT_FOUND) is 404
+ * instead, as nothing serves its URL any more. */
+void aio_answer_file_error(prov_reply *reply, const char *operation, const char *path,
+                           const sbx_error *err);
+
+/* As aio_answer_file_error, for a failure the route itself found: the
+ * FileOperationError `error_type` and `message`, no errno. */
+void aio_answer_file_problem(prov_reply *reply, const char *operation, const char *path,
+                             const char *error_type, const char *message);
+
+/* The HTTP status a download answers for the backend's failure `err`
+ * (404 no such path, 403 permission or refused, 400 a directory, ...),
+ * with {"detail": message}. */
+void aio_answer_download_error(prov_reply *reply, const sbx_error *err);
+
+#endif

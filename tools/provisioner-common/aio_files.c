@@ -1,0 +1,189 @@
+/* POST /v1/file/read and /v1/file/write (aio_routes.h): text reads sliced
+ * by lines, writes of text or base64 bytes. */
+#include <config.h>
+
+#include "tools/provisioner-common/aio_files.h"
+
+#include "tools/provisioner-common/aio_answers.h"
+#include "tools/provisioner-common/aio_body.h"
+#include "tools/provisioner-common/aio_text.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const aio_field read_fields[] = {
+    {"file", AIO_FIELD_STRING, 1, 0, NULL},
+    {"start_line", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"end_line", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"sudo", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+};
+
+static const char *const encodings[] = {"utf-8", "base64", "raw", NULL};
+
+static const aio_field write_fields[] = {
+    {"file", AIO_FIELD_STRING, 1, 0, NULL},
+    {"content", AIO_FIELD_STRING, 1, 0, NULL},
+    {"encoding", AIO_FIELD_STRING, 0, 1, encodings},
+    {"append", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"leading_newline", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"trailing_newline", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"sudo", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+};
+
+sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_content **out,
+                          sbx_error *err)
+{
+    sbx_operations_info info = {.struct_size = sizeof info};
+    sbx_backend_operations_info(call->backend, &info, err);
+    uint64_t limit = info.max_file_bytes > 0 ? info.max_file_bytes : AIO_FILE_MAX_BYTES;
+    sbx_status st =
+        sbx_backend_read_file(call->backend, call->sandbox_id, path, 0, limit, out, err);
+    if (st == SBX_OK && (*out)->truncated) {
+        sbx_backend_free_file_content(call->backend, *out);
+        *out = NULL;
+        return sbx_error_set(err, SBX_ERR_USAGE, "%s is larger than %llu bytes", path,
+                             (unsigned long long)limit);
+    }
+    return st;
+}
+
+/* A line index of a Python slice (negative: from the end), clamped to
+ * [0, lines]. */
+static size_t slice_index(json_object *value, size_t lines, size_t fallback)
+{
+    if (value == NULL)
+        return fallback;
+    int64_t i = json_object_get_int64(value);
+    if (i < 0)
+        i += (int64_t)lines;
+    return i < 0 ? 0 : (uint64_t)i > lines ? lines : (size_t)i;
+}
+
+/* The byte offset where line `index` (0-based) of `text` starts; `len`
+ * for the lines past the end.  Lines end after each '\n'. */
+static size_t line_start(const char *text, size_t len, size_t index)
+{
+    size_t at = 0;
+    for (size_t line = 0; line < index && at < len; line++) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        at = nl != NULL ? (size_t)(nl - text) + 1 : len;
+    }
+    return at;
+}
+
+static size_t count_lines(const char *text, size_t len)
+{
+    size_t lines = 0;
+    for (size_t at = 0; at < len; lines++) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        at = nl != NULL ? (size_t)(nl - text) + 1 : len;
+    }
+    return lines;
+}
+
+void aio_route_read(const aio_call *call, prov_reply *reply)
+{
+    aio_problems problems = {NULL, 0};
+    json_object *body = aio_body_parse(call->req->body, call->req->body_len, read_fields,
+                                       sizeof read_fields / sizeof read_fields[0], &problems);
+    if (body == NULL) {
+        aio_problems_answer(&problems, reply);
+        return;
+    }
+    const char *path = aio_string(body, "file", "");
+    sbx_error err;
+    sbx_error_clear(&err);
+    sbx_file_content *content = NULL;
+    if (aio_read_whole(call, path, &content, &err) != SBX_OK) {
+        aio_answer_file_error(reply, "read", path, &err);
+    } else if (!aio_utf8_valid(content->data, content->length)) {
+        aio_answer_file_problem(reply, "read", path, "decode_error",
+                                "the file is not UTF-8 text: download it instead");
+    } else {
+        size_t lines = count_lines(content->data, content->length);
+        size_t first = slice_index(aio_member(body, "start_line"), lines, 0);
+        size_t end = slice_index(aio_member(body, "end_line"), lines, lines);
+        size_t from = line_start(content->data, content->length, first);
+        size_t to = end > first ? line_start(content->data, content->length, end) : from;
+        json_object *data = json_object_new_object();
+        int built = data != NULL &&
+                    prov_json_add(data, "content",
+                                  json_object_new_string_len(content->data + from,
+                                                             (int)(to - from))) &&
+                    prov_json_add_string(data, "file", path);
+        data = prov_json_built(data, built);
+        if (data == NULL)
+            prov_reply_out_of_memory(reply);
+        else
+            aio_answer_ok(reply, data);
+    }
+    sbx_backend_free_file_content(call->backend, content);
+    json_object_put(body);
+}
+
+/* The bytes a write puts in the file, in a new buffer (*len); NULL when
+ * memory ran out, or with *invalid set when base64 content is not. */
+static char *write_bytes(json_object *body, size_t *len, int *invalid)
+{
+    json_object *content = aio_member(body, "content");
+    const char *text = json_object_get_string(content);
+    size_t text_len = (size_t)json_object_get_string_len(content);
+    *invalid = 0;
+    if (strcmp(aio_string(body, "encoding", "utf-8"), "base64") == 0)
+        return aio_base64_decode(text, text_len, len, invalid);
+    int leading = aio_boolean(body, "leading_newline", 0);
+    int trailing = aio_boolean(body, "trailing_newline", 0);
+    char *bytes = prov_malloc(text_len + 3);
+    if (bytes == NULL)
+        return NULL;
+    size_t n = 0;
+    if (leading)
+        bytes[n++] = '\n';
+    memcpy(bytes + n, text, text_len);
+    n += text_len;
+    if (trailing)
+        bytes[n++] = '\n';
+    *len = n;
+    return bytes;
+}
+
+void aio_route_write(const aio_call *call, prov_reply *reply)
+{
+    aio_problems problems = {NULL, 0};
+    json_object *body = aio_body_parse(call->req->body, call->req->body_len, write_fields,
+                                       sizeof write_fields / sizeof write_fields[0], &problems);
+    if (body == NULL) {
+        aio_problems_answer(&problems, reply);
+        return;
+    }
+    const char *path = aio_string(body, "file", "");
+    size_t len = 0;
+    int invalid = 0;
+    char *bytes = write_bytes(body, &len, &invalid);
+    sbx_error err;
+    sbx_error_clear(&err);
+    unsigned flags = aio_boolean(body, "append", 0) ? SBX_WRITE_APPEND : 0;
+    if (invalid) {
+        aio_answer_file_problem(reply, "write", path, "decode_error",
+                                "the content is not valid base64");
+    } else if (bytes == NULL) {
+        prov_reply_out_of_memory(reply);
+    } else if (sbx_backend_write_file(call->backend, call->sandbox_id, path, bytes, len, flags,
+                                      0, &err) != SBX_OK) {
+        aio_answer_file_error(reply, "write", path, &err);
+    } else {
+        json_object *data = json_object_new_object();
+        int built = data != NULL && prov_json_add_string(data, "file", path) &&
+                    prov_json_add(data, "bytes_written", json_object_new_int64((int64_t)len));
+        data = prov_json_built(data, built);
+        if (data == NULL)
+            prov_reply_out_of_memory(reply);
+        else
+            aio_answer_ok(reply, data);
+    }
+    free(bytes);
+    json_object_put(body);
+}

@@ -1,0 +1,17 @@
+/* What the AIO file routes share: reading a whole file of the sandbox. */
+#ifndef AIO_FILES_H
+#define AIO_FILES_H
+
+#include "tools/provisioner-common/aio_routes.h"
+
+/* The default largest file read whole when the backend names no limit. */
+#define AIO_FILE_MAX_BYTES (64u * 1024u * 1024u)
+
+/* Read all of file `path` of the call's sandbox: SBX_OK with *out
+ * (release with sbx_backend_free_file_content), else the backend's error;
+ * a file larger than the backend's max_file_bytes (or AIO_FILE_MAX_BYTES)
+ * is SBX_ERR_USAGE saying so. */
+sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_content **out,
+                          sbx_error *err);
+
+#endif

@@ -1,0 +1,225 @@
+/* POST /v1/file/list (aio_routes.h): one backend listing, filtered
+ * (hidden names, extensions), sorted and answered as FileListResult. */
+#include <config.h>
+
+#include "tools/provisioner-common/aio_answers.h"
+#include "tools/provisioner-common/aio_body.h"
+#include "tools/provisioner-common/aio_routes.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Levels a recursive listing without max_depth goes down. */
+#define RECURSIVE_DEPTH 64u
+
+/* Entries one listing answers at most. */
+#define MAX_ENTRIES 100000u
+
+static const aio_field list_fields[] = {
+    {"path", AIO_FIELD_STRING, 1, 0, NULL},
+    {"recursive", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"show_hidden", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"file_types", AIO_FIELD_STRING_ARRAY, 0, 1, NULL},
+    {"max_depth", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"include_size", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"include_permissions", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"sort_by", AIO_FIELD_STRING, 0, 1, NULL},
+    {"sort_desc", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+};
+
+/* How entries are ordered (qsort has no context argument). */
+typedef enum sort_key { BY_NAME, BY_SIZE, BY_MODIFIED, BY_TYPE } sort_key;
+
+typedef struct sort_item {
+    const sbx_dir_entry *entry;
+    sort_key key;
+    int descending;
+} sort_item;
+
+/* The last component of an entry's path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* Python's os.path.splitext(name)[1]: from the last dot not leading the
+ * name; NULL when there is none. */
+static const char *extension(const char *name)
+{
+    const char *start = name;
+    while (*start == '.')
+        start++;
+    return strrchr(start, '.');
+}
+
+static int compare(const void *a, const void *b)
+{
+    const sort_item *x = a, *y = b;
+    const sbx_dir_entry *p = x->entry, *q = y->entry;
+    int order = 0;
+    if (x->key == BY_SIZE)
+        order = (p->size > q->size) - (p->size < q->size);
+    else if (x->key == BY_MODIFIED)
+        order = (p->mtime > q->mtime) - (p->mtime < q->mtime);
+    else if (x->key == BY_TYPE)
+        order = (q->type == SBX_FILE_DIRECTORY) - (p->type == SBX_FILE_DIRECTORY);
+    if (order == 0)
+        order = strcmp(base_name(p->path), base_name(q->path));
+    if (order == 0)
+        order = strcmp(p->path, q->path);
+    return x->descending ? -order : order;
+}
+
+/* Whether a path has a component starting with '.'. */
+static int hidden(const char *path)
+{
+    for (const char *c = path; c != NULL; c = strchr(c, '/')) {
+        c += *c == '/';
+        if (*c == '.')
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the entry passes the file_types filter (directories always do). */
+static int wanted_type(json_object *types, const sbx_dir_entry *e)
+{
+    if (types == NULL || e->type == SBX_FILE_DIRECTORY)
+        return 1;
+    const char *ext = extension(base_name(e->path));
+    for (size_t i = 0; ext != NULL && i < json_object_array_length(types); i++) {
+        if (strcmp(json_object_get_string(json_object_array_get_idx(types, i)), ext) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* An ISO 8601 time (UTC, microseconds) of `ms`; NULL when unknown. */
+static json_object *iso_time(int64_t ms)
+{
+    if (ms == SBX_TIME_UNKNOWN)
+        return NULL;
+    time_t seconds = (time_t)(ms / 1000);
+    struct tm tm;
+    char text[48];
+    if (gmtime_r(&seconds, &tm) == NULL)
+        return NULL;
+    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(text + n, sizeof text - n, ".%06d", (int)(ms % 1000) * 1000);
+    return json_object_new_string(text);
+}
+
+/* Add `value` (NULL: JSON null). */
+static int add_or_null(json_object *obj, const char *key, json_object *value)
+{
+    return value != NULL ? prov_json_add(obj, key, value)
+                         : json_object_object_add(obj, key, NULL) == 0;
+}
+
+/* The FileInfo of entry `e` of directory `dir`; NULL when memory ran out. */
+static json_object *file_info(const char *dir, const sbx_dir_entry *e, json_object *body)
+{
+    size_t n = strlen(dir) + strlen(e->path) + 2;
+    char *full = prov_malloc(n);
+    if (full == NULL)
+        return NULL;
+    size_t dir_len = strlen(dir);
+    snprintf(full, n, "%s%s%s", dir, dir_len > 0 && dir[dir_len - 1] == '/' ? "" : "/",
+             e->path);
+    int directory = e->type == SBX_FILE_DIRECTORY;
+    const char *ext = directory ? NULL : extension(base_name(e->path));
+    char mode[8];
+    snprintf(mode, sizeof mode, "%o", (unsigned)(e->mode & 0777));
+    json_object *info = json_object_new_object();
+    int built =
+        info != NULL && prov_json_add_string(info, "name", base_name(e->path)) &&
+        prov_json_add_string(info, "path", full) &&
+        prov_json_add(info, "is_directory", json_object_new_boolean(directory)) &&
+        add_or_null(info, "size",
+                    aio_boolean(body, "include_size", 1) ? json_object_new_int64((int64_t)e->size)
+                                                         : NULL) &&
+        add_or_null(info, "modified_time", iso_time(e->mtime)) &&
+        prov_json_add_string(info, "permissions",
+                             aio_boolean(body, "include_permissions", 0) ? mode : NULL) &&
+        prov_json_add_string(info, "extension", ext);
+    free(full);
+    return prov_json_built(info, built);
+}
+
+/* The FileListResult of `listing`; NULL when memory ran out. */
+static json_object *list_result(const char *dir, const sbx_dir_listing *listing,
+                                json_object *body)
+{
+    const char *sort_by = aio_string(body, "sort_by", "name");
+    sort_key key = strcmp(sort_by, "size") == 0       ? BY_SIZE
+                   : strcmp(sort_by, "modified") == 0 ? BY_MODIFIED
+                   : strcmp(sort_by, "type") == 0     ? BY_TYPE
+                                                      : BY_NAME;
+    int show_hidden = aio_boolean(body, "show_hidden", 1);
+    json_object *types = aio_member(body, "file_types");
+    sort_item *items = prov_malloc((listing->count + 1) * sizeof *items);
+    if (items == NULL)
+        return NULL;
+    size_t n = 0, directories = 0;
+    for (const sbx_dir_entry *e = listing->entries; e != NULL; e = e->next) {
+        if ((!show_hidden && hidden(e->path)) || !wanted_type(types, e))
+            continue;
+        items[n++] = (sort_item){e, key, aio_boolean(body, "sort_desc", 0)};
+        directories += e->type == SBX_FILE_DIRECTORY;
+    }
+    qsort(items, n, sizeof *items, compare);
+    json_object *files = json_object_new_array();
+    int built = files != NULL;
+    for (size_t i = 0; built && i < n; i++)
+        built = prov_json_append(files, file_info(dir, items[i].entry, body));
+    free(items);
+    files = prov_json_built(files, built);
+    json_object *data = files != NULL ? json_object_new_object() : NULL;
+    if (data == NULL) {
+        json_object_put(files);
+        return NULL;
+    }
+    built = prov_json_add(data, "files", files) && prov_json_add_string(data, "path", dir) &&
+            prov_json_add(data, "total_count", json_object_new_int64((int64_t)n)) &&
+            prov_json_add(data, "directory_count", json_object_new_int64((int64_t)directories)) &&
+            prov_json_add(data, "file_count", json_object_new_int64((int64_t)(n - directories)));
+    return prov_json_built(data, built);
+}
+
+void aio_route_list(const aio_call *call, prov_reply *reply)
+{
+    aio_problems problems = {NULL, 0};
+    json_object *body = aio_body_parse(call->req->body, call->req->body_len, list_fields,
+                                       sizeof list_fields / sizeof list_fields[0], &problems);
+    if (body == NULL) {
+        aio_problems_answer(&problems, reply);
+        return;
+    }
+    const char *path = aio_string(body, "path", "");
+    json_object *max_depth = aio_member(body, "max_depth");
+    unsigned depth = 1;
+    if (aio_boolean(body, "recursive", 0)) {
+        int64_t asked = max_depth != NULL ? json_object_get_int64(max_depth) : RECURSIVE_DEPTH;
+        depth = asked < 1 ? 1 : asked > RECURSIVE_DEPTH ? RECURSIVE_DEPTH : (unsigned)asked;
+    }
+    sbx_error err;
+    sbx_error_clear(&err);
+    sbx_dir_listing *listing = NULL;
+    if (sbx_backend_list_dir(call->backend, call->sandbox_id, path, depth, MAX_ENTRIES,
+                             &listing, &err) != SBX_OK) {
+        aio_answer_file_error(reply, "list", path, &err);
+    } else {
+        json_object *data = list_result(path, listing, body);
+        if (data == NULL)
+            prov_reply_out_of_memory(reply);
+        else
+            aio_answer_ok(reply, data);
+    }
+    sbx_backend_free_listing(call->backend, listing);
+    json_object_put(body);
+}

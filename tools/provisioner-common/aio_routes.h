@@ -1,0 +1,34 @@
+/* The AIO route handlers (aio_server.c routes to them).  Each answers one
+ * request for one sandbox in `reply`. */
+#ifndef AIO_ROUTES_H
+#define AIO_ROUTES_H
+
+#include <sbx/host.h>
+
+#include "tools/provisioner-common/prov_reply.h"
+#include "tools/provisioner-common/prov_server.h"
+
+/* One request for one sandbox; everything borrowed for the call. */
+typedef struct aio_call {
+    sbx_backend *backend;
+    const char *sandbox_id;
+    const prov_request *req;
+    const char *version;        /* the server's version string */
+} aio_call;
+
+/* GET /v1/sandbox: SandboxResponse (home_dir: the sandbox's working
+ * directory, as its commands see it). */
+void aio_route_sandbox(const aio_call *call, prov_reply *reply);
+
+/* POST /v1/bash/exec (aio_exec.c). */
+void aio_route_exec(const aio_call *call, prov_reply *reply);
+
+/* POST /v1/file/read, /write, /list, /upload and GET /v1/file/download
+ * (aio_files.c, aio_list.c, aio_transfer.c). */
+void aio_route_read(const aio_call *call, prov_reply *reply);
+void aio_route_write(const aio_call *call, prov_reply *reply);
+void aio_route_list(const aio_call *call, prov_reply *reply);
+void aio_route_upload(const aio_call *call, prov_reply *reply);
+void aio_route_download(const aio_call *call, prov_reply *reply);
+
+#endif

@@ -1,0 +1,196 @@
+/* AIO routing, key check and request log (aio_server.h). */
+#include <config.h>
+
+#include "tools/provisioner-common/aio_server.h"
+
+#include "tools/provisioner-common/aio_routes.h"
+#include "tools/provisioner-common/aio_text.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct aio_server {
+    aio_server_options options;
+    int log_fd;                 /* -1: no request log */
+    pthread_mutex_t log_lock;   /* one line at a time */
+};
+
+/* A served path: its method and handler. */
+typedef struct aio_route_entry {
+    const char *path;
+    const char *method;
+    void (*handler)(const aio_call *call, prov_reply *reply);
+} aio_route_entry;
+
+static const aio_route_entry routes[] = {
+    {"/v1/sandbox", "GET", aio_route_sandbox},
+    {"/v1/bash/exec", "POST", aio_route_exec},
+    {"/v1/file/read", "POST", aio_route_read},
+    {"/v1/file/write", "POST", aio_route_write},
+    {"/v1/file/list", "POST", aio_route_list},
+    {"/v1/file/upload", "POST", aio_route_upload},
+    {"/v1/file/download", "GET", aio_route_download},
+};
+
+aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len)
+{
+    aio_server *server = prov_malloc(sizeof *server);
+    if (server == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    server->options = *options;
+    server->log_fd = -1;
+    if (options->request_log != NULL) {
+        server->log_fd =
+            open(options->request_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (server->log_fd < 0) {
+            snprintf(why, why_len, "cannot open the AIO request log %s: %s",
+                     options->request_log, strerror(errno));
+            free(server);
+            return NULL;
+        }
+    }
+    pthread_mutex_init(&server->log_lock, NULL);
+    return server;
+}
+
+void aio_server_free(aio_server *server)
+{
+    if (server == NULL)
+        return;
+    if (server->log_fd >= 0)
+        close(server->log_fd);
+    pthread_mutex_destroy(&server->log_lock);
+    free(server);
+}
+
+/* The body in a log line: "body" as text when it is UTF-8, else
+ * "body_base64" (a multipart upload of binary bytes). */
+static int add_body(json_object *line, const prov_request *req)
+{
+    if (aio_utf8_valid(req->body, req->body_len))
+        return prov_json_add(line, "body",
+                             json_object_new_string_len(req->body, (int)req->body_len));
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *in = (const unsigned char *)req->body;
+    size_t n = req->body_len;
+    char *text = prov_malloc((n + 2) / 3 * 4 + 1);
+    if (text == NULL)
+        return 0;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned long g = (unsigned long)in[i] << 16 |
+                          (i + 1 < n ? (unsigned long)in[i + 1] << 8 : 0) |
+                          (i + 2 < n ? in[i + 2] : 0);
+        text[o++] = digits[g >> 18 & 63];
+        text[o++] = digits[g >> 12 & 63];
+        text[o++] = i + 1 < n ? digits[g >> 6 & 63] : '=';
+        text[o++] = i + 2 < n ? digits[g & 63] : '=';
+    }
+    text[o] = '\0';
+    int added = prov_json_add(line, "body_base64", json_object_new_string(text));
+    free(text);
+    return added;
+}
+
+/* The query arguments a route reads (download's), as an object. */
+static json_object *query_of(const prov_request *req)
+{
+    static const char *const names[] = {"path", "change_policy", NULL};
+    json_object *query = json_object_new_object();
+    for (size_t i = 0; query != NULL && names[i] != NULL; i++) {
+        const char *value = prov_request_query(req, names[i]);
+        if (value != NULL && !prov_json_add_string(query, names[i], value)) {
+            json_object_put(query);
+            return NULL;
+        }
+    }
+    return query;
+}
+
+/* Append one JSON line for `req` to the request log; a line that cannot be
+ * built or written whole is left out (the log is a test aid). */
+static void log_request(aio_server *server, const char *sandbox_id, const char *path,
+                        const prov_request *req)
+{
+    if (server->log_fd < 0)
+        return;
+    json_object *line = json_object_new_object();
+    int built = line != NULL && prov_json_add_string(line, "sandbox_id", sandbox_id) &&
+                prov_json_add_string(line, "method", req->method) &&
+                prov_json_add_string(line, "url_path", req->path) &&
+                prov_json_add_string(line, "route", path) &&
+                prov_json_add(line, "query", query_of(req)) &&
+                prov_json_add_string(line, "content_type", req->content_type) &&
+                add_body(line, req);
+    const char *text = built ? prov_json_text(line) : NULL;
+    if (text != NULL) {
+        size_t len = strlen(text);
+        char *record = prov_malloc(len + 2);
+        if (record != NULL) {
+            memcpy(record, text, len);
+            record[len] = '\n';
+            pthread_mutex_lock(&server->log_lock);
+            ssize_t written = write(server->log_fd, record, len + 1);
+            pthread_mutex_unlock(&server->log_lock);
+            (void)written;
+            free(record);
+        }
+    }
+    json_object_put(line);
+}
+
+/* The key the request carries: X-AIO-API-Key, else a bearer token, else
+ * ?api_key= (the three ways the AIO server accepts it); NULL when none. */
+static const char *given_key(const prov_request *req)
+{
+    const char *key = prov_request_header(req, "X-AIO-API-Key");
+    const char *auth = prov_request_header(req, "Authorization");
+    if (key == NULL && auth != NULL && strncmp(auth, "Bearer ", 7) == 0)
+        key = auth + 7;
+    return key != NULL ? key : prov_request_query(req, "api_key");
+}
+
+void aio_server_answer(aio_server *server, const char *sandbox_id, const char *path,
+                       const prov_request *req, prov_reply *reply)
+{
+    log_request(server, sandbox_id, path, req);
+    if (server->options.api_key != NULL &&
+        !prov_key_equal(given_key(req), server->options.api_key)) {
+        prov_reply_detail(reply, 401, "Invalid or missing API key");
+        return;
+    }
+    if (sandbox_id == NULL) {
+        prov_reply_detail(reply, 404, "Sandbox not found");
+        return;
+    }
+    const aio_route_entry *path_match = NULL;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (strcmp(routes[i].path, path) != 0)
+            continue;
+        path_match = &routes[i];
+        if (strcmp(routes[i].method, req->method) == 0) {
+            const aio_call call = {server->options.backend, sandbox_id, req,
+                                   server->options.version};
+            routes[i].handler(&call, reply);
+            return;
+        }
+    }
+    if (path_match == NULL) {
+        prov_reply_detail(reply, 404, "Not Found");
+        return;
+    }
+    prov_reply_detail(reply, 405, "Method Not Allowed");
+    reply->allow = prov_strdup(path_match->method);
+    if (reply->allow == NULL)
+        prov_reply_out_of_memory(reply);
+}

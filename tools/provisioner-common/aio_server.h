@@ -1,0 +1,46 @@
+/* The AIO sandbox API (the HTTP API of the agent-infra "AIO" sandbox that
+ * the remote backend calls at a sandbox's sandbox_url), served for the
+ * sandboxes of an sbx backend: each route becomes ABI 1.3 operations on
+ * it (docs/emulator.md, "The AIO routes").  Routes: GET /v1/sandbox,
+ * POST /v1/bash/exec, POST /v1/file/{read,write,list,upload},
+ * GET /v1/file/download; any other path answers 404
+ * {"detail":"Not Found"}, a served path with another method 405.
+ * Used from the program's request threads, concurrently. */
+#ifndef AIO_SERVER_H
+#define AIO_SERVER_H
+
+#include <stddef.h>
+#include <sbx/host.h>
+
+#include "tools/provisioner-common/prov_reply.h"
+#include "tools/provisioner-common/prov_server.h"
+
+typedef struct aio_server aio_server;
+
+/* How the routes are served.  Pointers are borrowed and must outlive the
+ * server. */
+typedef struct aio_server_options {
+    sbx_backend *backend;       /* the sandboxes' backend */
+    const char *api_key;        /* NULL: none; else every request must carry it
+                                 * (X-AIO-API-Key, Authorization: Bearer, or
+                                 * ?api_key=), else 401 */
+    const char *request_log;    /* NULL: none; else each request is appended to
+                                 * this file as one JSON line */
+    const char *version;        /* what GET /v1/sandbox reports as "version" */
+} aio_server_options;
+
+/* A server for `options` (copied), or NULL with the reason in `why`
+ * (`why_len` bytes): the request log cannot be opened, or memory ran out. */
+aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len);
+
+/* Close the request log and free the server.  NULL is accepted. */
+void aio_server_free(aio_server *server);
+
+/* Answer `req`, whose path below the sandbox's base URL is `path` (e.g.
+ * "/v1/bash/exec"), for the backend's sandbox `sandbox_id` (NULL: the URL
+ * names no sandbox: 404).  In order: the request is logged, the key
+ * checked, then routed. */
+void aio_server_answer(aio_server *server, const char *sandbox_id, const char *path,
+                       const prov_request *req, prov_reply *reply);
+
+#endif
