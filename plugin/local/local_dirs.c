@@ -73,7 +73,8 @@ static char **read_names(int fd, size_t *count)
         errno = saved;
         return NULL;
     }
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1) /* an empty directory has no array to sort (qsort(NULL) is undefined) */
+        qsort(names, n, sizeof *names, by_name);
     *count = n;
     return names != NULL ? names : calloc(1, sizeof *names);
 }

@@ -420,6 +420,20 @@ static int setup_remote(void)
     return 0;
 }
 
+/* The emulator also serving the sandbox API at each sandbox's URL. */
+static int setup_remote_aio(void)
+{
+    const char *args[] = { "--api-key", "contract-key", "--contract", "2", "--aio", NULL };
+    emu = sbx_test_emu_start(args);
+    if (emu == NULL)
+        return 1;
+    snprintf(remote_url, sizeof remote_url, "%s", sbx_test_emu_url(emu));
+    target = (contract_target){ .backend = "remote", .option_count = 2 };
+    target.options[0] = (sbx_option){ "provisioner_url", remote_url };
+    target.options[1] = (sbx_option){ "api_key", "contract-key" };
+    return 0;
+}
+
 static int teardown_remote(void)
 {
     sbx_test_emu_stop(emu);
@@ -468,6 +482,8 @@ void sbx_test_register(void)
     if (wanted("remote")) {
         sbx_test_add_suite("contract: remote (emulator)", setup_remote, teardown_remote,
                            contract_cases);
+        sbx_test_add_suite("operations: remote (emulator)", setup_remote_aio, teardown_remote,
+                           operations_contract_cases);
     }
     if (wanted("docker")) {
         sbx_test_docker_engine(&docker_socket, &docker_image);

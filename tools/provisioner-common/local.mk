@@ -8,8 +8,8 @@
 # signals and the command line's numbers and TLS files; and the AIO sandbox
 # API served on a backend's sandboxes (aio_*: routes -> ABI 1.3 operations,
 # through libsbx-host, which a program using them links).  A convenience
-# library: each program
-# links its own copy (and common/libsbx-common.la, for the JSON lexer).
+# library: each program links its own copy (and common/libsbx-common.la,
+# for the JSON lexer).
 noinst_LTLIBRARIES += tools/provisioner-common/libsbx-provisioner.la
 tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/aio_answers.c tools/provisioner-common/aio_answers.h \
