@@ -105,6 +105,10 @@ sbx_status local_confine_error(const local_root *root, const char *op, const cha
         what = "is or passes through a symbolic link that is not followed here (or too many "
                "of them); nothing was read or written";
         break;
+    case ENXIO:
+        kind = SBX_ERR_REFUSED;
+        what = "is a FIFO without a reader, a socket or a device, not a regular file";
+        break;
     case ENAMETOOLONG: kind = SBX_ERR_USAGE; what = "a name on it is too long"; break;
     case ENOSYS:
         kind = SBX_ERR_UNSUPPORTED;

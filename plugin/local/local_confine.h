@@ -43,7 +43,8 @@ int local_confine_open(int base_fd, const char *rel, int flags, mode_t mode);
 /* The error kind of errno `errnum` met by `op` on `path` (shown cut and
  * escaped): NO_SUCH_PATH, NOT_A_DIRECTORY, IS_A_DIRECTORY, EXISTS,
  * PERMISSION (EACCES, EPERM, EROFS), REFUSED (EXDEV, ELOOP: leads out of
- * the sandbox or through a link not followed), USAGE (ENAMETOOLONG),
+ * the sandbox or through a link not followed; ENXIO: a FIFO or device
+ * opened for writing), USAGE (ENAMETOOLONG),
  * UNSUPPORTED (ENOSYS: a kernel without openat2), else INTERNAL. */
 sbx_status local_confine_error(const local_root *root, const char *op, const char *path,
                                int errnum, sbx_error *err);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +32,10 @@
  * kill (another user's, through a setuid program) keeps open. */
 #define STOP_GRACE_MS 10000L
 #define DRAIN_GRACE_MS 2000L
+
+/* How often a running exec looks whether its sandbox is being destroyed
+ * (its record renamed to a tomb, or replaced). */
+#define RECORD_CHECK_MS 250L
 
 /* What the host allocates before forking: the reaper may not allocate. */
 typedef struct exec_plan {
@@ -175,7 +180,19 @@ typedef struct exec_run {
     common_output out, errs;
     local_reaper_report report;
     int reported;
+    const char *record;  /* the sandbox's record file */
+    struct stat record_id;  /* as it was when the exec started */
+    long next_check;
+    int destroyed;       /* the record went: the command was ended */
 } exec_run;
+
+/* 1 when the sandbox's record is still the one the exec started with. */
+static int record_unchanged(const exec_run *x)
+{
+    struct stat now;
+    return stat(x->record, &now) == 0 && now.st_dev == x->record_id.st_dev &&
+           now.st_ino == x->record_id.st_ino;
+}
 
 /* Read what is there on *fd into `o` (at EOF or an error *fd closes). */
 static sbx_status drain(int *fd, common_output *o, sbx_error *err)
@@ -220,6 +237,13 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
     *gave_up = 0;
     while (st == SBX_OK && (x->out_fd >= 0 || x->err_fd >= 0 || x->report_fd >= 0)) {
         long now = local_now_ms();
+        if (x->stop_fd >= 0 && now >= x->next_check) {
+            x->next_check = now + RECORD_CHECK_MS;
+            if (!record_unchanged(x)) {
+                x->destroyed = 1;
+                limit = now;
+            }
+        }
         if (now >= limit) {
             /* Stopped already, or the reaper reported: what still holds a
              * stream is beyond its reach. */
@@ -233,7 +257,8 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
         struct pollfd fds[4] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
                                  { x->report_fd, POLLIN, 0 }, { x->in_fd, POLLOUT, 0 } };
         long wait = limit - now;
-        if (poll(fds, 4, wait > 60000 ? 60000 : (int)wait) < 0 && errno != EINTR)
+        if (poll(fds, 4, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
+            errno != EINTR)
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: poll failed: %s",
                                          strerror(errno));
         if (fds[0].revents != 0)
@@ -292,11 +317,13 @@ static int open_stdin(const sbx_exec_request *r, int *command_end, int *host_end
 
 /* Fork the reaper with the plan and run the exchange. */
 static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd_fd,
-                      const sbx_exec_request *r, const char *sandbox_id, sbx_exec_result **out,
-                      sbx_error *err)
+                      const sbx_exec_request *r, const local_paths *paths,
+                      const struct stat *record_id, sbx_exec_result **out, sbx_error *err)
 {
+    const char *sandbox_id = paths->id;
     exec_run x = { -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
-                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0 }, 0 };
+                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0 }, 0,
+                   paths->metadata, *record_id, 0, 0 };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
                                                          : r->max_output_bytes;
     common_output_init(&x.out, cap);
@@ -348,7 +375,11 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     }
     while (waitpid(reaper, NULL, 0) < 0 && errno == EINTR)
         ;
-    if (st == SBX_OK && x.reported && x.report.error != 0)
+    if (st == SBX_OK && x.destroyed && x.reported && x.report.stopped)
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the sandbox "
+                                   "was destroyed while the command ran; the command and "
+                                   "every process it started were ended", sandbox_id);
+    else if (st == SBX_OK && x.reported && x.report.error != 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': cannot start "
                                    "the command: %s", sandbox_id, strerror(x.report.error));
     else if (st == SBX_OK && !x.reported)
@@ -400,12 +431,16 @@ sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
     if (st == SBX_OK && cwd_fd < 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
                                    sandbox_id, strerror(errno));
+    struct stat record_id;
+    if (st == SBX_OK && stat(paths.metadata, &record_id) != 0)
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec: sandbox '%s' is not running",
+                                   sandbox_id);
     exec_plan plan = { NULL, NULL, NULL, NULL, 0 };
     if (st == SBX_OK && !build_plan(&plan, &r, root.dir))
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
                                    sandbox_id);
     if (st == SBX_OK)
-        st = run(inst, &plan, cwd_fd, &r, sandbox_id, out, err);
+        st = run(inst, &plan, cwd_fd, &r, &paths, &record_id, out, err);
     if (st == SBX_OK)
         LOCAL_LOG(inst, SBX_LOG_DEBUG, "exec in sandbox %s: outcome %d, exit %d, %lld ms",
                   sandbox_id, (int)(*out)->outcome, (*out)->exit_code,

@@ -5,3 +5,9 @@ TESTS += tests/emulator/test_emulator
 tests_emulator_test_emulator_SOURCES = tests/emulator/test_emulator.c
 tests_emulator_test_emulator_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_emulator_test_emulator_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+# The AIO sandbox routes (sbx-provisioner-emu --aio) over HTTP, every
+# request and answer validated against the AIO OpenAPI schemas transcribed
+# in aio-schemas.json (Python 3 with python3-jsonschema).
+TESTS += tests/emulator/test_aio_routes.py
+EXTRA_DIST += tests/emulator/test_aio_routes.py tests/emulator/aio-schemas.json

@@ -61,6 +61,14 @@ void aio_answer_ok(prov_reply *reply, json_object *data)
     envelope(reply, 1, "Operation successful", data);
 }
 
+void aio_answer_data(prov_reply *reply, json_object *data)
+{
+    if (data == NULL)
+        prov_reply_out_of_memory(reply);
+    else
+        aio_answer_ok(reply, data);
+}
+
 void aio_answer_failed(prov_reply *reply, const char *message)
 {
     envelope(reply, 0, message, NULL);

@@ -14,6 +14,10 @@
  * "hint":null}; takes `data` (NULL: JSON null). */
 void aio_answer_ok(prov_reply *reply, json_object *data);
 
+/* aio_answer_ok with `data` built by the route: NULL (its building ran
+ * out of memory) is the out-of-memory answer. */
+void aio_answer_data(prov_reply *reply, json_object *data);
+
 /* 200 {"success":false,"message":MESSAGE,"data":null,"hint":null}. */
 void aio_answer_failed(prov_reply *reply, const char *message);
 

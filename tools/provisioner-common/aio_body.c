@@ -216,6 +216,16 @@ json_object *aio_body_parse(const char *body, size_t len, const aio_field *field
     return obj;
 }
 
+json_object *aio_body_read(const char *body, size_t len, const aio_field *fields, size_t count,
+                           prov_reply *reply)
+{
+    aio_problems problems = {NULL, 0};
+    json_object *obj = aio_body_parse(body, len, fields, count, &problems);
+    if (obj == NULL)
+        aio_problems_answer(&problems, reply);
+    return obj;
+}
+
 json_object *aio_member(json_object *body, const char *name)
 {
     json_object *value = NULL;

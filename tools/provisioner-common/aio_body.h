@@ -55,6 +55,11 @@ void aio_problems_answer(aio_problems *p, prov_reply *reply);
 json_object *aio_body_parse(const char *body, size_t len, const aio_field *fields,
                             size_t count, aio_problems *p);
 
+/* aio_body_parse of a request's body: the object, or NULL after answering
+ * the 422 (or out of memory) in `reply`. */
+json_object *aio_body_read(const char *body, size_t len, const aio_field *fields, size_t count,
+                           prov_reply *reply);
+
 /* Member `name` of a checked body: NULL when absent or null. */
 json_object *aio_member(json_object *body, const char *name);
 

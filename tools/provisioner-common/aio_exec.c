@@ -140,13 +140,10 @@ static json_object *exec_result(json_object *body, const sbx_exec_result *result
 
 void aio_route_exec(const aio_call *call, prov_reply *reply)
 {
-    aio_problems problems = {NULL, 0};
-    json_object *body = aio_body_parse(call->req->body, call->req->body_len, exec_fields,
-                                       sizeof exec_fields / sizeof exec_fields[0], &problems);
-    if (body == NULL) {
-        aio_problems_answer(&problems, reply);
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, exec_fields,
+                                      sizeof exec_fields / sizeof exec_fields[0], reply);
+    if (body == NULL)
         return;
-    }
     if (aio_boolean(body, "async_mode", 0)) {
         aio_answer_failed(reply, "async_mode is not supported here: commands run synchronously");
         json_object_put(body);
@@ -178,17 +175,14 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
                strstr(err.message, "environment") != NULL) {
         /* The one request problem the schema cannot state: a name the
          * environment cannot hold. */
+        aio_problems problems = {NULL, 0};
         aio_problem(&problems, "value_error", "body", "env", NULL, err.message,
                     aio_member(body, "env"));
         aio_problems_answer(&problems, reply);
     } else if (st != SBX_OK) {
         aio_answer_failed(reply, err.message);
     } else {
-        json_object *data = exec_result(body, result);
-        if (data == NULL)
-            prov_reply_out_of_memory(reply);
-        else
-            aio_answer_ok(reply, data);
+        aio_answer_data(reply, exec_result(body, result));
     }
     sbx_backend_free_exec_result(call->backend, result);
     free(env);

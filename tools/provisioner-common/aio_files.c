@@ -86,13 +86,10 @@ static size_t count_lines(const char *text, size_t len)
 
 void aio_route_read(const aio_call *call, prov_reply *reply)
 {
-    aio_problems problems = {NULL, 0};
-    json_object *body = aio_body_parse(call->req->body, call->req->body_len, read_fields,
-                                       sizeof read_fields / sizeof read_fields[0], &problems);
-    if (body == NULL) {
-        aio_problems_answer(&problems, reply);
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, read_fields,
+                                      sizeof read_fields / sizeof read_fields[0], reply);
+    if (body == NULL)
         return;
-    }
     const char *path = aio_string(body, "file", "");
     sbx_error err;
     sbx_error_clear(&err);
@@ -114,11 +111,7 @@ void aio_route_read(const aio_call *call, prov_reply *reply)
                                   json_object_new_string_len(content->data + from,
                                                              (int)(to - from))) &&
                     prov_json_add_string(data, "file", path);
-        data = prov_json_built(data, built);
-        if (data == NULL)
-            prov_reply_out_of_memory(reply);
-        else
-            aio_answer_ok(reply, data);
+        aio_answer_data(reply, prov_json_built(data, built));
     }
     sbx_backend_free_file_content(call->backend, content);
     json_object_put(body);
@@ -152,13 +145,10 @@ static char *write_bytes(json_object *body, size_t *len, int *invalid)
 
 void aio_route_write(const aio_call *call, prov_reply *reply)
 {
-    aio_problems problems = {NULL, 0};
-    json_object *body = aio_body_parse(call->req->body, call->req->body_len, write_fields,
-                                       sizeof write_fields / sizeof write_fields[0], &problems);
-    if (body == NULL) {
-        aio_problems_answer(&problems, reply);
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, write_fields,
+                                      sizeof write_fields / sizeof write_fields[0], reply);
+    if (body == NULL)
         return;
-    }
     const char *path = aio_string(body, "file", "");
     size_t len = 0;
     int invalid = 0;
@@ -178,11 +168,7 @@ void aio_route_write(const aio_call *call, prov_reply *reply)
         json_object *data = json_object_new_object();
         int built = data != NULL && prov_json_add_string(data, "file", path) &&
                     prov_json_add(data, "bytes_written", json_object_new_int64((int64_t)len));
-        data = prov_json_built(data, built);
-        if (data == NULL)
-            prov_reply_out_of_memory(reply);
-        else
-            aio_answer_ok(reply, data);
+        aio_answer_data(reply, prov_json_built(data, built));
     }
     free(bytes);
     json_object_put(body);

@@ -193,13 +193,10 @@ static json_object *list_result(const char *dir, const sbx_dir_listing *listing,
 
 void aio_route_list(const aio_call *call, prov_reply *reply)
 {
-    aio_problems problems = {NULL, 0};
-    json_object *body = aio_body_parse(call->req->body, call->req->body_len, list_fields,
-                                       sizeof list_fields / sizeof list_fields[0], &problems);
-    if (body == NULL) {
-        aio_problems_answer(&problems, reply);
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, list_fields,
+                                      sizeof list_fields / sizeof list_fields[0], reply);
+    if (body == NULL)
         return;
-    }
     const char *path = aio_string(body, "path", "");
     json_object *max_depth = aio_member(body, "max_depth");
     unsigned depth = 1;
@@ -214,11 +211,7 @@ void aio_route_list(const aio_call *call, prov_reply *reply)
                              &listing, &err) != SBX_OK) {
         aio_answer_file_error(reply, "list", path, &err);
     } else {
-        json_object *data = list_result(path, listing, body);
-        if (data == NULL)
-            prov_reply_out_of_memory(reply);
-        else
-            aio_answer_ok(reply, data);
+        aio_answer_data(reply, list_result(path, listing, body));
     }
     sbx_backend_free_listing(call->backend, listing);
     json_object_put(body);

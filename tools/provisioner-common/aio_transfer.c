@@ -52,7 +52,7 @@ void aio_route_upload(const aio_call *call, prov_reply *reply)
     sbx_error_clear(&err);
     if (path == NULL) {
         prov_reply_out_of_memory(reply);
-    } else if (strlen(path) != (path_part != NULL ? path_part->len : strlen(path))) {
+    } else if (path_part != NULL && memchr(path_part->data, '\0', path_part->len) != NULL) {
         aio_answer_file_problem(reply, "upload", path, "invalid_path",
                                 "the path holds a NUL byte");
     } else if (sbx_backend_write_file(call->backend, call->sandbox_id, path, file->data,
@@ -63,11 +63,7 @@ void aio_route_upload(const aio_call *call, prov_reply *reply)
         int built = data != NULL && prov_json_add_string(data, "file_path", path) &&
                     prov_json_add(data, "file_size", json_object_new_int64((int64_t)file->len)) &&
                     prov_json_add(data, "success", json_object_new_boolean(1));
-        data = prov_json_built(data, built);
-        if (data == NULL)
-            prov_reply_out_of_memory(reply);
-        else
-            aio_answer_ok(reply, data);
+        aio_answer_data(reply, prov_json_built(data, built));
     }
     free(path);
 }
