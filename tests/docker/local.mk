@@ -28,6 +28,6 @@ TESTS += tests/docker/test_docker_hostile
 check_PROGRAMS += tests/docker/test_docker_list_stream
 tests_docker_test_docker_list_stream_SOURCES = tests/docker/test_docker_list_stream.c
 tests_docker_test_docker_list_stream_CFLAGS = $(SBX_TEST_CFLAGS)
-tests_docker_test_docker_list_stream_LDADD = plugin/docker/libsbx-docker-core.la \
+tests_docker_test_docker_list_stream_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
 	common/libsbx-http.la $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_list_stream
