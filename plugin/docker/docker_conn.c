@@ -172,7 +172,7 @@ static const char *header_value(const docker_conn *c, const char *name)
 sbx_status docker_conn_read_head(docker_conn *c, sbx_error *err)
 {
     char *end = NULL;
-    while ((end = strstr(c->head, "\r\n\r\n")) == NULL) {
+    while ((end = memmem(c->head, c->head_len, "\r\n\r\n", 4)) == NULL) {
         if (c->head_len >= DOCKER_CONN_HEAD_MAX)
             return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                          "docker: %s: the engine's answer has a head over %d "
@@ -184,11 +184,12 @@ sbx_status docker_conn_read_head(docker_conn *c, sbx_error *err)
         if (got == 0)
             return docker_conn_fail(c, "the engine closed the connection without an answer",
                                     err);
-        /* A NUL in the head would hide its end from strstr. */
-        if (memchr(c->head, '\0', c->head_len) != NULL)
-            return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                         "docker: %s: the engine's answer is not HTTP", c->what);
     }
+    /* The head is text: a NUL in it would cut the header search short (the
+     * body after it may hold any byte). */
+    if (memchr(c->head, '\0', (size_t)(end - c->head)) != NULL)
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "docker: %s: the engine's answer is not HTTP", c->what);
     c->body_at = (size_t)(end - c->head) + 4;
     c->pending_at = c->body_at;
     int major = 0, minor = 0;
