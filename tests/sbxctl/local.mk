@@ -47,6 +47,15 @@ tests_sbxctl_test_sbxctl_local_docker_LDADD = $(SBX_TEST_LIBS)
 EXTRA_tests_sbxctl_test_sbxctl_local_docker_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
 	plugin/docker/sbx-docker.la
 
+# exec, cp and ls on the local backend, as a script sees them.
+check_PROGRAMS += tests/sbxctl/test_sbxctl_operations
+TESTS += tests/sbxctl/test_sbxctl_operations
+tests_sbxctl_test_sbxctl_operations_SOURCES = tests/sbxctl/test_sbxctl_operations.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_operations_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_operations_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_operations_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)
+
 # The sandbox id derivation, checked against independently computed values.
 tests_sbxctl_test_sbxctl_sandbox_id_SOURCES = tests/sbxctl/test_sbxctl_sandbox_id.c \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h

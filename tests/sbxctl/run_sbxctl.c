@@ -146,6 +146,12 @@ static char *take_text(capture *c, size_t *len)
 int sbx_test_run_sbxctl(const char *const *args, const char *const *env, int timeout_ms,
                         sbx_test_run *run)
 {
+    return sbx_test_run_sbxctl_stdin(args, env, "/dev/null", timeout_ms, run);
+}
+
+int sbx_test_run_sbxctl_stdin(const char *const *args, const char *const *env,
+                              const char *stdin_path, int timeout_ms, sbx_test_run *run)
+{
     memset(run, 0, sizeof *run);
     run->exit_code = -1;
     const char *bin = getenv("SBXCTL_BIN");
@@ -165,7 +171,7 @@ int sbx_test_run_sbxctl(const char *const *args, const char *const *env, int tim
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, stdin_path, O_RDONLY, 0);
 
     pid_t pid = -1;
     int spawn_error = argv != NULL && envp != NULL

@@ -25,6 +25,11 @@ typedef struct sbx_test_run {
 int sbx_test_run_sbxctl(const char *const *args, const char *const *env, int timeout_ms,
                         sbx_test_run *run);
 
+/* As sbx_test_run_sbxctl, with stdin read from the file `stdin_path`
+ * (sbx_test_run_sbxctl gives it /dev/null). */
+int sbx_test_run_sbxctl_stdin(const char *const *args, const char *const *env,
+                              const char *stdin_path, int timeout_ms, sbx_test_run *run);
+
 /* Release what a run holds. */
 void sbx_test_run_clear(sbx_test_run *run);
 

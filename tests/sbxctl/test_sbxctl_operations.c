@@ -1,0 +1,277 @@
+/* sbxctl exec, cp and ls as a script sees them, on the local backend: the
+ * command's exit code is sbxctl's (124 timed out, 128+N signal), its output
+ * bytes are written exactly, stdin is passed through, --env and --workdir
+ * reach the command, cp is byte-exact both ways, and every --json form is
+ * one object.  Errors name what is at fault, with the documented codes. */
+#include <config.h>
+
+#include <CUnit/CUnit.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/sbxctl/run_sbxctl.h"
+#include "tests/sbxctl/sbxctl_checks.h"
+#include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
+
+#define ARGS SBX_TEST_ARGS
+
+static char scratch[4096];
+static char state_setting[4200];
+
+static int setup(void)
+{
+    if (sbx_test_scratch_dir(scratch, sizeof scratch, "sbxctl ops") != 0)
+        return 1;
+    snprintf(state_setting, sizeof state_setting, "state_dir=%s/state", scratch);
+    return 0;
+}
+
+static int teardown(void)
+{
+    sbx_test_remove_tree(scratch);
+    return 0;
+}
+
+/* sbxctl --set state_dir=... ARGS (at most 24), stdin from `in` (NULL:
+ * /dev/null). */
+static void ctl(sbx_test_run *run, const char *in, const char *const *args)
+{
+    const char *argv[32] = {"--set", state_setting};
+    size_t n = 2;
+    for (size_t i = 0; args[i] != NULL && n < 31; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int rc = sbx_test_run_sbxctl_stdin(argv, NULL, in != NULL ? in : "/dev/null",
+                                       SBX_TEST_RUN_TIMEOUT_MS * 3, run);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+static void make_box(const char *id)
+{
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("create", "--id", id));
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+}
+
+static void drop_box(const char *id)
+{
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("destroy", id));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+}
+
+/* A file of the scratch directory holding `len` bytes of `data`. */
+static void scratch_file(const char *name, const void *data, size_t len, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s", scratch, name);
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* The command's exit code becomes sbxctl's; its output is written as it
+ * is, stdout and stderr apart; a timeout is 124, a signal 128+N. */
+static void test_exec_passes_the_command_through(void)
+{
+    make_box("ctl-exec");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("exec", "ctl-exec", "sh", "-c", "printf 'out\\000x'; echo err >&2; exit 7"));
+    CU_ASSERT_EQUAL(run.exit_code, 7);
+    CU_ASSERT_EQUAL(run.out_len, 5);
+    CU_ASSERT_EQUAL(memcmp(run.out, "out\0x", 5), 0);
+    CU_ASSERT_STRING_EQUAL(run.err, "err\n");
+    sbx_test_run_clear(&run);
+
+    /* Options after the id are sbxctl's; from the command on, the command's. */
+    ctl(&run, NULL, ARGS("exec", "-e", "GREETING=hi there", "--workdir", ".", "ctl-exec", "sh",
+                         "-c", "echo \"$GREETING\" \"$1\"", "sh", "--json"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_STRING_EQUAL(run.out, "hi there --json\n");
+    sbx_test_run_clear(&run);
+
+    ctl(&run, NULL, ARGS("exec", "--timeout", "0.3", "ctl-exec", "sleep", "30"));
+    CU_ASSERT_EQUAL(run.exit_code, 124);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "sbxctl: the command timed out"));
+    sbx_test_run_clear(&run);
+
+    ctl(&run, NULL, ARGS("exec", "ctl-exec", "sh", "-c", "kill -TERM $$"));
+    CU_ASSERT_EQUAL(run.exit_code, 128 + 15);
+    sbx_test_run_clear(&run);
+
+    ctl(&run, NULL, ARGS("exec", "ctl-exec", "no-such-program-xyz"));
+    CU_ASSERT_EQUAL(run.exit_code, 127);
+    sbx_test_run_clear(&run);
+    drop_box("ctl-exec");
+}
+
+/* stdin that is a file or a pipe reaches the command, byte for byte. */
+static void test_exec_passes_stdin(void)
+{
+    make_box("ctl-stdin");
+    static const char input[] = "first line\nsecond\0binary";
+    char path[4200];
+    scratch_file("stdin.bin", input, sizeof input - 1, path, sizeof path);
+    sbx_test_run run;
+    ctl(&run, path, ARGS("exec", "ctl-stdin", "cat"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_EQUAL(run.out_len, sizeof input - 1);
+    CU_ASSERT_EQUAL(memcmp(run.out, input, sizeof input - 1), 0);
+    sbx_test_run_clear(&run);
+    drop_box("ctl-stdin");
+}
+
+/* --json: one object; output that is not clean UTF-8 comes as base64. */
+static void test_exec_json(void)
+{
+    make_box("ctl-json");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("--json", "exec", "ctl-json", "sh", "-c", "printf 'a\\000b'; echo e >&2; exit 3"));
+    CU_ASSERT_EQUAL(run.exit_code, 3);
+    json_object *o = sbx_test_run_json(&run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    sbx_test_assert_json_string(o, "sandbox_id", "ctl-json");
+    sbx_test_assert_json_string(o, "outcome", "exited");
+    CU_ASSERT_EQUAL(sbx_test_json_int(o, "exit_code", -1), 3);
+    sbx_test_assert_json_string(o, "stdout_base64", "YQBi");
+    sbx_test_assert_json_string(o, "stderr", "e\n");
+    CU_ASSERT_FALSE(sbx_test_json_true(o, "stdout_truncated"));
+    json_object_put(o);
+    sbx_test_run_clear(&run);
+    drop_box("ctl-json");
+}
+
+/* What keeps a command from running is sbxctl's own error, with its code. */
+static void test_exec_errors(void)
+{
+    make_box("ctl-err");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("exec", "--env", "1BAD=x", "ctl-err", "true"));
+    sbx_test_assert_failure(&run, 2, "usage", "1BAD");
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("exec", "--env", "SECRET=hunter2-value", "--timeout", "0", "ctl-err",
+                         "true"));
+    sbx_test_assert_failure(&run, 2, "usage", "--timeout");
+    CU_ASSERT(sbx_test_run_hides(&run, "hunter2-value"));
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("exec", "ctl-err"));
+    sbx_test_assert_failure(&run, 2, "usage", "needs a command");
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("exec", "ctl-absent", "true"));
+    sbx_test_assert_failure(&run, 1, "not_found", "ctl-absent");
+    sbx_test_run_clear(&run);
+    drop_box("ctl-err");
+}
+
+/* cp in and out keeps every byte; "-" is stdin and stdout; errors name the
+ * path and carry the file kinds' codes. */
+static void test_cp_both_ways(void)
+{
+    make_box("ctl-cp");
+    char data[3000];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (char)(i * 13 + 7);
+    char in[4200], out[4200], dest[4300];
+    scratch_file("in.bin", data, sizeof data, in, sizeof in);
+    snprintf(out, sizeof out, "%s/out.bin", scratch);
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("cp", in, "ctl-cp:copy.bin"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_EQUAL(run.out_len, 0);
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("cp", "ctl-cp:copy.bin", out));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    FILE *f = fopen(out, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char back[4000];
+    size_t n = fread(back, 1, sizeof back, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(n, sizeof data);
+    CU_ASSERT_EQUAL(memcmp(back, data, sizeof data), 0);
+
+    ctl(&run, in, ARGS("cp", "-", "ctl-cp:from-stdin.bin"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("cp", "ctl-cp:from-stdin.bin", "-"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_EQUAL(run.out_len, sizeof data);
+    CU_ASSERT_EQUAL(memcmp(run.out, data, sizeof data), 0);
+    sbx_test_run_clear(&run);
+
+    ctl(&run, NULL, ARGS("--json", "cp", in, "ctl-cp:j.bin"));
+    json_object *o = sbx_test_run_json(&run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_EQUAL(sbx_test_json_int(o, "bytes", -1), (int)sizeof data);
+    sbx_test_assert_json_string(o, "destination", "ctl-cp:j.bin");
+    json_object_put(o);
+    sbx_test_run_clear(&run);
+
+    ctl(&run, NULL, ARGS("cp", "ctl-cp:absent.bin", out));
+    sbx_test_assert_failure(&run, 11, "no_such_path", "absent.bin");
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("cp", in, "ctl-cp:no/such/dir/x"));
+    sbx_test_assert_failure(&run, 11, "no_such_path", "no/such/dir");
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("cp", in, out));
+    sbx_test_assert_failure(&run, 2, "usage", "ID:PATH");
+    sbx_test_run_clear(&run);
+    snprintf(dest, sizeof dest, "%s/missing-dir/out.bin", scratch);
+    ctl(&run, NULL, ARGS("cp", "ctl-cp:copy.bin", dest));
+    sbx_test_assert_failure(&run, 2, "usage", "missing-dir");
+    sbx_test_run_clear(&run);
+    drop_box("ctl-cp");
+}
+
+/* ls: a line per entry, or one JSON object. */
+static void test_ls(void)
+{
+    make_box("ctl-ls");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("exec", "ctl-ls", "sh", "-c", "mkdir sub && printf abc > a.txt"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("ls", "ctl-ls"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_EQUAL(sbx_test_count_lines(run.out), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "a.txt"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "directory"));
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("--json", "ls", "ctl-ls", "."));
+    json_object *o = sbx_test_run_json(&run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_EQUAL(sbx_test_json_int(o, "count", -1), 2);
+    json_object *entries = NULL;
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "entries", &entries));
+    json_object *first = json_object_array_get_idx(entries, 0);
+    sbx_test_assert_json_string(first, "path", "a.txt");
+    sbx_test_assert_json_string(first, "type", "file");
+    CU_ASSERT_EQUAL(sbx_test_json_int(first, "size", -1), 3);
+    json_object_put(o);
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("ls", "ctl-ls", "a.txt"));
+    sbx_test_assert_failure(&run, 12, "not_a_directory", "a.txt");
+    sbx_test_run_clear(&run);
+    drop_box("ctl-ls");
+}
+
+void sbx_test_register(void)
+{
+    static const CU_TestInfo tests[] = {
+        {"exec passes the command's exit code and bytes through",
+         test_exec_passes_the_command_through},
+        {"exec passes stdin through", test_exec_passes_stdin},
+        {"exec --json is one object; binary output as base64", test_exec_json},
+        {"exec errors are sbxctl's, with their codes", test_exec_errors},
+        {"cp is byte-exact both ways", test_cp_both_ways},
+        {"ls lists, as lines or JSON", test_ls},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("sbxctl exec, cp, ls (local)", setup, teardown, tests);
+}
