@@ -26,11 +26,14 @@
 #include <grp.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +208,17 @@ static void test_sees_only_its_own_processes(void)
     /* Another exec's processes are not there either. */
     CU_ASSERT(output_is(&f, "echo $$", "2\n"));
     fixture_teardown(&f);
+}
+
+/* Write `text` to the file `path`; 1 when all of it was written. */
+static int put(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text);
 }
 
 /* A listener of the test's on 127.0.0.1; its port into *port. */
@@ -404,6 +418,51 @@ static void test_timeouts_and_exits_end_every_process(void)
     fixture_teardown(&f);
 }
 
+/* In a child of the test's, in a user namespace of its own that may make
+ * no more (max_user_namespaces 0, as a host that forbids them): exec of
+ * `touch ran` must fail naming what is missing.  The child's exit code:
+ * 0 when it did, else the step that went wrong. */
+static int exec_where_user_namespaces_are_forbidden(fixture *f)
+{
+    char map[32];
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)geteuid());
+    prctl(PR_SET_DUMPABLE, 1L, 0L, 0L, 0L);
+    if (unshare(CLONE_NEWUSER) != 0 || !put("/proc/self/setgroups", "deny") ||
+        !put("/proc/self/uid_map", map) || !put("/proc/sys/user/max_user_namespaces", "0"))
+        return 2;
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = "touch ran";
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    if (sbx_backend_exec(f->backend, "iso", &r, &out, &err) != SBX_ERR_UNSUPPORTED)
+        return 3;
+    return strstr(err.message, "isolation=namespaces: cannot create user, mount, pid") != NULL &&
+                   strstr(err.message, "max_user_namespaces") != NULL
+               ? 0
+               : 4;
+}
+
+static void test_without_user_namespaces_exec_fails_and_runs_nothing(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso forbidden");
+    pid_t child = fork();
+    CU_ASSERT_FATAL(child >= 0);
+    if (child == 0)
+        _exit(exec_where_user_namespaces_are_forbidden(&f));
+    int status = -1;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/ran", f.dir);
+    CU_ASSERT(!sbx_local_test_path_exists(path));
+    /* Outside that namespace the same exec runs. */
+    CU_ASSERT(exit_of(&f, "touch ran") == 0);
+    CU_ASSERT(sbx_local_test_path_exists(path));
+    fixture_teardown(&f);
+}
+
 static void test_isolation_option_values(void)
 {
     char state_dir[PATH_MAX];
@@ -455,6 +514,8 @@ void sbx_test_register(void)
         { "namespaces: no file past limit_file_bytes", test_files_past_the_size_limit_fail },
         { "namespaces: timeouts and exits end every process",
           test_timeouts_and_exits_end_every_process },
+        { "namespaces: forbidden by the host -> unsupported, nothing runs",
+          test_without_user_namespaces_exec_fails_and_runs_nothing },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
     };
