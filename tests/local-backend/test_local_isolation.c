@@ -143,16 +143,25 @@ static int lines_of(const char *text)
     return n;
 }
 
+/* 1 when `rel` exists in the sandbox directory, seen from the host. */
+static int sandbox_has(const fixture *f, const char *rel)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", f->dir, rel);
+    return sbx_local_test_path_exists(path);
+}
+
 /* ------------------------------------------------------------ still an exec */
 
 static void test_commands_still_run_as_an_exec(void)
 {
     fixture f;
     fixture_setup(&f, "iso run");
-    CU_ASSERT(exit_of(&f, "exit 0") == 0);
-    CU_ASSERT(exit_of(&f, "exit 1") == 1);
-    CU_ASSERT(exit_of(&f, "exit 255") == 255);
-    CU_ASSERT(exit_of(&f, "no-such-program-here") == 127);
+    static const struct { const char *text; int code; } exits[] = {
+        { "exit 0", 0 }, { "exit 1", 1 }, { "exit 255", 255 }, { "no-such-program-here", 127 },
+    };
+    for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++)
+        CU_ASSERT(exit_of(&f, exits[i].text) == exits[i].code);
     sbx_exec_result *r = run(&f, "kill -9 $$");
     CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9);
     sbx_backend_free_exec_result(f.backend, r);
@@ -179,9 +188,7 @@ static void test_commands_still_run_as_an_exec(void)
     CU_ASSERT_STRING_EQUAL(r->stdout_data, want);
     sbx_backend_free_exec_result(f.backend, r);
     /* What the command wrote is on the host, in the sandbox directory. */
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/sub/deeper/f", f.dir);
-    CU_ASSERT(sbx_local_test_path_exists(path));
+    CU_ASSERT(sandbox_has(&f, "sub/deeper/f"));
     fixture_teardown(&f);
 }
 
@@ -295,8 +302,7 @@ static void test_writes_outside_the_sandbox_directory_fail(void)
     }
     /* Its own directory and its private /tmp are writable. */
     CU_ASSERT(exit_of(&f, "echo x > mine && echo y > /tmp/scratch && cat /tmp/scratch") == 0);
-    snprintf(path, sizeof path, "%s/mine", f.dir);
-    CU_ASSERT(sbx_local_test_path_exists(path));
+    CU_ASSERT(sandbox_has(&f, "mine"));
     fixture_teardown(&f);
 }
 
@@ -454,12 +460,10 @@ static void test_without_user_namespaces_exec_fails_and_runs_nothing(void)
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    char path[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/ran", f.dir);
-    CU_ASSERT(!sbx_local_test_path_exists(path));
+    CU_ASSERT(!sandbox_has(&f, "ran"));
     /* Outside that namespace the same exec runs. */
     CU_ASSERT(exit_of(&f, "touch ran") == 0);
-    CU_ASSERT(sbx_local_test_path_exists(path));
+    CU_ASSERT(sandbox_has(&f, "ran"));
     fixture_teardown(&f);
 }
 
