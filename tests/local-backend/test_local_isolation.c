@@ -26,6 +26,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +425,52 @@ static void test_timeouts_and_exits_end_every_process(void)
     fixture_teardown(&f);
 }
 
+/* One thread's execs: each in its own namespaces, writing its own file. */
+typedef struct thread_job {
+    fixture *f;
+    int index;
+    int failures;
+} thread_job;
+
+static void *exec_many(void *p)
+{
+    thread_job *job = p;
+    for (int i = 0; i < 4; i++) {
+        char text[96];
+        snprintf(text, sizeof text, "echo $$ > t%d-%d && cat t%d-%d", job->index, i,
+                 job->index, i);
+        sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+        r.shell_command = text;
+        sbx_exec_result *out = NULL;
+        sbx_error err;
+        if (sbx_backend_exec(job->f->backend, "iso", &r, &out, &err) != SBX_OK) {
+            job->failures++;
+            continue;
+        }
+        job->failures += out->exit_code != 0 || strcmp(out->stdout_data, "2\n") != 0;
+        sbx_backend_free_exec_result(job->f->backend, out);
+    }
+    return NULL;
+}
+
+static void test_eight_threads_exec_isolated_at_once(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso threads");
+    pthread_t threads[8];
+    thread_job jobs[8];
+    for (int i = 0; i < 8; i++) {
+        jobs[i] = (thread_job){ &f, i, 0 };
+        CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, exec_many, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(threads[i], NULL);
+        CU_ASSERT(jobs[i].failures == 0);
+    }
+    CU_ASSERT(sandbox_has(&f, "t7-3") && sandbox_has(&f, "t0-0"));
+    fixture_teardown(&f);
+}
+
 /* In a child of the test's, in a user namespace of its own that may make
  * no more (max_user_namespaces 0, as a host that forbids them): exec of
  * `touch ran` must fail naming what is missing.  The child's exit code:
@@ -518,6 +565,7 @@ void sbx_test_register(void)
         { "namespaces: no file past limit_file_bytes", test_files_past_the_size_limit_fail },
         { "namespaces: timeouts and exits end every process",
           test_timeouts_and_exits_end_every_process },
+        { "namespaces: eight threads at once", test_eight_threads_exec_isolated_at_once },
         { "namespaces: forbidden by the host -> unsupported, nothing runs",
           test_without_user_namespaces_exec_fails_and_runs_nothing },
         { "isolation options: bad values are refused", test_isolation_option_values },
