@@ -32,7 +32,9 @@ extern const char *const local_isolation_words[];
 #define LOCAL_ISOLATION_DEFAULT_PROCESSES 256L
 #define LOCAL_ISOLATION_DEFAULT_FILE_BYTES (1L << 30)
 #define LOCAL_ISOLATION_DEFAULT_OPEN_FILES 1024L
-#define LOCAL_ISOLATION_DEFAULT_ADDRESS_BYTES (4L << 30)
+/* Large: runtimes reserve address space they never use (Node 20 reserves
+ * about 10 GiB for each WebAssembly memory and fails below 8 GiB). */
+#define LOCAL_ISOLATION_DEFAULT_ADDRESS_BYTES (16L << 30)
 
 /* One exec's isolation, prepared by the host (local_isolation_prepare). */
 typedef struct local_isolation_plan {
