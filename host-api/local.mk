@@ -2,9 +2,9 @@
 lib_LTLIBRARIES += host-api/libsbx-host.la
 host_api_libsbx_host_la_SOURCES =
 host_api_libsbx_host_la_CPPFLAGS = $(AM_CPPFLAGS) -DSBX_MODULE_DIR='"$(pkglibdir)"'
-host_api_libsbx_host_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+host_api_libsbx_host_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(SECCOMP_CFLAGS)
 # libsbx-http (with libsbx-common) for the manager's readiness wait (rule 6).
-host_api_libsbx_host_la_LIBADD = common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS)
+host_api_libsbx_host_la_LIBADD = common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS) $(SECCOMP_LIBS)
 host_api_libsbx_host_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -Wl,-z,defs -version-info 1:0:1 \
 	-export-symbols $(srcdir)/host-api/libsbx-host.sym
 EXTRA_DIST += host-api/libsbx-host.sym

@@ -25,6 +25,10 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_identity.h \
 	plugin/local/local_instance.c \
 	plugin/local/local_instance.h \
+	plugin/local/local_isolation.c \
+	plugin/local/local_isolation.h \
+	plugin/local/local_isolation_filter.c \
+	plugin/local/local_isolation_filter.h \
 	plugin/local/local_metadata.c \
 	plugin/local/local_metadata.h \
 	plugin/local/local_ops.c \

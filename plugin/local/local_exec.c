@@ -6,6 +6,7 @@
 #include "common/exec_request.h"
 #include "common/op_results.h"
 #include "plugin/local/local_child.h"
+#include "plugin/local/local_isolation.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_reaper.h"
 #include "plugin/local/local_time.h"
@@ -315,14 +316,16 @@ static int open_stdin(const sbx_exec_request *r, int *command_end, int *host_end
     return 1;
 }
 
-/* Fork the reaper with the plan and run the exchange. */
+/* Fork the reaper with the plan (and `isolation`, NULL when none) and run
+ * the exchange. */
 static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd_fd,
+                      const local_isolation_plan *isolation,
                       const sbx_exec_request *r, const local_paths *paths,
                       const struct stat *record_id, sbx_exec_result **out, sbx_error *err)
 {
     const char *sandbox_id = paths->id;
     exec_run x = { -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
-                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0 }, 0,
+                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
                    paths->metadata, *record_id, 0, 0 };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
                                                          : r->max_output_bytes;
@@ -341,7 +344,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     }
     local_reaper_plan rp = { plan->argv, plan->candidates, plan->sh_argv, plan->envp, cwd_fd,
                              in_end, out_pipe[1], err_pipe[1], stop[0], report[1],
-                             local_child_fd_limit() };
+                             local_child_fd_limit(), isolation };
     pid_t reaper = fork();
     if (reaper == 0)
         local_reaper_run(&rp);
@@ -379,6 +382,11 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the sandbox "
                                    "was destroyed while the command ran; the command and "
                                    "every process it started were ended", sandbox_id);
+    else if (st == SBX_OK && x.reported && x.report.stage != 0)
+        st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "exec in sandbox '%s': "
+                                   "isolation=namespaces: cannot %s: %s; the command did not "
+                                   "run", sandbox_id, local_isolation_stage_text(x.report.stage),
+                                   strerror(x.report.error));
     else if (st == SBX_OK && x.reported && x.report.error != 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': cannot start "
                                    "the command: %s", sandbox_id, strerror(x.report.error));
@@ -419,10 +427,11 @@ sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
     if (st != SBX_OK)
         return st;
     int cwd_fd = -1;
+    local_rel rel;
+    rel.whole[0] = '\0';
     if (r.working_dir == NULL) {
         cwd_fd = dup(root.fd);
     } else {
-        local_rel rel;
         st = local_confine_split(&root, "exec (working_dir)", r.working_dir, &rel, err);
         if (st == SBX_OK && (cwd_fd = local_confine_open(root.fd, rel.whole, O_PATH | O_DIRECTORY,
                                                          0)) < 0)
@@ -439,8 +448,16 @@ sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
     if (st == SBX_OK && !build_plan(&plan, &r, root.dir))
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
                                    sandbox_id);
+    local_isolation_plan isolation;
+    memset(&isolation, 0, sizeof isolation);
+    int isolated = inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES;
+    if (st == SBX_OK && isolated)
+        st = local_isolation_prepare(&inst->options.isolation, root.dir, root.fd, rel.whole,
+                                     &isolation, err);
     if (st == SBX_OK)
-        st = run(inst, &plan, cwd_fd, &r, &paths, &record_id, out, err);
+        st = run(inst, &plan, cwd_fd, isolated ? &isolation : NULL, &r, &paths, &record_id,
+                 out, err);
+    local_isolation_plan_free(&isolation);
     if (st == SBX_OK)
         LOCAL_LOG(inst, SBX_LOG_DEBUG, "exec in sandbox %s: outcome %d, exit %d, %lld ms",
                   sandbox_id, (int)(*out)->outcome, (*out)->exit_code,

@@ -1,6 +1,7 @@
 /*
  * exec in a local sandbox (ABI 1.3): the command runs on this machine as
- * the host's user, in the sandbox directory, with a minimal environment,
+ * the host's user (confined when the option isolation is `namespaces`:
+ * local_isolation.h), in the sandbox directory, with a minimal environment,
  * under a subreaper that ends every process it started before exec
  * returns (local_reaper.h).
  */
@@ -13,7 +14,9 @@
  * *out the caller's, released with common_exec_result_free);
  * SBX_ERR_USAGE for a malformed request, the kinds of local_open_root for
  * the sandbox and of local_confine_error for working_dir, SBX_ERR_INTERNAL
- * when the processes or pipes cannot be made. */
+ * when the processes or pipes cannot be made, SBX_ERR_UNSUPPORTED naming
+ * the step of isolation=namespaces that this host refused (the command
+ * did not run). */
 sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
                       const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err);
 

@@ -110,6 +110,17 @@ static const common_option_spec local_specs[] = {
     { .key = "ready_timeout_ms", LONG_AT(ready_timeout_ms, 600000L, DEFAULT_READY_TIMEOUT_MS) },
     /* -1: not given, derived from stop_timeout_ms after parsing. */
     { .key = "lock_timeout_ms", LONG_AT(lock_timeout_ms, 1200000L, -1) },
+    { .key = "isolation", .kind = COMMON_OPTION_WORD,
+      .offset = offsetof(local_options, isolation.mode), .words = local_isolation_words },
+    /* 0: the host's own limit. */
+    { .key = "limit_processes", LONG_AT(isolation.max_processes, LONG_MAX,
+                                        LOCAL_ISOLATION_DEFAULT_PROCESSES) },
+    { .key = "limit_file_bytes", LONG_AT(isolation.max_file_bytes, LONG_MAX,
+                                         LOCAL_ISOLATION_DEFAULT_FILE_BYTES) },
+    { .key = "limit_open_files", LONG_AT(isolation.max_open_files, LONG_MAX,
+                                         LOCAL_ISOLATION_DEFAULT_OPEN_FILES) },
+    { .key = "limit_address_bytes", LONG_AT(isolation.max_address_bytes, LONG_MAX,
+                                            LOCAL_ISOLATION_DEFAULT_ADDRESS_BYTES) },
 };
 
 static const common_option_table local_table = {

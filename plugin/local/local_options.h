@@ -4,6 +4,8 @@
 #ifndef SBX_LOCAL_OPTIONS_H
 #define SBX_LOCAL_OPTIONS_H
 
+#include "plugin/local/local_isolation.h"
+
 #include <sbx/backend.h>
 
 /* What an instance was opened with.  Immutable after parsing, so every
@@ -14,6 +16,7 @@ typedef struct local_options {
     long stop_timeout_ms;   /* SIGTERM to SIGKILL grace on destroy */
     long ready_timeout_ms;  /* create waits this long for the command's port; 0: no wait */
     long lock_timeout_ms;   /* longest wait for a sandbox's lock held by another */
+    local_isolation_options isolation;  /* what an exec's command is confined by */
 } local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

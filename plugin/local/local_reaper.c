@@ -39,6 +39,8 @@ _Noreturn static void run_command(const local_reaper_plan *p)
     if (setsid() < 0 || in < 0 || out < 0 || errs < 0 || dup2(in, STDIN_FILENO) < 0 ||
         dup2(out, STDOUT_FILENO) < 0 || dup2(errs, STDERR_FILENO) < 0 || fchdir(p->cwd_fd) != 0)
         _exit(126);
+    if (p->isolation != NULL)
+        local_isolation_command(p->isolation);
     local_child_close_all_but(NULL, 0, p->fd_limit);
     local_child_reset_signals();
     int cannot_run = 0;
@@ -158,7 +160,7 @@ static void wait_command(const local_reaper_plan *p, pid_t command, local_reaper
 
 _Noreturn void local_reaper_run(const local_reaper_plan *p)
 {
-    local_reaper_report r = { 0, 0, 0, 0 };
+    local_reaper_report r = { 0, 0, 0, 0, 0 };
     local_child_reset_signals();
     /* A terminal's signals are the host's to act on: when the host dies,
      * its end of the stop pipe closes and everything is ended here. */
@@ -167,12 +169,16 @@ _Noreturn void local_reaper_run(const local_reaper_plan *p)
     signal(SIGHUP, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
-    int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
-                    p->report_fd };
-    sort_fds(keep, 6);
-    local_child_close_all_but(keep, 6, p->fd_limit);
+    int keep[9] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
+                    p->report_fd, -1, -1, -1 };
+    if (p->isolation != NULL)
+        local_isolation_keep_fds(p->isolation, keep + 6);
+    sort_fds(keep, 9);
+    local_child_close_all_but(keep, 9, p->fd_limit);
     pid_t command = -1;
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0 || (command = _Fork()) < 0) {
+    if (p->isolation != NULL && (r.error = local_isolation_enter(p->isolation, &r.stage)) != 0) {
+        /* Never run unisolated: the report names the step that failed. */
+    } else if (prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0 || (command = _Fork()) < 0) {
         r.error = errno;
     } else {
         if (command == 0)
@@ -183,6 +189,8 @@ _Noreturn void local_reaper_run(const local_reaper_plan *p)
         close(p->stderr_fd);
         wait_command(p, command, &r);
         end_everything(command, &r);
+        if (p->isolation != NULL)
+            local_isolation_outcome(p->isolation, &r.status, &r.error, &r.stage);
     }
     ssize_t n;
     while ((n = write(p->report_fd, &r, sizeof r)) < 0 && errno == EINTR)

@@ -9,6 +9,8 @@
 #ifndef SBX_LOCAL_REAPER_H
 #define SBX_LOCAL_REAPER_H
 
+#include "plugin/local/local_isolation.h"
+
 /* Everything the reaper and the command need, prepared (allocated) by the
  * host before it forks. */
 typedef struct local_reaper_plan {
@@ -23,6 +25,7 @@ typedef struct local_reaper_plan {
     int stop_fd;              /* readable or at EOF: end everything now */
     int report_fd;            /* where the local_reaper_report goes */
     long fd_limit;            /* local_child_fd_limit() */
+    const local_isolation_plan *isolation;  /* NULL: isolation=none */
 } local_reaper_plan;
 
 /* What the reaper writes once every process is gone. */
@@ -31,6 +34,8 @@ typedef struct local_reaper_report {
     int ended;     /* 1: the command ended (exited or killed) and was reaped */
     int stopped;   /* 1: the stop came while the command still ran */
     int error;     /* 0, or the errno that kept the command from starting */
+    int stage;     /* 0, or the isolation step `error` stopped
+                    * (local_isolation_stage_text) */
 } local_reaper_report;
 
 /* Run in the child the host forked: become a subreaper, start the command

@@ -1,10 +1,10 @@
 # The in-process "local" backend through the host library: its behaviour,
 # what it does with hostile state directories, mounts, kills and
-# commands, and its sandbox operations (exec and files).
+# commands, its sandbox operations (exec and files) and isolation=namespaces.
 check_PROGRAMS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
-	tests/local-backend/test_local_operations
+	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation
 TESTS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
-	tests/local-backend/test_local_operations
+	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation
 tests_local_backend_test_local_backend_SOURCES = tests/local-backend/test_local_backend.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_backend_CFLAGS = $(SBX_TEST_CFLAGS)
@@ -17,3 +17,7 @@ tests_local_backend_test_local_operations_SOURCES = tests/local-backend/test_loc
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_operations_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_operations_LDADD = $(SBX_TEST_LIBS)
+tests_local_backend_test_local_isolation_SOURCES = tests/local-backend/test_local_isolation.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+tests_local_backend_test_local_isolation_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_isolation_LDADD = $(SBX_TEST_LIBS)

@@ -1,0 +1,472 @@
+/* Namespaces, private root and limits of an exec (see local_isolation.h).
+ * Below local_isolation_plan_free, only async-signal-safe calls: the
+ * reaper and the command are forks of a multi-threaded host. */
+#include <config.h>
+
+#include "plugin/local/local_isolation.h"
+
+#include "plugin/local/local_isolation_filter.h"
+
+#include <sbx/backend_support.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *const local_isolation_words[] = { "none", "namespaces", NULL };
+
+/* The uid and gid the command has inside (the host's own outside). */
+#define INSIDE_ID 1000U
+
+/* Where the private root is built (a tmpfs over it, in the new mount
+ * namespace only) and the sizes of the private tmpfs mounts. */
+#define NEW_ROOT "/tmp"
+#define ROOT_OPTIONS "mode=0755,size=1m"
+#define TMP_OPTIONS "mode=1777,size=64m"
+#define DEV_OPTIONS "mode=0755,size=1m"
+
+/* The host's directories shown read-only (a symlink is copied as one). */
+static const char *const system_dirs[] = {
+    "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc",
+};
+
+/* The device nodes bound from the host's /dev. */
+static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+enum stage {
+    STAGE_NONE,
+    STAGE_UNSHARE,
+    STAGE_MAP,
+    STAGE_PRIVATE,
+    STAGE_ROOT,
+    STAGE_SYSTEM,
+    STAGE_PROC,
+    STAGE_DEV,
+    STAGE_TMP,
+    STAGE_SANDBOX,
+    STAGE_PIVOT,
+    STAGE_WORKDIR,
+    STAGE_NETWORK,
+    STAGE_HOSTNAME,
+    STAGE_FORK,
+    STAGE_LIMITS,
+    STAGE_SECCOMP,
+};
+
+const char *local_isolation_stage_text(int stage)
+{
+    static const char *const text[] = {
+        "start",
+        "create user, mount, pid, ipc, uts and network namespaces (unprivileged user "
+        "namespaces must be allowed: user.max_user_namespaces, "
+        "kernel.unprivileged_userns_clone, the LSM's userns policy)",
+        "map the host's uid and gid into the user namespace",
+        "make the mounts private",
+        "mount the private root (tmpfs)",
+        "bind the system directories read-only (mount_setattr, Linux >= 5.12)",
+        "mount /proc for the pid namespace (a /proc partly covered on the host forbids it)",
+        "populate /dev",
+        "mount the private /tmp",
+        "bind the sandbox directory (open_tree, move_mount: Linux >= 5.2)",
+        "pivot_root into the private root",
+        "enter the working directory",
+        "bring up the namespace's loopback",
+        "set the uts namespace's hostname",
+        "fork the command",
+        "set the rlimits",
+        "install the seccomp filter",
+    };
+    return stage > 0 && stage < (int)(sizeof text / sizeof text[0]) ? text[stage] : text[0];
+}
+
+/* ------------------------------------------------------------ the host */
+
+/* `fd` duplicated above the standard descriptors (close-on-exec); -1. */
+static int dup_above_stdio(int fd)
+{
+    return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+sbx_status local_isolation_prepare(const local_isolation_options *options,
+                                   const char *sandbox_dir, int root_fd, const char *rel,
+                                   local_isolation_plan *plan, sbx_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->options = options;
+    plan->sandbox_dir = sandbox_dir;
+    plan->root_fd = plan->status_read = plan->status_write = -1;
+    snprintf(plan->uid_map, sizeof plan->uid_map, "%u %u 1", INSIDE_ID, (unsigned)geteuid());
+    snprintf(plan->gid_map, sizeof plan->gid_map, "%u %u 1", INSIDE_ID, (unsigned)getegid());
+    int whole = rel[0] == '\0' || strcmp(rel, ".") == 0;
+    size_t dir_len = strlen(sandbox_dir);
+    size_t work_len = dir_len + strlen(rel) + 2;
+    plan->scratch_size = dir_len + sizeof NEW_ROOT + 64;
+    plan->work_dir = malloc(work_len);
+    plan->scratch = malloc(plan->scratch_size);
+    if (plan->work_dir == NULL || plan->scratch == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: out of memory");
+    snprintf(plan->work_dir, work_len, "%s%s%s", sandbox_dir, whole ? "" : "/", whole ? "" : rel);
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: pipe: %s",
+                                     strerror(errno));
+    plan->status_read = dup_above_stdio(pipe_fds[0]);
+    plan->status_write = dup_above_stdio(pipe_fds[1]);
+    plan->root_fd = dup_above_stdio(root_fd);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    if (plan->status_read < 0 || plan->status_write < 0 || plan->root_fd < 0 ||
+        fcntl(plan->status_read, F_SETFL, O_NONBLOCK) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s", strerror(errno));
+    return local_isolation_filter_build(&plan->filter, &plan->filter_count, err);
+}
+
+void local_isolation_plan_free(local_isolation_plan *plan)
+{
+    if (plan->options == NULL)
+        return;
+    free(plan->work_dir);
+    free(plan->scratch);
+    free(plan->filter);
+    int *fds[] = { &plan->root_fd, &plan->status_read, &plan->status_write };
+    for (size_t i = 0; i < 3; i++)
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+    memset(plan, 0, sizeof *plan);
+}
+
+void local_isolation_keep_fds(const local_isolation_plan *plan, int keep[3])
+{
+    keep[0] = plan->status_write;
+    keep[1] = plan->status_read;
+    keep[2] = plan->root_fd;
+}
+
+/* ------------------------------------------------------------ the reaper */
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t len = strlen(text);
+    int e = write(fd, text, len) == (ssize_t)len ? 0 : errno;
+    close(fd);
+    return e;
+}
+
+int local_isolation_enter(const local_isolation_plan *plan, int *stage)
+{
+    *stage = STAGE_UNSHARE;
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                CLONE_NEWNET) != 0)
+        return errno;
+    *stage = STAGE_MAP;
+    /* A host that changed its uid without exec is not dumpable, and then
+     * its /proc/self files are root's: the maps could not be written. */
+    int dumpable = prctl(PR_GET_DUMPABLE, 0L, 0L, 0L, 0L);
+    if (dumpable != 1)
+        prctl(PR_SET_DUMPABLE, 1L, 0L, 0L, 0L);
+    int e = write_file("/proc/self/setgroups", "deny");
+    if (e == 0)
+        e = write_file("/proc/self/uid_map", plan->uid_map);
+    if (e == 0)
+        e = write_file("/proc/self/gid_map", plan->gid_map);
+    if (dumpable >= 0 && dumpable != 1)
+        prctl(PR_SET_DUMPABLE, (long)dumpable, 0L, 0L, 0L);
+    if (e == 0)
+        *stage = STAGE_NONE;
+    return e;
+}
+
+/* What the sandbox's init (or the command, when its setup fails) sends:
+ * stage 0 with the command's wait status, or a stage and an errno.  The
+ * reaper takes the first. */
+typedef struct status_message {
+    int stage;
+    int value;
+} status_message;
+
+void local_isolation_outcome(const local_isolation_plan *plan, int *status, int *error,
+                             int *stage)
+{
+    status_message m;
+    ssize_t n;
+    while ((n = read(plan->status_read, &m, sizeof m)) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof m)
+        return;
+    if (m.stage == STAGE_NONE) {
+        *status = m.value;
+    } else {
+        *error = m.value;
+        *stage = m.stage;
+    }
+}
+
+/* ------------------------------------------------------------ the sandbox */
+
+_Noreturn static void fail(const local_isolation_plan *plan, int stage)
+{
+    status_message m = { stage, errno != 0 ? errno : EINVAL };
+    ssize_t n = write(plan->status_write, &m, sizeof m);
+    (void)n;
+    _exit(126);
+}
+
+/* NEW_ROOT + "/" + `name` (an absolute name keeps its own '/') in the
+ * plan's scratch, which holds it (sized by local_isolation_prepare). */
+static const char *in_root(const local_isolation_plan *plan, const char *name)
+{
+    size_t root = sizeof NEW_ROOT - 1, len = strlen(name);
+    if (root + len + 2 > plan->scratch_size)
+        return "";
+    memcpy(plan->scratch, NEW_ROOT, root);
+    plan->scratch[root] = '/';
+    memcpy(plan->scratch + root + 1, name + (name[0] == '/'), len + 1 - (name[0] == '/'));
+    return plan->scratch;
+}
+
+/* mount_setattr(2) by number (glibc may lack the wrapper); the structure
+ * is the kernel's struct mount_attr. */
+struct attr_change {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#define ATTR_RDONLY 0x1ULL
+#define ATTR_NOSUID 0x2ULL
+#define ATTR_NODEV 0x4ULL
+#define RECURSIVE 0x8000 /* AT_RECURSIVE */
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#define TREE_CLONE 1         /* OPEN_TREE_CLONE */
+#define MOVE_FROM_EMPTY 0x4  /* MOVE_MOUNT_F_EMPTY_PATH */
+
+/* Make the mount at `path`, and every mount below it when `recursive`,
+ * read-only, nosuid, nodev. */
+static int make_read_only(const char *path, int recursive)
+{
+    struct attr_change a = { ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 0, 0 };
+    return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? RECURSIVE : 0, &a,
+                        sizeof a);
+}
+
+/* The host's /NAME in the new root: a directory bound read-only, a
+ * symlink copied, nothing when absent. */
+static void show_system_dir(const local_isolation_plan *plan, const char *name)
+{
+    char host[16] = "/", target[256];
+    struct stat st;
+    memcpy(host + 1, name, strlen(name) + 1);
+    if (lstat(host, &st) != 0)
+        return;
+    const char *dst = in_root(plan, name);
+    if (S_ISLNK(st.st_mode)) {
+        ssize_t n = readlink(host, target, sizeof target - 1);
+        if (n < 0)
+            fail(plan, STAGE_SYSTEM);
+        target[n] = '\0';
+        if (symlink(target, dst) != 0)
+            fail(plan, STAGE_SYSTEM);
+    } else if (S_ISDIR(st.st_mode)) {
+        if (mkdir(dst, 0755) != 0 || mount(host, dst, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+            make_read_only(dst, 1) != 0)
+            fail(plan, STAGE_SYSTEM);
+    }
+}
+
+/* A private /dev: the harmless host nodes bound, the usual links. */
+static void make_dev(const local_isolation_plan *plan)
+{
+    if (mkdir(in_root(plan, "dev"), 0755) != 0 ||
+        mount("tmpfs", in_root(plan, "dev"), "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) != 0 ||
+        mkdir(in_root(plan, "dev/shm"), 01777) != 0 || chmod(in_root(plan, "dev/shm"), 01777))
+        fail(plan, STAGE_DEV);
+    for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
+        char host[32] = "/dev/", name[32] = "dev/";
+        memcpy(host + 5, devices[i], strlen(devices[i]) + 1);
+        memcpy(name + 4, devices[i], strlen(devices[i]) + 1);
+        int fd = open(in_root(plan, name), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0)
+            fail(plan, STAGE_DEV);
+        close(fd);
+        if (mount(host, in_root(plan, name), NULL, MS_BIND, NULL) != 0 && errno != ENOENT &&
+            errno != ENXIO)
+            fail(plan, STAGE_DEV);
+    }
+    static const char *const links[][2] = {
+        { "/proc/self/fd", "dev/fd" }, { "/proc/self/fd/0", "dev/stdin" },
+        { "/proc/self/fd/1", "dev/stdout" }, { "/proc/self/fd/2", "dev/stderr" },
+    };
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+        if (symlink(links[i][0], in_root(plan, links[i][1])) != 0)
+            fail(plan, STAGE_DEV);
+}
+
+/* mkdir -p of the sandbox directory's path in the new root. */
+static void make_sandbox_point(const local_isolation_plan *plan)
+{
+    char *path = (char *)in_root(plan, plan->sandbox_dir);
+    for (char *p = path + sizeof NEW_ROOT; *p != '\0'; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int made = mkdir(path, 0755) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!made)
+            fail(plan, STAGE_SANDBOX);
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        fail(plan, STAGE_SANDBOX);
+}
+
+/* A detached copy of the sandbox directory's mounts, taken in the new
+ * mount namespace (a descriptor opened in the host's cannot be bound
+ * here), checked to be the directory the host opened. */
+static int clone_sandbox(const local_isolation_plan *plan)
+{
+    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, plan->sandbox_dir,
+                            TREE_CLONE | O_CLOEXEC | RECURSIVE);
+    struct stat got, want;
+    if (tree < 0 || fstat(tree, &got) != 0 || fstat(plan->root_fd, &want) != 0)
+        fail(plan, STAGE_SANDBOX);
+    if (got.st_dev != want.st_dev || got.st_ino != want.st_ino) {
+        errno = ESTALE;
+        fail(plan, STAGE_SANDBOX);
+    }
+    return tree;
+}
+
+/* The new root: a tmpfs over NEW_ROOT holding the read-only system
+ * directories, /proc of the new pid namespace, a private /dev and /tmp
+ * and the sandbox directory (read-write) at its own path; then
+ * pivot_root into it, the old root detached, the new one read-only. */
+static void build_root(const local_isolation_plan *plan)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        fail(plan, STAGE_PRIVATE);
+    int sandbox = clone_sandbox(plan);
+    if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, ROOT_OPTIONS) != 0)
+        fail(plan, STAGE_ROOT);
+    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+        show_system_dir(plan, system_dirs[i]);
+    if (mkdir(in_root(plan, "proc"), 0555) != 0 ||
+        mount("proc", in_root(plan, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              NULL) != 0)
+        fail(plan, STAGE_PROC);
+    make_dev(plan);
+    if (mkdir(in_root(plan, "tmp"), 01777) != 0 ||
+        mount("tmpfs", in_root(plan, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, TMP_OPTIONS) != 0)
+        fail(plan, STAGE_TMP);
+    make_sandbox_point(plan);
+    if (syscall(SYS_move_mount, sandbox, "", AT_FDCWD, in_root(plan, plan->sandbox_dir),
+                MOVE_FROM_EMPTY) != 0)
+        fail(plan, STAGE_SANDBOX);
+    close(sandbox);
+    if (chdir(NEW_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
+        umount2(".", MNT_DETACH) != 0 || chdir("/") != 0 || make_read_only("/", 0) != 0)
+        fail(plan, STAGE_PIVOT);
+    if (chdir(plan->work_dir) != 0)
+        fail(plan, STAGE_WORKDIR);
+}
+
+/* The new network namespace's loopback up, so that the command may serve
+ * and reach its own 127.0.0.1 (it has no other interface). */
+static void loopback_up(const local_isolation_plan *plan)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    memcpy(ifr.ifr_name, "lo", 3);
+    if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) != 0)
+        fail(plan, STAGE_NETWORK);
+    ifr.ifr_flags |= IFF_UP;
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
+        fail(plan, STAGE_NETWORK);
+    close(s);
+}
+
+/* The command's own process: the limits (never above the host's hard
+ * limit, which only a privileged process could raise), no new privileges,
+ * the filter. */
+static void confine_command(const local_isolation_plan *plan)
+{
+    const local_isolation_options *o = plan->options;
+    const struct { int resource; long value; } limits[] = {
+        { RLIMIT_NPROC, o->max_processes }, { RLIMIT_FSIZE, o->max_file_bytes },
+        { RLIMIT_NOFILE, o->max_open_files }, { RLIMIT_AS, o->max_address_bytes },
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        struct rlimit now;
+        if (limits[i].value <= 0)
+            continue;
+        if (getrlimit(limits[i].resource, &now) != 0)
+            fail(plan, STAGE_LIMITS);
+        rlim_t v = (rlim_t)limits[i].value;
+        if (now.rlim_max != RLIM_INFINITY && v > now.rlim_max)
+            v = now.rlim_max;
+        struct rlimit next = { v, v };
+        if (setrlimit(limits[i].resource, &next) != 0)
+            fail(plan, STAGE_LIMITS);
+    }
+    struct sock_fprog prog = { plan->filter_count, (struct sock_filter *)plan->filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0L, 0L) != 0)
+        fail(plan, STAGE_SECCOMP);
+}
+
+void local_isolation_command(const local_isolation_plan *plan)
+{
+    close(plan->status_read);
+    build_root(plan);
+    loopback_up(plan);
+    if (sethostname("sbx", 3) != 0)
+        fail(plan, STAGE_HOSTNAME);
+    pid_t command = _Fork();
+    if (command < 0)
+        fail(plan, STAGE_FORK);
+    if (command == 0) {
+        confine_command(plan);
+        return;
+    }
+    /* The init: not to be read through /proc by the command (same uid). */
+    prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
+    close(plan->root_fd);
+    for (int fd = 0; fd < 3; fd++)
+        close(fd);
+    for (;;) {
+        int status;
+        pid_t got = waitpid(-1, &status, 0);
+        if (got == command) {
+            status_message m = { STAGE_NONE, status };
+            ssize_t n = write(plan->status_write, &m, sizeof m);
+            (void)n;
+            _exit(0);
+        }
+        if (got < 0 && errno != EINTR)
+            _exit(0);
+    }
+}

@@ -1,0 +1,100 @@
+/* The seccomp deny-list (see local_isolation_filter.h). */
+#include <config.h>
+
+#include "plugin/local/local_isolation_filter.h"
+
+#include <sbx/backend_support.h>
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a sandboxed command never needs and what widens the kernel's
+ * attack surface or leads out of the namespaces: mounts and namespaces,
+ * tracing, keys, BPF, modules, kexec, the clock, swap, reboot.  A name
+ * this architecture lacks is skipped. */
+static const char *const denied[] = {
+    "mount", "umount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+    "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    "open_by_handle_at", "name_to_handle_at", "ptrace", "process_vm_readv",
+    "process_vm_writev", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
+    "userfaultfd", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+    "delete_module", "swapon", "swapoff", "reboot", "acct", "quotactl", "iopl", "ioperm",
+    "syslog", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "vhangup",
+    "lookup_dcookie", "uselib",
+};
+
+/* clone's flags that would make namespaces. */
+static const unsigned long namespace_flags[] = {
+    CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS,
+    CLONE_NEWCGROUP,
+};
+
+static int add_rules(scmp_filter_ctx ctx)
+{
+    for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
+        int nr = seccomp_syscall_resolve_name(denied[i]);
+        if (nr >= 0 && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0)
+            return 0;
+    }
+    for (size_t i = 0; i < sizeof namespace_flags / sizeof namespace_flags[0]; i++)
+        if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                             SCMP_A0(SCMP_CMP_MASKED_EQ, namespace_flags[i],
+                                     namespace_flags[i])) != 0)
+            return 0;
+    /* clone3's flags are out of a filter's reach; TIOCSTI pushes bytes into
+     * a terminal's input (CVE-2017-5226's class). */
+    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0 &&
+           seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                            SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)TIOCSTI)) == 0;
+}
+
+/* The program, through a memory file (libseccomp 2.5 exports only to a
+ * descriptor). */
+static int export_program(scmp_filter_ctx ctx, void **filter, unsigned short *count)
+{
+    int fd = memfd_create("sbx-seccomp", MFD_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int ok = seccomp_export_bpf(ctx, fd) == 0 && fstat(fd, &st) == 0 && st.st_size > 0 &&
+             st.st_size % (off_t)sizeof(struct sock_filter) == 0 &&
+             st.st_size / (off_t)sizeof(struct sock_filter) <= 65535 &&
+             lseek(fd, 0, SEEK_SET) == 0;
+    char *buf = ok ? malloc((size_t)st.st_size) : NULL;
+    size_t got = 0;
+    while (buf != NULL && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n <= 0 && !(n < 0 && errno == EINTR))
+            break;
+        got += n > 0 ? (size_t)n : 0;
+    }
+    close(fd);
+    if (buf == NULL || got != (size_t)st.st_size) {
+        free(buf);
+        return 0;
+    }
+    *filter = buf;
+    *count = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+    return 1;
+}
+
+sbx_status local_isolation_filter_build(void **filter, unsigned short *count, sbx_error *err)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int ok = ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
+             add_rules(ctx) && export_program(ctx, filter, count);
+    if (ctx != NULL)
+        seccomp_release(ctx);
+    if (!ok)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "isolation: cannot build the seccomp filter");
+    return SBX_OK;
+}

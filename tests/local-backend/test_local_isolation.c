@@ -1,0 +1,575 @@
+/*
+ * The local backend's isolation=namespaces through the host library, with
+ * real commands: what a confined command can no longer see or do (host
+ * processes, the host's network, writes outside its directory, mounts and
+ * namespaces, more processes or larger files than its limits), and that
+ * it still runs as an exec must (exit codes, signals, env, stdin, output,
+ * working directories, timeouts that end everything).  Run as root, the
+ * suite drops to an unprivileged user first, as a real host should run
+ * (docs/local.md, "Isolation").
+ */
+#include <config.h>
+
+#include "tests/local-backend/local_fixture.h"
+#include "tests/support/backend_calls.h"
+#include "tests/support/clock.h"
+#include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Generous: a loaded machine must not fail a correct run. */
+#define GONE_DEADLINE_MS 30000L
+
+/* The uid the suite runs as when started as root. */
+#define UNPRIVILEGED_ID 65534
+
+typedef struct fixture {
+    char state_dir[PATH_MAX];
+    char dir[PATH_MAX + 8];  /* the sandbox directory */
+    char outside[PATH_MAX];  /* a directory beside the state directory */
+    sbx_host *host;
+    sbx_backend *backend;
+} fixture;
+
+/* A sandbox "iso" of a backend opened with isolation=`mode` and `extra`
+ * (a limit option, or NULL). */
+static void fixture_setup_with(fixture *f, const char *tag, const char *mode,
+                               const sbx_option *extra)
+{
+    sbx_local_test_make_dir(f->state_dir, sizeof f->state_dir, tag);
+    char outside_tag[128];
+    snprintf(outside_tag, sizeof outside_tag, "%s-outside", tag);
+    sbx_local_test_make_dir(f->outside, sizeof f->outside, outside_tag);
+    f->host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[3] = { { "state_dir", f->state_dir }, { "isolation", mode } };
+    size_t count = 2;
+    if (extra != NULL)
+        opts[count++] = *extra;
+    f->backend = sbx_local_test_open(f->host, opts, count);
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f->backend, sb, 1);
+    snprintf(f->dir, sizeof f->dir, "%s/iso", f->state_dir);
+}
+
+static void fixture_setup(fixture *f, const char *tag)
+{
+    fixture_setup_with(f, tag, "namespaces", NULL);
+}
+
+static void fixture_teardown(fixture *f)
+{
+    sbx_error err;
+    CU_ASSERT(sbx_backend_destroy(f->backend, "iso", &err) == SBX_OK);
+    sbx_backend_close(f->backend);
+    sbx_host_free(f->host);
+    sbx_test_remove_tree(f->state_dir);
+    sbx_test_remove_tree(f->outside);
+}
+
+/* Run `req` in "iso"; the result (the caller frees it), fatal when exec
+ * fails. */
+static sbx_exec_result *exec_request(fixture *f, const sbx_exec_request *req)
+{
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_exec(f->backend, "iso", req, &out, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "exec: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return out;
+}
+
+static sbx_exec_result *run_for(fixture *f, const char *text, int64_t timeout_ms)
+{
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = text;
+    r.timeout_ms = timeout_ms;
+    return exec_request(f, &r);
+}
+
+static sbx_exec_result *run(fixture *f, const char *text)
+{
+    return run_for(f, text, 0);
+}
+
+/* The exit code of shell text (-1 when it did not exit). */
+static int exit_of(fixture *f, const char *text)
+{
+    sbx_exec_result *r = run(f, text);
+    int code = r->outcome == SBX_EXEC_EXITED ? r->exit_code : -1;
+    sbx_backend_free_exec_result(f->backend, r);
+    return code;
+}
+
+/* 1 when shell text's stdout is `want`. */
+static int output_is(fixture *f, const char *text, const char *want)
+{
+    sbx_exec_result *r = run(f, text);
+    int same = r->outcome == SBX_EXEC_EXITED && strcmp(r->stdout_data, want) == 0;
+    if (!same)
+        fprintf(stderr, "%s: exit %d, out '%s', err '%s'\n", text, r->exit_code,
+                r->stdout_data, r->stderr_data);
+    sbx_backend_free_exec_result(f->backend, r);
+    return same;
+}
+
+static int lines_of(const char *text)
+{
+    int n = 0;
+    for (; *text != '\0'; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* 1 when `rel` exists in the sandbox directory, seen from the host. */
+static int sandbox_has(const fixture *f, const char *rel)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", f->dir, rel);
+    return sbx_local_test_path_exists(path);
+}
+
+/* ------------------------------------------------------------ still an exec */
+
+static void test_commands_still_run_as_an_exec(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso run");
+    static const struct { const char *text; int code; } exits[] = {
+        { "exit 0", 0 }, { "exit 1", 1 }, { "exit 255", 255 }, { "no-such-program-here", 127 },
+    };
+    for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++)
+        CU_ASSERT(exit_of(&f, exits[i].text) == exits[i].code);
+    sbx_exec_result *r = run(&f, "kill -9 $$");
+    CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9);
+    sbx_backend_free_exec_result(f.backend, r);
+    /* env, stdin, output, HOME and the working directory. */
+    sbx_env_var env[] = { { "GREETING", "hi there" } };
+    sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
+    req.shell_command = "printf '%s|%s|' \"$GREETING\" \"$HOME\"; pwd; cat";
+    req.env = env;
+    req.env_count = 1;
+    req.stdin_data = "from stdin";
+    req.stdin_length = 10;
+    r = exec_request(&f, &req);
+    char want[3 * PATH_MAX];
+    snprintf(want, sizeof want, "hi there|%s|%s\nfrom stdin", f.dir, f.dir);
+    CU_ASSERT(r->exit_code == 0);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, want);
+    sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(exit_of(&f, "mkdir -p sub/deeper && echo made > sub/deeper/f") == 0);
+    sbx_exec_request in_sub = SBX_EXEC_REQUEST_INIT;
+    in_sub.shell_command = "pwd; cat f";
+    in_sub.working_dir = "sub/deeper";
+    r = exec_request(&f, &in_sub);
+    snprintf(want, sizeof want, "%s/sub/deeper\nmade\n", f.dir);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, want);
+    sbx_backend_free_exec_result(f.backend, r);
+    /* What the command wrote is on the host, in the sandbox directory. */
+    CU_ASSERT(sandbox_has(&f, "sub/deeper/f"));
+    fixture_teardown(&f);
+}
+
+/* ------------------------------------------------------------ what it cannot see */
+
+static void test_sees_only_its_own_processes(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso pid");
+    /* The shell's own listing: the namespace's init and the shell. */
+    sbx_exec_result *r = run(&f, "for p in /proc/[0-9]*; do echo ${p#/proc/}; done");
+    CU_ASSERT(r->exit_code == 0);
+    CU_ASSERT(lines_of(r->stdout_data) >= 1 && lines_of(r->stdout_data) <= 3);
+    char mine[32];
+    snprintf(mine, sizeof mine, "%ld\n", (long)getpid());
+    CU_ASSERT(strstr(r->stdout_data, mine) == NULL);
+    sbx_backend_free_exec_result(f.backend, r);
+    if (access("/usr/bin/ps", X_OK) == 0) {
+        r = run(&f, "ps -e -o pid=");
+        CU_ASSERT(r->exit_code == 0);
+        CU_ASSERT(lines_of(r->stdout_data) >= 1 && lines_of(r->stdout_data) <= 4);
+        sbx_backend_free_exec_result(f.backend, r);
+    }
+    /* Another exec's processes are not there either. */
+    CU_ASSERT(output_is(&f, "echo $$", "2\n"));
+    fixture_teardown(&f);
+}
+
+/* Write `text` to the file `path`; 1 when all of it was written. */
+static int put(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text);
+}
+
+/* A listener of the test's on 127.0.0.1; its port into *port. */
+static int host_listener(int *port)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    CU_ASSERT_FATAL(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+                    listen(s, 16) == 0 && getsockname(s, (struct sockaddr *)&a, &len) == 0);
+    *port = ntohs(a.sin_port);
+    return s;
+}
+
+static void test_network_is_only_its_own_loopback(void)
+{
+    int port;
+    int s = host_listener(&port);
+    char text[128];
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", port);
+    /* The control: without isolation the host's listener is reached. */
+    fixture f;
+    fixture_setup_with(&f, "iso net none", "none", NULL);
+    CU_ASSERT(exit_of(&f, text) == 0);
+    fixture_teardown(&f);
+    fixture_setup(&f, "iso net");
+    CU_ASSERT(exit_of(&f, text) == 1);
+    /* Only "lo" (two header lines, one interface), and it is up: the
+     * command's own server on 127.0.0.1 is reachable from inside. */
+    CU_ASSERT(output_is(&f, "grep -c : /proc/net/dev", "1\n"));
+    CU_ASSERT(output_is(&f, "grep -o 'lo:' /proc/net/dev", "lo:\n"));
+    CU_ASSERT(exit_of(&f, "cat /sys/class/net/eth0/address") != 0);
+    fixture_teardown(&f);
+    close(s);
+}
+
+/* ------------------------------------------------------------ what it cannot do */
+
+/* 1 when `path` exists on the host (reporting it). */
+static int exists_on_host(const char *path)
+{
+    int there = sbx_local_test_path_exists(path);
+    if (there)
+        fprintf(stderr, "written outside the sandbox: %s\n", path);
+    return there;
+}
+
+static void test_writes_outside_the_sandbox_directory_fail(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso write");
+    char text[3 * PATH_MAX], path[2 * PATH_MAX];
+    snprintf(text, sizeof text, "echo x > '%s/f'", f.outside);
+    CU_ASSERT(exit_of(&f, text) != 0);
+    /* Made inside (the sandbox's parents are a private tmpfs): still
+     * nothing on the host. */
+    snprintf(text, sizeof text, "mkdir -p '%s' && echo x > '%s/f'", f.outside, f.outside);
+    exit_of(&f, text);
+    snprintf(path, sizeof path, "%s/f", f.outside);
+    CU_ASSERT(!exists_on_host(path));
+    snprintf(text, sizeof text, "echo x > '%s/beside'", f.state_dir);
+    exit_of(&f, text);
+    snprintf(path, sizeof path, "%s/beside", f.state_dir);
+    CU_ASSERT(!exists_on_host(path));
+    static const char *const system_paths[] = { "/etc/sbx-iso-probe", "/usr/sbx-iso-probe",
+                                                "/usr/bin/sbx-iso-probe", "/sbx-iso-probe" };
+    for (size_t i = 0; i < sizeof system_paths / sizeof system_paths[0]; i++) {
+        snprintf(text, sizeof text, "echo x > %s", system_paths[i]);
+        CU_ASSERT(exit_of(&f, text) != 0);
+        CU_ASSERT(!exists_on_host(system_paths[i]));
+    }
+    /* Its own directory and its private /tmp are writable. */
+    CU_ASSERT(exit_of(&f, "echo x > mine && echo y > /tmp/scratch && cat /tmp/scratch") == 0);
+    CU_ASSERT(sandbox_has(&f, "mine"));
+    fixture_teardown(&f);
+}
+
+static void test_mount_unshare_and_new_privileges_are_refused(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso seccomp");
+    /* An unprivileged user may make a user namespace; the filter says no. */
+    static const char *const refused[] = { "unshare -U true", "unshare -Urn true",
+                                           "unshare -Urm true" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sbx_exec_result *r = run(&f, refused[i]);
+        CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code != 0);
+        CU_ASSERT(strstr(r->stderr_data, "Operation not permitted") != NULL);
+        sbx_backend_free_exec_result(f.backend, r);
+    }
+    CU_ASSERT(output_is(&f, "grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \\t'",
+                        "NoNewPrivs:1\nSeccomp:2\n"));
+    if (access("/usr/bin/python3", X_OK) == 0)
+        CU_ASSERT(output_is(&f,
+                            "python3 -c 'import ctypes; c = ctypes.CDLL(None, use_errno=True); "
+                            "print(c.mount(b\"none\", b\"/tmp\", b\"tmpfs\", 0, None), "
+                            "ctypes.get_errno(), c.syscall(101, 0, 0, 0), "
+                            "ctypes.get_errno())'",
+                            "-1 1 -1 1\n"));
+    fixture_teardown(&f);
+}
+
+static void test_processes_past_the_limit_are_refused(void)
+{
+    fixture f;
+    sbx_option limit = { "limit_processes", "8" };
+    fixture_setup_with(&f, "iso nproc", "namespaces", &limit);
+    sbx_exec_result *r = run_for(&f, "i=0; while [ $i -lt 30 ]; do sleep 30 & i=$((i+1)); done; "
+                                     "echo started all", 60000);
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code != 0);
+    CU_ASSERT(strstr(r->stdout_data, "started all") == NULL);
+    CU_ASSERT(strstr(r->stderr_data, "fork") != NULL);
+    sbx_backend_free_exec_result(f.backend, r);
+    /* Below the limit all is well. */
+    CU_ASSERT(exit_of(&f, "sleep 0 & sleep 0 & wait") == 0);
+    fixture_teardown(&f);
+}
+
+static void test_files_past_the_size_limit_fail(void)
+{
+    fixture f;
+    sbx_option limit = { "limit_file_bytes", "65536" };
+    fixture_setup_with(&f, "iso fsize", "namespaces", &limit);
+    /* SIGXFSZ (25) ends the writer: the shell says 128 + 25. */
+    CU_ASSERT(output_is(&f, "head -c 200000 /dev/zero > big; echo $?", "153\n"));
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/big", f.dir);
+    struct stat st;
+    CU_ASSERT(stat(path, &st) == 0 && st.st_size <= 65536);
+    CU_ASSERT(output_is(&f, "head -c 65536 /dev/zero > small; echo $?", "0\n"));
+    fixture_teardown(&f);
+}
+
+/* ------------------------------------------------------------ nothing outlives it */
+
+/* 1 when a process of the host has `word` among its arguments. */
+static int host_has_process_with(const char *word)
+{
+    DIR *d = opendir("/proc");
+    CU_ASSERT_FATAL(d != NULL);
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], args[512];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, args, sizeof args - 1);
+        close(fd);
+        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
+            args[n] = '\0';
+            if (strcmp(args + i, word) == 0)
+                found = 1;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+static int gone_within_deadline(const char *word)
+{
+    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
+    while (host_has_process_with(word)) {
+        if (sbx_test_now_ms() > deadline)
+            return 0;
+        struct timespec t = { 0, 10000000L };
+        nanosleep(&t, NULL);
+    }
+    return 1;
+}
+
+static void test_timeouts_and_exits_end_every_process(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso timeout");
+    long start = sbx_test_now_ms();
+    sbx_exec_result *r = run_for(&f, "setsid sleep 987651 & sleep 987652 & sleep 987653", 300);
+    CU_ASSERT(r->outcome == SBX_EXEC_TIMED_OUT);
+    CU_ASSERT(sbx_test_now_ms() - start < 20000);
+    sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(!host_has_process_with("987651"));
+    CU_ASSERT(gone_within_deadline("987651") && gone_within_deadline("987652") &&
+              gone_within_deadline("987653"));
+    /* A daemon left behind by a command that exits is ended too. */
+    r = run(&f, "setsid sleep 987654 & (sleep 987655 &) ; echo left");
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
+    sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(!host_has_process_with("987654"));
+    CU_ASSERT(gone_within_deadline("987654") && gone_within_deadline("987655"));
+    fixture_teardown(&f);
+}
+
+/* One thread's execs: each in its own namespaces, writing its own file. */
+typedef struct thread_job {
+    fixture *f;
+    int index;
+    int failures;
+} thread_job;
+
+static void *exec_many(void *p)
+{
+    thread_job *job = p;
+    for (int i = 0; i < 4; i++) {
+        char text[96];
+        snprintf(text, sizeof text, "echo $$ > t%d-%d && cat t%d-%d", job->index, i,
+                 job->index, i);
+        sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+        r.shell_command = text;
+        sbx_exec_result *out = NULL;
+        sbx_error err;
+        if (sbx_backend_exec(job->f->backend, "iso", &r, &out, &err) != SBX_OK) {
+            job->failures++;
+            continue;
+        }
+        job->failures += out->exit_code != 0 || strcmp(out->stdout_data, "2\n") != 0;
+        sbx_backend_free_exec_result(job->f->backend, out);
+    }
+    return NULL;
+}
+
+static void test_eight_threads_exec_isolated_at_once(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso threads");
+    pthread_t threads[8];
+    thread_job jobs[8];
+    for (int i = 0; i < 8; i++) {
+        jobs[i] = (thread_job){ &f, i, 0 };
+        CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, exec_many, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(threads[i], NULL);
+        CU_ASSERT(jobs[i].failures == 0);
+    }
+    CU_ASSERT(sandbox_has(&f, "t7-3") && sandbox_has(&f, "t0-0"));
+    fixture_teardown(&f);
+}
+
+/* In a child of the test's, in a user namespace of its own that may make
+ * no more (max_user_namespaces 0, as a host that forbids them): exec of
+ * `touch ran` must fail naming what is missing.  The child's exit code:
+ * 0 when it did, else the step that went wrong. */
+static int exec_where_user_namespaces_are_forbidden(fixture *f)
+{
+    char map[32];
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)geteuid());
+    prctl(PR_SET_DUMPABLE, 1L, 0L, 0L, 0L);
+    if (unshare(CLONE_NEWUSER) != 0 || !put("/proc/self/setgroups", "deny") ||
+        !put("/proc/self/uid_map", map) || !put("/proc/sys/user/max_user_namespaces", "0"))
+        return 2;
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = "touch ran";
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    if (sbx_backend_exec(f->backend, "iso", &r, &out, &err) != SBX_ERR_UNSUPPORTED)
+        return 3;
+    return strstr(err.message, "isolation=namespaces: cannot create user, mount, pid") != NULL &&
+                   strstr(err.message, "max_user_namespaces") != NULL
+               ? 0
+               : 4;
+}
+
+static void test_without_user_namespaces_exec_fails_and_runs_nothing(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso forbidden");
+    pid_t child = fork();
+    CU_ASSERT_FATAL(child >= 0);
+    if (child == 0)
+        _exit(exec_where_user_namespaces_are_forbidden(&f));
+    int status = -1;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CU_ASSERT(!sandbox_has(&f, "ran"));
+    /* Outside that namespace the same exec runs. */
+    CU_ASSERT(exit_of(&f, "touch ran") == 0);
+    CU_ASSERT(sandbox_has(&f, "ran"));
+    fixture_teardown(&f);
+}
+
+static void test_isolation_option_values(void)
+{
+    char state_dir[PATH_MAX];
+    sbx_local_test_make_dir(state_dir, sizeof state_dir, "iso options");
+    sbx_host *host = sbx_local_test_new_host(NULL, NULL);
+    static const char *const bad[][2] = {
+        { "isolation", "bwrap" }, { "isolation", "" }, { "limit_processes", "-1" },
+        { "limit_file_bytes", "lots" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sbx_option opts[2] = { { "state_dir", state_dir }, { bad[i][0], bad[i][1] } };
+        sbx_backend *b = NULL;
+        sbx_error err;
+        CU_ASSERT(sbx_backend_open(host, "local", opts, 2, &b, &err) == SBX_ERR_CONFIG);
+        CU_ASSERT(strstr(err.message, bad[i][0]) != NULL);
+    }
+    sbx_host_free(host);
+    sbx_test_remove_tree(state_dir);
+}
+
+/* Root passes RLIMIT_NPROC by and owns every file it maps to: run as an
+ * unprivileged user, as a real host should, with a scratch place it owns. */
+static void drop_root(void)
+{
+    if (geteuid() != 0)
+        return;
+    if (setgroups(0, NULL) != 0 || setgid(UNPRIVILEGED_ID) != 0 ||
+        setuid(UNPRIVILEGED_ID) != 0) {
+        perror("test_local_isolation: dropping root");
+        exit(1);
+    }
+    setenv("TMPDIR", "/tmp", 1);
+    setenv("HOME", "/tmp", 1);
+}
+
+void sbx_test_register(void)
+{
+    drop_root();
+    static const CU_TestInfo tests[] = {
+        { "namespaces: exit codes, signals, env, stdin, output, working dirs",
+          test_commands_still_run_as_an_exec },
+        { "namespaces: only its own processes", test_sees_only_its_own_processes },
+        { "namespaces: only its own loopback", test_network_is_only_its_own_loopback },
+        { "namespaces: no write outside the sandbox directory",
+          test_writes_outside_the_sandbox_directory_fail },
+        { "namespaces: mount, unshare refused; no new privileges",
+          test_mount_unshare_and_new_privileges_are_refused },
+        { "namespaces: no fork past limit_processes", test_processes_past_the_limit_are_refused },
+        { "namespaces: no file past limit_file_bytes", test_files_past_the_size_limit_fail },
+        { "namespaces: timeouts and exits end every process",
+          test_timeouts_and_exits_end_every_process },
+        { "namespaces: eight threads at once", test_eight_threads_exec_isolated_at_once },
+        { "namespaces: forbidden by the host -> unsupported, nothing runs",
+          test_without_user_namespaces_exec_fails_and_runs_nothing },
+        { "isolation options: bad values are refused", test_isolation_option_values },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("local backend isolation", NULL, NULL, tests);
+}
