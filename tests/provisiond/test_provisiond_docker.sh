@@ -1,8 +1,8 @@
 #!/bin/sh
 # The sbxctl remote flow end to end against sbx-provisiond over the docker
 # backend on a private podman engine (tests/docker/podman-env.sh):
-# `sbxctl --backend remote` creates a sandbox through the daemon, the
-# container serves its page, then list, discover, reconcile (found),
+# `sbxctl --backend remote` creates a sandbox through the daemon, its
+# sandbox API reads the container's page, then list, discover, reconcile (found),
 # another user's create of the same id (refused, exit 6), destroy,
 # reconcile (absent), and SIGTERM ends the daemon with exit 0; then a
 # container whose server never answers stays its owner's.  Exit 77
@@ -57,9 +57,20 @@ out=$(remote --json create --id e2e1 --thread t1 --user alice) || fail "create: 
 echo "create: $out"
 sandbox_url=$(printf '%s' "$out" | field sandbox_url)
 [ "$(printf '%s' "$out" | field user_id)" = alice ] || fail "create echoes another user"
-case "$sandbox_url" in http://127.0.0.1:*) ;; *) fail "no container URL in '$out'" ;; esac
-page=$(curl -s --max-time 10 "$sandbox_url/page.txt")
-[ "$page" = "hello from the sandbox" ] || fail "the container does not serve its page: '$page'"
+# A docker backend with sandbox operations gets the daemon's sandbox API
+# (its file read runs in the container); one without keeps the
+# container's own URL, whose server answers.
+case "$sandbox_url" in
+"$url"/s/*)
+    page=$(curl -s --max-time 30 -X POST -H 'Content-Type: application/json' \
+        -d '{"file":"/www/page.txt"}' "$sandbox_url/v1/file/read")
+    case "$page" in *'"content":"hello from the sandbox\n"'*) ;;
+    *) fail "the sandbox API does not read the container's page: '$page'" ;; esac ;;
+http://127.0.0.1:*)
+    page=$(curl -s --max-time 10 "$sandbox_url/page.txt")
+    [ "$page" = "hello from the sandbox" ] || fail "the container does not serve its page: '$page'" ;;
+*) fail "no sandbox URL in '$out'" ;;
+esac
 
 out=$(remote --json list) || fail "list: $out"
 echo "list: $out"

@@ -111,7 +111,8 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         fprintf(stderr, PROG ": %s\n", why);
         return 1;
     }
-    provd_sandbox_api_listening(svc->api, cert_pem != NULL, o->address, port);
+    if (svc->api != NULL)
+        provd_sandbox_api_listening(svc->api, cert_pem != NULL, o->address, port);
     int v6 = strchr(o->address, ':') != NULL;
     printf(PROG " listening on %s://%s%s%s:%u\n", cert_pem != NULL ? "https" : "http",
            v6 ? "[" : "", o->address, v6 ? "]" : "", port);
@@ -119,10 +120,15 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
     fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
             svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
             o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
-    fprintf(stderr, PROG ": sandbox URLs %s%s, sandbox API key %s\n",
-            o->public_url != NULL ? "under " : "under the listen address",
-            o->public_url != NULL ? o->public_url : "",
-            o->sandbox_api_key != NULL ? "required" : "not checked");
+    if (svc->api != NULL)
+        fprintf(stderr, PROG ": sandbox URLs %s%s, sandbox API key %s\n",
+                o->public_url != NULL ? "under " : "under the listen address",
+                o->public_url != NULL ? o->public_url : "",
+                o->sandbox_api_key != NULL ? "required" : "not checked");
+    else
+        fprintf(stderr, PROG ": no sandbox API: backend '%s' has no sandbox operations; "
+                        "sandbox URLs are the backend's\n",
+                svc->backend_name);
     int signal_number = prov_signals_wait();
     fprintf(stderr, PROG ": %s: no new connections or requests; finishing the requests in "
                     "flight (at most %u ms); sandboxes keep running\n",
@@ -176,9 +182,10 @@ int main(int argc, char **argv)
         owners = provd_owners_open(o.state_dir, warn_line, NULL, why, sizeof why);
         const provd_sandbox_api_options api_options = {backend, owners, o.sandbox_api_key,
                                                        o.public_url};
-        if (owners != NULL)
+        int wanted = owners != NULL && provd_sandbox_api_wanted(backend);
+        if (wanted)
             api = provd_sandbox_api_new(&api_options, why, sizeof why);
-        if (api == NULL) {
+        if (owners == NULL || (wanted && api == NULL)) {
             fprintf(stderr, PROG ": %s\n", why);
         } else {
             provd_service svc = {backend, name, owners, provd_service_contract(backend),

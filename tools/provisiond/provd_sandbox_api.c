@@ -22,6 +22,15 @@ struct provd_sandbox_api {
     char base[PROVD_BASE_MAX + 1];
 };
 
+int provd_sandbox_api_wanted(sbx_backend *backend)
+{
+    sbx_operations_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    sbx_error err;
+    return sbx_backend_operations_info(backend, &info, &err) == SBX_OK && info.operations != 0;
+}
+
 provd_sandbox_api *provd_sandbox_api_new(const provd_sandbox_api_options *options, char *why,
                                          size_t why_len)
 {

@@ -36,6 +36,12 @@ typedef struct provd_sandbox_api_options {
     const char *public_url;     /* --public-url (NULL: the listen address) */
 } provd_sandbox_api_options;
 
+/* Whether the daemon serves the API over `backend`: it reports sandbox
+ * operations (ABI 1.3).  A backend without them (a module built for an
+ * older ABI, or one whose operations are still to come) keeps its own
+ * sandbox_url: its sandbox may serve the AIO API itself. */
+int provd_sandbox_api_wanted(sbx_backend *backend);
+
 /* The API, or NULL with the reason in `why` (`why_len` bytes). */
 provd_sandbox_api *provd_sandbox_api_new(const provd_sandbox_api_options *options, char *why,
                                          size_t why_len);

@@ -213,12 +213,13 @@ static void forget_unless_made(provd_service *svc, const char *id)
 }
 
 /* The sandbox_url answered for a sandbox: the daemon's sandbox API when
- * it has a token (into `buffer`, PROVD_URL_MAX bytes), else what the
- * backend says (a record from before the daemon served the API). */
+ * it serves one and the sandbox has a token (into `buffer`, PROVD_URL_MAX
+ * bytes), else what the backend says (a record from before the daemon
+ * served the API). */
 static const char *answered_url(provd_service *svc, const char *token,
                                 const char *backend_url, char *buffer)
 {
-    if (token == NULL)
+    if (token == NULL || svc->api == NULL)
         return backend_url;
     provd_sandbox_api_url(svc->api, token, buffer);
     return buffer;
@@ -235,11 +236,11 @@ static void create_with_backend(provd_service *svc, const prov_create_request *r
     char why[512];
     char fresh[PROVD_TOKEN_LEN + 1];
     int recorded = 1;
-    if (is_new && !provd_sandbox_token_new(fresh)) {
+    if (is_new && svc->api != NULL && !provd_sandbox_token_new(fresh)) {
         snprintf(why, sizeof why, "no random bytes for the sandbox's token");
         recorded = 0;
     } else if (is_new) {
-        token = fresh;
+        token = svc->api != NULL ? fresh : NULL;
         recorded = provd_owners_put(svc->owners, request->sandbox_id, want, token, why,
                                     sizeof why);
     }
@@ -503,7 +504,7 @@ static void answer_route(void *cls, const prov_request *req, prov_route route,
 static int answer_outside(void *cls, const prov_request *req, prov_reply *reply)
 {
     provd_service *svc = cls;
-    return provd_sandbox_api_answer(svc->api, req, reply);
+    return svc->api != NULL && provd_sandbox_api_answer(svc->api, req, reply);
 }
 
 prov_handlers provd_service_handlers(provd_service *service)

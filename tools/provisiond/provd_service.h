@@ -20,7 +20,8 @@ typedef struct provd_service {
     provd_owners *owners;
     int contract;               /* the mount contract the daemon serves */
     const char *mount_base;     /* extra mounts' host paths must lie under it */
-    provd_sandbox_api *api;     /* the sandboxes' URLs and their AIO routes */
+    provd_sandbox_api *api;     /* the sandboxes' URLs and their AIO routes;
+                                 * NULL: none (a backend without operations) */
 } provd_service;
 
 /* The mount contract to serve over `backend`: the one its capabilities
