@@ -3,7 +3,7 @@
  * sandboxes it creates (remote -> sbx-provisiond -> local), through the
  * per-sandbox capability URL BASE/s/TOKEN.  Tokens: a wrong, truncated or
  * destroyed sandbox's token answers 404 with a JSON detail and touches
- * nothing; one sandbox's token reaches that sandbox only; a restart keeps
+ * nothing (also once the id is made again, with a new token); one sandbox's token reaches that sandbox only; a restart keeps
  * a token valid; no token reaches the daemon's log; --public-url is the
  * URLs' base; --sandbox-api-key is required on top when set. */
 #include <config.h>
@@ -40,6 +40,37 @@ static void close_remote(sbx_backend *b, sbx_host *host)
 {
     sbx_backend_close(b);
     sbx_host_free(host);
+}
+
+/* A daemon over the local backend (ownership records kept) and the remote
+ * backend on it. */
+typedef struct session {
+    provd_local d;
+    sbx_host *host;
+    sbx_backend *b;
+} session;
+
+/* Start `s` with the daemon's `extra` arguments.  Returns 1, or 0 after a
+ * CUnit failure (nothing left). */
+static int session_start(session *s, const char *const *extra)
+{
+    s->host = NULL;
+    if (!provd_local_start(&s->d, 1, extra))
+        return 0;
+    s->b = open_remote(&s->d, NULL, &s->host);
+    if (s->b == NULL) {
+        sbx_host_free(s->host);
+        provd_local_stop(&s->d, 0);
+        return 0;
+    }
+    return 1;
+}
+
+/* Close the remote backend and stop the daemon, which must exit 0. */
+static void session_end(session *s)
+{
+    close_remote(s->b, s->host);
+    CU_ASSERT_EQUAL(provd_local_stop(&s->d, 0), 0);
 }
 
 /* Create `id` for user "u" through the remote backend and copy the token
@@ -126,14 +157,13 @@ static int log_holds(const provd_local *d, const char *text)
 
 static void test_exec_through_the_daemon_reports_exits_env_and_timeouts(void)
 {
-    provd_local d;
+    session s;
     const char *const verbose[] = {"--verbose", NULL};
-    if (!provd_local_start(&d, 1, verbose))
+    if (!session_start(&s, verbose))
         return;
-    sbx_host *host = NULL;
-    sbx_backend *b = open_remote(&d, NULL, &host);
+    sbx_backend *b = s.b;
     char token[TOKEN_LEN + 1];
-    if (b != NULL && create_with_token(b, "ops", token, NULL)) {
+    if (create_with_token(b, "ops", token, NULL)) {
         static const struct {
             const char *command;
             int code;
@@ -158,22 +188,20 @@ static void test_exec_through_the_daemon_reports_exits_env_and_timeouts(void)
         CU_ASSERT(r != NULL && r->outcome == SBX_EXEC_TIMED_OUT && r->duration_ms < 30000);
         sbx_backend_free_exec_result(b, r);
         /* The requests were logged without their token. */
-        CU_ASSERT_TRUE(log_holds(&d, "POST /s/.../v1/bash/exec -> 200"));
-        CU_ASSERT_FALSE(log_holds(&d, token));
+        CU_ASSERT_TRUE(log_holds(&s.d, "POST /s/.../v1/bash/exec -> 200"));
+        CU_ASSERT_FALSE(log_holds(&s.d, token));
     }
-    close_remote(b, host);
-    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+    session_end(&s);
 }
 
 static void test_binary_files_round_trip_byte_exact_and_list(void)
 {
-    provd_local d;
-    if (!provd_local_start(&d, 1, NULL))
+    session s;
+    if (!session_start(&s, NULL))
         return;
-    sbx_host *host = NULL;
-    sbx_backend *b = open_remote(&d, NULL, &host);
+    sbx_backend *b = s.b;
     char token[TOKEN_LEN + 1];
-    if (b != NULL && create_with_token(b, "files", token, NULL)) {
+    if (create_with_token(b, "files", token, NULL)) {
         unsigned char bytes[1024];
         for (size_t i = 0; i < sizeof bytes; i++)
             bytes[i] = (unsigned char)(i * 7 % 256);   /* every byte value, NUL included */
@@ -196,22 +224,20 @@ static void test_binary_files_round_trip_byte_exact_and_list(void)
         CU_ASSERT_EQUAL(listed, 1);
         sbx_backend_free_listing(b, l);
         /* The bytes are on the local backend's disk, in that sandbox. */
-        CU_ASSERT_TRUE(sandbox_has(&d, "files", "dir/blob.bin"));
+        CU_ASSERT_TRUE(sandbox_has(&s.d, "files", "dir/blob.bin"));
     }
-    close_remote(b, host);
-    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+    session_end(&s);
 }
 
 static void test_bad_tokens_answer_404_and_touch_nothing(void)
 {
-    provd_local d;
-    if (!provd_local_start(&d, 1, NULL))
+    session s;
+    if (!session_start(&s, NULL))
         return;
-    sbx_host *host = NULL;
-    sbx_backend *b = open_remote(&d, NULL, &host);
+    sbx_backend *b = s.b;
     char a[TOKEN_LEN + 1], other[TOKEN_LEN + 1], gone[TOKEN_LEN + 1];
     sbx_error err;
-    if (b != NULL && create_with_token(b, "a", a, NULL) &&
+    if (create_with_token(b, "a", a, NULL) &&
         create_with_token(b, "b", other, NULL) && create_with_token(b, "gone", gone, NULL)) {
         CU_ASSERT_STRING_NOT_EQUAL(a, other);
         CU_ASSERT_EQUAL(sbx_backend_destroy(b, "gone", &err), SBX_OK);
@@ -227,28 +253,37 @@ static void test_bad_tokens_answer_404_and_touch_nothing(void)
         const char *const bad[] = {flipped, truncated, upper, longer, gone, "", "ops"};
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             char answer[512];
-            long status = write_through(provd_url(d.proc), bad[i], "touched", answer,
+            long status = write_through(provd_url(s.d.proc), bad[i], "touched", answer,
                                         sizeof answer);
             CU_ASSERT_EQUAL(status, 404);
             CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"detail\""));
         }
-        CU_ASSERT_FALSE(sandbox_has(&d, "a", "touched"));
-        CU_ASSERT_FALSE(sandbox_has(&d, "b", "touched"));
+        CU_ASSERT_FALSE(sandbox_has(&s.d, "a", "touched"));
+        CU_ASSERT_FALSE(sandbox_has(&s.d, "b", "touched"));
         /* One sandbox's token reaches that sandbox only. */
         char answer[512];
-        CU_ASSERT_EQUAL(write_through(provd_url(d.proc), other, "mine", answer, sizeof answer),
+        CU_ASSERT_EQUAL(write_through(provd_url(s.d.proc), other, "mine", answer, sizeof answer),
                         200);
-        CU_ASSERT_TRUE(sandbox_has(&d, "b", "mine"));
-        CU_ASSERT_FALSE(sandbox_has(&d, "a", "mine"));
+        CU_ASSERT_TRUE(sandbox_has(&s.d, "b", "mine"));
+        CU_ASSERT_FALSE(sandbox_has(&s.d, "a", "mine"));
         /* Through the remote backend, the destroyed sandbox is gone. */
         sbx_exec_result *r = NULL;
         sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
         req.shell_command = "true";
         CU_ASSERT_EQUAL(sbx_backend_exec(b, "gone", &req, &r, &err), SBX_ERR_NOT_FOUND);
         sbx_backend_free_exec_result(b, r);
+        /* The id made again is another sandbox: a new token, the old one
+         * still dead. */
+        char again[TOKEN_LEN + 1];
+        if (create_with_token(b, "gone", again, NULL)) {
+            CU_ASSERT_STRING_NOT_EQUAL(again, gone);
+            CU_ASSERT_EQUAL(write_through(provd_url(s.d.proc), gone, "touched", answer,
+                                          sizeof answer),
+                            404);
+            CU_ASSERT_FALSE(sandbox_has(&s.d, "gone", "touched"));
+        }
     }
-    close_remote(b, host);
-    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+    session_end(&s);
 }
 
 static void test_a_restart_keeps_a_token_valid(void)
