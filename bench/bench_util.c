@@ -113,3 +113,14 @@ unsigned long sbx_bench_count_arg(const char *text, const char *what)
     }
     return v;
 }
+
+int sbx_bench_split_option(char *text, const char **key, const char **value)
+{
+    char *eq = strchr(text, '=');
+    if (eq == NULL)
+        return -1;
+    *eq = '\0';
+    *key = text;
+    *value = eq + 1;
+    return 0;
+}

@@ -39,4 +39,8 @@ void sbx_bench_print(const char *label, unsigned threads, const sbx_bench_result
  * (benchmark programs are programs: they may exit). */
 unsigned long sbx_bench_count_arg(const char *text, const char *what);
 
+/* Split a -o KEY=VALUE argument in place: *key and *value point into
+ * `text`.  Returns 0, or -1 when it has no '=' (nothing is changed). */
+int sbx_bench_split_option(char *text, const char **key, const char **value);
+
 #endif /* SBX_BENCH_UTIL_H */

@@ -58,7 +58,8 @@ bench_sbx_manager_bench_SOURCES = bench/sbx_manager_bench.c $(SBX_BENCH_UTIL) \
 	host-api/src/manager/lease_store_redis.c \
 	host-api/src/manager/strmap.c host-api/src/manager/strmap.h
 bench_sbx_manager_bench_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(HIREDIS_CFLAGS) -pthread
-bench_sbx_manager_bench_LDADD = host-api/libsbx-host.la $(SQLITE_LIBS) $(HIREDIS_LIBS) -lpthread
+bench_sbx_manager_bench_LDADD = host-api/libsbx-host.la common/libsbx-common.la $(SQLITE_LIBS) \
+	$(HIREDIS_LIBS) -lpthread
 
 BENCH_FLAGS =
 bench: all $(SBX_BENCH_BINS)

@@ -292,14 +292,13 @@ int main(int argc, char **argv)
         case 's': kind = store_kind(optarg); break;
         case 'p': where = optarg; break;
         case 't': b.tag = optarg; break;
-        case 'o': {
-            char *eq = strchr(optarg, '=');
-            if (eq == NULL || option_count == MAX_OPTIONS)
+        case 'o':
+            if (option_count == MAX_OPTIONS ||
+                sbx_bench_split_option(optarg, &options[option_count].key,
+                                       &options[option_count].value) != 0)
                 usage();
-            *eq = '\0';
-            options[option_count++] = (sbx_option){optarg, eq + 1};
+            option_count++;
             break;
-        }
         default: usage();
         }
     }

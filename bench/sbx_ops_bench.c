@@ -190,14 +190,13 @@ int main(int argc, char **argv)
         case 'i': b.id = optarg; break;
         case 'u': b.url = optarg; break;
         case 'c': b.command = optarg; break;
-        case 'o': {
-            char *eq = strchr(optarg, '=');
-            if (eq == NULL || option_count == MAX_OPTIONS)
+        case 'o':
+            if (option_count == MAX_OPTIONS ||
+                sbx_bench_split_option(optarg, &options[option_count].key,
+                                       &options[option_count].value) != 0)
                 usage();
-            *eq = '\0';
-            options[option_count++] = (sbx_option){optarg, eq + 1};
+            option_count++;
             break;
-        }
         default: usage();
         }
     }

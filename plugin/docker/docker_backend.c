@@ -7,7 +7,10 @@
 #include "common/mount_contract.h"
 #include "common/record_chain.h"
 #include "common/sandbox_records.h"
+#include "common/op_results.h"
 #include "plugin/docker/docker_create.h"
+#include "plugin/docker/docker_exec.h"
+#include "plugin/docker/docker_files.h"
 #include "plugin/docker/docker_instance.h"
 #include "plugin/docker/docker_ops.h"
 
@@ -32,6 +35,15 @@ static const sbx_backend_descriptor docker_descriptor = {
     .discover_record = docker_discover_record,
     .list_records = docker_list_records,
     .free_records = common_records_free,
+    .operations_info = docker_operations_info,
+    .exec = docker_exec,
+    .free_exec_result = common_exec_result_free,
+    .read_file = docker_read_file,
+    .free_file_content = common_file_content_free,
+    .write_file = docker_write_file,
+    .list_dir = docker_list_dir,
+    .free_listing = common_listing_free,
+    .remove_path = docker_remove_path,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

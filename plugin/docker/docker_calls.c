@@ -7,15 +7,13 @@
 
 #include <stdio.h>
 
-sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
-                                    const common_answer *to,
-                                    const docker_engine_identity *engine, int *running,
-                                    char *container_id, sbx_error *err)
+sbx_status docker_inspect_json(sbx_backend_instance *inst, const char *id, const char *what,
+                               json_object **out, sbx_error *err)
 {
-    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32], what[96];
+    *out = NULL;
+    char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32];
     docker_container_name(&inst->options, id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/%s/json", name);
-    sbx_backend_format(what, sizeof what, "inspect of sandbox '%s'", id);
     common_http_response resp;
     sbx_status st = docker_engine_call(&inst->engine,
                                        &(common_http_call){.method = "GET", .path = path},
@@ -27,10 +25,22 @@ sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
         common_http_response_clear(&resp);
         return st;
     }
-    json_object *o = docker_engine_parse(&resp, json_type_object, what, err);
+    *out = docker_engine_parse(&resp, json_type_object, what, err);
     common_http_response_clear(&resp);
-    if (o == NULL)
-        return SBX_ERR_PROTOCOL;
+    return *out != NULL ? SBX_OK : SBX_ERR_PROTOCOL;
+}
+
+sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
+                                    const common_answer *to,
+                                    const docker_engine_identity *engine, int *running,
+                                    char *container_id, sbx_error *err)
+{
+    char what[96];
+    sbx_backend_format(what, sizeof what, "inspect of sandbox '%s'", id);
+    json_object *o = NULL;
+    sbx_status st = docker_inspect_json(inst, id, what, &o, err);
+    if (st != SBX_OK)
+        return st;
     docker_sandbox_view view;
     st = docker_view_from_inspect(&inst->options, o, id, &view, running, err);
     if (st == SBX_OK && container_id != NULL && view.facts.container_id == NULL)

@@ -19,6 +19,12 @@ typedef struct docker_container_call {
     long extra_ms;
 } docker_container_call;
 
+/* GET the inspect answer of the container of sandbox `id` (the caller
+ * puts *out).  SBX_ERR_NOT_FOUND for 404; transport, protocol and engine
+ * errors naming `what` otherwise. */
+sbx_status docker_inspect_json(sbx_backend_instance *inst, const char *id, const char *what,
+                               json_object **out, sbx_error *err);
+
 /* Inspect the container of `id`.  SBX_OK with the sandbox answered as `to`
  * asks (NULL when only *running is wanted; `engine`, NULL or the engine a
  * record names) and, when container_id is not NULL, the container's ID in

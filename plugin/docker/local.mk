@@ -1,26 +1,34 @@
 # The docker backend module: a Docker Engine API client (podman's service
-# too) over a unix socket, with libcurl (common/http_client) and json-c.
+# too) over a unix socket, with libcurl (common/http_client), json-c and
+# libarchive (the file operations' tar archives).
 # All logic lives in a convenience library that unit tests link directly;
 # the module adds the entry point and exports nothing else.
 noinst_LTLIBRARIES += plugin/docker/libsbx-docker-core.la
 plugin_docker_libsbx_docker_core_la_SOURCES = \
+	plugin/docker/docker_archive.c plugin/docker/docker_archive.h \
 	plugin/docker/docker_calls.c plugin/docker/docker_calls.h \
+	plugin/docker/docker_conn.c plugin/docker/docker_conn.h \
 	plugin/docker/docker_container.c plugin/docker/docker_container.h \
 	plugin/docker/docker_create.c plugin/docker/docker_create.h \
 	plugin/docker/docker_engine.c plugin/docker/docker_engine.h \
+	plugin/docker/docker_exec.c plugin/docker/docker_exec.h \
+	plugin/docker/docker_files.c plugin/docker/docker_files.h \
+	plugin/docker/docker_frames.c plugin/docker/docker_frames.h \
 	plugin/docker/docker_instance.c plugin/docker/docker_instance.h \
 	plugin/docker/docker_list_stream.c plugin/docker/docker_list_stream.h \
 	plugin/docker/docker_ops.c plugin/docker/docker_ops.h \
 	plugin/docker/docker_options.c plugin/docker/docker_options.h \
+	plugin/docker/docker_paths.c plugin/docker/docker_paths.h \
+	plugin/docker/docker_target.c plugin/docker/docker_target.h \
 	plugin/docker/docker_text.c plugin/docker/docker_text.h
 plugin_docker_libsbx_docker_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
-	$(CURL_CFLAGS) $(JSONC_CFLAGS)
+	$(CURL_CFLAGS) $(JSONC_CFLAGS) $(LIBARCHIVE_CFLAGS)
 
 pkglib_LTLIBRARIES += plugin/docker/sbx-docker.la
 plugin_docker_sbx_docker_la_SOURCES = \
 	plugin/docker/docker_backend.c plugin/docker/docker_backend.h
 plugin_docker_sbx_docker_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
-	$(CURL_CFLAGS) $(JSONC_CFLAGS)
+	$(CURL_CFLAGS) $(JSONC_CFLAGS) $(LIBARCHIVE_CFLAGS)
 plugin_docker_sbx_docker_la_LIBADD = plugin/docker/libsbx-docker-core.la \
-	common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS)
+	common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS) $(LIBARCHIVE_LIBS)
 plugin_docker_sbx_docker_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)

@@ -488,5 +488,7 @@ void sbx_test_register(void)
     if (wanted("docker")) {
         sbx_test_docker_engine(&docker_socket, &docker_image);
         sbx_test_add_suite("contract: docker", setup_docker, no_teardown, contract_cases);
+        sbx_test_add_suite("operations: docker", setup_docker, no_teardown,
+                           operations_contract_cases);
     }
 }

@@ -44,6 +44,10 @@ run_with_engine() {
     export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE
     "$builddir/tests/docker/test_docker_backend"
     rc=$?
+    # The sandbox operations need the engine's init no more than create.
+    if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
+        "$builddir/tests/docker/test_docker_ops" || rc=1
+    fi
     # sbxctl end to end with --backend docker, against the same engine (the
     # local half runs as its own TESTS entry).
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then

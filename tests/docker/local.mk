@@ -8,6 +8,12 @@ check_PROGRAMS += tests/docker/test_docker_backend
 tests_docker_test_docker_backend_SOURCES = tests/docker/test_docker_backend.c
 tests_docker_test_docker_backend_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_backend_LDADD = $(SBX_TEST_LIBS)
+# The sandbox operations (exec and the file calls, ABI 1.3): run by
+# docker-suite.sh against the same engines.
+check_PROGRAMS += tests/docker/test_docker_ops
+tests_docker_test_docker_ops_SOURCES = tests/docker/test_docker_ops.c
+tests_docker_test_docker_ops_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_ops_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
 	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh
 EXTRA_DIST += tests/docker/engine-lib.sh
@@ -28,6 +34,6 @@ TESTS += tests/docker/test_docker_hostile
 check_PROGRAMS += tests/docker/test_docker_list_stream
 tests_docker_test_docker_list_stream_SOURCES = tests/docker/test_docker_list_stream.c
 tests_docker_test_docker_list_stream_CFLAGS = $(SBX_TEST_CFLAGS)
-tests_docker_test_docker_list_stream_LDADD = plugin/docker/libsbx-docker-core.la \
+tests_docker_test_docker_list_stream_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
 	common/libsbx-http.la $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_list_stream

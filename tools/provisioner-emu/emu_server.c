@@ -17,6 +17,10 @@
 /* Bodies beyond this are answered 413 (nothing the protocol sends is close). */
 #define MAX_BODY_BYTES (1024 * 1024)
 
+/* With the sandbox API served (--aio), files travel in bodies too, base64
+ * in JSON: room for a 32 MiB file. */
+#define AIO_MAX_BODY_BYTES (48 * 1024 * 1024)
+
 /* A body that no JSON parser accepts. */
 #define GARBAGE_BODY "<html>502 this is not JSON {{{"
 
@@ -122,7 +126,7 @@ emu_server *emu_server_start(emu_context *ctx, unsigned port,
         .key_pem = tls != NULL ? tls->key_pem : NULL,
         .api_key = ctx->api_key,
         .fail_closed = ctx->fail_closed,
-        .max_body_bytes = MAX_BODY_BYTES,
+        .max_body_bytes = ctx->aio != NULL ? AIO_MAX_BODY_BYTES : MAX_BODY_BYTES,
         /* held, delayed and long-polling requests block only themselves */
         .threads = 0,
         .verbose = ctx->verbose,

@@ -1,0 +1,185 @@
+/* Container archives with libarchive (see docker_archive.h). */
+#include <config.h>
+
+#include "plugin/docker/docker_archive.h"
+
+#include "common/dynbuf.h"
+#include "plugin/docker/docker_conn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Bytes read from the engine at a time. */
+#define READ_BLOCK 65536
+
+/* The archive call's error for a non-2xx answer, as a path's kind:
+ * `not_a_dir` for "not a directory" (dockerd's 500 for a file on the
+ * path of a GET, where podman says 404; a PUT into a file). */
+static sbx_status path_error(const docker_target *t, docker_conn *c, sbx_status not_a_dir,
+                             sbx_error *err)
+{
+    char text[1024];
+    common_http_response resp;
+    docker_conn_error_body(c, text, sizeof text, &resp);
+    sbx_status kind = SBX_ERR_PROVISIONER;
+    if (resp.status == 404)
+        kind = SBX_ERR_NO_SUCH_PATH;
+    else if (strstr(text, "not a directory") != NULL)
+        kind = not_a_dir;
+    else if (resp.status == 403 || strstr(text, "read-only") != NULL ||
+             strstr(text, "ermission denied") != NULL)
+        kind = SBX_ERR_PERMISSION;
+    else if (resp.status == 409)
+        kind = SBX_ERR_NOT_FOUND;
+    docker_engine_error(&resp, t->what, kind, err);
+    err->kind = kind;
+    return kind;
+}
+
+/* The engine's answer as libarchive reads it. */
+typedef struct body_reader {
+    docker_conn *conn;
+    char block[READ_BLOCK];
+    sbx_error *err;
+    int failed;
+} body_reader;
+
+static la_ssize_t read_body(struct archive *a, void *ctx, const void **buf)
+{
+    (void)a;
+    body_reader *r = ctx;
+    size_t got = 0;
+    if (docker_conn_read_body(r->conn, r->block, sizeof r->block, &got, r->err) != SBX_OK) {
+        r->failed = 1;
+        return -1;
+    }
+    *buf = r->block;
+    return (la_ssize_t)got;
+}
+
+sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t,
+                              const char *path, docker_archive_visit_fn visit, void *ctx,
+                              sbx_error *err)
+{
+    char query[DOCKER_PATH_MAX * 3 + 96], prefix[DOCKER_CONTAINER_ID_MAX + 32];
+    snprintf(prefix, sizeof prefix, "/containers/%s/archive", t->container_id);
+    if (docker_path_query(prefix, path, query, sizeof query) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "docker: %s: the path is too long",
+                                     t->what);
+    docker_conn c;
+    sbx_status st = docker_conn_open(&c, &inst->engine, t->what,
+                                     docker_now_ms() + inst->engine.timeout_ms, err);
+    if (st == SBX_OK)
+        st = docker_conn_send(&c, &inst->engine, "GET", query, "Connection: close\r\n", NULL, 0,
+                              err);
+    if (st == SBX_OK)
+        st = docker_conn_read_head(&c, err);
+    if (st == SBX_OK && c.status != 200)
+        st = path_error(t, &c, SBX_ERR_NO_SUCH_PATH, err);
+    body_reader *r = st == SBX_OK ? malloc(sizeof *r) : NULL;
+    struct archive *a = r != NULL ? archive_read_new() : NULL;
+    if (st == SBX_OK && a == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (st == SBX_OK) {
+        r->conn = &c;
+        r->err = err;
+        r->failed = 0;
+        archive_read_support_format_tar(a);
+        if (archive_read_open(a, r, NULL, read_body, NULL) != ARCHIVE_OK)
+            st = r->failed ? err->kind
+                           : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                                   "docker: %s: the engine's archive is not a "
+                                                   "tar: %s", t->what, archive_error_string(a));
+    }
+    while (st == SBX_OK) {
+        struct archive_entry *e = NULL;
+        int rc = archive_read_next_header(a, &e);
+        if (rc == ARCHIVE_EOF)
+            break;
+        if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
+            st = r->failed ? err->kind
+                           : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                                   "docker: %s: the engine's archive is "
+                                                   "malformed: %s", t->what,
+                                                   archive_error_string(a));
+            break;
+        }
+        int v = visit(ctx, a, e, err);
+        if (v < 0)
+            st = err->kind;
+        if (v != 0)
+            break;
+    }
+    if (a != NULL)
+        archive_read_free(a);
+    free(r);
+    docker_conn_close(&c);
+    return st;
+}
+
+/* libarchive's output into a dynbuf. */
+static la_ssize_t write_tar(struct archive *a, void *ctx, const void *buf, size_t n)
+{
+    (void)a;
+    return common_dynbuf_add(ctx, buf, n) == COMMON_DYNBUF_OK ? (la_ssize_t)n : -1;
+}
+
+/* A one-member tar of `name` into *tar. */
+static int build_tar(const char *name, const void *data, size_t length, uint32_t mode,
+                     common_dynbuf *tar)
+{
+    struct archive *a = archive_write_new();
+    struct archive_entry *e = archive_entry_new();
+    int ok = a != NULL && e != NULL && archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
+             archive_write_set_bytes_in_last_block(a, 1) == ARCHIVE_OK &&
+             archive_write_open(a, tar, NULL, write_tar, NULL) == ARCHIVE_OK;
+    if (ok) {
+        archive_entry_set_pathname(e, name);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, mode & 07777);
+        archive_entry_set_size(e, (la_int64_t)length);
+        archive_entry_set_mtime(e, time(NULL), 0);
+        ok = archive_write_header(a, e) == ARCHIVE_OK &&
+             (length == 0 || archive_write_data(a, data, length) == (la_ssize_t)length) &&
+             archive_write_close(a) == ARCHIVE_OK;
+    }
+    archive_entry_free(e);
+    archive_write_free(a);
+    return ok;
+}
+
+sbx_status docker_archive_put(sbx_backend_instance *inst, const docker_target *t,
+                              const char *dir, const char *name, const void *data, size_t length,
+                              uint32_t mode, sbx_error *err)
+{
+    char query[DOCKER_PATH_MAX * 3 + 128], prefix[DOCKER_CONTAINER_ID_MAX + 32];
+    snprintf(prefix, sizeof prefix, "/containers/%s/archive", t->container_id);
+    if (docker_path_query(prefix, dir, query, sizeof query) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "docker: %s: the path is too long",
+                                     t->what);
+    common_dynbuf tar;
+    common_dynbuf_init(&tar, 0);
+    if (!build_tar(name, data, length, mode, &tar)) {
+        common_dynbuf_free(&tar);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "docker: %s: cannot build the archive (out of memory)",
+                                     t->what);
+    }
+    docker_conn c;
+    /* The upload may take longer than a call: a second per MiB more. */
+    int64_t deadline = docker_now_ms() + inst->engine.timeout_ms + (int64_t)(length >> 20) * 1000;
+    sbx_status st = docker_conn_open(&c, &inst->engine, t->what, deadline, err);
+    if (st == SBX_OK)
+        st = docker_conn_send(&c, &inst->engine, "PUT", query,
+                              "Content-Type: application/x-tar\r\nConnection: close\r\n",
+                              tar.data, tar.len, err);
+    common_dynbuf_free(&tar);
+    if (st == SBX_OK)
+        st = docker_conn_read_head(&c, err);
+    if (st == SBX_OK && c.status / 100 != 2)
+        st = path_error(t, &c, SBX_ERR_NOT_A_DIRECTORY, err);
+    docker_conn_close(&c);
+    return st;
+}

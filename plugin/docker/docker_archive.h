@@ -1,0 +1,37 @@
+/*
+ * Tar archives of a container's files through the Engine API, read and
+ * written with libarchive: GET /containers/ID/archive?path= streamed
+ * member by member as it arrives (a large file is never held whole), and
+ * PUT of a one-member archive into a directory.
+ */
+#ifndef SBX_DOCKER_ARCHIVE_H
+#define SBX_DOCKER_ARCHIVE_H
+
+#include "plugin/docker/docker_target.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+/* Gets each member in order; may read its data (archive_read_data).
+ * Returns 0 for the next member, 1 to stop (the transfer is cut), or
+ * -1 with `err` filled. */
+typedef int (*docker_archive_visit_fn)(void *ctx, struct archive *a, struct archive_entry *e,
+                                       sbx_error *err);
+
+/* Stream the archive of `path` (absolute, cleaned) to `visit`.
+ * SBX_ERR_NO_SUCH_PATH when the path, or a directory on it, does not
+ * exist; SBX_ERR_NOT_FOUND when the container went away; SBX_ERR_PROTOCOL
+ * for an archive libarchive cannot read; what `visit` failed with. */
+sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t,
+                              const char *path, docker_archive_visit_fn visit, void *ctx,
+                              sbx_error *err);
+
+/* Put `length` bytes as file `name` (permission bits `mode`) into the
+ * existing directory `dir`.  SBX_ERR_NO_SUCH_PATH for a missing
+ * directory, SBX_ERR_NOT_A_DIRECTORY when `dir` is a file,
+ * SBX_ERR_PERMISSION for a read-only file system, else engine errors. */
+sbx_status docker_archive_put(sbx_backend_instance *inst, const docker_target *t,
+                              const char *dir, const char *name, const void *data, size_t length,
+                              uint32_t mode, sbx_error *err);
+
+#endif

@@ -1,0 +1,399 @@
+/* Commands in a sandbox's container (see docker_exec.h). */
+#include <config.h>
+
+#include "plugin/docker/docker_exec.h"
+
+#include "common/exec_request.h"
+#include "common/json_fields.h"
+#include "common/op_results.h"
+#include "common/sandbox_ids.h"
+#include "plugin/docker/docker_conn.h"
+#include "plugin/docker/docker_container.h"
+#include "plugin/docker/docker_frames.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The wrapper every command starts under: $1 the working directory ("":
+ * the container's), the rest the command.  Its first line on stderr says
+ * its pid, which is its process group (each exec is a session leader),
+ * or that the directory is missing. */
+#define WRAPPER                                                                          \
+    "if [ -n \"$1\" ]; then cd \"$1\" 2>/dev/null || { echo 'sbx-exec: nodir' >&2; "       \
+    "exit 127; }; fi; echo \"sbx-exec: pid $$\" >&2; shift; exec \"$@\""
+#define PREAMBLE_PID "sbx-exec: pid "
+#define PREAMBLE_NODIR "sbx-exec: nodir"
+#define PREAMBLE_MAX 64
+
+/* How long the kill of a timed-out command, and its stream's end after
+ * it, may take. */
+#define KILL_TIMEOUT_MS INT64_C(10000)
+
+/* The exec's state while its stream is read. */
+typedef struct exec_stream {
+    common_output out, errs;
+    char preamble[PREAMBLE_MAX + 1];
+    size_t preamble_len;
+    int preamble_done;    /* the first stderr line was read (or never will be) */
+    long pgid;            /* from the preamble, 0 when unknown */
+    int nodir;
+    sbx_error *err;
+} exec_stream;
+
+/* The wrapper's line is not the command's: stderr starts after it.  When
+ * the first line is not the wrapper's (the wrapper never ran), it is
+ * kept as output. */
+static int take_preamble(exec_stream *s, const char *bytes, size_t n, size_t *used)
+{
+    *used = 0;
+    while (*used < n && !s->preamble_done) {
+        char c = bytes[(*used)++];
+        if (c != '\n' && s->preamble_len < PREAMBLE_MAX) {
+            s->preamble[s->preamble_len++] = c;
+            continue;
+        }
+        s->preamble_done = 1;
+        s->preamble[s->preamble_len] = '\0';
+        const char *pid = s->preamble;
+        if (c == '\n' && strncmp(pid, PREAMBLE_PID, strlen(PREAMBLE_PID)) == 0) {
+            s->pgid = strtol(pid + strlen(PREAMBLE_PID), NULL, 10);
+            return 0;
+        }
+        if (c == '\n' && strcmp(pid, PREAMBLE_NODIR) == 0) {
+            s->nodir = 1;
+            return 0;
+        }
+        /* Not ours: give it back to stderr, with the byte that ended it. */
+        if (common_output_add(&s->errs, s->preamble, s->preamble_len, s->err) != SBX_OK ||
+            common_output_add(&s->errs, &c, 1, s->err) != SBX_OK)
+            return 1;
+    }
+    return 0;
+}
+
+/* docker_frames_fn: the command's bytes into its streams. */
+static int deliver(void *ctx, int stream, const char *bytes, size_t n)
+{
+    exec_stream *s = ctx;
+    if (stream == DOCKER_STREAM_STDOUT)
+        return common_output_add(&s->out, bytes, n, s->err) != SBX_OK;
+    size_t used = 0;
+    if (stream == DOCKER_STREAM_STDERR && take_preamble(s, bytes, n, &used) != 0)
+        return 1;
+    return common_output_add(&s->errs, bytes + used, n - used, s->err) != SBX_OK;
+}
+
+/* The body of the exec create: the wrapper and the command. */
+static char *create_body(const docker_exec_spec *spec)
+{
+    json_object *o = json_object_new_object(), *cmd = json_object_new_array(),
+                *env = json_object_new_array();
+    if (o == NULL || cmd == NULL || env == NULL) {
+        json_object_put(o);
+        json_object_put(cmd);
+        json_object_put(env);
+        return NULL;
+    }
+    json_object_object_add(o, "AttachStdin", json_object_new_boolean(spec->stdin_data != NULL));
+    json_object_object_add(o, "AttachStdout", json_object_new_boolean(1));
+    json_object_object_add(o, "AttachStderr", json_object_new_boolean(1));
+    json_object_object_add(o, "Tty", json_object_new_boolean(0));
+    json_object_array_add(cmd, json_object_new_string("/bin/sh"));
+    json_object_array_add(cmd, json_object_new_string("-c"));
+    json_object_array_add(cmd, json_object_new_string(WRAPPER));
+    json_object_array_add(cmd, json_object_new_string("sbx-exec"));
+    json_object_array_add(cmd, json_object_new_string(spec->working_dir ? spec->working_dir : ""));
+    for (size_t i = 0; spec->argv[i] != NULL; i++)
+        json_object_array_add(cmd, json_object_new_string(spec->argv[i]));
+    json_object_object_add(o, "Cmd", cmd);
+    for (size_t i = 0; i < spec->env_count; i++) {
+        size_t len = strlen(spec->env[i].name) + strlen(spec->env[i].value) + 2;
+        char *pair = malloc(len);
+        if (pair == NULL)
+            continue;
+        snprintf(pair, len, "%s=%s", spec->env[i].name, spec->env[i].value);
+        json_object_array_add(env, json_object_new_string(pair));
+        free(pair);
+    }
+    json_object_object_add(o, "Env", env);
+    char *body = NULL;
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    if (text != NULL && json_object_array_length(env) == spec->env_count)
+        body = strdup(text);
+    json_object_put(o);
+    return body;
+}
+
+/* An engine's "the container is not running" (dockerd 409, podman 500
+ * "container state improper") or "no such container" (404). */
+static int container_gone(const common_http_response *resp, const char *body)
+{
+    return resp->status == 404 || resp->status == 409 ||
+           (resp->status == 500 && body != NULL && strstr(body, "state improper") != NULL);
+}
+
+/* POST /containers/ID/exec: the exec's Id into `exec_id`. */
+static sbx_status exec_create(sbx_backend_instance *inst, const docker_target *t,
+                              const docker_exec_spec *spec, char *exec_id, sbx_error *err)
+{
+    char *body = create_body(spec);
+    if (body == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    char path[DOCKER_CONTAINER_ID_MAX + 32];
+    snprintf(path, sizeof path, "/containers/%s/exec", t->container_id);
+    common_http_response resp;
+    sbx_status st = docker_engine_call(
+        &inst->engine, &(common_http_call){.method = "POST", .path = path, .json_body = body},
+        t->what, &resp, err);
+    free(body);
+    if (st != SBX_OK)
+        return st;
+    if (resp.status != 201 && resp.status != 200) {
+        st = container_gone(&resp, resp.body) ? docker_target_gone(t, err)
+                                              : docker_engine_error(&resp, t->what,
+                                                                    SBX_ERR_NOT_FOUND, err);
+        common_http_response_clear(&resp);
+        return st;
+    }
+    json_object *o = docker_engine_parse(&resp, json_type_object, t->what, err);
+    common_http_response_clear(&resp);
+    const char *id = NULL;
+    if (o == NULL)
+        return SBX_ERR_PROTOCOL;
+    if (common_json_get_string(o, "Id", &id) != COMMON_JSON_OK ||
+        docker_container_id_checked(id) == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                   "docker: %s: the exec create answer has no valid Id", t->what);
+    else
+        snprintf(exec_id, DOCKER_CONTAINER_ID_MAX, "%s", id);
+    json_object_put(o);
+    return st;
+}
+
+/* GET /exec/ID/json until it no longer runs: its exit code.  An engine
+ * may still say "running" a moment after the stream ended, so it is
+ * asked again (bounded). */
+static sbx_status exec_exit_code(sbx_backend_instance *inst, const docker_target *t,
+                                 const char *exec_id, int *code, sbx_error *err)
+{
+    char path[DOCKER_CONTAINER_ID_MAX + 32];
+    snprintf(path, sizeof path, "/exec/%s/json", exec_id);
+    for (int attempt = 0; attempt < 200; attempt++) {
+        common_http_response resp;
+        sbx_status st = docker_engine_call(
+            &inst->engine, &(common_http_call){.method = "GET", .path = path}, t->what, &resp,
+            err);
+        if (st != SBX_OK)
+            return st;
+        if (resp.status != 200) {
+            st = container_gone(&resp, resp.body)
+                     ? docker_target_gone(t, err)
+                     : docker_engine_error(&resp, t->what, SBX_ERR_NOT_FOUND, err);
+            common_http_response_clear(&resp);
+            return st;
+        }
+        json_object *o = docker_engine_parse(&resp, json_type_object, t->what, err);
+        common_http_response_clear(&resp);
+        if (o == NULL)
+            return SBX_ERR_PROTOCOL;
+        int running = 1, got = common_json_get_int(o, "ExitCode", code) == COMMON_JSON_OK;
+        common_json_get_bool(o, "Running", &running);
+        json_object_put(o);
+        if (!running && got)
+            return SBX_OK;
+        nanosleep(&(struct timespec){ 0, 25 * 1000 * 1000 }, NULL);
+    }
+    return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                 "docker: %s: the engine still says the command runs after "
+                                 "its output ended", t->what);
+}
+
+/* Kill the process group of a timed-out command from inside the
+ * container.  Failures are logged: the result says TIMED_OUT whatever. */
+static void kill_group(sbx_backend_instance *inst, const docker_target *t, long pgid)
+{
+    char group[32];
+    snprintf(group, sizeof group, "%ld", pgid);
+    const char *argv[] = { "/bin/sh", "-c", "kill -KILL -\"$1\"", "sh", group, NULL };
+    docker_exec_spec kill = { .argv = argv, .timeout_ms = KILL_TIMEOUT_MS,
+                              .max_output_bytes = 4096 };
+    sbx_exec_result *r = NULL;
+    sbx_error err;
+    sbx_status st = pgid > 1 ? docker_exec_run(inst, t, &kill, &r, &err) : SBX_OK;
+    if (pgid <= 1)
+        DOCKER_LOG(inst, SBX_LOG_WARN, "%s: timed out before it said its process group", t->what);
+    else if (st != SBX_OK)
+        DOCKER_LOG(inst, SBX_LOG_WARN, "%s: killing the timed-out command failed: %s", t->what,
+                   err.message);
+    else if (r->outcome != SBX_EXEC_EXITED || r->exit_code != 0)
+        DOCKER_LOG(inst, SBX_LOG_WARN, "%s: killing the timed-out command failed: %.200s",
+                   t->what, r->stderr_data);
+    common_exec_result_free(r);
+}
+
+/* Start the exec on a hijacked connection and read its stream to the
+ * end; *timed_out when the timeout ended it. */
+static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_target *t,
+                                  const docker_exec_spec *spec, const char *exec_id,
+                                  exec_stream *s, int *timed_out, sbx_error *err)
+{
+    int64_t start = docker_now_ms();
+    int64_t limit = start + spec->timeout_ms;
+    docker_conn c;
+    sbx_status st = docker_conn_open(&c, &inst->engine, t->what,
+                                     limit + KILL_TIMEOUT_MS * 2 + inst->engine.timeout_ms, err);
+    char path[DOCKER_CONTAINER_ID_MAX + 32];
+    snprintf(path, sizeof path, "/exec/%s/start", exec_id);
+    static const char body[] = "{\"Detach\":false,\"Tty\":false}";
+    if (st == SBX_OK)
+        st = docker_conn_send(&c, &inst->engine, "POST", path,
+                              "Content-Type: application/json\r\nConnection: Upgrade\r\n"
+                              "Upgrade: tcp\r\n", body, sizeof body - 1, err);
+    if (st == SBX_OK)
+        st = docker_conn_read_head(&c, err);
+    if (st == SBX_OK && c.status != 101 && c.status != 200) {
+        char text[1024];
+        common_http_response resp;
+        docker_conn_error_body(&c, text, sizeof text, &resp);
+        st = container_gone(&resp, text) ? docker_target_gone(t, err)
+                                         : docker_engine_error(&resp, t->what, SBX_ERR_NOT_FOUND,
+                                                               err);
+    }
+    docker_conn_outgoing stdin_out = { spec->stdin_data, spec->stdin_length, 0, 0 };
+    docker_frames frames;
+    docker_frames_init(&frames, deliver, s);
+    *timed_out = 0;
+    int killed = 0;
+    char buf[65536];
+    while (st == SBX_OK) {
+        size_t got = 0;
+        int expired = 0;
+        st = docker_conn_pump(&c, spec->stdin_data != NULL ? &stdin_out : NULL, buf, sizeof buf,
+                              limit, &got, &expired, err);
+        if (st != SBX_OK)
+            break;
+        if (expired && killed)
+            break; /* the group is dead but something keeps the stream open */
+        if (expired) {
+            *timed_out = killed = 1;
+            kill_group(inst, t, s->pgid);
+            limit = docker_now_ms() + KILL_TIMEOUT_MS;
+            continue;
+        }
+        if (got == 0)
+            break;
+        int rc = docker_frames_feed(&frames, buf, got);
+        if (rc < 0)
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "docker: %s: the exec stream is not multiplexed frames",
+                                       t->what);
+        else if (rc > 0)
+            st = SBX_ERR_INTERNAL; /* common_output_add filled err */
+    }
+    docker_conn_close(&c);
+    return st;
+}
+
+sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
+                           const docker_exec_spec *spec, sbx_exec_result **out, sbx_error *err)
+{
+    *out = NULL;
+    int64_t start = docker_now_ms();
+    char exec_id[DOCKER_CONTAINER_ID_MAX];
+    sbx_status st = exec_create(inst, t, spec, exec_id, err);
+    if (st != SBX_OK)
+        return st;
+    exec_stream s;
+    memset(&s, 0, sizeof s);
+    s.err = err;
+    common_output_init(&s.out, spec->max_output_bytes);
+    common_output_init(&s.errs, spec->max_output_bytes);
+    int timed_out = 0, code = 0;
+    st = exec_stream_run(inst, t, spec, exec_id, &s, &timed_out, err);
+    int64_t duration = docker_now_ms() - start;
+    if (st == SBX_OK && !timed_out)
+        st = exec_exit_code(inst, t, exec_id, &code, err);
+    if (st == SBX_OK && s.nodir)
+        st = sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PATH,
+                                   "docker: %s: the working directory does not exist", t->what);
+    sbx_exec_result *r = st == SBX_OK ? common_exec_result_new(&s.out, &s.errs) : NULL;
+    if (st == SBX_OK && r == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    common_output_free(&s.out);
+    common_output_free(&s.errs);
+    if (st != SBX_OK)
+        return st;
+    r->duration_ms = duration;
+    if (timed_out) {
+        r->outcome = SBX_EXEC_TIMED_OUT;
+        r->exit_code = -1;
+    } else if (s.pgid == 0) {
+        /* The wrapper never ran (no /bin/sh): the program is missing, as
+         * dockerd's 126 and podman's 127 both mean here. */
+        r->exit_code = 127;
+    } else if (code > 128 && code <= 128 + 64) {
+        /* The engines report a command a signal ended as 128+N. */
+        r->outcome = SBX_EXEC_SIGNALED;
+        r->exit_code = -1;
+        r->term_signal = code - 128;
+    } else {
+        r->exit_code = code & 255;
+    }
+    *out = r;
+    return SBX_OK;
+}
+
+sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
+                       const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err)
+{
+    *out = NULL;
+    sbx_exec_request r;
+    common_exec_request_read(request, &r);
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
+    if (st == SBX_OK)
+        st = common_exec_request_check(&r, sandbox_id, DOCKER_EXEC_MAX_TIMEOUT_MS,
+                                       DOCKER_EXEC_MAX_OUTPUT, err);
+    docker_target t;
+    if (st == SBX_OK)
+        st = docker_target_find(inst, sandbox_id, "exec", &t, err);
+    char dir[DOCKER_PATH_MAX];
+    if (st == SBX_OK && r.working_dir != NULL)
+        st = docker_target_path(&t, r.working_dir, dir, err);
+    if (st != SBX_OK)
+        return st;
+    const char *shell[] = { "/bin/sh", "-c", r.shell_command, NULL };
+    docker_exec_spec spec = {
+        .argv = r.argv != NULL ? r.argv : shell,
+        .env = r.env,
+        .env_count = r.env_count,
+        .working_dir = r.working_dir != NULL ? dir : NULL,
+        .stdin_data = r.stdin_data != NULL && r.stdin_length > 0 ? r.stdin_data : NULL,
+        .stdin_length = r.stdin_length,
+        .timeout_ms = r.timeout_ms > 0 ? r.timeout_ms : DOCKER_EXEC_DEFAULT_TIMEOUT_MS,
+        .max_output_bytes = r.max_output_bytes > 0 ? r.max_output_bytes
+                                                   : DOCKER_EXEC_DEFAULT_OUTPUT,
+    };
+    return docker_exec_run(inst, &t, &spec, out, err);
+}
+
+sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
+                                  sbx_error *err)
+{
+    (void)inst;
+    (void)err;
+    sbx_operations_info info = {
+        .struct_size = out->struct_size,
+        .operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN | SBX_OP_READ_FILE |
+                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH,
+        .default_timeout_ms = DOCKER_EXEC_DEFAULT_TIMEOUT_MS,
+        .max_timeout_ms = DOCKER_EXEC_MAX_TIMEOUT_MS,
+        .default_output_bytes = DOCKER_EXEC_DEFAULT_OUTPUT,
+        .max_output_bytes = DOCKER_EXEC_MAX_OUTPUT,
+        .max_file_bytes = DOCKER_MAX_FILE_BYTES,
+    };
+    size_t n = out->struct_size < sizeof info ? out->struct_size : sizeof info;
+    memcpy(out, &info, n);
+    return SBX_OK;
+}

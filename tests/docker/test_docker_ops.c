@@ -1,0 +1,461 @@
+/*
+ * The docker backend's sandbox operations (ABI 1.3: exec and the file
+ * calls) through the host library, against a real engine started by
+ * docker-suite.sh (podman or dockerd, same expectations on both).  The
+ * sandboxes run the suite's busybox image.
+ */
+#include <config.h>
+
+#include "tests/support/cunit_main.h"
+#include "tests/support/docker_engine.h"
+#include "tests/support/http_probe.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SANDBOX "ops-one"
+#define SERVE "mkdir -p /www && echo hi > /www/index.html && exec httpd -f -p 8080 -h /www"
+
+static const char *engine_socket;
+static const char *engine_image;
+static sbx_host *host;
+static sbx_backend *backend;
+
+static int suite_init(void)
+{
+    sbx_error err;
+    sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
+                          { "stop_grace_s", "1" }, { "command", SERVE } };
+    sbx_host_services services = { sizeof services, NULL, NULL };
+    if (sbx_host_new(&services, &host, &err) != SBX_OK ||
+        sbx_backend_open(host, "docker", opts, 4, &backend, &err) != SBX_OK) {
+        fprintf(stderr, "open docker: %s\n", err.message);
+        return 1;
+    }
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = SANDBOX;
+    sbx_sandbox *sb = NULL;
+    if (sbx_backend_create(backend, &req, &sb, &err) != SBX_OK) {
+        fprintf(stderr, "create: %s\n", err.message);
+        return 1;
+    }
+    sbx_backend_free_sandboxes(backend, sb, 1);
+    return 0;
+}
+
+static int suite_clean(void)
+{
+    sbx_error err;
+    sbx_backend_destroy(backend, SANDBOX, &err);
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    return 0;
+}
+
+/* Run shell text (timeout_ms 0: the default); *st the status. */
+static sbx_exec_result *run_full(const char *sandbox, const char *const *argv, const char *text,
+                                 const void *input, size_t input_len, int64_t timeout_ms,
+                                 size_t cap, sbx_status *st)
+{
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.argv = argv;
+    r.shell_command = text;
+    r.stdin_data = input;
+    r.stdin_length = input_len;
+    r.timeout_ms = timeout_ms;
+    r.max_output_bytes = cap;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    *st = sbx_backend_exec(backend, sandbox, &r, &out, &err);
+    if (*st != SBX_OK)
+        fprintf(stderr, "exec: %s\n", err.message);
+    return out;
+}
+
+static sbx_exec_result *sh(const char *text)
+{
+    sbx_status st;
+    sbx_exec_result *r = run_full(SANDBOX, NULL, text, NULL, 0, 0, 0, &st);
+    CU_ASSERT_FATAL(st == SBX_OK && r != NULL);
+    return r;
+}
+
+static void expect_exit(const char *text, int code)
+{
+    sbx_exec_result *r = sh(text);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
+    CU_ASSERT_EQUAL(r->exit_code, code);
+    sbx_backend_free_exec_result(backend, r);
+}
+
+static void test_exit_codes(void)
+{
+    expect_exit("exit 0", 0);
+    expect_exit("exit 1", 1);
+    expect_exit("exit 255", 255);
+    expect_exit("no-such-program-here", 127);
+    sbx_status st;
+    const char *argv[] = { "/no/such/program", "x", NULL };
+    sbx_exec_result *r = run_full(SANDBOX, argv, NULL, NULL, 0, 0, 0, &st);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
+    CU_ASSERT_EQUAL(r->exit_code, 127);
+    sbx_backend_free_exec_result(backend, r);
+    r = sh("kill -9 $$");
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
+    CU_ASSERT_EQUAL(r->term_signal, 9);
+    sbx_backend_free_exec_result(backend, r);
+}
+
+static void test_output_streams_binary_and_cap(void)
+{
+    sbx_exec_result *r = sh("printf 'a\\000b'; printf 'err\\n' >&2");
+    CU_ASSERT_EQUAL(r->stdout_length, 3);
+    CU_ASSERT(memcmp(r->stdout_data, "a\0b", 3) == 0);
+    CU_ASSERT_EQUAL(r->stderr_length, 4);
+    CU_ASSERT(memcmp(r->stderr_data, "err\n", 4) == 0);
+    CU_ASSERT(!r->stdout_truncated && !r->stderr_truncated);
+    sbx_backend_free_exec_result(backend, r);
+    /* 3 MiB through a 1000-byte cap: the first bytes kept, the rest read. */
+    sbx_status st;
+    r = run_full(SANDBOX, NULL, "dd if=/dev/zero bs=65536 count=48 2>/dev/null; echo done >&2",
+                 NULL, 0, 0, 1000, &st);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    CU_ASSERT_EQUAL(r->stdout_length, 1000);
+    CU_ASSERT(r->stdout_truncated);
+    CU_ASSERT_STRING_EQUAL(r->stderr_data, "done\n");
+    CU_ASSERT_EQUAL(r->exit_code, 0);
+    sbx_backend_free_exec_result(backend, r);
+}
+
+static void test_stdin_env_and_working_dir(void)
+{
+    size_t n = 1 << 20;
+    unsigned char *bytes = malloc(n);
+    CU_ASSERT_FATAL(bytes != NULL);
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (unsigned char)(i * 7 + i / 251);
+    sbx_status st;
+    const char *cat[] = { "cat", NULL };
+    sbx_exec_result *r = run_full(SANDBOX, cat, NULL, bytes, n, 0, 2 << 20, &st);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    CU_ASSERT_EQUAL(r->stdout_length, n);
+    CU_ASSERT(memcmp(r->stdout_data, bytes, n) == 0);
+    sbx_backend_free_exec_result(backend, r);
+    free(bytes);
+
+    sbx_env_var env[] = { { "VALUE", "a b'\"$(echo no);`x`\nline2" }, { "_X1", "" } };
+    sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
+    req.shell_command = "printf '%s|%s' \"$VALUE\" \"${_X1-unset}\"; pwd >&2";
+    req.env = env;
+    req.env_count = 2;
+    req.working_dir = "tmp";
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err) == SBX_OK);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "a b'\"$(echo no);`x`\nline2|");
+    CU_ASSERT_STRING_EQUAL(r->stderr_data, "/tmp\n");
+    sbx_backend_free_exec_result(backend, r);
+
+    req.working_dir = "/no/such/dir";
+    CU_ASSERT_EQUAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err), SBX_ERR_NO_SUCH_PATH);
+    req.working_dir = NULL;
+    sbx_env_var bad[] = { { "1BAD", "x" } };
+    req.env = bad;
+    req.env_count = 1;
+    CU_ASSERT_EQUAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err), SBX_ERR_USAGE);
+    sbx_env_var eq[] = { { "A=B", "x" } };
+    req.env = eq;
+    CU_ASSERT_EQUAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err), SBX_ERR_USAGE);
+}
+
+/* The processes of the container whose command line holds `word`
+ * (read with the shell alone: the image has no ps). */
+static int processes_with(const char *word)
+{
+    char text[256];
+    snprintf(text, sizeof text,
+             "n=0; for p in /proc/[0-9]*; do read -r l < $p/cmdline 2>/dev/null; "
+             "case \"$l\" in *%s*) n=$((n+1));; esac; done; echo $n", word);
+    sbx_exec_result *r = sh(text);
+    int n = atoi(r->stdout_data);
+    sbx_backend_free_exec_result(backend, r);
+    return n;
+}
+
+static void test_timeout_kills_command_and_children(void)
+{
+    sbx_status st;
+    /* A child in the background and one in the foreground, both holding
+     * the stream open. */
+    sbx_exec_result *r = run_full(SANDBOX, NULL, "sleep 3111 & sleep 3112; echo never", NULL, 0,
+                                  1500, 0, &st);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_TIMED_OUT);
+    CU_ASSERT_EQUAL(r->exit_code, -1);
+    CU_ASSERT(r->duration_ms >= 1500 && r->duration_ms < 30000);
+    CU_ASSERT(strstr(r->stdout_data, "never") == NULL);
+    sbx_backend_free_exec_result(backend, r);
+    CU_ASSERT_EQUAL(processes_with("311[1-3]"), 0);
+    /* A daemon that detaches its output does not hold the exec. */
+    r = run_full(SANDBOX, NULL, "sleep 3113 >/dev/null 2>&1 & echo started", NULL, 0, 20000, 0,
+                 &st);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "started\n");
+    sbx_backend_free_exec_result(backend, r);
+    expect_exit("kill $(for p in /proc/[0-9]*; do read -r l < $p/cmdline; "
+                "case \"$l\" in *311[3]*) echo ${p#/proc/};; esac; done) 2>/dev/null; exit 0", 0);
+}
+
+static void test_gone_sandboxes(void)
+{
+    sbx_status st;
+    sbx_exec_result *r = run_full("ops-absent", NULL, "true", NULL, 0, 0, 0, &st);
+    CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
+    CU_ASSERT(r == NULL);
+    sbx_error err;
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "ops-stopped";
+    sbx_sandbox *sb = NULL;
+    CU_ASSERT_FATAL(sbx_backend_create(backend, &req, &sb, &err) == SBX_OK);
+    sbx_backend_free_sandboxes(backend, sb, 1);
+    char url[256];
+    snprintf(url, sizeof url, "http://localhost/v1.41/containers/sbx-ops-stopped/stop?t=0");
+    sbx_test_http_result h;
+    CU_ASSERT_FATAL(sbx_test_http_unix(engine_socket, "POST", url, NULL, "", 30000L, &h) == 0);
+    sbx_test_http_result_clear(&h);
+    r = run_full("ops-stopped", NULL, "true", NULL, 0, 0, 0, &st);
+    CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
+    sbx_file_content *c = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, "ops-stopped", "/etc/hostname", 0, 10, &c,
+                                          &err), SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, "ops-stopped", "/tmp/x", "x", 1, 0, 0, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT(sbx_backend_destroy(backend, "ops-stopped", &err) == SBX_OK);
+}
+
+static sbx_file_content *read_ok(const char *path, uint64_t offset, uint64_t max)
+{
+    sbx_file_content *c = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_read_file(backend, SANDBOX, path, offset, max, &c, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "read %s: %s\n", path, err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return c;
+}
+
+static void test_binary_round_trip_and_ranges(void)
+{
+    size_t n = 1 << 20;
+    unsigned char *bytes = malloc(n);
+    CU_ASSERT_FATAL(bytes != NULL);
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (unsigned char)(i * 13 + i / 509);
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/blob", bytes, n, 0, 0600,
+                                           &err) == SBX_OK);
+    sbx_file_content *c = read_ok("/tmp/blob", 0, 2 << 20);
+    CU_ASSERT_EQUAL(c->length, n);
+    CU_ASSERT(memcmp(c->data, bytes, n) == 0);
+    CU_ASSERT(!c->truncated);
+    sbx_backend_free_file_content(backend, c);
+    c = read_ok("/tmp/blob", 1000, 5000);
+    CU_ASSERT_EQUAL(c->length, 5000);
+    CU_ASSERT(memcmp(c->data, bytes + 1000, 5000) == 0);
+    CU_ASSERT(c->truncated);
+    sbx_backend_free_file_content(backend, c);
+    c = read_ok("/tmp/blob", n + 10, 100);
+    CU_ASSERT_EQUAL(c->length, 0);
+    CU_ASSERT(!c->truncated);
+    sbx_backend_free_file_content(backend, c);
+    /* The exec sees the same bytes and the mode asked for. */
+    sbx_exec_result *r = sh("ls -l /tmp/blob");
+    CU_ASSERT(strncmp(r->stdout_data, "-rw-------", 10) == 0);
+    sbx_backend_free_exec_result(backend, r);
+    /* Append adds exactly, NULs kept; relative paths start at WorkingDir ("/"). */
+    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "tmp/app", "a\0b", 3, 0, 0, &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/app", "\0c\n", 3, SBX_WRITE_APPEND,
+                                     0, &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/app2", "new", 3, SBX_WRITE_APPEND,
+                                     0, &err) == SBX_OK);
+    c = read_ok("/tmp/app", 0, 100);
+    CU_ASSERT_EQUAL(c->length, 6);
+    CU_ASSERT(memcmp(c->data, "a\0b\0c\n", 6) == 0);
+    sbx_backend_free_file_content(backend, c);
+    c = read_ok("/tmp/../tmp/./app2", 0, 100);
+    CU_ASSERT_STRING_EQUAL(c->data, "new");
+    sbx_backend_free_file_content(backend, c);
+    free(bytes);
+}
+
+static void test_path_errors_same_on_both_engines(void)
+{
+    sbx_error err;
+    sbx_file_content *c = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, "/no/such", 0, 10, &c, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, "/etc/hostname/x", 0, 10, &c, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, "/tmp", 0, 10, &c, &err),
+                    SBX_ERR_IS_A_DIRECTORY);
+    /* Missing parent: NO_SUCH_PATH on both engines, nothing made. */
+    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/nodir/f", "x", 1, 0, 0, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+    expect_exit("test ! -e /tmp/nodir", 0);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/etc/hostname/f", "x", 1, 0, 0,
+                                           &err), SBX_ERR_NOT_A_DIRECTORY);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/tmp", "x", 1, 0, 0, &err),
+                    SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/", "x", 1, 0, 0, &err),
+                    SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/mk/a/b/f", "deep", 4,
+                                     SBX_WRITE_MKDIRS, 0, &err) == SBX_OK);
+    c = read_ok("/tmp/mk/a/b/f", 0, 10);
+    CU_ASSERT_STRING_EQUAL(c->data, "deep");
+    sbx_backend_free_file_content(backend, c);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/mk/a/b/f", "x", 1,
+                                           SBX_WRITE_EXCLUSIVE, 0, &err), SBX_ERR_EXISTS);
+    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/mk/excl", "x", 1,
+                                     SBX_WRITE_EXCLUSIVE, 0, &err) == SBX_OK);
+    /* A link made inside is followed by a read: the path is the sandbox's own. */
+    expect_exit("ln -sf /tmp/mk/a/b/f /tmp/mk/link && ln -sfn /tmp/mk/a /tmp/mk/dirlink", 0);
+    c = read_ok("/tmp/mk/link", 0, 10);
+    CU_ASSERT_STRING_EQUAL(c->data, "deep");
+    sbx_backend_free_file_content(backend, c);
+    char longpath[5000];
+    memset(longpath, 'a', sizeof longpath - 1);
+    longpath[0] = '/';
+    longpath[sizeof longpath - 1] = '\0';
+    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, longpath, 0, 10, &c, &err),
+                    SBX_ERR_USAGE);
+}
+
+static void test_list_dir(void)
+{
+    expect_exit("rm -rf /tmp/ls && mkdir -p /tmp/ls/b/deep /tmp/ls/a && echo 12345 > /tmp/ls/z "
+                "&& echo x > /tmp/ls/a/q && ln -s /etc /tmp/ls/l && chmod 0751 /tmp/ls/b", 0);
+    sbx_dir_listing *l = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls", 1, 100, &l, &err) == SBX_OK);
+    const char *want1[] = { "a", "b", "l", "z" };
+    CU_ASSERT_EQUAL_FATAL(l->count, 4);
+    size_t i = 0;
+    for (sbx_dir_entry *e = l->entries; e != NULL; e = e->next, i++) {
+        CU_ASSERT_STRING_EQUAL(e->path, want1[i]);
+        if (strcmp(e->path, "z") == 0) {
+            CU_ASSERT_EQUAL(e->type, SBX_FILE_REGULAR);
+            CU_ASSERT_EQUAL(e->size, 6);
+            CU_ASSERT(e->mtime > 0);
+        }
+        if (strcmp(e->path, "b") == 0) {
+            CU_ASSERT_EQUAL(e->type, SBX_FILE_DIRECTORY);
+            CU_ASSERT_EQUAL(e->mode, 0751);
+        }
+        if (strcmp(e->path, "l") == 0)
+            CU_ASSERT_EQUAL(e->type, SBX_FILE_SYMLINK);
+    }
+    CU_ASSERT(!l->truncated);
+    sbx_backend_free_listing(backend, l);
+    CU_ASSERT_FATAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls", 3, 100, &l, &err) == SBX_OK);
+    const char *want3[] = { "a", "a/q", "b", "b/deep", "l", "z" };
+    CU_ASSERT_EQUAL_FATAL(l->count, 6);
+    i = 0;
+    for (sbx_dir_entry *e = l->entries; e != NULL; e = e->next, i++)
+        CU_ASSERT_STRING_EQUAL(e->path, want3[i]);
+    sbx_backend_free_listing(backend, l);
+    CU_ASSERT_FATAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls", 3, 2, &l, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(l->count, 2);
+    CU_ASSERT(l->truncated);
+    sbx_backend_free_listing(backend, l);
+    CU_ASSERT_EQUAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls/z", 1, 10, &l, &err),
+                    SBX_ERR_NOT_A_DIRECTORY);
+    CU_ASSERT_EQUAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/nope", 1, 10, &l, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+}
+
+static void test_remove_path(void)
+{
+    expect_exit("rm -rf /tmp/rm && mkdir -p /tmp/rm/d/e && echo x > /tmp/rm/f && "
+                "echo keep > /tmp/rm/target && ln -s /tmp/rm/target /tmp/rm/link", 0);
+    sbx_error err;
+    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/f", 0, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/f", 0, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_EQUAL(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/d", 0, &err),
+                    SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/link", 0, &err) == SBX_OK);
+    expect_exit("test -f /tmp/rm/target && test ! -e /tmp/rm/link", 0);
+    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/d", SBX_REMOVE_RECURSIVE,
+                                      &err) == SBX_OK);
+    expect_exit("test ! -e /tmp/rm/d", 0);
+    /* A name that looks like an option is a path, never an option. */
+    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/rm/-rf", "x", 1, 0, 0, &err) ==
+              SBX_OK);
+    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/-rf", 0, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_remove_path(backend, SANDBOX, "/", SBX_REMOVE_RECURSIVE, &err),
+                    SBX_ERR_REFUSED);
+}
+
+static void *exec_many(void *arg)
+{
+    long k = (long)arg;
+    for (int i = 0; i < 4; i++) {
+        char text[64], want[64];
+        snprintf(text, sizeof text, "echo %ld-%d; exit %d", k, i, i);
+        snprintf(want, sizeof want, "%ld-%d\n", k, i);
+        sbx_status st;
+        sbx_exec_result *r = run_full(SANDBOX, NULL, text, NULL, 0, 0, 0, &st);
+        if (st != SBX_OK || strcmp(r->stdout_data, want) != 0 || r->exit_code != i)
+            return (void *)1;
+        sbx_backend_free_exec_result(backend, r);
+    }
+    return NULL;
+}
+
+static void test_concurrent_execs(void)
+{
+    pthread_t th[6];
+    for (long k = 0; k < 6; k++)
+        CU_ASSERT_FATAL(pthread_create(&th[k], NULL, exec_many, (void *)k) == 0);
+    for (int k = 0; k < 6; k++) {
+        void *rc = NULL;
+        pthread_join(th[k], &rc);
+        CU_ASSERT(rc == NULL);
+    }
+}
+
+static void test_operations_info(void)
+{
+    sbx_operations_info info = { .struct_size = sizeof info };
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_operations_info(backend, &info, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(info.operations, 0x7fu);
+    CU_ASSERT(info.default_timeout_ms > 0 && info.max_timeout_ms >= info.default_timeout_ms);
+    CU_ASSERT(info.max_file_bytes >= (1u << 20));
+}
+
+void sbx_test_register(void)
+{
+    sbx_test_docker_engine(&engine_socket, &engine_image);
+    static const CU_TestInfo tests[] = {
+        { "operations_info: every operation and its limits", test_operations_info },
+        { "exec: exit codes 0, 1, 255, a signal, a missing program is 127", test_exit_codes },
+        { "exec: separate streams, NUL bytes, output past the cap", test_output_streams_binary_and_cap },
+        { "exec: 1 MiB of stdin, env values literal, working dirs, bad env names", test_stdin_env_and_working_dir },
+        { "exec: a timeout kills the command and its children", test_timeout_kills_command_and_children },
+        { "exec and files on an absent or stopped sandbox: not found", test_gone_sandboxes },
+        { "files: 1 MiB binary round trip, ranges, append, relative paths", test_binary_round_trip_and_ranges },
+        { "files: path errors, mkdirs, exclusive, links, long paths", test_path_errors_same_on_both_engines },
+        { "list_dir: depth, order, types, modes, cap", test_list_dir },
+        { "remove_path: files, links, directories, option-like names", test_remove_path },
+        { "concurrent execs on one sandbox", test_concurrent_execs },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("docker backend operations", suite_init, suite_clean, tests);
+}
