@@ -113,10 +113,6 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
     }
     if (svc->api != NULL)
         provd_sandbox_api_listening(svc->api, cert_pem != NULL, o->address, port);
-    int v6 = strchr(o->address, ':') != NULL;
-    printf(PROG " listening on %s://%s%s%s:%u\n", cert_pem != NULL ? "https" : "http",
-           v6 ? "[" : "", o->address, v6 ? "]" : "", port);
-    fflush(stdout);
     fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
             svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
             o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
@@ -129,6 +125,13 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         fprintf(stderr, PROG ": no sandbox API: backend '%s' has no sandbox operations; "
                         "sandbox URLs are the backend's\n",
                 svc->backend_name);
+    /* The listening line last: a client may stop the daemon as soon as it
+     * reads it, and until prov_signals_wait a stop signal counts as one
+     * sent while starting. */
+    int v6 = strchr(o->address, ':') != NULL;
+    printf(PROG " listening on %s://%s%s%s:%u\n", cert_pem != NULL ? "https" : "http",
+           v6 ? "[" : "", o->address, v6 ? "]" : "", port);
+    fflush(stdout);
     int signal_number = prov_signals_wait();
     fprintf(stderr, PROG ": %s: no new connections or requests; finishing the requests in "
                     "flight (at most %u ms); sandboxes keep running\n",
