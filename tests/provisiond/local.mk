@@ -7,7 +7,8 @@
 # sbxctl remote flow over the docker backend on a private podman engine;
 # the start (odd state files, signals while starting, FIFO TLS files, the
 # contract served from the backend's capabilities, fixture modules too) and
-# the per-id locks (a stalled create delays no other id).
+# the per-id locks (a stalled create delays no other id); the sandbox API
+# (remote -> daemon -> local exec and files, capability tokens).
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -15,7 +16,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_threads \
 	tests/provisiond/test_provisiond_tls \
 	tests/provisiond/test_provisiond_startup \
-	tests/provisiond/test_provisiond_id_locks
+	tests/provisiond/test_provisiond_id_locks \
+	tests/provisiond/test_provisiond_sandbox_api
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -61,6 +63,13 @@ tests_provisiond_test_provisiond_id_locks_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_id_locks_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_id_locks_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT)
+
+tests_provisiond_test_provisiond_sandbox_api_SOURCES = \
+	tests/provisiond/test_provisiond_sandbox_api.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_sandbox_api_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_sandbox_api_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_sandbox_api_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
 
 # The seed suites again, against the daemon (needs the seed programs).
 dist_check_SCRIPTS += tests/provisiond/test_seed_on_provisiond.sh

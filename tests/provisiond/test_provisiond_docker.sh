@@ -1,8 +1,9 @@
 #!/bin/sh
 # The sbxctl remote flow end to end against sbx-provisiond over the docker
 # backend on a private podman engine (tests/docker/podman-env.sh):
-# `sbxctl --backend remote` creates a sandbox through the daemon, the
-# container serves its page, then list, discover, reconcile (found),
+# `sbxctl --backend remote` creates a sandbox through the daemon, its
+# sandbox API reads the container's page, sbxctl exec and cp go through
+# it, then list, discover, reconcile (found),
 # another user's create of the same id (refused, exit 6), destroy,
 # reconcile (absent), and SIGTERM ends the daemon with exit 0; then a
 # container whose server never answers stays its owner's.  Exit 77
@@ -57,9 +58,23 @@ out=$(remote --json create --id e2e1 --thread t1 --user alice) || fail "create: 
 echo "create: $out"
 sandbox_url=$(printf '%s' "$out" | field sandbox_url)
 [ "$(printf '%s' "$out" | field user_id)" = alice ] || fail "create echoes another user"
-case "$sandbox_url" in http://127.0.0.1:*) ;; *) fail "no container URL in '$out'" ;; esac
-page=$(curl -s --max-time 10 "$sandbox_url/page.txt")
-[ "$page" = "hello from the sandbox" ] || fail "the container does not serve its page: '$page'"
+# The daemon's sandbox API for this container: its file read runs as the
+# docker backend's operation, in the container.
+case "$sandbox_url" in "$url"/s/*) ;; *) fail "no sandbox API URL in '$out'" ;; esac
+page=$(curl -s --max-time 30 -X POST -H 'Content-Type: application/json' \
+    -d '{"file":"/www/page.txt"}' "$sandbox_url/v1/file/read")
+case "$page" in *'"content":"hello from the sandbox\n"'*) ;;
+*) fail "the sandbox API does not read the container's page: '$page'" ;; esac
+
+# sbxctl exec and cp through the remote backend, the daemon and docker:
+# the command's output, env and exit code; a file in and out byte-exact.
+out=$(remote exec -e GREETING='a b;$(no)' e2e1 -- sh -c 'printf %s "$GREETING"; exit 3')
+rc=$?
+[ "$rc" -eq 3 ] && [ "$out" = 'a b;$(no)' ] || fail "exec: exit $rc, output '$out'"
+head -c 4096 /dev/urandom >"$dir/blob"
+remote cp "$dir/blob" e2e1:/tmp/blob || fail "cp in"
+remote cp e2e1:/tmp/blob "$dir/blob.back" || fail "cp out"
+cmp -s "$dir/blob" "$dir/blob.back" || fail "the file came back changed"
 
 out=$(remote --json list) || fail "list: $out"
 echo "list: $out"

@@ -342,11 +342,20 @@ static void test_routes_answer_as_the_protocol_says(void)
     if (!provd_local_start(&d, 0, NULL))
         return;
     char url[400], created[800];
-    snprintf(url, sizeof url, "file://%s/a1", d.local_dir);
+    const char *alice = "{\"sandbox_id\":\"a1\",\"user_id\":\"alice\",\"thread_id\":\"t1\"}";
+    /* Its URL is the daemon's sandbox API: the address, then /s/ and a
+     * token nobody can guess, the same in every answer after. */
+    json_object *first = NULL;
+    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", alice, &first, NULL), 200);
+    const char *first_url = string_at(first, "sandbox_url");
+    snprintf(url, sizeof url, "%s", first_url != NULL ? first_url : "");
+    json_object_put(first);
+    size_t base_len = strlen(provd_url(d.proc));
+    CU_ASSERT(strncmp(url, provd_url(d.proc), base_len) == 0 &&
+              strncmp(url + base_len, "/s/", 3) == 0 && strlen(url + base_len + 3) == 64);
     snprintf(created, sizeof created,
              "{\"sandbox_id\":\"a1\",\"sandbox_url\":\"%s\",\"status\":\"Running\","
              "\"user_id\":\"alice\",\"thread_id\":\"t1\",\"mount_contract_version\":2}", url);
-    const char *alice = "{\"sandbox_id\":\"a1\",\"user_id\":\"alice\",\"thread_id\":\"t1\"}";
     expect_answer(&d, "GET", "/health", NULL, 200, "{\"status\":\"ok\"}");
     expect_answer(&d, "GET", "/api/capabilities", NULL, 200,
                   "{\"lark_cli_init_image\":false,\"lark_cli_broker_image\":false,"
@@ -425,7 +434,7 @@ static void test_reconciliation_found_and_absent(void)
     CU_ASSERT_STRING_EQUAL(string_at(found, "status"), "found");
     CU_ASSERT_STRING_EQUAL(string_at(found, "user_id"), "alice");
     CU_ASSERT_STRING_EQUAL(string_at(found, "thread_id"), "t1");
-    CU_ASSERT(contains(string_at(found, "sandbox_url"), "/r1"));
+    CU_ASSERT(contains(string_at(found, "sandbox_url"), "/s/"));
     const char *ns = string_at(found, "backend_namespace");
     const char *incarnation = string_at(found, "incarnation_id");
     CU_ASSERT_PTR_NOT_NULL(ns);

@@ -9,6 +9,7 @@
 #include "tools/provisioner-common/prov_signals.h"
 #include "tools/provisiond/provd_options.h"
 #include "tools/provisiond/provd_owners.h"
+#include "tools/provisiond/provd_sandbox_api.h"
 #include "tools/provisiond/provd_service.h"
 
 #include <sbx/host.h>
@@ -99,6 +100,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .max_connections = o->max_connections,
         .max_per_address = o->max_per_address,
         .verbose = o->verbose,
+        .secret_path_prefix = PROVD_SANDBOX_PREFIX,
     };
     const prov_handlers handlers = provd_service_handlers(svc);
     char why[512];
@@ -109,13 +111,27 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         fprintf(stderr, PROG ": %s\n", why);
         return 1;
     }
+    if (svc->api != NULL)
+        provd_sandbox_api_listening(svc->api, cert_pem != NULL, o->address, port);
+    fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
+            svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
+            o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
+    if (svc->api != NULL)
+        fprintf(stderr, PROG ": sandbox URLs %s%s, sandbox API key %s\n",
+                o->public_url != NULL ? "under " : "under the listen address",
+                o->public_url != NULL ? o->public_url : "",
+                o->sandbox_api_key != NULL ? "required" : "not checked");
+    else
+        fprintf(stderr, PROG ": no sandbox API: backend '%s' has no sandbox operations; "
+                        "sandbox URLs are the backend's\n",
+                svc->backend_name);
+    /* The listening line last: a client may stop the daemon as soon as it
+     * reads it, and until prov_signals_wait a stop signal counts as one
+     * sent while starting. */
     int v6 = strchr(o->address, ':') != NULL;
     printf(PROG " listening on %s://%s%s%s:%u\n", cert_pem != NULL ? "https" : "http",
            v6 ? "[" : "", o->address, v6 ? "]" : "", port);
     fflush(stdout);
-    fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
-            svc->backend_name, svc->contract, o->api_key != NULL ? "required" : "not checked",
-            o->state_dir != NULL ? "in " : "in memory only", o->state_dir != NULL ? o->state_dir : "");
     int signal_number = prov_signals_wait();
     fprintf(stderr, PROG ": %s: no new connections or requests; finishing the requests in "
                     "flight (at most %u ms); sandboxes keep running\n",
@@ -157,6 +173,7 @@ int main(int argc, char **argv)
     sbx_host *host = NULL;
     sbx_backend *backend = NULL;
     provd_owners *owners = NULL;
+    provd_sandbox_api *api = NULL;
     const char *name = NULL;
     const sbx_host_services services = {sizeof services, log_line, &o.verbose};
     char why[512];
@@ -166,14 +183,20 @@ int main(int argc, char **argv)
         status = 2;
     } else if (open_backend(&o, &services, &config, &host, &backend, &name)) {
         owners = provd_owners_open(o.state_dir, warn_line, NULL, why, sizeof why);
-        if (owners == NULL) {
+        const provd_sandbox_api_options api_options = {backend, owners, o.sandbox_api_key,
+                                                       o.public_url};
+        int wanted = owners != NULL && provd_sandbox_api_wanted(backend);
+        if (wanted)
+            api = provd_sandbox_api_new(&api_options, why, sizeof why);
+        if (owners == NULL || (wanted && api == NULL)) {
             fprintf(stderr, PROG ": %s\n", why);
         } else {
             provd_service svc = {backend, name, owners, provd_service_contract(backend),
-                                 o.mount_base};
+                                 o.mount_base, api};
             status = serve(&o, &svc, cert_pem, key_pem);
         }
     }
+    provd_sandbox_api_free(api);
     provd_owners_free(owners);
     sbx_backend_close(backend);
     sbx_host_free(host);

@@ -44,7 +44,7 @@ static void usage(FILE *out)
           "                      [--max-body-bytes N] [--mount-base DIR] [--state-dir DIR]\n"
           "                      [--drain-ms MS] [--idle-timeout S] [--request-timeout S]\n"
           "                      [--max-connections N] [--max-connections-per-address N]\n"
-          "                      [--verbose]\n"
+          "                      [--public-url URL] [--sandbox-api-key KEY] [--verbose]\n"
           "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
           "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
           "configuration file (like sbxctl's), else local.  The API key may also come\n"
@@ -109,6 +109,24 @@ static int parse_listen(const char *text, provd_options *o)
     return 1;
 }
 
+/* --public-url: http(s)://HOST[:PORT][/PATH], the sandbox URLs' base as
+ * clients reach the daemon (a query or fragment could not take a path
+ * after it). */
+static int parse_public_url(const char *text)
+{
+    const char *rest = strncmp(text, "http://", 7) == 0    ? text + 7
+                       : strncmp(text, "https://", 8) == 0 ? text + 8
+                                                           : NULL;
+    if (rest == NULL || rest[0] == '\0' || rest[0] == '/' || strpbrk(text, "?# \t\r\n") != NULL) {
+        fprintf(stderr,
+                PROG ": --public-url wants http(s)://HOST[:PORT][/PATH] without a query, "
+                     "not '%s'\n",
+                text);
+        return 0;
+    }
+    return 1;
+}
+
 /* Keep one --set KEY=VALUE.  Returns 1; 0 after saying the text is not
  * KEY=VALUE (a usage error); -1 after saying memory ran out (the daemon
  * cannot start, exit 1: the command line was fine). */
@@ -162,7 +180,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
 {
     enum { OPT_TLS_CERT = 256, OPT_TLS_KEY, OPT_THREADS, OPT_MAX_BODY, OPT_MOUNT_BASE,
            OPT_STATE_DIR, OPT_DRAIN, OPT_IDLE_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_MAX_CONNECTIONS,
-           OPT_MAX_PER_ADDRESS, OPT_VERSION };
+           OPT_MAX_PER_ADDRESS, OPT_PUBLIC_URL, OPT_SANDBOX_KEY, OPT_VERSION };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"backend", required_argument, NULL, 'b'},
@@ -180,6 +198,8 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         {"request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT},
         {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
         {"max-connections-per-address", required_argument, NULL, OPT_MAX_PER_ADDRESS},
+        {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
+        {"sandbox-api-key", required_argument, NULL, OPT_SANDBOX_KEY},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -236,6 +256,11 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
             ok = parse_count("--max-connections-per-address", optarg, 1, MAX_CONNECTIONS,
                              &o->max_per_address);
             break;
+        case OPT_PUBLIC_URL:
+            o->public_url = optarg;
+            ok = parse_public_url(optarg);
+            break;
+        case OPT_SANDBOX_KEY: o->sandbox_api_key = optarg[0] != '\0' ? optarg : NULL; break;
         case 'v': o->verbose = 1; break;
         case 'h':
             usage(stdout);

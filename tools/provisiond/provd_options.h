@@ -22,6 +22,8 @@ typedef struct provd_options {
     unsigned port;
     int loopback;               /* the address is a loopback address */
     const char *api_key;        /* NULL: none */
+    const char *sandbox_api_key;    /* --sandbox-api-key, NULL: none (sandbox API) */
+    const char *public_url;     /* --public-url, NULL: the listen address */
     const char *tls_cert;       /* both or neither */
     const char *tls_key;
     unsigned threads;

@@ -11,6 +11,7 @@
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_files.h"
 #include "tools/provisioner-common/prov_json.h"
+#include "tools/provisioner-common/prov_server.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -74,20 +75,22 @@ void provd_record_clear(provd_record *record)
     free(record->user_id);
     free(record->thread_id);
     free(record->mounts);
+    free(record->token);
     memset(record, 0, sizeof *record);
 }
 
-/* Copy `from` into `to`.  Returns 1, or 0 (nothing kept) when memory
- * runs out. */
-static int record_copy(provd_record *to, const prov_owner *from)
+/* Copy `from` and `token` into `to`.  Returns 1, or 0 (nothing kept)
+ * when memory runs out. */
+static int record_copy(provd_record *to, const prov_owner *from, const char *token)
 {
     to->user_id = prov_strdup(from->user_id);
     to->thread_id = prov_strdup(from->thread_id);
     to->mounts = prov_strdup(from->mounts);
     to->contract_version = from->contract_version;
+    to->token = prov_strdup(token);
     if ((from->user_id != NULL && to->user_id == NULL) ||
         (from->thread_id != NULL && to->thread_id == NULL) ||
-        (from->mounts != NULL && to->mounts == NULL)) {
+        (from->mounts != NULL && to->mounts == NULL) || (token != NULL && to->token == NULL)) {
         provd_record_clear(to);
         return 0;
     }
@@ -96,10 +99,11 @@ static int record_copy(provd_record *to, const prov_owner *from)
 
 /* Replace the in-memory record of `id` (table lock held).  Returns 1, or
  * 0 with the table unchanged when memory runs out. */
-static int table_set(provd_owners *owners, const char *id, const prov_owner *owner)
+static int table_set(provd_owners *owners, const char *id, const prov_owner *owner,
+                     const char *token)
 {
     provd_record copy;
-    if (!record_copy(&copy, owner))
+    if (!record_copy(&copy, owner, token))
         return 0;
     entry **slot = &owners->buckets[bucket(id)];
     for (entry *e = *slot; e != NULL; e = e->next) {
@@ -126,7 +130,7 @@ static int table_set(provd_owners *owners, const char *id, const prov_owner *own
 static int table_mark_unreadable(provd_owners *owners, const char *id)
 {
     static const prov_owner none = {NULL, NULL, NULL, 0};
-    if (!table_set(owners, id, &none))
+    if (!table_set(owners, id, &none, NULL))
         return 0;
     for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0)
@@ -176,7 +180,7 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
         problem = "a member is missing or ill-typed";
     else {
         owner.contract_version = json_object_get_int(version);
-        if (!table_set(owners, id, &owner))
+        if (!table_set(owners, id, &owner, string_member(obj, "sandbox_token")))
             problem = load_out_of_memory;
     }
     json_object_put(obj);
@@ -362,7 +366,7 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
         }
         if (strcmp(e->id, id) == 0) {
             prov_owner owner = provd_record_owner(&e->record);
-            found = record_copy(out, &owner) ? 1 : -1;
+            found = record_copy(out, &owner, e->record.token) ? 1 : -1;
             break;
         }
     }
@@ -373,14 +377,15 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
 /* Write the record file of `id` through a temporary file and rename:
  * 1, 0 with the reason in `why`, or -1 when memory runs out. */
 static int write_file(const provd_owners *owners, const char *id, const prov_owner *owner,
-                      char *why, size_t why_len)
+                      const char *token, char *why, size_t why_len)
 {
     json_object *obj = json_object_new_object();
     int built = obj != NULL && prov_json_add_string(obj, "user_id", owner->user_id) &&
                 prov_json_add_string(obj, "thread_id", owner->thread_id) &&
                 prov_json_add_string(obj, "mounts", owner->mounts) &&
                 prov_json_add(obj, "mount_contract_version",
-                                  json_object_new_int(owner->contract_version));
+                                  json_object_new_int(owner->contract_version)) &&
+                (token == NULL || prov_json_add_string(obj, "sandbox_token", token));
     const char *text = built ? prov_json_text(obj) : NULL;
     if (text == NULL) {
         json_object_put(obj);
@@ -417,13 +422,13 @@ static int write_file(const provd_owners *owners, const char *id, const prov_own
 }
 
 int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *owner,
-                     char *why, size_t why_len)
+                     const char *token, char *why, size_t why_len)
 {
-    int written = owners->dir != NULL ? write_file(owners, id, owner, why, why_len) : 1;
+    int written = owners->dir != NULL ? write_file(owners, id, owner, token, why, why_len) : 1;
     if (written <= 0)
         return written;
     pthread_mutex_lock(&owners->table_lock);
-    int kept = table_set(owners, id, owner);
+    int kept = table_set(owners, id, owner, token);
     pthread_mutex_unlock(&owners->table_lock);
     if (kept)
         return 1;
@@ -460,4 +465,22 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
         free(gone);
     }
     return 1;
+}
+
+int provd_owners_find_token(provd_owners *owners, const char *token, char *id, size_t id_cap)
+{
+    const entry *match = NULL;
+    pthread_mutex_lock(&owners->table_lock);
+    /* No early exit: every token is compared whatever matched. */
+    for (int b = 0; b < BUCKETS; b++) {
+        for (const entry *e = owners->buckets[b]; e != NULL; e = e->next) {
+            if (e->record.token != NULL && prov_key_equal(token, e->record.token))
+                match = e;
+        }
+    }
+    int found = match == NULL ? 0 : strlen(match->id) < id_cap ? 1 : -1;
+    if (found == 1)
+        memcpy(id, match->id, strlen(match->id) + 1);
+    pthread_mutex_unlock(&owners->table_lock);
+    return found;
 }

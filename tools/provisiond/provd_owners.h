@@ -22,6 +22,8 @@ typedef struct provd_record {
     char *thread_id;
     char *mounts;
     int contract_version;
+    char *token;                /* the sandbox API capability (NULL: none, a
+                                 * record written before the daemon served it) */
 } provd_record;
 
 /* What provd_owners_get finds besides a record (1) or none (0). */
@@ -55,11 +57,18 @@ void provd_owners_unlock(provd_owners *owners, const char *id);
  * runs out (*out zeroed in all but the first). */
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out);
 
-/* Set the record of `id` (strings copied), writing it through to the
- * directory.  Returns 1; 0 with the reason in `why` when the file cannot
+/* Set the record of `id` (strings copied) with the sandbox API
+ * capability `token` (NULL: none), writing it through to the directory
+ * (0600: the token is a secret).  Returns 1; 0 with the reason in `why` when the file cannot
  * be written; -1 when memory runs out (the record is then not set). */
 int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *owner,
-                     char *why, size_t why_len);
+                     const char *token, char *why, size_t why_len);
+
+/* The id of the sandbox whose token is `token`, copied into `id`
+ * (`id_cap` bytes).  Every record's token is compared in constant time,
+ * so the answer's timing tells nothing of any token.  Returns 1, 0 when
+ * none has it, -1 when `id_cap` is too small. */
+int provd_owners_find_token(provd_owners *owners, const char *token, char *id, size_t id_cap);
 
 /* Forget `id` (no record is fine).  Returns 1, or 0 with the reason in
  * `why` when its file cannot be removed. */

@@ -212,17 +212,38 @@ static void forget_unless_made(provd_service *svc, const char *id)
     sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
 }
 
+/* The sandbox_url answered for a sandbox: the daemon's sandbox API when
+ * it serves one and the sandbox has a token (into `buffer`, PROVD_URL_MAX
+ * bytes), else what the backend says (a record from before the daemon
+ * served the API). */
+static const char *answered_url(provd_service *svc, const char *token,
+                                const char *backend_url, char *buffer)
+{
+    if (token == NULL || svc->api == NULL)
+        return backend_url;
+    provd_sandbox_api_url(svc->api, token, buffer);
+    return buffer;
+}
+
 /* Create `want` with the backend (or have it return the one there, which
- * the daemon has verified: `is_new` 0), and answer.  A new sandbox's owner
- * is recorded first, so that no sandbox exists without its record.  The
- * id's lock is held. */
+ * the daemon has verified: `is_new` 0, `token` its record's), and answer.
+ * A new sandbox's owner and fresh token are recorded first, so that no
+ * sandbox exists without its record.  The id's lock is held. */
 static void create_with_backend(provd_service *svc, const prov_create_request *request,
-                                const prov_owner *want, int is_new, prov_reply *reply)
+                                const prov_owner *want, const char *token, int is_new,
+                                prov_reply *reply)
 {
     char why[512];
-    int recorded = is_new ? provd_owners_put(svc->owners, request->sandbox_id, want, why,
-                                             sizeof why)
-                          : 1;
+    char fresh[PROVD_TOKEN_LEN + 1];
+    int recorded = 1;
+    if (is_new && svc->api != NULL && !provd_sandbox_token_new(fresh)) {
+        snprintf(why, sizeof why, "no random bytes for the sandbox's token");
+        recorded = 0;
+    } else if (is_new) {
+        token = svc->api != NULL ? fresh : NULL;
+        recorded = provd_owners_put(svc->owners, request->sandbox_id, want, token, why,
+                                    sizeof why);
+    }
     if (recorded < 0)
         prov_reply_out_of_memory(reply);
     else if (recorded == 0)
@@ -256,8 +277,11 @@ static void create_with_backend(provd_service *svc, const prov_create_request *r
         if (is_new)
             forget_unless_made(svc, request->sandbox_id);
     } else {
+        char url[PROVD_URL_MAX];
         prov_reply_json(reply, 200,
-                            prov_sandbox_json(created->sandbox_id, created->sandbox_url,
+                            prov_sandbox_json(created->sandbox_id,
+                                                  answered_url(svc, token, created->sandbox_url,
+                                                               url),
                                                   phase_of(created), want, svc->contract >= 1));
     }
     sbx_backend_free_sandboxes(svc->backend, created, created != NULL ? 1 : 0);
@@ -302,9 +326,9 @@ static void answer_create(provd_service *svc, const prov_request *http,
         /* Never hand a sandbox over: it must prove to be the one asked
          * for, whatever contract the client validates. */
         if (existing_verified(svc, id, found, &want, &record, reply))
-            create_with_backend(svc, &request, &want, 0, reply);
+            create_with_backend(svc, &request, &want, record.token, 0, reply);
     } else if (st == SBX_ERR_NOT_FOUND) {
-        create_with_backend(svc, &request, &want, 1, reply);
+        create_with_backend(svc, &request, &want, NULL, 1, reply);
     } else {
         answer_backend_error(&err, reply);
     }
@@ -332,9 +356,12 @@ static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
     provd_record record = {0};
     if (existing_verified(svc, id, found, &anything, &record, reply)) {
         prov_owner owner = provd_record_owner(&record);
+        char url[PROVD_URL_MAX];
         prov_reply_json(reply, 200,
-                            prov_sandbox_json(id, found->sandbox_url, phase_of(found),
-                                                  &owner, svc->contract >= 1));
+                            prov_sandbox_json(id,
+                                                  answered_url(svc, record.token,
+                                                               found->sandbox_url, url),
+                                                  phase_of(found), &owner, svc->contract >= 1));
     }
     provd_record_clear(&record);
     sbx_backend_free_sandboxes(svc->backend, found, 1);
@@ -368,12 +395,17 @@ static void answer_list(provd_service *svc, prov_reply *reply)
     json_object *entries = json_object_new_array();
     int built = entries != NULL;
     for (size_t i = 0; built && i < count; i++) {
+        provd_record record;
+        char url[PROVD_URL_MAX];
+        built = provd_owners_get(svc->owners, sandboxes[i].sandbox_id, &record) >= 0;
         /* The real list reads no identity: with a contract, it is null. */
-        built = prov_json_append(entries, prov_sandbox_json(
+        built = built && prov_json_append(entries, prov_sandbox_json(
                                                   sandboxes[i].sandbox_id,
-                                                  sandboxes[i].sandbox_url,
+                                                  answered_url(svc, record.token,
+                                                               sandboxes[i].sandbox_url, url),
                                                   phase_of(&sandboxes[i]), NULL,
                                                   svc->contract >= 1));
+        provd_record_clear(&record);
     }
     sbx_backend_free_sandboxes(svc->backend, sandboxes, count);
     prov_answer_list(prov_json_built(entries, built), reply);
@@ -403,9 +435,14 @@ static void answer_reconcile(provd_service *svc, const char *id, prov_reply *rep
             json_object *obj = prov_reconciliation_json(id, result.backend_namespace,
                                                             result.incarnation_id);
             prov_owner owner = provd_record_owner(&record);
+            char url[PROVD_URL_MAX];
             /* A sandbox without an address is found without a URL. */
             obj = prov_reconciliation_identity(
-                obj, result.sandbox != NULL ? result.sandbox->sandbox_url : NULL, &owner);
+                obj,
+                result.sandbox != NULL
+                    ? answered_url(svc, record.token, result.sandbox->sandbox_url, url)
+                    : NULL,
+                &owner);
             prov_reply_json(reply, 200, obj);
         }
         provd_record_clear(&record);
@@ -464,7 +501,13 @@ static void answer_route(void *cls, const prov_request *req, prov_route route,
     }
 }
 
+static int answer_outside(void *cls, const prov_request *req, prov_reply *reply)
+{
+    provd_service *svc = cls;
+    return svc->api != NULL && provd_sandbox_api_answer(svc->api, req, reply);
+}
+
 prov_handlers provd_service_handlers(provd_service *service)
 {
-    return (prov_handlers){service, NULL, NULL, route_enabled, answer_route};
+    return (prov_handlers){service, answer_outside, NULL, route_enabled, answer_route};
 }

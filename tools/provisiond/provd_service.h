@@ -10,6 +10,7 @@
 
 #include "tools/provisioner-common/prov_server.h"
 #include "tools/provisiond/provd_owners.h"
+#include "tools/provisiond/provd_sandbox_api.h"
 
 /* What the handlers share.  Built before the server starts; every member
  * stays fixed while it runs (the backend and the records lock themselves). */
@@ -19,6 +20,8 @@ typedef struct provd_service {
     provd_owners *owners;
     int contract;               /* the mount contract the daemon serves */
     const char *mount_base;     /* extra mounts' host paths must lie under it */
+    provd_sandbox_api *api;     /* the sandboxes' URLs and their AIO routes;
+                                 * NULL: none (a backend without operations) */
 } provd_service;
 
 /* The mount contract to serve over `backend`: the one its capabilities
@@ -29,7 +32,7 @@ typedef struct provd_service {
 int provd_service_contract(sbx_backend *backend);
 
 /* The server hooks that answer with `service` (which must outlive the
- * server). */
+ * server): the protocol's routes, and the sandbox API under /s/. */
 prov_handlers provd_service_handlers(provd_service *service);
 
 #endif

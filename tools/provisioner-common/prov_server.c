@@ -376,11 +376,21 @@ static enum MHD_Result finish(prov_server *server, struct MHD_Connection *conn,
                               const char *method, const char *url, prov_reply *reply,
                               int close_after)
 {
-    if (server->options.verbose)
-        fprintf(stderr, "%s: %s %s -> %u%s\n", server->options.name, method, url, reply->status,
+    if (server->options.verbose) {
+        const char *secret = server->options.secret_path_prefix;
+        size_t shown = strlen(url);
+        const char *rest = "";
+        int hidden = secret != NULL && strncmp(url, secret, strlen(secret)) == 0;
+        if (hidden) {
+            shown = strlen(secret);
+            rest = url + shown + strcspn(url + shown, "/");
+        }
+        fprintf(stderr, "%s: %s %.*s%s%s -> %u%s\n", server->options.name, method, (int)shown,
+                url, hidden ? "..." : "", rest, reply->status,
                 reply->kind == PROV_REPLY_DROP       ? " (dropped)"
                 : reply->kind == PROV_REPLY_TRUNCATE ? " (truncated)"
                                                          : "");
+    }
     enum MHD_Result result = send_reply(conn, reply, close_after);
     prov_reply_clear(reply);
     return result;
