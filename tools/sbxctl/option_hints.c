@@ -9,9 +9,9 @@
 #include <string.h>
 
 static const char *const remote_keys[] = {
-    "provisioner_url", "api_key", "ca_file", "timeout_ms", "connect_timeout_ms",
-    "list_timeout_ms", "create_timeout_ms", "destroy_timeout_ms", "get_timeout_ms",
-    "max_response_bytes", "forward_mounts", NULL};
+    "provisioner_url", "api_key", "sandbox_api_key", "ca_file", "timeout_ms",
+    "connect_timeout_ms", "list_timeout_ms", "create_timeout_ms", "destroy_timeout_ms",
+    "get_timeout_ms", "max_response_bytes", "forward_mounts", NULL};
 
 static const char *const docker_keys[] = {
     "socket", "image", "name_prefix", "bind_host", "api_version", "command", "port",
