@@ -136,6 +136,7 @@ static void test_a_signal_ends_a_command(void)
     CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
     CU_ASSERT(r->term_signal == SIGKILL || r->term_signal == 0);
+    CU_ASSERT_EQUAL(r->exit_code, -1);
     CU_ASSERT_STRING_EQUAL(r->stdout_data, "before\n");
     sbx_backend_free_exec_result(c.f.backend, r);
     finish(&c);
@@ -165,6 +166,8 @@ static void test_timeouts_end_commands(void)
     int64_t took = now_ms() - began;
     CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
     CU_ASSERT_EQUAL(res->outcome, SBX_EXEC_TIMED_OUT);
+    CU_ASSERT_EQUAL(res->exit_code, -1);
+    CU_ASSERT_EQUAL(res->term_signal, 0);
     CU_ASSERT(took < 50000); /* 60 s if the timeout were not enforced */
     CU_ASSERT(strstr(res->stdout_data, "never") == NULL);
     sbx_backend_free_exec_result(c.f.backend, res);
