@@ -3,6 +3,9 @@
 
 #include "common/base64.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 static const char alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -26,6 +29,16 @@ size_t common_base64_encode(const void *bytes, size_t len, char *out)
     }
     out[o] = '\0';
     return o;
+}
+
+char *common_base64_encode_alloc(const void *bytes, size_t len)
+{
+    if (len / 3 >= (SIZE_MAX - 1) / 4 - 1)
+        return NULL;
+    char *out = malloc(COMMON_BASE64_ENCODED_LEN(len) + 1);
+    if (out != NULL)
+        common_base64_encode(bytes, len, out);
+    return out;
 }
 
 /* The value of one character, or -1. */

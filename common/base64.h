@@ -15,6 +15,10 @@
  * + 1 bytes; NUL-terminated.  Returns the encoded length. */
 size_t common_base64_encode(const void *bytes, size_t len, char *out);
 
+/* `len` bytes encoded into a malloc'd NUL-terminated string; NULL when
+ * out of memory or too large to count. */
+char *common_base64_encode_alloc(const void *bytes, size_t len);
+
 /* Decode `len` characters of base64 (padding required when the length is
  * not a multiple of 4 is accepted either way; no whitespace) into `out`,
  * which holds len / 4 * 3 + 3 bytes.  Returns 0 and sets *out_len, or -1 for

@@ -1,4 +1,4 @@
-/* Shell words, base64 and query escaping for the AIO wire (see remote_aio_text.h). */
+/* Shell words and query escaping for the AIO wire (see remote_aio_text.h). */
 #include <config.h>
 
 #include "plugin/remote/remote_aio_text.h"
@@ -45,36 +45,6 @@ char *remote_command_text(const char *const *argv, const char *shell_command)
         return NULL;
     }
     return common_dynbuf_take(&b, NULL);
-}
-
-char *remote_base64_encode(const void *bytes, size_t len)
-{
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (len / 3 >= (SIZE_MAX - 1) / 4 - 1)
-        return NULL;
-    size_t out_len = (len + 2) / 3 * 4;
-    char *out = malloc(out_len + 1);
-    if (out == NULL)
-        return NULL;
-    const unsigned char *in = bytes;
-    size_t o = 0, i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-        out[o++] = alphabet[v >> 18 & 63];
-        out[o++] = alphabet[v >> 12 & 63];
-        out[o++] = alphabet[v >> 6 & 63];
-        out[o++] = alphabet[v & 63];
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0);
-        out[o++] = alphabet[v >> 18 & 63];
-        out[o++] = alphabet[v >> 12 & 63];
-        out[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
-        out[o++] = '=';
-    }
-    out[o] = '\0';
-    return out;
 }
 
 int remote_query_escape(common_dynbuf *b, const char *text)

@@ -1,8 +1,8 @@
 /*
  * Encodings the AIO sandbox API needs of what a caller hands the remote
- * backend: a command line as one POSIX shell text, bytes as base64, a path
- * in a URL query, and the shell scripts the file operations run in the
- * sandbox.  Pure functions of their arguments (no I/O, no locks).
+ * backend: a command line as one POSIX shell text, a path in a URL query,
+ * and the shell scripts the file operations run in the sandbox (bytes go
+ * as base64 through common/base64.h).  Pure functions of their arguments (no I/O, no locks).
  */
 #ifndef SBX_REMOTE_AIO_TEXT_H
 #define SBX_REMOTE_AIO_TEXT_H
@@ -27,10 +27,6 @@ int remote_shell_quote(common_dynbuf *b, const char *word);
  * argv and shell_command is non-NULL.  A malloc'd string, NULL when out
  * of memory. */
 char *remote_command_text(const char *const *argv, const char *shell_command);
-
-/* `len` bytes as standard base64 (RFC 4648, with padding): a malloc'd
- * NUL-terminated string, NULL when out of memory or too large to count. */
-char *remote_base64_encode(const void *bytes, size_t len);
 
 /* Append `text` to *b percent-encoded for a URL query value: every byte
  * but A-Z a-z 0-9 - . _ ~ '/' becomes %XX.  COMMON_DYNBUF_OK or the

@@ -3,6 +3,7 @@
 
 #include "plugin/remote/remote_sandbox_ops.h"
 
+#include "common/base64.h"
 #include "common/exec_request.h"
 #include "common/op_results.h"
 #include "common/sandbox_ids.h"
@@ -394,7 +395,7 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
 static char *write_body(const char *abs, const void *data, size_t length, int append)
 {
     struct json_object *file = json_object_new_string(abs);
-    char *b64 = remote_base64_encode(data, length);
+    char *b64 = common_base64_encode_alloc(data, length);
     common_dynbuf b;
     common_dynbuf_init(&b, 0);
     if (file != NULL && b64 != NULL) {

@@ -7,6 +7,7 @@
 #include "tests/support/cunit_main.h"
 #include "tests/support/subprocess.h"
 
+#include "common/base64.h"
 #include "plugin/remote/remote_aio_text.h"
 
 #include <CUnit/CUnit.h>
@@ -96,7 +97,7 @@ static void test_the_shell_does_not_stay_between(void)
 
 static void expect_base64(const void *bytes, size_t len, const char *want)
 {
-    char *got = remote_base64_encode(bytes, len);
+    char *got = common_base64_encode_alloc(bytes, len);
     CU_ASSERT_FATAL(got != NULL);
     CU_ASSERT_STRING_EQUAL(got, want);
     free(got);
@@ -123,7 +124,7 @@ static void test_base64_round_trips_every_byte(void)
     unsigned char all[256];
     for (int i = 0; i < 256; i++)
         all[i] = (unsigned char)i;
-    char *b64 = remote_base64_encode(all, sizeof all);
+    char *b64 = common_base64_encode_alloc(all, sizeof all);
     CU_ASSERT_FATAL(b64 != NULL);
     char script[1024];
     snprintf(script, sizeof script, "printf %%s '%s' | base64 -d | od -An -v -tu1 | tr -s ' \\n' ' '",

@@ -664,10 +664,8 @@ static void add_output_json(json_object *object, const char *name, const char *d
     if (common_text_is_clean(data, len)) {
         json_object_object_add(object, name, json_object_new_string_len(data, (int)len));
     } else {
-        char *encoded = malloc(COMMON_BASE64_ENCODED_LEN(len) + 1);
+        char *encoded = common_base64_encode_alloc(data, len);
         snprintf(key, sizeof key, "%s_base64", name);
-        if (encoded != NULL)
-            common_base64_encode(data, len, encoded);
         json_object_object_add(object, key,
                                encoded != NULL ? json_object_new_string(encoded) : NULL);
         free(encoded);
