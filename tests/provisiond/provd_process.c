@@ -289,25 +289,6 @@ char *provd_local_ids(const provd_local *d)
     return ids;
 }
 
-char *provd_local_url(const provd_local *d, const char *id)
-{
-    sbx_host *host = NULL;
-    sbx_backend *backend = NULL;
-    sbx_error err;
-    sbx_sandbox *found = NULL;
-    char *url = NULL;
-    if (open_local(d, &host, &backend, &err) &&
-        sbx_backend_discover(backend, id, &found, &err) == SBX_OK)
-        url = strdup(found->sandbox_url);
-    else
-        fprintf(stderr, "provd: cannot discover %s in %s: %s\n", id, d->local_dir, err.message);
-    if (found != NULL)
-        sbx_backend_free_sandboxes(backend, found, 1);
-    sbx_backend_close(backend);
-    sbx_host_free(host);
-    return url;
-}
-
 int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *text)
 {
     long deadline = sbx_test_now_ms() + timeout_ms;

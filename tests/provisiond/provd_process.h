@@ -96,10 +96,6 @@ int provd_local_stop(provd_local *d, int keep_dir);
  * sorted (the caller frees), or NULL when it cannot list. */
 char *provd_local_ids(const provd_local *d);
 
-/* The URL of sandbox `id` as the local backend in d->local_dir records it,
- * read without the daemon (the caller frees), or NULL when it has none. */
-char *provd_local_url(const provd_local *d, const char *id);
-
 /* Whether the daemon's stderr (d->stderr_path) says `text` within
  * `timeout_ms` (read again every 10 ms). */
 int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *text);

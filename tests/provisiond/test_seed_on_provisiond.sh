@@ -13,7 +13,9 @@ builddir=${SBX_TEST_BUILDDIR:?SBX_TEST_BUILDDIR is not set (run through make che
 status=0
 
 # run MODE SUITE...: each suite against the daemon over MODE's backend;
-# prints how many cases ran against it.
+# sets `ran` to how many cases ran against it (and `status` on a failure:
+# run is called in this shell, never in a command substitution, whose
+# subshell would drop the failure).
 run() {
     mode=$1
     shift
@@ -21,12 +23,11 @@ run() {
     for suite in "$@"; do
         out=$(SBX_RT_PROVISIOND=$mode "$builddir/tests/remote/$suite" 2>&1)
         rc=$?
-        printf '%s\n' "$out" >&2
-        [ "$rc" -eq 0 ] || { echo "FAIL: $suite against sbx-provisiond over $mode (exit $rc)" >&2; status=1; }
+        printf '%s\n' "$out"
+        [ "$rc" -eq 0 ] || { echo "FAIL: $suite against sbx-provisiond over $mode (exit $rc)"; status=1; }
         n=$(printf '%s\n' "$out" | grep -o "(against sbx-provisiond over $mode)" | wc -l)
         ran=$((ran + n))
     done
-    echo "$ran"
 }
 
 expect() {
@@ -34,9 +35,9 @@ expect() {
     [ "$2" -eq "$3" ] || { echo "FAIL: $2 of the $3 cases over $1 ran"; status=1; }
 }
 
-local_ran=$(run local test_seed_list test_seed_create test_seed_contract test_seed_lifecycle \
-                test_seed_reconcile)
-expect local "$local_ran" 21
+run local test_seed_list test_seed_create test_seed_contract test_seed_lifecycle \
+    test_seed_reconcile
+expect local "$ran" 21
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "NOT RUN: the 3 extra-mount cases over the docker backend: the podman test engine needs root"
@@ -53,7 +54,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 eval "$settings"
 export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE
-docker_ran=$(run docker test_seed_create)
+run docker test_seed_create
 "$srcdir/tests/docker/podman-env.sh" stop "$dir"
-expect docker "$docker_ran" 3
+expect docker "$ran" 3
 exit $status

@@ -44,6 +44,8 @@ typedef struct sbx_rt {
     /* against the daemon: */
     const char *api_key;        /* its --api-key (borrowed from the arguments) */
     int own_creates;            /* creates the fixture sent itself */
+    int own_lookups;            /* GETs of own_lookup_path it sent itself */
+    char own_lookup_path[128];  /* sbx_rt_url's last GET /api/sandboxes/ID */
     char *url;                  /* sbx_rt_url's last answer */
     char mount_dir[256];        /* over docker: where sbx_rt_mounts puts host paths */
     sbx_mount *mounts;          /* sbx_rt_mounts' last answer */
@@ -79,9 +81,9 @@ void sbx_rt_stop(sbx_rt *rt);
 int sbx_rt_is_emulator(const sbx_rt *rt);
 
 /* The URL the provisioner serves `sandbox_id` at: `scripted_url` (what the
- * case scripted the emulator to answer), or against the daemon over the
- * local backend the URL that backend records for it, read without the
- * daemon.  Owned by `rt` until the next call. */
+ * case scripted the emulator to answer), or against the daemon the URL it
+ * answers for the sandbox to a client of the test's own (its sandbox API
+ * address, BASE/s/TOKEN).  Owned by `rt` until the next call. */
 const char *sbx_rt_url(sbx_rt *rt, const char *sandbox_id, const char *scripted_url);
 
 /* `mounts` as the provisioner can serve them: as given, or against the
