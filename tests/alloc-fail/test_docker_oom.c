@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include "tests/alloc-fail/fail_alloc.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/http_probe.h"
@@ -93,7 +94,7 @@ static void target_open(target *t)
     sbx_error err;
     sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
                           { "stop_grace_s", "1" }, { "command", HELLO_COMMAND },
-                          { "ready_timeout_ms", "15000" } };
+                          { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
     CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &t->host, &err), SBX_OK);
     sbx_status st = sbx_backend_open(t->host, "docker", opts, sizeof opts / sizeof *opts,
                                      &t->backend, &err);

@@ -64,8 +64,9 @@ static void target_open(target *t)
     sbx_error err;
     if (strcmp(t->module, "local") == 0) {
         t->host = sbx_local_test_new_host(NULL, NULL);
-        sbx_option opts[] = { { "state_dir", t->state_dir }, { "command", t->command } };
-        t->backend = sbx_local_test_open(t->host, opts, t->command != NULL ? 2 : 1);
+        sbx_option opts[] = { { "state_dir", t->state_dir }, { "command", t->command },
+                              { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
+        t->backend = sbx_local_test_open(t->host, opts, t->command != NULL ? 3 : 1);
         return;
     }
     CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &t->host, &err), SBX_OK);
@@ -142,10 +143,11 @@ static int processes_naming(const char *text)
 }
 
 /* No process of a sandbox under `state_dir` runs any more (destroy stops
- * them; init reaps them a little later): polled until a 5 s deadline. */
+ * them; init reaps them a little later): polled until a deadline no
+ * loaded machine reaches. */
 static void expect_no_sandbox_process(const char *state_dir)
 {
-    long deadline = sbx_test_now_ms() + 5000;
+    long deadline = sbx_test_now_ms() + 60000;
     int left;
     while ((left = processes_naming(state_dir)) > 0 && sbx_test_now_ms() < deadline)
         nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);

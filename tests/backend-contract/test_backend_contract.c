@@ -11,6 +11,7 @@
 
 #include "tests/backend-contract/contract_fixture.h"
 #include "tests/support/backend_calls.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/emulator.h"
@@ -394,7 +395,7 @@ static int setup_local(void)
      * start alone can take longer than the default 5 s wait. */
     target.options[1] = (sbx_option){
         "command", "exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}" };
-    target.options[2] = (sbx_option){ "ready_timeout_ms", "60000" };
+    target.options[2] = (sbx_option){ "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS };
     return 0;
 }
 
@@ -445,12 +446,13 @@ static const char *docker_socket, *docker_image;
 
 static int setup_docker(void)
 {
-    target = (contract_target){ .backend = "docker", .option_count = 4 };
+    target = (contract_target){ .backend = "docker", .option_count = 5 };
     target.options[0] = (sbx_option){ "socket", docker_socket };
     target.options[1] = (sbx_option){ "image", docker_image };
     target.options[2] = (sbx_option){ "stop_grace_s", "1" };
     target.options[3] = (sbx_option){
         "command", "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www" };
+    target.options[4] = (sbx_option){ "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS };
     return 0;
 }
 

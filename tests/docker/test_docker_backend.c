@@ -102,9 +102,10 @@ static sbx_status open_docker(fixture *f, const sbx_option *extra, size_t n_extr
 
 static void setup(fixture *f, const char *command)
 {
-    sbx_option extra[] = { { "command", command } };
+    sbx_option extra[] = { { "command", command },
+                           { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
     sbx_error err;
-    sbx_status st = open_docker(f, extra, 1, &err);
+    sbx_status st = open_docker(f, extra, 2, &err);
     if (st != SBX_OK)
         fprintf(stderr, "open docker: %s\n", err.message);
     CU_ASSERT_FATAL(st == SBX_OK);

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/http_probe.h"
@@ -30,10 +31,11 @@ static int suite_init(void)
 {
     sbx_error err;
     sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
-                          { "stop_grace_s", "1" }, { "command", SERVE } };
+                          { "stop_grace_s", "1" }, { "command", SERVE },
+                          { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
     sbx_host_services services = { sizeof services, NULL, NULL };
     if (sbx_host_new(&services, &host, &err) != SBX_OK ||
-        sbx_backend_open(host, "docker", opts, 4, &backend, &err) != SBX_OK) {
+        sbx_backend_open(host, "docker", opts, sizeof opts / sizeof *opts, &backend, &err) != SBX_OK) {
         fprintf(stderr, "open docker: %s\n", err.message);
         return 1;
     }

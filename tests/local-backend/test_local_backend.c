@@ -76,8 +76,9 @@ static sbx_host *new_host(void)
 
 static sbx_backend *open_local(sbx_host *host, const char *state_dir, const char *command)
 {
-    sbx_option opts[2] = { { "state_dir", state_dir }, { "command", command } };
-    return sbx_local_test_open(host, opts, command ? 2 : 1);
+    sbx_option opts[3] = { { "state_dir", state_dir }, { "command", command },
+                           { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
+    return sbx_local_test_open(host, opts, command ? 3 : 1);
 }
 
 static void fixture_setup(fixture *f, const char *tag, const char *command)

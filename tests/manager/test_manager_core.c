@@ -554,7 +554,7 @@ static void test_reconciliation_adopts_nothing_gone_since_the_list(void)
     mt_hold(MT_LIST, 1);
     pthread_t reaper;
     CU_ASSERT_FATAL(pthread_create(&reaper, NULL, run_reap_now, m) == 0);
-    CU_ASSERT(mt_wait_held(MT_LIST, 5000));
+    CU_ASSERT(mt_wait_held(MT_LIST, 60000));
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_destroy(mf_backend, "gone-1", &err), SBX_OK);
     mt_hold(MT_LIST, 0);
@@ -581,7 +581,7 @@ static void test_reconciliation_leaves_a_sandbox_being_acquired(void)
     acquire_job job = {m, "found", SBX_ERR_INTERNAL, ""};
     pthread_t acquirer;
     CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, &job) == 0);
-    CU_ASSERT(mt_wait_held(MT_IS_ALIVE, 5000));
+    CU_ASSERT(mt_wait_held(MT_IS_ALIVE, 60000));
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_manager_reap_now(m, &err), SBX_OK);
     CU_ASSERT_EQUAL(mf_counters(m).adopted, 0);
@@ -675,7 +675,7 @@ static void acquire_while(sbx_manager *m, void (*meddle)(sbx_manager *m, const c
     mt_hold(MT_IS_ALIVE, 1);
     pthread_t acquirer;
     CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, job) == 0);
-    CU_ASSERT(mt_wait_held(MT_IS_ALIVE, 5000));
+    CU_ASSERT(mt_wait_held(MT_IS_ALIVE, 60000));
     meddle(m, id);
     mt_hold(MT_IS_ALIVE, 0);
     pthread_join(acquirer, NULL);
@@ -759,10 +759,10 @@ static void test_shutdown_waits_for_an_acquire_in_progress(void)
     acquire_job job = {m, "late", SBX_ERR_INTERNAL, ""};
     pthread_t acquirer, stopper;
     CU_ASSERT_FATAL(pthread_create(&acquirer, NULL, run_acquire, &job) == 0);
-    CU_ASSERT(mt_wait_held(MT_CREATE, 5000));
+    CU_ASSERT(mt_wait_held(MT_CREATE, 60000));
     CU_ASSERT_FATAL(pthread_create(&stopper, NULL, run_shutdown, m) == 0);
     /* Later acquires are refused as soon as shutdown has begun. */
-    long deadline = sbx_test_now_ms() + 5000;
+    long deadline = sbx_test_now_ms() + 60000;
     int refused = 0;
     while (!refused && sbx_test_now_ms() < deadline) {
         sbx_create_request req = SBX_CREATE_REQUEST_INIT;

@@ -290,7 +290,7 @@ static void test_teardown_lease_outlives_its_ttl_while_destroy_runs(void)
     destroy_job job = {m, id, SBX_ERR_INTERNAL};
     pthread_t t;
     CU_ASSERT_FATAL(pthread_create(&t, NULL, run_destroy, &job) == 0);
-    CU_ASSERT(mt_wait_held(MT_DESTROY, 5000));
+    CU_ASSERT(mt_wait_held(MT_DESTROY, 60000));
     long until = sbx_test_now_ms() + 400;
     int refused_throughout = 1;
     while (sbx_test_now_ms() < until) {

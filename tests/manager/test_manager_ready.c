@@ -199,7 +199,8 @@ static void test_a_sandbox_answering_503_until_the_timeout_is_destroyed(void)
     server s;
     CU_ASSERT_FATAL(server_start(&s, "=503") == 0);
     mt_set_url(s.url);
-    sbx_manager_config c = ready_config(200);
+    /* Long enough for one answer on a loaded machine (200 ms was not). */
+    sbx_manager_config c = ready_config(2000);
     sbx_manager *m = mf_open(&c);
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.thread_id = "t-503";

@@ -201,7 +201,7 @@ int provd_docker_start(provd_local *d, const char *socket, const char *image,
     const char *const backend_args[] = {
         "--backend", "docker", "--set", socket_setting, "--set", image_setting, "--set",
         "command=mkdir -p /www && echo sandbox > /www/index.html && exec httpd -f -p 8080 -h /www",
-        NULL};
+        "--set", "ready_timeout_ms=" SBX_TEST_READY_TIMEOUT_MS, NULL};
     if (!start_with(d, backend_args, 1, extra)) {
         provd_local_stop(d, 0);
         return 0;

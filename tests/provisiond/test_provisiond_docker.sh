@@ -44,7 +44,7 @@ mkfifo "$dir/stdout"
 "$builddir/tools/provisiond/sbx-provisiond" --listen 127.0.0.1:0 --backend docker \
     --set "socket=$SBX_DOCKER_SOCKET" --set "image=$SBX_DOCKER_IMAGE" \
     --set "command=mkdir -p /www && echo 'hello from the sandbox' > /www/page.txt && exec httpd -f -p 8080 -h /www" \
-    --state-dir "$dir/owners" >"$dir/stdout" 2>"$dir/stderr" &
+    --set ready_timeout_ms=120000 --state-dir "$dir/owners" >"$dir/stdout" 2>"$dir/stderr" &
 daemon_pid=$!
 line=$(timeout 30 head -n 1 "$dir/stdout")
 url=${line##*listening on }

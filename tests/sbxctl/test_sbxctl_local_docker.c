@@ -26,6 +26,7 @@
 
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
+#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/scratch_dir.h"
@@ -33,8 +34,11 @@
 #define ARGS SBX_TEST_ARGS
 
 #define MAX_ARGS 32
-#define HTTP_TIMEOUT_MS 5000L
+/* One request to a sandbox's server: it answers at once; the bound only
+ * ends a hung one, and a loaded machine must not reach it. */
+#define HTTP_TIMEOUT_MS 60000L
 #define PAGE_TEXT "hello from the sandbox\n"
+#define READY_SETTING "ready_timeout_ms=" SBX_TEST_READY_TIMEOUT_MS
 
 /* How one backend is driven: its sbxctl arguments (--backend, --set ...),
  * and where a page with PAGE_TEXT is served once the sandbox `id` exists. */
@@ -306,7 +310,7 @@ static void test_local(void)
     char state_setting[PATH_MAX + 16];
     snprintf(state_setting, sizeof state_setting, "state_dir=%s", local_state_dir);
     const char *const settings[] = {"--backend", "local", "--set", state_setting,
-                                    "--set", command, NULL};
+                                    "--set", command, "--set", READY_SETTING, NULL};
     backend_case bc = { settings, local_publish_page, local_check_record };
     exercise(&bc);
     sbx_test_remove_tree(local_state_dir);
@@ -358,6 +362,7 @@ static void test_docker(void)
     snprintf(image_setting, sizeof image_setting, "image=%s", image);
     const char *const settings[] = {"--backend", "docker", "--set", socket_setting,
                                     "--set", image_setting, "--set", DOCKER_COMMAND,
+                                    "--set", READY_SETTING,
                                     "--set", "stop_grace_s=1", NULL};
     backend_case bc = { settings, docker_publish_page, docker_check_record };
     exercise(&bc);

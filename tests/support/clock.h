@@ -17,4 +17,9 @@ struct timespec sbx_test_deadline_in(int timeout_ms);
 /* Milliseconds since the epoch on CLOCK_REALTIME, as a record's created_at. */
 int64_t sbx_test_wall_ms(void);
 
+/* ready_timeout_ms for a sandbox whose server must start in a test: the
+ * backends' default of 5 s was too short for python3's start at a load
+ * of 36 on two cores; a correct run never waits for all of it. */
+#define SBX_TEST_READY_TIMEOUT_MS "120000"
+
 #endif
