@@ -4,11 +4,13 @@
  * (docs/performance.md, "Sandbox operations").
  *
  *   sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] [-c CMD] [-k]
- *                 OP COUNT THREADS
+ *                 [-m MIB] OP COUNT THREADS
  *
  * BACKEND (default local) is opened with the -o options (at most 8) and
  * sandbox ID (default "bench-ops") is created first and destroyed last
- * (kept with -k, for a baseline that needs its address).
+ * (kept with -k, for a baseline that needs its address).  With -m the
+ * program first writes MIB mebibytes of its heap, as a big host has (a fork
+ * copies the page tables of what a process touched).
  * OP is one of
  *   exec     COUNT sbx_backend_exec of CMD (default /bin/true) as argv
  *   spawn    exec's baseline on this machine: COUNT posix_spawn + waitpid
@@ -47,6 +49,7 @@ typedef struct bench {
     const char *command;
     const char *url;
     char *file;                  /* write and read: the bytes */
+    char *ballast;               /* -m: memory touched, never read */
 } bench;
 
 static void die(const char *what, const sbx_error *err)
@@ -58,7 +61,7 @@ static void die(const char *what, const sbx_error *err)
 static void usage(void)
 {
     fprintf(stderr, "usage: sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] "
-                    "[-c CMD] [-k] exec|spawn|post|write|read COUNT THREADS\n");
+                    "[-c CMD] [-k] [-m MIB] exec|spawn|post|write|read COUNT THREADS\n");
     exit(2);
 }
 
@@ -183,9 +186,11 @@ int main(int argc, char **argv)
     sbx_option options[MAX_OPTIONS];
     size_t option_count = 0;
     int c, keep = 0;
-    while ((c = getopt(argc, argv, "b:o:i:u:c:k")) != -1) {
+    unsigned long ballast_mib = 0;
+    while ((c = getopt(argc, argv, "b:o:i:u:c:km:")) != -1) {
         switch (c) {
         case 'k': keep = 1; break;
+        case 'm': ballast_mib = sbx_bench_count_arg(optarg, "MIB"); break;
         case 'b': backend_name = optarg; break;
         case 'i': b.id = optarg; break;
         case 'u': b.url = optarg; break;
@@ -213,6 +218,11 @@ int main(int argc, char **argv)
                                                       : NULL;
     if (fn == NULL || (fn == call_post && b.url == NULL))
         usage();
+    if (ballast_mib > 0) {
+        if ((b.ballast = malloc(ballast_mib << 20)) == NULL)
+            die("allocating the ballast", NULL);
+        memset(b.ballast, 1, ballast_mib << 20);
+    }
     int with_backend = fn != call_spawn && fn != call_post;
     sbx_host *host = NULL;
     sbx_error err;
@@ -253,5 +263,6 @@ int main(int argc, char **argv)
         sbx_host_free(host);
     }
     free(b.file);
+    free(b.ballast);
     return result.failures == 0 ? 0 : 1;
 }

@@ -29,6 +29,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_isolation.h \
 	plugin/local/local_isolation_filter.c \
 	plugin/local/local_isolation_filter.h \
+	plugin/local/local_launch.c \
+	plugin/local/local_launch.h \
 	plugin/local/local_metadata.c \
 	plugin/local/local_metadata.h \
 	plugin/local/local_ops.c \
