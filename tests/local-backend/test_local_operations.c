@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include "tests/local-backend/local_fixture.h"
+#include "tests/local-backend/local_wait.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -262,17 +263,12 @@ static void test_timeouts_end_the_command(void)
     fixture_teardown(&f);
 }
 
-/* Wait until `pid` is gone (not even a zombie), at most GONE_DEADLINE_MS. */
+/* 1 when `pid` ends within GONE_DEADLINE_MS and is then gone, not even a
+ * zombie. */
 static int gone_within_deadline(long pid)
 {
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
-    while (kill((pid_t)pid, 0) == 0 || errno != ESRCH) {
-        if (sbx_test_now_ms() > deadline)
-            return 0;
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
-    return 1;
+    return sbx_local_test_wait_exit(pid, GONE_DEADLINE_MS) && kill((pid_t)pid, 0) != 0 &&
+           errno == ESRCH;
 }
 
 static void expect_daemon_gone(fixture *f, const char *text, int64_t timeout_ms)
@@ -339,17 +335,14 @@ static void test_destroy_ends_a_running_exec(void)
     CU_ASSERT_FATAL(pthread_create(&thread, NULL, exec_until_destroyed, &d) == 0);
     char pid_file[PATH_MAX + 16];
     snprintf(pid_file, sizeof pid_file, "%s/d.pid", f.dir);
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS, pid = 0;
-    while (pid <= 0 && sbx_test_now_ms() < deadline) {
-        FILE *fp = fopen(pid_file, "r");
-        if (fp != NULL) {
-            if (fscanf(fp, "%ld", &pid) != 1)
-                pid = 0;
-            fclose(fp);
-        }
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
+    /* The daemon renames its pid file into place: once there, it is whole. */
+    CU_ASSERT_FATAL(sbx_local_test_wait_path(pid_file, GONE_DEADLINE_MS));
+    long pid = 0;
+    FILE *fp = fopen(pid_file, "r");
+    CU_ASSERT_FATAL(fp != NULL);
+    if (fscanf(fp, "%ld", &pid) != 1)
+        pid = 0;
+    fclose(fp);
     CU_ASSERT_FATAL(pid > 1);
     long start = sbx_test_now_ms();
     sbx_error err;
