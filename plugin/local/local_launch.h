@@ -8,8 +8,8 @@
  * posix_spawn.  Sharing the host's memory (its threads' TLS included),
  * both run only raw system calls, no libc function, and never allocate.
  * Elsewhere (isolation=namespaces, other architectures, ThreadSanitizer
- * builds, whose runtime follows every call) the reaper is forked as
- * local_reaper.c describes.
+ * builds, whose runtime follows every call, and under valgrind) the
+ * reaper is forked as local_reaper.c describes.
  */
 #ifndef SBX_LOCAL_LAUNCH_H
 #define SBX_LOCAL_LAUNCH_H
