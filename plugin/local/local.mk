@@ -29,8 +29,6 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_isolation.h \
 	plugin/local/local_isolation_filter.c \
 	plugin/local/local_isolation_filter.h \
-	plugin/local/local_launch.c \
-	plugin/local/local_launch.h \
 	plugin/local/local_metadata.c \
 	plugin/local/local_metadata.h \
 	plugin/local/local_ops.c \
@@ -47,6 +45,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_records.h \
 	plugin/local/local_remove.c \
 	plugin/local/local_remove.h \
+	plugin/local/local_spawn.c \
+	plugin/local/local_spawn.h \
 	plugin/local/local_state.c \
 	plugin/local/local_state.h \
 	plugin/local/local_time.c \

@@ -7,9 +7,9 @@
 #include "common/op_results.h"
 #include "plugin/local/local_child.h"
 #include "plugin/local/local_isolation.h"
-#include "plugin/local/local_launch.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_reaper.h"
+#include "plugin/local/local_spawn.h"
 #include "plugin/local/local_time.h"
 
 #include <errno.h>
@@ -326,7 +326,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
                       const struct stat *record_id, sbx_exec_result **out, sbx_error *err)
 {
     const char *sandbox_id = paths->id;
-    local_launch_stack stack;  /* the reaper's until it was reaped, below */
+    local_spawn_stack stack;  /* the reaper's until it was reaped, below */
     exec_run x = { -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
                    { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
                    paths->metadata, *record_id, 0, 0 };
@@ -352,7 +352,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
      * must not unwind it before the reaper was reaped. */
     int cancel_state;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    pid_t reaper = local_launch_reaper(&rp, &stack);
+    pid_t reaper = local_spawn_reaper(&rp, &stack);
     if (reaper < 0) {
         pthread_setcancelstate(cancel_state, NULL);
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': fork: %s",

@@ -1,7 +1,7 @@
-/* Starting an exec's reaper (see local_launch.h). */
+/* Starting an exec's reaper (see local_spawn.h). */
 #include <config.h>
 
-#include "plugin/local/local_launch.h"
+#include "plugin/local/local_spawn.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -9,18 +9,18 @@
 /* The shared-memory launch: x86-64 only (its system calls are made
  * inline below), and not under ThreadSanitizer. */
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#define LAUNCH_SHARED 1
+#define SPAWN_SHARED 1
 #else
-#define LAUNCH_SHARED 0
+#define SPAWN_SHARED 0
 #endif
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#undef LAUNCH_SHARED
-#define LAUNCH_SHARED 0
+#undef SPAWN_SHARED
+#define SPAWN_SHARED 0
 #endif
 #endif
 
-#if LAUNCH_SHARED
+#if SPAWN_SHARED
 
 /* Valgrind runs no clone that shares memory but is not a thread: under
  * it the reaper is forked (valgrind.h is header-only; a build without it
@@ -259,7 +259,7 @@ RAW static void wait_for_command(const local_reaper_plan *p, long command,
  * host's must never run here; the stop comes through the pipe). */
 RAW _Noreturn static void reaper_main(void *arg)
 {
-    local_launch_stack *s = arg;
+    local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
     local_reaper_report r = { 0, 0, 0, 0, 0 };
     int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
@@ -298,7 +298,7 @@ RAW _Noreturn static void reaper_main(void *arg)
 }
 
 /* Start the reaper on `stack`, sharing the host's memory. */
-static pid_t clone_reaper(const local_reaper_plan *plan, local_launch_stack *stack)
+static pid_t clone_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
 {
     stack->plan = plan;
     /* The reaper starts with every signal blocked: the calling thread
@@ -318,9 +318,9 @@ static pid_t clone_reaper(const local_reaper_plan *plan, local_launch_stack *sta
 
 #endif
 
-pid_t local_launch_reaper(const local_reaper_plan *plan, local_launch_stack *stack)
+pid_t local_spawn_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
 {
-#if LAUNCH_SHARED
+#if SPAWN_SHARED
     if (plan->isolation == NULL && !UNDER_VALGRIND())
         return clone_reaper(plan, stack);
 #endif

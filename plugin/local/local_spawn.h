@@ -11,8 +11,8 @@
  * builds, whose runtime follows every call, and under valgrind) the
  * reaper is forked as local_reaper.c describes.
  */
-#ifndef SBX_LOCAL_LAUNCH_H
-#define SBX_LOCAL_LAUNCH_H
+#ifndef SBX_LOCAL_SPAWN_H
+#define SBX_LOCAL_SPAWN_H
 
 #include "plugin/local/local_reaper.h"
 
@@ -21,15 +21,15 @@
 /* Memory the reaper, and the command before its exec, run on (no field is
  * the caller's to use); the caller keeps it, on its own stack, until the
  * reaper was reaped. */
-typedef struct local_launch_stack {
+typedef struct local_spawn_stack {
     const local_reaper_plan *plan;
     _Alignas(64) unsigned char command[8192];
     _Alignas(64) unsigned char reaper[8192];
-} local_launch_stack;
+} local_spawn_stack;
 
 /* Start the reaper of `plan` as a child of the calling process (wait for
  * it with waitpid); its pid, or -1 with errno set.  `plan` and `stack`
  * must stay valid and untouched until the reaper was reaped. */
-pid_t local_launch_reaper(const local_reaper_plan *plan, local_launch_stack *stack);
+pid_t local_spawn_reaper(const local_reaper_plan *plan, local_spawn_stack *stack);
 
 #endif
