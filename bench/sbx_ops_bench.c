@@ -4,13 +4,14 @@
  * (docs/performance.md, "Sandbox operations").
  *
  *   sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] [-c CMD] [-k]
- *                 [-m MIB] OP COUNT THREADS
+ *                 OP COUNT THREADS
  *
  * BACKEND (default local) is opened with the -o options (at most 8) and
  * sandbox ID (default "bench-ops") is created first and destroyed last
- * (kept with -k, for a baseline that needs its address).  With -m the
- * program first writes MIB mebibytes of its heap, as a big host has (a fork
- * copies the page tables of what a process touched).
+ * (kept with -k, for a baseline that needs its address).  With
+ * SBX_BENCH_BALLAST_MIB=N in the environment the program first writes N
+ * MiB of its heap, as a big host has (a fork copies the page tables of
+ * all that a process touched).
  * OP is one of
  *   exec     COUNT sbx_backend_exec of CMD (default /bin/true) as argv
  *   spawn    exec's baseline on this machine: COUNT posix_spawn + waitpid
@@ -49,7 +50,7 @@ typedef struct bench {
     const char *command;
     const char *url;
     char *file;                  /* write and read: the bytes */
-    char *ballast;               /* -m: memory touched, never read */
+    char *ballast;               /* SBX_BENCH_BALLAST_MIB: touched, never read */
 } bench;
 
 static void die(const char *what, const sbx_error *err)
@@ -61,7 +62,7 @@ static void die(const char *what, const sbx_error *err)
 static void usage(void)
 {
     fprintf(stderr, "usage: sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] "
-                    "[-c CMD] [-k] [-m MIB] exec|spawn|post|write|read COUNT THREADS\n");
+                    "[-c CMD] [-k] exec|spawn|post|write|read COUNT THREADS\n");
     exit(2);
 }
 
@@ -186,11 +187,9 @@ int main(int argc, char **argv)
     sbx_option options[MAX_OPTIONS];
     size_t option_count = 0;
     int c, keep = 0;
-    unsigned long ballast_mib = 0;
-    while ((c = getopt(argc, argv, "b:o:i:u:c:km:")) != -1) {
+    while ((c = getopt(argc, argv, "b:o:i:u:c:k")) != -1) {
         switch (c) {
         case 'k': keep = 1; break;
-        case 'm': ballast_mib = sbx_bench_count_arg(optarg, "MIB"); break;
         case 'b': backend_name = optarg; break;
         case 'i': b.id = optarg; break;
         case 'u': b.url = optarg; break;
@@ -218,11 +217,6 @@ int main(int argc, char **argv)
                                                       : NULL;
     if (fn == NULL || (fn == call_post && b.url == NULL))
         usage();
-    if (ballast_mib > 0) {
-        if ((b.ballast = malloc(ballast_mib << 20)) == NULL)
-            die("allocating the ballast", NULL);
-        memset(b.ballast, 1, ballast_mib << 20);
-    }
     int with_backend = fn != call_spawn && fn != call_post;
     sbx_host *host = NULL;
     sbx_error err;
@@ -247,6 +241,13 @@ int main(int argc, char **argv)
         if (fn == call_read && sbx_backend_write_file(b.backend, b.id, "bench-read.bin", b.file,
                                                       FILE_BYTES, 0, 0, &err) != SBX_OK)
             die("writing the file to read", &err);
+    }
+    const char *ballast_mib = getenv("SBX_BENCH_BALLAST_MIB");
+    if (ballast_mib != NULL) {
+        size_t size = sbx_bench_count_arg(ballast_mib, "SBX_BENCH_BALLAST_MIB") << 20;
+        if ((b.ballast = malloc(size)) == NULL)
+            die("allocating the ballast", NULL);
+        memset(b.ballast, 1, size);
     }
     if (fn == call_post)
         curl_global_init(CURL_GLOBAL_DEFAULT);
