@@ -8,7 +8,10 @@
  *
  * BACKEND (default local) is opened with the -o options (at most 8) and
  * sandbox ID (default "bench-ops") is created first and destroyed last
- * (kept with -k, for a baseline that needs its address).
+ * (kept with -k, for a baseline that needs its address).  With
+ * SBX_BENCH_BALLAST_MIB=N in the environment the program first writes N
+ * MiB of its heap, as a big host has (a fork copies the page tables of
+ * all that a process touched).
  * OP is one of
  *   exec     COUNT sbx_backend_exec of CMD (default /bin/true) as argv
  *   spawn    exec's baseline on this machine: COUNT posix_spawn + waitpid
@@ -47,6 +50,7 @@ typedef struct bench {
     const char *command;
     const char *url;
     char *file;                  /* write and read: the bytes */
+    char *ballast;               /* SBX_BENCH_BALLAST_MIB: touched, never read */
 } bench;
 
 static void die(const char *what, const sbx_error *err)
@@ -238,6 +242,13 @@ int main(int argc, char **argv)
                                                       FILE_BYTES, 0, 0, &err) != SBX_OK)
             die("writing the file to read", &err);
     }
+    const char *ballast_mib = getenv("SBX_BENCH_BALLAST_MIB");
+    if (ballast_mib != NULL) {
+        size_t size = sbx_bench_count_arg(ballast_mib, "SBX_BENCH_BALLAST_MIB") << 20;
+        if ((b.ballast = malloc(size)) == NULL)
+            die("allocating the ballast", NULL);
+        memset(b.ballast, 1, size);
+    }
     if (fn == call_post)
         curl_global_init(CURL_GLOBAL_DEFAULT);
     sbx_bench_result result;
@@ -253,5 +264,6 @@ int main(int argc, char **argv)
         sbx_host_free(host);
     }
     free(b.file);
+    free(b.ballast);
     return result.failures == 0 ? 0 : 1;
 }

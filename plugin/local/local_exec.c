@@ -9,11 +9,13 @@
 #include "plugin/local/local_isolation.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_reaper.h"
+#include "plugin/local/local_spawn.h"
 #include "plugin/local/local_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +326,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
                       const struct stat *record_id, sbx_exec_result **out, sbx_error *err)
 {
     const char *sandbox_id = paths->id;
+    local_spawn_stack stack;  /* the reaper's until it was reaped, below */
     exec_run x = { -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
                    { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
                    paths->metadata, *record_id, 0, 0 };
@@ -345,10 +348,13 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     local_reaper_plan rp = { plan->argv, plan->candidates, plan->sh_argv, plan->envp, cwd_fd,
                              in_end, out_pipe[1], err_pipe[1], stop[0], report[1],
                              local_child_fd_limit(), isolation };
-    pid_t reaper = fork();
-    if (reaper == 0)
-        local_reaper_run(&rp);
+    /* The reaper may run on `stack`, in this thread's frame: a cancel
+     * must not unwind it before the reaper was reaped. */
+    int cancel_state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    pid_t reaper = local_spawn_reaper(&rp, &stack);
     if (reaper < 0) {
+        pthread_setcancelstate(cancel_state, NULL);
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': fork: %s",
                                    sandbox_id, strerror(errno));
         goto done;
@@ -378,6 +384,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     }
     while (waitpid(reaper, NULL, 0) < 0 && errno == EINTR)
         ;
+    pthread_setcancelstate(cancel_state, NULL);
     if (st == SBX_OK && x.destroyed && x.reported && x.report.stopped)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the sandbox "
                                    "was destroyed while the command ran; the command and "

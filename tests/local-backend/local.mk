@@ -10,11 +10,13 @@ tests_local_backend_test_local_backend_SOURCES = tests/local-backend/test_local_
 tests_local_backend_test_local_backend_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_backend_LDADD = $(SBX_TEST_LIBS)
 tests_local_backend_test_local_hostile_SOURCES = tests/local-backend/test_local_hostile.c \
-	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/local-backend/local_wait.c tests/local-backend/local_wait.h
 tests_local_backend_test_local_hostile_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_hostile_LDADD = $(SBX_TEST_LIBS)
 tests_local_backend_test_local_operations_SOURCES = tests/local-backend/test_local_operations.c \
-	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/local-backend/local_wait.c tests/local-backend/local_wait.h
 tests_local_backend_test_local_operations_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_operations_LDADD = $(SBX_TEST_LIBS)
 tests_local_backend_test_local_isolation_SOURCES = tests/local-backend/test_local_isolation.c \

@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "tests/local-backend/local_fixture.h"
+#include "tests/local-backend/local_wait.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -36,8 +37,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* How long a test waits for a condition it provoked (a file, a child). */
-#define CONDITION_MS 15000L
+/* How long a test waits for a condition it provoked (a file, a child):
+ * generous, so that a loaded machine cannot fail a correct run. */
+#define CONDITION_MS 30000L
 
 /* ------------------------------------------------------------ helpers */
 
@@ -77,61 +79,28 @@ static int file_holds(const char *path, const char *text)
     return strcmp(buf, text) == 0;
 }
 
-/* Poll `done(arg)` until it holds or CONDITION_MS pass; 1 when it held. */
-static int wait_for(int (*done)(const void *), const void *arg)
-{
-    long deadline = sbx_test_now_ms() + CONDITION_MS;
-    while (!done(arg)) {
-        if (sbx_test_now_ms() > deadline)
-            return 0;
-        struct timespec pause = { 0, 200000L };
-        nanosleep(&pause, NULL);
-    }
-    return 1;
-}
-
-static int exists_cond(const void *path)
-{
-    return sbx_local_test_path_exists(path);
-}
-
 /* Wait for child `pid` at most `timeout_ms`; its wait status, or -1 when
  * it ran out of time (it is then killed and reaped). */
 static int wait_child(pid_t pid, long timeout_ms)
 {
+    int ended = sbx_local_test_wait_exit(pid, timeout_ms);
+    if (!ended)
+        kill(pid, SIGKILL);
     int status = 0;
-    long deadline = sbx_test_now_ms() + timeout_ms;
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0U);
-    for (;;) {
-        pid_t got = waitpid(pid, &status, WNOHANG);
-        if (got == pid)
-            break;
-        long left = deadline - sbx_test_now_ms();
-        if (left <= 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            status = -1;
-            break;
-        }
-        struct pollfd p = { .fd = pidfd, .events = POLLIN, .revents = 0 };
-        if (pidfd < 0 || poll(&p, 1, (int)left) < 0) {
-            struct timespec pause = { 0, 1000000L };
-            nanosleep(&pause, NULL);
-        }
-    }
-    if (pidfd >= 0)
-        close(pidfd);
-    return status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return ended ? status : -1;
 }
 
-/* Number of live processes whose command line mentions `text`. */
-static int processes_mentioning(const char *text)
+/* A live process (not this one, not a zombie) whose command line
+ * mentions `text`, or 0. */
+static long process_mentioning(const char *text)
 {
     DIR *proc = opendir("/proc");
     struct dirent *e;
-    int found = 0;
+    long found = 0;
     size_t text_len = strlen(text);
-    while (proc != NULL && (e = readdir(proc)) != NULL) {
+    while (found == 0 && proc != NULL && (e = readdir(proc)) != NULL) {
         long pid = atol(e->d_name);
         if (e->d_name[0] < '0' || e->d_name[0] > '9' || pid == (long)getpid())
             continue;
@@ -144,7 +113,7 @@ static int processes_mentioning(const char *text)
         close(fd);
         for (ssize_t i = 0; n > 0 && i + (ssize_t)text_len <= n; i++)
             if (memcmp(buf + i, text, text_len) == 0 && !sbx_local_test_process_gone(pid)) {
-                found++;
+                found = pid;
                 break;
             }
     }
@@ -153,9 +122,15 @@ static int processes_mentioning(const char *text)
     return found;
 }
 
-static int no_process_mentions(const void *text)
+/* 1 when, within CONDITION_MS, no live process mentions `text`: waits for
+ * the end of each one found in turn. */
+static int no_process_mentions(const char *text)
 {
-    return processes_mentioning(text) == 0;
+    long deadline = sbx_test_now_ms() + CONDITION_MS, pid;
+    while ((pid = process_mentioning(text)) != 0)
+        if (!sbx_local_test_wait_exit(pid, deadline - sbx_test_now_ms()))
+            return 0;
+    return 1;
 }
 
 /* Name what `dir` holds besides the marker on stderr (for a failure's
@@ -568,7 +543,7 @@ static void make_victim(const char *state_dir, const kill_point *point)
     if (point->with_command) {
         char started[PATH_MAX + 32];
         path_in(started, sizeof started, state_dir, "kill-box/started");
-        CU_ASSERT_FATAL(wait_for(exists_cond, started));
+        CU_ASSERT_FATAL(sbx_local_test_wait_path(started, CONDITION_MS));
         return;
     }
     char path[PATH_MAX + 64];
@@ -643,7 +618,7 @@ static void test_kill_during_create_and_destroy(void)
         if (created != 0 || destroyed != 0 || took >= 5000)
             fprintf(stderr, "  after the kill: create %d, destroy %d, %ld ms\n", created,
                     destroyed, took);
-        CU_ASSERT(wait_for(no_process_mentions, state));
+        CU_ASSERT(no_process_mentions(state));
         CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 0);
         print_entries(state);
         sbx_test_remove_tree(state);
@@ -781,7 +756,7 @@ static void test_killed_destroy_is_invisible_and_finished(void)
                     sbx_backend *next = open_backend(host, state, NULL, NULL, "200", NULL);
                     sbx_backend_close(next);
                 }
-                CU_ASSERT(wait_for(no_process_mentions, state));
+                CU_ASSERT(no_process_mentions(state));
                 /* All but the namespace id that reconcile wrote. */
                 CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 1);
                 CU_ASSERT(exists_under(state, ".namespace"));
@@ -820,7 +795,7 @@ static void test_lock_waits_are_bounded(void)
     sbx_backend_free_sandboxes(maker, sb, 1);
     sbx_backend_close(maker);
     /* Once started, the command has set its trap: SIGTERM leaves it running. */
-    CU_ASSERT_FATAL(wait_for(exists_cond, started_file));
+    CU_ASSERT_FATAL(sbx_local_test_wait_path(started_file, CONDITION_MS));
 
     /* A destroy that will hold the lock for 60 s. */
     fflush(NULL);
@@ -836,7 +811,7 @@ static void test_lock_waits_are_bounded(void)
             _exit(2);
         _exit(sbx_backend_destroy(slow, "kill-box", &err) == SBX_OK ? 0 : 1);
     }
-    CU_ASSERT_FATAL(wait_for(exists_cond, got_term));
+    CU_ASSERT_FATAL(sbx_local_test_wait_path(got_term, CONDITION_MS));
 
     sbx_backend *b = open_backend(host, state, STUBBORN_COMMAND, "0", "200", "300");
     char holder_text[32];
@@ -859,7 +834,7 @@ static void test_lock_waits_are_bounded(void)
     if (sb != NULL)
         sbx_backend_free_sandboxes(b, sb, 1);
     CU_ASSERT_EQUAL(sbx_backend_destroy(b, "kill-box", &err), SBX_OK);
-    CU_ASSERT(wait_for(no_process_mentions, state));
+    CU_ASSERT(no_process_mentions(state));
     CU_ASSERT_EQUAL(sbx_local_test_count_entries(state), 0);
     sbx_backend_close(b);
     sbx_host_free(host);

@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include "tests/local-backend/local_fixture.h"
+#include "tests/local-backend/local_wait.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -16,6 +17,7 @@
 
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -131,6 +133,67 @@ static void test_argv_runs_without_a_shell_and_missing_program_exits_127(void)
     CU_ASSERT(out->outcome == SBX_EXEC_EXITED && out->exit_code == 127);
     CU_ASSERT(strstr(out->stderr_data, "no-such-program-here") != NULL);
     sbx_backend_free_exec_result(f.backend, out);
+    fixture_teardown(&f);
+}
+
+/* Run `argv` in sandbox "ops"; the result (the caller frees it), fatal
+ * when exec fails. */
+static sbx_exec_result *run_argv(fixture *f, const char *const *argv)
+{
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.argv = argv;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_exec(f->backend, "ops", &r, &out, &err) == SBX_OK);
+    return out;
+}
+
+static void test_command_starts_clean_of_the_host(void)
+{
+    fixture f;
+    fixture_setup(&f, "ops clean start");
+    /* What the calling thread has that the command must not get: an
+     * ignored signal, a blocked one, a descriptor without close-on-exec. */
+    struct sigaction ignore, old_pipe;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    CU_ASSERT_FATAL(sigaction(SIGPIPE, &ignore, &old_pipe) == 0);
+    sigset_t usr1, old_mask;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    CU_ASSERT_FATAL(pthread_sigmask(SIG_BLOCK, &usr1, &old_mask) == 0);
+    int inherited = open("/dev/null", O_RDONLY);  /* no O_CLOEXEC: on purpose */
+    CU_ASSERT_FATAL(inherited >= 0);
+    const char *signals[] = { "grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status", NULL };
+    sbx_exec_result *r = run_argv(&f, signals);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "SigBlk:\t0000000000000000\n"
+                                           "SigIgn:\t0000000000000000\n");
+    sbx_backend_free_exec_result(f.backend, r);
+    /* 0-2 and ls's own handle of the directory it lists. */
+    const char *fds[] = { "ls", "/proc/self/fd", NULL };
+    r = run_argv(&f, fds);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "0\n1\n2\n3\n");
+    sbx_backend_free_exec_result(f.backend, r);
+    close(inherited);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    /* A file without a #! line runs under sh, as a shell runs it; one
+     * that cannot be executed exits 126 with a line on stderr. */
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_write_file(f.backend, "ops", "script", "echo from-script\n", 17,
+                                           0, 0755, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_write_file(f.backend, "ops", "plain", "echo x\n", 7, 0, 0644,
+                                           &err) == SBX_OK);
+    const char *script[] = { "./script", NULL };
+    r = run_argv(&f, script);
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "from-script\n");
+    sbx_backend_free_exec_result(f.backend, r);
+    const char *plain[] = { "./plain", NULL };
+    r = run_argv(&f, plain);
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 126);
+    CU_ASSERT(strstr(r->stderr_data, "./plain: cannot execute") != NULL);
+    sbx_backend_free_exec_result(f.backend, r);
     fixture_teardown(&f);
 }
 
@@ -262,17 +325,12 @@ static void test_timeouts_end_the_command(void)
     fixture_teardown(&f);
 }
 
-/* Wait until `pid` is gone (not even a zombie), at most GONE_DEADLINE_MS. */
+/* 1 when `pid` ends within GONE_DEADLINE_MS and is then gone, not even a
+ * zombie. */
 static int gone_within_deadline(long pid)
 {
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
-    while (kill((pid_t)pid, 0) == 0 || errno != ESRCH) {
-        if (sbx_test_now_ms() > deadline)
-            return 0;
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
-    return 1;
+    return sbx_local_test_wait_exit(pid, GONE_DEADLINE_MS) && kill((pid_t)pid, 0) != 0 &&
+           errno == ESRCH;
 }
 
 static void expect_daemon_gone(fixture *f, const char *text, int64_t timeout_ms)
@@ -339,17 +397,14 @@ static void test_destroy_ends_a_running_exec(void)
     CU_ASSERT_FATAL(pthread_create(&thread, NULL, exec_until_destroyed, &d) == 0);
     char pid_file[PATH_MAX + 16];
     snprintf(pid_file, sizeof pid_file, "%s/d.pid", f.dir);
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS, pid = 0;
-    while (pid <= 0 && sbx_test_now_ms() < deadline) {
-        FILE *fp = fopen(pid_file, "r");
-        if (fp != NULL) {
-            if (fscanf(fp, "%ld", &pid) != 1)
-                pid = 0;
-            fclose(fp);
-        }
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
+    /* The daemon renames its pid file into place: once there, it is whole. */
+    CU_ASSERT_FATAL(sbx_local_test_wait_path(pid_file, GONE_DEADLINE_MS));
+    long pid = 0;
+    FILE *fp = fopen(pid_file, "r");
+    CU_ASSERT_FATAL(fp != NULL);
+    if (fscanf(fp, "%ld", &pid) != 1)
+        pid = 0;
+    fclose(fp);
     CU_ASSERT_FATAL(pid > 1);
     long start = sbx_test_now_ms();
     sbx_error err;
@@ -661,6 +716,9 @@ void sbx_test_register(void)
         { "exec: exit codes 0, 1, 255, 127 and a signal", test_exit_codes_and_signals },
         { "exec: argv without a shell; a missing program exits 127",
           test_argv_runs_without_a_shell_and_missing_program_exits_127 },
+        { "exec: the command gets no signal state or descriptor of the host's; "
+          "a file without #! runs under sh, one that cannot run exits 126",
+          test_command_starts_clean_of_the_host },
         { "exec: minimal environment plus the request's",
           test_environment_is_minimal_plus_the_request },
         { "exec: output over the cap is cut", test_output_over_the_cap_is_cut_and_memory_bounded },

@@ -1,0 +1,332 @@
+/* Starting an exec's reaper (see local_spawn.h). */
+#include <config.h>
+
+#include "plugin/local/local_spawn.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+/* The shared-memory launch: x86-64 only (its system calls are made
+ * inline below), and not under ThreadSanitizer. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define SPAWN_SHARED 1
+#else
+#define SPAWN_SHARED 0
+#endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#undef SPAWN_SHARED
+#define SPAWN_SHARED 0
+#endif
+#endif
+
+#if SPAWN_SHARED
+
+/* Valgrind runs no clone that shares memory but is not a thread: under
+ * it the reaper is forked (valgrind.h is header-only; a build without it
+ * cannot tell, and aborts under valgrind). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define UNDER_VALGRIND() RUNNING_ON_VALGRIND
+#endif
+#endif
+#ifndef UNDER_VALGRIND
+#define UNDER_VALGRIND() 0
+#endif
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* Code that runs in the reaper or in the command before its exec: on the
+ * host's memory, beside the host's running threads.  It must not write
+ * what the host owns -- errno and the rest of the thread's TLS, which
+ * every libc call may touch (cancellation state included), a sanitizer's
+ * per-thread state -- so it makes system calls itself and is not
+ * instrumented. */
+#define RAW __attribute__((no_sanitize("address", "undefined")))
+
+/* How often the reaper looks at the command when there is no pidfd. */
+#define POLL_INTERVAL_MS 20
+
+/* A system call; -errno on failure (errno itself is the host's). */
+RAW static long sys(long nr, long a, long b, long c, long d, long e)
+{
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    long ret;
+    __asm__ __volatile__("syscall"
+                         : "=a"(ret)
+                         : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+                         : "rcx", "r11", "memory");
+    return ret;
+}
+
+#define SYS0(nr) sys((nr), 0, 0, 0, 0, 0)
+#define SYS1(nr, a) sys((nr), (long)(a), 0, 0, 0, 0)
+#define SYS2(nr, a, b) sys((nr), (long)(a), (long)(b), 0, 0, 0)
+#define SYS3(nr, a, b, c) sys((nr), (long)(a), (long)(b), (long)(c), 0, 0)
+#define SYS4(nr, a, b, c, d) sys((nr), (long)(a), (long)(b), (long)(c), (long)(d), 0)
+
+/* clone(flags) with the child on `stack_top`, where it runs fn(arg),
+ * which never returns; the child's pid, or -errno. */
+RAW __attribute__((noinline)) static long clone_on(unsigned long flags, void *stack_top,
+                                                   void (*fn)(void *), void *arg)
+{
+    register long r10 __asm__("r10") = 0;
+    register long r8 __asm__("r8") = 0;
+    register void (*r12)(void *) __asm__("r12") = fn;
+    register void *r13 __asm__("r13") = arg;
+    long ret;
+    __asm__ __volatile__("syscall\n\t"
+                         "testq %%rax, %%rax\n\t"
+                         "jnz 1f\n\t"
+                         "xorl %%ebp, %%ebp\n\t"
+                         "movq %%r13, %%rdi\n\t"
+                         "callq *%%r12\n\t"
+                         "ud2\n"
+                         "1:"
+                         : "=a"(ret)
+                         : "a"((long)SYS_clone), "D"(flags), "S"(stack_top), "d"(0L),
+                           "r"(r10), "r"(r8), "r"(r12), "r"(r13)
+                         : "rcx", "r11", "memory", "cc");
+    return ret;
+}
+
+RAW _Noreturn static void sys_exit(int code)
+{
+    for (;;)
+        SYS1(SYS_exit_group, code);
+}
+
+/* The kernel's struct sigaction (what rt_sigaction takes). */
+typedef struct kernel_sigaction {
+    unsigned long handler;  /* 0: SIG_DFL */
+    unsigned long flags;
+    unsigned long restorer;
+    unsigned long mask;
+} kernel_sigaction;
+
+/* Close every descriptor from `from` up to `to` (-1: all above). */
+RAW static void close_span(long from, long to, long fd_limit)
+{
+    if (to >= 0 && to < from)
+        return;
+    if (SYS3(SYS_close_range, from, to < 0 ? ~0U : (unsigned int)to, 0) == 0)
+        return;
+    long last = to < 0 || to >= fd_limit ? fd_limit - 1 : to;
+    for (long fd = from; fd <= last; fd++)
+        SYS1(SYS_close, fd);
+}
+
+/* `fd` moved above the standard descriptors; -errno on failure. */
+RAW static long above_stdio(int fd)
+{
+    return fd >= 3 ? fd : SYS3(SYS_fcntl, fd, F_DUPFD, 3);
+}
+
+RAW static void write_text(const char *text)
+{
+    size_t len = 0;
+    while (text[len] != '\0')
+        len++;
+    SYS3(SYS_write, STDERR_FILENO, text, len);
+}
+
+/* The command (a vfork-like child of the reaper, which waits until it
+ * execs): what local_reaper.c's command does, in system calls. */
+RAW _Noreturn static void command_main(void *arg)
+{
+    const local_reaper_plan *p = arg;
+    long in = above_stdio(p->stdin_fd), out = above_stdio(p->stdout_fd);
+    long errs = above_stdio(p->stderr_fd);
+    if (SYS0(SYS_setsid) < 0 || in < 0 || out < 0 || errs < 0 ||
+        SYS2(SYS_dup2, in, STDIN_FILENO) < 0 || SYS2(SYS_dup2, out, STDOUT_FILENO) < 0 ||
+        SYS2(SYS_dup2, errs, STDERR_FILENO) < 0 || SYS1(SYS_fchdir, p->cwd_fd) != 0)
+        sys_exit(126);
+    close_span(3, -1, p->fd_limit);
+    /* Every signal at its default (an ignored one would pass through the
+     * exec), none blocked (the reaper blocks all). */
+    kernel_sigaction dfl = { 0, 0, 0, 0 };
+    for (long sig = 1; sig <= 64; sig++)
+        SYS4(SYS_rt_sigaction, sig, &dfl, 0, sizeof dfl.mask);
+    unsigned long none = 0;
+    SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, sizeof none);
+    int cannot_run = 0;
+    for (size_t i = 0; p->candidates[i] != NULL; i++) {
+        long e = SYS3(SYS_execve, p->candidates[i], p->argv, p->envp);
+        if (e == -ENOEXEC) {
+            p->sh_argv[1] = p->candidates[i];
+            e = SYS3(SYS_execve, "/bin/sh", p->sh_argv, p->envp);
+        }
+        if (e != -ENOENT && e != -ENOTDIR)
+            cannot_run = 1;
+    }
+    write_text("sbx-local: ");
+    write_text(p->argv[0]);
+    write_text(cannot_run ? ": cannot execute\n" : ": command not found\n");
+    sys_exit(cannot_run ? 126 : 127);
+}
+
+/* SIGKILL every child /proc lists; the number listed, -1 without the list
+ * (as local_reaper.c's kill_children). */
+RAW static int kill_listed_children(void)
+{
+    long fd = SYS4(SYS_openat, AT_FDCWD, "/proc/thread-self/children", O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    char buf[512];
+    long n, pid = 0;
+    int listed = 0;
+    while ((n = SYS3(SYS_read, fd, buf, sizeof buf)) > 0 || n == -EINTR) {
+        for (long i = 0; i < n; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                pid = pid * 10 + (buf[i] - '0');
+                continue;
+            }
+            if (pid > 0) {
+                SYS2(SYS_kill, pid, SIGKILL);
+                listed++;
+            }
+            pid = 0;
+        }
+    }
+    if (pid > 0) {
+        SYS2(SYS_kill, pid, SIGKILL);
+        listed++;
+    }
+    SYS1(SYS_close, fd);
+    return listed;
+}
+
+/* Kill and reap every descendant (as local_reaper.c's end_everything). */
+RAW static void end_all(long command, local_reaper_report *r)
+{
+    if (!r->ended)
+        SYS2(SYS_kill, -command, SIGKILL);
+    for (;;) {
+        int listed = kill_listed_children();
+        int status = 0;
+        long got = SYS4(SYS_wait4, -1, &status, listed > 0 ? 0 : WNOHANG, 0);
+        if (got == command) {
+            r->status = status;
+            r->ended = 1;
+        }
+        if (got == -ECHILD)
+            return;
+        if (got == 0) {
+            if (listed < 0 && r->ended)
+                return;
+            struct timespec pause = { 0, 1000000L };
+            SYS2(SYS_nanosleep, &pause, 0);
+        }
+    }
+}
+
+/* Wait until the command exits (reaped into *r) or the stop comes. */
+RAW static void wait_for_command(const local_reaper_plan *p, long command,
+                                 local_reaper_report *r)
+{
+    long pidfd = SYS2(SYS_pidfd_open, command, 0);
+    for (;;) {
+        struct pollfd fds[2] = { { p->stop_fd, POLLIN, 0 }, { (int)pidfd, POLLIN, 0 } };
+        long ready = SYS3(SYS_poll, fds, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : POLL_INTERVAL_MS);
+        if (ready < 0 && ready != -EINTR)
+            break;
+        int status = 0;
+        if (SYS4(SYS_wait4, command, &status, WNOHANG, 0) == command) {
+            r->status = status;
+            r->ended = 1;
+            break;
+        }
+        if (ready > 0 && fds[0].revents != 0) {
+            r->stopped = 1;
+            break;
+        }
+    }
+    if (pidfd >= 0)
+        SYS1(SYS_close, pidfd);
+}
+
+/* The reaper: what local_reaper_run does for isolation=none, in system
+ * calls, with every signal blocked from the start (a handler of the
+ * host's must never run here; the stop comes through the pipe). */
+RAW _Noreturn static void reaper_main(void *arg)
+{
+    local_spawn_stack *s = arg;
+    const local_reaper_plan *p = s->plan;
+    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
+                    p->report_fd };
+    for (size_t i = 1; i < 6; i++)
+        for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+            int t = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = t;
+        }
+    long from = 3;
+    for (size_t i = 0; i < 6; i++) {
+        if (keep[i] < from)
+            continue;
+        close_span(from, keep[i] - 1, p->fd_limit);
+        from = keep[i] + 1L;
+    }
+    close_span(from, -1, p->fd_limit);
+    long command = SYS4(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
+    if (command == 0)
+        command = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD,
+                           s->command + sizeof s->command, command_main, (void *)p);
+    if (command < 0) {
+        r.error = (int)-command;
+    } else {
+        SYS1(SYS_close, p->cwd_fd);
+        SYS1(SYS_close, p->stdin_fd);
+        SYS1(SYS_close, p->stdout_fd);
+        SYS1(SYS_close, p->stderr_fd);
+        wait_for_command(p, command, &r);
+        end_all(command, &r);
+    }
+    while (SYS3(SYS_write, p->report_fd, &r, sizeof r) == -EINTR)
+        ;
+    sys_exit(0);
+}
+
+/* Start the reaper on `stack`, sharing the host's memory. */
+static pid_t clone_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
+{
+    stack->plan = plan;
+    /* The reaper starts with every signal blocked: the calling thread
+     * blocks them all (those libc keeps for itself too) around the
+     * clone, as posix_spawn does. */
+    unsigned long all = ~0UL, old = 0;
+    SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
+    long pid = clone_on(CLONE_VM | SIGCHLD, stack->reaper + sizeof stack->reaper, reaper_main,
+                        stack);
+    SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old);
+    if (pid < 0) {
+        errno = (int)-pid;
+        return -1;
+    }
+    return (pid_t)pid;
+}
+
+#endif
+
+pid_t local_spawn_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
+{
+#if SPAWN_SHARED
+    if (plan->isolation == NULL && !UNDER_VALGRIND())
+        return clone_reaper(plan, stack);
+#endif
+    (void)stack;
+    pid_t pid = fork();
+    if (pid == 0)
+        local_reaper_run(plan);
+    return pid;
+}

@@ -1,0 +1,35 @@
+/*
+ * Starting the reaper of an exec (local_reaper.h) as cheaply as the host
+ * allows.  A fork copies the host's page tables, twice (the reaper forks
+ * the command): the cost grows with the host's memory and made exec 2.5x
+ * a bare posix_spawn.  For isolation=none on x86-64 the reaper is instead
+ * a clone(CLONE_VM) of the host on a small stack of the caller's, and the
+ * command a vfork-like clone of the reaper: no page table is copied, as in
+ * posix_spawn.  Sharing the host's memory (its threads' TLS included),
+ * both run only raw system calls, no libc function, and never allocate.
+ * Elsewhere (isolation=namespaces, other architectures, ThreadSanitizer
+ * builds, whose runtime follows every call, and under valgrind) the
+ * reaper is forked as local_reaper.c describes.
+ */
+#ifndef SBX_LOCAL_SPAWN_H
+#define SBX_LOCAL_SPAWN_H
+
+#include "plugin/local/local_reaper.h"
+
+#include <sys/types.h>
+
+/* Memory the reaper, and the command before its exec, run on (no field is
+ * the caller's to use); the caller keeps it, on its own stack, until the
+ * reaper was reaped. */
+typedef struct local_spawn_stack {
+    const local_reaper_plan *plan;
+    _Alignas(64) unsigned char command[8192];
+    _Alignas(64) unsigned char reaper[8192];
+} local_spawn_stack;
+
+/* Start the reaper of `plan` as a child of the calling process (wait for
+ * it with waitpid); its pid, or -1 with errno set.  `plan` and `stack`
+ * must stay valid and untouched until the reaper was reaped. */
+pid_t local_spawn_reaper(const local_reaper_plan *plan, local_spawn_stack *stack);
+
+#endif
