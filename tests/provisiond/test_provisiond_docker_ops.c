@@ -45,7 +45,10 @@ static int ready(void)
     if (!provd_docker_start_plain(&daemon_dir, engine_socket, engine_image, NULL))
         return 0;
     sbx_error err;
-    backend = sbx_test_open_remote(&host, provd_url(daemon_dir.proc), NULL, NULL, 0, &err);
+    /* A create on a loaded engine may take longer than the remote
+     * backend's default 30 s. */
+    const sbx_option patient[] = {{"timeout_ms", "180000"}};
+    backend = sbx_test_open_remote(&host, provd_url(daemon_dir.proc), NULL, patient, 1, &err);
     if (backend == NULL) {
         fprintf(stderr, "open remote: %s\n", err.message);
         CU_FAIL("cannot open the remote backend");

@@ -97,7 +97,10 @@ static void *client_main(void *arg)
     client *c = arg;
     sbx_host *host = NULL;
     sbx_error err;
-    sbx_backend *b = sbx_test_open_remote(&host, c->url, NULL, NULL, 0, &err);
+    /* 20 clients share the daemon's 8 threads: on a loaded machine a
+     * call may wait longer than the remote backend's default 10 s. */
+    const sbx_option patient[] = {{"timeout_ms", "120000"}};
+    sbx_backend *b = sbx_test_open_remote(&host, c->url, NULL, patient, 1, &err);
     if (b == NULL)
         failed(c, "open remote", err.message);
     /* Every client starts at once, opened or not, so that none waits. */
