@@ -1,6 +1,7 @@
 #!/bin/sh
-# docker-suite.sh ENGINE: runs the docker backend's CUnit suite, then the
-# backend contract (tests/backend-contract), sbxctl's docker end-to-end
+# docker-suite.sh ENGINE: runs the docker backend's CUnit suites (its
+# operations also through sbx-provisiond), then the backend contract
+# (tests/backend-contract), sbxctl's docker end-to-end
 # suite and the backend's create under allocation failures
 # (tests/alloc-fail/test_docker_oom), against a private engine, ENGINE being
 # podman (podman-env.sh) or dockerd (dockerd-env.sh); then the init tests
@@ -47,6 +48,9 @@ run_with_engine() {
     # The sandbox operations need the engine's init no more than create.
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
         "$builddir/tests/docker/test_docker_ops" || rc=1
+        # The same operations through remote -> sbx-provisiond -> docker,
+        # the containers a plain image's (docs/provisiond.md).
+        "$builddir/tests/provisiond/test_provisiond_docker_ops" || rc=1
     fi
     # sbxctl end to end with --backend docker, against the same engine (the
     # local half runs as its own TESTS entry).

@@ -8,7 +8,8 @@
 # the start (odd state files, signals while starting, FIFO TLS files, the
 # contract served from the backend's capabilities, fixture modules too) and
 # the per-id locks (a stalled create delays no other id); the sandbox API
-# (remote -> daemon -> local exec and files, capability tokens).
+# (remote -> daemon -> local exec and files, capability tokens; 20 clients
+# in 5 sandboxes at once, clients gone mid-exec).
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -17,7 +18,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_tls \
 	tests/provisiond/test_provisiond_startup \
 	tests/provisiond/test_provisiond_id_locks \
-	tests/provisiond/test_provisiond_sandbox_api
+	tests/provisiond/test_provisiond_sandbox_api \
+	tests/provisiond/test_provisiond_sandbox_load
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -70,6 +72,25 @@ tests_provisiond_test_provisiond_sandbox_api_CFLAGS = $(SBX_TEST_CFLAGS) -pthrea
 tests_provisiond_test_provisiond_sandbox_api_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_sandbox_api_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_sandbox_load_SOURCES = \
+	tests/provisiond/test_provisiond_sandbox_load.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_sandbox_load_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_sandbox_load_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_sandbox_load_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+# The remote backend's operations through the daemon over docker, a plain
+# image's containers (docs/provisiond.md): run by tests/docker/docker-suite.sh
+# against each private engine, not on its own.
+check_PROGRAMS += tests/provisiond/test_provisiond_docker_ops
+tests_provisiond_test_provisiond_docker_ops_SOURCES = \
+	tests/provisiond/test_provisiond_docker_ops.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_docker_ops_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_docker_ops_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_docker_ops_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
+	plugin/docker/sbx-docker.la
 
 # The seed suites again, against the daemon (needs the seed programs).
 dist_check_SCRIPTS += tests/provisiond/test_seed_on_provisiond.sh

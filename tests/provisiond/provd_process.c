@@ -190,23 +190,41 @@ int provd_local_start(provd_local *d, int with_state_dir, const char *const *ext
     return 1;
 }
 
-int provd_docker_start(provd_local *d, const char *socket, const char *image,
-                       const char *const *extra)
+/* Start the daemon over the docker backend on d's fresh directory, its
+ * containers running `command` (a docker backend option setting) and
+ * create waiting as `ready` says (another setting). */
+static int docker_start(provd_local *d, const char *socket, const char *image,
+                        const char *command, const char *ready, const char *const *extra)
 {
     if (!make_dir(d))
         return 0;
     char socket_setting[1100], image_setting[300];
     snprintf(socket_setting, sizeof socket_setting, "socket=%s", socket);
     snprintf(image_setting, sizeof image_setting, "image=%s", image);
-    const char *const backend_args[] = {
-        "--backend", "docker", "--set", socket_setting, "--set", image_setting, "--set",
-        "command=mkdir -p /www && echo sandbox > /www/index.html && exec httpd -f -p 8080 -h /www",
-        "--set", "ready_timeout_ms=" SBX_TEST_READY_TIMEOUT_MS, NULL};
+    const char *const backend_args[] = {"--backend", "docker", "--set", socket_setting,
+                                        "--set", image_setting, "--set", command,
+                                        "--set", ready, NULL};
     if (!start_with(d, backend_args, 1, extra)) {
         provd_local_stop(d, 0);
         return 0;
     }
     return 1;
+}
+
+int provd_docker_start(provd_local *d, const char *socket, const char *image,
+                       const char *const *extra)
+{
+    return docker_start(
+        d, socket, image,
+        "command=mkdir -p /www && echo sandbox > /www/index.html && exec httpd -f -p 8080 -h /www",
+        "ready_timeout_ms=" SBX_TEST_READY_TIMEOUT_MS, extra);
+}
+
+int provd_docker_start_plain(provd_local *d, const char *socket, const char *image,
+                             const char *const *extra)
+{
+    return docker_start(d, socket, image, "command=exec sleep 2147483647",
+                        "ready_timeout_ms=0", extra);
 }
 
 int provd_local_restart(provd_local *d, int with_state_dir, const char *const *extra)

@@ -83,6 +83,12 @@ int provd_local_start(provd_local *d, int with_state_dir, const char *const *ext
 int provd_docker_start(provd_local *d, const char *socket, const char *image,
                        const char *const *extra);
 
+/* As provd_docker_start, the containers a plain image's with nothing
+ * serving in them (a long sleep; create does not wait for a server):
+ * the daemon's sandbox API is all there is to reach them through. */
+int provd_docker_start_plain(provd_local *d, const char *socket, const char *image,
+                             const char *const *extra);
+
 /* Start the daemon again on the same directories (after provd_local_stop
  * with keep_dir).  Returns 1, or 0 after a CUnit failure. */
 int provd_local_restart(provd_local *d, int with_state_dir, const char *const *extra);
