@@ -284,7 +284,9 @@ static void test_server_that_never_listens_times_out(void)
     long elapsed = sbx_test_now_ms() - started;
     CU_ASSERT(sb == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
-    CU_ASSERT(elapsed >= READY_TIMEOUT_MS && elapsed < READY_TIMEOUT_MS + 3000);
+    /* The upper bound guards a wait that ignores its timeout (it would
+     * never end), not speed: a loaded machine stays far below it. */
+    CU_ASSERT(elapsed >= READY_TIMEOUT_MS && elapsed < READY_TIMEOUT_MS + 30000);
     json_object *meta = sbx_local_test_read_metadata(f.state_dir, "silent-box"), *port = NULL;
     CU_ASSERT_FATAL(meta != NULL && json_object_object_get_ex(meta, "port", &port));
     char port_text[32];
@@ -306,7 +308,8 @@ static void test_server_that_never_listens_times_out(void)
     f.backend = open_silent(f.host, f.state_dir, "0");
     started = sbx_test_now_ms();
     sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, NULL, 0, &err);
-    CU_ASSERT(sbx_test_now_ms() - started < READY_TIMEOUT_MS);
+    /* Well under the 5 s default wait, which would be the regression. */
+    CU_ASSERT(sbx_test_now_ms() - started < 4000);
     CU_ASSERT(sb != NULL && strcmp(sb->status, "Running") == 0);
     if (sb != NULL)
         sbx_backend_free_sandboxes(f.backend, sb, 1);
