@@ -6,7 +6,8 @@ What the SDK hands its caller is asserted: parsed results, the error
 shapes it surfaces (success false with a FileOperationError, ApiError,
 UnprocessableEntityError), and bytes exact through base64 writes, uploads
 and downloads.  When SBX_DEERFLOW_SRC names DeerFlow's sources, its
-AioSandbox class is driven over the same servers too.
+AioSandbox class is driven over the same servers too (execute_command with
+and without env, read/write/append, update_file, list_dir, glob).
 
 Run by test_aio_sdk.sh, which checks the SDK and the interpreter first:
 SBX_AIO_SDK is the SDK's folder (the one holding agent_sandbox/).
@@ -16,10 +17,8 @@ import base64
 import importlib.util
 import json
 import os
-import select
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,10 +27,12 @@ import unittest
 import urllib.request
 
 sys.path.insert(0, os.environ["SBX_AIO_SDK"])
+sys.path.insert(0, os.path.join(os.environ.get("SBX_TEST_SRCDIR", "."), "tests", "support"))
 
 from agent_sandbox import Sandbox  # noqa: E402
 from agent_sandbox.core.api_error import ApiError  # noqa: E402
 from agent_sandbox.errors import UnprocessableEntityError  # noqa: E402
+import listening  # noqa: E402
 
 BUILDDIR = os.environ.get("SBX_TEST_BUILDDIR", ".")
 # Generous: a loaded machine must not fail a correct run.
@@ -45,22 +46,12 @@ class Server:
 
     def __init__(self, argv_of_dir):
         self.dir = tempfile.mkdtemp(prefix="sbx-aio-sdk-")
-        with open(os.path.join(self.dir, "stderr"), "wb") as stderr:
-            self.proc = subprocess.Popen(argv_of_dir(self.dir), stdout=subprocess.PIPE,
-                                         stderr=stderr)
-        line = b""
-        deadline = time.monotonic() + DEADLINE_S
-        while not line.endswith(b"\n") and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
-            if ready:
-                chunk = os.read(self.proc.stdout.fileno(), 256)
-                if not chunk:
-                    break
-                line += chunk
-        if b" listening on " not in line:
-            self.stop()
-            raise RuntimeError("the server did not start: %r" % line)
-        self.base = line.decode().split(" listening on ")[1].strip()
+        try:
+            with open(os.path.join(self.dir, "stderr"), "wb") as stderr:
+                self.proc, self.base = listening.start(argv_of_dir(self.dir), DEADLINE_S, stderr)
+        except RuntimeError:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
 
     def create(self, sandbox_id):
         """Create a sandbox through the provisioner API: its sandbox_url."""
@@ -196,6 +187,20 @@ class SdkContract:
         answer = self.sdk.bash.exec(command="echo hi", async_mode=True)
         self.assertFalse(answer.success)
         self.assertIn("async_mode", answer.message)
+
+    # ------------------------------------------------------------ shell exec
+
+    def test_shell_exec_command_joins_the_streams(self):
+        answer = self.sdk.shell.exec_command(command="echo a; echo b >&2; exit 4",
+                                             no_change_timeout=600)
+        self.assertTrue(answer.success, answer.message)
+        self.assertEqual((answer.data.status, answer.data.exit_code, answer.data.output),
+                         ("completed", 4, "a\nb\n"))
+
+    def test_shell_exec_command_hard_timeout(self):
+        answer = self.sdk.shell.exec_command(command="echo s; sleep 30", hard_timeout=0.5)
+        self.assertEqual((answer.data.status, answer.data.output), ("hard_timeout", "s\n"))
+        self.assertIsNone(answer.data.exit_code)
 
     # ------------------------------------------------------------ files
 
@@ -379,6 +384,17 @@ class DeerFlowContract:
                          "v w\n\nStd Error:\ne\n")
         self.assertEqual(self.box.execute_command("true", env={"K": "v"}), "(no output)")
 
+    def test_execute_command_without_env_runs_in_the_shell(self):
+        self.assertEqual(self.box.execute_command("echo out; echo err >&2; exit 3"),
+                         "out\nerr\n")
+        self.assertEqual(self.box.execute_command("true"), "(no output)")
+
+    def test_list_dir_finds_files_and_directories(self):
+        self.box.execute_command("mkdir -p ld/a/b/c && : > ld/f && : > ld/a/b/c/deep")
+        self.assertEqual(sorted(self.box.list_dir(self.path("ld"))),
+                         [self.path("ld"), self.path("ld/a"), self.path("ld/a/b"),
+                          self.path("ld/f")])
+
     def test_execute_command_with_a_bad_env_name_is_refused_by_deerflow(self):
         with self.assertRaises(ValueError):
             self.box.execute_command("true", env={"A-B": "v"})
@@ -400,7 +416,7 @@ class DeerFlowContract:
 
     def test_glob_with_directories_walks_the_listing(self):
         self.box.write_file(self.path("g.md"), "x")
-        self.box.execute_command("mkdir -p gdir && printf y > gdir/h.md", env={"X": "1"})
+        self.box.execute_command("mkdir -p gdir && printf y > gdir/h.md")
         matches, truncated = self.box.glob(self.home, "**/*.md", include_dirs=True)
         self.assertFalse(truncated)
         self.assertIn(self.path("g.md"), matches)
