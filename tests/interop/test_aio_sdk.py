@@ -14,6 +14,7 @@ SBX_AIO_SDK is the SDK's folder (the one holding agent_sandbox/).
 """
 
 import base64
+import hashlib
 import importlib.util
 import json
 import os
@@ -21,10 +22,13 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import types
 import unittest
 import urllib.request
+
+import httpx
 
 sys.path.insert(0, os.environ["SBX_AIO_SDK"])
 sys.path.insert(0, os.path.join(os.environ.get("SBX_TEST_SRCDIR", "."), "tests", "support"))
@@ -188,6 +192,34 @@ class SdkContract:
         self.assertFalse(answer.success)
         self.assertIn("async_mode", answer.message)
 
+    def test_exec_large_output_is_cut_to_the_default_50000_characters(self):
+        # Under the local backend's 1 MiB per stream, so the tail is there
+        # (beyond it the backend keeps the first MiB only: docs/emulator.md).
+        data = self.exec("head -c 900000 /dev/zero | tr '\\0' x; echo END")
+        self.assertEqual(data.stdout.count("x"), 49996)
+        self.assertTrue(data.stdout.endswith("END\n"))
+        self.assertIn("[850004 characters truncated]", data.stdout)
+        self.assertEqual(data.offset, 900004)
+
+    def test_concurrent_clients_each_get_their_own_answers(self):
+        def worker(n, failures):
+            client = sdk_client(self.url)
+            for i in range(5):
+                tag = "%d-%d" % (n, i)
+                data = client.bash.exec(command="printf %s \"$TAG\"", env={"TAG": tag}).data
+                client.file.write_file(file=self.path("c-" + tag), content=tag)
+                read = client.file.read_file(file=self.path("c-" + tag)).data.content
+                if (data.stdout, data.exit_code, read) != (tag, 0, tag):
+                    failures.append((tag, data.stdout, read))
+        failures = []
+        threads = [threading.Thread(target=worker, args=(n, failures)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(DEADLINE_S * 2)
+        self.assertFalse(any(t.is_alive() for t in threads))
+        self.assertEqual(failures, [])
+
     # ------------------------------------------------------------ shell exec
 
     def test_shell_exec_command_joins_the_streams(self):
@@ -239,6 +271,33 @@ class SdkContract:
             self.assertEqual(b"".join(self.sdk.file.download_file(path=self.path("up.bin"))),
                              data)
             self.assertEqual(self.exec("wc -c < up.bin").stdout.strip(), str(size))
+
+    def test_large_download_is_byte_exact(self):
+        digest = self.exec("head -c 20000000 /dev/urandom > big.bin && sha256sum big.bin").stdout
+        got = hashlib.sha256()
+        size = 0
+        for chunk in self.sdk.file.download_file(path=self.path("big.bin")):
+            got.update(chunk)
+            size += len(chunk)
+        self.assertEqual((size, got.hexdigest()), (20000000, digest.split()[0]))
+
+    def test_a_body_over_the_server_limit_writes_nothing_and_the_server_goes_on(self):
+        # Over sbx-provisiond's default limit (1 MiB), under the emulator's.
+        data = b"z" * (2 << 20)
+        try:
+            answer = self.sdk.file.upload_file(file=("l.bin", data), path=self.path("l.bin"))
+            refused = not answer.success
+        except ApiError as e:
+            self.assertEqual(e.status_code, 413)
+            refused = True
+        except httpx.TransportError:
+            # The 413 comes from the headers, before the body is read: a
+            # client still sending may see the connection close first.
+            refused = True
+        self.assertEqual(refused, self.body_limit < len(data))
+        listed = self.exec("test -e l.bin && wc -c < l.bin || echo none").stdout.strip()
+        self.assertEqual(listed, "none" if refused else str(len(data)))
+        self.assertEqual(self.exec("echo still").stdout, "still\n")
 
     def test_binary_file_read_as_text_is_a_decode_error(self):
         self.sdk.file.upload_file(file=("b.bin", b"\xff\xfe\0"), path=self.path("b.bin"))
@@ -425,10 +484,12 @@ class DeerFlowContract:
 
 class EmulatorSdk(SdkContract, unittest.TestCase):
     program = staticmethod(emulator)
+    body_limit = 48 << 20
 
 
 class ProvisiondSdk(SdkContract, unittest.TestCase):
     program = staticmethod(provisiond)
+    body_limit = 1 << 20
 
 
 class EmulatorDeerFlow(DeerFlowContract, unittest.TestCase):
