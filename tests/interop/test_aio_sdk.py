@@ -14,6 +14,7 @@ SBX_AIO_SDK is the SDK's folder (the one holding agent_sandbox/).
 """
 
 import base64
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -85,8 +86,11 @@ def provisiond(d):
             "--state-dir", os.path.join(d, "owners")]
 
 
+@contextlib.contextmanager
 def sdk_client(url):
-    return Sandbox(base_url=url, timeout=DEADLINE_S)
+    """An SDK client of `url` on its own connections, closed after."""
+    with httpx.Client(timeout=DEADLINE_S) as http:
+        yield Sandbox(base_url=url, httpx_client=http)
 
 
 class SdkContract:
@@ -98,11 +102,13 @@ class SdkContract:
     def setUpClass(cls):
         cls.server = Server(cls.program)
         cls.url = cls.server.create("sdk1")
-        cls.sdk = sdk_client(cls.url)
+        cls.http = httpx.Client(timeout=DEADLINE_S)
+        cls.sdk = Sandbox(base_url=cls.url, httpx_client=cls.http)
         cls.home = cls.sdk.sandbox.get_context().home_dir
 
     @classmethod
     def tearDownClass(cls):
+        cls.http.close()
         cls.server.stop()
 
     def path(self, name):
@@ -203,14 +209,15 @@ class SdkContract:
 
     def test_concurrent_clients_each_get_their_own_answers(self):
         def worker(n, failures):
-            client = sdk_client(self.url)
-            for i in range(5):
-                tag = "%d-%d" % (n, i)
-                data = client.bash.exec(command="printf %s \"$TAG\"", env={"TAG": tag}).data
-                client.file.write_file(file=self.path("c-" + tag), content=tag)
-                read = client.file.read_file(file=self.path("c-" + tag)).data.content
-                if (data.stdout, data.exit_code, read) != (tag, 0, tag):
-                    failures.append((tag, data.stdout, read))
+            with sdk_client(self.url) as client:
+                for i in range(5):
+                    tag = "%d-%d" % (n, i)
+                    data = client.bash.exec(command="printf %s \"$TAG\"",
+                                            env={"TAG": tag}).data
+                    client.file.write_file(file=self.path("c-" + tag), content=tag)
+                    read = client.file.read_file(file=self.path("c-" + tag)).data.content
+                    if (data.stdout, data.exit_code, read) != (tag, 0, tag):
+                        failures.append((tag, data.stdout, read))
         failures = []
         threads = [threading.Thread(target=worker, args=(n, failures)) for n in range(8)]
         for t in threads:
@@ -366,14 +373,14 @@ class SdkContract:
 
     def test_destroyed_sandbox_answers_404(self):
         url = self.server.create("sdk-gone")
-        client = sdk_client(url)
-        self.assertTrue(client.sandbox.get_context().home_dir)
-        req = urllib.request.Request(self.server.base + "/api/sandboxes/sdk-gone",
-                                     method="DELETE")
-        urllib.request.urlopen(req, timeout=DEADLINE_S).close()
-        with self.assertRaises(ApiError) as caught:
-            client.bash.exec(command="true")
-        self.assertEqual(caught.exception.status_code, 404)
+        with sdk_client(url) as client:
+            self.assertTrue(client.sandbox.get_context().home_dir)
+            req = urllib.request.Request(self.server.base + "/api/sandboxes/sdk-gone",
+                                         method="DELETE")
+            urllib.request.urlopen(req, timeout=DEADLINE_S).close()
+            with self.assertRaises(ApiError) as caught:
+                client.bash.exec(command="true")
+            self.assertEqual(caught.exception.status_code, 404)
 
 
 def load_deerflow(src):
@@ -470,8 +477,9 @@ class DeerFlowContract:
 
     def test_update_file_writes_bytes_exactly(self):
         self.box.update_file(self.path("df.bin"), ALL_BYTES)
-        sdk = sdk_client(self.box.base_url)
-        self.assertEqual(b"".join(sdk.file.download_file(path=self.path("df.bin"))), ALL_BYTES)
+        with sdk_client(self.box.base_url) as sdk:
+            got = b"".join(sdk.file.download_file(path=self.path("df.bin")))
+        self.assertEqual(got, ALL_BYTES)
 
     def test_glob_with_directories_walks_the_listing(self):
         self.box.write_file(self.path("g.md"), "x")
