@@ -68,11 +68,17 @@ class Server:
             return json.load(answer)["sandbox_url"]
 
     def stop(self):
+        """Stop it; it must exit 0 (a sanitizer's report at exit would not),
+        else AssertionError with what it said on stderr."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(DEADLINE_S)
         self.proc.stdout.close()
+        with open(os.path.join(self.dir, "stderr"), errors="replace") as f:
+            said = f.read()
         shutil.rmtree(self.dir, ignore_errors=True)
+        if self.proc.returncode != 0:
+            raise AssertionError("the server exited %d:\n%s" % (self.proc.returncode, said))
 
 
 def emulator(d):
