@@ -15,7 +15,6 @@ import base64
 import email.parser
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -31,6 +30,8 @@ import jsonschema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.environ.get("SBX_TEST_SRCDIR", os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "support"))
+import listening  # noqa: E402
 SCHEMAS = json.load(open(os.path.join(SRCDIR, "tests", "emulator", "aio-schemas.json")))
 KEY = "aio-test-key"
 # Generous: a loaded machine must not fail a correct run.
@@ -89,23 +90,13 @@ class Emulator:
         self.dir = tempfile.mkdtemp(prefix="sbx-aio-test-")
         self.log = os.path.join(self.dir, "aio-requests.jsonl")
         aio_args = ["--aio", "--aio-request-log", self.log] if aio else []
-        self.proc = subprocess.Popen(
-            [os.environ["EMU_BIN"], "--state-dir", os.path.join(self.dir, "state")] +
-            aio_args + list(args),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        line = b""
-        deadline = time.monotonic() + DEADLINE_S
-        while not line.endswith(b"\n") and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
-            if ready:
-                chunk = os.read(self.proc.stdout.fileno(), 256)
-                if not chunk:
-                    break
-                line += chunk
-        if b"listening on " not in line:
-            self.stop()
-            raise RuntimeError("the emulator did not start: %r" % line)
-        self.base = line.decode().split("listening on ")[1].strip()
+        try:
+            self.proc, self.base = listening.start(
+                [os.environ["EMU_BIN"], "--state-dir", os.path.join(self.dir, "state")] +
+                aio_args + list(args), DEADLINE_S, subprocess.PIPE)
+        except RuntimeError:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
 
     def stop(self):
         if self.proc.poll() is None:
@@ -371,6 +362,53 @@ class AioRoutes(unittest.TestCase):
                            content_type="application/json", schema_invalid=False)
         self.unprocessable("/v1/bash/exec", b"", ["body"], content_type="application/json")
 
+    def shell(self, command, **fields):
+        return self.ok("POST", "/v1/shell/exec", dict(fields, command=command))
+
+    def test_shell_exec_joins_the_streams_in_order_with_shell_statuses(self):
+        data = self.shell("echo one; echo two >&2; echo three; exit 3")
+        self.assertEqual((data["status"], data["exit_code"]), ("completed", 3))
+        self.assertEqual(data["output"], "one\ntwo\nthree\n")
+        self.assertEqual(data["command"], "echo one; echo two >&2; echo three; exit 3")
+        self.assertTrue(data["session_id"])
+        self.assertEqual(self.shell("true", id="sh-1")["session_id"], "sh-1")
+        self.assertIn("nosuchprog", self.shell("nosuchprog")["output"])
+        self.assertEqual(self.shell("nosuchprog")["exit_code"], 127)
+        # the command's own lines keep their numbers in the shell's messages
+        self.assertIn(" 2: ", self.shell("true\nnosuchprog")["output"])
+        data = self.shell("kill -9 $$")
+        self.assertEqual(data["status"], "terminated")
+        self.assertNotIn("exit_code", data)
+        start = time.monotonic()
+        data = self.shell("echo started; sleep 60", hard_timeout=0.5, no_change_timeout=600)
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual((data["status"], data["output"]), ("hard_timeout", "started\n"))
+
+    def test_shell_exec_dir_falls_back_unless_strict(self):
+        home = self.home()
+        self.exec("mkdir -p shsub")
+        self.assertEqual(self.shell("pwd", exec_dir=home + "/shsub")["output"],
+                         home + "/shsub\n")
+        self.assertEqual(self.shell("pwd", exec_dir="missing")["output"], home + "\n")
+        answer = self.call("POST", "/v1/shell/exec",
+                           {"command": "pwd", "exec_dir": "missing", "strict": True})
+        self.assertFalse(answer.json()["success"])
+
+    def test_shell_exec_truncates_to_30000_characters_unless_told_not_to(self):
+        command = "head -c 40000 /dev/zero | tr '\\0' x"
+        self.assertEqual(self.shell(command)["output"].count("x"), 30000)
+        self.assertEqual(len(self.shell(command, truncate=False)["output"]), 40000)
+
+    def test_shell_exec_bodies_the_model_refuses_are_422(self):
+        self.unprocessable("/v1/shell/exec", {}, ["body", "command"])
+        self.unprocessable("/v1/shell/exec", {"command": "x", "no_change_timeout": 1.5},
+                           ["body", "no_change_timeout"])
+        self.unprocessable("/v1/shell/exec", {"command": "x", "truncate": None},
+                           ["body", "truncate"])
+        self.unprocessable("/v1/shell/exec", {"command": "x", "id": 5}, ["body", "id"])
+        answer = self.call("POST", "/v1/shell/exec", {"command": "true", "async_mode": True})
+        self.assertFalse(answer.json()["success"])
+
     # ------------------------------------------------------------ files
 
     def test_write_then_read_slices_lines_zero_based_end_exclusive(self):
@@ -517,7 +555,7 @@ class AioRoutes(unittest.TestCase):
     # ------------------------------------------------------------ routing and keys
 
     def test_routes_not_served_are_404_and_other_methods_405(self):
-        for route in ("/v1/nope", "/v1/shell/exec", "/v1/file/grep", "", "/"):
+        for route in ("/v1/nope", "/v1/shell/view", "/v1/file/grep", "", "/"):
             self.assertEqual(self.call("POST", route, {}).status, 404, route)
         answer = self.call("GET", "/v1/bash/exec")
         self.assertEqual(answer.status, 405)

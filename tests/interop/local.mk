@@ -13,3 +13,11 @@ tests_interop_test_deerflow_provisioner_LDADD = $(SBX_TEST_LIBS)
 EXTRA_tests_interop_test_deerflow_provisioner_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
 	plugin/remote/sbx-remote.la
 CLEANFILES += tests/interop/deerflow-provisioner.out
+
+# The AIO sandbox API of the emulator (--aio) and of sbx-provisiond (over
+# the local backend), driven by the AIO sandbox's own Python SDK from
+# $SBX_AIO_SDK and, with $SBX_DEERFLOW_SRC, by DeerFlow's AioSandbox on top
+# of it.  Skips with the reason when SBX_AIO_SDK is unset or Debian's
+# python3-httpx and python3-pydantic are missing.
+TESTS += tests/interop/test_aio_sdk.sh
+EXTRA_DIST += tests/interop/test_aio_sdk.sh tests/interop/test_aio_sdk.py

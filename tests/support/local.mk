@@ -28,3 +28,7 @@ TESTS += tests/support/test_log_capture
 tests_support_test_log_capture_SOURCES = tests/support/test_log_capture.c
 tests_support_test_log_capture_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_support_test_log_capture_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+# The Python suites' start of a server program that announces its address
+# (tests/emulator/test_aio_routes.py, tests/interop/test_aio_sdk.py).
+EXTRA_DIST += tests/support/listening.py

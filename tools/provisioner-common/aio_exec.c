@@ -1,7 +1,9 @@
-/* POST /v1/bash/exec as one synchronous backend exec: the command runs by
- * /bin/sh -c in the sandbox with the request's env and exec_dir, killed at
- * hard_timeout; its output becomes text (U+FFFD for bytes that are not
- * UTF-8) cut in the middle to max_output_length characters. */
+/* POST /v1/bash/exec and POST /v1/shell/exec, each as one synchronous
+ * backend exec: the command runs by /bin/sh -c in the sandbox in the
+ * request's exec_dir, killed at hard_timeout; its output becomes text
+ * (U+FFFD for bytes that are not UTF-8) cut in the middle, bash's to
+ * max_output_length characters per stream, shell's (stdout and stderr in
+ * one, as a terminal shows them) to 30000 when truncate. */
 #include <config.h>
 
 #include "tools/provisioner-common/aio_answers.h"
@@ -19,6 +21,8 @@
 
 /* The AIO default of max_output_length. */
 #define DEFAULT_MAX_OUTPUT_CHARS 50000
+/* What the shell route's truncate keeps (the AIO schema's figure). */
+#define SHELL_TRUNCATE_CHARS 30000
 
 static const aio_field exec_fields[] = {
     {"session_id", AIO_FIELD_STRING, 0, 1, NULL},
@@ -29,6 +33,22 @@ static const aio_field exec_fields[] = {
     {"timeout", AIO_FIELD_NUMBER, 0, 1, NULL},
     {"hard_timeout", AIO_FIELD_NUMBER, 0, 1, NULL},
     {"max_output_length", AIO_FIELD_INTEGER, 0, 0, NULL},
+};
+
+/* ShellExecRequest.  no_change_timeout and timeout are accepted and
+ * change nothing: the answer waits for the command's end or hard_timeout;
+ * preserve_symlinks neither (the backend's working directory is kept). */
+static const aio_field shell_fields[] = {
+    {"id", AIO_FIELD_STRING, 0, 1, NULL},
+    {"exec_dir", AIO_FIELD_STRING, 0, 1, NULL},
+    {"command", AIO_FIELD_STRING, 1, 0, NULL},
+    {"async_mode", AIO_FIELD_BOOLEAN, 0, 0, NULL},
+    {"timeout", AIO_FIELD_NUMBER, 0, 1, NULL},
+    {"strict", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"no_change_timeout", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"hard_timeout", AIO_FIELD_NUMBER, 0, 1, NULL},
+    {"preserve_symlinks", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"truncate", AIO_FIELD_BOOLEAN, 0, 0, NULL},
 };
 
 /* A fresh random id: "PREFIX" then 32 hex digits, in `out` (`size` bytes). */
@@ -138,40 +158,70 @@ static json_object *exec_result(json_object *body, const sbx_exec_result *result
     return prov_json_built(data, built);
 }
 
-void aio_route_exec(const aio_call *call, prov_reply *reply)
+/* Run `command` as the request `body` asks (exec_dir, hard_timeout; `env`
+ * of `env_count` variables), in `working_dir` (NULL: the sandbox's).
+ * Returns the backend's status, *result set on SBX_OK. */
+static sbx_status run(const aio_call *call, json_object *body, const char *command,
+                      const sbx_env_var *env, size_t env_count, const char *working_dir,
+                      sbx_exec_result **result, sbx_error *err)
 {
-    json_object *body = aio_body_read(call->req->body, call->req->body_len, exec_fields,
-                                      sizeof exec_fields / sizeof exec_fields[0], reply);
-    if (body == NULL)
-        return;
-    if (aio_boolean(body, "async_mode", 0)) {
-        aio_answer_failed(reply, "async_mode is not supported here: commands run synchronously");
-        json_object_put(body);
-        return;
-    }
-    sbx_error err;
-    sbx_error_clear(&err);
     sbx_operations_info info = {.struct_size = sizeof info};
-    sbx_backend_operations_info(call->backend, &info, &err);
-    int failed = 0;
+    sbx_backend_operations_info(call->backend, &info, err);
     sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
-    request.shell_command = aio_string(body, "command", "");
-    request.working_dir = aio_string(body, "exec_dir", NULL);
-    sbx_env_var *env = env_of(body, &request.env_count, &failed);
+    request.shell_command = command;
+    request.working_dir = working_dir;
     request.env = env;
+    request.env_count = env_count;
     request.timeout_ms = timeout_ms(body, &info);
     /* The backend's default cap per stream: the middle cut then keeps
      * the last characters of what the backend kept. */
     request.max_output_bytes = SBX_EXEC_DEFAULT;
+    sbx_error_clear(err);
+    return sbx_backend_exec(call->backend, call->sandbox_id, &request, result, err);
+}
+
+/* The answer to a run that did not give a result: 404 when the sandbox is
+ * gone, else a failure envelope with the reason. */
+static void answer_not_run(sbx_status st, const sbx_error *err, prov_reply *reply)
+{
+    if (st == SBX_ERR_NOT_FOUND)
+        prov_reply_detail(reply, 404, err->message);
+    else
+        aio_answer_failed(reply, err->message);
+}
+
+/* Parse a route's body; NULL after answering (422, or async_mode, which
+ * both routes refuse: commands run synchronously). */
+static json_object *read_command_body(const aio_call *call, const aio_field *fields,
+                                      size_t count, prov_reply *reply)
+{
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, fields, count, reply);
+    if (body != NULL && aio_boolean(body, "async_mode", 0)) {
+        aio_answer_failed(reply, "async_mode is not supported here: commands run synchronously");
+        json_object_put(body);
+        return NULL;
+    }
+    return body;
+}
+
+void aio_route_exec(const aio_call *call, prov_reply *reply)
+{
+    json_object *body = read_command_body(call, exec_fields,
+                                          sizeof exec_fields / sizeof exec_fields[0], reply);
+    if (body == NULL)
+        return;
+    sbx_error err;
+    sbx_error_clear(&err);
+    int failed = 0;
+    size_t env_count = 0;
+    sbx_env_var *env = env_of(body, &env_count, &failed);
     sbx_exec_result *result = NULL;
     sbx_status st = failed ? SBX_ERR_INTERNAL
-                           : sbx_backend_exec(call->backend, call->sandbox_id, &request,
-                                              &result, &err);
+                           : run(call, body, aio_string(body, "command", ""), env, env_count,
+                                 aio_string(body, "exec_dir", NULL), &result, &err);
     if (failed) {
         prov_reply_out_of_memory(reply);
-    } else if (st == SBX_ERR_NOT_FOUND) {
-        prov_reply_detail(reply, 404, err.message);
-    } else if (st == SBX_ERR_USAGE && request.env_count > 0 &&
+    } else if (st == SBX_ERR_USAGE && env_count > 0 &&
                strstr(err.message, "environment") != NULL) {
         /* The one request problem the schema cannot state: a name the
          * environment cannot hold. */
@@ -180,11 +230,77 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
                     aio_member(body, "env"));
         aio_problems_answer(&problems, reply);
     } else if (st != SBX_OK) {
-        aio_answer_failed(reply, err.message);
+        answer_not_run(st, &err, reply);
     } else {
         aio_answer_data(reply, exec_result(body, result));
     }
     sbx_backend_free_exec_result(call->backend, result);
     free(env);
+    json_object_put(body);
+}
+
+/* The ShellCommandResult of `result`; NULL when memory ran out.  Statuses
+ * are the shell's words (BashCommandStatus): a command the timeout
+ * stopped is hard_timeout, one a signal ended terminated; exit_code only
+ * when completed. */
+static json_object *shell_result(json_object *body, const sbx_exec_result *result)
+{
+    char session[48];
+    const char *given = aio_string(body, "id", "");
+    if (given[0] == '\0')
+        random_id("emu-", session, sizeof session);
+    const char *status = result->outcome == SBX_EXEC_EXITED      ? "completed"
+                         : result->outcome == SBX_EXEC_TIMED_OUT ? "hard_timeout"
+                                                                 : "terminated";
+    size_t max_chars = aio_boolean(body, "truncate", 1) ? SHELL_TRUNCATE_CHARS : 0;
+    json_object *data = json_object_new_object();
+    int built =
+        data != NULL &&
+        prov_json_add_string(data, "session_id", given[0] != '\0' ? given : session) &&
+        prov_json_add_string(data, "command", aio_string(body, "command", "")) &&
+        prov_json_add_string(data, "status", status) &&
+        prov_json_add(data, "output",
+                      output_text(result->stdout_data, result->stdout_length, max_chars));
+    if (built && result->outcome == SBX_EXEC_EXITED)
+        built = prov_json_add(data, "exit_code", json_object_new_int(result->exit_code));
+    return prov_json_built(data, built);
+}
+
+void aio_route_shell_exec(const aio_call *call, prov_reply *reply)
+{
+    json_object *body = read_command_body(call, shell_fields,
+                                          sizeof shell_fields / sizeof shell_fields[0], reply);
+    if (body == NULL)
+        return;
+    /* One output, in the order it was written, as a terminal shows it:
+     * the command's own text stays on its first line (the shell's line
+     * numbers in messages stay right). */
+    const char *command = aio_string(body, "command", "");
+    size_t len = strlen(command);
+    char *merged = prov_malloc(len + sizeof "{ \n} 2>&1");
+    sbx_error err;
+    sbx_error_clear(&err);
+    sbx_exec_result *result = NULL;
+    const char *dir = aio_string(body, "exec_dir", NULL);
+    sbx_status st = SBX_ERR_INTERNAL;
+    if (merged != NULL) {
+        memcpy(merged, "{ ", 2);
+        memcpy(merged + 2, command, len);
+        memcpy(merged + 2 + len, "\n} 2>&1", sizeof "\n} 2>&1");
+        st = run(call, body, merged, NULL, 0, dir, &result, &err);
+        /* Not strict: a working directory that is not there falls back to
+         * the session's (the sandbox's), as the shell route documents. */
+        if ((st == SBX_ERR_NO_SUCH_PATH || st == SBX_ERR_NOT_A_DIRECTORY) && dir != NULL &&
+            !aio_boolean(body, "strict", 0))
+            st = run(call, body, merged, NULL, 0, NULL, &result, &err);
+    }
+    if (merged == NULL)
+        prov_reply_out_of_memory(reply);
+    else if (st != SBX_OK)
+        answer_not_run(st, &err, reply);
+    else
+        aio_answer_data(reply, shell_result(body, result));
+    sbx_backend_free_exec_result(call->backend, result);
+    free(merged);
     json_object_put(body);
 }

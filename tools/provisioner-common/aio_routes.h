@@ -20,8 +20,9 @@ typedef struct aio_call {
  * directory, as its commands see it). */
 void aio_route_sandbox(const aio_call *call, prov_reply *reply);
 
-/* POST /v1/bash/exec (aio_exec.c). */
+/* POST /v1/bash/exec and POST /v1/shell/exec (aio_exec.c). */
 void aio_route_exec(const aio_call *call, prov_reply *reply);
+void aio_route_shell_exec(const aio_call *call, prov_reply *reply);
 
 /* POST /v1/file/read, /write, /list, /upload and GET /v1/file/download
  * (aio_files.c, aio_list.c, aio_transfer.c). */

@@ -32,6 +32,7 @@ typedef struct aio_route_entry {
 static const aio_route_entry routes[] = {
     {"/v1/sandbox", "GET", aio_route_sandbox},
     {"/v1/bash/exec", "POST", aio_route_exec},
+    {"/v1/shell/exec", "POST", aio_route_shell_exec},
     {"/v1/file/read", "POST", aio_route_read},
     {"/v1/file/write", "POST", aio_route_write},
     {"/v1/file/list", "POST", aio_route_list},
