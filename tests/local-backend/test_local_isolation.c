@@ -472,10 +472,12 @@ static void test_eight_threads_exec_isolated_at_once(void)
 }
 
 /* In a child of the test's, in a user namespace of its own that may make
- * no more (max_user_namespaces 0, as a host that forbids them): exec of
- * `touch ran` must fail naming what is missing.  The child's exit code:
- * 0 when it did, else the step that went wrong. */
-static int exec_where_user_namespaces_are_forbidden(fixture *f)
+ * no more (max_user_namespaces 0, as a host that forbids them): a create
+ * must fail naming the option and what is missing, leaving no sandbox,
+ * and an exec in the sandbox made outside (whose namespaces this one
+ * cannot join) must fail without running.  The child's exit code: 0 when
+ * all did, else the step that went wrong. */
+static int where_user_namespaces_are_forbidden(fixture *f)
 {
     char map[32];
     snprintf(map, sizeof map, "0 %u 1", (unsigned)geteuid());
@@ -483,26 +485,36 @@ static int exec_where_user_namespaces_are_forbidden(fixture *f)
     if (unshare(CLONE_NEWUSER) != 0 || !put("/proc/self/setgroups", "deny") ||
         !put("/proc/self/uid_map", map) || !put("/proc/sys/user/max_user_namespaces", "0"))
         return 2;
+    sbx_error err;
+    sbx_sandbox *sb = NULL;
+    sbx_create_request c = SBX_CREATE_REQUEST_INIT;
+    c.sandbox_id = "iso-forbidden";
+    if (sbx_backend_create(f->backend, &c, &sb, &err) != SBX_ERR_UNSUPPORTED)
+        return 3;
+    if (strstr(err.message, "isolation=namespaces: cannot create user, mount, pid") == NULL ||
+        strstr(err.message, "max_user_namespaces") == NULL ||
+        strstr(err.message, "isolation=none") == NULL)
+        return 4;
+    char left[PATH_MAX + 32];
+    snprintf(left, sizeof left, "%s/iso-forbidden", f->state_dir);
+    if (access(left, F_OK) == 0)
+        return 5;
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.shell_command = "touch ran";
     sbx_exec_result *out = NULL;
-    sbx_error err;
     if (sbx_backend_exec(f->backend, "iso", &r, &out, &err) != SBX_ERR_UNSUPPORTED)
-        return 3;
-    return strstr(err.message, "isolation=namespaces: cannot create user, mount, pid") != NULL &&
-                   strstr(err.message, "max_user_namespaces") != NULL
-               ? 0
-               : 4;
+        return 6;
+    return strstr(err.message, "isolation=namespaces: cannot join") != NULL ? 0 : 7;
 }
 
-static void test_without_user_namespaces_exec_fails_and_runs_nothing(void)
+static void test_without_user_namespaces_create_and_exec_fail(void)
 {
     fixture f;
     fixture_setup(&f, "iso forbidden");
     pid_t child = fork();
     CU_ASSERT_FATAL(child >= 0);
     if (child == 0)
-        _exit(exec_where_user_namespaces_are_forbidden(&f));
+        _exit(where_user_namespaces_are_forbidden(&f));
     int status = -1;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
@@ -566,8 +578,8 @@ void sbx_test_register(void)
         { "namespaces: timeouts and exits end every process",
           test_timeouts_and_exits_end_every_process },
         { "namespaces: eight threads at once", test_eight_threads_exec_isolated_at_once },
-        { "namespaces: forbidden by the host -> unsupported, nothing runs",
-          test_without_user_namespaces_exec_fails_and_runs_nothing },
+        { "namespaces: forbidden by the host -> create and exec unsupported, nothing runs",
+          test_without_user_namespaces_create_and_exec_fail },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
     };
