@@ -211,7 +211,7 @@ int main(int argc, char **argv)
     sbx_option options[MAX_OPTIONS];
     size_t option_count = 0;
     int c, keep = 0;
-    while ((c = getopt(argc, argv, "b:o:i:u:c:k")) != -1) {
+    while ((c = getopt(argc, argv, "+b:o:i:u:c:k")) != -1) {
         switch (c) {
         case 'k': keep = 1; break;
         case 'b': backend_name = optarg; break;

@@ -87,12 +87,13 @@ static int export_program(scmp_filter_ctx ctx, void **filter, unsigned short *co
     return 1;
 }
 
-/* The process's program (built by build_once; NULL when that failed). */
-static pthread_once_t built = PTHREAD_ONCE_INIT;
+/* The process's program, built by the first call that succeeds (a failed
+ * build, out of memory, is tried again by the next). */
+static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *program;
 static unsigned short program_count;
 
-static void build_once(void)
+static void build(void)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 && add_rules(ctx))
@@ -104,11 +105,14 @@ static void build_once(void)
 sbx_status local_isolation_filter_get(const void **filter, unsigned short *count, sbx_error *err)
 {
     /* Built once: libseccomp's compiler costs about as much as a fork. */
-    pthread_once(&built, build_once);
+    pthread_mutex_lock(&program_lock);
     if (program == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
-                                     "isolation: cannot build the seccomp filter");
+        build();
     *filter = program;
     *count = program_count;
+    pthread_mutex_unlock(&program_lock);
+    if (*filter == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "isolation: cannot build the seccomp filter");
     return SBX_OK;
 }

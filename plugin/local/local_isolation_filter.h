@@ -9,8 +9,8 @@
 #include <sbx/backend.h>
 
 /* The program for this machine's architecture: *filter (an array of
- * *count struct sock_filter), built once per process and shared, never
- * freed (every exec installs the same).  Listed syscalls fail with EPERM
+ * *count struct sock_filter), built by the first call that succeeds and
+ * shared, never freed (every exec installs the same).  Listed syscalls fail with EPERM
  * (clone3 with ENOSYS, so that libc falls back to clone, whose namespace
  * flags are refused); everything else is allowed.  SBX_ERR_INTERNAL when
  * libseccomp or memory failed.  Thread-safe. */

@@ -28,6 +28,8 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +365,155 @@ static void test_files_past_the_size_limit_fail(void)
     fixture_teardown(&f);
 }
 
+/* ------------------------------------------------------------ escapes */
+
+/* A file of the test's holding "marker" at `path`. */
+static void place_marker(const char *path)
+{
+    sbx_local_test_write_file(path, "marker\n");
+}
+
+/* 1 when shell text fails and says nothing of the marker. */
+static int fails_without_marker(fixture *f, const char *text)
+{
+    sbx_exec_result *r = run(f, text);
+    int ok = !(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0) &&
+             strstr(r->stdout_data, "marker") == NULL;
+    if (!ok)
+        fprintf(stderr, "%s: exit %d, out '%s'\n", text, r->exit_code, r->stdout_data);
+    sbx_backend_free_exec_result(f->backend, r);
+    return ok;
+}
+
+static void test_markers_outside_the_sandbox_cannot_be_read(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso markers");
+    char host_tmp[64], outside[2 * PATH_MAX], other[2 * PATH_MAX + 16], text[5 * PATH_MAX];
+    snprintf(host_tmp, sizeof host_tmp, "/tmp/sbx-iso-marker-%ld", (long)getpid());
+    place_marker(host_tmp);
+    snprintf(outside, sizeof outside, "%s/marker", f.outside);
+    place_marker(outside);
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f.backend, "other", NULL, NULL, NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    snprintf(other, sizeof other, "%s/other/secret", f.state_dir);
+    place_marker(other);
+    const char *const paths[] = { host_tmp, outside, other };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        snprintf(text, sizeof text, "cat '%s'", paths[i]);
+        CU_ASSERT(fails_without_marker(&f, text));
+    }
+    /* The state directory shows only this sandbox; no record, no home. */
+    snprintf(text, sizeof text, "cat '%s/iso.json' '%s/other.json'", f.state_dir, f.state_dir);
+    CU_ASSERT(fails_without_marker(&f, text));
+    snprintf(text, sizeof text, "ls -A '%s'", f.state_dir);
+    CU_ASSERT(output_is(&f, text, "iso\n"));
+    CU_ASSERT(exit_of(&f, "test -e /root || test -e /home || test -e /var") == 1);
+    /* The host and the other sandbox are as they were. */
+    CU_ASSERT(exit_of(&f, "echo mine > /tmp/mine") == 0);
+    CU_ASSERT(sbx_local_test_path_exists(other) && !sbx_local_test_path_exists("/tmp/mine"));
+    CU_ASSERT(sbx_backend_destroy(f.backend, "other", &err) == SBX_OK);
+    unlink(host_tmp);
+    fixture_teardown(&f);
+}
+
+static void test_symlinks_made_inside_lead_nowhere(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso links");
+    char marker[2 * PATH_MAX], text[5 * PATH_MAX];
+    snprintf(marker, sizeof marker, "%s/marker", f.outside);
+    place_marker(marker);
+    snprintf(text, sizeof text, "ln -s '%s' out && ln -s /etc/hostname etc && ln -s / root", marker);
+    CU_ASSERT(exit_of(&f, text) == 0);
+    CU_ASSERT(fails_without_marker(&f, "cat out"));
+    /* Through the host's file operations: refused, nothing read or written. */
+    const char *const links[] = { "out", "etc", "root/etc/hostname" };
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        sbx_file_content *c = NULL;
+        sbx_error err;
+        CU_ASSERT(sbx_backend_read_file(f.backend, "iso", links[i], 0, 4096, &c, &err) ==
+                  SBX_ERR_REFUSED);
+        CU_ASSERT(sbx_backend_write_file(f.backend, "iso", links[i], "x", 1, 0, 0644, &err) ==
+                  SBX_ERR_REFUSED);
+    }
+    FILE *in = fopen(marker, "r");
+    char line[32] = "";
+    CU_ASSERT(in != NULL && fgets(line, sizeof line, in) != NULL);
+    CU_ASSERT_STRING_EQUAL(line, "marker\n");
+    if (in != NULL)
+        fclose(in);
+    fixture_teardown(&f);
+}
+
+static void test_host_processes_cannot_be_signalled_or_traced(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso signal");
+    char text[256];
+    snprintf(text, sizeof text, "kill -0 %ld", (long)getpid());
+    CU_ASSERT(exit_of(&f, text) != 0);
+    if (access("/usr/bin/python3", X_OK) == 0) {
+        /* PTRACE_ATTACH (16) of its own pid 1 and of the host's pid. */
+        snprintf(text, sizeof text,
+                 "python3 -c 'import ctypes; c = ctypes.CDLL(None, use_errno=True); "
+                 "print(c.ptrace(16, 1, 0, 0), ctypes.get_errno(), "
+                 "c.ptrace(16, %ld, 0, 0), ctypes.get_errno())'", (long)getpid());
+        CU_ASSERT(output_is(&f, text, "-1 1 -1 1\n"));
+    }
+    fixture_teardown(&f);
+}
+
+static void test_fork_and_memory_bombs_are_contained(void)
+{
+    fixture f;
+    sbx_option limit = { "limit_processes", "32" };
+    fixture_setup_with(&f, "iso bombs", "namespaces", &limit);
+    /* However it ends (forks refused, the timeout), it ends. */
+    sbx_exec_result *r = run_for(&f, "b() { b | b & }; b; wait", 3000);
+    sbx_backend_free_exec_result(f.backend, r);
+    /* Nothing of it is left (the init and this shell), and the sandbox
+     * still runs commands. */
+    CU_ASSERT(output_is(&f, "set -- /proc/[0-9]*; echo $#", "2\n"));
+    fixture_teardown(&f);
+    limit = (sbx_option){ "limit_address_bytes", "268435456" };
+    fixture_setup_with(&f, "iso memory", "namespaces", &limit);
+    /* awk doubles a string until it cannot allocate. */
+    r = run_for(&f, "awk 'BEGIN { s = \"x\"; while (1) s = s s }'", 60000);
+    CU_ASSERT(r->outcome != SBX_EXEC_TIMED_OUT);
+    CU_ASSERT(!(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0));
+    sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(exit_of(&f, "true") == 0);
+    fixture_teardown(&f);
+}
+
+static void test_cpu_time_past_the_limit_ends_the_command(void)
+{
+    fixture f;
+    sbx_option limit = { "limit_cpu_seconds", "1" };
+    fixture_setup_with(&f, "iso cpu", "namespaces", &limit);
+    /* SIGXCPU (24) at the soft limit: a shell loop does not catch it. */
+    sbx_exec_result *r = run_for(&f, "exec sh -c 'while :; do :; done'", 120000);
+    CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED &&
+              (r->term_signal == SIGXCPU || r->term_signal == SIGKILL));
+    sbx_backend_free_exec_result(f.backend, r);
+    fixture_teardown(&f);
+}
+
+static void test_files_persist_between_execs_processes_do_not(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso persist");
+    CU_ASSERT(exit_of(&f, "echo kept > /tmp/k && echo dir > d && (sleep 987660 &) ; true") == 0);
+    CU_ASSERT(output_is(&f, "cat /tmp/k d", "kept\ndir\n"));
+    sbx_exec_result *r = run(&f, "cat /proc/[0-9]*/cmdline | tr '\\000' ' '");
+    CU_ASSERT(strstr(r->stdout_data, "987660") == NULL);
+    sbx_backend_free_exec_result(f.backend, r);
+    fixture_teardown(&f);
+}
+
 /* ------------------------------------------------------------ nothing outlives it */
 
 /* 1 when a process of the host has `word` among its arguments. */
@@ -431,6 +582,52 @@ typedef struct thread_job {
     int index;
     int failures;
 } thread_job;
+
+/* An exec left running while the sandbox is destroyed. */
+static void *exec_until_destroyed(void *p)
+{
+    fixture *f = p;
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = "setsid sleep 987671 & sleep 987672";
+    r.timeout_ms = 120000;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_exec(f->backend, "iso", &r, &out, &err);
+    if (st == SBX_OK)
+        sbx_backend_free_exec_result(f->backend, out);
+    return (void *)(intptr_t)st;
+}
+
+static void test_destroy_ends_the_holder_and_every_process(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso destroy");
+    json_object *meta = sbx_local_test_read_metadata(f.state_dir, "iso"), *v = NULL;
+    long holder = meta != NULL && json_object_object_get_ex(meta, "holder_pid", &v)
+                      ? (long)json_object_get_int64(v) : 0;
+    json_object_put(meta);
+    CU_ASSERT_FATAL(holder > 0);
+    CU_ASSERT(!sbx_local_test_process_gone(holder));
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, exec_until_destroyed, &f) == 0);
+    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
+    while (!host_has_process_with("987672") && sbx_test_now_ms() < deadline) {
+        struct timespec pause = { 0, 10000000L };
+        nanosleep(&pause, NULL);
+    }
+    CU_ASSERT(host_has_process_with("987671") || host_has_process_with("987672"));
+    sbx_error err;
+    CU_ASSERT(sbx_backend_destroy(f.backend, "iso", &err) == SBX_OK);
+    void *st = NULL;
+    pthread_join(t, &st);
+    CU_ASSERT((sbx_status)(intptr_t)st == SBX_ERR_NOT_FOUND);
+    CU_ASSERT(gone_within_deadline("987671") && gone_within_deadline("987672"));
+    CU_ASSERT(sbx_local_test_process_gone(holder));
+    sbx_backend_close(f.backend);
+    sbx_host_free(f.host);
+    sbx_test_remove_tree(f.state_dir);
+    sbx_test_remove_tree(f.outside);
+}
 
 static void *exec_many(void *p)
 {
@@ -561,9 +758,27 @@ static void drop_root(void)
     setenv("HOME", "/tmp", 1);
 }
 
+/* 1 when this user may make the namespaces isolation needs (in a child,
+ * which exits at once). */
+static int namespaces_allowed(void)
+{
+    pid_t child = fork();
+    if (child == 0)
+        _exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
+    int status = -1;
+    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 void sbx_test_register(void)
 {
     drop_root();
+    if (!namespaces_allowed()) {
+        fprintf(stderr, "test_local_isolation: skipped: this kernel refuses user, mount, pid "
+                        "and network namespaces to this user (docs/local.md, Isolation)\n");
+        exit(77);
+    }
     static const CU_TestInfo tests[] = {
         { "namespaces: exit codes, signals, env, stdin, output, working dirs",
           test_commands_still_run_as_an_exec },
@@ -580,6 +795,19 @@ void sbx_test_register(void)
         { "namespaces: eight threads at once", test_eight_threads_exec_isolated_at_once },
         { "namespaces: forbidden by the host -> create and exec unsupported, nothing runs",
           test_without_user_namespaces_create_and_exec_fail },
+        { "escape: markers in /tmp, another sandbox, the state dir unreadable",
+          test_markers_outside_the_sandbox_cannot_be_read },
+        { "escape: symlinks made inside lead nowhere, also for file ops",
+          test_symlinks_made_inside_lead_nowhere },
+        { "escape: host processes cannot be signalled or traced",
+          test_host_processes_cannot_be_signalled_or_traced },
+        { "escape: fork and memory bombs are contained",
+          test_fork_and_memory_bombs_are_contained },
+        { "limit_cpu_seconds ends a spinning command", test_cpu_time_past_the_limit_ends_the_command },
+        { "holder: destroy ends it, a running exec and its daemons",
+          test_destroy_ends_the_holder_and_every_process },
+        { "holder: files persist between execs, processes do not",
+          test_files_persist_between_execs_processes_do_not },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
     };
