@@ -20,7 +20,6 @@
 
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -516,43 +515,9 @@ static void test_files_persist_between_execs_processes_do_not(void)
 
 /* ------------------------------------------------------------ nothing outlives it */
 
-/* 1 when a process of the host has `word` among its arguments. */
-static int host_has_process_with(const char *word)
-{
-    DIR *d = opendir("/proc");
-    CU_ASSERT_FATAL(d != NULL);
-    int found = 0;
-    struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char path[300], args[512];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, args, sizeof args - 1);
-        close(fd);
-        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
-            args[n] = '\0';
-            if (strcmp(args + i, word) == 0)
-                found = 1;
-        }
-    }
-    closedir(d);
-    return found;
-}
-
 static int gone_within_deadline(const char *word)
 {
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
-    while (host_has_process_with(word)) {
-        if (sbx_test_now_ms() > deadline)
-            return 0;
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
-    return 1;
+    return sbx_local_test_wait_for_process_with(word, 0, GONE_DEADLINE_MS);
 }
 
 static void test_timeouts_and_exits_end_every_process(void)
@@ -564,14 +529,14 @@ static void test_timeouts_and_exits_end_every_process(void)
     CU_ASSERT(r->outcome == SBX_EXEC_TIMED_OUT);
     CU_ASSERT(sbx_test_now_ms() - start < 20000);
     sbx_backend_free_exec_result(f.backend, r);
-    CU_ASSERT(!host_has_process_with("987651"));
+    CU_ASSERT(!sbx_local_test_host_has_process_with("987651"));
     CU_ASSERT(gone_within_deadline("987651") && gone_within_deadline("987652") &&
               gone_within_deadline("987653"));
     /* A daemon left behind by a command that exits is ended too. */
     r = run(&f, "setsid sleep 987654 & (sleep 987655 &) ; echo left");
     CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
     sbx_backend_free_exec_result(f.backend, r);
-    CU_ASSERT(!host_has_process_with("987654"));
+    CU_ASSERT(!sbx_local_test_host_has_process_with("987654"));
     CU_ASSERT(gone_within_deadline("987654") && gone_within_deadline("987655"));
     fixture_teardown(&f);
 }
@@ -602,20 +567,12 @@ static void test_destroy_ends_the_holder_and_every_process(void)
 {
     fixture f;
     fixture_setup(&f, "iso destroy");
-    json_object *meta = sbx_local_test_read_metadata(f.state_dir, "iso"), *v = NULL;
-    long holder = meta != NULL && json_object_object_get_ex(meta, "holder_pid", &v)
-                      ? (long)json_object_get_int64(v) : 0;
-    json_object_put(meta);
+    long holder = sbx_local_test_metadata_long(f.state_dir, "iso", "holder_pid");
     CU_ASSERT_FATAL(holder > 0);
     CU_ASSERT(!sbx_local_test_process_gone(holder));
     pthread_t t;
     CU_ASSERT_FATAL(pthread_create(&t, NULL, exec_until_destroyed, &f) == 0);
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
-    while (!host_has_process_with("987672") && sbx_test_now_ms() < deadline) {
-        struct timespec pause = { 0, 10000000L };
-        nanosleep(&pause, NULL);
-    }
-    CU_ASSERT(host_has_process_with("987671") || host_has_process_with("987672"));
+    CU_ASSERT(sbx_local_test_wait_for_process_with("987672", 1, GONE_DEADLINE_MS));
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, "iso", &err) == SBX_OK);
     void *st = NULL;
