@@ -501,6 +501,24 @@ static void test_cpu_time_past_the_limit_ends_the_command(void)
     fixture_teardown(&f);
 }
 
+static void test_without_a_holder_exec_builds_its_own_namespaces(void)
+{
+    /* Made with isolation=none (no holder), run with namespaces. */
+    fixture f;
+    fixture_setup_with(&f, "iso no holder", "none", NULL);
+    CU_ASSERT(sbx_local_test_metadata_long(f.state_dir, "iso", "holder_pid") == 0);
+    sbx_option opts[2] = { { "state_dir", f.state_dir }, { "isolation", "namespaces" } };
+    sbx_backend *isolated = sbx_local_test_open(f.host, opts, 2);
+    sbx_backend *plain = f.backend;
+    f.backend = isolated;
+    CU_ASSERT(output_is(&f, "echo $$; test -e /root || echo no-root", "2\nno-root\n"));
+    CU_ASSERT(exit_of(&f, "echo x > made") == 0);
+    CU_ASSERT(sandbox_has(&f, "made"));
+    sbx_backend_close(isolated);
+    f.backend = plain;
+    fixture_teardown(&f);
+}
+
 static void test_files_persist_between_execs_processes_do_not(void)
 {
     fixture f;
@@ -763,6 +781,8 @@ void sbx_test_register(void)
         { "limit_cpu_seconds ends a spinning command", test_cpu_time_past_the_limit_ends_the_command },
         { "holder: destroy ends it, a running exec and its daemons",
           test_destroy_ends_the_holder_and_every_process },
+        { "holder: without one (made with none) exec builds its own namespaces",
+          test_without_a_holder_exec_builds_its_own_namespaces },
         { "holder: files persist between execs, processes do not",
           test_files_persist_between_execs_processes_do_not },
         { "isolation options: bad values are refused", test_isolation_option_values },
