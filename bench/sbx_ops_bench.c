@@ -4,7 +4,7 @@
  * (docs/performance.md, "Sandbox operations").
  *
  *   sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] [-c CMD] [-k]
- *                 OP COUNT THREADS
+ *                 OP COUNT THREADS [ARG...]
  *
  * BACKEND (default local) is opened with the -o options (at most 8) and
  * sandbox ID (default "bench-ops") is created first and destroyed last
@@ -15,8 +15,10 @@
  * OP is one of
  *   exec     COUNT sbx_backend_exec of CMD (default /bin/true) as argv
  *   spawn    exec's baseline on this machine: COUNT posix_spawn + waitpid
- *            of CMD, its output read through pipes as exec reads it (no
- *            backend)
+ *            of CMD with the ARGs, its output read through pipes as exec
+ *            reads it (no backend; CMD may be bwrap running the program)
+ *   create   COUNT creates of new sandboxes ID-THREAD-INDEX (destroyed
+ *            after the timed loop)
  *   post     remote exec's baseline: COUNT libcurl POSTs to URL of the
  *            body the remote backend sends for CMD (no backend)
  *   write    COUNT write_file of 1 MiB (bytes=)
@@ -49,6 +51,7 @@ typedef struct bench {
     const char *id;
     const char *command;
     const char *url;
+    char **args;                 /* spawn: the ARGs after CMD, NULL-terminated */
     char *file;                  /* write and read: the bytes */
     char *ballast;               /* SBX_BENCH_BALLAST_MIB: touched, never read */
 } bench;
@@ -62,7 +65,7 @@ static void die(const char *what, const sbx_error *err)
 static void usage(void)
 {
     fprintf(stderr, "usage: sbx-ops-bench [-b BACKEND] [-o KEY=VALUE]... [-i ID] [-u URL] "
-                    "[-c CMD] [-k] exec|spawn|post|write|read COUNT THREADS\n");
+                    "[-c CMD] [-k] exec|spawn|post|write|read|create COUNT THREADS [ARG...]\n");
     exit(2);
 }
 
@@ -112,7 +115,9 @@ static int call_spawn(void *ctx, unsigned thread, unsigned long index)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    char *argv[] = {(char *)b->command, NULL};
+    /* args[-1] is the slot main reserved for CMD. */
+    char **argv = b->args - 1;
+    argv[0] = (char *)b->command;
     pid_t pid;
     int rc = posix_spawn(&pid, b->command, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -124,6 +129,29 @@ static int call_spawn(void *ctx, unsigned thread, unsigned long index)
     close(err[0]);
     int status = 0;
     return rc != 0 || waitpid(pid, &status, 0) != pid || status != 0;
+}
+
+/* The id of a create's sandbox. */
+static void create_id(const bench *b, unsigned thread, unsigned long index, char *id, size_t size)
+{
+    snprintf(id, size, "%s-%u-%lu", b->id, thread, index);
+}
+
+static int call_create(void *ctx, unsigned thread, unsigned long index)
+{
+    bench *b = ctx;
+    char id[128];
+    create_id(b, thread, index, id, sizeof id);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    if (sbx_backend_create(b->backend, &req, &sb, &err) != SBX_OK) {
+        fprintf(stderr, "sbx-ops-bench: create %s: %s\n", id, err.message);
+        return 1;
+    }
+    sbx_backend_free_sandboxes(b->backend, sb, 1);
+    return 0;
 }
 
 static size_t discard(char *data, size_t size, size_t n, void *ctx)
@@ -187,7 +215,7 @@ int main(int argc, char **argv)
     sbx_option options[MAX_OPTIONS];
     size_t option_count = 0;
     int c, keep = 0;
-    while ((c = getopt(argc, argv, "b:o:i:u:c:k")) != -1) {
+    while ((c = getopt(argc, argv, "+b:o:i:u:c:k")) != -1) {
         switch (c) {
         case 'k': keep = 1; break;
         case 'b': backend_name = optarg; break;
@@ -204,8 +232,10 @@ int main(int argc, char **argv)
         default: usage();
         }
     }
-    if (argc - optind != 3)
+    if (argc - optind < 3)
         usage();
+    /* argv[optind + 2] (THREADS, read below) becomes CMD's slot. */
+    b.args = argv + optind + 3;
     const char *op = argv[optind];
     unsigned long count = sbx_bench_count_arg(argv[optind + 1], "COUNT");
     unsigned long threads = sbx_bench_count_arg(argv[optind + 2], "THREADS");
@@ -214,17 +244,18 @@ int main(int argc, char **argv)
                            : strcmp(op, "post") == 0  ? call_post
                            : strcmp(op, "write") == 0 ? call_write
                            : strcmp(op, "read") == 0  ? call_read
+                           : strcmp(op, "create") == 0 ? call_create
                                                       : NULL;
-    if (fn == NULL || (fn == call_post && b.url == NULL))
+    if (fn == NULL || (fn == call_post && b.url == NULL) || (fn != call_spawn && *b.args != NULL))
         usage();
     int with_backend = fn != call_spawn && fn != call_post;
     sbx_host *host = NULL;
     sbx_error err;
-    if (with_backend) {
-        if (sbx_host_new(NULL, &host, &err) != SBX_OK ||
-            sbx_backend_open(host, backend_name, options, option_count, &b.backend, &err) !=
-                SBX_OK)
-            die("opening the backend", &err);
+    if (with_backend && (sbx_host_new(NULL, &host, &err) != SBX_OK ||
+                         sbx_backend_open(host, backend_name, options, option_count, &b.backend,
+                                          &err) != SBX_OK))
+        die("opening the backend", &err);
+    if (with_backend && fn != call_create) {
         sbx_create_request req = SBX_CREATE_REQUEST_INIT;
         req.sandbox_id = b.id;
         sbx_sandbox *sb = NULL;
@@ -257,8 +288,14 @@ int main(int argc, char **argv)
     if (fn == call_write || fn == call_read)
         printf(" bytes=%u", FILE_BYTES);
     printf("\n");
+    for (unsigned t = 0; fn == call_create && t < threads; t++)
+        for (unsigned long i = 0; i < count; i++) {
+            char id[128];
+            create_id(&b, t, i, id, sizeof id);
+            sbx_backend_destroy(b.backend, id, &err);
+        }
     if (with_backend) {
-        if (!keep && sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
+        if (fn != call_create && !keep && sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
             die("destroying the sandbox", &err);
         sbx_backend_close(b.backend);
         sbx_host_free(host);

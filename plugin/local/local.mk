@@ -21,6 +21,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_file.h \
 	plugin/local/local_files.c \
 	plugin/local/local_files.h \
+	plugin/local/local_holder.c \
+	plugin/local/local_holder.h \
 	plugin/local/local_identity.c \
 	plugin/local/local_identity.h \
 	plugin/local/local_instance.c \

@@ -8,6 +8,7 @@
 #include "common/iso_time.h"
 #include "common/tcp_ready.h"
 #include "plugin/local/local_command.h"
+#include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_port.h"
@@ -89,6 +90,8 @@ static void undo_create(const local_paths *paths, const local_metadata *meta, lo
     local_launch_release(launch);
     if (meta->process.pid != 0)
         local_process_stop(&meta->process, 0, &ignored);
+    if (meta->holder.pid != 0)
+        local_process_stop(&meta->holder, 0, &ignored);
     local_remove_files(paths, made_dir, made_log, paths->metadata, &ignored);
 }
 
@@ -127,18 +130,25 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     meta->created = created;
     meta->incarnation_id = incarnation;
     meta->creating = 1;
-    int made_dir = 0, made_log = 0;
+    int made_dir = 0, made_log = 0, holder_go = -1;
     st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     if (st == SBX_OK) {
         st = local_make_dir(paths, err);
         made_dir = st == SBX_OK;
     }
+    /* The holder waits for its go until a record names it (below). */
+    if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES)
+        st = local_holder_start(&inst->options.isolation, paths->dir, &meta->holder,
+                                &holder_go, err);
     if (st == SBX_OK && inst->options.command != NULL)
         st = start_command(inst, paths, meta, launch, &made_log, err);
     if (st == SBX_OK) {
         meta->creating = 0;
         st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     }
+    if (st == SBX_OK && holder_go >= 0)
+        st = local_holder_go(&holder_go, err);
+    local_holder_release(&holder_go);
     if (st != SBX_OK)
         undo_create(paths, meta, launch, made_dir, made_log);
     /* The strings were borrowed for the write; hand back an empty record. */

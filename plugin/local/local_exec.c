@@ -6,6 +6,7 @@
 #include "common/exec_request.h"
 #include "common/op_results.h"
 #include "plugin/local/local_child.h"
+#include "plugin/local/local_holder.h"
 #include "plugin/local/local_isolation.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_reaper.h"
@@ -460,7 +461,7 @@ sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
     int isolated = inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES;
     if (st == SBX_OK && isolated)
         st = local_isolation_prepare(&inst->options.isolation, root.dir, root.fd, rel.whole,
-                                     &isolation, err);
+                                     local_holder_pin(inst, &paths), &isolation, err);
     if (st == SBX_OK)
         st = run(inst, &plan, cwd_fd, isolated ? &isolation : NULL, &r, &paths, &record_id,
                  out, err);

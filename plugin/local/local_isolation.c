@@ -68,6 +68,9 @@ enum stage {
     STAGE_FORK,
     STAGE_LIMITS,
     STAGE_SECCOMP,
+    STAGE_JOIN,
+    STAGE_NEW_PID,
+    STAGE_OWN_PROC,
 };
 
 const char *local_isolation_stage_text(int stage)
@@ -92,6 +95,9 @@ const char *local_isolation_stage_text(int stage)
         "fork the command",
         "set the rlimits",
         "install the seccomp filter",
+        "join the sandbox's namespaces (setns on its holder's pidfd: Linux >= 5.8)",
+        "create the exec's pid and mount namespaces",
+        "mount /proc for the exec's pid namespace",
     };
     return stage > 0 && stage < (int)(sizeof text / sizeof text[0]) ? text[stage] : text[0];
 }
@@ -106,12 +112,15 @@ static int dup_above_stdio(int fd)
 
 sbx_status local_isolation_prepare(const local_isolation_options *options,
                                    const char *sandbox_dir, int root_fd, const char *rel,
-                                   local_isolation_plan *plan, sbx_error *err)
+                                   int holder_fd, local_isolation_plan *plan, sbx_error *err)
 {
     memset(plan, 0, sizeof *plan);
     plan->options = options;
     plan->sandbox_dir = sandbox_dir;
     plan->root_fd = plan->status_read = plan->status_write = -1;
+    plan->holder_fd = holder_fd >= 0 ? dup_above_stdio(holder_fd) : -1;
+    if (holder_fd >= 0)
+        close(holder_fd);
     snprintf(plan->uid_map, sizeof plan->uid_map, "%u %u 1", INSIDE_ID, (unsigned)geteuid());
     snprintf(plan->gid_map, sizeof plan->gid_map, "%u %u 1", INSIDE_ID, (unsigned)getegid());
     int whole = rel[0] == '\0' || strcmp(rel, ".") == 0;
@@ -133,9 +142,10 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     if (plan->status_read < 0 || plan->status_write < 0 || plan->root_fd < 0 ||
+        (holder_fd >= 0 && plan->holder_fd < 0) ||
         fcntl(plan->status_read, F_SETFL, O_NONBLOCK) != 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s", strerror(errno));
-    return local_isolation_filter_build(&plan->filter, &plan->filter_count, err);
+    return local_isolation_filter_get(&plan->filter, &plan->filter_count, err);
 }
 
 void local_isolation_plan_free(local_isolation_plan *plan)
@@ -144,9 +154,8 @@ void local_isolation_plan_free(local_isolation_plan *plan)
         return;
     free(plan->work_dir);
     free(plan->scratch);
-    free(plan->filter);
-    int *fds[] = { &plan->root_fd, &plan->status_read, &plan->status_write };
-    for (size_t i = 0; i < 3; i++)
+    int *fds[] = { &plan->root_fd, &plan->status_read, &plan->status_write, &plan->holder_fd };
+    for (size_t i = 0; i < 4; i++)
         if (*fds[i] >= 0)
             close(*fds[i]);
     memset(plan, 0, sizeof *plan);
@@ -156,7 +165,8 @@ void local_isolation_keep_fds(const local_isolation_plan *plan, int keep[3])
 {
     keep[0] = plan->status_write;
     keep[1] = plan->status_read;
-    keep[2] = plan->root_fd;
+    /* A joining exec binds nothing of the host's: the holder did. */
+    keep[2] = plan->holder_fd >= 0 ? plan->holder_fd : plan->root_fd;
 }
 
 /* ------------------------------------------------------------ the reaper */
@@ -172,8 +182,26 @@ static int write_file(const char *path, const char *text)
     return e;
 }
 
+/* Into the holder's user, mount, ipc, uts and network namespaces (the
+ * mount namespace's root becomes ours), then a copy of its mount namespace
+ * (for this exec's /proc) and a pid namespace for the command's children. */
+static int join_holder(const local_isolation_plan *plan, int *stage)
+{
+    *stage = STAGE_JOIN;
+    if (setns(plan->holder_fd, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+                                   CLONE_NEWNET) != 0)
+        return errno;
+    *stage = STAGE_NEW_PID;
+    if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0)
+        return errno;
+    *stage = STAGE_NONE;
+    return 0;
+}
+
 int local_isolation_enter(const local_isolation_plan *plan, int *stage)
 {
+    if (plan->holder_fd >= 0)
+        return join_holder(plan, stage);
     *stage = STAGE_UNSHARE;
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                 CLONE_NEWNET) != 0)
@@ -204,20 +232,38 @@ typedef struct status_message {
     int value;
 } status_message;
 
-void local_isolation_outcome(const local_isolation_plan *plan, int *status, int *error,
-                             int *stage)
+void local_isolation_report(const local_isolation_plan *plan, int stage, int value)
+{
+    status_message m = { stage, value };
+    ssize_t n;
+    while ((n = write(plan->status_write, &m, sizeof m)) < 0 && errno == EINTR)
+        ;
+}
+
+int local_isolation_read_status(int fd, int *stage, int *value)
 {
     status_message m;
     ssize_t n;
-    while ((n = read(plan->status_read, &m, sizeof m)) < 0 && errno == EINTR)
+    while ((n = read(fd, &m, sizeof m)) < 0 && errno == EINTR)
         ;
     if (n != (ssize_t)sizeof m)
+        return 0;
+    *stage = m.stage;
+    *value = m.value;
+    return 1;
+}
+
+void local_isolation_outcome(const local_isolation_plan *plan, int *status, int *error,
+                             int *stage)
+{
+    int got_stage, value;
+    if (!local_isolation_read_status(plan->status_read, &got_stage, &value))
         return;
-    if (m.stage == STAGE_NONE) {
-        *status = m.value;
+    if (got_stage == STAGE_NONE) {
+        *status = value;
     } else {
-        *error = m.value;
-        *stage = m.stage;
+        *error = value;
+        *stage = got_stage;
     }
 }
 
@@ -225,9 +271,7 @@ void local_isolation_outcome(const local_isolation_plan *plan, int *status, int 
 
 _Noreturn static void fail(const local_isolation_plan *plan, int stage)
 {
-    status_message m = { stage, errno != 0 ? errno : EINVAL };
-    ssize_t n = write(plan->status_write, &m, sizeof m);
-    (void)n;
+    local_isolation_report(plan, stage, errno != 0 ? errno : EINVAL);
     _exit(126);
 }
 
@@ -418,6 +462,7 @@ static void confine_command(const local_isolation_plan *plan)
     const struct { int resource; long value; } limits[] = {
         { RLIMIT_NPROC, o->max_processes }, { RLIMIT_FSIZE, o->max_file_bytes },
         { RLIMIT_NOFILE, o->max_open_files }, { RLIMIT_AS, o->max_address_bytes },
+        { RLIMIT_CPU, o->max_cpu_seconds },
     };
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         struct rlimit now;
@@ -438,13 +483,33 @@ static void confine_command(const local_isolation_plan *plan)
         fail(plan, STAGE_SECCOMP);
 }
 
-void local_isolation_command(const local_isolation_plan *plan)
+void local_isolation_build(const local_isolation_plan *plan)
 {
-    close(plan->status_read);
     build_root(plan);
     loopback_up(plan);
     if (sethostname("sbx", 3) != 0)
         fail(plan, STAGE_HOSTNAME);
+}
+
+/* In pid 1 of an exec joining its holder: a /proc of the exec's own pid
+ * namespace (over the holder's, in the exec's copy of the mounts) and the
+ * working directory, looked up from the sandbox's root (not the host's
+ * descriptor the reaper entered first). */
+static void enter_joined(const local_isolation_plan *plan)
+{
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        fail(plan, STAGE_OWN_PROC);
+    if (chdir(plan->work_dir) != 0)
+        fail(plan, STAGE_WORKDIR);
+}
+
+void local_isolation_command(const local_isolation_plan *plan)
+{
+    close(plan->status_read);
+    if (plan->holder_fd >= 0)
+        enter_joined(plan);
+    else
+        local_isolation_build(plan);
     pid_t command = _Fork();
     if (command < 0)
         fail(plan, STAGE_FORK);
@@ -455,15 +520,14 @@ void local_isolation_command(const local_isolation_plan *plan)
     /* The init: not to be read through /proc by the command (same uid). */
     prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
     close(plan->root_fd);
+    close(plan->holder_fd);
     for (int fd = 0; fd < 3; fd++)
         close(fd);
     for (;;) {
         int status;
         pid_t got = waitpid(-1, &status, 0);
         if (got == command) {
-            status_message m = { STAGE_NONE, status };
-            ssize_t n = write(plan->status_write, &m, sizeof m);
-            (void)n;
+            local_isolation_report(plan, STAGE_NONE, status);
             _exit(0);
         }
         if (got < 0 && errno != EINTR)

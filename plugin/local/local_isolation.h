@@ -1,11 +1,13 @@
 /*
  * The `isolation` option of the local backend (docs/local.md, "Isolation"):
- * with `namespaces`, each exec's command runs in new user, mount, pid, ipc,
- * uts and network namespaces, in a private read-only root that shows only
- * the system directories and the sandbox directory, with no new
- * privileges, a seccomp deny-list and rlimits.  The host prepares
- * everything (allocations, the BPF program) before it forks; the reaper
- * and the command's processes then make only async-signal-safe calls.
+ * with `namespaces`, a sandbox's holder (local_holder.h) keeps user,
+ * mount, ipc, uts and network namespaces and a private read-only root
+ * that shows only the system directories and the sandbox directory; each
+ * exec's command joins them, in a new pid namespace of its own, with no
+ * new privileges, a seccomp deny-list and rlimits.  Without a holder an
+ * exec builds all of it anew.  The host prepares everything (allocations,
+ * the BPF program) before it forks; the reaper and the command's processes
+ * then make only async-signal-safe calls.
  */
 #ifndef SBX_LOCAL_ISOLATION_H
 #define SBX_LOCAL_ISOLATION_H
@@ -25,6 +27,7 @@ typedef struct local_isolation_options {
     long max_file_bytes;     /* RLIMIT_FSIZE */
     long max_open_files;     /* RLIMIT_NOFILE */
     long max_address_bytes;  /* RLIMIT_AS */
+    long max_cpu_seconds;    /* RLIMIT_CPU */
 } local_isolation_options;
 
 /* The option words and the limits' defaults (local_options.c's table). */
@@ -35,6 +38,8 @@ extern const char *const local_isolation_words[];
 /* Large: runtimes reserve address space they never use (Node 20 reserves
  * about 10 GiB for each WebAssembly memory and fails below 8 GiB). */
 #define LOCAL_ISOLATION_DEFAULT_ADDRESS_BYTES (16L << 30)
+/* None: a sandbox's server may run for days. */
+#define LOCAL_ISOLATION_DEFAULT_CPU_SECONDS 0L
 
 /* One exec's isolation, prepared by the host (local_isolation_prepare). */
 typedef struct local_isolation_plan {
@@ -45,19 +50,24 @@ typedef struct local_isolation_plan {
     char *scratch;                  /* room for the paths the child builds */
     size_t scratch_size;
     int root_fd;                    /* the sandbox directory (O_PATH) */
+    int holder_fd;                  /* pidfd of the sandbox's holder, whose
+                                     * namespaces the exec joins; -1: new ones */
     int status_read, status_write;  /* the sandbox's init -> the reaper */
-    void *filter;                   /* struct sock_filter[filter_count] */
+    const void *filter;             /* struct sock_filter[filter_count], shared
+                                     * (local_isolation_filter_get) */
     unsigned short filter_count;
 } local_isolation_plan;
 
 /* Prepare `plan` for an exec in sandbox directory `sandbox_dir` (absolute,
  * borrowed until local_isolation_plan_free) opened as `root_fd` (borrowed),
  * whose working directory is `rel` below it ("" or "." for the directory
- * itself).  SBX_ERR_INTERNAL when out of memory, descriptors or when the
- * seccomp filter cannot be built.  Free with local_isolation_plan_free. */
+ * itself), joining the holder `holder_fd` (a pidfd the plan takes over,
+ * even on failure; -1: none).  SBX_ERR_INTERNAL when out of memory,
+ * descriptors or when the seccomp filter cannot be built.  Free with
+ * local_isolation_plan_free. */
 sbx_status local_isolation_prepare(const local_isolation_options *options,
                                    const char *sandbox_dir, int root_fd, const char *rel,
-                                   local_isolation_plan *plan, sbx_error *err);
+                                   int holder_fd, local_isolation_plan *plan, sbx_error *err);
 
 /* Release what `plan` holds (zeroed or prepared storage). */
 void local_isolation_plan_free(local_isolation_plan *plan);
@@ -65,10 +75,27 @@ void local_isolation_plan_free(local_isolation_plan *plan);
 /* The descriptors the reaper must keep open: 3 into keep[]. */
 void local_isolation_keep_fds(const local_isolation_plan *plan, int keep[3]);
 
-/* In the reaper, before it forks the command: enter the new namespaces
- * and map the host's uid and gid.  0, or an errno with the failed step in
- * *stage (local_isolation_stage_text).  Async-signal-safe. */
+/* In the reaper, before it forks the command: join the holder's
+ * namespaces, or enter new ones and map the host's uid and gid; either way
+ * the command's children get a new pid namespace.  0, or an errno with the
+ * failed step in *stage (local_isolation_stage_text).  Async-signal-safe. */
 int local_isolation_enter(const local_isolation_plan *plan, int *stage);
+
+/* In pid 1 of new namespaces that local_isolation_enter made: build the
+ * private root and move into it (the working directory the plan names),
+ * bring up the loopback, set the hostname.  On failure the step and errno
+ * go to the plan's status pipe and the process exits (126).
+ * Async-signal-safe. */
+void local_isolation_build(const local_isolation_plan *plan);
+
+/* Send `stage` and `value` on the plan's status pipe: stage 0 with a wait
+ * status (or 0: ready), a stage with an errno, or another message of the
+ * caller's (a negative stage).  Async-signal-safe. */
+void local_isolation_report(const local_isolation_plan *plan, int stage, int value);
+
+/* Read one message of local_isolation_report from `fd` (blocking unless
+ * it is non-blocking): 1 with *stage and *value, 0 at EOF or on error. */
+int local_isolation_read_status(int fd, int *stage, int *value);
 
 /* In the command's first process (pid 1 of the new pid namespace, its
  * stdio already set): build the private root, move into it, fork.  Here

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <linux/filter.h>
+#include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -86,14 +87,31 @@ static int export_program(scmp_filter_ctx ctx, void **filter, unsigned short *co
     return 1;
 }
 
-sbx_status local_isolation_filter_build(void **filter, unsigned short *count, sbx_error *err)
+/* The process's program, built by the first call that succeeds (a failed
+ * build, out of memory, is tried again by the next). */
+static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *program;
+static unsigned short program_count;
+
+static void build(void)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    int ok = ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
-             add_rules(ctx) && export_program(ctx, filter, count);
+    if (ctx != NULL && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 && add_rules(ctx))
+        export_program(ctx, &program, &program_count);
     if (ctx != NULL)
         seccomp_release(ctx);
-    if (!ok)
+}
+
+sbx_status local_isolation_filter_get(const void **filter, unsigned short *count, sbx_error *err)
+{
+    /* Built once: libseccomp's compiler costs about as much as a fork. */
+    pthread_mutex_lock(&program_lock);
+    if (program == NULL)
+        build();
+    *filter = program;
+    *count = program_count;
+    pthread_mutex_unlock(&program_lock);
+    if (*filter == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
                                      "isolation: cannot build the seccomp filter");
     return SBX_OK;

@@ -8,11 +8,12 @@
 
 #include <sbx/backend.h>
 
-/* The program for this machine's architecture: *filter (malloc'ed, the
- * caller's: an array of *count struct sock_filter).  Listed syscalls fail
- * with EPERM (clone3 with ENOSYS, so that libc falls back to clone, whose
- * namespace flags are refused); everything else is allowed.
- * SBX_ERR_INTERNAL when libseccomp or memory fails. */
-sbx_status local_isolation_filter_build(void **filter, unsigned short *count, sbx_error *err);
+/* The program for this machine's architecture: *filter (an array of
+ * *count struct sock_filter), built by the first call that succeeds and
+ * shared, never freed (every exec installs the same).  Listed syscalls fail with EPERM
+ * (clone3 with ENOSYS, so that libc falls back to clone, whose namespace
+ * flags are refused); everything else is allowed.  SBX_ERR_INTERNAL when
+ * libseccomp or memory failed.  Thread-safe. */
+sbx_status local_isolation_filter_get(const void **filter, unsigned short *count, sbx_error *err);
 
 #endif

@@ -44,7 +44,7 @@ static json_object *metadata_to_json(const local_metadata *m)
     json_object *o = json_object_new_object();
     if (o == NULL)
         return NULL;
-    int pid = m->process.pid != 0;
+    int pid = m->process.pid != 0, holder = m->holder.pid != 0;
     int ok = add_string(o, "sandbox_id", m->sandbox_id) &&
              add_string(o, "thread_id", m->thread_id) &&
              add_string(o, "user_id", m->user_id) &&
@@ -52,6 +52,10 @@ static json_object *metadata_to_json(const local_metadata *m)
              add_member(o, "pid", pid, pid ? json_object_new_int64(m->process.pid) : NULL) &&
              add_member(o, "pid_start_time", pid,
                         pid ? json_object_new_uint64(m->process.start_time) : NULL) &&
+             add_member(o, "holder_pid", holder,
+                        holder ? json_object_new_int64(m->holder.pid) : NULL) &&
+             add_member(o, "holder_start_time", holder,
+                        holder ? json_object_new_uint64(m->holder.start_time) : NULL) &&
              add_member(o, "port", m->port != 0,
                         m->port != 0 ? json_object_new_int(m->port) : NULL) &&
              add_string(o, "created", m->created) &&
@@ -234,7 +238,7 @@ static int take_state(json_object *o, int *creating, bad_field *bad)
 
 static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
 {
-    int64_t pid = 0, start = 0, port = 0;
+    int64_t pid = 0, start = 0, port = 0, holder = 0, holder_start = 0;
     if (!json_object_is_type(o, json_type_object))
         return refuse(bad, NULL, "is not a JSON object");
     if (!take_string(o, "sandbox_id", &m->sandbox_id, bad) ||
@@ -246,6 +250,8 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
         !take_state(o, &m->creating, bad) ||
         !take_count(o, "pid", INT_MAX, &pid, bad) ||
         !take_count(o, "pid_start_time", INT64_MAX, &start, bad) ||
+        !take_count(o, "holder_pid", INT_MAX, &holder, bad) ||
+        !take_count(o, "holder_start_time", INT64_MAX, &holder_start, bad) ||
         !take_count(o, "port", 65535, &port, bad))
         return 0;
     if (m->sandbox_id == NULL)
@@ -255,6 +261,8 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
     m->process.pid = (long)pid;
     m->process.start_time = (unsigned long long)start;
     m->port = (int)port;
+    m->holder.pid = (long)holder;
+    m->holder.start_time = (unsigned long long)holder_start;
     return 1;
 }
 

@@ -18,6 +18,7 @@ typedef struct local_metadata {
     char *url;
     local_process process;   /* pid 0: no command (directory sandbox) */
     int port;                    /* 0 when there is no command */
+    local_process holder;        /* pid 0: no holder (local_holder.h) */
     char *created;               /* ISO 8601 UTC */
     char *incarnation_id;        /* random, new for every creation */
     int creating;                /* "state":"creating": written before the sandbox's

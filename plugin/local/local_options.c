@@ -121,6 +121,8 @@ static const common_option_spec local_specs[] = {
                                          LOCAL_ISOLATION_DEFAULT_OPEN_FILES) },
     { .key = "limit_address_bytes", LONG_AT(isolation.max_address_bytes, LONG_MAX,
                                             LOCAL_ISOLATION_DEFAULT_ADDRESS_BYTES) },
+    { .key = "limit_cpu_seconds", LONG_AT(isolation.max_cpu_seconds, LONG_MAX,
+                                          LOCAL_ISOLATION_DEFAULT_CPU_SECONDS) },
 };
 
 static const common_option_table local_table = {

@@ -59,6 +59,13 @@ static int read_proc_stat(long pid, char *state, unsigned long long *start_time)
     return 1;
 }
 
+int local_process_identify(long pid, local_process *out)
+{
+    char state;
+    out->pid = pid;
+    return read_proc_stat(pid, &state, &out->start_time);
+}
+
 int local_process_is_running(const local_process *proc)
 {
     if (proc->pid <= 1 || proc->start_time == 0)

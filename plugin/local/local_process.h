@@ -53,6 +53,10 @@ int local_launch_exit_status(local_launch *launch, int *status);
  * LOCAL_LAUNCH_INIT and a released launch. */
 void local_launch_release(local_launch *launch);
 
+/* Name the running process `pid` (its start time read from /proc) in
+ * *out: 1, or 0 when it does not exist. */
+int local_process_identify(long pid, local_process *out);
+
 /* 1 when `proc` still runs (not a zombie) and is the same process that was
  * started (same start time), else 0. */
 int local_process_is_running(const local_process *proc);

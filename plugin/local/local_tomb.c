@@ -68,6 +68,9 @@ sbx_status local_tomb_finish(const local_paths *paths, long stop_timeout_ms, sbx
     st = local_file_sync_dir(paths->state_dir, err);
     if (st == SBX_OK && meta.process.pid != 0)
         st = local_process_stop(&meta.process, stop_timeout_ms, err);
+    /* pid 1 of its namespace: no SIGTERM to wait for; SIGKILL ends all. */
+    if (st == SBX_OK && meta.holder.pid != 0)
+        st = local_process_stop(&meta.holder, 0, err);
     if (st == SBX_OK)
         st = local_remove_files(paths, 1, meta.port != 0, paths->tomb, err);
     local_metadata_clear(&meta);

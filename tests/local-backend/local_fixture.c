@@ -3,15 +3,18 @@
 
 #include "tests/local-backend/local_fixture.h"
 
+#include "tests/support/clock.h"
 #include "tests/support/scratch_dir.h"
 
 #include <CUnit/CUnit.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void sbx_local_test_make_dir(char *out, size_t size, const char *tag)
@@ -70,14 +73,57 @@ json_object *sbx_local_test_read_metadata(const char *state_dir, const char *id)
     return json_object_from_file(path);
 }
 
-long sbx_local_test_metadata_pid(const char *state_dir, const char *id)
+long sbx_local_test_metadata_long(const char *state_dir, const char *id, const char *key)
 {
-    json_object *meta = sbx_local_test_read_metadata(state_dir, id), *pid = NULL;
+    json_object *meta = sbx_local_test_read_metadata(state_dir, id), *v = NULL;
     long value = 0;
-    if (meta != NULL && json_object_object_get_ex(meta, "pid", &pid) && pid != NULL)
-        value = (long)json_object_get_int64(pid);
+    if (meta != NULL && json_object_object_get_ex(meta, key, &v) && v != NULL)
+        value = (long)json_object_get_int64(v);
     json_object_put(meta);
     return value;
+}
+
+long sbx_local_test_metadata_pid(const char *state_dir, const char *id)
+{
+    return sbx_local_test_metadata_long(state_dir, id, "pid");
+}
+
+int sbx_local_test_host_has_process_with(const char *word)
+{
+    DIR *d = opendir("/proc");
+    CU_ASSERT_FATAL(d != NULL);
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], args[512];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, args, sizeof args - 1);
+        close(fd);
+        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
+            args[n] = '\0';
+            if (strcmp(args + i, word) == 0)
+                found = 1;
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+int sbx_local_test_wait_for_process_with(const char *word, int present, long deadline_ms)
+{
+    long deadline = sbx_test_now_ms() + deadline_ms;
+    while (sbx_local_test_host_has_process_with(word) != present) {
+        if (sbx_test_now_ms() > deadline)
+            return 0;
+        struct timespec t = { 0, 10000000L };
+        nanosleep(&t, NULL);
+    }
+    return 1;
 }
 
 int sbx_local_test_process_gone(long pid)

@@ -37,8 +37,19 @@ const char *sbx_local_test_server_command(void);
 /* STATE/ID.json parsed (put it), or NULL. */
 json_object *sbx_local_test_read_metadata(const char *state_dir, const char *id);
 
+/* The integer member `key` of STATE/ID.json, 0 when absent or null. */
+long sbx_local_test_metadata_long(const char *state_dir, const char *id, const char *key);
+
 /* The pid recorded for a command sandbox, 0 when none. */
 long sbx_local_test_metadata_pid(const char *state_dir, const char *id);
+
+/* 1 when a process of the host (not a zombie's empty cmdline) has `word`
+ * as one of its arguments. */
+int sbx_local_test_host_has_process_with(const char *word);
+
+/* Wait until a host process with argument `word` exists (`present` 1) or
+ * none does (`present` 0); 1 when that came within deadline_ms. */
+int sbx_local_test_wait_for_process_with(const char *word, int present, long deadline_ms);
 
 /* 1 when `pid` has exited (gone, or a zombie nobody reaped yet). */
 int sbx_local_test_process_gone(long pid);

@@ -20,7 +20,6 @@
 
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -28,6 +27,8 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,45 +364,178 @@ static void test_files_past_the_size_limit_fail(void)
     fixture_teardown(&f);
 }
 
-/* ------------------------------------------------------------ nothing outlives it */
+/* ------------------------------------------------------------ escapes */
 
-/* 1 when a process of the host has `word` among its arguments. */
-static int host_has_process_with(const char *word)
+/* A file of the test's holding "marker" at `path`. */
+static void place_marker(const char *path)
 {
-    DIR *d = opendir("/proc");
-    CU_ASSERT_FATAL(d != NULL);
-    int found = 0;
-    struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char path[300], args[512];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, args, sizeof args - 1);
-        close(fd);
-        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
-            args[n] = '\0';
-            if (strcmp(args + i, word) == 0)
-                found = 1;
-        }
-    }
-    closedir(d);
-    return found;
+    sbx_local_test_write_file(path, "marker\n");
 }
+
+/* 1 when shell text fails and says nothing of the marker. */
+static int fails_without_marker(fixture *f, const char *text)
+{
+    sbx_exec_result *r = run(f, text);
+    int ok = !(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0) &&
+             strstr(r->stdout_data, "marker") == NULL;
+    if (!ok)
+        fprintf(stderr, "%s: exit %d, out '%s'\n", text, r->exit_code, r->stdout_data);
+    sbx_backend_free_exec_result(f->backend, r);
+    return ok;
+}
+
+static void test_markers_outside_the_sandbox_cannot_be_read(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso markers");
+    char host_tmp[64], outside[2 * PATH_MAX], other[2 * PATH_MAX + 16], text[5 * PATH_MAX];
+    snprintf(host_tmp, sizeof host_tmp, "/tmp/sbx-iso-marker-%ld", (long)getpid());
+    place_marker(host_tmp);
+    snprintf(outside, sizeof outside, "%s/marker", f.outside);
+    place_marker(outside);
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f.backend, "other", NULL, NULL, NULL, 0, &err);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    snprintf(other, sizeof other, "%s/other/secret", f.state_dir);
+    place_marker(other);
+    const char *const paths[] = { host_tmp, outside, other };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        snprintf(text, sizeof text, "cat '%s'", paths[i]);
+        CU_ASSERT(fails_without_marker(&f, text));
+    }
+    /* The state directory shows only this sandbox; no record, no home. */
+    snprintf(text, sizeof text, "cat '%s/iso.json' '%s/other.json'", f.state_dir, f.state_dir);
+    CU_ASSERT(fails_without_marker(&f, text));
+    snprintf(text, sizeof text, "ls -A '%s'", f.state_dir);
+    CU_ASSERT(output_is(&f, text, "iso\n"));
+    CU_ASSERT(exit_of(&f, "test -e /root || test -e /home || test -e /var") == 1);
+    /* The host and the other sandbox are as they were. */
+    CU_ASSERT(exit_of(&f, "echo mine > /tmp/mine") == 0);
+    CU_ASSERT(sbx_local_test_path_exists(other) && !sbx_local_test_path_exists("/tmp/mine"));
+    CU_ASSERT(sbx_backend_destroy(f.backend, "other", &err) == SBX_OK);
+    unlink(host_tmp);
+    fixture_teardown(&f);
+}
+
+static void test_symlinks_made_inside_lead_nowhere(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso links");
+    char marker[2 * PATH_MAX], text[5 * PATH_MAX];
+    snprintf(marker, sizeof marker, "%s/marker", f.outside);
+    place_marker(marker);
+    snprintf(text, sizeof text, "ln -s '%s' out && ln -s /etc/hostname etc && ln -s / root", marker);
+    CU_ASSERT(exit_of(&f, text) == 0);
+    CU_ASSERT(fails_without_marker(&f, "cat out"));
+    /* Through the host's file operations: refused, nothing read or written. */
+    const char *const links[] = { "out", "etc", "root/etc/hostname" };
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        sbx_file_content *c = NULL;
+        sbx_error err;
+        CU_ASSERT(sbx_backend_read_file(f.backend, "iso", links[i], 0, 4096, &c, &err) ==
+                  SBX_ERR_REFUSED);
+        CU_ASSERT(sbx_backend_write_file(f.backend, "iso", links[i], "x", 1, 0, 0644, &err) ==
+                  SBX_ERR_REFUSED);
+    }
+    FILE *in = fopen(marker, "r");
+    char line[32] = "";
+    CU_ASSERT(in != NULL && fgets(line, sizeof line, in) != NULL);
+    CU_ASSERT_STRING_EQUAL(line, "marker\n");
+    if (in != NULL)
+        fclose(in);
+    fixture_teardown(&f);
+}
+
+static void test_host_processes_cannot_be_signalled_or_traced(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso signal");
+    char text[256];
+    snprintf(text, sizeof text, "kill -0 %ld", (long)getpid());
+    CU_ASSERT(exit_of(&f, text) != 0);
+    if (access("/usr/bin/python3", X_OK) == 0) {
+        /* PTRACE_ATTACH (16) of its own pid 1 and of the host's pid. */
+        snprintf(text, sizeof text,
+                 "python3 -c 'import ctypes; c = ctypes.CDLL(None, use_errno=True); "
+                 "print(c.ptrace(16, 1, 0, 0), ctypes.get_errno(), "
+                 "c.ptrace(16, %ld, 0, 0), ctypes.get_errno())'", (long)getpid());
+        CU_ASSERT(output_is(&f, text, "-1 1 -1 1\n"));
+    }
+    fixture_teardown(&f);
+}
+
+static void test_fork_and_memory_bombs_are_contained(void)
+{
+    fixture f;
+    sbx_option limit = { "limit_processes", "32" };
+    fixture_setup_with(&f, "iso bombs", "namespaces", &limit);
+    /* However it ends (forks refused, the timeout), it ends. */
+    sbx_exec_result *r = run_for(&f, "b() { b | b & }; b; wait", 3000);
+    sbx_backend_free_exec_result(f.backend, r);
+    /* Nothing of it is left (the init and this shell), and the sandbox
+     * still runs commands. */
+    CU_ASSERT(output_is(&f, "set -- /proc/[0-9]*; echo $#", "2\n"));
+    fixture_teardown(&f);
+    limit = (sbx_option){ "limit_address_bytes", "268435456" };
+    fixture_setup_with(&f, "iso memory", "namespaces", &limit);
+    /* awk doubles a string until it cannot allocate. */
+    r = run_for(&f, "awk 'BEGIN { s = \"x\"; while (1) s = s s }'", 60000);
+    CU_ASSERT(r->outcome != SBX_EXEC_TIMED_OUT);
+    CU_ASSERT(!(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0));
+    sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(exit_of(&f, "true") == 0);
+    fixture_teardown(&f);
+}
+
+static void test_cpu_time_past_the_limit_ends_the_command(void)
+{
+    fixture f;
+    sbx_option limit = { "limit_cpu_seconds", "1" };
+    fixture_setup_with(&f, "iso cpu", "namespaces", &limit);
+    /* SIGXCPU (24) at the soft limit: a shell loop does not catch it. */
+    sbx_exec_result *r = run_for(&f, "exec sh -c 'while :; do :; done'", 120000);
+    CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED &&
+              (r->term_signal == SIGXCPU || r->term_signal == SIGKILL));
+    sbx_backend_free_exec_result(f.backend, r);
+    fixture_teardown(&f);
+}
+
+static void test_without_a_holder_exec_builds_its_own_namespaces(void)
+{
+    /* Made with isolation=none (no holder), run with namespaces. */
+    fixture f;
+    fixture_setup_with(&f, "iso no holder", "none", NULL);
+    CU_ASSERT(sbx_local_test_metadata_long(f.state_dir, "iso", "holder_pid") == 0);
+    sbx_option opts[2] = { { "state_dir", f.state_dir }, { "isolation", "namespaces" } };
+    sbx_backend *isolated = sbx_local_test_open(f.host, opts, 2);
+    sbx_backend *plain = f.backend;
+    f.backend = isolated;
+    CU_ASSERT(output_is(&f, "echo $$; test -e /root || echo no-root", "2\nno-root\n"));
+    CU_ASSERT(exit_of(&f, "echo x > made") == 0);
+    CU_ASSERT(sandbox_has(&f, "made"));
+    sbx_backend_close(isolated);
+    f.backend = plain;
+    fixture_teardown(&f);
+}
+
+static void test_files_persist_between_execs_processes_do_not(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso persist");
+    CU_ASSERT(exit_of(&f, "echo kept > /tmp/k && echo dir > d && (sleep 987660 &) ; true") == 0);
+    CU_ASSERT(output_is(&f, "cat /tmp/k d", "kept\ndir\n"));
+    sbx_exec_result *r = run(&f, "cat /proc/[0-9]*/cmdline | tr '\\000' ' '");
+    CU_ASSERT(strstr(r->stdout_data, "987660") == NULL);
+    sbx_backend_free_exec_result(f.backend, r);
+    fixture_teardown(&f);
+}
+
+/* ------------------------------------------------------------ nothing outlives it */
 
 static int gone_within_deadline(const char *word)
 {
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
-    while (host_has_process_with(word)) {
-        if (sbx_test_now_ms() > deadline)
-            return 0;
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
-    return 1;
+    return sbx_local_test_wait_for_process_with(word, 0, GONE_DEADLINE_MS);
 }
 
 static void test_timeouts_and_exits_end_every_process(void)
@@ -413,14 +547,14 @@ static void test_timeouts_and_exits_end_every_process(void)
     CU_ASSERT(r->outcome == SBX_EXEC_TIMED_OUT);
     CU_ASSERT(sbx_test_now_ms() - start < 20000);
     sbx_backend_free_exec_result(f.backend, r);
-    CU_ASSERT(!host_has_process_with("987651"));
+    CU_ASSERT(!sbx_local_test_host_has_process_with("987651"));
     CU_ASSERT(gone_within_deadline("987651") && gone_within_deadline("987652") &&
               gone_within_deadline("987653"));
     /* A daemon left behind by a command that exits is ended too. */
     r = run(&f, "setsid sleep 987654 & (sleep 987655 &) ; echo left");
     CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
     sbx_backend_free_exec_result(f.backend, r);
-    CU_ASSERT(!host_has_process_with("987654"));
+    CU_ASSERT(!sbx_local_test_host_has_process_with("987654"));
     CU_ASSERT(gone_within_deadline("987654") && gone_within_deadline("987655"));
     fixture_teardown(&f);
 }
@@ -431,6 +565,44 @@ typedef struct thread_job {
     int index;
     int failures;
 } thread_job;
+
+/* An exec left running while the sandbox is destroyed. */
+static void *exec_until_destroyed(void *p)
+{
+    fixture *f = p;
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = "setsid sleep 987671 & sleep 987672";
+    r.timeout_ms = 120000;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_exec(f->backend, "iso", &r, &out, &err);
+    if (st == SBX_OK)
+        sbx_backend_free_exec_result(f->backend, out);
+    return (void *)(intptr_t)st;
+}
+
+static void test_destroy_ends_the_holder_and_every_process(void)
+{
+    fixture f;
+    fixture_setup(&f, "iso destroy");
+    long holder = sbx_local_test_metadata_long(f.state_dir, "iso", "holder_pid");
+    CU_ASSERT_FATAL(holder > 0);
+    CU_ASSERT(!sbx_local_test_process_gone(holder));
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, exec_until_destroyed, &f) == 0);
+    CU_ASSERT(sbx_local_test_wait_for_process_with("987672", 1, GONE_DEADLINE_MS));
+    sbx_error err;
+    CU_ASSERT(sbx_backend_destroy(f.backend, "iso", &err) == SBX_OK);
+    void *st = NULL;
+    pthread_join(t, &st);
+    CU_ASSERT((sbx_status)(intptr_t)st == SBX_ERR_NOT_FOUND);
+    CU_ASSERT(gone_within_deadline("987671") && gone_within_deadline("987672"));
+    CU_ASSERT(sbx_local_test_process_gone(holder));
+    sbx_backend_close(f.backend);
+    sbx_host_free(f.host);
+    sbx_test_remove_tree(f.state_dir);
+    sbx_test_remove_tree(f.outside);
+}
 
 static void *exec_many(void *p)
 {
@@ -472,10 +644,12 @@ static void test_eight_threads_exec_isolated_at_once(void)
 }
 
 /* In a child of the test's, in a user namespace of its own that may make
- * no more (max_user_namespaces 0, as a host that forbids them): exec of
- * `touch ran` must fail naming what is missing.  The child's exit code:
- * 0 when it did, else the step that went wrong. */
-static int exec_where_user_namespaces_are_forbidden(fixture *f)
+ * no more (max_user_namespaces 0, as a host that forbids them): a create
+ * must fail naming the option and what is missing, leaving no sandbox,
+ * and an exec in the sandbox made outside (whose namespaces this one
+ * cannot join) must fail without running.  The child's exit code: 0 when
+ * all did, else the step that went wrong. */
+static int where_user_namespaces_are_forbidden(fixture *f)
 {
     char map[32];
     snprintf(map, sizeof map, "0 %u 1", (unsigned)geteuid());
@@ -483,26 +657,36 @@ static int exec_where_user_namespaces_are_forbidden(fixture *f)
     if (unshare(CLONE_NEWUSER) != 0 || !put("/proc/self/setgroups", "deny") ||
         !put("/proc/self/uid_map", map) || !put("/proc/sys/user/max_user_namespaces", "0"))
         return 2;
+    sbx_error err;
+    sbx_sandbox *sb = NULL;
+    sbx_create_request c = SBX_CREATE_REQUEST_INIT;
+    c.sandbox_id = "iso-forbidden";
+    if (sbx_backend_create(f->backend, &c, &sb, &err) != SBX_ERR_UNSUPPORTED)
+        return 3;
+    if (strstr(err.message, "isolation=namespaces: cannot create user, mount, pid") == NULL ||
+        strstr(err.message, "max_user_namespaces") == NULL ||
+        strstr(err.message, "isolation=none") == NULL)
+        return 4;
+    char left[PATH_MAX + 32];
+    snprintf(left, sizeof left, "%s/iso-forbidden", f->state_dir);
+    if (access(left, F_OK) == 0)
+        return 5;
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.shell_command = "touch ran";
     sbx_exec_result *out = NULL;
-    sbx_error err;
     if (sbx_backend_exec(f->backend, "iso", &r, &out, &err) != SBX_ERR_UNSUPPORTED)
-        return 3;
-    return strstr(err.message, "isolation=namespaces: cannot create user, mount, pid") != NULL &&
-                   strstr(err.message, "max_user_namespaces") != NULL
-               ? 0
-               : 4;
+        return 6;
+    return strstr(err.message, "isolation=namespaces: cannot join") != NULL ? 0 : 7;
 }
 
-static void test_without_user_namespaces_exec_fails_and_runs_nothing(void)
+static void test_without_user_namespaces_create_and_exec_fail(void)
 {
     fixture f;
     fixture_setup(&f, "iso forbidden");
     pid_t child = fork();
     CU_ASSERT_FATAL(child >= 0);
     if (child == 0)
-        _exit(exec_where_user_namespaces_are_forbidden(&f));
+        _exit(where_user_namespaces_are_forbidden(&f));
     int status = -1;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
@@ -549,9 +733,27 @@ static void drop_root(void)
     setenv("HOME", "/tmp", 1);
 }
 
+/* 1 when this user may make the namespaces isolation needs (in a child,
+ * which exits at once). */
+static int namespaces_allowed(void)
+{
+    pid_t child = fork();
+    if (child == 0)
+        _exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
+    int status = -1;
+    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 void sbx_test_register(void)
 {
     drop_root();
+    if (!namespaces_allowed()) {
+        fprintf(stderr, "test_local_isolation: skipped: this kernel refuses user, mount, pid "
+                        "and network namespaces to this user (docs/local.md, Isolation)\n");
+        exit(77);
+    }
     static const CU_TestInfo tests[] = {
         { "namespaces: exit codes, signals, env, stdin, output, working dirs",
           test_commands_still_run_as_an_exec },
@@ -566,8 +768,23 @@ void sbx_test_register(void)
         { "namespaces: timeouts and exits end every process",
           test_timeouts_and_exits_end_every_process },
         { "namespaces: eight threads at once", test_eight_threads_exec_isolated_at_once },
-        { "namespaces: forbidden by the host -> unsupported, nothing runs",
-          test_without_user_namespaces_exec_fails_and_runs_nothing },
+        { "namespaces: forbidden by the host -> create and exec unsupported, nothing runs",
+          test_without_user_namespaces_create_and_exec_fail },
+        { "escape: markers in /tmp, another sandbox, the state dir unreadable",
+          test_markers_outside_the_sandbox_cannot_be_read },
+        { "escape: symlinks made inside lead nowhere, also for file ops",
+          test_symlinks_made_inside_lead_nowhere },
+        { "escape: host processes cannot be signalled or traced",
+          test_host_processes_cannot_be_signalled_or_traced },
+        { "escape: fork and memory bombs are contained",
+          test_fork_and_memory_bombs_are_contained },
+        { "limit_cpu_seconds ends a spinning command", test_cpu_time_past_the_limit_ends_the_command },
+        { "holder: destroy ends it, a running exec and its daemons",
+          test_destroy_ends_the_holder_and_every_process },
+        { "holder: without one (made with none) exec builds its own namespaces",
+          test_without_a_holder_exec_builds_its_own_namespaces },
+        { "holder: files persist between execs, processes do not",
+          test_files_persist_between_execs_processes_do_not },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
     };

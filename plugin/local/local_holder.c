@@ -1,0 +1,239 @@
+/* The holder of an isolated sandbox (see local_holder.h).  Between fork
+ * and _exit only async-signal-safe calls: the host may have threads. */
+#include <config.h>
+
+#include "plugin/local/local_holder.h"
+
+#include "plugin/local/local_child.h"
+#include "plugin/local/local_records.h"
+#include "plugin/local/local_time.h"
+
+#include <sbx/backend_support.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The messages of the holder's first process besides the isolation's
+ * (local_isolation_report): the holder's pid, or why it could not fork. */
+#define HOLDER_PID (-1)
+#define HOLDER_FORK_FAILED (-2)
+
+/* How long create waits for the holder to be built: far above the few
+ * milliseconds it takes, for a loaded machine. */
+#define READY_TIMEOUT_MS 30000L
+
+/* The descriptors the holder's first process keeps: /dev/null, the go
+ * channel and the isolation's three. */
+#define KEEP_COUNT 5
+
+static int compare_fds(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/* The holder (pid 1 of the sandbox's pid namespace): build the root, say
+ * so, wait for the go and then for ever.  Execs get pid namespaces of
+ * their own, so nothing is ever reparented here. */
+_Noreturn static void hold(const local_isolation_plan *plan, int go_fd)
+{
+    close(plan->status_read);
+    local_isolation_build(plan);
+    /* Its own process group, which destroy kills (local_process_stop). */
+    if (setsid() < 0)
+        _exit(1);
+    /* Dumpable (unlike an exec's init), which entering the user namespace
+     * with more capabilities than the host's undid: setns through a pidfd
+     * needs ptrace's read access.  No exec's /proc shows this process. */
+    prctl(PR_SET_DUMPABLE, 1L, 0L, 0L, 0L);
+    close(plan->root_fd);
+    local_isolation_report(plan, 0, 0);
+    close(plan->status_write);
+    char go;
+    ssize_t n;
+    while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(0);
+    close(go_fd);
+    for (;;)
+        pause();
+}
+
+/* The holder's first process: out of the host's session, in new
+ * namespaces; it forks the holder, reports its pid and exits. */
+_Noreturn static void start(const local_isolation_plan *plan, int null_fd, int go_fd,
+                            const int keep[KEEP_COUNT], long fd_limit)
+{
+    local_child_reset_signals();
+    local_child_close_all_but(keep, KEEP_COUNT, fd_limit);
+    for (int fd = 0; fd < 3; fd++)
+        if (dup2(null_fd, fd) < 0)
+            _exit(1);
+    close(null_fd);
+    if (setsid() < 0)
+        _exit(1);
+    int stage = 0, e = local_isolation_enter(plan, &stage);
+    if (e != 0) {
+        local_isolation_report(plan, stage, e);
+        _exit(1);
+    }
+    pid_t holder = _Fork();
+    if (holder == 0)
+        hold(plan, go_fd);
+    if (holder < 0)
+        local_isolation_report(plan, HOLDER_FORK_FAILED, errno);
+    else
+        local_isolation_report(plan, HOLDER_PID, (int)holder);
+    _exit(0);
+}
+
+/* Read the holder's messages until it is ready: its pid into *pid.  0, or
+ * the failed stage (with *error) or -1 (holder gone or silent). */
+static int await_ready(int fd, long *pid, int *error)
+{
+    long deadline = local_now_ms() + READY_TIMEOUT_MS;
+    int ready = 0;
+    *error = 0;
+    while (!ready || *pid <= 0) {
+        long left = deadline - local_now_ms();
+        struct pollfd p = { fd, POLLIN, 0 };
+        int rc = left > 0 ? poll(&p, 1, (int)left) : 0;
+        if (rc < 0 && errno == EINTR)
+            continue;
+        int stage, value;
+        if (rc <= 0 || !local_isolation_read_status(fd, &stage, &value))
+            return -1;
+        if (stage == HOLDER_PID) {
+            *pid = value;
+        } else if (stage == 0) {
+            ready = 1;
+        } else {
+            *error = value;
+            return stage;
+        }
+    }
+    return 0;
+}
+
+/* The error of a holder that was not made ready. */
+static sbx_status failed(int stage, int error, const char *sandbox_dir, sbx_error *err)
+{
+    if (stage == HOLDER_FORK_FAILED || stage < 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation=namespaces: the holder "
+                                     "of %s %s", sandbox_dir, stage < 0 && error == 0
+                                     ? "did not report ready" : "could not fork");
+    return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "isolation=namespaces: cannot %s: "
+                                 "%s (set the option isolation=none for sandboxes that do "
+                                 "not isolate)", local_isolation_stage_text(stage),
+                                 strerror(error));
+}
+
+sbx_status local_holder_start(const local_isolation_options *options, const char *sandbox_dir,
+                              local_process *out, int *go_fd, sbx_error *err)
+{
+    local_isolation_plan plan;
+    int go[2] = { -1, -1 };
+    *go_fd = -1;
+    memset(out, 0, sizeof *out);
+    memset(&plan, 0, sizeof plan);
+    int root_fd = open(sandbox_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    sbx_status st = SBX_OK;
+    if (root_fd < 0 || null_fd < 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
+                                   strerror(errno));
+    if (st == SBX_OK)
+        st = local_isolation_prepare(options, sandbox_dir, root_fd, "", -1, &plan, err);
+    /* Sorted here: the fork may not call qsort. */
+    int keep[KEEP_COUNT] = { null_fd, go[1], -1, -1, -1 };
+    local_isolation_keep_fds(&plan, keep + 2);
+    qsort(keep, KEEP_COUNT, sizeof keep[0], compare_fds);
+    pid_t first = -1;
+    if (st == SBX_OK && (first = fork()) < 0)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: fork: %s",
+                                   strerror(errno));
+    if (first == 0) {
+        close(go[0]);
+        start(&plan, null_fd, go[1], keep, local_child_fd_limit());
+    }
+    long pid = 0;
+    if (st == SBX_OK) {
+        /* Ours closed: EOF once the holder and its parent are gone. */
+        close(plan.status_write);
+        plan.status_write = -1;
+        int error, stage = await_ready(plan.status_read, &pid, &error);
+        while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
+            ;
+        if (stage != 0)
+            st = failed(stage, error, sandbox_dir, err);
+        else if (!local_process_identify(pid, out))
+            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the holder of %s "
+                                       "exited", sandbox_dir);
+    }
+    if (st == SBX_OK) {
+        *go_fd = go[0];
+        go[0] = -1;
+    } else if (pid > 0 && local_process_identify(pid, out)) {
+        sbx_error ignored;
+        local_process_stop(out, 0, &ignored);
+        memset(out, 0, sizeof *out);
+    }
+    local_isolation_plan_free(&plan);
+    for (int i = 0; i < 2; i++)
+        if (go[i] >= 0)
+            close(go[i]);
+    if (root_fd >= 0)
+        close(root_fd);
+    if (null_fd >= 0)
+        close(null_fd);
+    return st;
+}
+
+sbx_status local_holder_go(int *go_fd, sbx_error *err)
+{
+    ssize_t n;
+    while ((n = send(*go_fd, "g", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    int saved = errno;
+    local_holder_release(go_fd);
+    if (n != 1)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the sandbox's holder "
+                                     "is gone: %s", strerror(saved));
+    return SBX_OK;
+}
+
+void local_holder_release(int *go_fd)
+{
+    if (*go_fd >= 0)
+        close(*go_fd);
+    *go_fd = -1;
+}
+
+int local_holder_pin(sbx_backend_instance *inst, const local_paths *paths)
+{
+    local_metadata meta;
+    sbx_error ignored;
+    if (local_load_metadata(inst, paths, paths->id, &meta, &ignored) != SBX_OK)
+        return -1;
+    local_process holder = meta.holder;
+    local_metadata_clear(&meta);
+    if (holder.pid <= 0)
+        return -1;
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)holder.pid, 0U);
+    /* Pinned first, then checked: the pid cannot be recycled in between. */
+    if (fd >= 0 && !local_process_is_running(&holder)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
