@@ -32,8 +32,10 @@ static int start(sbx_rt *rt, const char *aio_key)
     snprintf(state_dir, sizeof state_dir, "/tmp/sbx-remote-ops.XXXXXX");
     CU_ASSERT_FATAL(mkdtemp(state_dir) != NULL);
     const char *args[] = { "--aio", "--aio-api-key", AIO_KEY, "--state-dir", state_dir, NULL };
-    sbx_option extra[] = { { "sandbox_api_key", aio_key } };
-    if (!sbx_rt_start(rt, args, NULL, extra, 1))
+    /* A generous bound on the provisioner's answers: the many-thread cases
+     * queue dozens of requests on a loaded (or sanitized) emulator. */
+    sbx_option extra[] = { { "sandbox_api_key", aio_key }, { "get_timeout_ms", "60000" } };
+    if (!sbx_rt_start(rt, args, NULL, extra, 2))
         return 0;
     sbx_create_request req = sbx_rt_create_request(SB, NULL, NULL);
     sbx_error err;
