@@ -41,8 +41,10 @@ char *common_base64_encode_alloc(const void *bytes, size_t len)
     return out;
 }
 
-/* The value of one character, or -1. */
-static int value_of(char c)
+/* The value of base64 digit `c`; PADDING, SPACE or OTHER for the rest. */
+enum { PADDING = -1, SPACE = -2, OTHER = -3 };
+
+static int digit_value(unsigned char c)
 {
     if (c >= 'A' && c <= 'Z')
         return c - 'A';
@@ -54,34 +56,59 @@ static int value_of(char c)
         return 62;
     if (c == '/')
         return 63;
-    return -1;
+    if (c == '=')
+        return PADDING;
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' ? SPACE : OTHER;
 }
 
-int common_base64_decode(const char *text, size_t len, unsigned char *out, size_t *out_len)
+int common_base64_decode(const char *text, size_t len, unsigned flags, unsigned char *out,
+                         size_t *out_len)
 {
-    /* Padding only at the very end, at most two. */
-    size_t pad = 0;
-    while (pad < 2 && len > pad && text[len - 1 - pad] == '=')
-        pad++;
-    size_t data = len - pad;
-    if (pad > 0 && len % 4 != 0)
-        return -1;
-    if (data % 4 == 1)
-        return -1;
-    size_t o = 0;
-    unsigned acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < data; i++) {
-        int v = value_of(text[i]);
-        if (v < 0)
+    size_t n = 0, digits = 0, padding = 0;
+    unsigned long group = 0;
+    for (size_t i = 0; i < len; i++) {
+        int v = digit_value((unsigned char)text[i]);
+        if (v == SPACE && (flags & COMMON_BASE64_SKIP_SPACE) != 0)
+            continue;
+        if (v == OTHER || v == SPACE || (v >= 0 && padding > 0))
             return -1;
-        acc = (acc << 6 | (unsigned)v) & 0xFFFFFFu;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (unsigned char)(acc >> bits);
+        if (v == PADDING) {
+            padding++;
+            continue;
+        }
+        group = group << 6 | (unsigned long)v;
+        if (++digits % 4 == 0) {
+            out[n++] = (unsigned char)(group >> 16);
+            out[n++] = (unsigned char)(group >> 8);
+            out[n++] = (unsigned char)group;
+            group = 0;
         }
     }
-    *out_len = o;
+    size_t rest = digits % 4;
+    if (rest == 1 || padding > 2 || (padding > 0 && (rest + padding) % 4 != 0))
+        return -1;
+    if (rest == 2) {
+        out[n++] = (unsigned char)(group >> 4);
+    } else if (rest == 3) {
+        out[n++] = (unsigned char)(group >> 10);
+        out[n++] = (unsigned char)(group >> 2);
+    }
+    *out_len = n;
     return 0;
+}
+
+char *common_base64_decode_alloc(const char *text, size_t len, unsigned flags, size_t *out_len,
+                                 int *invalid)
+{
+    *invalid = 0;
+    unsigned char *out = malloc(COMMON_BASE64_DECODED_MAX(len) + 1);
+    if (out == NULL)
+        return NULL;
+    if (common_base64_decode(text, len, flags, out, out_len) != 0) {
+        free(out);
+        *invalid = 1;
+        return NULL;
+    }
+    out[*out_len] = '\0';
+    return (char *)out;
 }

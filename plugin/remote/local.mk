@@ -15,6 +15,7 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_ops.c plugin/remote/remote_ops.h \
 	plugin/remote/remote_list_stream.c plugin/remote/remote_list_stream.h \
 	plugin/remote/remote_options.c plugin/remote/remote_options.h \
+	plugin/remote/remote_sandbox_clients.c plugin/remote/remote_sandbox_clients.h \
 	plugin/remote/remote_sandbox_ops.c plugin/remote/remote_sandbox_ops.h \
 	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \

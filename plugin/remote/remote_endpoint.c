@@ -13,6 +13,7 @@
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_ops.h"
+#include "plugin/remote/remote_sandbox_clients.h"
 
 #include <sbx/backend_support.h>
 
@@ -33,9 +34,11 @@ static int url_usable(const char *url)
     return 1;
 }
 
-static sbx_status build_client(remote_endpoint *ep, sbx_error *err)
+sbx_status remote_endpoint_client_new(void *ctx, const char *url, common_http_client **out,
+                                     sbx_error *err)
 {
-    const remote_options *o = &ep->inst->options;
+    const sbx_backend_instance *inst = ctx;
+    const remote_options *o = &inst->options;
     char *key_header = NULL;
     const char *headers[1];
     size_t header_count = 0;
@@ -43,29 +46,25 @@ static sbx_status build_client(remote_endpoint *ep, sbx_error *err)
         size_t n = strlen("X-AIO-API-Key: ") + strlen(o->sandbox_api_key) + 1;
         key_header = malloc(n);
         if (key_header == NULL)
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         snprintf(key_header, n, "X-AIO-API-Key: %s", o->sandbox_api_key);
         headers[header_count++] = key_header;
     }
     common_http_client_options co = {
-        .base_url = ep->url,
+        .base_url = url,
         .ca_file = o->ca_file,
         .connect_timeout_ms = o->connect_timeout_ms,
         .max_response_bytes = o->max_response_bytes,
         .headers = headers,
         .header_count = header_count,
-        .services = ep->inst->services,
+        .services = inst->services,
         .log_name = REMOTE_NAME,
     };
-    sbx_error cause;
-    sbx_backend_error_clear(&cause);
-    sbx_status st = common_http_client_new(&co, &ep->http, &cause);
+    sbx_status st = common_http_client_new(&co, out, err);
     if (key_header != NULL) {
         memset(key_header, 0, strlen(key_header)); /* a secret */
         free(key_header);
     }
-    if (st != SBX_OK)
-        remote_wrap_error(&cause, ep->what, err);
     return st;
 }
 
@@ -90,22 +89,26 @@ sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "%s: the provisioner's sandbox_url is not an http(s) base URL",
                                    ep->what);
-    else if ((ep->url = strdup(sb->sandbox_url)) == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+    if (st == SBX_OK) {
+        sbx_error cause;
+        sbx_backend_error_clear(&cause);
+        st = remote_sandbox_clients_acquire(&inst->sandboxes, sb->sandbox_url, &ep->client,
+                                            &cause);
+        if (st != SBX_OK)
+            remote_wrap_error(&cause, ep->what, err);
+        else
+            ep->http = ep->client->http;
+    }
     common_sandbox_records_free(sb, 1);
-    if (st == SBX_OK)
-        st = build_client(ep, err);
-    if (st != SBX_OK)
-        remote_endpoint_close(ep);
     return st;
 }
 
 void remote_endpoint_close(remote_endpoint *ep)
 {
-    common_http_client_free(ep->http);
-    free(ep->url);
+    if (ep->inst != NULL)
+        remote_sandbox_clients_release(&ep->inst->sandboxes, ep->client, ep->unreachable);
+    ep->client = NULL;
     ep->http = NULL;
-    ep->url = NULL;
 }
 
 /* GET /v1/sandbox: the sandbox's home_dir (an absolute path). */
@@ -182,14 +185,16 @@ static void mask_key(sbx_error *err, const char *key)
     sbx_backend_format(err->message, sizeof err->message, "%s", masked);
 }
 
-sbx_status remote_endpoint_fail(const remote_endpoint *ep, sbx_error *err)
+sbx_status remote_endpoint_fail(remote_endpoint *ep, sbx_error *err)
 {
+    if (err->kind == SBX_ERR_TRANSPORT)
+        ep->unreachable = 1;
     mask_key(err, ep->inst->options.sandbox_api_key);
     mask_key(err, ep->inst->options.api_key);
     return sbx_backend_error_prefix(err, "%s", ep->what);
 }
 
-sbx_status remote_endpoint_answer_error(const remote_endpoint *ep,
+sbx_status remote_endpoint_answer_error(remote_endpoint *ep,
                                         const common_http_response *resp, sbx_error *err)
 {
     char detail[320];

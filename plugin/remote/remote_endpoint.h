@@ -1,7 +1,8 @@
 /*
  * Reaching one sandbox's AIO API: where it is and its home directory,
  * both asked for every operation (nothing about a sandbox is remembered
- * between operations).  Safe on many threads at once.
+ * between operations; only connections to an address are).  Safe on many
+ * threads at once.
  */
 #ifndef SBX_REMOTE_ENDPOINT_H
 #define SBX_REMOTE_ENDPOINT_H
@@ -12,27 +13,37 @@
 
 struct sbx_backend_instance;
 
-/* One operation's way to a sandbox: a client of its URL (owned). */
+/* One operation's way to a sandbox: its URL's client, held from the
+ * instance's table (remote_sandbox_clients.h) until remote_endpoint_close. */
 typedef struct remote_endpoint {
     struct sbx_backend_instance *inst;
     const char *sandbox_id;   /* borrowed from the caller, checked */
-    char *url;                /* the sandbox_url discover answered */
-    common_http_client *http;
+    struct remote_sandbox_client *client;
+    common_http_client *http; /* client->http */
+    int unreachable;          /* a call could not reach the address */
     char what[128];           /* "Sandbox <op> failed for <id>", for messages */
 } remote_endpoint;
 
 /* Check the id, ask the provisioner where sandbox `sandbox_id` is (discover:
  * SBX_ERR_NOT_FOUND when it is gone, not Running or has no address) and
- * build a client of its URL sending the sandbox_api_key.  The address is
- * asked again for every operation, never remembered: an id destroyed and
- * made again (perhaps for another user) gets a new answer, and an address
- * reused by another sandbox is never reached under this id.  `op` names
- * the operation in messages.  Release with remote_endpoint_close. */
+ * hold the client of that URL (its keep-alive connections are reused; it
+ * sends the sandbox_api_key).  The address is asked again for every
+ * operation, never remembered by id: an id destroyed and made again
+ * (perhaps for another user) gets a new answer, and an address reused by
+ * another sandbox is never reached under this id.  `op` names the
+ * operation in messages.  Release with remote_endpoint_close. */
 sbx_status remote_endpoint_open(struct sbx_backend_instance *inst, const char *sandbox_id,
                                  const char *op, remote_endpoint *ep, sbx_error *err);
 
-/* Release what remote_endpoint_open made (a zeroed endpoint is fine). */
+/* Give back what remote_endpoint_open holds (a zeroed endpoint is fine);
+ * a client whose address could not be reached leaves the table. */
 void remote_endpoint_close(remote_endpoint *ep);
+
+/* The remote_client_maker of the instance's table (`ctx` is the instance):
+ * a client of sandbox_url `url` sending X-AIO-API-Key when a
+ * sandbox_api_key is set, with the instance's TLS and bounds. */
+sbx_status remote_endpoint_client_new(void *ctx, const char *url, common_http_client **out,
+                                      sbx_error *err);
 
 /* `path` as an absolute path in the sandbox: as it is when absolute, else
  * below the sandbox's home directory (GET /v1/sandbox, asked each time: an
@@ -44,11 +55,12 @@ sbx_status remote_endpoint_path(remote_endpoint *ep, const char *path, int or_nu
 /* An error for an answer of the sandbox the call does not accept: 401/403
  * SBX_ERR_UNAUTHORIZED, other >= 400 SBX_ERR_PROVISIONER, anything else
  * SBX_ERR_PROTOCOL; http_status set; keys masked.  Returns the kind. */
-sbx_status remote_endpoint_answer_error(const remote_endpoint *ep,
+sbx_status remote_endpoint_answer_error(remote_endpoint *ep,
                                         const common_http_response *resp, sbx_error *err);
 
 /* Mask both keys in err->message (it may quote the sandbox's text) and
- * prefix it with ep->what.  Returns err->kind. */
-sbx_status remote_endpoint_fail(const remote_endpoint *ep, sbx_error *err);
+ * prefix it with ep->what; a transport error marks the endpoint
+ * unreachable.  Returns err->kind. */
+sbx_status remote_endpoint_fail(remote_endpoint *ep, sbx_error *err);
 
 #endif /* SBX_REMOTE_ENDPOINT_H */

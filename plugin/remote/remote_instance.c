@@ -5,6 +5,7 @@
 
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_endpoint.h"
 
 #include <sbx/backend_support.h>
 
@@ -96,6 +97,10 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
         };
         st = remote_contract_cache_init(&inst->contract, &hooks, err);
     }
+    if (st == SBX_OK &&
+        (st = remote_sandbox_clients_init(&inst->sandboxes, remote_endpoint_client_new, inst,
+                                          err)) != SBX_OK)
+        remote_contract_cache_destroy(&inst->contract);
     if (st != SBX_OK) {
         common_http_client_free(inst->http);
         remote_options_clear(&inst->options);
@@ -112,6 +117,7 @@ void remote_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
+    remote_sandbox_clients_destroy(&inst->sandboxes);
     remote_contract_cache_destroy(&inst->contract);
     common_http_client_free(inst->http);
     remote_options_clear(&inst->options);

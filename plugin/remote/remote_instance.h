@@ -1,8 +1,9 @@
 /*
  * An open remote-backend instance: immutable options, a thread-safe HTTP
- * client and the mount-contract cache.  Every operation may run on many
- * threads at once; nothing here is mutated after open except inside the
- * cache (which locks) and the client's handle pool (which locks).
+ * client of the provisioner, the sandboxes' clients and the mount-contract
+ * cache.  Every operation may run on many threads at once; nothing here is
+ * mutated after open except inside the cache, the sandboxes' table and the
+ * clients' handle pools (each locks).
  */
 #ifndef SBX_REMOTE_INSTANCE_H
 #define SBX_REMOTE_INSTANCE_H
@@ -14,11 +15,13 @@
 #include "plugin/remote/remote_backend.h"
 #include "plugin/remote/remote_contract_cache.h"
 #include "plugin/remote/remote_options.h"
+#include "plugin/remote/remote_sandbox_clients.h"
 
 struct sbx_backend_instance {
     remote_options options;
     common_http_client *http;
     remote_contract_cache contract;
+    remote_sandbox_clients sandboxes;    /* the sandboxes' AIO clients, by URL */
     const sbx_host_services *services;   /* kept alive by the host until close */
 };
 

@@ -1,7 +1,8 @@
 # Unit tests of the building blocks in common/ that every part of the tree
-# shares (the growable buffer, the hash, the backends' option table): no
+# shares (the growable buffer, the hash, base64, the backends' option table): no
 # process, no network.
 SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
+	tests/common-unit/test_base64 \
 	tests/common-unit/test_option_table
 check_PROGRAMS += $(SBX_COMMON_UNIT_SUITES)
 TESTS += $(SBX_COMMON_UNIT_SUITES)
@@ -13,3 +14,7 @@ tests_common_unit_test_building_blocks_LDADD = common/libsbx-common.la $(SBX_TES
 tests_common_unit_test_option_table_SOURCES = tests/common-unit/test_option_table.c
 tests_common_unit_test_option_table_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_common_unit_test_option_table_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_common_unit_test_base64_SOURCES = tests/common-unit/test_base64.c
+tests_common_unit_test_base64_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_base64_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)

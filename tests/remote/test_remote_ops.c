@@ -4,8 +4,9 @@
  * helpers/OPS.md the AIO wire allows: exit codes and signals, argv and env
  * that a shell would split, output over the cap, NUL bytes, timeouts,
  * stdin refused, exact file bytes, offsets and caps, write flags, listings,
- * removal of files, trees and links, relative paths, the sandbox gone, the
- * AIO key, and many execs at once. */
+ * removal of files, trees and links, relative paths, the sandbox gone (also
+ * behind the backend's back), an id that moves to another address, the AIO
+ * key, and many execs at once on one sandbox and on many. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
@@ -31,8 +32,10 @@ static int start(sbx_rt *rt, const char *aio_key)
     snprintf(state_dir, sizeof state_dir, "/tmp/sbx-remote-ops.XXXXXX");
     CU_ASSERT_FATAL(mkdtemp(state_dir) != NULL);
     const char *args[] = { "--aio", "--aio-api-key", AIO_KEY, "--state-dir", state_dir, NULL };
-    sbx_option extra[] = { { "sandbox_api_key", aio_key } };
-    if (!sbx_rt_start(rt, args, NULL, extra, 1))
+    /* A generous bound on the provisioner's answers: the many-thread cases
+     * queue dozens of requests on a loaded (or sanitized) emulator. */
+    sbx_option extra[] = { { "sandbox_api_key", aio_key }, { "get_timeout_ms", "60000" } };
+    if (!sbx_rt_start(rt, args, NULL, extra, 2))
         return 0;
     sbx_create_request req = sbx_rt_create_request(SB, NULL, NULL);
     sbx_error err;
@@ -395,6 +398,174 @@ static void test_recreated_id_reaches_the_new_sandbox(void)
     stop(&rt);
 }
 
+/* Create `id` (in the fixture's emulator) with `mark` written to "mark" in
+ * its home; its sandbox_url into url (NULL: not wanted).  1 on success. */
+static int make_marked(sbx_rt *rt, const char *id, const char *mark, char *url, size_t url_size)
+{
+    sbx_create_request req = sbx_rt_create_request(id, NULL, NULL);
+    sbx_error err;
+    sbx_sandbox *sb = sbx_rt_create_ok(rt, &req, &err);
+    if (sb == NULL)
+        return 0;
+    if (url != NULL)
+        snprintf(url, url_size, "%s", sb->sandbox_url != NULL ? sb->sandbox_url : "");
+    sbx_backend_free_sandboxes(rt->backend, sb, 1);
+    sbx_status st = sbx_backend_write_file(rt->backend, id, "mark", mark, strlen(mark), 0, 0,
+                                           &err);
+    CU_ASSERT_EQUAL(st, SBX_OK);
+    return st == SBX_OK;
+}
+
+/* What `cat mark` prints in sandbox `id` (read_file must agree when
+ * `also_read`), into out; the status of the exec. */
+static sbx_status read_mark_by(sbx_rt *rt, const char *id, int also_read, char *out,
+                               size_t out_size)
+{
+    const char *argv[] = { "cat", "mark", NULL };
+    sbx_exec_request rq = SBX_EXEC_REQUEST_INIT;
+    rq.argv = argv;
+    sbx_exec_result *r = NULL;
+    sbx_error err;
+    out[0] = '\0';
+    sbx_status st = sbx_backend_exec(rt->backend, id, &rq, &r, &err);
+    if (st == SBX_OK) {
+        snprintf(out, out_size, "%s", r->stdout_data);
+        sbx_backend_free_exec_result(rt->backend, r);
+    }
+    if (st == SBX_OK && also_read) {
+        sbx_file_content *c = NULL;
+        CU_ASSERT_EQUAL(sbx_backend_read_file(rt->backend, id, "mark", 0, 64, &c, &err), SBX_OK);
+        CU_ASSERT(c != NULL && strcmp(c->data, out) == 0);
+        sbx_backend_free_file_content(rt->backend, c);
+    }
+    return st;
+}
+
+static sbx_status read_mark(sbx_rt *rt, const char *id, char *out, size_t out_size)
+{
+    return read_mark_by(rt, id, 1, out, out_size);
+}
+
+/* The provisioner moves an id to another address (destroyed and made
+ * again elsewhere): the next operation goes to the new address, although
+ * the backend holds live connections to the old one; moved again, the
+ * same. */
+static void test_an_id_moved_to_another_address_is_followed(void)
+{
+    sbx_rt rt;
+    if (!start(&rt, AIO_KEY))
+        return;
+    char url_b[256] = "", url_c[256] = "", got[64], body[512];
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_write_file(rt.backend, SB, "mark", "first", 5, 0, 0, &err),
+                    SBX_OK);
+    if (!make_marked(&rt, "ops-second", "second", url_b, sizeof url_b) ||
+        !make_marked(&rt, "ops-third", "third", url_c, sizeof url_c)) {
+        stop(&rt);
+        return;
+    }
+    CU_ASSERT_EQUAL(read_mark(&rt, SB, got, sizeof got), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(got, "first");
+    const char *to[] = { url_b, url_c };
+    const char *want[] = { "second", "third" };
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(body, sizeof body,
+                 "{\"sandbox_id\":\"" SB "\",\"sandbox_url\":\"%s\",\"status\":\"Running\"}",
+                 to[i]);
+        CU_ASSERT_FATAL(sbx_rt_put_sandbox(&rt, SB, body));
+        for (int round = 0; round < 2; round++) {
+            CU_ASSERT_EQUAL(read_mark(&rt, SB, got, sizeof got), SBX_OK);
+            CU_ASSERT_STRING_EQUAL(got, want[i]);
+        }
+    }
+    stop(&rt);
+}
+
+/* Destroyed behind this backend's back (another host's DELETE) while it
+ * holds a live connection to the sandbox: every operation is not_found,
+ * and the id made again answers as the new sandbox, never with the old
+ * one's files. */
+static void test_a_sandbox_destroyed_elsewhere_is_gone_at_once(void)
+{
+    sbx_rt rt;
+    if (!start(&rt, AIO_KEY))
+        return;
+    char got[64];
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_write_file(rt.backend, SB, "mark", "old", 3, 0, 0, &err), SBX_OK);
+    CU_ASSERT_EQUAL(read_mark(&rt, SB, got, sizeof got), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(got, "old");
+    CU_ASSERT_EQUAL(sbx_test_emu_control(rt.emu, "DELETE", "/api/sandboxes/" SB, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(read_mark(&rt, SB, got, sizeof got), SBX_ERR_NOT_FOUND);
+    sbx_file_content *c = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_read_file(rt.backend, SB, "mark", 0, 10, &c, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(rt.backend, SB, "mark", "x", 1, 0, 0, &err),
+                    SBX_ERR_NOT_FOUND);
+    sbx_dir_listing *l = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_list_dir(rt.backend, SB, ".", 1, 10, &l, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(sbx_backend_remove_path(rt.backend, SB, "mark", 0, &err), SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(sbx_test_emu_control(rt.emu, "POST", "/api/sandboxes",
+                                         "{\"sandbox_id\":\"" SB "\"}", NULL), 200);
+    CU_ASSERT_EQUAL(sbx_backend_read_file(rt.backend, SB, "mark", 0, 10, &c, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+    sbx_backend_free_file_content(rt.backend, c);
+    stop(&rt);
+}
+
+/* More sandboxes than the backend keeps clients for (16), each with
+ * several threads at once: every answer comes from the sandbox asked. */
+#define MANY_SANDBOXES 18
+#define THREADS_EACH 2
+#define CALLS_EACH 2
+
+typedef struct marked_worker {
+    sbx_rt *rt;
+    char id[32];
+    int ok;
+} marked_worker;
+
+static void *marked_worker_run(void *arg)
+{
+    marked_worker *w = arg;
+    char got[64];
+    w->ok = 1;
+    for (int i = 0; i < CALLS_EACH; i++)
+        w->ok = w->ok && read_mark_by(w->rt, w->id, 0, got, sizeof got) == SBX_OK &&
+                strcmp(got, w->id) == 0;
+    return NULL;
+}
+
+static void test_threads_on_many_sandboxes_get_their_own_answers(void)
+{
+    sbx_rt rt;
+    if (!start(&rt, AIO_KEY))
+        return;
+    marked_worker workers[MANY_SANDBOXES * THREADS_EACH];
+    pthread_t threads[MANY_SANDBOXES * THREADS_EACH];
+    int made = 1;
+    for (int s = 0; made && s < MANY_SANDBOXES; s++) {
+        char id[32];
+        snprintf(id, sizeof id, "ops-many-%d", s);
+        made = make_marked(&rt, id, id, NULL, 0);
+        for (int t = 0; t < THREADS_EACH; t++) {
+            workers[s * THREADS_EACH + t] = (marked_worker){ .rt = &rt };
+            snprintf(workers[s * THREADS_EACH + t].id, sizeof workers[0].id, "%s", id);
+        }
+    }
+    size_t started = 0;
+    for (size_t i = 0; made && i < MANY_SANDBOXES * THREADS_EACH; i++) {
+        CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, marked_worker_run, &workers[i]) == 0);
+        started++;
+    }
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        CU_ASSERT(workers[i].ok);
+    }
+    stop(&rt);
+}
+
 #define WORKERS 8
 
 typedef struct worker {
@@ -450,6 +621,11 @@ void sbx_test_register(void)
         { "gone_sandbox_and_wrong_key", test_gone_sandbox_and_wrong_key },
         { "recreated_id_reaches_the_new_sandbox", test_recreated_id_reaches_the_new_sandbox },
         { "concurrent_execs", test_concurrent_execs },
+        { "an id moved to another address is followed", test_an_id_moved_to_another_address_is_followed },
+        { "a sandbox destroyed elsewhere is gone at once",
+          test_a_sandbox_destroyed_elsewhere_is_gone_at_once },
+        { "threads on many sandboxes get their own answers",
+          test_threads_on_many_sandboxes_get_their_own_answers },
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("remote sandbox operations", NULL, NULL, tests);

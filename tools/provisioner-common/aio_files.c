@@ -4,6 +4,8 @@
 
 #include "tools/provisioner-common/aio_files.h"
 
+#include "common/base64.h"
+
 #include "tools/provisioner-common/aio_answers.h"
 #include "tools/provisioner-common/aio_body.h"
 #include "tools/provisioner-common/aio_text.h"
@@ -126,7 +128,8 @@ static char *write_bytes(json_object *body, size_t *len, int *invalid)
     size_t text_len = (size_t)json_object_get_string_len(content);
     *invalid = 0;
     if (strcmp(aio_string(body, "encoding", "utf-8"), "base64") == 0)
-        return aio_base64_decode(text, text_len, len, invalid);
+        return common_base64_decode_alloc(text, text_len, COMMON_BASE64_SKIP_SPACE, len,
+                                          invalid);
     int leading = aio_boolean(body, "leading_newline", 0);
     int trailing = aio_boolean(body, "trailing_newline", 0);
     char *bytes = prov_malloc(text_len + 3);

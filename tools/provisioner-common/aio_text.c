@@ -1,4 +1,4 @@
-/* UTF-8, middle cuts and base64 for the AIO routes (aio_text.h). */
+/* UTF-8 and middle cuts for the AIO routes (aio_text.h). */
 #include <config.h>
 
 #include "tools/provisioner-common/aio_text.h"
@@ -119,69 +119,4 @@ char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max
         return NULL;
     }
     return common_dynbuf_take(&b, out_len);
-}
-
-/* The value of base64 digit `c`, -1 for padding, -2 for whitespace, -3
- * for anything else. */
-static int digit_value(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    if (c == '=')
-        return -1;
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t' ? -2 : -3;
-}
-
-char *aio_base64_decode(const char *text, size_t len, size_t *out_len, int *invalid)
-{
-    *invalid = 0;
-    char *out = malloc(len / 4 * 3 + 4);
-    if (out == NULL)
-        return NULL;
-    size_t n = 0, digits = 0, padding = 0;
-    unsigned long group = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = digit_value((unsigned char)text[i]);
-        if (v == -2)
-            continue;
-        if (v == -3 || (v >= 0 && padding > 0)) {
-            *invalid = 1;
-            break;
-        }
-        if (v == -1) {
-            padding++;
-            continue;
-        }
-        group = group << 6 | (unsigned long)v;
-        if (++digits % 4 == 0) {
-            out[n++] = (char)(group >> 16);
-            out[n++] = (char)(group >> 8);
-            out[n++] = (char)group;
-            group = 0;
-        }
-    }
-    size_t rest = digits % 4;
-    if (rest == 1 || padding > 2 || (padding > 0 && (rest + padding) % 4 != 0))
-        *invalid = 1;
-    if (*invalid) {
-        free(out);
-        return NULL;
-    }
-    if (rest == 2) {
-        out[n++] = (char)(group >> 4);
-    } else if (rest == 3) {
-        out[n++] = (char)(group >> 10);
-        out[n++] = (char)(group >> 2);
-    }
-    out[n] = '\0';
-    *out_len = n;
-    return out;
 }

@@ -1,7 +1,8 @@
 /* Text conversions of the AIO sandbox routes (aio_server.h): output bytes
  * as the JSON strings the AIO API answers (UTF-8, counted in characters,
- * cut in the middle), and base64 contents.  Pure functions, thread-safe;
- * every result is a new buffer the caller frees, NULL when memory ran out. */
+ * cut in the middle; base64 contents decode through common/base64.h).  Pure
+ * functions, thread-safe; every result is a new buffer the caller frees,
+ * NULL when memory ran out. */
 #ifndef AIO_TEXT_H
 #define AIO_TEXT_H
 
@@ -22,10 +23,5 @@ char *aio_text_from_bytes(const char *bytes, size_t len, size_t *out_len, size_t
  * than `max` (> 0) characters; else a copy.  Sets *out_len. */
 char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max,
                           size_t *out_len);
-
-/* The bytes of base64 `text` (standard alphabet, padding optional,
- * whitespace ignored); NULL also when it is not base64 (*invalid set to 1,
- * else 0).  Sets *out_len. */
-char *aio_base64_decode(const char *text, size_t len, size_t *out_len, int *invalid);
 
 #endif
