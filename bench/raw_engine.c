@@ -4,7 +4,7 @@
  * Docker Engine API calls the backend makes, sent with one libcurl handle
  * over the engine's unix socket, with nothing of ours in the way.
  *
- *   raw-engine [-t TAG] [-n EXPECTED] [-c COMMAND] [-x PROGRAM]
+ *   raw-engine [-t TAG] [-n EXPECTED] [-c COMMAND] [-x PROGRAM] [-w]
  *              SOCKET IMAGE cycle|list|exec|write|read COUNT
  *
  * cycle: COUNT times, for the container raw-TAG-I, the calls of the
@@ -21,7 +21,10 @@
  *          makes them: POST .../exec (stdout and stderr attached), POST
  *          /exec/ID/start read to its end, GET /exec/ID/json until it no
  *          longer runs (exit code 0 checked); polls= says how many
- *          inspects past the first that took
+ *          inspects past the first that took.  With -w PROGRAM runs under
+ *          a shell that first writes its pid on stderr, as the backend's
+ *          wrapper does (docs/docker.md): the engine's time for the same
+ *          processes, leaving the client's own
  *   write  COUNT PUT .../archive?path=/tmp of a tar of one 1 MiB file
  *   read   COUNT GET .../archive?path=/tmp/raw-read.bin (written once
  *          first), the tar's length checked
@@ -51,6 +54,7 @@ typedef struct raw_run {
     const char *image;
     const char *command;
     const char *program;               /* exec: what runs */
+    int wrapped;                       /* exec: under a shell, as the backend runs it */
     const char *tag;
     long expected;
     double create, alive, destroy;     /* cycle: seconds in each step */
@@ -245,6 +249,13 @@ static int call_exec(void *ctx, unsigned thread, unsigned long index)
     raw_run *run = ctx;
     char path[256], id[128], *answer = NULL;
     json_object *body = json_object_new_object(), *cmd = json_object_new_array();
+    if (run->wrapped) {
+        json_object_array_add(cmd, json_object_new_string("/bin/sh"));
+        json_object_array_add(cmd, json_object_new_string("-c"));
+        json_object_array_add(cmd, json_object_new_string(
+                                       "echo \"sbx-exec: pid $$\" >&2; exec \"$@\""));
+        json_object_array_add(cmd, json_object_new_string("sbx-exec"));
+    }
     json_object_array_add(cmd, json_object_new_string(run->program));
     json_object_object_add(body, "AttachStdout", json_object_new_boolean(1));
     json_object_object_add(body, "AttachStderr", json_object_new_boolean(1));
@@ -367,8 +378,8 @@ static int call_list(void *ctx, unsigned thread, unsigned long index)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: raw-engine [-t TAG] [-n EXPECTED] [-c COMMAND] [-x PROGRAM] SOCKET "
-                    "IMAGE cycle|list|exec|write|read COUNT\n");
+    fprintf(stderr, "usage: raw-engine [-t TAG] [-n EXPECTED] [-c COMMAND] [-x PROGRAM] [-w] "
+                    "SOCKET IMAGE cycle|list|exec|write|read COUNT\n");
     return 2;
 }
 
@@ -376,7 +387,7 @@ int main(int argc, char **argv)
 {
     raw_run run = {.tag = "bench", .expected = -1, .program = "/bin/echo"};
     int opt;
-    while ((opt = getopt(argc, argv, "t:n:c:x:")) != -1) {
+    while ((opt = getopt(argc, argv, "t:n:c:x:w")) != -1) {
         if (opt == 't')
             run.tag = optarg;
         else if (opt == 'n')
@@ -385,6 +396,8 @@ int main(int argc, char **argv)
             run.command = optarg;
         else if (opt == 'x')
             run.program = optarg;
+        else if (opt == 'w')
+            run.wrapped = 1;
         else
             return usage();
     }
