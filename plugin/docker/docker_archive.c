@@ -3,7 +3,9 @@
 
 #include "plugin/docker/docker_archive.h"
 
+#include "common/base64.h"
 #include "common/dynbuf.h"
+#include "common/json_fields.h"
 #include "plugin/docker/docker_conn.h"
 
 #include <stdio.h>
@@ -59,23 +61,79 @@ static la_ssize_t read_body(struct archive *a, void *ctx, const void **buf)
     return (la_ssize_t)got;
 }
 
-sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t,
-                              const char *path, docker_archive_visit_fn visit, void *ctx,
+/* METHOD (GET or HEAD) /containers/ID/archive?path=PATH on a connection
+ * of its own, up to the answer's head. */
+static sbx_status archive_ask(sbx_backend_instance *inst, const docker_target *t,
+                              const char *method, const char *path, docker_conn *c,
                               sbx_error *err)
 {
     char query[DOCKER_PATH_MAX * 3 + 96], prefix[DOCKER_CONTAINER_ID_MAX + 32];
     snprintf(prefix, sizeof prefix, "/containers/%s/archive", t->container_id);
+    c->fd = -1;
     if (docker_path_query(prefix, path, query, sizeof query) != 0)
         return sbx_backend_error_set(err, SBX_ERR_USAGE, "docker: %s: the path is too long",
                                      t->what);
-    docker_conn c;
-    sbx_status st = docker_conn_open(&c, &inst->engine, t->what,
+    sbx_status st = docker_conn_open(c, &inst->engine, t->what,
                                      docker_now_ms() + inst->engine.timeout_ms, err);
     if (st == SBX_OK)
-        st = docker_conn_send(&c, &inst->engine, "GET", query, "Connection: close\r\n", NULL, 0,
+        st = docker_conn_send(c, &inst->engine, method, query, "Connection: close\r\n", NULL, 0,
                               err);
     if (st == SBX_OK)
-        st = docker_conn_read_head(&c, err);
+        st = docker_conn_read_head(c, err);
+    return st;
+}
+
+/* Go's os.FileMode type bits, as the engines' stat header gives them. */
+#define GO_MODE_DIR (UINT64_C(1) << 31)
+#define GO_MODE_SYMLINK (UINT64_C(1) << 27)
+
+/* The stat header's JSON, decoded: 1 and *type from its mode, else 0. */
+static int stat_header_type(const docker_conn *c, unsigned *type)
+{
+    size_t len = 0;
+    const char *text = docker_conn_header(c, "X-Docker-Container-Path-Stat", &len);
+    unsigned char json[DOCKER_CONN_HEAD_MAX];
+    size_t json_len = 0;
+    if (text == NULL || len / 4 * 3 + 3 > sizeof json ||
+        common_base64_decode(text, len, json, &json_len) != 0)
+        return 0;
+    json_object *o = common_json_parse((const char *)json, json_len), *mode = NULL;
+    int ok = json_object_object_get_ex(o, "mode", &mode) &&
+             json_object_is_type(mode, json_type_int);
+    if (ok) {
+        uint64_t bits = (uint64_t)json_object_get_int64(mode);
+        *type = bits & GO_MODE_SYMLINK ? AE_IFLNK : bits & GO_MODE_DIR ? AE_IFDIR : AE_IFREG;
+    }
+    json_object_put(o);
+    return ok;
+}
+
+sbx_status docker_archive_stat(sbx_backend_instance *inst, const docker_target *t,
+                               const char *path, int *exists, unsigned *type, sbx_error *err)
+{
+    *exists = -1;
+    *type = 0;
+    docker_conn c;
+    sbx_status st = archive_ask(inst, t, "HEAD", path, &c, err);
+    if (st == SBX_OK && c.status == 200 && stat_header_type(&c, type))
+        *exists = 1;
+    else if (st == SBX_OK && c.status == 404 &&
+             docker_conn_header(&c, "X-Docker-Container-Path-Stat", &(size_t){0}) == NULL)
+        *exists = 0;
+    docker_conn_close(&c);
+    /* The engine did not say (or could not be asked): the caller's GET will,
+     * with the engine's words for what is wrong. */
+    if (st != SBX_OK)
+        sbx_backend_error_clear(err);
+    return SBX_OK;
+}
+
+sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t,
+                              const char *path, docker_archive_visit_fn visit, void *ctx,
+                              sbx_error *err)
+{
+    docker_conn c;
+    sbx_status st = archive_ask(inst, t, "GET", path, &c, err);
     if (st == SBX_OK && c.status != 200)
         st = path_error(t, &c, SBX_ERR_NO_SUCH_PATH, err);
     body_reader *r = st == SBX_OK ? malloc(sizeof *r) : NULL;

@@ -26,6 +26,15 @@ sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t
                               const char *path, docker_archive_visit_fn visit, void *ctx,
                               sbx_error *err);
 
+/* The engine's stat of `path` (HEAD of its archive, no bytes moved):
+ * *exists 1 with *type AE_IFDIR, AE_IFLNK (the link itself, not what it
+ * leads to) or AE_IFREG (anything else); 0 when it is missing; -1 when the
+ * engine did not say (an odd status, an engine without the stat header,
+ * podman's 404 for a dangling link): ask docker_archive_get then.
+ * Always SBX_OK: a failed ask is -1 too. */
+sbx_status docker_archive_stat(sbx_backend_instance *inst, const docker_target *t,
+                               const char *path, int *exists, unsigned *type, sbx_error *err);
+
 /* Put `length` bytes as file `name` (permission bits `mode`) into the
  * existing directory `dir`.  SBX_ERR_NO_SUCH_PATH for a missing
  * directory, SBX_ERR_NOT_A_DIRECTORY when `dir` is a file,

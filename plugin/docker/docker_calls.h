@@ -7,9 +7,6 @@
 
 #include "plugin/docker/docker_instance.h"
 
-/* Longest container ID kept (both engines make 64 hex digits). */
-#define DOCKER_CONTAINER_ID_MAX 129
-
 /* One request on a sandbox's container: METHOD /containers/NAME<action><query>,
  * which may take extra_ms beyond the call timeout. */
 typedef struct docker_container_call {

@@ -169,6 +169,14 @@ static const char *header_value(const docker_conn *c, const char *name)
     return NULL;
 }
 
+const char *docker_conn_header(const docker_conn *c, const char *name, size_t *len)
+{
+    const char *v = header_value(c, name);
+    if (v != NULL)
+        *len = strcspn(v, "\r\n");
+    return v;
+}
+
 sbx_status docker_conn_read_head(docker_conn *c, sbx_error *err)
 {
     char *end = NULL;

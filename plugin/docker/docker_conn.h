@@ -59,6 +59,11 @@ sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine, const c
  * for a head that is not HTTP/1.x or is too long. */
 sbx_status docker_conn_read_head(docker_conn *c, sbx_error *err);
 
+/* The value of header `name` (case-insensitive) of the head read, and its
+ * length in *len (up to its line's end); NULL when it has none.  Points
+ * into c->head. */
+const char *docker_conn_header(const docker_conn *c, const char *name, size_t *len);
+
 /* Read up to `size` bytes of the body (chunked or not): *got 0 at its
  * end.  SBX_ERR_TRANSPORT / SBX_ERR_PROTOCOL as docker_conn_read_head. */
 sbx_status docker_conn_read_body(docker_conn *c, void *buf, size_t size, size_t *got,

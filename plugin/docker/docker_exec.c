@@ -296,22 +296,19 @@ static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_targe
     return st;
 }
 
-sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
-                           const docker_exec_spec *spec, sbx_exec_result **out, sbx_error *err)
+/* Start the created exec `exec_id`, read it to its end and make its
+ * result; `start` is when its create was sent (the duration's start). */
+static sbx_status exec_created_run(sbx_backend_instance *inst, const docker_target *t,
+                                   const docker_exec_spec *spec, const char *exec_id,
+                                   int64_t start, sbx_exec_result **out, sbx_error *err)
 {
-    *out = NULL;
-    int64_t start = docker_now_ms();
-    char exec_id[DOCKER_CONTAINER_ID_MAX];
-    sbx_status st = exec_create(inst, t, spec, exec_id, err);
-    if (st != SBX_OK)
-        return st;
     exec_stream s;
     memset(&s, 0, sizeof s);
     s.err = err;
     common_output_init(&s.out, spec->max_output_bytes);
     common_output_init(&s.errs, spec->max_output_bytes);
     int timed_out = 0, code = 0;
-    st = exec_stream_run(inst, t, spec, exec_id, &s, &timed_out, err);
+    sbx_status st = exec_stream_run(inst, t, spec, exec_id, &s, &timed_out, err);
     int64_t duration = docker_now_ms() - start;
     if (st == SBX_OK && !timed_out)
         st = exec_exit_code(inst, t, exec_id, &code, err);
@@ -345,6 +342,16 @@ sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
     return SBX_OK;
 }
 
+sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
+                           const docker_exec_spec *spec, sbx_exec_result **out, sbx_error *err)
+{
+    *out = NULL;
+    int64_t start = docker_now_ms();
+    char exec_id[DOCKER_CONTAINER_ID_MAX];
+    sbx_status st = exec_create(inst, t, spec, exec_id, err);
+    return st == SBX_OK ? exec_created_run(inst, t, spec, exec_id, start, out, err) : st;
+}
+
 sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
                        const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err)
 {
@@ -355,14 +362,10 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
     if (st == SBX_OK)
         st = common_exec_request_check(&r, sandbox_id, DOCKER_EXEC_MAX_TIMEOUT_MS,
                                        DOCKER_EXEC_MAX_OUTPUT, err);
-    docker_target t;
-    if (st == SBX_OK)
-        st = docker_target_find(inst, sandbox_id, "exec", &t, err);
-    char dir[DOCKER_PATH_MAX];
-    if (st == SBX_OK && r.working_dir != NULL)
-        st = docker_target_path(&t, r.working_dir, dir, err);
     if (st != SBX_OK)
         return st;
+    docker_target t;
+    char dir[DOCKER_PATH_MAX], exec_id[DOCKER_CONTAINER_ID_MAX];
     const char *shell[] = { "/bin/sh", "-c", r.shell_command, NULL };
     docker_exec_spec spec = {
         .argv = r.argv != NULL ? r.argv : shell,
@@ -375,7 +378,25 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
         .max_output_bytes = r.max_output_bytes > 0 ? r.max_output_bytes
                                                    : DOCKER_EXEC_DEFAULT_OUTPUT,
     };
-    return docker_exec_run(inst, &t, &spec, out, err);
+    int64_t start = 0;
+    /* A kept container that is gone is forgotten and the sandbox looked up
+     * again: nothing ran in it (its create failed), so the command still
+     * runs at most once.  Bounded: other threads may keep gone ones too. */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        st = docker_target_find_kept(inst, sandbox_id, "exec", &t, err);
+        if (st == SBX_OK && r.working_dir != NULL)
+            st = docker_target_path(&t, r.working_dir, dir, err);
+        if (st == SBX_OK) {
+            start = docker_now_ms();
+            st = exec_create(inst, &t, &spec, exec_id, err);
+        }
+        if (st != SBX_ERR_NOT_FOUND || !t.kept)
+            break;
+        docker_target_forget(inst, &t);
+    }
+    if (st != SBX_OK)
+        return st;
+    return exec_created_run(inst, &t, &spec, exec_id, start, out, err);
 }
 
 sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,

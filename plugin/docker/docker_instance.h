@@ -8,9 +8,11 @@
 #define SBX_DOCKER_INSTANCE_H
 
 #include "common/record_chain.h"
+#include "common/sandbox_ids.h"
 #include "plugin/docker/docker_backend.h"
 #include "plugin/docker/docker_engine.h"
 #include "plugin/docker/docker_options.h"
+#include "plugin/docker/docker_paths.h"
 #include <sbx/backend_support.h>
 
 #include <pthread.h>
@@ -24,6 +26,19 @@ enum docker_learnt_init {
     DOCKER_LEARNT_INIT_ABSENT = 3
 };
 
+/* Longest container ID kept (both engines make 64 hex digits). */
+#define DOCKER_CONTAINER_ID_MAX 129
+
+/* A sandbox's running container as an exec found it (docker_target.c). */
+typedef struct docker_kept_target {
+    char sandbox_id[COMMON_SANDBOX_ID_MAX + 1];   /* "" for a free slot */
+    char container_id[DOCKER_CONTAINER_ID_MAX];
+    char working_dir[DOCKER_PATH_MAX];
+} docker_kept_target;
+
+/* How many sandboxes' containers an instance keeps for exec. */
+#define DOCKER_KEPT_TARGETS 8
+
 struct sbx_backend_instance {
     docker_options options;
     docker_engine engine;
@@ -34,6 +49,14 @@ struct sbx_backend_instance {
     pthread_mutex_t identity_lock;
     int identity_known;
     docker_engine_identity identity;
+    /* The containers the last execs ran in, so that the next exec in one
+     * skips its inspect: a container's id is never reused and its labels
+     * never change, so a kept id names that sandbox's container until it is
+     * removed (then the exec's create says so and the sandbox is looked up
+     * again).  Under the lock; replaced in turn. */
+    pthread_mutex_t kept_lock;
+    docker_kept_target kept[DOCKER_KEPT_TARGETS];
+    unsigned kept_next;
 };
 
 #define DOCKER_LOG(inst, level, ...) \

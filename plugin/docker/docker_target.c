@@ -53,6 +53,59 @@ sbx_status docker_target_find(sbx_backend_instance *inst, const char *sandbox_id
     return st;
 }
 
+/* The kept slot of `sandbox_id`, or NULL; under the lock. */
+static docker_kept_target *kept_slot(sbx_backend_instance *inst, const char *sandbox_id)
+{
+    for (unsigned i = 0; i < DOCKER_KEPT_TARGETS; i++)
+        if (strcmp(inst->kept[i].sandbox_id, sandbox_id) == 0)
+            return &inst->kept[i];
+    return NULL;
+}
+
+sbx_status docker_target_find_kept(sbx_backend_instance *inst, const char *sandbox_id,
+                                   const char *op, docker_target *t, sbx_error *err)
+{
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    pthread_mutex_lock(&inst->kept_lock);
+    docker_kept_target *k = kept_slot(inst, sandbox_id);
+    if (k != NULL) {
+        memset(t, 0, sizeof *t);
+        t->sandbox_id = sandbox_id;
+        t->kept = 1;
+        sbx_backend_format(t->what, sizeof t->what, "%s in sandbox '%s'", op, sandbox_id);
+        memcpy(t->container_id, k->container_id, sizeof t->container_id);
+        memcpy(t->working_dir, k->working_dir, sizeof t->working_dir);
+    }
+    pthread_mutex_unlock(&inst->kept_lock);
+    if (k != NULL)
+        return SBX_OK;
+    st = docker_target_find(inst, sandbox_id, op, t, err);
+    if (st != SBX_OK)
+        return st;
+    pthread_mutex_lock(&inst->kept_lock);
+    k = kept_slot(inst, sandbox_id);
+    if (k == NULL) {
+        k = &inst->kept[inst->kept_next];
+        inst->kept_next = (inst->kept_next + 1) % DOCKER_KEPT_TARGETS;
+    }
+    snprintf(k->sandbox_id, sizeof k->sandbox_id, "%s", sandbox_id);
+    memcpy(k->container_id, t->container_id, sizeof k->container_id);
+    memcpy(k->working_dir, t->working_dir, sizeof k->working_dir);
+    pthread_mutex_unlock(&inst->kept_lock);
+    return SBX_OK;
+}
+
+void docker_target_forget(sbx_backend_instance *inst, const docker_target *t)
+{
+    pthread_mutex_lock(&inst->kept_lock);
+    docker_kept_target *k = kept_slot(inst, t->sandbox_id);
+    if (k != NULL && strcmp(k->container_id, t->container_id) == 0)
+        k->sandbox_id[0] = '\0';
+    pthread_mutex_unlock(&inst->kept_lock);
+}
+
 sbx_status docker_target_path(const docker_target *t, const char *path, char *out,
                               sbx_error *err)
 {

@@ -214,6 +214,35 @@ static void test_timeout_kills_command_and_children(void)
                 "case \"$l\" in *311[3]*) echo ${p#/proc/};; esac; done) 2>/dev/null; exit 0", 0);
 }
 
+/* The hostname of sandbox `id`'s container (its id's first 12 digits),
+ * into `out`; "" when the exec fails, *st its status. */
+static void hostname_of(const char *id, char *out, size_t size, sbx_status *st)
+{
+    sbx_exec_result *r = run_full(id, NULL, "cat /etc/hostname", NULL, 0, 0, 0, st);
+    snprintf(out, size, "%s", r != NULL ? r->stdout_data : "");
+    if (r != NULL)
+        sbx_backend_free_exec_result(backend, r);
+}
+
+static void stop_container(const char *id)
+{
+    char url[256];
+    snprintf(url, sizeof url, "http://localhost/v1.41/containers/sbx-%s/stop?t=0", id);
+    sbx_test_http_result h;
+    CU_ASSERT_FATAL(sbx_test_http_unix(engine_socket, "POST", url, NULL, "", 30000L, &h) == 0);
+    sbx_test_http_result_clear(&h);
+}
+
+static void create_sandbox(const char *id)
+{
+    sbx_error err;
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    sbx_sandbox *sb = NULL;
+    CU_ASSERT_FATAL(sbx_backend_create(backend, &req, &sb, &err) == SBX_OK);
+    sbx_backend_free_sandboxes(backend, sb, 1);
+}
+
 static void test_gone_sandboxes(void)
 {
     sbx_status st;
@@ -221,16 +250,8 @@ static void test_gone_sandboxes(void)
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
     CU_ASSERT(r == NULL);
     sbx_error err;
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = "ops-stopped";
-    sbx_sandbox *sb = NULL;
-    CU_ASSERT_FATAL(sbx_backend_create(backend, &req, &sb, &err) == SBX_OK);
-    sbx_backend_free_sandboxes(backend, sb, 1);
-    char url[256];
-    snprintf(url, sizeof url, "http://localhost/v1.41/containers/sbx-ops-stopped/stop?t=0");
-    sbx_test_http_result h;
-    CU_ASSERT_FATAL(sbx_test_http_unix(engine_socket, "POST", url, NULL, "", 30000L, &h) == 0);
-    sbx_test_http_result_clear(&h);
+    create_sandbox("ops-stopped");
+    stop_container("ops-stopped");
     r = run_full("ops-stopped", NULL, "true", NULL, 0, 0, 0, &st);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
     sbx_file_content *c = NULL;
@@ -250,6 +271,36 @@ static sbx_file_content *read_ok(const char *path, uint64_t offset, uint64_t max
         fprintf(stderr, "read %s: %s\n", path, err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
     return c;
+}
+
+/* An instance keeps the container an exec ran in (the next exec skips
+ * the lookup): a sandbox stopped, destroyed or made again under the same
+ * id since must still be seen as it is now. */
+static void test_exec_follows_the_sandbox_container(void)
+{
+    const char *id = "ops-again";
+    char first[64], again[64];
+    sbx_status st;
+    sbx_error err;
+    create_sandbox(id);
+    hostname_of(id, first, sizeof first, &st);
+    CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
+    CU_ASSERT(first[0] != '\0');
+    stop_container(id);
+    hostname_of(id, again, sizeof again, &st);
+    CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
+    /* Made again under its id: a new container, which the exec finds. */
+    CU_ASSERT_FATAL(sbx_backend_destroy(backend, id, &err) == SBX_OK);
+    create_sandbox(id);
+    hostname_of(id, again, sizeof again, &st);
+    CU_ASSERT_EQUAL(st, SBX_OK);
+    CU_ASSERT(again[0] != '\0' && strcmp(first, again) != 0);
+    hostname_of(id, first, sizeof first, &st);
+    CU_ASSERT_EQUAL(st, SBX_OK);
+    CU_ASSERT_STRING_EQUAL(first, again);
+    CU_ASSERT_FATAL(sbx_backend_destroy(backend, id, &err) == SBX_OK);
+    hostname_of(id, again, sizeof again, &st);
+    CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
 }
 
 static void test_binary_round_trip_and_ranges(void)
@@ -452,6 +503,7 @@ void sbx_test_register(void)
         { "exec: 1 MiB of stdin, env values literal, working dirs, bad env names", test_stdin_env_and_working_dir },
         { "exec: a timeout kills the command and its children", test_timeout_kills_command_and_children },
         { "exec and files on an absent or stopped sandbox: not found", test_gone_sandboxes },
+        { "exec after its sandbox was stopped, destroyed, made again", test_exec_follows_the_sandbox_container },
         { "files: 1 MiB binary round trip, ranges, append, relative paths", test_binary_round_trip_and_ranges },
         { "files: path errors, mkdirs, exclusive, links, long paths", test_path_errors_same_on_both_engines },
         { "list_dir: depth, order, types, modes, cap", test_list_dir },
