@@ -94,8 +94,8 @@ static int stat_header_type(const docker_conn *c, unsigned *type)
     const char *text = docker_conn_header(c, "X-Docker-Container-Path-Stat", &len);
     unsigned char json[DOCKER_CONN_HEAD_MAX];
     size_t json_len = 0;
-    if (text == NULL || len / 4 * 3 + 3 > sizeof json ||
-        common_base64_decode(text, len, json, &json_len) != 0)
+    if (text == NULL || COMMON_BASE64_DECODED_MAX(len) > sizeof json ||
+        common_base64_decode(text, len, COMMON_BASE64_STRICT, json, &json_len) != 0)
         return 0;
     json_object *o = common_json_parse((const char *)json, json_len), *mode = NULL;
     int ok = json_object_object_get_ex(o, "mode", &mode) &&
