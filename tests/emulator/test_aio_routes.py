@@ -556,7 +556,12 @@ class AioRoutes(unittest.TestCase):
 
     def test_routes_not_served_are_404_and_other_methods_405(self):
         for route in ("/v1/nope", "/v1/shell/view", "/v1/file/grep", "", "/"):
-            self.assertEqual(self.call("POST", route, {}).status, 404, route)
+            answer = self.call("POST", route, {})
+            self.assertEqual(answer.status, 404, route)
+            # The detail says the route is not served and names those that are.
+            detail = answer.json()["detail"]
+            self.assertIn("does not serve", detail)
+            self.assertIn("POST /v1/bash/exec", detail)
         answer = self.call("GET", "/v1/bash/exec")
         self.assertEqual(answer.status, 405)
         self.assertEqual(self.call("GET", "/v1/sandbox", url=self.emu.base + "/s/nosuch").status,

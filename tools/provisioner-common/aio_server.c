@@ -187,7 +187,18 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
         }
     }
     if (path_match == NULL) {
-        prov_reply_detail(reply, 404, "Not Found");
+        /* Other routes of the AIO API (browser, jupyter, file find and
+         * grep...) exist on the real server: say that this one lacks them
+         * rather than leave a client to guess at a wrong address. */
+        char detail[160 + sizeof routes / sizeof routes[0] * 24];
+        size_t used = (size_t)snprintf(detail, sizeof detail,
+                                       "Not Found: this server does not serve %.60s%s; it "
+                                       "serves",
+                                       path, strlen(path) > 60 ? "..." : "");
+        for (size_t i = 0; i < sizeof routes / sizeof routes[0] && used < sizeof detail; i++)
+            used += (size_t)snprintf(detail + used, sizeof detail - used, "%s %s %s",
+                                     i == 0 ? "" : ",", routes[i].method, routes[i].path);
+        prov_reply_detail(reply, 404, detail);
         return;
     }
     prov_reply_detail(reply, 405, "Method Not Allowed");
