@@ -37,6 +37,7 @@
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
 
 #include <dirent.h>
@@ -111,35 +112,27 @@ static void destroy(target *t, const char *id)
     CU_ASSERT_EQUAL(sbx_backend_destroy(t->backend, id, &err), SBX_OK);
 }
 
+/* The text processes_naming() counts, and how many name it so far. */
+struct naming {
+    const char *text;
+    int found;
+};
+
+/* Count `p` in the naming `ctx` when its command line holds the text. */
+static int count_naming(const sbx_test_process *p, void *ctx)
+{
+    struct naming *count = ctx;
+    count->found += p->args_len > 0 && strstr(p->line, count->text) != NULL;
+    return 0;
+}
+
 /* How many processes have `text` in their command line (a command
  * sandbox's server names its directory there). */
 static int processes_naming(const char *text)
 {
-    DIR *proc = opendir("/proc");
-    if (proc == NULL)
-        return 0;
-    int found = 0;
-    struct dirent *e;
-    while ((e = readdir(proc)) != NULL) {
-        char path[300], cmdline[8192];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
-        close(fd);
-        for (ssize_t i = 0; i < n; i++) /* arguments are NUL-separated */
-            if (cmdline[i] == '\0')
-                cmdline[i] = ' ';
-        if (n > 0) {
-            cmdline[n] = '\0';
-            found += strstr(cmdline, text) != NULL;
-        }
-    }
-    closedir(proc);
-    return found;
+    struct naming count = {text, 0};
+    sbx_test_proc_each(count_naming, &count);
+    return count.found;
 }
 
 /* No process of a sandbox under `state_dir` runs any more (destroy stops

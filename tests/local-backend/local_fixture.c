@@ -4,6 +4,7 @@
 #include "tests/local-backend/local_fixture.h"
 
 #include "tests/support/clock.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
 
 #include <CUnit/CUnit.h>
@@ -88,30 +89,18 @@ long sbx_local_test_metadata_pid(const char *state_dir, const char *id)
     return sbx_local_test_metadata_long(state_dir, id, "pid");
 }
 
+/* Whether one of `p`'s arguments is the word `ctx`. */
+static int has_argument(const sbx_test_process *p, void *ctx)
+{
+    for (size_t i = 0; i < p->args_len; i += strlen(p->args + i) + 1)
+        if (strcmp(p->args + i, ctx) == 0)
+            return 1;
+    return 0;
+}
+
 int sbx_local_test_host_has_process_with(const char *word)
 {
-    DIR *d = opendir("/proc");
-    CU_ASSERT_FATAL(d != NULL);
-    int found = 0;
-    struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char path[300], args[512];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, args, sizeof args - 1);
-        close(fd);
-        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
-            args[n] = '\0';
-            if (strcmp(args + i, word) == 0)
-                found = 1;
-        }
-    }
-    closedir(d);
-    return found;
+    return sbx_test_proc_each(has_argument, (void *)word);
 }
 
 int sbx_local_test_wait_for_process_with(const char *word, int present, long deadline_ms)

@@ -14,6 +14,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/log_capture.h"
 
@@ -92,34 +93,35 @@ static int wait_child(pid_t pid, long timeout_ms)
     return ended ? status : -1;
 }
 
+/* The text sought by process_mentioning() and the pid found (0: none). */
+struct mention {
+    const char *text;
+    long pid;
+};
+
+/* Whether `p` is live, not this process, and its command line mentions
+ * the text of the mention `ctx` (then recorded there). */
+static int mentions(const sbx_test_process *p, void *ctx)
+{
+    struct mention *m = ctx;
+    size_t text_len = strlen(m->text);
+    if (p->pid == (long)getpid())
+        return 0;
+    for (size_t i = 0; i + text_len <= p->args_len; i++)
+        if (memcmp(p->args + i, m->text, text_len) == 0 && !sbx_local_test_process_gone(p->pid)) {
+            m->pid = p->pid;
+            return 1;
+        }
+    return 0;
+}
+
 /* A live process (not this one, not a zombie) whose command line
  * mentions `text`, or 0. */
 static long process_mentioning(const char *text)
 {
-    DIR *proc = opendir("/proc");
-    struct dirent *e;
-    long found = 0;
-    size_t text_len = strlen(text);
-    while (found == 0 && proc != NULL && (e = readdir(proc)) != NULL) {
-        long pid = atol(e->d_name);
-        if (e->d_name[0] < '0' || e->d_name[0] > '9' || pid == (long)getpid())
-            continue;
-        char path[64], buf[8192];
-        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, buf, sizeof buf);
-        close(fd);
-        for (ssize_t i = 0; n > 0 && i + (ssize_t)text_len <= n; i++)
-            if (memcmp(buf + i, text, text_len) == 0 && !sbx_local_test_process_gone(pid)) {
-                found = pid;
-                break;
-            }
-    }
-    if (proc != NULL)
-        closedir(proc);
-    return found;
+    struct mention want = {text, 0};
+    sbx_test_proc_each(mentions, &want);
+    return want.pid;
 }
 
 /* 1 when, within CONDITION_MS, no live process mentions `text`: waits for

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tests/provisiond/provd_process.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
@@ -103,14 +104,9 @@ static int suite_clean(void)
 static sbx_exec_result *run_in(const char *id, const char *command, const sbx_env_var *env,
                                size_t env_count, int64_t timeout_ms, sbx_status *st)
 {
-    sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
-    req.shell_command = command;
-    req.env = env;
-    req.env_count = env_count;
-    req.timeout_ms = timeout_ms;
-    sbx_exec_result *r = NULL;
+    sbx_exec_result *r;
     sbx_error err;
-    *st = sbx_backend_exec(backend, id, &req, &r, &err);
+    *st = sbx_test_shell(backend, id, command, env, env_count, timeout_ms, &r, &err);
     if (*st != SBX_OK && *st != SBX_ERR_NOT_FOUND && *st != SBX_ERR_USAGE)
         fprintf(stderr, "exec '%s': %s: %s\n", command, sbx_status_name(*st), err.message);
     return r;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/provisiond/provd_process.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/remote_helpers.h"
@@ -107,14 +108,9 @@ static int create_with_token(sbx_backend *b, const char *id, char *token, char *
 static sbx_exec_result *run(sbx_backend *b, const char *id, const char *command,
                             const sbx_env_var *env, size_t env_count, int64_t timeout_ms)
 {
-    sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
-    req.shell_command = command;
-    req.env = env;
-    req.env_count = env_count;
-    req.timeout_ms = timeout_ms;
-    sbx_exec_result *r = NULL;
+    sbx_exec_result *r;
     sbx_error err;
-    sbx_status st = sbx_backend_exec(b, id, &req, &r, &err);
+    sbx_status st = sbx_test_shell(b, id, command, env, env_count, timeout_ms, &r, &err);
     CU_ASSERT_EQUAL(st, SBX_OK);
     if (st != SBX_OK)
         fprintf(stderr, "exec '%s': %s: %s\n", command, sbx_status_name(st), err.message);

@@ -23,6 +23,7 @@
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/remote_helpers.h"
 
 #define CLIENTS 20
@@ -170,55 +171,39 @@ static int proc_entries(pid_t pid, const char *what)
     return n;
 }
 
+/* The parent children_of() looks for, and how many children so far. */
+struct children {
+    long parent;
+    int n;
+};
+
+/* Count `p` in the children `ctx` when it is a child of their parent. */
+static int count_child(const sbx_test_process *p, void *ctx)
+{
+    struct children *c = ctx;
+    c->n += p->ppid == c->parent;
+    return 0;
+}
+
 /* How many processes have `parent` as their parent. */
 static int children_of(pid_t parent)
 {
-    DIR *dir = opendir("/proc");
-    int n = 0;
-    for (struct dirent *e; dir != NULL && (e = readdir(dir)) != NULL;) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        char path[300], stat[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        size_t got = f != NULL ? fread(stat, 1, sizeof stat - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        stat[got] = '\0';
-        /* "PID (COMM) STATE PPID ...": COMM may hold spaces and ')'. */
-        const char *after = strrchr(stat, ')');
-        int ppid = 0;
-        if (after != NULL && sscanf(after + 1, " %*c %d", &ppid) == 1 && ppid == (int)parent)
-            n++;
-    }
-    if (dir != NULL)
-        closedir(dir);
-    return n;
+    struct children c = {(long)parent, 0};
+    sbx_test_proc_each(count_child, &c);
+    return c.n;
+}
+
+/* Whether `p`'s command line holds the marker `ctx`. */
+static int holds_marker(const sbx_test_process *p, void *ctx)
+{
+    return strstr(p->line, ctx) != NULL;
 }
 
 /* Whether a process whose command line holds `marker` runs (a zombie's
  * command line is empty: it ran its course). */
 static int running_with(const char *marker)
 {
-    DIR *dir = opendir("/proc");
-    int found = 0;
-    for (struct dirent *e; !found && dir != NULL && (e = readdir(dir)) != NULL;) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        char path[300], line[512];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        FILE *f = fopen(path, "r");
-        size_t got = f != NULL ? fread(line, 1, sizeof line - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        for (size_t i = 0; i < got; i++)
-            line[i] = line[i] == '\0' ? ' ' : line[i];
-        line[got] = '\0';
-        found = strstr(line, marker) != NULL;
-    }
-    if (dir != NULL)
-        closedir(dir);
-    return found;
+    return sbx_test_proc_each(holds_marker, (void *)marker);
 }
 
 /* A connection to the daemon at `url` ("http://127.0.0.1:PORT"); -1 on

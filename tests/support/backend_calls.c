@@ -28,3 +28,16 @@ int sbx_test_is_alive(sbx_backend *b, const char *id)
     CU_ASSERT(sbx_backend_is_alive(b, id, &alive, &err) == SBX_OK);
     return alive;
 }
+
+sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
+                          const sbx_env_var *env, size_t env_count, int64_t timeout_ms,
+                          sbx_exec_result **result, sbx_error *err)
+{
+    sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
+    req.shell_command = command;
+    req.env = env;
+    req.env_count = env_count;
+    req.timeout_ms = timeout_ms;
+    *result = NULL;
+    return sbx_backend_exec(b, id, &req, result, err);
+}

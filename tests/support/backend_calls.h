@@ -1,9 +1,11 @@
-/* Test support: the backend calls the backend suites (local, docker) make
- * over and over, through the public host library (<sbx/host.h>). */
+/* Test support: the backend calls the backend suites (local, docker,
+ * provisiond) make over and over, through the public host library
+ * (<sbx/host.h>). */
 #ifndef SBX_TEST_BACKEND_CALLS_H
 #define SBX_TEST_BACKEND_CALLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sbx/host.h>
 
 /* Create sandbox `id` for `thread` and `user` (NULL: absent) with the
@@ -17,5 +19,13 @@ sbx_sandbox *sbx_test_create(sbx_backend *b, const char *id, const char *thread,
 /* is_alive(`id`), asserting (non-fatally) that the call succeeds: its
  * answer, or -1 when the backend did not set one. */
 int sbx_test_is_alive(sbx_backend *b, const char *id);
+
+/* Run shell text `command` in sandbox `id` with the `env_count` `env`
+ * (borrowed; NULL when none) and `timeout_ms`.  Returns the call's status;
+ * *result is the result (release with sbx_backend_free_exec_result(b, ...)), NULL
+ * unless SBX_OK, and `err` says why otherwise. */
+sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
+                          const sbx_env_var *env, size_t env_count, int64_t timeout_ms,
+                          sbx_exec_result **result, sbx_error *err);
 
 #endif

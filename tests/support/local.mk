@@ -1,7 +1,7 @@
 # Test support: CUnit runner glue, raw HTTP probes, the emulator process and
 # its control API, the hostile request bodies both provisioners refuse,
 # child processes waited on with deadlines (run to the end, or watched
-# line by line), private scratch directories, the remote
+# line by line), the host's process table, private scratch directories, the remote
 # backend opened through the host library, the backend calls the backend
 # suites share, the docker suites' engine, the monotonic clock of waits with a deadline, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
@@ -14,6 +14,7 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/hostile_json.c tests/support/hostile_json.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
+	tests/support/proc_table.c tests/support/proc_table.h \
 	tests/support/remote_helpers.c tests/support/remote_helpers.h \
 	tests/support/scratch_dir.c tests/support/scratch_dir.h \
 	tests/support/secret_runs.c tests/support/secret_runs.h \
