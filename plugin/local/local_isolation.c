@@ -31,6 +31,13 @@
 #include <unistd.h>
 
 const char *const local_isolation_words[] = { "none", "namespaces", NULL };
+const char *const local_network_words[] = { "none", "host", NULL };
+
+/* CLONE_NEWNET unless the sandbox shares the host's network. */
+static int network_flag(const local_isolation_plan *plan)
+{
+    return plan->options->network == LOCAL_NETWORK_HOST ? 0 : CLONE_NEWNET;
+}
 
 /* The uid and gid the command has inside (the host's own outside). */
 #define INSIDE_ID 1000U
@@ -189,7 +196,7 @@ static int join_holder(const local_isolation_plan *plan, int *stage)
 {
     *stage = STAGE_JOIN;
     if (setns(plan->holder_fd, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-                                   CLONE_NEWNET) != 0)
+                                   network_flag(plan)) != 0)
         return errno;
     *stage = STAGE_NEW_PID;
     if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0)
@@ -204,7 +211,7 @@ int local_isolation_enter(const local_isolation_plan *plan, int *stage)
         return join_holder(plan, stage);
     *stage = STAGE_UNSHARE;
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-                CLONE_NEWNET) != 0)
+                network_flag(plan)) != 0)
         return errno;
     *stage = STAGE_MAP;
     /* A host that changed its uid without exec is not dumpable, and then
@@ -486,7 +493,8 @@ static void confine_command(const local_isolation_plan *plan)
 void local_isolation_build(const local_isolation_plan *plan)
 {
     build_root(plan);
-    loopback_up(plan);
+    if (network_flag(plan) != 0)
+        loopback_up(plan);
     if (sethostname("sbx", 3) != 0)
         fail(plan, STAGE_HOSTNAME);
 }

@@ -19,10 +19,15 @@
 /* The values of the `isolation` option, in the order of its words. */
 enum { LOCAL_ISOLATION_NONE = 0, LOCAL_ISOLATION_NAMESPACES = 1 };
 
+/* The values of the `network` option: a network namespace of the
+ * sandbox's own with only its loopback, or the host's network shared. */
+enum { LOCAL_NETWORK_NONE = 0, LOCAL_NETWORK_HOST = 1 };
+
 /* What the options ask (a member of local_options; 0 as a limit: the
  * host's own limit is kept). */
 typedef struct local_isolation_options {
     int mode;                /* LOCAL_ISOLATION_* */
+    int network;             /* LOCAL_NETWORK_* */
     long max_processes;      /* RLIMIT_NPROC */
     long max_file_bytes;     /* RLIMIT_FSIZE */
     long max_open_files;     /* RLIMIT_NOFILE */
@@ -32,6 +37,7 @@ typedef struct local_isolation_options {
 
 /* The option words and the limits' defaults (local_options.c's table). */
 extern const char *const local_isolation_words[];
+extern const char *const local_network_words[];
 #define LOCAL_ISOLATION_DEFAULT_PROCESSES 256L
 #define LOCAL_ISOLATION_DEFAULT_FILE_BYTES (1L << 30)
 #define LOCAL_ISOLATION_DEFAULT_OPEN_FILES 1024L

@@ -14,6 +14,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/http_probe.h"
 #include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
@@ -698,6 +699,179 @@ static void test_without_user_namespaces_create_and_exec_fail(void)
     fixture_teardown(&f);
 }
 
+/* ------------------------------------------------------------ the sandbox's command */
+
+/* Open a backend with isolation=namespaces, network=`network` and
+ * `command`, in a new state directory (and a directory beside it). */
+static void command_setup(fixture *f, const char *tag, const char *network,
+                          const char *command, const char *ready_ms)
+{
+    sbx_local_test_make_dir(f->state_dir, sizeof f->state_dir, tag);
+    char outside_tag[128];
+    snprintf(outside_tag, sizeof outside_tag, "%s-outside", tag);
+    sbx_local_test_make_dir(f->outside, sizeof f->outside, outside_tag);
+    f->host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[] = { { "state_dir", f->state_dir }, { "isolation", "namespaces" },
+                          { "network", network }, { "command", command },
+                          { "ready_timeout_ms", ready_ms } };
+    f->backend = sbx_local_test_open(f->host, opts, sizeof opts / sizeof opts[0]);
+    snprintf(f->dir, sizeof f->dir, "%s/iso", f->state_dir);
+}
+
+/* The text of the sandbox directory's file `rel` ("" when there is none). */
+static void sandbox_text(const fixture *f, const char *rel, char *out, size_t size)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", f->dir, rel);
+    out[0] = '\0';
+    FILE *in = fopen(path, "r");
+    if (in == NULL)
+        return;
+    size_t n = fread(out, 1, size - 1, in);
+    out[n] = '\0';
+    fclose(in);
+}
+
+/* 1 when the sandbox directory's file `rel` holds `want` (reporting it). */
+static int sandbox_says(const fixture *f, const char *rel, const char *want)
+{
+    char text[4096];
+    sandbox_text(f, rel, text, sizeof text);
+    if (strcmp(text, want) != 0)
+        fprintf(stderr, "%s: '%s', not '%s'\n", rel, text, want);
+    return strcmp(text, want) == 0;
+}
+
+/* The server command of the sandbox, after probes of what it sees, each
+ * written into the sandbox directory: its shell's pid, whether /home,
+ * /root or /var exist, a host marker at `marker`, and whether the host's
+ * listener on `port` answers. */
+static void probing_command(char *out, size_t size, const char *marker, int port)
+{
+    snprintf(out, size,
+             "echo $$ > {dir}/pid; ls /proc | grep -c '^[0-9]' > {dir}/procs; "
+             "test -e /home -o -e /root -o -e /var; echo $? > {dir}/root; "
+             "cat '%s' > {dir}/marker 2>&1; "
+             "if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null; then echo reached; "
+             "else echo refused; fi > {dir}/net; %s", marker, port,
+             sbx_local_test_server_command());
+}
+
+/* Create "iso" and check what its command saw: its own pid namespace (its
+ * shell is pid 2 after the init, a handful of processes), the private
+ * root, no host marker.  The sandbox's URL into `url`. */
+static void create_and_check_view(fixture *f, char *url, size_t size)
+{
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, NULL, 0, &err);
+    if (sb == NULL)
+        fprintf(stderr, "create: %s\n", err.message);
+    CU_ASSERT_FATAL(sb != NULL);
+    snprintf(url, size, "%s", sb->sandbox_url);
+    sbx_backend_free_sandboxes(f->backend, sb, 1);
+    char procs[64], marker[4096];
+    CU_ASSERT(sandbox_says(f, "pid", "2\n") && sandbox_says(f, "root", "1\n"));
+    sandbox_text(f, "procs", procs, sizeof procs);
+    CU_ASSERT(atoi(procs) > 0 && atoi(procs) < 10);
+    sandbox_text(f, "marker", marker, sizeof marker);
+    CU_ASSERT(strstr(marker, "marker") == NULL && marker[0] != '\0');
+    CU_ASSERT(sbx_local_test_host_has_process_with(f->dir));
+}
+
+/* Destroy "iso": its command's processes leave the host's process table. */
+static void destroy_and_check_gone(fixture *f)
+{
+    sbx_error err;
+    long pid = sbx_local_test_metadata_pid(f->state_dir, "iso");
+    long holder = sbx_local_test_metadata_long(f->state_dir, "iso", "holder_pid");
+    CU_ASSERT(sbx_backend_destroy(f->backend, "iso", &err) == SBX_OK);
+    CU_ASSERT(sbx_local_test_process_gone(pid) && sbx_local_test_process_gone(holder));
+    CU_ASSERT(sbx_local_test_wait_for_process_with(f->dir, 0, GONE_DEADLINE_MS));
+    sbx_backend_close(f->backend);
+    sbx_host_free(f->host);
+    sbx_test_remove_tree(f->state_dir);
+    sbx_test_remove_tree(f->outside);
+}
+
+static void test_command_without_network_serves_only_inside(void)
+{
+    if (sbx_local_test_server_command() == NULL)
+        return;
+    int host_port;
+    int s = host_listener(&host_port);
+    fixture f;
+    char command[4 * PATH_MAX], marker[64], url[PATH_MAX + 32];
+    snprintf(marker, sizeof marker, "/tmp/sbx-iso-command-probe-%ld", (long)getpid());
+    place_marker(marker);
+    probing_command(command, sizeof command, marker, host_port);
+    command_setup(&f, "iso cmd none", "none", command, SBX_TEST_READY_TIMEOUT_MS);
+    create_and_check_view(&f, url, sizeof url);
+    /* Nothing outside reaches its port, so its URL is its directory; it
+     * did not reach the host's listener either. */
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, "file://%s", f.dir);
+    CU_ASSERT(strcmp(url, want) == 0);
+    CU_ASSERT(sandbox_says(&f, "net", "refused\n"));
+    long port = sbx_local_test_metadata_long(f.state_dir, "iso", "port");
+    char host_url[64], text[128];
+    snprintf(host_url, sizeof host_url, "http://127.0.0.1:%ld/", port);
+    CU_ASSERT(port > 0 && sbx_test_http_get_once(host_url, 5000) == -1);
+    /* create returned once it served: an exec shares its loopback. */
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%ld'", port);
+    CU_ASSERT(exit_of(&f, text) == 0);
+    destroy_and_check_gone(&f);
+    unlink(marker);
+    close(s);
+}
+
+static void test_command_with_host_network_serves_the_host(void)
+{
+    if (sbx_local_test_server_command() == NULL)
+        return;
+    int host_port;
+    int s = host_listener(&host_port);
+    fixture f;
+    char command[4 * PATH_MAX], marker[64], url[PATH_MAX + 32];
+    snprintf(marker, sizeof marker, "/tmp/sbx-iso-command-probe-%ld", (long)getpid());
+    place_marker(marker);
+    probing_command(command, sizeof command, marker, host_port);
+    command_setup(&f, "iso cmd host", "host", command, SBX_TEST_READY_TIMEOUT_MS);
+    create_and_check_view(&f, url, sizeof url);
+    /* The explicit choice: the host's network, both ways. */
+    CU_ASSERT(strncmp(url, "http://127.0.0.1:", 17) == 0);
+    CU_ASSERT(sbx_test_http_get_once(url, 30000) == 200);
+    CU_ASSERT(sandbox_says(&f, "net", "reached\n"));
+    destroy_and_check_gone(&f);
+    unlink(marker);
+    close(s);
+}
+
+static void test_command_without_network_that_never_serves_fails_create(void)
+{
+    static const struct { const char *command, *says; } cases[] = {
+        { "exec sleep 987681", "inside the sandbox (network=none) within 300 ms" },
+        { "exit 3", "exited with status 3" },
+        { "kill -9 $$", "killed by signal 9" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        command_setup(&f, "iso cmd never", "none", cases[i].command, "300");
+        sbx_error err;
+        sbx_sandbox *sb = sbx_test_create(f.backend, "iso", NULL, NULL, NULL, 0, &err);
+        CU_ASSERT(sb == NULL && err.kind == SBX_ERR_TRANSPORT);
+        if (sb == NULL && strstr(err.message, cases[i].says) == NULL)
+            fprintf(stderr, "create: %s\n", err.message);
+        CU_ASSERT(sb == NULL && strstr(err.message, cases[i].says) != NULL);
+        CU_ASSERT(sb == NULL && strstr(err.message, "left for destroy") != NULL);
+        CU_ASSERT(sbx_backend_destroy(f.backend, "iso", &err) == SBX_OK);
+        CU_ASSERT(gone_within_deadline("987681"));
+        sbx_backend_close(f.backend);
+        sbx_host_free(f.host);
+        sbx_test_remove_tree(f.state_dir);
+        sbx_test_remove_tree(f.outside);
+    }
+}
+
 static void test_isolation_option_values(void)
 {
     char state_dir[PATH_MAX];
@@ -705,7 +879,7 @@ static void test_isolation_option_values(void)
     sbx_host *host = sbx_local_test_new_host(NULL, NULL);
     static const char *const bad[][2] = {
         { "isolation", "bwrap" }, { "isolation", "" }, { "limit_processes", "-1" },
-        { "limit_file_bytes", "lots" },
+        { "limit_file_bytes", "lots" }, { "network", "bridge" }, { "network", "" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sbx_option opts[2] = { { "state_dir", state_dir }, { bad[i][0], bad[i][1] } };
@@ -785,6 +959,12 @@ void sbx_test_register(void)
           test_without_a_holder_exec_builds_its_own_namespaces },
         { "holder: files persist between execs, processes do not",
           test_files_persist_between_execs_processes_do_not },
+        { "command: network=none, in the namespaces, served only inside, ends with destroy",
+          test_command_without_network_serves_only_inside },
+        { "command: network=host, in the namespaces, served to the host, ends with destroy",
+          test_command_with_host_network_serves_the_host },
+        { "command: network=none, not serving inside -> create fails, says why",
+          test_command_without_network_that_never_serves_fails_create },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
     };
