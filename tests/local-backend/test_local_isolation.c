@@ -793,57 +793,61 @@ static void destroy_and_check_gone(fixture *f)
     sbx_test_remove_tree(f->outside);
 }
 
-static void test_command_without_network_serves_only_inside(void)
+/* Run the probing server command in a sandbox with network=`network`,
+ * check its view, then what `check` says of its URL, then destroy it. */
+static void serve_probed(const char *network, void (*check)(fixture *f, const char *url))
 {
     if (sbx_local_test_server_command() == NULL)
         return;
     int host_port;
     int s = host_listener(&host_port);
     fixture f;
-    char command[4 * PATH_MAX], marker[64], url[PATH_MAX + 32];
+    char command[4 * PATH_MAX], marker[64], url[PATH_MAX + 32], tag[64];
     snprintf(marker, sizeof marker, "/tmp/sbx-iso-command-probe-%ld", (long)getpid());
     place_marker(marker);
     probing_command(command, sizeof command, marker, host_port);
-    command_setup(&f, "iso cmd none", "none", command, SBX_TEST_READY_TIMEOUT_MS);
+    snprintf(tag, sizeof tag, "iso cmd %s", network);
+    command_setup(&f, tag, network, command, SBX_TEST_READY_TIMEOUT_MS);
     create_and_check_view(&f, url, sizeof url);
-    /* Nothing outside reaches its port, so its URL is its directory; it
-     * did not reach the host's listener either. */
-    char want[PATH_MAX + 16];
-    snprintf(want, sizeof want, "file://%s", f.dir);
-    CU_ASSERT(strcmp(url, want) == 0);
-    CU_ASSERT(sandbox_says(&f, "net", "refused\n"));
-    long port = sbx_local_test_metadata_long(f.state_dir, "iso", "port");
-    char host_url[64], text[128];
-    snprintf(host_url, sizeof host_url, "http://127.0.0.1:%ld/", port);
-    CU_ASSERT(port > 0 && sbx_test_http_get_once(host_url, 5000) == -1);
-    /* create returned once it served: an exec shares its loopback. */
-    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%ld'", port);
-    CU_ASSERT(exit_of(&f, text) == 0);
+    check(&f, url);
     destroy_and_check_gone(&f);
     unlink(marker);
     close(s);
 }
 
-static void test_command_with_host_network_serves_the_host(void)
+/* Nothing outside reaches its port, so its URL is its directory; it did
+ * not reach the host's listener either; an exec shares its loopback (and
+ * create returned once it served there). */
+static void served_only_inside(fixture *f, const char *url)
 {
-    if (sbx_local_test_server_command() == NULL)
-        return;
-    int host_port;
-    int s = host_listener(&host_port);
-    fixture f;
-    char command[4 * PATH_MAX], marker[64], url[PATH_MAX + 32];
-    snprintf(marker, sizeof marker, "/tmp/sbx-iso-command-probe-%ld", (long)getpid());
-    place_marker(marker);
-    probing_command(command, sizeof command, marker, host_port);
-    command_setup(&f, "iso cmd host", "host", command, SBX_TEST_READY_TIMEOUT_MS);
-    create_and_check_view(&f, url, sizeof url);
-    /* The explicit choice: the host's network, both ways. */
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, "file://%s", f->dir);
+    CU_ASSERT(strcmp(url, want) == 0);
+    CU_ASSERT(sandbox_says(f, "net", "refused\n"));
+    long port = sbx_local_test_metadata_long(f->state_dir, "iso", "port");
+    char host_url[64], text[128];
+    snprintf(host_url, sizeof host_url, "http://127.0.0.1:%ld/", port);
+    CU_ASSERT(port > 0 && sbx_test_http_get_once(host_url, 5000) == -1);
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%ld'", port);
+    CU_ASSERT(exit_of(f, text) == 0);
+}
+
+/* The explicit choice: the host's network, both ways. */
+static void served_to_the_host(fixture *f, const char *url)
+{
     CU_ASSERT(strncmp(url, "http://127.0.0.1:", 17) == 0);
     CU_ASSERT(sbx_test_http_get_once(url, 30000) == 200);
-    CU_ASSERT(sandbox_says(&f, "net", "reached\n"));
-    destroy_and_check_gone(&f);
-    unlink(marker);
-    close(s);
+    CU_ASSERT(sandbox_says(f, "net", "reached\n"));
+}
+
+static void test_command_without_network_serves_only_inside(void)
+{
+    serve_probed("none", served_only_inside);
+}
+
+static void test_command_with_host_network_serves_the_host(void)
+{
+    serve_probed("host", served_to_the_host);
 }
 
 static void test_command_without_network_that_never_serves_fails_create(void)
