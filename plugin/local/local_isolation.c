@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 const char *const local_isolation_words[] = { "none", "namespaces", NULL };
-const char *const local_network_words[] = { "none", "host", NULL };
+const char *const local_network_words[] = { "none", "host", "forward", NULL };
 
 /* CLONE_NEWNET unless the sandbox shares the host's network. */
 static int network_flag(const local_isolation_plan *plan)

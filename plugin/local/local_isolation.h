@@ -20,8 +20,10 @@
 enum { LOCAL_ISOLATION_NONE = 0, LOCAL_ISOLATION_NAMESPACES = 1 };
 
 /* The values of the `network` option: a network namespace of the
- * sandbox's own with only its loopback, or the host's network shared. */
-enum { LOCAL_NETWORK_NONE = 0, LOCAL_NETWORK_HOST = 1 };
+ * sandbox's own with only its loopback, the host's network shared, or the
+ * sandbox's own with the command's port forwarded from the host's
+ * 127.0.0.1 (local_server.h). */
+enum { LOCAL_NETWORK_NONE = 0, LOCAL_NETWORK_HOST = 1, LOCAL_NETWORK_FORWARD = 2 };
 
 /* What the options ask (a member of local_options; 0 as a limit: the
  * host's own limit is kept). */

@@ -840,6 +840,27 @@ static void served_to_the_host(fixture *f, const char *url)
     CU_ASSERT(sandbox_says(f, "net", "reached\n"));
 }
 
+/* The host reaches the command through the forwarded port (several
+ * connections at once, a body both ways), while the command still cannot
+ * reach the host's listener. */
+static void served_forwarded(fixture *f, const char *url)
+{
+    CU_ASSERT(strncmp(url, "http://127.0.0.1:", 17) == 0);
+    CU_ASSERT(sandbox_says(f, "net", "refused\n"));
+    char path[2 * PATH_MAX], file_url[PATH_MAX + 64], big[200001];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    snprintf(path, sizeof path, "%s/big.txt", f->dir);
+    sbx_local_test_write_file(path, big);
+    snprintf(file_url, sizeof file_url, "%s/big.txt", url);
+    for (int i = 0; i < 3; i++) {
+        char *body = NULL;
+        CU_ASSERT(sbx_test_http_get(file_url, 30000, &body) == 200);
+        CU_ASSERT(body != NULL && strcmp(body, big) == 0);
+        free(body);
+    }
+}
+
 static void test_command_without_network_serves_only_inside(void)
 {
     serve_probed("none", served_only_inside);
@@ -850,16 +871,24 @@ static void test_command_with_host_network_serves_the_host(void)
     serve_probed("host", served_to_the_host);
 }
 
+static void test_command_with_a_forwarded_port_serves_the_host(void)
+{
+    serve_probed("forward", served_forwarded);
+}
+
 static void test_command_without_network_that_never_serves_fails_create(void)
 {
-    static const struct { const char *command, *says; } cases[] = {
-        { "exec sleep 987681", "inside the sandbox (network=none) within 300 ms" },
-        { "exit 3", "exited with status 3" },
-        { "kill -9 $$", "killed by signal 9" },
+    static const struct { const char *network, *command, *says; } cases[] = {
+        { "none", "exec sleep 987681", "inside the sandbox (network=none) within 300 ms" },
+        { "none", "exit 3", "exited with status 3" },
+        { "none", "kill -9 $$", "killed by signal 9" },
+        /* The forwarded port listens only once the command serves. */
+        { "forward", "exec sleep 987681", "within 300 ms (ready_timeout_ms" },
+        { "forward", "exit 3", "exited with status 3" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fixture f;
-        command_setup(&f, "iso cmd never", "none", cases[i].command, "300");
+        command_setup(&f, "iso cmd never", cases[i].network, cases[i].command, "300");
         sbx_error err;
         sbx_sandbox *sb = sbx_test_create(f.backend, "iso", NULL, NULL, NULL, 0, &err);
         CU_ASSERT(sb == NULL && err.kind == SBX_ERR_TRANSPORT);
@@ -967,7 +996,9 @@ void sbx_test_register(void)
           test_command_without_network_serves_only_inside },
         { "command: network=host, in the namespaces, served to the host, ends with destroy",
           test_command_with_host_network_serves_the_host },
-        { "command: network=none, not serving inside -> create fails, says why",
+        { "command: network=forward, in the namespaces, port forwarded, ends with destroy",
+          test_command_with_a_forwarded_port_serves_the_host },
+        { "command: none or forward, not serving inside -> create fails, says why",
           test_command_without_network_that_never_serves_fails_create },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
