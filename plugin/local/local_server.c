@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -220,6 +221,9 @@ static void start_relay(const local_server *server, int client)
 {
     pid_t middle = _Fork();
     if (middle == 0) {
+        /* It runs in the command's pid namespace, as its uid, outside its
+         * seccomp filter: not to be read or written through /proc. */
+        prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
         if (_Fork() != 0)
             _exit(0);
         local_child_close_all_but(&client, 1, server->fd_limit);
