@@ -25,6 +25,7 @@ typedef struct local_spawn_stack {
     const local_reaper_plan *plan;
     _Alignas(64) unsigned char command[8192];
     _Alignas(64) unsigned char reaper[8192];
+    _Alignas(64) unsigned char init[8192];  /* an isolated exec's init */
 } local_spawn_stack;
 
 /* Start the reaper of `plan` as a child of the calling process (wait for
