@@ -251,6 +251,10 @@ RAW _Noreturn static void init_main(void *arg)
     local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
     const local_isolation_plan *ip = p->isolation;
+    /* Never left running on the host's memory: should the host kill the
+     * reaper (local_exec.c, when it gives up on it), this goes too, and
+     * with it the namespace. */
+    SYS2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
     if (take_streams(p) != 0)
         sys_exit(126);
     SYS1(SYS_close, ip->status_read);
