@@ -6,7 +6,7 @@
  * exec's command joins them, in a new pid namespace of its own, with no
  * new privileges, a seccomp deny-list and rlimits.  Without a holder an
  * exec builds all of it anew.  The host prepares everything (allocations,
- * the BPF program) before it forks; the reaper and the command's processes
+ * the BPF program, the rlimits) before it forks; the reaper and the command's processes
  * then make only async-signal-safe calls.
  */
 #ifndef SBX_LOCAL_ISOLATION_H
@@ -105,7 +105,8 @@ typedef struct local_isolation_message {
  * whose working directory is `rel` below it ("" or "." for the directory
  * itself), joining the holder `holder_fd` (a pidfd the plan takes over,
  * even on failure; -1: none).  SBX_ERR_INTERNAL when out of memory,
- * descriptors or when the seccomp filter cannot be built.  Free with
+ * descriptors, when the host's rlimits cannot be read or the seccomp
+ * filter cannot be built.  Free with
  * local_isolation_plan_free. */
 sbx_status local_isolation_prepare(const local_isolation_options *options,
                                    const char *sandbox_dir, int root_fd, const char *rel,
