@@ -57,29 +57,6 @@ static const char *const system_dirs[] = {
 /* The device nodes bound from the host's /dev. */
 static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
 
-enum stage {
-    STAGE_NONE,
-    STAGE_UNSHARE,
-    STAGE_MAP,
-    STAGE_PRIVATE,
-    STAGE_ROOT,
-    STAGE_SYSTEM,
-    STAGE_PROC,
-    STAGE_DEV,
-    STAGE_TMP,
-    STAGE_SANDBOX,
-    STAGE_PIVOT,
-    STAGE_WORKDIR,
-    STAGE_NETWORK,
-    STAGE_HOSTNAME,
-    STAGE_FORK,
-    STAGE_LIMITS,
-    STAGE_SECCOMP,
-    STAGE_JOIN,
-    STAGE_NEW_PID,
-    STAGE_OWN_PROC,
-};
-
 const char *local_isolation_stage_text(int stage)
 {
     static const char *const text[] = {
@@ -117,6 +94,33 @@ static int dup_above_stdio(int fd)
     return fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
+/* The rlimits the options ask, each capped at the host's hard limit (only
+ * a privileged process could raise it; the sandbox's processes inherit
+ * the host's), into the plan; 0 when a limit cannot be read. */
+static int plan_limits(local_isolation_plan *plan)
+{
+    const local_isolation_options *o = plan->options;
+    const struct { int resource; long value; } asked[] = {
+        { RLIMIT_NPROC, o->max_processes }, { RLIMIT_FSIZE, o->max_file_bytes },
+        { RLIMIT_NOFILE, o->max_open_files }, { RLIMIT_AS, o->max_address_bytes },
+        { RLIMIT_CPU, o->max_cpu_seconds },
+    };
+    plan->limit_count = 0;
+    for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++) {
+        struct rlimit now;
+        if (asked[i].value <= 0)
+            continue;
+        if (getrlimit(asked[i].resource, &now) != 0)
+            return 0;
+        rlim_t v = (rlim_t)asked[i].value;
+        if (now.rlim_max != RLIM_INFINITY && v > now.rlim_max)
+            v = now.rlim_max;
+        plan->limits[plan->limit_count].resource = asked[i].resource;
+        plan->limits[plan->limit_count++].value = v;
+    }
+    return 1;
+}
+
 sbx_status local_isolation_prepare(const local_isolation_options *options,
                                    const char *sandbox_dir, int root_fd, const char *rel,
                                    int holder_fd, local_isolation_plan *plan, sbx_error *err)
@@ -125,6 +129,7 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
     plan->options = options;
     plan->sandbox_dir = sandbox_dir;
     plan->root_fd = plan->status_read = plan->status_write = -1;
+    plan->join_flags = (LOCAL_ISOLATION_JOINED & ~CLONE_NEWNET) | network_flag(plan);
     plan->holder_fd = holder_fd >= 0 ? dup_above_stdio(holder_fd) : -1;
     if (holder_fd >= 0)
         close(holder_fd);
@@ -152,6 +157,9 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
         (holder_fd >= 0 && plan->holder_fd < 0) ||
         fcntl(plan->status_read, F_SETFL, O_NONBLOCK) != 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s", strerror(errno));
+    if (!plan_limits(plan))
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: getrlimit: %s",
+                                     strerror(errno));
     return local_isolation_filter_get(&plan->filter, &plan->filter_count, err);
 }
 
@@ -194,14 +202,13 @@ static int write_file(const char *path, const char *text)
  * (for this exec's /proc) and a pid namespace for the command's children. */
 static int join_holder(const local_isolation_plan *plan, int *stage)
 {
-    *stage = STAGE_JOIN;
-    if (setns(plan->holder_fd, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-                                   network_flag(plan)) != 0)
+    *stage = LOCAL_STAGE_JOIN;
+    if (setns(plan->holder_fd, plan->join_flags) != 0)
         return errno;
-    *stage = STAGE_NEW_PID;
+    *stage = LOCAL_STAGE_NEW_PID;
     if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0)
         return errno;
-    *stage = STAGE_NONE;
+    *stage = LOCAL_STAGE_NONE;
     return 0;
 }
 
@@ -209,11 +216,11 @@ int local_isolation_enter(const local_isolation_plan *plan, int *stage)
 {
     if (plan->holder_fd >= 0)
         return join_holder(plan, stage);
-    *stage = STAGE_UNSHARE;
+    *stage = LOCAL_STAGE_UNSHARE;
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                 network_flag(plan)) != 0)
         return errno;
-    *stage = STAGE_MAP;
+    *stage = LOCAL_STAGE_MAP;
     /* A host that changed its uid without exec is not dumpable, and then
      * its /proc/self files are root's: the maps could not be written. */
     int dumpable = prctl(PR_GET_DUMPABLE, 0L, 0L, 0L, 0L);
@@ -227,21 +234,13 @@ int local_isolation_enter(const local_isolation_plan *plan, int *stage)
     if (dumpable >= 0 && dumpable != 1)
         prctl(PR_SET_DUMPABLE, (long)dumpable, 0L, 0L, 0L);
     if (e == 0)
-        *stage = STAGE_NONE;
+        *stage = LOCAL_STAGE_NONE;
     return e;
 }
 
-/* What the sandbox's init (or the command, when its setup fails) sends:
- * stage 0 with the command's wait status, or a stage and an errno.  The
- * reaper takes the first. */
-typedef struct status_message {
-    int stage;
-    int value;
-} status_message;
-
 void local_isolation_report(const local_isolation_plan *plan, int stage, int value)
 {
-    status_message m = { stage, value };
+    local_isolation_message m = { stage, value };
     ssize_t n;
     while ((n = write(plan->status_write, &m, sizeof m)) < 0 && errno == EINTR)
         ;
@@ -249,7 +248,7 @@ void local_isolation_report(const local_isolation_plan *plan, int stage, int val
 
 int local_isolation_read_status(int fd, int *stage, int *value)
 {
-    status_message m;
+    local_isolation_message m;
     ssize_t n;
     while ((n = read(fd, &m, sizeof m)) < 0 && errno == EINTR)
         ;
@@ -266,7 +265,7 @@ void local_isolation_outcome(const local_isolation_plan *plan, int *status, int 
     int got_stage, value;
     if (!local_isolation_read_status(plan->status_read, &got_stage, &value))
         return;
-    if (got_stage == STAGE_NONE) {
+    if (got_stage == LOCAL_STAGE_NONE) {
         *status = value;
     } else {
         *error = value;
@@ -338,14 +337,14 @@ static void show_system_dir(const local_isolation_plan *plan, const char *name)
     if (S_ISLNK(st.st_mode)) {
         ssize_t n = readlink(host, target, sizeof target - 1);
         if (n < 0)
-            fail(plan, STAGE_SYSTEM);
+            fail(plan, LOCAL_STAGE_SYSTEM);
         target[n] = '\0';
         if (symlink(target, dst) != 0)
-            fail(plan, STAGE_SYSTEM);
+            fail(plan, LOCAL_STAGE_SYSTEM);
     } else if (S_ISDIR(st.st_mode)) {
         if (mkdir(dst, 0755) != 0 || mount(host, dst, NULL, MS_BIND | MS_REC, NULL) != 0 ||
             make_read_only(dst, 1) != 0)
-            fail(plan, STAGE_SYSTEM);
+            fail(plan, LOCAL_STAGE_SYSTEM);
     }
 }
 
@@ -355,18 +354,18 @@ static void make_dev(const local_isolation_plan *plan)
     if (mkdir(in_root(plan, "dev"), 0755) != 0 ||
         mount("tmpfs", in_root(plan, "dev"), "tmpfs", MS_NOSUID | MS_NOEXEC, DEV_OPTIONS) != 0 ||
         mkdir(in_root(plan, "dev/shm"), 01777) != 0 || chmod(in_root(plan, "dev/shm"), 01777))
-        fail(plan, STAGE_DEV);
+        fail(plan, LOCAL_STAGE_DEV);
     for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
         char host[32] = "/dev/", name[32] = "dev/";
         memcpy(host + 5, devices[i], strlen(devices[i]) + 1);
         memcpy(name + 4, devices[i], strlen(devices[i]) + 1);
         int fd = open(in_root(plan, name), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
         if (fd < 0)
-            fail(plan, STAGE_DEV);
+            fail(plan, LOCAL_STAGE_DEV);
         close(fd);
         if (mount(host, in_root(plan, name), NULL, MS_BIND, NULL) != 0 && errno != ENOENT &&
             errno != ENXIO)
-            fail(plan, STAGE_DEV);
+            fail(plan, LOCAL_STAGE_DEV);
     }
     static const char *const links[][2] = {
         { "/proc/self/fd", "dev/fd" }, { "/proc/self/fd/0", "dev/stdin" },
@@ -374,7 +373,7 @@ static void make_dev(const local_isolation_plan *plan)
     };
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
         if (symlink(links[i][0], in_root(plan, links[i][1])) != 0)
-            fail(plan, STAGE_DEV);
+            fail(plan, LOCAL_STAGE_DEV);
 }
 
 /* mkdir -p of the sandbox directory's path in the new root. */
@@ -388,10 +387,10 @@ static void make_sandbox_point(const local_isolation_plan *plan)
         int made = mkdir(path, 0755) == 0 || errno == EEXIST;
         *p = '/';
         if (!made)
-            fail(plan, STAGE_SANDBOX);
+            fail(plan, LOCAL_STAGE_SANDBOX);
     }
     if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        fail(plan, STAGE_SANDBOX);
+        fail(plan, LOCAL_STAGE_SANDBOX);
 }
 
 /* A detached copy of the sandbox directory's mounts, taken in the new
@@ -403,10 +402,10 @@ static int clone_sandbox(const local_isolation_plan *plan)
                             TREE_CLONE | O_CLOEXEC | RECURSIVE);
     struct stat got, want;
     if (tree < 0 || fstat(tree, &got) != 0 || fstat(plan->root_fd, &want) != 0)
-        fail(plan, STAGE_SANDBOX);
+        fail(plan, LOCAL_STAGE_SANDBOX);
     if (got.st_dev != want.st_dev || got.st_ino != want.st_ino) {
         errno = ESTALE;
-        fail(plan, STAGE_SANDBOX);
+        fail(plan, LOCAL_STAGE_SANDBOX);
     }
     return tree;
 }
@@ -418,30 +417,30 @@ static int clone_sandbox(const local_isolation_plan *plan)
 static void build_root(const local_isolation_plan *plan)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        fail(plan, STAGE_PRIVATE);
+        fail(plan, LOCAL_STAGE_PRIVATE);
     int sandbox = clone_sandbox(plan);
     if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, ROOT_OPTIONS) != 0)
-        fail(plan, STAGE_ROOT);
+        fail(plan, LOCAL_STAGE_ROOT);
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         show_system_dir(plan, system_dirs[i]);
     if (mkdir(in_root(plan, "proc"), 0555) != 0 ||
         mount("proc", in_root(plan, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               NULL) != 0)
-        fail(plan, STAGE_PROC);
+        fail(plan, LOCAL_STAGE_PROC);
     make_dev(plan);
     if (mkdir(in_root(plan, "tmp"), 01777) != 0 ||
         mount("tmpfs", in_root(plan, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, TMP_OPTIONS) != 0)
-        fail(plan, STAGE_TMP);
+        fail(plan, LOCAL_STAGE_TMP);
     make_sandbox_point(plan);
     if (syscall(SYS_move_mount, sandbox, "", AT_FDCWD, in_root(plan, plan->sandbox_dir),
                 MOVE_FROM_EMPTY) != 0)
-        fail(plan, STAGE_SANDBOX);
+        fail(plan, LOCAL_STAGE_SANDBOX);
     close(sandbox);
     if (chdir(NEW_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
         umount2(".", MNT_DETACH) != 0 || chdir("/") != 0 || make_read_only("/", 0) != 0)
-        fail(plan, STAGE_PIVOT);
+        fail(plan, LOCAL_STAGE_PIVOT);
     if (chdir(plan->work_dir) != 0)
-        fail(plan, STAGE_WORKDIR);
+        fail(plan, LOCAL_STAGE_WORKDIR);
 }
 
 /* The new network namespace's loopback up, so that the command may serve
@@ -453,41 +452,25 @@ static void loopback_up(const local_isolation_plan *plan)
     memset(&ifr, 0, sizeof ifr);
     memcpy(ifr.ifr_name, "lo", 3);
     if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) != 0)
-        fail(plan, STAGE_NETWORK);
+        fail(plan, LOCAL_STAGE_NETWORK);
     ifr.ifr_flags |= IFF_UP;
     if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
-        fail(plan, STAGE_NETWORK);
+        fail(plan, LOCAL_STAGE_NETWORK);
     close(s);
 }
 
-/* The command's own process: the limits (never above the host's hard
- * limit, which only a privileged process could raise), no new privileges,
- * the filter. */
+/* The command's own process: the limits, no new privileges, the filter. */
 static void confine_command(const local_isolation_plan *plan)
 {
-    const local_isolation_options *o = plan->options;
-    const struct { int resource; long value; } limits[] = {
-        { RLIMIT_NPROC, o->max_processes }, { RLIMIT_FSIZE, o->max_file_bytes },
-        { RLIMIT_NOFILE, o->max_open_files }, { RLIMIT_AS, o->max_address_bytes },
-        { RLIMIT_CPU, o->max_cpu_seconds },
-    };
-    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
-        struct rlimit now;
-        if (limits[i].value <= 0)
-            continue;
-        if (getrlimit(limits[i].resource, &now) != 0)
-            fail(plan, STAGE_LIMITS);
-        rlim_t v = (rlim_t)limits[i].value;
-        if (now.rlim_max != RLIM_INFINITY && v > now.rlim_max)
-            v = now.rlim_max;
-        struct rlimit next = { v, v };
-        if (setrlimit(limits[i].resource, &next) != 0)
-            fail(plan, STAGE_LIMITS);
+    for (int i = 0; i < plan->limit_count; i++) {
+        struct rlimit next = { plan->limits[i].value, plan->limits[i].value };
+        if (setrlimit(plan->limits[i].resource, &next) != 0)
+            fail(plan, LOCAL_STAGE_LIMITS);
     }
     struct sock_fprog prog = { plan->filter_count, (struct sock_filter *)plan->filter };
     if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0L, 0L) != 0)
-        fail(plan, STAGE_SECCOMP);
+        fail(plan, LOCAL_STAGE_SECCOMP);
 }
 
 void local_isolation_build(const local_isolation_plan *plan)
@@ -496,7 +479,7 @@ void local_isolation_build(const local_isolation_plan *plan)
     if (network_flag(plan) != 0)
         loopback_up(plan);
     if (sethostname("sbx", 3) != 0)
-        fail(plan, STAGE_HOSTNAME);
+        fail(plan, LOCAL_STAGE_HOSTNAME);
 }
 
 /* In pid 1 of an exec joining its holder: a /proc of the exec's own pid
@@ -506,9 +489,9 @@ void local_isolation_build(const local_isolation_plan *plan)
 static void enter_joined(const local_isolation_plan *plan)
 {
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-        fail(plan, STAGE_OWN_PROC);
+        fail(plan, LOCAL_STAGE_OWN_PROC);
     if (chdir(plan->work_dir) != 0)
-        fail(plan, STAGE_WORKDIR);
+        fail(plan, LOCAL_STAGE_WORKDIR);
 }
 
 void local_isolation_command(const local_isolation_plan *plan)
@@ -520,7 +503,7 @@ void local_isolation_command(const local_isolation_plan *plan)
         local_isolation_build(plan);
     pid_t command = _Fork();
     if (command < 0)
-        fail(plan, STAGE_FORK);
+        fail(plan, LOCAL_STAGE_FORK);
     if (command == 0) {
         confine_command(plan);
         return;
@@ -535,7 +518,7 @@ void local_isolation_command(const local_isolation_plan *plan)
         int status;
         pid_t got = waitpid(-1, &status, 0);
         if (got == command) {
-            local_isolation_report(plan, STAGE_NONE, status);
+            local_isolation_report(plan, LOCAL_STAGE_NONE, status);
             _exit(0);
         }
         if (got < 0 && errno != EINTR)

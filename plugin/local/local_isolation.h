@@ -6,7 +6,7 @@
  * exec's command joins them, in a new pid namespace of its own, with no
  * new privileges, a seccomp deny-list and rlimits.  Without a holder an
  * exec builds all of it anew.  The host prepares everything (allocations,
- * the BPF program) before it forks; the reaper and the command's processes
+ * the BPF program, the rlimits) before it forks; the reaper and the command's processes
  * then make only async-signal-safe calls.
  */
 #ifndef SBX_LOCAL_ISOLATION_H
@@ -14,6 +14,7 @@
 
 #include <sbx/backend.h>
 
+#include <sched.h>
 #include <stddef.h>
 
 /* The values of the `isolation` option, in the order of its words. */
@@ -49,6 +50,31 @@ extern const char *const local_network_words[];
 /* None: a sandbox's server may run for days. */
 #define LOCAL_ISOLATION_DEFAULT_CPU_SECONDS 0L
 
+/* The steps of the setup a failure report names (local_isolation_report,
+ * local_isolation_stage_text); 0: none, the command's wait status. */
+enum {
+    LOCAL_STAGE_NONE,
+    LOCAL_STAGE_UNSHARE,
+    LOCAL_STAGE_MAP,
+    LOCAL_STAGE_PRIVATE,
+    LOCAL_STAGE_ROOT,
+    LOCAL_STAGE_SYSTEM,
+    LOCAL_STAGE_PROC,
+    LOCAL_STAGE_DEV,
+    LOCAL_STAGE_TMP,
+    LOCAL_STAGE_SANDBOX,
+    LOCAL_STAGE_PIVOT,
+    LOCAL_STAGE_WORKDIR,
+    LOCAL_STAGE_NETWORK,
+    LOCAL_STAGE_HOSTNAME,
+    LOCAL_STAGE_FORK,
+    LOCAL_STAGE_LIMITS,
+    LOCAL_STAGE_SECCOMP,
+    LOCAL_STAGE_JOIN,
+    LOCAL_STAGE_NEW_PID,
+    LOCAL_STAGE_OWN_PROC,
+};
+
 /* One exec's isolation, prepared by the host (local_isolation_prepare). */
 typedef struct local_isolation_plan {
     const local_isolation_options *options;
@@ -58,20 +84,39 @@ typedef struct local_isolation_plan {
     char *scratch;                  /* room for the paths the child builds */
     size_t scratch_size;
     int root_fd;                    /* the sandbox directory (O_PATH) */
+    int join_flags;                 /* LOCAL_ISOLATION_JOINED, less
+                                     * CLONE_NEWNET with network=host */
     int holder_fd;                  /* pidfd of the sandbox's holder, whose
                                      * namespaces the exec joins; -1: new ones */
     int status_read, status_write;  /* the sandbox's init -> the reaper */
     const void *filter;             /* struct sock_filter[filter_count], shared
                                      * (local_isolation_filter_get) */
     unsigned short filter_count;
+    int limit_count;                /* the rlimits the command gets, each
+                                     * capped at the host's hard limit */
+    struct { int resource; unsigned long value; } limits[5];
 } local_isolation_plan;
+
+/* What the sandbox's processes send on the status pipe
+ * (local_isolation_report). */
+typedef struct local_isolation_message {
+    int stage;  /* LOCAL_STAGE_NONE: value is the command's wait status (or
+                 * 0: ready); a stage: value is an errno */
+    int value;
+} local_isolation_message;
+
+/* The namespaces an exec joins on its holder's pidfd (then it makes a pid
+ * and a mount namespace of its own). */
+#define LOCAL_ISOLATION_JOINED \
+    (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET)
 
 /* Prepare `plan` for an exec in sandbox directory `sandbox_dir` (absolute,
  * borrowed until local_isolation_plan_free) opened as `root_fd` (borrowed),
  * whose working directory is `rel` below it ("" or "." for the directory
  * itself), joining the holder `holder_fd` (a pidfd the plan takes over,
  * even on failure; -1: none).  SBX_ERR_INTERNAL when out of memory,
- * descriptors or when the seccomp filter cannot be built.  Free with
+ * descriptors, when the host's rlimits cannot be read or the seccomp
+ * filter cannot be built.  Free with
  * local_isolation_plan_free. */
 sbx_status local_isolation_prepare(const local_isolation_options *options,
                                    const char *sandbox_dir, int root_fd, const char *rel,

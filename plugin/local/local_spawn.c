@@ -36,9 +36,12 @@
 #endif
 
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -139,17 +142,27 @@ RAW static void write_text(const char *text)
     SYS3(SYS_write, STDERR_FILENO, text, len);
 }
 
-/* The command (a vfork-like child of the reaper, which waits until it
- * execs): what local_reaper.c's command does, in system calls. */
-RAW _Noreturn static void command_main(void *arg)
+/* The command's own session and streams, as local_reaper.c's command
+ * has them; 0 or -errno. */
+RAW static long take_streams(const local_reaper_plan *p)
 {
-    const local_reaper_plan *p = arg;
     long in = above_stdio(p->stdin_fd), out = above_stdio(p->stdout_fd);
-    long errs = above_stdio(p->stderr_fd);
-    if (SYS0(SYS_setsid) < 0 || in < 0 || out < 0 || errs < 0 ||
-        SYS2(SYS_dup2, in, STDIN_FILENO) < 0 || SYS2(SYS_dup2, out, STDOUT_FILENO) < 0 ||
-        SYS2(SYS_dup2, errs, STDERR_FILENO) < 0 || SYS1(SYS_fchdir, p->cwd_fd) != 0)
-        sys_exit(126);
+    long errs = above_stdio(p->stderr_fd), e = SYS0(SYS_setsid);
+    if (e >= 0)
+        e = in < 0 ? in : out < 0 ? out : errs;
+    if (e >= 0)
+        e = SYS2(SYS_dup2, in, STDIN_FILENO);
+    if (e >= 0)
+        e = SYS2(SYS_dup2, out, STDOUT_FILENO);
+    if (e >= 0)
+        e = SYS2(SYS_dup2, errs, STDERR_FILENO);
+    return e < 0 ? e : 0;
+}
+
+/* The end of the command's start: nothing else of the host's, default
+ * signals, then each candidate file in turn, as local_reaper.c does. */
+RAW _Noreturn static void run_candidates(const local_reaper_plan *p)
+{
     close_span(3, -1, p->fd_limit);
     /* Every signal at its default (an ignored one would pass through the
      * exec), none blocked (the reaper blocks all). */
@@ -172,6 +185,137 @@ RAW _Noreturn static void command_main(void *arg)
     write_text(p->argv[0]);
     write_text(cannot_run ? ": cannot execute\n" : ": command not found\n");
     sys_exit(cannot_run ? 126 : 127);
+}
+
+/* The command (a vfork-like child of the reaper, which waits until it
+ * execs) of isolation=none. */
+RAW _Noreturn static void command_main(void *arg)
+{
+    const local_reaper_plan *p = arg;
+    if (take_streams(p) != 0 || SYS1(SYS_fchdir, p->cwd_fd) != 0)
+        sys_exit(126);
+    run_candidates(p);
+}
+
+/* ------------------------------------------ isolation=namespaces, joined
+ * What local_isolation.c does for an exec joining its holder, in system
+ * calls: the reaper joins, its clone is pid 1 of the exec's pid namespace
+ * (the init) and the init's vfork-like clone is the command.  The init
+ * shares the host's memory without being readable from the sandbox
+ * although it cannot be made undumpable (that flag is the memory's, the
+ * host's): it holds every capability of the sandbox's user namespace and
+ * the command's processes hold none, so ptrace and /proc/1/mem are
+ * refused them (a tracer needs the target's capabilities). */
+
+/* Send `stage` and `value` on the status pipe (local_isolation_report). */
+RAW static void report_raw(const local_isolation_plan *ip, int stage, int value)
+{
+    local_isolation_message m = { stage, value };
+    while (SYS3(SYS_write, ip->status_write, &m, sizeof m) == -EINTR)
+        ;
+}
+
+RAW _Noreturn static void fail_raw(const local_isolation_plan *ip, int stage, long e)
+{
+    report_raw(ip, stage, (int)-e);
+    sys_exit(126);
+}
+
+/* The command of an isolated exec: the limits, no new privileges, the
+ * filter (local_isolation.c's confine_command), then as for none. */
+RAW _Noreturn static void isolated_command_main(void *arg)
+{
+    const local_reaper_plan *p = arg;
+    const local_isolation_plan *ip = p->isolation;
+    for (int i = 0; i < ip->limit_count; i++) {
+        unsigned long limit[2] = { ip->limits[i].value, ip->limits[i].value };
+        long e = SYS4(SYS_prlimit64, 0, ip->limits[i].resource, limit, 0);
+        if (e != 0)
+            fail_raw(ip, LOCAL_STAGE_LIMITS, e);
+    }
+    struct sock_fprog prog = { ip->filter_count, (struct sock_filter *)ip->filter };
+    long e = SYS4(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0);
+    if (e == 0)
+        e = SYS3(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+    if (e != 0)
+        fail_raw(ip, LOCAL_STAGE_SECCOMP, e);
+    run_candidates(p);
+}
+
+/* The init of an isolated exec (local_isolation.c's enter_joined and
+ * local_isolation_command): its /proc, the working directory, the
+ * command; then it reaps until the command ends and reports its status.
+ * Its exit ends every process of the namespace. */
+RAW _Noreturn static void init_main(void *arg)
+{
+    local_spawn_stack *s = arg;
+    const local_reaper_plan *p = s->plan;
+    const local_isolation_plan *ip = p->isolation;
+    /* Never left running on the host's memory: should the host kill the
+     * reaper (local_exec.c, when it gives up on it), this goes too, and
+     * with it the namespace. */
+    SYS2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
+    if (take_streams(p) != 0)
+        sys_exit(126);
+    SYS1(SYS_close, ip->status_read);
+    long e = sys(SYS_mount, (long)"proc", (long)"/proc", (long)"proc",
+                 MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+    if (e != 0)
+        fail_raw(ip, LOCAL_STAGE_OWN_PROC, e);
+    if ((e = SYS1(SYS_chdir, ip->work_dir)) != 0)
+        fail_raw(ip, LOCAL_STAGE_WORKDIR, e);
+    long command = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD, s->command + sizeof s->command,
+                            isolated_command_main, (void *)p);
+    if (command < 0)
+        fail_raw(ip, LOCAL_STAGE_FORK, command);
+    SYS1(SYS_close, ip->root_fd);
+    SYS1(SYS_close, ip->holder_fd);
+    for (long fd = 0; fd < 3; fd++)
+        SYS1(SYS_close, fd);
+    for (;;) {
+        int status = 0;
+        long got = SYS4(SYS_wait4, -1, &status, 0, 0);
+        if (got == command) {
+            report_raw(ip, LOCAL_STAGE_NONE, status);
+            sys_exit(0);
+        }
+        if (got < 0 && got != -EINTR)
+            sys_exit(0);
+    }
+}
+
+/* In the reaper: into the holder's namespaces, then a pid and a mount
+ * namespace for the exec (local_isolation_enter); 1, or 0 with the step
+ * and errno in *r. */
+RAW static int join_raw(const local_isolation_plan *ip, local_reaper_report *r)
+{
+    long e = SYS2(SYS_setns, ip->holder_fd, ip->join_flags);
+    r->stage = LOCAL_STAGE_JOIN;
+    if (e == 0) {
+        e = SYS1(SYS_unshare, CLONE_NEWNS | CLONE_NEWPID);
+        r->stage = LOCAL_STAGE_NEW_PID;
+    }
+    if (e == 0)
+        r->stage = LOCAL_STAGE_NONE;
+    r->error = (int)-e;
+    return e == 0;
+}
+
+/* What the init reported into *r (local_isolation_outcome). */
+RAW static void read_outcome(const local_isolation_plan *ip, local_reaper_report *r)
+{
+    local_isolation_message m;
+    long n;
+    while ((n = SYS3(SYS_read, ip->status_read, &m, sizeof m)) == -EINTR)
+        ;
+    if (n != (long)sizeof m)
+        return;
+    if (m.stage == LOCAL_STAGE_NONE) {
+        r->status = m.value;
+    } else {
+        r->error = m.value;
+        r->stage = m.stage;
+    }
 }
 
 /* SIGKILL every child /proc lists; the number listed, -1 without the list
@@ -254,43 +398,51 @@ RAW static void wait_for_command(const local_reaper_plan *p, long command,
         SYS1(SYS_close, pidfd);
 }
 
-/* The reaper: what local_reaper_run does for isolation=none, in system
- * calls, with every signal blocked from the start (a handler of the
- * host's must never run here; the stop comes through the pipe). */
+/* The reaper: what local_reaper_run does for isolation=none and for an
+ * exec joining its holder, in system calls, with every signal blocked
+ * from the start (a handler of the host's must never run here; the stop
+ * comes through the pipe). */
 RAW _Noreturn static void reaper_main(void *arg)
 {
     local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
+    const local_isolation_plan *ip = p->isolation;
     local_reaper_report r = { 0, 0, 0, 0, 0 };
-    int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
-                    p->report_fd };
-    for (size_t i = 1; i < 6; i++)
+    int keep[9] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
+                    p->report_fd, ip ? ip->status_write : -1, ip ? ip->status_read : -1,
+                    ip ? ip->holder_fd : -1 };
+    for (size_t i = 1; i < 9; i++)
         for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
             int t = keep[j];
             keep[j] = keep[j - 1];
             keep[j - 1] = t;
         }
     long from = 3;
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < 9; i++) {
         if (keep[i] < from)
             continue;
         close_span(from, keep[i] - 1, p->fd_limit);
         from = keep[i] + 1L;
     }
     close_span(from, -1, p->fd_limit);
-    long command = SYS4(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
-    if (command == 0)
-        command = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD,
-                           s->command + sizeof s->command, command_main, (void *)p);
-    if (command < 0) {
-        r.error = (int)-command;
-    } else {
+    long child = SYS4(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
+    if (child == 0 && ip != NULL)
+        child = join_raw(ip, &r) ? clone_on(CLONE_VM | SIGCHLD, s->init + sizeof s->init,
+                                            init_main, s) : 0;
+    else if (child == 0)
+        child = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD, s->command + sizeof s->command,
+                         command_main, (void *)p);
+    if (child < 0)
+        r.error = (int)-child;
+    if (child > 0) {
         SYS1(SYS_close, p->cwd_fd);
         SYS1(SYS_close, p->stdin_fd);
         SYS1(SYS_close, p->stdout_fd);
         SYS1(SYS_close, p->stderr_fd);
-        wait_for_command(p, command, &r);
-        end_all(command, &r);
+        wait_for_command(p, child, &r);
+        end_all(child, &r);
+        if (ip != NULL)
+            read_outcome(ip, &r);
     }
     while (SYS3(SYS_write, p->report_fd, &r, sizeof r) == -EINTR)
         ;
@@ -321,7 +473,7 @@ static pid_t clone_reaper(const local_reaper_plan *plan, local_spawn_stack *stac
 pid_t local_spawn_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
 {
 #if SPAWN_SHARED
-    if (plan->isolation == NULL && !UNDER_VALGRIND())
+    if ((plan->isolation == NULL || plan->isolation->holder_fd >= 0) && !UNDER_VALGRIND())
         return clone_reaper(plan, stack);
 #endif
     (void)stack;

@@ -7,9 +7,12 @@
  * command a vfork-like clone of the reaper: no page table is copied, as in
  * posix_spawn.  Sharing the host's memory (its threads' TLS included),
  * both run only raw system calls, no libc function, and never allocate.
- * Elsewhere (isolation=namespaces, other architectures, ThreadSanitizer
- * builds, whose runtime follows every call, and under valgrind) the
- * reaper is forked as local_reaper.c describes.
+ * An isolated exec joining its sandbox's holder starts the same way, its
+ * init a third clone (docs/local.md, "Isolation", says why the sandbox
+ * cannot reach the host's memory through it).  Elsewhere (an isolated
+ * exec without a holder, other architectures, ThreadSanitizer builds,
+ * whose runtime follows every call, and under valgrind) the reaper is
+ * forked as local_reaper.c describes.
  */
 #ifndef SBX_LOCAL_SPAWN_H
 #define SBX_LOCAL_SPAWN_H
@@ -25,6 +28,7 @@ typedef struct local_spawn_stack {
     const local_reaper_plan *plan;
     _Alignas(64) unsigned char command[8192];
     _Alignas(64) unsigned char reaper[8192];
+    _Alignas(64) unsigned char init[8192];  /* an isolated exec's init */
 } local_spawn_stack;
 
 /* Start the reaper of `plan` as a child of the calling process (wait for

@@ -455,6 +455,13 @@ static void test_host_processes_cannot_be_signalled_or_traced(void)
     char text[256];
     snprintf(text, sizeof text, "kill -0 %ld", (long)getpid());
     CU_ASSERT(exit_of(&f, text) != 0);
+    /* Nor is the exec's init readable through /proc (it may share the
+     * host's memory): its environment, maps, memory, descriptors, root. */
+    CU_ASSERT(exit_of(&f, "cat /proc/1/environ") != 0);
+    CU_ASSERT(exit_of(&f, "cat /proc/1/maps") != 0);
+    CU_ASSERT(exit_of(&f, "head -c 1 /proc/1/mem") != 0);
+    CU_ASSERT(exit_of(&f, "ls /proc/1/fd") != 0);
+    CU_ASSERT(exit_of(&f, "ls /proc/1/root/") != 0);
     if (access("/usr/bin/python3", X_OK) == 0) {
         /* PTRACE_ATTACH (16) of its own pid 1 and of the host's pid. */
         snprintf(text, sizeof text,

@@ -43,7 +43,7 @@ static unsigned port_of(const provd_local *d)
 }
 
 /* A TCP connection to the daemon from `source` (an address of 127.0.0.0/8,
- * so that a test can be several clients), or -1. */
+ * so that a test can be several clients), or -1 (said on stderr). */
 static int connect_from(const provd_local *d, const char *source)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -51,8 +51,15 @@ static int connect_from(const provd_local *d, const char *source)
     struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port_of(d))};
     inet_pton(AF_INET, source, &from.sin_addr);
     inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-    if (fd >= 0 && (bind(fd, (struct sockaddr *)&from, sizeof from) != 0 ||
-                    connect(fd, (struct sockaddr *)&to, sizeof to) != 0)) {
+    /* The source port is chosen at connect(), for this destination:
+     * a bind() to port 0 alone must find a port no other socket of the
+     * machine holds, which parallel suites' closed connections can use up. */
+    int no_port = 1;
+    if (fd >= 0 &&
+        (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &no_port, sizeof no_port) != 0 ||
+         bind(fd, (struct sockaddr *)&from, sizeof from) != 0 ||
+         connect(fd, (struct sockaddr *)&to, sizeof to) != 0)) {
+        fprintf(stderr, "connect from %s to port %u: %s\n", source, port_of(d), strerror(errno));
         close(fd);
         fd = -1;
     }
@@ -72,6 +79,8 @@ static long call(const provd_local *d, const char *const *headers, const char *m
     snprintf(url, sizeof url, "%s%s", provd_url(d->proc), path);
     sbx_test_http_result r;
     long status = sbx_test_http(method, url, headers, body, TIMEOUT_MS, &r) == 0 ? r.status : -1;
+    if (status < 0)
+        fprintf(stderr, "%s %s: %s\n", method, path, curl_easy_strerror(r.curl_code));
     sbx_test_http_result_clear(&r);
     return status;
 }
@@ -220,8 +229,13 @@ static void announce_big_body(const provd_local *d, const char *key_header, char
              "POST /api/sandboxes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "%sContent-Length: 2097152\r\n\r\n", key_header);
     got[0] = '\0';
-    if (fd >= 0 && send_text(fd, head))
-        sbx_test_read_until_eof(fd, got, cap, sbx_test_now_ms() + TIMEOUT_MS);
+    long t0 = sbx_test_now_ms();
+    int sent = fd >= 0 && send_text(fd, head);
+    int eof = sent && sbx_test_read_until_eof(fd, got, cap, t0 + TIMEOUT_MS);
+    if (!eof)
+        fprintf(stderr, "big body with '%.*s': %s after %ld ms (%s), got '%.40s'\n",
+                (int)strcspn(key_header, "\r"), key_header,
+                sent ? "no EOF" : "not sent", sbx_test_now_ms() - t0, strerror(errno), got);
     if (fd >= 0)
         close(fd);
 }
@@ -357,6 +371,17 @@ static int sandbox_recorded(const provd_local *d, const char *id)
     return 0;
 }
 
+/* The daemon restarted on the same directories destroys what the held
+ * create left (its state is consistent) and the command goes. */
+static void destroy_left(provd_local *d)
+{
+    if (provd_local_restart(d, 0, (const char *const[]){"--api-key", KEY, NULL})) {
+        long status = call(d, with_key, "DELETE", "/api/sandboxes/stuck1", NULL);
+        CU_ASSERT(status == 200 || status == 204);
+    }
+    provd_local_stop(d, 0);
+}
+
 /* Start the daemon with a stuck backend and `drain` ms of drain, and a
  * create held in it (the client thread is started). */
 static int start_stuck(provd_local *d, const char *drain, client_call *c, pthread_t *client)
@@ -373,19 +398,18 @@ static int start_stuck(provd_local *d, const char *drain, client_call *c, pthrea
     *c = (client_call){.sent = -1, .curl_code = CURLE_OK};
     snprintf(c->url, sizeof c->url, "%s/api/sandboxes", provd_url(d->proc));
     pthread_create(client, NULL, create_main, c);
-    CU_ASSERT(sandbox_recorded(d, "stuck1"));
-    return 1;
-}
-
-/* The daemon restarted on the same directories destroys what the held
- * create left (its state is consistent) and the command goes. */
-static void destroy_left(provd_local *d)
-{
-    if (provd_local_restart(d, 0, (const char *const[]){"--api-key", KEY, NULL})) {
-        long status = call(d, with_key, "DELETE", "/api/sandboxes/stuck1", NULL);
-        CU_ASSERT(status == 200 || status == 204);
+    if (!sandbox_recorded(d, "stuck1")) {
+        CU_FAIL("the held create made no sandbox in time");
+        /* What the create was answered says why (a refusal, a timeout). */
+        pthread_join(*client, NULL);
+        fprintf(stderr, "held create: %s, status %ld (%s)\n",
+                c->sent == 0 ? "answered" : "no answer", c->status,
+                curl_easy_strerror(c->curl_code));
+        provd_local_stop(d, 1);
+        destroy_left(d);
+        return 0;
     }
-    provd_local_stop(d, 0);
+    return 1;
 }
 
 /* The client of a request cut at the drain's end got the 503 or EOF,
