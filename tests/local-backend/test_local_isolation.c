@@ -845,6 +845,10 @@ static void served_to_the_host(fixture *f, const char *url)
     CU_ASSERT(strncmp(url, "http://127.0.0.1:", 17) == 0);
     CU_ASSERT(sbx_test_http_get_once(url, 30000) == 200);
     CU_ASSERT(sandbox_says(f, "net", "reached\n"));
+    /* Its execs join the same (the host's) network. */
+    char text[PATH_MAX + 96];
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%s'", url + 17);
+    CU_ASSERT(exit_of(f, text) == 0);
 }
 
 /* The host reaches the command through the forwarded port (several
