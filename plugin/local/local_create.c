@@ -14,13 +14,17 @@
 #include "plugin/local/local_port.h"
 #include "plugin/local/local_process.h"
 #include "plugin/local/local_records.h"
+#include "plugin/local/local_server.h"
 #include "plugin/local/local_time.h"
 #include "plugin/local/local_tomb.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +59,39 @@ static void format_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* With isolation=namespaces and network=none the command's port is on the
+ * sandbox's own loopback: nothing outside the sandbox can reach it. */
+static int served_inside(const local_options *options)
+{
+    return options->isolation.mode == LOCAL_ISOLATION_NAMESPACES &&
+           options->isolation.network == LOCAL_NETWORK_NONE;
+}
+
+/* Start the command's process, in the namespaces of the sandbox's holder
+ * when it is isolated (local_server.h). */
+static sbx_status launch_command(const sbx_backend_instance *inst, const local_paths *paths,
+                                 const char *command, int log_fd, local_metadata *meta,
+                                 local_launch *launch, sbx_error *err)
+{
+    if (inst->options.isolation.mode != LOCAL_ISOLATION_NAMESPACES)
+        return local_process_start(command, log_fd, NULL, &meta->process, launch, err);
+    int holder = local_holder_pin_process(&meta->holder);
+    if (holder < 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the holder of %s is "
+                                     "gone", paths->dir);
+    local_server server;
+    sbx_status st = local_server_prepare(&inst->options.isolation, paths->dir, holder,
+                                         meta->port, &server, err);
+    if (st == SBX_OK)
+        st = local_process_start(command, log_fd, &server, &meta->process, launch, err);
+    if (st == SBX_OK) {
+        launch->ready_fd = server.ready_read;
+        server.ready_read = -1;
+    }
+    local_server_free(&server);
+    return st;
+}
+
 /* Start the command of a new sandbox (whose record says "creating"): its
  * log, its process; the record names the process before the process may
  * run, so that whatever cuts the create short, destroy finds it. */
@@ -70,7 +107,7 @@ static sbx_status start_command(sbx_backend_instance *inst, const local_paths *p
         st = local_command_expand(inst->options.command, meta->port, paths->dir,
                                   &command, err);
     if (st == SBX_OK)
-        st = local_process_start(command, log_fd, &meta->process, launch, err);
+        st = launch_command(inst, paths, command, log_fd, meta, launch, err);
     free(command);
     if (log_fd >= 0)
         close(log_fd);
@@ -118,7 +155,8 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         st = local_pick_port(&meta->port, err);
     if (st != SBX_OK)
         return st;
-    if (inst->options.command != NULL)
+    /* The URL is an address that works from the host. */
+    if (inst->options.command != NULL && !served_inside(&inst->options))
         snprintf(url, sizeof url, "http://127.0.0.1:%d", meta->port);
     else
         snprintf(url, sizeof url, "file://%s", paths->dir);
@@ -188,6 +226,41 @@ static sbx_status command_exited(const local_metadata *meta, const local_paths *
                                  "left for destroy", meta->sandbox_id, how, meta->port, paths->log);
 }
 
+/* network=none: the command's process says when the command serves on
+ * the sandbox's loopback (local_server.h), which nothing outside could
+ * try; its exit ends the wait at once. */
+static sbx_status wait_serving_inside(const sbx_backend_instance *inst,
+                                      const local_metadata *meta, const local_paths *paths,
+                                      local_launch *launch, sbx_error *err)
+{
+    long deadline = local_now_ms() + inst->options.ready_timeout_ms;
+    struct pollfd p[2] = { { launch->ready_fd, POLLIN, 0 }, { launch->status_fd, POLLIN, 0 } };
+    while (p[0].fd >= 0 || p[1].fd >= 0) {
+        long left = deadline - local_now_ms();
+        int rc = left > 0 ? poll(p, 2, left > INT_MAX ? INT_MAX : (int)left) : 0;
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            break;
+        char byte;
+        if (p[0].revents != 0 && recv(p[0].fd, &byte, 1, MSG_DONTWAIT) == 1)
+            return SBX_OK;
+        int status;
+        if (p[1].revents != 0 && local_launch_exit_status(launch, &status))
+            return command_exited(meta, paths, status, err);
+        /* Hung up without a word: wait on the other. */
+        for (int i = 0; i < 2; i++)
+            if (p[i].revents != 0)
+                p[i].fd = -1;
+    }
+    return sbx_backend_error_set(err, SBX_ERR_TRANSPORT,
+                                 "sandbox '%s' is not serving: nothing accepted a connection on "
+                                 "127.0.0.1:%d inside the sandbox (network=none) within %ld ms "
+                                 "(ready_timeout_ms; its output is in %s); the sandbox is left "
+                                 "for destroy", meta->sandbox_id, meta->port,
+                                 inst->options.ready_timeout_ms, paths->log);
+}
+
 /* A sandbox's URL must answer once create returns: wait for its command to
  * accept connections on its port.  A new sandbox is always waited for, and
  * its command's exit ends the wait at once (`launch` reports it); an
@@ -198,9 +271,14 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst,
                                      const local_paths *paths, int fresh,
                                      local_launch *launch, sbx_error *err)
 {
+    /* A port served only inside is waited for by the create that made it. */
+    int inside = strncmp(meta->url, "http://", 7) != 0;
     if (meta->port == 0 || inst->options.ready_timeout_ms == 0 ||
-        (!fresh && !local_record_alive(meta, paths)))
+        (!fresh && (inside || !local_record_alive(meta, paths))))
         return SBX_OK;
+    if (inside)
+        return launch->ready_fd >= 0 ? wait_serving_inside(inst, meta, paths, launch, err)
+                                     : SBX_OK;
     char what[96];
     sbx_backend_format(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
     long deadline = local_now_ms() + inst->options.ready_timeout_ms;

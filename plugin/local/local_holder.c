@@ -227,11 +227,16 @@ int local_holder_pin(sbx_backend_instance *inst, const local_paths *paths)
         return -1;
     local_process holder = meta.holder;
     local_metadata_clear(&meta);
-    if (holder.pid <= 0)
+    return local_holder_pin_process(&holder);
+}
+
+int local_holder_pin_process(const local_process *holder)
+{
+    if (holder->pid <= 0)
         return -1;
-    int fd = (int)syscall(SYS_pidfd_open, (pid_t)holder.pid, 0U);
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)holder->pid, 0U);
     /* Pinned first, then checked: the pid cannot be recycled in between. */
-    if (fd >= 0 && !local_process_is_running(&holder)) {
+    if (fd >= 0 && !local_process_is_running(holder)) {
         close(fd);
         fd = -1;
     }

@@ -38,4 +38,7 @@ void local_holder_release(int *go_fd);
  * it); -1 when there is none. */
 int local_holder_pin(sbx_backend_instance *inst, const local_paths *paths);
 
+/* A pidfd of `holder` when it runs and is that process; -1 otherwise. */
+int local_holder_pin_process(const local_process *holder);
+
 #endif

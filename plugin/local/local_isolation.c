@@ -31,6 +31,13 @@
 #include <unistd.h>
 
 const char *const local_isolation_words[] = { "none", "namespaces", NULL };
+const char *const local_network_words[] = { "none", "host", "forward", NULL };
+
+/* CLONE_NEWNET unless the sandbox shares the host's network. */
+static int network_flag(const local_isolation_plan *plan)
+{
+    return plan->options->network == LOCAL_NETWORK_HOST ? 0 : CLONE_NEWNET;
+}
 
 /* The uid and gid the command has inside (the host's own outside). */
 #define INSIDE_ID 1000U
@@ -122,6 +129,7 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
     plan->options = options;
     plan->sandbox_dir = sandbox_dir;
     plan->root_fd = plan->status_read = plan->status_write = -1;
+    plan->join_flags = (LOCAL_ISOLATION_JOINED & ~CLONE_NEWNET) | network_flag(plan);
     plan->holder_fd = holder_fd >= 0 ? dup_above_stdio(holder_fd) : -1;
     if (holder_fd >= 0)
         close(holder_fd);
@@ -195,7 +203,7 @@ static int write_file(const char *path, const char *text)
 static int join_holder(const local_isolation_plan *plan, int *stage)
 {
     *stage = LOCAL_STAGE_JOIN;
-    if (setns(plan->holder_fd, LOCAL_ISOLATION_JOINED) != 0)
+    if (setns(plan->holder_fd, plan->join_flags) != 0)
         return errno;
     *stage = LOCAL_STAGE_NEW_PID;
     if (unshare(CLONE_NEWNS | CLONE_NEWPID) != 0)
@@ -210,7 +218,7 @@ int local_isolation_enter(const local_isolation_plan *plan, int *stage)
         return join_holder(plan, stage);
     *stage = LOCAL_STAGE_UNSHARE;
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-                CLONE_NEWNET) != 0)
+                network_flag(plan)) != 0)
         return errno;
     *stage = LOCAL_STAGE_MAP;
     /* A host that changed its uid without exec is not dumpable, and then
@@ -468,7 +476,8 @@ static void confine_command(const local_isolation_plan *plan)
 void local_isolation_build(const local_isolation_plan *plan)
 {
     build_root(plan);
-    loopback_up(plan);
+    if (network_flag(plan) != 0)
+        loopback_up(plan);
     if (sethostname("sbx", 3) != 0)
         fail(plan, LOCAL_STAGE_HOSTNAME);
 }

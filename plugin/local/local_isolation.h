@@ -20,10 +20,17 @@
 /* The values of the `isolation` option, in the order of its words. */
 enum { LOCAL_ISOLATION_NONE = 0, LOCAL_ISOLATION_NAMESPACES = 1 };
 
+/* The values of the `network` option: a network namespace of the
+ * sandbox's own with only its loopback, the host's network shared, or the
+ * sandbox's own with the command's port forwarded from the host's
+ * 127.0.0.1 (local_server.h). */
+enum { LOCAL_NETWORK_NONE = 0, LOCAL_NETWORK_HOST = 1, LOCAL_NETWORK_FORWARD = 2 };
+
 /* What the options ask (a member of local_options; 0 as a limit: the
  * host's own limit is kept). */
 typedef struct local_isolation_options {
     int mode;                /* LOCAL_ISOLATION_* */
+    int network;             /* LOCAL_NETWORK_* */
     long max_processes;      /* RLIMIT_NPROC */
     long max_file_bytes;     /* RLIMIT_FSIZE */
     long max_open_files;     /* RLIMIT_NOFILE */
@@ -33,6 +40,7 @@ typedef struct local_isolation_options {
 
 /* The option words and the limits' defaults (local_options.c's table). */
 extern const char *const local_isolation_words[];
+extern const char *const local_network_words[];
 #define LOCAL_ISOLATION_DEFAULT_PROCESSES 256L
 #define LOCAL_ISOLATION_DEFAULT_FILE_BYTES (1L << 30)
 #define LOCAL_ISOLATION_DEFAULT_OPEN_FILES 1024L
@@ -76,6 +84,8 @@ typedef struct local_isolation_plan {
     char *scratch;                  /* room for the paths the child builds */
     size_t scratch_size;
     int root_fd;                    /* the sandbox directory (O_PATH) */
+    int join_flags;                 /* LOCAL_ISOLATION_JOINED, less
+                                     * CLONE_NEWNET with network=host */
     int holder_fd;                  /* pidfd of the sandbox's holder, whose
                                      * namespaces the exec joins; -1: new ones */
     int status_read, status_write;  /* the sandbox's init -> the reaper */

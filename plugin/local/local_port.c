@@ -12,26 +12,48 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-sbx_status local_pick_port(int *port, sbx_error *err)
+/* A TCP socket bound to 127.0.0.1:`port` (0: any free one, read back into
+ * *port); -1 with errno. */
+static int bind_loopback(int *port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot create a socket: %s",
-                                     strerror(errno));
+        return -1;
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
+    addr.sin_port = htons((uint16_t)*port);
     socklen_t len = sizeof addr;
-    sbx_status st = SBX_OK;
     if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
-        getsockname(fd, (struct sockaddr *)&addr, &len) != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
-                                   "cannot pick a free port on 127.0.0.1: %s",
-                                   strerror(errno));
-    else
-        *port = ntohs(addr.sin_port);
+        getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    *port = ntohs(addr.sin_port);
+    return fd;
+}
+
+sbx_status local_pick_port(int *port, sbx_error *err)
+{
+    *port = 0;
+    int fd = bind_loopback(port);
+    if (fd < 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "cannot pick a free port on 127.0.0.1: %s",
+                                     strerror(errno));
     close(fd);
-    return st;
+    return SBX_OK;
+}
+
+sbx_status local_bind_port(int port, int *fd, sbx_error *err)
+{
+    *fd = bind_loopback(&port);
+    if (*fd < 0)
+        return sbx_backend_error_set(err, errno == EADDRINUSE ? SBX_ERR_TRANSPORT
+                                                              : SBX_ERR_INTERNAL,
+                                     "cannot bind 127.0.0.1:%d: %s", port, strerror(errno));
+    return SBX_OK;
 }

@@ -12,4 +12,9 @@
  * SBX_ERR_INTERNAL when no socket can be bound. */
 sbx_status local_pick_port(int *port, sbx_error *err);
 
+/* A TCP socket bound to 127.0.0.1:`port` (close-on-exec, not listening)
+ * into *fd.  SBX_ERR_TRANSPORT when another program holds the port,
+ * SBX_ERR_INTERNAL on other failures. */
+sbx_status local_bind_port(int port, int *fd, sbx_error *err);
+
 #endif

@@ -4,6 +4,7 @@
 #include "plugin/local/local_process.h"
 
 #include "plugin/local/local_child.h"
+#include "plugin/local/local_server.h"
 #include "plugin/local/local_time.h"
 
 #include <sbx/backend_support.h>
@@ -85,7 +86,27 @@ typedef struct launch_fds {
     int status_fd;      /* the watcher's end of the status pipe */
     int host_ends[3];   /* the host's ends, closed in the children at once */
     long fd_limit;      /* where closing stops when close_range is missing */
+    const local_server *server;  /* isolation=namespaces; NULL: none */
 } launch_fds;
+
+/* Close every descriptor of the shell's process but `go_fd` and those of
+ * the server (sorted here: the fork may not call qsort). */
+static void keep_only(const launch_fds *fds, int go_fd)
+{
+    int keep[LOCAL_SERVER_KEEP + 1] = { go_fd, -1, -1, -1, -1 };
+    size_t count = 1;
+    if (fds->server != NULL) {
+        local_server_keep_fds(fds->server, keep + 1);
+        count += LOCAL_SERVER_KEEP;
+    }
+    for (size_t i = 1; i < count; i++)
+        for (size_t j = i; j > 0 && keep[j] < keep[j - 1]; j--) {
+            int t = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = t;
+        }
+    local_child_close_all_but(keep, count, fds->fd_limit);
+}
 
 /* The shell's process: its own session, stdin from /dev/null, stdout and
  * stderr to the log, nothing else but the go channel; then wait for the go
@@ -102,7 +123,7 @@ static void become_shell(const launch_fds *fds, char *const argv[])
         dup2(null_fd, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
         dup2(log_fd, STDERR_FILENO) < 0)
         _exit(127);
-    local_child_close_all_but(&go_fd, 1, fds->fd_limit);
+    keep_only(fds, go_fd);
     char go;
     ssize_t n;
     while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
@@ -111,6 +132,8 @@ static void become_shell(const launch_fds *fds, char *const argv[])
         _exit(127);
     close(go_fd);
     local_child_reset_signals();
+    if (fds->server != NULL)
+        local_server_enter(fds->server);
     execve("/bin/sh", argv, environ);
     _exit(127);
 }
@@ -182,8 +205,8 @@ static void close_if_open(int *fd)
 }
 
 sbx_status local_process_start(const char *shell_command, int log_fd,
-                               local_process *out, local_launch *launch,
-                               sbx_error *err)
+                               const local_server *server, local_process *out,
+                               local_launch *launch, sbx_error *err)
 {
     char *const argv[] = { (char *)"sh", (char *)"-c", (char *)shell_command, NULL };
     int pid_pipe[2] = { -1, -1 }, status_pipe[2] = { -1, -1 }, go[2] = { -1, -1 };
@@ -199,7 +222,8 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
         goto done;
     }
     launch_fds fds = { null_fd, log_fd, go[1], pid_pipe[1], status_pipe[1],
-                       { go[0], pid_pipe[0], status_pipe[0] }, local_child_fd_limit() };
+                       { go[0], pid_pipe[0], status_pipe[0] }, local_child_fd_limit(),
+                       server };
     pid_t host = getpid();
     pid_t child = fork();
     if (child < 0) {
@@ -277,6 +301,7 @@ void local_launch_release(local_launch *launch)
     launch->watcher_pid = 0;
     close_if_open(&launch->go_fd);
     close_if_open(&launch->status_fd);
+    close_if_open(&launch->ready_fd);
 }
 
 /* Wait until the process behind `pidfd` exits (becomes a zombie or is

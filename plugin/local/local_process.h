@@ -7,6 +7,8 @@
 #ifndef SBX_LOCAL_PROCESS_H
 #define SBX_LOCAL_PROCESS_H
 
+#include "plugin/local/local_server.h"
+
 #include <sbx/backend.h>
 
 /* A sandbox process: its pid (also its process group id) and start time in
@@ -23,22 +25,26 @@ typedef struct local_launch {
     int go_fd;          /* the host's end of the go channel; -1 once used */
     int status_fd;      /* readable when the shell exited (its wait status
                          * follows) or the watcher is gone (EOF); -1: none */
+    int ready_fd;       /* network=none: local_server's ready_read, moved
+                         * here by the caller; -1: none */
 } local_launch;
 
-#define LOCAL_LAUNCH_INIT { 0, -1, -1 }
+#define LOCAL_LAUNCH_INIT { 0, -1, -1, -1 }
 
 /* Start `/bin/sh -c shell_command` detached, in its own session and
  * process group, stdin from /dev/null, stdout and stderr to `log_fd`, no
  * other inherited descriptor, signals reset; the host never has to reap
  * it.  The shell waits, holding nothing of the host's, until
  * local_process_go (so that the caller can record *out first); if the
- * host dies before, the shell never starts.  On success *out names the
- * shell and *launch must be released with local_launch_release.
+ * host dies before, the shell never starts.  With `server` (borrowed
+ * until this returns; NULL: none) the shell's process joins the isolated
+ * sandbox's namespaces first (local_server_enter).  On success *out names
+ * the shell's process and *launch must be released with local_launch_release.
  * SBX_ERR_INTERNAL when it cannot be started.  Thread-safe (only
  * async-signal-safe calls between fork and exec). */
 sbx_status local_process_start(const char *shell_command, int log_fd,
-                               local_process *out, local_launch *launch,
-                               sbx_error *err);
+                               const local_server *server, local_process *out,
+                               local_launch *launch, sbx_error *err);
 
 /* Let the started shell run its command.  SBX_ERR_INTERNAL when it is
  * gone. */

@@ -289,7 +289,7 @@ RAW _Noreturn static void init_main(void *arg)
  * and errno in *r. */
 RAW static int join_raw(const local_isolation_plan *ip, local_reaper_report *r)
 {
-    long e = SYS2(SYS_setns, ip->holder_fd, LOCAL_ISOLATION_JOINED);
+    long e = SYS2(SYS_setns, ip->holder_fd, ip->join_flags);
     r->stage = LOCAL_STAGE_JOIN;
     if (e == 0) {
         e = SYS1(SYS_unshare, CLONE_NEWNS | CLONE_NEWPID);

@@ -14,6 +14,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/http_probe.h"
 #include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
@@ -705,6 +706,216 @@ static void test_without_user_namespaces_create_and_exec_fail(void)
     fixture_teardown(&f);
 }
 
+/* ------------------------------------------------------------ the sandbox's command */
+
+/* Open a backend with isolation=namespaces, network=`network` and
+ * `command`, in a new state directory (and a directory beside it). */
+static void command_setup(fixture *f, const char *tag, const char *network,
+                          const char *command, const char *ready_ms)
+{
+    sbx_local_test_make_dir(f->state_dir, sizeof f->state_dir, tag);
+    char outside_tag[128];
+    snprintf(outside_tag, sizeof outside_tag, "%s-outside", tag);
+    sbx_local_test_make_dir(f->outside, sizeof f->outside, outside_tag);
+    f->host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[] = { { "state_dir", f->state_dir }, { "isolation", "namespaces" },
+                          { "network", network }, { "command", command },
+                          { "ready_timeout_ms", ready_ms } };
+    f->backend = sbx_local_test_open(f->host, opts, sizeof opts / sizeof opts[0]);
+    snprintf(f->dir, sizeof f->dir, "%s/iso", f->state_dir);
+}
+
+/* The text of the sandbox directory's file `rel` ("" when there is none). */
+static void sandbox_text(const fixture *f, const char *rel, char *out, size_t size)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", f->dir, rel);
+    out[0] = '\0';
+    FILE *in = fopen(path, "r");
+    if (in == NULL)
+        return;
+    size_t n = fread(out, 1, size - 1, in);
+    out[n] = '\0';
+    fclose(in);
+}
+
+/* 1 when the sandbox directory's file `rel` holds `want` (reporting it). */
+static int sandbox_says(const fixture *f, const char *rel, const char *want)
+{
+    char text[4096];
+    sandbox_text(f, rel, text, sizeof text);
+    if (strcmp(text, want) != 0)
+        fprintf(stderr, "%s: '%s', not '%s'\n", rel, text, want);
+    return strcmp(text, want) == 0;
+}
+
+/* The server command of the sandbox, after probes of what it sees, each
+ * written into the sandbox directory: its shell's pid, whether /home,
+ * /root or /var exist, a host marker at `marker`, and whether the host's
+ * listener on `port` answers. */
+static void probing_command(char *out, size_t size, const char *marker, int port)
+{
+    snprintf(out, size,
+             "echo $$ > {dir}/pid; ls /proc | grep -c '^[0-9]' > {dir}/procs; "
+             "test -e /home -o -e /root -o -e /var; echo $? > {dir}/root; "
+             "cat '%s' > {dir}/marker 2>&1; "
+             "if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null; then echo reached; "
+             "else echo refused; fi > {dir}/net; %s", marker, port,
+             sbx_local_test_server_command());
+}
+
+/* Create "iso" and check what its command saw: its own pid namespace (its
+ * shell is pid 2 after the init, a handful of processes), the private
+ * root, no host marker.  The sandbox's URL into `url`. */
+static void create_and_check_view(fixture *f, char *url, size_t size)
+{
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, NULL, 0, &err);
+    if (sb == NULL)
+        fprintf(stderr, "create: %s\n", err.message);
+    CU_ASSERT_FATAL(sb != NULL);
+    snprintf(url, size, "%s", sb->sandbox_url);
+    sbx_backend_free_sandboxes(f->backend, sb, 1);
+    char procs[64], marker[4096];
+    CU_ASSERT(sandbox_says(f, "pid", "2\n") && sandbox_says(f, "root", "1\n"));
+    sandbox_text(f, "procs", procs, sizeof procs);
+    CU_ASSERT(atoi(procs) > 0 && atoi(procs) < 10);
+    sandbox_text(f, "marker", marker, sizeof marker);
+    CU_ASSERT(strstr(marker, "marker") == NULL && marker[0] != '\0');
+    CU_ASSERT(sbx_local_test_host_has_process_with(f->dir));
+}
+
+/* Destroy "iso": its command's processes leave the host's process table. */
+static void destroy_and_check_gone(fixture *f)
+{
+    sbx_error err;
+    long pid = sbx_local_test_metadata_pid(f->state_dir, "iso");
+    long holder = sbx_local_test_metadata_long(f->state_dir, "iso", "holder_pid");
+    CU_ASSERT(sbx_backend_destroy(f->backend, "iso", &err) == SBX_OK);
+    CU_ASSERT(sbx_local_test_process_gone(pid) && sbx_local_test_process_gone(holder));
+    CU_ASSERT(sbx_local_test_wait_for_process_with(f->dir, 0, GONE_DEADLINE_MS));
+    sbx_backend_close(f->backend);
+    sbx_host_free(f->host);
+    sbx_test_remove_tree(f->state_dir);
+    sbx_test_remove_tree(f->outside);
+}
+
+/* Run the probing server command in a sandbox with network=`network`,
+ * check its view, then what `check` says of its URL, then destroy it. */
+static void serve_probed(const char *network, void (*check)(fixture *f, const char *url))
+{
+    if (sbx_local_test_server_command() == NULL)
+        return;
+    int host_port;
+    int s = host_listener(&host_port);
+    fixture f;
+    char command[4 * PATH_MAX], marker[64], url[PATH_MAX + 32], tag[64];
+    snprintf(marker, sizeof marker, "/tmp/sbx-iso-command-probe-%ld", (long)getpid());
+    place_marker(marker);
+    probing_command(command, sizeof command, marker, host_port);
+    snprintf(tag, sizeof tag, "iso cmd %s", network);
+    command_setup(&f, tag, network, command, SBX_TEST_READY_TIMEOUT_MS);
+    create_and_check_view(&f, url, sizeof url);
+    check(&f, url);
+    destroy_and_check_gone(&f);
+    unlink(marker);
+    close(s);
+}
+
+/* Nothing outside reaches its port, so its URL is its directory; it did
+ * not reach the host's listener either; an exec shares its loopback (and
+ * create returned once it served there). */
+static void served_only_inside(fixture *f, const char *url)
+{
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, "file://%s", f->dir);
+    CU_ASSERT(strcmp(url, want) == 0);
+    CU_ASSERT(sandbox_says(f, "net", "refused\n"));
+    long port = sbx_local_test_metadata_long(f->state_dir, "iso", "port");
+    char host_url[64], text[128];
+    snprintf(host_url, sizeof host_url, "http://127.0.0.1:%ld/", port);
+    CU_ASSERT(port > 0 && sbx_test_http_get_once(host_url, 5000) == -1);
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%ld'", port);
+    CU_ASSERT(exit_of(f, text) == 0);
+}
+
+/* The explicit choice: the host's network, both ways. */
+static void served_to_the_host(fixture *f, const char *url)
+{
+    CU_ASSERT(strncmp(url, "http://127.0.0.1:", 17) == 0);
+    CU_ASSERT(sbx_test_http_get_once(url, 30000) == 200);
+    CU_ASSERT(sandbox_says(f, "net", "reached\n"));
+    /* Its execs join the same (the host's) network. */
+    char text[PATH_MAX + 96];
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%s'", url + 17);
+    CU_ASSERT(exit_of(f, text) == 0);
+}
+
+/* The host reaches the command through the forwarded port (several
+ * connections at once, a body both ways), while the command still cannot
+ * reach the host's listener. */
+static void served_forwarded(fixture *f, const char *url)
+{
+    CU_ASSERT(strncmp(url, "http://127.0.0.1:", 17) == 0);
+    CU_ASSERT(sandbox_says(f, "net", "refused\n"));
+    char path[2 * PATH_MAX], file_url[PATH_MAX + 64], big[200001];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    snprintf(path, sizeof path, "%s/big.txt", f->dir);
+    sbx_local_test_write_file(path, big);
+    snprintf(file_url, sizeof file_url, "%s/big.txt", url);
+    for (int i = 0; i < 3; i++) {
+        char *body = NULL;
+        CU_ASSERT(sbx_test_http_get(file_url, 30000, &body) == 200);
+        CU_ASSERT(body != NULL && strcmp(body, big) == 0);
+        free(body);
+    }
+}
+
+static void test_command_without_network_serves_only_inside(void)
+{
+    serve_probed("none", served_only_inside);
+}
+
+static void test_command_with_host_network_serves_the_host(void)
+{
+    serve_probed("host", served_to_the_host);
+}
+
+static void test_command_with_a_forwarded_port_serves_the_host(void)
+{
+    serve_probed("forward", served_forwarded);
+}
+
+static void test_command_without_network_that_never_serves_fails_create(void)
+{
+    static const struct { const char *network, *command, *says; } cases[] = {
+        { "none", "exec sleep 987681", "inside the sandbox (network=none) within 300 ms" },
+        { "none", "exit 3", "exited with status 3" },
+        { "none", "kill -9 $$", "killed by signal 9" },
+        /* The forwarded port listens only once the command serves. */
+        { "forward", "exec sleep 987681", "within 300 ms (ready_timeout_ms" },
+        { "forward", "exit 3", "exited with status 3" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        command_setup(&f, "iso cmd never", cases[i].network, cases[i].command, "300");
+        sbx_error err;
+        sbx_sandbox *sb = sbx_test_create(f.backend, "iso", NULL, NULL, NULL, 0, &err);
+        CU_ASSERT(sb == NULL && err.kind == SBX_ERR_TRANSPORT);
+        if (sb == NULL && strstr(err.message, cases[i].says) == NULL)
+            fprintf(stderr, "create: %s\n", err.message);
+        CU_ASSERT(sb == NULL && strstr(err.message, cases[i].says) != NULL);
+        CU_ASSERT(sb == NULL && strstr(err.message, "left for destroy") != NULL);
+        CU_ASSERT(sbx_backend_destroy(f.backend, "iso", &err) == SBX_OK);
+        CU_ASSERT(gone_within_deadline("987681"));
+        sbx_backend_close(f.backend);
+        sbx_host_free(f.host);
+        sbx_test_remove_tree(f.state_dir);
+        sbx_test_remove_tree(f.outside);
+    }
+}
+
 static void test_isolation_option_values(void)
 {
     char state_dir[PATH_MAX];
@@ -712,7 +923,7 @@ static void test_isolation_option_values(void)
     sbx_host *host = sbx_local_test_new_host(NULL, NULL);
     static const char *const bad[][2] = {
         { "isolation", "bwrap" }, { "isolation", "" }, { "limit_processes", "-1" },
-        { "limit_file_bytes", "lots" },
+        { "limit_file_bytes", "lots" }, { "network", "bridge" }, { "network", "" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sbx_option opts[2] = { { "state_dir", state_dir }, { bad[i][0], bad[i][1] } };
@@ -792,6 +1003,14 @@ void sbx_test_register(void)
           test_without_a_holder_exec_builds_its_own_namespaces },
         { "holder: files persist between execs, processes do not",
           test_files_persist_between_execs_processes_do_not },
+        { "command: network=none, in the namespaces, served only inside, ends with destroy",
+          test_command_without_network_serves_only_inside },
+        { "command: network=host, in the namespaces, served to the host, ends with destroy",
+          test_command_with_host_network_serves_the_host },
+        { "command: network=forward, in the namespaces, port forwarded, ends with destroy",
+          test_command_with_a_forwarded_port_serves_the_host },
+        { "command: none or forward, not serving inside -> create fails, says why",
+          test_command_without_network_that_never_serves_fails_create },
         { "isolation options: bad values are refused", test_isolation_option_values },
         CU_TEST_INFO_NULL
     };
