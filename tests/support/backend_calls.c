@@ -41,3 +41,15 @@ sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
     *result = NULL;
     return sbx_backend_exec(b, id, &req, result, err);
 }
+
+void sbx_test_destroy_all(sbx_backend *b)
+{
+    sbx_sandbox_record *all = NULL;
+    size_t count = 0;
+    sbx_error err;
+    if (sbx_backend_list_records(b, &all, &count, &err) != SBX_OK)
+        return;
+    for (sbx_sandbox_record *r = all; r != NULL; r = r->next)
+        sbx_backend_destroy(b, r->sandbox.sandbox_id, &err);
+    sbx_backend_free_records(b, all);
+}
