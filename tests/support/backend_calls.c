@@ -53,3 +53,17 @@ void sbx_test_destroy_all(sbx_backend *b)
         sbx_backend_destroy(b, r->sandbox.sandbox_id, &err);
     sbx_backend_free_records(b, all);
 }
+
+void sbx_test_destroy_local_sandboxes(const char *state_dir)
+{
+    sbx_host *host = NULL;
+    sbx_backend *b = NULL;
+    sbx_error err;
+    sbx_option opt = { "state_dir", state_dir };
+    if (sbx_host_new(NULL, &host, &err) == SBX_OK &&
+        sbx_backend_open(host, "local", &opt, 1, &b, &err) == SBX_OK) {
+        sbx_test_destroy_all(b);
+        sbx_backend_close(b);
+    }
+    sbx_host_free(host);
+}

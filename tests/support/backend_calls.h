@@ -35,4 +35,8 @@ sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
  * count of holders left (holders_left.h). */
 void sbx_test_destroy_all(sbx_backend *b);
 
+/* The same for the local backend's state directory `state_dir`, whose
+ * sandboxes another process (sbxctl, sbx-provisiond) created. */
+void sbx_test_destroy_local_sandboxes(const char *state_dir);
+
 #endif
