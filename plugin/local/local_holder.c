@@ -18,8 +18,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The messages of the holder's first process besides the isolation's
@@ -35,14 +37,38 @@
  * channel and the isolation's three. */
 #define KEEP_COUNT 5
 
+/* How often a holder checks that its sandbox directory still exists: the
+ * bound (docs/local.md "Isolation") on how long a holder outlives a
+ * sandbox directory removed without destroy. */
+#define PRESENCE_PERIOD_S 1
+
 static int compare_fds(const void *a, const void *b)
 {
     return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
+/* Hold until the sandbox directory (bound at its own path) is removed on
+ * the host: its link count is then 0.  No event says so: the bind mount
+ * pins the directory (inotify on it stays silent), and a watch on the
+ * state directory would cost an inotify instance per sandbox (128 per
+ * user by default) and a handle on the host's files inside the sandbox's
+ * namespaces.  A check costs one fstat per period. */
+_Noreturn static void hold_while_present(const char *sandbox_dir)
+{
+    int fd = open(sandbox_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        for (;;)
+            pause();
+    const struct timespec period = { PRESENCE_PERIOD_S, 0 };
+    struct stat st;
+    while (fstat(fd, &st) == 0 && st.st_nlink > 0)
+        nanosleep(&period, NULL);
+    _exit(0);
+}
+
 /* The holder (pid 1 of the sandbox's pid namespace): build the root, say
- * so, wait for the go and then for ever.  Execs get pid namespaces of
- * their own, so nothing is ever reparented here. */
+ * so, wait for the go and then while the sandbox directory exists.  Execs
+ * get pid namespaces of their own, so nothing is ever reparented here. */
 _Noreturn static void hold(const local_isolation_plan *plan, int go_fd)
 {
     close(plan->status_read);
@@ -64,8 +90,7 @@ _Noreturn static void hold(const local_isolation_plan *plan, int go_fd)
     if (n != 1)
         _exit(0);
     close(go_fd);
-    for (;;)
-        pause();
+    hold_while_present(plan->sandbox_dir);
 }
 
 /* The holder's first process: out of the host's session, in new

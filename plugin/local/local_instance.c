@@ -61,6 +61,10 @@ sbx_status local_open(const sbx_option *options, size_t option_count,
     inst->services = services;
     LOCAL_LOG(inst, SBX_LOG_DEBUG, "state directory %s, %s", inst->options.state_dir,
               inst->options.command ? "sandboxes run a command" : "directory sandboxes");
+    if (inst->options.isolation.mode == LOCAL_ISOLATION_NONE)
+        LOCAL_LOG(inst, SBX_LOG_WARN, "isolation=none: the sandboxes of %s do not isolate: "
+                  "their commands run as this user, with its files, processes and network",
+                  inst->options.state_dir);
     sweep_tombs(inst);
     *out = inst;
     return SBX_OK;

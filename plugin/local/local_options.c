@@ -111,9 +111,11 @@ static const common_option_spec local_specs[] = {
     /* -1: not given, derived from stop_timeout_ms after parsing. */
     { .key = "lock_timeout_ms", LONG_AT(lock_timeout_ms, 1200000L, -1) },
     { .key = "isolation", .kind = COMMON_OPTION_WORD,
-      .offset = offsetof(local_options, isolation.mode), .words = local_isolation_words },
+      .offset = offsetof(local_options, isolation.mode), .words = local_isolation_words,
+      .fallback = LOCAL_ISOLATION_NAMESPACES },
     { .key = "network", .kind = COMMON_OPTION_WORD,
-      .offset = offsetof(local_options, isolation.network), .words = local_network_words },
+      .offset = offsetof(local_options, isolation.network), .words = local_network_words,
+      .fallback = LOCAL_NETWORK_FORWARD },
     /* 0: the host's own limit. */
     { .key = "limit_processes", LONG_AT(isolation.max_processes, LONG_MAX,
                                         LOCAL_ISOLATION_DEFAULT_PROCESSES) },

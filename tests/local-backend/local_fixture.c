@@ -89,30 +89,33 @@ long sbx_local_test_metadata_pid(const char *state_dir, const char *id)
     return sbx_local_test_metadata_long(state_dir, id, "pid");
 }
 
-/* Whether one of `p`'s arguments is the word `ctx`. */
+/* Which process has the word `word` as one of its arguments. */
+typedef struct word_search {
+    const char *word;
+    long pid;
+} word_search;
+
 static int has_argument(const sbx_test_process *p, void *ctx)
 {
+    word_search *s = ctx;
     for (size_t i = 0; i < p->args_len; i += strlen(p->args + i) + 1)
-        if (strcmp(p->args + i, ctx) == 0)
+        if (strcmp(p->args + i, s->word) == 0) {
+            s->pid = p->pid;
             return 1;
+        }
     return 0;
+}
+
+long sbx_local_test_host_process_with(const char *word)
+{
+    word_search s = { word, 0 };
+    sbx_test_proc_each(has_argument, &s);
+    return s.pid;
 }
 
 int sbx_local_test_host_has_process_with(const char *word)
 {
-    return sbx_test_proc_each(has_argument, (void *)word);
-}
-
-int sbx_local_test_wait_for_process_with(const char *word, int present, long deadline_ms)
-{
-    long deadline = sbx_test_now_ms() + deadline_ms;
-    while (sbx_local_test_host_has_process_with(word) != present) {
-        if (sbx_test_now_ms() > deadline)
-            return 0;
-        struct timespec t = { 0, 10000000L };
-        nanosleep(&t, NULL);
-    }
-    return 1;
+    return sbx_local_test_host_process_with(word) != 0;
 }
 
 int sbx_local_test_process_gone(long pid)

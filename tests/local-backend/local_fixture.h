@@ -43,13 +43,12 @@ long sbx_local_test_metadata_long(const char *state_dir, const char *id, const c
 /* The pid recorded for a command sandbox, 0 when none. */
 long sbx_local_test_metadata_pid(const char *state_dir, const char *id);
 
-/* 1 when a process of the host (not a zombie's empty cmdline) has `word`
- * as one of its arguments. */
-int sbx_local_test_host_has_process_with(const char *word);
+/* The pid of a process of the host (not a zombie's empty cmdline) that
+ * has `word` as one of its arguments; 0 when none has. */
+long sbx_local_test_host_process_with(const char *word);
 
-/* Wait until a host process with argument `word` exists (`present` 1) or
- * none does (`present` 0); 1 when that came within deadline_ms. */
-int sbx_local_test_wait_for_process_with(const char *word, int present, long deadline_ms);
+/* 1 when such a process exists. */
+int sbx_local_test_host_has_process_with(const char *word);
 
 /* 1 when `pid` has exited (gone, or a zombie nobody reaped yet). */
 int sbx_local_test_process_gone(long pid);

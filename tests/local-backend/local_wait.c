@@ -42,6 +42,18 @@ int sbx_local_test_wait_exit(long pid, long timeout_ms)
     return ended;
 }
 
+int sbx_local_test_wait_no_process_with(const char *word, long timeout_ms)
+{
+    long deadline = sbx_test_now_ms() + timeout_ms;
+    long pid;
+    while ((pid = sbx_local_test_host_process_with(word)) != 0) {
+        long left = deadline - sbx_test_now_ms();
+        if (left <= 0 || !sbx_local_test_wait_exit(pid, left))
+            return 0;
+    }
+    return 1;
+}
+
 int sbx_local_test_wait_path(const char *path, long timeout_ms)
 {
     long deadline = sbx_test_now_ms() + timeout_ms;

@@ -11,6 +11,10 @@
  * then.  Needs pidfd_open (Linux 5.3). */
 int sbx_local_test_wait_exit(long pid, long timeout_ms);
 
+/* 1 when no process of the host has the argument `word` within
+ * `timeout_ms` (each one found is waited for through its pidfd), else 0. */
+int sbx_local_test_wait_no_process_with(const char *word, long timeout_ms);
+
 /* 1 when `path` exists within `timeout_ms` (its directory must exist
  * when the wait starts: the wait follows that directory's inotify
  * events), else 0. */

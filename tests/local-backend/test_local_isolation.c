@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "tests/local-backend/local_fixture.h"
+#include "tests/local-backend/local_wait.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -543,7 +544,7 @@ static void test_files_persist_between_execs_processes_do_not(void)
 
 static int gone_within_deadline(const char *word)
 {
-    return sbx_local_test_wait_for_process_with(word, 0, GONE_DEADLINE_MS);
+    return sbx_local_test_wait_no_process_with(word, GONE_DEADLINE_MS);
 }
 
 static void test_timeouts_and_exits_end_every_process(void)
@@ -579,7 +580,8 @@ static void *exec_until_destroyed(void *p)
 {
     fixture *f = p;
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
-    r.shell_command = "setsid sleep 987671 & sleep 987672";
+    /* `started` says the exec is under way (its processes forked). */
+    r.shell_command = "setsid sleep 987671 & touch started; sleep 987672";
     r.timeout_ms = 120000;
     sbx_exec_result *out = NULL;
     sbx_error err;
@@ -598,7 +600,9 @@ static void test_destroy_ends_the_holder_and_every_process(void)
     CU_ASSERT(!sbx_local_test_process_gone(holder));
     pthread_t t;
     CU_ASSERT_FATAL(pthread_create(&t, NULL, exec_until_destroyed, &f) == 0);
-    CU_ASSERT(sbx_local_test_wait_for_process_with("987672", 1, GONE_DEADLINE_MS));
+    char started[PATH_MAX + 64];
+    snprintf(started, sizeof started, "%s/iso/started", f.state_dir);
+    CU_ASSERT(sbx_local_test_wait_path(started, GONE_DEADLINE_MS));
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, "iso", &err) == SBX_OK);
     void *st = NULL;

@@ -45,8 +45,10 @@ static void fixture_setup(fixture *f, const char *tag)
     snprintf(outside_tag, sizeof outside_tag, "%s-outside", tag);
     sbx_local_test_make_dir(f->outside, sizeof f->outside, outside_tag);
     f->host = sbx_local_test_new_host(NULL, NULL);
-    sbx_option opt = { "state_dir", f->state_dir };
-    f->backend = sbx_local_test_open(f->host, &opt, 1);
+    /* isolation=none: these checks watch the command's pids from the host
+     * (test_local_isolation covers the same under namespaces). */
+    sbx_option opts[2] = { { "state_dir", f->state_dir }, { "isolation", "none" } };
+    f->backend = sbx_local_test_open(f->host, opts, 2);
     sbx_error err;
     sbx_sandbox *sb = sbx_test_create(f->backend, "ops", NULL, NULL, NULL, 0, &err);
     CU_ASSERT_FATAL(sb != NULL);

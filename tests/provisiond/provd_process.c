@@ -3,6 +3,7 @@
 
 #include "tests/provisiond/provd_process.h"
 
+#include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/scratch_dir.h"
@@ -252,6 +253,7 @@ int provd_local_stop(provd_local *d, int keep_dir)
         char text[8192];
         read_stderr(d, text, sizeof text);
         fprintf(stderr, "--- sbx-provisiond stderr ---\n%s", text);
+        sbx_test_destroy_local_sandboxes(d->local_dir);
         sbx_test_remove_tree(d->dir);
         d->dir[0] = '\0';
     }

@@ -26,6 +26,7 @@
 
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
@@ -313,6 +314,7 @@ static void test_local(void)
                                     "--set", command, "--set", READY_SETTING, NULL};
     backend_case bc = { settings, local_publish_page, local_check_record };
     exercise(&bc);
+    sbx_test_destroy_local_sandboxes(local_state_dir);
     sbx_test_remove_tree(local_state_dir);
 }
 

@@ -14,6 +14,7 @@
 
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/scratch_dir.h"
 
@@ -32,6 +33,9 @@ static int setup(void)
 
 static int teardown(void)
 {
+    char state_dir[sizeof scratch + 8];
+    snprintf(state_dir, sizeof state_dir, "%s/state", scratch);
+    sbx_test_destroy_local_sandboxes(state_dir);
     sbx_test_remove_tree(scratch);
     return 0;
 }

@@ -41,3 +41,29 @@ sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
     *result = NULL;
     return sbx_backend_exec(b, id, &req, result, err);
 }
+
+void sbx_test_destroy_all(sbx_backend *b)
+{
+    sbx_sandbox_record *all = NULL;
+    size_t count = 0;
+    sbx_error err;
+    if (sbx_backend_list_records(b, &all, &count, &err) != SBX_OK)
+        return;
+    for (sbx_sandbox_record *r = all; r != NULL; r = r->next)
+        sbx_backend_destroy(b, r->sandbox.sandbox_id, &err);
+    sbx_backend_free_records(b, all);
+}
+
+void sbx_test_destroy_local_sandboxes(const char *state_dir)
+{
+    sbx_host *host = NULL;
+    sbx_backend *b = NULL;
+    sbx_error err;
+    sbx_option opt = { "state_dir", state_dir };
+    if (sbx_host_new(NULL, &host, &err) == SBX_OK &&
+        sbx_backend_open(host, "local", &opt, 1, &b, &err) == SBX_OK) {
+        sbx_test_destroy_all(b);
+        sbx_backend_close(b);
+    }
+    sbx_host_free(host);
+}

@@ -28,4 +28,15 @@ sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
                           const sbx_env_var *env, size_t env_count, int64_t timeout_ms,
                           sbx_exec_result **result, sbx_error *err);
 
+/* Destroy every sandbox `b` lists (list_records), as a fixture does before
+ * it removes its state directory: a sandbox left there keeps its holder
+ * (isolation=namespaces) running until its directory goes.  Best effort:
+ * a test that left a sandbox destroy refuses sees it in the program's
+ * count of holders left (holders_left.h). */
+void sbx_test_destroy_all(sbx_backend *b);
+
+/* The same for the local backend's state directory `state_dir`, whose
+ * sandboxes another process (sbxctl, sbx-provisiond) created. */
+void sbx_test_destroy_local_sandboxes(const char *state_dir);
+
 #endif

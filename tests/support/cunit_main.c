@@ -3,6 +3,8 @@
 
 #include "tests/support/cunit_main.h"
 
+#include "tests/support/holders_left.h"
+
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,12 @@ int main(void)
                     + CU_get_number_of_suites_failed();
     unsigned run = CU_get_number_of_tests_run();
     CU_cleanup_registry();
+    /* Every suite destroys what it creates: a holder left is a leak. */
+    int holders = sbx_test_holders_left();
+    if (holders > 0) {
+        fprintf(stderr, "%d sandbox holders left running\n", holders);
+        failed++;
+    }
     /* A program that ran nothing is a broken test, not a pass. */
     return (failed > 0 || run == 0) ? 1 : 0;
 }

@@ -10,6 +10,7 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/clock.c tests/support/clock.h \
 	tests/support/cunit_main.c tests/support/cunit_main.h \
 	tests/support/docker_engine.c tests/support/docker_engine.h \
+	tests/support/holders_left.c tests/support/holders_left.h \
 	tests/support/emulator.c tests/support/emulator.h \
 	tests/support/hostile_json.c tests/support/hostile_json.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
