@@ -22,9 +22,10 @@
  *          /exec/ID/start read to its end, GET /exec/ID/json until it no
  *          longer runs (exit code 0 checked); polls= says how many
  *          inspects past the first that took.  With -w PROGRAM runs under
- *          a shell that first writes its pid on stderr, as the backend's
- *          wrapper does (docs/docker.md): the engine's time for the same
- *          processes, leaving the client's own
+ *          a shell that first writes its pid on stderr and last its exit
+ *          code, from a subshell, as the backend's wrapper does
+ *          (docs/docker.md): the engine's time for the same processes,
+ *          leaving the client's own
  *   write  COUNT PUT .../archive?path=/tmp of a tar of one 1 MiB file
  *   read   COUNT GET .../archive?path=/tmp/raw-read.bin (written once
  *          first), the tar's length checked
@@ -253,7 +254,8 @@ static int call_exec(void *ctx, unsigned thread, unsigned long index)
         json_object_array_add(cmd, json_object_new_string("/bin/sh"));
         json_object_array_add(cmd, json_object_new_string("-c"));
         json_object_array_add(cmd, json_object_new_string(
-                                       "echo \"sbx-exec: pid $$\" >&2; exec \"$@\""));
+                                       "echo \"sbx-exec: pid $$\" >&2; ( exec \"$@\" ); "
+                                       "c=$?; echo \"\nsbx-exec: exit $c\" >&2; exit $c"));
         json_object_array_add(cmd, json_object_new_string("sbx-exec"));
     }
     json_object_array_add(cmd, json_object_new_string(run->program));

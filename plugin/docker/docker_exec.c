@@ -11,21 +11,36 @@
 #include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_frames.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 /* The wrapper every command starts under: $1 the working directory ("":
- * the container's), the rest the command.  Its first line on stderr says
- * its pid, which is its process group (each exec is a session leader),
- * or that the directory is missing. */
+ * the container's), $2 the exec's token, the rest the command.  Its first
+ * line on stderr says its pid, which is its process group (each exec is a
+ * session leader), or that the directory is missing.  The command is
+ * exec'd in a subshell (a fork, no program start) so that the wrapper can
+ * end stderr with "sbx-exec TOKEN: exit CODE" on a line of its own: the
+ * exec inspect after the stream is then not needed.  The token, new for
+ * each exec, keeps a command's own words from passing for that line. */
 #define WRAPPER                                                                          \
     "if [ -n \"$1\" ]; then cd \"$1\" 2>/dev/null || { echo 'sbx-exec: nodir' >&2; "       \
-    "exit 127; }; fi; echo \"sbx-exec: pid $$\" >&2; shift; exec \"$@\""
+    "exit 127; }; fi; t=$2; echo \"sbx-exec: pid $$\" >&2; shift 2; ( exec \"$@\" ); "        \
+    "c=$?; echo \"\nsbx-exec $t: exit $c\" >&2; exit $c"
 #define PREAMBLE_PID "sbx-exec: pid "
 #define PREAMBLE_NODIR "sbx-exec: nodir"
 #define PREAMBLE_MAX 64
+/* The token's hex digits. */
+#define TOKEN_LEN 16
+/* "\nsbx-exec TOKEN: exit ", the trailer's start. */
+#define MARK_LEN (sizeof "\nsbx-exec : exit " - 1 + TOKEN_LEN)
+/* The most stderr bytes held back as the trailer's start: the mark and
+ * three digits. */
+#define TRAILER_HOLD (MARK_LEN + 3)
 
 /* How long the kill of a timed-out command, and its stream's end after
  * it, may take. */
@@ -39,6 +54,10 @@ typedef struct exec_stream {
     int preamble_done;    /* the first stderr line was read (or never will be) */
     long pgid;            /* from the preamble, 0 when unknown */
     int nodir;
+    char mark[MARK_LEN + 1];  /* "\nsbx-exec TOKEN: exit " */
+    char held[TRAILER_HOLD];  /* stderr's bytes that may begin the trailer */
+    size_t held_len;
+    int have_code, code;      /* the trailer's exit code, once read */
     sbx_error *err;
 } exec_stream;
 
@@ -73,6 +92,54 @@ static int take_preamble(exec_stream *s, const char *bytes, size_t n, size_t *us
     return 0;
 }
 
+/* Stderr's bytes into its output, but for the wrapper's trailer: the
+ * bytes that may begin it are held until they prove not to, and once
+ * complete it gives the exit code and is dropped.  Its token makes it
+ * unique, so it is found wherever it stands (a process the command left
+ * behind may write after it). */
+static int scan_stderr(exec_stream *s, const char *bytes, size_t n)
+{
+    while (n > 0) {
+        if (s->held_len == 0) {
+            const char *nl = s->have_code ? NULL : memchr(bytes, '\n', n);
+            size_t plain = nl != NULL ? (size_t)(nl - bytes) : n;
+            if (common_output_add(&s->errs, bytes, plain, s->err) != SBX_OK)
+                return 1;
+            bytes += plain;
+            n -= plain;
+            if (n > 0) {
+                s->held[s->held_len++] = *bytes++;
+                n--;
+            }
+            continue;
+        }
+        char c = *bytes;
+        size_t at = s->held_len;
+        int digit = c >= '0' && c <= '9';
+        if (at < MARK_LEN ? c != s->mark[at]
+                          : !(digit && at < MARK_LEN + 3) && !(c == '\n' && at > MARK_LEN)) {
+            /* Not the trailer: the held bytes are the command's, and c is
+             * looked at again (it may begin the trailer). */
+            if (common_output_add(&s->errs, s->held, s->held_len, s->err) != SBX_OK)
+                return 1;
+            s->held_len = 0;
+            continue;
+        }
+        bytes++;
+        n--;
+        if (at >= MARK_LEN && c == '\n') {
+            s->code = 0;
+            for (size_t i = MARK_LEN; i < at; i++)
+                s->code = s->code * 10 + (s->held[i] - '0');
+            s->have_code = 1;
+            s->held_len = 0;
+        } else {
+            s->held[s->held_len++] = c;
+        }
+    }
+    return 0;
+}
+
 /* docker_frames_fn: the command's bytes into its streams. */
 static int deliver(void *ctx, int stream, const char *bytes, size_t n)
 {
@@ -80,13 +147,31 @@ static int deliver(void *ctx, int stream, const char *bytes, size_t n)
     if (stream == DOCKER_STREAM_STDOUT)
         return common_output_add(&s->out, bytes, n, s->err) != SBX_OK;
     size_t used = 0;
-    if (stream == DOCKER_STREAM_STDERR && take_preamble(s, bytes, n, &used) != 0)
+    if (stream != DOCKER_STREAM_STDERR) {
+        /* The engine's own words, after the command's held ones. */
+        int failed = common_output_add(&s->errs, s->held, s->held_len, s->err) != SBX_OK;
+        s->held_len = 0;
+        return failed || common_output_add(&s->errs, bytes, n, s->err) != SBX_OK;
+    }
+    if (take_preamble(s, bytes, n, &used) != 0)
         return 1;
-    return common_output_add(&s->errs, bytes + used, n - used, s->err) != SBX_OK;
+    return scan_stderr(s, bytes + used, n - used);
+}
+
+/* A new token for an exec (TOKEN_LEN hex digits and a NUL): from
+ * getrandom, or the clock and a counter when it fails (the token guards
+ * against a command's words by chance, not against an attacker). */
+static void new_token(char *token)
+{
+    static atomic_ulong counter;
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v)
+        v = (uint64_t)docker_now_ms() * 1000003u ^ atomic_fetch_add(&counter, 1);
+    snprintf(token, TOKEN_LEN + 1, "%016llx", (unsigned long long)v);
 }
 
 /* The body of the exec create: the wrapper and the command. */
-static char *create_body(const docker_exec_spec *spec)
+static char *create_body(const docker_exec_spec *spec, const char *token)
 {
     json_object *o = json_object_new_object(), *cmd = json_object_new_array(),
                 *env = json_object_new_array();
@@ -105,6 +190,7 @@ static char *create_body(const docker_exec_spec *spec)
     json_object_array_add(cmd, json_object_new_string(WRAPPER));
     json_object_array_add(cmd, json_object_new_string("sbx-exec"));
     json_object_array_add(cmd, json_object_new_string(spec->working_dir ? spec->working_dir : ""));
+    json_object_array_add(cmd, json_object_new_string(token));
     for (size_t i = 0; spec->argv[i] != NULL; i++)
         json_object_array_add(cmd, json_object_new_string(spec->argv[i]));
     json_object_object_add(o, "Cmd", cmd);
@@ -136,9 +222,10 @@ static int container_gone(const common_http_response *resp, const char *body)
 
 /* POST /containers/ID/exec: the exec's Id into `exec_id`. */
 static sbx_status exec_create(sbx_backend_instance *inst, const docker_target *t,
-                              const docker_exec_spec *spec, char *exec_id, sbx_error *err)
+                              const docker_exec_spec *spec, const char *token, char *exec_id,
+                              sbx_error *err)
 {
-    char *body = create_body(spec);
+    char *body = create_body(spec, token);
     if (body == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     char path[DOCKER_CONTAINER_ID_MAX + 32];
@@ -296,21 +383,29 @@ static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_targe
     return st;
 }
 
-/* Start the created exec `exec_id`, read it to its end and make its
- * result; `start` is when its create was sent (the duration's start). */
+/* Start the created exec `exec_id` (made with `token`), read it to its
+ * end and make its result; `start` is when its create was sent (the
+ * duration's start). */
 static sbx_status exec_created_run(sbx_backend_instance *inst, const docker_target *t,
-                                   const docker_exec_spec *spec, const char *exec_id,
-                                   int64_t start, sbx_exec_result **out, sbx_error *err)
+                                   const docker_exec_spec *spec, const char *token,
+                                   const char *exec_id, int64_t start, sbx_exec_result **out,
+                                   sbx_error *err)
 {
     exec_stream s;
     memset(&s, 0, sizeof s);
     s.err = err;
+    snprintf(s.mark, sizeof s.mark, "\nsbx-exec %s: exit ", token);
     common_output_init(&s.out, spec->max_output_bytes);
     common_output_init(&s.errs, spec->max_output_bytes);
     int timed_out = 0, code = 0;
     sbx_status st = exec_stream_run(inst, t, spec, exec_id, &s, &timed_out, err);
     int64_t duration = docker_now_ms() - start;
-    if (st == SBX_OK && !timed_out)
+    /* Held bytes the stream ended in are the command's. */
+    if (st == SBX_OK)
+        st = common_output_add(&s.errs, s.held, s.held_len, err);
+    if (st == SBX_OK && s.have_code)
+        code = s.code;
+    else if (st == SBX_OK && !timed_out)
         st = exec_exit_code(inst, t, exec_id, &code, err);
     if (st == SBX_OK && s.nodir)
         st = sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PATH,
@@ -347,9 +442,10 @@ sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
 {
     *out = NULL;
     int64_t start = docker_now_ms();
-    char exec_id[DOCKER_CONTAINER_ID_MAX];
-    sbx_status st = exec_create(inst, t, spec, exec_id, err);
-    return st == SBX_OK ? exec_created_run(inst, t, spec, exec_id, start, out, err) : st;
+    char exec_id[DOCKER_CONTAINER_ID_MAX], token[TOKEN_LEN + 1];
+    new_token(token);
+    sbx_status st = exec_create(inst, t, spec, token, exec_id, err);
+    return st == SBX_OK ? exec_created_run(inst, t, spec, token, exec_id, start, out, err) : st;
 }
 
 sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
@@ -365,7 +461,8 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
     if (st != SBX_OK)
         return st;
     docker_target t;
-    char dir[DOCKER_PATH_MAX], exec_id[DOCKER_CONTAINER_ID_MAX];
+    char dir[DOCKER_PATH_MAX], exec_id[DOCKER_CONTAINER_ID_MAX], token[TOKEN_LEN + 1];
+    new_token(token);
     const char *shell[] = { "/bin/sh", "-c", r.shell_command, NULL };
     docker_exec_spec spec = {
         .argv = r.argv != NULL ? r.argv : shell,
@@ -388,7 +485,7 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
             st = docker_target_path(&t, r.working_dir, dir, err);
         if (st == SBX_OK) {
             start = docker_now_ms();
-            st = exec_create(inst, &t, &spec, exec_id, err);
+            st = exec_create(inst, &t, &spec, token, exec_id, err);
         }
         if (st != SBX_ERR_NOT_FOUND || !t.kept)
             break;
@@ -396,7 +493,7 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
     }
     if (st != SBX_OK)
         return st;
-    return exec_created_run(inst, &t, &spec, exec_id, start, out, err);
+    return exec_created_run(inst, &t, &spec, token, exec_id, start, out, err);
 }
 
 sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,

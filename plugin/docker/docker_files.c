@@ -75,6 +75,29 @@ static sbx_status too_many_links(const docker_target *t, sbx_error *err)
                                  MAX_LINKS);
 }
 
+/* Get the archive of `at` into `visit`, following a symbolic link the
+ * first member names (at most MAX_LINKS): `at` ends as the path last
+ * asked for.  `start` readies the state (ctx) before each get; `first`
+ * is where the visitor records the first member. */
+static sbx_status get_following_links(sbx_backend_instance *inst, const docker_target *t,
+                                      char *at, docker_archive_visit_fn visit,
+                                      sbx_status (*start)(void *ctx, sbx_error *err), void *ctx,
+                                      const path_stat *first, sbx_error *err)
+{
+    for (int hops = 0;; hops++) {
+        sbx_status st = start(ctx, err);
+        if (st == SBX_OK)
+            st = docker_archive_get(inst, t, at, visit, ctx, err);
+        if (st != SBX_OK || first->type != AE_IFLNK)
+            return st;
+        if (hops == MAX_LINKS)
+            return too_many_links(t, err);
+        st = follow_link(t, at, first->link, at, err);
+        if (st != SBX_OK)
+            return st;
+    }
+}
+
 /* ------------------------------------------------------------ commands */
 
 /* Run a file command (argv: paths as elements) and turn its failure into
@@ -169,6 +192,15 @@ static int read_visit(void *ctx, struct archive *a, struct archive_entry *e, sbx
     }
 }
 
+/* A link's member keeps no bytes: only the first member is forgotten. */
+static sbx_status read_start(void *ctx, sbx_error *err)
+{
+    (void)err;
+    read_state *s = ctx;
+    memset(&s->first, 0, sizeof s->first);
+    return SBX_OK;
+}
+
 sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
                             uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
                             sbx_error *err)
@@ -176,23 +208,14 @@ sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
     *out = NULL;
     docker_target t;
     char at[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_find(inst, sandbox_id, "read_file", &t, err);
-    if (st == SBX_OK)
-        st = docker_target_path(&t, path, at, err);
+    sbx_status st = docker_target_at(inst, sandbox_id, "read_file", path, &t, at, err);
     read_state s;
     memset(&s, 0, sizeof s);
     s.offset = offset;
     s.max = max_bytes < DOCKER_MAX_FILE_BYTES ? max_bytes : DOCKER_MAX_FILE_BYTES;
-    for (int hops = 0; st == SBX_OK; hops++) {
-        common_dynbuf_init(&s.kept, 0);
-        st = docker_archive_get(inst, &t, at, read_visit, &s, err);
-        if (st != SBX_OK || s.first.type != AE_IFLNK)
-            break;
-        if (hops == MAX_LINKS)
-            st = too_many_links(&t, err);
-        else
-            st = follow_link(&t, at, s.first.link, at, err);
-    }
+    common_dynbuf_init(&s.kept, 0);
+    if (st == SBX_OK)
+        st = get_following_links(inst, &t, at, read_visit, read_start, &s, &s.first, err);
     if (st == SBX_OK && s.first.type == AE_IFDIR)
         st = sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY, "docker: %s: '%s' is a directory",
                                    t.what, at);
@@ -213,9 +236,7 @@ sbx_status docker_write_file(sbx_backend_instance *inst, const char *sandbox_id,
 {
     docker_target t;
     char at[DOCKER_PATH_MAX], parent[DOCKER_PATH_MAX], name[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_find(inst, sandbox_id, "write_file", &t, err);
-    if (st == SBX_OK)
-        st = docker_target_path(&t, path, at, err);
+    sbx_status st = docker_target_at(inst, sandbox_id, "write_file", path, &t, at, err);
     if (st != SBX_OK)
         return st;
     if (docker_path_split(at, parent, name) != 0)
@@ -321,6 +342,19 @@ static int list_visit(void *ctx, struct archive *a, struct archive_entry *e, sbx
                               archive_entry_perm(e) & 07777, err) == SBX_OK ? 0 : -1;
 }
 
+/* A fresh listing for each path asked for (a link's leaves none). */
+static sbx_status list_start(void *ctx, sbx_error *err)
+{
+    list_state *s = ctx;
+    common_listing_free(s->b.listing);
+    s->b.listing = NULL;
+    s->top[0] = '\0';
+    s->top_len = 0;
+    s->seen_top = 0;
+    memset(&s->first, 0, sizeof s->first);
+    return common_listing_start(&s->b, err);
+}
+
 sbx_status docker_list_dir(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
                            unsigned max_depth, size_t max_entries, sbx_dir_listing **out,
                            sbx_error *err)
@@ -328,28 +362,14 @@ sbx_status docker_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
     *out = NULL;
     docker_target t;
     char at[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_find(inst, sandbox_id, "list_dir", &t, err);
-    if (st == SBX_OK)
-        st = docker_target_path(&t, path, at, err);
+    sbx_status st = docker_target_at(inst, sandbox_id, "list_dir", path, &t, at, err);
     list_state s;
     memset(&s, 0, sizeof s);
-    s.b.listing = NULL;
-    for (int hops = 0; st == SBX_OK; hops++) {
-        common_listing_free(s.b.listing);
-        memset(&s, 0, sizeof s);
-        s.t = &t;
-        s.max_depth = max_depth;
-        s.max_entries = max_entries;
-        st = common_listing_start(&s.b, err);
-        if (st == SBX_OK)
-            st = docker_archive_get(inst, &t, at, list_visit, &s, err);
-        if (st != SBX_OK || s.first.type != AE_IFLNK)
-            break;
-        if (hops == MAX_LINKS)
-            st = too_many_links(&t, err);
-        else
-            st = follow_link(&t, at, s.first.link, at, err);
-    }
+    s.t = &t;
+    s.max_depth = max_depth;
+    s.max_entries = max_entries;
+    if (st == SBX_OK)
+        st = get_following_links(inst, &t, at, list_visit, list_start, &s, &s.first, err);
     if (st == SBX_OK && s.first.type != AE_IFDIR)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_A_DIRECTORY,
                                    "docker: %s: '%s' is not a directory", t.what, at);
@@ -375,9 +395,7 @@ sbx_status docker_remove_path(sbx_backend_instance *inst, const char *sandbox_id
 {
     docker_target t;
     char at[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_find(inst, sandbox_id, "remove_path", &t, err);
-    if (st == SBX_OK)
-        st = docker_target_path(&t, path, at, err);
+    sbx_status st = docker_target_at(inst, sandbox_id, "remove_path", path, &t, at, err);
     if (st == SBX_OK && strcmp(at, "/") == 0)
         st = sbx_backend_error_set(err, SBX_ERR_REFUSED,
                                    "docker: %s: the root directory is never removed", t.what);

@@ -115,3 +115,12 @@ sbx_status docker_target_path(const docker_target *t, const char *path, char *ou
                                      t->what, DOCKER_PATH_MAX - 1);
     return SBX_OK;
 }
+
+sbx_status docker_target_at(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                            const char *path, docker_target *t, char *at, sbx_error *err)
+{
+    sbx_status st = docker_target_find(inst, sandbox_id, op, t, err);
+    if (st == SBX_OK)
+        st = docker_target_path(t, path, at, err);
+    return st;
+}

@@ -41,6 +41,12 @@ void docker_target_forget(sbx_backend_instance *inst, const docker_target *t);
 sbx_status docker_target_path(const docker_target *t, const char *path, char *out,
                               sbx_error *err);
 
+/* The opening of every file operation: docker_target_find for `op`, then
+ * `path` resolved from the target's working directory into `at`
+ * (DOCKER_PATH_MAX bytes).  Errors as those two give them. */
+sbx_status docker_target_at(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                            const char *path, docker_target *t, char *at, sbx_error *err);
+
 /* The "sandbox gone" error of the target. */
 sbx_status docker_target_gone(const docker_target *t, sbx_error *err);
 

@@ -135,6 +135,39 @@ static void test_output_streams_binary_and_cap(void)
     sbx_backend_free_exec_result(backend, r);
 }
 
+/* Run `text`: exit `code`, stderr exactly `want` (`want_len` bytes). */
+static void expect_stderr(const char *text, int code, const char *want, size_t want_len)
+{
+    sbx_exec_result *r = sh(text);
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
+    CU_ASSERT_EQUAL(r->exit_code, code);
+    CU_ASSERT_EQUAL(r->stderr_length, want_len);
+    CU_ASSERT(r->stderr_length == want_len && memcmp(r->stderr_data, want, want_len) == 0);
+    sbx_backend_free_exec_result(backend, r);
+}
+
+/* The exit code travels at the end of stderr: whatever a command writes
+ * there, and however it ends, reaches the user as written. */
+static void test_stderr_exact_and_exit_code_whatever_it_says(void)
+{
+    expect_stderr("printf 'no newline' >&2; exit 3", 3, "no newline", 10);
+    expect_stderr("printf '' >&2; exit 4", 4, "", 0);
+    expect_stderr("printf 'a\\n\\n' >&2; exit 6", 6, "a\n\n", 3);
+    expect_stderr("echo 'sbx-exec: exit 7' >&2; exit 0", 0, "sbx-exec: exit 7\n", 17);
+    expect_stderr("printf '\\nsbx-exec 0123456789abcdef: exit 9\\n' >&2; exit 5", 5,
+                  "\nsbx-exec 0123456789abcdef: exit 9\n", 35);
+    expect_stderr("printf 'sbx-exec: pid 1\\n' >&2; exit 2", 2, "sbx-exec: pid 1\n", 16);
+    /* A process the command leaves behind writes after the command ended:
+     * the exit code is the command's either way.  dockerd's stream waits
+     * for it, podman's may end with the exec's process: "late" or nothing,
+     * never the wrapper's words. */
+    sbx_exec_result *r = sh("(sleep 0.2; echo late >&2) & exit 8");
+    CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
+    CU_ASSERT_EQUAL(r->exit_code, 8);
+    CU_ASSERT(r->stderr_length <= 5 && memcmp(r->stderr_data, "late\n", r->stderr_length) == 0);
+    sbx_backend_free_exec_result(backend, r);
+}
+
 static void test_stdin_env_and_working_dir(void)
 {
     size_t n = 1 << 20;
@@ -500,6 +533,7 @@ void sbx_test_register(void)
         { "operations_info: every operation and its limits", test_operations_info },
         { "exec: exit codes 0, 1, 255, a signal, a missing program is 127", test_exit_codes },
         { "exec: separate streams, NUL bytes, output past the cap", test_output_streams_binary_and_cap },
+        { "exec: stderr exact however it ends, the exit code whatever it says", test_stderr_exact_and_exit_code_whatever_it_says },
         { "exec: 1 MiB of stdin, env values literal, working dirs, bad env names", test_stdin_env_and_working_dir },
         { "exec: a timeout kills the command and its children", test_timeout_kills_command_and_children },
         { "exec and files on an absent or stopped sandbox: not found", test_gone_sandboxes },
