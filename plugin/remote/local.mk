@@ -10,6 +10,7 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_create.c plugin/remote/remote_create.h \
 	plugin/remote/remote_decode.c plugin/remote/remote_decode.h \
 	plugin/remote/remote_endpoint.c plugin/remote/remote_endpoint.h \
+	plugin/remote/remote_exec_answer.c plugin/remote/remote_exec_answer.h \
 	plugin/remote/remote_instance.c plugin/remote/remote_instance.h \
 	plugin/remote/remote_json_scan.c plugin/remote/remote_json_scan.h \
 	plugin/remote/remote_ops.c plugin/remote/remote_ops.h \

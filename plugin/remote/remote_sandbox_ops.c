@@ -12,6 +12,7 @@
 #include "plugin/remote/remote_aio_text.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_endpoint.h"
+#include "plugin/remote/remote_exec_answer.h"
 
 #include <sbx/backend_support.h>
 
@@ -137,12 +138,7 @@ static sbx_status post_exec(remote_endpoint *ep, const char *body, int64_t timeo
     } else if (resp.status != 200) {
         st = remote_endpoint_answer_error(ep, &resp, err);
     } else {
-        struct json_object *root = NULL, *data = NULL;
-        st = remote_aio_envelope(resp.body, resp.body_len, "exec", SBX_ERR_PROVISIONER, &root,
-                                 &data, err);
-        if (st == SBX_OK)
-            st = remote_aio_decode_exec(data, cap, out, err);
-        json_object_put(root);
+        st = remote_exec_answer_read(resp.body, resp.body_len, cap, out, err);
         if (st != SBX_OK)
             remote_endpoint_fail(ep, err);
     }
