@@ -90,27 +90,32 @@ sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
     return kind;
 }
 
-/* Keep the first bytes of the string `key` of `data` (null or absent: none)
- * in *o.  SBX_ERR_PROTOCOL when it is not a string. */
-static sbx_status keep_stream(struct json_object *data, const char *key, common_output *o,
-                              sbx_error *err)
+/* The string `key` of `data` into *text, *len (absent or null: NULL, 0).
+ * SBX_ERR_PROTOCOL when it is not a string. */
+static sbx_status stream_member(struct json_object *data, const char *key, const char **text,
+                                size_t *len, sbx_error *err)
 {
     struct json_object *v = NULL;
+    *text = NULL;
+    *len = 0;
     if (!json_object_object_get_ex(data, key, &v) || json_object_is_type(v, json_type_null))
         return SBX_OK;
     if (!json_object_is_type(v, json_type_string))
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "exec answer: %s is not a string", key);
     /* The length, not strlen: a \u0000 in the answer is a NUL byte kept. */
-    return common_output_add(o, json_object_get_string(v), (size_t)json_object_get_string_len(v),
-                             err);
+    *text = json_object_get_string(v);
+    *len = (size_t)json_object_get_string_len(v);
+    return SBX_OK;
 }
 
-/* Fill outcome, exit_code and term_signal of *r from the answer's status. */
-static sbx_status read_outcome(struct json_object *data, sbx_exec_result *r, sbx_error *err)
+/* Fill outcome, exit_code and term_signal of *r from the answer's status
+ * (NULL: missing or not clean text) and exit_code (has_code: an integer
+ * that fits an int). */
+static sbx_status read_outcome(const char *status, int has_code, int code, sbx_exec_result *r,
+                               sbx_error *err)
 {
-    const char *status = NULL;
-    if (common_json_get_string(data, "status", &status) != COMMON_JSON_OK)
+    if (status == NULL)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "exec answer: status is missing or not a string");
     r->exit_code = -1;
@@ -119,8 +124,6 @@ static sbx_status read_outcome(struct json_object *data, sbx_exec_result *r, sbx
         r->outcome = SBX_EXEC_TIMED_OUT;
         return SBX_OK;
     }
-    int code = 0;
-    int has_code = common_json_get_int(data, "exit_code", &code) == COMMON_JSON_OK;
     if (strcmp(status, "killed") == 0) {
         /* Which signal, only a returncode -N says. */
         r->outcome = SBX_EXEC_SIGNALED;
@@ -149,19 +152,18 @@ static sbx_status read_outcome(struct json_object *data, sbx_exec_result *r, sbx
     return SBX_OK;
 }
 
-sbx_status remote_aio_decode_exec(struct json_object *data, size_t cap, sbx_exec_result **out,
-                                  sbx_error *err)
+sbx_status remote_aio_exec_result(const remote_aio_exec_fields *f, size_t cap,
+                                  sbx_exec_result **out, sbx_error *err)
 {
     *out = NULL;
-    if (!json_object_is_type(data, json_type_object))
-        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "exec answer: data is not an object");
     common_output o, e;
     common_output_init(&o, cap);
     common_output_init(&e, cap);
-    sbx_status st = keep_stream(data, "stdout", &o, err);
-    if (st == SBX_OK)
-        st = keep_stream(data, "stderr", &e, err);
+    sbx_status st = SBX_OK;
+    if (f->stdout_text != NULL)
+        st = common_output_add(&o, f->stdout_text, f->stdout_len, err);
+    if (st == SBX_OK && f->stderr_text != NULL)
+        st = common_output_add(&e, f->stderr_text, f->stderr_len, err);
     sbx_exec_result *r = NULL;
     if (st == SBX_OK) {
         r = common_exec_result_new(&o, &e);
@@ -171,13 +173,32 @@ sbx_status remote_aio_decode_exec(struct json_object *data, size_t cap, sbx_exec
     common_output_free(&o);
     common_output_free(&e);
     if (st == SBX_OK)
-        st = read_outcome(data, r, err);
+        st = read_outcome(f->status, f->has_code, f->code, r, err);
     if (st != SBX_OK) {
         common_exec_result_free(r);
         return st;
     }
     *out = r;
     return SBX_OK;
+}
+
+sbx_status remote_aio_decode_exec(struct json_object *data, size_t cap, sbx_exec_result **out,
+                                  sbx_error *err)
+{
+    *out = NULL;
+    if (!json_object_is_type(data, json_type_object))
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "exec answer: data is not an object");
+    remote_aio_exec_fields f = { .status = NULL };
+    sbx_status st = stream_member(data, "stdout", &f.stdout_text, &f.stdout_len, err);
+    if (st == SBX_OK)
+        st = stream_member(data, "stderr", &f.stderr_text, &f.stderr_len, err);
+    if (st != SBX_OK)
+        return st;
+    if (common_json_get_string(data, "status", &f.status) != COMMON_JSON_OK)
+        f.status = NULL;
+    f.has_code = common_json_get_int(data, "exit_code", &f.code) == COMMON_JSON_OK;
+    return remote_aio_exec_result(&f, cap, out, err);
 }
 
 /* One octal digit's worth of "rwx" at s[0..2], with the special bit `x_alt`

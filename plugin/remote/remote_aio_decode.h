@@ -43,6 +43,22 @@ sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
 sbx_status remote_aio_decode_exec(struct json_object *data, size_t cap, sbx_exec_result **out,
                                   sbx_error *err);
 
+/* What an exec answer's data says, however it was read: each stream's
+ * bytes (NULL, 0 when absent or null), status (NULL when missing or not
+ * UTF-8 text without NUL) and exit_code (has_code: an integer that fits an
+ * int). */
+typedef struct remote_aio_exec_fields {
+    const char *stdout_text, *stderr_text;
+    size_t stdout_len, stderr_len;
+    const char *status;
+    int has_code, code;
+} remote_aio_exec_fields;
+
+/* The exec result of `f` by the rules of remote_aio_decode_exec (which
+ * calls it): SBX_OK with *out, or SBX_ERR_PROTOCOL / SBX_ERR_INTERNAL. */
+sbx_status remote_aio_exec_result(const remote_aio_exec_fields *f, size_t cap,
+                                  sbx_exec_result **out, sbx_error *err);
+
 /* Permission bits (07777) of a FileInfo's permissions text: octal ("755",
  * "0755", "0o755") or symbolic ("-rwxr-xr-x", "rwsr-x--T").  0 when it is
  * neither. */

@@ -47,6 +47,31 @@ char *remote_command_text(const char *const *argv, const char *shell_command)
     return common_dynbuf_take(&b, NULL);
 }
 
+int remote_json_quote(common_dynbuf *b, const char *text)
+{
+    static const char hex[] = "0123456789abcdef";
+    common_dynbuf_add(b, "\"", 1);
+    for (const char *p = text; *p != '\0';) {
+        const char *run = p;
+        while ((unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
+            p++;
+        common_dynbuf_add(b, run, (size_t)(p - run));
+        if (*p == '\0')
+            break;
+        unsigned char c = (unsigned char)*p++;
+        char esc[6] = { '\\', (char)c, 0, 0, 0, 0 };
+        size_t n = 2;
+        if (c < 0x20) {
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            n = 6;
+        }
+        common_dynbuf_add(b, esc, n);
+    }
+    return common_dynbuf_add(b, "\"", 1);
+}
+
 int remote_query_escape(common_dynbuf *b, const char *text)
 {
     static const char hex[] = "0123456789ABCDEF";

@@ -28,6 +28,12 @@ int remote_shell_quote(common_dynbuf *b, const char *word);
  * of memory. */
 char *remote_command_text(const char *const *argv, const char *shell_command);
 
+/* Append the NUL-terminated `text` to *b as a JSON string: in double
+ * quotes, with " and \\ and the control characters escaped, every other
+ * byte as it is (the callers send UTF-8 text).  COMMON_DYNBUF_OK or the
+ * dynbuf's code. */
+int remote_json_quote(common_dynbuf *b, const char *text);
+
 /* Append `text` to *b percent-encoded for a URL query value: every byte
  * but A-Z a-z 0-9 - . _ ~ '/' becomes %XX.  COMMON_DYNBUF_OK or the
  * dynbuf's code. */

@@ -13,6 +13,7 @@
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_ops.h"
+#include "plugin/remote/remote_sandbox_answer.h"
 #include "plugin/remote/remote_sandbox_clients.h"
 
 #include <sbx/backend_support.h>
@@ -78,28 +79,27 @@ sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_
     if (st != SBX_OK)
         return st;
     sbx_backend_format(ep->what, sizeof ep->what, "Sandbox %s failed for %s", op, sandbox_id);
-    sbx_sandbox *sb = NULL;
-    st = remote_discover(inst, sandbox_id, &sb, err);
-    if (st != SBX_OK)
-        return st;
-    if (sb->status != NULL && strcmp(sb->status, "Running") != 0)
+    remote_sandbox_answer answer;
+    remote_fields f;
+    st = remote_lookup(inst, sandbox_id, &answer, &f, err);
+    const char *status = f.text[REMOTE_FIELD_STATUS], *url = f.text[REMOTE_FIELD_URL];
+    if (st == SBX_OK && status != NULL && strcmp(status, "Running") != 0)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: the sandbox is not running "
-                                   "(status %s)", ep->what, sb->status);
-    else if (!url_usable(sb->sandbox_url))
+                                   "(status %s)", ep->what, status);
+    else if (st == SBX_OK && !url_usable(url))
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "%s: the provisioner's sandbox_url is not an http(s) base URL",
                                    ep->what);
     if (st == SBX_OK) {
         sbx_error cause;
         sbx_backend_error_clear(&cause);
-        st = remote_sandbox_clients_acquire(&inst->sandboxes, sb->sandbox_url, &ep->client,
-                                            &cause);
+        st = remote_sandbox_clients_acquire(&inst->sandboxes, url, &ep->client, &cause);
         if (st != SBX_OK)
             remote_wrap_error(&cause, ep->what, err);
         else
             ep->http = ep->client->http;
     }
-    common_sandbox_records_free(sb, 1);
+    remote_sandbox_answer_free(&answer);
     return st;
 }
 

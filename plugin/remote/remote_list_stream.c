@@ -10,7 +10,7 @@
 #include "common/json_fields.h"
 #include "common/json_stream.h"
 #include "common/sandbox_records.h"
-#include "common/utf8.h"
+#include "plugin/remote/remote_field_reader.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/backend_support.h>
@@ -31,13 +31,9 @@ struct remote_list_stream {
     sandboxes_kind sandboxes;  /* the last "sandboxes" seen */
     int in_entries;            /* the array at level 1 is that "sandboxes" */
     int in_entry;              /* the object at level 2 is one of its entries */
-    int pending_field;         /* the entry's next member value is this field, or -1 */
-    int value_field;           /* the scalar being read is this field, or -1 */
     size_t entry_index;        /* entries of the current "sandboxes" so far */
     size_t entry;              /* the index of the open entry */
-    common_json_field field_state[REMOTE_FIELD_COUNT];
-    int version;
-    common_dynbuf field[REMOTE_FIELD_VERSION];
+    remote_field_reader fields; /* the open entry's members */
 
     common_sandbox_list records;
     common_dynbuf skipped; /* per skipped entry: varint index gap, problem byte */
@@ -68,8 +64,7 @@ static void begin_entry(remote_list_stream *s)
 {
     s->in_entry = 1;
     s->entry = s->entry_index++;
-    for (int i = 0; i < REMOTE_FIELD_COUNT; i++)
-        s->field_state[i] = COMMON_JSON_ABSENT;
+    remote_field_reader_start(&s->fields);
 }
 
 /* The open entry closed: a record, or a note of why it is skipped. */
@@ -77,13 +72,7 @@ static void end_entry(remote_list_stream *s)
 {
     s->in_entry = 0;
     remote_fields f;
-    memset(&f, 0, sizeof f);
-    for (int i = 0; i < REMOTE_FIELD_COUNT; i++)
-        f.state[i] = s->field_state[i];
-    for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
-        if (f.state[i] == COMMON_JSON_OK)
-            f.text[i] = s->field[i].data;
-    f.version = f.state[REMOTE_FIELD_VERSION] == COMMON_JSON_OK ? s->version : SBX_CONTRACT_NONE;
+    remote_field_reader_fields(&s->fields, &f);
     remote_problem problem = remote_check_fields(&f);
     if (problem != 0) {
         note_skipped(s, s->entry, problem);
@@ -108,7 +97,11 @@ static void value_begins(remote_list_stream *s)
 {
     const common_json_stream *lex = &s->lex;
     int container = lex->kind == COMMON_JSON_KIND_OBJECT || lex->kind == COMMON_JSON_KIND_ARRAY;
-    s->value_field = -1;
+    if (lex->depth == 3 && s->in_entry) {
+        remote_field_reader_value_begins(&s->fields, &s->lex);
+        return;
+    }
+    remote_field_reader_other_begins(&s->fields);
     switch (lex->depth) {
     case 0:
         if (container)
@@ -130,23 +123,8 @@ static void value_begins(remote_list_stream *s)
         else
             note_skipped(s, s->entry_index++, REMOTE_NOT_OBJECT);
         break;
-    case 3:
-        if (!s->in_entry || s->pending_field < 0)
-            break;
-        if (container)
-            s->field_state[s->pending_field] = COMMON_JSON_WRONG_TYPE;
-        else
-            s->value_field = s->pending_field;
-        s->pending_field = -1;
-        break;
     default:
         break;
-    }
-    /* A string member that is a field: its bytes go to that field's buffer. */
-    if (lex->kind == COMMON_JSON_KIND_STRING && s->value_field >= 0 &&
-        s->value_field < REMOTE_FIELD_VERSION) {
-        common_dynbuf_reset(&s->field[s->value_field]);
-        s->lex.target = &s->field[s->value_field];
     }
 }
 
@@ -158,21 +136,7 @@ static void value_ends(remote_list_stream *s)
         s->root = lex->kind == COMMON_JSON_KIND_NULL ? ROOT_NULL : ROOT_OTHER;
         return;
     }
-    int i = s->value_field;
-    if (i < 0)
-        return;
-    s->value_field = -1;
-    common_json_field state = COMMON_JSON_WRONG_TYPE;
-    if (lex->kind == COMMON_JSON_KIND_NULL) {
-        state = COMMON_JSON_NULL;
-    } else if (i == REMOTE_FIELD_VERSION) {
-        if (lex->kind == COMMON_JSON_KIND_INT && common_json_stream_int(lex, &s->version))
-            state = COMMON_JSON_OK;
-    } else if (lex->kind == COMMON_JSON_KIND_STRING) {
-        const common_dynbuf *b = &s->field[i];
-        state = common_text_is_clean(b->data, b->len) ? COMMON_JSON_OK : COMMON_JSON_BAD_TEXT;
-    }
-    s->field_state[i] = state;
+    remote_field_reader_value_ends(&s->fields, lex);
 }
 
 /* A key is complete: is it one looked for? */
@@ -182,8 +146,7 @@ static void key_ends(remote_list_stream *s)
     if (lex->depth == 1 && s->root == ROOT_OBJECT) {
         s->pending_sandboxes = lex->key_len == 9 && memcmp(lex->key, "sandboxes", 9) == 0;
     } else if (lex->depth == 3 && s->in_entry) {
-        int i = remote_field_index(lex->key, lex->key_len);
-        s->pending_field = i < REMOTE_FIELD_COUNT ? i : -1;
+        remote_field_reader_key(&s->fields, lex);
     }
 }
 
@@ -204,8 +167,7 @@ remote_list_stream *remote_list_stream_new(void)
     if (s == NULL)
         return NULL;
     common_json_stream_init(&s->lex);
-    s->pending_field = -1;
-    s->value_field = -1;
+    remote_field_reader_init(&s->fields);
     return s;
 }
 
@@ -274,8 +236,7 @@ void remote_list_stream_free(remote_list_stream *s)
     if (s == NULL)
         return;
     drop_entries(s);
-    for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
-        common_dynbuf_free(&s->field[i]);
+    remote_field_reader_free(&s->fields);
     common_dynbuf_free(&s->skipped);
     free(s);
 }

@@ -10,6 +10,7 @@
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_json_scan.h"
 #include "plugin/remote/remote_list_stream.h"
+#include "plugin/remote/remote_sandbox_answer.h"
 
 #include <sbx/backend_support.h>
 
@@ -149,69 +150,81 @@ sbx_status remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
  * unverified contract filters nothing (the record carries its own version
  * and identity for the host to check); a probe that ran out of memory here
  * sets *out_of_memory. */
-static int made_under_another_contract(sbx_backend_instance *inst, const sbx_sandbox *sb,
-                                       int *out_of_memory)
+static int made_under_another_contract(sbx_backend_instance *inst, const char *sandbox_id,
+                                       int version, int *out_of_memory)
 {
     remote_contract_state state;
     remote_contract_cache_current(&inst->contract, &state);
     *out_of_memory = !state.known && state.probe_out_of_memory;
-    if (!state.known || state.version < 1 || sb->mount_contract_version == state.version)
+    if (!state.known || state.version < 1 || version == state.version)
         return 0;
     REMOTE_LOG(inst, SBX_LOG_INFO,
                "discover ignores sandbox %s: its mount contract is %d, the provisioner's %d",
-               sb->sandbox_id, sb->mount_contract_version, state.version);
+               sandbox_id, version, state.version);
     return 1;
+}
+
+sbx_status remote_lookup(sbx_backend_instance *inst, const char *sandbox_id,
+                         remote_sandbox_answer *answer, remote_fields *f, sbx_error *err)
+{
+    char what[128];
+    remote_field_reader_init(&answer->fields); /* freeable whatever happens */
+    memset(f, 0, sizeof *f);
+    common_http_response resp;
+    sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "discover",
+                                       inst->options.get_timeout_ms, &resp, err);
+    if (st != SBX_OK)
+        return st;
+    int out_of_memory = 0;
+    if (resp.status == 200) {
+        sbx_error cause;
+        sbx_backend_error_clear(&cause);
+        st = remote_sandbox_answer_read(resp.body, resp.body_len, answer, f, &cause);
+        if (st != SBX_OK) {
+            remote_wrap_error(&cause, call_name(what, "discover", sandbox_id), err);
+        } else if (strcmp(f->text[REMOTE_FIELD_ID], sandbox_id) != 0) {
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "%s: the answer is about another sandbox",
+                                       call_name(what, "discover", sandbox_id));
+        } else if (made_under_another_contract(inst, sandbox_id, f->version, &out_of_memory)) {
+            st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND,
+                                       "sandbox %s was made under another mount contract than the "
+                                       "provisioner's; it is not reused", sandbox_id);
+        } else if (out_of_memory) {
+            st = sbx_backend_error_set(
+                err, SBX_ERR_INTERNAL,
+                "%s: out of memory probing the provisioner's capabilities",
+                call_name(what, "discover", sandbox_id));
+        }
+    } else if (resp.status == 404) {
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
+        err->http_status = 404;
+    } else {
+        st = remote_answer_error(inst, &resp, call_name(what, "discover", sandbox_id), err);
+    }
+    common_http_response_clear(&resp);
+    return st;
 }
 
 sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
                            sbx_sandbox **out, sbx_error *err)
 {
     *out = NULL;
-    char what[128];
-    common_http_response resp;
-    sbx_status st = start_sandbox_call(inst, "GET", sandbox_id, "discover",
-                                       inst->options.get_timeout_ms, &resp, err);
-    if (st != SBX_OK)
-        return st;
-    call_name(what, "discover", sandbox_id);
-    int out_of_memory = 0;
-    if (resp.status == 200) {
-        int too_deep;
-        struct json_object *root = common_json_parse_ex(resp.body, resp.body_len, &too_deep);
+    remote_sandbox_answer answer;
+    remote_fields f;
+    sbx_status st = remote_lookup(inst, sandbox_id, &answer, &f, err);
+    if (st == SBX_OK) {
         sbx_sandbox sb;
         sbx_error cause;
         sbx_backend_error_clear(&cause);
-        st = too_deep ? sbx_backend_error_set(&cause, SBX_ERR_PROTOCOL,
-                                              "sandbox answer is " COMMON_JSON_TOO_DEEP)
-                      : remote_decode_sandbox(root, &sb, &cause);
-        json_object_put(root);
-        if (st != SBX_OK) {
-            remote_wrap_error(&cause, what, err);
-        } else if (strcmp(sb.sandbox_id, sandbox_id) != 0) {
-            common_sandbox_record_clear(&sb);
-            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                       "%s: the answer is about another sandbox",
-                                       what);
-        } else if (made_under_another_contract(inst, &sb, &out_of_memory)) {
-            common_sandbox_record_clear(&sb);
-            st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND,
-                                       "sandbox %s was made under another mount contract than the "
-                                       "provisioner's; it is not reused", sandbox_id);
-        } else if (out_of_memory) {
-            common_sandbox_record_clear(&sb);
-            st = sbx_backend_error_set(
-                err, SBX_ERR_INTERNAL,
-                "%s: out of memory probing the provisioner's capabilities", what);
-        } else {
+        char what[128];
+        st = remote_fields_fill(&f, &sb, &cause);
+        if (st != SBX_OK)
+            remote_wrap_error(&cause, call_name(what, "discover", sandbox_id), err);
+        else
             st = common_sandbox_record_box(&sb, out, err);
-        }
-    } else if (resp.status == 404) {
-        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);
-        err->http_status = 404;
-    } else {
-        st = remote_answer_error(inst, &resp, what, err);
     }
-    common_http_response_clear(&resp);
+    remote_sandbox_answer_free(&answer);
     return st;
 }
 

@@ -12,6 +12,7 @@
 #include "plugin/remote/remote_aio_text.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_endpoint.h"
+#include "plugin/remote/remote_exec_answer.h"
 
 #include <sbx/backend_support.h>
 
@@ -83,39 +84,67 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The /v1/bash/exec body.  `env` may be NULL; exec_dir NULL is left out. */
+/* Append the decimal digits of `v`. */
+static void add_decimal(common_dynbuf *b, uint64_t v)
+{
+    char digits[20];
+    size_t n = sizeof digits;
+    do
+        digits[--n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    common_dynbuf_add(b, digits + n, sizeof digits - n);
+}
+
+/* The env object of an exec body, built by json-c (a name given twice
+ * keeps its last value), appended to *b; 0, or -1 when out of memory. */
+static int add_env(common_dynbuf *b, const sbx_env_var *env, size_t env_count)
+{
+    struct json_object *vars = json_object_new_object();
+    int bad = vars == NULL;
+    for (size_t i = 0; !bad && i < env_count; i++)
+        bad = json_object_object_add(vars, env[i].name,
+                                     json_object_new_string(env[i].value)) != 0;
+    const char *text = bad ? NULL : json_object_to_json_string_ext(
+                                        vars, JSON_C_TO_STRING_PLAIN |
+                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (text != NULL)
+        common_dynbuf_add(b, text, strlen(text));
+    json_object_put(vars);
+    return text != NULL ? 0 : -1;
+}
+
+/* The /v1/bash/exec body, written directly (it is on every exec's path).
+ * `env` may be NULL; exec_dir NULL is left out.  NULL when out of memory. */
 static char *exec_body(const char *command, const sbx_env_var *env, size_t env_count,
                        const char *exec_dir, int64_t timeout_ms, size_t cap)
 {
-    struct json_object *o = json_object_new_object(), *vars = NULL;
-    char seconds[32];
-    snprintf(seconds, sizeof seconds, "%" PRId64 ".%03d", timeout_ms / 1000,
-             (int)(timeout_ms % 1000));
-    int bad = o == NULL;
-    bad = bad || json_object_object_add(o, "command", json_object_new_string(command)) != 0;
-    if (!bad && exec_dir != NULL)
-        bad = json_object_object_add(o, "exec_dir", json_object_new_string(exec_dir)) != 0;
-    if (!bad && env_count > 0) {
-        vars = json_object_new_object();
-        bad = vars == NULL || json_object_object_add(o, "env", vars) != 0;
-        for (size_t i = 0; !bad && i < env_count; i++)
-            bad = json_object_object_add(vars, env[i].name,
-                                         json_object_new_string(env[i].value)) != 0;
+    common_dynbuf b;
+    common_dynbuf_init(&b, 0);
+    common_dynbuf_add(&b, "{\"command\":", 11);
+    remote_json_quote(&b, command);
+    if (exec_dir != NULL) {
+        common_dynbuf_add(&b, ",\"exec_dir\":", 12);
+        remote_json_quote(&b, exec_dir);
     }
-    bad = bad || json_object_object_add(o, "hard_timeout",
-                                        json_object_new_double_s((double)timeout_ms / 1000.0,
-                                                                 seconds)) != 0;
-    bad = bad || json_object_object_add(o, "max_output_length",
-                                        json_object_new_int64((int64_t)SERVER_CHARS(cap))) != 0;
-    bad = bad || json_object_object_add(o, "async_mode", json_object_new_boolean(0)) != 0;
-    char *body = NULL;
-    if (!bad) {
-        const char *text = json_object_to_json_string_ext(
-            o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        body = text != NULL ? strdup(text) : NULL;
+    int bad = 0;
+    if (env_count > 0) {
+        common_dynbuf_add(&b, ",\"env\":", 7);
+        bad = add_env(&b, env, env_count);
     }
-    json_object_put(o);
-    return body;
+    /* Seconds with the milliseconds exact: "1.500", never 1.49999. */
+    char millis[5] = { '.', (char)('0' + timeout_ms % 1000 / 100),
+                       (char)('0' + timeout_ms % 100 / 10), (char)('0' + timeout_ms % 10), 0 };
+    common_dynbuf_add(&b, ",\"hard_timeout\":", 16);
+    add_decimal(&b, (uint64_t)(timeout_ms / 1000));
+    common_dynbuf_add(&b, millis, 4);
+    common_dynbuf_add(&b, ",\"max_output_length\":", 21);
+    add_decimal(&b, (uint64_t)SERVER_CHARS(cap));
+    common_dynbuf_add(&b, ",\"async_mode\":false}", 20);
+    if (bad || b.failed != COMMON_DYNBUF_OK) {
+        common_dynbuf_free(&b);
+        return NULL;
+    }
+    return common_dynbuf_take(&b, NULL);
 }
 
 /* POST /v1/bash/exec with `body`, bounded by the command's timeout and a
@@ -137,12 +166,7 @@ static sbx_status post_exec(remote_endpoint *ep, const char *body, int64_t timeo
     } else if (resp.status != 200) {
         st = remote_endpoint_answer_error(ep, &resp, err);
     } else {
-        struct json_object *root = NULL, *data = NULL;
-        st = remote_aio_envelope(resp.body, resp.body_len, "exec", SBX_ERR_PROVISIONER, &root,
-                                 &data, err);
-        if (st == SBX_OK)
-            st = remote_aio_decode_exec(data, cap, out, err);
-        json_object_put(root);
+        st = remote_exec_answer_read(resp.body, resp.body_len, cap, out, err);
         if (st != SBX_OK)
             remote_endpoint_fail(ep, err);
     }

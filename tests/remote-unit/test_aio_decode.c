@@ -7,15 +7,16 @@
 
 #include "common/op_results.h"
 #include "plugin/remote/remote_aio_decode.h"
+#include "plugin/remote/remote_exec_answer.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Decode an exec answer's envelope and data; SBX_OK with *out, or the error. */
-static sbx_status exec_answer(const char *body, size_t cap, sbx_exec_result **out,
-                              sbx_error *err)
+/* The json-c reading of an exec answer: envelope, then data. */
+static sbx_status exec_answer_json_c(const char *body, size_t cap, sbx_exec_result **out,
+                                     sbx_error *err)
 {
     struct json_object *root = NULL, *data = NULL;
     *out = NULL;
@@ -24,6 +25,33 @@ static sbx_status exec_answer(const char *body, size_t cap, sbx_exec_result **ou
     if (st == SBX_OK)
         st = remote_aio_decode_exec(data, cap, out, err);
     json_object_put(root);
+    return st;
+}
+
+/* Decode an exec answer as post_exec does (the one-pass reader); it must
+ * agree with the json-c reading in status, message and every result field.
+ * SBX_OK with *out, or the error. */
+static sbx_status exec_answer(const char *body, size_t cap, sbx_exec_result **out,
+                              sbx_error *err)
+{
+    sbx_exec_result *slow = NULL;
+    sbx_error slow_err;
+    sbx_status slow_st = exec_answer_json_c(body, cap, &slow, &slow_err);
+    sbx_status st = remote_exec_answer_read(body, strlen(body), cap, out, err);
+    CU_ASSERT_EQUAL(st, slow_st);
+    if (st != SBX_OK && st == slow_st)
+        CU_ASSERT_STRING_EQUAL(err->message, slow_err.message);
+    if (st == SBX_OK && slow_st == SBX_OK) {
+        const sbx_exec_result *a = *out, *b = slow;
+        CU_ASSERT(a->outcome == b->outcome && a->exit_code == b->exit_code &&
+                  a->term_signal == b->term_signal);
+        CU_ASSERT(a->stdout_length == b->stdout_length && a->stderr_length == b->stderr_length &&
+                  a->stdout_truncated == b->stdout_truncated &&
+                  a->stderr_truncated == b->stderr_truncated);
+        CU_ASSERT(memcmp(a->stdout_data, b->stdout_data, a->stdout_length) == 0 &&
+                  memcmp(a->stderr_data, b->stderr_data, a->stderr_length) == 0);
+    }
+    common_exec_result_free(slow);
     return st;
 }
 
@@ -141,6 +169,54 @@ static void test_output_cap_and_nul_bytes(void)
     CU_ASSERT_EQUAL(r->stdout_length, 3);
     CU_ASSERT(r->stdout_truncated);
     common_exec_result_free(r);
+}
+
+/* Answers of unusual shape read exactly as json-c reads them (exec_answer
+ * compares the one-pass reader with it): repeated keys (the last wins), a
+ * later "data", members nested deeper, keys cut at an escaped NUL, json-c's
+ * literals and strings, ill-typed success and streams, failures. */
+static void test_exec_answers_of_every_shape_read_as_json_c_reads_them(void)
+{
+    static const char *const bodies[] = {
+        DATA("\"status\":\"completed\",\"exit_code\":3,\"exit_code\":4,\"stdout\":\"a\","
+             "\"stdout\":\"b\""),
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":1},"
+        "\"data\":{\"status\":\"killed\",\"exit_code\":-9}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":1},\"data\":null}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":1},\"data\":[1]}",
+        "{\"data\":{\"x\":{\"status\":\"killed\",\"stdout\":5},\"status\":\"completed\","
+        "\"exit_code\":0},\"status\":\"timed_out\",\"stdout\":\"root\"}",
+        "{\"data\":{\"stat\\u0000x\":1,\"status\\u0000x\":\"timed_out\",\"exit_code\":0}}",
+        "{\"success\":True,\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":false,\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":true,\"success\":false,\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":false,\"success\":true,\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":null,\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":1,\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":\"true\",\"data\":{\"status\":\"completed\",\"exit_code\":0}}",
+        "{\"success\":false,\"message\":\"boom\",\"data\":{\"error_type\":\"io_error\"}}",
+        "{'data':{'status':'completed','exit_code':0,'stdout':'single',},}",
+        "/* c */{\"data\":{\"status\":\"completed\",\"exit_code\":0x10}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":1.0}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":99999999999}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":0,\"stdout\":\"\\ud800x\","
+        "\"stderr\":\"\\udc00\\ud83d\\ude00\"}}",
+        "{\"data\":{\"status\":\"compl\\u0000eted\",\"exit_code\":0}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":0,\"stderr\":[\"x\"]}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":0,\"stdout\":null,\"stderr\":null}}",
+        "{\"data\":{\"status\":5,\"exit_code\":0}}",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":0}} x",
+        "{\"data\":{\"status\":\"completed\",\"exit_code\":0}",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+        "{}",
+        "",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        sbx_exec_result *r = NULL;
+        sbx_error err;
+        if (exec_answer(bodies[i], 4, &r, &err) == SBX_OK)
+            common_exec_result_free(r);
+    }
 }
 
 /* Every documented error_type, and errno_name before it. */
@@ -330,6 +406,8 @@ void sbx_test_register(void)
         { "unusable_exec_answers_are_protocol_errors",
           test_unusable_exec_answers_are_protocol_errors },
         { "output_cap_and_nul_bytes", test_output_cap_and_nul_bytes },
+        { "exec_answers_of_every_shape_read_as_json_c_reads_them",
+          test_exec_answers_of_every_shape_read_as_json_c_reads_them },
         { "file_error_kinds", test_file_error_kinds },
         { "failed_envelope_names_the_error", test_failed_envelope_names_the_error },
         { "permissions", test_permissions },

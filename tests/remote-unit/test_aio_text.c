@@ -11,6 +11,7 @@
 #include "plugin/remote/remote_aio_text.h"
 
 #include <CUnit/CUnit.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,31 @@ static void expect_parent(const char *abs, const char *want)
     free(got);
 }
 
+/* Every byte 1..255 and each control character, quoted as JSON, reads back
+ * through a JSON parser (json-c) as exactly the text. */
+static void test_json_quote_round_trips(void)
+{
+    char text[300];
+    size_t n = 0;
+    for (int c = 1; c < 256; c++)
+        text[n++] = (char)c;
+    text[n] = '\0';
+    static const char *const samples[] = { "", "plain", "\"\\\"\\", "a\nb\tc\x01\x1f",
+                                           "caf\xc3\xa9 \xf0\x9f\x98\x80 /x/" };
+    for (size_t i = 0; i < 6; i++) {
+        const char *want = i < 5 ? samples[i] : text;
+        common_dynbuf b;
+        common_dynbuf_init(&b, 0);
+        CU_ASSERT_EQUAL(remote_json_quote(&b, want), COMMON_DYNBUF_OK);
+        struct json_object *v = json_tokener_parse(b.data);
+        CU_ASSERT_FATAL(json_object_is_type(v, json_type_string));
+        CU_ASSERT_EQUAL((size_t)json_object_get_string_len(v), strlen(want));
+        CU_ASSERT_STRING_EQUAL(json_object_get_string(v), want);
+        json_object_put(v);
+        common_dynbuf_free(&b);
+    }
+}
+
 static void test_parent_dir(void)
 {
     expect_parent("/a/b", "/a");
@@ -236,6 +262,7 @@ void sbx_test_register(void)
         { "the_shell_does_not_stay_between", test_the_shell_does_not_stay_between },
         { "base64_round_trips_every_byte", test_base64_round_trips_every_byte },
         { "query_escape", test_query_escape },
+        { "json_quote_round_trips", test_json_quote_round_trips },
         { "parent_dir", test_parent_dir },
         { "write_check_kinds_and_mode", test_write_check_kinds_and_mode },
         { "remove_script_kinds", test_remove_script_kinds },
