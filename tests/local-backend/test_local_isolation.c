@@ -797,7 +797,7 @@ static void destroy_and_check_gone(fixture *f)
     long holder = sbx_local_test_metadata_long(f->state_dir, "iso", "holder_pid");
     CU_ASSERT(sbx_backend_destroy(f->backend, "iso", &err) == SBX_OK);
     CU_ASSERT(sbx_local_test_process_gone(pid) && sbx_local_test_process_gone(holder));
-    CU_ASSERT(sbx_local_test_wait_for_process_with(f->dir, 0, GONE_DEADLINE_MS));
+    CU_ASSERT(sbx_local_test_wait_no_process_with(f->dir, GONE_DEADLINE_MS));
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
     sbx_test_remove_tree(f->state_dir);
