@@ -26,11 +26,13 @@
  * exec'd in a subshell (a fork, no program start) so that the wrapper can
  * end stderr with "sbx-exec TOKEN: exit CODE" on a line of its own: the
  * exec inspect after the stream is then not needed.  The token, new for
- * each exec, keeps a command's own words from passing for that line. */
+ * each exec, keeps a command's own words from passing for that line.
+ * printf, not echo: bash's echo (an image's /bin/sh may be bash) prints
+ * "\n" as it stands. */
 #define WRAPPER                                                                          \
     "if [ -n \"$1\" ]; then cd \"$1\" 2>/dev/null || { echo 'sbx-exec: nodir' >&2; "       \
     "exit 127; }; fi; t=$2; echo \"sbx-exec: pid $$\" >&2; shift 2; ( exec \"$@\" ); "        \
-    "c=$?; echo \"\nsbx-exec $t: exit $c\" >&2; exit $c"
+    "c=$?; printf '\\nsbx-exec %s: exit %s\\n' \"$t\" \"$c\" >&2; exit $c"
 #define PREAMBLE_PID "sbx-exec: pid "
 #define PREAMBLE_NODIR "sbx-exec: nodir"
 #define PREAMBLE_MAX 64
