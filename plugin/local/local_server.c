@@ -242,6 +242,10 @@ static void start_relay(const local_server *server, int client)
         ;
 }
 
+/* How long forward() waits after an accept that failed for want of
+ * descriptors or memory. */
+#define ACCEPT_RETRY_MS 100
+
 /* network=forward, once the command serves: listen on the host's port and
  * relay each connection until the init exits. */
 static void forward(const local_server *server, int init_fd)
@@ -259,6 +263,11 @@ static void forward(const local_server *server, int init_fd)
         if (client >= 0) {
             start_relay(server, client);
             close(client);
+        } else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            /* The connection stays queued and the socket readable: a pause
+             * (cut short by the init's exit), not a loop at full speed,
+             * until the system has room again. */
+            poll(&p[1], 1, ACCEPT_RETRY_MS);
         }
     }
 }
