@@ -131,7 +131,10 @@ static void test_a_create_in_its_readiness_wait_delays_no_other_id(void)
              "esac; exec busybox httpd -f -p 127.0.0.1:{port} -h {dir}",
              started_path, release_path);
     snprintf(ready, sizeof ready, "ready_timeout_ms=%d", 2 * OTHERS_DEADLINE_MS);
-    const char *const extra[] = {"--set", command, "--set", ready, NULL};
+    /* isolation=none: the stalled command talks to the test through FIFOs
+     * in the host's /tmp, which an isolated sandbox cannot see. */
+    const char *const extra[] = {"--set", command, "--set", ready, "--set", "isolation=none",
+                                 NULL};
     provd_local d;
     if (!provd_local_start(&d, 1, extra))
         return;
