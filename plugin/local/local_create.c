@@ -67,11 +67,20 @@ static int served_inside(const local_options *options)
            options->isolation.network == LOCAL_NETWORK_NONE;
 }
 
+/* With isolation=namespaces and network=forward the backend itself listens
+ * on the command's port on the host, so it keeps the port from the pick. */
+static int forwarded(const local_options *options)
+{
+    return options->isolation.mode == LOCAL_ISOLATION_NAMESPACES &&
+           options->isolation.network == LOCAL_NETWORK_FORWARD;
+}
+
 /* Start the command's process, in the namespaces of the sandbox's holder
- * when it is isolated (local_server.h). */
+ * when it is isolated (local_server.h); *port_fd (the kept socket of a
+ * forwarded port, or -1) is taken over. */
 static sbx_status launch_command(const sbx_backend_instance *inst, const local_paths *paths,
-                                 const char *command, int log_fd, local_metadata *meta,
-                                 local_launch *launch, sbx_error *err)
+                                 const char *command, int log_fd, int *port_fd,
+                                 local_metadata *meta, local_launch *launch, sbx_error *err)
 {
     if (inst->options.isolation.mode != LOCAL_ISOLATION_NAMESPACES)
         return local_process_start(command, log_fd, NULL, &meta->process, launch, err);
@@ -81,7 +90,8 @@ static sbx_status launch_command(const sbx_backend_instance *inst, const local_p
                                      "gone", paths->dir);
     local_server server;
     sbx_status st = local_server_prepare(&inst->options.isolation, paths->dir, holder,
-                                         meta->port, &server, err);
+                                         meta->port, *port_fd, &server, err);
+    *port_fd = -1;
     if (st == SBX_OK)
         st = local_process_start(command, log_fd, &server, &meta->process, launch, err);
     if (st == SBX_OK) {
@@ -96,7 +106,7 @@ static sbx_status launch_command(const sbx_backend_instance *inst, const local_p
  * log, its process; the record names the process before the process may
  * run, so that whatever cuts the create short, destroy finds it. */
 static sbx_status start_command(sbx_backend_instance *inst, const local_paths *paths,
-                                local_metadata *meta, local_launch *launch,
+                                int *port_fd, local_metadata *meta, local_launch *launch,
                                 int *made_log, sbx_error *err)
 {
     char *command = NULL;
@@ -107,7 +117,7 @@ static sbx_status start_command(sbx_backend_instance *inst, const local_paths *p
         st = local_command_expand(inst->options.command, meta->port, paths->dir,
                                   &command, err);
     if (st == SBX_OK)
-        st = launch_command(inst, paths, command, log_fd, meta, launch, err);
+        st = launch_command(inst, paths, command, log_fd, port_fd, meta, launch, err);
     free(command);
     if (log_fd >= 0)
         close(log_fd);
@@ -150,9 +160,10 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
             "this backend describes it; it is left untouched (remove it or "
             "choose another id)", req->sandbox_id, unowned);
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
+    int port_fd = -1;
     sbx_status st = local_random_id(incarnation, err);
     if (st == SBX_OK && inst->options.command != NULL)
-        st = local_pick_port(&meta->port, err);
+        st = local_pick_port(&meta->port, forwarded(&inst->options) ? &port_fd : NULL, err);
     if (st != SBX_OK)
         return st;
     /* The URL is an address that works from the host. */
@@ -179,7 +190,9 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         st = local_holder_start(&inst->options.isolation, paths->dir, &meta->holder,
                                 &holder_go, err);
     if (st == SBX_OK && inst->options.command != NULL)
-        st = start_command(inst, paths, meta, launch, &made_log, err);
+        st = start_command(inst, paths, &port_fd, meta, launch, &made_log, err);
+    if (port_fd >= 0)
+        close(port_fd);
     if (st == SBX_OK) {
         meta->creating = 0;
         st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);

@@ -36,7 +36,7 @@ static int bind_loopback(int *port)
     return fd;
 }
 
-sbx_status local_pick_port(int *port, sbx_error *err)
+sbx_status local_pick_port(int *port, int *keep_fd, sbx_error *err)
 {
     *port = 0;
     int fd = bind_loopback(port);
@@ -44,16 +44,9 @@ sbx_status local_pick_port(int *port, sbx_error *err)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
                                      "cannot pick a free port on 127.0.0.1: %s",
                                      strerror(errno));
-    close(fd);
-    return SBX_OK;
-}
-
-sbx_status local_bind_port(int port, int *fd, sbx_error *err)
-{
-    *fd = bind_loopback(&port);
-    if (*fd < 0)
-        return sbx_backend_error_set(err, errno == EADDRINUSE ? SBX_ERR_TRANSPORT
-                                                              : SBX_ERR_INTERNAL,
-                                     "cannot bind 127.0.0.1:%d: %s", port, strerror(errno));
+    if (keep_fd != NULL)
+        *keep_fd = fd;
+    else
+        close(fd);
     return SBX_OK;
 }

@@ -6,15 +6,12 @@
 
 #include <sbx/backend.h>
 
-/* Ask the kernel for a free port on 127.0.0.1 (bind port 0, read it back,
- * close).  The port is free now; the command started next binds it, so a
- * race with another program is possible but unlikely (docs/local.md).
- * SBX_ERR_INTERNAL when no socket can be bound. */
-sbx_status local_pick_port(int *port, sbx_error *err);
-
-/* A TCP socket bound to 127.0.0.1:`port` (close-on-exec, not listening)
- * into *fd.  SBX_ERR_TRANSPORT when another program holds the port,
- * SBX_ERR_INTERNAL on other failures. */
-sbx_status local_bind_port(int port, int *fd, sbx_error *err);
+/* Ask the kernel for a free port on 127.0.0.1 (bind port 0, read it back).
+ * With keep_fd NULL the socket is closed: the port is free now and the
+ * command started next binds it, so a race with another program is
+ * possible but unlikely (docs/local.md).  Otherwise the bound socket
+ * (close-on-exec, not listening) is the caller's in *keep_fd, and the port
+ * stays ours.  SBX_ERR_INTERNAL when no socket can be bound. */
+sbx_status local_pick_port(int *port, int *keep_fd, sbx_error *err);
 
 #endif

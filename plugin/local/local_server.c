@@ -34,16 +34,21 @@
 #define RELAY_BUFFER 16384
 
 sbx_status local_server_prepare(const local_isolation_options *options, const char *sandbox_dir,
-                                int holder, int port, local_server *out, sbx_error *err)
+                                int holder, int port, int port_fd, local_server *out,
+                                sbx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->port = port;
-    out->ready_write = out->ready_read = out->listen_fd = -1;
+    out->ready_write = out->ready_read = -1;
+    out->listen_fd = port_fd;
     out->fd_limit = local_child_fd_limit();
     int root_fd = open(sandbox_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) {
         if (holder >= 0)
             close(holder);
+        if (port_fd >= 0)
+            close(port_fd);
+        out->listen_fd = -1;
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
                                      strerror(errno));
     }
@@ -51,10 +56,13 @@ sbx_status local_server_prepare(const local_isolation_options *options, const ch
                                             &out->plan, err);
     close(root_fd);
     if (st == SBX_OK && options->network == LOCAL_NETWORK_FORWARD) {
-        /* Bound here, in the host's network namespace, which the socket
-         * keeps when its process joins the sandbox's. */
-        st = local_bind_port(port, &out->listen_fd, err);
-        if (st == SBX_OK && out->listen_fd < 3) {
+        /* Bound in the host's network namespace when the port was picked,
+         * and kept since (no other program can take it in between); the
+         * socket stays there when its process joins the sandbox's. */
+        if (out->listen_fd < 0)
+            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                       "isolation: no socket of port %d to forward", port);
+        else if (out->listen_fd < 3) {
             int above = fcntl(out->listen_fd, F_DUPFD_CLOEXEC, 3);
             close(out->listen_fd);
             out->listen_fd = above;

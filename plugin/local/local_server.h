@@ -35,13 +35,14 @@ typedef struct local_server {
 } local_server;
 
 /* Prepare the command of the sandbox in `sandbox_dir` (absolute, borrowed
- * until local_server_free) whose holder is `holder` (a pidfd, taken over
- * even on failure), serving `port`.  SBX_ERR_INTERNAL when out of memory
- * or descriptors; SBX_ERR_TRANSPORT when network=forward and another
- * program took the port on the host's 127.0.0.1 since it was picked.
- * Free with local_server_free. */
+ * until local_server_free) whose holder is `holder` (a pidfd), serving
+ * `port`; with network=forward, `port_fd` is the socket bound to the
+ * host's 127.0.0.1:`port` when it was picked (else -1).  Both descriptors
+ * are taken over, even on failure.  SBX_ERR_INTERNAL when out of memory
+ * or descriptors.  Free with local_server_free. */
 sbx_status local_server_prepare(const local_isolation_options *options, const char *sandbox_dir,
-                                int holder, int port, local_server *out, sbx_error *err);
+                                int holder, int port, int port_fd, local_server *out,
+                                sbx_error *err);
 
 /* Release what `server` holds (zeroed or prepared storage). */
 void local_server_free(local_server *server);

@@ -102,7 +102,10 @@ static void make(target *t, const char *id)
     req.sandbox_id = id;
     sbx_sandbox *sb = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_create(t->backend, &req, &sb, &err), SBX_OK);
+    sbx_status st = sbx_backend_create(t->backend, &req, &sb, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "create %s: %s\n", id, err.message);
+    CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
     sbx_backend_free_sandboxes(t->backend, sb, 1);
 }
 
