@@ -326,6 +326,7 @@ RAW _Noreturn static void init_main(void *arg)
     if ((e = SYS1(SYS_chdir, ip->work_dir)) != 0)
         init_fail(p, LOCAL_STAGE_WORKDIR, e);
     s->command_stage = LOCAL_STAGE_FORK;
+    s->command_error = 0;
     long command = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD, s->command + sizeof s->command,
                             isolated_command_main, s, 0);
     if (command < 0)
@@ -337,7 +338,7 @@ RAW _Noreturn static void init_main(void *arg)
         SYS1(SYS_close, fd);
     local_reaper_report r = { 0, 0, 0, 0, 0 };
     init_wait(p, command, &r);
-    if (r.ended && s->command_stage != LOCAL_STAGE_NONE) {
+    if (r.ended && s->command_stage != LOCAL_STAGE_NONE && s->command_error != 0) {
         r.error = s->command_error;
         r.stage = s->command_stage;
     }
