@@ -345,9 +345,9 @@ static void reap_init(sbx_backend_instance *inst, pid_t init, int *end_fd,
     int options = 0;
     if (*end_fd >= 0) {
         struct pollfd end = { *end_fd, POLLIN, 0 };
-        long until = local_now_ms() + STOP_GRACE_MS;
-        while (poll(&end, 1, (int)(until - local_now_ms())) < 0 && errno == EINTR &&
-               local_now_ms() < until)
+        long until = local_now_ms() + STOP_GRACE_MS, left = STOP_GRACE_MS;
+        while (poll(&end, 1, (int)left) < 0 && errno == EINTR &&
+               (left = until - local_now_ms()) > 0)
             ;
         options = WNOHANG;
         close_fd(end_fd);
