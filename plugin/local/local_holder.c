@@ -240,12 +240,14 @@ sbx_status local_holder_ready(local_holder_launch *launch, local_process *out, i
     *go_fd = -1;
     memset(out, 0, sizeof *out);
     struct stat dir;
+    memset(&dir, 0, sizeof dir);
     sbx_status st = SBX_OK;
     /* Not followed: the holder binds what it finds at the path, which must
      * be this directory. */
-    if (lstat(sandbox_dir, &dir) != 0 || !S_ISDIR(dir.st_mode))
+    int found = lstat(sandbox_dir, &dir) == 0;
+    if (!found || !S_ISDIR(dir.st_mode))
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
-                                   S_ISDIR(dir.st_mode) ? strerror(errno) : "not a directory");
+                                   found ? "not a directory" : strerror(errno));
     local_isolation_identity sandbox = { (unsigned long long)dir.st_dev,
                                          (unsigned long long)dir.st_ino };
     ssize_t n = 0;
