@@ -35,6 +35,10 @@
 #define ANSWER_OVERHEAD ((size_t)64 * 1024)
 #define JSON_BYTES_PER_CHAR 6
 
+/* Room for an exec body's members but the texts in them (command,
+ * exec_dir, env): names, quotes, two numbers of at most 20 digits. */
+#define EXEC_BODY_FRAME 160
+
 /* The output a check script keeps. */
 #define CHECK_CAP 2048
 
@@ -120,6 +124,10 @@ static char *exec_body(const char *command, const sbx_env_var *env, size_t env_c
 {
     common_dynbuf b;
     common_dynbuf_init(&b, 0);
+    /* The members around the texts take under EXEC_BODY_FRAME bytes: a body
+     * whose texts need no escapes is written without growing. */
+    common_dynbuf_reserve(&b, EXEC_BODY_FRAME + strlen(command) +
+                                  (exec_dir != NULL ? strlen(exec_dir) : 0));
     common_dynbuf_add(&b, "{\"command\":", 11);
     remote_json_quote(&b, command);
     if (exec_dir != NULL) {
