@@ -43,6 +43,11 @@ static int reserve(common_dynbuf *b, size_t more)
     return COMMON_DYNBUF_OK;
 }
 
+int common_dynbuf_reserve(common_dynbuf *b, size_t n)
+{
+    return b->failed != COMMON_DYNBUF_OK ? b->failed : reserve(b, n);
+}
+
 int common_dynbuf_add_growing(common_dynbuf *b, const void *bytes, size_t n)
 {
     if (b->failed != COMMON_DYNBUF_OK)

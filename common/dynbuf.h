@@ -49,6 +49,12 @@ static inline int common_dynbuf_add(common_dynbuf *b, const void *bytes, size_t 
     return COMMON_DYNBUF_OK;
 }
 
+/* Make room for `n` more bytes (and the NUL) in one allocation, when a
+ * caller knows about how much it will add.  COMMON_DYNBUF_OK, or the code
+ * of why not; the buffer is unchanged then, and not failed (adds still
+ * grow it as they need). */
+int common_dynbuf_reserve(common_dynbuf *b, size_t n);
+
 /* Forget the bytes and the failure, keeping the memory and the limit. */
 void common_dynbuf_reset(common_dynbuf *b);
 

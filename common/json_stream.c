@@ -486,7 +486,68 @@ static int skip_space(common_json_stream *s, unsigned char c)
     return 1;
 }
 
-/* One step: read from s->pos (at least one byte, or a state change). */
+/* A value (or an array's ']') starting with c at s->pos, which it takes
+ * but for a number's first byte (read_number takes it). */
+static void value_step(common_json_stream *s, unsigned char c)
+{
+    if (s->open > 0 && s->closer[s->open - 1] == ']' && c == ']') {
+        if (s->strict && s->after_comma)
+            fail(s, 0); /* a trailing comma */
+        else
+            close_container(s);
+        s->pos++;
+        return;
+    }
+    if (s->open == COMMON_JSON_STREAM_MAX_OPEN) {
+        fail(s, 1);
+        s->pos++;
+        return;
+    }
+    begin_value(s, c);
+    if (s->state != S_NUMBER)
+        s->pos++;
+}
+
+/* In an object, a key (or its '}') starting with c at s->pos; a key's
+ * plain bytes are read on at once, as no event comes between. */
+static void key_step(common_json_stream *s, unsigned char c)
+{
+    if (c == '}') {
+        if (s->strict && s->after_comma)
+            fail(s, 0); /* a trailing comma */
+        else
+            close_container(s);
+    } else if (c == '"' || c == '\'') {
+        s->key_len = 0;
+        s->key_cut = 0;
+        if (s->key_full != NULL)
+            common_dynbuf_reset(s->key_full);
+        begin_string(s, c, 1);
+        if (s->state == S_STRING) {
+            s->pos++;
+            read_string_run(s);
+            return;
+        }
+    } else {
+        fail(s, 0);
+    }
+    s->pos++;
+}
+
+/* The byte after a ':' or a ',' when it starts the next token at once
+ * (no space, no comment): 1, with it in *c; 0 otherwise (the next step
+ * reads it). */
+static int token_follows(const common_json_stream *s, unsigned char *c)
+{
+    if (s->pos == s->end)
+        return 0;
+    *c = (unsigned char)*s->pos;
+    return *c > ' ' && *c != '/';
+}
+
+/* One step: read from s->pos (at least one byte, or a state change).  The
+ * ':' and ',' between tokens go on to the token after them in the same
+ * step (the common case of JSON without spaces). */
 static void step(common_json_stream *s)
 {
     unsigned char c = (unsigned char)*s->pos;
@@ -499,49 +560,37 @@ static void step(common_json_stream *s)
     }
     switch ((lex_state)s->state) {
     case S_VALUE:
-        if (s->open > 0 && s->closer[s->open - 1] == ']' && c == ']') {
-            if (s->strict && s->after_comma)
-                fail(s, 0); /* a trailing comma */
-            else
-                close_container(s);
-            break;
-        }
-        if (s->open == COMMON_JSON_STREAM_MAX_OPEN) {
-            fail(s, 1);
-            break;
-        }
-        begin_value(s, c);
-        taken = s->state != S_NUMBER; /* read_number takes the first byte */
-        break;
+        value_step(s, c);
+        return;
     case S_KEY:
-        if (c == '}') {
-            if (s->strict && s->after_comma)
-                fail(s, 0); /* a trailing comma */
-            else
-                close_container(s);
-        } else if (c == '"' || c == '\'') {
-            s->key_len = 0;
-            s->key_cut = 0;
-            if (s->key_full != NULL)
-                common_dynbuf_reset(s->key_full);
-            begin_string(s, c, 1);
-        } else {
-            fail(s, 0);
-        }
-        break;
+        key_step(s, c);
+        return;
     case S_COLON:
-        if (c == ':')
-            s->state = S_VALUE;
-        else
+        if (c != ':') {
             fail(s, 0);
-        break;
+            break;
+        }
+        s->state = S_VALUE;
+        s->pos++;
+        if (token_follows(s, &c))
+            value_step(s, c);
+        return;
     case S_AFTER:
         if (s->open == 0) {
             s->state = S_TRAILER;
             taken = 0;
         } else if (c == ',') {
-            s->state = s->closer[s->open - 1] == '}' ? S_KEY : S_VALUE;
+            int in_object = s->closer[s->open - 1] == '}';
+            s->state = in_object ? S_KEY : S_VALUE;
             s->after_comma = 1;
+            s->pos++;
+            if (token_follows(s, &c)) {
+                if (in_object)
+                    key_step(s, c);
+                else
+                    value_step(s, c);
+            }
+            return;
         } else if (c == (unsigned char)s->closer[s->open - 1]) {
             close_container(s);
         } else {

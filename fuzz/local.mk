@@ -7,7 +7,7 @@
 FUZZ_SECONDS = 60
 FUZZ_TARGETS =
 EXTRA_DIST += fuzz/run fuzz/json.dict fuzz/fuzz_chunks.h fuzz/fuzz_config.c fuzz/fuzz_remote.c \
-	fuzz/fuzz_json_scan.c fuzz/fuzz_docker.c fuzz/corpus fuzz/regressions
+	fuzz/fuzz_json_scan.c fuzz/fuzz_remote_answers.c fuzz/fuzz_docker.c fuzz/corpus fuzz/regressions
 
 fuzz:
 	SBX_FUZZ_SRCDIR='$(abs_top_srcdir)' SBX_FUZZ_BUILDDIR='$(abs_top_builddir)' \

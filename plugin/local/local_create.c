@@ -160,12 +160,25 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
             "this backend describes it; it is left untouched (remove it or "
             "choose another id)", req->sandbox_id, unowned);
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
-    int port_fd = -1;
-    sbx_status st = local_random_id(incarnation, err);
-    if (st == SBX_OK && inst->options.command != NULL)
-        st = local_pick_port(&meta->port, forwarded(&inst->options) ? &port_fd : NULL, err);
+    int port_fd = -1, isolated = inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES;
+    /* Started first, so that its namespaces are made while the record is
+     * written and synced; it binds the directory once made, then waits for
+     * its go until a record names it (below).  A create killed before
+     * leaves no holder: it exits when its channel closes. */
+    local_holder_launch holder;
+    sbx_status st = isolated ? local_holder_start(&inst->options.isolation, paths->dir,
+                                                  &holder, err)
+                             : SBX_OK;
     if (st != SBX_OK)
         return st;
+    st = local_random_id(incarnation, err);
+    if (st == SBX_OK && inst->options.command != NULL)
+        st = local_pick_port(&meta->port, forwarded(&inst->options) ? &port_fd : NULL, err);
+    if (st != SBX_OK) {
+        if (isolated)
+            local_holder_abandon(&holder);
+        return st;
+    }
     /* The URL is an address that works from the host. */
     if (inst->options.command != NULL && !served_inside(&inst->options))
         snprintf(url, sizeof url, "http://127.0.0.1:%d", meta->port);
@@ -185,10 +198,10 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         st = local_make_dir(paths, err);
         made_dir = st == SBX_OK;
     }
-    /* The holder waits for its go until a record names it (below). */
-    if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES)
-        st = local_holder_start(&inst->options.isolation, paths->dir, &meta->holder,
-                                &holder_go, err);
+    if (st == SBX_OK && isolated)
+        st = local_holder_ready(&holder, &meta->holder, &holder_go, err);
+    else if (isolated)
+        local_holder_abandon(&holder);
     if (st == SBX_OK && inst->options.command != NULL)
         st = start_command(inst, paths, &port_fd, meta, launch, &made_log, err);
     if (port_fd >= 0)

@@ -66,13 +66,34 @@ _Noreturn static void hold_while_present(const char *sandbox_dir)
     _exit(0);
 }
 
-/* The holder (pid 1 of the sandbox's pid namespace): build the root, say
- * so, wait for the go and then while the sandbox directory exists.  Execs
- * get pid namespaces of their own, so nothing is ever reparented here. */
+/* Read exactly `size` bytes from `fd`; 0 at EOF or on error. */
+static int read_all(int fd, void *buf, size_t size)
+{
+    for (size_t got = 0; got < size;) {
+        ssize_t n = read(fd, (char *)buf + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        got += (size_t)n;
+    }
+    return 1;
+}
+
+/* The holder (pid 1 of the sandbox's pid namespace): build what of the
+ * root needs no sandbox directory while the host makes it, bind it once
+ * the host sends its identity, say so, wait for the go and then while the
+ * sandbox directory exists.  A closed channel at either wait: the create
+ * gave up.  Execs get pid namespaces of their own, so nothing is ever
+ * reparented here. */
 _Noreturn static void hold(const local_isolation_plan *plan, int go_fd)
 {
     close(plan->status_read);
-    local_isolation_build(plan);
+    int parent = local_isolation_build_early(plan);
+    local_isolation_identity sandbox;
+    if (!read_all(go_fd, &sandbox, sizeof sandbox))
+        _exit(0);
+    local_isolation_build_late(plan, parent, &sandbox);
     /* Its own process group, which destroy kills (local_process_stop). */
     if (setsid() < 0)
         _exit(1);
@@ -80,14 +101,10 @@ _Noreturn static void hold(const local_isolation_plan *plan, int go_fd)
      * with more capabilities than the host's undid: setns through a pidfd
      * needs ptrace's read access.  No exec's /proc shows this process. */
     prctl(PR_SET_DUMPABLE, 1L, 0L, 0L, 0L);
-    close(plan->root_fd);
     local_isolation_report(plan, 0, 0);
     close(plan->status_write);
     char go;
-    ssize_t n;
-    while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
-        ;
-    if (n != 1)
+    if (!read_all(go_fd, &go, 1))
         _exit(0);
     close(go_fd);
     hold_while_present(plan->sandbox_dir);
@@ -163,25 +180,22 @@ static sbx_status failed(int stage, int error, const char *sandbox_dir, sbx_erro
 }
 
 sbx_status local_holder_start(const local_isolation_options *options, const char *sandbox_dir,
-                              local_process *out, int *go_fd, sbx_error *err)
+                              local_holder_launch *launch, sbx_error *err)
 {
-    local_isolation_plan plan;
+    local_isolation_plan *plan = &launch->plan;
     int go[2] = { -1, -1 };
-    *go_fd = -1;
-    memset(out, 0, sizeof *out);
-    memset(&plan, 0, sizeof plan);
-    int root_fd = open(sandbox_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    memset(launch, 0, sizeof *launch);
+    launch->go = -1;
     int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     sbx_status st = SBX_OK;
-    if (root_fd < 0 || null_fd < 0 ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
+    if (null_fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
                                    strerror(errno));
     if (st == SBX_OK)
-        st = local_isolation_prepare(options, sandbox_dir, root_fd, "", -1, &plan, err);
+        st = local_isolation_prepare(options, sandbox_dir, -1, "", -1, plan, err);
     /* Sorted here: the fork may not call qsort. */
     int keep[KEEP_COUNT] = { null_fd, go[1], -1, -1, -1 };
-    local_isolation_keep_fds(&plan, keep + 2);
+    local_isolation_keep_fds(plan, keep + 2);
     qsort(keep, KEEP_COUNT, sizeof keep[0], compare_fds);
     pid_t first = -1;
     if (st == SBX_OK && (first = fork()) < 0)
@@ -189,39 +203,84 @@ sbx_status local_holder_start(const local_isolation_options *options, const char
                                    strerror(errno));
     if (first == 0) {
         close(go[0]);
-        start(&plan, null_fd, go[1], keep, local_child_fd_limit());
+        start(plan, null_fd, go[1], keep, local_child_fd_limit());
     }
-    long pid = 0;
     if (st == SBX_OK) {
         /* Ours closed: EOF once the holder and its parent are gone. */
-        close(plan.status_write);
-        plan.status_write = -1;
-        int error, stage = await_ready(plan.status_read, &pid, &error);
-        while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
-            ;
-        if (stage != 0)
-            st = failed(stage, error, sandbox_dir, err);
-        else if (!local_process_identify(pid, out))
-            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the holder of %s "
-                                       "exited", sandbox_dir);
-    }
-    if (st == SBX_OK) {
-        *go_fd = go[0];
+        close(plan->status_write);
+        plan->status_write = -1;
+        launch->first = first;
+        launch->go = go[0];
         go[0] = -1;
+    } else {
+        local_isolation_plan_free(plan);
+    }
+    for (int i = 0; i < 2; i++)
+        if (go[i] >= 0)
+            close(go[i]);
+    if (null_fd >= 0)
+        close(null_fd);
+    return st;
+}
+
+/* Reap the holder's first process and free what `launch` holds but the
+ * go channel. */
+static void end_launch(local_holder_launch *launch)
+{
+    while (launch->first > 0 && waitpid(launch->first, NULL, 0) < 0 && errno == EINTR)
+        ;
+    launch->first = 0;
+    local_isolation_plan_free(&launch->plan);
+}
+
+sbx_status local_holder_ready(local_holder_launch *launch, local_process *out, int *go_fd,
+                              sbx_error *err)
+{
+    const char *sandbox_dir = launch->plan.sandbox_dir;
+    *go_fd = -1;
+    memset(out, 0, sizeof *out);
+    struct stat dir;
+    memset(&dir, 0, sizeof dir);
+    sbx_status st = SBX_OK;
+    /* Not followed: the holder binds what it finds at the path, which must
+     * be this directory. */
+    int found = lstat(sandbox_dir, &dir) == 0;
+    if (!found || !S_ISDIR(dir.st_mode))
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
+                                   found ? "not a directory" : strerror(errno));
+    local_isolation_identity sandbox = { (unsigned long long)dir.st_dev,
+                                         (unsigned long long)dir.st_ino };
+    ssize_t n = 0;
+    while (st == SBX_OK && (n = send(launch->go, &sandbox, sizeof sandbox, MSG_NOSIGNAL)) < 0 &&
+           errno == EINTR)
+        ;
+    /* A holder that failed before has reported why: read below. */
+    long pid = 0;
+    int error = 0, stage = st == SBX_OK ? await_ready(launch->plan.status_read, &pid, &error) : 0;
+    if (st == SBX_OK && stage != 0)
+        st = failed(stage, error, sandbox_dir, err);
+    else if (st == SBX_OK && n != (ssize_t)sizeof sandbox)
+        st = failed(-1, 0, sandbox_dir, err);
+    else if (st == SBX_OK && !local_process_identify(pid, out))
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the holder of %s "
+                                   "exited", sandbox_dir);
+    if (st == SBX_OK) {
+        *go_fd = launch->go;
+        launch->go = -1;
     } else if (pid > 0 && local_process_identify(pid, out)) {
         sbx_error ignored;
         local_process_stop(out, 0, &ignored);
         memset(out, 0, sizeof *out);
     }
-    local_isolation_plan_free(&plan);
-    for (int i = 0; i < 2; i++)
-        if (go[i] >= 0)
-            close(go[i]);
-    if (root_fd >= 0)
-        close(root_fd);
-    if (null_fd >= 0)
-        close(null_fd);
+    local_holder_release(&launch->go);
+    end_launch(launch);
     return st;
+}
+
+void local_holder_abandon(local_holder_launch *launch)
+{
+    local_holder_release(&launch->go);
+    end_launch(launch);
 }
 
 sbx_status local_holder_go(int *go_fd, sbx_error *err)

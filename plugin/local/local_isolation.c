@@ -150,10 +150,10 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
                                      strerror(errno));
     plan->status_read = dup_above_stdio(pipe_fds[0]);
     plan->status_write = dup_above_stdio(pipe_fds[1]);
-    plan->root_fd = dup_above_stdio(root_fd);
+    plan->root_fd = root_fd >= 0 ? dup_above_stdio(root_fd) : -1;
     close(pipe_fds[0]);
     close(pipe_fds[1]);
-    if (plan->status_read < 0 || plan->status_write < 0 || plan->root_fd < 0 ||
+    if (plan->status_read < 0 || plan->status_write < 0 || (root_fd >= 0 && plan->root_fd < 0) ||
         (holder_fd >= 0 && plan->holder_fd < 0) ||
         fcntl(plan->status_read, F_SETFL, O_NONBLOCK) != 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s", strerror(errno));
@@ -393,54 +393,44 @@ static void make_sandbox_point(const local_isolation_plan *plan)
         fail(plan, LOCAL_STAGE_SANDBOX);
 }
 
+/* The sandbox directory's parent, opened in the new mount namespace
+ * before the new root covers it (NEW_ROOT may be above it): the directory
+ * is looked up from there later, and may not exist yet. */
+static int open_parent(const local_isolation_plan *plan)
+{
+    const char *dir = plan->sandbox_dir;
+    size_t len = (size_t)(strrchr(dir, '/') - dir);
+    if (len == 0)
+        len = 1;
+    if (len + 1 > plan->scratch_size) {
+        errno = ENAMETOOLONG;
+        fail(plan, LOCAL_STAGE_SANDBOX);
+    }
+    memcpy(plan->scratch, dir, len);
+    plan->scratch[len] = '\0';
+    int fd = open(plan->scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        fail(plan, LOCAL_STAGE_SANDBOX);
+    return fd;
+}
+
 /* A detached copy of the sandbox directory's mounts, taken in the new
  * mount namespace (a descriptor opened in the host's cannot be bound
  * here), checked to be the directory the host opened. */
-static int clone_sandbox(const local_isolation_plan *plan)
+static int clone_sandbox(const local_isolation_plan *plan, int parent_fd,
+                         const local_isolation_identity *want)
 {
-    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, plan->sandbox_dir,
+    int tree = (int)syscall(SYS_open_tree, parent_fd, strrchr(plan->sandbox_dir, '/') + 1,
                             TREE_CLONE | O_CLOEXEC | RECURSIVE);
-    struct stat got, want;
-    if (tree < 0 || fstat(tree, &got) != 0 || fstat(plan->root_fd, &want) != 0)
+    struct stat got;
+    if (tree < 0 || fstat(tree, &got) != 0)
         fail(plan, LOCAL_STAGE_SANDBOX);
-    if (got.st_dev != want.st_dev || got.st_ino != want.st_ino) {
+    if ((unsigned long long)got.st_dev != want->dev ||
+        (unsigned long long)got.st_ino != want->ino) {
         errno = ESTALE;
         fail(plan, LOCAL_STAGE_SANDBOX);
     }
     return tree;
-}
-
-/* The new root: a tmpfs over NEW_ROOT holding the read-only system
- * directories, /proc of the new pid namespace, a private /dev and /tmp
- * and the sandbox directory (read-write) at its own path; then
- * pivot_root into it, the old root detached, the new one read-only. */
-static void build_root(const local_isolation_plan *plan)
-{
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        fail(plan, LOCAL_STAGE_PRIVATE);
-    int sandbox = clone_sandbox(plan);
-    if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, ROOT_OPTIONS) != 0)
-        fail(plan, LOCAL_STAGE_ROOT);
-    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
-        show_system_dir(plan, system_dirs[i]);
-    if (mkdir(in_root(plan, "proc"), 0555) != 0 ||
-        mount("proc", in_root(plan, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-              NULL) != 0)
-        fail(plan, LOCAL_STAGE_PROC);
-    make_dev(plan);
-    if (mkdir(in_root(plan, "tmp"), 01777) != 0 ||
-        mount("tmpfs", in_root(plan, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, TMP_OPTIONS) != 0)
-        fail(plan, LOCAL_STAGE_TMP);
-    make_sandbox_point(plan);
-    if (syscall(SYS_move_mount, sandbox, "", AT_FDCWD, in_root(plan, plan->sandbox_dir),
-                MOVE_FROM_EMPTY) != 0)
-        fail(plan, LOCAL_STAGE_SANDBOX);
-    close(sandbox);
-    if (chdir(NEW_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
-        umount2(".", MNT_DETACH) != 0 || chdir("/") != 0 || make_read_only("/", 0) != 0)
-        fail(plan, LOCAL_STAGE_PIVOT);
-    if (chdir(plan->work_dir) != 0)
-        fail(plan, LOCAL_STAGE_WORKDIR);
 }
 
 /* The new network namespace's loopback up, so that the command may serve
@@ -473,13 +463,61 @@ static void confine_command(const local_isolation_plan *plan)
         fail(plan, LOCAL_STAGE_SECCOMP);
 }
 
-void local_isolation_build(const local_isolation_plan *plan)
+/* The new root is a tmpfs over NEW_ROOT holding the read-only system
+ * directories, /proc of the new pid namespace, a private /dev and /tmp
+ * and the sandbox directory (read-write) at its own path; the late part
+ * binds the directory and pivots into the root, the old root detached,
+ * the new one read-only. */
+int local_isolation_build_early(const local_isolation_plan *plan)
 {
-    build_root(plan);
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        fail(plan, LOCAL_STAGE_PRIVATE);
+    int parent = open_parent(plan);
+    if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, ROOT_OPTIONS) != 0)
+        fail(plan, LOCAL_STAGE_ROOT);
+    for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+        show_system_dir(plan, system_dirs[i]);
+    if (mkdir(in_root(plan, "proc"), 0555) != 0 ||
+        mount("proc", in_root(plan, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              NULL) != 0)
+        fail(plan, LOCAL_STAGE_PROC);
+    make_dev(plan);
+    if (mkdir(in_root(plan, "tmp"), 01777) != 0 ||
+        mount("tmpfs", in_root(plan, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, TMP_OPTIONS) != 0)
+        fail(plan, LOCAL_STAGE_TMP);
+    make_sandbox_point(plan);
     if (network_flag(plan) != 0)
         loopback_up(plan);
     if (sethostname("sbx", 3) != 0)
         fail(plan, LOCAL_STAGE_HOSTNAME);
+    return parent;
+}
+
+void local_isolation_build_late(const local_isolation_plan *plan, int parent_fd,
+                                const local_isolation_identity *sandbox)
+{
+    int tree = clone_sandbox(plan, parent_fd, sandbox);
+    close(parent_fd);
+    if (syscall(SYS_move_mount, tree, "", AT_FDCWD, in_root(plan, plan->sandbox_dir),
+                MOVE_FROM_EMPTY) != 0)
+        fail(plan, LOCAL_STAGE_SANDBOX);
+    close(tree);
+    if (chdir(NEW_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
+        umount2(".", MNT_DETACH) != 0 || chdir("/") != 0 || make_read_only("/", 0) != 0)
+        fail(plan, LOCAL_STAGE_PIVOT);
+    if (chdir(plan->work_dir) != 0)
+        fail(plan, LOCAL_STAGE_WORKDIR);
+}
+
+void local_isolation_build(const local_isolation_plan *plan)
+{
+    int parent = local_isolation_build_early(plan);
+    struct stat st;
+    if (fstat(plan->root_fd, &st) != 0)
+        fail(plan, LOCAL_STAGE_SANDBOX);
+    local_isolation_identity sandbox = { (unsigned long long)st.st_dev,
+                                         (unsigned long long)st.st_ino };
+    local_isolation_build_late(plan, parent, &sandbox);
 }
 
 /* In pid 1 of an exec joining its holder: a /proc of the exec's own pid

@@ -168,4 +168,29 @@ void local_isolation_outcome(const local_isolation_plan *plan, int *status, int 
 /* The step a stage number names ("create the namespaces", ...). */
 const char *local_isolation_stage_text(int stage);
 
+/* A directory's identity (st_dev, st_ino), as the host saw it. */
+typedef struct local_isolation_identity {
+    unsigned long long dev, ino;
+} local_isolation_identity;
+
+/* local_isolation_prepare also takes root_fd -1, for a holder started
+ * before its sandbox directory exists: it builds the root in two parts
+ * (local_isolation_build_early, then _late), and local_isolation_build
+ * is not for such a plan. */
+
+/* In pid 1 of new namespaces: every step of local_isolation_build that
+ * does not need the sandbox directory, which may not exist yet.  Returns
+ * a descriptor of the directory's parent in the new mount namespace (the
+ * host's state directory: to be given to local_isolation_build_late and
+ * to nothing else).  On failure as local_isolation_build.
+ * Async-signal-safe. */
+int local_isolation_build_early(const local_isolation_plan *plan);
+
+/* The rest of local_isolation_build: bind the sandbox directory (looked
+ * up under `parent_fd`, which this closes, and refused with ESTALE unless
+ * it is `sandbox`), pivot into the private root, enter the working
+ * directory.  On failure as local_isolation_build.  Async-signal-safe. */
+void local_isolation_build_late(const local_isolation_plan *plan, int parent_fd,
+                                const local_isolation_identity *sandbox);
+
 #endif

@@ -75,32 +75,46 @@ sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_
     memset(ep, 0, sizeof *ep);
     ep->inst = inst;
     ep->sandbox_id = sandbox_id;
+    ep->op = op;
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
-    sbx_backend_format(ep->what, sizeof ep->what, "Sandbox %s failed for %s", op, sandbox_id);
     remote_sandbox_answer answer;
     remote_fields f;
     st = remote_lookup(inst, sandbox_id, &answer, &f, err);
     const char *status = f.text[REMOTE_FIELD_STATUS], *url = f.text[REMOTE_FIELD_URL];
     if (st == SBX_OK && status != NULL && strcmp(status, "Running") != 0)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: the sandbox is not running "
-                                   "(status %s)", ep->what, status);
+                                   "(status %s)", remote_endpoint_what(ep), status);
     else if (st == SBX_OK && !url_usable(url))
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "%s: the provisioner's sandbox_url is not an http(s) base URL",
-                                   ep->what);
+                                   remote_endpoint_what(ep));
     if (st == SBX_OK) {
         sbx_error cause;
         sbx_backend_error_clear(&cause);
         st = remote_sandbox_clients_acquire(&inst->sandboxes, url, &ep->client, &cause);
         if (st != SBX_OK)
-            remote_wrap_error(&cause, ep->what, err);
+            remote_wrap_error(&cause, remote_endpoint_what(ep), err);
         else
             ep->http = ep->client->http;
     }
     remote_sandbox_answer_free(&answer);
     return st;
+}
+
+const char *remote_endpoint_what(remote_endpoint *ep)
+{
+    if (ep->what_text[0] == '\0')
+        sbx_backend_format(ep->what_text, sizeof ep->what_text, "Sandbox %s failed for %s", ep->op,
+                           ep->sandbox_id);
+    return ep->what_text;
+}
+
+sbx_status remote_endpoint_no_memory(remote_endpoint *ep, sbx_error *err)
+{
+    return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory",
+                                 remote_endpoint_what(ep));
 }
 
 void remote_endpoint_close(remote_endpoint *ep)
@@ -136,7 +150,7 @@ static sbx_status fetch_home(remote_endpoint *ep, char **home, sbx_error *err)
         sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "GET /v1/sandbox has no absolute home_dir");
         st = remote_endpoint_fail(ep, err);
     } else if ((*home = strdup(dir)) == NULL) {
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+        st = remote_endpoint_no_memory(ep, err);
     }
     json_object_put(root);
     return st;
@@ -149,11 +163,12 @@ sbx_status remote_endpoint_path(remote_endpoint *ep, const char *path, int or_nu
     if (path == NULL && or_null)
         return SBX_OK;
     if (path == NULL || path[0] == '\0')
-        return sbx_backend_error_set(err, SBX_ERR_USAGE, "%s: the path is empty", ep->what);
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "%s: the path is empty",
+                                     remote_endpoint_what(ep));
     if (!common_text_is_clean(path, strlen(path)))
         return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
                                      "%s: the path is not UTF-8 text, which the AIO API "
-                                     "cannot carry", ep->what);
+                                     "cannot carry", remote_endpoint_what(ep));
     if (path[0] == '/') {
         *out = strdup(path);
         return *out != NULL ? SBX_OK
@@ -191,7 +206,7 @@ sbx_status remote_endpoint_fail(remote_endpoint *ep, sbx_error *err)
         ep->unreachable = 1;
     mask_key(err, ep->inst->options.sandbox_api_key);
     mask_key(err, ep->inst->options.api_key);
-    return sbx_backend_error_prefix(err, "%s", ep->what);
+    return sbx_backend_error_prefix(err, "%s", remote_endpoint_what(ep));
 }
 
 sbx_status remote_endpoint_answer_error(remote_endpoint *ep,

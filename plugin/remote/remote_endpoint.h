@@ -21,7 +21,8 @@ typedef struct remote_endpoint {
     struct remote_sandbox_client *client;
     common_http_client *http; /* client->http */
     int unreachable;          /* a call could not reach the address */
-    char what[128];           /* "Sandbox <op> failed for <id>", for messages */
+    const char *op;           /* the operation's name, static */
+    char what_text[128];      /* remote_endpoint_what's text once built ("": not yet) */
 } remote_endpoint;
 
 /* Check the id, ask the provisioner where sandbox `sandbox_id` is (discover:
@@ -34,6 +35,13 @@ typedef struct remote_endpoint {
  * operation in messages.  Release with remote_endpoint_close. */
 sbx_status remote_endpoint_open(struct sbx_backend_instance *inst, const char *sandbox_id,
                                  const char *op, remote_endpoint *ep, sbx_error *err);
+
+/* "Sandbox <op> failed for <id>", for messages: built on first use (only
+ * a failure needs it), owned by *ep. */
+const char *remote_endpoint_what(remote_endpoint *ep);
+
+/* SBX_ERR_INTERNAL "<what>: out of memory" in *err; returns it. */
+sbx_status remote_endpoint_no_memory(remote_endpoint *ep, sbx_error *err);
 
 /* Give back what remote_endpoint_open holds (a zeroed endpoint is fine);
  * a client whose address could not be reached leaves the table. */
@@ -59,7 +67,7 @@ sbx_status remote_endpoint_answer_error(remote_endpoint *ep,
                                         const common_http_response *resp, sbx_error *err);
 
 /* Mask both keys in err->message (it may quote the sandbox's text) and
- * prefix it with ep->what; a transport error marks the endpoint
+ * prefix it with remote_endpoint_what(ep); a transport error marks the endpoint
  * unreachable.  Returns err->kind. */
 sbx_status remote_endpoint_fail(remote_endpoint *ep, sbx_error *err);
 

@@ -14,9 +14,15 @@
 /* The members read: the envelope's two, then data's four. */
 enum { M_SUCCESS, M_DATA, M_STDOUT, M_STDERR, M_STATUS, M_EXIT_CODE, M_COUNT, M_NONE = M_COUNT };
 
-static const char *const member_names[M_COUNT] = {
-    "success", "data", "stdout", "stderr", "status", "exit_code"
+#define MEMBER(name) { name, sizeof name - 1 }
+static const struct member_name {
+    const char *text;
+    size_t len;
+} member_names[M_COUNT] = {
+    MEMBER("success"), MEMBER("data"), MEMBER("stdout"),
+    MEMBER("stderr"), MEMBER("status"), MEMBER("exit_code")
 };
+#undef MEMBER
 
 typedef struct exec_scan {
     common_json_stream lex;
@@ -36,8 +42,8 @@ static int member_of(const exec_scan *s)
     if (s->lex.depth == 2 && !s->in_data)
         return M_NONE;
     for (int i = first; s->lex.depth <= 2 && i <= last; i++)
-        if (s->lex.key_len == strlen(member_names[i]) &&
-            memcmp(s->lex.key, member_names[i], s->lex.key_len) == 0)
+        if (s->lex.key_len == member_names[i].len &&
+            memcmp(s->lex.key, member_names[i].text, member_names[i].len) == 0)
             return i;
     return M_NONE;
 }

@@ -16,6 +16,7 @@ void remote_field_reader_init(remote_field_reader *r)
 
 void remote_field_reader_start(remote_field_reader *r)
 {
+    common_dynbuf_reset(&r->text);
     for (int i = 0; i < REMOTE_FIELD_COUNT; i++)
         r->state[i] = COMMON_JSON_ABSENT;
     r->pending_field = -1;
@@ -43,15 +44,16 @@ void remote_field_reader_value_begins(remote_field_reader *r, common_json_stream
     else
         r->value_field = r->pending_field;
     r->pending_field = -1;
-    /* A string member that is a field: its bytes go to that field's buffer. */
+    /* A string member that is a field: its bytes go after the strings read
+     * before (a repeated key's earlier value stays there, unused). */
     if (lex->kind == COMMON_JSON_KIND_STRING && r->value_field >= 0 &&
         r->value_field < REMOTE_FIELD_VERSION) {
-        common_dynbuf_reset(&r->field[r->value_field]);
-        lex->target = &r->field[r->value_field];
+        r->offset[r->value_field] = r->text.len;
+        lex->target = &r->text;
     }
 }
 
-void remote_field_reader_value_ends(remote_field_reader *r, const common_json_stream *lex)
+void remote_field_reader_value_ends(remote_field_reader *r, common_json_stream *lex)
 {
     int i = r->value_field;
     if (i < 0)
@@ -64,8 +66,15 @@ void remote_field_reader_value_ends(remote_field_reader *r, const common_json_st
         if (lex->kind == COMMON_JSON_KIND_INT && common_json_stream_int(lex, &r->version))
             state = COMMON_JSON_OK;
     } else if (lex->kind == COMMON_JSON_KIND_STRING) {
-        const common_dynbuf *b = &r->field[i];
-        state = common_text_is_clean(b->data, b->len) ? COMMON_JSON_OK : COMMON_JSON_BAD_TEXT;
+        size_t start = r->offset[i], len = r->text.len - start;
+        /* The lexer's NUL after the bytes becomes part of the buffer, so that
+         * the next string goes after it. */
+        if (common_dynbuf_add(&r->text, "", 1) != COMMON_DYNBUF_OK) {
+            lex->out_of_memory = 1;
+            return;
+        }
+        state = common_text_is_clean(r->text.data + start, len) ? COMMON_JSON_OK
+                                                                : COMMON_JSON_BAD_TEXT;
     }
     r->state[i] = state;
 }
@@ -77,13 +86,12 @@ void remote_field_reader_fields(const remote_field_reader *r, remote_fields *f)
         f->state[i] = r->state[i];
     for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
         if (f->state[i] == COMMON_JSON_OK)
-            f->text[i] = r->field[i].data;
+            f->text[i] = r->text.data + r->offset[i];
     f->version = f->state[REMOTE_FIELD_VERSION] == COMMON_JSON_OK ? r->version
                                                                   : SBX_CONTRACT_NONE;
 }
 
 void remote_field_reader_free(remote_field_reader *r)
 {
-    for (int i = 0; i < REMOTE_FIELD_VERSION; i++)
-        common_dynbuf_free(&r->field[i]);
+    common_dynbuf_free(&r->text);
 }

@@ -18,7 +18,9 @@
 typedef struct remote_field_reader {
     common_json_field state[REMOTE_FIELD_COUNT];
     int version;
-    common_dynbuf field[REMOTE_FIELD_VERSION]; /* the strings' bytes, reused */
+    common_dynbuf text; /* the object's string fields one after another, each
+                         * NUL-terminated: one buffer, reused, not one each */
+    size_t offset[REMOTE_FIELD_VERSION]; /* where each field's last string begins in text */
     int pending_field;  /* the next member value is this field, or -1 */
     int value_field;    /* the scalar being read is this field, or -1 */
 } remote_field_reader;
@@ -26,7 +28,8 @@ typedef struct remote_field_reader {
 /* Ready an empty reader (its buffers are freed by remote_field_reader_free). */
 void remote_field_reader_init(remote_field_reader *r);
 
-/* An object begins: every member absent. */
+/* An object begins: every member absent (the last object's strings are
+ * forgotten). */
 void remote_field_reader_start(remote_field_reader *r);
 
 /* The lexer's KEY event of one of the object's own keys. */
@@ -41,8 +44,8 @@ void remote_field_reader_value_begins(remote_field_reader *r, common_json_stream
 void remote_field_reader_other_begins(remote_field_reader *r);
 
 /* The lexer's SCALAR event (of any value: one that is not a field's does
- * nothing). */
-void remote_field_reader_value_ends(remote_field_reader *r, const common_json_stream *lex);
+ * nothing).  Sets lex->out_of_memory when a string could not be kept. */
+void remote_field_reader_value_ends(remote_field_reader *r, common_json_stream *lex);
 
 /* What was read, for remote_check_fields; the strings are borrowed from
  * the reader (valid until it reads on or is freed). */

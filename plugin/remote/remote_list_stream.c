@@ -131,7 +131,7 @@ static void value_begins(remote_list_stream *s)
 /* A scalar is complete (a string's bytes are in its field's buffer). */
 static void value_ends(remote_list_stream *s)
 {
-    const common_json_stream *lex = &s->lex;
+    common_json_stream *lex = &s->lex;
     if (lex->depth == 0) {
         s->root = lex->kind == COMMON_JSON_KIND_NULL ? ROOT_NULL : ROOT_OTHER;
         return;

@@ -35,6 +35,10 @@
 #define ANSWER_OVERHEAD ((size_t)64 * 1024)
 #define JSON_BYTES_PER_CHAR 6
 
+/* Room for an exec body's members but the texts in them (command,
+ * exec_dir, env): names, quotes, two numbers of at most 20 digits. */
+#define EXEC_BODY_FRAME 160
+
 /* The output a check script keeps. */
 #define CHECK_CAP 2048
 
@@ -120,6 +124,10 @@ static char *exec_body(const char *command, const sbx_env_var *env, size_t env_c
 {
     common_dynbuf b;
     common_dynbuf_init(&b, 0);
+    /* The members around the texts take under EXEC_BODY_FRAME bytes: a body
+     * whose texts need no escapes is written without growing. */
+    common_dynbuf_reserve(&b, EXEC_BODY_FRAME + strlen(command) +
+                                  (exec_dir != NULL ? strlen(exec_dir) : 0));
     common_dynbuf_add(&b, "{\"command\":", 11);
     remote_json_quote(&b, command);
     if (exec_dir != NULL) {
@@ -161,7 +169,7 @@ static sbx_status post_exec(remote_endpoint *ep, const char *body, int64_t timeo
     if (resp.status == 404) {
         st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
                                    "%s: the sandbox has no /v1/bash/exec (HTTP 404: an AIO "
-                                   "sandbox image older than 1.9.3)", ep->what);
+                                   "sandbox image older than 1.9.3)", remote_endpoint_what(ep));
         err->http_status = 404;
     } else if (resp.status != 200) {
         st = remote_endpoint_answer_error(ep, &resp, err);
@@ -234,7 +242,7 @@ sbx_status remote_exec(sbx_backend_instance *inst, const char *sandbox_id,
         body = command != NULL ? exec_body(command, rq.env, rq.env_count, dir, timeout_ms, cap)
                                : NULL;
         if (body == NULL)
-            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+            st = remote_endpoint_no_memory(&ep, err);
     }
     if (st == SBX_OK) {
         int64_t start = now_ms();
@@ -256,7 +264,7 @@ static sbx_status run_check(remote_endpoint *ep, const char *script, const char 
 {
     char *body = exec_body(script, NULL, 0, NULL, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP);
     if (body == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep->what);
+        return remote_endpoint_no_memory(ep, err);
     sbx_exec_result *r = NULL;
     sbx_status st = post_exec(ep, body, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP, &r, err);
     free(body);
@@ -380,7 +388,7 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
     if (st == SBX_OK) {
         common_dynbuf_add(&url, "/v1/file/download?path=", 23);
         if (remote_query_escape(&url, abs) != COMMON_DYNBUF_OK)
-            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+            st = remote_endpoint_no_memory(&ep, err);
     }
     /* Bytes past the reach would abort the transfer as oversize: a read
      * that asks for more gets what there is up to it, truncated set. */
@@ -404,7 +412,7 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
         common_dynbuf_add(&range.kept, "", 0);
         *out = common_file_content_new(&range.kept, range.more);
         if (*out == NULL)
-            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+            st = remote_endpoint_no_memory(&ep, err);
     }
     common_http_response_clear(&resp);
     common_dynbuf_free(&range.kept);
@@ -491,13 +499,13 @@ sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
         parent = remote_parent_dir(abs);
         script = parent != NULL ? remote_write_check_script(abs, parent, flags, mode) : NULL;
         if (script == NULL)
-            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+            st = remote_endpoint_no_memory(&ep, err);
     }
     if (st == SBX_OK)
         st = run_check(&ep, script, abs, err);
     if (st == SBX_OK && (body = write_body(abs, data, length, (flags & SBX_WRITE_APPEND) != 0))
                             == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+        st = remote_endpoint_no_memory(&ep, err);
     if (st == SBX_OK) {
         struct json_object *root = NULL, *answer = NULL;
         st = post_file(&ep, "/v1/file/write", body, abs, SBX_ERR_IS_A_DIRECTORY, &root, &answer,
@@ -548,7 +556,7 @@ sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
     char *abs = NULL, *body = NULL;
     st = remote_endpoint_path(&ep, path, 0, &abs, err);
     if (st == SBX_OK && (body = list_body(abs, max_depth)) == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+        st = remote_endpoint_no_memory(&ep, err);
     if (st == SBX_OK) {
         struct json_object *root = NULL, *data = NULL;
         st = post_file(&ep, "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY, &root, &data,
@@ -579,7 +587,7 @@ sbx_status remote_remove_path(sbx_backend_instance *inst, const char *sandbox_id
     st = remote_endpoint_path(&ep, path, 0, &abs, err);
     if (st == SBX_OK &&
         (script = remote_remove_script(abs, (flags & SBX_REMOVE_RECURSIVE) != 0)) == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", ep.what);
+        st = remote_endpoint_no_memory(&ep, err);
     if (st == SBX_OK)
         st = run_check(&ep, script, abs, err);
     free(abs);

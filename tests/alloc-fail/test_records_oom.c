@@ -42,7 +42,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
 /* More allocations than any one operation asks for. */
@@ -115,38 +114,44 @@ static void destroy(target *t, const char *id)
     CU_ASSERT_EQUAL(sbx_backend_destroy(t->backend, id, &err), SBX_OK);
 }
 
-/* The text processes_naming() counts, and how many name it so far. */
+/* The text processes_naming() counts, how many name it so far, and the
+ * first of them. */
 struct naming {
     const char *text;
     int found;
+    long first;
 };
 
 /* Count `p` in the naming `ctx` when its command line holds the text. */
 static int count_naming(const sbx_test_process *p, void *ctx)
 {
     struct naming *count = ctx;
-    count->found += p->args_len > 0 && strstr(p->line, count->text) != NULL;
+    if (p->args_len > 0 && strstr(p->line, count->text) != NULL && count->found++ == 0)
+        count->first = p->pid;
     return 0;
 }
 
 /* How many processes have `text` in their command line (a command
- * sandbox's server names its directory there). */
-static int processes_naming(const char *text)
+ * sandbox's server names its directory there); *first is one of them. */
+static int processes_naming(const char *text, long *first)
 {
-    struct naming count = {text, 0};
+    struct naming count = {text, 0, 0};
     sbx_test_proc_each(count_naming, &count);
+    if (first != NULL)
+        *first = count.first;
     return count.found;
 }
 
 /* No process of a sandbox under `state_dir` runs any more (destroy stops
- * them; init reaps them a little later): polled until a deadline no
- * loaded machine reaches. */
+ * them; init reaps them a little later): each one found is waited for
+ * through its pidfd, until a deadline no loaded machine reaches. */
 static void expect_no_sandbox_process(const char *state_dir)
 {
-    long deadline = sbx_test_now_ms() + 60000;
+    long deadline = sbx_test_now_ms() + 60000, pid;
     int left;
-    while ((left = processes_naming(state_dir)) > 0 && sbx_test_now_ms() < deadline)
-        nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+    while ((left = processes_naming(state_dir, &pid)) > 0 &&
+           sbx_test_wait_process_end(pid, deadline))
+        ;
     CU_ASSERT_EQUAL(left, 0);
 }
 
@@ -267,7 +272,7 @@ static void torture_with(const char *module, const char *command, const char *na
         } else {
             /* The seeds' servers still run (and the process check sees them). */
             if (t.command != NULL)
-                CU_ASSERT(processes_naming(t.state_dir) >= 3);
+                CU_ASSERT(processes_naming(t.state_dir, NULL) >= 3);
             for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
                 CU_ASSERT(exists(&t, seeds[i]));
                 destroy(&t, seeds[i]);

@@ -5,50 +5,21 @@
 
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/clock.h"
+#include "tests/support/proc_table.h"
+#include "tests/support/subprocess.h"
 
-#include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-/* poll `fd` for input until it is ready (1) or `deadline` passes (0). */
-static int ready_before(int fd, long deadline)
-{
-    for (;;) {
-        long left = deadline - sbx_test_now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = { fd, POLLIN, 0 };
-        int n = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
-        if (n > 0)
-            return 1;
-        if (n < 0 && errno != EINTR)
-            return 0;
-    }
-}
-
-int sbx_local_test_wait_exit(long pid, long timeout_ms)
-{
-    int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U);
-    if (pidfd < 0)
-        return errno == ESRCH;
-    /* A pidfd turns readable when its process has ended. */
-    int ended = ready_before(pidfd, sbx_test_now_ms() + timeout_ms);
-    close(pidfd);
-    return ended;
-}
 
 int sbx_local_test_wait_no_process_with(const char *word, long timeout_ms)
 {
     long deadline = sbx_test_now_ms() + timeout_ms;
     long pid;
     while ((pid = sbx_local_test_host_process_with(word)) != 0) {
-        long left = deadline - sbx_test_now_ms();
-        if (left <= 0 || !sbx_local_test_wait_exit(pid, left))
+        if (!sbx_test_wait_process_end(pid, deadline))
             return 0;
     }
     return 1;
@@ -70,7 +41,8 @@ int sbx_local_test_wait_path(const char *path, long timeout_ms)
     }
     int found;
     /* Looked at after the watch is set, so that no creation is missed. */
-    while (!(found = sbx_local_test_path_exists(path)) && fd >= 0 && ready_before(fd, deadline)) {
+    while (!(found = sbx_local_test_path_exists(path)) && fd >= 0 &&
+           sbx_test_wait_readable(fd, deadline) > 0) {
         char events[4096];
         while (read(fd, events, sizeof events) > 0)
             ;

@@ -6,11 +6,6 @@
 #ifndef SBX_TEST_LOCAL_WAIT_H
 #define SBX_TEST_LOCAL_WAIT_H
 
-/* 1 when process `pid` (a child of ours or not) has ended -- exited or a
- * zombie, or gone already -- within `timeout_ms`; 0 when it still runs
- * then.  Needs pidfd_open (Linux 5.3). */
-int sbx_local_test_wait_exit(long pid, long timeout_ms);
-
 /* 1 when no process of the host has the argument `word` within
  * `timeout_ms` (each one found is waited for through its pidfd), else 0. */
 int sbx_local_test_wait_no_process_with(const char *word, long timeout_ms);

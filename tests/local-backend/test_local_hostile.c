@@ -84,7 +84,7 @@ static int file_holds(const char *path, const char *text)
  * it ran out of time (it is then killed and reaped). */
 static int wait_child(pid_t pid, long timeout_ms)
 {
-    int ended = sbx_local_test_wait_exit(pid, timeout_ms);
+    int ended = sbx_test_wait_process_end(pid, sbx_test_now_ms() + timeout_ms);
     if (!ended)
         kill(pid, SIGKILL);
     int status = 0;
@@ -130,7 +130,7 @@ static int no_process_mentions(const char *text)
 {
     long deadline = sbx_test_now_ms() + CONDITION_MS, pid;
     while ((pid = process_mentioning(text)) != 0)
-        if (!sbx_local_test_wait_exit(pid, deadline - sbx_test_now_ms()))
+        if (!sbx_test_wait_process_end(pid, deadline))
             return 0;
     return 1;
 }

@@ -15,6 +15,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/holders_left.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/scratch_dir.h"
 
@@ -643,6 +644,46 @@ static void test_destroy_ends_the_holder_and_every_process(void)
     sbx_test_remove_tree(f.outside);
 }
 
+/* Wait until no holder of this program runs; 1 when none is left. */
+static int holders_gone_within_deadline(void)
+{
+    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
+    const struct timespec tick = { 0, 10000000L };
+    while (sbx_test_holders_left() > 0 && sbx_test_now_ms() < deadline)
+        nanosleep(&tick, NULL);
+    return sbx_test_holders_left() == 0;
+}
+
+/* The holder starts before the record is written: a create that cannot
+ * write it (here a directory in the way of its temporary file) fails,
+ * leaves nothing, and its holder ends. */
+static void test_create_that_cannot_record_leaves_no_holder(void)
+{
+    char state_dir[PATH_MAX], tmp[PATH_MAX + 32], inside[PATH_MAX + 40];
+    sbx_local_test_make_dir(state_dir, sizeof state_dir, "iso unrecorded");
+    snprintf(tmp, sizeof tmp, "%s/.x.json.tmp", state_dir);
+    snprintf(inside, sizeof inside, "%s/keep", tmp);
+    sbx_host *host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[2] = { { "state_dir", state_dir }, { "isolation", "namespaces" } };
+    sbx_backend *backend = sbx_local_test_open(host, opts, 2);
+    CU_ASSERT_FATAL(mkdir(tmp, 0700) == 0 && mkdir(inside, 0700) == 0);
+    for (int i = 0; i < 3; i++) {
+        sbx_error err;
+        sbx_sandbox *sb = sbx_test_create(backend, "x", NULL, NULL, NULL, 0, &err);
+        CU_ASSERT(sb == NULL && strstr(err.message, ".x.json.tmp") != NULL);
+        if (sb != NULL)
+            sbx_backend_free_sandboxes(backend, sb, 1);
+        CU_ASSERT(holders_gone_within_deadline());
+    }
+    char dir[PATH_MAX + 8], record[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/x", state_dir);
+    snprintf(record, sizeof record, "%s/x.json", state_dir);
+    CU_ASSERT(!sbx_local_test_path_exists(dir) && !sbx_local_test_path_exists(record));
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    sbx_test_remove_tree(state_dir);
+}
+
 static void *exec_many(void *p)
 {
     thread_job *job = p;
@@ -1030,6 +1071,8 @@ void sbx_test_register(void)
         { "limit_cpu_seconds ends a spinning command", test_cpu_time_past_the_limit_ends_the_command },
         { "holder: destroy ends it, a running exec and its daemons",
           test_destroy_ends_the_holder_and_every_process },
+        { "holder: a create that cannot write its record leaves none",
+          test_create_that_cannot_record_leaves_no_holder },
         { "holder: without one (made with none) exec builds its own namespaces",
           test_without_a_holder_exec_builds_its_own_namespaces },
         { "holder: files persist between execs, processes do not",

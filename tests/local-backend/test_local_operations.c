@@ -11,6 +11,7 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
@@ -331,7 +332,7 @@ static void test_timeouts_end_the_command(void)
  * zombie. */
 static int gone_within_deadline(long pid)
 {
-    return sbx_local_test_wait_exit(pid, GONE_DEADLINE_MS) && kill((pid_t)pid, 0) != 0 &&
+    return sbx_test_wait_process_end(pid, sbx_test_now_ms() + GONE_DEADLINE_MS) && kill((pid_t)pid, 0) != 0 &&
            errno == ESRCH;
 }
 

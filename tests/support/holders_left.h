@@ -4,9 +4,11 @@
 #ifndef SBX_TEST_HOLDERS_LEFT_H
 #define SBX_TEST_HOLDERS_LEFT_H
 
-/* How many processes, not zombies, run this program's executable in a pid
- * namespace other than ours: the holders of local sandboxes this program
- * (or another run of the same file) created and did not destroy. */
+/* How many processes, not zombies, with this program's arguments run in a
+ * pid namespace below ours: the holders of local sandboxes this program
+ * (or another run of the same command) created and did not destroy, ready
+ * or not yet (a holder is not dumpable until ready: only its arguments
+ * and status can be read then). */
 int sbx_test_holders_left(void);
 
 #endif

@@ -3,11 +3,15 @@
 
 #include "tests/support/proc_table.h"
 
+#include "tests/support/subprocess.h"
+
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define ARGS_CAP 8192
@@ -60,4 +64,15 @@ int sbx_test_proc_each(int (*visit)(const sbx_test_process *p, void *ctx), void 
     }
     closedir(dir);
     return stop;
+}
+
+int sbx_test_wait_process_end(long pid, long deadline_ms)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U);
+    if (pidfd < 0)
+        return errno == ESRCH;
+    /* A pidfd turns readable when its process has ended. */
+    int ended = sbx_test_wait_readable(pidfd, deadline_ms) > 0;
+    close(pidfd);
+    return ended;
 }

@@ -22,4 +22,10 @@ typedef struct sbx_test_process {
  * /proc cannot be read). */
 int sbx_test_proc_each(int (*visit)(const sbx_test_process *p, void *ctx), void *ctx);
 
+/* 1 when process `pid` (a child of ours or not) has ended -- exited, a
+ * zombie, or gone already -- before the monotonic `deadline_ms`
+ * (tests/support/clock.h); 0 when it still runs then.  Waits on its pidfd
+ * (Linux 5.3), never a pause. */
+int sbx_test_wait_process_end(long pid, long deadline_ms);
+
 #endif
