@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +180,8 @@ static void close_fd(int *fd)
 /* The host's ends of a running exec, and what it collected. */
 typedef struct exec_run {
     int out_fd, err_fd, in_fd, report_fd, stop_fd;
+    int end_fd;          /* a pidfd of the isolated exec's init until it
+                          * ended (its report is read then), or -1 */
     const char *stdin_data;
     size_t stdin_left;
     common_output out, errs;
@@ -231,15 +234,29 @@ static void read_report(exec_run *x)
     close_fd(&x->report_fd);
 }
 
+/* The report is there (or its writers gone): stdin is no longer needed,
+ * and the streams get DRAIN_GRACE_MS more before the wait ends. */
+static void take_report(exec_run *x, long *limit)
+{
+    read_report(x);
+    close_fd(&x->in_fd);
+    if (x->stop_fd >= 0 && *limit > local_now_ms() + DRAIN_GRACE_MS)
+        *limit = local_now_ms() + DRAIN_GRACE_MS;
+}
+
 /* Collect output, feed stdin and wait for the report until the streams
  * close; at `deadline` the stop is sent.  *gave_up: the grace passed
- * (processes the reaper could not end still hold a stream). */
+ * (processes the reaper could not end still hold a stream).  With an
+ * init's pidfd the report is read once the init ended: the host then
+ * wakes once, when every process of the exec is gone, and not also for
+ * the report the init wrote just before. */
 static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *err)
 {
     long limit = deadline;
     sbx_status st = SBX_OK;
     *gave_up = 0;
-    while (st == SBX_OK && (x->out_fd >= 0 || x->err_fd >= 0 || x->report_fd >= 0)) {
+    while (st == SBX_OK &&
+           (x->out_fd >= 0 || x->err_fd >= 0 || x->report_fd >= 0 || x->end_fd >= 0)) {
         long now = local_now_ms();
         if (x->stop_fd >= 0 && now >= x->next_check) {
             x->next_check = now + RECORD_CHECK_MS;
@@ -258,10 +275,11 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
             close_fd(&x->stop_fd);      /* the reaper reads EOF: end everything */
             limit = now + STOP_GRACE_MS;
         }
-        struct pollfd fds[4] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
-                                 { x->report_fd, POLLIN, 0 }, { x->in_fd, POLLOUT, 0 } };
+        struct pollfd fds[5] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
+                                 { x->end_fd >= 0 ? -1 : x->report_fd, POLLIN, 0 },
+                                 { x->in_fd, POLLOUT, 0 }, { x->end_fd, POLLIN, 0 } };
         long wait = limit - now;
-        if (poll(fds, 4, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
+        if (poll(fds, 5, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
             errno != EINTR)
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: poll failed: %s",
                                          strerror(errno));
@@ -271,12 +289,10 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
             st = drain(&x->err_fd, &x->errs, err);
         if (fds[3].revents != 0)
             feed_stdin(x);
-        if (fds[2].revents != 0) {
-            read_report(x);
-            close_fd(&x->in_fd);
-            if (x->stop_fd >= 0 && limit > local_now_ms() + DRAIN_GRACE_MS)
-                limit = local_now_ms() + DRAIN_GRACE_MS;
-        }
+        if (fds[4].revents != 0)
+            close_fd(&x->end_fd);
+        if (fds[2].revents != 0 || (fds[4].revents != 0 && x->report_fd >= 0))
+            take_report(x, &limit);
     }
     return st;
 }
@@ -319,6 +335,31 @@ static int open_stdin(const sbx_exec_request *r, int *command_end, int *host_end
     return 1;
 }
 
+/* Reap an isolated exec's init, waiting at most STOP_GRACE_MS for it
+ * when its pidfd is still open (it was killed, or collect failed): an
+ * init that does not end then is left, with a WARN line, rather than
+ * the calling thread. */
+static void reap_init(sbx_backend_instance *inst, pid_t init, int *end_fd,
+                      const char *sandbox_id)
+{
+    int options = 0;
+    if (*end_fd >= 0) {
+        struct pollfd end = { *end_fd, POLLIN, 0 };
+        long until = local_now_ms() + STOP_GRACE_MS, left = STOP_GRACE_MS;
+        while (poll(&end, 1, (int)left) < 0 && errno == EINTR &&
+               (left = until - local_now_ms()) > 0)
+            ;
+        options = WNOHANG;
+        close_fd(end_fd);
+    }
+    pid_t got;
+    while ((got = waitpid(init, NULL, options)) < 0 && errno == EINTR)
+        ;
+    if (got == 0)
+        LOCAL_LOG(inst, SBX_LOG_WARN, "exec in sandbox %s: the init of the exec's pid "
+                  "namespace did not end; it is left", sandbox_id);
+}
+
 /* Fork the reaper with the plan (and `isolation`, NULL when none) and run
  * the exchange. */
 static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd_fd,
@@ -328,7 +369,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
 {
     const char *sandbox_id = paths->id;
     local_spawn_stack stack;  /* the reaper's until it was reaped, below */
-    exec_run x = { -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
+    exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
                    { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
                    paths->metadata, *record_id, 0, 0 };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
@@ -365,6 +406,9 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     close_fd(&err_pipe[1]);
     close_fd(&report[1]);
     close_fd(&stop[0]);
+    pid_t init = local_spawn_init(&stack);
+    if (init > 0)
+        x.end_fd = (int)syscall(SYS_pidfd_open, init, 0U);  /* -1: the report pipe */
     x.out_fd = out_pipe[0];
     x.err_fd = err_pipe[0];
     x.report_fd = report[0];
@@ -377,14 +421,20 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     int gave_up = 0;
     st = collect(&x, started + (long)timeout, &gave_up, err);
     if (st != SBX_OK || gave_up || !x.reported) {
-        /* The reaper is stuck or gone: what it could not end is left. */
+        /* The reaper is stuck or gone: what it could not end is left.
+         * An init killed ends its namespace, but what the kernel cannot
+         * kill there may keep the init from ending. */
         kill(reaper, SIGKILL);
+        if (init > 0)
+            kill(init, SIGKILL);
         LOCAL_LOG(inst, SBX_LOG_WARN,
                   "exec in sandbox %s: processes the command started could not all be ended",
                   sandbox_id);
     }
     while (waitpid(reaper, NULL, 0) < 0 && errno == EINTR)
         ;
+    if (init > 0)
+        reap_init(inst, init, &x.end_fd, sandbox_id);
     pthread_setcancelstate(cancel_state, NULL);
     if (st == SBX_OK && x.destroyed && x.reported && x.report.stopped)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the sandbox "

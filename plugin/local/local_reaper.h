@@ -28,7 +28,9 @@ typedef struct local_reaper_plan {
     const local_isolation_plan *isolation;  /* NULL: isolation=none */
 } local_reaper_plan;
 
-/* What the reaper writes once every process is gone. */
+/* What the reaper writes once every process is gone (an isolated exec's
+ * init started by local_spawn.c writes it just before its exit ends the
+ * rest, and the host reads it once the init ended). */
 typedef struct local_reaper_report {
     int status;    /* the command's wait status when `ended` */
     int ended;     /* 1: the command ended (exited or killed) and was reaped */

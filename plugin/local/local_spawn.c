@@ -78,9 +78,11 @@ RAW static long sys(long nr, long a, long b, long c, long d, long e)
 #define SYS4(nr, a, b, c, d) sys((nr), (long)(a), (long)(b), (long)(c), (long)(d), 0)
 
 /* clone(flags) with the child on `stack_top`, where it runs fn(arg),
- * which never returns; the child's pid, or -errno. */
+ * which never returns; the child's pid, or -errno.  With
+ * CLONE_PARENT_SETTID the kernel stores the pid in *parent_tid as well. */
 RAW __attribute__((noinline)) static long clone_on(unsigned long flags, void *stack_top,
-                                                   void (*fn)(void *), void *arg)
+                                                   void (*fn)(void *), void *arg,
+                                                   pid_t *parent_tid)
 {
     register long r10 __asm__("r10") = 0;
     register long r8 __asm__("r8") = 0;
@@ -96,7 +98,7 @@ RAW __attribute__((noinline)) static long clone_on(unsigned long flags, void *st
                          "ud2\n"
                          "1:"
                          : "=a"(ret)
-                         : "a"((long)SYS_clone), "D"(flags), "S"(stack_top), "d"(0L),
+                         : "a"((long)SYS_clone), "D"(flags), "S"(stack_top), "d"(parent_tid),
                            "r"(r10), "r"(r8), "r"(r12), "r"(r13)
                          : "rcx", "r11", "memory", "cc");
     return ret;
@@ -199,92 +201,152 @@ RAW _Noreturn static void command_main(void *arg)
 
 /* ------------------------------------------ isolation=namespaces, joined
  * What local_isolation.c does for an exec joining its holder, in system
- * calls: the reaper joins, its clone is pid 1 of the exec's pid namespace
- * (the init) and the init's vfork-like clone is the command.  The init
- * shares the host's memory without being readable from the sandbox
- * although it cannot be made undumpable (that flag is the memory's, the
- * host's): it holds every capability of the sandbox's user namespace and
- * the command's processes hold none, so ptrace and /proc/1/mem are
- * refused them (a tracer needs the target's capabilities). */
+ * calls, with as few processes as there are in the way of the command's
+ * end as with none.  The launcher (the host's vfork-like clone) joins and
+ * makes the exec's pid and mount namespaces, clones the init with
+ * CLONE_PARENT -- so that the init is the host's child, pid 1 of the new
+ * pid namespace -- and exits.  The init starts the command (its
+ * vfork-like clone, pid 2), then does what the reaper does for none: it
+ * waits for the command or the stop, writes the report and exits; as pid
+ * 1 its exit makes the kernel kill and reap every process left in the
+ * namespace before the host, polling a pidfd of the init, sees it end.
+ * After the command exits only the init and then the host wake.
+ *
+ * The init shares the host's memory without being readable from the
+ * sandbox although it cannot be made undumpable (that flag is the
+ * memory's, the host's): it holds every capability of the sandbox's user
+ * namespace and the command's processes hold none, so ptrace and
+ * /proc/1/mem are refused them (a tracer needs the target's
+ * capabilities). */
 
-/* Send `stage` and `value` on the status pipe (local_isolation_report). */
-RAW static void report_raw(const local_isolation_plan *ip, int stage, int value)
+/* The command of an isolated exec: the limits, no new privileges, the
+ * filter (local_isolation.c's confine_command), then as for none.  A
+ * failed step is left in the stack, which the init reads once this
+ * process ended (it waits for the exec, CLONE_VFORK). */
+RAW _Noreturn static void isolated_command_main(void *arg)
 {
-    local_isolation_message m = { stage, value };
-    while (SYS3(SYS_write, ip->status_write, &m, sizeof m) == -EINTR)
+    local_spawn_stack *s = arg;
+    const local_reaper_plan *p = s->plan;
+    const local_isolation_plan *ip = p->isolation;
+    long e = 0;
+    s->command_stage = LOCAL_STAGE_LIMITS;
+    for (int i = 0; i < ip->limit_count && e == 0; i++) {
+        unsigned long limit[2] = { ip->limits[i].value, ip->limits[i].value };
+        e = SYS4(SYS_prlimit64, 0, ip->limits[i].resource, limit, 0);
+    }
+    struct sock_fprog prog = { ip->filter_count, (struct sock_filter *)ip->filter };
+    if (e == 0) {
+        s->command_stage = LOCAL_STAGE_SECCOMP;
+        e = SYS4(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0);
+    }
+    if (e == 0)
+        e = SYS3(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+    if (e != 0) {
+        s->command_error = (int)-e;
+        sys_exit(126);
+    }
+    s->command_stage = LOCAL_STAGE_NONE;
+    run_candidates(p);
+}
+
+/* Write *r on the report pipe. */
+RAW static void send_report(const local_reaper_plan *p, const local_reaper_report *r)
+{
+    while (SYS3(SYS_write, p->report_fd, r, sizeof *r) == -EINTR)
         ;
 }
 
-RAW _Noreturn static void fail_raw(const local_isolation_plan *ip, int stage, long e)
+/* Report a step of the init that failed, and exit (ending the namespace). */
+RAW _Noreturn static void init_fail(const local_reaper_plan *p, int stage, long e)
 {
-    report_raw(ip, stage, (int)-e);
+    local_reaper_report r = { 0, 0, 0, (int)-e, stage };
+    send_report(p, &r);
     sys_exit(126);
 }
 
-/* The command of an isolated exec: the limits, no new privileges, the
- * filter (local_isolation.c's confine_command), then as for none. */
-RAW _Noreturn static void isolated_command_main(void *arg)
+/* In the init: reap every process that ended (orphans of the command's
+ * tree are reparented to pid 1) until the command has (its status into
+ * *r) or the stop comes.  SIGCHLD, blocked since the host's clone, wakes
+ * it through a signalfd; without one it looks every POLL_INTERVAL_MS. */
+RAW static void init_wait(const local_reaper_plan *p, long command, local_reaper_report *r)
 {
-    const local_reaper_plan *p = arg;
-    const local_isolation_plan *ip = p->isolation;
-    for (int i = 0; i < ip->limit_count; i++) {
-        unsigned long limit[2] = { ip->limits[i].value, ip->limits[i].value };
-        long e = SYS4(SYS_prlimit64, 0, ip->limits[i].resource, limit, 0);
-        if (e != 0)
-            fail_raw(ip, LOCAL_STAGE_LIMITS, e);
+    unsigned long chld = 1UL << (SIGCHLD - 1);
+    long sfd = SYS4(SYS_signalfd4, -1, &chld, sizeof chld, O_CLOEXEC | O_NONBLOCK);
+    for (;;) {
+        int status = 0;
+        long got;
+        while ((got = SYS4(SYS_wait4, -1, &status, WNOHANG, 0)) > 0 || got == -EINTR)
+            if (got == command) {
+                r->status = status;
+                r->ended = 1;
+            }
+        if (r->ended)
+            return;
+        struct pollfd fds[2] = { { p->stop_fd, POLLIN, 0 }, { (int)sfd, POLLIN, 0 } };
+        long ready = SYS3(SYS_poll, fds, sfd >= 0 ? 2 : 1, sfd >= 0 ? -1 : POLL_INTERVAL_MS);
+        if (ready > 0 && fds[0].revents != 0) {
+            r->stopped = 1;
+            return;
+        }
+        if (ready < 0 && ready != -EINTR) {
+            r->error = (int)-ready;
+            return;
+        }
+        unsigned char info[128];
+        if (sfd >= 0 && fds[1].revents != 0)
+            SYS3(SYS_read, sfd, info, sizeof info);
     }
-    struct sock_fprog prog = { ip->filter_count, (struct sock_filter *)ip->filter };
-    long e = SYS4(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0);
-    if (e == 0)
-        e = SYS3(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-    if (e != 0)
-        fail_raw(ip, LOCAL_STAGE_SECCOMP, e);
-    run_candidates(p);
 }
 
 /* The init of an isolated exec (local_isolation.c's enter_joined and
  * local_isolation_command): its /proc, the working directory, the
- * command; then it reaps until the command ends and reports its status.
- * Its exit ends every process of the namespace. */
+ * command; then it waits, reports and exits, which ends every process of
+ * the namespace.  It keeps its copies of the command's stdout and stderr
+ * until then, so that the host finds their end with the report. */
 RAW _Noreturn static void init_main(void *arg)
 {
     local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
     const local_isolation_plan *ip = p->isolation;
-    /* Never left running on the host's memory: should the host kill the
-     * reaper (local_exec.c, when it gives up on it), this goes too, and
-     * with it the namespace. */
+    /* Never left running on the host's memory: the signal follows the
+     * thread that cloned the launcher (CLONE_PARENT made it this
+     * process's parent), which waits in local_exec.c until this process
+     * was reaped; should the host die first, the stop pipe's end closes
+     * too. */
     SYS2(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL);
     if (take_streams(p) != 0)
         sys_exit(126);
-    SYS1(SYS_close, ip->status_read);
+    /* Children are reaped here whatever the host does with SIGCHLD. */
+    kernel_sigaction dfl = { 0, 0, 0, 0 };
+    SYS4(SYS_rt_sigaction, SIGCHLD, &dfl, 0, sizeof dfl.mask);
     long e = sys(SYS_mount, (long)"proc", (long)"/proc", (long)"proc",
                  MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
     if (e != 0)
-        fail_raw(ip, LOCAL_STAGE_OWN_PROC, e);
+        init_fail(p, LOCAL_STAGE_OWN_PROC, e);
     if ((e = SYS1(SYS_chdir, ip->work_dir)) != 0)
-        fail_raw(ip, LOCAL_STAGE_WORKDIR, e);
+        init_fail(p, LOCAL_STAGE_WORKDIR, e);
+    s->command_stage = LOCAL_STAGE_FORK;
+    s->command_error = 0;
     long command = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD, s->command + sizeof s->command,
-                            isolated_command_main, (void *)p);
+                            isolated_command_main, s, 0);
     if (command < 0)
-        fail_raw(ip, LOCAL_STAGE_FORK, command);
-    SYS1(SYS_close, ip->root_fd);
+        init_fail(p, LOCAL_STAGE_FORK, command);
     SYS1(SYS_close, ip->holder_fd);
+    SYS1(SYS_close, p->cwd_fd);
+    SYS1(SYS_close, p->stdin_fd);
     for (long fd = 0; fd < 3; fd++)
         SYS1(SYS_close, fd);
-    for (;;) {
-        int status = 0;
-        long got = SYS4(SYS_wait4, -1, &status, 0, 0);
-        if (got == command) {
-            report_raw(ip, LOCAL_STAGE_NONE, status);
-            sys_exit(0);
-        }
-        if (got < 0 && got != -EINTR)
-            sys_exit(0);
+    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    init_wait(p, command, &r);
+    if (r.ended && s->command_stage != LOCAL_STAGE_NONE && s->command_error != 0) {
+        r.error = s->command_error;
+        r.stage = s->command_stage;
     }
+    send_report(p, &r);
+    sys_exit(0);
 }
 
-/* In the reaper: into the holder's namespaces, then a pid and a mount
+/* In the launcher: into the holder's namespaces, then a pid and a mount
  * namespace for the exec (local_isolation_enter); 1, or 0 with the step
  * and errno in *r. */
 RAW static int join_raw(const local_isolation_plan *ip, local_reaper_report *r)
@@ -299,23 +361,6 @@ RAW static int join_raw(const local_isolation_plan *ip, local_reaper_report *r)
         r->stage = LOCAL_STAGE_NONE;
     r->error = (int)-e;
     return e == 0;
-}
-
-/* What the init reported into *r (local_isolation_outcome). */
-RAW static void read_outcome(const local_isolation_plan *ip, local_reaper_report *r)
-{
-    local_isolation_message m;
-    long n;
-    while ((n = SYS3(SYS_read, ip->status_read, &m, sizeof m)) == -EINTR)
-        ;
-    if (n != (long)sizeof m)
-        return;
-    if (m.stage == LOCAL_STAGE_NONE) {
-        r->status = m.value;
-    } else {
-        r->error = m.value;
-        r->stage = m.stage;
-    }
 }
 
 /* SIGKILL every child /proc lists; the number listed, -1 without the list
@@ -398,40 +443,41 @@ RAW static void wait_for_command(const local_reaper_plan *p, long command,
         SYS1(SYS_close, pidfd);
 }
 
-/* The reaper: what local_reaper_run does for isolation=none and for an
- * exec joining its holder, in system calls, with every signal blocked
- * from the start (a handler of the host's must never run here; the stop
- * comes through the pipe). */
-RAW _Noreturn static void reaper_main(void *arg)
+/* Close every descriptor above the standard ones but the `n` in keep[]
+ * (sorted here; -1 entries are ignored). */
+RAW static void close_all_but(int *keep, size_t n, long fd_limit)
 {
-    local_spawn_stack *s = arg;
-    const local_reaper_plan *p = s->plan;
-    const local_isolation_plan *ip = p->isolation;
-    local_reaper_report r = { 0, 0, 0, 0, 0 };
-    int keep[9] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
-                    p->report_fd, ip ? ip->status_write : -1, ip ? ip->status_read : -1,
-                    ip ? ip->holder_fd : -1 };
-    for (size_t i = 1; i < 9; i++)
+    for (size_t i = 1; i < n; i++)
         for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
             int t = keep[j];
             keep[j] = keep[j - 1];
             keep[j - 1] = t;
         }
     long from = 3;
-    for (size_t i = 0; i < 9; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (keep[i] < from)
             continue;
-        close_span(from, keep[i] - 1, p->fd_limit);
+        close_span(from, keep[i] - 1, fd_limit);
         from = keep[i] + 1L;
     }
-    close_span(from, -1, p->fd_limit);
+    close_span(from, -1, fd_limit);
+}
+
+/* The reaper of isolation=none: what local_reaper_run does, in system
+ * calls, with every signal blocked from the start (a handler of the
+ * host's must never run here; the stop comes through the pipe). */
+RAW _Noreturn static void reaper_main(void *arg)
+{
+    local_spawn_stack *s = arg;
+    const local_reaper_plan *p = s->plan;
+    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
+                    p->report_fd };
+    close_all_but(keep, 6, p->fd_limit);
     long child = SYS4(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
-    if (child == 0 && ip != NULL)
-        child = join_raw(ip, &r) ? clone_on(CLONE_VM | SIGCHLD, s->init + sizeof s->init,
-                                            init_main, s) : 0;
-    else if (child == 0)
+    if (child == 0)
         child = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD, s->command + sizeof s->command,
-                         command_main, (void *)p);
+                         command_main, (void *)p, 0);
     if (child < 0)
         r.error = (int)-child;
     if (child > 0) {
@@ -441,25 +487,54 @@ RAW _Noreturn static void reaper_main(void *arg)
         SYS1(SYS_close, p->stderr_fd);
         wait_for_command(p, child, &r);
         end_all(child, &r);
-        if (ip != NULL)
-            read_outcome(ip, &r);
     }
-    while (SYS3(SYS_write, p->report_fd, &r, sizeof r) == -EINTR)
-        ;
+    send_report(p, &r);
     sys_exit(0);
 }
 
-/* Start the reaper on `stack`, sharing the host's memory. */
+/* The launcher of an isolated exec (a vfork-like clone of the host): join,
+ * clone the init as the host's child, its pid into the stack, and exit;
+ * when a step fails, it reports it itself.  CLONE_PARENT is refused only
+ * to an init (this process is none: it stays in the host's pid namespace,
+ * only its children enter the new one); the init's exit signal is this
+ * process's, SIGCHLD. */
+RAW _Noreturn static void launcher_main(void *arg)
+{
+    local_spawn_stack *s = arg;
+    const local_reaper_plan *p = s->plan;
+    const local_isolation_plan *ip = p->isolation;
+    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    int keep[7] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
+                    p->report_fd, ip->holder_fd };
+    close_all_but(keep, 7, p->fd_limit);
+    if (join_raw(ip, &r)) {
+        long init = clone_on(CLONE_VM | CLONE_PARENT | CLONE_PARENT_SETTID | SIGCHLD,
+                             s->init + sizeof s->init, init_main, s, &s->init_pid);
+        if (init > 0)
+            sys_exit(0);
+        r.error = (int)-init;
+    }
+    send_report(p, &r);
+    sys_exit(0);
+}
+
+/* Start the reaper, or an isolated exec's launcher, on `stack`, sharing
+ * the host's memory. */
 static pid_t clone_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
 {
     stack->plan = plan;
     /* The reaper starts with every signal blocked: the calling thread
      * blocks them all (those libc keeps for itself too) around the
-     * clone, as posix_spawn does. */
+     * clone, as posix_spawn does.  The caller waits for the launcher
+     * (CLONE_VFORK): it is gone, and the init's pid known, in the time of
+     * a setns, an unshare and a clone. */
     unsigned long all = ~0UL, old = 0;
     SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
-    long pid = clone_on(CLONE_VM | SIGCHLD, stack->reaper + sizeof stack->reaper, reaper_main,
-                        stack);
+    long pid = plan->isolation == NULL
+                   ? clone_on(CLONE_VM | SIGCHLD, stack->reaper + sizeof stack->reaper,
+                              reaper_main, stack, 0)
+                   : clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD,
+                              stack->reaper + sizeof stack->reaper, launcher_main, stack, 0);
     SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old);
     if (pid < 0) {
         errno = (int)-pid;
@@ -472,13 +547,18 @@ static pid_t clone_reaper(const local_reaper_plan *plan, local_spawn_stack *stac
 
 pid_t local_spawn_reaper(const local_reaper_plan *plan, local_spawn_stack *stack)
 {
+    stack->init_pid = 0;
 #if SPAWN_SHARED
     if ((plan->isolation == NULL || plan->isolation->holder_fd >= 0) && !UNDER_VALGRIND())
         return clone_reaper(plan, stack);
 #endif
-    (void)stack;
     pid_t pid = fork();
     if (pid == 0)
         local_reaper_run(plan);
     return pid;
+}
+
+pid_t local_spawn_init(const local_spawn_stack *stack)
+{
+    return stack->init_pid;
 }

@@ -23,6 +23,7 @@
 
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -548,6 +549,30 @@ static int gone_within_deadline(const char *word)
     return sbx_local_test_wait_no_process_with(word, GONE_DEADLINE_MS);
 }
 
+/* How many children the test process has, zombies included (the exec's
+ * launcher and init are children of the calling thread until reaped). */
+static int host_children(void)
+{
+    int count = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *e;
+    while (tasks != NULL && (e = readdir(tasks)) != NULL) {
+        char path[300], list[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        FILE *fp = e->d_name[0] == '.' ? NULL : fopen(path, "r");
+        if (fp == NULL)
+            continue;
+        size_t n = fread(list, 1, sizeof list - 1, fp);
+        fclose(fp);
+        list[n] = '\0';
+        for (char *word = strtok(list, " \n"); word != NULL; word = strtok(NULL, " \n"))
+            count++;
+    }
+    if (tasks != NULL)
+        closedir(tasks);
+    return count;
+}
+
 static void test_timeouts_and_exits_end_every_process(void)
 {
     fixture f;
@@ -557,6 +582,7 @@ static void test_timeouts_and_exits_end_every_process(void)
     CU_ASSERT(r->outcome == SBX_EXEC_TIMED_OUT);
     CU_ASSERT(sbx_test_now_ms() - start < 20000);
     sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(host_children() == 0);
     CU_ASSERT(!sbx_local_test_host_has_process_with("987651"));
     CU_ASSERT(gone_within_deadline("987651") && gone_within_deadline("987652") &&
               gone_within_deadline("987653"));
@@ -564,6 +590,7 @@ static void test_timeouts_and_exits_end_every_process(void)
     r = run(&f, "setsid sleep 987654 & (sleep 987655 &) ; echo left");
     CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
     sbx_backend_free_exec_result(f.backend, r);
+    CU_ASSERT(host_children() == 0);
     CU_ASSERT(!sbx_local_test_host_has_process_with("987654"));
     CU_ASSERT(gone_within_deadline("987654") && gone_within_deadline("987655"));
     fixture_teardown(&f);
@@ -1028,7 +1055,7 @@ void sbx_test_register(void)
           test_mount_unshare_and_new_privileges_are_refused },
         { "namespaces: no fork past limit_processes", test_processes_past_the_limit_are_refused },
         { "namespaces: no file past limit_file_bytes", test_files_past_the_size_limit_fail },
-        { "namespaces: timeouts and exits end every process",
+        { "namespaces: timeouts and exits end every process, none left to the host",
           test_timeouts_and_exits_end_every_process },
         { "namespaces: eight threads at once", test_eight_threads_exec_isolated_at_once },
         { "namespaces: forbidden by the host -> create and exec unsupported, nothing runs",
