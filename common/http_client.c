@@ -301,8 +301,8 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 /* An easy handle and what its fixed options point to: the sink and the
  * error buffer live as long as the handle, so they are set once.  The rest
  * remembers the per-call options the handle holds, so that a call sets only
- * those that change.  Between calls the handle is always in GET mode with
- * no body (forget_body). */
+ * those that change.  Between calls the handle never holds a caller's
+ * body (CURLOPT_POSTFIELDS is NULL), but may be left in POST mode. */
 struct pooled_handle {
     CURL *curl;
     body_sink sink;
@@ -312,6 +312,7 @@ struct pooled_handle {
     long timeout_ms;             /* CURLOPT_TIMEOUT_MS as set (0: none, libcurl's default) */
     struct curl_slist *headers;  /* CURLOPT_HTTPHEADER as set */
     int custom_method;           /* CURLOPT_CUSTOMREQUEST is set */
+    int post_mode;               /* CURLOPT_POST is set (else CURLOPT_HTTPGET) */
 };
 
 static void free_handle(pooled_handle *ph)
@@ -346,8 +347,12 @@ static CURLcode set_fixed_options(const common_http_client *c, pooled_handle *ph
         SET(CURLOPT_CAINFO, c->ca_file);
     if (c->unix_socket_path != NULL)
         SET(CURLOPT_UNIX_SOCKET_PATH, c->unix_socket_path);
-    if (c->bypass_proxy)
-        SET(CURLOPT_PROXY, ""); /* "" disables proxies, environment included */
+    /* "" disables proxies, environment included; "*" spares libcurl reading
+     * no_proxy from the environment on every transfer to learn no more. */
+    if (c->bypass_proxy) {
+        SET(CURLOPT_PROXY, "");
+        SET(CURLOPT_NOPROXY, "*");
+    }
     if (c->connect_timeout_ms > 0)
         SET(CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
     /* Refuses early when Content-Length already says too much; the write
@@ -427,8 +432,8 @@ static int set_url_buffer(const common_http_client *c, pooled_handle *ph, const 
 }
 
 /* The per-call options, each set only when it differs from what the handle
- * holds (a keep-alive loop of one GET sets none).  The handle is in GET
- * mode between calls, so only a request with a body changes the mode. */
+ * holds (a keep-alive loop of one GET sets none, one of a POST only its
+ * body).  The method is switched only when it changes. */
 static CURLcode configure(const common_http_client *c, pooled_handle *ph, const char *method,
                           const char *json_body, long timeout_ms, int url_changed)
 {
@@ -447,11 +452,15 @@ static CURLcode configure(const common_http_client *c, pooled_handle *ph, const 
         SET(CURLOPT_TIMEOUT_MS, timeout);
     if (headers != ph->headers)
         SET(CURLOPT_HTTPHEADER, headers);
-    if (is_post || json_body != NULL) {
-        SET(CURLOPT_POST, 1L);
+    int post_mode = is_post || json_body != NULL;
+    if (post_mode) {
+        if (!ph->post_mode)
+            SET(CURLOPT_POST, 1L);
         SET(CURLOPT_POSTFIELDS, json_body != NULL ? json_body : "");
         SET(CURLOPT_POSTFIELDSIZE_LARGE,
             (curl_off_t)(json_body != NULL ? strlen(json_body) : 0));
+    } else if (ph->post_mode) {
+        SET(CURLOPT_HTTPGET, 1L);
     }
     if (custom != NULL || ph->custom_method)
         SET(CURLOPT_CUSTOMREQUEST, custom);
@@ -459,15 +468,16 @@ static CURLcode configure(const common_http_client *c, pooled_handle *ph, const 
     ph->timeout_ms = timeout;
     ph->headers = headers;
     ph->custom_method = custom != NULL;
+    ph->post_mode = post_mode;
     return rc;
 }
 
-/* After a POST (or any call with a body): back to GET mode, and the handle
- * must not keep the caller's pointer. */
+/* After a POST (or any call with a body): the handle must not keep the
+ * caller's pointer.  It stays in POST mode: the next call sets a body or
+ * switches to GET before its transfer (configure). */
 static void forget_body(pooled_handle *ph)
 {
     curl_easy_setopt(ph->curl, CURLOPT_POSTFIELDS, NULL);
-    curl_easy_setopt(ph->curl, CURLOPT_HTTPGET, 1L);
 }
 
 static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
