@@ -21,6 +21,10 @@
 #include <string.h>
 #include <strings.h>
 
+/* The largest body libcurl sends without asking for 100-continue, in every
+ * version (1024 bytes in old ones, 1 MiB since). */
+#define SMALL_BODY 1024
+
 /* Idle handles kept for reuse; more than this many concurrent calls still
  * work, the surplus handles are just closed when returned. */
 #define COMMON_HTTP_POOL_MAX 32
@@ -36,6 +40,7 @@ struct common_http_client {
     struct curl_slist *plain_headers; /* caller's headers: GET, bodyless DELETE */
     struct curl_slist *empty_post_headers; /* + no content type: POST without a body */
     struct curl_slist *json_headers;  /* + JSON content type: a request with a body */
+    struct curl_slist *small_json_headers; /* the same without "Expect:": a small body */
     const sbx_host_services *services; /* borrowed: outlives the client */
     char *log_name;
 
@@ -151,13 +156,17 @@ static sbx_status build_header_lists(common_http_client *c, const common_http_cl
             st = append_header(&c->empty_post_headers, o->headers[i], err);
         if (st == SBX_OK)
             st = append_header(&c->json_headers, o->headers[i], err);
+        if (st == SBX_OK)
+            st = append_header(&c->small_json_headers, o->headers[i], err);
         if (st != SBX_OK)
             return st;
     }
     /* "Expect:" stops libcurl from waiting for 100-continue on large bodies;
      * "Content-Type:" stops it from labelling a bodyless POST as a form.  A
      * request without a body needs neither, and every custom header costs
-     * libcurl a scan of the list per header it considers adding. */
+     * libcurl a scan of the list per header it considers adding: a body of
+     * at most SMALL_BODY bytes, which libcurl never sends with "Expect:",
+     * goes without it. */
     sbx_status st = append_header(&c->empty_post_headers, "Expect:", err);
     if (st == SBX_OK)
         st = append_header(&c->empty_post_headers, "Content-Type:", err);
@@ -165,6 +174,8 @@ static sbx_status build_header_lists(common_http_client *c, const common_http_cl
         st = append_header(&c->json_headers, "Expect:", err);
     if (st == SBX_OK)
         st = append_header(&c->json_headers, "Content-Type: application/json", err);
+    if (st == SBX_OK)
+        st = append_header(&c->small_json_headers, "Content-Type: application/json", err);
     return st;
 }
 
@@ -245,6 +256,7 @@ void common_http_client_free(common_http_client *c)
     free_header_list(c->plain_headers);
     free_header_list(c->empty_post_headers);
     free_header_list(c->json_headers);
+    free_header_list(c->small_json_headers);
     free(c->base_url);
     free(c->shown_url);
     free(c->unix_socket_path);
@@ -440,7 +452,10 @@ static CURLcode configure(const common_http_client *c, pooled_handle *ph, const 
     CURL *h = ph->curl;
     CURLcode rc = CURLE_OK;
     int is_post = strcmp(method, "POST") == 0;
-    struct curl_slist *headers = json_body != NULL ? c->json_headers
+    size_t body_len = json_body != NULL ? strlen(json_body) : 0;
+    struct curl_slist *headers = json_body != NULL && body_len <= SMALL_BODY
+                                     ? c->small_json_headers
+                                 : json_body != NULL ? c->json_headers
                                  : is_post         ? c->empty_post_headers
                                                    : c->plain_headers;
     const char *custom = is_post || strcmp(method, "GET") == 0 ? NULL : method;
@@ -457,8 +472,7 @@ static CURLcode configure(const common_http_client *c, pooled_handle *ph, const 
         if (!ph->post_mode)
             SET(CURLOPT_POST, 1L);
         SET(CURLOPT_POSTFIELDS, json_body != NULL ? json_body : "");
-        SET(CURLOPT_POSTFIELDSIZE_LARGE,
-            (curl_off_t)(json_body != NULL ? strlen(json_body) : 0));
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
     } else if (ph->post_mode) {
         SET(CURLOPT_HTTPGET, 1L);
     }
