@@ -21,6 +21,10 @@
 #include <string.h>
 #include <strings.h>
 
+/* The largest body libcurl sends without asking for 100-continue, in every
+ * version (1024 bytes in old ones, 1 MiB since). */
+#define SMALL_BODY 1024
+
 /* Idle handles kept for reuse; more than this many concurrent calls still
  * work, the surplus handles are just closed when returned. */
 #define COMMON_HTTP_POOL_MAX 32
@@ -36,6 +40,7 @@ struct common_http_client {
     struct curl_slist *plain_headers; /* caller's headers: GET, bodyless DELETE */
     struct curl_slist *empty_post_headers; /* + no content type: POST without a body */
     struct curl_slist *json_headers;  /* + JSON content type: a request with a body */
+    struct curl_slist *small_json_headers; /* the same without "Expect:": a small body */
     const sbx_host_services *services; /* borrowed: outlives the client */
     char *log_name;
 
@@ -151,13 +156,17 @@ static sbx_status build_header_lists(common_http_client *c, const common_http_cl
             st = append_header(&c->empty_post_headers, o->headers[i], err);
         if (st == SBX_OK)
             st = append_header(&c->json_headers, o->headers[i], err);
+        if (st == SBX_OK)
+            st = append_header(&c->small_json_headers, o->headers[i], err);
         if (st != SBX_OK)
             return st;
     }
     /* "Expect:" stops libcurl from waiting for 100-continue on large bodies;
      * "Content-Type:" stops it from labelling a bodyless POST as a form.  A
      * request without a body needs neither, and every custom header costs
-     * libcurl a scan of the list per header it considers adding. */
+     * libcurl a scan of the list per header it considers adding: a body of
+     * at most SMALL_BODY bytes, which libcurl never sends with "Expect:",
+     * goes without it. */
     sbx_status st = append_header(&c->empty_post_headers, "Expect:", err);
     if (st == SBX_OK)
         st = append_header(&c->empty_post_headers, "Content-Type:", err);
@@ -165,6 +174,8 @@ static sbx_status build_header_lists(common_http_client *c, const common_http_cl
         st = append_header(&c->json_headers, "Expect:", err);
     if (st == SBX_OK)
         st = append_header(&c->json_headers, "Content-Type: application/json", err);
+    if (st == SBX_OK)
+        st = append_header(&c->small_json_headers, "Content-Type: application/json", err);
     return st;
 }
 
@@ -245,6 +256,7 @@ void common_http_client_free(common_http_client *c)
     free_header_list(c->plain_headers);
     free_header_list(c->empty_post_headers);
     free_header_list(c->json_headers);
+    free_header_list(c->small_json_headers);
     free(c->base_url);
     free(c->shown_url);
     free(c->unix_socket_path);
@@ -301,8 +313,8 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 /* An easy handle and what its fixed options point to: the sink and the
  * error buffer live as long as the handle, so they are set once.  The rest
  * remembers the per-call options the handle holds, so that a call sets only
- * those that change.  Between calls the handle is always in GET mode with
- * no body (forget_body). */
+ * those that change.  Between calls the handle never holds a caller's
+ * body (CURLOPT_POSTFIELDS is NULL), but may be left in POST mode. */
 struct pooled_handle {
     CURL *curl;
     body_sink sink;
@@ -312,6 +324,7 @@ struct pooled_handle {
     long timeout_ms;             /* CURLOPT_TIMEOUT_MS as set (0: none, libcurl's default) */
     struct curl_slist *headers;  /* CURLOPT_HTTPHEADER as set */
     int custom_method;           /* CURLOPT_CUSTOMREQUEST is set */
+    int post_mode;               /* CURLOPT_POST is set (else CURLOPT_HTTPGET) */
 };
 
 static void free_handle(pooled_handle *ph)
@@ -346,8 +359,12 @@ static CURLcode set_fixed_options(const common_http_client *c, pooled_handle *ph
         SET(CURLOPT_CAINFO, c->ca_file);
     if (c->unix_socket_path != NULL)
         SET(CURLOPT_UNIX_SOCKET_PATH, c->unix_socket_path);
-    if (c->bypass_proxy)
-        SET(CURLOPT_PROXY, ""); /* "" disables proxies, environment included */
+    /* "" disables proxies, environment included; "*" spares libcurl reading
+     * no_proxy from the environment on every transfer to learn no more. */
+    if (c->bypass_proxy) {
+        SET(CURLOPT_PROXY, "");
+        SET(CURLOPT_NOPROXY, "*");
+    }
     if (c->connect_timeout_ms > 0)
         SET(CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
     /* Refuses early when Content-Length already says too much; the write
@@ -427,15 +444,18 @@ static int set_url_buffer(const common_http_client *c, pooled_handle *ph, const 
 }
 
 /* The per-call options, each set only when it differs from what the handle
- * holds (a keep-alive loop of one GET sets none).  The handle is in GET
- * mode between calls, so only a request with a body changes the mode. */
+ * holds (a keep-alive loop of one GET sets none, one of a POST only its
+ * body).  The method is switched only when it changes. */
 static CURLcode configure(const common_http_client *c, pooled_handle *ph, const char *method,
                           const char *json_body, long timeout_ms, int url_changed)
 {
     CURL *h = ph->curl;
     CURLcode rc = CURLE_OK;
     int is_post = strcmp(method, "POST") == 0;
-    struct curl_slist *headers = json_body != NULL ? c->json_headers
+    size_t body_len = json_body != NULL ? strlen(json_body) : 0;
+    struct curl_slist *headers = json_body != NULL && body_len <= SMALL_BODY
+                                     ? c->small_json_headers
+                                 : json_body != NULL ? c->json_headers
                                  : is_post         ? c->empty_post_headers
                                                    : c->plain_headers;
     const char *custom = is_post || strcmp(method, "GET") == 0 ? NULL : method;
@@ -447,11 +467,14 @@ static CURLcode configure(const common_http_client *c, pooled_handle *ph, const 
         SET(CURLOPT_TIMEOUT_MS, timeout);
     if (headers != ph->headers)
         SET(CURLOPT_HTTPHEADER, headers);
-    if (is_post || json_body != NULL) {
-        SET(CURLOPT_POST, 1L);
+    int post_mode = is_post || json_body != NULL;
+    if (post_mode) {
+        if (!ph->post_mode)
+            SET(CURLOPT_POST, 1L);
         SET(CURLOPT_POSTFIELDS, json_body != NULL ? json_body : "");
-        SET(CURLOPT_POSTFIELDSIZE_LARGE,
-            (curl_off_t)(json_body != NULL ? strlen(json_body) : 0));
+        SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    } else if (ph->post_mode) {
+        SET(CURLOPT_HTTPGET, 1L);
     }
     if (custom != NULL || ph->custom_method)
         SET(CURLOPT_CUSTOMREQUEST, custom);
@@ -459,15 +482,16 @@ static CURLcode configure(const common_http_client *c, pooled_handle *ph, const 
     ph->timeout_ms = timeout;
     ph->headers = headers;
     ph->custom_method = custom != NULL;
+    ph->post_mode = post_mode;
     return rc;
 }
 
-/* After a POST (or any call with a body): back to GET mode, and the handle
- * must not keep the caller's pointer. */
+/* After a POST (or any call with a body): the handle must not keep the
+ * caller's pointer.  It stays in POST mode: the next call sets a body or
+ * switches to GET before its transfer (configure). */
 static void forget_body(pooled_handle *ph)
 {
     curl_easy_setopt(ph->curl, CURLOPT_POSTFIELDS, NULL);
-    curl_easy_setopt(ph->curl, CURLOPT_HTTPGET, 1L);
 }
 
 static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
