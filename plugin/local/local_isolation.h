@@ -111,8 +111,10 @@ typedef struct local_isolation_message {
     (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET)
 
 /* Prepare `plan` for an exec in sandbox directory `sandbox_dir` (absolute,
- * borrowed until local_isolation_plan_free) opened as `root_fd` (borrowed),
- * whose working directory is `rel` below it ("" or "." for the directory
+ * borrowed until local_isolation_plan_free) opened as `root_fd` (borrowed;
+ * -1 for a holder started before its directory exists, which builds its
+ * root with local_isolation_build_early and _late, not _build), whose
+ * working directory is `rel` below it ("" or "." for the directory
  * itself), joining the holder `holder_fd` (a pidfd the plan takes over,
  * even on failure; -1: none).  SBX_ERR_INTERNAL when out of memory,
  * descriptors, when the host's rlimits cannot be read or the seccomp
@@ -172,11 +174,6 @@ const char *local_isolation_stage_text(int stage);
 typedef struct local_isolation_identity {
     unsigned long long dev, ino;
 } local_isolation_identity;
-
-/* local_isolation_prepare also takes root_fd -1, for a holder started
- * before its sandbox directory exists: it builds the root in two parts
- * (local_isolation_build_early, then _late), and local_isolation_build
- * is not for such a plan. */
 
 /* In pid 1 of new namespaces: every step of local_isolation_build that
  * does not need the sandbox directory, which may not exist yet.  Returns

@@ -17,6 +17,7 @@
 #include "tests/support/cunit_main.h"
 #include "tests/support/holders_left.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
 
 #include <sbx/host.h>
@@ -644,14 +645,15 @@ static void test_destroy_ends_the_holder_and_every_process(void)
     sbx_test_remove_tree(f.outside);
 }
 
-/* Wait until no holder of this program runs; 1 when none is left. */
+/* Wait until no holder of this program runs, on each one's pidfd; 1 when
+ * none is left. */
 static int holders_gone_within_deadline(void)
 {
-    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS;
-    const struct timespec tick = { 0, 10000000L };
-    while (sbx_test_holders_left() > 0 && sbx_test_now_ms() < deadline)
-        nanosleep(&tick, NULL);
-    return sbx_test_holders_left() == 0;
+    long deadline = sbx_test_now_ms() + GONE_DEADLINE_MS, holder;
+    while (sbx_test_holders_left(&holder) > 0)
+        if (!sbx_test_wait_process_end(holder, deadline))
+            return 0;
+    return 1;
 }
 
 /* The holder starts before the record is written: a create that cannot

@@ -39,7 +39,7 @@ int main(void)
     unsigned run = CU_get_number_of_tests_run();
     CU_cleanup_registry();
     /* Every suite destroys what it creates: a holder left is a leak. */
-    int holders = sbx_test_holders_left();
+    int holders = sbx_test_holders_left(NULL);
     if (holders > 0) {
         fprintf(stderr, "%d sandbox holders left running\n", holders);
         failed++;

@@ -8,7 +8,8 @@
  * pid namespace below ours: the holders of local sandboxes this program
  * (or another run of the same command) created and did not destroy, ready
  * or not yet (a holder is not dumpable until ready: only its arguments
- * and status can be read then). */
-int sbx_test_holders_left(void);
+ * and status can be read then).  *one (when not NULL) is the pid of one
+ * of them, 0 when there is none. */
+int sbx_test_holders_left(long *one);
 
 #endif
