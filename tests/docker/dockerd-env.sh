@@ -39,6 +39,7 @@ check_prerequisites() {
 
 start() {
     check_prerequisites
+    claim_dir dockerd
     mkdir -p "$DIR/data" "$DIR/exec" || die "cannot create $DIR"
     echo '{}' > "$DIR/daemon.json"
     # Our own bridge (a name of at most 15 characters), not docker0.

@@ -53,6 +53,32 @@ image_tar() {
     tar -C "$DIR/rootfs" -c .
 }
 
+# Engines of earlier runs that were killed before they could stop them (a
+# SIGKILL cannot be trapped) outlive those runs: a podman container left
+# behind keeps the NAT rule of its published loopback port, which takes
+# that port from any server a later test binds to it.  claim_dir marks each
+# engine's DIR; a marked directory that no process names on its command
+# line any more (the engine, its helpers and the env script all name DIR)
+# is stopped by its own env script.
+reap_stale_engines() {
+    for reap_marker in /tmp/sbx-*/engine-kind; do
+        [ -f "$reap_marker" ] || continue
+        reap_dir=${reap_marker%/engine-kind}
+        pgrep -f -- "$reap_dir" >/dev/null 2>&1 && continue
+        reap_kind=$(cat "$reap_marker")
+        case "$reap_kind" in podman|dockerd) ;; *) continue ;; esac
+        echo "$(basename "$0"): stopping the $reap_kind engine a killed run left in $reap_dir" >&2
+        "$(dirname "$0")/$reap_kind-env.sh" stop "$reap_dir" >/dev/null 2>&1
+    done
+}
+
+# Reap what killed runs left, then mark DIR as an engine of kind $1 for a
+# later run's reap_stale_engines.
+claim_dir() {
+    reap_stale_engines
+    echo "$1" > "$DIR/engine-kind" || die "cannot write in $DIR"
+}
+
 # Unmount whatever is still mounted under DIR, deepest first.
 unmount_under_dir() {
     grep " $DIR/" /proc/self/mounts | awk '{print $2}' | sort -r | while read -r mnt; do

@@ -15,7 +15,8 @@ tests_docker_test_docker_ops_SOURCES = tests/docker/test_docker_ops.c
 tests_docker_test_docker_ops_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_ops_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
-	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh
+	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh \
+	tests/docker/reap-engines.sh
 EXTRA_DIST += tests/docker/engine-lib.sh
 TESTS += tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh
 

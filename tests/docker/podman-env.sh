@@ -60,6 +60,7 @@ build_image() {
 
 start() {
     check_prerequisites
+    claim_dir podman
     mkdir -p "$DIR/root" "$DIR/runroot" "$DIR/tmp" || die "cannot create $DIR"
     write_config
     : > "$DIR/service.log"

@@ -20,6 +20,8 @@
 #define STOP_DEADLINE_MS 5000
 #define CONTROL_TIMEOUT_MS 30000L
 #define LISTENING_PREFIX "sbx-provisioner-emu listening on "
+/* Emulators started before one answers on the port it names. */
+#define START_ATTEMPTS 3
 
 struct sbx_test_emu {
     sbx_test_child child;   /* its stdout ends when it does */
@@ -32,41 +34,6 @@ static void free_emu(sbx_test_emu *emu)
 {
     free(emu->ca_file);
     free(emu);
-}
-
-sbx_test_emu *sbx_test_emu_start(const char *const *args)
-{
-    return sbx_test_emu_start_trusting(args, NULL);
-}
-
-sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *ca_file)
-{
-    const char *bin = getenv("EMU_BIN");
-    if (bin == NULL || bin[0] == '\0') {
-        fprintf(stderr, "sbx_test_emu_start: EMU_BIN is not set\n");
-        return NULL;
-    }
-    sbx_test_emu *emu = calloc(1, sizeof *emu);
-    if (emu != NULL && ca_file != NULL)
-        emu->ca_file = strdup(ca_file);
-    if (emu == NULL || (ca_file != NULL && emu->ca_file == NULL)) {
-        fprintf(stderr, "sbx_test_emu_start: out of memory\n");
-        if (emu != NULL)
-            free_emu(emu);
-        return NULL;
-    }
-    if (sbx_test_child_spawn(&emu->child, bin, args, NULL, 0) != 0) {
-        free_emu(emu);
-        return NULL;
-    }
-    if (!sbx_test_child_expect(&emu->child, LISTENING_PREFIX, emu->url, sizeof emu->url,
-                               START_DEADLINE_MS)) {
-        sbx_test_child_finish(&emu->child, SIGTERM, STOP_DEADLINE_MS, NULL, 0);
-        free_emu(emu);
-        return NULL;
-    }
-    emu->https = strncmp(emu->url, "https://", 8) == 0;
-    return emu;
 }
 
 const char *sbx_test_emu_url(const sbx_test_emu *emu)
@@ -99,6 +66,64 @@ static int control_request(sbx_test_emu *emu, const char *method, const char *pa
         *answer = json_tokener_parse(r.body);
     sbx_test_http_result_clear(&r);
     return status;
+}
+
+/* One emulator started and its listening line read; NULL (said on
+ * stderr) when it cannot start. */
+static sbx_test_emu *start_once(const char *bin, const char *const *args, const char *ca_file)
+{
+    sbx_test_emu *emu = calloc(1, sizeof *emu);
+    if (emu != NULL && ca_file != NULL)
+        emu->ca_file = strdup(ca_file);
+    if (emu == NULL || (ca_file != NULL && emu->ca_file == NULL)) {
+        fprintf(stderr, "sbx_test_emu_start: out of memory\n");
+        if (emu != NULL)
+            free_emu(emu);
+        return NULL;
+    }
+    if (sbx_test_child_spawn(&emu->child, bin, args, NULL, 0) != 0) {
+        free_emu(emu);
+        return NULL;
+    }
+    if (!sbx_test_child_expect(&emu->child, LISTENING_PREFIX, emu->url, sizeof emu->url,
+                               START_DEADLINE_MS)) {
+        sbx_test_child_finish(&emu->child, SIGTERM, STOP_DEADLINE_MS, NULL, 0);
+        free_emu(emu);
+        return NULL;
+    }
+    emu->https = strncmp(emu->url, "https://", 8) == 0;
+    return emu;
+}
+
+sbx_test_emu *sbx_test_emu_start(const char *const *args)
+{
+    return sbx_test_emu_start_trusting(args, NULL);
+}
+
+sbx_test_emu *sbx_test_emu_start_trusting(const char *const *args, const char *ca_file)
+{
+    const char *bin = getenv("EMU_BIN");
+    if (bin == NULL || bin[0] == '\0') {
+        fprintf(stderr, "sbx_test_emu_start: EMU_BIN is not set\n");
+        return NULL;
+    }
+    /* The port the kernel gave the emulator may still be taken by a NAT
+     * rule for it (a container engine killed before it removed a container
+     * leaves the rule of the container's published port): every request
+     * would go elsewhere.  One control call proves the emulator answers. */
+    for (int attempt = 1;; attempt++) {
+        sbx_test_emu *emu = start_once(bin, args, ca_file);
+        if (emu == NULL ||
+            control_request(emu, "GET", "/_emu/stats", NULL, CONTROL_TIMEOUT_MS, NULL) == 200)
+            return emu;
+        fprintf(stderr,
+                "sbx_test_emu_start: %s does not reach the emulator that listens there (a NAT "
+                "rule on that port?)%s\n",
+                emu->url, attempt < START_ATTEMPTS ? ": starting another" : "");
+        sbx_test_emu_stop(emu);
+        if (attempt == START_ATTEMPTS)
+            return NULL;
+    }
 }
 
 int sbx_test_emu_control(sbx_test_emu *emu, const char *method, const char *path,

@@ -11,9 +11,10 @@
 typedef struct sbx_test_emu sbx_test_emu;
 
 /* Start the emulator with the extra command-line `args` (NULL-terminated,
- * may be NULL) and wait, at most 10 s, for its listening line.  Returns
- * NULL (with a message on stderr) when it cannot; else stop it with
- * sbx_test_emu_stop.  Given --tls-cert/--tls-key it serves https, and the
+ * may be NULL), wait (bounded) for its listening line and check with one
+ * control call that it answers there, starting another (at most 3 in all)
+ * when its port leads elsewhere.  Returns NULL (with a message on stderr)
+ * when it cannot; else stop it with sbx_test_emu_stop.  Given --tls-cert/--tls-key it serves https, and the
  * control calls below do not verify its certificate. */
 sbx_test_emu *sbx_test_emu_start(const char *const *args);
 
