@@ -60,11 +60,14 @@ image_tar() {
 # engine's DIR; a marked directory that no process names on its command
 # line any more (the engine, its helpers and the env script all name DIR)
 # is stopped by its own env script.
+# Only pgrep's "none found" (exit 1) counts: without pgrep nothing is reaped.
 reap_stale_engines() {
+    command -v pgrep >/dev/null 2>&1 || return 0
     for reap_marker in /tmp/sbx-*/engine-kind; do
         [ -f "$reap_marker" ] || continue
         reap_dir=${reap_marker%/engine-kind}
-        pgrep -f -- "$reap_dir" >/dev/null 2>&1 && continue
+        pgrep -f -- "$reap_dir" >/dev/null 2>&1
+        [ $? -eq 1 ] || continue
         reap_kind=$(cat "$reap_marker")
         case "$reap_kind" in podman|dockerd) ;; *) continue ;; esac
         echo "$(basename "$0"): stopping the $reap_kind engine a killed run left in $reap_dir" >&2
