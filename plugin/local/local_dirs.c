@@ -16,12 +16,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A listing being walked. */
+/* A directory on the way down: its sorted names, the next one to list,
+ * what identifies it (to check the way back up through "..") and the
+ * length of its path from the listed directory. */
+typedef struct level {
+    char **names;
+    size_t count, next;
+    dev_t dev;
+    ino_t ino;
+    size_t prefix_len;
+} level;
+
+/* A listing being walked, depth first, without recursion: the levels
+ * from the listed directory down to the one being listed are on the
+ * heap, and only the deepest directory is open, so that neither the
+ * stack nor the descriptors limit the depth. */
 typedef struct walk {
     common_listing_builder b;
     const local_root *root;
     unsigned max_depth;
     size_t max_entries;
+    level *levels;
+    size_t depth, cap;
+    int full;              /* max_entries listed and more found */
+    char path[PATH_MAX];   /* the deepest level's path, then an entry's */
 } walk;
 
 static int by_name(const void *a, const void *b)
@@ -90,43 +108,124 @@ static sbx_file_type type_of(mode_t mode)
     return SBX_FILE_OTHER;
 }
 
-/* List directory `fd` (its path `prefix` from the listed one, "" for it)
- * at `depth` (1: the listed directory's own entries). */
-static sbx_status list_level(walk *w, int fd, const char *prefix, unsigned depth,
-                             sbx_error *err)
+/* Enter directory `fd` (whose path from the listed one is w->path, of
+ * `prefix_len` bytes): read its names onto a new level.  The caller
+ * closes `fd` on failure. */
+static sbx_status enter(walk *w, int fd, size_t prefix_len, sbx_error *err)
 {
-    size_t n = 0;
-    char **names = read_names(fd, &n);
-    if (names == NULL)
-        return local_confine_error(w->root, "list_dir", prefix[0] ? prefix : ".", errno, err);
-    sbx_status st = SBX_OK;
-    for (size_t i = 0; st == SBX_OK && i < n && !w->b.listing->truncated; i++) {
-        if (w->b.listing->count == w->max_entries) {
-            w->b.listing->truncated = 1;
-            break;
-        }
-        struct stat sb;
-        if (fstatat(fd, names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0)
-            continue;   /* removed meanwhile */
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "/" : "", names[i]) >=
-            (int)sizeof path) {
-            st = local_confine_error(w->root, "list_dir", prefix, ENAMETOOLONG, err);
-            break;
-        }
-        int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
-        st = common_listing_add(&w->b, path, type_of(sb.st_mode),
-                                S_ISDIR(sb.st_mode) ? 0 : (uint64_t)sb.st_size, mtime,
-                                (uint32_t)(sb.st_mode & 07777), err);
-        if (st == SBX_OK && S_ISDIR(sb.st_mode) && depth < w->max_depth) {
-            int sub = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub >= 0) {
-                st = list_level(w, sub, path, depth + 1, err);
-                close(sub);
-            }
-        }
+    struct stat sb;
+    if (w->depth == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        level *grown = realloc(w->levels, cap * sizeof *grown);
+        if (grown == NULL)
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "list_dir: out of memory");
+        w->levels = grown;
+        w->cap = cap;
     }
-    free_names(names, n);
+    level *l = &w->levels[w->depth];
+    l->next = 0;
+    l->prefix_len = prefix_len;
+    l->names = fstat(fd, &sb) == 0 ? read_names(fd, &l->count) : NULL;
+    if (l->names == NULL)
+        return local_confine_error(w->root, "list_dir", prefix_len ? w->path : ".", errno, err);
+    l->dev = sb.st_dev;
+    l->ino = sb.st_ino;
+    w->depth++;
+    return SBX_OK;
+}
+
+/* The deepest level is listed: drop it and open the one above through
+ * "..", checked to be the directory the walk came from (*fd replaced). */
+static sbx_status leave(walk *w, int *fd, sbx_error *err)
+{
+    level *l = &w->levels[--w->depth];
+    free_names(l->names, l->count);
+    if (w->depth == 0)
+        return SBX_OK;
+    const level *up = &w->levels[w->depth - 1];
+    w->path[up->prefix_len] = '\0';
+    int up_fd = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat sb;
+    int same = up_fd >= 0 && fstat(up_fd, &sb) == 0 && sb.st_dev == up->dev &&
+               sb.st_ino == up->ino;
+    int saved = errno;
+    close(*fd);
+    *fd = up_fd;
+    if (same)
+        return SBX_OK;
+    return up_fd < 0 ? local_confine_error(w->root, "list_dir", up->prefix_len ? w->path : ".",
+                                           saved, err)
+                     : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "list_dir in sandbox '%s': "
+                                             "a directory was moved during the listing",
+                                             w->root->sandbox_id);
+}
+
+/* Set w->path to the path of `name` in the deepest level; 0 when it
+ * would be PATH_MAX bytes or longer (no operation could take it). */
+static int entry_path(walk *w, const char *name)
+{
+    size_t prefix_len = w->levels[w->depth - 1].prefix_len, len = strlen(name);
+    size_t sep = prefix_len > 0;
+    if (prefix_len + sep + len >= sizeof w->path)
+        return 0;
+    if (sep)
+        w->path[prefix_len] = '/';
+    memcpy(w->path + prefix_len + sep, name, len + 1);
+    return 1;
+}
+
+/* List the next entry of the deepest level (open as *fd), and enter it
+ * when it is a directory above max_depth. */
+static sbx_status list_next(walk *w, int *fd, sbx_error *err)
+{
+    level *l = &w->levels[w->depth - 1];
+    const char *name = l->names[l->next++];
+    struct stat sb;
+    if (fstatat(*fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+        return SBX_OK;   /* removed meanwhile */
+    if (!entry_path(w, name)) {
+        w->b.listing->truncated = 1;
+        return SBX_OK;
+    }
+    int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
+    sbx_status st = common_listing_add(&w->b, w->path, type_of(sb.st_mode),
+                                       S_ISDIR(sb.st_mode) ? 0 : (uint64_t)sb.st_size, mtime,
+                                       (uint32_t)(sb.st_mode & 07777), err);
+    int sub = -1;
+    if (st == SBX_OK && S_ISDIR(sb.st_mode) && w->depth < w->max_depth)
+        sub = openat(*fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0 && (st = enter(w, sub, strlen(w->path), err)) == SBX_OK) {
+        close(*fd);
+        *fd = sub;
+        return SBX_OK;
+    }
+    if (sub >= 0)
+        close(sub);
+    w->path[l->prefix_len] = '\0';
+    return st;
+}
+
+/* The listing of directory `fd` (closed here), depth first. */
+static sbx_status list_tree(walk *w, int fd, sbx_error *err)
+{
+    w->path[0] = '\0';
+    sbx_status st = enter(w, fd, 0, err);
+    while (st == SBX_OK && w->depth > 0) {
+        const level *l = &w->levels[w->depth - 1];
+        if (w->full || l->next == l->count)
+            st = leave(w, &fd, err);
+        else if (w->b.listing->count == w->max_entries)
+            w->full = w->b.listing->truncated = 1;
+        else
+            st = list_next(w, &fd, err);
+    }
+    while (w->depth > 0) {
+        w->depth--;
+        free_names(w->levels[w->depth].names, w->levels[w->depth].count);
+    }
+    free(w->levels);
+    if (fd >= 0)
+        close(fd);
     return st;
 }
 
@@ -144,15 +243,24 @@ sbx_status local_list_dir(sbx_backend_instance *inst, const char *sandbox_id, co
     if (st == SBX_OK &&
         (fd = local_confine_open(root.fd, rel.whole, O_RDONLY | O_DIRECTORY, 0)) < 0)
         st = local_confine_error(&root, "list_dir", path, errno, err);
-    walk w = { { NULL, NULL }, &root, max_depth, max_entries };
+    walk *w = st == SBX_OK ? calloc(1, sizeof *w) : NULL;
+    if (st == SBX_OK && w == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "list_dir: out of memory");
+    if (st == SBX_OK) {
+        w->root = &root;
+        w->max_depth = max_depth;
+        w->max_entries = max_entries;
+        st = common_listing_start(&w->b, err);
+    }
+    if (st == SBX_OK) {
+        st = list_tree(w, fd, err);
+        fd = -1;
+    }
     if (st == SBX_OK)
-        st = common_listing_start(&w.b, err);
-    if (st == SBX_OK)
-        st = list_level(&w, fd, "", 1, err);
-    if (st == SBX_OK)
-        *out = w.b.listing;
-    else
-        common_listing_free(w.b.listing);
+        *out = w->b.listing;
+    else if (w != NULL)
+        common_listing_free(w->b.listing);
+    free(w);
     if (fd >= 0)
         close(fd);
     if (root.fd >= 0)
@@ -181,8 +289,12 @@ sbx_status local_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
     if (st == SBX_OK && fstatat(dir_fd, rel.name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
         st = local_confine_error(&root, "remove_path", path, errno, err);
     if (st == SBX_OK && S_ISDIR(sb.st_mode)) {
+        /* The tree below is made removable as it goes (local_remove.h),
+         * the directory holding it is not: refused before anything goes. */
         if (!(flags & SBX_REMOVE_RECURSIVE))
             st = local_confine_error(&root, "remove_path", path, EISDIR, err);
+        else if (faccessat(dir_fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
+            st = local_confine_error(&root, "remove_path", path, errno, err);
         else
             st = local_remove_tree(dir_fd, rel.name, rel.whole, err);
     } else if (st == SBX_OK && unlinkat(dir_fd, rel.name, 0) != 0) {

@@ -24,6 +24,7 @@ typedef struct node_id {
     uint64_t mnt_id;
     int has_mnt_id;
     int is_dir;
+    mode_t mode;
 } node_id;
 
 /* A directory being emptied: its name in the directory above it. */
@@ -47,7 +48,7 @@ static int identify(int dirfd, const char *name, node_id *out)
 {
     struct statx sx;
     int flags = AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (name[0] == '\0' ? AT_EMPTY_PATH : 0);
-    if (statx(dirfd, name, flags, STATX_TYPE | STATX_INO | STATX_MNT_ID, &sx) != 0)
+    if (statx(dirfd, name, flags, STATX_TYPE | STATX_MODE | STATX_INO | STATX_MNT_ID, &sx) != 0)
         return -1;
     out->ino = sx.stx_ino;
     out->dev_major = sx.stx_dev_major;
@@ -55,6 +56,7 @@ static int identify(int dirfd, const char *name, node_id *out)
     out->has_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
     out->mnt_id = sx.stx_mnt_id;
     out->is_dir = S_ISDIR(sx.stx_mode);
+    out->mode = sx.stx_mode & 07777;
     return 0;
 }
 
@@ -124,29 +126,48 @@ static void pop(walk *w)
     free(w->levels[--w->depth].name);
 }
 
+/* Give the directory open as `path_fd` (O_PATH, checked to be the one
+ * being removed) the owner's read, write and search permission, which
+ * emptying it needs: a tree made read-only (chmod -R a-w, a Go module
+ * cache, a directory of mode 0000) goes too.  Only directories about to
+ * be removed are changed; fchmod takes no O_PATH descriptor, so the
+ * change goes through its /proc/self/fd link, which names that very
+ * directory whatever happens to its path. */
+static int make_removable(int path_fd, mode_t mode)
+{
+    if ((mode & S_IRWXU) == S_IRWXU)
+        return 0;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", path_fd);
+    return chmod(link, mode | S_IRWXU);
+}
+
 /* Open directory `name` of `parent_fd` (in the walk's deepest level, or the
  * root's parent) and check it is the directory `expected` on the mount of
- * `mount`: the entry may have been swapped since it was looked at. */
+ * `mount`: the entry may have been swapped since it was looked at.  It is
+ * opened O_PATH first (which needs no permission on it), made removable,
+ * then opened for reading. */
 static sbx_status open_dir(walk *w, int parent_fd, const char *name, const node_id *expected,
                            const node_id *mount, int *out)
 {
-    int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    int path_fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (path_fd < 0)
         return fail_at(w, name, "", errno);
     node_id got;
     sbx_status st = SBX_OK;
-    if (identify(fd, "", &got) != 0)
+    int fd = -1;
+    if (identify(path_fd, "", &got) != 0)
         st = fail_at(w, name, "", errno);
     else if (!same_mount(&got, mount))
         st = mount_point(w, name);
     else if (got.ino != expected->ino)
         st = fail_at(w, name, "it was replaced during the removal", 0);
-    if (st != SBX_OK) {
-        close(fd);
-        return st;
-    }
+    else if (make_removable(path_fd, got.mode) != 0 ||
+             (fd = openat(path_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        st = fail_at(w, name, "", errno);
+    close(path_fd);
     *out = fd;
-    return SBX_OK;
+    return st;
 }
 
 /* Unlink every entry of the deepest directory (open as `fd`) that is not a
