@@ -20,6 +20,12 @@
  * (EAGAIN) and declined to answer. */
 #define RACE_RETRIES 16
 
+int local_confine_within(const char *path, const char *dir)
+{
+    size_t dlen = strlen(dir);
+    return strncmp(path, dir, dlen) == 0 && (path[dlen] == '/' || path[dlen] == '\0');
+}
+
 sbx_status local_confine_split(const local_root *root, const char *op, const char *path,
                                local_rel *out, sbx_error *err)
 {
@@ -37,7 +43,7 @@ sbx_status local_confine_split(const local_root *root, const char *op, const cha
     const char *rel = path;
     if (path[0] == '/') {
         size_t dlen = strlen(root->dir);
-        if (strncmp(path, root->dir, dlen) != 0 || (path[dlen] != '/' && path[dlen] != '\0'))
+        if (!local_confine_within(path, root->dir))
             return sbx_backend_error_set(err, SBX_ERR_REFUSED,
                                          "%s in sandbox '%s': %s is outside the sandbox "
                                          "directory; nothing was read or written", op,

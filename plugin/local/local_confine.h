@@ -28,6 +28,9 @@ typedef struct local_rel {
     char whole[PATH_MAX];    /* dir/name as given, relative to the root */
 } local_rel;
 
+/* 1 when absolute `path` is directory `dir` or below it (by its text). */
+int local_confine_within(const char *path, const char *dir);
+
 /* `path` relative to the root: a relative one as it is, an absolute one
  * inside root->dir with that prefix dropped.  SBX_ERR_USAGE for an empty
  * path or one of PATH_MAX bytes or more; SBX_ERR_REFUSED for an absolute

@@ -236,7 +236,8 @@ sbx_status local_list_dir(sbx_backend_instance *inst, const char *sandbox_id, co
     local_paths paths;
     local_root root = { sandbox_id, NULL, -1 };
     local_rel rel;
-    sbx_status st = local_open_root(inst, sandbox_id, "list_dir", &paths, &root, err);
+    sbx_status st = local_open_file_root(inst, sandbox_id, "list_dir", path, &paths, &root,
+                                         err);
     if (st == SBX_OK)
         st = local_confine_split(&root, "list_dir", path, &rel, err);
     int fd = -1;
@@ -274,14 +275,15 @@ sbx_status local_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
     local_paths paths;
     local_root root = { sandbox_id, NULL, -1 };
     local_rel rel;
-    sbx_status st = local_open_root(inst, sandbox_id, "remove_path", &paths, &root, err);
+    sbx_status st = local_open_file_root(inst, sandbox_id, "remove_path", path, &paths, &root,
+                                         err);
     if (st == SBX_OK)
         st = local_confine_split(&root, "remove_path", path, &rel, err);
     if (st == SBX_OK && (strcmp(rel.name, ".") == 0 || strcmp(rel.name, "..") == 0))
         st = sbx_backend_error_set(err, SBX_ERR_REFUSED,
                                    "remove_path in sandbox '%s': %s names a directory above "
-                                   "the path or the sandbox directory itself; nothing was "
-                                   "removed", sandbox_id, rel.whole);
+                                   "the path, the sandbox directory itself or its /tmp; "
+                                   "nothing was removed", sandbox_id, path);
     int dir_fd = -1;
     if (st == SBX_OK)
         st = local_confine_parent(&root, "remove_path", &rel, 0, &dir_fd, err);

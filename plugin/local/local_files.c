@@ -29,7 +29,7 @@ static sbx_status op_start(sbx_backend_instance *inst, const char *sandbox_id, c
     f->op = op;
     f->path = path;
     f->root.fd = -1;
-    sbx_status st = local_open_root(inst, sandbox_id, op, &f->paths, &f->root, err);
+    sbx_status st = local_open_file_root(inst, sandbox_id, op, path, &f->paths, &f->root, err);
     if (st == SBX_OK)
         st = local_confine_split(&f->root, op, path, &f->rel, err);
     return st;

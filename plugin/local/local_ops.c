@@ -9,6 +9,7 @@
 #include "plugin/local/local_process.h"
 #include "plugin/local/local_records.h"
 #include "plugin/local/local_remove.h"
+#include "plugin/local/local_sandbox_tmp.h"
 #include "plugin/local/local_tomb.h"
 
 #include <dirent.h>
@@ -293,8 +294,11 @@ sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info
     return SBX_OK;
 }
 
-sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
-                           local_paths *paths, local_root *root, sbx_error *err)
+/* The sandbox directory, or with `path` under /tmp the sandbox's /tmp,
+ * as the root of operation `op` (local_open_root). */
+static sbx_status open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                            const char *path, local_paths *paths, local_root *root,
+                            sbx_error *err)
 {
     sbx_status st = local_sandbox_paths(inst, sandbox_id, paths, err);
     if (st != SBX_OK)
@@ -304,12 +308,30 @@ sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, c
     if (st != SBX_OK)
         return st;
     int alive = local_record_alive(&meta, paths);
-    local_metadata_clear(&meta);
     root->sandbox_id = paths->id;
     root->dir = paths->dir;
-    root->fd = alive ? open(paths->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-    if (root->fd < 0)
+    root->fd = -1;
+    if (alive && path != NULL && inst->options.isolation.mode != LOCAL_ISOLATION_NONE &&
+        local_sandbox_tmp_names(path) && !local_confine_within(path, paths->dir))
+        st = local_sandbox_tmp_open(&meta.holder, op, path, root, err);
+    else if (alive)
+        root->fd = open(paths->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    local_metadata_clear(&meta);
+    if (st == SBX_OK && root->fd < 0)
         return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
                                      op, sandbox_id);
-    return SBX_OK;
+    return st;
+}
+
+sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                           local_paths *paths, local_root *root, sbx_error *err)
+{
+    return open_root(inst, sandbox_id, op, NULL, paths, root, err);
+}
+
+sbx_status local_open_file_root(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, const char *path, local_paths *paths,
+                                local_root *root, sbx_error *err)
+{
+    return open_root(inst, sandbox_id, op, path, paths, root, err);
 }

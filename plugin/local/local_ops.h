@@ -71,4 +71,13 @@ sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info
 sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
                            local_paths *paths, local_root *root, sbx_error *err);
 
+/* local_open_root for a file operation on `path`: with isolation=namespaces
+ * a path that is /tmp or below it (and not in the sandbox directory) has
+ * the sandbox's /tmp as its root (root->dir "/tmp"; local_sandbox_tmp.h),
+ * as the sandbox's commands see it; with isolation=none commands use the
+ * host's /tmp, and such a path is outside the sandbox like any other. */
+sbx_status local_open_file_root(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, const char *path, local_paths *paths,
+                                local_root *root, sbx_error *err);
+
 #endif

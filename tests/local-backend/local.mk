@@ -3,10 +3,10 @@
 # commands, its sandbox operations (exec and files) and isolation=namespaces.
 check_PROGRAMS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
-	tests/local-backend/test_local_trees
+	tests/local-backend/test_local_trees tests/local-backend/test_local_tmp
 TESTS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
-	tests/local-backend/test_local_trees
+	tests/local-backend/test_local_trees tests/local-backend/test_local_tmp
 tests_local_backend_test_local_backend_SOURCES = tests/local-backend/test_local_backend.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_backend_CFLAGS = $(SBX_TEST_CFLAGS)
@@ -31,3 +31,8 @@ tests_local_backend_test_local_trees_SOURCES = tests/local-backend/test_local_tr
 	tests/local-backend/local_unprivileged.c tests/local-backend/local_unprivileged.h
 tests_local_backend_test_local_trees_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_trees_LDADD = $(SBX_TEST_LIBS)
+tests_local_backend_test_local_tmp_SOURCES = tests/local-backend/test_local_tmp.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/local-backend/local_unprivileged.c tests/local-backend/local_unprivileged.h
+tests_local_backend_test_local_tmp_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_tmp_LDADD = $(SBX_TEST_LIBS)

@@ -3,6 +3,7 @@
 
 #include "tests/local-backend/local_fixture.h"
 
+#include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
@@ -41,6 +42,21 @@ sbx_backend *sbx_local_test_open(sbx_host *host, const sbx_option *options, size
         fprintf(stderr, "open local: %s\n", err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
     return backend;
+}
+
+sbx_backend *sbx_local_test_open_with_sandbox(const char *state_dir, const char *id,
+                                              sbx_host **host)
+{
+    *host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[2] = { { "state_dir", state_dir }, { "isolation", "none" } };
+    sbx_backend *b = sbx_local_test_open(*host, opts, 2);
+    sbx_error err;
+    sbx_sandbox *sb = sbx_test_create(b, id, NULL, NULL, NULL, 0, &err);
+    if (sb == NULL)
+        fprintf(stderr, "create %s: %s\n", id, err.message);
+    CU_ASSERT_FATAL(sb != NULL);
+    sbx_backend_free_sandboxes(b, sb, 1);
+    return b;
 }
 
 int sbx_local_test_on_path(const char *name)

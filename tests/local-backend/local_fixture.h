@@ -27,6 +27,11 @@ sbx_host *sbx_local_test_new_host(sbx_log_fn log, void *ctx);
  * goes to stderr). */
 sbx_backend *sbx_local_test_open(sbx_host *host, const sbx_option *options, size_t count);
 
+/* A new host (*host) with "local" opened on `state_dir` with
+ * isolation=none, and sandbox `id` created in it; fatal on failure. */
+sbx_backend *sbx_local_test_open_with_sandbox(const char *state_dir, const char *id,
+                                              sbx_host **host);
+
 /* 1 when an executable `name` is on $PATH. */
 int sbx_local_test_on_path(const char *name);
 

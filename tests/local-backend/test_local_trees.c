@@ -83,13 +83,9 @@ static void test_deep_tree_is_listed_removed_and_destroyed(void)
 {
     char state_dir[PATH_MAX], dir[PATH_MAX + 16], chain[PATH_MAX + 32];
     sbx_local_test_make_dir(state_dir, sizeof state_dir, "deep tree");
-    sbx_host *host = sbx_local_test_new_host(NULL, NULL);
-    sbx_option opts[2] = { { "state_dir", state_dir }, { "isolation", "none" } };
-    sbx_backend *b = sbx_local_test_open(host, opts, 2);
+    sbx_host *host = NULL;
+    sbx_backend *b = sbx_local_test_open_with_sandbox(state_dir, "deep", &host);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(b, "deep", NULL, NULL, NULL, 0, &err);
-    CU_ASSERT_FATAL(sb != NULL);
-    sbx_backend_free_sandboxes(b, sb, 1);
     snprintf(dir, sizeof dir, "%s/deep", state_dir);
     snprintf(chain, sizeof chain, "%s/d", dir);
     CU_ASSERT_FATAL(make_chain(dir, DEEP_LEVELS) == 0);
