@@ -180,6 +180,7 @@ static sbx_status list_next(walk *w, int *fd, sbx_error *err)
 {
     level *l = &w->levels[w->depth - 1];
     const char *name = l->names[l->next++];
+    size_t prefix_len = l->prefix_len;   /* enter may move the levels */
     struct stat sb;
     if (fstatat(*fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
         return SBX_OK;   /* removed meanwhile */
@@ -201,7 +202,7 @@ static sbx_status list_next(walk *w, int *fd, sbx_error *err)
     }
     if (sub >= 0)
         close(sub);
-    w->path[l->prefix_len] = '\0';
+    w->path[prefix_len] = '\0';
     return st;
 }
 
