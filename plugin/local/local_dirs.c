@@ -6,6 +6,7 @@
 #include "common/op_results.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_remove.h"
+#include "plugin/local/local_sandbox_tmp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -265,8 +266,7 @@ sbx_status local_list_dir(sbx_backend_instance *inst, const char *sandbox_id, co
     free(w);
     if (fd >= 0)
         close(fd);
-    if (root.fd >= 0)
-        close(root.fd);
+    local_sandbox_tmp_close(&root);
     return st;
 }
 
@@ -305,7 +305,6 @@ sbx_status local_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
     }
     if (dir_fd >= 0)
         close(dir_fd);
-    if (root.fd >= 0)
-        close(root.fd);
+    local_sandbox_tmp_close(&root);
     return st;
 }

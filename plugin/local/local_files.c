@@ -6,6 +6,7 @@
 #include "common/op_results.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_ops.h"
+#include "plugin/local/local_sandbox_tmp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,7 @@ static sbx_status op_start(sbx_backend_instance *inst, const char *sandbox_id, c
     f->op = op;
     f->path = path;
     f->root.fd = -1;
+    f->root.dir = NULL;
     sbx_status st = local_open_file_root(inst, sandbox_id, op, path, &f->paths, &f->root, err);
     if (st == SBX_OK)
         st = local_confine_split(&f->root, op, path, &f->rel, err);
@@ -37,8 +39,7 @@ static sbx_status op_start(sbx_backend_instance *inst, const char *sandbox_id, c
 
 static void op_end(file_op *f)
 {
-    if (f->root.fd >= 0)
-        close(f->root.fd);
+    local_sandbox_tmp_close(&f->root);
 }
 
 static sbx_status path_error(const file_op *f, int errnum, sbx_error *err)

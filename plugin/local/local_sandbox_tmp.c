@@ -14,6 +14,8 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int local_sandbox_tmp_names(const char *path)
@@ -51,6 +53,14 @@ sbx_status local_sandbox_tmp_open(const local_process *holder, const char *op, c
     }
     root->fd = fd;
     root->dir = LOCAL_SANDBOX_TMP;
+    struct stat owner;
+    /* The tmpfs belongs to the sandbox's user namespace, which maps only
+     * the sandbox's ids: a root host's own (uid 0) cannot create a file
+     * in it (EOVERFLOW).  This thread acts on it as the tmpfs's owner. */
+    if (fd >= 0 && geteuid() == 0 && fstat(fd, &owner) == 0 && owner.st_uid != 0) {
+        setfsgid(owner.st_gid);
+        setfsuid(owner.st_uid);
+    }
     if (fd >= 0)
         return SBX_OK;
     if (errnum == ESRCH || errnum == ENOENT)
@@ -71,4 +81,15 @@ sbx_status local_sandbox_tmp_open(const local_process *holder, const char *op, c
                                  "%s in sandbox '%s': %s: cannot open the sandbox's /tmp through "
                                  "%s: %s; nothing was read or written", op, root->sandbox_id,
                                  shown, link, strerror(errnum));
+}
+
+void local_sandbox_tmp_close(local_root *root)
+{
+    if (root->fd >= 0)
+        close(root->fd);
+    root->fd = -1;
+    if (root->dir != NULL && strcmp(root->dir, LOCAL_SANDBOX_TMP) == 0) {
+        setfsuid(geteuid());
+        setfsgid(getegid());
+    }
 }

@@ -6,6 +6,8 @@
  * record names (pidfd and start time, checked again after the open, so
  * that a recycled pid is never entered).  Paths below it are then
  * resolved beneath it as beneath the sandbox directory (local_confine.h).
+ * A root host's thread works there as the tmpfs's owner, the sandbox's
+ * ids, until local_sandbox_tmp_close.
  */
 #ifndef SBX_LOCAL_SANDBOX_TMP_H
 #define SBX_LOCAL_SANDBOX_TMP_H
@@ -27,5 +29,11 @@ int local_sandbox_tmp_names(const char *path);
  * message names the path and says that nothing was read or written. */
 sbx_status local_sandbox_tmp_open(const local_process *holder, const char *op, const char *path,
                                   local_root *root, sbx_error *err);
+
+/* Close the root of a file operation (root->fd -1 is fine); after the
+ * sandbox's /tmp, give the calling thread back its own file system ids,
+ * which a root host's thread left for the tmpfs owner's while it worked
+ * there (the ids of one thread only: setfsuid). */
+void local_sandbox_tmp_close(local_root *root);
 
 #endif
