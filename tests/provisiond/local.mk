@@ -9,7 +9,9 @@
 # contract served from the backend's capabilities, fixture modules too) and
 # the per-id locks (a stalled create delays no other id); the sandbox API
 # (remote -> daemon -> local exec and files, capability tokens; 20 clients
-# in 5 sandboxes at once, clients gone mid-exec).
+# in 5 sandboxes at once, clients gone mid-exec); no capability token in
+# any message (near misses with --verbose, the drain, the remote backend
+# facing an unreachable sandbox API).
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -19,7 +21,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_startup \
 	tests/provisiond/test_provisiond_id_locks \
 	tests/provisiond/test_provisiond_sandbox_api \
-	tests/provisiond/test_provisiond_sandbox_load
+	tests/provisiond/test_provisiond_sandbox_load \
+	tests/provisiond/test_provisiond_redaction
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -100,3 +103,10 @@ TESTS += tests/provisiond/test_seed_on_provisiond.sh
 # (root; SKIP with the reason otherwise).
 dist_check_SCRIPTS += tests/provisiond/test_provisiond_docker.sh
 TESTS += tests/provisiond/test_provisiond_docker.sh
+
+tests_provisiond_test_provisiond_redaction_SOURCES = \
+	tests/provisiond/test_provisiond_redaction.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_redaction_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_redaction_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_redaction_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la

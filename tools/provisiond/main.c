@@ -100,7 +100,6 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .max_connections = o->max_connections,
         .max_per_address = o->max_per_address,
         .verbose = o->verbose,
-        .secret_path_prefix = PROVD_SANDBOX_PREFIX,
     };
     const prov_handlers handlers = provd_service_handlers(svc);
     char why[512];

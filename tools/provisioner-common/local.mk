@@ -36,6 +36,7 @@ tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_reply.c tools/provisioner-common/prov_reply.h \
 	tools/provisioner-common/prov_routes.c tools/provisioner-common/prov_routes.h \
 	tools/provisioner-common/prov_server.c tools/provisioner-common/prov_server.h \
+	tools/provisioner-common/prov_shown.c tools/provisioner-common/prov_shown.h \
 	tools/provisioner-common/prov_signals.c tools/provisioner-common/prov_signals.h
 tools_provisioner_common_libsbx_provisioner_la_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
 	$(JSONC_CFLAGS) -pthread

@@ -7,6 +7,7 @@
 #include "tools/provisioner-common/prov_answers.h"
 #include "tools/provisioner-common/prov_conns.h"
 #include "tools/provisioner-common/prov_files.h"
+#include "tools/provisioner-common/prov_shown.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -377,16 +378,11 @@ static enum MHD_Result finish(prov_server *server, struct MHD_Connection *conn,
                               int close_after)
 {
     if (server->options.verbose) {
-        const char *secret = server->options.secret_path_prefix;
-        size_t shown = strlen(url);
-        const char *rest = "";
-        int hidden = secret != NULL && strncmp(url, secret, strlen(secret)) == 0;
-        if (hidden) {
-            shown = strlen(secret);
-            rest = url + shown + strcspn(url + shown, "/");
-        }
-        fprintf(stderr, "%s: %s %.*s%s%s -> %u%s\n", server->options.name, method, (int)shown,
-                url, hidden ? "..." : "", rest, reply->status,
+        /* The whole request line is masked, method too: a client chooses
+         * both, and may put a capability token in either. */
+        char request[PROV_REQUEST_SHOWN_MAX];
+        prov_shown_request(method, url, request, sizeof request);
+        fprintf(stderr, "%s: %s -> %u%s\n", server->options.name, request, reply->status,
                 reply->kind == PROV_REPLY_DROP       ? " (dropped)"
                 : reply->kind == PROV_REPLY_TRUNCATE ? " (truncated)"
                                                          : "");

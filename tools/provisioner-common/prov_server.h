@@ -73,10 +73,8 @@ typedef struct prov_server_options {
     unsigned request_timeout_s; /* a request must arrive whole within this (0: no bound) */
     unsigned max_connections;   /* open at once (0: libmicrohttpd's default) */
     unsigned max_per_address;   /* open at once from one client address (0: no cap) */
-    int verbose;                /* one line per request on stderr */
-    const char *secret_path_prefix; /* NULL: none; else the path segment after
-                                 * it is a secret (a capability token) that
-                                 * the --verbose lines show as "..." */
+    int verbose;                /* one line per request on stderr, tokens
+                                 * masked (prov_shown.h) */
 } prov_server_options;
 
 /* Start serving `handlers` (copied) as `options` say.  With a connection
