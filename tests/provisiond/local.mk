@@ -11,7 +11,7 @@
 # (remote -> daemon -> local exec and files, capability tokens; 20 clients
 # in 5 sandboxes at once, clients gone mid-exec); no capability token in
 # any message (near misses with --verbose, the drain, the remote backend
-# facing an unreachable sandbox API).
+# facing an unreachable sandbox API); the keys' file and environment forms.
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -22,7 +22,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_id_locks \
 	tests/provisiond/test_provisiond_sandbox_api \
 	tests/provisiond/test_provisiond_sandbox_load \
-	tests/provisiond/test_provisiond_redaction
+	tests/provisiond/test_provisiond_redaction \
+	tests/provisiond/test_provisiond_key_forms
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -110,3 +111,10 @@ tests_provisiond_test_provisiond_redaction_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_redaction_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_redaction_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_key_forms_SOURCES = \
+	tests/provisiond/test_provisiond_key_forms.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_key_forms_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_key_forms_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_key_forms_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
