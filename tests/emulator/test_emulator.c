@@ -238,12 +238,9 @@ static void test_unknown_route_is_404_once_authenticated(void)
     json_object_put(a);
 }
 
-static void test_key_from_environment(void)
+/* `emu` answers /api/ only with KEY: 401 without it, 200 with it. */
+static void expect_key_required(sbx_test_emu *emu)
 {
-    setenv("EMU_API_KEY", KEY, 1);
-    sbx_test_emu *emu = sbx_test_emu_start(NULL);
-    unsetenv("EMU_API_KEY");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
     sbx_test_http_result r;
     request(emu, "GET", "/api/sandboxes", NULL, 0, &r);
     CU_ASSERT_EQUAL(r.status, 401);
@@ -251,6 +248,15 @@ static void test_key_from_environment(void)
     request(emu, "GET", "/api/sandboxes", NULL, 1, &r);
     CU_ASSERT_EQUAL(r.status, 200);
     sbx_test_http_result_clear(&r);
+}
+
+static void test_key_from_environment(void)
+{
+    setenv("EMU_API_KEY", KEY, 1);
+    sbx_test_emu *emu = sbx_test_emu_start(NULL);
+    unsetenv("EMU_API_KEY");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    expect_key_required(emu);
     sbx_test_emu_stop(emu);
 }
 
@@ -278,13 +284,7 @@ static void test_key_from_a_file(void)
     sbx_test_emu *emu = sbx_test_emu_start(args);
     CU_ASSERT_PTR_NOT_NULL(emu);
     if (emu != NULL) {
-        sbx_test_http_result r;
-        request(emu, "GET", "/api/sandboxes", NULL, 0, &r);
-        CU_ASSERT_EQUAL(r.status, 401);
-        sbx_test_http_result_clear(&r);
-        request(emu, "GET", "/api/sandboxes", NULL, 1, &r);
-        CU_ASSERT_EQUAL(r.status, 200);
-        sbx_test_http_result_clear(&r);
+        expect_key_required(emu);
         sbx_test_emu_stop(emu);
     }
     CU_ASSERT_EQUAL(chmod(path, 0644), 0);
