@@ -251,9 +251,9 @@ static const common_option_spec remote_specs[] = {
     /* The same keys from a file or a variable, off every command line; the
      * last of a key's forms given wins. */
     { .key = "api_key_file", .kind = COMMON_OPTION_CUSTOM, .parse = parse_api_key_file },
-    { .key = "api_key_env", .kind = COMMON_OPTION_CUSTOM, .parse = parse_api_key_env },
     { .key = "sandbox_api_key_file", .kind = COMMON_OPTION_CUSTOM,
       .parse = parse_sandbox_api_key_file },
+    { .key = "api_key_env", .kind = COMMON_OPTION_CUSTOM, .parse = parse_api_key_env },
     { .key = "sandbox_api_key_env", .kind = COMMON_OPTION_CUSTOM,
       .parse = parse_sandbox_api_key_env },
     /* 0: not given (the per-call timeouts stand). */
