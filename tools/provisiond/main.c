@@ -12,6 +12,7 @@
 #include "tools/provisiond/provd_sandbox_api.h"
 #include "tools/provisiond/provd_service.h"
 
+#include <malloc.h>
 #include <sbx/host.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -166,6 +167,11 @@ int main(int argc, char **argv)
         provd_options_clear(&o);
         return status < 0 ? 0 : status;
     }
+    /* Every buffer of a MiB or more (a file answer, up to
+     * --max-answer-bytes) is a mapping of its own, given back to the
+     * system when freed: glibc's sliding threshold would serve later ones
+     * from the arenas, which keep what they grew to. */
+    mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
     /* Before anything that may take time (files, the backend): a stop
      * signal is honoured at every stage. */
     if (!prov_signals_start(PROG)) {

@@ -199,8 +199,12 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, prov_reply *reply
                                                    MHD_RESPMEM_PERSISTENT);
         reply->status = PROV_OUT_OF_MEMORY_STATUS;
     } else if (response == NULL) {
-        response = MHD_create_response_from_buffer(reply->body_len, reply->body,
-                                                   MHD_RESPMEM_MUST_COPY);
+        /* Handed over, not copied: a large answer (a file read) is never
+         * held twice. */
+        response = MHD_create_response_from_buffer_with_free_callback(reply->body_len,
+                                                                      reply->body, free);
+        if (response != NULL)
+            reply->body = NULL;
     }
     if (response == NULL)
         return MHD_NO;
