@@ -64,13 +64,14 @@ static void *worker(void *arg)
         pool->head = job->next;
         if (pool->head == NULL)
             pool->tail = NULL;
-        /* The key outlives the job's state, which run may hand back. */
-        char key[sizeof job->key];
-        memcpy(key, job->key, sizeof key);
         pthread_mutex_unlock(&pool->lock);
         job->run(job);
         pthread_mutex_lock(&pool->lock);
-        forget(pool, key);
+        forget(pool, job->key);
+        /* Unlocked: done may hand the job's state back to its owner. */
+        pthread_mutex_unlock(&pool->lock);
+        job->done(job);
+        pthread_mutex_lock(&pool->lock);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;

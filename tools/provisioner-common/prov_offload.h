@@ -12,11 +12,13 @@
 
 typedef struct prov_offload prov_offload;
 
-/* A job: embedded in the caller's state, which must live until `run` has
- * returned.  `key` is copied at admission. */
+/* A job: embedded in the caller's state, which must live until `done`
+ * is called.  `key` is set at admission. */
 typedef struct prov_offload_job {
     struct prov_offload_job *next;  /* the queue's; the pool's to set */
-    void (*run)(struct prov_offload_job *job);
+    void (*run)(struct prov_offload_job *job);   /* the work, on a pool thread */
+    void (*done)(struct prov_offload_job *job);  /* then, once it no longer
+                                                  * counts under its key */
     char key[72];
 } prov_offload_job;
 
@@ -33,8 +35,9 @@ unsigned prov_offload_share(const prov_offload *pool);
 int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
                        size_t key_len);
 
-/* Queue an admitted job: a thread calls job->run(job), then forgets its
- * count. */
+/* Queue an admitted job: a thread calls job->run(job), forgets its count,
+ * then calls job->done(job) (a next job of the key is admitted from
+ * then on). */
 void prov_offload_queue(prov_offload *pool, prov_offload_job *job);
 
 /* Stop the threads once they are idle and free the pool (no job may be

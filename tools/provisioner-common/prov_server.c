@@ -434,26 +434,35 @@ static void answer_handlers(prov_server *server, struct MHD_Connection *conn, co
         answer_protocol(server, conn, &req, reply);
 }
 
-/* On an offload thread: answer, then hand the connection back to
- * libmicrohttpd, which calls on_request again to send the answer. */
+static request_state *state_of_job(prov_offload_job *job)
+{
+    return (request_state *)((char *)job - offsetof(request_state, job));
+}
+
+/* On an offload thread: the answer. */
 static void run_offloaded(prov_offload_job *job)
 {
-    request_state *rs = (request_state *)((char *)job - offsetof(request_state, job));
+    request_state *rs = state_of_job(job);
     answer_handlers(rs->server, rs->conn, rs->method, rs->url, rs, &rs->reply);
     rs->stage = OFFLOAD_ANSWERED;
-    MHD_resume_connection(rs->conn);
+}
+
+/* The job no longer counts: hand the connection back to libmicrohttpd,
+ * which calls on_request again to send the answer. */
+static void offloaded_done(prov_offload_job *job)
+{
+    MHD_resume_connection(state_of_job(job)->conn);
 }
 
 /* Hand a request under the offload prefix to the pool, its connection
- * suspended meanwhile (returns 1), or answer it 429 when its segment has
- * its share already, 503 when memory ran out (returns 0, `reply` set).
- * Other requests: returns 0, `reply` untouched. */
+ * suspended meanwhile: returns 1.  Returns -1 with `reply` set when it
+ * cannot: 429 when its segment has its share already, 503 when memory
+ * ran out.  Returns 0 for a request that is not the pool's. */
 static int offload(prov_server *server, struct MHD_Connection *conn, const char *method,
                    const char *url, request_state *rs, prov_reply *reply)
 {
     const char *prefix = server->options.offload_prefix;
-    if (server->offload == NULL || rs == &no_memory_state ||
-        strncmp(url, prefix, strlen(prefix)) != 0)
+    if (server->offload == NULL || strncmp(url, prefix, strlen(prefix)) != 0)
         return 0;
     const char *segment = url + strlen(prefix);
     int admitted = prov_offload_admit(server->offload, &rs->job, segment, strcspn(segment, "/"));
@@ -464,17 +473,18 @@ static int offload(prov_server *server, struct MHD_Connection *conn, const char 
                  "again when one has ended",
                  prov_offload_share(server->offload));
         prov_reply_detail(reply, 429, detail);
-        return 0;
+        return -1;
     }
     if (admitted < 0) {
         prov_reply_out_of_memory(reply);
-        return 0;
+        return -1;
     }
     rs->server = server;
     rs->conn = conn;
     rs->method = method;
     rs->url = url;
     rs->job.run = run_offloaded;
+    rs->job.done = offloaded_done;
     rs->stage = OFFLOADED;
     MHD_suspend_connection(conn);
     prov_offload_queue(server->offload, &rs->job);
@@ -510,6 +520,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     prov_reply reply = {.status = 200};
     int closing = 0;
     if (rs->stage == OFFLOAD_ANSWERED) {
+        /* Resumed: the pool's answer. */
         reply = rs->reply;
         memset(&rs->reply, 0, sizeof rs->reply);
     } else {
@@ -520,10 +531,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             prov_reply_out_of_memory(&reply);
         else if (rs->too_large)
             prov_reply_detail(&reply, 413, TOO_LARGE);
-        else if (offload(server, conn, method, url, rs, &reply))
-            return MHD_YES;
-        else if (reply.body == NULL && !reply.out_of_memory)
-            answer_handlers(server, conn, method, url, rs, &reply);
+        else {
+            int offloaded = offload(server, conn, method, url, rs, &reply);
+            if (offloaded > 0)
+                return MHD_YES;
+            if (offloaded == 0)
+                answer_handlers(server, conn, method, url, rs, &reply);
+        }
     }
     if (!prov_conns_answered(server->conns, tracked(conn))) {
         /* Cut at the drain's end: the client has its 503 or its EOF. */
