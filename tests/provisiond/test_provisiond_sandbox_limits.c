@@ -76,6 +76,12 @@ static int start_sleeps(const provd_local *d, const char *token, const char *pre
     }
     int running = markers_are(prefix, count, 1, sbx_test_now_ms() + DEADLINE_MS);
     CU_ASSERT_TRUE(running);
+    for (int i = 0; !running && i < count; i++) {
+        char got[1024];
+        ssize_t n = fds[i] >= 0 ? recv(fds[i], got, sizeof got - 1, MSG_DONTWAIT) : -1;
+        got[n > 0 ? n : 0] = '\0';
+        fprintf(stderr, "exec 'sleep %s%d3' was answered: %s\n", prefix, i, got);
+    }
     return running;
 }
 
