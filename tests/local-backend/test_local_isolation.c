@@ -460,7 +460,10 @@ static void test_host_processes_cannot_be_signalled_or_traced(void)
     snprintf(text, sizeof text, "kill -0 %ld", (long)getpid());
     CU_ASSERT(exit_of(&f, text) != 0);
     /* Nor is the exec's init readable through /proc (it may share the
-     * host's memory): its environment, maps, memory, descriptors, root. */
+     * host's memory): its command line (the host's), environment, maps,
+     * memory, descriptors, threads, root. */
+    CU_ASSERT(exit_of(&f, "cat /proc/1/cmdline") != 0);
+    CU_ASSERT(exit_of(&f, "cat /proc/1/task/1/cmdline") != 0);
     CU_ASSERT(exit_of(&f, "cat /proc/1/environ") != 0);
     CU_ASSERT(exit_of(&f, "cat /proc/1/maps") != 0);
     CU_ASSERT(exit_of(&f, "head -c 1 /proc/1/mem") != 0);
@@ -524,6 +527,8 @@ static void test_without_a_holder_exec_builds_its_own_namespaces(void)
     sbx_backend *plain = f.backend;
     f.backend = isolated;
     CU_ASSERT(output_is(&f, "echo $$; test -e /root || echo no-root", "2\nno-root\n"));
+    /* Its init is a fork of the host's: hidden all the same. */
+    CU_ASSERT(exit_of(&f, "cat /proc/1/cmdline") != 0);
     CU_ASSERT(exit_of(&f, "echo x > made") == 0);
     CU_ASSERT(sandbox_has(&f, "made"));
     sbx_backend_close(isolated);
