@@ -1003,6 +1003,9 @@ static void test_isolation_option_values(void)
     static const char *const bad[][2] = {
         { "isolation", "bwrap" }, { "isolation", "" }, { "limit_processes", "-1" },
         { "limit_file_bytes", "lots" }, { "network", "bridge" }, { "network", "" },
+        /* Never root; and an unprivileged host runs nothing as another. */
+        { "sandbox_uid", "0" }, { "sandbox_gid", "0" }, { "sandbox_uid", "many" },
+        { "sandbox_uid", "12345" }, { "sandbox_gid", "12345" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sbx_option opts[2] = { { "state_dir", state_dir }, { bad[i][0], bad[i][1] } };
