@@ -168,9 +168,17 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
     size_t dir_len = strlen(sandbox_dir);
     size_t work_len = dir_len + strlen(rel) + 2;
     plan->scratch_size = dir_len + sizeof NEW_ROOT + 64;
+    size_t home_len = sizeof "HOME=" + dir_len;
+    plan->home = malloc(home_len);
+    if (plan->home != NULL)
+        snprintf(plan->home, home_len, "HOME=%s", sandbox_dir);
+    plan->environment[0] = (char *)"PATH=" LOCAL_BASE_PATH;
+    plan->environment[1] = plan->home;
+    plan->environment[2] = (char *)"LANG=" LOCAL_BASE_LANG;
+    plan->environment[3] = NULL;
     plan->work_dir = malloc(work_len);
     plan->scratch = malloc(plan->scratch_size);
-    if (plan->work_dir == NULL || plan->scratch == NULL)
+    if (plan->work_dir == NULL || plan->scratch == NULL || plan->home == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: out of memory");
     snprintf(plan->work_dir, work_len, "%s%s%s", sandbox_dir, whole ? "" : "/", whole ? "" : rel);
     int pipe_fds[2];
@@ -210,6 +218,7 @@ void local_isolation_plan_free(local_isolation_plan *plan)
         return;
     free(plan->work_dir);
     free(plan->scratch);
+    free(plan->home);
     int *fds[] = { &plan->root_fd, &plan->tree_fd, &plan->status_read, &plan->status_write,
                    &plan->holder_fd };
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
@@ -609,6 +618,7 @@ void local_isolation_command(const local_isolation_plan *plan)
         fail(plan, LOCAL_STAGE_FORK);
     if (command == 0) {
         confine_command(plan);
+        environ = (char **)plan->environment;
         return;
     }
     /* The init: not to be read through /proc by the command (same uid). */

@@ -42,6 +42,12 @@ typedef struct local_isolation_options {
                               * host_uid and host_gid, never as root */
 } local_isolation_options;
 
+/* The environment every command of a sandbox starts from: these and
+ * HOME, the sandbox directory (an exec adds the request's variables).
+ * Nothing of the host's. */
+#define LOCAL_BASE_PATH "/usr/local/bin:/usr/bin:/bin"
+#define LOCAL_BASE_LANG "C.UTF-8"
+
 /* The option words and the limits' defaults (local_options.c's table). */
 extern const char *const local_isolation_words[];
 extern const char *const local_network_words[];
@@ -97,6 +103,8 @@ typedef struct local_isolation_plan {
     const char *sandbox_dir;        /* absolute; the same path inside */
     char *work_dir;                 /* absolute, inside the sandbox directory */
     char *scratch;                  /* room for the paths the child builds */
+    char *home;                     /* "HOME=" the sandbox directory */
+    char *environment[4];           /* the `command`'s: PATH, HOME, LANG */
     size_t scratch_size;
     int root_fd;                    /* the sandbox directory (O_PATH) */
     int tree_fd;                    /* a root host's detached copy of it
@@ -175,7 +183,9 @@ int local_isolation_read_status(int fd, int *stage, int *value);
  * it stays the namespace's init: it reaps, reports the command's wait
  * status to the reaper and exits (ending every process of the namespace).
  * It returns only in the command's own process, with the limits, no new
- * privileges and the seccomp filter applied.  Async-signal-safe. */
+ * privileges and the seccomp filter applied, and `environ` the plan's
+ * environment (the host's is not the sandbox's to read).
+ * Async-signal-safe. */
 void local_isolation_command(const local_isolation_plan *plan);
 
 /* In the reaper, once every process of the exec is reaped: what the

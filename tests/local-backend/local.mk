@@ -27,6 +27,7 @@ tests_local_backend_test_local_isolation_SOURCES = tests/local-backend/test_loca
 tests_local_backend_test_local_isolation_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_isolation_LDADD = $(SBX_TEST_LIBS)
 tests_local_backend_test_local_root_host_SOURCES = tests/local-backend/test_local_root_host.c \
-	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/local-backend/local_wait.c tests/local-backend/local_wait.h
 tests_local_backend_test_local_root_host_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_root_host_LDADD = $(SBX_TEST_LIBS)

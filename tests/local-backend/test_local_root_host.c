@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "tests/local-backend/local_fixture.h"
+#include "tests/local-backend/local_wait.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -297,6 +298,39 @@ static void test_host_command_line_and_memory_are_hidden(void)
     teardown(&f);
 }
 
+/* The sandbox's `command` runs under an init forked from the host (a copy
+ * of its memory): hidden from the command as an exec's is. */
+static void test_command_sees_nothing_of_the_host(void)
+{
+    const sbx_option more[2] = {
+        { "command", "cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | "
+                     "tr '\\000' '\\n' > seen.tmp; ls /proc/1 >/dev/null 2>&1 && "
+                     "echo pid-1-vis''ible >> seen.tmp; mv seen.tmp seen.txt; "
+                     "exec sleep 987703" },
+        { "ready_timeout_ms", "0" },
+    };
+    fixture f;
+    setup_with(&f, "root command", more, 2);
+    char seen[2 * PATH_MAX], argv0[PATH_MAX];
+    snprintf(seen, sizeof seen, "%s/seen.txt", f.dir);
+    CU_ASSERT_FATAL(sbx_local_test_wait_path(seen, DEADLINE_MS));
+    own_command_line(argv0, sizeof argv0);
+    FILE *in = fopen(seen, "re");
+    char text[65536];
+    size_t n = in != NULL ? fread(text, 1, sizeof text - 1, in) : 0;
+    text[n] = '\0';
+    if (in != NULL)
+        fclose(in);
+    CU_ASSERT(in != NULL && strstr(text, argv0) == NULL);
+    CU_ASSERT(strstr(text, "pid-1-visible") == NULL);
+    /* Nor the host's environment: the command's own is exec's. */
+    CU_ASSERT(strstr(text, "HOME=/root") == NULL);
+    char home[PATH_MAX + 16];
+    snprintf(home, sizeof home, "HOME=%s\n", f.dir);
+    CU_ASSERT(strstr(text, home) != NULL);
+    teardown(&f);
+}
+
 /* A holder someone killed: each exec builds the namespaces itself, from a
  * copy of the directory's mounts the host makes, and is no more root. */
 static void test_without_a_holder_exec_is_no_more_root(void)
@@ -402,6 +436,8 @@ void sbx_test_register(void)
           test_no_root_only_file_of_etc_can_be_read },
         { "root host: the host's argv, environ, memory, fds hidden",
           test_host_command_line_and_memory_are_hidden },
+        { "root host: the sandbox's command sees nothing of the host",
+          test_command_sees_nothing_of_the_host },
         { "root host: without a holder, exec is no more root",
           test_without_a_holder_exec_is_no_more_root },
         { "root host: io_uring refused", test_io_uring_is_refused },
