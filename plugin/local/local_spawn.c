@@ -217,7 +217,9 @@ RAW _Noreturn static void command_main(void *arg)
  * memory's, the host's): it holds every capability of the sandbox's user
  * namespace and the command's processes hold none, so ptrace and
  * /proc/1/mem are refused them (a tracer needs the target's
- * capabilities). */
+ * capabilities), and the exec's /proc, mounted hidepid=ptraceable, does
+ * not show it at all (its cmdline, the host's argv, takes no ptrace
+ * check). */
 
 /* The command of an isolated exec: the limits, no new privileges, the
  * filter (local_isolation.c's confine_command), then as for none.  A
