@@ -1,6 +1,7 @@
 # The in-process "local" backend through the host library: its behaviour,
 # what it does with hostile state directories, mounts, kills and
-# commands, its sandbox operations (exec and files) and isolation=namespaces.
+# commands, its sandbox operations (exec and files) and isolation=namespaces
+# (test_local_root_host: on a host running as root; skipped otherwise).
 check_PROGRAMS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
 	tests/local-backend/test_local_root_host
