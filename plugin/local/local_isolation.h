@@ -3,8 +3,10 @@
  * with `namespaces`, a sandbox's holder (local_holder.h) keeps user,
  * mount, ipc, uts and network namespaces and a private read-only root
  * that shows only the system directories and the sandbox directory; each
- * exec's command joins them, in a new pid namespace of its own, with no
- * new privileges, a seccomp deny-list and rlimits.  Without a holder an
+ * exec's command joins them, in a new pid namespace of its own (whose
+ * /proc hides what the command may not trace), as the sandbox's ids
+ * (never root: local_isolation_ids.h), with no new privileges, a seccomp
+ * deny-list and rlimits.  Without a holder an
  * exec builds all of it anew.  The host prepares everything (allocations,
  * the BPF program, the rlimits) before it forks; the reaper and the command's processes
  * then make only async-signal-safe calls.

@@ -1033,23 +1033,10 @@ static void drop_root(void)
     setenv("HOME", "/tmp", 1);
 }
 
-/* 1 when this user may make the namespaces isolation needs (in a child,
- * which exits at once). */
-static int namespaces_allowed(void)
-{
-    pid_t child = fork();
-    if (child == 0)
-        _exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
-    int status = -1;
-    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
-    return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 void sbx_test_register(void)
 {
     drop_root();
-    if (!namespaces_allowed()) {
+    if (!sbx_local_test_namespaces_allowed()) {
         fprintf(stderr, "test_local_isolation: skipped: this kernel refuses user, mount, pid "
                         "and network namespaces to this user (docs/local.md, Isolation)\n");
         exit(77);

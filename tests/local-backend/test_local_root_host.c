@@ -427,6 +427,11 @@ void sbx_test_register(void)
         fprintf(stderr, "test_local_root_host: skipped: not run as root\n");
         exit(77);
     }
+    if (!sbx_local_test_namespaces_allowed()) {
+        fprintf(stderr, "test_local_root_host: skipped: this kernel refuses user, mount, pid "
+                        "and network namespaces (docs/local.md, Isolation)\n");
+        exit(77);
+    }
     static const CU_TestInfo tests[] = {
         { "root host: no process of the sandbox is root outside",
           test_sandbox_never_holds_host_root },
