@@ -174,6 +174,18 @@ static int find_word(const sbx_test_process *p, void *ctx)
     return 1;
 }
 
+/* The process running `word` (not its shell), once it runs; pid 0 when
+ * none did within the deadline. */
+static found await_word(const char *word)
+{
+    found w = { word, 0, 0 };
+    long deadline = sbx_test_now_ms() + DEADLINE_MS;
+    while (w.pid == 0 && sbx_test_now_ms() < deadline)
+        if (!sbx_test_proc_each(find_word, &w))
+            sched_yield();
+    return w;
+}
+
 /* The holder and, while an exec runs, its init and command: none is root
  * outside, and the sandbox's uid maps to the ids it runs as. */
 static void check_ids(fixture *f, const char *uid, const char *gid)
@@ -190,11 +202,7 @@ static void check_ids(fixture *f, const char *uid, const char *gid)
     running_exec x = { f, "exec sleep 987701", NULL };
     pthread_t thread;
     CU_ASSERT_FATAL(pthread_create(&thread, NULL, exec_thread, &x) == 0);
-    found w = { "987701", 0, 0 };
-    long deadline = sbx_test_now_ms() + DEADLINE_MS;
-    while (w.pid == 0 && sbx_test_now_ms() < deadline)
-        if (!sbx_test_proc_each(find_word, &w))
-            sched_yield();
+    found w = await_word("987701");
     CU_ASSERT(w.pid > 0 && never_root(w.pid));
     CU_ASSERT(w.ppid > 0 && never_root(w.ppid));
     if (w.pid > 0)
@@ -328,6 +336,11 @@ static void test_command_sees_nothing_of_the_host(void)
     char home[PATH_MAX + 16];
     snprintf(home, sizeof home, "HOME=%s\n", f.dir);
     CU_ASSERT(strstr(text, home) != NULL);
+    /* The process the record names and the command are not root either. */
+    long named = sbx_local_test_metadata_pid(f.state_dir, "root");
+    CU_ASSERT(named > 0 && never_root(named));
+    found w = await_word("987703");
+    CU_ASSERT(w.pid > 0 && never_root(w.pid));
     teardown(&f);
 }
 
