@@ -27,11 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The environment every command starts from (docs/local.md); HOME is the
- * sandbox directory. */
-#define BASE_PATH "/usr/local/bin:/usr/bin:/bin"
-#define BASE_LANG "C.UTF-8"
-
 /* How long exec waits, after the stop, for the reaper and the pipes; and,
  * after the command ended, for pipes that a process the reaper could not
  * kill (another user's, through a setuid program) keeps open. */
@@ -94,7 +89,7 @@ static int named_after(const sbx_exec_request *r, size_t from, const char *name)
 static int build_env(exec_plan *p, const sbx_exec_request *r, const char *home)
 {
     static const char *const base_names[] = { "PATH", "HOME", "LANG" };
-    const char *base_values[] = { BASE_PATH, home, BASE_LANG };
+    const char *base_values[] = { LOCAL_BASE_PATH, home, LOCAL_BASE_LANG };
     p->envp = calloc(r->env_count + 4, sizeof *p->envp);
     if (p->envp == NULL)
         return 0;
@@ -111,7 +106,7 @@ static int build_env(exec_plan *p, const sbx_exec_request *r, const char *home)
 /* The PATH the command gets. */
 static const char *command_path(const sbx_exec_request *r)
 {
-    const char *path = BASE_PATH;
+    const char *path = LOCAL_BASE_PATH;
     for (size_t i = 0; i < r->env_count; i++)
         if (strcmp(r->env[i].name, "PATH") == 0)
             path = r->env[i].value;
