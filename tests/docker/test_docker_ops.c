@@ -465,6 +465,97 @@ static void test_list_dir(void)
                     SBX_ERR_NO_SUCH_PATH);
 }
 
+/* The entry `name` of listing `l`, or NULL. */
+static const sbx_dir_entry *entry_named(const sbx_dir_listing *l, const char *name)
+{
+    for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next)
+        if (strcmp(e->path, name) == 0)
+            return e;
+    return NULL;
+}
+
+static sbx_dir_listing *list_ok(const char *path, unsigned depth, size_t max)
+{
+    sbx_dir_listing *l = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_list_dir(backend, SANDBOX, path, depth, max, &l, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "list %s: %s\n", path, err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return l;
+}
+
+/* The root, and "." in an image without a WorkingDir, list what `ls -a /`
+ * shows in the container. */
+static void test_list_root(void)
+{
+    const char *paths[] = { "/", "." };
+    for (size_t i = 0; i < 2; i++) {
+        sbx_dir_listing *l = list_ok(paths[i], 1, 1000);
+        const sbx_dir_entry *bin = entry_named(l, "bin"), *tmp = entry_named(l, "tmp");
+        CU_ASSERT(bin != NULL && bin->type == SBX_FILE_DIRECTORY);
+        CU_ASSERT(tmp != NULL && tmp->type == SBX_FILE_DIRECTORY);
+        CU_ASSERT(entry_named(l, "bin/sh") == NULL);
+        CU_ASSERT(!l->truncated);
+        sbx_backend_free_listing(backend, l);
+    }
+}
+
+/* Every name of a hard-linked file is the regular file it is; names with
+ * a newline, spaces or "//"-like bytes are listed as they are. */
+static void test_list_hard_links_and_odd_names(void)
+{
+    expect_exit("rm -rf /tmp/hl && mkdir /tmp/hl && echo 12345 > /tmp/hl/a && ln /tmp/hl/a "
+                "/tmp/hl/b && mkdir /tmp/hl/d && ln /tmp/hl/a /tmp/hl/d/c && "
+                "touch \"/tmp/hl/x y\" \"$(printf '/tmp/hl/n\\nl')\"", 0);
+    sbx_dir_listing *l = list_ok("/tmp/hl", 2, 100);
+    const char *want[] = { "a", "b", "d", "d/c", "n\nl", "x y" };
+    CU_ASSERT_EQUAL_FATAL(l->count, 6);
+    size_t i = 0;
+    for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next, i++) {
+        CU_ASSERT_STRING_EQUAL(e->path, want[i]);
+        if (i == 0 || i == 1 || i == 3) {
+            CU_ASSERT_EQUAL(e->type, SBX_FILE_REGULAR);
+            CU_ASSERT_EQUAL(e->size, 6);
+        }
+    }
+    sbx_backend_free_listing(backend, l);
+}
+
+/* A listing reads no file's bytes: a sparse file of 200 GB (no disk)
+ * lists at once, in its directory and above it, and the engine is free
+ * for the next call (dockerd locks a container while its archive
+ * streams).  Streaming it would outlast the 30 s bound of a call. */
+static void test_list_costs_nothing_of_file_sizes(void)
+{
+    expect_exit("rm -rf /tmp/sp && mkdir /tmp/sp && truncate -s 200G /tmp/sp/big", 0);
+    sbx_dir_listing *l = list_ok("/tmp/sp", 1, 10);
+    const sbx_dir_entry *big = entry_named(l, "big");
+    CU_ASSERT(big != NULL && big->size == (uint64_t)200 << 30);
+    sbx_backend_free_listing(backend, l);
+    l = list_ok("/tmp", 2, 1000);
+    big = entry_named(l, "sp/big");
+    CU_ASSERT(big != NULL && big->size == (uint64_t)200 << 30);
+    sbx_backend_free_listing(backend, l);
+    expect_exit("rm -rf /tmp/sp", 0);
+}
+
+/* A chain of 2000 nested directories lists whole: no walk recurses on
+ * the host's stack. */
+static void test_list_deep_tree(void)
+{
+    expect_exit("rm -rf /tmp/deep && p=/tmp/deep && i=0 && while [ $i -lt 2000 ]; do "
+                "p=$p/d; i=$((i+1)); done && mkdir -p $p", 0);
+    sbx_dir_listing *l = list_ok("/tmp/deep", 100000, 100000);
+    CU_ASSERT_EQUAL(l->count, 2000);
+    size_t deepest = 0;
+    for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next)
+        deepest = strlen(e->path) > deepest ? strlen(e->path) : deepest;
+    CU_ASSERT_EQUAL(deepest, 2000 * 2 - 1);
+    sbx_backend_free_listing(backend, l);
+    expect_exit("rm -rf /tmp/deep", 0);
+}
+
 static void test_remove_path(void)
 {
     expect_exit("rm -rf /tmp/rm && mkdir -p /tmp/rm/d/e && echo x > /tmp/rm/f && "
@@ -541,6 +632,10 @@ void sbx_test_register(void)
         { "files: 1 MiB binary round trip, ranges, append, relative paths", test_binary_round_trip_and_ranges },
         { "files: path errors, mkdirs, exclusive, links, long paths", test_path_errors_same_on_both_engines },
         { "list_dir: depth, order, types, modes, cap", test_list_dir },
+        { "list_dir of / and of . without a WorkingDir", test_list_root },
+        { "list_dir: hard links are regular files, odd names exact", test_list_hard_links_and_odd_names },
+        { "list_dir: a 200 GB sparse file costs nothing", test_list_costs_nothing_of_file_sizes },
+        { "list_dir: a chain of 2000 directories", test_list_deep_tree },
         { "remove_path: files, links, directories, option-like names", test_remove_path },
         { "concurrent execs on one sandbox", test_concurrent_execs },
         CU_TEST_INFO_NULL
