@@ -6,6 +6,7 @@
 #include "common/op_results.h"
 #include "plugin/docker/docker_archive.h"
 #include "plugin/docker/docker_exec.h"
+#include "plugin/docker/docker_kept_reads.h"
 #include "plugin/docker/docker_listing.h"
 
 #include <limits.h>
@@ -81,29 +82,6 @@ static sbx_status too_many_links(const docker_target *t, sbx_error *err)
                                  MAX_LINKS);
 }
 
-/* Get the archive of `at` into `visit`, following a symbolic link the
- * first member names (at most MAX_LINKS): `at` ends as the path last
- * asked for.  `start` readies the state (ctx) before each get; `first`
- * is where the visitor records the first member. */
-static sbx_status get_following_links(sbx_backend_instance *inst, const docker_target *t,
-                                      char *at, docker_archive_visit_fn visit,
-                                      sbx_status (*start)(void *ctx, sbx_error *err), void *ctx,
-                                      const path_stat *first, sbx_error *err)
-{
-    for (int hops = 0;; hops++) {
-        sbx_status st = start(ctx, err);
-        if (st == SBX_OK)
-            st = docker_archive_get(inst, t, at, visit, ctx, err);
-        if (st != SBX_OK || first->type != AE_IFLNK)
-            return st;
-        if (hops == MAX_LINKS)
-            return too_many_links(t, err);
-        st = follow_link(t, at, first->link, at, err);
-        if (st != SBX_OK)
-            return st;
-    }
-}
-
 /* ------------------------------------------------------------ commands */
 
 /* Run a file command (argv: paths as elements) and turn its failure into
@@ -161,57 +139,113 @@ static sbx_status run_file_command(sbx_backend_instance *inst, const docker_targ
 
 /* ------------------------------------------------------------ read_file */
 
-typedef struct read_state {
-    uint64_t offset, max;
-    common_dynbuf kept;
-    int truncated;
-    path_stat first;
-} read_state;
-
-static int read_visit(void *ctx, struct archive *a, struct archive_entry *e, sbx_error *err)
+/* Open the archive of `at` positioned at the data of the regular file it
+ * names, following symbolic links (at most MAX_LINKS): `at` ends as the
+ * path last asked for. */
+static sbx_status open_file(sbx_backend_instance *inst, const docker_target *t, char *at,
+                            docker_archive_reader **out, sbx_error *err)
 {
-    read_state *s = ctx;
-    stat_visit(&s->first, a, e, err);
-    if (s->first.type != AE_IFREG)
-        return 1;
-    char block[65536];
-    uint64_t skipped = 0;
-    for (;;) {
-        la_ssize_t n = archive_read_data(a, block, sizeof block);
-        if (n < 0) {
-            sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: reading the file's archive: %s",
-                                  archive_error_string(a));
-            return -1;
+    for (int hops = 0;; hops++) {
+        docker_archive_reader *r = NULL;
+        struct archive_entry *e = NULL;
+        sbx_status st = docker_archive_open(inst, t, at, &r, err);
+        if (st == SBX_OK)
+            st = docker_archive_next(r, &e, err);
+        if (st == SBX_OK && e == NULL)
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "docker: %s: the engine's archive of '%s' is empty",
+                                       t->what, at);
+        path_stat first;
+        if (st == SBX_OK) {
+            stat_visit(&first, NULL, e, err);
+            if (first.type == AE_IFREG) {
+                *out = r;
+                return SBX_OK;
+            }
         }
-        if (n == 0)
-            return 1;
-        size_t at = 0, len = (size_t)n;
-        if (skipped < s->offset) {
-            uint64_t skip = s->offset - skipped;
-            at = skip < len ? (size_t)skip : len;
-            skipped += at;
-        }
-        size_t room = (size_t)(s->max - s->kept.len);
-        size_t keep = len - at < room ? len - at : room;
-        if (common_dynbuf_add(&s->kept, block + at, keep) != COMMON_DYNBUF_OK) {
-            sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory reading a file");
-            return -1;
-        }
-        if (keep < len - at) {
-            /* A byte past the kept ones: the rest is never transferred. */
-            s->truncated = 1;
-            return 1;
-        }
+        docker_archive_close(r);
+        if (st != SBX_OK)
+            return st;
+        if (first.type == AE_IFDIR)
+            return sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY,
+                                         "docker: %s: '%s' is a directory", t->what, at);
+        if (first.type != AE_IFLNK)
+            return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                         "docker: %s: '%s' is not a regular file", t->what, at);
+        if (hops == MAX_LINKS)
+            return too_many_links(t, err);
+        st = follow_link(t, at, first.link, at, err);
+        if (st != SBX_OK)
+            return st;
     }
 }
 
-/* A link's member keeps no bytes: only the first member is forgotten. */
-static sbx_status read_start(void *ctx, sbx_error *err)
+/* The next bytes of `k` into its block (k->at 0, k->len how many; 0 at
+ * the end of the file) when none are left there. */
+static sbx_status fill_block(docker_kept_read *k, sbx_error *err)
 {
-    (void)err;
-    read_state *s = ctx;
-    memset(&s->first, 0, sizeof s->first);
+    if (k->at < k->len)
+        return SBX_OK;
+    k->at = 0;
+    return docker_archive_data(k->reader, k->block, DOCKER_KEPT_READ_BLOCK, &k->len, err);
+}
+
+/* Drop `count` bytes of `k`'s file. */
+static sbx_status skip_bytes(docker_kept_read *k, uint64_t count, sbx_error *err)
+{
+    while (count > 0) {
+        sbx_status st = fill_block(k, err);
+        if (st != SBX_OK || k->len == 0)
+            return st;
+        size_t n = k->len - k->at < count ? k->len - k->at : (size_t)count;
+        k->at += n;
+        k->next_offset += n;
+        count -= n;
+    }
     return SBX_OK;
+}
+
+/* Up to `max` bytes of `k`'s file into `kept`; *more 1 when the file has
+ * bytes past them (they stay in k for the next piece). */
+static sbx_status take_bytes(docker_kept_read *k, uint64_t max, common_dynbuf *kept, int *more,
+                             sbx_error *err)
+{
+    *more = 0;
+    for (;;) {
+        sbx_status st = fill_block(k, err);
+        if (st != SBX_OK || k->len == 0)
+            return st;
+        if (kept->len == max) {
+            *more = 1;
+            return SBX_OK;
+        }
+        size_t room = (size_t)(max - kept->len), ready = k->len - k->at;
+        size_t n = ready < room ? ready : room;
+        if (common_dynbuf_add(kept, k->block + k->at, n) != COMMON_DYNBUF_OK)
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory reading a file");
+        k->at += n;
+        k->next_offset += n;
+    }
+}
+
+/* A new read of `path` in the sandbox, positioned at `offset`. */
+static sbx_status start_read(sbx_backend_instance *inst, const char *sandbox_id,
+                             const char *path, uint64_t offset, docker_kept_read *k,
+                             sbx_error *err)
+{
+    docker_target t;
+    char at[DOCKER_PATH_MAX];
+    memset(k, 0, sizeof *k);
+    sbx_status st = docker_target_at(inst, sandbox_id, "read_file", path, &t, at, err);
+    if (st == SBX_OK && (k->block = malloc(DOCKER_KEPT_READ_BLOCK)) == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (st == SBX_OK)
+        st = open_file(inst, &t, at, &k->reader, err);
+    if (st == SBX_OK)
+        st = skip_bytes(k, offset, err);
+    if (st != SBX_OK)
+        docker_kept_read_close(k);
+    return st;
 }
 
 sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
@@ -219,25 +253,30 @@ sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
                             sbx_error *err)
 {
     *out = NULL;
-    docker_target t;
-    char at[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_at(inst, sandbox_id, "read_file", path, &t, at, err);
-    read_state s;
-    memset(&s, 0, sizeof s);
-    s.offset = offset;
-    s.max = max_bytes < DOCKER_MAX_FILE_BYTES ? max_bytes : DOCKER_MAX_FILE_BYTES;
-    common_dynbuf_init(&s.kept, 0);
-    if (st == SBX_OK)
-        st = get_following_links(inst, &t, at, read_visit, read_start, &s, &s.first, err);
-    if (st == SBX_OK && s.first.type == AE_IFDIR)
-        st = sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY, "docker: %s: '%s' is a directory",
-                                   t.what, at);
-    else if (st == SBX_OK && s.first.type != AE_IFREG)
-        st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                   "docker: %s: '%s' is not a regular file", t.what, at);
-    if (st == SBX_OK && (*out = common_file_content_new(&s.kept, s.truncated)) == NULL)
+    docker_kept_read k;
+    sbx_status st = SBX_OK;
+    if (docker_kept_read_take(inst, sandbox_id, path, offset, &k))
+        docker_archive_resume(k.reader, &inst->engine, err);
+    else
+        st = start_read(inst, sandbox_id, path, offset, &k, err);
+    if (st != SBX_OK)
+        return st;
+    uint64_t max = max_bytes < DOCKER_MAX_FILE_BYTES ? max_bytes : DOCKER_MAX_FILE_BYTES;
+    common_dynbuf kept;
+    common_dynbuf_init(&kept, 0);
+    int more = 0;
+    st = take_bytes(&k, max, &kept, &more, err);
+    if (st == SBX_OK && (*out = common_file_content_new(&kept, more)) == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    common_dynbuf_free(&s.kept);
+    common_dynbuf_free(&kept);
+    /* A path too long to be kept was refused by the lookup. */
+    if (st == SBX_OK && more && strlen(path) < sizeof k.path) {
+        snprintf(k.sandbox_id, sizeof k.sandbox_id, "%s", sandbox_id);
+        snprintf(k.path, sizeof k.path, "%s", path);
+        docker_kept_read_put(inst, &k);
+    } else {
+        docker_kept_read_close(&k);
+    }
     return st;
 }
 

@@ -556,6 +556,93 @@ static void test_list_deep_tree(void)
     expect_exit("rm -rf /tmp/deep", 0);
 }
 
+/* Read `path` whole in pieces of `piece` bytes, as sbxctl cp does, into
+ * *out (may be NULL: only counted); the bytes read, or -1 when a read
+ * fails or `deadline_ms` (wall clock) passes first. */
+static int64_t read_in_pieces(sbx_backend *b, const char *path, uint64_t piece,
+                              unsigned char *out, int64_t deadline_ms)
+{
+    uint64_t done = 0;
+    for (;;) {
+        if (sbx_test_wall_ms() > deadline_ms) {
+            fprintf(stderr, "read %s in pieces: %llu bytes by the deadline\n", path,
+                    (unsigned long long)done);
+            return -1;
+        }
+        sbx_file_content *c = NULL;
+        sbx_error err;
+        if (sbx_backend_read_file(b, SANDBOX, path, done, piece, &c, &err) != SBX_OK) {
+            fprintf(stderr, "read %s at %llu: %s\n", path, (unsigned long long)done, err.message);
+            return -1;
+        }
+        if (out != NULL)
+            memcpy(out + done, c->data, c->length);
+        done += c->length;
+        int more = c->truncated && c->length > 0;
+        sbx_backend_free_file_content(b, c);
+        if (!more)
+            return (int64_t)done;
+    }
+}
+
+/* Reading a file in pieces costs its size once: 1 GiB (sparse) in 4 MiB
+ * pieces well within a minute (streaming again from the start for each
+ * piece, as before, is 128 GiB). */
+static void test_read_in_pieces_is_linear(void)
+{
+    expect_exit("truncate -s 1G /tmp/gig", 0);
+    CU_ASSERT_EQUAL(read_in_pieces(backend, "/tmp/gig", 4u << 20, NULL,
+                                   sbx_test_wall_ms() + 60000), INT64_C(1) << 30);
+    expect_exit("rm -f /tmp/gig", 0);
+}
+
+/* Pieces of any size give the file's bytes exactly; a read elsewhere, a
+ * write between pieces and another instance's exec see the sandbox as
+ * it is (a read kept open between pieces never holds it). */
+static void test_read_pieces_exact_and_current(void)
+{
+    expect_exit("dd if=/dev/urandom of=/tmp/rnd bs=1000 count=3001 2>/dev/null", 0);
+    sbx_file_content *whole = read_ok("/tmp/rnd", 0, 16u << 20);
+    CU_ASSERT_EQUAL_FATAL(whole->length, 3001000);
+    unsigned char *pieces = malloc(whole->length);
+    CU_ASSERT_FATAL(pieces != NULL);
+    CU_ASSERT_EQUAL(read_in_pieces(backend, "/tmp/rnd", 65537, pieces,
+                                   sbx_test_wall_ms() + 120000), 3001000);
+    CU_ASSERT(memcmp(pieces, whole->data, whole->length) == 0);
+    /* A first piece, then a read at another offset. */
+    sbx_file_content *c = read_ok("/tmp/rnd", 0, 1000);
+    CU_ASSERT(c->truncated);
+    sbx_backend_free_file_content(backend, c);
+    c = read_ok("/tmp/rnd", 5, 10);
+    CU_ASSERT(c->length == 10 && memcmp(c->data, whole->data + 5, 10) == 0);
+    sbx_backend_free_file_content(backend, c);
+    /* A first piece, the file replaced, the next piece: the new bytes. */
+    sbx_backend_free_file_content(backend, read_ok("/tmp/rnd", 0, 1000));
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/rnd", "0123456789abcdef", 16,
+                                           0, 0, &err) == SBX_OK);
+    c = read_ok("/tmp/rnd", 1000, 10);
+    CU_ASSERT_EQUAL(c->length, 0);
+    sbx_backend_free_file_content(backend, c);
+    /* A first piece left unread: another instance's exec runs at once. */
+    sbx_backend_free_file_content(backend, read_ok("/tmp/rnd", 0, 4));
+    sbx_option opts[] = { { "socket", engine_socket }, { "timeout_ms", "20000" } };
+    sbx_backend *other = NULL;
+    CU_ASSERT_FATAL(sbx_backend_open(host, "docker", opts, 2, &other, &err) == SBX_OK);
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = "echo free";
+    sbx_exec_result *out = NULL;
+    sbx_status st = sbx_backend_exec(other, SANDBOX, &r, &out, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "exec beside a kept read: %s\n", err.message);
+    CU_ASSERT(st == SBX_OK && out != NULL && strcmp(out->stdout_data, "free\n") == 0);
+    sbx_backend_free_exec_result(other, out);
+    sbx_backend_close(other);
+    sbx_backend_free_file_content(backend, whole);
+    free(pieces);
+    expect_exit("rm -f /tmp/rnd", 0);
+}
+
 static void test_remove_path(void)
 {
     expect_exit("rm -rf /tmp/rm && mkdir -p /tmp/rm/d/e && echo x > /tmp/rm/f && "
@@ -636,6 +723,8 @@ void sbx_test_register(void)
         { "list_dir: hard links are regular files, odd names exact", test_list_hard_links_and_odd_names },
         { "list_dir: a 200 GB sparse file costs nothing", test_list_costs_nothing_of_file_sizes },
         { "list_dir: a chain of 2000 directories", test_list_deep_tree },
+        { "read_file: 1 GiB in 4 MiB pieces, linear", test_read_in_pieces_is_linear },
+        { "read_file: pieces exact, writes and other instances between", test_read_pieces_exact_and_current },
         { "remove_path: files, links, directories, option-like names", test_remove_path },
         { "concurrent execs on one sandbox", test_concurrent_execs },
         CU_TEST_INFO_NULL
