@@ -36,6 +36,15 @@
 #define DEFAULT_MAX_CONNECTIONS 512
 #define MAX_CONNECTIONS 65536
 #define DEFAULT_MAX_PER_ADDRESS 64
+/* An exec without hard_timeout: DeerFlow's 10 minutes, not the backend's
+ * longest (a day). */
+#define DEFAULT_EXEC_TIMEOUT_S 600
+#define MAX_EXEC_TIMEOUT_S 86400
+/* A file answer (read, download): far beyond a source file, far below
+ * what would threaten the host; at most 1 GiB. */
+#define DEFAULT_MAX_ANSWER_BYTES (64UL * 1024 * 1024)
+#define MIN_MAX_ANSWER_BYTES (64UL * 1024)
+#define MAX_MAX_ANSWER_BYTES (1024UL * 1024 * 1024)
 
 static void usage(FILE *out)
 {
@@ -47,7 +56,8 @@ static void usage(FILE *out)
           "                      [--max-connections N] [--max-connections-per-address N]\n"
           "                      [--public-url URL]\n"
           "                      [--sandbox-api-key-file FILE | --sandbox-api-key KEY]\n"
-          "                      [--verbose]\n"
+          "                      [--sandbox-share N] [--exec-timeout S]\n"
+          "                      [--max-answer-bytes N] [--verbose]\n"
           "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
           "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
           "configuration file (like sbxctl's), else local.  The API key (required to\n"
@@ -189,7 +199,8 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     enum { OPT_TLS_CERT = 256, OPT_TLS_KEY, OPT_THREADS, OPT_MAX_BODY, OPT_MOUNT_BASE,
            OPT_STATE_DIR, OPT_DRAIN, OPT_IDLE_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_MAX_CONNECTIONS,
            OPT_MAX_PER_ADDRESS, OPT_PUBLIC_URL, OPT_SANDBOX_KEY, OPT_KEY_FILE,
-           OPT_SANDBOX_KEY_FILE, OPT_VERSION };
+           OPT_SANDBOX_KEY_FILE, OPT_SANDBOX_SHARE, OPT_EXEC_TIMEOUT, OPT_MAX_ANSWER,
+           OPT_VERSION };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"backend", required_argument, NULL, 'b'},
@@ -211,6 +222,9 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         {"sandbox-api-key", required_argument, NULL, OPT_SANDBOX_KEY},
         {"api-key-file", required_argument, NULL, OPT_KEY_FILE},
         {"sandbox-api-key-file", required_argument, NULL, OPT_SANDBOX_KEY_FILE},
+        {"sandbox-share", required_argument, NULL, OPT_SANDBOX_SHARE},
+        {"exec-timeout", required_argument, NULL, OPT_EXEC_TIMEOUT},
+        {"max-answer-bytes", required_argument, NULL, OPT_MAX_ANSWER},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -225,6 +239,8 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     o->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
     o->max_connections = DEFAULT_MAX_CONNECTIONS;
     o->max_per_address = DEFAULT_MAX_PER_ADDRESS;
+    o->exec_timeout_s = DEFAULT_EXEC_TIMEOUT_S;
+    o->max_answer_bytes = DEFAULT_MAX_ANSWER_BYTES;
     o->api_key = getenv("SBX_PROVISIOND_API_KEY");
     o->sandbox_api_key = getenv("SBX_PROVISIOND_SANDBOX_API_KEY");
     const char *config_env = getenv("SBX_CONFIG");
@@ -282,6 +298,17 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
                                    &o->sandbox_api_key_read);
             o->sandbox_api_key = o->sandbox_api_key_read;
             break;
+        case OPT_SANDBOX_SHARE:
+            ok = parse_count("--sandbox-share", optarg, 1, MAX_THREADS, &o->sandbox_share);
+            break;
+        case OPT_EXEC_TIMEOUT:
+            ok = parse_count("--exec-timeout", optarg, 1, MAX_EXEC_TIMEOUT_S, &o->exec_timeout_s);
+            break;
+        case OPT_MAX_ANSWER:
+            ok = parse_unsigned("--max-answer-bytes", optarg, MIN_MAX_ANSWER_BYTES,
+                                MAX_MAX_ANSWER_BYTES, &n);
+            o->max_answer_bytes = n;
+            break;
         case 'v': o->verbose = 1; break;
         case 'h':
             usage(stdout);
@@ -296,6 +323,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         if (ok <= 0)
             return ok < 0 ? 1 : 2;
     }
+    /* By default one token may take half the sandbox API's threads: the
+     * other half stays for the other tenants. */
+    if (o->sandbox_share == 0)
+        o->sandbox_share = o->threads > 1 ? o->threads / 2 : 1;
     if (optind < argc) {
         fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
