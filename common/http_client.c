@@ -5,10 +5,12 @@
 #include <config.h>
 
 #include "common/http_client.h"
+
 #include "common/dynbuf.h"
 
 #include "common/printable.h"
 #include "common/net_policy.h"
+#include "common/redact.h"
 
 #include <sbx/backend_support.h>
 
@@ -31,7 +33,10 @@
 
 struct common_http_client {
     char *base_url;
-    char *shown_url;                  /* base_url without user:password@, for messages */
+    char *shown_url;                  /* base_url without user:password@, for messages
+                                       * (and without its path, when a capability) */
+    char *secret_path;                /* that capability path, masked in libcurl's
+                                       * texts (NULL: none) */
     char *unix_socket_path;
     char *ca_file;
     long connect_timeout_ms;
@@ -77,16 +82,28 @@ static int starts_with_nocase(const char *s, const char *prefix)
     return strncasecmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* The base URL as messages show it: any "user:password@" dropped. */
-static char *url_for_messages(const char *url)
+/* Where the path of `url` (an http(s) URL) begins: after its authority. */
+static const char *url_path(const char *url)
+{
+    const char *authority = strstr(url, "://") + 3;
+    return authority + strcspn(authority, "/");
+}
+
+/* The base URL as messages show it: any "user:password@" dropped, and a
+ * capability path as "/..." (`secret_path`: the base URL is a capability). */
+static char *url_for_messages(const char *url, int secret_path)
 {
     size_t start = 0, len = 0;
     if (!common_url_credentials(url, &start, &len))
-        return strdup(url);
-    size_t n = strlen(url) - len + 1;
+        start = len = 0;
+    const char *path = url_path(url);
+    int hidden = secret_path && path[strspn(path, "/")] != '\0';
+    size_t kept = hidden ? (size_t)(path - url) : strlen(url);
+    size_t n = kept - len + sizeof "/...";
     char *shown = malloc(n);
     if (shown != NULL)
-        snprintf(shown, n, "%.*s%s", (int)start, url, url + start + len);
+        snprintf(shown, n, "%.*s%.*s%s", (int)start, url, (int)(kept - start - len),
+                 url + start + len, hidden ? "/..." : "");
     return shown;
 }
 
@@ -213,7 +230,7 @@ sbx_status common_http_client_new(const common_http_client_options *o, common_ht
                                                       : COMMON_HTTP_DEFAULT_MAX_RESPONSE;
     c->services = o->services;
     c->base_url = strdup(o->base_url);
-    c->shown_url = url_for_messages(o->base_url);
+    c->shown_url = url_for_messages(o->base_url, o->base_path_is_capability);
     c->unix_socket_path = dup_or_null(o->unix_socket_path);
     c->ca_file = dup_or_null(o->ca_file);
     c->log_name = dup_or_null(o->log_name);
@@ -227,6 +244,10 @@ sbx_status common_http_client_new(const common_http_client_options *o, common_ht
     strip_trailing_slashes(c->base_url);
     strip_trailing_slashes(c->shown_url);
     c->base_url_len = strlen(c->base_url);
+    if (o->base_path_is_capability && (c->secret_path = strdup(url_path(c->base_url))) == NULL) {
+        common_http_client_free(c);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
 
     sbx_status st = build_header_lists(c, o, err);
     if (st != SBX_OK) {
@@ -259,6 +280,7 @@ void common_http_client_free(common_http_client *c)
     free_header_list(c->small_json_headers);
     free(c->base_url);
     free(c->shown_url);
+    free(c->secret_path);
     free(c->unix_socket_path);
     free(c->ca_file);
     free(c->log_name);
@@ -499,7 +521,11 @@ static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
                                  const char *path, long timeout_ms,
                                  const char *errbuf, sbx_error *err)
 {
-    const char *detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
+    /* libcurl names hosts, not paths, in its texts: masking the capability
+     * there too is the last defence should one ever quote the URL. */
+    char detail[CURL_ERROR_SIZE * (sizeof COMMON_REDACT_MASK - 1)];
+    common_redact_secret(errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc), c->secret_path,
+                         detail, sizeof detail);
     if (sink->oversize || rc == CURLE_FILESIZE_EXCEEDED)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "%s %s: response body exceeds max_response_bytes (%zu bytes)",

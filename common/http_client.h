@@ -48,6 +48,9 @@ typedef struct common_http_client_options {
     const sbx_host_services *services; /* the host's log callback (NULL: none); must
                                         * outlive the client (backend.h: it does) */
     const char *log_name;          /* the name log lines go under (NULL: "http"); copied */
+    int base_path_is_capability;   /* the base URL's path is a secret (a sandbox URL's
+                                    * /s/TOKEN): messages and log lines show it as
+                                    * "/..." and mask it in libcurl's texts too */
 } common_http_client_options;
 
 /* Create a client.  SBX_ERR_CONFIG for a missing/non-http(s) base URL, a
@@ -62,7 +65,8 @@ sbx_status common_http_client_new(const common_http_client_options *o, common_ht
 void common_http_client_free(common_http_client *c);
 
 /* The client's base URL as logs and messages may show it: without any
- * "user:password@".  Owned by the client. */
+ * "user:password@", and with its path as "/..." when it is a capability.
+ * Owned by the client. */
 const char *common_http_client_shown_url(const common_http_client *c);
 
 /* An answer: the status and the body (NUL-terminated for convenience; body

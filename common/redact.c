@@ -3,6 +3,7 @@
 
 #include "common/redact.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* Whether byte `c` continues a token such as an id, a user or a host
@@ -45,6 +46,35 @@ size_t common_redact_secret(const char *text, const char *secret, char *out, siz
         } else {
             out[used++] = *at++;
         }
+    }
+    out[used] = '\0';
+    return used;
+}
+
+size_t common_redact_tokens(const char *text, char *out, size_t cap)
+{
+    size_t used = 0;
+    if (cap == 0)
+        return 0;
+    const size_t mask_len = sizeof COMMON_REDACT_TOKEN_MASK - 1;
+    const char *at = text;
+    while (*at != '\0' && used + 1 < cap) {
+        size_t run = 0;
+        while (isxdigit((unsigned char)at[run]))
+            run++;
+        if (run >= COMMON_REDACT_TOKEN_DIGITS) {
+            if (used + mask_len >= cap)
+                break;
+            memcpy(out + used, COMMON_REDACT_TOKEN_MASK, mask_len);
+            used += mask_len;
+            at += run;
+            continue;
+        }
+        /* A short run is copied whole: its tail must not start a run. */
+        if (run == 0)
+            run = 1;
+        while (run-- > 0 && used + 1 < cap)
+            out[used++] = *at++;
     }
     out[used] = '\0';
     return used;

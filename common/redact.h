@@ -26,4 +26,19 @@
  * Returns the length written. */
 size_t common_redact_secret(const char *text, const char *secret, char *out, size_t cap);
 
+/* Capability tokens in a printed path or URL (a request line, a sandbox
+ * URL).  A token is a long run of hex digits; one is masked wherever it
+ * stands, in any case and whatever surrounds it, so that a near miss
+ * ("//s/TOKEN", "/s//TOKEN", "/S/TOKEN", "/s/TOKENx", an upper-case token)
+ * is hidden as the exact path is.  A shorter run, which cannot carry a
+ * token (less than 64 of its 256 bits), stays: ports, short ids. */
+#define COMMON_REDACT_TOKEN_DIGITS 16
+#define COMMON_REDACT_TOKEN_MASK "..."
+
+/* Copy `text` into out[cap] (always NUL-terminated, cut to fit) with every
+ * run of COMMON_REDACT_TOKEN_DIGITS or more hex digits replaced by
+ * COMMON_REDACT_TOKEN_MASK; a cap of strlen(text) + 1 always fits.  `text`
+ * and `out` must not overlap.  Returns the length written. */
+size_t common_redact_tokens(const char *text, char *out, size_t cap);
+
 #endif /* SBX_COMMON_REDACT_H */

@@ -336,11 +336,24 @@ typedef struct sbx_exec_request {
     size_t max_output_bytes;       /* bytes kept of each of stdout and stderr
                                     * (the first ones; the rest is read and
                                     * dropped); SBX_EXEC_DEFAULT: the backend's */
+    int cancel_fd;                 /* SBX_EXEC_NO_CANCEL, or a descriptor the
+                                    * backend polls (POLLRDHUP) while the command
+                                    * runs: a hang-up on it (POLLRDHUP, POLLHUP,
+                                    * POLLERR: a socket's peer gone, a pipe's
+                                    * write end closed) kills the command and
+                                    * every process it started as the timeout
+                                    * does (TIMED_OUT), so that a caller whose
+                                    * own client went away ends its command.
+                                    * Borrowed for the call.  A backend that does
+                                    * not watch it runs to the timeout */
 } sbx_exec_request;
+
+/* sbx_exec_request.cancel_fd: nothing to watch. */
+#define SBX_EXEC_NO_CANCEL (-1)
 
 #define SBX_EXEC_REQUEST_INIT \
     { sizeof(sbx_exec_request), NULL, NULL, NULL, 0, NULL, NULL, 0, SBX_EXEC_DEFAULT, \
-      SBX_EXEC_DEFAULT }
+      SBX_EXEC_DEFAULT, SBX_EXEC_NO_CANCEL }
 
 /* How a command ended. */
 typedef enum sbx_exec_outcome {

@@ -128,52 +128,114 @@ sbx_status docker_archive_stat(sbx_backend_instance *inst, const docker_target *
     return SBX_OK;
 }
 
+struct docker_archive_reader {
+    docker_conn conn;
+    struct archive *archive;
+    body_reader body;
+    char what[sizeof ((docker_target *)0)->what];
+};
+
+void docker_archive_close(docker_archive_reader *r)
+{
+    if (r == NULL)
+        return;
+    if (r->archive != NULL)
+        archive_read_free(r->archive);
+    docker_conn_close(&r->conn);
+    free(r);
+}
+
+sbx_status docker_archive_open(sbx_backend_instance *inst, const docker_target *t,
+                               const char *path, docker_archive_reader **out, sbx_error *err)
+{
+    *out = NULL;
+    docker_archive_reader *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    snprintf(r->what, sizeof r->what, "%s", t->what);
+    sbx_status st = archive_ask(inst, t, "GET", path, &r->conn, err);
+    if (st == SBX_OK && r->conn.status != 200)
+        st = path_error(t, &r->conn, SBX_ERR_NO_SUCH_PATH, err);
+    if (st == SBX_OK && (r->archive = archive_read_new()) == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (st == SBX_OK) {
+        r->body.conn = &r->conn;
+        r->body.err = err;
+        archive_read_support_format_tar(r->archive);
+        if (archive_read_open(r->archive, &r->body, NULL, read_body, NULL) != ARCHIVE_OK)
+            st = r->body.failed ? err->kind
+                                : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                                        "docker: %s: the engine's archive is "
+                                                        "not a tar: %s", t->what,
+                                                        archive_error_string(r->archive));
+    }
+    if (st != SBX_OK) {
+        docker_archive_close(r);
+        return st;
+    }
+    *out = r;
+    return SBX_OK;
+}
+
+void docker_archive_resume(docker_archive_reader *r, const docker_engine *engine, sbx_error *err)
+{
+    r->body.err = err;
+    r->conn.deadline_ms = docker_now_ms() + engine->timeout_ms;
+}
+
+/* A failure of libarchive's, as the reader's error. */
+static sbx_status archive_failure(docker_archive_reader *r, const char *doing, sbx_error *err)
+{
+    return r->body.failed ? err->kind
+                          : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                                  "docker: %s: the engine's archive is %s: %s",
+                                                  r->what, doing,
+                                                  archive_error_string(r->archive));
+}
+
+sbx_status docker_archive_next(docker_archive_reader *r, struct archive_entry **e, sbx_error *err)
+{
+    *e = NULL;
+    int rc = archive_read_next_header(r->archive, e);
+    if (rc == ARCHIVE_EOF) {
+        *e = NULL;
+        return SBX_OK;
+    }
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
+        *e = NULL;
+        return archive_failure(r, "malformed", err);
+    }
+    return SBX_OK;
+}
+
+sbx_status docker_archive_data(docker_archive_reader *r, void *buf, size_t size, size_t *got,
+                               sbx_error *err)
+{
+    la_ssize_t n = archive_read_data(r->archive, buf, size);
+    if (n < 0)
+        return archive_failure(r, "cut in a file", err);
+    *got = (size_t)n;
+    return SBX_OK;
+}
+
 sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t,
                               const char *path, docker_archive_visit_fn visit, void *ctx,
                               sbx_error *err)
 {
-    docker_conn c;
-    sbx_status st = archive_ask(inst, t, "GET", path, &c, err);
-    if (st == SBX_OK && c.status != 200)
-        st = path_error(t, &c, SBX_ERR_NO_SUCH_PATH, err);
-    body_reader *r = st == SBX_OK ? malloc(sizeof *r) : NULL;
-    struct archive *a = r != NULL ? archive_read_new() : NULL;
-    if (st == SBX_OK && a == NULL)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    if (st == SBX_OK) {
-        r->conn = &c;
-        r->err = err;
-        r->failed = 0;
-        archive_read_support_format_tar(a);
-        if (archive_read_open(a, r, NULL, read_body, NULL) != ARCHIVE_OK)
-            st = r->failed ? err->kind
-                           : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                                   "docker: %s: the engine's archive is not a "
-                                                   "tar: %s", t->what, archive_error_string(a));
-    }
+    docker_archive_reader *r = NULL;
+    sbx_status st = docker_archive_open(inst, t, path, &r, err);
     while (st == SBX_OK) {
         struct archive_entry *e = NULL;
-        int rc = archive_read_next_header(a, &e);
-        if (rc == ARCHIVE_EOF)
+        st = docker_archive_next(r, &e, err);
+        if (st != SBX_OK || e == NULL)
             break;
-        if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
-            st = r->failed ? err->kind
-                           : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                                   "docker: %s: the engine's archive is "
-                                                   "malformed: %s", t->what,
-                                                   archive_error_string(a));
-            break;
-        }
-        int v = visit(ctx, a, e, err);
+        int v = visit(ctx, r->archive, e, err);
         if (v < 0)
             st = err->kind;
         if (v != 0)
             break;
     }
-    if (a != NULL)
-        archive_read_free(a);
-    free(r);
-    docker_conn_close(&c);
+    docker_archive_close(r);
     return st;
 }
 

@@ -26,6 +26,28 @@ sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t
                               const char *path, docker_archive_visit_fn visit, void *ctx,
                               sbx_error *err);
 
+/* An archive being read: its connection and libarchive's state. */
+typedef struct docker_archive_reader docker_archive_reader;
+
+/* GET the archive of `path` into *out (docker_archive_close), before its
+ * first member.  Errors as docker_archive_get. */
+sbx_status docker_archive_open(sbx_backend_instance *inst, const docker_target *t,
+                               const char *path, docker_archive_reader **out, sbx_error *err);
+
+/* The next member's header into *e, NULL at the end. */
+sbx_status docker_archive_next(docker_archive_reader *r, struct archive_entry **e, sbx_error *err);
+
+/* Up to `size` bytes of the current member's data; *got 0 at its end. */
+sbx_status docker_archive_data(docker_archive_reader *r, void *buf, size_t size, size_t *got,
+                               sbx_error *err);
+
+/* Ready a reader kept between calls for the next: errors go to `err`,
+ * and a new deadline of one call's timeout. */
+void docker_archive_resume(docker_archive_reader *r, const docker_engine *engine, sbx_error *err);
+
+/* Close the connection and free `r` (NULL is fine). */
+void docker_archive_close(docker_archive_reader *r);
+
 /* The engine's stat of `path` (HEAD of its archive, no bytes moved):
  * *exists 1 with *type AE_IFDIR, AE_IFLNK (the link itself, not what it
  * leads to) or AE_IFREG (anything else); 0 when it is missing; -1 when the

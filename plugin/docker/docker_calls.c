@@ -4,6 +4,7 @@
 #include "plugin/docker/docker_calls.h"
 
 #include "plugin/docker/docker_container.h"
+#include "plugin/docker/docker_kept_reads.h"
 
 #include <stdio.h>
 
@@ -11,6 +12,9 @@ sbx_status docker_inspect_json(sbx_backend_instance *inst, const char *id, const
                                json_object **out, sbx_error *err)
 {
     *out = NULL;
+    /* A read of ours kept open would hold dockerd's lock of the container
+     * and make this inspect wait for it. */
+    docker_kept_reads_drop(inst, id);
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32];
     docker_container_name(&inst->options, id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/%s/json", name);

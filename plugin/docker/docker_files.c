@@ -6,6 +6,10 @@
 #include "common/op_results.h"
 #include "plugin/docker/docker_archive.h"
 #include "plugin/docker/docker_exec.h"
+#include "plugin/docker/docker_kept_reads.h"
+#include "plugin/docker/docker_listing.h"
+
+#include <limits.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,9 @@
 
 /* Symbolic links a read or a listing follows before giving up. */
 #define MAX_LINKS 8
+
+/* Output kept of a command that only says whether it worked. */
+#define FILE_COMMAND_OUTPUT 4096
 
 /* ------------------------------------------------------------ stat */
 
@@ -75,45 +82,28 @@ static sbx_status too_many_links(const docker_target *t, sbx_error *err)
                                  MAX_LINKS);
 }
 
-/* Get the archive of `at` into `visit`, following a symbolic link the
- * first member names (at most MAX_LINKS): `at` ends as the path last
- * asked for.  `start` readies the state (ctx) before each get; `first`
- * is where the visitor records the first member. */
-static sbx_status get_following_links(sbx_backend_instance *inst, const docker_target *t,
-                                      char *at, docker_archive_visit_fn visit,
-                                      sbx_status (*start)(void *ctx, sbx_error *err), void *ctx,
-                                      const path_stat *first, sbx_error *err)
-{
-    for (int hops = 0;; hops++) {
-        sbx_status st = start(ctx, err);
-        if (st == SBX_OK)
-            st = docker_archive_get(inst, t, at, visit, ctx, err);
-        if (st != SBX_OK || first->type != AE_IFLNK)
-            return st;
-        if (hops == MAX_LINKS)
-            return too_many_links(t, err);
-        st = follow_link(t, at, first->link, at, err);
-        if (st != SBX_OK)
-            return st;
-    }
-}
-
 /* ------------------------------------------------------------ commands */
 
 /* Run a file command (argv: paths as elements) and turn its failure into
- * the path's kind, from the system's words on its stderr. */
+ * the path's kind, from the system's words on its stderr.  Its result
+ * (stdout kept up to `max_output`) goes to *result when that is not
+ * NULL. */
 static sbx_status run_file_command(sbx_backend_instance *inst, const docker_target *t,
                                    const char *const *argv, const void *input, size_t length,
-                                   sbx_error *err)
+                                   size_t max_output, sbx_exec_result **result, sbx_error *err)
 {
     docker_exec_spec spec = { .argv = argv, .stdin_data = input, .stdin_length = length,
-                              .timeout_ms = inst->engine.timeout_ms, .max_output_bytes = 4096 };
+                              .timeout_ms = inst->engine.timeout_ms,
+                              .max_output_bytes = max_output };
     sbx_exec_result *r = NULL;
     sbx_status st = docker_exec_run(inst, t, &spec, &r, err);
     if (st != SBX_OK)
         return st;
     if (r->outcome == SBX_EXEC_EXITED && r->exit_code == 0) {
-        common_exec_result_free(r);
+        if (result != NULL)
+            *result = r;
+        else
+            common_exec_result_free(r);
         return SBX_OK;
     }
     static const struct {
@@ -138,8 +128,9 @@ static sbx_status run_file_command(sbx_backend_instance *inst, const docker_targ
     size_t n = strcspn(r->stderr_data, "\n");
     snprintf(shown, sizeof shown, "%.*s", (int)(n < 180 ? n : 180), r->stderr_data);
     if (r->outcome == SBX_EXEC_EXITED && r->exit_code == 127 && st == SBX_ERR_PROVISIONER)
-        sbx_backend_error_set(err, st, "docker: %s: the image lacks %s (%s)", t->what, argv[0],
-                              shown);
+        sbx_backend_error_set(err, st,
+                              "docker: %s: the image lacks a program the operation needs (%s)",
+                              t->what, shown);
     else
         sbx_backend_error_set(err, st, "docker: %s: %s failed: %s", t->what, argv[0], shown);
     common_exec_result_free(r);
@@ -148,57 +139,113 @@ static sbx_status run_file_command(sbx_backend_instance *inst, const docker_targ
 
 /* ------------------------------------------------------------ read_file */
 
-typedef struct read_state {
-    uint64_t offset, max;
-    common_dynbuf kept;
-    int truncated;
-    path_stat first;
-} read_state;
-
-static int read_visit(void *ctx, struct archive *a, struct archive_entry *e, sbx_error *err)
+/* Open the archive of `at` positioned at the data of the regular file it
+ * names, following symbolic links (at most MAX_LINKS): `at` ends as the
+ * path last asked for. */
+static sbx_status open_file(sbx_backend_instance *inst, const docker_target *t, char *at,
+                            docker_archive_reader **out, sbx_error *err)
 {
-    read_state *s = ctx;
-    stat_visit(&s->first, a, e, err);
-    if (s->first.type != AE_IFREG)
-        return 1;
-    char block[65536];
-    uint64_t skipped = 0;
-    for (;;) {
-        la_ssize_t n = archive_read_data(a, block, sizeof block);
-        if (n < 0) {
-            sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "docker: reading the file's archive: %s",
-                                  archive_error_string(a));
-            return -1;
+    for (int hops = 0;; hops++) {
+        docker_archive_reader *r = NULL;
+        struct archive_entry *e = NULL;
+        sbx_status st = docker_archive_open(inst, t, at, &r, err);
+        if (st == SBX_OK)
+            st = docker_archive_next(r, &e, err);
+        if (st == SBX_OK && e == NULL)
+            st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                       "docker: %s: the engine's archive of '%s' is empty",
+                                       t->what, at);
+        path_stat first;
+        if (st == SBX_OK) {
+            stat_visit(&first, NULL, e, err);
+            if (first.type == AE_IFREG) {
+                *out = r;
+                return SBX_OK;
+            }
         }
-        if (n == 0)
-            return 1;
-        size_t at = 0, len = (size_t)n;
-        if (skipped < s->offset) {
-            uint64_t skip = s->offset - skipped;
-            at = skip < len ? (size_t)skip : len;
-            skipped += at;
-        }
-        size_t room = (size_t)(s->max - s->kept.len);
-        size_t keep = len - at < room ? len - at : room;
-        if (common_dynbuf_add(&s->kept, block + at, keep) != COMMON_DYNBUF_OK) {
-            sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory reading a file");
-            return -1;
-        }
-        if (keep < len - at) {
-            /* A byte past the kept ones: the rest is never transferred. */
-            s->truncated = 1;
-            return 1;
-        }
+        docker_archive_close(r);
+        if (st != SBX_OK)
+            return st;
+        if (first.type == AE_IFDIR)
+            return sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY,
+                                         "docker: %s: '%s' is a directory", t->what, at);
+        if (first.type != AE_IFLNK)
+            return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                         "docker: %s: '%s' is not a regular file", t->what, at);
+        if (hops == MAX_LINKS)
+            return too_many_links(t, err);
+        st = follow_link(t, at, first.link, at, err);
+        if (st != SBX_OK)
+            return st;
     }
 }
 
-/* A link's member keeps no bytes: only the first member is forgotten. */
-static sbx_status read_start(void *ctx, sbx_error *err)
+/* The next bytes of `k` into its block (k->at 0, k->len how many; 0 at
+ * the end of the file) when none are left there. */
+static sbx_status fill_block(docker_kept_read *k, sbx_error *err)
 {
-    (void)err;
-    read_state *s = ctx;
-    memset(&s->first, 0, sizeof s->first);
+    if (k->at < k->len)
+        return SBX_OK;
+    k->at = 0;
+    return docker_archive_data(k->reader, k->block, DOCKER_KEPT_READ_BLOCK, &k->len, err);
+}
+
+/* Drop `count` bytes of `k`'s file. */
+static sbx_status skip_bytes(docker_kept_read *k, uint64_t count, sbx_error *err)
+{
+    while (count > 0) {
+        sbx_status st = fill_block(k, err);
+        if (st != SBX_OK || k->len == 0)
+            return st;
+        size_t n = k->len - k->at < count ? k->len - k->at : (size_t)count;
+        k->at += n;
+        k->next_offset += n;
+        count -= n;
+    }
     return SBX_OK;
+}
+
+/* Up to `max` bytes of `k`'s file into `kept`; *more 1 when the file has
+ * bytes past them (they stay in k for the next piece). */
+static sbx_status take_bytes(docker_kept_read *k, uint64_t max, common_dynbuf *kept, int *more,
+                             sbx_error *err)
+{
+    *more = 0;
+    for (;;) {
+        sbx_status st = fill_block(k, err);
+        if (st != SBX_OK || k->len == 0)
+            return st;
+        if (kept->len == max) {
+            *more = 1;
+            return SBX_OK;
+        }
+        size_t room = (size_t)(max - kept->len), ready = k->len - k->at;
+        size_t n = ready < room ? ready : room;
+        if (common_dynbuf_add(kept, k->block + k->at, n) != COMMON_DYNBUF_OK)
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory reading a file");
+        k->at += n;
+        k->next_offset += n;
+    }
+}
+
+/* A new read of `path` in the sandbox, positioned at `offset`. */
+static sbx_status start_read(sbx_backend_instance *inst, const char *sandbox_id,
+                             const char *path, uint64_t offset, docker_kept_read *k,
+                             sbx_error *err)
+{
+    docker_target t;
+    char at[DOCKER_PATH_MAX];
+    memset(k, 0, sizeof *k);
+    sbx_status st = docker_target_at(inst, sandbox_id, "read_file", path, &t, at, err);
+    if (st == SBX_OK && (k->block = malloc(DOCKER_KEPT_READ_BLOCK)) == NULL)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (st == SBX_OK)
+        st = open_file(inst, &t, at, &k->reader, err);
+    if (st == SBX_OK)
+        st = skip_bytes(k, offset, err);
+    if (st != SBX_OK)
+        docker_kept_read_close(k);
+    return st;
 }
 
 sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
@@ -206,25 +253,30 @@ sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
                             sbx_error *err)
 {
     *out = NULL;
-    docker_target t;
-    char at[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_at(inst, sandbox_id, "read_file", path, &t, at, err);
-    read_state s;
-    memset(&s, 0, sizeof s);
-    s.offset = offset;
-    s.max = max_bytes < DOCKER_MAX_FILE_BYTES ? max_bytes : DOCKER_MAX_FILE_BYTES;
-    common_dynbuf_init(&s.kept, 0);
-    if (st == SBX_OK)
-        st = get_following_links(inst, &t, at, read_visit, read_start, &s, &s.first, err);
-    if (st == SBX_OK && s.first.type == AE_IFDIR)
-        st = sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY, "docker: %s: '%s' is a directory",
-                                   t.what, at);
-    else if (st == SBX_OK && s.first.type != AE_IFREG)
-        st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                   "docker: %s: '%s' is not a regular file", t.what, at);
-    if (st == SBX_OK && (*out = common_file_content_new(&s.kept, s.truncated)) == NULL)
+    docker_kept_read k;
+    sbx_status st = SBX_OK;
+    if (docker_kept_read_take(inst, sandbox_id, path, offset, &k))
+        docker_archive_resume(k.reader, &inst->engine, err);
+    else
+        st = start_read(inst, sandbox_id, path, offset, &k, err);
+    if (st != SBX_OK)
+        return st;
+    uint64_t max = max_bytes < DOCKER_MAX_FILE_BYTES ? max_bytes : DOCKER_MAX_FILE_BYTES;
+    common_dynbuf kept;
+    common_dynbuf_init(&kept, 0);
+    int more = 0;
+    st = take_bytes(&k, max, &kept, &more, err);
+    if (st == SBX_OK && (*out = common_file_content_new(&kept, more)) == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    common_dynbuf_free(&s.kept);
+    common_dynbuf_free(&kept);
+    /* A path too long to be kept was refused by the lookup. */
+    if (st == SBX_OK && more && strlen(path) < sizeof k.path) {
+        snprintf(k.sandbox_id, sizeof k.sandbox_id, "%s", sandbox_id);
+        snprintf(k.path, sizeof k.path, "%s", path);
+        docker_kept_read_put(inst, &k);
+    } else {
+        docker_kept_read_close(&k);
+    }
     return st;
 }
 
@@ -250,7 +302,7 @@ sbx_status docker_write_file(sbx_backend_instance *inst, const char *sandbox_id,
     path_stat where, target;
     if (flags & SBX_WRITE_MKDIRS) {
         const char *mkdir_argv[] = { "mkdir", "-p", "--", parent, NULL };
-        st = run_file_command(inst, &t, mkdir_argv, NULL, 0, err);
+        st = run_file_command(inst, &t, mkdir_argv, NULL, 0, FILE_COMMAND_OUTPUT, NULL, err);
     } else {
         /* podman would make a missing directory, dockerd refuses: ask first. */
         st = stat_path(inst, &t, parent, &where, err);
@@ -274,86 +326,25 @@ sbx_status docker_write_file(sbx_backend_instance *inst, const char *sandbox_id,
     if (target.exists && (flags & SBX_WRITE_APPEND)) {
         /* The bytes go to cat's stdin as they are: exact, NULs kept. */
         const char *append_argv[] = { "/bin/sh", "-c", "exec cat >> \"$1\"", "sh", at, NULL };
-        return run_file_command(inst, &t, append_argv, data, length, err);
+        return run_file_command(inst, &t, append_argv, data, length, FILE_COMMAND_OUTPUT, NULL,
+                                err);
     }
     return docker_archive_put(inst, &t, parent, name, data, length, mode ? mode : 0644, err);
 }
 
 /* ------------------------------------------------------------ list_dir */
 
-typedef struct list_state {
-    const docker_target *t;
-    unsigned max_depth;
-    size_t max_entries;
-    common_listing_builder b;
-    char top[DOCKER_PATH_MAX];   /* the first member's name: the listed directory */
-    size_t top_len;
-    int seen_top;
-    path_stat first;
-} list_state;
-
-static sbx_file_type entry_type(unsigned type)
-{
-    switch (type) {
-    case AE_IFREG: return SBX_FILE_REGULAR;
-    case AE_IFDIR: return SBX_FILE_DIRECTORY;
-    case AE_IFLNK: return SBX_FILE_SYMLINK;
-    default: return SBX_FILE_OTHER;
-    }
-}
-
-static int list_visit(void *ctx, struct archive *a, struct archive_entry *e, sbx_error *err)
-{
-    list_state *s = ctx;
-    const char *name = archive_entry_pathname(e);
-    if (name == NULL)
-        return 0;
-    size_t len = strlen(name);
-    while (len > 1 && name[len - 1] == '/')
-        len--;
-    if (!s->seen_top) {
-        s->seen_top = 1;
-        stat_visit(&s->first, a, e, err);
-        snprintf(s->top, sizeof s->top, "%.*s", (int)len, name);
-        s->top_len = len;
-        return s->first.type == AE_IFDIR ? 0 : 1;
-    }
-    if (len <= s->top_len + 1 || strncmp(name, s->top, s->top_len) != 0 ||
-        name[s->top_len] != '/')
-        return 0;
-    char rel[DOCKER_PATH_MAX];
-    snprintf(rel, sizeof rel, "%.*s", (int)(len - s->top_len - 1), name + s->top_len + 1);
-    unsigned depth = 1;
-    for (const char *p = rel; *p != '\0'; p++)
-        depth += *p == '/';
-    if (depth > s->max_depth)
-        return 0;
-    if (s->b.listing->count == s->max_entries) {
-        s->b.listing->truncated = 1;
-        return 1;
-    }
-    unsigned type = archive_entry_filetype(e);
-    int64_t mtime = archive_entry_mtime_is_set(e)
-                        ? (int64_t)archive_entry_mtime(e) * 1000 +
-                              archive_entry_mtime_nsec(e) / 1000000
-                        : SBX_TIME_UNKNOWN;
-    uint64_t size = type == AE_IFREG ? (uint64_t)archive_entry_size(e) : 0;
-    return common_listing_add(&s->b, rel, entry_type(type), size, mtime,
-                              archive_entry_perm(e) & 07777, err) == SBX_OK ? 0 : -1;
-}
-
-/* A fresh listing for each path asked for (a link's leaves none). */
-static sbx_status list_start(void *ctx, sbx_error *err)
-{
-    list_state *s = ctx;
-    common_listing_free(s->b.listing);
-    s->b.listing = NULL;
-    s->top[0] = '\0';
-    s->top_len = 0;
-    s->seen_top = 0;
-    memset(&s->first, 0, sizeof s->first);
-    return common_listing_start(&s->b, err);
-}
+/* $1 the directory (a link to one is followed), $2 the depth, $3 the stat
+ * format: one record per entry (docker_listing.h), metadata only.  An
+ * entry the walk cannot read under the directory is left out, as ls -R
+ * does; only the directory itself failing is an error. */
+#define LIST_SCRIPT                                                                         \
+    "[ -e \"$1\" ] || { echo 'No such file or directory' >&2; exit 1; }; "                  \
+    "[ -d \"$1\" ] || { echo 'Not a directory' >&2; exit 1; }; "                            \
+    "cd -- \"$1\" 2>/dev/null || { echo 'Permission denied' >&2; exit 1; }; "               \
+    "command -v find >/dev/null && command -v stat >/dev/null || "                          \
+    "{ echo 'find or stat: not found' >&2; exit 127; }; "                                   \
+    "find . -maxdepth \"$2\" -exec stat -c \"$3\" {} + 2>/dev/null; exit 0"
 
 sbx_status docker_list_dir(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
                            unsigned max_depth, size_t max_entries, sbx_dir_listing **out,
@@ -361,24 +352,22 @@ sbx_status docker_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
 {
     *out = NULL;
     docker_target t;
-    char at[DOCKER_PATH_MAX];
+    char at[DOCKER_PATH_MAX], depth[24];
     sbx_status st = docker_target_at(inst, sandbox_id, "list_dir", path, &t, at, err);
-    list_state s;
-    memset(&s, 0, sizeof s);
-    s.t = &t;
-    s.max_depth = max_depth;
-    s.max_entries = max_entries;
-    if (st == SBX_OK)
-        st = get_following_links(inst, &t, at, list_visit, list_start, &s, &s.first, err);
-    if (st == SBX_OK && s.first.type != AE_IFDIR)
-        st = sbx_backend_error_set(err, SBX_ERR_NOT_A_DIRECTORY,
-                                   "docker: %s: '%s' is not a directory", t.what, at);
-    if (st != SBX_OK) {
-        common_listing_free(s.b.listing);
+    if (st != SBX_OK)
         return st;
-    }
-    *out = s.b.listing;
-    return SBX_OK;
+    /* find takes an int. */
+    snprintf(depth, sizeof depth, "%u", max_depth < INT_MAX ? max_depth : (unsigned)INT_MAX);
+    const char *argv[] = { "/bin/sh", "-c", LIST_SCRIPT, "sh", at, depth,
+                           DOCKER_LISTING_STAT_FORMAT, NULL };
+    sbx_exec_result *r = NULL;
+    st = run_file_command(inst, &t, argv, NULL, 0, DOCKER_EXEC_MAX_OUTPUT, &r, err);
+    if (st != SBX_OK)
+        return st;
+    st = docker_listing_decode(r->stdout_data, r->stdout_length, r->stdout_truncated,
+                               max_entries, t.what, out, err);
+    common_exec_result_free(r);
+    return st;
 }
 
 /* ------------------------------------------------------------ remove_path */
@@ -403,5 +392,5 @@ sbx_status docker_remove_path(sbx_backend_instance *inst, const char *sandbox_id
         return st;
     const char *argv[] = { "/bin/sh", "-c", REMOVE_SCRIPT, "sh", at,
                            (flags & SBX_REMOVE_RECURSIVE) ? "r" : "", NULL };
-    return run_file_command(inst, &t, argv, NULL, 0, err);
+    return run_file_command(inst, &t, argv, NULL, 0, FILE_COMMAND_OUTPUT, NULL, err);
 }

@@ -36,6 +36,9 @@ typedef struct docker_kept_target {
     char working_dir[DOCKER_PATH_MAX];
 } docker_kept_target;
 
+/* How many reads an instance keeps open between calls (docker_kept_reads.h). */
+#define DOCKER_KEPT_READS 4
+
 /* How many sandboxes' containers an instance keeps for exec. */
 #define DOCKER_KEPT_TARGETS 8
 
@@ -57,6 +60,14 @@ struct sbx_backend_instance {
     pthread_mutex_t kept_lock;
     docker_kept_target kept[DOCKER_KEPT_TARGETS];
     unsigned kept_next;
+    /* Reads kept open between calls (docker_kept_reads.c), under
+     * reads_lock; `reaper` closes those idle too long, woken by
+     * reads_changed. */
+    pthread_mutex_t reads_lock;
+    pthread_cond_t reads_changed;
+    pthread_t reaper;
+    int reaper_started, closing;
+    struct docker_kept_read *reads[DOCKER_KEPT_READS];
 };
 
 #define DOCKER_LOG(inst, level, ...) \

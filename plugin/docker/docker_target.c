@@ -3,6 +3,8 @@
 
 #include "plugin/docker/docker_target.h"
 
+#include "plugin/docker/docker_kept_reads.h"
+
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "plugin/docker/docker_container.h"
@@ -68,6 +70,8 @@ sbx_status docker_target_find_kept(sbx_backend_instance *inst, const char *sandb
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
+    /* The exec's create would wait for dockerd's lock a kept read holds. */
+    docker_kept_reads_drop(inst, sandbox_id);
     pthread_mutex_lock(&inst->kept_lock);
     docker_kept_target *k = kept_slot(inst, sandbox_id);
     if (k != NULL) {

@@ -15,7 +15,9 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_files.c plugin/docker/docker_files.h \
 	plugin/docker/docker_frames.c plugin/docker/docker_frames.h \
 	plugin/docker/docker_instance.c plugin/docker/docker_instance.h \
+	plugin/docker/docker_kept_reads.c plugin/docker/docker_kept_reads.h \
 	plugin/docker/docker_list_stream.c plugin/docker/docker_list_stream.h \
+	plugin/docker/docker_listing.c plugin/docker/docker_listing.h \
 	plugin/docker/docker_ops.c plugin/docker/docker_ops.h \
 	plugin/docker/docker_options.c plugin/docker/docker_options.h \
 	plugin/docker/docker_paths.c plugin/docker/docker_paths.h \

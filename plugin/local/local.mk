@@ -31,6 +31,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_isolation.h \
 	plugin/local/local_isolation_filter.c \
 	plugin/local/local_isolation_filter.h \
+	plugin/local/local_isolation_ids.c \
+	plugin/local/local_isolation_ids.h \
 	plugin/local/local_metadata.c \
 	plugin/local/local_metadata.h \
 	plugin/local/local_ops.c \

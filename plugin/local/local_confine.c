@@ -127,13 +127,27 @@ sbx_status local_confine_error(const local_root *root, const char *op, const cha
                                  common_printable(path, shown, sizeof shown), what);
 }
 
+int local_confine_own(const local_root *root, int fd)
+{
+    struct stat dir;
+    if (geteuid() != 0)
+        return 0;
+    if (fstat(root->fd, &dir) != 0)
+        return errno;
+    if (dir.st_uid == 0 ||
+        fchownat(fd, "", dir.st_uid, dir.st_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0)
+        return 0;
+    return errno;
+}
+
 /* Open directory `rel` beneath the root, making each missing component
- * (beneath the one above it, so that no link leads out). */
-static int make_dirs(int root_fd, const char *rel)
+ * (beneath the one above it, so that no link leads out), owned as the
+ * root is (local_confine_own). */
+static int make_dirs(const local_root *root, const char *rel)
 {
     char copy[PATH_MAX];
     snprintf(copy, sizeof copy, "%s", rel);
-    int cur = dup(root_fd);
+    int cur = dup(root->fd);
     char *save = NULL;
     for (char *part = strtok_r(copy, "/", &save); cur >= 0 && part != NULL;
          part = strtok_r(NULL, "/", &save)) {
@@ -146,6 +160,12 @@ static int make_dirs(int root_fd, const char *rel)
                 return -1;
             }
             next = local_confine_open(cur, part, O_PATH | O_DIRECTORY, 0);
+            int e = next >= 0 ? local_confine_own(root, next) : 0;
+            if (e != 0) {
+                close(next);
+                next = -1;
+                errno = e;
+            }
         }
         int saved = errno;
         close(cur);
@@ -160,7 +180,7 @@ sbx_status local_confine_parent(const local_root *root, const char *op, const lo
 {
     *fd = local_confine_open(root->fd, rel->dir, O_PATH | O_DIRECTORY, 0);
     if (*fd < 0 && errno == ENOENT && make)
-        *fd = make_dirs(root->fd, rel->dir);
+        *fd = make_dirs(root, rel->dir);
     if (*fd < 0)
         return local_confine_error(root, op, rel->whole, errno, err);
     return SBX_OK;

@@ -52,6 +52,13 @@ int local_confine_open(int base_fd, const char *rel, int flags, mode_t mode);
 sbx_status local_confine_error(const local_root *root, const char *op, const char *path,
                                int errnum, sbx_error *err);
 
+/* Give `fd` (a file or directory the host just made beneath the root;
+ * O_PATH is fine) the owner and group of the sandbox directory, when the
+ * host runs as root and the directory is another user's (the ids its
+ * sandbox runs as, local_isolation_ids.h): the sandbox may then change
+ * what the host wrote for it.  0 or an errno. */
+int local_confine_own(const local_root *root, int fd);
+
 /* Open the directory that holds rel->name (O_PATH), creating missing
  * directories (mode 0755) one component at a time beneath the root when
  * `make` is non-zero.  SBX_OK with *fd the caller's, or the error of the

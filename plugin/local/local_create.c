@@ -10,6 +10,7 @@
 #include "plugin/local/local_command.h"
 #include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
+#include "plugin/local/local_isolation_ids.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_port.h"
 #include "plugin/local/local_process.h"
@@ -198,6 +199,9 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         st = local_make_dir(paths, err);
         made_dir = st == SBX_OK;
     }
+    /* On a root host the sandbox runs as other ids, which must own it. */
+    if (st == SBX_OK)
+        st = local_isolation_ids_own(&inst->options.isolation, paths->dir, err);
     if (st == SBX_OK && isolated)
         st = local_holder_ready(&holder, &meta->holder, &holder_go, err);
     else if (isolated)

@@ -27,11 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The environment every command starts from (docs/local.md); HOME is the
- * sandbox directory. */
-#define BASE_PATH "/usr/local/bin:/usr/bin:/bin"
-#define BASE_LANG "C.UTF-8"
-
 /* How long exec waits, after the stop, for the reaper and the pipes; and,
  * after the command ended, for pipes that a process the reaper could not
  * kill (another user's, through a setuid program) keeps open. */
@@ -94,7 +89,7 @@ static int named_after(const sbx_exec_request *r, size_t from, const char *name)
 static int build_env(exec_plan *p, const sbx_exec_request *r, const char *home)
 {
     static const char *const base_names[] = { "PATH", "HOME", "LANG" };
-    const char *base_values[] = { BASE_PATH, home, BASE_LANG };
+    const char *base_values[] = { LOCAL_BASE_PATH, home, LOCAL_BASE_LANG };
     p->envp = calloc(r->env_count + 4, sizeof *p->envp);
     if (p->envp == NULL)
         return 0;
@@ -111,7 +106,7 @@ static int build_env(exec_plan *p, const sbx_exec_request *r, const char *home)
 /* The PATH the command gets. */
 static const char *command_path(const sbx_exec_request *r)
 {
-    const char *path = BASE_PATH;
+    const char *path = LOCAL_BASE_PATH;
     for (size_t i = 0; i < r->env_count; i++)
         if (strcmp(r->env[i].name, "PATH") == 0)
             path = r->env[i].value;
@@ -191,6 +186,7 @@ typedef struct exec_run {
     struct stat record_id;  /* as it was when the exec started */
     long next_check;
     int destroyed;       /* the record went: the command was ended */
+    int cancel_fd;       /* the request's (borrowed), -1 once it hung up */
 } exec_run;
 
 /* 1 when the sandbox's record is still the one the exec started with. */
@@ -275,11 +271,12 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
             close_fd(&x->stop_fd);      /* the reaper reads EOF: end everything */
             limit = now + STOP_GRACE_MS;
         }
-        struct pollfd fds[5] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
+        struct pollfd fds[6] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
                                  { x->end_fd >= 0 ? -1 : x->report_fd, POLLIN, 0 },
-                                 { x->in_fd, POLLOUT, 0 }, { x->end_fd, POLLIN, 0 } };
+                                 { x->in_fd, POLLOUT, 0 }, { x->end_fd, POLLIN, 0 },
+                                 { x->stop_fd >= 0 ? x->cancel_fd : -1, POLLRDHUP, 0 } };
         long wait = limit - now;
-        if (poll(fds, 5, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
+        if (poll(fds, 6, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
             errno != EINTR)
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: poll failed: %s",
                                          strerror(errno));
@@ -291,6 +288,11 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
             feed_stdin(x);
         if (fds[4].revents != 0)
             close_fd(&x->end_fd);
+        if (fds[5].revents != 0) {
+            /* The caller's client went away: ended as at the timeout. */
+            x->cancel_fd = -1;
+            limit = now;
+        }
         if (fds[2].revents != 0 || (fds[4].revents != 0 && x->report_fd >= 0))
             take_report(x, &limit);
     }
@@ -371,7 +373,7 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     local_spawn_stack stack;  /* the reaper's until it was reaped, below */
     exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
                    { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
-                   paths->metadata, *record_id, 0, 0 };
+                   paths->metadata, *record_id, 0, 0, r->cancel_fd };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
                                                          : r->max_output_bytes;
     common_output_init(&x.out, cap);

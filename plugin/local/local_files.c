@@ -144,8 +144,10 @@ static sbx_status write_in_place(const file_op *f, int base_fd, const char *rel,
         return path_error(f, errno, err);
     struct stat sb;
     sbx_status st = check_regular(f, fd, &sb, err);
-    if (st == SBX_OK && (flags & O_CREAT) && (flags & O_EXCL) && fchmod(fd, mode) != 0)
-        st = path_error(f, errno, err);
+    int e = 0;
+    if (st == SBX_OK && (flags & O_CREAT) && (flags & O_EXCL) &&
+        (fchmod(fd, mode) != 0 || (e = local_confine_own(&f->root, fd)) != 0))
+        st = path_error(f, e != 0 ? e : errno, err);
     if (st == SBX_OK && !write_all(fd, data, length))
         st = path_error(f, errno, err);
     close(fd);
@@ -170,7 +172,10 @@ static sbx_status replace(const file_op *f, int dir_fd, mode_t mode, const void 
     if (fd < 0)
         return path_error(f, EEXIST, err);
     sbx_status st = SBX_OK;
-    if (fchmod(fd, mode) != 0 || !write_all(fd, data, length) ||
+    int e = local_confine_own(&f->root, fd);
+    if (e != 0)
+        errno = e;
+    if (e != 0 || fchmod(fd, mode) != 0 || !write_all(fd, data, length) ||
         renameat(dir_fd, tmp, dir_fd, f->rel.name) != 0)
         st = path_error(f, errno, err);
     if (st != SBX_OK)

@@ -42,6 +42,14 @@
  * sandbox directory removed without destroy. */
 #define PRESENCE_PERIOD_S 1
 
+/* open_tree(2) by number (glibc may lack it): a detached copy
+ * (OPEN_TREE_CLONE) of every mount at and below (AT_RECURSIVE) the path,
+ * not followed (AT_SYMLINK_NOFOLLOW), close-on-exec. */
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#define LOCAL_HOLDER_TREE_FLAGS (1 | 0x8000 | AT_SYMLINK_NOFOLLOW | O_CLOEXEC)
+
 static int compare_fds(const void *a, const void *b)
 {
     return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
@@ -80,6 +88,32 @@ static int read_all(int fd, void *buf, size_t size)
     return 1;
 }
 
+/* The sandbox directory's identity from the go channel, and the detached
+ * copy of its mounts a root host sends with it (-1 when none); 0 at EOF
+ * or on error. */
+static int receive_sandbox(int go_fd, local_isolation_identity *sandbox, int *tree_fd)
+{
+    union {
+        struct cmsghdr header;
+        char room[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec part = { sandbox, sizeof *sandbox };
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    m.msg_control = control.room;
+    m.msg_controllen = sizeof control.room;
+    ssize_t n;
+    while ((n = recvmsg(go_fd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    *tree_fd = -1;
+    if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        memcpy(tree_fd, CMSG_DATA(c), sizeof *tree_fd);
+    return n > 0 && read_all(go_fd, (char *)sandbox + n, sizeof *sandbox - (size_t)n);
+}
+
 /* The holder (pid 1 of the sandbox's pid namespace): build what of the
  * root needs no sandbox directory while the host makes it, bind it once
  * the host sends its identity, say so, wait for the go and then while the
@@ -91,9 +125,10 @@ _Noreturn static void hold(const local_isolation_plan *plan, int go_fd)
     close(plan->status_read);
     int parent = local_isolation_build_early(plan);
     local_isolation_identity sandbox;
-    if (!read_all(go_fd, &sandbox, sizeof sandbox))
+    int tree = -1;
+    if (!receive_sandbox(go_fd, &sandbox, &tree))
         _exit(0);
-    local_isolation_build_late(plan, parent, &sandbox);
+    local_isolation_build_late(plan, parent, tree, &sandbox);
     /* Its own process group, which destroy kills (local_process_stop). */
     if (setsid() < 0)
         _exit(1);
@@ -223,6 +258,48 @@ sbx_status local_holder_start(const local_isolation_options *options, const char
     return st;
 }
 
+/* Send the sandbox directory's identity on the go channel; on a root host
+ * with a detached copy of the directory's mounts, which the holder, under
+ * the sandbox's ids, could not look up (the state directory is root's).
+ * The bytes sent, -1 (errno) when sending failed, -2 (errno) when the
+ * copy could not be made. */
+static ssize_t send_sandbox(const local_holder_launch *launch,
+                            const local_isolation_identity *sandbox)
+{
+    union {
+        struct cmsghdr header;
+        char room[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec part = { (void *)sandbox, sizeof *sandbox };
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    int tree = -1;
+    if (launch->plan.switch_ids) {
+        tree = (int)syscall(SYS_open_tree, AT_FDCWD, launch->plan.sandbox_dir,
+                            LOCAL_HOLDER_TREE_FLAGS);
+        if (tree < 0)
+            return -2;
+        memset(&control, 0, sizeof control);
+        m.msg_control = control.room;
+        m.msg_controllen = sizeof control.room;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof tree);
+        memcpy(CMSG_DATA(c), &tree, sizeof tree);
+    }
+    ssize_t n;
+    while ((n = sendmsg(launch->go, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    int saved = errno;
+    if (tree >= 0)
+        close(tree);
+    errno = saved;
+    return n;
+}
+
 /* Reap the holder's first process and free what `launch` holds but the
  * go channel. */
 static void end_launch(local_holder_launch *launch)
@@ -250,10 +327,11 @@ sbx_status local_holder_ready(local_holder_launch *launch, local_process *out, i
                                    found ? "not a directory" : strerror(errno));
     local_isolation_identity sandbox = { (unsigned long long)dir.st_dev,
                                          (unsigned long long)dir.st_ino };
-    ssize_t n = 0;
-    while (st == SBX_OK && (n = send(launch->go, &sandbox, sizeof sandbox, MSG_NOSIGNAL)) < 0 &&
-           errno == EINTR)
-        ;
+    ssize_t n = st == SBX_OK ? send_sandbox(launch, &sandbox) : 0;
+    if (n == -2)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: cannot copy the mounts "
+                                   "of %s for its holder (open_tree): %s", sandbox_dir,
+                                   strerror(errno));
     /* A holder that failed before has reported why: read below. */
     long pid = 0;
     int error = 0, stage = st == SBX_OK ? await_ready(launch->plan.status_read, &pid, &error) : 0;

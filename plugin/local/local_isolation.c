@@ -6,6 +6,7 @@
 #include "plugin/local/local_isolation.h"
 
 #include "plugin/local/local_isolation_filter.h"
+#include "plugin/local/local_isolation_ids.h"
 
 #include <sbx/backend_support.h>
 
@@ -32,6 +33,7 @@
 
 const char *const local_isolation_words[] = { "none", "namespaces", NULL };
 const char *const local_network_words[] = { "none", "host", "forward", NULL };
+const char *const local_isolation_proc_read_only[] = { "sys", "sysrq-trigger", NULL };
 
 /* CLONE_NEWNET unless the sandbox shares the host's network. */
 static int network_flag(const local_isolation_plan *plan)
@@ -39,7 +41,8 @@ static int network_flag(const local_isolation_plan *plan)
     return plan->options->network == LOCAL_NETWORK_HOST ? 0 : CLONE_NEWNET;
 }
 
-/* The uid and gid the command has inside (the host's own outside). */
+/* The uid and gid the command has inside (local_isolation_ids.h's
+ * outside). */
 #define INSIDE_ID 1000U
 
 /* Where the private root is built (a tmpfs over it, in the new mount
@@ -48,6 +51,27 @@ static int network_flag(const local_isolation_plan *plan)
 #define ROOT_OPTIONS "mode=0755,size=1m"
 #define TMP_OPTIONS "mode=1777,size=64m"
 #define DEV_OPTIONS "mode=0755,size=1m"
+
+/* mount_setattr(2) by number (glibc may lack the wrapper); the structure
+ * is the kernel's struct mount_attr. */
+struct attr_change {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#define ATTR_RDONLY 0x1ULL
+#define ATTR_NOSUID 0x2ULL
+#define ATTR_NODEV 0x4ULL
+#define RECURSIVE 0x8000 /* AT_RECURSIVE */
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#define TREE_CLONE 1         /* OPEN_TREE_CLONE */
+#define MOVE_FROM_EMPTY 0x4  /* MOVE_MOUNT_F_EMPTY_PATH */
 
 /* The host's directories shown read-only (a symlink is copied as one). */
 static const char *const system_dirs[] = {
@@ -82,6 +106,8 @@ const char *local_isolation_stage_text(int stage)
         "join the sandbox's namespaces (setns on its holder's pidfd: Linux >= 5.8)",
         "create the exec's pid and mount namespaces",
         "mount /proc for the exec's pid namespace",
+        "switch to the sandbox's uid and gid on the host (on a root host: the options "
+        "sandbox_uid and sandbox_gid, root's range in /etc/subuid and /etc/subgid)",
     };
     return stage > 0 && stage < (int)(sizeof text / sizeof text[0]) ? text[stage] : text[0];
 }
@@ -128,20 +154,31 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
     memset(plan, 0, sizeof *plan);
     plan->options = options;
     plan->sandbox_dir = sandbox_dir;
-    plan->root_fd = plan->status_read = plan->status_write = -1;
+    plan->root_fd = plan->tree_fd = plan->status_read = plan->status_write = -1;
     plan->join_flags = (LOCAL_ISOLATION_JOINED & ~CLONE_NEWNET) | network_flag(plan);
     plan->holder_fd = holder_fd >= 0 ? dup_above_stdio(holder_fd) : -1;
     if (holder_fd >= 0)
         close(holder_fd);
-    snprintf(plan->uid_map, sizeof plan->uid_map, "%u %u 1", INSIDE_ID, (unsigned)geteuid());
-    snprintf(plan->gid_map, sizeof plan->gid_map, "%u %u 1", INSIDE_ID, (unsigned)getegid());
+    plan->switch_ids = options->switch_ids;
+    plan->uid = (unsigned)options->host_uid;
+    plan->gid = (unsigned)options->host_gid;
+    snprintf(plan->uid_map, sizeof plan->uid_map, "%u %u 1", INSIDE_ID, plan->uid);
+    snprintf(plan->gid_map, sizeof plan->gid_map, "%u %u 1", INSIDE_ID, plan->gid);
     int whole = rel[0] == '\0' || strcmp(rel, ".") == 0;
     size_t dir_len = strlen(sandbox_dir);
     size_t work_len = dir_len + strlen(rel) + 2;
     plan->scratch_size = dir_len + sizeof NEW_ROOT + 64;
+    size_t home_len = sizeof "HOME=" + dir_len;
+    plan->home = malloc(home_len);
+    if (plan->home != NULL)
+        snprintf(plan->home, home_len, "HOME=%s", sandbox_dir);
+    plan->environment[0] = (char *)"PATH=" LOCAL_BASE_PATH;
+    plan->environment[1] = plan->home;
+    plan->environment[2] = (char *)"LANG=" LOCAL_BASE_LANG;
+    plan->environment[3] = NULL;
     plan->work_dir = malloc(work_len);
     plan->scratch = malloc(plan->scratch_size);
-    if (plan->work_dir == NULL || plan->scratch == NULL)
+    if (plan->work_dir == NULL || plan->scratch == NULL || plan->home == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: out of memory");
     snprintf(plan->work_dir, work_len, "%s%s%s", sandbox_dir, whole ? "" : "/", whole ? "" : rel);
     int pipe_fds[2];
@@ -157,6 +194,18 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
         (holder_fd >= 0 && plan->holder_fd < 0) ||
         fcntl(plan->status_read, F_SETFL, O_NONBLOCK) != 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s", strerror(errno));
+    /* New namespaces of a root host: their ids may not look into the state
+     * directory, so they get a copy of the sandbox directory's mounts. */
+    if (plan->switch_ids && plan->root_fd >= 0 && plan->holder_fd < 0) {
+        int tree = (int)syscall(SYS_open_tree, plan->root_fd, "",
+                                TREE_CLONE | O_CLOEXEC | RECURSIVE | AT_EMPTY_PATH);
+        plan->tree_fd = tree >= 0 ? dup_above_stdio(tree) : -1;
+        if (tree >= 0)
+            close(tree);
+        if (plan->tree_fd < 0)
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: open_tree %s: %s",
+                                         sandbox_dir, strerror(errno));
+    }
     if (!plan_limits(plan))
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: getrlimit: %s",
                                      strerror(errno));
@@ -169,8 +218,10 @@ void local_isolation_plan_free(local_isolation_plan *plan)
         return;
     free(plan->work_dir);
     free(plan->scratch);
-    int *fds[] = { &plan->root_fd, &plan->status_read, &plan->status_write, &plan->holder_fd };
-    for (size_t i = 0; i < 4; i++)
+    free(plan->home);
+    int *fds[] = { &plan->root_fd, &plan->tree_fd, &plan->status_read, &plan->status_write,
+                   &plan->holder_fd };
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (*fds[i] >= 0)
             close(*fds[i]);
     memset(plan, 0, sizeof *plan);
@@ -180,8 +231,11 @@ void local_isolation_keep_fds(const local_isolation_plan *plan, int keep[3])
 {
     keep[0] = plan->status_write;
     keep[1] = plan->status_read;
-    /* A joining exec binds nothing of the host's: the holder did. */
-    keep[2] = plan->holder_fd >= 0 ? plan->holder_fd : plan->root_fd;
+    /* A joining exec binds nothing of the host's: the holder did.  A copy
+     * of the directory's mounts stands for the directory. */
+    keep[2] = plan->holder_fd >= 0 ? plan->holder_fd
+              : plan->tree_fd >= 0 ? plan->tree_fd
+                                   : plan->root_fd;
 }
 
 /* ------------------------------------------------------------ the reaper */
@@ -214,6 +268,10 @@ static int join_holder(const local_isolation_plan *plan, int *stage)
 
 int local_isolation_enter(const local_isolation_plan *plan, int *stage)
 {
+    *stage = LOCAL_STAGE_IDS;
+    int switched = local_isolation_ids_switch(plan);
+    if (switched != 0)
+        return switched;
     if (plan->holder_fd >= 0)
         return join_holder(plan, stage);
     *stage = LOCAL_STAGE_UNSHARE;
@@ -294,34 +352,20 @@ static const char *in_root(const local_isolation_plan *plan, const char *name)
     return plan->scratch;
 }
 
-/* mount_setattr(2) by number (glibc may lack the wrapper); the structure
- * is the kernel's struct mount_attr. */
-struct attr_change {
-    uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
-#define ATTR_RDONLY 0x1ULL
-#define ATTR_NOSUID 0x2ULL
-#define ATTR_NODEV 0x4ULL
-#define RECURSIVE 0x8000 /* AT_RECURSIVE */
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#define TREE_CLONE 1         /* OPEN_TREE_CLONE */
-#define MOVE_FROM_EMPTY 0x4  /* MOVE_MOUNT_F_EMPTY_PATH */
+/* Set `attributes` (ATTR_*) on the mount at `path`, and on every mount
+ * below it when `recursive`. */
+static int set_attributes(const char *path, uint64_t attributes, int recursive)
+{
+    struct attr_change a = { attributes, 0, 0, 0 };
+    return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? RECURSIVE : 0, &a,
+                        sizeof a);
+}
 
 /* Make the mount at `path`, and every mount below it when `recursive`,
  * read-only, nosuid, nodev. */
 static int make_read_only(const char *path, int recursive)
 {
-    struct attr_change a = { ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 0, 0 };
-    return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? RECURSIVE : 0, &a,
-                        sizeof a);
+    return set_attributes(path, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, recursive);
 }
 
 /* The host's /NAME in the new root: a directory bound read-only, a
@@ -414,14 +458,17 @@ static int open_parent(const local_isolation_plan *plan)
     return fd;
 }
 
-/* A detached copy of the sandbox directory's mounts, taken in the new
- * mount namespace (a descriptor opened in the host's cannot be bound
- * here), checked to be the directory the host opened. */
-static int clone_sandbox(const local_isolation_plan *plan, int parent_fd,
+/* A detached copy of the sandbox directory's mounts: `tree_fd`, the host's
+ * (a root host's, made before its ids were given up), else taken in the
+ * new mount namespace (a descriptor opened in the host's cannot be bound
+ * here); checked to be the directory the host opened. */
+static int clone_sandbox(const local_isolation_plan *plan, int parent_fd, int tree_fd,
                          const local_isolation_identity *want)
 {
-    int tree = (int)syscall(SYS_open_tree, parent_fd, strrchr(plan->sandbox_dir, '/') + 1,
-                            TREE_CLONE | O_CLOEXEC | RECURSIVE);
+    int tree = tree_fd >= 0 ? tree_fd
+                            : (int)syscall(SYS_open_tree, parent_fd,
+                                           strrchr(plan->sandbox_dir, '/') + 1,
+                                           TREE_CLONE | O_CLOEXEC | RECURSIVE);
     struct stat got;
     if (tree < 0 || fstat(tree, &got) != 0)
         fail(plan, LOCAL_STAGE_SANDBOX);
@@ -463,6 +510,32 @@ static void confine_command(const local_isolation_plan *plan)
         fail(plan, LOCAL_STAGE_SECCOMP);
 }
 
+/* A /proc of the calling process's pid namespace at `at` (LOCAL_ISOLATION_
+ * PROC_OPTIONS), with the entries that set the kernel's state bound
+ * read-only over themselves. */
+static void mount_proc(const local_isolation_plan *plan, const char *at, int stage)
+{
+    if (mount("proc", at, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              LOCAL_ISOLATION_PROC_OPTIONS) != 0)
+        fail(plan, stage);
+    for (size_t i = 0; local_isolation_proc_read_only[i] != NULL; i++) {
+        char path[64];
+        size_t at_len = strlen(at), len = strlen(local_isolation_proc_read_only[i]);
+        if (at_len + len + 2 > sizeof path)
+            fail(plan, stage);
+        memcpy(path, at, at_len);
+        path[at_len] = '/';
+        memcpy(path + at_len + 1, local_isolation_proc_read_only[i], len + 1);
+        if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0) {
+            if (errno == ENOENT)
+                continue;
+            fail(plan, stage);
+        }
+        if (make_read_only(path, 1) != 0)
+            fail(plan, stage);
+    }
+}
+
 /* The new root is a tmpfs over NEW_ROOT holding the read-only system
  * directories, /proc of the new pid namespace, a private /dev and /tmp
  * and the sandbox directory (read-write) at its own path; the late part
@@ -472,15 +545,14 @@ int local_isolation_build_early(const local_isolation_plan *plan)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         fail(plan, LOCAL_STAGE_PRIVATE);
-    int parent = open_parent(plan);
+    int parent = plan->switch_ids ? -1 : open_parent(plan);
     if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, ROOT_OPTIONS) != 0)
         fail(plan, LOCAL_STAGE_ROOT);
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
         show_system_dir(plan, system_dirs[i]);
-    if (mkdir(in_root(plan, "proc"), 0555) != 0 ||
-        mount("proc", in_root(plan, "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-              NULL) != 0)
+    if (mkdir(in_root(plan, "proc"), 0555) != 0)
         fail(plan, LOCAL_STAGE_PROC);
+    mount_proc(plan, NEW_ROOT "/proc", LOCAL_STAGE_PROC);
     make_dev(plan);
     if (mkdir(in_root(plan, "tmp"), 01777) != 0 ||
         mount("tmpfs", in_root(plan, "tmp"), "tmpfs", MS_NOSUID | MS_NODEV, TMP_OPTIONS) != 0)
@@ -493,13 +565,16 @@ int local_isolation_build_early(const local_isolation_plan *plan)
     return parent;
 }
 
-void local_isolation_build_late(const local_isolation_plan *plan, int parent_fd,
+void local_isolation_build_late(const local_isolation_plan *plan, int parent_fd, int tree_fd,
                                 const local_isolation_identity *sandbox)
 {
-    int tree = clone_sandbox(plan, parent_fd, sandbox);
-    close(parent_fd);
+    int tree = clone_sandbox(plan, parent_fd, tree_fd, sandbox);
+    if (parent_fd >= 0)
+        close(parent_fd);
+    /* nosuid: a setuid file the sandbox makes there grants nothing here. */
     if (syscall(SYS_move_mount, tree, "", AT_FDCWD, in_root(plan, plan->sandbox_dir),
-                MOVE_FROM_EMPTY) != 0)
+                MOVE_FROM_EMPTY) != 0 ||
+        set_attributes(in_root(plan, plan->sandbox_dir), ATTR_NOSUID | ATTR_NODEV, 1) != 0)
         fail(plan, LOCAL_STAGE_SANDBOX);
     close(tree);
     if (chdir(NEW_ROOT) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
@@ -513,11 +588,11 @@ void local_isolation_build(const local_isolation_plan *plan)
 {
     int parent = local_isolation_build_early(plan);
     struct stat st;
-    if (fstat(plan->root_fd, &st) != 0)
+    if (fstat(plan->tree_fd >= 0 ? plan->tree_fd : plan->root_fd, &st) != 0)
         fail(plan, LOCAL_STAGE_SANDBOX);
     local_isolation_identity sandbox = { (unsigned long long)st.st_dev,
                                          (unsigned long long)st.st_ino };
-    local_isolation_build_late(plan, parent, &sandbox);
+    local_isolation_build_late(plan, parent, plan->tree_fd, &sandbox);
 }
 
 /* In pid 1 of an exec joining its holder: a /proc of the exec's own pid
@@ -526,8 +601,7 @@ void local_isolation_build(const local_isolation_plan *plan)
  * descriptor the reaper entered first). */
 static void enter_joined(const local_isolation_plan *plan)
 {
-    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-        fail(plan, LOCAL_STAGE_OWN_PROC);
+    mount_proc(plan, "/proc", LOCAL_STAGE_OWN_PROC);
     if (chdir(plan->work_dir) != 0)
         fail(plan, LOCAL_STAGE_WORKDIR);
 }
@@ -544,6 +618,7 @@ void local_isolation_command(const local_isolation_plan *plan)
         fail(plan, LOCAL_STAGE_FORK);
     if (command == 0) {
         confine_command(plan);
+        environ = (char **)plan->environment;
         return;
     }
     /* The init: not to be read through /proc by the command (same uid). */

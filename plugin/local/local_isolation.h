@@ -3,8 +3,10 @@
  * with `namespaces`, a sandbox's holder (local_holder.h) keeps user,
  * mount, ipc, uts and network namespaces and a private read-only root
  * that shows only the system directories and the sandbox directory; each
- * exec's command joins them, in a new pid namespace of its own, with no
- * new privileges, a seccomp deny-list and rlimits.  Without a holder an
+ * exec's command joins them, in a new pid namespace of its own (whose
+ * /proc hides what the command may not trace), as the sandbox's ids
+ * (never root: local_isolation_ids.h), with no new privileges, a seccomp
+ * deny-list and rlimits.  Without a holder an
  * exec builds all of it anew.  The host prepares everything (allocations,
  * the BPF program, the rlimits) before it forks; the reaper and the command's processes
  * then make only async-signal-safe calls.
@@ -36,7 +38,17 @@ typedef struct local_isolation_options {
     long max_open_files;     /* RLIMIT_NOFILE */
     long max_address_bytes;  /* RLIMIT_AS */
     long max_cpu_seconds;    /* RLIMIT_CPU */
+    long host_uid, host_gid; /* what the sandbox's ids map to on the host
+                              * (local_isolation_ids.h) */
+    int switch_ids;          /* 1: a root host, whose sandboxes run as
+                              * host_uid and host_gid, never as root */
 } local_isolation_options;
+
+/* The environment every command of a sandbox starts from: these and
+ * HOME, the sandbox directory (an exec adds the request's variables).
+ * Nothing of the host's. */
+#define LOCAL_BASE_PATH "/usr/local/bin:/usr/bin:/bin"
+#define LOCAL_BASE_LANG "C.UTF-8"
 
 /* The option words and the limits' defaults (local_options.c's table). */
 extern const char *const local_isolation_words[];
@@ -73,17 +85,33 @@ enum {
     LOCAL_STAGE_JOIN,
     LOCAL_STAGE_NEW_PID,
     LOCAL_STAGE_OWN_PROC,
+    LOCAL_STAGE_IDS,
 };
+
+/* Every /proc of a sandbox shows only the processes its reader may trace
+ * (never an init holding capabilities the command lacks, nor a process
+ * sharing or copying the host's memory), and these of its entries, which
+ * set the kernel's state, read-only: the names below /proc, NULL-ended
+ * (one absent from this kernel is skipped). */
+#define LOCAL_ISOLATION_PROC_OPTIONS "hidepid=ptraceable"
+extern const char *const local_isolation_proc_read_only[];
 
 /* One exec's isolation, prepared by the host (local_isolation_prepare). */
 typedef struct local_isolation_plan {
     const local_isolation_options *options;
     char uid_map[32], gid_map[32];  /* "INSIDE OUTSIDE 1" */
+    int switch_ids;                 /* the options' (local_isolation_ids.h) */
+    unsigned uid, gid;              /* the ids on the host */
     const char *sandbox_dir;        /* absolute; the same path inside */
     char *work_dir;                 /* absolute, inside the sandbox directory */
     char *scratch;                  /* room for the paths the child builds */
+    char *home;                     /* "HOME=" the sandbox directory */
+    char *environment[4];           /* the `command`'s: PATH, HOME, LANG */
     size_t scratch_size;
     int root_fd;                    /* the sandbox directory (O_PATH) */
+    int tree_fd;                    /* a root host's detached copy of it
+                                     * (open_tree), for new namespaces
+                                     * whose ids cannot look it up; -1 */
     int join_flags;                 /* LOCAL_ISOLATION_JOINED, less
                                      * CLONE_NEWNET with network=host */
     int holder_fd;                  /* pidfd of the sandbox's holder, whose
@@ -130,9 +158,9 @@ void local_isolation_plan_free(local_isolation_plan *plan);
 /* The descriptors the reaper must keep open: 3 into keep[]. */
 void local_isolation_keep_fds(const local_isolation_plan *plan, int keep[3]);
 
-/* In the reaper, before it forks the command: join the holder's
- * namespaces, or enter new ones and map the host's uid and gid; either way
- * the command's children get a new pid namespace.  0, or an errno with the
+/* In the reaper, before it forks the command: switch to the sandbox's ids
+ * (a root host), join the holder's namespaces, or enter new ones and map
+ * the ids; either way the command's children get a new pid namespace.  0, or an errno with the
  * failed step in *stage (local_isolation_stage_text).  Async-signal-safe. */
 int local_isolation_enter(const local_isolation_plan *plan, int *stage);
 
@@ -157,7 +185,9 @@ int local_isolation_read_status(int fd, int *stage, int *value);
  * it stays the namespace's init: it reaps, reports the command's wait
  * status to the reaper and exits (ending every process of the namespace).
  * It returns only in the command's own process, with the limits, no new
- * privileges and the seccomp filter applied.  Async-signal-safe. */
+ * privileges and the seccomp filter applied, and `environ` the plan's
+ * environment (the host's is not the sandbox's to read).
+ * Async-signal-safe. */
 void local_isolation_command(const local_isolation_plan *plan);
 
 /* In the reaper, once every process of the exec is reaped: what the
@@ -179,15 +209,19 @@ typedef struct local_isolation_identity {
  * does not need the sandbox directory, which may not exist yet.  Returns
  * a descriptor of the directory's parent in the new mount namespace (the
  * host's state directory: to be given to local_isolation_build_late and
- * to nothing else).  On failure as local_isolation_build.
+ * to nothing else), or -1 on a root host, whose sandbox ids may not look
+ * into the state directory (the host hands over a copy of the sandbox
+ * directory instead).  On failure as local_isolation_build.
  * Async-signal-safe. */
 int local_isolation_build_early(const local_isolation_plan *plan);
 
-/* The rest of local_isolation_build: bind the sandbox directory (looked
- * up under `parent_fd`, which this closes, and refused with ESTALE unless
- * it is `sandbox`), pivot into the private root, enter the working
- * directory.  On failure as local_isolation_build.  Async-signal-safe. */
-void local_isolation_build_late(const local_isolation_plan *plan, int parent_fd,
+/* The rest of local_isolation_build: bind the sandbox directory (the
+ * detached copy `tree_fd` the host made, else looked up under
+ * `parent_fd`; either is closed here; refused with ESTALE unless it is
+ * `sandbox`) nosuid and nodev, pivot into the private root, enter the
+ * working directory.  On failure as local_isolation_build.
+ * Async-signal-safe. */
+void local_isolation_build_late(const local_isolation_plan *plan, int parent_fd, int tree_fd,
                                 const local_isolation_identity *sandbox);
 
 #endif

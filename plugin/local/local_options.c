@@ -5,6 +5,7 @@
 
 #include "common/option_table.h"
 #include "plugin/local/local_backend.h"
+#include "plugin/local/local_isolation_ids.h"
 #include "plugin/local/local_state.h"
 #include <sbx/backend_support.h>
 
@@ -116,6 +117,11 @@ static const common_option_spec local_specs[] = {
     { .key = "network", .kind = COMMON_OPTION_WORD,
       .offset = offsetof(local_options, isolation.network), .words = local_network_words,
       .fallback = LOCAL_NETWORK_FORWARD },
+    /* -1: not given (local_isolation_ids.h); never 0, root. */
+    { .key = "sandbox_uid", COMMON_OPTION_LONG_IN(local_options, isolation.host_uid, 1,
+                                                  4294967294L, -1) },
+    { .key = "sandbox_gid", COMMON_OPTION_LONG_IN(local_options, isolation.host_gid, 1,
+                                                  4294967294L, -1) },
     /* 0: the host's own limit. */
     { .key = "limit_processes", LONG_AT(isolation.max_processes, LONG_MAX,
                                         LOCAL_ISOLATION_DEFAULT_PROCESSES) },
@@ -140,6 +146,8 @@ sbx_status local_options_parse(const sbx_option *options, size_t count,
     sbx_status st = common_option_table_parse(&local_table, options, count, out, err);
     if (st == SBX_OK && out->lock_timeout_ms < 0)
         out->lock_timeout_ms = out->stop_timeout_ms + LOCK_TIMEOUT_OVER_STOP_MS;
+    if (st == SBX_OK)
+        st = local_isolation_ids_resolve(&out->isolation, err);
     if (st == SBX_OK && out->state_dir == NULL)
         st = default_state_dir(&out->state_dir, err);
     if (st == SBX_OK)

@@ -217,7 +217,9 @@ RAW _Noreturn static void command_main(void *arg)
  * memory's, the host's): it holds every capability of the sandbox's user
  * namespace and the command's processes hold none, so ptrace and
  * /proc/1/mem are refused them (a tracer needs the target's
- * capabilities). */
+ * capabilities), and the exec's /proc, mounted hidepid=ptraceable, does
+ * not show it at all (its cmdline, the host's argv, takes no ptrace
+ * check). */
 
 /* The command of an isolated exec: the limits, no new privileges, the
  * filter (local_isolation.c's confine_command), then as for none.  A
@@ -298,6 +300,39 @@ RAW static void init_wait(const local_reaper_plan *p, long command, local_reaper
     }
 }
 
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+
+/* The exec's /proc, as local_isolation.c's mount_proc makes it: only the
+ * processes the reader may trace, the entries that set the kernel's state
+ * read-only.  0 or -errno. */
+RAW static long mount_proc_raw(void)
+{
+    long e = sys(SYS_mount, (long)"proc", (long)"/proc", (long)"proc",
+                 MS_NOSUID | MS_NODEV | MS_NOEXEC, (long)LOCAL_ISOLATION_PROC_OPTIONS);
+    for (size_t i = 0; e == 0 && local_isolation_proc_read_only[i] != NULL; i++) {
+        const char *name = local_isolation_proc_read_only[i];
+        char path[64];
+        size_t len = 0;
+        for (; "/proc/"[len] != '\0'; len++)
+            path[len] = "/proc/"[len];
+        for (size_t j = 0; name[j] != '\0' && len + 1 < sizeof path; j++)
+            path[len++] = name[j];
+        path[len] = '\0';
+        e = sys(SYS_mount, (long)path, (long)path, 0, MS_BIND | MS_REC, 0);
+        if (e == -ENOENT) {
+            e = 0;
+            continue;
+        }
+        /* struct mount_attr: read-only, nosuid, nodev; AT_RECURSIVE. */
+        unsigned long long attr[4] = { 0x1 | 0x2 | 0x4, 0, 0, 0 };
+        if (e == 0)
+            e = sys(SYS_mount_setattr, AT_FDCWD, (long)path, 0x8000, (long)attr, sizeof attr);
+    }
+    return e;
+}
+
 /* The init of an isolated exec (local_isolation.c's enter_joined and
  * local_isolation_command): its /proc, the working directory, the
  * command; then it waits, reports and exits, which ends every process of
@@ -319,8 +354,7 @@ RAW _Noreturn static void init_main(void *arg)
     /* Children are reaped here whatever the host does with SIGCHLD. */
     kernel_sigaction dfl = { 0, 0, 0, 0 };
     SYS4(SYS_rt_sigaction, SIGCHLD, &dfl, 0, sizeof dfl.mask);
-    long e = sys(SYS_mount, (long)"proc", (long)"/proc", (long)"proc",
-                 MS_NOSUID | MS_NODEV | MS_NOEXEC, 0);
+    long e = mount_proc_raw();
     if (e != 0)
         init_fail(p, LOCAL_STAGE_OWN_PROC, e);
     if ((e = SYS1(SYS_chdir, ip->work_dir)) != 0)
@@ -346,13 +380,36 @@ RAW _Noreturn static void init_main(void *arg)
     sys_exit(0);
 }
 
-/* In the launcher: into the holder's namespaces, then a pid and a mount
- * namespace for the exec (local_isolation_enter); 1, or 0 with the step
- * and errno in *r. */
+/* In the launcher of a root host: the sandbox's ids
+ * (local_isolation_ids_switch), which make this process the owner of the
+ * holder's user namespace; 0 or -errno.  The change of ids makes the
+ * memory undumpable, and it is the host's: its flag is put back. */
+RAW static long switch_ids_raw(const local_isolation_plan *ip)
+{
+    if (!ip->switch_ids)
+        return 0;
+    long dumpable = SYS1(SYS_prctl, PR_GET_DUMPABLE);
+    long e = SYS2(SYS_setgroups, 0, 0);
+    if (e == 0)
+        e = SYS3(SYS_setresgid, ip->gid, ip->gid, ip->gid);
+    if (e == 0)
+        e = SYS3(SYS_setresuid, ip->uid, ip->uid, ip->uid);
+    if (dumpable >= 0)
+        SYS2(SYS_prctl, PR_SET_DUMPABLE, dumpable);
+    return e;
+}
+
+/* In the launcher: the sandbox's ids, into the holder's namespaces, then a
+ * pid and a mount namespace for the exec (local_isolation_enter); 1, or 0
+ * with the step and errno in *r. */
 RAW static int join_raw(const local_isolation_plan *ip, local_reaper_report *r)
 {
-    long e = SYS2(SYS_setns, ip->holder_fd, ip->join_flags);
-    r->stage = LOCAL_STAGE_JOIN;
+    long e = switch_ids_raw(ip);
+    r->stage = LOCAL_STAGE_IDS;
+    if (e == 0) {
+        e = SYS2(SYS_setns, ip->holder_fd, ip->join_flags);
+        r->stage = LOCAL_STAGE_JOIN;
+    }
     if (e == 0) {
         e = SYS1(SYS_unshare, CLONE_NEWNS | CLONE_NEWPID);
         r->stage = LOCAL_STAGE_NEW_PID;

@@ -60,6 +60,9 @@ sbx_status remote_endpoint_client_new(void *ctx, const char *url, common_http_cl
         .header_count = header_count,
         .services = inst->services,
         .log_name = REMOTE_NAME,
+        /* A sandbox URL may be a capability (sbx-provisiond's BASE/s/TOKEN):
+         * no message or log line shows more than its scheme, host and port. */
+        .base_path_is_capability = 1,
     };
     sbx_status st = common_http_client_new(&co, out, err);
     if (key_header != NULL) {

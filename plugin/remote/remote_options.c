@@ -7,6 +7,7 @@
 #include "common/option_table.h"
 #include "common/option_values.h"
 #include "common/printable.h"
+#include "common/secret_file.h"
 #include "plugin/remote/remote_backend.h"
 
 #include <sbx/backend_support.h>
@@ -109,6 +110,67 @@ static sbx_status parse_ca_file(void *target, const char *value, char *rule, siz
     return common_option_copy_string(&((remote_parse *)target)->opts.ca_file, value, err);
 }
 
+/* Replace the key in *slot (the old one wiped) with `key` (taken; NULL:
+ * none). */
+static void put_key(char **slot, char *key)
+{
+    common_secret_free(*slot);
+    *slot = key;
+}
+
+/* A key's file form: the one line of a file only its owner may open. */
+static sbx_status key_from_file(char **slot, const char *path, char *rule, size_t cap)
+{
+    char *key = NULL;
+    if (!common_secret_file_read(path, &key, rule, cap))
+        return SBX_ERR_CONFIG;
+    put_key(slot, key);
+    return SBX_OK;
+}
+
+/* A key's environment form: the value of the variable `name` (empty
+ * there: none, as an empty key). */
+static sbx_status key_from_env(char **slot, const char *name, char *rule, size_t cap,
+                               sbx_error *err)
+{
+    const char *value = name[0] != '\0' ? getenv(name) : NULL;
+    if (value == NULL)
+        return set_rule(rule, cap, "names no environment variable that is set");
+    if (strpbrk(value, "\r\n") != NULL)
+        return set_rule(rule, cap, "names a variable whose value holds CR or LF");
+    char *key = NULL;
+    if (value[0] != '\0' && (key = strdup(value)) == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    put_key(slot, key);
+    return SBX_OK;
+}
+
+static sbx_status parse_api_key_file(void *target, const char *value, char *rule, size_t cap,
+                                     sbx_error *err)
+{
+    (void)err;
+    return key_from_file(&((remote_parse *)target)->opts.api_key, value, rule, cap);
+}
+
+static sbx_status parse_sandbox_api_key_file(void *target, const char *value, char *rule,
+                                             size_t cap, sbx_error *err)
+{
+    (void)err;
+    return key_from_file(&((remote_parse *)target)->opts.sandbox_api_key, value, rule, cap);
+}
+
+static sbx_status parse_api_key_env(void *target, const char *value, char *rule, size_t cap,
+                                    sbx_error *err)
+{
+    return key_from_env(&((remote_parse *)target)->opts.api_key, value, rule, cap, err);
+}
+
+static sbx_status parse_sandbox_api_key_env(void *target, const char *value, char *rule,
+                                            size_t cap, sbx_error *err)
+{
+    return key_from_env(&((remote_parse *)target)->opts.sandbox_api_key, value, rule, cap, err);
+}
+
 static void free_mounts(remote_options *opts)
 {
     for (size_t i = 0; i < opts->forward_mount_count; i++)
@@ -186,6 +248,14 @@ static const common_option_spec remote_specs[] = {
     /* Sent to each sandbox's API, never to the provisioner. */
     { .key = "sandbox_api_key", COMMON_OPTION_STRING_IN(remote_parse, opts.sandbox_api_key),
       .flags = COMMON_OPTION_SECRET | COMMON_OPTION_EMPTY_IS_NONE },
+    /* The same keys from a file or a variable, off every command line; the
+     * last of a key's forms given wins. */
+    { .key = "api_key_file", .kind = COMMON_OPTION_CUSTOM, .parse = parse_api_key_file },
+    { .key = "sandbox_api_key_file", .kind = COMMON_OPTION_CUSTOM,
+      .parse = parse_sandbox_api_key_file },
+    { .key = "api_key_env", .kind = COMMON_OPTION_CUSTOM, .parse = parse_api_key_env },
+    { .key = "sandbox_api_key_env", .kind = COMMON_OPTION_CUSTOM,
+      .parse = parse_sandbox_api_key_env },
     /* 0: not given (the per-call timeouts stand). */
     TIMEOUT("timeout_ms", timeout_ms, 0),
     TIMEOUT("list_timeout_ms", opts.list_timeout_ms, REMOTE_LIST_TIMEOUT_MS),
@@ -229,12 +299,9 @@ sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
 void remote_options_clear(remote_options *opts)
 {
     free(opts->provisioner_url);
-    if (opts->api_key != NULL) /* a secret: do not leave it in freed memory */
-        memset(opts->api_key, 0, strlen(opts->api_key));
-    free(opts->api_key);
-    if (opts->sandbox_api_key != NULL)
-        memset(opts->sandbox_api_key, 0, strlen(opts->sandbox_api_key));
-    free(opts->sandbox_api_key);
+    /* Secrets: not left in freed memory. */
+    common_secret_free(opts->api_key);
+    common_secret_free(opts->sandbox_api_key);
     free(opts->ca_file);
     free_mounts(opts);
     memset(opts, 0, sizeof *opts);

@@ -1,12 +1,14 @@
 /* The building blocks of common/: the growable buffer's one overflow
  * policy (an add that does not fit changes nothing and the failure sticks
- * until a reset) and FNV-1a against its published test vectors. */
+ * until a reset), FNV-1a against its published test vectors, and the
+ * masking of capability tokens in printed paths. */
 #include <config.h>
 
 #include "tests/support/cunit_main.h"
 
 #include "common/dynbuf.h"
 #include "common/fnv1a.h"
+#include "common/redact.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -100,6 +102,29 @@ static void test_fnv1a_matches_the_published_vectors(void)
     CU_ASSERT_EQUAL(common_fnv1a_string(h, "bar"), UINT64_C(0x85944171f73967e8));
 }
 
+/* `text` as common_redact_tokens shows it with room for `cap` bytes. */
+static const char *tokens_masked(const char *text, size_t cap)
+{
+    static char out[256];
+    common_redact_tokens(text, out, cap);
+    return out;
+}
+
+/* A run of 16 or more hex digits, any case, wherever it stands, becomes
+ * "..."; shorter runs stay; a cut never leaves part of a run. */
+static void test_token_runs_are_masked_wherever_they_stand(void)
+{
+    CU_ASSERT_STRING_EQUAL(tokens_masked("GET /s/0123456789abcdef/v1", 256), "GET /s/.../v1");
+    CU_ASSERT_STRING_EQUAL(tokens_masked("//s/0123456789ABCDEF0123x", 256), "//s/...x");
+    CU_ASSERT_STRING_EQUAL(tokens_masked("/s/x0123456789abcdef", 256), "/s/x...");
+    CU_ASSERT_STRING_EQUAL(tokens_masked("0123456789abcde :8002 /api/sandboxes/abc", 256),
+                           "0123456789abcde :8002 /api/sandboxes/abc");
+    CU_ASSERT_STRING_EQUAL(tokens_masked("a0123456789abcdefg0123456789abcdef", 256), "...g...");
+    /* Cut to fit after masking: never a part of a token or of its mask. */
+    CU_ASSERT_STRING_EQUAL(tokens_masked("/s/0123456789abcdef0123", 6), "/s/");
+    CU_ASSERT_STRING_EQUAL(tokens_masked("/s/0123456789abcdef/v1", 8), "/s/.../");
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo dynbuf_tests[] = {
@@ -115,6 +140,12 @@ void sbx_test_register(void)
         {"FNV-1a matches the published vectors", test_fnv1a_matches_the_published_vectors},
         CU_TEST_INFO_NULL,
     };
+    static const CU_TestInfo redact_tests[] = {
+        {"token runs are masked wherever they stand",
+         test_token_runs_are_masked_wherever_they_stand},
+        CU_TEST_INFO_NULL,
+    };
     sbx_test_add_suite("dynbuf", NULL, NULL, dynbuf_tests);
+    sbx_test_add_suite("redact tokens", NULL, NULL, redact_tests);
     sbx_test_add_suite("fnv1a", NULL, NULL, hash_tests);
 }

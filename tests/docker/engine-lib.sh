@@ -47,7 +47,7 @@ wait_gone() {
 image_tar() {
     mkdir -p "$DIR/rootfs/bin" "$DIR/rootfs/tmp" "$DIR/rootfs/www" || return 1
     cp "$BUSYBOX" "$DIR/rootfs/bin/busybox" || return 1
-    for applet in sh httpd cat echo ls touch mkdir sleep rm dd ln chmod; do
+    for applet in sh httpd cat echo ls touch mkdir sleep rm dd ln chmod find stat truncate; do
         ln -s busybox "$DIR/rootfs/bin/$applet" || return 1
     done
     tar -C "$DIR/rootfs" -c .

@@ -38,3 +38,12 @@ tests_docker_test_docker_list_stream_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_list_stream_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
 	common/libsbx-http.la $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_list_stream
+
+# The docker backend's listing decoder (the walk's records in the
+# container into a listing): no engine needed.
+check_PROGRAMS += tests/docker/test_docker_listing
+tests_docker_test_docker_listing_SOURCES = tests/docker/test_docker_listing.c
+tests_docker_test_docker_listing_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_listing_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
+	common/libsbx-http.la $(SBX_TEST_LIBS)
+TESTS += tests/docker/test_docker_listing

@@ -465,6 +465,184 @@ static void test_list_dir(void)
                     SBX_ERR_NO_SUCH_PATH);
 }
 
+/* The entry `name` of listing `l`, or NULL. */
+static const sbx_dir_entry *entry_named(const sbx_dir_listing *l, const char *name)
+{
+    for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next)
+        if (strcmp(e->path, name) == 0)
+            return e;
+    return NULL;
+}
+
+static sbx_dir_listing *list_ok(const char *path, unsigned depth, size_t max)
+{
+    sbx_dir_listing *l = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_list_dir(backend, SANDBOX, path, depth, max, &l, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "list %s: %s\n", path, err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return l;
+}
+
+/* The root, and "." in an image without a WorkingDir, list what `ls -a /`
+ * shows in the container. */
+static void test_list_root(void)
+{
+    const char *paths[] = { "/", "." };
+    for (size_t i = 0; i < 2; i++) {
+        sbx_dir_listing *l = list_ok(paths[i], 1, 1000);
+        const sbx_dir_entry *bin = entry_named(l, "bin"), *tmp = entry_named(l, "tmp");
+        CU_ASSERT(bin != NULL && bin->type == SBX_FILE_DIRECTORY);
+        CU_ASSERT(tmp != NULL && tmp->type == SBX_FILE_DIRECTORY);
+        CU_ASSERT(entry_named(l, "bin/sh") == NULL);
+        CU_ASSERT(!l->truncated);
+        sbx_backend_free_listing(backend, l);
+    }
+}
+
+/* Every name of a hard-linked file is the regular file it is; names with
+ * a newline, spaces or "//"-like bytes are listed as they are. */
+static void test_list_hard_links_and_odd_names(void)
+{
+    expect_exit("rm -rf /tmp/hl && mkdir /tmp/hl && echo 12345 > /tmp/hl/a && ln /tmp/hl/a "
+                "/tmp/hl/b && mkdir /tmp/hl/d && ln /tmp/hl/a /tmp/hl/d/c && "
+                "touch \"/tmp/hl/x y\" \"$(printf '/tmp/hl/n\\nl')\"", 0);
+    sbx_dir_listing *l = list_ok("/tmp/hl", 2, 100);
+    const char *want[] = { "a", "b", "d", "d/c", "n\nl", "x y" };
+    CU_ASSERT_EQUAL_FATAL(l->count, 6);
+    size_t i = 0;
+    for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next, i++) {
+        CU_ASSERT_STRING_EQUAL(e->path, want[i]);
+        if (i == 0 || i == 1 || i == 3) {
+            CU_ASSERT_EQUAL(e->type, SBX_FILE_REGULAR);
+            CU_ASSERT_EQUAL(e->size, 6);
+        }
+    }
+    sbx_backend_free_listing(backend, l);
+}
+
+/* A listing reads no file's bytes: a sparse file of 200 GB (no disk)
+ * lists at once, in its directory and above it, and the engine is free
+ * for the next call (dockerd locks a container while its archive
+ * streams).  Streaming it would outlast the 30 s bound of a call. */
+static void test_list_costs_nothing_of_file_sizes(void)
+{
+    expect_exit("rm -rf /tmp/sp && mkdir /tmp/sp && truncate -s 200G /tmp/sp/big", 0);
+    sbx_dir_listing *l = list_ok("/tmp/sp", 1, 10);
+    const sbx_dir_entry *big = entry_named(l, "big");
+    CU_ASSERT(big != NULL && big->size == (uint64_t)200 << 30);
+    sbx_backend_free_listing(backend, l);
+    l = list_ok("/tmp", 2, 1000);
+    big = entry_named(l, "sp/big");
+    CU_ASSERT(big != NULL && big->size == (uint64_t)200 << 30);
+    sbx_backend_free_listing(backend, l);
+    expect_exit("rm -rf /tmp/sp", 0);
+}
+
+/* A chain of 2000 nested directories lists whole: no walk recurses on
+ * the host's stack. */
+static void test_list_deep_tree(void)
+{
+    expect_exit("rm -rf /tmp/deep && p=/tmp/deep && i=0 && while [ $i -lt 2000 ]; do "
+                "p=$p/d; i=$((i+1)); done && mkdir -p $p", 0);
+    sbx_dir_listing *l = list_ok("/tmp/deep", 100000, 100000);
+    CU_ASSERT_EQUAL(l->count, 2000);
+    size_t deepest = 0;
+    for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next)
+        deepest = strlen(e->path) > deepest ? strlen(e->path) : deepest;
+    CU_ASSERT_EQUAL(deepest, 2000 * 2 - 1);
+    sbx_backend_free_listing(backend, l);
+    expect_exit("rm -rf /tmp/deep", 0);
+}
+
+/* Read `path` whole in pieces of `piece` bytes, as sbxctl cp does, into
+ * *out (may be NULL: only counted); the bytes read, or -1 when a read
+ * fails or `deadline_ms` (wall clock) passes first. */
+static int64_t read_in_pieces(sbx_backend *b, const char *path, uint64_t piece,
+                              unsigned char *out, int64_t deadline_ms)
+{
+    uint64_t done = 0;
+    for (;;) {
+        if (sbx_test_wall_ms() > deadline_ms) {
+            fprintf(stderr, "read %s in pieces: %llu bytes by the deadline\n", path,
+                    (unsigned long long)done);
+            return -1;
+        }
+        sbx_file_content *c = NULL;
+        sbx_error err;
+        if (sbx_backend_read_file(b, SANDBOX, path, done, piece, &c, &err) != SBX_OK) {
+            fprintf(stderr, "read %s at %llu: %s\n", path, (unsigned long long)done, err.message);
+            return -1;
+        }
+        if (out != NULL)
+            memcpy(out + done, c->data, c->length);
+        done += c->length;
+        int more = c->truncated && c->length > 0;
+        sbx_backend_free_file_content(b, c);
+        if (!more)
+            return (int64_t)done;
+    }
+}
+
+/* Reading a file in pieces costs its size once: 1 GiB (sparse) in 4 MiB
+ * pieces well within a minute (streaming again from the start for each
+ * piece, as before, is 128 GiB). */
+static void test_read_in_pieces_is_linear(void)
+{
+    expect_exit("truncate -s 1G /tmp/gig", 0);
+    CU_ASSERT_EQUAL(read_in_pieces(backend, "/tmp/gig", 4u << 20, NULL,
+                                   sbx_test_wall_ms() + 60000), INT64_C(1) << 30);
+    expect_exit("rm -f /tmp/gig", 0);
+}
+
+/* Pieces of any size give the file's bytes exactly; a read elsewhere, a
+ * write between pieces and another instance's exec see the sandbox as
+ * it is (a read kept open between pieces never holds it). */
+static void test_read_pieces_exact_and_current(void)
+{
+    expect_exit("dd if=/dev/urandom of=/tmp/rnd bs=1000 count=3001 2>/dev/null", 0);
+    sbx_file_content *whole = read_ok("/tmp/rnd", 0, 16u << 20);
+    CU_ASSERT_EQUAL_FATAL(whole->length, 3001000);
+    unsigned char *pieces = malloc(whole->length);
+    CU_ASSERT_FATAL(pieces != NULL);
+    CU_ASSERT_EQUAL(read_in_pieces(backend, "/tmp/rnd", 65537, pieces,
+                                   sbx_test_wall_ms() + 120000), 3001000);
+    CU_ASSERT(memcmp(pieces, whole->data, whole->length) == 0);
+    /* A first piece, then a read at another offset. */
+    sbx_file_content *c = read_ok("/tmp/rnd", 0, 1000);
+    CU_ASSERT(c->truncated);
+    sbx_backend_free_file_content(backend, c);
+    c = read_ok("/tmp/rnd", 5, 10);
+    CU_ASSERT(c->length == 10 && memcmp(c->data, whole->data + 5, 10) == 0);
+    sbx_backend_free_file_content(backend, c);
+    /* A first piece, the file replaced, the next piece: the new bytes. */
+    sbx_backend_free_file_content(backend, read_ok("/tmp/rnd", 0, 1000));
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/rnd", "0123456789abcdef", 16,
+                                           0, 0, &err) == SBX_OK);
+    c = read_ok("/tmp/rnd", 1000, 10);
+    CU_ASSERT_EQUAL(c->length, 0);
+    sbx_backend_free_file_content(backend, c);
+    /* A first piece left unread: another instance's exec runs at once. */
+    sbx_backend_free_file_content(backend, read_ok("/tmp/rnd", 0, 4));
+    sbx_option opts[] = { { "socket", engine_socket }, { "timeout_ms", "20000" } };
+    sbx_backend *other = NULL;
+    CU_ASSERT_FATAL(sbx_backend_open(host, "docker", opts, 2, &other, &err) == SBX_OK);
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = "echo free";
+    sbx_exec_result *out = NULL;
+    sbx_status st = sbx_backend_exec(other, SANDBOX, &r, &out, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "exec beside a kept read: %s\n", err.message);
+    CU_ASSERT(st == SBX_OK && out != NULL && strcmp(out->stdout_data, "free\n") == 0);
+    sbx_backend_free_exec_result(other, out);
+    sbx_backend_close(other);
+    sbx_backend_free_file_content(backend, whole);
+    free(pieces);
+    expect_exit("rm -f /tmp/rnd", 0);
+}
+
 static void test_remove_path(void)
 {
     expect_exit("rm -rf /tmp/rm && mkdir -p /tmp/rm/d/e && echo x > /tmp/rm/f && "
@@ -541,6 +719,12 @@ void sbx_test_register(void)
         { "files: 1 MiB binary round trip, ranges, append, relative paths", test_binary_round_trip_and_ranges },
         { "files: path errors, mkdirs, exclusive, links, long paths", test_path_errors_same_on_both_engines },
         { "list_dir: depth, order, types, modes, cap", test_list_dir },
+        { "list_dir of / and of . without a WorkingDir", test_list_root },
+        { "list_dir: hard links are regular files, odd names exact", test_list_hard_links_and_odd_names },
+        { "list_dir: a 200 GB sparse file costs nothing", test_list_costs_nothing_of_file_sizes },
+        { "list_dir: a chain of 2000 directories", test_list_deep_tree },
+        { "read_file: 1 GiB in 4 MiB pieces, linear", test_read_in_pieces_is_linear },
+        { "read_file: pieces exact, writes and other instances between", test_read_pieces_exact_and_current },
         { "remove_path: files, links, directories, option-like names", test_remove_path },
         { "concurrent execs on one sandbox", test_concurrent_execs },
         CU_TEST_INFO_NULL

@@ -9,6 +9,7 @@
 #include "tests/support/emulator.h"
 #include "tests/support/hostile_json.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/subprocess.h"
 
 #include <curl/curl.h>
 #include <json-c/json.h>
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define KEY "emu-test-key"
 #define KEY_HEADER "X-API-Key: " KEY
@@ -235,12 +238,9 @@ static void test_unknown_route_is_404_once_authenticated(void)
     json_object_put(a);
 }
 
-static void test_key_from_environment(void)
+/* `emu` answers /api/ only with KEY: 401 without it, 200 with it. */
+static void expect_key_required(sbx_test_emu *emu)
 {
-    setenv("EMU_API_KEY", KEY, 1);
-    sbx_test_emu *emu = sbx_test_emu_start(NULL);
-    unsetenv("EMU_API_KEY");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
     sbx_test_http_result r;
     request(emu, "GET", "/api/sandboxes", NULL, 0, &r);
     CU_ASSERT_EQUAL(r.status, 401);
@@ -248,7 +248,54 @@ static void test_key_from_environment(void)
     request(emu, "GET", "/api/sandboxes", NULL, 1, &r);
     CU_ASSERT_EQUAL(r.status, 200);
     sbx_test_http_result_clear(&r);
+}
+
+static void test_key_from_environment(void)
+{
+    setenv("EMU_API_KEY", KEY, 1);
+    sbx_test_emu *emu = sbx_test_emu_start(NULL);
+    unsetenv("EMU_API_KEY");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    expect_key_required(emu);
     sbx_test_emu_stop(emu);
+}
+
+/* A key file `name` holding KEY with `mode` in a fresh directory of
+ * `dir` (64 bytes); its path into `path` (128 bytes). */
+static void key_file(char *dir, const char *name, mode_t mode, char *path)
+{
+    snprintf(dir, 64, "/tmp/sbx-emu-key-XXXXXX");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, 128, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(KEY "\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(chmod(path, mode), 0);
+}
+
+/* --api-key-file: the key of a file only its owner may open; one open to
+ * others stops the start, naming the file and the fix, not the key. */
+static void test_key_from_a_file(void)
+{
+    char dir[64], path[128];
+    key_file(dir, "api.key", 0600, path);
+    const char *const args[] = {"--api-key-file", path, NULL};
+    sbx_test_emu *emu = sbx_test_emu_start(args);
+    CU_ASSERT_PTR_NOT_NULL(emu);
+    if (emu != NULL) {
+        expect_key_required(emu);
+        sbx_test_emu_stop(emu);
+    }
+    CU_ASSERT_EQUAL(chmod(path, 0644), 0);
+    const char *const refused[] = {getenv("EMU_BIN"), "--aio-api-key-file", path, NULL};
+    char output[1024];
+    CU_ASSERT_EQUAL(sbx_test_run_program(refused, TIMEOUT_MS, output, sizeof output), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(output, path));
+    CU_ASSERT_PTR_NOT_NULL(strstr(output, "(mode 0644): run chmod 600 on it"));
+    CU_ASSERT_PTR_NULL(strstr(output, KEY));
+    unlink(path);
+    rmdir(dir);
 }
 
 /* ------------------------------------------------------------ capabilities */
@@ -1522,6 +1569,7 @@ void sbx_test_register(void)
     };
     static const CU_TestInfo option_tests[] = {
         {"key from EMU_API_KEY", test_key_from_environment},
+        {"key from --api-key-file", test_key_from_a_file},
         {"--contract 2 capabilities", test_capabilities_contract_2},
         {"--no-capabilities", test_no_capabilities_route},
         {"--initial-status and --node-host", test_initial_status_and_node_host},

@@ -1,12 +1,15 @@
 # The in-process "local" backend through the host library: its behaviour,
 # what it does with hostile state directories, mounts, kills and
-# commands, its sandbox operations (exec and files) and isolation=namespaces.
+# commands, its sandbox operations (exec and files) and isolation=namespaces
+# (test_local_root_host: on a host running as root; skipped otherwise).
 check_PROGRAMS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
-	tests/local-backend/test_local_trees tests/local-backend/test_local_tmp
+	tests/local-backend/test_local_root_host tests/local-backend/test_local_trees \
+	tests/local-backend/test_local_tmp
 TESTS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
-	tests/local-backend/test_local_trees tests/local-backend/test_local_tmp
+	tests/local-backend/test_local_root_host tests/local-backend/test_local_trees \
+	tests/local-backend/test_local_tmp
 tests_local_backend_test_local_backend_SOURCES = tests/local-backend/test_local_backend.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_backend_CFLAGS = $(SBX_TEST_CFLAGS)
@@ -26,6 +29,11 @@ tests_local_backend_test_local_isolation_SOURCES = tests/local-backend/test_loca
 	tests/local-backend/local_wait.c tests/local-backend/local_wait.h
 tests_local_backend_test_local_isolation_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_isolation_LDADD = $(SBX_TEST_LIBS)
+tests_local_backend_test_local_root_host_SOURCES = tests/local-backend/test_local_root_host.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/local-backend/local_wait.c tests/local-backend/local_wait.h
+tests_local_backend_test_local_root_host_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_root_host_LDADD = $(SBX_TEST_LIBS)
 tests_local_backend_test_local_trees_SOURCES = tests/local-backend/test_local_trees.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
 	tests/local-backend/local_unprivileged.c tests/local-backend/local_unprivileged.h

@@ -10,12 +10,15 @@
 
 #include <CUnit/CUnit.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,4 +176,15 @@ void sbx_local_test_write_file(const char *path, const char *text)
     CU_ASSERT_FATAL(out != NULL);
     fputs(text, out);
     CU_ASSERT_FATAL(fclose(out) == 0);
+}
+
+int sbx_local_test_namespaces_allowed(void)
+{
+    pid_t child = fork();
+    if (child == 0)
+        _exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
+    int status = -1;
+    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }

@@ -67,4 +67,8 @@ int sbx_local_test_count_entries(const char *dir);
 /* Write `text` to `path` (created or truncated); fatal on failure. */
 void sbx_local_test_write_file(const char *path, const char *text);
 
+/* 1 when this user may make the namespaces isolation=namespaces needs (in
+ * a child, which exits at once). */
+int sbx_local_test_namespaces_allowed(void);
+
 #endif

@@ -460,7 +460,10 @@ static void test_host_processes_cannot_be_signalled_or_traced(void)
     snprintf(text, sizeof text, "kill -0 %ld", (long)getpid());
     CU_ASSERT(exit_of(&f, text) != 0);
     /* Nor is the exec's init readable through /proc (it may share the
-     * host's memory): its environment, maps, memory, descriptors, root. */
+     * host's memory): its command line (the host's), environment, maps,
+     * memory, descriptors, threads, root. */
+    CU_ASSERT(exit_of(&f, "cat /proc/1/cmdline") != 0);
+    CU_ASSERT(exit_of(&f, "cat /proc/1/task/1/cmdline") != 0);
     CU_ASSERT(exit_of(&f, "cat /proc/1/environ") != 0);
     CU_ASSERT(exit_of(&f, "cat /proc/1/maps") != 0);
     CU_ASSERT(exit_of(&f, "head -c 1 /proc/1/mem") != 0);
@@ -485,9 +488,9 @@ static void test_fork_and_memory_bombs_are_contained(void)
     /* However it ends (forks refused, the timeout), it ends. */
     sbx_exec_result *r = run_for(&f, "b() { b | b & }; b; wait", 3000);
     sbx_backend_free_exec_result(f.backend, r);
-    /* Nothing of it is left (the init and this shell), and the sandbox
-     * still runs commands. */
-    CU_ASSERT(output_is(&f, "set -- /proc/[0-9]*; echo $#", "2\n"));
+    /* Nothing of it is left (this shell alone: the init is hidden), and
+     * the sandbox still runs commands. */
+    CU_ASSERT(output_is(&f, "set -- /proc/[0-9]*; echo $#", "1\n"));
     fixture_teardown(&f);
     limit = (sbx_option){ "limit_address_bytes", "268435456" };
     fixture_setup_with(&f, "iso memory", "namespaces", &limit);
@@ -524,6 +527,8 @@ static void test_without_a_holder_exec_builds_its_own_namespaces(void)
     sbx_backend *plain = f.backend;
     f.backend = isolated;
     CU_ASSERT(output_is(&f, "echo $$; test -e /root || echo no-root", "2\nno-root\n"));
+    /* Its init is a fork of the host's: hidden all the same. */
+    CU_ASSERT(exit_of(&f, "cat /proc/1/cmdline") != 0);
     CU_ASSERT(exit_of(&f, "echo x > made") == 0);
     CU_ASSERT(sandbox_has(&f, "made"));
     sbx_backend_close(isolated);
@@ -998,6 +1003,9 @@ static void test_isolation_option_values(void)
     static const char *const bad[][2] = {
         { "isolation", "bwrap" }, { "isolation", "" }, { "limit_processes", "-1" },
         { "limit_file_bytes", "lots" }, { "network", "bridge" }, { "network", "" },
+        /* Never root; and an unprivileged host runs nothing as another. */
+        { "sandbox_uid", "0" }, { "sandbox_gid", "0" }, { "sandbox_uid", "many" },
+        { "sandbox_uid", "12345" }, { "sandbox_gid", "12345" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sbx_option opts[2] = { { "state_dir", state_dir }, { bad[i][0], bad[i][1] } };
@@ -1025,23 +1033,10 @@ static void drop_root(void)
     setenv("HOME", "/tmp", 1);
 }
 
-/* 1 when this user may make the namespaces isolation needs (in a child,
- * which exits at once). */
-static int namespaces_allowed(void)
-{
-    pid_t child = fork();
-    if (child == 0)
-        _exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
-    int status = -1;
-    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
-    return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 void sbx_test_register(void)
 {
     drop_root();
-    if (!namespaces_allowed()) {
+    if (!sbx_local_test_namespaces_allowed()) {
         fprintf(stderr, "test_local_isolation: skipped: this kernel refuses user, mount, pid "
                         "and network namespaces to this user (docs/local.md, Isolation)\n");
         exit(77);

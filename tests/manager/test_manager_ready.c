@@ -193,6 +193,34 @@ static void test_a_sandbox_that_never_serves_is_destroyed(void)
     mf_stop();
 }
 
+/* A sandbox URL may be a capability (sbx-provisiond's BASE/s/TOKEN): the
+ * failed wait names its scheme, host and port, never its path. */
+static void test_a_capability_url_is_never_shown(void)
+{
+    START();
+    static const char token[] = "0123456789abcdef0123456789abcdef"
+                                "fedcba9876543210fedcba9876543210";
+    char url[160], shown[64];
+    int port = dead_port();
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/s/%s", port, token);
+    snprintf(shown, sizeof shown, "http://127.0.0.1:%d/.../v1/sandbox", port);
+    mt_set_url(url);
+    sbx_manager_config c = ready_config(100);
+    sbx_manager *m = mf_open(&c);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.user_id = "alice";
+    req.thread_id = "t-token";
+    sbx_managed *got = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_manager_acquire(m, &req, &got, &err), SBX_ERR_TRANSPORT);
+    fprintf(stderr, "acquire: %s\n", err.message);
+    CU_ASSERT(strstr(err.message, shown) != NULL);
+    CU_ASSERT(strstr(err.message, token) == NULL);
+    CU_ASSERT(strstr(err.message, "0123456789abcdef") == NULL);
+    sbx_manager_free(m);
+    mf_stop();
+}
+
 static void test_a_sandbox_answering_503_until_the_timeout_is_destroyed(void)
 {
     START();
@@ -303,6 +331,7 @@ void sbx_test_register(void)
          test_a_new_sandbox_is_handed_out_once_it_answers_200},
         {"a sandbox that never serves is destroyed, the acquire fails naming it",
          test_a_sandbox_that_never_serves_is_destroyed},
+        {"a capability URL is never shown", test_a_capability_url_is_never_shown},
         {"a sandbox answering 503 until the timeout is destroyed",
          test_a_sandbox_answering_503_until_the_timeout_is_destroyed},
         {"the last answer survives later tries that time out",

@@ -9,7 +9,10 @@
 # contract served from the backend's capabilities, fixture modules too) and
 # the per-id locks (a stalled create delays no other id); the sandbox API
 # (remote -> daemon -> local exec and files, capability tokens; 20 clients
-# in 5 sandboxes at once, clients gone mid-exec).
+# in 5 sandboxes at once, clients gone mid-exec; what one tenant can take:
+# threads, time, memory); no capability token in any message (near misses
+# with --verbose, the drain, the remote backend facing an unreachable
+# sandbox API); the keys' file and environment forms.
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -19,7 +22,10 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_startup \
 	tests/provisiond/test_provisiond_id_locks \
 	tests/provisiond/test_provisiond_sandbox_api \
-	tests/provisiond/test_provisiond_sandbox_load
+	tests/provisiond/test_provisiond_sandbox_load \
+	tests/provisiond/test_provisiond_sandbox_limits \
+	tests/provisiond/test_provisiond_redaction \
+	tests/provisiond/test_provisiond_key_forms
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -80,6 +86,13 @@ tests_provisiond_test_provisiond_sandbox_load_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_sandbox_load_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
 
+tests_provisiond_test_provisiond_sandbox_limits_SOURCES = \
+	tests/provisiond/test_provisiond_sandbox_limits.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_sandbox_limits_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_sandbox_limits_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_sandbox_limits_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
+
 # The remote backend's operations through the daemon over docker, a plain
 # image's containers (docs/provisiond.md): run by tests/docker/docker-suite.sh
 # against each private engine, not on its own.
@@ -100,3 +113,17 @@ TESTS += tests/provisiond/test_seed_on_provisiond.sh
 # (root; SKIP with the reason otherwise).
 dist_check_SCRIPTS += tests/provisiond/test_provisiond_docker.sh
 TESTS += tests/provisiond/test_provisiond_docker.sh
+
+tests_provisiond_test_provisiond_redaction_SOURCES = \
+	tests/provisiond/test_provisiond_redaction.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_redaction_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_redaction_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_redaction_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_key_forms_SOURCES = \
+	tests/provisiond/test_provisiond_key_forms.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_key_forms_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_key_forms_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_key_forms_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)

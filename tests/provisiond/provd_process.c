@@ -6,16 +6,21 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/proc_table.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/watched_child.h"
 
 #include <CUnit/CUnit.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sbx/host.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define LISTENING_PREFIX "sbx-provisiond listening on "
 #define START_DEADLINE_MS 10000
@@ -108,6 +113,44 @@ long provd_create(const char *base, const char *id, const char *user, long timeo
     snprintf(body, sizeof body, "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\",\"thread_id\":\"t\"}",
              id, user);
     return provd_request(base, "POST", "/api/sandboxes", body, timeout_ms, answer, answer_cap);
+}
+
+int provd_connect(const char *url)
+{
+    const char *colon = strrchr(url, ':');
+    struct sockaddr_in to = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)atoi(colon != NULL ? colon + 1 : "0"))};
+    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+int provd_create_token(const char *url, const char *id, const char *user, char *token)
+{
+    char answer[2048];
+    long status = provd_create(url, id, user, 60000L, answer, sizeof answer);
+    const char *mark = strstr(answer, "/s/");
+    int ok = status == 200 && mark != NULL &&
+             strspn(mark + 3, "0123456789abcdef") == PROVD_TEST_TOKEN_LEN;
+    CU_ASSERT_TRUE(ok);
+    if (ok)
+        snprintf(token, PROVD_TEST_TOKEN_LEN + 1, "%s", mark + 3);
+    return ok;
+}
+
+/* Whether `p`'s command line holds the marker `ctx`. */
+static int holds_marker(const sbx_test_process *p, void *ctx)
+{
+    return strstr(p->line, ctx) != NULL;
+}
+
+int provd_running_with(const char *marker)
+{
+    return sbx_test_proc_each(holds_marker, (void *)marker);
 }
 
 const char *provd_url(const provd_proc *p)

@@ -42,6 +42,22 @@ long provd_request(const char *base, const char *method, const char *path, const
 long provd_create(const char *base, const char *id, const char *user, long timeout_ms,
                   char *answer, size_t answer_cap);
 
+/* A sandbox token: 64 lowercase hex digits. */
+#define PROVD_TEST_TOKEN_LEN 64
+
+/* A raw TCP connection to the daemon at `url` ("http://127.0.0.1:PORT");
+ * -1 on failure. */
+int provd_connect(const char *url);
+
+/* Create sandbox `id` for `user` on the daemon at `url` and put its
+ * token, from the create's sandbox_url, in `token` (PROVD_TEST_TOKEN_LEN
+ * + 1 bytes).  Returns 1, or 0 after a CUnit failure. */
+int provd_create_token(const char *url, const char *id, const char *user, char *token);
+
+/* Whether a process whose command line holds `marker` runs (a zombie's
+ * command line is empty: it ran its course). */
+int provd_running_with(const char *marker);
+
 /* Its base URL ("http://127.0.0.1:PORT"); owned by `p`. */
 const char *provd_url(const provd_proc *p);
 

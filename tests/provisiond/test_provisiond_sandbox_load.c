@@ -3,15 +3,14 @@
  * own remote backend, run commands and move files in 5 sandboxes and get
  * their own outputs back, none another's; clients that disconnect in the
  * middle of an exec (a close, a reset, a half-close) leave nothing behind:
- * the command and its background child end by the exec's timeout, the
+ * the command and its background child end (at once: a client that
+ * goes away ends its command; by the exec's timeout at the latest), the
  * daemon keeps no child process and no connection of theirs, and it
  * answers the next request at once. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,7 +28,6 @@
 #define CLIENTS 20
 #define SANDBOXES 5
 #define ROUNDS 8
-#define TOKEN_LEN 64
 /* Generous against a loaded machine; the expected path is fast. */
 #define DEADLINE_MS 60000L
 
@@ -193,35 +191,6 @@ static int children_of(pid_t parent)
     return c.n;
 }
 
-/* Whether `p`'s command line holds the marker `ctx`. */
-static int holds_marker(const sbx_test_process *p, void *ctx)
-{
-    return strstr(p->line, ctx) != NULL;
-}
-
-/* Whether a process whose command line holds `marker` runs (a zombie's
- * command line is empty: it ran its course). */
-static int running_with(const char *marker)
-{
-    return sbx_test_proc_each(holds_marker, (void *)marker);
-}
-
-/* A connection to the daemon at `url` ("http://127.0.0.1:PORT"); -1 on
- * failure. */
-static int connect_to(const char *url)
-{
-    const char *colon = strrchr(url, ':');
-    struct sockaddr_in to = {.sin_family = AF_INET,
-                             .sin_port = htons((uint16_t)atoi(colon != NULL ? colon + 1 : "0"))};
-    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof to) != 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
 /* Whether the file `name` of sandbox `id` exists, waiting for it at most
  * DEADLINE_MS. */
 static int appears(const provd_local *d, const char *id, const char *name)
@@ -255,20 +224,6 @@ static int answer_says(int fd, long deadline, const char *text)
     return strstr(got, text) != NULL;
 }
 
-/* The token of sandbox `id` (created for user "u"), from its create's
- * answer, in `token` (TOKEN_LEN + 1 bytes).  Returns 1, or 0. */
-static int create_for_token(const provd_local *d, const char *id, char *token)
-{
-    char answer[2048];
-    long status = provd_create(provd_url(d->proc), id, "u", DEADLINE_MS, answer, sizeof answer);
-    const char *mark = strstr(answer, "/s/");
-    int ok = status == 200 && mark != NULL && strspn(mark + 3, "0123456789abcdef") == TOKEN_LEN;
-    CU_ASSERT_TRUE(ok);
-    if (ok)
-        snprintf(token, TOKEN_LEN + 1, "%s", mark + 3);
-    return ok;
-}
-
 /* The ways a client can go away in the middle of an exec. */
 typedef enum { GONE_CLOSE, GONE_RESET, GONE_HALF_CLOSE, GONE_WAYS } gone_way;
 
@@ -277,8 +232,8 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     provd_local d;
     if (!provd_local_start(&d, 1, NULL))
         return;
-    char token[TOKEN_LEN + 1], path[256], answer[4096];
-    if (!create_for_token(&d, "cut", token)) {
+    char token[PROVD_TEST_TOKEN_LEN + 1], path[256], answer[4096];
+    if (!provd_create_token(provd_url(d.proc), "cut", "u", token)) {
         provd_local_stop(&d, 0);
         return;
     }
@@ -305,7 +260,7 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
                  "POST /s/%s/v1/bash/exec HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                  "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
                  token, strlen(body), body);
-        sockets[way] = connect_to(provd_url(d.proc));
+        sockets[way] = provd_connect(provd_url(d.proc));
         CU_ASSERT_FATAL(sockets[way] >= 0);
         CU_ASSERT_EQUAL(send(sockets[way], request, strlen(request), MSG_NOSIGNAL),
                         (ssize_t)strlen(request));
@@ -319,8 +274,8 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     shutdown(sockets[GONE_HALF_CLOSE], SHUT_WR);
     close(sockets[GONE_CLOSE]);
     close(sockets[GONE_RESET]);
-    /* The half-closed client still reads: its answer comes when the
-     * command ends, at its timeout. */
+    /* The half-closed client, taken as gone, still reads: its answer
+     * comes when the command ends. */
     long deadline = sbx_test_now_ms() + DEADLINE_MS;
     CU_ASSERT_TRUE(answer_says(sockets[GONE_HALF_CLOSE], deadline, "\"status\":\"timed_out\""));
     close(sockets[GONE_HALF_CLOSE]);
@@ -334,7 +289,7 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
         for (int way = 0; way < GONE_WAYS; way++) {
             char marker[16];
             snprintf(marker, sizeof marker, "sleep 5%d1", way);
-            left |= running_with(marker);
+            left |= provd_running_with(marker);
         }
     }
     CU_ASSERT_FALSE(left);

@@ -329,6 +329,79 @@ static void test_ca_file_must_be_a_non_empty_regular_file(void)
     rmdir(dir);
 }
 
+/* Write `text` to `path` with `mode`. */
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    CU_ASSERT_FATAL(chmod(path, mode) == 0);
+}
+
+/* api_key_file and sandbox_api_key_file read a key from a file only its
+ * owner may open; api_key_env and sandbox_api_key_env from a variable.
+ * A refused file or variable is named with the fix, its key never shown. */
+static void test_keys_come_from_files_and_variables(void)
+{
+    char dir[64], good[128], open_to_all[128], two[128];
+    make_temp_dir(dir, sizeof dir);
+    snprintf(good, sizeof good, "%s/good.key", dir);
+    snprintf(open_to_all, sizeof open_to_all, "%s/open.key", dir);
+    snprintf(two, sizeof two, "%s/two.key", dir);
+    write_file(good, "k3y-of-the-file\r\n", 0600);
+    write_file(open_to_all, "k3y-open-to-all\n", 0644);
+    write_file(two, "k3y-line-one\nline-two\n", 0400);
+    setenv("SBX_TEST_SANDBOX_KEY", "k3y-of-the-variable", 1);
+    setenv("SBX_TEST_EMPTY_KEY", "", 1);
+    unsetenv("SBX_TEST_UNSET_KEY");
+
+    remote_options o;
+    sbx_error err;
+    const char *kv[] = { "provisioner_url", "http://p", "api_key", "from-argv",
+                         "api_key_file", good, "sandbox_api_key_env", "SBX_TEST_SANDBOX_KEY",
+                         NULL };
+    CU_ASSERT_EQUAL_FATAL(parse(&o, &err, kv), SBX_OK);
+    CU_ASSERT_STRING_EQUAL(o.api_key, "k3y-of-the-file");
+    CU_ASSERT_STRING_EQUAL(o.sandbox_api_key, "k3y-of-the-variable");
+    remote_options_clear(&o);
+    const char *last[] = { "provisioner_url", "http://p", "sandbox_api_key_file", good,
+                           "api_key_env", "SBX_TEST_EMPTY_KEY", NULL };
+    CU_ASSERT_EQUAL_FATAL(parse(&o, &err, last), SBX_OK);
+    CU_ASSERT_PTR_NULL(o.api_key); /* empty: none, as api_key "" */
+    CU_ASSERT_STRING_EQUAL(o.sandbox_api_key, "k3y-of-the-file");
+    remote_options_clear(&o);
+
+    const struct {
+        const char *key, *value, *why;
+    } refused[] = {
+        { "api_key_file", open_to_all, "(mode 0644): run chmod 600 on it" },
+        { "sandbox_api_key_file", open_to_all, "(mode 0644): run chmod 600 on it" },
+        { "api_key_file", two, "more than one line" },
+        { "api_key_file", dir, "not a regular file" },
+        { "sandbox_api_key_file", "/nonexistent/k", "cannot be opened" },
+        { "api_key_env", "SBX_TEST_UNSET_KEY", "names no environment variable that is set" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const char *bad[] = { "provisioner_url", "http://p", refused[i].key, refused[i].value,
+                              NULL };
+        CU_ASSERT_EQUAL(parse(&o, &err, bad), SBX_ERR_CONFIG);
+        char named[200];
+        snprintf(named, sizeof named, "option '%s' of backend 'remote': '%s' ", refused[i].key,
+                 refused[i].value);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, named));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, refused[i].why));
+        CU_ASSERT_PTR_NULL(strstr(err.message, "k3y"));
+        remote_options_clear(&o);
+    }
+    unsetenv("SBX_TEST_SANDBOX_KEY");
+    unsetenv("SBX_TEST_EMPTY_KEY");
+    unlink(good);
+    unlink(open_to_all);
+    unlink(two);
+    rmdir(dir);
+}
+
 static void test_forward_mounts_replaces_the_default_allowlist(void)
 {
     remote_options o;
@@ -368,6 +441,7 @@ void sbx_test_register(void)
         { "a_refused_url_never_shows_its_password", test_a_refused_url_never_shows_its_password },
         { "ca_file_must_be_a_non_empty_regular_file",
           test_ca_file_must_be_a_non_empty_regular_file },
+        { "keys_come_from_files_and_variables", test_keys_come_from_files_and_variables },
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("remote ids", NULL, NULL, ids);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
@@ -606,6 +608,39 @@ static void test_right_key_works_and_is_never_printed(void)
     sbx_test_emu_stop(emu);
 }
 
+/* --set api_key_file=FILE: the key of a file only its owner may open is
+ * sent and never printed; one open to others is refused with the file's
+ * name (not masked as a secret's value) and the fix. */
+static void test_key_from_a_file_works_and_a_loose_file_is_named(void)
+{
+    sbx_test_emu *emu = start_emu(ARGS("--api-key", RIGHT_KEY));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+    char dir[] = "/tmp/sbx-ctl-key-XXXXXX", path[64], setting[80];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/api.key", dir);
+    snprintf(setting, sizeof setting, "api_key_file=%s", path);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(RIGHT_KEY "\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(chmod(path, 0600), 0);
+    sbx_test_run run;
+    run_remote(&run, emu, ARGS("-v", "--set", setting), ARGS("list"));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT_TRUE(sbx_test_run_hides(&run, RIGHT_KEY));
+    sbx_test_run_clear(&run);
+    CU_ASSERT_EQUAL(chmod(path, 0644), 0);
+    run_remote(&run, emu, ARGS("-v", "--set", setting), ARGS("list"));
+    CU_ASSERT_EQUAL(run.exit_code, 2);
+    CU_ASSERT_PTR_NOT_NULL(run.err != NULL ? strstr(run.err, path) : NULL);
+    CU_ASSERT_PTR_NOT_NULL(run.err != NULL ? strstr(run.err, "run chmod 600 on it") : NULL);
+    CU_ASSERT_TRUE(sbx_test_run_hides(&run, RIGHT_KEY));
+    sbx_test_run_clear(&run);
+    unlink(path);
+    rmdir(dir);
+    sbx_test_emu_stop(emu);
+}
+
 /* ---------------------------------------- results are printed exactly */
 
 /* The value of the line "KEY: VALUE" of plain output `out`, into buf[cap]
@@ -896,6 +931,8 @@ void sbx_test_register(void)
     static const CU_TestInfo key_tests[] = {
         {"wrong key: exit 7, never printed", test_wrong_key_is_unauthorized_and_never_printed},
         {"right key: never printed, sent", test_right_key_works_and_is_never_printed},
+        {"key from a file; a loose file named",
+         test_key_from_a_file_works_and_a_loose_file_is_named},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbxctl remote create", NULL, NULL, create_tests);

@@ -12,6 +12,7 @@
 #include "tools/provisiond/provd_sandbox_api.h"
 #include "tools/provisiond/provd_service.h"
 
+#include <malloc.h>
 #include <sbx/host.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,7 +101,11 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .max_connections = o->max_connections,
         .max_per_address = o->max_per_address,
         .verbose = o->verbose,
-        .secret_path_prefix = PROVD_SANDBOX_PREFIX,
+        /* The sandbox API on threads of its own: its execs never hold the
+         * workers that answer /health and the lifecycle API. */
+        .offload_prefix = svc->api != NULL ? PROVD_SANDBOX_PREFIX : NULL,
+        .offload_threads = o->threads,
+        .offload_share = o->sandbox_share,
     };
     const prov_handlers handlers = provd_service_handlers(svc);
     char why[512];
@@ -161,6 +166,11 @@ int main(int argc, char **argv)
         provd_options_clear(&o);
         return status < 0 ? 0 : status;
     }
+    /* Every buffer of a MiB or more (a file answer, up to
+     * --max-answer-bytes) is a mapping of its own, given back to the
+     * system when freed: glibc's sliding threshold would serve later ones
+     * from the arenas, which keep what they grew to. */
+    mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
     /* Before anything that may take time (files, the backend): a stop
      * signal is honoured at every stage. */
     if (!prov_signals_start(PROG)) {
@@ -183,8 +193,9 @@ int main(int argc, char **argv)
         status = 2;
     } else if (open_backend(&o, &services, &config, &host, &backend, &name)) {
         owners = provd_owners_open(o.state_dir, warn_line, NULL, why, sizeof why);
-        const provd_sandbox_api_options api_options = {backend, owners, o.sandbox_api_key,
-                                                       o.public_url};
+        const provd_sandbox_api_options api_options = {
+            backend, owners, o.sandbox_api_key, o.public_url, (int64_t)o.exec_timeout_s * 1000,
+            o.max_answer_bytes};
         int wanted = owners != NULL && provd_sandbox_api_wanted(backend);
         if (wanted)
             api = provd_sandbox_api_new(&api_options, why, sizeof why);

@@ -5,6 +5,7 @@
 
 #include "tools/provisiond/provd_options.h"
 
+#include "common/secret_file.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_cli.h"
 #include "tools/provisioner-common/prov_mounts.h"
@@ -35,20 +36,34 @@
 #define DEFAULT_MAX_CONNECTIONS 512
 #define MAX_CONNECTIONS 65536
 #define DEFAULT_MAX_PER_ADDRESS 64
+/* An exec without hard_timeout: DeerFlow's 10 minutes, not the backend's
+ * longest (a day). */
+#define DEFAULT_EXEC_TIMEOUT_S 600
+#define MAX_EXEC_TIMEOUT_S 86400
+/* A file answer (read, download): far beyond a source file, far below
+ * what would threaten the host; at most 1 GiB. */
+#define DEFAULT_MAX_ANSWER_BYTES (64UL * 1024 * 1024)
+#define MIN_MAX_ANSWER_BYTES (64UL * 1024)
+#define MAX_MAX_ANSWER_BYTES (1024UL * 1024 * 1024)
 
 static void usage(FILE *out)
 {
     fputs("usage: " PROG " [--config FILE] [--backend NAME] [--set KEY=VALUE]...\n"
-          "                      [--listen ADDR:PORT] [--api-key KEY]\n"
+          "                      [--listen ADDR:PORT] [--api-key-file FILE | --api-key KEY]\n"
           "                      [--tls-cert FILE --tls-key FILE] [--threads N]\n"
           "                      [--max-body-bytes N] [--mount-base DIR] [--state-dir DIR]\n"
           "                      [--drain-ms MS] [--idle-timeout S] [--request-timeout S]\n"
           "                      [--max-connections N] [--max-connections-per-address N]\n"
-          "                      [--public-url URL] [--sandbox-api-key KEY] [--verbose]\n"
+          "                      [--public-url URL]\n"
+          "                      [--sandbox-api-key-file FILE | --sandbox-api-key KEY]\n"
+          "                      [--sandbox-share N] [--exec-timeout S]\n"
+          "                      [--max-answer-bytes N] [--verbose]\n"
           "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
           "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
-          "configuration file (like sbxctl's), else local.  The API key may also come\n"
-          "from $SBX_PROVISIOND_API_KEY (required to listen on a non-loopback address).\n"
+          "configuration file (like sbxctl's), else local.  The API key (required to\n"
+          "listen on a non-loopback address) may also come from $SBX_PROVISIOND_API_KEY,\n"
+          "the sandbox API key from $SBX_PROVISIOND_SANDBOX_API_KEY: prefer them or the\n"
+          "files (mode 0600) to KEY, which every user sees in a command line.\n"
           "See sbx-provisiond(8) and docs/provisiond.md.\n",
           out);
 }
@@ -165,10 +180,13 @@ static int check_combination(provd_options *o)
     }
     if (o->api_key != NULL && o->api_key[0] == '\0')
         o->api_key = NULL;
+    if (o->sandbox_api_key != NULL && o->sandbox_api_key[0] == '\0')
+        o->sandbox_api_key = NULL;
     if (!o->loopback && o->api_key == NULL) {
         fprintf(stderr,
                 PROG ": listening on %s, which is not a loopback address, needs an API key "
-                     "(--api-key or $SBX_PROVISIOND_API_KEY): anyone who reaches the port "
+                     "($SBX_PROVISIOND_API_KEY, --api-key-file or --api-key): anyone who "
+                     "reaches the port "
                      "could otherwise create containers\n",
                 o->address);
         return 2;
@@ -180,7 +198,9 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
 {
     enum { OPT_TLS_CERT = 256, OPT_TLS_KEY, OPT_THREADS, OPT_MAX_BODY, OPT_MOUNT_BASE,
            OPT_STATE_DIR, OPT_DRAIN, OPT_IDLE_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_MAX_CONNECTIONS,
-           OPT_MAX_PER_ADDRESS, OPT_PUBLIC_URL, OPT_SANDBOX_KEY, OPT_VERSION };
+           OPT_MAX_PER_ADDRESS, OPT_PUBLIC_URL, OPT_SANDBOX_KEY, OPT_KEY_FILE,
+           OPT_SANDBOX_KEY_FILE, OPT_SANDBOX_SHARE, OPT_EXEC_TIMEOUT, OPT_MAX_ANSWER,
+           OPT_VERSION };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"backend", required_argument, NULL, 'b'},
@@ -200,6 +220,11 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         {"max-connections-per-address", required_argument, NULL, OPT_MAX_PER_ADDRESS},
         {"public-url", required_argument, NULL, OPT_PUBLIC_URL},
         {"sandbox-api-key", required_argument, NULL, OPT_SANDBOX_KEY},
+        {"api-key-file", required_argument, NULL, OPT_KEY_FILE},
+        {"sandbox-api-key-file", required_argument, NULL, OPT_SANDBOX_KEY_FILE},
+        {"sandbox-share", required_argument, NULL, OPT_SANDBOX_SHARE},
+        {"exec-timeout", required_argument, NULL, OPT_EXEC_TIMEOUT},
+        {"max-answer-bytes", required_argument, NULL, OPT_MAX_ANSWER},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -214,7 +239,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     o->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
     o->max_connections = DEFAULT_MAX_CONNECTIONS;
     o->max_per_address = DEFAULT_MAX_PER_ADDRESS;
+    o->exec_timeout_s = DEFAULT_EXEC_TIMEOUT_S;
+    o->max_answer_bytes = DEFAULT_MAX_ANSWER_BYTES;
     o->api_key = getenv("SBX_PROVISIOND_API_KEY");
+    o->sandbox_api_key = getenv("SBX_PROVISIOND_SANDBOX_API_KEY");
     const char *config_env = getenv("SBX_CONFIG");
     o->config_path = config_env != NULL && config_env[0] != '\0' ? config_env : NULL;
     if (!parse_listen(PROVD_DEFAULT_LISTEN, o))
@@ -260,7 +288,27 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
             o->public_url = optarg;
             ok = parse_public_url(optarg);
             break;
-        case OPT_SANDBOX_KEY: o->sandbox_api_key = optarg[0] != '\0' ? optarg : NULL; break;
+        case OPT_SANDBOX_KEY: o->sandbox_api_key = optarg; break;
+        case OPT_KEY_FILE:
+            ok = prov_cli_key_file(PROG, "--api-key-file", optarg, &o->api_key_read);
+            o->api_key = o->api_key_read;
+            break;
+        case OPT_SANDBOX_KEY_FILE:
+            ok = prov_cli_key_file(PROG, "--sandbox-api-key-file", optarg,
+                                   &o->sandbox_api_key_read);
+            o->sandbox_api_key = o->sandbox_api_key_read;
+            break;
+        case OPT_SANDBOX_SHARE:
+            ok = parse_count("--sandbox-share", optarg, 1, MAX_THREADS, &o->sandbox_share);
+            break;
+        case OPT_EXEC_TIMEOUT:
+            ok = parse_count("--exec-timeout", optarg, 1, MAX_EXEC_TIMEOUT_S, &o->exec_timeout_s);
+            break;
+        case OPT_MAX_ANSWER:
+            ok = parse_unsigned("--max-answer-bytes", optarg, MIN_MAX_ANSWER_BYTES,
+                                MAX_MAX_ANSWER_BYTES, &n);
+            o->max_answer_bytes = n;
+            break;
         case 'v': o->verbose = 1; break;
         case 'h':
             usage(stdout);
@@ -275,6 +323,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         if (ok <= 0)
             return ok < 0 ? 1 : 2;
     }
+    /* By default one token may take half the sandbox API's threads: the
+     * other half stays for the other tenants. */
+    if (o->sandbox_share == 0)
+        o->sandbox_share = o->threads > 1 ? o->threads / 2 : 1;
     if (optind < argc) {
         fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
@@ -285,6 +337,9 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
 
 void provd_options_clear(provd_options *o)
 {
+    common_secret_free(o->api_key_read);
+    common_secret_free(o->sandbox_api_key_read);
+    o->api_key_read = o->sandbox_api_key_read = NULL;
     for (size_t i = 0; i < o->setting_count; i++)
         free(o->settings[i].key);
     free(o->settings);

@@ -23,6 +23,8 @@ typedef struct provd_options {
     int loopback;               /* the address is a loopback address */
     const char *api_key;        /* NULL: none */
     const char *sandbox_api_key;    /* --sandbox-api-key, NULL: none (sandbox API) */
+    char *api_key_read;         /* what --api-key-file read (owned, wiped) */
+    char *sandbox_api_key_read; /* what --sandbox-api-key-file read (owned, wiped) */
     const char *public_url;     /* --public-url, NULL: the listen address */
     const char *tls_cert;       /* both or neither */
     const char *tls_key;
@@ -35,10 +37,15 @@ typedef struct provd_options {
     unsigned request_timeout_s; /* a request must arrive whole within it */
     unsigned max_connections;
     unsigned max_per_address;   /* --max-connections-per-address */
+    unsigned sandbox_share;     /* one token's sandbox API requests at once */
+    unsigned exec_timeout_s;    /* an exec without hard_timeout */
+    size_t max_answer_bytes;    /* the largest file answer of the sandbox API */
     int verbose;
 } provd_options;
 
-/* Parse argv (and $SBX_PROVISIOND_API_KEY, $SBX_CONFIG) into *o.  Returns
+/* Parse argv (and $SBX_PROVISIOND_API_KEY, $SBX_PROVISIOND_SANDBOX_API_KEY,
+ * $SBX_CONFIG) into *o.  A key option on the command line, either form
+ * (the last one given wins), replaces its variable.  Returns
  * 0 to go on, -1 after printing help or the version (exit 0), or 2 after
  * saying on stderr what is wrong (exit 2).  Release with
  * provd_options_clear in every case. */

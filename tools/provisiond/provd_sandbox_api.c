@@ -53,8 +53,9 @@ provd_sandbox_api *provd_sandbox_api_new(const provd_sandbox_api_options *option
         }
         memcpy(api->base, options->public_url, len);
     }
-    const aio_server_options server_options = {options->backend, options->api_key, NULL,
-                                               "sbx-provisiond " PACKAGE_VERSION};
+    const aio_server_options server_options = {
+        options->backend,          options->api_key,         NULL,
+        "sbx-provisiond " PACKAGE_VERSION, options->exec_timeout_ms, options->max_answer_bytes};
     api->server = aio_server_new(&server_options, why, why_len);
     if (api->server == NULL) {
         free(api);

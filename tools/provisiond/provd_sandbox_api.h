@@ -10,6 +10,7 @@
 #define SBX_PROVD_SANDBOX_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sbx/host.h>
 
 #include "tools/provisioner-common/prov_reply.h"
@@ -34,6 +35,8 @@ typedef struct provd_sandbox_api_options {
     provd_owners *owners;       /* where the tokens are kept */
     const char *api_key;        /* --sandbox-api-key (NULL: none): X-AIO-API-Key */
     const char *public_url;     /* --public-url (NULL: the listen address) */
+    int64_t exec_timeout_ms;    /* --exec-timeout: an exec without hard_timeout */
+    size_t max_answer_bytes;    /* --max-answer-bytes */
 } provd_sandbox_api_options;
 
 /* Whether the daemon serves the API over `backend`: it reports sandbox

@@ -5,10 +5,13 @@
 
 #include "tools/provisioner-common/aio_answers.h"
 
+#include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* How one backend error kind reads in the AIO API. */
 typedef struct file_error_kind {
@@ -67,6 +70,35 @@ void aio_answer_data(prov_reply *reply, json_object *data)
         prov_reply_out_of_memory(reply);
     else
         aio_answer_ok(reply, data);
+}
+
+int aio_answer_file_text(prov_reply *reply, const char *content, size_t len, const char *file,
+                         size_t max)
+{
+    static const char head[] =
+        "{\"success\":true,\"message\":\"Operation successful\",\"data\":{\"content\":";
+    static const char middle[] = ",\"file\":";
+    static const char tail[] = "},\"hint\":null}";
+    size_t size = sizeof head - 1 + prov_json_string_size(content, len) + sizeof middle - 1 +
+                  prov_json_string_size(file, strlen(file)) + sizeof tail - 1;
+    if (size > max)
+        return 0;
+    prov_reply_text(reply, 200, NULL, "application/json");
+    char *text = reply->out_of_memory ? NULL : prov_malloc(size + 1);
+    if (text == NULL) {
+        prov_reply_out_of_memory(reply);
+        return 1;
+    }
+    char *at = text;
+    at = (char *)memcpy(at, head, sizeof head - 1) + sizeof head - 1;
+    at = prov_json_string_write(at, content, len);
+    at = (char *)memcpy(at, middle, sizeof middle - 1) + sizeof middle - 1;
+    at = prov_json_string_write(at, file, strlen(file));
+    memcpy(at, tail, sizeof tail);
+    free(reply->body);
+    reply->body = text;
+    reply->body_len = size;
+    return 1;
 }
 
 void aio_answer_failed(prov_reply *reply, const char *message)

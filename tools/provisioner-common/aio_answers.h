@@ -18,6 +18,13 @@ void aio_answer_ok(prov_reply *reply, json_object *data);
  * out of memory) is the out-of-memory answer. */
 void aio_answer_data(prov_reply *reply, json_object *data);
 
+/* aio_answer_ok with data {"content":CONTENT,"file":FILE}, `len` bytes
+ * of UTF-8 text: the answer is written once, into a buffer of its size
+ * (a large file's text is never copied again on its way out).  Returns 0,
+ * leaving `reply` as it was, when it would be larger than `max` bytes. */
+int aio_answer_file_text(prov_reply *reply, const char *content, size_t len, const char *file,
+                         size_t max);
+
 /* 200 {"success":false,"message":MESSAGE,"data":null,"hint":null}. */
 void aio_answer_failed(prov_reply *reply, const char *message);
 

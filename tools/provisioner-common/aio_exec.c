@@ -66,16 +66,14 @@ static void random_id(const char *prefix, char *out, size_t size)
 }
 
 /* The timeout of the backend call: hard_timeout seconds rounded up to
- * milliseconds, none (<= 0 or null) meaning the backend's longest, and
- * never beyond it. */
-static int64_t timeout_ms(json_object *body, const sbx_operations_info *info)
+ * milliseconds, none (<= 0 or null) meaning the server's exec timeout,
+ * and never beyond the backend's longest. */
+static int64_t timeout_ms(json_object *body, int64_t fallback, const sbx_operations_info *info)
 {
     json_object *hard = aio_member(body, "hard_timeout");
     double seconds = hard != NULL ? json_object_get_double(hard) : 0.0;
     int64_t longest = info->max_timeout_ms > 0 ? info->max_timeout_ms : INT64_MAX / 2;
-    if (!(seconds > 0.0))
-        return info->max_timeout_ms > 0 ? info->max_timeout_ms : SBX_EXEC_DEFAULT;
-    double ms = seconds * 1000.0;
+    double ms = seconds > 0.0 ? seconds * 1000.0 : (double)fallback;
     if (ms >= (double)longest)
         return longest;
     int64_t whole = (int64_t)ms;
@@ -172,7 +170,9 @@ static sbx_status run(const aio_call *call, json_object *body, const char *comma
     request.working_dir = working_dir;
     request.env = env;
     request.env_count = env_count;
-    request.timeout_ms = timeout_ms(body, &info);
+    request.timeout_ms = timeout_ms(body, call->exec_timeout_ms, &info);
+    /* A client that goes away ends its command (and frees its worker). */
+    request.cancel_fd = call->req->client_fd;
     /* The backend's default cap per stream: the middle cut then keeps
      * the last characters of what the backend kept. */
     request.max_output_bytes = SBX_EXEC_DEFAULT;

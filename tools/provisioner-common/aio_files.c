@@ -13,6 +13,7 @@
 #include "tools/provisioner-common/prov_json.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,13 +42,17 @@ sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_conte
     sbx_operations_info info = {.struct_size = sizeof info};
     sbx_backend_operations_info(call->backend, &info, err);
     uint64_t limit = info.max_file_bytes > 0 ? info.max_file_bytes : AIO_FILE_MAX_BYTES;
+    /* Its bytes are part of the answer: no answer may exceed the cap. */
+    if (limit > call->max_answer_bytes)
+        limit = call->max_answer_bytes;
     sbx_status st =
         sbx_backend_read_file(call->backend, call->sandbox_id, path, 0, limit, out, err);
     if (st == SBX_OK && (*out)->truncated) {
         sbx_backend_free_file_content(call->backend, *out);
         *out = NULL;
-        return sbx_error_set(err, SBX_ERR_USAGE, "%s is larger than %llu bytes", path,
-                             (unsigned long long)limit);
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "%s is larger than %llu bytes, the largest file read whole here",
+                             path, (unsigned long long)limit);
     }
     return st;
 }
@@ -107,13 +112,15 @@ void aio_route_read(const aio_call *call, prov_reply *reply)
         size_t end = slice_index(aio_member(body, "end_line"), lines, lines);
         size_t from = line_start(content->data, content->length, first);
         size_t to = end > first ? line_start(content->data, content->length, end) : from;
-        json_object *data = json_object_new_object();
-        int built = data != NULL &&
-                    prov_json_add(data, "content",
-                                  json_object_new_string_len(content->data + from,
-                                                             (int)(to - from))) &&
-                    prov_json_add_string(data, "file", path);
-        aio_answer_data(reply, prov_json_built(data, built));
+        if (!aio_answer_file_text(reply, content->data + from, to - from, path,
+                                  call->max_answer_bytes)) {
+            char message[200];
+            snprintf(message, sizeof message,
+                     "the answer would be larger than %zu bytes, the most this server "
+                     "answers: read fewer lines (start_line, end_line) or download the file",
+                     call->max_answer_bytes);
+            aio_answer_file_problem(reply, "read", path, "io_error", message);
+        }
     }
     sbx_backend_free_file_content(call->backend, content);
     json_object_put(body);

@@ -3,6 +3,7 @@
 #ifndef AIO_ROUTES_H
 #define AIO_ROUTES_H
 
+#include <stdint.h>
 #include <sbx/host.h>
 
 #include "tools/provisioner-common/prov_reply.h"
@@ -14,6 +15,8 @@ typedef struct aio_call {
     const char *sandbox_id;
     const prov_request *req;
     const char *version;        /* the server's version string */
+    int64_t exec_timeout_ms;    /* an exec without hard_timeout: at most this */
+    size_t max_answer_bytes;    /* the largest answer a route may build */
 } aio_call;
 
 /* GET /v1/sandbox: SandboxResponse (home_dir: the sandbox's working

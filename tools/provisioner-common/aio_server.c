@@ -48,6 +48,10 @@ aio_server *aio_server_new(const aio_server_options *options, char *why, size_t 
         return NULL;
     }
     server->options = *options;
+    if (server->options.exec_timeout_ms <= 0)
+        server->options.exec_timeout_ms = AIO_EXEC_TIMEOUT_MS;
+    if (server->options.max_answer_bytes == 0)
+        server->options.max_answer_bytes = AIO_MAX_ANSWER_BYTES;
     server->log_fd = -1;
     if (options->request_log != NULL) {
         server->log_fd =
@@ -181,7 +185,8 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
         path_match = &routes[i];
         if (strcmp(routes[i].method, req->method) == 0) {
             const aio_call call = {server->options.backend, sandbox_id, req,
-                                   server->options.version};
+                                   server->options.version, server->options.exec_timeout_ms,
+                                   server->options.max_answer_bytes};
             routes[i].handler(&call, reply);
             return;
         }

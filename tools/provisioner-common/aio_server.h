@@ -10,6 +10,7 @@
 #define AIO_SERVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sbx/host.h>
 
 #include "tools/provisioner-common/prov_reply.h"
@@ -27,7 +28,18 @@ typedef struct aio_server_options {
     const char *request_log;    /* NULL: none; else each request is appended to
                                  * this file as one JSON line */
     const char *version;        /* what GET /v1/sandbox reports as "version" */
+    int64_t exec_timeout_ms;    /* an exec without hard_timeout runs at most this
+                                 * long (0: AIO_EXEC_TIMEOUT_MS) */
+    size_t max_answer_bytes;    /* the largest answer a file read or download
+                                 * may make (0: AIO_MAX_ANSWER_BYTES); beyond
+                                 * it the request is refused */
 } aio_server_options;
+
+/* The defaults of exec_timeout_ms (DeerFlow's 10 minutes: never the
+ * backend's longest, a day, which would hold a worker that long) and of
+ * max_answer_bytes. */
+#define AIO_EXEC_TIMEOUT_MS INT64_C(600000)
+#define AIO_MAX_ANSWER_BYTES ((size_t)64 << 20)
 
 /* A server for `options` (copied), or NULL with the reason in `why`
  * (`why_len` bytes): the request log cannot be opened, or memory ran out. */

@@ -32,10 +32,12 @@ tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_json.c tools/provisioner-common/prov_json.h \
 	tools/provisioner-common/prov_json_strict.c tools/provisioner-common/prov_json_strict.h \
 	tools/provisioner-common/prov_mounts.c tools/provisioner-common/prov_mounts.h \
+	tools/provisioner-common/prov_offload.c tools/provisioner-common/prov_offload.h \
 	tools/provisioner-common/prov_paths.c tools/provisioner-common/prov_paths.h \
 	tools/provisioner-common/prov_reply.c tools/provisioner-common/prov_reply.h \
 	tools/provisioner-common/prov_routes.c tools/provisioner-common/prov_routes.h \
 	tools/provisioner-common/prov_server.c tools/provisioner-common/prov_server.h \
+	tools/provisioner-common/prov_shown.c tools/provisioner-common/prov_shown.h \
 	tools/provisioner-common/prov_signals.c tools/provisioner-common/prov_signals.h
 tools_provisioner_common_libsbx_provisioner_la_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
 	$(JSONC_CFLAGS) -pthread

@@ -3,6 +3,7 @@
 
 #include "tools/provisioner-common/prov_cli.h"
 
+#include "common/secret_file.h"
 #include "tools/provisioner-common/prov_server.h"
 
 #include <errno.h>
@@ -46,4 +47,17 @@ void prov_cli_tls_free(char *cert, char *key)
         memset(key, 0, strlen(key));
     free(key);
     free(cert);
+}
+
+int prov_cli_key_file(const char *prog, const char *option, const char *path, char **slot)
+{
+    char why[160];
+    char *key = NULL;
+    if (!common_secret_file_read(path, &key, why, sizeof why)) {
+        fprintf(stderr, "%s: %s %s %s\n", prog, option, path, why);
+        return 0;
+    }
+    common_secret_free(*slot);
+    *slot = key;
+    return 1;
 }

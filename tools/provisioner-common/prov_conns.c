@@ -4,10 +4,10 @@
 #include "tools/provisioner-common/prov_conns.h"
 
 #include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_shown.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,7 +37,7 @@ struct prov_conn {
     long reading_since_ms;  /* the request deadline counts from here */
     int begun;              /* its headers were accepted */
     int cut;                /* shut down by the tracker */
-    char what[128];         /* "METHOD /path" of the request begun */
+    char what[128];         /* "METHOD /path" of the request begun, as shown */
 };
 
 struct prov_conns {
@@ -215,7 +215,8 @@ void prov_conns_begun(prov_conns *conns, prov_conn *conn, const char *method,
         return;
     pthread_mutex_lock(&conns->lock);
     conn->begun = 1;
-    snprintf(conn->what, sizeof conn->what, "%s %s", method, path);
+    /* Named as the drain reports it: tokens masked (prov_shown.h). */
+    prov_shown_request(method, path, conn->what, sizeof conn->what);
     pthread_mutex_unlock(&conns->lock);
 }
 

@@ -4,6 +4,7 @@
 #include "tools/provisioner-common/prov_json.h"
 
 #include <errno.h>
+#include <string.h>
 
 const char prov_json_out_of_memory[] = "out of memory";
 
@@ -59,6 +60,54 @@ const char *prov_json_text(json_object *value)
     const char *text = json_object_to_json_string_ext(
         value, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     return errno == ENOMEM ? NULL : text;
+}
+
+/* The short escape of byte `c` (json-c's), or 0 when it has none. */
+static char short_escape(unsigned char c)
+{
+    switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '\b': return 'b';
+    case '\f': return 'f';
+    case '\n': return 'n';
+    case '\r': return 'r';
+    case '\t': return 't';
+    default: return 0;
+    }
+}
+
+size_t prov_json_string_size(const char *text, size_t len)
+{
+    size_t size = 2;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        size += short_escape(c) != 0 ? 2 : c < 0x20 ? 6 : 1;
+    }
+    return size;
+}
+
+char *prov_json_string_write(char *out, const char *text, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    *out++ = '"';
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        char e = short_escape(c);
+        if (e != 0) {
+            *out++ = '\\';
+            *out++ = e;
+        } else if (c < 0x20) {
+            memcpy(out, "\\u00", 4);
+            out[4] = hex[c >> 4];
+            out[5] = hex[c & 15];
+            out += 6;
+        } else {
+            *out++ = (char)c;
+        }
+    }
+    *out++ = '"';
+    return out;
 }
 
 int prov_json_add(json_object *obj, const char *key, json_object *value)

@@ -26,6 +26,13 @@ json_object *prov_json_parse(const char *text, size_t len, size_t *offset,
  * allocation failed (errno ENOMEM) is refused, never sent short. */
 const char *prov_json_text(json_object *value);
 
+/* The bytes `len` bytes of UTF-8 text take as a JSON string, quotes
+ * included, escaped as prov_json_text escapes them; and the string
+ * written at `out` (that many bytes), returning its end.  So that a large
+ * text is written once into a buffer of its size, not grown by json-c. */
+size_t prov_json_string_size(const char *text, size_t len);
+char *prov_json_string_write(char *out, const char *text, size_t len);
+
 /* Checked building of answers.  json-c returns NULL from json_object_new_*
  * and -1 from the adds when memory runs out, and NULL also means JSON
  * null, so every member goes through these: they take the new reference

@@ -7,6 +7,8 @@
 #include "tools/provisioner-common/prov_answers.h"
 #include "tools/provisioner-common/prov_conns.h"
 #include "tools/provisioner-common/prov_files.h"
+#include "tools/provisioner-common/prov_offload.h"
+#include "tools/provisioner-common/prov_shown.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,19 +43,31 @@ struct prov_server {
     prov_handlers handlers;
     int tls;                    /* serving HTTPS (redirects name the scheme) */
     prov_conns *conns;      /* every open connection */
+    prov_offload *offload;      /* NULL: every request on the server's workers */
     pthread_mutex_t lock;       /* guards in_flight and stopping */
     pthread_cond_t idle;        /* signalled when in_flight drops */
     unsigned in_flight;         /* requests begun and not yet completed */
     int stopping;               /* new requests are answered 503 */
 };
 
-/* One request in flight: its body, gathered across upload callbacks. */
+/* Where an offloaded request is. */
+typedef enum offload_stage { NOT_OFFLOADED = 0, OFFLOADED, OFFLOAD_ANSWERED } offload_stage;
+
+/* One request in flight: its body, gathered across upload callbacks; and,
+ * while it is answered on the offload pool (its connection suspended),
+ * what the pool's thread needs and the answer it made. */
 typedef struct request_state {
     char *body;
     size_t body_len;
     size_t capacity;
     int too_large;
     int out_of_memory;          /* the body could not be kept: answer 503 */
+    offload_stage stage;
+    prov_offload_job job;
+    prov_server *server;
+    struct MHD_Connection *conn;
+    const char *method, *url;   /* libmicrohttpd's, alive with the request */
+    prov_reply reply;
 } request_state;
 
 /* The state of a request for which none could be allocated: it is read
@@ -186,8 +200,12 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, prov_reply *reply
                                                    MHD_RESPMEM_PERSISTENT);
         reply->status = PROV_OUT_OF_MEMORY_STATUS;
     } else if (response == NULL) {
-        response = MHD_create_response_from_buffer(reply->body_len, reply->body,
-                                                   MHD_RESPMEM_MUST_COPY);
+        /* Handed over, not copied: a large answer (a file read) is never
+         * held twice. */
+        response = MHD_create_response_from_buffer_with_free_callback(reply->body_len,
+                                                                      reply->body, free);
+        if (response != NULL)
+            reply->body = NULL;
     }
     if (response == NULL)
         return MHD_NO;
@@ -314,7 +332,10 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *text)
 static prov_request request_of(struct MHD_Connection *conn, const char *method,
                                    const char *url, const char *body, size_t body_len)
 {
+    const union MHD_ConnectionInfo *socket =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     return (prov_request){
+        .client_fd = socket != NULL ? socket->connect_fd : -1,
         .method = method,
         .path = url,
         .api_key = header(conn, "X-API-Key"),
@@ -377,16 +398,11 @@ static enum MHD_Result finish(prov_server *server, struct MHD_Connection *conn,
                               int close_after)
 {
     if (server->options.verbose) {
-        const char *secret = server->options.secret_path_prefix;
-        size_t shown = strlen(url);
-        const char *rest = "";
-        int hidden = secret != NULL && strncmp(url, secret, strlen(secret)) == 0;
-        if (hidden) {
-            shown = strlen(secret);
-            rest = url + shown + strcspn(url + shown, "/");
-        }
-        fprintf(stderr, "%s: %s %.*s%s%s -> %u%s\n", server->options.name, method, (int)shown,
-                url, hidden ? "..." : "", rest, reply->status,
+        /* The whole request line is masked, method too: a client chooses
+         * both, and may put a capability token in either. */
+        char request[PROV_REQUEST_SHOWN_MAX];
+        prov_shown_request(method, url, request, sizeof request);
+        fprintf(stderr, "%s: %s -> %u%s\n", server->options.name, request, reply->status,
                 reply->kind == PROV_REPLY_DROP       ? " (dropped)"
                 : reply->kind == PROV_REPLY_TRUNCATE ? " (truncated)"
                                                          : "");
@@ -402,6 +418,73 @@ static prov_conn *tracked(struct MHD_Connection *conn)
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info != NULL ? info->socket_context : NULL;
+}
+
+/* The program's answer to the request whose body `rs` holds. */
+static void answer_handlers(prov_server *server, struct MHD_Connection *conn, const char *method,
+                            const char *url, request_state *rs, prov_reply *reply)
+{
+    prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
+    const prov_handlers *h = &server->handlers;
+    if (h->outside == NULL || !h->outside(h->ctx, &req, reply))
+        answer_protocol(server, conn, &req, reply);
+}
+
+static request_state *state_of_job(prov_offload_job *job)
+{
+    return (request_state *)((char *)job - offsetof(request_state, job));
+}
+
+/* On an offload thread: the answer. */
+static void run_offloaded(prov_offload_job *job)
+{
+    request_state *rs = state_of_job(job);
+    answer_handlers(rs->server, rs->conn, rs->method, rs->url, rs, &rs->reply);
+    rs->stage = OFFLOAD_ANSWERED;
+}
+
+/* The job no longer counts: hand the connection back to libmicrohttpd,
+ * which calls on_request again to send the answer. */
+static void offloaded_done(prov_offload_job *job)
+{
+    MHD_resume_connection(state_of_job(job)->conn);
+}
+
+/* Hand a request under the offload prefix to the pool, its connection
+ * suspended meanwhile: returns 1.  Returns -1 with `reply` set when it
+ * cannot: 429 when its segment has its share already, 503 when memory
+ * ran out.  Returns 0 for a request that is not the pool's. */
+static int offload(prov_server *server, struct MHD_Connection *conn, const char *method,
+                   const char *url, request_state *rs, prov_reply *reply)
+{
+    const char *prefix = server->options.offload_prefix;
+    if (server->offload == NULL || strncmp(url, prefix, strlen(prefix)) != 0)
+        return 0;
+    const char *segment = url + strlen(prefix);
+    int admitted = prov_offload_admit(server->offload, &rs->job, segment, strcspn(segment, "/"));
+    if (admitted == 0) {
+        char detail[160];
+        snprintf(detail, sizeof detail,
+                 "too many requests of this sandbox at once: it may run %u at a time; try "
+                 "again when one has ended",
+                 prov_offload_share(server->offload));
+        prov_reply_detail(reply, 429, detail);
+        return -1;
+    }
+    if (admitted < 0) {
+        prov_reply_out_of_memory(reply);
+        return -1;
+    }
+    rs->server = server;
+    rs->conn = conn;
+    rs->method = method;
+    rs->url = url;
+    rs->job.run = run_offloaded;
+    rs->job.done = offloaded_done;
+    rs->stage = OFFLOADED;
+    MHD_suspend_connection(conn);
+    prov_offload_queue(server->offload, &rs->job);
+    return 1;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -430,18 +513,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
 
-    prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
     prov_reply reply = {.status = 200};
-    const prov_handlers *h = &server->handlers;
-    int closing = !prov_conns_answering(server->conns, tracked(conn));
-    if (closing)
-        prov_reply_detail(&reply, 503, SHUTTING_DOWN);
-    else if (rs->out_of_memory)
-        prov_reply_out_of_memory(&reply);
-    else if (rs->too_large)
-        prov_reply_detail(&reply, 413, TOO_LARGE);
-    else if (h->outside == NULL || !h->outside(h->ctx, &req, &reply))
-        answer_protocol(server, conn, &req, &reply);
+    int closing = 0;
+    if (rs->stage == OFFLOAD_ANSWERED) {
+        /* Resumed: the pool's answer. */
+        reply = rs->reply;
+        memset(&rs->reply, 0, sizeof rs->reply);
+    } else {
+        closing = !prov_conns_answering(server->conns, tracked(conn));
+        if (closing)
+            prov_reply_detail(&reply, 503, SHUTTING_DOWN);
+        else if (rs->out_of_memory)
+            prov_reply_out_of_memory(&reply);
+        else if (rs->too_large)
+            prov_reply_detail(&reply, 413, TOO_LARGE);
+        else {
+            int offloaded = offload(server, conn, method, url, rs, &reply);
+            if (offloaded > 0)
+                return MHD_YES;
+            if (offloaded == 0)
+                answer_handlers(server, conn, method, url, rs, &reply);
+        }
+    }
     if (!prov_conns_answered(server->conns, tracked(conn))) {
         /* Cut at the drain's end: the client has its 503 or its EOF. */
         prov_reply_clear(&reply);
@@ -460,6 +553,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (rs == NULL)
         return;
     if (rs != &no_memory_state) {
+        prov_reply_clear(&rs->reply);
         free(rs->body);
         free(rs);
     }
@@ -573,6 +667,21 @@ prov_server *prov_server_start(const prov_server_options *options,
     server->tls = tls;
     pthread_mutex_init(&server->lock, NULL);
     pthread_cond_init(&server->idle, NULL);
+    /* libmicrohttpd cannot suspend a connection that has a thread of its
+     * own: offloading needs the pool of workers. */
+    int offloading = options->offload_prefix != NULL && options->offload_threads > 0 &&
+                     options->threads > 0;
+    if (offloading &&
+        (server->offload = prov_offload_new(options->offload_threads,
+                                            options->offload_share)) == NULL) {
+        snprintf(why, why_len, "cannot start %u threads for the offloaded requests",
+                 options->offload_threads);
+        pthread_cond_destroy(&server->idle);
+        pthread_mutex_destroy(&server->lock);
+        prov_conns_free(server->conns);
+        free(server);
+        return NULL;
+    }
 
     /* A pool's threads wait with epoll where there is one: sbx-provisiond's
      * GET took about a tenth less CPU per request than with poll.  A thread
@@ -583,7 +692,8 @@ prov_server *prov_server_start(const prov_server_options *options,
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | wait | MHD_USE_ITC |
                      (options->threads == 0 ? MHD_USE_THREAD_PER_CONNECTION : 0) |
                      (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
-                     (options->verbose ? MHD_USE_ERROR_LOG : 0) | (tls ? MHD_USE_TLS : 0);
+                     (options->verbose ? MHD_USE_ERROR_LOG : 0) | (tls ? MHD_USE_TLS : 0) |
+                     (offloading ? MHD_ALLOW_SUSPEND_RESUME : 0);
     /* MHD only reads the PEM text (its type says void *, not const);
      * without TLS only the array's end marker is passed, and without a
      * pool only its end marker too. */
@@ -628,6 +738,7 @@ prov_server *prov_server_start(const prov_server_options *options,
                  tls ? " with HTTPS (address or port in use, or the certificate and key "
                        "are not a matching PEM pair)"
                      : " (address or port in use, or not an address of this host)");
+        prov_offload_free(server->offload);
         pthread_cond_destroy(&server->idle);
         pthread_mutex_destroy(&server->lock);
         prov_conns_free(server->conns);
@@ -685,6 +796,7 @@ unsigned prov_server_stop(prov_server *server, unsigned drain_ms, unsigned *aban
     MHD_stop_daemon(server->daemon);
     if (listener != MHD_INVALID_SOCKET)
         close(listener);
+    prov_offload_free(server->offload);
     prov_conns_free(server->conns);
     pthread_cond_destroy(&server->idle);
     pthread_mutex_destroy(&server->lock);

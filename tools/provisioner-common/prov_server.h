@@ -28,6 +28,10 @@ typedef struct prov_request {
     const char *body;           /* NUL-terminated copy; "" when none */
     size_t body_len;
     void *connection;           /* for prov_request_query */
+    int client_fd;              /* the client's socket, for a backend call to
+                                 * watch for the client going away (poll
+                                 * only: never read, written or closed); -1
+                                 * when unknown */
 } prov_request;
 
 /* A query-string argument of `req`, or NULL when it has none. */
@@ -73,10 +77,15 @@ typedef struct prov_server_options {
     unsigned request_timeout_s; /* a request must arrive whole within this (0: no bound) */
     unsigned max_connections;   /* open at once (0: libmicrohttpd's default) */
     unsigned max_per_address;   /* open at once from one client address (0: no cap) */
-    int verbose;                /* one line per request on stderr */
-    const char *secret_path_prefix; /* NULL: none; else the path segment after
-                                 * it is a secret (a capability token) that
-                                 * the --verbose lines show as "..." */
+    int verbose;                /* one line per request on stderr, tokens
+                                 * masked (prov_shown.h) */
+    const char *offload_prefix; /* NULL: none; else requests under it are
+                                 * answered on a pool of their own
+                                 * (prov_offload.h; with `threads` > 0 only),
+                                 * counted under the path segment after it */
+    unsigned offload_threads;   /* that pool's threads */
+    unsigned offload_share;     /* the most requests of one segment at once
+                                 * (0: no cap); beyond, 429 {"detail":...} */
 } prov_server_options;
 
 /* Start serving `handlers` (copied) as `options` say.  With a connection

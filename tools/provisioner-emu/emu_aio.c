@@ -43,9 +43,12 @@ emu_aio *emu_aio_start(const emu_aio_options *options, char *why, size_t why_len
                    SBX_OK) {
         snprintf(why, why_len, "--aio: %s", err.message);
     } else {
-        const aio_server_options server_options = {aio->backend, options->api_key,
-                                                   options->request_log,
-                                                   "sbx-provisioner-emu " PACKAGE_VERSION};
+        const aio_server_options server_options = {
+            .backend = aio->backend,
+            .api_key = options->api_key,
+            .request_log = options->request_log,
+            .version = "sbx-provisioner-emu " PACKAGE_VERSION,
+        };
         aio->server = aio_server_new(&server_options, why, why_len);
     }
     if (aio->server == NULL) {

@@ -3,6 +3,7 @@
 
 #include "tools/provisioner-emu/emu_options.h"
 
+#include "common/secret_file.h"
 #include "tools/provisioner-common/prov_cli.h"
 #include "tools/provisioner-common/prov_mounts.h"
 
@@ -12,18 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PROG "sbx-provisioner-emu"
+
 static void usage(FILE *out)
 {
-    fputs("usage: sbx-provisioner-emu [--port N] [--api-key KEY | --fail-closed] [--contract N]\n"
+    fputs("usage: sbx-provisioner-emu [--port N] [--api-key-file FILE | --api-key KEY |\n"
+          "                           --fail-closed] [--contract N]\n"
           "                           [--no-capabilities] [--no-reconciliation]\n"
           "                           [--initial-status WORD] [--pending-ms MS]\n"
           "                           [--node-host HOST] [--state-dir DIR]\n"
           "                           [--tls-cert FILE --tls-key FILE] [--verbose]\n"
-          "                           [--aio] [--aio-api-key KEY] [--aio-request-log FILE]\n"
+          "                           [--aio] [--aio-api-key-file FILE | --aio-api-key KEY]\n"
+          "                           [--aio-request-log FILE]\n"
           "Serves the provisioner protocol on 127.0.0.1 until SIGTERM or SIGINT,\n"
           "over HTTPS when given a PEM certificate (chain) and its private key.\n"
           "The API key may also come from $EMU_API_KEY, the AIO key from\n"
-          "$EMU_AIO_API_KEY.  See docs/emulator.md.\n",
+          "$EMU_AIO_API_KEY: prefer them or the files (mode 0600) to KEY, which every\n"
+          "user sees in a command line.  See docs/emulator.md.\n",
           out);
 }
 
@@ -41,7 +47,7 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
 {
     enum { OPT_NO_CAPS = 256, OPT_NO_RECON, OPT_STATUS, OPT_NODE_HOST, OPT_CONTRACT,
            OPT_TLS_CERT, OPT_TLS_KEY, OPT_PENDING, OPT_STATE_DIR, OPT_FAIL_CLOSED,
-           OPT_AIO, OPT_AIO_KEY, OPT_AIO_LOG };
+           OPT_AIO, OPT_AIO_KEY, OPT_AIO_LOG, OPT_KEY_FILE, OPT_AIO_KEY_FILE };
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},
         {"api-key", required_argument, NULL, 'k'},
@@ -58,6 +64,8 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
         {"aio", no_argument, NULL, OPT_AIO},
         {"aio-api-key", required_argument, NULL, OPT_AIO_KEY},
         {"aio-request-log", required_argument, NULL, OPT_AIO_LOG},
+        {"api-key-file", required_argument, NULL, OPT_KEY_FILE},
+        {"aio-api-key-file", required_argument, NULL, OPT_AIO_KEY_FILE},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -125,6 +133,17 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
             o->aio = 1;
             o->aio_api_key = optarg;
             break;
+        case OPT_KEY_FILE:
+            if (!prov_cli_key_file(PROG, "--api-key-file", optarg, &o->api_key_read))
+                return 2;
+            o->api_key = o->api_key_read;
+            break;
+        case OPT_AIO_KEY_FILE:
+            if (!prov_cli_key_file(PROG, "--aio-api-key-file", optarg, &o->aio_api_key_read))
+                return 2;
+            o->aio = 1;
+            o->aio_api_key = o->aio_api_key_read;
+            break;
         case OPT_AIO_LOG:
             o->aio = 1;
             o->aio_request_log = optarg;
@@ -156,3 +175,10 @@ int emu_parse_options(int argc, char **argv, emu_options *o)
     return 0;
 }
 
+
+void emu_options_clear(emu_options *o)
+{
+    common_secret_free(o->api_key_read);
+    common_secret_free(o->aio_api_key_read);
+    o->api_key_read = o->aio_api_key_read = NULL;
+}

@@ -19,11 +19,17 @@ typedef struct emu_options {
     int aio;                /* serve the AIO routes on local sandboxes */
     const char *aio_api_key;
     const char *aio_request_log;
+    char *api_key_read;     /* what --api-key-file read (owned, wiped) */
+    char *aio_api_key_read; /* what --aio-api-key-file read (owned, wiped) */
 } emu_options;
 
-/* Read argv into *o (strings point into argv or the environment), saying
- * on stderr what is wrong.  0 to go on, -1 after --help (exit 0), else the
- * exit status to end with (2: usage). */
+/* Read argv into *o (strings point into argv or the environment, or are
+ * the keys read from files), saying on stderr what is wrong.  0 to go on,
+ * -1 after --help (exit 0), else the exit status to end with (2: usage).
+ * Release with emu_options_clear in every case. */
 int emu_parse_options(int argc, char **argv, emu_options *o);
+
+/* Wipe and free the keys read from files. */
+void emu_options_clear(emu_options *o);
 
 #endif

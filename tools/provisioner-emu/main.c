@@ -18,15 +18,21 @@ int main(int argc, char **argv)
 {
     emu_options o;
     int status = emu_parse_options(argc, argv, &o);
-    if (status != 0)
+    if (status != 0) {
+        emu_options_clear(&o);
         return status < 0 ? 0 : status;
+    }
 
     /* Before any other thread (MHD's): they inherit the signal mask. */
-    if (!prov_signals_start(PROG))
+    if (!prov_signals_start(PROG)) {
+        emu_options_clear(&o);
         return 1;
+    }
     char *cert_pem = NULL, *key_pem = NULL;
-    if (o.tls_cert != NULL && !prov_cli_read_tls(PROG, o.tls_cert, o.tls_key, &cert_pem, &key_pem))
+    if (o.tls_cert != NULL && !prov_cli_read_tls(PROG, o.tls_cert, o.tls_key, &cert_pem, &key_pem)) {
+        emu_options_clear(&o);
         return 2;
+    }
     emu_tls tls = {cert_pem, key_pem};
 
     emu_context ctx;
@@ -74,5 +80,6 @@ int main(int argc, char **argv)
     emu_store_free(ctx.store);
     emu_contract_destroy(&ctx.contract);
     prov_cli_tls_free(cert_pem, key_pem);
+    emu_options_clear(&o);
     return status;
 }

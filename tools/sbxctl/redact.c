@@ -9,9 +9,20 @@
 #include <string.h>
 #include <strings.h>
 
+/* Whether `key` ends with `suffix`. */
+static int ends_with(const char *key, const char *suffix)
+{
+    size_t len = strlen(key), suffix_len = strlen(suffix);
+    return len >= suffix_len && strcmp(key + len - suffix_len, suffix) == 0;
+}
+
 int ctl_option_is_secret(const char *key)
 {
     static const char *const secret_words[] = {"key", "token", "secret", "password"};
+    /* A secret's file or variable (api_key_file, api_key_env) names where
+     * it is, which an error must show (the file at fault). */
+    if (ends_with(key, "_file") || ends_with(key, "_env"))
+        return 0;
     for (size_t i = 0; i < sizeof secret_words / sizeof secret_words[0]; i++) {
         if (strcasestr(key, secret_words[i]) != NULL)
             return 1;

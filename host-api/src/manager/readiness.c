@@ -53,6 +53,9 @@ sbx_status mgr_wait_ready(sbx_manager *m, const sbx_sandbox *sandbox, sbx_error 
         .base_url = sandbox->sandbox_url,
         .max_response_bytes = READY_MAX_BODY,
         .services = &m->log_services, .log_name = "manager",
+        /* It may be a capability (sbx-provisiond's BASE/s/TOKEN): messages
+         * show its scheme, host and port only. */
+        .base_path_is_capability = 1,
     };
     common_http_client *client = NULL;
     sbx_status st = common_http_client_new(&o, &client, err);

@@ -1,0 +1,174 @@
+/* The offload pool (prov_offload.h). */
+#include <config.h>
+
+#include "tools/provisioner-common/prov_offload.h"
+
+#include "tools/provisioner-common/prov_alloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many jobs of one key are queued or running. */
+typedef struct key_count {
+    struct key_count *next;
+    unsigned count;
+    char key[sizeof ((prov_offload_job *)0)->key];
+} key_count;
+
+struct prov_offload {
+    pthread_mutex_t lock;
+    pthread_cond_t work;
+    prov_offload_job *head, *tail;
+    key_count *keys;            /* only keys with jobs: a handful */
+    unsigned share;
+    int stopping;
+    unsigned threads;
+    pthread_t *ids;
+};
+
+static key_count *find_key(prov_offload *pool, const char *key)
+{
+    for (key_count *k = pool->keys; k != NULL; k = k->next) {
+        if (strcmp(k->key, key) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+/* The job is done: its key counts one less (and is dropped at none). */
+static void forget(prov_offload *pool, const char *key)
+{
+    for (key_count **at = &pool->keys; *at != NULL; at = &(*at)->next) {
+        key_count *k = *at;
+        if (strcmp(k->key, key) != 0)
+            continue;
+        if (--k->count == 0) {
+            *at = k->next;
+            free(k);
+        }
+        return;
+    }
+}
+
+static void *worker(void *arg)
+{
+    prov_offload *pool = arg;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (pool->head == NULL && !pool->stopping)
+            pthread_cond_wait(&pool->work, &pool->lock);
+        prov_offload_job *job = pool->head;
+        if (job == NULL)
+            break;
+        pool->head = job->next;
+        if (pool->head == NULL)
+            pool->tail = NULL;
+        pthread_mutex_unlock(&pool->lock);
+        job->run(job);
+        pthread_mutex_lock(&pool->lock);
+        forget(pool, job->key);
+        /* Unlocked: done may hand the job's state back to its owner. */
+        pthread_mutex_unlock(&pool->lock);
+        job->done(job);
+        pthread_mutex_lock(&pool->lock);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+static void stop_threads(prov_offload *pool, unsigned started)
+{
+    pthread_mutex_lock(&pool->lock);
+    pool->stopping = 1;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->lock);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(pool->ids[i], NULL);
+}
+
+prov_offload *prov_offload_new(unsigned threads, unsigned share)
+{
+    prov_offload *pool = prov_malloc(sizeof *pool);
+    pthread_t *ids = pool != NULL ? prov_malloc(threads * sizeof *ids) : NULL;
+    if (ids == NULL) {
+        free(pool);
+        return NULL;
+    }
+    memset(pool, 0, sizeof *pool);
+    pool->share = share;
+    pool->ids = ids;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->work, NULL);
+    for (; pool->threads < threads; pool->threads++) {
+        if (pthread_create(&ids[pool->threads], NULL, worker, pool) != 0) {
+            stop_threads(pool, pool->threads);
+            pool->threads = 0;
+            prov_offload_free(pool);
+            return NULL;
+        }
+    }
+    return pool;
+}
+
+unsigned prov_offload_share(const prov_offload *pool)
+{
+    return pool->share;
+}
+
+int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
+                       size_t key_len)
+{
+    size_t n = key_len < sizeof job->key - 1 ? key_len : sizeof job->key - 1;
+    memcpy(job->key, key, n);
+    job->key[n] = '\0';
+    int admitted = 1;
+    pthread_mutex_lock(&pool->lock);
+    key_count *k = find_key(pool, job->key);
+    if (k == NULL) {
+        k = prov_malloc(sizeof *k);
+        if (k != NULL) {
+            memset(k, 0, sizeof *k);
+            memcpy(k->key, job->key, sizeof k->key);
+            k->next = pool->keys;
+            pool->keys = k;
+        }
+    }
+    if (k == NULL)
+        admitted = -1;
+    else if (pool->share > 0 && k->count >= pool->share)
+        admitted = 0;
+    else
+        k->count++;
+    pthread_mutex_unlock(&pool->lock);
+    return admitted;
+}
+
+void prov_offload_queue(prov_offload *pool, prov_offload_job *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&pool->lock);
+    if (pool->tail != NULL)
+        pool->tail->next = job;
+    else
+        pool->head = job;
+    pool->tail = job;
+    pthread_cond_signal(&pool->work);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+void prov_offload_free(prov_offload *pool)
+{
+    if (pool == NULL)
+        return;
+    stop_threads(pool, pool->threads);
+    while (pool->keys != NULL) {
+        key_count *next = pool->keys->next;
+        free(pool->keys);
+        pool->keys = next;
+    }
+    pthread_cond_destroy(&pool->work);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool->ids);
+    free(pool);
+}

@@ -1,0 +1,47 @@
+/* A pool of threads of its own for requests that may wait long on the
+ * backend (the sandbox API's execs and file moves), so that they never
+ * hold the HTTP server's workers: those keep answering /health and the
+ * lifecycle API whatever the sandboxes run.  Jobs wait in one queue, in
+ * order; each is counted under a key (a sandbox's token) while it waits
+ * or runs, and one key has at most `share` of them at once, so that one
+ * tenant cannot take every thread.  Knows nothing of HTTP; thread-safe. */
+#ifndef PROV_OFFLOAD_H
+#define PROV_OFFLOAD_H
+
+#include <stddef.h>
+
+typedef struct prov_offload prov_offload;
+
+/* A job: embedded in the caller's state, which must live until `done`
+ * is called.  `key` is set at admission. */
+typedef struct prov_offload_job {
+    struct prov_offload_job *next;  /* the queue's; the pool's to set */
+    void (*run)(struct prov_offload_job *job);   /* the work, on a pool thread */
+    void (*done)(struct prov_offload_job *job);  /* then, once it no longer
+                                                  * counts under its key */
+    char key[72];
+} prov_offload_job;
+
+/* `threads` threads (> 0), at most `share` jobs of one key at once (0:
+ * no cap).  NULL when memory or a thread cannot be had. */
+prov_offload *prov_offload_new(unsigned threads, unsigned share);
+
+/* The cap of one key. */
+unsigned prov_offload_share(const prov_offload *pool);
+
+/* Count `job` under the first `key_len` bytes of `key` (cut to fit).
+ * Returns 1 when admitted (queue it with prov_offload_queue), 0 when the
+ * key already has `share` jobs, -1 when memory ran out. */
+int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
+                       size_t key_len);
+
+/* Queue an admitted job: a thread calls job->run(job), forgets its count,
+ * then calls job->done(job) (a next job of the key is admitted from
+ * then on). */
+void prov_offload_queue(prov_offload *pool, prov_offload_job *job);
+
+/* Stop the threads once they are idle and free the pool (no job may be
+ * queued or running).  NULL is accepted. */
+void prov_offload_free(prov_offload *pool);
+
+#endif
