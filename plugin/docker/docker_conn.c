@@ -31,22 +31,28 @@ sbx_status docker_conn_fail(const docker_conn *c, const char *why, sbx_error *er
 }
 
 /* Wait for `events` on the socket until `until_ms`: 1 ready, 0 timed out,
- * -1 error (errno). */
-static int wait_for(const docker_conn *c, short events, int64_t until_ms, short *revents)
+ * 2 c->cancel_fd hung up (it is -1 from then on), -1 error (errno). */
+static int wait_for(docker_conn *c, short events, int64_t until_ms, short *revents)
 {
     for (;;) {
         int64_t left = until_ms - docker_now_ms();
         if (left <= 0)
             return 0;
-        struct pollfd p = { c->fd, events, 0 };
-        int rc = poll(&p, 1, left > 1000000 ? 1000000 : (int)left);
+        struct pollfd p[2] = { { c->fd, events, 0 }, { c->cancel_fd, POLLRDHUP, 0 } };
+        int rc = poll(p, 2, left > 1000000 ? 1000000 : (int)left);
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc < 0)
             return -1;
+        /* The socket's bytes first: the wrapper's line naming the group
+         * to kill may be among them (a hang-up stays until seen). */
+        if (p[1].revents != 0 && p[0].revents == 0) {
+            c->cancel_fd = -1;
+            return 2;
+        }
         if (rc > 0) {
             if (revents != NULL)
-                *revents = p.revents;
+                *revents = p[0].revents;
             return 1;
         }
     }
@@ -57,6 +63,7 @@ sbx_status docker_conn_open(docker_conn *c, const docker_engine *engine, const c
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
+    c->cancel_fd = -1;
     c->what = what;
     c->socket_path = engine->socket_path;
     c->deadline_ms = deadline_ms;
@@ -254,7 +261,7 @@ static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t unti
             return docker_conn_fail(c, strerror(errno), err);
         if (rc == 0 && until == c->deadline_ms)
             return docker_conn_fail(c, "timed out reading the engine's answer", err);
-        if (rc == 0) {
+        if (rc == 0 || rc == 2) {
             if (timed_out != NULL)
                 *timed_out = 1;
             return SBX_OK;
@@ -411,7 +418,7 @@ sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf
             return docker_conn_fail(c, strerror(errno), err);
         if (rc == 0 && until == c->deadline_ms)
             return docker_conn_fail(c, "timed out on the exec stream", err);
-        if (rc == 0) {
+        if (rc == 0 || rc == 2) {
             *timed_out = 1;
             return SBX_OK;
         }
