@@ -24,7 +24,8 @@ typedef struct docker_conn {
     const char *what;             /* the operation, for messages ("exec in sandbox 'x'") */
     const char *socket_path;
     char head[DOCKER_CONN_HEAD_MAX + 1];
-    size_t head_len;              /* bytes of head[], the answer's head and what followed */
+    size_t head_len;              /* bytes of head[], the answer's head and what followed
+                                   * (then a chunked body's bytes read ahead) */
     size_t body_at;               /* where the body starts in head[] */
     size_t pending_at;            /* next unread byte of head[] past the head */
     long status;                  /* the answer's status (0 before the head is read) */
