@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,22 +32,28 @@ sbx_status docker_conn_fail(const docker_conn *c, const char *why, sbx_error *er
 }
 
 /* Wait for `events` on the socket until `until_ms`: 1 ready, 0 timed out,
- * -1 error (errno). */
-static int wait_for(const docker_conn *c, short events, int64_t until_ms, short *revents)
+ * 2 c->cancel_fd hung up (it is -1 from then on), -1 error (errno). */
+static int wait_for(docker_conn *c, short events, int64_t until_ms, short *revents)
 {
     for (;;) {
         int64_t left = until_ms - docker_now_ms();
         if (left <= 0)
             return 0;
-        struct pollfd p = { c->fd, events, 0 };
-        int rc = poll(&p, 1, left > 1000000 ? 1000000 : (int)left);
+        struct pollfd p[2] = { { c->fd, events, 0 }, { c->cancel_fd, POLLRDHUP, 0 } };
+        int rc = poll(p, 2, left > 1000000 ? 1000000 : (int)left);
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc < 0)
             return -1;
+        /* The socket's bytes first: the wrapper's line naming the group
+         * to kill may be among them (a hang-up stays until seen). */
+        if (p[1].revents != 0 && p[0].revents == 0) {
+            c->cancel_fd = -1;
+            return 2;
+        }
         if (rc > 0) {
             if (revents != NULL)
-                *revents = p.revents;
+                *revents = p[0].revents;
             return 1;
         }
     }
@@ -57,6 +64,7 @@ sbx_status docker_conn_open(docker_conn *c, const docker_engine *engine, const c
 {
     memset(c, 0, sizeof *c);
     c->fd = -1;
+    c->cancel_fd = -1;
     c->what = what;
     c->socket_path = engine->socket_path;
     c->deadline_ms = deadline_ms;
@@ -225,9 +233,29 @@ sbx_status docker_conn_read_head(docker_conn *c, sbx_error *err)
     return SBX_OK;
 }
 
-/* Raw bytes, waiting until `until_ms`. */
+/* recv into `buf`; with `read_ahead` (a chunked body: its framing comes
+ * between the data) what follows those `size` bytes goes on into head[]'s
+ * room past the head as pending bytes, so that a chunk's size line costs
+ * no system call of its own.  Only when nothing is pending. */
+static ssize_t receive(docker_conn *c, char *buf, size_t size, int read_ahead)
+{
+    if (!read_ahead || c->body_at >= DOCKER_CONN_HEAD_MAX)
+        return recv(c->fd, buf, size, 0);
+    c->head_len = c->pending_at = c->body_at;
+    struct iovec iov[2] = { { buf, size },
+                            { c->head + c->head_len, DOCKER_CONN_HEAD_MAX - c->head_len } };
+    ssize_t n = readv(c->fd, iov, 2);
+    if (n > (ssize_t)size) {
+        c->head_len += (size_t)n - size;
+        c->head[c->head_len] = '\0';
+        n = (ssize_t)size;
+    }
+    return n;
+}
+
+/* Raw bytes, waiting until `until_ms` (`read_ahead` as receive's). */
 static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t until_ms,
-                            size_t *got, int *timed_out, sbx_error *err)
+                            int read_ahead, size_t *got, int *timed_out, sbx_error *err)
 {
     *got = 0;
     if (timed_out != NULL)
@@ -241,7 +269,7 @@ static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t unti
         return SBX_OK;
     }
     for (;;) {
-        ssize_t n = recv(c->fd, buf, size, 0);
+        ssize_t n = receive(c, buf, size, read_ahead);
         if (n >= 0) {
             *got = (size_t)n;
             return SBX_OK;
@@ -254,7 +282,7 @@ static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t unti
             return docker_conn_fail(c, strerror(errno), err);
         if (rc == 0 && until == c->deadline_ms)
             return docker_conn_fail(c, "timed out reading the engine's answer", err);
-        if (rc == 0) {
+        if (rc == 0 || rc == 2) {
             if (timed_out != NULL)
                 *timed_out = 1;
             return SBX_OK;
@@ -267,7 +295,7 @@ static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t unti
 static sbx_status framing_byte(docker_conn *c, char *byte, sbx_error *err)
 {
     size_t got = 0;
-    sbx_status st = raw_bytes(c, byte, 1, c->deadline_ms, &got, NULL, err);
+    sbx_status st = raw_bytes(c, byte, 1, c->deadline_ms, 1, &got, NULL, err);
     if (st == SBX_OK && got == 0)
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "docker: %s: the engine's chunked answer ends early", c->what);
@@ -342,7 +370,7 @@ sbx_status docker_conn_read_body(docker_conn *c, void *buf, size_t size, size_t 
             return SBX_OK;
         }
     }
-    st = raw_bytes(c, buf, size, c->deadline_ms, got, NULL, err);
+    st = raw_bytes(c, buf, size, c->deadline_ms, c->chunked, got, NULL, err);
     if (st != SBX_OK)
         return st;
     if (*got == 0) {
@@ -411,12 +439,12 @@ sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf
             return docker_conn_fail(c, strerror(errno), err);
         if (rc == 0 && until == c->deadline_ms)
             return docker_conn_fail(c, "timed out on the exec stream", err);
-        if (rc == 0) {
+        if (rc == 0 || rc == 2) {
             *timed_out = 1;
             return SBX_OK;
         }
         if (revents & (POLLIN | POLLHUP | POLLERR))
             break;
     }
-    return raw_bytes(c, buf, size, until_ms, got, timed_out, err);
+    return raw_bytes(c, buf, size, until_ms, 0, got, timed_out, err);
 }

@@ -24,7 +24,8 @@ typedef struct docker_conn {
     const char *what;             /* the operation, for messages ("exec in sandbox 'x'") */
     const char *socket_path;
     char head[DOCKER_CONN_HEAD_MAX + 1];
-    size_t head_len;              /* bytes of head[], the answer's head and what followed */
+    size_t head_len;              /* bytes of head[], the answer's head and what followed
+                                   * (then a chunked body's bytes read ahead) */
     size_t body_at;               /* where the body starts in head[] */
     size_t pending_at;            /* next unread byte of head[] past the head */
     long status;                  /* the answer's status (0 before the head is read) */
@@ -33,12 +34,16 @@ typedef struct docker_conn {
     uint64_t chunk_left;          /* bytes left of the current chunk */
     int chunk_started;            /* a chunk's size line was read */
     int body_done;                /* the body's last byte was read */
+    int cancel_fd;                /* -1, or a descriptor (borrowed) whose hang-up
+                                   * ends docker_conn_pump's wait as its
+                                   * until_ms does; -1 again once it hung up */
 } docker_conn;
 
 /* Monotonic milliseconds, the clock of every deadline. */
 int64_t docker_now_ms(void);
 
-/* Connect to the engine's socket, bounded by `deadline_ms`.  SBX_OK, or
+/* Connect to the engine's socket, bounded by `deadline_ms` (cancel_fd
+ * -1: set it once the head is read, for the pump).  SBX_OK, or
  * SBX_ERR_TRANSPORT naming `what` and the socket.  `what` is borrowed for
  * the connection's life. */
 sbx_status docker_conn_open(docker_conn *c, const docker_engine *engine, const char *what,
@@ -87,8 +92,9 @@ typedef struct docker_conn_outgoing {
  * holds as the socket takes it (half-closing once all is sent; `out` NULL:
  * nothing is sent and nothing closed), and read raw bytes, what the head's
  * read left over first.  Returns when bytes arrived (*got > 0), the peer
- * closed (*got 0), or `until_ms` (<= the deadline) passed (*got 0 and
- * *timed_out 1).  SBX_ERR_TRANSPORT for a socket error or the deadline. */
+ * closed (*got 0), or `until_ms` (<= the deadline) passed or c->cancel_fd
+ * hung up (POLLRDHUP, POLLHUP, POLLERR) (*got 0 and *timed_out 1).
+ * SBX_ERR_TRANSPORT for a socket error or the deadline. */
 sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf, size_t size,
                             int64_t until_ms, size_t *got, int *timed_out, sbx_error *err);
 

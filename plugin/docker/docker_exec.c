@@ -323,10 +323,11 @@ static void kill_group(sbx_backend_instance *inst, const docker_target *t, long 
 }
 
 /* Start the exec on a hijacked connection and read its stream to the
- * end; *timed_out when the timeout ended it. */
+ * end; *timed_out when the timeout, or a hang-up on `cancel_fd`
+ * (SBX_EXEC_NO_CANCEL: none), ended it. */
 static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_target *t,
                                   const docker_exec_spec *spec, const char *exec_id,
-                                  exec_stream *s, int *timed_out, sbx_error *err)
+                                  int cancel_fd, exec_stream *s, int *timed_out, sbx_error *err)
 {
     int64_t start = docker_now_ms();
     int64_t limit = start + spec->timeout_ms;
@@ -350,6 +351,9 @@ static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_targe
                                          : docker_engine_error(&resp, t->what, SBX_ERR_NOT_FOUND,
                                                                err);
     }
+    /* Watched from the stream on: the caller's client going away ends the
+     * command as its timeout does. */
+    c.cancel_fd = cancel_fd;
     docker_conn_outgoing stdin_out = { spec->stdin_data, spec->stdin_length, 0, 0 };
     docker_frames frames;
     docker_frames_init(&frames, deliver, s);
@@ -387,11 +391,11 @@ static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_targe
 
 /* Start the created exec `exec_id` (made with `token`), read it to its
  * end and make its result; `start` is when its create was sent (the
- * duration's start). */
+ * duration's start), `cancel_fd` as exec_stream_run's. */
 static sbx_status exec_created_run(sbx_backend_instance *inst, const docker_target *t,
                                    const docker_exec_spec *spec, const char *token,
-                                   const char *exec_id, int64_t start, sbx_exec_result **out,
-                                   sbx_error *err)
+                                   const char *exec_id, int64_t start, int cancel_fd,
+                                   sbx_exec_result **out, sbx_error *err)
 {
     exec_stream s;
     memset(&s, 0, sizeof s);
@@ -400,7 +404,7 @@ static sbx_status exec_created_run(sbx_backend_instance *inst, const docker_targ
     common_output_init(&s.out, spec->max_output_bytes);
     common_output_init(&s.errs, spec->max_output_bytes);
     int timed_out = 0, code = 0;
-    sbx_status st = exec_stream_run(inst, t, spec, exec_id, &s, &timed_out, err);
+    sbx_status st = exec_stream_run(inst, t, spec, exec_id, cancel_fd, &s, &timed_out, err);
     int64_t duration = docker_now_ms() - start;
     /* Held bytes the stream ended in are the command's. */
     if (st == SBX_OK)
@@ -447,7 +451,9 @@ sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
     char exec_id[DOCKER_CONTAINER_ID_MAX], token[TOKEN_LEN + 1];
     new_token(token);
     sbx_status st = exec_create(inst, t, spec, token, exec_id, err);
-    return st == SBX_OK ? exec_created_run(inst, t, spec, token, exec_id, start, out, err) : st;
+    return st == SBX_OK ? exec_created_run(inst, t, spec, token, exec_id, start,
+                                           SBX_EXEC_NO_CANCEL, out, err)
+                        : st;
 }
 
 sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
@@ -495,7 +501,7 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
     }
     if (st != SBX_OK)
         return st;
-    return exec_created_run(inst, &t, &spec, token, exec_id, start, out, err);
+    return exec_created_run(inst, &t, &spec, token, exec_id, start, r.cancel_fd, out, err);
 }
 
 sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,

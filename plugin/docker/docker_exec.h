@@ -44,7 +44,8 @@ sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
 
 /* The descriptor's exec: the request checked (common_exec_request_check),
  * shell text run as /bin/sh -c TEXT, a relative working_dir taken from
- * the container's. */
+ * the container's; a hang-up on the request's cancel_fd ends the command
+ * as its timeout does (TIMED_OUT). */
 sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
                        const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err);
 

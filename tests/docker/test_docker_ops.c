@@ -15,9 +15,11 @@
 
 #include <CUnit/CUnit.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SANDBOX "ops-one"
 #define SERVE "mkdir -p /www && echo hi > /www/index.html && exec httpd -f -p 8080 -h /www"
@@ -245,6 +247,75 @@ static void test_timeout_kills_command_and_children(void)
     sbx_backend_free_exec_result(backend, r);
     expect_exit("kill $(for p in /proc/[0-9]*; do read -r l < $p/cmdline; "
                 "case \"$l\" in *311[3]*) echo ${p#/proc/};; esac; done) 2>/dev/null; exit 0", 0);
+}
+
+/* An exec with a cancel_fd, on its own thread. */
+typedef struct cancel_run {
+    size_t request_size;
+    const char *text;
+    int cancel_fd;
+    sbx_status st;
+    sbx_exec_result *result;
+} cancel_run;
+
+static void *exec_with_cancel(void *arg)
+{
+    cancel_run *c = arg;
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.struct_size = c->request_size;
+    r.shell_command = c->text;
+    r.timeout_ms = 120000;
+    r.cancel_fd = c->cancel_fd;
+    sbx_error err;
+    c->st = sbx_backend_exec(backend, SANDBOX, &r, &c->result, &err);
+    if (c->st != SBX_OK)
+        fprintf(stderr, "exec: %s\n", err.message);
+    return NULL;
+}
+
+/* A caller whose client went away closes the other end of cancel_fd: the
+ * command and the one it left in the background end as at the timeout,
+ * long before their 60 s. */
+static void test_cancel_fd_hang_up_ends_command(void)
+{
+    int ends[2];
+    CU_ASSERT_FATAL(pipe(ends) == 0);
+    cancel_run run = { sizeof(sbx_exec_request), "sleep 60 & sleep 60; echo never", ends[0],
+                       SBX_OK, NULL };
+    pthread_t th;
+    CU_ASSERT_FATAL(pthread_create(&th, NULL, exec_with_cancel, &run) == 0);
+    /* busybox's read drops cmdline's NULs: "sleep60". */
+    long deadline = sbx_test_now_ms() + 60000;
+    while (processes_with("sleep*6[0]") < 2 && sbx_test_now_ms() < deadline)
+        continue;
+    long closed_at = sbx_test_now_ms();
+    close(ends[1]);
+    pthread_join(th, NULL);
+    close(ends[0]);
+    CU_ASSERT_FATAL(run.st == SBX_OK && run.result != NULL);
+    CU_ASSERT_EQUAL(run.result->outcome, SBX_EXEC_TIMED_OUT);
+    CU_ASSERT_EQUAL(run.result->exit_code, -1);
+    CU_ASSERT(sbx_test_now_ms() - closed_at < 30000);
+    CU_ASSERT(strstr(run.result->stdout_data, "never") == NULL);
+    sbx_backend_free_exec_result(backend, run.result);
+    CU_ASSERT_EQUAL(processes_with("sleep*6[0]"), 0);
+}
+
+/* A request built before cancel_fd (its size without it) has none: a
+ * descriptor already hung up where the member would be ends nothing. */
+static void test_cancel_fd_beyond_the_request_size(void)
+{
+    int ends[2];
+    CU_ASSERT_FATAL(pipe(ends) == 0);
+    close(ends[1]);
+    cancel_run run = { offsetof(sbx_exec_request, cancel_fd), "sleep 1; echo done", ends[0],
+                       SBX_OK, NULL };
+    exec_with_cancel(&run);
+    close(ends[0]);
+    CU_ASSERT_FATAL(run.st == SBX_OK && run.result != NULL);
+    CU_ASSERT_EQUAL(run.result->outcome, SBX_EXEC_EXITED);
+    CU_ASSERT_STRING_EQUAL(run.result->stdout_data, "done\n");
+    sbx_backend_free_exec_result(backend, run.result);
 }
 
 /* The hostname of sandbox `id`'s container (its id's first 12 digits),
@@ -714,6 +785,8 @@ void sbx_test_register(void)
         { "exec: stderr exact however it ends, the exit code whatever it says", test_stderr_exact_and_exit_code_whatever_it_says },
         { "exec: 1 MiB of stdin, env values literal, working dirs, bad env names", test_stdin_env_and_working_dir },
         { "exec: a timeout kills the command and its children", test_timeout_kills_command_and_children },
+        { "exec: a hang-up on cancel_fd ends the command and its children", test_cancel_fd_hang_up_ends_command },
+        { "exec: no cancel_fd beyond a request's size", test_cancel_fd_beyond_the_request_size },
         { "exec and files on an absent or stopped sandbox: not found", test_gone_sandboxes },
         { "exec after its sandbox was stopped, destroyed, made again", test_exec_follows_the_sandbox_container },
         { "files: 1 MiB binary round trip, ranges, append, relative paths", test_binary_round_trip_and_ranges },

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "tests/sbxctl/run_sbxctl.h"
@@ -233,6 +234,30 @@ static void test_cp_both_ways(void)
     drop_box("ctl-cp");
 }
 
+/* A large file copied out to stdout goes out piece by piece: sbxctl never
+ * holds the whole of it (a sparse 96 MiB file, no disk for it). */
+static void test_cp_to_stdout_streams(void)
+{
+    make_box("ctl-big");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("exec", "ctl-big", "--", "truncate", "-s", "96M", "big.bin"));
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    ctl(&run, NULL, ARGS("cp", "ctl-big:big.bin", "-"));
+    /* The harness keeps the first 4 MiB of it. */
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    CU_ASSERT(run.out_len > 0 && run.out[0] == 0 && run.out[run.out_len - 1] == 0);
+    sbx_test_run_clear(&run);
+    /* The largest resident size of any child waited for so far (in KiB):
+     * this sbxctl's, as every other run of the suite is small. */
+    struct rusage children;
+    CU_ASSERT_FATAL(getrusage(RUSAGE_CHILDREN, &children) == 0);
+    CU_ASSERT(children.ru_maxrss < 48 * 1024);
+    if (children.ru_maxrss >= 48 * 1024)
+        fprintf(stderr, "a child of the suite reached %ld KiB\n", children.ru_maxrss);
+    drop_box("ctl-big");
+}
+
 /* ls: a line per entry, or one JSON object. */
 static void test_ls(void)
 {
@@ -274,6 +299,7 @@ void sbx_test_register(void)
         {"exec --json is one object; binary output as base64", test_exec_json},
         {"exec errors are sbxctl's, with their codes", test_exec_errors},
         {"cp is byte-exact both ways", test_cp_both_ways},
+        {"cp of a large file to stdout streams it", test_cp_to_stdout_streams},
         {"ls lists, as lines or JSON", test_ls},
         CU_TEST_INFO_NULL,
     };

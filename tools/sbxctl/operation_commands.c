@@ -178,19 +178,29 @@ static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output
     if (to_stdout && out->json)
         return fail_with(out, SBX_ERR_USAGE, "cp: '%s' (stdout) cannot be used with --json",
                          name);
-    /* The whole file is read before the local one is touched, so a failed
-     * copy leaves no half-written file behind. */
+    /* The whole file is read before a local one is touched, so a failed
+     * copy leaves no half-written file behind.  stdout is a stream: each
+     * piece goes out as it arrives, while the engine goes on sending the
+     * next (holding the whole file first made a copy twice as slow). */
     common_dynbuf bytes;
     common_dynbuf_init(&bytes, 0);
     sbx_error err;
     sbx_status status = SBX_OK;
-    for (int more = 1; more && status == SBX_OK;) {
+    uint64_t copied = 0;
+    int rc = 0, saved = 0;
+    for (int more = 1; more && status == SBX_OK && rc == 0;) {
         sbx_file_content *content = NULL;
-        status = sbx_backend_read_file(backend, id, path, bytes.len, COPY_CHUNK, &content, &err);
+        status = sbx_backend_read_file(backend, id, path, copied, COPY_CHUNK, &content, &err);
         if (status != SBX_OK)
             break;
-        if (common_dynbuf_add(&bytes, content->data, content->length) != COMMON_DYNBUF_OK)
+        copied += content->length;
+        if (to_stdout) {
+            rc = write_all(STDOUT_FILENO, content->data, content->length);
+            saved = errno;
+        } else if (common_dynbuf_add(&bytes, content->data, content->length) !=
+                   COMMON_DYNBUF_OK) {
             status = sbx_error_set(&err, SBX_ERR_INTERNAL, "cp: out of memory");
+        }
         more = content->truncated && content->length > 0;
         sbx_backend_free_file_content(backend, content);
     }
@@ -198,15 +208,15 @@ static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output
         common_dynbuf_free(&bytes);
         return ctl_fail(out, &err);
     }
-    int fd = to_stdout ? STDOUT_FILENO
-                       : open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc = fd < 0 ? -1 : write_all(fd, bytes.data != NULL ? bytes.data : "", bytes.len);
-    int saved = errno;
-    if (fd >= 0 && !to_stdout && close(fd) != 0 && rc == 0) {
-        rc = -1;
+    if (!to_stdout) {
+        int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        rc = fd < 0 ? -1 : write_all(fd, bytes.data != NULL ? bytes.data : "", bytes.len);
         saved = errno;
+        if (fd >= 0 && close(fd) != 0 && rc == 0) {
+            rc = -1;
+            saved = errno;
+        }
     }
-    size_t copied = bytes.len;
     common_dynbuf_free(&bytes);
     if (rc != 0)
         return fail_with(out, SBX_ERR_USAGE, "cp: cannot write '%s' (%s)", name,
