@@ -218,10 +218,14 @@ class SdkContract:
             with sdk_client(self.url) as client:
                 for i in range(5):
                     tag = "%d-%d" % (n, i)
-                    data = client.bash.exec(command="printf %s \"$TAG\"",
-                                            env={"TAG": tag}).data
-                    client.file.write_file(file=self.path("c-" + tag), content=tag)
-                    read = client.file.read_file(file=self.path("c-" + tag)).data.content
+                    try:
+                        data = client.bash.exec(command="printf %s \"$TAG\"",
+                                                env={"TAG": tag}).data
+                        client.file.write_file(file=self.path("c-" + tag), content=tag)
+                        read = client.file.read_file(file=self.path("c-" + tag)).data.content
+                    except Exception as e:  # an error answer is a failure too
+                        failures.append((tag, repr(e)))
+                        continue
                     if (data.stdout, data.exit_code, read) != (tag, 0, tag):
                         failures.append((tag, data.stdout, read))
         failures = []
@@ -368,14 +372,33 @@ class SdkContract:
         self.assertIn("no such file or directory", caught.exception.body["detail"])
 
     def test_path_outside_the_sandbox_reads_and_writes_nothing(self):
-        outside = os.path.join(self.server.dir, "outside.txt")
-        with open(outside, "w") as f:
-            f.write("secret")
-        self.assertFalse(self.sdk.file.read_file(file=outside).success)
-        self.assertFalse(self.sdk.file.write_file(file=outside, content="x").success)
+        # Not under /tmp: a path there names the sandbox's own /tmp.
+        folder = tempfile.mkdtemp(prefix="sbx-aio-outside-", dir=os.path.abspath(BUILDDIR))
+        try:
+            outside = os.path.join(folder, "outside.txt")
+            with open(outside, "w") as f:
+                f.write("secret")
+            self.assertFalse(self.sdk.file.read_file(file=outside).success)
+            self.assertFalse(self.sdk.file.write_file(file=outside, content="x").success)
+            with open(outside) as f:
+                self.assertEqual(f.read(), "secret")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         self.assertFalse(self.sdk.file.read_file(file=self.path("../../outside.txt")).success)
-        with open(outside) as f:
-            self.assertEqual(f.read(), "secret")
+
+    def test_tmp_is_the_sandboxs_own_not_the_hosts(self):
+        host_file = os.path.join(self.server.dir, "host-tmp.txt")
+        if not host_file.startswith("/tmp/"):
+            self.skipTest("the server's folder is not under /tmp (TMPDIR is set)")
+        with open(host_file, "w") as f:
+            f.write("host")
+        self.assertFalse(self.sdk.file.read_file(file=host_file).success)
+        self.assertTrue(self.sdk.file.write_file(file="/tmp/sdk-tmp.txt", content="box").success)
+        self.assertEqual(self.sdk.file.read_file(file="/tmp/sdk-tmp.txt").data.content, "box")
+        self.assertEqual(self.exec("cat /tmp/sdk-tmp.txt").stdout, "box")
+        self.assertFalse(os.path.exists("/tmp/sdk-tmp.txt"))
+        with open(host_file) as f:
+            self.assertEqual(f.read(), "host")
 
     def test_destroyed_sandbox_answers_404(self):
         url = self.server.create("sdk-gone")

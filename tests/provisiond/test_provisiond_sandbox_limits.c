@@ -1,10 +1,10 @@
 /* What one tenant of sbx-provisiond's sandbox API can take from the
  * others (over the local backend): clients that go away end their
  * commands at once, not at a timeout of a day, and free their threads;
- * an exec without hard_timeout ends at --exec-timeout; one token at its
- * --sandbox-share is answered 429 while another token's commands, /health
- * and the lifecycle API are served, also when every sandbox thread is
- * busy; a file read costs about its answer in memory, not 14 times the
+ * an exec without hard_timeout ends at --exec-timeout; one token runs at
+ * most --sandbox-share requests, its next ones wait (--sandbox-queue of
+ * them, beyond answered 429) while another token's commands, /health and
+ * the lifecycle API are served, also when every sandbox thread is busy; a file read costs about its answer in memory, not 14 times the
  * file, gives it back, and an answer over --max-answer-bytes is refused
  * with the schema's error. */
 #include <config.h>
@@ -147,10 +147,11 @@ static long get(const provd_local *d, const char *path)
     return provd_request(provd_url(d->proc), "GET", path, NULL, DEADLINE_MS, NULL, 0);
 }
 
-static void test_a_token_at_its_share_is_refused_while_others_are_served(void)
+static void test_a_token_at_its_share_and_queue_is_refused_while_others_are_served(void)
 {
-    /* Four sandbox threads, two of them a token's at most. */
-    const char *const extra[] = {"--threads", "4", NULL};
+    /* Four sandbox threads, two of them a token's at most, none of its
+     * requests waiting. */
+    const char *const extra[] = {"--threads", "4", "--sandbox-queue", "0", NULL};
     provd_local d;
     char a[PROVD_TEST_TOKEN_LEN + 1], b[PROVD_TEST_TOKEN_LEN + 1], answer[4096];
     if (!provd_local_start(&d, 0, extra))
@@ -161,7 +162,7 @@ static void test_a_token_at_its_share_is_refused_while_others_are_served(void)
         start_sleeps(&d, a, "82", 2, a_fds)) {
         CU_ASSERT_EQUAL(exec_now(&d, a, "echo third", answer, sizeof answer), 429);
         CU_ASSERT_PTR_NOT_NULL(strstr(answer, "{\"detail\":\"too many requests of this sandbox"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(answer, "2 at a time"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(answer, "2 at a time and have 0 more waiting"));
         CU_ASSERT_EQUAL(exec_now(&d, b, "echo b", answer, sizeof answer), 200);
         CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"stdout\":\"b\\n\""));
         /* Every sandbox thread busy: /health and the lifecycle API still
@@ -180,6 +181,37 @@ static void test_a_token_at_its_share_is_refused_while_others_are_served(void)
     }
     long deadline = sbx_test_now_ms() + DEADLINE_MS;
     CU_ASSERT_TRUE(markers_are("82", 2, 0, deadline) && markers_are("83", 2, 0, deadline));
+    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+}
+
+static void test_a_token_beyond_its_share_waits_for_one_of_its_own(void)
+{
+    /* Four sandbox threads, two of them a token's at most; its next
+     * requests wait (the default queue). */
+    const char *const extra[] = {"--threads", "4", NULL};
+    provd_local d;
+    char a[PROVD_TEST_TOKEN_LEN + 1];
+    if (!provd_local_start(&d, 0, extra))
+        return;
+    int a_fds[2] = {-1, -1}, waiting = -1;
+    if (provd_create_token(provd_url(d.proc), "tenant-a", "ua", a) &&
+        start_sleeps(&d, a, "85", 2, a_fds)) {
+        waiting = exec_in_flight(&d, a, "sleep 8603");
+        /* Two threads are free, yet the token's third request does not
+         * run while its two others do. */
+        CU_ASSERT_FALSE(markers_are("86", 1, 1, sbx_test_now_ms() + 500));
+        close(a_fds[0]);
+        a_fds[0] = -1;
+        CU_ASSERT_TRUE(markers_are("86", 1, 1, sbx_test_now_ms() + DEADLINE_MS));
+    }
+    for (int i = 0; i < 2; i++) {
+        if (a_fds[i] >= 0)
+            close(a_fds[i]);
+    }
+    if (waiting >= 0)
+        close(waiting);
+    long deadline = sbx_test_now_ms() + DEADLINE_MS;
+    CU_ASSERT_TRUE(markers_are("85", 2, 0, deadline) && markers_are("86", 1, 0, deadline));
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
@@ -284,8 +316,10 @@ void sbx_test_register(void)
          test_clients_that_go_away_end_their_commands_and_free_the_threads},
         {"an exec without hard_timeout ends at the exec timeout",
          test_an_exec_without_hard_timeout_ends_at_the_exec_timeout},
-        {"a token at its share is refused while others are served",
-         test_a_token_at_its_share_is_refused_while_others_are_served},
+        {"a token at its share and queue is refused while others are served",
+         test_a_token_at_its_share_and_queue_is_refused_while_others_are_served},
+        {"a token beyond its share waits for one of its own",
+         test_a_token_beyond_its_share_waits_for_one_of_its_own},
         {"a file read costs about its answer and gives it back",
          test_a_file_read_costs_about_its_answer_and_gives_it_back},
         CU_TEST_INFO_NULL,

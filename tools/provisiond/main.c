@@ -106,6 +106,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .offload_prefix = svc->api != NULL ? PROVD_SANDBOX_PREFIX : NULL,
         .offload_threads = o->threads,
         .offload_share = o->sandbox_share,
+        .offload_queue = o->sandbox_queue,
     };
     const prov_handlers handlers = provd_service_handlers(svc);
     char why[512];

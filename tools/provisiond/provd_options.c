@@ -24,6 +24,11 @@
 #define DEFAULT_BODY_LIMIT (1024UL * 1024)
 #define DEFAULT_THREADS 8
 #define MAX_THREADS 1024
+/* Waiting requests of one token, by default, per request it may run:
+ * enough for a client's bursts of parallel calls, bounded so that one
+ * token's waiting bodies stay a small part of the daemon's memory. */
+#define DEFAULT_QUEUE_PER_SHARE 4
+#define MAX_QUEUE 65536
 #define DEFAULT_DRAIN_MS 10000
 #define MAX_DRAIN_MS 600000
 /* A client holds a connection at most this long without sending a byte,
@@ -56,7 +61,7 @@ static void usage(FILE *out)
           "                      [--max-connections N] [--max-connections-per-address N]\n"
           "                      [--public-url URL]\n"
           "                      [--sandbox-api-key-file FILE | --sandbox-api-key KEY]\n"
-          "                      [--sandbox-share N] [--exec-timeout S]\n"
+          "                      [--sandbox-share N] [--sandbox-queue N] [--exec-timeout S]\n"
           "                      [--max-answer-bytes N] [--verbose]\n"
           "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
           "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
@@ -199,7 +204,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     enum { OPT_TLS_CERT = 256, OPT_TLS_KEY, OPT_THREADS, OPT_MAX_BODY, OPT_MOUNT_BASE,
            OPT_STATE_DIR, OPT_DRAIN, OPT_IDLE_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_MAX_CONNECTIONS,
            OPT_MAX_PER_ADDRESS, OPT_PUBLIC_URL, OPT_SANDBOX_KEY, OPT_KEY_FILE,
-           OPT_SANDBOX_KEY_FILE, OPT_SANDBOX_SHARE, OPT_EXEC_TIMEOUT, OPT_MAX_ANSWER,
+           OPT_SANDBOX_KEY_FILE, OPT_SANDBOX_SHARE, OPT_SANDBOX_QUEUE, OPT_EXEC_TIMEOUT, OPT_MAX_ANSWER,
            OPT_VERSION };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
@@ -223,6 +228,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         {"api-key-file", required_argument, NULL, OPT_KEY_FILE},
         {"sandbox-api-key-file", required_argument, NULL, OPT_SANDBOX_KEY_FILE},
         {"sandbox-share", required_argument, NULL, OPT_SANDBOX_SHARE},
+        {"sandbox-queue", required_argument, NULL, OPT_SANDBOX_QUEUE},
         {"exec-timeout", required_argument, NULL, OPT_EXEC_TIMEOUT},
         {"max-answer-bytes", required_argument, NULL, OPT_MAX_ANSWER},
         {"verbose", no_argument, NULL, 'v'},
@@ -301,6 +307,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         case OPT_SANDBOX_SHARE:
             ok = parse_count("--sandbox-share", optarg, 1, MAX_THREADS, &o->sandbox_share);
             break;
+        case OPT_SANDBOX_QUEUE:
+            ok = parse_count("--sandbox-queue", optarg, 0, MAX_QUEUE, &o->sandbox_queue);
+            o->sandbox_queue_given = 1;
+            break;
         case OPT_EXEC_TIMEOUT:
             ok = parse_count("--exec-timeout", optarg, 1, MAX_EXEC_TIMEOUT_S, &o->exec_timeout_s);
             break;
@@ -327,6 +337,8 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
      * other half stays for the other tenants. */
     if (o->sandbox_share == 0)
         o->sandbox_share = o->threads > 1 ? o->threads / 2 : 1;
+    if (!o->sandbox_queue_given)
+        o->sandbox_queue = o->sandbox_share * DEFAULT_QUEUE_PER_SHARE;
     if (optind < argc) {
         fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
         usage(stderr);

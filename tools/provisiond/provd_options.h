@@ -37,7 +37,9 @@ typedef struct provd_options {
     unsigned request_timeout_s; /* a request must arrive whole within it */
     unsigned max_connections;
     unsigned max_per_address;   /* --max-connections-per-address */
-    unsigned sandbox_share;     /* one token's sandbox API requests at once */
+    unsigned sandbox_share;     /* one token's sandbox API requests running */
+    unsigned sandbox_queue;     /* and waiting beyond them */
+    int sandbox_queue_given;    /* --sandbox-queue was given */
     unsigned exec_timeout_s;    /* an exec without hard_timeout */
     size_t max_answer_bytes;    /* the largest file answer of the sandbox API */
     int verbose;

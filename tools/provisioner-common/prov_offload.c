@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How many jobs of one key are queued or running. */
+/* How many jobs of one key run and wait. */
 typedef struct key_count {
     struct key_count *next;
-    unsigned count;
+    unsigned running, waiting;
     char key[sizeof ((prov_offload_job *)0)->key];
 } key_count;
 
@@ -21,7 +21,7 @@ struct prov_offload {
     pthread_cond_t work;
     prov_offload_job *head, *tail;
     key_count *keys;            /* only keys with jobs: a handful */
-    unsigned share;
+    unsigned share, queue;
     int stopping;
     unsigned threads;
     pthread_t *ids;
@@ -36,14 +36,14 @@ static key_count *find_key(prov_offload *pool, const char *key)
     return NULL;
 }
 
-/* The job is done: its key counts one less (and is dropped at none). */
+/* The job is done: its key runs one less (and is dropped at none). */
 static void forget(prov_offload *pool, const char *key)
 {
     for (key_count **at = &pool->keys; *at != NULL; at = &(*at)->next) {
         key_count *k = *at;
         if (strcmp(k->key, key) != 0)
             continue;
-        if (--k->count == 0) {
+        if (--k->running == 0 && k->waiting == 0) {
             *at = k->next;
             free(k);
         }
@@ -51,23 +51,45 @@ static void forget(prov_offload *pool, const char *key)
     }
 }
 
+/* Unlink and return the first queued job whose key runs fewer than its
+ * share (counted as running from now on); NULL when none may run. */
+static prov_offload_job *next_runnable(prov_offload *pool)
+{
+    prov_offload_job *prev = NULL;
+    for (prov_offload_job *job = pool->head; job != NULL; prev = job, job = job->next) {
+        key_count *k = find_key(pool, job->key);
+        if (pool->share > 0 && k->running >= pool->share)
+            continue;
+        k->waiting--;
+        k->running++;
+        if (prev != NULL)
+            prev->next = job->next;
+        else
+            pool->head = job->next;
+        if (pool->tail == job)
+            pool->tail = prev;
+        return job;
+    }
+    return NULL;
+}
+
 static void *worker(void *arg)
 {
     prov_offload *pool = arg;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
-        while (pool->head == NULL && !pool->stopping)
+        prov_offload_job *job;
+        while ((job = next_runnable(pool)) == NULL && !pool->stopping)
             pthread_cond_wait(&pool->work, &pool->lock);
-        prov_offload_job *job = pool->head;
         if (job == NULL)
             break;
-        pool->head = job->next;
-        if (pool->head == NULL)
-            pool->tail = NULL;
         pthread_mutex_unlock(&pool->lock);
         job->run(job);
         pthread_mutex_lock(&pool->lock);
         forget(pool, job->key);
+        /* A job of this key held back by its share may run now. */
+        if (pool->head != NULL)
+            pthread_cond_broadcast(&pool->work);
         /* Unlocked: done may hand the job's state back to its owner. */
         pthread_mutex_unlock(&pool->lock);
         job->done(job);
@@ -87,7 +109,7 @@ static void stop_threads(prov_offload *pool, unsigned started)
         pthread_join(pool->ids[i], NULL);
 }
 
-prov_offload *prov_offload_new(unsigned threads, unsigned share)
+prov_offload *prov_offload_new(unsigned threads, unsigned share, unsigned queue)
 {
     prov_offload *pool = prov_malloc(sizeof *pool);
     pthread_t *ids = pool != NULL ? prov_malloc(threads * sizeof *ids) : NULL;
@@ -97,6 +119,7 @@ prov_offload *prov_offload_new(unsigned threads, unsigned share)
     }
     memset(pool, 0, sizeof *pool);
     pool->share = share;
+    pool->queue = queue;
     pool->ids = ids;
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
@@ -136,10 +159,10 @@ int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *ke
     }
     if (k == NULL)
         admitted = -1;
-    else if (pool->share > 0 && k->count >= pool->share)
+    else if (pool->share > 0 && k->running + k->waiting >= pool->share + pool->queue)
         admitted = 0;
     else
-        k->count++;
+        k->waiting++;
     pthread_mutex_unlock(&pool->lock);
     return admitted;
 }

@@ -3,8 +3,11 @@
  * hold the HTTP server's workers: those keep answering /health and the
  * lifecycle API whatever the sandboxes run.  Jobs wait in one queue, in
  * order; each is counted under a key (a sandbox's token) while it waits
- * or runs, and one key has at most `share` of them at once, so that one
- * tenant cannot take every thread.  Knows nothing of HTTP; thread-safe. */
+ * or runs.  One key runs at most `share` jobs at once, so that one tenant
+ * cannot take every thread (its further jobs wait, holding none, and the
+ * jobs of other keys behind them run first), and has at most `queue`
+ * more waiting, so that its waiting requests stay bounded too.  Knows
+ * nothing of HTTP; thread-safe. */
 #ifndef PROV_OFFLOAD_H
 #define PROV_OFFLOAD_H
 
@@ -22,22 +25,23 @@ typedef struct prov_offload_job {
     char key[72];
 } prov_offload_job;
 
-/* `threads` threads (> 0), at most `share` jobs of one key at once (0:
- * no cap).  NULL when memory or a thread cannot be had. */
-prov_offload *prov_offload_new(unsigned threads, unsigned share);
+/* `threads` threads (> 0), at most `share` jobs of one key running and
+ * `queue` more waiting (share 0: no cap).  NULL when memory or a thread
+ * cannot be had. */
+prov_offload *prov_offload_new(unsigned threads, unsigned share, unsigned queue);
 
-/* The cap of one key. */
+/* How many jobs of one key may run at once. */
 unsigned prov_offload_share(const prov_offload *pool);
 
 /* Count `job` under the first `key_len` bytes of `key` (cut to fit).
  * Returns 1 when admitted (queue it with prov_offload_queue), 0 when the
- * key already has `share` jobs, -1 when memory ran out. */
+ * key already has `share` + `queue` jobs, -1 when memory ran out. */
 int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
                        size_t key_len);
 
-/* Queue an admitted job: a thread calls job->run(job), forgets its count,
- * then calls job->done(job) (a next job of the key is admitted from
- * then on). */
+/* Queue an admitted job: once its key runs fewer than `share`, a thread
+ * calls job->run(job), forgets its count, then calls job->done(job) (a
+ * next job of the key is admitted from then on). */
 void prov_offload_queue(prov_offload *pool, prov_offload_job *job);
 
 /* Stop the threads once they are idle and free the pool (no job may be

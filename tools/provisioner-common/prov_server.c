@@ -452,7 +452,7 @@ static void offloaded_done(prov_offload_job *job)
 
 /* Hand a request under the offload prefix to the pool, its connection
  * suspended meanwhile: returns 1.  Returns -1 with `reply` set when it
- * cannot: 429 when its segment has its share already, 503 when memory
+ * cannot: 429 when its segment has its share running and its queue full, 503 when memory
  * ran out.  Returns 0 for a request that is not the pool's. */
 static int offload(prov_server *server, struct MHD_Connection *conn, const char *method,
                    const char *url, request_state *rs, prov_reply *reply)
@@ -465,9 +465,9 @@ static int offload(prov_server *server, struct MHD_Connection *conn, const char 
     if (admitted == 0) {
         char detail[160];
         snprintf(detail, sizeof detail,
-                 "too many requests of this sandbox at once: it may run %u at a time; try "
-                 "again when one has ended",
-                 prov_offload_share(server->offload));
+                 "too many requests of this sandbox at once: it may run %u at a time and "
+                 "have %u more waiting; try again when one has ended",
+                 prov_offload_share(server->offload), server->options.offload_queue);
         prov_reply_detail(reply, 429, detail);
         return -1;
     }
@@ -673,7 +673,8 @@ prov_server *prov_server_start(const prov_server_options *options,
                      options->threads > 0;
     if (offloading &&
         (server->offload = prov_offload_new(options->offload_threads,
-                                            options->offload_share)) == NULL) {
+                                            options->offload_share,
+                                            options->offload_queue)) == NULL) {
         snprintf(why, why_len, "cannot start %u threads for the offloaded requests",
                  options->offload_threads);
         pthread_cond_destroy(&server->idle);

@@ -84,8 +84,10 @@ typedef struct prov_server_options {
                                  * (prov_offload.h; with `threads` > 0 only),
                                  * counted under the path segment after it */
     unsigned offload_threads;   /* that pool's threads */
-    unsigned offload_share;     /* the most requests of one segment at once
-                                 * (0: no cap); beyond, 429 {"detail":...} */
+    unsigned offload_share;     /* the most requests of one segment running
+                                 * at once (0: no cap) */
+    unsigned offload_queue;     /* the most more of them waiting; beyond,
+                                 * 429 {"detail":...} */
 } prov_server_options;
 
 /* Start serving `handlers` (copied) as `options` say.  With a connection
