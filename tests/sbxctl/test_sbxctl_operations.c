@@ -6,11 +6,13 @@
 #include <config.h>
 
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/sbxctl/run_sbxctl.h"
@@ -258,6 +260,48 @@ static void test_cp_to_stdout_streams(void)
     drop_box("ctl-big");
 }
 
+/* A large file copied out to a local file goes there piece by piece too,
+ * through a new file renamed over the destination at the end: the
+ * destination keeps its mode, and a copy that fails leaves it whole. */
+static void test_cp_to_a_file_streams_and_never_leaves_part_of_one(void)
+{
+    make_box("ctl-bigf");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("exec", "ctl-bigf", "--", "truncate", "-s", "96M", "big.bin"));
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    char dest[4300];
+    snprintf(dest, sizeof dest, "%s/big-out.bin", scratch);
+    scratch_file("big-out.bin", "old", 3, dest, sizeof dest);
+    CU_ASSERT_EQUAL_FATAL(chmod(dest, 0600), 0);
+    ctl(&run, NULL, ARGS("cp", "ctl-bigf:big.bin", dest));
+    CU_ASSERT_EQUAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    struct stat st;
+    CU_ASSERT_EQUAL_FATAL(stat(dest, &st), 0);
+    CU_ASSERT_EQUAL(st.st_size, 96L << 20);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0600);
+    struct rusage children;
+    CU_ASSERT_FATAL(getrusage(RUSAGE_CHILDREN, &children) == 0);
+    CU_ASSERT(children.ru_maxrss < 48 * 1024);
+    if (children.ru_maxrss >= 48 * 1024)
+        fprintf(stderr, "a child of the suite reached %ld KiB\n", children.ru_maxrss);
+    /* A copy that fails leaves the destination as it was, and nothing
+     * beside it. */
+    ctl(&run, NULL, ARGS("cp", "ctl-bigf:absent.bin", dest));
+    sbx_test_assert_failure(&run, 11, "no_such_path", "absent.bin");
+    sbx_test_run_clear(&run);
+    CU_ASSERT_EQUAL(stat(dest, &st), 0);
+    CU_ASSERT_EQUAL(st.st_size, 96L << 20);
+    CU_ASSERT_EQUAL(unlink(dest), 0);
+    DIR *dir = opendir(scratch);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".sbx-cp-"));
+    closedir(dir);
+    drop_box("ctl-bigf");
+}
+
 /* ls: a line per entry, or one JSON object. */
 static void test_ls(void)
 {
@@ -300,6 +344,8 @@ void sbx_test_register(void)
         {"exec errors are sbxctl's, with their codes", test_exec_errors},
         {"cp is byte-exact both ways", test_cp_both_ways},
         {"cp of a large file to stdout streams it", test_cp_to_stdout_streams},
+        {"cp to a file streams and never leaves part of one",
+         test_cp_to_a_file_streams_and_never_leaves_part_of_one},
         {"ls lists, as lines or JSON", test_ls},
         CU_TEST_INFO_NULL,
     };

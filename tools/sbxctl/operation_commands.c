@@ -170,20 +170,86 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+/* Where a copy out goes: stdout, a special file or link written in place,
+ * or a new file beside a regular destination renamed over it at the end,
+ * so that a failed copy leaves no partial file and memory stays one piece
+ * whatever the file's size. */
+typedef struct copy_sink {
+    const char *name;  /* the destination as given */
+    int fd;            /* -1 until the first piece */
+    char *temp;        /* the new file's path, or NULL when written in place */
+} copy_sink;
+
+/* Open the destination, the new file made with the destination's mode
+ * (and owner, where this process may give it) or 0644 less the umask.
+ * 0, or -1 with errno. */
+static int sink_open(copy_sink *sink)
+{
+    if (strcmp(sink->name, "-") == 0) {
+        sink->fd = STDOUT_FILENO;
+        return 0;
+    }
+    struct stat st;
+    int exists = lstat(sink->name, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        sink->fd = open(sink->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        return sink->fd < 0 ? -1 : 0;
+    }
+    const char *slash = strrchr(sink->name, '/');
+    int dir_len = slash != NULL ? (int)(slash - sink->name + 1) : 0;
+    size_t size = strlen(sink->name) + sizeof ".sbx-cp-XXXXXX" + 1;
+    if ((sink->temp = malloc(size)) == NULL)
+        return -1;
+    snprintf(sink->temp, size, "%.*s.%s.sbx-cp-XXXXXX", dir_len, sink->name,
+             sink->name + dir_len);
+    sink->fd = mkostemp(sink->temp, O_CLOEXEC);
+    if (sink->fd < 0) {
+        free(sink->temp);
+        sink->temp = NULL;
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = exists ? st.st_mode & 07777 : 0644 & ~mask;
+    if (exists && fchown(sink->fd, st.st_uid, st.st_gid) != 0 && errno != EPERM)
+        return -1;
+    return fchmod(sink->fd, mode);
+}
+
+/* Close the destination; a new file takes its name.  0, or -1 with errno. */
+static int sink_finish(copy_sink *sink)
+{
+    if (sink->fd == STDOUT_FILENO)
+        return 0;
+    int rc = close(sink->fd);
+    sink->fd = -1;
+    if (rc == 0 && sink->temp != NULL)
+        rc = rename(sink->temp, sink->name);
+    return rc;
+}
+
+/* Release the sink; a new file that did not take its name is removed. */
+static void sink_drop(copy_sink *sink)
+{
+    if (sink->fd > STDOUT_FILENO)
+        close(sink->fd);
+    if (sink->temp != NULL) {
+        unlink(sink->temp);
+        free(sink->temp);
+    }
+}
+
 static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output *out,
                     const char *id, const char *path)
 {
     const char *name = args->operand2;
-    int to_stdout = strcmp(name, "-") == 0;
-    if (to_stdout && out->json)
+    if (strcmp(name, "-") == 0 && out->json)
         return fail_with(out, SBX_ERR_USAGE, "cp: '%s' (stdout) cannot be used with --json",
                          name);
-    /* The whole file is read before a local one is touched, so a failed
-     * copy leaves no half-written file behind.  stdout is a stream: each
-     * piece goes out as it arrives, while the engine goes on sending the
-     * next (holding the whole file first made a copy twice as slow). */
-    common_dynbuf bytes;
-    common_dynbuf_init(&bytes, 0);
+    /* Each piece goes out as it arrives, while the engine goes on sending
+     * the next (holding the whole file first made a copy twice as slow,
+     * and took its size in memory). */
+    copy_sink sink = {name, -1, NULL};
     sbx_error err;
     sbx_status status = SBX_OK;
     uint64_t copied = 0;
@@ -194,30 +260,20 @@ static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output
         if (status != SBX_OK)
             break;
         copied += content->length;
-        if (to_stdout) {
-            rc = write_all(STDOUT_FILENO, content->data, content->length);
-            saved = errno;
-        } else if (common_dynbuf_add(&bytes, content->data, content->length) !=
-                   COMMON_DYNBUF_OK) {
-            status = sbx_error_set(&err, SBX_ERR_INTERNAL, "cp: out of memory");
-        }
+        rc = sink.fd < 0 ? sink_open(&sink) : 0;
+        if (rc == 0)
+            rc = write_all(sink.fd, content->data, content->length);
+        saved = errno;
         more = content->truncated && content->length > 0;
         sbx_backend_free_file_content(backend, content);
     }
-    if (status != SBX_OK) {
-        common_dynbuf_free(&bytes);
-        return ctl_fail(out, &err);
-    }
-    if (!to_stdout) {
-        int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        rc = fd < 0 ? -1 : write_all(fd, bytes.data != NULL ? bytes.data : "", bytes.len);
+    if (status == SBX_OK && rc == 0) {
+        rc = sink_finish(&sink);
         saved = errno;
-        if (fd >= 0 && close(fd) != 0 && rc == 0) {
-            rc = -1;
-            saved = errno;
-        }
     }
-    common_dynbuf_free(&bytes);
+    sink_drop(&sink);
+    if (status != SBX_OK)
+        return ctl_fail(out, &err);
     if (rc != 0)
         return fail_with(out, SBX_ERR_USAGE, "cp: cannot write '%s' (%s)", name,
                          strerror(saved));
