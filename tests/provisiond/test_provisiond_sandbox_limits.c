@@ -20,6 +20,7 @@
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/http_probe.h"
+#include "tests/support/memory_figures.h"
 
 /* Generous against a loaded machine; the expected path is fast.  Every
  * command the tests leave running would run far longer (600 s). */
@@ -282,14 +283,16 @@ static void test_a_file_read_costs_about_its_answer_and_gives_it_back(void)
     CU_ASSERT(r.body_len > (size_t)24 << 20 && r.body_len < (size_t)32 << 20);
     CU_ASSERT(r.body != NULL && strncmp(r.body, "{\"success\":true,", 16) == 0);
     sbx_test_http_result_clear(&r);
-    /* The file and its answer, and no more than half the answer again. */
-    CU_ASSERT(before > 0 && peak - before <= (long)(answer_kb * 3 / 2));
-    /* Given back once the answer is sent. */
+    /* The file and its answer, and no more than half the answer again;
+     * given back once the answer is sent. */
     long deadline = sbx_test_now_ms() + DEADLINE_MS, after;
     while ((after = status_kb(pid, "VmRSS")) > before + (long)answer_kb / 8 &&
-           sbx_test_now_ms() < deadline)
+           SBX_TEST_MEMORY_FIGURES_HOLD && sbx_test_now_ms() < deadline)
         ;
-    CU_ASSERT(after <= before + (long)answer_kb / 8);
+    if (SBX_TEST_MEMORY_FIGURES_HOLD) {
+        CU_ASSERT(before > 0 && peak - before <= (long)(answer_kb * 3 / 2));
+        CU_ASSERT(after <= before + (long)answer_kb / 8);
+    }
     fprintf(stderr,
             "a %zu kB answer: VmRSS %ld kB before, VmHWM %ld kB during (+%ld), VmRSS %ld kB "
             "after\n",

@@ -24,11 +24,19 @@ static size_t collect(char *data, size_t size, size_t nmemb, void *userdata)
 {
     sbx_test_http_result *r = userdata;
     size_t n = size * nmemb;
-    char *grown = realloc(r->body, r->body_len + n + 1);
-    if (grown == NULL)
-        return 0;
-    memcpy(grown + r->body_len, data, n);
-    r->body = grown;
+    if (r->body_len + n + 1 > r->body_cap) {
+        /* Doubling: a large answer (tens of MiB under a sanitizer's
+         * realloc, which always copies) must not cost its size squared. */
+        size_t cap = r->body_cap > 0 ? r->body_cap : 4096;
+        while (cap < r->body_len + n + 1)
+            cap *= 2;
+        char *grown = realloc(r->body, cap);
+        if (grown == NULL)
+            return 0;
+        r->body = grown;
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, n);
     r->body_len += n;
     r->body[r->body_len] = '\0';
     return n;

@@ -15,6 +15,7 @@ typedef struct sbx_test_http_result {
     long status;            /* HTTP status; 0 when none arrived */
     char *body;
     size_t body_len;
+    size_t body_cap;        /* bytes allocated at body */
     char *content_type;
     char *redirect_url;     /* where a Location header points (never followed); NULL if none */
 } sbx_test_http_result;

@@ -15,6 +15,7 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/hostile_json.c tests/support/hostile_json.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
+	tests/support/memory_figures.h \
 	tests/support/proc_table.c tests/support/proc_table.h \
 	tests/support/remote_helpers.c tests/support/remote_helpers.h \
 	tests/support/scratch_dir.c tests/support/scratch_dir.h \
