@@ -2,7 +2,7 @@
  * types and messages are pydantic 2's, which FastAPI sends. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_body.h"
+#include "tools/aio-api/aio_body.h"
 
 #include "tools/provisioner-common/prov_json.h"
 #include "tools/provisioner-common/prov_json_strict.h"

@@ -3,10 +3,10 @@
  * application/octet-stream; failures as HTTP statuses, not envelopes). */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_answers.h"
-#include "tools/provisioner-common/aio_body.h"
-#include "tools/provisioner-common/aio_files.h"
-#include "tools/provisioner-common/aio_multipart.h"
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_files.h"
+#include "tools/aio-api/aio_multipart.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
