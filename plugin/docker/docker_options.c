@@ -189,6 +189,11 @@ sbx_status docker_options_parse(const sbx_option *options, size_t count,
     return st;
 }
 
+const common_option_table *docker_options_table(void)
+{
+    return &docker_table;
+}
+
 void docker_options_clear(docker_options *o)
 {
     free(o->socket_path);

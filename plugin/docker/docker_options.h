@@ -49,6 +49,11 @@ typedef struct docker_options {
 sbx_status docker_options_parse(const sbx_option *options, size_t count,
                                 docker_options *out, sbx_error *err);
 
+/* The table docker_options_parse follows (static data): its keys are the
+ * ones sbxctl's hints name. */
+struct common_option_table;
+const struct common_option_table *docker_options_table(void);
+
 /* Free what *options holds.  Zeroed storage is accepted. */
 void docker_options_clear(docker_options *options);
 

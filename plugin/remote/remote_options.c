@@ -296,6 +296,11 @@ sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
     return st;
 }
 
+const common_option_table *remote_options_table(void)
+{
+    return &remote_table;
+}
+
 void remote_options_clear(remote_options *opts)
 {
     free(opts->provisioner_url);

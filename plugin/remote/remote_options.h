@@ -41,4 +41,9 @@ sbx_status remote_options_parse(const sbx_option *options, size_t option_count,
 /* Release what *opts holds and zero it.  Zeroed storage is accepted. */
 void remote_options_clear(remote_options *opts);
 
+/* The table remote_options_parse follows (static data): its keys are the
+ * ones sbxctl's hints name. */
+struct common_option_table;
+const struct common_option_table *remote_options_table(void);
+
 #endif /* SBX_REMOTE_OPTIONS_H */

@@ -92,14 +92,15 @@ int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_
     return finish(p, 0, timeout_ms, output, output_cap);
 }
 
-long provd_request(const char *base, const char *method, const char *path, const char *body,
-                   long timeout_ms, char *answer, size_t answer_cap)
+long provd_request(const char *base, provd_send send, long timeout_ms, char *answer,
+                   size_t answer_cap)
 {
     char url[512];
-    snprintf(url, sizeof url, "%s%s", base, path);
+    snprintf(url, sizeof url, "%s%s", base, send.path);
     sbx_test_http_result r;
     memset(&r, 0, sizeof r);
-    long status = sbx_test_http(method, url, NULL, body, timeout_ms, &r) == 0 ? r.status : -1;
+    long status =
+        sbx_test_http(send.method, url, NULL, send.body, timeout_ms, &r) == 0 ? r.status : -1;
     if (answer != NULL)
         snprintf(answer, answer_cap, "%s", r.body != NULL ? r.body : "");
     sbx_test_http_result_clear(&r);
@@ -112,7 +113,8 @@ long provd_create(const char *base, const char *id, const char *user, long timeo
     char body[256];
     snprintf(body, sizeof body, "{\"sandbox_id\":\"%s\",\"user_id\":\"%s\",\"thread_id\":\"t\"}",
              id, user);
-    return provd_request(base, "POST", "/api/sandboxes", body, timeout_ms, answer, answer_cap);
+    return provd_request(base, (provd_send){"POST", "/api/sandboxes", body}, timeout_ms, answer,
+                         answer_cap);
 }
 
 int provd_connect(const char *url)

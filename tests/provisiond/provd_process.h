@@ -31,12 +31,19 @@ provd_proc *provd_spawn(const char *const *args, const char *stderr_path);
  * to be killed. */
 int provd_wait_exit(provd_proc *p, long timeout_ms, char *output, size_t output_cap);
 
-/* Send `method` to `base` + `path` with `body` (NULL: none; else sent as
- * JSON), waiting at most `timeout_ms`: the HTTP status (-1 when no
- * complete answer came), with the answer's body in `answer` (`answer_cap`
- * bytes, NUL-terminated; NULL: dropped). */
-long provd_request(const char *base, const char *method, const char *path, const char *body,
-                   long timeout_ms, char *answer, size_t answer_cap);
+/* What one request sends: `method` to the daemon's URL + `path`, with
+ * `body` (NULL: none; else sent as JSON).  Everything borrowed. */
+typedef struct provd_send {
+    const char *method;
+    const char *path;
+    const char *body;
+} provd_send;
+
+/* Send `send` to `base`, waiting at most `timeout_ms`: the HTTP status (-1
+ * when no complete answer came), with the answer's body in `answer`
+ * (`answer_cap` bytes, NUL-terminated; NULL: dropped). */
+long provd_request(const char *base, provd_send send, long timeout_ms, char *answer,
+                   size_t answer_cap);
 
 /* provd_request of a create of `id` for `user` on thread "t". */
 long provd_create(const char *base, const char *id, const char *user, long timeout_ms,

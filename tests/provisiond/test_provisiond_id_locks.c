@@ -38,7 +38,7 @@ static long destroy(const char *base, const char *id)
 {
     char path[128];
     snprintf(path, sizeof path, "/api/sandboxes/%s", id);
-    return provd_request(base, "DELETE", path, NULL, REQUEST_TIMEOUT_MS, NULL, 0);
+    return provd_request(base, (provd_send){"DELETE", path, NULL}, REQUEST_TIMEOUT_MS, NULL, 0);
 }
 
 /* What the clients share with the test's thread. */
@@ -196,7 +196,7 @@ static void *same_id(void *arg)
             fail(c->s, "create (wrong owner?)", answer, status);
             continue;
         }
-        status = provd_request(c->s->base, "GET", "/api/sandboxes/same", NULL,
+        status = provd_request(c->s->base, (provd_send){"GET", "/api/sandboxes/same", NULL},
                                REQUEST_TIMEOUT_MS, answer, sizeof answer);
         if (status != 200 || strstr(answer, want) == NULL)
             fail(c->s, "get (wrong owner?)", answer, status);

@@ -107,14 +107,14 @@ static void test_verbose_lines_mask_tokens_of_near_misses(void)
         char path[256];
         for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++) {
             snprintf(path, sizeof path, "%s%s%s", misses[i].before, token, misses[i].after);
-            provd_request(provd_url(d.proc), "GET", path, NULL, REQUEST_MS, NULL, 0);
+            provd_request(provd_url(d.proc), (provd_send){"GET", path, NULL}, REQUEST_MS, NULL, 0);
         }
         snprintf(path, sizeof path, "/s/%s/v1/sandbox", upper);
-        provd_request(provd_url(d.proc), "GET", path, NULL, REQUEST_MS, NULL, 0);
+        provd_request(provd_url(d.proc), (provd_send){"GET", path, NULL}, REQUEST_MS, NULL, 0);
         snprintf(path, sizeof path, "/s/%.*s/v1/sandbox", TOKEN_LEN - 1, token);
-        provd_request(provd_url(d.proc), "GET", path, NULL, REQUEST_MS, NULL, 0);
+        provd_request(provd_url(d.proc), (provd_send){"GET", path, NULL}, REQUEST_MS, NULL, 0);
         /* A client chooses the method too. */
-        provd_request(provd_url(d.proc), token, "/health", NULL, REQUEST_MS, NULL, 0);
+        provd_request(provd_url(d.proc), (provd_send){token, "/health", NULL}, REQUEST_MS, NULL, 0);
         /* The line of the last request is written before its answer. */
         CU_ASSERT_TRUE(provd_local_stderr_says(&d, REQUEST_MS, "... /health -> "));
         char *log = stderr_text(&d);
@@ -142,9 +142,11 @@ typedef struct exec_call {
 static void *exec_main(void *arg)
 {
     exec_call *c = arg;
-    c->status = provd_request(c->base, "POST", c->path,
-                              "{\"command\":\"touch started; sleep 30\",\"hard_timeout\":30}",
-                              60000L, NULL, 0);
+    c->status =
+        provd_request(c->base,
+                      (provd_send){"POST", c->path,
+                                   "{\"command\":\"touch started; sleep 30\",\"hard_timeout\":30}"},
+                      60000L, NULL, 0);
     return NULL;
 }
 
@@ -194,8 +196,9 @@ static void test_drain_names_a_running_request_without_its_token(void)
     free(log);
     /* The sandbox goes with its command. */
     if (provd_local_restart(&d, 1, NULL))
-        CU_ASSERT_EQUAL(provd_request(provd_url(d.proc), "DELETE", "/api/sandboxes/drained",
-                                      NULL, REQUEST_MS, NULL, 0),
+        CU_ASSERT_EQUAL(provd_request(provd_url(d.proc),
+                                      (provd_send){"DELETE", "/api/sandboxes/drained", NULL},
+                                      REQUEST_MS, NULL, 0),
                         200);
     provd_local_stop(&d, 0);
 }

@@ -32,14 +32,13 @@ static const char *const with_key[] = {"Content-Type: application/json",
 
 /* One call; the answer parsed into *json (NULL when not JSON; put it).
  * Returns the status (-1: no answer). */
-static long call(const provd_local *d, const char *const *headers, const char *method,
-                 const char *path, const char *body, json_object **json,
-                 sbx_test_http_result *raw)
+static long call(const provd_local *d, const char *const *headers, provd_send send,
+                 json_object **json, sbx_test_http_result *raw)
 {
     char url[8192];
-    snprintf(url, sizeof url, "%s%s", provd_url(d->proc), path);
+    snprintf(url, sizeof url, "%s%s", provd_url(d->proc), send.path);
     sbx_test_http_result r;
-    int sent = sbx_test_http(method, url, headers, body, TIMEOUT_MS, &r);
+    int sent = sbx_test_http(send.method, url, headers, send.body, TIMEOUT_MS, &r);
     long status = sent == 0 ? r.status : -1;
     if (json != NULL)
         *json = sent == 0 && r.body != NULL ? json_tokener_parse(r.body) : NULL;
@@ -189,7 +188,8 @@ static void test_bad_requests_reach_nothing(void)
         json_object *answer = NULL;
         sbx_test_http_result raw;
         const char *body = row->body != NULL && strcmp(row->body, "@big") == 0 ? big : row->body;
-        long status = call(&d, row->headers, row->method, row->path, body, &answer, &raw);
+        long status =
+            call(&d, row->headers, (provd_send){row->method, row->path, body}, &answer, &raw);
         const char *detail = row->status == 401 ? raw.body : detail_of(answer);
         if (status != row->status || !contains(detail, row->detail)) {
             fprintf(stderr, "row '%s': %ld %s\n", row->what, status, raw.body ? raw.body : "");
@@ -220,9 +220,12 @@ static void test_contract_precondition_is_structured(void)
     if (!provd_local_start(&d, 0, NULL))
         return;
     json_object *answer = NULL;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes",
-                         "{\"sandbox_id\":\"a1\",\"required_mount_contract_version\":3}",
-                         &answer, NULL), 409);
+    CU_ASSERT_EQUAL(
+        call(&d, no_key,
+             (provd_send){"POST", "/api/sandboxes",
+                          "{\"sandbox_id\":\"a1\",\"required_mount_contract_version\":3}"},
+             &answer, NULL),
+        409);
     CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(answer, JSON_C_TO_STRING_PLAIN),
                            "{\"detail\":{\"code\":\"mount_contract_changed\",\"expected\":3,"
                            "\"actual\":2}}");
@@ -238,8 +241,11 @@ static void test_unknown_members_are_ignored(void)
     provd_local d;
     if (!provd_local_start(&d, 0, NULL))
         return;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes",
-                         "{\"sandbox_id\":\"a1\",\"colour\":\"blue\"}", NULL, NULL), 200);
+    CU_ASSERT_EQUAL(
+        call(&d, no_key,
+             (provd_send){"POST", "/api/sandboxes", "{\"sandbox_id\":\"a1\",\"colour\":\"blue\"}"},
+             NULL, NULL),
+        200);
     CU_ASSERT(ids_are(&d, "a1"));
     provd_local_stop(&d, 0);
 }
@@ -253,19 +259,23 @@ static void test_hostile_bodies_reach_nothing(void)
     provd_local d;
     if (!provd_local_start(&d, 1, NULL))
         return;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", SBX_TEST_HOSTILE_SETUP_BODY, NULL,
-                         NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key,
+                         (provd_send){"POST", "/api/sandboxes", SBX_TEST_HOSTILE_SETUP_BODY}, NULL,
+                         NULL),
+                    200);
     for (size_t i = 0; i < sbx_test_hostile_body_count; i++)
         CU_ASSERT(sbx_test_hostile_body_refused(provd_url(d.proc), no_key,
                                                 &sbx_test_hostile_bodies[i]));
     CU_ASSERT(ids_are(&d, "own1"));
     json_object *answer = NULL;
-    CU_ASSERT_EQUAL(call(&d, no_key, "GET", "/api/sandboxes/own1", NULL, &answer, NULL), 200);
+    CU_ASSERT_EQUAL(
+        call(&d, no_key, (provd_send){"GET", "/api/sandboxes/own1", NULL}, &answer, NULL), 200);
     CU_ASSERT_STRING_EQUAL(string_at(answer, "user_id"), "alice");
     CU_ASSERT_STRING_EQUAL(string_at(answer, "thread_id"), "t1");
     json_object_put(answer);
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", SBX_TEST_STRICT_BODY, &answer,
-                         NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"POST", "/api/sandboxes", SBX_TEST_STRICT_BODY},
+                         &answer, NULL),
+                    200);
     CU_ASSERT_STRING_EQUAL(string_at(answer, "user_id"), "alice");
     json_object_put(answer);
     CU_ASSERT(ids_are(&d, "ok1,own1"));
@@ -280,8 +290,10 @@ static void test_nul_and_long_path_ids_are_422(void)
     provd_local d;
     if (!provd_local_start(&d, 0, NULL))
         return;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", SBX_TEST_HOSTILE_SETUP_BODY, NULL,
-                         NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key,
+                         (provd_send){"POST", "/api/sandboxes", SBX_TEST_HOSTILE_SETUP_BODY}, NULL,
+                         NULL),
+                    200);
     char *id257 = repeat('a', 257), *id4000 = repeat('b', 4000);
     const char *const ids[] = {"own1%00zzz", "own1%00", "%00own1", "own1%2500", id257, id4000};
     static const char *const prefixes[] = {"/api/sandboxes/", "/api/reconciliation/sandboxes/"};
@@ -293,7 +305,7 @@ static void test_nul_and_long_path_ids_are_422(void)
                 snprintf(path, sizeof path, "%s%s", prefixes[p], ids[i]);
                 json_object *answer = NULL;
                 sbx_test_http_result raw;
-                long status = call(&d, no_key, methods[m], path, NULL, &answer, &raw);
+                long status = call(&d, no_key, (provd_send){methods[m], path, NULL}, &answer, &raw);
                 if (status != 422 || strcmp(detail_of(answer), "string_pattern_mismatch") != 0) {
                     fprintf(stderr, "%s %.80s: %ld %.200s\n", methods[m], path, status,
                             raw.body ? raw.body : "");
@@ -306,8 +318,9 @@ static void test_nul_and_long_path_ids_are_422(void)
     }
     /* the 422 shows the id as written, never the sandbox it was cut to */
     json_object *answer = NULL;
-    CU_ASSERT_EQUAL(call(&d, no_key, "DELETE", "/api/sandboxes/own1%00zzz", NULL, &answer,
-                         NULL), 422);
+    CU_ASSERT_EQUAL(
+        call(&d, no_key, (provd_send){"DELETE", "/api/sandboxes/own1%00zzz", NULL}, &answer, NULL),
+        422);
     json_object *detail = NULL;
     CU_ASSERT(json_object_object_get_ex(answer, "detail", &detail));
     CU_ASSERT_STRING_EQUAL(string_at(json_object_array_get_idx(detail, 0), "input"),
@@ -316,7 +329,8 @@ static void test_nul_and_long_path_ids_are_422(void)
     free(id257);
     free(id4000);
     CU_ASSERT(ids_are(&d, "own1"));
-    CU_ASSERT_EQUAL(call(&d, no_key, "GET", "/api/sandboxes/own1", NULL, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"GET", "/api/sandboxes/own1", NULL}, NULL, NULL),
+                    200);
     provd_local_stop(&d, 0);
 }
 
@@ -324,7 +338,7 @@ static void expect_answer(const provd_local *d, const char *method, const char *
                           const char *body, long status, const char *expected)
 {
     sbx_test_http_result raw;
-    long got = call(d, no_key, method, path, body, NULL, &raw);
+    long got = call(d, no_key, (provd_send){method, path, body}, NULL, &raw);
     CU_ASSERT_EQUAL(got, status);
     if (raw.body == NULL || strcmp(raw.body, expected) != 0) {
         fprintf(stderr, "%s %s: %ld %s\n  expected %s\n", method, path, got,
@@ -346,7 +360,8 @@ static void test_routes_answer_as_the_protocol_says(void)
     /* Its URL is the daemon's sandbox API: the address, then /s/ and a
      * token nobody can guess, the same in every answer after. */
     json_object *first = NULL;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", alice, &first, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"POST", "/api/sandboxes", alice}, &first, NULL),
+                    200);
     const char *first_url = string_at(first, "sandbox_url");
     snprintf(url, sizeof url, "%s", first_url != NULL ? first_url : "");
     json_object_put(first);
@@ -387,8 +402,10 @@ static void test_routes_answer_as_the_protocol_says(void)
     expect_answer(&d, "GET", "/api/sandboxes", NULL, 200, listed);
     /* anonymous: the thread is the sandbox id, as the real one echoes */
     json_object *answer = NULL;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", "{\"sandbox_id\":\"a2\"}",
-                         &answer, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key,
+                         (provd_send){"POST", "/api/sandboxes", "{\"sandbox_id\":\"a2\"}"}, &answer,
+                         NULL),
+                    200);
     CU_ASSERT_STRING_EQUAL(string_at(answer, "thread_id"), "a2");
     CU_ASSERT_STRING_EQUAL(string_at(answer, "user_id"), "default");
     json_object_put(answer);
@@ -401,9 +418,12 @@ static void test_routes_answer_as_the_protocol_says(void)
                   "{\"detail\":\"Sandbox 'a1' not found\"}");
     CU_ASSERT(ids_are(&d, "a2"));
     /* a deleted id is free for anyone */
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes",
-                         "{\"sandbox_id\":\"a1\",\"user_id\":\"bob\",\"thread_id\":\"t1\"}",
-                         &answer, NULL), 200);
+    CU_ASSERT_EQUAL(
+        call(&d, no_key,
+             (provd_send){"POST", "/api/sandboxes",
+                          "{\"sandbox_id\":\"a1\",\"user_id\":\"bob\",\"thread_id\":\"t1\"}"},
+             &answer, NULL),
+        200);
     CU_ASSERT_STRING_EQUAL(string_at(answer, "user_id"), "bob");
     json_object_put(answer);
     provd_local_stop(&d, 0);
@@ -415,7 +435,7 @@ static json_object *reconcile(const provd_local *d, const char *id, long *status
     char path[128];
     snprintf(path, sizeof path, "/api/reconciliation/sandboxes/%s", id);
     json_object *answer = NULL;
-    *status = call(d, no_key, "GET", path, NULL, &answer, NULL);
+    *status = call(d, no_key, (provd_send){"GET", path, NULL}, &answer, NULL);
     return answer;
 }
 
@@ -427,7 +447,8 @@ static void test_reconciliation_found_and_absent(void)
     if (!provd_local_start(&d, 0, NULL))
         return;
     const char *create = "{\"sandbox_id\":\"r1\",\"user_id\":\"alice\",\"thread_id\":\"t1\"}";
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", create, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"POST", "/api/sandboxes", create}, NULL, NULL),
+                    200);
     long status = 0;
     json_object *found = reconcile(&d, "r1", &status);
     CU_ASSERT_EQUAL(status, 200);
@@ -439,7 +460,8 @@ static void test_reconciliation_found_and_absent(void)
     const char *incarnation = string_at(found, "incarnation_id");
     CU_ASSERT_PTR_NOT_NULL(ns);
     CU_ASSERT_PTR_NOT_NULL(incarnation);
-    CU_ASSERT_EQUAL(call(&d, no_key, "DELETE", "/api/sandboxes/r1", NULL, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"DELETE", "/api/sandboxes/r1", NULL}, NULL, NULL),
+                    200);
     json_object *absent = reconcile(&d, "r1", &status);
     CU_ASSERT_EQUAL(status, 200);
     char expected[400];
@@ -451,7 +473,8 @@ static void test_reconciliation_found_and_absent(void)
                                                                       JSON_C_TO_STRING_NOSLASHESCAPE),
                            expected);
     json_object_put(absent);
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", create, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"POST", "/api/sandboxes", create}, NULL, NULL),
+                    200);
     json_object *again = reconcile(&d, "r1", &status);
     CU_ASSERT_STRING_EQUAL(string_at(again, "backend_namespace"), ns);
     const char *new_incarnation = string_at(again, "incarnation_id");
@@ -471,14 +494,16 @@ static void test_ownership_across_restarts(void)
         return;
     const char *alice = "{\"sandbox_id\":\"o1\",\"user_id\":\"alice\",\"thread_id\":\"t1\"}";
     const char *bob = "{\"sandbox_id\":\"o1\",\"user_id\":\"bob\",\"thread_id\":\"t1\"}";
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", alice, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"POST", "/api/sandboxes", alice}, NULL, NULL),
+                    200);
     CU_ASSERT_EQUAL(provd_local_stop(&d, 1), 0);
     CU_ASSERT(ids_are(&d, "o1"));          /* sandboxes outlive the daemon */
     if (!provd_local_restart(&d, 1, NULL)) {
         provd_local_stop(&d, 0);
         return;
     }
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", alice, NULL, NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"POST", "/api/sandboxes", alice}, NULL, NULL),
+                    200);
     expect_answer(&d, "POST", "/api/sandboxes", bob, 409,
                   "{\"detail\":\"Existing sandbox 'o1' belongs to another user\"}");
     CU_ASSERT_EQUAL(provd_local_stop(&d, 1), 0);
@@ -519,8 +544,8 @@ static void test_unreachable_engine_is_5xx(void)
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         json_object *answer = NULL;
-        long status = call(&d, no_key, rows[i].method, rows[i].path, rows[i].body, &answer,
-                           NULL);
+        long status = call(&d, no_key, (provd_send){rows[i].method, rows[i].path, rows[i].body},
+                           &answer, NULL);
         if (status != rows[i].status || detail_of(answer)[0] == '\0') {
             fprintf(stderr, "%s %s: %ld %s\n", rows[i].method, rows[i].path, status,
                     json_object_to_json_string(answer));
@@ -570,8 +595,10 @@ static void expect_clean_stop(int signal_number)
     provd_local d;
     if (!provd_local_start(&d, 0, NULL))
         return;
-    CU_ASSERT_EQUAL(call(&d, no_key, "POST", "/api/sandboxes", "{\"sandbox_id\":\"s1\"}", NULL,
-                         NULL), 200);
+    CU_ASSERT_EQUAL(call(&d, no_key,
+                         (provd_send){"POST", "/api/sandboxes", "{\"sandbox_id\":\"s1\"}"}, NULL,
+                         NULL),
+                    200);
     CU_ASSERT_EQUAL(provd_stop_with(d.proc, signal_number), 0);
     d.proc = NULL;
     CU_ASSERT(ids_are(&d, "s1"));
@@ -656,7 +683,8 @@ typedef struct client_call {
 static void *client_main(void *arg)
 {
     client_call *c = arg;
-    c->status = call(c->d, no_key, "GET", "/api/sandboxes/h1", NULL, &c->answer, NULL);
+    c->status =
+        call(c->d, no_key, (provd_send){"GET", "/api/sandboxes/h1", NULL}, &c->answer, NULL);
     return NULL;
 }
 

@@ -134,7 +134,7 @@ static long write_through(const char *base, const char *token, const char *name,
     char path[256], body[256];
     snprintf(path, sizeof path, "/s/%s/v1/file/write", token);
     snprintf(body, sizeof body, "{\"file\":\"%s\",\"content\":\"x\"}", name);
-    return provd_request(base, "POST", path, body, REQUEST_MS, answer, cap);
+    return provd_request(base, (provd_send){"POST", path, body}, REQUEST_MS, answer, cap);
 }
 
 /* Whether the daemon's stderr holds `text`, read now. */
@@ -336,7 +336,7 @@ static void test_public_url_is_the_base_of_sandbox_urls(void)
         CU_ASSERT_EQUAL(token[TOKEN_LEN], '"');
     }
     /* The list says the same. */
-    CU_ASSERT_EQUAL(provd_request(provd_url(d.proc), "GET", "/api/sandboxes", NULL,
+    CU_ASSERT_EQUAL(provd_request(provd_url(d.proc), (provd_send){"GET", "/api/sandboxes", NULL},
                                   REQUEST_MS, answer, sizeof answer),
                     200);
     CU_ASSERT_PTR_NOT_NULL(strstr(answer, want));

@@ -94,7 +94,8 @@ static long exec_now(const provd_local *d, const char *token, const char *comman
     char path[128], body[256];
     snprintf(path, sizeof path, "/s/%s/v1/bash/exec", token);
     snprintf(body, sizeof body, "{\"command\":\"%s\"}", command);
-    return provd_request(provd_url(d->proc), "POST", path, body, DEADLINE_MS, answer, cap);
+    return provd_request(provd_url(d->proc), (provd_send){"POST", path, body}, DEADLINE_MS, answer,
+                         cap);
 }
 
 #define GONE 8
@@ -145,7 +146,7 @@ static void test_an_exec_without_hard_timeout_ends_at_the_exec_timeout(void)
 /* GET `path`: its status, within the deadline. */
 static long get(const provd_local *d, const char *path)
 {
-    return provd_request(provd_url(d->proc), "GET", path, NULL, DEADLINE_MS, NULL, 0);
+    return provd_request(provd_url(d->proc), (provd_send){"GET", path, NULL}, DEADLINE_MS, NULL, 0);
 }
 
 static void test_a_token_at_its_share_and_queue_is_refused_while_others_are_served(void)

@@ -240,8 +240,8 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     /* The daemon's own descriptors and threads once it has served the
      * API, before the clients come. */
     snprintf(path, sizeof path, "/s/%s/v1/sandbox", token);
-    CU_ASSERT_EQUAL(provd_request(provd_url(d.proc), "GET", path, NULL, DEADLINE_MS, answer,
-                                  sizeof answer),
+    CU_ASSERT_EQUAL(provd_request(provd_url(d.proc), (provd_send){"GET", path, NULL}, DEADLINE_MS,
+                                  answer, sizeof answer),
                     200);
     pid_t pid = provd_pid(d.proc);
     int fds_before = proc_entries(pid, "fd");
@@ -304,10 +304,12 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     CU_ASSERT(proc_entries(pid, "task") <= threads_before);
     /* And it serves the next client at once. */
     snprintf(path, sizeof path, "/s/%s/v1/bash/exec", token);
-    CU_ASSERT_EQUAL(provd_request(provd_url(d.proc), "POST", path,
-                                  "{\"command\":\"echo still here\",\"hard_timeout\":30}",
-                                  DEADLINE_MS, answer, sizeof answer),
-                    200);
+    CU_ASSERT_EQUAL(
+        provd_request(
+            provd_url(d.proc),
+            (provd_send){"POST", path, "{\"command\":\"echo still here\",\"hard_timeout\":30}"},
+            DEADLINE_MS, answer, sizeof answer),
+        200);
     CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"stdout\":\"still here\\n\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"status\":\"completed\""));
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);

@@ -116,20 +116,22 @@ static void test_odd_state_files_are_skipped_and_their_ids_refused(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(answer, "has no verifiable"));
         char path[128];
         snprintf(path, sizeof path, "/api/sandboxes/%s", odd[i].id);
-        CU_ASSERT_EQUAL(
-            provd_request(base, "DELETE", path, NULL, DEADLINE_MS, answer, sizeof answer), 409);
+        CU_ASSERT_EQUAL(provd_request(base, (provd_send){"DELETE", path, NULL}, DEADLINE_MS, answer,
+                                      sizeof answer),
+                        409);
         struct stat st;
         CU_ASSERT_EQUAL(lstat(name, &st), 0);
     }
     /* The rest is served as before. */
-    CU_ASSERT_EQUAL(provd_request(base, "GET", "/api/sandboxes/kept", NULL, DEADLINE_MS, answer,
-                                  sizeof answer),
+    CU_ASSERT_EQUAL(provd_request(base, (provd_send){"GET", "/api/sandboxes/kept", NULL},
+                                  DEADLINE_MS, answer, sizeof answer),
                     200);
     CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"user_id\":\"ann\""));
     CU_ASSERT_EQUAL(provd_create(base, "kept", "bob", DEADLINE_MS, answer, sizeof answer), 409);
     CU_ASSERT_EQUAL(provd_create(base, "fresh", "bob", DEADLINE_MS, answer, sizeof answer), 200);
-    CU_ASSERT_EQUAL(
-        provd_request(base, "DELETE", "/api/sandboxes/fresh", NULL, DEADLINE_MS, NULL, 0), 200);
+    CU_ASSERT_EQUAL(provd_request(base, (provd_send){"DELETE", "/api/sandboxes/fresh", NULL},
+                                  DEADLINE_MS, NULL, 0),
+                    200);
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
@@ -220,7 +222,7 @@ static void test_fifo_as_tls_file_is_refused_not_waited_on(void)
 static int served_contract(const char *base)
 {
     char answer[1024];
-    if (provd_request(base, "GET", "/api/capabilities", NULL, DEADLINE_MS, answer,
+    if (provd_request(base, (provd_send){"GET", "/api/capabilities", NULL}, DEADLINE_MS, answer,
                       sizeof answer) != 200)
         return -1;
     json_object *root = json_tokener_parse(answer);

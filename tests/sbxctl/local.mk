@@ -13,11 +13,13 @@ SBX_SBXCTL_TEST_SUPPORT = \
 	tests/sbxctl/run_sbxctl.c tests/sbxctl/run_sbxctl.h \
 	tests/sbxctl/sbxctl_checks.c tests/sbxctl/sbxctl_checks.h
 
-# It reads sbxctl's table of backend options to check every hint.
+# It reads the backends' option tables sbxctl's hints come from to check
+# every hint.
 tests_sbxctl_test_sbxctl_cli_SOURCES = tests/sbxctl/test_sbxctl_cli.c $(SBX_SBXCTL_TEST_SUPPORT) \
 	tools/sbxctl/option_hints.c tools/sbxctl/option_hints.h
 tests_sbxctl_test_sbxctl_cli_CFLAGS = $(SBX_TEST_CFLAGS)
-tests_sbxctl_test_sbxctl_cli_LDADD = $(SBX_TEST_LIBS)
+tests_sbxctl_test_sbxctl_cli_LDADD = plugin/remote/libsbx-remote-core.la \
+	plugin/docker/libsbx-docker-core.la common/libsbx-common.la $(SBX_TEST_LIBS)
 # The programs under test must be built before the suites run.
 EXTRA_tests_sbxctl_test_sbxctl_cli_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT) \
 	plugin/docker/sbx-docker.la

@@ -677,16 +677,15 @@ static void test_unknown_backend_option_is_named(void)
  * table that takes it, except `selected`; the run must show all of them. */
 static void assert_hints_for(const sbx_test_run *run, const char *selected, const char *key)
 {
-    size_t count = 0;
-    const ctl_backend_options *known = ctl_known_backend_options(&count);
-    for (size_t i = 0; i < count; i++) {
-        if (strcmp(known[i].backend, selected) == 0)
+    const common_option_table *table;
+    for (size_t i = 0; (table = ctl_known_backend_table(i)) != NULL; i++) {
+        if (strcmp(table->backend, selected) == 0)
             continue;
-        for (const char *const *k = known[i].keys; *k != NULL; k++) {
-            if (strcmp(*k, key) != 0)
+        for (size_t k = 0; k < table->count; k++) {
+            if (strcmp(table->specs[k].key, key) != 0)
                 continue;
             char wanted[64];
-            snprintf(wanted, sizeof wanted, "--backend %s", known[i].backend);
+            snprintf(wanted, sizeof wanted, "--backend %s", table->backend);
             CU_ASSERT_PTR_NOT_NULL(strstr(run->err, wanted));
             if (strstr(run->err, wanted) == NULL)
                 fprintf(stderr, "no hint '%s' for '%s': %s", wanted, key, run->err);
@@ -699,20 +698,20 @@ static void assert_hints_for(const sbx_test_run *run, const char *selected, cons
  * the remote and docker backends. */
 static void test_option_of_another_backend_names_it(void)
 {
-    size_t count = 0;
-    const ctl_backend_options *known = ctl_known_backend_options(&count);
-    CU_ASSERT_FATAL(count >= 2);
-    for (size_t i = 0; i < count; i++) {
-        for (const char *const *k = known[i].keys; *k != NULL; k++) {
-            char *setting = format_arg(*k, "=1");
+    CU_ASSERT_FATAL(ctl_known_backend_table(1) != NULL);
+    const common_option_table *table;
+    for (size_t i = 0; (table = ctl_known_backend_table(i)) != NULL; i++) {
+        for (size_t s = 0; s < table->count; s++) {
+            const char *key = table->specs[s].key;
+            char *setting = format_arg(key, "=1");
             sbx_test_run run;
             /* The default backend, local. */
             sbx_test_sbxctl(&run, NULL, ARGS("--json", "--set", setting, "list"));
             char unknown[96];
-            snprintf(unknown, sizeof unknown, "unknown option '%s'", *k);
+            snprintf(unknown, sizeof unknown, "unknown option '%s'", key);
             if (strstr(run.err, unknown) != NULL) {
                 sbx_test_assert_failure(&run, 2, "config", "did you mean --backend ");
-                assert_hints_for(&run, "local", *k);
+                assert_hints_for(&run, "local", key);
                 json_object *failure = sbx_test_assert_json_failure(&run, "config");
                 json_object *error = json_object_object_get(failure, "error");
                 const char *message = sbx_test_json_string(error, "message");
@@ -722,7 +721,7 @@ static void test_option_of_another_backend_names_it(void)
             sbx_test_run_clear(&run);
 
             /* The table is right: the backend it names takes the option. */
-            sbx_test_sbxctl(&run, NULL, ARGS("--backend", known[i].backend, "--set", setting,
+            sbx_test_sbxctl(&run, NULL, ARGS("--backend", table->backend, "--set", setting,
                                              "capabilities"));
             CU_ASSERT_PTR_NULL(strstr(run.err, unknown));
             CU_ASSERT_PTR_NULL(strstr(run.err, "did you mean"));

@@ -2,7 +2,7 @@
 # (docs/provisiond.md, docs/sbx-provisiond.8), on the server and answers it
 # shares with the emulator (tools/provisioner-common).  CLI, ownership
 # records, route handlers over the backend, the sandboxes' AIO API
-# (tokens and /s/ routes over the shared aio_* handlers), and main's wiring (the stop
+# (tokens and /s/ routes over tools/aio-api), and main's wiring (the stop
 # signals are the shared ones).
 bin_PROGRAMS += tools/provisiond/sbx-provisiond
 tools_provisiond_sbx_provisiond_SOURCES = \
@@ -12,5 +12,6 @@ tools_provisiond_sbx_provisiond_SOURCES = \
 	tools/provisiond/provd_sandbox_api.c tools/provisiond/provd_sandbox_api.h \
 	tools/provisiond/provd_service.c tools/provisiond/provd_service.h
 tools_provisiond_sbx_provisiond_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JSONC_CFLAGS) -pthread
-tools_provisiond_sbx_provisiond_LDADD = tools/provisioner-common/libsbx-provisioner.la \
+tools_provisiond_sbx_provisiond_LDADD = tools/aio-api/libsbx-aio.la \
+	tools/provisioner-common/libsbx-provisioner.la \
 	host-api/libsbx-host.la common/libsbx-common.la $(MHD_LIBS) $(JSONC_LIBS) -lpthread

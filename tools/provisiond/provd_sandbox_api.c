@@ -5,7 +5,7 @@
 #include "tools/provisiond/provd_sandbox_api.h"
 
 #include "common/sandbox_ids.h"
-#include "tools/provisioner-common/aio_server.h"
+#include "tools/aio-api/aio_server.h"
 #include "tools/provisioner-common/prov_alloc.h"
 
 #include <errno.h>

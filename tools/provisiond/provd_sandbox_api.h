@@ -2,7 +2,7 @@
  * "The sandbox API"): each sandbox the daemon creates gets a capability
  * token, its sandbox_url is BASE/s/TOKEN (BASE: --public-url, else the
  * listen address), and the AIO routes under it
- * (tools/provisioner-common/aio_server.h) run as the backend's sandbox
+ * (tools/aio-api/aio_server.h) run as the backend's sandbox
  * operations on that sandbox only.  The token is the only thing that
  * names the sandbox there: a wrong, short or destroyed one answers 404
  * and touches nothing.  Tokens are never logged.  Thread-safe. */

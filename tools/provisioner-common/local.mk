@@ -5,24 +5,13 @@
 # and their error shapes, the create body's validation (pydantic-style
 # 422s), the mount rules (400s) and the path arithmetic they use, and the
 # non-blocking read of given files; what their mains share: the stop
-# signals and the command line's numbers and TLS files; and the AIO sandbox
-# API served on a backend's sandboxes (aio_*: routes -> ABI 1.3 operations,
-# through libsbx-host, which a program using them links).  A convenience
-# library: each program links its own copy (and common/libsbx-common.la,
-# for the JSON lexer).
+# signals and the command line's numbers and TLS files.  It knows no
+# backend (only its programs call the host API), and the AIO sandbox API
+# is a library above it (tools/aio-api).  A convenience library: each
+# program links its own copy (and common/libsbx-common.la, for the JSON
+# lexer).
 noinst_LTLIBRARIES += tools/provisioner-common/libsbx-provisioner.la
 tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
-	tools/provisioner-common/aio_answers.c tools/provisioner-common/aio_answers.h \
-	tools/provisioner-common/aio_body.c tools/provisioner-common/aio_body.h \
-	tools/provisioner-common/aio_exec.c \
-	tools/provisioner-common/aio_files.c tools/provisioner-common/aio_files.h \
-	tools/provisioner-common/aio_list.c \
-	tools/provisioner-common/aio_multipart.c tools/provisioner-common/aio_multipart.h \
-	tools/provisioner-common/aio_routes.h \
-	tools/provisioner-common/aio_sandbox.c \
-	tools/provisioner-common/aio_server.c tools/provisioner-common/aio_server.h \
-	tools/provisioner-common/aio_text.c tools/provisioner-common/aio_text.h \
-	tools/provisioner-common/aio_transfer.c \
 	tools/provisioner-common/prov_alloc.c tools/provisioner-common/prov_alloc.h \
 	tools/provisioner-common/prov_answers.c tools/provisioner-common/prov_answers.h \
 	tools/provisioner-common/prov_cli.c tools/provisioner-common/prov_cli.h \

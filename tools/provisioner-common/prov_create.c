@@ -121,22 +121,40 @@ static int matches(id_regex which, const char *text)
 
 typedef enum field_kind { FIELD_STRING, FIELD_INT, FIELD_BOOL, FIELD_LIST } field_kind;
 
+/* What a field must be: its kind, and whether it must be given
+ * (`required`) and may be JSON null (`nullable`). */
+typedef struct field_rule {
+    field_kind kind;
+    int required;
+    int nullable;
+} field_rule;
+
+/* A field of the body: `field`, or member `member` of its item `index`
+ * (-1: `field` itself). */
+typedef struct field_at {
+    const char *field;
+    int index;
+    const char *member;
+} field_at;
+
+/* A top-level field of the body. */
+#define TOP_FIELD(name) ((field_at){(name), -1, NULL})
+
 /* Type-check one member of `parent`.  Returns the value when present and
  * well-typed, else NULL (an error is added when it is wrong, or missing
- * and `required`).  JSON null passes when `nullable`. */
-static json_object *check_field(error_list *errors, json_object *parent, const char *field,
-                                int index, const char *member, field_kind kind,
-                                int required, int nullable)
+ * and required).  JSON null passes when nullable. */
+static json_object *check_field(error_list *errors, json_object *parent, field_at at,
+                                field_rule rule)
 {
-    const char *key = member != NULL ? member : field;
+    const char *key = at.member != NULL ? at.member : at.field;
     json_object *value = NULL;
     if (!json_object_object_get_ex(parent, key, &value)) {
-        if (required)
-            add_error(errors, "missing", location(field, index, member), "Field required",
+        if (rule.required)
+            add_error(errors, "missing", location(at.field, at.index, at.member), "Field required",
                       parent, NULL);
         return NULL;
     }
-    if (value == NULL && nullable)
+    if (value == NULL && rule.nullable)
         return NULL;
     static const struct { json_type type; const char *code, *msg; } kinds[] = {
         [FIELD_STRING] = {json_type_string, "string_type", "Input should be a valid string"},
@@ -144,9 +162,9 @@ static json_object *check_field(error_list *errors, json_object *parent, const c
         [FIELD_BOOL] = {json_type_boolean, "bool_type", "Input should be a valid boolean"},
         [FIELD_LIST] = {json_type_array, "list_type", "Input should be a valid list"},
     };
-    if (!json_object_is_type(value, kinds[kind].type)) {
-        add_error(errors, kinds[kind].code, location(field, index, member), kinds[kind].msg,
-                  value, NULL);
+    if (!json_object_is_type(value, kinds[rule.kind].type)) {
+        add_error(errors, kinds[rule.kind].code, location(at.field, at.index, at.member),
+                  kinds[rule.kind].msg, value, NULL);
         return NULL;
     }
     return value;
@@ -204,9 +222,12 @@ static void check_mount_shapes(error_list *errors, json_object *mounts)
                       MODEL_ATTRIBUTES_MSG, m, NULL);
             continue;
         }
-        check_field(errors, m, "extra_mounts", (int)i, "host_path", FIELD_STRING, 1, 0);
-        check_field(errors, m, "extra_mounts", (int)i, "container_path", FIELD_STRING, 1, 0);
-        check_field(errors, m, "extra_mounts", (int)i, "read_only", FIELD_BOOL, 0, 0);
+        check_field(errors, m, (field_at){"extra_mounts", (int)i, "host_path"},
+                    (field_rule){.kind = FIELD_STRING, .required = 1});
+        check_field(errors, m, (field_at){"extra_mounts", (int)i, "container_path"},
+                    (field_rule){.kind = FIELD_STRING, .required = 1});
+        check_field(errors, m, (field_at){"extra_mounts", (int)i, "read_only"},
+                    (field_rule){.kind = FIELD_BOOL});
     }
 }
 
@@ -360,26 +381,32 @@ int prov_create_parse(const char *body, size_t len, const char *content_type,
     /* Field by field in the model's order, as pydantic lists its errors. */
     error_list list = new_error_list();
     error_list *errors = &list;
-    json_object *id = check_field(errors, root, "sandbox_id", -1, NULL, FIELD_STRING, 1, 0);
+    json_object *id = check_field(errors, root, TOP_FIELD("sandbox_id"),
+                                  (field_rule){.kind = FIELD_STRING, .required = 1});
     if (strict_ids)
         check_pattern(errors, id, "sandbox_id", PROV_SANDBOX_ID_PATTERN, RE_SANDBOX_ID);
-    json_object *thread = check_field(errors, root, "thread_id", -1, NULL, FIELD_STRING, 0, 1);
+    json_object *thread = check_field(errors, root, TOP_FIELD("thread_id"),
+                                      (field_rule){.kind = FIELD_STRING, .nullable = 1});
     check_pattern(errors, thread, "thread_id", THREAD_ID_PATTERN, RE_THREAD_ID);
-    json_object *user = check_field(errors, root, "user_id", -1, NULL, FIELD_STRING, 0, 0);
+    json_object *user =
+        check_field(errors, root, TOP_FIELD("user_id"), (field_rule){.kind = FIELD_STRING});
     if (strict_ids)
         check_pattern(errors, user, "user_id", PROV_STRICT_USER_ID_PATTERN,
                       RE_STRICT_USER_ID);
     else
         check_pattern(errors, user, "user_id", USER_ID_PATTERN, RE_USER_ID);
-    json_object *required = check_field(errors, root, "required_mount_contract_version", -1,
-                                        NULL, FIELD_INT, 0, 1);
+    json_object *required = check_field(errors, root, TOP_FIELD("required_mount_contract_version"),
+                                        (field_rule){.kind = FIELD_INT, .nullable = 1});
     check_not_negative(errors, required, "required_mount_contract_version");
-    json_object *mounts = check_field(errors, root, "extra_mounts", -1, NULL, FIELD_LIST, 0, 0);
+    json_object *mounts =
+        check_field(errors, root, TOP_FIELD("extra_mounts"), (field_rule){.kind = FIELD_LIST});
     if (mounts != NULL)
         check_mount_shapes(errors, mounts);
-    check_field(errors, root, "include_legacy_skills", -1, NULL, FIELD_BOOL, 0, 0);
-    check_field(errors, root, "provision_lark_cli_runtime", -1, NULL, FIELD_BOOL, 0, 0);
-    check_field(errors, root, "provision_lark_cli_broker", -1, NULL, FIELD_BOOL, 0, 0);
+    check_field(errors, root, TOP_FIELD("include_legacy_skills"), (field_rule){.kind = FIELD_BOOL});
+    check_field(errors, root, TOP_FIELD("provision_lark_cli_runtime"),
+                (field_rule){.kind = FIELD_BOOL});
+    check_field(errors, root, TOP_FIELD("provision_lark_cli_broker"),
+                (field_rule){.kind = FIELD_BOOL});
 
     if (has_errors(errors)) {
         json_object_put(root);

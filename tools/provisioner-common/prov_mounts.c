@@ -46,17 +46,24 @@ static const char *string_member(json_object *obj, const char *key)
 /* What a check answers when memory runs out. */
 static const char out_of_memory[] = "out of memory";
 
+/* Whose mounts are checked: the request's user and thread, and the
+ * normalised state directory their host paths must be under.  Borrowed. */
+typedef struct mount_owner {
+    const char *user_id;
+    const char *thread_id;
+    const char *base;
+} mount_owner;
+
 /* The overlay must be read-only and be exactly this user's and thread's
  * upload-conversions folder.  Returns the problem (out_of_memory when
  * the expected path cannot be built), or NULL. */
-static const char *overlay_problem(const char *host, int read_only, const char *user_id,
-                                   const char *thread_id, const char *base)
+static const char *overlay_problem(const char *host, int read_only, const mount_owner *owner)
 {
     if (!read_only)
         return "Upload conversion mount must be read-only";
-    const char *const parts[] = {"users", user_id, "threads", thread_id, "user-data",
-                                 ".upload-conversions"};
-    char *expected = prov_path_join(base, parts, 6);
+    const char *const parts[] = {"users", owner->user_id, "threads", owner->thread_id,
+                                 "user-data", ".upload-conversions"};
+    char *expected = prov_path_join(owner->base, parts, 6);
     if (expected == NULL)
         return out_of_memory;
     int same = strcmp(expected, host) == 0;
@@ -66,10 +73,10 @@ static const char *overlay_problem(const char *host, int read_only, const char *
 
 /* Check mount `m`; on success add its normalised form to `signature`, else
  * write the 400 detail into `detail` (out_of_memory when memory ran out). */
-static void check_one(json_object *m, const char *user_id, const char *thread_id,
-                      const char *base, json_object *signature, char *detail,
-                      size_t detail_len)
+static void check_one(json_object *m, const mount_owner *owner, json_object *signature,
+                      char *detail, size_t detail_len)
 {
+    const char *base = owner->base;
     const char *host_raw = string_member(m, "host_path");
     const char *container_raw = string_member(m, "container_path");
     json_object *ro = NULL;
@@ -90,7 +97,7 @@ static void check_one(json_object *m, const char *user_id, const char *thread_id
     else if (!allowed(container))
         snprintf(detail, detail_len, "Unsupported extra mount path: %s", container_raw);
     else if (strcmp(container, UPLOAD_CONVERSIONS_PATH) == 0 &&
-             (problem = overlay_problem(host, read_only, user_id, thread_id, base)) != NULL)
+             (problem = overlay_problem(host, read_only, owner)) != NULL)
         snprintf(detail, detail_len, "%s", problem);
     for (size_t i = 0; detail[0] == '\0' && i < json_object_array_length(signature); i++) {
         json_object *earlier = json_object_array_get_idx(signature, i);
@@ -125,9 +132,9 @@ char *prov_mounts_check(json_object *mounts, const char *user_id, const char *th
     json_object *signature = json_object_new_array();
     if (base == NULL || signature == NULL)
         snprintf(detail, sizeof detail, "%s", out_of_memory);
+    const mount_owner owner = {user_id, thread_id, base};
     for (size_t i = 0; i < n && detail[0] == '\0'; i++)
-        check_one(json_object_array_get_idx(mounts, i), user_id, thread_id, base, signature,
-                  detail, sizeof detail);
+        check_one(json_object_array_get_idx(mounts, i), &owner, signature, detail, sizeof detail);
     free(base);
     char *text = detail[0] == '\0' ? prov_strdup(prov_json_text(signature)) : NULL;
     json_object_put(signature);

@@ -5,7 +5,7 @@
 
 #include "tools/provisioner-emu/emu_aio.h"
 
-#include "tools/provisioner-common/aio_server.h"
+#include "tools/aio-api/aio_server.h"
 #include "tools/provisioner-emu/emu_alloc.h"
 
 #include <pthread.h>

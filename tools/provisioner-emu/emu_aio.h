@@ -2,7 +2,7 @@
  * --aio every sandbox it creates is also a real sandbox of an in-process
  * `local` backend (its files under STATE_DIR/aio-sandboxes), and its
  * sandbox_url, http://NODE_HOST:PORT/s/ID, serves the AIO sandbox API
- * there (tools/provisioner-common/aio_server.h). */
+ * there (tools/aio-api/aio_server.h). */
 #ifndef EMU_AIO_H
 #define EMU_AIO_H
 

@@ -120,11 +120,10 @@ static void create_pod_and_service(emu_context *ctx, int version, const char *id
 }
 
 static void answer_create(emu_context *ctx, const emu_contract_settings *contract,
-                          const char *body, size_t body_len, const char *content_type,
-                          prov_reply *reply)
+                          const prov_request *req, prov_reply *reply)
 {
     prov_create_request request;
-    if (!prov_create_parse(body, body_len, content_type, 0, &request, reply))
+    if (!prov_create_parse(req->body, req->body_len, req->content_type, 0, &request, reply))
         return;
     int with_identity = contract->version >= 1;
     const char *id = request.sandbox_id;
@@ -303,8 +302,7 @@ static void answer_reconcile(emu_context *ctx, const emu_contract_settings *cont
 }
 
 void emu_api_answer(emu_context *ctx, prov_route route, const char *id,
-                        const char *body, size_t body_len, const char *content_type,
-                        prov_reply *reply)
+                    const prov_request *req, prov_reply *reply)
 {
     emu_contract_settings contract = emu_contract_get(&ctx->contract);
     switch (route) {
@@ -315,7 +313,7 @@ void emu_api_answer(emu_context *ctx, prov_route route, const char *id,
         prov_answer_capabilities(contract.version, reply);
         break;
     case PROV_ROUTE_CREATE:
-        answer_create(ctx, &contract, body, body_len, content_type, reply);
+        answer_create(ctx, &contract, req, reply);
         break;
     case PROV_ROUTE_GET:
         answer_get(ctx, &contract, id, reply);

@@ -9,14 +9,14 @@
 #include "tools/provisioner-emu/emu_context.h"
 #include "tools/provisioner-common/prov_reply.h"
 #include "tools/provisioner-common/prov_routes.h"
+#include "tools/provisioner-common/prov_server.h"
 
-/* Answer one authenticated request of `route` (PROV_ROUTE_NONE gives
- * 404 {"detail":"Not Found"}).  `id` is the path's sandbox id ("" when the
- * route has none); `body` is the request body (`body_len` bytes) and
- * `content_type` its Content-Type header (NULL when absent). */
+/* Answer one authenticated request `req` of `route` (PROV_ROUTE_NONE
+ * gives 404 {"detail":"Not Found"}), of which it reads the body and its
+ * Content-Type.  `id` is the path's sandbox id ("" when the route has
+ * none). */
 void emu_api_answer(emu_context *ctx, prov_route route, const char *id,
-                        const char *body, size_t body_len, const char *content_type,
-                        prov_reply *reply);
+                    const prov_request *req, prov_reply *reply);
 
 /* Whether the emulated provisioner has `route` now (capabilities and
  * reconciliation can be switched off, see emu_contract.h). */

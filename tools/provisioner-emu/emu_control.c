@@ -137,10 +137,9 @@ static void answer_release(emu_context *ctx, const char *body, size_t len,
 
 /* A non-negative decimal query argument; `fallback` when absent, -2 when
  * malformed. */
-static long number_argument(emu_query_fn query, void *query_ctx, const char *name,
-                            long fallback)
+static long number_argument(const prov_request *req, const char *name, long fallback)
 {
-    const char *text = query(query_ctx, name);
+    const char *text = prov_request_query(req, name);
     if (text == NULL || text[0] == '\0')
         return fallback;
     char *end = NULL;
@@ -151,13 +150,12 @@ static long number_argument(emu_query_fn query, void *query_ctx, const char *nam
     return value;
 }
 
-static void answer_wait(emu_context *ctx, emu_query_fn query, void *query_ctx,
-                        prov_reply *reply)
+static void answer_wait(emu_context *ctx, const prov_request *req, prov_reply *reply)
 {
-    prov_route route = prov_route_from_name(query(query_ctx, "route"));
-    long received = number_argument(query, query_ctx, "received", 0);
-    long held = number_argument(query, query_ctx, "held", -1);
-    long timeout_ms = number_argument(query, query_ctx, "timeout_ms", 5000);
+    prov_route route = prov_route_from_name(prov_request_query(req, "route"));
+    long received = number_argument(req, "received", 0);
+    long held = number_argument(req, "held", -1);
+    long timeout_ms = number_argument(req, "timeout_ms", 5000);
     if (route == PROV_ROUTE_NONE || received < 0 || held < -1 || timeout_ms < 0 ||
         received > 1000000 || held > 1000000) {
         prov_reply_detail(reply, 400,
@@ -275,11 +273,11 @@ static void answer_kube_fault(emu_context *ctx, const char *body, size_t len,
     json_object_put(root);
 }
 
-void emu_control_answer(emu_context *ctx, const char *method, const char *path,
-                            emu_query_fn query, void *query_ctx, const char *body,
-                            size_t body_len, prov_reply *reply)
+void emu_control_answer(emu_context *ctx, const prov_request *req, prov_reply *reply)
 {
-    const char *name = path + strlen(EMU_CONTROL_PREFIX);
+    const char *method = req->method, *body = req->body;
+    size_t body_len = req->body_len;
+    const char *name = req->path + strlen(EMU_CONTROL_PREFIX);
     int get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
     int put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
     static const char sandboxes[] = "sandboxes/";
@@ -300,7 +298,7 @@ void emu_control_answer(emu_context *ctx, const char *method, const char *path,
     } else if (strcmp(name, "stats") == 0 && get)
         prov_reply_json(reply, 200, emu_faults_stats(ctx->faults));
     else if (strcmp(name, "wait") == 0 && get)
-        answer_wait(ctx, query, query_ctx, reply);
+        answer_wait(ctx, req, reply);
     else if (strcmp(name, "kube-faults") == 0 && post)
         answer_kube_fault(ctx, body, body_len, reply);
     else if (strncmp(name, sandboxes, strlen(sandboxes)) == 0 && (put || del))

@@ -9,17 +9,14 @@
 
 #include "tools/provisioner-emu/emu_context.h"
 #include "tools/provisioner-common/prov_reply.h"
+#include "tools/provisioner-common/prov_server.h"
 
 /* The control API's path prefix. */
 #define EMU_CONTROL_PREFIX "/_emu/"
 
-/* Looks up a query-string argument of the request; NULL when absent. */
-typedef const char *(*emu_query_fn)(void *query_ctx, const char *name);
-
-/* Answer one control request (`path` starts with EMU_CONTROL_PREFIX).
- * May block: /_emu/wait long-polls up to its timeout_ms. */
-void emu_control_answer(emu_context *ctx, const char *method, const char *path,
-                            emu_query_fn query, void *query_ctx, const char *body,
-                            size_t body_len, prov_reply *reply);
+/* Answer one control request (its path starts with EMU_CONTROL_PREFIX),
+ * reading nothing but its method, path, query and body.  May block:
+ * /_emu/wait long-polls up to its timeout_ms. */
+void emu_control_answer(emu_context *ctx, const prov_request *req, prov_reply *reply);
 
 #endif

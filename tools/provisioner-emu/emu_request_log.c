@@ -35,19 +35,16 @@ static json_object *string_or_null(const char *text)
     return text != NULL ? json_object_new_string(text) : NULL;
 }
 
-void emu_request_log_add(emu_request_log *log, const char *method,
-                             const char *path, const char *api_key,
-                             const char *content_type, const char *body,
-                             size_t body_len)
+void emu_request_log_add(emu_request_log *log, const prov_request *req)
 {
     json_object *entry = json_object_new_object();
-    json_object_object_add(entry, "method", json_object_new_string(method));
-    json_object_object_add(entry, "path", json_object_new_string(path));
-    json_object_object_add(entry, "api_key", string_or_null(api_key));
-    json_object_object_add(entry, "content_type", string_or_null(content_type));
+    json_object_object_add(entry, "method", json_object_new_string(req->method));
+    json_object_object_add(entry, "path", json_object_new_string(req->path));
+    json_object_object_add(entry, "api_key", string_or_null(req->api_key));
+    json_object_object_add(entry, "content_type", string_or_null(req->content_type));
     json_object_object_add(entry, "body",
-                           body != NULL && body_len > 0
-                               ? json_object_new_string_len(body, (int)body_len)
+                           req->body != NULL && req->body_len > 0
+                               ? json_object_new_string_len(req->body, (int)req->body_len)
                                : NULL);
     pthread_mutex_lock(&log->lock);
     json_object_array_add(log->entries, entry);

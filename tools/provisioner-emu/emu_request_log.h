@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
+#include "tools/provisioner-common/prov_server.h"
+
 typedef struct emu_request_log emu_request_log;
 
 /* An empty log. */
@@ -15,12 +17,9 @@ emu_request_log *emu_request_log_new(void);
 /* Free the log.  NULL is accepted. */
 void emu_request_log_free(emu_request_log *log);
 
-/* Append one request.  api_key, content_type and body may be NULL
- * (recorded as null); body is `body_len` bytes.  Everything is copied. */
-void emu_request_log_add(emu_request_log *log, const char *method,
-                             const char *path, const char *api_key,
-                             const char *content_type, const char *body,
-                             size_t body_len);
+/* Append one request: its method, path, API key and content type (null
+ * when absent) and body (null when empty).  Everything is copied. */
+void emu_request_log_add(emu_request_log *log, const prov_request *req);
 
 /* {"requests":[{"method","path","api_key","content_type","body"}...],
  *  "count":N}, oldest first; caller puts. */

@@ -72,11 +72,6 @@ static int apply_fault(emu_context *ctx, prov_route route, prov_reply *reply)
     return answered;
 }
 
-static const char *control_query(void *request, const char *name)
-{
-    return prov_request_query(request, name);
-}
-
 static int control_request(void *cls, const prov_request *req, prov_reply *reply)
 {
     emu_context *ctx = cls;
@@ -84,18 +79,14 @@ static int control_request(void *cls, const prov_request *req, prov_reply *reply
         return 1;
     if (strncmp(req->path, EMU_CONTROL_PREFIX, strlen(EMU_CONTROL_PREFIX)) != 0)
         return 0;
-    /* The control API only reads the request (its type is shared with
-     * handlers that do not). */
-    emu_control_answer(cls, req->method, req->path, control_query, (void *)req, req->body,
-                           req->body_len, reply);
+    emu_control_answer(cls, req, reply);
     return 1;
 }
 
 static void log_request(void *cls, const prov_request *req)
 {
     emu_context *ctx = cls;
-    emu_request_log_add(ctx->log, req->method, req->path, req->api_key, req->content_type,
-                            req->body_len > 0 ? req->body : NULL, req->body_len);
+    emu_request_log_add(ctx->log, req);
 }
 
 static int route_enabled(void *cls, prov_route route)
@@ -111,7 +102,7 @@ static void answer_route(void *cls, const prov_request *req, prov_route route,
     emu_context *ctx = cls;
     if (apply_fault(ctx, route, reply))
         return;
-    emu_api_answer(ctx, route, id, req->body, req->body_len, req->content_type, reply);
+    emu_api_answer(ctx, route, id, req, reply);
 }
 
 emu_server *emu_server_start(emu_context *ctx, unsigned port,

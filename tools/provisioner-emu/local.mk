@@ -5,8 +5,6 @@
 # server's hooks, /api routes, the emulated cluster (Pods, Services,
 # Kubernetes failures), faults/holds/counters, request log, control API,
 # and the AIO routes on local sandboxes (--aio).
-include $(srcdir)/tools/provisioner-common/local.mk
-
 bin_PROGRAMS += tools/provisioner-emu/sbx-provisioner-emu
 tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/main.c \
@@ -23,5 +21,6 @@ tools_provisioner_emu_sbx_provisioner_emu_SOURCES = \
 	tools/provisioner-emu/emu_store.c tools/provisioner-emu/emu_store.h \
 	tools/provisioner-emu/emu_uid.c tools/provisioner-emu/emu_uid.h
 tools_provisioner_emu_sbx_provisioner_emu_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JSONC_CFLAGS) -pthread
-tools_provisioner_emu_sbx_provisioner_emu_LDADD = tools/provisioner-common/libsbx-provisioner.la \
+tools_provisioner_emu_sbx_provisioner_emu_LDADD = tools/aio-api/libsbx-aio.la \
+	tools/provisioner-common/libsbx-provisioner.la \
 	host-api/libsbx-host.la common/libsbx-common.la $(MHD_LIBS) $(JSONC_LIBS) -lpthread

@@ -15,7 +15,10 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \
 	tools/sbxctl/session.c tools/sbxctl/session.h
 tools_sbxctl_sbxctl_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread
-tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la common/libsbx-common.la $(JSONC_LIBS) -lpthread
+# The backends' option tables (option_hints.c) come from their convenience
+# libraries: only the options objects are linked in.
+tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la plugin/remote/libsbx-remote-core.la \
+	plugin/docker/libsbx-docker-core.la common/libsbx-common.la $(JSONC_LIBS) -lpthread
 
 # Its manual page.
 dist_man_MANS += docs/sbxctl.1

@@ -1,39 +1,34 @@
 /* Hints for options given to the wrong backend (see option_hints.h).  The
  * backends name an unknown key in their open() error; the hint is added
- * only to such a message, so a stale table can cost a hint, never an error. */
+ * only to such a message.  The keys are the backends' own option tables,
+ * linked from their convenience libraries (the tables and their parsers,
+ * nothing that talks to an engine or a provisioner). */
 #include <config.h>
 
 #include "tools/sbxctl/option_hints.h"
 
+#include "plugin/docker/docker_options.h"
+#include "plugin/remote/remote_options.h"
+
 #include <stdio.h>
 #include <string.h>
 
-static const char *const remote_keys[] = {
-    "provisioner_url", "api_key", "sandbox_api_key", "ca_file", "timeout_ms",
-    "connect_timeout_ms", "list_timeout_ms", "create_timeout_ms", "destroy_timeout_ms",
-    "get_timeout_ms", "max_response_bytes", "forward_mounts", NULL};
-
-static const char *const docker_keys[] = {
-    "socket", "image", "name_prefix", "bind_host", "api_version", "command", "port",
-    "timeout_ms", "stop_grace_s", "ready_timeout_ms", "init", "env", "labels", NULL};
-
-static const ctl_backend_options known[] = {
-    {"remote", remote_keys},
-    {"docker", docker_keys},
-};
-
-#define KNOWN_COUNT (sizeof known / sizeof known[0])
-
-const ctl_backend_options *ctl_known_backend_options(size_t *count)
+const common_option_table *ctl_known_backend_table(size_t index)
 {
-    *count = KNOWN_COUNT;
-    return known;
+    switch (index) {
+    case 0:
+        return remote_options_table();
+    case 1:
+        return docker_options_table();
+    default:
+        return NULL;
+    }
 }
 
-static int takes(const ctl_backend_options *entry, const char *key)
+static int takes(const common_option_table *table, const char *key)
 {
-    for (const char *const *k = entry->keys; *k != NULL; k++)
-        if (strcmp(*k, key) == 0)
+    for (size_t i = 0; i < table->count; i++)
+        if (strcmp(table->specs[i].key, key) == 0)
             return 1;
     return 0;
 }
@@ -52,11 +47,12 @@ static int format_hint(const char *backend, const char *key, char *hint, size_t 
 {
     size_t used = 0;
     int found = 0;
-    for (size_t i = 0; i < KNOWN_COUNT && used < cap; i++) {
-        if (strcmp(known[i].backend, backend) == 0 || !takes(&known[i], key))
+    const common_option_table *table;
+    for (size_t i = 0; (table = ctl_known_backend_table(i)) != NULL && used < cap; i++) {
+        if (strcmp(table->backend, backend) == 0 || !takes(table, key))
             continue;
         int n = snprintf(hint + used, cap - used, "%s--backend %s",
-                         found ? " or " : "; did you mean ", known[i].backend);
+                         found ? " or " : "; did you mean ", table->backend);
         if (n < 0)
             return 0;
         used += (size_t)n;

@@ -7,15 +7,14 @@
 #include <stddef.h>
 #include <sbx/host.h>
 
-/* The options one shipped backend takes (static data). */
-typedef struct ctl_backend_options {
-    const char *backend;
-    const char *const *keys;    /* NULL-terminated */
-} ctl_backend_options;
+#include "common/option_table.h"
 
-/* The table the hints come from: the options of the remote and docker
- * backends.  Sets *count; the entries are static. */
-const ctl_backend_options *ctl_known_backend_options(size_t *count);
+/* Table `index` of those the hints come from, in the order they name
+ * them: the remote and docker backends' own option tables
+ * (plugin/remote/remote_options.c, plugin/docker/docker_options.c), so
+ * that a hint names exactly the keys a backend takes.  Static data; NULL
+ * past the last. */
+const common_option_table *ctl_known_backend_table(size_t index);
 
 /* When `err` (from opening `backend` with `options`) says one of the option
  * keys is unknown and another backend of the table takes it, add

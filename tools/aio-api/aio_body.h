@@ -36,10 +36,18 @@ typedef struct aio_problems {
     int out_of_memory;
 } aio_problems;
 
-/* Add one error at loc [where, field (NULL: none), member (NULL: none)]
- * with `input` (borrowed; NULL is JSON null). */
-void aio_problem(aio_problems *p, const char *type, const char *where, const char *field,
-                 const char *member, const char *msg, json_object *input);
+/* Where a problem is: pydantic's loc [where, field, member], `field` and
+ * `member` NULL when the loc stops before them.  Borrowed. */
+typedef struct aio_loc {
+    const char *where; /* "body" or "query" */
+    const char *field;
+    const char *member;
+} aio_loc;
+
+/* Add one error of `type` at `at` with `input` (borrowed; NULL is JSON
+ * null). */
+void aio_problem(aio_problems *p, const char *type, aio_loc at, const char *msg,
+                 json_object *input);
 
 /* Whether any error (or memory exhaustion) was recorded. */
 int aio_problems_found(const aio_problems *p);

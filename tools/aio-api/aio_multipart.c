@@ -1,7 +1,7 @@
 /* multipart/form-data (aio_multipart.h). */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_multipart.h"
+#include "tools/aio-api/aio_multipart.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,13 +2,13 @@
  * by lines, writes of text or base64 bytes. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_files.h"
+#include "tools/aio-api/aio_files.h"
 
 #include "common/base64.h"
 
-#include "tools/provisioner-common/aio_answers.h"
-#include "tools/provisioner-common/aio_body.h"
-#include "tools/provisioner-common/aio_text.h"
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 

@@ -2,9 +2,9 @@
  * (hidden names, extensions), sorted and answered as FileListResult. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_answers.h"
-#include "tools/provisioner-common/aio_body.h"
-#include "tools/provisioner-common/aio_routes.h"
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_routes.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 

@@ -3,7 +3,7 @@
  * as the real server (Python on Linux) reports them. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_answers.h"
+#include "tools/aio-api/aio_answers.h"
 
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"

@@ -3,10 +3,10 @@
  * application/octet-stream; failures as HTTP statuses, not envelopes). */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_answers.h"
-#include "tools/provisioner-common/aio_body.h"
-#include "tools/provisioner-common/aio_files.h"
-#include "tools/provisioner-common/aio_multipart.h"
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_files.h"
+#include "tools/aio-api/aio_multipart.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -34,14 +34,14 @@ void aio_route_upload(const aio_call *call, prov_reply *reply)
     aio_problems problems = {NULL, 0};
     if (!aio_multipart_parse(call->req->content_type, call->req->body, call->req->body_len,
                              parts, MAX_PARTS, &count)) {
-        aio_problem(&problems, "missing", "body", "file", NULL, "Field required", NULL);
+        aio_problem(&problems, "missing", (aio_loc){"body", "file", NULL}, "Field required", NULL);
         aio_problems_answer(&problems, reply);
         return;
     }
     const aio_part *file = part_named(parts, count, "file");
     const aio_part *path_part = part_named(parts, count, "path");
     if (file == NULL || !file->has_filename) {
-        aio_problem(&problems, "missing", "body", "file", NULL, "Field required", NULL);
+        aio_problem(&problems, "missing", (aio_loc){"body", "file", NULL}, "Field required", NULL);
         aio_problems_answer(&problems, reply);
         return;
     }
@@ -74,10 +74,10 @@ void aio_route_download(const aio_call *call, prov_reply *reply)
     const char *policy = prov_request_query(call->req, "change_policy");
     aio_problems problems = {NULL, 0};
     if (path == NULL)
-        aio_problem(&problems, "missing", "query", "path", NULL, "Field required", NULL);
+        aio_problem(&problems, "missing", (aio_loc){"query", "path", NULL}, "Field required", NULL);
     if (policy != NULL && strcmp(policy, "ignore") != 0 && strcmp(policy, "abort") != 0) {
         json_object *input = json_object_new_string(policy);
-        aio_problem(&problems, "enum", "query", "change_policy", NULL,
+        aio_problem(&problems, "enum", (aio_loc){"query", "change_policy", NULL},
                     "Input should be 'ignore' or 'abort'", input);
         json_object_put(input);
     }

@@ -6,10 +6,10 @@
  * one, as a terminal shows them) to 30000 when truncate. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_answers.h"
-#include "tools/provisioner-common/aio_body.h"
-#include "tools/provisioner-common/aio_routes.h"
-#include "tools/provisioner-common/aio_text.h"
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_routes.h"
+#include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -156,20 +156,14 @@ static json_object *exec_result(json_object *body, const sbx_exec_result *result
     return prov_json_built(data, built);
 }
 
-/* Run `command` as the request `body` asks (exec_dir, hard_timeout; `env`
- * of `env_count` variables), in `working_dir` (NULL: the sandbox's).
+/* Run `request` (its command, working directory and environment set by
+ * the route) with the limits the request `body` asks (hard_timeout).
  * Returns the backend's status, *result set on SBX_OK. */
-static sbx_status run(const aio_call *call, json_object *body, const char *command,
-                      const sbx_env_var *env, size_t env_count, const char *working_dir,
+static sbx_status run(const aio_call *call, json_object *body, sbx_exec_request request,
                       sbx_exec_result **result, sbx_error *err)
 {
     sbx_operations_info info = {.struct_size = sizeof info};
     sbx_backend_operations_info(call->backend, &info, err);
-    sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
-    request.shell_command = command;
-    request.working_dir = working_dir;
-    request.env = env;
-    request.env_count = env_count;
     request.timeout_ms = timeout_ms(body, call->exec_timeout_ms, &info);
     /* A client that goes away ends its command (and frees its worker). */
     request.cancel_fd = call->req->client_fd;
@@ -215,10 +209,13 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
     int failed = 0;
     size_t env_count = 0;
     sbx_env_var *env = env_of(body, &env_count, &failed);
+    sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
+    request.shell_command = aio_string(body, "command", "");
+    request.working_dir = aio_string(body, "exec_dir", NULL);
+    request.env = env;
+    request.env_count = env_count;
     sbx_exec_result *result = NULL;
-    sbx_status st = failed ? SBX_ERR_INTERNAL
-                           : run(call, body, aio_string(body, "command", ""), env, env_count,
-                                 aio_string(body, "exec_dir", NULL), &result, &err);
+    sbx_status st = failed ? SBX_ERR_INTERNAL : run(call, body, request, &result, &err);
     if (failed) {
         prov_reply_out_of_memory(reply);
     } else if (st == SBX_ERR_USAGE && env_count > 0 &&
@@ -226,7 +223,7 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
         /* The one request problem the schema cannot state: a name the
          * environment cannot hold. */
         aio_problems problems = {NULL, 0};
-        aio_problem(&problems, "value_error", "body", "env", NULL, err.message,
+        aio_problem(&problems, "value_error", (aio_loc){"body", "env", NULL}, err.message,
                     aio_member(body, "env"));
         aio_problems_answer(&problems, reply);
     } else if (st != SBX_OK) {
@@ -287,12 +284,17 @@ void aio_route_shell_exec(const aio_call *call, prov_reply *reply)
         memcpy(merged, "{ ", 2);
         memcpy(merged + 2, command, len);
         memcpy(merged + 2 + len, "\n} 2>&1", sizeof "\n} 2>&1");
-        st = run(call, body, merged, NULL, 0, dir, &result, &err);
+        sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
+        request.shell_command = merged;
+        request.working_dir = dir;
+        st = run(call, body, request, &result, &err);
         /* Not strict: a working directory that is not there falls back to
          * the session's (the sandbox's), as the shell route documents. */
         if ((st == SBX_ERR_NO_SUCH_PATH || st == SBX_ERR_NOT_A_DIRECTORY) && dir != NULL &&
-            !aio_boolean(body, "strict", 0))
-            st = run(call, body, merged, NULL, 0, NULL, &result, &err);
+            !aio_boolean(body, "strict", 0)) {
+            request.working_dir = NULL;
+            st = run(call, body, request, &result, &err);
+        }
     }
     if (merged == NULL)
         prov_reply_out_of_memory(reply);

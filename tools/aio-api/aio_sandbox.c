@@ -4,8 +4,8 @@
  * paths start from. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_answers.h"
-#include "tools/provisioner-common/aio_routes.h"
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_routes.h"
 #include "tools/provisioner-common/prov_json.h"
 
 #include <string.h>

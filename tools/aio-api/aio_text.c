@@ -1,7 +1,7 @@
 /* UTF-8 and middle cuts for the AIO routes (aio_text.h). */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_text.h"
+#include "tools/aio-api/aio_text.h"
 
 #include "common/dynbuf.h"
 

@@ -2,7 +2,7 @@
  * types and messages are pydantic 2's, which FastAPI sends. */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_body.h"
+#include "tools/aio-api/aio_body.h"
 
 #include "tools/provisioner-common/prov_json.h"
 #include "tools/provisioner-common/prov_json_strict.h"
@@ -10,17 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
-void aio_problem(aio_problems *p, const char *type, const char *where, const char *field,
-                 const char *member, const char *msg, json_object *input)
+void aio_problem(aio_problems *p, const char *type, aio_loc at, const char *msg, json_object *input)
 {
     if (p->out_of_memory)
         return;
     json_object *e = json_object_new_object();
     json_object *loc = json_object_new_array();
     int built = e != NULL && loc != NULL &&
-                prov_json_append(loc, json_object_new_string(where)) &&
-                (field == NULL || prov_json_append(loc, json_object_new_string(field))) &&
-                (member == NULL || prov_json_append(loc, json_object_new_string(member)));
+                prov_json_append(loc, json_object_new_string(at.where)) &&
+                (at.field == NULL || prov_json_append(loc, json_object_new_string(at.field))) &&
+                (at.member == NULL || prov_json_append(loc, json_object_new_string(at.member)));
     /* "loc" first: prov_json_add takes it whether or not it is added */
     if (built)
         built = prov_json_add(e, "loc", loc);
@@ -112,7 +111,7 @@ static void check_items(json_object *value, const aio_field *f, aio_problems *p)
     if (f->type == AIO_FIELD_STRING_MAP) {
         json_object_object_foreach(value, key, member) {
             if (!json_object_is_type(member, json_type_string))
-                aio_problem(p, "string_type", "body", f->name, key,
+                aio_problem(p, "string_type", (aio_loc){"body", f->name, key},
                             "Input should be a valid string", member);
         }
     } else if (f->type == AIO_FIELD_STRING_ARRAY) {
@@ -121,7 +120,7 @@ static void check_items(json_object *value, const aio_field *f, aio_problems *p)
             char index[24];
             snprintf(index, sizeof index, "%zu", i);
             if (!json_object_is_type(item, json_type_string))
-                aio_problem(p, "string_type", "body", f->name, index,
+                aio_problem(p, "string_type", (aio_loc){"body", f->name, index},
                             "Input should be a valid string", item);
         }
     }
@@ -144,7 +143,7 @@ static void check_choice(json_object *value, const aio_field *f, aio_problems *p
     }
     char msg[200];
     snprintf(msg, sizeof msg, "Input should be %s", expected);
-    aio_problem(p, "enum", "body", f->name, NULL, msg, value);
+    aio_problem(p, "enum", (aio_loc){"body", f->name, NULL}, msg, value);
 }
 
 static void check_field(json_object *body, const aio_field *f, aio_problems *p)
@@ -152,7 +151,7 @@ static void check_field(json_object *body, const aio_field *f, aio_problems *p)
     json_object *value = NULL;
     if (!json_object_object_get_ex(body, f->name, &value)) {
         if (f->required)
-            aio_problem(p, "missing", "body", f->name, NULL, "Field required", body);
+            aio_problem(p, "missing", (aio_loc){"body", f->name, NULL}, "Field required", body);
         return;
     }
     if (value == NULL && f->nullable)
@@ -160,7 +159,7 @@ static void check_field(json_object *body, const aio_field *f, aio_problems *p)
     if (value == NULL || !has_type(value, f->type)) {
         const char *code = NULL, *msg = NULL;
         wrong_type(f->type, &code, &msg);
-        aio_problem(p, code, "body", f->name, NULL, msg, value);
+        aio_problem(p, code, (aio_loc){"body", f->name, NULL}, msg, value);
         return;
     }
     check_items(value, f, p);
@@ -174,7 +173,7 @@ json_object *aio_body_parse(const char *body, size_t len, const aio_field *field
     size_t offset = 0;
     char why[160];
     if (len == 0) {
-        aio_problem(p, "missing", "body", NULL, NULL, "Field required", NULL);
+        aio_problem(p, "missing", (aio_loc){"body", NULL, NULL}, "Field required", NULL);
         return NULL;
     }
     prov_strict_result strict = prov_json_strict_check(body, len, &offset, why, sizeof why);
@@ -195,11 +194,12 @@ json_object *aio_body_parse(const char *body, size_t len, const aio_field *field
         char msg[220];
         snprintf(msg, sizeof msg, "JSON decode error: %s",
                  strict != PROV_STRICT_OK ? why : reason);
-        aio_problem(p, "json_invalid", "body", at, NULL, msg, NULL);
+        aio_problem(p, "json_invalid", (aio_loc){"body", at, NULL}, msg, NULL);
         return NULL;
     }
     if (!json_object_is_type(obj, json_type_object)) {
-        aio_problem(p, obj == NULL ? "missing" : "model_attributes_type", "body", NULL, NULL,
+        aio_problem(p, obj == NULL ? "missing" : "model_attributes_type",
+                    (aio_loc){"body", NULL, NULL},
                     obj == NULL ? "Field required"
                                 : "Input should be a valid dictionary or object to extract "
                                   "fields from",

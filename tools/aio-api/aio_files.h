@@ -2,7 +2,7 @@
 #ifndef AIO_FILES_H
 #define AIO_FILES_H
 
-#include "tools/provisioner-common/aio_routes.h"
+#include "tools/aio-api/aio_routes.h"
 
 /* The default largest file read whole when the backend names no limit. */
 #define AIO_FILE_MAX_BYTES (64u * 1024u * 1024u)

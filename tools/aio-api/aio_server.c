@@ -1,10 +1,10 @@
 /* AIO routing, key check and request log (aio_server.h). */
 #include <config.h>
 
-#include "tools/provisioner-common/aio_server.h"
+#include "tools/aio-api/aio_server.h"
 
-#include "tools/provisioner-common/aio_routes.h"
-#include "tools/provisioner-common/aio_text.h"
+#include "tools/aio-api/aio_routes.h"
+#include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
