@@ -65,12 +65,19 @@ typedef struct raw_run {
     unsigned long polls;               /* exec: inspects past the first */
 } raw_run;
 
-/* One call: METHOD API PATH with `len` bytes of `body` under `headers`
- * (no body when NULL).  Returns the HTTP status (0 on a transport error)
- * and the answer in *answer (malloc'd, NUL terminated; its length in
- * *answer_len when that is not NULL) when `answer` is not NULL. */
-static long call_bytes(raw_run *run, const char *method, const char *path, const void *body,
-                       size_t len, struct curl_slist *headers, char **answer, size_t *answer_len)
+/* What a call sends: `len` bytes of `bytes` under `headers`. */
+typedef struct raw_body {
+    const void *bytes;
+    size_t len;
+    struct curl_slist *headers;
+} raw_body;
+
+/* One call: METHOD API PATH with `body` (none when NULL).  Returns the
+ * HTTP status (0 on a transport error) and the answer in *answer
+ * (malloc'd, NUL terminated; its length in *answer_len when that is not
+ * NULL) when `answer` is not NULL. */
+static long call_bytes(raw_run *run, const char *method, const char *path, const raw_body *body,
+                       char **answer, size_t *answer_len)
 {
     char *data = NULL;
     size_t got = 0;
@@ -85,12 +92,13 @@ static long call_bytes(raw_run *run, const char *method, const char *path, const
     curl_easy_setopt(h, CURLOPT_WRITEDATA, sink);
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     if (sends) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body != NULL ? len : 0));
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body != NULL ? body : "");
+        curl_off_t len = body != NULL ? (curl_off_t)body->len : 0;
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, len);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body != NULL ? body->bytes : "");
     }
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ||
                                                strcmp(method, "POST") == 0 ? NULL : method);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, body != NULL ? headers
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, body != NULL ? body->headers
                                             : sends      ? run->no_type_header
                                                          : NULL);
     long status = 0;
@@ -110,8 +118,8 @@ static long call_bytes(raw_run *run, const char *method, const char *path, const
 static long call(raw_run *run, const char *method, const char *path, const char *body,
                  char **answer)
 {
-    return call_bytes(run, method, path, body, body != NULL ? strlen(body) : 0,
-                      run->json_header, answer, NULL);
+    raw_body json = { body, body != NULL ? strlen(body) : 0, run->json_header };
+    return call_bytes(run, method, path, body != NULL ? &json : NULL, answer, NULL);
 }
 
 /* GET /containers/NAME/json: 1 when it answers that the container runs
@@ -302,8 +310,8 @@ static int put_tar(raw_run *run)
 {
     char path[160];
     snprintf(path, sizeof path, "/containers/%s/archive?path=/tmp", run->container);
-    long status = call_bytes(run, "PUT", path, run->tar, run->tar_len, run->tar_header, NULL,
-                             NULL);
+    raw_body tar = { run->tar, run->tar_len, run->tar_header };
+    long status = call_bytes(run, "PUT", path, &tar, NULL, NULL);
     return status == 200 ? 0 : fail("archive PUT", run->container, status);
 }
 
@@ -322,7 +330,7 @@ static int call_read(void *ctx, unsigned thread, unsigned long index)
     char path[160], *answer = NULL;
     size_t len = 0;
     snprintf(path, sizeof path, "/containers/%s/archive?path=/tmp/raw-read.bin", run->container);
-    long status = call_bytes(run, "GET", path, NULL, 0, NULL, &answer, &len);
+    long status = call_bytes(run, "GET", path, NULL, &answer, &len);
     free(answer);
     if (status != 200 || len < FILE_BYTES + 512)
         return fail("archive GET", run->container, status);

@@ -1,6 +1,7 @@
 # Reference pages (shipped in the tarball) and the man page (installed).
 EXTRA_DIST += \
 	docs/abi.md \
+	docs/internals.md \
 	docs/configuration.md \
 	docs/emulator.md \
 	docs/local.md \

@@ -42,7 +42,7 @@ static char *engine_get(const char *path)
     char url[256];
     snprintf(url, sizeof url, "http://localhost/v1.41%s", path);
     sbx_test_http_result r;
-    int rc = sbx_test_http_unix(engine_socket, "GET", url, NULL, NULL, 30000L, &r);
+    int rc = sbx_test_http_unix(engine_socket, "GET", url, NULL, 30000L, &r);
     char *body = rc == 0 && r.status == 200 ? r.body : NULL;
     if (body != NULL)
         r.body = NULL;

@@ -32,7 +32,7 @@ static void start(op_case *c, const char *id)
     contract_open(&c->f);
     snprintf(c->id, sizeof c->id, "%s", id);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(c->f.backend, id, NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(c->f.backend, id, NULL, NULL, &err);
     if (sb == NULL)
         fprintf(stderr, "create %s: %s\n", id, err.message);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sb);
@@ -540,7 +540,7 @@ static void test_concurrent_commands_keep_their_output(void)
     op_case c;
     start(&c, "op-many");
     sbx_error err;
-    sbx_sandbox *other = sbx_test_create(c.f.backend, "op-many-2", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *other = sbx_test_create(c.f.backend, "op-many-2", NULL, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(other);
     sbx_backend_free_sandboxes(c.f.backend, other, 1);
     op_worker workers[OP_THREADS];

@@ -99,7 +99,7 @@ static void test_a_sandbox_is_found_until_destroyed(void)
     contract_open(&f);
     expect_absent(&f, "ct-never-made");
     sbx_error err;
-    sbx_sandbox *made = sbx_test_create(f.backend, "ct-life", "thread-1", "ann", NULL, 0, &err);
+    sbx_sandbox *made = sbx_test_create(f.backend, "ct-life", "thread-1", "ann", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(made);
     CU_ASSERT_STRING_EQUAL(made->sandbox_id, "ct-life");
     CU_ASSERT(str_eq(made->user_id, "ann"));
@@ -128,18 +128,18 @@ static void test_an_existing_sandbox_goes_to_its_owner_only(void)
     fixture f;
     contract_open(&f);
     sbx_error err;
-    sbx_sandbox *first = sbx_test_create(f.backend, "ct-owned", "t-1", "ann", NULL, 0, &err);
+    sbx_sandbox *first = sbx_test_create(f.backend, "ct-owned", "t-1", "ann", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(first);
-    sbx_sandbox *again = sbx_test_create(f.backend, "ct-owned", "t-1", "ann", NULL, 0, &err);
+    sbx_sandbox *again = sbx_test_create(f.backend, "ct-owned", "t-1", "ann", &err);
     CU_ASSERT_PTR_NOT_NULL(again);
     if (again != NULL) {
         CU_ASSERT_STRING_EQUAL(again->sandbox_url, first->sandbox_url);
         sbx_backend_free_sandboxes(f.backend, again, 1);
     }
-    sbx_sandbox *other = sbx_test_create(f.backend, "ct-owned", "t-1", "bob", NULL, 0, &err);
+    sbx_sandbox *other = sbx_test_create(f.backend, "ct-owned", "t-1", "bob", &err);
     CU_ASSERT_PTR_NULL(other);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
-    other = sbx_test_create(f.backend, "ct-owned", "t-2", "ann", NULL, 0, &err);
+    other = sbx_test_create(f.backend, "ct-owned", "t-2", "ann", &err);
     CU_ASSERT_PTR_NULL(other);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     sbx_sandbox *still = NULL;
@@ -166,7 +166,7 @@ static void test_unsafe_ids_are_refused_everywhere(void)
     contract_open(&f);
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         sbx_error err;
-        sbx_sandbox *sb = sbx_test_create(f.backend, ids[i], NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(f.backend, ids[i], NULL, NULL, &err);
         CU_ASSERT_PTR_NULL(sb);
         CU_ASSERT(err.kind == SBX_ERR_USAGE || err.kind == SBX_ERR_REFUSED);
         sbx_sandbox *found = NULL;
@@ -191,7 +191,7 @@ static void test_reconcile_tells_incarnations_apart(void)
     fixture f;
     contract_open(&f);
     sbx_error err;
-    sbx_sandbox *made = sbx_test_create(f.backend, "ct-recon", "t-r", "ann", NULL, 0, &err);
+    sbx_sandbox *made = sbx_test_create(f.backend, "ct-recon", "t-r", "ann", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(made);
     sbx_backend_free_sandboxes(f.backend, made, 1);
     sbx_reconciliation first;
@@ -207,7 +207,7 @@ static void test_reconcile_tells_incarnations_apart(void)
     CU_ASSERT(str_eq(gone.backend_namespace, first.backend_namespace));
     sbx_backend_clear_reconciliation(f.backend, &gone);
 
-    made = sbx_test_create(f.backend, "ct-recon", "t-r", "ann", NULL, 0, &err);
+    made = sbx_test_create(f.backend, "ct-recon", "t-r", "ann", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(made);
     sbx_backend_free_sandboxes(f.backend, made, 1);
     sbx_reconciliation second;
@@ -313,7 +313,7 @@ static void *race_create(void *arg)
 {
     racer *r = arg;
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(r->backend, r->id, "t-race", "ann", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(r->backend, r->id, "t-race", "ann", &err);
     r->status = sb != NULL ? SBX_OK : err.kind;
     if (sb != NULL) {
         snprintf(r->url, sizeof r->url, "%s", sb->sandbox_url);

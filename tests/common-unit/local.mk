@@ -1,9 +1,12 @@
 # Unit tests of the building blocks in common/ that every part of the tree
-# shares (the growable buffer, the hash, base64, the backends' option table): no
-# process, no network.
+# shares (the growable buffer, the hash, base64, the backends' option table,
+# the id rules, the HTTP client): no process, no network except the HTTP
+# client suite, which talks to the provisioner emulator on 127.0.0.1.
 SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
 	tests/common-unit/test_base64 \
-	tests/common-unit/test_option_table
+	tests/common-unit/test_option_table \
+	tests/common-unit/test_sandbox_ids \
+	tests/common-unit/test_http_client
 check_PROGRAMS += $(SBX_COMMON_UNIT_SUITES)
 TESTS += $(SBX_COMMON_UNIT_SUITES)
 
@@ -18,3 +21,11 @@ tests_common_unit_test_option_table_LDADD = common/libsbx-common.la $(SBX_TEST_L
 tests_common_unit_test_base64_SOURCES = tests/common-unit/test_base64.c
 tests_common_unit_test_base64_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_common_unit_test_base64_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_common_unit_test_sandbox_ids_SOURCES = tests/common-unit/test_sandbox_ids.c
+tests_common_unit_test_sandbox_ids_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_sandbox_ids_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_common_unit_test_http_client_SOURCES = tests/common-unit/test_http_client.c
+tests_common_unit_test_http_client_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_common_unit_test_http_client_LDADD = common/libsbx-http.la $(SBX_TEST_LIBS) -lpthread

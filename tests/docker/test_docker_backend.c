@@ -58,8 +58,8 @@ static long engine_answer(const char *method, const char *path, const char *json
     snprintf(url, sizeof url, "http://localhost/v1.41%s", path);
     sbx_test_http_result r;
     /* Every call carries a JSON body, empty when there is none to send. */
-    int rc = sbx_test_http_unix(engine_socket, method, url, NULL,
-                                json_body ? json_body : "", 30000L, &r);
+    int rc = sbx_test_http_unix(engine_socket, method, url, json_body ? json_body : "",
+                                30000L, &r);
     long status = rc == 0 ? r.status : -1;
     if (answer != NULL) {
         *answer = r.body != NULL ? r.body : strdup("");
@@ -152,7 +152,7 @@ static void test_lifecycle(void)
     fixture f;
     setup(&f, HELLO_COMMAND);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "life-one", "thread-1", "user-1", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "life-one", "thread-1", "user-1", &err);
     CU_ASSERT_FATAL(sb != NULL);
     CU_ASSERT(strncmp(sb->sandbox_url, "http://127.0.0.1:", 17) == 0);
     CU_ASSERT_STRING_EQUAL(sb->thread_id, "thread-1");
@@ -200,8 +200,14 @@ static void check_mount(int read_only, const char *expected_page)
     setup(&f, PROBE_COMMAND);
     sbx_mount mount = { host_dir, "/data", read_only };
     const char *id = read_only ? "mount-ro" : "mount-rw";
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    req.thread_id = "t";
+    req.extra_mounts = &mount;
+    req.extra_mount_count = 1;
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, id, "t", NULL, &mount, 1, &err);
+    sbx_sandbox *sb = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_create(f.backend, &req, &sb, &err), SBX_OK);
     CU_ASSERT_FATAL(sb != NULL);
     char *body = fetch(sb->sandbox_url);
     CU_ASSERT(body != NULL && strcmp(body, expected_page) == 0);
@@ -229,8 +235,8 @@ static void test_existing_name_returns_the_container(void)
     fixture f;
     setup(&f, HELLO_COMMAND);
     sbx_error err;
-    sbx_sandbox *first = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
-    sbx_sandbox *second = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
+    sbx_sandbox *first = sbx_test_create(f.backend, "twice", "t-first", NULL, &err);
+    sbx_sandbox *second = sbx_test_create(f.backend, "twice", "t-first", NULL, &err);
     CU_ASSERT_FATAL(first != NULL && second != NULL);
     CU_ASSERT_STRING_EQUAL(second->sandbox_url, first->sandbox_url);
     CU_ASSERT_STRING_EQUAL(second->thread_id, "t-first");
@@ -238,20 +244,20 @@ static void test_existing_name_returns_the_container(void)
 
     /* Never handed to another thread or user; a stopped sandbox is not even
      * started for them. */
-    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "twice", "t-second", NULL, NULL, 0, &err));
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "twice", "t-second", NULL, &err));
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "docker: sandbox 'twice' exists and belongs to another thread");
     CU_ASSERT_EQUAL(engine("POST", "/containers/sbx-twice/stop?t=0", NULL), 204);
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 0);
-    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "twice", "t-first", "bob", NULL, 0, &err));
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "twice", "t-first", "bob", &err));
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "docker: sandbox 'twice' exists and belongs to another user");
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 0);
 
     /* Its owner's create starts a stopped sandbox again. */
-    sbx_sandbox *third = sbx_test_create(f.backend, "twice", "t-first", NULL, NULL, 0, &err);
+    sbx_sandbox *third = sbx_test_create(f.backend, "twice", "t-first", NULL, &err);
     CU_ASSERT_FATAL(third != NULL);
     CU_ASSERT_STRING_EQUAL(third->thread_id, "t-first");
     CU_ASSERT_EQUAL(sbx_test_is_alive(f.backend, "twice"), 1);
@@ -279,7 +285,7 @@ static void test_server_that_never_listens_times_out(void)
     sbx_error err;
     CU_ASSERT_FATAL(open_docker(&f, extra, 2, &err) == SBX_OK);
     long started = sbx_test_now_ms();
-    sbx_sandbox *sb = sbx_test_create(f.backend, "never-listens", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "never-listens", NULL, NULL, &err);
     long elapsed = sbx_test_now_ms() - started;
     CU_ASSERT(sb == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
@@ -311,7 +317,7 @@ static void test_foreign_container_is_left_alone(void)
     CU_ASSERT(sbx_backend_discover(f.backend, "not-ours", &found, &err) == SBX_ERR_PROTOCOL);
     CU_ASSERT(sbx_backend_destroy(f.backend, "not-ours", &err) == SBX_ERR_PROTOCOL);
     CU_ASSERT_EQUAL(engine("GET", "/containers/sbx-not-ours/json", NULL), 200);
-    CU_ASSERT(sbx_test_create(f.backend, "not-ours", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "not-ours", NULL, NULL, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
     /* ... and was neither started nor removed by that create. */
     char *inspect = NULL;
@@ -342,11 +348,11 @@ static void test_errors(void)
     /* The engine's own message comes through. */
     sbx_option missing_image[] = { { "image", "localhost/no-such-image:latest" } };
     CU_ASSERT_FATAL(open_docker(&f, missing_image, 1, &err) == SBX_OK);
-    CU_ASSERT(sbx_test_create(f.backend, "no-image", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "no-image", NULL, NULL, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROVISIONER);
     CU_ASSERT(err.http_status >= 400);
     CU_ASSERT(strstr(err.message, "no-such-image") != NULL);
-    CU_ASSERT(sbx_test_create(f.backend, "Bad_Id", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "Bad_Id", NULL, NULL, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     teardown(&f);
 
@@ -382,7 +388,7 @@ static int container_init(const char *id)
  * filled. */
 static int init_of_create(fixture *f, const char *id, sbx_error *err)
 {
-    sbx_sandbox *sb = sbx_test_create(f->backend, id, "t", NULL, NULL, 0, err);
+    sbx_sandbox *sb = sbx_test_create(f->backend, id, "t", NULL, err);
     if (sb == NULL)
         return -2;
     int init = container_init(id);
@@ -490,7 +496,7 @@ static void test_reconcile(void)
     int podman = !engine_is_docker();
     char *engine_id = answer_string("/info", podman ? "DockerRootDir" : "ID");
     CU_ASSERT_FATAL(engine_id != NULL);
-    sbx_sandbox *sb = sbx_test_create(f.backend, "recon", "t", "u", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "recon", "t", "u", &err);
     CU_ASSERT_FATAL(sb != NULL);
     char *first = answer_string("/containers/sbx-recon/json", "Id");
     CU_ASSERT_FATAL(first != NULL);
@@ -566,7 +572,7 @@ static void test_nul_in_a_label_is_a_protocol_error(void)
     CU_ASSERT(sbx_backend_discover(f.backend, "nul-label", &found, &err) == SBX_ERR_PROTOCOL);
     CU_ASSERT(strstr(err.message, "field 'Config.Labels.sbx.user_id'") != NULL);
     CU_ASSERT(strstr(err.message, "NUL or invalid UTF-8") != NULL);
-    CU_ASSERT(sbx_test_create(f.backend, "nul-label", "t", "alice", NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "nul-label", "t", "alice", &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
     /* list skips it, saying why. */
     CU_ASSERT_EQUAL(listed(f.backend, "nul-label", NULL, 0), 0);

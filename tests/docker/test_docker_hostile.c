@@ -229,7 +229,7 @@ static void check_every_operation(const char *socket, const char *why, const cha
     check_transport(&err, "docker: list of sandboxes: ", socket, why);
     CU_ASSERT(sbx_backend_destroy(f.backend, "gone-box", &err) == SBX_ERR_TRANSPORT);
     check_transport(&err, "docker: inspect of sandbox 'gone-box': ", socket, why);
-    CU_ASSERT(sbx_test_create(f.backend, "new-box", NULL, NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "new-box", NULL, NULL, &err) == NULL);
     check_transport(&err, "docker: create of sandbox 'new-box': ", socket, why);
     /* reconcile never fails for the engine's sake: unknown, and why. */
     sbx_reconciliation r;
@@ -358,7 +358,7 @@ static void test_strings_with_nul_or_invalid_utf8(void)
     int alive = -1;
     CU_ASSERT(sbx_backend_is_alive(f.backend, "nul-user", &alive, &err) == SBX_ERR_PROTOCOL);
     /* create finds the name taken and reads the container: refused the same way. */
-    CU_ASSERT(sbx_test_create(f.backend, "nul-user", NULL, "alice", NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "nul-user", NULL, "alice", &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
     CU_ASSERT(strstr(err.message, "field 'Config.Labels.sbx.user_id'") != NULL);
 
@@ -513,7 +513,7 @@ static void test_proxy_without_server_is_not_ready(void)
     open_ready(&f, e.socket, "5000", "600");
     sbx_error err;
     long started = sbx_test_now_ms();
-    sbx_sandbox *sb = sbx_test_create(f.backend, "proxied", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "proxied", NULL, NULL, &err);
     long elapsed = sbx_test_now_ms() - started;
     CU_ASSERT(sb == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
@@ -543,7 +543,7 @@ static void test_create_waits_for_an_http_answer(void)
     fixture f;
     open_ready(&f, e.socket, "5000", "5000");
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "late", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "late", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     CU_ASSERT(fake_port_answered(&port));
     char url[64];

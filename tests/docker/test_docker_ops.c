@@ -333,7 +333,7 @@ static void stop_container(const char *id)
     char url[256];
     snprintf(url, sizeof url, "http://localhost/v1.41/containers/sbx-%s/stop?t=0", id);
     sbx_test_http_result h;
-    CU_ASSERT_FATAL(sbx_test_http_unix(engine_socket, "POST", url, NULL, "", 30000L, &h) == 0);
+    CU_ASSERT_FATAL(sbx_test_http_unix(engine_socket, "POST", url, "", 30000L, &h) == 0);
     sbx_test_http_result_clear(&h);
 }
 

@@ -54,7 +54,7 @@ sbx_backend *sbx_local_test_open_with_sandbox(const char *state_dir, const char 
     sbx_option opts[2] = { { "state_dir", state_dir }, { "isolation", "none" } };
     sbx_backend *b = sbx_local_test_open(*host, opts, 2);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(b, id, NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(b, id, NULL, NULL, &err);
     if (sb == NULL)
         fprintf(stderr, "create %s: %s\n", id, err.message);
     CU_ASSERT_FATAL(sb != NULL);

@@ -120,7 +120,7 @@ static void test_directory_lifecycle(void)
     fixture f;
     fixture_setup(&f, "dir", NULL);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "box-one", "thread-1", NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "box-one", "thread-1", NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     char dir[PATH_MAX + 64], url[PATH_MAX + 80];
     snprintf(dir, sizeof dir, "%s/box-one", f.state_dir);
@@ -165,7 +165,7 @@ static void test_anonymous_sandbox_has_null_thread(void)
     fixture f;
     fixture_setup(&f, "anon", NULL);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "anon-box", NULL, "alice", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "anon-box", NULL, "alice", &err);
     CU_ASSERT_FATAL(sb != NULL);
     CU_ASSERT(sb->thread_id == NULL);
     CU_ASSERT_STRING_EQUAL(sb->user_id, "alice");
@@ -181,19 +181,19 @@ static void test_create_existing_of_another_owner_is_refused(void)
     fixture f;
     fixture_setup(&f, "owner", NULL);
     sbx_error err;
-    sbx_sandbox *mine = sbx_test_create(f.backend, "owned-box", "t-1", "alice", NULL, 0, &err);
+    sbx_sandbox *mine = sbx_test_create(f.backend, "owned-box", "t-1", "alice", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(mine);
-    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", "t-1", "bob", NULL, 0, &err));
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", "t-1", "bob", &err));
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "local: sandbox 'owned-box' exists and belongs to another user");
-    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", NULL, NULL, NULL, 0, &err));
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", NULL, NULL, &err));
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
-    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", "t-2", "alice", NULL, 0, &err));
+    CU_ASSERT_PTR_NULL(sbx_test_create(f.backend, "owned-box", "t-2", "alice", &err));
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "local: sandbox 'owned-box' exists and belongs to another thread");
-    sbx_sandbox *again = sbx_test_create(f.backend, "owned-box", "t-1", "alice", NULL, 0, &err);
+    sbx_sandbox *again = sbx_test_create(f.backend, "owned-box", "t-1", "alice", &err);
     CU_ASSERT_PTR_NOT_NULL(again);
     if (again != NULL)
         CU_ASSERT_STRING_EQUAL(again->sandbox_url, mine->sandbox_url);
@@ -214,7 +214,7 @@ static void test_command_lifecycle(void)
     /* A space and a quote in the path: {dir} must reach the shell as one word. */
     fixture_setup(&f, "cmd it's", command);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "web-box", "t1", NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "web-box", "t1", NULL, &err);
     if (sb == NULL)
         fprintf(stderr, "create: %s\n", err.message);
     CU_ASSERT_FATAL(sb != NULL);
@@ -284,7 +284,7 @@ static void test_server_that_never_listens_times_out(void)
     f.backend = open_silent(f.host, f.state_dir, READY_TIMEOUT);
     sbx_error err;
     long started = sbx_test_now_ms();
-    sbx_sandbox *sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, &err);
     long elapsed = sbx_test_now_ms() - started;
     CU_ASSERT(sb == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
@@ -311,7 +311,7 @@ static void test_server_that_never_listens_times_out(void)
     /* 0 disables the wait: create returns the sandbox at once. */
     f.backend = open_silent(f.host, f.state_dir, "0");
     started = sbx_test_now_ms();
-    sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, NULL, 0, &err);
+    sb = sbx_test_create(f.backend, "silent-box", "t1", NULL, &err);
     /* Well under the 5 s default wait, which would be the regression. */
     CU_ASSERT(sbx_test_now_ms() - started < 4000);
     CU_ASSERT(sb != NULL && strcmp(sb->status, "Running") == 0);
@@ -334,7 +334,7 @@ static void test_cross_process_discover_and_list(void)
         sbx_host *host = new_host();
         sbx_backend *b = open_local(host, f.state_dir, command);
         sbx_error err;
-        sbx_sandbox *sb = sbx_test_create(b, "made-elsewhere", "t-x", "carol", NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(b, "made-elsewhere", "t-x", "carol", &err);
         int ok = sb != NULL;
         sbx_backend_free_sandboxes(b, sb, ok ? 1 : 0);
         sbx_backend_close(b);
@@ -381,7 +381,7 @@ static void test_metadata_is_complete_json(void)
     fixture f;
     fixture_setup(&f, "meta", NULL);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "meta-box", "t-m", "dave", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "meta-box", "t-m", "dave", &err);
     CU_ASSERT_FATAL(sb != NULL);
     json_object *meta = sbx_local_test_read_metadata(f.state_dir, "meta-box");
     CU_ASSERT_FATAL(meta != NULL);
@@ -433,7 +433,7 @@ static void *churn_writer(void *p)
     pthread_barrier_wait(a->start);
     for (int round = 0; round < 25; round++) {
         sbx_error err;
-        sbx_sandbox *sb = sbx_test_create(a->backend, id, "t", NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(a->backend, id, "t", NULL, &err);
         a->failures += sb == NULL;
         sbx_backend_free_sandboxes(a->backend, sb, sb ? 1 : 0);
         a->failures += sbx_backend_destroy(a->backend, id, &err) != SBX_OK;
@@ -496,7 +496,7 @@ static void test_invalid_ids_are_refused_before_touching_files(void)
         sbx_error err;
         sbx_sandbox *sb = NULL;
         int alive = -1;
-        CU_ASSERT(sbx_test_create(f.backend, bad[i], NULL, NULL, NULL, 0, &err) == NULL);
+        CU_ASSERT(sbx_test_create(f.backend, bad[i], NULL, NULL, &err) == NULL);
         CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
         CU_ASSERT(strstr(err.message, "sandbox_id") != NULL);
         CU_ASSERT(strchr(err.message, '\n') == NULL);
@@ -506,15 +506,15 @@ static void test_invalid_ids_are_refused_before_touching_files(void)
     }
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(f.backend, NULL, &err) == SBX_ERR_REFUSED);
-    CU_ASSERT(sbx_test_create(f.backend, "good-id", "bad thread", NULL, NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "good-id", "bad thread", NULL, &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT(strstr(err.message, "thread_id") != NULL);
-    CU_ASSERT(sbx_test_create(f.backend, "good-id", NULL, "../root", NULL, 0, &err) == NULL);
+    CU_ASSERT(sbx_test_create(f.backend, "good-id", NULL, "../root", &err) == NULL);
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT(strstr(err.message, "user_id") != NULL);
     /* The longest valid id (51 characters) is accepted. */
     const char *longest = "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1";
-    sbx_sandbox *sb = sbx_test_create(f.backend, longest, NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, longest, NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT(sbx_backend_destroy(f.backend, longest, &err) == SBX_OK);
@@ -545,7 +545,7 @@ static void test_options(void)
     const char *xdg = getenv("XDG_STATE_HOME");
     if (xdg != NULL && xdg[0] == '/') {
         CU_ASSERT_FATAL(sbx_backend_open(host, "local", NULL, 0, &b, &err) == SBX_OK);
-        sbx_sandbox *sb = sbx_test_create(b, "default-place", NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(b, "default-place", NULL, NULL, &err);
         CU_ASSERT_FATAL(sb != NULL);
         char expected[PATH_MAX + 32];
         char *real = realpath(xdg, NULL);
@@ -591,7 +591,7 @@ static void test_reconcile(void)
     fixture_setup(&f, "reconcile", NULL);
     sbx_error err;
     sbx_reconciliation first, again, gone;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "rec-box", "t-r", "erin", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "rec-box", "t-r", "erin", &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     CU_ASSERT_FATAL(sbx_backend_reconcile(f.backend, "rec-box", &first, &err) == SBX_OK);
@@ -804,7 +804,7 @@ static void test_kept_records_follow_their_files(void)
     sbx_host *other_host = new_host();
     sbx_backend *other = open_local(other_host, f.state_dir, NULL);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "kept", "t-1", "erin", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "kept", "t-1", "erin", &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     wait_settled(&f, "kept");
@@ -812,7 +812,7 @@ static void test_kept_records_follow_their_files(void)
     discovers_thread(f.backend, "kept", "t-1");
 
     CU_ASSERT_FATAL(sbx_backend_destroy(other, "kept", &err) == SBX_OK);
-    sb = sbx_test_create(other, "kept", "t-2", "erin", NULL, 0, &err);
+    sb = sbx_test_create(other, "kept", "t-2", "erin", &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(other, sb, 1);
     discovers_thread(f.backend, "kept", "t-2");
@@ -868,7 +868,7 @@ static void test_kept_records_are_bounded(void)
     char id[32];
     for (int i = 0; i < SANDBOXES; i++) {
         snprintf(id, sizeof id, "many-%d", i);
-        sbx_sandbox *sb = sbx_test_create(f.backend, id, NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(f.backend, id, NULL, NULL, &err);
         CU_ASSERT_FATAL(sb != NULL);
         sbx_backend_free_sandboxes(f.backend, sb, 1);
     }

@@ -214,7 +214,7 @@ static void test_destroy_never_crosses_a_mount(void)
     sbx_error err;
     static const char *const ids[] = { "deep-mount", "file-mount", "self-mount" };
     for (size_t i = 0; i < 3; i++) {
-        sbx_sandbox *sb = sbx_test_create(b, ids[i], NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(b, ids[i], NULL, NULL, &err);
         CU_ASSERT_FATAL(sb != NULL);
         sbx_backend_free_sandboxes(b, sb, 1);
     }
@@ -315,7 +315,7 @@ static void test_only_what_a_record_describes_is_removed(void)
     sbx_local_test_write_file(their_file, "mine\n");
     CU_ASSERT_EQUAL(sbx_backend_destroy(b, "userdata", &err), SBX_ERR_REFUSED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, theirs));
-    CU_ASSERT_PTR_NULL(sbx_test_create(b, "userdata", NULL, NULL, NULL, 0, &err));
+    CU_ASSERT_PTR_NULL(sbx_test_create(b, "userdata", NULL, NULL, &err));
     CU_ASSERT_EQUAL(err.kind, SBX_ERR_REFUSED);
     CU_ASSERT_EQUAL(sbx_test_is_alive(b, "userdata"), 0);
     CU_ASSERT(file_holds(their_file, "mine\n"));
@@ -342,7 +342,7 @@ static void test_only_what_a_record_describes_is_removed(void)
 
     /* A directory sandbox's record does not describe a log next to it. */
     char dir_log[PATH_MAX + 32], dir_box[PATH_MAX + 32];
-    sbx_sandbox *sb = sbx_test_create(b, "dir-box", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(b, "dir-box", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(b, sb, 1);
     path_in(dir_log, sizeof dir_log, state, "dir-box.log");
@@ -411,7 +411,7 @@ static void test_records_hiding_nul_or_bad_utf8_are_refused(void)
             sbx_sandbox *sb = NULL;
             CU_ASSERT_EQUAL(sbx_backend_discover(b, "bad-rec", &sb, &err), SBX_ERR_PROTOCOL);
             CU_ASSERT_PTR_NOT_NULL(strstr(err.message, quoted));
-            sb = sbx_test_create(b, "bad-rec", "t", "alice", NULL, 0, &err);
+            sb = sbx_test_create(b, "bad-rec", "t", "alice", &err);
             CU_ASSERT_PTR_NULL(sb);
             CU_ASSERT_EQUAL(err.kind, SBX_ERR_PROTOCOL);
             CU_ASSERT_EQUAL(sbx_backend_destroy(b, "bad-rec", &err), SBX_ERR_PROTOCOL);
@@ -515,7 +515,7 @@ static void run_operation(const char *state_dir, const char *command, int destro
     if (destroying) {
         ok = sbx_backend_destroy(b, "kill-box", &err) == SBX_OK;
     } else {
-        sbx_sandbox *sb = sbx_test_create(b, "kill-box", "t", "alice", NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(b, "kill-box", "t", "alice", &err);
         ok = sb != NULL;
         sbx_backend_free_sandboxes(b, sb, ok ? 1 : 0);
     }
@@ -737,7 +737,7 @@ static void test_killed_destroy_is_invisible_and_finished(void)
                 CU_ASSERT_EQUAL(sbx_test_is_alive(b, "kill-box"), 0);
                 free(reconciled_incarnation(b, SBX_RECONCILE_ABSENT));
                 if (by == BY_CREATE) {
-                    sb = sbx_test_create(b, "kill-box", "t", "alice", NULL, 0, &err);
+                    sb = sbx_test_create(b, "kill-box", "t", "alice", &err);
                     CU_ASSERT_PTR_NOT_NULL(sb);
                     if (sb != NULL)
                         sbx_backend_free_sandboxes(b, sb, 1);
@@ -792,7 +792,7 @@ static void test_lock_waits_are_bounded(void)
     sbx_host *host = sbx_local_test_new_host(NULL, NULL);
     sbx_backend *maker = open_backend(host, state, STUBBORN_COMMAND, "0", NULL, NULL);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(maker, "kill-box", "t", "alice", NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(maker, "kill-box", "t", "alice", &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(maker, sb, 1);
     sbx_backend_close(maker);
@@ -821,7 +821,7 @@ static void test_lock_waits_are_bounded(void)
     for (int destroying = 0; destroying < 2; destroying++) {
         long started = sbx_test_now_ms();
         sbx_status st = destroying ? sbx_backend_destroy(b, "kill-box", &err)
-                                   : (sbx_test_create(b, "kill-box", "t", "alice", NULL, 0, &err)
+                                   : (sbx_test_create(b, "kill-box", "t", "alice", &err)
                                           ? SBX_OK : err.kind);
         long elapsed = sbx_test_now_ms() - started;
         CU_ASSERT_EQUAL(st, SBX_ERR_TRANSPORT);
@@ -831,7 +831,7 @@ static void test_lock_waits_are_bounded(void)
     }
     kill(holder, SIGKILL);
     wait_child(holder, CONDITION_MS);
-    sb = sbx_test_create(b, "kill-box", "t", "alice", NULL, 0, &err);
+    sb = sbx_test_create(b, "kill-box", "t", "alice", &err);
     CU_ASSERT_PTR_NOT_NULL(sb);
     if (sb != NULL)
         sbx_backend_free_sandboxes(b, sb, 1);
@@ -866,7 +866,7 @@ static void test_command_exit_is_reported_at_once(void)
         sbx_backend *b = open_backend(host, state, cases[i].command, "20000", NULL, NULL);
         sbx_error err;
         long started = sbx_test_now_ms();
-        sbx_sandbox *sb = sbx_test_create(b, "exit-box", NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(b, "exit-box", NULL, NULL, &err);
         long elapsed = sbx_test_now_ms() - started;
         CU_ASSERT_PTR_NULL(sb);
         CU_ASSERT_EQUAL(err.kind, SBX_ERR_TRANSPORT);
@@ -905,7 +905,7 @@ static void test_log_symlink_is_never_followed(void)
         path_in(link_path, sizeof link_path, state, "link-box.log");
         CU_ASSERT_FATAL(symlink(targets[i], link_path) == 0);
         sbx_error err;
-        sbx_sandbox *sb = sbx_test_create(b, "link-box", NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(b, "link-box", NULL, NULL, &err);
         CU_ASSERT_PTR_NULL(sb);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.message, link_path));
         if (sb != NULL)
@@ -935,7 +935,7 @@ static void test_tree_deeper_than_path_max_is_destroyed(void)
     sbx_host *host = sbx_local_test_new_host(NULL, NULL);
     sbx_backend *b = open_backend(host, state, NULL, NULL, NULL, NULL);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(b, "deep-box", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(b, "deep-box", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(b, sb, 1);
     char box[PATH_MAX + 16];
@@ -1038,7 +1038,7 @@ static void run_odd_operations(const char *state, int kind, sbx_test_log_capture
     int alive = 0;
     expect_error(sbx_backend_is_alive(b, "odd-box", &alive, &err), &err, SBX_ERR_PROTOCOL, path,
                  "is_alive");
-    sb = sbx_test_create(b, "odd-box", "t", "alice", NULL, 0, &err);
+    sb = sbx_test_create(b, "odd-box", "t", "alice", &err);
     expect_error(sb ? SBX_OK : err.kind, &err, SBX_ERR_PROTOCOL, path, "create");
     expect_error(sbx_backend_destroy(b, "odd-box", &err), &err, SBX_ERR_PROTOCOL, path,
                  "destroy");
@@ -1065,7 +1065,7 @@ static void run_odd_operations(const char *state, int kind, sbx_test_log_capture
     expect(sbx_test_log_contains(log, path), "list warns naming the tomb", path);
     expect_error(sbx_backend_destroy(b, "odd-box", &err), &err, SBX_ERR_PROTOCOL, path,
                  "destroy with an odd tomb");
-    sb = sbx_test_create(b, "odd-box", "t", "alice", NULL, 0, &err);
+    sb = sbx_test_create(b, "odd-box", "t", "alice", &err);
     expect_error(sb ? SBX_OK : err.kind, &err, SBX_ERR_PROTOCOL, path, "create with an odd tomb");
     expect(sbx_local_test_path_exists(path), "the odd tomb is left", path);
     sbx_backend *reopened = open_backend(host, state, NULL, NULL, NULL, NULL);
@@ -1076,7 +1076,7 @@ static void run_odd_operations(const char *state, int kind, sbx_test_log_capture
     /* The temporary record: unlinked, never opened; a directory, which
      * unlink cannot remove, fails the create naming it. */
     expect(make_odd(state, ".odd-box.json.tmp", kind, path, sizeof path) == 0, "make it", path);
-    sb = sbx_test_create(b, "odd-box", "t", "alice", NULL, 0, &err);
+    sb = sbx_test_create(b, "odd-box", "t", "alice", &err);
     if (kind == 1)
         expect_error(sb ? SBX_OK : err.kind, &err, SBX_ERR_INTERNAL, path,
                      "create over a directory as temporary record");

@@ -74,7 +74,7 @@ static void fixture_setup_with(fixture *f, const char *tag, const char *mode,
         opts[count++] = *extra;
     f->backend = sbx_local_test_open(f->host, opts, count);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f->backend, sb, 1);
     snprintf(f->dir, sizeof f->dir, "%s/iso", f->state_dir);
@@ -399,7 +399,7 @@ static void test_markers_outside_the_sandbox_cannot_be_read(void)
     snprintf(outside, sizeof outside, "%s/marker", f.outside);
     place_marker(outside);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f.backend, "other", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f.backend, "other", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
     snprintf(other, sizeof other, "%s/other/secret", f.state_dir);
@@ -676,7 +676,7 @@ static void test_create_that_cannot_record_leaves_no_holder(void)
     CU_ASSERT_FATAL(mkdir(tmp, 0700) == 0 && mkdir(inside, 0700) == 0);
     for (int i = 0; i < 3; i++) {
         sbx_error err;
-        sbx_sandbox *sb = sbx_test_create(backend, "x", NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(backend, "x", NULL, NULL, &err);
         CU_ASSERT(sb == NULL && strstr(err.message, ".x.json.tmp") != NULL);
         if (sb != NULL)
             sbx_backend_free_sandboxes(backend, sb, 1);
@@ -849,7 +849,7 @@ static void probing_command(char *out, size_t size, const char *marker, int port
 static void create_and_check_view(fixture *f, char *url, size_t size)
 {
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f->backend, "iso", NULL, NULL, &err);
     if (sb == NULL)
         fprintf(stderr, "create: %s\n", err.message);
     CU_ASSERT_FATAL(sb != NULL);
@@ -980,7 +980,7 @@ static void test_command_without_network_that_never_serves_fails_create(void)
         fixture f;
         command_setup(&f, "iso cmd never", cases[i].network, cases[i].command, "300");
         sbx_error err;
-        sbx_sandbox *sb = sbx_test_create(f.backend, "iso", NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(f.backend, "iso", NULL, NULL, &err);
         CU_ASSERT(sb == NULL && err.kind == SBX_ERR_TRANSPORT);
         if (sb == NULL && strstr(err.message, cases[i].says) == NULL)
             fprintf(stderr, "create: %s\n", err.message);

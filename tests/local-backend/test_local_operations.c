@@ -51,7 +51,7 @@ static void fixture_setup(fixture *f, const char *tag)
     sbx_option opts[2] = { { "state_dir", f->state_dir }, { "isolation", "none" } };
     f->backend = sbx_local_test_open(f->host, opts, 2);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f->backend, "ops", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f->backend, "ops", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f->backend, sb, 1);
     snprintf(f->dir, sizeof f->dir, "%s/ops", f->state_dir);
@@ -461,7 +461,7 @@ static void run_threads(fixture *f, int sandboxes)
     for (int i = 0; i < sandboxes; i++) {
         char id[16];
         snprintf(id, sizeof id, "many-%d", i);
-        sbx_sandbox *sb = sbx_test_create(f->backend, id, NULL, NULL, NULL, 0, &err);
+        sbx_sandbox *sb = sbx_test_create(f->backend, id, NULL, NULL, &err);
         CU_ASSERT_FATAL(sb != NULL);
         sbx_backend_free_sandboxes(f->backend, sb, 1);
     }

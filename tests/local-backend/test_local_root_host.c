@@ -71,7 +71,7 @@ static void setup_with(fixture *f, const char *tag, const sbx_option *more, size
         opts[i + 1] = more[i];
     f->backend = sbx_local_test_open(f->host, opts, count + 1);
     sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(f->backend, "root", NULL, NULL, NULL, 0, &err);
+    sbx_sandbox *sb = sbx_test_create(f->backend, "root", NULL, NULL, &err);
     if (sb == NULL)
         fprintf(stderr, "create: %s\n", err.message);
     CU_ASSERT_FATAL(sb != NULL);

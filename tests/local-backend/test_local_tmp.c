@@ -27,7 +27,7 @@ static int shell_ok(sbx_backend *b, const char *text, sbx_local_test_verdict *v)
 {
     sbx_exec_result *r = NULL;
     sbx_error err;
-    sbx_status st = sbx_test_shell(b, "tmp", text, NULL, 0, 0, &r, &err);
+    sbx_status st = sbx_test_shell(b, "tmp", &(sbx_test_command){ .text = text }, &r, &err);
     int ok = sbx_local_test_check(v, st == SBX_OK, "exec of %s: %s", text, err.message) &&
              sbx_local_test_check(v, r->outcome == SBX_EXEC_EXITED && r->exit_code == 0,
                                   "%s failed: %.300s", text,
@@ -97,7 +97,7 @@ static void isolated_tmp_part(sbx_local_test_verdict *v, void *ctx)
     if (sbx_local_test_check(v, sbx_host_new(&services, &host, &err) == SBX_OK &&
                                     sbx_backend_open(host, "local", opts, 2, &b, &err) == SBX_OK,
                              "open: %s", err.message))
-        sb = sbx_test_create(b, "tmp", NULL, NULL, NULL, 0, &err);
+        sb = sbx_test_create(b, "tmp", NULL, NULL, &err);
     if (b != NULL && sb == NULL)
         sbx_local_test_check(v, 0, "create: %s", err.message);
     if (sb != NULL) {

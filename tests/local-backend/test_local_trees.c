@@ -122,7 +122,7 @@ static int make_read_only_tree(sbx_backend *b, const read_only_case *c,
              "chmod 0000 closed/in closed", c->outside);
     sbx_exec_result *r = NULL;
     sbx_error err;
-    sbx_status st = sbx_test_shell(b, "ro", text, NULL, 0, 0, &r, &err);
+    sbx_status st = sbx_test_shell(b, "ro", &(sbx_test_command){ .text = text }, &r, &err);
     int ok = sbx_local_test_check(v, st == SBX_OK, "exec: %s", err.message) &&
              sbx_local_test_check(v, r->outcome == SBX_EXEC_EXITED && r->exit_code == 0,
                                   "making the read-only tree failed: %.*s", 300,
@@ -156,7 +156,7 @@ static void read_only_part(sbx_local_test_verdict *v, void *ctx)
                                     sbx_backend_open(host, "local", opts, 2, &b, &err) == SBX_OK,
                              "open: %s", err.message)) {
         for (int round = 0; round < 2 && v->why[0] == '\0'; round++) {
-            sbx_sandbox *sb = sbx_test_create(b, "ro", NULL, NULL, NULL, 0, &err);
+            sbx_sandbox *sb = sbx_test_create(b, "ro", NULL, NULL, &err);
             if (!sbx_local_test_check(v, sb != NULL, "create (round %d): %s", round,
                                       err.message))
                 break;

@@ -106,7 +106,8 @@ static sbx_exec_result *run_in(const char *id, const char *command, const sbx_en
 {
     sbx_exec_result *r;
     sbx_error err;
-    *st = sbx_test_shell(backend, id, command, env, env_count, timeout_ms, &r, &err);
+    sbx_test_command shell = { command, env, env_count, timeout_ms };
+    *st = sbx_test_shell(backend, id, &shell, &r, &err);
     if (*st != SBX_OK && *st != SBX_ERR_NOT_FOUND && *st != SBX_ERR_USAGE)
         fprintf(stderr, "exec '%s': %s: %s\n", command, sbx_status_name(*st), err.message);
     return r;

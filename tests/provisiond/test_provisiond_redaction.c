@@ -244,7 +244,7 @@ static void test_remote_unreachable_sandbox_api_hides_the_token(void)
         char shown[96];
         snprintf(shown, sizeof shown, "%s/...", public_url);
         sbx_exec_result *r = NULL;
-        sbx_status st = sbx_test_shell(b, "far", "true", NULL, 0, 0, &r, &err);
+        sbx_status st = sbx_test_shell(b, "far", &(sbx_test_command){ .text = "true" }, &r, &err);
         sbx_backend_free_exec_result(b, r);
         CU_ASSERT_EQUAL(st, SBX_ERR_TRANSPORT);
         fprintf(stderr, "exec: %s\n", err.message);

@@ -110,7 +110,8 @@ static sbx_exec_result *run(sbx_backend *b, const char *id, const char *command,
 {
     sbx_exec_result *r;
     sbx_error err;
-    sbx_status st = sbx_test_shell(b, id, command, env, env_count, timeout_ms, &r, &err);
+    sbx_test_command shell = { command, env, env_count, timeout_ms };
+    sbx_status st = sbx_test_shell(b, id, &shell, &r, &err);
     CU_ASSERT_EQUAL(st, SBX_OK);
     if (st != SBX_OK)
         fprintf(stderr, "exec '%s': %s: %s\n", command, sbx_status_name(st), err.message);

@@ -1,7 +1,6 @@
 # Unit tests of the remote backend's internals (plugin/remote/libsbx-remote-
-# core.la) and of the shared code it relies on (the HTTP client, the id
-# rules of common/sandbox_ids): no network except the HTTP client suite,
-# which talks to the provisioner emulator on 127.0.0.1.
+# core.la): no network except the list stream suite, which talks to the
+# provisioner emulator on 127.0.0.1.
 SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_contract_cache \
 	tests/remote-unit/test_ids_options \
@@ -10,7 +9,6 @@ SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_json_scan \
 	tests/remote-unit/test_list_stream \
 	tests/remote-unit/test_answer_errors \
-	tests/remote-unit/test_http_client \
 	tests/remote-unit/test_aio_text \
 	tests/remote-unit/test_aio_decode
 check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
@@ -39,10 +37,6 @@ tests_remote_unit_test_decode_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 tests_remote_unit_test_json_scan_SOURCES = tests/remote-unit/test_json_scan.c
 tests_remote_unit_test_json_scan_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
 tests_remote_unit_test_json_scan_LDADD = $(SBX_REMOTE_UNIT_LDADD)
-
-tests_remote_unit_test_http_client_SOURCES = tests/remote-unit/test_http_client.c
-tests_remote_unit_test_http_client_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
-tests_remote_unit_test_http_client_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 
 tests_remote_unit_test_answer_errors_SOURCES = tests/remote-unit/test_answer_errors.c
 tests_remote_unit_test_answer_errors_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)

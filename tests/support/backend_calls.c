@@ -6,15 +6,12 @@
 #include <CUnit/CUnit.h>
 
 sbx_sandbox *sbx_test_create(sbx_backend *b, const char *id, const char *thread,
-                             const char *user, const sbx_mount *mounts, size_t n_mounts,
-                             sbx_error *err)
+                             const char *user, sbx_error *err)
 {
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = id;
     req.thread_id = thread;
     req.user_id = user;
-    req.extra_mounts = mounts;
-    req.extra_mount_count = n_mounts;
     sbx_sandbox *sb = NULL;
     if (sbx_backend_create(b, &req, &sb, err) != SBX_OK)
         return NULL;
@@ -29,15 +26,14 @@ int sbx_test_is_alive(sbx_backend *b, const char *id)
     return alive;
 }
 
-sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
-                          const sbx_env_var *env, size_t env_count, int64_t timeout_ms,
+sbx_status sbx_test_shell(sbx_backend *b, const char *id, const sbx_test_command *command,
                           sbx_exec_result **result, sbx_error *err)
 {
     sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
-    req.shell_command = command;
-    req.env = env;
-    req.env_count = env_count;
-    req.timeout_ms = timeout_ms;
+    req.shell_command = command->text;
+    req.env = command->env;
+    req.env_count = command->env_count;
+    req.timeout_ms = command->timeout_ms;
     *result = NULL;
     return sbx_backend_exec(b, id, &req, result, err);
 }

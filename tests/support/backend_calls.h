@@ -8,24 +8,29 @@
 #include <stdint.h>
 #include <sbx/host.h>
 
-/* Create sandbox `id` for `thread` and `user` (NULL: absent) with the
- * `n_mounts` extra `mounts` (borrowed; NULL when none).  Returns the
- * sandbox (release with sbx_backend_free_sandboxes(b, sb, 1)), or NULL
- * with `err` filled. */
+/* Create sandbox `id` for `thread` and `user` (NULL: absent), without
+ * extra mounts.  Returns the sandbox (release with
+ * sbx_backend_free_sandboxes(b, sb, 1)), or NULL with `err` filled. */
 sbx_sandbox *sbx_test_create(sbx_backend *b, const char *id, const char *thread,
-                             const char *user, const sbx_mount *mounts, size_t n_mounts,
-                             sbx_error *err);
+                             const char *user, sbx_error *err);
 
 /* is_alive(`id`), asserting (non-fatally) that the call succeeds: its
  * answer, or -1 when the backend did not set one. */
 int sbx_test_is_alive(sbx_backend *b, const char *id);
 
-/* Run shell text `command` in sandbox `id` with the `env_count` `env`
- * (borrowed; NULL when none) and `timeout_ms`.  Returns the call's status;
- * *result is the result (release with sbx_backend_free_exec_result(b, ...)), NULL
+/* A shell command for sbx_test_shell: shell text with `env_count` `env`
+ * (borrowed; NULL when none) and `timeout_ms` (0: the backend's default). */
+typedef struct sbx_test_command {
+    const char *text;
+    const sbx_env_var *env;
+    size_t env_count;
+    int64_t timeout_ms;
+} sbx_test_command;
+
+/* Run `command` in sandbox `id`.  Returns the call's status; *result is
+ * the result (release with sbx_backend_free_exec_result(b, ...)), NULL
  * unless SBX_OK, and `err` says why otherwise. */
-sbx_status sbx_test_shell(sbx_backend *b, const char *id, const char *command,
-                          const sbx_env_var *env, size_t env_count, int64_t timeout_ms,
+sbx_status sbx_test_shell(sbx_backend *b, const char *id, const sbx_test_command *command,
                           sbx_exec_result **result, sbx_error *err);
 
 /* Destroy every sandbox `b` lists (list_records), as a fixture does before

@@ -58,8 +58,7 @@ static int control_request(sbx_test_emu *emu, const char *method, const char *pa
     snprintf(url, sizeof url, "%s%s", emu->url, path);
     sbx_test_http_result r;
     int sent = emu->https
-                   ? sbx_test_http_trusting(emu->ca_file, method, url, NULL, json_body,
-                                            timeout_ms, &r)
+                   ? sbx_test_http_trusting(emu->ca_file, method, url, json_body, timeout_ms, &r)
                    : sbx_test_http(method, url, NULL, json_body, timeout_ms, &r);
     int status = sent == 0 ? (int)r.status : -1;
     if (sent == 0 && answer != NULL)

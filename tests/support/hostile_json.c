@@ -103,7 +103,7 @@ int sbx_test_hostile_body_refused(const char *base_url, const char *const *heade
     snprintf(url, sizeof url, "%s/api/sandboxes", base_url);
     size_t len = row->len != 0 ? row->len : strlen(row->body);
     sbx_test_http_result r;
-    int sent = sbx_test_http_bytes("POST", url, headers, row->body, len, 30000, &r);
+    int sent = sbx_test_http_post_bytes(url, headers, row->body, len, 30000, &r);
     json_object *answer = sent == 0 ? json_tokener_parse(r.body) : NULL;
     const char *reason = json_invalid_reason(answer);
     int refused = sent == 0 && r.status == 422 && reason != NULL &&

@@ -57,10 +57,18 @@ typedef struct probe_route {
     const char *ca_file;      /* with test_certificate: NULL = no verification */
 } probe_route;
 
-/* `body_len` bytes of `body` are sent (when body is not NULL). */
-static int perform(const probe_route *route, const char *method, const char *url,
-                   const char *const *headers, const char *body, size_t body_len,
-                   long timeout_ms, sbx_test_http_result *out);
+/* What a request sends: `body_len` bytes of `body` (none when NULL). */
+typedef struct probe_request {
+    const char *method;
+    const char *url;
+    const char *const *headers;
+    const char *body;
+    size_t body_len;
+    long timeout_ms;
+} probe_request;
+
+static int perform(const probe_route *route, const probe_request *req,
+                   sbx_test_http_result *out);
 
 static size_t text_length(const char *body)
 {
@@ -71,36 +79,36 @@ int sbx_test_http(const char *method, const char *url, const char *const *header
                   const char *body, long timeout_ms, sbx_test_http_result *out)
 {
     probe_route route = {NULL, 0, NULL};
-    return perform(&route, method, url, headers, body, text_length(body), timeout_ms, out);
+    probe_request req = {method, url, headers, body, text_length(body), timeout_ms};
+    return perform(&route, &req, out);
 }
 
-int sbx_test_http_bytes(const char *method, const char *url, const char *const *headers,
-                        const char *body, size_t body_len, long timeout_ms,
-                        sbx_test_http_result *out)
+int sbx_test_http_post_bytes(const char *url, const char *const *headers, const char *body,
+                             size_t body_len, long timeout_ms, sbx_test_http_result *out)
 {
     probe_route route = {NULL, 0, NULL};
-    return perform(&route, method, url, headers, body, body_len, timeout_ms, out);
+    probe_request req = {"POST", url, headers, body, body_len, timeout_ms};
+    return perform(&route, &req, out);
 }
 
 int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,
-                       const char *const *headers, const char *body, long timeout_ms,
-                       sbx_test_http_result *out)
+                       const char *body, long timeout_ms, sbx_test_http_result *out)
 {
     probe_route route = {socket_path, 0, NULL};
-    return perform(&route, method, url, headers, body, text_length(body), timeout_ms, out);
+    probe_request req = {method, url, NULL, body, text_length(body), timeout_ms};
+    return perform(&route, &req, out);
 }
 
 int sbx_test_http_trusting(const char *ca_file, const char *method, const char *url,
-                           const char *const *headers, const char *body, long timeout_ms,
-                           sbx_test_http_result *out)
+                           const char *body, long timeout_ms, sbx_test_http_result *out)
 {
     probe_route route = {NULL, 1, ca_file};
-    return perform(&route, method, url, headers, body, text_length(body), timeout_ms, out);
+    probe_request req = {method, url, NULL, body, text_length(body), timeout_ms};
+    return perform(&route, &req, out);
 }
 
-static int perform(const probe_route *route, const char *method, const char *url,
-                   const char *const *headers, const char *body, size_t body_len,
-                   long timeout_ms, sbx_test_http_result *out)
+static int perform(const probe_route *route, const probe_request *req,
+                   sbx_test_http_result *out)
 {
     pthread_once(&curl_once, init_curl);
     memset(out, 0, sizeof *out);
@@ -110,15 +118,15 @@ static int perform(const probe_route *route, const char *method, const char *url
         return -1;
     struct curl_slist *list = NULL;
     int has_content_type = 0;
-    for (size_t i = 0; headers != NULL && headers[i] != NULL; i++) {
-        list = curl_slist_append(list, headers[i]);
-        if (strncasecmp(headers[i], "Content-Type:", 13) == 0)
+    for (size_t i = 0; req->headers != NULL && req->headers[i] != NULL; i++) {
+        list = curl_slist_append(list, req->headers[i]);
+        if (strncasecmp(req->headers[i], "Content-Type:", 13) == 0)
             has_content_type = 1;
     }
-    if (body != NULL && !has_content_type)
+    if (req->body != NULL && !has_content_type)
         list = curl_slist_append(list, "Content-Type: application/json");
 
-    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_URL, req->url);
     if (route->socket_path != NULL)
         curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, route->socket_path);
     if (route->test_certificate) {
@@ -128,18 +136,18 @@ static int perform(const probe_route *route, const char *method, const char *url
         else
             curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
     }
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-    if (strcmp(method, "GET") == 0)
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+    if (strcmp(req->method, "GET") == 0)
         curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-    if (body != NULL) {
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    if (req->body != NULL) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
     }
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
     curl_easy_setopt(curl, CURLOPT_PROXY, "");
     curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, req->timeout_ms);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);

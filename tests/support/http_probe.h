@@ -28,25 +28,24 @@ typedef struct sbx_test_http_result {
 int sbx_test_http(const char *method, const char *url, const char *const *headers,
                   const char *body, long timeout_ms, sbx_test_http_result *out);
 
-/* sbx_test_http with a body of `body_len` bytes, which may hold NUL bytes. */
-int sbx_test_http_bytes(const char *method, const char *url, const char *const *headers,
-                        const char *body, size_t body_len, long timeout_ms,
-                        sbx_test_http_result *out);
+/* sbx_test_http of a POST whose body is `body_len` bytes, which may hold
+ * NUL bytes. */
+int sbx_test_http_post_bytes(const char *url, const char *const *headers, const char *body,
+                             size_t body_len, long timeout_ms, sbx_test_http_result *out);
 
-/* sbx_test_http through the unix socket `socket_path` (a Docker Engine
- * API, whose URLs are "http://localhost/..."). */
+/* sbx_test_http without extra headers through the unix socket
+ * `socket_path` (a Docker Engine API, whose URLs are
+ * "http://localhost/..."). */
 int sbx_test_http_unix(const char *socket_path, const char *method, const char *url,
-                       const char *const *headers, const char *body, long timeout_ms,
-                       sbx_test_http_result *out);
+                       const char *body, long timeout_ms, sbx_test_http_result *out);
 
-/* sbx_test_http to an https server the test started itself on 127.0.0.1
- * with a throw-away certificate: the chain is verified against the PEM file
- * `ca_file` (NULL: not verified at all), the host name is not (a test may
- * serve a certificate for another name on purpose, and knows whom it
- * talks to).  Plain http URLs work too. */
+/* sbx_test_http without extra headers to an https server the test started
+ * itself on 127.0.0.1 with a throw-away certificate: the chain is verified
+ * against the PEM file `ca_file` (NULL: not verified at all), the host
+ * name is not (a test may serve a certificate for another name on
+ * purpose, and knows whom it talks to).  Plain http URLs work too. */
 int sbx_test_http_trusting(const char *ca_file, const char *method, const char *url,
-                           const char *const *headers, const char *body, long timeout_ms,
-                           sbx_test_http_result *out);
+                           const char *body, long timeout_ms, sbx_test_http_result *out);
 
 /* Release what a result holds; it may be reused afterwards. */
 void sbx_test_http_result_clear(sbx_test_http_result *result);
