@@ -7,6 +7,9 @@
 #include "common/dynbuf.h"
 #include "common/json_fields.h"
 #include "plugin/docker/docker_conn.h"
+#include "plugin/docker/docker_container.h"
+#include "plugin/docker/docker_paths.h"
+#include <sbx/backend_support.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +22,7 @@
 /* The archive call's error for a non-2xx answer, as a path's kind:
  * `not_a_dir` for "not a directory" (dockerd's 500 for a file on the
  * path of a GET, where podman says 404; a PUT into a file). */
-static sbx_status path_error(const docker_target *t, docker_conn *c, sbx_status not_a_dir,
-                             sbx_error *err)
+static sbx_status path_error(docker_conn *c, sbx_status not_a_dir, sbx_error *err)
 {
     char text[1024];
     common_http_response resp;
@@ -35,7 +37,7 @@ static sbx_status path_error(const docker_target *t, docker_conn *c, sbx_status 
         kind = SBX_ERR_PERMISSION;
     else if (resp.status == 409)
         kind = SBX_ERR_NOT_FOUND;
-    docker_engine_error(&resp, t->what, kind, err);
+    docker_engine_error(&resp, c->what, kind, err);
     err->kind = kind;
     return kind;
 }
@@ -63,20 +65,21 @@ static la_ssize_t read_body(struct archive *a, void *ctx, const void **buf)
 
 /* METHOD (GET or HEAD) /containers/ID/archive?path=PATH on a connection
  * of its own, up to the answer's head. */
-static sbx_status archive_ask(sbx_backend_instance *inst, const docker_target *t,
-                              const char *method, const char *path, docker_conn *c,
+static sbx_status archive_ask(const docker_archive_path *at, const char *method, docker_conn *c,
                               sbx_error *err)
 {
     char query[DOCKER_PATH_MAX * 3 + 96], prefix[DOCKER_CONTAINER_ID_MAX + 32];
-    snprintf(prefix, sizeof prefix, "/containers/%s/archive", t->container_id);
+    snprintf(prefix, sizeof prefix, "/containers/%s/archive", at->container_id);
     c->fd = -1;
-    if (docker_path_query(prefix, path, query, sizeof query) != 0)
+    if (docker_path_query(prefix, at->path, query, sizeof query) != 0)
         return sbx_backend_error_set(err, SBX_ERR_USAGE, "docker: %s: the path is too long",
-                                     t->what);
-    sbx_status st = docker_conn_open(c, &inst->engine, t->what,
-                                     docker_now_ms() + inst->engine.timeout_ms, err);
+                                     at->what);
+    sbx_status st = docker_conn_open(c, at->engine, at->what,
+                                     docker_now_ms() + at->engine->timeout_ms, err);
     if (st == SBX_OK)
-        st = docker_conn_send(c, &inst->engine, method, query, "Connection: close\r\n", NULL, 0,
+        st = docker_conn_send(c, at->engine,
+                              &(docker_conn_request){ .method = method, .path = query,
+                                                      .extra_headers = "Connection: close\r\n" },
                               err);
     if (st == SBX_OK)
         st = docker_conn_read_head(c, err);
@@ -108,13 +111,13 @@ static int stat_header_type(const docker_conn *c, unsigned *type)
     return ok;
 }
 
-sbx_status docker_archive_stat(sbx_backend_instance *inst, const docker_target *t,
-                               const char *path, int *exists, unsigned *type, sbx_error *err)
+sbx_status docker_archive_stat(const docker_archive_path *at, int *exists, unsigned *type,
+                               sbx_error *err)
 {
     *exists = -1;
     *type = 0;
     docker_conn c;
-    sbx_status st = archive_ask(inst, t, "HEAD", path, &c, err);
+    sbx_status st = archive_ask(at, "HEAD", &c, err);
     if (st == SBX_OK && c.status == 200 && stat_header_type(&c, type))
         *exists = 1;
     else if (st == SBX_OK && c.status == 404 &&
@@ -132,7 +135,7 @@ struct docker_archive_reader {
     docker_conn conn;
     struct archive *archive;
     body_reader body;
-    char what[sizeof ((docker_target *)0)->what];
+    char what[DOCKER_WHAT_MAX];
 };
 
 void docker_archive_close(docker_archive_reader *r)
@@ -145,17 +148,17 @@ void docker_archive_close(docker_archive_reader *r)
     free(r);
 }
 
-sbx_status docker_archive_open(sbx_backend_instance *inst, const docker_target *t,
-                               const char *path, docker_archive_reader **out, sbx_error *err)
+sbx_status docker_archive_open(const docker_archive_path *at, docker_archive_reader **out,
+                               sbx_error *err)
 {
     *out = NULL;
     docker_archive_reader *r = calloc(1, sizeof *r);
     if (r == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    snprintf(r->what, sizeof r->what, "%s", t->what);
-    sbx_status st = archive_ask(inst, t, "GET", path, &r->conn, err);
+    snprintf(r->what, sizeof r->what, "%s", at->what);
+    sbx_status st = archive_ask(at, "GET", &r->conn, err);
     if (st == SBX_OK && r->conn.status != 200)
-        st = path_error(t, &r->conn, SBX_ERR_NO_SUCH_PATH, err);
+        st = path_error(&r->conn, SBX_ERR_NO_SUCH_PATH, err);
     if (st == SBX_OK && (r->archive = archive_read_new()) == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     if (st == SBX_OK) {
@@ -166,7 +169,7 @@ sbx_status docker_archive_open(sbx_backend_instance *inst, const docker_target *
             st = r->body.failed ? err->kind
                                 : sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                                         "docker: %s: the engine's archive is "
-                                                        "not a tar: %s", t->what,
+                                                        "not a tar: %s", at->what,
                                                         archive_error_string(r->archive));
     }
     if (st != SBX_OK) {
@@ -218,12 +221,11 @@ sbx_status docker_archive_data(docker_archive_reader *r, void *buf, size_t size,
     return SBX_OK;
 }
 
-sbx_status docker_archive_get(sbx_backend_instance *inst, const docker_target *t,
-                              const char *path, docker_archive_visit_fn visit, void *ctx,
-                              sbx_error *err)
+sbx_status docker_archive_get(const docker_archive_path *at, docker_archive_visit_fn visit,
+                              void *ctx, sbx_error *err)
 {
     docker_archive_reader *r = NULL;
-    sbx_status st = docker_archive_open(inst, t, path, &r, err);
+    sbx_status st = docker_archive_open(at, &r, err);
     while (st == SBX_OK) {
         struct archive_entry *e = NULL;
         st = docker_archive_next(r, &e, err);
@@ -270,36 +272,39 @@ static int build_tar(const char *name, const void *data, size_t length, uint32_t
     return ok;
 }
 
-sbx_status docker_archive_put(sbx_backend_instance *inst, const docker_target *t,
-                              const char *dir, const char *name, const void *data, size_t length,
-                              uint32_t mode, sbx_error *err)
+sbx_status docker_archive_put(const docker_archive_path *dir, const char *name, const void *data,
+                              size_t length, uint32_t mode, sbx_error *err)
 {
     char query[DOCKER_PATH_MAX * 3 + 128], prefix[DOCKER_CONTAINER_ID_MAX + 32];
-    snprintf(prefix, sizeof prefix, "/containers/%s/archive", t->container_id);
-    if (docker_path_query(prefix, dir, query, sizeof query) != 0)
+    snprintf(prefix, sizeof prefix, "/containers/%s/archive", dir->container_id);
+    if (docker_path_query(prefix, dir->path, query, sizeof query) != 0)
         return sbx_backend_error_set(err, SBX_ERR_USAGE, "docker: %s: the path is too long",
-                                     t->what);
+                                     dir->what);
     common_dynbuf tar;
     common_dynbuf_init(&tar, 0);
     if (!build_tar(name, data, length, mode, &tar)) {
         common_dynbuf_free(&tar);
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
                                      "docker: %s: cannot build the archive (out of memory)",
-                                     t->what);
+                                     dir->what);
     }
     docker_conn c;
     /* The upload may take longer than a call: a second per MiB more. */
-    int64_t deadline = docker_now_ms() + inst->engine.timeout_ms + (int64_t)(length >> 20) * 1000;
-    sbx_status st = docker_conn_open(&c, &inst->engine, t->what, deadline, err);
+    int64_t deadline = docker_now_ms() + dir->engine->timeout_ms + (int64_t)(length >> 20) * 1000;
+    sbx_status st = docker_conn_open(&c, dir->engine, dir->what, deadline, err);
     if (st == SBX_OK)
-        st = docker_conn_send(&c, &inst->engine, "PUT", query,
-                              "Content-Type: application/x-tar\r\nConnection: close\r\n",
-                              tar.data, tar.len, err);
+        st = docker_conn_send(&c, dir->engine,
+                              &(docker_conn_request){
+                                  .method = "PUT", .path = query,
+                                  .extra_headers = "Content-Type: application/x-tar\r\n"
+                                                   "Connection: close\r\n",
+                                  .body = tar.data, .body_len = tar.len },
+                              err);
     common_dynbuf_free(&tar);
     if (st == SBX_OK)
         st = docker_conn_read_head(&c, err);
     if (st == SBX_OK && c.status / 100 != 2)
-        st = path_error(t, &c, SBX_ERR_NOT_A_DIRECTORY, err);
+        st = path_error(&c, SBX_ERR_NOT_A_DIRECTORY, err);
     docker_conn_close(&c);
     return st;
 }

@@ -8,9 +8,6 @@
 
 #include <sbx/backend.h>
 
-/* The name the backend registers and logs under. */
-#define DOCKER_NAME "docker"
-
 /* The module entry (SBX_BACKEND_ENTRY_SYMBOL): the static descriptor of the
  * docker backend.  Does nothing else. */
 SBX_BACKEND_EXPORT const sbx_backend_descriptor *sbx_backend_entry(void);

@@ -4,7 +4,6 @@
 #include "plugin/docker/docker_calls.h"
 
 #include "plugin/docker/docker_container.h"
-#include "plugin/docker/docker_kept_reads.h"
 
 #include <stdio.h>
 
@@ -14,7 +13,7 @@ sbx_status docker_inspect_json(sbx_backend_instance *inst, const char *id, const
     *out = NULL;
     /* A read of ours kept open would hold dockerd's lock of the container
      * and make this inspect wait for it. */
-    docker_kept_reads_drop(inst, id);
+    docker_kept_reads_drop(&inst->reads, id);
     char name[DOCKER_NAME_MAX], path[DOCKER_NAME_MAX + 32];
     docker_container_name(&inst->options, id, name, sizeof name);
     snprintf(path, sizeof path, "/containers/%s/json", name);
@@ -35,10 +34,9 @@ sbx_status docker_inspect_json(sbx_backend_instance *inst, const char *id, const
 }
 
 sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
-                                    const common_answer *to,
-                                    const docker_engine_identity *engine, int *running,
-                                    char *container_id, sbx_error *err)
+                                    const docker_inspect_wants *wants, sbx_error *err)
 {
+    char *container_id = wants->container_id;
     char what[96];
     sbx_backend_format(what, sizeof what, "inspect of sandbox '%s'", id);
     json_object *o = NULL;
@@ -46,16 +44,16 @@ sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
     if (st != SBX_OK)
         return st;
     docker_sandbox_view view;
-    st = docker_view_from_inspect(&inst->options, o, id, &view, running, err);
+    st = docker_view_from_inspect(&inst->options, o, id, &view, wants->running, err);
     if (st == SBX_OK && container_id != NULL && view.facts.container_id == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "docker: %s: the answer has no container Id",
                                    what);
     if (st == SBX_OK && container_id != NULL)
         snprintf(container_id, DOCKER_CONTAINER_ID_MAX, "%s", view.facts.container_id);
-    if (st == SBX_OK && to != NULL) {
-        docker_instance_name_engine(engine, &view.facts);
-        st = common_answer_one(to, &view.facts, err);
+    if (st == SBX_OK && wants->to != NULL) {
+        docker_instance_name_engine(wants->engine, &view.facts);
+        st = common_answer_one(wants->to, &view.facts, err);
     }
     json_object_put(o);
     return st;
@@ -66,9 +64,9 @@ sbx_status docker_inspect_sandbox(sbx_backend_instance *inst, const char *id,
                                   const docker_engine_identity *engine, int *running,
                                   sbx_error *err)
 {
-    return docker_inspect_container(inst, id, to, engine, running, NULL, err);
+    docker_inspect_wants wants = { .to = to, .engine = engine, .running = running };
+    return docker_inspect_container(inst, id, &wants, err);
 }
-
 
 sbx_status docker_container_action(sbx_backend_instance *inst, const char *id,
                                    const char *container_id, const docker_container_call *call,

@@ -22,15 +22,20 @@ typedef struct docker_container_call {
 sbx_status docker_inspect_json(sbx_backend_instance *inst, const char *id, const char *what,
                                json_object **out, sbx_error *err);
 
-/* Inspect the container of `id`.  SBX_OK with the sandbox answered as `to`
- * asks (NULL when only *running is wanted; `engine`, NULL or the engine a
- * record names) and, when container_id is not NULL, the container's ID in
- * it (DOCKER_CONTAINER_ID_MAX bytes); SBX_ERR_NOT_FOUND for 404; transport,
- * protocol and engine errors otherwise. */
+/* What an inspect of a sandbox's container is to read back (every
+ * pointer the caller's). */
+typedef struct docker_inspect_wants {
+    const common_answer *to;                 /* the sandbox answered as it asks, or NULL */
+    const docker_engine_identity *engine;    /* NULL, or the engine a record names */
+    int *running;                            /* State.Running */
+    char *container_id;                      /* NULL, or DOCKER_CONTAINER_ID_MAX bytes */
+} docker_inspect_wants;
+
+/* Inspect the container of `id` and read back what `wants` asks.
+ * SBX_ERR_NOT_FOUND for 404; transport, protocol and engine errors
+ * otherwise. */
 sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
-                                    const common_answer *to,
-                                    const docker_engine_identity *engine, int *running,
-                                    char *container_id, sbx_error *err);
+                                    const docker_inspect_wants *wants, sbx_error *err);
 
 /* docker_inspect_container without the container's ID. */
 sbx_status docker_inspect_sandbox(sbx_backend_instance *inst, const char *id,

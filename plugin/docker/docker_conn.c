@@ -121,21 +121,21 @@ static sbx_status send_all(docker_conn *c, const char *p, size_t len, sbx_error 
     return SBX_OK;
 }
 
-sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine, const char *method,
-                            const char *path, const char *extra_headers, const void *body,
-                            size_t body_len, sbx_error *err)
+sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine,
+                            const docker_conn_request *req, sbx_error *err)
 {
-    size_t size = strlen(method) + strlen(engine->api_version) + strlen(path) +
-                  strlen(extra_headers) + 128;
+    size_t size = strlen(req->method) + strlen(engine->api_version) + strlen(req->path) +
+                  strlen(req->extra_headers) + 128;
     char *head = malloc(size);
     if (head == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     int n = snprintf(head, size, "%s /%s%s HTTP/1.1\r\nHost: localhost\r\n%sContent-Length: %zu\r\n\r\n",
-                     method, engine->api_version, path, extra_headers, body_len);
+                     req->method, engine->api_version, req->path, req->extra_headers,
+                     req->body_len);
     sbx_status st = send_all(c, head, (size_t)n, err);
     free(head);
-    if (st == SBX_OK && body_len > 0)
-        st = send_all(c, body, body_len, err);
+    if (st == SBX_OK && req->body_len > 0)
+        st = send_all(c, req->body, req->body_len, err);
     return st;
 }
 
@@ -253,38 +253,36 @@ static ssize_t receive(docker_conn *c, char *buf, size_t size, int read_ahead)
     return n;
 }
 
-/* Raw bytes, waiting until `until_ms` (`read_ahead` as receive's). */
-static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t until_ms,
-                            int read_ahead, size_t *got, int *timed_out, sbx_error *err)
+/* Raw bytes into `in`, waiting until in->until_ms (`read_ahead` as
+ * receive's). */
+static sbx_status raw_bytes(docker_conn *c, docker_conn_read *in, int read_ahead, sbx_error *err)
 {
-    *got = 0;
-    if (timed_out != NULL)
-        *timed_out = 0;
+    in->got = 0;
+    in->timed_out = 0;
     if (c->pending_at < c->head_len) {
         size_t n = c->head_len - c->pending_at;
-        n = n < size ? n : size;
-        memcpy(buf, c->head + c->pending_at, n);
+        n = n < in->size ? n : in->size;
+        memcpy(in->buf, c->head + c->pending_at, n);
         c->pending_at += n;
-        *got = n;
+        in->got = n;
         return SBX_OK;
     }
     for (;;) {
-        ssize_t n = receive(c, buf, size, read_ahead);
+        ssize_t n = receive(c, in->buf, in->size, read_ahead);
         if (n >= 0) {
-            *got = (size_t)n;
+            in->got = (size_t)n;
             return SBX_OK;
         }
         if (errno != EAGAIN && errno != EINTR)
             return docker_conn_fail(c, strerror(errno), err);
-        int64_t until = until_ms < c->deadline_ms ? until_ms : c->deadline_ms;
+        int64_t until = in->until_ms < c->deadline_ms ? in->until_ms : c->deadline_ms;
         int rc = wait_for(c, POLLIN, until, NULL);
         if (rc < 0)
             return docker_conn_fail(c, strerror(errno), err);
         if (rc == 0 && until == c->deadline_ms)
             return docker_conn_fail(c, "timed out reading the engine's answer", err);
         if (rc == 0 || rc == 2) {
-            if (timed_out != NULL)
-                *timed_out = 1;
+            in->timed_out = 1;
             return SBX_OK;
         }
     }
@@ -294,9 +292,9 @@ static sbx_status raw_bytes(docker_conn *c, char *buf, size_t size, int64_t unti
  * error there. */
 static sbx_status framing_byte(docker_conn *c, char *byte, sbx_error *err)
 {
-    size_t got = 0;
-    sbx_status st = raw_bytes(c, byte, 1, c->deadline_ms, 1, &got, NULL, err);
-    if (st == SBX_OK && got == 0)
+    docker_conn_read in = { .buf = byte, .size = 1, .until_ms = c->deadline_ms };
+    sbx_status st = raw_bytes(c, &in, 1, err);
+    if (st == SBX_OK && in.got == 0)
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "docker: %s: the engine's chunked answer ends early", c->what);
     return st;
@@ -370,7 +368,9 @@ sbx_status docker_conn_read_body(docker_conn *c, void *buf, size_t size, size_t 
             return SBX_OK;
         }
     }
-    st = raw_bytes(c, buf, size, c->deadline_ms, c->chunked, got, NULL, err);
+    docker_conn_read in = { .buf = buf, .size = size, .until_ms = c->deadline_ms };
+    st = raw_bytes(c, &in, c->chunked, err);
+    *got = in.got;
     if (st != SBX_OK)
         return st;
     if (*got == 0) {
@@ -404,11 +404,11 @@ void docker_conn_error_body(docker_conn *c, char *buf, size_t size, common_http_
     resp->body_len = len;
 }
 
-sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf, size_t size,
-                            int64_t until_ms, size_t *got, int *timed_out, sbx_error *err)
+sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, docker_conn_read *in,
+                            sbx_error *err)
 {
-    *got = 0;
-    *timed_out = 0;
+    in->got = 0;
+    in->timed_out = 0;
     /* Send what the socket takes now; wait for either direction. */
     while (out != NULL && !out->half_closed) {
         if (out->sent == out->length) {
@@ -432,7 +432,7 @@ sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf
             return docker_conn_fail(c, strerror(errno), err);
         if (c->pending_at < c->head_len)
             break;
-        int64_t until = until_ms < c->deadline_ms ? until_ms : c->deadline_ms;
+        int64_t until = in->until_ms < c->deadline_ms ? in->until_ms : c->deadline_ms;
         short revents = 0;
         int rc = wait_for(c, POLLIN | POLLOUT, until, &revents);
         if (rc < 0)
@@ -440,11 +440,11 @@ sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf
         if (rc == 0 && until == c->deadline_ms)
             return docker_conn_fail(c, "timed out on the exec stream", err);
         if (rc == 0 || rc == 2) {
-            *timed_out = 1;
+            in->timed_out = 1;
             return SBX_OK;
         }
         if (revents & (POLLIN | POLLHUP | POLLERR))
             break;
     }
-    return raw_bytes(c, buf, size, until_ms, 0, got, timed_out, err);
+    return raw_bytes(c, in, 0, err);
 }

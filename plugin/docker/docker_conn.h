@@ -52,12 +52,19 @@ sbx_status docker_conn_open(docker_conn *c, const docker_engine *engine, const c
 /* Close the connection (a closed or zeroed one is fine). */
 void docker_conn_close(docker_conn *c);
 
-/* Send METHOD /VERSION<path> with `extra_headers` (each line ending in
- * "\r\n", or "") and a body of `body_len` bytes (Content-Length; a body
- * of 0 bytes sends none).  SBX_ERR_TRANSPORT when it cannot be sent. */
-sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine, const char *method,
-                            const char *path, const char *extra_headers, const void *body,
-                            size_t body_len, sbx_error *err);
+/* A request as docker_conn_send writes it (every pointer borrowed). */
+typedef struct docker_conn_request {
+    const char *method;
+    const char *path;             /* goes under /VERSION */
+    const char *extra_headers;    /* each line ending in "\r\n", or "" */
+    const void *body;
+    size_t body_len;              /* Content-Length; a body of 0 bytes sends none */
+} docker_conn_request;
+
+/* Send `req` under the engine's API version.  SBX_ERR_TRANSPORT when it
+ * cannot be sent. */
+sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine,
+                            const docker_conn_request *req, sbx_error *err);
 
 /* Read the answer's status line and headers (c->status, the body's
  * framing).  SBX_ERR_TRANSPORT on a timeout or a close, SBX_ERR_PROTOCOL
@@ -88,15 +95,25 @@ typedef struct docker_conn_outgoing {
     int half_closed;       /* shutdown(SHUT_WR) done */
 } docker_conn_outgoing;
 
+/* A read of raw bytes: where they go, until when they are awaited, and
+ * what came. */
+typedef struct docker_conn_read {
+    void *buf;
+    size_t size;
+    int64_t until_ms;     /* <= the connection's deadline */
+    size_t got;           /* bytes read into buf */
+    int timed_out;        /* until_ms passed, or c->cancel_fd hung up */
+} docker_conn_read;
+
 /* Pump a hijacked connection (after a 101 or 200 head): send what `out`
  * holds as the socket takes it (half-closing once all is sent; `out` NULL:
- * nothing is sent and nothing closed), and read raw bytes, what the head's
- * read left over first.  Returns when bytes arrived (*got > 0), the peer
- * closed (*got 0), or `until_ms` (<= the deadline) passed or c->cancel_fd
- * hung up (POLLRDHUP, POLLHUP, POLLERR) (*got 0 and *timed_out 1).
+ * nothing is sent and nothing closed), and read raw bytes into `in`, what
+ * the head's read left over first.  Returns when bytes arrived (in->got >
+ * 0), the peer closed (in->got 0), or in->until_ms passed or c->cancel_fd
+ * hung up (POLLRDHUP, POLLHUP, POLLERR) (in->got 0 and in->timed_out 1).
  * SBX_ERR_TRANSPORT for a socket error or the deadline. */
-sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, void *buf, size_t size,
-                            int64_t until_ms, size_t *got, int *timed_out, sbx_error *err);
+sbx_status docker_conn_pump(docker_conn *c, docker_conn_outgoing *out, docker_conn_read *in,
+                            sbx_error *err);
 
 /* The transport error of the connection: "docker: WHAT: engine socket
  * PATH: WHY". */

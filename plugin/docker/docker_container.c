@@ -59,22 +59,23 @@ static json_object *labels_of(builder *b, const docker_options *o,
     add(b, labels, DOCKER_LABEL_USER, string_of(common_create_request_user(req)));
     if (req->thread_id != NULL)
         add(b, labels, DOCKER_LABEL_THREAD, string_of(req->thread_id));
-    for (size_t i = 0; i < o->label_count; i++)
-        add(b, labels, o->labels[i].key, string_of(o->labels[i].value));
+    for (size_t i = 0; i < o->labels.count; i++)
+        add(b, labels, o->labels.items[i].key, string_of(o->labels.items[i].value));
     return labels;
 }
 
 static json_object *env_of(builder *b, const docker_options *o)
 {
     json_object *env = json_object_new_array();
-    for (size_t i = 0; i < o->env_count; i++) {
-        size_t len = strlen(o->env[i].key) + strlen(o->env[i].value) + 2;
+    for (size_t i = 0; i < o->env.count; i++) {
+        const docker_pair *pair = &o->env.items[i];
+        size_t len = strlen(pair->key) + strlen(pair->value) + 2;
         char *item = malloc(len);
         if (item == NULL) {
             b->failed = 1;
             continue;
         }
-        snprintf(item, len, "%s=%s", o->env[i].key, o->env[i].value);
+        snprintf(item, len, "%s=%s", pair->key, pair->value);
         push(b, env, string_of(item));
         free(item);
     }
@@ -156,7 +157,7 @@ sbx_status docker_create_body(const docker_options *o, const sbx_create_request 
     json_object *body = json_object_new_object();
     add(&b, body, "Image", string_of(o->image));
     add(&b, body, "Labels", labels_of(&b, o, req));
-    if (o->env_count > 0)
+    if (o->env.count > 0)
         add(&b, body, "Env", env_of(&b, o));
     if (o->command != NULL) {
         json_object *cmd = json_object_new_array();

@@ -18,6 +18,9 @@
 /* Longest container name: prefix (64), '-', sandbox id (51). */
 #define DOCKER_NAME_MAX 128
 
+/* Longest container ID kept (both engines make 64 hex digits). */
+#define DOCKER_CONTAINER_ID_MAX 129
+
 /* Label keys the backend sets. */
 #define DOCKER_LABEL_MANAGED "sbx.managed"
 #define DOCKER_LABEL_SANDBOX "sbx.sandbox_id"

@@ -3,8 +3,6 @@
 
 #include "plugin/docker/docker_engine.h"
 
-#include "plugin/docker/docker_backend.h"
-
 #include "common/json_fields.h"
 #include "common/utf8.h"
 #include "plugin/docker/docker_text.h"

@@ -12,6 +12,9 @@
 #include "common/http_client.h"
 #include "plugin/docker/docker_options.h"
 
+/* Bytes of an operation's name in messages ("read_file in sandbox 'ID'"). */
+#define DOCKER_WHAT_MAX 160
+
 /* A connection to the engine.  Thread-safe (the HTTP client is); the
  * strings are borrowed from the instance's options. */
 typedef struct docker_engine {

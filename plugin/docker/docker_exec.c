@@ -48,6 +48,18 @@
  * it, may take. */
 #define KILL_TIMEOUT_MS INT64_C(10000)
 
+/* One exec of a command: where it runs, what, and the engine's exec. */
+typedef struct exec_call {
+    sbx_backend_instance *inst;
+    const docker_target *t;
+    const docker_exec_spec *spec;
+    char token[TOKEN_LEN + 1];             /* marks the wrapper's trailer */
+    char id[DOCKER_CONTAINER_ID_MAX];      /* the engine's, once created */
+    int64_t start;                         /* when its create was sent */
+    int cancel_fd;                         /* a hang-up ends it as its timeout
+                                            * does; SBX_EXEC_NO_CANCEL: none */
+} exec_call;
+
 /* The exec's state while its stream is read. */
 typedef struct exec_stream {
     common_output out, errs;
@@ -143,7 +155,7 @@ static int scan_stderr(exec_stream *s, const char *bytes, size_t n)
 }
 
 /* docker_frames_fn: the command's bytes into its streams. */
-static int deliver(void *ctx, int stream, const char *bytes, size_t n)
+static int exec_stream_take(void *ctx, int stream, const char *bytes, size_t n)
 {
     exec_stream *s = ctx;
     if (stream == DOCKER_STREAM_STDOUT)
@@ -222,19 +234,18 @@ static int container_gone(const common_http_response *resp, const char *body)
            (resp->status == 500 && body != NULL && strstr(body, "state improper") != NULL);
 }
 
-/* POST /containers/ID/exec: the exec's Id into `exec_id`. */
-static sbx_status exec_create(sbx_backend_instance *inst, const docker_target *t,
-                              const docker_exec_spec *spec, const char *token, char *exec_id,
-                              sbx_error *err)
+/* POST /containers/ID/exec: the exec's Id into x->id. */
+static sbx_status exec_create(exec_call *x, sbx_error *err)
 {
-    char *body = create_body(spec, token);
+    const docker_target *t = x->t;
+    char *body = create_body(x->spec, x->token);
     if (body == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     char path[DOCKER_CONTAINER_ID_MAX + 32];
     snprintf(path, sizeof path, "/containers/%s/exec", t->container_id);
     common_http_response resp;
     sbx_status st = docker_engine_call(
-        &inst->engine, &(common_http_call){.method = "POST", .path = path, .json_body = body},
+        &x->inst->engine, &(common_http_call){.method = "POST", .path = path, .json_body = body},
         t->what, &resp, err);
     free(body);
     if (st != SBX_OK)
@@ -256,7 +267,7 @@ static sbx_status exec_create(sbx_backend_instance *inst, const docker_target *t
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "docker: %s: the exec create answer has no valid Id", t->what);
     else
-        snprintf(exec_id, DOCKER_CONTAINER_ID_MAX, "%s", id);
+        snprintf(x->id, sizeof x->id, "%s", id);
     json_object_put(o);
     return st;
 }
@@ -264,15 +275,15 @@ static sbx_status exec_create(sbx_backend_instance *inst, const docker_target *t
 /* GET /exec/ID/json until it no longer runs: its exit code.  An engine
  * may still say "running" a moment after the stream ended, so it is
  * asked again (bounded). */
-static sbx_status exec_exit_code(sbx_backend_instance *inst, const docker_target *t,
-                                 const char *exec_id, int *code, sbx_error *err)
+static sbx_status exec_exit_code(const exec_call *x, int *code, sbx_error *err)
 {
+    const docker_target *t = x->t;
     char path[DOCKER_CONTAINER_ID_MAX + 32];
-    snprintf(path, sizeof path, "/exec/%s/json", exec_id);
+    snprintf(path, sizeof path, "/exec/%s/json", x->id);
     for (int attempt = 0; attempt < 200; attempt++) {
         common_http_response resp;
         sbx_status st = docker_engine_call(
-            &inst->engine, &(common_http_call){.method = "GET", .path = path}, t->what, &resp,
+            &x->inst->engine, &(common_http_call){.method = "GET", .path = path}, t->what, &resp,
             err);
         if (st != SBX_OK)
             return st;
@@ -323,24 +334,29 @@ static void kill_group(sbx_backend_instance *inst, const docker_target *t, long 
 }
 
 /* Start the exec on a hijacked connection and read its stream to the
- * end; *timed_out when the timeout, or a hang-up on `cancel_fd`
- * (SBX_EXEC_NO_CANCEL: none), ended it. */
-static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_target *t,
-                                  const docker_exec_spec *spec, const char *exec_id,
-                                  int cancel_fd, exec_stream *s, int *timed_out, sbx_error *err)
+ * end; *timed_out when the timeout, or a hang-up on x->cancel_fd, ended
+ * it. */
+static sbx_status exec_stream_run(const exec_call *x, exec_stream *s, int *timed_out,
+                                  sbx_error *err)
 {
+    sbx_backend_instance *inst = x->inst;
+    const docker_target *t = x->t;
+    const docker_exec_spec *spec = x->spec;
     int64_t start = docker_now_ms();
     int64_t limit = start + spec->timeout_ms;
     docker_conn c;
     sbx_status st = docker_conn_open(&c, &inst->engine, t->what,
                                      limit + KILL_TIMEOUT_MS * 2 + inst->engine.timeout_ms, err);
     char path[DOCKER_CONTAINER_ID_MAX + 32];
-    snprintf(path, sizeof path, "/exec/%s/start", exec_id);
+    snprintf(path, sizeof path, "/exec/%s/start", x->id);
     static const char body[] = "{\"Detach\":false,\"Tty\":false}";
+    docker_conn_request start_request = {
+        .method = "POST", .path = path,
+        .extra_headers = "Content-Type: application/json\r\nConnection: Upgrade\r\n"
+                         "Upgrade: tcp\r\n",
+        .body = body, .body_len = sizeof body - 1 };
     if (st == SBX_OK)
-        st = docker_conn_send(&c, &inst->engine, "POST", path,
-                              "Content-Type: application/json\r\nConnection: Upgrade\r\n"
-                              "Upgrade: tcp\r\n", body, sizeof body - 1, err);
+        st = docker_conn_send(&c, &inst->engine, &start_request, err);
     if (st == SBX_OK)
         st = docker_conn_read_head(&c, err);
     if (st == SBX_OK && c.status != 101 && c.status != 200) {
@@ -353,31 +369,29 @@ static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_targe
     }
     /* Watched from the stream on: the caller's client going away ends the
      * command as its timeout does. */
-    c.cancel_fd = cancel_fd;
+    c.cancel_fd = x->cancel_fd;
     docker_conn_outgoing stdin_out = { spec->stdin_data, spec->stdin_length, 0, 0 };
     docker_frames frames;
-    docker_frames_init(&frames, deliver, s);
+    docker_frames_init(&frames, exec_stream_take, s);
     *timed_out = 0;
     int killed = 0;
     char buf[65536];
     while (st == SBX_OK) {
-        size_t got = 0;
-        int expired = 0;
-        st = docker_conn_pump(&c, spec->stdin_data != NULL ? &stdin_out : NULL, buf, sizeof buf,
-                              limit, &got, &expired, err);
+        docker_conn_read in = { .buf = buf, .size = sizeof buf, .until_ms = limit };
+        st = docker_conn_pump(&c, spec->stdin_data != NULL ? &stdin_out : NULL, &in, err);
         if (st != SBX_OK)
             break;
-        if (expired && killed)
+        if (in.timed_out && killed)
             break; /* the group is dead but something keeps the stream open */
-        if (expired) {
+        if (in.timed_out) {
             *timed_out = killed = 1;
             kill_group(inst, t, s->pgid);
             limit = docker_now_ms() + KILL_TIMEOUT_MS;
             continue;
         }
-        if (got == 0)
+        if (in.got == 0)
             break;
-        int rc = docker_frames_feed(&frames, buf, got);
+        int rc = docker_frames_feed(&frames, buf, in.got);
         if (rc < 0)
             st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                        "docker: %s: the exec stream is not multiplexed frames",
@@ -389,30 +403,27 @@ static sbx_status exec_stream_run(sbx_backend_instance *inst, const docker_targe
     return st;
 }
 
-/* Start the created exec `exec_id` (made with `token`), read it to its
- * end and make its result; `start` is when its create was sent (the
- * duration's start), `cancel_fd` as exec_stream_run's. */
-static sbx_status exec_created_run(sbx_backend_instance *inst, const docker_target *t,
-                                   const docker_exec_spec *spec, const char *token,
-                                   const char *exec_id, int64_t start, int cancel_fd,
-                                   sbx_exec_result **out, sbx_error *err)
+/* Start the created exec x, read it to its end and make its result; the
+ * duration runs from x->start. */
+static sbx_status exec_created_run(const exec_call *x, sbx_exec_result **out, sbx_error *err)
 {
+    const docker_target *t = x->t;
     exec_stream s;
     memset(&s, 0, sizeof s);
     s.err = err;
-    snprintf(s.mark, sizeof s.mark, "\nsbx-exec %s: exit ", token);
-    common_output_init(&s.out, spec->max_output_bytes);
-    common_output_init(&s.errs, spec->max_output_bytes);
+    snprintf(s.mark, sizeof s.mark, "\nsbx-exec %s: exit ", x->token);
+    common_output_init(&s.out, x->spec->max_output_bytes);
+    common_output_init(&s.errs, x->spec->max_output_bytes);
     int timed_out = 0, code = 0;
-    sbx_status st = exec_stream_run(inst, t, spec, exec_id, cancel_fd, &s, &timed_out, err);
-    int64_t duration = docker_now_ms() - start;
+    sbx_status st = exec_stream_run(x, &s, &timed_out, err);
+    int64_t duration = docker_now_ms() - x->start;
     /* Held bytes the stream ended in are the command's. */
     if (st == SBX_OK)
         st = common_output_add(&s.errs, s.held, s.held_len, err);
     if (st == SBX_OK && s.have_code)
         code = s.code;
     else if (st == SBX_OK && !timed_out)
-        st = exec_exit_code(inst, t, exec_id, &code, err);
+        st = exec_exit_code(x, &code, err);
     if (st == SBX_OK && s.nodir)
         st = sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PATH,
                                    "docker: %s: the working directory does not exist", t->what);
@@ -447,13 +458,11 @@ sbx_status docker_exec_run(sbx_backend_instance *inst, const docker_target *t,
                            const docker_exec_spec *spec, sbx_exec_result **out, sbx_error *err)
 {
     *out = NULL;
-    int64_t start = docker_now_ms();
-    char exec_id[DOCKER_CONTAINER_ID_MAX], token[TOKEN_LEN + 1];
-    new_token(token);
-    sbx_status st = exec_create(inst, t, spec, token, exec_id, err);
-    return st == SBX_OK ? exec_created_run(inst, t, spec, token, exec_id, start,
-                                           SBX_EXEC_NO_CANCEL, out, err)
-                        : st;
+    exec_call x = { .inst = inst, .t = t, .spec = spec, .start = docker_now_ms(),
+                    .cancel_fd = SBX_EXEC_NO_CANCEL };
+    new_token(x.token);
+    sbx_status st = exec_create(&x, err);
+    return st == SBX_OK ? exec_created_run(&x, out, err) : st;
 }
 
 sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
@@ -469,8 +478,7 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
     if (st != SBX_OK)
         return st;
     docker_target t;
-    char dir[DOCKER_PATH_MAX], exec_id[DOCKER_CONTAINER_ID_MAX], token[TOKEN_LEN + 1];
-    new_token(token);
+    char dir[DOCKER_PATH_MAX];
     const char *shell[] = { "/bin/sh", "-c", r.shell_command, NULL };
     docker_exec_spec spec = {
         .argv = r.argv != NULL ? r.argv : shell,
@@ -483,7 +491,8 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
         .max_output_bytes = r.max_output_bytes > 0 ? r.max_output_bytes
                                                    : DOCKER_EXEC_DEFAULT_OUTPUT,
     };
-    int64_t start = 0;
+    exec_call x = { .inst = inst, .t = &t, .spec = &spec, .cancel_fd = r.cancel_fd };
+    new_token(x.token);
     /* A kept container that is gone is forgotten and the sandbox looked up
      * again: nothing ran in it (its create failed), so the command still
      * runs at most once.  Bounded: other threads may keep gone ones too. */
@@ -492,8 +501,8 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
         if (st == SBX_OK && r.working_dir != NULL)
             st = docker_target_path(&t, r.working_dir, dir, err);
         if (st == SBX_OK) {
-            start = docker_now_ms();
-            st = exec_create(inst, &t, &spec, token, exec_id, err);
+            x.start = docker_now_ms();
+            st = exec_create(&x, err);
         }
         if (st != SBX_ERR_NOT_FOUND || !t.kept)
             break;
@@ -501,7 +510,7 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
     }
     if (st != SBX_OK)
         return st;
-    return exec_created_run(inst, &t, &spec, token, exec_id, start, r.cancel_fd, out, err);
+    return exec_created_run(&x, out, err);
 }
 
 sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,

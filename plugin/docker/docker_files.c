@@ -21,6 +21,35 @@
 /* Output kept of a command that only says whether it worked. */
 #define FILE_COMMAND_OUTPUT 4096
 
+/* ------------------------------------------------------------ places */
+
+/* Where a file operation acts: the running container of its sandbox and
+ * the path resolved in it. */
+typedef struct file_place {
+    docker_target t;
+    char at[DOCKER_PATH_MAX];
+} file_place;
+
+/* The opening of every file operation: docker_target_find for `op`, then
+ * `path` resolved from the target's working directory into p->at.
+ * Errors as those two give them. */
+static sbx_status find_place(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                             const char *path, file_place *p, sbx_error *err)
+{
+    sbx_status st = docker_target_find(inst, sandbox_id, op, &p->t, err);
+    if (st == SBX_OK)
+        st = docker_target_path(&p->t, path, p->at, err);
+    return st;
+}
+
+/* `path` in the target's container, as the archive calls take it. */
+static docker_archive_path in_container(sbx_backend_instance *inst, const docker_target *t,
+                                        const char *path)
+{
+    return (docker_archive_path){ .engine = &inst->engine, .container_id = t->container_id,
+                                  .what = t->what, .path = path };
+}
+
 /* ------------------------------------------------------------ stat */
 
 /* What the first member of a path's archive says of it. */
@@ -50,11 +79,12 @@ static sbx_status stat_path(sbx_backend_instance *inst, const docker_target *t, 
                             path_stat *s, sbx_error *err)
 {
     memset(s, 0, sizeof *s);
-    sbx_status st = docker_archive_stat(inst, t, path, &s->exists, &s->type, err);
+    docker_archive_path at = in_container(inst, t, path);
+    sbx_status st = docker_archive_stat(&at, &s->exists, &s->type, err);
     if (st != SBX_OK || s->exists >= 0)
         return st;
     s->exists = 0;
-    st = docker_archive_get(inst, t, path, stat_visit, s, err);
+    st = docker_archive_get(&at, stat_visit, s, err);
     if (st == SBX_ERR_NO_SUCH_PATH) {
         sbx_backend_error_clear(err);
         return SBX_OK;
@@ -84,17 +114,16 @@ static sbx_status too_many_links(const docker_target *t, sbx_error *err)
 
 /* ------------------------------------------------------------ commands */
 
-/* Run a file command (argv: paths as elements) and turn its failure into
- * the path's kind, from the system's words on its stderr.  Its result
- * (stdout kept up to `max_output`) goes to *result when that is not
- * NULL. */
+/* Run a file command (`command`: argv with paths as elements, stdin and
+ * the output kept; its timeout is the engine's) and turn its failure
+ * into the path's kind, from the system's words on its stderr.  Its
+ * result goes to *result when that is not NULL. */
 static sbx_status run_file_command(sbx_backend_instance *inst, const docker_target *t,
-                                   const char *const *argv, const void *input, size_t length,
-                                   size_t max_output, sbx_exec_result **result, sbx_error *err)
+                                   const docker_exec_spec *command, sbx_exec_result **result,
+                                   sbx_error *err)
 {
-    docker_exec_spec spec = { .argv = argv, .stdin_data = input, .stdin_length = length,
-                              .timeout_ms = inst->engine.timeout_ms,
-                              .max_output_bytes = max_output };
+    docker_exec_spec spec = *command;
+    spec.timeout_ms = inst->engine.timeout_ms;
     sbx_exec_result *r = NULL;
     sbx_status st = docker_exec_run(inst, t, &spec, &r, err);
     if (st != SBX_OK)
@@ -132,7 +161,7 @@ static sbx_status run_file_command(sbx_backend_instance *inst, const docker_targ
                               "docker: %s: the image lacks a program the operation needs (%s)",
                               t->what, shown);
     else
-        sbx_backend_error_set(err, st, "docker: %s: %s failed: %s", t->what, argv[0], shown);
+        sbx_backend_error_set(err, st, "docker: %s: %s failed: %s", t->what, spec.argv[0], shown);
     common_exec_result_free(r);
     return st;
 }
@@ -148,7 +177,8 @@ static sbx_status open_file(sbx_backend_instance *inst, const docker_target *t, 
     for (int hops = 0;; hops++) {
         docker_archive_reader *r = NULL;
         struct archive_entry *e = NULL;
-        sbx_status st = docker_archive_open(inst, t, at, &r, err);
+        docker_archive_path where = in_container(inst, t, at);
+        sbx_status st = docker_archive_open(&where, &r, err);
         if (st == SBX_OK)
             st = docker_archive_next(r, &e, err);
         if (st == SBX_OK && e == NULL)
@@ -233,14 +263,13 @@ static sbx_status start_read(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *path, uint64_t offset, docker_kept_read *k,
                              sbx_error *err)
 {
-    docker_target t;
-    char at[DOCKER_PATH_MAX];
+    file_place p;
     memset(k, 0, sizeof *k);
-    sbx_status st = docker_target_at(inst, sandbox_id, "read_file", path, &t, at, err);
+    sbx_status st = find_place(inst, sandbox_id, "read_file", path, &p, err);
     if (st == SBX_OK && (k->block = malloc(DOCKER_KEPT_READ_BLOCK)) == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     if (st == SBX_OK)
-        st = open_file(inst, &t, at, &k->reader, err);
+        st = open_file(inst, &p.t, p.at, &k->reader, err);
     if (st == SBX_OK)
         st = skip_bytes(k, offset, err);
     if (st != SBX_OK)
@@ -255,7 +284,7 @@ sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
     *out = NULL;
     docker_kept_read k;
     sbx_status st = SBX_OK;
-    if (docker_kept_read_take(inst, sandbox_id, path, offset, &k))
+    if (docker_kept_read_take(&inst->reads, sandbox_id, path, offset, &k))
         docker_archive_resume(k.reader, &inst->engine, err);
     else
         st = start_read(inst, sandbox_id, path, offset, &k, err);
@@ -273,7 +302,7 @@ sbx_status docker_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
     if (st == SBX_OK && more && strlen(path) < sizeof k.path) {
         snprintf(k.sandbox_id, sizeof k.sandbox_id, "%s", sandbox_id);
         snprintf(k.path, sizeof k.path, "%s", path);
-        docker_kept_read_put(inst, &k);
+        docker_kept_read_put(&inst->reads, &k);
     } else {
         docker_kept_read_close(&k);
     }
@@ -286,50 +315,56 @@ sbx_status docker_write_file(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *path, const void *data, size_t length, unsigned flags,
                              uint32_t mode, sbx_error *err)
 {
-    docker_target t;
-    char at[DOCKER_PATH_MAX], parent[DOCKER_PATH_MAX], name[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_at(inst, sandbox_id, "write_file", path, &t, at, err);
+    file_place p;
+    char parent[DOCKER_PATH_MAX], name[DOCKER_PATH_MAX];
+    sbx_status st = find_place(inst, sandbox_id, "write_file", path, &p, err);
     if (st != SBX_OK)
         return st;
-    if (docker_path_split(at, parent, name) != 0)
+    if (docker_path_split(p.at, parent, name) != 0)
         return sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY, "docker: %s: '/' is a directory",
-                                     t.what);
+                                     p.t.what);
     if (length > DOCKER_MAX_FILE_BYTES)
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
                                      "docker: %s: %zu bytes are more than the largest write, "
-                                     "%llu", t.what, length,
+                                     "%llu", p.t.what, length,
                                      (unsigned long long)DOCKER_MAX_FILE_BYTES);
     path_stat where, target;
     if (flags & SBX_WRITE_MKDIRS) {
         const char *mkdir_argv[] = { "mkdir", "-p", "--", parent, NULL };
-        st = run_file_command(inst, &t, mkdir_argv, NULL, 0, FILE_COMMAND_OUTPUT, NULL, err);
+        st = run_file_command(inst, &p.t,
+                              &(docker_exec_spec){ .argv = mkdir_argv,
+                                                   .max_output_bytes = FILE_COMMAND_OUTPUT },
+                              NULL, err);
     } else {
         /* podman would make a missing directory, dockerd refuses: ask first. */
-        st = stat_path(inst, &t, parent, &where, err);
+        st = stat_path(inst, &p.t, parent, &where, err);
         if (st == SBX_OK && !where.exists)
             st = sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PATH,
-                                       "docker: %s: the directory '%s' does not exist", t.what,
+                                       "docker: %s: the directory '%s' does not exist", p.t.what,
                                        parent);
         else if (st == SBX_OK && where.type != AE_IFDIR && where.type != AE_IFLNK)
             st = sbx_backend_error_set(err, SBX_ERR_NOT_A_DIRECTORY,
-                                       "docker: %s: '%s' is not a directory", t.what, parent);
+                                       "docker: %s: '%s' is not a directory", p.t.what, parent);
     }
     if (st == SBX_OK)
-        st = stat_path(inst, &t, at, &target, err);
+        st = stat_path(inst, &p.t, p.at, &target, err);
     if (st != SBX_OK)
         return st;
     if (target.exists && (flags & SBX_WRITE_EXCLUSIVE))
-        return sbx_backend_error_set(err, SBX_ERR_EXISTS, "docker: %s: '%s' exists", t.what, at);
+        return sbx_backend_error_set(err, SBX_ERR_EXISTS, "docker: %s: '%s' exists", p.t.what, p.at);
     if (target.exists && target.type == AE_IFDIR)
         return sbx_backend_error_set(err, SBX_ERR_IS_A_DIRECTORY, "docker: %s: '%s' is a directory",
-                                     t.what, at);
+                                     p.t.what, p.at);
     if (target.exists && (flags & SBX_WRITE_APPEND)) {
         /* The bytes go to cat's stdin as they are: exact, NULs kept. */
-        const char *append_argv[] = { "/bin/sh", "-c", "exec cat >> \"$1\"", "sh", at, NULL };
-        return run_file_command(inst, &t, append_argv, data, length, FILE_COMMAND_OUTPUT, NULL,
-                                err);
+        const char *append_argv[] = { "/bin/sh", "-c", "exec cat >> \"$1\"", "sh", p.at, NULL };
+        docker_exec_spec append = { .argv = append_argv, .stdin_data = data,
+                                    .stdin_length = length,
+                                    .max_output_bytes = FILE_COMMAND_OUTPUT };
+        return run_file_command(inst, &p.t, &append, NULL, err);
     }
-    return docker_archive_put(inst, &t, parent, name, data, length, mode ? mode : 0644, err);
+    docker_archive_path dir = in_container(inst, &p.t, parent);
+    return docker_archive_put(&dir, name, data, length, mode ? mode : 0644, err);
 }
 
 /* ------------------------------------------------------------ list_dir */
@@ -351,21 +386,24 @@ sbx_status docker_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
                            sbx_error *err)
 {
     *out = NULL;
-    docker_target t;
-    char at[DOCKER_PATH_MAX], depth[24];
-    sbx_status st = docker_target_at(inst, sandbox_id, "list_dir", path, &t, at, err);
+    file_place p;
+    char depth[24];
+    sbx_status st = find_place(inst, sandbox_id, "list_dir", path, &p, err);
     if (st != SBX_OK)
         return st;
     /* find takes an int. */
     snprintf(depth, sizeof depth, "%u", max_depth < INT_MAX ? max_depth : (unsigned)INT_MAX);
-    const char *argv[] = { "/bin/sh", "-c", LIST_SCRIPT, "sh", at, depth,
+    const char *argv[] = { "/bin/sh", "-c", LIST_SCRIPT, "sh", p.at, depth,
                            DOCKER_LISTING_STAT_FORMAT, NULL };
     sbx_exec_result *r = NULL;
-    st = run_file_command(inst, &t, argv, NULL, 0, DOCKER_EXEC_MAX_OUTPUT, &r, err);
+    st = run_file_command(inst, &p.t,
+                          &(docker_exec_spec){ .argv = argv,
+                                               .max_output_bytes = DOCKER_EXEC_MAX_OUTPUT },
+                          &r, err);
     if (st != SBX_OK)
         return st;
-    st = docker_listing_decode(r->stdout_data, r->stdout_length, r->stdout_truncated,
-                               max_entries, t.what, out, err);
+    docker_listing_records records = { r->stdout_data, r->stdout_length, r->stdout_truncated };
+    st = docker_listing_decode(&records, max_entries, p.t.what, out, err);
     common_exec_result_free(r);
     return st;
 }
@@ -382,15 +420,17 @@ sbx_status docker_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
 sbx_status docker_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
                               const char *path, unsigned flags, sbx_error *err)
 {
-    docker_target t;
-    char at[DOCKER_PATH_MAX];
-    sbx_status st = docker_target_at(inst, sandbox_id, "remove_path", path, &t, at, err);
-    if (st == SBX_OK && strcmp(at, "/") == 0)
+    file_place p;
+    sbx_status st = find_place(inst, sandbox_id, "remove_path", path, &p, err);
+    if (st == SBX_OK && strcmp(p.at, "/") == 0)
         st = sbx_backend_error_set(err, SBX_ERR_REFUSED,
-                                   "docker: %s: the root directory is never removed", t.what);
+                                   "docker: %s: the root directory is never removed", p.t.what);
     if (st != SBX_OK)
         return st;
-    const char *argv[] = { "/bin/sh", "-c", REMOVE_SCRIPT, "sh", at,
+    const char *argv[] = { "/bin/sh", "-c", REMOVE_SCRIPT, "sh", p.at,
                            (flags & SBX_REMOVE_RECURSIVE) ? "r" : "", NULL };
-    return run_file_command(inst, &t, argv, NULL, 0, FILE_COMMAND_OUTPUT, NULL, err);
+    return run_file_command(inst, &p.t,
+                            &(docker_exec_spec){ .argv = argv,
+                                                 .max_output_bytes = FILE_COMMAND_OUTPUT },
+                            NULL, err);
 }

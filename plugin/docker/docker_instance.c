@@ -4,8 +4,6 @@
 
 #include "plugin/docker/docker_instance.h"
 
-#include "plugin/docker/docker_kept_reads.h"
-
 #include <stdlib.h>
 
 sbx_status docker_open(const sbx_option *options, size_t option_count,
@@ -26,7 +24,7 @@ sbx_status docker_open(const sbx_option *options, size_t option_count,
     inst->services = services;
     pthread_mutex_init(&inst->identity_lock, NULL);
     pthread_mutex_init(&inst->kept_lock, NULL);
-    docker_kept_reads_init(inst);
+    docker_kept_reads_init(&inst->reads);
     DOCKER_LOG(inst, SBX_LOG_DEBUG, "engine socket %s, API %s", inst->options.socket_path,
                inst->options.api_version);
     *out = inst;
@@ -37,7 +35,7 @@ void docker_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
-    docker_kept_reads_fini(inst);
+    docker_kept_reads_fini(&inst->reads);
     docker_engine_close(&inst->engine);
     docker_options_clear(&inst->options);
     pthread_mutex_destroy(&inst->identity_lock);

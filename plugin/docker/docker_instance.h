@@ -9,8 +9,9 @@
 
 #include "common/record_chain.h"
 #include "common/sandbox_ids.h"
-#include "plugin/docker/docker_backend.h"
+#include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_engine.h"
+#include "plugin/docker/docker_kept_reads.h"
 #include "plugin/docker/docker_options.h"
 #include "plugin/docker/docker_paths.h"
 #include <sbx/backend_support.h>
@@ -26,18 +27,12 @@ enum docker_learnt_init {
     DOCKER_LEARNT_INIT_ABSENT = 3
 };
 
-/* Longest container ID kept (both engines make 64 hex digits). */
-#define DOCKER_CONTAINER_ID_MAX 129
-
 /* A sandbox's running container as an exec found it (docker_target.c). */
 typedef struct docker_kept_target {
     char sandbox_id[COMMON_SANDBOX_ID_MAX + 1];   /* "" for a free slot */
     char container_id[DOCKER_CONTAINER_ID_MAX];
     char working_dir[DOCKER_PATH_MAX];
 } docker_kept_target;
-
-/* How many reads an instance keeps open between calls (docker_kept_reads.h). */
-#define DOCKER_KEPT_READS 4
 
 /* How many sandboxes' containers an instance keeps for exec. */
 #define DOCKER_KEPT_TARGETS 8
@@ -60,14 +55,7 @@ struct sbx_backend_instance {
     pthread_mutex_t kept_lock;
     docker_kept_target kept[DOCKER_KEPT_TARGETS];
     unsigned kept_next;
-    /* Reads kept open between calls (docker_kept_reads.c), under
-     * reads_lock; `reaper` closes those idle too long, woken by
-     * reads_changed. */
-    pthread_mutex_t reads_lock;
-    pthread_cond_t reads_changed;
-    pthread_t reaper;
-    int reaper_started, closing;
-    struct docker_kept_read *reads[DOCKER_KEPT_READS];
+    docker_kept_reads reads;             /* reads kept open between calls */
 };
 
 #define DOCKER_LOG(inst, level, ...) \

@@ -17,8 +17,11 @@
 #ifndef SBX_DOCKER_KEPT_READS_H
 #define SBX_DOCKER_KEPT_READS_H
 
+#include "common/sandbox_ids.h"
 #include "plugin/docker/docker_archive.h"
+#include "plugin/docker/docker_paths.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 /* How long a kept read waits for its next piece. */
@@ -38,23 +41,36 @@ typedef struct docker_kept_read {
 /* Bytes read from the archive at a time. */
 #define DOCKER_KEPT_READ_BLOCK 65536
 
+/* How many reads an instance keeps open between calls. */
+#define DOCKER_KEPT_READS 4
+
+/* An instance's kept reads, under `lock`; `reaper` closes those idle too
+ * long, woken by `changed`. */
+typedef struct docker_kept_reads {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    pthread_t reaper;
+    int reaper_started, closing;
+    docker_kept_read *slots[DOCKER_KEPT_READS];
+} docker_kept_reads;
+
 /* Take the kept read of `sandbox_id` and `path` at `offset` into *out:
  * 1, or 0 when there is none. */
-int docker_kept_read_take(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+int docker_kept_read_take(docker_kept_reads *kept, const char *sandbox_id, const char *path,
                           uint64_t offset, docker_kept_read *out);
 
-/* Keep `r` (taken by the instance; the oldest kept one is closed when
- * all slots are full). */
-void docker_kept_read_put(sbx_backend_instance *inst, docker_kept_read *r);
+/* Keep `r` (taken by `kept`; the oldest kept one is closed when all
+ * slots are full). */
+void docker_kept_read_put(docker_kept_reads *kept, docker_kept_read *r);
 
 /* Close the reader and block of `r`. */
 void docker_kept_read_close(docker_kept_read *r);
 
 /* Close the kept reads of `sandbox_id`. */
-void docker_kept_reads_drop(sbx_backend_instance *inst, const char *sandbox_id);
+void docker_kept_reads_drop(docker_kept_reads *kept, const char *sandbox_id);
 
-/* Start and stop the instance's kept reads (docker_open, docker_close). */
-void docker_kept_reads_init(sbx_backend_instance *inst);
-void docker_kept_reads_fini(sbx_backend_instance *inst);
+/* Start and stop an instance's kept reads (docker_open, docker_close). */
+void docker_kept_reads_init(docker_kept_reads *kept);
+void docker_kept_reads_fini(docker_kept_reads *kept);
 
 #endif

@@ -104,18 +104,18 @@ static int depth_first(const void *a, const void *b)
     }
 }
 
-/* Decode every record into *records (*count of them). */
-static sbx_status decode_all(char *text, size_t len, int cut, const char *what,
+/* Decode every record of `in` into *records (*count of them). */
+static sbx_status decode_all(const docker_listing_records *in, const char *what,
                              listing_record **records, size_t *count, sbx_error *err)
 {
     size_t n = 0, cap = 0;
     listing_record *all = NULL;
-    char *p = text, *end = text + len;
+    char *text = in->text, *p = text, *end = text + in->len;
     sbx_status st = SBX_OK;
     while (st == SBX_OK && p < end) {
         char *stop = memmem(p, (size_t)(end - p), TERMINATOR, sizeof TERMINATOR - 1);
         listing_record r;
-        if (stop == NULL && cut)
+        if (stop == NULL && in->cut)
             break; /* the record the cut went through */
         if (stop == NULL || decode_record(p, stop, &r) != 0) {
             st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
@@ -148,13 +148,13 @@ static sbx_status decode_all(char *text, size_t len, int cut, const char *what,
     return SBX_OK;
 }
 
-sbx_status docker_listing_decode(char *records, size_t len, int cut, size_t max_entries,
+sbx_status docker_listing_decode(const docker_listing_records *records, size_t max_entries,
                                  const char *what, sbx_dir_listing **out, sbx_error *err)
 {
     *out = NULL;
     listing_record *all = NULL;
     size_t n = 0;
-    sbx_status st = decode_all(records, len, cut, what, &all, &n, err);
+    sbx_status st = decode_all(records, what, &all, &n, err);
     if (st != SBX_OK)
         return st;
     if (n > 1)
@@ -170,7 +170,7 @@ sbx_status docker_listing_decode(char *records, size_t len, int cut, size_t max_
             common_listing_free(b.listing);
         return st;
     }
-    b.listing->truncated = cut || n > max_entries;
+    b.listing->truncated = records->cut || n > max_entries;
     *out = b.listing;
     return SBX_OK;
 }

@@ -20,14 +20,20 @@
 /* The stat format that prints one record (find supplies the path). */
 #define DOCKER_LISTING_STAT_FORMAT "%f %s %Y %n//"
 
-/* Decode `len` bytes of records at `records` (modified in place) into a
- * listing: depth first, each directory's entries sorted by name (bytes),
- * at most `max_entries` (more: truncated), the listed directory's own
- * record (".") left out.  `cut` says the walk's output was cut short: a
- * partial last record is dropped and the listing is truncated.
+/* The walk's output: `len` bytes of records at `text`. */
+typedef struct docker_listing_records {
+    char *text;          /* modified in place by the decoding */
+    size_t len;
+    int cut;             /* the output was cut short */
+} docker_listing_records;
+
+/* Decode `records` into a listing: depth first, each directory's entries
+ * sorted by name (bytes), at most `max_entries` (more: truncated), the
+ * listed directory's own record (".") left out.  Output that was cut
+ * short loses its partial last record and makes the listing truncated.
  * SBX_ERR_PROTOCOL naming `what` for a record that is not understood,
  * SBX_ERR_INTERNAL when out of memory. */
-sbx_status docker_listing_decode(char *records, size_t len, int cut, size_t max_entries,
+sbx_status docker_listing_decode(const docker_listing_records *records, size_t max_entries,
                                  const char *what, sbx_dir_listing **out, sbx_error *err);
 
 #endif

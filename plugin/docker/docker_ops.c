@@ -228,8 +228,11 @@ sbx_status docker_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
     sbx_sandbox *sandbox = NULL;
     int running = 0;
     if (st == SBX_OK)
-        st = docker_inspect_container(inst, sandbox_id, &(common_answer){ &sandbox, NULL }, NULL,
-                               &running, container_id, &cause);
+        st = docker_inspect_container(inst, sandbox_id,
+                                      &(docker_inspect_wants){
+                                          .to = &(common_answer){ &sandbox, NULL },
+                                          .running = &running, .container_id = container_id },
+                                      &cause);
     if (st != SBX_OK && st != SBX_ERR_NOT_FOUND)
         DOCKER_LOG(inst, SBX_LOG_WARN, "%s is unknown: %s", what, cause.message);
     else if (!settle_reconciliation(out, st == SBX_OK ? SBX_RECONCILE_FOUND

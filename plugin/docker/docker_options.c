@@ -6,7 +6,6 @@
 #include "common/option_table.h"
 #include "common/option_values.h"
 #include "common/printable.h"
-#include "plugin/docker/docker_backend.h"
 #include <sbx/backend_support.h>
 
 #include <stdio.h>
@@ -69,15 +68,15 @@ static int is_bind_host(const char *s)
                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-")] == '\0';
 }
 
-/* Split "K=V,K2=V2" into *out, *count (the old pairs freed); an empty
- * value is no pairs.  Keys must be non-empty; `reserved` (may be NULL) is
- * a key prefix callers may not use. */
-static sbx_status parse_pairs(const char *value, const char *reserved, docker_pair **out,
-                              size_t *count, char *rule, size_t cap, sbx_error *err)
+/* Split "K=V,K2=V2" into *out (the old pairs freed); an empty value is
+ * no pairs.  Keys must be non-empty; `reserved` (may be NULL) is a key
+ * prefix callers may not use. */
+static sbx_status parse_pairs(const char *value, const char *reserved, docker_pairs *out,
+                              char *rule, size_t cap, sbx_error *err)
 {
-    pairs_free(*out, *count);
-    *out = NULL;
-    *count = 0;
+    pairs_free(out->items, out->count);
+    out->items = NULL;
+    out->count = 0;
     if (value[0] == '\0')
         return SBX_OK;
     size_t n = 1;
@@ -110,8 +109,8 @@ static sbx_status parse_pairs(const char *value, const char *reserved, docker_pa
         }
         item += len + (item[len] == ',');
     }
-    *out = pairs;
-    *count = n;
+    out->items = pairs;
+    out->count = n;
     return SBX_OK;
 }
 
@@ -119,14 +118,14 @@ static sbx_status parse_env(void *target, const char *value, char *rule, size_t 
                             sbx_error *err)
 {
     docker_options *o = target;
-    return parse_pairs(value, NULL, &o->env, &o->env_count, rule, cap, err);
+    return parse_pairs(value, NULL, &o->env, rule, cap, err);
 }
 
 static sbx_status parse_labels(void *target, const char *value, char *rule, size_t cap,
                                sbx_error *err)
 {
     docker_options *o = target;
-    return parse_pairs(value, "sbx.", &o->labels, &o->label_count, rule, cap, err);
+    return parse_pairs(value, "sbx.", &o->labels, rule, cap, err);
 }
 
 /* Indexed by docker_init_mode. */
@@ -202,7 +201,7 @@ void docker_options_clear(docker_options *o)
     free(o->bind_host);
     free(o->command);
     free(o->api_version);
-    pairs_free(o->env, o->env_count);
-    pairs_free(o->labels, o->label_count);
+    pairs_free(o->env.items, o->env.count);
+    pairs_free(o->labels.items, o->labels.count);
     memset(o, 0, sizeof *o);
 }

@@ -7,11 +7,20 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
+/* The name the backend registers and logs under. */
+#define DOCKER_NAME "docker"
+
 /* A KEY=VALUE pair from the `env` or `labels` option. */
 typedef struct docker_pair {
     char *key;
     char *value;
 } docker_pair;
+
+/* The pairs of one such option. */
+typedef struct docker_pairs {
+    docker_pair *items;
+    size_t count;
+} docker_pairs;
 
 /* The `init` option: an init process as PID 1 of each sandbox.  The values
  * are the words' places in the option table ("auto", "true", "false"). */
@@ -29,10 +38,8 @@ typedef struct docker_options {
     char *name_prefix;         /* containers are named PREFIX-SANDBOXID */
     char *bind_host;           /* host address the sandbox port is published on */
     long port;                 /* sandbox port inside the container */
-    docker_pair *env;      /* container environment */
-    size_t env_count;
-    docker_pair *labels;   /* extra container labels (never sbx.*) */
-    size_t label_count;
+    docker_pairs env;          /* container environment */
+    docker_pairs labels;       /* extra container labels (never sbx.*) */
     char *command;             /* NULL: the image's own command */
     char *api_version;         /* "v1.41": path prefix of every call */
     long timeout_ms;           /* bound of each engine call */

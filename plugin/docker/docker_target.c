@@ -3,8 +3,6 @@
 
 #include "plugin/docker/docker_target.h"
 
-#include "plugin/docker/docker_kept_reads.h"
-
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "plugin/docker/docker_container.h"
@@ -71,7 +69,7 @@ sbx_status docker_target_find_kept(sbx_backend_instance *inst, const char *sandb
     if (st != SBX_OK)
         return st;
     /* The exec's create would wait for dockerd's lock a kept read holds. */
-    docker_kept_reads_drop(inst, sandbox_id);
+    docker_kept_reads_drop(&inst->reads, sandbox_id);
     pthread_mutex_lock(&inst->kept_lock);
     docker_kept_target *k = kept_slot(inst, sandbox_id);
     if (k != NULL) {
@@ -118,13 +116,4 @@ sbx_status docker_target_path(const docker_target *t, const char *path, char *ou
                                      "docker: %s: the path is empty or longer than %d bytes",
                                      t->what, DOCKER_PATH_MAX - 1);
     return SBX_OK;
-}
-
-sbx_status docker_target_at(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
-                            const char *path, docker_target *t, char *at, sbx_error *err)
-{
-    sbx_status st = docker_target_find(inst, sandbox_id, op, t, err);
-    if (st == SBX_OK)
-        st = docker_target_path(t, path, at, err);
-    return st;
 }

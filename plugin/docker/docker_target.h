@@ -13,7 +13,7 @@ typedef struct docker_target {
     const char *sandbox_id;                         /* borrowed from the caller */
     char container_id[DOCKER_CONTAINER_ID_MAX];
     char working_dir[DOCKER_PATH_MAX];              /* Config.WorkingDir, "/" when empty */
-    char what[160];                                 /* "OP in sandbox 'ID'", for messages */
+    char what[DOCKER_WHAT_MAX];                     /* "OP in sandbox 'ID'", for messages */
     int kept;                                       /* from the instance's kept ones, unchecked */
 } docker_target;
 
@@ -40,12 +40,6 @@ void docker_target_forget(sbx_backend_instance *inst, const docker_target *t);
  * long path. */
 sbx_status docker_target_path(const docker_target *t, const char *path, char *out,
                               sbx_error *err);
-
-/* The opening of every file operation: docker_target_find for `op`, then
- * `path` resolved from the target's working directory into `at`
- * (DOCKER_PATH_MAX bytes).  Errors as those two give them. */
-sbx_status docker_target_at(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
-                            const char *path, docker_target *t, char *at, sbx_error *err);
 
 /* The "sandbox gone" error of the target. */
 sbx_status docker_target_gone(const docker_target *t, sbx_error *err);

@@ -22,7 +22,8 @@ static sbx_status decode(const char *text, int cut, size_t max, sbx_dir_listing 
 {
     char *copy = strdup(text);
     CU_ASSERT_FATAL(copy != NULL);
-    sbx_status st = docker_listing_decode(copy, strlen(copy), cut, max, "list_dir", out, err);
+    docker_listing_records records = { copy, strlen(copy), cut };
+    sbx_status st = docker_listing_decode(&records, max, "list_dir", out, err);
     free(copy);
     return st;
 }

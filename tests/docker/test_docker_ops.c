@@ -61,18 +61,27 @@ static int suite_clean(void)
     return 0;
 }
 
-/* Run shell text (timeout_ms 0: the default); *st the status. */
-static sbx_exec_result *run_full(const char *sandbox, const char *const *argv, const char *text,
-                                 const void *input, size_t input_len, int64_t timeout_ms,
-                                 size_t cap, sbx_status *st)
+/* What a test runs: argv or shell text, with stdin, a timeout and an
+ * output cap (0: the defaults). */
+typedef struct exec_args {
+    const char *const *argv;
+    const char *text;
+    const void *input;
+    size_t input_len;
+    int64_t timeout_ms;
+    size_t cap;
+} exec_args;
+
+/* Run `a` in `sandbox`; *st the status. */
+static sbx_exec_result *run_full(const char *sandbox, const exec_args *a, sbx_status *st)
 {
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
-    r.argv = argv;
-    r.shell_command = text;
-    r.stdin_data = input;
-    r.stdin_length = input_len;
-    r.timeout_ms = timeout_ms;
-    r.max_output_bytes = cap;
+    r.argv = a->argv;
+    r.shell_command = a->text;
+    r.stdin_data = a->input;
+    r.stdin_length = a->input_len;
+    r.timeout_ms = a->timeout_ms;
+    r.max_output_bytes = a->cap;
     sbx_exec_result *out = NULL;
     sbx_error err;
     *st = sbx_backend_exec(backend, sandbox, &r, &out, &err);
@@ -84,7 +93,7 @@ static sbx_exec_result *run_full(const char *sandbox, const char *const *argv, c
 static sbx_exec_result *sh(const char *text)
 {
     sbx_status st;
-    sbx_exec_result *r = run_full(SANDBOX, NULL, text, NULL, 0, 0, 0, &st);
+    sbx_exec_result *r = run_full(SANDBOX, &(exec_args){ .text = text }, &st);
     CU_ASSERT_FATAL(st == SBX_OK && r != NULL);
     return r;
 }
@@ -105,7 +114,7 @@ static void test_exit_codes(void)
     expect_exit("no-such-program-here", 127);
     sbx_status st;
     const char *argv[] = { "/no/such/program", "x", NULL };
-    sbx_exec_result *r = run_full(SANDBOX, argv, NULL, NULL, 0, 0, 0, &st);
+    sbx_exec_result *r = run_full(SANDBOX, &(exec_args){ .argv = argv }, &st);
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(r->exit_code, 127);
@@ -127,8 +136,11 @@ static void test_output_streams_binary_and_cap(void)
     sbx_backend_free_exec_result(backend, r);
     /* 3 MiB through a 1000-byte cap: the first bytes kept, the rest read. */
     sbx_status st;
-    r = run_full(SANDBOX, NULL, "dd if=/dev/zero bs=65536 count=48 2>/dev/null; echo done >&2",
-                 NULL, 0, 0, 1000, &st);
+    r = run_full(SANDBOX,
+                 &(exec_args){ .text = "dd if=/dev/zero bs=65536 count=48 2>/dev/null; "
+                                       "echo done >&2",
+                               .cap = 1000 },
+                 &st);
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->stdout_length, 1000);
     CU_ASSERT(r->stdout_truncated);
@@ -179,7 +191,8 @@ static void test_stdin_env_and_working_dir(void)
         bytes[i] = (unsigned char)(i * 7 + i / 251);
     sbx_status st;
     const char *cat[] = { "cat", NULL };
-    sbx_exec_result *r = run_full(SANDBOX, cat, NULL, bytes, n, 0, 2 << 20, &st);
+    sbx_exec_result *r = run_full(
+        SANDBOX, &(exec_args){ .argv = cat, .input = bytes, .input_len = n, .cap = 2 << 20 }, &st);
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->stdout_length, n);
     CU_ASSERT(memcmp(r->stdout_data, bytes, n) == 0);
@@ -229,8 +242,9 @@ static void test_timeout_kills_command_and_children(void)
     sbx_status st;
     /* A child in the background and one in the foreground, both holding
      * the stream open. */
-    sbx_exec_result *r = run_full(SANDBOX, NULL, "sleep 3111 & sleep 3112; echo never", NULL, 0,
-                                  1500, 0, &st);
+    sbx_exec_result *r = run_full(
+        SANDBOX, &(exec_args){ .text = "sleep 3111 & sleep 3112; echo never", .timeout_ms = 1500 },
+        &st);
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_TIMED_OUT);
     CU_ASSERT_EQUAL(r->exit_code, -1);
@@ -239,7 +253,9 @@ static void test_timeout_kills_command_and_children(void)
     sbx_backend_free_exec_result(backend, r);
     CU_ASSERT_EQUAL(processes_with("311[1-3]"), 0);
     /* A daemon that detaches its output does not hold the exec. */
-    r = run_full(SANDBOX, NULL, "sleep 3113 >/dev/null 2>&1 & echo started", NULL, 0, 20000, 0,
+    r = run_full(SANDBOX,
+                 &(exec_args){ .text = "sleep 3113 >/dev/null 2>&1 & echo started",
+                               .timeout_ms = 20000 },
                  &st);
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
@@ -322,7 +338,7 @@ static void test_cancel_fd_beyond_the_request_size(void)
  * into `out`; "" when the exec fails, *st its status. */
 static void hostname_of(const char *id, char *out, size_t size, sbx_status *st)
 {
-    sbx_exec_result *r = run_full(id, NULL, "cat /etc/hostname", NULL, 0, 0, 0, st);
+    sbx_exec_result *r = run_full(id, &(exec_args){ .text = "cat /etc/hostname" }, st);
     snprintf(out, size, "%s", r != NULL ? r->stdout_data : "");
     if (r != NULL)
         sbx_backend_free_exec_result(backend, r);
@@ -350,13 +366,13 @@ static void create_sandbox(const char *id)
 static void test_gone_sandboxes(void)
 {
     sbx_status st;
-    sbx_exec_result *r = run_full("ops-absent", NULL, "true", NULL, 0, 0, 0, &st);
+    sbx_exec_result *r = run_full("ops-absent", &(exec_args){ .text = "true" }, &st);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
     CU_ASSERT(r == NULL);
     sbx_error err;
     create_sandbox("ops-stopped");
     stop_container("ops-stopped");
-    r = run_full("ops-stopped", NULL, "true", NULL, 0, 0, 0, &st);
+    r = run_full("ops-stopped", &(exec_args){ .text = "true" }, &st);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
     sbx_file_content *c = NULL;
     CU_ASSERT_EQUAL(sbx_backend_read_file(backend, "ops-stopped", "/etc/hostname", 0, 10, &c,
@@ -745,7 +761,7 @@ static void *exec_many(void *arg)
         snprintf(text, sizeof text, "echo %ld-%d; exit %d", k, i, i);
         snprintf(want, sizeof want, "%ld-%d\n", k, i);
         sbx_status st;
-        sbx_exec_result *r = run_full(SANDBOX, NULL, text, NULL, 0, 0, 0, &st);
+        sbx_exec_result *r = run_full(SANDBOX, &(exec_args){ .text = text }, &st);
         if (st != SBX_OK || strcmp(r->stdout_data, want) != 0 || r->exit_code != i)
             return (void *)1;
         sbx_backend_free_exec_result(backend, r);
