@@ -18,3 +18,8 @@ tests_common_unit_test_option_table_LDADD = common/libsbx-common.la $(SBX_TEST_L
 tests_common_unit_test_base64_SOURCES = tests/common-unit/test_base64.c
 tests_common_unit_test_base64_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_common_unit_test_base64_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+SBX_COMMON_UNIT_SUITES += tests/common-unit/test_skip_log
+tests_common_unit_test_skip_log_SOURCES = tests/common-unit/test_skip_log.c
+tests_common_unit_test_skip_log_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_skip_log_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
