@@ -1,272 +1,42 @@
-/* The sandbox operations over the AIO API (see remote_sandbox_ops.h). */
+/* read, write, list and remove over the AIO API (see remote_files.h). */
 #include <config.h>
 
-#include "plugin/remote/remote_sandbox_ops.h"
+#include "plugin/remote/remote_files.h"
 
 #include "common/base64.h"
-#include "common/exec_request.h"
 #include "common/op_results.h"
-#include "common/sandbox_ids.h"
-#include "common/utf8.h"
 #include "plugin/remote/remote_aio_decode.h"
 #include "plugin/remote/remote_aio_text.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_endpoint.h"
-#include "plugin/remote/remote_exec_answer.h"
+#include "plugin/remote/remote_exec_call.h"
 
 #include <sbx/backend_support.h>
 
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* The server cuts a stream longer than max_output_length characters in the
- * middle (head and tail kept, a marker between).  Asking for twice the
- * byte cap and room for the marker keeps a head of at least `cap`
- * characters, so the first `cap` bytes received are always the command's
- * own; more than `cap` bytes received means the output was longer. */
-#define MARKER_ROOM 256
-#define SERVER_CHARS(cap) (2 * (cap) + MARKER_ROOM)
-
-/* Room in an answer for what is not output, and the most bytes a character
- * of a JSON string may take (\uXXXX), for bounding an exec answer. */
-#define ANSWER_OVERHEAD ((size_t)64 * 1024)
-#define JSON_BYTES_PER_CHAR 6
-
-/* Room for an exec body's members but the texts in them (command,
- * exec_dir, env): names, quotes, two numbers of at most 20 digits. */
-#define EXEC_BODY_FRAME 160
-
-/* The output a check script keeps. */
-#define CHECK_CAP 2048
-
-/* The largest output cap: both streams at their worst (every character
- * escaped) still fit max_response_bytes; at least 1. */
-static size_t max_output(const remote_options *o)
+uint64_t remote_max_file_bytes(const remote_options *o)
 {
-    size_t room = o->max_response_bytes > ANSWER_OVERHEAD
-                      ? o->max_response_bytes - ANSWER_OVERHEAD : 0;
-    size_t chars = room / (2 * JSON_BYTES_PER_CHAR);
-    size_t cap = chars > SERVER_CHARS(0) ? (chars - MARKER_ROOM) / 2 : 0;
-    return cap > 0 ? cap : 1;
-}
-
-/* The largest byte a read reaches (skipped bytes stream too) and the
- * largest write: max_response_bytes less libcurl's largest write chunk, so
- * a read stops before the bound aborts the transfer. */
-static uint64_t max_file(const remote_options *o)
-{
+    /* less libcurl's largest write chunk, so that a read stops before the
+     * bound aborts the transfer */
     return o->max_response_bytes > 16384 ? o->max_response_bytes - 16384 : 1;
 }
 
-sbx_status remote_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
-                                  sbx_error *err)
-{
-    (void)err;
-    size_t cap = max_output(&inst->options);
-    sbx_operations_info info = {
-        .struct_size = out->struct_size,
-        .operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_READ_FILE | SBX_OP_WRITE_FILE |
-                      SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH,
-        .default_timeout_ms = REMOTE_EXEC_DEFAULT_TIMEOUT_MS,
-        .max_timeout_ms = REMOTE_EXEC_MAX_TIMEOUT_MS,
-        .default_output_bytes = cap < REMOTE_EXEC_DEFAULT_OUTPUT ? cap : REMOTE_EXEC_DEFAULT_OUTPUT,
-        .max_output_bytes = cap,
-        .max_file_bytes = max_file(&inst->options),
-    };
-    size_t n = out->struct_size < sizeof info ? out->struct_size : sizeof info;
-    memcpy(out, &info, n);
-    return SBX_OK;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Append the decimal digits of `v`. */
-static void add_decimal(common_dynbuf *b, uint64_t v)
-{
-    char digits[20];
-    size_t n = sizeof digits;
-    do
-        digits[--n] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    common_dynbuf_add(b, digits + n, sizeof digits - n);
-}
-
-/* The env object of an exec body, built by json-c (a name given twice
- * keeps its last value), appended to *b; 0, or -1 when out of memory. */
-static int add_env(common_dynbuf *b, const sbx_env_var *env, size_t env_count)
-{
-    struct json_object *vars = json_object_new_object();
-    int bad = vars == NULL;
-    for (size_t i = 0; !bad && i < env_count; i++)
-        bad = json_object_object_add(vars, env[i].name,
-                                     json_object_new_string(env[i].value)) != 0;
-    const char *text = bad ? NULL : json_object_to_json_string_ext(
-                                        vars, JSON_C_TO_STRING_PLAIN |
-                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (text != NULL)
-        common_dynbuf_add(b, text, strlen(text));
-    json_object_put(vars);
-    return text != NULL ? 0 : -1;
-}
-
-/* The /v1/bash/exec body, written directly (it is on every exec's path).
- * `env` may be NULL; exec_dir NULL is left out.  NULL when out of memory. */
-static char *exec_body(const char *command, const sbx_env_var *env, size_t env_count,
-                       const char *exec_dir, int64_t timeout_ms, size_t cap)
-{
-    common_dynbuf b;
-    common_dynbuf_init(&b, 0);
-    /* The members around the texts take under EXEC_BODY_FRAME bytes: a body
-     * whose texts need no escapes is written without growing. */
-    common_dynbuf_reserve(&b, EXEC_BODY_FRAME + strlen(command) +
-                                  (exec_dir != NULL ? strlen(exec_dir) : 0));
-    common_dynbuf_add(&b, "{\"command\":", 11);
-    remote_json_quote(&b, command);
-    if (exec_dir != NULL) {
-        common_dynbuf_add(&b, ",\"exec_dir\":", 12);
-        remote_json_quote(&b, exec_dir);
-    }
-    int bad = 0;
-    if (env_count > 0) {
-        common_dynbuf_add(&b, ",\"env\":", 7);
-        bad = add_env(&b, env, env_count);
-    }
-    /* Seconds with the milliseconds exact: "1.500", never 1.49999. */
-    char millis[5] = { '.', (char)('0' + timeout_ms % 1000 / 100),
-                       (char)('0' + timeout_ms % 100 / 10), (char)('0' + timeout_ms % 10), 0 };
-    common_dynbuf_add(&b, ",\"hard_timeout\":", 16);
-    add_decimal(&b, (uint64_t)(timeout_ms / 1000));
-    common_dynbuf_add(&b, millis, 4);
-    common_dynbuf_add(&b, ",\"max_output_length\":", 21);
-    add_decimal(&b, (uint64_t)SERVER_CHARS(cap));
-    common_dynbuf_add(&b, ",\"async_mode\":false}", 20);
-    if (bad || b.failed != COMMON_DYNBUF_OK) {
-        common_dynbuf_free(&b);
-        return NULL;
-    }
-    return common_dynbuf_take(&b, NULL);
-}
-
-/* POST /v1/bash/exec with `body`, bounded by the command's timeout and a
- * grace for the answer to travel; the result keeps `cap` bytes a stream. */
-static sbx_status post_exec(remote_endpoint *ep, const char *body, int64_t timeout_ms,
-                            size_t cap, sbx_exec_result **out, sbx_error *err)
-{
-    common_http_response resp;
-    common_http_call call = {.method = "POST", .path = "/v1/bash/exec", .json_body = body,
-                             .timeout_ms = (long)(timeout_ms + 30000)};
-    sbx_status st = common_http_perform(ep->http, &call, &resp, err);
-    if (st != SBX_OK)
-        return remote_endpoint_fail(ep, err);
-    if (resp.status == 404) {
-        st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                   "%s: the sandbox has no /v1/bash/exec (HTTP 404: an AIO "
-                                   "sandbox image older than 1.9.3)", remote_endpoint_what(ep));
-        err->http_status = 404;
-    } else if (resp.status != 200) {
-        st = remote_endpoint_answer_error(ep, &resp, err);
-    } else {
-        st = remote_exec_answer_read(resp.body, resp.body_len, cap, out, err);
-        if (st != SBX_OK)
-            remote_endpoint_fail(ep, err);
-    }
-    common_http_response_clear(&resp);
-    return st;
-}
-
-/* Text the wire carries: UTF-8 without NUL (`what` names it, never its
- * value). */
-static sbx_status check_text(const char *text, const char *sandbox_id, const char *what,
-                             size_t index, sbx_error *err)
-{
-    if (common_text_is_clean(text, strlen(text)))
-        return SBX_OK;
-    return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                 "exec in sandbox '%s': %s #%zu is not UTF-8 text, which the "
-                                 "AIO API cannot carry", sandbox_id, what, index);
-}
-
-/* What the wire cannot carry of a checked request: stdin, and text that is
- * not UTF-8. */
-static sbx_status check_wire(const sbx_exec_request *rq, const char *sandbox_id, sbx_error *err)
-{
-    if (rq->stdin_length > 0)
-        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                     "exec in sandbox '%s': the remote backend cannot pass stdin "
-                                     "(the AIO /v1/bash/exec has no stdin)", sandbox_id);
-    sbx_status st = SBX_OK;
-    for (size_t i = 0; st == SBX_OK && rq->argv != NULL && rq->argv[i] != NULL; i++)
-        st = check_text(rq->argv[i], sandbox_id, "argument", i, err);
-    if (st == SBX_OK && rq->shell_command != NULL)
-        st = check_text(rq->shell_command, sandbox_id, "shell command", 0, err);
-    for (size_t i = 0; st == SBX_OK && i < rq->env_count; i++)
-        st = check_text(rq->env[i].value, sandbox_id, "environment value", i, err);
-    return st;
-}
-
-sbx_status remote_exec(sbx_backend_instance *inst, const char *sandbox_id,
-                       const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err)
-{
-    *out = NULL;
-    sbx_exec_request rq;
-    common_exec_request_read(request, &rq);
-    size_t cap_limit = max_output(&inst->options);
-    sbx_status st = common_check_sandbox_id(sandbox_id, err);
-    if (st == SBX_OK)
-        st = common_exec_request_check(&rq, sandbox_id, REMOTE_EXEC_MAX_TIMEOUT_MS, cap_limit,
-                                       err);
-    if (st == SBX_OK)
-        st = check_wire(&rq, sandbox_id, err);
-    if (st != SBX_OK)
-        return st;
-    int64_t timeout_ms = rq.timeout_ms > 0 ? rq.timeout_ms : REMOTE_EXEC_DEFAULT_TIMEOUT_MS;
-    size_t cap = rq.max_output_bytes > 0 ? rq.max_output_bytes
-                 : cap_limit < REMOTE_EXEC_DEFAULT_OUTPUT ? cap_limit
-                                                          : REMOTE_EXEC_DEFAULT_OUTPUT;
-    remote_endpoint ep;
-    st = remote_endpoint_open(inst, sandbox_id, "exec", &ep, err);
-    if (st != SBX_OK)
-        return st;
-    char *dir = NULL, *command = NULL, *body = NULL;
-    st = remote_endpoint_path(&ep, rq.working_dir, 1, &dir, err);
-    if (st == SBX_OK) {
-        command = remote_command_text(rq.argv, rq.shell_command);
-        body = command != NULL ? exec_body(command, rq.env, rq.env_count, dir, timeout_ms, cap)
-                               : NULL;
-        if (body == NULL)
-            st = remote_endpoint_no_memory(&ep, err);
-    }
-    if (st == SBX_OK) {
-        int64_t start = now_ms();
-        st = post_exec(&ep, body, timeout_ms, cap, out, err);
-        if (st == SBX_OK)
-            (*out)->duration_ms = now_ms() - start;
-    }
-    free(dir);
-    free(command);
-    free(body);
-    remote_endpoint_close(&ep);
-    return st;
-}
+/* The output a check script keeps. */
+#define CHECK_CAP 2048
 
 /* Run a check script (POSIX sh, run by the server's bash) whose exit codes
  * 12..16 are the sbx kinds of what it found about `path`. */
 static sbx_status run_check(remote_endpoint *ep, const char *script, const char *path,
                             sbx_error *err)
 {
-    char *body = exec_body(script, NULL, 0, NULL, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP);
+    char *body = remote_exec_body(script, NULL, 0, NULL, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP);
     if (body == NULL)
         return remote_endpoint_no_memory(ep, err);
     sbx_exec_result *r = NULL;
-    sbx_status st = post_exec(ep, body, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP, &r, err);
+    sbx_status st = remote_exec_post(ep, body, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP, &r, err);
     free(body);
     if (st != SBX_OK)
         return st;
@@ -287,6 +57,61 @@ static sbx_status run_check(remote_endpoint *ep, const char *script, const char 
     }
     common_exec_result_free(r);
     return st;
+}
+
+/* A JSON body for a file route; `path` and `invalid_target_kind` as
+ * remote_aio_envelope's `what` and kind for its answer. */
+typedef struct file_call {
+    const char *route;
+    const char *body;
+    const char *path;
+    sbx_status invalid_target_kind;
+} file_call;
+
+/* POST a file call and read its envelope into *answer (the caller puts
+ * answer->root). */
+static sbx_status post_file(remote_endpoint *ep, const file_call *fc, remote_aio_answer *answer,
+                           sbx_error *err)
+{
+    *answer = (remote_aio_answer){ 0 };
+    common_http_response resp;
+    common_http_call call = {.method = "POST", .path = fc->route, .json_body = fc->body,
+                             .timeout_ms = REMOTE_FILE_TIMEOUT_MS};
+    sbx_status st = common_http_perform(ep->http, &call, &resp, err);
+    if (st != SBX_OK)
+        return remote_endpoint_fail(ep, err);
+    if (resp.status != 200) {
+        st = remote_endpoint_answer_error(ep, &resp, err);
+    } else {
+        st = remote_aio_envelope(resp.body, resp.body_len, fc->path, fc->invalid_target_kind,
+                                 answer, err);
+        if (st != SBX_OK)
+            remote_endpoint_fail(ep, err);
+    }
+    common_http_response_clear(&resp);
+    return st;
+}
+
+/* The /v1/file/list body for `abs`; malloc'd, NULL when out of memory. */
+static char *list_body(const char *abs, unsigned max_depth)
+{
+    struct json_object *o = json_object_new_object();
+    int bad = o == NULL;
+    bad = bad || json_object_object_add(o, "path", json_object_new_string(abs)) != 0;
+    bad = bad || json_object_object_add(o, "recursive", json_object_new_boolean(max_depth > 1));
+    bad = bad || json_object_object_add(o, "max_depth", json_object_new_int64(max_depth)) != 0;
+    bad = bad || json_object_object_add(o, "show_hidden", json_object_new_boolean(1)) != 0;
+    bad = bad || json_object_object_add(o, "include_size", json_object_new_boolean(1)) != 0;
+    bad = bad ||
+          json_object_object_add(o, "include_permissions", json_object_new_boolean(1)) != 0;
+    char *body = NULL;
+    if (!bad) {
+        const char *text = json_object_to_json_string_ext(
+            o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        body = text != NULL ? strdup(text) : NULL;
+    }
+    json_object_put(o);
+    return body;
 }
 
 /* Bytes [skip, skip + want) of a download, and whether any follow. */
@@ -314,23 +139,16 @@ static int range_write(void *ctx, const char *data, size_t len)
     return 0;
 }
 
-static char *list_body(const char *abs, unsigned max_depth);
-static sbx_status post_file(remote_endpoint *ep, const char *route, const char *body,
-                            const char *path, sbx_status invalid_target_kind,
-                            struct json_object **root, struct json_object **data,
-                            sbx_error *err);
-
 /* Whether `abs` lists as a directory (the download route's 400 does not
  * say why it refused). */
 static int lists_as_directory(remote_endpoint *ep, const char *abs)
 {
     char *body = list_body(abs, 1);
-    struct json_object *root = NULL, *data = NULL;
+    remote_aio_answer answer = { 0 };
     sbx_error ignored;
-    int is_dir = body != NULL && post_file(ep, "/v1/file/list", body, abs,
-                                           SBX_ERR_NOT_A_DIRECTORY, &root, &data,
-                                           &ignored) == SBX_OK;
-    json_object_put(root);
+    file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
+    int is_dir = body != NULL && post_file(ep, &fc, &answer, &ignored) == SBX_OK;
+    json_object_put(answer.root);
     free(body);
     return is_dir;
 }
@@ -342,10 +160,10 @@ static int lists_as_directory(remote_endpoint *ep, const char *abs)
 static sbx_status download_error(remote_endpoint *ep, const common_http_response *resp,
                                  const char *abs, sbx_error *err)
 {
-    struct json_object *root = NULL, *data = NULL;
+    remote_aio_answer answer;
     sbx_status kind = remote_aio_envelope(resp->body, resp->body_len, abs,
-                                          SBX_ERR_IS_A_DIRECTORY, &root, &data, err);
-    json_object_put(root);
+                                          SBX_ERR_IS_A_DIRECTORY, &answer, err);
+    json_object_put(answer.root);
     if (kind != SBX_OK && kind != SBX_ERR_PROTOCOL) { /* success:false said what */
         remote_endpoint_fail(ep, err);
         err->http_status = (int)resp->status;
@@ -370,7 +188,7 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
                             sbx_error *err)
 {
     *out = NULL;
-    uint64_t reach = max_file(&inst->options);
+    uint64_t reach = remote_max_file_bytes(&inst->options);
     if (max_bytes == 0)
         return sbx_backend_error_set(err, SBX_ERR_USAGE, "read_file: max_bytes must be > 0");
     if (offset >= reach)
@@ -450,31 +268,6 @@ static char *write_body(const char *abs, const void *data, size_t length, int ap
     return common_dynbuf_take(&b, NULL);
 }
 
-/* POST a JSON body to a file route and read its envelope: *root and *data
- * as remote_aio_envelope (the caller puts *root). */
-static sbx_status post_file(remote_endpoint *ep, const char *route, const char *body,
-                            const char *path, sbx_status invalid_target_kind,
-                            struct json_object **root, struct json_object **data,
-                            sbx_error *err)
-{
-    common_http_response resp;
-    common_http_call call = {.method = "POST", .path = route, .json_body = body,
-                             .timeout_ms = REMOTE_FILE_TIMEOUT_MS};
-    sbx_status st = common_http_perform(ep->http, &call, &resp, err);
-    if (st != SBX_OK)
-        return remote_endpoint_fail(ep, err);
-    if (resp.status != 200) {
-        st = remote_endpoint_answer_error(ep, &resp, err);
-    } else {
-        st = remote_aio_envelope(resp.body, resp.body_len, path, invalid_target_kind, root,
-                                 data, err);
-        if (st != SBX_OK)
-            remote_endpoint_fail(ep, err);
-    }
-    common_http_response_clear(&resp);
-    return st;
-}
-
 sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *path, const void *data, size_t length, unsigned flags,
                              uint32_t mode, sbx_error *err)
@@ -484,11 +277,11 @@ sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
                                      flags);
     if (data == NULL && length > 0)
         return sbx_backend_error_set(err, SBX_ERR_USAGE, "write_file: data is NULL");
-    if (length > max_file(&inst->options))
+    if (length > remote_max_file_bytes(&inst->options))
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
                                      "write_file: %zu bytes are more than the remote backend "
                                      "writes in one call (%" PRIu64 ")", length,
-                                     max_file(&inst->options));
+                                     remote_max_file_bytes(&inst->options));
     remote_endpoint ep;
     sbx_status st = remote_endpoint_open(inst, sandbox_id, "write_file", &ep, err);
     if (st != SBX_OK)
@@ -507,10 +300,10 @@ sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
                             == NULL)
         st = remote_endpoint_no_memory(&ep, err);
     if (st == SBX_OK) {
-        struct json_object *root = NULL, *answer = NULL;
-        st = post_file(&ep, "/v1/file/write", body, abs, SBX_ERR_IS_A_DIRECTORY, &root, &answer,
-                       err);
-        json_object_put(root);
+        remote_aio_answer answer;
+        file_call fc = { "/v1/file/write", body, abs, SBX_ERR_IS_A_DIRECTORY };
+        st = post_file(&ep, &fc, &answer, err);
+        json_object_put(answer.root);
     }
     free(abs);
     free(parent);
@@ -518,27 +311,6 @@ sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
     free(body);
     remote_endpoint_close(&ep);
     return st;
-}
-
-static char *list_body(const char *abs, unsigned max_depth)
-{
-    struct json_object *o = json_object_new_object();
-    int bad = o == NULL;
-    bad = bad || json_object_object_add(o, "path", json_object_new_string(abs)) != 0;
-    bad = bad || json_object_object_add(o, "recursive", json_object_new_boolean(max_depth > 1));
-    bad = bad || json_object_object_add(o, "max_depth", json_object_new_int64(max_depth)) != 0;
-    bad = bad || json_object_object_add(o, "show_hidden", json_object_new_boolean(1)) != 0;
-    bad = bad || json_object_object_add(o, "include_size", json_object_new_boolean(1)) != 0;
-    bad = bad ||
-          json_object_object_add(o, "include_permissions", json_object_new_boolean(1)) != 0;
-    char *body = NULL;
-    if (!bad) {
-        const char *text = json_object_to_json_string_ext(
-            o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        body = text != NULL ? strdup(text) : NULL;
-    }
-    json_object_put(o);
-    return body;
 }
 
 sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
@@ -558,14 +330,14 @@ sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
     if (st == SBX_OK && (body = list_body(abs, max_depth)) == NULL)
         st = remote_endpoint_no_memory(&ep, err);
     if (st == SBX_OK) {
-        struct json_object *root = NULL, *data = NULL;
-        st = post_file(&ep, "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY, &root, &data,
-                       err);
+        remote_aio_answer answer;
+        file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
+        st = post_file(&ep, &fc, &answer, err);
         if (st == SBX_OK &&
-            (st = remote_aio_decode_listing(data, abs, max_depth, max_entries, out, err)) !=
-                SBX_OK)
+            (st = remote_aio_decode_listing(answer.data, abs, max_depth, max_entries, out,
+                                            err)) != SBX_OK)
             remote_endpoint_fail(&ep, err);
-        json_object_put(root);
+        json_object_put(answer.root);
     }
     free(abs);
     free(body);
