@@ -21,6 +21,7 @@ common_libsbx_common_la_SOURCES = \
 	common/printable.c common/printable.h \
 	common/redact.c common/redact.h \
 	common/secret_file.c common/secret_file.h \
+	common/skip_log.c common/skip_log.h \
 	common/sandbox_ids.c common/sandbox_ids.h \
 	common/iso_time.c common/iso_time.h \
 	common/record_chain.c common/record_chain.h \

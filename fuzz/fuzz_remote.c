@@ -124,7 +124,8 @@ static void decode_in_chunks(const char *body, size_t size, size_t chunk, list_o
     if (s == NULL)
         abort();
     fuzz_chunks_feed(body, size, chunk, feed_stream, s);
-    o->st = remote_list_stream_finish(s, log_warning, &o->warnings, &o->list, &o->count, &o->err);
+    remote_warner warn = { log_warning, &o->warnings };
+    o->st = remote_list_stream_finish(s, &warn, &o->list, &o->count, &o->err);
     remote_list_stream_free(s);
 }
 #endif
@@ -137,8 +138,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #if SBX_FUZZ_DECODER == 1
     list_outcome reference, whole, split;
     memset(&reference, 0, sizeof reference);
-    reference.st = remote_decode_list(body, size, log_warning, &reference.warnings,
-                                      &reference.list, &reference.count, &reference.err);
+    remote_warner warn = { log_warning, &reference.warnings };
+    reference.st = remote_decode_list(body, size, &warn, &reference.list, &reference.count,
+                                      &reference.err);
     if (reference.st == SBX_OK) {
         for (size_t i = 0; i < reference.count; i++)
             check_sandbox(&reference.list[i]);

@@ -47,12 +47,12 @@ static void check_exec(const char *body, size_t size, size_t cap)
     sbx_backend_error_clear(&fast_err);
     sbx_backend_error_clear(&slow_err);
     sbx_status fast_st = remote_exec_answer_read(body, size, cap, &fast, &fast_err);
-    struct json_object *root = NULL, *payload = NULL;
-    sbx_status slow_st = remote_aio_envelope(body, size, "exec", SBX_ERR_PROVISIONER, &root,
-                                             &payload, &slow_err);
+    remote_aio_answer answer;
+    sbx_status slow_st = remote_aio_envelope(body, size, "exec", SBX_ERR_PROVISIONER, &answer,
+                                             &slow_err);
     if (slow_st == SBX_OK)
-        slow_st = remote_aio_decode_exec(payload, cap, &slow, &slow_err);
-    json_object_put(root);
+        slow_st = remote_aio_decode_exec(answer.data, cap, &slow, &slow_err);
+    json_object_put(answer.root);
     if (!same_error(fast_st, &fast_err, slow_st, &slow_err) ||
         (fast_st == SBX_OK) != (fast != NULL) || (slow_st == SBX_OK) != (slow != NULL))
         abort();

@@ -11,6 +11,7 @@
 
 #include "common/json_fields.h"
 #include "common/json_stream.h"
+#include "common/skip_log.h"
 #include "plugin/docker/docker_engine.h"
 #include <sbx/backend_support.h>
 
@@ -73,8 +74,7 @@ struct docker_list_stream {
     common_dynbuf state, id;
     int64_t created_ms;
 
-    common_dynbuf skipped; /* per skipped entry: varint index gap, skip, why + NUL */
-    size_t next_unskipped;      /* the index a gap of 0 names */
+    common_skip_log skipped; /* per skipped entry: its skip and why */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -103,12 +103,8 @@ static void read_into(docker_list_stream *s, common_dynbuf *b)
 
 static void note_skipped(docker_list_stream *s, size_t index, docker_skip skip, const char *why)
 {
-    char byte = (char)skip;
-    if (common_varint_append(&s->skipped, index - s->next_unskipped) != 0)
+    if (common_skip_log_add(&s->skipped, index, (unsigned char)skip, why) != 0)
         s->out_of_memory = 1;
-    keep(s, &s->skipped, &byte, 1);
-    keep(s, &s->skipped, why, strlen(why) + 1);
-    s->next_unskipped = index + 1;
 }
 
 /* docker_list_entry.named over the Names items kept. */
@@ -387,6 +383,7 @@ docker_list_stream *docker_list_stream_new(const docker_options *o, int keep_una
         return NULL;
     common_json_stream_init(&s->lex);
     s->lex.check_text = 1;
+    common_skip_log_init(&s->skipped, 1);
     s->options = o;
     s->keep_unaddressed = keep_unaddressed;
     s->found = found;
@@ -417,22 +414,17 @@ int docker_list_stream_feed(docker_list_stream *s, const char *data, size_t len)
     }
 }
 
-/* The skipped entries noted, in order. */
-static void replay_skipped(const docker_list_stream *s, docker_list_skipped_fn skipped,
-                           void *ctx)
+/* Where the skipped entries are told. */
+typedef struct skip_teller {
+    docker_list_skipped_fn skipped;
+    void *ctx;
+} skip_teller;
+
+/* One skipped entry, told (a common_skip_fn). */
+static void tell_skipped(void *ctx, size_t index, unsigned char skip, const char *why)
 {
-    if (s->skipped.len == 0)
-        return;
-    size_t index = 0;
-    const unsigned char *p = (const unsigned char *)s->skipped.data;
-    const unsigned char *end = p + s->skipped.len;
-    while (p < end) {
-        index += common_varint_read(&p);
-        docker_skip skip = (docker_skip)*p++;
-        const char *why = (const char *)p;
-        skipped(ctx, index++, skip, why);
-        p += strlen(why) + 1;
-    }
+    const skip_teller *to = ctx;
+    to->skipped(to->ctx, index, (docker_skip)skip, why);
 }
 
 sbx_status docker_list_stream_finish(docker_list_stream *s, const char *what,
@@ -444,7 +436,7 @@ sbx_status docker_list_stream_finish(docker_list_stream *s, const char *what,
     if (common_json_stream_end(&s->lex) != COMMON_JSON_COMPLETE || !s->root_array)
         return docker_engine_wrong_answer(what, json_type_array, err);
     if (skipped != NULL)
-        replay_skipped(s, skipped, skipped_ctx);
+        common_skip_log_replay(&s->skipped, tell_skipped, &(skip_teller){ skipped, skipped_ctx });
     return SBX_OK;
 }
 
@@ -453,9 +445,10 @@ void docker_list_stream_free(docker_list_stream *s)
     if (s == NULL)
         return;
     common_dynbuf *buffers[] = { &s->kept, &s->name, &s->names, &s->type, &s->state,
-                                      &s->id, &s->skipped, &s->label[0], &s->label[1],
+                                      &s->id, &s->label[0], &s->label[1],
                                       &s->label[2], &s->label[3] };
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         common_dynbuf_free(buffers[i]);
+    common_skip_log_free(&s->skipped);
     free(s);
 }

@@ -10,16 +10,19 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_create.c plugin/remote/remote_create.h \
 	plugin/remote/remote_decode.c plugin/remote/remote_decode.h \
 	plugin/remote/remote_endpoint.c plugin/remote/remote_endpoint.h \
+	plugin/remote/remote_exec.c plugin/remote/remote_exec.h \
 	plugin/remote/remote_exec_answer.c plugin/remote/remote_exec_answer.h \
+	plugin/remote/remote_exec_call.c plugin/remote/remote_exec_call.h \
+	plugin/remote/remote_files.c plugin/remote/remote_files.h \
 	plugin/remote/remote_field_reader.c plugin/remote/remote_field_reader.h \
 	plugin/remote/remote_instance.c plugin/remote/remote_instance.h \
 	plugin/remote/remote_json_scan.c plugin/remote/remote_json_scan.h \
+	plugin/remote/remote_lookup.c plugin/remote/remote_lookup.h \
 	plugin/remote/remote_ops.c plugin/remote/remote_ops.h \
 	plugin/remote/remote_list_stream.c plugin/remote/remote_list_stream.h \
 	plugin/remote/remote_options.c plugin/remote/remote_options.h \
 	plugin/remote/remote_sandbox_answer.c plugin/remote/remote_sandbox_answer.h \
 	plugin/remote/remote_sandbox_clients.c plugin/remote/remote_sandbox_clients.h \
-	plugin/remote/remote_sandbox_ops.c plugin/remote/remote_sandbox_ops.h \
 	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS)

@@ -47,11 +47,11 @@ static const char *text_member(struct json_object *object, const char *key)
 }
 
 sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
-                               sbx_status invalid_target_kind, struct json_object **root,
-                               struct json_object **data, sbx_error *err)
+                               sbx_status invalid_target_kind, remote_aio_answer *out,
+                               sbx_error *err)
 {
-    *root = NULL;
-    *data = NULL;
+    out->root = NULL;
+    out->data = NULL;
     int too_deep = 0;
     struct json_object *r = common_json_parse_ex(body, len, &too_deep);
     if (r == NULL || !json_object_is_type(r, json_type_object)) {
@@ -69,8 +69,8 @@ sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
     struct json_object *d = NULL;
     json_object_object_get_ex(r, "data", &d);
     if (success) {
-        *root = r;
-        *data = json_object_is_type(d, json_type_null) ? NULL : d;
+        out->root = r;
+        out->data = json_object_is_type(d, json_type_null) ? NULL : d;
         return SBX_OK;
     }
     /* "Handled operation failure": a FileOperationError says what, else

@@ -21,16 +21,23 @@
 sbx_status remote_aio_file_error_kind(const char *error_type, const char *errno_name,
                                       sbx_status invalid_target_kind);
 
+/* An answer envelope read: root a new reference the caller puts
+ * (json_object_put), data borrowed from it. */
+typedef struct remote_aio_answer {
+    struct json_object *root;
+    struct json_object *data;
+} remote_aio_answer;
+
 /* Parse an answer envelope {success, message, data}.  success true (or
- * absent): SBX_OK, *root a new reference the caller puts, *data borrowed
- * from it (NULL when null or absent).  success false: the error its data
+ * absent): SBX_OK, out->root the answer, out->data its data (NULL when
+ * null or absent).  success false: the error its data
  * (a FileOperationError) or message says, kinds as
  * remote_aio_file_error_kind, message "<what>: <its message> (<error_type>)",
  * http_status 200.  Not JSON, not an object, an ill-typed success:
- * SBX_ERR_PROTOCOL.  On error *root is NULL. */
+ * SBX_ERR_PROTOCOL.  On error out->root is NULL. */
 sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
-                               sbx_status invalid_target_kind, struct json_object **root,
-                               struct json_object **data, sbx_error *err);
+                               sbx_status invalid_target_kind, remote_aio_answer *out,
+                               sbx_error *err);
 
 /* A BashExecResult (the envelope's data) as an exec result keeping the
  * first `cap` bytes of each stream (NUL bytes kept; truncated when the

@@ -36,12 +36,12 @@ static void masked_detail(const char *key, const common_http_response *resp,
     free(masked);
 }
 
-sbx_status remote_answer_error(const sbx_backend_instance *inst,
+sbx_status remote_answer_error(const remote_options *opts,
                                const common_http_response *resp, const char *what,
                                sbx_error *err)
 {
     char detail[DETAIL_SHOWN];
-    masked_detail(inst->options.api_key, resp, detail);
+    masked_detail(opts->api_key, resp, detail);
     sbx_status kind = SBX_ERR_PROTOCOL;
     if (resp->status == 401 || resp->status == 403)
         kind = SBX_ERR_UNAUTHORIZED;

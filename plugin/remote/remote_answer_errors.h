@@ -12,7 +12,7 @@
 #include <sbx/backend.h>
 
 #include "common/http_client.h"
-#include "plugin/remote/remote_instance.h"
+#include "plugin/remote/remote_options.h"
 
 /* Error for an HTTP answer the call does not accept: 401/403 ->
  * SBX_ERR_UNAUTHORIZED; 409 -> SBX_ERR_REFUSED (the provisioner will not
@@ -20,8 +20,8 @@
  * set's; create handles the contract 409 before calling this); other
  * >= 400 -> SBX_ERR_PROVISIONER, anything else
  * (a redirect, an odd 1xx/2xx) -> SBX_ERR_PROTOCOL; http_status is set.
- * Returns the kind. */
-sbx_status remote_answer_error(const sbx_backend_instance *inst,
+ * The detail masks opts->api_key.  Returns the kind. */
+sbx_status remote_answer_error(const remote_options *opts,
                                const common_http_response *resp, const char *what,
                                sbx_error *err);
 

@@ -7,9 +7,10 @@
 #include "common/op_results.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_create.h"
+#include "plugin/remote/remote_exec.h"
+#include "plugin/remote/remote_files.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_ops.h"
-#include "plugin/remote/remote_sandbox_ops.h"
 
 static const sbx_backend_descriptor remote_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,

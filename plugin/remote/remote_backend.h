@@ -1,11 +1,8 @@
-/* The remote backend: its name and the module's one exported symbol. */
+/* The remote backend's descriptor: the module's one exported symbol. */
 #ifndef SBX_REMOTE_BACKEND_H
 #define SBX_REMOTE_BACKEND_H
 
 #include <sbx/backend.h>
-
-/* The name the backend registers and logs under. */
-#define REMOTE_NAME "remote"
 
 /* The entry point (SBX_BACKEND_ENTRY_SYMBOL): the static ABI 1.1
  * descriptor of the "remote" backend.  Does nothing else. */

@@ -3,7 +3,7 @@
 
 #include "plugin/remote/remote_contract_cache.h"
 
-#include "plugin/remote/remote_backend.h"
+#include "plugin/remote/remote_options.h"
 
 #include <sbx/backend_support.h>
 

@@ -391,7 +391,7 @@ static sbx_status post_create(const create_call *call, sbx_sandbox *sb, sbx_erro
         st = contract_changed(err, expected, actual, (int)resp.status,
                               "the provisioner refused the frozen version", call->req->sandbox_id);
     } else {
-        st = remote_answer_error(inst, &resp, call->what, err);
+        st = remote_answer_error(&inst->options, &resp, call->what, err);
     }
     common_http_response_clear(&resp);
     return st;

@@ -60,9 +60,8 @@ sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
     return st != SBX_OK ? st : remote_fields_fill(&f, out, err);
 }
 
-sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_fn,
-                              void *warn_ctx, sbx_sandbox **out, size_t *count,
-                              sbx_error *err)
+sbx_status remote_decode_list(const char *body, size_t len, const remote_warner *warn,
+                              sbx_sandbox **out, size_t *count, sbx_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -73,13 +72,13 @@ sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_
                                      too_deep ? COMMON_JSON_TOO_DEEP : "not JSON");
     struct json_object *items = NULL;
     if (!json_object_is_type(root, json_type_object)) {
-        remote_warn_not_object(warn_fn, warn_ctx);
+        remote_warn_not_object(warn);
         json_object_put(root);
         return SBX_OK;
     }
     if (!json_object_object_get_ex(root, "sandboxes", &items) ||
         !json_object_is_type(items, json_type_array)) {
-        remote_warn_not_array(warn_fn, warn_ctx);
+        remote_warn_not_array(warn);
         json_object_put(root);
         return SBX_OK;
     }
@@ -101,7 +100,7 @@ sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn_
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         }
         if (st != SBX_OK) {
-            remote_warn_skipped(warn_fn, warn_ctx, i, entry_err.message);
+            remote_warn_skipped(warn, i, entry_err.message);
             continue;
         }
         kept++;

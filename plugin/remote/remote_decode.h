@@ -10,9 +10,7 @@
 #include <json-c/json.h>
 #include <sbx/backend.h>
 
-/* Reports a skipped list entry or an unusable list answer (the list decoder
- * warns through it; the message never holds secrets). */
-typedef void (*remote_warn_fn)(void *ctx, const char *message);
+#include "plugin/remote/remote_sandbox_rules.h"
 
 /* Decode one sandbox object (create/get answers): non-empty strings
  * sandbox_id and sandbox_url are required; user_id, thread_id and status
@@ -23,25 +21,22 @@ typedef void (*remote_warn_fn)(void *ctx, const char *message);
 sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
                                  sbx_error *err);
 
-struct remote_fields; /* remote_sandbox_rules.h */
-
 /* The two steps of remote_decode_sandbox, for a caller that checks or
  * settles members before the record is made (create): read and check the
  * members of `object` into *f, its strings borrowed from `object`
  * (SBX_ERR_PROTOCOL naming the field); then fill `out` from *f in one
  * allocation (SBX_ERR_INTERNAL, `out` left empty). */
-sbx_status remote_read_sandbox(struct json_object *object, struct remote_fields *f,
+sbx_status remote_read_sandbox(struct json_object *object, remote_fields *f,
                                sbx_error *err);
-sbx_status remote_fields_fill(const struct remote_fields *f, sbx_sandbox *out, sbx_error *err);
+sbx_status remote_fields_fill(const remote_fields *f, sbx_sandbox *out, sbx_error *err);
 
 /* Decode a list answer.  Unparseable JSON is SBX_ERR_PROTOCOL.  An answer
  * that is not an object, or whose "sandboxes" is not an array, is SBX_OK
- * with no sandboxes and one warning; entries that are not objects or that
+ * with no sandboxes and one warning (through `warn`, NULL: none); entries that are not objects or that
  * fail remote_decode_sandbox are skipped with a warning each.  On
  * success *out holds *count sandboxes (NULL when zero), caller-owned. */
-sbx_status remote_decode_list(const char *body, size_t len, remote_warn_fn warn,
-                              void *warn_ctx, sbx_sandbox **out, size_t *count,
-                              sbx_error *err);
+sbx_status remote_decode_list(const char *body, size_t len, const remote_warner *warn,
+                              sbx_sandbox **out, size_t *count, sbx_error *err);
 
 /* Decode a reconciliation answer for `sandbox_id` into *out (which the
  * caller zeroed).  "absent" needs a non-empty backend_namespace; "found"

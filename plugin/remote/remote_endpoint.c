@@ -12,7 +12,7 @@
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_instance.h"
-#include "plugin/remote/remote_ops.h"
+#include "plugin/remote/remote_lookup.h"
 #include "plugin/remote/remote_sandbox_answer.h"
 #include "plugin/remote/remote_sandbox_clients.h"
 
@@ -33,43 +33,6 @@ static int url_usable(const char *url)
         if (*p <= ' ' || *p >= 127 || *p == '?' || *p == '#')
             return 0;
     return 1;
-}
-
-sbx_status remote_endpoint_client_new(void *ctx, const char *url, common_http_client **out,
-                                     sbx_error *err)
-{
-    const sbx_backend_instance *inst = ctx;
-    const remote_options *o = &inst->options;
-    char *key_header = NULL;
-    const char *headers[1];
-    size_t header_count = 0;
-    if (o->sandbox_api_key != NULL) {
-        size_t n = strlen("X-AIO-API-Key: ") + strlen(o->sandbox_api_key) + 1;
-        key_header = malloc(n);
-        if (key_header == NULL)
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-        snprintf(key_header, n, "X-AIO-API-Key: %s", o->sandbox_api_key);
-        headers[header_count++] = key_header;
-    }
-    common_http_client_options co = {
-        .base_url = url,
-        .ca_file = o->ca_file,
-        .connect_timeout_ms = o->connect_timeout_ms,
-        .max_response_bytes = o->max_response_bytes,
-        .headers = headers,
-        .header_count = header_count,
-        .services = inst->services,
-        .log_name = REMOTE_NAME,
-        /* A sandbox URL may be a capability (sbx-provisiond's BASE/s/TOKEN):
-         * no message or log line shows more than its scheme, host and port. */
-        .base_path_is_capability = 1,
-    };
-    sbx_status st = common_http_client_new(&co, out, err);
-    if (key_header != NULL) {
-        memset(key_header, 0, strlen(key_header)); /* a secret */
-        free(key_header);
-    }
-    return st;
 }
 
 sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_id,
@@ -142,20 +105,20 @@ static sbx_status fetch_home(remote_endpoint *ep, char **home, sbx_error *err)
         common_http_response_clear(&resp);
         return st;
     }
-    struct json_object *root = NULL, *data = NULL;
+    remote_aio_answer answer;
     st = remote_aio_envelope(resp.body, resp.body_len, "GET /v1/sandbox",
-                             SBX_ERR_PROVISIONER, &root, &data, err);
+                             SBX_ERR_PROVISIONER, &answer, err);
     common_http_response_clear(&resp);
     if (st != SBX_OK)
         return remote_endpoint_fail(ep, err);
     const char *dir = NULL;
-    if (common_json_get_string(root, "home_dir", &dir) != COMMON_JSON_OK || dir[0] != '/') {
+    if (common_json_get_string(answer.root, "home_dir", &dir) != COMMON_JSON_OK || dir[0] != '/') {
         sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "GET /v1/sandbox has no absolute home_dir");
         st = remote_endpoint_fail(ep, err);
     } else if ((*home = strdup(dir)) == NULL) {
         st = remote_endpoint_no_memory(ep, err);
     }
-    json_object_put(root);
+    json_object_put(answer.root);
     return st;
 }
 

@@ -47,12 +47,6 @@ sbx_status remote_endpoint_no_memory(remote_endpoint *ep, sbx_error *err);
  * a client whose address could not be reached leaves the table. */
 void remote_endpoint_close(remote_endpoint *ep);
 
-/* The remote_client_maker of the instance's table (`ctx` is the instance):
- * a client of sandbox_url `url` sending X-AIO-API-Key when a
- * sandbox_api_key is set, with the instance's TLS and bounds. */
-sbx_status remote_endpoint_client_new(void *ctx, const char *url, common_http_client **out,
-                                      sbx_error *err);
-
 /* `path` as an absolute path in the sandbox: as it is when absolute, else
  * below the sandbox's home directory (GET /v1/sandbox, asked each time: an
  * id made again at the same address may have another one).  NULL

@@ -137,12 +137,11 @@ static int scan(exec_scan *s, const char *body, size_t len)
 static sbx_status read_with_json_c(const char *body, size_t len, size_t cap,
                                    sbx_exec_result **out, sbx_error *err)
 {
-    struct json_object *root = NULL, *data = NULL;
-    sbx_status st = remote_aio_envelope(body, len, "exec", SBX_ERR_PROVISIONER, &root, &data,
-                                        err);
+    remote_aio_answer answer;
+    sbx_status st = remote_aio_envelope(body, len, "exec", SBX_ERR_PROVISIONER, &answer, err);
     if (st == SBX_OK)
-        st = remote_aio_decode_exec(data, cap, out, err);
-    json_object_put(root);
+        st = remote_aio_decode_exec(answer.data, cap, out, err);
+    json_object_put(answer.root);
     return st;
 }
 

@@ -5,7 +5,6 @@
 
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_decode.h"
-#include "plugin/remote/remote_endpoint.h"
 
 #include <sbx/backend_support.h>
 
@@ -34,7 +33,8 @@ static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
     if (resp.status == 404) {
         *version = 0; /* a provisioner older than the capabilities route */
     } else if (resp.status != 200) {
-        st = remote_answer_error(inst, &resp, "Provisioner capabilities probe failed", err);
+        st = remote_answer_error(&inst->options, &resp, "Provisioner capabilities probe failed",
+                                 err);
     } else {
         st = remote_decode_capabilities(resp.body, resp.body_len, version, &cause);
         if (st != SBX_OK)
@@ -44,21 +44,31 @@ static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
     return st;
 }
 
-static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
+/* A client of `url` with the instance's TLS and bounds, sending the
+ * header "<key_header>: <key>" when `key` is set. */
+typedef struct client_spec {
+    const char *url;
+    const char *key_header;
+    const char *key;
+    int url_is_capability; /* no message or log line shows more than scheme, host, port */
+} client_spec;
+
+static sbx_status new_client(const sbx_backend_instance *inst, const client_spec *spec,
+                             common_http_client **out, sbx_error *err)
 {
     char *key_header = NULL;
     const char *headers[1];
     size_t header_count = 0;
-    if (inst->options.api_key != NULL) {
-        size_t n = strlen("X-API-Key: ") + strlen(inst->options.api_key) + 1;
+    if (spec->key != NULL) {
+        size_t n = strlen(spec->key_header) + strlen(": ") + strlen(spec->key) + 1;
         key_header = malloc(n);
         if (key_header == NULL)
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-        snprintf(key_header, n, "X-API-Key: %s", inst->options.api_key);
+        snprintf(key_header, n, "%s: %s", spec->key_header, spec->key);
         headers[header_count++] = key_header;
     }
     common_http_client_options o = {
-        .base_url = inst->options.provisioner_url,
+        .base_url = spec->url,
         .ca_file = inst->options.ca_file,
         .connect_timeout_ms = inst->options.connect_timeout_ms,
         .max_response_bytes = inst->options.max_response_bytes,
@@ -66,14 +76,27 @@ static sbx_status build_client(sbx_backend_instance *inst, sbx_error *err)
         .header_count = header_count,
         .services = inst->services,
         .log_name = REMOTE_NAME,
+        .base_path_is_capability = spec->url_is_capability,
     };
-    sbx_status st = common_http_client_new(&o, &inst->http, err);
+    sbx_status st = common_http_client_new(&o, out, err);
     if (key_header != NULL) {
         /* The copy held a secret: do not leave it in freed memory. */
         memset(key_header, 0, strlen(key_header));
         free(key_header);
     }
     return st;
+}
+
+/* The remote_client_maker of the sandboxes' table (`ctx` is the instance):
+ * a client of sandbox_url `url` sending X-AIO-API-Key when a
+ * sandbox_api_key is set.  A sandbox URL may be a capability
+ * (sbx-provisiond's BASE/s/TOKEN), so only its scheme, host and port show. */
+static sbx_status new_sandbox_client(void *ctx, const char *url, common_http_client **out,
+                                     sbx_error *err)
+{
+    const sbx_backend_instance *inst = ctx;
+    client_spec spec = { url, "X-AIO-API-Key", inst->options.sandbox_api_key, 1 };
+    return new_client(inst, &spec, out, err);
 }
 
 sbx_status remote_open(const sbx_option *options, size_t option_count,
@@ -86,8 +109,11 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     inst->services = services;
     sbx_status st = remote_options_parse(options, option_count, &inst->options, err);
-    if (st == SBX_OK)
-        st = build_client(inst, err);
+    if (st == SBX_OK) {
+        client_spec spec = { inst->options.provisioner_url, "X-API-Key", inst->options.api_key,
+                             0 };
+        st = new_client(inst, &spec, &inst->http, err);
+    }
     if (st == SBX_OK) {
         remote_contract_hooks hooks = {
             .probe = probe_capabilities,
@@ -98,7 +124,7 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
         st = remote_contract_cache_init(&inst->contract, &hooks, err);
     }
     if (st == SBX_OK &&
-        (st = remote_sandbox_clients_init(&inst->sandboxes, remote_endpoint_client_new, inst,
+        (st = remote_sandbox_clients_init(&inst->sandboxes, new_sandbox_client, inst,
                                           err)) != SBX_OK)
         remote_contract_cache_destroy(&inst->contract);
     if (st != SBX_OK) {

@@ -12,7 +12,6 @@
 #include <sbx/backend_support.h>
 
 #include "common/http_client.h"
-#include "plugin/remote/remote_backend.h"
 #include "plugin/remote/remote_contract_cache.h"
 #include "plugin/remote/remote_options.h"
 #include "plugin/remote/remote_sandbox_clients.h"

@@ -10,6 +10,7 @@
 #include "common/json_fields.h"
 #include "common/json_stream.h"
 #include "common/sandbox_records.h"
+#include "common/skip_log.h"
 #include "plugin/remote/remote_field_reader.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
@@ -36,8 +37,7 @@ struct remote_list_stream {
     remote_field_reader fields; /* the open entry's members */
 
     common_sandbox_list records;
-    common_dynbuf skipped; /* per skipped entry: varint index gap, problem byte */
-    size_t next_unskipped;     /* the index a gap of 0 names */
+    common_skip_log skipped; /* per skipped entry: its problem byte, no text */
 };
 
 /* ------------------------------------------------------------ the records */
@@ -46,18 +46,14 @@ static void drop_entries(remote_list_stream *s)
 {
     common_sandbox_records_free(s->records.items, s->records.count);
     memset(&s->records, 0, sizeof s->records);
-    common_dynbuf_reset(&s->skipped);
-    s->next_unskipped = 0;
+    common_skip_log_reset(&s->skipped);
     s->entry_index = 0;
 }
 
 static void note_skipped(remote_list_stream *s, size_t index, remote_problem problem)
 {
-    char byte = (char)problem;
-    if (common_varint_append(&s->skipped, index - s->next_unskipped) != 0 ||
-        common_dynbuf_add(&s->skipped, &byte, 1) != 0)
+    if (common_skip_log_add(&s->skipped, index, problem, NULL) != 0)
         s->out_of_memory = 1;
-    s->next_unskipped = index + 1;
 }
 
 static void begin_entry(remote_list_stream *s)
@@ -168,6 +164,7 @@ remote_list_stream *remote_list_stream_new(void)
         return NULL;
     common_json_stream_init(&s->lex);
     remote_field_reader_init(&s->fields);
+    common_skip_log_init(&s->skipped, 0);
     return s;
 }
 
@@ -189,23 +186,17 @@ int remote_list_stream_feed(remote_list_stream *s, const char *data, size_t len)
     }
 }
 
-/* The warnings noted for skipped entries, in order. */
-static void replay_skipped(const remote_list_stream *s, remote_warn_fn warn, void *warn_ctx)
+/* One skipped entry's warning (a common_skip_fn; `ctx` is the
+ * remote_warner). */
+static void warn_skipped(void *ctx, size_t index, unsigned char problem, const char *why)
 {
-    if (s->skipped.len == 0)
-        return;
-    size_t index = 0;
-    const unsigned char *p = (const unsigned char *)s->skipped.data;
-    const unsigned char *end = p + s->skipped.len;
-    while (p < end) {
-        index += common_varint_read(&p);
-        sbx_error why;
-        remote_problem_error(*p++, &why);
-        remote_warn_skipped(warn, warn_ctx, index++, why.message);
-    }
+    (void)why; /* this log keeps only the problem */
+    sbx_error message;
+    remote_problem_error(problem, &message);
+    remote_warn_skipped(ctx, index, message.message);
 }
 
-sbx_status remote_list_stream_finish(remote_list_stream *s, remote_warn_fn warn, void *warn_ctx,
+sbx_status remote_list_stream_finish(remote_list_stream *s, const remote_warner *warn,
                                      sbx_sandbox **out, size_t *count, sbx_error *err)
 {
     *out = NULL;
@@ -219,11 +210,13 @@ sbx_status remote_list_stream_finish(remote_list_stream *s, remote_warn_fn warn,
                                    outcome == COMMON_JSON_DEEP ? COMMON_JSON_TOO_DEEP
                                                                : "not JSON");
     else if (s->root != ROOT_OBJECT)
-        remote_warn_not_object(warn, warn_ctx);
+        remote_warn_not_object(warn);
     else if (s->sandboxes != SANDBOXES_ARRAY)
-        remote_warn_not_array(warn, warn_ctx);
-    else
-        replay_skipped(s, warn, warn_ctx);
+        remote_warn_not_array(warn);
+    else {
+        remote_warner to = warn != NULL ? *warn : (remote_warner){ NULL, NULL };
+        common_skip_log_replay(&s->skipped, warn_skipped, &to);
+    }
     int keep = st == SBX_OK && s->root == ROOT_OBJECT && s->sandboxes == SANDBOXES_ARRAY;
     if (!keep)
         drop_entries(s);
@@ -237,21 +230,6 @@ void remote_list_stream_free(remote_list_stream *s)
         return;
     drop_entries(s);
     remote_field_reader_free(&s->fields);
-    common_dynbuf_free(&s->skipped);
+    common_skip_log_free(&s->skipped);
     free(s);
-}
-
-sbx_status remote_stream_decode_list(const char *body, size_t len, remote_warn_fn warn,
-                                     void *warn_ctx, sbx_sandbox **out, size_t *count,
-                                     sbx_error *err)
-{
-    *out = NULL;
-    *count = 0;
-    remote_list_stream *s = remote_list_stream_new();
-    if (s == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    remote_list_stream_feed(s, body, len);
-    sbx_status st = remote_list_stream_finish(s, warn, warn_ctx, out, count, err);
-    remote_list_stream_free(s);
-    return st;
 }

@@ -47,16 +47,10 @@ int remote_list_stream_feed(remote_list_stream *s, const char *data, size_t len)
  * (warnings through `warn` now).  On SBX_OK *out holds *count records
  * (NULL when zero), caller-owned (common_sandbox_records_free).  The decoder
  * keeps nothing afterwards; only free it. */
-sbx_status remote_list_stream_finish(remote_list_stream *s, remote_warn_fn warn, void *warn_ctx,
+sbx_status remote_list_stream_finish(remote_list_stream *s, const remote_warner *warn,
                                      sbx_sandbox **out, size_t *count, sbx_error *err);
 
 /* Release a decoder and whatever it still holds.  NULL is accepted. */
 void remote_list_stream_free(remote_list_stream *s);
-
-/* The streaming decoder on a whole body at once, with remote_decode_list's
- * signature (tests and the fuzz target compare the two through it). */
-sbx_status remote_stream_decode_list(const char *body, size_t len, remote_warn_fn warn,
-                                     void *warn_ctx, sbx_sandbox **out, size_t *count,
-                                     sbx_error *err);
 
 #endif /* SBX_REMOTE_LIST_STREAM_H */

@@ -26,17 +26,6 @@ sbx_status remote_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
 sbx_status remote_discover(sbx_backend_instance *inst, const char *sandbox_id,
                            sbx_sandbox **out, sbx_error *err);
 
-struct remote_sandbox_answer; /* remote_sandbox_answer.h */
-struct remote_fields;         /* remote_sandbox_rules.h */
-
-/* remote_discover's lookup without the record: the answer read into
- * *answer, its checked members into *f (strings borrowed from *answer),
- * with every check and error of remote_discover.  Free *answer with
- * remote_sandbox_answer_free whatever this returns. */
-sbx_status remote_lookup(sbx_backend_instance *inst, const char *sandbox_id,
-                         struct remote_sandbox_answer *answer, struct remote_fields *f,
-                         sbx_error *err);
-
 /* GET /api/sandboxes (see remote_decode_list for what is skipped). */
 sbx_status remote_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
                                size_t *count, sbx_error *err);

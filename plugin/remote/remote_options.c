@@ -8,7 +8,6 @@
 #include "common/option_values.h"
 #include "common/printable.h"
 #include "common/secret_file.h"
-#include "plugin/remote/remote_backend.h"
 
 #include <sbx/backend_support.h>
 

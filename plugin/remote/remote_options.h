@@ -1,12 +1,16 @@
 /*
- * Options of the remote backend (docs/remote.md lists them): parsed once at
- * open, immutable afterwards, so every thread may read them without a lock.
+ * The remote backend's name and its options (docs/remote.md lists them):
+ * parsed once at open, immutable afterwards, so every thread may read them
+ * without a lock.
  */
 #ifndef SBX_REMOTE_OPTIONS_H
 #define SBX_REMOTE_OPTIONS_H
 
 #include <stddef.h>
 #include <sbx/backend.h>
+
+/* The name the backend registers and logs under. */
+#define REMOTE_NAME "remote"
 
 typedef struct remote_options {
     char *provisioner_url;        /* http(s)://..., trailing '/' stripped */

@@ -79,23 +79,23 @@ sbx_status remote_problem_error(remote_problem problem, sbx_error *err)
     }
 }
 
-void remote_warn_not_object(remote_warn_fn fn, void *ctx)
+void remote_warn_not_object(const remote_warner *w)
 {
-    if (fn != NULL)
-        fn(ctx, "list answer is not a JSON object; no sandboxes listed");
+    if (w != NULL && w->fn != NULL)
+        w->fn(w->ctx, "list answer is not a JSON object; no sandboxes listed");
 }
 
-void remote_warn_not_array(remote_warn_fn fn, void *ctx)
+void remote_warn_not_array(const remote_warner *w)
 {
-    if (fn != NULL)
-        fn(ctx, "list answer's sandboxes is not an array; no sandboxes listed");
+    if (w != NULL && w->fn != NULL)
+        w->fn(w->ctx, "list answer's sandboxes is not an array; no sandboxes listed");
 }
 
-void remote_warn_skipped(remote_warn_fn fn, void *ctx, size_t index, const char *why)
+void remote_warn_skipped(const remote_warner *w, size_t index, const char *why)
 {
-    if (fn == NULL)
+    if (w == NULL || w->fn == NULL)
         return;
     char line[SBX_ERROR_MESSAGE_MAX + 64];
     snprintf(line, sizeof line, "skipping list entry #%zu: %s", index, why);
-    fn(ctx, line);
+    w->fn(w->ctx, line);
 }

@@ -9,7 +9,6 @@
 #define SBX_REMOTE_SANDBOX_RULES_H
 
 #include "common/json_fields.h"
-#include "plugin/remote/remote_decode.h"
 
 #include <stddef.h>
 #include <sbx/backend.h>
@@ -50,11 +49,21 @@ remote_problem remote_check_fields(const remote_fields *f);
  * returns SBX_ERR_PROTOCOL. */
 sbx_status remote_problem_error(remote_problem problem, sbx_error *err);
 
-/* The warnings of a list answer, through `fn` (NULL: none): the answer is
+/* Reports a skipped list entry or an unusable list answer (the list decoders
+ * warn through it; the message never holds secrets). */
+typedef void (*remote_warn_fn)(void *ctx, const char *message);
+
+/* Where a list decoder's warnings go: fn(ctx, message). */
+typedef struct remote_warner {
+    remote_warn_fn fn; /* NULL: nowhere */
+    void *ctx;
+} remote_warner;
+
+/* The warnings of a list answer, through `w` (NULL: none): the answer is
  * not an object; its sandboxes is not an array; entry #index is skipped
  * because of `why`. */
-void remote_warn_not_object(remote_warn_fn fn, void *ctx);
-void remote_warn_not_array(remote_warn_fn fn, void *ctx);
-void remote_warn_skipped(remote_warn_fn fn, void *ctx, size_t index, const char *why);
+void remote_warn_not_object(const remote_warner *w);
+void remote_warn_not_array(const remote_warner *w);
+void remote_warn_skipped(const remote_warner *w, size_t index, const char *why);
 
 #endif /* SBX_REMOTE_SANDBOX_RULES_H */

@@ -1,12 +1,13 @@
 # Unit tests of the building blocks in common/ that every part of the tree
 # shares (the growable buffer, the hash, base64, the backends' option table,
-# the id rules, the HTTP client): no process, no network except the HTTP
+# the id rules, the HTTP client, the skip log of the list decoders): no process, no network except the HTTP
 # client suite, which talks to the provisioner emulator on 127.0.0.1.
 SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
 	tests/common-unit/test_base64 \
 	tests/common-unit/test_option_table \
 	tests/common-unit/test_sandbox_ids \
-	tests/common-unit/test_http_client
+	tests/common-unit/test_http_client \
+	tests/common-unit/test_skip_log
 check_PROGRAMS += $(SBX_COMMON_UNIT_SUITES)
 TESTS += $(SBX_COMMON_UNIT_SUITES)
 
@@ -29,3 +30,7 @@ tests_common_unit_test_sandbox_ids_LDADD = common/libsbx-common.la $(SBX_TEST_LI
 tests_common_unit_test_http_client_SOURCES = tests/common-unit/test_http_client.c
 tests_common_unit_test_http_client_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_common_unit_test_http_client_LDADD = common/libsbx-http.la $(SBX_TEST_LIBS) -lpthread
+
+tests_common_unit_test_skip_log_SOURCES = tests/common-unit/test_skip_log.c
+tests_common_unit_test_skip_log_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_skip_log_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)

@@ -18,17 +18,17 @@
 static sbx_status exec_answer_json_c(const char *body, size_t cap, sbx_exec_result **out,
                                      sbx_error *err)
 {
-    struct json_object *root = NULL, *data = NULL;
+    remote_aio_answer answer;
     *out = NULL;
-    sbx_status st = remote_aio_envelope(body, strlen(body), "exec", SBX_ERR_PROVISIONER, &root,
-                                        &data, err);
+    sbx_status st = remote_aio_envelope(body, strlen(body), "exec", SBX_ERR_PROVISIONER, &answer,
+                                        err);
     if (st == SBX_OK)
-        st = remote_aio_decode_exec(data, cap, out, err);
-    json_object_put(root);
+        st = remote_aio_decode_exec(answer.data, cap, out, err);
+    json_object_put(answer.root);
     return st;
 }
 
-/* Decode an exec answer as post_exec does (the one-pass reader); it must
+/* Decode an exec answer as remote_exec_post does (the one-pass reader); it must
  * agree with the json-c reading in status, message and every result field.
  * SBX_OK with *out, or the error. */
 static sbx_status exec_answer(const char *body, size_t cap, sbx_exec_result **out,
@@ -262,16 +262,16 @@ static void test_failed_envelope_names_the_error(void)
     const char *body = "{\"success\":false,\"message\":\"failed\",\"data\":{\"path\":\"/x\","
                        "\"operation\":\"read\",\"message\":\"No such file: /x\","
                        "\"error_type\":\"not_found\",\"errno\":2,\"errno_name\":\"ENOENT\"}}";
-    struct json_object *root, *data;
+    remote_aio_answer answer;
     sbx_error err;
-    CU_ASSERT_EQUAL(remote_aio_envelope(body, strlen(body), "/x", SBX_ERR_USAGE, &root, &data,
-                                        &err), SBX_ERR_NO_SUCH_PATH);
-    CU_ASSERT_PTR_NULL(root);
+    CU_ASSERT_EQUAL(remote_aio_envelope(body, strlen(body), "/x", SBX_ERR_USAGE, &answer, &err),
+                    SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_PTR_NULL(answer.root);
     CU_ASSERT_STRING_EQUAL(err.message, "/x: No such file: /x (not_found)");
     CU_ASSERT_EQUAL(err.http_status, 200);
     const char *bare = "{\"success\":false,\"message\":\"it broke\",\"data\":null}";
-    CU_ASSERT_EQUAL(remote_aio_envelope(bare, strlen(bare), "exec", SBX_ERR_USAGE, &root, &data,
-                                        &err), SBX_ERR_PROVISIONER);
+    CU_ASSERT_EQUAL(remote_aio_envelope(bare, strlen(bare), "exec", SBX_ERR_USAGE, &answer, &err),
+                    SBX_ERR_PROVISIONER);
     CU_ASSERT_STRING_EQUAL(err.message, "exec: it broke");
 }
 

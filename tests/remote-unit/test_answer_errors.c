@@ -22,14 +22,14 @@
  * backend whose API key is `key`. */
 static sbx_status answer_keyed(const char *key, long status, const char *body, sbx_error *err)
 {
-    sbx_backend_instance inst;
-    memset(&inst, 0, sizeof inst);
+    remote_options opts;
+    memset(&opts, 0, sizeof opts);
     char *key_copy = strdup(key);
-    inst.options.api_key = key_copy;
+    opts.api_key = key_copy;
     common_http_response resp = { .status = status, .body = (char *)body,
                                .body_len = strlen(body) };
     sbx_error_clear(err);
-    sbx_status kind = remote_answer_error(&inst, &resp,
+    sbx_status kind = remote_answer_error(&opts, &resp,
                                           "Provisioner health check failed for abc123", err);
     free(key_copy);
     return kind;

@@ -34,7 +34,8 @@ static sbx_status decode_list(const char *body, sbx_sandbox **out, size_t *count
 {
     sbx_error err;
     memset(w, 0, sizeof *w);
-    return remote_decode_list(body, strlen(body), collect, w, out, count, &err);
+    remote_warner warn = { collect, w };
+    return remote_decode_list(body, strlen(body), &warn, out, count, &err);
 }
 
 static sbx_status decode_one(const char *body, sbx_sandbox *sb, sbx_error *err)
@@ -462,8 +463,8 @@ static void test_too_deep_answers_say_so(void)
             sbx_sandbox *list = NULL;
             size_t n = 0;
             sbx_error_clear(&err);
-            CU_ASSERT_EQUAL(remote_decode_list(bodies[b], strlen(bodies[b]), NULL, NULL, &list,
-                                               &n, &err), SBX_ERR_PROTOCOL);
+            CU_ASSERT_EQUAL(remote_decode_list(bodies[b], strlen(bodies[b]), NULL, &list, &n,
+                                               &err), SBX_ERR_PROTOCOL);
             CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "list answer is nested deeper than 32 levels"));
             sbx_reconciliation r;
             memset(&r, 0, sizeof r);

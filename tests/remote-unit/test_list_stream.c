@@ -63,7 +63,8 @@ static void release(outcome *o)
 static void reference(const char *body, size_t len, outcome *o)
 {
     memset(o, 0, sizeof *o);
-    o->st = remote_decode_list(body, len, collect, &o->warned, &o->list, &o->count, &o->err);
+    remote_warner warn = { collect, &o->warned };
+    o->st = remote_decode_list(body, len, &warn, &o->list, &o->count, &o->err);
 }
 
 /* The streaming decoder fed body[0..len) in the chunks that `cuts` (sorted,
@@ -79,7 +80,8 @@ static void streamed(const char *body, size_t len, const size_t *cuts, size_t nc
         CU_ASSERT_EQUAL(remote_list_stream_feed(s, body + at, to - at), 0);
         at = to;
     }
-    o->st = remote_list_stream_finish(s, collect, &o->warned, &o->list, &o->count, &o->err);
+    remote_warner warn = { collect, &o->warned };
+    o->st = remote_list_stream_finish(s, &warn, &o->list, &o->count, &o->err);
     remote_list_stream_free(s);
 }
 
@@ -325,7 +327,7 @@ static void test_decoding_memory_is_bounded_by_the_answer(void)
         sbx_sandbox *list = NULL;
         size_t count = 0;
         sbx_error err;
-        if (remote_list_stream_finish(s, NULL, NULL, &list, &count, &err) != SBX_OK ||
+        if (remote_list_stream_finish(s, NULL, &list, &count, &err) != SBX_OK ||
             count != entries)
             _exit(4);
         remote_list_stream_free(s);
@@ -416,8 +418,8 @@ static void test_a_200_answer_streams_into_the_decoder(void)
     outcome want, got;
     reference(provisioner_answer, strlen(provisioner_answer), &want);
     memset(&got, 0, sizeof got);
-    got.st = remote_list_stream_finish(c.decoder, collect, &got.warned, &got.list, &got.count,
-                                       &got.err);
+    remote_warner warn = { collect, &got.warned };
+    got.st = remote_list_stream_finish(c.decoder, &warn, &got.list, &got.count, &got.err);
     CU_ASSERT(same_outcome(&want, &got));
     CU_ASSERT_EQUAL(got.count, 2);
     release(&want);

@@ -55,18 +55,26 @@ static void stop(sbx_rt *rt)
     sbx_test_run_program(argv, 30000, NULL, 0);
 }
 
-/* Run argv (or shell text when argv is NULL) in SB. */
-static sbx_status run(sbx_rt *rt, const char *const *argv, const char *shell,
-                      const sbx_env_var *env, size_t env_count, int64_t timeout_ms,
-                      size_t cap, sbx_exec_result **out, sbx_error *err)
+/* What a test runs in SB: argv, or shell text when argv is NULL, with an
+ * environment and bounds (0: the backend's defaults). */
+typedef struct command {
+    const char *const *argv;
+    const char *shell;
+    const sbx_env_var *env;
+    size_t env_count;
+    int64_t timeout_ms;
+    size_t cap;
+} command;
+
+static sbx_status run(sbx_rt *rt, const command *c, sbx_exec_result **out, sbx_error *err)
 {
     sbx_exec_request rq = SBX_EXEC_REQUEST_INIT;
-    rq.argv = argv;
-    rq.shell_command = shell;
-    rq.env = env;
-    rq.env_count = env_count;
-    rq.timeout_ms = timeout_ms;
-    rq.max_output_bytes = cap;
+    rq.argv = c->argv;
+    rq.shell_command = c->shell;
+    rq.env = c->env;
+    rq.env_count = c->env_count;
+    rq.timeout_ms = c->timeout_ms;
+    rq.max_output_bytes = c->cap;
     sbx_error_clear(err);
     return sbx_backend_exec(rt->backend, SB, &rq, out, err);
 }
@@ -75,7 +83,7 @@ static sbx_exec_result *sh_ok(sbx_rt *rt, const char *shell)
 {
     sbx_exec_result *r = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(run(rt, NULL, shell, NULL, 0, 0, 0, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(run(rt, &(command){ .shell = shell }, &r, &err), SBX_OK);
     if (r == NULL)
         fprintf(stderr, "exec failed: %s\n", err.message);
     return r;
@@ -104,7 +112,7 @@ static void test_exit_codes_and_signals(void)
     sbx_backend_free_exec_result(rt.backend, r);
     const char *missing[] = { "sbx-no-such-program", NULL };
     sbx_error err;
-    CU_ASSERT_EQUAL(run(&rt, missing, NULL, NULL, 0, 0, 0, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(run(&rt, &(command){ .argv = missing }, &r, &err), SBX_OK);
     if (r != NULL)
         CU_ASSERT_EQUAL(r->exit_code, 127);
     sbx_backend_free_exec_result(rt.backend, r);
@@ -122,13 +130,14 @@ static void test_argv_and_env_arrive_exactly(void)
                            "", "*", NULL };
     sbx_exec_result *r = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(run(&rt, argv, NULL, NULL, 0, 0, 0, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(run(&rt, &(command){ .argv = argv }, &r, &err), SBX_OK);
     if (r != NULL)
         CU_ASSERT_STRING_EQUAL(r->stdout_data, "<a b><it's><$HOME><`id`><x\ny><\\><><*>");
     sbx_backend_free_exec_result(rt.backend, r);
     const sbx_env_var env[] = { { "V1", "it's $(id) `x` \"q\"" }, { "V2", "" } };
     const char *show[] = { "sh", "-c", "printf '<%s><%s>' \"$V1\" \"${V2-unset}\"", NULL };
-    CU_ASSERT_EQUAL(run(&rt, show, NULL, env, 2, 0, 0, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(run(&rt, &(command){ .argv = show, .env = env, .env_count = 2 }, &r, &err),
+                    SBX_OK);
     if (r != NULL)
         CU_ASSERT_STRING_EQUAL(r->stdout_data, "<it's $(id) `x` \"q\"><>");
     sbx_backend_free_exec_result(rt.backend, r);
@@ -136,7 +145,8 @@ static void test_argv_and_env_arrive_exactly(void)
     for (size_t i = 0; i < 6; i++) {
         const sbx_env_var one[] = { { bad[i], "v" } };
         r = NULL;
-        CU_ASSERT_EQUAL(run(&rt, show, NULL, one, 1, 0, 0, &r, &err), SBX_ERR_USAGE);
+        CU_ASSERT_EQUAL(run(&rt, &(command){ .argv = show, .env = one, .env_count = 1 }, &r,
+                            &err), SBX_ERR_USAGE);
         CU_ASSERT_PTR_NULL(r);
     }
     stop(&rt);
@@ -151,8 +161,10 @@ static void test_output_cap_and_nul_bytes(void)
         return;
     sbx_exec_result *r = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(run(&rt, NULL, "i=0; while [ $i -lt 2000 ]; do printf '%05d' $i; "
-                        "i=$((i+1)); done; echo tail >&2", NULL, 0, 0, 1000, &r, &err), SBX_OK);
+    command c = { .shell = "i=0; while [ $i -lt 2000 ]; do printf '%05d' $i; "
+                           "i=$((i+1)); done; echo tail >&2",
+                  .cap = 1000 };
+    CU_ASSERT_EQUAL(run(&rt, &c, &r, &err), SBX_OK);
     if (r != NULL) {
         CU_ASSERT_EQUAL(r->stdout_length, 1000);
         CU_ASSERT(r->stdout_truncated);
@@ -180,7 +192,8 @@ static void test_timeout_and_stdin(void)
         return;
     sbx_exec_result *r = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(run(&rt, NULL, "sleep 60", NULL, 0, 300, 0, &r, &err), SBX_OK);
+    CU_ASSERT_EQUAL(run(&rt, &(command){ .shell = "sleep 60", .timeout_ms = 300 }, &r, &err),
+                    SBX_OK);
     if (r != NULL) {
         CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_TIMED_OUT);
         CU_ASSERT(r->duration_ms < 50000);
@@ -363,11 +376,11 @@ static void test_gone_sandbox_and_wrong_key(void)
         return;
     sbx_exec_result *r = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL(run(&rt, NULL, "true", NULL, 0, 0, 0, &r, &err), SBX_ERR_UNAUTHORIZED);
+    CU_ASSERT_EQUAL(run(&rt, &(command){ .shell = "true" }, &r, &err), SBX_ERR_UNAUTHORIZED);
     CU_ASSERT(!sbx_rt_contains(err.message, "wrong-key-5e2a9c7b1d3f"));
     CU_ASSERT(!sbx_rt_contains(err.message, AIO_KEY));
     CU_ASSERT_EQUAL(sbx_backend_destroy(rt.backend, SB, &err), SBX_OK);
-    CU_ASSERT_EQUAL(run(&rt, NULL, "true", NULL, 0, 0, 0, &r, &err), SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(run(&rt, &(command){ .shell = "true" }, &r, &err), SBX_ERR_NOT_FOUND);
     sbx_file_content *c = NULL;
     CU_ASSERT_EQUAL(sbx_backend_read_file(rt.backend, SB, "x", 0, 1, &c, &err),
                     SBX_ERR_NOT_FOUND);
@@ -582,7 +595,7 @@ static void *exec_worker(void *arg)
     snprintf(want, sizeof want, "%d", w->index);
     sbx_exec_result *r = NULL;
     sbx_error err;
-    w->ok = run(w->rt, NULL, text, NULL, 0, 0, 0, &r, &err) == SBX_OK &&
+    w->ok = run(w->rt, &(command){ .shell = text }, &r, &err) == SBX_OK &&
             strcmp(r->stdout_data, want) == 0;
     sbx_backend_free_exec_result(w->rt->backend, r);
     return NULL;

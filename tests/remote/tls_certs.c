@@ -61,31 +61,45 @@ static void path_in(const sbx_tls_certs *certs, char *out, const char *name)
     snprintf(out, SBX_TLS_PATH_MAX, "%s/%s", certs->dir, name);
 }
 
-/* A self-signed certificate with extensions `section` and subject `subject`. */
-static int make_self_signed(const char *config, const char *section, const char *subject,
-                            const char *cert, const char *key, char *why, size_t why_len)
+/* One certificate to make: its extensions (a section of CONFIG), its
+ * subject, and the files its certificate and new key go to. */
+typedef struct cert_spec {
+    const char *section;
+    const char *subject;
+    const char *cert;
+    const char *key;
+} cert_spec;
+
+/* The CA that signs: its certificate and key files. */
+typedef struct signer {
+    const char *cert;
+    const char *key;
+} signer;
+
+/* A self-signed certificate as `c` says. */
+static int make_self_signed(const char *config, const cert_spec *c, char *why, size_t why_len)
 {
     const char *argv[] = {"openssl", "req", "-x509", "-config", config, "-extensions",
-                          section, "-newkey", "ec", "-pkeyopt",
-                          "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out",
-                          cert, "-days", "1", "-subj", subject, NULL};
+                          c->section, "-newkey", "ec", "-pkeyopt",
+                          "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", c->key, "-out",
+                          c->cert, "-days", "1", "-subj", c->subject, NULL};
     return run_openssl(argv, why, why_len);
 }
 
-/* A key and a certificate for `subject` with extensions `section`, signed
- * by the CA; `serial` differs per certificate of that CA. */
-static int make_signed(const sbx_tls_certs *certs, const char *config, const char *ca_key,
-                       const char *section, const char *subject, const char *serial,
-                       const char *cert, const char *key, char *why, size_t why_len)
+/* A key and a certificate as `c` says, signed by `ca`; `serial` differs
+ * per certificate of that CA. */
+static int make_signed(const char *config, const signer *ca, const char *serial,
+                       const cert_spec *c, char *why, size_t why_len)
 {
     char csr[SBX_TLS_PATH_MAX + 4];
-    snprintf(csr, sizeof csr, "%s.csr", cert);
+    snprintf(csr, sizeof csr, "%s.csr", c->cert);
     const char *request[] = {"openssl", "req", "-new", "-config", config, "-newkey", "ec",
                              "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                             "-keyout", key, "-out", csr, "-subj", subject, NULL};
-    const char *sign[] = {"openssl", "x509", "-req", "-in", csr, "-CA", certs->ca_cert,
-                          "-CAkey", ca_key, "-set_serial", serial, "-days", "1",
-                          "-extfile", config, "-extensions", section, "-out", cert, NULL};
+                             "-keyout", c->key, "-out", csr, "-subj", c->subject, NULL};
+    const char *sign[] = {"openssl", "x509", "-req", "-in", csr, "-CA", ca->cert,
+                          "-CAkey", ca->key, "-set_serial", serial, "-days", "1",
+                          "-extfile", config, "-extensions", c->section, "-out", c->cert,
+                          NULL};
     return run_openssl(request, why, why_len) && run_openssl(sign, why, why_len);
 }
 
@@ -121,18 +135,22 @@ int sbx_tls_certs_make(sbx_tls_certs *certs, char *why, size_t why_len)
     path_in(certs, certs->self_signed_cert, "self-signed.pem");
     path_in(certs, certs->self_signed_key, "self-signed.key");
 
+    const cert_spec ca = { "ca", "/CN=sbx test CA", certs->ca_cert, ca_key };
+    const cert_spec other_ca = { "ca", "/CN=sbx unrelated test CA", certs->other_ca_cert,
+                                 other_ca_key };
+    const cert_spec self_signed = { "loopback", "/CN=127.0.0.1", certs->self_signed_cert,
+                                    certs->self_signed_key };
+    const cert_spec server = { "loopback", "/CN=127.0.0.1", certs->server_cert,
+                               certs->server_key };
+    const cert_spec wrong_name = { "wrong_name", "/CN=example.invalid", certs->wrong_name_cert,
+                                   certs->wrong_name_key };
+    const signer by_ca = { certs->ca_cert, ca_key };
     int ok = write_config(config, why, why_len) &&
-             make_self_signed(config, "ca", "/CN=sbx test CA", certs->ca_cert, ca_key,
-                              why, why_len) &&
-             make_self_signed(config, "ca", "/CN=sbx unrelated test CA",
-                              certs->other_ca_cert, other_ca_key, why, why_len) &&
-             make_self_signed(config, "loopback", "/CN=127.0.0.1",
-                              certs->self_signed_cert, certs->self_signed_key, why,
-                              why_len) &&
-             make_signed(certs, config, ca_key, "loopback", "/CN=127.0.0.1", "2",
-                         certs->server_cert, certs->server_key, why, why_len) &&
-             make_signed(certs, config, ca_key, "wrong_name", "/CN=example.invalid", "3",
-                         certs->wrong_name_cert, certs->wrong_name_key, why, why_len);
+             make_self_signed(config, &ca, why, why_len) &&
+             make_self_signed(config, &other_ca, why, why_len) &&
+             make_self_signed(config, &self_signed, why, why_len) &&
+             make_signed(config, &by_ca, "2", &server, why, why_len) &&
+             make_signed(config, &by_ca, "3", &wrong_name, why, why_len);
     if (!ok)
         sbx_tls_certs_remove(certs);
     return ok;

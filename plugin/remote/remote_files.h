@@ -1,36 +1,25 @@
 /*
- * The remote backend's sandbox operations (ABI 1.3), as a client of each
- * sandbox's AIO API at the sandbox_url the provisioner answers
- * (docs/remote.md "Operations in a sandbox").  Results are built with
- * common/op_results.h and released with its functions.  All are safe on
- * many threads at once.
+ * The remote backend's file operations (ABI 1.3: read, write, list,
+ * remove), as a client of each sandbox's AIO API at the sandbox_url the
+ * provisioner answers (docs/remote.md "Operations in a sandbox").  Results
+ * are built with common/op_results.h and released with its functions.  All
+ * are safe on many threads at once.
  */
-#ifndef SBX_REMOTE_SANDBOX_OPS_H
-#define SBX_REMOTE_SANDBOX_OPS_H
+#ifndef SBX_REMOTE_FILES_H
+#define SBX_REMOTE_FILES_H
 
+#include <stdint.h>
 #include <sbx/backend.h>
 
 #include "plugin/remote/remote_instance.h"
 
-/* Exec timeout when the caller gives none, and the largest one taken. */
-#define REMOTE_EXEC_DEFAULT_TIMEOUT_MS 60000
-#define REMOTE_EXEC_MAX_TIMEOUT_MS (24 * 3600 * 1000)
-/* Output kept per stream when the caller gives no cap (or less when
- * max_response_bytes cannot carry it; see remote_sandbox_ops.c). */
-#define REMOTE_EXEC_DEFAULT_OUTPUT ((size_t)1024 * 1024)
 /* Bound on one file call (read, write, list) and on the calls an operation
  * makes besides its own (write's and remove's checks). */
 #define REMOTE_FILE_TIMEOUT_MS 60000L
 
-/* What the operations can do: argv, shell text, read, write, list, remove
- * (no stdin: /v1/bash/exec has none) and their limits. */
-sbx_status remote_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
-                                  sbx_error *err);
-
-/* POST /v1/bash/exec.  SBX_ERR_UNSUPPORTED for stdin bytes, for text that
- * is not UTF-8, and for a sandbox without the route (AIO < 1.9.3). */
-sbx_status remote_exec(sbx_backend_instance *inst, const char *sandbox_id,
-                       const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err);
+/* The largest byte a read reaches (skipped bytes stream too) and the
+ * largest write, under o->max_response_bytes; at least 1. */
+uint64_t remote_max_file_bytes(const remote_options *o);
 
 /* GET /v1/file/download, keeping bytes [offset, offset + max_bytes) while
  * they stream and stopping the transfer past them. */
@@ -54,4 +43,4 @@ sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
 sbx_status remote_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
                               const char *path, unsigned flags, sbx_error *err);
 
-#endif /* SBX_REMOTE_SANDBOX_OPS_H */
+#endif /* SBX_REMOTE_FILES_H */

@@ -1,0 +1,369 @@
+/* read, write, list and remove over the AIO API (see remote_files.h). */
+#include <config.h>
+
+#include "plugin/remote/remote_files.h"
+
+#include "common/base64.h"
+#include "common/op_results.h"
+#include "plugin/remote/remote_aio_decode.h"
+#include "plugin/remote/remote_aio_text.h"
+#include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_endpoint.h"
+#include "plugin/remote/remote_exec_call.h"
+
+#include <sbx/backend_support.h>
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t remote_max_file_bytes(const remote_options *o)
+{
+    /* less libcurl's largest write chunk, so that a read stops before the
+     * bound aborts the transfer */
+    return o->max_response_bytes > 16384 ? o->max_response_bytes - 16384 : 1;
+}
+
+/* The output a check script keeps. */
+#define CHECK_CAP 2048
+
+/* Run a check script (POSIX sh, run by the server's bash) whose exit codes
+ * 12..16 are the sbx kinds of what it found about `path`. */
+static sbx_status run_check(remote_endpoint *ep, const char *script, const char *path,
+                            sbx_error *err)
+{
+    char *body = remote_exec_body(script, NULL, 0, NULL, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP);
+    if (body == NULL)
+        return remote_endpoint_no_memory(ep, err);
+    sbx_exec_result *r = NULL;
+    sbx_status st = remote_exec_post(ep, body, REMOTE_FILE_TIMEOUT_MS, CHECK_CAP, &r, err);
+    free(body);
+    if (st != SBX_OK)
+        return st;
+    static const char *const found[] = { "no such path", "a component of the path is not a "
+                                         "directory", "is a directory", "exists",
+                                         "permission denied" };
+    if (r->outcome == SBX_EXEC_EXITED && r->exit_code >= SBX_ERR_NO_SUCH_PATH &&
+        r->exit_code <= SBX_ERR_PERMISSION) {
+        sbx_backend_error_set(err, (sbx_status)r->exit_code, "%s: %s%s%.200s", path,
+                              found[r->exit_code - SBX_ERR_NO_SUCH_PATH],
+                              r->stderr_length > 0 ? ": " : "", r->stderr_data);
+        st = remote_endpoint_fail(ep, err);
+    } else if (r->outcome != SBX_EXEC_EXITED || r->exit_code != 0) {
+        sbx_backend_error_set(err, SBX_ERR_PROVISIONER, "%s: the check in the sandbox %s %d: "
+                              "%.200s", path, r->outcome == SBX_EXEC_EXITED ? "exited" : "ended",
+                              r->exit_code, r->stderr_data);
+        st = remote_endpoint_fail(ep, err);
+    }
+    common_exec_result_free(r);
+    return st;
+}
+
+/* A JSON body for a file route; `path` and `invalid_target_kind` as
+ * remote_aio_envelope's `what` and kind for its answer. */
+typedef struct file_call {
+    const char *route;
+    const char *body;
+    const char *path;
+    sbx_status invalid_target_kind;
+} file_call;
+
+/* POST a file call and read its envelope into *answer (the caller puts
+ * answer->root). */
+static sbx_status post_file(remote_endpoint *ep, const file_call *fc, remote_aio_answer *answer,
+                           sbx_error *err)
+{
+    *answer = (remote_aio_answer){ 0 };
+    common_http_response resp;
+    common_http_call call = {.method = "POST", .path = fc->route, .json_body = fc->body,
+                             .timeout_ms = REMOTE_FILE_TIMEOUT_MS};
+    sbx_status st = common_http_perform(ep->http, &call, &resp, err);
+    if (st != SBX_OK)
+        return remote_endpoint_fail(ep, err);
+    if (resp.status != 200) {
+        st = remote_endpoint_answer_error(ep, &resp, err);
+    } else {
+        st = remote_aio_envelope(resp.body, resp.body_len, fc->path, fc->invalid_target_kind,
+                                 answer, err);
+        if (st != SBX_OK)
+            remote_endpoint_fail(ep, err);
+    }
+    common_http_response_clear(&resp);
+    return st;
+}
+
+/* The /v1/file/list body for `abs`; malloc'd, NULL when out of memory. */
+static char *list_body(const char *abs, unsigned max_depth)
+{
+    struct json_object *o = json_object_new_object();
+    int bad = o == NULL;
+    bad = bad || json_object_object_add(o, "path", json_object_new_string(abs)) != 0;
+    bad = bad || json_object_object_add(o, "recursive", json_object_new_boolean(max_depth > 1));
+    bad = bad || json_object_object_add(o, "max_depth", json_object_new_int64(max_depth)) != 0;
+    bad = bad || json_object_object_add(o, "show_hidden", json_object_new_boolean(1)) != 0;
+    bad = bad || json_object_object_add(o, "include_size", json_object_new_boolean(1)) != 0;
+    bad = bad ||
+          json_object_object_add(o, "include_permissions", json_object_new_boolean(1)) != 0;
+    char *body = NULL;
+    if (!bad) {
+        const char *text = json_object_to_json_string_ext(
+            o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        body = text != NULL ? strdup(text) : NULL;
+    }
+    json_object_put(o);
+    return body;
+}
+
+/* Bytes [skip, skip + want) of a download, and whether any follow. */
+typedef struct range_sink {
+    uint64_t skip, want;
+    common_dynbuf kept;
+    int more;       /* a byte past the range arrived: the transfer was stopped */
+} range_sink;
+
+static int range_write(void *ctx, const char *data, size_t len)
+{
+    range_sink *r = ctx;
+    size_t skip = r->skip < len ? (size_t)r->skip : len;
+    r->skip -= skip;
+    data += skip;
+    len -= skip;
+    uint64_t room = r->want - r->kept.len;
+    size_t keep = room < len ? (size_t)room : len;
+    if (common_dynbuf_add(&r->kept, data, keep) != COMMON_DYNBUF_OK)
+        return 1;
+    if (keep < len) {
+        r->more = 1;
+        return 1; /* stop: the rest of the file is not wanted */
+    }
+    return 0;
+}
+
+/* Whether `abs` lists as a directory (the download route's 400 does not
+ * say why it refused). */
+static int lists_as_directory(remote_endpoint *ep, const char *abs)
+{
+    char *body = list_body(abs, 1);
+    remote_aio_answer answer = { 0 };
+    sbx_error ignored;
+    file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
+    int is_dir = body != NULL && post_file(ep, &fc, &answer, &ignored) == SBX_OK;
+    json_object_put(answer.root);
+    free(body);
+    return is_dir;
+}
+
+/* The error of a download answer that is not 200: a FileOperationError
+ * envelope when it holds one, else by status.  The route answers a bad key
+ * with 401, so its 403 is the file's permission; a 400 for a path that
+ * lists as a directory is that directory. */
+static sbx_status download_error(remote_endpoint *ep, const common_http_response *resp,
+                                 const char *abs, sbx_error *err)
+{
+    remote_aio_answer answer;
+    sbx_status kind = remote_aio_envelope(resp->body, resp->body_len, abs,
+                                          SBX_ERR_IS_A_DIRECTORY, &answer, err);
+    json_object_put(answer.root);
+    if (kind != SBX_OK && kind != SBX_ERR_PROTOCOL) { /* success:false said what */
+        remote_endpoint_fail(ep, err);
+        err->http_status = (int)resp->status;
+        return kind;
+    }
+    kind = resp->status == 404                                   ? SBX_ERR_NO_SUCH_PATH
+           : resp->status == 403                                 ? SBX_ERR_PERMISSION
+           : resp->status == 400 && lists_as_directory(ep, abs) ? SBX_ERR_IS_A_DIRECTORY
+                                                                 : SBX_OK;
+    if (kind == SBX_OK)
+        return remote_endpoint_answer_error(ep, resp, err);
+    char detail[200];
+    remote_detail_text(resp->body, resp->body_len, detail, sizeof detail);
+    sbx_backend_error_set(err, kind, "%s: HTTP %ld %s", abs, resp->status, detail);
+    remote_endpoint_fail(ep, err);
+    err->http_status = (int)resp->status;
+    return kind;
+}
+
+sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                            uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
+                            sbx_error *err)
+{
+    *out = NULL;
+    uint64_t reach = remote_max_file_bytes(&inst->options);
+    if (max_bytes == 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "read_file: max_bytes must be > 0");
+    if (offset >= reach)
+        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
+                                     "read_file: the remote backend reads no further than byte "
+                                     "%" PRIu64 " of a file (max_response_bytes)", reach);
+    remote_endpoint ep;
+    sbx_status st = remote_endpoint_open(inst, sandbox_id, "read_file", &ep, err);
+    if (st != SBX_OK)
+        return st;
+    char *abs = NULL;
+    common_dynbuf url;
+    common_dynbuf_init(&url, 0);
+    st = remote_endpoint_path(&ep, path, 0, &abs, err);
+    if (st == SBX_OK) {
+        common_dynbuf_add(&url, "/v1/file/download?path=", 23);
+        if (remote_query_escape(&url, abs) != COMMON_DYNBUF_OK)
+            st = remote_endpoint_no_memory(&ep, err);
+    }
+    /* Bytes past the reach would abort the transfer as oversize: a read
+     * that asks for more gets what there is up to it, truncated set. */
+    range_sink range = { .skip = offset,
+                         .want = max_bytes < reach - offset ? max_bytes : reach - offset };
+    common_dynbuf_init(&range.kept, 0);
+    common_http_response resp = { 0 };
+    if (st == SBX_OK) {
+        common_http_body_sink sink = { .status = 200, .write = range_write, .ctx = &range };
+        common_http_call call = {.method = "GET", .path = url.data,
+                                 .timeout_ms = REMOTE_FILE_TIMEOUT_MS, .sink = &sink};
+        st = common_http_perform(ep.http, &call, &resp, err);
+        if (st != SBX_OK && range.more && range.kept.failed == COMMON_DYNBUF_OK)
+            st = SBX_OK; /* stopped on purpose, with every wanted byte */
+        else if (st != SBX_OK)
+            remote_endpoint_fail(&ep, err);
+        else if (resp.status != 200)
+            st = download_error(&ep, &resp, abs, err);
+    }
+    if (st == SBX_OK) {
+        common_dynbuf_add(&range.kept, "", 0);
+        *out = common_file_content_new(&range.kept, range.more);
+        if (*out == NULL)
+            st = remote_endpoint_no_memory(&ep, err);
+    }
+    common_http_response_clear(&resp);
+    common_dynbuf_free(&range.kept);
+    common_dynbuf_free(&url);
+    free(abs);
+    remote_endpoint_close(&ep);
+    return st;
+}
+
+/* {"file": <abs>, "content": <base64>, "encoding": "base64", "append": A},
+ * built without a second copy of the content. */
+static char *write_body(const char *abs, const void *data, size_t length, int append)
+{
+    struct json_object *file = json_object_new_string(abs);
+    char *b64 = common_base64_encode_alloc(data, length);
+    common_dynbuf b;
+    common_dynbuf_init(&b, 0);
+    if (file != NULL && b64 != NULL) {
+        const char *quoted = json_object_to_json_string_ext(
+            file, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        common_dynbuf_add(&b, "{\"file\":", 8);
+        common_dynbuf_add(&b, quoted, strlen(quoted));
+        common_dynbuf_add(&b, ",\"content\":\"", 12);
+        common_dynbuf_add(&b, b64, strlen(b64));
+        const char *end = append ? "\",\"encoding\":\"base64\",\"append\":true}"
+                                 : "\",\"encoding\":\"base64\",\"append\":false}";
+        common_dynbuf_add(&b, end, strlen(end));
+    }
+    json_object_put(file);
+    free(b64);
+    if (file == NULL || b64 == NULL || b.failed != COMMON_DYNBUF_OK) {
+        common_dynbuf_free(&b);
+        return NULL;
+    }
+    return common_dynbuf_take(&b, NULL);
+}
+
+sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
+                             const char *path, const void *data, size_t length, unsigned flags,
+                             uint32_t mode, sbx_error *err)
+{
+    if ((flags & ~(SBX_WRITE_APPEND | SBX_WRITE_EXCLUSIVE | SBX_WRITE_MKDIRS)) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "write_file: unknown flags 0x%x",
+                                     flags);
+    if (data == NULL && length > 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "write_file: data is NULL");
+    if (length > remote_max_file_bytes(&inst->options))
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "write_file: %zu bytes are more than the remote backend "
+                                     "writes in one call (%" PRIu64 ")", length,
+                                     remote_max_file_bytes(&inst->options));
+    remote_endpoint ep;
+    sbx_status st = remote_endpoint_open(inst, sandbox_id, "write_file", &ep, err);
+    if (st != SBX_OK)
+        return st;
+    char *abs = NULL, *parent = NULL, *script = NULL, *body = NULL;
+    st = remote_endpoint_path(&ep, path, 0, &abs, err);
+    if (st == SBX_OK) {
+        parent = remote_parent_dir(abs);
+        script = parent != NULL ? remote_write_check_script(abs, parent, flags, mode) : NULL;
+        if (script == NULL)
+            st = remote_endpoint_no_memory(&ep, err);
+    }
+    if (st == SBX_OK)
+        st = run_check(&ep, script, abs, err);
+    if (st == SBX_OK && (body = write_body(abs, data, length, (flags & SBX_WRITE_APPEND) != 0))
+                            == NULL)
+        st = remote_endpoint_no_memory(&ep, err);
+    if (st == SBX_OK) {
+        remote_aio_answer answer;
+        file_call fc = { "/v1/file/write", body, abs, SBX_ERR_IS_A_DIRECTORY };
+        st = post_file(&ep, &fc, &answer, err);
+        json_object_put(answer.root);
+    }
+    free(abs);
+    free(parent);
+    free(script);
+    free(body);
+    remote_endpoint_close(&ep);
+    return st;
+}
+
+sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                           unsigned max_depth, size_t max_entries, sbx_dir_listing **out,
+                           sbx_error *err)
+{
+    *out = NULL;
+    if (max_depth < 1 || max_entries == 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "list_dir: max_depth and max_entries must be > 0");
+    remote_endpoint ep;
+    sbx_status st = remote_endpoint_open(inst, sandbox_id, "list_dir", &ep, err);
+    if (st != SBX_OK)
+        return st;
+    char *abs = NULL, *body = NULL;
+    st = remote_endpoint_path(&ep, path, 0, &abs, err);
+    if (st == SBX_OK && (body = list_body(abs, max_depth)) == NULL)
+        st = remote_endpoint_no_memory(&ep, err);
+    if (st == SBX_OK) {
+        remote_aio_answer answer;
+        file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
+        st = post_file(&ep, &fc, &answer, err);
+        if (st == SBX_OK &&
+            (st = remote_aio_decode_listing(answer.data, abs, max_depth, max_entries, out,
+                                            err)) != SBX_OK)
+            remote_endpoint_fail(&ep, err);
+        json_object_put(answer.root);
+    }
+    free(abs);
+    free(body);
+    remote_endpoint_close(&ep);
+    return st;
+}
+
+sbx_status remote_remove_path(sbx_backend_instance *inst, const char *sandbox_id,
+                              const char *path, unsigned flags, sbx_error *err)
+{
+    if ((flags & ~SBX_REMOVE_RECURSIVE) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "remove_path: unknown flags 0x%x",
+                                     flags);
+    remote_endpoint ep;
+    sbx_status st = remote_endpoint_open(inst, sandbox_id, "remove_path", &ep, err);
+    if (st != SBX_OK)
+        return st;
+    char *abs = NULL, *script = NULL;
+    st = remote_endpoint_path(&ep, path, 0, &abs, err);
+    if (st == SBX_OK &&
+        (script = remote_remove_script(abs, (flags & SBX_REMOVE_RECURSIVE) != 0)) == NULL)
+        st = remote_endpoint_no_memory(&ep, err);
+    if (st == SBX_OK)
+        st = run_check(&ep, script, abs, err);
+    free(abs);
+    free(script);
+    remote_endpoint_close(&ep);
+    return st;
+}
