@@ -1,7 +1,8 @@
 # Unit tests of the building blocks in common/ that every part of the tree
 # shares (the growable buffer, the hash, base64, the backends' option table,
-# the id rules, the HTTP client, the skip log of the list decoders): no process, no network except the HTTP
-# client suite, which talks to the provisioner emulator on 127.0.0.1.
+# the id rules, the HTTP client, the list decoders' skip log): no process,
+# no network except the HTTP client suite, which talks to the provisioner
+# emulator on 127.0.0.1.
 SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
 	tests/common-unit/test_base64 \
 	tests/common-unit/test_option_table \
