@@ -13,8 +13,6 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_confine.h \
 	plugin/local/local_create.c \
 	plugin/local/local_create.h \
-	plugin/local/local_dirs.c \
-	plugin/local/local_dirs.h \
 	plugin/local/local_exec.c \
 	plugin/local/local_exec.h \
 	plugin/local/local_files.c \
