@@ -1,5 +1,5 @@
 /* Reading a sandbox's record for a host; opening the sandbox it
- * describes for an operation (see local_records.h). */
+ * describes for an operation, pinning its holder (see local_records.h). */
 #include <config.h>
 
 #include "plugin/local/local_records.h"
