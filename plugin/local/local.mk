@@ -13,12 +13,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_confine.h \
 	plugin/local/local_create.c \
 	plugin/local/local_create.h \
-	plugin/local/local_dirs.c \
-	plugin/local/local_dirs.h \
 	plugin/local/local_exec.c \
 	plugin/local/local_exec.h \
-	plugin/local/local_file.c \
-	plugin/local/local_file.h \
 	plugin/local/local_files.c \
 	plugin/local/local_files.h \
 	plugin/local/local_holder.c \
@@ -57,6 +53,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_spawn.h \
 	plugin/local/local_state.c \
 	plugin/local/local_state.h \
+	plugin/local/local_state_file.c \
+	plugin/local/local_state_file.h \
 	plugin/local/local_time.c \
 	plugin/local/local_time.h \
 	plugin/local/local_tomb.c \

@@ -10,7 +10,6 @@
 #include "common/sandbox_records.h"
 #include "plugin/local/local_create.h"
 #include "plugin/local/local_exec.h"
-#include "plugin/local/local_dirs.h"
 #include "plugin/local/local_files.h"
 #include "plugin/local/local_instance.h"
 #include "plugin/local/local_ops.h"

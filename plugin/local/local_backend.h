@@ -9,9 +9,6 @@
 
 #include <sbx/backend.h>
 
-/* The name the backend registers and logs under. */
-#define LOCAL_NAME "local"
-
 /* The local backend's descriptor: static and immutable, valid for the life
  * of the process, readable from any thread. */
 const sbx_backend_descriptor *local_backend_descriptor(void);

@@ -76,22 +76,34 @@ static int forwarded(const local_options *options)
            options->isolation.network == LOCAL_NETWORK_FORWARD;
 }
 
+/* A sandbox being made: its files, the record written of it, and the
+ * watch on its command's process. */
+typedef struct new_sandbox {
+    sbx_backend_instance *inst;
+    const local_paths *paths;
+    local_metadata *meta;
+    local_launch *launch;
+} new_sandbox;
+
 /* Start the command's process, in the namespaces of the sandbox's holder
  * when it is isolated (local_server.h); *port_fd (the kept socket of a
  * forwarded port, or -1) is taken over. */
-static sbx_status launch_command(const sbx_backend_instance *inst, const local_paths *paths,
-                                 const char *command, int log_fd, int *port_fd,
-                                 local_metadata *meta, local_launch *launch, sbx_error *err)
+static sbx_status launch_command(const new_sandbox *s, const char *command, int log_fd,
+                                 int *port_fd, sbx_error *err)
 {
-    if (inst->options.isolation.mode != LOCAL_ISOLATION_NAMESPACES)
+    const local_paths *paths = s->paths;
+    local_metadata *meta = s->meta;
+    local_launch *launch = s->launch;
+    if (s->inst->options.isolation.mode != LOCAL_ISOLATION_NAMESPACES)
         return local_process_start(command, log_fd, NULL, &meta->process, launch, err);
     int holder = local_holder_pin_process(&meta->holder);
     if (holder < 0)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the holder of %s is "
                                      "gone", paths->dir);
     local_server server;
-    sbx_status st = local_server_prepare(&inst->options.isolation, paths->dir, holder,
-                                         meta->port, *port_fd, &server, err);
+    local_server_port port = { meta->port, *port_fd };
+    sbx_status st = local_server_prepare(&s->inst->options.isolation, paths->dir, holder, port,
+                                         &server, err);
     *port_fd = -1;
     if (st == SBX_OK)
         st = local_process_start(command, log_fd, &server, &meta->process, launch, err);
@@ -106,26 +118,26 @@ static sbx_status launch_command(const sbx_backend_instance *inst, const local_p
 /* Start the command of a new sandbox (whose record says "creating"): its
  * log, its process; the record names the process before the process may
  * run, so that whatever cuts the create short, destroy finds it. */
-static sbx_status start_command(sbx_backend_instance *inst, const local_paths *paths,
-                                int *port_fd, local_metadata *meta, local_launch *launch,
-                                int *made_log, sbx_error *err)
+static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_log,
+                                sbx_error *err)
 {
+    const local_paths *paths = s->paths;
     char *command = NULL;
     int log_fd = -1;
     sbx_status st = local_open_log(paths, &log_fd, err);
     *made_log = st == SBX_OK;
     if (st == SBX_OK)
-        st = local_command_expand(inst->options.command, meta->port, paths->dir,
+        st = local_command_expand(s->inst->options.command, s->meta->port, paths->dir,
                                   &command, err);
     if (st == SBX_OK)
-        st = launch_command(inst, paths, command, log_fd, port_fd, meta, launch, err);
+        st = launch_command(s, command, log_fd, port_fd, err);
     free(command);
     if (log_fd >= 0)
         close(log_fd);
     if (st == SBX_OK)
-        st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
+        st = local_metadata_write(paths->metadata, paths->metadata_tmp, s->meta, err);
     if (st == SBX_OK)
-        st = local_process_go(launch, err);
+        st = local_process_go(s->launch, err);
     return st;
 }
 
@@ -206,8 +218,9 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         st = local_holder_ready(&holder, &meta->holder, &holder_go, err);
     else if (isolated)
         local_holder_abandon(&holder);
+    new_sandbox made = { inst, paths, meta, launch };
     if (st == SBX_OK && inst->options.command != NULL)
-        st = start_command(inst, paths, &port_fd, meta, launch, &made_log, err);
+        st = start_command(&made, &port_fd, &made_log, err);
     if (port_fd >= 0)
         close(port_fd);
     if (st == SBX_OK) {

@@ -1,4 +1,5 @@
-/* Running a command in a local sandbox (see local_exec.h). */
+/* Running a command in a local sandbox; the operations it offers (see
+ * local_exec.h). */
 #include <config.h>
 
 #include "plugin/local/local_exec.h"
@@ -6,10 +7,10 @@
 #include "common/exec_request.h"
 #include "common/op_results.h"
 #include "plugin/local/local_child.h"
-#include "plugin/local/local_holder.h"
+#include "plugin/local/local_files.h"
 #include "plugin/local/local_isolation.h"
-#include "plugin/local/local_ops.h"
 #include "plugin/local/local_reaper.h"
+#include "plugin/local/local_records.h"
 #include "plugin/local/local_spawn.h"
 #include "plugin/local/local_time.h"
 
@@ -362,36 +363,75 @@ static void reap_init(sbx_backend_instance *inst, pid_t init, int *end_fd,
                   "namespace did not end; it is left", sandbox_id);
 }
 
-/* Fork the reaper with the plan (and `isolation`, NULL when none) and run
- * the exchange. */
-static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd_fd,
-                      const local_isolation_plan *isolation,
-                      const sbx_exec_request *r, const local_paths *paths,
-                      const struct stat *record_id, sbx_exec_result **out, sbx_error *err)
+/* What one run starts from: the sandbox, the request, and what the reaper
+ * is handed. */
+typedef struct exec_job {
+    sbx_backend_instance *inst;
+    const sbx_exec_request *request;
+    const local_paths *paths;
+    struct stat record_id;                  /* the record as the exec found it */
+    exec_plan plan;
+    int cwd_fd;
+    const local_isolation_plan *isolation;  /* NULL when none */
+} exec_job;
+
+/* The descriptors of a run that are not exec_run's: the pipes to and from
+ * the reaper (whose host ends move into exec_run once it runs) and the
+ * command's stdin. */
+typedef struct exec_pipes {
+    int out[2], errs[2], report[2], stop[2];
+    int in_end;
+} exec_pipes;
+
+/* Make the pipes and the command's stdin (its host end into x->in_fd);
+ * 0 with errno on failure. */
+static int open_pipes(exec_pipes *p, const sbx_exec_request *r, exec_run *x)
 {
-    const char *sandbox_id = paths->id;
+    return pipe2(p->out, O_CLOEXEC) == 0 && pipe2(p->errs, O_CLOEXEC) == 0 &&
+           pipe2(p->report, O_CLOEXEC) == 0 && pipe2(p->stop, O_CLOEXEC) == 0 &&
+           open_stdin(r, &p->in_end, &x->in_fd);
+}
+
+/* The reaper runs: close the ends it was handed and move the host's into
+ * `x`. */
+static void take_host_ends(exec_pipes *p, exec_run *x)
+{
+    close_fd(&p->in_end);
+    close_fd(&p->out[1]);
+    close_fd(&p->errs[1]);
+    close_fd(&p->report[1]);
+    close_fd(&p->stop[0]);
+    x->out_fd = p->out[0];
+    x->err_fd = p->errs[0];
+    x->report_fd = p->report[0];
+    x->stop_fd = p->stop[1];
+    p->out[0] = p->errs[0] = p->report[0] = p->stop[1] = -1;
+    fcntl(x->out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(x->err_fd, F_SETFL, O_NONBLOCK);
+}
+
+/* Close every descriptor of a run still open. */
+static void close_all(exec_run *x, exec_pipes *p)
+{
+    int *fds[] = { &x->out_fd, &x->err_fd, &x->in_fd, &x->report_fd, &x->stop_fd,
+                   &p->in_end, &p->out[0], &p->out[1], &p->errs[0], &p->errs[1],
+                   &p->report[0], &p->report[1], &p->stop[0], &p->stop[1] };
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        close_fd(fds[i]);
+}
+
+/* Fork the reaper with the job's plan and the command's ends of `p`, run
+ * the exchange (collect) from `started` until the command and what it
+ * started ended, and reap the reaper and the init. */
+static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, long started,
+                            sbx_error *err)
+{
+    const char *sandbox_id = job->paths->id;
     local_spawn_stack stack;  /* the reaper's until it was reaped, below */
-    exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
-                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
-                   paths->metadata, *record_id, 0, 0, r->cancel_fd };
-    size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
-                                                         : r->max_output_bytes;
-    common_output_init(&x.out, cap);
-    common_output_init(&x.errs, cap);
-    int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 }, report[2] = { -1, -1 };
-    int stop[2] = { -1, -1 }, in_end = -1;
-    sbx_status st = SBX_OK;
-    long started = local_now_ms();
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
-        pipe2(report, O_CLOEXEC) != 0 || pipe2(stop, O_CLOEXEC) != 0 ||
-        !open_stdin(r, &in_end, &x.in_fd)) {
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
-                                   sandbox_id, strerror(errno));
-        goto done;
-    }
-    local_reaper_plan rp = { plan->argv, plan->candidates, plan->sh_argv, plan->envp, cwd_fd,
-                             in_end, out_pipe[1], err_pipe[1], stop[0], report[1],
-                             local_child_fd_limit(), isolation };
+    local_reaper_plan rp = { job->plan.argv, job->plan.candidates, job->plan.sh_argv,
+                             job->plan.envp, job->cwd_fd, p->in_end, p->out[1], p->errs[1],
+                             p->stop[0], p->report[1], local_child_fd_limit(),
+                             job->isolation };
     /* The reaper may run on `stack`, in this thread's frame: a cancel
      * must not unwind it before the reaper was reaped. */
     int cancel_state;
@@ -399,77 +439,110 @@ static sbx_status run(sbx_backend_instance *inst, const exec_plan *plan, int cwd
     pid_t reaper = local_spawn_reaper(&rp, &stack);
     if (reaper < 0) {
         pthread_setcancelstate(cancel_state, NULL);
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': fork: %s",
-                                   sandbox_id, strerror(errno));
-        goto done;
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': fork: %s",
+                                     sandbox_id, strerror(errno));
     }
-    close_fd(&in_end);
-    close_fd(&out_pipe[1]);
-    close_fd(&err_pipe[1]);
-    close_fd(&report[1]);
-    close_fd(&stop[0]);
+    take_host_ends(p, x);
     pid_t init = local_spawn_init(&stack);
     if (init > 0)
-        x.end_fd = (int)syscall(SYS_pidfd_open, init, 0U);  /* -1: the report pipe */
-    x.out_fd = out_pipe[0];
-    x.err_fd = err_pipe[0];
-    x.report_fd = report[0];
-    x.stop_fd = stop[1];
-    out_pipe[0] = err_pipe[0] = report[0] = stop[1] = -1;
-    fcntl(x.out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(x.err_fd, F_SETFL, O_NONBLOCK);
-    int64_t timeout = r->timeout_ms == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_TIMEOUT_MS
-                                                        : r->timeout_ms;
+        x->end_fd = (int)syscall(SYS_pidfd_open, init, 0U);  /* -1: the report pipe */
+    int64_t timeout = job->request->timeout_ms == SBX_EXEC_DEFAULT
+                          ? LOCAL_EXEC_DEFAULT_TIMEOUT_MS
+                          : job->request->timeout_ms;
     int gave_up = 0;
-    st = collect(&x, started + (long)timeout, &gave_up, err);
-    if (st != SBX_OK || gave_up || !x.reported) {
+    sbx_status st = collect(x, started + (long)timeout, &gave_up, err);
+    if (st != SBX_OK || gave_up || !x->reported) {
         /* The reaper is stuck or gone: what it could not end is left.
          * An init killed ends its namespace, but what the kernel cannot
          * kill there may keep the init from ending. */
         kill(reaper, SIGKILL);
         if (init > 0)
             kill(init, SIGKILL);
-        LOCAL_LOG(inst, SBX_LOG_WARN,
+        LOCAL_LOG(job->inst, SBX_LOG_WARN,
                   "exec in sandbox %s: processes the command started could not all be ended",
                   sandbox_id);
     }
     while (waitpid(reaper, NULL, 0) < 0 && errno == EINTR)
         ;
     if (init > 0)
-        reap_init(inst, init, &x.end_fd, sandbox_id);
+        reap_init(job->inst, init, &x->end_fd, sandbox_id);
     pthread_setcancelstate(cancel_state, NULL);
-    if (st == SBX_OK && x.destroyed && x.reported && x.report.stopped)
-        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the sandbox "
-                                   "was destroyed while the command ran; the command and "
-                                   "every process it started were ended", sandbox_id);
-    else if (st == SBX_OK && x.reported && x.report.stage != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "exec in sandbox '%s': "
-                                   "isolation=namespaces: cannot %s: %s; the command did not "
-                                   "run", sandbox_id, local_isolation_stage_text(x.report.stage),
-                                   strerror(x.report.error));
-    else if (st == SBX_OK && x.reported && x.report.error != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': cannot start "
-                                   "the command: %s", sandbox_id, strerror(x.report.error));
-    else if (st == SBX_OK && !x.reported)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': the process "
-                                   "watching the command was killed", sandbox_id);
+    return st;
+}
+
+/* The error of an exchange that went well: the sandbox was destroyed
+ * while the command ran, the command did not start (or not isolated), or
+ * the reaper was killed; SBX_OK when the command ran. */
+static sbx_status report_error(const exec_run *x, const char *sandbox_id, sbx_error *err)
+{
+    if (x->destroyed && x->reported && x->report.stopped)
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the "
+                                     "sandbox was destroyed while the command ran; the command "
+                                     "and every process it started were ended", sandbox_id);
+    if (x->reported && x->report.stage != 0)
+        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "exec in sandbox '%s': "
+                                     "isolation=namespaces: cannot %s: %s; the command did not "
+                                     "run", sandbox_id,
+                                     local_isolation_stage_text(x->report.stage),
+                                     strerror(x->report.error));
+    if (x->reported && x->report.error != 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': cannot "
+                                     "start the command: %s", sandbox_id,
+                                     strerror(x->report.error));
+    if (!x->reported)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': the "
+                                     "process watching the command was killed", sandbox_id);
+    return SBX_OK;
+}
+
+/* Run the job: its pipes, the reaper and the exchange, its result. */
+static sbx_status run(const exec_job *job, sbx_exec_result **out, sbx_error *err)
+{
+    const sbx_exec_request *r = job->request;
+    exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
+                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
+                   job->paths->metadata, job->record_id, 0, 0, r->cancel_fd };
+    exec_pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
+    size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
+                                                         : r->max_output_bytes;
+    common_output_init(&x.out, cap);
+    common_output_init(&x.errs, cap);
+    long started = local_now_ms();
+    sbx_status st = SBX_OK;
+    if (!open_pipes(&p, r, &x))
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
+                                   job->paths->id, strerror(errno));
+    if (st == SBX_OK)
+        st = supervise(job, &p, &x, started, err);
+    if (st == SBX_OK)
+        st = report_error(&x, job->paths->id, err);
     if (st == SBX_OK)
         st = make_result(&x, started, out, err);
-done:
-    close_fd(&x.out_fd);
-    close_fd(&x.err_fd);
-    close_fd(&x.in_fd);
-    close_fd(&x.report_fd);
-    close_fd(&x.stop_fd);
-    close_fd(&in_end);
-    for (int i = 0; i < 2; i++) {
-        close_fd(&out_pipe[i]);
-        close_fd(&err_pipe[i]);
-        close_fd(&report[i]);
-        close_fd(&stop[i]);
-    }
+    close_all(&x, &p);
     common_output_free(&x.out);
     common_output_free(&x.errs);
+    return st;
+}
+
+/* Open the command's working directory (O_PATH; *fd the caller's):
+ * `working_dir` beneath the root (its path below the root into *rel), or
+ * without one the root itself (rel->whole ""). */
+static sbx_status open_working_dir(const local_root *root, const char *working_dir,
+                                   local_rel *rel, int *fd, sbx_error *err)
+{
+    sbx_status st = SBX_OK;
+    rel->whole[0] = '\0';
+    if (working_dir == NULL) {
+        *fd = dup(root->fd);
+    } else {
+        st = local_confine_split(root, "exec (working_dir)", working_dir, rel, err);
+        if (st == SBX_OK &&
+            (*fd = local_confine_open(root->fd, rel->whole, O_PATH | O_DIRECTORY, 0)) < 0)
+            st = local_confine_error(root, "exec (working_dir)", working_dir, errno, err);
+    }
+    if (st == SBX_OK && *fd < 0)
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
+                                   root->sandbox_id, strerror(errno));
     return st;
 }
 
@@ -480,51 +553,57 @@ sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
     common_exec_request_read(request, &r);
     sbx_status st = common_exec_request_check(&r, sandbox_id, LOCAL_EXEC_MAX_TIMEOUT_MS,
                                               LOCAL_EXEC_MAX_OUTPUT, err);
-    local_paths paths;
-    local_root root = { sandbox_id, NULL, -1 };
+    local_sandbox_root sandbox;
     if (st == SBX_OK)
-        st = local_open_root(inst, sandbox_id, "exec", &paths, &root, err);
+        st = local_open_root(inst, sandbox_id, "exec", &sandbox, err);
     if (st != SBX_OK)
         return st;
-    int cwd_fd = -1;
+    exec_job job = { .inst = inst, .request = &r, .paths = &sandbox.paths, .cwd_fd = -1 };
     local_rel rel;
-    rel.whole[0] = '\0';
-    if (r.working_dir == NULL) {
-        cwd_fd = dup(root.fd);
-    } else {
-        st = local_confine_split(&root, "exec (working_dir)", r.working_dir, &rel, err);
-        if (st == SBX_OK && (cwd_fd = local_confine_open(root.fd, rel.whole, O_PATH | O_DIRECTORY,
-                                                         0)) < 0)
-            st = local_confine_error(&root, "exec (working_dir)", r.working_dir, errno, err);
-    }
-    if (st == SBX_OK && cwd_fd < 0)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
-                                   sandbox_id, strerror(errno));
-    struct stat record_id;
-    if (st == SBX_OK && stat(paths.metadata, &record_id) != 0)
+    st = open_working_dir(&sandbox.root, r.working_dir, &rel, &job.cwd_fd, err);
+    if (st == SBX_OK && stat(sandbox.paths.metadata, &job.record_id) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec: sandbox '%s' is not running",
                                    sandbox_id);
-    exec_plan plan = { NULL, NULL, NULL, NULL, 0 };
-    if (st == SBX_OK && !build_plan(&plan, &r, root.dir))
+    if (st == SBX_OK && !build_plan(&job.plan, &r, sandbox.root.dir))
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
                                    sandbox_id);
     local_isolation_plan isolation;
     memset(&isolation, 0, sizeof isolation);
-    int isolated = inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES;
-    if (st == SBX_OK && isolated)
-        st = local_isolation_prepare(&inst->options.isolation, root.dir, root.fd, rel.whole,
-                                     local_holder_pin(inst, &paths), &isolation, err);
+    if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
+        local_isolation_site site = { sandbox.root.dir, sandbox.root.fd, rel.whole,
+                                      local_record_pin_holder(inst, &sandbox.paths) };
+        st = local_isolation_prepare(&inst->options.isolation, &site, &isolation, err);
+        job.isolation = &isolation;
+    }
     if (st == SBX_OK)
-        st = run(inst, &plan, cwd_fd, isolated ? &isolation : NULL, &r, &paths, &record_id,
-                 out, err);
+        st = run(&job, out, err);
     local_isolation_plan_free(&isolation);
     if (st == SBX_OK)
         LOCAL_LOG(inst, SBX_LOG_DEBUG, "exec in sandbox %s: outcome %d, exit %d, %lld ms",
                   sandbox_id, (int)(*out)->outcome, (*out)->exit_code,
                   (long long)(*out)->duration_ms);
-    plan_free(&plan);
-    if (cwd_fd >= 0)
-        close(cwd_fd);
-    close(root.fd);
+    plan_free(&job.plan);
+    if (job.cwd_fd >= 0)
+        close(job.cwd_fd);
+    close(sandbox.root.fd);
     return st;
+}
+
+sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
+                                 sbx_error *err)
+{
+    (void)inst;
+    (void)err;
+    sbx_operations_info info;
+    info.struct_size = out->struct_size;
+    info.operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN | SBX_OP_READ_FILE |
+                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH;
+    info.default_timeout_ms = LOCAL_EXEC_DEFAULT_TIMEOUT_MS;
+    info.max_timeout_ms = LOCAL_EXEC_MAX_TIMEOUT_MS;
+    info.default_output_bytes = LOCAL_EXEC_DEFAULT_OUTPUT;
+    info.max_output_bytes = LOCAL_EXEC_MAX_OUTPUT;
+    info.max_file_bytes = LOCAL_MAX_FILE_BYTES;
+    /* The caller's struct may be older (smaller) than ours. */
+    memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
+    return SBX_OK;
 }

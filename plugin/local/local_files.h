@@ -1,11 +1,16 @@
 /*
- * read_file and write_file in a local sandbox (ABI 1.3): every path is
- * resolved beneath the sandbox directory (local_confine.h).
+ * read_file, write_file, list_dir and remove_path in a local sandbox
+ * (ABI 1.3): every path is resolved beneath the sandbox directory
+ * (local_confine.h); directories are walked by open descriptors, never
+ * following a symbolic link.
  */
 #ifndef SBX_LOCAL_FILES_H
 #define SBX_LOCAL_FILES_H
 
 #include "plugin/local/local_instance.h"
+
+/* The largest read or write (docs/local.md). */
+#define LOCAL_MAX_FILE_BYTES (UINT64_C(256) << 20)      /* 256 MiB */
 
 /* The descriptor's read_file: at most max_bytes (no more than the largest
  * read, LOCAL_MAX_FILE_BYTES) from `offset` of a regular file, read with
@@ -24,5 +29,19 @@ sbx_status local_read_file(sbx_backend_instance *inst, const char *sandbox_id, c
 sbx_status local_write_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
                             const void *data, size_t length, unsigned flags, uint32_t mode,
                             sbx_error *err);
+
+/* The descriptor's list_dir: depth first, each directory's entries sorted
+ * by name (bytewise), links listed and not entered; at most max_entries,
+ * then truncated.  *out the caller's (common_listing_free). */
+sbx_status local_list_dir(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                          unsigned max_depth, size_t max_entries, sbx_dir_listing **out,
+                          sbx_error *err);
+
+/* The descriptor's remove_path: unlinkat of a file or link; a directory
+ * only with SBX_REMOVE_RECURSIVE (local_remove_tree: links removed, not
+ * followed; never across a mount).  The sandbox directory itself is
+ * SBX_ERR_REFUSED. */
+sbx_status local_remove_path(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                             unsigned flags, sbx_error *err);
 
 #endif

@@ -5,7 +5,6 @@
 #include "plugin/local/local_holder.h"
 
 #include "plugin/local/local_child.h"
-#include "plugin/local/local_records.h"
 #include "plugin/local/local_time.h"
 
 #include <sbx/backend_support.h>
@@ -226,8 +225,9 @@ sbx_status local_holder_start(const local_isolation_options *options, const char
     if (null_fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
                                    strerror(errno));
+    local_isolation_site site = { sandbox_dir, -1, "", -1 };
     if (st == SBX_OK)
-        st = local_isolation_prepare(options, sandbox_dir, -1, "", -1, plan, err);
+        st = local_isolation_prepare(options, &site, plan, err);
     /* Sorted here: the fork may not call qsort. */
     int keep[KEEP_COUNT] = { null_fd, go[1], -1, -1, -1 };
     local_isolation_keep_fds(plan, keep + 2);
@@ -379,17 +379,6 @@ void local_holder_release(int *go_fd)
     if (*go_fd >= 0)
         close(*go_fd);
     *go_fd = -1;
-}
-
-int local_holder_pin(sbx_backend_instance *inst, const local_paths *paths)
-{
-    local_metadata meta;
-    sbx_error ignored;
-    if (local_load_metadata(inst, paths, paths->id, &meta, &ignored) != SBX_OK)
-        return -1;
-    local_process holder = meta.holder;
-    local_metadata_clear(&meta);
-    return local_holder_pin_process(&holder);
 }
 
 int local_holder_pin_process(const local_process *holder)

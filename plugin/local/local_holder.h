@@ -11,7 +11,6 @@
 #ifndef SBX_LOCAL_HOLDER_H
 #define SBX_LOCAL_HOLDER_H
 
-#include "plugin/local/local_instance.h"
 #include "plugin/local/local_isolation.h"
 #include "plugin/local/local_process.h"
 #include "plugin/local/local_state.h"
@@ -52,11 +51,6 @@ sbx_status local_holder_go(int *go_fd, sbx_error *err);
 
 /* Close *go_fd if still open (a holder without its go exits). */
 void local_holder_release(int *go_fd);
-
-/* A pidfd of the holder the record of `paths` names (read through the
- * instance's cache), when it runs and is that process (the pidfd pins
- * it); -1 when there is none. */
-int local_holder_pin(sbx_backend_instance *inst, const local_paths *paths);
 
 /* A pidfd of `holder` when it runs and is that process; -1 otherwise. */
 int local_holder_pin_process(const local_process *holder);

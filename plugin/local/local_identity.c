@@ -3,7 +3,7 @@
 
 #include "plugin/local/local_identity.h"
 
-#include "plugin/local/local_file.h"
+#include "plugin/local/local_state_file.h"
 
 #include <sbx/backend_support.h>
 
@@ -40,11 +40,11 @@ sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err)
 
 /* Read an id written by write_new_id: SBX_OK with it in `out`,
  * SBX_ERR_NOT_FOUND when there is no file, another error naming the file
- * when it is not a regular file holding one (local_file.h). */
+ * when it is not a regular file holding one (local_state_file.h). */
 static sbx_status read_id(const char *path, char out[LOCAL_ID_SIZE], sbx_error *err)
 {
     int fd;
-    sbx_status st = local_file_open_regular(path, LOCAL_ID_SIZE - 1, &fd, err);
+    sbx_status st = local_state_file_open(path, LOCAL_ID_SIZE - 1, &fd, err);
     if (st != SBX_OK)
         return st;
     ssize_t n = read(fd, out, LOCAL_ID_SIZE - 1);

@@ -7,7 +7,6 @@
 #define SBX_LOCAL_INSTANCE_H
 
 #include "common/record_chain.h"
-#include "plugin/local/local_backend.h"
 #include "plugin/local/local_cache.h"
 #include "plugin/local/local_metadata.h"
 #include "plugin/local/local_options.h"

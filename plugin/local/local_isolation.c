@@ -6,7 +6,6 @@
 #include "plugin/local/local_isolation.h"
 
 #include "plugin/local/local_isolation_filter.h"
-#include "plugin/local/local_isolation_ids.h"
 
 #include <sbx/backend_support.h>
 
@@ -148,9 +147,11 @@ static int plan_limits(local_isolation_plan *plan)
 }
 
 sbx_status local_isolation_prepare(const local_isolation_options *options,
-                                   const char *sandbox_dir, int root_fd, const char *rel,
-                                   int holder_fd, local_isolation_plan *plan, sbx_error *err)
+                                   const local_isolation_site *site, local_isolation_plan *plan,
+                                   sbx_error *err)
 {
+    const char *sandbox_dir = site->sandbox_dir, *rel = site->rel;
+    int root_fd = site->root_fd, holder_fd = site->holder_fd;
     memset(plan, 0, sizeof *plan);
     plan->options = options;
     plan->sandbox_dir = sandbox_dir;
@@ -266,10 +267,27 @@ static int join_holder(const local_isolation_plan *plan, int *stage)
     return 0;
 }
 
+/* In a process about to enter or join the sandbox's namespaces: no
+ * supplementary group, then the ids of local_isolation_ids.h (for good:
+ * no capability is kept).  0 or an errno; nothing when the processes
+ * keep the host's ids. */
+static int switch_ids(const local_isolation_plan *plan)
+{
+    if (!plan->switch_ids)
+        return 0;
+    /* Raw calls: glibc's wrappers signal every thread of the process, and
+     * this one may be a fork of a multi-threaded host. */
+    if (syscall(SYS_setgroups, 0, NULL) != 0 ||
+        syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) != 0 ||
+        syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) != 0)
+        return errno;
+    return 0;
+}
+
 int local_isolation_enter(const local_isolation_plan *plan, int *stage)
 {
     *stage = LOCAL_STAGE_IDS;
-    int switched = local_isolation_ids_switch(plan);
+    int switched = switch_ids(plan);
     if (switched != 0)
         return switched;
     if (plan->holder_fd >= 0)

@@ -138,19 +138,23 @@ typedef struct local_isolation_message {
 #define LOCAL_ISOLATION_JOINED \
     (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET)
 
-/* Prepare `plan` for an exec in sandbox directory `sandbox_dir` (absolute,
- * borrowed until local_isolation_plan_free) opened as `root_fd` (borrowed;
- * -1 for a holder started before its directory exists, which builds its
- * root with local_isolation_build_early and _late, not _build), whose
- * working directory is `rel` below it ("" or "." for the directory
- * itself), joining the holder `holder_fd` (a pidfd the plan takes over,
- * even on failure; -1: none).  SBX_ERR_INTERNAL when out of memory,
- * descriptors, when the host's rlimits cannot be read or the seccomp
- * filter cannot be built.  Free with
- * local_isolation_plan_free. */
+/* Where an isolated process runs. */
+typedef struct local_isolation_site {
+    const char *sandbox_dir;  /* absolute, borrowed until local_isolation_plan_free */
+    int root_fd;              /* sandbox_dir opened (borrowed); -1 for a holder started
+                               * before its directory exists, which builds its root with
+                               * local_isolation_build_early and _late, not _build */
+    const char *rel;          /* the working directory below it ("" or "." for itself) */
+    int holder_fd;            /* the holder joined: a pidfd the plan takes over, even on
+                               * failure; -1: none */
+} local_isolation_site;
+
+/* Prepare `plan` for an exec at `site`.  SBX_ERR_INTERNAL when out of
+ * memory, descriptors, when the host's rlimits cannot be read or the
+ * seccomp filter cannot be built.  Free with local_isolation_plan_free. */
 sbx_status local_isolation_prepare(const local_isolation_options *options,
-                                   const char *sandbox_dir, int root_fd, const char *rel,
-                                   int holder_fd, local_isolation_plan *plan, sbx_error *err);
+                                   const local_isolation_site *site, local_isolation_plan *plan,
+                                   sbx_error *err);
 
 /* Release what `plan` holds (zeroed or prepared storage). */
 void local_isolation_plan_free(local_isolation_plan *plan);

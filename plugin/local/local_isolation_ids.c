@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* The first id of root's range in `file` (lines "NAME:FIRST:COUNT",
@@ -82,17 +81,4 @@ sbx_status local_isolation_ids_own(const local_isolation_options *options, const
                                  "or give root a range in /etc/subuid and /etc/subgid, to ids "
                                  "this host can use)", path, options->host_uid,
                                  options->host_gid, strerror(errno));
-}
-
-int local_isolation_ids_switch(const local_isolation_plan *plan)
-{
-    if (!plan->switch_ids)
-        return 0;
-    /* Raw calls: glibc's wrappers signal every thread of the process, and
-     * this one may be a fork of a multi-threaded host. */
-    if (syscall(SYS_setgroups, 0, NULL) != 0 ||
-        syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) != 0 ||
-        syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) != 0)
-        return errno;
-    return 0;
 }

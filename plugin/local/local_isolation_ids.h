@@ -31,10 +31,4 @@ sbx_status local_isolation_ids_resolve(local_isolation_options *options, sbx_err
 sbx_status local_isolation_ids_own(const local_isolation_options *options, const char *path,
                                    sbx_error *err);
 
-/* In a process about to enter or join the sandbox's namespaces: no
- * supplementary group, then the ids (for good: no capability is kept).
- * 0 or an errno; nothing when the processes keep the host's ids.
- * Async-signal-safe. */
-int local_isolation_ids_switch(const local_isolation_plan *plan);
-
 #endif

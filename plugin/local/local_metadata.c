@@ -4,7 +4,7 @@
 #include "plugin/local/local_metadata.h"
 
 #include "common/utf8.h"
-#include "plugin/local/local_file.h"
+#include "plugin/local/local_state_file.h"
 
 #include <sbx/backend_support.h>
 
@@ -120,7 +120,7 @@ static sbx_status write_atomically(const char *path, const char *tmp, const char
     }
     /* Make the rename itself durable; the record is written either way. */
     sbx_error ignored;
-    local_file_sync_dir(dir, &ignored);
+    local_state_dir_sync(dir, &ignored);
     return SBX_OK;
 }
 
@@ -277,7 +277,7 @@ static sbx_status unreadable(const char *path, int errnum, sbx_error *err)
 
 sbx_status local_metadata_open(const char *path, int *fd, sbx_error *err)
 {
-    return local_file_open_regular(path, METADATA_MAX_BYTES, fd, err);
+    return local_state_file_open(path, METADATA_MAX_BYTES, fd, err);
 }
 
 sbx_status local_metadata_read_fd(int fd, const char *path, local_metadata *meta,

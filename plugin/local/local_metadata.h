@@ -35,7 +35,7 @@ sbx_status local_metadata_write(const char *path, const char *tmp,
                                 const local_metadata *meta, sbx_error *err);
 
 /* Open record file `path` for local_metadata_read_fd (*fd close-on-exec,
- * the caller closes it) as local_file_open_regular opens it: without
+ * the caller closes it) as local_state_file_open opens it: without
  * blocking or following a symlink.  SBX_ERR_NOT_FOUND when it does not
  * exist, SBX_ERR_PROTOCOL naming the path when it is not a regular file
  * of at most 64 KiB (a FIFO, a device, a directory, a symlink),

@@ -8,12 +8,9 @@
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_process.h"
 #include "plugin/local/local_records.h"
-#include "plugin/local/local_remove.h"
-#include "plugin/local/local_sandbox_tmp.h"
 #include "plugin/local/local_tomb.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,65 +270,4 @@ sbx_status local_reconcile(sbx_backend_instance *inst, const char *sandbox_id,
     }
     local_metadata_clear(&meta);
     return SBX_OK;
-}
-
-sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
-                                 sbx_error *err)
-{
-    (void)inst;
-    (void)err;
-    sbx_operations_info info;
-    info.struct_size = out->struct_size;
-    info.operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN | SBX_OP_READ_FILE |
-                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH;
-    info.default_timeout_ms = LOCAL_EXEC_DEFAULT_TIMEOUT_MS;
-    info.max_timeout_ms = LOCAL_EXEC_MAX_TIMEOUT_MS;
-    info.default_output_bytes = LOCAL_EXEC_DEFAULT_OUTPUT;
-    info.max_output_bytes = LOCAL_EXEC_MAX_OUTPUT;
-    info.max_file_bytes = LOCAL_MAX_FILE_BYTES;
-    /* The caller's struct may be older (smaller) than ours. */
-    memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
-    return SBX_OK;
-}
-
-/* The sandbox directory, or with `path` under /tmp the sandbox's /tmp,
- * as the root of operation `op` (local_open_root). */
-static sbx_status open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
-                            const char *path, local_paths *paths, local_root *root,
-                            sbx_error *err)
-{
-    sbx_status st = local_sandbox_paths(inst, sandbox_id, paths, err);
-    if (st != SBX_OK)
-        return st;
-    local_metadata meta;
-    st = local_load_complete(inst, paths, sandbox_id, &meta, err);
-    if (st != SBX_OK)
-        return st;
-    int alive = local_record_alive(&meta, paths);
-    root->sandbox_id = paths->id;
-    root->dir = paths->dir;
-    root->fd = -1;
-    if (alive && path != NULL && inst->options.isolation.mode != LOCAL_ISOLATION_NONE &&
-        local_sandbox_tmp_names(path) && !local_confine_within(path, paths->dir))
-        st = local_sandbox_tmp_open(&meta.holder, op, path, root, err);
-    else if (alive)
-        root->fd = open(paths->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    local_metadata_clear(&meta);
-    if (st == SBX_OK && root->fd < 0)
-        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
-                                     op, sandbox_id);
-    return st;
-}
-
-sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
-                           local_paths *paths, local_root *root, sbx_error *err)
-{
-    return open_root(inst, sandbox_id, op, NULL, paths, root, err);
-}
-
-sbx_status local_open_file_root(sbx_backend_instance *inst, const char *sandbox_id,
-                                const char *op, const char *path, local_paths *paths,
-                                local_root *root, sbx_error *err)
-{
-    return open_root(inst, sandbox_id, op, path, paths, root, err);
 }

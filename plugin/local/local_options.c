@@ -4,7 +4,6 @@
 #include "plugin/local/local_options.h"
 
 #include "common/option_table.h"
-#include "plugin/local/local_backend.h"
 #include "plugin/local/local_isolation_ids.h"
 #include "plugin/local/local_state.h"
 #include <sbx/backend_support.h>

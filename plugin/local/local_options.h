@@ -8,6 +8,9 @@
 
 #include <sbx/backend.h>
 
+/* The name the backend registers and logs under. */
+#define LOCAL_NAME "local"
+
 /* What an instance was opened with.  Immutable after parsing, so every
  * thread may read it without a lock. */
 typedef struct local_options {

@@ -1,13 +1,17 @@
-/* Reading a sandbox's record for a host (see local_records.h). */
+/* Reading a sandbox's record for a host; opening the sandbox it
+ * describes for an operation, pinning its holder (see local_records.h). */
 #include <config.h>
 
 #include "plugin/local/local_records.h"
 
 #include "common/iso_time.h"
 #include "common/sandbox_records.h"
+#include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_process.h"
+#include "plugin/local/local_sandbox_tmp.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +47,17 @@ sbx_status local_load_complete(sbx_backend_instance *inst, const local_paths *pa
     return st;
 }
 
+int local_record_pin_holder(sbx_backend_instance *inst, const local_paths *paths)
+{
+    local_metadata meta;
+    sbx_error ignored;
+    if (local_load_metadata(inst, paths, paths->id, &meta, &ignored) != SBX_OK)
+        return -1;
+    local_process holder = meta.holder;
+    local_metadata_clear(&meta);
+    return local_holder_pin_process(&holder);
+}
+
 void local_facts_of(const local_metadata *meta, const local_paths *paths, int alive,
                     common_record_facts *f)
 {
@@ -73,4 +88,49 @@ sbx_status local_single_record(const local_metadata *meta, const local_paths *pa
     common_record_facts f;
     local_facts_of(meta, paths, local_record_alive(meta, paths), &f);
     return common_answer_one(to, &f, err);
+}
+
+/* The sandbox directory, or with `path` under /tmp the sandbox's /tmp,
+ * as the root of operation `op` (local_open_root). */
+static sbx_status open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                            const char *path, local_sandbox_root *out, sbx_error *err)
+{
+    local_paths *paths = &out->paths;
+    local_root *root = &out->root;
+    root->sandbox_id = sandbox_id;
+    root->dir = NULL;
+    root->fd = -1;
+    sbx_status st = local_sandbox_paths(inst, sandbox_id, paths, err);
+    if (st != SBX_OK)
+        return st;
+    local_metadata meta;
+    st = local_load_complete(inst, paths, sandbox_id, &meta, err);
+    if (st != SBX_OK)
+        return st;
+    int alive = local_record_alive(&meta, paths);
+    root->sandbox_id = paths->id;
+    root->dir = paths->dir;
+    if (alive && path != NULL && inst->options.isolation.mode != LOCAL_ISOLATION_NONE &&
+        local_sandbox_tmp_names(path) && !local_confine_within(path, paths->dir))
+        st = local_sandbox_tmp_open(&meta.holder, op, path, root, err);
+    else if (alive)
+        root->fd = open(paths->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    local_metadata_clear(&meta);
+    if (st == SBX_OK && root->fd < 0)
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
+                                     op, sandbox_id);
+    return st;
+}
+
+sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                           local_sandbox_root *out, sbx_error *err)
+{
+    return open_root(inst, sandbox_id, op, NULL, out, err);
+}
+
+sbx_status local_open_file_root(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, const char *path, local_sandbox_root *out,
+                                sbx_error *err)
+{
+    return open_root(inst, sandbox_id, op, path, out, err);
 }

@@ -1,11 +1,14 @@
 /*
  * One sandbox's record as readers see it: read through the cache, whole
  * (not a create in progress), alive or not, and turned into what a host
- * gets (an sbx_sandbox or a record naming the state directory).
+ * gets (an sbx_sandbox or a record naming the state directory); and the
+ * running sandbox it describes opened as the root of an operation
+ * (ABI 1.3), its holder pinned for an exec that joins it.
  */
 #ifndef SBX_LOCAL_RECORDS_H
 #define SBX_LOCAL_RECORDS_H
 
+#include "plugin/local/local_confine.h"
 #include "plugin/local/local_instance.h"
 
 /* 1 when the sandbox of `meta` lives: its command runs, or (without one)
@@ -21,6 +24,11 @@ sbx_status local_load_metadata(sbx_backend_instance *inst, const local_paths *pa
 sbx_status local_load_complete(sbx_backend_instance *inst, const local_paths *paths,
                                const char *id, local_metadata *meta, sbx_error *err);
 
+/* A pidfd of the holder the record of `paths` names (read through the
+ * instance's cache), when it runs and is that process (the pidfd pins
+ * it); -1 when there is none. */
+int local_record_pin_holder(sbx_backend_instance *inst, const local_paths *paths);
+
 /* What a record and its files say of a sandbox (borrowed from both);
  * `alive` is local_record_alive's answer. */
 void local_facts_of(const local_metadata *meta, const local_paths *paths, int alive,
@@ -35,5 +43,29 @@ sbx_status local_fill_record(sbx_sandbox *out, const local_metadata *meta,
  * a record). */
 sbx_status local_single_record(const local_metadata *meta, const local_paths *paths,
                                const common_answer *to, sbx_error *err);
+
+/* The sandbox one operation works in: its files, and its directory (or
+ * its /tmp) open as the root that the operation's paths resolve beneath. */
+typedef struct local_sandbox_root {
+    local_paths paths;
+    local_root root;   /* fd the caller's to close; dir borrowed from paths, or "/tmp" */
+} local_sandbox_root;
+
+/* Open the directory of running sandbox `sandbox_id` for operation `op`
+ * into *out.  SBX_ERR_REFUSED for an invalid id, SBX_ERR_NOT_FOUND when
+ * there is no whole record of it (never created, destroyed, being
+ * destroyed) or it does not run. */
+sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                           local_sandbox_root *out, sbx_error *err);
+
+/* local_open_root for a file operation on `path`: with isolation=namespaces
+ * a path that is /tmp or below it (and not in the sandbox directory) has
+ * the sandbox's /tmp as its root (root.dir "/tmp"; local_sandbox_tmp.h),
+ * as the sandbox's commands see it; with isolation=none commands use the
+ * host's /tmp, and such a path is outside the sandbox like any other.
+ * The caller closes out->root with local_sandbox_tmp_close. */
+sbx_status local_open_file_root(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, const char *path, local_sandbox_root *out,
+                                sbx_error *err);
 
 #endif

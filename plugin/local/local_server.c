@@ -34,26 +34,26 @@
 #define RELAY_BUFFER 16384
 
 sbx_status local_server_prepare(const local_isolation_options *options, const char *sandbox_dir,
-                                int holder, int port, int port_fd, local_server *out,
+                                int holder, local_server_port port, local_server *out,
                                 sbx_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->port = port;
+    out->port = port.number;
     out->ready_write = out->ready_read = -1;
-    out->listen_fd = port_fd;
+    out->listen_fd = port.fd;
     out->fd_limit = local_child_fd_limit();
     int root_fd = open(sandbox_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) {
         if (holder >= 0)
             close(holder);
-        if (port_fd >= 0)
-            close(port_fd);
+        if (port.fd >= 0)
+            close(port.fd);
         out->listen_fd = -1;
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
                                      strerror(errno));
     }
-    sbx_status st = local_isolation_prepare(options, sandbox_dir, root_fd, "", holder,
-                                            &out->plan, err);
+    local_isolation_site site = { sandbox_dir, root_fd, "", holder };
+    sbx_status st = local_isolation_prepare(options, &site, &out->plan, err);
     close(root_fd);
     if (st == SBX_OK && options->network == LOCAL_NETWORK_FORWARD) {
         /* Bound in the host's network namespace when the port was picked,
@@ -61,7 +61,7 @@ sbx_status local_server_prepare(const local_isolation_options *options, const ch
          * socket stays there when its process joins the sandbox's. */
         if (out->listen_fd < 0)
             st = sbx_backend_error_set(err, SBX_ERR_INTERNAL,
-                                       "isolation: no socket of port %d to forward", port);
+                                       "isolation: no socket of port %d to forward", port.number);
         else if (out->listen_fd < 3) {
             int above = fcntl(out->listen_fd, F_DUPFD_CLOEXEC, 3);
             close(out->listen_fd);

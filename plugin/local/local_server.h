@@ -34,14 +34,20 @@ typedef struct local_server {
     long fd_limit;    /* local_child_fd_limit, for the relays */
 } local_server;
 
+/* The command's port, as create picked it. */
+typedef struct local_server_port {
+    int number;  /* the command's {port} */
+    int fd;      /* network=forward: the socket bound to the host's
+                  * 127.0.0.1:number when it was picked; else -1 */
+} local_server_port;
+
 /* Prepare the command of the sandbox in `sandbox_dir` (absolute, borrowed
  * until local_server_free) whose holder is `holder` (a pidfd), serving
- * `port`; with network=forward, `port_fd` is the socket bound to the
- * host's 127.0.0.1:`port` when it was picked (else -1).  Both descriptors
- * are taken over, even on failure.  SBX_ERR_INTERNAL when out of memory
- * or descriptors.  Free with local_server_free. */
+ * `port`.  `holder` and port.fd are taken over, even on failure.
+ * SBX_ERR_INTERNAL when out of memory or descriptors.  Free with
+ * local_server_free. */
 sbx_status local_server_prepare(const local_isolation_options *options, const char *sandbox_dir,
-                                int holder, int port, int port_fd, local_server *out,
+                                int holder, local_server_port port, local_server *out,
                                 sbx_error *err);
 
 /* Release what `server` holds (zeroed or prepared storage). */

@@ -380,9 +380,9 @@ RAW _Noreturn static void init_main(void *arg)
     sys_exit(0);
 }
 
-/* In the launcher of a root host: the sandbox's ids
- * (local_isolation_ids_switch), which make this process the owner of the
- * holder's user namespace; 0 or -errno.  The change of ids makes the
+/* In the launcher of a root host: the sandbox's ids (as
+ * local_isolation_enter switches to them), which make this process the
+ * owner of the holder's user namespace; 0 or -errno.  The change of ids makes the
  * memory undumpable, and it is the host's: its flag is put back. */
 RAW static long switch_ids_raw(const local_isolation_plan *ip)
 {

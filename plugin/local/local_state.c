@@ -32,23 +32,30 @@
 static const char marker_text[] =
     "This directory holds the sandboxes of the local backend of sbx.\n";
 
+/* The state directory and a sandbox id, with their lengths. */
+typedef struct path_parts {
+    const char *dir;
+    size_t dir_len;
+    const char *id;
+    size_t id_len;
+} path_parts;
+
 /* DIR "/" PREFIX ID SUFFIX into `out` (PATH_MAX bytes); 0 when it does not
  * fit.  Copied, not formatted: discover and list build these for every
  * sandbox they read. */
-static int join_path(char *out, const char *dir, size_t dir_len, const char *prefix,
-                     const char *id, size_t id_len, const char *suffix)
+static int join_path(char *out, const path_parts *parts, const char *prefix, const char *suffix)
 {
     size_t prefix_len = strlen(prefix), suffix_len = strlen(suffix);
-    if (dir_len + 1 + prefix_len + id_len + suffix_len >= PATH_MAX)
+    if (parts->dir_len + 1 + prefix_len + parts->id_len + suffix_len >= PATH_MAX)
         return 0;
     char *p = out;
-    memcpy(p, dir, dir_len);
-    p += dir_len;
+    memcpy(p, parts->dir, parts->dir_len);
+    p += parts->dir_len;
     *p++ = '/';
     memcpy(p, prefix, prefix_len);
     p += prefix_len;
-    memcpy(p, id, id_len);
-    p += id_len;
+    memcpy(p, parts->id, parts->id_len);
+    p += parts->id_len;
     memcpy(p, suffix, suffix_len + 1);
     return 1;
 }
@@ -57,16 +64,16 @@ sbx_status local_paths_for(const char *state_dir, const char *id,
                            local_paths *out, sbx_error *err)
 {
     out->state_dir = state_dir;
-    size_t id_len = strlen(id), dir_len = strlen(state_dir);
-    if (id_len >= sizeof out->id)
+    path_parts parts = { state_dir, strlen(state_dir), id, strlen(id) };
+    if (parts.id_len >= sizeof out->id)
         return sbx_backend_error_set(err, SBX_ERR_REFUSED, "sandbox id too long");
-    memcpy(out->id, id, id_len + 1);
-    if (!join_path(out->dir, state_dir, dir_len, "", id, id_len, "") ||
-        !join_path(out->metadata, state_dir, dir_len, "", id, id_len, ".json") ||
-        !join_path(out->log, state_dir, dir_len, "", id, id_len, ".log") ||
-        !join_path(out->lock, state_dir, dir_len, ".", id, id_len, ".lock") ||
-        !join_path(out->tomb, state_dir, dir_len, ".", id, id_len, ".tomb") ||
-        !join_path(out->metadata_tmp, state_dir, dir_len, ".", id, id_len, ".json.tmp"))
+    memcpy(out->id, id, parts.id_len + 1);
+    if (!join_path(out->dir, &parts, "", "") ||
+        !join_path(out->metadata, &parts, "", ".json") ||
+        !join_path(out->log, &parts, "", ".log") ||
+        !join_path(out->lock, &parts, ".", ".lock") ||
+        !join_path(out->tomb, &parts, ".", ".tomb") ||
+        !join_path(out->metadata_tmp, &parts, ".", ".json.tmp"))
         return sbx_backend_error_set(err, SBX_ERR_CONFIG, "state directory path too long: %s",
                                      state_dir);
     return SBX_OK;

@@ -4,7 +4,7 @@
 #include "plugin/local/local_tomb.h"
 
 #include "common/sandbox_ids.h"
-#include "plugin/local/local_file.h"
+#include "plugin/local/local_state_file.h"
 #include "plugin/local/local_metadata.h"
 #include "plugin/local/local_process.h"
 #include <sbx/backend_support.h>
@@ -65,7 +65,7 @@ sbx_status local_tomb_finish(const local_paths *paths, long stop_timeout_ms, sbx
     }
     /* A crash after this must not bring the record back beside files
      * already gone: the rename is made durable before any removal. */
-    st = local_file_sync_dir(paths->state_dir, err);
+    st = local_state_dir_sync(paths->state_dir, err);
     if (st == SBX_OK && meta.process.pid != 0)
         st = local_process_stop(&meta.process, stop_timeout_ms, err);
     /* pid 1 of its namespace: no SIGTERM to wait for; SIGKILL ends all. */

@@ -634,10 +634,10 @@ static void test_reconcile(void)
 /* What a local record says beyond the 1.1 fields: made between `before`
  * and `after` (the record keeps whole seconds), the incarnation reconcile
  * reports, its process, its directory, and nothing of containers. */
-static void expect_local_record(sbx_backend *b, const sbx_sandbox_record *r,
-                                const char *state_dir, const char *id, long pid,
-                                int64_t before, int64_t after)
+static void expect_local_record(const fixture *f, const sbx_sandbox_record *r, const char *id,
+                                long pid, int64_t before, int64_t after)
 {
+    sbx_backend *b = f->backend;
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_STRING_EQUAL(r->sandbox.sandbox_id, id);
     CU_ASSERT_STRING_EQUAL(r->sandbox.status, "Running");
@@ -651,7 +651,7 @@ static void expect_local_record(sbx_backend *b, const sbx_sandbox_record *r,
     sbx_backend_clear_reconciliation(b, &rec);
     CU_ASSERT_EQUAL(r->pid, pid);
     char dir[PATH_MAX + 64];
-    snprintf(dir, sizeof dir, "%s/%s", state_dir, id);
+    snprintf(dir, sizeof dir, "%s/%s", f->state_dir, id);
     CU_ASSERT_STRING_EQUAL(r->directory, dir);
     CU_ASSERT(r->container_id == NULL && r->container_name == NULL && r->engine == NULL &&
               r->engine_version == NULL);
@@ -679,12 +679,12 @@ static void records_of(const char *tag, const char *command)
     int64_t after = sbx_test_wall_ms();
     long pid = sbx_local_test_metadata_pid(f.state_dir, "rec-box");
     CU_ASSERT_EQUAL(pid > 1, command != NULL);
-    expect_local_record(f.backend, made, f.state_dir, "rec-box", pid, before, after);
+    expect_local_record(&f, made, "rec-box", pid, before, after);
 
     sbx_sandbox_record *found = NULL;
     CU_ASSERT_FATAL(sbx_backend_discover_record(f.backend, "rec-box", &found, &err) == SBX_OK);
     CU_ASSERT_EQUAL(found->created_at, made->created_at);
-    expect_local_record(f.backend, found, f.state_dir, "rec-box", pid, before, after);
+    expect_local_record(&f, found, "rec-box", pid, before, after);
     sbx_backend_free_records(f.backend, found);
 
     sbx_sandbox_record *chain = NULL;
@@ -693,7 +693,7 @@ static void records_of(const char *tag, const char *command)
     CU_ASSERT_EQUAL(count, 1);
     CU_ASSERT_EQUAL(listed(f.backend, "rec-box", &running), 1);
     CU_ASSERT_EQUAL(running, count);
-    expect_local_record(f.backend, chain, f.state_dir, "rec-box", pid, before, after);
+    expect_local_record(&f, chain, "rec-box", pid, before, after);
     CU_ASSERT_PTR_NULL(chain->next);
     sbx_backend_free_records(f.backend, chain);
 

@@ -530,16 +530,19 @@ static sbx_status write_text(fixture *f, const char *path, const char *text, uns
     return sbx_backend_write_file(f->backend, "ops", path, text, strlen(text), flags, 0, &err);
 }
 
+/* The size of read_text's buffer. */
+#define TEXT_MAX 256
+
 /* read_file of at most `max` bytes from `offset`: its status; the bytes
- * into `buf` (NUL-terminated) when SBX_OK. */
+ * into `buf` (NUL-terminated, cut to TEXT_MAX) when SBX_OK. */
 static sbx_status read_text(fixture *f, const char *path, uint64_t offset, uint64_t max,
-                            char *buf, size_t size, int *truncated)
+                            char buf[TEXT_MAX], int *truncated)
 {
     sbx_file_content *c = NULL;
     sbx_error err;
     sbx_status st = sbx_backend_read_file(f->backend, "ops", path, offset, max, &c, &err);
     if (st == SBX_OK) {
-        snprintf(buf, size, "%s", c->data);
+        snprintf(buf, TEXT_MAX, "%s", c->data);
         if (truncated != NULL)
             *truncated = c->truncated;
         sbx_backend_free_file_content(f->backend, c);
@@ -551,28 +554,28 @@ static void test_write_read_append_exclusive_mkdirs(void)
 {
     fixture f;
     fixture_setup(&f, "ops files");
-    char buf[256];
+    char buf[TEXT_MAX];
     int truncated = -1;
     CU_ASSERT(write_text(&f, "a.txt", "hello world", 0) == SBX_OK);
-    CU_ASSERT(read_text(&f, "a.txt", 0, 100, buf, sizeof buf, &truncated) == SBX_OK);
+    CU_ASSERT(read_text(&f, "a.txt", 0, 100, buf, &truncated) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(buf, "hello world");
     CU_ASSERT(truncated == 0);
-    CU_ASSERT(read_text(&f, "a.txt", 6, 3, buf, sizeof buf, &truncated) == SBX_OK);
+    CU_ASSERT(read_text(&f, "a.txt", 6, 3, buf, &truncated) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(buf, "wor");
     CU_ASSERT(truncated == 1);
-    CU_ASSERT(read_text(&f, "a.txt", 100, 3, buf, sizeof buf, &truncated) == SBX_OK);
+    CU_ASSERT(read_text(&f, "a.txt", 100, 3, buf, &truncated) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(buf, "");
     /* Replaced whole, appended, refused when it exists and must not. */
     CU_ASSERT(write_text(&f, "a.txt", "new", 0) == SBX_OK);
     CU_ASSERT(write_text(&f, "a.txt", "+more", SBX_WRITE_APPEND) == SBX_OK);
-    CU_ASSERT(read_text(&f, "a.txt", 0, 100, buf, sizeof buf, NULL) == SBX_OK);
+    CU_ASSERT(read_text(&f, "a.txt", 0, 100, buf, NULL) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(buf, "new+more");
     CU_ASSERT(write_text(&f, "a.txt", "x", SBX_WRITE_EXCLUSIVE) == SBX_ERR_EXISTS);
     CU_ASSERT(write_text(&f, "b.txt", "x", SBX_WRITE_EXCLUSIVE) == SBX_OK);
     /* The same file through the sandbox's absolute path. */
     char abs[PATH_MAX + 24];
     snprintf(abs, sizeof abs, "%s/a.txt", f.dir);
-    CU_ASSERT(read_text(&f, abs, 0, 100, buf, sizeof buf, NULL) == SBX_OK);
+    CU_ASSERT(read_text(&f, abs, 0, 100, buf, NULL) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(buf, "new+more");
     /* Parents made only when asked. */
     CU_ASSERT(write_text(&f, "d1/d2/c.txt", "deep", 0) == SBX_ERR_NO_SUCH_PATH);
@@ -585,17 +588,17 @@ static void test_write_read_append_exclusive_mkdirs(void)
     CU_ASSERT(exit_of(&f, "./run.sh") == 7);
     CU_ASSERT(exit_of(&f, "test \"$(stat -c %a run.sh)\" = 750") == 0);
     /* Kinds of what is at the path. */
-    CU_ASSERT(read_text(&f, "d1", 0, 10, buf, sizeof buf, NULL) == SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT(read_text(&f, "d1", 0, 10, buf, NULL) == SBX_ERR_IS_A_DIRECTORY);
     CU_ASSERT(write_text(&f, "d1", "x", 0) == SBX_ERR_IS_A_DIRECTORY);
-    CU_ASSERT(read_text(&f, "a.txt/x", 0, 10, buf, sizeof buf, NULL) ==
+    CU_ASSERT(read_text(&f, "a.txt/x", 0, 10, buf, NULL) ==
               SBX_ERR_NOT_A_DIRECTORY);
-    CU_ASSERT(read_text(&f, "missing", 0, 10, buf, sizeof buf, NULL) == SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT(read_text(&f, "missing", 0, 10, buf, NULL) == SBX_ERR_NO_SUCH_PATH);
     CU_ASSERT(exit_of(&f, "mkfifo fifo && chmod 000 b.txt") == 0);
-    CU_ASSERT(read_text(&f, "fifo", 0, 10, buf, sizeof buf, NULL) == SBX_ERR_REFUSED);
+    CU_ASSERT(read_text(&f, "fifo", 0, 10, buf, NULL) == SBX_ERR_REFUSED);
     CU_ASSERT(write_text(&f, "fifo", "x", SBX_WRITE_APPEND) == SBX_ERR_REFUSED);
     CU_ASSERT(write_text(&f, "fifo", "x", 0) == SBX_ERR_REFUSED);
     if (geteuid() != 0)
-        CU_ASSERT(read_text(&f, "b.txt", 0, 10, buf, sizeof buf, NULL) == SBX_ERR_PERMISSION);
+        CU_ASSERT(read_text(&f, "b.txt", 0, 10, buf, NULL) == SBX_ERR_PERMISSION);
     fixture_teardown(&f);
 }
 
@@ -626,11 +629,11 @@ static void test_paths_never_lead_out(void)
     CU_ASSERT_FATAL(exit_of(&f, text) == 0);
     static const char *escapes[] = { "abs", "rel", "outdir/secret", "chain", "../ops/abs",
                                      "..", "../x", "root/etc/passwd", "/etc/passwd" };
-    char buf[64];
+    char buf[TEXT_MAX];
     sbx_error err;
     for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
         const char *p = escapes[i];
-        CU_ASSERT(read_text(&f, p, 0, 10, buf, sizeof buf, NULL) == SBX_ERR_REFUSED);
+        CU_ASSERT(read_text(&f, p, 0, 10, buf, NULL) == SBX_ERR_REFUSED);
         CU_ASSERT(write_text(&f, p, "pwned\n", 0) == SBX_ERR_REFUSED);
         CU_ASSERT(write_text(&f, p, "pwned\n", SBX_WRITE_APPEND) == SBX_ERR_REFUSED);
         sbx_dir_listing *l = NULL;
@@ -662,7 +665,7 @@ static void test_paths_never_lead_out(void)
     CU_ASSERT_FATAL(longpath != NULL);
     memset(longpath, 'a', PATH_MAX + 9);
     longpath[PATH_MAX + 9] = '\0';
-    CU_ASSERT(read_text(&f, longpath, 0, 10, buf, sizeof buf, NULL) == SBX_ERR_USAGE);
+    CU_ASSERT(read_text(&f, longpath, 0, 10, buf, NULL) == SBX_ERR_USAGE);
     longpath[300] = '\0';
     CU_ASSERT(write_text(&f, longpath, "x", 0) == SBX_ERR_USAGE);
     free(longpath);

@@ -6,8 +6,8 @@
  * an operation, only fail it with an error naming the file.  And the
  * fsync of a directory that makes a rename in it durable.
  */
-#ifndef SBX_LOCAL_FILE_H
-#define SBX_LOCAL_FILE_H
+#ifndef SBX_LOCAL_STATE_FILE_H
+#define SBX_LOCAL_STATE_FILE_H
 
 #include <stddef.h>
 
@@ -19,12 +19,12 @@
  * SBX_ERR_PROTOCOL naming the path when it is a symlink, a FIFO, a socket,
  * a device or a directory, or is larger; SBX_ERR_INTERNAL naming the path
  * when it cannot be opened. */
-sbx_status local_file_open_regular(const char *path, size_t max_bytes, int *fd,
+sbx_status local_state_file_open(const char *path, size_t max_bytes, int *fd,
                                    sbx_error *err);
 
 /* fsync the directory `dir`, making the renames and removals in it so far
  * durable.  SBX_ERR_INTERNAL naming it when it cannot be opened or
  * synced. */
-sbx_status local_file_sync_dir(const char *dir, sbx_error *err);
+sbx_status local_state_dir_sync(const char *dir, sbx_error *err);
 
 #endif

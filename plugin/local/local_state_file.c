@@ -1,8 +1,8 @@
 /* Non-blocking, bounded opening of state files; directory sync (see
- * local_file.h). */
+ * local_state_file.h). */
 #include <config.h>
 
-#include "plugin/local/local_file.h"
+#include "plugin/local/local_state_file.h"
 
 #include <sbx/backend_support.h>
 
@@ -26,7 +26,7 @@ static const char *kind_of(mode_t mode)
     return "a file of an unknown type";
 }
 
-sbx_status local_file_open_regular(const char *path, size_t max_bytes, int *fd,
+sbx_status local_state_file_open(const char *path, size_t max_bytes, int *fd,
                                    sbx_error *err)
 {
     /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
@@ -63,7 +63,7 @@ sbx_status local_file_open_regular(const char *path, size_t max_bytes, int *fd,
     return status;
 }
 
-sbx_status local_file_sync_dir(const char *dir, sbx_error *err)
+sbx_status local_state_dir_sync(const char *dir, sbx_error *err)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int ok = fd >= 0 && fsync(fd) == 0;
