@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "host-api/src/host_internal.h"
+#include "host-api/src/module_loader.h"
 #include "plugin/local/local_backend.h"
 
 #include <sbx/backend_support.h>
