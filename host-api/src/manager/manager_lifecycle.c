@@ -75,9 +75,10 @@ static sbx_status open_store(sbx_manager *m, sbx_error *err)
     case SBX_MANAGER_STORE_REDIS:
         return mgr_lease_store_redis_open(m->redis_url, m->key_prefix, m->owner_id, m->ttl_ms,
                                           &m->store, err);
-    default:
-        return mgr_lease_store_memory_open(m->owner_id, m->ttl_ms, m->config.clock,
-                                           m->config.clock_ctx, NULL, &m->store, err);
+    default: {
+        mgr_lease_clock clock = { m->config.clock, m->config.clock_ctx };
+        return mgr_lease_store_memory_open(m->owner_id, m->ttl_ms, clock, NULL, &m->store, err);
+    }
     }
 }
 
