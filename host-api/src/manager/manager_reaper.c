@@ -418,20 +418,22 @@ void mgr_threads_join(sbx_manager *m)
 
 /* ---------------------------------------------------------------- on demand */
 
-sbx_status sbx_manager_reap_now(sbx_manager *m, sbx_error *err)
+/* Run `pass` now, in the caller's thread; SBX_ERR_USAGE once shut down. */
+static sbx_status pass_now(sbx_manager *m, void (*pass)(sbx_manager *m), sbx_error *err)
 {
     sbx_error_clear(err);
     if (atomic_load(&m->shut_down))
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
-    mgr_reaper_pass(m);
+    pass(m);
     return SBX_OK;
+}
+
+sbx_status sbx_manager_reap_now(sbx_manager *m, sbx_error *err)
+{
+    return pass_now(m, mgr_reaper_pass, err);
 }
 
 sbx_status sbx_manager_renew_now(sbx_manager *m, sbx_error *err)
 {
-    sbx_error_clear(err);
-    if (atomic_load(&m->shut_down))
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
-    mgr_renewal_pass(m);
-    return SBX_OK;
+    return pass_now(m, mgr_renewal_pass, err);
 }
