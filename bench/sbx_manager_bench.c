@@ -265,7 +265,8 @@ static void open_store(bench *b, sbx_manager_store kind, const char *where)
     else if (kind == SBX_MANAGER_STORE_REDIS)
         st = mgr_lease_store_redis_open(where, "sbx:bench", "bench:owner", 120000, &b->store, &err);
     else
-        st = mgr_lease_store_memory_open("bench:owner", 120000, monotonic_ms, NULL, NULL, &b->store,
+        st = mgr_lease_store_memory_open("bench:owner", 120000,
+                                         (mgr_lease_clock){ monotonic_ms, NULL }, NULL, &b->store,
                                          &err);
     if (st != SBX_OK)
         die("opening the store", &err);

@@ -16,14 +16,14 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/host_internal.h \
 	host-api/src/host.c \
 	host-api/src/error.c \
-	host-api/src/module_loader.c \
+	host-api/src/module_loader.c host-api/src/module_loader.h \
 	host-api/src/backend_listing.c \
 	host-api/src/backend_call.c \
 	host-api/src/backend_operations.c \
 	host-api/src/env_expand.h \
 	host-api/src/env_expand.c \
 	host-api/src/config.c \
-	host-api/src/config_internal.h \
+	host-api/src/config_manager.h \
 	host-api/src/config_manager.c
 
 include $(srcdir)/plugin/local/local.mk

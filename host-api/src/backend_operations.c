@@ -65,7 +65,7 @@ sbx_status sbx_backend_exec(sbx_backend *b, const char *sandbox_id,
     if (!HOST_HAS_OP(d, exec))
         return host_unsupported(b, "exec", err);
     if (sandbox_id == NULL || request == NULL ||
-        request->struct_size < offsetof(sbx_exec_request, max_output_bytes) + sizeof(size_t))
+        request->struct_size < SBX_EXEC_REQUEST_SIZE_1_3)
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "exec: a sandbox id and a request made with "
                              "SBX_EXEC_REQUEST_INIT are required");

@@ -1,7 +1,7 @@
 /* The JSON configuration file: parsing, validation, expansion, overrides. */
 #include <config.h>
 
-#include "host-api/src/config_internal.h"
+#include "host-api/src/config_manager.h"
 #include "host-api/src/env_expand.h"
 #include <sbx/host.h>
 #include <sbx/backend_support.h>

@@ -3,9 +3,8 @@
  * can use milliseconds), numbers or strings (which expand ${VAR}). */
 #include <config.h>
 
-#include "host-api/src/config_internal.h"
+#include "host-api/src/config_manager.h"
 #include "host-api/src/env_expand.h"
-#include "host-api/src/manager/manager_internal.h"
 #include "host-api/src/manager/manager_config.h"
 
 #include <sbx/backend_support.h>

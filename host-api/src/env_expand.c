@@ -17,15 +17,19 @@ static int is_name_char(char c, int first)
         || (!first && c >= '0' && c <= '9');
 }
 
-/* The value of the variable `name` (`len` bytes), NULL when it is unset.
- * SBX_ERR_CONFIG when the name is too long to look up. */
+/* The longest variable name looked up. */
+#define VAR_NAME_MAX 255
+
+/* The value of the variable `name` (`len` bytes), NULL when it is unset;
+ * `var` (VAR_NAME_MAX + 1 bytes) receives the name.  SBX_ERR_CONFIG when
+ * the name is too long to look up. */
 static sbx_status lookup(const char *name, size_t len, const char *where, char *var,
-                         size_t var_cap, const char **value, sbx_error *err)
+                         const char **value, sbx_error *err)
 {
-    if (len >= var_cap)
+    if (len > VAR_NAME_MAX)
         return sbx_error_set(err, SBX_ERR_CONFIG,
                              "%s: variable name '%.40s...' is too long (%zu bytes, at most %zu)",
-                             where, name, len, var_cap - 1);
+                             where, name, len, (size_t)VAR_NAME_MAX);
     memcpy(var, name, len);
     var[len] = '\0';
     *value = getenv(var);
@@ -54,9 +58,9 @@ static size_t bare_reference(const char *text)
 static sbx_status expand_bare(const char *text, size_t name_len, const char *where,
                               char **out, sbx_error *err)
 {
-    char var[256];
+    char var[VAR_NAME_MAX + 1];
     const char *value = NULL;
-    sbx_status st = lookup(text + 1, name_len, where, var, sizeof var, &value, err);
+    sbx_status st = lookup(text + 1, name_len, where, var, &value, err);
     if (st != SBX_OK)
         return st;
     if (value == NULL)
@@ -106,9 +110,9 @@ sbx_status host_env_expand(const char *text, const char *where, char **out, sbx_
                                  "%s: malformed variable reference (use ${NAME} or ${NAME:-default})",
                                  where);
         }
-        char var[256];
+        char var[VAR_NAME_MAX + 1];
         const char *value = NULL;
-        sbx_status st = lookup(name, name_len, where, var, sizeof var, &value, err);
+        sbx_status st = lookup(name, name_len, where, var, &value, err);
         if (st == SBX_OK && value == NULL && fallback == NULL)
             st = unset_error(var, where, err);
         if (st != SBX_OK) {

@@ -4,7 +4,7 @@
 #include <config.h>
 
 #include <sbx/backend_support.h>
-#include <sbx/host.h>
+#include <sbx/error.h>
 
 #include <stdarg.h>
 

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "host-api/src/host_internal.h"
+#include "host-api/src/module_loader.h"
 #include "plugin/local/local_backend.h"
 
 #include <sbx/backend_support.h>
@@ -138,23 +139,29 @@ sbx_status sbx_host_set_module_path(sbx_host *host, const char *const *dirs, siz
     return SBX_OK;
 }
 
-/* Append a copy of `dir` (of `len` bytes) to the vector, skipping empty ones. */
-static sbx_status strv_push(char ***v, size_t *n, size_t *cap, const char *dir, size_t len,
-                            sbx_error *err)
+/* The module search path being built: `count` strings in `items`, room for
+ * `cap`. */
+typedef struct dir_list {
+    char **items;
+    size_t count, cap;
+} dir_list;
+
+/* Append a copy of `dir` (of `len` bytes) to the list, skipping empty ones. */
+static sbx_status dir_list_push(dir_list *l, const char *dir, size_t len, sbx_error *err)
 {
     if (len == 0)
         return SBX_OK;
-    if (*n == *cap) {
-        size_t grown_cap = *cap ? *cap * 2 : 8;
-        char **grown = realloc(*v, grown_cap * sizeof *grown);
+    if (l->count == l->cap) {
+        size_t grown_cap = l->cap ? l->cap * 2 : 8;
+        char **grown = realloc(l->items, grown_cap * sizeof *grown);
         if (grown == NULL)
             return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-        *v = grown;
-        *cap = grown_cap;
+        l->items = grown;
+        l->cap = grown_cap;
     }
-    if (((*v)[*n] = strndup(dir, len)) == NULL)
+    if ((l->items[l->count] = strndup(dir, len)) == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    (*n)++;
+    l->count++;
     return SBX_OK;
 }
 
@@ -172,38 +179,36 @@ static sbx_status check_dir_length(const char *source, size_t index, const char 
 }
 
 /* Check and append one entry of the search path. */
-static sbx_status push_dir(char ***v, size_t *n, size_t *cap, const char *source, size_t index,
-                           const char *dir, size_t len, sbx_error *err)
+static sbx_status push_dir(dir_list *l, const char *source, size_t index, const char *dir,
+                           size_t len, sbx_error *err)
 {
     sbx_status st = check_dir_length(source, index, dir, len, err);
-    return st != SBX_OK ? st : strv_push(v, n, cap, dir, len, err);
+    return st != SBX_OK ? st : dir_list_push(l, dir, len, err);
 }
 
 sbx_status host_module_search_path(const sbx_host *host, char ***dirs, size_t *count,
                                   sbx_error *err)
 {
-    char **v = NULL;
-    size_t n = 0, cap = 0;
+    dir_list l = { NULL, 0, 0 };
     sbx_status st = SBX_OK;
     for (size_t i = 0; st == SBX_OK && i < host->module_dir_count; i++)
-        st = push_dir(&v, &n, &cap, "the configured module path", i, host->module_dirs[i],
+        st = push_dir(&l, "the configured module path", i, host->module_dirs[i],
                       strlen(host->module_dirs[i]), err);
     const char *env = getenv("SBX_MODULE_PATH");
     for (size_t i = 0; st == SBX_OK && env != NULL && *env != '\0'; i++) {
         const char *colon = strchr(env, ':');
         size_t len = colon ? (size_t)(colon - env) : strlen(env);
-        st = push_dir(&v, &n, &cap, "$SBX_MODULE_PATH", i, env, len, err);
+        st = push_dir(&l, "$SBX_MODULE_PATH", i, env, len, err);
         env = colon ? colon + 1 : NULL;
     }
     if (st == SBX_OK)
-        st = push_dir(&v, &n, &cap, "the install", 0, SBX_MODULE_DIR, strlen(SBX_MODULE_DIR),
-                      err);
+        st = push_dir(&l, "the install", 0, SBX_MODULE_DIR, strlen(SBX_MODULE_DIR), err);
     if (st != SBX_OK) {
-        host_strv_free(v, n);
+        host_strv_free(l.items, l.count);
         return st;
     }
-    *dirs = v;
-    *count = n;
+    *dirs = l.items;
+    *count = l.count;
     return SBX_OK;
 }
 

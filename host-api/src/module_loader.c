@@ -3,7 +3,9 @@
  * host_descriptor_validate. */
 #include <config.h>
 
-#include "host-api/src/host_internal.h"
+#include "host-api/src/module_loader.h"
+
+#include <sbx/error.h>
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -351,6 +351,9 @@ typedef struct sbx_exec_request {
 /* sbx_exec_request.cancel_fd: nothing to watch. */
 #define SBX_EXEC_NO_CANCEL (-1)
 
+/* Size of a 1.3 request: through max_output_bytes (cancel_fd came after). */
+#define SBX_EXEC_REQUEST_SIZE_1_3 (offsetof(sbx_exec_request, max_output_bytes) + sizeof(size_t))
+
 #define SBX_EXEC_REQUEST_INIT \
     { sizeof(sbx_exec_request), NULL, NULL, NULL, 0, NULL, NULL, 0, SBX_EXEC_DEFAULT, \
       SBX_EXEC_DEFAULT, SBX_EXEC_NO_CANCEL }
@@ -635,6 +638,9 @@ typedef struct sbx_backend_descriptor {
 
 /* Size of a 1.2 descriptor: through free_records. */
 #define SBX_DESCRIPTOR_SIZE_1_2 SBX_DESCRIPTOR_MIN_SIZE(free_records)
+
+/* Size of a 1.3 descriptor: through remove_path. */
+#define SBX_DESCRIPTOR_SIZE_1_3 SBX_DESCRIPTOR_MIN_SIZE(remove_path)
 
 /*
  * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a

@@ -7,7 +7,7 @@
  * headers alone (`pkg-config --cflags sbx-host`) links with no sbx library:
  * a module never calls into the host library, it only receives the host's
  * services in open() (docs/abi.md "Support helpers").  The host library's
- * sbx_error_set and sbx_status_name (<sbx/host.h>) are these same functions
+ * sbx_error_set and sbx_status_name (<sbx/error.h>) are these same functions
  * for host programs.
  *
  * Argument rule (backend.h, "Arguments"): `err` is never NULL here.

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <sbx/backend.h>
+#include <sbx/error.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,25 +38,6 @@ extern "C" {
 typedef struct sbx_host sbx_host;
 typedef struct sbx_backend sbx_backend;
 typedef struct sbx_config sbx_config;
-
-/* ---------------------------------------------------------------- errors */
-
-/* The stable lower-case name of an error kind ("transport", "load", ...);
- * "ok" for SBX_OK.  Never NULL. */
-const char *sbx_status_name(sbx_status status);
-
-/* Reset an error record to "no error" (kind SBX_OK, contracts -1). */
-void sbx_error_clear(sbx_error *err);
-
-/* Fill an error record with a printf-style message (cut to fit, ending in
- * "...") and return `kind`, so that `return sbx_error_set(err, K, ...)`
- * reads well.
- * `err` may be NULL. */
-sbx_status sbx_error_set(sbx_error *err, sbx_status kind, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* ---------------------------------------------------------------- host */
 

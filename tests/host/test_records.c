@@ -190,7 +190,7 @@ static void test_record_operations_need_free_records(void)
 }
 
 /* The layouts that modules of 1.0, 1.1 and 1.2 were built with do not move:
- * 1.3 only appends. */
+ * 1.3 only appends, and the exec request's cancel_fd comes after 1.3's. */
 static void test_frozen_layouts(void)
 {
     CU_ASSERT_EQUAL(SBX_BACKEND_ABI_MINOR, 3);
@@ -200,6 +200,9 @@ static void test_frozen_layouts(void)
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_2, SBX_DESCRIPTOR_MIN_SIZE(free_records));
     CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_2 < SBX_DESCRIPTOR_MIN_SIZE(operations_info));
     CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_MIN_SIZE(remove_path));
+    CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_3, SBX_DESCRIPTOR_MIN_SIZE(remove_path));
+    CU_ASSERT_EQUAL(SBX_EXEC_REQUEST_SIZE_1_3, offsetof(sbx_exec_request, cancel_fd));
+    CU_ASSERT(SBX_EXEC_REQUEST_SIZE_1_3 < sizeof(sbx_exec_request));
 }
 
 /* The times backends are given, as created_at reads them. */

@@ -26,18 +26,18 @@ static int read_line(peer_process *p, char *out, size_t cap, long deadline)
     return got == 1 ? 0 : -1;
 }
 
-int peer_start(peer_process *p, const char *state_dir, const char *lease_db, long interval_ms,
-               long idle_ms, const char *shutdown, const char *command, long stop_ms)
+int peer_start(peer_process *p, const peer_config *c)
 {
     memset(p, 0, sizeof *p);
     char bin[512], interval[32], idle[32], stop[32];
-    snprintf(stop, sizeof stop, "%ld", stop_ms);
+    snprintf(stop, sizeof stop, "%ld", c->stop_ms);
     const char *builddir = getenv("SBX_TEST_BUILDDIR");
     snprintf(bin, sizeof bin, "%s/tests/manager/mgr_peer", builddir != NULL ? builddir : ".");
-    snprintf(interval, sizeof interval, "%ld", interval_ms);
-    snprintf(idle, sizeof idle, "%ld", idle_ms);
-    const char *args[] = {state_dir, lease_db, interval, idle, shutdown, command, stop, NULL};
-    if (command == NULL)
+    snprintf(interval, sizeof interval, "%ld", c->interval_ms);
+    snprintf(idle, sizeof idle, "%ld", c->idle_ms);
+    const char *args[] = {c->state_dir, c->lease_db, interval, idle, c->shutdown, c->command,
+                          stop, NULL};
+    if (c->command == NULL)
         args[5] = NULL; /* sandboxes without one: no command, no stop */
     sbx_test_child child;
     if (sbx_test_child_spawn(&child, bin, args, NULL, 1) != 0)

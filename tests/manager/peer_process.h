@@ -14,11 +14,18 @@ typedef struct peer_process {
     char owner[320];               /* its owner id (from "ready") */
 } peer_process;
 
-/* Start mgr_peer (from $SBX_TEST_BUILDDIR) with the arguments of its usage
- * (`command` NULL: sandboxes without one) and wait (10 s) for "ready".  0,
- * or -1 with a message on stderr. */
-int peer_start(peer_process *p, const char *state_dir, const char *lease_db, long interval_ms,
-               long idle_ms, const char *shutdown, const char *command, long stop_ms);
+/* The arguments of mgr_peer's usage. */
+typedef struct peer_config {
+    const char *state_dir, *lease_db;
+    long interval_ms, idle_ms;
+    const char *shutdown;          /* its shutdown mode: "destroy", "keep" */
+    const char *command;           /* NULL: sandboxes without one (and no stop) */
+    long stop_ms;
+} peer_config;
+
+/* Start mgr_peer (from $SBX_TEST_BUILDDIR) with the arguments `c` and
+ * wait (10 s) for "ready".  0, or -1 with a message on stderr. */
+int peer_start(peer_process *p, const peer_config *c);
 
 /* Send `command` without waiting for its answer (for a command the peer
  * is killed in the middle of).  0, or -1. */

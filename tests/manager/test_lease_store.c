@@ -50,7 +50,7 @@ static mgr_lease_store *make(const char *owner, int64_t ttl)
     sbx_status st;
     switch (current) {
     case K_MEMORY:
-        st = mgr_lease_store_memory_open(owner, ttl, real_clock, NULL,
+        st = mgr_lease_store_memory_open(owner, ttl, (mgr_lease_clock){ real_clock, NULL },
                                          made_count ? made[0] : NULL, &s, &err);
         break;
     case K_SQLITE:

@@ -69,8 +69,10 @@ static void test_two_processes_hand_a_thread_over(void)
 {
     begin();
     peer_process a, b;
-    CU_ASSERT_FATAL(peer_start(&a, state_dir, lease_db, 3600000, 0, "destroy", NULL, 0) == 0);
-    CU_ASSERT_FATAL(peer_start(&b, state_dir, lease_db, 3600000, 0, "destroy", NULL, 0) == 0);
+    CU_ASSERT_FATAL(peer_start(&a, &(peer_config){ state_dir, lease_db, 3600000, 0, "destroy",
+                                                   NULL, 0 }) == 0);
+    CU_ASSERT_FATAL(peer_start(&b, &(peer_config){ state_dir, lease_db, 3600000, 0, "destroy",
+                                                   NULL, 0 }) == 0);
     char got_a[200], got_b[200], line[200];
     unsigned long long c[6];
     ask_ok(&a, "acquire alice t1", got_a, sizeof got_a);
@@ -152,13 +154,13 @@ static void test_killed_peers_sandbox_is_adopted_after_the_grace(void)
 {
     begin();
     peer_process owner, survivor;
-    CU_ASSERT_FATAL(peer_start(&owner, state_dir, lease_db, LIVE_RENEWAL_MS, 0, "destroy", NULL,
-                               0) == 0);
+    CU_ASSERT_FATAL(peer_start(&owner, &(peer_config){ state_dir, lease_db, LIVE_RENEWAL_MS, 0,
+                                                       "destroy", NULL, 0 }) == 0);
     char got[200];
     ask_ok(&owner, "acquire bob t9", got, sizeof got);
     const char *id = got + 3;
-    CU_ASSERT_FATAL(peer_start(&survivor, state_dir, lease_db, WATCHER_INTERVAL_MS, 300,
-                               "destroy", NULL, 0) == 0);
+    CU_ASSERT_FATAL(peer_start(&survivor, &(peer_config){ state_dir, lease_db, WATCHER_INTERVAL_MS,
+                                                          300, "destroy", NULL, 0 }) == 0);
     /* Reaper passes of the survivor for longer than the owner's lease and
      * the grace: only the owner's renewals keep the sandbox from it. */
     long until = sbx_test_now_ms() + LIVE_TTL_MS + WATCHER_TTL_MS + 300;
@@ -208,7 +210,8 @@ static void test_a_successor_adopts_what_a_keeping_shutdown_left(void)
 {
     begin();
     peer_process first, next;
-    CU_ASSERT_FATAL(peer_start(&first, state_dir, lease_db, 3600000, 0, "keep", NULL, 0) == 0);
+    CU_ASSERT_FATAL(peer_start(&first, &(peer_config){ state_dir, lease_db, 3600000, 0, "keep",
+                                                       NULL, 0 }) == 0);
     char got[200];
     ask_ok(&first, "acquire carol t1", got, sizeof got);
     char id[200];
@@ -216,8 +219,8 @@ static void test_a_successor_adopts_what_a_keeping_shutdown_left(void)
     CU_ASSERT_EQUAL(peer_quit(&first), 0);
     CU_ASSERT(sandbox_exists(id));
     /* Released leases: the successor's grace starts at its first look. */
-    CU_ASSERT_FATAL(peer_start(&next, state_dir, lease_db, WATCHER_INTERVAL_MS, 0, "destroy", NULL,
-                               0) == 0);
+    CU_ASSERT_FATAL(peer_start(&next, &(peer_config){ state_dir, lease_db, WATCHER_INTERVAL_MS, 0,
+                                                      "destroy", NULL, 0 }) == 0);
     CU_ASSERT(wait_counter(&next, 2, 1, 20000));
     CU_ASSERT_EQUAL(peer_quit(&next), 0);
     CU_ASSERT(!sandbox_exists(id));
@@ -252,8 +255,8 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
      * saying so by a file once the trap is in place. */
     const char *stubborn = "trap '' TERM; : > {dir}/trapped; exec sleep 600";
     peer_process victim, peer;
-    CU_ASSERT_FATAL(peer_start(&victim, state_dir, lease_db, LIVE_RENEWAL_MS, 0, "destroy",
-                               stubborn, 30000) == 0);
+    CU_ASSERT_FATAL(peer_start(&victim, &(peer_config){ state_dir, lease_db, LIVE_RENEWAL_MS, 0,
+                                                        "destroy", stubborn, 30000 }) == 0);
     char got[200], line[300];
     ask_ok(&victim, "acquire dave t1", got, sizeof got);
     char id[200];
@@ -283,8 +286,8 @@ static void test_a_manager_killed_mid_destroy_leaks_nothing(void)
     CU_ASSERT(state_file_exists(".", id, ".tomb"));
     CU_ASSERT(!sbx_local_test_process_gone(old_pid));
 
-    CU_ASSERT_FATAL(peer_start(&peer, state_dir, lease_db, WATCHER_INTERVAL_MS, 100, "destroy",
-                               stubborn, 200) == 0);
+    CU_ASSERT_FATAL(peer_start(&peer, &(peer_config){ state_dir, lease_db, WATCHER_INTERVAL_MS,
+                                                      100, "destroy", stubborn, 200 }) == 0);
     CU_ASSERT_FATAL(peer_send(&peer, "acquire dave t1") == 0);
     /* The heartbeat keeps the teardown lease past its TTL; the peer's
      * acquire waits (it answers nothing, not even counters, meanwhile). */

@@ -1,12 +1,65 @@
 /*
  * The manager's entry table (one entry per sandbox id it knows, in
- * m->entries under m->lock) and the snapshots of sandbox records that
- * entries anchor and callers borrow (sbx_managed, reference counted).
+ * m->entries under m->lock), its identity index (identity_index.h) and the
+ * snapshots of sandbox records that entries anchor and callers borrow
+ * (sbx_managed, reference counted).
  */
 #ifndef SBX_MANAGER_ENTRIES_H
 #define SBX_MANAGER_ENTRIES_H
 
-#include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/identity_index.h"
+#include "host-api/src/manager/split_count.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sbx/manager.h>
+
+/* A snapshot handed out by get and acquire.  The entry that tracks it holds
+ * the anchor of `refs` (split_count.h), so that get's references touch only
+ * the calling thread's slot; callers' references are the other counts. */
+struct sbx_managed {
+    mgr_split_count refs;
+    sbx_sandbox sandbox;           /* strings owned by this snapshot */
+};
+
+typedef enum mgr_state {
+    MGR_NONE = 0,                  /* not tracked: kept only for the marks below */
+    MGR_ACTIVE = 1,
+    MGR_WARM = 2
+} mgr_state;
+
+/* What the manager knows of one sandbox id. */
+typedef struct mgr_entry {
+    char *id;
+    mgr_state state;
+    sbx_managed *record;           /* ACTIVE and WARM: the sandbox; else NULL */
+    int identity_known;            /* 0: adopted, identity unknown until acquired */
+    char *user;                    /* identity_known: the user (never NULL) */
+    char *thread;                  /*   and the thread (NULL: anonymous) */
+    _Atomic int64_t last_used;     /* ACTIVE: last acquire or get (manager clock) */
+    int64_t released_at;           /* WARM: release or adoption time */
+    int teardown;                  /* reserved for teardown by this process */
+    atomic_int inflight;           /* acquires publishing a take right now */
+    _Atomic uint64_t epoch;        /* bumped by every successful take */
+    int64_t unowned_since;         /* reconciliation's grace timer; -1: none */
+    atomic_int pins;               /* acquirers using it: not freed, not adopted */
+    atomic_int operating;          /* sandbox operations running in it: not idle */
+    pthread_mutex_t acquire_lock;
+    /* The identity index (under the write lock; read under a read hold). */
+    struct mgr_entry *identity_next;
+    size_t identity_hash;
+    int indexed;
+} mgr_entry;
+
+/* The entry indexed under (user, thread), or NULL; compares the strings, so
+ * a match serves exactly that identity.  Under `lock` (read or write). */
+mgr_entry *mgr_identity_find(const mgr_identity_index *index, const char *user,
+                             const char *thread);
+
+/* Release the index's buckets (the entries are not touched). */
+void mgr_identity_index_free(mgr_identity_index *index);
 
 /* Free entry `value` (a mgr_entry) and drop its snapshot: the table's
  * value destructor, for the manager's final clear. */

@@ -2,8 +2,9 @@
  * from the configured store without a manager. */
 #include <config.h>
 
-#include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/lease_store.h"
 #include "host-api/src/manager/manager_config.h"
+#include "host-api/src/manager/process_lock.h"
 
 #include <errno.h>
 #include <stdlib.h>

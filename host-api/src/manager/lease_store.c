@@ -10,18 +10,17 @@
 #include <string.h>
 
 sbx_status mgr_lease_store_init(mgr_lease_store *store, const mgr_lease_store_ops *ops,
-                                const char *kind, int cross_process, const char *owner_id,
-                                int64_t ttl_ms, sbx_error *err)
+                                const char *owner_id, int64_t ttl_ms, sbx_error *err)
 {
     store->ops = ops;
-    store->kind = kind;
-    store->cross_process = cross_process;
+    store->kind = ops->kind;
+    store->cross_process = ops->cross_process;
     store->ttl_ms = ttl_ms;
     atomic_init(&store->wait_budget_ms, -1);
     store->owner_id = strdup(owner_id);
     if (store->owner_id == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the %s lease store",
-                             kind);
+                             ops->kind);
     return SBX_OK;
 }
 
@@ -93,18 +92,18 @@ char *mgr_lease_value(const char *owner_id, int destroying)
     return value;
 }
 
-int mgr_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
-                             const char *sandbox_id, const char *value, int64_t ttl_ms)
+int mgr_lease_records_append(mgr_lease_records *records, const char *sandbox_id,
+                             const char *value, int64_t ttl_ms)
 {
-    if (*count == *cap) {
-        size_t grown_cap = *cap ? *cap * 2 : 16;
-        sbx_lease_record *grown = realloc(*records, grown_cap * sizeof *grown);
+    if (records->count == records->cap) {
+        size_t grown_cap = records->cap ? records->cap * 2 : 16;
+        sbx_lease_record *grown = realloc(records->items, grown_cap * sizeof *grown);
         if (grown == NULL)
             return -1;
-        *records = grown;
-        *cap = grown_cap;
+        records->items = grown;
+        records->cap = grown_cap;
     }
-    sbx_lease_record *r = &(*records)[*count];
+    sbx_lease_record *r = &records->items[records->count];
     r->sandbox_id = strdup(sandbox_id);
     r->owner = strdup(value + 4);
     r->destroying = strncmp(value, "del:", 4) == 0;
@@ -114,7 +113,7 @@ int mgr_lease_records_append(sbx_lease_record **records, size_t *count, size_t *
         free(r->owner);
         return -1;
     }
-    (*count)++;
+    records->count++;
     return 0;
 }
 

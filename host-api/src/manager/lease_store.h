@@ -34,6 +34,8 @@ typedef enum mgr_lease_renewal {
 typedef struct mgr_lease_store mgr_lease_store;
 
 typedef struct mgr_lease_store_ops {
+    const char *kind;          /* "memory", "sqlite", "redis" */
+    int cross_process;         /* peers can see these leases */
     /* Acquire path: write `own:` over anything but a `del:` lease.  *taken 1
      * when the lease is ours afterwards, 0 when it is being torn down. */
     sbx_status (*take)(mgr_lease_store *store, const char *sandbox_id, int *taken,
@@ -73,15 +75,20 @@ struct mgr_lease_store {
     _Atomic int64_t wait_budget_ms;
 };
 
-/* The in-process store.  Lease expiry follows `clock` (never NULL).  With
- * `share_with` (another memory store, which may be closed first) the new
- * store is another owner on the same leases, as managers of one process
- * sharing a fleet are; `clock` is then the first store's.  On success *out
- * is closed with mgr_lease_store_close. */
+/* A manager's clock (sbx_manager_config.clock) with its argument. */
+typedef struct mgr_lease_clock {
+    sbx_manager_clock_fn now;      /* never NULL */
+    void *ctx;
+} mgr_lease_clock;
+
+/* The in-process store.  Lease expiry follows `clock`.  With `share_with`
+ * (another memory store, which may be closed first) the new store is
+ * another owner on the same leases, as managers of one process sharing a
+ * fleet are; `clock` is then the first store's.  On success *out is closed
+ * with mgr_lease_store_close. */
 sbx_status mgr_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
-                                       sbx_manager_clock_fn clock, void *clock_ctx,
-                                       mgr_lease_store *share_with, mgr_lease_store **out,
-                                       sbx_error *err);
+                                       mgr_lease_clock clock, mgr_lease_store *share_with,
+                                       mgr_lease_store **out, sbx_error *err);
 
 /* The sqlite store on database file `path` (created when missing): each
  * operation one IMMEDIATE transaction, a bounded busy timeout.  Expiry uses
@@ -99,11 +106,10 @@ sbx_status mgr_lease_store_redis_open(const char *url, const char *key_prefix,
                                       const char *owner_id, int64_t ttl_ms,
                                       mgr_lease_store **out, sbx_error *err);
 
-/* Fill the base of a freshly allocated store; SBX_ERR_INTERNAL when the
- * owner id cannot be copied. */
+/* Fill the base of a freshly allocated store (its kind and reach are the
+ * ops table's); SBX_ERR_INTERNAL when the owner id cannot be copied. */
 sbx_status mgr_lease_store_init(mgr_lease_store *store, const mgr_lease_store_ops *ops,
-                                const char *kind, int cross_process, const char *owner_id,
-                                int64_t ttl_ms, sbx_error *err);
+                                const char *owner_id, int64_t ttl_ms, sbx_error *err);
 
 /* From now on the operations of `store` that get no answer share one
  * budget of `budget_ms` (a shutdown's single bound): each waits at most
@@ -137,11 +143,17 @@ sbx_status mgr_lease_bad_row(const char *store_name, const char *key, const char
 /* Close a store (NULL accepted). */
 void mgr_lease_store_close(mgr_lease_store *store);
 
-/* Append a lease (strings copied) to *records (grown by doubling *cap);
+/* A listing being read: `count` records in `items`, room for `cap`. */
+typedef struct mgr_lease_records {
+    sbx_lease_record *items;
+    size_t count, cap;
+} mgr_lease_records;
+
+/* Append a lease (strings copied) to `records` (grown by doubling its cap);
  * `value` is "own:<owner>" or "del:<owner>" (checked by the caller with
  * mgr_lease_value_check).  -1 when out of memory. */
-int mgr_lease_records_append(sbx_lease_record **records, size_t *count, size_t *cap,
-                             const char *sandbox_id, const char *value, int64_t ttl_ms);
+int mgr_lease_records_append(mgr_lease_records *records, const char *sandbox_id,
+                             const char *value, int64_t ttl_ms);
 
 /* Sort records by sandbox id. */
 void mgr_lease_records_sort(sbx_lease_record *records, size_t count);

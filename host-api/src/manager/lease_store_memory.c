@@ -24,8 +24,7 @@ typedef struct memory_table {
     pthread_mutex_t lock;
     mgr_strmap leases;            /* sandbox id -> memory_lease */
     unsigned refs;                /* stores using it; under lock */
-    sbx_manager_clock_fn clock;
-    void *clock_ctx;
+    mgr_lease_clock clock;
 } memory_table;
 
 typedef struct memory_store {
@@ -45,7 +44,7 @@ static void lease_free(void *value)
 static memory_lease *live_lease(memory_store *s, const char *id)
 {
     memory_lease *lease = mgr_strmap_get(&s->t->leases, id);
-    if (lease != NULL && s->t->clock(s->t->clock_ctx) >= lease->expires_at) {
+    if (lease != NULL && s->t->clock.now(s->t->clock.ctx) >= lease->expires_at) {
         lease_free(mgr_strmap_remove(&s->t->leases, id));
         lease = NULL;
     }
@@ -81,7 +80,7 @@ static sbx_status write_lease(memory_store *s, const char *id, int destroying, s
         lease->owner = owner;
     }
     lease->destroying = destroying;
-    lease->expires_at = s->t->clock(s->t->clock_ctx) + s->base.ttl_ms;
+    lease->expires_at = s->t->clock.now(s->t->clock.ctx) + s->base.ttl_ms;
     return SBX_OK;
 }
 
@@ -180,14 +179,14 @@ static void mem_close(mgr_lease_store *store)
 }
 
 static const mgr_lease_store_ops memory_ops = {
+    "memory", 0,
     mem_take, mem_claim, mem_renew, mem_release, mem_owner, mem_close,
     NULL, /* list: nothing outside this process sees these leases */
 };
 
 sbx_status mgr_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
-                                       sbx_manager_clock_fn clock, void *clock_ctx,
-                                       mgr_lease_store *share_with, mgr_lease_store **out,
-                                       sbx_error *err)
+                                       mgr_lease_clock clock, mgr_lease_store *share_with,
+                                       mgr_lease_store **out, sbx_error *err)
 {
     memory_store *s = calloc(1, sizeof *s);
     memory_table *t = share_with != NULL ? ((memory_store *)share_with)->t : calloc(1, sizeof *t);
@@ -197,7 +196,7 @@ sbx_status mgr_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
             free(t);
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the memory lease store");
     }
-    sbx_status st = mgr_lease_store_init(&s->base, &memory_ops, "memory", 0, owner_id, ttl_ms, err);
+    sbx_status st = mgr_lease_store_init(&s->base, &memory_ops, owner_id, ttl_ms, err);
     if (st != SBX_OK) {
         free(s);
         if (share_with == NULL)
@@ -207,7 +206,6 @@ sbx_status mgr_lease_store_memory_open(const char *owner_id, int64_t ttl_ms,
     if (share_with == NULL) {
         pthread_mutex_init(&t->lock, NULL);
         t->clock = clock;
-        t->clock_ctx = clock_ctx;
     }
     pthread_mutex_lock(&t->lock);
     t->refs++;

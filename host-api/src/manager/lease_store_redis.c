@@ -74,6 +74,19 @@ static const char release_script[] =
     "if v == 'own:' .. ARGV[1] or v == 'del:' .. ARGV[1] then "
     "return redis.call('DEL', KEYS[1]) end return 0";
 
+/* A lease operation: its name in messages, its script, and the lowest
+ * integer it answers (the highest is 1). */
+typedef struct lease_op {
+    const char *what;
+    const char *script;
+    long long lowest;
+} lease_op;
+
+static const lease_op take_op = { "take", take_script, 0 };
+static const lease_op claim_op = { "claim", claim_script, 0 };
+static const lease_op renew_op = { "renew", renew_script, -1 };
+static const lease_op release_op = { "release", release_script, 0 };
+
 typedef struct redis_store {
     mgr_lease_store base;
     pthread_mutex_t lock;          /* one connection, one round trip at a time */
@@ -273,11 +286,12 @@ static void end(redis_store *s, const pipe_guard *guard)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* EVAL `script` on the key of `id` with ARGV owner, ttl, deadline[, flag];
- * the integer answer, within [lowest, 1], in *answer. */
-static sbx_status eval(redis_store *s, const char *what, const char *script, const char *id,
-                       const char *flag, long long lowest, long long *answer, sbx_error *err)
+/* EVAL the script of `op` on the key of `id` with ARGV owner, ttl,
+ * deadline[, flag]; the integer answer, within [op->lowest, 1], in *answer. */
+static sbx_status eval(redis_store *s, const lease_op *op, const char *id, const char *flag,
+                       long long *answer, sbx_error *err)
 {
+    const char *what = op->what;
     size_t n = strlen(s->prefix) + strlen(id) + 2;
     char *key = malloc(n);
     if (key == NULL)
@@ -291,7 +305,7 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
         char deadline[24];
         snprintf(deadline, sizeof deadline, "%lld",
                  (long long)(mono_ms() + bound + s->server_offset_ms - 1));
-        const char *argv[] = {"EVAL", script, "1", key, s->base.owner_id, s->ttl, deadline, flag};
+        const char *argv[] = {"EVAL", op->script, "1", key, s->base.owner_id, s->ttl, deadline, flag};
         redisReply *reply = command(s, what, id, err, flag != NULL ? 8 : 7, argv);
         if (reply == NULL)
             st = err->kind;
@@ -304,7 +318,7 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
         else if (reply->integer == ANSWER_TOO_LATE)
             st = redis_error(s, what, id, "the server ran it after its deadline; it did nothing",
                              err);
-        else if (reply->integer < lowest || reply->integer > 1)
+        else if (reply->integer < op->lowest || reply->integer > 1)
             st = redis_error_kind(s, SBX_ERR_PROTOCOL, what, id, "unexpected answer", err);
         else
             *answer = reply->integer;
@@ -318,7 +332,7 @@ static sbx_status eval(redis_store *s, const char *what, const char *script, con
 static sbx_status rd_take(mgr_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
     long long v = 0;
-    sbx_status st = eval((redis_store *)store, "take", take_script, id, NULL, 0, &v, err);
+    sbx_status st = eval((redis_store *)store, &take_op, id, NULL, &v, err);
     *taken = st == SBX_OK && v == 1;
     return st;
 }
@@ -327,8 +341,7 @@ static sbx_status rd_claim(mgr_lease_store *store, const char *id, int for_destr
                            sbx_error *err)
 {
     long long v = 0;
-    sbx_status st = eval((redis_store *)store, "claim", claim_script, id, for_destroy ? "1" : "0",
-                         0, &v, err);
+    sbx_status st = eval((redis_store *)store, &claim_op, id, for_destroy ? "1" : "0", &v, err);
     *claimed = st == SBX_OK && v == 1;
     return st;
 }
@@ -337,7 +350,7 @@ static sbx_status rd_renew(mgr_lease_store *store, const char *id, mgr_lease_ren
                            sbx_error *err)
 {
     long long v = 0;
-    sbx_status st = eval((redis_store *)store, "renew", renew_script, id, NULL, -1, &v, err);
+    sbx_status st = eval((redis_store *)store, &renew_op, id, NULL, &v, err);
     *out = v == 1 ? SBX_LEASE_RENEWED : v == -1 ? SBX_LEASE_LAPSED : SBX_LEASE_LOST;
     return st;
 }
@@ -345,7 +358,7 @@ static sbx_status rd_renew(mgr_lease_store *store, const char *id, mgr_lease_ren
 static sbx_status rd_release(mgr_lease_store *store, const char *id, sbx_error *err)
 {
     long long v = 0;
-    return eval((redis_store *)store, "release", release_script, id, NULL, 0, &v, err);
+    return eval((redis_store *)store, &release_op, id, NULL, &v, err);
 }
 
 static sbx_status rd_owner(mgr_lease_store *store, const char *id, char **owner, int *destroying,
@@ -428,8 +441,8 @@ static char *key_pattern(const char *prefix)
 }
 
 /* Read the keys of one SCAN answer into the records. */
-static sbx_status list_batch(redis_store *s, redisReply *keys, sbx_lease_record **out,
-                             size_t *count, size_t *cap, sbx_error *err)
+static sbx_status list_batch(redis_store *s, redisReply *keys, mgr_lease_records *records,
+                             sbx_error *err)
 {
     if (keys->elements == 0)
         return SBX_OK;
@@ -469,8 +482,7 @@ static sbx_status list_batch(redis_store *s, redisReply *keys, sbx_lease_record 
                                    err);
         else if ((st = mgr_lease_value_check(s->store_name, k->str, v->str, v->len, NULL,
                                              err)) == SBX_OK &&
-                 mgr_lease_records_append(out, count, cap, k->str + skip, v->str,
-                                          ttl->integer) != 0)
+                 mgr_lease_records_append(records, k->str + skip, v->str, ttl->integer) != 0)
             st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }
     freeReplyObject(r);
@@ -483,7 +495,7 @@ static sbx_status rd_list(mgr_lease_store *store, sbx_lease_record **out, size_t
     redis_store *s = (redis_store *)store;
     *out = NULL;
     *count = 0;
-    size_t cap = 0;
+    mgr_lease_records records = { NULL, 0, 0 };
     char *pattern = key_pattern(s->prefix);
     if (pattern == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
@@ -508,23 +520,24 @@ static sbx_status rd_list(mgr_lease_store *store, sbx_lease_record **out, size_t
             st = redis_error(s, "listing", NULL, "a SCAN cursor longer than 20 digits", err);
         else {
             memcpy(cursor, r->element[0]->str, r->element[0]->len + 1);
-            st = list_batch(s, r->element[1], out, count, &cap, err);
+            st = list_batch(s, r->element[1], &records, err);
         }
         freeReplyObject(r);
     } while (st == SBX_OK && strcmp(cursor, "0") != 0);
     end(s, &guard);
     free(pattern);
     if (st != SBX_OK) {
-        sbx_lease_records_free(*out, *count);
-        *out = NULL;
-        *count = 0;
-    } else {
-        mgr_lease_records_sort(*out, *count);
+        sbx_lease_records_free(records.items, records.count);
+        return st;
     }
+    mgr_lease_records_sort(records.items, records.count);
+    *out = records.items;
+    *count = records.count;
     return st;
 }
 
 static const mgr_lease_store_ops redis_ops = {
+    "redis", 1,
     rd_take, rd_claim, rd_renew, rd_release, rd_owner, rd_close, rd_list,
 };
 
@@ -613,7 +626,7 @@ sbx_status mgr_lease_store_redis_open(const char *url, const char *key_prefix,
     redis_store *s = calloc(1, sizeof *s);
     if (s == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the redis lease store");
-    sbx_status st = mgr_lease_store_init(&s->base, &redis_ops, "redis", 1, owner_id, ttl_ms, err);
+    sbx_status st = mgr_lease_store_init(&s->base, &redis_ops, owner_id, ttl_ms, err);
     if (st != SBX_OK) {
         free(s);
         return st;

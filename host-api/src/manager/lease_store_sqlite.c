@@ -74,12 +74,22 @@ static void end_op(sqlite_store *s, int rc, int64_t started)
         mgr_lease_store_charge(&s->base, wall_ms() - started);
 }
 
-/* The live lease value of `id` (malloc'ed into *value, NULL when none);
- * a row that is not a lease (a table made by another schema may hold
- * NULLs, other types, anything) is SBX_ERR_PROTOCOL naming it. */
-static sbx_status read_lease(sqlite_store *s, const char *what, const char *id, int64_t now,
-                             char **value, int *rc, sbx_error *err)
+/* The lease an operation reads, and when; `what` names the operation in
+ * messages. */
+typedef struct lease_query {
+    const char *what;
+    const char *id;
+    int64_t now;                   /* wall clock, ms */
+} lease_query;
+
+/* The live lease value of q->id at q->now (malloc'ed into *value, NULL
+ * when none); a row that is not a lease (a table made by another schema
+ * may hold NULLs, other types, anything) is SBX_ERR_PROTOCOL naming it. */
+static sbx_status read_lease(sqlite_store *s, const lease_query *q, char **value, int *rc,
+                             sbx_error *err)
 {
+    const char *what = q->what, *id = q->id;
+    int64_t now = q->now;
     *value = NULL;
     sqlite3_reset(s->select);
     sqlite3_bind_text(s->select, 1, id, -1, SQLITE_STATIC);
@@ -134,10 +144,18 @@ static int delete_lease(sqlite_store *s, const char *id)
  * write ("" : delete, NULL: nothing) and the answer. */
 typedef const char *(*decide_fn)(sqlite_store *s, const char *current, int arg, int *answer);
 
-/* Run `decide` inside one IMMEDIATE transaction. */
-static sbx_status run(sqlite_store *s, const char *what, const char *id, decide_fn decide,
-                      int arg, int *answer, sbx_error *err)
+/* A lease operation: its name in messages and its decision. */
+typedef struct lease_op {
+    const char *what;
+    decide_fn decide;
+} lease_op;
+
+/* Run the decision of `op` on the lease of `id` inside one IMMEDIATE
+ * transaction. */
+static sbx_status run(sqlite_store *s, const lease_op *op, const char *id, int arg, int *answer,
+                      sbx_error *err)
 {
+    const char *what = op->what;
     pthread_mutex_lock(&s->lock);
     int64_t started;
     if (begin_op(s, what, id, &started, err) != 0) {
@@ -151,9 +169,9 @@ static sbx_status run(sqlite_store *s, const char *what, const char *id, decide_
     if (rc != SQLITE_OK)
         st = db_error(s, what, id, err);
     else
-        st = read_lease(s, what, id, now, &current, &rc, err);
+        st = read_lease(s, &(lease_query){ what, id, now }, &current, &rc, err);
     if (st == SBX_OK) {
-        const char *write = decide(s, current, arg, answer);
+        const char *write = op->decide(s, current, arg, answer);
         if (write != NULL)
             rc = write[0] == '\0' ? delete_lease(s, id) : write_lease(s, id, write, now);
         if (rc == SQLITE_OK)
@@ -202,24 +220,29 @@ static const char *decide_release(sqlite_store *s, const char *current, int arg,
     return *released ? "" : NULL;
 }
 
+static const lease_op take_op = { "take", decide_take };
+static const lease_op claim_op = { "claim", decide_claim };
+static const lease_op renew_op = { "renew", decide_renew };
+static const lease_op release_op = { "release", decide_release };
+
 static sbx_status sq_take(mgr_lease_store *store, const char *id, int *taken, sbx_error *err)
 {
     *taken = 0;   /* what a failed operation answers: nothing granted */
-    return run((sqlite_store *)store, "take", id, decide_take, 0, taken, err);
+    return run((sqlite_store *)store, &take_op, id, 0, taken, err);
 }
 
 static sbx_status sq_claim(mgr_lease_store *store, const char *id, int for_destroy, int *claimed,
                            sbx_error *err)
 {
     *claimed = 0;
-    return run((sqlite_store *)store, "claim", id, decide_claim, for_destroy, claimed, err);
+    return run((sqlite_store *)store, &claim_op, id, for_destroy, claimed, err);
 }
 
 static sbx_status sq_renew(mgr_lease_store *store, const char *id, mgr_lease_renewal *out,
                            sbx_error *err)
 {
     int outcome = SBX_LEASE_LOST;
-    sbx_status st = run((sqlite_store *)store, "renew", id, decide_renew, 0, &outcome, err);
+    sbx_status st = run((sqlite_store *)store, &renew_op, id, 0, &outcome, err);
     *out = (mgr_lease_renewal)outcome;
     return st;
 }
@@ -227,7 +250,7 @@ static sbx_status sq_renew(mgr_lease_store *store, const char *id, mgr_lease_ren
 static sbx_status sq_release(mgr_lease_store *store, const char *id, sbx_error *err)
 {
     int released;
-    return run((sqlite_store *)store, "release", id, decide_release, 0, &released, err);
+    return run((sqlite_store *)store, &release_op, id, 0, &released, err);
 }
 
 static sbx_status sq_owner(mgr_lease_store *store, const char *id, char **owner, int *destroying,
@@ -242,7 +265,9 @@ static sbx_status sq_owner(mgr_lease_store *store, const char *id, char **owner,
     int64_t started;
     int rc = SQLITE_OK;
     sbx_status st = begin_op(s, "owner read", id, &started, err) != 0
-                        ? err->kind : read_lease(s, "owner read", id, wall_ms(), &value, &rc, err);
+                        ? err->kind
+                        : read_lease(s, &(lease_query){ "owner read", id, wall_ms() }, &value,
+                                     &rc, err);
     end_op(s, rc, started);
     pthread_mutex_unlock(&s->lock);
     if (value != NULL) {
@@ -274,7 +299,7 @@ static void sq_close(mgr_lease_store *store)
 /* One row of the listing, checked: an id, a lease value and an integer
  * expiry. */
 static sbx_status list_row(sqlite_store *s, sqlite3_stmt *stmt, int64_t now,
-                           sbx_lease_record **out, size_t *count, size_t *cap, sbx_error *err)
+                           mgr_lease_records *records, sbx_error *err)
 {
     /* Types first: reading a column as text converts it. */
     int id_type = sqlite3_column_type(stmt, 0), value_type = sqlite3_column_type(stmt, 1);
@@ -291,7 +316,7 @@ static sbx_status list_row(sqlite_store *s, sqlite3_stmt *stmt, int64_t now,
     sbx_status st = mgr_lease_value_check(s->store_name, id,
                                           value_type == SQLITE_TEXT ? value : NULL,
                                           (size_t)sqlite3_column_bytes(stmt, 1), NULL, err);
-    if (st == SBX_OK && mgr_lease_records_append(out, count, cap, id, value,
+    if (st == SBX_OK && mgr_lease_records_append(records, id, value,
                                                  sqlite3_column_int64(stmt, 2) - now) != 0)
         st = sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory listing the leases");
     return st;
@@ -303,7 +328,7 @@ static sbx_status sq_list(mgr_lease_store *store, sbx_lease_record **out, size_t
     sqlite_store *s = (sqlite_store *)store;
     *out = NULL;
     *count = 0;
-    size_t cap = 0;
+    mgr_lease_records records = { NULL, 0, 0 };
     pthread_mutex_lock(&s->lock);
     int64_t started;
     if (begin_op(s, "listing", NULL, &started, err) != 0) {
@@ -321,7 +346,7 @@ static sbx_status sq_list(mgr_lease_store *store, sbx_lease_record **out, size_t
     sbx_status st = SBX_OK;
     while (st == SBX_OK && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         rc = SQLITE_OK;
-        st = list_row(s, stmt, now, out, count, &cap, err);
+        st = list_row(s, stmt, now, &records, err);
     }
     if (st == SBX_OK && rc != SQLITE_DONE)
         st = db_error(s, "listing", NULL, err);
@@ -329,14 +354,16 @@ static sbx_status sq_list(mgr_lease_store *store, sbx_lease_record **out, size_t
     end_op(s, rc, started);
     pthread_mutex_unlock(&s->lock);
     if (st != SBX_OK) {
-        sbx_lease_records_free(*out, *count);
-        *out = NULL;
-        *count = 0;
+        sbx_lease_records_free(records.items, records.count);
+        return st;
     }
+    *out = records.items;
+    *count = records.count;
     return st;
 }
 
 static const mgr_lease_store_ops sqlite_ops = {
+    "sqlite", 1,
     sq_take, sq_claim, sq_renew, sq_release, sq_owner, sq_close, sq_list,
 };
 
@@ -374,7 +401,7 @@ sbx_status mgr_lease_store_sqlite_open(const char *path, const char *owner_id, i
     sqlite_store *s = calloc(1, sizeof *s);
     if (s == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory opening the sqlite lease store");
-    sbx_status st = mgr_lease_store_init(&s->base, &sqlite_ops, "sqlite", 1, owner_id, ttl_ms, err);
+    sbx_status st = mgr_lease_store_init(&s->base, &sqlite_ops, owner_id, ttl_ms, err);
     pthread_mutex_init(&s->lock, NULL);
     if (st == SBX_OK && ((s->path = strdup(path)) == NULL ||
                          (s->store_name = malloc(strlen(path) + 20)) == NULL ||

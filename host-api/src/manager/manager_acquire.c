@@ -1,19 +1,24 @@
 /*
  * acquire (rules 2-5, 7): the active entry, a warm entry, a sandbox the
  * backend already runs, or a new one; every path publishes the lease before
- * it hands anything out.
+ * it hands anything out.  And what hands out and takes back an active
+ * sandbox beside it: get and release.
  */
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/acquire_gate.h"
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_events.h"
+#include "host-api/src/manager/manager_teardown.h"
+#include "host-api/src/manager/process_lock.h"
+#include "host-api/src/manager/readiness.h"
+#include "host-api/src/manager/sandbox_id.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/sandbox_ids.h"
-#include "host-api/src/manager/sandbox_id.h"
 
 /* What one step of the acquire decided. */
 typedef enum step {
@@ -422,4 +427,60 @@ sbx_status sbx_manager_acquire(sbx_manager *m, const sbx_create_request *request
     if (st == SBX_OK)
         sbx_error_clear(err);
     return st;
+}
+
+/* ---------------------------------------------------------------- get, release */
+
+sbx_managed *sbx_manager_get(sbx_manager *m, const char *sandbox_id)
+{
+    if (m == NULL || sandbox_id == NULL)
+        return NULL;
+    sbx_managed *r = NULL;
+    mgr_read_lock(&m->lock);
+    mgr_entry *e = mgr_find(m, sandbox_id);
+    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
+        r = sbx_managed_ref(e->record);
+        /* Written only when the millisecond changed: threads calling get on
+         * one sandbox then share its cache line for reading. */
+        int64_t now = mgr_now(m);
+        if (atomic_load_explicit(&e->last_used, memory_order_relaxed) != now)
+            atomic_store_explicit(&e->last_used, now, memory_order_relaxed);
+    }
+    mgr_read_unlock(&m->lock);
+    return r;
+}
+
+sbx_status sbx_manager_release(sbx_manager *m, const char *sandbox_id, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (m == NULL || sandbox_id == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: release needs a sandbox id");
+    int64_t epoch = -1;
+    mgr_write_lock(&m->lock);
+    mgr_entry *e = mgr_find(m, sandbox_id);
+    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
+        mgr_entry_set_state(m, e, MGR_WARM, e->record);
+        e->released_at = mgr_now(m);
+        epoch = (int64_t)e->epoch;
+    }
+    mgr_write_unlock(&m->lock);
+    if (epoch < 0)
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not active here",
+                             sandbox_id);
+    /* Keep the lease while warm; re-establish it when it lapsed during a long
+     * turn.  Never fails the release: the renewal thread is the guarantee. */
+    sbx_error store_err;
+    mgr_lease_renewal outcome;
+    if (m->store->ops->renew(m->store, sandbox_id, &outcome, &store_err) != SBX_OK) {
+        mgr_log(m, SBX_LOG_WARN, "release of %s: lease not refreshed: %s", sandbox_id,
+                store_err.message);
+        return SBX_OK;
+    }
+    int claimed = 1;
+    if (outcome == SBX_LEASE_LAPSED &&
+        m->store->ops->claim(m->store, sandbox_id, 0, &claimed, &store_err) != SBX_OK)
+        return SBX_OK;
+    if (outcome == SBX_LEASE_LOST || !claimed)
+        mgr_forget(m, sandbox_id, epoch);
+    return SBX_OK;
 }

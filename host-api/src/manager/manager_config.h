@@ -6,7 +6,7 @@
 #ifndef SBX_MANAGER_CONFIG_H
 #define SBX_MANAGER_CONFIG_H
 
-#include "host-api/src/manager/manager_internal.h"
+#include <sbx/manager.h>
 
 /* Copy the members of `in` (NULL: none) within its struct_size over the
  * defaults into *out.  SBX_ERR_USAGE when struct_size is too small. */

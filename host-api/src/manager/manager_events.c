@@ -3,6 +3,8 @@
 
 #include "host-api/src/manager/manager_events.h"
 
+#include "host-api/src/manager/manager_internal.h"
+
 #include <sbx/backend_support.h>
 
 #include <stdarg.h>

@@ -5,7 +5,7 @@
 #ifndef SBX_MANAGER_EVENTS_H
 #define SBX_MANAGER_EVENTS_H
 
-#include "host-api/src/manager/manager_internal.h"
+#include <sbx/manager.h>
 
 /* CLOCK_MONOTONIC in ms: the clock of a manager configured without one
  * (`ctx` unused). */

@@ -1,14 +1,18 @@
 /*
  * The background work of the manager: reconciliation (rule 11), the idle
- * reaper (rule 10) and lease renewal (rule 12), and the two threads that run
- * them.  Each thread waits on a condition variable until its next pass is
- * due by the manager's clock, or until it is woken or stopped.
+ * reaper (rule 10) and lease renewal (rule 12), the two threads that run
+ * them, and the host's calls that run a pass now.  Each thread waits on a
+ * condition variable until its next pass is due by the manager's clock, or
+ * until it is woken or stopped.
  */
 #include <config.h>
+
+#include "host-api/src/manager/manager_reaper.h"
 
 #include "host-api/src/manager/manager_internal.h"
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_events.h"
+#include "host-api/src/manager/manager_teardown.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -410,4 +414,26 @@ void mgr_threads_join(sbx_manager *m)
             pthread_join(threads[i]->thread, NULL);
             threads[i]->started = 0;
         }
+}
+
+/* ---------------------------------------------------------------- on demand */
+
+/* Run `pass` now, in the caller's thread; SBX_ERR_USAGE once shut down. */
+static sbx_status pass_now(sbx_manager *m, void (*pass)(sbx_manager *m), sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (atomic_load(&m->shut_down))
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
+    pass(m);
+    return SBX_OK;
+}
+
+sbx_status sbx_manager_reap_now(sbx_manager *m, sbx_error *err)
+{
+    return pass_now(m, mgr_reaper_pass, err);
+}
+
+sbx_status sbx_manager_renew_now(sbx_manager *m, sbx_error *err)
+{
+    return pass_now(m, mgr_renewal_pass, err);
 }

@@ -6,6 +6,8 @@
  */
 #include <config.h>
 
+#include "host-api/src/manager/manager_teardown.h"
+
 #include "host-api/src/manager/manager_internal.h"
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_events.h"
@@ -249,4 +251,21 @@ int mgr_evict_oldest_warm(sbx_manager *m)
     }
     free(list.items);
     return evicted;
+}
+
+/* ---------------------------------------------------------------- explicit destroy */
+
+sbx_status sbx_manager_destroy(sbx_manager *m, const char *sandbox_id, sbx_error *err)
+{
+    sbx_error_clear(err);
+    if (m == NULL || sandbox_id == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "manager: destroy needs a sandbox id");
+    mgr_read_lock(&m->lock);
+    const mgr_entry *e = mgr_find(m, sandbox_id);
+    int tracked = e != NULL && e->state != MGR_NONE;
+    mgr_read_unlock(&m->lock);
+    if (!tracked)
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here",
+                             sandbox_id);
+    return mgr_teardown(m, sandbox_id, mgr_reapable_tracked, NULL, 0, err);
 }

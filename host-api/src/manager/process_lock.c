@@ -1,7 +1,9 @@
 /* Cross-process locks and state directories of the manager. */
 #include <config.h>
 
-#include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/process_lock.h"
+
+#include <sbx/error.h>
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,6 +6,8 @@
  */
 #include <config.h>
 
+#include "host-api/src/manager/readiness.h"
+
 #include "host-api/src/manager/manager_internal.h"
 #include "host-api/src/manager/manager_events.h"
 

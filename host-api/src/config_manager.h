@@ -1,7 +1,7 @@
 /* What the configuration file's parser shares with the parser of its
  * `manager` section (config_manager.c). */
-#ifndef SBX_CONFIG_INTERNAL_H
-#define SBX_CONFIG_INTERNAL_H
+#ifndef SBX_CONFIG_MANAGER_H
+#define SBX_CONFIG_MANAGER_H
 
 #include <json-c/json.h>
 #include <sbx/manager.h>

@@ -1,19 +1,21 @@
 /*
- * The sandbox manager: open, shutdown, get, release and counters (see
- * <sbx/manager.h> and manager_internal.h); its entries, configuration and
- * events live in entries.c, manager_config.c and manager_events.c.
+ * The sandbox manager's life: open, shutdown and free, and what it tells of
+ * itself (owner id, counters); see <sbx/manager.h> and manager_internal.h.
+ * Acquire, get and release live in manager_acquire.c, explicit destroy in
+ * manager_teardown.c, the background passes in manager_reaper.c.
  */
 #include <config.h>
 
 #include "host-api/src/manager/manager_internal.h"
+#include "host-api/src/manager/acquire_gate.h"
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_config.h"
 #include "host-api/src/manager/manager_events.h"
+#include "host-api/src/manager/manager_reaper.h"
+#include "host-api/src/manager/manager_teardown.h"
+#include "host-api/src/manager/process_lock.h"
 #include "host-api/src/manager/sandbox_id.h"
 
-#include <sbx/backend_support.h>
-
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -73,9 +75,10 @@ static sbx_status open_store(sbx_manager *m, sbx_error *err)
     case SBX_MANAGER_STORE_REDIS:
         return mgr_lease_store_redis_open(m->redis_url, m->key_prefix, m->owner_id, m->ttl_ms,
                                           &m->store, err);
-    default:
-        return mgr_lease_store_memory_open(m->owner_id, m->ttl_ms, m->config.clock,
-                                           m->config.clock_ctx, NULL, &m->store, err);
+    default: {
+        mgr_lease_clock clock = { m->config.clock, m->config.clock_ctx };
+        return mgr_lease_store_memory_open(m->owner_id, m->ttl_ms, clock, NULL, &m->store, err);
+    }
     }
 }
 
@@ -267,93 +270,6 @@ void sbx_manager_free(sbx_manager *m)
     manager_release_memory(m);
 }
 
-/* The gate counts acquires in progress in steps of MGR_GATE_ACQUIRE and has
- * MGR_GATE_CLOSED set once shutdown began; one atomic word, so that an
- * acquire enters and leaves without a lock and shutdown misses none.  The
- * last acquire to leave a closed gate steps out under ops_lock, which
- * shutdown holds from each look at the gate to its wait: the wake-up cannot
- * fall between the two, and shutdown cannot return (and free the manager)
- * while that acquire still touches it. */
-int mgr_acquire_enter(sbx_manager *m)
-{
-    if (!(atomic_fetch_add(&m->acquire_gate, MGR_GATE_ACQUIRE) & MGR_GATE_CLOSED))
-        return 0;
-    mgr_acquire_leave(m);
-    return -1;
-}
-
-void mgr_acquire_leave(sbx_manager *m)
-{
-    unsigned gate = atomic_load(&m->acquire_gate);
-    for (;;) {
-        if (gate == (MGR_GATE_CLOSED | MGR_GATE_ACQUIRE)) {
-            pthread_mutex_lock(&m->ops_lock);
-            atomic_fetch_sub(&m->acquire_gate, MGR_GATE_ACQUIRE);
-            pthread_cond_broadcast(&m->ops_idle);
-            pthread_mutex_unlock(&m->ops_lock);
-            return;
-        }
-        if (atomic_compare_exchange_weak(&m->acquire_gate, &gate, gate - MGR_GATE_ACQUIRE))
-            return;
-    }
-}
-
-/* ---------------------------------------------------------------- get, release */
-
-sbx_managed *sbx_manager_get(sbx_manager *m, const char *sandbox_id)
-{
-    if (m == NULL || sandbox_id == NULL)
-        return NULL;
-    sbx_managed *r = NULL;
-    mgr_read_lock(&m->lock);
-    mgr_entry *e = mgr_find(m, sandbox_id);
-    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
-        r = sbx_managed_ref(e->record);
-        /* Written only when the millisecond changed: threads calling get on
-         * one sandbox then share its cache line for reading. */
-        int64_t now = mgr_now(m);
-        if (atomic_load_explicit(&e->last_used, memory_order_relaxed) != now)
-            atomic_store_explicit(&e->last_used, now, memory_order_relaxed);
-    }
-    mgr_read_unlock(&m->lock);
-    return r;
-}
-
-sbx_status sbx_manager_release(sbx_manager *m, const char *sandbox_id, sbx_error *err)
-{
-    sbx_error_clear(err);
-    if (m == NULL || sandbox_id == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: release needs a sandbox id");
-    int64_t epoch = -1;
-    mgr_write_lock(&m->lock);
-    mgr_entry *e = mgr_find(m, sandbox_id);
-    if (e != NULL && e->state == MGR_ACTIVE && !e->teardown) {
-        mgr_entry_set_state(m, e, MGR_WARM, e->record);
-        e->released_at = mgr_now(m);
-        epoch = (int64_t)e->epoch;
-    }
-    mgr_write_unlock(&m->lock);
-    if (epoch < 0)
-        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not active here",
-                             sandbox_id);
-    /* Keep the lease while warm; re-establish it when it lapsed during a long
-     * turn.  Never fails the release: the renewal thread is the guarantee. */
-    sbx_error store_err;
-    mgr_lease_renewal outcome;
-    if (m->store->ops->renew(m->store, sandbox_id, &outcome, &store_err) != SBX_OK) {
-        mgr_log(m, SBX_LOG_WARN, "release of %s: lease not refreshed: %s", sandbox_id,
-                store_err.message);
-        return SBX_OK;
-    }
-    int claimed = 1;
-    if (outcome == SBX_LEASE_LAPSED &&
-        m->store->ops->claim(m->store, sandbox_id, 0, &claimed, &store_err) != SBX_OK)
-        return SBX_OK;
-    if (outcome == SBX_LEASE_LOST || !claimed)
-        mgr_forget(m, sandbox_id, epoch);
-    return SBX_OK;
-}
-
 /* ---------------------------------------------------------------- counters */
 
 void sbx_manager_get_counters(sbx_manager *m, sbx_manager_counters *out)
@@ -376,37 +292,4 @@ void sbx_manager_get_counters(sbx_manager *m, sbx_manager_counters *out)
 const char *sbx_manager_owner_id(const sbx_manager *m)
 {
     return m->owner_id;
-}
-
-sbx_status sbx_manager_reap_now(sbx_manager *m, sbx_error *err)
-{
-    sbx_error_clear(err);
-    if (atomic_load(&m->shut_down))
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
-    mgr_reaper_pass(m);
-    return SBX_OK;
-}
-
-sbx_status sbx_manager_renew_now(sbx_manager *m, sbx_error *err)
-{
-    sbx_error_clear(err);
-    if (atomic_load(&m->shut_down))
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: shut down");
-    mgr_renewal_pass(m);
-    return SBX_OK;
-}
-
-sbx_status sbx_manager_destroy(sbx_manager *m, const char *sandbox_id, sbx_error *err)
-{
-    sbx_error_clear(err);
-    if (m == NULL || sandbox_id == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "manager: destroy needs a sandbox id");
-    mgr_read_lock(&m->lock);
-    const mgr_entry *e = mgr_find(m, sandbox_id);
-    int tracked = e != NULL && e->state != MGR_NONE;
-    mgr_read_unlock(&m->lock);
-    if (!tracked)
-        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here",
-                             sandbox_id);
-    return mgr_teardown(m, sandbox_id, mgr_reapable_tracked, NULL, 0, err);
 }
