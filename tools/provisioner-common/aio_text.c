@@ -5,7 +5,6 @@
 
 #include "common/dynbuf.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,11 +106,8 @@ char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max
     } else {
         size_t head = char_offset(text, len, (max + 1) / 2);
         size_t tail = char_offset(text, len, chars - max / 2);
-        char marker[96];
-        int n = snprintf(marker, sizeof marker, "\n... [%zu characters truncated] ...\n",
-                         chars - max);
         common_dynbuf_add(&b, text, head);
-        common_dynbuf_add(&b, marker, (size_t)n);
+        common_dynbuf_addf(&b, "\n... [%zu characters truncated] ...\n", chars - max);
         common_dynbuf_add(&b, text + tail, len - tail);
     }
     if (b.failed != COMMON_DYNBUF_OK) {
