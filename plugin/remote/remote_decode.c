@@ -5,6 +5,7 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
+#include "common/utf8.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/backend_support.h>
@@ -252,9 +253,7 @@ static void append_text(char *buf, size_t cap, size_t *used, const char *text, s
     buf[*used] = '\0';
     if (i == len || cap <= sizeof SBX_CUT_MARK || *used < sizeof SBX_CUT_MARK - 1)
         return;
-    size_t end = *used - (sizeof SBX_CUT_MARK - 1);
-    while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80)
-        end--;
+    size_t end = common_utf8_cut(buf, *used, *used - (sizeof SBX_CUT_MARK - 1));
     memcpy(buf + end, SBX_CUT_MARK, sizeof SBX_CUT_MARK);
     *used = cap - 1;   /* full: later parts are not appended after the mark */
 }
