@@ -17,13 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One buffered call, as most of these cases make. */
+/* One buffered call without a body, as most of these cases make. */
 static sbx_status request(common_http_client *c, const char *method, const char *path,
-                          const char *json_body, long timeout_ms, common_http_response *resp,
-                          sbx_error *err)
+                          long timeout_ms, common_http_response *resp, sbx_error *err)
 {
-    common_http_call call = {.method = method, .path = path, .json_body = json_body,
-                             .timeout_ms = timeout_ms};
+    common_http_call call = {.method = method, .path = path, .timeout_ms = timeout_ms};
     return common_http_perform(c, &call, resp, err);
 }
 
@@ -142,7 +140,7 @@ static void test_proxy_variables_do_not_capture_loopback_traffic(void)
     common_http_client *c = client(0);
     common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(request(c, "GET", "/health", NULL, 5000, &resp, &err), SBX_OK);
+    CU_ASSERT_EQUAL(request(c, "GET", "/health", 5000, &resp, &err), SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
     common_http_response_clear(&resp);
     common_http_client_free(c);
@@ -159,10 +157,10 @@ static void test_headers_and_json_body_are_sent(void)
     sbx_test_emu_control(emu, "DELETE", "/_emu/requests", NULL, NULL);
     common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(request(c, "POST", "/api/sandboxes",
-                                              "{\"sandbox_id\":\"hc1\",\"thread_id\":null,"
-                                              "\"user_id\":\"default\"}", 5000, &resp, &err),
-                          SBX_OK);
+    common_http_call call = {.method = "POST", .path = "/api/sandboxes",
+                             .json_body = "{\"sandbox_id\":\"hc1\",\"thread_id\":null,"
+                                          "\"user_id\":\"default\"}", .timeout_ms = 5000};
+    CU_ASSERT_EQUAL_FATAL(common_http_perform(c, &call, &resp, &err), SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
     CU_ASSERT_PTR_NOT_NULL(strstr(resp.body, "\"sandbox_id\":\"hc1\""));
     CU_ASSERT_EQUAL(resp.body_len, strlen(resp.body));
@@ -179,7 +177,7 @@ static void test_headers_and_json_body_are_sent(void)
     CU_ASSERT_STRING_EQUAL(json_object_get_string(field), "application/json");
     json_object_put(log);
 
-    CU_ASSERT_EQUAL(request(c, "DELETE", "/api/sandboxes/hc1", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(request(c, "DELETE", "/api/sandboxes/hc1", 5000, &resp, &err),
                     SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 200);
     common_http_response_clear(&resp);
@@ -191,7 +189,7 @@ static void test_error_statuses_are_returned_not_interpreted(void)
     common_http_client *c = client(0);
     common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(request(c, "GET", "/api/sandboxes/nope", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(request(c, "GET", "/api/sandboxes/nope", 5000, &resp, &err),
                     SBX_OK);
     CU_ASSERT_EQUAL(resp.status, 404);
     common_http_response_clear(&resp);
@@ -203,7 +201,7 @@ static void test_a_body_over_the_bound_is_a_protocol_error(void)
     common_http_client *c = client(8); /* {"status":"ok"} is 15 bytes */
     common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(request(c, "GET", "/health", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(request(c, "GET", "/health", 5000, &resp, &err),
                     SBX_ERR_PROTOCOL);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "max_response_bytes (8 bytes)"));
     CU_ASSERT_PTR_NULL(resp.body);
@@ -217,7 +215,7 @@ static void test_a_slow_answer_times_out_as_transport(void)
                                             "\"delay_ms\":3000}"), 200);
     common_http_response resp;
     sbx_error err;
-    CU_ASSERT_EQUAL(request(c, "GET", "/api/sandboxes", NULL, 200, &resp, &err),
+    CU_ASSERT_EQUAL(request(c, "GET", "/api/sandboxes", 200, &resp, &err),
                     SBX_ERR_TRANSPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "timed out after 200 ms"));
     common_http_client_free(c);
@@ -240,7 +238,7 @@ static void test_unreachable_peer_is_transport_without_the_key(void)
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(common_http_client_new(&o, &c, &err), SBX_OK);
     common_http_response resp;
-    CU_ASSERT_EQUAL(request(c, "GET", "/api/sandboxes", NULL, 5000, &resp, &err),
+    CU_ASSERT_EQUAL(request(c, "GET", "/api/sandboxes", 5000, &resp, &err),
                     SBX_ERR_TRANSPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, url)); /* shown without user:password@ */
     CU_ASSERT_PTR_NULL(strstr(err.message, "very-secret-key"));
@@ -263,7 +261,7 @@ static void *hammer(void *arg)
     for (int i = 0; i < CALLS_PER_THREAD; i++) {
         common_http_response resp;
         sbx_error err;
-        if (request(w->client, "GET", "/health", NULL, 10000, &resp, &err) == SBX_OK &&
+        if (request(w->client, "GET", "/health", 10000, &resp, &err) == SBX_OK &&
             resp.status == 200 && strstr(resp.body, "\"ok\"") != NULL)
             w->ok++;
         common_http_response_clear(&resp);
