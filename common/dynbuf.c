@@ -3,7 +3,9 @@
 
 #include "common/dynbuf.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,24 @@ int common_dynbuf_add_growing(common_dynbuf *b, const void *bytes, size_t n)
         memcpy(b->data + b->len, bytes, n);
     b->len += n;
     b->data[b->len] = '\0';
+    return COMMON_DYNBUF_OK;
+}
+
+int common_dynbuf_addf(common_dynbuf *b, const char *format, ...)
+{
+    if (b->failed != COMMON_DYNBUF_OK)
+        return b->failed;
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    int st = n < 0 ? COMMON_DYNBUF_TOO_BIG : reserve(b, (size_t)n);
+    if (st != COMMON_DYNBUF_OK)
+        return b->failed = st;
+    va_start(args, format);
+    vsnprintf(b->data + b->len, (size_t)n + 1, format, args);
+    va_end(args);
+    b->len += (size_t)n;
     return COMMON_DYNBUF_OK;
 }
 

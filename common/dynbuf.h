@@ -49,6 +49,12 @@ static inline int common_dynbuf_add(common_dynbuf *b, const void *bytes, size_t 
     return COMMON_DYNBUF_OK;
 }
 
+/* Append the text printf would write of `format` and its arguments,
+ * formatted in place (no temporary), under common_dynbuf_add's policy: its
+ * codes; a text printf cannot make (past INT_MAX bytes) is TOO_BIG. */
+int common_dynbuf_addf(common_dynbuf *b, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Make room for `n` more bytes (and the NUL) in one allocation, when a
  * caller knows about how much it will add.  COMMON_DYNBUF_OK, or the code
  * of why not; the buffer is unchanged then, and not failed (adds still

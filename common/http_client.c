@@ -516,11 +516,13 @@ static void forget_body(pooled_handle *ph)
     curl_easy_setopt(ph->curl, CURLOPT_POSTFIELDS, NULL);
 }
 
+/* The error of a failed transfer of `call`, with libcurl's text (errbuf)
+ * or its code's. */
 static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
-                                 const body_sink *sink, const char *method,
-                                 const char *path, long timeout_ms,
+                                 const body_sink *sink, const common_http_call *call,
                                  const char *errbuf, sbx_error *err)
 {
+    const char *method = call->method, *path = call->path;
     /* libcurl names hosts, not paths, in its texts: masking the capability
      * there too is the last defence should one ever quote the URL. */
     char detail[CURL_ERROR_SIZE * (sizeof COMMON_REDACT_MASK - 1)];
@@ -545,7 +547,7 @@ static sbx_status map_curl_error(const common_http_client *c, CURLcode rc,
                                      "header?)", method, c->shown_url, path, detail);
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: timed out after %ld ms (%s)",
-                                     method, c->shown_url, path, timeout_ms, detail);
+                                     method, c->shown_url, path, call->timeout_ms, detail);
     return sbx_backend_error_set(err, SBX_ERR_TRANSPORT, "%s %s%s: %s", method, c->shown_url,
                                  path, detail);
 }
@@ -600,7 +602,7 @@ sbx_status common_http_perform(common_http_client *c, const common_http_call *ca
          * acted), which a caller may need to say. */
         if (sink.out_of_memory || sink.stream_stopped)
             curl_easy_getinfo(ph->curl, CURLINFO_RESPONSE_CODE, &resp->status);
-        sbx_status st = map_curl_error(c, rc, &sink, method, path, timeout_ms, ph->errbuf, err);
+        sbx_status st = map_curl_error(c, rc, &sink, call, ph->errbuf, err);
         return_handle(c, ph);
         CLIENT_LOG(c, SBX_LOG_DEBUG, "%s %s failed: %s", method, path,
                    err->message);

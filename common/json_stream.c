@@ -12,6 +12,8 @@
 
 #include "common/json_stream.h"
 
+#include "common/hex_digit.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,26 +151,7 @@ static void emit(common_json_stream *s, const char *bytes, size_t n)
 static void emit_code_point(common_json_stream *s, unsigned cp)
 {
     char out[4];
-    size_t n;
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        out[0] = (char)(0xF0 | (cp >> 18));
-        out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
+    size_t n = common_utf8_encode(cp, out);
     if (s->in_key)
         emit_key(s, out, n, cp == 0);
     else
@@ -616,15 +599,12 @@ static void step(common_json_stream *s)
         break;
     }
     case S_UNICODE: {
-        unsigned lower = c | 0x20u;
-        unsigned digit = c >= '0' && c <= '9'           ? c - (unsigned)'0'
-                         : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10u
-                                                        : 16u;
-        if (digit > 15) {
+        int digit = common_hex_digit((char)c);
+        if (digit < 0) {
             fail(s, 0);
             break;
         }
-        s->unicode = s->unicode << 4 | digit;
+        s->unicode = s->unicode << 4 | (unsigned)digit;
         if (++s->unicode_digits == 4)
             end_unicode_escape(s);
         break;

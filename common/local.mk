@@ -16,6 +16,7 @@ common_libsbx_common_la_SOURCES = \
 	common/exec_request.c common/exec_request.h \
 	common/op_results.c common/op_results.h \
 	common/fnv1a.h \
+	common/hex_digit.h \
 	common/option_table.c common/option_table.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \

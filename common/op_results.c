@@ -100,11 +100,11 @@ sbx_status common_listing_start(common_listing_builder *b, sbx_error *err)
     return SBX_OK;
 }
 
-sbx_status common_listing_add(common_listing_builder *b, const char *path, sbx_file_type type,
-                              uint64_t size, int64_t mtime, uint32_t mode, sbx_error *err)
+sbx_status common_listing_add(common_listing_builder *b, const common_listing_entry *entry,
+                              sbx_error *err)
 {
     sbx_dir_entry *e = calloc(1, sizeof *e);
-    char *copy = strdup(path);
+    char *copy = strdup(entry->path);
     if (e == NULL || copy == NULL) {
         free(e);
         free(copy);
@@ -112,10 +112,10 @@ sbx_status common_listing_add(common_listing_builder *b, const char *path, sbx_f
     }
     e->struct_size = sizeof *e;
     e->path = copy;
-    e->type = type;
-    e->size = size;
-    e->mtime = mtime;
-    e->mode = mode;
+    e->type = entry->type;
+    e->size = entry->size;
+    e->mtime = entry->mtime;
+    e->mode = entry->mode;
     if (b->tail == NULL)
         b->listing->entries = e;
     else

@@ -55,9 +55,19 @@ typedef struct common_listing_builder {
 /* Start an empty listing.  SBX_ERR_INTERNAL when out of memory. */
 sbx_status common_listing_start(common_listing_builder *b, sbx_error *err);
 
-/* Append one entry (path copied).  SBX_ERR_INTERNAL when out of memory. */
-sbx_status common_listing_add(common_listing_builder *b, const char *path, sbx_file_type type,
-                              uint64_t size, int64_t mtime, uint32_t mode, sbx_error *err);
+/* What common_listing_add appends: the fields of an sbx_dir_entry. */
+typedef struct common_listing_entry {
+    const char *path;   /* copied */
+    sbx_file_type type;
+    uint64_t size;
+    int64_t mtime;      /* ms since the Unix epoch, or SBX_TIME_UNKNOWN */
+    uint32_t mode;
+} common_listing_entry;
+
+/* Append one entry (its path copied).  SBX_ERR_INTERNAL when out of
+ * memory. */
+sbx_status common_listing_add(common_listing_builder *b, const common_listing_entry *entry,
+                              sbx_error *err);
 
 /* Release a listing and its chain (NULL is fine): every backend's
  * free_listing. */

@@ -29,9 +29,10 @@ void common_record_facts_of_sandbox(const sbx_sandbox *sandbox, common_record_fa
 sbx_status common_record_facts_fill(const common_record_facts *facts, sbx_sandbox *out,
                                     sbx_error *err)
 {
-    return common_sandbox_record_fill(out, facts->sandbox_id, facts->sandbox_url, facts->user_id,
-                                      facts->thread_id, facts->status,
-                                      facts->mount_contract_version, err);
+    common_sandbox_fields fields = { facts->sandbox_id, facts->sandbox_url, facts->user_id,
+                                     facts->thread_id, facts->status,
+                                     facts->mount_contract_version };
+    return common_sandbox_record_fill(out, &fields, err);
 }
 
 /* The string members of a record, each beside the fact it copies. */

@@ -27,11 +27,12 @@ static void place_string(char **slot, char **at, const char *src, size_t len)
     *at += len + 1;
 }
 
-sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
-                                      const char *sandbox_url, const char *user_id,
-                                      const char *thread_id, const char *status,
-                                      int mount_contract_version, sbx_error *err)
+sbx_status common_sandbox_record_fill(sbx_sandbox *out, const common_sandbox_fields *fields,
+                                      sbx_error *err)
 {
+    const char *sandbox_id = fields->sandbox_id, *sandbox_url = fields->sandbox_url;
+    const char *user_id = fields->user_id, *thread_id = fields->thread_id;
+    const char *status = fields->status;
     memset(out, 0, sizeof *out);
     out->mount_contract_version = SBX_CONTRACT_NONE;
     if (sandbox_id == NULL || sandbox_url == NULL)
@@ -49,7 +50,7 @@ sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
     place_string(&out->user_id, &at, user_id, user_len);
     place_string(&out->thread_id, &at, thread_id, thread_len);
     place_string(&out->status, &at, status, status_len);
-    out->mount_contract_version = mount_contract_version;
+    out->mount_contract_version = fields->mount_contract_version;
     return SBX_OK;
 }
 

@@ -10,17 +10,25 @@
 
 #include <sbx/backend.h>
 
-/* Fill `out` with copies of the strings (user_id, thread_id, status may be
- * NULL; id and url may not), all in ONE allocation that begins at
+/* The fields of a 1.1 record, borrowed: what common_sandbox_record_fill
+ * copies.  user_id, thread_id and status may be NULL; id and url may not. */
+typedef struct common_sandbox_fields {
+    const char *sandbox_id;
+    const char *sandbox_url;
+    const char *user_id;
+    const char *thread_id;
+    const char *status;
+    int mount_contract_version;
+} common_sandbox_fields;
+
+/* Fill `out` with copies of the fields' strings, all in ONE allocation that begins at
  * out->sandbox_id (the others point into it): a list of N sandboxes costs N
  * allocations, not 5N.  So a record's strings are never replaced one by
  * one; fill a new record instead.  The sources may be borrowed from
  * anywhere (a parsed answer).  On failure `out` is left empty (all NULL)
  * and SBX_ERR_INTERNAL is returned with `err` filled. */
-sbx_status common_sandbox_record_fill(sbx_sandbox *out, const char *sandbox_id,
-                                      const char *sandbox_url, const char *user_id,
-                                      const char *thread_id, const char *status,
-                                      int mount_contract_version, sbx_error *err);
+sbx_status common_sandbox_record_fill(sbx_sandbox *out, const common_sandbox_fields *fields,
+                                      sbx_error *err);
 
 /* Free the strings one record holds (its one allocation) and reset it
  * (contract to NONE). */

@@ -106,9 +106,12 @@ static int try_connect(const struct addrinfo *ai, long budget_ms, ready_probe pr
 }
 
 /* The wait of tcp_ready.h's functions, with what an attempt must see. */
-static sbx_status wait_ready(const char *host, int port, long timeout_ms, const char *what,
-                             int watch_fd, int *woken, ready_probe probe, sbx_error *err)
+static sbx_status wait_ready(const common_ready_target *target, int watch_fd, int *woken,
+                             ready_probe probe, sbx_error *err)
 {
+    const char *host = target->host, *what = target->what;
+    int port = target->port;
+    long timeout_ms = target->timeout_ms;
     *woken = 0;
     if (timeout_ms <= 0)
         return SBX_OK;
@@ -160,16 +163,16 @@ static sbx_status wait_ready(const char *host, int port, long timeout_ms, const 
                                     : strerror(why));
 }
 
-sbx_status common_tcp_wait_ready_watching(const char *host, int port, long timeout_ms,
-                                          const char *what, int watch_fd, int *woken,
-                                          sbx_error *err)
+sbx_status common_tcp_wait_ready_watching(const common_ready_target *target, int watch_fd,
+                                          int *woken, sbx_error *err)
 {
-    return wait_ready(host, port, timeout_ms, what, watch_fd, woken, PROBE_TCP, err);
+    return wait_ready(target, watch_fd, woken, PROBE_TCP, err);
 }
 
 sbx_status common_http_wait_ready(const char *host, int port, long timeout_ms, const char *what,
                                   sbx_error *err)
 {
     int woken;
-    return wait_ready(host, port, timeout_ms, what, -1, &woken, PROBE_HTTP, err);
+    common_ready_target target = { host, port, timeout_ms, what };
+    return wait_ready(&target, -1, &woken, PROBE_HTTP, err);
 }

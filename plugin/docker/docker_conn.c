@@ -3,6 +3,8 @@
 
 #include "plugin/docker/docker_conn.h"
 
+#include "common/hex_digit.h"
+
 #include <sbx/backend_support.h>
 
 #include <errno.h>
@@ -326,9 +328,7 @@ static sbx_status next_chunk(docker_conn *c, int after_data, sbx_error *err)
             in_ext = 1;
             continue;
         }
-        int v = byte >= '0' && byte <= '9' ? byte - '0'
-              : byte >= 'a' && byte <= 'f' ? byte - 'a' + 10
-              : byte >= 'A' && byte <= 'F' ? byte - 'A' + 10 : -1;
+        int v = common_hex_digit((char)byte);
         if (v < 0 || ++digits > 15)
             return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                          "docker: %s: the engine's chunked answer is malformed",

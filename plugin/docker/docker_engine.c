@@ -132,10 +132,10 @@ static void engine_message(const common_http_response *resp, char *buf, size_t s
     }
     if (text != NULL && common_text_is_clean(text, len)) {
         size_t max = size - 1 < ENGINE_MESSAGE_MAX ? size - 1 : ENGINE_MESSAGE_MAX;
-        size_t keep = docker_text_cut(text, len, max);
+        size_t keep = common_utf8_cut(text, len, max);
         /* A cut message shows it, in the same room. */
         if (keep < len && max > sizeof SBX_CUT_MARK)
-            keep = docker_text_cut(text, len, max - (sizeof SBX_CUT_MARK - 1));
+            keep = common_utf8_cut(text, len, max - (sizeof SBX_CUT_MARK - 1));
         snprintf(buf, size, "%.*s%s", (int)keep, text, keep < len ? SBX_CUT_MARK : "");
     } else if (text != NULL && len > 0) {
         snprintf(buf, size, "(the engine's message is not valid UTF-8 text)");

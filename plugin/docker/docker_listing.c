@@ -162,8 +162,8 @@ sbx_status docker_listing_decode(const docker_listing_records *records, size_t m
     common_listing_builder b;
     st = common_listing_start(&b, err);
     for (size_t i = 0; st == SBX_OK && i < n && i < max_entries; i++)
-        st = common_listing_add(&b, all[i].path, all[i].type, all[i].size, all[i].mtime_ms,
-                                all[i].mode, err);
+        st = common_listing_add(&b, &(common_listing_entry){ all[i].path, all[i].type,
+                                all[i].size, all[i].mtime_ms, all[i].mode }, err);
     free(all);
     if (st != SBX_OK) {
         if (b.listing != NULL)

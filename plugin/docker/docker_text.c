@@ -11,18 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t docker_text_cut(const char *s, size_t len, size_t max)
-{
-    if (len <= max)
-        return len;
-    /* s[max] is the first byte left out: when it continues a sequence,
-     * leave out that sequence's first bytes too. */
-    size_t i = max;
-    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
-        i--;
-    return i;
-}
-
 /* Append to the path at field[len]: ".name" (or "name" at the start), or
  * "[index]" when name is NULL.  Returns the new length (bounded by size).
  * field NULL: no path is kept. */

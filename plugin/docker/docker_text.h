@@ -11,11 +11,6 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-/* Length of the longest prefix of the `len` bytes at `s`, at most `max`
- * bytes, that does not end inside a UTF-8 sequence (to cut valid text
- * without making it invalid). */
-size_t docker_text_cut(const char *s, size_t len, size_t max);
-
 /* Walk `value` (objects, arrays, strings; member names included): 1 when
  * every string is valid text, else 0 with `field` (`size` > 0 bytes) naming
  * the first bad one as a path from `value` ("Config.Labels.sbx.user_id",

@@ -7,7 +7,6 @@
 
 #include <sbx/backend_support.h>
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +29,10 @@ sbx_status local_command_expand(const char *command, int port, const char *dir,
 {
     common_dynbuf b;
     common_dynbuf_init(&b, 0);
-    char port_text[16];
-    snprintf(port_text, sizeof port_text, "%d", port);
     common_dynbuf_add(&b, "", 0);
     for (const char *p = command; *p != '\0';) {
         if (strncmp(p, "{port}", 6) == 0) {
-            common_dynbuf_add(&b, port_text, strlen(port_text));
+            common_dynbuf_addf(&b, "%d", port);
             p += 6;
         } else if (strncmp(p, "{dir}", 5) == 0) {
             append_shell_word(&b, dir);

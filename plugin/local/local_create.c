@@ -325,21 +325,21 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst,
     char what[96];
     sbx_backend_format(what, sizeof what, "sandbox '%s'", meta->sandbox_id);
     long deadline = local_now_ms() + inst->options.ready_timeout_ms;
-    long left = inst->options.ready_timeout_ms;
+    common_ready_target target = { "127.0.0.1", meta->port, inst->options.ready_timeout_ms,
+                                   what };
     int watch_fd = fresh ? launch->status_fd : -1;
     for (;;) {
         int woken = 0, status = 0;
-        sbx_status st = common_tcp_wait_ready_watching("127.0.0.1", meta->port, left, what,
-                                                       watch_fd, &woken, err);
+        sbx_status st = common_tcp_wait_ready_watching(&target, watch_fd, &woken, err);
         if (st != SBX_OK || !woken)
             return st;
         if (local_launch_exit_status(launch, &status))
             return command_exited(meta, paths, status, err);
         /* The watcher is gone without a word: wait on without it. */
         watch_fd = -1;
-        left = deadline - local_now_ms();
-        if (left <= 0)
-            left = 1;
+        target.timeout_ms = deadline - local_now_ms();
+        if (target.timeout_ms <= 0)
+            target.timeout_ms = 1;
     }
 }
 

@@ -426,9 +426,10 @@ static sbx_status list_next(walk *w, int *fd, sbx_error *err)
         return SBX_OK;
     }
     int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000;
-    sbx_status st = common_listing_add(&w->b, w->path, type_of(sb.st_mode),
-                                       S_ISDIR(sb.st_mode) ? 0 : (uint64_t)sb.st_size, mtime,
-                                       (uint32_t)(sb.st_mode & 07777), err);
+    common_listing_entry entry = { w->path, type_of(sb.st_mode),
+                                   S_ISDIR(sb.st_mode) ? 0 : (uint64_t)sb.st_size, mtime,
+                                   (uint32_t)(sb.st_mode & 07777) };
+    sbx_status st = common_listing_add(&w->b, &entry, err);
     int sub = -1;
     if (st == SBX_OK && S_ISDIR(sb.st_mode) && w->depth < w->max_depth)
         sub = openat(*fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

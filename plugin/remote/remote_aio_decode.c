@@ -307,10 +307,12 @@ static sbx_status add_entry(common_listing_builder *b, struct json_object *info,
                                      "list answer: entry %s has no boolean is_directory", rel);
     if (json_object_object_get_ex(info, "size", &v) && json_object_is_type(v, json_type_int))
         size = json_object_get_int64(v);
-    return common_listing_add(b, rel, is_dir ? SBX_FILE_DIRECTORY : SBX_FILE_REGULAR,
-                              is_dir || size < 0 ? 0 : (uint64_t)size,
-                              remote_aio_mtime(text_member(info, "modified_time")),
-                              remote_aio_permissions(text_member(info, "permissions")), err);
+    common_listing_entry entry = {
+        rel, is_dir ? SBX_FILE_DIRECTORY : SBX_FILE_REGULAR,
+        is_dir || size < 0 ? 0 : (uint64_t)size,
+        remote_aio_mtime(text_member(info, "modified_time")),
+        remote_aio_permissions(text_member(info, "permissions")) };
+    return common_listing_add(b, &entry, err);
 }
 
 /* The entries' relative paths (pointers into `files`) and their objects,

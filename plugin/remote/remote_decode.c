@@ -5,6 +5,7 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
+#include "common/utf8.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
 #include <sbx/backend_support.h>
@@ -45,9 +46,10 @@ sbx_status remote_read_sandbox(struct json_object *object, remote_fields *f, sbx
 
 sbx_status remote_fields_fill(const remote_fields *f, sbx_sandbox *out, sbx_error *err)
 {
-    return common_sandbox_record_fill(out, f->text[REMOTE_FIELD_ID], f->text[REMOTE_FIELD_URL],
-                                      f->text[REMOTE_FIELD_USER], f->text[REMOTE_FIELD_THREAD],
-                                      f->text[REMOTE_FIELD_STATUS], f->version, err);
+    common_sandbox_fields fields = { f->text[REMOTE_FIELD_ID], f->text[REMOTE_FIELD_URL],
+                                     f->text[REMOTE_FIELD_USER], f->text[REMOTE_FIELD_THREAD],
+                                     f->text[REMOTE_FIELD_STATUS], f->version };
+    return common_sandbox_record_fill(out, &fields, err);
 }
 
 sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
@@ -189,8 +191,9 @@ sbx_status remote_decode_reconciliation(const char *body, size_t len,
         if (addressed && (st = remote_decode_sandbox(root, &sb, &cause)) == SBX_OK) {
             /* The answer's "status" is the reconciliation's word, not the
              * Pod phase a record's status holds: the record has none. */
-            st = common_sandbox_record_fill(&record, sb.sandbox_id, sb.sandbox_url, sb.user_id,
-                                            sb.thread_id, NULL, sb.mount_contract_version, err);
+            common_sandbox_fields fields = { sb.sandbox_id, sb.sandbox_url, sb.user_id,
+                                             sb.thread_id, NULL, sb.mount_contract_version };
+            st = common_sandbox_record_fill(&record, &fields, err);
             common_sandbox_record_clear(&sb);
             if (st == SBX_OK)
                 st = common_sandbox_record_box(&record, &out->sandbox, err);
@@ -251,9 +254,7 @@ static void append_text(char *buf, size_t cap, size_t *used, const char *text, s
     buf[*used] = '\0';
     if (i == len || cap <= sizeof SBX_CUT_MARK || *used < sizeof SBX_CUT_MARK - 1)
         return;
-    size_t end = *used - (sizeof SBX_CUT_MARK - 1);
-    while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80)
-        end--;
+    size_t end = common_utf8_cut(buf, *used, *used - (sizeof SBX_CUT_MARK - 1));
     memcpy(buf + end, SBX_CUT_MARK, sizeof SBX_CUT_MARK);
     *used = cap - 1;   /* full: later parts are not appended after the mark */
 }

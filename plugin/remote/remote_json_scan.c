@@ -5,28 +5,18 @@
 
 #include "plugin/remote/remote_json_scan.h"
 
+#include "common/hex_digit.h"
 #include "common/json_stream.h"
 #include "common/utf8.h"
 
 #include <string.h>
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* The value of the 4 hex digits at p (end - p >= 4), or -1. */
 static long hex4(const char *p)
 {
     long value = 0;
     for (int i = 0; i < 4; i++) {
-        int digit = hex_value(p[i]);
+        int digit = common_hex_digit(p[i]);
         if (digit < 0)
             return -1;
         value = value << 4 | digit;
@@ -106,31 +96,6 @@ int remote_json_scan_object_member(const char *text, size_t len, const char *key
     return remote_json_scan_object_members(text, len, &key, 1, member);
 }
 
-/* The UTF-8 bytes of code point cp (1 .. 0x10FFFF) into out; their count. */
-static size_t utf8_encode(long cp, unsigned char out[4])
-{
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (cp >> 6));
-        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (cp >> 12));
-        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (cp >> 18));
-    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Decode the escape at p (just past its backslash) into out; the bytes it
  * stands for (0: an escaped NUL, a lone surrogate or a malformed escape)
  * and *next past it. */
@@ -161,7 +126,7 @@ static size_t decode_escape(const char *p, const char *end, unsigned char out[4]
         return 0;
     }
     *next = p;
-    return utf8_encode(cp, out);
+    return common_utf8_encode((unsigned long)cp, (char *)out);
 }
 
 int remote_json_scanned_string_equals(const char *raw, size_t raw_len, const char *expected)

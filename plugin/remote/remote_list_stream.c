@@ -77,9 +77,10 @@ static void end_entry(remote_list_stream *s)
     sbx_error err;
     sbx_sandbox *record = common_sandbox_list_append(&s->records, &err);
     if (record == NULL ||
-        common_sandbox_record_fill(record, f.text[REMOTE_FIELD_ID], f.text[REMOTE_FIELD_URL],
-                                   f.text[REMOTE_FIELD_USER], f.text[REMOTE_FIELD_THREAD],
-                                   f.text[REMOTE_FIELD_STATUS], f.version, &err) != SBX_OK) {
+        common_sandbox_record_fill(record, &(common_sandbox_fields){
+                                       f.text[REMOTE_FIELD_ID], f.text[REMOTE_FIELD_URL],
+                                       f.text[REMOTE_FIELD_USER], f.text[REMOTE_FIELD_THREAD],
+                                       f.text[REMOTE_FIELD_STATUS], f.version }, &err) != SBX_OK) {
         if (record != NULL)
             common_sandbox_list_drop_last(&s->records);
         s->out_of_memory = 1;

@@ -88,6 +88,27 @@ static void test_an_impossible_size_is_refused(void)
     common_dynbuf_free(&b);
 }
 
+/* A formatted add writes in place what printf would, whatever its length,
+ * under the same limit: a text that does not fit is refused whole and the
+ * failure sticks. */
+static void test_a_formatted_add_appends_what_printf_writes(void)
+{
+    common_dynbuf b = {0};
+    CU_ASSERT_EQUAL(common_dynbuf_addf(&b, "%d-%s", 42, "x"), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(common_dynbuf_addf(&b, "%s", ""), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(common_dynbuf_addf(&b, "|%300d|", 7), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(b.len, 4 + 302);
+    CU_ASSERT(strncmp(b.data, "42-x|  ", 7) == 0 && strcmp(b.data + b.len - 2, "7|") == 0);
+    common_dynbuf_free(&b);
+    common_dynbuf_init(&b, 8);
+    CU_ASSERT_EQUAL(common_dynbuf_addf(&b, "%s", "abcdef"), COMMON_DYNBUF_OK);
+    CU_ASSERT_EQUAL(common_dynbuf_addf(&b, "%d", 123), COMMON_DYNBUF_TOO_BIG);
+    CU_ASSERT_STRING_EQUAL(b.data, "abcdef");
+    CU_ASSERT_EQUAL(common_dynbuf_addf(&b, "%d", 1), COMMON_DYNBUF_TOO_BIG);
+    CU_ASSERT_EQUAL(common_dynbuf_add(&b, "1", 1), COMMON_DYNBUF_TOO_BIG);
+    common_dynbuf_free(&b);
+}
+
 /* The 64-bit FNV-1a test vectors of its authors; bytes and strings hash
  * alike and several fields hash as one stream. */
 static void test_fnv1a_matches_the_published_vectors(void)
@@ -134,6 +155,8 @@ void sbx_test_register(void)
         {"the limit is exact and a failure sticks until a reset",
          test_the_limit_is_exact_and_a_failure_sticks},
         {"an impossible size is refused, not wrapped", test_an_impossible_size_is_refused},
+        {"a formatted add appends what printf writes",
+         test_a_formatted_add_appends_what_printf_writes},
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo hash_tests[] = {

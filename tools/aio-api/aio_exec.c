@@ -6,6 +6,8 @@
  * one, as a terminal shows them) to 30000 when truncate. */
 #include <config.h>
 
+#include "common/utf8.h"
+
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
 #include "tools/aio-api/aio_routes.h"
@@ -108,7 +110,7 @@ static sbx_env_var *env_of(json_object *body, size_t *count, int *failed)
 static json_object *output_text(const char *bytes, size_t len, size_t max)
 {
     size_t text_len = 0, chars = 0, cut_len = 0;
-    char *text = aio_text_from_bytes(bytes, len, &text_len, &chars);
+    char *text = common_utf8_repair(bytes, len, &text_len, &chars);
     char *cut = text != NULL ? aio_text_middle_cut(text, text_len, chars, max, &cut_len) : NULL;
     free(text);
     json_object *value = cut != NULL ? json_object_new_string_len(cut, (int)cut_len) : NULL;

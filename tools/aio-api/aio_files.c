@@ -5,10 +5,10 @@
 #include "tools/aio-api/aio_files.h"
 
 #include "common/base64.h"
+#include "common/utf8.h"
 
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
-#include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -103,7 +103,7 @@ void aio_route_read(const aio_call *call, prov_reply *reply)
     sbx_file_content *content = NULL;
     if (aio_read_whole(call, path, &content, &err) != SBX_OK) {
         aio_answer_file_error(reply, "read", path, &err);
-    } else if (!aio_utf8_valid(content->data, content->length)) {
+    } else if (!common_utf8_is_valid(content->data, content->length)) {
         aio_answer_file_problem(reply, "read", path, "decode_error",
                                 "the file is not UTF-8 text: download it instead");
     } else {

@@ -3,8 +3,9 @@
 
 #include "tools/aio-api/aio_server.h"
 
+#include "common/utf8.h"
+
 #include "tools/aio-api/aio_routes.h"
-#include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -81,7 +82,7 @@ void aio_server_free(aio_server *server)
  * "body_base64" (a multipart upload of binary bytes). */
 static int add_body(json_object *line, const prov_request *req)
 {
-    if (aio_utf8_valid(req->body, req->body_len))
+    if (common_utf8_is_valid(req->body, req->body_len))
         return prov_json_add(line, "body",
                              json_object_new_string_len(req->body, (int)req->body_len));
     static const char digits[] =

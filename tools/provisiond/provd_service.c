@@ -39,17 +39,21 @@ int provd_service_contract(sbx_backend *backend)
                                                          : SERVED_CONTRACT;
 }
 
-/* A backend's message as JSON text can carry it: bytes that are not clean
- * UTF-8 become '?'. */
+/* A backend's message as JSON text can carry it, in out[size]: bytes that
+ * are not UTF-8 become U+FFFD (common_utf8_repair), a cut falls between
+ * characters. */
 static void clean_message(const char *message, char *out, size_t size)
 {
-    snprintf(out, size, "%s", message);
-    if (common_text_is_clean(out, strlen(out)))
+    size_t len = 0;
+    char *text = common_utf8_repair(message, strlen(message), &len, NULL);
+    if (text == NULL) {
+        snprintf(out, size, "%s", "(the message was lost: out of memory)");
         return;
-    for (char *p = out; *p != '\0'; p++) {
-        if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
-            *p = '?';
     }
+    len = common_utf8_cut(text, len, size - 1);
+    memcpy(out, text, len);
+    out[len] = '\0';
+    free(text);
 }
 
 /* A backend error as the protocol's status and a JSON detail naming the

@@ -5,6 +5,8 @@
 
 #include "tools/provisioner-common/prov_routes.h"
 
+#include "common/hex_digit.h"
+
 #include <string.h>
 
 static const struct {
@@ -105,21 +107,13 @@ void prov_route_match(const char *method, const char *path, size_t id_max,
         m->path_route = candidates[0];
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 size_t prov_url_unescape(char *text)
 {
     char *out = text;
     const char *in = text;
     while (*in != '\0') {
-        int high = in[0] == '%' ? hex_digit(in[1]) : -1;
-        int low = high >= 0 ? hex_digit(in[2]) : -1;
+        int high = in[0] == '%' ? common_hex_digit(in[1]) : -1;
+        int low = high >= 0 ? common_hex_digit(in[2]) : -1;
         if (low >= 0 && (high | low) != 0) {
             *out++ = (char)(high << 4 | low);
             in += 3;

@@ -185,12 +185,7 @@ static sbx_status add_setting(ctl_args *args, const char *text, sbx_error *err)
         return status;
     /* The key is clean text by now; a long one is cut, between characters,
      * and marked. */
-    size_t key_len = (size_t)(equals - text), shown = key_len;
-    if (shown > 64) {
-        shown = 64;
-        while (shown > 0 && ((unsigned char)text[shown] & 0xC0) == 0x80)
-            shown--;
-    }
+    size_t key_len = (size_t)(equals - text), shown = common_utf8_cut(text, key_len, 64);
     char what[128];
     snprintf(what, sizeof what, "the value of option '--set %.*s%s'", (int)shown, text,
              shown < key_len ? SBX_CUT_MARK : "");

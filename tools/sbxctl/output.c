@@ -107,39 +107,10 @@ static char *redacted_copy(const ctl_output *out, const char *value)
     return data;
 }
 
-/* The replacement character U+FFFD, in UTF-8. */
-#define REPLACEMENT_CHARACTER "\xEF\xBF\xBD"
-
-/* `text` (`len` bytes) with each byte that does not begin a well-formed
- * UTF-8 character replaced by U+FFFD, malloc'd; NULL when out of memory. */
-static char *valid_utf8_copy(const char *text, size_t len)
-{
-    char *copy = malloc(3 * len + 1);
-    if (copy == NULL)
-        return NULL;
-    size_t used = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = 1;
-        while (n <= 4 && (n > len - i || !common_text_is_clean(text + i, n)))
-            n++;
-        if (n <= 4) {
-            memcpy(copy + used, text + i, n);
-            i += n;
-        } else {
-            n = sizeof REPLACEMENT_CHARACTER - 1;
-            memcpy(copy + used, REPLACEMENT_CHARACTER, n);
-            i++;
-        }
-        used += n;
-    }
-    copy[used] = '\0';
-    return copy;
-}
-
 /* A JSON string for the result `value` (NULL: JSON null), exactly as it
  * is, except that bytes that are not UTF-8 (from a backend, a path, the
- * environment) become U+FFFD, so that every document sbxctl writes is valid
- * UTF-8 JSON whatever it was handed.  Out of memory: JSON null. */
+ * environment) become U+FFFD (common_utf8_repair), so that every document
+ * sbxctl writes is valid UTF-8 JSON whatever it was handed.  Out of memory: JSON null. */
 static json_object *json_text(const char *value)
 {
     if (value == NULL)
@@ -147,7 +118,7 @@ static json_object *json_text(const char *value)
     size_t len = strlen(value);
     if (common_text_is_clean(value, len))
         return json_object_new_string(value);
-    char *valid = valid_utf8_copy(value, len);
+    char *valid = common_utf8_repair(value, len, NULL, NULL);
     json_object *string = valid != NULL ? json_object_new_string(valid) : NULL;
     free(valid);
     return string;

@@ -4,8 +4,8 @@
  * stderr and in JSON, passes through the redactor (in JSON before it is
  * encoded, so that masking never touches the document's syntax).  JSON is
  * always valid UTF-8: a string that is not (from a backend, a path, the
- * environment) is written with U+FFFD in place of each byte that does not
- * begin a well-formed character. */
+ * environment) is written with one U+FFFD in place of each maximal subpart
+ * of an ill-formed sequence (common/utf8.h's repair). */
 #ifndef CTL_OUTPUT_H
 #define CTL_OUTPUT_H
 

@@ -10,6 +10,8 @@
 
 #include "host-api/src/manager/lease_store.h"
 
+#include "common/hex_digit.h"
+
 #include <hiredis/hiredis.h>
 #include <pthread.h>
 #include <signal.h>
@@ -541,12 +543,6 @@ static const mgr_lease_store_ops redis_ops = {
     rd_take, rd_claim, rd_renew, rd_release, rd_owner, rd_close, rd_list,
 };
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /* `text` (len bytes) with its %XX escapes decoded, malloc'ed; NULL when
  * out of memory or an escape is bad or decodes to a NUL. */
 static char *percent_decode(const char *text, size_t len)
@@ -559,8 +555,8 @@ static char *percent_decode(const char *text, size_t len)
             *o++ = text[i];
             continue;
         }
-        int hi = i + 2 < len ? hex_digit(text[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_digit(text[i + 2]) : -1;
+        int hi = i + 2 < len ? common_hex_digit(text[i + 1]) : -1;
+        int lo = hi >= 0 ? common_hex_digit(text[i + 2]) : -1;
         if (lo < 0 || hi * 16 + lo == 0) {
             free(out);
             return NULL;
