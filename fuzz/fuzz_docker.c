@@ -124,16 +124,15 @@ static void decode_with_json_c(const common_http_response *resp, int keep, list_
     o->st = list != NULL ? SBX_OK : SBX_ERR_PROTOCOL;
     size_t n = list != NULL ? json_object_array_length(list) : 0;
     for (size_t i = 0; i < n; i++) {
-        char why[200];
-        docker_skip skip;
+        docker_skip_note skip;
         docker_sandbox_view view;
         if (docker_view_from_list_entry(docker_fuzz_options, json_object_array_get_idx(list, i),
-                                        keep, &view, &skip, why, sizeof why))
+                                        keep, &view, &skip))
             found_view(o, &view);
-        else if (memchr(why, '\0', sizeof why) == NULL)
+        else if (memchr(skip.why, '\0', sizeof skip.why) == NULL)
             abort();
         else
-            skipped_entry(o, i, skip, why);
+            skipped_entry(o, i, skip.kind, skip.why);
     }
     json_object_put(list);
 }

@@ -385,26 +385,26 @@ static int64_t list_created_ms(json_object *entry)
 
 int docker_view_from_list_members(const docker_options *o, const docker_list_entry *entry,
                                   int keep_unaddressed, docker_sandbox_view *view,
-                                  docker_skip *skip, char *why, size_t why_size)
+                                  docker_skip_note *skip)
 {
-    *skip = DOCKER_SKIP_INVALID;
+    skip->kind = DOCKER_SKIP_INVALID;
     if (!labels_ok(&entry->labels, NULL)) {
-        snprintf(why, why_size, "missing or invalid sbx labels");
+        snprintf(skip->why, sizeof skip->why, "missing or invalid sbx labels");
         return 0;
     }
     char expected[DOCKER_NAME_MAX + 1];
     expected[0] = '/';
     docker_container_name(o, entry->labels.sandbox_id, expected + 1, sizeof expected - 1);
     if (!entry->named(entry->names, expected)) {
-        *skip = DOCKER_SKIP_OTHER_PREFIX;
-        snprintf(why, why_size, "named with another prefix");
+        skip->kind = DOCKER_SKIP_OTHER_PREFIX;
+        snprintf(skip->why, sizeof skip->why, "named with another prefix");
         return 0;
     }
     char port[16];
     snprintf(port, sizeof port, "%d", entry->public_port);
     format_url(o, entry->public_port > 0 ? port : NULL, view->url, sizeof view->url);
     if (view->url[0] == '\0' && !keep_unaddressed) {
-        snprintf(why, why_size, "the sandbox port is not published");
+        snprintf(skip->why, sizeof skip->why, "the sandbox port is not published");
         return 0;
     }
     view_from_labels(o, &entry->labels, entry->state ? entry->state : "running",
@@ -414,12 +414,12 @@ int docker_view_from_list_members(const docker_options *o, const docker_list_ent
 
 int docker_view_from_list_entry(const docker_options *o, json_object *entry,
                                 int keep_unaddressed, docker_sandbox_view *view,
-                                docker_skip *skip, char *why, size_t why_size)
+                                docker_skip_note *skip)
 {
     char field[160];
     if (!docker_json_text_ok(entry, field, sizeof field)) {
-        *skip = DOCKER_SKIP_INVALID;
-        snprintf(why, why_size, "field '%s' holds a NUL or invalid UTF-8", field);
+        skip->kind = DOCKER_SKIP_INVALID;
+        snprintf(skip->why, sizeof skip->why, "field '%s' holds a NUL or invalid UTF-8", field);
         return 0;
     }
     json_object *labels = NULL;
@@ -430,6 +430,5 @@ int docker_view_from_list_entry(const docker_options *o, json_object *entry,
     common_json_get_string(entry, "State", &members.state);
     common_json_get_string(entry, "Id", &members.id);
     members.created_ms = list_created_ms(entry);
-    return docker_view_from_list_members(o, &members, keep_unaddressed, view, skip, why,
-                                         why_size);
+    return docker_view_from_list_members(o, &members, keep_unaddressed, view, skip);
 }

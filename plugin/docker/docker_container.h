@@ -69,6 +69,13 @@ typedef enum docker_skip {
     DOCKER_SKIP_OTHER_PREFIX = 1  /* managed under another name_prefix: normal */
 } docker_skip;
 
+/* Why a list entry is not a sandbox of this instance: its kind, and a
+ * sentence for the skip log. */
+typedef struct docker_skip_note {
+    docker_skip kind;
+    char why[200];
+} docker_skip_note;
+
 /* The container's "Id" of an inspect answer or a list entry (hex digits, as both engines
  * make them), or NULL when it has none of that shape.  Borrowed from
  * `inspect`. */
@@ -112,17 +119,17 @@ typedef struct docker_list_entry {
  * one (docker_list_stream.h).  Same returns. */
 int docker_view_from_list_members(const docker_options *o, const docker_list_entry *entry,
                                   int keep_unaddressed, docker_sandbox_view *view,
-                                  docker_skip *skip, char *why, size_t why_size);
+                                  docker_skip_note *skip);
 
 /* Read one entry of GET /containers/json (a running container) into
  * *view.  Returns 0 when the entry is not a sandbox of this instance (a
  * field with a NUL or invalid UTF-8, foreign name, missing or invalid
  * labels, and, unless `keep_unaddressed`, no published sandbox port);
- * *skip and `why` (`why_size` > 0 bytes) then say which.  1 when it is:
+ * *skip then says which.  1 when it is:
  * a sandbox without a published port then has the URL "".  created_at is
  * Created (seconds), container_id and incarnation_id its Id. */
 int docker_view_from_list_entry(const docker_options *o, json_object *entry,
                                 int keep_unaddressed, docker_sandbox_view *view,
-                                docker_skip *skip, char *why, size_t why_size);
+                                docker_skip_note *skip);
 
 #endif

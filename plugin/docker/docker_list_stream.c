@@ -141,12 +141,12 @@ static void begin_entry(docker_list_stream *s)
 
 /* A sandbox to hand over, or a skipped entry to note. */
 static void settle(docker_list_stream *s, int found, docker_sandbox_view *view,
-                   docker_skip skip, const char *why)
+                   const docker_skip_note *skip)
 {
     if (found && s->found(s->found_ctx, view) != 0)
         s->out_of_memory = 1;
     else if (!found)
-        note_skipped(s, s->entry_index, skip, why);
+        note_skipped(s, s->entry_index, skip->kind, skip->why);
 }
 
 /* An entry that is not clean text: its kept bytes through json-c. */
@@ -159,11 +159,9 @@ static void settle_by_json_c(docker_list_stream *s)
         return;
     }
     docker_sandbox_view view;
-    docker_skip skip;
-    char why[200];
-    int found = docker_view_from_list_entry(s->options, entry, s->keep_unaddressed, &view,
-                                            &skip, why, sizeof why);
-    settle(s, found, &view, skip, why);
+    docker_skip_note skip;
+    int found = docker_view_from_list_entry(s->options, entry, s->keep_unaddressed, &view, &skip);
+    settle(s, found, &view, &skip);
     json_object_put(entry);
 }
 
@@ -192,11 +190,10 @@ static void end_entry(docker_list_stream *s)
         entry.created_ms = SBX_TIME_UNKNOWN;
     }
     docker_sandbox_view view;
-    docker_skip skip;
-    char why[200];
+    docker_skip_note skip;
     int found = docker_view_from_list_members(s->options, &entry, s->keep_unaddressed, &view,
-                                              &skip, why, sizeof why);
-    settle(s, found, &view, skip, why);
+                                              &skip);
+    settle(s, found, &view, &skip);
 }
 
 /* A Ports item closed: the first one that publishes the sandbox port counts. */

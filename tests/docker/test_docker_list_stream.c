@@ -94,13 +94,12 @@ static void reference(const char *body, size_t len, int keep, outcome *o)
     o->st = list != NULL ? SBX_OK : SBX_ERR_PROTOCOL;
     for (size_t i = 0; list != NULL && i < json_object_array_length(list); i++) {
         docker_sandbox_view view;
-        docker_skip skip;
-        char why[200];
+        docker_skip_note skip;
         if (docker_view_from_list_entry(&options, json_object_array_get_idx(list, i), keep,
-                                        &view, &skip, why, sizeof why))
+                                        &view, &skip))
             found_view(o, &view);
         else
-            skipped_entry(o, i, skip, why);
+            skipped_entry(o, i, skip.kind, skip.why);
     }
     json_object_put(list);
 }
