@@ -52,32 +52,6 @@ enum { R_START, R_MINUS, R_ZERO, R_INT, R_DOT, R_FRAC, R_E, R_ESIGN, R_EXP, R_DE
 
 #define REPLACEMENT_CHARACTER 0xFFFDu
 
-/* ------------------------------------------------------------ buffers */
-
-int common_varint_append(common_dynbuf *b, size_t value)
-{
-    char bytes[sizeof(size_t) * 8 / 7 + 1];
-    size_t n = 0;
-    do {
-        bytes[n++] = (char)((value & 0x7F) | (value > 0x7F ? 0x80 : 0));
-        value >>= 7;
-    } while (value > 0);
-    return common_dynbuf_add(b, bytes, n);
-}
-
-size_t common_varint_read(const unsigned char **p)
-{
-    size_t value = 0;
-    unsigned shift = 0;
-    unsigned char byte;
-    do {
-        byte = *(*p)++;
-        value |= (size_t)(byte & 0x7F) << shift;
-        shift += 7;
-    } while (byte & 0x80);
-    return value;
-}
-
 /* ------------------------------------------------------------ helpers */
 
 static int is_json_space(unsigned char c)

@@ -33,16 +33,6 @@
 #include "common/dynbuf.h"
 #include "common/utf8.h"
 
-/* Append `value` as a base-128 varint (7 bits a byte, least significant
- * first, the top bit set on every byte but the last): how the list decoders
- * note the index gaps of skipped entries in a byte or two.  0, or -1 when
- * a common_dynbuf_add code (the buffer is then unchanged). */
-int common_varint_append(common_dynbuf *b, size_t value);
-
-/* The varint that common_varint_append wrote at *p; *p moves
- * past it.  The caller's bytes hold a whole one. */
-size_t common_varint_read(const unsigned char **p);
-
 /* What common_json_stream_next found. */
 typedef enum common_json_event {
     COMMON_JSON_EVENT_NONE = 0, /* the chunk is read: feed the next one */

@@ -3,6 +3,7 @@
 
 #include "tools/aio-api/aio_server.h"
 
+#include "common/base64.h"
 #include "common/utf8.h"
 
 #include "tools/aio-api/aio_routes.h"
@@ -85,24 +86,10 @@ static int add_body(json_object *line, const prov_request *req)
     if (common_utf8_is_valid(req->body, req->body_len))
         return prov_json_add(line, "body",
                              json_object_new_string_len(req->body, (int)req->body_len));
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *in = (const unsigned char *)req->body;
-    size_t n = req->body_len;
-    char *text = prov_malloc((n + 2) / 3 * 4 + 1);
+    char *text = prov_malloc(COMMON_BASE64_ENCODED_LEN(req->body_len) + 1);
     if (text == NULL)
         return 0;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned long g = (unsigned long)in[i] << 16 |
-                          (i + 1 < n ? (unsigned long)in[i + 1] << 8 : 0) |
-                          (i + 2 < n ? in[i + 2] : 0);
-        text[o++] = digits[g >> 18 & 63];
-        text[o++] = digits[g >> 12 & 63];
-        text[o++] = i + 1 < n ? digits[g >> 6 & 63] : '=';
-        text[o++] = i + 2 < n ? digits[g & 63] : '=';
-    }
-    text[o] = '\0';
+    common_base64_encode(req->body, req->body_len, text);
     int added = prov_json_add(line, "body_base64", json_object_new_string(text));
     free(text);
     return added;
