@@ -365,6 +365,16 @@ static void test_json_output_is_utf8_for_any_bytes(void)
     CU_ASSERT_PTR_NOT_NULL(message != NULL ? strstr(message, "caf\xef\xbf\xbd.json") : NULL);
     json_object_put(failure);
     sbx_test_run_clear(&run);
+
+    /* A cut-short character (E1 80, then 'z') is one maximal subpart: one
+     * U+FFFD, as the AIO answers repair it. */
+    sbx_test_sbxctl(&run, NULL, ARGS("--json", "--config", "/nonexistent/a\xe1\x80z.json",
+                                     "list"));
+    failure = sbx_test_assert_json_failure(&run, "config");
+    message = sbx_test_json_string(json_object_object_get(failure, "error"), "message");
+    CU_ASSERT_PTR_NOT_NULL(message != NULL ? strstr(message, "/a\xef\xbf\xbdz.json") : NULL);
+    json_object_put(failure);
+    sbx_test_run_clear(&run);
 }
 
 /* A secret that holds JSON syntax is masked inside string values only:
