@@ -25,7 +25,7 @@
  *   - Strings and arrays passed in by the host are borrowed for the duration
  *     of the call only.
  *   - Everything a backend returns (sandboxes, records, reconciliation
- *     results) is owned by the caller and released through the same
+ *     results, sandbox operation results, process infos and outputs) is owned by the caller and released through the same
  *     backend's release operation (free_sandboxes, free_records,
  *     clear_reconciliation), never with a bare free(): the module may use
  *     another allocator.
@@ -68,7 +68,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define SBX_BACKEND_ABI_MAJOR 1
-#define SBX_BACKEND_ABI_MINOR 3
+#define SBX_BACKEND_ABI_MINOR 4
 
 /* The one symbol a backend module exports (see sbx_backend_entry_fn). */
 #define SBX_BACKEND_ENTRY_SYMBOL "sbx_backend_entry"
@@ -104,6 +104,9 @@ typedef enum sbx_status {
     SBX_ERR_IS_A_DIRECTORY = 14,  /* a file was expected: a directory is there */
     SBX_ERR_EXISTS = 15,          /* the path exists and the call asked it not to */
     SBX_ERR_PERMISSION = 16,      /* the sandbox's own permissions forbid it */
+    /* ABI 1.4: returned only by the process operations. */
+    SBX_ERR_NO_SUCH_PROCESS = 17, /* no process of that id in that sandbox (never
+                                   * started there, or forgotten) */
     SBX_ERR_INTERNAL = 70         /* out of memory or a bug */
 } sbx_status;
 
@@ -307,6 +310,25 @@ typedef struct sbx_env_var {
                                   * text; never logged */
 } sbx_env_var;
 
+/* Which output stream bytes came from.  A process with a terminal has one
+ * stream, reported as SBX_STREAM_STDOUT. */
+typedef enum sbx_stream {
+    SBX_STREAM_STDOUT = 1,
+    SBX_STREAM_STDERR = 2
+} sbx_stream;
+
+/*
+ * Output callback of exec (ABI 1.4).  Called with `length` (> 0) bytes of
+ * `stream` as they arrive, NUL bytes kept; `data` is borrowed for the
+ * call.  Called only on the thread that called exec, never after exec
+ * returned, in arrival order (the order between the two streams is the
+ * order the backend read them in).  It runs while the command runs: a
+ * callback that blocks holds the command up once its pipe is full.  It
+ * must not call exec on the same instance.
+ */
+typedef void (*sbx_output_fn)(void *output_ctx, sbx_stream stream, const char *data,
+                              size_t length);
+
 /* sbx_exec_request.timeout_ms and max_output_bytes: the backend's default. */
 #define SBX_EXEC_DEFAULT 0
 
@@ -346,6 +368,11 @@ typedef struct sbx_exec_request {
                                     * own client went away ends its command.
                                     * Borrowed for the call.  A backend that does
                                     * not watch it runs to the timeout */
+    /* ---- ABI 1.4 ---- */
+    sbx_output_fn on_output;       /* NULL, or called as output arrives (see
+                                    * sbx_output_fn); the result still holds
+                                    * the first max_output_bytes of each stream */
+    void *output_ctx;              /* passed back to on_output */
 } sbx_exec_request;
 
 /* sbx_exec_request.cancel_fd: nothing to watch. */
@@ -354,9 +381,12 @@ typedef struct sbx_exec_request {
 /* Size of a 1.3 request: through max_output_bytes (cancel_fd came after). */
 #define SBX_EXEC_REQUEST_SIZE_1_3 (offsetof(sbx_exec_request, max_output_bytes) + sizeof(size_t))
 
+/* Size of a 1.4 request: through output_ctx. */
+#define SBX_EXEC_REQUEST_SIZE_1_4 (offsetof(sbx_exec_request, output_ctx) + sizeof(void *))
+
 #define SBX_EXEC_REQUEST_INIT \
     { sizeof(sbx_exec_request), NULL, NULL, NULL, 0, NULL, NULL, 0, SBX_EXEC_DEFAULT, \
-      SBX_EXEC_DEFAULT, SBX_EXEC_NO_CANCEL }
+      SBX_EXEC_DEFAULT, SBX_EXEC_NO_CANCEL, NULL, NULL }
 
 /* How a command ended. */
 typedef enum sbx_exec_outcome {
@@ -460,6 +490,12 @@ typedef struct sbx_dir_listing {
 #define SBX_OP_WRITE_FILE   0x10u
 #define SBX_OP_LIST_DIR     0x20u
 #define SBX_OP_REMOVE_PATH  0x40u
+/* ABI 1.4 */
+#define SBX_OP_EXEC_STREAM  0x80u  /* exec calls on_output as output arrives (else
+                                    * the host calls it once, from the result) */
+#define SBX_OP_PROCESS      0x100u /* the process operations */
+#define SBX_OP_PROCESS_PTY  0x200u /* processes with a terminal (and resize) */
+#define SBX_OP_FILE_REQUESTS 0x400u /* the file calls taking request structs */
 
 /*
  * What a backend's operations can do, and their limits.  The caller sets
@@ -474,7 +510,245 @@ typedef struct sbx_operations_info {
     size_t default_output_bytes;  /* what SBX_EXEC_DEFAULT means per stream */
     size_t max_output_bytes;      /* a larger cap is SBX_ERR_USAGE */
     uint64_t max_file_bytes;      /* largest read or write in one call */
+    /* ---- ABI 1.4 ---- */
+    size_t max_processes;         /* running processes a sandbox may have at once
+                                   * (start beyond it: SBX_ERR_REFUSED) */
+    size_t default_buffer_bytes;  /* what SBX_PROCESS_DEFAULT means for buffer_bytes */
+    size_t max_buffer_bytes;      /* a larger buffer_bytes is SBX_ERR_USAGE */
 } sbx_operations_info;
+
+/* ---------------------------------------------------------------- ABI 1.4
+ * Live processes: started in a sandbox, they run in the background until
+ * they exit, are signalled, or the sandbox is destroyed (destroy ends every
+ * process of the sandbox, their children included).  Any host process may
+ * reach a process later through its sandbox id and process id: the
+ * backend keeps what a process needs (its record, its output buffers, its
+ * stdin) with the sandbox, never only in the instance that started it.
+ *
+ * Process ids are minted by the backend: 1 to SBX_PROCESS_ID_MAX bytes of
+ * [A-Za-z0-9._-], opaque to hosts, never reused within one sandbox's life
+ * (so a stale id cannot reach a newer process).  The host checks every id
+ * it passes in and every id a backend answers.
+ *
+ * Output: each stream (stdout, stderr; with a terminal only stdout) is a
+ * sequence of bytes numbered from 0.  The backend keeps at most
+ * buffer_bytes of each (at least the most recent ones; it may keep the
+ * first ones too), so memory never grows with the output.  A reader holds
+ * a cursor (one offset per stream), reads from it, and gets the next
+ * cursor: any host process can read from any cursor, and several readers
+ * do not disturb each other.  Bytes a cursor asked for that are no longer
+ * kept are skipped and counted as dropped.
+ *
+ * Error kinds beyond those of ABI 1.3's operations: SBX_ERR_NO_SUCH_PROCESS
+ * for a process id the sandbox does not know (never started there, or
+ * forgotten); SBX_ERR_USAGE for a call that does not fit the process (a
+ * cursor past its end, stdin written after it was closed or when it was
+ * never open, resize without a terminal, forget of a running process);
+ * SBX_ERR_REFUSED for a start beyond the sandbox's process limit.
+ */
+
+/* Longest process id, in bytes (without the NUL). */
+#define SBX_PROCESS_ID_MAX 64
+
+/* Largest terminal rows and columns a host passes (0 is never valid). */
+#define SBX_PTY_SIZE_MAX 4096
+
+/* Largest signal number a host passes (Linux's SIGRTMAX). */
+#define SBX_SIGNAL_MAX 64
+
+/* Longest wait of process_read and process_wait, in milliseconds. */
+#define SBX_PROCESS_WAIT_MAX_MS INT64_C(60000)
+
+/* sbx_process_request.buffer_bytes and sbx_process_read_request.max_bytes:
+ * the backend's default. */
+#define SBX_PROCESS_DEFAULT 0
+
+/*
+ * A process to start.  Every pointer is borrowed for the call.  Initialise
+ * with SBX_PROCESS_REQUEST_INIT so that members added later get defaults.
+ */
+typedef struct sbx_process_request {
+    size_t struct_size;            /* sizeof(sbx_process_request) */
+    const char *const *argv;       /* as sbx_exec_request: exactly one of */
+    const char *shell_command;     /*   argv and shell_command */
+    const sbx_env_var *env;        /* as sbx_exec_request (NULL when the count is 0) */
+    size_t env_count;
+    const char *working_dir;       /* NULL: the sandbox's working directory */
+    int stdin_open;                /* non-zero: stdin stays open for process_write
+                                    * until closed; 0: stdin is empty (end of file) */
+    int pty;                       /* non-zero: the process runs on a terminal
+                                    * (stdin, stdout and stderr are the terminal) */
+    unsigned rows, cols;           /* with pty: the terminal's size, 1 to
+                                    * SBX_PTY_SIZE_MAX each; ignored without */
+    int64_t timeout_ms;            /* 0: none; else it is killed (with every process
+                                    * it started) this long after its start */
+    size_t buffer_bytes;           /* bytes kept of each stream for readers;
+                                    * SBX_PROCESS_DEFAULT: the backend's */
+} sbx_process_request;
+
+#define SBX_PROCESS_REQUEST_INIT \
+    { sizeof(sbx_process_request), NULL, NULL, NULL, 0, NULL, 0, 0, 24, 80, 0, \
+      SBX_PROCESS_DEFAULT }
+
+#define SBX_PROCESS_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_process_request, buffer_bytes) + sizeof(size_t))
+
+/* Where a process is. */
+typedef enum sbx_process_state {
+    SBX_PROCESS_RUNNING = 0,
+    SBX_PROCESS_ENDED = 1        /* outcome, exit_code, term_signal say how */
+} sbx_process_state;
+
+/*
+ * A process as the backend knows it, chained by `next` like
+ * sbx_sandbox_record (start and wait answer one, list a chain).  Built by
+ * the backend, released with free_processes (the whole chain); its strings
+ * belong to it.
+ */
+typedef struct sbx_process_info {
+    size_t struct_size;          /* bytes of this struct as built */
+    struct sbx_process_info *next; /* NULL at the end */
+    char *process_id;            /* never NULL; see "Process ids" above */
+    char **argv;                 /* never NULL, NULL-terminated: the argv, or
+                                  * {"/bin/sh", "-c", text} for a shell command */
+    sbx_process_state state;
+    int pty;                     /* non-zero: it runs on a terminal */
+    int64_t started_at;          /* ms since the Unix epoch; SBX_TIME_UNKNOWN */
+    int64_t ended_at;            /* ENDED: ms since the Unix epoch, or
+                                  * SBX_TIME_UNKNOWN; RUNNING: SBX_TIME_UNKNOWN */
+    sbx_exec_outcome outcome;    /* ENDED: as exec's (TIMED_OUT: its timeout_ms) */
+    int exit_code;               /* ENDED and EXITED: 0..255; else -1 */
+    int term_signal;             /* ENDED and SIGNALED: the signal; else 0 */
+} sbx_process_info;
+
+#define SBX_PROCESS_INFO_SIZE_1_4 \
+    (offsetof(sbx_process_info, term_signal) + sizeof(int))
+
+/* A position in a process's output: the number of bytes of each stream
+ * before it.  {0, 0} is the start. */
+typedef struct sbx_process_cursor {
+    uint64_t stdout_offset;
+    uint64_t stderr_offset;
+} sbx_process_cursor;
+
+/* A read of a process's output.  Caller-owned; initialise with
+ * SBX_PROCESS_READ_REQUEST_INIT. */
+typedef struct sbx_process_read_request {
+    size_t struct_size;          /* sizeof(sbx_process_read_request) */
+    sbx_process_cursor cursor;   /* where to read from; past what a stream has
+                                  * produced: SBX_ERR_USAGE */
+    int64_t wait_ms;             /* 0: answer at once; else wait up to this long
+                                  * (<= SBX_PROCESS_WAIT_MAX_MS) for a byte past
+                                  * the cursor or the process's end */
+    size_t max_bytes;            /* most bytes answered, both streams together;
+                                  * SBX_PROCESS_DEFAULT: the backend's */
+} sbx_process_read_request;
+
+#define SBX_PROCESS_READ_REQUEST_INIT \
+    { sizeof(sbx_process_read_request), { 0, 0 }, 0, SBX_PROCESS_DEFAULT }
+
+#define SBX_PROCESS_READ_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_process_read_request, max_bytes) + sizeof(size_t))
+
+/* One run of bytes of one stream inside sbx_process_output.data. */
+typedef struct sbx_output_chunk {
+    sbx_stream stream;
+    size_t length;               /* > 0 */
+} sbx_output_chunk;
+
+/*
+ * What a read answered.  Built by the backend, released with
+ * free_process_output.  `data` holds the chunks' bytes one after the
+ * other, in the order the backend read them (so stdout and stderr keep
+ * their interleaving where the backend knows it).
+ */
+typedef struct sbx_process_output {
+    size_t struct_size;          /* bytes of this struct as built */
+    char *data;                  /* length bytes (NUL bytes kept), then a NUL that
+                                  * is not counted; never NULL */
+    size_t length;               /* the chunks' lengths added up */
+    sbx_output_chunk *chunks;    /* chunk_count runs; NULL when there are none */
+    size_t chunk_count;
+    sbx_process_cursor next;     /* the cursor to read from next: the request's,
+                                  * plus what was dropped, plus what is here */
+    uint64_t stdout_dropped;     /* bytes between the request's cursor and the */
+    uint64_t stderr_dropped;     /*   first one answered that were no longer kept */
+    int ended;                   /* non-zero only when the process has ended AND
+                                  * `next` is the end of both streams: a reader
+                                  * has then seen everything */
+    sbx_exec_outcome outcome;    /* when ended: as sbx_process_info's */
+    int exit_code;
+    int term_signal;
+} sbx_process_output;
+
+#define SBX_PROCESS_OUTPUT_SIZE_1_4 \
+    (offsetof(sbx_process_output, term_signal) + sizeof(int))
+
+/* Bytes for a process's stdin.  Caller-owned; initialise with
+ * SBX_PROCESS_WRITE_REQUEST_INIT. */
+typedef struct sbx_process_write_request {
+    size_t struct_size;          /* sizeof(sbx_process_write_request) */
+    const void *data;            /* length bytes, borrowed; NULL when length is 0 */
+    size_t length;
+    int close_stdin;             /* non-zero: after the bytes, close stdin (the
+                                  * process reads end of file) */
+} sbx_process_write_request;
+
+#define SBX_PROCESS_WRITE_REQUEST_INIT { sizeof(sbx_process_write_request), NULL, 0, 0 }
+
+#define SBX_PROCESS_WRITE_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_process_write_request, close_stdin) + sizeof(int))
+
+/*
+ * The file calls as requests (ABI 1.4): the same meaning and limits as the
+ * positional calls of 1.3 (read_file, write_file, list_dir, remove_path),
+ * which stay for older hosts.  Caller-owned, pointers borrowed for the
+ * call; initialise with the INIT macros.
+ */
+typedef struct sbx_read_file_request {
+    size_t struct_size;          /* sizeof(sbx_read_file_request) */
+    const char *path;
+    uint64_t offset;
+    uint64_t max_bytes;          /* >= 1 */
+} sbx_read_file_request;
+
+#define SBX_READ_FILE_REQUEST_INIT { sizeof(sbx_read_file_request), NULL, 0, 0 }
+#define SBX_READ_FILE_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_read_file_request, max_bytes) + sizeof(uint64_t))
+
+typedef struct sbx_write_file_request {
+    size_t struct_size;          /* sizeof(sbx_write_file_request) */
+    const char *path;
+    const void *data;            /* length bytes; NULL when length is 0 */
+    size_t length;
+    unsigned flags;              /* SBX_WRITE_* */
+    uint32_t mode;               /* permission bits of a file it creates; 0: 0644 */
+} sbx_write_file_request;
+
+#define SBX_WRITE_FILE_REQUEST_INIT { sizeof(sbx_write_file_request), NULL, NULL, 0, 0, 0 }
+#define SBX_WRITE_FILE_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_write_file_request, mode) + sizeof(uint32_t))
+
+typedef struct sbx_list_dir_request {
+    size_t struct_size;          /* sizeof(sbx_list_dir_request) */
+    const char *path;
+    unsigned max_depth;          /* >= 1 */
+    size_t max_entries;          /* >= 1 */
+} sbx_list_dir_request;
+
+#define SBX_LIST_DIR_REQUEST_INIT { sizeof(sbx_list_dir_request), NULL, 1, 0 }
+#define SBX_LIST_DIR_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_list_dir_request, max_entries) + sizeof(size_t))
+
+typedef struct sbx_remove_path_request {
+    size_t struct_size;          /* sizeof(sbx_remove_path_request) */
+    const char *path;
+    unsigned flags;              /* SBX_REMOVE_* */
+} sbx_remove_path_request;
+
+#define SBX_REMOVE_PATH_REQUEST_INIT { sizeof(sbx_remove_path_request), NULL, 0 }
+#define SBX_REMOVE_PATH_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_remove_path_request, flags) + sizeof(unsigned))
 
 /* An open backend instance; its layout is the backend's own. */
 typedef struct sbx_backend_instance sbx_backend_instance;
@@ -619,6 +893,84 @@ typedef struct sbx_backend_descriptor {
      * never what it points to. */
     sbx_status (*remove_path)(sbx_backend_instance *instance, const char *sandbox_id,
                               const char *path, unsigned flags, sbx_error *err);
+
+    /* ---- ABI 1.4: live processes and file requests (see above) ---- */
+    /* A backend that sets a process operation sets process_start,
+     * free_processes, free_process_output and operations_info too; one that
+     * sets a file request call sets its free operation (the host refuses
+     * it otherwise).  Every process call may be made from any thread and
+     * any host process, concurrently, on one process or many. */
+
+    /* Start a process in sandbox `sandbox_id` and return at once.  On
+     * success *out is one sbx_process_info (RUNNING, or ENDED when it was
+     * that quick), released with free_processes.  A program that does not
+     * exist starts and ends with exit code 127, as exec. */
+    sbx_status (*process_start)(sbx_backend_instance *instance, const char *sandbox_id,
+                                const sbx_process_request *request,
+                                sbx_process_info **out, sbx_error *err);
+
+    /* Read output of a process from request->cursor, waiting up to
+     * request->wait_ms for some.  *out is released with free_process_output.
+     * An ended process can still be read until it is forgotten. */
+    sbx_status (*process_read)(sbx_backend_instance *instance, const char *sandbox_id,
+                               const char *process_id,
+                               const sbx_process_read_request *request,
+                               sbx_process_output **out, sbx_error *err);
+
+    /* Write bytes to a process's stdin and (close_stdin) close it.  Returns
+     * when the bytes are in the pipe or terminal, not when they are read. */
+    sbx_status (*process_write)(sbx_backend_instance *instance, const char *sandbox_id,
+                                const char *process_id,
+                                const sbx_process_write_request *request, sbx_error *err);
+
+    /* Send signal `signal` (1..SBX_SIGNAL_MAX) to the process's group: the
+     * process and every process it started.  An ended process: SBX_OK. */
+    sbx_status (*process_signal)(sbx_backend_instance *instance, const char *sandbox_id,
+                                 const char *process_id, int signal, sbx_error *err);
+
+    /* Set the size of a process's terminal (1..SBX_PTY_SIZE_MAX each); the
+     * process gets SIGWINCH. */
+    sbx_status (*process_resize)(sbx_backend_instance *instance, const char *sandbox_id,
+                                 const char *process_id, unsigned rows, unsigned cols,
+                                 sbx_error *err);
+
+    /* Wait up to wait_ms (0..SBX_PROCESS_WAIT_MAX_MS) for the process to end.
+     * *out is its sbx_process_info (RUNNING when the bound passed),
+     * released with free_processes. */
+    sbx_status (*process_wait)(sbx_backend_instance *instance, const char *sandbox_id,
+                               const char *process_id, int64_t wait_ms,
+                               sbx_process_info **out, sbx_error *err);
+
+    /* The processes of a sandbox the backend still knows (running, and ended
+     * ones not forgotten), oldest first: a chain of *count (*out NULL when
+     * zero), released with free_processes. */
+    sbx_status (*process_list)(sbx_backend_instance *instance, const char *sandbox_id,
+                               sbx_process_info **out, size_t *count, sbx_error *err);
+
+    /* Drop an ended process's record and output; its id is unknown from then
+     * on (SBX_ERR_NO_SUCH_PROCESS).  A running one: SBX_ERR_USAGE. */
+    sbx_status (*process_forget)(sbx_backend_instance *instance, const char *sandbox_id,
+                                 const char *process_id, sbx_error *err);
+
+    /* Release a chain of process infos returned by this backend.  NULL is fine. */
+    void (*free_processes)(sbx_process_info *processes);
+
+    /* Release what process_read answered.  NULL is fine. */
+    void (*free_process_output)(sbx_process_output *output);
+
+    /* As read_file, write_file, list_dir and remove_path, taking requests
+     * (whose size says which members they hold); results are released with
+     * free_file_content and free_listing as the 1.3 calls' are. */
+    sbx_status (*read_file_req)(sbx_backend_instance *instance, const char *sandbox_id,
+                                const sbx_read_file_request *request,
+                                sbx_file_content **out, sbx_error *err);
+    sbx_status (*write_file_req)(sbx_backend_instance *instance, const char *sandbox_id,
+                                 const sbx_write_file_request *request, sbx_error *err);
+    sbx_status (*list_dir_req)(sbx_backend_instance *instance, const char *sandbox_id,
+                               const sbx_list_dir_request *request,
+                               sbx_dir_listing **out, sbx_error *err);
+    sbx_status (*remove_path_req)(sbx_backend_instance *instance, const char *sandbox_id,
+                                  const sbx_remove_path_request *request, sbx_error *err);
 } sbx_backend_descriptor;
 
 /* Size a descriptor must have to hold `member` (for the host's checks). */
@@ -641,6 +993,9 @@ typedef struct sbx_backend_descriptor {
 
 /* Size of a 1.3 descriptor: through remove_path. */
 #define SBX_DESCRIPTOR_SIZE_1_3 SBX_DESCRIPTOR_MIN_SIZE(remove_path)
+
+/* Size of a 1.4 descriptor: through remove_path_req. */
+#define SBX_DESCRIPTOR_SIZE_1_4 SBX_DESCRIPTOR_MIN_SIZE(remove_path_req)
 
 /*
  * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a

@@ -64,6 +64,7 @@ static inline const char *sbx_backend_status_name(sbx_status status)
     case SBX_ERR_IS_A_DIRECTORY: return "is_a_directory";
     case SBX_ERR_EXISTS: return "exists";
     case SBX_ERR_PERMISSION: return "permission";
+    case SBX_ERR_NO_SUCH_PROCESS: return "no_such_process";
     case SBX_ERR_INTERNAL: return "internal";
     }
     return "internal";

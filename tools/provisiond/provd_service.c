@@ -95,6 +95,8 @@ static void answer_backend_error(const sbx_error *err, prov_reply *reply)
     case SBX_ERR_IS_A_DIRECTORY:
     case SBX_ERR_EXISTS:
     case SBX_ERR_PERMISSION:
+    /* ABI 1.4: of the process operations, which provisiond does not serve yet. */
+    case SBX_ERR_NO_SUCH_PROCESS:
         status = 500;
         break;
     }

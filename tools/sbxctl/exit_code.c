@@ -24,6 +24,7 @@ int ctl_exit_code(sbx_status status)
     case SBX_ERR_IS_A_DIRECTORY: return 13;
     case SBX_ERR_EXISTS: return 14;
     case SBX_ERR_PERMISSION: return 15;
+    case SBX_ERR_NO_SUCH_PROCESS: return 16;
     case SBX_ERR_INTERNAL: return CTL_EXIT_INTERNAL;
     }
     return CTL_EXIT_INTERNAL;
