@@ -20,6 +20,7 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/backend_listing.c \
 	host-api/src/backend_call.c \
 	host-api/src/backend_operations.c \
+	host-api/src/backend_processes.c \
 	host-api/src/env_expand.h \
 	host-api/src/env_expand.c \
 	host-api/src/config.c \

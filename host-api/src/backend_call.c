@@ -28,6 +28,23 @@ sbx_status host_checked(const sbx_backend *b, sbx_status st, const char *op, sbx
     return st;
 }
 
+sbx_status host_malformed(const sbx_backend *b, const char *op, const char *what,
+                          sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_INTERNAL, "backend '%s': %s returned %s",
+                         b->descriptor->name, op, what);
+}
+
+sbx_status host_check_request(const char *op, const char *init, size_t size, size_t min_size,
+                              sbx_error *err)
+{
+    if (size >= min_size)
+        return SBX_OK;
+    return sbx_error_set(err, SBX_ERR_USAGE,
+                         "%s: a request made with %s is required (%zu bytes, at least %zu)",
+                         op, init, size, min_size);
+}
+
 /* The options as backend.h promises them to open(): an array when the
  * count is not 0, every key and value a string. */
 static sbx_status check_options(const char *name, const sbx_option *options, size_t count,

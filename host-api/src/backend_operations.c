@@ -1,7 +1,8 @@
 /* The sandbox operations of ABI 1.3 (exec and the file calls) as the host
- * hands them out: a module of an older minor, or one that lacks an
- * operation, answers "unsupported"; what a backend returns is checked
- * before a caller reads it, as records are. */
+ * hands them out, with what 1.4 added to them (exec's output callback,
+ * the file calls taking requests): a module of an older minor, or one that
+ * lacks an operation, answers "unsupported"; what a backend returns is
+ * checked before a caller reads it, as records are. */
 #include <config.h>
 
 #include "host-api/src/host_internal.h"
@@ -15,14 +16,21 @@ static unsigned operations_present(const sbx_backend_descriptor *d)
     unsigned ops = 0;
     if (HOST_HAS_OP(d, exec))
         ops |= SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN;
-    if (HOST_HAS_OP(d, read_file))
+    if (HOST_HAS_OP(d, read_file) || HOST_HAS_OP(d, read_file_req))
         ops |= SBX_OP_READ_FILE;
-    if (HOST_HAS_OP(d, write_file))
+    if (HOST_HAS_OP(d, write_file) || HOST_HAS_OP(d, write_file_req))
         ops |= SBX_OP_WRITE_FILE;
-    if (HOST_HAS_OP(d, list_dir))
+    if (HOST_HAS_OP(d, list_dir) || HOST_HAS_OP(d, list_dir_req))
         ops |= SBX_OP_LIST_DIR;
-    if (HOST_HAS_OP(d, remove_path))
+    if (HOST_HAS_OP(d, remove_path) || HOST_HAS_OP(d, remove_path_req))
         ops |= SBX_OP_REMOVE_PATH;
+    /* Only a module built with the 1.4 request can see on_output. */
+    if (HOST_HAS_OP(d, exec) && d->struct_size >= SBX_DESCRIPTOR_SIZE_1_4)
+        ops |= SBX_OP_EXEC_STREAM;
+    if (HOST_HAS_OP(d, process_start))
+        ops |= SBX_OP_PROCESS;
+    if (HOST_HAS_OP(d, process_start) && HOST_HAS_OP(d, process_resize))
+        ops |= SBX_OP_PROCESS_PTY;
     return ops;
 }
 
@@ -46,13 +54,32 @@ sbx_status sbx_backend_operations_info(sbx_backend *b, sbx_operations_info *out,
     return st;
 }
 
-/* A result a backend handed over too small to read, or without its
- * buffers: released, and the call fails naming the backend. */
-static sbx_status malformed(const sbx_backend *b, const char *op, const char *what,
-                            sbx_error *err)
+/* The output callback of a request, or NULL (a request older than 1.4
+ * has none). */
+static sbx_output_fn output_callback(const sbx_exec_request *request)
 {
-    return sbx_error_set(err, SBX_ERR_INTERNAL, "backend '%s': %s returned %s",
-                         b->descriptor->name, op, what);
+    return request->struct_size >= SBX_EXEC_REQUEST_SIZE_1_4 ? request->on_output : NULL;
+}
+
+/* A backend that does not stream exec output (older than 1.4, or not
+ * claiming SBX_OP_EXEC_STREAM) still honours on_output: the host calls it
+ * once per stream, from the result, so a caller writes one code path.
+ * Asked only when a caller set a callback, so plain execs cost nothing. */
+static void deliver_unstreamed(sbx_backend *b, const sbx_exec_request *request,
+                               const sbx_exec_result *r)
+{
+    sbx_output_fn on_output = output_callback(request);
+    if (on_output == NULL)
+        return;
+    sbx_operations_info info = { .struct_size = sizeof info };
+    sbx_error ignored;
+    if (sbx_backend_operations_info(b, &info, &ignored) == SBX_OK &&
+        (info.operations & SBX_OP_EXEC_STREAM) != 0)
+        return;
+    if (r->stdout_length > 0)
+        on_output(request->output_ctx, SBX_STREAM_STDOUT, r->stdout_data, r->stdout_length);
+    if (r->stderr_length > 0)
+        on_output(request->output_ctx, SBX_STREAM_STDERR, r->stderr_data, r->stderr_length);
 }
 
 sbx_status sbx_backend_exec(sbx_backend *b, const char *sandbox_id,
@@ -81,11 +108,13 @@ sbx_status sbx_backend_exec(sbx_backend *b, const char *sandbox_id,
         problem = "a result smaller than ABI 1.3's";
     else if (r->stdout_data == NULL || r->stderr_data == NULL)
         problem = "a result without its output buffers";
-    if (problem == NULL)
+    if (problem == NULL) {
+        deliver_unstreamed(b, request, r);
         return SBX_OK;
+    }
     d->free_exec_result(*out);
     *out = NULL;
-    return malformed(b, "exec", problem, err);
+    return host_malformed(b, "exec", problem, err);
 }
 
 void sbx_backend_free_exec_result(sbx_backend *b, sbx_exec_result *result)
@@ -94,31 +123,35 @@ void sbx_backend_free_exec_result(sbx_backend *b, sbx_exec_result *result)
         b->descriptor->free_exec_result(result);
 }
 
-/* The path every file call needs. */
-static sbx_status check_path(const char *op, const char *sandbox_id, const char *path,
-                             sbx_error *err)
-{
-    if (sandbox_id == NULL || path == NULL)
-        return sbx_error_set(err, SBX_ERR_USAGE, "%s: a sandbox id and a path are required", op);
-    return SBX_OK;
-}
+/* What every file request `r` (may be NULL) of `type` needs: a sandbox id,
+ * at least 1.4's members, and a path. */
+#define CHECK_FILE_REQUEST(op, type, sandbox_id, r, err)                              \
+    ((sandbox_id) == NULL                                                             \
+         ? sbx_error_set(err, SBX_ERR_USAGE, "%s: a sandbox id is required", op)      \
+     : HOST_CHECK_REQUEST(op, type, r, err) != SBX_OK ? SBX_ERR_USAGE                 \
+     : (r)->path == NULL ? sbx_error_set(err, SBX_ERR_USAGE, "%s: a path is required", op) \
+                         : SBX_OK)
 
-sbx_status sbx_backend_read_file(sbx_backend *b, const char *sandbox_id, const char *path,
-                                 uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
-                                 sbx_error *err)
+sbx_status sbx_backend_read_file_req(sbx_backend *b, const char *sandbox_id,
+                                     const sbx_read_file_request *request,
+                                     sbx_file_content **out, sbx_error *err)
 {
     *out = NULL;
     sbx_error_clear(err);
     const sbx_backend_descriptor *d = b->descriptor;
-    if (!HOST_HAS_OP(d, read_file))
+    if (!HOST_HAS_OP(d, read_file_req) && !HOST_HAS_OP(d, read_file))
         return host_unsupported(b, "read_file", err);
-    sbx_status st = check_path("read_file", sandbox_id, path, err);
-    if (st == SBX_OK && max_bytes == 0)
+    sbx_status st = CHECK_FILE_REQUEST("read_file", SBX_READ_FILE_REQUEST, sandbox_id, request, err);
+    if (st == SBX_OK && request->max_bytes == 0)
         st = sbx_error_set(err, SBX_ERR_USAGE, "read_file: max_bytes must be at least 1");
     if (st != SBX_OK)
         return st;
-    st = host_checked(b, d->read_file(b->instance, sandbox_id, path, offset, max_bytes, out, err),
-                      "read_file", err);
+    if (HOST_HAS_OP(d, read_file_req))
+        st = d->read_file_req(b->instance, sandbox_id, request, out, err);
+    else
+        st = d->read_file(b->instance, sandbox_id, request->path, request->offset,
+                          request->max_bytes, out, err);
+    st = host_checked(b, st, "read_file", err);
     if (st != SBX_OK)
         return st;
     const sbx_file_content *c = *out;
@@ -127,13 +160,24 @@ sbx_status sbx_backend_read_file(sbx_backend *b, const char *sandbox_id, const c
         problem = "no content";
     else if (c->struct_size < SBX_FILE_CONTENT_SIZE_1_3)
         problem = "content smaller than ABI 1.3's";
-    else if (c->data == NULL || c->length > max_bytes)
+    else if (c->data == NULL || c->length > request->max_bytes)
         problem = "content without its buffer or longer than asked";
     if (problem == NULL)
         return SBX_OK;
     d->free_file_content(*out);
     *out = NULL;
-    return malformed(b, "read_file", problem, err);
+    return host_malformed(b, "read_file", problem, err);
+}
+
+sbx_status sbx_backend_read_file(sbx_backend *b, const char *sandbox_id, const char *path,
+                                 uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
+                                 sbx_error *err)
+{
+    sbx_read_file_request request = SBX_READ_FILE_REQUEST_INIT;
+    request.path = path;
+    request.offset = offset;
+    request.max_bytes = max_bytes;
+    return sbx_backend_read_file_req(b, sandbox_id, &request, out, err);
 }
 
 void sbx_backend_free_file_content(sbx_backend *b, sbx_file_content *content)
@@ -142,30 +186,47 @@ void sbx_backend_free_file_content(sbx_backend *b, sbx_file_content *content)
         b->descriptor->free_file_content(content);
 }
 
-sbx_status sbx_backend_write_file(sbx_backend *b, const char *sandbox_id, const char *path,
-                                  const void *data, size_t length, unsigned flags,
-                                  uint32_t mode, sbx_error *err)
+sbx_status sbx_backend_write_file_req(sbx_backend *b, const char *sandbox_id,
+                                      const sbx_write_file_request *request, sbx_error *err)
 {
     sbx_error_clear(err);
     const sbx_backend_descriptor *d = b->descriptor;
-    if (!HOST_HAS_OP(d, write_file))
+    if (!HOST_HAS_OP(d, write_file_req) && !HOST_HAS_OP(d, write_file))
         return host_unsupported(b, "write_file", err);
-    sbx_status st = check_path("write_file", sandbox_id, path, err);
+    sbx_status st = CHECK_FILE_REQUEST("write_file", SBX_WRITE_FILE_REQUEST, sandbox_id, request, err);
     if (st != SBX_OK)
         return st;
-    if (data == NULL && length > 0)
-        return sbx_error_set(err, SBX_ERR_USAGE, "write_file: %zu bytes but no data", length);
+    unsigned flags = request->flags;
+    if (request->data == NULL && request->length > 0)
+        return sbx_error_set(err, SBX_ERR_USAGE, "write_file: %zu bytes but no data",
+                             request->length);
     const unsigned known = SBX_WRITE_APPEND | SBX_WRITE_EXCLUSIVE | SBX_WRITE_MKDIRS;
     if ((flags & ~known) != 0 || (flags & SBX_WRITE_APPEND && flags & SBX_WRITE_EXCLUSIVE))
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "write_file: flags 0x%x (APPEND and EXCLUSIVE exclude each other)",
                              flags);
-    if (mode > 07777)
+    if (request->mode > 07777)
         return sbx_error_set(err, SBX_ERR_USAGE, "write_file: mode %o is not permission bits",
-                             (unsigned)mode);
-    return host_checked(b, d->write_file(b->instance, sandbox_id, path, data, length, flags,
-                                         mode, err),
-                        "write_file", err);
+                             (unsigned)request->mode);
+    if (HOST_HAS_OP(d, write_file_req))
+        st = d->write_file_req(b->instance, sandbox_id, request, err);
+    else
+        st = d->write_file(b->instance, sandbox_id, request->path, request->data,
+                           request->length, flags, request->mode, err);
+    return host_checked(b, st, "write_file", err);
+}
+
+sbx_status sbx_backend_write_file(sbx_backend *b, const char *sandbox_id, const char *path,
+                                  const void *data, size_t length, unsigned flags,
+                                  uint32_t mode, sbx_error *err)
+{
+    sbx_write_file_request request = SBX_WRITE_FILE_REQUEST_INIT;
+    request.path = path;
+    request.data = data;
+    request.length = length;
+    request.flags = flags;
+    request.mode = mode;
+    return sbx_backend_write_file_req(b, sandbox_id, &request, err);
 }
 
 /* A listing must hold `count` entries of at least ABI 1.3's size, each
@@ -186,32 +247,46 @@ static const char *listing_problem(const sbx_dir_listing *l, size_t max_entries)
     return NULL;
 }
 
-sbx_status sbx_backend_list_dir(sbx_backend *b, const char *sandbox_id, const char *path,
-                                unsigned max_depth, size_t max_entries, sbx_dir_listing **out,
-                                sbx_error *err)
+sbx_status sbx_backend_list_dir_req(sbx_backend *b, const char *sandbox_id,
+                                    const sbx_list_dir_request *request,
+                                    sbx_dir_listing **out, sbx_error *err)
 {
     *out = NULL;
     sbx_error_clear(err);
     const sbx_backend_descriptor *d = b->descriptor;
-    if (!HOST_HAS_OP(d, list_dir))
+    if (!HOST_HAS_OP(d, list_dir_req) && !HOST_HAS_OP(d, list_dir))
         return host_unsupported(b, "list_dir", err);
-    sbx_status st = check_path("list_dir", sandbox_id, path, err);
-    if (st == SBX_OK && (max_depth == 0 || max_entries == 0))
+    sbx_status st = CHECK_FILE_REQUEST("list_dir", SBX_LIST_DIR_REQUEST, sandbox_id, request, err);
+    if (st == SBX_OK && (request->max_depth == 0 || request->max_entries == 0))
         st = sbx_error_set(err, SBX_ERR_USAGE,
                            "list_dir: max_depth and max_entries must be at least 1");
     if (st != SBX_OK)
         return st;
-    st = host_checked(b, d->list_dir(b->instance, sandbox_id, path, max_depth, max_entries, out,
-                                     err),
-                      "list_dir", err);
+    if (HOST_HAS_OP(d, list_dir_req))
+        st = d->list_dir_req(b->instance, sandbox_id, request, out, err);
+    else
+        st = d->list_dir(b->instance, sandbox_id, request->path, request->max_depth,
+                         request->max_entries, out, err);
+    st = host_checked(b, st, "list_dir", err);
     if (st != SBX_OK)
         return st;
-    const char *problem = listing_problem(*out, max_entries);
+    const char *problem = listing_problem(*out, request->max_entries);
     if (problem == NULL)
         return SBX_OK;
     d->free_listing(*out);
     *out = NULL;
-    return malformed(b, "list_dir", problem, err);
+    return host_malformed(b, "list_dir", problem, err);
+}
+
+sbx_status sbx_backend_list_dir(sbx_backend *b, const char *sandbox_id, const char *path,
+                                unsigned max_depth, size_t max_entries, sbx_dir_listing **out,
+                                sbx_error *err)
+{
+    sbx_list_dir_request request = SBX_LIST_DIR_REQUEST_INIT;
+    request.path = path;
+    request.max_depth = max_depth;
+    request.max_entries = max_entries;
+    return sbx_backend_list_dir_req(b, sandbox_id, &request, out, err);
 }
 
 void sbx_backend_free_listing(sbx_backend *b, sbx_dir_listing *listing)
@@ -220,18 +295,31 @@ void sbx_backend_free_listing(sbx_backend *b, sbx_dir_listing *listing)
         b->descriptor->free_listing(listing);
 }
 
-sbx_status sbx_backend_remove_path(sbx_backend *b, const char *sandbox_id, const char *path,
-                                   unsigned flags, sbx_error *err)
+sbx_status sbx_backend_remove_path_req(sbx_backend *b, const char *sandbox_id,
+                                       const sbx_remove_path_request *request, sbx_error *err)
 {
     sbx_error_clear(err);
     const sbx_backend_descriptor *d = b->descriptor;
-    if (!HOST_HAS_OP(d, remove_path))
+    if (!HOST_HAS_OP(d, remove_path_req) && !HOST_HAS_OP(d, remove_path))
         return host_unsupported(b, "remove_path", err);
-    sbx_status st = check_path("remove_path", sandbox_id, path, err);
-    if (st == SBX_OK && (flags & ~SBX_REMOVE_RECURSIVE) != 0)
-        st = sbx_error_set(err, SBX_ERR_USAGE, "remove_path: unknown flags 0x%x", flags);
+    sbx_status st = CHECK_FILE_REQUEST("remove_path", SBX_REMOVE_PATH_REQUEST, sandbox_id, request, err);
+    if (st == SBX_OK && (request->flags & ~SBX_REMOVE_RECURSIVE) != 0)
+        st = sbx_error_set(err, SBX_ERR_USAGE, "remove_path: unknown flags 0x%x",
+                           request->flags);
     if (st != SBX_OK)
         return st;
-    return host_checked(b, d->remove_path(b->instance, sandbox_id, path, flags, err),
-                        "remove_path", err);
+    if (HOST_HAS_OP(d, remove_path_req))
+        st = d->remove_path_req(b->instance, sandbox_id, request, err);
+    else
+        st = d->remove_path(b->instance, sandbox_id, request->path, request->flags, err);
+    return host_checked(b, st, "remove_path", err);
+}
+
+sbx_status sbx_backend_remove_path(sbx_backend *b, const char *sandbox_id, const char *path,
+                                   unsigned flags, sbx_error *err)
+{
+    sbx_remove_path_request request = SBX_REMOVE_PATH_REQUEST_INIT;
+    request.path = path;
+    request.flags = flags;
+    return sbx_backend_remove_path_req(b, sandbox_id, &request, err);
 }

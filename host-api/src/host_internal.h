@@ -43,6 +43,23 @@ sbx_status host_unsupported(const sbx_backend *backend, const char *op, sbx_erro
 sbx_status host_checked(const sbx_backend *backend, sbx_status st, const char *op,
                         sbx_error *err);
 
+/* SBX_ERR_INTERNAL for a result a backend handed over malformed (`what`),
+ * naming the backend and operation `op`; the caller has released it. */
+sbx_status host_malformed(const sbx_backend *backend, const char *op, const char *what,
+                          sbx_error *err);
+
+/* SBX_ERR_USAGE naming `op` and `init` (the INIT macro the request is
+ * made with) when a request of `size` bytes (0: none) is smaller than
+ * `min_size`, the members the host reads; else SBX_OK. */
+sbx_status host_check_request(const char *op, const char *init, size_t size, size_t min_size,
+                              sbx_error *err);
+
+/* host_check_request for request `r` (may be NULL) of `type`, whose
+ * TYPE_INIT and TYPE_SIZE_1_4 macros <sbx/backend.h> defines. */
+#define HOST_CHECK_REQUEST(op, type, r, err)                                         \
+    host_check_request(op, #type "_INIT", (r) == NULL ? 0 : (r)->struct_size,       \
+                       type##_SIZE_1_4, err)
+
 /* Remember a backend in the host's table (path copied). */
 sbx_status host_remember(sbx_host *host, const sbx_backend_descriptor *descriptor,
                              sbx_backend_kind kind, const char *path, void *dl_handle,

@@ -23,9 +23,30 @@ static int makes_records_without_release(const sbx_backend_descriptor *d)
            !SET(free_records);
 }
 
+/* What an ABI 1.4 operation needs beside it, or NULL: a process without
+ * its start or its frees, a file request without its result's free. */
+static const char *process_operation_lacks(const sbx_backend_descriptor *d)
+{
+    int any_process = SET(process_start) || SET(process_read) || SET(process_write) ||
+                      SET(process_signal) || SET(process_resize) || SET(process_wait) ||
+                      SET(process_list) || SET(process_forget);
+    if (any_process && !SET(process_start))
+        return "the process_start operation its process operations need";
+    if (any_process && !(SET(free_processes) && SET(free_process_output)))
+        return "the free_processes and free_process_output operations processes need";
+    if (SET(read_file_req) && !SET(free_file_content))
+        return "the free_file_content operation read_file_req needs";
+    if (SET(list_dir_req) && !SET(free_listing))
+        return "the free_listing operation list_dir_req needs";
+    if ((any_process || SET(read_file_req) || SET(write_file_req) || SET(list_dir_req) ||
+         SET(remove_path_req)) && !SET(operations_info))
+        return "the operations_info operation its 1.4 operations need";
+    return NULL;
+}
+
 /* What an ABI 1.3 sandbox operation needs beside it, or NULL when the
  * descriptor has it: a result nobody could release, or limits a host
- * cannot read before it calls. */
+ * cannot read before it calls (then what a 1.4 operation needs). */
 static const char *operation_lacks(const sbx_backend_descriptor *d)
 {
     if (SET(exec) && !SET(free_exec_result))
@@ -37,7 +58,7 @@ static const char *operation_lacks(const sbx_backend_descriptor *d)
     if ((SET(exec) || SET(read_file) || SET(write_file) || SET(list_dir) ||
          SET(remove_path)) && !SET(operations_info))
         return "the operations_info operation its sandbox operations need";
-    return NULL;
+    return process_operation_lacks(d);
 }
 #undef SET
 

@@ -495,7 +495,6 @@ typedef struct sbx_dir_listing {
                                     * the host calls it once, from the result) */
 #define SBX_OP_PROCESS      0x100u /* the process operations */
 #define SBX_OP_PROCESS_PTY  0x200u /* processes with a terminal (and resize) */
-#define SBX_OP_FILE_REQUESTS 0x400u /* the file calls taking request structs */
 
 /*
  * What a backend's operations can do, and their limits.  The caller sets

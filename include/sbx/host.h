@@ -229,6 +229,101 @@ void sbx_backend_free_listing(sbx_backend *backend, sbx_dir_listing *listing);
 sbx_status sbx_backend_remove_path(sbx_backend *backend, const char *sandbox_id,
                                    const char *path, unsigned flags, sbx_error *err);
 
+/*
+ * ABI 1.4 additions to the sandbox operations.
+ *
+ * Exec's on_output (sbx_exec_request, ABI 1.4) works on a backend of any
+ * minor: one that does not stream (SBX_OP_EXEC_STREAM not in its
+ * operations_info) gets the callback called by the host after the
+ * command ended, once per stream with what the result holds.
+ *
+ * The file calls taking requests: on a backend without the request slot
+ * (ABI 1.3 modules) the host calls the positional 1.3 slot, so a host uses
+ * these on every backend; the positional wrappers above are these with a
+ * request built for them.  SBX_ERR_USAGE for a NULL id or request, a
+ * request not made with its INIT macro (smaller than 1.4's), a NULL path,
+ * and the limits the positional wrappers state.  Results are checked and
+ * released as theirs are.
+ */
+sbx_status sbx_backend_read_file_req(sbx_backend *backend, const char *sandbox_id,
+                                     const sbx_read_file_request *request,
+                                     sbx_file_content **out, sbx_error *err);
+sbx_status sbx_backend_write_file_req(sbx_backend *backend, const char *sandbox_id,
+                                      const sbx_write_file_request *request, sbx_error *err);
+sbx_status sbx_backend_list_dir_req(sbx_backend *backend, const char *sandbox_id,
+                                    const sbx_list_dir_request *request,
+                                    sbx_dir_listing **out, sbx_error *err);
+sbx_status sbx_backend_remove_path_req(sbx_backend *backend, const char *sandbox_id,
+                                       const sbx_remove_path_request *request, sbx_error *err);
+
+/*
+ * Live processes (ABI 1.4; <sbx/backend.h> says what each does, what a
+ * process id and a cursor are, and which error kinds each answers).  A
+ * backend without the operation answers SBX_ERR_UNSUPPORTED naming it and
+ * the operation (every one of them on a module of ABI 1.0 to 1.3).
+ * Before calling the backend the host answers SBX_ERR_USAGE, with a
+ * message naming the call and the value, for: a NULL sandbox id; a process
+ * id that is not 1 to SBX_PROCESS_ID_MAX bytes of [A-Za-z0-9._-]; a NULL
+ * request or one smaller than 1.4's (not made with its INIT macro); a
+ * terminal size of 0 or above SBX_PTY_SIZE_MAX; a signal outside
+ * 1..SBX_SIGNAL_MAX; a wait outside 0..SBX_PROCESS_WAIT_MAX_MS; a negative
+ * timeout; bytes without data.  What a backend answers malformed (an info
+ * or output smaller than 1.4's, without its id, argv or buffers, chunks
+ * that do not add up, a next cursor that does not follow from the
+ * request's, a chain whose length differs from its count) is released and
+ * SBX_ERR_INTERNAL naming the backend.  Results are released with
+ * sbx_backend_free_processes / sbx_backend_free_process_output on the same
+ * backend.  Safe from many threads at once.
+ */
+
+/* Start a process; *out is one info (its process id, state and argv).
+ * A terminal on a backend without process_resize: SBX_ERR_UNSUPPORTED. */
+sbx_status sbx_backend_process_start(sbx_backend *backend, const char *sandbox_id,
+                                     const sbx_process_request *request,
+                                     sbx_process_info **out, sbx_error *err);
+
+/* Read a process's output from request->cursor, waiting up to
+ * request->wait_ms; *out holds the bytes, the next cursor, what was
+ * dropped and, at the end of an ended process, how it ended. */
+sbx_status sbx_backend_process_read(sbx_backend *backend, const char *sandbox_id,
+                                    const char *process_id,
+                                    const sbx_process_read_request *request,
+                                    sbx_process_output **out, sbx_error *err);
+
+/* Write bytes to a process's stdin, and close it when asked. */
+sbx_status sbx_backend_process_write(sbx_backend *backend, const char *sandbox_id,
+                                     const char *process_id,
+                                     const sbx_process_write_request *request,
+                                     sbx_error *err);
+
+/* Send `signal` (1..SBX_SIGNAL_MAX) to the process's group. */
+sbx_status sbx_backend_process_signal(sbx_backend *backend, const char *sandbox_id,
+                                      const char *process_id, int signal, sbx_error *err);
+
+/* Set a process's terminal size (1..SBX_PTY_SIZE_MAX rows and columns). */
+sbx_status sbx_backend_process_resize(sbx_backend *backend, const char *sandbox_id,
+                                      const char *process_id, unsigned rows, unsigned cols,
+                                      sbx_error *err);
+
+/* Wait up to wait_ms for a process to end; *out is its info either way. */
+sbx_status sbx_backend_process_wait(sbx_backend *backend, const char *sandbox_id,
+                                    const char *process_id, int64_t wait_ms,
+                                    sbx_process_info **out, sbx_error *err);
+
+/* The processes of a sandbox: a chain of *count infos (NULL when none). */
+sbx_status sbx_backend_process_list(sbx_backend *backend, const char *sandbox_id,
+                                    sbx_process_info **out, size_t *count, sbx_error *err);
+
+/* Drop an ended process's record and output. */
+sbx_status sbx_backend_process_forget(sbx_backend *backend, const char *sandbox_id,
+                                      const char *process_id, sbx_error *err);
+
+/* Release a chain of infos of this backend.  NULL is accepted. */
+void sbx_backend_free_processes(sbx_backend *backend, sbx_process_info *processes);
+
+/* Release a read's output of this backend.  NULL is accepted. */
+void sbx_backend_free_process_output(sbx_backend *backend, sbx_process_output *output);
+
 /* ---------------------------------------------------------------- config */
 
 /* Parse a configuration file (JSON; see docs/configuration.md).  `${NAME}`
