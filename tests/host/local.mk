@@ -10,6 +10,9 @@ check_LTLIBRARIES += \
 	tests/host/fixtures/fixture-older-minor.la \
 	tests/host/fixtures/fixture-minor-1.la \
 	tests/host/fixtures/fixture-minor-2.la \
+	tests/host/fixtures/fixture-minor-3.la \
+	tests/host/fixtures/fixture-processes.la \
+	tests/host/fixtures/fixture-processes-no-free.la \
 	tests/host/fixtures/fixture-short-results.la \
 	tests/host/fixtures/fixture-exec-no-free.la \
 	tests/host/fixtures/fixture-short-records.la \
@@ -44,6 +47,27 @@ tests_host_fixtures_fixture_minor_2_la_CPPFLAGS = -I$(srcdir)/tests/host/fixture
 	$(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-minor-2"'
 tests_host_fixtures_fixture_minor_2_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 EXTRA_DIST += tests/host/fixtures/abi-1.2/sbx/backend.h
+
+# A module of ABI 1.3, built against the 1.3 header as it shipped: exec
+# and the file calls, no processes.
+tests_host_fixtures_fixture_minor_3_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_minor_3_la_CPPFLAGS = -I$(srcdir)/tests/host/fixtures/abi-1.3 \
+	$(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-minor-3"'
+tests_host_fixtures_fixture_minor_3_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+EXTRA_DIST += tests/host/fixtures/abi-1.3/sbx/backend.h
+
+# A minimal module of ABI 1.4: the process operations and a file request,
+# with answers malformed on request; and one without free_processes.
+tests_host_fixtures_fixture_processes_la_SOURCES = tests/host/fixtures/fixture_process_backend.c
+tests_host_fixtures_fixture_processes_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-processes"'
+tests_host_fixtures_fixture_processes_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_processes_no_free_la_SOURCES = \
+	tests/host/fixtures/fixture_process_backend.c
+tests_host_fixtures_fixture_processes_no_free_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-processes-no-free"' -DFIXTURE_NO_FREE_PROCESSES
+tests_host_fixtures_fixture_processes_no_free_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
 tests_host_fixtures_fixture_short_results_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_short_results_la_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -86,9 +110,9 @@ tests_host_fixtures_fixture_no_entry_la_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
 check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/test_operations
+	tests/host/test_operations tests/host/test_processes
 TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/test_operations \
+	tests/host/test_operations tests/host/test_processes \
 	tests/host/check-exports.sh tests/host/check-abi-example.sh
 dist_check_SCRIPTS += tests/host/check-exports.sh tests/host/check-abi-example.sh
 
@@ -109,3 +133,7 @@ tests_host_test_records_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
 tests_host_test_operations_SOURCES = tests/host/test_operations.c
 tests_host_test_operations_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_operations_LDADD = $(SBX_TEST_LIBS)
+
+tests_host_test_processes_SOURCES = tests/host/test_processes.c
+tests_host_test_processes_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_processes_LDADD = $(SBX_TEST_LIBS)

@@ -95,12 +95,12 @@ static void expect_no_operations(const char *name, int has_exec)
 static void test_minor_0_has_no_operations(void) { expect_no_operations("fixture-older-minor", 0); }
 static void test_minor_2_has_no_operations(void) { expect_no_operations("fixture-minor-2", 0); }
 
-/* A 1.3 module with exec: it runs; what it claims but lacks is masked. */
-static void test_minor_3_exec_and_masked_claims(void)
+/* A module with exec: it runs; what it claims but lacks is masked. */
+static void expect_exec_runs(const char *name)
 {
-    expect_no_operations("fixture-good", 1);
+    expect_no_operations(name, 1);
     opened o;
-    open_fixture(&o, "fixture-good");
+    open_fixture(&o, name);
     static const char *const argv[] = {"say", "two words", NULL};
     sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
     req.argv = argv;
@@ -117,6 +117,12 @@ static void test_minor_3_exec_and_masked_claims(void)
     CU_ASSERT_PTR_NULL(r);
     close_fixture(&o);
 }
+
+/* A 1.3 module, built with the 1.3 header as it shipped. */
+static void test_minor_3_exec_and_masked_claims(void) { expect_exec_runs("fixture-minor-3"); }
+
+/* A module of the current minor with exec and no processes. */
+static void test_current_exec_and_masked_claims(void) { expect_exec_runs("fixture-good"); }
 
 /* Results smaller than 1.3's are released and refused, never handed out. */
 static void test_short_results_are_not_handed_out(void)
@@ -179,6 +185,8 @@ void sbx_test_register(void)
          test_minor_2_has_no_operations},
         {"a 1.3 module: exec runs; claims of operations it lacks are masked",
          test_minor_3_exec_and_masked_claims},
+        {"a module of the current minor: exec runs; claims it lacks are masked",
+         test_current_exec_and_masked_claims},
         {"exec results smaller than 1.3 are refused, not handed out",
          test_short_results_are_not_handed_out},
         {"exec without free_exec_result: the module is refused",

@@ -140,7 +140,8 @@ static void exercise(const char *name, unsigned minor)
 static void test_minor_0(void) { exercise("fixture-older-minor", 0); }
 static void test_minor_1(void) { exercise("fixture-minor-1", 1); }
 static void test_minor_2(void) { exercise("fixture-minor-2", 2); }
-static void test_minor_3(void) { exercise("fixture-good", 3); }
+static void test_minor_3(void) { exercise("fixture-minor-3", 3); }
+static void test_minor_4(void) { exercise("fixture-good", 4); }
 static void test_future_minor(void) { exercise("fixture-newer-minor", 99); }
 
 static void test_short_records_are_not_handed_out(void)
@@ -189,20 +190,25 @@ static void test_record_operations_need_free_records(void)
     sbx_host_free(host);
 }
 
-/* The layouts that modules of 1.0, 1.1 and 1.2 were built with do not move:
- * 1.3 only appends, and the exec request's cancel_fd comes after 1.3's. */
+/* The layouts that modules of 1.0 to 1.3 were built with do not move:
+ * 1.3 and 1.4 only append, the exec request's cancel_fd comes after 1.3's
+ * and its output callback after cancel_fd. */
 static void test_frozen_layouts(void)
 {
-    CU_ASSERT_EQUAL(SBX_BACKEND_ABI_MINOR, 3);
+    CU_ASSERT_EQUAL(SBX_BACKEND_ABI_MINOR, 4);
     CU_ASSERT_EQUAL(offsetof(sbx_sandbox, mount_contract_version), 5 * sizeof(char *));
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_1, SBX_DESCRIPTOR_MIN_SIZE(clear_reconciliation));
     CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_1 < SBX_DESCRIPTOR_MIN_SIZE(create_record));
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_2, SBX_DESCRIPTOR_MIN_SIZE(free_records));
     CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_2 < SBX_DESCRIPTOR_MIN_SIZE(operations_info));
-    CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_MIN_SIZE(remove_path));
+    CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_MIN_SIZE(remove_path_req));
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_3, SBX_DESCRIPTOR_MIN_SIZE(remove_path));
+    CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_3 < SBX_DESCRIPTOR_MIN_SIZE(process_start));
+    CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_4, sizeof(sbx_backend_descriptor));
     CU_ASSERT_EQUAL(SBX_EXEC_REQUEST_SIZE_1_3, offsetof(sbx_exec_request, cancel_fd));
     CU_ASSERT(SBX_EXEC_REQUEST_SIZE_1_3 < sizeof(sbx_exec_request));
+    CU_ASSERT(offsetof(sbx_exec_request, cancel_fd) < offsetof(sbx_exec_request, on_output));
+    CU_ASSERT_EQUAL(SBX_EXEC_REQUEST_SIZE_1_4, sizeof(sbx_exec_request));
 }
 
 /* The times backends are given, as created_at reads them. */
@@ -252,6 +258,7 @@ void sbx_test_register(void)
          test_minor_1},
         {"a 1.2 module: its own records, URL-less ones kept in list_records", test_minor_2},
         {"a 1.3 module: its own records, as a 1.2 one", test_minor_3},
+        {"a 1.4 module: its own records, as a 1.2 one", test_minor_4},
         {"a module of a future minor: its records are read as 1.2", test_future_minor},
         {"records smaller than 1.2 are refused, not handed out", test_short_records_are_not_handed_out},
         {"record operations without free_records: the module is refused",
