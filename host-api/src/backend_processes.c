@@ -10,13 +10,17 @@
 #include <string.h>
 
 /* A process id as <sbx/backend.h> defines it: 1 to SBX_PROCESS_ID_MAX
- * bytes of [A-Za-z0-9._-]. */
+ * bytes of [A-Za-z0-9._-], the first a letter or digit. */
 static int is_process_id(const char *id)
 {
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     static const char allowed[] = "abcdefghijklmnopqrstuvwxyz"
                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+    if (id[0] == '\0' || strchr(alnum, id[0]) == NULL)
+        return 0;
     size_t n = strspn(id, allowed);
-    return n > 0 && n <= SBX_PROCESS_ID_MAX && id[n] == '\0';
+    return n <= SBX_PROCESS_ID_MAX && id[n] == '\0';
 }
 
 /* The sandbox and process a call is about. */
@@ -28,7 +32,7 @@ static sbx_status check_target(const char *op, const char *sandbox_id, const cha
     if (process_id == NULL || !is_process_id(process_id))
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "%s: '%.80s' is not a process id (1 to %d bytes of "
-                             "A-Z a-z 0-9 . _ -)",
+                             "A-Z a-z 0-9 . _ -, the first a letter or digit)",
                              op, process_id == NULL ? "(null)" : process_id,
                              SBX_PROCESS_ID_MAX);
     return SBX_OK;

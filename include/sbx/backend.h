@@ -525,7 +525,8 @@ typedef struct sbx_operations_info {
  * stdin) with the sandbox, never only in the instance that started it.
  *
  * Process ids are minted by the backend: 1 to SBX_PROCESS_ID_MAX bytes of
- * [A-Za-z0-9._-], opaque to hosts, never reused within one sandbox's life
+ * [A-Za-z0-9._-], the first a letter or digit (so an id is safe as a file
+ * name, an HTTP path segment and a shell word), opaque to hosts, never reused within one sandbox's life
  * (so a stale id cannot reach a newer process).  The host checks every id
  * it passes in and every id a backend answers.
  *
@@ -547,7 +548,7 @@ typedef struct sbx_operations_info {
  */
 
 /* Longest process id, in bytes (without the NUL). */
-#define SBX_PROCESS_ID_MAX 64
+#define SBX_PROCESS_ID_MAX 128
 
 /* Largest terminal rows and columns a host passes (0 is never valid). */
 #define SBX_PTY_SIZE_MAX 4096

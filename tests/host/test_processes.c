@@ -309,11 +309,18 @@ static void test_bad_arguments_are_usage_errors(void)
                  SBX_ERR_USAGE, "signal 65 is outside 1..64");
 
     static const char *const bad_ids[] = {
-        "", "a b", "../x", "p\n1",
-        "0123456789012345678901234567890123456789012345678901234567890123x"};
+        "", "a b", "../x", "p\n1", "a/b", "..", ".hidden", "-n"};
     for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++)
         expect_error(sbx_backend_process_forget(o.backend, "box", bad_ids[i], &err), &err,
                      SBX_ERR_USAGE, "is not a process id");
+    char longest[SBX_PROCESS_ID_MAX + 2];
+    memset(longest, 'p', SBX_PROCESS_ID_MAX);
+    longest[SBX_PROCESS_ID_MAX] = '\0';
+    CU_ASSERT_EQUAL(sbx_backend_process_forget(o.backend, "box", longest, &err), SBX_OK);
+    longest[SBX_PROCESS_ID_MAX] = 'p';
+    longest[SBX_PROCESS_ID_MAX + 1] = '\0';
+    expect_error(sbx_backend_process_forget(o.backend, "box", longest, &err), &err,
+                 SBX_ERR_USAGE, "is not a process id (1 to 128 bytes");
     expect_error(sbx_backend_process_signal(o.backend, "box", NULL, 15, &err), &err,
                  SBX_ERR_USAGE, "'(null)' is not a process id");
 
