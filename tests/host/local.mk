@@ -125,15 +125,18 @@ tests_host_test_config_SOURCES = tests/host/test_config.c
 tests_host_test_config_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_config_LDADD = $(SBX_TEST_LIBS)
 
-tests_host_test_records_SOURCES = tests/host/test_records.c
+# Where the fixtures are and what the suites that load them share.
+SBX_HOST_FIXTURES_SOURCES = tests/host/host_fixtures.c tests/host/host_fixtures.h
+
+tests_host_test_records_SOURCES = tests/host/test_records.c $(SBX_HOST_FIXTURES_SOURCES)
 tests_host_test_records_CFLAGS = $(SBX_TEST_CFLAGS)
 # It also checks the time parser of common/, which the host does not export.
 tests_host_test_records_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
 
-tests_host_test_operations_SOURCES = tests/host/test_operations.c
+tests_host_test_operations_SOURCES = tests/host/test_operations.c $(SBX_HOST_FIXTURES_SOURCES)
 tests_host_test_operations_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_operations_LDADD = $(SBX_TEST_LIBS)
 
-tests_host_test_processes_SOURCES = tests/host/test_processes.c
+tests_host_test_processes_SOURCES = tests/host/test_processes.c $(SBX_HOST_FIXTURES_SOURCES)
 tests_host_test_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_processes_LDADD = $(SBX_TEST_LIBS)

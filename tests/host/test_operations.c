@@ -8,56 +8,29 @@
 
 #include "tests/support/cunit_main.h"
 
-#include <sbx/host.h>
+#include "tests/host/host_fixtures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char fixture_dir[4096];
-
-/* A host that finds the fixture modules, and backend `name` opened on it
- * with sandbox "box" made. */
-typedef struct opened {
-    sbx_host *host;
-    sbx_backend *backend;
-} opened;
-
-static void open_fixture(opened *o, const char *name)
+/* Fixture `name` opened, with sandbox "box" made. */
+static void open_fixture(host_fixture *o, const char *name)
 {
-    sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &o->host, &err), SBX_OK);
-    const char *dirs[] = {fixture_dir};
-    CU_ASSERT_EQUAL_FATAL(sbx_host_set_module_path(o->host, dirs, 1, &err), SBX_OK);
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_open(o->host, name, NULL, 0, &o->backend, &err), SBX_OK);
+    host_fixture_open(o, name);
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "box";
     sbx_sandbox *s = NULL;
+    sbx_error err;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_create(o->backend, &req, &s, &err), SBX_OK);
     sbx_backend_free_sandboxes(o->backend, s, 1);
-}
-
-static void close_fixture(opened *o)
-{
-    sbx_backend_close(o->backend);
-    sbx_host_free(o->host);
-}
-
-/* `st` is UNSUPPORTED with a message naming the backend and `op`. */
-static void expect_unsupported(sbx_status st, const sbx_error *err, const char *name,
-                               const char *op)
-{
-    CU_ASSERT_EQUAL(st, SBX_ERR_UNSUPPORTED);
-    CU_ASSERT_EQUAL(err->kind, SBX_ERR_UNSUPPORTED);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err->message, name));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err->message, op));
 }
 
 /* Every operation of a module of minor 0 or 2, or of a 1.3 one that lacks
  * it: unsupported, naming it; nothing handed out. */
 static void expect_no_operations(const char *name, int has_exec)
 {
-    opened o;
+    host_fixture o;
     open_fixture(&o, name);
     sbx_error err;
     sbx_operations_info info;
@@ -73,23 +46,23 @@ static void expect_no_operations(const char *name, int has_exec)
         sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
         req.argv = argv;
         sbx_exec_result *r = (sbx_exec_result *)&err;
-        expect_unsupported(sbx_backend_exec(o.backend, "box", &req, &r, &err), &err, name,
+        host_fixtures_expect_unsupported(sbx_backend_exec(o.backend, "box", &req, &r, &err), &err, name,
                            "exec");
         CU_ASSERT_PTR_NULL(r);
     }
     sbx_file_content *content = (sbx_file_content *)&err;
-    expect_unsupported(sbx_backend_read_file(o.backend, "box", "f", 0, 1, &content, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_read_file(o.backend, "box", "f", 0, 1, &content, &err), &err,
                        name, "read_file");
     CU_ASSERT_PTR_NULL(content);
-    expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
                        name, "write_file");
     sbx_dir_listing *listing = (sbx_dir_listing *)&err;
-    expect_unsupported(sbx_backend_list_dir(o.backend, "box", ".", 1, 1, &listing, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_list_dir(o.backend, "box", ".", 1, 1, &listing, &err), &err,
                        name, "list_dir");
     CU_ASSERT_PTR_NULL(listing);
-    expect_unsupported(sbx_backend_remove_path(o.backend, "box", "f", 0, &err), &err, name,
+    host_fixtures_expect_unsupported(sbx_backend_remove_path(o.backend, "box", "f", 0, &err), &err, name,
                        "remove_path");
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 static void test_minor_0_has_no_operations(void) { expect_no_operations("fixture-older-minor", 0); }
@@ -99,7 +72,7 @@ static void test_minor_2_has_no_operations(void) { expect_no_operations("fixture
 static void expect_exec_runs(const char *name)
 {
     expect_no_operations(name, 1);
-    opened o;
+    host_fixture o;
     open_fixture(&o, name);
     static const char *const argv[] = {"say", "two words", NULL};
     sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
@@ -115,7 +88,7 @@ static void expect_exec_runs(const char *name)
     r = NULL;
     CU_ASSERT_EQUAL(sbx_backend_exec(o.backend, "other", &req, &r, &err), SBX_ERR_NOT_FOUND);
     CU_ASSERT_PTR_NULL(r);
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 /* A 1.3 module, built with the 1.3 header as it shipped. */
@@ -127,7 +100,7 @@ static void test_current_exec_and_masked_claims(void) { expect_exec_runs("fixtur
 /* Results smaller than 1.3's are released and refused, never handed out. */
 static void test_short_results_are_not_handed_out(void)
 {
-    opened o;
+    host_fixture o;
     open_fixture(&o, "fixture-short-results");
     static const char *const argv[] = {"x", NULL};
     sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
@@ -138,17 +111,14 @@ static void test_short_results_are_not_handed_out(void)
     CU_ASSERT_PTR_NULL(r);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "fixture-short-results"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "smaller than ABI 1.3"));
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 /* exec without free_exec_result: the module is refused at load, naming it. */
 static void test_exec_needs_its_free_operation(void)
 {
-    sbx_host *host = NULL;
+    sbx_host *host = host_fixtures_new_host();
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
-    const char *dirs[] = {fixture_dir};
-    CU_ASSERT_EQUAL_FATAL(sbx_host_set_module_path(host, dirs, 1, &err), SBX_OK);
     const sbx_backend_descriptor *d = NULL;
     CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-exec-no-free", &d, &err), SBX_ERR_LOAD);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "free_exec_result"));
@@ -158,7 +128,7 @@ static void test_exec_needs_its_free_operation(void)
 /* What the host refuses before any backend sees it. */
 static void test_malformed_calls_are_usage_errors(void)
 {
-    opened o;
+    host_fixture o;
     open_fixture(&o, "fixture-good");
     sbx_error err;
     sbx_exec_result *r = NULL;
@@ -170,15 +140,12 @@ static void test_malformed_calls_are_usage_errors(void)
     sbx_operations_info info;
     info.struct_size = 1;
     CU_ASSERT_EQUAL(sbx_backend_operations_info(o.backend, &info, &err), SBX_ERR_USAGE);
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 void sbx_test_register(void)
 {
-    const char *build = getenv("SBX_TEST_BUILDDIR");
-    snprintf(fixture_dir, sizeof fixture_dir, "%s/tests/host/fixtures/.libs",
-             build != NULL ? build : ".");
-    unsetenv("SBX_MODULE_PATH");
+    host_fixtures_locate();
     static const CU_TestInfo tests[] = {
         {"a 1.0 module: every operation unsupported, naming it", test_minor_0_has_no_operations},
         {"a 1.2 module built with the 1.2 header: every operation unsupported",

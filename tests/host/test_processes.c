@@ -9,52 +9,11 @@
 
 #include "tests/support/cunit_main.h"
 
-#include <sbx/host.h>
+#include "tests/host/host_fixtures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char fixture_dir[4096];
-
-/* A host that finds the fixture modules, and backend `name` opened on it. */
-typedef struct opened {
-    sbx_host *host;
-    sbx_backend *backend;
-} opened;
-
-static void open_fixture(opened *o, const char *name)
-{
-    sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &o->host, &err), SBX_OK);
-    const char *dirs[] = {fixture_dir};
-    CU_ASSERT_EQUAL_FATAL(sbx_host_set_module_path(o->host, dirs, 1, &err), SBX_OK);
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_open(o->host, name, NULL, 0, &o->backend, &err), SBX_OK);
-}
-
-static void close_fixture(opened *o)
-{
-    sbx_backend_close(o->backend);
-    sbx_host_free(o->host);
-}
-
-/* `st` is `kind`, and the message holds `text`. */
-static void expect_error(sbx_status st, const sbx_error *err, sbx_status kind, const char *text)
-{
-    CU_ASSERT_EQUAL(st, kind);
-    CU_ASSERT_EQUAL(err->kind, kind);
-    if (strstr(err->message, text) == NULL)
-        fprintf(stderr, "\nexpected '%s' in: %s\n", text, err->message);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err->message, text));
-}
-
-/* `st` is UNSUPPORTED with a message naming the backend and `op`. */
-static void expect_unsupported(sbx_status st, const sbx_error *err, const char *name,
-                               const char *op)
-{
-    expect_error(st, err, SBX_ERR_UNSUPPORTED, name);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err->message, op));
-}
 
 static const char *const one_word[] = {"serve", NULL};
 
@@ -62,8 +21,8 @@ static const char *const one_word[] = {"serve", NULL};
  * call; nothing handed out; no process operations claimed. */
 static void expect_no_processes(const char *name)
 {
-    opened o;
-    open_fixture(&o, name);
+    host_fixture o;
+    host_fixture_open(&o, name);
     sbx_error err;
     sbx_operations_info info = { .struct_size = sizeof info };
     CU_ASSERT_EQUAL(sbx_backend_operations_info(o.backend, &info, &err), SBX_OK);
@@ -71,34 +30,34 @@ static void expect_no_processes(const char *name)
     sbx_process_request start = SBX_PROCESS_REQUEST_INIT;
     start.argv = one_word;
     sbx_process_info *info_out = (sbx_process_info *)&err;
-    expect_unsupported(sbx_backend_process_start(o.backend, "box", &start, &info_out, &err),
+    host_fixtures_expect_unsupported(sbx_backend_process_start(o.backend, "box", &start, &info_out, &err),
                        &err, name, "process_start");
     CU_ASSERT_PTR_NULL(info_out);
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *output = (sbx_process_output *)&err;
-    expect_unsupported(sbx_backend_process_read(o.backend, "box", "p-1", &read, &output, &err),
+    host_fixtures_expect_unsupported(sbx_backend_process_read(o.backend, "box", "p-1", &read, &output, &err),
                        &err, name, "process_read");
     CU_ASSERT_PTR_NULL(output);
     sbx_process_write_request write = SBX_PROCESS_WRITE_REQUEST_INIT;
-    expect_unsupported(sbx_backend_process_write(o.backend, "box", "p-1", &write, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_process_write(o.backend, "box", "p-1", &write, &err), &err,
                        name, "process_write");
-    expect_unsupported(sbx_backend_process_signal(o.backend, "box", "p-1", 15, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_process_signal(o.backend, "box", "p-1", 15, &err), &err,
                        name, "process_signal");
-    expect_unsupported(sbx_backend_process_resize(o.backend, "box", "p-1", 24, 80, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_process_resize(o.backend, "box", "p-1", 24, 80, &err), &err,
                        name, "process_resize");
     info_out = (sbx_process_info *)&err;
-    expect_unsupported(sbx_backend_process_wait(o.backend, "box", "p-1", 0, &info_out, &err),
+    host_fixtures_expect_unsupported(sbx_backend_process_wait(o.backend, "box", "p-1", 0, &info_out, &err),
                        &err, name, "process_wait");
     CU_ASSERT_PTR_NULL(info_out);
     size_t count = 7;
     info_out = (sbx_process_info *)&err;
-    expect_unsupported(sbx_backend_process_list(o.backend, "box", &info_out, &count, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_process_list(o.backend, "box", &info_out, &count, &err), &err,
                        name, "process_list");
     CU_ASSERT_PTR_NULL(info_out);
     CU_ASSERT_EQUAL(count, 0);
-    expect_unsupported(sbx_backend_process_forget(o.backend, "box", "p-1", &err), &err, name,
+    host_fixtures_expect_unsupported(sbx_backend_process_forget(o.backend, "box", "p-1", &err), &err, name,
                        "process_forget");
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 static void test_minor_0_has_no_processes(void) { expect_no_processes("fixture-older-minor"); }
@@ -112,8 +71,8 @@ static void test_current_without_slots_has_no_processes(void)
 /* A 1.4 module gets each call, with its arguments as the caller gave them. */
 static void test_calls_are_routed(void)
 {
-    opened o;
-    open_fixture(&o, "fixture-processes");
+    host_fixture o;
+    host_fixture_open(&o, "fixture-processes");
     sbx_error err;
     sbx_operations_info info = { .struct_size = sizeof info };
     CU_ASSERT_EQUAL(sbx_backend_operations_info(o.backend, &info, &err), SBX_OK);
@@ -144,7 +103,7 @@ static void test_calls_are_routed(void)
     CU_ASSERT_EQUAL(out->next.stderr_offset, 8);
     sbx_backend_free_process_output(o.backend, out);
     out = (sbx_process_output *)&err;
-    expect_error(sbx_backend_process_read(o.backend, "box", "gone", &read, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "gone", &read, &out, &err), &err,
                  SBX_ERR_NO_SUCH_PROCESS, "gone");
     CU_ASSERT_PTR_NULL(out);
 
@@ -153,14 +112,14 @@ static void test_calls_are_routed(void)
     write.length = 5;
     write.close_stdin = 1;
     CU_ASSERT_EQUAL(sbx_backend_process_write(o.backend, "box", "p-1", &write, &err), SBX_OK);
-    expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
                  SBX_ERR_PROVISIONER, "write 5 bytes close 1");
     CU_ASSERT_EQUAL(sbx_backend_process_signal(o.backend, "box", "p-1", 15, &err), SBX_OK);
-    expect_error(sbx_backend_process_signal(o.backend, "box", "echo", SBX_SIGNAL_MAX, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", "echo", SBX_SIGNAL_MAX, &err), &err,
                  SBX_ERR_PROVISIONER, "signal 64");
-    expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 30, SBX_PTY_SIZE_MAX, &err),
+    host_fixtures_expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 30, SBX_PTY_SIZE_MAX, &err),
                  &err, SBX_ERR_PROVISIONER, "resize 30x4096");
-    expect_error(sbx_backend_process_forget(o.backend, "box", "gone", &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_forget(o.backend, "box", "gone", &err), &err,
                  SBX_ERR_NO_SUCH_PROCESS, "gone");
     CU_ASSERT_EQUAL(sbx_backend_process_forget(o.backend, "box", "p-1", &err), SBX_OK);
 
@@ -175,14 +134,14 @@ static void test_calls_are_routed(void)
     CU_ASSERT_EQUAL(count, 2);
     CU_ASSERT_STRING_EQUAL(p->next->process_id, "p-2");
     sbx_backend_free_processes(o.backend, p);
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 /* A module with only the request slot answers the positional call too. */
 static void test_file_requests_are_routed(void)
 {
-    opened o;
-    open_fixture(&o, "fixture-processes");
+    host_fixture o;
+    host_fixture_open(&o, "fixture-processes");
     sbx_error err;
     sbx_read_file_request req = SBX_READ_FILE_REQUEST_INIT;
     req.path = "dir/f";
@@ -197,31 +156,31 @@ static void test_file_requests_are_routed(void)
     CU_ASSERT_EQUAL(c->length, 3);
     CU_ASSERT_EQUAL(memcmp(c->data, "g@9", 3), 0);
     sbx_backend_free_file_content(o.backend, c);
-    expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
+    host_fixtures_expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
                        "fixture-processes", "write_file");
     req.struct_size = offsetof(sbx_read_file_request, max_bytes);
-    expect_error(sbx_backend_read_file_req(o.backend, "box", &req, &c, &err), &err,
+    host_fixtures_expect_error(sbx_backend_read_file_req(o.backend, "box", &req, &c, &err), &err,
                  SBX_ERR_USAGE, "SBX_READ_FILE_REQUEST_INIT");
-    expect_error(sbx_backend_read_file_req(o.backend, "box", NULL, &c, &err), &err,
+    host_fixtures_expect_error(sbx_backend_read_file_req(o.backend, "box", NULL, &c, &err), &err,
                  SBX_ERR_USAGE, "SBX_READ_FILE_REQUEST_INIT");
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 /* The answers of sandbox `sandbox_id` are refused naming `problem`. */
-static void expect_refused_answers(opened *o, const char *sandbox_id, int read_too,
+static void expect_refused_answers(host_fixture *o, const char *sandbox_id, int read_too,
                                    const char *problem)
 {
     sbx_error err;
     sbx_process_request start = SBX_PROCESS_REQUEST_INIT;
     start.argv = one_word;
     sbx_process_info *p = (sbx_process_info *)&err;
-    expect_error(sbx_backend_process_start(o->backend, sandbox_id, &start, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_start(o->backend, sandbox_id, &start, &p, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(p);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "fixture-processes"));
     size_t count = 9;
     p = (sbx_process_info *)&err;
-    expect_error(sbx_backend_process_list(o->backend, sandbox_id, &p, &count, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_list(o->backend, sandbox_id, &p, &count, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(p);
     CU_ASSERT_EQUAL(count, 0);
@@ -229,27 +188,27 @@ static void expect_refused_answers(opened *o, const char *sandbox_id, int read_t
         return;
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *out = (sbx_process_output *)&err;
-    expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(out);
 }
 
 /* The answers for one read of sandbox `sandbox_id` are refused naming
  * `problem`. */
-static void expect_refused_output(opened *o, const char *sandbox_id, const char *problem)
+static void expect_refused_output(host_fixture *o, const char *sandbox_id, const char *problem)
 {
     sbx_error err;
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *out = (sbx_process_output *)&err;
-    expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(out);
 }
 
 static void test_malformed_answers_are_refused(void)
 {
-    opened o;
-    open_fixture(&o, "fixture-processes");
+    host_fixture o;
+    host_fixture_open(&o, "fixture-processes");
     expect_refused_answers(&o, "short", 1, "smaller than ABI 1.4's");
     expect_refused_answers(&o, "badid", 0, "without a valid process id");
     expect_refused_output(&o, "nobuffers", "without its buffers");
@@ -259,59 +218,59 @@ static void test_malformed_answers_are_refused(void)
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     read.max_bytes = 4;
     sbx_process_output *out = NULL;
-    expect_error(sbx_backend_process_read(o.backend, "box", "p-1", &read, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "p-1", &read, &out, &err), &err,
                  SBX_ERR_INTERNAL, "more bytes than asked");
     size_t count = 9;
     sbx_process_info *p = NULL;
-    expect_error(sbx_backend_process_list(o.backend, "badcount", &p, &count, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_list(o.backend, "badcount", &p, &count, &err), &err,
                  SBX_ERR_INTERNAL, "differs from its count");
     CU_ASSERT_EQUAL(count, 0);
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 /* Bad arguments: each a usage error with its own message, and the module
  * never called (it would answer "echo" with a provisioner error). */
 static void test_bad_arguments_are_usage_errors(void)
 {
-    opened o;
-    open_fixture(&o, "fixture-processes");
+    host_fixture o;
+    host_fixture_open(&o, "fixture-processes");
     sbx_error err;
     sbx_process_request start = SBX_PROCESS_REQUEST_INIT;
     start.argv = one_word;
     start.pty = 1;
     sbx_process_info *p = NULL;
     start.rows = 0;
-    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "terminal size 0 rows x 80 columns is outside 1..4096");
     start.rows = 24;
     start.cols = 100000;
-    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "terminal size 24 rows x 100000 columns");
     start.cols = 80;
     start.timeout_ms = -1;
-    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "timeout of -1 ms is negative");
     start.timeout_ms = 0;
     start.struct_size = offsetof(sbx_process_request, buffer_bytes);
-    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "SBX_PROCESS_REQUEST_INIT");
-    expect_error(sbx_backend_process_start(o.backend, NULL, &start, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_start(o.backend, NULL, &start, &p, &err), &err,
                  SBX_ERR_USAGE, "a sandbox id is required");
     CU_ASSERT_PTR_NULL(p);
 
-    expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 24, 0, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 24, 0, &err), &err,
                  SBX_ERR_USAGE, "terminal size 24 rows x 0 columns");
-    expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 4097, 80, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 4097, 80, &err), &err,
                  SBX_ERR_USAGE, "terminal size 4097 rows");
-    expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 0, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 0, &err), &err,
                  SBX_ERR_USAGE, "signal 0 is outside 1..64");
-    expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 65, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 65, &err), &err,
                  SBX_ERR_USAGE, "signal 65 is outside 1..64");
 
     static const char *const bad_ids[] = {
         "", "a b", "../x", "p\n1", "a/b", "..", ".hidden", "-n"};
     for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++)
-        expect_error(sbx_backend_process_forget(o.backend, "box", bad_ids[i], &err), &err,
+        host_fixtures_expect_error(sbx_backend_process_forget(o.backend, "box", bad_ids[i], &err), &err,
                      SBX_ERR_USAGE, "is not a process id");
     char longest[SBX_PROCESS_ID_MAX + 2];
     memset(longest, 'p', SBX_PROCESS_ID_MAX);
@@ -319,47 +278,44 @@ static void test_bad_arguments_are_usage_errors(void)
     CU_ASSERT_EQUAL(sbx_backend_process_forget(o.backend, "box", longest, &err), SBX_OK);
     longest[SBX_PROCESS_ID_MAX] = 'p';
     longest[SBX_PROCESS_ID_MAX + 1] = '\0';
-    expect_error(sbx_backend_process_forget(o.backend, "box", longest, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_forget(o.backend, "box", longest, &err), &err,
                  SBX_ERR_USAGE, "is not a process id (1 to 128 bytes");
-    expect_error(sbx_backend_process_signal(o.backend, "box", NULL, 15, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", NULL, 15, &err), &err,
                  SBX_ERR_USAGE, "'(null)' is not a process id");
 
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *out = NULL;
     read.wait_ms = -1;
-    expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
                  SBX_ERR_USAGE, "wait of -1 ms is outside 0..60000");
     read.wait_ms = SBX_PROCESS_WAIT_MAX_MS + 1;
-    expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
                  SBX_ERR_USAGE, "wait of 60001 ms");
-    expect_error(sbx_backend_process_read(o.backend, "box", "echo", NULL, &out, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "echo", NULL, &out, &err), &err,
                  SBX_ERR_USAGE, "SBX_PROCESS_READ_REQUEST_INIT");
-    expect_error(sbx_backend_process_wait(o.backend, "box", "echo", -5, &p, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_wait(o.backend, "box", "echo", -5, &p, &err), &err,
                  SBX_ERR_USAGE, "wait of -5 ms");
 
     sbx_process_write_request write = SBX_PROCESS_WRITE_REQUEST_INIT;
     write.length = 3;
-    expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
                  SBX_ERR_USAGE, "3 bytes but no data");
     write.struct_size = sizeof(size_t);
-    expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
                  SBX_ERR_USAGE, "SBX_PROCESS_WRITE_REQUEST_INIT");
     size_t count = 0;
-    expect_error(sbx_backend_process_list(o.backend, NULL, &p, &count, &err), &err,
+    host_fixtures_expect_error(sbx_backend_process_list(o.backend, NULL, &p, &count, &err), &err,
                  SBX_ERR_USAGE, "a sandbox id is required");
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 /* Process operations without free_processes: refused at load, naming it. */
 static void test_processes_need_their_free_operations(void)
 {
-    sbx_host *host = NULL;
+    sbx_host *host = host_fixtures_new_host();
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
-    const char *dirs[] = {fixture_dir};
-    CU_ASSERT_EQUAL_FATAL(sbx_host_set_module_path(host, dirs, 1, &err), SBX_OK);
     const sbx_backend_descriptor *d = NULL;
-    expect_error(sbx_host_load(host, "fixture-processes-no-free", &d, &err), &err, SBX_ERR_LOAD,
+    host_fixtures_expect_error(sbx_host_load(host, "fixture-processes-no-free", &d, &err), &err, SBX_ERR_LOAD,
                  "free_processes");
     sbx_host_free(host);
 }
@@ -383,8 +339,8 @@ static void collect(void *ctx, sbx_stream stream, const char *data, size_t lengt
  * host calls it from the result, once per stream that has bytes. */
 static void expect_output_from_result(const char *name)
 {
-    opened o;
-    open_fixture(&o, name);
+    host_fixture o;
+    host_fixture_open(&o, name);
     sbx_create_request create = SBX_CREATE_REQUEST_INIT;
     create.sandbox_id = "box";
     sbx_sandbox *s = NULL;
@@ -409,7 +365,7 @@ static void expect_output_from_result(const char *name)
     CU_ASSERT_EQUAL_FATAL(sbx_backend_exec(o.backend, "box", &req, &r, &err), SBX_OK);
     sbx_backend_free_exec_result(o.backend, r);
     CU_ASSERT_EQUAL(seen.calls, 1);
-    close_fixture(&o);
+    host_fixture_close(&o);
 }
 
 static void test_minor_3_exec_output_from_result(void)
@@ -424,10 +380,7 @@ static void test_current_exec_output_from_result(void)
 
 void sbx_test_register(void)
 {
-    const char *build = getenv("SBX_TEST_BUILDDIR");
-    snprintf(fixture_dir, sizeof fixture_dir, "%s/tests/host/fixtures/.libs",
-             build != NULL ? build : ".");
-    unsetenv("SBX_MODULE_PATH");
+    host_fixtures_locate();
     static const CU_TestInfo tests[] = {
         {"a 1.0 module: every process call unsupported, naming it",
          test_minor_0_has_no_processes},

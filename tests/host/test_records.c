@@ -8,7 +8,7 @@
 #include "tests/support/cunit_main.h"
 
 #include "common/iso_time.h"
-#include <sbx/host.h>
+#include "tests/host/host_fixtures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +16,6 @@
 
 /* What the 1.2 fixture puts in its records (fixture_backend.c). */
 #define FIXTURE_CREATED_AT INT64_C(1700000000123)
-
-static char fixture_dir[4096];
-
-static sbx_host *new_host(void)
-{
-    sbx_host *host = NULL;
-    sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &host, &err), SBX_OK);
-    const char *dirs[] = {fixture_dir};
-    CU_ASSERT_EQUAL_FATAL(sbx_host_set_module_path(host, dirs, 1, &err), SBX_OK);
-    return host;
-}
 
 static void create(sbx_backend *b, const char *id)
 {
@@ -83,7 +71,7 @@ static void expect_record(const sbx_sandbox_record *r, const char *id, int from_
  * one without an address, and read them back both ways. */
 static void exercise(const char *name, unsigned minor)
 {
-    sbx_host *host = new_host();
+    sbx_host *host = host_fixtures_new_host();
     sbx_backend *b = NULL;
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_open(host, name, NULL, 0, &b, &err), SBX_OK);
@@ -146,7 +134,7 @@ static void test_future_minor(void) { exercise("fixture-newer-minor", 99); }
 
 static void test_short_records_are_not_handed_out(void)
 {
-    sbx_host *host = new_host();
+    sbx_host *host = host_fixtures_new_host();
     sbx_backend *b = NULL;
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_open(host, "fixture-short-records", NULL, 0, &b, &err),
@@ -176,7 +164,7 @@ static void test_short_records_are_not_handed_out(void)
 
 static void test_record_operations_need_free_records(void)
 {
-    sbx_host *host = new_host();
+    sbx_host *host = host_fixtures_new_host();
     const sbx_backend_descriptor *d = NULL;
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_host_load(host, "fixture-records-no-free", &d, &err), SBX_ERR_LOAD);
@@ -184,7 +172,7 @@ static void test_record_operations_need_free_records(void)
     snprintf(expected, sizeof expected,
              "cannot load backend module %s/fixture-records-no-free.so: module ABI %d.%d, host "
              "ABI %d.%d (descriptor lacks the free_records operation its record operations "
-             "need)", fixture_dir, SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR,
+             "need)", host_fixtures_dir(), SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR,
              SBX_BACKEND_ABI_MAJOR, SBX_BACKEND_ABI_MINOR);
     CU_ASSERT_STRING_EQUAL(err.message, expected);
     sbx_host_free(host);
@@ -248,10 +236,7 @@ static void test_rfc3339_times(void)
 
 void sbx_test_register(void)
 {
-    const char *build = getenv("SBX_TEST_BUILDDIR");
-    snprintf(fixture_dir, sizeof fixture_dir, "%s/tests/host/fixtures/.libs",
-             build != NULL ? build : ".");
-    unsetenv("SBX_MODULE_PATH");
+    host_fixtures_locate();
     static const CU_TestInfo tests[] = {
         {"a 1.0 module: arrays as before, records built by the host", test_minor_0},
         {"a 1.1 module built with the 1.1 header: arrays as before, records built by the host",
