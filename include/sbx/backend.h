@@ -25,10 +25,11 @@
  *   - Strings and arrays passed in by the host are borrowed for the duration
  *     of the call only.
  *   - Everything a backend returns (sandboxes, records, reconciliation
- *     results, sandbox operation results, process infos and outputs) is owned by the caller and released through the same
- *     backend's release operation (free_sandboxes, free_records,
- *     clear_reconciliation), never with a bare free(): the module may use
- *     another allocator.
+ *     results, sandbox operation results, process infos and outputs) is
+ *     owned by the caller and released through the same backend's release
+ *     operation (free_sandboxes, free_records, clear_reconciliation,
+ *     free_exec_result, free_processes, ...), never with a bare free():
+ *     the module may use another allocator.
  *   - The sbx_error record is caller-owned storage; a backend only writes it.
  *
  * Thread safety:

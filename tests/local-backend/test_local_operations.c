@@ -312,7 +312,7 @@ static void test_timeouts_end_the_command(void)
     r = run_in(f.backend, "ops", "exit 0", 3600000, 0);
     CU_ASSERT(r->outcome == SBX_EXEC_EXITED);
     sbx_backend_free_exec_result(f.backend, r);
-    sbx_operations_info info = { sizeof info, 0, 0, 0, 0, 0, 0 };
+    sbx_operations_info info = { .struct_size = sizeof info };
     sbx_error err;
     CU_ASSERT_FATAL(sbx_backend_operations_info(f.backend, &info, &err) == SBX_OK);
     CU_ASSERT(info.default_timeout_ms == 600000);
