@@ -76,7 +76,8 @@ static void test_calls_are_routed(void)
     sbx_error err;
     sbx_operations_info info = { .struct_size = sizeof info };
     CU_ASSERT_EQUAL(sbx_backend_operations_info(o.backend, &info, &err), SBX_OK);
-    CU_ASSERT_EQUAL(info.operations, SBX_OP_PROCESS | SBX_OP_PROCESS_PTY | SBX_OP_READ_FILE);
+    CU_ASSERT_EQUAL(info.operations, SBX_OP_PROCESS | SBX_OP_PROCESS_PTY | SBX_OP_READ_FILE |
+                                         SBX_OP_EXEC | SBX_OP_EXEC_STREAM);
 
     sbx_process_request start = SBX_PROCESS_REQUEST_INIT;
     start.argv = one_word;
@@ -378,6 +379,27 @@ static void test_current_exec_output_from_result(void)
     expect_output_from_result("fixture-good");
 }
 
+/* A backend that streams calls on_output itself: the host does not call
+ * it a second time from the result. */
+static void test_streaming_exec_output_once(void)
+{
+    host_fixture o;
+    host_fixture_open(&o, "fixture-processes");
+    static const char *const argv[] = {"x", NULL};
+    collected seen = {0};
+    sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
+    req.argv = argv;
+    req.on_output = collect;
+    req.output_ctx = &seen;
+    sbx_exec_result *r = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_exec(o.backend, "box", &req, &r, &err), SBX_OK);
+    sbx_backend_free_exec_result(o.backend, r);
+    CU_ASSERT_EQUAL(seen.calls, 1);
+    CU_ASSERT_STRING_EQUAL(seen.text, "streamed");
+    host_fixture_close(&o);
+}
+
 void sbx_test_register(void)
 {
     host_fixtures_locate();
@@ -401,6 +423,8 @@ void sbx_test_register(void)
         {"exec on_output from a 1.3 module's result", test_minor_3_exec_output_from_result},
         {"exec on_output from a non-streaming 1.4 module's result",
          test_current_exec_output_from_result},
+        {"exec on_output from a streaming module: called once, by the module",
+         test_streaming_exec_output_once},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("processes", NULL, NULL, tests);
