@@ -141,7 +141,8 @@ sbx_status sbx_backend_read_file_req(sbx_backend *b, const char *sandbox_id,
     const sbx_backend_descriptor *d = b->descriptor;
     if (!HOST_HAS_OP(d, read_file_req) && !HOST_HAS_OP(d, read_file))
         return host_unsupported(b, "read_file", err);
-    sbx_status st = CHECK_FILE_REQUEST("read_file", SBX_READ_FILE_REQUEST, sandbox_id, request, err);
+    sbx_status st =
+        CHECK_FILE_REQUEST("read_file", SBX_READ_FILE_REQUEST, sandbox_id, request, err);
     if (st == SBX_OK && request->max_bytes == 0)
         st = sbx_error_set(err, SBX_ERR_USAGE, "read_file: max_bytes must be at least 1");
     if (st != SBX_OK)
@@ -193,7 +194,8 @@ sbx_status sbx_backend_write_file_req(sbx_backend *b, const char *sandbox_id,
     const sbx_backend_descriptor *d = b->descriptor;
     if (!HOST_HAS_OP(d, write_file_req) && !HOST_HAS_OP(d, write_file))
         return host_unsupported(b, "write_file", err);
-    sbx_status st = CHECK_FILE_REQUEST("write_file", SBX_WRITE_FILE_REQUEST, sandbox_id, request, err);
+    sbx_status st =
+        CHECK_FILE_REQUEST("write_file", SBX_WRITE_FILE_REQUEST, sandbox_id, request, err);
     if (st != SBX_OK)
         return st;
     unsigned flags = request->flags;
@@ -302,7 +304,8 @@ sbx_status sbx_backend_remove_path_req(sbx_backend *b, const char *sandbox_id,
     const sbx_backend_descriptor *d = b->descriptor;
     if (!HOST_HAS_OP(d, remove_path_req) && !HOST_HAS_OP(d, remove_path))
         return host_unsupported(b, "remove_path", err);
-    sbx_status st = CHECK_FILE_REQUEST("remove_path", SBX_REMOVE_PATH_REQUEST, sandbox_id, request, err);
+    sbx_status st =
+        CHECK_FILE_REQUEST("remove_path", SBX_REMOVE_PATH_REQUEST, sandbox_id, request, err);
     if (st == SBX_OK && (request->flags & ~SBX_REMOVE_RECURSIVE) != 0)
         st = sbx_error_set(err, SBX_ERR_USAGE, "remove_path: unknown flags 0x%x",
                            request->flags);

@@ -527,9 +527,10 @@ typedef struct sbx_operations_info {
  *
  * Process ids are minted by the backend: 1 to SBX_PROCESS_ID_MAX bytes of
  * [A-Za-z0-9._-], the first a letter or digit (so an id is safe as a file
- * name, an HTTP path segment and a shell word), opaque to hosts, never reused within one sandbox's life
- * (so a stale id cannot reach a newer process).  The host checks every id
- * it passes in and every id a backend answers.
+ * name, an HTTP path segment and a shell word), opaque to hosts, never
+ * reused within one sandbox's life (so a stale id cannot reach a newer
+ * process).  The host checks every id it passes in and every id a backend
+ * answers.
  *
  * Output: each stream (stdout, stderr; with a terminal only stdout) is a
  * sequence of bytes numbered from 0.  The backend keeps at most

@@ -47,7 +47,7 @@ void host_fixture_close(host_fixture *f)
     sbx_host_free(f->host);
 }
 
-void host_fixtures_expect_error(sbx_status st, const sbx_error *err, sbx_status kind,
+void expect_error(sbx_status st, const sbx_error *err, sbx_status kind,
                                 const char *text)
 {
     CU_ASSERT_EQUAL(st, kind);
@@ -57,9 +57,9 @@ void host_fixtures_expect_error(sbx_status st, const sbx_error *err, sbx_status 
     CU_ASSERT_PTR_NOT_NULL(strstr(err->message, text));
 }
 
-void host_fixtures_expect_unsupported(sbx_status st, const sbx_error *err, const char *name,
+void expect_unsupported(sbx_status st, const sbx_error *err, const char *name,
                                       const char *op)
 {
-    host_fixtures_expect_error(st, err, SBX_ERR_UNSUPPORTED, name);
+    expect_error(st, err, SBX_ERR_UNSUPPORTED, name);
     CU_ASSERT_PTR_NOT_NULL(strstr(err->message, op));
 }

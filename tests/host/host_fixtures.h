@@ -31,11 +31,11 @@ void host_fixture_close(host_fixture *f);
 
 /* Assert that `st` and err->kind are `kind` and the message holds `text`
  * (printed when it does not). */
-void host_fixtures_expect_error(sbx_status st, const sbx_error *err, sbx_status kind,
+void expect_error(sbx_status st, const sbx_error *err, sbx_status kind,
                                 const char *text);
 
 /* Assert that `st` is SBX_ERR_UNSUPPORTED naming backend `name` and `op`. */
-void host_fixtures_expect_unsupported(sbx_status st, const sbx_error *err, const char *name,
+void expect_unsupported(sbx_status st, const sbx_error *err, const char *name,
                                       const char *op);
 
 #endif

@@ -46,21 +46,21 @@ static void expect_no_operations(const char *name, int has_exec)
         sbx_exec_request req = SBX_EXEC_REQUEST_INIT;
         req.argv = argv;
         sbx_exec_result *r = (sbx_exec_result *)&err;
-        host_fixtures_expect_unsupported(sbx_backend_exec(o.backend, "box", &req, &r, &err), &err, name,
+        expect_unsupported(sbx_backend_exec(o.backend, "box", &req, &r, &err), &err, name,
                            "exec");
         CU_ASSERT_PTR_NULL(r);
     }
     sbx_file_content *content = (sbx_file_content *)&err;
-    host_fixtures_expect_unsupported(sbx_backend_read_file(o.backend, "box", "f", 0, 1, &content, &err), &err,
+    expect_unsupported(sbx_backend_read_file(o.backend, "box", "f", 0, 1, &content, &err), &err,
                        name, "read_file");
     CU_ASSERT_PTR_NULL(content);
-    host_fixtures_expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
+    expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
                        name, "write_file");
     sbx_dir_listing *listing = (sbx_dir_listing *)&err;
-    host_fixtures_expect_unsupported(sbx_backend_list_dir(o.backend, "box", ".", 1, 1, &listing, &err), &err,
+    expect_unsupported(sbx_backend_list_dir(o.backend, "box", ".", 1, 1, &listing, &err), &err,
                        name, "list_dir");
     CU_ASSERT_PTR_NULL(listing);
-    host_fixtures_expect_unsupported(sbx_backend_remove_path(o.backend, "box", "f", 0, &err), &err, name,
+    expect_unsupported(sbx_backend_remove_path(o.backend, "box", "f", 0, &err), &err, name,
                        "remove_path");
     host_fixture_close(&o);
 }

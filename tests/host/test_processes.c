@@ -30,32 +30,32 @@ static void expect_no_processes(const char *name)
     sbx_process_request start = SBX_PROCESS_REQUEST_INIT;
     start.argv = one_word;
     sbx_process_info *info_out = (sbx_process_info *)&err;
-    host_fixtures_expect_unsupported(sbx_backend_process_start(o.backend, "box", &start, &info_out, &err),
+    expect_unsupported(sbx_backend_process_start(o.backend, "box", &start, &info_out, &err),
                        &err, name, "process_start");
     CU_ASSERT_PTR_NULL(info_out);
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *output = (sbx_process_output *)&err;
-    host_fixtures_expect_unsupported(sbx_backend_process_read(o.backend, "box", "p-1", &read, &output, &err),
+    expect_unsupported(sbx_backend_process_read(o.backend, "box", "p-1", &read, &output, &err),
                        &err, name, "process_read");
     CU_ASSERT_PTR_NULL(output);
     sbx_process_write_request write = SBX_PROCESS_WRITE_REQUEST_INIT;
-    host_fixtures_expect_unsupported(sbx_backend_process_write(o.backend, "box", "p-1", &write, &err), &err,
+    expect_unsupported(sbx_backend_process_write(o.backend, "box", "p-1", &write, &err), &err,
                        name, "process_write");
-    host_fixtures_expect_unsupported(sbx_backend_process_signal(o.backend, "box", "p-1", 15, &err), &err,
+    expect_unsupported(sbx_backend_process_signal(o.backend, "box", "p-1", 15, &err), &err,
                        name, "process_signal");
-    host_fixtures_expect_unsupported(sbx_backend_process_resize(o.backend, "box", "p-1", 24, 80, &err), &err,
+    expect_unsupported(sbx_backend_process_resize(o.backend, "box", "p-1", 24, 80, &err), &err,
                        name, "process_resize");
     info_out = (sbx_process_info *)&err;
-    host_fixtures_expect_unsupported(sbx_backend_process_wait(o.backend, "box", "p-1", 0, &info_out, &err),
+    expect_unsupported(sbx_backend_process_wait(o.backend, "box", "p-1", 0, &info_out, &err),
                        &err, name, "process_wait");
     CU_ASSERT_PTR_NULL(info_out);
     size_t count = 7;
     info_out = (sbx_process_info *)&err;
-    host_fixtures_expect_unsupported(sbx_backend_process_list(o.backend, "box", &info_out, &count, &err), &err,
+    expect_unsupported(sbx_backend_process_list(o.backend, "box", &info_out, &count, &err), &err,
                        name, "process_list");
     CU_ASSERT_PTR_NULL(info_out);
     CU_ASSERT_EQUAL(count, 0);
-    host_fixtures_expect_unsupported(sbx_backend_process_forget(o.backend, "box", "p-1", &err), &err, name,
+    expect_unsupported(sbx_backend_process_forget(o.backend, "box", "p-1", &err), &err, name,
                        "process_forget");
     host_fixture_close(&o);
 }
@@ -104,7 +104,7 @@ static void test_calls_are_routed(void)
     CU_ASSERT_EQUAL(out->next.stderr_offset, 8);
     sbx_backend_free_process_output(o.backend, out);
     out = (sbx_process_output *)&err;
-    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "gone", &read, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o.backend, "box", "gone", &read, &out, &err), &err,
                  SBX_ERR_NO_SUCH_PROCESS, "gone");
     CU_ASSERT_PTR_NULL(out);
 
@@ -113,14 +113,14 @@ static void test_calls_are_routed(void)
     write.length = 5;
     write.close_stdin = 1;
     CU_ASSERT_EQUAL(sbx_backend_process_write(o.backend, "box", "p-1", &write, &err), SBX_OK);
-    host_fixtures_expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
+    expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
                  SBX_ERR_PROVISIONER, "write 5 bytes close 1");
     CU_ASSERT_EQUAL(sbx_backend_process_signal(o.backend, "box", "p-1", 15, &err), SBX_OK);
-    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", "echo", SBX_SIGNAL_MAX, &err), &err,
+    expect_error(sbx_backend_process_signal(o.backend, "box", "echo", SBX_SIGNAL_MAX, &err), &err,
                  SBX_ERR_PROVISIONER, "signal 64");
-    host_fixtures_expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 30, SBX_PTY_SIZE_MAX, &err),
+    expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 30, SBX_PTY_SIZE_MAX, &err),
                  &err, SBX_ERR_PROVISIONER, "resize 30x4096");
-    host_fixtures_expect_error(sbx_backend_process_forget(o.backend, "box", "gone", &err), &err,
+    expect_error(sbx_backend_process_forget(o.backend, "box", "gone", &err), &err,
                  SBX_ERR_NO_SUCH_PROCESS, "gone");
     CU_ASSERT_EQUAL(sbx_backend_process_forget(o.backend, "box", "p-1", &err), SBX_OK);
 
@@ -157,12 +157,12 @@ static void test_file_requests_are_routed(void)
     CU_ASSERT_EQUAL(c->length, 3);
     CU_ASSERT_EQUAL(memcmp(c->data, "g@9", 3), 0);
     sbx_backend_free_file_content(o.backend, c);
-    host_fixtures_expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
+    expect_unsupported(sbx_backend_write_file(o.backend, "box", "f", "x", 1, 0, 0, &err), &err,
                        "fixture-processes", "write_file");
     req.struct_size = offsetof(sbx_read_file_request, max_bytes);
-    host_fixtures_expect_error(sbx_backend_read_file_req(o.backend, "box", &req, &c, &err), &err,
+    expect_error(sbx_backend_read_file_req(o.backend, "box", &req, &c, &err), &err,
                  SBX_ERR_USAGE, "SBX_READ_FILE_REQUEST_INIT");
-    host_fixtures_expect_error(sbx_backend_read_file_req(o.backend, "box", NULL, &c, &err), &err,
+    expect_error(sbx_backend_read_file_req(o.backend, "box", NULL, &c, &err), &err,
                  SBX_ERR_USAGE, "SBX_READ_FILE_REQUEST_INIT");
     host_fixture_close(&o);
 }
@@ -175,13 +175,13 @@ static void expect_refused_answers(host_fixture *o, const char *sandbox_id, int 
     sbx_process_request start = SBX_PROCESS_REQUEST_INIT;
     start.argv = one_word;
     sbx_process_info *p = (sbx_process_info *)&err;
-    host_fixtures_expect_error(sbx_backend_process_start(o->backend, sandbox_id, &start, &p, &err), &err,
+    expect_error(sbx_backend_process_start(o->backend, sandbox_id, &start, &p, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(p);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "fixture-processes"));
     size_t count = 9;
     p = (sbx_process_info *)&err;
-    host_fixtures_expect_error(sbx_backend_process_list(o->backend, sandbox_id, &p, &count, &err), &err,
+    expect_error(sbx_backend_process_list(o->backend, sandbox_id, &p, &count, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(p);
     CU_ASSERT_EQUAL(count, 0);
@@ -189,7 +189,7 @@ static void expect_refused_answers(host_fixture *o, const char *sandbox_id, int 
         return;
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *out = (sbx_process_output *)&err;
-    host_fixtures_expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(out);
 }
@@ -201,7 +201,7 @@ static void expect_refused_output(host_fixture *o, const char *sandbox_id, const
     sbx_error err;
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *out = (sbx_process_output *)&err;
-    host_fixtures_expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o->backend, sandbox_id, "p-1", &read, &out, &err), &err,
                  SBX_ERR_INTERNAL, problem);
     CU_ASSERT_PTR_NULL(out);
 }
@@ -219,11 +219,11 @@ static void test_malformed_answers_are_refused(void)
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     read.max_bytes = 4;
     sbx_process_output *out = NULL;
-    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "p-1", &read, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o.backend, "box", "p-1", &read, &out, &err), &err,
                  SBX_ERR_INTERNAL, "more bytes than asked");
     size_t count = 9;
     sbx_process_info *p = NULL;
-    host_fixtures_expect_error(sbx_backend_process_list(o.backend, "badcount", &p, &count, &err), &err,
+    expect_error(sbx_backend_process_list(o.backend, "badcount", &p, &count, &err), &err,
                  SBX_ERR_INTERNAL, "differs from its count");
     CU_ASSERT_EQUAL(count, 0);
     host_fixture_close(&o);
@@ -241,37 +241,37 @@ static void test_bad_arguments_are_usage_errors(void)
     start.pty = 1;
     sbx_process_info *p = NULL;
     start.rows = 0;
-    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "terminal size 0 rows x 80 columns is outside 1..4096");
     start.rows = 24;
     start.cols = 100000;
-    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "terminal size 24 rows x 100000 columns");
     start.cols = 80;
     start.timeout_ms = -1;
-    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "timeout of -1 ms is negative");
     start.timeout_ms = 0;
     start.struct_size = offsetof(sbx_process_request, buffer_bytes);
-    host_fixtures_expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
+    expect_error(sbx_backend_process_start(o.backend, "box", &start, &p, &err), &err,
                  SBX_ERR_USAGE, "SBX_PROCESS_REQUEST_INIT");
-    host_fixtures_expect_error(sbx_backend_process_start(o.backend, NULL, &start, &p, &err), &err,
+    expect_error(sbx_backend_process_start(o.backend, NULL, &start, &p, &err), &err,
                  SBX_ERR_USAGE, "a sandbox id is required");
     CU_ASSERT_PTR_NULL(p);
 
-    host_fixtures_expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 24, 0, &err), &err,
+    expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 24, 0, &err), &err,
                  SBX_ERR_USAGE, "terminal size 24 rows x 0 columns");
-    host_fixtures_expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 4097, 80, &err), &err,
+    expect_error(sbx_backend_process_resize(o.backend, "box", "echo", 4097, 80, &err), &err,
                  SBX_ERR_USAGE, "terminal size 4097 rows");
-    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 0, &err), &err,
+    expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 0, &err), &err,
                  SBX_ERR_USAGE, "signal 0 is outside 1..64");
-    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 65, &err), &err,
+    expect_error(sbx_backend_process_signal(o.backend, "box", "echo", 65, &err), &err,
                  SBX_ERR_USAGE, "signal 65 is outside 1..64");
 
     static const char *const bad_ids[] = {
         "", "a b", "../x", "p\n1", "a/b", "..", ".hidden", "-n"};
     for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++)
-        host_fixtures_expect_error(sbx_backend_process_forget(o.backend, "box", bad_ids[i], &err), &err,
+        expect_error(sbx_backend_process_forget(o.backend, "box", bad_ids[i], &err), &err,
                      SBX_ERR_USAGE, "is not a process id");
     char longest[SBX_PROCESS_ID_MAX + 2];
     memset(longest, 'p', SBX_PROCESS_ID_MAX);
@@ -279,33 +279,33 @@ static void test_bad_arguments_are_usage_errors(void)
     CU_ASSERT_EQUAL(sbx_backend_process_forget(o.backend, "box", longest, &err), SBX_OK);
     longest[SBX_PROCESS_ID_MAX] = 'p';
     longest[SBX_PROCESS_ID_MAX + 1] = '\0';
-    host_fixtures_expect_error(sbx_backend_process_forget(o.backend, "box", longest, &err), &err,
+    expect_error(sbx_backend_process_forget(o.backend, "box", longest, &err), &err,
                  SBX_ERR_USAGE, "is not a process id (1 to 128 bytes");
-    host_fixtures_expect_error(sbx_backend_process_signal(o.backend, "box", NULL, 15, &err), &err,
+    expect_error(sbx_backend_process_signal(o.backend, "box", NULL, 15, &err), &err,
                  SBX_ERR_USAGE, "'(null)' is not a process id");
 
     sbx_process_read_request read = SBX_PROCESS_READ_REQUEST_INIT;
     sbx_process_output *out = NULL;
     read.wait_ms = -1;
-    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
                  SBX_ERR_USAGE, "wait of -1 ms is outside 0..60000");
     read.wait_ms = SBX_PROCESS_WAIT_MAX_MS + 1;
-    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o.backend, "box", "echo", &read, &out, &err), &err,
                  SBX_ERR_USAGE, "wait of 60001 ms");
-    host_fixtures_expect_error(sbx_backend_process_read(o.backend, "box", "echo", NULL, &out, &err), &err,
+    expect_error(sbx_backend_process_read(o.backend, "box", "echo", NULL, &out, &err), &err,
                  SBX_ERR_USAGE, "SBX_PROCESS_READ_REQUEST_INIT");
-    host_fixtures_expect_error(sbx_backend_process_wait(o.backend, "box", "echo", -5, &p, &err), &err,
+    expect_error(sbx_backend_process_wait(o.backend, "box", "echo", -5, &p, &err), &err,
                  SBX_ERR_USAGE, "wait of -5 ms");
 
     sbx_process_write_request write = SBX_PROCESS_WRITE_REQUEST_INIT;
     write.length = 3;
-    host_fixtures_expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
+    expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
                  SBX_ERR_USAGE, "3 bytes but no data");
     write.struct_size = sizeof(size_t);
-    host_fixtures_expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
+    expect_error(sbx_backend_process_write(o.backend, "box", "echo", &write, &err), &err,
                  SBX_ERR_USAGE, "SBX_PROCESS_WRITE_REQUEST_INIT");
     size_t count = 0;
-    host_fixtures_expect_error(sbx_backend_process_list(o.backend, NULL, &p, &count, &err), &err,
+    expect_error(sbx_backend_process_list(o.backend, NULL, &p, &count, &err), &err,
                  SBX_ERR_USAGE, "a sandbox id is required");
     host_fixture_close(&o);
 }
@@ -316,7 +316,7 @@ static void test_processes_need_their_free_operations(void)
     sbx_host *host = host_fixtures_new_host();
     sbx_error err;
     const sbx_backend_descriptor *d = NULL;
-    host_fixtures_expect_error(sbx_host_load(host, "fixture-processes-no-free", &d, &err), &err, SBX_ERR_LOAD,
+    expect_error(sbx_host_load(host, "fixture-processes-no-free", &d, &err), &err, SBX_ERR_LOAD,
                  "free_processes");
     sbx_host_free(host);
 }
