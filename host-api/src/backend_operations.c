@@ -31,6 +31,10 @@ static unsigned operations_present(const sbx_backend_descriptor *d)
         ops |= SBX_OP_PROCESS;
     if (HOST_HAS_OP(d, process_start) && HOST_HAS_OP(d, process_resize))
         ops |= SBX_OP_PROCESS_PTY;
+    if (HOST_HAS_OP(d, process_start) && HOST_HAS_OP(d, process_signal))
+        ops |= SBX_OP_PROCESS_SIGNALS;
+    if (HOST_HAS_OP(d, process_start) && HOST_HAS_OP(d, process_write))
+        ops |= SBX_OP_PROCESS_STDIN_CLOSE;
     return ops;
 }
 

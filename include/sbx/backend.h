@@ -496,6 +496,11 @@ typedef struct sbx_dir_listing {
                                     * the host calls it once, from the result) */
 #define SBX_OP_PROCESS      0x100u /* the process operations */
 #define SBX_OP_PROCESS_PTY  0x200u /* processes with a terminal (and resize) */
+#define SBX_OP_PROCESS_SIGNALS 0x400u /* process_signal takes any signal 1..64;
+                                      * without it only SIGINT, SIGTERM and
+                                      * SIGKILL (others: SBX_ERR_UNSUPPORTED) */
+#define SBX_OP_PROCESS_STDIN_CLOSE 0x800u /* process_write can close stdin (else a
+                                          * close is SBX_ERR_UNSUPPORTED) */
 
 /*
  * What a backend's operations can do, and their limits.  The caller sets
@@ -512,7 +517,9 @@ typedef struct sbx_operations_info {
     uint64_t max_file_bytes;      /* largest read or write in one call */
     /* ---- ABI 1.4 ---- */
     size_t max_processes;         /* running processes a sandbox may have at once
-                                   * (start beyond it: SBX_ERR_REFUSED) */
+                                   * (start beyond it: SBX_ERR_REFUSED); also how
+                                   * many ended ones it keeps (a start forgets the
+                                   * oldest ended one beyond that) */
     size_t default_buffer_bytes;  /* what SBX_PROCESS_DEFAULT means for buffer_bytes */
     size_t max_buffer_bytes;      /* a larger buffer_bytes is SBX_ERR_USAGE */
 } sbx_operations_info;
@@ -533,9 +540,8 @@ typedef struct sbx_operations_info {
  * answers.
  *
  * Output: each stream (stdout, stderr; with a terminal only stdout) is a
- * sequence of bytes numbered from 0.  The backend keeps at most
- * buffer_bytes of each (at least the most recent ones; it may keep the
- * first ones too), so memory never grows with the output.  A reader holds
+ * sequence of bytes numbered from 0.  The backend keeps the most recent
+ * buffer_bytes of each, so memory never grows with the output.  A reader holds
  * a cursor (one offset per stream), reads from it, and gets the next
  * cursor: any host process can read from any cursor, and several readers
  * do not disturb each other.  Bytes a cursor asked for that are no longer
