@@ -456,6 +456,7 @@ static void offloaded_done(prov_offload_job *job)
     MHD_resume_connection(state_of_job(job)->conn);
 }
 
+/* Whether the request for `url` is answered on the offload pool. */
 static int offloadable(const prov_server *server, const char *url)
 {
     const char *prefix = server->options.offload_prefix;
