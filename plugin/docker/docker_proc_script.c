@@ -28,7 +28,9 @@
  * a new segment past a quarter of the buffer and removes the segments
  * wholly older than the newest buffer bytes; a reader (span, emit)
  * answers the bytes of [max(cursor, end - buffer), end) it asked for,
- * header first, stdout bytes on stdout and stderr bytes on stderr.
+ * header first, stdout bytes on stdout and stderr bytes on stderr (the
+ * read's own complaints, such as a segment removed under it, go to
+ * /dev/null: its stderr is the process's bytes only).
  */
 static const char *const script_lines[] = {
     "R=" DOCKER_PROC_ROOT "; Z=1000000000000000000\n",
@@ -133,6 +135,7 @@ static const char *const script_lines[] = {
     "    ) < /dev/null > /dev/null 2>&1 &\n",
     "    echo \"sbx-start ok\" ;;\n",
     "read)\n",
+    "    exec 3>&2 2>/dev/null\n",
     "    co=$2 ce=$3 max=$4 w=$5 i=0 tk=x; read buf < \"$d/buf\"\n",
     "    while :; do\n",
     "        st=; [ -s \"$d/status\" ] && read st < \"$d/status\"\n",
@@ -151,7 +154,7 @@ static const char *const script_lines[] = {
     "    ae=$ce; [ $Le -le $ae ] || ae=$Le; be=$Ee; r=$((max - (bo - ao)))\n",
     "    [ $((be - ae)) -le $r ] || be=$((ae + r))\n",
     "    echo \"sbx-read $ao $bo $ae $be $Eo $Ee ${st:-run}\"\n",
-    "    emit o $ao $bo \"$so\"; emit e $ae $be \"$se\" >&2 ;;\n",
+    "    emit o $ao $bo \"$so\"; emit e $ae $be \"$se\" >&3 ;;\n",
     "write)\n",
     "    [ -p \"$d/i.f\" ] && [ ! -e \"$d/i.closed\" ] || { echo \"sbx-write closed\"; exit 0; }\n",
     "    [ \"$2\" = 1 ] && { cat 1<> \"$d/i.f\" || { echo \"sbx-write failed\"; exit 0; }; }\n",
