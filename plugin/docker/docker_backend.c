@@ -13,6 +13,8 @@
 #include "plugin/docker/docker_files.h"
 #include "plugin/docker/docker_instance.h"
 #include "plugin/docker/docker_ops.h"
+#include "plugin/docker/docker_proc_answers.h"
+#include "plugin/docker/docker_processes.h"
 
 static const sbx_backend_descriptor docker_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
@@ -44,6 +46,15 @@ static const sbx_backend_descriptor docker_descriptor = {
     .list_dir = docker_list_dir,
     .free_listing = common_listing_free,
     .remove_path = docker_remove_path,
+    .process_start = docker_process_start,
+    .process_read = docker_process_read,
+    .process_write = docker_process_write,
+    .process_signal = docker_process_signal,
+    .process_wait = docker_process_wait,
+    .process_list = docker_process_list,
+    .process_forget = docker_process_forget,
+    .free_processes = docker_proc_free_infos,
+    .free_process_output = docker_proc_free_output,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

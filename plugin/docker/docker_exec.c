@@ -72,8 +72,23 @@ typedef struct exec_stream {
     char held[TRAILER_HOLD];  /* stderr's bytes that may begin the trailer */
     size_t held_len;
     int have_code, code;      /* the trailer's exit code, once read */
+    sbx_output_fn on_output;  /* the caller's, or NULL */
+    void *output_ctx;
     sbx_error *err;
 } exec_stream;
+
+/* The command's bytes of `stream` into its kept output, and to the
+ * caller's callback as they arrive (ABI 1.4 exec streams).  0, or 1 with
+ * s->err filled. */
+static int emit(exec_stream *s, sbx_stream stream, const char *bytes, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (s->on_output != NULL)
+        s->on_output(s->output_ctx, stream, bytes, n);
+    common_output *o = stream == SBX_STREAM_STDOUT ? &s->out : &s->errs;
+    return common_output_add(o, bytes, n, s->err) != SBX_OK;
+}
 
 /* The wrapper's line is not the command's: stderr starts after it.  When
  * the first line is not the wrapper's (the wrapper never ran), it is
@@ -99,8 +114,8 @@ static int take_preamble(exec_stream *s, const char *bytes, size_t n, size_t *us
             return 0;
         }
         /* Not ours: give it back to stderr, with the byte that ended it. */
-        if (common_output_add(&s->errs, s->preamble, s->preamble_len, s->err) != SBX_OK ||
-            common_output_add(&s->errs, &c, 1, s->err) != SBX_OK)
+        if (emit(s, SBX_STREAM_STDERR, s->preamble, s->preamble_len) ||
+            emit(s, SBX_STREAM_STDERR, &c, 1))
             return 1;
     }
     return 0;
@@ -117,7 +132,7 @@ static int scan_stderr(exec_stream *s, const char *bytes, size_t n)
         if (s->held_len == 0) {
             const char *nl = s->have_code ? NULL : memchr(bytes, '\n', n);
             size_t plain = nl != NULL ? (size_t)(nl - bytes) : n;
-            if (common_output_add(&s->errs, bytes, plain, s->err) != SBX_OK)
+            if (emit(s, SBX_STREAM_STDERR, bytes, plain))
                 return 1;
             bytes += plain;
             n -= plain;
@@ -134,7 +149,7 @@ static int scan_stderr(exec_stream *s, const char *bytes, size_t n)
                           : !(digit && at < MARK_LEN + 3) && !(c == '\n' && at > MARK_LEN)) {
             /* Not the trailer: the held bytes are the command's, and c is
              * looked at again (it may begin the trailer). */
-            if (common_output_add(&s->errs, s->held, s->held_len, s->err) != SBX_OK)
+            if (emit(s, SBX_STREAM_STDERR, s->held, s->held_len))
                 return 1;
             s->held_len = 0;
             continue;
@@ -159,13 +174,13 @@ static int exec_stream_take(void *ctx, int stream, const char *bytes, size_t n)
 {
     exec_stream *s = ctx;
     if (stream == DOCKER_STREAM_STDOUT)
-        return common_output_add(&s->out, bytes, n, s->err) != SBX_OK;
+        return emit(s, SBX_STREAM_STDOUT, bytes, n);
     size_t used = 0;
     if (stream != DOCKER_STREAM_STDERR) {
         /* The engine's own words, after the command's held ones. */
-        int failed = common_output_add(&s->errs, s->held, s->held_len, s->err) != SBX_OK;
+        int failed = emit(s, SBX_STREAM_STDERR, s->held, s->held_len);
         s->held_len = 0;
-        return failed || common_output_add(&s->errs, bytes, n, s->err) != SBX_OK;
+        return failed || emit(s, SBX_STREAM_STDERR, bytes, n);
     }
     if (take_preamble(s, bytes, n, &used) != 0)
         return 1;
@@ -411,6 +426,8 @@ static sbx_status exec_created_run(const exec_call *x, sbx_exec_result **out, sb
     exec_stream s;
     memset(&s, 0, sizeof s);
     s.err = err;
+    s.on_output = x->spec->on_output;
+    s.output_ctx = x->spec->output_ctx;
     snprintf(s.mark, sizeof s.mark, "\nsbx-exec %s: exit ", x->token);
     common_output_init(&s.out, x->spec->max_output_bytes);
     common_output_init(&s.errs, x->spec->max_output_bytes);
@@ -418,8 +435,8 @@ static sbx_status exec_created_run(const exec_call *x, sbx_exec_result **out, sb
     sbx_status st = exec_stream_run(x, &s, &timed_out, err);
     int64_t duration = docker_now_ms() - x->start;
     /* Held bytes the stream ended in are the command's. */
-    if (st == SBX_OK)
-        st = common_output_add(&s.errs, s.held, s.held_len, err);
+    if (st == SBX_OK && emit(&s, SBX_STREAM_STDERR, s.held, s.held_len))
+        st = SBX_ERR_INTERNAL;
     if (st == SBX_OK && s.have_code)
         code = s.code;
     else if (st == SBX_OK && !timed_out)
@@ -490,6 +507,8 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
         .timeout_ms = r.timeout_ms > 0 ? r.timeout_ms : DOCKER_EXEC_DEFAULT_TIMEOUT_MS,
         .max_output_bytes = r.max_output_bytes > 0 ? r.max_output_bytes
                                                    : DOCKER_EXEC_DEFAULT_OUTPUT,
+        .on_output = r.on_output,
+        .output_ctx = r.output_ctx,
     };
     exec_call x = { .inst = inst, .t = &t, .spec = &spec, .cancel_fd = r.cancel_fd };
     new_token(x.token);
@@ -516,17 +535,23 @@ sbx_status docker_exec(sbx_backend_instance *inst, const char *sandbox_id,
 sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
                                   sbx_error *err)
 {
-    (void)inst;
     (void)err;
+    size_t most = (size_t)inst->options.max_process_buffer_bytes;
+    size_t fallback = (size_t)inst->options.process_buffer_bytes;
     sbx_operations_info info = {
         .struct_size = out->struct_size,
         .operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN | SBX_OP_READ_FILE |
-                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH,
+                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH |
+                      SBX_OP_EXEC_STREAM | SBX_OP_PROCESS | SBX_OP_PROCESS_SIGNALS |
+                      SBX_OP_PROCESS_STDIN_CLOSE,
         .default_timeout_ms = DOCKER_EXEC_DEFAULT_TIMEOUT_MS,
         .max_timeout_ms = DOCKER_EXEC_MAX_TIMEOUT_MS,
         .default_output_bytes = DOCKER_EXEC_DEFAULT_OUTPUT,
         .max_output_bytes = DOCKER_EXEC_MAX_OUTPUT,
         .max_file_bytes = DOCKER_MAX_FILE_BYTES,
+        .max_processes = (size_t)inst->options.max_processes,
+        .default_buffer_bytes = fallback < most ? fallback : most,
+        .max_buffer_bytes = most,
     };
     size_t n = out->struct_size < sizeof info ? out->struct_size : sizeof info;
     memcpy(out, &info, n);

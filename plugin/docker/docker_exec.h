@@ -32,6 +32,9 @@ typedef struct docker_exec_spec {
     size_t stdin_length;
     int64_t timeout_ms;            /* > 0 */
     size_t max_output_bytes;       /* > 0 */
+    sbx_output_fn on_output;       /* NULL, or called with the command's bytes as
+                                    * they are decoded (the wrapper's lines left out) */
+    void *output_ctx;
 } docker_exec_spec;
 
 /* Run `spec` in the target's container and wait for it.  SBX_OK with

@@ -20,6 +20,10 @@
 #define DEFAULT_TIMEOUT_MS 30000L
 #define DEFAULT_STOP_GRACE_S 5L
 #define DEFAULT_READY_TIMEOUT_MS 5000L
+#define DEFAULT_MAX_PROCESSES 64L
+#define DEFAULT_PROCESS_BUFFER (1L << 20)
+#define DEFAULT_MAX_PROCESS_BUFFER (64L << 20)
+#define MAX_PROCESS_BUFFER (1L << 30)
 
 static void pairs_free(docker_pair *pairs, size_t count)
 {
@@ -157,6 +161,11 @@ static const common_option_spec docker_specs[] = {
                                          DEFAULT_READY_TIMEOUT_MS) },
     { .key = "init", .kind = COMMON_OPTION_WORD, .offset = offsetof(docker_options, init),
       .words = init_words, .fallback = DOCKER_INIT_AUTO },
+    { .key = "max_processes", LONG_AT(max_processes, 1, 4096L, DEFAULT_MAX_PROCESSES) },
+    { .key = "process_buffer_bytes", LONG_AT(process_buffer_bytes, 1, MAX_PROCESS_BUFFER,
+                                             DEFAULT_PROCESS_BUFFER) },
+    { .key = "max_process_buffer_bytes", LONG_AT(max_process_buffer_bytes, 1,
+                                                 MAX_PROCESS_BUFFER, DEFAULT_MAX_PROCESS_BUFFER) },
 };
 
 static const common_option_table docker_table = {

@@ -46,6 +46,9 @@ typedef struct docker_options {
     long stop_grace_s;         /* SIGTERM-to-SIGKILL grace on destroy */
     long ready_timeout_ms;     /* create waits this long for the published port; 0: no wait */
     int init;                  /* a docker_init_mode: the `init` option */
+    long max_processes;        /* running processes per sandbox (ABI 1.4) */
+    long process_buffer_bytes; /* bytes kept of each stream of a process by default */
+    long max_process_buffer_bytes; /* the largest buffer_bytes a start may ask */
 } docker_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys (the message

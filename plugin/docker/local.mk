@@ -21,6 +21,9 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_ops.c plugin/docker/docker_ops.h \
 	plugin/docker/docker_options.c plugin/docker/docker_options.h \
 	plugin/docker/docker_paths.c plugin/docker/docker_paths.h \
+	plugin/docker/docker_proc_answers.c plugin/docker/docker_proc_answers.h \
+	plugin/docker/docker_proc_script.c plugin/docker/docker_proc_script.h \
+	plugin/docker/docker_processes.c plugin/docker/docker_processes.h \
 	plugin/docker/docker_target.c plugin/docker/docker_target.h \
 	plugin/docker/docker_text.c plugin/docker/docker_text.h
 plugin_docker_libsbx_docker_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \

@@ -43,11 +43,13 @@ wait_gone() {
 }
 
 # The image's root file system: busybox and the applets the tests use, as
-# a tar stream on stdout (rm and cat: the sandbox operations need them).
+# a tar stream on stdout (rm and cat: the sandbox operations need them;
+# mkfifo, dd, wc, setsid and date the processes; ps and seq their tests).
 image_tar() {
     mkdir -p "$DIR/rootfs/bin" "$DIR/rootfs/tmp" "$DIR/rootfs/www" || return 1
     cp "$BUSYBOX" "$DIR/rootfs/bin/busybox" || return 1
-    for applet in sh httpd cat echo ls touch mkdir sleep rm dd ln chmod find stat truncate; do
+    for applet in sh httpd cat echo ls touch mkdir sleep rm dd ln chmod find stat truncate \
+        mkfifo wc setsid date ps seq; do
         ln -s busybox "$DIR/rootfs/bin/$applet" || return 1
     done
     tar -C "$DIR/rootfs" -c .

@@ -14,6 +14,11 @@ check_PROGRAMS += tests/docker/test_docker_ops
 tests_docker_test_docker_ops_SOURCES = tests/docker/test_docker_ops.c
 tests_docker_test_docker_ops_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_ops_LDADD = $(SBX_TEST_LIBS)
+# Live processes and exec streams (ABI 1.4): run by docker-suite.sh too.
+check_PROGRAMS += tests/docker/test_docker_processes
+tests_docker_test_docker_processes_SOURCES = tests/docker/test_docker_processes.c
+tests_docker_test_docker_processes_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_processes_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
 	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh \
 	tests/docker/reap-engines.sh

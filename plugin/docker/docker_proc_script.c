@@ -1,0 +1,197 @@
+/* The in-container side of live processes (see docker_proc_script.h).
+ * The text is POSIX sh plus the busybox and coreutils behaviour the
+ * header names; docs/docker.md "Processes (ABI 1.4)" is its user's guide. */
+#include <config.h>
+
+#include "plugin/docker/docker_proc_script.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/*
+ * Layout of a process's directory DIR = ROOT/ID:
+ *   start, argc, argv (NUL-terminated words), pg (its process group)
+ *   o.f, e.f       FIFOs the process writes its stdout and stderr into
+ *   o.N, e.N       the kept output as segments, N = 10^18 + the offset of
+ *                  the segment's first byte (fixed width: a glob lists
+ *                  them in order; the leading 1 keeps $((N)) decimal)
+ *   o.t, e.t       a counter bumped after each read of the FIFO: a waiting
+ *                  reader looks at it without starting a program
+ *   i.f, i.h       the stdin FIFO and the pid of the process holding its
+ *                  write end open (killed to close stdin); i.closed
+ *   nap            a FIFO nobody writes: `read -t` on it is a sleep that
+ *                  starts no program
+ *   status         "end CODE SECONDS TIMEDOUT" once the process and its
+ *                  output are done
+ * The copier (copy) moves each read of a FIFO into the newest segment with
+ * one dd (one read: output is visible as soon as it is written), starts
+ * a new segment past a quarter of the buffer and removes the segments
+ * wholly older than the newest buffer bytes; a reader (span, emit)
+ * answers the bytes of [max(cursor, end - buffer), end) it asked for,
+ * header first, stdout bytes on stdout and stderr bytes on stderr (the
+ * read's own complaints, such as a segment removed under it, go to
+ * /dev/null: its stderr is the process's bytes only).
+ */
+static const char *const script_lines[] = {
+    "R=" DOCKER_PROC_ROOT "; Z=1000000000000000000\n",
+    "op=$1; shift\n",
+    "nap() { read -t 0.01 x <> \"$1\"; }\n",
+    "info() {\n",
+    "    read t0 < \"$1/start\"; read ac < \"$1/argc\"; st=\n",
+    "    [ -s \"$1/status\" ] && read st < \"$1/status\"\n",
+    "    printf 'P %s %s %s %s\\n' \"${1##*/}\" \"$t0\" \"$ac\" \"${st:-run}\"\n",
+    "    cat \"$1/argv\"\n",
+    "}\n",
+    "copy() {\n",
+    "    p=$d/$1; cs=$Z; old=; k=0\n",
+    "    : > \"$p.$cs\"\n",
+    "    while :; do\n",
+    "        dd bs=$bs count=1 2>\"$p.dd\" >>\"$p.$cs\"\n",
+    "        read l < \"$p.dd\"\n",
+    "        case $l in 0+0*) break ;; esac\n",
+    "        k=$((k + 1)); echo $k > \"$p.t\"\n",
+    "        [ $((k % every)) -eq 0 ] || continue\n",
+    "        sz=$(wc -c < \"$p.$cs\")\n",
+    "        [ \"$sz\" -ge \"$seg\" ] || continue\n",
+    "        old=\"$old$cs \"; cs=$((cs + sz)); : > \"$p.$cs\"\n",
+    "        while [ -n \"$old\" ]; do\n",
+    "            f=${old%% *}; r=${old#* }; nx=${r%% *}\n",
+    "            [ $((${nx:-$cs} - Z)) -le $((cs - Z - buf)) ] || break\n",
+    "            rm -f \"$p.$f\"; old=$r\n",
+    "        done\n",
+    "    done\n",
+    "    rm -f \"$p.dd\"; echo end > \"$p.t\"\n",
+    "}\n",
+    "span() {\n",
+    "    fs=; f1=; fl=\n",
+    "    for f in \"$d/$1\".1[0-9]*; do\n",
+    "        [ -e \"$f\" ] || continue; fl=${f##*.}; f1=${f1:-$fl}; fs=\"$fs$fl \"\n",
+    "    done\n",
+    "    E=0; L=0; [ -n \"$fl\" ] || return 0\n",
+    "    E=$((fl - Z + $(wc -c < \"$d/$1.$fl\"))); L=$((f1 - Z))\n",
+    "    [ $((E - buf)) -le $L ] || L=$((E - buf))\n",
+    "}\n",
+    "emit() {\n",
+    "    c=\n",
+    "    for s in $4; do [ $((s - Z)) -le $2 ] && c=$s; done\n",
+    "    for s in $4; do\n",
+    "        [ \"$s\" -lt \"${c:-$Z}\" ] && continue\n",
+    "        s=$((s - Z)); [ $s -lt $3 ] || break\n",
+    "        a=$2; [ $s -le $a ] || a=$s\n",
+    "        dd if=\"$d/$1.$((s + Z))\" bs=65536 iflag=skip_bytes,count_bytes skip=$((a - s)) \\\n",
+    "            count=$(($3 - a)) 2>/dev/null || break\n",
+    "    done\n",
+    "}\n",
+    "gone() { echo \"sbx-$op none\"; exit 0; }\n",
+    "[ \"$op\" = start ] || [ \"$op\" = list ] || { d=$R/$1; [ -d \"$d\" ] && [ -e \"$d/argc\" ] || gone; }\n",
+    "case $op in\n",
+    "start)\n",
+    "    id=$1 t0=$2 buf=$3 sin=$4 tmo=$5 max=$6 ne=$7; shift 7\n",
+    "    for t in mkfifo dd wc setsid rm cat sleep date; do\n",
+    "        command -v $t >/dev/null 2>&1 || { echo \"sbx-start missing $t\"; exit 0; }\n",
+    "    done\n",
+    "    mkdir -p $R && { [ -p $R/.nap ] || mkfifo $R/.nap 2>/dev/null; }\n",
+    "    i=0\n",
+    "    while ! mkdir $R/.lock 2>/dev/null && [ $i -lt 500 ]; do i=$((i + 1)); nap $R/.nap; done\n",
+    "    run=0; ended=; n=0\n",
+    "    for p in $R/p*; do\n",
+    "        [ -d \"$p\" ] || continue\n",
+    "        if [ -s \"$p/status\" ]; then ended=\"$ended$p \"; n=$((n + 1)); else run=$((run + 1)); fi\n",
+    "    done\n",
+    "    if [ $run -ge \"$max\" ]; then rmdir $R/.lock; echo \"sbx-start limit $run\"; exit 0; fi\n",
+    "    for p in $ended; do [ $n -ge \"$max\" ] || break; rm -rf \"$p\"; n=$((n - 1)); done\n",
+    "    d=$R/$id\n",
+    "    mkdir \"$d\" || { rmdir $R/.lock; echo \"sbx-start failed\"; exit 0; }\n",
+    "    mkfifo \"$d/o.f\" \"$d/e.f\" \"$d/nap\" || { rmdir $R/.lock; echo \"sbx-start failed\"; exit 0; }\n",
+    "    [ \"$sin\" = 1 ] && mkfifo \"$d/i.f\"\n",
+    "    echo \"$t0\" > \"$d/start\"\n",
+    "    echo \"$buf\" > \"$d/buf\"\n",
+    "    i=0; for a; do i=$((i + 1)); [ $i -gt \"$ne\" ] && printf '%s\\000' \"$a\"; done > \"$d/argv\"\n",
+    "    echo $(($# - ne)) > \"$d/argc\"\n",
+    "    rmdir $R/.lock\n",
+    "    bs=65536 every=$((buf / 65536)); [ $every -ge 1 ] || every=1; [ $every -le 16 ] || every=16\n",
+    "    seg=$((buf / 4)); [ $seg -ge 4096 ] || seg=4096\n",
+    "    (\n",
+    "        copy o < \"$d/o.f\" &\n",
+    "        copy e < \"$d/e.f\" &\n",
+    "        in=/dev/null\n",
+    "        if [ \"$sin\" = 1 ]; then sleep 999999999 <> \"$d/i.f\" & echo $! > \"$d/i.h\"; in=$d/i.f; fi\n",
+    "        (\n",
+    "            while [ \"$ne\" -gt 0 ]; do export \"$1\"; shift; ne=$((ne - 1)); done\n",
+    "            exec setsid \"$@\"\n",
+    "        ) < \"$in\" > \"$d/o.f\" 2> \"$d/e.f\" &\n",
+    "        pg=$!; echo $pg > \"$d/pg\"; tp=\n",
+    "        if [ \"$tmo\" -gt 0 ]; then\n",
+    "            ( read -t $((tmo / 1000)).$((tmo % 1000 + 1000)) x <> \"$d/nap\"\n",
+    "              : > \"$d/timedout\"; kill -KILL -$pg ) &\n",
+    "            tp=$!\n",
+    "        fi\n",
+    "        wait $pg; c=$?\n",
+    "        [ -z \"$tp\" ] || kill $tp 2>/dev/null\n",
+    "        : > \"$d/i.closed\"; [ -e \"$d/i.h\" ] && read h < \"$d/i.h\" && kill $h 2>/dev/null\n",
+    "        wait\n",
+    "        t=0; [ -e \"$d/timedout\" ] && t=1\n",
+    "        echo \"end $c $(date +%s) $t\" > \"$d/status\"\n",
+    "    ) < /dev/null > /dev/null 2>&1 &\n",
+    "    echo \"sbx-start ok\" ;;\n",
+    "read)\n",
+    "    exec 3>&2 2>/dev/null\n",
+    "    co=$2 ce=$3 max=$4 w=$5 i=0 tk=x; read buf < \"$d/buf\"\n",
+    "    while :; do\n",
+    "        st=; [ -s \"$d/status\" ] && read st < \"$d/status\"\n",
+    "        span o; Eo=$E Lo=$L so=$fs; span e; Ee=$E Le=$L se=$fs\n",
+    "        [ \"$co\" -le $Eo ] && [ \"$ce\" -le $Ee ] || { echo \"sbx-read past $Eo $Ee\"; exit 0; }\n",
+    "        [ -z \"$st\" ] && [ $Eo -eq \"$co\" ] && [ $Ee -eq \"$ce\" ] && [ $i -lt \"$w\" ] || break\n",
+    "        while [ $i -lt \"$w\" ] && [ ! -s \"$d/status\" ]; do\n",
+    "            nap \"$d/nap\"; i=$((i + 1)); a=; b=\n",
+    "            read a < \"$d/o.t\" 2>/dev/null; read b < \"$d/e.t\" 2>/dev/null\n",
+    "            [ \"$tk\" = x ] && tk=\"$a.$b\"\n",
+    "            [ \"$tk\" = \"$a.$b\" ] || break\n",
+    "        done\n",
+    "        tk=x\n",
+    "    done\n",
+    "    ao=$co; [ $Lo -le $ao ] || ao=$Lo; bo=$Eo; [ $((bo - ao)) -le \"$max\" ] || bo=$((ao + max))\n",
+    "    ae=$ce; [ $Le -le $ae ] || ae=$Le; be=$Ee; r=$((max - (bo - ao)))\n",
+    "    [ $((be - ae)) -le $r ] || be=$((ae + r))\n",
+    "    echo \"sbx-read $ao $bo $ae $be $Eo $Ee ${st:-run}\"\n",
+    "    emit o $ao $bo \"$so\"; emit e $ae $be \"$se\" >&3 ;;\n",
+    "write)\n",
+    "    [ -p \"$d/i.f\" ] && [ ! -e \"$d/i.closed\" ] || { echo \"sbx-write closed\"; exit 0; }\n",
+    "    [ \"$2\" = 1 ] && { cat 1<> \"$d/i.f\" || { echo \"sbx-write failed\"; exit 0; }; }\n",
+    "    if [ \"$3\" = 1 ]; then : > \"$d/i.closed\"; read h < \"$d/i.h\" && kill $h; fi\n",
+    "    echo \"sbx-write ok\" ;;\n",
+    "signal)\n",
+    "    [ -s \"$d/status\" ] || { read pg < \"$d/pg\" && kill -$2 -$pg 2>/dev/null; }\n",
+    "    echo \"sbx-signal ok\" ;;\n",
+    "wait)\n",
+    "    i=0; while [ $i -lt \"$2\" ] && [ ! -s \"$d/status\" ]; do nap \"$d/nap\"; i=$((i + 1)); done\n",
+    "    info \"$d\" ;;\n",
+    "list)\n",
+    "    for p in $R/p*; do [ -e \"$p/argc\" ] && info \"$p\"; done ;;\n",
+    "forget)\n",
+    "    [ -s \"$d/status\" ] || { echo \"sbx-forget running\"; exit 0; }\n",
+    "    rm -rf \"$d\"; echo \"sbx-forget ok\" ;;\n",
+    "esac\n",
+};
+
+/* The lines joined: ISO C bounds a string literal to 4095 bytes, and the
+ * script is longer. */
+static char script_text[8192];
+static pthread_once_t script_once = PTHREAD_ONCE_INIT;
+
+static void join_script(void)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < sizeof script_lines / sizeof *script_lines; i++) {
+        size_t n = strlen(script_lines[i]);
+        memcpy(script_text + at, script_lines[i], n);
+        at += n;
+    }
+    script_text[at] = '\0';
+}
+
+const char *docker_proc_script(void)
+{
+    pthread_once(&script_once, join_script);
+    return script_text;
+}
