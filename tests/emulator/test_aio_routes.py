@@ -396,6 +396,12 @@ class AioRoutes(unittest.TestCase):
         self.assertEqual(again["stdout"], "done\n")
         self.assertEqual(again["command"]["status"], "completed")
 
+    def test_a_character_printed_in_two_pieces_arrives_whole(self):
+        # the second half comes after a pause: a long poll waits for it
+        started = self.start("printf 'a\\303'; sleep 0.5; printf '\\251b'")
+        out, _, _, _ = self.follow(started["session_id"])
+        self.assertEqual(out, "a\u00e9b")
+
     def test_write_reaches_stdin(self):
         started = self.start("read line; echo \"got $line\"")
         self.ok("POST", "/v1/bash/write", {"session_id": started["session_id"],

@@ -19,10 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The most bytes one /v1/bash/output answers of both streams together (a
  * reader asks again from the offsets it got). */
-#define OUTPUT_ANSWER_BYTES ((size_t)4 << 20)
+#define OUTPUT_ANSWER_BYTES ((size_t)1 << 20)
 
 static const aio_field output_fields[] = {
     {"session_id", AIO_FIELD_STRING, 1, 0, NULL},
@@ -183,9 +184,42 @@ static void gather(gathered *g, const sbx_process_output *output)
     g->term_signal = output->term_signal;
 }
 
+/* How many bytes at the end of `bytes` begin a character the stream has
+ * not finished yet (0 to 3): a well-formed start cut by the read. */
+static size_t unfinished_tail(const char *bytes, size_t len)
+{
+    size_t start = len;
+    while (start > 0 && len - start < 3 && ((unsigned char)bytes[start - 1] & 0xC0) == 0x80)
+        start--;
+    if (start == 0 || (unsigned char)bytes[start - 1] < 0xC0)
+        return 0;
+    start--;
+    size_t bad = 0;
+    if (common_utf8_char(bytes + start, len - start, &bad) == 0 && bad == len - start)
+        return len - start;
+    return 0;
+}
+
+/* Whether all `g` holds is unfinished characters (and something). */
+static int only_unfinished(const gathered *g)
+{
+    size_t held = (g->bytes[0] != NULL ? unfinished_tail(g->bytes[0], g->len[0]) : 0) +
+                  (g->bytes[1] != NULL ? unfinished_tail(g->bytes[1], g->len[1]) : 0);
+    return held > 0 && held == g->len[0] + g->len[1];
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Read from `cursor`, waiting up to `wait_ms` for the first bytes, then
  * on without waiting while more is there (so that an answer saying the
- * command ended holds all of its output), up to OUTPUT_ANSWER_BYTES. */
+ * command ended holds all of its output), up to OUTPUT_ANSWER_BYTES.
+ * Bytes that only begin a character do not end the wait: it goes on for
+ * the rest of it. */
 static sbx_status read_output(const aio_call *call, const char *pid, sbx_process_cursor cursor,
                               int64_t wait_ms, gathered *g, sbx_error *err)
 {
@@ -193,6 +227,7 @@ static sbx_status read_output(const aio_call *call, const char *pid, sbx_process
     rq.cursor = cursor;
     rq.wait_ms = wait_ms;
     g->next = cursor;
+    int64_t deadline = now_ms() + wait_ms;
     for (;;) {
         size_t have = g->len[0] + g->len[1];
         rq.max_bytes = OUTPUT_ANSWER_BYTES - have;
@@ -205,11 +240,31 @@ static sbx_status read_output(const aio_call *call, const char *pid, sbx_process
         int more = output->length > 0 && !output->ended && !g->out_of_memory &&
                    g->len[0] + g->len[1] < OUTPUT_ANSWER_BYTES;
         sbx_backend_free_process_output(call->backend, output);
-        if (!more)
+        int64_t left = deadline - now_ms();
+        if (!more && (g->ended || g->out_of_memory || left <= 0 || !only_unfinished(g)))
             return SBX_OK;
         rq.cursor = g->next;
-        rq.wait_ms = 0;
+        rq.wait_ms = more ? 0 : left;
     }
+}
+
+/* Leave the unfinished character at the end of each stream for the next
+ * read (its bytes become one character then, not U+FFFD now), unless the
+ * process ended (nothing more will come) or the answer would be left
+ * empty (read_output waited for the rest in vain: a long poll would
+ * otherwise answer at once, again and again). */
+static void hold_unfinished(gathered *g)
+{
+    if (g->ended)
+        return;
+    size_t out = g->bytes[0] != NULL ? unfinished_tail(g->bytes[0], g->len[0]) : 0;
+    size_t err = g->bytes[1] != NULL ? unfinished_tail(g->bytes[1], g->len[1]) : 0;
+    if (out + err == g->len[0] + g->len[1])
+        return;     /* the wait passed with only that: answer it as it is */
+    g->len[0] -= out;
+    g->next.stdout_offset -= out;
+    g->len[1] -= err;
+    g->next.stderr_offset -= err;
 }
 
 /* A stream's bytes as the answer's text (bytes that are not UTF-8 become
@@ -289,6 +344,7 @@ void aio_route_bash_output(const aio_call *call, prov_reply *reply)
     sbx_status st = read_output(call, pid, (sbx_process_cursor){(uint64_t)out_at,
                                                                 (uint64_t)err_at},
                                 (int64_t)wait_ms, &g, &err);
+    hold_unfinished(&g);
     if (st != SBX_OK) {
         answer_failure(st, &err, pid, reply);
     } else if (g.out_of_memory) {
