@@ -134,6 +134,34 @@ static sbx_status open_process(sbx_backend_instance *inst, const char *sandbox_i
     return remote_endpoint_open(inst, sandbox_id, op, ep, err);
 }
 
+/* A request about one process whose answer is only success: its ids
+ * (command_id with `with_command`) and one more member. */
+typedef struct process_post {
+    const char *op;             /* names the call in messages */
+    const char *path;
+    int with_command;
+    const char *member;
+    json_object *value;         /* taken (NULL: memory ran out) */
+} process_post;
+
+/* Send `p` about process `process_id` of sandbox `sandbox_id`. */
+static sbx_status post_about(sbx_backend_instance *inst, const char *sandbox_id,
+                             const char *process_id, const process_post *p, sbx_error *err)
+{
+    wire_ids ids;
+    remote_endpoint ep;
+    sbx_status st = open_process(inst, sandbox_id, process_id, p->op, &ids, &ep, err);
+    remote_aio_answer answer = {NULL, NULL};
+    if (st == SBX_OK)
+        st = post(&ep, p->path, with(ids_body(&ids, p->with_command), p->member, p->value), 0,
+                  &answer, err);
+    else
+        json_object_put(p->value);
+    json_object_put(answer.root);
+    remote_endpoint_close(&ep);
+    return st;
+}
+
 /* The /v1/bash/exec body of an async start. */
 static json_object *start_body(const sbx_process_request *rq, const char *command,
                                const char *dir)
@@ -281,19 +309,10 @@ sbx_status remote_process_write(sbx_backend_instance *inst, const char *sandbox_
                                      "process write in sandbox '%s': %zu bytes that are not "
                                      "UTF-8 text, which the AIO API cannot carry", sandbox_id,
                                      request->length);
-    wire_ids ids;
-    remote_endpoint ep;
-    sbx_status st = open_process(inst, sandbox_id, process_id, "process write", &ids, &ep, err);
-    remote_aio_answer answer = {NULL, NULL};
-    if (st == SBX_OK)
-        st = post(&ep, "/v1/bash/write",
-                  with(ids_body(&ids, 1), "input",
-                       json_object_new_string_len(request->length > 0 ? request->data : "",
-                                                  (int)request->length)),
-                  0, &answer, err);
-    json_object_put(answer.root);
-    remote_endpoint_close(&ep);
-    return st;
+    json_object *input = json_object_new_string_len(request->length > 0 ? request->data : "",
+                                                    (int)request->length);
+    const process_post post_input = {"process write", "/v1/bash/write", 1, "input", input};
+    return post_about(inst, sandbox_id, process_id, &post_input, err);
 }
 
 sbx_status remote_process_signal(sbx_backend_instance *inst, const char *sandbox_id,
@@ -306,17 +325,9 @@ sbx_status remote_process_signal(sbx_backend_instance *inst, const char *sandbox
                                      "process signal in sandbox '%s': signal %d (the AIO "
                                      "/v1/bash/kill sends only SIGTERM, SIGKILL and SIGINT)",
                                      sandbox_id, signal);
-    wire_ids ids;
-    remote_endpoint ep;
-    sbx_status st = open_process(inst, sandbox_id, process_id, "process signal", &ids, &ep, err);
-    remote_aio_answer answer = {NULL, NULL};
-    if (st == SBX_OK)
-        st = post(&ep, "/v1/bash/kill",
-                  with(ids_body(&ids, 0), "signal", json_object_new_string(name)), 0, &answer,
-                  err);
-    json_object_put(answer.root);
-    remote_endpoint_close(&ep);
-    return st;
+    const process_post kill = {"process signal", "/v1/bash/kill", 0, "signal",
+                               json_object_new_string(name)};
+    return post_about(inst, sandbox_id, process_id, &kill, err);
 }
 
 /* The info of the process `ids` names after waiting up to wait_ms for its

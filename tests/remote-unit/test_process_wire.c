@@ -1,12 +1,11 @@
 /* The remote backend's side of the AIO process routes, without a network:
- * process ids holding the AIO session and command ids, a command text
- * (hostile argv, closed stdin) run here by bash and read back as argv,
+ * process ids holding the AIO session and command ids, command texts
+ * read back as argv (hostile argv with stdin closed: test_aio_text.c),
  * and /v1/bash/output answers decoded into cursors, dropped counts and
  * ends. */
 #include <config.h>
 
 #include "tests/support/cunit_main.h"
-#include "tests/support/subprocess.h"
 
 #include "plugin/remote/remote_aio_text.h"
 #include "plugin/remote/remote_process_answer.h"
@@ -17,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RUN_MS 30000
 
 /* An id made of two AIO ids splits back into them; equal ids are kept
  * once; the id fits the ABI's rule. */
@@ -72,49 +69,6 @@ static void test_foreign_ids_do_not_split(void)
         char s[SBX_PROCESS_ID_MAX + 1], c[SBX_PROCESS_ID_MAX + 1];
         CU_ASSERT_EQUAL(remote_process_id_split(ids[i], s, c), 0);
     }
-}
-
-/* Words that mean something to a shell. */
-static const char *const hostile[] = {
-    "", "a b", "it's", "''", "'", "$HOME", "$(id)", "`id`", "a\nb", "\\", "\\'", "*",
-    "-n", "a\"b", "x;y", "|&<>", "#c", " 0</dev/null", "é", NULL,
-};
-
-/* Hostile argv quoted for the wire, with stdin closed, arrives byte for
- * byte in bash and reads back as the same argv; stdin is empty. */
-static void test_hostile_argv_round_trips_with_stdin_closed(void)
-{
-    const char *argv[32] = {"sh", "-c", "printf '<%s>' \"$@\"; cat", "sh"};
-    size_t n = 4;
-    char expected[512] = "";
-    for (size_t i = 0; hostile[i] != NULL; i++) {
-        argv[n++] = hostile[i];
-        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "<%s>",
-                 hostile[i]);
-    }
-    argv[n] = NULL;
-    char *text = remote_command_text(argv, NULL);
-    CU_ASSERT_FATAL(text != NULL);
-    char closed[4096];
-    snprintf(closed, sizeof closed, "%s%s", text, REMOTE_STDIN_CLOSED);
-    const char *run[] = {"bash", "-c", closed, NULL};
-    char out[2048];
-    /* The test's own stdin is whatever make gave it: cat must read none. */
-    CU_ASSERT_EQUAL(sbx_test_run_program(run, RUN_MS, out, sizeof out), 0);
-    CU_ASSERT_STRING_EQUAL(out, expected);
-    char **back = remote_process_argv(closed);
-    CU_ASSERT_FATAL(back != NULL);
-    for (size_t i = 0; i <= n; i++) {
-        if (argv[i] == NULL || back[i] == NULL) {
-            CU_ASSERT_PTR_EQUAL(argv[i], back[i]);
-            break;
-        }
-        CU_ASSERT_STRING_EQUAL(back[i], argv[i]);
-    }
-    for (size_t i = 0; back[i] != NULL; i++)
-        free(back[i]);
-    free(back);
-    free(text);
 }
 
 /* A shell text reads back as /bin/sh -c text; a text someone else sent
@@ -274,8 +228,6 @@ void sbx_test_register(void)
         { "ids_round_trip", test_ids_round_trip },
         { "bad_wire_ids_are_protocol_errors", test_bad_wire_ids_are_protocol_errors },
         { "foreign_ids_do_not_split", test_foreign_ids_do_not_split },
-        { "hostile_argv_round_trips_with_stdin_closed",
-          test_hostile_argv_round_trips_with_stdin_closed },
         { "shell_and_foreign_texts_read_as_sh_c", test_shell_and_foreign_texts_read_as_sh_c },
         { "output_bytes_cursor_and_end", test_output_bytes_cursor_and_end },
         { "output_dropped_and_cut", test_output_dropped_and_cut },

@@ -78,6 +78,15 @@ static void start_ok(sbx_backend *backend, const sbx_process_request *rq, char *
     sbx_backend_free_processes(backend, info);
 }
 
+/* Start shell text `text` in SB (stdin open or not); its id in `id`. */
+static void start_shell(const char *text, int stdin_open, char id[SBX_PROCESS_ID_MAX + 1])
+{
+    sbx_process_request rq = SBX_PROCESS_REQUEST_INIT;
+    rq.shell_command = text;
+    rq.stdin_open = stdin_open;
+    start_ok(rt.backend, &rq, id, SBX_PROCESS_ID_MAX + 1);
+}
+
 /* What following a process to its end gathered. */
 typedef struct followed {
     char out[4096], err[4096];
@@ -159,10 +168,8 @@ static void test_hostile_argv_and_exact_output(void)
 static void test_another_instance_reads_by_id(void)
 {
     CU_ASSERT_FATAL(started);
-    sbx_process_request rq = SBX_PROCESS_REQUEST_INIT;
-    rq.shell_command = "echo one; sleep 0.5; echo two";
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_ok(rt.backend, &rq, id, sizeof id);
+    start_shell("echo one; sleep 0.5; echo two", 0, id);
     sbx_rt second;
     memset(&second, 0, sizeof second);
     second.emu = rt.emu;
@@ -195,11 +202,8 @@ static void test_another_instance_reads_by_id(void)
 static void test_stdin_round_trip(void)
 {
     CU_ASSERT_FATAL(started);
-    sbx_process_request rq = SBX_PROCESS_REQUEST_INIT;
-    rq.shell_command = "read line; echo \"got $line\"";
-    rq.stdin_open = 1;
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_ok(rt.backend, &rq, id, sizeof id);
+    start_shell("read line; echo \"got $line\"", 1, id);
     sbx_process_write_request w = SBX_PROCESS_WRITE_REQUEST_INIT;
     w.close_stdin = 1;
     sbx_error err;
@@ -224,10 +228,8 @@ static void test_stdin_round_trip(void)
 static void test_signal_ends_the_group(void)
 {
     CU_ASSERT_FATAL(started);
-    sbx_process_request rq = SBX_PROCESS_REQUEST_INIT;
-    rq.shell_command = "sleep 61.75 & sleep 61.75";
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_ok(rt.backend, &rq, id, sizeof id);
+    start_shell("sleep 61.75 & sleep 61.75", 0, id);
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_signal(rt.backend, SB, id, SIGHUP, &err),
                     SBX_ERR_UNSUPPORTED);
@@ -258,10 +260,8 @@ static void test_signal_ends_the_group(void)
 static void test_wait_forget_and_unknown_ids(void)
 {
     CU_ASSERT_FATAL(started);
-    sbx_process_request rq = SBX_PROCESS_REQUEST_INIT;
-    rq.shell_command = "sleep 60";
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_ok(rt.backend, &rq, id, sizeof id);
+    start_shell("sleep 60", 0, id);
     sbx_process_info *info = NULL;
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_process_wait(rt.backend, SB, id, 0, &info, &err), SBX_OK);
