@@ -6,9 +6,9 @@
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/sbx-docker-bench bench/raw-engine bench/static-answer \
-	bench/load-floor bench/sbx-manager-bench bench/sbx-ops-bench
+	bench/load-floor bench/sbx-manager-bench bench/sbx-ops-bench bench/sbx-line-bench
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
+EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/line-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
 CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt bench/results-ops.txt \
 	bench/results-provisiond.txt bench/results-manager.txt bench/callgrind.*.out
@@ -71,3 +71,9 @@ bench: all $(SBX_BENCH_BINS)
 bench_sbx_ops_bench_SOURCES = bench/sbx_ops_bench.c $(SBX_BENCH_UTIL)
 bench_sbx_ops_bench_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
 bench_sbx_ops_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) -lpthread
+
+# The latency of a process's line to the host, through the library and
+# through plain libcurl polls of the same AIO routes (bench/line-run).
+bench_sbx_line_bench_SOURCES = bench/sbx_line_bench.c $(SBX_BENCH_UTIL)
+bench_sbx_line_bench_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) -pthread
+bench_sbx_line_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) $(JSONC_LIBS) -lpthread

@@ -19,6 +19,9 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_json_scan.c plugin/remote/remote_json_scan.h \
 	plugin/remote/remote_lookup.c plugin/remote/remote_lookup.h \
 	plugin/remote/remote_ops.c plugin/remote/remote_ops.h \
+	plugin/remote/remote_process.c plugin/remote/remote_process.h \
+	plugin/remote/remote_process_answer.c plugin/remote/remote_process_answer.h \
+	plugin/remote/remote_process_ids.c plugin/remote/remote_process_ids.h \
 	plugin/remote/remote_list_stream.c plugin/remote/remote_list_stream.h \
 	plugin/remote/remote_options.c plugin/remote/remote_options.h \
 	plugin/remote/remote_sandbox_answer.c plugin/remote/remote_sandbox_answer.h \

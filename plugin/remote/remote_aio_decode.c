@@ -109,10 +109,7 @@ static sbx_status stream_member(struct json_object *data, const char *key, const
     return SBX_OK;
 }
 
-/* Fill outcome, exit_code and term_signal of *r from the answer's status
- * (NULL: missing or not clean text) and exit_code (has_code: an integer
- * that fits an int). */
-static sbx_status read_outcome(const char *status, int has_code, int code, sbx_exec_result *r,
+sbx_status remote_aio_read_end(const char *status, int has_code, int code, remote_aio_end *r,
                                sbx_error *err)
 {
     if (status == NULL)
@@ -133,7 +130,7 @@ static sbx_status read_outcome(const char *status, int has_code, int code, sbx_e
     }
     if (strcmp(status, "completed") != 0)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "exec answer: status '%.40s' for a synchronous exec",
+                                     "exec answer: status '%.40s' for a command that ended",
                                      status);
     if (!has_code)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
@@ -172,9 +169,14 @@ sbx_status remote_aio_exec_result(const remote_aio_exec_fields *f, size_t cap,
     }
     common_output_free(&o);
     common_output_free(&e);
+    remote_aio_end end;
     if (st == SBX_OK)
-        st = read_outcome(f->status, f->has_code, f->code, r, err);
-    if (st != SBX_OK) {
+        st = remote_aio_read_end(f->status, f->has_code, f->code, &end, err);
+    if (st == SBX_OK) {
+        r->outcome = end.outcome;
+        r->exit_code = end.exit_code;
+        r->term_signal = end.term_signal;
+    } else {
         common_exec_result_free(r);
         return st;
     }

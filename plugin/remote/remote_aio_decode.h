@@ -39,6 +39,21 @@ sbx_status remote_aio_envelope(const char *body, size_t len, const char *what,
                                sbx_status invalid_target_kind, remote_aio_answer *out,
                                sbx_error *err);
 
+/* How a command ended. */
+typedef struct remote_aio_end {
+    sbx_exec_outcome outcome;
+    int exit_code;               /* EXITED: 0..255, else -1 */
+    int term_signal;             /* SIGNALED: the signal, 0 when unknown */
+} remote_aio_end;
+
+/* How an answer's status (NULL: missing or not clean text) and exit_code
+ * (has_code: an integer that fits an int) say a command ended, by the
+ * rules of remote_aio_decode_exec: completed, timed_out, killed; any other
+ * status (running too: the caller asks only of an ended one) or a
+ * completed one without a code in range is SBX_ERR_PROTOCOL. */
+sbx_status remote_aio_read_end(const char *status, int has_code, int code, remote_aio_end *out,
+                               sbx_error *err);
+
 /* A BashExecResult (the envelope's data) as an exec result keeping the
  * first `cap` bytes of each stream (NUL bytes kept; truncated when the
  * answer holds more): completed -> EXITED exit_code (0..255; a negative

@@ -11,6 +11,8 @@
 #include "plugin/remote/remote_files.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_ops.h"
+#include "plugin/remote/remote_process.h"
+#include "plugin/remote/remote_process_answer.h"
 
 static const sbx_backend_descriptor remote_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
@@ -38,6 +40,14 @@ static const sbx_backend_descriptor remote_descriptor = {
     .list_dir = remote_list_dir,
     .free_listing = common_listing_free,
     .remove_path = remote_remove_path,
+    .process_start = remote_process_start,
+    .process_read = remote_process_read,
+    .process_write = remote_process_write,
+    .process_signal = remote_process_signal,
+    .process_wait = remote_process_wait,
+    .process_forget = remote_process_forget,
+    .free_processes = remote_process_infos_free,
+    .free_process_output = remote_process_output_free,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

@@ -25,7 +25,7 @@ sbx_status remote_operations_info(sbx_backend_instance *inst, sbx_operations_inf
     sbx_operations_info info = {
         .struct_size = out->struct_size,
         .operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_READ_FILE | SBX_OP_WRITE_FILE |
-                      SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH,
+                      SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH | SBX_OP_PROCESS,
         .default_timeout_ms = REMOTE_EXEC_DEFAULT_TIMEOUT_MS,
         .max_timeout_ms = REMOTE_EXEC_MAX_TIMEOUT_MS,
         .default_output_bytes = cap < REMOTE_EXEC_DEFAULT_OUTPUT ? cap : REMOTE_EXEC_DEFAULT_OUTPUT,
@@ -52,8 +52,22 @@ static sbx_status check_text(const char *text, const char *sandbox_id, const cha
     if (common_text_is_clean(text, strlen(text)))
         return SBX_OK;
     return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                 "exec in sandbox '%s': %s #%zu is not UTF-8 text, which the "
-                                 "AIO API cannot carry", sandbox_id, what, index);
+                                 "command in sandbox '%s': %s #%zu is not UTF-8 text, which "
+                                 "the AIO API cannot carry", sandbox_id, what, index);
+}
+
+sbx_status remote_check_command_text(const char *const *argv, const char *shell_command,
+                                     const sbx_env_var *env, size_t env_count,
+                                     const char *sandbox_id, sbx_error *err)
+{
+    sbx_status st = SBX_OK;
+    for (size_t i = 0; st == SBX_OK && argv != NULL && argv[i] != NULL; i++)
+        st = check_text(argv[i], sandbox_id, "argument", i, err);
+    if (st == SBX_OK && shell_command != NULL)
+        st = check_text(shell_command, sandbox_id, "shell command", 0, err);
+    for (size_t i = 0; st == SBX_OK && i < env_count; i++)
+        st = check_text(env[i].value, sandbox_id, "environment value", i, err);
+    return st;
 }
 
 /* What the wire cannot carry of a checked request: stdin, and text that is
@@ -64,14 +78,8 @@ static sbx_status check_wire(const sbx_exec_request *rq, const char *sandbox_id,
         return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
                                      "exec in sandbox '%s': the remote backend cannot pass stdin "
                                      "(the AIO /v1/bash/exec has no stdin)", sandbox_id);
-    sbx_status st = SBX_OK;
-    for (size_t i = 0; st == SBX_OK && rq->argv != NULL && rq->argv[i] != NULL; i++)
-        st = check_text(rq->argv[i], sandbox_id, "argument", i, err);
-    if (st == SBX_OK && rq->shell_command != NULL)
-        st = check_text(rq->shell_command, sandbox_id, "shell command", 0, err);
-    for (size_t i = 0; st == SBX_OK && i < rq->env_count; i++)
-        st = check_text(rq->env[i].value, sandbox_id, "environment value", i, err);
-    return st;
+    return remote_check_command_text(rq->argv, rq->shell_command, rq->env, rq->env_count,
+                                     sandbox_id, err);
 }
 
 sbx_status remote_exec(sbx_backend_instance *inst, const char *sandbox_id,

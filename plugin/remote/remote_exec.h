@@ -20,9 +20,19 @@
 #define REMOTE_EXEC_DEFAULT_OUTPUT ((size_t)1024 * 1024)
 
 /* What the operations can do: argv, shell text, read, write, list, remove
- * (no stdin: /v1/bash/exec has none) and their limits. */
+ * (no stdin: /v1/bash/exec has none), processes (no terminal, stdin
+ * close, other signals or streaming exec: the wire has none; no process
+ * limit or buffer size: the sandbox's own) and their limits. */
 sbx_status remote_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
                                   sbx_error *err);
+
+/* SBX_ERR_UNSUPPORTED naming the first of argv's words, the shell text
+ * and the environment values that is not UTF-8 text without NUL (the AIO
+ * wire carries only that; the message never quotes the value); else
+ * SBX_OK.  argv and shell_command may be NULL; env when env_count is 0. */
+sbx_status remote_check_command_text(const char *const *argv, const char *shell_command,
+                                     const sbx_env_var *env, size_t env_count,
+                                     const char *sandbox_id, sbx_error *err);
 
 /* POST /v1/bash/exec.  SBX_ERR_UNSUPPORTED for stdin bytes, for text that
  * is not UTF-8, and for a sandbox without the route (AIO < 1.9.3). */

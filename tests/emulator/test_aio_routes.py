@@ -15,6 +15,7 @@ import base64
 import email.parser
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -66,6 +67,12 @@ def multipart_fields(content_type, body):
         name = part.get_param("name", header="content-disposition")
         fields[name] = part.get_payload(decode=True).decode("latin-1")
     return fields
+
+
+def spec_route(route):
+    """The route as the schemas name it (a path's id as its parameter)."""
+    return re.sub(r"^/v1/bash/sessions/[^/]+/close$", "/v1/bash/sessions/{session_id}/close",
+                  route)
 
 
 def request_value(route, content_type, body, query):
@@ -157,7 +164,7 @@ class AioRoutes(unittest.TestCase):
             sent_headers["Content-Type"] = content_type
         if key is not None:
             sent_headers["X-AIO-API-Key"] = key
-        spec_key = method + " " + route
+        spec_key = method + " " + spec_route(route)
         if spec_key in SCHEMAS["routes"]:
             fragment, value = request_value(spec_key, content_type, body or b"", query or {})
             if fragment is not None:
@@ -338,9 +345,151 @@ class AioRoutes(unittest.TestCase):
         self.assertEqual(out.count("x"), 50000)
         self.assertIn("[10000 characters truncated]", out)
 
-    def test_async_mode_is_refused(self):
-        answer = self.call("POST", "/v1/bash/exec", {"command": "true", "async_mode": True})
-        self.assertFalse(answer.json()["success"])
+    # ------------------------------------------------------------ live commands
+
+    def start(self, command, url=None, **fields):
+        """An async exec: its BashExecResult, checked to name one command."""
+        answer = self.call("POST", "/v1/bash/exec",
+                           dict(fields, command=command, async_mode=True), url=url)
+        self.assertEqual(answer.status, 200, answer.body)
+        self.assertTrue(answer.json()["success"], answer.body)
+        data = answer.json()["data"]
+        self.assertEqual(data["session_id"], data["command_id"])
+        self.assertEqual(data["command"], command)
+        self.assertEqual((data["offset"], data["stderr_offset"]), (0, 0))
+        return data
+
+    def follow(self, session, offset=0, stderr_offset=0):
+        """Long-poll /v1/bash/output until the command ended: its stdout,
+        stderr, last answer, and how many answers it took."""
+        out, err, polls = "", "", 0
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            data = self.ok("POST", "/v1/bash/output",
+                           {"session_id": session, "command_id": session, "offset": offset,
+                            "stderr_offset": stderr_offset, "wait": True, "wait_timeout": 5})
+            polls += 1
+            out += data["stdout"]
+            err += data["stderr"]
+            # offsets count the bytes read (here all UTF-8 text)
+            self.assertEqual(data["offset"], offset + len(data["stdout"].encode()))
+            self.assertEqual(data["stderr_offset"],
+                             stderr_offset + len(data["stderr"].encode()))
+            offset, stderr_offset = data["offset"], data["stderr_offset"]
+            if data["command"]["status"] != "running":
+                return out, err, data, polls
+        self.fail("command %s did not end within %d s" % (session, DEADLINE_S))
+
+    def test_async_exec_returns_at_once_and_output_follows(self):
+        started = self.start("printf 'a\\000b'; echo err >&2; "
+                             "sleep 0.3; echo done; exit 3")
+        self.assertIn(started["status"], ("running", "completed"))
+        out, err, last, polls = self.follow(started["session_id"])
+        self.assertEqual(out, "a\x00bdone\n")
+        self.assertEqual(err, "err\n")
+        self.assertEqual(last["command"]["status"], "completed")
+        self.assertEqual(last["command"]["exit_code"], 3)
+        self.assertEqual(last["command"]["command_id"], started["command_id"])
+        # an ended command's output stays readable, from any offset
+        again = self.ok("POST", "/v1/bash/output",
+                        {"session_id": started["session_id"], "offset": 3})
+        self.assertEqual(again["stdout"], "done\n")
+        self.assertEqual(again["command"]["status"], "completed")
+
+    def test_a_character_printed_in_two_pieces_arrives_whole(self):
+        # the second half comes after a pause: a long poll waits for it
+        started = self.start("printf 'a\\303'; sleep 0.5; printf '\\251b'")
+        out, _, _, _ = self.follow(started["session_id"])
+        self.assertEqual(out, "a\u00e9b")
+
+    def test_write_reaches_stdin(self):
+        started = self.start("read line; echo \"got $line\"")
+        self.ok("POST", "/v1/bash/write", {"session_id": started["session_id"],
+                                           "input": "hello \u00e9\n"})
+        out, _, last, _ = self.follow(started["session_id"])
+        self.assertEqual(out, "got hello \u00e9\n")
+        self.assertEqual(last["command"]["exit_code"], 0)
+
+    def test_kill_ends_the_command_and_what_it_started(self):
+        started = self.start("sleep 60.25 & sleep 60.25; echo never")
+        self.ok("POST", "/v1/bash/kill", {"session_id": started["session_id"]})
+        out, _, last, _ = self.follow(started["session_id"])
+        self.assertEqual(out, "")
+        self.assertEqual(last["command"]["status"], "killed")
+        self.assertEqual(last["command"]["exit_code"], -15)
+        # nothing it started is left (the pattern does not match pgrep's own
+        # shell); a signalled child may take a moment to go
+        deadline = time.monotonic() + DEADLINE_S
+        while self.exec("pgrep -f '[s]leep 60.25' || echo none")["stdout"] != "none\n":
+            self.assertLess(time.monotonic(), deadline, "a child of a killed command survived")
+
+    def test_hard_timeout_times_an_async_command_out(self):
+        started = self.start("sleep 60", hard_timeout=0.5)
+        _, _, last, _ = self.follow(started["session_id"])
+        self.assertEqual(last["command"]["status"], "timed_out")
+
+    def test_unknown_sessions_and_commands_are_404(self):
+        for body in ({"session_id": "nosuch"}, {"session_id": "nosuch", "command_id": "x"}):
+            answer = self.call("POST", "/v1/bash/output", body)
+            self.assertEqual(answer.status, 404)
+        self.assertEqual(self.call("POST", "/v1/bash/output",
+                                   {"session_id": "nosuch"}).json()["detail"],
+                         "Session 'nosuch' not found")
+        started = self.start("true")
+        mismatch = self.call("POST", "/v1/bash/output",
+                             {"session_id": started["session_id"], "command_id": "other"})
+        self.assertEqual(mismatch.status, 404)
+        self.assertEqual(self.call("POST", "/v1/bash/write",
+                                   {"session_id": "nosuch", "input": "x"}).status, 404)
+        self.assertEqual(self.call("POST", "/v1/bash/kill", {"session_id": "nosuch"}).status,
+                         404)
+        self.assertEqual(self.call("POST", "/v1/bash/sessions/nosuch/close").status, 404)
+
+    def test_another_sandbox_never_reaches_a_command(self):
+        other = self.emu.create("aio-other")
+        started = self.start("sleep 60")
+        session = started["session_id"]
+        for route, body in (("/v1/bash/output", {"session_id": session}),
+                            ("/v1/bash/write", {"session_id": session, "input": "x"}),
+                            ("/v1/bash/kill", {"session_id": session, "signal": "SIGKILL"})):
+            self.assertEqual(self.call("POST", route, body, url=other).status, 404, route)
+        self.assertEqual(self.call("POST", "/v1/bash/sessions/%s/close" % session,
+                                   url=other).status, 404)
+        data = self.ok("POST", "/v1/bash/output", {"session_id": session})
+        self.assertEqual(data["command"]["status"], "running")
+        self.ok("POST", "/v1/bash/kill", {"session_id": session, "signal": "SIGKILL"})
+        _, _, last, _ = self.follow(session)
+        self.assertEqual(last["command"]["exit_code"], -9)
+
+    def test_a_cursor_past_the_output_is_400(self):
+        started = self.start("printf abc")
+        self.follow(started["session_id"])
+        answer = self.call("POST", "/v1/bash/output",
+                           {"session_id": started["session_id"], "offset": 4})
+        self.assertEqual(answer.status, 400, answer.body)
+
+    def test_close_ends_and_forgets_a_session(self):
+        running = self.start("sleep 60")
+        self.ok("POST", "/v1/bash/sessions/%s/close" % running["session_id"])
+        ended = self.start("echo hi")
+        self.follow(ended["session_id"])
+        self.ok("POST", "/v1/bash/sessions/%s/close" % ended["session_id"])
+        for session in (running["session_id"], ended["session_id"]):
+            self.assertEqual(self.call("POST", "/v1/bash/output",
+                                       {"session_id": session}).status, 404)
+
+    def test_process_bodies_the_model_refuses_are_422(self):
+        self.unprocessable("/v1/bash/output", {}, ["body", "session_id"])
+        self.unprocessable("/v1/bash/output", {"session_id": "s", "offset": "1"},
+                           ["body", "offset"])
+        self.unprocessable("/v1/bash/output", {"session_id": "s", "wait": None},
+                           ["body", "wait"])
+        self.unprocessable("/v1/bash/output", {"session_id": "s", "offset": -1},
+                           ["body", "offset"], schema_invalid=False)
+        self.unprocessable("/v1/bash/write", {"session_id": "s"}, ["body", "input"])
+        self.unprocessable("/v1/bash/kill", {}, ["body", "session_id"])
+        self.unprocessable("/v1/bash/kill", {"session_id": "s", "signal": "SIGHUP"},
+                           ["body", "signal"], schema_invalid=False)
 
     def test_exec_bodies_the_model_refuses_are_422(self):
         self.unprocessable("/v1/bash/exec", {}, ["body", "command"])

@@ -10,7 +10,8 @@ SBX_REMOTE_UNIT_SUITES = \
 	tests/remote-unit/test_list_stream \
 	tests/remote-unit/test_answer_errors \
 	tests/remote-unit/test_aio_text \
-	tests/remote-unit/test_aio_decode
+	tests/remote-unit/test_aio_decode \
+	tests/remote-unit/test_process_wire
 check_PROGRAMS += $(SBX_REMOTE_UNIT_SUITES)
 TESTS += $(SBX_REMOTE_UNIT_SUITES)
 
@@ -53,3 +54,7 @@ tests_remote_unit_test_aio_text_LDADD = $(SBX_REMOTE_UNIT_LDADD)
 tests_remote_unit_test_aio_decode_SOURCES = tests/remote-unit/test_aio_decode.c
 tests_remote_unit_test_aio_decode_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
 tests_remote_unit_test_aio_decode_LDADD = $(SBX_REMOTE_UNIT_LDADD)
+
+tests_remote_unit_test_process_wire_SOURCES = tests/remote-unit/test_process_wire.c
+tests_remote_unit_test_process_wire_CFLAGS = $(SBX_REMOTE_UNIT_CFLAGS)
+tests_remote_unit_test_process_wire_LDADD = $(SBX_REMOTE_UNIT_LDADD)

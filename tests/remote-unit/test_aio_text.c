@@ -1,5 +1,6 @@
 /* What the remote backend sends a sandbox's AIO API: a command line quoted
- * into one shell text (run here by bash and sh, as the sandbox runs it),
+ * into one shell text (run here by bash and sh, as the sandbox runs it;
+ * a process's, with stdin closed, also read back as argv),
  * bytes as base64, a path in a query, and the check scripts of write_file
  * and remove_path (run here against a scratch directory). */
 #include <config.h>
@@ -9,6 +10,7 @@
 
 #include "common/base64.h"
 #include "plugin/remote/remote_aio_text.h"
+#include "plugin/remote/remote_process_ids.h"
 
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
@@ -30,22 +32,29 @@ static int run_shell(const char *shell, const char *text, char *out, size_t cap)
 /* Words that mean something to a shell unquoted, or inside double quotes. */
 static const char *const hostile[] = {
     "", "a b", "it's", "''", "'", "$HOME", "${PATH}", "`id`", "$(id)", "a\nb", "\\", "\\'",
-    "*", "-n", "a\"b", "x;y", "|&<>", "#c", "~", "\t", "é ü", "!!", NULL,
+    "*", "-n", "a\"b", "x;y", "|&<>", "#c", "~", "\t", "é ü", "!!", " 0</dev/null", NULL,
 };
+
+/* Append every hostile word to argv[n..] (NULL after them; argv has
+ * room) and, each in <>, to expected[cap]; returns the words now in argv. */
+static size_t add_hostile(const char **argv, size_t n, char *expected, size_t cap)
+{
+    expected[0] = '\0';
+    for (size_t i = 0; hostile[i] != NULL; i++) {
+        argv[n++] = hostile[i];
+        snprintf(expected + strlen(expected), cap - strlen(expected), "<%s>", hostile[i]);
+    }
+    argv[n] = NULL;
+    return n;
+}
 
 /* Each argument arrives as one word, byte for byte, in bash (the AIO
  * server's shell) and in sh. */
 static void test_argv_words_arrive_exactly(void)
 {
     const char *argv[64] = { "printf", "<%s>" };
-    size_t n = 2;
-    char expected[1024] = "";
-    for (size_t i = 0; hostile[i] != NULL; i++) {
-        argv[n++] = hostile[i];
-        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "<%s>",
-                 hostile[i]);
-    }
-    argv[n] = NULL;
+    char expected[1024];
+    add_hostile(argv, 2, expected, sizeof expected);
     char *text = remote_command_text(argv, NULL);
     CU_ASSERT_FATAL(text != NULL);
     static const char *const shells[] = { "bash", "sh" };
@@ -54,6 +63,37 @@ static void test_argv_words_arrive_exactly(void)
         CU_ASSERT_EQUAL(run_shell(shells[s], text, out, sizeof out), 0);
         CU_ASSERT_STRING_EQUAL(out, expected);
     }
+    free(text);
+}
+
+/* A process's command text with stdin closed: hostile argv still arrives
+ * word for word in bash, stdin is empty, and the text reads back as the
+ * same argv (what another host process's info shows). */
+static void test_closed_stdin_text_runs_and_reads_back(void)
+{
+    const char *argv[64] = { "sh", "-c", "printf '<%s>' \"$@\"; cat", "sh" };
+    char expected[1024];
+    size_t n = add_hostile(argv, 4, expected, sizeof expected);
+    char *text = remote_command_text(argv, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    char closed[4096];
+    snprintf(closed, sizeof closed, "%s%s", text, REMOTE_STDIN_CLOSED);
+    char out[2048];
+    /* The test's own stdin is whatever make gave it: cat must read none. */
+    CU_ASSERT_EQUAL(run_shell("bash", closed, out, sizeof out), 0);
+    CU_ASSERT_STRING_EQUAL(out, expected);
+    char **back = remote_process_argv(closed);
+    CU_ASSERT_FATAL(back != NULL);
+    for (size_t i = 0; i <= n; i++) {
+        if (argv[i] == NULL || back[i] == NULL) {
+            CU_ASSERT_PTR_EQUAL(argv[i], back[i]);
+            break;
+        }
+        CU_ASSERT_STRING_EQUAL(back[i], argv[i]);
+    }
+    for (size_t i = 0; back[i] != NULL; i++)
+        free(back[i]);
+    free(back);
     free(text);
 }
 
@@ -257,6 +297,8 @@ void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
         { "argv_words_arrive_exactly", test_argv_words_arrive_exactly },
+        { "closed_stdin_text_runs_and_reads_back",
+          test_closed_stdin_text_runs_and_reads_back },
         { "shell_text_runs_under_sh", test_shell_text_runs_under_sh },
         { "missing_program_exits_127", test_missing_program_exits_127 },
         { "the_shell_does_not_stay_between", test_the_shell_does_not_stay_between },

@@ -5,7 +5,8 @@
 # by the openssl CLI: tls_certs.*), and hostile input (test_remote_hostile,
 # also through sbxctl with the sbxctl suites' runner and checks).
 # Every suite shares the fixture (remote_fixture.*) and the thread helpers
-# (remote_threads.*); the fixture can serve the seed suites with
+# (remote_threads.*); test_remote_processes runs the ABI 1.4 process calls
+# over the emulator's AIO bash routes; the fixture can serve the seed suites with
 # sbx-provisiond instead of the emulator (SBX_RT_PROVISIOND, run by
 # tests/provisiond/test_seed_on_provisiond.sh), started with the daemon's
 # test support.
@@ -23,7 +24,8 @@ SBX_REMOTE_SUITES = \
 	tests/remote/test_remote_concurrency \
 	tests/remote/test_remote_tls \
 	tests/remote/test_remote_hostile \
-	tests/remote/test_remote_ops
+	tests/remote/test_remote_ops \
+	tests/remote/test_remote_processes
 check_PROGRAMS += $(SBX_REMOTE_SUITES)
 TESTS += $(SBX_REMOTE_SUITES)
 EXTRA_DIST += tests/remote/SEED_MAP.md
@@ -74,3 +76,8 @@ EXTRA_tests_remote_test_remote_hostile_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEX
 tests_remote_test_remote_ops_SOURCES = tests/remote/test_remote_ops.c $(SBX_REMOTE_TEST_SUPPORT)
 tests_remote_test_remote_ops_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
 tests_remote_test_remote_ops_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+tests_remote_test_remote_processes_SOURCES = tests/remote/test_remote_processes.c \
+	$(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_remote_processes_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_processes_LDADD = $(SBX_REMOTE_TEST_LDADD)

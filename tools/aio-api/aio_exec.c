@@ -1,5 +1,5 @@
 /* POST /v1/bash/exec and POST /v1/shell/exec, each as one synchronous
- * backend exec: the command runs by /bin/sh -c in the sandbox in the
+ * backend exec (bash's async_mode starts a process instead: aio_process.h): the command runs by /bin/sh -c in the sandbox in the
  * request's exec_dir, killed at hard_timeout; its output becomes text
  * (U+FFFD for bytes that are not UTF-8) cut in the middle, bash's to
  * max_output_length characters per stream, shell's (stdout and stderr in
@@ -10,6 +10,7 @@
 
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_process.h"
 #include "tools/aio-api/aio_routes.h"
 #include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
@@ -176,6 +177,27 @@ static sbx_status run(const aio_call *call, json_object *body, sbx_exec_request 
     return sbx_backend_exec(call->backend, call->sandbox_id, &request, result, err);
 }
 
+/* The process request of an async exec: `exec`'s command, directory and
+ * environment, killed at hard_timeout (none: it runs until it ends or is
+ * killed, as AIO's async commands do). */
+static sbx_process_request process_request(const aio_call *call, json_object *body,
+                                           const sbx_exec_request *exec)
+{
+    sbx_process_request request = SBX_PROCESS_REQUEST_INIT;
+    request.shell_command = exec->shell_command;
+    request.working_dir = exec->working_dir;
+    request.env = exec->env;
+    request.env_count = exec->env_count;
+    json_object *hard = aio_member(body, "hard_timeout");
+    if (hard != NULL && json_object_get_double(hard) > 0.0) {
+        sbx_operations_info info = {.struct_size = sizeof info};
+        sbx_error err;
+        sbx_backend_operations_info(call->backend, &info, &err);
+        request.timeout_ms = timeout_ms(body, call->exec_timeout_ms, &info);
+    }
+    return request;
+}
+
 /* The answer to a run that did not give a result: 404 when the sandbox is
  * gone, else a failure envelope with the reason. */
 static void answer_not_run(sbx_status st, const sbx_error *err, prov_reply *reply)
@@ -186,13 +208,13 @@ static void answer_not_run(sbx_status st, const sbx_error *err, prov_reply *repl
         aio_answer_failed(reply, err->message);
 }
 
-/* Parse a route's body; NULL after answering (422, or async_mode, which
- * both routes refuse: commands run synchronously). */
+/* Parse a route's body; NULL after answering (422, or async_mode when
+ * `async_refused`: the shell route's belongs to its sessions, to come). */
 static json_object *read_command_body(const aio_call *call, const aio_field *fields,
-                                      size_t count, prov_reply *reply)
+                                      size_t count, int async_refused, prov_reply *reply)
 {
     json_object *body = aio_body_read(call->req->body, call->req->body_len, fields, count, reply);
-    if (body != NULL && aio_boolean(body, "async_mode", 0)) {
+    if (body != NULL && async_refused && aio_boolean(body, "async_mode", 0)) {
         aio_answer_failed(reply, "async_mode is not supported here: commands run synchronously");
         json_object_put(body);
         return NULL;
@@ -203,7 +225,7 @@ static json_object *read_command_body(const aio_call *call, const aio_field *fie
 void aio_route_exec(const aio_call *call, prov_reply *reply)
 {
     json_object *body = read_command_body(call, exec_fields,
-                                          sizeof exec_fields / sizeof exec_fields[0], reply);
+                                          sizeof exec_fields / sizeof exec_fields[0], 0, reply);
     if (body == NULL)
         return;
     sbx_error err;
@@ -216,6 +238,12 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
     request.working_dir = aio_string(body, "exec_dir", NULL);
     request.env = env;
     request.env_count = env_count;
+    if (!failed && aio_boolean(body, "async_mode", 0)) {
+        aio_process_start(call, body, process_request(call, body, &request), reply);
+        free(env);
+        json_object_put(body);
+        return;
+    }
     sbx_exec_result *result = NULL;
     sbx_status st = failed ? SBX_ERR_INTERNAL : run(call, body, request, &result, &err);
     if (failed) {
@@ -268,7 +296,7 @@ static json_object *shell_result(json_object *body, const sbx_exec_result *resul
 void aio_route_shell_exec(const aio_call *call, prov_reply *reply)
 {
     json_object *body = read_command_body(call, shell_fields,
-                                          sizeof shell_fields / sizeof shell_fields[0], reply);
+                                          sizeof shell_fields / sizeof shell_fields[0], 1, reply);
     if (body == NULL)
         return;
     /* One output, in the order it was written, as a terminal shows it:

@@ -17,6 +17,7 @@ typedef struct aio_call {
     const char *version;        /* the server's version string */
     int64_t exec_timeout_ms;    /* an exec without hard_timeout: at most this */
     size_t max_answer_bytes;    /* the largest answer a route may build */
+    const char *path_id;        /* the {id} of a route with one in its path, else NULL */
 } aio_call;
 
 /* GET /v1/sandbox: SandboxResponse (home_dir: the sandbox's working
@@ -26,6 +27,13 @@ void aio_route_sandbox(const aio_call *call, prov_reply *reply);
 /* POST /v1/bash/exec and POST /v1/shell/exec (aio_exec.c). */
 void aio_route_exec(const aio_call *call, prov_reply *reply);
 void aio_route_shell_exec(const aio_call *call, prov_reply *reply);
+
+/* POST /v1/bash/output, /write, /kill and /sessions/{id}/close: live
+ * commands (aio_process.c; their start is /v1/bash/exec's async_mode). */
+void aio_route_bash_output(const aio_call *call, prov_reply *reply);
+void aio_route_bash_write(const aio_call *call, prov_reply *reply);
+void aio_route_bash_kill(const aio_call *call, prov_reply *reply);
+void aio_route_bash_session_close(const aio_call *call, prov_reply *reply);
 
 /* POST /v1/file/read, /write, /list, /upload and GET /v1/file/download
  * (aio_files.c, aio_list.c, aio_transfer.c). */

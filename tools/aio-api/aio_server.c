@@ -34,6 +34,13 @@ typedef struct aio_route_entry {
 static const aio_route_entry routes[] = {
     {"/v1/sandbox", "GET", aio_route_sandbox},
     {"/v1/bash/exec", "POST", aio_route_exec},
+    {"/v1/bash/output", "POST", aio_route_bash_output},
+    {"/v1/bash/write", "POST", aio_route_bash_write},
+    {"/v1/bash/kill", "POST", aio_route_bash_kill},
+    {"/v1/bash/sessions/{id}/close", "POST", aio_route_bash_session_close},
+    /* The shell sessions (/v1/shell/view, wait, write, kill, sessions)
+     * come with the host library's sessions: a shell kept alive, which
+     * the bash routes' one-command sessions are not. */
     {"/v1/shell/exec", "POST", aio_route_shell_exec},
     {"/v1/file/read", "POST", aio_route_read},
     {"/v1/file/write", "POST", aio_route_write},
@@ -142,6 +149,32 @@ static void log_request(aio_server *server, const char *sandbox_id, const char *
     json_object_put(line);
 }
 
+/* Longest {id} a path may carry (a process id, with room to spare). */
+#define PATH_ID_MAX 255
+
+/* Whether `path` matches route path `pattern`, whose "{id}" (if any)
+ * stands for one non-empty segment of at most PATH_ID_MAX bytes, copied
+ * into `id` (PATH_ID_MAX + 1 bytes; "" when the pattern has none). */
+static int path_matches(const char *pattern, const char *path, char *id)
+{
+    id[0] = '\0';
+    const char *hole = strstr(pattern, "{id}");
+    if (hole == NULL)
+        return strcmp(pattern, path) == 0;
+    size_t head = (size_t)(hole - pattern);
+    const char *tail = hole + 4;
+    size_t path_len = strlen(path), tail_len = strlen(tail);
+    if (path_len <= head + tail_len || strncmp(path, pattern, head) != 0 ||
+        strcmp(path + path_len - tail_len, tail) != 0)
+        return 0;
+    size_t n = path_len - head - tail_len;
+    if (n > PATH_ID_MAX || memchr(path + head, '/', n) != NULL)
+        return 0;
+    memcpy(id, path + head, n);
+    id[n] = '\0';
+    return 1;
+}
+
 /* The key the request carries: X-AIO-API-Key, else a bearer token, else
  * ?api_key= (the three ways the AIO server accepts it); NULL when none. */
 static const char *given_key(const prov_request *req)
@@ -167,14 +200,16 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
         return;
     }
     const aio_route_entry *path_match = NULL;
+    char id[PATH_ID_MAX + 1];
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (strcmp(routes[i].path, path) != 0)
+        if (!path_matches(routes[i].path, path, id))
             continue;
         path_match = &routes[i];
         if (strcmp(routes[i].method, req->method) == 0) {
             const aio_call call = {server->options.backend, sandbox_id, req,
                                    server->options.version, server->options.exec_timeout_ms,
-                                   server->options.max_answer_bytes};
+                                   server->options.max_answer_bytes,
+                                   id[0] != '\0' ? id : NULL};
             routes[i].handler(&call, reply);
             return;
         }
@@ -183,7 +218,7 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
         /* Other routes of the AIO API (browser, jupyter, file find and
          * grep...) exist on the real server: say that this one lacks them
          * rather than leave a client to guess at a wrong address. */
-        char detail[160 + sizeof routes / sizeof routes[0] * 24];
+        char detail[160 + sizeof routes / sizeof routes[0] * 48];
         size_t used = (size_t)snprintf(detail, sizeof detail,
                                        "Not Found: this server does not serve %.60s%s; it "
                                        "serves",

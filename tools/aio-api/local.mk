@@ -16,6 +16,7 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_files.c tools/aio-api/aio_files.h \
 	tools/aio-api/aio_list.c \
 	tools/aio-api/aio_multipart.c tools/aio-api/aio_multipart.h \
+	tools/aio-api/aio_process.c tools/aio-api/aio_process.h \
 	tools/aio-api/aio_routes.h \
 	tools/aio-api/aio_sandbox.c \
 	tools/aio-api/aio_server.c tools/aio-api/aio_server.h \
