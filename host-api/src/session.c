@@ -489,16 +489,24 @@ sbx_status sbx_session_open(sbx_backend *backend, const char *sandbox_id,
     return host_session_new(backend, NULL, sandbox_id, NULL, options, out, err);
 }
 
-sbx_status sbx_session_attach(sbx_backend *backend, const char *sandbox_id,
-                              const char *process_id, const sbx_session_options *options,
-                              sbx_session **out, sbx_error *err)
+sbx_status host_session_attach(sbx_backend *backend, const host_session_hooks *hooks,
+                               const char *sandbox_id, const char *process_id,
+                               const sbx_session_options *options, sbx_session **out,
+                               sbx_error *err)
 {
     if (process_id == NULL) {
         if (out != NULL)
             *out = NULL;
         return sbx_error_set(err, SBX_ERR_USAGE, "session attach: a process id is required");
     }
-    return host_session_new(backend, NULL, sandbox_id, process_id, options, out, err);
+    return host_session_new(backend, hooks, sandbox_id, process_id, options, out, err);
+}
+
+sbx_status sbx_session_attach(sbx_backend *backend, const char *sandbox_id,
+                              const char *process_id, const sbx_session_options *options,
+                              sbx_session **out, sbx_error *err)
+{
+    return host_session_attach(backend, NULL, sandbox_id, process_id, options, out, err);
 }
 
 const char *sbx_session_process_id(const sbx_session *s)

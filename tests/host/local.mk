@@ -110,9 +110,9 @@ tests_host_fixtures_fixture_no_entry_la_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
 check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/test_operations tests/host/test_processes
+	tests/host/test_operations tests/host/test_processes tests/host/test_session_marker
 TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/test_operations tests/host/test_processes \
+	tests/host/test_operations tests/host/test_processes tests/host/test_session_marker \
 	tests/host/check-exports.sh tests/host/check-abi-example.sh
 dist_check_SCRIPTS += tests/host/check-exports.sh tests/host/check-abi-example.sh
 
@@ -140,3 +140,10 @@ tests_host_test_operations_LDADD = $(SBX_TEST_LIBS)
 tests_host_test_processes_SOURCES = tests/host/test_processes.c $(SBX_HOST_FIXTURES_SOURCES)
 tests_host_test_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_processes_LDADD = $(SBX_TEST_LIBS)
+
+# The session end marker as a unit, with a real /bin/sh (linked directly:
+# internal to libsbx-host).
+tests_host_test_session_marker_SOURCES = tests/host/test_session_marker.c \
+	host-api/src/session_marker.c host-api/src/session_marker.h
+tests_host_test_session_marker_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_session_marker_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
