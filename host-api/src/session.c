@@ -17,6 +17,10 @@
 /* Bytes asked of one process_read. */
 #define SESSION_READ_BYTES ((size_t)256 * 1024)
 
+/* During the grace, SIGINT is sent again this often: a command that had
+ * not started its child when the first one came is interrupted too. */
+#define SESSION_INTERRUPT_EVERY_MS INT64_C(500)
+
 /* How long close and a restart wait for the old shell to end. */
 #define SESSION_END_WAIT_MS INT64_C(5000)
 
@@ -167,8 +171,9 @@ static sbx_status find_end(sbx_session *s, sbx_error *err)
 typedef struct run_state {
     host_marker_scan out, err;
     sbx_process_cursor read_at;    /* the next read (past a done stream's marker) */
-    int64_t deadline;              /* 0: none */
+    int64_t deadline;              /* 0: none; once interrupted, the grace's end */
     int interrupted;
+    int64_t interrupt_at;          /* interrupted: when the next SIGINT is due */
     int shell_gone;                /* the shell ended: exit code below */
     int shell_exit;
 } run_state;
@@ -204,21 +209,25 @@ static sbx_status await_marker(sbx_session *s, run_state *r, sbx_error *err)
     sbx_process_read_request req = SBX_PROCESS_READ_REQUEST_INIT;
     req.max_bytes = SESSION_READ_BYTES;
     while (!marker_seen(r) && !r->shell_gone) {
-        int64_t wait = SBX_PROCESS_WAIT_MAX_MS;
+        int64_t wait = SBX_PROCESS_WAIT_MAX_MS, now = now_ms();
         if (r->deadline != 0) {
-            int64_t left = r->deadline - now_ms();
-            if (left <= 0) {
+            if (r->deadline - now <= 0) {
                 if (r->interrupted)
                     return SBX_OK;
                 r->interrupted = 1;
-                r->deadline = now_ms() + s->grace_ms;
+                r->interrupt_at = now;
+                r->deadline = now + s->grace_ms;
+            }
+            if (r->interrupted && r->interrupt_at - now <= 0) {
+                r->interrupt_at = now + SESSION_INTERRUPT_EVERY_MS;
                 sbx_status st = sbx_backend_process_signal(s->backend, s->sandbox_id,
                                                            s->process_id, SIGINT, err);
                 if (st != SBX_OK && st != SBX_ERR_NO_SUCH_PROCESS)
                     return st;
-                continue;
             }
-            wait = left < wait ? left : wait;
+            int64_t left = (r->interrupted && r->interrupt_at < r->deadline ? r->interrupt_at
+                                                                            : r->deadline) - now;
+            wait = left < 1 ? 1 : left < wait ? left : wait;
         }
         req.cursor = r->read_at;
         req.wait_ms = wait;

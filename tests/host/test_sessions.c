@@ -240,7 +240,7 @@ static void test_a_timed_out_command_is_interrupted_and_the_session_goes_on(void
 {
     sbx_session *s = open_session(NULL);
     expect_run(s, "cd /tmp && KEEP=kept", "", 0);
-    sbx_session_result *r = run(s, "echo started; sleep 60; echo never", 300);
+    sbx_session_result *r = run(s, "echo started; sleep 60; echo never", 1000);
     CU_ASSERT(r->timed_out);
     CU_ASSERT(!r->restarted);
     CU_ASSERT_EQUAL(r->exit_code, 130);
