@@ -21,6 +21,9 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/backend_call.c \
 	host-api/src/backend_operations.c \
 	host-api/src/backend_processes.c \
+	host-api/src/session_internal.h \
+	host-api/src/session.c \
+	host-api/src/session_marker.c host-api/src/session_marker.h \
 	host-api/src/env_expand.h \
 	host-api/src/env_expand.c \
 	host-api/src/config.c \
