@@ -57,6 +57,8 @@ typedef struct option_spec {
 #define OPT_FOR_BOTH (OPT_FOR_CREATE | OPT_FOR_ACQUIRE)
 #define OPT_FOR_EXEC 4u
 #define OPT_FOR_LOGS 8u
+#define OPT_FOR_SHELL 16u
+#define OPT_FOR_COMMANDS (OPT_FOR_EXEC | OPT_FOR_SHELL)
 
 static const option_spec options[] = {
     {"--config", NULL, 1, 0, OPT_CONFIG},
@@ -75,9 +77,9 @@ static const option_spec options[] = {
     {"--lark-broker", NULL, 0, OPT_FOR_BOTH, OPT_LARK_BROKER},
     {"--require-contract", NULL, 1, OPT_FOR_BOTH, OPT_REQUIRE_CONTRACT},
     {"--keep-lease", NULL, 0, OPT_FOR_ACQUIRE, OPT_KEEP_LEASE},
-    {"--env", "-e", 1, OPT_FOR_EXEC, OPT_ENV},
-    {"--workdir", "-w", 1, OPT_FOR_EXEC, OPT_WORKDIR},
-    {"--timeout", NULL, 1, OPT_FOR_EXEC, OPT_TIMEOUT},
+    {"--env", "-e", 1, OPT_FOR_COMMANDS, OPT_ENV},
+    {"--workdir", "-w", 1, OPT_FOR_COMMANDS, OPT_WORKDIR},
+    {"--timeout", NULL, 1, OPT_FOR_COMMANDS, OPT_TIMEOUT},
     {"--interactive", "-i", 0, OPT_FOR_EXEC, OPT_INTERACTIVE},
     {"--tty", "-t", 0, OPT_FOR_EXEC, OPT_TTY},
     {"--detach", "-d", 0, OPT_FOR_EXEC, OPT_DETACH},
@@ -120,6 +122,7 @@ static const command_spec commands[] = {
     {"logs", CTL_LOGS, OPERANDS_ID_PROCESS},
     {"kill", CTL_KILL, OPERANDS_ID_PROCESS_SIGNAL},
     {"attach", CTL_ATTACH, OPERANDS_ID_PROCESS},
+    {"shell", CTL_SHELL, OPERANDS_ID},
 };
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -365,7 +368,8 @@ static sbx_status check_option_place(const option_spec *spec, const ctl_args *ar
     unsigned command_bit = args->command == CTL_CREATE    ? OPT_FOR_CREATE
                            : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE
                            : args->command == CTL_EXEC    ? OPT_FOR_EXEC
-                           : args->command == CTL_LOGS    ? OPT_FOR_LOGS : 0;
+                           : args->command == CTL_LOGS    ? OPT_FOR_LOGS
+                           : args->command == CTL_SHELL   ? OPT_FOR_SHELL : 0;
     if (spec->commands == 0 || (spec->commands & command_bit) != 0)
         return SBX_OK;
     if (args->command == CTL_NO_COMMAND)
@@ -374,6 +378,7 @@ static sbx_status check_option_place(const option_spec *spec, const ctl_args *ar
                              spec->commands == OPT_FOR_BOTH     ? "'create' or 'acquire'"
                              : spec->commands == OPT_FOR_CREATE ? "'create'"
                              : spec->commands == OPT_FOR_EXEC   ? "'exec'"
+                             : spec->commands == OPT_FOR_COMMANDS ? "'exec' or 'shell'"
                              : spec->commands == OPT_FOR_LOGS   ? "'logs'" : "'acquire'");
     return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
                          spec->long_name, args->command_name);

@@ -25,7 +25,8 @@ typedef enum ctl_command {
     CTL_PS,
     CTL_LOGS,
     CTL_KILL,
-    CTL_ATTACH
+    CTL_ATTACH,
+    CTL_SHELL
 } ctl_command;
 
 /* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
@@ -49,7 +50,7 @@ typedef struct ctl_args {
     ctl_command command;
     const char *command_name;    /* as typed */
     const char *operand;         /* the ID of destroy/alive/discover/reconcile/
-                                  * exec/ls/ps/logs/kill/attach; cp's SOURCE */
+                                  * exec/ls/ps/logs/kill/attach/shell; cp's SOURCE */
     const char *operand2;        /* ls's PATH (NULL: "."); cp's DESTINATION;
                                   * the PID (process id) of logs/kill/attach */
     int signal;                  /* kill's SIGNAL, parsed; SIGTERM when absent */
@@ -70,7 +71,7 @@ typedef struct ctl_args {
     /* acquire (also takes the create options above but --id) */
     int keep_lease;              /* --keep-lease */
 
-    /* exec ID [options] CMD ARGS... */
+    /* exec ID [options] CMD ARGS... (--env, --workdir and --timeout: shell's too) */
     const char *const *exec_argv; /* the command: points into argv, NULL-terminated */
     sbx_env_var *env;             /* --env NAME=VALUE, in order (owned array;
                                    * names owned, values point into argv) */

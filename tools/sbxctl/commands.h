@@ -84,6 +84,13 @@ int ctl_cmd_kill(const ctl_args *args, sbx_backend *backend, const ctl_output *o
  * terminal process: sbxctl's terminal raw); exit codes as exec's. */
 int ctl_cmd_attach(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
 
+/* shell ID [--env N=V] [--workdir D] [--timeout S]: a session in the
+ * sandbox running stdin's lines one by one (empty ones skipped), each
+ * with its own result; exit with the last command's code (0 with none,
+ * 124 when it timed out, 125 when its shell was restarted before it
+ * answered), or the code of the error that stopped the script. */
+int ctl_cmd_shell(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
 /* cp FILE ID:PATH, cp ID:PATH FILE ("-": stdin or stdout): byte-exact. */
 int ctl_cmd_cp(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
 

@@ -16,6 +16,10 @@
 /* Exit code of a command that timed out, as timeout(1) has it. */
 #define CTL_EXIT_TIMED_OUT 124
 
+/* shell: the last command's shell went (and was restarted) before it
+ * told its exit code. */
+#define CTL_EXIT_SHELL_RESTARTED 125
+
 /* The exit code of a command of the sandbox that ended so: its own exit
  * code, CTL_EXIT_TIMED_OUT, or 128 + the signal that ended it. */
 int ctl_command_exit_code(sbx_exec_outcome outcome, int exit_code, int term_signal);

@@ -16,6 +16,7 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/redact.c tools/sbxctl/redact.h \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \
 	tools/sbxctl/session.c tools/sbxctl/session.h \
+	tools/sbxctl/shell_command.c \
 	tools/sbxctl/signal_names.c tools/sbxctl/signal_names.h \
 	tools/sbxctl/terminal.c tools/sbxctl/terminal.h \
 	tools/sbxctl/write_all.c tools/sbxctl/write_all.h

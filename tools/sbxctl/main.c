@@ -33,6 +33,7 @@ static sandbox_command_fn sandbox_command(ctl_command command)
     case CTL_LOGS: return ctl_cmd_logs;
     case CTL_KILL: return ctl_cmd_kill;
     case CTL_ATTACH: return ctl_cmd_attach;
+    case CTL_SHELL: return ctl_cmd_shell;
     case CTL_NO_COMMAND:
     case CTL_BACKENDS:
     case CTL_ACQUIRE:

@@ -127,10 +127,9 @@ int ctl_cmd_exec(const ctl_args *args, sbx_backend *backend, const ctl_output *o
     } else {
         /* Unstreamed, the output came from the result: its cut is the
          * terminal's too, and said so. */
-        if (!streamed && result->stdout_truncated)
-            fprintf(stderr, "sbxctl: stdout was cut after %zu bytes\n", result->stdout_length);
-        if (!streamed && result->stderr_truncated)
-            fprintf(stderr, "sbxctl: stderr was cut after %zu bytes\n", result->stderr_length);
+        if (!streamed)
+            ctl_print_cut_notes(result->stdout_truncated ? result->stdout_length : 0,
+                                result->stderr_truncated ? result->stderr_length : 0);
         ctl_print_ending_note(result->outcome, result->term_signal, result->duration_ms);
     }
     int code = ctl_command_exit_code(result->outcome, result->exit_code, result->term_signal);

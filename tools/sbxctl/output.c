@@ -673,6 +673,14 @@ void ctl_print_exec_json(const char *sandbox_id, const sbx_exec_result *r)
     emit_json(object);
 }
 
+void ctl_print_cut_notes(size_t stdout_kept, size_t stderr_kept)
+{
+    if (stdout_kept > 0)
+        fprintf(stderr, "sbxctl: stdout was cut after %zu bytes\n", stdout_kept);
+    if (stderr_kept > 0)
+        fprintf(stderr, "sbxctl: stderr was cut after %zu bytes\n", stderr_kept);
+}
+
 void ctl_print_ending_note(sbx_exec_outcome outcome, int term_signal, int64_t duration_ms)
 {
     if (outcome == SBX_EXEC_TIMED_OUT && duration_ms >= 0)
@@ -881,4 +889,36 @@ void ctl_print_signal_sent(const ctl_output *out, const char *sandbox_id,
     json_object_object_add(object, "process_id", json_text(process_id));
     json_object_object_add(object, "signal", json_object_new_int(signal));
     emit_json(object);
+}
+
+void ctl_print_session_result(const ctl_output *out, const char *command,
+                              const sbx_session_result *r)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "command", json_text(command));
+        json_object_object_add(object, "exit_code",
+                               r->exit_code >= 0 ? json_object_new_int(r->exit_code) : NULL);
+        json_object_object_add(object, "timed_out", json_object_new_boolean(r->timed_out));
+        json_object_object_add(object, "restarted", json_object_new_boolean(r->restarted));
+        add_output_json(object, "stdout", r->stdout_data, r->stdout_length, r->stdout_truncated);
+        add_output_json(object, "stderr", r->stderr_data, r->stderr_length, r->stderr_truncated);
+        json_object_object_add(object, "dropped_bytes", json_object_new_uint64(r->dropped_bytes));
+        emit_json(object);
+        fflush(stdout);
+        return;
+    }
+    fwrite(r->stdout_data, 1, r->stdout_length, stdout);
+    fflush(stdout);
+    fwrite(r->stderr_data, 1, r->stderr_length, stderr);
+    ctl_print_cut_notes(r->stdout_truncated ? r->stdout_length : 0,
+                        r->stderr_truncated ? r->stderr_length : 0);
+    if (r->dropped_bytes > 0)
+        fprintf(stderr, "sbxctl: %llu bytes of output were dropped\n",
+                (unsigned long long)r->dropped_bytes);
+    if (r->timed_out)
+        fputs("sbxctl: the command timed out and was interrupted\n", stderr);
+    if (r->restarted)
+        fputs("sbxctl: the shell was restarted (directory, variables and functions are "
+              "those of a new session)\n", stderr);
 }
