@@ -91,3 +91,8 @@ tests_sbxctl_test_sbxctl_processes_SOURCES = tests/sbxctl/test_sbxctl_processes.
 tests_sbxctl_test_sbxctl_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_sbxctl_test_sbxctl_processes_LDADD = $(SBX_TEST_LIBS) -lutil
 EXTRA_tests_sbxctl_test_sbxctl_processes_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)
+
+# The example host of live processes (examples/dev_server.c), run as a user
+# would over the local backend.
+TESTS += tests/sbxctl/check-example-dev-server.sh
+dist_check_SCRIPTS += tests/sbxctl/check-example-dev-server.sh
