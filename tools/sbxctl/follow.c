@@ -40,6 +40,10 @@ void ctl_follow_block_signals(void)
     sigset_t set;
     forwarded_signals(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    /* A closed stdout must end the follow through its error path (which
+     * puts the terminal back), not kill sbxctl where it stands. */
+    struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, old_pipe;
+    sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
 }
 
 /* What the two threads share.  The control thread only reads `request`;
@@ -205,6 +209,10 @@ sbx_status ctl_follow(const ctl_follow_request *request, ctl_follow_end *end, sb
     sigset_t set;
     forwarded_signals(&set);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    /* A closed stdout must end the follow through its error path (which
+     * puts the terminal back), not kill sbxctl where it stands. */
+    struct sigaction ignore_pipe = {.sa_handler = SIG_IGN}, old_pipe;
+    sigaction(SIGPIPE, &ignore_pipe, &old_pipe);
     ctl_terminal_state terminal = {0};
     pthread_t control;
     sbx_status status = SBX_OK;
@@ -237,5 +245,6 @@ sbx_status ctl_follow(const ctl_follow_request *request, ctl_follow_end *end, sb
         close(state.signal_fd);
     }
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     return status;
 }

@@ -28,3 +28,5 @@ tools_sbxctl_sbxctl_LDADD = host-api/libsbx-host.la plugin/remote/libsbx-remote-
 
 # Its manual page.
 dist_man_MANS += docs/sbxctl.1
+# sbxctl's page on live processes (with the example host's walk-through).
+EXTRA_DIST += docs/sbxctl-processes.md
