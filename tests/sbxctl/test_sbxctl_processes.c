@@ -73,11 +73,7 @@ static void with_state(const char **argv, const char *const *args)
 /* sbxctl ARGS to its end, stdin from `in` (NULL: /dev/null). */
 static void ctl(sbx_test_run *run, const char *in, const char *const *args)
 {
-    const char *argv[MAX_ARGS];
-    with_state(argv, args);
-    int rc = sbx_test_run_sbxctl_stdin(argv, NULL, in != NULL ? in : "/dev/null",
-                                       SBX_TEST_RUN_TIMEOUT_MS, run);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    sbx_test_sbxctl_local(run, state_setting, in, SBX_TEST_RUN_TIMEOUT_MS, args);
 }
 
 /* sbxctl ARGS running in the background: stdout a pipe, stderr the file
@@ -121,22 +117,6 @@ static int still_running(const sbx_test_child *child)
            info.si_pid == 0;
 }
 
-static void make_box(const char *id)
-{
-    sbx_test_run run;
-    ctl(&run, NULL, ARGS("create", "--id", id));
-    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
-}
-
-static void drop_box(const char *id)
-{
-    sbx_test_run run;
-    ctl(&run, NULL, ARGS("destroy", id));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
-}
-
 /* A file's text, NUL-terminated, into `buf`. */
 static void read_text_file(const char *path, char *buf, size_t cap)
 {
@@ -171,53 +151,37 @@ static void start_detached(const char *box, const char *const *command, int inte
  * naming what is at fault, before anything is asked of a backend. */
 static void test_usage_errors(void)
 {
+    const struct {
+        const char *const *args;
+        const char *needle;
+    } cases[] = {
+        {ARGS("kill", "box", "p1", "NOSUCH"), "unknown signal 'NOSUCH'"},
+        {ARGS("kill", "box", "p1", "65"), "signal '65' is not a number from 1 to 64"},
+        {ARGS("kill", "box", "p1", "0"), "signal '0'"},
+        {ARGS("kill", "box", "p1", "TERM", "extra"), "unexpected argument 'extra'"},
+        {ARGS("logs", "box"), "command 'logs' needs a PID"},
+        {ARGS("attach", "box"), "command 'attach' needs a PID"},
+        {ARGS("ps"), "command 'ps' needs a sandbox ID"},
+        {ARGS("--json", "exec", "-it", "box", "sh"), "'exec --interactive'"},
+        {ARGS("--json", "attach", "box", "p1"), "option '--json' is not valid for 'attach'"},
+        {ARGS("exec", "-ix", "box", "sh"), "unknown option '-ix'"},
+        {ARGS("logs", "-i", "box", "p1"),
+         "option '--interactive' is not valid for command 'logs'"},
+        {ARGS("exec", "-f", "box", "sh"), "option '--follow' is not valid for command 'exec'"},
+        {ARGS("-d", "exec", "box", "sh"), "option '--detach' must follow the command 'exec'"},
+        {ARGS("shell", "-d", "box"), "option '--detach' is not valid for command 'shell'"},
+        {ARGS("logs", "box", "bad\tpid"), "the PID of command 'logs'"},
+    };
     sbx_test_run run;
-    ctl(&run, NULL, ARGS("kill", "box", "p1", "NOSUCH"));
-    sbx_test_assert_failure(&run, 2, "usage", "unknown signal 'NOSUCH'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("kill", "box", "p1", "65"));
-    sbx_test_assert_failure(&run, 2, "usage", "signal '65' is not a number from 1 to 64");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("kill", "box", "p1", "0"));
-    sbx_test_assert_failure(&run, 2, "usage", "signal '0'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("kill", "box", "p1", "TERM", "extra"));
-    sbx_test_assert_failure(&run, 2, "usage", "unexpected argument 'extra'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("logs", "box"));
-    sbx_test_assert_failure(&run, 2, "usage", "command 'logs' needs a PID");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("attach", "box"));
-    sbx_test_assert_failure(&run, 2, "usage", "command 'attach' needs a PID");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("ps"));
-    sbx_test_assert_failure(&run, 2, "usage", "command 'ps' needs a sandbox ID");
-    sbx_test_run_clear(&run);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ctl(&run, NULL, cases[i].args);
+        sbx_test_assert_failure(&run, 2, "usage", cases[i].needle);
+        sbx_test_run_clear(&run);
+    }
     ctl(&run, NULL, ARGS("--json", "logs", "box", "p1"));
-    sbx_test_assert_failure(&run, 2, "usage", "option '--json' is not valid for 'logs'");
     json_object *o = sbx_test_assert_json_failure(&run, "usage");
+    CU_ASSERT_PTR_NOT_NULL(o);
     json_object_put(o);
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("--json", "exec", "-it", "box", "sh"));
-    sbx_test_assert_failure(&run, 2, "usage", "'exec --interactive'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("exec", "-ix", "box", "sh"));
-    sbx_test_assert_failure(&run, 2, "usage", "unknown option '-ix'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("logs", "-i", "box", "p1"));
-    sbx_test_assert_failure(&run, 2, "usage", "option '--interactive' is not valid for command 'logs'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("exec", "-f", "box", "sh"));
-    sbx_test_assert_failure(&run, 2, "usage", "option '--follow' is not valid for command 'exec'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("-d", "exec", "box", "sh"));
-    sbx_test_assert_failure(&run, 2, "usage", "option '--detach' must follow the command 'exec'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("shell", "-d", "box"));
-    sbx_test_assert_failure(&run, 2, "usage", "option '--detach' is not valid for command 'shell'");
-    sbx_test_run_clear(&run);
-    ctl(&run, NULL, ARGS("logs", "box", "bad\tpid"));
-    sbx_test_assert_failure(&run, 2, "usage", "the PID of command 'logs'");
     sbx_test_run_clear(&run);
 }
 
@@ -226,7 +190,7 @@ static void test_usage_errors(void)
  * opens only once it saw that line). */
 static void test_exec_streams_while_running(void)
 {
-    make_box("ctl-stream");
+    sbx_test_local_box(state_setting, "ctl-stream", 1);
     char fifo[4400];
     snprintf(fifo, sizeof fifo, "%s/ctl-stream/go", state_dir);
     CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0666), 0);
@@ -250,7 +214,7 @@ static void test_exec_streams_while_running(void)
     char err[256];
     read_text_file(err_path, err, sizeof err);
     CU_ASSERT_STRING_EQUAL(err, "warn\n");
-    drop_box("ctl-stream");
+    sbx_test_local_box(state_setting, "ctl-stream", 0);
 }
 
 /* 24 MiB of output, far past the result's 1 MiB cap, reach sbxctl's stdout
@@ -260,7 +224,7 @@ static void test_exec_streams_while_running(void)
 
 static void test_exec_streams_uncut_in_bounded_memory(void)
 {
-    make_box("ctl-big");
+    sbx_test_local_box(state_setting, "ctl-big", 1);
     int out[2];
     CU_ASSERT_EQUAL_FATAL(pipe(out), 0);
     char count[32];
@@ -297,7 +261,7 @@ static void test_exec_streams_uncut_in_bounded_memory(void)
     if (SBX_TEST_MEMORY_FIGURES_HOLD) {
         CU_ASSERT(usage.ru_maxrss < SBXCTL_RSS_BOUND_KIB);
     }
-    drop_box("ctl-big");
+    sbx_test_local_box(state_setting, "ctl-big", 0);
 }
 
 /* exec -i: each line typed reaches the command as it comes (the answer to
@@ -305,7 +269,7 @@ static void test_exec_streams_uncut_in_bounded_memory(void)
  * stdin is the command's end of file; the exit code is the command's. */
 static void test_exec_interactive(void)
 {
-    make_box("ctl-i");
+    sbx_test_local_box(state_setting, "ctl-i", 1);
     char err_path[4400];
     snprintf(err_path, sizeof err_path, "%s/i.err", scratch);
     sbx_test_child child;
@@ -343,7 +307,7 @@ static void test_exec_interactive(void)
     char err[512];
     read_text_file(err_path, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "sbxctl: the command was killed by signal 15"));
-    drop_box("ctl-i");
+    sbx_test_local_box(state_setting, "ctl-i", 0);
 }
 
 /* A child on a new terminal (its controlling one), the test holding the
@@ -441,7 +405,7 @@ static int pty_finish(pty_child *c)
  * command's) and as it was afterwards; the exit code is the command's. */
 static void test_exec_terminal(void)
 {
-    make_box("ctl-tty");
+    sbx_test_local_box(state_setting, "ctl-tty", 1);
     pty_child c;
     struct termios before, during, after;
     pty_spawn(&c, 31, 101,
@@ -481,7 +445,7 @@ static void test_exec_terminal(void)
     CU_ASSERT_EQUAL(after.c_lflag, before.c_lflag);
     close(c.master);
     close(c.slave);
-    drop_box("ctl-tty");
+    sbx_test_local_box(state_setting, "ctl-tty", 0);
 }
 
 /* exec -d prints the id and leaves the command running; ps lists it; attach
@@ -489,7 +453,7 @@ static void test_exec_terminal(void)
  * and stderr apart; ps says how it ended. */
 static void test_detach_ps_attach_logs(void)
 {
-    make_box("ctl-d");
+    sbx_test_local_box(state_setting, "ctl-d", 1);
     char pid[256];
     start_detached("ctl-d", ARGS("sh", "-c", "echo out1; echo err1 >&2; read x; "
                                  "echo \"got $x\"; exit 5"),
@@ -560,14 +524,14 @@ static void test_detach_ps_attach_logs(void)
     CU_ASSERT_PTR_NOT_NULL(sbx_test_json_string(o, "process_id"));
     json_object_put(o);
     sbx_test_run_clear(&run);
-    drop_box("ctl-d");
+    sbx_test_local_box(state_setting, "ctl-d", 0);
 }
 
 /* logs -f follows a running process until it ends; kill ends it (by
  * name, SIGKILL by number), ps says which signal did. */
 static void test_logs_follow_and_kill(void)
 {
-    make_box("ctl-k");
+    sbx_test_local_box(state_setting, "ctl-k", 1);
     char pid[256];
     start_detached("ctl-k", ARGS("sh", "-c", "echo up; exec sleep 1000"), 0, pid, sizeof pid);
     char err_path[4400];
@@ -614,14 +578,14 @@ static void test_logs_follow_and_kill(void)
     ctl(&run, NULL, ARGS("--json", "ps", "ctl-k"));
     CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "\"signal\":2"));
     sbx_test_run_clear(&run);
-    drop_box("ctl-k");
+    sbx_test_local_box(state_setting, "ctl-k", 0);
 }
 
 /* An unknown process is exit 16 for each command that names one; an
  * unknown sandbox is 1. */
 static void test_unknown_process(void)
 {
-    make_box("ctl-u");
+    sbx_test_local_box(state_setting, "ctl-u", 1);
     const char *const *cases[] = {
         ARGS("logs", "ctl-u", "no-such-process"),
         ARGS("logs", "-f", "ctl-u", "no-such-process"),
@@ -641,7 +605,7 @@ static void test_unknown_process(void)
     ctl(&run, NULL, ARGS("exec", "-d", "ctl-absent", "true"));
     sbx_test_assert_failure(&run, 1, "not_found", "ctl-absent");
     sbx_test_run_clear(&run);
-    drop_box("ctl-u");
+    sbx_test_local_box(state_setting, "ctl-u", 0);
 }
 
 /* shell: cd and export carry over from line to line; each result comes
@@ -649,7 +613,7 @@ static void test_unknown_process(void)
  * exit code is the last command's. */
 static void test_shell(void)
 {
-    make_box("ctl-sh");
+    sbx_test_local_box(state_setting, "ctl-sh", 1);
     char script[4400];
     snprintf(script, sizeof script, "%s/script.sh", scratch);
     FILE *f = fopen(script, "w");
@@ -702,7 +666,7 @@ static void test_shell(void)
     ctl(&run, script, ARGS("shell", "ctl-absent"));
     sbx_test_assert_failure(&run, 1, "not_found", "ctl-absent");
     sbx_test_run_clear(&run);
-    drop_box("ctl-sh");
+    sbx_test_local_box(state_setting, "ctl-sh", 0);
 }
 
 void sbx_test_register(void)
