@@ -81,3 +81,18 @@ EXTRA_tests_sbxctl_test_sbxctl_manager_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEX
 tests_manager_sqlite_locker_SOURCES = tests/manager/sqlite_locker.c
 tests_manager_sqlite_locker_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_manager_sqlite_locker_LDADD = $(SQLITE_LIBS)
+
+# Live processes (exec streaming, -i/-t/-d, ps, logs, kill, attach, shell)
+# on the local backend; -t through a terminal the suite opens (openpty).
+check_PROGRAMS += tests/sbxctl/test_sbxctl_processes
+TESTS += tests/sbxctl/test_sbxctl_processes
+tests_sbxctl_test_sbxctl_processes_SOURCES = tests/sbxctl/test_sbxctl_processes.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_processes_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_processes_LDADD = $(SBX_TEST_LIBS) -lutil
+EXTRA_tests_sbxctl_test_sbxctl_processes_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)
+
+# The example host of live processes (examples/dev_server.c), run as a user
+# would over the local backend.
+TESTS += tests/sbxctl/check-example-dev-server.sh
+dist_check_SCRIPTS += tests/sbxctl/check-example-dev-server.sh

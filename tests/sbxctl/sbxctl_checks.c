@@ -13,6 +13,34 @@ void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *cons
     CU_ASSERT_EQUAL_FATAL(ran, 0);
 }
 
+void sbx_test_sbxctl_local(sbx_test_run *run, const char *state_setting, const char *in,
+                           int timeout_ms, const char *const *args)
+{
+    const char *argv[40] = {"--set", state_setting};
+    size_t n = 2;
+    for (size_t i = 0; args[i] != NULL && n < 39; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int ran = sbx_test_run_sbxctl_stdin(argv, NULL, in != NULL ? in : "/dev/null", timeout_ms,
+                                        run);
+    CU_ASSERT_EQUAL_FATAL(ran, 0);
+}
+
+void sbx_test_local_box(const char *state_setting, const char *id, int create)
+{
+    sbx_test_run run;
+    if (create) {
+        sbx_test_sbxctl_local(&run, state_setting, NULL, SBX_TEST_RUN_TIMEOUT_MS,
+                              SBX_TEST_ARGS("create", "--id", id));
+        CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    } else {
+        sbx_test_sbxctl_local(&run, state_setting, NULL, SBX_TEST_RUN_TIMEOUT_MS,
+                              SBX_TEST_ARGS("destroy", id));
+        CU_ASSERT_EQUAL(run.exit_code, 0);
+    }
+    sbx_test_run_clear(&run);
+}
+
 void sbx_test_sbxctl_remote(sbx_test_run *run, const char *url, const char *const *extra,
                             const char *const *args)
 {

@@ -22,6 +22,16 @@ void sbx_test_sbxctl(sbx_test_run *run, const char *const *env, const char *cons
 void sbx_test_sbxctl_remote(sbx_test_run *run, const char *url, const char *const *extra,
                             const char *const *args);
 
+/* Run sbxctl --set `state_setting` (the local backend's "state_dir=DIR")
+ * then `args` (at most 36), stdin from the file `in` (NULL: /dev/null), for
+ * at most `timeout_ms`; a run that cannot start or finish fails the test. */
+void sbx_test_sbxctl_local(sbx_test_run *run, const char *state_setting, const char *in,
+                           int timeout_ms, const char *const *args);
+
+/* With `create`: create --id `id` on that local state, else destroy `id`;
+ * either must exit 0 (a failed create stops the test). */
+void sbx_test_local_box(const char *state_setting, const char *id, int create);
+
 /* Assert the run failed with `exit_code` and, besides backend log lines,
  * exactly one stderr line "sbxctl: KIND: ..." containing `needle` (the
  * thing at fault). */

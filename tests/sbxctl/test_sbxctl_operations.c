@@ -48,30 +48,7 @@ static int teardown(void)
  * /dev/null). */
 static void ctl(sbx_test_run *run, const char *in, const char *const *args)
 {
-    const char *argv[32] = {"--set", state_setting};
-    size_t n = 2;
-    for (size_t i = 0; args[i] != NULL && n < 31; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    int rc = sbx_test_run_sbxctl_stdin(argv, NULL, in != NULL ? in : "/dev/null",
-                                       SBX_TEST_RUN_TIMEOUT_MS * 3, run);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-}
-
-static void make_box(const char *id)
-{
-    sbx_test_run run;
-    ctl(&run, NULL, ARGS("create", "--id", id));
-    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
-}
-
-static void drop_box(const char *id)
-{
-    sbx_test_run run;
-    ctl(&run, NULL, ARGS("destroy", id));
-    CU_ASSERT_EQUAL(run.exit_code, 0);
-    sbx_test_run_clear(&run);
+    sbx_test_sbxctl_local(run, state_setting, in, SBX_TEST_RUN_TIMEOUT_MS * 3, args);
 }
 
 /* A file of the scratch directory holding `len` bytes of `data`. */
@@ -88,7 +65,7 @@ static void scratch_file(const char *name, const void *data, size_t len, char *p
  * is, stdout and stderr apart; a timeout is 124, a signal 128+N. */
 static void test_exec_passes_the_command_through(void)
 {
-    make_box("ctl-exec");
+    sbx_test_local_box(state_setting, "ctl-exec", 1);
     sbx_test_run run;
     ctl(&run, NULL, ARGS("exec", "ctl-exec", "sh", "-c", "printf 'out\\000x'; echo err >&2; exit 7"));
     CU_ASSERT_EQUAL(run.exit_code, 7);
@@ -116,13 +93,13 @@ static void test_exec_passes_the_command_through(void)
     ctl(&run, NULL, ARGS("exec", "ctl-exec", "no-such-program-xyz"));
     CU_ASSERT_EQUAL(run.exit_code, 127);
     sbx_test_run_clear(&run);
-    drop_box("ctl-exec");
+    sbx_test_local_box(state_setting, "ctl-exec", 0);
 }
 
 /* stdin that is a file or a pipe reaches the command, byte for byte. */
 static void test_exec_passes_stdin(void)
 {
-    make_box("ctl-stdin");
+    sbx_test_local_box(state_setting, "ctl-stdin", 1);
     static const char input[] = "first line\nsecond\0binary";
     char path[4200];
     scratch_file("stdin.bin", input, sizeof input - 1, path, sizeof path);
@@ -132,13 +109,13 @@ static void test_exec_passes_stdin(void)
     CU_ASSERT_EQUAL(run.out_len, sizeof input - 1);
     CU_ASSERT_EQUAL(memcmp(run.out, input, sizeof input - 1), 0);
     sbx_test_run_clear(&run);
-    drop_box("ctl-stdin");
+    sbx_test_local_box(state_setting, "ctl-stdin", 0);
 }
 
 /* --json: one object; output that is not clean UTF-8 comes as base64. */
 static void test_exec_json(void)
 {
-    make_box("ctl-json");
+    sbx_test_local_box(state_setting, "ctl-json", 1);
     sbx_test_run run;
     ctl(&run, NULL, ARGS("--json", "exec", "ctl-json", "sh", "-c", "printf 'a\\000b'; echo e >&2; exit 3"));
     CU_ASSERT_EQUAL(run.exit_code, 3);
@@ -152,13 +129,13 @@ static void test_exec_json(void)
     CU_ASSERT_FALSE(sbx_test_json_true(o, "stdout_truncated"));
     json_object_put(o);
     sbx_test_run_clear(&run);
-    drop_box("ctl-json");
+    sbx_test_local_box(state_setting, "ctl-json", 0);
 }
 
 /* What keeps a command from running is sbxctl's own error, with its code. */
 static void test_exec_errors(void)
 {
-    make_box("ctl-err");
+    sbx_test_local_box(state_setting, "ctl-err", 1);
     sbx_test_run run;
     ctl(&run, NULL, ARGS("exec", "--env", "1BAD=x", "ctl-err", "true"));
     sbx_test_assert_failure(&run, 2, "usage", "1BAD");
@@ -174,14 +151,14 @@ static void test_exec_errors(void)
     ctl(&run, NULL, ARGS("exec", "ctl-absent", "true"));
     sbx_test_assert_failure(&run, 1, "not_found", "ctl-absent");
     sbx_test_run_clear(&run);
-    drop_box("ctl-err");
+    sbx_test_local_box(state_setting, "ctl-err", 0);
 }
 
 /* cp in and out keeps every byte; "-" is stdin and stdout; errors name the
  * path and carry the file kinds' codes. */
 static void test_cp_both_ways(void)
 {
-    make_box("ctl-cp");
+    sbx_test_local_box(state_setting, "ctl-cp", 1);
     char data[3000];
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (char)(i * 13 + 7);
@@ -234,13 +211,13 @@ static void test_cp_both_ways(void)
     ctl(&run, NULL, ARGS("cp", "ctl-cp:copy.bin", dest));
     sbx_test_assert_failure(&run, 2, "usage", "missing-dir");
     sbx_test_run_clear(&run);
-    drop_box("ctl-cp");
+    sbx_test_local_box(state_setting, "ctl-cp", 0);
 }
 
 /* Sandbox `id` with big.bin, a sparse 96 MiB file (no disk for it). */
 static void make_box_with_a_big_file(const char *id)
 {
-    make_box(id);
+    sbx_test_local_box(state_setting, id, 1);
     sbx_test_run run;
     ctl(&run, NULL, ARGS("exec", id, "--", "truncate", "-s", "96M", "big.bin"));
     CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
@@ -273,7 +250,7 @@ static void test_cp_to_stdout_streams(void)
     CU_ASSERT(run.out_len > 0 && run.out[0] == 0 && run.out[run.out_len - 1] == 0);
     sbx_test_run_clear(&run);
     assert_no_child_held_the_big_file();
-    drop_box("ctl-big");
+    sbx_test_local_box(state_setting, "ctl-big", 0);
 }
 
 /* A large file copied out to a local file goes there piece by piece too,
@@ -308,13 +285,13 @@ static void test_cp_to_a_file_streams_and_never_leaves_part_of_one(void)
     for (struct dirent *e; (e = readdir(dir)) != NULL;)
         CU_ASSERT_PTR_NULL(strstr(e->d_name, ".sbx-cp-"));
     closedir(dir);
-    drop_box("ctl-bigf");
+    sbx_test_local_box(state_setting, "ctl-bigf", 0);
 }
 
 /* ls: a line per entry, or one JSON object. */
 static void test_ls(void)
 {
-    make_box("ctl-ls");
+    sbx_test_local_box(state_setting, "ctl-ls", 1);
     sbx_test_run run;
     ctl(&run, NULL, ARGS("exec", "ctl-ls", "sh", "-c", "mkdir sub && printf abc > a.txt"));
     CU_ASSERT_EQUAL(run.exit_code, 0);
@@ -340,7 +317,7 @@ static void test_ls(void)
     ctl(&run, NULL, ARGS("ls", "ctl-ls", "a.txt"));
     sbx_test_assert_failure(&run, 12, "not_a_directory", "a.txt");
     sbx_test_run_clear(&run);
-    drop_box("ctl-ls");
+    sbx_test_local_box(state_setting, "ctl-ls", 0);
 }
 
 void sbx_test_register(void)

@@ -6,11 +6,13 @@
 #include "tools/sbxctl/args.h"
 
 #include "common/utf8.h"
+#include "tools/sbxctl/signal_names.h"
 
 #include <sbx/backend_support.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,11 @@ typedef enum option_id {
     OPT_KEEP_LEASE,
     OPT_ENV,
     OPT_WORKDIR,
-    OPT_TIMEOUT
+    OPT_TIMEOUT,
+    OPT_INTERACTIVE,
+    OPT_TTY,
+    OPT_DETACH,
+    OPT_FOLLOW
 } option_id;
 
 typedef struct option_spec {
@@ -50,6 +56,9 @@ typedef struct option_spec {
 #define OPT_FOR_ACQUIRE 2u
 #define OPT_FOR_BOTH (OPT_FOR_CREATE | OPT_FOR_ACQUIRE)
 #define OPT_FOR_EXEC 4u
+#define OPT_FOR_LOGS 8u
+#define OPT_FOR_SHELL 16u
+#define OPT_FOR_COMMANDS (OPT_FOR_EXEC | OPT_FOR_SHELL)
 
 static const option_spec options[] = {
     {"--config", NULL, 1, 0, OPT_CONFIG},
@@ -68,9 +77,13 @@ static const option_spec options[] = {
     {"--lark-broker", NULL, 0, OPT_FOR_BOTH, OPT_LARK_BROKER},
     {"--require-contract", NULL, 1, OPT_FOR_BOTH, OPT_REQUIRE_CONTRACT},
     {"--keep-lease", NULL, 0, OPT_FOR_ACQUIRE, OPT_KEEP_LEASE},
-    {"--env", "-e", 1, OPT_FOR_EXEC, OPT_ENV},
-    {"--workdir", "-w", 1, OPT_FOR_EXEC, OPT_WORKDIR},
-    {"--timeout", NULL, 1, OPT_FOR_EXEC, OPT_TIMEOUT},
+    {"--env", "-e", 1, OPT_FOR_COMMANDS, OPT_ENV},
+    {"--workdir", "-w", 1, OPT_FOR_COMMANDS, OPT_WORKDIR},
+    {"--timeout", NULL, 1, OPT_FOR_COMMANDS, OPT_TIMEOUT},
+    {"--interactive", "-i", 0, OPT_FOR_EXEC, OPT_INTERACTIVE},
+    {"--tty", "-t", 0, OPT_FOR_EXEC, OPT_TTY},
+    {"--detach", "-d", 0, OPT_FOR_EXEC, OPT_DETACH},
+    {"--follow", "-f", 0, OPT_FOR_LOGS, OPT_FOLLOW},
 };
 
 /* What follows a command's name. */
@@ -79,7 +92,9 @@ typedef enum operands {
     OPERANDS_ID,          /* ID */
     OPERANDS_ID_COMMAND,  /* ID CMD ARGS... (exec) */
     OPERANDS_ID_PATH,     /* ID [PATH] (ls) */
-    OPERANDS_TWO_PATHS    /* SOURCE DESTINATION (cp) */
+    OPERANDS_TWO_PATHS,   /* SOURCE DESTINATION (cp) */
+    OPERANDS_ID_PROCESS,  /* ID PID (logs, attach) */
+    OPERANDS_ID_PROCESS_SIGNAL /* ID PID [SIGNAL] (kill) */
 } operands;
 
 typedef struct command_spec {
@@ -103,6 +118,11 @@ static const command_spec commands[] = {
     {"exec", CTL_EXEC, OPERANDS_ID_COMMAND},
     {"cp", CTL_CP, OPERANDS_TWO_PATHS},
     {"ls", CTL_LS, OPERANDS_ID_PATH},
+    {"ps", CTL_PS, OPERANDS_ID},
+    {"logs", CTL_LOGS, OPERANDS_ID_PROCESS},
+    {"kill", CTL_KILL, OPERANDS_ID_PROCESS_SIGNAL},
+    {"attach", CTL_ATTACH, OPERANDS_ID_PROCESS},
+    {"shell", CTL_SHELL, OPERANDS_ID},
 };
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -332,8 +352,62 @@ static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
     case OPT_ENV: return add_env(args, value, err);
     case OPT_WORKDIR: args->workdir = value; return check_option_text("--workdir", value, TEXT_ANY, err);
     case OPT_TIMEOUT: return parse_timeout(args, value, err);
+    case OPT_INTERACTIVE: args->interactive = 1; return SBX_OK;
+    case OPT_TTY: args->tty = 1; return SBX_OK;
+    case OPT_DETACH: args->detach = 1; return SBX_OK;
+    case OPT_FOLLOW: args->follow = 1; return SBX_OK;
     }
     return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
+}
+
+/* Whether option `spec` may be used where the parse is: a global option
+ * anywhere, another after its command. */
+static sbx_status check_option_place(const option_spec *spec, const ctl_args *args,
+                                     sbx_error *err)
+{
+    unsigned command_bit = args->command == CTL_CREATE    ? OPT_FOR_CREATE
+                           : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE
+                           : args->command == CTL_EXEC    ? OPT_FOR_EXEC
+                           : args->command == CTL_LOGS    ? OPT_FOR_LOGS
+                           : args->command == CTL_SHELL   ? OPT_FOR_SHELL : 0;
+    if (spec->commands == 0 || (spec->commands & command_bit) != 0)
+        return SBX_OK;
+    if (args->command == CTL_NO_COMMAND)
+        return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' must follow the command %s",
+                             spec->long_name,
+                             spec->commands == OPT_FOR_BOTH     ? "'create' or 'acquire'"
+                             : spec->commands == OPT_FOR_CREATE ? "'create'"
+                             : spec->commands == OPT_FOR_EXEC   ? "'exec'"
+                             : spec->commands == OPT_FOR_COMMANDS ? "'exec' or 'shell'"
+                             : spec->commands == OPT_FOR_LOGS   ? "'logs'" : "'acquire'");
+    return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
+                         spec->long_name, args->command_name);
+}
+
+/* "-it", "-dit": short flags without values joined in one token, each
+ * applied in turn.  Non-zero when `token` is such a group (the status then
+ * says how it went); zero when it is not one (a single option, or letters
+ * that are not all such flags: the caller reports the token). */
+static int parse_flag_group(const char *token, ctl_args *args, sbx_status *status,
+                            sbx_error *err)
+{
+    if (token[0] != '-' || token[1] == '-' || strlen(token) < 3)
+        return 0;
+    for (const char *c = token + 1; *c != '\0'; c++) {
+        char name[3] = {'-', *c, '\0'};
+        const option_spec *spec = find_option(name, 2);
+        if (spec == NULL || spec->takes_value)
+            return 0;
+    }
+    *status = SBX_OK;
+    for (const char *c = token + 1; *c != '\0' && *status == SBX_OK; c++) {
+        char name[3] = {'-', *c, '\0'};
+        const option_spec *spec = find_option(name, 2);
+        *status = check_option_place(spec, args, err);
+        if (*status == SBX_OK)
+            *status = apply_option(args, spec->id, NULL, err);
+    }
+    return 1;
 }
 
 /* argv[*index] starts with '-'; consumes its value too when it takes one. */
@@ -346,21 +420,14 @@ static sbx_status parse_option(int argc, char *const *argv, int *index,
     int name_width = name_len > INT_MAX ? INT_MAX : (int)name_len;
 
     const option_spec *spec = find_option(token, name_len);
+    sbx_status status;
+    if (spec == NULL && parse_flag_group(token, args, &status, err))
+        return status;
     if (spec == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "unknown option '%.*s'", name_width, token);
-    unsigned command_bit = args->command == CTL_CREATE    ? OPT_FOR_CREATE
-                           : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE
-                           : args->command == CTL_EXEC    ? OPT_FOR_EXEC : 0;
-    if (spec->commands != 0 && (spec->commands & command_bit) == 0) {
-        if (args->command == CTL_NO_COMMAND)
-            return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' must follow the command %s",
-                                 spec->long_name,
-                                 spec->commands == OPT_FOR_BOTH    ? "'create' or 'acquire'"
-                                 : spec->commands == OPT_FOR_CREATE ? "'create'"
-                                 : spec->commands == OPT_FOR_EXEC   ? "'exec'" : "'acquire'");
-        return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
-                             spec->long_name, args->command_name);
-    }
+    status = check_option_place(spec, args, err);
+    if (status != SBX_OK)
+        return status;
 
     const char *value = NULL;
     if (spec->takes_value) {
@@ -406,6 +473,19 @@ static sbx_status parse_word(const char *word, ctl_args *args, sbx_error *err)
         args->operand = word;
         return SBX_OK;
     }
+    if ((kind == OPERANDS_ID_PROCESS || kind == OPERANDS_ID_PROCESS_SIGNAL) &&
+        args->operand2 == NULL) {
+        char what[64];
+        sbx_backend_format(what, sizeof what, "the PID of command '%s'", args->command_name);
+        sbx_status status = check_text(word, strlen(word), TEXT_NAME, what, err);
+        if (status == SBX_OK)
+            args->operand2 = word;
+        return status;
+    }
+    if (kind == OPERANDS_ID_PROCESS_SIGNAL && !args->signal_given) {
+        args->signal_given = 1;
+        return ctl_signal_parse(word, &args->signal, err);
+    }
     if ((kind == OPERANDS_ID_PATH || kind == OPERANDS_TWO_PATHS) && args->operand2 == NULL) {
         char what[64];
         sbx_backend_format(what, sizeof what, "the %s of command '%s'",
@@ -433,9 +513,21 @@ static sbx_status check_complete(const ctl_args *args, sbx_error *err)
     if (kind != OPERANDS_NONE && args->operand == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a sandbox ID",
                              args->command_name);
+    if ((kind == OPERANDS_ID_PROCESS || kind == OPERANDS_ID_PROCESS_SIGNAL) &&
+        args->operand2 == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a PID after the sandbox ID",
+                             args->command_name);
     if (kind == OPERANDS_ID_COMMAND && args->exec_argv == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "command 'exec' needs a command after the sandbox ID");
+    /* What streams the command's own bytes has no JSON result to print. */
+    if (args->json && ((args->command == CTL_EXEC && !args->detach &&
+                        (args->interactive || args->tty)) ||
+                       args->command == CTL_LOGS || args->command == CTL_ATTACH))
+        return sbx_error_set(err, SBX_ERR_USAGE, "option '--json' is not valid for '%s%s'",
+                             args->command_name,
+                             args->command != CTL_EXEC ? ""
+                             : args->interactive      ? " --interactive" : " --tty");
     if (args->command == CTL_ACQUIRE && args->thread_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command 'acquire' needs --thread");
     if (args->command == CTL_CREATE && args->thread_id == NULL && args->sandbox_id == NULL)
@@ -449,6 +541,7 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
     memset(args, 0, sizeof *args);
     args->required_contract = SBX_CONTRACT_NONE;
     args->timeout_ms = SBX_EXEC_DEFAULT;
+    args->signal = SIGTERM;
     sbx_error_clear(err);
 
     int options_ended = 0;

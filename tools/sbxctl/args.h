@@ -21,7 +21,12 @@ typedef enum ctl_command {
     CTL_LEASES,
     CTL_EXEC,
     CTL_CP,
-    CTL_LS
+    CTL_LS,
+    CTL_PS,
+    CTL_LOGS,
+    CTL_KILL,
+    CTL_ATTACH,
+    CTL_SHELL
 } ctl_command;
 
 /* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
@@ -45,8 +50,12 @@ typedef struct ctl_args {
     ctl_command command;
     const char *command_name;    /* as typed */
     const char *operand;         /* the ID of destroy/alive/discover/reconcile/
-                                  * exec/ls; cp's SOURCE */
-    const char *operand2;        /* ls's PATH (NULL: "."); cp's DESTINATION */
+                                  * exec/ls/ps/logs/kill/attach/shell; cp's SOURCE */
+    const char *operand2;        /* ls's PATH (NULL: "."); cp's DESTINATION;
+                                  * the PID (process id) of logs/kill/attach */
+    int signal;                  /* kill's SIGNAL, parsed; SIGTERM when absent */
+    int signal_given;            /* non-zero: kill's SIGNAL was given */
+    int follow;                  /* logs -f / --follow */
 
     /* create */
     const char *thread_id;
@@ -62,16 +71,20 @@ typedef struct ctl_args {
     /* acquire (also takes the create options above but --id) */
     int keep_lease;              /* --keep-lease */
 
-    /* exec ID [options] CMD ARGS... */
+    /* exec ID [options] CMD ARGS... (--env, --workdir and --timeout: shell's too) */
     const char *const *exec_argv; /* the command: points into argv, NULL-terminated */
     sbx_env_var *env;             /* --env NAME=VALUE, in order (owned array;
                                    * names owned, values point into argv) */
     size_t env_count;
     const char *workdir;          /* --workdir */
     int64_t timeout_ms;           /* --timeout SECONDS; SBX_EXEC_DEFAULT when absent */
+    int interactive;              /* -i / --interactive: stdin kept open, forwarded */
+    int tty;                      /* -t / --tty: the command runs on a terminal */
+    int detach;                   /* -d / --detach: started in the background */
 } ctl_args;
 
-/* Parse argv.  Global options may come before or after the command.  On a
+/* Parse argv.  Global options may come before or after the command; short
+ * flags that take no value may be joined (-it, -dit).  On a
  * usage error returns SBX_ERR_USAGE with a one-line message naming the
  * option, command or argument at fault (never the value of a --set, which
  * may be a secret); the fields parsed so far (notably `json`) stay set.

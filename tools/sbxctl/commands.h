@@ -58,9 +58,38 @@ int ctl_cmd_manage(ctl_session *session, sbx_backend *backend,
 int ctl_cmd_leases(ctl_session *session, const ctl_output *out);
 
 /* exec ID [--env N=V] [--workdir D] [--timeout S] CMD ARGS...: run CMD in
- * the sandbox with stdin passed through (when it is not a terminal); exit
- * with its exit code, 124 when it timed out, 128+N when signal N ended it. */
+ * the sandbox with stdin passed through (when it is not a terminal), its
+ * output written as it comes; exit with its exit code, 124 when it timed
+ * out, 128+N when signal N ended it.  With -i, -t or -d: ctl_cmd_exec_process. */
 int ctl_cmd_exec(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* exec -i/-t/-d: CMD as a live process (stdin kept open and forwarded with
+ * -i, on a terminal with -t), followed to its end (exit codes as exec's;
+ * the process is then forgotten), or with -d left running and its id
+ * printed (exit 0). */
+int ctl_cmd_exec_process(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* ps ID: the sandbox's processes, running and ended. */
+int ctl_cmd_ps(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* logs ID PID [-f]: the process's output from the start of what is kept;
+ * with -f followed until the process ends.  Exit 0. */
+int ctl_cmd_logs(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* kill ID PID [SIGNAL]: send SIGNAL (default TERM) to the process's group. */
+int ctl_cmd_kill(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* attach ID PID: the process's output from the start of what is kept,
+ * followed to its end, with sbxctl's stdin and signals passed on (a
+ * terminal process: sbxctl's terminal raw); exit codes as exec's. */
+int ctl_cmd_attach(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
+/* shell ID [--env N=V] [--workdir D] [--timeout S]: a session in the
+ * sandbox running stdin's lines one by one (empty ones skipped), each
+ * with its own result; exit with the last command's code (0 with none,
+ * 124 when it timed out, 125 when its shell was restarted before it
+ * answered), or the code of the error that stopped the script. */
+int ctl_cmd_shell(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
 
 /* cp FILE ID:PATH, cp ID:PATH FILE ("-": stdin or stdout): byte-exact. */
 int ctl_cmd_cp(const ctl_args *args, sbx_backend *backend, const ctl_output *out);

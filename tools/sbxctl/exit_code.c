@@ -29,3 +29,13 @@ int ctl_exit_code(sbx_status status)
     }
     return CTL_EXIT_INTERNAL;
 }
+
+int ctl_command_exit_code(sbx_exec_outcome outcome, int exit_code, int term_signal)
+{
+    switch (outcome) {
+    case SBX_EXEC_EXITED: return exit_code;
+    case SBX_EXEC_TIMED_OUT: return CTL_EXIT_TIMED_OUT;
+    case SBX_EXEC_SIGNALED: return 128 + term_signal;
+    }
+    return CTL_EXIT_INTERNAL;
+}

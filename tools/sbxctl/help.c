@@ -30,6 +30,16 @@ static const char help_text[] =
     "  cp SRC DST          copy a file into (DST is ID:PATH) or out of (SRC is\n"
     "                      ID:PATH) a sandbox, byte-exact; \"-\" is stdin/stdout\n"
     "  ls ID [PATH]        the entries of a directory in the sandbox\n"
+    "  exec -i|-t|-d ...   -i: stdin kept open and passed as it comes; -t: on a\n"
+    "                      terminal (-it: an interactive shell); -d: started in\n"
+    "                      the background, its process id printed (exit 0)\n"
+    "  ps ID               the sandbox's processes (id, state, start, exit, command)\n"
+    "  logs ID PID [-f]    a process's output from the start; -f: follow it to\n"
+    "                      its end (exit 0)\n"
+    "  kill ID PID [SIGNAL]  send SIGNAL (name or number; default TERM) to the\n"
+    "                      process's group\n"
+    "  attach ID PID       follow a process's output to its end, passing stdin\n"
+    "                      and signals on; exit with its code as exec does\n"
     "\n"
     "Options:\n"
     "  --config FILE       configuration file (default: $SBX_CONFIG, else none)\n"
@@ -43,8 +53,8 @@ static const char help_text[] =
     "Exit codes: 0 ok, 1 negative answer, 2 usage/config, 3 transport,\n"
     "4 protocol, 5 contract changed, 6 refused, 7 unauthorized, 8 load,\n"
     "9 provisioner, 10 unsupported, 11 no such path, 12 not a directory,\n"
-    "13 is a directory, 14 exists, 15 permission, 70 internal (exec: the\n"
-    "command's own).  See sbxctl(1).\n";
+    "13 is a directory, 14 exists, 15 permission, 16 no such process,\n"
+    "70 internal (exec and attach: the command's own).  See sbxctl(1).\n";
 
 void ctl_print_help(FILE *stream)
 {

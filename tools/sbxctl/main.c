@@ -8,6 +8,7 @@
 #include "tools/sbxctl/args.h"
 #include "tools/sbxctl/commands.h"
 #include "tools/sbxctl/exit_code.h"
+#include "tools/sbxctl/follow.h"
 #include "tools/sbxctl/help.h"
 #include "tools/sbxctl/output.h"
 #include "tools/sbxctl/session.h"
@@ -28,6 +29,11 @@ static sandbox_command_fn sandbox_command(ctl_command command)
     case CTL_EXEC: return ctl_cmd_exec;
     case CTL_CP: return ctl_cmd_cp;
     case CTL_LS: return ctl_cmd_ls;
+    case CTL_PS: return ctl_cmd_ps;
+    case CTL_LOGS: return ctl_cmd_logs;
+    case CTL_KILL: return ctl_cmd_kill;
+    case CTL_ATTACH: return ctl_cmd_attach;
+    case CTL_SHELL: return ctl_cmd_shell;
     case CTL_NO_COMMAND:
     case CTL_BACKENDS:
     case CTL_ACQUIRE:
@@ -104,6 +110,11 @@ int main(int argc, char **argv)
         ctl_print_version(&out);
         code = CTL_EXIT_OK;
     } else {
+        /* Signals a follow passes on to the process are blocked before the
+         * library starts any thread that could take them. */
+        if ((args.command == CTL_EXEC && !args.detach && (args.interactive || args.tty)) ||
+            args.command == CTL_ATTACH)
+            ctl_follow_block_signals();
         code = run(&args, &out);
     }
     ctl_args_free(&args);

@@ -6,6 +6,7 @@
 
 #include "common/dynbuf.h"
 #include "tools/sbxctl/exit_code.h"
+#include "tools/sbxctl/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Exit code of a command that timed out, as timeout(1) has it. */
-#define EXIT_TIMED_OUT 124
 
 /* Bytes read from the sandbox per read_file call when copying out. */
 #define COPY_CHUNK (4u << 20)
@@ -58,8 +56,42 @@ static int read_stdin(common_dynbuf *in)
     }
 }
 
+/* Where exec's streamed output goes: sbxctl's stdout and stderr, each
+ * piece written as it arrives and nothing kept. */
+typedef struct exec_stream {
+    int failed;        /* a write failed: the rest is dropped, sbxctl fails */
+    int saved_errno;
+} exec_stream;
+
+static void write_output(void *ctx, sbx_stream stream, const char *data, size_t length)
+{
+    exec_stream *sink = ctx;
+    if (sink->failed)
+        return;
+    if (ctl_write_all(stream == SBX_STREAM_STDERR ? STDERR_FILENO : STDOUT_FILENO, data, length) != 0) {
+        sink->failed = 1;
+        sink->saved_errno = errno;
+    }
+}
+
+/* Whether the backend calls on_output as output arrives (else the host
+ * calls it once at the end with what the result holds). */
+static int backend_streams(sbx_backend *backend)
+{
+    sbx_operations_info info = {.struct_size = sizeof info};
+    sbx_error ignored;
+    return sbx_backend_operations_info(backend, &info, &ignored) == SBX_OK &&
+           (info.operations & SBX_OP_EXEC_STREAM) != 0;
+}
+
+/* The smallest result a streamed exec asks for: the bytes went to the
+ * terminal already, so the result need not hold them. */
+#define STREAMED_RESULT_BYTES 1
+
 int ctl_cmd_exec(const ctl_args *args, sbx_backend *backend, const ctl_output *out)
 {
+    if (args->interactive || args->tty || args->detach)
+        return ctl_cmd_exec_process(args, backend, out);
     common_dynbuf in;
     common_dynbuf_init(&in, 0);
     if (read_stdin(&in) != 0) {
@@ -74,17 +106,37 @@ int ctl_cmd_exec(const ctl_args *args, sbx_backend *backend, const ctl_output *o
     request.timeout_ms = args->timeout_ms;
     request.stdin_data = in.len > 0 ? in.data : NULL;
     request.stdin_length = in.len;
+    /* --json prints the result, so it keeps the result's bytes; otherwise
+     * the bytes go out as they come, uncut, and memory stays flat. */
+    exec_stream sink = {0, 0};
+    int streamed = !out->json && backend_streams(backend);
+    if (!out->json) {
+        request.on_output = write_output;
+        request.output_ctx = &sink;
+    }
+    if (streamed)
+        request.max_output_bytes = STREAMED_RESULT_BYTES;
     sbx_error err;
     sbx_exec_result *result = NULL;
     sbx_status st = sbx_backend_exec(backend, args->operand, &request, &result, &err);
     common_dynbuf_free(&in);
     if (st != SBX_OK)
         return ctl_fail(out, &err);
-    ctl_print_exec_result(out, args->operand, result);
-    int code = result->outcome == SBX_EXEC_EXITED      ? result->exit_code
-               : result->outcome == SBX_EXEC_TIMED_OUT ? EXIT_TIMED_OUT
-                                                       : 128 + result->term_signal;
+    if (out->json) {
+        ctl_print_exec_json(args->operand, result);
+    } else {
+        /* Unstreamed, the output came from the result: its cut is the
+         * terminal's too, and said so. */
+        if (!streamed)
+            ctl_print_cut_notes(result->stdout_truncated ? result->stdout_length : 0,
+                                result->stderr_truncated ? result->stderr_length : 0);
+        ctl_print_ending_note(result->outcome, result->term_signal, result->duration_ms);
+    }
+    int code = ctl_command_exit_code(result->outcome, result->exit_code, result->term_signal);
     sbx_backend_free_exec_result(backend, result);
+    if (sink.failed)
+        return fail_with(out, SBX_ERR_INTERNAL, "exec: cannot write the command's output (%s)",
+                         strerror(sink.saved_errno));
     return code;
 }
 
@@ -153,21 +205,6 @@ static int copy_in(const ctl_args *args, sbx_backend *backend, const ctl_output 
         return ctl_fail(out, &err);
     ctl_print_copied(out, args->operand, args->operand2, copied);
     return CTL_EXIT_OK;
-}
-
-/* Write all of `len` bytes to fd. */
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* Where a copy out goes: stdout, a special file or link written in place,
@@ -262,7 +299,7 @@ static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output
         copied += content->length;
         rc = sink.fd < 0 ? sink_open(&sink) : 0;
         if (rc == 0)
-            rc = write_all(sink.fd, content->data, content->length);
+            rc = ctl_write_all(sink.fd, content->data, content->length);
         saved = errno;
         more = content->truncated && content->length > 0;
         sbx_backend_free_file_content(backend, content);

@@ -9,6 +9,7 @@
 #include "common/base64.h"
 #include "common/utf8.h"
 #include "tools/sbxctl/exit_code.h"
+#include "tools/sbxctl/signal_names.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -655,39 +656,40 @@ static const char *outcome_name(sbx_exec_outcome outcome)
     return "unknown";
 }
 
-void ctl_print_exec_result(const ctl_output *out, const char *sandbox_id,
-                           const sbx_exec_result *r)
+void ctl_print_exec_json(const char *sandbox_id, const sbx_exec_result *r)
 {
-    if (out->json) {
-        json_object *object = json_object_new_object();
-        json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
-        json_object_object_add(object, "outcome", json_object_new_string(outcome_name(r->outcome)));
-        json_object_object_add(object, "exit_code", r->outcome == SBX_EXEC_EXITED
-                                                        ? json_object_new_int(r->exit_code)
-                                                        : NULL);
-        json_object_object_add(object, "signal", r->outcome == SBX_EXEC_SIGNALED
-                                                     ? json_object_new_int(r->term_signal)
-                                                     : NULL);
-        json_object_object_add(object, "duration_ms", json_object_new_int64(r->duration_ms));
-        add_output_json(object, "stdout", r->stdout_data, r->stdout_length, r->stdout_truncated);
-        add_output_json(object, "stderr", r->stderr_data, r->stderr_length, r->stderr_truncated);
-        emit_json(object);
-        return;
-    }
-    /* The command's bytes, exactly, on the streams it wrote them to; what
-     * sbxctl adds goes to stderr after them, marked as its own. */
-    fwrite(r->stdout_data, 1, r->stdout_length, stdout);
-    fflush(stdout);
-    fwrite(r->stderr_data, 1, r->stderr_length, stderr);
-    if (r->stdout_truncated)
-        fprintf(stderr, "sbxctl: stdout was cut after %zu bytes\n", r->stdout_length);
-    if (r->stderr_truncated)
-        fprintf(stderr, "sbxctl: stderr was cut after %zu bytes\n", r->stderr_length);
-    if (r->outcome == SBX_EXEC_TIMED_OUT)
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+    json_object_object_add(object, "outcome", json_object_new_string(outcome_name(r->outcome)));
+    json_object_object_add(object, "exit_code", r->outcome == SBX_EXEC_EXITED
+                                                    ? json_object_new_int(r->exit_code)
+                                                    : NULL);
+    json_object_object_add(object, "signal", r->outcome == SBX_EXEC_SIGNALED
+                                                 ? json_object_new_int(r->term_signal)
+                                                 : NULL);
+    json_object_object_add(object, "duration_ms", json_object_new_int64(r->duration_ms));
+    add_output_json(object, "stdout", r->stdout_data, r->stdout_length, r->stdout_truncated);
+    add_output_json(object, "stderr", r->stderr_data, r->stderr_length, r->stderr_truncated);
+    emit_json(object);
+}
+
+void ctl_print_cut_notes(size_t stdout_kept, size_t stderr_kept)
+{
+    if (stdout_kept > 0)
+        fprintf(stderr, "sbxctl: stdout was cut after %zu bytes\n", stdout_kept);
+    if (stderr_kept > 0)
+        fprintf(stderr, "sbxctl: stderr was cut after %zu bytes\n", stderr_kept);
+}
+
+void ctl_print_ending_note(sbx_exec_outcome outcome, int term_signal, int64_t duration_ms)
+{
+    if (outcome == SBX_EXEC_TIMED_OUT && duration_ms >= 0)
         fprintf(stderr, "sbxctl: the command timed out after %lld ms and was killed\n",
-                (long long)r->duration_ms);
-    else if (r->outcome == SBX_EXEC_SIGNALED)
-        fprintf(stderr, "sbxctl: the command was killed by signal %d\n", r->term_signal);
+                (long long)duration_ms);
+    else if (outcome == SBX_EXEC_TIMED_OUT)
+        fputs("sbxctl: the command timed out and was killed\n", stderr);
+    else if (outcome == SBX_EXEC_SIGNALED)
+        fprintf(stderr, "sbxctl: the command was killed by signal %d\n", term_signal);
 }
 
 static const char *file_type_name(sbx_file_type type)
@@ -753,4 +755,170 @@ void ctl_print_copied(const ctl_output *out, const char *source, const char *des
     json_object_object_add(object, "destination", json_text(destination));
     json_object_object_add(object, "bytes", json_object_new_uint64(bytes));
     emit_json(object);
+}
+
+/* How an ended process ended, for ps's EXIT column: its code, "timeout",
+ * or the signal's name ("KILL", else its number). */
+static void exit_cell(const sbx_process_info *p, char *buf, size_t size)
+{
+    const char *name = ctl_signal_name(p->term_signal);
+    if (p->state == SBX_PROCESS_RUNNING)
+        snprintf(buf, size, "%s", UNKNOWN_CELL);
+    else if (p->outcome == SBX_EXEC_EXITED)
+        snprintf(buf, size, "%d", p->exit_code);
+    else if (p->outcome == SBX_EXEC_TIMED_OUT)
+        snprintf(buf, size, "timeout");
+    else if (name != NULL)
+        snprintf(buf, size, "SIG%s", name);
+    else
+        snprintf(buf, size, "signal %d", p->term_signal);
+}
+
+static json_object *process_json(const sbx_process_info *p)
+{
+    char started[TIME_TEXT_SIZE], ended[TIME_TEXT_SIZE];
+    format_time(p->started_at, started, sizeof started);
+    format_time(p->ended_at, ended, sizeof ended);
+    int is_ended = p->state == SBX_PROCESS_ENDED;
+    json_object *argv = json_object_new_array();
+    for (char **arg = p->argv; *arg != NULL; arg++)
+        json_object_array_add(argv, json_text(*arg));
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "process_id", json_text(p->process_id));
+    json_object_object_add(object, "state", json_object_new_string(is_ended ? "ended" : "running"));
+    json_object_object_add(object, "pty", json_object_new_boolean(p->pty));
+    json_object_object_add(object, "started_at", started[0] ? json_object_new_string(started) : NULL);
+    json_object_object_add(object, "ended_at", ended[0] ? json_object_new_string(ended) : NULL);
+    json_object_object_add(object, "outcome",
+                           is_ended ? json_object_new_string(outcome_name(p->outcome)) : NULL);
+    json_object_object_add(object, "exit_code", is_ended && p->outcome == SBX_EXEC_EXITED
+                                                    ? json_object_new_int(p->exit_code) : NULL);
+    json_object_object_add(object, "signal", is_ended && p->outcome == SBX_EXEC_SIGNALED
+                                                 ? json_object_new_int(p->term_signal) : NULL);
+    json_object_object_add(object, "argv", argv);
+    return object;
+}
+
+/* The argv as one line: the words joined by spaces. */
+static char *command_line(char **argv)
+{
+    char *line = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&line, &size);
+    if (stream == NULL)
+        return NULL;
+    for (char **arg = argv; *arg != NULL; arg++)
+        fprintf(stream, "%s%s", arg == argv ? "" : " ", *arg);
+    if (fclose(stream) != 0) {
+        free(line);
+        return NULL;
+    }
+    return line;
+}
+
+#define PS_COLUMNS 5
+
+void ctl_print_processes(const ctl_output *out, const char *sandbox_id,
+                         const sbx_process_info *processes, size_t count)
+{
+    if (out->json) {
+        json_object *array = json_object_new_array();
+        for (const sbx_process_info *p = processes; p != NULL; p = p->next)
+            json_object_array_add(array, process_json(p));
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+        json_object_object_add(object, "processes", array);
+        json_object_object_add(object, "count", json_object_new_uint64(count));
+        emit_json(object);
+        return;
+    }
+    static const char *const headers[PS_COLUMNS] = {"PROCESS_ID", "STATE", "STARTED", "EXIT",
+                                                     "COMMAND"};
+    const char **cells = calloc(count * PS_COLUMNS + 1, sizeof *cells);
+    char (*texts)[2][TIME_TEXT_SIZE] = calloc(count + 1, sizeof *texts);
+    char **commands = calloc(count + 1, sizeof *commands);
+    size_t row = 0;
+    for (const sbx_process_info *p = processes; p != NULL && cells != NULL && texts != NULL &&
+                                                commands != NULL && row < count;
+         p = p->next, row++) {
+        format_time(p->started_at, texts[row][0], sizeof texts[row][0]);
+        exit_cell(p, texts[row][1], sizeof texts[row][1]);
+        commands[row] = command_line(p->argv);
+        const char **cell_row = cells + row * PS_COLUMNS;
+        cell_row[0] = p->process_id;
+        cell_row[1] = p->state == SBX_PROCESS_ENDED ? "ended" : "running";
+        cell_row[2] = cell(texts[row][0]);
+        cell_row[3] = texts[row][1];
+        cell_row[4] = cell(commands[row]);
+    }
+    if (cells != NULL && texts != NULL && commands != NULL)
+        emit_table(headers, PS_COLUMNS, cells, row);
+    for (size_t i = 0; commands != NULL && i < row; i++)
+        free(commands[i]);
+    free(commands);
+    free(texts);
+    free(cells);
+}
+
+void ctl_print_process_started(const ctl_output *out, const char *sandbox_id,
+                               const sbx_process_info *process)
+{
+    if (!out->json) {
+        text_buffer text;
+        FILE *stream = text_open(&text);
+        if (stream == NULL)
+            return;
+        print_clean(stream, process->process_id, 0);
+        fputc('\n', stream);
+        text_emit(&text);
+        return;
+    }
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+    json_object_object_add(object, "process_id", json_text(process->process_id));
+    emit_json(object);
+}
+
+void ctl_print_signal_sent(const ctl_output *out, const char *sandbox_id,
+                           const char *process_id, int signal)
+{
+    if (!out->json)
+        return; /* as kill(1): silence is success */
+    json_object *object = json_object_new_object();
+    json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+    json_object_object_add(object, "process_id", json_text(process_id));
+    json_object_object_add(object, "signal", json_object_new_int(signal));
+    emit_json(object);
+}
+
+void ctl_print_session_result(const ctl_output *out, const char *command,
+                              const sbx_session_result *r)
+{
+    if (out->json) {
+        json_object *object = json_object_new_object();
+        json_object_object_add(object, "command", json_text(command));
+        json_object_object_add(object, "exit_code",
+                               r->exit_code >= 0 ? json_object_new_int(r->exit_code) : NULL);
+        json_object_object_add(object, "timed_out", json_object_new_boolean(r->timed_out));
+        json_object_object_add(object, "restarted", json_object_new_boolean(r->restarted));
+        add_output_json(object, "stdout", r->stdout_data, r->stdout_length, r->stdout_truncated);
+        add_output_json(object, "stderr", r->stderr_data, r->stderr_length, r->stderr_truncated);
+        json_object_object_add(object, "dropped_bytes", json_object_new_uint64(r->dropped_bytes));
+        emit_json(object);
+        fflush(stdout);
+        return;
+    }
+    fwrite(r->stdout_data, 1, r->stdout_length, stdout);
+    fflush(stdout);
+    fwrite(r->stderr_data, 1, r->stderr_length, stderr);
+    ctl_print_cut_notes(r->stdout_truncated ? r->stdout_length : 0,
+                        r->stderr_truncated ? r->stderr_length : 0);
+    if (r->dropped_bytes > 0)
+        fprintf(stderr, "sbxctl: %llu bytes of output were dropped\n",
+                (unsigned long long)r->dropped_bytes);
+    if (r->timed_out)
+        fputs("sbxctl: the command timed out and was interrupted\n", stderr);
+    if (r->restarted)
+        fputs("sbxctl: the shell was restarted (directory, variables and functions are "
+              "those of a new session)\n", stderr);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sbx/host.h>
 #include <sbx/manager.h>
+#include <sbx/session.h>
 
 #include "tools/sbxctl/redact.h"
 
@@ -69,13 +70,43 @@ void ctl_print_leases(const ctl_output *out, const sbx_lease_record *leases,
 void ctl_print_event(const ctl_output *out, const char *event, const char *key,
                          const char *value);
 
-/* exec: the command's stdout and stderr bytes exactly, on sbxctl's stdout
- * and stderr, then sbxctl's own notes (cut output, timeout, signal) on
- * stderr; or {"sandbox_id","outcome","exit_code","signal","duration_ms",
+/* exec --json: {"sandbox_id","outcome","exit_code","signal","duration_ms",
  * "stdout" (or "stdout_base64" when not clean UTF-8), "stdout_truncated",
- * the same for stderr}. */
-void ctl_print_exec_result(const ctl_output *out, const char *sandbox_id,
-                           const sbx_exec_result *result);
+ * the same for stderr}.  (Without --json the command's bytes are written
+ * as they come: see ctl_cmd_exec.) */
+void ctl_print_exec_json(const char *sandbox_id, const sbx_exec_result *result);
+
+/* exec and shell: sbxctl's notes on stderr that a stream was cut after the
+ * bytes kept (0: not cut). */
+void ctl_print_cut_notes(size_t stdout_kept, size_t stderr_kept);
+
+/* exec (without --json) and exec -i/-t: sbxctl's note on stderr when the
+ * command timed out (after `duration_ms`, when >= 0) or a signal ended it;
+ * nothing when it exited. */
+void ctl_print_ending_note(sbx_exec_outcome outcome, int term_signal, int64_t duration_ms);
+
+/* ps: the processes of `sandbox_id` (PROCESS_ID STATE STARTED EXIT COMMAND,
+ * or {"sandbox_id","processes":[{process_id,state,pty,started_at,ended_at,
+ * outcome,exit_code,signal,argv}],"count"}). */
+void ctl_print_processes(const ctl_output *out, const char *sandbox_id,
+                         const sbx_process_info *processes, size_t count);
+
+/* exec -d: the started process's id on a line, or {"sandbox_id","process_id"}. */
+void ctl_print_process_started(const ctl_output *out, const char *sandbox_id,
+                               const sbx_process_info *process);
+
+/* kill: nothing, or {"sandbox_id","process_id","signal"} with --json. */
+void ctl_print_signal_sent(const ctl_output *out, const char *sandbox_id,
+                           const char *process_id, int signal);
+
+/* shell: one command's result.  Its stdout and stderr bytes exactly, on
+ * sbxctl's stdout and stderr, then sbxctl's notes (timed out, shell
+ * restarted, cut, dropped) on stderr; or one line per command
+ * {"command","exit_code","timed_out","restarted","stdout" (or
+ * "stdout_base64"),"stdout_truncated", the same for stderr,
+ * "dropped_bytes"}, flushed at once. */
+void ctl_print_session_result(const ctl_output *out, const char *command,
+                              const sbx_session_result *result);
 
 /* ls: one line per entry (TYPE MODE SIZE MTIME PATH), or
  * {"sandbox_id","path","entries":[{path,type,size,mtime,mode}],"count","truncated"}. */
