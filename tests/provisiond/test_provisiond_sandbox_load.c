@@ -224,6 +224,24 @@ static int answer_says(int fd, long deadline, const char *text)
     return strstr(got, text) != NULL;
 }
 
+/* A raw connection to the daemon at `url` that has sent an exec of
+ * `body` (JSON) in the sandbox of `token`, its answer unread; -1 when it
+ * cannot connect or send. */
+static int exec_sent(const char *url, const char *token, const char *body)
+{
+    char request[1024];
+    int len = snprintf(request, sizeof request,
+                       "POST /s/%s/v1/bash/exec HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                       token, strlen(body), body);
+    int fd = provd_connect(url);
+    if (fd >= 0 && send(fd, request, (size_t)len, MSG_NOSIGNAL) != (ssize_t)len) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* The ways a client can go away in the middle of an exec. */
 typedef enum { GONE_CLOSE, GONE_RESET, GONE_HALF_CLOSE, GONE_WAYS } gone_way;
 
@@ -251,19 +269,13 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     for (int way = 0; way < GONE_WAYS; way++) {
         /* A foreground and a background sleep, told apart by their length;
          * the command says it runs by a file, then waits for the timeout. */
-        char body[512], request[1024];
+        char body[512];
         snprintf(body, sizeof body,
                  "{\"command\":\"sleep 5%d11 & sleep 5%d12 & touch started-%d; wait\","
                  "\"hard_timeout\":3}",
                  way, way, way);
-        snprintf(request, sizeof request,
-                 "POST /s/%s/v1/bash/exec HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                 token, strlen(body), body);
-        sockets[way] = provd_connect(provd_url(d.proc));
+        sockets[way] = exec_sent(provd_url(d.proc), token, body);
         CU_ASSERT_FATAL(sockets[way] >= 0);
-        CU_ASSERT_EQUAL(send(sockets[way], request, strlen(request), MSG_NOSIGNAL),
-                        (ssize_t)strlen(request));
         char started_name[32];
         snprintf(started_name, sizeof started_name, "started-%d", way);
         CU_ASSERT_TRUE(appears(&d, "cut", started_name));
@@ -315,6 +327,52 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
+/* Whether no process with `marker` in its command line runs, waiting for
+ * that until `deadline` (ms on sbx_test_now_ms's clock). */
+static int none_left(const char *marker, long deadline)
+{
+    while (provd_running_with(marker) && sbx_test_now_ms() < deadline)
+        ;
+    return !provd_running_with(marker);
+}
+
+/* A half-closed client gets its answer whatever else the daemon's thread
+ * serves: here its only thread (--threads 1) also holds an idle keep-alive
+ * connection, older than the client's.  (Without a settled suspension,
+ * libmicrohttpd read the resumed connection before answering it whenever
+ * an older one shared its thread, and closed it at the client's EOF.) */
+static void test_a_half_closed_client_gets_its_answer_beside_an_idle_connection(void)
+{
+    static const char *const extra[] = {"--threads", "1", NULL};
+    static const char health[] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    provd_local d;
+    if (!provd_local_start(&d, 1, extra))
+        return;
+    char token[PROVD_TEST_TOKEN_LEN + 1];
+    long deadline = sbx_test_now_ms() + DEADLINE_MS;
+    int idle = -1, half = -1;
+    if (provd_create_token(provd_url(d.proc), "half", "u", token)) {
+        idle = provd_connect(provd_url(d.proc));
+        CU_ASSERT(idle >= 0);
+        CU_ASSERT_EQUAL(send(idle, health, sizeof health - 1, MSG_NOSIGNAL),
+                        (ssize_t)(sizeof health - 1));
+        CU_ASSERT_TRUE(answer_says(idle, deadline, " 200 OK\r\n"));
+        half = exec_sent(provd_url(d.proc), token,
+                         "{\"command\":\"touch started; sleep 5301\",\"hard_timeout\":30}");
+        CU_ASSERT(half >= 0);
+    }
+    if (half >= 0) {
+        CU_ASSERT_TRUE(appears(&d, "half", "started"));
+        shutdown(half, SHUT_WR);
+        CU_ASSERT_TRUE(answer_says(half, deadline, "\"status\":\"timed_out\""));
+        CU_ASSERT_TRUE(none_left("sleep 5301", deadline));
+        close(half);
+    }
+    if (idle >= 0)
+        close(idle);
+    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+}
+
 void sbx_test_register(void)
 {
     static CU_TestInfo tests[] = {
@@ -322,6 +380,8 @@ void sbx_test_register(void)
          test_twenty_clients_in_five_sandboxes_each_get_their_own_outputs},
         {"clients gone mid-exec leave nothing and the daemon serves on",
          test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on},
+        {"a half-closed client gets its answer beside an idle connection",
+         test_a_half_closed_client_gets_its_answer_beside_an_idle_connection},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbx-provisiond sandbox API under load", NULL, NULL, tests);

@@ -50,8 +50,14 @@ struct prov_server {
     int stopping;               /* new requests are answered 503 */
 };
 
-/* Where an offloaded request is. */
-typedef enum offload_stage { NOT_OFFLOADED = 0, OFFLOADED, OFFLOAD_ANSWERED } offload_stage;
+/* Where an offloaded request is.  SETTLING: read whole, handed to the
+ * pool at libmicrohttpd's next call (settle_before_suspending). */
+typedef enum offload_stage {
+    NOT_OFFLOADED = 0,
+    SETTLING,
+    OFFLOADED,
+    OFFLOAD_ANSWERED
+} offload_stage;
 
 /* One request in flight: its body, gathered across upload callbacks; and,
  * while it is answered on the offload pool (its connection suspended),
@@ -450,6 +456,32 @@ static void offloaded_done(prov_offload_job *job)
     MHD_resume_connection(state_of_job(job)->conn);
 }
 
+/* Whether the request for `url` is answered on the offload pool. */
+static int offloadable(const prov_server *server, const char *url)
+{
+    const char *prefix = server->options.offload_prefix;
+    return server->offload != NULL && strncmp(url, prefix, strlen(prefix)) == 0;
+}
+
+/* libmicrohttpd (0.9.75) leaves a suspended connection's event state as it
+ * was and, on resume, takes its socket as readable: a connection suspended
+ * in the call that ends the reading of its request (state "read") is read
+ * before the handler is called for the answer, and a client that has
+ * half-closed (its EOF) is then closed without it.  So a request for the
+ * pool is not suspended in that call: it returns and is called again at
+ * once, its state now "block" (waiting for the answer, nothing to read),
+ * and a connection resumed in that state goes to the handler first.
+ * Returns 1 when `rs` waits for that next call. */
+static int settle_before_suspending(const prov_server *server, const char *url,
+                                    request_state *rs)
+{
+    if (rs->stage != NOT_OFFLOADED || rs->out_of_memory || rs->too_large ||
+        !offloadable(server, url))
+        return 0;
+    rs->stage = SETTLING;
+    return 1;
+}
+
 /* Hand a request under the offload prefix to the pool, its connection
  * suspended meanwhile: returns 1.  Returns -1 with `reply` set when it
  * cannot: 429 when its segment has its share running and its queue full, 503 when memory
@@ -457,10 +489,9 @@ static void offloaded_done(prov_offload_job *job)
 static int offload(prov_server *server, struct MHD_Connection *conn, const char *method,
                    const char *url, request_state *rs, prov_reply *reply)
 {
-    const char *prefix = server->options.offload_prefix;
-    if (server->offload == NULL || strncmp(url, prefix, strlen(prefix)) != 0)
+    if (!offloadable(server, url))
         return 0;
-    const char *segment = url + strlen(prefix);
+    const char *segment = url + strlen(server->options.offload_prefix);
     int admitted = prov_offload_admit(server->offload, &rs->job, segment, strcspn(segment, "/"));
     if (admitted == 0) {
         char detail[160];
@@ -513,6 +544,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
 
+    if (settle_before_suspending(server, url, rs))
+        return MHD_YES;
     prov_reply reply = {.status = 200};
     int closing = 0;
     if (rs->stage == OFFLOAD_ANSWERED) {
