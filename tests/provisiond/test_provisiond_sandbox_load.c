@@ -154,8 +154,9 @@ static void test_twenty_clients_in_five_sandboxes_each_get_their_own_outputs(voi
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
-/* How many entries /proc/PID/`what` (fd, task) has; -1 when unreadable. */
-static int proc_entries(pid_t pid, const char *what)
+/* How many entries /proc/PID/`what` (fd, task) has, not counting the
+ * links to the file `kept` (NULL: none); -1 when unreadable. */
+static int proc_entries(pid_t pid, const char *what, const char *kept)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
@@ -163,8 +164,17 @@ static int proc_entries(pid_t pid, const char *what)
     if (dir == NULL)
         return -1;
     int n = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        n += e->d_name[0] != '.';
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        char link[320], target[sizeof link] = "";
+        if (e->d_name[0] == '.')
+            continue;
+        if (kept != NULL) {
+            snprintf(link, sizeof link, "%s/%s", path, e->d_name);
+            ssize_t len = readlink(link, target, sizeof target - 1);
+            target[len > 0 ? len : 0] = '\0';
+        }
+        n += kept == NULL || strcmp(target, kept) != 0;
+    }
     closedir(dir);
     return n;
 }
@@ -262,8 +272,14 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
                                   answer, sizeof answer),
                     200);
     pid_t pid = provd_pid(d.proc);
-    int fds_before = proc_entries(pid, "fd");
-    int threads_before = proc_entries(pid, "task");
+    /* The local backend keeps the sandbox's record open from a read of it
+     * made a second or more after it changed (its record cache,
+     * plugin/local/local_cache.h): under load, during the execs.  That
+     * descriptor is the backend's, none of the clients'. */
+    char record[sizeof d.local_dir + 16];
+    snprintf(record, sizeof record, "%s/cut.json", d.local_dir);
+    int fds_before = proc_entries(pid, "fd", record);
+    int threads_before = proc_entries(pid, "task", NULL);
     int sockets[GONE_WAYS];
     long started = sbx_test_now_ms();
     for (int way = 0; way < GONE_WAYS; way++) {
@@ -307,13 +323,13 @@ static void test_clients_gone_mid_exec_leave_nothing_and_the_daemon_serves_on(vo
     CU_ASSERT_FALSE(left);
     /* Nothing of theirs is left in the daemon: no child process, the
      * connections closed, its threads as before. */
-    while ((children_of(pid) != 0 || proc_entries(pid, "fd") > fds_before ||
-            proc_entries(pid, "task") > threads_before) &&
+    while ((children_of(pid) != 0 || proc_entries(pid, "fd", record) > fds_before ||
+            proc_entries(pid, "task", NULL) > threads_before) &&
            sbx_test_now_ms() < deadline)
         ;
     CU_ASSERT_EQUAL(children_of(pid), 0);
-    CU_ASSERT(proc_entries(pid, "fd") <= fds_before);
-    CU_ASSERT(proc_entries(pid, "task") <= threads_before);
+    CU_ASSERT(proc_entries(pid, "fd", record) <= fds_before);
+    CU_ASSERT(proc_entries(pid, "task", NULL) <= threads_before);
     /* And it serves the next client at once. */
     snprintf(path, sizeof path, "/s/%s/v1/bash/exec", token);
     CU_ASSERT_EQUAL(
