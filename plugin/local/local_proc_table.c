@@ -120,6 +120,8 @@ static int read_entries(int table, int (*keep)(const char *), char ***names, siz
             close(fd);
         return 0;
     }
+    /* The duplicate shares the offset of earlier reads. */
+    rewinddir(d);
     size_t room = 0;
     int ok = 1;
     for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
