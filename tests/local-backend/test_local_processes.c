@@ -212,7 +212,28 @@ static void test_ids_are_never_reused(void)
     fixture_teardown(&f);
 }
 
+/* On a terminal, `tty` names it (isolation=none: the host's /dev/pts is
+ * the process's). */
+static void test_tty_names_the_terminal(void)
+{
+    fixture f;
+    fixture_setup(&f, "procs tty", NULL, 0);
+    sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+    r.pty = 1;
+    r.rows = 10;
+    r.cols = 40;
+    char id[SBX_PROCESS_ID_MAX + 1];
+    proc_test_start_shell(f.backend, "procs", "tty; stty size", &r, id);
+    proc_collected got = { 0 };
+    CU_ASSERT(proc_test_read_until(f.backend, "procs", id, &got, NULL));
+    CU_ASSERT_EQUAL(got.exit_code, 0);
+    CU_ASSERT_NSTRING_EQUAL(got.out, "/dev/pts/", 9);
+    CU_ASSERT_PTR_NOT_NULL(strstr(got.out, "10 40"));
+    fixture_teardown(&f);
+}
+
 static const CU_TestInfo process_tests[] = {
+    { "tty names the terminal", test_tty_names_the_terminal },
     { "a signal leaves no grandchild", test_a_signal_leaves_no_grandchild },
     { "destroy leaves no process, no zombie, no state", test_destroy_leaves_no_process },
     { "the process limit refuses with its name", test_the_process_limit_refuses_with_its_name },
