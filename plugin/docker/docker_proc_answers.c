@@ -91,7 +91,9 @@ void docker_proc_info_settle(sbx_process_info *info, const docker_proc_state *st
     if (!state->ended)
         return;
     info->state = SBX_PROCESS_ENDED;
-    info->ended_at = state->ended_at;
+    /* The container's clock gives whole seconds: an end in the second of
+     * the start would read as before it. */
+    info->ended_at = state->ended_at > info->started_at ? state->ended_at : info->started_at;
     info->outcome = state->outcome;
     info->exit_code = state->exit_code;
     info->term_signal = state->term_signal;

@@ -30,7 +30,8 @@ int docker_proc_parse_state(const char *text, docker_proc_state *out);
  * terminating NULL), RUNNING and unknown times; NULL when out of memory. */
 sbx_process_info *docker_proc_info_new(const char *id, size_t argc);
 
-/* Set an info's end from *state. */
+/* Set an info's end from *state (after its started_at: an end is never
+ * reported before the start). */
 void docker_proc_info_settle(sbx_process_info *info, const docker_proc_state *state);
 
 /* The info records of a wait or list answer (`length` bytes; "P ID T0

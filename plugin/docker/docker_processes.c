@@ -258,14 +258,11 @@ static sbx_status check_start(const sbx_backend_instance *inst, const char *sand
             "docker: process_start in sandbox '%s': a terminal is not supported (the Engine "
             "API resizes an exec's terminal only while a client is attached to it)",
             sandbox_id);
-    sbx_exec_request e = SBX_EXEC_REQUEST_INIT;
-    e.argv = r->argv;
-    e.shell_command = r->shell_command;
-    e.env = r->env;
-    e.env_count = r->env_count;
-    e.working_dir = r->working_dir;
-    e.timeout_ms = r->timeout_ms;
-    st = common_exec_request_check(&e, sandbox_id, DOCKER_EXEC_MAX_TIMEOUT_MS, 0, err);
+    const sbx_exec_request as_exec = {
+        .struct_size = sizeof as_exec, .argv = r->argv, .shell_command = r->shell_command,
+        .env = r->env, .env_count = r->env_count, .working_dir = r->working_dir,
+        .timeout_ms = r->timeout_ms, .cancel_fd = SBX_EXEC_NO_CANCEL };
+    st = common_exec_request_check(&as_exec, sandbox_id, DOCKER_EXEC_MAX_TIMEOUT_MS, 0, err);
     if (st != SBX_OK)
         return st;
     size_t most = (size_t)inst->options.max_process_buffer_bytes;

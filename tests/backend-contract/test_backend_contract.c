@@ -494,5 +494,6 @@ void sbx_test_register(void)
         sbx_test_add_suite("contract: docker", setup_docker, no_teardown, contract_cases);
         sbx_test_add_suite("operations: docker", setup_docker, no_teardown,
                            operations_contract_cases);
+        sbx_test_add_suite("processes: docker", setup_docker, no_teardown, process_contract_cases);
     }
 }

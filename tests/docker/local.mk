@@ -52,3 +52,12 @@ tests_docker_test_docker_listing_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_listing_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
 	common/libsbx-http.la $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_listing
+
+# The docker backend's reading of its process script's answers: no
+# engine needed.
+check_PROGRAMS += tests/docker/test_docker_proc_answers
+tests_docker_test_docker_proc_answers_SOURCES = tests/docker/test_docker_proc_answers.c
+tests_docker_test_docker_proc_answers_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_proc_answers_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
+	common/libsbx-http.la $(SBX_TEST_LIBS)
+TESTS += tests/docker/test_docker_proc_answers

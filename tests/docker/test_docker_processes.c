@@ -347,6 +347,35 @@ static void test_signal_reaches_the_group(void)
     CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 9, &err), SBX_OK);
 }
 
+/* A timeout kills the group and the record says so. */
+static void test_timeout_kills_the_group(void)
+{
+    sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+    r.shell_command = "sleep 4245 & exec sleep 4245";
+    r.timeout_ms = 1500;
+    sbx_process_info *info = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_process_start(backend, SANDBOX, &r, &info, &err) == SBX_OK);
+    char id[SBX_PROCESS_ID_MAX + 1];
+    snprintf(id, sizeof id, "%s", info->process_id);
+    sbx_backend_free_processes(backend, info);
+    info = NULL;
+    long until = sbx_test_now_ms() + DEADLINE_MS;
+    while (sbx_test_now_ms() < until) {
+        sbx_backend_free_processes(backend, info);
+        info = NULL;
+        CU_ASSERT_FATAL(sbx_backend_process_wait(backend, SANDBOX, id, 5000, &info, &err) ==
+                        SBX_OK);
+        if (info->state == SBX_PROCESS_ENDED)
+            break;
+    }
+    CU_ASSERT_EQUAL(info->state, SBX_PROCESS_ENDED);
+    CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_TIMED_OUT);
+    CU_ASSERT(info->ended_at >= info->started_at + 1000);
+    sbx_backend_free_processes(backend, info);
+    CU_ASSERT_EQUAL(processes_running("4245"), 0);
+}
+
 static void test_many_at_once_then_list_and_forget(void)
 {
     enum { MANY = 25 };
@@ -491,6 +520,7 @@ void sbx_test_register(void)
         { "a reader behind a 4096-byte buffer: dropped count, the tail", test_reader_behind_gets_dropped_count },
         { "stdin: a round trip while open, close, writes after it", test_stdin_round_trip_and_close },
         { "a signal reaches the process's group", test_signal_reaches_the_group },
+        { "a timeout kills the group", test_timeout_kills_the_group },
         { "25 processes at once, listed, killed, read, forgotten", test_many_at_once_then_list_and_forget },
         { "unknown ids, another sandbox's id, terminal, no sandbox", test_bad_ids_each_their_error },
         { "the process limit; destroy with processes running", test_limit_and_destroy_with_processes },
