@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "tests/backend-contract/contract_fixture.h"
+#include "tests/backend-contract/process_calls.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 
@@ -22,197 +23,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Generous: a loaded 2-core machine must not fail a correct run. */
-#define DEADLINE_MS 60000L
-
-/* One wait of a read or wait call (well under SBX_PROCESS_WAIT_MAX_MS). */
-#define SLICE_MS 2000
-
-/* A case's backend and its sandbox. */
-typedef struct proc_case {
-    contract_fixture f;
-    char id[64];
-    sbx_operations_info info;
-} proc_case;
-
-/* What a reader collected of a process: both streams, and the order of
- * the chunks as "oe..." (one letter per chunk). */
-typedef struct collected {
-    sbx_process_cursor cursor;
-    char out[65536], err[65536];
-    size_t out_len, err_len;
-    char order[256];
-    size_t chunks;
-    uint64_t dropped_out, dropped_err;
-    int ended;
-    sbx_exec_outcome outcome;
-    int exit_code, term_signal;
-} collected;
-
-/* Open the backend and make sandbox `id`; 0 (and the skip printed) when
- * the backend has no processes. */
-static int start(proc_case *c, const char *id)
-{
-    contract_open(&c->f);
-    snprintf(c->id, sizeof c->id, "%s", id);
-    sbx_error err;
-    c->info.struct_size = sizeof c->info;
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_operations_info(c->f.backend, &c->info, &err), SBX_OK);
-    if ((c->info.operations & SBX_OP_PROCESS) == 0) {
-        fprintf(stderr, "  (skipped: backend '%s' has no processes)\n",
-                sbx_backend_descriptor_of(c->f.backend)->name);
-        contract_close(&c->f);
-        return 0;
-    }
-    sbx_sandbox *sb = sbx_test_create(c->f.backend, id, NULL, NULL, &err);
-    if (sb == NULL)
-        fprintf(stderr, "create %s: %s\n", id, err.message);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sb);
-    sbx_backend_free_sandboxes(c->f.backend, sb, 1);
-    return 1;
-}
-
-static void finish(proc_case *c)
-{
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_destroy(c->f.backend, c->id, &err), SBX_OK);
-    contract_close(&c->f);
-}
-
-/* Whether the backend has `op`; prints the skip when it has not. */
-static int has(const proc_case *c, unsigned op, const char *what)
-{
-    if ((c->info.operations & op) != 0)
-        return 1;
-    fprintf(stderr, "  (skipped: backend '%s' cannot %s)\n",
-            sbx_backend_descriptor_of(c->f.backend)->name, what);
-    return 0;
-}
-
-/* Start shell text `text` under request `r` (NULL: defaults); its id into
- * `id` (SBX_PROCESS_ID_MAX + 1 bytes).  Fatal when the start fails. */
-static void start_shell(sbx_backend *b, const char *sandbox, const char *text,
-                        sbx_process_request *r, char *id)
-{
-    sbx_process_request defaults = SBX_PROCESS_REQUEST_INIT;
-    if (r == NULL)
-        r = &defaults;
-    r->shell_command = text;
-    sbx_process_info *info = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_process_start(b, sandbox, r, &info, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "process start '%s': %s\n", text, err.message);
-    CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(info);
-    CU_ASSERT_PTR_NULL(info->next);
-    CU_ASSERT_STRING_EQUAL(info->argv[0], "/bin/sh");
-    CU_ASSERT_STRING_EQUAL(info->argv[2], text);
-    snprintf(id, SBX_PROCESS_ID_MAX + 1, "%s", info->process_id);
-    sbx_backend_free_processes(b, info);
-}
-
-/* Add what one read answered to `got`. */
-static void take(collected *got, const sbx_process_output *o)
-{
-    const char *at = o->data;
-    for (size_t i = 0; i < o->chunk_count; i++) {
-        const sbx_output_chunk *ch = &o->chunks[i];
-        int is_out = ch->stream == SBX_STREAM_STDOUT;
-        char *to = is_out ? got->out : got->err;
-        size_t *len = is_out ? &got->out_len : &got->err_len;
-        size_t room = sizeof got->out - *len, n = ch->length < room ? ch->length : room;
-        memcpy(to + *len, at, n);
-        *len += n;
-        at += ch->length;
-        if (got->chunks + 1 < sizeof got->order)
-            got->order[got->chunks++] = is_out ? 'o' : 'e';
-    }
-    got->dropped_out += o->stdout_dropped;
-    got->dropped_err += o->stderr_dropped;
-    got->cursor = o->next;
-    got->ended = o->ended;
-    got->outcome = o->outcome;
-    got->exit_code = o->exit_code;
-    got->term_signal = o->term_signal;
-}
-
-/* Read once from got->cursor, waiting up to `wait_ms`.  The status. */
-static sbx_status read_once(sbx_backend *b, const char *sandbox, const char *id,
-                            collected *got, int64_t wait_ms, size_t max_bytes)
-{
-    sbx_process_read_request r = SBX_PROCESS_READ_REQUEST_INIT;
-    r.cursor = got->cursor;
-    r.wait_ms = wait_ms;
-    r.max_bytes = max_bytes;
-    sbx_process_output *o = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_process_read(b, sandbox, id, &r, &o, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "process read %s: %s\n", id, err.message);
-    if (st == SBX_OK)
-        take(got, o);
-    sbx_backend_free_process_output(b, o);
-    return st;
-}
-
-/* Read until stdout holds `needle` (NULL: until the end), within
- * DEADLINE_MS; 1 when it came. */
-static int read_until(sbx_backend *b, const char *sandbox, const char *id, collected *got,
-                      const char *needle)
-{
-    long deadline = sbx_test_now_ms() + DEADLINE_MS;
-    while (sbx_test_now_ms() < deadline) {
-        if (read_once(b, sandbox, id, got, SLICE_MS, SBX_PROCESS_DEFAULT) != SBX_OK)
-            return 0;
-        got->out[got->out_len < sizeof got->out ? got->out_len : sizeof got->out - 1] = '\0';
-        if (needle != NULL ? memmem(got->out, got->out_len, needle, strlen(needle)) != NULL
-                           : got->ended)
-            return 1;
-        if (got->ended)
-            return 0;
-    }
-    return 0;
-}
-
-/* Wait for the end of process `id`; its info (the caller frees it). */
-static sbx_process_info *wait_end(sbx_backend *b, const char *sandbox, const char *id)
-{
-    long deadline = sbx_test_now_ms() + DEADLINE_MS;
-    sbx_process_info *info = NULL;
-    sbx_error err;
-    while (sbx_test_now_ms() < deadline) {
-        sbx_backend_free_processes(b, info);
-        info = NULL;
-        CU_ASSERT_EQUAL_FATAL(sbx_backend_process_wait(b, sandbox, id, SLICE_MS, &info, &err),
-                              SBX_OK);
-        if (info->state == SBX_PROCESS_ENDED)
-            break;
-    }
-    CU_ASSERT_EQUAL(info->state, SBX_PROCESS_ENDED);
-    return info;
-}
-
-static void write_stdin(sbx_backend *b, const char *sandbox, const char *id, const char *text,
-                        int close_it)
-{
-    sbx_process_write_request w = SBX_PROCESS_WRITE_REQUEST_INIT;
-    w.data = text;
-    w.length = text != NULL ? strlen(text) : 0;
-    w.close_stdin = close_it;
-    sbx_error err;
-    sbx_status st = sbx_backend_process_write(b, sandbox, id, &w, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "process write %s: %s\n", id, err.message);
-    CU_ASSERT_EQUAL(st, SBX_OK);
-}
-
 /* Started by a host process that then exits; found, listed and read to
  * its end by this one, as a later `sbxctl logs` would. */
 static void test_a_process_outlives_the_host_that_started_it(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-outlive"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-outlive", SBX_OP_PROCESS, "run processes"))
         return;
     int ids[2];
     CU_ASSERT_FATAL(pipe(ids) == 0);
@@ -223,7 +39,7 @@ static void test_a_process_outlives_the_host_that_started_it(void)
         contract_fixture other;
         contract_open(&other);
         char id[SBX_PROCESS_ID_MAX + 1];
-        start_shell(other.backend, c.id, "read line; echo got $line; echo bye >&2; exit 3",
+        proc_test_start_shell(other.backend, c.id, "read line; echo got $line; echo bye >&2; exit 3",
                     &(sbx_process_request)SBX_PROCESS_REQUEST_INIT, id);
         ssize_t n = write(ids[1], id, strlen(id) + 1);
         contract_close(&other);
@@ -245,15 +61,15 @@ static void test_a_process_outlives_the_host_that_started_it(void)
     if (list != NULL)
         CU_ASSERT_STRING_EQUAL(list->process_id, id);
     sbx_backend_free_processes(c.f.backend, list);
-    collected got = { 0 };
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, NULL));
+    proc_collected got = { 0 };
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, NULL));
     CU_ASSERT_EQUAL(got.outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(got.exit_code, 3);
     CU_ASSERT_EQUAL(got.out_len, 4);
     CU_ASSERT_NSTRING_EQUAL(got.out, "got\n", 4);
     CU_ASSERT_EQUAL(got.err_len, 4);
     CU_ASSERT_NSTRING_EQUAL(got.err, "bye\n", 4);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Bytes come out exactly (NUL, invalid UTF-8), and the order of stdout
@@ -261,40 +77,40 @@ static void test_a_process_outlives_the_host_that_started_it(void)
  * one before (through stdin), so the order is the program's. */
 static void test_output_keeps_bytes_and_interleaving(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-bytes"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-bytes", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "keep stdin open")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "keep stdin open")) {
+        contract_case_finish(&c);
         return;
     }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.stdin_open = 1;
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_shell(c.f.backend, c.id,
+    proc_test_start_shell(c.f.backend, c.id,
                 "printf 'a\\000b\\377\\n'; read x; printf 'E\\000\\300' >&2; read x; "
                 "printf 'c'; read x; printf 'F' >&2",
                 &r, id);
-    collected got = { 0 };
-    CU_ASSERT_FATAL(read_until(c.f.backend, c.id, id, &got, "\377\n"));
-    write_stdin(c.f.backend, c.id, id, "1\n", 0);
-    long deadline = sbx_test_now_ms() + DEADLINE_MS;
+    proc_collected got = { 0 };
+    CU_ASSERT_FATAL(proc_test_read_until(c.f.backend, c.id, id, &got, "\377\n"));
+    proc_test_write_stdin(c.f.backend, c.id, id, "1\n", 0);
+    long deadline = sbx_test_now_ms() + PROC_TEST_DEADLINE_MS;
     while (got.err_len < 3 && sbx_test_now_ms() < deadline)
-        CU_ASSERT_FATAL(read_once(c.f.backend, c.id, id, &got, SLICE_MS, 0) == SBX_OK);
-    write_stdin(c.f.backend, c.id, id, "2\n", 0);
-    CU_ASSERT_FATAL(read_until(c.f.backend, c.id, id, &got, "c"));
-    write_stdin(c.f.backend, c.id, id, "3\n", 1);
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, NULL));
+        CU_ASSERT_FATAL(proc_test_read_once(c.f.backend, c.id, id, &got, PROC_TEST_SLICE_MS, 0) == SBX_OK);
+    proc_test_write_stdin(c.f.backend, c.id, id, "2\n", 0);
+    CU_ASSERT_FATAL(proc_test_read_until(c.f.backend, c.id, id, &got, "c"));
+    proc_test_write_stdin(c.f.backend, c.id, id, "3\n", 1);
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, NULL));
     CU_ASSERT_EQUAL(got.out_len, 6);
     CU_ASSERT(memcmp(got.out, "a\0b\377\nc", 6) == 0);
     CU_ASSERT_EQUAL(got.err_len, 4);
     CU_ASSERT(memcmp(got.err, "E\0\300F", 4) == 0);
     /* Read again from the start, in one answer: the same order. */
-    collected again = { 0 };
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &again, NULL));
+    proc_collected again = { 0 };
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &again, NULL));
     CU_ASSERT_STRING_EQUAL(again.order, "oeoe");
     CU_ASSERT_EQUAL(again.exit_code, 0);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A reader that falls behind a small buffer gets the most recent bytes
@@ -302,8 +118,8 @@ static void test_output_keeps_bytes_and_interleaving(void)
  * the buffer. */
 static void test_a_reader_behind_is_told_what_it_missed(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-behind"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-behind", SBX_OP_PROCESS, "run processes"))
         return;
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.buffer_bytes = 4096;
@@ -311,14 +127,14 @@ static void test_a_reader_behind_is_told_what_it_missed(void)
         r.buffer_bytes = c.info.max_buffer_bytes;
     char id[SBX_PROCESS_ID_MAX + 1];
     /* 1 MiB of numbered lines, the last one known. */
-    start_shell(c.f.backend, c.id,
+    proc_test_start_shell(c.f.backend, c.id,
                 "i=0; while [ $i -lt 1000 ]; do printf '%01047d\\n' $i; i=$((i+1)); done", &r,
                 id);
-    sbx_process_info *info = wait_end(c.f.backend, c.id, id);
+    sbx_process_info *info = proc_test_wait_end(c.f.backend, c.id, id);
     CU_ASSERT_EQUAL(info->exit_code, 0);
     sbx_backend_free_processes(c.f.backend, info);
-    collected got = { 0 };
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, NULL));
+    proc_collected got = { 0 };
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, NULL));
     CU_ASSERT_EQUAL(got.dropped_out + got.out_len, 1048 * 1000);
     CU_ASSERT(got.out_len <= r.buffer_bytes);
     CU_ASSERT(got.out_len > 0);
@@ -326,29 +142,29 @@ static void test_a_reader_behind_is_told_what_it_missed(void)
     char last[16];
     snprintf(last, sizeof last, "%09d\n", 999);
     CU_ASSERT(got.out_len >= 10 && memcmp(got.out + got.out_len - 10, last, 10) == 0);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Bytes written to stdin reach the process; closing stdin ends `cat`;
  * a write after the close is refused with its own message. */
 static void test_stdin_round_trip_and_close(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-stdin"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-stdin", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "close stdin")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "close stdin")) {
+        contract_case_finish(&c);
         return;
     }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.stdin_open = 1;
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_shell(c.f.backend, c.id, "cat", &r, id);
-    write_stdin(c.f.backend, c.id, id, "hello\n", 0);
-    collected got = { 0 };
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, "hello\n"));
-    write_stdin(c.f.backend, c.id, id, "bye\n", 1);
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, NULL));
+    proc_test_start_shell(c.f.backend, c.id, "cat", &r, id);
+    proc_test_write_stdin(c.f.backend, c.id, id, "hello\n", 0);
+    proc_collected got = { 0 };
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, "hello\n"));
+    proc_test_write_stdin(c.f.backend, c.id, id, "bye\n", 1);
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, NULL));
     CU_ASSERT_EQUAL(got.out_len, 10);
     CU_ASSERT_EQUAL(got.exit_code, 0);
     sbx_process_write_request w = SBX_PROCESS_WRITE_REQUEST_INIT;
@@ -356,41 +172,41 @@ static void test_stdin_round_trip_and_close(void)
     w.length = 4;
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_write(c.f.backend, c.id, id, &w, &err), SBX_ERR_USAGE);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A signal goes to the group: the shell and what it started end; SIGKILL
  * ends it as SIGNALED 9. */
 static void test_a_signal_reaches_the_group(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-signal"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-signal", SBX_OP_PROCESS, "run processes"))
         return;
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_shell(c.f.backend, c.id, "sleep 1000 & sleep 1000 & echo started; wait", NULL, id);
-    collected got = { 0 };
-    CU_ASSERT_FATAL(read_until(c.f.backend, c.id, id, &got, "started\n"));
+    proc_test_start_shell(c.f.backend, c.id, "sleep 1000 & sleep 1000 & echo started; wait", NULL, id);
+    proc_collected got = { 0 };
+    CU_ASSERT_FATAL(proc_test_read_until(c.f.backend, c.id, id, &got, "started\n"));
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_signal(c.f.backend, c.id, id, SIGKILL, &err), SBX_OK);
-    sbx_process_info *info = wait_end(c.f.backend, c.id, id);
+    sbx_process_info *info = proc_test_wait_end(c.f.backend, c.id, id);
     CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
     CU_ASSERT_EQUAL(info->term_signal, SIGKILL);
     CU_ASSERT(info->ended_at >= info->started_at);
     sbx_backend_free_processes(c.f.backend, info);
     /* Signalling an ended process is no error. */
     CU_ASSERT_EQUAL(sbx_backend_process_signal(c.f.backend, c.id, id, SIGTERM, &err), SBX_OK);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* On a terminal `tty` names one, and a resize is what `stty size` sees
  * next. */
 static void test_a_terminal_and_its_size(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-pty"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-pty", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_PROCESS_PTY, "give a terminal")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_PROCESS_PTY, "give a terminal")) {
+        contract_case_finish(&c);
         return;
     }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
@@ -399,39 +215,39 @@ static void test_a_terminal_and_its_size(void)
     r.rows = 24;
     r.cols = 80;
     char id[SBX_PROCESS_ID_MAX + 1];
-    start_shell(c.f.backend, c.id,
+    proc_test_start_shell(c.f.backend, c.id,
                 "test -t 0 && test -t 1 && echo is-a-terminal; stty size; read x; stty size",
                 &r, id);
-    collected got = { 0 };
-    CU_ASSERT_FATAL(read_until(c.f.backend, c.id, id, &got, "24 80"));
+    proc_collected got = { 0 };
+    CU_ASSERT_FATAL(proc_test_read_until(c.f.backend, c.id, id, &got, "24 80"));
     CU_ASSERT_PTR_NOT_NULL(strstr(got.out, "is-a-terminal"));
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_resize(c.f.backend, c.id, id, 30, 100, &err), SBX_OK);
-    write_stdin(c.f.backend, c.id, id, "\n", 0);
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, "30 100"));
-    CU_ASSERT(read_until(c.f.backend, c.id, id, &got, NULL));
+    proc_test_write_stdin(c.f.backend, c.id, id, "\n", 0);
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, "30 100"));
+    CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, NULL));
     CU_ASSERT_EQUAL(got.err_len, 0);  /* one stream on a terminal */
     CU_ASSERT_EQUAL(got.exit_code, 0);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Fifty processes at once: each has its own id and output. */
 static void test_fifty_processes_at_once(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-fifty"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-fifty", SBX_OP_PROCESS, "run processes"))
         return;
     if (c.info.max_processes != 0 && c.info.max_processes < 50) {
         fprintf(stderr, "  (skipped: backend '%s' runs at most %zu processes)\n",
                 sbx_backend_descriptor_of(c.f.backend)->name, c.info.max_processes);
-        finish(&c);
+        contract_case_finish(&c);
         return;
     }
     char ids[50][SBX_PROCESS_ID_MAX + 1];
     for (int i = 0; i < 50; i++) {
         char text[64];
         snprintf(text, sizeof text, "echo number-%d; exec sleep 1000", i);
-        start_shell(c.f.backend, c.id, text, NULL, ids[i]);
+        proc_test_start_shell(c.f.backend, c.id, text, NULL, ids[i]);
         for (int j = 0; j < i; j++)
             CU_ASSERT_STRING_NOT_EQUAL(ids[i], ids[j]);
     }
@@ -448,33 +264,33 @@ static void test_fifty_processes_at_once(void)
     for (int i = 0; i < 50; i++) {
         char want[32];
         snprintf(want, sizeof want, "number-%d\n", i);
-        collected got = { 0 };
-        CU_ASSERT(read_until(c.f.backend, c.id, ids[i], &got, want));
+        proc_collected got = { 0 };
+        CU_ASSERT(proc_test_read_until(c.f.backend, c.id, ids[i], &got, want));
         CU_ASSERT_EQUAL(got.out_len, strlen(want));
     }
     for (int i = 0; i < 50; i++)
         CU_ASSERT_EQUAL(sbx_backend_process_signal(c.f.backend, c.id, ids[i], SIGTERM, &err),
                         SBX_OK);
     for (int i = 0; i < 50; i++) {
-        sbx_process_info *info = wait_end(c.f.backend, c.id, ids[i]);
+        sbx_process_info *info = proc_test_wait_end(c.f.backend, c.id, ids[i]);
         CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
         sbx_backend_free_processes(c.f.backend, info);
     }
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Each bad call has its own kind and message, and touches nothing. */
 static void test_bad_calls_each_have_their_error(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-bad"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-bad", SBX_OP_PROCESS, "run processes"))
         return;
-    proc_case other;
-    CU_ASSERT_FATAL(start(&other, "pc-bad-other"));
+    contract_case other;
+    CU_ASSERT_FATAL(contract_case_start(&other, "pc-bad-other", SBX_OP_PROCESS, "run processes"));
     char id[SBX_PROCESS_ID_MAX + 1], theirs[SBX_PROCESS_ID_MAX + 1];
-    start_shell(c.f.backend, c.id, "echo hi", NULL, id);
-    start_shell(other.f.backend, other.id, "exec sleep 1000", NULL, theirs);
-    sbx_process_info *info = wait_end(c.f.backend, c.id, id);
+    proc_test_start_shell(c.f.backend, c.id, "echo hi", NULL, id);
+    proc_test_start_shell(other.f.backend, other.id, "exec sleep 1000", NULL, theirs);
+    sbx_process_info *info = proc_test_wait_end(c.f.backend, c.id, id);
     sbx_backend_free_processes(c.f.backend, info);
     sbx_error err;
     /* An id never started here, and one of another sandbox (unless the
@@ -517,8 +333,8 @@ static void test_bad_calls_each_have_their_error(void)
     if (info != NULL)
         CU_ASSERT_EQUAL(info->state, SBX_PROCESS_RUNNING);
     sbx_backend_free_processes(other.f.backend, info);
-    finish(&other);
-    finish(&c);
+    contract_case_finish(&other);
+    contract_case_finish(&c);
 }
 
 /* What a streaming exec's callback saw. */
@@ -548,11 +364,11 @@ static void on_output(void *ctx, sbx_stream stream, const char *data, size_t len
  * after it, and ends the command through the cancel descriptor. */
 static void test_exec_streams_output_as_it_comes(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-stream"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-stream", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_EXEC_STREAM, "stream exec output")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_EXEC_STREAM, "stream exec output")) {
+        contract_case_finish(&c);
         return;
     }
     int cancel[2];
@@ -563,12 +379,12 @@ static void test_exec_streams_output_as_it_comes(void)
     r.cancel_fd = cancel[0];
     r.on_output = on_output;
     r.output_ctx = &s;
-    r.timeout_ms = DEADLINE_MS * 2;
+    r.timeout_ms = PROC_TEST_DEADLINE_MS * 2;
     sbx_exec_result *result = NULL;
     sbx_error err;
     long began = sbx_test_now_ms();
     CU_ASSERT_EQUAL(sbx_backend_exec(c.f.backend, c.id, &r, &result, &err), SBX_OK);
-    CU_ASSERT(sbx_test_now_ms() - began < DEADLINE_MS);
+    CU_ASSERT(sbx_test_now_ms() - began < PROC_TEST_DEADLINE_MS);
     CU_ASSERT_STRING_EQUAL(s.text, "first\n");
     if (result != NULL) {
         CU_ASSERT_EQUAL(result->outcome, SBX_EXEC_TIMED_OUT);
@@ -578,7 +394,7 @@ static void test_exec_streams_output_as_it_comes(void)
     close(cancel[0]);
     if (s.cancel_write >= 0)
         close(s.cancel_write);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 const CU_TestInfo process_contract_cases[] = {
