@@ -24,10 +24,9 @@
 /* How long close and a restart wait for the old shell to end. */
 #define SESSION_END_WAIT_MS INT64_C(5000)
 
-/* Sent once to every shell: an interrupt runs a no-op trap in the shell
- * (which then goes on to print the marker) while the command, whose trap
- * is reset to the default, ends. */
-static const char preamble[] = "trap : INT\n";
+/* Sent once to every shell, before any command: an interrupt between
+ * commands does nothing (session_marker.h). */
+static const char preamble[] = HOST_SESSION_TRAP;
 
 struct sbx_session {
     pthread_mutex_t lock;          /* one command at a time */
@@ -176,6 +175,8 @@ typedef struct run_state {
     int64_t interrupt_at;          /* interrupted: when the next SIGINT is due */
     int shell_gone;                /* the shell ended: exit code below */
     int shell_exit;
+    int64_t lone_until;            /* one marker seen: until when the other may come */
+    int lone_over;                 /* it did not: the command is over with one */
 } run_state;
 
 /* Feed one read's chunks to the scanners. */
@@ -201,14 +202,35 @@ static int marker_seen(const run_state *r)
     return r->out.state == HOST_MARKER_DONE && r->err.state == HOST_MARKER_DONE;
 }
 
+/* The command is over: both markers, or one and the other not within the
+ * grace (the command redirected one of the shell's own streams away, as
+ * `exec 2>/dev/null` does). */
+static int command_over(const run_state *r)
+{
+    return marker_seen(r) || r->lone_over;
+}
+
+/* Within the wait `wait`, how long to wait for a second marker after the
+ * first; sets lone_over when that has passed. */
+static int64_t lone_wait(const sbx_session *s, run_state *r, int64_t now, int64_t wait)
+{
+    if (r->out.state != HOST_MARKER_DONE && r->err.state != HOST_MARKER_DONE)
+        return wait;
+    if (r->lone_until == 0)
+        r->lone_until = now + s->grace_ms;
+    int64_t left = r->lone_until - now;
+    r->lone_over = left <= 0;
+    return left < wait ? left : wait;
+}
+
 /* Read until both markers, the shell's end, or the deadline and grace;
  * interrupts the command at its deadline.  SBX_OK also when the command
- * did not come back (then neither marker_seen nor shell_gone). */
+ * did not come back (then neither command_over nor shell_gone). */
 static sbx_status await_marker(sbx_session *s, run_state *r, sbx_error *err)
 {
     sbx_process_read_request req = SBX_PROCESS_READ_REQUEST_INIT;
     req.max_bytes = SESSION_READ_BYTES;
-    while (!marker_seen(r) && !r->shell_gone) {
+    while (!command_over(r) && !r->shell_gone) {
         int64_t wait = SBX_PROCESS_WAIT_MAX_MS, now = now_ms();
         if (r->deadline != 0) {
             if (r->deadline - now <= 0) {
@@ -229,6 +251,9 @@ static sbx_status await_marker(sbx_session *s, run_state *r, sbx_error *err)
                                                                             : r->deadline) - now;
             wait = left < 1 ? 1 : left < wait ? left : wait;
         }
+        wait = lone_wait(s, r, now, wait);
+        if (r->lone_over)
+            return SBX_OK;
         req.cursor = r->read_at;
         req.wait_ms = wait;
         sbx_process_output *o = NULL;
@@ -267,8 +292,9 @@ static sbx_status build_result(run_state *r, int restarted, sbx_session_result *
     res->struct_size = sizeof *res;
     res->timed_out = r->interrupted;
     res->restarted = restarted;
-    res->exit_code = marker_seen(r) ? host_marker_exit_code(&r->out)
-                                    : r->shell_gone ? r->shell_exit : -1;
+    res->exit_code = r->out.state == HOST_MARKER_DONE ? host_marker_exit_code(&r->out)
+                     : r->err.state == HOST_MARKER_DONE ? host_marker_exit_code(&r->err)
+                     : r->shell_gone ? r->shell_exit : -1;
     res->stdout_data = take_output(&r->out, &res->stdout_length);
     res->stderr_data = take_output(&r->err, &res->stderr_length);
     res->stdout_truncated = r->out.truncated;
@@ -328,8 +354,10 @@ static sbx_status run_locked(sbx_session *s, const char *command, int64_t timeou
     r.deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     st = await_marker(s, &r, err);
     if (st == SBX_OK) {
-        if (marker_seen(&r)) {
-            s->cursor = (sbx_process_cursor){r.out.end_offset, r.err.end_offset};
+        if (command_over(&r)) {
+            s->cursor = (sbx_process_cursor){
+                r.out.state == HOST_MARKER_DONE ? r.out.end_offset : r.read_at.stdout_offset,
+                r.err.state == HOST_MARKER_DONE ? r.err.end_offset : r.read_at.stderr_offset};
         } else {
             /* The shell is gone or did not come back from the interrupt. */
             restarted = 1;
