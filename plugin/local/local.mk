@@ -37,10 +37,16 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_options.h \
 	plugin/local/local_port.c \
 	plugin/local/local_port.h \
+	plugin/local/local_proc_table.c \
+	plugin/local/local_proc_table.h \
 	plugin/local/local_process.c \
 	plugin/local/local_process.h \
+	plugin/local/local_processes.c \
+	plugin/local/local_processes.h \
 	plugin/local/local_reaper.c \
 	plugin/local/local_reaper.h \
+	plugin/local/local_ring.c \
+	plugin/local/local_ring.h \
 	plugin/local/local_records.c \
 	plugin/local/local_records.h \
 	plugin/local/local_remove.c \
@@ -55,6 +61,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_state.h \
 	plugin/local/local_state_file.c \
 	plugin/local/local_state_file.h \
+	plugin/local/local_supervisor.c \
+	plugin/local/local_supervisor.h \
 	plugin/local/local_time.c \
 	plugin/local/local_time.h \
 	plugin/local/local_tomb.c \

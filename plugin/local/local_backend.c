@@ -13,6 +13,7 @@
 #include "plugin/local/local_files.h"
 #include "plugin/local/local_instance.h"
 #include "plugin/local/local_ops.h"
+#include "plugin/local/local_processes.h"
 
 static const sbx_backend_descriptor local_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
@@ -44,6 +45,16 @@ static const sbx_backend_descriptor local_descriptor = {
     .list_dir = local_list_dir,
     .free_listing = common_listing_free,
     .remove_path = local_remove_path,
+    .process_start = local_live_start,
+    .process_read = local_live_read,
+    .process_write = local_live_write,
+    .process_signal = local_live_signal,
+    .process_resize = local_live_resize,
+    .process_wait = local_live_wait,
+    .process_list = local_live_list,
+    .process_forget = local_live_forget,
+    .free_processes = local_free_processes,
+    .free_process_output = local_free_process_output,
 };
 
 const sbx_backend_descriptor *local_backend_descriptor(void)

@@ -188,6 +188,8 @@ typedef struct exec_run {
     long next_check;
     int destroyed;       /* the record went: the command was ended */
     int cancel_fd;       /* the request's (borrowed), -1 once it hung up */
+    const local_exec_hooks *hooks;  /* never NULL */
+    pid_t watcher;       /* the init of an isolated exec, else the reaper */
 } exec_run;
 
 /* 1 when the sandbox's record is still the one the exec started with. */
@@ -198,11 +200,15 @@ static int record_unchanged(const exec_run *x)
            now.st_ino == x->record_id.st_ino;
 }
 
-/* Read what is there on *fd into `o` (at EOF or an error *fd closes). */
-static sbx_status drain(int *fd, common_output *o, sbx_error *err)
+/* Read what is there on *fd into `o` and to the hooks' on_output (at EOF
+ * or an error *fd closes). */
+static sbx_status drain(exec_run *x, int *fd, common_output *o, sbx_stream stream,
+                        sbx_error *err)
 {
     char buf[65536];
     ssize_t n = read(*fd, buf, sizeof buf);
+    if (n > 0 && x->hooks->on_output != NULL)
+        x->hooks->on_output(x->hooks->ctx, stream, buf, (size_t)n);
     if (n > 0)
         return common_output_add(o, buf, (size_t)n, err);
     if (n == 0 || (errno != EINTR && errno != EAGAIN))
@@ -272,19 +278,22 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
             close_fd(&x->stop_fd);      /* the reaper reads EOF: end everything */
             limit = now + STOP_GRACE_MS;
         }
-        struct pollfd fds[6] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
+        struct pollfd fds[7] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
                                  { x->end_fd >= 0 ? -1 : x->report_fd, POLLIN, 0 },
                                  { x->in_fd, POLLOUT, 0 }, { x->end_fd, POLLIN, 0 },
-                                 { x->stop_fd >= 0 ? x->cancel_fd : -1, POLLRDHUP, 0 } };
+                                 { x->stop_fd >= 0 ? x->cancel_fd : -1, POLLRDHUP, 0 },
+                                 { x->stop_fd >= 0 ? x->hooks->control_fd : -1, POLLIN, 0 } };
         long wait = limit - now;
-        if (poll(fds, 6, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
+        if (poll(fds, 7, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
             errno != EINTR)
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: poll failed: %s",
                                          strerror(errno));
         if (fds[0].revents != 0)
-            st = drain(&x->out_fd, &x->out, err);
+            st = drain(x, &x->out_fd, &x->out, SBX_STREAM_STDOUT, err);
         if (st == SBX_OK && fds[1].revents != 0)
-            st = drain(&x->err_fd, &x->errs, err);
+            st = drain(x, &x->err_fd, &x->errs, SBX_STREAM_STDERR, err);
+        if (fds[6].revents != 0 && x->hooks->on_control(x->hooks->ctx, x->watcher))
+            limit = now;    /* the control asked for the end */
         if (fds[3].revents != 0)
             feed_stdin(x);
         if (fds[4].revents != 0)
@@ -323,8 +332,13 @@ static sbx_status make_result(exec_run *x, long started, sbx_exec_result **out, 
 /* The command's stdin: a socket carrying the request's bytes (a socket,
  * not a pipe, so that a command that stops reading cannot raise SIGPIPE
  * in the host), or /dev/null. */
-static int open_stdin(const sbx_exec_request *r, int *command_end, int *host_end)
+static int open_stdin(const sbx_exec_request *r, const local_exec_hooks *h, int *command_end,
+                      int *host_end)
 {
+    if (h->stdin_fd >= 0) {
+        *command_end = fcntl(h->stdin_fd, F_DUPFD_CLOEXEC, 0);
+        return *command_end >= 0;
+    }
     if (r->stdin_length == 0) {
         *command_end = open("/dev/null", O_RDONLY | O_CLOEXEC);
         return *command_end >= 0;
@@ -389,7 +403,7 @@ static int open_pipes(exec_pipes *p, const sbx_exec_request *r, exec_run *x)
 {
     return pipe2(p->out, O_CLOEXEC) == 0 && pipe2(p->errs, O_CLOEXEC) == 0 &&
            pipe2(p->report, O_CLOEXEC) == 0 && pipe2(p->stop, O_CLOEXEC) == 0 &&
-           open_stdin(r, &p->in_end, &x->in_fd);
+           open_stdin(r, x->hooks, &p->in_end, &x->in_fd);
 }
 
 /* The reaper runs: close the ends it was handed and move the host's into
@@ -428,10 +442,13 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
 {
     const char *sandbox_id = job->paths->id;
     local_spawn_stack stack;  /* the reaper's until it was reaped, below */
+    /* On a terminal the command's three streams are its slave end. */
+    int terminal = x->hooks->terminal_master >= 0;
     local_reaper_plan rp = { job->plan.argv, job->plan.candidates, job->plan.sh_argv,
-                             job->plan.envp, job->cwd_fd, p->in_end, p->out[1], p->errs[1],
-                             p->stop[0], p->report[1], local_child_fd_limit(),
-                             job->isolation };
+                             job->plan.envp, job->cwd_fd, p->in_end,
+                             terminal ? p->in_end : p->out[1],
+                             terminal ? p->in_end : p->errs[1], p->stop[0], p->report[1],
+                             local_child_fd_limit(), job->isolation, terminal };
     /* The reaper may run on `stack`, in this thread's frame: a cancel
      * must not unwind it before the reaper was reaped. */
     int cancel_state;
@@ -443,12 +460,20 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
                                      sandbox_id, strerror(errno));
     }
     take_host_ends(p, x);
+    if (terminal) {
+        /* The terminal's master is the one stream to read. */
+        close_fd(&x->out_fd);
+        close_fd(&x->err_fd);
+        x->out_fd = fcntl(x->hooks->terminal_master, F_DUPFD_CLOEXEC, 0);
+        fcntl(x->out_fd, F_SETFL, O_NONBLOCK);
+    }
     pid_t init = local_spawn_init(&stack);
+    x->watcher = init > 0 ? init : reaper;
     if (init > 0)
         x->end_fd = (int)syscall(SYS_pidfd_open, init, 0U);  /* -1: the report pipe */
-    int64_t timeout = job->request->timeout_ms == SBX_EXEC_DEFAULT
-                          ? LOCAL_EXEC_DEFAULT_TIMEOUT_MS
-                          : job->request->timeout_ms;
+    int64_t timeout = job->request->timeout_ms;
+    if (timeout == SBX_EXEC_DEFAULT)
+        timeout = x->hooks->unbounded ? LOCAL_EXEC_UNBOUNDED_MS : LOCAL_EXEC_DEFAULT_TIMEOUT_MS;
     int gave_up = 0;
     sbx_status st = collect(x, started + (long)timeout, &gave_up, err);
     if (st != SBX_OK || gave_up || !x->reported) {
@@ -496,17 +521,18 @@ static sbx_status report_error(const exec_run *x, const char *sandbox_id, sbx_er
 }
 
 /* Run the job: its pipes, the reaper and the exchange, its result. */
-static sbx_status run(const exec_job *job, sbx_exec_result **out, sbx_error *err)
+static sbx_status run(const exec_job *job, const local_exec_hooks *hooks, sbx_exec_result **out,
+                      sbx_error *err)
 {
     const sbx_exec_request *r = job->request;
     exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
                    { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
-                   job->paths->metadata, job->record_id, 0, 0, r->cancel_fd };
+                   job->paths->metadata, job->record_id, 0, 0, r->cancel_fd, hooks, 0 };
     exec_pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
                                                          : r->max_output_bytes;
-    common_output_init(&x.out, cap);
-    common_output_init(&x.errs, cap);
+    common_output_init(&x.out, hooks->unbounded ? 0 : cap);
+    common_output_init(&x.errs, hooks->unbounded ? 0 : cap);
     long started = local_now_ms();
     sbx_status st = SBX_OK;
     if (!open_pipes(&p, r, &x))
@@ -546,63 +572,140 @@ static sbx_status open_working_dir(const local_root *root, const char *working_d
     return st;
 }
 
+struct local_exec_prepared {
+    sbx_exec_request request;
+    local_sandbox_root sandbox;
+    exec_job job;
+    local_isolation_plan isolation;
+};
+
+void local_exec_release(local_exec_prepared *prepared)
+{
+    if (prepared == NULL)
+        return;
+    local_isolation_plan_free(&prepared->isolation);
+    plan_free(&prepared->job.plan);
+    if (prepared->job.cwd_fd >= 0)
+        close(prepared->job.cwd_fd);
+    if (prepared->sandbox.root.fd >= 0)
+        close(prepared->sandbox.root.fd);
+    free(prepared);
+}
+
+/* The sandbox and the job of a checked request, into *x. */
+static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id,
+                              local_exec_prepared *x, sbx_error *err)
+{
+    x->job = (exec_job){ .inst = inst, .request = &x->request, .paths = &x->sandbox.paths,
+                         .cwd_fd = -1 };
+    sbx_status st = local_open_root(inst, sandbox_id, "exec", &x->sandbox, err);
+    if (st != SBX_OK) {
+        x->sandbox.root.fd = -1;
+        return st;
+    }
+    local_rel rel;
+    st = open_working_dir(&x->sandbox.root, x->request.working_dir, &rel, &x->job.cwd_fd, err);
+    if (st == SBX_OK && stat(x->sandbox.paths.metadata, &x->job.record_id) != 0)
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec: sandbox '%s' is not running",
+                                   sandbox_id);
+    if (st == SBX_OK && !build_plan(&x->job.plan, &x->request, x->sandbox.root.dir))
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
+                                   sandbox_id);
+    if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
+        local_isolation_site site = { x->sandbox.root.dir, x->sandbox.root.fd, rel.whole,
+                                      local_record_pin_holder(inst, &x->sandbox.paths) };
+        st = local_isolation_prepare(&inst->options.isolation, &site, &x->isolation, err);
+        x->job.isolation = &x->isolation;
+    }
+    return st;
+}
+
+sbx_status local_exec_prepare(sbx_backend_instance *inst, const char *sandbox_id,
+                              const sbx_exec_request *request, local_exec_prepared **out,
+                              sbx_error *err)
+{
+    local_exec_prepared *x = calloc(1, sizeof *x);
+    if (x == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of "
+                                     "memory", sandbox_id);
+    x->sandbox.root.fd = x->job.cwd_fd = -1;
+    common_exec_request_read(request, &x->request);
+    sbx_status st = common_exec_request_check(&x->request, sandbox_id,
+                                              LOCAL_EXEC_MAX_TIMEOUT_MS, LOCAL_EXEC_MAX_OUTPUT,
+                                              err);
+    if (st == SBX_OK)
+        st = prepare_job(inst, sandbox_id, x, err);
+    if (st != SBX_OK) {
+        local_exec_release(x);
+        return st;
+    }
+    *out = x;
+    return SBX_OK;
+}
+
+size_t local_exec_prepared_fds(const local_exec_prepared *prepared, int fds[8])
+{
+    const local_isolation_plan *ip = &prepared->isolation;
+    int all[] = { prepared->job.cwd_fd, ip->root_fd, ip->tree_fd, ip->holder_fd,
+                  ip->status_read, ip->status_write };
+    size_t count = prepared->job.isolation != NULL ? sizeof all / sizeof all[0] : 1, n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (all[i] >= 0)
+            fds[n++] = all[i];
+    return n;
+}
+
+sbx_status local_exec_run(const local_exec_prepared *prepared, const local_exec_hooks *hooks,
+                          sbx_exec_result **out, sbx_error *err)
+{
+    static const local_exec_hooks none = { NULL, NULL, -1, NULL, -1, -1, 0 };
+    return run(&prepared->job, hooks != NULL ? hooks : &none, out, err);
+}
+
+void local_exec_prepared_quiet(local_exec_prepared *prepared)
+{
+    prepared->job.inst->services = NULL;
+}
+
 sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
                       const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err)
 {
-    sbx_exec_request r;
-    common_exec_request_read(request, &r);
-    sbx_status st = common_exec_request_check(&r, sandbox_id, LOCAL_EXEC_MAX_TIMEOUT_MS,
-                                              LOCAL_EXEC_MAX_OUTPUT, err);
-    local_sandbox_root sandbox;
-    if (st == SBX_OK)
-        st = local_open_root(inst, sandbox_id, "exec", &sandbox, err);
+    local_exec_prepared *prepared = NULL;
+    sbx_status st = local_exec_prepare(inst, sandbox_id, request, &prepared, err);
     if (st != SBX_OK)
         return st;
-    exec_job job = { .inst = inst, .request = &r, .paths = &sandbox.paths, .cwd_fd = -1 };
-    local_rel rel;
-    st = open_working_dir(&sandbox.root, r.working_dir, &rel, &job.cwd_fd, err);
-    if (st == SBX_OK && stat(sandbox.paths.metadata, &job.record_id) != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec: sandbox '%s' is not running",
-                                   sandbox_id);
-    if (st == SBX_OK && !build_plan(&job.plan, &r, sandbox.root.dir))
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
-                                   sandbox_id);
-    local_isolation_plan isolation;
-    memset(&isolation, 0, sizeof isolation);
-    if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
-        local_isolation_site site = { sandbox.root.dir, sandbox.root.fd, rel.whole,
-                                      local_record_pin_holder(inst, &sandbox.paths) };
-        st = local_isolation_prepare(&inst->options.isolation, &site, &isolation, err);
-        job.isolation = &isolation;
+    local_exec_hooks hooks = { NULL, NULL, -1, NULL, -1, -1, 0 };
+    if (prepared->request.struct_size >= SBX_EXEC_REQUEST_SIZE_1_4) {
+        hooks.on_output = prepared->request.on_output;
+        hooks.ctx = prepared->request.output_ctx;
     }
-    if (st == SBX_OK)
-        st = run(&job, out, err);
-    local_isolation_plan_free(&isolation);
+    st = local_exec_run(prepared, &hooks, out, err);
     if (st == SBX_OK)
         LOCAL_LOG(inst, SBX_LOG_DEBUG, "exec in sandbox %s: outcome %d, exit %d, %lld ms",
                   sandbox_id, (int)(*out)->outcome, (*out)->exit_code,
                   (long long)(*out)->duration_ms);
-    plan_free(&job.plan);
-    if (job.cwd_fd >= 0)
-        close(job.cwd_fd);
-    close(sandbox.root.fd);
+    local_exec_release(prepared);
     return st;
 }
 
 sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
                                  sbx_error *err)
 {
-    (void)inst;
     (void)err;
     sbx_operations_info info;
     info.struct_size = out->struct_size;
     info.operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN | SBX_OP_READ_FILE |
-                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH;
+                      SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH |
+                      SBX_OP_EXEC_STREAM | SBX_OP_PROCESS | SBX_OP_PROCESS_PTY |
+                      SBX_OP_PROCESS_SIGNALS | SBX_OP_PROCESS_STDIN_CLOSE;
     info.default_timeout_ms = LOCAL_EXEC_DEFAULT_TIMEOUT_MS;
     info.max_timeout_ms = LOCAL_EXEC_MAX_TIMEOUT_MS;
     info.default_output_bytes = LOCAL_EXEC_DEFAULT_OUTPUT;
     info.max_output_bytes = LOCAL_EXEC_MAX_OUTPUT;
     info.max_file_bytes = LOCAL_MAX_FILE_BYTES;
+    info.max_processes = (size_t)inst->options.max_processes;
+    info.default_buffer_bytes = (size_t)inst->options.process_buffer_bytes;
+    info.max_buffer_bytes = (size_t)inst->options.max_process_buffer_bytes;
     /* The caller's struct may be older (smaller) than ours. */
     memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
     return SBX_OK;

@@ -132,6 +132,17 @@ static const common_option_spec local_specs[] = {
                                             LOCAL_ISOLATION_DEFAULT_ADDRESS_BYTES) },
     { .key = "limit_cpu_seconds", LONG_AT(isolation.max_cpu_seconds, LONG_MAX,
                                           LOCAL_ISOLATION_DEFAULT_CPU_SECONDS) },
+    /* Live processes (ABI 1.4). */
+    { .key = "max_processes", COMMON_OPTION_LONG_IN(local_options, max_processes, 1,
+                                                    LOCAL_MAX_PROCESSES_LIMIT,
+                                                    LOCAL_DEFAULT_MAX_PROCESSES) },
+    { .key = "process_buffer_bytes", COMMON_OPTION_LONG_IN(local_options,
+                                                           process_buffer_bytes, 1,
+                                                           LOCAL_BUFFER_BYTES_LIMIT,
+                                                           LOCAL_DEFAULT_BUFFER_BYTES) },
+    { .key = "max_process_buffer_bytes",
+      COMMON_OPTION_LONG_IN(local_options, max_process_buffer_bytes, 1,
+                            LOCAL_BUFFER_BYTES_LIMIT, LOCAL_DEFAULT_MAX_BUFFER_BYTES) },
 };
 
 static const common_option_table local_table = {
@@ -145,6 +156,11 @@ sbx_status local_options_parse(const sbx_option *options, size_t count,
     sbx_status st = common_option_table_parse(&local_table, options, count, out, err);
     if (st == SBX_OK && out->lock_timeout_ms < 0)
         out->lock_timeout_ms = out->stop_timeout_ms + LOCK_TIMEOUT_OVER_STOP_MS;
+    if (st == SBX_OK && out->process_buffer_bytes > out->max_process_buffer_bytes)
+        st = sbx_backend_error_set(err, SBX_ERR_CONFIG, "option 'process_buffer_bytes' of "
+                                   "backend 'local': %ld is more than max_process_buffer_bytes "
+                                   "(%ld)", out->process_buffer_bytes,
+                                   out->max_process_buffer_bytes);
     if (st == SBX_OK)
         st = local_isolation_ids_resolve(&out->isolation, err);
     if (st == SBX_OK && out->state_dir == NULL)

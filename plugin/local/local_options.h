@@ -11,6 +11,13 @@
 /* The name the backend registers and logs under. */
 #define LOCAL_NAME "local"
 
+/* Live processes (ABI 1.4): the defaults of the options and their bounds. */
+#define LOCAL_DEFAULT_MAX_PROCESSES 64L
+#define LOCAL_MAX_PROCESSES_LIMIT 4096L
+#define LOCAL_DEFAULT_BUFFER_BYTES (1L << 20)        /* 1 MiB per stream */
+#define LOCAL_DEFAULT_MAX_BUFFER_BYTES (64L << 20)   /* 64 MiB per stream */
+#define LOCAL_BUFFER_BYTES_LIMIT (1L << 30)
+
 /* What an instance was opened with.  Immutable after parsing, so every
  * thread may read it without a lock. */
 typedef struct local_options {
@@ -20,6 +27,9 @@ typedef struct local_options {
     long ready_timeout_ms;  /* create waits this long for the command's port; 0: no wait */
     long lock_timeout_ms;   /* longest wait for a sandbox's lock held by another */
     local_isolation_options isolation;  /* what an exec's command is confined by */
+    long max_processes;     /* running (and ended kept) processes per sandbox */
+    long process_buffer_bytes;      /* bytes kept per stream by default */
+    long max_process_buffer_bytes;  /* the most a start may ask */
 } local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

@@ -26,6 +26,8 @@ typedef struct local_reaper_plan {
     int report_fd;            /* where the local_reaper_report goes */
     long fd_limit;            /* local_child_fd_limit() */
     const local_isolation_plan *isolation;  /* NULL: isolation=none */
+    int terminal;             /* 1: the streams are a terminal, which becomes
+                               * the command's controlling one (SIGWINCH) */
 } local_reaper_plan;
 
 /* What the reaper writes once every process is gone (an isolated exec's

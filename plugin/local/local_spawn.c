@@ -41,6 +41,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -145,7 +146,8 @@ RAW static void write_text(const char *text)
 }
 
 /* The command's own session and streams, as local_reaper.c's command
- * has them; 0 or -errno. */
+ * has them; 0 or -errno.  (An isolated exec's init takes them, and its
+ * command then a session of its own: own_session.) */
 RAW static long take_streams(const local_reaper_plan *p)
 {
     long in = above_stdio(p->stdin_fd), out = above_stdio(p->stdout_fd);
@@ -191,10 +193,23 @@ RAW _Noreturn static void run_candidates(const local_reaper_plan *p)
 
 /* The command (a vfork-like child of the reaper, which waits until it
  * execs) of isolation=none. */
+/* A session of the command's own, so that a signal to its group never
+ * reaches the init of an isolated exec; a terminal on its streams becomes
+ * its controlling one (SIGWINCH); 0 or -errno. */
+RAW static long own_session(const local_reaper_plan *p)
+{
+    long e = SYS0(SYS_setsid);
+    if (e == -EPERM)
+        e = 0;    /* the leader of its session already */
+    if (e >= 0 && p->terminal)
+        e = SYS3(SYS_ioctl, STDIN_FILENO, TIOCSCTTY, 0);
+    return e < 0 ? e : 0;
+}
+
 RAW _Noreturn static void command_main(void *arg)
 {
     const local_reaper_plan *p = arg;
-    if (take_streams(p) != 0 || SYS1(SYS_fchdir, p->cwd_fd) != 0)
+    if (take_streams(p) != 0 || own_session(p) != 0 || SYS1(SYS_fchdir, p->cwd_fd) != 0)
         sys_exit(126);
     run_candidates(p);
 }
@@ -230,7 +245,7 @@ RAW _Noreturn static void isolated_command_main(void *arg)
     local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
     const local_isolation_plan *ip = p->isolation;
-    long e = 0;
+    long e = own_session(p);
     s->command_stage = LOCAL_STAGE_LIMITS;
     for (int i = 0; i < ip->limit_count && e == 0; i++) {
         unsigned long limit[2] = { ip->limits[i].value, ip->limits[i].value };

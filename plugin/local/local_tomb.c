@@ -3,6 +3,8 @@
 
 #include "plugin/local/local_tomb.h"
 
+#include "plugin/local/local_proc_table.h"
+
 #include "common/sandbox_ids.h"
 #include "plugin/local/local_state_file.h"
 #include "plugin/local/local_metadata.h"
@@ -66,6 +68,10 @@ sbx_status local_tomb_finish(const local_paths *paths, long stop_timeout_ms, sbx
     /* A crash after this must not bring the record back beside files
      * already gone: the rename is made durable before any removal. */
     st = local_state_dir_sync(paths->state_dir, err);
+    /* Live processes first: each in a pid namespace of its own, the
+     * holder's end would not end them. */
+    if (st == SBX_OK)
+        st = local_proc_end_all(paths, stop_timeout_ms, err);
     if (st == SBX_OK && meta.process.pid != 0)
         st = local_process_stop(&meta.process, stop_timeout_ms, err);
     /* pid 1 of its namespace: no SIGTERM to wait for; SIGKILL ends all. */

@@ -22,4 +22,8 @@ void contract_close(contract_fixture *f);
 /* The sandbox operations (ABI 1.3) against the current suite's backend. */
 extern const CU_TestInfo operations_contract_cases[];
 
+/* Live processes and streaming exec (ABI 1.4) against the current suite's
+ * backend; a backend without SBX_OP_PROCESS skips them. */
+extern const CU_TestInfo process_contract_cases[];
+
 #endif

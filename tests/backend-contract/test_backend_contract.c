@@ -480,6 +480,8 @@ void sbx_test_register(void)
         sbx_test_add_suite("contract: local", setup_local, clean_local, contract_cases);
         sbx_test_add_suite("operations: local", setup_local_directories, clean_local,
                            operations_contract_cases);
+        sbx_test_add_suite("processes: local", setup_local_directories, clean_local,
+                           process_contract_cases);
     }
     if (wanted("remote")) {
         sbx_test_add_suite("contract: remote (emulator)", setup_remote, teardown_remote,

@@ -1,15 +1,16 @@
 # The in-process "local" backend through the host library: its behaviour,
 # what it does with hostile state directories, mounts, kills and
-# commands, its sandbox operations (exec and files) and isolation=namespaces
+# commands, its sandbox operations (exec and files), its live processes
+# (test_local_processes) and isolation=namespaces
 # (test_local_root_host: on a host running as root; skipped otherwise).
 check_PROGRAMS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
 	tests/local-backend/test_local_root_host tests/local-backend/test_local_trees \
-	tests/local-backend/test_local_tmp
+	tests/local-backend/test_local_tmp tests/local-backend/test_local_processes
 TESTS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
 	tests/local-backend/test_local_root_host tests/local-backend/test_local_trees \
-	tests/local-backend/test_local_tmp
+	tests/local-backend/test_local_tmp tests/local-backend/test_local_processes
 tests_local_backend_test_local_backend_SOURCES = tests/local-backend/test_local_backend.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_backend_CFLAGS = $(SBX_TEST_CFLAGS)
@@ -44,3 +45,8 @@ tests_local_backend_test_local_tmp_SOURCES = tests/local-backend/test_local_tmp.
 	tests/local-backend/local_unprivileged.c tests/local-backend/local_unprivileged.h
 tests_local_backend_test_local_tmp_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_tmp_LDADD = $(SBX_TEST_LIBS)
+tests_local_backend_test_local_processes_SOURCES = tests/local-backend/test_local_processes.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/backend-contract/process_calls.c tests/backend-contract/process_calls.h
+tests_local_backend_test_local_processes_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_processes_LDADD = $(SBX_TEST_LIBS)
