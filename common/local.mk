@@ -3,7 +3,8 @@
 
 # Id and create request rules, the built-in backends' mount contract,
 # sandbox records, option tables and values, values quoted in messages, the
-# wait for a sandbox's server, the streaming JSON lexer (the HTTP backends'
+# wait for a sandbox's server, random bytes, shell quoting, the streaming
+# JSON lexer (the HTTP backends'
 # list decoders, the provisioners' strict body check), and the requests and
 # results of the sandbox operations: everything any backend (in-process or
 # module) needs.
@@ -20,6 +21,7 @@ common_libsbx_common_la_SOURCES = \
 	common/option_table.c common/option_table.h \
 	common/option_values.c common/option_values.h \
 	common/printable.c common/printable.h \
+	common/random_bytes.c common/random_bytes.h \
 	common/redact.c common/redact.h \
 	common/secret_file.c common/secret_file.h \
 	common/skip_log.c common/skip_log.h \
@@ -27,6 +29,7 @@ common_libsbx_common_la_SOURCES = \
 	common/iso_time.c common/iso_time.h \
 	common/record_chain.c common/record_chain.h \
 	common/sandbox_records.c common/sandbox_records.h \
+	common/shell_quote.c common/shell_quote.h \
 	common/tcp_ready.c common/tcp_ready.h \
 	common/utf8.c common/utf8.h \
 	common/json_stream.c common/json_stream.h

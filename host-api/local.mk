@@ -8,6 +8,8 @@ host_api_libsbx_host_la_LIBADD = common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS
 host_api_libsbx_host_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -Wl,-z,defs -version-info 1:0:1 \
 	-export-symbols $(srcdir)/host-api/libsbx-host.sym
 EXTRA_DIST += host-api/libsbx-host.sym
+# The host's guide to sessions.
+EXTRA_DIST += docs/sessions.md
 
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = host-api/sbx-host.pc

@@ -22,7 +22,8 @@ struct host_config_manager_section {
 
 /* The keys of the two objects, for the unknown-key message. */
 #define MANAGER_KEYS "idle_timeout_s, replicas, check_interval_s, ready_path, " \
-                     "ready_timeout_s, ready_interval_s, shutdown, lock_dir, ownership"
+                     "ready_timeout_s, ready_interval_s, shutdown, lock_dir, " \
+                     "reap_running_processes, ownership"
 #define OWNERSHIP_KEYS "store, path, redis_url, key_prefix, renewal_interval_s, ttl_multiplier"
 
 /* A number in the file: a JSON number, or a string (after expansion) that
@@ -115,6 +116,19 @@ static sbx_status read_choice(json_object *v, const char *where, const char *con
     return st;
 }
 
+/* A JSON boolean, or a string (after expansion) "true" or "false". */
+static sbx_status read_flag(json_object *v, const char *where, int *out, sbx_error *err)
+{
+    static const char *const flags[] = {"false", "true", NULL};
+    if (json_object_is_type(v, json_type_boolean)) {
+        *out = json_object_get_boolean(v) ? 1 : 0;
+        return SBX_OK;
+    }
+    if (!json_object_is_type(v, json_type_string))
+        return sbx_error_set(err, SBX_ERR_CONFIG, "%s must be true or false", where);
+    return read_choice(v, where, flags, out, err);
+}
+
 static sbx_status parse_ownership(host_config_manager_section *s, json_object *v,
                                   const char *origin, sbx_error *err)
 {
@@ -177,6 +191,8 @@ static sbx_status parse_key(host_config_manager_section *s, const char *key, jso
         c->shutdown = (sbx_manager_shutdown_mode)mode;
         return st;
     }
+    if (strcmp(key, "reap_running_processes") == 0)
+        return read_flag(value, where, &c->reap_running_processes, err);
     if (strcmp(key, "ownership") == 0)
         return parse_ownership(s, value, origin, err);
     return sbx_error_set(err, SBX_ERR_CONFIG, "%s: unknown key 'manager.%s' (expected "

@@ -17,6 +17,10 @@
 /* Bytes asked of one process_read. */
 #define SESSION_READ_BYTES ((size_t)256 * 1024)
 
+/* During the grace, SIGINT is sent again this often: a command that had
+ * not started its child when the first one came is interrupted too. */
+#define SESSION_INTERRUPT_EVERY_MS INT64_C(500)
+
 /* How long close and a restart wait for the old shell to end. */
 #define SESSION_END_WAIT_MS INT64_C(5000)
 
@@ -167,10 +171,13 @@ static sbx_status find_end(sbx_session *s, sbx_error *err)
 typedef struct run_state {
     host_marker_scan out, err;
     sbx_process_cursor read_at;    /* the next read (past a done stream's marker) */
-    int64_t deadline;              /* 0: none */
+    int64_t deadline;              /* 0: none; once interrupted, the grace's end */
     int interrupted;
+    int64_t interrupt_at;          /* interrupted: when the next SIGINT is due */
     int shell_gone;                /* the shell ended: exit code below */
     int shell_exit;
+    int64_t lone_until;            /* one marker seen: until when the other may come */
+    int lone_over;                 /* it did not: the command is over with one */
 } run_state;
 
 /* Feed one read's chunks to the scanners. */
@@ -196,30 +203,58 @@ static int marker_seen(const run_state *r)
     return r->out.state == HOST_MARKER_DONE && r->err.state == HOST_MARKER_DONE;
 }
 
+/* The command is over: both markers, or one and the other not within the
+ * grace (the command redirected one of the shell's own streams away, as
+ * `exec 2>/dev/null` does). */
+static int command_over(const run_state *r)
+{
+    return marker_seen(r) || r->lone_over;
+}
+
+/* Within the wait `wait`, how long to wait for a second marker after the
+ * first; sets lone_over when that has passed. */
+static int64_t lone_wait(const sbx_session *s, run_state *r, int64_t now, int64_t wait)
+{
+    if (r->out.state != HOST_MARKER_DONE && r->err.state != HOST_MARKER_DONE)
+        return wait;
+    if (r->lone_until == 0)
+        r->lone_until = now + s->grace_ms;
+    int64_t left = r->lone_until - now;
+    r->lone_over = left <= 0;
+    return left < wait ? left : wait;
+}
+
 /* Read until both markers, the shell's end, or the deadline and grace;
  * interrupts the command at its deadline.  SBX_OK also when the command
- * did not come back (then neither marker_seen nor shell_gone). */
+ * did not come back (then neither command_over nor shell_gone). */
 static sbx_status await_marker(sbx_session *s, run_state *r, sbx_error *err)
 {
     sbx_process_read_request req = SBX_PROCESS_READ_REQUEST_INIT;
     req.max_bytes = SESSION_READ_BYTES;
-    while (!marker_seen(r) && !r->shell_gone) {
-        int64_t wait = SBX_PROCESS_WAIT_MAX_MS;
+    while (!command_over(r) && !r->shell_gone) {
+        int64_t wait = SBX_PROCESS_WAIT_MAX_MS, now = now_ms();
         if (r->deadline != 0) {
-            int64_t left = r->deadline - now_ms();
-            if (left <= 0) {
+            if (r->deadline - now <= 0) {
                 if (r->interrupted)
                     return SBX_OK;
                 r->interrupted = 1;
-                r->deadline = now_ms() + s->grace_ms;
+                r->interrupt_at = now;
+                r->deadline = now + s->grace_ms;
+            }
+            if (r->interrupted && r->interrupt_at - now <= 0) {
+                r->interrupt_at = now + SESSION_INTERRUPT_EVERY_MS;
                 sbx_status st = sbx_backend_process_signal(s->backend, s->sandbox_id,
                                                            s->process_id, SIGINT, err);
                 if (st != SBX_OK && st != SBX_ERR_NO_SUCH_PROCESS)
                     return st;
-                continue;
             }
-            wait = left < wait ? left : wait;
+            int64_t left = (r->interrupted && r->interrupt_at < r->deadline ? r->interrupt_at
+                                                                            : r->deadline) - now;
+            wait = left < 1 ? 1 : left < wait ? left : wait;
         }
+        wait = lone_wait(s, r, now, wait);
+        if (r->lone_over)
+            return SBX_OK;
         req.cursor = r->read_at;
         req.wait_ms = wait;
         sbx_process_output *o = NULL;
@@ -258,8 +293,9 @@ static sbx_status build_result(run_state *r, int restarted, sbx_session_result *
     res->struct_size = sizeof *res;
     res->timed_out = r->interrupted;
     res->restarted = restarted;
-    res->exit_code = marker_seen(r) ? host_marker_exit_code(&r->out)
-                                    : r->shell_gone ? r->shell_exit : -1;
+    res->exit_code = r->out.state == HOST_MARKER_DONE ? host_marker_exit_code(&r->out)
+                     : r->err.state == HOST_MARKER_DONE ? host_marker_exit_code(&r->err)
+                     : r->shell_gone ? r->shell_exit : -1;
     res->stdout_data = take_output(&r->out, &res->stdout_length);
     res->stderr_data = take_output(&r->err, &res->stderr_length);
     res->stdout_truncated = r->out.truncated;
@@ -319,8 +355,10 @@ static sbx_status run_locked(sbx_session *s, const char *command, int64_t timeou
     r.deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     st = await_marker(s, &r, err);
     if (st == SBX_OK) {
-        if (marker_seen(&r)) {
-            s->cursor = (sbx_process_cursor){r.out.end_offset, r.err.end_offset};
+        if (command_over(&r)) {
+            s->cursor = (sbx_process_cursor){
+                r.out.state == HOST_MARKER_DONE ? r.out.end_offset : r.read_at.stdout_offset,
+                r.err.state == HOST_MARKER_DONE ? r.err.end_offset : r.read_at.stderr_offset};
         } else {
             /* The shell is gone or did not come back from the interrupt. */
             restarted = 1;
@@ -489,16 +527,24 @@ sbx_status sbx_session_open(sbx_backend *backend, const char *sandbox_id,
     return host_session_new(backend, NULL, sandbox_id, NULL, options, out, err);
 }
 
-sbx_status sbx_session_attach(sbx_backend *backend, const char *sandbox_id,
-                              const char *process_id, const sbx_session_options *options,
-                              sbx_session **out, sbx_error *err)
+sbx_status host_session_attach(sbx_backend *backend, const host_session_hooks *hooks,
+                               const char *sandbox_id, const char *process_id,
+                               const sbx_session_options *options, sbx_session **out,
+                               sbx_error *err)
 {
     if (process_id == NULL) {
         if (out != NULL)
             *out = NULL;
         return sbx_error_set(err, SBX_ERR_USAGE, "session attach: a process id is required");
     }
-    return host_session_new(backend, NULL, sandbox_id, process_id, options, out, err);
+    return host_session_new(backend, hooks, sandbox_id, process_id, options, out, err);
+}
+
+sbx_status sbx_session_attach(sbx_backend *backend, const char *sandbox_id,
+                              const char *process_id, const sbx_session_options *options,
+                              sbx_session **out, sbx_error *err)
+{
+    return host_session_attach(backend, NULL, sandbox_id, process_id, options, out, err);
 }
 
 const char *sbx_session_process_id(const sbx_session *s)

@@ -22,4 +22,11 @@ sbx_status host_session_new(sbx_backend *backend, const host_session_hooks *hook
                             const sbx_session_options *options, sbx_session **out,
                             sbx_error *err);
 
+/* sbx_session_attach with `hooks`: SBX_ERR_USAGE for a NULL process id,
+ * else host_session_new. */
+sbx_status host_session_attach(sbx_backend *backend, const host_session_hooks *hooks,
+                               const char *sandbox_id, const char *process_id,
+                               const sbx_session_options *options, sbx_session **out,
+                               sbx_error *err);
+
 #endif

@@ -4,25 +4,20 @@
 
 #include "host-api/src/session_marker.h"
 
+#include "common/random_bytes.h"
+#include "common/shell_quote.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 
 sbx_status host_session_nonce(char nonce[HOST_SESSION_NONCE_HEX + 1], sbx_error *err)
 {
     static const char hex[] = "0123456789abcdef";
     unsigned char bytes[HOST_SESSION_NONCE_HEX / 2];
-    size_t got = 0;
-    while (got < sizeof bytes) {
-        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return sbx_error_set(err, SBX_ERR_INTERNAL, "session: no random bytes for a "
-                                 "marker nonce: %s", strerror(errno));
-        got += (size_t)n;
-    }
+    if (common_random_bytes(bytes, sizeof bytes) != 0)
+        return sbx_error_set(err, SBX_ERR_INTERNAL, "session: no random bytes for a "
+                             "marker nonce: %s", strerror(errno));
     for (size_t i = 0; i < sizeof bytes; i++) {
         nonce[2 * i] = hex[bytes[i] >> 4];
         nonce[2 * i + 1] = hex[bytes[i] & 15];
@@ -33,23 +28,14 @@ sbx_status host_session_nonce(char nonce[HOST_SESSION_NONCE_HEX + 1], sbx_error 
 
 int host_session_script(common_dynbuf *script, const char *command, const char *nonce)
 {
-    /* Single quotes keep every byte literal; a quote closes, is escaped and
-     * reopens.  `command eval` keeps a syntax error in the text from ending
-     * a non-interactive shell.  The word and the nonce are printed as two
-     * arguments, so that no line of this text (echoed by `set -v`) holds
-     * the marker itself. */
-    common_dynbuf_add(script, "command eval '", 14);
-    for (const char *p = command; *p != '\0';) {
-        size_t run = strcspn(p, "'");
-        common_dynbuf_add(script, p, run);
-        p += run;
-        if (*p == '\'') {
-            common_dynbuf_add(script, "'\\''", 4);
-            p++;
-        }
-    }
+    /* Single quotes keep every byte literal.  `command eval` keeps a
+     * syntax error in the text from ending a non-interactive shell.  The
+     * word and the nonce are printed as two arguments, so that no line of
+     * this text (echoed by `set -v`) holds the marker itself. */
+    common_dynbuf_add(script, "command eval ", 13);
+    common_shell_quote(script, command);
     return common_dynbuf_addf(script,
-                              "' </dev/null\n"
+                              " </dev/null\n"
                               "__sbx_rc=$?\n"
                               "printf '\\n%%s%%s %%d\\n' %s %s \"$__sbx_rc\" >&2\n"
                               "printf '\\n%%s%%s %%d\\n' %s %s \"$__sbx_rc\"\n",

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sbx/host.h>
+#include <sbx/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,13 +122,16 @@ typedef struct sbx_manager_config {
     int64_t ready_interval_ms;     /* 1000; > 0: one readiness try per interval */
     sbx_manager_event_fn event;    /* NULL: none; each counted event as it happens */
     void *event_ctx;               /* passed back to event */
+    int reap_running_processes;    /* 0: a sandbox with a running process (ABI 1.4)
+                                    * is in use, never idle; non-zero: the idle
+                                    * reaper ignores processes */
 } sbx_manager_config;
 
 #define SBX_MANAGER_CONFIG_INIT                                              \
     { sizeof(sbx_manager_config), 600000, 3, 60000, NULL, 60000,             \
       SBX_MANAGER_STORE_MEMORY, NULL, NULL, NULL, 30000, 4,                   \
       SBX_MANAGER_SHUTDOWN_DESTROY, NULL, NULL, NULL, NULL, NULL, NULL, 1000, \
-      NULL, NULL }
+      NULL, NULL, 0 }
 
 /*
  * Counters for a host to export.  The caller sets struct_size; members are
@@ -260,6 +264,54 @@ sbx_status sbx_manager_list_dir(sbx_manager *manager, const char *sandbox_id,
                                 sbx_dir_listing **out, sbx_error *err);
 sbx_status sbx_manager_remove_path(sbx_manager *manager, const char *sandbox_id,
                                    const char *path, unsigned flags, sbx_error *err);
+
+/*
+ * The live-process calls (ABI 1.4, <sbx/host.h>'s sbx_backend_process_*)
+ * on active sandbox `sandbox_id`, as the sandbox operations above: found
+ * without store I/O, counted as use, SBX_ERR_NOT_FOUND when the sandbox is
+ * not active here, else what the backend's call answers.  A process keeps
+ * running after the call that started it, and while it runs the idle
+ * reaper does not take its sandbox (unless reap_running_processes).
+ * Results are released with sbx_backend_free_processes /
+ * sbx_backend_free_process_output on the manager's backend.
+ */
+sbx_status sbx_manager_process_start(sbx_manager *manager, const char *sandbox_id,
+                                     const sbx_process_request *request,
+                                     sbx_process_info **out, sbx_error *err);
+sbx_status sbx_manager_process_read(sbx_manager *manager, const char *sandbox_id,
+                                    const char *process_id,
+                                    const sbx_process_read_request *request,
+                                    sbx_process_output **out, sbx_error *err);
+sbx_status sbx_manager_process_write(sbx_manager *manager, const char *sandbox_id,
+                                     const char *process_id,
+                                     const sbx_process_write_request *request, sbx_error *err);
+sbx_status sbx_manager_process_signal(sbx_manager *manager, const char *sandbox_id,
+                                      const char *process_id, int signal, sbx_error *err);
+sbx_status sbx_manager_process_resize(sbx_manager *manager, const char *sandbox_id,
+                                      const char *process_id, unsigned rows, unsigned cols,
+                                      sbx_error *err);
+sbx_status sbx_manager_process_wait(sbx_manager *manager, const char *sandbox_id,
+                                    const char *process_id, int64_t wait_ms,
+                                    sbx_process_info **out, sbx_error *err);
+sbx_status sbx_manager_process_list(sbx_manager *manager, const char *sandbox_id,
+                                    sbx_process_info **out, size_t *count, sbx_error *err);
+sbx_status sbx_manager_process_forget(sbx_manager *manager, const char *sandbox_id,
+                                      const char *process_id, sbx_error *err);
+
+/* sbx_session_open (<sbx/session.h>) on active sandbox `sandbox_id`:
+ * every later call on the session (run, close) is an operation on the
+ * sandbox as above, SBX_ERR_NOT_FOUND once it is no longer active here.
+ * The session is the caller's and must be closed or detached before
+ * sbx_manager_free. */
+sbx_status sbx_manager_session_open(sbx_manager *manager, const char *sandbox_id,
+                                    const sbx_session_options *options, sbx_session **out,
+                                    sbx_error *err);
+
+/* sbx_session_attach on active sandbox `sandbox_id`, as the open above. */
+sbx_status sbx_manager_session_attach(sbx_manager *manager, const char *sandbox_id,
+                                      const char *process_id,
+                                      const sbx_session_options *options, sbx_session **out,
+                                      sbx_error *err);
 
 /* One reaper pass now (reconcile orphans, destroy idle active and warm
  * sandboxes), in the caller's thread.  SBX_OK also when a step was skipped

@@ -110,10 +110,11 @@ tests_host_fixtures_fixture_no_entry_la_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
 check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/test_operations tests/host/test_processes
+	tests/host/test_operations tests/host/test_processes tests/host/test_session_marker \
+	tests/host/test_sessions
 TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
-	tests/host/test_operations tests/host/test_processes \
-	tests/host/check-exports.sh tests/host/check-abi-example.sh
+	tests/host/test_operations tests/host/test_processes tests/host/test_session_marker \
+	tests/host/test_sessions tests/host/check-exports.sh tests/host/check-abi-example.sh
 dist_check_SCRIPTS += tests/host/check-exports.sh tests/host/check-abi-example.sh
 
 tests_host_test_host_SOURCES = tests/host/test_host.c tests/host/fixtures/fixture_backend.c
@@ -140,3 +141,17 @@ tests_host_test_operations_LDADD = $(SBX_TEST_LIBS)
 tests_host_test_processes_SOURCES = tests/host/test_processes.c $(SBX_HOST_FIXTURES_SOURCES)
 tests_host_test_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_processes_LDADD = $(SBX_TEST_LIBS)
+
+# The session end marker as a unit, with a real /bin/sh (linked directly:
+# internal to libsbx-host).
+tests_host_test_session_marker_SOURCES = tests/host/test_session_marker.c \
+	host-api/src/session_marker.c host-api/src/session_marker.h
+tests_host_test_session_marker_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_session_marker_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+# Sessions: argument checks on the fixtures, then real shells in a sandbox
+# of the local backend.
+tests_host_test_sessions_SOURCES = tests/host/test_sessions.c $(SBX_HOST_FIXTURES_SOURCES) \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+tests_host_test_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_host_test_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread

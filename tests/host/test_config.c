@@ -344,7 +344,19 @@ static void test_manager_section(void)
     CU_ASSERT_EQUAL(m.replicas, 3);
     CU_ASSERT_EQUAL(m.store, SBX_MANAGER_STORE_MEMORY);
     CU_ASSERT_PTR_NULL(m.redis_url);
+    CU_ASSERT_EQUAL(m.reap_running_processes, 0);
     sbx_config_free(c);
+
+    c = parse("{\"manager\":{\"reap_running_processes\":true}}", SBX_OK, &err);
+    sbx_config_manager(c, &m);
+    CU_ASSERT_EQUAL(m.reap_running_processes, 1);
+    sbx_config_free(c);
+    setenv("SBX_T_REAP", "false", 1);
+    c = parse("{\"manager\":{\"reap_running_processes\":\"${SBX_T_REAP}\"}}", SBX_OK, &err);
+    sbx_config_manager(c, &m);
+    CU_ASSERT_EQUAL(m.reap_running_processes, 0);
+    sbx_config_free(c);
+    unsetenv("SBX_T_REAP");
 
     setenv("SBX_T_REDIS", "redis://127.0.0.1:6390/2", 1);
     setenv("SBX_T_IDLE", "0.25", 1);
@@ -382,7 +394,11 @@ static void test_manager_section_errors_are_named(void)
         {"{\"manager\":{\"idle_timeout\":1}}",
          "test.json: unknown key 'manager.idle_timeout' (expected idle_timeout_s, replicas, "
          "check_interval_s, ready_path, ready_timeout_s, ready_interval_s, shutdown, lock_dir, "
-         "ownership)"},
+         "reap_running_processes, ownership)"},
+        {"{\"manager\":{\"reap_running_processes\":1}}",
+         "test.json: manager.reap_running_processes must be true or false"},
+        {"{\"manager\":{\"reap_running_processes\":\"yes\"}}",
+         "test.json: manager.reap_running_processes must be false or true"},
         {"{\"manager\":{\"ownership\":{\"stor\":\"sqlite\"}}}",
          "test.json: unknown key 'manager.ownership.stor' (expected store, path, redis_url, "
          "key_prefix, renewal_interval_s, ttl_multiplier)"},

@@ -88,3 +88,12 @@ tests_manager_test_manager_ready_LDADD = $(SBX_TEST_LIBS) -lpthread
 # backend with the memory and the sqlite stores.
 TESTS += tests/manager/check-example-host.sh
 dist_check_SCRIPTS += tests/manager/check-example-host.sh
+
+# Live processes on managed sandboxes: the idle reaper and the process
+# calls over the test backend's simulated processes.
+check_PROGRAMS += tests/manager/test_manager_process_calls
+TESTS += tests/manager/test_manager_process_calls
+tests_manager_test_manager_process_calls_SOURCES = tests/manager/test_manager_process_calls.c \
+	$(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_process_calls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_manager_process_calls_LDADD = $(SBX_TEST_LIBS) -lpthread

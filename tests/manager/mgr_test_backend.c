@@ -15,6 +15,7 @@
 
 typedef struct mt_sandbox {
     int used, alive;
+    int processes;                 /* running processes the test says it has */
     char id[64], user[72], thread[72];
     int has_thread;
 } mt_sandbox;
@@ -220,6 +221,88 @@ static void mt_free(sbx_sandbox *s, size_t n)
     free(s);
 }
 
+/* Processes are the test's (mt_set_processes): start is refused. */
+static sbx_status mt_process_start(sbx_backend_instance *inst, const char *id,
+                                   const sbx_process_request *req, sbx_process_info **out,
+                                   sbx_error *err)
+{
+    (void)inst, (void)id, (void)req, (void)out;
+    return sbx_error_set(err, SBX_ERR_REFUSED, "mgrtest: processes are set by the test");
+}
+
+static void mt_free_processes(sbx_process_info *p)
+{
+    while (p != NULL) {
+        sbx_process_info *next = p->next;
+        free(p->process_id);
+        free(p->argv);
+        free(p);
+        p = next;
+    }
+}
+
+static void mt_free_output(sbx_process_output *o)
+{
+    if (o != NULL)
+        free(o->data);
+    free(o);
+}
+
+/* One running info "p<n>" with an empty argv; NULL when out of memory. */
+static sbx_process_info *running_info(int n)
+{
+    sbx_process_info *p = calloc(1, sizeof *p);
+    char id[16];
+    snprintf(id, sizeof id, "p%d", n);
+    if (p == NULL || (p->process_id = strdup(id)) == NULL ||
+        (p->argv = calloc(1, sizeof *p->argv)) == NULL) {
+        mt_free_processes(p);
+        return NULL;
+    }
+    p->struct_size = sizeof *p;
+    p->state = SBX_PROCESS_RUNNING;
+    p->started_at = p->ended_at = SBX_TIME_UNKNOWN;
+    p->exit_code = -1;
+    return p;
+}
+
+static sbx_status mt_process_list(sbx_backend_instance *inst, const char *id,
+                                  sbx_process_info **out, size_t *count, sbx_error *err)
+{
+    (void)inst;
+    pthread_mutex_lock(&mt.lock);
+    mt.stats.process_lists++;
+    sbx_status st = failing(MT_PROCESS_LIST, "process_list", err);
+    if (st != SBX_OK)
+        return st;
+    mt_sandbox *b = find(id);
+    int n = b != NULL ? b->processes : 0;
+    pthread_mutex_unlock(&mt.lock);
+    if (b == NULL)
+        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "mgrtest: no sandbox %s", id);
+    for (int i = n; i >= 1; i--) {
+        sbx_process_info *p = running_info(i);
+        if (p == NULL) {
+            mt_free_processes(*out);
+            *out = NULL;
+            *count = 0;
+            return sbx_error_set(err, SBX_ERR_INTERNAL, "mgrtest: no memory");
+        }
+        p->next = *out;
+        *out = p;
+        (*count)++;
+    }
+    return SBX_OK;
+}
+
+static sbx_status mt_operations_info(sbx_backend_instance *inst, sbx_operations_info *out,
+                                     sbx_error *err)
+{
+    (void)inst, (void)err;
+    out->operations = SBX_OP_PROCESS;
+    return SBX_OK;
+}
+
 static const sbx_backend_descriptor descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
     .abi_minor = SBX_BACKEND_ABI_MINOR,
@@ -234,6 +317,11 @@ static const sbx_backend_descriptor descriptor = {
     .discover = mt_discover,
     .list_running = mt_list,
     .free_sandboxes = mt_free,
+    .operations_info = mt_operations_info,
+    .process_start = mt_process_start,
+    .process_list = mt_process_list,
+    .free_processes = mt_free_processes,
+    .free_process_output = mt_free_output,
 };
 
 const sbx_backend_descriptor *mt_descriptor(void)
@@ -260,6 +348,15 @@ void mt_add_running(const char *id, const char *user, const char *thread)
 {
     pthread_mutex_lock(&mt.lock);
     add(id, user, thread);
+    pthread_mutex_unlock(&mt.lock);
+}
+
+void mt_set_processes(const char *id, int running)
+{
+    pthread_mutex_lock(&mt.lock);
+    mt_sandbox *b = find(id);
+    if (b != NULL)
+        b->processes = running;
     pthread_mutex_unlock(&mt.lock);
 }
 

@@ -5,13 +5,12 @@
  * use when it ends. */
 #include <config.h>
 
-#include "host-api/src/manager/entries.h"
+#include "host-api/src/manager/manager_operations.h"
+
 #include "host-api/src/manager/manager_events.h"
 #include "host-api/src/manager/manager_internal.h"
 
-/* The ACTIVE entry of `id`, pinned and marked operating; NULL (with `err`
- * filled) when it is not active here. */
-static mgr_entry *operation_begin(sbx_manager *m, const char *op, const char *id,
+mgr_entry *mgr_operation_begin(sbx_manager *m, const char *op, const char *id,
                                   sbx_error *err)
 {
     sbx_error_clear(err);
@@ -35,8 +34,7 @@ static mgr_entry *operation_begin(sbx_manager *m, const char *op, const char *id
     return e;
 }
 
-/* The call has returned: it was use until now. */
-static void operation_end(sbx_manager *m, mgr_entry *e)
+void mgr_operation_end(sbx_manager *m, mgr_entry *e)
 {
     atomic_store_explicit(&e->last_used, mgr_now(m), memory_order_relaxed);
     atomic_fetch_sub(&e->operating, 1);
@@ -48,11 +46,11 @@ sbx_status sbx_manager_exec(sbx_manager *m, const char *sandbox_id,
                             sbx_error *err)
 {
     *out = NULL;
-    mgr_entry *e = operation_begin(m, "exec", sandbox_id, err);
+    mgr_entry *e = mgr_operation_begin(m, "exec", sandbox_id, err);
     if (e == NULL)
         return err->kind;
     sbx_status st = sbx_backend_exec(m->backend, sandbox_id, request, out, err);
-    operation_end(m, e);
+    mgr_operation_end(m, e);
     return st;
 }
 
@@ -61,12 +59,12 @@ sbx_status sbx_manager_read_file(sbx_manager *m, const char *sandbox_id, const c
                                  sbx_error *err)
 {
     *out = NULL;
-    mgr_entry *e = operation_begin(m, "read_file", sandbox_id, err);
+    mgr_entry *e = mgr_operation_begin(m, "read_file", sandbox_id, err);
     if (e == NULL)
         return err->kind;
     sbx_status st = sbx_backend_read_file(m->backend, sandbox_id, path, offset, max_bytes, out,
                                           err);
-    operation_end(m, e);
+    mgr_operation_end(m, e);
     return st;
 }
 
@@ -74,12 +72,12 @@ sbx_status sbx_manager_write_file(sbx_manager *m, const char *sandbox_id, const 
                                   const void *data, size_t length, unsigned flags,
                                   uint32_t mode, sbx_error *err)
 {
-    mgr_entry *e = operation_begin(m, "write_file", sandbox_id, err);
+    mgr_entry *e = mgr_operation_begin(m, "write_file", sandbox_id, err);
     if (e == NULL)
         return err->kind;
     sbx_status st = sbx_backend_write_file(m->backend, sandbox_id, path, data, length, flags,
                                            mode, err);
-    operation_end(m, e);
+    mgr_operation_end(m, e);
     return st;
 }
 
@@ -88,22 +86,22 @@ sbx_status sbx_manager_list_dir(sbx_manager *m, const char *sandbox_id, const ch
                                 sbx_error *err)
 {
     *out = NULL;
-    mgr_entry *e = operation_begin(m, "list_dir", sandbox_id, err);
+    mgr_entry *e = mgr_operation_begin(m, "list_dir", sandbox_id, err);
     if (e == NULL)
         return err->kind;
     sbx_status st = sbx_backend_list_dir(m->backend, sandbox_id, path, max_depth, max_entries,
                                          out, err);
-    operation_end(m, e);
+    mgr_operation_end(m, e);
     return st;
 }
 
 sbx_status sbx_manager_remove_path(sbx_manager *m, const char *sandbox_id, const char *path,
                                    unsigned flags, sbx_error *err)
 {
-    mgr_entry *e = operation_begin(m, "remove_path", sandbox_id, err);
+    mgr_entry *e = mgr_operation_begin(m, "remove_path", sandbox_id, err);
     if (e == NULL)
         return err->kind;
     sbx_status st = sbx_backend_remove_path(m->backend, sandbox_id, path, flags, err);
-    operation_end(m, e);
+    mgr_operation_end(m, e);
     return st;
 }

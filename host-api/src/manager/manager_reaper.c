@@ -1,6 +1,7 @@
 /*
  * The background work of the manager: reconciliation (rule 11), the idle
- * reaper (rule 10) and lease renewal (rule 12), the two threads that run
+ * reaper (rule 10, which spares a sandbox running a process) and lease
+ * renewal (rule 12), the two threads that run
  * them, and the host's calls that run a pass now.  Each thread waits on a
  * condition variable until its next pass is due by the manager's clock, or
  * until it is woken or stopped.
@@ -254,11 +255,53 @@ static int reapable_idle(sbx_manager *m, const mgr_entry *e, void *ctx)
     return e != NULL && e->state == *state && idle_past(m, e, mgr_now(m));
 }
 
+/* Whether sandbox `id` has a running process (ABI 1.4).  A backend without
+ * processes has none; one that cannot tell is answered "yes": a dev server
+ * is worth more than one idle period. */
+static int runs_a_process(sbx_manager *m, const char *id)
+{
+    sbx_process_info *list = NULL;
+    size_t count = 0;
+    sbx_error err;
+    sbx_status st = sbx_backend_process_list(m->backend, id, &list, &count, &err);
+    if (st == SBX_ERR_UNSUPPORTED || st == SBX_ERR_NOT_FOUND)
+        return 0;
+    if (st != SBX_OK) {
+        mgr_log(m, SBX_LOG_WARN, "idle sandbox %s kept: its processes cannot be listed: %s", id,
+                err.message);
+        return 1;
+    }
+    int running = 0;
+    for (const sbx_process_info *p = list; p != NULL; p = p->next)
+        running |= p->state == SBX_PROCESS_RUNNING;
+    sbx_backend_free_processes(m->backend, list);
+    return running;
+}
+
+/* A process seen running is use now: the idle period starts again. */
+static void mark_used(sbx_manager *m, const char *id, mgr_state state)
+{
+    int64_t now = mgr_now(m);
+    mgr_write_lock(&m->lock);
+    mgr_entry *e = mgr_find(m, id);
+    if (e != NULL && e->state == state) {
+        if (state == MGR_ACTIVE)
+            atomic_store(&e->last_used, now);
+        else
+            e->released_at = now;
+    }
+    mgr_write_unlock(&m->lock);
+}
+
 static void reap_idle(sbx_manager *m, mgr_state state)
 {
     snapshot s = take_snapshot(m, state, 1);
     for (size_t i = 0; i < s.count; i++) {
         sbx_error err;
+        if (!m->config.reap_running_processes && runs_a_process(m, s.items[i].id)) {
+            mark_used(m, s.items[i].id, state);
+            continue;
+        }
         /* Re-checked under the reservation: a get or an acquire since the
          * snapshot keeps it. */
         if (mgr_teardown(m, s.items[i].id, reapable_idle, &state, 0, &err) == SBX_OK) {
