@@ -261,8 +261,7 @@ sbx_status local_proc_reserve(const local_paths *paths, size_t max_processes, ch
     }
     if (read_entries(table, is_id, &names, &count)) {
         qsort(names, count, sizeof *names, by_number);
-        count_and_retire(table, names, count, max_processes > 0 ? max_processes - 1 : 0,
-                         &running);
+        count_and_retire(table, names, count, max_processes, &running);
         local_proc_ids_free(names, count);
     }
     if (running >= max_processes) {
