@@ -408,8 +408,12 @@ void aio_route_bash_kill(const aio_call *call, prov_reply *reply)
     json_object_put(body);
 }
 
-/* How long a close waits for a running command it killed to end. */
-#define CLOSE_WAIT_MS INT64_C(10000)
+/* A close kills a running command and waits for its end up to
+ * CLOSE_TRIES times CLOSE_WAIT_MS, the kill sent again each time: a
+ * signal that found no process group yet (a command that was only
+ * starting) is not lost for good. */
+#define CLOSE_WAIT_MS INT64_C(1000)
+#define CLOSE_TRIES 10
 
 void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
 {
@@ -421,7 +425,7 @@ void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
      * runs in it, as the AIO server's cleanup does. */
     sbx_status st = sbx_backend_process_wait(call->backend, call->sandbox_id, pid, 0, &info,
                                              &err);
-    if (st == SBX_OK && info->state == SBX_PROCESS_RUNNING) {
+    for (int i = 0; i < CLOSE_TRIES && st == SBX_OK && info->state == SBX_PROCESS_RUNNING; i++) {
         sbx_backend_free_processes(call->backend, info);
         info = NULL;
         st = sbx_backend_process_signal(call->backend, call->sandbox_id, pid, SIGKILL, &err);
