@@ -45,6 +45,7 @@ static const sbx_backend_descriptor remote_descriptor = {
     .process_write = remote_process_write,
     .process_signal = remote_process_signal,
     .process_wait = remote_process_wait,
+    .process_list = remote_process_list,
     .process_forget = remote_process_forget,
     .free_processes = remote_process_infos_free,
     .free_process_output = remote_process_output_free,

@@ -57,23 +57,24 @@ static sbx_status refused_kind(const common_http_response *resp, sbx_status fall
                                                         : SBX_ERR_UNSUPPORTED;
 }
 
-/* POST `body` (taken: freed here; NULL means memory ran out) to `path`,
- * bounded by `wait_ms` plus a grace, and read the answer's envelope into
- * *answer (root put by the caller). */
-static sbx_status post(remote_endpoint *ep, const char *path, json_object *body,
-                       int64_t wait_ms, remote_aio_answer *answer, sbx_error *err)
+/* Send `method` `path` with `body` (taken: freed here; NULL for a GET,
+ * else memory ran out), bounded by `wait_ms` plus a grace, and read the
+ * answer's envelope into *answer (root put by the caller). */
+static sbx_status send(remote_endpoint *ep, const char *method, const char *path,
+                       json_object *body, int64_t wait_ms, remote_aio_answer *answer,
+                       sbx_error *err)
 {
     answer->root = NULL;
     const char *text = body != NULL ? json_object_to_json_string_ext(
                                           body, JSON_C_TO_STRING_PLAIN |
                                                     JSON_C_TO_STRING_NOSLASHESCAPE)
                                     : NULL;
-    if (text == NULL) {
+    if (text == NULL && strcmp(method, "GET") != 0) {
         json_object_put(body);
         return remote_endpoint_no_memory(ep, err);
     }
     common_http_response resp;
-    common_http_call call = {.method = "POST", .path = path, .json_body = text,
+    common_http_call call = {.method = method, .path = path, .json_body = text,
                              .timeout_ms = (long)(wait_ms + ANSWER_GRACE_MS)};
     sbx_status st = common_http_perform(ep->http, &call, &resp, err);
     json_object_put(body);
@@ -92,10 +93,20 @@ static sbx_status post(remote_endpoint *ep, const char *path, json_object *body,
     return st;
 }
 
-/* A new body with the process's session_id and (with_command) command_id. */
+/* send() of a POST. */
+static sbx_status post(remote_endpoint *ep, const char *path, json_object *body,
+                       int64_t wait_ms, remote_aio_answer *answer, sbx_error *err)
+{
+    return send(ep, "POST", path, body, wait_ms, answer, err);
+}
+
+/* A new body with the process's session_id and (with_command) command_id:
+ * not when it is the session id, so that a server whose sessions are not
+ * named after their commands reads the session's command. */
 static json_object *ids_body(const wire_ids *ids, int with_command)
 {
     json_object *body = json_object_new_object();
+    with_command = with_command && strcmp(ids->session, ids->command) != 0;
     if (body != NULL &&
         (json_object_object_add(body, "session_id", json_object_new_string(ids->session)) ||
          (with_command && json_object_object_add(body, "command_id",
@@ -405,4 +416,62 @@ sbx_status remote_process_forget(sbx_backend_instance *inst, const char *sandbox
     json_object_put(answer.root);
     remote_endpoint_close(&ep);
     return st;
+}
+
+/* The info of the session `entry` of a GET /v1/bash/sessions answer
+ * (appended at *tail), its command read as process_wait reads it. */
+static sbx_status listed_info(remote_endpoint *ep, json_object *entry,
+                              sbx_process_info ***tail, sbx_error *err)
+{
+    wire_ids ids;
+    const char *session = NULL;
+    if (common_json_get_string(entry, "session_id", &session) != COMMON_JSON_OK)
+        return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
+                                     "sessions answer: an entry without a session_id");
+    char id[SBX_PROCESS_ID_MAX + 1];
+    sbx_status st = remote_process_id_make(session, session, id, err);
+    if (st == SBX_OK && !remote_process_id_split(id, ids.session, ids.command))
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "process id '%s' does not split", id);
+    if (st == SBX_OK)
+        st = wait_info(ep, &ids, id, 0, *tail, err);
+    /* Closed meanwhile: not listed. */
+    if (st == SBX_ERR_NO_SUCH_PROCESS)
+        return SBX_OK;
+    if (st == SBX_OK)
+        *tail = &(**tail)->next;
+    return st;
+}
+
+sbx_status remote_process_list(sbx_backend_instance *inst, const char *sandbox_id,
+                               sbx_process_info **out, size_t *count, sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    sbx_status st = common_check_sandbox_id(sandbox_id, err);
+    if (st != SBX_OK)
+        return st;
+    remote_endpoint ep;
+    st = remote_endpoint_open(inst, sandbox_id, "process list", &ep, err);
+    if (st != SBX_OK)
+        return st;
+    remote_aio_answer answer = {NULL, NULL};
+    st = send(&ep, "GET", "/v1/bash/sessions", NULL, 0, &answer, err);
+    if (st == SBX_OK && !json_object_is_type(answer.data, json_type_array)) {
+        sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "sessions answer: data is not a list");
+        st = remote_endpoint_fail(&ep, err);
+    }
+    sbx_process_info **tail = out;
+    size_t n = st == SBX_OK ? json_object_array_length(answer.data) : 0;
+    for (size_t i = 0; st == SBX_OK && i < n; i++)
+        st = listed_info(&ep, json_object_array_get_idx(answer.data, i), &tail, err);
+    json_object_put(answer.root);
+    remote_endpoint_close(&ep);
+    if (st != SBX_OK) {
+        remote_process_infos_free(*out);
+        *out = NULL;
+        return st;
+    }
+    for (sbx_process_info *p = *out; p != NULL; p = p->next)
+        (*count)++;
+    return SBX_OK;
 }

@@ -3,11 +3,12 @@
  * of a sandbox (docs/remote.md "Processes (ABI 1.4)"): start is
  * /v1/bash/exec with async_mode, read /v1/bash/output (long-polled with
  * wait), write /v1/bash/write, signal /v1/bash/kill, wait /v1/bash/output
- * until the command ends, forget /v1/bash/sessions/{id}/close.  Nothing
- * is kept in the instance: a process id holds the AIO ids
+ * until the command ends, forget /v1/bash/sessions/{id}/close, list GET
+ * /v1/bash/sessions (each session's command, read as wait reads it).
+ * Nothing is kept in the instance: a process id holds the AIO ids
  * (remote_process_ids.h), so any host process can reach a process.  No
- * list (the wire lists sessions, not commands), no terminal, no stdin
- * close, only SIGINT, SIGTERM and SIGKILL.  Safe on many threads at once.
+ * terminal, no stdin close, only SIGINT, SIGTERM and SIGKILL.  Safe on
+ * many threads at once.
  */
 #ifndef SBX_REMOTE_PROCESS_H
 #define SBX_REMOTE_PROCESS_H
@@ -34,6 +35,8 @@ sbx_status remote_process_signal(sbx_backend_instance *inst, const char *sandbox
 sbx_status remote_process_wait(sbx_backend_instance *inst, const char *sandbox_id,
                                const char *process_id, int64_t wait_ms, sbx_process_info **out,
                                sbx_error *err);
+sbx_status remote_process_list(sbx_backend_instance *inst, const char *sandbox_id,
+                               sbx_process_info **out, size_t *count, sbx_error *err);
 sbx_status remote_process_forget(sbx_backend_instance *inst, const char *sandbox_id,
                                  const char *process_id, sbx_error *err);
 

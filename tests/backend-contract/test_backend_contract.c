@@ -488,6 +488,8 @@ void sbx_test_register(void)
                            contract_cases);
         sbx_test_add_suite("operations: remote (emulator)", setup_remote_aio, teardown_remote,
                            operations_contract_cases);
+        sbx_test_add_suite("processes: remote (emulator)", setup_remote_aio, teardown_remote,
+                           process_contract_cases);
     }
     if (wanted("docker")) {
         sbx_test_docker_engine(&docker_socket, &docker_image);

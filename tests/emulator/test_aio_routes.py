@@ -478,6 +478,18 @@ class AioRoutes(unittest.TestCase):
             self.assertEqual(self.call("POST", "/v1/bash/output",
                                        {"session_id": session}).status, 404)
 
+    def test_sessions_list_each_command(self):
+        started = self.start("sleep 60")
+        listed = {s["session_id"]: s for s in self.ok("GET", "/v1/bash/sessions")}
+        mine = listed[started["session_id"]]
+        self.assertEqual(mine["status"], "ready")
+        self.assertEqual(mine["current_command"], "sleep 60")
+        self.assertEqual(mine["command_count"], 1)
+        self.assertEqual(mine["working_dir"], self.home())
+        self.ok("POST", "/v1/bash/sessions/%s/close" % started["session_id"])
+        listed = [s["session_id"] for s in self.ok("GET", "/v1/bash/sessions")]
+        self.assertNotIn(started["session_id"], listed)
+
     def test_process_bodies_the_model_refuses_are_422(self):
         self.unprocessable("/v1/bash/output", {}, ["body", "session_id"])
         self.unprocessable("/v1/bash/output", {"session_id": "s", "offset": "1"},

@@ -199,10 +199,27 @@ class SdkContract:
         self.assertTrue(data.stdout.endswith("TAIL"))
         self.assertEqual(data.offset, 5008)
 
-    def test_exec_async_mode_is_a_failure_not_a_hang(self):
-        answer = self.sdk.bash.exec(command="echo hi", async_mode=True)
-        self.assertFalse(answer.success)
-        self.assertIn("async_mode", answer.message)
+    def test_exec_async_mode_then_output_follows_to_the_end(self):
+        started = self.sdk.bash.exec(command="echo hi; sleep 0.2; echo bye >&2; exit 4",
+                                     async_mode=True)
+        self.assertTrue(started.success, started.message)
+        session = started.data.session_id
+        out, err, offset, stderr_offset = "", "", 0, 0
+        deadline = time.monotonic() + 60
+        while True:
+            self.assertLess(time.monotonic(), deadline, "the command did not end")
+            answer = self.sdk.bash.output(session_id=session, offset=offset,
+                                          stderr_offset=stderr_offset, wait=True,
+                                          wait_timeout=5)
+            self.assertTrue(answer.success, answer.message)
+            out += answer.data.stdout
+            err += answer.data.stderr
+            offset, stderr_offset = answer.data.offset, answer.data.stderr_offset
+            if answer.data.command.status != "running":
+                break
+        self.assertEqual((out, err), ("hi\n", "bye\n"))
+        self.assertEqual(answer.data.command.status, "completed")
+        self.assertEqual(answer.data.command.exit_code, 4)
 
     def test_exec_large_output_is_cut_to_the_default_50000_characters(self):
         # Under the local backend's 1 MiB per stream, so the tail is there

@@ -408,8 +408,12 @@ void aio_route_bash_kill(const aio_call *call, prov_reply *reply)
     json_object_put(body);
 }
 
-/* How long a close waits for a running command it killed to end. */
-#define CLOSE_WAIT_MS INT64_C(10000)
+/* A close kills a running command and waits for its end up to
+ * CLOSE_TRIES times CLOSE_WAIT_MS, the kill sent again each time: a
+ * signal that found no process group yet (a command that was only
+ * starting) is not lost for good. */
+#define CLOSE_WAIT_MS INT64_C(1000)
+#define CLOSE_TRIES 10
 
 void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
 {
@@ -421,7 +425,7 @@ void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
      * runs in it, as the AIO server's cleanup does. */
     sbx_status st = sbx_backend_process_wait(call->backend, call->sandbox_id, pid, 0, &info,
                                              &err);
-    if (st == SBX_OK && info->state == SBX_PROCESS_RUNNING) {
+    for (int i = 0; i < CLOSE_TRIES && st == SBX_OK && info->state == SBX_PROCESS_RUNNING; i++) {
         sbx_backend_free_processes(call->backend, info);
         info = NULL;
         st = sbx_backend_process_signal(call->backend, call->sandbox_id, pid, SIGKILL, &err);
@@ -436,4 +440,60 @@ void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
         aio_answer_ok(reply, NULL);
     else
         answer_failure(st, &err, pid, reply);
+}
+
+/* `ms` since the epoch as an ISO 8601 UTC date-time with milliseconds, in
+ * out[32] (the epoch itself when unknown). */
+static void iso_time(int64_t ms, char out[32])
+{
+    time_t seconds = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&seconds, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03dZ", (int)(ms % 1000));
+}
+
+/* The BashSessionInfo of the one-command session of `info`. */
+static json_object *session_info(const sbx_process_info *info, const char *dir)
+{
+    char created[32], used[32];
+    iso_time(info->started_at, created);
+    iso_time(info->state == SBX_PROCESS_ENDED && info->ended_at != SBX_TIME_UNKNOWN
+                 ? info->ended_at : info->started_at, used);
+    json_object *s = json_object_new_object();
+    int built = s != NULL && prov_json_add_string(s, "session_id", info->process_id) &&
+                prov_json_add_string(s, "status", "ready") &&
+                prov_json_add_string(s, "working_dir", dir) &&
+                prov_json_add_string(s, "created_at", created) &&
+                prov_json_add_string(s, "last_used_at", used) &&
+                prov_json_add(s, "command_count", json_object_new_int(1));
+    if (built && info->state == SBX_PROCESS_RUNNING)
+        built = prov_json_add_string(s, "current_command", command_text(info));
+    else if (built)
+        built = json_object_object_add(s, "current_command", NULL) == 0;
+    return prov_json_built(s, built);
+}
+
+void aio_route_bash_sessions(const aio_call *call, prov_reply *reply)
+{
+    sbx_error err;
+    sbx_error_clear(&err);
+    sbx_process_info *infos = NULL;
+    size_t count = 0;
+    char dir[4096];
+    /* A process's own directory is not in its record: the sandbox's is
+     * where a command without exec_dir runs. */
+    sbx_status st = aio_sandbox_working_dir(call, dir, sizeof dir, &err);
+    if (st == SBX_OK)
+        st = sbx_backend_process_list(call->backend, call->sandbox_id, &infos, &count, &err);
+    if (st != SBX_OK) {
+        answer_failure(st, &err, "", reply);
+        return;
+    }
+    json_object *list = json_object_new_array();
+    int built = list != NULL;
+    for (const sbx_process_info *i = infos; built && i != NULL; i = i->next)
+        built = prov_json_append(list, session_info(i, dir));
+    aio_answer_data(reply, prov_json_built(list, built));
+    sbx_backend_free_processes(call->backend, infos);
 }

@@ -24,16 +24,23 @@ typedef struct aio_call {
  * directory, as its commands see it). */
 void aio_route_sandbox(const aio_call *call, prov_reply *reply);
 
+/* The sandbox's working directory, from `pwd` (its output without the
+ * newline), in `dir` (`size` bytes).  SBX_OK, or the backend's error. */
+sbx_status aio_sandbox_working_dir(const aio_call *call, char *dir, size_t size, sbx_error *err);
+
 /* POST /v1/bash/exec and POST /v1/shell/exec (aio_exec.c). */
 void aio_route_exec(const aio_call *call, prov_reply *reply);
 void aio_route_shell_exec(const aio_call *call, prov_reply *reply);
 
-/* POST /v1/bash/output, /write, /kill and /sessions/{id}/close: live
+/* POST /v1/bash/output, /write, /kill, /sessions/{id}/close and GET
+ * /v1/bash/sessions: live
  * commands (aio_process.c; their start is /v1/bash/exec's async_mode). */
 void aio_route_bash_output(const aio_call *call, prov_reply *reply);
 void aio_route_bash_write(const aio_call *call, prov_reply *reply);
 void aio_route_bash_kill(const aio_call *call, prov_reply *reply);
 void aio_route_bash_session_close(const aio_call *call, prov_reply *reply);
+/* GET /v1/bash/sessions: one BashSessionInfo per live command. */
+void aio_route_bash_sessions(const aio_call *call, prov_reply *reply);
 
 /* POST /v1/file/read, /write, /list, /upload and GET /v1/file/download
  * (aio_files.c, aio_list.c, aio_transfer.c). */

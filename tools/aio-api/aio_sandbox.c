@@ -11,9 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-/* The sandbox's working directory, from `pwd` (its output without the
- * newline), in `dir` (`size` bytes).  SBX_OK, or the backend's error. */
-static sbx_status working_dir(const aio_call *call, char *dir, size_t size, sbx_error *err)
+sbx_status aio_sandbox_working_dir(const aio_call *call, char *dir, size_t size, sbx_error *err)
 {
     sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
     request.shell_command = "pwd";
@@ -74,7 +72,7 @@ void aio_route_sandbox(const aio_call *call, prov_reply *reply)
     char home[4096];
     sbx_error err;
     sbx_error_clear(&err);
-    if (working_dir(call, home, sizeof home, &err) != SBX_OK) {
+    if (aio_sandbox_working_dir(call, home, sizeof home, &err) != SBX_OK) {
         prov_reply_detail(reply, err.kind == SBX_ERR_NOT_FOUND ? 404 : 500, err.message);
         return;
     }

@@ -37,6 +37,7 @@ static const aio_route_entry routes[] = {
     {"/v1/bash/output", "POST", aio_route_bash_output},
     {"/v1/bash/write", "POST", aio_route_bash_write},
     {"/v1/bash/kill", "POST", aio_route_bash_kill},
+    {"/v1/bash/sessions", "GET", aio_route_bash_sessions},
     {"/v1/bash/sessions/{id}/close", "POST", aio_route_bash_session_close},
     /* The shell sessions (/v1/shell/view, wait, write, kill, sessions)
      * come with the host library's sessions: a shell kept alive, which

@@ -2,7 +2,8 @@
  * the remote backend calls at a sandbox's sandbox_url), served for the
  * sandboxes of an sbx backend: each route becomes ABI 1.3 operations on
  * it (docs/emulator.md, "The AIO routes").  Routes: GET /v1/sandbox,
- * POST /v1/bash/{exec,output,write,kill}, POST /v1/bash/sessions/{id}/close,
+ * POST /v1/bash/{exec,output,write,kill}, GET /v1/bash/sessions,
+ * POST /v1/bash/sessions/{id}/close,
  * POST /v1/shell/exec, POST /v1/file/{read,write,list,upload},
  * GET /v1/file/download; any other path answers 404 with a JSON detail
  * naming the served ones, a served path with another method 405.
