@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One control message: small enough (< PIPE_BUF) to reach the FIFO whole
@@ -64,7 +65,8 @@ static void on_output(void *ctx, sbx_stream stream, const char *data, size_t len
 
 /* The process group of the command: that of the first child of
  * `watcher` (the command, which made its own session, or, isolated, the
- * namespace's first process that did). */
+ * namespace's first process that did); -1 while there is no such child
+ * or it has not left the watcher's group yet. */
 static pid_t command_group(pid_t watcher)
 {
     char path[64], text[32] = { 0 };
@@ -75,7 +77,28 @@ static pid_t command_group(pid_t watcher)
     ssize_t n = read(fd, text, sizeof text - 1);
     close(fd);
     long child = n > 0 ? strtol(text, NULL, 10) : 0;
-    return child > 0 ? getpgid((pid_t)child) : -1;
+    pid_t group = child > 0 ? getpgid((pid_t)child) : -1;
+    return group > 1 && group != getpgid(watcher) ? group : -1;
+}
+
+/* Signal the command's group.  A signal sent right after the start can
+ * come before the command has made its group: the kernel tells nobody
+ * when it does, so look again each millisecond for up to a second (a
+ * setsid takes microseconds) rather than lose the signal or hit the
+ * watcher's own group. */
+static void signal_command(pid_t watcher, int signal)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        pid_t group = command_group(watcher);
+        if (group > 0) {
+            kill(-group, signal);
+            return;
+        }
+        if (kill(watcher, 0) != 0)
+            return;
+        struct timespec pause = { 0, 1000000 };
+        nanosleep(&pause, NULL);
+    }
 }
 
 static void watch(supervisor *s, int fd, unsigned events, int op)
@@ -136,12 +159,9 @@ static int obey(supervisor *s, const control_message *m, pid_t watcher)
     switch (m->kind) {
     case LOCAL_CONTROL_STOP:
         return 1;
-    case LOCAL_CONTROL_SIGNAL: {
-        pid_t group = command_group(watcher);
-        if (group > 1)
-            kill(-group, m->a);
+    case LOCAL_CONTROL_SIGNAL:
+        signal_command(watcher, m->a);
         return 0;
-    }
     case LOCAL_CONTROL_CLOSE_STDIN:
         close_stdin(s);
         return 0;

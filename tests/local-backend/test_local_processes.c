@@ -103,6 +103,27 @@ static void test_a_signal_leaves_no_grandchild(void)
     fixture_teardown(&f);
 }
 
+/* A signal sent at once after the start, before the command can have
+ * made its process group, still ends it (it was lost 2 times in 15). */
+static void test_a_signal_right_after_the_start_is_not_lost(void)
+{
+    fixture f;
+    fixture_setup(&f, "procs early signal", NULL, 0);
+    for (int i = 0; i < 20; i++) {
+        char id[SBX_PROCESS_ID_MAX + 1];
+        proc_test_start_shell(f.backend, "procs", "sleep 1000", NULL, id);
+        sbx_error err;
+        CU_ASSERT_EQUAL(sbx_backend_process_signal(f.backend, "procs", id, SIGTERM, &err),
+                        SBX_OK);
+        sbx_process_info *info = proc_test_wait_end(f.backend, "procs", id);
+        CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
+        CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
+        sbx_backend_free_processes(f.backend, info);
+        CU_ASSERT_EQUAL(sbx_backend_process_forget(f.backend, "procs", id, &err), SBX_OK);
+    }
+    fixture_teardown(&f);
+}
+
 /* Destroy with processes running (one with a child that ignores SIGTERM,
  * one that left a zombie) ends them all and removes their state. */
 static void test_destroy_leaves_no_process(void)
@@ -290,6 +311,8 @@ static const CU_TestInfo process_tests[] = {
     { "an argv runs as given", test_an_argv_runs_as_given },
     { "tty names the terminal", test_tty_names_the_terminal },
     { "a signal leaves no grandchild", test_a_signal_leaves_no_grandchild },
+    { "a signal right after the start is not lost",
+      test_a_signal_right_after_the_start_is_not_lost },
     { "destroy leaves no process, no zombie, no state", test_destroy_leaves_no_process },
     { "the process limit refuses with its name", test_the_process_limit_refuses_with_its_name },
     { "ended ones are kept up to the limit", test_ended_ones_are_kept_up_to_the_limit },
