@@ -37,6 +37,10 @@
  * bytes on stderr (the
  * read's own complaints, such as a segment removed under it, go to
  * /dev/null: its stderr is the process's bytes only).
+ * A write refused (unknown process, stdin closed) still reads the bytes
+ * sent on its stdin: the engine would otherwise close the connection
+ * while the backend sends them, and the refusal would come back as a
+ * transport error.
  */
 static const char *const script_lines[] = {
     "R=" DOCKER_PROC_ROOT "; Z=1000000000000000000\n",
@@ -109,8 +113,9 @@ static const char *const script_lines[] = {
     "    if [ \"$cur\" = e ]; then clip e $pe $be; clip o $po $bo; else clip o $po $bo; clip e $pe $be; fi\n",
     "    bo=$co be=$ce\n",
     "}\n",
-    "gone() { echo \"sbx-$op none\"; exit 0; }\n",
-    "[ \"$op\" = start ] || [ \"$op\" = list ] || { d=$R/$1; [ -d \"$d\" ] && [ -e \"$d/argc\" ] || gone; }\n",
+    "drain() { [ \"$op\" != write ] || [ \"$1\" != 1 ] || cat > /dev/null; }\n",
+    "gone() { drain \"$1\"; echo \"sbx-$op none\"; exit 0; }\n",
+    "[ \"$op\" = start ] || [ \"$op\" = list ] || { d=$R/$1; [ -d \"$d\" ] && [ -e \"$d/argc\" ] || gone \"$2\"; }\n",
     "case $op in\n",
     "start)\n",
     "    id=$1 t0=$2 buf=$3 sin=$4 tmo=$5 max=$6 ne=$7; shift 7\n",
@@ -186,7 +191,7 @@ static const char *const script_lines[] = {
     "    echo \"sbx-runs$rs\"\n",
     "    emit o $ao $bo \"$so\"; emit e $ae $be \"$se\" >&3 ;;\n",
     "write)\n",
-    "    [ -p \"$d/i.f\" ] && [ ! -e \"$d/i.closed\" ] || { echo \"sbx-write closed\"; exit 0; }\n",
+    "    [ -p \"$d/i.f\" ] && [ ! -e \"$d/i.closed\" ] || { drain \"$2\"; echo \"sbx-write closed\"; exit 0; }\n",
     "    [ \"$2\" = 1 ] && { cat 1<> \"$d/i.f\" || { echo \"sbx-write failed\"; exit 0; }; }\n",
     "    if [ \"$3\" = 1 ]; then : > \"$d/i.closed\"; read h < \"$d/i.h\" && kill $h; fi\n",
     "    echo \"sbx-write ok\" ;;\n",
