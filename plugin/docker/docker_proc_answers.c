@@ -194,43 +194,99 @@ int docker_proc_parse_read_header(const char *line, docker_proc_read_header *out
     return 0;
 }
 
-sbx_process_output *docker_proc_output_new(const sbx_process_cursor *cursor,
-                                           const docker_proc_read_header *h,
-                                           const char *out_bytes, size_t out_len,
-                                           const char *err_bytes, size_t err_len)
+/* The runs' lengths added up per stream into sums[0] (stdout) and
+ * sums[1], and their count; -1 when the text is not runs. */
+static int sum_runs(const char *runs, uint64_t sums[2], size_t *count)
 {
+    sums[0] = sums[1] = 0;
+    *count = 0;
+    const char *p = runs;
+    while (!at_line_end(p)) {
+        uint64_t length;
+        if (p[0] != ' ' || (p[1] != 'o' && p[1] != 'e'))
+            return -1;
+        int err_stream = p[1] == 'e';
+        p += 2;
+        if (take_field(&p, &length) != 0 || length == 0)
+            return -1;
+        sums[err_stream] += length;
+        (*count)++;
+    }
+    return 0;
+}
+
+/* Append a run's bytes to o (chunks merged with a previous one of the
+ * same stream). */
+static void add_run(sbx_process_output *o, sbx_stream stream, const char *bytes, size_t n)
+{
+    if (n == 0)
+        return;
+    memcpy(o->data + o->length, bytes, n);
+    o->length += n;
+    if (o->chunk_count > 0 && o->chunks[o->chunk_count - 1].stream == stream)
+        o->chunks[o->chunk_count - 1].length += n;
+    else
+        o->chunks[o->chunk_count++] = (sbx_output_chunk){ stream, n };
+}
+
+/* The runs' bytes into o, in order. */
+static void fill_runs(sbx_process_output *o, const docker_proc_read_bytes *b)
+{
+    size_t taken[2] = { 0, 0 };
+    size_t have[2] = { b->out_len, b->err_len };
+    const char *from[2] = { b->out, b->err };
+    const char *p = b->runs;
+    while (!at_line_end(p)) {
+        int e = p[1] == 'e';
+        uint64_t length;
+        p += 2;
+        take_field(&p, &length);
+        size_t n = have[e] - taken[e] < length ? have[e] - taken[e] : (size_t)length;
+        add_run(o, e ? SBX_STREAM_STDERR : SBX_STREAM_STDOUT, from[e] + taken[e], n);
+        taken[e] += n;
+        /* A run cut short: the rest of that stream came no more. */
+        if (n < length)
+            have[e] = taken[e];
+    }
+}
+
+int docker_proc_output_new(const sbx_process_cursor *cursor, const docker_proc_read_header *h,
+                           const docker_proc_read_bytes *bytes, sbx_process_output **out)
+{
+    *out = NULL;
+    uint64_t sums[2];
+    size_t runs;
+    if (sum_runs(bytes->runs, sums, &runs) != 0 || sums[0] != h->out_to - h->out_from ||
+        sums[1] != h->err_to - h->err_from || bytes->out_len > sums[0] ||
+        bytes->err_len > sums[1])
+        return -1;
     sbx_process_output *o = calloc(1, sizeof *o);
     if (o == NULL)
-        return NULL;
+        return -2;
     o->struct_size = sizeof *o;
-    o->data = malloc(out_len + err_len + 1);
-    o->chunks = calloc(2, sizeof *o->chunks);
-    if (o->data == NULL || o->chunks == NULL) {
+    o->data = malloc(bytes->out_len + bytes->err_len + 1);
+    o->chunks = runs > 0 ? calloc(runs, sizeof *o->chunks) : NULL;
+    if (o->data == NULL || (runs > 0 && o->chunks == NULL)) {
         docker_proc_free_output(o);
-        return NULL;
+        return -2;
     }
-    if (out_len > 0) {
-        memcpy(o->data, out_bytes, out_len);
-        o->chunks[o->chunk_count++] = (sbx_output_chunk){ SBX_STREAM_STDOUT, out_len };
-    }
-    if (err_len > 0) {
-        memcpy(o->data + out_len, err_bytes, err_len);
-        o->chunks[o->chunk_count++] = (sbx_output_chunk){ SBX_STREAM_STDERR, err_len };
-    }
+    fill_runs(o, bytes);
     if (o->chunk_count == 0) {
         free(o->chunks);
         o->chunks = NULL;
     }
-    o->length = out_len + err_len;
     o->data[o->length] = '\0';
+    uint64_t got[2] = { 0, 0 };
+    for (size_t i = 0; i < o->chunk_count; i++)
+        got[o->chunks[i].stream == SBX_STREAM_STDERR] += o->chunks[i].length;
     /* The script answers from max(cursor, oldest kept byte): what lies
      * between was dropped. */
     o->stdout_dropped = h->out_from > cursor->stdout_offset ? h->out_from - cursor->stdout_offset
                                                             : 0;
     o->stderr_dropped = h->err_from > cursor->stderr_offset ? h->err_from - cursor->stderr_offset
                                                             : 0;
-    o->next.stdout_offset = cursor->stdout_offset + o->stdout_dropped + out_len;
-    o->next.stderr_offset = cursor->stderr_offset + o->stderr_dropped + err_len;
+    o->next.stdout_offset = cursor->stdout_offset + o->stdout_dropped + got[0];
+    o->next.stderr_offset = cursor->stderr_offset + o->stderr_dropped + got[1];
     /* The end is seen only once the process ended and both streams were
      * answered to the end they had then (which is final). */
     o->ended = h->state.ended && o->next.stdout_offset == h->out_end &&
@@ -241,7 +297,8 @@ sbx_process_output *docker_proc_output_new(const sbx_process_cursor *cursor,
         o->exit_code = h->state.exit_code;
         o->term_signal = h->state.term_signal;
     }
-    return o;
+    *out = o;
+    return 0;
 }
 
 void docker_proc_free_infos(sbx_process_info *first)

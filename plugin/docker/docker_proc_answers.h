@@ -53,13 +53,22 @@ typedef struct docker_proc_read_header {
  * into *out: 0, or -1 when it is not one. */
 int docker_proc_parse_read_header(const char *line, docker_proc_read_header *out);
 
-/* The answer of a read from `cursor`: `out_len` bytes of stdout and
- * `err_len` of stderr (each at most what the header promised) as one
- * output with a chunk per stream that has bytes; NULL when out of memory. */
-sbx_process_output *docker_proc_output_new(const sbx_process_cursor *cursor,
-                                           const docker_proc_read_header *h,
-                                           const char *out_bytes, size_t out_len,
-                                           const char *err_bytes, size_t err_len);
+/* The bytes a read answered, in the script's streams. */
+typedef struct docker_proc_read_bytes {
+    const char *runs;            /* the runs line after "sbx-runs" (" o 5 e 3..."), up
+                                  * to its newline: their order and lengths */
+    const char *out;             /* stdout bytes, at most what the header promised */
+    size_t out_len;
+    const char *err;             /* stderr bytes, likewise */
+    size_t err_len;
+} docker_proc_read_bytes;
+
+/* The answer of a read from `cursor` into *out: the bytes as chunks in
+ * the runs' order (bytes of a run that did not come are left out, with
+ * everything after them of that stream).  0; -1 when the runs do not add
+ * up to the header's ranges; -2 out of memory. */
+int docker_proc_output_new(const sbx_process_cursor *cursor, const docker_proc_read_header *h,
+                           const docker_proc_read_bytes *bytes, sbx_process_output **out);
 
 /* Release a chain of infos (NULL is fine): the descriptor's free_processes. */
 void docker_proc_free_infos(sbx_process_info *first);

@@ -21,6 +21,10 @@
  *                  write end open (killed to close stdin); i.closed
  *   nap            a FIFO nobody writes: `read -t` on it is a sleep that
  *                  starts no program
+ *   order, last    the order of the streams: a copier that reads after
+ *                  the other stream wrote appends "X TOTAL" (X its stream,
+ *                  TOTAL what the other stream has then: those bytes came
+ *                  first), at most 65536 lines each; `last` the latest X
  *   status         "end CODE SECONDS TIMEDOUT" once the process and its
  *                  output are done
  * The copier (copy) moves each read of a FIFO into the newest segment with
@@ -28,9 +32,15 @@
  * a new segment past a quarter of the buffer and removes the segments
  * wholly older than the newest buffer bytes; a reader (span, emit)
  * answers the bytes of [max(cursor, end - buffer), end) it asked for,
- * header first, stdout bytes on stdout and stderr bytes on stderr (the
+ * header first, then the runs of the streams in their order (at most
+ * 256: an answer stops at the 256th), stdout bytes on stdout and stderr
+ * bytes on stderr (the
  * read's own complaints, such as a segment removed under it, go to
  * /dev/null: its stderr is the process's bytes only).
+ * A write refused (unknown process, stdin closed) still reads the bytes
+ * sent on its stdin: the engine would otherwise close the connection
+ * while the backend sends them, and the refusal would come back as a
+ * transport error.
  */
 static const char *const script_lines[] = {
     "R=" DOCKER_PROC_ROOT "; Z=1000000000000000000\n",
@@ -43,12 +53,16 @@ static const char *const script_lines[] = {
     "    cat \"$1/argv\"\n",
     "}\n",
     "copy() {\n",
-    "    p=$d/$1; cs=$Z; old=; k=0\n",
+    "    p=$d/$1; cs=$Z; old=; k=0; rec=0\n",
     "    : > \"$p.$cs\"\n",
     "    while :; do\n",
     "        dd bs=$bs count=1 2>\"$p.dd\" >>\"$p.$cs\"\n",
     "        read l < \"$p.dd\"\n",
     "        case $l in 0+0*) break ;; esac\n",
+    "        lw=; read lw 2>/dev/null < \"$d/last\"\n",
+    "        if [ \"$lw\" != \"$1\" ] && [ $rec -lt 65536 ]; then\n",
+    "            span $2; echo \"$1 $E\" >> \"$d/order\"; echo \"$1\" > \"$d/last\"; rec=$((rec + 1))\n",
+    "        fi\n",
     "        k=$((k + 1)); echo $k > \"$p.t\"\n",
     "        [ $((k % every)) -eq 0 ] || continue\n",
     "        sz=$(wc -c < \"$p.$cs\")\n",
@@ -82,8 +96,26 @@ static const char *const script_lines[] = {
     "            count=$(($3 - a)) 2>/dev/null || break\n",
     "    done\n",
     "}\n",
-    "gone() { echo \"sbx-$op none\"; exit 0; }\n",
-    "[ \"$op\" = start ] || [ \"$op\" = list ] || { d=$R/$1; [ -d \"$d\" ] && [ -e \"$d/argc\" ] || gone; }\n",
+    "clip() {\n",
+    "    if [ $1 = o ]; then lo=$ao hi=$bo; else lo=$ae hi=$be; fi\n",
+    "    a=$2; [ $a -ge $lo ] || a=$lo; b=$3; [ $b -le $hi ] || b=$hi\n",
+    "    [ $b -gt $a ] && [ $n -lt 256 ] || return 0\n",
+    "    rs=\"$rs $1 $((b - a))\"; n=$((n + 1)); eval \"c$1=$b\"\n",
+    "}\n",
+    "runs() {\n",
+    "    po=0 pe=0 cur= rs= n=0 co=$ao ce=$ae\n",
+    "    [ -s \"$d/order\" ] && while read s off; do\n",
+    "        case $off in '' | *[!0-9]*) continue ;; esac\n",
+    "        if [ \"$s\" = o ]; then clip e $pe $off; [ $off -lt $pe ] || pe=$off\n",
+    "        else clip o $po $off; [ $off -lt $po ] || po=$off; fi\n",
+    "        cur=$s\n",
+    "    done < \"$d/order\"\n",
+    "    if [ \"$cur\" = e ]; then clip e $pe $be; clip o $po $bo; else clip o $po $bo; clip e $pe $be; fi\n",
+    "    bo=$co be=$ce\n",
+    "}\n",
+    "drain() { [ \"$op\" != write ] || [ \"$1\" != 1 ] || cat > /dev/null; }\n",
+    "gone() { drain \"$1\"; echo \"sbx-$op none\"; exit 0; }\n",
+    "[ \"$op\" = start ] || [ \"$op\" = list ] || { d=$R/$1; [ -d \"$d\" ] && [ -e \"$d/argc\" ] || gone \"$2\"; }\n",
     "case $op in\n",
     "start)\n",
     "    id=$1 t0=$2 buf=$3 sin=$4 tmo=$5 max=$6 ne=$7; shift 7\n",
@@ -112,8 +144,8 @@ static const char *const script_lines[] = {
     "    bs=65536 every=$((buf / 65536)); [ $every -ge 1 ] || every=1; [ $every -le 16 ] || every=16\n",
     "    seg=$((buf / 4)); [ $seg -ge 4096 ] || seg=4096\n",
     "    (\n",
-    "        copy o < \"$d/o.f\" &\n",
-    "        copy e < \"$d/e.f\" &\n",
+    "        copy o e < \"$d/o.f\" &\n",
+    "        copy e o < \"$d/e.f\" &\n",
     "        in=/dev/null\n",
     "        if [ \"$sin\" = 1 ]; then sleep 999999999 <> \"$d/i.f\" & echo $! > \"$d/i.h\"; in=$d/i.f; fi\n",
     "        (\n",
@@ -154,10 +186,12 @@ static const char *const script_lines[] = {
     "    ao=$co; [ $Lo -le $ao ] || ao=$Lo; bo=$Eo; [ $((bo - ao)) -le \"$max\" ] || bo=$((ao + max))\n",
     "    ae=$ce; [ $Le -le $ae ] || ae=$Le; be=$Ee; r=$((max - (bo - ao)))\n",
     "    [ $((be - ae)) -le $r ] || be=$((ae + r))\n",
+    "    runs\n",
     "    echo \"sbx-read $ao $bo $ae $be $Eo $Ee ${st:-run}\"\n",
+    "    echo \"sbx-runs$rs\"\n",
     "    emit o $ao $bo \"$so\"; emit e $ae $be \"$se\" >&3 ;;\n",
     "write)\n",
-    "    [ -p \"$d/i.f\" ] && [ ! -e \"$d/i.closed\" ] || { echo \"sbx-write closed\"; exit 0; }\n",
+    "    [ -p \"$d/i.f\" ] && [ ! -e \"$d/i.closed\" ] || { drain \"$2\"; echo \"sbx-write closed\"; exit 0; }\n",
     "    [ \"$2\" = 1 ] && { cat 1<> \"$d/i.f\" || { echo \"sbx-write failed\"; exit 0; }; }\n",
     "    if [ \"$3\" = 1 ]; then : > \"$d/i.closed\"; read h < \"$d/i.h\" && kill $h; fi\n",
     "    echo \"sbx-write ok\" ;;\n",
@@ -177,7 +211,7 @@ static const char *const script_lines[] = {
 
 /* The lines joined: ISO C bounds a string literal to 4095 bytes, and the
  * script is longer. */
-static char script_text[8192];
+static char script_text[16384];
 static pthread_once_t script_once = PTHREAD_ONCE_INIT;
 
 static void join_script(void)

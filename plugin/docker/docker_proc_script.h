@@ -12,7 +12,8 @@
  * Answers: the first line of stdout, "sbx-OP WORDS..."; "sbx-OP none" for
  * an unknown process.  start ID T0 BUF STDIN TIMEOUT_MS MAX NENV ENV...
  * ARGV... answers ok, "limit N", "missing PROGRAM", failed; read ID
- * COUT CERR MAX NAPS answers "sbx-read AO BO AE BE EO EE STATE" then
+ * COUT CERR MAX NAPS answers "sbx-read AO BO AE BE EO EE STATE", a line
+ * "sbx-runs[ S LEN]..." (the answer's runs in their order, S o or e), then
  * stdout bytes [AO, BO) and stderr bytes [AE, BE) on stderr (fewer when
  * a segment went meanwhile), or "past EO EE"; write ID DATA(0|1) CLOSE
  * (bytes on stdin) answers ok, closed, failed; signal ID N; wait ID NAPS

@@ -18,8 +18,9 @@
 
 /* The script's waits are counted in naps of about this many ms. */
 #define NAP_MS 10
-/* Bytes of a read answer beyond its data: the header line. */
-#define READ_HEADER_MAX 256
+/* Bytes of a read answer beyond its data: the header and runs lines (at
+ * most 256 runs). */
+#define READ_HEADER_MAX 4096
 /* Bytes of an answer that carries no data. */
 #define SMALL_ANSWER 4096
 /* Bytes of a wait or list answer: records of up to max_processes
@@ -352,23 +353,32 @@ static sbx_status read_answer(const sbx_exec_result *res, const char *words, con
             what, cursor->stdout_offset, cursor->stderr_offset, words + 5);
     docker_proc_read_header h;
     const char *nl = memchr(res->stdout_data, '\n', res->stdout_length);
-    if (nl == NULL || docker_proc_parse_read_header(res->stdout_data, &h) != 0 ||
-        h.out_from < cursor->stdout_offset || h.err_from < cursor->stderr_offset)
+    const char *runs = nl != NULL ? nl + 1 : NULL;
+    const char *end = res->stdout_data + res->stdout_length;
+    const char *runs_end = runs != NULL ? memchr(runs, '\n', (size_t)(end - runs)) : NULL;
+    if (runs_end == NULL || docker_proc_parse_read_header(res->stdout_data, &h) != 0 ||
+        strncmp(runs, "sbx-runs", 8) != 0 || h.out_from < cursor->stdout_offset ||
+        h.err_from < cursor->stderr_offset || res->stdout_truncated || res->stderr_truncated)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                      "docker: %s: the process script's answer is not a read",
                                      what);
-    const char *bytes = nl + 1;
-    size_t out_len = res->stdout_length - (size_t)(bytes - res->stdout_data);
+    docker_proc_read_bytes bytes = {
+        .runs = runs + 8,
+        .out = runs_end + 1,
+        .out_len = (size_t)(end - (runs_end + 1)),
+        .err = res->stderr_data,
+        .err_len = res->stderr_length,
+    };
     /* Fewer bytes than promised: a segment went while they were read;
      * the next read counts them as dropped. */
-    if (out_len > h.out_to - h.out_from || res->stderr_length > h.err_to - h.err_from ||
-        res->stdout_truncated || res->stderr_truncated)
+    int rc = docker_proc_output_new(cursor, &h, &bytes, out);
+    if (rc == -2)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    if (rc != 0)
         return sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
-                                     "docker: %s: the process script answered more bytes than "
-                                     "it promised", what);
-    *out = docker_proc_output_new(cursor, &h, bytes, out_len, res->stderr_data,
-                                  res->stderr_length);
-    return *out != NULL ? SBX_OK : sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+                                     "docker: %s: the process script's runs do not match the "
+                                     "bytes it promised", what);
+    return SBX_OK;
 }
 
 sbx_status docker_process_read(sbx_backend_instance *inst, const char *sandbox_id,

@@ -27,8 +27,8 @@ sbx_status docker_process_start(sbx_backend_instance *inst, const char *sandbox_
                                 const sbx_process_request *request, sbx_process_info **out,
                                 sbx_error *err);
 
-/* The descriptor's process_read: stdout's chunk before stderr's (the
- * container keeps no order between the streams). */
+/* The descriptor's process_read: chunks in the order the container's
+ * copiers read the two streams (see docker_proc_script.c). */
 sbx_status docker_process_read(sbx_backend_instance *inst, const char *sandbox_id,
                                const char *process_id, const sbx_process_read_request *request,
                                sbx_process_output **out, sbx_error *err);

@@ -68,23 +68,37 @@ static void test_read_answers(void)
     docker_proc_read_header h;
     CU_ASSERT_FATAL(docker_proc_parse_read_header("sbx-read 10 13 0 2 13 2 end 0 9 0\n", &h) ==
                     0);
-    /* From a cursor behind what is kept: dropped, then exact cursors. */
+    /* From a cursor behind what is kept: dropped, then exact cursors,
+     * chunks in the runs' order. */
     sbx_process_cursor from = { 4, 0 };
-    sbx_process_output *o = docker_proc_output_new(&from, &h, "abc", 3, "xy", 2);
-    CU_ASSERT_FATAL(o != NULL);
+    docker_proc_read_bytes b = { " o 1 e 1 o 2 e 1\n", "abc", 3, "xy", 2 };
+    sbx_process_output *o = NULL;
+    CU_ASSERT_FATAL(docker_proc_output_new(&from, &h, &b, &o) == 0);
     CU_ASSERT_EQUAL(o->stdout_dropped, 6);
     CU_ASSERT_EQUAL(o->next.stdout_offset, 13);
     CU_ASSERT_EQUAL(o->next.stderr_offset, 2);
-    CU_ASSERT_EQUAL(o->chunk_count, 2);
+    CU_ASSERT_EQUAL_FATAL(o->chunk_count, 4);
+    CU_ASSERT(o->chunks[0].stream == SBX_STREAM_STDOUT && o->chunks[0].length == 1);
+    CU_ASSERT(o->chunks[1].stream == SBX_STREAM_STDERR && o->chunks[1].length == 1);
+    CU_ASSERT(o->chunks[2].stream == SBX_STREAM_STDOUT && o->chunks[2].length == 2);
     CU_ASSERT(o->ended && o->exit_code == 0);
-    CU_ASSERT(memcmp(o->data, "abcxy", 6) == 0);
+    CU_ASSERT(memcmp(o->data, "axbcy", 6) == 0);
     docker_proc_free_output(o);
-    /* Fewer bytes than promised: not the end yet. */
-    o = docker_proc_output_new(&from, &h, "ab", 2, "", 0);
-    CU_ASSERT_FATAL(o != NULL);
-    CU_ASSERT(!o->ended && o->next.stdout_offset == 12 && o->chunk_count == 1);
+    /* Fewer bytes than promised: the runs after stop there; not the end. */
+    b = (docker_proc_read_bytes){ " o 1 e 1 o 2 e 1", "a", 1, "xy", 2 };
+    CU_ASSERT_FATAL(docker_proc_output_new(&from, &h, &b, &o) == 0);
+    CU_ASSERT(!o->ended && o->next.stdout_offset == 11 && o->next.stderr_offset == 2);
+    CU_ASSERT_EQUAL(o->chunk_count, 2);
+    CU_ASSERT(memcmp(o->data, "axy", 4) == 0);
     CU_ASSERT_EQUAL(o->exit_code, -1);
     docker_proc_free_output(o);
+    /* Runs that do not add up to the header's ranges. */
+    const char *wrong[] = { " o 3 e 1", " o 3 e 3", " o 0 o 3 e 2", " x 3 e 2", " o 3e 2", NULL };
+    for (int i = 0; wrong[i] != NULL; i++) {
+        b = (docker_proc_read_bytes){ wrong[i], "abc", 3, "xy", 2 };
+        CU_ASSERT_EQUAL(docker_proc_output_new(&from, &h, &b, &o), -1);
+        CU_ASSERT_PTR_NULL(o);
+    }
     const char *bad[] = { "sbx-read 1 2 3 4 5 6", "sbx-read 3 2 0 0 5 0 run",
                           "sbx-read 0 6 0 0 5 0 run", "sbx-reads 0 0 0 0 0 0 run",
                           "sbx-read 0 0 0 0 0 0 walk", NULL };
@@ -97,7 +111,7 @@ void sbx_test_register(void)
     static const CU_TestInfo tests[] = {
         { "states: run, exit codes, signals, timeouts; malformed", test_states },
         { "records: argv words exact, chains, malformed ones refused", test_records },
-        { "reads: dropped counts, exact cursors, the end only when all came", test_read_answers },
+        { "reads: dropped counts, exact cursors, runs in order, the end only when all came", test_read_answers },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("docker process answers", NULL, NULL, tests);

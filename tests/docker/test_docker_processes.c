@@ -269,7 +269,10 @@ static sbx_status write_stdin(const char *id, const char *text, int close_it, sb
     w.data = text;
     w.length = text != NULL ? strlen(text) : 0;
     w.close_stdin = close_it;
-    return sbx_backend_process_write(backend, SANDBOX, id, &w, err);
+    sbx_status st = sbx_backend_process_write(backend, SANDBOX, id, &w, err);
+    if (st != SBX_OK)
+        fprintf(stderr, "process_write: %s\n", err->message);
+    return st;
 }
 
 static void test_stdin_round_trip_and_close(void)
