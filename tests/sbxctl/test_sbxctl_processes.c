@@ -241,7 +241,7 @@ static void test_exec_streams_while_running(void)
 /* 128 MiB of output, far past the result's 1 MiB cap, reach sbxctl's stdout
  * whole, and sbxctl's peak memory stays far below what it passed on. */
 #define BIG_OUTPUT_BYTES (128u << 20)
-#define SBXCTL_RSS_BOUND_KIB (48 * 1024)
+#define SBXCTL_RSS_BOUND_KIB (32 * 1024)
 
 static void test_exec_streams_uncut_in_bounded_memory(void)
 {
