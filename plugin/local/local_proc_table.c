@@ -203,16 +203,19 @@ static int write_next(int table, unsigned long long next)
     return ok && renameat(table, "next.tmp", table, "next") == 0;
 }
 
-/* Remove the entries killed starts left ("pN.new", and processes whose
- * output file is not whole). */
+/* Remove the entries killed starts left ("pN.new"). */
 static void sweep_half_made(int table, char **names, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         size_t len = strlen(names[i]);
         int half = len > strlen(NEW_SUFFIX) &&
                    strcmp(names[i] + len - strlen(NEW_SUFFIX), NEW_SUFFIX) == 0;
-        if (half)
-            local_remove_tree(table, names[i], names[i], &(sbx_error){ 0 });
+        if (!half)
+            continue;
+        /* A start killed after its fork left a supervisor running: it
+         * ends its process on this word, before its directory goes. */
+        local_supervisor_ask(table, names[i], LOCAL_CONTROL_STOP, 0, 0);
+        local_remove_tree(table, names[i], names[i], &(sbx_error){ 0 });
     }
 }
 
@@ -258,8 +261,7 @@ sbx_status local_proc_reserve(const local_paths *paths, size_t max_processes, ch
     }
     if (read_entries(table, is_id, &names, &count)) {
         qsort(names, count, sizeof *names, by_number);
-        count_and_retire(table, names, count, max_processes > 0 ? max_processes - 1 : 0,
-                         &running);
+        count_and_retire(table, names, count, max_processes, &running);
         local_proc_ids_free(names, count);
     }
     if (running >= max_processes) {

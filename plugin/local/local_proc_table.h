@@ -60,7 +60,7 @@ void local_proc_ids_free(char **ids, size_t count);
 
 /* A slot for a new process, the caller holding the sandbox's lock: what
  * killed starts left is removed, the oldest ended processes are forgotten
- * so that at most max_processes - 1 ended ones stay, and
+ * so that at most max_processes ended ones stay, and
  * SBX_ERR_REFUSED naming the limit when max_processes run already.  Then
  * the next id is taken and its directory made (named "pN.new"): *dir_fd
  * its descriptor, `id` (32 bytes) its id, to be published with

@@ -126,6 +126,18 @@ static sbx_status open_process(sbx_backend_instance *inst, const char *sandbox_i
     return st;
 }
 
+/* Open a process and take its state. */
+static sbx_status open_with_state(sbx_backend_instance *inst, const char *sandbox_id,
+                                  const char *process_id, local_proc *p,
+                                  local_ring_state *state, sbx_error *err)
+{
+    local_paths paths;
+    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, p, err);
+    if (st == SBX_OK)
+        local_ring_state_of(&p->ring, state);
+    return st;
+}
+
 /* The exec request a process request runs as. */
 static void as_exec_request(const sbx_process_request *r, sbx_exec_request *e)
 {
@@ -211,8 +223,8 @@ static sbx_status read_request(const sbx_backend_instance *inst, const char *san
 }
 
 sbx_status local_live_start(sbx_backend_instance *inst, const char *sandbox_id,
-                               const sbx_process_request *request, sbx_process_info **out,
-                               sbx_error *err)
+                            const sbx_process_request *request, sbx_process_info **out,
+                            sbx_error *err)
 {
     sbx_process_request r;
     size_t buffer = 0;
@@ -256,8 +268,8 @@ static void wait_until(local_proc *p, uint32_t seen, long until)
 }
 
 sbx_status local_live_read(sbx_backend_instance *inst, const char *sandbox_id,
-                              const char *process_id, const sbx_process_read_request *request,
-                              sbx_process_output **out, sbx_error *err)
+                           const char *process_id, const sbx_process_read_request *request,
+                           sbx_process_output **out, sbx_error *err)
 {
     sbx_process_read_request r = SBX_PROCESS_READ_REQUEST_INIT;
     memcpy(&r, request, request->struct_size < sizeof r ? request->struct_size : sizeof r);
@@ -325,18 +337,16 @@ static sbx_status write_all(local_proc *p, int fd, const char *data, size_t leng
 }
 
 sbx_status local_live_write(sbx_backend_instance *inst, const char *sandbox_id,
-                               const char *process_id,
-                               const sbx_process_write_request *request, sbx_error *err)
+                            const char *process_id,
+                            const sbx_process_write_request *request, sbx_error *err)
 {
     sbx_process_write_request r = SBX_PROCESS_WRITE_REQUEST_INIT;
     memcpy(&r, request, request->struct_size < sizeof r ? request->struct_size : sizeof r);
-    local_paths paths;
     local_proc p;
-    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, &p, err);
+    local_ring_state state;
+    sbx_status st = open_with_state(inst, sandbox_id, process_id, &p, &state, err);
     if (st != SBX_OK)
         return st;
-    local_ring_state state;
-    local_ring_state_of(&p.ring, &state);
     if (state.ended)
         st = sbx_backend_error_set(err, SBX_ERR_USAGE, "process write to '%s' in sandbox '%s': "
                                    "the process has ended", process_id, sandbox_id);
@@ -361,7 +371,7 @@ sbx_status local_live_write(sbx_backend_instance *inst, const char *sandbox_id,
 }
 
 sbx_status local_live_signal(sbx_backend_instance *inst, const char *sandbox_id,
-                                const char *process_id, int signal, sbx_error *err)
+                             const char *process_id, int signal, sbx_error *err)
 {
     local_paths paths;
     local_proc p;
@@ -375,16 +385,14 @@ sbx_status local_live_signal(sbx_backend_instance *inst, const char *sandbox_id,
 }
 
 sbx_status local_live_resize(sbx_backend_instance *inst, const char *sandbox_id,
-                                const char *process_id, unsigned rows, unsigned cols,
-                                sbx_error *err)
+                             const char *process_id, unsigned rows, unsigned cols,
+                             sbx_error *err)
 {
-    local_paths paths;
     local_proc p;
-    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, &p, err);
+    local_ring_state state;
+    sbx_status st = open_with_state(inst, sandbox_id, process_id, &p, &state, err);
     if (st != SBX_OK)
         return st;
-    local_ring_state state;
-    local_ring_state_of(&p.ring, &state);
     if (!state.pty)
         st = sbx_backend_error_set(err, SBX_ERR_USAGE, "process resize of '%s' in sandbox "
                                    "'%s': it has no terminal", process_id, sandbox_id);
@@ -395,8 +403,8 @@ sbx_status local_live_resize(sbx_backend_instance *inst, const char *sandbox_id,
 }
 
 sbx_status local_live_wait(sbx_backend_instance *inst, const char *sandbox_id,
-                              const char *process_id, int64_t wait_ms,
-                              sbx_process_info **out, sbx_error *err)
+                           const char *process_id, int64_t wait_ms,
+                           sbx_process_info **out, sbx_error *err)
 {
     local_paths paths;
     local_proc p;
@@ -418,7 +426,7 @@ sbx_status local_live_wait(sbx_backend_instance *inst, const char *sandbox_id,
 }
 
 sbx_status local_live_list(sbx_backend_instance *inst, const char *sandbox_id,
-                              sbx_process_info **out, size_t *count, sbx_error *err)
+                           sbx_process_info **out, size_t *count, sbx_error *err)
 {
     local_paths paths;
     char **ids = NULL;
@@ -455,7 +463,7 @@ sbx_status local_live_list(sbx_backend_instance *inst, const char *sandbox_id,
 }
 
 sbx_status local_live_forget(sbx_backend_instance *inst, const char *sandbox_id,
-                                const char *process_id, sbx_error *err)
+                             const char *process_id, sbx_error *err)
 {
     local_paths paths;
     sbx_status st = local_sandbox_paths(inst, sandbox_id, &paths, err);

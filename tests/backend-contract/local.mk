@@ -6,6 +6,7 @@ TESTS += tests/backend-contract/test_backend_contract
 tests_backend_contract_test_backend_contract_SOURCES = \
 	tests/backend-contract/test_backend_contract.c \
 	tests/backend-contract/contract_fixture.h \
+	tests/backend-contract/contract_case.c \
 	tests/backend-contract/operations_cases.c \
 	tests/backend-contract/process_calls.c \
 	tests/backend-contract/process_calls.h \

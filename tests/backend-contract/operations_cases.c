@@ -20,47 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-/* A case's backend and its sandbox. */
-typedef struct op_case {
-    contract_fixture f;
-    char id[64];
-    sbx_operations_info info;
-} op_case;
-
-static void start(op_case *c, const char *id)
-{
-    contract_open(&c->f);
-    snprintf(c->id, sizeof c->id, "%s", id);
-    sbx_error err;
-    sbx_sandbox *sb = sbx_test_create(c->f.backend, id, NULL, NULL, &err);
-    if (sb == NULL)
-        fprintf(stderr, "create %s: %s\n", id, err.message);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sb);
-    sbx_backend_free_sandboxes(c->f.backend, sb, 1);
-    c->info.struct_size = sizeof c->info;
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_operations_info(c->f.backend, &c->info, &err), SBX_OK);
-    CU_ASSERT_FATAL((c->info.operations & SBX_OP_EXEC) != 0);
-}
-
-static void finish(op_case *c)
-{
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_destroy(c->f.backend, c->id, &err), SBX_OK);
-    contract_close(&c->f);
-}
-
-/* Whether the backend has `op`; prints the skip when it has not. */
-static int has(const op_case *c, unsigned op, const char *what)
-{
-    if ((c->info.operations & op) != 0)
-        return 1;
-    fprintf(stderr, "  (skipped: backend '%s' cannot %s)\n",
-            sbx_backend_descriptor_of(c->f.backend)->name, what);
-    return 0;
-}
-
 /* Run `text` with /bin/sh -c under request `r` (NULL: defaults). */
-static sbx_exec_result *run_shell(op_case *c, const char *text, sbx_exec_request *r,
+static sbx_exec_result *run_shell(contract_case *c, const char *text, sbx_exec_request *r,
                                   sbx_status *status, sbx_error *err)
 {
     sbx_exec_request defaults = SBX_EXEC_REQUEST_INIT;
@@ -73,7 +34,7 @@ static sbx_exec_result *run_shell(op_case *c, const char *text, sbx_exec_request
 }
 
 /* Run `text` and expect it to exit with `code` and print `out` exactly. */
-static void expect_exit(op_case *c, const char *text, int code, const char *out)
+static void expect_exit(contract_case *c, const char *text, int code, const char *out)
 {
     sbx_status st;
     sbx_error err;
@@ -95,8 +56,8 @@ static void expect_exit(op_case *c, const char *text, int code, const char *out)
  * results, not errors; a missing program exits 127. */
 static void test_commands_answer_their_exit_codes(void)
 {
-    op_case c;
-    start(&c, "op-exit");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-exit", SBX_OP_EXEC, "run commands"));
     static const char *const echo[] = {"echo", "hello", "two words", NULL};
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.argv = echo;
@@ -122,14 +83,14 @@ static void test_commands_answer_their_exit_codes(void)
     CU_ASSERT_EQUAL(result->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(result->exit_code, 127);
     sbx_backend_free_exec_result(c.f.backend, result);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A command a signal ends is SIGNALED, not an error and not timed out. */
 static void test_a_signal_ends_a_command(void)
 {
-    op_case c;
-    start(&c, "op-signal");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-signal", SBX_OP_EXEC, "run commands"));
     sbx_status st;
     sbx_error err;
     sbx_exec_result *r = run_shell(&c, "echo before; kill -KILL $$", NULL, &st, &err);
@@ -139,7 +100,7 @@ static void test_a_signal_ends_a_command(void)
     CU_ASSERT_EQUAL(r->exit_code, -1);
     CU_ASSERT_STRING_EQUAL(r->stdout_data, "before\n");
     sbx_backend_free_exec_result(c.f.backend, r);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Milliseconds on a monotonic clock. */
@@ -155,8 +116,8 @@ static int64_t now_ms(void)
  * backend's largest is refused. */
 static void test_timeouts_end_commands(void)
 {
-    op_case c;
-    start(&c, "op-timeout");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-timeout", SBX_OP_EXEC, "run commands"));
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.timeout_ms = 300;
     sbx_status st;
@@ -190,15 +151,15 @@ static void test_timeouts_end_commands(void)
         CU_ASSERT_EQUAL(st, SBX_ERR_USAGE);
         CU_ASSERT_PTR_NULL(res);
     }
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Output past the cap is read and dropped: the result holds the cap's
  * bytes and says it was cut; a stream under the cap is whole. */
 static void test_output_past_the_cap_is_cut(void)
 {
-    op_case c;
-    start(&c, "op-cap");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-cap", SBX_OP_EXEC, "run commands"));
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.max_output_bytes = 1000;
     sbx_status st;
@@ -214,14 +175,14 @@ static void test_output_past_the_cap_is_cut(void)
     CU_ASSERT_STRING_EQUAL(res->stderr_data, "small\n");
     CU_ASSERT_FALSE(res->stderr_truncated);
     sbx_backend_free_exec_result(c.f.backend, res);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* NUL bytes in output are kept and counted. */
 static void test_output_bytes_are_kept(void)
 {
-    op_case c;
-    start(&c, "op-bytes");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-bytes", SBX_OP_EXEC, "run commands"));
     sbx_status st;
     sbx_error err;
     sbx_exec_result *res = run_shell(&c, "printf 'a\\000b\\000\\n'", NULL, &st, &err);
@@ -229,15 +190,15 @@ static void test_output_bytes_are_kept(void)
     CU_ASSERT_EQUAL(res->stdout_length, 5);
     CU_ASSERT_EQUAL(memcmp(res->stdout_data, "a\0b\0\n", 5), 0);
     sbx_backend_free_exec_result(c.f.backend, res);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Stdin bytes reach the command, then end of file. */
 static void test_stdin_reaches_the_command(void)
 {
-    op_case c;
-    start(&c, "op-stdin");
-    if (has(&c, SBX_OP_EXEC_STDIN, "pass stdin")) {
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-stdin", SBX_OP_EXEC, "run commands"));
+    if (contract_case_has(&c, SBX_OP_EXEC_STDIN, "pass stdin")) {
         static const char *const cat[] = {"cat", NULL};
         static const char input[] = "line one\nbin\0ary\n";
         sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
@@ -252,15 +213,15 @@ static void test_stdin_reaches_the_command(void)
         CU_ASSERT_EQUAL(memcmp(res->stdout_data, input, sizeof input - 1), 0);
         sbx_backend_free_exec_result(c.f.backend, res);
     }
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Environment values arrive exactly, never read as shell text; invalid
  * names are refused before anything runs. */
 static void test_environment_is_passed_not_spliced(void)
 {
-    op_case c;
-    start(&c, "op-env");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-env", SBX_OP_EXEC, "run commands"));
     sbx_env_var env[] = {{"SBX_VALUE", "a b'$(echo injected)\"; exit 9"}, {"_under", "u"}};
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.env = env;
@@ -283,15 +244,15 @@ static void test_environment_is_passed_not_spliced(void)
         CU_ASSERT_EQUAL(st, SBX_ERR_USAGE);
         CU_ASSERT_PTR_NULL(res);
     }
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A working directory given relative to the sandbox's is where the command
  * starts; files written there are read back by the same relative path. */
 static void test_working_directory_and_relative_paths_agree(void)
 {
-    op_case c;
-    start(&c, "op-workdir");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-workdir", SBX_OP_EXEC, "run commands"));
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_write_file(c.f.backend, c.id, "wd/sub/file.txt", "x", 1,
                                                  SBX_WRITE_MKDIRS, 0, &err),
@@ -310,14 +271,14 @@ static void test_working_directory_and_relative_paths_agree(void)
                           SBX_OK);
     CU_ASSERT_STRING_EQUAL(content->data, "made\n");
     sbx_backend_free_file_content(c.f.backend, content);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Every byte value in and out exactly, by offset and in pieces. */
 static void test_files_keep_every_byte(void)
 {
-    op_case c;
-    start(&c, "op-files");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-files", SBX_OP_EXEC, "run commands"));
     enum { SIZE = 70000 };
     char *data = malloc(SIZE);
     CU_ASSERT_PTR_NOT_NULL_FATAL(data);
@@ -372,14 +333,14 @@ static void test_files_keep_every_byte(void)
     CU_ASSERT_EQUAL(part->length, 0);
     sbx_backend_free_file_content(c.f.backend, part);
     free(data);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* The error kinds a host acts on, by what the path is. */
 static void test_path_errors_are_told_apart(void)
 {
-    op_case c;
-    start(&c, "op-errors");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-errors", SBX_OP_EXEC, "run commands"));
     sbx_error err;
     sbx_file_content *content = NULL;
     CU_ASSERT_EQUAL(sbx_backend_write_file(c.f.backend, c.id, "dir/f", "1", 1, SBX_WRITE_MKDIRS,
@@ -410,7 +371,7 @@ static void test_path_errors_are_told_apart(void)
                           SBX_OK);
     CU_ASSERT_STRING_EQUAL(content->data, "1");
     sbx_backend_free_file_content(c.f.backend, content);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Find `path` in a listing. */
@@ -426,8 +387,8 @@ static const sbx_dir_entry *entry(const sbx_dir_listing *l, const char *path)
  * entry cap; removal of files and (recursively) trees. */
 static void test_listings_and_removal(void)
 {
-    op_case c;
-    start(&c, "op-list");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-list", SBX_OP_EXEC, "run commands"));
     sbx_error err;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_write_file(c.f.backend, c.id, "tree/b.txt", "bb", 2,
                                                  SBX_WRITE_MKDIRS, 0, &err),
@@ -464,7 +425,7 @@ static void test_listings_and_removal(void)
     CU_ASSERT_TRUE(l->truncated);
     sbx_backend_free_listing(c.f.backend, l);
 
-    if (has(&c, SBX_OP_REMOVE_PATH, "remove paths")) {
+    if (contract_case_has(&c, SBX_OP_REMOVE_PATH, "remove paths")) {
         CU_ASSERT_EQUAL(sbx_backend_remove_path(c.f.backend, c.id, "tree/a.txt", 0, &err), SBX_OK);
         CU_ASSERT_EQUAL(sbx_backend_remove_path(c.f.backend, c.id, "tree/a.txt", 0, &err),
                         SBX_ERR_NO_SUCH_PATH);
@@ -476,14 +437,14 @@ static void test_listings_and_removal(void)
         CU_ASSERT_EQUAL(sbx_backend_list_dir(c.f.backend, c.id, "tree", 1, 10, &l, &err),
                         SBX_ERR_NO_SUCH_PATH);
     }
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A sandbox that is gone answers NOT_FOUND to every operation. */
 static void test_a_gone_sandbox_is_not_found(void)
 {
-    op_case c;
-    start(&c, "op-gone");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-gone", SBX_OP_EXEC, "run commands"));
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_destroy(c.f.backend, c.id, &err), SBX_OK);
     sbx_status st;
@@ -501,7 +462,7 @@ static void test_a_gone_sandbox_is_not_found(void)
     snprintf(c.id, sizeof c.id, "op-never-made");
     res = run_shell(&c, "echo hi", NULL, &st, &err);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
-    finish(&c); /* destroying an absent sandbox succeeds */
+    contract_case_finish(&c); /* destroying an absent sandbox succeeds */
 }
 
 #define OP_THREADS 8
@@ -537,8 +498,8 @@ static void *exec_many(void *arg)
  * its own command's output. */
 static void test_concurrent_commands_keep_their_output(void)
 {
-    op_case c;
-    start(&c, "op-many");
+    contract_case c;
+    CU_ASSERT_FATAL(contract_case_start(&c, "op-many", SBX_OP_EXEC, "run commands"));
     sbx_error err;
     sbx_sandbox *other = sbx_test_create(c.f.backend, "op-many-2", NULL, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(other);
@@ -554,7 +515,7 @@ static void test_concurrent_commands_keep_their_output(void)
         CU_ASSERT_EQUAL(workers[i].wrong, 0);
     }
     CU_ASSERT_EQUAL(sbx_backend_destroy(c.f.backend, "op-many-2", &err), SBX_OK);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 const CU_TestInfo operations_contract_cases[] = {

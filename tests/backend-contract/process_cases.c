@@ -23,59 +23,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A case's backend and its sandbox. */
-typedef struct proc_case {
-    contract_fixture f;
-    char id[64];
-    sbx_operations_info info;
-} proc_case;
-
-/* Open the backend and make sandbox `id`; 0 (and the skip printed) when
- * the backend has no processes. */
-static int start(proc_case *c, const char *id)
-{
-    contract_open(&c->f);
-    snprintf(c->id, sizeof c->id, "%s", id);
-    sbx_error err;
-    c->info.struct_size = sizeof c->info;
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_operations_info(c->f.backend, &c->info, &err), SBX_OK);
-    if ((c->info.operations & SBX_OP_PROCESS) == 0) {
-        fprintf(stderr, "  (skipped: backend '%s' has no processes)\n",
-                sbx_backend_descriptor_of(c->f.backend)->name);
-        contract_close(&c->f);
-        return 0;
-    }
-    sbx_sandbox *sb = sbx_test_create(c->f.backend, id, NULL, NULL, &err);
-    if (sb == NULL)
-        fprintf(stderr, "create %s: %s\n", id, err.message);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sb);
-    sbx_backend_free_sandboxes(c->f.backend, sb, 1);
-    return 1;
-}
-
-static void finish(proc_case *c)
-{
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_destroy(c->f.backend, c->id, &err), SBX_OK);
-    contract_close(&c->f);
-}
-
-/* Whether the backend has `op`; prints the skip when it has not. */
-static int has(const proc_case *c, unsigned op, const char *what)
-{
-    if ((c->info.operations & op) != 0)
-        return 1;
-    fprintf(stderr, "  (skipped: backend '%s' cannot %s)\n",
-            sbx_backend_descriptor_of(c->f.backend)->name, what);
-    return 0;
-}
-
 /* Started by a host process that then exits; found, listed and read to
  * its end by this one, as a later `sbxctl logs` would. */
 static void test_a_process_outlives_the_host_that_started_it(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-outlive"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-outlive", SBX_OP_PROCESS, "run processes"))
         return;
     int ids[2];
     CU_ASSERT_FATAL(pipe(ids) == 0);
@@ -116,7 +69,7 @@ static void test_a_process_outlives_the_host_that_started_it(void)
     CU_ASSERT_NSTRING_EQUAL(got.out, "got\n", 4);
     CU_ASSERT_EQUAL(got.err_len, 4);
     CU_ASSERT_NSTRING_EQUAL(got.err, "bye\n", 4);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Bytes come out exactly (NUL, invalid UTF-8), and the order of stdout
@@ -124,11 +77,11 @@ static void test_a_process_outlives_the_host_that_started_it(void)
  * one before (through stdin), so the order is the program's. */
 static void test_output_keeps_bytes_and_interleaving(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-bytes"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-bytes", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "keep stdin open")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "keep stdin open")) {
+        contract_case_finish(&c);
         return;
     }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
@@ -157,7 +110,7 @@ static void test_output_keeps_bytes_and_interleaving(void)
     CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &again, NULL));
     CU_ASSERT_STRING_EQUAL(again.order, "oeoe");
     CU_ASSERT_EQUAL(again.exit_code, 0);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A reader that falls behind a small buffer gets the most recent bytes
@@ -165,8 +118,8 @@ static void test_output_keeps_bytes_and_interleaving(void)
  * the buffer. */
 static void test_a_reader_behind_is_told_what_it_missed(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-behind"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-behind", SBX_OP_PROCESS, "run processes"))
         return;
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.buffer_bytes = 4096;
@@ -189,18 +142,18 @@ static void test_a_reader_behind_is_told_what_it_missed(void)
     char last[16];
     snprintf(last, sizeof last, "%09d\n", 999);
     CU_ASSERT(got.out_len >= 10 && memcmp(got.out + got.out_len - 10, last, 10) == 0);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Bytes written to stdin reach the process; closing stdin ends `cat`;
  * a write after the close is refused with its own message. */
 static void test_stdin_round_trip_and_close(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-stdin"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-stdin", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "close stdin")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_PROCESS_STDIN_CLOSE, "close stdin")) {
+        contract_case_finish(&c);
         return;
     }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
@@ -219,15 +172,15 @@ static void test_stdin_round_trip_and_close(void)
     w.length = 4;
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_write(c.f.backend, c.id, id, &w, &err), SBX_ERR_USAGE);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* A signal goes to the group: the shell and what it started end; SIGKILL
  * ends it as SIGNALED 9. */
 static void test_a_signal_reaches_the_group(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-signal"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-signal", SBX_OP_PROCESS, "run processes"))
         return;
     char id[SBX_PROCESS_ID_MAX + 1];
     proc_test_start_shell(c.f.backend, c.id, "sleep 1000 & sleep 1000 & echo started; wait", NULL, id);
@@ -242,18 +195,18 @@ static void test_a_signal_reaches_the_group(void)
     sbx_backend_free_processes(c.f.backend, info);
     /* Signalling an ended process is no error. */
     CU_ASSERT_EQUAL(sbx_backend_process_signal(c.f.backend, c.id, id, SIGTERM, &err), SBX_OK);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* On a terminal `tty` names one, and a resize is what `stty size` sees
  * next. */
 static void test_a_terminal_and_its_size(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-pty"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-pty", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_PROCESS_PTY, "give a terminal")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_PROCESS_PTY, "give a terminal")) {
+        contract_case_finish(&c);
         return;
     }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
@@ -275,19 +228,19 @@ static void test_a_terminal_and_its_size(void)
     CU_ASSERT(proc_test_read_until(c.f.backend, c.id, id, &got, NULL));
     CU_ASSERT_EQUAL(got.err_len, 0);  /* one stream on a terminal */
     CU_ASSERT_EQUAL(got.exit_code, 0);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Fifty processes at once: each has its own id and output. */
 static void test_fifty_processes_at_once(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-fifty"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-fifty", SBX_OP_PROCESS, "run processes"))
         return;
     if (c.info.max_processes != 0 && c.info.max_processes < 50) {
         fprintf(stderr, "  (skipped: backend '%s' runs at most %zu processes)\n",
                 sbx_backend_descriptor_of(c.f.backend)->name, c.info.max_processes);
-        finish(&c);
+        contract_case_finish(&c);
         return;
     }
     char ids[50][SBX_PROCESS_ID_MAX + 1];
@@ -323,17 +276,17 @@ static void test_fifty_processes_at_once(void)
         CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
         sbx_backend_free_processes(c.f.backend, info);
     }
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 /* Each bad call has its own kind and message, and touches nothing. */
 static void test_bad_calls_each_have_their_error(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-bad"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-bad", SBX_OP_PROCESS, "run processes"))
         return;
-    proc_case other;
-    CU_ASSERT_FATAL(start(&other, "pc-bad-other"));
+    contract_case other;
+    CU_ASSERT_FATAL(contract_case_start(&other, "pc-bad-other", SBX_OP_PROCESS, "run processes"));
     char id[SBX_PROCESS_ID_MAX + 1], theirs[SBX_PROCESS_ID_MAX + 1];
     proc_test_start_shell(c.f.backend, c.id, "echo hi", NULL, id);
     proc_test_start_shell(other.f.backend, other.id, "exec sleep 1000", NULL, theirs);
@@ -380,8 +333,8 @@ static void test_bad_calls_each_have_their_error(void)
     if (info != NULL)
         CU_ASSERT_EQUAL(info->state, SBX_PROCESS_RUNNING);
     sbx_backend_free_processes(other.f.backend, info);
-    finish(&other);
-    finish(&c);
+    contract_case_finish(&other);
+    contract_case_finish(&c);
 }
 
 /* What a streaming exec's callback saw. */
@@ -411,11 +364,11 @@ static void on_output(void *ctx, sbx_stream stream, const char *data, size_t len
  * after it, and ends the command through the cancel descriptor. */
 static void test_exec_streams_output_as_it_comes(void)
 {
-    proc_case c;
-    if (!start(&c, "pc-stream"))
+    contract_case c;
+    if (!contract_case_start(&c, "pc-stream", SBX_OP_PROCESS, "run processes"))
         return;
-    if (!has(&c, SBX_OP_EXEC_STREAM, "stream exec output")) {
-        finish(&c);
+    if (!contract_case_has(&c, SBX_OP_EXEC_STREAM, "stream exec output")) {
+        contract_case_finish(&c);
         return;
     }
     int cancel[2];
@@ -441,7 +394,7 @@ static void test_exec_streams_output_as_it_comes(void)
     close(cancel[0]);
     if (s.cancel_write >= 0)
         close(s.cancel_write);
-    finish(&c);
+    contract_case_finish(&c);
 }
 
 const CU_TestInfo process_contract_cases[] = {

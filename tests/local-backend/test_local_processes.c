@@ -167,6 +167,36 @@ static void test_the_process_limit_refuses_with_its_name(void)
     fixture_teardown(&f);
 }
 
+/* Ended processes are kept up to max_processes: a start forgets the
+ * oldest beyond. */
+static void test_ended_ones_are_kept_up_to_the_limit(void)
+{
+    sbx_option limit = { "max_processes", "2" };
+    fixture f;
+    fixture_setup(&f, "procs kept", &limit, 1);
+    char ids[4][SBX_PROCESS_ID_MAX + 1];
+    for (int i = 0; i < 4; i++) {
+        proc_test_start_shell(f.backend, "procs", i < 3 ? "true" : "exec sleep 1000", NULL,
+                              ids[i]);
+        if (i < 3)
+            sbx_backend_free_processes(f.backend,
+                                       proc_test_wait_end(f.backend, "procs", ids[i]));
+    }
+    sbx_process_info *list = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_process_list(f.backend, "procs", &list, &count, &err), SBX_OK);
+    CU_ASSERT_EQUAL(count, 3);
+    if (list != NULL)
+        CU_ASSERT_STRING_EQUAL(list->process_id, ids[1]);  /* oldest first */
+    sbx_backend_free_processes(f.backend, list);
+    sbx_process_info *info = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_process_wait(f.backend, "procs", ids[0], 0, &info, &err),
+                    SBX_ERR_NO_SUCH_PROCESS);
+    sbx_backend_free_processes(f.backend, info);
+    fixture_teardown(&f);
+}
+
 /* Whatever a process prints, its state is its buffer and a header. */
 static void test_state_stays_bounded(void)
 {
@@ -212,10 +242,32 @@ static void test_ids_are_never_reused(void)
     fixture_teardown(&f);
 }
 
+/* On a terminal, `tty` names it (isolation=none: the host's /dev/pts is
+ * the process's). */
+static void test_tty_names_the_terminal(void)
+{
+    fixture f;
+    fixture_setup(&f, "procs tty", NULL, 0);
+    sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+    r.pty = 1;
+    r.rows = 10;
+    r.cols = 40;
+    char id[SBX_PROCESS_ID_MAX + 1];
+    proc_test_start_shell(f.backend, "procs", "tty; stty size", &r, id);
+    proc_collected got = { 0 };
+    CU_ASSERT(proc_test_read_until(f.backend, "procs", id, &got, NULL));
+    CU_ASSERT_EQUAL(got.exit_code, 0);
+    CU_ASSERT_NSTRING_EQUAL(got.out, "/dev/pts/", 9);
+    CU_ASSERT_PTR_NOT_NULL(strstr(got.out, "10 40"));
+    fixture_teardown(&f);
+}
+
 static const CU_TestInfo process_tests[] = {
+    { "tty names the terminal", test_tty_names_the_terminal },
     { "a signal leaves no grandchild", test_a_signal_leaves_no_grandchild },
     { "destroy leaves no process, no zombie, no state", test_destroy_leaves_no_process },
     { "the process limit refuses with its name", test_the_process_limit_refuses_with_its_name },
+    { "ended ones are kept up to the limit", test_ended_ones_are_kept_up_to_the_limit },
     { "a process's state stays bounded", test_state_stays_bounded },
     { "ids are never reused", test_ids_are_never_reused },
     CU_TEST_INFO_NULL
