@@ -463,10 +463,11 @@ static void test_exec_terminal(void)
     pty_spawn(&c, 24, 80, ARGS("exec", "-it", "ctl-tty", "--", "sh", "-i"));
     write_text(c.master, "echo sum-$((40+2))\n");
     CU_ASSERT(pty_expect(&c, "sum-42"));
-    /* What is typed after Ctrl-C before the shell's new prompt is
-     * discarded, as on any terminal: type on once the prompt is back. */
-    write_text(c.master, "sleep 1000\n");
-    CU_ASSERT(pty_expect(&c, "sleep 1000"));
+    /* Ctrl-C once the command runs in the foreground (it printed), and
+     * type on once the shell's prompt is back: what is typed before it is
+     * discarded, as on any terminal. */
+    write_text(c.master, "sh -c 'echo in-$((2+3)); exec sleep 1000'\n");
+    CU_ASSERT(pty_expect(&c, "in-5"));
     write_text(c.master, "\003");
     CU_ASSERT(pty_expect(&c, "^C"));
     CU_ASSERT(pty_expect(&c, "$ "));
