@@ -24,10 +24,9 @@
 /* How long close and a restart wait for the old shell to end. */
 #define SESSION_END_WAIT_MS INT64_C(5000)
 
-/* Sent once to every shell: an interrupt runs a no-op trap in the shell
- * (which then goes on to print the marker) while the command, whose trap
- * is reset to the default, ends. */
-static const char preamble[] = "trap : INT\n";
+/* Sent once to every shell, before any command: an interrupt between
+ * commands does nothing (session_marker.h). */
+static const char preamble[] = HOST_SESSION_TRAP;
 
 struct sbx_session {
     pthread_mutex_t lock;          /* one command at a time */

@@ -28,15 +28,23 @@ sbx_status host_session_nonce(char nonce[HOST_SESSION_NONCE_HEX + 1], sbx_error 
 
 int host_session_script(common_dynbuf *script, const char *command, const char *nonce)
 {
-    /* Single quotes keep every byte literal.  `command eval` keeps a
-     * syntax error in the text from ending a non-interactive shell.  The
-     * word and the nonce are printed as two arguments, so that no line of
-     * this text (echoed by `set -v`) holds the marker itself. */
-    common_dynbuf_add(script, "command eval ", 13);
+    /* The command runs in a function of the shell itself, so that cd,
+     * export and functions persist, and so that the interrupt's trap can
+     * `return` from it: the rest of the command is abandoned, as Ctrl-C
+     * abandons a line.  The trap and the function are set again for every
+     * command (a command may have replaced them).  The text is one
+     * single-quoted word: nothing in it is parsed before eval, and
+     * `command eval` keeps a syntax error from ending the shell.  The word
+     * and the nonce are printed as two arguments, so that no line of this
+     * text (echoed by `set -v`) holds the marker itself. */
+    common_dynbuf_add(script, HOST_SESSION_TRAP, sizeof HOST_SESSION_TRAP - 1);
+    common_dynbuf_addf(script, "__sbx_run() { __sbx_in=1; command eval \"$__sbx_cmd\"; "
+                       "__sbx_rc=$?; __sbx_in=; return $__sbx_rc; }\n__sbx_cmd=");
     common_shell_quote(script, command);
     return common_dynbuf_addf(script,
-                              " </dev/null\n"
+                              "\n__sbx_run </dev/null\n"
                               "__sbx_rc=$?\n"
+                              "__sbx_in=\n"
                               "printf '\\n%%s%%s %%d\\n' %s %s \"$__sbx_rc\" >&2\n"
                               "printf '\\n%%s%%s %%d\\n' %s %s \"$__sbx_rc\"\n",
                               HOST_SESSION_MARKER_WORD, nonce, HOST_SESSION_MARKER_WORD, nonce);

@@ -19,6 +19,11 @@
 
 #include "common/dynbuf.h"
 
+/* The shell's trap of SIGINT: inside a command, return from it (exit
+ * code 130); between commands, nothing.  Sent when the shell starts and
+ * before every command. */
+#define HOST_SESSION_TRAP "trap '[ -z \"$__sbx_in\" ] || return 130' INT\n"
+
 /* Hex characters of a nonce (without the NUL). */
 #define HOST_SESSION_NONCE_HEX 32
 
@@ -56,10 +61,10 @@ typedef struct host_marker_scan {
 sbx_status host_session_nonce(char nonce[HOST_SESSION_NONCE_HEX + 1], sbx_error *err);
 
 /* Append to `script` the shell text that runs `command` (stdin /dev/null,
- * in the shell itself, so that cd, export and functions persist) and then
- * prints the marker of `nonce` on stderr and stdout.  The command is
- * single-quoted: nothing in it is parsed before eval.  0, or the dynbuf's
- * error code. */
+ * in the shell itself, so that cd, export and functions persist; an
+ * interrupt abandons it) and then prints the marker of `nonce` on stderr
+ * and stdout.  The command is single-quoted: nothing in it is parsed
+ * before eval.  0, or the dynbuf's error code. */
 int host_session_script(common_dynbuf *script, const char *command, const char *nonce);
 
 /* Start scanning a stream at `offset` for the marker of `nonce`, keeping

@@ -246,6 +246,12 @@ static void test_a_timed_out_command_is_interrupted_and_the_session_goes_on(void
     CU_ASSERT_EQUAL(r->exit_code, 130);
     CU_ASSERT_STRING_EQUAL(r->stdout_data, "started\n");
     sbx_session_result_free(r);
+    /* The rest of the command is abandoned, as Ctrl-C abandons a line. */
+    r = run(s, "for i in 1 2 3; do sleep 60; done; echo never", 1000);
+    CU_ASSERT(r->timed_out && !r->restarted);
+    CU_ASSERT_EQUAL(r->exit_code, 130);
+    CU_ASSERT_STRING_EQUAL(r->stdout_data, "");
+    sbx_session_result_free(r);
     expect_run(s, "pwd; echo $KEEP", "/tmp\nkept\n", 0);
     close_session(s);
 }

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "tests/manager/mgr_fixture.h"
+#include "tests/support/scratch_dir.h"
 
 #include <CUnit/CUnit.h>
 #include <stdatomic.h>
@@ -64,9 +65,14 @@ sbx_manager_config mf_config(void)
 
 sbx_manager *mf_open(const sbx_manager_config *config)
 {
+    return mf_open_on(mf_backend, config);
+}
+
+sbx_manager *mf_open_on(sbx_backend *backend, const sbx_manager_config *config)
+{
     sbx_manager *m = NULL;
     sbx_error err;
-    sbx_status st = sbx_manager_open(mf_backend, config, &m, &err);
+    sbx_status st = sbx_manager_open(backend, config, &m, &err);
     if (st != SBX_OK)
         fprintf(stderr, "sbx_manager_open: %s\n", err.message);
     CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
@@ -104,4 +110,23 @@ sbx_manager_counters mf_counters(sbx_manager *m)
     c.struct_size = sizeof c;
     sbx_manager_get_counters(m, &c);
     return c;
+}
+
+sbx_backend *mf_start_local(char *state_dir, size_t size, const char *tag)
+{
+    if (mf_start() != 0 || sbx_test_scratch_dir(state_dir, size, tag) != 0)
+        return NULL;
+    sbx_option options[] = {{"state_dir", state_dir}};
+    sbx_backend *local = NULL;
+    sbx_error err;
+    if (sbx_backend_open(mf_host, "local", options, 1, &local, &err) != SBX_OK)
+        fprintf(stderr, "open local: %s\n", err.message);
+    return local;
+}
+
+void mf_stop_local(sbx_backend *local, const char *state_dir)
+{
+    sbx_backend_close(local);
+    mf_stop();
+    sbx_test_remove_tree(state_dir);
 }

@@ -6,6 +6,7 @@
 #ifndef SBX_TEST_MGR_FIXTURE_H
 #define SBX_TEST_MGR_FIXTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sbx/manager.h>
 
@@ -33,6 +34,17 @@ sbx_manager_config mf_config(void);
 
 /* Open a manager on mf_backend; NULL (after a CUnit failure) when it cannot. */
 sbx_manager *mf_open(const sbx_manager_config *config);
+
+/* The same on another backend (the local one). */
+sbx_manager *mf_open_on(sbx_backend *backend, const sbx_manager_config *config);
+
+/* mf_start, then the built-in local backend on a new scratch directory
+ * (its path in `state_dir`, named after `tag`): NULL (with a message) when
+ * any of it fails.  For a suite's init; undone by mf_stop_local. */
+sbx_backend *mf_start_local(char *state_dir, size_t size, const char *tag);
+
+/* Close `local`, mf_stop, and remove `state_dir`. */
+void mf_stop_local(sbx_backend *local, const char *state_dir);
 
 /* Acquire (user, thread) and return the sandbox id (a static buffer per
  * call site is not needed: copied into `id`), or 0 on failure. */

@@ -9,7 +9,6 @@
 #include "tests/manager/mgr_fixture.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
-#include "tests/support/scratch_dir.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -23,24 +22,13 @@ static char state_dir[4096];
 
 static int open_local(void)
 {
-    if (mf_start() != 0)
-        return -1;
-    if (sbx_test_scratch_dir(state_dir, sizeof state_dir, "manager-ops") != 0)
-        return -1;
-    sbx_option options[] = {{"state_dir", state_dir}};
-    sbx_error err;
-    if (sbx_backend_open(mf_host, "local", options, 1, &local, &err) != SBX_OK) {
-        fprintf(stderr, "open local: %s\n", err.message);
-        return -1;
-    }
-    return 0;
+    local = mf_start_local(state_dir, sizeof state_dir, "manager-ops");
+    return local != NULL ? 0 : -1;
 }
 
 static int close_local(void)
 {
-    sbx_backend_close(local);
-    mf_stop();
-    sbx_test_remove_tree(state_dir);
+    mf_stop_local(local, state_dir);
     return 0;
 }
 
@@ -48,13 +36,7 @@ static sbx_manager *open_manager(int64_t idle_ms)
 {
     sbx_manager_config c = mf_config();
     c.idle_timeout_ms = idle_ms;
-    sbx_manager *m = NULL;
-    sbx_error err;
-    sbx_status st = sbx_manager_open(local, &c, &m, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "sbx_manager_open: %s\n", err.message);
-    CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
-    return m;
+    return mf_open_on(local, &c);
 }
 
 static sbx_exec_result *run(sbx_manager *m, const char *id, const char *text, sbx_status *st)
