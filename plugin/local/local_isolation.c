@@ -635,11 +635,6 @@ void local_isolation_command(const local_isolation_plan *plan)
     if (command < 0)
         fail(plan, LOCAL_STAGE_FORK);
     if (command == 0) {
-        /* A session of its own: a signal to its group never reaches this
-         * init; a terminal on stdin becomes its controlling one (a failed
-         * ioctl: stdin is no terminal). */
-        setsid();
-        ioctl(STDIN_FILENO, TIOCSCTTY, 0);
         confine_command(plan);
         environ = (char **)plan->environment;
         return;

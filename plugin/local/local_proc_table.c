@@ -173,7 +173,8 @@ sbx_status local_proc_ids(const local_paths *paths, char ***ids, size_t *count,
     if (!ok)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "local: cannot list the processes "
                                      "of sandbox '%s'", paths->id);
-    qsort(*ids, *count, sizeof **ids, by_number);
+    if (*count > 0)
+        qsort(*ids, *count, sizeof **ids, by_number);
     return SBX_OK;
 }
 
@@ -260,7 +261,8 @@ sbx_status local_proc_reserve(const local_paths *paths, size_t max_processes, ch
         local_proc_ids_free(names, count);
     }
     if (read_entries(table, is_id, &names, &count)) {
-        qsort(names, count, sizeof *names, by_number);
+        if (count > 0)
+            qsort(names, count, sizeof *names, by_number);
         count_and_retire(table, names, count, max_processes, &running);
         local_proc_ids_free(names, count);
     }

@@ -40,9 +40,9 @@ _Noreturn static void run_command(const local_reaper_plan *p)
     if (setsid() < 0 || in < 0 || out < 0 || errs < 0 || dup2(in, STDIN_FILENO) < 0 ||
         dup2(out, STDOUT_FILENO) < 0 || dup2(errs, STDERR_FILENO) < 0 || fchdir(p->cwd_fd) != 0)
         _exit(126);
-    /* A terminal becomes the controlling one (isolated: of the command's
-     * own session, local_isolation_command). */
-    if (p->terminal && p->isolation == NULL && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
+    /* A terminal becomes the controlling one of this session (isolated,
+     * the command forked by local_isolation_command is in it too). */
+    if (p->terminal && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
         _exit(126);
     if (p->isolation != NULL)
         local_isolation_command(p->isolation);

@@ -262,7 +262,32 @@ static void test_tty_names_the_terminal(void)
     fixture_teardown(&f);
 }
 
+/* An argv is run as given, and the info shows it word by word. */
+static void test_an_argv_runs_as_given(void)
+{
+    fixture f;
+    fixture_setup(&f, "procs argv", NULL, 0);
+    static const char *const argv[] = { "printf", "%s|", "a b", "'c'", NULL };
+    sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+    r.argv = argv;
+    sbx_process_info *info = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_process_start(f.backend, "procs", &r, &info, &err),
+                          SBX_OK);
+    for (size_t i = 0; i < 4; i++)
+        CU_ASSERT_STRING_EQUAL(info->argv[i], argv[i]);
+    CU_ASSERT_PTR_NULL(info->argv[4]);
+    char id[SBX_PROCESS_ID_MAX + 1];
+    snprintf(id, sizeof id, "%s", info->process_id);
+    sbx_backend_free_processes(f.backend, info);
+    proc_collected got = { 0 };
+    CU_ASSERT(proc_test_read_until(f.backend, "procs", id, &got, NULL));
+    CU_ASSERT_STRING_EQUAL(got.out, "a b|'c'|");
+    fixture_teardown(&f);
+}
+
 static const CU_TestInfo process_tests[] = {
+    { "an argv runs as given", test_an_argv_runs_as_given },
     { "tty names the terminal", test_tty_names_the_terminal },
     { "a signal leaves no grandchild", test_a_signal_leaves_no_grandchild },
     { "destroy leaves no process, no zombie, no state", test_destroy_leaves_no_process },
