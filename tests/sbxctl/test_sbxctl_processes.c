@@ -224,13 +224,16 @@ static void test_exec_streams_while_running(void)
                    "echo first; echo warn >&2; read x < go; echo \"second $x\"; exit 4"));
     expect_line(&child, "first");
     CU_ASSERT(still_running(&child));
-    int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+    /* Read-write: the open never blocks (a command that died would leave
+     * a write-only open waiting for a reader), and the line stays in the
+     * FIFO until the command reads it, as long as this end is open. */
+    int fd = open(fifo, O_RDWR | O_CLOEXEC);
     CU_ASSERT_FATAL(fd >= 0);
     write_text(fd, "go\n");
-    close(fd);
     char rest[256];
     CU_ASSERT_EQUAL(sbx_test_child_finish(&child, 0, SBX_TEST_RUN_TIMEOUT_MS, rest, sizeof rest),
                     4);
+    close(fd);
     CU_ASSERT_STRING_EQUAL(rest, "second go\n");
     char err[256];
     read_text_file(err_path, err, sizeof err);
