@@ -40,6 +40,10 @@ static const char help_text[] =
     "                      process's group\n"
     "  attach ID PID       follow a process's output to its end, passing stdin\n"
     "                      and signals on; exit with its code as exec does\n"
+    "  shell ID [-e NAME=VALUE]... [-w DIR] [--timeout SECONDS]\n"
+    "                      run stdin's lines in one session (cd and export carry\n"
+    "                      over); exit with the last one's code (124 timed out,\n"
+    "                      125 shell restarted)\n"
     "\n"
     "Options:\n"
     "  --config FILE       configuration file (default: $SBX_CONFIG, else none)\n"
@@ -54,7 +58,7 @@ static const char help_text[] =
     "4 protocol, 5 contract changed, 6 refused, 7 unauthorized, 8 load,\n"
     "9 provisioner, 10 unsupported, 11 no such path, 12 not a directory,\n"
     "13 is a directory, 14 exists, 15 permission, 16 no such process,\n"
-    "70 internal (exec and attach: the command's own).  See sbxctl(1).\n";
+    "70 internal (exec, attach and shell: the command's own).  See sbxctl(1).\n";
 
 void ctl_print_help(FILE *stream)
 {
