@@ -521,7 +521,9 @@ typedef struct sbx_operations_info {
                                    * many ended ones it keeps (a start forgets the
                                    * oldest ended one beyond that) */
     size_t default_buffer_bytes;  /* what SBX_PROCESS_DEFAULT means for buffer_bytes */
-    size_t max_buffer_bytes;      /* a larger buffer_bytes is SBX_ERR_USAGE */
+    size_t max_buffer_bytes;      /* a larger buffer_bytes is SBX_ERR_USAGE; 0: the
+                                   * backend takes no buffer size (any but
+                                   * SBX_PROCESS_DEFAULT is SBX_ERR_UNSUPPORTED) */
 } sbx_operations_info;
 
 /* ---------------------------------------------------------------- ABI 1.4

@@ -4,25 +4,12 @@
 #include "plugin/local/local_command.h"
 
 #include "common/dynbuf.h"
+#include "common/shell_quote.h"
 
 #include <sbx/backend_support.h>
 
 #include <stdlib.h>
 #include <string.h>
-
-/* 'it'\''s' quoting: the only character special inside single quotes is the
- * quote itself. */
-static void append_shell_word(common_dynbuf *b, const char *s)
-{
-    common_dynbuf_add(b, "'", 1);
-    for (; *s != '\0'; s++) {
-        if (*s == '\'')
-            common_dynbuf_add(b, "'\\''", 4);
-        else
-            common_dynbuf_add(b, s, 1);
-    }
-    common_dynbuf_add(b, "'", 1);
-}
 
 sbx_status local_command_expand(const char *command, int port, const char *dir,
                                 char **out, sbx_error *err)
@@ -35,7 +22,7 @@ sbx_status local_command_expand(const char *command, int port, const char *dir,
             common_dynbuf_addf(&b, "%d", port);
             p += 6;
         } else if (strncmp(p, "{dir}", 5) == 0) {
-            append_shell_word(&b, dir);
+            common_shell_quote(&b, dir);
             p += 5;
         } else {
             common_dynbuf_add(&b, p, 1);

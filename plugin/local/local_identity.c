@@ -3,6 +3,7 @@
 
 #include "plugin/local/local_identity.h"
 
+#include "common/random_bytes.h"
 #include "plugin/local/local_state_file.h"
 
 #include <sbx/backend_support.h>
@@ -13,22 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 sbx_status local_random_id(char out[LOCAL_ID_SIZE], sbx_error *err)
 {
     unsigned char b[16];
-    size_t got = 0;
-    while (got < sizeof b) {
-        ssize_t n = getrandom(b + got, sizeof b - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
-                                         "getrandom failed: %s", strerror(errno));
-        got += (size_t)n;
-    }
+    if (common_random_bytes(b, sizeof b) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
+                                     "getrandom failed: %s", strerror(errno));
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
     snprintf(out, LOCAL_ID_SIZE,

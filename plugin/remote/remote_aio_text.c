@@ -3,26 +3,12 @@
 
 #include "plugin/remote/remote_aio_text.h"
 
+#include "common/shell_quote.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int remote_shell_quote(common_dynbuf *b, const char *word)
-{
-    common_dynbuf_add(b, "'", 1);
-    for (const char *p = word; *p != '\0';) {
-        size_t run = strcspn(p, "'");
-        common_dynbuf_add(b, p, run);
-        p += run;
-        if (*p == '\'') {
-            /* close the quotes, an escaped quote, open them again */
-            common_dynbuf_add(b, "'\\''", 4);
-            p++;
-        }
-    }
-    return common_dynbuf_add(b, "'", 1);
-}
 
 char *remote_command_text(const char *const *argv, const char *shell_command)
 {
@@ -34,11 +20,11 @@ char *remote_command_text(const char *const *argv, const char *shell_command)
     if (argv != NULL) {
         for (size_t i = 0; argv[i] != NULL; i++) {
             common_dynbuf_add(&b, " ", 1);
-            remote_shell_quote(&b, argv[i]);
+            common_shell_quote(&b, argv[i]);
         }
     } else {
         common_dynbuf_add(&b, " /bin/sh -c ", 12);
-        remote_shell_quote(&b, shell_command);
+        common_shell_quote(&b, shell_command);
     }
     if (b.failed != COMMON_DYNBUF_OK) {
         common_dynbuf_free(&b);
@@ -109,7 +95,7 @@ static void start_script(common_dynbuf *s, const char *abs)
 {
     common_dynbuf_init(s, 0);
     common_dynbuf_add(s, "p=", 2);
-    remote_shell_quote(s, abs);
+    common_shell_quote(s, abs);
 }
 
 /* The script with `tail` appended, handed over (NULL: out of memory). */
@@ -133,7 +119,7 @@ char *remote_write_check_script(const char *abs, const char *parent, unsigned fl
     char tail[512];
     start_script(&s, abs);
     common_dynbuf_add(&s, "; d=", 4);
-    remote_shell_quote(&s, parent);
+    common_shell_quote(&s, parent);
     snprintf(tail, sizeof tail,
              "\nif [ ! -d \"$d\" ]; then [ -e \"$d\" ] && exit 13; [ %d = 1 ] || exit 12; "
              "mkdir -p -- \"$d\" || exit 16; fi\n"

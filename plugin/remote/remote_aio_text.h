@@ -14,11 +14,6 @@
 
 #include "common/dynbuf.h"
 
-/* Append `word` to *b as one POSIX shell word: in single quotes, each ' in
- * it written '\'' (nothing inside single quotes is special: $, `, \, spaces
- * and newlines stay as they are).  COMMON_DYNBUF_OK or the dynbuf's code. */
-int remote_shell_quote(common_dynbuf *b, const char *word);
-
 /* The text /v1/bash/exec runs for a request: "exec" and argv's words each
  * quoted, joined by spaces (argv[0] is a program looked up in PATH, never
  * a shell builtin or function), or, for a shell text, "exec /bin/sh -c

@@ -121,9 +121,15 @@ static void test_a_reader_behind_is_told_what_it_missed(void)
     contract_case c;
     if (!contract_case_start(&c, "pc-behind", SBX_OP_PROCESS, "run processes"))
         return;
+    if (c.info.max_buffer_bytes == 0) {
+        fprintf(stderr, "  (skipped: backend '%s' takes no buffer size)\n",
+                sbx_backend_descriptor_of(c.f.backend)->name);
+        contract_case_finish(&c);
+        return;
+    }
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.buffer_bytes = 4096;
-    if (c.info.max_buffer_bytes != 0 && c.info.max_buffer_bytes < r.buffer_bytes)
+    if (c.info.max_buffer_bytes < r.buffer_bytes)
         r.buffer_bytes = c.info.max_buffer_bytes;
     char id[SBX_PROCESS_ID_MAX + 1];
     /* 1 MiB of numbered lines, the last one known. */

@@ -4,16 +4,15 @@
 
 #include "tools/provisiond/provd_sandbox_api.h"
 
+#include "common/random_bytes.h"
 #include "common/sandbox_ids.h"
 #include "tools/aio-api/aio_server.h"
 #include "tools/provisioner-common/prov_alloc.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 struct provd_sandbox_api {
     provd_sandbox_api_options options;
@@ -89,15 +88,8 @@ void provd_sandbox_api_listening(provd_sandbox_api *api, int https, const char *
 int provd_sandbox_token_new(char *out)
 {
     unsigned char bytes[PROVD_TOKEN_LEN / 2];
-    size_t got = 0;
-    while (got < sizeof bytes) {
-        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        got += (size_t)n;
-    }
+    if (common_random_bytes(bytes, sizeof bytes) != 0)
+        return 0;
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof bytes; i++) {
         out[2 * i] = hex[bytes[i] >> 4];
