@@ -114,13 +114,14 @@ unsigned long sbx_bench_count_arg(const char *text, const char *what)
     return v;
 }
 
-int sbx_bench_split_option(char *text, const char **key, const char **value)
+int sbx_bench_add_option(char *text, sbx_option *options, size_t *count, size_t max)
 {
     char *eq = strchr(text, '=');
-    if (eq == NULL)
+    if (eq == NULL || *count >= max)
         return -1;
     *eq = '\0';
-    *key = text;
-    *value = eq + 1;
+    options[*count].key = text;
+    options[*count].value = eq + 1;
+    (*count)++;
     return 0;
 }

@@ -6,6 +6,10 @@
 #ifndef SBX_BENCH_UTIL_H
 #define SBX_BENCH_UTIL_H
 
+#include <sbx/host.h>
+
+#include <stddef.h>
+
 /* One call of the measured operation by thread `thread` (0-based), its
  * `index`-th call (0-based, counted per thread).  Returns 0 on success;
  * anything else is counted as a failure and ends that thread's loop. */
@@ -39,8 +43,9 @@ void sbx_bench_print(const char *label, unsigned threads, const sbx_bench_result
  * (benchmark programs are programs: they may exit). */
 unsigned long sbx_bench_count_arg(const char *text, const char *what);
 
-/* Split a -o KEY=VALUE argument in place: *key and *value point into
- * `text`.  Returns 0, or -1 when it has no '=' (nothing is changed). */
-int sbx_bench_split_option(char *text, const char **key, const char **value);
+/* Append a -o KEY=VALUE argument to options[*count] (split in place: the
+ * key and value point into `text`) and count it.  Returns 0, or -1 when
+ * it has no '=' or *count is already `max` (nothing is changed). */
+int sbx_bench_add_option(char *text, sbx_option *options, size_t *count, size_t max);
 
 #endif /* SBX_BENCH_UTIL_H */

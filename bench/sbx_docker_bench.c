@@ -138,11 +138,7 @@ int main(int argc, char **argv)
             run.expected = atol(optarg);
         else if (opt == 'c' && option_count < 11)
             options[option_count++] = (sbx_option){"command", optarg};
-        else if (opt == 'o' && option_count < 11 &&
-                 sbx_bench_split_option(optarg, &options[option_count].key,
-                                        &options[option_count].value) == 0)
-            option_count++;
-        else
+        else if (opt != 'o' || sbx_bench_add_option(optarg, options, &option_count, 11) != 0)
             return usage();
     }
     if (argc - optind != 5)

@@ -294,11 +294,8 @@ int main(int argc, char **argv)
         case 'p': where = optarg; break;
         case 't': b.tag = optarg; break;
         case 'o':
-            if (option_count == MAX_OPTIONS ||
-                sbx_bench_split_option(optarg, &options[option_count].key,
-                                       &options[option_count].value) != 0)
+            if (sbx_bench_add_option(optarg, options, &option_count, MAX_OPTIONS) != 0)
                 usage();
-            option_count++;
             break;
         default: usage();
         }

@@ -223,11 +223,8 @@ int main(int argc, char **argv)
         case 'u': b.url = optarg; break;
         case 'c': b.command = optarg; break;
         case 'o':
-            if (option_count == MAX_OPTIONS ||
-                sbx_bench_split_option(optarg, &options[option_count].key,
-                                       &options[option_count].value) != 0)
+            if (sbx_bench_add_option(optarg, options, &option_count, MAX_OPTIONS) != 0)
                 usage();
-            option_count++;
             break;
         default: usage();
         }

@@ -117,6 +117,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         fprintf(stderr, PROG ": %s\n", why);
         return 1;
     }
+    prov_signals_serving();
     if (svc->api != NULL)
         provd_sandbox_api_listening(svc->api, cert_pem != NULL, o->address, port);
     fprintf(stderr, PROG ": backend '%s', mount contract %d, API key %s, ownership records %s%s\n",
@@ -132,8 +133,7 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
                         "sandbox URLs are the backend's\n",
                 svc->backend_name);
     /* The listening line last: a client may stop the daemon as soon as it
-     * reads it, and until prov_signals_wait a stop signal counts as one
-     * sent while starting. */
+     * reads it. */
     int v6 = strchr(o->address, ':') != NULL;
     printf(PROG " listening on %s://%s%s%s:%u\n", cert_pem != NULL ? "https" : "http",
            v6 ? "[" : "", o->address, v6 ? "]" : "", port);

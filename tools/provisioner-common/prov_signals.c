@@ -77,6 +77,13 @@ int prov_signals_start(const char *prog)
     return 1;
 }
 
+void prov_signals_serving(void)
+{
+    pthread_mutex_lock(&state.lock);
+    state.stage = SERVING;
+    pthread_mutex_unlock(&state.lock);
+}
+
 int prov_signals_wait(void)
 {
     pthread_mutex_lock(&state.lock);

@@ -15,6 +15,11 @@
  * 1, or 0 after saying why on stderr. */
 int prov_signals_start(const char *prog);
 
+/* The daemon accepts requests: from now on a stop signal asks for the
+ * drain (it no longer ends the process at once), so that a request taken
+ * before the daemon reaches prov_signals_wait is finished, not cut. */
+void prov_signals_serving(void);
+
 /* The daemon serves: wait for a stop signal and return its number.  From
  * then on the daemon drains, and another stop signal ends it at once. */
 int prov_signals_wait(void);

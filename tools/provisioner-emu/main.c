@@ -62,6 +62,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": %s\n", why);
         status = 1;
     } else if (server != NULL) {
+        prov_signals_serving();
         if (ctx.aio != NULL)
             emu_aio_publish(ctx.store, cert_pem != NULL, o.node_host, port);
         printf(PROG " listening on %s://127.0.0.1:%u\n",
