@@ -470,12 +470,12 @@ static sbx_session *session_new(const sbx_session_options *o, const char *sandbo
     return s;
 }
 
-sbx_status host_session_new(sbx_backend *backend, const host_session_hooks *hooks,
-                            const char *sandbox_id, const char *process_id,
-                            const sbx_session_options *options, sbx_session **out,
-                            sbx_error *err)
+sbx_status host_session_new(const host_session_place *at, const sbx_session_options *options,
+                            sbx_session **out, sbx_error *err)
 {
     static const sbx_session_options defaults = SBX_SESSION_OPTIONS_INIT;
+    sbx_backend *backend = at->backend;
+    const char *sandbox_id = at->sandbox_id, *process_id = at->process_id;
     const char *op = process_id == NULL ? "session open" : "session attach";
     if (out != NULL)
         *out = NULL;
@@ -495,8 +495,8 @@ sbx_status host_session_new(sbx_backend *backend, const host_session_hooks *hook
     if (s == NULL)
         return sbx_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", op);
     s->backend = backend;
-    if (hooks != NULL)
-        s->hooks = *hooks;
+    if (at->hooks != NULL)
+        s->hooks = *at->hooks;
     void *token;
     st = use_begin(s, &token, err);
     if (st == SBX_OK) {
@@ -523,27 +523,28 @@ sbx_status sbx_session_open(sbx_backend *backend, const char *sandbox_id,
                             const sbx_session_options *options, sbx_session **out,
                             sbx_error *err)
 {
-    return host_session_new(backend, NULL, sandbox_id, NULL, options, out, err);
+    const host_session_place at = { backend, NULL, sandbox_id, NULL };
+    return host_session_new(&at, options, out, err);
 }
 
-sbx_status host_session_attach(sbx_backend *backend, const host_session_hooks *hooks,
-                               const char *sandbox_id, const char *process_id,
+sbx_status host_session_attach(const host_session_place *at,
                                const sbx_session_options *options, sbx_session **out,
                                sbx_error *err)
 {
-    if (process_id == NULL) {
+    if (at->process_id == NULL) {
         if (out != NULL)
             *out = NULL;
         return sbx_error_set(err, SBX_ERR_USAGE, "session attach: a process id is required");
     }
-    return host_session_new(backend, hooks, sandbox_id, process_id, options, out, err);
+    return host_session_new(at, options, out, err);
 }
 
 sbx_status sbx_session_attach(sbx_backend *backend, const char *sandbox_id,
                               const char *process_id, const sbx_session_options *options,
                               sbx_session **out, sbx_error *err)
 {
-    return host_session_attach(backend, NULL, sandbox_id, process_id, options, out, err);
+    const host_session_place at = { backend, NULL, sandbox_id, process_id };
+    return host_session_attach(&at, options, out, err);
 }
 
 const char *sbx_session_process_id(const sbx_session *s)

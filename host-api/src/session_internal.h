@@ -15,17 +15,23 @@ typedef struct host_session_hooks {
     void (*end)(void *ctx, void *token);
 } host_session_hooks;
 
-/* sbx_session_open (process_id NULL) or sbx_session_attach on `backend`,
- * with `hooks` (copied; NULL: none) kept for the session's life. */
-sbx_status host_session_new(sbx_backend *backend, const host_session_hooks *hooks,
-                            const char *sandbox_id, const char *process_id,
-                            const sbx_session_options *options, sbx_session **out,
-                            sbx_error *err);
+/* Where a session is opened or attached: a backend, the hooks around its
+ * calls (NULL: none; copied and kept for the session's life), a sandbox,
+ * and the shell's process id (NULL: start a new shell).  Borrowed. */
+typedef struct host_session_place {
+    sbx_backend *backend;
+    const host_session_hooks *hooks;
+    const char *sandbox_id;
+    const char *process_id;
+} host_session_place;
 
-/* sbx_session_attach with `hooks`: SBX_ERR_USAGE for a NULL process id,
- * else host_session_new. */
-sbx_status host_session_attach(sbx_backend *backend, const host_session_hooks *hooks,
-                               const char *sandbox_id, const char *process_id,
+/* sbx_session_open (at->process_id NULL) or sbx_session_attach at `at`. */
+sbx_status host_session_new(const host_session_place *at, const sbx_session_options *options,
+                            sbx_session **out, sbx_error *err);
+
+/* sbx_session_attach at `at`: SBX_ERR_USAGE for a NULL process id, else
+ * host_session_new. */
+sbx_status host_session_attach(const host_session_place *at,
                                const sbx_session_options *options, sbx_session **out,
                                sbx_error *err);
 

@@ -186,11 +186,20 @@ static int add_owned(start_args *a, size_t *at, const char *text)
     return 0;
 }
 
+/* What a start decided beside its request: the argv it runs, its id,
+ * start time and buffer, and the sandbox's process limit. */
+typedef struct start_plan {
+    const char *const *argv;
+    const char *id;
+    int64_t t0;
+    size_t buffer;
+    long max;
+} start_plan;
+
 /* "start ID T0 BUF STDIN TIMEOUT MAX NENV ENV... ARGV...". */
-static int build_start_args(const sbx_process_request *r, const char *const *argv,
-                            const char *id, int64_t t0, size_t buffer, long max,
-                            start_args *a)
+static int build_start_args(const sbx_process_request *r, const start_plan *p, start_args *a)
 {
+    const char *const *argv = p->argv;
     size_t argc = 0;
     while (argv[argc] != NULL)
         argc++;
@@ -202,9 +211,9 @@ static int build_start_args(const sbx_process_request *r, const char *const *arg
     size_t at = 0;
     char num[32];
     a->args[at++] = "start";
-    a->args[at++] = id;
-    long long numbers[] = { (long long)t0, (long long)buffer, r->stdin_open ? 1 : 0,
-                            (long long)r->timeout_ms, max, (long long)r->env_count };
+    a->args[at++] = p->id;
+    long long numbers[] = { (long long)p->t0, (long long)p->buffer, r->stdin_open ? 1 : 0,
+                            (long long)r->timeout_ms, p->max, (long long)r->env_count };
     for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++) {
         snprintf(num, sizeof num, "%lld", numbers[i]);
         if (add_owned(a, &at, num) != 0)
@@ -298,7 +307,8 @@ sbx_status docker_process_start(sbx_backend_instance *inst, const char *sandbox_
     char id[32];
     new_process_id(t0, id);
     start_args a;
-    if (build_start_args(&r, argv, id, t0, buffer, inst->options.max_processes, &a) != 0) {
+    const start_plan plan = { argv, id, t0, buffer, inst->options.max_processes };
+    if (build_start_args(&r, &plan, &a) != 0) {
         start_args_free(&a);
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     }

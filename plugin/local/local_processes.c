@@ -168,11 +168,21 @@ static int write_argv(int dir_fd, const sbx_process_request *r)
     return ok;
 }
 
+/* A start as it goes: its request (defaults filled in), its buffer's
+ * size, the prepared run, and the id it was given. */
+typedef struct start_job {
+    sbx_process_request request;
+    size_t buffer;
+    local_exec_prepared *prepared;
+    char id[32];
+} start_job;
+
 /* Under the sandbox's lock: a slot, the process's files, its supervisor. */
 static sbx_status start_locked(sbx_backend_instance *inst, const local_paths *paths,
-                               const sbx_process_request *r, local_exec_prepared *prepared,
-                               size_t buffer, char *id, sbx_error *err)
+                               start_job *job, sbx_error *err)
 {
+    const sbx_process_request *r = &job->request;
+    char *id = job->id;
     if (access(paths->metadata, F_OK) != 0)
         return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "process start: sandbox '%s' "
                                      "is not running", paths->id);
@@ -183,11 +193,11 @@ static sbx_status start_locked(sbx_backend_instance *inst, const local_paths *pa
         return st;
     local_ring ring = { -1, NULL, 0 };
     if (!write_argv(dir_fd, r) ||
-        local_ring_create(dir_fd, LOCAL_PROC_OUTPUT, buffer, r->pty != 0, r->stdin_open != 0,
+        local_ring_create(dir_fd, LOCAL_PROC_OUTPUT, job->buffer, r->pty != 0, r->stdin_open != 0,
                           &ring) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "process start in sandbox '%s': "
                                    "cannot write its state: %s", paths->id, strerror(errno));
-    local_supervisor_plan plan = { prepared, dir_fd, &ring, r->stdin_open != 0, r->pty != 0,
+    local_supervisor_plan plan = { job->prepared, dir_fd, &ring, r->stdin_open != 0, r->pty != 0,
                                    r->rows, r->cols };
     if (st == SBX_OK)
         st = local_supervisor_start(&plan, paths->id, err);
@@ -226,26 +236,24 @@ sbx_status local_live_start(sbx_backend_instance *inst, const char *sandbox_id,
                             const sbx_process_request *request, sbx_process_info **out,
                             sbx_error *err)
 {
-    sbx_process_request r;
-    size_t buffer = 0;
+    start_job job = { .prepared = NULL };
     local_paths paths;
-    sbx_status st = read_request(inst, sandbox_id, request, &r, &buffer, err);
+    sbx_status st = read_request(inst, sandbox_id, request, &job.request, &job.buffer, err);
     if (st == SBX_OK)
         st = local_sandbox_paths(inst, sandbox_id, &paths, err);
     sbx_exec_request e;
-    as_exec_request(&r, &e);
-    local_exec_prepared *prepared = NULL;
+    as_exec_request(&job.request, &e);
     if (st == SBX_OK)
-        st = local_exec_prepare(inst, sandbox_id, &e, &prepared, err);
+        st = local_exec_prepare(inst, sandbox_id, &e, &job.prepared, err);
     int lock_fd = -1;
     if (st == SBX_OK)
         st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
-    char id[32];
     if (st == SBX_OK) {
-        st = start_locked(inst, &paths, &r, prepared, buffer, id, err);
+        st = start_locked(inst, &paths, &job, err);
         local_unlock(&paths, lock_fd, 0);
     }
-    local_exec_release(prepared);
+    local_exec_release(job.prepared);
+    const char *id = job.id;
     local_proc p;
     if (st == SBX_OK)
         st = local_proc_open(&paths, id, &p, err);
@@ -273,9 +281,8 @@ sbx_status local_live_read(sbx_backend_instance *inst, const char *sandbox_id,
 {
     sbx_process_read_request r = SBX_PROCESS_READ_REQUEST_INIT;
     memcpy(&r, request, request->struct_size < sizeof r ? request->struct_size : sizeof r);
-    size_t max = r.max_bytes == SBX_PROCESS_DEFAULT || r.max_bytes > LOCAL_PROCESS_READ_DEFAULT
-                     ? LOCAL_PROCESS_READ_DEFAULT
-                     : r.max_bytes;
+    if (r.max_bytes == SBX_PROCESS_DEFAULT || r.max_bytes > LOCAL_PROCESS_READ_DEFAULT)
+        r.max_bytes = LOCAL_PROCESS_READ_DEFAULT;
     local_paths paths;
     local_proc p;
     sbx_status st = open_process(inst, sandbox_id, process_id, &paths, &p, err);
@@ -284,7 +291,7 @@ sbx_status local_live_read(sbx_backend_instance *inst, const char *sandbox_id,
     long until = local_now_ms() + (long)r.wait_ms;
     for (;;) {
         uint32_t seen = 0;
-        st = local_ring_read(&p.ring, process_id, &r.cursor, max, out, &seen, err);
+        st = local_ring_read(&p.ring, process_id, &r, out, &seen, err);
         if (st != SBX_OK)
             break;
         local_ring_state state;

@@ -313,15 +313,16 @@ static int answer_alloc(sbx_process_output *o, size_t bytes, size_t chunks)
 }
 
 sbx_status local_ring_read(local_ring *ring, const char *process_id,
-                           const sbx_process_cursor *cursor, size_t max_bytes,
-                           sbx_process_output **out, uint32_t *wake, sbx_error *err)
+                           const sbx_process_read_request *request, sbx_process_output **out,
+                           uint32_t *wake, sbx_error *err)
 {
+    const sbx_process_cursor *cursor = &request->cursor;
     sbx_process_output *o = calloc(1, sizeof *o);
     if (o == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "process read: out of memory");
     o->struct_size = sizeof *o;
     answer a = { ring, o, { cursor->stdout_offset, cursor->stderr_offset }, { 0, 0 },
-                 max_bytes };
+                 request->max_bytes };
     lock(ring);
     struct local_ring_header *h = ring->h;
     *wake = __atomic_load_n(&h->wake, __ATOMIC_ACQUIRE);

@@ -67,14 +67,15 @@ int local_ring_close_stdin(local_ring *ring);
 /* The header's account of the process into *state. */
 void local_ring_state_of(local_ring *ring, local_ring_state *state);
 
-/* The output after `cursor`, at most max_bytes of it, into *out (the
- * caller's, released with local_ring_free_output); *wake the futex value
- * the answer was taken at (for local_ring_wait).  SBX_ERR_USAGE naming
- * `process_id` when the cursor is past what a stream has produced;
- * SBX_ERR_INTERNAL when out of memory. */
+/* The output after request->cursor, at most request->max_bytes of it
+ * (its wait is the caller's), into *out (the caller's, released with
+ * local_ring_free_output); *wake the futex value the answer was taken at
+ * (for local_ring_wait).  SBX_ERR_USAGE naming `process_id` when the
+ * cursor is past what a stream has produced; SBX_ERR_INTERNAL when out of
+ * memory. */
 sbx_status local_ring_read(local_ring *ring, const char *process_id,
-                           const sbx_process_cursor *cursor, size_t max_bytes,
-                           sbx_process_output **out, uint32_t *wake, sbx_error *err);
+                           const sbx_process_read_request *request, sbx_process_output **out,
+                           uint32_t *wake, sbx_error *err);
 
 /* The futex value now (take before looking at the state, then wait on it). */
 uint32_t local_ring_wake_value(local_ring *ring);

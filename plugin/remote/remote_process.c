@@ -57,13 +57,23 @@ static sbx_status refused_kind(const common_http_response *resp, sbx_status fall
                                                         : SBX_ERR_UNSUPPORTED;
 }
 
-/* Send `method` `path` with `body` (taken: freed here; NULL for a GET,
- * else memory ran out), bounded by `wait_ms` plus a grace, and read the
- * answer's envelope into *answer (root put by the caller). */
-static sbx_status send(remote_endpoint *ep, const char *method, const char *path,
-                       json_object *body, int64_t wait_ms, remote_aio_answer *answer,
+/* One call of the AIO wire. */
+typedef struct wire_request {
+    const char *method;
+    const char *path;
+    json_object *body;          /* taken (freed by send); NULL for a GET, else
+                                 * memory ran out */
+    int64_t wait_ms;            /* how long the server may hold the answer */
+} wire_request;
+
+/* Send `rq`, bounded by its wait plus a grace, and read the answer's
+ * envelope into *answer (root put by the caller). */
+static sbx_status send(remote_endpoint *ep, const wire_request *rq, remote_aio_answer *answer,
                        sbx_error *err)
 {
+    const char *method = rq->method, *path = rq->path;
+    json_object *body = rq->body;
+    int64_t wait_ms = rq->wait_ms;
     answer->root = NULL;
     const char *text = body != NULL ? json_object_to_json_string_ext(
                                           body, JSON_C_TO_STRING_PLAIN |
@@ -97,7 +107,8 @@ static sbx_status send(remote_endpoint *ep, const char *method, const char *path
 static sbx_status post(remote_endpoint *ep, const char *path, json_object *body,
                        int64_t wait_ms, remote_aio_answer *answer, sbx_error *err)
 {
-    return send(ep, "POST", path, body, wait_ms, answer, err);
+    const wire_request rq = { "POST", path, body, wait_ms };
+    return send(ep, &rq, answer, err);
 }
 
 /* A new body with the process's session_id and (with_command) command_id:
@@ -129,11 +140,19 @@ static json_object *with(json_object *body, const char *key, json_object *value)
     return body;
 }
 
-/* Check the sandbox and process ids and open the way to the sandbox. */
-static sbx_status open_process(sbx_backend_instance *inst, const char *sandbox_id,
-                               const char *process_id, const char *op, wire_ids *ids,
-                               remote_endpoint *ep, sbx_error *err)
+/* The process a call is about, and the call's name for messages. */
+typedef struct process_target {
+    const char *sandbox_id;
+    const char *process_id;
+    const char *op;
+} process_target;
+
+/* Check the sandbox and process ids of `t` and open the way to the
+ * sandbox. */
+static sbx_status open_process(sbx_backend_instance *inst, const process_target *t,
+                               wire_ids *ids, remote_endpoint *ep, sbx_error *err)
 {
+    const char *sandbox_id = t->sandbox_id, *process_id = t->process_id, *op = t->op;
     memset(ep, 0, sizeof *ep);
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
@@ -161,7 +180,8 @@ static sbx_status post_about(sbx_backend_instance *inst, const char *sandbox_id,
 {
     wire_ids ids;
     remote_endpoint ep;
-    sbx_status st = open_process(inst, sandbox_id, process_id, p->op, &ids, &ep, err);
+    const process_target target = { sandbox_id, process_id, p->op };
+    sbx_status st = open_process(inst, &target, &ids, &ep, err);
     remote_aio_answer answer = {NULL, NULL};
     if (st == SBX_OK)
         st = post(&ep, p->path, with(ids_body(&ids, p->with_command), p->member, p->value), 0,
@@ -292,7 +312,8 @@ sbx_status remote_process_read(sbx_backend_instance *inst, const char *sandbox_i
     *out = NULL;
     wire_ids ids;
     remote_endpoint ep;
-    sbx_status st = open_process(inst, sandbox_id, process_id, "process read", &ids, &ep, err);
+    const process_target target = { sandbox_id, process_id, "process read" };
+    sbx_status st = open_process(inst, &target, &ids, &ep, err);
     remote_aio_answer answer = {NULL, NULL};
     if (st == SBX_OK)
         st = output_call(&ep, &ids, request->cursor, request->wait_ms, &answer, err);
@@ -385,7 +406,8 @@ sbx_status remote_process_wait(sbx_backend_instance *inst, const char *sandbox_i
     *out = NULL;
     wire_ids ids;
     remote_endpoint ep;
-    sbx_status st = open_process(inst, sandbox_id, process_id, "process wait", &ids, &ep, err);
+    const process_target target = { sandbox_id, process_id, "process wait" };
+    sbx_status st = open_process(inst, &target, &ids, &ep, err);
     if (st == SBX_OK)
         st = wait_info(&ep, &ids, process_id, wait_ms, out, err);
     remote_endpoint_close(&ep);
@@ -397,7 +419,8 @@ sbx_status remote_process_forget(sbx_backend_instance *inst, const char *sandbox
 {
     wire_ids ids;
     remote_endpoint ep;
-    sbx_status st = open_process(inst, sandbox_id, process_id, "process forget", &ids, &ep, err);
+    const process_target target = { sandbox_id, process_id, "process forget" };
+    sbx_status st = open_process(inst, &target, &ids, &ep, err);
     sbx_process_info *info = NULL;
     if (st == SBX_OK)
         st = wait_info(&ep, &ids, process_id, 0, &info, err);
@@ -455,7 +478,8 @@ sbx_status remote_process_list(sbx_backend_instance *inst, const char *sandbox_i
     if (st != SBX_OK)
         return st;
     remote_aio_answer answer = {NULL, NULL};
-    st = send(&ep, "GET", "/v1/bash/sessions", NULL, 0, &answer, err);
+    static const wire_request list = { "GET", "/v1/bash/sessions", NULL, 0 };
+    st = send(&ep, &list, &answer, err);
     if (st == SBX_OK && !json_object_is_type(answer.data, json_type_array)) {
         sbx_backend_error_set(err, SBX_ERR_PROTOCOL, "sessions answer: data is not a list");
         st = remote_endpoint_fail(&ep, err);

@@ -126,11 +126,14 @@ static sbx_status read_stream(struct json_object *data, const char *text_key,
 }
 
 /* Add up to *budget bytes of `s` (read from `from`) to `o` as a chunk of
- * `stream`, and set the cursor `next` and the dropped count of it.
+ * `stream`, and set o's next cursor and dropped count of that stream.
  * Returns 1 when it had to cut. */
 static int take_stream(sbx_process_output *o, sbx_stream stream, const stream_answer *s,
-                       uint64_t from, size_t *budget, uint64_t *next, uint64_t *dropped)
+                       uint64_t from, size_t *budget)
 {
+    int out = stream == SBX_STREAM_STDOUT;
+    uint64_t *next = out ? &o->next.stdout_offset : &o->next.stderr_offset;
+    uint64_t *dropped = out ? &o->stdout_dropped : &o->stderr_dropped;
     uint64_t gap = s->end - from - s->len;
     size_t take = s->len < *budget ? s->len : *budget;
     *dropped = gap;
@@ -179,10 +182,8 @@ sbx_status remote_process_output_decode(struct json_object *data, sbx_process_cu
     }
     o->struct_size = sizeof *o;
     size_t budget = max_bytes;
-    int cut = take_stream(o, SBX_STREAM_STDOUT, &so, from.stdout_offset, &budget,
-                          &o->next.stdout_offset, &o->stdout_dropped);
-    cut |= take_stream(o, SBX_STREAM_STDERR, &se, from.stderr_offset, &budget,
-                       &o->next.stderr_offset, &o->stderr_dropped);
+    int cut = take_stream(o, SBX_STREAM_STDOUT, &so, from.stdout_offset, &budget);
+    cut |= take_stream(o, SBX_STREAM_STDERR, &se, from.stderr_offset, &budget);
     o->data[o->length] = '\0';
     if (o->chunk_count == 0) {
         free(o->chunks);

@@ -78,21 +78,27 @@ static int suite_clean(void)
     return 0;
 }
 
-/* Start `text` under /bin/sh -c in `sandbox`; the id into `id`. */
-static sbx_status start_in(sbx_backend *b, const char *sandbox, const char *text, int stdin_open,
-                           size_t buffer, char id[SBX_PROCESS_ID_MAX + 1], sbx_error *err)
+/* A request to run `text` under /bin/sh -c. */
+static sbx_process_request shell_request(const char *text, int stdin_open, size_t buffer)
 {
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.shell_command = text;
     r.stdin_open = stdin_open;
     r.buffer_bytes = buffer;
+    return r;
+}
+
+/* Start shell request `r` in `sandbox`; the id into `id`. */
+static sbx_status start_in(sbx_backend *b, const char *sandbox, const sbx_process_request *r,
+                           char id[SBX_PROCESS_ID_MAX + 1], sbx_error *err)
+{
     sbx_process_info *info = NULL;
-    sbx_status st = sbx_backend_process_start(b, sandbox, &r, &info, err);
+    sbx_status st = sbx_backend_process_start(b, sandbox, r, &info, err);
     if (st != SBX_OK)
         return st;
     snprintf(id, SBX_PROCESS_ID_MAX + 1, "%s", info->process_id);
     CU_ASSERT_EQUAL(info->state, SBX_PROCESS_RUNNING);
-    CU_ASSERT_STRING_EQUAL(info->argv[2], text);
+    CU_ASSERT_STRING_EQUAL(info->argv[2], r->shell_command);
     sbx_backend_free_processes(b, info);
     return SBX_OK;
 }
@@ -100,7 +106,8 @@ static sbx_status start_in(sbx_backend *b, const char *sandbox, const char *text
 static void start_ok(const char *text, int stdin_open, size_t buffer, char *id)
 {
     sbx_error err;
-    sbx_status st = start_in(backend, SANDBOX, text, stdin_open, buffer, id, &err);
+    const sbx_process_request r = shell_request(text, stdin_open, buffer);
+    sbx_status st = start_in(backend, SANDBOX, &r, id, &err);
     if (st != SBX_OK)
         fprintf(stderr, "process_start: %s\n", err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
@@ -199,8 +206,9 @@ static void test_found_and_read_by_other_host_processes(void)
         sbx_backend *b;
         char id[SBX_PROCESS_ID_MAX + 1];
         sbx_error err;
+        const sbx_process_request exact = shell_request(exact_text, 0, 0);
         int ok = open_backend(&h, &b, "") == 0 &&
-                 start_in(b, SANDBOX, exact_text, 0, 0, id, &err) == SBX_OK &&
+                 start_in(b, SANDBOX, &exact, id, &err) == SBX_OK &&
                  write(ids[1], id, strlen(id)) == (ssize_t)strlen(id);
         _exit(ok ? 0 : 1);
     }
@@ -452,10 +460,10 @@ static void test_limit_and_destroy_with_processes(void)
     CU_ASSERT_FATAL(create_sandbox(b, "proc-limit") == 0);
     char id[SBX_PROCESS_ID_MAX + 1];
     sbx_error err;
+    const sbx_process_request sleeper = shell_request("exec sleep 4244", 0, 0);
     for (int i = 0; i < 3; i++)
-        CU_ASSERT_EQUAL(start_in(b, "proc-limit", "exec sleep 4244", 0, 0, id, &err), SBX_OK);
-    CU_ASSERT_EQUAL(start_in(b, "proc-limit", "exec sleep 4244", 0, 0, id, &err),
-                    SBX_ERR_REFUSED);
+        CU_ASSERT_EQUAL(start_in(b, "proc-limit", &sleeper, id, &err), SBX_OK);
+    CU_ASSERT_EQUAL(start_in(b, "proc-limit", &sleeper, id, &err), SBX_ERR_REFUSED);
     CU_ASSERT(strstr(err.message, "max_processes") != NULL);
     CU_ASSERT_EQUAL(sbx_backend_destroy(b, "proc-limit", &err), SBX_OK);
     sbx_process_info *list = NULL;

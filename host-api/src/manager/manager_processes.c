@@ -146,7 +146,8 @@ sbx_status sbx_manager_session_open(sbx_manager *m, const char *sandbox_id,
     host_session_hooks hooks;
     if (session_hooks(m, &hooks, out, err) == NULL)
         return err->kind;
-    return host_session_new(m->backend, &hooks, sandbox_id, NULL, options, out, err);
+    const host_session_place at = { m->backend, &hooks, sandbox_id, NULL };
+    return host_session_new(&at, options, out, err);
 }
 
 sbx_status sbx_manager_session_attach(sbx_manager *m, const char *sandbox_id,
@@ -157,5 +158,6 @@ sbx_status sbx_manager_session_attach(sbx_manager *m, const char *sandbox_id,
     host_session_hooks hooks;
     if (session_hooks(m, &hooks, out, err) == NULL)
         return err->kind;
-    return host_session_attach(m->backend, &hooks, sandbox_id, process_id, options, out, err);
+    const host_session_place at = { m->backend, &hooks, sandbox_id, process_id };
+    return host_session_attach(&at, options, out, err);
 }
