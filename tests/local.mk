@@ -13,6 +13,11 @@ AM_TESTS_ENVIRONMENT = \
 	no_proxy=; NO_PROXY=; CC='$(CC)'; \
 	export CC SBX_MODULE_PATH SBX_TEST_BUILDDIR SBX_TEST_SRCDIR EMU_BIN SBXCTL_BIN SBX_CONFIG XDG_STATE_HOME no_proxy NO_PROXY;
 
+# Every test runs through tests/timed-run.sh, which ends the test's log
+# with its wall time (.ci/slowest-tests lists the slowest).
+LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/timed-run.sh
+EXTRA_DIST += tests/timed-run.sh
+
 # CUnit suites link the test support library and CUnit.
 SBX_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(JSONC_CFLAGS) $(CURL_CFLAGS)
 SBX_TEST_LIBS = tests/support/libsbx-test.la host-api/libsbx-host.la \
