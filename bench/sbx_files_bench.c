@@ -37,11 +37,7 @@ typedef struct bench {
     CURL *curl;
 } bench;
 
-static void die(const char *what, const sbx_error *err)
-{
-    fprintf(stderr, "sbx-files-bench: %s: %s\n", what, err != NULL ? err->message : "failed");
-    exit(1);
-}
+#define PROGRAM "sbx-files-bench"
 
 static void usage(void)
 {
@@ -88,13 +84,6 @@ static int call_list(void *ctx, unsigned thread, unsigned long index)
     return bad;
 }
 
-static size_t discard(char *data, size_t size, size_t n, void *ctx)
-{
-    (void)data;
-    (void)ctx;
-    return size * n;
-}
-
 static int call_rtt(void *ctx, unsigned thread, unsigned long index)
 {
     (void)thread;
@@ -115,20 +104,20 @@ static void prepare(bench *b)
     req.sandbox_id = b->id;
     sbx_sandbox *sb = NULL;
     if (sbx_backend_create(b->backend, &req, &sb, &err) != SBX_OK)
-        die("creating the sandbox", &err);
+        sbx_bench_die(PROGRAM, "creating the sandbox", &err);
     sbx_backend_free_sandboxes(b->backend, sb, 1);
     if ((b->file = malloc(FILE_BYTES)) == NULL)
-        die("allocating", NULL);
+        sbx_bench_die(PROGRAM, "allocating", NULL);
     for (size_t i = 0; i < FILE_BYTES; i++)
         b->file[i] = (char)('a' + i % 26);
     if (sbx_backend_write_file(b->backend, b->id, "bench.txt", b->file, FILE_BYTES, 0, 0,
                                &err) != SBX_OK)
-        die("writing the file", &err);
+        sbx_bench_die(PROGRAM, "writing the file", &err);
     for (int i = 0; i < LISTED_FILES; i++) {
         char name[32];
         snprintf(name, sizeof name, "listed-%02d.txt", i);
         if (sbx_backend_write_file(b->backend, b->id, name, "x", 1, 0, 0, &err) != SBX_OK)
-            die("writing a file to list", &err);
+            sbx_bench_die(PROGRAM, "writing a file to list", &err);
     }
 }
 
@@ -166,14 +155,14 @@ int main(int argc, char **argv)
     if (fn == call_rtt) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
         if ((b.curl = curl_easy_init()) == NULL)
-            die("making a libcurl handle", NULL);
+            sbx_bench_die(PROGRAM, "making a libcurl handle", NULL);
         curl_easy_setopt(b.curl, CURLOPT_URL, url);
-        curl_easy_setopt(b.curl, CURLOPT_WRITEFUNCTION, discard);
+        curl_easy_setopt(b.curl, CURLOPT_WRITEFUNCTION, sbx_bench_discard);
     } else {
         if (sbx_host_new(NULL, &host, &err) != SBX_OK ||
             sbx_backend_open(host, backend_name, options, option_count, &b.backend, &err) !=
                 SBX_OK)
-            die("opening the backend", &err);
+            sbx_bench_die(PROGRAM, "opening the backend", &err);
         prepare(&b);
     }
     sbx_bench_result result;
@@ -185,7 +174,7 @@ int main(int argc, char **argv)
         curl_global_cleanup();
     } else {
         if (sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)
-            die("destroying the sandbox", &err);
+            sbx_bench_die(PROGRAM, "destroying the sandbox", &err);
         sbx_backend_close(b.backend);
         sbx_host_free(host);
     }
