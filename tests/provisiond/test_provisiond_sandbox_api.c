@@ -7,7 +7,7 @@
  * a token valid; no token reaches the daemon's log; --public-url is the
  * URLs' base; --sandbox-api-key is required on top when set; GET
  * /v1/sandbox's home_dir is where commands start, answered without
- * starting one. */
+ * starting one, and asked once per sandbox incarnation. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
@@ -446,6 +446,68 @@ static void test_home_dir_is_the_working_dir_and_needs_no_command(void)
     session_end(&s);
 }
 
+/* How many lines of the daemon's stderr (--verbose) hold `text`. */
+static int log_count(const provd_local *d, const char *text)
+{
+    FILE *f = fopen(d->stderr_path, "r");
+    if (f == NULL)
+        return 0;
+    char line[4096];
+    int count = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        count += strstr(line, text) != NULL;
+    fclose(f);
+    return count;
+}
+
+/* Write "name" (relative) in `id` through `b`; 1 when it is then on disk
+ * in that sandbox. */
+static int write_relative(sbx_backend *b, const provd_local *d, const char *id,
+                          const char *name)
+{
+    sbx_error err;
+    sbx_status st = sbx_backend_write_file(b, id, name, "x", 1, 0, 0, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "write %s in %s: %s\n", name, id, err.message);
+    return st == SBX_OK && sandbox_has(d, id, name);
+}
+
+/* The remote backend keeps a sandbox's home directory for the incarnation
+ * discover names: one GET /v1/sandbox per incarnation, none shared between
+ * sandboxes, and a sandbox destroyed and made again under the same id by
+ * another client is asked again. */
+static void test_home_dir_is_asked_once_per_incarnation(void)
+{
+    session s;
+    const char *const verbose[] = {"--verbose", NULL};
+    if (!session_start(&s, verbose))
+        return;
+    sbx_host *other_host = NULL;
+    sbx_backend *other = open_remote(&s.d, NULL, &other_host);
+    char token[TOKEN_LEN + 1];
+    const char *asked = "/v1/sandbox -> 200";
+    if (other != NULL && create_with_token(s.b, "inc1", token, NULL) &&
+        create_with_token(s.b, "inc2", token, NULL)) {
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "a"));
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "b"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 1);
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc2", "a"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 2);
+        /* Made again by another client: this one's kept home is stale. */
+        sbx_error err;
+        CU_ASSERT_EQUAL(sbx_backend_destroy(other, "inc1", &err), SBX_OK);
+        CU_ASSERT_TRUE(create_with_token(other, "inc1", token, NULL));
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "c"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 3);
+        CU_ASSERT_FALSE(sandbox_has(&s.d, "inc1", "a"));
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "d"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 3);
+    }
+    if (other != NULL)
+        close_remote(other, other_host);
+    session_end(&s);
+}
+
 void sbx_test_register(void)
 {
     static CU_TestInfo tests[] = {
@@ -460,6 +522,7 @@ void sbx_test_register(void)
          test_sandbox_api_key_is_required_on_top_of_the_token},
         {"home_dir is the working dir and needs no command",
          test_home_dir_is_the_working_dir_and_needs_no_command},
+        {"home_dir is asked once per incarnation", test_home_dir_is_asked_once_per_incarnation},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbx-provisiond sandbox API", NULL, NULL, tests);
