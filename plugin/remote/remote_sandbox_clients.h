@@ -7,9 +7,11 @@
  * keeps the home directory GET /v1/sandbox answered at its URL, with the
  * id and the incarnation (discover's incarnation_id) it was answered for:
  * a sandbox made again under the same id is a new incarnation, asked
- * again, and without an incarnation nothing is kept.  At most REMOTE_SANDBOX_CLIENTS_MAX clients are
- * kept (the least recently used one not in use goes first).
- * Thread-safe: a lock guards the table only, never held during a transfer.
+ * again, and without an incarnation nothing is kept.  At most
+ * REMOTE_SANDBOX_CLIENTS_MAX clients are kept (the least recently used
+ * one not in use goes first).
+ * Thread-safe: a lock guards the table and the kept homes, never held
+ * during a transfer.
  */
 #ifndef SBX_REMOTE_SANDBOX_CLIENTS_H
 #define SBX_REMOTE_SANDBOX_CLIENTS_H
