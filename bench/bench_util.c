@@ -125,3 +125,16 @@ int sbx_bench_add_option(char *text, sbx_option *options, size_t *count, size_t 
     (*count)++;
     return 0;
 }
+
+void sbx_bench_die(const char *program, const char *what, const sbx_error *err)
+{
+    fprintf(stderr, "%s: %s: %s\n", program, what, err != NULL ? err->message : "failed");
+    exit(1);
+}
+
+size_t sbx_bench_discard(char *data, size_t size, size_t n, void *ctx)
+{
+    (void)data;
+    (void)ctx;
+    return size * n;
+}

@@ -48,4 +48,12 @@ unsigned long sbx_bench_count_arg(const char *text, const char *what);
  * it has no '=' or *count is already `max` (nothing is changed). */
 int sbx_bench_add_option(char *text, sbx_option *options, size_t *count, size_t max);
 
+/* Print "<program>: <what>: <err's message, or "failed">" on stderr and
+ * exit(1): a benchmark that cannot set up has nothing to measure. */
+void sbx_bench_die(const char *program, const char *what, const sbx_error *err);
+
+/* A libcurl write callback that keeps nothing (CURLOPT_WRITEFUNCTION):
+ * returns size * n, all taken. */
+size_t sbx_bench_discard(char *data, size_t size, size_t n, void *ctx);
+
 #endif /* SBX_BENCH_UTIL_H */

@@ -77,3 +77,12 @@ bench_sbx_ops_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) -lpthread
 bench_sbx_line_bench_SOURCES = bench/sbx_line_bench.c $(SBX_BENCH_UTIL)
 bench_sbx_line_bench_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) -pthread
 bench_sbx_line_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) $(JSONC_LIBS) -lpthread
+
+# File calls through sbx-provisiond against local directly and an HTTP
+# round trip (bench/files-run).
+SBX_BENCH_BINS += bench/sbx-files-bench
+EXTRA_DIST += bench/files-run
+CLEANFILES += bench/results-files.txt
+bench_sbx_files_bench_SOURCES = bench/sbx_files_bench.c $(SBX_BENCH_UTIL)
+bench_sbx_files_bench_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
+bench_sbx_files_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) -lpthread

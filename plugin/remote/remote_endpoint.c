@@ -56,6 +56,10 @@ sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "%s: the provisioner's sandbox_url is not an http(s) base URL",
                                    remote_endpoint_what(ep));
+    const char *incarnation = f.text[REMOTE_FIELD_INCARNATION];
+    if (st == SBX_OK && incarnation != NULL && incarnation[0] != '\0' &&
+        (ep->incarnation = strdup(incarnation)) == NULL)
+        st = remote_endpoint_no_memory(ep, err);
     if (st == SBX_OK) {
         sbx_error cause;
         sbx_backend_error_clear(&cause);
@@ -66,6 +70,10 @@ sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_
             ep->http = ep->client->http;
     }
     remote_sandbox_answer_free(&answer);
+    if (st != SBX_OK) {
+        free(ep->incarnation);
+        ep->incarnation = NULL;
+    }
     return st;
 }
 
@@ -89,11 +97,20 @@ void remote_endpoint_close(remote_endpoint *ep)
         remote_sandbox_clients_release(&ep->inst->sandboxes, ep->client, ep->unreachable);
     ep->client = NULL;
     ep->http = NULL;
+    free(ep->incarnation);
+    ep->incarnation = NULL;
 }
 
-/* GET /v1/sandbox: the sandbox's home_dir (an absolute path). */
+/* The sandbox's home_dir (an absolute path): the one its URL's client
+ * keeps for this incarnation, else GET /v1/sandbox's, then kept when
+ * discover named the incarnation. */
 static sbx_status fetch_home(remote_endpoint *ep, char **home, sbx_error *err)
 {
+    remote_sandbox_clients *clients = &ep->inst->sandboxes;
+    const remote_home_key key = {ep->sandbox_id, ep->incarnation};
+    *home = ep->incarnation != NULL ? remote_sandbox_clients_home(clients, ep->client, key) : NULL;
+    if (*home != NULL)
+        return SBX_OK;
     common_http_response resp;
     common_http_call call = {.method = "GET", .path = "/v1/sandbox",
                              .timeout_ms = ep->inst->options.get_timeout_ms};
@@ -117,6 +134,8 @@ static sbx_status fetch_home(remote_endpoint *ep, char **home, sbx_error *err)
         st = remote_endpoint_fail(ep, err);
     } else if ((*home = strdup(dir)) == NULL) {
         st = remote_endpoint_no_memory(ep, err);
+    } else if (ep->incarnation != NULL) {
+        remote_sandbox_clients_keep_home(clients, ep->client, key, dir);
     }
     json_object_put(answer.root);
     return st;

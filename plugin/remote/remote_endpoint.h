@@ -1,8 +1,9 @@
 /*
- * Reaching one sandbox's AIO API: where it is and its home directory,
- * both asked for every operation (nothing about a sandbox is remembered
- * between operations; only connections to an address are).  Safe on many
- * threads at once.
+ * Reaching one sandbox's AIO API: where it is, asked for every operation,
+ * and its home directory, asked once per sandbox_url, id and incarnation
+ * when discover names the incarnation (kept with that URL's connections:
+ * remote_sandbox_clients.h), else asked for every operation.  Safe on
+ * many threads at once.
  */
 #ifndef SBX_REMOTE_ENDPOINT_H
 #define SBX_REMOTE_ENDPOINT_H
@@ -21,6 +22,7 @@ typedef struct remote_endpoint {
     struct remote_sandbox_client *client;
     common_http_client *http; /* client->http */
     int unreachable;          /* a call could not reach the address */
+    char *incarnation;        /* discover's incarnation_id (malloc'd); NULL: none sent */
     const char *op;           /* the operation's name, static */
     char what_text[128];      /* remote_endpoint_what's text once built ("": not yet) */
 } remote_endpoint;
@@ -48,8 +50,9 @@ sbx_status remote_endpoint_no_memory(remote_endpoint *ep, sbx_error *err);
 void remote_endpoint_close(remote_endpoint *ep);
 
 /* `path` as an absolute path in the sandbox: as it is when absolute, else
- * below the sandbox's home directory (GET /v1/sandbox, asked each time: an
- * id made again at the same address may have another one).  NULL
+ * below the sandbox's home directory (GET /v1/sandbox; kept for the
+ * incarnation discover named, asked again for another one or when it
+ * named none: an id made again may have another home).  NULL
  * `path` with `or_null` set: *out NULL.  *out is malloc'd. */
 sbx_status remote_endpoint_path(remote_endpoint *ep, const char *path, int or_null, char **out,
                                 sbx_error *err);

@@ -12,6 +12,7 @@
 #include "plugin/remote/remote_list_stream.h"
 #include "plugin/remote/remote_lookup.h"
 #include "plugin/remote/remote_sandbox_answer.h"
+#include "plugin/remote/remote_sandbox_clients.h"
 
 #include <sbx/backend_support.h>
 
@@ -28,6 +29,8 @@ sbx_status remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
     remote_sandbox_call call = { .method = "DELETE", .prefix = REMOTE_SANDBOXES_PREFIX,
                                  .sandbox_id = sandbox_id, .action = "destroy",
                                  .timeout_ms = inst->options.destroy_timeout_ms };
+    /* Whatever the answer, the id's next incarnation is asked its home. */
+    remote_sandbox_clients_forget_homes(&inst->sandboxes, sandbox_id);
     sbx_status st = remote_start_sandbox_call(inst, &call, &resp, err);
     if (st != SBX_OK)
         return st;

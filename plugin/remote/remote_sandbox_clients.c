@@ -8,8 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Drop the home `c` keeps (the lock held, or `c` no one else's). */
+static void drop_home(remote_sandbox_client *c)
+{
+    free(c->home_of);
+    free(c->home_incarnation);
+    free(c->home);
+    c->home_of = c->home_incarnation = c->home = NULL;
+}
+
 static void free_client(remote_sandbox_client *c)
 {
+    drop_home(c);
     common_http_client_free(c->http);
     free(c->url);
     free(c);
@@ -121,5 +131,45 @@ void remote_sandbox_clients_release(remote_sandbox_clients *t, remote_sandbox_cl
     } else {
         trim(t);
     }
+    pthread_mutex_unlock(&t->lock);
+}
+
+char *remote_sandbox_clients_home(remote_sandbox_clients *t, remote_sandbox_client *c,
+                                  remote_home_key key)
+{
+    pthread_mutex_lock(&t->lock);
+    char *home = c->home_of != NULL && strcmp(c->home_of, key.sandbox_id) == 0 &&
+                         strcmp(c->home_incarnation, key.incarnation) == 0
+                     ? strdup(c->home)
+                     : NULL;
+    pthread_mutex_unlock(&t->lock);
+    return home;
+}
+
+void remote_sandbox_clients_keep_home(remote_sandbox_clients *t, remote_sandbox_client *c,
+                                      remote_home_key key, const char *home)
+{
+    char *id = strdup(key.sandbox_id), *incarnation = strdup(key.incarnation);
+    char *dir = strdup(home);
+    pthread_mutex_lock(&t->lock);
+    drop_home(c);
+    if (id != NULL && incarnation != NULL && dir != NULL) {
+        c->home_of = id;
+        c->home_incarnation = incarnation;
+        c->home = dir;
+        id = incarnation = dir = NULL;
+    }
+    pthread_mutex_unlock(&t->lock);
+    free(id);
+    free(incarnation);
+    free(dir);
+}
+
+void remote_sandbox_clients_forget_homes(remote_sandbox_clients *t, const char *sandbox_id)
+{
+    pthread_mutex_lock(&t->lock);
+    for (remote_sandbox_client *c = t->head; c != NULL; c = c->next)
+        if (c->home_of != NULL && strcmp(c->home_of, sandbox_id) == 0)
+            drop_home(c);
     pthread_mutex_unlock(&t->lock);
 }

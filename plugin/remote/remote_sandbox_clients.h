@@ -1,12 +1,17 @@
 /*
  * The HTTP clients of the sandboxes' AIO APIs, one per sandbox_url, kept
  * between operations so that their keep-alive connections are reused.
- * Only the transport is kept: a client is found by the URL discover
- * answered for this very operation, never by a sandbox id, so which
- * sandbox an address belongs to is still asked every time
- * (remote_endpoint.h).  At most REMOTE_SANDBOX_CLIENTS_MAX clients are
- * kept (the least recently used one not in use goes first).
- * Thread-safe: a lock guards the table only, never held during a transfer.
+ * A client is found by the URL discover answered for this very operation,
+ * never by a sandbox id, so which sandbox an address belongs to is still
+ * asked every time (remote_endpoint.h).  Beside the transport, a client
+ * keeps the home directory GET /v1/sandbox answered at its URL, with the
+ * id and the incarnation (discover's incarnation_id) it was answered for:
+ * a sandbox made again under the same id is a new incarnation, asked
+ * again, and without an incarnation nothing is kept.  At most
+ * REMOTE_SANDBOX_CLIENTS_MAX clients are kept (the least recently used
+ * one not in use goes first).
+ * Thread-safe: a lock guards the table and the kept homes, never held
+ * during a transfer.
  */
 #ifndef SBX_REMOTE_SANDBOX_CLIENTS_H
 #define SBX_REMOTE_SANDBOX_CLIENTS_H
@@ -27,6 +32,9 @@ typedef struct remote_sandbox_client {
     common_http_client *http;
     unsigned holders;                   /* calls using it now */
     int dropped;                        /* out of the table: freed by its last holder */
+    char *home_of;                      /* the sandbox id `home` was answered for; NULL: none */
+    char *home_incarnation;             /* and its incarnation */
+    char *home;                         /* its home directory at this URL */
     struct remote_sandbox_client *next; /* most recently used first */
 } remote_sandbox_client;
 
@@ -62,5 +70,26 @@ sbx_status remote_sandbox_clients_acquire(remote_sandbox_clients *t, const char 
  * holder. */
 void remote_sandbox_clients_release(remote_sandbox_clients *t, remote_sandbox_client *c,
                                     int unreachable);
+
+/* One incarnation of one sandbox: whose home directory is kept. */
+typedef struct remote_home_key {
+    const char *sandbox_id;
+    const char *incarnation;    /* discover's incarnation_id */
+} remote_home_key;
+
+/* The home directory `c` keeps for `key`, as a malloc'd copy (the
+ * caller's), or NULL when it keeps none for that id and incarnation (or
+ * memory ran out: the caller asks the sandbox). */
+char *remote_sandbox_clients_home(remote_sandbox_clients *t, remote_sandbox_client *c,
+                                  remote_home_key key);
+
+/* Keep `home` as `key`'s home directory at `c`'s URL (all copied; nothing
+ * kept when memory runs out). */
+void remote_sandbox_clients_keep_home(remote_sandbox_clients *t, remote_sandbox_client *c,
+                                      remote_home_key key, const char *home);
+
+/* Forget every home kept for `sandbox_id` (its destroy through this
+ * instance: whatever URL its next incarnation gets). */
+void remote_sandbox_clients_forget_homes(remote_sandbox_clients *t, const char *sandbox_id);
 
 #endif /* SBX_REMOTE_SANDBOX_CLIENTS_H */

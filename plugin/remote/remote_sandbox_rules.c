@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char *const field_names[REMOTE_FIELD_COUNT] = {
-    "sandbox_id", "sandbox_url", "user_id", "thread_id", "status", "mount_contract_version"
+    "sandbox_id", "sandbox_url", "user_id", "thread_id", "status", "incarnation_id",
+    "mount_contract_version"
 };
 
 int remote_field_index(const char *key, size_t key_len)
@@ -26,6 +27,7 @@ int remote_field_index(const char *key, size_t key_len)
         break;
     case 'u': i = REMOTE_FIELD_USER; break;
     case 't': i = REMOTE_FIELD_THREAD; break;
+    case 'i': i = REMOTE_FIELD_INCARNATION; break;
     case 'm': i = REMOTE_FIELD_VERSION; break;
     default: return REMOTE_FIELD_COUNT;
     }

@@ -13,9 +13,13 @@
 #include <stddef.h>
 #include <sbx/backend.h>
 
-/* The members of a sandbox object, in the order they are validated. */
+/* The members of a sandbox object, in the order they are validated.
+ * incarnation_id is optional and never refused: a provisioner that sends
+ * it as a clean string says which incarnation its sandbox_url serves
+ * (sbx-provisiond does); anything else counts as its absence. */
 enum { REMOTE_FIELD_ID, REMOTE_FIELD_URL, REMOTE_FIELD_USER, REMOTE_FIELD_THREAD,
-       REMOTE_FIELD_STATUS, REMOTE_FIELD_VERSION, REMOTE_FIELD_COUNT };
+       REMOTE_FIELD_STATUS, REMOTE_FIELD_INCARNATION, REMOTE_FIELD_VERSION,
+       REMOTE_FIELD_COUNT };
 
 /* The longest member name (mount_contract_version): a longer key names none. */
 #define REMOTE_FIELD_NAME_MAX 22

@@ -5,7 +5,9 @@
  * destroyed sandbox's token answers 404 with a JSON detail and touches
  * nothing (also once the id is made again, with a new token); one sandbox's token reaches that sandbox only; a restart keeps
  * a token valid; no token reaches the daemon's log; --public-url is the
- * URLs' base; --sandbox-api-key is required on top when set. */
+ * URLs' base; --sandbox-api-key is required on top when set; GET
+ * /v1/sandbox's home_dir is where commands start, answered without
+ * starting one, and asked once per sandbox incarnation. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
@@ -382,6 +384,130 @@ static void test_sandbox_api_key_is_required_on_top_of_the_token(void)
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
+/* GET BASE/s/`token`/v1/sandbox: its home_dir into `home` (`cap` bytes),
+ * or "" when the answer is not 200 or has none. */
+static void home_through(const char *base, const char *token, char *home, size_t cap)
+{
+    char path[256], answer[8192];
+    snprintf(path, sizeof path, "/s/%s/v1/sandbox", token);
+    home[0] = '\0';
+    long status = provd_request(base, (provd_send){"GET", path, NULL}, REQUEST_MS, answer,
+                                sizeof answer);
+    CU_ASSERT_EQUAL(status, 200);
+    const char *at = strstr(answer, "\"home_dir\":\"");
+    if (status == 200 && at != NULL) {
+        at += strlen("\"home_dir\":\"");
+        size_t n = strcspn(at, "\"");
+        snprintf(home, cap, "%.*s", (int)(n < cap ? n : cap - 1), at);
+    }
+}
+
+/* home_dir is the directory commands start in, and it is answered from
+ * the sandbox's record: a daemon whose sandboxes cannot start a process
+ * (an address-space limit of one byte) still answers it, and relative
+ * paths still land there. */
+static void test_home_dir_is_the_working_dir_and_needs_no_command(void)
+{
+    session s;
+    if (!session_start(&s, NULL))
+        return;
+    char token[TOKEN_LEN + 1], home[600];
+    if (create_with_token(s.b, "homes", token, NULL)) {
+        sbx_exec_result *r = run(s.b, "homes", "pwd", NULL, 0, 30000);
+        home_through(provd_url(s.d.proc), token, home, sizeof home);
+        CU_ASSERT(r != NULL && strncmp(r->stdout_data, home, strlen(home)) == 0 &&
+                  strcmp(r->stdout_data + strlen(home), "\n") == 0);
+        sbx_backend_free_exec_result(s.b, r);
+    }
+    session_end(&s);
+
+    const char *const no_processes[] = {"--set", "limit_address_bytes=1", NULL};
+    if (!session_start(&s, no_processes))
+        return;
+    if (create_with_token(s.b, "bare", token, NULL)) {
+        sbx_exec_result *r = NULL;
+        sbx_error err;
+        sbx_test_command shell = {"pwd", NULL, 0, 30000};
+        sbx_status st = sbx_test_shell(s.b, "bare", &shell, &r, &err);
+        /* A user sees the command fail... */
+        CU_ASSERT(st != SBX_OK || r->outcome != SBX_EXEC_EXITED || r->exit_code != 0);
+        sbx_backend_free_exec_result(s.b, r);
+        /* ...and the home directory answered, relative paths landing in it. */
+        char expected[600];
+        snprintf(expected, sizeof expected, "%s/bare", s.d.local_dir);
+        home_through(provd_url(s.d.proc), token, home, sizeof home);
+        CU_ASSERT_STRING_EQUAL(home, expected);
+        char answer[512];
+        CU_ASSERT_EQUAL(write_through(provd_url(s.d.proc), token, "rel.txt", answer,
+                                      sizeof answer),
+                        200);
+        CU_ASSERT_TRUE(sandbox_has(&s.d, "bare", "rel.txt"));
+    }
+    session_end(&s);
+}
+
+/* How many lines of the daemon's stderr (--verbose) hold `text`. */
+static int log_count(const provd_local *d, const char *text)
+{
+    FILE *f = fopen(d->stderr_path, "r");
+    if (f == NULL)
+        return 0;
+    char line[4096];
+    int count = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        count += strstr(line, text) != NULL;
+    fclose(f);
+    return count;
+}
+
+/* Write "name" (relative) in `id` through `b`; 1 when it is then on disk
+ * in that sandbox. */
+static int write_relative(sbx_backend *b, const provd_local *d, const char *id,
+                          const char *name)
+{
+    sbx_error err;
+    sbx_status st = sbx_backend_write_file(b, id, name, "x", 1, 0, 0, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "write %s in %s: %s\n", name, id, err.message);
+    return st == SBX_OK && sandbox_has(d, id, name);
+}
+
+/* The remote backend keeps a sandbox's home directory for the incarnation
+ * discover names: one GET /v1/sandbox per incarnation, none shared between
+ * sandboxes, and a sandbox destroyed and made again under the same id by
+ * another client is asked again. */
+static void test_home_dir_is_asked_once_per_incarnation(void)
+{
+    session s;
+    const char *const verbose[] = {"--verbose", NULL};
+    if (!session_start(&s, verbose))
+        return;
+    sbx_host *other_host = NULL;
+    sbx_backend *other = open_remote(&s.d, NULL, &other_host);
+    char token[TOKEN_LEN + 1];
+    const char *asked = "/v1/sandbox -> 200";
+    if (other != NULL && create_with_token(s.b, "inc1", token, NULL) &&
+        create_with_token(s.b, "inc2", token, NULL)) {
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "a"));
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "b"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 1);
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc2", "a"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 2);
+        /* Made again by another client: this one's kept home is stale. */
+        sbx_error err;
+        CU_ASSERT_EQUAL(sbx_backend_destroy(other, "inc1", &err), SBX_OK);
+        CU_ASSERT_TRUE(create_with_token(other, "inc1", token, NULL));
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "c"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 3);
+        CU_ASSERT_FALSE(sandbox_has(&s.d, "inc1", "a"));
+        CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "d"));
+        CU_ASSERT_EQUAL(log_count(&s.d, asked), 3);
+    }
+    if (other != NULL)
+        close_remote(other, other_host);
+    session_end(&s);
+}
+
 void sbx_test_register(void)
 {
     static CU_TestInfo tests[] = {
@@ -394,6 +520,9 @@ void sbx_test_register(void)
         {"--public-url is the base of sandbox URLs", test_public_url_is_the_base_of_sandbox_urls},
         {"--sandbox-api-key is required on top of the token",
          test_sandbox_api_key_is_required_on_top_of_the_token},
+        {"home_dir is the working dir and needs no command",
+         test_home_dir_is_the_working_dir_and_needs_no_command},
+        {"home_dir is asked once per incarnation", test_home_dir_is_asked_once_per_incarnation},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbx-provisiond sandbox API", NULL, NULL, tests);

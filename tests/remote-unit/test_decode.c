@@ -8,6 +8,7 @@
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_sandbox_answer.h"
 
 #include <sbx/host.h>
 
@@ -73,6 +74,36 @@ static void test_sandbox_with_full_identity(void)
     CU_ASSERT_STRING_EQUAL(sb.status, "Running");
     CU_ASSERT_EQUAL(sb.mount_contract_version, 2);
     common_sandbox_record_clear(&sb);
+}
+
+/* incarnation_id of a lookup answer, read or "" (the answer is accepted). */
+static void incarnation_of(const char *answer, char *out, size_t cap)
+{
+    remote_sandbox_answer a;
+    remote_fields f;
+    sbx_error err;
+    out[0] = '\0';
+    CU_ASSERT_EQUAL(remote_sandbox_answer_read(answer, strlen(answer), &a, &f, &err), SBX_OK);
+    if (f.text[REMOTE_FIELD_INCARNATION] != NULL)
+        snprintf(out, cap, "%s", f.text[REMOTE_FIELD_INCARNATION]);
+    remote_sandbox_answer_free(&a);
+}
+
+/* incarnation_id is optional: read when a clean string, else as absent,
+ * and never a reason to refuse the sandbox. */
+static void test_incarnation_is_read_and_never_refused(void)
+{
+#define SANDBOX_HEAD "{\"sandbox_id\":\"a1\",\"sandbox_url\":\"http://h:1\",\"status\":\"Running\""
+    char got[64];
+    incarnation_of(SANDBOX_HEAD ",\"incarnation_id\":\"inc-7\"}", got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, "inc-7");
+    incarnation_of(SANDBOX_HEAD "}", got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, "");
+    incarnation_of(SANDBOX_HEAD ",\"incarnation_id\":7}", got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, "");
+    incarnation_of(SANDBOX_HEAD ",\"incarnation_id\":\"a\\u0000b\"}", got, sizeof got);
+    CU_ASSERT_STRING_EQUAL(got, "");
+#undef SANDBOX_HEAD
 }
 
 static void test_legacy_sandbox_has_unknown_identity(void)
@@ -561,6 +592,7 @@ void sbx_test_register(void)
         { "legacy_sandbox_has_unknown_identity", test_legacy_sandbox_has_unknown_identity },
         { "ill_typed_sandboxes_are_protocol_errors", test_ill_typed_sandboxes_are_protocol_errors },
         { "text_fields_hold_no_nul_and_only_utf8", test_text_fields_hold_no_nul_and_only_utf8 },
+        { "incarnation_is_read_and_never_refused", test_incarnation_is_read_and_never_refused },
         CU_TEST_INFO_NULL,
     };
     static const CU_TestInfo list[] = {

@@ -126,20 +126,26 @@ void aio_route_read(const aio_call *call, prov_reply *reply)
     json_object_put(body);
 }
 
-/* The bytes a write puts in the file, in a new buffer (*len); NULL when
- * memory ran out, or with *invalid set when base64 content is not. */
-static char *write_bytes(json_object *body, size_t *len, int *invalid)
+/* The bytes a write puts in the file (*len of them): the content string
+ * itself when it goes in as it is (no copy of a large text), else a new
+ * buffer in *owned.  NULL when memory ran out, or with *invalid set when
+ * base64 content is not. */
+static const char *write_bytes(json_object *body, size_t *len, char **owned, int *invalid)
 {
     json_object *content = aio_member(body, "content");
     const char *text = json_object_get_string(content);
     size_t text_len = (size_t)json_object_get_string_len(content);
     *invalid = 0;
+    *owned = NULL;
     if (strcmp(aio_string(body, "encoding", "utf-8"), "base64") == 0)
-        return common_base64_decode_alloc(text, text_len, COMMON_BASE64_SKIP_SPACE, len,
-                                          invalid);
+        return *owned = common_base64_decode_alloc(text, text_len, COMMON_BASE64_SKIP_SPACE, len,
+                                                   invalid);
     int leading = aio_boolean(body, "leading_newline", 0);
     int trailing = aio_boolean(body, "trailing_newline", 0);
-    char *bytes = prov_malloc(text_len + 3);
+    *len = text_len;
+    if (!leading && !trailing)
+        return text;
+    char *bytes = prov_malloc(text_len + 2);
     if (bytes == NULL)
         return NULL;
     size_t n = 0;
@@ -150,7 +156,7 @@ static char *write_bytes(json_object *body, size_t *len, int *invalid)
     if (trailing)
         bytes[n++] = '\n';
     *len = n;
-    return bytes;
+    return *owned = bytes;
 }
 
 void aio_route_write(const aio_call *call, prov_reply *reply)
@@ -162,7 +168,8 @@ void aio_route_write(const aio_call *call, prov_reply *reply)
     const char *path = aio_string(body, "file", "");
     size_t len = 0;
     int invalid = 0;
-    char *bytes = write_bytes(body, &len, &invalid);
+    char *owned = NULL;
+    const char *bytes = write_bytes(body, &len, &owned, &invalid);
     sbx_error err;
     sbx_error_clear(&err);
     unsigned flags = aio_boolean(body, "append", 0) ? SBX_WRITE_APPEND : 0;
@@ -180,6 +187,6 @@ void aio_route_write(const aio_call *call, prov_reply *reply)
                     prov_json_add(data, "bytes_written", json_object_new_int64((int64_t)len));
         aio_answer_data(reply, prov_json_built(data, built));
     }
-    free(bytes);
+    free(owned);
     json_object_put(body);
 }

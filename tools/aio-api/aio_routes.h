@@ -24,8 +24,9 @@ typedef struct aio_call {
  * directory, as its commands see it). */
 void aio_route_sandbox(const aio_call *call, prov_reply *reply);
 
-/* The sandbox's working directory, from `pwd` (its output without the
- * newline), in `dir` (`size` bytes).  SBX_OK, or the backend's error. */
+/* The sandbox's working directory in `dir` (`size` bytes): the directory
+ * its record names when it runs in no container (a local sandbox: nothing
+ * runs), else what `pwd` prints there.  SBX_OK, or the backend's error. */
 sbx_status aio_sandbox_working_dir(const aio_call *call, char *dir, size_t size, sbx_error *err);
 
 /* POST /v1/bash/exec and POST /v1/shell/exec (aio_exec.c). */

@@ -21,7 +21,8 @@
 
 /* Largest --max-body-bytes: far beyond any create body (nine mounts). */
 #define MAX_BODY_LIMIT (64UL * 1024 * 1024)
-#define DEFAULT_BODY_LIMIT (1024UL * 1024)
+/* A 16 MiB file in a write (base64: 21.4 MB) or an upload fits. */
+#define DEFAULT_BODY_LIMIT (32UL * 1024 * 1024)
 #define DEFAULT_THREADS 8
 #define MAX_THREADS 1024
 /* Waiting requests of one token, by default, per request it may run:

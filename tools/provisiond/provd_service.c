@@ -345,11 +345,22 @@ static void answer_create(provd_service *svc, const prov_request *http,
     prov_create_request_clear(&request);
 }
 
+/* The sandbox answer with the record's incarnation_id when it has one:
+ * the incarnation its sandbox_url serves (a client keeps what it learns at
+ * that URL, such as the home directory, for it and no other). */
+static json_object *with_incarnation(json_object *answer, const sbx_sandbox_record *record)
+{
+    int built = answer != NULL && (record->incarnation_id == NULL ||
+                                   prov_json_add_string(answer, "incarnation_id",
+                                                        record->incarnation_id));
+    return prov_json_built(answer, built);
+}
+
 static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
 {
-    sbx_sandbox *found = NULL;
+    sbx_sandbox_record *found = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
+    sbx_status st = sbx_backend_discover_record(svc->backend, id, &found, &err);
     if (st == SBX_ERR_NOT_FOUND) {
         prov_answer_sandbox_not_found(id, reply);
         return;
@@ -360,17 +371,16 @@ static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
     }
     static const prov_owner anything = {NULL, NULL, NULL, 0};
     provd_record record = {0};
-    if (existing_verified(svc, id, found, &anything, &record, reply)) {
+    if (existing_verified(svc, id, &found->sandbox, &anything, &record, reply)) {
         prov_owner owner = provd_record_owner(&record);
         char url[PROVD_URL_MAX];
-        prov_reply_json(reply, 200,
-                            prov_sandbox_json(id,
-                                                  answered_url(svc, record.token,
-                                                               found->sandbox_url, url),
-                                                  phase_of(found), &owner, svc->contract >= 1));
+        json_object *answer = prov_sandbox_json(
+            id, answered_url(svc, record.token, found->sandbox.sandbox_url, url),
+            phase_of(&found->sandbox), &owner, svc->contract >= 1);
+        prov_reply_json(reply, 200, with_incarnation(answer, found));
     }
     provd_record_clear(&record);
-    sbx_backend_free_sandboxes(svc->backend, found, 1);
+    sbx_backend_free_records(svc->backend, found);
 }
 
 static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)

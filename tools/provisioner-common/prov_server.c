@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ typedef struct request_state {
     char *body;
     size_t body_len;
     size_t capacity;
+    size_t announced;           /* the Content-Length (within the limit), else 0 */
     int too_large;
     int out_of_memory;          /* the body could not be kept: answer 503 */
     offload_stage stage;
@@ -125,7 +127,11 @@ static void append_body(request_state *rs, size_t limit, const char *data, size_
         return;
     }
     if (rs->body_len + len + 1 > rs->capacity) {
-        size_t capacity = rs->capacity == 0 ? 1024 : rs->capacity;
+        /* The announced length at once: a large body is copied into its
+         * buffer once, never through a chain of doublings (each holding
+         * the old buffer and the new one). */
+        size_t capacity = rs->capacity == 0 ? (rs->announced > 0 ? rs->announced + 1 : 1024)
+                                            : rs->capacity;
         while (capacity < rs->body_len + len + 1)
             capacity *= 2;
         char *grown = prov_malloc(capacity);
@@ -360,16 +366,25 @@ static int stopping(prov_server *server)
     return stop;
 }
 
-/* A Content-Length over `limit` (an unparsable one is libmicrohttpd's to
- * refuse). */
-static int announced_too_large(struct MHD_Connection *conn, size_t limit)
+/* The Content-Length the request announces into *length: 1, or 0 when it
+ * has none (an unparsable one is libmicrohttpd's to refuse; one past
+ * SIZE_MAX is SIZE_MAX). */
+static int announced_length(struct MHD_Connection *conn, size_t *length)
 {
     const char *text = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (text == NULL || text[0] < '0' || text[0] > '9')
         return 0;
     errno = 0;
-    unsigned long long length = strtoull(text, NULL, 10);
-    return errno == ERANGE || length > limit;
+    unsigned long long n = strtoull(text, NULL, 10);
+    *length = errno == ERANGE || n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    return 1;
+}
+
+/* A Content-Length over `limit`. */
+static int announced_too_large(struct MHD_Connection *conn, size_t limit)
+{
+    size_t length = 0;
+    return announced_length(conn, &length) && length > limit;
 }
 
 /* What is answered from the headers alone, before a byte of the body is
@@ -532,8 +547,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return finish(server, conn, method, url, &early, early.status == 503);
         prov_conns_begun(server->conns, tracked(conn), method, url);
         rs = prov_malloc(sizeof *rs);
-        if (rs != NULL)
+        if (rs != NULL) {
             memset(rs, 0, sizeof *rs);
+            /* answer_early refused one over the limit */
+            if (!announced_length(conn, &rs->announced))
+                rs->announced = 0;
+        }
         *con_cls = rs != NULL ? rs : &no_memory_state;
         begin_request(server);
         return MHD_YES;
