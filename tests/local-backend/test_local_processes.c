@@ -4,7 +4,8 @@
  * pids are the host's): a signal to the group leaves no grandchild; destroy
  * leaves no process, not even a zombie, and no state; the process limit;
  * the state a process keeps stays bounded whatever it prints; ids are never
- * reused.  The backend-independent cases are in
+ * reused; a host killed in a read or a start leaves nothing another host
+ * cannot read or destroy.  The backend-independent cases are in
  * tests/backend-contract/process_cases.c.
  */
 #include <config.h>
@@ -413,11 +414,14 @@ static int no_descendant_left(void)
     return 0;
 }
 
-/* Run `killed_host` in a child, SIGKILL it once its news came (and, for
- * a read, once it sleeps in the call), reap it; its last news into *news. */
+/* Become a subreaper (until destroy_leaves_nothing), run `killed_host`
+ * in a child, SIGKILL it once its news came (and, for a read, once it
+ * sleeps in the call), reap it; its last news into *news. */
 static void kill_host_in_call(const char *state_dir, int starts_before_kill,
                               void (*killed_host)(const char *, int), host_news *news)
 {
+    CU_ASSERT_FATAL(no_descendant_left());
+    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L), 0);
     int pipe_fds[2];
     CU_ASSERT_EQUAL_FATAL(pipe(pipe_fds), 0);
     pid_t child = fork();
@@ -441,13 +445,15 @@ static void kill_host_in_call(const char *state_dir, int starts_before_kill,
 }
 
 /* Destroy from this host: nothing of the sandbox is left, no process (the
- * supervisors and commands all ended and were reaped) and no file. */
+ * supervisors and commands all ended and were reaped) and no file; no
+ * longer a subreaper. */
 static void destroy_leaves_nothing(fixture *f)
 {
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_destroy(f->backend, "procs", &err), SBX_OK);
     CU_ASSERT(no_descendant_left());
     CU_ASSERT_EQUAL(sbx_local_test_count_entries(f->state_dir), 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 0L, 0L, 0L, 0L);
     sbx_backend_close(f->backend);
     sbx_host_free(f->host);
     sbx_test_remove_tree(f->state_dir);
@@ -459,8 +465,6 @@ static void test_a_host_killed_in_a_read(void)
 {
     fixture f;
     fixture_setup(&f, "procs killed read", NULL, 0);
-    CU_ASSERT_FATAL(no_descendant_left());
-    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L), 0);
     host_news news;
     kill_host_in_call(f.state_dir, 0, host_blocked_in_read, &news);
     proc_test_write_stdin(f.backend, "procs", news.id, "x", 1);
@@ -470,7 +474,6 @@ static void test_a_host_killed_in_a_read(void)
     CU_ASSERT_STRING_EQUAL(got.out, "two x\n");
     CU_ASSERT_EQUAL(got.exit_code, 0);
     destroy_leaves_nothing(&f);
-    prctl(PR_SET_CHILD_SUBREAPER, 0L, 0L, 0L, 0L);
 }
 
 /* A host killed while it starts processes: every process another host
@@ -480,8 +483,6 @@ static void test_a_host_killed_in_a_start(void)
 {
     fixture f;
     fixture_setup(&f, "procs killed start", NULL, 0);
-    CU_ASSERT_FATAL(no_descendant_left());
-    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L), 0);
     host_news news;
     kill_host_in_call(f.state_dir, 3, host_starting, &news);
     sbx_process_info *list = NULL;
@@ -496,7 +497,6 @@ static void test_a_host_killed_in_a_start(void)
     }
     sbx_backend_free_processes(f.backend, list);
     destroy_leaves_nothing(&f);
-    prctl(PR_SET_CHILD_SUBREAPER, 0L, 0L, 0L, 0L);
 }
 
 static const CU_TestInfo process_tests[] = {
