@@ -36,13 +36,14 @@ typedef struct fixture {
     sbx_backend *backend;
 } fixture;
 
-/* A backend on a fresh state directory (isolation=none, plus `extra`
- * options) with sandbox "procs". */
-static void fixture_setup(fixture *f, const char *tag, const sbx_option *extra, size_t count)
+/* A backend on a fresh state directory (isolation `isolation`, plus
+ * `extra` options) with sandbox "procs". */
+static void fixture_setup_as(fixture *f, const char *tag, const char *isolation,
+                             const sbx_option *extra, size_t count)
 {
     sbx_local_test_make_dir(f->state_dir, sizeof f->state_dir, tag);
     f->host = sbx_local_test_new_host(NULL, NULL);
-    sbx_option opts[4] = { { "state_dir", f->state_dir }, { "isolation", "none" } };
+    sbx_option opts[4] = { { "state_dir", f->state_dir }, { "isolation", isolation } };
     for (size_t i = 0; i < count && i < 2; i++)
         opts[2 + i] = extra[i];
     f->backend = sbx_local_test_open(f->host, opts, 2 + (count < 2 ? count : 2));
@@ -50,6 +51,12 @@ static void fixture_setup(fixture *f, const char *tag, const sbx_option *extra, 
     sbx_sandbox *sb = sbx_test_create(f->backend, "procs", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f->backend, sb, 1);
+}
+
+/* fixture_setup_as with isolation=none. */
+static void fixture_setup(fixture *f, const char *tag, const sbx_option *extra, size_t count)
+{
+    fixture_setup_as(f, tag, "none", extra, count);
 }
 
 static void fixture_teardown(fixture *f)
@@ -108,23 +115,41 @@ static void test_a_signal_leaves_no_grandchild(void)
 }
 
 /* A signal sent at once after the start, before the command can have
- * made its process group, still ends it (it was lost 2 times in 15). */
+ * made its process group, still ends it (it was lost 2 times in 15
+ * before the start waited for the watcher's notice), `rounds` times. */
+static void signal_right_after_the_start(fixture *f, int rounds)
+{
+    for (int i = 0; i < rounds; i++) {
+        char id[SBX_PROCESS_ID_MAX + 1];
+        proc_test_start_shell(f->backend, "procs", "sleep 1000", NULL, id);
+        sbx_error err;
+        CU_ASSERT_EQUAL(sbx_backend_process_signal(f->backend, "procs", id, SIGTERM, &err),
+                        SBX_OK);
+        sbx_process_info *info = proc_test_wait_end(f->backend, "procs", id);
+        CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
+        CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
+        sbx_backend_free_processes(f->backend, info);
+        CU_ASSERT_EQUAL(sbx_backend_process_forget(f->backend, "procs", id, &err), SBX_OK);
+    }
+}
+
 static void test_a_signal_right_after_the_start_is_not_lost(void)
 {
     fixture f;
     fixture_setup(&f, "procs early signal", NULL, 0);
-    for (int i = 0; i < 20; i++) {
-        char id[SBX_PROCESS_ID_MAX + 1];
-        proc_test_start_shell(f.backend, "procs", "sleep 1000", NULL, id);
-        sbx_error err;
-        CU_ASSERT_EQUAL(sbx_backend_process_signal(f.backend, "procs", id, SIGTERM, &err),
-                        SBX_OK);
-        sbx_process_info *info = proc_test_wait_end(f.backend, "procs", id);
-        CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
-        CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
-        sbx_backend_free_processes(f.backend, info);
-        CU_ASSERT_EQUAL(sbx_backend_process_forget(f.backend, "procs", id, &err), SBX_OK);
-    }
+    signal_right_after_the_start(&f, 20);
+    fixture_teardown(&f);
+}
+
+/* The same through an isolated exec's init (isolation=namespaces), where
+ * the kernel allows it. */
+static void test_an_isolated_signal_right_after_the_start(void)
+{
+    if (!sbx_local_test_namespaces_allowed())
+        return;
+    fixture f;
+    fixture_setup_as(&f, "procs early signal iso", "namespaces", NULL, 0);
+    signal_right_after_the_start(&f, 5);
     fixture_teardown(&f);
 }
 
@@ -505,6 +530,8 @@ static const CU_TestInfo process_tests[] = {
     { "a signal leaves no grandchild", test_a_signal_leaves_no_grandchild },
     { "a signal right after the start is not lost",
       test_a_signal_right_after_the_start_is_not_lost },
+    { "an isolated signal right after the start is not lost",
+      test_an_isolated_signal_right_after_the_start },
     { "destroy leaves no process, no zombie, no state", test_destroy_leaves_no_process },
     { "the process limit refuses with its name", test_the_process_limit_refuses_with_its_name },
     { "ended ones are kept up to the limit", test_ended_ones_are_kept_up_to_the_limit },
