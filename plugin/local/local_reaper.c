@@ -48,7 +48,10 @@ _Noreturn static void run_command(const local_reaper_plan *p)
         local_isolation_command(p->isolation);
     local_child_reset_signals();
     /* The group exists and its signals are at their defaults: a signal to
-     * it is no longer ignored (as the reaper's SIGTERM) or missed. */
+     * it is no longer ignored (as the reaper's SIGTERM) or missed; one
+     * that comes before the exec ends this process as it would the
+     * command.  (Under valgrind, which queues a signal for its guest, an
+     * exec in between can drop it.) */
     local_reaper_report notice = { 0, 0, 0, 0, 0, 1 };
     if (p->announce)
         while (write(p->report_fd, &notice, sizeof notice) < 0 && errno == EINTR)
