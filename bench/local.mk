@@ -6,12 +6,13 @@
 # `make bench BENCH_FLAGS=--quick`.
 SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/sbx-docker-bench bench/raw-engine bench/static-answer \
-	bench/load-floor bench/sbx-manager-bench bench/sbx-ops-bench bench/sbx-line-bench
+	bench/load-floor bench/sbx-manager-bench bench/sbx-ops-bench bench/sbx-line-bench \
+	bench/sbx-proc-bench
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/line-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
+EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/line-run bench/proc-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
 CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt bench/results-ops.txt \
-	bench/results-provisiond.txt bench/results-manager.txt bench/callgrind.*.out
+	bench/results-provisiond.txt bench/results-manager.txt bench/results-proc.txt bench/callgrind.*.out
 
 SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
 
@@ -86,3 +87,8 @@ CLEANFILES += bench/results-files.txt
 bench_sbx_files_bench_SOURCES = bench/sbx_files_bench.c $(SBX_BENCH_UTIL)
 bench_sbx_files_bench_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) -pthread
 bench_sbx_files_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) -lpthread
+# Streaming exec and session commands against their baselines, and the
+# local line latency against a pipe (bench/proc-run).
+bench_sbx_proc_bench_SOURCES = bench/sbx_proc_bench.c $(SBX_BENCH_UTIL)
+bench_sbx_proc_bench_CFLAGS = $(AM_CFLAGS) -pthread
+bench_sbx_proc_bench_LDADD = host-api/libsbx-host.la -lpthread

@@ -4,6 +4,7 @@
  *
  *   sbx-line-bench follow [-b BACKEND] [-o KEY=VALUE]... [-i ID] LINES
  *   sbx-line-bench poll -u SANDBOX_URL [-k AIO_KEY] LINES
+ *   sbx-line-bench pipe LINES
  *
  * Both run, in a sandbox, a shell loop that prints LINES lines 50 ms
  * apart, each the wall-clock time in nanoseconds taken just before it is
@@ -13,9 +14,10 @@
  * with the -o options; sandbox ID, default "bench-line", created first
  * and destroyed last).  poll is the remote backend's baseline: the same
  * AIO routes (POST /v1/bash/exec with async_mode, then /v1/bash/output
- * with wait) called with plain libcurl on one reused handle.  Prints
- * "MODE lines=N median_us=M p90_us=P".  Same machine only: the two
- * clocks are one.
+ * with wait) called with plain libcurl on one reused handle.  pipe is
+ * the local backend's: the same loop run by /bin/sh on this machine into
+ * a pipe this program reads.  Prints "MODE lines=N median_us=M p90_us=P
+ * p99_us=Q".  Same machine only: the two clocks are one.
  */
 #include <config.h>
 
@@ -53,7 +55,8 @@ static void die(const char *what, const char *why)
 static void usage(void)
 {
     fprintf(stderr, "usage: sbx-line-bench follow [-b BACKEND] [-o KEY=VALUE]... [-i ID] LINES\n"
-                    "       sbx-line-bench poll -u SANDBOX_URL [-k AIO_KEY] LINES\n");
+                    "       sbx-line-bench poll -u SANDBOX_URL [-k AIO_KEY] LINES\n"
+                    "       sbx-line-bench pipe LINES\n");
     exit(2);
 }
 
@@ -92,8 +95,9 @@ static void report(const char *mode, lines *l)
     if (l->count == 0)
         die(mode, "no line arrived");
     qsort(l->latency_us, l->count, sizeof l->latency_us[0], by_value);
-    printf("%s lines=%zu median_us=%.0f p90_us=%.0f\n", mode, l->count,
-           l->latency_us[l->count / 2], l->latency_us[l->count * 9 / 10]);
+    printf("%s lines=%zu median_us=%.0f p90_us=%.0f p99_us=%.0f\n", mode, l->count,
+           l->latency_us[l->count / 2], l->latency_us[l->count * 9 / 10],
+           l->latency_us[l->count * 99 / 100]);
 }
 
 /* The loop the sandbox runs. */
@@ -215,6 +219,20 @@ static void poll_baseline(const char *url, const char *key, unsigned long n, lin
     curl_easy_cleanup(curl);
 }
 
+/* The loop run into a pipe, read as it comes. */
+static void pipe_baseline(unsigned long n, lines *l)
+{
+    char text[256], buf[4096];
+    command_text(n, text, sizeof text);
+    FILE *p = popen(text, "r");
+    if (p == NULL)
+        die("popen", NULL);
+    ssize_t got;
+    while ((got = read(fileno(p), buf, sizeof buf)) > 0)
+        take(l, buf, (size_t)got);
+    pclose(p);
+}
+
 int main(int argc, char **argv)
 {
     const char *backend_name = "remote", *id = "bench-line", *url = NULL, *key = NULL;
@@ -248,6 +266,8 @@ int main(int argc, char **argv)
         curl_global_init(CURL_GLOBAL_DEFAULT);
         poll_baseline(url, key, n, &l);
         curl_global_cleanup();
+    } else if (strcmp(mode, "pipe") == 0) {
+        pipe_baseline(n, &l);
     } else if (strcmp(mode, "follow") == 0) {
         sbx_host *host = NULL;
         sbx_backend *backend = NULL;

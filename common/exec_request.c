@@ -35,6 +35,14 @@ sbx_status common_exec_request_check(const sbx_exec_request *r, const char *sand
                                      int64_t max_timeout_ms, size_t max_output_bytes_limit,
                                      sbx_error *err)
 {
+    return common_exec_request_check_as(r, "exec", sandbox_id, max_timeout_ms,
+                                        max_output_bytes_limit, err);
+}
+
+sbx_status common_exec_request_check_as(const sbx_exec_request *r, const char *call,
+                                        const char *sandbox_id, int64_t max_timeout_ms,
+                                        size_t max_output_bytes_limit, sbx_error *err)
+{
     const char *what = NULL;
     if ((r->argv == NULL) == (r->shell_command == NULL))
         what = "exactly one of argv and shell_command is required";
@@ -47,34 +55,34 @@ sbx_status common_exec_request_check(const sbx_exec_request *r, const char *sand
     else if (r->timeout_ms < 0)
         what = "timeout_ms is negative";
     if (what != NULL)
-        return sbx_backend_error_set(err, SBX_ERR_USAGE, "exec in sandbox '%s': %s", sandbox_id,
-                                     what);
+        return sbx_backend_error_set(err, SBX_ERR_USAGE, "%s in sandbox '%s': %s", call,
+                                     sandbox_id, what);
     for (size_t i = 0; i < r->env_count; i++) {
         if (!common_env_name_valid(r->env[i].name)) {
             char shown[80];
             return sbx_backend_error_set(
                 err, SBX_ERR_USAGE,
-                "exec in sandbox '%s': environment variable #%zu has the invalid name %s "
+                "%s in sandbox '%s': environment variable #%zu has the invalid name %s "
                 "(names match ^[A-Za-z_][A-Za-z0-9_]*$)",
-                sandbox_id, i,
+                call, sandbox_id, i,
                 r->env[i].name == NULL ? "(none)"
                                        : common_printable(r->env[i].name, shown, sizeof shown));
         }
         if (r->env[i].value == NULL)
             return sbx_backend_error_set(
-                err, SBX_ERR_USAGE, "exec in sandbox '%s': environment variable #%zu has no value",
-                sandbox_id, i);
+                err, SBX_ERR_USAGE, "%s in sandbox '%s': environment variable #%zu has no value",
+                call, sandbox_id, i);
     }
     if (max_timeout_ms > 0 && r->timeout_ms > max_timeout_ms)
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
-                                     "exec in sandbox '%s': timeout_ms %lld is above this "
+                                     "%s in sandbox '%s': timeout_ms %lld is above this "
                                      "backend's largest, %lld",
-                                     sandbox_id, (long long)r->timeout_ms,
+                                     call, sandbox_id, (long long)r->timeout_ms,
                                      (long long)max_timeout_ms);
     if (max_output_bytes_limit > 0 && r->max_output_bytes > max_output_bytes_limit)
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
-                                     "exec in sandbox '%s': max_output_bytes %zu is above this "
+                                     "%s in sandbox '%s': max_output_bytes %zu is above this "
                                      "backend's largest, %zu",
-                                     sandbox_id, r->max_output_bytes, max_output_bytes_limit);
+                                     call, sandbox_id, r->max_output_bytes, max_output_bytes_limit);
     return SBX_OK;
 }

@@ -27,4 +27,10 @@ sbx_status common_exec_request_check(const sbx_exec_request *request, const char
                                      int64_t max_timeout_ms, size_t max_output_bytes_limit,
                                      sbx_error *err);
 
+/* As common_exec_request_check, the messages naming the call `call` (e.g.
+ * "process start") rather than exec. */
+sbx_status common_exec_request_check_as(const sbx_exec_request *request, const char *call,
+                                        const char *sandbox_id, int64_t max_timeout_ms,
+                                        size_t max_output_bytes_limit, sbx_error *err);
+
 #endif

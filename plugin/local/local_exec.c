@@ -189,7 +189,10 @@ typedef struct exec_run {
     int destroyed;       /* the record went: the command was ended */
     int cancel_fd;       /* the request's (borrowed), -1 once it hung up */
     const local_exec_hooks *hooks;  /* never NULL */
+    const char *call;    /* what the messages name: "exec", "process start" */
     pid_t watcher;       /* the init of an isolated exec, else the reaper */
+    int announced;       /* the notice came (local_reaper_report.notice) */
+    pid_t group;         /* then the command's process group; -1: none */
 } exec_run;
 
 /* 1 when the sandbox's record is still the one the exec started with. */
@@ -228,20 +231,48 @@ static void feed_stdin(exec_run *x)
         close_fd(&x->in_fd);
 }
 
-static void read_report(exec_run *x)
+/* The process group of the command: that of the first child of the
+ * watcher (the command, which made its own session, or, isolated without
+ * a holder, the namespace's first process that did); -1 when there is no
+ * such child (it ended) or it is in the watcher's group. */
+static pid_t command_group(pid_t watcher)
+{
+    char path[64], text[32] = { 0 };
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)watcher, (int)watcher);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    long child = n > 0 ? strtol(text, NULL, 10) : 0;
+    pid_t group = child > 0 ? getpgid((pid_t)child) : -1;
+    return group > 1 && group != getpgid(watcher) ? group : -1;
+}
+
+/* Read a report; 1 when it was the notice (its group into x->group: the
+ * notice says the command made it, so one look finds it). */
+static int read_report(exec_run *x)
 {
     ssize_t n = read(x->report_fd, &x->report, sizeof x->report);
     if (n < 0 && errno == EINTR)
-        return;
+        return 0;
+    if (n == (ssize_t)sizeof x->report && x->report.notice && !x->announced) {
+        x->announced = 1;
+        x->group = command_group(x->watcher);
+        memset(&x->report, 0, sizeof x->report);
+        return 1;
+    }
     x->reported = n == (ssize_t)sizeof x->report;
     close_fd(&x->report_fd);
+    return 0;
 }
 
 /* The report is there (or its writers gone): stdin is no longer needed,
  * and the streams get DRAIN_GRACE_MS more before the wait ends. */
 static void take_report(exec_run *x, long *limit)
 {
-    read_report(x);
+    if (read_report(x))
+        return;
     close_fd(&x->in_fd);
     if (x->stop_fd >= 0 && *limit > local_now_ms() + DRAIN_GRACE_MS)
         *limit = local_now_ms() + DRAIN_GRACE_MS;
@@ -278,21 +309,25 @@ static sbx_status collect(exec_run *x, long deadline, int *gave_up, sbx_error *e
             close_fd(&x->stop_fd);      /* the reaper reads EOF: end everything */
             limit = now + STOP_GRACE_MS;
         }
+        /* With a control, the notice is awaited (and the control left
+         * unread until it came: a signal then reaches the command). */
+        int control = x->hooks->control_fd;
+        int awaiting = control >= 0 && !x->announced;
         struct pollfd fds[7] = { { x->out_fd, POLLIN, 0 }, { x->err_fd, POLLIN, 0 },
-                                 { x->end_fd >= 0 ? -1 : x->report_fd, POLLIN, 0 },
+                                 { x->end_fd >= 0 && !awaiting ? -1 : x->report_fd, POLLIN, 0 },
                                  { x->in_fd, POLLOUT, 0 }, { x->end_fd, POLLIN, 0 },
                                  { x->stop_fd >= 0 ? x->cancel_fd : -1, POLLRDHUP, 0 },
-                                 { x->stop_fd >= 0 ? x->hooks->control_fd : -1, POLLIN, 0 } };
+                                 { x->stop_fd >= 0 && !awaiting ? control : -1, POLLIN, 0 } };
         long wait = limit - now;
         if (poll(fds, 7, wait > RECORD_CHECK_MS ? (int)RECORD_CHECK_MS : (int)wait) < 0 &&
             errno != EINTR)
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: poll failed: %s",
-                                         strerror(errno));
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: poll failed: %s",
+                                         x->call, strerror(errno));
         if (fds[0].revents != 0)
             st = drain(x, &x->out_fd, &x->out, SBX_STREAM_STDOUT, err);
         if (st == SBX_OK && fds[1].revents != 0)
             st = drain(x, &x->err_fd, &x->errs, SBX_STREAM_STDERR, err);
-        if (fds[6].revents != 0 && x->hooks->on_control(x->hooks->ctx, x->watcher))
+        if (fds[6].revents != 0 && x->hooks->on_control(x->hooks->ctx, x->group))
             limit = now;    /* the control asked for the end */
         if (fds[3].revents != 0)
             feed_stdin(x);
@@ -314,7 +349,7 @@ static sbx_status make_result(exec_run *x, long started, sbx_exec_result **out, 
 {
     sbx_exec_result *r = common_exec_result_new(&x->out, &x->errs);
     if (r == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec: out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", x->call);
     r->duration_ms = local_now_ms() - started;
     r->exit_code = -1;
     if (x->report.stopped) {
@@ -357,7 +392,7 @@ static int open_stdin(const sbx_exec_request *r, const local_exec_hooks *h, int 
  * init that does not end then is left, with a WARN line, rather than
  * the calling thread. */
 static void reap_init(sbx_backend_instance *inst, pid_t init, int *end_fd,
-                      const char *sandbox_id)
+                      const char *call, const char *sandbox_id)
 {
     int options = 0;
     if (*end_fd >= 0) {
@@ -373,14 +408,15 @@ static void reap_init(sbx_backend_instance *inst, pid_t init, int *end_fd,
     while ((got = waitpid(init, NULL, options)) < 0 && errno == EINTR)
         ;
     if (got == 0)
-        LOCAL_LOG(inst, SBX_LOG_WARN, "exec in sandbox %s: the init of the exec's pid "
-                  "namespace did not end; it is left", sandbox_id);
+        LOCAL_LOG(inst, SBX_LOG_WARN, "%s in sandbox %s: the init of the command's pid "
+                  "namespace did not end; it is left", call, sandbox_id);
 }
 
 /* What one run starts from: the sandbox, the request, and what the reaper
  * is handed. */
 typedef struct exec_job {
     sbx_backend_instance *inst;
+    const char *call;                       /* "exec" or "process start" */
     const sbx_exec_request *request;
     const local_paths *paths;
     struct stat record_id;                  /* the record as the exec found it */
@@ -448,7 +484,8 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
                              job->plan.envp, job->cwd_fd, p->in_end,
                              terminal ? p->in_end : p->out[1],
                              terminal ? p->in_end : p->errs[1], p->stop[0], p->report[1],
-                             local_child_fd_limit(), job->isolation, terminal };
+                             local_child_fd_limit(), job->isolation, terminal,
+                             x->hooks->control_fd >= 0 };
     /* The reaper may run on `stack`, in this thread's frame: a cancel
      * must not unwind it before the reaper was reaped. */
     int cancel_state;
@@ -456,8 +493,8 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
     pid_t reaper = local_spawn_reaper(&rp, &stack);
     if (reaper < 0) {
         pthread_setcancelstate(cancel_state, NULL);
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': fork: %s",
-                                     sandbox_id, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': fork: %s",
+                                     job->call, sandbox_id, strerror(errno));
     }
     take_host_ends(p, x);
     if (terminal) {
@@ -484,13 +521,13 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
         if (init > 0)
             kill(init, SIGKILL);
         LOCAL_LOG(job->inst, SBX_LOG_WARN,
-                  "exec in sandbox %s: processes the command started could not all be ended",
-                  sandbox_id);
+                  "%s in sandbox %s: processes the command started could not all be ended",
+                  job->call, sandbox_id);
     }
     while (waitpid(reaper, NULL, 0) < 0 && errno == EINTR)
         ;
     if (init > 0)
-        reap_init(job->inst, init, &x->end_fd, sandbox_id);
+        reap_init(job->inst, init, &x->end_fd, job->call, sandbox_id);
     pthread_setcancelstate(cancel_state, NULL);
     return st;
 }
@@ -501,22 +538,24 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
 static sbx_status report_error(const exec_run *x, const char *sandbox_id, sbx_error *err)
 {
     if (x->destroyed && x->reported && x->report.stopped)
-        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec in sandbox '%s': the "
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s in sandbox '%s': the "
                                      "sandbox was destroyed while the command ran; the command "
-                                     "and every process it started were ended", sandbox_id);
+                                     "and every process it started were ended", x->call,
+                                     sandbox_id);
     if (x->reported && x->report.stage != 0)
-        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "exec in sandbox '%s': "
+        return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "%s in sandbox '%s': "
                                      "isolation=namespaces: cannot %s: %s; the command did not "
-                                     "run", sandbox_id,
+                                     "run", x->call, sandbox_id,
                                      local_isolation_stage_text(x->report.stage),
                                      strerror(x->report.error));
     if (x->reported && x->report.error != 0)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': cannot "
-                                     "start the command: %s", sandbox_id,
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': cannot "
+                                     "start the command: %s", x->call, sandbox_id,
                                      strerror(x->report.error));
     if (!x->reported)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': the "
-                                     "process watching the command was killed", sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': the "
+                                     "process watching the command was killed", x->call,
+                                     sandbox_id);
     return SBX_OK;
 }
 
@@ -526,8 +565,9 @@ static sbx_status run(const exec_job *job, const local_exec_hooks *hooks, sbx_ex
 {
     const sbx_exec_request *r = job->request;
     exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
-                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0 }, 0,
-                   job->paths->metadata, job->record_id, 0, 0, r->cancel_fd, hooks, 0 };
+                   { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0, 0 }, 0,
+                   job->paths->metadata, job->record_id, 0, 0, r->cancel_fd, hooks, job->call, 0,
+                   0, -1 };
     exec_pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
                                                          : r->max_output_bytes;
@@ -536,8 +576,9 @@ static sbx_status run(const exec_job *job, const local_exec_hooks *hooks, sbx_ex
     long started = local_now_ms();
     sbx_status st = SBX_OK;
     if (!open_pipes(&p, r, &x))
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
-                                   job->paths->id, strerror(errno));
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': cannot make "
+                                   "the command's pipes: %s", job->call, job->paths->id,
+                                   strerror(errno));
     if (st == SBX_OK)
         st = supervise(job, &p, &x, started, err);
     if (st == SBX_OK)
@@ -553,22 +594,26 @@ static sbx_status run(const exec_job *job, const local_exec_hooks *hooks, sbx_ex
 /* Open the command's working directory (O_PATH; *fd the caller's):
  * `working_dir` beneath the root (its path below the root into *rel), or
  * without one the root itself (rel->whole ""). */
-static sbx_status open_working_dir(const local_root *root, const char *working_dir,
-                                   local_rel *rel, int *fd, sbx_error *err)
+static sbx_status open_working_dir(const local_root *root, const char *call,
+                                   const char *working_dir, local_rel *rel, int *fd,
+                                   sbx_error *err)
 {
     sbx_status st = SBX_OK;
+    char what[64];
+    snprintf(what, sizeof what, "%s (working_dir)", call);
     rel->whole[0] = '\0';
     if (working_dir == NULL) {
         *fd = dup(root->fd);
     } else {
-        st = local_confine_split(root, "exec (working_dir)", working_dir, rel, err);
+        st = local_confine_split(root, what, working_dir, rel, err);
         if (st == SBX_OK &&
             (*fd = local_confine_open(root->fd, rel->whole, O_PATH | O_DIRECTORY, 0)) < 0)
-            st = local_confine_error(root, "exec (working_dir)", working_dir, errno, err);
+            st = local_confine_error(root, what, working_dir, errno, err);
     }
     if (st == SBX_OK && *fd < 0)
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': %s",
-                                   root->sandbox_id, strerror(errno));
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': cannot open "
+                                   "the sandbox's directory: %s", call, root->sandbox_id,
+                                   strerror(errno));
     return st;
 }
 
@@ -596,43 +641,47 @@ void local_exec_release(local_exec_prepared *prepared)
 static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id,
                               local_exec_prepared *x, sbx_error *err)
 {
-    x->job = (exec_job){ .inst = inst, .request = &x->request, .paths = &x->sandbox.paths,
-                         .cwd_fd = -1 };
-    sbx_status st = local_open_root(inst, sandbox_id, "exec", &x->sandbox, err);
+    const char *call = x->job.call;
+    x->job = (exec_job){ .inst = inst, .call = call, .request = &x->request,
+                         .paths = &x->sandbox.paths, .cwd_fd = -1 };
+    sbx_status st = local_open_root(inst, sandbox_id, call, &x->sandbox, err);
     if (st != SBX_OK) {
         x->sandbox.root.fd = -1;
         return st;
     }
     local_rel rel;
-    st = open_working_dir(&x->sandbox.root, x->request.working_dir, &rel, &x->job.cwd_fd, err);
+    st = open_working_dir(&x->sandbox.root, call, x->request.working_dir, &rel, &x->job.cwd_fd, err);
     if (st == SBX_OK && stat(x->sandbox.paths.metadata, &x->job.record_id) != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "exec: sandbox '%s' is not running",
-                                   sandbox_id);
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
+                                   call, sandbox_id);
     if (st == SBX_OK && !build_plan(&x->job.plan, &x->request, x->sandbox.root.dir))
-        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of memory",
-                                   sandbox_id);
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': out of memory",
+                                   call, sandbox_id);
     if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
         local_isolation_site site = { x->sandbox.root.dir, x->sandbox.root.fd, rel.whole,
                                       local_record_pin_holder(inst, &x->sandbox.paths) };
         st = local_isolation_prepare(&inst->options.isolation, &site, &x->isolation, err);
+        if (st != SBX_OK)
+            sbx_backend_error_prefix(err, "%s in sandbox '%s'", call, sandbox_id);
         x->job.isolation = &x->isolation;
     }
     return st;
 }
 
 sbx_status local_exec_prepare(sbx_backend_instance *inst, const char *sandbox_id,
-                              const sbx_exec_request *request, local_exec_prepared **out,
-                              sbx_error *err)
+                              const sbx_exec_request *request, const char *call,
+                              local_exec_prepared **out, sbx_error *err)
 {
     local_exec_prepared *x = calloc(1, sizeof *x);
     if (x == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "exec in sandbox '%s': out of "
-                                     "memory", sandbox_id);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': out of "
+                                     "memory", call, sandbox_id);
     x->sandbox.root.fd = x->job.cwd_fd = -1;
+    x->job.call = call;
     common_exec_request_read(request, &x->request);
-    sbx_status st = common_exec_request_check(&x->request, sandbox_id,
-                                              LOCAL_EXEC_MAX_TIMEOUT_MS, LOCAL_EXEC_MAX_OUTPUT,
-                                              err);
+    sbx_status st = common_exec_request_check_as(&x->request, call, sandbox_id,
+                                                 LOCAL_EXEC_MAX_TIMEOUT_MS,
+                                                 LOCAL_EXEC_MAX_OUTPUT, err);
     if (st == SBX_OK)
         st = prepare_job(inst, sandbox_id, x, err);
     if (st != SBX_OK) {
@@ -671,7 +720,7 @@ sbx_status local_exec(sbx_backend_instance *inst, const char *sandbox_id,
                       const sbx_exec_request *request, sbx_exec_result **out, sbx_error *err)
 {
     local_exec_prepared *prepared = NULL;
-    sbx_status st = local_exec_prepare(inst, sandbox_id, request, &prepared, err);
+    sbx_status st = local_exec_prepare(inst, sandbox_id, request, "exec", &prepared, err);
     if (st != SBX_OK)
         return st;
     local_exec_hooks hooks = { NULL, NULL, -1, NULL, -1, -1, 0 };

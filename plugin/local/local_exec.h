@@ -27,9 +27,10 @@ typedef struct local_exec_hooks {
     void *ctx;                /* passed back to on_output and on_control */
     int control_fd;           /* -1, or polled for input while the command
                                * runs: on_control is called then */
-    /* Reads control_fd; `watcher` is the reaper or init whose first child
-     * is the command.  Returns 1 to end the command now (as the timeout) */
-    int (*on_control)(void *ctx, pid_t watcher);
+    /* Reads control_fd, which is read only once the command runs in its
+     * own process group: `group` (-1 when none is left, the command
+     * having ended).  Returns 1 to end the command now (as the timeout) */
+    int (*on_control)(void *ctx, pid_t group);
     int stdin_fd;             /* -1: the request's stdin; else the command's
                                * stdin (borrowed; a FIFO or a terminal) */
     int terminal_master;      /* -1; else stdin_fd is the terminal's slave and
@@ -45,10 +46,11 @@ typedef struct local_exec_prepared local_exec_prepared;
 
 /* Check `request`, open sandbox `sandbox_id` and plan the command; *out
  * the caller's (local_exec_release).  The errors of local_exec before it
- * runs anything. */
+ * runs anything; they, and those of its run, name `call` (a literal:
+ * "exec", "process start"). */
 sbx_status local_exec_prepare(sbx_backend_instance *inst, const char *sandbox_id,
-                              const sbx_exec_request *request, local_exec_prepared **out,
-                              sbx_error *err);
+                              const sbx_exec_request *request, const char *call,
+                              local_exec_prepared **out, sbx_error *err);
 
 /* Run a prepared command to its end with `hooks` (NULL: none), as
  * local_exec does.  May run in a forked child (it allocates only the

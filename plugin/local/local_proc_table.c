@@ -25,7 +25,7 @@ sbx_status local_proc_table_path(const local_paths *paths, char *out, sbx_error 
 {
     int n = snprintf(out, PATH_MAX, "%s/.%s.procs", paths->state_dir, paths->id);
     if (n < 0 || n >= PATH_MAX)
-        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "local: the process directory of "
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "the process directory of "
                                      "sandbox '%s' does not fit PATH_MAX", paths->id);
     return SBX_OK;
 }
@@ -38,13 +38,13 @@ static int open_table(const local_paths *paths, int create, sbx_error *err, sbx_
     if (*st != SBX_OK)
         return -1;
     if (create && mkdir(path, 0700) != 0 && errno != EEXIST) {
-        *st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "local: cannot make %s: %s", path,
+        *st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot make %s: %s", path,
                                     strerror(errno));
         return -1;
     }
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && (create || errno != ENOENT))
-        *st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "local: cannot open %s: %s", path,
+        *st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot open %s: %s", path,
                                     strerror(errno));
     return fd;
 }
@@ -79,7 +79,7 @@ sbx_status local_proc_open(const local_paths *paths, const char *process_id, loc
         close(table);
     if (p->dir_fd < 0 || local_ring_open(p->dir_fd, LOCAL_PROC_OUTPUT, &p->ring) != 0) {
         local_proc_close(p);
-        return sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PROCESS, "local: sandbox '%s' has "
+        return sbx_backend_error_set(err, SBX_ERR_NO_SUCH_PROCESS, "sandbox '%s' has "
                                      "no process '%s'", paths->id, process_id);
     }
     snprintf(p->id, sizeof p->id, "%s", process_id);
@@ -171,7 +171,7 @@ sbx_status local_proc_ids(const local_paths *paths, char ***ids, size_t *count,
     int ok = read_entries(table, is_id, ids, count);
     close(table);
     if (!ok)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "local: cannot list the processes "
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot list the processes "
                                      "of sandbox '%s'", paths->id);
     if (*count > 0)
         qsort(*ids, *count, sizeof **ids, by_number);
@@ -253,7 +253,7 @@ sbx_status local_proc_reserve(const local_paths *paths, size_t max_processes, ch
     sbx_status st = SBX_OK;
     int table = open_table(paths, 1, err, &st);
     if (table < 0)
-        return st;
+        return sbx_backend_error_prefix(err, "process start in sandbox '%s'", paths->id);
     char **names = NULL;
     size_t count = 0, running = 0;
     if (read_entries(table, is_process_entry, &names, &count)) {
@@ -291,9 +291,10 @@ sbx_status local_proc_publish(const local_paths *paths, const char *id, int keep
     sbx_status st = SBX_OK;
     int table = open_table(paths, 0, err, &st);
     if (table < 0)
-        return st == SBX_OK ? sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' "
-                                                    "was destroyed", paths->id)
-                            : st;
+        return st == SBX_OK ? sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "process start: "
+                                                    "sandbox '%s' was destroyed", paths->id)
+                            : sbx_backend_error_prefix(err, "process start in sandbox '%s'",
+                                                       paths->id);
     char name[48];
     snprintf(name, sizeof name, "%s%s", id, NEW_SUFFIX);
     if (!keep)
@@ -311,7 +312,7 @@ sbx_status local_proc_forget(const local_paths *paths, const char *process_id,
     local_proc p;
     sbx_status st = local_proc_open(paths, process_id, &p, err);
     if (st != SBX_OK)
-        return st;
+        return sbx_backend_error_prefix(err, "process forget");
     local_ring_state state;
     local_ring_state_of(&p.ring, &state);
     local_proc_close(&p);
@@ -320,11 +321,12 @@ sbx_status local_proc_forget(const local_paths *paths, const char *process_id,
                                      "'%s': it is still running (signal it first)",
                                      process_id, paths->id);
     int table = open_table(paths, 0, err, &st);
-    if (table < 0)
-        return st;
-    st = local_remove_tree(table, process_id, process_id, err);
-    close(table);
-    return st;
+    if (table >= 0) {
+        st = local_remove_tree(table, process_id, process_id, err);
+        close(table);
+    }
+    return st == SBX_OK ? st : sbx_backend_error_prefix(err, "process forget of '%s' in "
+                                                        "sandbox '%s'", process_id, paths->id);
 }
 
 /* Wait until the process of directory `name` ended (its supervisor,
@@ -364,7 +366,8 @@ sbx_status local_proc_end_all(const local_paths *paths, long stop_timeout_ms,
     sbx_status st = SBX_OK;
     int table = open_table(paths, 0, err, &st);
     if (table < 0)
-        return st;
+        return st == SBX_OK ? st : sbx_backend_error_prefix(err, "destroy of sandbox '%s'",
+                                                            paths->id);
     char **names = NULL;
     size_t count = 0;
     read_entries(table, is_process_entry, &names, &count);
@@ -379,11 +382,12 @@ sbx_status local_proc_end_all(const local_paths *paths, long stop_timeout_ms,
     char path[PATH_MAX];
     st = local_proc_table_path(paths, path, err);
     if (st != SBX_OK)
-        return st;
+        return sbx_backend_error_prefix(err, "destroy of sandbox '%s'", paths->id);
     int parent = open(paths->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "local: cannot open %s: %s",
-                                     paths->state_dir, strerror(errno));
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "destroy of sandbox '%s': cannot "
+                                     "open %s: %s", paths->id, paths->state_dir,
+                                     strerror(errno));
     st = local_remove_tree(parent, strrchr(path, '/') + 1, path, err);
     close(parent);
     return st;

@@ -85,19 +85,20 @@ static char **read_argv(int dir_fd)
     return argv;
 }
 
-/* The info of an open process (the caller's). */
-static sbx_status info_of(local_proc *p, sbx_process_info **out, sbx_error *err)
+/* The info of an open process (the caller's); the errors name `call`. */
+static sbx_status info_of(local_proc *p, const char *call, sbx_process_info **out,
+                          sbx_error *err)
 {
     sbx_process_info *info = calloc(1, sizeof *info);
     if (info == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "process: out of memory");
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", call);
     info->struct_size = sizeof *info;
     info->process_id = strdup(p->id);
     info->argv = read_argv(p->dir_fd);
     if (info->process_id == NULL || info->argv == NULL) {
         local_free_processes(info);
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "process '%s': cannot read its "
-                                     "record", p->id);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s of '%s': cannot read its "
+                                     "argv file", call, p->id);
     }
     local_ring_state st;
     local_ring_state_of(&p->ring, &st);
@@ -112,27 +113,32 @@ static sbx_status info_of(local_proc *p, sbx_process_info **out, sbx_error *err)
     return SBX_OK;
 }
 
-/* Open a process of a sandbox named by the caller. */
-static sbx_status open_process(sbx_backend_instance *inst, const char *sandbox_id,
-                               const char *process_id, local_paths *paths, local_proc *p,
-                               sbx_error *err)
+/* A process named by a call: what its errors name. */
+typedef struct process_ref {
+    const char *call;        /* "process read", "process signal", ... */
+    const char *sandbox_id;
+    const char *process_id;
+} process_ref;
+
+/* Open the process `ref` names; the errors name the call. */
+static sbx_status open_process(sbx_backend_instance *inst, const process_ref *ref,
+                               local_proc *p, sbx_error *err)
 {
-    sbx_status st = local_sandbox_paths(inst, sandbox_id, paths, err);
-    if (st == SBX_OK && access(paths->metadata, F_OK) != 0)
-        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "process '%s': sandbox '%s' is not "
-                                   "running", process_id, sandbox_id);
+    local_paths paths;
+    sbx_status st = local_sandbox_paths(inst, ref->sandbox_id, &paths, err);
+    if (st == SBX_OK && access(paths.metadata, F_OK) != 0)
+        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s of '%s': sandbox '%s' is not "
+                                     "running", ref->call, ref->process_id, ref->sandbox_id);
     if (st == SBX_OK)
-        st = local_proc_open(paths, process_id, p, err);
-    return st;
+        st = local_proc_open(&paths, ref->process_id, p, err);
+    return st == SBX_OK ? st : sbx_backend_error_prefix(err, "%s", ref->call);
 }
 
 /* Open a process and take its state. */
-static sbx_status open_with_state(sbx_backend_instance *inst, const char *sandbox_id,
-                                  const char *process_id, local_proc *p,
-                                  local_ring_state *state, sbx_error *err)
+static sbx_status open_with_state(sbx_backend_instance *inst, const process_ref *ref,
+                                  local_proc *p, local_ring_state *state, sbx_error *err)
 {
-    local_paths paths;
-    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, p, err);
+    sbx_status st = open_process(inst, ref, p, err);
     if (st == SBX_OK)
         local_ring_state_of(&p->ring, state);
     return st;
@@ -239,15 +245,17 @@ sbx_status local_live_start(sbx_backend_instance *inst, const char *sandbox_id,
     start_job job = { .prepared = NULL };
     local_paths paths;
     sbx_status st = read_request(inst, sandbox_id, request, &job.request, &job.buffer, err);
-    if (st == SBX_OK)
-        st = local_sandbox_paths(inst, sandbox_id, &paths, err);
+    if (st == SBX_OK && local_sandbox_paths(inst, sandbox_id, &paths, err) != SBX_OK)
+        st = sbx_backend_error_prefix(err, "process start");
     sbx_exec_request e;
     as_exec_request(&job.request, &e);
     if (st == SBX_OK)
-        st = local_exec_prepare(inst, sandbox_id, &e, &job.prepared, err);
+        st = local_exec_prepare(inst, sandbox_id, &e, "process start", &job.prepared,
+                               err);
     int lock_fd = -1;
-    if (st == SBX_OK)
-        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+    if (st == SBX_OK &&
+        local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err) != SBX_OK)
+        st = sbx_backend_error_prefix(err, "process start in sandbox '%s'", sandbox_id);
     if (st == SBX_OK) {
         st = start_locked(inst, &paths, &job, err);
         local_unlock(&paths, lock_fd, 0);
@@ -255,10 +263,10 @@ sbx_status local_live_start(sbx_backend_instance *inst, const char *sandbox_id,
     local_exec_release(job.prepared);
     const char *id = job.id;
     local_proc p;
-    if (st == SBX_OK)
-        st = local_proc_open(&paths, id, &p, err);
+    if (st == SBX_OK && local_proc_open(&paths, id, &p, err) != SBX_OK)
+        st = sbx_backend_error_prefix(err, "process start");
     if (st == SBX_OK) {
-        st = info_of(&p, out, err);
+        st = info_of(&p, "process start", out, err);
         local_proc_close(&p);
         LOCAL_LOG(inst, SBX_LOG_DEBUG, "process %s started in sandbox %s", id, sandbox_id);
     }
@@ -283,9 +291,9 @@ sbx_status local_live_read(sbx_backend_instance *inst, const char *sandbox_id,
     memcpy(&r, request, request->struct_size < sizeof r ? request->struct_size : sizeof r);
     if (r.max_bytes == SBX_PROCESS_DEFAULT || r.max_bytes > LOCAL_PROCESS_READ_DEFAULT)
         r.max_bytes = LOCAL_PROCESS_READ_DEFAULT;
-    local_paths paths;
+    process_ref ref = { "process read", sandbox_id, process_id };
     local_proc p;
-    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, &p, err);
+    sbx_status st = open_process(inst, &ref, &p, err);
     if (st != SBX_OK)
         return st;
     long until = local_now_ms() + (long)r.wait_ms;
@@ -349,9 +357,10 @@ sbx_status local_live_write(sbx_backend_instance *inst, const char *sandbox_id,
 {
     sbx_process_write_request r = SBX_PROCESS_WRITE_REQUEST_INIT;
     memcpy(&r, request, request->struct_size < sizeof r ? request->struct_size : sizeof r);
+    process_ref ref = { "process write", sandbox_id, process_id };
     local_proc p;
     local_ring_state state;
-    sbx_status st = open_with_state(inst, sandbox_id, process_id, &p, &state, err);
+    sbx_status st = open_with_state(inst, &ref, &p, &state, err);
     if (st != SBX_OK)
         return st;
     if (state.ended)
@@ -380,9 +389,9 @@ sbx_status local_live_write(sbx_backend_instance *inst, const char *sandbox_id,
 sbx_status local_live_signal(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *process_id, int signal, sbx_error *err)
 {
-    local_paths paths;
+    process_ref ref = { "process signal", sandbox_id, process_id };
     local_proc p;
-    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, &p, err);
+    sbx_status st = open_process(inst, &ref, &p, err);
     if (st != SBX_OK)
         return st;
     /* An ended process (its supervisor gone) reads no message: SBX_OK. */
@@ -395,9 +404,10 @@ sbx_status local_live_resize(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *process_id, unsigned rows, unsigned cols,
                              sbx_error *err)
 {
+    process_ref ref = { "process resize", sandbox_id, process_id };
     local_proc p;
     local_ring_state state;
-    sbx_status st = open_with_state(inst, sandbox_id, process_id, &p, &state, err);
+    sbx_status st = open_with_state(inst, &ref, &p, &state, err);
     if (st != SBX_OK)
         return st;
     if (!state.pty)
@@ -413,9 +423,9 @@ sbx_status local_live_wait(sbx_backend_instance *inst, const char *sandbox_id,
                            const char *process_id, int64_t wait_ms,
                            sbx_process_info **out, sbx_error *err)
 {
-    local_paths paths;
+    process_ref ref = { "process wait", sandbox_id, process_id };
     local_proc p;
-    sbx_status st = open_process(inst, sandbox_id, process_id, &paths, &p, err);
+    sbx_status st = open_process(inst, &ref, &p, err);
     if (st != SBX_OK)
         return st;
     long until = local_now_ms() + (long)wait_ms;
@@ -427,7 +437,7 @@ sbx_status local_live_wait(sbx_backend_instance *inst, const char *sandbox_id,
             break;
         wait_until(&p, seen, until);
     }
-    st = info_of(&p, out, err);
+    st = info_of(&p, "process wait", out, err);
     local_proc_close(&p);
     return st;
 }
@@ -441,11 +451,13 @@ sbx_status local_live_list(sbx_backend_instance *inst, const char *sandbox_id,
     *out = NULL;
     *count = 0;
     sbx_status st = local_sandbox_paths(inst, sandbox_id, &paths, err);
-    if (st == SBX_OK && access(paths.metadata, F_OK) != 0)
+    if (st != SBX_OK)
+        st = sbx_backend_error_prefix(err, "process list");
+    else if (access(paths.metadata, F_OK) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "process list: sandbox '%s' is "
                                    "not running", sandbox_id);
-    if (st == SBX_OK)
-        st = local_proc_ids(&paths, &ids, &n, err);
+    if (st == SBX_OK && local_proc_ids(&paths, &ids, &n, err) != SBX_OK)
+        st = sbx_backend_error_prefix(err, "process list");
     sbx_process_info **tail = out;
     for (size_t i = 0; st == SBX_OK && i < n; i++) {
         local_proc p;
@@ -453,7 +465,7 @@ sbx_status local_live_list(sbx_backend_instance *inst, const char *sandbox_id,
         /* Forgotten meanwhile: not listed. */
         if (local_proc_open(&paths, ids[i], &p, &gone) != SBX_OK)
             continue;
-        st = info_of(&p, tail, err);
+        st = info_of(&p, "process list", tail, err);
         local_proc_close(&p);
         if (st == SBX_OK) {
             tail = &(*tail)->next;
@@ -473,6 +485,7 @@ sbx_status local_live_forget(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *process_id, sbx_error *err)
 {
     local_paths paths;
-    sbx_status st = local_sandbox_paths(inst, sandbox_id, &paths, err);
-    return st == SBX_OK ? local_proc_forget(&paths, process_id, err) : st;
+    if (local_sandbox_paths(inst, sandbox_id, &paths, err) != SBX_OK)
+        return sbx_backend_error_prefix(err, "process forget");
+    return local_proc_forget(&paths, process_id, err);
 }

@@ -46,8 +46,17 @@ _Noreturn static void run_command(const local_reaper_plan *p)
         _exit(126);
     if (p->isolation != NULL)
         local_isolation_command(p->isolation);
-    local_child_close_all_but(NULL, 0, p->fd_limit);
     local_child_reset_signals();
+    /* The group exists and its signals are at their defaults: a signal to
+     * it is no longer ignored (as the reaper's SIGTERM) or missed; one
+     * that comes before the exec ends this process as it would the
+     * command.  (Under valgrind, which queues a signal for its guest, an
+     * exec in between can drop it.) */
+    local_reaper_report notice = { 0, 0, 0, 0, 0, 1 };
+    if (p->announce)
+        while (write(p->report_fd, &notice, sizeof notice) < 0 && errno == EINTR)
+            ;
+    local_child_close_all_but(NULL, 0, p->fd_limit);
     int cannot_run = 0;
     for (size_t i = 0; p->candidates[i] != NULL; i++) {
         execve(p->candidates[i], p->argv, p->envp);
@@ -165,7 +174,7 @@ static void wait_command(const local_reaper_plan *p, pid_t command, local_reaper
 
 _Noreturn void local_reaper_run(const local_reaper_plan *p)
 {
-    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    local_reaper_report r = { 0, 0, 0, 0, 0, 0 };
     local_child_reset_signals();
     /* A terminal's signals are the host's to act on: when the host dies,
      * its end of the stop pipe closes and everything is ended here. */

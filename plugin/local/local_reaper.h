@@ -28,6 +28,9 @@ typedef struct local_reaper_plan {
     const local_isolation_plan *isolation;  /* NULL: isolation=none */
     int terminal;             /* 1: the streams are a terminal, which becomes
                                * the command's controlling one (SIGWINCH) */
+    int announce;             /* 1: a notice (local_reaper_report.notice)
+                               * precedes the report, once the command's
+                               * process group exists */
 } local_reaper_plan;
 
 /* What the reaper writes once every process is gone (an isolated exec's
@@ -40,10 +43,14 @@ typedef struct local_reaper_report {
     int error;     /* 0, or the errno that kept the command from starting */
     int stage;     /* 0, or the isolation step `error` stopped
                     * (local_isolation_stage_text) */
+    int notice;    /* 1: not the report but the notice that the command
+                    * runs in its own process group with its signals at
+                    * their defaults (or failed to start): a signal to the
+                    * group from then on reaches it.  The report follows. */
 } local_reaper_report;
 
 /* Run in the child the host forked: become a subreaper, start the command
- * in a new session, wait until it ends or the stop comes, SIGKILL and reap
+ * in a new session (announced when the plan asks), wait until it ends or the stop comes, SIGKILL and reap
  * every descendant, write the report and _exit.  Never returns. */
 _Noreturn void local_reaper_run(const local_reaper_plan *plan);
 

@@ -273,10 +273,19 @@ RAW static void send_report(const local_reaper_plan *p, const local_reaper_repor
         ;
 }
 
+/* The notice that the command runs in its own group (its vfork-like
+ * clone returned: it has exec'd or failed), when the plan asks for it. */
+RAW static void announce(const local_reaper_plan *p)
+{
+    local_reaper_report notice = { 0, 0, 0, 0, 0, 1 };
+    if (p->announce)
+        send_report(p, &notice);
+}
+
 /* Report a step of the init that failed, and exit (ending the namespace). */
 RAW _Noreturn static void init_fail(const local_reaper_plan *p, int stage, long e)
 {
-    local_reaper_report r = { 0, 0, 0, (int)-e, stage };
+    local_reaper_report r = { 0, 0, 0, (int)-e, stage, 0 };
     send_report(p, &r);
     sys_exit(126);
 }
@@ -380,12 +389,13 @@ RAW _Noreturn static void init_main(void *arg)
                             isolated_command_main, s, 0);
     if (command < 0)
         init_fail(p, LOCAL_STAGE_FORK, command);
+    announce(p);
     SYS1(SYS_close, ip->holder_fd);
     SYS1(SYS_close, p->cwd_fd);
     SYS1(SYS_close, p->stdin_fd);
     for (long fd = 0; fd < 3; fd++)
         SYS1(SYS_close, fd);
-    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    local_reaper_report r = { 0, 0, 0, 0, 0, 0 };
     init_wait(p, command, &r);
     if (r.ended && s->command_stage != LOCAL_STAGE_NONE && s->command_error != 0) {
         r.error = s->command_error;
@@ -542,7 +552,7 @@ RAW _Noreturn static void reaper_main(void *arg)
 {
     local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
-    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    local_reaper_report r = { 0, 0, 0, 0, 0, 0 };
     int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
                     p->report_fd };
     close_all_but(keep, 6, p->fd_limit);
@@ -557,6 +567,7 @@ RAW _Noreturn static void reaper_main(void *arg)
         SYS1(SYS_close, p->stdin_fd);
         SYS1(SYS_close, p->stdout_fd);
         SYS1(SYS_close, p->stderr_fd);
+        announce(p);
         wait_for_command(p, child, &r);
         end_all(child, &r);
     }
@@ -575,7 +586,7 @@ RAW _Noreturn static void launcher_main(void *arg)
     local_spawn_stack *s = arg;
     const local_reaper_plan *p = s->plan;
     const local_isolation_plan *ip = p->isolation;
-    local_reaper_report r = { 0, 0, 0, 0, 0 };
+    local_reaper_report r = { 0, 0, 0, 0, 0, 0 };
     int keep[7] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
                     p->report_fd, ip->holder_fd };
     close_all_but(keep, 7, p->fd_limit);

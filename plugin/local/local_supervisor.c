@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 /* One control message: small enough (< PIPE_BUF) to reach the FIFO whole
@@ -61,44 +60,6 @@ static void on_output(void *ctx, sbx_stream stream, const char *data, size_t len
 {
     supervisor *s = ctx;
     local_ring_append(s->ring, stream, data, length);
-}
-
-/* The process group of the command: that of the first child of
- * `watcher` (the command, which made its own session, or, isolated, the
- * namespace's first process that did); -1 while there is no such child
- * or it has not left the watcher's group yet. */
-static pid_t command_group(pid_t watcher)
-{
-    char path[64], text[32] = { 0 };
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)watcher, (int)watcher);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    long child = n > 0 ? strtol(text, NULL, 10) : 0;
-    pid_t group = child > 0 ? getpgid((pid_t)child) : -1;
-    return group > 1 && group != getpgid(watcher) ? group : -1;
-}
-
-/* Signal the command's group.  A signal sent right after the start can
- * come before the command has made its group: the kernel tells nobody
- * when it does, so look again each millisecond for up to a second (a
- * setsid takes microseconds) rather than lose the signal or hit the
- * watcher's own group. */
-static void signal_command(pid_t watcher, int signal)
-{
-    for (int tries = 0; tries < 1000; tries++) {
-        pid_t group = command_group(watcher);
-        if (group > 0) {
-            kill(-group, signal);
-            return;
-        }
-        if (kill(watcher, 0) != 0)
-            return;
-        struct timespec pause = { 0, 1000000 };
-        nanosleep(&pause, NULL);
-    }
 }
 
 static void watch(supervisor *s, int fd, unsigned events, int op)
@@ -154,13 +115,14 @@ static void close_stdin(supervisor *s)
 }
 
 /* One message; 1 when it asks for the end. */
-static int obey(supervisor *s, const control_message *m, pid_t watcher)
+static int obey(supervisor *s, const control_message *m, pid_t group)
 {
     switch (m->kind) {
     case LOCAL_CONTROL_STOP:
         return 1;
     case LOCAL_CONTROL_SIGNAL:
-        signal_command(watcher, m->a);
+        if (group > 0)
+            kill(-group, m->a);
         return 0;
     case LOCAL_CONTROL_CLOSE_STDIN:
         close_stdin(s);
@@ -176,7 +138,7 @@ static int obey(supervisor *s, const control_message *m, pid_t watcher)
     }
 }
 
-static int on_control(void *ctx, pid_t watcher)
+static int on_control(void *ctx, pid_t group)
 {
     supervisor *s = ctx;
     struct epoll_event events[4];
@@ -191,7 +153,7 @@ static int on_control(void *ctx, pid_t watcher)
         } else {
             control_message m;
             while (read(s->fds.control, &m, sizeof m) == (ssize_t)sizeof m)
-                stop |= obey(s, &m, watcher);
+                stop |= obey(s, &m, group);
         }
     }
     return stop;

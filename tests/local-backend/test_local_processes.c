@@ -4,7 +4,8 @@
  * pids are the host's): a signal to the group leaves no grandchild; destroy
  * leaves no process, not even a zombie, and no state; the process limit;
  * the state a process keeps stays bounded whatever it prints; ids are never
- * reused.  The backend-independent cases are in
+ * reused; a host killed in a read or a start leaves nothing another host
+ * cannot read or destroy.  The backend-independent cases are in
  * tests/backend-contract/process_cases.c.
  */
 #include <config.h>
@@ -23,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct fixture {
@@ -32,13 +36,14 @@ typedef struct fixture {
     sbx_backend *backend;
 } fixture;
 
-/* A backend on a fresh state directory (isolation=none, plus `extra`
- * options) with sandbox "procs". */
-static void fixture_setup(fixture *f, const char *tag, const sbx_option *extra, size_t count)
+/* A backend on a fresh state directory (isolation `isolation`, plus
+ * `extra` options) with sandbox "procs". */
+static void fixture_setup_as(fixture *f, const char *tag, const char *isolation,
+                             const sbx_option *extra, size_t count)
 {
     sbx_local_test_make_dir(f->state_dir, sizeof f->state_dir, tag);
     f->host = sbx_local_test_new_host(NULL, NULL);
-    sbx_option opts[4] = { { "state_dir", f->state_dir }, { "isolation", "none" } };
+    sbx_option opts[4] = { { "state_dir", f->state_dir }, { "isolation", isolation } };
     for (size_t i = 0; i < count && i < 2; i++)
         opts[2 + i] = extra[i];
     f->backend = sbx_local_test_open(f->host, opts, 2 + (count < 2 ? count : 2));
@@ -46,6 +51,12 @@ static void fixture_setup(fixture *f, const char *tag, const sbx_option *extra, 
     sbx_sandbox *sb = sbx_test_create(f->backend, "procs", NULL, NULL, &err);
     CU_ASSERT_FATAL(sb != NULL);
     sbx_backend_free_sandboxes(f->backend, sb, 1);
+}
+
+/* fixture_setup_as with isolation=none. */
+static void fixture_setup(fixture *f, const char *tag, const sbx_option *extra, size_t count)
+{
+    fixture_setup_as(f, tag, "none", extra, count);
 }
 
 static void fixture_teardown(fixture *f)
@@ -104,23 +115,41 @@ static void test_a_signal_leaves_no_grandchild(void)
 }
 
 /* A signal sent at once after the start, before the command can have
- * made its process group, still ends it (it was lost 2 times in 15). */
+ * made its process group, still ends it (it was lost 2 times in 15
+ * before the start waited for the watcher's notice), `rounds` times. */
+static void signal_right_after_the_start(fixture *f, int rounds)
+{
+    for (int i = 0; i < rounds; i++) {
+        char id[SBX_PROCESS_ID_MAX + 1];
+        proc_test_start_shell(f->backend, "procs", "sleep 1000", NULL, id);
+        sbx_error err;
+        CU_ASSERT_EQUAL(sbx_backend_process_signal(f->backend, "procs", id, SIGTERM, &err),
+                        SBX_OK);
+        sbx_process_info *info = proc_test_wait_end(f->backend, "procs", id);
+        CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
+        CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
+        sbx_backend_free_processes(f->backend, info);
+        CU_ASSERT_EQUAL(sbx_backend_process_forget(f->backend, "procs", id, &err), SBX_OK);
+    }
+}
+
 static void test_a_signal_right_after_the_start_is_not_lost(void)
 {
     fixture f;
     fixture_setup(&f, "procs early signal", NULL, 0);
-    for (int i = 0; i < 20; i++) {
-        char id[SBX_PROCESS_ID_MAX + 1];
-        proc_test_start_shell(f.backend, "procs", "sleep 1000", NULL, id);
-        sbx_error err;
-        CU_ASSERT_EQUAL(sbx_backend_process_signal(f.backend, "procs", id, SIGTERM, &err),
-                        SBX_OK);
-        sbx_process_info *info = proc_test_wait_end(f.backend, "procs", id);
-        CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
-        CU_ASSERT_EQUAL(info->term_signal, SIGTERM);
-        sbx_backend_free_processes(f.backend, info);
-        CU_ASSERT_EQUAL(sbx_backend_process_forget(f.backend, "procs", id, &err), SBX_OK);
-    }
+    signal_right_after_the_start(&f, 20);
+    fixture_teardown(&f);
+}
+
+/* The same through an isolated exec's init (isolation=namespaces), where
+ * the kernel allows it. */
+static void test_an_isolated_signal_right_after_the_start(void)
+{
+    if (!sbx_local_test_namespaces_allowed())
+        return;
+    fixture f;
+    fixture_setup_as(&f, "procs early signal iso", "namespaces", NULL, 0);
+    signal_right_after_the_start(&f, 5);
     fixture_teardown(&f);
 }
 
@@ -307,17 +336,209 @@ static void test_an_argv_runs_as_given(void)
     fixture_teardown(&f);
 }
 
+/* ---- a host killed in the middle of a process call
+ * The killed host is a forked child of the test with a host and backend
+ * of its own; it tells the test where it is through a pipe.  The test is
+ * a subreaper meanwhile, so that the supervisors, which detach from the
+ * host that started them, are its descendants: once destroy returned,
+ * every one of them must have ended (reaped here: none left running, none
+ * a zombie). */
+
+/* What the killed host tells the test: the id and the cursor of its
+ * process (after its first line), then that it reads (or starts) again. */
+typedef struct host_news {
+    char id[SBX_PROCESS_ID_MAX + 1];
+    sbx_process_cursor cursor;
+    int starts;         /* starts done so far (the start case) */
+} host_news;
+
+/* In the killed host: a backend of its own on `state_dir`. */
+static sbx_backend *second_backend(const char *state_dir, sbx_host **host)
+{
+    *host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[2] = { { "state_dir", state_dir }, { "isolation", "none" } };
+    return sbx_local_test_open(*host, opts, 2);
+}
+
+/* The killed host of the read case: start a process that prints a line
+ * and then waits for its stdin, read the line, tell the test, then block
+ * in a read until it is killed. */
+_Noreturn static void host_blocked_in_read(const char *state_dir, int news_fd)
+{
+    sbx_host *host;
+    sbx_backend *b = second_backend(state_dir, &host);
+    sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+    r.shell_command = "echo one; read x; echo two $x";
+    r.stdin_open = 1;
+    sbx_process_info *info = NULL;
+    sbx_error err;
+    if (b == NULL || sbx_backend_process_start(b, "procs", &r, &info, &err) != SBX_OK)
+        _exit(1);
+    host_news news = { { 0 }, { 0, 0 }, 0 };
+    snprintf(news.id, sizeof news.id, "%s", info->process_id);
+    proc_collected got = { 0 };
+    if (!proc_test_read_until(b, "procs", news.id, &got, "one\n"))
+        _exit(1);
+    news.cursor = got.cursor;
+    if (write(news_fd, &news, sizeof news) != (ssize_t)sizeof news)
+        _exit(1);
+    for (;;)
+        proc_test_read_once(b, "procs", news.id, &got, PROC_TEST_SLICE_MS, SBX_PROCESS_DEFAULT);
+}
+
+/* The killed host of the start case: start processes one after another,
+ * telling the test before each start. */
+_Noreturn static void host_starting(const char *state_dir, int news_fd)
+{
+    sbx_host *host;
+    sbx_backend *b = second_backend(state_dir, &host);
+    host_news news = { { 0 }, { 0, 0 }, 0 };
+    for (;; news.starts++) {
+        sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+        r.shell_command = "echo started; exec sleep 1000";
+        sbx_process_info *info = NULL;
+        sbx_error err;
+        if (b == NULL || write(news_fd, &news, sizeof news) != (ssize_t)sizeof news ||
+            sbx_backend_process_start(b, "procs", &r, &info, &err) != SBX_OK)
+            _exit(1);
+        sbx_backend_free_processes(b, info);
+    }
+}
+
+/* 1 once the process `pid` sleeps in a call (its state 'S'), within the
+ * deadline. */
+static int sleeps_in_a_call(pid_t pid)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (long until = sbx_test_now_ms() + PROC_TEST_DEADLINE_MS; sbx_test_now_ms() < until;) {
+        FILE *f = fopen(path, "r");
+        size_t n = f != NULL ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        text[n] = '\0';
+        const char *end = strrchr(text, ')');
+        if (end != NULL && end[1] == ' ' && end[2] == 'S')
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+/* Reap every descendant that ended until none is left, within the
+ * deadline; 1 when none is left. */
+static int no_descendant_left(void)
+{
+    for (long until = sbx_test_now_ms() + PROC_TEST_DEADLINE_MS; sbx_test_now_ms() < until;) {
+        pid_t got = waitpid(-1, NULL, WNOHANG);
+        if (got < 0 && errno == ECHILD)
+            return 1;
+        if (got == 0)
+            sched_yield();
+    }
+    return 0;
+}
+
+/* Become a subreaper (until destroy_leaves_nothing), run `killed_host`
+ * in a child, SIGKILL it once its news came (and, for a read, once it
+ * sleeps in the call), reap it; its last news into *news. */
+static void kill_host_in_call(const char *state_dir, int starts_before_kill,
+                              void (*killed_host)(const char *, int), host_news *news)
+{
+    CU_ASSERT_FATAL(no_descendant_left());
+    CU_ASSERT_EQUAL_FATAL(prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L), 0);
+    int pipe_fds[2];
+    CU_ASSERT_EQUAL_FATAL(pipe(pipe_fds), 0);
+    pid_t child = fork();
+    CU_ASSERT_FATAL(child >= 0);
+    if (child == 0) {
+        close(pipe_fds[0]);
+        killed_host(state_dir, pipe_fds[1]);
+        _exit(1);
+    }
+    close(pipe_fds[1]);
+    do {
+        CU_ASSERT_EQUAL_FATAL(read(pipe_fds[0], news, sizeof *news), (ssize_t)sizeof *news);
+    } while (news->starts < starts_before_kill);
+    if (starts_before_kill == 0)
+        CU_ASSERT(sleeps_in_a_call(child));
+    kill(child, SIGKILL);
+    int status = 0;
+    CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    close(pipe_fds[0]);
+}
+
+/* Destroy from this host: nothing of the sandbox is left, no process (the
+ * supervisors and commands all ended and were reaped) and no file; no
+ * longer a subreaper. */
+static void destroy_leaves_nothing(fixture *f)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_destroy(f->backend, "procs", &err), SBX_OK);
+    CU_ASSERT(no_descendant_left());
+    CU_ASSERT_EQUAL(sbx_local_test_count_entries(f->state_dir), 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 0L, 0L, 0L, 0L);
+    sbx_backend_close(f->backend);
+    sbx_host_free(f->host);
+    sbx_test_remove_tree(f->state_dir);
+}
+
+/* A host killed while it blocks in a read: another host finds the process
+ * by its id and reads on from the killed host's cursor. */
+static void test_a_host_killed_in_a_read(void)
+{
+    fixture f;
+    fixture_setup(&f, "procs killed read", NULL, 0);
+    host_news news;
+    kill_host_in_call(f.state_dir, 0, host_blocked_in_read, &news);
+    proc_test_write_stdin(f.backend, "procs", news.id, "x", 1);
+    proc_collected got = { 0 };
+    got.cursor = news.cursor;
+    CU_ASSERT(proc_test_read_until(f.backend, "procs", news.id, &got, NULL));
+    CU_ASSERT_STRING_EQUAL(got.out, "two x\n");
+    CU_ASSERT_EQUAL(got.exit_code, 0);
+    destroy_leaves_nothing(&f);
+}
+
+/* A host killed while it starts processes: every process another host
+ * lists can be read from the start; one the killed start left half made
+ * is no process, and destroy ends what it started all the same. */
+static void test_a_host_killed_in_a_start(void)
+{
+    fixture f;
+    fixture_setup(&f, "procs killed start", NULL, 0);
+    host_news news;
+    kill_host_in_call(f.state_dir, 3, host_starting, &news);
+    sbx_process_info *list = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_process_list(f.backend, "procs", &list, &count, &err), SBX_OK);
+    CU_ASSERT(count >= 3 && count <= 4);
+    for (sbx_process_info *p = list; p != NULL; p = p->next) {
+        proc_collected got = { 0 };
+        CU_ASSERT(proc_test_read_until(f.backend, "procs", p->process_id, &got, "\n"));
+        CU_ASSERT_STRING_EQUAL(got.out, "started\n");
+    }
+    sbx_backend_free_processes(f.backend, list);
+    destroy_leaves_nothing(&f);
+}
+
 static const CU_TestInfo process_tests[] = {
     { "an argv runs as given", test_an_argv_runs_as_given },
     { "tty names the terminal", test_tty_names_the_terminal },
     { "a signal leaves no grandchild", test_a_signal_leaves_no_grandchild },
     { "a signal right after the start is not lost",
       test_a_signal_right_after_the_start_is_not_lost },
+    { "an isolated signal right after the start is not lost",
+      test_an_isolated_signal_right_after_the_start },
     { "destroy leaves no process, no zombie, no state", test_destroy_leaves_no_process },
     { "the process limit refuses with its name", test_the_process_limit_refuses_with_its_name },
     { "ended ones are kept up to the limit", test_ended_ones_are_kept_up_to_the_limit },
     { "a process's state stays bounded", test_state_stays_bounded },
     { "ids are never reused", test_ids_are_never_reused },
+    { "a host killed in a read: another reads on", test_a_host_killed_in_a_read },
+    { "a host killed in a start: another finds all", test_a_host_killed_in_a_start },
     CU_TEST_INFO_NULL
 };
 
