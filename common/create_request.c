@@ -181,6 +181,10 @@ static sbx_status check_labels(const sbx_label *labels, size_t count, sbx_error 
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
                                      "create request: label_count %zu but no labels array",
                                      count);
+    if (count > SBX_LABELS_MAX)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "create request: label_count %zu is more than %d", count,
+                                     SBX_LABELS_MAX);
     sbx_status st = SBX_OK;
     for (size_t i = 0; i < count && st == SBX_OK; i++)
         st = check_label(labels, i, err);

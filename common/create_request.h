@@ -44,7 +44,7 @@ const char *common_create_field_name(unsigned bit);
  * holds a malformed 1.5 value: an image with white space or a control byte,
  * an env name outside ^[A-Za-z_][A-Za-z0-9_]*$ or a NULL value, a label key
  * empty, with '=' or a control byte, too long or given twice, a label value
- * NULL or too long, memory below SBX_MEMORY_MIN_BYTES, cpu or pids or disk
+ * NULL or too long, more than SBX_LABELS_MAX labels, memory below SBX_MEMORY_MIN_BYTES, cpu or pids or disk
  * below 1, an unknown network, an expiry not after now (the wall clock).
  * Arrays NULL with a count are refused too.  Else SBX_OK. */
 sbx_status common_create_request_check_fields(const sbx_create_request *full, sbx_error *err);

@@ -186,6 +186,9 @@ typedef struct sbx_label {
     const char *value;           /* 0..SBX_LABEL_VALUE_MAX bytes (never NULL) */
 } sbx_label;
 
+/* Most labels a request carries. */
+#define SBX_LABELS_MAX 64
+
 /* Longest label key and value, in bytes without the NUL. */
 #define SBX_LABEL_KEY_MAX 128
 #define SBX_LABEL_VALUE_MAX 1024
@@ -246,7 +249,8 @@ typedef struct sbx_create_request {
     const sbx_env_var *env;          /* set for every process of the sandbox (NULL
                                       * when env_count is 0); names as in exec */
     size_t env_count;
-    const sbx_label *labels;         /* NULL when label_count is 0; keys distinct */
+    const sbx_label *labels;         /* NULL when label_count is 0; keys distinct;
+                                      * at most SBX_LABELS_MAX */
     size_t label_count;
     int64_t memory_bytes;            /* SBX_LIMIT_NONE, or >= SBX_MEMORY_MIN_BYTES:
                                       * memory of all its processes, no swap beyond */
