@@ -66,16 +66,28 @@ static void place(char **slot, char **at, const char *src)
     *at += n;
 }
 
+/* Copy `src` (never NULL) to *at and answer the copy. */
+static const char *place_const(char **at, const char *src)
+{
+    char *copy = NULL;
+    place(&copy, at, src);
+    return copy;
+}
+
 sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_record **out,
                              sbx_error *err)
 {
     *out = NULL;
     if (facts->sandbox_id == NULL || facts->sandbox_url == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "sandbox record without id or url");
-    size_t size = sizeof(sbx_sandbox_record);
+    /* The labels' array follows the struct (both pointer-aligned), then
+     * every string. */
+    size_t size = sizeof(sbx_sandbox_record) + facts->label_count * sizeof(sbx_label);
 #define ADD_SIZE(member, fact) size += copy_size(facts->fact);
     RECORD_STRINGS(ADD_SIZE)
 #undef ADD_SIZE
+    for (size_t i = 0; i < facts->label_count; i++)
+        size += copy_size(facts->labels[i].key) + copy_size(facts->labels[i].value);
     /* Strings that exist in memory cannot make this overflow. */
     sbx_sandbox_record *r = calloc(1, size);
     if (r == NULL)
@@ -84,10 +96,17 @@ sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_recor
     r->sandbox.mount_contract_version = facts->mount_contract_version;
     r->created_at = facts->created_at;
     r->pid = facts->pid;
-    char *at = (char *)(r + 1);
+    sbx_label *labels = (sbx_label *)(r + 1);
+    char *at = (char *)(labels + facts->label_count);
 #define PLACE(member, fact) place(&r->member, &at, facts->fact);
     RECORD_STRINGS(PLACE)
 #undef PLACE
+    for (size_t i = 0; i < facts->label_count; i++) {
+        labels[i].key = place_const(&at, facts->labels[i].key);
+        labels[i].value = place_const(&at, facts->labels[i].value);
+    }
+    r->labels = facts->label_count > 0 ? labels : NULL;
+    r->label_count = facts->label_count;
     *out = r;
     return SBX_OK;
 }

@@ -31,6 +31,8 @@ typedef struct common_record_facts {
     const char *engine_version;
     int64_t pid;                 /* 0 when none */
     const char *directory;
+    const sbx_label *labels;     /* NULL when none (ABI 1.5) */
+    size_t label_count;
 } common_record_facts;
 
 /* Reset *facts to "nothing known". */

@@ -113,6 +113,10 @@ sbx_status sbx_backend_create(sbx_backend *b, const sbx_create_request *request,
                               sbx_sandbox **out, sbx_error *err)
 {
     *out = NULL;
+    sbx_error_clear(err);
+    sbx_status st = host_check_create_request(b, request, err);
+    if (st != SBX_OK)
+        return st;
     CALL_OP(b, create, err, request, out, err);
 }
 
@@ -247,6 +251,9 @@ sbx_status sbx_backend_create_record(sbx_backend *b, const sbx_create_request *r
     sbx_error_clear(err);
     if (!HOST_HAS_OP(d, create_record))
         return host_unsupported(b, "create_record", err);
+    sbx_status checked = host_check_create_request(b, request, err);
+    if (checked != SBX_OK)
+        return checked;
     sbx_status st = host_checked(b, d->create_record(b->instance, request, out, err), "create_record",
                             err);
     return checked_chain(b, st, "create_record", out, 1, err);

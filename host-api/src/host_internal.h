@@ -60,6 +60,13 @@ sbx_status host_check_request(const char *op, const char *init, size_t size, siz
     host_check_request(op, #type "_INIT", (r) == NULL ? 0 : (r)->struct_size,       \
                        type##_SIZE_1_4, err)
 
+/* Before a create reaches backend `b`: SBX_ERR_USAGE for a request holding
+ * a malformed ABI 1.5 member, SBX_ERR_UNSUPPORTED
+ * for a member it sets that `b` does not honour (both naming the member);
+ * else SBX_OK.  A request that sets no 1.5 member costs no backend call. */
+sbx_status host_check_create_request(sbx_backend *b, const sbx_create_request *request,
+                                     sbx_error *err);
+
 /* Remember a backend in the host's table (path copied). */
 sbx_status host_remember(sbx_host *host, const sbx_backend_descriptor *descriptor,
                              sbx_backend_kind kind, const char *path, void *dl_handle,

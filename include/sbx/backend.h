@@ -69,7 +69,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define SBX_BACKEND_ABI_MAJOR 1
-#define SBX_BACKEND_ABI_MINOR 4
+#define SBX_BACKEND_ABI_MINOR 5
 
 /* The one symbol a backend module exports (see sbx_backend_entry_fn). */
 #define SBX_BACKEND_ENTRY_SYMBOL "sbx_backend_entry"
@@ -169,9 +169,68 @@ typedef struct sbx_mount {
 /* The mount contract version value that means "not known / none". */
 #define SBX_CONTRACT_NONE (-1)
 
+/* One environment variable of an exec request (ABI 1.3) or a create
+ * request (ABI 1.5); both strings borrowed. */
+typedef struct sbx_env_var {
+    const char *name;            /* ^[A-Za-z_][A-Za-z0-9_]*$, else SBX_ERR_USAGE */
+    const char *value;           /* passed as is, never spliced into a command
+                                  * text; never logged */
+} sbx_env_var;
+
+/* One label of a sandbox (ABI 1.5): a key/value pair the host attaches at
+ * create and finds again in the sandbox's records and list filters.  In a
+ * request both strings are borrowed for the call; in a record they belong
+ * to the record's chain. */
+typedef struct sbx_label {
+    const char *key;             /* 1..SBX_LABEL_KEY_MAX bytes, without '=' */
+    const char *value;           /* 0..SBX_LABEL_VALUE_MAX bytes (never NULL) */
+} sbx_label;
+
+/* Most labels a request carries. */
+#define SBX_LABELS_MAX 64
+
+/* Longest label key and value, in bytes without the NUL. */
+#define SBX_LABEL_KEY_MAX 128
+#define SBX_LABEL_VALUE_MAX 1024
+
+/* sbx_create_request.memory_bytes, cpu_millicores, pids_limit, disk_bytes:
+ * no limit asked (the backend's own configuration applies). */
+#define SBX_LIMIT_NONE INT64_C(-1)
+
+/* The smallest memory limit a host passes: less runs no shell (and is below
+ * what container engines accept). */
+#define SBX_MEMORY_MIN_BYTES (INT64_C(6) * 1024 * 1024)
+
+/* sbx_create_request.network (ABI 1.5). */
+typedef enum sbx_network {
+    SBX_NETWORK_DEFAULT = 0,     /* what the backend's configuration says */
+    SBX_NETWORK_NONE = 1,        /* no network beyond loopback */
+    SBX_NETWORK_EGRESS = 2       /* outbound connections, as a container has by default */
+} sbx_network;
+
+/* The members of sbx_create_request of ABI 1.5, as bits: what a request
+ * sets (a host's errors name them) and what a backend honours
+ * (sbx_operations_info.create_fields). */
+#define SBX_CREATE_IMAGE 0x1u
+#define SBX_CREATE_ENV 0x2u
+#define SBX_CREATE_LABELS 0x4u
+#define SBX_CREATE_MEMORY 0x8u
+#define SBX_CREATE_CPU 0x10u
+#define SBX_CREATE_PIDS 0x20u
+#define SBX_CREATE_DISK 0x40u
+#define SBX_CREATE_NETWORK 0x80u
+#define SBX_CREATE_EXPIRY 0x100u
+
 /*
  * A create request.  All pointers are borrowed for the call.  Initialise with
- * SBX_CREATE_REQUEST_INIT so that fields added by later minors get defaults.
+ * SBX_CREATE_REQUEST_INIT so that fields added by later minors get defaults
+ * (a limit of 0 is a limit of zero, refused: "none" is SBX_LIMIT_NONE).
+ *
+ * ABI 1.5 members are read only when struct_size holds them.  A backend
+ * honours those its operations_info names in create_fields; the host
+ * refuses a request that sets any other (SBX_ERR_UNSUPPORTED naming the
+ * member) and one whose values are malformed (SBX_ERR_USAGE naming it)
+ * before calling the backend, so nothing is created for either.
  */
 typedef struct sbx_create_request {
     size_t struct_size;              /* sizeof(sbx_create_request) */
@@ -184,10 +243,38 @@ typedef struct sbx_create_request {
     int provision_lark_cli_runtime;
     int provision_lark_cli_broker;
     int required_contract;           /* SBX_CONTRACT_NONE, or the version required */
+    /* ---- ABI 1.5 ---- */
+    const char *image;               /* NULL: the backend's configured image; else a
+                                      * name without white space or control bytes */
+    const sbx_env_var *env;          /* set for every process of the sandbox (NULL
+                                      * when env_count is 0); names as in exec */
+    size_t env_count;
+    const sbx_label *labels;         /* NULL when label_count is 0; keys distinct;
+                                      * at most SBX_LABELS_MAX */
+    size_t label_count;
+    int64_t memory_bytes;            /* SBX_LIMIT_NONE, or >= SBX_MEMORY_MIN_BYTES:
+                                      * memory of all its processes, no swap beyond */
+    int64_t cpu_millicores;          /* SBX_LIMIT_NONE, or > 0: 1000 is one core */
+    int64_t pids_limit;              /* SBX_LIMIT_NONE, or > 0: processes and threads */
+    int64_t disk_bytes;              /* SBX_LIMIT_NONE, or > 0: bytes it may write */
+    sbx_network network;             /* SBX_NETWORK_DEFAULT: the configuration's */
+    int64_t expires_at;              /* SBX_TIME_UNKNOWN (0): none; else when it is to
+                                      * be destroyed, ms since the Unix epoch (UTC),
+                                      * in the future */
 } sbx_create_request;
 
-#define SBX_CREATE_REQUEST_INIT \
-    { sizeof(sbx_create_request), NULL, NULL, NULL, NULL, 0, 0, 0, 0, SBX_CONTRACT_NONE }
+#define SBX_CREATE_REQUEST_INIT                                                     \
+    { sizeof(sbx_create_request), NULL, NULL, NULL, NULL, 0, 0, 0, 0, SBX_CONTRACT_NONE, \
+      NULL, NULL, 0, NULL, 0, SBX_LIMIT_NONE, SBX_LIMIT_NONE, SBX_LIMIT_NONE,              \
+      SBX_LIMIT_NONE, SBX_NETWORK_DEFAULT, 0 }
+
+/* Size of a request of ABI 1.4 and before: through required_contract. */
+#define SBX_CREATE_REQUEST_SIZE_1_4 \
+    (offsetof(sbx_create_request, required_contract) + sizeof(int))
+
+/* Size of a 1.5 request: through expires_at. */
+#define SBX_CREATE_REQUEST_SIZE_1_5 \
+    (offsetof(sbx_create_request, expires_at) + sizeof(int64_t))
 
 /*
  * A sandbox as a backend reports it.  Strings are owned by the array that
@@ -239,6 +326,10 @@ typedef struct sbx_sandbox_record {
     char *engine_version;     /* that engine's version, e.g. "20.10.24" */
     int64_t pid;              /* its main process on the backend's machine; 0: none/unknown */
     char *directory;          /* its directory on the backend's machine */
+    /* ---- ABI 1.5 (read only when SBX_RECORD_HAS says so) ---- */
+    const sbx_label *labels;  /* the labels it was created with (NULL when none);
+                               * array and strings belong to the chain */
+    size_t label_count;
 } sbx_sandbox_record;
 
 /* Size a record must have to hold `member`. */
@@ -303,13 +394,6 @@ typedef struct sbx_reconciliation {
  * and shell_command); SBX_ERR_UNSUPPORTED for what this backend cannot do
  * (stdin, a shell); the transport and peer kinds as for every call.
  */
-
-/* One environment variable of an exec request; both strings borrowed. */
-typedef struct sbx_env_var {
-    const char *name;            /* ^[A-Za-z_][A-Za-z0-9_]*$, else SBX_ERR_USAGE */
-    const char *value;           /* passed as is, never spliced into a command
-                                  * text; never logged */
-} sbx_env_var;
 
 /* Which output stream bytes came from.  A process with a terminal has one
  * stream, reported as SBX_STREAM_STDOUT. */
@@ -524,6 +608,9 @@ typedef struct sbx_operations_info {
     size_t max_buffer_bytes;      /* a larger buffer_bytes is SBX_ERR_USAGE; 0: the
                                    * backend takes no buffer size (any but
                                    * SBX_PROCESS_DEFAULT is SBX_ERR_UNSUPPORTED) */
+    /* ---- ABI 1.5 ---- */
+    unsigned create_fields;       /* SBX_CREATE_*: the create request members it
+                                   * honours (0 for a backend of an older minor) */
 } sbx_operations_info;
 
 /* ---------------------------------------------------------------- ABI 1.4

@@ -108,6 +108,14 @@ sbx_status sbx_backend_open(sbx_host *host, const char *name,
                             const sbx_option *options, size_t option_count,
                             sbx_backend **out, sbx_error *err);
 
+/* Create (sbx_backend_create, sbx_backend_create_record) first checks the
+ * request's ABI 1.5 members: a malformed one (memory below
+ * SBX_MEMORY_MIN_BYTES, cpu or pids below 1, an expiry not in the future, a
+ * label key with '=', an image with white space, ...) is SBX_ERR_USAGE, and
+ * one the backend does not honour (sbx_operations_info.create_fields; none
+ * for a module built before 1.5) SBX_ERR_UNSUPPORTED, each naming the
+ * member, and the backend is not called. */
+
 /* Close an instance.  NULL is accepted.  Not concurrently with its calls. */
 void sbx_backend_close(sbx_backend *backend);
 
@@ -159,6 +167,15 @@ sbx_status sbx_backend_discover_record(sbx_backend *backend, const char *sandbox
                                        sbx_sandbox_record **out, sbx_error *err);
 sbx_status sbx_backend_list_records(sbx_backend *backend, sbx_sandbox_record **out,
                                     size_t *count, sbx_error *err);
+
+/* As sbx_backend_list_records, keeping only the records whose labels (ABI
+ * 1.5) include every label of want[0..want_count) with an equal value (all
+ * records when want_count is 0; a record of a backend that answers no
+ * labels matches no label).  SBX_ERR_USAGE for a filter label without key
+ * or value.  Release the chain with sbx_backend_free_records. */
+sbx_status sbx_backend_list_records_labelled(sbx_backend *backend, const sbx_label *want,
+                                             size_t want_count, sbx_sandbox_record **out,
+                                             size_t *count, sbx_error *err);
 
 /* Release a chain of records from this backend.  NULL is accepted. */
 void sbx_backend_free_records(sbx_backend *backend, sbx_sandbox_record *records);

@@ -3,6 +3,7 @@
 
 #include "plugin/docker/docker_calls.h"
 
+#include "common/create_request.h"
 #include "plugin/docker/docker_container.h"
 
 #include <stdio.h>
@@ -51,6 +52,8 @@ sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
                                    what);
     if (st == SBX_OK && container_id != NULL)
         snprintf(container_id, DOCKER_CONTAINER_ID_MAX, "%s", view.facts.container_id);
+    if (st == SBX_OK && wants->spec != NULL)
+        snprintf(wants->spec, COMMON_SPEC_DIGEST_SIZE, "%s", view.spec != NULL ? view.spec : "");
     if (st == SBX_OK && wants->to != NULL) {
         docker_instance_name_engine(wants->engine, &view.facts);
         st = common_answer_one(wants->to, &view.facts, err);

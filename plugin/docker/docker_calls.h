@@ -29,6 +29,8 @@ typedef struct docker_inspect_wants {
     const docker_engine_identity *engine;    /* NULL, or the engine a record names */
     int *running;                            /* State.Running */
     char *container_id;                      /* NULL, or DOCKER_CONTAINER_ID_MAX bytes */
+    char *spec;                              /* NULL, or COMMON_SPEC_DIGEST_SIZE bytes: its
+                                              * sbx.spec label ("" when it has none) */
 } docker_inspect_wants;
 
 /* Inspect the container of `id` and read back what `wants` asks.

@@ -61,24 +61,40 @@ static json_object *labels_of(builder *b, const docker_options *o,
         add(b, labels, DOCKER_LABEL_THREAD, string_of(req->thread_id));
     for (size_t i = 0; i < o->labels.count; i++)
         add(b, labels, o->labels.items[i].key, string_of(o->labels.items[i].value));
+    char spec[COMMON_SPEC_DIGEST_SIZE];
+    common_create_spec_digest(req, spec);
+    add(b, labels, DOCKER_LABEL_SPEC, string_of(spec));
+    for (size_t i = 0; i < req->label_count; i++) {
+        char key[sizeof DOCKER_LABEL_USER_PREFIX + SBX_LABEL_KEY_MAX];
+        snprintf(key, sizeof key, "%s%s", DOCKER_LABEL_USER_PREFIX, req->labels[i].key);
+        add(b, labels, key, string_of(req->labels[i].value));
+    }
     return labels;
 }
 
-static json_object *env_of(builder *b, const docker_options *o)
+/* "NAME=VALUE" pushed onto `env`. */
+static void push_variable(builder *b, json_object *env, const char *name, const char *value)
+{
+    size_t len = strlen(name) + strlen(value) + 2;
+    char *item = malloc(len);
+    if (item == NULL) {
+        b->failed = 1;
+        return;
+    }
+    snprintf(item, len, "%s=%s", name, value);
+    push(b, env, string_of(item));
+    free(item);
+}
+
+/* The options' env, then the request's: a later value of a name wins in
+ * both engines. */
+static json_object *env_of(builder *b, const docker_options *o, const sbx_create_request *req)
 {
     json_object *env = json_object_new_array();
-    for (size_t i = 0; i < o->env.count; i++) {
-        const docker_pair *pair = &o->env.items[i];
-        size_t len = strlen(pair->key) + strlen(pair->value) + 2;
-        char *item = malloc(len);
-        if (item == NULL) {
-            b->failed = 1;
-            continue;
-        }
-        snprintf(item, len, "%s=%s", pair->key, pair->value);
-        push(b, env, string_of(item));
-        free(item);
-    }
+    for (size_t i = 0; i < o->env.count; i++)
+        push_variable(b, env, o->env.items[i].key, o->env.items[i].value);
+    for (size_t i = 0; i < req->env_count; i++)
+        push_variable(b, env, req->env[i].name, req->env[i].value);
     return env;
 }
 
@@ -124,6 +140,20 @@ static sbx_status binds_of(builder *b, const sbx_create_request *req, json_objec
     return SBX_OK;
 }
 
+/* The request's limits into HostConfig: memory with no swap beyond it (a
+ * MemorySwap equal to Memory), CPU as nano-CPUs, the process count. */
+static void limits_of(builder *b, json_object *host_config, const sbx_create_request *req)
+{
+    if (req->memory_bytes != SBX_LIMIT_NONE) {
+        add(b, host_config, "Memory", json_object_new_int64(req->memory_bytes));
+        add(b, host_config, "MemorySwap", json_object_new_int64(req->memory_bytes));
+    }
+    if (req->cpu_millicores != SBX_LIMIT_NONE)
+        add(b, host_config, "NanoCpus", json_object_new_int64(req->cpu_millicores * 1000000));
+    if (req->pids_limit != SBX_LIMIT_NONE)
+        add(b, host_config, "PidsLimit", json_object_new_int64(req->pids_limit));
+}
+
 static json_object *host_config_of(builder *b, const docker_options *o,
                                    const char *port_key, json_object *binds, int init)
 {
@@ -155,10 +185,10 @@ sbx_status docker_create_body(const docker_options *o, const sbx_create_request 
     char port_key[24];
     snprintf(port_key, sizeof port_key, "%ld/tcp", o->port);
     json_object *body = json_object_new_object();
-    add(&b, body, "Image", string_of(o->image));
+    add(&b, body, "Image", string_of(req->image != NULL ? req->image : o->image));
     add(&b, body, "Labels", labels_of(&b, o, req));
-    if (o->env.count > 0)
-        add(&b, body, "Env", env_of(&b, o));
+    if (o->env.count > 0 || req->env_count > 0)
+        add(&b, body, "Env", env_of(&b, o, req));
     if (o->command != NULL) {
         json_object *cmd = json_object_new_array();
         push(&b, cmd, string_of("sh"));
@@ -169,7 +199,9 @@ sbx_status docker_create_body(const docker_options *o, const sbx_create_request 
     json_object *exposed = json_object_new_object();
     add(&b, exposed, port_key, json_object_new_object());
     add(&b, body, "ExposedPorts", exposed);
-    add(&b, body, "HostConfig", host_config_of(&b, o, port_key, binds, init));
+    json_object *host_config = host_config_of(&b, o, port_key, binds, init);
+    limits_of(&b, host_config, req);
+    add(&b, body, "HostConfig", host_config);
     const char *text = b.failed ? NULL
                                 : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     *out = text ? strdup(text) : NULL;
@@ -211,6 +243,24 @@ static docker_labels labels_of_json(json_object *labels)
     return l;
 }
 
+/* The request's labels a Labels object holds (sbx.label.KEY, borrowed
+ * from it) and its spec label, into the view and its facts. */
+static void user_labels_of_json(json_object *labels, docker_sandbox_view *view)
+{
+    size_t n = 0;
+    size_t prefix = strlen(DOCKER_LABEL_USER_PREFIX);
+    view->spec = label(labels, DOCKER_LABEL_SPEC);
+    if (!json_object_is_type(labels, json_type_object))
+        return;
+    json_object_object_foreach(labels, key, value) {
+        if (n < SBX_LABELS_MAX && strncmp(key, DOCKER_LABEL_USER_PREFIX, prefix) == 0 &&
+            key[prefix] != '\0' && json_object_is_type(value, json_type_string))
+            view->labels[n++] = (sbx_label){ key + prefix, json_object_get_string(value) };
+    }
+    view->facts.labels = n > 0 ? view->labels : NULL;
+    view->facts.label_count = n;
+}
+
 /* "http://HOST:PORT", with brackets for an IPv6 host; "" for a port that
  * is not one (no digits, or more than a port has, which would not fit).
  * bind_host is at most 255 bytes (docker_options.c), so 272 bytes hold it. */
@@ -243,6 +293,7 @@ static void view_from_labels(const docker_options *o, const docker_labels *label
     common_record_facts *f = &view->facts;
     format_status(state, view->status, sizeof view->status);
     common_record_facts_init(f);
+    view->spec = NULL;
     /* labels_ok has checked that the id label is there. */
     const char *id = labels->sandbox_id;
     f->sandbox_id = id;
@@ -305,6 +356,7 @@ sbx_status docker_view_from_inspect(const docker_options *o, json_object *inspec
     else   /* whole seconds, as the list gives them: one container, one time */
         created_ms -= ((created_ms % 1000) + 1000) % 1000;
     view_from_labels(o, &labels, status, docker_container_id(inspect), created_ms, view);
+    user_labels_of_json(labels_json, view);
     return SBX_OK;
 }
 
@@ -430,5 +482,8 @@ int docker_view_from_list_entry(const docker_options *o, json_object *entry,
     common_json_get_string(entry, "State", &members.state);
     common_json_get_string(entry, "Id", &members.id);
     members.created_ms = list_created_ms(entry);
-    return docker_view_from_list_members(o, &members, keep_unaddressed, view, skip);
+    int found = docker_view_from_list_members(o, &members, keep_unaddressed, view, skip);
+    if (found)
+        user_labels_of_json(labels, view);
+    return found;
 }

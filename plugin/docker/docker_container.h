@@ -26,14 +26,27 @@
 #define DOCKER_LABEL_SANDBOX "sbx.sandbox_id"
 #define DOCKER_LABEL_THREAD "sbx.thread_id"
 #define DOCKER_LABEL_USER "sbx.user_id"
+/* The digest of the spec it was made with (common_create_spec_digest). */
+#define DOCKER_LABEL_SPEC "sbx.spec"
+/* Before each label of the create request (ABI 1.5): "sbx.label.KEY". */
+#define DOCKER_LABEL_USER_PREFIX "sbx.label."
+
+/* The members of the create request of ABI 1.5 it honours (SBX_CREATE_*). */
+#define DOCKER_CREATE_FIELDS                                                          \
+    (SBX_CREATE_IMAGE | SBX_CREATE_ENV | SBX_CREATE_LABELS | SBX_CREATE_MEMORY |      \
+     SBX_CREATE_CPU | SBX_CREATE_PIDS)
 
 /* The container name PREFIX-ID into `buf` (DOCKER_NAME_MAX bytes). */
 void docker_container_name(const docker_options *o, const char *sandbox_id,
                            char *buf, size_t size);
 
-/* The body of POST /containers/create for a validated request: image,
- * labels, env, Cmd (sh -c command), the exposed and published port, Binds
- * for extra mounts, and HostConfig.Init = `init` (0 or 1).  SBX_ERR_USAGE
+/* The body of POST /containers/create for a validated request (read by
+ * common_create_request_read): image (the request's, else the option's),
+ * labels (the request's prefixed, and its spec digest), env (the
+ * options', then the request's), Cmd (sh -c command), the exposed and
+ * published port, Binds for extra mounts, HostConfig.Init = `init` (0 or
+ * 1) and the request's limits (Memory with MemorySwap equal: no swap
+ * beyond it; NanoCpus; PidsLimit).  SBX_ERR_USAGE
  * naming a mount whose paths are not absolute or hold ':' or ',';
  * SBX_ERR_INTERNAL when out of memory.  On success *out is the body, freed
  * by the caller. */
@@ -49,6 +62,8 @@ typedef struct docker_sandbox_view {
     char url[300];
     char status[32];
     char name[DOCKER_NAME_MAX];
+    sbx_label labels[SBX_LABELS_MAX];  /* the request's labels it carries (facts.labels) */
+    const char *spec;                   /* its sbx.spec label, or NULL */
 } docker_sandbox_view;
 
 /* Read an inspect answer of sandbox `sandbox_id` into *view; *running is

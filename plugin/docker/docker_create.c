@@ -140,14 +140,20 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
 
 /* What the local engine cannot honour is refused before anything is sent. */
 static sbx_status check_request(sbx_backend_instance *inst, const sbx_create_request *req,
-                                sbx_error *err)
+                                const sbx_create_request *full, sbx_error *err)
 {
     sbx_status st = common_create_request_check(DOCKER_NAME, req, err);
+    if (st == SBX_OK)
+        st = common_create_request_check_fields(full, err);
+    if (st == SBX_OK)
+        st = common_create_request_refuse_unhonoured(DOCKER_NAME, full, DOCKER_CREATE_FIELDS,
+                                                     err);
     if (st != SBX_OK)
         return st;
-    if (inst->options.image == NULL)
+    if (inst->options.image == NULL && full->image == NULL)
         return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                     "docker: option 'image' is required to create sandbox '%s'",
+                                     "docker: option 'image' (or the request's image) is "
+                                     "required to create sandbox '%s'",
                                      req->sandbox_id);
     return common_builtin_contract_check(DOCKER_NAME, req, err);
 }
@@ -179,12 +185,19 @@ static sbx_status make_or_find(sbx_backend_instance *inst, const sbx_create_requ
         if (st == SBX_OK && !*created) {
             sbx_sandbox *found = NULL;
             const common_answer to = { &found, NULL };
-            st = docker_inspect_sandbox(inst, req->sandbox_id, &to, NULL, &running, err);
+            char spec[COMMON_SPEC_DIGEST_SIZE];
+            docker_inspect_wants wants = { .to = &to, .running = &running, .spec = spec };
+            st = docker_inspect_container(inst, req->sandbox_id, &wants, err);
             if (st == SBX_OK) {
                 st = common_create_request_check_owner(DOCKER_NAME, req, found->user_id,
                                                        found->thread_id, err);
                 common_answer_free(&to);
             }
+            /* Then the spec: a container made for another image, env,
+             * labels or limits is not handed out as this one. */
+            if (st == SBX_OK)
+                st = common_create_request_check_spec(DOCKER_NAME, req,
+                                                      spec[0] != '\0' ? spec : NULL, err);
             *owned = st == SBX_OK;
         }
         /* Start a new container, or bring a stopped sandbox back (304 when
@@ -229,9 +242,13 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst, const sbx
 static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_request *req,
                                  const common_answer *to, sbx_error *err)
 {
-    sbx_status st = check_request(inst, req, err);
+    sbx_create_request full;
+    if (req != NULL)
+        common_create_request_read(req, &full);
+    sbx_status st = check_request(inst, req, &full, err);
     if (st != SBX_OK)
         return st;
+    req = &full;
     char what[96];
     sbx_backend_format(what, sizeof what, "create of sandbox '%s'", req->sandbox_id);
     const docker_engine_identity *engine = NULL;

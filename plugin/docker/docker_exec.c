@@ -552,6 +552,7 @@ sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_inf
         .max_processes = (size_t)inst->options.max_processes,
         .default_buffer_bytes = fallback < most ? fallback : most,
         .max_buffer_bytes = most,
+        .create_fields = DOCKER_CREATE_FIELDS,
     };
     size_t n = out->struct_size < sizeof info ? out->struct_size : sizeof info;
     memcpy(out, &info, n);

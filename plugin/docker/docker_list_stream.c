@@ -299,6 +299,12 @@ static void key_ends(docker_list_stream *s)
         s->pending_member = key_index(lex, member_keys, M_COUNT);
     else if (lex->depth == 3 && s->labels_open)
         s->pending_label = key_index(lex, label_keys, L_COUNT);
+    /* A label of a create request (any key): read by json-c, whose rules
+     * keep them, as a rare entry that is not clean text is. */
+    if (lex->depth == 3 && s->labels_open && s->in_entry &&
+        lex->key_len >= strlen(DOCKER_LABEL_USER_PREFIX) &&
+        memcmp(lex->key, DOCKER_LABEL_USER_PREFIX, strlen(DOCKER_LABEL_USER_PREFIX)) == 0)
+        s->entry_clean = 0;
     else if (lex->depth == 4 && s->port_item_open)
         s->pending_port = key_index(lex, port_keys, P_COUNT);
 }

@@ -51,6 +51,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_records.h \
 	plugin/local/local_remove.c \
 	plugin/local/local_remove.h \
+	plugin/local/local_sandbox_env.c \
+	plugin/local/local_sandbox_env.h \
 	plugin/local/local_sandbox_tmp.c \
 	plugin/local/local_sandbox_tmp.h \
 	plugin/local/local_server.c \

@@ -4,6 +4,8 @@
 #include "plugin/local/local_create.h"
 
 #include "common/create_request.h"
+#include "common/dynbuf.h"
+#include "common/shell_quote.h"
 #include "common/mount_contract.h"
 #include "common/iso_time.h"
 #include "common/tcp_ready.h"
@@ -30,10 +32,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What the local backend cannot honour is refused, never silently dropped. */
-static sbx_status check_request(const sbx_create_request *req, sbx_error *err)
+/* What the local backend cannot honour is refused, never silently dropped:
+ * of ABI 1.5's members, only env and labels (limits come with cgroups). */
+static sbx_status check_request(const sbx_create_request *req, const sbx_create_request *full,
+                                sbx_error *err)
 {
     sbx_status st = common_create_request_check(LOCAL_NAME, req, err);
+    if (st == SBX_OK)
+        st = common_create_request_check_fields(full, err);
+    if (st == SBX_OK)
+        st = common_create_request_refuse_unhonoured(LOCAL_NAME, full, LOCAL_CREATE_FIELDS,
+                                                     err);
     if (st != SBX_OK)
         return st;
     if (req->extra_mount_count > 0) {
@@ -118,6 +127,29 @@ static sbx_status launch_command(const new_sandbox *s, const char *command, int 
 /* Start the command of a new sandbox (whose record says "creating"): its
  * log, its process; the record names the process before the process may
  * run, so that whatever cuts the create short, destroy finds it. */
+/* The command text *command preceded by an export of each of the
+ * sandbox's env variables (quoted: a value is never read as shell words),
+ * so that the command sees them as every exec does. */
+static sbx_status with_sandbox_env(const local_metadata *meta, char **command, sbx_error *err)
+{
+    if (meta->env_count == 0)
+        return SBX_OK;
+    common_dynbuf b;
+    common_dynbuf_init(&b, 0);
+    for (size_t i = 0; i < meta->env_count; i++) {
+        common_dynbuf_addf(&b, "export %s=", meta->env[i].key);
+        common_shell_quote(&b, meta->env[i].value);
+        common_dynbuf_add(&b, "; ", 2);
+    }
+    if (common_dynbuf_addf(&b, "%s", *command) != COMMON_DYNBUF_OK) {
+        common_dynbuf_free(&b);
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    }
+    free(*command);
+    *command = common_dynbuf_take(&b, NULL);
+    return SBX_OK;
+}
+
 static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_log,
                                 sbx_error *err)
 {
@@ -129,6 +161,8 @@ static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_lo
     if (st == SBX_OK)
         st = local_command_expand(s->inst->options.command, s->meta->port, paths->dir,
                                   &command, err);
+    if (st == SBX_OK)
+        st = with_sandbox_env(s->meta, &command, err);
     if (st == SBX_OK)
         st = launch_command(s, command, log_fd, port_fd, err);
     free(command);
@@ -155,6 +189,22 @@ static void undo_create(const local_paths *paths, const local_metadata *meta, lo
     local_remove_files(paths, made_dir, made_log, paths->metadata, &ignored);
 }
 
+/* The env of `req` as the record keeps it: pairs borrowing its strings,
+ * in one array (*out, NULL when none) the caller frees. */
+static sbx_status env_as_pairs(const sbx_create_request *req, sbx_label **out, sbx_error *err)
+{
+    *out = NULL;
+    if (req->env_count == 0)
+        return SBX_OK;
+    sbx_label *pairs = calloc(req->env_count, sizeof *pairs);
+    if (pairs == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    for (size_t i = 0; i < req->env_count; i++)
+        pairs[i] = (sbx_label){ req->env[i].name, req->env[i].value };
+    *out = pairs;
+    return SBX_OK;
+}
+
 /* Make a new sandbox; the caller holds its lock and knows it has no
  * record.  The record comes first ("creating"), then the directory, log
  * and process it describes, then the whole record: a create killed at any
@@ -172,6 +222,10 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
             "local: not creating sandbox '%s': %s exists but no record of "
             "this backend describes it; it is left untouched (remove it or "
             "choose another id)", req->sandbox_id, unowned);
+    sbx_label *env_pairs = NULL;
+    sbx_status st = env_as_pairs(req, &env_pairs, err);
+    if (st != SBX_OK)
+        return st;
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
     int port_fd = -1, isolated = inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES;
     /* Started first, so that its namespaces are made while the record is
@@ -179,7 +233,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
      * its go until a record names it (below).  A create killed before
      * leaves no holder: it exits when its channel closes. */
     local_holder_launch holder;
-    sbx_status st = isolated ? local_holder_start(&inst->options.isolation, paths->dir,
+    st = isolated ? local_holder_start(&inst->options.isolation, paths->dir,
                                                   &holder, err)
                              : SBX_OK;
     if (st != SBX_OK)
@@ -190,6 +244,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     if (st != SBX_OK) {
         if (isolated)
             local_holder_abandon(&holder);
+        free(env_pairs);
         return st;
     }
     /* The URL is an address that works from the host. */
@@ -205,6 +260,14 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     meta->created = created;
     meta->incarnation_id = incarnation;
     meta->creating = 1;
+    char spec[COMMON_SPEC_DIGEST_SIZE];
+    common_create_spec_digest(req, spec);
+    meta->spec = spec;
+    /* Borrowed as the strings are; env is copied into pairs (below). */
+    meta->labels = (sbx_label *)req->labels;
+    meta->label_count = req->label_count;
+    meta->env = env_pairs;
+    meta->env_count = req->env_count;
     int made_dir = 0, made_log = 0, holder_go = -1;
     st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     if (st == SBX_OK) {
@@ -234,6 +297,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         undo_create(paths, meta, launch, made_dir, made_log);
     /* The strings were borrowed for the write; hand back an empty record. */
     memset(meta, 0, sizeof *meta);
+    free(env_pairs);
     return st;
 }
 
@@ -347,9 +411,13 @@ static sbx_status wait_until_serving(const sbx_backend_instance *inst,
 static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_request *req,
                                  const common_answer *to, sbx_error *err)
 {
-    sbx_status st = check_request(req, err);
+    sbx_create_request full;
+    if (req != NULL)
+        common_create_request_read(req, &full);
+    sbx_status st = check_request(req, &full, err);
     if (st != SBX_OK)
         return st;
+    req = &full;
     local_paths paths;
     local_launch launch = LOCAL_LAUNCH_INIT;
     int lock_fd = -1;
@@ -380,6 +448,8 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
             LOCAL_LOG(inst, SBX_LOG_INFO, "created sandbox %s at %s", req->sandbox_id, meta.url);
     } else if (st == SBX_OK) {
         st = common_create_request_check_owner(LOCAL_NAME, req, meta.user_id, meta.thread_id, err);
+        if (st == SBX_OK)
+            st = common_create_request_check_spec(LOCAL_NAME, req, meta.spec, err);
         owned = st == SBX_OK;
         if (st == SBX_OK)
             LOCAL_LOG(inst, SBX_LOG_DEBUG, "sandbox %s exists; returning it", req->sandbox_id);

@@ -7,6 +7,12 @@
 #define SBX_LOCAL_CREATE_H
 
 #include "plugin/local/local_instance.h"
+
+/* The members of the create request of ABI 1.5 it honours (SBX_CREATE_*):
+ * env for every process, labels in its records.  Limits, image and expiry
+ * are refused as unsupported. */
+#define LOCAL_CREATE_FIELDS (SBX_CREATE_ENV | SBX_CREATE_LABELS)
+
 /* The descriptor's create (ABI 1.0): the sandbox in *out (an array of one,
  * the caller's); an existing sandbox of the same owner is returned. */
 sbx_status local_create(sbx_backend_instance *inst, const sbx_create_request *req,

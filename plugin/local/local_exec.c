@@ -7,10 +7,12 @@
 #include "common/exec_request.h"
 #include "common/op_results.h"
 #include "plugin/local/local_child.h"
+#include "plugin/local/local_create.h"
 #include "plugin/local/local_files.h"
 #include "plugin/local/local_isolation.h"
 #include "plugin/local/local_reaper.h"
 #include "plugin/local/local_records.h"
+#include "plugin/local/local_sandbox_env.h"
 #include "plugin/local/local_spawn.h"
 #include "plugin/local/local_time.h"
 
@@ -654,9 +656,15 @@ static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id
     if (st == SBX_OK && stat(x->sandbox.paths.metadata, &x->job.record_id) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
                                    call, sandbox_id);
-    if (st == SBX_OK && !build_plan(&x->job.plan, &x->request, x->sandbox.root.dir))
+    /* The plan copies the variables: the joined env is needed only here. */
+    sbx_exec_request joined = x->request;
+    local_sandbox_env held = { .vars = NULL };
+    if (st == SBX_OK)
+        st = local_sandbox_env_join(inst, &x->sandbox.paths, &joined, &held, err);
+    if (st == SBX_OK && !build_plan(&x->job.plan, &joined, x->sandbox.root.dir))
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': out of memory",
                                    call, sandbox_id);
+    local_sandbox_env_release(&held);
     if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
         local_isolation_site site = { x->sandbox.root.dir, x->sandbox.root.fd, rel.whole,
                                       local_record_pin_holder(inst, &x->sandbox.paths) };
@@ -755,6 +763,7 @@ sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info
     info.max_processes = (size_t)inst->options.max_processes;
     info.default_buffer_bytes = (size_t)inst->options.process_buffer_bytes;
     info.max_buffer_bytes = (size_t)inst->options.max_process_buffer_bytes;
+    info.create_fields = LOCAL_CREATE_FIELDS;
     /* The caller's struct may be older (smaller) than ours. */
     memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
     return SBX_OK;

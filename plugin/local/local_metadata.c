@@ -39,6 +39,26 @@ static int add_string(json_object *o, const char *key, const char *s)
     return add_member(o, key, s != NULL, s != NULL ? json_object_new_string(s) : NULL);
 }
 
+/* Add member `key`: an object of the `count` pairs, or nothing when
+ * there are none (a record of an older backend reads the same). */
+static int add_pairs(json_object *o, const char *key, const sbx_label *pairs, size_t count)
+{
+    if (count == 0)
+        return 1;
+    json_object *map = json_object_new_object();
+    if (map == NULL)
+        return 0;
+    for (size_t i = 0; i < count; i++) {
+        json_object *v = json_object_new_string(pairs[i].value);
+        if (v == NULL || json_object_object_add(map, pairs[i].key, v) != 0) {
+            json_object_put(v);
+            json_object_put(map);
+            return 0;
+        }
+    }
+    return add_member(o, key, 1, map);
+}
+
 static json_object *metadata_to_json(const local_metadata *m)
 {
     json_object *o = json_object_new_object();
@@ -60,7 +80,10 @@ static json_object *metadata_to_json(const local_metadata *m)
                         m->port != 0 ? json_object_new_int(m->port) : NULL) &&
              add_string(o, "created", m->created) &&
              add_string(o, "incarnation_id", m->incarnation_id) &&
-             (!m->creating || add_string(o, "state", "creating"));
+             (!m->creating || add_string(o, "state", "creating")) &&
+             add_pairs(o, "labels", m->labels, m->label_count) &&
+             add_pairs(o, "env", m->env, m->env_count) &&
+             (m->spec == NULL || add_string(o, "spec", m->spec));
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -184,15 +207,12 @@ static int refuse(bad_field *bad, const char *key, const char *why)
     return 0;
 }
 
-/* Copy an optional string member: 1 when absent, null or a string that C
- * and JSON can carry whole (no NUL, valid UTF-8: a NUL would cut it short
- * and let "alice\u0000mallory" pass as alice's). */
-static int take_string(json_object *o, const char *key, char **dst, bad_field *bad)
+/* Copy the value `v` of member `key`: 1 when it is a string that C and
+ * JSON can carry whole (no NUL, valid UTF-8: a NUL would cut it short and
+ * let "alice\u0000mallory" pass as alice's). */
+static int take_value(json_object *v, const char *key, char **dst, bad_field *bad)
 {
-    json_object *v = NULL;
     *dst = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || v == NULL)
-        return 1;
     if (!json_object_is_type(v, json_type_string))
         return refuse(bad, key, "is not a string");
     const char *text = json_object_get_string(v);
@@ -203,6 +223,16 @@ static int take_string(json_object *o, const char *key, char **dst, bad_field *b
         return refuse(bad, key, "is not valid UTF-8");
     *dst = strdup(text);
     return *dst != NULL || refuse(bad, key, copy_failed);
+}
+
+/* take_value of optional member `key` of `o`: 1 when absent or null. */
+static int take_string(json_object *o, const char *key, char **dst, bad_field *bad)
+{
+    json_object *v = NULL;
+    *dst = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || v == NULL)
+        return 1;
+    return take_value(v, key, dst, bad);
 }
 
 /* Read an optional integer member in [0, max] into *dst (0 when absent or
@@ -236,6 +266,78 @@ static int take_state(json_object *o, int *creating, bad_field *bad)
     return ok || refuse(bad, "state", "is neither null nor \"creating\"");
 }
 
+/* Release `count` pairs whose strings this file allocated. */
+static void free_pairs(sbx_label *pairs, size_t count)
+{
+    for (size_t i = 0; pairs != NULL && i < count; i++) {
+        free((void *)pairs[i].key);
+        free((void *)pairs[i].value);
+    }
+    free(pairs);
+}
+
+/* Copies of from[0..count) into *to (NULL when count is 0): 1 when done. */
+static int copy_pairs(const sbx_label *from, size_t count, sbx_label **to)
+{
+    *to = NULL;
+    if (count == 0)
+        return 1;
+    sbx_label *copy = calloc(count, sizeof *copy);
+    if (copy == NULL)
+        return 0;
+    int ok = 1;
+    for (size_t i = 0; i < count && ok; i++) {
+        copy[i].key = strdup(from[i].key);
+        copy[i].value = strdup(from[i].value);
+        ok = copy[i].key != NULL && copy[i].value != NULL;
+    }
+    if (!ok) {
+        free_pairs(copy, count);
+        return 0;
+    }
+    *to = copy;
+    return 1;
+}
+
+/* Read optional member `key`, an object of strings, into *pairs and
+ * *count (none when absent or null). */
+static int take_pairs(json_object *o, const char *key, sbx_label **pairs, size_t *count,
+                      bad_field *bad)
+{
+    json_object *map = NULL;
+    *pairs = NULL;
+    *count = 0;
+    if (!json_object_object_get_ex(o, key, &map) || map == NULL)
+        return 1;
+    if (!json_object_is_type(map, json_type_object))
+        return refuse(bad, key, "is not an object");
+    size_t n = (size_t)json_object_object_length(map);
+    sbx_label *list = n > 0 ? calloc(n, sizeof *list) : NULL;
+    if (n > 0 && list == NULL)
+        return refuse(bad, key, copy_failed);
+    size_t used = 0;
+    int ok = 1;
+    json_object_object_foreach(map, name, value) {
+        if (!ok || used == n)
+            break;
+        char *copy = NULL;
+        ok = value != NULL ? take_value(value, key, &copy, bad)
+                           : refuse(bad, key, "holds a null value");
+        if (ok) {
+            list[used].value = copy;
+            list[used].key = strdup(name);
+            ok = list[used++].key != NULL || refuse(bad, key, copy_failed);
+        }
+    }
+    if (!ok) {
+        free_pairs(list, used);
+        return 0;
+    }
+    *pairs = list;
+    *count = used;
+    return 1;
+}
+
 static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
 {
     int64_t pid = 0, start = 0, port = 0, holder = 0, holder_start = 0;
@@ -252,7 +354,10 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
         !take_count(o, "pid_start_time", INT64_MAX, &start, bad) ||
         !take_count(o, "holder_pid", INT_MAX, &holder, bad) ||
         !take_count(o, "holder_start_time", INT64_MAX, &holder_start, bad) ||
-        !take_count(o, "port", 65535, &port, bad))
+        !take_count(o, "port", 65535, &port, bad) ||
+        !take_pairs(o, "labels", &m->labels, &m->label_count, bad) ||
+        !take_pairs(o, "env", &m->env, &m->env_count, bad) ||
+        !take_string(o, "spec", &m->spec, bad))
         return 0;
     if (m->sandbox_id == NULL)
         return refuse(bad, "sandbox_id", "is missing");
@@ -319,7 +424,10 @@ sbx_status local_metadata_copy(const local_metadata *from, local_metadata *to,
              copy_string(from->thread_id, &to->thread_id) &
              copy_string(from->user_id, &to->user_id) & copy_string(from->url, &to->url) &
              copy_string(from->created, &to->created) &
-             copy_string(from->incarnation_id, &to->incarnation_id);
+             copy_string(from->incarnation_id, &to->incarnation_id) &
+             copy_string(from->spec, &to->spec) &
+             copy_pairs(from->labels, from->label_count, &to->labels) &
+             copy_pairs(from->env, from->env_count, &to->env);
     if (ok)
         return SBX_OK;
     local_metadata_clear(to);
@@ -335,5 +443,8 @@ void local_metadata_clear(local_metadata *meta)
     free(meta->url);
     free(meta->created);
     free(meta->incarnation_id);
+    free(meta->spec);
+    free_pairs(meta->labels, meta->label_count);
+    free_pairs(meta->env, meta->env_count);
     memset(meta, 0, sizeof *meta);
 }

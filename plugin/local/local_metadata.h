@@ -24,6 +24,14 @@ typedef struct local_metadata {
     int creating;                /* "state":"creating": written before the sandbox's
                                   * directory, log and process exist, so that a create
                                   * cut short leaves a record of what to remove */
+    sbx_label *labels;           /* "labels": {key: value}; NULL when none */
+    size_t label_count;
+    sbx_label *env;              /* "env": {name: value} for every process; NULL when
+                                  * none (an env entry's key is its name) */
+    size_t env_count;
+    char *spec;                  /* "spec": common_create_spec_digest of the request
+                                  * that made it; NULL: made by an older backend, with
+                                  * the digest of an empty spec */
 } local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same

@@ -72,6 +72,8 @@ void local_facts_of(const local_metadata *meta, const local_paths *paths, int al
     f->incarnation_id = meta->incarnation_id;
     f->pid = meta->process.pid;
     f->directory = paths->dir;
+    f->labels = meta->labels;
+    f->label_count = meta->label_count;
 }
 
 sbx_status local_fill_record(sbx_sandbox *out, const local_metadata *meta,

@@ -212,6 +212,16 @@ static sbx_status check_request(const sbx_create_request *req, const char **user
     sbx_status st = common_create_request_check(REMOTE_NAME, req, err);
     if (st != SBX_OK)
         return st;
+    /* No provisioner advertises ABI 1.5's members yet: one set fails here,
+     * before anything is sent, and a request setting none is sent as it
+     * always was. */
+    sbx_create_request full;
+    common_create_request_read(req, &full);
+    st = common_create_request_check_fields(&full, err);
+    if (st == SBX_OK)
+        st = common_create_request_refuse_unhonoured(REMOTE_NAME, &full, 0, err);
+    if (st != SBX_OK)
+        return st;
     *user = common_create_request_user(req);
     if (req->extra_mount_count > 0 && req->extra_mounts == NULL)
         return sbx_backend_error_set(err, SBX_ERR_USAGE,

@@ -49,6 +49,7 @@ run_with_engine() {
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
         "$builddir/tests/docker/test_docker_ops" || rc=1
         "$builddir/tests/docker/test_docker_processes" || rc=1
+        "$builddir/tests/docker/test_docker_spec" || rc=1
         # The same operations through remote -> sbx-provisiond -> docker,
         # the containers a plain image's (docs/provisiond.md).
         "$builddir/tests/provisiond/test_provisiond_docker_ops" || rc=1

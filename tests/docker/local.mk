@@ -19,6 +19,12 @@ check_PROGRAMS += tests/docker/test_docker_processes
 tests_docker_test_docker_processes_SOURCES = tests/docker/test_docker_processes.c
 tests_docker_test_docker_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_processes_LDADD = $(SBX_TEST_LIBS)
+# The create request of ABI 1.5 (image, env, labels, limits): run by
+# docker-suite.sh too.
+check_PROGRAMS += tests/docker/test_docker_spec
+tests_docker_test_docker_spec_SOURCES = tests/docker/test_docker_spec.c
+tests_docker_test_docker_spec_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_spec_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
 	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh \
 	tests/docker/reap-engines.sh

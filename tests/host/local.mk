@@ -111,10 +111,10 @@ tests_host_fixtures_fixture_no_entry_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LD
 
 check_PROGRAMS += tests/host/test_host tests/host/test_config tests/host/test_records \
 	tests/host/test_operations tests/host/test_processes tests/host/test_session_marker \
-	tests/host/test_sessions
+	tests/host/test_sessions tests/host/test_create_fields
 TESTS += tests/host/test_host tests/host/test_config tests/host/test_records \
 	tests/host/test_operations tests/host/test_processes tests/host/test_session_marker \
-	tests/host/test_sessions tests/host/check-exports.sh tests/host/check-abi-example.sh
+	tests/host/test_sessions tests/host/test_create_fields tests/host/check-exports.sh tests/host/check-abi-example.sh
 dist_check_SCRIPTS += tests/host/check-exports.sh tests/host/check-abi-example.sh
 
 tests_host_test_host_SOURCES = tests/host/test_host.c tests/host/fixtures/fixture_backend.c
@@ -155,3 +155,7 @@ tests_host_test_sessions_SOURCES = tests/host/test_sessions.c $(SBX_HOST_FIXTURE
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_host_test_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_host_test_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+tests_host_test_create_fields_SOURCES = tests/host/test_create_fields.c $(SBX_HOST_FIXTURES_SOURCES)
+tests_host_test_create_fields_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_host_test_create_fields_LDADD = $(SBX_TEST_LIBS)

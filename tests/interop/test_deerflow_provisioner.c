@@ -383,6 +383,32 @@ static void test_mounts_the_real_provisioner_accepts(void)
     CU_ASSERT_EQUAL(sbx_backend_discover(backend, "c-mounts-2", &sb, &err), SBX_ERR_NOT_FOUND);
 }
 
+/* A member of ABI 1.5 that DeerFlow's provisioner does not advertise:
+ * refused naming it before anything is sent, so no sandbox exists; the
+ * same request without it is today's wire, which the provisioner takes. */
+static void test_new_create_members_are_refused_before_sending(void)
+{
+    static const sbx_label labels[] = { { "team", "red" } };
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "c-spec-1";
+    req.labels = labels;
+    req.label_count = 1;
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_ERR_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "create request member 'labels'"));
+    req.labels = NULL;
+    req.label_count = 0;
+    req.memory_bytes = INT64_C(512) * 1024 * 1024;
+    CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_ERR_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "'memory_bytes'"));
+    CU_ASSERT_EQUAL(sbx_backend_discover(backend, "c-spec-1", &sb, &err), SBX_ERR_NOT_FOUND);
+    req.memory_bytes = SBX_LIMIT_NONE;
+    CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_OK);
+    sbx_backend_free_sandboxes(backend, sb, sb != NULL);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(backend, "c-spec-1", &err), SBX_OK);
+}
+
 void sbx_test_register(void)
 {
     const char *why = sbx_test_deerflow_unavailable();
@@ -402,6 +428,8 @@ void sbx_test_register(void)
         { "slow provisioner is bounded", test_slow_provisioner_is_bounded },
         { "half-deleted sandbox is found without address",
           test_half_deleted_sandbox_is_found_without_address },
+        { "ABI 1.5 members are refused before sending",
+          test_new_create_members_are_refused_before_sending },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("remote against the real DeerFlow provisioner", suite_init, suite_cleanup,

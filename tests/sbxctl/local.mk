@@ -96,3 +96,12 @@ EXTRA_tests_sbxctl_test_sbxctl_processes_DEPENDENCIES = tools/sbxctl/sbxctl$(EXE
 # would over the local backend.
 TESTS += tests/sbxctl/check-example-dev-server.sh
 dist_check_SCRIPTS += tests/sbxctl/check-example-dev-server.sh
+
+# The create request options of ABI 1.5 and list --label, on local.
+check_PROGRAMS += tests/sbxctl/test_sbxctl_spec
+TESTS += tests/sbxctl/test_sbxctl_spec
+tests_sbxctl_test_sbxctl_spec_SOURCES = tests/sbxctl/test_sbxctl_spec.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_spec_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_spec_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_spec_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)

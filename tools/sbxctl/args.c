@@ -6,6 +6,7 @@
 #include "tools/sbxctl/args.h"
 
 #include "common/utf8.h"
+#include "tools/sbxctl/resource_args.h"
 #include "tools/sbxctl/signal_names.h"
 
 #include <sbx/backend_support.h>
@@ -40,7 +41,12 @@ typedef enum option_id {
     OPT_INTERACTIVE,
     OPT_TTY,
     OPT_DETACH,
-    OPT_FOLLOW
+    OPT_FOLLOW,
+    OPT_IMAGE,
+    OPT_LABEL,
+    OPT_MEMORY,
+    OPT_CPUS,
+    OPT_PIDS
 } option_id;
 
 typedef struct option_spec {
@@ -59,6 +65,7 @@ typedef struct option_spec {
 #define OPT_FOR_LOGS 8u
 #define OPT_FOR_SHELL 16u
 #define OPT_FOR_COMMANDS (OPT_FOR_EXEC | OPT_FOR_SHELL)
+#define OPT_FOR_LIST 32u
 
 static const option_spec options[] = {
     {"--config", NULL, 1, 0, OPT_CONFIG},
@@ -77,7 +84,12 @@ static const option_spec options[] = {
     {"--lark-broker", NULL, 0, OPT_FOR_BOTH, OPT_LARK_BROKER},
     {"--require-contract", NULL, 1, OPT_FOR_BOTH, OPT_REQUIRE_CONTRACT},
     {"--keep-lease", NULL, 0, OPT_FOR_ACQUIRE, OPT_KEEP_LEASE},
-    {"--env", "-e", 1, OPT_FOR_COMMANDS, OPT_ENV},
+    {"--image", NULL, 1, OPT_FOR_BOTH, OPT_IMAGE},
+    {"--label", NULL, 1, OPT_FOR_BOTH | OPT_FOR_LIST, OPT_LABEL},
+    {"--memory", NULL, 1, OPT_FOR_BOTH, OPT_MEMORY},
+    {"--cpus", NULL, 1, OPT_FOR_BOTH, OPT_CPUS},
+    {"--pids", NULL, 1, OPT_FOR_BOTH, OPT_PIDS},
+    {"--env", "-e", 1, OPT_FOR_COMMANDS | OPT_FOR_BOTH, OPT_ENV},
     {"--workdir", "-w", 1, OPT_FOR_COMMANDS, OPT_WORKDIR},
     {"--timeout", NULL, 1, OPT_FOR_COMMANDS, OPT_TIMEOUT},
     {"--interactive", "-i", 0, OPT_FOR_EXEC, OPT_INTERACTIVE},
@@ -281,31 +293,69 @@ static sbx_status parse_contract(ctl_args *args, const char *text, sbx_error *er
     return SBX_OK;
 }
 
-/* NAME=VALUE for the command's environment: the message names the option
- * and the name, never the value (it may be a secret). */
-static sbx_status add_env(ctl_args *args, const char *text, sbx_error *err)
+/* KEY=VALUE of option `option`, its key checked as `what` names it: *key
+ * a copy (the caller's), *value pointing into `text`.  The message names
+ * the option and never the value (it may be a secret). */
+static sbx_status split_pair(const char *option, const char *what, const char *text,
+                             char **key, const char **value, sbx_error *err)
 {
     const char *equals = strchr(text, '=');
     if (equals == NULL || equals == text)
         return sbx_error_set(err, SBX_ERR_USAGE,
-                             "option '--env' needs an argument of the form NAME=VALUE");
-    sbx_status status = check_text(text, (size_t)(equals - text), TEXT_NAME,
-                                   "the NAME of option '--env'", err);
+                             "option '%s' needs an argument of the form %s=VALUE", option,
+                             what);
+    char name_what[64], value_what[64];
+    sbx_backend_format(name_what, sizeof name_what, "the %s of option '%s'", what, option);
+    sbx_backend_format(value_what, sizeof value_what, "the VALUE of option '%s'", option);
+    sbx_status status = check_text(text, (size_t)(equals - text), TEXT_NAME, name_what, err);
     if (status == SBX_OK)
-        status = check_text(equals + 1, strlen(equals + 1), TEXT_ANY,
-                            "the VALUE of option '--env'", err);
+        status = check_text(equals + 1, strlen(equals + 1), TEXT_ANY, value_what, err);
+    if (status != SBX_OK)
+        return status;
+    *key = strndup(text, (size_t)(equals - text));
+    if (*key == NULL)
+        return out_of_memory(err);
+    *value = equals + 1;
+    return SBX_OK;
+}
+
+/* NAME=VALUE for the command's (or the sandbox's) environment. */
+static sbx_status add_env(ctl_args *args, const char *text, sbx_error *err)
+{
+    char *name = NULL;
+    const char *value = NULL;
+    sbx_status status = split_pair("--env", "NAME", text, &name, &value, err);
     if (status != SBX_OK)
         return status;
     sbx_env_var *grown = realloc(args->env, (args->env_count + 1) * sizeof *grown);
-    if (grown == NULL)
+    if (grown == NULL) {
+        free(name);
         return out_of_memory(err);
+    }
     args->env = grown;
-    char *name = strndup(text, (size_t)(equals - text));
-    if (name == NULL)
-        return out_of_memory(err);
     grown[args->env_count].name = name;
-    grown[args->env_count].value = equals + 1;
+    grown[args->env_count].value = value;
     args->env_count++;
+    return SBX_OK;
+}
+
+/* KEY=VALUE, a label of the sandbox (create, acquire) or of list's filter. */
+static sbx_status add_label(ctl_args *args, const char *text, sbx_error *err)
+{
+    char *key = NULL;
+    const char *value = NULL;
+    sbx_status status = split_pair("--label", "KEY", text, &key, &value, err);
+    if (status != SBX_OK)
+        return status;
+    sbx_label *grown = realloc(args->labels, (args->label_count + 1) * sizeof *grown);
+    if (grown == NULL) {
+        free(key);
+        return out_of_memory(err);
+    }
+    args->labels = grown;
+    grown[args->label_count].key = key;
+    grown[args->label_count].value = value;
+    args->label_count++;
     return SBX_OK;
 }
 
@@ -356,8 +406,37 @@ static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
     case OPT_TTY: args->tty = 1; return SBX_OK;
     case OPT_DETACH: args->detach = 1; return SBX_OK;
     case OPT_FOLLOW: args->follow = 1; return SBX_OK;
+    case OPT_IMAGE: args->image = value; return check_option_text("--image", value, TEXT_NAME, err);
+    case OPT_LABEL: return add_label(args, value, err);
+    case OPT_MEMORY: return ctl_parse_memory(value, &args->memory_bytes, err);
+    case OPT_CPUS: return ctl_parse_cpus(value, &args->cpu_millicores, err);
+    case OPT_PIDS: return ctl_parse_pids(value, &args->pids_limit, err);
     }
     return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
+}
+
+/* The commands of OPT_FOR_* bits `bits`, quoted and joined: "'create'",
+ * "'exec' or 'shell'", "'create', 'acquire' or 'list'". */
+static void commands_taking(unsigned bits, char *out, size_t size)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = { { OPT_FOR_CREATE, "create" }, { OPT_FOR_ACQUIRE, "acquire" },
+                  { OPT_FOR_EXEC, "exec" },     { OPT_FOR_LOGS, "logs" },
+                  { OPT_FOR_SHELL, "shell" },   { OPT_FOR_LIST, "list" } };
+    size_t total = 0, seen = 0, used = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        total += (bits & names[i].bit) != 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && used < size; i++) {
+        if ((bits & names[i].bit) == 0)
+            continue;
+        seen++;
+        const char *joint = seen == 1 ? "" : seen == total ? " or " : ", ";
+        int n = snprintf(out + used, size - used, "%s'%s'", joint, names[i].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
 }
 
 /* Whether option `spec` may be used where the parse is: a global option
@@ -369,17 +448,16 @@ static sbx_status check_option_place(const option_spec *spec, const ctl_args *ar
                            : args->command == CTL_ACQUIRE ? OPT_FOR_ACQUIRE
                            : args->command == CTL_EXEC    ? OPT_FOR_EXEC
                            : args->command == CTL_LOGS    ? OPT_FOR_LOGS
-                           : args->command == CTL_SHELL   ? OPT_FOR_SHELL : 0;
+                           : args->command == CTL_SHELL   ? OPT_FOR_SHELL
+                           : args->command == CTL_LIST    ? OPT_FOR_LIST : 0;
     if (spec->commands == 0 || (spec->commands & command_bit) != 0)
         return SBX_OK;
-    if (args->command == CTL_NO_COMMAND)
+    if (args->command == CTL_NO_COMMAND) {
+        char names[96];
+        commands_taking(spec->commands, names, sizeof names);
         return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' must follow the command %s",
-                             spec->long_name,
-                             spec->commands == OPT_FOR_BOTH     ? "'create' or 'acquire'"
-                             : spec->commands == OPT_FOR_CREATE ? "'create'"
-                             : spec->commands == OPT_FOR_EXEC   ? "'exec'"
-                             : spec->commands == OPT_FOR_COMMANDS ? "'exec' or 'shell'"
-                             : spec->commands == OPT_FOR_LOGS   ? "'logs'" : "'acquire'");
+                             spec->long_name, names);
+    }
     return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' is not valid for command '%s'",
                          spec->long_name, args->command_name);
 }
@@ -541,6 +619,7 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
     memset(args, 0, sizeof *args);
     args->required_contract = SBX_CONTRACT_NONE;
     args->timeout_ms = SBX_EXEC_DEFAULT;
+    args->memory_bytes = args->cpu_millicores = args->pids_limit = SBX_LIMIT_NONE;
     args->signal = SIGTERM;
     sbx_error_clear(err);
 
@@ -580,6 +659,14 @@ sbx_create_request ctl_args_create_request(const ctl_args *args)
     request.provision_lark_cli_runtime = args->lark_runtime;
     request.provision_lark_cli_broker = args->lark_broker;
     request.required_contract = args->required_contract;
+    request.image = args->image;
+    request.env = args->env;
+    request.env_count = args->env_count;
+    request.labels = args->labels;
+    request.label_count = args->label_count;
+    request.memory_bytes = args->memory_bytes;
+    request.cpu_millicores = args->cpu_millicores;
+    request.pids_limit = args->pids_limit;
     return request;
 }
 
@@ -598,6 +685,11 @@ void ctl_args_free(ctl_args *args)
     for (size_t i = 0; i < args->env_count; i++)
         free((char *)args->env[i].name);
     free(args->env);
+    for (size_t i = 0; i < args->label_count; i++)
+        free((char *)args->labels[i].key);
+    free(args->labels);
+    args->labels = NULL;
+    args->label_count = 0;
     args->env = NULL;
     args->env_count = 0;
     args->settings = NULL;

@@ -67,6 +67,13 @@ typedef struct ctl_args {
     int lark_runtime;
     int lark_broker;
     int required_contract;       /* SBX_CONTRACT_NONE unless --require-contract */
+    const char *image;           /* --image */
+    sbx_label *labels;           /* --label KEY=VALUE, in order (owned array; keys
+                                  * owned, values point into argv); list's filter too */
+    size_t label_count;
+    int64_t memory_bytes;        /* --memory; SBX_LIMIT_NONE when absent */
+    int64_t cpu_millicores;      /* --cpus; SBX_LIMIT_NONE when absent */
+    int64_t pids_limit;          /* --pids; SBX_LIMIT_NONE when absent */
 
     /* acquire (also takes the create options above but --id) */
     int keep_lease;              /* --keep-lease */
@@ -74,7 +81,8 @@ typedef struct ctl_args {
     /* exec ID [options] CMD ARGS... (--env, --workdir and --timeout: shell's too) */
     const char *const *exec_argv; /* the command: points into argv, NULL-terminated */
     sbx_env_var *env;             /* --env NAME=VALUE, in order (owned array;
-                                   * names owned, values point into argv) */
+                                   * names owned, values point into argv); also
+                                   * create's and acquire's env of the sandbox */
     size_t env_count;
     const char *workdir;          /* --workdir */
     int64_t timeout_ms;           /* --timeout SECONDS; SBX_EXEC_DEFAULT when absent */
@@ -97,7 +105,7 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
                               sbx_error *err);
 
 /* The create request the arguments describe (thread, user, mounts, runtime
- * flags, required contract), with no sandbox id: its strings and mounts are
+ * flags, required contract, image, env, labels, limits), with no sandbox id: its strings and mounts are
  * borrowed from `args` and live as long as they do. */
 sbx_create_request ctl_args_create_request(const ctl_args *args);
 

@@ -75,11 +75,11 @@ int ctl_cmd_discover(const ctl_args *args, sbx_backend *backend,
 int ctl_cmd_list(const ctl_args *args, sbx_backend *backend,
                      const ctl_output *out)
 {
-    (void)args;
     sbx_error err;
     sbx_sandbox_record *records = NULL;
     size_t count = 0;
-    if (sbx_backend_list_records(backend, &records, &count, &err) != SBX_OK)
+    if (sbx_backend_list_records_labelled(backend, args->labels, args->label_count, &records,
+                                          &count, &err) != SBX_OK)
         return ctl_fail(out, &err);
     ctl_print_records(out, records, count);
     sbx_backend_free_records(backend, records);

@@ -14,6 +14,7 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/option_hints.c tools/sbxctl/option_hints.h \
 	tools/sbxctl/output.c tools/sbxctl/output.h \
 	tools/sbxctl/redact.c tools/sbxctl/redact.h \
+	tools/sbxctl/resource_args.c tools/sbxctl/resource_args.h \
 	tools/sbxctl/sandbox_id.c tools/sbxctl/sandbox_id.h \
 	tools/sbxctl/session.c tools/sbxctl/session.h \
 	tools/sbxctl/shell_command.c \

@@ -205,6 +205,10 @@ static json_object *record_json(const sbx_sandbox_record *r)
     RECORD_STRING_MEMBERS(ADD_STRING)
 #undef ADD_STRING
     json_object_object_add(object, "pid", r->pid > 0 ? json_object_new_int64(r->pid) : NULL);
+    json_object *labels = json_object_new_object();
+    for (size_t i = 0; SBX_RECORD_HAS(r, label_count) && i < r->label_count; i++)
+        json_object_object_add(labels, r->labels[i].key, json_text(r->labels[i].value));
+    json_object_object_add(object, "labels", labels);
     return object;
 }
 
@@ -252,6 +256,23 @@ static void print_sandbox_fields(FILE *stream, const sbx_sandbox *sandbox)
     print_field(stream, "status", sandbox->status);
 }
 
+/* The labels of `r` as KEY=VALUE,... ("" when none), on `stream`. */
+static void print_labels(FILE *stream, const sbx_sandbox_record *r)
+{
+    fputs("labels: ", stream);
+    size_t count = SBX_RECORD_HAS(r, label_count) ? r->label_count : 0;
+    if (count == 0)
+        fputs(UNKNOWN_CELL, stream);
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            fputc(',', stream);
+        print_clean(stream, r->labels[i].key, 0);
+        fputc('=', stream);
+        print_clean(stream, r->labels[i].value, 0);
+    }
+    fputc('\n', stream);
+}
+
 static void print_record_fields(FILE *stream, const sbx_sandbox_record *r)
 {
     record_extras x;
@@ -262,6 +283,7 @@ static void print_record_fields(FILE *stream, const sbx_sandbox_record *r)
     RECORD_STRING_MEMBERS(PRINT_STRING)
 #undef PRINT_STRING
     print_field(stream, "pid", x.pid);
+    print_labels(stream, r);
 }
 
 /* Columns padded to their widest cell, two spaces apart; the last column

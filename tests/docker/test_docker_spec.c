@@ -1,0 +1,231 @@
+/*
+ * The create request of ABI 1.5 on the docker backend, against a real
+ * engine started by docker-suite.sh (podman or dockerd, same expectations
+ * on both): image, env and labels seen inside and in the list, the list
+ * filtered by label, an existing sandbox adopted only with the same spec;
+ * a memory limit kills the allocation and not the sandbox, a pids limit
+ * stops a fork bomb, a CPU limit of 0.5 bounds busy loops to about half a
+ * core.  One sandbox per property, each short.
+ */
+#include <config.h>
+
+#include "tests/support/clock.h"
+#include "tests/support/cunit_main.h"
+#include "tests/support/docker_engine.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The sandboxes' command: serve, so that create finds it ready. */
+#define SERVE "mkdir -p /www && echo hi > /www/index.html && exec httpd -f -p 8080 -h /www"
+
+static const char *engine_socket;
+static const char *engine_image;
+static sbx_host *host;
+static sbx_backend *backend;
+
+static int suite_init(void)
+{
+    sbx_error err;
+    /* No image option: each request names its own. */
+    sbx_option opts[] = { { "socket", engine_socket }, { "stop_grace_s", "1" },
+                          { "command", SERVE },
+                          { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
+    sbx_host_services services = { sizeof services, NULL, NULL };
+    if (sbx_host_new(&services, &host, &err) != SBX_OK ||
+        sbx_backend_open(host, "docker", opts, sizeof opts / sizeof *opts, &backend, &err) != SBX_OK) {
+        fprintf(stderr, "open docker: %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+static int suite_clean(void)
+{
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    return 0;
+}
+
+/* A request for sandbox `id` of the suite's image. */
+static sbx_create_request request_for(const char *id)
+{
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    req.image = engine_image;
+    return req;
+}
+
+static void create_or_fail(const sbx_create_request *req)
+{
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_create(backend, req, &sb, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "create %s: %s\n", req->sandbox_id, err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    sbx_backend_free_sandboxes(backend, sb, 1);
+}
+
+static void destroy(const char *id)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_destroy(backend, id, &err), SBX_OK);
+}
+
+/* Run shell text in sandbox `id` (timeout 30 s); the result, or NULL when
+ * the exec could not run (said on stderr). */
+static sbx_exec_result *sh(const char *id, const char *text)
+{
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = text;
+    r.timeout_ms = 30000;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    if (sbx_backend_exec(backend, id, &r, &out, &err) != SBX_OK) {
+        fprintf(stderr, "exec in %s: %s\n", id, err.message);
+        return NULL;
+    }
+    return out;
+}
+
+/* The sandbox answers `echo ok` within the deadline: it stays up. */
+static int answers(const char *id)
+{
+    long deadline = sbx_test_now_ms() + 60000;
+    do {
+        sbx_exec_result *r = sh(id, "echo ok");
+        int ok = r != NULL && r->outcome == SBX_EXEC_EXITED && r->exit_code == 0 &&
+                 r->stdout_length == 3 && memcmp(r->stdout_data, "ok\n", 3) == 0;
+        sbx_backend_free_exec_result(backend, r);
+        if (ok)
+            return 1;
+    } while (sbx_test_now_ms() < deadline);
+    return 0;
+}
+
+static void test_env_labels_and_adoption(void)
+{
+    static const sbx_env_var env[] = { { "GREETING", "hello world" } };
+    static const sbx_label labels[] = { { "team", "red" }, { "tier", "gold" } };
+    sbx_create_request req = request_for("spec-env");
+    req.env = env;
+    req.env_count = 1;
+    req.labels = labels;
+    req.label_count = 2;
+    create_or_fail(&req);
+    sbx_exec_result *r = sh("spec-env", "printf '%s' \"$GREETING\"");
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_EQUAL(r->stdout_length, 11);
+    CU_ASSERT(r->stdout_length == 11 && memcmp(r->stdout_data, "hello world", 11) == 0);
+    sbx_backend_free_exec_result(backend, r);
+
+    /* The list filtered by label: this one, with its labels. */
+    sbx_create_request plain = request_for("spec-plain");
+    create_or_fail(&plain);
+    static const sbx_label want[] = { { "team", "red" } };
+    sbx_sandbox_record *records = NULL;
+    size_t n = 0;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_list_records_labelled(backend, want, 1, &records, &n, &err),
+                    SBX_OK);
+    CU_ASSERT_EQUAL(n, 1);
+    if (records != NULL) {
+        CU_ASSERT_STRING_EQUAL(records->sandbox.sandbox_id, "spec-env");
+        CU_ASSERT_EQUAL(records->label_count, 2);
+    }
+    sbx_backend_free_records(backend, records);
+
+    /* The same spec adopts it; another is refused and leaves it as it is. */
+    create_or_fail(&req);
+    req.label_count = 1;
+    sbx_sandbox *sb = NULL;
+    CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_ERR_REFUSED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "exists with another spec"));
+    CU_ASSERT(answers("spec-env"));
+    destroy("spec-env");
+    destroy("spec-plain");
+}
+
+static void test_memory_limit_kills_the_allocation_only(void)
+{
+    sbx_create_request req = request_for("spec-memory");
+    req.memory_bytes = INT64_C(32) * 1024 * 1024;
+    create_or_fail(&req);
+    /* dd fills a 96 MiB buffer: three times the limit, with no swap. */
+    sbx_exec_result *r = sh("spec-memory", "dd if=/dev/zero of=/dev/null bs=96M count=1");
+    CU_ASSERT_FATAL(r != NULL);
+    int killed = (r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9) ||
+                 (r->outcome == SBX_EXEC_EXITED && r->exit_code == 137);
+    if (!killed)
+        fprintf(stderr, "dd past the memory limit: outcome %d exit %d signal %d\n",
+                (int)r->outcome, r->exit_code, r->term_signal);
+    CU_ASSERT(killed);
+    sbx_backend_free_exec_result(backend, r);
+    CU_ASSERT(answers("spec-memory"));
+    destroy("spec-memory");
+}
+
+static void test_pids_limit_stops_a_fork_bomb(void)
+{
+    sbx_create_request req = request_for("spec-pids");
+    req.pids_limit = 24;
+    create_or_fail(&req);
+    /* 200 sleepers: ash gives up with "can't fork" at the limit. */
+    sbx_exec_result *r = sh("spec-pids", "i=0; while [ $i -lt 200 ]; do sleep 2 & i=$((i+1)); "
+                                         "done; echo all-started");
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT(r->stdout_length == 0 || strstr(r->stdout_data, "all-started") == NULL);
+    CU_ASSERT_PTR_NOT_NULL(r->stderr_length > 0 ? strstr(r->stderr_data, "fork") : NULL);
+    sbx_backend_free_exec_result(backend, r);
+    CU_ASSERT(answers("spec-pids"));
+    destroy("spec-pids");
+}
+
+static void test_half_a_cpu(void)
+{
+    sbx_create_request req = request_for("spec-cpu");
+    req.cpu_millicores = 500;
+    create_or_fail(&req);
+    /* Two busy loops for 2 s (by the kernel's uptime); their CPU ticks and
+     * the centiseconds that passed: both in 1/100 s (USER_HZ). */
+    sbx_exec_result *r = sh(
+        "spec-cpu",
+        "read t0 x < /proc/uptime; (while :; do :; done) & a=$!; (while :; do :; done) & b=$!; "
+        "sleep 2; read t1 x < /proc/uptime; "
+        "read -r p c s pp g ss tt tg f mi cmi ma cma ua sa rest < /proc/$a/stat; "
+        "read -r p c s pp g ss tt tg f mi cmi ma cma ub sb rest < /proc/$b/stat; "
+        "kill $a $b; echo $((ua + sa + ub + sb)) $(( (${t1%.*}${t1#*.}) - (${t0%.*}${t0#*.}) ))");
+    CU_ASSERT_FATAL(r != NULL);
+    long ticks = 0, centis = 0;
+    CU_ASSERT_EQUAL(r->stdout_length > 0 ? sscanf(r->stdout_data, "%ld %ld", &ticks, &centis) : 0,
+                    2);
+    double ratio = centis > 0 ? (double)ticks / (double)centis : 0;
+    fprintf(stderr, "two busy loops under --cpus 0.5: %ld ticks over %ld cs, %.2f of a core\n",
+            ticks, centis, ratio);
+    /* Two loops could take two cores: the limit holds them near half of
+     * one (CFS periods of 100 ms round a little over). */
+    CU_ASSERT(centis >= 190);
+    CU_ASSERT(ratio > 0.05 && ratio <= 0.65);
+    sbx_backend_free_exec_result(backend, r);
+    destroy("spec-cpu");
+}
+
+void sbx_test_register(void)
+{
+    sbx_test_docker_engine(&engine_socket, &engine_image);
+    static const CU_TestInfo tests[] = {
+        {"image, env and labels inside and in the list; adoption by spec",
+         test_env_labels_and_adoption},
+        {"a memory limit kills the allocation, not the sandbox",
+         test_memory_limit_kills_the_allocation_only},
+        {"a pids limit stops a fork bomb", test_pids_limit_stops_a_fork_bomb},
+        {"a CPU limit of 0.5 holds busy loops near half a core", test_half_a_cpu},
+        CU_TEST_INFO_NULL,
+    };
+    sbx_test_add_suite("docker create spec", suite_init, suite_clean, tests);
+}
