@@ -4,6 +4,7 @@
 #include "tools/aio-api/aio_text.h"
 
 #include "common/dynbuf.h"
+#include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,4 +41,13 @@ char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max
         return NULL;
     }
     return common_dynbuf_take(&b, out_len);
+}
+
+char *aio_text_of_output(const char *bytes, size_t len, size_t max, size_t *out_len)
+{
+    size_t text_len = 0, chars = 0;
+    char *text = common_utf8_repair(bytes != NULL ? bytes : "", len, &text_len, &chars);
+    char *cut = text != NULL ? aio_text_middle_cut(text, text_len, chars, max, out_len) : NULL;
+    free(text);
+    return cut;
 }

@@ -15,4 +15,9 @@
 char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max,
                           size_t *out_len);
 
+/* Output bytes (`len`, any bytes: those that are not UTF-8 become
+ * U+FFFD) as text cut in the middle to `max` characters (0: not cut), as
+ * aio_text_middle_cut.  Sets *out_len. */
+char *aio_text_of_output(const char *bytes, size_t len, size_t max, size_t *out_len);
+
 #endif
