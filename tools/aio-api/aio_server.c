@@ -252,3 +252,8 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
     if (reply->allow == NULL)
         prov_reply_out_of_memory(reply);
 }
+
+void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id)
+{
+    aio_shells_forget_sandbox(server->shells, sandbox_id);
+}

@@ -59,4 +59,8 @@ void aio_server_free(aio_server *server);
 void aio_server_answer(aio_server *server, const char *sandbox_id, const char *path,
                        const prov_request *req, prov_reply *reply);
 
+/* The backend's sandbox `sandbox_id` was destroyed: forget its shell
+ * sessions (aio_shell_table.h).  Thread-safe. */
+void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id);
+
 #endif

@@ -405,6 +405,27 @@ sbx_status aio_shell_end(aio_shells *t, const char *sandbox_id, const char *id, 
     return SBX_OK;
 }
 
+void aio_shells_forget_sandbox(aio_shells *t, const char *sandbox_id)
+{
+    entry *to_finish = NULL;
+    pthread_mutex_lock(&t->lock);
+    for (entry *e = t->entries, *next; e != NULL; e = next) {
+        next = e->next;
+        if (strcmp(e->sandbox_id, sandbox_id) == 0)
+            unlink_entry(t, e, &to_finish);
+    }
+    pthread_mutex_unlock(&t->lock);
+    while (to_finish != NULL) {
+        entry *e = to_finish;
+        to_finish = e->next;
+        /* Nothing of it is left to end: only the memory. */
+        sbx_session_detach(e->pub.session);
+        e->pub.session = NULL;
+        e->pub.background[0] = '\0';
+        finish(t, e);
+    }
+}
+
 /* Whether `ids` (`n` of them) holds `id`. */
 static int listed(char **ids, size_t n, const char *id)
 {

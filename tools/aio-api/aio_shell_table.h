@@ -111,6 +111,10 @@ sbx_status aio_shell_end(aio_shells *t, const char *sandbox_id, const char *id, 
  * memory ran out. */
 char **aio_shell_ids(aio_shells *t, const char *sandbox_id, size_t *count, sbx_error *err);
 
+/* Forget every session of `sandbox_id`, which is gone (its processes
+ * with it): entries in use are freed by their last user. */
+void aio_shells_forget_sandbox(aio_shells *t, const char *sandbox_id);
+
 /* Free what aio_shell_ids answered.  NULL is accepted. */
 void aio_shell_ids_free(char **ids);
 
