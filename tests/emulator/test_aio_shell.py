@@ -4,10 +4,9 @@ over real HTTP on 127.0.0.1, its sandboxes on the local backend: every
 request and answer validated against the AIO OpenAPI schemas transcribed
 in aio-schemas-shell.json.  One emulator and one sandbox serve all cases
 (each case names its own sessions); one more sandbox shows that sessions
-belong to theirs, and a restart of the emulator that they live on.
-
-Run by `make check` with EMU_BIN and SBX_TEST_SRCDIR set (tests/local.mk);
-needs Debian's python3-jsonschema.
+belong to theirs; sbx-provisiond over the local backend shows a session
+living on across its restart.  Started by `make check` as
+test_aio_routes.py is (whose server helpers it uses).
 """
 
 import json
@@ -27,15 +26,9 @@ import urllib.request
 
 import jsonschema
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SRCDIR = os.environ.get("SBX_TEST_SRCDIR", os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(SRCDIR, "tests", "support"))
-import listening  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_aio_routes import DEADLINE_S, DETAIL_SCHEMA, SRCDIR, Emulator, listening  # noqa: E402
 SCHEMAS = json.load(open(os.path.join(SRCDIR, "tests", "emulator", "aio-schemas-shell.json")))
-# Generous: a loaded machine must not fail a correct run.
-DEADLINE_S = 60
-DETAIL_SCHEMA = {"type": "object", "required": ["detail"],
-                 "properties": {"detail": {"type": "string"}}}
 
 
 def validate(fragment, value):
@@ -49,45 +42,24 @@ def spec_route(method, route):
     return method + " " + route
 
 
-class Emulator:
-    """sbx-provisioner-emu --aio with its state in `state_dir`."""
-
-    def __init__(self, state_dir):
-        self.proc, self.base = listening.start(
-            [os.environ["EMU_BIN"], "--state-dir", state_dir, "--aio"], DEADLINE_S,
-            subprocess.DEVNULL)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(DEADLINE_S)
-        self.proc.stdout.close()
-
-    def create(self, sandbox_id):
-        req = urllib.request.Request(self.base + "/api/sandboxes", method="POST",
-                                     data=json.dumps({"sandbox_id": sandbox_id}).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=DEADLINE_S) as answer:
-            return json.load(answer)["sandbox_url"]
-
-    def destroy(self, sandbox_id):
-        req = urllib.request.Request(self.base + "/api/sandboxes/" + sandbox_id,
-                                     method="DELETE")
-        urllib.request.urlopen(req, timeout=DEADLINE_S).close()
+def destroy(server, sandbox_id):
+    req = urllib.request.Request(server.base + "/api/sandboxes/" + sandbox_id,
+                                 method="DELETE")
+    urllib.request.urlopen(req, timeout=DEADLINE_S).close()
 
 
 class AioShell(unittest.TestCase):
+    start = Emulator     # the server the cases run on
+
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="sbx-aio-shell-")
-        cls.emu = Emulator(os.path.join(cls.dir, "state"))
+        cls.emu = cls.start()
         cls.url = cls.emu.create("shell1")
 
     @classmethod
     def tearDownClass(cls):
-        cls.emu.destroy("shell1")
+        destroy(cls.emu, "shell1")
         cls.emu.stop()
-        shutil.rmtree(cls.dir, ignore_errors=True)
 
     def call(self, method, route, body=None, url=None):
         """Send a request (valid for its schema) and check the answer
@@ -304,49 +276,54 @@ class AioShell(unittest.TestCase):
         self.assertEqual(self.ok("GET", "/v1/shell/sessions", url=other)["sessions"], {})
         self.ok("DELETE", "/v1/shell/sessions", url=other)
         self.sh("true", id="mine")
-        self.emu.destroy("shell2")
+        destroy(self.emu, "shell2")
         self.ok("DELETE", "/v1/shell/sessions/mine")
 
 
 class Provisiond:
-    """sbx-provisiond over the local backend with its records in
-    `state_dir`, on a free port of 127.0.0.1."""
+    """sbx-provisiond over the local backend on a free port of 127.0.0.1,
+    its records and sandboxes in a private directory."""
 
-    def __init__(self, state_dir):
-        program = os.path.join(os.environ["SBX_TEST_BUILDDIR"], "tools", "provisiond",
-                               "sbx-provisiond")
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="sbx-aio-shell-")
+        self.run()
+
+    def run(self):
         self.proc, self.base = listening.start(
-            [program, "--backend", "local", "--listen", "127.0.0.1:0", "--state-dir",
-             state_dir], DEADLINE_S, subprocess.DEVNULL)
+            [os.path.join(os.environ["SBX_TEST_BUILDDIR"], "tools", "provisiond",
+                          "sbx-provisiond"),
+             "--backend", "local", "--listen", "127.0.0.1:0",
+             "--set", "state_dir=" + os.path.join(self.dir, "local"),
+             "--state-dir", os.path.join(self.dir, "owners")], DEADLINE_S, subprocess.DEVNULL)
 
-    stop = Emulator.stop
+    def end(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(DEADLINE_S)
+        self.proc.stdout.close()
+
+    def restart(self):
+        self.end()
+        self.run()
+
+    def stop(self):
+        self.end()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
     create = Emulator.create
-    destroy = Emulator.destroy
 
 
 class ProvisiondRestart(AioShell):
     """A session lives on when sbx-provisiond restarts (the local backend's
     processes do): found by its id, with its directory and variables."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="sbx-aio-shell-")
-        cls.emu = Provisiond(os.path.join(cls.dir, "state"))
-        cls.url = cls.emu.create("shell-restart")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.emu.destroy("shell-restart")
-        cls.emu.stop()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+    start = Provisiond
 
     def test_a_session_outlives_a_restart(self):
         self.ok("POST", "/v1/shell/sessions/create", {"id": "mine"})
         self.sh("cd /tmp && export LIVES=on", id="mine")
         self.sh("cd /tmp")
         self.sh("sleep 60", id="mine", async_mode=True)
-        self.emu.stop()
-        type(self).emu = Provisiond(os.path.join(self.dir, "state"))
+        self.emu.restart()
         type(self).url = self.emu.base + urllib.parse.urlsplit(self.url).path
         self.assertEqual(set(self.ok("GET", "/v1/shell/sessions")["sessions"]),
                          {"mine", "default"})

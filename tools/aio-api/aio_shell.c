@@ -80,21 +80,6 @@ static const aio_field create_fields[] = {
     aio_body_read((call)->req->body, (call)->req->body_len, fields, \
                   sizeof fields / sizeof fields[0], reply)
 
-/* Answer the failure `st` of session `id`. */
-static void answer_failure(sbx_status st, const sbx_error *err, const char *id,
-                           prov_reply *reply)
-{
-    char detail[256];
-    if (st == SBX_ERR_NO_SUCH_PROCESS) {
-        snprintf(detail, sizeof detail, "Session '%.128s' not found", id);
-        prov_reply_detail(reply, 404, detail);
-    } else if (st == SBX_ERR_NOT_FOUND) {
-        prov_reply_detail(reply, 404, "Sandbox not found");
-    } else {
-        aio_answer_failed(reply, err->message);
-    }
-}
-
 /* A session id the request gives: at most AIO_SHELL_ID_MAX bytes, not
  * empty.  Else NULL after answering 422. */
 static const char *checked_id(json_object *body, const char *id, prov_reply *reply)
@@ -125,15 +110,25 @@ static aio_shell *hold(const aio_call *call, const char *id, aio_shell_find how,
     if (created != NULL)
         *created = made;
     if (st != SBX_OK)
-        answer_failure(st, &err, id, reply);
+        aio_answer_session_failure(st, &err, id, reply);
     return shell;
 }
 
-static int64_t epoch_ms(void)
+
+/* Read a body of `count` `fields` whose "id" names an existing session,
+ * and hold it: NULL after answering (*body then put and NULL). */
+static aio_shell *hold_named(const aio_call *call, const aio_field *fields, size_t count,
+                             json_object **body, prov_reply *reply)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    *body = aio_body_read(call->req->body, call->req->body_len, fields, count, reply);
+    aio_shell *shell = *body != NULL ? hold(call, aio_string(*body, "id", ""),
+                                            AIO_SHELL_EXISTING, NULL, NULL, reply)
+                                     : NULL;
+    if (shell == NULL) {
+        json_object_put(*body);
+        *body = NULL;
+    }
+    return shell;
 }
 
 /* What one run in the shell gave. */
@@ -203,7 +198,7 @@ static sbx_status run_in(const aio_call *call, aio_shell *shell, const char *com
     if (at != NULL)
         snprintf(shell->working_dir, sizeof shell->working_dir, "%s", at + 1);
     out->no_dir = strcmp(marks, NO_DIR) == 0;
-    shell->used_at = epoch_ms();
+    shell->used_at = aio_shell_epoch_ms();
     if (out->result->restarted) {
         sbx_error ignored;
         aio_shell_renew(call->shells, shell, &ignored);
@@ -326,7 +321,7 @@ static void start_background(const aio_call *call, aio_shell *shell, json_object
         st = sbx_backend_process_start(call->backend, call->sandbox_id, &req, &info, &err);
     }
     if (st != SBX_OK) {
-        answer_failure(st, &err, shell->id, reply);
+        aio_answer_session_failure(st, &err, shell->id, reply);
     } else if (info == NULL) {
         prov_reply_out_of_memory(reply);
     } else {
@@ -356,7 +351,7 @@ static void run_command(const aio_call *call, aio_shell *shell, json_object *bod
     aio_shell_set_running(call->shells, shell, NULL);
     if (st != SBX_OK) {
         remember(shell, kept != NULL ? prov_strdup(kept) : NULL, NULL, "terminated", -1);
-        answer_failure(st, &err, shell->id, reply);
+        aio_answer_session_failure(st, &err, shell->id, reply);
         return;
     }
     const sbx_session_result *r = done.result;
@@ -470,10 +465,8 @@ static int last_of(const aio_call *call, aio_shell *shell, last_command *last)
 
 void aio_route_shell_view(const aio_call *call, prov_reply *reply)
 {
-    json_object *body = BODY(call, id_fields, reply);
-    aio_shell *shell = body != NULL ? hold(call, aio_string(body, "id", ""),
-                                           AIO_SHELL_EXISTING, NULL, NULL, reply)
-                                    : NULL;
+    json_object *body = NULL;
+    aio_shell *shell = hold_named(call, id_fields, 1, &body, reply);
     if (shell != NULL) {
         last_command last;
         int have = last_of(call, shell, &last);
@@ -507,14 +500,10 @@ static void answer_status(prov_reply *reply, const char *status)
 
 void aio_route_shell_wait(const aio_call *call, prov_reply *reply)
 {
-    json_object *body = BODY(call, wait_fields, reply);
-    aio_shell *shell = body != NULL ? hold(call, aio_string(body, "id", ""),
-                                           AIO_SHELL_EXISTING, NULL, NULL, reply)
-                                    : NULL;
-    if (shell == NULL) {
-        json_object_put(body);
+    json_object *body = NULL;
+    aio_shell *shell = hold_named(call, wait_fields, 3, &body, reply);
+    if (shell == NULL)
         return;
-    }
     char pid[SBX_PROCESS_ID_MAX + 1];
     snprintf(pid, sizeof pid, "%s", shell->background);
     const char *status = shell->status;
@@ -545,14 +534,10 @@ void aio_route_shell_wait(const aio_call *call, prov_reply *reply)
 
 void aio_route_shell_write(const aio_call *call, prov_reply *reply)
 {
-    json_object *body = BODY(call, write_fields, reply);
-    aio_shell *shell = body != NULL ? hold(call, aio_string(body, "id", ""),
-                                           AIO_SHELL_EXISTING, NULL, NULL, reply)
-                                    : NULL;
-    if (shell == NULL) {
-        json_object_put(body);
+    json_object *body = NULL;
+    aio_shell *shell = hold_named(call, write_fields, 3, &body, reply);
+    if (shell == NULL)
         return;
-    }
     sbx_process_info *info = background_info(call, shell->background, 0);
     int exit_code;
     const char *status = info != NULL ? process_status(info, &exit_code) : NULL;
@@ -580,7 +565,7 @@ void aio_route_shell_write(const aio_call *call, prov_reply *reply)
         if (st == SBX_OK)
             answer_status(reply, "running");
         else
-            answer_failure(st, &err, shell->id, reply);
+            aio_answer_session_failure(st, &err, shell->id, reply);
         common_dynbuf_free(&b);
     }
     aio_shell_release(call->shells, shell);
@@ -665,21 +650,11 @@ void aio_route_shell_create(const aio_call *call, prov_reply *reply)
         if (st == SBX_OK)
             aio_answer_data(reply, created_session(shell));
         else
-            answer_failure(st, &err, id, reply);
+            aio_answer_session_failure(st, &err, id, reply);
         sbx_session_result_free(state.result);
         aio_shell_release(call->shells, shell);
     }
     json_object_put(body);
-}
-
-/* `ms` since the epoch as an ISO 8601 UTC date-time, in out[32]. */
-static void iso_time(int64_t ms, char out[32])
-{
-    time_t seconds = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&seconds, &tm);
-    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, 32 - n, ".%03dZ", (int)(ms % 1000));
 }
 
 /* The ShellSessionInfo of session `id`: NULL when it ended meanwhile
@@ -692,14 +667,14 @@ static json_object *session_info(const aio_call *call, const char *id, int *skip
     if (*skip)
         return NULL;
     char made[32], used[32];
-    iso_time(info.created_at, made);
-    iso_time(info.used_at, used);
+    aio_text_iso_time(info.created_at, made);
+    aio_text_iso_time(info.used_at, used);
     json_object *s = json_object_new_object();
     int built = s != NULL && prov_json_add_string(s, "working_dir", info.working_dir) &&
                 prov_json_add_string(s, "created_at", made) &&
                 prov_json_add_string(s, "last_used_at", used) &&
                 prov_json_add(s, "age_seconds",
-                              json_object_new_int64((epoch_ms() - info.created_at) / 1000)) &&
+                              json_object_new_int64((aio_shell_epoch_ms() - info.created_at) / 1000)) &&
                 prov_json_add_string(s, "status", info.current_command != NULL ? "running"
                                                                               : "ready");
     if (built)
@@ -717,7 +692,7 @@ void aio_route_shell_sessions(const aio_call *call, prov_reply *reply)
     sbx_error_clear(&err);
     char **ids = aio_shell_ids(call->shells, call->sandbox_id, &count, &err);
     if (ids == NULL) {
-        answer_failure(err.kind, &err, "", reply);
+        aio_answer_session_failure(err.kind, &err, "", reply);
         return;
     }
     json_object *sessions = json_object_new_object();
@@ -743,7 +718,7 @@ void aio_route_shell_end(const aio_call *call, prov_reply *reply)
     if (st == SBX_OK)
         aio_answer_ok(reply, NULL);
     else
-        answer_failure(st, &err, call->path_id, reply);
+        aio_answer_session_failure(st, &err, call->path_id, reply);
 }
 
 void aio_route_shell_end_all(const aio_call *call, prov_reply *reply)
@@ -761,6 +736,6 @@ void aio_route_shell_end_all(const aio_call *call, prov_reply *reply)
     if (st == SBX_OK)
         aio_answer_ok(reply, NULL);
     else
-        answer_failure(st, &err, "", reply);
+        aio_answer_session_failure(st, &err, "", reply);
     aio_shell_ids_free(ids);
 }

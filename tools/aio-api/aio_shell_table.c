@@ -41,7 +41,7 @@ struct aio_shells {
     entry *entries;
 };
 
-static int64_t epoch_ms(void)
+int64_t aio_shell_epoch_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -180,7 +180,7 @@ static sbx_status add(aio_shells *t, const char *sandbox_id, const char *id,
         *created = st == SBX_OK;
     }
     int64_t started = v.shell != NULL && v.shell->started_at != SBX_TIME_UNKNOWN
-                          ? v.shell->started_at : epoch_ms();
+                          ? v.shell->started_at : aio_shell_epoch_ms();
     sbx_backend_free_processes(t->backend, v.all);
     if (st != SBX_OK)
         return st;
@@ -299,6 +299,18 @@ sbx_status aio_shell_renew(aio_shells *t, aio_shell *shell, sbx_error *err)
     return start(t, e->sandbox_id, e->id, NULL, &shell->session, err);
 }
 
+/* Put session `id`, known only to the backend (a restart), in the table. */
+static sbx_status attach(aio_shells *t, const char *sandbox_id, const char *id, sbx_error *err)
+{
+    aio_shell *shell = NULL;
+    int created = 0;
+    sbx_status st = aio_shell_acquire(t, sandbox_id, id, AIO_SHELL_EXISTING, NULL, &shell,
+                                      &created, err);
+    if (st == SBX_OK)
+        aio_shell_release(t, shell);
+    return st;
+}
+
 int aio_shell_set_running(aio_shells *t, aio_shell *shell, const char *command)
 {
     entry *e = (entry *)shell;
@@ -333,13 +345,9 @@ sbx_status aio_shell_describe(aio_shells *t, const char *sandbox_id, const char 
             return described ? SBX_OK : sbx_error_set(err, SBX_ERR_INTERNAL, "out of memory");
         if (attached)
             return sbx_error_set(err, SBX_ERR_NO_SUCH_PROCESS, "Shell session %s not found", id);
-        aio_shell *shell = NULL;
-        int created = 0;
-        sbx_status st = aio_shell_acquire(t, sandbox_id, id, AIO_SHELL_EXISTING, NULL, &shell,
-                                          &created, err);
+        sbx_status st = attach(t, sandbox_id, id, err);
         if (st != SBX_OK)
             return st;
-        aio_shell_release(t, shell);
     }
 }
 
@@ -383,14 +391,9 @@ sbx_status aio_shell_end(aio_shells *t, const char *sandbox_id, const char *id, 
     entry *e = find(t, sandbox_id, id);
     pthread_mutex_unlock(&t->lock);
     if (e == NULL) {
-        /* Not known here (a restart): attach it from the backend's list. */
-        aio_shell *shell = NULL;
-        int created = 0;
-        sbx_status st = aio_shell_acquire(t, sandbox_id, id, AIO_SHELL_EXISTING, NULL, &shell,
-                                          &created, err);
+        sbx_status st = attach(t, sandbox_id, id, err);
         if (st != SBX_OK)
             return st;
-        aio_shell_release(t, shell);
     }
     entry *to_finish = NULL;
     pthread_mutex_lock(&t->lock);

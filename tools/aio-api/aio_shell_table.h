@@ -32,6 +32,9 @@
 
 typedef struct aio_shells aio_shells;
 
+/* The time now, in ms since the epoch (what created_at and used_at hold). */
+int64_t aio_shell_epoch_ms(void);
+
 /* One session, as its user sees it while holding it (aio_shell_acquire).
  * Strings are the entry's, valid until aio_shell_release. */
 typedef struct aio_shell {
