@@ -9,7 +9,8 @@ SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/load-floor bench/sbx-manager-bench bench/sbx-ops-bench bench/sbx-line-bench \
 	bench/sbx-proc-bench
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
-EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/line-run bench/proc-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
+EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/line-run bench/proc-run \
+	bench/shell-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
 CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt bench/results-ops.txt \
 	bench/results-provisiond.txt bench/results-manager.txt bench/results-proc.txt bench/callgrind.*.out

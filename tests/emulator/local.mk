@@ -11,3 +11,10 @@ tests_emulator_test_emulator_LDADD = $(SBX_TEST_LIBS) -lpthread
 # in aio-schemas.json (Python 3 with python3-jsonschema).
 TESTS += tests/emulator/test_aio_routes.py
 EXTRA_DIST += tests/emulator/test_aio_routes.py tests/emulator/aio-schemas.json
+
+# The AIO shell session routes (/v1/shell/*) of the emulator over HTTP,
+# every request and answer validated against the schemas transcribed in
+# aio-schemas-shell.json; a session living on across a restart of
+# sbx-provisiond (local backend).
+TESTS += tests/emulator/test_aio_shell.py
+EXTRA_DIST += tests/emulator/test_aio_shell.py tests/emulator/aio-schemas-shell.json

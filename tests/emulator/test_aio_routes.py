@@ -532,6 +532,12 @@ class AioRoutes(unittest.TestCase):
         self.assertEqual(data["output"], "one\ntwo\nthree\n")
         self.assertEqual(data["command"], "echo one; echo two >&2; echo three; exit 3")
         self.assertTrue(data["session_id"])
+        # (the session routes' schemas: test_aio_shell.py)
+        created = urllib.request.Request(
+            self.url + "/v1/shell/sessions/create", method="POST",
+            data=json.dumps({"id": "sh-1"}).encode(),
+            headers={"Content-Type": "application/json", "X-AIO-API-Key": KEY})
+        urllib.request.urlopen(created, timeout=DEADLINE_S).close()
         self.assertEqual(self.shell("true", id="sh-1")["session_id"], "sh-1")
         self.assertIn("nosuchprog", self.shell("nosuchprog")["output"])
         self.assertEqual(self.shell("nosuchprog")["exit_code"], 127)
@@ -567,8 +573,8 @@ class AioRoutes(unittest.TestCase):
         self.unprocessable("/v1/shell/exec", {"command": "x", "truncate": None},
                            ["body", "truncate"])
         self.unprocessable("/v1/shell/exec", {"command": "x", "id": 5}, ["body", "id"])
-        answer = self.call("POST", "/v1/shell/exec", {"command": "true", "async_mode": True})
-        self.assertFalse(answer.json()["success"])
+        # async_mode starts the command in the background (test_aio_shell.py)
+        self.assertEqual(self.shell("true", async_mode=True)["status"], "running")
 
     # ------------------------------------------------------------ files
 
@@ -716,7 +722,7 @@ class AioRoutes(unittest.TestCase):
     # ------------------------------------------------------------ routing and keys
 
     def test_routes_not_served_are_404_and_other_methods_405(self):
-        for route in ("/v1/nope", "/v1/shell/view", "/v1/file/grep", "", "/"):
+        for route in ("/v1/nope", "/v1/shell/terminal-url", "/v1/file/grep", "", "/"):
             answer = self.call("POST", route, {})
             self.assertEqual(answer.status, 404, route)
             # The detail says the route is not served and names those that are.

@@ -21,3 +21,9 @@ CLEANFILES += tests/interop/deerflow-provisioner.out
 # python3-httpx and python3-pydantic are missing.
 TESTS += tests/interop/test_aio_sdk.sh
 EXTRA_DIST += tests/interop/test_aio_sdk.sh tests/interop/test_aio_sdk.py
+
+# The AIO shell sessions of sbx-provisiond driven by the AIO SDK and by
+# DeerFlow's AioSandbox (cd/export kept, its recovery path, a background
+# command, a client gone mid-wait); skips as test_aio_sdk.sh does.
+TESTS += tests/interop/test_aio_shell_sdk.sh
+EXTRA_DIST += tests/interop/test_aio_shell_sdk.sh tests/interop/test_aio_shell_sdk.py

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,4 +156,20 @@ void aio_answer_download_error(prov_reply *reply, const sbx_error *err)
 {
     unsigned status = err->kind == SBX_ERR_NOT_FOUND ? 404 : kind_of(err->kind).download_status;
     prov_reply_detail(reply, status, err->message);
+}
+
+void aio_answer_session_failure(sbx_status st, const sbx_error *err, const char *session,
+                                prov_reply *reply)
+{
+    char detail[256];
+    if (st == SBX_ERR_NO_SUCH_PROCESS) {
+        snprintf(detail, sizeof detail, "Session '%.128s' not found", session);
+        prov_reply_detail(reply, 404, detail);
+    } else if (st == SBX_ERR_NOT_FOUND) {
+        prov_reply_detail(reply, 404, "Sandbox not found");
+    } else if (st == SBX_ERR_USAGE) {
+        prov_reply_detail(reply, 400, err->message);
+    } else {
+        aio_answer_failed(reply, err->message);
+    }
 }

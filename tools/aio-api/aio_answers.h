@@ -45,4 +45,11 @@ void aio_answer_file_problem(prov_reply *reply, const char *operation, const cha
  * with {"detail": message}. */
 void aio_answer_download_error(prov_reply *reply, const sbx_error *err);
 
+/* The failure `st` of a call on live command or shell session `session`:
+ * 404 {"detail":"Session '<id>' not found"} for one the sandbox does not
+ * have, 404 "Sandbox not found", 400 with the message for a call that does
+ * not fit it (SBX_ERR_USAGE), else the failure envelope. */
+void aio_answer_session_failure(sbx_status st, const sbx_error *err, const char *session,
+                                prov_reply *reply);
+
 #endif

@@ -1,12 +1,10 @@
-/* POST /v1/bash/exec and POST /v1/shell/exec, each as one synchronous
- * backend exec (bash's async_mode starts a process instead: aio_process.h): the command runs by /bin/sh -c in the sandbox in the
- * request's exec_dir, killed at hard_timeout; its output becomes text
- * (U+FFFD for bytes that are not UTF-8) cut in the middle, bash's to
- * max_output_length characters per stream, shell's (stdout and stderr in
- * one, as a terminal shows them) to 30000 when truncate. */
+/* POST /v1/bash/exec as one synchronous backend exec (async_mode starts a
+ * process instead: aio_process.h): the command runs by /bin/sh -c in the
+ * sandbox in the request's exec_dir, killed at hard_timeout; its output
+ * becomes text (U+FFFD for bytes that are not UTF-8) cut in the middle to
+ * max_output_length characters per stream.  /v1/shell/exec runs in a
+ * session instead (aio_shell.c). */
 #include <config.h>
-
-#include "common/utf8.h"
 
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
@@ -24,8 +22,6 @@
 
 /* The AIO default of max_output_length. */
 #define DEFAULT_MAX_OUTPUT_CHARS 50000
-/* What the shell route's truncate keeps (the AIO schema's figure). */
-#define SHELL_TRUNCATE_CHARS 30000
 
 static const aio_field exec_fields[] = {
     {"session_id", AIO_FIELD_STRING, 0, 1, NULL},
@@ -38,24 +34,7 @@ static const aio_field exec_fields[] = {
     {"max_output_length", AIO_FIELD_INTEGER, 0, 0, NULL},
 };
 
-/* ShellExecRequest.  no_change_timeout and timeout are accepted and
- * change nothing: the answer waits for the command's end or hard_timeout;
- * preserve_symlinks neither (the backend's working directory is kept). */
-static const aio_field shell_fields[] = {
-    {"id", AIO_FIELD_STRING, 0, 1, NULL},
-    {"exec_dir", AIO_FIELD_STRING, 0, 1, NULL},
-    {"command", AIO_FIELD_STRING, 1, 0, NULL},
-    {"async_mode", AIO_FIELD_BOOLEAN, 0, 0, NULL},
-    {"timeout", AIO_FIELD_NUMBER, 0, 1, NULL},
-    {"strict", AIO_FIELD_BOOLEAN, 0, 1, NULL},
-    {"no_change_timeout", AIO_FIELD_INTEGER, 0, 1, NULL},
-    {"hard_timeout", AIO_FIELD_NUMBER, 0, 1, NULL},
-    {"preserve_symlinks", AIO_FIELD_BOOLEAN, 0, 1, NULL},
-    {"truncate", AIO_FIELD_BOOLEAN, 0, 0, NULL},
-};
-
-/* A fresh random id: "PREFIX" then 32 hex digits, in `out` (`size` bytes). */
-static void random_id(const char *prefix, char *out, size_t size)
+void aio_random_id(const char *prefix, char *out, size_t size)
 {
     unsigned char b[16] = {0};
     if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
@@ -110,10 +89,8 @@ static sbx_env_var *env_of(json_object *body, size_t *count, int *failed)
  * cut); NULL when memory ran out. */
 static json_object *output_text(const char *bytes, size_t len, size_t max)
 {
-    size_t text_len = 0, chars = 0, cut_len = 0;
-    char *text = common_utf8_repair(bytes, len, &text_len, &chars);
-    char *cut = text != NULL ? aio_text_middle_cut(text, text_len, chars, max, &cut_len) : NULL;
-    free(text);
+    size_t cut_len = 0;
+    char *cut = aio_text_of_output(bytes, len, max, &cut_len);
     json_object *value = cut != NULL ? json_object_new_string_len(cut, (int)cut_len) : NULL;
     free(cut);
     return value;
@@ -125,8 +102,8 @@ static json_object *exec_result(json_object *body, const sbx_exec_result *result
     char session[48], command_id[48];
     const char *given = aio_string(body, "session_id", "");
     if (given[0] == '\0')
-        random_id("emu-", session, sizeof session);
-    random_id("", command_id, sizeof command_id);
+        aio_random_id("emu-", session, sizeof session);
+    aio_random_id("", command_id, sizeof command_id);
     json_object *max_member = aio_member(body, "max_output_length");
     int64_t max = max_member != NULL ? json_object_get_int64(max_member)
                                      : DEFAULT_MAX_OUTPUT_CHARS;
@@ -208,24 +185,10 @@ static void answer_not_run(sbx_status st, const sbx_error *err, prov_reply *repl
         aio_answer_failed(reply, err->message);
 }
 
-/* Parse a route's body; NULL after answering (422, or async_mode when
- * `async_refused`: the shell route's belongs to its sessions, to come). */
-static json_object *read_command_body(const aio_call *call, const aio_field *fields,
-                                      size_t count, int async_refused, prov_reply *reply)
-{
-    json_object *body = aio_body_read(call->req->body, call->req->body_len, fields, count, reply);
-    if (body != NULL && async_refused && aio_boolean(body, "async_mode", 0)) {
-        aio_answer_failed(reply, "async_mode is not supported here: commands run synchronously");
-        json_object_put(body);
-        return NULL;
-    }
-    return body;
-}
-
 void aio_route_exec(const aio_call *call, prov_reply *reply)
 {
-    json_object *body = read_command_body(call, exec_fields,
-                                          sizeof exec_fields / sizeof exec_fields[0], 0, reply);
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, exec_fields,
+                                      sizeof exec_fields / sizeof exec_fields[0], reply);
     if (body == NULL)
         return;
     sbx_error err;
@@ -266,73 +229,10 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
     json_object_put(body);
 }
 
-/* The ShellCommandResult of `result`; NULL when memory ran out.  Statuses
- * are the shell's words (BashCommandStatus): a command the timeout
- * stopped is hard_timeout, one a signal ended terminated; exit_code only
- * when completed. */
-static json_object *shell_result(json_object *body, const sbx_exec_result *result)
+int64_t aio_hard_timeout_ms(const aio_call *call, json_object *body)
 {
-    char session[48];
-    const char *given = aio_string(body, "id", "");
-    if (given[0] == '\0')
-        random_id("emu-", session, sizeof session);
-    const char *status = result->outcome == SBX_EXEC_EXITED      ? "completed"
-                         : result->outcome == SBX_EXEC_TIMED_OUT ? "hard_timeout"
-                                                                 : "terminated";
-    size_t max_chars = aio_boolean(body, "truncate", 1) ? SHELL_TRUNCATE_CHARS : 0;
-    json_object *data = json_object_new_object();
-    int built =
-        data != NULL &&
-        prov_json_add_string(data, "session_id", given[0] != '\0' ? given : session) &&
-        prov_json_add_string(data, "command", aio_string(body, "command", "")) &&
-        prov_json_add_string(data, "status", status) &&
-        prov_json_add(data, "output",
-                      output_text(result->stdout_data, result->stdout_length, max_chars));
-    if (built && result->outcome == SBX_EXEC_EXITED)
-        built = prov_json_add(data, "exit_code", json_object_new_int(result->exit_code));
-    return prov_json_built(data, built);
-}
-
-void aio_route_shell_exec(const aio_call *call, prov_reply *reply)
-{
-    json_object *body = read_command_body(call, shell_fields,
-                                          sizeof shell_fields / sizeof shell_fields[0], 1, reply);
-    if (body == NULL)
-        return;
-    /* One output, in the order it was written, as a terminal shows it:
-     * the command's own text stays on its first line (the shell's line
-     * numbers in messages stay right). */
-    const char *command = aio_string(body, "command", "");
-    size_t len = strlen(command);
-    char *merged = prov_malloc(len + sizeof "{ \n} 2>&1");
+    sbx_operations_info info = {.struct_size = sizeof info};
     sbx_error err;
-    sbx_error_clear(&err);
-    sbx_exec_result *result = NULL;
-    const char *dir = aio_string(body, "exec_dir", NULL);
-    sbx_status st = SBX_ERR_INTERNAL;
-    if (merged != NULL) {
-        memcpy(merged, "{ ", 2);
-        memcpy(merged + 2, command, len);
-        memcpy(merged + 2 + len, "\n} 2>&1", sizeof "\n} 2>&1");
-        sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
-        request.shell_command = merged;
-        request.working_dir = dir;
-        st = run(call, body, request, &result, &err);
-        /* Not strict: a working directory that is not there falls back to
-         * the session's (the sandbox's), as the shell route documents. */
-        if ((st == SBX_ERR_NO_SUCH_PATH || st == SBX_ERR_NOT_A_DIRECTORY) && dir != NULL &&
-            !aio_boolean(body, "strict", 0)) {
-            request.working_dir = NULL;
-            st = run(call, body, request, &result, &err);
-        }
-    }
-    if (merged == NULL)
-        prov_reply_out_of_memory(reply);
-    else if (st != SBX_OK)
-        answer_not_run(st, &err, reply);
-    else
-        aio_answer_data(reply, shell_result(body, result));
-    sbx_backend_free_exec_result(call->backend, result);
-    free(merged);
-    json_object_put(body);
+    sbx_backend_operations_info(call->backend, &info, &err);
+    return timeout_ms(body, call->exec_timeout_ms, &info);
 }

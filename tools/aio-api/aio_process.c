@@ -12,6 +12,7 @@
 
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -45,23 +46,6 @@ static const aio_field kill_fields[] = {
     {"session_id", AIO_FIELD_STRING, 1, 0, NULL},
     {"signal", AIO_FIELD_STRING, 0, 0, signal_names},
 };
-
-/* Answer a process call's failure `st` for session `session`. */
-static void answer_failure(sbx_status st, const sbx_error *err, const char *session,
-                           prov_reply *reply)
-{
-    char detail[256];
-    if (st == SBX_ERR_NO_SUCH_PROCESS) {
-        snprintf(detail, sizeof detail, "Session '%.128s' not found", session);
-        prov_reply_detail(reply, 404, detail);
-    } else if (st == SBX_ERR_NOT_FOUND) {
-        prov_reply_detail(reply, 404, "Sandbox not found");
-    } else if (st == SBX_ERR_USAGE) {
-        prov_reply_detail(reply, 400, err->message);
-    } else {
-        aio_answer_failed(reply, err->message);
-    }
-}
 
 /* The process a request names: its command_id, else its session_id (an
  * async command's session holds that one command).  NULL after answering
@@ -133,7 +117,7 @@ void aio_process_start(const aio_call *call, json_object *body, sbx_process_requ
     sbx_status st = sbx_backend_process_start(call->backend, call->sandbox_id, &request, &info,
                                               &err);
     if (st != SBX_OK) {
-        answer_failure(st, &err, "", reply);
+        aio_answer_session_failure(st, &err, "", reply);
         return;
     }
     json_object *data = json_object_new_object();
@@ -346,7 +330,7 @@ void aio_route_bash_output(const aio_call *call, prov_reply *reply)
                                 (int64_t)wait_ms, &g, &err);
     hold_unfinished(&g);
     if (st != SBX_OK) {
-        answer_failure(st, &err, pid, reply);
+        aio_answer_session_failure(st, &err, pid, reply);
     } else if (g.out_of_memory) {
         prov_reply_out_of_memory(reply);
     } else {
@@ -383,7 +367,7 @@ void aio_route_bash_write(const aio_call *call, prov_reply *reply)
         if (st == SBX_OK)
             aio_answer_ok(reply, NULL);
         else
-            answer_failure(st, &err, pid, reply);
+            aio_answer_session_failure(st, &err, pid, reply);
     }
     json_object_put(body);
 }
@@ -404,7 +388,7 @@ void aio_route_bash_kill(const aio_call *call, prov_reply *reply)
     if (st == SBX_OK)
         aio_answer_ok(reply, NULL);
     else
-        answer_failure(st, &err, pid, reply);
+        aio_answer_session_failure(st, &err, pid, reply);
     json_object_put(body);
 }
 
@@ -439,26 +423,15 @@ void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
     if (st == SBX_OK)
         aio_answer_ok(reply, NULL);
     else
-        answer_failure(st, &err, pid, reply);
-}
-
-/* `ms` since the epoch as an ISO 8601 UTC date-time with milliseconds, in
- * out[32] (the epoch itself when unknown). */
-static void iso_time(int64_t ms, char out[32])
-{
-    time_t seconds = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&seconds, &tm);
-    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, 32 - n, ".%03dZ", (int)(ms % 1000));
+        aio_answer_session_failure(st, &err, pid, reply);
 }
 
 /* The BashSessionInfo of the one-command session of `info`. */
 static json_object *session_info(const sbx_process_info *info, const char *dir)
 {
     char created[32], used[32];
-    iso_time(info->started_at, created);
-    iso_time(info->state == SBX_PROCESS_ENDED && info->ended_at != SBX_TIME_UNKNOWN
+    aio_text_iso_time(info->started_at, created);
+    aio_text_iso_time(info->state == SBX_PROCESS_ENDED && info->ended_at != SBX_TIME_UNKNOWN
                  ? info->ended_at : info->started_at, used);
     json_object *s = json_object_new_object();
     int built = s != NULL && prov_json_add_string(s, "session_id", info->process_id) &&
@@ -487,7 +460,7 @@ void aio_route_bash_sessions(const aio_call *call, prov_reply *reply)
     if (st == SBX_OK)
         st = sbx_backend_process_list(call->backend, call->sandbox_id, &infos, &count, &err);
     if (st != SBX_OK) {
-        answer_failure(st, &err, "", reply);
+        aio_answer_session_failure(st, &err, "", reply);
         return;
     }
     json_object *list = json_object_new_array();

@@ -4,6 +4,7 @@
 #define AIO_ROUTES_H
 
 #include <stdint.h>
+#include <json-c/json.h>
 #include <sbx/host.h>
 
 #include "tools/provisioner-common/prov_reply.h"
@@ -18,6 +19,7 @@ typedef struct aio_call {
     int64_t exec_timeout_ms;    /* an exec without hard_timeout: at most this */
     size_t max_answer_bytes;    /* the largest answer a route may build */
     const char *path_id;        /* the {id} of a route with one in its path, else NULL */
+    struct aio_shells *shells;  /* the server's shell sessions (aio_shell_table.h) */
 } aio_call;
 
 /* GET /v1/sandbox: SandboxResponse (home_dir: the sandbox's working
@@ -29,9 +31,29 @@ void aio_route_sandbox(const aio_call *call, prov_reply *reply);
  * runs), else what `pwd` prints there.  SBX_OK, or the backend's error. */
 sbx_status aio_sandbox_working_dir(const aio_call *call, char *dir, size_t size, sbx_error *err);
 
-/* POST /v1/bash/exec and POST /v1/shell/exec (aio_exec.c). */
+/* POST /v1/bash/exec (aio_exec.c). */
 void aio_route_exec(const aio_call *call, prov_reply *reply);
+
+/* The exec routes' shared helpers (aio_exec.c): the backend timeout of a
+ * checked body's hard_timeout (seconds; none: the server's exec timeout,
+ * never past the backend's longest), and a fresh random id, `prefix`
+ * then 32 hex digits, in `out` (`size` bytes). */
+int64_t aio_hard_timeout_ms(const aio_call *call, json_object *body);
+void aio_random_id(const char *prefix, char *out, size_t size);
+
+/* The shell sessions (aio_shell.c): POST /v1/shell/exec (in the default
+ * session when the body names none), /view, /wait, /write, /kill,
+ * /sessions/create, GET /v1/shell/sessions, DELETE /v1/shell/sessions
+ * and /v1/shell/sessions/{id}. */
 void aio_route_shell_exec(const aio_call *call, prov_reply *reply);
+void aio_route_shell_view(const aio_call *call, prov_reply *reply);
+void aio_route_shell_wait(const aio_call *call, prov_reply *reply);
+void aio_route_shell_write(const aio_call *call, prov_reply *reply);
+void aio_route_shell_kill(const aio_call *call, prov_reply *reply);
+void aio_route_shell_create(const aio_call *call, prov_reply *reply);
+void aio_route_shell_sessions(const aio_call *call, prov_reply *reply);
+void aio_route_shell_end(const aio_call *call, prov_reply *reply);
+void aio_route_shell_end_all(const aio_call *call, prov_reply *reply);
 
 /* POST /v1/bash/output, /write, /kill, /sessions/{id}/close and GET
  * /v1/bash/sessions: live

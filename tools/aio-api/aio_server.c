@@ -7,6 +7,7 @@
 #include "common/utf8.h"
 
 #include "tools/aio-api/aio_routes.h"
+#include "tools/aio-api/aio_shell_table.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -20,6 +21,7 @@
 
 struct aio_server {
     aio_server_options options;
+    aio_shells *shells;         /* the sandboxes' shell sessions */
     int log_fd;                 /* -1: no request log */
     pthread_mutex_t log_lock;   /* one line at a time */
 };
@@ -39,15 +41,22 @@ static const aio_route_entry routes[] = {
     {"/v1/bash/kill", "POST", aio_route_bash_kill},
     {"/v1/bash/sessions", "GET", aio_route_bash_sessions},
     {"/v1/bash/sessions/{id}/close", "POST", aio_route_bash_session_close},
-    /* The shell sessions (/v1/shell/view, wait, write, kill, sessions)
-     * come with the host library's sessions: a shell kept alive, which
-     * the bash routes' one-command sessions are not. */
-    {"/v1/shell/exec", "POST", aio_route_shell_exec},
     {"/v1/file/read", "POST", aio_route_read},
     {"/v1/file/write", "POST", aio_route_write},
     {"/v1/file/list", "POST", aio_route_list},
     {"/v1/file/upload", "POST", aio_route_upload},
     {"/v1/file/download", "GET", aio_route_download},
+    /* The shell sessions: a shell kept alive (<sbx/session.h>), which
+     * the bash routes' one-command sessions are not. */
+    {"/v1/shell/exec", "POST", aio_route_shell_exec},
+    {"/v1/shell/view", "POST", aio_route_shell_view},
+    {"/v1/shell/wait", "POST", aio_route_shell_wait},
+    {"/v1/shell/write", "POST", aio_route_shell_write},
+    {"/v1/shell/kill", "POST", aio_route_shell_kill},
+    {"/v1/shell/sessions/create", "POST", aio_route_shell_create},
+    {"/v1/shell/sessions", "GET", aio_route_shell_sessions},
+    {"/v1/shell/sessions", "DELETE", aio_route_shell_end_all},
+    {"/v1/shell/sessions/{id}", "DELETE", aio_route_shell_end},
 };
 
 aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len)
@@ -63,12 +72,19 @@ aio_server *aio_server_new(const aio_server_options *options, char *why, size_t 
     if (server->options.max_answer_bytes == 0)
         server->options.max_answer_bytes = AIO_MAX_ANSWER_BYTES;
     server->log_fd = -1;
+    server->shells = aio_shells_new(options->backend);
+    if (server->shells == NULL) {
+        snprintf(why, why_len, "out of memory");
+        free(server);
+        return NULL;
+    }
     if (options->request_log != NULL) {
         server->log_fd =
             open(options->request_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         if (server->log_fd < 0) {
             snprintf(why, why_len, "cannot open the AIO request log %s: %s",
                      options->request_log, strerror(errno));
+            aio_shells_free(server->shells);
             free(server);
             return NULL;
         }
@@ -83,6 +99,7 @@ void aio_server_free(aio_server *server)
         return;
     if (server->log_fd >= 0)
         close(server->log_fd);
+    aio_shells_free(server->shells);
     pthread_mutex_destroy(&server->log_lock);
     free(server);
 }
@@ -210,7 +227,7 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
             const aio_call call = {server->options.backend, sandbox_id, req,
                                    server->options.version, server->options.exec_timeout_ms,
                                    server->options.max_answer_bytes,
-                                   id[0] != '\0' ? id : NULL};
+                                   id[0] != '\0' ? id : NULL, server->shells};
             routes[i].handler(&call, reply);
             return;
         }
@@ -234,4 +251,9 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
     reply->allow = prov_strdup(path_match->method);
     if (reply->allow == NULL)
         prov_reply_out_of_memory(reply);
+}
+
+void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id)
+{
+    aio_shells_forget_sandbox(server->shells, sandbox_id);
 }

@@ -4,8 +4,10 @@
  * it (docs/emulator.md, "The AIO routes").  Routes: GET /v1/sandbox,
  * POST /v1/bash/{exec,output,write,kill}, GET /v1/bash/sessions,
  * POST /v1/bash/sessions/{id}/close,
- * POST /v1/shell/exec, POST /v1/file/{read,write,list,upload},
- * GET /v1/file/download; any other path answers 404 with a JSON detail
+ * POST /v1/file/{read,write,list,upload}, GET /v1/file/download,
+ * POST /v1/shell/{exec,view,wait,write,kill,sessions/create}, GET and
+ * DELETE /v1/shell/sessions, DELETE /v1/shell/sessions/{id} (sessions
+ * kept per server: aio_shell_table.h); any other path answers 404 with a JSON detail
  * naming the served ones, a served path with another method 405.
  * Used from the program's request threads, concurrently. */
 #ifndef AIO_SERVER_H
@@ -56,5 +58,9 @@ void aio_server_free(aio_server *server);
  * checked, then routed. */
 void aio_server_answer(aio_server *server, const char *sandbox_id, const char *path,
                        const prov_request *req, prov_reply *reply);
+
+/* The backend's sandbox `sandbox_id` was destroyed: forget its shell
+ * sessions (aio_shell_table.h).  Thread-safe. */
+void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id);
 
 #endif

@@ -4,9 +4,12 @@
 #include "tools/aio-api/aio_text.h"
 
 #include "common/dynbuf.h"
+#include "common/utf8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The byte offset of character `index` of valid UTF-8 `text`. */
 static size_t char_offset(const char *text, size_t len, size_t index)
@@ -40,4 +43,22 @@ char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max
         return NULL;
     }
     return common_dynbuf_take(&b, out_len);
+}
+
+char *aio_text_of_output(const char *bytes, size_t len, size_t max, size_t *out_len)
+{
+    size_t text_len = 0, chars = 0;
+    char *text = common_utf8_repair(bytes != NULL ? bytes : "", len, &text_len, &chars);
+    char *cut = text != NULL ? aio_text_middle_cut(text, text_len, chars, max, out_len) : NULL;
+    free(text);
+    return cut;
+}
+
+void aio_text_iso_time(int64_t ms, char out[32])
+{
+    time_t seconds = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&seconds, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03dZ", (int)(ms % 1000));
 }

@@ -7,6 +7,7 @@
 #define AIO_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* `text` (`len` bytes of valid UTF-8, `chars` characters) cut to its
  * first ceil(max/2) and last floor(max/2) characters with
@@ -14,5 +15,14 @@
  * than `max` (> 0) characters; else a copy.  Sets *out_len. */
 char *aio_text_middle_cut(const char *text, size_t len, size_t chars, size_t max,
                           size_t *out_len);
+
+/* Output bytes (`len`, any bytes: those that are not UTF-8 become
+ * U+FFFD) as text cut in the middle to `max` characters (0: not cut), as
+ * aio_text_middle_cut.  Sets *out_len. */
+char *aio_text_of_output(const char *bytes, size_t len, size_t max, size_t *out_len);
+
+/* `ms` since the epoch as an ISO 8601 UTC date-time with milliseconds
+ * ("1970-01-01T00:00:00.000Z"), in out[32]. */
+void aio_text_iso_time(int64_t ms, char out[32]);
 
 #endif

@@ -20,6 +20,8 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_routes.h \
 	tools/aio-api/aio_sandbox.c \
 	tools/aio-api/aio_server.c tools/aio-api/aio_server.h \
+	tools/aio-api/aio_shell.c \
+	tools/aio-api/aio_shell_table.c tools/aio-api/aio_shell_table.h \
 	tools/aio-api/aio_text.c tools/aio-api/aio_text.h \
 	tools/aio-api/aio_transfer.c
 tools_aio_api_libsbx_aio_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread

@@ -127,3 +127,9 @@ int provd_sandbox_api_answer(provd_sandbox_api *api, const prov_request *req,
     aio_server_answer(api->server, found ? id : NULL, token_start + token_len, req, reply);
     return 1;
 }
+
+void provd_sandbox_api_sandbox_gone(provd_sandbox_api *api, const char *sandbox_id)
+{
+    if (api != NULL)
+        aio_server_sandbox_gone(api->server, sandbox_id);
+}

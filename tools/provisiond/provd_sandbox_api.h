@@ -72,4 +72,8 @@ void provd_sandbox_api_url(provd_sandbox_api *api, const char *token, char *out)
 int provd_sandbox_api_answer(provd_sandbox_api *api, const prov_request *req,
                              prov_reply *reply);
 
+/* The backend destroyed `sandbox_id`: what the API keeps of it (its shell
+ * sessions) goes.  NULL `api` is accepted. */
+void provd_sandbox_api_sandbox_gone(provd_sandbox_api *api, const char *sandbox_id);
+
 #endif

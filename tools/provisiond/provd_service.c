@@ -390,6 +390,8 @@ static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
     if (!lock_for_change(svc, id, reply))
         return;
     sbx_status st = sbx_backend_destroy(svc->backend, id, &err);
+    if (st == SBX_OK)
+        provd_sandbox_api_sandbox_gone(svc->api, id);
     if (st != SBX_OK)
         answer_backend_error(&err, reply);
     else if (!provd_owners_remove(svc->owners, id, why, sizeof why))
