@@ -11,3 +11,8 @@ tests_emulator_test_emulator_LDADD = $(SBX_TEST_LIBS) -lpthread
 # in aio-schemas.json (Python 3 with python3-jsonschema).
 TESTS += tests/emulator/test_aio_routes.py
 EXTRA_DIST += tests/emulator/test_aio_routes.py tests/emulator/aio-schemas.json
+
+# The AIO file search routes (find, glob, grep, search) on hostile trees,
+# validated against the schemas transcribed in aio-schemas-search.json.
+TESTS += tests/emulator/test_aio_search.py
+EXTRA_DIST += tests/emulator/test_aio_search.py tests/emulator/aio-schemas-search.json

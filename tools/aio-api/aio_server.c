@@ -48,6 +48,10 @@ static const aio_route_entry routes[] = {
     {"/v1/file/list", "POST", aio_route_list},
     {"/v1/file/upload", "POST", aio_route_upload},
     {"/v1/file/download", "GET", aio_route_download},
+    {"/v1/file/find", "POST", aio_route_find},
+    {"/v1/file/glob", "POST", aio_route_glob},
+    {"/v1/file/grep", "POST", aio_route_grep},
+    {"/v1/file/search", "POST", aio_route_search},
 };
 
 aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len)

@@ -19,6 +19,9 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_process.c tools/aio-api/aio_process.h \
 	tools/aio-api/aio_routes.h \
 	tools/aio-api/aio_sandbox.c \
+	tools/aio-api/aio_search.h tools/aio-api/aio_search_find.c \
+	tools/aio-api/aio_search_glob.c tools/aio-api/aio_search_grep.c \
+	tools/aio-api/aio_search_run.c \
 	tools/aio-api/aio_server.c tools/aio-api/aio_server.h \
 	tools/aio-api/aio_text.c tools/aio-api/aio_text.h \
 	tools/aio-api/aio_transfer.c
