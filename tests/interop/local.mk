@@ -21,3 +21,8 @@ CLEANFILES += tests/interop/deerflow-provisioner.out
 # python3-httpx and python3-pydantic are missing.
 TESTS += tests/interop/test_aio_sdk.sh
 EXTRA_DIST += tests/interop/test_aio_sdk.sh tests/interop/test_aio_sdk.py
+
+# The AIO file search routes (find, grep, glob, search) of the emulator and
+# sbx-provisiond through the AIO SDK, and DeerFlow's glob and grep tools.
+TESTS += tests/interop/test_aio_search_sdk.sh
+EXTRA_DIST += tests/interop/test_aio_search_sdk.sh tests/interop/test_aio_search_sdk.py

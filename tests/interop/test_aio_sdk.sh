@@ -20,4 +20,4 @@ if ! "$python" -c 'import httpx, pydantic' 2>/dev/null; then
          "(Debian: python3-httpx python3-pydantic)"
     exit 77
 fi
-exec "$python" "$srcdir/tests/interop/test_aio_sdk.py"
+exec "$python" "$srcdir/tests/interop/${SBX_AIO_SDK_SCRIPT:-test_aio_sdk.py}"
