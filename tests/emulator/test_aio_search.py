@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The emulator's AIO file search routes (/v1/file/find, glob, grep,
-search) over real HTTP on 127.0.0.1, in one local sandbox whose trees are
+search, and replace) over real HTTP on 127.0.0.1, in one local sandbox whose trees are
 built by one exec and shared by every case: each answer is validated
 against the AIO OpenAPI schemas transcribed in aio-schemas-search.json,
 each request meant valid against its request schema.  Hostile trees (a
@@ -239,6 +239,26 @@ class AioSearch(unittest.TestCase):
         self.assertEqual(data["line_numbers"], [1, 3])
         self.failed("/v1/file/search", {"file": self.t + "/etc/passwd", "regex": "root"},
                     "invalid_path")
+
+    # ------------------------------------------------------------ replace
+
+    def test_replace_every_occurrence(self):
+        path = self.home + "/r.txt"
+        self.routes.ok("POST", "/v1/file/write", {"file": path, "content": "a-b a-b\na-b"})
+        self.assertEqual(self.ok("/v1/file/replace", {"file": path, "old_str": "a-b",
+                                                      "new_str": "\u00e9"}),
+                         {"file": path, "replaced_count": 3})
+        self.assertEqual(self.routes.ok("POST", "/v1/file/read", {"file": path})["content"],
+                         "\u00e9 \u00e9\n\u00e9")
+        self.assertEqual(self.ok("/v1/file/replace", {"file": path, "old_str": "zz",
+                                                      "new_str": "y"})["replaced_count"], 0)
+        self.unprocessable("/v1/file/replace", {"file": path, "old_str": "", "new_str": "y"},
+                           "old_str", schema_invalid=False)
+        self.unprocessable("/v1/file/replace", {"file": path, "old_str": "a"}, "new_str")
+        self.failed("/v1/file/replace", {"file": self.t + "/etc/passwd", "old_str": "root",
+                                         "new_str": "x"}, "invalid_path")
+        self.failed("/v1/file/replace", {"file": self.home + "/nope", "old_str": "a",
+                                         "new_str": "b"}, "not_found")
 
 
 if __name__ == "__main__":

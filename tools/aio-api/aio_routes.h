@@ -57,4 +57,7 @@ void aio_route_glob(const aio_call *call, prov_reply *reply);
 void aio_route_grep(const aio_call *call, prov_reply *reply);
 void aio_route_search(const aio_call *call, prov_reply *reply);
 
+/* POST /v1/file/replace: every occurrence replaced (aio_edit.c). */
+void aio_route_replace(const aio_call *call, prov_reply *reply);
+
 #endif
