@@ -273,9 +273,9 @@ static int run_grep(const aio_call *call, const grep_plan *plan, const char *ope
         size_t n = (*out)->stderr_length;
         while (n > 0 && (*out)->stderr_data[n - 1] == '\n')
             n--;
-        snprintf(message, sizeof message, "invalid pattern %.60s%s: %.*s", plan->pattern,
-                 strlen(plan->pattern) > 60 ? "..." : "", (int)(n > 300 ? 300 : n),
-                 (*out)->stderr_data);
+        snprintf(message, sizeof message, "the sandbox's grep refused pattern %.60s%s: %.*s",
+                 plan->pattern, strlen(plan->pattern) > 60 ? "..." : "",
+                 (int)(n > 300 ? 300 : n), (*out)->stderr_data);
         aio_answer_file_problem(reply, operation, plan->path, "invalid_argument", message);
         sbx_backend_free_exec_result(call->backend, *out);
         *out = NULL;
@@ -380,7 +380,7 @@ static int add_context(grep_build *b, const grep_line *l, const grep_plan *plan)
         json_object_array_length(b->before) > 0)
         json_object_array_del_idx(b->before, 0, 1);
     return plan->before == 0 ||
-           prov_json_append(b->before, text_value(l->text, l->text_len));
+           (b->before != NULL && prov_json_append(b->before, text_value(l->text, l->text_len)));
 }
 
 /* The GrepMatch of `l`; NULL when memory ran out. */
