@@ -10,10 +10,11 @@ SBX_BENCH_BINS = bench/sbx-bench bench/raw-curl bench/raw-jsonc \
 	bench/sbx-proc-bench
 EXTRA_PROGRAMS = $(SBX_BENCH_BINS)
 EXTRA_DIST += bench/run bench/docker-run bench/provisiond-run bench/manager-run bench/ops-run bench/line-run bench/proc-run \
-	bench/shell-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
+	bench/shell-run bench/search-run bench/lib.sh bench/py_baseline.py bench/seed_emulator.py \
 	bench/list_answer.py
 CLEANFILES += $(SBX_BENCH_BINS) bench/results.txt bench/results-docker.txt bench/results-ops.txt \
-	bench/results-provisiond.txt bench/results-manager.txt bench/results-proc.txt bench/callgrind.*.out
+	bench/results-provisiond.txt bench/results-manager.txt bench/results-proc.txt \
+	bench/results-search.txt bench/callgrind.*.out
 
 SBX_BENCH_UTIL = bench/bench_util.c bench/bench_util.h
 

@@ -18,3 +18,7 @@ EXTRA_DIST += tests/emulator/test_aio_routes.py tests/emulator/aio-schemas.json
 # sbx-provisiond (local backend).
 TESTS += tests/emulator/test_aio_shell.py
 EXTRA_DIST += tests/emulator/test_aio_shell.py tests/emulator/aio-schemas-shell.json
+# The AIO file search routes (find, glob, grep, search) on hostile trees,
+# validated against the schemas transcribed in aio-schemas-search.json.
+TESTS += tests/emulator/test_aio_search.py
+EXTRA_DIST += tests/emulator/test_aio_search.py tests/emulator/aio-schemas-search.json

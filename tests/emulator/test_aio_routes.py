@@ -722,7 +722,7 @@ class AioRoutes(unittest.TestCase):
     # ------------------------------------------------------------ routing and keys
 
     def test_routes_not_served_are_404_and_other_methods_405(self):
-        for route in ("/v1/nope", "/v1/shell/terminal-url", "/v1/file/grep", "", "/"):
+        for route in ("/v1/nope", "/v1/shell/terminal-url", "/v1/jupyter/execute", "", "/"):
             answer = self.call("POST", route, {})
             self.assertEqual(answer.status, 404, route)
             # The detail says the route is not served and names those that are.

@@ -27,3 +27,7 @@ EXTRA_DIST += tests/interop/test_aio_sdk.sh tests/interop/test_aio_sdk.py
 # command, a client gone mid-wait); skips as test_aio_sdk.sh does.
 TESTS += tests/interop/test_aio_shell_sdk.sh
 EXTRA_DIST += tests/interop/test_aio_shell_sdk.sh tests/interop/test_aio_shell_sdk.py
+# The AIO file search routes (find, grep, glob, search) of the emulator and
+# sbx-provisiond through the AIO SDK, and DeerFlow's glob and grep tools.
+TESTS += tests/interop/test_aio_search_sdk.sh
+EXTRA_DIST += tests/interop/test_aio_search_sdk.sh tests/interop/test_aio_search_sdk.py

@@ -67,10 +67,15 @@ void aio_answer_ok(prov_reply *reply, json_object *data)
 
 void aio_answer_data(prov_reply *reply, json_object *data)
 {
+    aio_answer_data_message(reply, data, "Operation successful");
+}
+
+void aio_answer_data_message(prov_reply *reply, json_object *data, const char *message)
+{
     if (data == NULL)
         prov_reply_out_of_memory(reply);
     else
-        aio_answer_ok(reply, data);
+        envelope(reply, 1, message, data);
 }
 
 int aio_answer_file_text(prov_reply *reply, const char *content, size_t len, const char *file,

@@ -18,6 +18,9 @@ void aio_answer_ok(prov_reply *reply, json_object *data);
  * out of memory) is the out-of-memory answer. */
 void aio_answer_data(prov_reply *reply, json_object *data);
 
+/* aio_answer_data with `message` instead of "Operation successful". */
+void aio_answer_data_message(prov_reply *reply, json_object *data, const char *message);
+
 /* aio_answer_ok with data {"content":CONTENT,"file":FILE}, `len` bytes
  * of UTF-8 text: the answer is written once, into a buffer of its size
  * (a large file's text is never copied again on its way out).  Returns 0,

@@ -73,4 +73,14 @@ void aio_route_list(const aio_call *call, prov_reply *reply);
 void aio_route_upload(const aio_call *call, prov_reply *reply);
 void aio_route_download(const aio_call *call, prov_reply *reply);
 
+/* POST /v1/file/find, /glob, /grep and /search: walks of find(1) and
+ * grep(1) in the sandbox (aio_search_find.c, aio_search_grep.c). */
+void aio_route_find(const aio_call *call, prov_reply *reply);
+void aio_route_glob(const aio_call *call, prov_reply *reply);
+void aio_route_grep(const aio_call *call, prov_reply *reply);
+void aio_route_search(const aio_call *call, prov_reply *reply);
+
+/* POST /v1/file/replace: every occurrence replaced (aio_edit.c). */
+void aio_route_replace(const aio_call *call, prov_reply *reply);
+
 #endif

@@ -57,6 +57,11 @@ static const aio_route_entry routes[] = {
     {"/v1/shell/sessions", "GET", aio_route_shell_sessions},
     {"/v1/shell/sessions", "DELETE", aio_route_shell_end_all},
     {"/v1/shell/sessions/{id}", "DELETE", aio_route_shell_end},
+    {"/v1/file/find", "POST", aio_route_find},
+    {"/v1/file/glob", "POST", aio_route_glob},
+    {"/v1/file/grep", "POST", aio_route_grep},
+    {"/v1/file/search", "POST", aio_route_search},
+    {"/v1/file/replace", "POST", aio_route_replace},
 };
 
 aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len)

@@ -12,6 +12,7 @@ noinst_LTLIBRARIES += tools/aio-api/libsbx-aio.la
 tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_answers.c tools/aio-api/aio_answers.h \
 	tools/aio-api/aio_body.c tools/aio-api/aio_body.h \
+	tools/aio-api/aio_edit.c \
 	tools/aio-api/aio_exec.c \
 	tools/aio-api/aio_files.c tools/aio-api/aio_files.h \
 	tools/aio-api/aio_list.c \
@@ -19,6 +20,9 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_process.c tools/aio-api/aio_process.h \
 	tools/aio-api/aio_routes.h \
 	tools/aio-api/aio_sandbox.c \
+	tools/aio-api/aio_search.h tools/aio-api/aio_search_find.c \
+	tools/aio-api/aio_search_glob.c tools/aio-api/aio_search_grep.c \
+	tools/aio-api/aio_search_run.c \
 	tools/aio-api/aio_server.c tools/aio-api/aio_server.h \
 	tools/aio-api/aio_shell.c \
 	tools/aio-api/aio_shell_table.c tools/aio-api/aio_shell_table.h \

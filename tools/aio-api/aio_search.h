@@ -1,0 +1,75 @@
+/* What the AIO search routes (/v1/file/find, glob, grep, search) share:
+ * the check that a search's start path is one the file routes accept
+ * (resolved beneath the sandbox by the backend), a walk run inside the
+ * sandbox as one exec of sh, find and grep (symlinks never followed below
+ * the start path, output NUL-separated, bounded in bytes and time), the
+ * answers of its failures, and the glob matching of relative paths.
+ * Thread-safe: nothing is shared between calls. */
+#ifndef AIO_SEARCH_H
+#define AIO_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_routes.h"
+
+/* The most output bytes a walk keeps: past it the walk is stopped (its
+ * pipe closed) and the answer says truncated. */
+#define AIO_SEARCH_MAX_OUTPUT 16777216
+
+/* AIO_SEARCH_MAX_OUTPUT as the text of a script's head -c argument. */
+#define AIO_SEARCH_TEXT_(x) #x
+#define AIO_SEARCH_TEXT(x) AIO_SEARCH_TEXT_(x)
+#define AIO_SEARCH_CAP AIO_SEARCH_TEXT(AIO_SEARCH_MAX_OUTPUT)
+
+/* The longest a walk runs (less when the server's exec timeout is). */
+#define AIO_SEARCH_TIMEOUT_MS 60000
+
+/* Whether `path` is a file or directory the backend's file operations
+ * reach in the call's sandbox (so that it resolves beneath it).  1, or 0
+ * after answering the FileOperationError of `operation` in `reply`. */
+int aio_search_path_ok(const aio_call *call, const char *operation, const char *path,
+                       prov_reply *reply);
+
+/* One walk: `script` run by sh -c in the sandbox with "$1".. = `args`
+ * (`count`), and `env` (`env_count`) added, its stdout cut at
+ * AIO_SEARCH_MAX_OUTPUT.  Everything borrowed. */
+typedef struct aio_walk {
+    const char *script;
+    const char *const *args;
+    size_t count;
+    const sbx_env_var *env;
+    size_t env_count;
+} aio_walk;
+
+/* Run `walk`: its result in *out (the caller frees it with
+ * sbx_backend_free_exec_result), or 0 after answering in `reply` (the
+ * sandbox gone: 404; out of time: a FileOperationError of error_type
+ * "timeout"; any other failure of `operation` on `path`). */
+int aio_search_run(const aio_call *call, const aio_walk *walk, const char *operation,
+                   const char *path, sbx_exec_result **out, prov_reply *reply);
+
+/* The next record of `len` bytes of output ending in `end` ('\0' or '\n')
+ * from *at: its start (*record_len bytes, `end` excluded), *at moved past
+ * it; NULL at the end or when the last record is cut (no `end`). */
+const char *aio_search_next(const char *data, size_t len, size_t *at, char end,
+                            size_t *record_len);
+
+/* Integer member `name` of a checked body, `fallback` when absent or
+ * null; a value outside [min, max] is recorded in `p` as pydantic's
+ * greater_than_equal or less_than_equal (then `fallback` is returned). */
+int64_t aio_search_int(json_object *body, const char *name, int64_t fallback, int64_t min,
+                       int64_t max, aio_problems *p);
+
+/* Whether relative path `rel` matches glob `pattern` component by
+ * component (fnmatch(3), '/' never matched by a wildcard, "**" a run of
+ * zero or more components).  `anchored`: the whole path; else its last
+ * components only (as Python's PurePath.match). */
+int aio_search_glob_match(const char *pattern, const char *rel, int anchored);
+
+/* `path` below `base` (as find prints it: base, then "/"), without base
+ * and the slash; `path` itself when it is not below. */
+const char *aio_search_relative(const char *base, const char *path);
+
+#endif

@@ -1,0 +1,562 @@
+/* POST /v1/file/grep and POST /v1/file/search (aio_routes.h): one walk in
+ * the sandbox, find(1) choosing the files (no symlink followed below the
+ * start path, hidden names and files above max_file_size skipped, the
+ * include, exclude and type filters) and GNU grep searching them in
+ * batches (-Z: names NUL-terminated; PCRE for regexes, whose match limits
+ * bound a pattern that backtracks), its output cut at
+ * AIO_SEARCH_MAX_OUTPUT bytes so that a walk past the cap stops. */
+#include <config.h>
+
+#include "common/utf8.h"
+
+#include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_search.h"
+#include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisioner-common/prov_json.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const aio_field grep_fields[] = {
+    {"path", AIO_FIELD_STRING, 1, 0, NULL},
+    {"pattern", AIO_FIELD_STRING, 1, 0, NULL},
+    {"include", AIO_FIELD_STRING_ARRAY, 0, 1, NULL},
+    {"exclude", AIO_FIELD_STRING_ARRAY, 0, 1, NULL},
+    {"case_insensitive", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"fixed_strings", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"context_before", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"context_after", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"max_results", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"max_file_size", AIO_FIELD_STRING, 0, 1, NULL},
+    {"multiline", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+    {"offset", AIO_FIELD_INTEGER, 0, 1, NULL},
+    {"type", AIO_FIELD_STRING, 0, 1, NULL},
+    {"recursive", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+};
+
+static const aio_field search_fields[] = {
+    {"file", AIO_FIELD_STRING, 1, 0, NULL},
+    {"regex", AIO_FIELD_STRING, 1, 0, NULL},
+    {"sudo", AIO_FIELD_BOOLEAN, 0, 1, NULL},
+};
+
+/* The walk: "$@" is the find command; $GREP_OPTIONS_ our own flags (no
+ * request text), $GREP_PATTERN_ the pattern.  The pattern is tried on
+ * nothing first: a grep that refuses it exits 2, and the walk exits 3
+ * with grep's words on stderr.  Each batch writes "#COUNT" on stderr. */
+static const char grep_script[] =
+    "set -f\n"
+    "e=$(grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" </dev/null 2>&1 >/dev/null)\n"
+    "[ $? = 2 ] && { printf '%s\\n' \"$e\" >&2; exit 3; }\n"
+    "\"$@\" | xargs -0 -r sh -c 'set -f; echo \"#$#\" >&2; "
+    "exec grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" -- \"$@\"' sh | head -c " AIO_SEARCH_CAP;
+
+/* The walk's exit status for a pattern grep refused. */
+#define PATTERN_REFUSED 3
+
+/* ripgrep's type names the type filter knows, with their globs. */
+static const struct {
+    const char *type;
+    const char *globs[6];
+} file_types[] = {
+    {"py", {"*.py", "*.pyi", NULL}},       {"js", {"*.js", "*.jsx", "*.mjs", "*.cjs", NULL}},
+    {"ts", {"*.ts", "*.tsx", "*.mts", "*.cts", NULL}},
+    {"rust", {"*.rs", NULL}},              {"go", {"*.go", NULL}},
+    {"c", {"*.c", "*.h", NULL}},           {"cpp", {"*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", NULL}},
+    {"java", {"*.java", NULL}},            {"md", {"*.md", "*.markdown", NULL}},
+    {"markdown", {"*.md", "*.markdown", NULL}},
+    {"json", {"*.json", NULL}},            {"yaml", {"*.yaml", "*.yml", NULL}},
+    {"toml", {"*.toml", NULL}},            {"sh", {"*.sh", "*.bash", NULL}},
+    {"html", {"*.html", "*.htm", NULL}},   {"css", {"*.css", NULL}},
+    {"txt", {"*.txt", NULL}},              {"ruby", {"*.rb", NULL}},
+    {"php", {"*.php", NULL}},              {"sql", {"*.sql", NULL}},
+};
+
+/* The globs of type `name`; NULL when unknown. */
+static const char *const *type_globs(const char *name)
+{
+    for (size_t i = 0; i < sizeof file_types / sizeof file_types[0]; i++) {
+        if (strcmp(file_types[i].type, name) == 0)
+            return file_types[i].globs;
+    }
+    return NULL;
+}
+
+/* A size such as "1M", "500K", "2.5G", "100" or "1MB" in bytes; -1 when
+ * it is not one. */
+static int64_t parse_size(const char *text)
+{
+    char *end = NULL;
+    double n = strtod(text, &end);
+    if (end == text || n < 0 || !isdigit((unsigned char)text[0]))
+        return -1;
+    double unit = 1;
+    const char *units = "KMGT";
+    const char *u = *end != '\0' ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u != NULL) {
+        for (const char *k = units; k <= u; k++)
+            unit *= 1024;
+        end++;
+        end += (*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b');
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    double bytes = n * unit;
+    return *end != '\0' || bytes > 9e18 ? -1 : (int64_t)bytes;
+}
+
+/* A growing argv of borrowed or owned strings. */
+typedef struct argv_list {
+    const char **item;
+    char **owned;            /* the strings to free */
+    size_t count, owned_count, cap;
+    int failed;
+} argv_list;
+
+static void push(argv_list *a, const char *s)
+{
+    if (a->failed)
+        return;
+    if (a->count == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 32;
+        const char **item = realloc(a->item, cap * sizeof *item);
+        char **owned = realloc(a->owned, cap * sizeof *owned);
+        if (item != NULL)
+            a->item = item;
+        if (owned != NULL)
+            a->owned = owned;
+        if (item == NULL || owned == NULL) {
+            a->failed = 1;
+            return;
+        }
+        a->cap = cap;
+    }
+    a->item[a->count++] = s;
+}
+
+/* Push a new string (freed with the list). */
+static void push_owned(argv_list *a, char *s)
+{
+    if (s == NULL)
+        a->failed = 1;
+    push(a, s);
+    if (!a->failed)
+        a->owned[a->owned_count++] = s;
+    else
+        free(s);
+}
+
+static void argv_free(argv_list *a)
+{
+    for (size_t i = 0; i < a->owned_count; i++)
+        free(a->owned[i]);
+    free(a->owned);
+    free(a->item);
+}
+
+/* The find test of one rg-style glob: -name for a name pattern, -path
+ * "*" "/PATTERN" for one with a '/'. */
+static void push_glob_test(argv_list *a, const char *glob)
+{
+    if (strchr(glob, '/') == NULL) {
+        push(a, "-name");
+        push(a, glob);
+        return;
+    }
+    while (*glob == '/')
+        glob++;
+    size_t n = strlen(glob) + 3;
+    char *p = prov_malloc(n);
+    if (p != NULL)
+        snprintf(p, n, "*/%s", glob);
+    push(a, "-path");
+    push_owned(a, p);
+}
+
+/* "( T1 -o T2 ... )" of the globs of `array` (JSON strings) and `extra`
+ * (NULL-terminated, may be NULL); nothing when both are empty. */
+static void push_any(argv_list *a, json_object *array, const char *const *extra)
+{
+    size_t n = array != NULL ? json_object_array_length(array) : 0, e = 0;
+    while (extra != NULL && extra[e] != NULL)
+        e++;
+    if (n + e == 0)
+        return;
+    push(a, "(");
+    for (size_t i = 0; i < n + e; i++) {
+        if (i > 0)
+            push(a, "-o");
+        push_glob_test(a, i < n ? json_object_get_string(json_object_array_get_idx(array, i))
+                                : extra[i - n]);
+    }
+    push(a, ")");
+}
+
+/* What a grep walk searches and how. */
+typedef struct grep_plan {
+    const char *path;
+    const char *pattern;
+    int fixed, ignore_case, recursive, skip_hidden;
+    int64_t before, after;
+    int64_t max_size;            /* -1: any size */
+    json_object *include, *exclude;
+    const char *const *type_globs;
+} grep_plan;
+
+/* The find command of `plan` in `a`. */
+static void find_command(argv_list *a, const grep_plan *plan)
+{
+    push(a, "find");
+    push(a, "-H");
+    push(a, plan->path);
+    if (!plan->recursive) {
+        push(a, "-maxdepth");
+        push(a, "1");
+    }
+    if (plan->skip_hidden) {
+        /* Hidden names below the start path, never the start itself. */
+        const char *const hidden[] = {"(", "-name", ".*", "!", "-samefile", plan->path, ")",
+                                      "-prune", "-o", NULL};
+        for (size_t i = 0; hidden[i] != NULL; i++)
+            push(a, hidden[i]);
+    }
+    if (plan->exclude != NULL && json_object_array_length(plan->exclude) > 0) {
+        push_any(a, plan->exclude, NULL);
+        push(a, "-prune");
+        push(a, "-o");
+    }
+    push(a, "-type");
+    push(a, "f");
+    if (plan->max_size >= 0) {
+        char *size = prov_malloc(32);
+        if (size != NULL)
+            snprintf(size, 32, "-%lldc", (long long)plan->max_size + 1);
+        push(a, "-size");
+        push_owned(a, size);
+    }
+    push_any(a, plan->include, NULL);
+    push_any(a, NULL, plan->type_globs);
+    push(a, "-print0");
+}
+
+/* grep's options for `plan` (no request text), in `out`. */
+static void grep_options(const grep_plan *plan, char *out, size_t size)
+{
+    snprintf(out, size, "-nHZsI --no-group-separator %s%s -A %lld -B %lld",
+             plan->fixed ? "-F" : "-P", plan->ignore_case ? " -i" : "",
+             (long long)plan->after, (long long)plan->before);
+}
+
+/* Run the walk of `plan`: its result, or 0 after answering. */
+static int run_grep(const aio_call *call, const grep_plan *plan, const char *operation,
+                    sbx_exec_result **out, prov_reply *reply)
+{
+    argv_list a = {0};
+    find_command(&a, plan);
+    char options[160];
+    grep_options(plan, options, sizeof options);
+    const sbx_env_var env[] = {{"GREP_OPTIONS_", options},
+                               {"GREP_PATTERN_", plan->pattern},
+                               {"LC_ALL", "C.UTF-8"}};
+    const aio_walk walk = {grep_script, a.item, a.count, env, 3};
+    int ran = 0;
+    if (a.failed)
+        prov_reply_out_of_memory(reply);
+    else if (aio_search_path_ok(call, operation, plan->path, reply))
+        ran = aio_search_run(call, &walk, operation, plan->path, out, reply);
+    argv_free(&a);
+    if (ran && (*out)->exit_code == PATTERN_REFUSED) {
+        char message[400];
+        size_t n = (*out)->stderr_length;
+        while (n > 0 && (*out)->stderr_data[n - 1] == '\n')
+            n--;
+        snprintf(message, sizeof message, "the sandbox's grep refused pattern %.60s%s: %.*s",
+                 plan->pattern, strlen(plan->pattern) > 60 ? "..." : "",
+                 (int)(n > 300 ? 300 : n), (*out)->stderr_data);
+        aio_answer_file_problem(reply, operation, plan->path, "invalid_argument", message);
+        sbx_backend_free_exec_result(call->backend, *out);
+        *out = NULL;
+        ran = 0;
+    }
+    return ran;
+}
+
+/* One line grep printed: FILE\0NUMBER(':' a match | '-' context)TEXT\n. */
+typedef struct grep_line {
+    const char *file;
+    size_t file_len;
+    long long number;
+    int is_match;
+    const char *text;
+    size_t text_len;
+} grep_line;
+
+/* The next line of grep's output from *at; 0 at the end (or a cut line). */
+static int next_line(const sbx_exec_result *r, size_t *at, grep_line *line)
+{
+    const char *data = r->stdout_data;
+    size_t len = r->stdout_length, start = *at;
+    line->file = aio_search_next(data, len, at, '\0', &line->file_len);
+    if (line->file == NULL)
+        return 0;
+    char *end = NULL;
+    line->number = strtoll(data + *at, &end, 10);
+    if (end == NULL || end >= data + len || (*end != ':' && *end != '-')) {
+        *at = start;
+        return 0;
+    }
+    line->is_match = *end == ':';
+    *at = (size_t)(end + 1 - data);
+    line->text = aio_search_next(data, len, at, '\n', &line->text_len);
+    if (line->text == NULL)
+        *at = start;
+    return line->text != NULL;
+}
+
+/* Text as a JSON string (bytes not UTF-8 repaired); NULL when memory ran
+ * out. */
+static json_object *text_value(const char *bytes, size_t len)
+{
+    if (common_utf8_is_valid(bytes, len))
+        return json_object_new_string_len(bytes, (int)len);
+    size_t text_len = 0, chars = 0;
+    char *text = common_utf8_repair(bytes, len, &text_len, &chars);
+    json_object *value = text != NULL ? json_object_new_string_len(text, (int)text_len) : NULL;
+    free(text);
+    return value;
+}
+
+/* The files the batches said they searched ("#COUNT" lines on stderr). */
+static long long files_searched(const sbx_exec_result *r)
+{
+    long long total = 0;
+    size_t at = 0, len = 0;
+    for (const char *l; (l = aio_search_next(r->stderr_data, r->stderr_length, &at, '\n',
+                                              &len)) != NULL;) {
+        if (len > 1 && l[0] == '#')
+            total += strtoll(l + 1, NULL, 10);
+    }
+    return total;
+}
+
+/* What building a FileGrepResult keeps between lines. */
+typedef struct grep_build {
+    json_object *matches;
+    json_object *last_after;     /* the context_after of the last match kept */
+    grep_line last;              /* that match */
+    json_object *before;         /* context lines since (same file, in a row) */
+    long long before_last;       /* the number of the last of them */
+    const char *before_file;
+    size_t before_file_len;
+    long long seen, files_matched;
+    int truncated;
+} grep_build;
+
+static int same_file(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    return a != NULL && b != NULL && a_len == b_len && memcmp(a, b, a_len) == 0;
+}
+
+/* Keep context line `l` for the match before it and the one after. */
+static int add_context(grep_build *b, const grep_line *l, const grep_plan *plan)
+{
+    if (b->last_after != NULL && same_file(l->file, l->file_len, b->last.file,
+                                           b->last.file_len) &&
+        l->number <= b->last.number + plan->after &&
+        !prov_json_append(b->last_after, text_value(l->text, l->text_len)))
+        return 0;
+    if (!same_file(l->file, l->file_len, b->before_file, b->before_file_len) ||
+        l->number != b->before_last + 1) {
+        json_object_put(b->before);
+        b->before = json_object_new_array();
+        b->before_file = l->file;
+        b->before_file_len = l->file_len;
+    }
+    b->before_last = l->number;
+    if (b->before != NULL && (int64_t)json_object_array_length(b->before) >= plan->before &&
+        json_object_array_length(b->before) > 0)
+        json_object_array_del_idx(b->before, 0, 1);
+    return plan->before == 0 ||
+           (b->before != NULL && prov_json_append(b->before, text_value(l->text, l->text_len)));
+}
+
+/* The GrepMatch of `l`; NULL when memory ran out. */
+static json_object *match_value(grep_build *b, const grep_line *l, const grep_plan *plan)
+{
+    json_object *m = json_object_new_object();
+    int built = m != NULL &&
+                prov_json_add(m, "file", text_value(l->file, l->file_len)) &&
+                prov_json_add(m, "line_number", json_object_new_int64(l->number)) &&
+                prov_json_add(m, "line_content", text_value(l->text, l->text_len));
+    int before_here = b->before != NULL && l->number == b->before_last + 1 &&
+                      same_file(l->file, l->file_len, b->before_file, b->before_file_len);
+    if (built && plan->before > 0)
+        built = prov_json_add(m, "context_before",
+                              before_here ? json_object_get(b->before)
+                                          : json_object_new_array());
+    else if (built)
+        built = json_object_object_add(m, "context_before", NULL) == 0;
+    b->last_after = NULL;
+    if (built && plan->after > 0) {
+        json_object *after = json_object_new_array();
+        built = prov_json_add(m, "context_after", after);
+        b->last_after = built ? after : NULL;
+    } else if (built) {
+        built = json_object_object_add(m, "context_after", NULL) == 0;
+    }
+    /* A match ends the run of context lines before the next one. */
+    json_object_put(b->before);
+    b->before = NULL;
+    b->before_file = NULL;
+    return prov_json_built(m, built);
+}
+
+/* Read grep's output into `b`: the matches from offset on, at most
+ * max_results; 0 when memory ran out. */
+static int read_matches(grep_build *b, const sbx_exec_result *r, const grep_plan *plan,
+                        int64_t offset, int64_t max_results)
+{
+    size_t at = 0, kept = 0;
+    grep_line l, previous_match = {0};
+    while (next_line(r, &at, &l)) {
+        if (!l.is_match) {
+            if (!add_context(b, &l, plan))
+                return 0;
+            continue;
+        }
+        if (!same_file(l.file, l.file_len, previous_match.file, previous_match.file_len))
+            b->files_matched++;
+        previous_match = l;
+        if (b->seen++ < offset)
+            continue;
+        if ((int64_t)kept == max_results) {
+            b->truncated = 1;
+            b->seen--;
+            break;
+        }
+        if (!prov_json_append(b->matches, match_value(b, &l, plan)))
+            return 0;
+        b->last = l;
+        kept++;
+    }
+    /* The cap cut the walk: more may have followed. */
+    b->truncated |= r->stdout_length >= AIO_SEARCH_MAX_OUTPUT;
+    return 1;
+}
+
+/* The FileGrepResult of a walk; NULL when memory ran out. */
+static json_object *grep_result(const grep_plan *plan, const sbx_exec_result *r,
+                                int64_t offset, int64_t max_results)
+{
+    grep_build b = {.matches = json_object_new_array()};
+    json_object *data = json_object_new_object();
+    int built = data != NULL && prov_json_add(data, "matches", b.matches) &&
+                read_matches(&b, r, plan, offset, max_results) &&
+                prov_json_add_string(data, "path", plan->path) &&
+                prov_json_add_string(data, "pattern", plan->pattern) &&
+                prov_json_add(data, "match_count", json_object_new_int64(b.seen)) &&
+                prov_json_add(data, "files_searched", json_object_new_int64(files_searched(r))) &&
+                prov_json_add(data, "files_matched", json_object_new_int64(b.files_matched)) &&
+                prov_json_add(data, "truncated", json_object_new_boolean(b.truncated));
+    if (data == NULL)
+        json_object_put(b.matches);
+    json_object_put(b.before);
+    return prov_json_built(data, built);
+}
+
+/* The plan of a grep request; 0 after answering a bad field (422). */
+static int grep_plan_of(json_object *body, grep_plan *plan, int64_t *offset,
+                        int64_t *max_results, prov_reply *reply)
+{
+    aio_problems problems = {NULL, 0};
+    *plan = (grep_plan){
+        .path = aio_string(body, "path", ""),
+        .pattern = aio_string(body, "pattern", ""),
+        .fixed = aio_boolean(body, "fixed_strings", 0),
+        .ignore_case = aio_boolean(body, "case_insensitive", 0),
+        .recursive = aio_boolean(body, "recursive", 1),
+        .skip_hidden = 1,
+        .before = aio_search_int(body, "context_before", 0, 0, 20, &problems),
+        .after = aio_search_int(body, "context_after", 0, 0, 20, &problems),
+        .include = aio_member(body, "include"),
+        .exclude = aio_member(body, "exclude"),
+    };
+    *max_results = aio_search_int(body, "max_results", 500, 1, 10000, &problems);
+    *offset = aio_search_int(body, "offset", 0, 0, INT64_MAX, &problems);
+    const char *size = aio_string(body, "max_file_size", "1M");
+    plan->max_size = parse_size(size);
+    if (plan->max_size < 0)
+        aio_problem(&problems, "value_error", (aio_loc){"body", "max_file_size", NULL},
+                    "Value error, a size such as 1M, 500K or 100 (bytes) is expected",
+                    aio_member(body, "max_file_size"));
+    const char *type = aio_string(body, "type", NULL);
+    if (type != NULL && (plan->type_globs = type_globs(type)) == NULL)
+        aio_problem(&problems, "value_error", (aio_loc){"body", "type", NULL},
+                    "Value error, unknown file type: known are py, js, ts, rust, go, c, cpp, "
+                    "java, md, markdown, json, yaml, toml, sh, html, css, txt, ruby, php, sql",
+                    aio_member(body, "type"));
+    if (aio_boolean(body, "multiline", 0))
+        aio_problem(&problems, "value_error", (aio_loc){"body", "multiline", NULL},
+                    "Value error, multiline matching is not supported by this server",
+                    aio_member(body, "multiline"));
+    if (!aio_problems_found(&problems))
+        return 1;
+    aio_problems_answer(&problems, reply);
+    return 0;
+}
+
+void aio_route_grep(const aio_call *call, prov_reply *reply)
+{
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, grep_fields,
+                                      sizeof grep_fields / sizeof grep_fields[0], reply);
+    if (body == NULL)
+        return;
+    grep_plan plan;
+    int64_t offset = 0, max_results = 0;
+    sbx_exec_result *result = NULL;
+    if (grep_plan_of(body, &plan, &offset, &max_results, reply) &&
+        run_grep(call, &plan, "grep", &result, reply))
+        aio_answer_data(reply, grep_result(&plan, result, offset, max_results));
+    sbx_backend_free_exec_result(call->backend, result);
+    json_object_put(body);
+}
+
+/* The FileSearchResult of a walk over one file; NULL when memory ran out. */
+static json_object *search_result(const char *file, const sbx_exec_result *r)
+{
+    json_object *matches = json_object_new_array();
+    json_object *numbers = json_object_new_array();
+    json_object *data = json_object_new_object();
+    int built = data != NULL && prov_json_add(data, "matches", matches) &&
+                prov_json_add(data, "line_numbers", numbers) &&
+                prov_json_add_string(data, "file", file);
+    if (data == NULL) {
+        json_object_put(matches);
+        json_object_put(numbers);
+    }
+    size_t at = 0;
+    grep_line l;
+    while (built && next_line(r, &at, &l))
+        built = prov_json_append(matches, text_value(l.text, l.text_len)) &&
+                prov_json_append(numbers, json_object_new_int64(l.number));
+    return prov_json_built(data, built);
+}
+
+void aio_route_search(const aio_call *call, prov_reply *reply)
+{
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, search_fields,
+                                      sizeof search_fields / sizeof search_fields[0], reply);
+    if (body == NULL)
+        return;
+    const grep_plan plan = {.path = aio_string(body, "file", ""),
+                            .pattern = aio_string(body, "regex", ""),
+                            .max_size = -1};
+    sbx_exec_result *result = NULL;
+    if (run_grep(call, &plan, "search", &result, reply))
+        aio_answer_data(reply, search_result(plan.path, result));
+    sbx_backend_free_exec_result(call->backend, result);
+    json_object_put(body);
+}
