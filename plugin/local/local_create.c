@@ -5,7 +5,6 @@
 
 #include "common/create_request.h"
 #include "common/dynbuf.h"
-#include "common/shell_quote.h"
 #include "common/mount_contract.h"
 #include "common/iso_time.h"
 #include "common/tcp_ready.h"
@@ -97,7 +96,8 @@ typedef struct new_sandbox {
 /* Start the command's process, in the namespaces of the sandbox's holder
  * when it is isolated (local_server.h); *port_fd (the kept socket of a
  * forwarded port, or -1) is taken over. */
-static sbx_status launch_command(const new_sandbox *s, const char *command, int log_fd,
+static sbx_status launch_command(const new_sandbox *s, const local_shell_command *command,
+                                 int log_fd,
                                  int *port_fd, sbx_error *err)
 {
     const local_paths *paths = s->paths;
@@ -124,32 +124,66 @@ static sbx_status launch_command(const new_sandbox *s, const char *command, int 
     return st;
 }
 
-/* Start the command of a new sandbox (whose record says "creating"): its
- * log, its process; the record names the process before the process may
- * run, so that whatever cuts the create short, destroy finds it. */
-/* The command text *command preceded by an export of each of the
- * sandbox's env variables (quoted: a value is never read as shell words),
- * so that the command sees them as every exec does. */
-static sbx_status with_sandbox_env(const local_metadata *meta, char **command, sbx_error *err)
+/* The environment of a new sandbox's command in *envp (NULL when the
+ * sandbox has no env of its own: the host's is inherited): the host's
+ * variables but those the sandbox sets, then the sandbox's, as every exec
+ * sees them.  The array and its strings are one allocation chain the
+ * caller frees with free_envp. */
+static sbx_status sandbox_envp(const local_metadata *meta, char ***envp, sbx_error *err)
 {
+    *envp = NULL;
     if (meta->env_count == 0)
         return SBX_OK;
-    common_dynbuf b;
-    common_dynbuf_init(&b, 0);
-    for (size_t i = 0; i < meta->env_count; i++) {
-        common_dynbuf_addf(&b, "export %s=", meta->env[i].key);
-        common_shell_quote(&b, meta->env[i].value);
-        common_dynbuf_add(&b, "; ", 2);
-    }
-    if (common_dynbuf_addf(&b, "%s", *command) != COMMON_DYNBUF_OK) {
-        common_dynbuf_free(&b);
+    size_t host = 0;
+    while (environ[host] != NULL)
+        host++;
+    char **out = calloc(host + meta->env_count + 1, sizeof *out);
+    if (out == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < host; i++) {
+        int overridden = 0;
+        for (size_t j = 0; j < meta->env_count && !overridden; j++) {
+            size_t kl = strlen(meta->env[j].key);
+            overridden = strncmp(environ[i], meta->env[j].key, kl) == 0 && environ[i][kl] == '=';
+        }
+        if (!overridden)
+            out[n++] = environ[i];
     }
-    free(*command);
-    *command = common_dynbuf_take(&b, NULL);
+    size_t first_own = n;
+    for (size_t j = 0; j < meta->env_count; j++) {
+        common_dynbuf b;
+        common_dynbuf_init(&b, 0);
+        if (common_dynbuf_addf(&b, "%s=%s", meta->env[j].key, meta->env[j].value) !=
+            COMMON_DYNBUF_OK) {
+            common_dynbuf_free(&b);
+            for (size_t k = first_own; k < n; k++)
+                free(out[k]);
+            free(out);
+            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+        }
+        out[n++] = common_dynbuf_take(&b, NULL);
+    }
+    *envp = out;
     return SBX_OK;
 }
 
+/* Free what sandbox_envp made (the host's strings are borrowed). */
+static void free_envp(const local_metadata *meta, char **envp)
+{
+    if (envp == NULL)
+        return;
+    size_t n = 0;
+    while (envp[n] != NULL)
+        n++;
+    for (size_t k = n - meta->env_count; k < n; k++)
+        free(envp[k]);
+    free(envp);
+}
+
+/* Start the command of a new sandbox (whose record says "creating"): its
+ * log, its process; the record names the process before the process may
+ * run, so that whatever cuts the create short, destroy finds it. */
 static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_log,
                                 sbx_error *err)
 {
@@ -161,10 +195,14 @@ static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_lo
     if (st == SBX_OK)
         st = local_command_expand(s->inst->options.command, s->meta->port, paths->dir,
                                   &command, err);
+    char **envp = NULL;
     if (st == SBX_OK)
-        st = with_sandbox_env(s->meta, &command, err);
-    if (st == SBX_OK)
-        st = launch_command(s, command, log_fd, port_fd, err);
+        st = sandbox_envp(s->meta, &envp, err);
+    if (st == SBX_OK) {
+        local_shell_command shell = { command, envp };
+        st = launch_command(s, &shell, log_fd, port_fd, err);
+    }
+    free_envp(s->meta, envp);
     free(command);
     if (log_fd >= 0)
         close(log_fd);

@@ -87,6 +87,7 @@ typedef struct launch_fds {
     int host_ends[3];   /* the host's ends, closed in the children at once */
     long fd_limit;      /* where closing stops when close_range is missing */
     const local_server *server;  /* isolation=namespaces; NULL: none */
+    char *const *envp;           /* the shell's environment */
 } launch_fds;
 
 /* Close every descriptor of the shell's process but `go_fd` and those of
@@ -134,7 +135,7 @@ static void become_shell(const launch_fds *fds, char *const argv[])
     local_child_reset_signals();
     if (fds->server != NULL)
         local_server_enter(fds->server);
-    execve("/bin/sh", argv, environ);
+    execve("/bin/sh", argv, fds->envp);
     _exit(127);
 }
 
@@ -204,11 +205,11 @@ static void close_if_open(int *fd)
     *fd = -1;
 }
 
-sbx_status local_process_start(const char *shell_command, int log_fd,
+sbx_status local_process_start(const local_shell_command *command, int log_fd,
                                const local_server *server, local_process *out,
                                local_launch *launch, sbx_error *err)
 {
-    char *const argv[] = { (char *)"sh", (char *)"-c", (char *)shell_command, NULL };
+    char *const argv[] = { (char *)"sh", (char *)"-c", (char *)command->text, NULL };
     int pid_pipe[2] = { -1, -1 }, status_pipe[2] = { -1, -1 }, go[2] = { -1, -1 };
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     *launch = (local_launch)LOCAL_LAUNCH_INIT;
@@ -223,7 +224,7 @@ sbx_status local_process_start(const char *shell_command, int log_fd,
     }
     launch_fds fds = { null_fd, log_fd, go[1], pid_pipe[1], status_pipe[1],
                        { go[0], pid_pipe[0], status_pipe[0] }, local_child_fd_limit(),
-                       server };
+                       server, command->envp != NULL ? command->envp : environ };
     pid_t host = getpid();
     pid_t child = fork();
     if (child < 0) {

@@ -31,7 +31,17 @@ typedef struct local_launch {
 
 #define LOCAL_LAUNCH_INIT { 0, -1, -1, -1 }
 
-/* Start `/bin/sh -c shell_command` detached, in its own session and
+/* What local_process_start runs: `/bin/sh -c text` with the environment
+ * `envp` (NULL-terminated "NAME=value" strings; NULL: the host's).  The
+ * sandbox's env travels in envp, never in the text: a command line is
+ * readable by every user of the machine (/proc/PID/cmdline), an
+ * environment only by the process's owner. */
+typedef struct local_shell_command {
+    const char *text;
+    char *const *envp;
+} local_shell_command;
+
+/* Start `/bin/sh -c command->text` detached, in its own session and
  * process group, stdin from /dev/null, stdout and stderr to `log_fd`, no
  * other inherited descriptor, signals reset; the host never has to reap
  * it.  The shell waits, holding nothing of the host's, until
@@ -42,7 +52,7 @@ typedef struct local_launch {
  * the shell's process and *launch must be released with local_launch_release.
  * SBX_ERR_INTERNAL when it cannot be started.  Thread-safe (only
  * async-signal-safe calls between fork and exec). */
-sbx_status local_process_start(const char *shell_command, int log_fd,
+sbx_status local_process_start(const local_shell_command *command, int log_fd,
                                const local_server *server, local_process *out,
                                local_launch *launch, sbx_error *err);
 

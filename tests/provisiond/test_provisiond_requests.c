@@ -393,7 +393,18 @@ static void test_routes_answer_as_the_protocol_says(void)
      * still refused */
     expect_answer(&d, "POST", "/api/sandboxes", "{\"sandbox_id\":\"a1\"}", 409,
                   "{\"detail\":\"Existing sandbox 'a1' belongs to another user\"}");
-    expect_answer(&d, "GET", "/api/sandboxes/a1", NULL, 200, created);
+    /* GET adds the incarnation the URL serves (docs/provisiond.md): one
+     * id, the same on every GET of this sandbox. */
+    json_object *got = NULL;
+    CU_ASSERT_EQUAL(call(&d, no_key, (provd_send){"GET", "/api/sandboxes/a1", NULL}, &got, NULL),
+                    200);
+    const char *incarnation = string_at(got, "incarnation_id");
+    CU_ASSERT(incarnation != NULL && incarnation[0] != '\0');
+    char fetched[900];
+    snprintf(fetched, sizeof fetched, "%.*s,\"incarnation_id\":\"%s\"}",
+             (int)strlen(created) - 1, created, incarnation != NULL ? incarnation : "");
+    json_object_put(got);
+    expect_answer(&d, "GET", "/api/sandboxes/a1", NULL, 200, fetched);
     char listed[800];
     snprintf(listed, sizeof listed,
              "{\"sandboxes\":[{\"sandbox_id\":\"a1\",\"sandbox_url\":\"%s\",\"status\":"
@@ -630,13 +641,14 @@ typedef struct held_engine {
 
 #define ENGINE_404 "{\"message\":\"No such container: sbx-h1\"}"
 
-static void engine_answer(int fd)
+/* Read one request's head from `fd` into `request` (`size` bytes). */
+static void engine_read(int fd, char *request, size_t size)
 {
-    char request[4096];
     size_t len = 0;
+    request[0] = '\0';
     long deadline = sbx_test_now_ms() + TIMEOUT_MS;
-    while (len + 1 < sizeof request && sbx_test_wait_readable(fd, deadline) == 1) {
-        ssize_t got = read(fd, request + len, sizeof request - 1 - len);
+    while (len + 1 < size && sbx_test_wait_readable(fd, deadline) == 1) {
+        ssize_t got = read(fd, request + len, size - 1 - len);
         if (got <= 0)
             break;
         len += (size_t)got;
@@ -644,15 +656,21 @@ static void engine_answer(int fd)
         if (strstr(request, "\r\n\r\n") != NULL)
             break;
     }
+}
+
+static void engine_answer(int fd, const char *status, const char *body)
+{
     char answer[256];
     int n = snprintf(answer, sizeof answer,
-                     "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
+                     "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                     strlen(ENGINE_404), ENGINE_404);
+                     status, strlen(body), body);
     if (write(fd, answer, (size_t)n) != n)
         fprintf(stderr, "engine: short write\n");
 }
 
+/* The engine: its version at once (a record names the engine), and the
+ * first request about a container held until the test releases it. */
 static void *engine_main(void *arg)
 {
     held_engine *e = arg;
@@ -660,6 +678,13 @@ static void *engine_main(void *arg)
         int fd = accept(e->listener, NULL, NULL);
         if (fd < 0)
             return NULL;     /* the test shut the listener */
+        char request[4096];
+        engine_read(fd, request, sizeof request);
+        if (strncmp(request, "GET /version", 12) == 0 || strstr(request, "/version ") != NULL) {
+            engine_answer(fd, "200 OK", "{\"Version\":\"99.0\"}");
+            close(fd);
+            continue;
+        }
         pthread_mutex_lock(&e->lock);
         int first = !e->first_arrived;
         e->first_arrived = 1;
@@ -669,7 +694,7 @@ static void *engine_main(void *arg)
                pthread_cond_timedwait(&e->changed, &e->lock, &until) == 0) {
         }
         pthread_mutex_unlock(&e->lock);
-        engine_answer(fd);
+        engine_answer(fd, "404 Not Found", ENGINE_404);
         close(fd);
     }
 }
