@@ -250,6 +250,65 @@ static void test_command_lifecycle(void)
     fixture_teardown(&f);
 }
 
+/* Read at most size - 1 bytes of `path` into `buf`, NUL-terminated, each
+ * NUL byte read (a cmdline's separators) as a space: the count, -1 when
+ * it cannot be opened. */
+static long read_small(const char *path, char *buf, size_t size)
+{
+    FILE *in = fopen(path, "r");
+    if (in == NULL)
+        return -1;
+    size_t n = fread(buf, 1, size - 1, in);
+    fclose(in);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    return (long)n;
+}
+
+/* The sandbox's env (ABI 1.5) reaches its command in the command's
+ * environment: never in its command line, which every user of the machine
+ * reads in /proc/PID/cmdline. */
+static void test_command_gets_the_env_outside_its_command_line(void)
+{
+    const char *server = sbx_local_test_server_command();
+    if (server == NULL) {
+        fprintf(stderr, "SKIP command env: neither python3 nor busybox on PATH\n");
+        return;
+    }
+    char command[1024];
+    snprintf(command, sizeof command, "printf '%%s' \"$SBX_TEST_SECRET\" > {dir}/seen; %s",
+             server);
+    fixture f;
+    fixture_setup(&f, "cmd-env", command);
+    const sbx_env_var env[] = { { "SBX_TEST_SECRET", "s3cr3t-value 'quoted'" } };
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "env-box";
+    req.thread_id = "t1";
+    req.env = env;
+    req.env_count = 1;
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_create(f.backend, &req, &sb, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "create: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    /* create waited for the server, which the shell starts after the printf */
+    char seen[PATH_MAX + 64];
+    snprintf(seen, sizeof seen, "%s/env-box/seen", f.state_dir);
+    char text[256];
+    CU_ASSERT(read_small(seen, text, sizeof text) > 0 &&
+              strcmp(text, "s3cr3t-value 'quoted'") == 0);
+    long pid = sbx_local_test_metadata_pid(f.state_dir, "env-box");
+    char cmdline_path[64], line[4096];
+    snprintf(cmdline_path, sizeof cmdline_path, "/proc/%ld/cmdline", pid);
+    CU_ASSERT(read_small(cmdline_path, line, sizeof line) > 0 && strstr(line, "s3cr3t") == NULL);
+    CU_ASSERT(sbx_backend_destroy(f.backend, "env-box", &err) == SBX_OK);
+    sbx_backend_free_sandboxes(f.backend, sb, 1);
+    fixture_teardown(&f);
+}
+
 /* A command that never listens: create fails with a transport error naming
  * the sandbox, its port and the timeout, within the deadline, and leaves
  * the sandbox for destroy.  ready_timeout_ms=0 does not wait. */
@@ -894,6 +953,8 @@ void sbx_test_register(void)
         { "anonymous sandbox keeps a null thread id", test_anonymous_sandbox_has_null_thread },
         { "create of another owner's id is refused", test_create_existing_of_another_owner_is_refused },
         { "command sandbox serves HTTP and is stopped by destroy", test_command_lifecycle },
+        { "a sandbox's env reaches its command, not its command line",
+          test_command_gets_the_env_outside_its_command_line },
         { "a server that never listens: create times out", test_server_that_never_listens_times_out },
         { "sandboxes are shared across processes and hosts", test_cross_process_discover_and_list },
         { "metadata is one complete JSON record", test_metadata_is_complete_json },
