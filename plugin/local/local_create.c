@@ -124,61 +124,38 @@ static sbx_status launch_command(const new_sandbox *s, const local_shell_command
     return st;
 }
 
-/* The environment of a new sandbox's command in *envp (NULL when the
- * sandbox has no env of its own: the host's is inherited): the host's
- * variables but those the sandbox sets, then the sandbox's, as every exec
- * sees them.  The array and its strings are one allocation chain the
- * caller frees with free_envp. */
-static sbx_status sandbox_envp(const local_metadata *meta, char ***envp, sbx_error *err)
+/* Free what sandbox_env_strings made (NULL: nothing). */
+static void free_env(const local_metadata *meta, char **env)
 {
-    *envp = NULL;
-    if (meta->env_count == 0)
-        return SBX_OK;
-    size_t host = 0;
-    while (environ[host] != NULL)
-        host++;
-    char **out = calloc(host + meta->env_count + 1, sizeof *out);
-    if (out == NULL)
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < host; i++) {
-        int overridden = 0;
-        for (size_t j = 0; j < meta->env_count && !overridden; j++) {
-            size_t kl = strlen(meta->env[j].key);
-            overridden = strncmp(environ[i], meta->env[j].key, kl) == 0 && environ[i][kl] == '=';
-        }
-        if (!overridden)
-            out[n++] = environ[i];
-    }
-    size_t first_own = n;
-    for (size_t j = 0; j < meta->env_count; j++) {
-        common_dynbuf b;
-        common_dynbuf_init(&b, 0);
-        if (common_dynbuf_addf(&b, "%s=%s", meta->env[j].key, meta->env[j].value) !=
-            COMMON_DYNBUF_OK) {
-            common_dynbuf_free(&b);
-            for (size_t k = first_own; k < n; k++)
-                free(out[k]);
-            free(out);
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-        }
-        out[n++] = common_dynbuf_take(&b, NULL);
-    }
-    *envp = out;
-    return SBX_OK;
+    for (size_t i = 0; env != NULL && i < meta->env_count; i++)
+        free(env[i]);
+    free(env);
 }
 
-/* Free what sandbox_envp made (the host's strings are borrowed). */
-static void free_envp(const local_metadata *meta, char **envp)
+/* The sandbox's env as "NAME=value" strings in *env (NULL when it has
+ * none), one per variable of its record, freed with free_env. */
+static sbx_status sandbox_env_strings(const local_metadata *meta, char ***env, sbx_error *err)
 {
-    if (envp == NULL)
-        return;
-    size_t n = 0;
-    while (envp[n] != NULL)
-        n++;
-    for (size_t k = n - meta->env_count; k < n; k++)
-        free(envp[k]);
-    free(envp);
+    *env = NULL;
+    if (meta->env_count == 0)
+        return SBX_OK;
+    char **out = calloc(meta->env_count, sizeof *out);
+    for (size_t i = 0; out != NULL && i < meta->env_count; i++) {
+        common_dynbuf b;
+        common_dynbuf_init(&b, 0);
+        if (common_dynbuf_addf(&b, "%s=%s", meta->env[i].key, meta->env[i].value) !=
+            COMMON_DYNBUF_OK) {
+            common_dynbuf_free(&b);
+            free_env(meta, out);
+            out = NULL;
+            break;
+        }
+        out[i] = common_dynbuf_take(&b, NULL);
+    }
+    if (out == NULL)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    *env = out;
+    return SBX_OK;
 }
 
 /* Start the command of a new sandbox (whose record says "creating"): its
@@ -195,14 +172,14 @@ static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_lo
     if (st == SBX_OK)
         st = local_command_expand(s->inst->options.command, s->meta->port, paths->dir,
                                   &command, err);
-    char **envp = NULL;
+    char **env = NULL;
     if (st == SBX_OK)
-        st = sandbox_envp(s->meta, &envp, err);
+        st = sandbox_env_strings(s->meta, &env, err);
     if (st == SBX_OK) {
-        local_shell_command shell = { command, envp };
+        local_shell_command shell = { command, env, s->meta->env_count };
         st = launch_command(s, &shell, log_fd, port_fd, err);
     }
-    free_envp(s->meta, envp);
+    free_env(s->meta, env);
     free(command);
     if (log_fd >= 0)
         close(log_fd);

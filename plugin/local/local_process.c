@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -87,7 +88,10 @@ typedef struct launch_fds {
     int host_ends[3];   /* the host's ends, closed in the children at once */
     long fd_limit;      /* where closing stops when close_range is missing */
     const local_server *server;  /* isolation=namespaces; NULL: none */
-    char *const *envp;           /* the shell's environment */
+    const local_shell_command *command;
+    char **env_slots;            /* room for the shell's environment when the
+                                  * command sets some; NULL: none */
+    size_t env_slot_count;
 } launch_fds;
 
 /* Close every descriptor of the shell's process but `go_fd` and those of
@@ -107,6 +111,39 @@ static void keep_only(const launch_fds *fds, int go_fd)
             keep[j - 1] = t;
         }
     local_child_close_all_but(keep, count, fds->fd_limit);
+}
+
+/* 1 when the "NAME=value" strings a and b set the same NAME. */
+static int same_name(const char *a, const char *b)
+{
+    while (*a != '\0' && *a != '=' && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == '=' && *b == '=';
+}
+
+/* The environment the shell execs with: environ as it is now (the
+ * host's, or the isolated command's once local_server_enter has set it)
+ * with the command's variables set over it, laid out in the slots the
+ * parent allocated (no allocation after fork). */
+static char *const *shell_environment(const launch_fds *fds)
+{
+    const local_shell_command *command = fds->command;
+    if (command->env_count == 0 || fds->env_slots == NULL)
+        return environ;
+    size_t n = 0, room = fds->env_slot_count - command->env_count - 1;
+    for (char **e = environ; *e != NULL && n < room; e++) {
+        int overridden = 0;
+        for (size_t i = 0; i < command->env_count && !overridden; i++)
+            overridden = same_name(*e, command->env[i]);
+        if (!overridden)
+            fds->env_slots[n++] = *e;
+    }
+    for (size_t i = 0; i < command->env_count; i++)
+        fds->env_slots[n++] = command->env[i];
+    fds->env_slots[n] = NULL;
+    return fds->env_slots;
 }
 
 /* The shell's process: its own session, stdin from /dev/null, stdout and
@@ -135,7 +172,7 @@ static void become_shell(const launch_fds *fds, char *const argv[])
     local_child_reset_signals();
     if (fds->server != NULL)
         local_server_enter(fds->server);
-    execve("/bin/sh", argv, fds->envp);
+    execve("/bin/sh", argv, shell_environment(fds));
     _exit(127);
 }
 
@@ -210,13 +247,21 @@ sbx_status local_process_start(const local_shell_command *command, int log_fd,
                                local_launch *launch, sbx_error *err)
 {
     char *const argv[] = { (char *)"sh", (char *)"-c", (char *)command->text, NULL };
+    /* environ at exec is the host's or the isolated command's (PATH, HOME,
+     * LANG): room for the larger with the command's own. */
+    size_t host_vars = 0;
+    while (environ[host_vars] != NULL)
+        host_vars++;
+    size_t slot_count = (host_vars > 3 ? host_vars : 3) + command->env_count + 1;
+    char **env_slots = command->env_count > 0 ? calloc(slot_count, sizeof *env_slots) : NULL;
     int pid_pipe[2] = { -1, -1 }, status_pipe[2] = { -1, -1 }, go[2] = { -1, -1 };
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     *launch = (local_launch)LOCAL_LAUNCH_INIT;
     sbx_status st = SBX_OK;
     /* The go channel is a socket so that the host's send cannot raise
      * SIGPIPE when the shell is gone. */
-    if (null_fd < 0 || pipe2(pid_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 ||
+    if (null_fd < 0 || (command->env_count > 0 && env_slots == NULL) ||
+        pipe2(pid_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0 ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0) {
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "cannot prepare the sandbox process: %s",
                                    strerror(errno));
@@ -224,7 +269,7 @@ sbx_status local_process_start(const local_shell_command *command, int log_fd,
     }
     launch_fds fds = { null_fd, log_fd, go[1], pid_pipe[1], status_pipe[1],
                        { go[0], pid_pipe[0], status_pipe[0] }, local_child_fd_limit(),
-                       server, command->envp != NULL ? command->envp : environ };
+                       server, command, env_slots, slot_count };
     pid_t host = getpid();
     pid_t child = fork();
     if (child < 0) {
@@ -267,6 +312,7 @@ done:
     close_if_open(&go[0]);
     close_if_open(&go[1]);
     close_if_open(&null_fd);
+    free(env_slots);
     return st;
 }
 

@@ -31,14 +31,16 @@ typedef struct local_launch {
 
 #define LOCAL_LAUNCH_INIT { 0, -1, -1, -1 }
 
-/* What local_process_start runs: `/bin/sh -c text` with the environment
- * `envp` (NULL-terminated "NAME=value" strings; NULL: the host's).  The
- * sandbox's env travels in envp, never in the text: a command line is
+/* What local_process_start runs: `/bin/sh -c text`, its environment the
+ * one it starts with (the host's, or the isolated command's) with `env`'s
+ * "NAME=value" strings (env_count of them, names distinct) set over it.
+ * The sandbox's env travels there, never in the text: a command line is
  * readable by every user of the machine (/proc/PID/cmdline), an
  * environment only by the process's owner. */
 typedef struct local_shell_command {
     const char *text;
-    char *const *envp;
+    char *const *env;
+    size_t env_count;
 } local_shell_command;
 
 /* Start `/bin/sh -c command->text` detached, in its own session and

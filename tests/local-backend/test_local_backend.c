@@ -278,8 +278,8 @@ static void test_command_gets_the_env_outside_its_command_line(void)
         return;
     }
     char command[1024];
-    snprintf(command, sizeof command, "printf '%%s' \"$SBX_TEST_SECRET\" > {dir}/seen; %s",
-             server);
+    snprintf(command, sizeof command,
+             "printf '%%s' \"$SBX_TEST_SECRET\" > {dir}/seen; env > {dir}/env.txt; %s", server);
     fixture f;
     fixture_setup(&f, "cmd-env", command);
     const sbx_env_var env[] = { { "SBX_TEST_SECRET", "s3cr3t-value 'quoted'" } };
@@ -300,6 +300,14 @@ static void test_command_gets_the_env_outside_its_command_line(void)
     char text[256];
     CU_ASSERT(read_small(seen, text, sizeof text) > 0 &&
               strcmp(text, "s3cr3t-value 'quoted'") == 0);
+    /* Set over the environment the command has anyway (isolated: its own,
+     * never the host's). */
+    char env_path[PATH_MAX + 64], env_text[16384], host_home[PATH_MAX + 16];
+    snprintf(env_path, sizeof env_path, "%s/env-box/env.txt", f.state_dir);
+    snprintf(host_home, sizeof host_home, "HOME=%s\n", getenv("HOME") ? getenv("HOME") : "/");
+    CU_ASSERT(read_small(env_path, env_text, sizeof env_text) > 0 &&
+              strstr(env_text, "SBX_TEST_SECRET=s3cr3t") != NULL &&
+              strstr(env_text, host_home) == NULL);
     long pid = sbx_local_test_metadata_pid(f.state_dir, "env-box");
     char cmdline_path[64], line[4096];
     snprintf(cmdline_path, sizeof cmdline_path, "/proc/%ld/cmdline", pid);
