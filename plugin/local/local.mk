@@ -64,6 +64,7 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_state_file.c \
 	plugin/local/local_state_file.h \
 	plugin/local/local_supervisor.c \
+	plugin/local/local_sigpipe.c plugin/local/local_sigpipe.h \
 	plugin/local/local_supervisor.h \
 	plugin/local/local_time.c \
 	plugin/local/local_time.h \

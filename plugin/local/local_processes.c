@@ -5,6 +5,7 @@
 
 #include "plugin/local/local_exec.h"
 #include "plugin/local/local_proc_table.h"
+#include "plugin/local/local_sigpipe.h"
 #include "plugin/local/local_supervisor.h"
 #include "plugin/local/local_time.h"
 
@@ -321,10 +322,8 @@ sbx_status local_live_read(sbx_backend_instance *inst, const char *sandbox_id,
 static sbx_status write_all(local_proc *p, int fd, const char *data, size_t length,
                             sbx_error *err)
 {
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    sigset_t saved;
+    local_sigpipe_hold(&saved);
     sbx_status st = SBX_OK;
     while (length > 0 && st == SBX_OK) {
         ssize_t n = write(fd, data, length);
@@ -344,10 +343,7 @@ static sbx_status write_all(local_proc *p, int fd, const char *data, size_t leng
                                        "process ended before it read its stdin", p->id);
         }
     }
-    const struct timespec zero = { 0, 0 };
-    while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
-        ;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    local_sigpipe_release(&saved);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include "plugin/local/local_child.h"
 #include "plugin/local/local_instance.h"
 #include "plugin/local/local_proc_table.h"
+#include "plugin/local/local_sigpipe.h"
 
 #include <sbx/backend_support.h>
 
@@ -311,8 +312,12 @@ int local_supervisor_ask(int table, const char *name, local_control_kind kind, i
         return 0;     /* ENXIO: nobody reads */
     struct stat sb;
     control_message m = { (int32_t)kind, a, b };
+    /* The supervisor may close its end between the open and the write. */
+    sigset_t saved;
+    local_sigpipe_hold(&saved);
     int ok = fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode) &&
              write(fd, &m, sizeof m) == (ssize_t)sizeof m;
+    local_sigpipe_release(&saved);
     close(fd);
     return ok;
 }
