@@ -500,6 +500,11 @@ typedef struct sbx_exec_result {
     char *stderr_data;           /* as stdout */
     size_t stderr_length;
     int stderr_truncated;
+    /* ---- ABI 1.5 (read only when SBX_EXEC_RESULT_HAS says so) ---- */
+    int oom_killed;              /* non-zero: the sandbox's memory limit was reached
+                                  * while the command ran and the kernel killed a
+                                  * process of the sandbox for it (the command, or
+                                  * another: term_signal says which) */
 } sbx_exec_result;
 
 /* Size a result must have to hold `member`, and whether `r` holds it. */

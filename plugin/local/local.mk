@@ -5,6 +5,10 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_backend.h \
 	plugin/local/local_cache.c \
 	plugin/local/local_cache.h \
+	plugin/local/local_cgroup.c \
+	plugin/local/local_cgroup.h \
+	plugin/local/local_cgroup_join.c \
+	plugin/local/local_cgroup_limits.c \
 	plugin/local/local_child.c \
 	plugin/local/local_child.h \
 	plugin/local/local_command.c \

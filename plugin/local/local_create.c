@@ -8,6 +8,7 @@
 #include "common/mount_contract.h"
 #include "common/iso_time.h"
 #include "common/tcp_ready.h"
+#include "plugin/local/local_cgroup.h"
 #include "plugin/local/local_command.h"
 #include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
@@ -32,7 +33,7 @@
 #include <unistd.h>
 
 /* What the local backend cannot honour is refused, never silently dropped:
- * of ABI 1.5's members, only env and labels (limits come with cgroups). */
+ * of ABI 1.5's members, env, labels and the limits of local_cgroup.h. */
 static sbx_status check_request(const sbx_create_request *req, const sbx_create_request *full,
                                 sbx_error *err)
 {
@@ -186,6 +187,8 @@ static sbx_status start_command(const new_sandbox *s, int *port_fd, int *made_lo
     if (st == SBX_OK)
         st = local_metadata_write(paths->metadata, paths->metadata_tmp, s->meta, err);
     if (st == SBX_OK)
+        st = local_cgroup_adopt(&s->inst->cgroups, paths->id, s->meta->process.pid, err);
+    if (st == SBX_OK)
         st = local_process_go(s->launch, err);
     return st;
 }
@@ -292,10 +295,14 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     /* On a root host the sandbox runs as other ids, which must own it. */
     if (st == SBX_OK)
         st = local_isolation_ids_own(&inst->options.isolation, paths->dir, err);
+    if (st == SBX_OK)
+        st = local_cgroup_make(&inst->cgroups, req->sandbox_id, req, err);
     if (st == SBX_OK && isolated)
         st = local_holder_ready(&holder, &meta->holder, &holder_go, err);
     else if (isolated)
         local_holder_abandon(&holder);
+    if (st == SBX_OK && isolated)
+        st = local_cgroup_adopt(&inst->cgroups, req->sandbox_id, meta->holder.pid, err);
     new_sandbox made = { inst, paths, meta, launch };
     if (st == SBX_OK && inst->options.command != NULL)
         st = start_command(&made, &port_fd, &made_log, err);
@@ -308,8 +315,11 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     if (st == SBX_OK && holder_go >= 0)
         st = local_holder_go(&holder_go, err);
     local_holder_release(&holder_go);
-    if (st != SBX_OK)
+    if (st != SBX_OK) {
         undo_create(paths, meta, launch, made_dir, made_log);
+        sbx_error ignored;
+        local_cgroup_remove(&inst->cgroups, req->sandbox_id, &ignored);
+    }
     /* The strings were borrowed for the write; hand back an empty record. */
     memset(meta, 0, sizeof *meta);
     free(env_pairs);
@@ -430,6 +440,8 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     if (req != NULL)
         common_create_request_read(req, &full);
     sbx_status st = check_request(req, &full, err);
+    if (st == SBX_OK)
+        st = local_cgroup_check(&inst->cgroups, &full, err);
     if (st != SBX_OK)
         return st;
     req = &full;

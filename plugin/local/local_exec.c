@@ -195,6 +195,7 @@ typedef struct exec_run {
     pid_t watcher;       /* the init of an isolated exec, else the reaper */
     int announced;       /* the notice came (local_reaper_report.notice) */
     pid_t group;         /* then the command's process group; -1: none */
+    int oom_killed;      /* the sandbox's memory cgroup killed a process */
 } exec_run;
 
 /* 1 when the sandbox's record is still the one the exec started with. */
@@ -354,6 +355,7 @@ static sbx_status make_result(exec_run *x, long started, sbx_exec_result **out, 
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory", x->call);
     r->duration_ms = local_now_ms() - started;
     r->exit_code = -1;
+    r->oom_killed = x->oom_killed;
     if (x->report.stopped) {
         r->outcome = SBX_EXEC_TIMED_OUT;
     } else if (WIFSIGNALED(x->report.status)) {
@@ -487,7 +489,12 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
                              terminal ? p->in_end : p->out[1],
                              terminal ? p->in_end : p->errs[1], p->stop[0], p->report[1],
                              local_child_fd_limit(), job->isolation, terminal,
-                             x->hooks->control_fd >= 0 };
+                             x->hooks->control_fd >= 0, NULL };
+    local_cgroup_join cgroup;
+    sbx_status st = local_cgroup_join_open(&job->inst->cgroups, sandbox_id, &cgroup, err);
+    if (st != SBX_OK)
+        return st;
+    rp.cgroup = &cgroup;
     /* The reaper may run on `stack`, in this thread's frame: a cancel
      * must not unwind it before the reaper was reaped. */
     int cancel_state;
@@ -495,6 +502,7 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
     pid_t reaper = local_spawn_reaper(&rp, &stack);
     if (reaper < 0) {
         pthread_setcancelstate(cancel_state, NULL);
+        local_cgroup_join_close(&cgroup);
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': fork: %s",
                                      job->call, sandbox_id, strerror(errno));
     }
@@ -514,7 +522,7 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
     if (timeout == SBX_EXEC_DEFAULT)
         timeout = x->hooks->unbounded ? LOCAL_EXEC_UNBOUNDED_MS : LOCAL_EXEC_DEFAULT_TIMEOUT_MS;
     int gave_up = 0;
-    sbx_status st = collect(x, started + (long)timeout, &gave_up, err);
+    st = collect(x, started + (long)timeout, &gave_up, err);
     if (st != SBX_OK || gave_up || !x->reported) {
         /* The reaper is stuck or gone: what it could not end is left.
          * An init killed ends its namespace, but what the kernel cannot
@@ -530,6 +538,8 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
         ;
     if (init > 0)
         reap_init(job->inst, init, &x->end_fd, job->call, sandbox_id);
+    x->oom_killed = local_cgroup_join_oom_killed(&cgroup);
+    local_cgroup_join_close(&cgroup);
     pthread_setcancelstate(cancel_state, NULL);
     return st;
 }
@@ -569,7 +579,7 @@ static sbx_status run(const exec_job *job, const local_exec_hooks *hooks, sbx_ex
     exec_run x = { -1, -1, -1, -1, -1, -1, r->stdin_data, r->stdin_length,
                    { { 0 }, 0, 0 }, { { 0 }, 0, 0 }, { 0, 0, 0, 0, 0, 0 }, 0,
                    job->paths->metadata, job->record_id, 0, 0, r->cancel_fd, hooks, job->call, 0,
-                   0, -1 };
+                   0, -1, 0 };
     exec_pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
     size_t cap = r->max_output_bytes == SBX_EXEC_DEFAULT ? LOCAL_EXEC_DEFAULT_OUTPUT
                                                          : r->max_output_bytes;

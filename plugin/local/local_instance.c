@@ -66,6 +66,11 @@ sbx_status local_open(const sbx_option *options, size_t option_count,
                   "their commands run as this user, with its files, processes and network",
                   inst->options.state_dir);
     sweep_tombs(inst);
+    st = local_cgroup_open(inst, err);
+    if (st != SBX_OK) {
+        local_close(inst);
+        return st;
+    }
     *out = inst;
     return SBX_OK;
 }
@@ -75,6 +80,7 @@ void local_close(sbx_backend_instance *inst)
     if (inst == NULL)
         return;
     local_cache_free(inst->cache);
+    local_cgroup_layout_clear(&inst->cgroups);
     local_options_clear(&inst->options);
     free(inst);
 }

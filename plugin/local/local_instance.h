@@ -8,6 +8,7 @@
 
 #include "common/record_chain.h"
 #include "plugin/local/local_cache.h"
+#include "plugin/local/local_cgroup.h"
 #include "plugin/local/local_metadata.h"
 #include "plugin/local/local_options.h"
 #include "plugin/local/local_state.h"
@@ -17,6 +18,7 @@ struct sbx_backend_instance {
     local_options options;
     local_cache *cache;                  /* the records read (thread-safe) */
     const sbx_host_services *services;   /* kept alive by the host until close */
+    local_cgroup_layout cgroups;         /* where limits go (immutable) */
 };
 
 #define LOCAL_LOG(inst, level, ...) \

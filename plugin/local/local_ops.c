@@ -21,7 +21,9 @@ sbx_status local_destroy_locked(const sbx_backend_instance *inst, const local_pa
                                 sbx_error *err)
 {
     sbx_status st = local_tomb_bury(paths, err);
-    return st == SBX_OK ? local_tomb_finish(paths, inst->options.stop_timeout_ms, err) : st;
+    if (st == SBX_OK)
+        st = local_tomb_finish(paths, inst->options.stop_timeout_ms, err);
+    return st == SBX_OK ? local_cgroup_remove(&inst->cgroups, paths->id, err) : st;
 }
 
 sbx_status local_finish_interrupted_destroy(sbx_backend_instance *inst,
@@ -60,7 +62,8 @@ static sbx_status destroy_recorded(sbx_backend_instance *inst, const local_paths
         return local_destroy_locked(inst, paths, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_backend_error_clear(err);
-        return destroy_unrecorded(paths, err);
+        st = local_cgroup_remove(&inst->cgroups, paths->id, err);
+        return st == SBX_OK ? destroy_unrecorded(paths, err) : st;
     }
     /* A record that is not valid describes nothing we may remove. */
     char why[SBX_ERROR_MESSAGE_MAX];
@@ -198,6 +201,7 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
 static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer *list,
                                  sbx_error *err)
 {
+    local_cgroup_sweep(&inst->cgroups, inst->options.state_dir);
     DIR *dir = opendir(inst->options.state_dir);
     if (dir == NULL)
         return common_list_answer_finish(

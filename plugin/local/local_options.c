@@ -143,6 +143,9 @@ static const common_option_spec local_specs[] = {
     { .key = "max_process_buffer_bytes",
       COMMON_OPTION_LONG_IN(local_options, max_process_buffer_bytes, 1,
                             LOCAL_BUFFER_BYTES_LIMIT, LOCAL_DEFAULT_MAX_BUFFER_BYTES) },
+    /* Limits (local_cgroup.h): the mount table the cgroups are found in. */
+    { .key = "cgroup_mounts", COMMON_OPTION_STRING_IN(local_options, cgroup_mounts),
+      .flags = COMMON_OPTION_NOT_EMPTY },
 };
 
 static const common_option_table local_table = {
@@ -176,5 +179,6 @@ void local_options_clear(local_options *options)
 {
     free(options->state_dir);
     free(options->command);
+    free(options->cgroup_mounts);
     memset(options, 0, sizeof *options);
 }

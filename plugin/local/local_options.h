@@ -30,6 +30,7 @@ typedef struct local_options {
     long max_processes;     /* running (and ended kept) processes per sandbox */
     long process_buffer_bytes;      /* bytes kept per stream by default */
     long max_process_buffer_bytes;  /* the most a start may ask */
+    char *cgroup_mounts;    /* NULL: /proc/mounts, where the cgroups are found */
 } local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

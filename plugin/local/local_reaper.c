@@ -188,9 +188,14 @@ _Noreturn void local_reaper_run(const local_reaper_plan *p)
     if (p->isolation != NULL)
         local_isolation_keep_fds(p->isolation, keep + 6);
     sort_fds(keep, 9);
+    /* Before the close: the cgroups' files are among what it closes. */
+    int joined = p->cgroup != NULL ? local_cgroup_join_enter(p->cgroup) : 0;
     local_child_close_all_but(keep, 9, p->fd_limit);
     pid_t command = -1;
-    if (p->isolation != NULL && (r.error = local_isolation_enter(p->isolation, &r.stage)) != 0) {
+    if ((r.error = joined) != 0) {
+        /* Never run beyond the sandbox's limits. */
+    } else if (p->isolation != NULL &&
+               (r.error = local_isolation_enter(p->isolation, &r.stage)) != 0) {
         /* Never run unisolated: the report names the step that failed. */
     } else if (prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0 || (command = _Fork()) < 0) {
         r.error = errno;

@@ -9,6 +9,7 @@
 #ifndef SBX_LOCAL_REAPER_H
 #define SBX_LOCAL_REAPER_H
 
+#include "plugin/local/local_cgroup.h"
 #include "plugin/local/local_isolation.h"
 
 /* Everything the reaper and the command need, prepared (allocated) by the
@@ -31,6 +32,8 @@ typedef struct local_reaper_plan {
     int announce;             /* 1: a notice (local_reaper_report.notice)
                                * precedes the report, once the command's
                                * process group exists */
+    const local_cgroup_join *cgroup;  /* the sandbox's cgroups, entered first;
+                                       * NULL or none open: no limits */
 } local_reaper_plan;
 
 /* What the reaper writes once every process is gone (an isolated exec's

@@ -545,6 +545,18 @@ RAW static void close_all_but(int *keep, size_t n, long fd_limit)
     close_span(from, -1, fd_limit);
 }
 
+/* Enter the sandbox's cgroups (local_cgroup_join_enter, in system
+ * calls); 0 or the -errno of the write that failed. */
+RAW static long enter_cgroup(const local_reaper_plan *p)
+{
+    for (size_t i = 0; p->cgroup != NULL && i < p->cgroup->count; i++) {
+        long n = SYS3(SYS_write, p->cgroup->procs[i], "0", 1);
+        if (n != 1)
+            return n < 0 ? n : -EIO;
+    }
+    return 0;
+}
+
 /* The reaper of isolation=none: what local_reaper_run does, in system
  * calls, with every signal blocked from the start (a handler of the
  * host's must never run here; the stop comes through the pipe). */
@@ -555,8 +567,10 @@ RAW _Noreturn static void reaper_main(void *arg)
     local_reaper_report r = { 0, 0, 0, 0, 0, 0 };
     int keep[6] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
                     p->report_fd };
+    long child = enter_cgroup(p);
     close_all_but(keep, 6, p->fd_limit);
-    long child = SYS4(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
+    if (child == 0)
+        child = SYS4(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0);
     if (child == 0)
         child = clone_on(CLONE_VM | CLONE_VFORK | SIGCHLD, s->command + sizeof s->command,
                          command_main, (void *)p, 0);
@@ -589,8 +603,11 @@ RAW _Noreturn static void launcher_main(void *arg)
     local_reaper_report r = { 0, 0, 0, 0, 0, 0 };
     int keep[7] = { p->cwd_fd, p->stdin_fd, p->stdout_fd, p->stderr_fd, p->stop_fd,
                     p->report_fd, ip->holder_fd };
+    long joined = enter_cgroup(p);
     close_all_but(keep, 7, p->fd_limit);
-    if (join_raw(ip, &r)) {
+    if (joined != 0) {
+        r.error = (int)-joined;
+    } else if (join_raw(ip, &r)) {
         long init = clone_on(CLONE_VM | CLONE_PARENT | CLONE_PARENT_SETTID | SIGCHLD,
                              s->init + sizeof s->init, init_main, s, &s->init_pid);
         if (init > 0)
