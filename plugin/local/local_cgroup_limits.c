@@ -146,12 +146,21 @@ sbx_status local_cgroup_make(const local_cgroup_layout *layout, const char *id,
         if (limit == SBX_LIMIT_NONE ||
             !local_cgroup_dir(layout, (local_cgroup_kind)k, id, dir, sizeof dir))
             continue;
-        if (mkdir(layout->parent[k], 0755) != 0 && errno != EEXIST)
-            return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "local: cannot make the "
-                                         "cgroup %s: %s", layout->parent[k], strerror(errno));
-        if (layout->v2[k])
-            st = enable_v2(layout->parent[k], (local_cgroup_kind)k, err);
-        if (st == SBX_OK && mkdir(dir, 0755) != 0 && errno != EEXIST)
+        /* A remove of another sandbox takes the instance's group away when
+         * it finds it empty: then it is made again. */
+        int made = 0;
+        for (int tries = 0; st == SBX_OK && !made && tries < 8; tries++) {
+            if (mkdir(layout->parent[k], 0755) != 0 && errno != EEXIST)
+                return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "local: cannot make "
+                                             "the cgroup %s: %s", layout->parent[k],
+                                             strerror(errno));
+            if (layout->v2[k])
+                st = enable_v2(layout->parent[k], (local_cgroup_kind)k, err);
+            made = st == SBX_OK && (mkdir(dir, 0755) == 0 || errno == EEXIST);
+            if (st == SBX_OK && !made && errno != ENOENT)
+                break;
+        }
+        if (st == SBX_OK && !made)
             st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED, "local: cannot make the "
                                        "cgroup %s: %s", dir, strerror(errno));
         if (st == SBX_OK)
@@ -185,6 +194,10 @@ sbx_status local_cgroup_remove(const local_cgroup_layout *layout, const char *id
             return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "local: cannot remove the "
                                          "cgroup %s of sandbox '%s': %s", dir, id,
                                          strerror(errno));
+        /* The instance's group goes with its last sandbox (it fails,
+         * harmlessly, while others are in it). */
+        if (layout->parent[k] != NULL)
+            rmdir(layout->parent[k]);
     }
     return SBX_OK;
 }

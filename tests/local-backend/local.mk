@@ -6,11 +6,13 @@
 check_PROGRAMS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
 	tests/local-backend/test_local_root_host tests/local-backend/test_local_trees \
-	tests/local-backend/test_local_tmp tests/local-backend/test_local_processes
+	tests/local-backend/test_local_tmp tests/local-backend/test_local_processes \
+	tests/local-backend/test_local_limits
 TESTS += tests/local-backend/test_local_backend tests/local-backend/test_local_hostile \
 	tests/local-backend/test_local_operations tests/local-backend/test_local_isolation \
 	tests/local-backend/test_local_root_host tests/local-backend/test_local_trees \
-	tests/local-backend/test_local_tmp tests/local-backend/test_local_processes
+	tests/local-backend/test_local_tmp tests/local-backend/test_local_processes \
+	tests/local-backend/test_local_limits
 tests_local_backend_test_local_backend_SOURCES = tests/local-backend/test_local_backend.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_backend_CFLAGS = $(SBX_TEST_CFLAGS)
@@ -50,3 +52,7 @@ tests_local_backend_test_local_processes_SOURCES = tests/local-backend/test_loca
 	tests/backend-contract/process_calls.c tests/backend-contract/process_calls.h
 tests_local_backend_test_local_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_processes_LDADD = $(SBX_TEST_LIBS)
+tests_local_backend_test_local_limits_SOURCES = tests/local-backend/test_local_limits.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+tests_local_backend_test_local_limits_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_limits_LDADD = $(SBX_TEST_LIBS)

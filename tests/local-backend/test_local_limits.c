@@ -1,0 +1,354 @@
+/*
+ * The local backend's limits (docs/local.md, "Limits"): a sandbox created
+ * with memory_bytes, cpu_millicores and pids_limit runs in cgroups of its
+ * own.  A process allocating past the memory limit is killed and the exec
+ * says so, the sandbox and the host stay; a fork bomb stops at the pids
+ * limit; a busy loop under 500 millicores gets about half a core; destroy
+ * removes the cgroups, and list removes those a killed host left.  Without
+ * a usable controller (forced with the option cgroup_mounts) a create
+ * asking for a limit is refused, naming what is missing, and makes
+ * nothing.  Skipped unless run as root with the memory, cpu and pids
+ * controllers mounted.
+ */
+#include <config.h>
+
+#include "tests/local-backend/local_fixture.h"
+#include "tests/support/cunit_main.h"
+#include "tests/support/scratch_dir.h"
+
+#include <sbx/host.h>
+
+#include <CUnit/CUnit.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The sandbox's limits: room for a shell and its tools, little more. */
+#define MEMORY_LIMIT (INT64_C(64) * 1024 * 1024)
+#define PIDS_LIMIT 32
+#define CPU_MILLICORES 500
+
+/* The busy loop's run, in seconds: long enough for twenty CFS periods. */
+#define CPU_SECONDS 2
+
+/* The one sandbox the cases share. */
+static struct {
+    char state_dir[PATH_MAX];
+    sbx_host *host;
+    sbx_backend *backend;
+} shared;
+
+/* A create request for `id` with the limits above. */
+static sbx_create_request limited(const char *id)
+{
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = id;
+    req.memory_bytes = MEMORY_LIMIT;
+    req.pids_limit = PIDS_LIMIT;
+    req.cpu_millicores = CPU_MILLICORES;
+    return req;
+}
+
+/* Open the shared backend and create its sandbox, once, in the first
+ * case that needs them (the fixture's helpers assert, which only a case
+ * may). */
+static void open_shared(void)
+{
+    if (shared.backend != NULL)
+        return;
+    sbx_local_test_make_dir(shared.state_dir, sizeof shared.state_dir, "limits");
+    shared.host = sbx_local_test_new_host(NULL, NULL);
+    sbx_option opts[2] = { { "state_dir", shared.state_dir },
+                           { "isolation", sbx_local_test_namespaces_allowed() ? "namespaces"
+                                                                              : "none" } };
+    shared.backend = sbx_local_test_open(shared.host, opts, 2);
+    sbx_create_request req = limited("box");
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_create(shared.backend, &req, &sb, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "create: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    sbx_backend_free_sandboxes(shared.backend, sb, 1);
+}
+
+static int close_shared(void)
+{
+    if (shared.backend == NULL)
+        return 0;
+    sbx_error err;
+    int failed = sbx_backend_destroy(shared.backend, "box", &err) != SBX_OK;
+    sbx_backend_close(shared.backend);
+    sbx_host_free(shared.host);
+    sbx_test_remove_tree(shared.state_dir);
+    return failed;
+}
+
+/* Run shell text in `id` of the shared backend; fatal when exec fails. */
+static sbx_exec_result *run(const char *id, const char *text)
+{
+    open_shared();
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = text;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_exec(shared.backend, id, &r, &out, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "exec: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return out;
+}
+
+/* 1 when shell text prints `want` and exits 0 in `id`. */
+static int prints(const char *id, const char *text, const char *want)
+{
+    sbx_exec_result *r = run(id, text);
+    int same = r->outcome == SBX_EXEC_EXITED && r->exit_code == 0 &&
+               strcmp(r->stdout_data, want) == 0;
+    if (!same)
+        fprintf(stderr, "%s: exit %d, out '%s', err '%s'\n", text, r->exit_code,
+                r->stdout_data, r->stderr_data);
+    sbx_backend_free_exec_result(shared.backend, r);
+    return same;
+}
+
+/* The directory of the memory cgroup hierarchy (v1's memory mount, or
+ * the v2 mount) into buf; 0 when there is none. */
+static int memory_mount(char *buf, size_t size)
+{
+    FILE *in = fopen("/proc/mounts", "re");
+    char dev[256], dir[PATH_MAX], type[32], options[512];
+    int found = 0, v2 = 0;
+    while (in != NULL && !found &&
+           fscanf(in, "%255s %4095s %31s %511s %*[^\n]", dev, dir, type, options) == 4) {
+        if (strcmp(type, "cgroup") == 0 && (strstr(options, ",memory") != NULL ||
+                                            strncmp(options, "memory", 6) == 0))
+            found = 1;
+        if (strcmp(type, "cgroup2") == 0 && !v2) {
+            v2 = 1;
+            snprintf(buf, size, "%s", dir);
+        }
+    }
+    if (in != NULL)
+        fclose(in);
+    if (found)
+        snprintf(buf, size, "%s", dir);
+    return found || v2;
+}
+
+/* The memory cgroup of process `pid` as the host sees it, as a directory
+ * of the file system (into buf); 0 when not found. */
+static int memory_cgroup_of(long pid, char *buf, size_t size)
+{
+    char path[64], line[PATH_MAX], mount[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%ld/cgroup", pid);
+    FILE *in = fopen(path, "re");
+    int found = 0;
+    while (in != NULL && !found && fgets(line, sizeof line, in) != NULL) {
+        char *p = strstr(line, ":memory:");
+        if (p == NULL && strncmp(line, "0::", 3) == 0)
+            p = line + 2;
+        else if (p != NULL)
+            p += 7;
+        if (p == NULL || !memory_mount(mount, sizeof mount))
+            continue;
+        p[strcspn(p, "\n")] = '\0';
+        found = snprintf(buf, size, "%s%s", mount, p + 1) < (int)size;
+    }
+    if (in != NULL)
+        fclose(in);
+    return found;
+}
+
+static void test_memory_past_the_limit_is_killed_sandbox_stays(void)
+{
+    /* tail keeps a line that never ends: it grows until the limit. */
+    sbx_exec_result *r = run("box", "tail /dev/zero");
+    /* Killed: by SIGKILL, or the shell's 128 + 9 for its tail. */
+    CU_ASSERT((r->outcome == SBX_EXEC_SIGNALED && r->term_signal == SIGKILL) ||
+              (r->outcome == SBX_EXEC_EXITED && r->exit_code == 128 + SIGKILL));
+    if (r->outcome == SBX_EXEC_EXITED && r->exit_code == 0)
+        fprintf(stderr, "tail: out '%.100s', err '%s'\n", r->stdout_data, r->stderr_data);
+    CU_ASSERT(SBX_EXEC_RESULT_HAS(r, oom_killed) && r->oom_killed);
+    sbx_backend_free_exec_result(shared.backend, r);
+    CU_ASSERT(prints("box", "echo alive", "alive\n"));
+    int alive = 0;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_is_alive(shared.backend, "box", &alive, &err) == SBX_OK && alive);
+    /* A command within its limit is not reported killed. */
+    r = run("box", "true");
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && !r->oom_killed);
+    sbx_backend_free_exec_result(shared.backend, r);
+}
+
+static void test_a_fork_bomb_stops_at_the_pids_limit(void)
+{
+    /* Each subshell lives until the exec ends; the shell counts them
+     * until a fork fails, which ends it. */
+    sbx_exec_result *r = run("box", "i=0; while [ $i -lt 200 ]; do (sleep 600) & "
+                                    "i=$((i+1)); echo $i; done");
+    const char *last = r->stdout_data, *p;
+    while ((p = strchr(last, '\n')) != NULL && p[1] != '\0')
+        last = p + 1;
+    long started = atol(last);
+    CU_ASSERT(!(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0));
+    CU_ASSERT(started > 0 && started < PIDS_LIMIT);
+    CU_ASSERT(strstr(r->stderr_data, "fork") != NULL);
+    if (!(started > 0 && started < PIDS_LIMIT))
+        fprintf(stderr, "forks: %ld, err '%s'\n", started, r->stderr_data);
+    sbx_backend_free_exec_result(shared.backend, r);
+    /* The exec's processes were ended with it: the sandbox forks again. */
+    CU_ASSERT(prints("box", "(echo forked)", "forked\n"));
+}
+
+static void test_a_busy_loop_gets_about_half_a_core(void)
+{
+    /* `times` prints the CPU time of the shell's waited-for children on
+     * its second line ("0m0.99s 0m0.01s"). */
+    char text[160];
+    snprintf(text, sizeof text, "timeout %d sh -c 'while :; do :; done'; times", CPU_SECONDS);
+    sbx_exec_result *r = run("box", text);
+    const char *second = strchr(r->stdout_data, '\n');
+    double user = -1, sys = -1;
+    int um = 0, sm = 0;
+    CU_ASSERT_FATAL(second != NULL);
+    CU_ASSERT_FATAL(sscanf(second + 1, "%dm%lfs %dm%lfs", &um, &user, &sm, &sys) == 4);
+    double ratio = (um * 60 + user + sm * 60 + sys) / CPU_SECONDS;
+    fprintf(stderr, "cpu_millicores %d: %.2f of a core over %d s\n", CPU_MILLICORES, ratio,
+            CPU_SECONDS);
+    /* Half a core at most, with a tick's accounting to spare; more than
+     * nothing even beside other loads. */
+    CU_ASSERT(ratio <= 0.6);
+    CU_ASSERT(ratio > 0.05);
+    sbx_backend_free_exec_result(shared.backend, r);
+}
+
+static void test_destroy_removes_the_cgroups(void)
+{
+    open_shared();
+    sbx_create_request req = limited("gone");
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_create(shared.backend, &req, &sb, &err) == SBX_OK);
+    sbx_backend_free_sandboxes(shared.backend, sb, 1);
+    char group[PATH_MAX];
+    CU_ASSERT_FATAL(memory_cgroup_of(getpid(), group, sizeof group));
+    long holder = sbx_local_test_metadata_long(shared.state_dir, "gone", "holder_pid");
+    if (holder > 0) {
+        CU_ASSERT(memory_cgroup_of(holder, group, sizeof group));
+        CU_ASSERT(strstr(group, "/gone") != NULL && sbx_local_test_path_exists(group));
+    }
+    CU_ASSERT(sbx_backend_destroy(shared.backend, "gone", &err) == SBX_OK);
+    if (holder > 0)
+        CU_ASSERT(!sbx_local_test_path_exists(group));
+}
+
+static void test_list_removes_what_a_killed_host_left(void)
+{
+    /* A host killed between the end of a destroy and the cgroups' removal
+     * leaves a cgroup without a record, a process possibly in it. */
+    char box[PATH_MAX], ghost[PATH_MAX + 8];
+    open_shared();
+    long holder = sbx_local_test_metadata_long(shared.state_dir, "box", "holder_pid");
+    CU_ASSERT_FATAL(memory_cgroup_of(holder > 0 ? holder : getpid(), box, sizeof box));
+    if (holder <= 0)
+        return;
+    snprintf(ghost, sizeof ghost, "%s", box);
+    *strrchr(ghost, '/') = '\0';
+    strcat(ghost, "/ghost");
+    CU_ASSERT_FATAL(mkdir(ghost, 0755) == 0);
+    pid_t left = fork();
+    if (left == 0) {
+        pause();
+        _exit(0);
+    }
+    char procs[PATH_MAX + 16], pid_text[32];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", ghost);
+    snprintf(pid_text, sizeof pid_text, "%ld", (long)left);
+    sbx_local_test_write_file(procs, pid_text);
+    sbx_sandbox_record *records = NULL;
+    size_t count = 0;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_list_records(shared.backend, &records, &count, &err) == SBX_OK);
+    sbx_backend_free_records(shared.backend, records);
+    CU_ASSERT(count == 1);
+    CU_ASSERT(!sbx_local_test_path_exists(ghost));
+    int status = 0;
+    CU_ASSERT(waitpid(left, &status, 0) == left && WIFSIGNALED(status));
+    CU_ASSERT(sbx_local_test_path_exists(box));
+}
+
+static void test_no_controller_refuses_a_limit_naming_it(void)
+{
+    char state_dir[PATH_MAX], mounts[PATH_MAX + 16];
+    open_shared();
+    sbx_local_test_make_dir(state_dir, sizeof state_dir, "no cgroups");
+    snprintf(mounts, sizeof mounts, "%s.mounts", state_dir);
+    sbx_local_test_write_file(mounts, "proc /proc proc rw 0 0\n");
+    sbx_option opts[2] = { { "state_dir", state_dir }, { "cgroup_mounts", mounts } };
+    sbx_backend *b = sbx_local_test_open(shared.host, opts, 2);
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "bounded";
+    req.pids_limit = 8;
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_create(b, &req, &sb, &err) == SBX_ERR_UNSUPPORTED);
+    CU_ASSERT(strstr(err.message, "pids_limit") != NULL &&
+              strstr(err.message, "'pids' controller") != NULL);
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/bounded", state_dir);
+    CU_ASSERT(!sbx_local_test_path_exists(dir));
+    /* Without a limit it works as ever. */
+    req.pids_limit = SBX_LIMIT_NONE;
+    CU_ASSERT(sbx_backend_create(b, &req, &sb, &err) == SBX_OK);
+    if (sb != NULL)
+        sbx_backend_free_sandboxes(b, sb, 1);
+    CU_ASSERT(sbx_backend_destroy(b, "bounded", &err) == SBX_OK);
+    sbx_backend_close(b);
+    unlink(mounts);
+    sbx_test_remove_tree(state_dir);
+}
+
+/* Root, and the three controllers in /proc/mounts. */
+static int limits_possible(void)
+{
+    FILE *in = fopen("/proc/mounts", "re");
+    char line[1024];
+    int seen = 0;
+    while (in != NULL && fgets(line, sizeof line, in) != NULL)
+        if (strstr(line, " cgroup") != NULL)
+            seen |= (strstr(line, "memory") != NULL) | (strstr(line, "pids") != NULL) << 1 |
+                    (strstr(line, "cpu") != NULL) << 2 |
+                    (strstr(line, "cgroup2") != NULL) << 3;
+    if (in != NULL)
+        fclose(in);
+    return geteuid() == 0 && ((seen & 7) == 7 || (seen & 8) != 0);
+}
+
+void sbx_test_register(void)
+{
+    if (!limits_possible()) {
+        fprintf(stderr, "test_local_limits: skipped: not root, or no memory, cpu and pids "
+                        "cgroup controllers mounted\n");
+        exit(77);
+    }
+    static const CU_TestInfo tests[] = {
+        { "limits: memory past the limit killed and reported; sandbox stays",
+          test_memory_past_the_limit_is_killed_sandbox_stays },
+        { "limits: a fork bomb stops at the pids limit", test_a_fork_bomb_stops_at_the_pids_limit },
+        { "limits: a busy loop under 500 millicores gets about half a core",
+          test_a_busy_loop_gets_about_half_a_core },
+        { "limits: destroy removes the cgroups", test_destroy_removes_the_cgroups },
+        { "limits: list removes what a killed host left",
+          test_list_removes_what_a_killed_host_left },
+        { "limits: no controller: a limit refused naming it, nothing made",
+          test_no_controller_refuses_a_limit_naming_it },
+        CU_TEST_INFO_NULL
+    };
+    sbx_test_add_suite("local backend limits", NULL, close_shared, tests);
+}
