@@ -4,9 +4,10 @@
 
 #include "plugin/local/local_cgroup.h"
 
-#include "plugin/local/local_identity.h"
+#include "common/fnv1a.h"
 #include "plugin/local/local_instance.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,12 +52,12 @@ static void v2_controllers(const char *mount, char *buf, size_t size)
 
 /* Take the hierarchy at `mount` for `kind` when none is taken yet. */
 static int take(local_cgroup_layout *out, local_cgroup_kind kind, const char *mount,
-                const char *namespace_id, int v2)
+                const char *key, int v2)
 {
     if (out->parent[kind] != NULL && !(v2 && !out->v2[kind]))
         return 1;
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/sbx-local-%s", mount, namespace_id) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/sbx-local-%s", mount, key) >= (int)sizeof path)
         return 1;
     char *copy = strdup(path);
     if (copy == NULL)
@@ -68,7 +69,7 @@ static int take(local_cgroup_layout *out, local_cgroup_kind kind, const char *mo
 }
 
 /* Read one line of the mount table ("DEV MOUNT TYPE OPTIONS ..."). */
-static int take_mount(local_cgroup_layout *out, const char *line, const char *namespace_id)
+static int take_mount(local_cgroup_layout *out, const char *line, const char *key)
 {
     char mount[PATH_MAX], type[32], options[512];
     if (sscanf(line, "%*s %4095s %31s %511s", mount, type, options) != 3)
@@ -82,13 +83,13 @@ static int take_mount(local_cgroup_layout *out, const char *line, const char *na
     for (int k = 0; k < LOCAL_CGROUP_KINDS; k++) {
         int has = v2 ? has_word(offered, controller_names[k], " \n")
                      : has_word(options, controller_names[k], ",");
-        if (has && !take(out, (local_cgroup_kind)k, mount, namespace_id, v2))
+        if (has && !take(out, (local_cgroup_kind)k, mount, key, v2))
             return 0;
     }
     return 1;
 }
 
-sbx_status local_cgroup_layout_find(const char *mounts, const char *namespace_id,
+sbx_status local_cgroup_layout_find(const char *mounts, const char *key,
                                     local_cgroup_layout *out, sbx_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -101,7 +102,7 @@ sbx_status local_cgroup_layout_find(const char *mounts, const char *namespace_id
     char line[8192];
     int ok = 1;
     while (ok && fgets(line, sizeof line, f) != NULL)
-        ok = take_mount(out, line, namespace_id);
+        ok = take_mount(out, line, key);
     fclose(f);
     if (ok)
         return SBX_OK;
@@ -155,9 +156,10 @@ int64_t local_cgroup_asked(const sbx_create_request *req, local_cgroup_kind kind
 
 sbx_status local_cgroup_open(sbx_backend_instance *inst, sbx_error *err)
 {
-    char namespace_id[LOCAL_ID_SIZE];
-    sbx_status st = local_namespace_id(inst->options.state_dir, namespace_id, err);
-    return st == SBX_OK ? local_cgroup_layout_find(inst->options.cgroup_mounts, namespace_id,
-                                                   &inst->cgroups, err)
-                        : st;
+    /* Named after the state directory's path (resolved by the options),
+     * which open must not write into. */
+    char key[17];
+    snprintf(key, sizeof key, "%016" PRIx64,
+             common_fnv1a_string(COMMON_FNV1A_BASIS, inst->options.state_dir));
+    return local_cgroup_layout_find(inst->options.cgroup_mounts, key, &inst->cgroups, err);
 }

@@ -2,8 +2,8 @@
  * The control groups that bound a sandbox's memory, CPU and pids (the
  * create request's memory_bytes, cpu_millicores, pids_limit; docs/local.md,
  * "Limits").  A sandbox asking for a limit gets one cgroup of its own per
- * controller hierarchy it needs, STATE's group "sbx-local-NS/ID" at the
- * root of the hierarchy (NS: the state directory's namespace id), where
+ * controller hierarchy it needs, "sbx-local-KEY/ID" at the root of the
+ * hierarchy (KEY: a hash of the state directory's path), where
  * its holder, its command and every exec and process run.  cgroup v2 is
  * used where it is mounted with the controller and writable, else the v1
  * hierarchy of the controller.  Thread-safe: a layout is immutable once
@@ -28,23 +28,22 @@ typedef enum local_cgroup_kind {
 
 /* Where this instance's sandboxes' cgroups go, per controller. */
 typedef struct local_cgroup_layout {
-    char *parent[LOCAL_CGROUP_KINDS];  /* "MOUNT/sbx-local-NS", NULL: no usable
+    char *parent[LOCAL_CGROUP_KINDS];  /* "MOUNT/sbx-local-KEY", NULL: no usable
                                         * hierarchy has the controller */
     int v2[LOCAL_CGROUP_KINDS];        /* 1: that hierarchy is cgroup v2 */
     char mounts[256];                  /* the mount table read (for errors) */
 } local_cgroup_layout;
 
 /* Find the hierarchies in the mount table `mounts` (NULL: /proc/mounts)
- * for the state directory of namespace id `namespace_id`.  A controller
+ * for the state directory of key `key` ("sbx-local-KEY").  A controller
  * that no writable hierarchy has is left NULL (a create asking for its
  * limit is refused then); SBX_ERR_INTERNAL only when out of memory.
  * Release with local_cgroup_layout_clear. */
-sbx_status local_cgroup_layout_find(const char *mounts, const char *namespace_id,
+sbx_status local_cgroup_layout_find(const char *mounts, const char *key,
                                     local_cgroup_layout *out, sbx_error *err);
 
 /* Find inst->cgroups for its options (cgroup_mounts) and state directory
- * at open; SBX_ERR_INTERNAL when out of memory or the state directory's
- * namespace id cannot be read. */
+ * at open; SBX_ERR_INTERNAL when out of memory. */
 sbx_status local_cgroup_open(sbx_backend_instance *inst, sbx_error *err);
 
 /* Free what *layout holds; zeroed storage is accepted. */
