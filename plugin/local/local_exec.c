@@ -9,6 +9,7 @@
 #include "plugin/local/local_child.h"
 #include "plugin/local/local_create.h"
 #include "plugin/local/local_files.h"
+#include "plugin/local/local_holder.h"
 #include "plugin/local/local_isolation.h"
 #include "plugin/local/local_reaper.h"
 #include "plugin/local/local_records.h"
@@ -649,14 +650,17 @@ void local_exec_release(local_exec_prepared *prepared)
     free(prepared);
 }
 
-/* The sandbox and the job of a checked request, into *x. */
+/* The sandbox and the job of a checked request, into *x.  The sandbox's
+ * record is read once (through the instance's cache): its env and its
+ * holder come from the copy that found the sandbox running. */
 static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id,
                               local_exec_prepared *x, sbx_error *err)
 {
     const char *call = x->job.call;
     x->job = (exec_job){ .inst = inst, .call = call, .request = &x->request,
                          .paths = &x->sandbox.paths, .cwd_fd = -1 };
-    sbx_status st = local_open_root(inst, sandbox_id, call, &x->sandbox, err);
+    local_metadata meta;
+    sbx_status st = local_open_exec_root(inst, sandbox_id, call, &x->sandbox, &meta, err);
     if (st != SBX_OK) {
         x->sandbox.root.fd = -1;
         return st;
@@ -668,21 +672,22 @@ static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id
                                    call, sandbox_id);
     /* The plan copies the variables: the joined env is needed only here. */
     sbx_exec_request joined = x->request;
-    local_sandbox_env held = { .vars = NULL };
+    sbx_env_var *vars = NULL;
     if (st == SBX_OK)
-        st = local_sandbox_env_join(inst, &x->sandbox.paths, &joined, &held, err);
+        st = local_sandbox_env_join(&meta, &joined, &vars, err);
     if (st == SBX_OK && !build_plan(&x->job.plan, &joined, x->sandbox.root.dir))
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s in sandbox '%s': out of memory",
                                    call, sandbox_id);
-    local_sandbox_env_release(&held);
+    free(vars);
     if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
         local_isolation_site site = { x->sandbox.root.dir, x->sandbox.root.fd, rel.whole,
-                                      local_record_pin_holder(inst, &x->sandbox.paths) };
+                                      local_holder_pin_process(&meta.holder) };
         st = local_isolation_prepare(&inst->options.isolation, &site, &x->isolation, err);
         if (st != SBX_OK)
             sbx_backend_error_prefix(err, "%s in sandbox '%s'", call, sandbox_id);
         x->job.isolation = &x->isolation;
     }
+    local_metadata_clear(&meta);
     return st;
 }
 

@@ -1,12 +1,11 @@
 /* Reading a sandbox's record for a host; opening the sandbox it
- * describes for an operation, pinning its holder (see local_records.h). */
+ * describes for an operation, with its record for an exec (see local_records.h). */
 #include <config.h>
 
 #include "plugin/local/local_records.h"
 
 #include "common/iso_time.h"
 #include "common/sandbox_records.h"
-#include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_process.h"
 #include "plugin/local/local_sandbox_tmp.h"
@@ -47,17 +46,6 @@ sbx_status local_load_complete(sbx_backend_instance *inst, const local_paths *pa
     return st;
 }
 
-int local_record_pin_holder(sbx_backend_instance *inst, const local_paths *paths)
-{
-    local_metadata meta;
-    sbx_error ignored;
-    if (local_load_metadata(inst, paths, paths->id, &meta, &ignored) != SBX_OK)
-        return -1;
-    local_process holder = meta.holder;
-    local_metadata_clear(&meta);
-    return local_holder_pin_process(&holder);
-}
-
 void local_facts_of(const local_metadata *meta, const local_paths *paths, int alive,
                     common_record_facts *f)
 {
@@ -93,9 +81,11 @@ sbx_status local_single_record(const local_metadata *meta, const local_paths *pa
 }
 
 /* The sandbox directory, or with `path` under /tmp the sandbox's /tmp,
- * as the root of operation `op` (local_open_root). */
+ * as the root of operation `op` (local_open_root); the record read on
+ * the way into *keep when `keep` is not NULL (and the call succeeded). */
 static sbx_status open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
-                            const char *path, local_sandbox_root *out, sbx_error *err)
+                            const char *path, local_sandbox_root *out, local_metadata *keep,
+                            sbx_error *err)
 {
     local_paths *paths = &out->paths;
     local_root *root = &out->root;
@@ -117,22 +107,32 @@ static sbx_status open_root(sbx_backend_instance *inst, const char *sandbox_id, 
         st = local_sandbox_tmp_open(&meta.holder, op, path, root, err);
     else if (alive)
         root->fd = open(paths->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    local_metadata_clear(&meta);
     if (st == SBX_OK && root->fd < 0)
-        return sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
-                                     op, sandbox_id);
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "%s: sandbox '%s' is not running",
+                                   op, sandbox_id);
+    if (st == SBX_OK && keep != NULL)
+        *keep = meta;
+    else
+        local_metadata_clear(&meta);
     return st;
 }
 
 sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
                            local_sandbox_root *out, sbx_error *err)
 {
-    return open_root(inst, sandbox_id, op, NULL, out, err);
+    return open_root(inst, sandbox_id, op, NULL, out, NULL, err);
+}
+
+sbx_status local_open_exec_root(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, local_sandbox_root *out, local_metadata *meta,
+                                sbx_error *err)
+{
+    return open_root(inst, sandbox_id, op, NULL, out, meta, err);
 }
 
 sbx_status local_open_file_root(sbx_backend_instance *inst, const char *sandbox_id,
                                 const char *op, const char *path, local_sandbox_root *out,
                                 sbx_error *err)
 {
-    return open_root(inst, sandbox_id, op, path, out, err);
+    return open_root(inst, sandbox_id, op, path, out, NULL, err);
 }

@@ -3,7 +3,7 @@
  * (not a create in progress), alive or not, and turned into what a host
  * gets (an sbx_sandbox or a record naming the state directory); and the
  * running sandbox it describes opened as the root of an operation
- * (ABI 1.3), its holder pinned for an exec that joins it.
+ * (ABI 1.3), with its record for an exec, which joins its holder.
  */
 #ifndef SBX_LOCAL_RECORDS_H
 #define SBX_LOCAL_RECORDS_H
@@ -23,11 +23,6 @@ sbx_status local_load_metadata(sbx_backend_instance *inst, const local_paths *pa
  * a killed create left) is no sandbox yet, for readers NOT_FOUND. */
 sbx_status local_load_complete(sbx_backend_instance *inst, const local_paths *paths,
                                const char *id, local_metadata *meta, sbx_error *err);
-
-/* A pidfd of the holder the record of `paths` names (read through the
- * instance's cache), when it runs and is that process (the pidfd pins
- * it); -1 when there is none. */
-int local_record_pin_holder(sbx_backend_instance *inst, const local_paths *paths);
 
 /* What a record and its files say of a sandbox (borrowed from both);
  * `alive` is local_record_alive's answer. */
@@ -57,6 +52,14 @@ typedef struct local_sandbox_root {
  * destroyed) or it does not run. */
 sbx_status local_open_root(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
                            local_sandbox_root *out, sbx_error *err);
+
+/* local_open_root for an exec or a process start, which needs the
+ * record too (its env, its holder): read once, into *meta (the caller's
+ * to local_metadata_clear) when the call succeeds, and not again on the
+ * way.  The same errors as local_open_root. */
+sbx_status local_open_exec_root(sbx_backend_instance *inst, const char *sandbox_id,
+                                const char *op, local_sandbox_root *out, local_metadata *meta,
+                                sbx_error *err);
 
 /* local_open_root for a file operation on `path`: with isolation=namespaces
  * a path that is /tmp or below it (and not in the sandbox directory) has

@@ -8,30 +8,23 @@
 
 #include <stdlib.h>
 
-sbx_status local_sandbox_env_join(sbx_backend_instance *inst, const local_paths *paths,
-                                  sbx_exec_request *request, local_sandbox_env *held,
-                                  sbx_error *err)
+sbx_status local_sandbox_env_join(const local_metadata *meta, sbx_exec_request *request,
+                                  sbx_env_var **joined, sbx_error *err)
 {
-    sbx_status st = local_load_complete(inst, paths, paths->id, &held->meta, err);
-    if (st != SBX_OK || held->meta.env_count == 0)
-        return st;
-    size_t own = held->meta.env_count, total = own + request->env_count;
-    held->vars = calloc(total, sizeof *held->vars);
-    if (held->vars == NULL)
+    *joined = NULL;
+    if (meta->env_count == 0)
+        return SBX_OK;
+    size_t own = meta->env_count, total = own + request->env_count;
+    sbx_env_var *vars = calloc(total, sizeof *vars);
+    if (vars == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory joining the env of "
-                                     "sandbox '%s'", paths->id);
+                                     "sandbox '%s'", meta->sandbox_id);
     for (size_t i = 0; i < own; i++)
-        held->vars[i] = (sbx_env_var){ held->meta.env[i].key, held->meta.env[i].value };
+        vars[i] = (sbx_env_var){ meta->env[i].key, meta->env[i].value };
     for (size_t i = 0; i < request->env_count; i++)
-        held->vars[own + i] = request->env[i];
-    request->env = held->vars;
+        vars[own + i] = request->env[i];
+    request->env = vars;
     request->env_count = total;
+    *joined = vars;
     return SBX_OK;
-}
-
-void local_sandbox_env_release(local_sandbox_env *held)
-{
-    local_metadata_clear(&held->meta);
-    free(held->vars);
-    held->vars = NULL;
 }
