@@ -61,9 +61,7 @@ sbx_status local_extend(sbx_backend_instance *inst, const char *sandbox_id, int6
 {
     local_paths paths;
     int lock_fd = -1;
-    sbx_status st = local_sandbox_paths(inst, sandbox_id, &paths, err);
-    if (st == SBX_OK)
-        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+    sbx_status st = local_lock_sandbox(inst, sandbox_id, &paths, &lock_fd, err);
     if (st != SBX_OK)
         return st;
     local_metadata meta;

@@ -70,14 +70,19 @@ static sbx_status destroy_recorded(sbx_backend_instance *inst, const local_paths
                                  "removed", paths->id, why);
 }
 
+sbx_status local_lock_sandbox(sbx_backend_instance *inst, const char *sandbox_id,
+                              local_paths *paths, int *lock_fd, sbx_error *err)
+{
+    sbx_status st = local_sandbox_paths(inst, sandbox_id, paths, err);
+    return st == SBX_OK ? local_lock(paths, inst->options.lock_timeout_ms, lock_fd, err) : st;
+}
+
 sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                          sbx_error *err)
 {
     local_paths paths;
     int lock_fd = -1;
-    sbx_status st = local_sandbox_paths(inst, sandbox_id, &paths, err);
-    if (st == SBX_OK)
-        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+    sbx_status st = local_lock_sandbox(inst, sandbox_id, &paths, &lock_fd, err);
     if (st != SBX_OK)
         return st;
     int existed = 0;

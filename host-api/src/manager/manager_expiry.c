@@ -48,14 +48,9 @@ sbx_status sbx_manager_extend(sbx_manager *m, const char *sandbox_id, int64_t ex
     sbx_error_clear(err);
     if (m == NULL || sandbox_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: extend needs a sandbox id");
-    mgr_read_lock(&m->lock);
-    const mgr_entry *e = mgr_find(m, sandbox_id);
-    int tracked = e != NULL && e->state != MGR_NONE;
-    mgr_read_unlock(&m->lock);
-    if (!tracked)
-        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here",
-                             sandbox_id);
-    sbx_status st = check_max(m, "extend", expires_at, common_epoch_now_ms(), err);
+    sbx_status st = mgr_require_tracked(m, sandbox_id, err);
+    if (st == SBX_OK)
+        st = check_max(m, "extend", expires_at, common_epoch_now_ms(), err);
     return st == SBX_OK ? sbx_backend_extend(m->backend, sandbox_id, expires_at, err) : st;
 }
 
