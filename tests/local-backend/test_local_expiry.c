@@ -92,7 +92,9 @@ static int64_t listed_expiry(sbx_backend *b, const char *id)
 static void test_list_destroys_an_expired_sandbox(void)
 {
     ensure_open();
-    int64_t at = sbx_test_wall_ms() + 1000;
+    /* Two seconds: the lists before it come well before on a loaded
+     * machine. */
+    int64_t at = sbx_test_wall_ms() + 2000;
     create_expiring(local_a, "exp-list", at);
     CU_ASSERT_EQUAL(sbx_local_test_metadata_long(state_dir, "exp-list", "expires_at"), (long)at);
     CU_ASSERT_EQUAL(listed_expiry(local_b, "exp-list"), at);
@@ -130,7 +132,9 @@ static void test_discover_alive_and_create_see_expiry(void)
 static void test_extend_saves_a_sandbox(void)
 {
     ensure_open();
-    int64_t at = sbx_test_wall_ms() + 1000;
+    /* Three seconds: the extend (two calls later) comes well before on a
+     * loaded machine. */
+    int64_t at = sbx_test_wall_ms() + 3000;
     create_expiring(local_a, "exp-saved", at);
     int64_t later = sbx_test_wall_ms() + 600000;
     sbx_error err;
