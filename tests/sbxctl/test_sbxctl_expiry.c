@@ -7,42 +7,32 @@
 
 #include <CUnit/CUnit.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
-#include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
-#include "tests/support/scratch_dir.h"
 
 #define ARGS SBX_TEST_ARGS
 
-static char scratch[PATH_MAX];
-static char state_dir[PATH_MAX + 16];
-static char state_setting[PATH_MAX + 32];
+static sbx_test_local_state state;
 
 static int setup(void)
 {
-    if (sbx_test_scratch_dir(scratch, sizeof scratch, "sbxctl expiry") != 0)
-        return 1;
-    snprintf(state_dir, sizeof state_dir, "%s/state", scratch);
-    snprintf(state_setting, sizeof state_setting, "state_dir=%s", state_dir);
-    return 0;
+    return sbx_test_local_state_open(&state, "sbxctl expiry");
 }
 
 static int teardown(void)
 {
-    sbx_test_destroy_local_sandboxes(state_dir);
-    sbx_test_remove_tree(scratch);
+    sbx_test_local_state_close(&state);
     return 0;
 }
 
 static void ctl(sbx_test_run *run, const char *const *args)
 {
-    sbx_test_sbxctl_local(run, state_setting, NULL, SBX_TEST_RUN_TIMEOUT_MS, args);
+    sbx_test_sbxctl_local(run, state.setting, NULL, SBX_TEST_RUN_TIMEOUT_MS, args);
 }
 
 static void expect_failure(const char *const *args, int code, const char *kind,
@@ -81,9 +71,9 @@ static void test_bad_durations_and_extends(void)
     expect_failure(ARGS("extend", "x1", "soon"), 2, "usage", "the DURATION of command 'extend'");
     CU_ASSERT_EQUAL(listed_count(), 0);
     expect_failure(ARGS("extend", "x1", "30m"), 1, "not_found", "x1");
-    sbx_test_local_box(state_setting, "x-none", 1);
+    sbx_test_local_box(state.setting, "x-none", 1);
     expect_failure(ARGS("extend", "x-none", "30m"), 2, "usage", "(expires_at)");
-    sbx_test_local_box(state_setting, "x-none", 0);
+    sbx_test_local_box(state.setting, "x-none", 0);
 }
 
 static void test_expire_in_and_extend_on_local(void)
@@ -118,7 +108,7 @@ static void test_expire_in_and_extend_on_local(void)
     ctl(&run, ARGS("alive", "x-saved"));
     CU_ASSERT_EQUAL(run.exit_code, 0);
     sbx_test_run_clear(&run);
-    sbx_test_local_box(state_setting, "x-saved", 0);
+    sbx_test_local_box(state.setting, "x-saved", 0);
 }
 
 void sbx_test_register(void)
