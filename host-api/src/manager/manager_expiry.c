@@ -83,6 +83,9 @@ static void destroy_expired(sbx_manager *m, const char *id)
 
 void mgr_reap_expired(sbx_manager *m)
 {
+    /* A backend that takes no expiry has none to enforce: no extra list. */
+    if (!honours_expiry(m))
+        return;
     sbx_sandbox_record *records = NULL;
     size_t count = 0;
     sbx_error err;

@@ -15,8 +15,9 @@
  * max_lifetime from now is SBX_ERR_USAGE naming expires_at.  Else SBX_OK. */
 sbx_status mgr_expiry_of_new(sbx_manager *m, sbx_create_request *request, sbx_error *err);
 
-/* Destroy every sandbox the backend lists past its expiry (records'
- * expires_at), under a teardown lease when one can be had, else directly;
+/* On a backend that honours SBX_CREATE_EXPIRY (others have no expiry,
+ * and are not listed for it): destroy every sandbox it lists past its
+ * expiry (records' expires_at), under a teardown lease when one can be had, else directly;
  * untracked here either way.  Failures are logged, never the caller's. */
 void mgr_reap_expired(sbx_manager *m);
 
