@@ -4,6 +4,7 @@
 #include "common/create_request.h"
 
 #include "common/exec_request.h"
+#include "common/expiry.h"
 #include "common/fnv1a.h"
 #include "common/sandbox_ids.h"
 
@@ -12,7 +13,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 sbx_status common_create_request_check(const char *backend, const sbx_create_request *req,
                                        sbx_error *err)
@@ -202,17 +202,9 @@ static sbx_status check_limit(const char *member, int64_t value, int64_t min, sb
                                  (long long)value, (long long)min);
 }
 
-/* Milliseconds since the Unix epoch, now. */
-static int64_t wall_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 sbx_status common_create_request_check_fields(const sbx_create_request *full, sbx_error *err)
 {
-    int64_t now_ms = wall_now_ms();
+    int64_t now_ms = common_epoch_now_ms();
     sbx_status st = check_image(full->image, err);
     if (st == SBX_OK)
         st = check_env(full->env, full->env_count, err);
@@ -233,11 +225,8 @@ sbx_status common_create_request_check_fields(const sbx_create_request *full, sb
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
                                      "create request: network %d is none of "
                                      "SBX_NETWORK_DEFAULT, _NONE, _EGRESS", (int)full->network);
-    if (full->expires_at != SBX_TIME_UNKNOWN && full->expires_at <= now_ms)
-        return sbx_backend_error_set(err, SBX_ERR_USAGE,
-                                     "create request: expires_at %lld is not in the future "
-                                     "(now %lld ms since the epoch)",
-                                     (long long)full->expires_at, (long long)now_ms);
+    if (full->expires_at != SBX_TIME_UNKNOWN)
+        return common_expiry_check_future("create request", full->expires_at, now_ms, err);
     return SBX_OK;
 }
 

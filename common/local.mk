@@ -15,6 +15,7 @@ common_libsbx_common_la_SOURCES = \
 	common/base64.c common/base64.h \
 	common/dynbuf.c common/dynbuf.h \
 	common/exec_request.c common/exec_request.h \
+	common/expiry.c common/expiry.h \
 	common/op_results.c common/op_results.h \
 	common/fnv1a.h \
 	common/hex_digit.h \

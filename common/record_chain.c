@@ -13,6 +13,7 @@ void common_record_facts_init(common_record_facts *facts)
     memset(facts, 0, sizeof *facts);
     facts->mount_contract_version = SBX_CONTRACT_NONE;
     facts->created_at = SBX_TIME_UNKNOWN;
+    facts->expires_at = SBX_TIME_UNKNOWN;
 }
 
 void common_record_facts_of_sandbox(const sbx_sandbox *sandbox, common_record_facts *facts)
@@ -107,6 +108,7 @@ sbx_status common_record_new(const common_record_facts *facts, sbx_sandbox_recor
     }
     r->labels = facts->label_count > 0 ? labels : NULL;
     r->label_count = facts->label_count;
+    r->expires_at = facts->expires_at;
     *out = r;
     return SBX_OK;
 }

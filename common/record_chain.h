@@ -33,6 +33,7 @@ typedef struct common_record_facts {
     const char *directory;
     const sbx_label *labels;     /* NULL when none (ABI 1.5) */
     size_t label_count;
+    int64_t expires_at;          /* SBX_TIME_UNKNOWN: none or unknown (ABI 1.5) */
 } common_record_facts;
 
 /* Reset *facts to "nothing known". */

@@ -23,7 +23,8 @@ struct host_config_manager_section {
 /* The keys of the two objects, for the unknown-key message. */
 #define MANAGER_KEYS "idle_timeout_s, replicas, check_interval_s, ready_path, " \
                      "ready_timeout_s, ready_interval_s, shutdown, lock_dir, " \
-                     "reap_running_processes, ownership"
+                     "reap_running_processes, default_lifetime_s, max_lifetime_s, " \
+                     "ownership"
 #define OWNERSHIP_KEYS "store, path, redis_url, key_prefix, renewal_interval_s, ttl_multiplier"
 
 /* A number in the file: a JSON number, or a string (after expansion) that
@@ -193,6 +194,10 @@ static sbx_status parse_key(host_config_manager_section *s, const char *key, jso
     }
     if (strcmp(key, "reap_running_processes") == 0)
         return read_flag(value, where, &c->reap_running_processes, err);
+    if (strcmp(key, "default_lifetime_s") == 0)
+        return read_seconds(value, where, &c->default_lifetime_ms, err);
+    if (strcmp(key, "max_lifetime_s") == 0)
+        return read_seconds(value, where, &c->max_lifetime_ms, err);
     if (strcmp(key, "ownership") == 0)
         return parse_ownership(s, value, origin, err);
     return sbx_error_set(err, SBX_ERR_CONFIG, "%s: unknown key 'manager.%s' (expected "

@@ -330,6 +330,8 @@ typedef struct sbx_sandbox_record {
     const sbx_label *labels;  /* the labels it was created with (NULL when none);
                                * array and strings belong to the chain */
     size_t label_count;
+    int64_t expires_at;       /* when it is to be destroyed (ms since the Unix epoch,
+                               * UTC); SBX_TIME_UNKNOWN: no expiry, or not known */
 } sbx_sandbox_record;
 
 /* Size a record must have to hold `member`. */
@@ -1073,6 +1075,16 @@ typedef struct sbx_backend_descriptor {
                                sbx_dir_listing **out, sbx_error *err);
     sbx_status (*remove_path_req)(sbx_backend_instance *instance, const char *sandbox_id,
                                   const sbx_remove_path_request *request, sbx_error *err);
+
+    /* ---- ABI 1.5 ---- */
+
+    /* Move the expiry of sandbox `sandbox_id` to `expires_at` (ms since the
+     * Unix epoch, UTC; the host passes only one in the future), earlier or
+     * later.  SBX_ERR_NOT_FOUND when there is no such sandbox (one past its
+     * expiry is destroyed, then not found); SBX_ERR_USAGE naming
+     * "expires_at" when the sandbox was made without an expiry. */
+    sbx_status (*extend)(sbx_backend_instance *instance, const char *sandbox_id,
+                         int64_t expires_at, sbx_error *err);
 } sbx_backend_descriptor;
 
 /* Size a descriptor must have to hold `member` (for the host's checks). */
@@ -1098,6 +1110,9 @@ typedef struct sbx_backend_descriptor {
 
 /* Size of a 1.4 descriptor: through remove_path_req. */
 #define SBX_DESCRIPTOR_SIZE_1_4 SBX_DESCRIPTOR_MIN_SIZE(remove_path_req)
+
+/* Size of a 1.5 descriptor: through extend. */
+#define SBX_DESCRIPTOR_SIZE_1_5 SBX_DESCRIPTOR_MIN_SIZE(extend)
 
 /*
  * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a

@@ -177,6 +177,14 @@ sbx_status sbx_backend_list_records_labelled(sbx_backend *backend, const sbx_lab
                                              size_t want_count, sbx_sandbox_record **out,
                                              size_t *count, sbx_error *err);
 
+/* Move the expiry of sandbox `sandbox_id` (ABI 1.5) to `expires_at`, ms
+ * since the Unix epoch (UTC).  SBX_ERR_USAGE naming expires_at when it is
+ * not in the future, and from the backend when the sandbox has no expiry;
+ * SBX_ERR_NOT_FOUND when there is no such sandbox (or it was past its
+ * expiry); SBX_ERR_UNSUPPORTED for a backend without extend. */
+sbx_status sbx_backend_extend(sbx_backend *backend, const char *sandbox_id, int64_t expires_at,
+                              sbx_error *err);
+
 /* Release a chain of records from this backend.  NULL is accepted. */
 void sbx_backend_free_records(sbx_backend *backend, sbx_sandbox_record *records);
 

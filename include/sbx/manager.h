@@ -75,7 +75,8 @@ typedef enum sbx_manager_event {
     SBX_MANAGER_EVENT_ADOPTED = 0,    /* an orphan adopted into the warm pool */
     SBX_MANAGER_EVENT_REAPED = 1,     /* destroyed by the idle reaper */
     SBX_MANAGER_EVENT_EVICTED = 2,    /* a warm one destroyed for the replica cap */
-    SBX_MANAGER_EVENT_LEASE_LOST = 3  /* forgotten (not destroyed): a peer holds it */
+    SBX_MANAGER_EVENT_LEASE_LOST = 3, /* forgotten (not destroyed): a peer holds it */
+    SBX_MANAGER_EVENT_EXPIRED = 4     /* destroyed past its expiry, whatever its lease */
 } sbx_manager_event;
 
 /* Called once per event, from the thread that caused it (the reaper, the
@@ -125,13 +126,19 @@ typedef struct sbx_manager_config {
     int reap_running_processes;    /* 0: a sandbox with a running process (ABI 1.4)
                                     * is in use, never idle; non-zero: the idle
                                     * reaper ignores processes */
+    int64_t default_lifetime_ms;   /* 0: none; > 0: a sandbox an acquire creates
+                                    * without expires_at expires this long after,
+                                    * when the backend honours SBX_CREATE_EXPIRY */
+    int64_t max_lifetime_ms;       /* 0: no cap; > 0: an expires_at further than
+                                    * this from now (acquire, extend) is
+                                    * SBX_ERR_USAGE naming expires_at */
 } sbx_manager_config;
 
 #define SBX_MANAGER_CONFIG_INIT                                              \
     { sizeof(sbx_manager_config), 600000, 3, 60000, NULL, 60000,             \
       SBX_MANAGER_STORE_MEMORY, NULL, NULL, NULL, 30000, 4,                   \
       SBX_MANAGER_SHUTDOWN_DESTROY, NULL, NULL, NULL, NULL, NULL, NULL, 1000, \
-      NULL, NULL, 0 }
+      NULL, NULL, 0, 0, 0 }
 
 /*
  * Counters for a host to export.  The caller sets struct_size; members are
@@ -145,6 +152,7 @@ typedef struct sbx_manager_counters {
     uint64_t reaped;         /* destroyed by the idle reaper */
     uint64_t evicted;        /* warm entries destroyed for the replica cap */
     uint64_t lease_losses;   /* sandboxes forgotten because a peer took them */
+    uint64_t expired;        /* destroyed past their expiry by the reaper */
 } sbx_manager_counters;
 
 /* The sandbox id of (user, thread) by docs/manager.md rule 1: the first 16 hex
@@ -313,8 +321,16 @@ sbx_status sbx_manager_session_attach(sbx_manager *manager, const char *sandbox_
                                       const sbx_session_options *options, sbx_session **out,
                                       sbx_error *err);
 
-/* One reaper pass now (reconcile orphans, destroy idle active and warm
- * sandboxes), in the caller's thread.  SBX_OK also when a step was skipped
+/* Move the expiry of tracked sandbox `sandbox_id` (active or warm) to
+ * `expires_at` (ms since the Unix epoch): sbx_backend_extend's answers,
+ * SBX_ERR_USAGE naming expires_at beyond max_lifetime from now, and
+ * SBX_ERR_NOT_FOUND when it is not tracked here. */
+sbx_status sbx_manager_extend(sbx_manager *manager, const char *sandbox_id, int64_t expires_at,
+                              sbx_error *err);
+
+/* One reaper pass now (destroy sandboxes past their expiry, whatever their
+ * lease; reconcile orphans; destroy idle active and warm sandboxes), in
+ * the caller's thread.  SBX_OK also when a step was skipped
  * (logged); SBX_ERR_USAGE after shutdown. */
 sbx_status sbx_manager_reap_now(sbx_manager *manager, sbx_error *err);
 

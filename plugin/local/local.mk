@@ -19,6 +19,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_create.h \
 	plugin/local/local_exec.c \
 	plugin/local/local_exec.h \
+	plugin/local/local_expiry.c \
+	plugin/local/local_expiry.h \
 	plugin/local/local_files.c \
 	plugin/local/local_files.h \
 	plugin/local/local_holder.c \

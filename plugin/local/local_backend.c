@@ -10,6 +10,7 @@
 #include "common/sandbox_records.h"
 #include "plugin/local/local_create.h"
 #include "plugin/local/local_exec.h"
+#include "plugin/local/local_expiry.h"
 #include "plugin/local/local_files.h"
 #include "plugin/local/local_instance.h"
 #include "plugin/local/local_ops.h"
@@ -55,6 +56,7 @@ static const sbx_backend_descriptor local_descriptor = {
     .process_forget = local_live_forget,
     .free_processes = local_free_processes,
     .free_process_output = local_free_process_output,
+    .extend = local_extend,
 };
 
 const sbx_backend_descriptor *local_backend_descriptor(void)

@@ -10,6 +10,7 @@
 #include "common/tcp_ready.h"
 #include "plugin/local/local_cgroup.h"
 #include "plugin/local/local_command.h"
+#include "plugin/local/local_expiry.h"
 #include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_isolation_ids.h"
@@ -286,6 +287,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     meta->label_count = req->label_count;
     meta->env = env_pairs;
     meta->env_count = req->env_count;
+    meta->expires_at = req->expires_at;
     int made_dir = 0, made_log = 0, holder_go = -1;
     st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     if (st == SBX_OK) {
@@ -464,6 +466,8 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
         st = local_load_metadata(inst, &paths, req->sandbox_id, &meta, err);
     if (st == SBX_OK && meta.creating)
         st = clear_interrupted_create(inst, &paths, &meta, err);
+    else if (st == SBX_OK)
+        st = local_expiry_enforce_locked(inst, &paths, &meta, err);
     if (st == SBX_ERR_NOT_FOUND) {
         sbx_backend_error_clear(err);
         attempted = 1;

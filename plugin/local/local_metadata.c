@@ -83,7 +83,9 @@ static json_object *metadata_to_json(const local_metadata *m)
              (!m->creating || add_string(o, "state", "creating")) &&
              add_pairs(o, "labels", m->labels, m->label_count) &&
              add_pairs(o, "env", m->env, m->env_count) &&
-             (m->spec == NULL || add_string(o, "spec", m->spec));
+             (m->spec == NULL || add_string(o, "spec", m->spec)) &&
+             (m->expires_at == 0 ||
+              add_member(o, "expires_at", 1, json_object_new_int64(m->expires_at)));
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -357,7 +359,8 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
         !take_count(o, "port", 65535, &port, bad) ||
         !take_pairs(o, "labels", &m->labels, &m->label_count, bad) ||
         !take_pairs(o, "env", &m->env, &m->env_count, bad) ||
-        !take_string(o, "spec", &m->spec, bad))
+        !take_string(o, "spec", &m->spec, bad) ||
+        !take_count(o, "expires_at", INT64_MAX, &m->expires_at, bad))
         return 0;
     if (m->sandbox_id == NULL)
         return refuse(bad, "sandbox_id", "is missing");

@@ -32,6 +32,8 @@ typedef struct local_metadata {
     char *spec;                  /* "spec": common_create_spec_digest of the request
                                   * that made it; NULL: made by an older backend, with
                                   * the digest of an empty spec */
+    int64_t expires_at;          /* "expires_at": ms since the Unix epoch when it is to
+                                  * be destroyed; 0 (absent): never */
 } local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same

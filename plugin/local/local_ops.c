@@ -5,6 +5,7 @@
 
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
+#include "plugin/local/local_expiry.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_process.h"
 #include "plugin/local/local_records.h"
@@ -72,14 +73,19 @@ static sbx_status destroy_recorded(sbx_backend_instance *inst, const local_paths
                                  "removed", paths->id, why);
 }
 
+sbx_status local_lock_sandbox(sbx_backend_instance *inst, const char *sandbox_id,
+                              local_paths *paths, int *lock_fd, sbx_error *err)
+{
+    sbx_status st = local_sandbox_paths(inst, sandbox_id, paths, err);
+    return st == SBX_OK ? local_lock(paths, inst->options.lock_timeout_ms, lock_fd, err) : st;
+}
+
 sbx_status local_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                          sbx_error *err)
 {
     local_paths paths;
     int lock_fd = -1;
-    sbx_status st = local_sandbox_paths(inst, sandbox_id, &paths, err);
-    if (st == SBX_OK)
-        st = local_lock(&paths, inst->options.lock_timeout_ms, &lock_fd, err);
+    sbx_status st = local_lock_sandbox(inst, sandbox_id, &paths, &lock_fd, err);
     if (st != SBX_OK)
         return st;
     int existed = 0;
@@ -113,7 +119,7 @@ sbx_status local_is_alive(sbx_backend_instance *inst, const char *sandbox_id,
         return SBX_OK;
     }
     if (st == SBX_OK)
-        *alive = local_record_alive(&meta, &paths);
+        *alive = !local_expiry_reap(inst, &paths, &meta) && local_record_alive(&meta, &paths);
     local_metadata_clear(&meta);
     return st;
 }
@@ -128,6 +134,9 @@ static sbx_status discover_sandbox(sbx_backend_instance *inst, const char *sandb
         return st;
     local_metadata meta;
     st = local_load_complete(inst, &paths, sandbox_id, &meta, err);
+    if (st == SBX_OK && local_expiry_reap(inst, &paths, &meta))
+        st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox '%s' not found (it passed "
+                                   "its expiry and was destroyed)", sandbox_id);
     if (st == SBX_OK)
         st = local_single_record(&meta, &paths, to, err);
     local_metadata_clear(&meta);
@@ -186,7 +195,7 @@ static sbx_status list_one(sbx_backend_instance *inst, const char *id,
         return SBX_OK;
     }
     /* Asked once: the sandbox listed is the one found running. */
-    if (local_record_alive(&meta, &paths)) {
+    if (!local_expiry_reap(inst, &paths, &meta) && local_record_alive(&meta, &paths)) {
         common_record_facts f;
         local_facts_of(&meta, &paths, 1, &f);
         st = common_list_answer_add(list, &f, err);

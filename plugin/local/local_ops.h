@@ -17,6 +17,12 @@ sbx_status local_destroy_locked(const sbx_backend_instance *inst, const local_pa
  * process or a failed removal left as a tomb, if any. */
 sbx_status local_finish_interrupted_destroy(sbx_backend_instance *inst,
                                             const local_paths *paths, sbx_error *err);
+/* The files of sandbox `sandbox_id` (checked, as local_sandbox_paths) and
+ * its lock taken (local_lock's bound and errors): *lock_fd, released with
+ * local_unlock. */
+sbx_status local_lock_sandbox(sbx_backend_instance *inst, const char *sandbox_id,
+                              local_paths *paths, int *lock_fd, sbx_error *err);
+
 /* Destroy sandbox `id`: its record is tombed first (never seen again by
  * readers), then its process stopped and its files removed; an absent
  * sandbox is SBX_OK. */

@@ -62,6 +62,7 @@ void local_facts_of(const local_metadata *meta, const local_paths *paths, int al
     f->directory = paths->dir;
     f->labels = meta->labels;
     f->label_count = meta->label_count;
+    f->expires_at = meta->expires_at;
 }
 
 sbx_status local_fill_record(sbx_sandbox *out, const local_metadata *meta,

@@ -96,6 +96,24 @@ static void test_unhonoured_members_are_unsupported(void)
                    "backend 'fixture-minor-3' (ABI 1.3): create request member 'labels'");
 }
 
+/* extend (ABI 1.5): an expiry not in the future is refused naming
+ * expires_at before any backend is asked; a module without extend (of an
+ * older minor, or leaving it NULL) is unsupported, naming the call. */
+static void test_extend_checks_and_unsupported(void)
+{
+    const char *const names[] = { "fixture-minor-3", "fixture-good" };
+    for (size_t i = 0; i < 2; i++) {
+        host_fixture f;
+        host_fixture_open(&f, names[i]);
+        sbx_error err;
+        expect_error(sbx_backend_extend(f.backend, "box", now_ms() - 1, &err), &err,
+                     SBX_ERR_USAGE, "extend: expires_at");
+        expect_unsupported(sbx_backend_extend(f.backend, "box", now_ms() + 60000, &err), &err,
+                           names[i], "extend");
+        host_fixture_close(&f);
+    }
+}
+
 /* What a create with none of the 1.5 members set did before: it works on
  * a module of every minor. */
 static void test_plain_requests_reach_every_module(void)
@@ -167,6 +185,8 @@ void sbx_test_register(void)
         {"a request setting no 1.5 member reaches modules of every minor",
          test_plain_requests_reach_every_module},
         {"labels pass to a module honouring them; the list filter", test_labels_pass_and_filter_the_list},
+        {"extend: a past expiry named; unsupported without the call",
+         test_extend_checks_and_unsupported},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("create fields", NULL, NULL, tests);

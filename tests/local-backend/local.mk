@@ -56,3 +56,11 @@ tests_local_backend_test_local_limits_SOURCES = tests/local-backend/test_local_l
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_limits_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_limits_LDADD = $(SBX_TEST_LIBS)
+
+# Expiry (ABI 1.5's expires_at and extend) on local.
+check_PROGRAMS += tests/local-backend/test_local_expiry
+TESTS += tests/local-backend/test_local_expiry
+tests_local_backend_test_local_expiry_SOURCES = tests/local-backend/test_local_expiry.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+tests_local_backend_test_local_expiry_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_expiry_LDADD = $(SBX_TEST_LIBS)

@@ -97,3 +97,11 @@ tests_manager_test_manager_process_calls_SOURCES = tests/manager/test_manager_pr
 	$(SBX_MGR_TEST_SUPPORT)
 tests_manager_test_manager_process_calls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_manager_test_manager_process_calls_LDADD = $(SBX_TEST_LIBS) -lpthread
+
+# Lifetimes, extend and the expiry reaper, over the real local backend.
+check_PROGRAMS += tests/manager/test_manager_expiry
+TESTS += tests/manager/test_manager_expiry
+tests_manager_test_manager_expiry_SOURCES = tests/manager/test_manager_expiry.c \
+	$(SBX_MGR_TEST_SUPPORT)
+tests_manager_test_manager_expiry_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_manager_test_manager_expiry_LDADD = $(SBX_TEST_LIBS) -lpthread

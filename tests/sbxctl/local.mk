@@ -105,3 +105,12 @@ tests_sbxctl_test_sbxctl_spec_SOURCES = tests/sbxctl/test_sbxctl_spec.c \
 tests_sbxctl_test_sbxctl_spec_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_sbxctl_test_sbxctl_spec_LDADD = $(SBX_TEST_LIBS)
 EXTRA_tests_sbxctl_test_sbxctl_spec_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)
+
+# create/acquire --expire-in and extend, on local.
+check_PROGRAMS += tests/sbxctl/test_sbxctl_expiry
+TESTS += tests/sbxctl/test_sbxctl_expiry
+tests_sbxctl_test_sbxctl_expiry_SOURCES = tests/sbxctl/test_sbxctl_expiry.c \
+	$(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_expiry_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_sbxctl_test_sbxctl_expiry_LDADD = $(SBX_TEST_LIBS)
+EXTRA_tests_sbxctl_test_sbxctl_expiry_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)

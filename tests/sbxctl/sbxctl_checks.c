@@ -3,6 +3,9 @@
 
 #include "tests/sbxctl/sbxctl_checks.h"
 
+#include "tests/support/backend_calls.h"
+#include "tests/support/scratch_dir.h"
+
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,4 +182,19 @@ void sbx_test_assert_list_table(const char *table)
             line += len + (end != NULL);
         }
     }
+}
+
+int sbx_test_local_state_open(sbx_test_local_state *s, const char *tag)
+{
+    if (sbx_test_scratch_dir(s->scratch, sizeof s->scratch, tag) != 0)
+        return 1;
+    snprintf(s->state_dir, sizeof s->state_dir, "%s/state", s->scratch);
+    snprintf(s->setting, sizeof s->setting, "state_dir=%s", s->state_dir);
+    return 0;
+}
+
+void sbx_test_local_state_close(const sbx_test_local_state *s)
+{
+    sbx_test_destroy_local_sandboxes(s->state_dir);
+    sbx_test_remove_tree(s->scratch);
 }

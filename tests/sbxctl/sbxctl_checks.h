@@ -28,6 +28,21 @@ void sbx_test_sbxctl_remote(sbx_test_run *run, const char *url, const char *cons
 void sbx_test_sbxctl_local(sbx_test_run *run, const char *state_setting, const char *in,
                            int timeout_ms, const char *const *args);
 
+/* A suite's local backend state: a scratch directory named after a tag,
+ * its state/ and the --set state_dir=... setting for it. */
+typedef struct sbx_test_local_state {
+    char scratch[4096];
+    char state_dir[4096 + 16];
+    char setting[4096 + 32];
+} sbx_test_local_state;
+
+/* Make *s (a suite's init): 0, or 1 when the scratch directory cannot be
+ * made. */
+int sbx_test_local_state_open(sbx_test_local_state *s, const char *tag);
+
+/* Destroy the sandboxes of *s and remove its scratch directory. */
+void sbx_test_local_state_close(const sbx_test_local_state *s);
+
 /* With `create`: create --id `id` on that local state, else destroy `id`;
  * either must exit 0 (a failed create stops the test). */
 void sbx_test_local_box(const char *state_setting, const char *id, int create);

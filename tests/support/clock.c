@@ -29,3 +29,12 @@ int64_t sbx_test_wall_ms(void)
     clock_gettime(CLOCK_REALTIME, &now);
     return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
+
+void sbx_test_wait_wall_past(int64_t ms)
+{
+    int64_t after = ms + 1;
+    struct timespec when = { (time_t)(after / 1000), (long)(after % 1000) * 1000000L };
+    /* The kernel's own wait for that moment; a signal only restarts it. */
+    while (sbx_test_wall_ms() <= ms)
+        clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &when, NULL);
+}

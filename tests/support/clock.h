@@ -17,6 +17,11 @@ struct timespec sbx_test_deadline_in(int timeout_ms);
 /* Milliseconds since the epoch on CLOCK_REALTIME, as a record's created_at. */
 int64_t sbx_test_wall_ms(void);
 
+/* Return once the wall clock (CLOCK_REALTIME) is past `ms` since the
+ * epoch: the condition an expiry test awaits (an absolute expiry is that
+ * clock's), waited for by the kernel, not polled. */
+void sbx_test_wait_wall_past(int64_t ms);
+
 /* ready_timeout_ms for a sandbox whose server must start in a test: the
  * backends' default of 5 s was too short for python3's start at a load
  * of 36 on two cores; a correct run never waits for all of it. */

@@ -5,7 +5,9 @@
 
 #include "tools/sbxctl/args.h"
 
+#include "common/expiry.h"
 #include "common/utf8.h"
+#include "tools/sbxctl/duration_args.h"
 #include "tools/sbxctl/resource_args.h"
 #include "tools/sbxctl/signal_names.h"
 
@@ -46,7 +48,8 @@ typedef enum option_id {
     OPT_LABEL,
     OPT_MEMORY,
     OPT_CPUS,
-    OPT_PIDS
+    OPT_PIDS,
+    OPT_EXPIRE_IN
 } option_id;
 
 typedef struct option_spec {
@@ -89,6 +92,7 @@ static const option_spec options[] = {
     {"--memory", NULL, 1, OPT_FOR_BOTH, OPT_MEMORY},
     {"--cpus", NULL, 1, OPT_FOR_BOTH, OPT_CPUS},
     {"--pids", NULL, 1, OPT_FOR_BOTH, OPT_PIDS},
+    {"--expire-in", NULL, 1, OPT_FOR_BOTH, OPT_EXPIRE_IN},
     {"--env", "-e", 1, OPT_FOR_COMMANDS | OPT_FOR_BOTH, OPT_ENV},
     {"--workdir", "-w", 1, OPT_FOR_COMMANDS, OPT_WORKDIR},
     {"--timeout", NULL, 1, OPT_FOR_COMMANDS, OPT_TIMEOUT},
@@ -106,7 +110,8 @@ typedef enum operands {
     OPERANDS_ID_PATH,     /* ID [PATH] (ls) */
     OPERANDS_TWO_PATHS,   /* SOURCE DESTINATION (cp) */
     OPERANDS_ID_PROCESS,  /* ID PID (logs, attach) */
-    OPERANDS_ID_PROCESS_SIGNAL /* ID PID [SIGNAL] (kill) */
+    OPERANDS_ID_PROCESS_SIGNAL, /* ID PID [SIGNAL] (kill) */
+    OPERANDS_ID_DURATION  /* ID DURATION (extend) */
 } operands;
 
 typedef struct command_spec {
@@ -135,6 +140,7 @@ static const command_spec commands[] = {
     {"kill", CTL_KILL, OPERANDS_ID_PROCESS_SIGNAL},
     {"attach", CTL_ATTACH, OPERANDS_ID_PROCESS},
     {"shell", CTL_SHELL, OPERANDS_ID},
+    {"extend", CTL_EXTEND, OPERANDS_ID_DURATION},
 };
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
@@ -411,6 +417,7 @@ static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
     case OPT_MEMORY: return ctl_parse_memory(value, &args->memory_bytes, err);
     case OPT_CPUS: return ctl_parse_cpus(value, &args->cpu_millicores, err);
     case OPT_PIDS: return ctl_parse_pids(value, &args->pids_limit, err);
+    case OPT_EXPIRE_IN: return ctl_parse_duration("--expire-in", value, &args->expire_in_ms, err);
     }
     return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
 }
@@ -560,6 +567,11 @@ static sbx_status parse_word(const char *word, ctl_args *args, sbx_error *err)
             args->operand2 = word;
         return status;
     }
+    if (kind == OPERANDS_ID_DURATION && args->operand2 == NULL) {
+        args->operand2 = word;
+        return ctl_parse_duration("the DURATION of command 'extend'", word, &args->duration_ms,
+                                  err);
+    }
     if (kind == OPERANDS_ID_PROCESS_SIGNAL && !args->signal_given) {
         args->signal_given = 1;
         return ctl_signal_parse(word, &args->signal, err);
@@ -595,6 +607,9 @@ static sbx_status check_complete(const ctl_args *args, sbx_error *err)
         args->operand2 == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "command '%s' needs a PID after the sandbox ID",
                              args->command_name);
+    if (kind == OPERANDS_ID_DURATION && args->operand2 == NULL)
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "command 'extend' needs a DURATION after the sandbox ID (e.g. 30m)");
     if (kind == OPERANDS_ID_COMMAND && args->exec_argv == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "command 'exec' needs a command after the sandbox ID");
@@ -667,6 +682,8 @@ sbx_create_request ctl_args_create_request(const ctl_args *args)
     request.memory_bytes = args->memory_bytes;
     request.cpu_millicores = args->cpu_millicores;
     request.pids_limit = args->pids_limit;
+    if (args->expire_in_ms > 0)
+        request.expires_at = common_epoch_now_ms() + args->expire_in_ms;
     return request;
 }
 

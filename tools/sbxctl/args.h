@@ -26,7 +26,8 @@ typedef enum ctl_command {
     CTL_LOGS,
     CTL_KILL,
     CTL_ATTACH,
-    CTL_SHELL
+    CTL_SHELL,
+    CTL_EXTEND
 } ctl_command;
 
 /* One --set KEY=VALUE; `key` is owned by the args, `value` points into argv. */
@@ -74,6 +75,8 @@ typedef struct ctl_args {
     int64_t memory_bytes;        /* --memory; SBX_LIMIT_NONE when absent */
     int64_t cpu_millicores;      /* --cpus; SBX_LIMIT_NONE when absent */
     int64_t pids_limit;          /* --pids; SBX_LIMIT_NONE when absent */
+    int64_t expire_in_ms;        /* --expire-in; 0 when absent (no expiry asked) */
+    int64_t duration_ms;         /* extend's DURATION (operand2 as typed) */
 
     /* acquire (also takes the create options above but --id) */
     int keep_lease;              /* --keep-lease */
@@ -105,7 +108,7 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
                               sbx_error *err);
 
 /* The create request the arguments describe (thread, user, mounts, runtime
- * flags, required contract, image, env, labels, limits), with no sandbox id: its strings and mounts are
+ * flags, required contract, image, env, labels, limits, --expire-in from now), with no sandbox id: its strings and mounts are
  * borrowed from `args` and live as long as they do. */
 sbx_create_request ctl_args_create_request(const ctl_args *args);
 

@@ -4,6 +4,7 @@
 
 #include "tools/sbxctl/commands.h"
 
+#include "common/expiry.h"
 #include "tools/sbxctl/exit_code.h"
 #include "tools/sbxctl/sandbox_id.h"
 
@@ -46,6 +47,16 @@ int ctl_cmd_destroy(const ctl_args *args, sbx_backend *backend,
     if (sbx_backend_destroy(backend, args->operand, &err) != SBX_OK)
         return ctl_fail(out, &err);
     ctl_print_destroyed(out, args->operand);
+    return CTL_EXIT_OK;
+}
+
+int ctl_cmd_extend(const ctl_args *args, sbx_backend *backend, const ctl_output *out)
+{
+    sbx_error err;
+    int64_t expires_at = common_epoch_now_ms() + args->duration_ms;
+    if (sbx_backend_extend(backend, args->operand, expires_at, &err) != SBX_OK)
+        return ctl_fail(out, &err);
+    ctl_print_extended(out, args->operand, expires_at);
     return CTL_EXIT_OK;
 }
 

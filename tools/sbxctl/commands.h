@@ -21,6 +21,9 @@ int ctl_cmd_create(const ctl_args *args, sbx_backend *backend,
 int ctl_cmd_destroy(const ctl_args *args, sbx_backend *backend,
                         const ctl_output *out);
 
+/* extend ID DURATION: the sandbox now expires DURATION from now. */
+int ctl_cmd_extend(const ctl_args *args, sbx_backend *backend, const ctl_output *out);
+
 /* alive ID: exit 0 when it runs, 1 when not. */
 int ctl_cmd_alive(const ctl_args *args, sbx_backend *backend,
                       const ctl_output *out);

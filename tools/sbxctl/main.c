@@ -21,6 +21,7 @@ static sandbox_command_fn sandbox_command(ctl_command command)
     switch (command) {
     case CTL_CREATE: return ctl_cmd_create;
     case CTL_DESTROY: return ctl_cmd_destroy;
+    case CTL_EXTEND: return ctl_cmd_extend;
     case CTL_ALIVE: return ctl_cmd_alive;
     case CTL_DISCOVER: return ctl_cmd_discover;
     case CTL_LIST: return ctl_cmd_list;

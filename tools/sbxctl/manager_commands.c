@@ -56,7 +56,8 @@ typedef struct event_sink {
 
 static void print_event(void *ctx, sbx_manager_event event, const char *sandbox_id)
 {
-    static const char *const names[] = {"adopted", "reaped", "evicted", "lease_lost"};
+    static const char *const names[] = {"adopted", "reaped", "evicted", "lease_lost",
+                                        "expired"};
     event_sink *sink = ctx;
     pthread_mutex_lock(&sink->lock);
     ctl_print_event(sink->out, names[event], "sandbox_id", sandbox_id);

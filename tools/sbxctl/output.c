@@ -179,6 +179,7 @@ static void format_time(int64_t ms, char *buf, size_t size)
 typedef struct record_extras {
     char created_at[TIME_TEXT_SIZE];   /* "" when unknown */
     char pid[24];                      /* "" when unknown */
+    char expires_at[TIME_TEXT_SIZE];   /* "" when none or unknown (ABI 1.5) */
 } record_extras;
 
 static void record_extras_of(const sbx_sandbox_record *r, record_extras *x)
@@ -187,6 +188,8 @@ static void record_extras_of(const sbx_sandbox_record *r, record_extras *x)
     x->pid[0] = '\0';
     if (r->pid > 0)
         snprintf(x->pid, sizeof x->pid, "%" PRId64, r->pid);
+    format_time(SBX_RECORD_HAS(r, expires_at) ? r->expires_at : SBX_TIME_UNKNOWN,
+                x->expires_at, sizeof x->expires_at);
 }
 
 /* The string members of ABI 1.2 in the order sbxctl shows them. */
@@ -209,6 +212,8 @@ static json_object *record_json(const sbx_sandbox_record *r)
     for (size_t i = 0; SBX_RECORD_HAS(r, label_count) && i < r->label_count; i++)
         json_object_object_add(labels, r->labels[i].key, json_text(r->labels[i].value));
     json_object_object_add(object, "labels", labels);
+    json_object_object_add(object, "expires_at",
+                           x.expires_at[0] ? json_object_new_string(x.expires_at) : NULL);
     return object;
 }
 
@@ -284,6 +289,7 @@ static void print_record_fields(FILE *stream, const sbx_sandbox_record *r)
 #undef PRINT_STRING
     print_field(stream, "pid", x.pid);
     print_labels(stream, r);
+    print_field(stream, "expires_at", x.expires_at);
 }
 
 /* Columns padded to their widest cell, two spaces apart; the last column
@@ -391,6 +397,25 @@ static void print_id_and_flag(const ctl_output *out, const char *sandbox_id,
         return;
     print_field(stream, "sandbox_id", sandbox_id);
     print_field(stream, key, flag ? "yes" : "no");
+    text_emit(&text);
+}
+
+void ctl_print_extended(const ctl_output *out, const char *sandbox_id, int64_t expires_at)
+{
+    char when[TIME_TEXT_SIZE];
+    format_time(expires_at, when, sizeof when);
+    json_object *object = NULL;
+    if (out->json) {
+        object = json_object_new_object();
+        json_object_object_add(object, "sandbox_id", json_text(sandbox_id));
+        json_object_object_add(object, "expires_at", json_object_new_string(when));
+    }
+    text_buffer text;
+    FILE *stream = json_or_text(out, object, &text);
+    if (stream == NULL)
+        return;
+    print_field(stream, "sandbox_id", sandbox_id);
+    print_field(stream, "expires_at", when);
     text_emit(&text);
 }
 

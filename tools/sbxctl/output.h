@@ -56,6 +56,9 @@ void ctl_print_reconciliation(const ctl_output *out, const char *sandbox_id,
 void ctl_print_backends(const ctl_output *out, const sbx_backend_info *entries,
                             size_t count);
 
+/* extend: `sandbox_id` now expires at `expires_at` (ms since the epoch). */
+void ctl_print_extended(const ctl_output *out, const char *sandbox_id, int64_t expires_at);
+
 /* destroy: `sandbox_id` is gone. */
 void ctl_print_destroyed(const ctl_output *out, const char *sandbox_id);
 

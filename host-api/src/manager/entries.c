@@ -294,3 +294,14 @@ int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch)
     }
     return dropped;
 }
+
+sbx_status mgr_require_tracked(sbx_manager *m, const char *id, sbx_error *err)
+{
+    mgr_read_lock(&m->lock);
+    const mgr_entry *e = mgr_find(m, id);
+    int tracked = e != NULL && e->state != MGR_NONE;
+    mgr_read_unlock(&m->lock);
+    if (tracked)
+        return SBX_OK;
+    return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here", id);
+}

@@ -108,4 +108,8 @@ void mgr_managed_drop(sbx_managed *managed);
  * when `expected_epoch` (>= 0) no longer matches.  Returns 1 when dropped. */
 int mgr_forget(sbx_manager *m, const char *id, int64_t expected_epoch);
 
+/* SBX_OK when sandbox `id` is tracked here (active or warm), else
+ * SBX_ERR_NOT_FOUND naming it.  Takes the read lock. */
+sbx_status mgr_require_tracked(sbx_manager *m, const char *id, sbx_error *err);
+
 #endif

@@ -11,6 +11,7 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/manager/manager_acquire.c \
 	host-api/src/manager/manager_teardown.c host-api/src/manager/manager_teardown.h \
 	host-api/src/manager/manager_reaper.c host-api/src/manager/manager_reaper.h \
+	host-api/src/manager/manager_expiry.c host-api/src/manager/manager_expiry.h \
 	host-api/src/manager/manager_operations.c host-api/src/manager/manager_operations.h \
 	host-api/src/manager/manager_processes.c \
 	host-api/src/manager/process_lock.c host-api/src/manager/process_lock.h \

@@ -10,6 +10,7 @@
 #include "host-api/src/manager/acquire_gate.h"
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_events.h"
+#include "host-api/src/manager/manager_expiry.h"
 #include "host-api/src/manager/manager_teardown.h"
 #include "host-api/src/manager/process_lock.h"
 #include "host-api/src/manager/readiness.h"
@@ -229,7 +230,9 @@ static sbx_status create_new(acquire_ctx *a)
     request.struct_size = sizeof request;
     request.sandbox_id = a->e->id;
     sbx_sandbox *created = NULL;
-    sbx_status st = sbx_backend_create(m->backend, &request, &created, a->err);
+    sbx_status st = mgr_expiry_of_new(m, &request, a->err);
+    if (st == SBX_OK)
+        st = sbx_backend_create(m->backend, &request, &created, a->err);
     if (st != SBX_OK)
         return st;
     mgr_log(m, SBX_LOG_INFO, "created sandbox %s for user '%s' thread '%s'", a->e->id, a->user,

@@ -54,6 +54,10 @@ sbx_status mgr_check_config(const sbx_manager_config *c, sbx_error *err)
              c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP &&
              c->shutdown != SBX_MANAGER_SHUTDOWN_KEEP_LEASES)
         bad = "shutdown must be destroy or keep";
+    else if (c->default_lifetime_ms < 0 || c->max_lifetime_ms < 0)
+        bad = "default_lifetime and max_lifetime must be >= 0";
+    else if (c->max_lifetime_ms > 0 && c->default_lifetime_ms > c->max_lifetime_ms)
+        bad = "default_lifetime must not be longer than max_lifetime";
     else if (c->owner_id != NULL && !mgr_lease_text_ok(c->owner_id, strlen(c->owner_id)))
         bad = "owner_id must be 1 to 256 printable ASCII characters without spaces";
     if (bad != NULL)

@@ -36,6 +36,7 @@ void mgr_event(sbx_manager *m, sbx_manager_event event, const char *id)
     atomic_uint_fast64_t *counter = event == SBX_MANAGER_EVENT_ADOPTED  ? &m->adopted
                                     : event == SBX_MANAGER_EVENT_REAPED ? &m->reaped
                                     : event == SBX_MANAGER_EVENT_EVICTED ? &m->evicted
+                                    : event == SBX_MANAGER_EVENT_EXPIRED ? &m->expired
                                                                          : &m->lease_losses;
     atomic_fetch_add(counter, 1);
     if (m->config.event != NULL)

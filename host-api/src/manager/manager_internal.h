@@ -53,7 +53,7 @@ struct sbx_manager {
     uint64_t n_active, n_warm;
     _Atomic uint64_t epoch_counter;
 
-    atomic_uint_fast64_t adopted, reaped, evicted, lease_losses;
+    atomic_uint_fast64_t adopted, reaped, evicted, lease_losses, expired;
 
     pthread_mutex_t wake_lock;
     pthread_cond_t wake_cond;      /* CLOCK_MONOTONIC */

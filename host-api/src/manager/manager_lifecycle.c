@@ -286,6 +286,7 @@ void sbx_manager_get_counters(sbx_manager *m, sbx_manager_counters *out)
     c.reaped = atomic_load(&m->reaped);
     c.evicted = atomic_load(&m->evicted);
     c.lease_losses = atomic_load(&m->lease_losses);
+    c.expired = atomic_load(&m->expired);
     memcpy(out, &c, out->struct_size < sizeof c ? out->struct_size : sizeof c);
 }
 

@@ -13,6 +13,7 @@
 #include "host-api/src/manager/manager_internal.h"
 #include "host-api/src/manager/entries.h"
 #include "host-api/src/manager/manager_events.h"
+#include "host-api/src/manager/manager_expiry.h"
 #include "host-api/src/manager/manager_teardown.h"
 
 #include <errno.h>
@@ -315,6 +316,7 @@ static void reap_idle(sbx_manager *m, mgr_state state)
 
 void mgr_reaper_pass(sbx_manager *m)
 {
+    mgr_reap_expired(m);
     mgr_reconcile(m);
     if (m->config.idle_timeout_ms <= 0)
         return;

@@ -260,12 +260,6 @@ sbx_status sbx_manager_destroy(sbx_manager *m, const char *sandbox_id, sbx_error
     sbx_error_clear(err);
     if (m == NULL || sandbox_id == NULL)
         return sbx_error_set(err, SBX_ERR_USAGE, "manager: destroy needs a sandbox id");
-    mgr_read_lock(&m->lock);
-    const mgr_entry *e = mgr_find(m, sandbox_id);
-    int tracked = e != NULL && e->state != MGR_NONE;
-    mgr_read_unlock(&m->lock);
-    if (!tracked)
-        return sbx_error_set(err, SBX_ERR_NOT_FOUND, "manager: sandbox %s is not tracked here",
-                             sandbox_id);
-    return mgr_teardown(m, sandbox_id, mgr_reapable_tracked, NULL, 0, err);
+    sbx_status st = mgr_require_tracked(m, sandbox_id, err);
+    return st == SBX_OK ? mgr_teardown(m, sandbox_id, mgr_reapable_tracked, NULL, 0, err) : st;
 }
