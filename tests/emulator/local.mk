@@ -26,3 +26,7 @@ EXTRA_DIST += tests/emulator/test_aio_search.py tests/emulator/aio-schemas-searc
 # schemas transcribed in aio-schemas-search.json.
 TESTS += tests/emulator/test_aio_editor.py
 EXTRA_DIST += tests/emulator/test_aio_editor.py
+# A sandbox deleted through the emulator ends its background commands and
+# shell sessions at the delete.
+TESTS += tests/emulator/test_aio_gone.py
+EXTRA_DIST += tests/emulator/test_aio_gone.py
