@@ -53,15 +53,7 @@ static void test_the_daemon_stops_cleanly(void)
 /* How many of the daemon's request lines hold `text`, read now. */
 static int requests(const char *text)
 {
-    FILE *f = fopen(daemon_.stderr_path, "r");
-    if (f == NULL)
-        return -1;
-    char line[4096];
-    int count = 0;
-    while (fgets(line, sizeof line, f) != NULL)
-        count += strstr(line, text) != NULL;
-    fclose(f);
-    return count;
+    return provd_local_stderr_count(&daemon_, text);
 }
 
 static int make(sbx_backend *b, const char *id)

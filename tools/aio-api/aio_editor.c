@@ -361,6 +361,37 @@ static void occurrence_lines(text t, text old, char *out, size_t size)
         snprintf(out + used, size - used, "]");
 }
 
+/* How an edit shows: the snippet's lines [start, stop) of the edited
+ * file, what it is called, and the closing advice. */
+typedef struct snippet {
+    size_t start, stop;
+    const char *what;
+    const char *review;
+} snippet;
+
+/* Write the edited content `result` (its buffer), keep the content
+ * before for undo_edit, and answer "The file ... has been edited." with
+ * the snippet; out of memory, or a write refused, answered as such.
+ * Frees `result`. */
+static void finish_edit(editor *ed, common_dynbuf *result, snippet sn, prov_reply *reply)
+{
+    text edited = {result->data, result->len};
+    if (result->failed != COMMON_DYNBUF_OK) {
+        prov_reply_out_of_memory(reply);
+    } else if (write_file(ed, edited, reply)) {
+        keep_for_undo(ed);
+        size_t lines = line_count(edited);
+        ADD_TEXT(&ed->output, "The file ");
+        common_dynbuf_add(&ed->output, ed->path, strlen(ed->path));
+        ADD_TEXT(&ed->output, " has been edited. ");
+        cat_n(&ed->output, lines_of(edited, sn.start, sn.stop < lines ? sn.stop : lines),
+              sn.what, sn.start + 1);
+        common_dynbuf_add(&ed->output, sn.review, strlen(sn.review));
+        answer(ed, reply, NULL, &edited);
+    }
+    common_dynbuf_free(result);
+}
+
 static void str_replace(editor *ed, prov_reply *reply)
 {
     json_object *old_value = aio_member(ed->body, "old_str");
@@ -414,31 +445,17 @@ static void str_replace(editor *ed, prov_reply *reply)
     }
     common_dynbuf_add(&result, at, (size_t)(end - at));
     ADD_TEXT(&result, "");
-    text edited = {result.data, result.len};
     /* The snippet: SNIPPET_LINES lines either side of the (first) edit. */
     size_t line = 0;
     for (const char *p = t.data; p < only; p++)
         line += *p == '\n';
-    size_t start = line > SNIPPET_LINES ? line - SNIPPET_LINES : 0;
-    size_t stop = line + SNIPPET_LINES + line_count(new_text) - 1 + 1;
-    size_t lines = result.failed == COMMON_DYNBUF_OK ? line_count(edited) : 0;
-    if (result.failed == COMMON_DYNBUF_OK && write_file(ed, edited, reply)) {
-        keep_for_undo(ed);
-        char what[4200];
-        snprintf(what, sizeof what, "a snippet of %s", ed->path);
-        ADD_TEXT(&ed->output, "The file ");
-        common_dynbuf_add(&ed->output, ed->path, strlen(ed->path));
-        ADD_TEXT(&ed->output, " has been edited. ");
-        cat_n(&ed->output, lines_of(edited, start, stop < lines ? stop : lines), what,
-              start + 1);
-        static const char review[] = "Review the changes and make sure they are as expected. "
-                                     "Edit the file again if necessary.";
-        common_dynbuf_add(&ed->output, review, sizeof review - 1);
-        answer(ed, reply, NULL, &edited);
-    } else if (result.failed != COMMON_DYNBUF_OK) {
-        prov_reply_out_of_memory(reply);
-    }
-    common_dynbuf_free(&result);
+    char what[4200];
+    snprintf(what, sizeof what, "a snippet of %s", ed->path);
+    snippet sn = {line > SNIPPET_LINES ? line - SNIPPET_LINES : 0,
+                  line + SNIPPET_LINES + line_count(new_text), what,
+                  "Review the changes and make sure they are as expected. Edit the file again "
+                  "if necessary."};
+    finish_edit(ed, &result, sn, reply);
 }
 
 static void insert(editor *ed, prov_reply *reply)
@@ -480,27 +497,12 @@ static void insert(editor *ed, prov_reply *reply)
         common_dynbuf_add(&result, t.data + split, t.len - split);
     }
     ADD_TEXT(&result, "");
-    text edited = {result.data, result.len};
-    size_t start = at_line > SNIPPET_LINES ? (size_t)at_line - SNIPPET_LINES : 0;
-    size_t stop = (size_t)at_line + SNIPPET_LINES + line_count(new_text);
-    size_t edited_lines = result.failed == COMMON_DYNBUF_OK ? line_count(edited) : 0;
-    if (result.failed == COMMON_DYNBUF_OK && write_file(ed, edited, reply)) {
-        keep_for_undo(ed);
-        ADD_TEXT(&ed->output, "The file ");
-        common_dynbuf_add(&ed->output, ed->path, strlen(ed->path));
-        ADD_TEXT(&ed->output, " has been edited. ");
-        cat_n(&ed->output,
-              lines_of(edited, start, stop < edited_lines ? stop : edited_lines),
-              "a snippet of the edited file", start + 1);
-        static const char review[] = "Review the changes and make sure they are as expected "
-                                     "(correct indentation, no duplicate lines, etc). Edit the "
-                                     "file again if necessary.";
-        common_dynbuf_add(&ed->output, review, sizeof review - 1);
-        answer(ed, reply, NULL, &edited);
-    } else if (result.failed != COMMON_DYNBUF_OK) {
-        prov_reply_out_of_memory(reply);
-    }
-    common_dynbuf_free(&result);
+    snippet sn = {at_line > SNIPPET_LINES ? (size_t)at_line - SNIPPET_LINES : 0,
+                  (size_t)at_line + SNIPPET_LINES + line_count(new_text),
+                  "a snippet of the edited file",
+                  "Review the changes and make sure they are as expected (correct indentation, "
+                  "no duplicate lines, etc). Edit the file again if necessary."};
+    finish_edit(ed, &result, sn, reply);
 }
 
 static void undo_edit(editor *ed, prov_reply *reply)
