@@ -27,6 +27,8 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_sandbox_answer.c plugin/remote/remote_sandbox_answer.h \
 	plugin/remote/remote_sandbox_clients.c plugin/remote/remote_sandbox_clients.h \
 	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h
+plugin_remote_libsbx_remote_core_la_SOURCES += \
+	plugin/remote/remote_address_cache.c plugin/remote/remote_address_cache.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS)
 

@@ -35,6 +35,31 @@ static int url_usable(const char *url)
     return 1;
 }
 
+/* Hold the client of `url` in *ep, with `incarnation` (NULL or "": none)
+ * copied; a failure undoes both. */
+static sbx_status hold_address(remote_endpoint *ep, const char *url, const char *incarnation,
+                               sbx_error *err)
+{
+    sbx_status st = SBX_OK;
+    if (incarnation != NULL && incarnation[0] != '\0' &&
+        (ep->incarnation = strdup(incarnation)) == NULL)
+        st = remote_endpoint_no_memory(ep, err);
+    if (st == SBX_OK) {
+        sbx_error cause;
+        sbx_backend_error_clear(&cause);
+        st = remote_sandbox_clients_acquire(&ep->inst->sandboxes, url, &ep->client, &cause);
+        if (st != SBX_OK)
+            remote_wrap_error(&cause, remote_endpoint_what(ep), err);
+        else
+            ep->http = ep->client->http;
+    }
+    if (st != SBX_OK) {
+        free(ep->incarnation);
+        ep->incarnation = NULL;
+    }
+    return st;
+}
+
 sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_id,
                                 const char *op, remote_endpoint *ep, sbx_error *err)
 {
@@ -56,24 +81,47 @@ sbx_status remote_endpoint_open(sbx_backend_instance *inst, const char *sandbox_
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "%s: the provisioner's sandbox_url is not an http(s) base URL",
                                    remote_endpoint_what(ep));
-    const char *incarnation = f.text[REMOTE_FIELD_INCARNATION];
-    if (st == SBX_OK && incarnation != NULL && incarnation[0] != '\0' &&
-        (ep->incarnation = strdup(incarnation)) == NULL)
-        st = remote_endpoint_no_memory(ep, err);
-    if (st == SBX_OK) {
-        sbx_error cause;
-        sbx_backend_error_clear(&cause);
-        st = remote_sandbox_clients_acquire(&inst->sandboxes, url, &ep->client, &cause);
-        if (st != SBX_OK)
-            remote_wrap_error(&cause, remote_endpoint_what(ep), err);
-        else
-            ep->http = ep->client->http;
-    }
+    if (st == SBX_OK)
+        st = hold_address(ep, url, f.text[REMOTE_FIELD_INCARNATION], err);
     remote_sandbox_answer_free(&answer);
-    if (st != SBX_OK) {
-        free(ep->incarnation);
-        ep->incarnation = NULL;
+    return st;
+}
+
+/* Whether `url` is served by the provisioner at `provisioner_url` itself
+ * (the same scheme, host and port): an address the provisioner routes, not
+ * a container's that a later sandbox may be given. */
+static int served_by_provisioner(const char *url, const char *provisioner_url)
+{
+    const char *host = strstr(provisioner_url, "://");
+    if (host == NULL)
+        return 0;
+    size_t origin = (size_t)(host + 3 - provisioner_url);
+    origin += strcspn(provisioner_url + origin, "/");
+    return strncmp(url, provisioner_url, origin) == 0 &&
+           (url[origin] == '/' || url[origin] == '\0');
+}
+
+sbx_status remote_endpoint_open_kept(sbx_backend_instance *inst, const char *sandbox_id,
+                                     const char *op, remote_endpoint *ep, sbx_error *err)
+{
+    char *url = NULL, *incarnation = NULL;
+    if (common_sandbox_id_is_valid(sandbox_id) &&
+        remote_address_cache_find(&inst->addresses, sandbox_id, &url, &incarnation)) {
+        memset(ep, 0, sizeof *ep);
+        ep->inst = inst;
+        ep->sandbox_id = sandbox_id;
+        ep->op = op;
+        ep->kept = 1;
+        sbx_status st = hold_address(ep, url, incarnation, err);
+        free(url);
+        free(incarnation);
+        return st;
     }
+    sbx_status st = remote_endpoint_open(inst, sandbox_id, op, ep, err);
+    if (st == SBX_OK && ep->incarnation != NULL &&
+        served_by_provisioner(ep->client->url, inst->options.provisioner_url))
+        remote_address_cache_keep(&inst->addresses, sandbox_id, ep->client->url,
+                                  ep->incarnation);
     return st;
 }
 

@@ -24,6 +24,7 @@ typedef struct remote_endpoint {
     int unreachable;          /* a call could not reach the address */
     char *incarnation;        /* discover's incarnation_id (malloc'd); NULL: none sent */
     const char *op;           /* the operation's name, static */
+    int kept;                 /* the address came from the instance's kept ones */
     char what_text[128];      /* remote_endpoint_what's text once built ("": not yet) */
 } remote_endpoint;
 
@@ -37,6 +38,14 @@ typedef struct remote_endpoint {
  * operation in messages.  Release with remote_endpoint_close. */
 sbx_status remote_endpoint_open(struct sbx_backend_instance *inst, const char *sandbox_id,
                                  const char *op, remote_endpoint *ep, sbx_error *err);
+
+/* remote_endpoint_open for the file calls: the address discover answered
+ * within REMOTE_ADDRESS_KEEP_MS when it named an incarnation and the URL
+ * is the provisioner's own (remote_address_cache.h; ep->kept set), else
+ * asked, and kept when so.  A call that fails through a kept address must
+ * forget it and ask again. */
+sbx_status remote_endpoint_open_kept(struct sbx_backend_instance *inst, const char *sandbox_id,
+                                     const char *op, remote_endpoint *ep, sbx_error *err);
 
 /* "Sandbox <op> failed for <id>", for messages: built on first use (only
  * a failure needs it), owned by *ep. */

@@ -9,6 +9,7 @@
 #include "plugin/remote/remote_aio_text.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_endpoint.h"
+#include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_exec_call.h"
 
 #include <sbx/backend_support.h>
@@ -183,6 +184,95 @@ static sbx_status download_error(remote_endpoint *ep, const common_http_response
     return kind;
 }
 
+/* One file call's work on its sandbox's endpoint. */
+typedef sbx_status (*file_step)(remote_endpoint *ep, void *ctx, sbx_error *err);
+
+/* Run `step` at sandbox `sandbox_id`'s address, a kept one when there is
+ * one (remote_endpoint_open_kept).  When it fails through a kept address
+ * other than with the sandbox's own answer (HTTP 200, success false) or a
+ * usage error, the address is forgotten and asked again: the sandbox gone
+ * is that error, and the step runs again when it is elsewhere now. */
+static sbx_status on_sandbox(sbx_backend_instance *inst, const char *sandbox_id, const char *op,
+                             file_step step, void *ctx, sbx_error *err)
+{
+    remote_endpoint ep;
+    sbx_status st = remote_endpoint_open_kept(inst, sandbox_id, op, &ep, err);
+    if (st != SBX_OK)
+        return st;
+    sbx_backend_error_clear(err);
+    st = step(&ep, ctx, err);
+    if (st != SBX_OK && ep.kept && err->http_status != 200 && st != SBX_ERR_USAGE &&
+        st != SBX_ERR_UNSUPPORTED) {
+        char *was = strdup(ep.client->url);
+        remote_endpoint_close(&ep);
+        remote_address_cache_forget(&inst->addresses, sandbox_id);
+        sbx_error again;
+        sbx_backend_error_clear(&again);
+        sbx_status found = remote_endpoint_open_kept(inst, sandbox_id, op, &ep, &again);
+        if (found != SBX_OK) {
+            *err = again;
+            st = found;
+        } else if (was == NULL || strcmp(was, ep.client->url) != 0) {
+            sbx_backend_error_clear(err);
+            st = step(&ep, ctx, err);
+        }
+        free(was);
+    }
+    remote_endpoint_close(&ep);
+    return st;
+}
+
+/* A read's arguments and its content once read. */
+typedef struct read_call {
+    const char *path;
+    uint64_t offset, max_bytes, reach;
+    sbx_file_content *content;
+} read_call;
+
+static sbx_status read_step(remote_endpoint *ep, void *ctx, sbx_error *err)
+{
+    read_call *rc = ctx;
+    char *abs = NULL;
+    common_dynbuf url;
+    common_dynbuf_init(&url, 0);
+    sbx_status st = remote_endpoint_path(ep, rc->path, 0, &abs, err);
+    if (st == SBX_OK) {
+        common_dynbuf_add(&url, "/v1/file/download?path=", 23);
+        if (remote_query_escape(&url, abs) != COMMON_DYNBUF_OK)
+            st = remote_endpoint_no_memory(ep, err);
+    }
+    /* Bytes past the reach would abort the transfer as oversize: a read
+     * that asks for more gets what there is up to it, truncated set. */
+    range_sink range = { .skip = rc->offset,
+                         .want = rc->max_bytes < rc->reach - rc->offset
+                                     ? rc->max_bytes : rc->reach - rc->offset };
+    common_dynbuf_init(&range.kept, 0);
+    common_http_response resp = { 0 };
+    if (st == SBX_OK) {
+        common_http_body_sink sink = { .status = 200, .write = range_write, .ctx = &range };
+        common_http_call call = {.method = "GET", .path = url.data,
+                                 .timeout_ms = REMOTE_FILE_TIMEOUT_MS, .sink = &sink};
+        st = common_http_perform(ep->http, &call, &resp, err);
+        if (st != SBX_OK && range.more && range.kept.failed == COMMON_DYNBUF_OK)
+            st = SBX_OK; /* stopped on purpose, with every wanted byte */
+        else if (st != SBX_OK)
+            remote_endpoint_fail(ep, err);
+        else if (resp.status != 200)
+            st = download_error(ep, &resp, abs, err);
+    }
+    if (st == SBX_OK) {
+        common_dynbuf_add(&range.kept, "", 0);
+        rc->content = common_file_content_new(&range.kept, range.more);
+        if (rc->content == NULL)
+            st = remote_endpoint_no_memory(ep, err);
+    }
+    common_http_response_clear(&resp);
+    common_dynbuf_free(&range.kept);
+    common_dynbuf_free(&url);
+    free(abs);
+    return st;
+}
+
 sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
                             uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
                             sbx_error *err)
@@ -195,48 +285,9 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
         return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
                                      "read_file: the remote backend reads no further than byte "
                                      "%" PRIu64 " of a file (max_response_bytes)", reach);
-    remote_endpoint ep;
-    sbx_status st = remote_endpoint_open(inst, sandbox_id, "read_file", &ep, err);
-    if (st != SBX_OK)
-        return st;
-    char *abs = NULL;
-    common_dynbuf url;
-    common_dynbuf_init(&url, 0);
-    st = remote_endpoint_path(&ep, path, 0, &abs, err);
-    if (st == SBX_OK) {
-        common_dynbuf_add(&url, "/v1/file/download?path=", 23);
-        if (remote_query_escape(&url, abs) != COMMON_DYNBUF_OK)
-            st = remote_endpoint_no_memory(&ep, err);
-    }
-    /* Bytes past the reach would abort the transfer as oversize: a read
-     * that asks for more gets what there is up to it, truncated set. */
-    range_sink range = { .skip = offset,
-                         .want = max_bytes < reach - offset ? max_bytes : reach - offset };
-    common_dynbuf_init(&range.kept, 0);
-    common_http_response resp = { 0 };
-    if (st == SBX_OK) {
-        common_http_body_sink sink = { .status = 200, .write = range_write, .ctx = &range };
-        common_http_call call = {.method = "GET", .path = url.data,
-                                 .timeout_ms = REMOTE_FILE_TIMEOUT_MS, .sink = &sink};
-        st = common_http_perform(ep.http, &call, &resp, err);
-        if (st != SBX_OK && range.more && range.kept.failed == COMMON_DYNBUF_OK)
-            st = SBX_OK; /* stopped on purpose, with every wanted byte */
-        else if (st != SBX_OK)
-            remote_endpoint_fail(&ep, err);
-        else if (resp.status != 200)
-            st = download_error(&ep, &resp, abs, err);
-    }
-    if (st == SBX_OK) {
-        common_dynbuf_add(&range.kept, "", 0);
-        *out = common_file_content_new(&range.kept, range.more);
-        if (*out == NULL)
-            st = remote_endpoint_no_memory(&ep, err);
-    }
-    common_http_response_clear(&resp);
-    common_dynbuf_free(&range.kept);
-    common_dynbuf_free(&url);
-    free(abs);
-    remote_endpoint_close(&ep);
+    read_call rc = { path, offset, max_bytes, reach, NULL };
+    sbx_status st = on_sandbox(inst, sandbox_id, "read_file", read_step, &rc, err);
+    *out = rc.content;
     return st;
 }
 
@@ -268,6 +319,60 @@ static char *write_body(const char *abs, const void *data, size_t length, int ap
     return common_dynbuf_take(&b, NULL);
 }
 
+/* Whether a write needs the check script before /v1/file/write.  The AIO
+ * write carries neither a mode nor `exclusive` nor `mkdirs`, and an AIO
+ * server may make a missing parent itself; sbx-provisiond's sandbox API
+ * (a provisioner that names the sandbox's incarnation is sbx's, whose API
+ * writes through its backend's write_file) refuses a missing parent and a
+ * directory in the way itself, and makes a new file 0644: a plain write
+ * there needs no exec in the sandbox first. */
+static int write_needs_check(const remote_endpoint *ep, unsigned flags, uint32_t mode)
+{
+    int plain = (flags & (SBX_WRITE_EXCLUSIVE | SBX_WRITE_MKDIRS)) == 0 &&
+                (mode == 0 || (mode & 07777) == 0644);
+    return !plain || ep->incarnation == NULL;
+}
+
+/* A write's arguments. */
+typedef struct write_call {
+    const char *path;
+    const void *data;
+    size_t length;
+    unsigned flags;
+    uint32_t mode;
+} write_call;
+
+static sbx_status write_step(remote_endpoint *ep, void *ctx, sbx_error *err)
+{
+    const write_call *wc = ctx;
+    char *abs = NULL, *parent = NULL, *script = NULL, *body = NULL;
+    sbx_status st = remote_endpoint_path(ep, wc->path, 0, &abs, err);
+    int check = st == SBX_OK && write_needs_check(ep, wc->flags, wc->mode);
+    if (check) {
+        parent = remote_parent_dir(abs);
+        script = parent != NULL ? remote_write_check_script(abs, parent, wc->flags, wc->mode)
+                                : NULL;
+        if (script == NULL)
+            st = remote_endpoint_no_memory(ep, err);
+    }
+    if (st == SBX_OK && check)
+        st = run_check(ep, script, abs, err);
+    if (st == SBX_OK && (body = write_body(abs, wc->data, wc->length,
+                                           (wc->flags & SBX_WRITE_APPEND) != 0)) == NULL)
+        st = remote_endpoint_no_memory(ep, err);
+    if (st == SBX_OK) {
+        remote_aio_answer answer;
+        file_call fc = { "/v1/file/write", body, abs, SBX_ERR_IS_A_DIRECTORY };
+        st = post_file(ep, &fc, &answer, err);
+        json_object_put(answer.root);
+    }
+    free(abs);
+    free(parent);
+    free(script);
+    free(body);
+    return st;
+}
+
 sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
                              const char *path, const void *data, size_t length, unsigned flags,
                              uint32_t mode, sbx_error *err)
@@ -282,34 +387,37 @@ sbx_status remote_write_file(sbx_backend_instance *inst, const char *sandbox_id,
                                      "write_file: %zu bytes are more than the remote backend "
                                      "writes in one call (%" PRIu64 ")", length,
                                      remote_max_file_bytes(&inst->options));
-    remote_endpoint ep;
-    sbx_status st = remote_endpoint_open(inst, sandbox_id, "write_file", &ep, err);
-    if (st != SBX_OK)
-        return st;
-    char *abs = NULL, *parent = NULL, *script = NULL, *body = NULL;
-    st = remote_endpoint_path(&ep, path, 0, &abs, err);
-    if (st == SBX_OK) {
-        parent = remote_parent_dir(abs);
-        script = parent != NULL ? remote_write_check_script(abs, parent, flags, mode) : NULL;
-        if (script == NULL)
-            st = remote_endpoint_no_memory(&ep, err);
-    }
-    if (st == SBX_OK)
-        st = run_check(&ep, script, abs, err);
-    if (st == SBX_OK && (body = write_body(abs, data, length, (flags & SBX_WRITE_APPEND) != 0))
-                            == NULL)
-        st = remote_endpoint_no_memory(&ep, err);
+    write_call wc = { path, data, length, flags, mode };
+    return on_sandbox(inst, sandbox_id, "write_file", write_step, &wc, err);
+}
+
+/* A listing's arguments and the listing once made. */
+typedef struct list_call {
+    const char *path;
+    unsigned max_depth;
+    size_t max_entries;
+    sbx_dir_listing *listing;
+} list_call;
+
+static sbx_status list_step(remote_endpoint *ep, void *ctx, sbx_error *err)
+{
+    list_call *lc = ctx;
+    char *abs = NULL, *body = NULL;
+    sbx_status st = remote_endpoint_path(ep, lc->path, 0, &abs, err);
+    if (st == SBX_OK && (body = list_body(abs, lc->max_depth)) == NULL)
+        st = remote_endpoint_no_memory(ep, err);
     if (st == SBX_OK) {
         remote_aio_answer answer;
-        file_call fc = { "/v1/file/write", body, abs, SBX_ERR_IS_A_DIRECTORY };
-        st = post_file(&ep, &fc, &answer, err);
+        file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
+        st = post_file(ep, &fc, &answer, err);
+        if (st == SBX_OK &&
+            (st = remote_aio_decode_listing(answer.data, abs, lc->max_depth, lc->max_entries,
+                                            &lc->listing, err)) != SBX_OK)
+            remote_endpoint_fail(ep, err);
         json_object_put(answer.root);
     }
     free(abs);
-    free(parent);
-    free(script);
     free(body);
-    remote_endpoint_close(&ep);
     return st;
 }
 
@@ -321,27 +429,9 @@ sbx_status remote_list_dir(sbx_backend_instance *inst, const char *sandbox_id, c
     if (max_depth < 1 || max_entries == 0)
         return sbx_backend_error_set(err, SBX_ERR_USAGE,
                                      "list_dir: max_depth and max_entries must be > 0");
-    remote_endpoint ep;
-    sbx_status st = remote_endpoint_open(inst, sandbox_id, "list_dir", &ep, err);
-    if (st != SBX_OK)
-        return st;
-    char *abs = NULL, *body = NULL;
-    st = remote_endpoint_path(&ep, path, 0, &abs, err);
-    if (st == SBX_OK && (body = list_body(abs, max_depth)) == NULL)
-        st = remote_endpoint_no_memory(&ep, err);
-    if (st == SBX_OK) {
-        remote_aio_answer answer;
-        file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
-        st = post_file(&ep, &fc, &answer, err);
-        if (st == SBX_OK &&
-            (st = remote_aio_decode_listing(answer.data, abs, max_depth, max_entries, out,
-                                            err)) != SBX_OK)
-            remote_endpoint_fail(&ep, err);
-        json_object_put(answer.root);
-    }
-    free(abs);
-    free(body);
-    remote_endpoint_close(&ep);
+    list_call lc = { path, max_depth, max_entries, NULL };
+    sbx_status st = on_sandbox(inst, sandbox_id, "list_dir", list_step, &lc, err);
+    *out = lc.listing;
     return st;
 }
 

@@ -127,6 +127,11 @@ sbx_status remote_open(const sbx_option *options, size_t option_count,
         (st = remote_sandbox_clients_init(&inst->sandboxes, new_sandbox_client, inst,
                                           err)) != SBX_OK)
         remote_contract_cache_destroy(&inst->contract);
+    if (st == SBX_OK && remote_address_cache_init(&inst->addresses) != 0) {
+        st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "remote: no lock for the addresses");
+        remote_sandbox_clients_destroy(&inst->sandboxes);
+        remote_contract_cache_destroy(&inst->contract);
+    }
     if (st != SBX_OK) {
         common_http_client_free(inst->http);
         remote_options_clear(&inst->options);
@@ -143,6 +148,7 @@ void remote_close(sbx_backend_instance *inst)
 {
     if (inst == NULL)
         return;
+    remote_address_cache_destroy(&inst->addresses);
     remote_sandbox_clients_destroy(&inst->sandboxes);
     remote_contract_cache_destroy(&inst->contract);
     common_http_client_free(inst->http);

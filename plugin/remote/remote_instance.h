@@ -12,6 +12,7 @@
 #include <sbx/backend_support.h>
 
 #include "common/http_client.h"
+#include "plugin/remote/remote_address_cache.h"
 #include "plugin/remote/remote_contract_cache.h"
 #include "plugin/remote/remote_options.h"
 #include "plugin/remote/remote_sandbox_clients.h"
@@ -22,6 +23,7 @@ struct sbx_backend_instance {
     remote_contract_cache contract;
     remote_sandbox_clients sandboxes;    /* the sandboxes' AIO clients, by URL */
     const sbx_host_services *services;   /* kept alive by the host until close */
+    remote_address_cache addresses;      /* where the file calls' sandboxes were found */
 };
 
 /* Open an instance (descriptor `open`): parse options, build the client

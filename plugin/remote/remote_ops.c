@@ -31,6 +31,7 @@ sbx_status remote_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                                  .timeout_ms = inst->options.destroy_timeout_ms };
     /* Whatever the answer, the id's next incarnation is asked its home. */
     remote_sandbox_clients_forget_homes(&inst->sandboxes, sandbox_id);
+    remote_address_cache_forget(&inst->addresses, sandbox_id);
     sbx_status st = remote_start_sandbox_call(inst, &call, &resp, err);
     if (st != SBX_OK)
         return st;

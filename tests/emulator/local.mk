@@ -22,3 +22,11 @@ EXTRA_DIST += tests/emulator/test_aio_shell.py tests/emulator/aio-schemas-shell.
 # validated against the schemas transcribed in aio-schemas-search.json.
 TESTS += tests/emulator/test_aio_search.py
 EXTRA_DIST += tests/emulator/test_aio_search.py tests/emulator/aio-schemas-search.json
+# /v1/file/str_replace_editor's commands and texts, validated against the
+# schemas transcribed in aio-schemas-search.json.
+TESTS += tests/emulator/test_aio_editor.py
+EXTRA_DIST += tests/emulator/test_aio_editor.py
+# A sandbox deleted through the emulator ends its background commands and
+# shell sessions at the delete.
+TESTS += tests/emulator/test_aio_gone.py
+EXTRA_DIST += tests/emulator/test_aio_gone.py

@@ -127,3 +127,15 @@ tests_provisiond_test_provisiond_key_forms_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_key_forms_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_key_forms_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT)
+
+# The remote backend's file calls through the daemon, one request each
+# (a plain write without its check exec, discover's answer kept).
+SBX_PROVD_SUITES_FILE_CALLS = tests/provisiond/test_provisiond_file_calls
+check_PROGRAMS += $(SBX_PROVD_SUITES_FILE_CALLS)
+TESTS += $(SBX_PROVD_SUITES_FILE_CALLS)
+tests_provisiond_test_provisiond_file_calls_SOURCES = \
+	tests/provisiond/test_provisiond_file_calls.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_file_calls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_file_calls_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_file_calls_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la

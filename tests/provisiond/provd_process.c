@@ -365,3 +365,16 @@ int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *t
     } while (poll(NULL, 0, 10) == 0 && sbx_test_now_ms() < deadline);
     return 0;
 }
+
+int provd_local_stderr_count(const provd_local *d, const char *text)
+{
+    FILE *f = fopen(d->stderr_path, "r");
+    if (f == NULL)
+        return 0;
+    char line[4096];
+    int count = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        count += strstr(line, text) != NULL;
+    fclose(f);
+    return count;
+}

@@ -129,4 +129,8 @@ char *provd_local_ids(const provd_local *d);
  * `timeout_ms` (read again every 10 ms). */
 int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *text);
 
+/* How many lines of the daemon's stderr (d->stderr_path) hold `text`,
+ * read now; 0 when it cannot be read. */
+int provd_local_stderr_count(const provd_local *d, const char *text);
+
 #endif

@@ -446,20 +446,6 @@ static void test_home_dir_is_the_working_dir_and_needs_no_command(void)
     session_end(&s);
 }
 
-/* How many lines of the daemon's stderr (--verbose) hold `text`. */
-static int log_count(const provd_local *d, const char *text)
-{
-    FILE *f = fopen(d->stderr_path, "r");
-    if (f == NULL)
-        return 0;
-    char line[4096];
-    int count = 0;
-    while (fgets(line, sizeof line, f) != NULL)
-        count += strstr(line, text) != NULL;
-    fclose(f);
-    return count;
-}
-
 /* Write "name" (relative) in `id` through `b`; 1 when it is then on disk
  * in that sandbox. */
 static int write_relative(sbx_backend *b, const provd_local *d, const char *id,
@@ -490,18 +476,18 @@ static void test_home_dir_is_asked_once_per_incarnation(void)
         create_with_token(s.b, "inc2", token, NULL)) {
         CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "a"));
         CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "b"));
-        CU_ASSERT_EQUAL(log_count(&s.d, asked), 1);
+        CU_ASSERT_EQUAL(provd_local_stderr_count(&s.d, asked), 1);
         CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc2", "a"));
-        CU_ASSERT_EQUAL(log_count(&s.d, asked), 2);
+        CU_ASSERT_EQUAL(provd_local_stderr_count(&s.d, asked), 2);
         /* Made again by another client: this one's kept home is stale. */
         sbx_error err;
         CU_ASSERT_EQUAL(sbx_backend_destroy(other, "inc1", &err), SBX_OK);
         CU_ASSERT_TRUE(create_with_token(other, "inc1", token, NULL));
         CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "c"));
-        CU_ASSERT_EQUAL(log_count(&s.d, asked), 3);
+        CU_ASSERT_EQUAL(provd_local_stderr_count(&s.d, asked), 3);
         CU_ASSERT_FALSE(sandbox_has(&s.d, "inc1", "a"));
         CU_ASSERT_TRUE(write_relative(s.b, &s.d, "inc1", "d"));
-        CU_ASSERT_EQUAL(log_count(&s.d, asked), 3);
+        CU_ASSERT_EQUAL(provd_local_stderr_count(&s.d, asked), 3);
     }
     if (other != NULL)
         close_remote(other, other_host);

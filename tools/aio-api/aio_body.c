@@ -79,6 +79,7 @@ static void wrong_type(aio_field_type type, const char **code, const char **msg)
         *msg = "Input should be a valid dictionary";
         break;
     case AIO_FIELD_STRING_ARRAY:
+    case AIO_FIELD_INTEGER_ARRAY:
         *code = "list_type";
         *msg = "Input should be a valid list";
         break;
@@ -100,6 +101,7 @@ static int has_type(json_object *value, aio_field_type type)
     case AIO_FIELD_STRING_MAP:
         return json_object_is_type(value, json_type_object);
     case AIO_FIELD_STRING_ARRAY:
+    case AIO_FIELD_INTEGER_ARRAY:
         return json_object_is_type(value, json_type_array);
     }
     return 0;
@@ -114,14 +116,17 @@ static void check_items(json_object *value, const aio_field *f, aio_problems *p)
                 aio_problem(p, "string_type", (aio_loc){"body", f->name, key},
                             "Input should be a valid string", member);
         }
-    } else if (f->type == AIO_FIELD_STRING_ARRAY) {
+    } else if (f->type == AIO_FIELD_STRING_ARRAY || f->type == AIO_FIELD_INTEGER_ARRAY) {
+        int strings = f->type == AIO_FIELD_STRING_ARRAY;
         for (size_t i = 0; i < json_object_array_length(value); i++) {
             json_object *item = json_object_array_get_idx(value, i);
             char index[24];
             snprintf(index, sizeof index, "%zu", i);
-            if (!json_object_is_type(item, json_type_string))
-                aio_problem(p, "string_type", (aio_loc){"body", f->name, index},
-                            "Input should be a valid string", item);
+            if (!json_object_is_type(item, strings ? json_type_string : json_type_int))
+                aio_problem(p, strings ? "string_type" : "int_type",
+                            (aio_loc){"body", f->name, index},
+                            strings ? "Input should be a valid string"
+                                    : "Input should be a valid integer", item);
         }
     }
 }

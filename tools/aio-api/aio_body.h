@@ -17,7 +17,8 @@ typedef enum aio_field_type {
     AIO_FIELD_INTEGER,
     AIO_FIELD_NUMBER,           /* integer or float */
     AIO_FIELD_STRING_MAP,       /* an object whose values are strings */
-    AIO_FIELD_STRING_ARRAY
+    AIO_FIELD_STRING_ARRAY,
+    AIO_FIELD_INTEGER_ARRAY
 } aio_field_type;
 
 /* One field of a request model. */

@@ -83,4 +83,8 @@ void aio_route_search(const aio_call *call, prov_reply *reply);
 /* POST /v1/file/replace: every occurrence replaced (aio_edit.c). */
 void aio_route_replace(const aio_call *call, prov_reply *reply);
 
+/* POST /v1/file/str_replace_editor: view, create, str_replace, insert and
+ * undo_edit with openhands' texts (aio_editor.c). */
+void aio_route_str_replace_editor(const aio_call *call, prov_reply *reply);
+
 #endif

@@ -2,21 +2,27 @@
  * workspace, version and detail).  home_dir is the directory the
  * sandbox's commands start in (what `pwd` prints there), and that
  * relative file paths start from: read from the sandbox's record when it
- * names one, else asked of `pwd`. */
+ * names one, else asked of `pwd` once per sandbox incarnation. */
 #include <config.h>
 
 #include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_home_cache.h"
 #include "tools/aio-api/aio_routes.h"
 #include "tools/provisioner-common/prov_json.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 /* The directory the sandbox's record names on this machine, when the
  * sandbox runs in no container: a local sandbox, whose commands start in
- * that directory (docs/local.md).  0 when the record says nothing of it. */
-static int record_directory(const aio_call *call, char *dir, size_t size)
+ * that directory (docs/local.md).  Else the one kept for the record's
+ * incarnation (a container's working directory is fixed at its creation).
+ * 0 when neither is known; *incarnation then the record's (malloc'd, NULL
+ * when it names none), to keep what `pwd` prints for. */
+static int known_directory(const aio_call *call, char *dir, size_t size, char **incarnation)
 {
+    *incarnation = NULL;
     sbx_sandbox_record *record = NULL;
     sbx_error err;
     sbx_error_clear(&err);
@@ -26,6 +32,10 @@ static int record_directory(const aio_call *call, char *dir, size_t size)
                 record->container_id == NULL && strlen(record->directory) < size;
     if (known)
         strcpy(dir, record->directory);
+    else if (record != NULL && record->incarnation_id != NULL &&
+             !(known = aio_home_cache_find(call->backend, call->sandbox_id,
+                                           record->incarnation_id, dir, size)))
+        *incarnation = strdup(record->incarnation_id); /* NULL: not kept, asked again */
     sbx_backend_free_records(call->backend, record);
     return known;
 }
@@ -54,9 +64,14 @@ sbx_status aio_sandbox_working_dir(const aio_call *call, char *dir, size_t size,
 {
     /* The record is a file read (local) where `pwd` is a process started
      * in the sandbox: 40 times the cost of a small file call. */
-    if (record_directory(call, dir, size))
+    char *incarnation = NULL;
+    if (known_directory(call, dir, size, &incarnation))
         return SBX_OK;
-    return printed_directory(call, dir, size, err);
+    sbx_status st = printed_directory(call, dir, size, err);
+    if (st == SBX_OK && incarnation != NULL)
+        aio_home_cache_keep(call->backend, call->sandbox_id, incarnation, dir);
+    free(incarnation);
+    return st;
 }
 
 /* SystemEnv: this machine's, as the sandbox's commands run on it. */

@@ -62,6 +62,7 @@ static const aio_route_entry routes[] = {
     {"/v1/file/grep", "POST", aio_route_grep},
     {"/v1/file/search", "POST", aio_route_search},
     {"/v1/file/replace", "POST", aio_route_replace},
+    {"/v1/file/str_replace_editor", "POST", aio_route_str_replace_editor},
 };
 
 aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len)

@@ -28,5 +28,9 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_shell_table.c tools/aio-api/aio_shell_table.h \
 	tools/aio-api/aio_text.c tools/aio-api/aio_text.h \
 	tools/aio-api/aio_transfer.c
+tools_aio_api_libsbx_aio_la_SOURCES += \
+	tools/aio-api/aio_home_cache.c tools/aio-api/aio_home_cache.h \
+	tools/aio-api/aio_editor.c \
+	tools/aio-api/aio_edit_history.c tools/aio-api/aio_edit_history.h
 tools_aio_api_libsbx_aio_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread
 tools_aio_api_libsbx_aio_la_LIBADD = $(JSONC_LIBS) -lpthread

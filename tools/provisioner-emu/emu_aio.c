@@ -131,6 +131,27 @@ int emu_aio_answer(emu_aio *aio, emu_store *store, const prov_request *req, prov
     return 1;
 }
 
+void emu_aio_sandbox_gone(emu_aio *aio, const char *uid)
+{
+    if (aio == NULL)
+        return;
+    int made = 0;
+    pthread_mutex_lock(&aio->lock);
+    for (size_t i = 0; !made && i < aio->made_count; i++) {
+        if (strcmp(aio->made[i], uid) == 0) {
+            memmove(aio->made[i], aio->made[aio->made_count - 1], EMU_UID_LEN + 1);
+            aio->made_count--;
+            made = 1;
+        }
+    }
+    pthread_mutex_unlock(&aio->lock);
+    aio_server_sandbox_gone(aio->server, uid);
+    if (made) {
+        sbx_error err;
+        sbx_backend_destroy(aio->backend, uid, &err);
+    }
+}
+
 void emu_aio_stop(emu_aio *aio)
 {
     if (aio == NULL)

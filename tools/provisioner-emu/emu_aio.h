@@ -39,6 +39,11 @@ void emu_aio_publish(emu_store *store, int https, const char *host, unsigned por
 int emu_aio_answer(emu_aio *aio, emu_store *store, const prov_request *req,
                    prov_reply *reply);
 
+/* The sandbox whose Pod had uid `uid` was deleted: destroy its local
+ * sandbox if one was made, and forget its shell sessions.  NULL `aio` is
+ * accepted (no AIO routes).  Thread-safe. */
+void emu_aio_sandbox_gone(emu_aio *aio, const char *uid);
+
 /* Destroy every local sandbox made, close the backend, free.  NULL is
  * accepted. */
 void emu_aio_stop(emu_aio *aio);

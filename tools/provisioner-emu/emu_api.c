@@ -203,8 +203,12 @@ static void answer_get(emu_context *ctx, const emu_contract_settings *contract,
 static void answer_delete(emu_context *ctx, const char *id, prov_reply *reply)
 {
     char service_reason[EMU_REASON_MAX], pod_reason[EMU_REASON_MAX];
+    char uid[EMU_UID_LEN + 1];
+    int served = emu_store_serves(ctx->store, id, uid);
     int service = emu_store_delete_service(ctx->store, id, service_reason);
     int pod = emu_store_delete_pod(ctx->store, id, pod_reason);
+    if (served && pod == 0)
+        emu_aio_sandbox_gone(ctx->aio, uid);
     int service_failed = service != 0 && service != 404, pod_failed = pod != 0 && pod != 404;
     if (service_failed || pod_failed) {
         char detail[2 * EMU_REASON_MAX + 64];
