@@ -22,3 +22,8 @@ EXTRA_DIST += tests/emulator/test_aio_shell.py tests/emulator/aio-schemas-shell.
 # validated against the schemas transcribed in aio-schemas-search.json.
 TESTS += tests/emulator/test_aio_search.py
 EXTRA_DIST += tests/emulator/test_aio_search.py tests/emulator/aio-schemas-search.json
+# The AIO bash sessions (/v1/bash/sessions/create and the bash routes on a
+# created session's commands), validated against the schemas transcribed
+# in aio-schemas-bash.json.
+TESTS += tests/emulator/test_aio_bash_sessions.py
+EXTRA_DIST += tests/emulator/test_aio_bash_sessions.py tests/emulator/aio-schemas-bash.json
