@@ -20,12 +20,24 @@
 /* The suite's backend and sandbox (one suite per program). */
 static session_cases_target *t;
 
+/* `o` (NULL: the defaults) with the target's grace when it sets none. */
+static sbx_session_options options_of(const sbx_session_options *o)
+{
+    sbx_session_options with = SBX_SESSION_OPTIONS_INIT;
+    if (o != NULL)
+        with = *o;
+    if (with.interrupt_grace_ms == 0)
+        with.interrupt_grace_ms = t->interrupt_grace_ms;
+    return with;
+}
+
 static sbx_session *open_session(const sbx_session_options *o)
 {
     t->need(t);
     sbx_session *s = NULL;
     sbx_error err;
-    sbx_status st = sbx_session_open(t->backend, t->sandbox_id, o, &s, &err);
+    sbx_session_options with = options_of(o);
+    sbx_status st = sbx_session_open(t->backend, t->sandbox_id, &with, &s, &err);
     if (st != SBX_OK)
         fprintf(stderr, "session open: %s\n", err.message);
     CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
@@ -248,7 +260,8 @@ static void *worker(void *arg)
     sbx_session *own = NULL;
     sbx_error err;
     long failures = 0;
-    if (sbx_session_open(t->backend, t->sandbox_id, NULL, &own, &err) != SBX_OK)
+    sbx_session_options with = options_of(NULL);
+    if (sbx_session_open(t->backend, t->sandbox_id, &with, &own, &err) != SBX_OK)
         return (void *)(intptr_t)-1;
     char setup[64];
     snprintf(setup, sizeof setup, "ME=%d", n);

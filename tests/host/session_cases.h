@@ -4,6 +4,7 @@
 #ifndef SBX_TESTS_SESSION_CASES_H
 #define SBX_TESTS_SESSION_CASES_H
 
+#include <stdint.h>
 #include <sbx/host.h>
 
 /* Where the cases run.  The suite owns it and its backend. */
@@ -17,6 +18,10 @@ typedef struct session_cases_target {
     /* 0 when bytes that are not UTF-8 reach the host as U+FFFD cut to the
      * bytes they stand for (the AIO wire's JSON text: remote). */
     int keeps_invalid_utf8;
+    /* The sessions' interrupt_grace_ms where a case sets none (0: the
+     * library's).  Remote closes a shell after it (the wire cannot close
+     * stdin), so its suite takes a shorter one. */
+    int64_t interrupt_grace_ms;
 } session_cases_target;
 
 /* Add the cases as CUnit suite `name` on `target` (borrowed for the

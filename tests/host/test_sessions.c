@@ -103,7 +103,7 @@ static void need_local(session_cases_target *target)
                                                        &local_host);
 }
 
-static session_cases_target on_local = {need_local, NULL, "sessions", 1};
+static session_cases_target on_local = {need_local, NULL, "sessions", 1, 0};
 
 static int local_down(void)
 {

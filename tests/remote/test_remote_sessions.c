@@ -42,7 +42,10 @@ static void need_remote(session_cases_target *target)
     target->backend = rt.backend;
 }
 
-static session_cases_target on_remote = {need_remote, NULL, "sessions-sb", 0};
+/* A close waits the grace for the shell to end by itself, in vain on
+ * remote: 2 s of it rather than 5 keeps the suite short, and is still
+ * ample for an interrupted command's shell to come back. */
+static session_cases_target on_remote = {need_remote, NULL, "sessions-sb", 0, 2000};
 
 static int remote_down(void)
 {
