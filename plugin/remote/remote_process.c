@@ -226,8 +226,9 @@ static sbx_status check_start(const sbx_process_request *rq, const char *sandbox
                                               0, err);
     if (st == SBX_OK && rq->pty)
         st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                   "process start in sandbox '%s': the AIO bash routes give no "
-                                   "terminal", sandbox_id);
+                                   "process start in sandbox '%s': the AIO API carries no "
+                                   "terminal (no /v1/bash or /v1/shell request has a pty, "
+                                   "rows, columns or resize)", sandbox_id);
     if (st == SBX_OK && rq->buffer_bytes != SBX_PROCESS_DEFAULT)
         st = sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
                                    "process start in sandbox '%s': the AIO sandbox keeps its "
@@ -334,8 +335,9 @@ sbx_status remote_process_write(sbx_backend_instance *inst, const char *sandbox_
 {
     if (request->close_stdin)
         return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
-                                     "process write in sandbox '%s': the AIO /v1/bash/write "
-                                     "cannot close stdin", sandbox_id);
+                                     "process write in sandbox '%s': the AIO API cannot close "
+                                     "stdin (/v1/bash/write and /v1/shell/write carry input "
+                                     "text only)", sandbox_id);
     if (!common_utf8_is_valid(request->data, request->length))
         return sbx_backend_error_set(err, SBX_ERR_UNSUPPORTED,
                                      "process write in sandbox '%s': %zu bytes that are not "

@@ -30,3 +30,8 @@ EXTRA_DIST += tests/emulator/test_aio_editor.py
 # shell sessions at the delete.
 TESTS += tests/emulator/test_aio_gone.py
 EXTRA_DIST += tests/emulator/test_aio_gone.py
+# The AIO bash sessions (/v1/bash/sessions/create and the bash routes on a
+# created session's commands), validated against the schemas transcribed
+# in aio-schemas-bash.json.
+TESTS += tests/emulator/test_aio_bash_sessions.py
+EXTRA_DIST += tests/emulator/test_aio_bash_sessions.py tests/emulator/aio-schemas-bash.json

@@ -149,9 +149,12 @@ tests_host_test_session_marker_SOURCES = tests/host/test_session_marker.c \
 tests_host_test_session_marker_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_host_test_session_marker_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
 
-# Sessions: argument checks on the fixtures, then real shells in a sandbox
-# of the local backend.
+# Sessions: argument checks on the fixtures, then the session cases (shared
+# with tests/remote/test_remote_sessions) on real shells in a sandbox of the
+# local backend.
+SBX_SESSION_CASES_SOURCES = tests/host/session_cases.c tests/host/session_cases.h
 tests_host_test_sessions_SOURCES = tests/host/test_sessions.c $(SBX_HOST_FIXTURES_SOURCES) \
+	$(SBX_SESSION_CASES_SOURCES) \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_host_test_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_host_test_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread

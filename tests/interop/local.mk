@@ -31,3 +31,7 @@ EXTRA_DIST += tests/interop/test_aio_shell_sdk.sh tests/interop/test_aio_shell_s
 # sbx-provisiond through the AIO SDK, and DeerFlow's glob and grep tools.
 TESTS += tests/interop/test_aio_search_sdk.sh
 EXTRA_DIST += tests/interop/test_aio_search_sdk.sh tests/interop/test_aio_search_sdk.py
+# The AIO bash sessions of sbx-provisiond driven by the AIO SDK (a created
+# session, its commands read, written and killed); skips as test_aio_sdk.sh.
+TESTS += tests/interop/test_aio_bash_sdk.sh
+EXTRA_DIST += tests/interop/test_aio_bash_sdk.sh tests/interop/test_aio_bash_sdk.py

@@ -25,7 +25,8 @@ SBX_REMOTE_SUITES = \
 	tests/remote/test_remote_tls \
 	tests/remote/test_remote_hostile \
 	tests/remote/test_remote_ops \
-	tests/remote/test_remote_processes
+	tests/remote/test_remote_processes \
+	tests/remote/test_remote_sessions
 check_PROGRAMS += $(SBX_REMOTE_SUITES)
 TESTS += $(SBX_REMOTE_SUITES)
 EXTRA_DIST += tests/remote/SEED_MAP.md
@@ -81,3 +82,10 @@ tests_remote_test_remote_processes_SOURCES = tests/remote/test_remote_processes.
 	$(SBX_REMOTE_TEST_SUPPORT)
 tests_remote_test_remote_processes_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
 tests_remote_test_remote_processes_LDADD = $(SBX_REMOTE_TEST_LDADD)
+
+# The host library's session cases (tests/host/session_cases.*) on the
+# remote backend over the emulator's AIO bash routes.
+tests_remote_test_remote_sessions_SOURCES = tests/remote/test_remote_sessions.c \
+	$(SBX_SESSION_CASES_SOURCES) $(SBX_REMOTE_TEST_SUPPORT)
+tests_remote_test_remote_sessions_CFLAGS = $(SBX_REMOTE_TEST_CFLAGS)
+tests_remote_test_remote_sessions_LDADD = $(SBX_REMOTE_TEST_LDADD)

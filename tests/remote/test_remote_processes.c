@@ -218,6 +218,7 @@ static void test_stdin_round_trip(void)
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_write(rt.backend, SB, id, &w, &err),
                     SBX_ERR_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "the AIO API cannot close stdin"));
     w.close_stdin = 0;
     w.data = "hi \xc3\xa9\n";
     w.length = 6;
@@ -242,6 +243,7 @@ static void test_signal_ends_the_group(void)
     sbx_error err;
     CU_ASSERT_EQUAL(sbx_backend_process_signal(rt.backend, SB, id, SIGHUP, &err),
                     SBX_ERR_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "sends only SIGTERM, SIGKILL and SIGINT"));
     CU_ASSERT_EQUAL(sbx_backend_process_signal(rt.backend, SB, id, SIGTERM, &err), SBX_OK);
     sbx_process_info *info = NULL;
     CU_ASSERT_EQUAL_FATAL(sbx_backend_process_wait(rt.backend, SB, id, DEADLINE_MS, &info,
@@ -319,6 +321,7 @@ static void test_what_the_wire_cannot_do(void)
     sbx_process_info *info = NULL;
     CU_ASSERT_EQUAL(sbx_backend_process_start(rt.backend, SB, &rq, &info, &err),
                     SBX_ERR_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "process_start with a terminal"));
     rq.pty = 0;
     rq.buffer_bytes = 4096;
     CU_ASSERT_EQUAL(sbx_backend_process_start(rt.backend, SB, &rq, &info, &err),

@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_bash_session.h"
 #include "tools/aio-api/aio_body.h"
 #include "tools/aio-api/aio_process.h"
 #include "tools/aio-api/aio_routes.h"
@@ -196,13 +197,17 @@ void aio_route_exec(const aio_call *call, prov_reply *reply)
     int failed = 0;
     size_t env_count = 0;
     sbx_env_var *env = env_of(body, &env_count, &failed);
+    /* A created session: its working directory, its mark on the command. */
+    aio_bash_session session;
+    int in_session = aio_bash_exec_session(call, body, &session);
     sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
     request.shell_command = aio_string(body, "command", "");
-    request.working_dir = aio_string(body, "exec_dir", NULL);
+    request.working_dir = in_session ? session.working_dir : aio_string(body, "exec_dir", NULL);
     request.env = env;
     request.env_count = env_count;
     if (!failed && aio_boolean(body, "async_mode", 0)) {
-        aio_process_start(call, body, process_request(call, body, &request), reply);
+        aio_process_start(call, body, process_request(call, body, &request),
+                          in_session ? session.id : NULL, reply);
         free(env);
         json_object_put(body);
         return;

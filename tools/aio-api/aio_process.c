@@ -11,6 +11,7 @@
 #include "common/utf8.h"
 
 #include "tools/aio-api/aio_answers.h"
+#include "tools/aio-api/aio_bash_session.h"
 #include "tools/aio-api/aio_body.h"
 #include "tools/aio-api/aio_text.h"
 #include "tools/provisioner-common/prov_alloc.h"
@@ -47,13 +48,18 @@ static const aio_field kill_fields[] = {
     {"signal", AIO_FIELD_STRING, 0, 0, signal_names},
 };
 
-/* The process a request names: its command_id, else its session_id (an
+/* The process a request names: a command of a created session
+ * (aio_bash_session.h), else its command_id, else its session_id (an
  * async command's session holds that one command).  NULL after answering
- * 404 when both are given and differ. */
-static const char *process_of(json_object *body, prov_reply *reply)
+ * 404 when it names none. */
+static const char *process_of(const aio_call *call, json_object *body,
+                              char pid[SBX_PROCESS_ID_MAX + 1], prov_reply *reply)
 {
     const char *session = aio_string(body, "session_id", "");
     const char *command = aio_string(body, "command_id", NULL);
+    int in_created = aio_bash_session_command(call, session, command, pid, reply);
+    if (in_created >= 0)
+        return in_created > 0 ? pid : NULL;
     if (command == NULL || strcmp(command, session) == 0)
         return session;
     char detail[320];
@@ -63,9 +69,7 @@ static const char *process_of(json_object *body, prov_reply *reply)
     return NULL;
 }
 
-/* The command text of a process: the text of a /bin/sh -c, else its argv
- * joined by spaces (the routes start only the former). */
-static const char *command_text(const sbx_process_info *info)
+const char *aio_process_command_text(const sbx_process_info *info)
 {
     char *const *argv = info->argv;
     if (argv[0] != NULL && argv[1] != NULL && argv[2] != NULL &&
@@ -107,12 +111,18 @@ static int add_info_status(json_object *data, const sbx_process_info *info)
 }
 
 void aio_process_start(const aio_call *call, json_object *body, sbx_process_request request,
-                       prov_reply *reply)
+                       const char *session, prov_reply *reply)
 {
     sbx_error err;
     sbx_error_clear(&err);
     /* stdin stays open: /v1/bash/write is how a command gets input. */
     request.stdin_open = 1;
+    const char *argv[] = {"/bin/sh", "-c", request.shell_command, AIO_BASH_SESSION_MARK,
+                          session, NULL};
+    if (session != NULL) {
+        request.argv = argv;
+        request.shell_command = NULL;
+    }
     sbx_process_info *info = NULL;
     sbx_status st = sbx_backend_process_start(call->backend, call->sandbox_id, &request, &info,
                                               &err);
@@ -121,7 +131,9 @@ void aio_process_start(const aio_call *call, json_object *body, sbx_process_requ
         return;
     }
     json_object *data = json_object_new_object();
-    int built = data != NULL && prov_json_add_string(data, "session_id", info->process_id) &&
+    int built = data != NULL &&
+                prov_json_add_string(data, "session_id",
+                                     session != NULL ? session : info->process_id) &&
                 prov_json_add_string(data, "command_id", info->process_id) &&
                 prov_json_add_string(data, "command", aio_string(body, "command", "")) &&
                 add_info_status(data, info) && prov_json_add_string(data, "stdout", "") &&
@@ -278,7 +290,7 @@ static json_object *command_info(const aio_call *call, const char *pid, const ga
                                   : "running";
     json_object *cmd = json_object_new_object();
     int built = cmd != NULL && prov_json_add_string(cmd, "command_id", pid) &&
-                prov_json_add_string(cmd, "command", command_text(info)) &&
+                prov_json_add_string(cmd, "command", aio_process_command_text(info)) &&
                 prov_json_add_string(cmd, "status", status);
     if (built)
         built = json_object_object_add(cmd, "exit_code", code) == 0;
@@ -299,7 +311,8 @@ void aio_route_bash_output(const aio_call *call, prov_reply *reply)
 {
     json_object *body = aio_body_read(call->req->body, call->req->body_len, output_fields,
                                       sizeof output_fields / sizeof output_fields[0], reply);
-    const char *pid = body != NULL ? process_of(body, reply) : NULL;
+    char found[SBX_PROCESS_ID_MAX + 1];
+    const char *pid = body != NULL ? process_of(call, body, found, reply) : NULL;
     if (pid == NULL) {
         json_object_put(body);
         return;
@@ -335,7 +348,9 @@ void aio_route_bash_output(const aio_call *call, prov_reply *reply)
         prov_reply_out_of_memory(reply);
     } else {
         json_object *data = json_object_new_object();
-        int built = data != NULL && prov_json_add_string(data, "session_id", pid) &&
+        int built = data != NULL &&
+                    prov_json_add_string(data, "session_id",
+                                         aio_string(body, "session_id", "")) &&
                     prov_json_add(data, "stdout", stream_text(g.bytes[0], g.len[0])) &&
                     prov_json_add(data, "stderr", stream_text(g.bytes[1], g.len[1])) &&
                     prov_json_add(data, "offset",
@@ -354,7 +369,8 @@ void aio_route_bash_write(const aio_call *call, prov_reply *reply)
 {
     json_object *body = aio_body_read(call->req->body, call->req->body_len, write_fields,
                                       sizeof write_fields / sizeof write_fields[0], reply);
-    const char *pid = body != NULL ? process_of(body, reply) : NULL;
+    char found[SBX_PROCESS_ID_MAX + 1];
+    const char *pid = body != NULL ? process_of(call, body, found, reply) : NULL;
     if (pid != NULL) {
         json_object *input = aio_member(body, "input");
         sbx_process_write_request rq = SBX_PROCESS_WRITE_REQUEST_INIT;
@@ -376,9 +392,12 @@ void aio_route_bash_kill(const aio_call *call, prov_reply *reply)
 {
     json_object *body = aio_body_read(call->req->body, call->req->body_len, kill_fields,
                                       sizeof kill_fields / sizeof kill_fields[0], reply);
-    if (body == NULL)
+    char found[SBX_PROCESS_ID_MAX + 1];
+    const char *pid = body != NULL ? process_of(call, body, found, reply) : NULL;
+    if (pid == NULL) {
+        json_object_put(body);
         return;
-    const char *pid = aio_string(body, "session_id", "");
+    }
     const char *name = aio_string(body, "signal", "SIGTERM");
     int sig = strcmp(name, "SIGKILL") == 0 ? SIGKILL : strcmp(name, "SIGINT") == 0 ? SIGINT
                                                                                 : SIGTERM;
@@ -399,74 +418,46 @@ void aio_route_bash_kill(const aio_call *call, prov_reply *reply)
 #define CLOSE_WAIT_MS INT64_C(1000)
 #define CLOSE_TRIES 10
 
-void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
+sbx_status aio_process_end(const aio_call *call, const char *pid, sbx_error *err)
 {
-    const char *pid = call->path_id;
-    sbx_error err;
-    sbx_error_clear(&err);
     sbx_process_info *info = NULL;
-    /* A session's command is ended first: closing a session ends what
-     * runs in it, as the AIO server's cleanup does. */
     sbx_status st = sbx_backend_process_wait(call->backend, call->sandbox_id, pid, 0, &info,
-                                             &err);
+                                             err);
     for (int i = 0; i < CLOSE_TRIES && st == SBX_OK && info->state == SBX_PROCESS_RUNNING; i++) {
         sbx_backend_free_processes(call->backend, info);
         info = NULL;
-        st = sbx_backend_process_signal(call->backend, call->sandbox_id, pid, SIGKILL, &err);
+        st = sbx_backend_process_signal(call->backend, call->sandbox_id, pid, SIGKILL, err);
         if (st == SBX_OK)
             st = sbx_backend_process_wait(call->backend, call->sandbox_id, pid, CLOSE_WAIT_MS,
-                                          &info, &err);
+                                          &info, err);
     }
     sbx_backend_free_processes(call->backend, info);
     if (st == SBX_OK)
-        st = sbx_backend_process_forget(call->backend, call->sandbox_id, pid, &err);
+        st = sbx_backend_process_forget(call->backend, call->sandbox_id, pid, err);
+    return st;
+}
+
+void aio_route_bash_session_close(const aio_call *call, prov_reply *reply)
+{
+    const char *pid = call->path_id;
+    if (aio_bash_session_close(call, pid, reply))
+        return;
+    sbx_error err;
+    sbx_error_clear(&err);
+    /* A session's command is ended first: closing a session ends what
+     * runs in it, as the AIO server's cleanup does. */
+    sbx_status st = aio_process_end(call, pid, &err);
     if (st == SBX_OK)
         aio_answer_ok(reply, NULL);
     else
         aio_answer_session_failure(st, &err, pid, reply);
 }
 
-/* The BashSessionInfo of the one-command session of `info`. */
-static json_object *session_info(const sbx_process_info *info, const char *dir)
+json_object *aio_process_session_json(const sbx_process_info *info, const char *dir)
 {
-    char created[32], used[32];
-    aio_text_iso_time(info->started_at, created);
-    aio_text_iso_time(info->state == SBX_PROCESS_ENDED && info->ended_at != SBX_TIME_UNKNOWN
-                 ? info->ended_at : info->started_at, used);
-    json_object *s = json_object_new_object();
-    int built = s != NULL && prov_json_add_string(s, "session_id", info->process_id) &&
-                prov_json_add_string(s, "status", "ready") &&
-                prov_json_add_string(s, "working_dir", dir) &&
-                prov_json_add_string(s, "created_at", created) &&
-                prov_json_add_string(s, "last_used_at", used) &&
-                prov_json_add(s, "command_count", json_object_new_int(1));
-    if (built && info->state == SBX_PROCESS_RUNNING)
-        built = prov_json_add_string(s, "current_command", command_text(info));
-    else if (built)
-        built = json_object_object_add(s, "current_command", NULL) == 0;
-    return prov_json_built(s, built);
-}
-
-void aio_route_bash_sessions(const aio_call *call, prov_reply *reply)
-{
-    sbx_error err;
-    sbx_error_clear(&err);
-    sbx_process_info *infos = NULL;
-    size_t count = 0;
-    char dir[4096];
-    /* A process's own directory is not in its record: the sandbox's is
-     * where a command without exec_dir runs. */
-    sbx_status st = aio_sandbox_working_dir(call, dir, sizeof dir, &err);
-    if (st == SBX_OK)
-        st = sbx_backend_process_list(call->backend, call->sandbox_id, &infos, &count, &err);
-    if (st != SBX_OK) {
-        aio_answer_session_failure(st, &err, "", reply);
-        return;
-    }
-    json_object *list = json_object_new_array();
-    int built = list != NULL;
-    for (const sbx_process_info *i = infos; built && i != NULL; i = i->next)
-        built = prov_json_append(list, session_info(i, dir));
-    aio_answer_data(reply, prov_json_built(list, built));
-    sbx_backend_free_processes(call->backend, infos);
+    int64_t used = info->state == SBX_PROCESS_ENDED && info->ended_at != SBX_TIME_UNKNOWN
+                       ? info->ended_at : info->started_at;
+    return aio_bash_session_json(info->process_id, dir, info->started_at, used, 1,
+                                 info->state == SBX_PROCESS_RUNNING
+                                     ? aio_process_command_text(info) : NULL);
 }

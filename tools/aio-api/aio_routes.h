@@ -20,6 +20,7 @@ typedef struct aio_call {
     size_t max_answer_bytes;    /* the largest answer a route may build */
     const char *path_id;        /* the {id} of a route with one in its path, else NULL */
     struct aio_shells *shells;  /* the server's shell sessions (aio_shell_table.h) */
+    struct aio_bash_sessions *bash_sessions; /* created bash sessions (aio_bash_sessions.h) */
 } aio_call;
 
 /* GET /v1/sandbox: SandboxResponse (home_dir: the sandbox's working
@@ -62,8 +63,11 @@ void aio_route_bash_output(const aio_call *call, prov_reply *reply);
 void aio_route_bash_write(const aio_call *call, prov_reply *reply);
 void aio_route_bash_kill(const aio_call *call, prov_reply *reply);
 void aio_route_bash_session_close(const aio_call *call, prov_reply *reply);
-/* GET /v1/bash/sessions: one BashSessionInfo per live command. */
+/* GET /v1/bash/sessions: one BashSessionInfo per live command outside a
+ * created session, then one per created session (aio_bash_session.c). */
 void aio_route_bash_sessions(const aio_call *call, prov_reply *reply);
+/* POST /v1/bash/sessions/create (aio_bash_session.c). */
+void aio_route_bash_session_create(const aio_call *call, prov_reply *reply);
 
 /* POST /v1/file/read, /write, /list, /upload and GET /v1/file/download
  * (aio_files.c, aio_list.c, aio_transfer.c). */

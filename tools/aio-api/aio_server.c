@@ -6,6 +6,7 @@
 #include "common/base64.h"
 #include "common/utf8.h"
 
+#include "tools/aio-api/aio_bash_sessions.h"
 #include "tools/aio-api/aio_routes.h"
 #include "tools/aio-api/aio_shell_table.h"
 #include "tools/provisioner-common/prov_alloc.h"
@@ -22,6 +23,7 @@
 struct aio_server {
     aio_server_options options;
     aio_shells *shells;         /* the sandboxes' shell sessions */
+    aio_bash_sessions *bash_sessions; /* the bash sessions clients created */
     int log_fd;                 /* -1: no request log */
     pthread_mutex_t log_lock;   /* one line at a time */
 };
@@ -41,6 +43,7 @@ static const aio_route_entry routes[] = {
     {"/v1/bash/kill", "POST", aio_route_bash_kill},
     {"/v1/bash/sessions", "GET", aio_route_bash_sessions},
     {"/v1/bash/sessions/{id}/close", "POST", aio_route_bash_session_close},
+    {"/v1/bash/sessions/create", "POST", aio_route_bash_session_create},
     {"/v1/file/read", "POST", aio_route_read},
     {"/v1/file/write", "POST", aio_route_write},
     {"/v1/file/list", "POST", aio_route_list},
@@ -79,8 +82,11 @@ aio_server *aio_server_new(const aio_server_options *options, char *why, size_t 
         server->options.max_answer_bytes = AIO_MAX_ANSWER_BYTES;
     server->log_fd = -1;
     server->shells = aio_shells_new(options->backend);
-    if (server->shells == NULL) {
+    server->bash_sessions = aio_bash_sessions_new();
+    if (server->shells == NULL || server->bash_sessions == NULL) {
         snprintf(why, why_len, "out of memory");
+        aio_shells_free(server->shells);
+        aio_bash_sessions_free(server->bash_sessions);
         free(server);
         return NULL;
     }
@@ -91,6 +97,7 @@ aio_server *aio_server_new(const aio_server_options *options, char *why, size_t 
             snprintf(why, why_len, "cannot open the AIO request log %s: %s",
                      options->request_log, strerror(errno));
             aio_shells_free(server->shells);
+            aio_bash_sessions_free(server->bash_sessions);
             free(server);
             return NULL;
         }
@@ -106,6 +113,7 @@ void aio_server_free(aio_server *server)
     if (server->log_fd >= 0)
         close(server->log_fd);
     aio_shells_free(server->shells);
+    aio_bash_sessions_free(server->bash_sessions);
     pthread_mutex_destroy(&server->log_lock);
     free(server);
 }
@@ -233,7 +241,8 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
             const aio_call call = {server->options.backend, sandbox_id, req,
                                    server->options.version, server->options.exec_timeout_ms,
                                    server->options.max_answer_bytes,
-                                   id[0] != '\0' ? id : NULL, server->shells};
+                                   id[0] != '\0' ? id : NULL, server->shells,
+                                   server->bash_sessions};
             routes[i].handler(&call, reply);
             return;
         }
@@ -262,4 +271,5 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
 void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id)
 {
     aio_shells_forget_sandbox(server->shells, sandbox_id);
+    aio_bash_sessions_forget_sandbox(server->bash_sessions, sandbox_id);
 }

@@ -11,6 +11,8 @@
 noinst_LTLIBRARIES += tools/aio-api/libsbx-aio.la
 tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_answers.c tools/aio-api/aio_answers.h \
+	tools/aio-api/aio_bash_session.c tools/aio-api/aio_bash_session.h \
+	tools/aio-api/aio_bash_sessions.c tools/aio-api/aio_bash_sessions.h \
 	tools/aio-api/aio_body.c tools/aio-api/aio_body.h \
 	tools/aio-api/aio_edit.c \
 	tools/aio-api/aio_exec.c \
