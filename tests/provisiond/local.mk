@@ -33,7 +33,7 @@ TESTS += $(SBX_PROVD_SUITES)
 tests_provisiond_test_provisiond_requests_SOURCES = tests/provisiond/test_provisiond_requests.c \
 	$(SBX_PROVD_TEST_SUPPORT)
 tests_provisiond_test_provisiond_requests_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
-tests_provisiond_test_provisiond_requests_LDADD = $(SBX_TEST_LIBS) -lpthread
+tests_provisiond_test_provisiond_requests_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_requests_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/docker/sbx-docker.la
 
