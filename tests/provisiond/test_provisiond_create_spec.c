@@ -297,6 +297,27 @@ static void test_the_daemon_destroys_a_sandbox_past_its_expiry(void)
     CU_ASSERT_EQUAL(sbx_backend_destroy(remote, "spec-lasting", &err), SBX_OK);
 }
 
+/* A create of an id whose sandbox is past its expiry makes a new one:
+ * it never hands over the expired one. */
+static void test_a_create_after_the_expiry_makes_a_new_sandbox(void)
+{
+    if (!daemon_up())
+        return;
+    int64_t expires_at = create_expiring("spec-again", 1500);
+    char first[2048], again[2048];
+    CU_ASSERT_EQUAL(get_sandbox("spec-again", first, sizeof first), 200);
+    while (sbx_test_wall_ms() <= expires_at)
+        usleep(20 * 1000);
+    CU_ASSERT_EQUAL(post_create("{\"sandbox_id\":\"spec-again\"}", again, sizeof again), 200);
+    CU_ASSERT_PTR_NULL(strstr(again, "expires_at"));
+    CU_ASSERT_EQUAL(get_sandbox("spec-again", again, sizeof again), 200);
+    const char *was = strstr(first, "\"incarnation_id\"");
+    const char *now = strstr(again, "\"incarnation_id\"");
+    CU_ASSERT(was != NULL && now != NULL && strncmp(was, now, 60) != 0);
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_destroy(remote, "spec-again", &err), SBX_OK);
+}
+
 /* The expiry is kept with the owner record: a daemon that was down at the
  * deadline destroys the sandbox when it starts again. */
 static void test_an_expiry_outlives_a_restart(void)
@@ -372,6 +393,8 @@ void sbx_test_register(void)
         {"refused_members_create_nothing", test_refused_members_create_nothing},
         {"the_daemon_destroys_a_sandbox_past_its_expiry",
          test_the_daemon_destroys_a_sandbox_past_its_expiry},
+        {"a_create_after_the_expiry_makes_a_new_sandbox",
+         test_a_create_after_the_expiry_makes_a_new_sandbox},
         {"an_expiry_outlives_a_restart", test_an_expiry_outlives_a_restart},
         {"nothing_new_is_sent_to_a_provisioner_without_create_fields",
          test_nothing_new_is_sent_to_a_provisioner_without_create_fields},

@@ -115,6 +115,17 @@ static int expired(const provd_record *record)
     return record->expires_at != 0 && record->expires_at <= provd_spec_now_ms();
 }
 
+/* Whether the record of `id` says its sandbox is past its expiry now. */
+static int record_expired(provd_service *svc, const char *id)
+{
+    provd_record record;
+    int due = provd_owners_get(svc->owners, id, &record) == 1 && expired(&record);
+    provd_record_clear(&record);
+    return due;
+}
+
+static void destroy_locked(provd_service *svc, const char *id, prov_reply *reply);
+
 static const char *phase_of(const sbx_sandbox *sandbox)
 {
     return sandbox->status != NULL ? sandbox->status : PHASE_UNKNOWN;
@@ -317,6 +328,43 @@ static int backend_request(const prov_create_request *request, sbx_create_reques
     return prov_create_spec_read(request->root, req, spec, reply);
 }
 
+/* A sandbox past its expiry is gone for every client: destroy it (the
+ * id's lock held) so that a create makes a new one instead of handing it
+ * over.  Returns 1 when nothing expired is in the way, else 0 with why
+ * the destroy failed in `reply`. */
+static int clear_expired_locked(provd_service *svc, const char *id, prov_reply *reply)
+{
+    if (!record_expired(svc, id))
+        return 1;
+    destroy_locked(svc, id, reply);
+    return reply->status == 200;
+}
+
+/* Discover `req`'s id and create it for `want` (a new sandbox expiring at
+ * `expires_at`), or answer with the existing one when it proves to be the
+ * one asked for.  The id's lock is held. */
+static void create_locked(provd_service *svc, sbx_create_request *req, const prov_owner *want,
+                          int64_t expires_at, prov_reply *reply)
+{
+    const char *id = req->sandbox_id;
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
+    provd_record record = {0};
+    if (st == SBX_OK) {
+        /* Never hand a sandbox over: it must prove to be the one asked
+         * for, whatever contract the client validates. */
+        if (existing_verified(svc, id, found, want, &record, reply))
+            create_with_backend(svc, req, want, &record, 0, reply);
+    } else if (st == SBX_ERR_NOT_FOUND) {
+        create_with_backend(svc, req, want, NULL, expires_at, reply);
+    } else {
+        answer_backend_error(&err, reply);
+    }
+    provd_record_clear(&record);
+    sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
+}
+
 static void answer_create(provd_service *svc, const prov_request *http,
                           prov_reply *reply)
 {
@@ -358,22 +406,8 @@ static void answer_create(provd_service *svc, const prov_request *http,
         prov_create_request_clear(&request);
         return;
     }
-    sbx_sandbox *found = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
-    provd_record record = {0};
-    if (st == SBX_OK) {
-        /* Never hand a sandbox over: it must prove to be the one asked
-         * for, whatever contract the client validates. */
-        if (existing_verified(svc, id, found, &want, &record, reply))
-            create_with_backend(svc, &req, &want, &record, 0, reply);
-    } else if (st == SBX_ERR_NOT_FOUND) {
-        create_with_backend(svc, &req, &want, NULL, expires_at, reply);
-    } else {
-        answer_backend_error(&err, reply);
-    }
-    provd_record_clear(&record);
-    sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
+    if (clear_expired_locked(svc, id, reply))
+        create_locked(svc, &req, &want, expires_at, reply);
     provd_owners_unlock(svc->owners, id);
     free(signature);
     prov_create_spec_clear(&spec);
@@ -465,10 +499,7 @@ int provd_service_expire(provd_service *svc, const char *id, prov_reply *reply)
 {
     if (!lock_for_change(svc, id, reply))
         return 1;
-    provd_record record;
-    int known = provd_owners_get(svc->owners, id, &record);
-    int due = known == 1 && expired(&record);
-    provd_record_clear(&record);
+    int due = record_expired(svc, id);
     if (due)
         destroy_locked(svc, id, reply);
     provd_owners_unlock(svc->owners, id);
