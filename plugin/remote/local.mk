@@ -26,7 +26,9 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_options.c plugin/remote/remote_options.h \
 	plugin/remote/remote_sandbox_answer.c plugin/remote/remote_sandbox_answer.h \
 	plugin/remote/remote_sandbox_clients.c plugin/remote/remote_sandbox_clients.h \
-	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h
+	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h \
+	plugin/remote/remote_create_spec.c plugin/remote/remote_create_spec.h \
+	plugin/remote/remote_records.c plugin/remote/remote_records.h
 plugin_remote_libsbx_remote_core_la_SOURCES += \
 	plugin/remote/remote_address_cache.c plugin/remote/remote_address_cache.h
 plugin_remote_libsbx_remote_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \

@@ -5,6 +5,7 @@
 #include "plugin/remote/remote_backend.h"
 
 #include "common/op_results.h"
+#include "common/record_chain.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_create.h"
 #include "plugin/remote/remote_exec.h"
@@ -13,6 +14,7 @@
 #include "plugin/remote/remote_ops.h"
 #include "plugin/remote/remote_process.h"
 #include "plugin/remote/remote_process_answer.h"
+#include "plugin/remote/remote_records.h"
 
 static const sbx_backend_descriptor remote_descriptor = {
     .abi_major = SBX_BACKEND_ABI_MAJOR,
@@ -31,6 +33,10 @@ static const sbx_backend_descriptor remote_descriptor = {
     .capabilities = remote_capabilities,
     .reconcile = remote_reconcile,
     .clear_reconciliation = common_reconciliation_clear,
+    .create_record = remote_create_record,
+    .discover_record = remote_discover_record,
+    .list_records = remote_list_records,
+    .free_records = common_records_free,
     .operations_info = remote_operations_info,
     .exec = remote_exec,
     .free_exec_result = common_exec_result_free,

@@ -77,8 +77,8 @@ void remote_contract_cache_destroy(remote_contract_cache *cache)
 }
 
 /* Record a probe's outcome (lock held). */
-static void record_probe(remote_contract_cache *cache, sbx_status st, int version,
-                         const sbx_error *perr, int64_t now)
+static void record_probe(remote_contract_cache *cache, sbx_status st,
+                         const remote_probe_answer *answer, const sbx_error *perr, int64_t now)
 {
     remote_contract_state *s = &cache->state;
     s->probe_out_of_memory = st == SBX_ERR_INTERNAL;
@@ -89,7 +89,9 @@ static void record_probe(remote_contract_cache *cache, sbx_status st, int versio
     /* Cut to fit, and marked: it is quoted in a longer message. */
     sbx_backend_format(s->failure, sizeof s->failure, "%s", why);
     if (st == SBX_OK) {
+        int version = answer->version;
         s->version = version;
+        s->create_fields = answer->create_fields;
         s->known = 1;
         s->failures = 0;
         s->next_probe_at_ms = deadline_after(now, version >= REMOTE_CONTRACT_CURRENT_VERSION
@@ -110,14 +112,14 @@ static int run_probe(remote_contract_cache *cache, remote_contract_state *out)
     cache->probing = 1;
     pthread_mutex_unlock(&cache->lock);
 
-    int version = 0;
+    remote_probe_answer answer = {0, 0};
     sbx_error perr;
     sbx_backend_error_clear(&perr);
-    sbx_status st = cache->hooks.probe(cache->hooks.probe_ctx, &version, &perr);
+    sbx_status st = cache->hooks.probe(cache->hooks.probe_ctx, &answer, &perr);
     int64_t now = now_ms(cache);
 
     pthread_mutex_lock(&cache->lock);
-    record_probe(cache, st, version, &perr, now);
+    record_probe(cache, st, &answer, &perr, now);
     cache->probing = 0;
     cache->probes_completed++;
     *out = cache->state;
@@ -125,7 +127,8 @@ static int run_probe(remote_contract_cache *cache, remote_contract_state *out)
     pthread_mutex_unlock(&cache->lock);
 
     if (st == SBX_OK)
-        CACHE_LOG(cache, SBX_LOG_DEBUG, "mount contract version %d (capability probe)", version);
+        CACHE_LOG(cache, SBX_LOG_DEBUG, "mount contract version %d (capability probe)",
+                  answer.version);
     else if (st == SBX_ERR_INTERNAL)
         CACHE_LOG(cache, SBX_LOG_WARN,
                   "capability probe failed here, not counted against the provisioner: %s",

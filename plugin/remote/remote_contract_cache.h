@@ -33,14 +33,25 @@
 /* Monotonic milliseconds. */
 typedef int64_t (*remote_clock_ms_fn)(void *ctx);
 
-/* Learn the provisioner's version: SBX_OK with *version (>= 0), or an error
- * (filled into err) that counts as a failed probe. */
-typedef sbx_status (*remote_contract_probe_fn)(void *ctx, int *version, sbx_error *err);
+/* What a successful probe learns. */
+typedef struct remote_probe_answer {
+    int version;               /* the mount contract version (>= 0) */
+    unsigned create_fields;    /* the SBX_CREATE_* members it advertises (its
+                                * capabilities' create_fields; 0: none) */
+} remote_probe_answer;
+
+/* Learn the provisioner's capabilities: SBX_OK with *answer filled (it
+ * starts zeroed), or an error (filled into err) that counts as a failed
+ * probe. */
+typedef sbx_status (*remote_contract_probe_fn)(void *ctx, remote_probe_answer *answer,
+                                               sbx_error *err);
 
 /* What the cache knows; a copy, taken under the lock. */
 typedef struct remote_contract_state {
     int version;               /* last version learnt (0 before any success) */
     int known;                 /* 1 when the last probe succeeded */
+    unsigned create_fields;    /* the create members the last successful probe
+                                * learnt (0 before any: none is sent) */
     unsigned failures;         /* consecutive failed probes, saturating */
     int64_t next_probe_at_ms;  /* stale from this clock reading on; 0: stale now */
     int probe_out_of_memory;   /* 1 when the last probe failed for lack of memory

@@ -10,6 +10,7 @@
 #include "common/record_chain.h"
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_answer_errors.h"
+#include "plugin/remote/remote_create_spec.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
@@ -194,6 +195,9 @@ char *remote_create_body(const sbx_create_request *req, const char *user_id,
     struct json_object *mounts = mounts_json(req, allowlist, allow_count, &ok);
     if (mounts != NULL)
         put(body, "extra_mounts", mounts, 0, &ok);
+    sbx_create_request full;
+    common_create_request_read(req, &full);
+    ok = ok && remote_create_spec_put(body, &full);
 
     char *text = NULL;
     if (ok)
@@ -205,21 +209,18 @@ char *remote_create_body(const sbx_create_request *req, const char *user_id,
     return text;
 }
 
-/* Arguments a caller can get wrong, checked before anything else. */
-static sbx_status check_request(const sbx_create_request *req, const char **user,
-                                sbx_error *err)
+/* Arguments a caller can get wrong, checked before anything else; *full
+ * is the request with every 1.5 member readable.  (Whether the
+ * provisioner takes the members set is checked against the frozen
+ * capabilities, remote_create_refuse_unadvertised.) */
+static sbx_status check_request(const sbx_create_request *req, sbx_create_request *full,
+                                const char **user, sbx_error *err)
 {
     sbx_status st = common_create_request_check(REMOTE_NAME, req, err);
     if (st != SBX_OK)
         return st;
-    /* No provisioner advertises ABI 1.5's members yet: one set fails here,
-     * before anything is sent, and a request setting none is sent as it
-     * always was. */
-    sbx_create_request full;
-    common_create_request_read(req, &full);
-    st = common_create_request_check_fields(&full, err);
-    if (st == SBX_OK)
-        st = common_create_request_refuse_unhonoured(REMOTE_NAME, &full, 0, err);
+    common_create_request_read(req, full);
+    st = common_create_request_check_fields(full, err);
     if (st != SBX_OK)
         return st;
     *user = common_create_request_user(req);
@@ -444,14 +445,26 @@ static sbx_status refuse_isolation(const remote_contract_state *snapshot,
     return SBX_ERR_REFUSED;
 }
 
-sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
-                         sbx_sandbox **out, sbx_error *err)
+unsigned remote_create_fields(sbx_backend_instance *inst)
 {
-    *out = NULL;
+    remote_contract_state snapshot;
+    remote_contract_cache_current(&inst->contract, &snapshot);
+    return snapshot.known ? snapshot.create_fields : 0;
+}
+
+/* Create as `to` asks (a sandbox or a record, with the request's labels:
+ * the provisioner advertised them and made or adopted the sandbox with
+ * them). */
+static sbx_status create_answering(sbx_backend_instance *inst,
+                                   const sbx_create_request *original,
+                                   const common_answer *to, sbx_error *err)
+{
     const char *user = NULL;
-    sbx_status st = check_request(req, &user, err);
+    sbx_create_request full;
+    sbx_status st = check_request(original, &full, &user, err);
     if (st != SBX_OK)
         return st;
+    const sbx_create_request *req = &full;
 
     /* Rule 3: freeze the version once; everything below uses the snapshot. */
     remote_contract_state snapshot;
@@ -466,6 +479,9 @@ sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *r
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL,
                                      "out of memory probing the provisioner's capabilities for "
                                      "sandbox %s", req->sandbox_id);
+    st = remote_create_refuse_unadvertised(req, &snapshot, err);
+    if (st != SBX_OK)
+        return st;
     if (cannot_isolate(frozen, req, user))
         return refuse_isolation(&snapshot, req, user, err);
     st = remote_check_upload_conversions(
@@ -484,6 +500,27 @@ sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *r
         return st;
     REMOTE_LOG(inst, SBX_LOG_INFO, "created sandbox %s for user %s (mount contract %d)",
                sb.sandbox_id, user, frozen);
-    st = common_sandbox_record_box(&sb, out, err);
+    common_record_facts facts;
+    common_record_facts_of_sandbox(&sb, &facts);
+    facts.labels = req->labels;
+    facts.label_count = req->label_count;
+    st = common_answer_one(to, &facts, err);
+    common_sandbox_record_clear(&sb);
     return st == SBX_OK ? st : common_answer_left_for_destroy(req->sandbox_id, err);
+}
+
+sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
+                         sbx_sandbox **out, sbx_error *err)
+{
+    *out = NULL;
+    const common_answer to = {out, NULL};
+    return create_answering(inst, req, &to, err);
+}
+
+sbx_status remote_create_record(sbx_backend_instance *inst, const sbx_create_request *req,
+                                sbx_sandbox_record **out, sbx_error *err)
+{
+    *out = NULL;
+    const common_answer to = {NULL, out};
+    return create_answering(inst, req, &to, err);
 }

@@ -34,7 +34,8 @@ sbx_status remote_check_upload_conversions(const sbx_create_request *req,
  * order: sandbox_id, thread_id (null when NULL), user_id, required_mount_
  * contract_version (= frozen_version), include_legacy_skills,
  * provision_lark_cli_runtime, provision_lark_cli_broker, then extra_mounts
- * only when a mount survives the filter.  `user_id` is the effective user.
+ * only when a mount survives the filter, then the 1.5 members the request
+ * sets (remote_create_spec_put; none: the reference client's body).  `user_id` is the effective user.
  * Returns a malloc'd string the caller frees, or NULL (SBX_ERR_INTERNAL). */
 char *remote_create_body(const sbx_create_request *req, const char *user_id,
                          int frozen_version, const char *const *allowlist,
@@ -50,5 +51,14 @@ char *remote_create_body(const sbx_create_request *req, const char *user_id,
  * released with common_sandbox_records_free(*out, 1). */
 sbx_status remote_create(sbx_backend_instance *inst, const sbx_create_request *req,
                          sbx_sandbox **out, sbx_error *err);
+
+/* As remote_create, answering a record (create_record) that carries the
+ * request's labels; released with common_records_free. */
+sbx_status remote_create_record(sbx_backend_instance *inst, const sbx_create_request *req,
+                                sbx_sandbox_record **out, sbx_error *err);
+
+/* The create members (SBX_CREATE_*) the provisioner advertises, after
+ * refreshing its capabilities when stale; 0 while they are unverified. */
+unsigned remote_create_fields(sbx_backend_instance *inst);
 
 #endif /* SBX_REMOTE_CREATE_H */

@@ -62,11 +62,9 @@ sbx_status remote_decode_sandbox(struct json_object *object, sbx_sandbox *out,
     return st != SBX_OK ? st : remote_fields_fill(&f, out, err);
 }
 
-sbx_status remote_decode_list(const char *body, size_t len, const remote_warner *warn,
-                              sbx_sandbox **out, size_t *count, sbx_error *err)
+sbx_status remote_decode_list_each(const char *body, size_t len, const remote_warner *warn,
+                                   const remote_list_visitor *visit, sbx_error *err)
 {
-    *out = NULL;
-    *count = 0;
     int too_deep;
     struct json_object *root = common_json_parse_ex(body, len, &too_deep);
     if (root == NULL)
@@ -85,35 +83,59 @@ sbx_status remote_decode_list(const char *body, size_t len, const remote_warner 
         return SBX_OK;
     }
     size_t n = json_object_array_length(items);
-    sbx_sandbox *list = n > 0 ? calloc(n, sizeof *list) : NULL;
-    if (n > 0 && list == NULL) {
-        json_object_put(root);
-        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-    }
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
+    sbx_status st = visit->start(visit->ctx, n);
+    for (size_t i = 0; i < n && st == SBX_OK; i++) {
         sbx_error entry_err;
         sbx_backend_error_clear(&entry_err);
-        sbx_status st = remote_decode_sandbox(json_object_array_get_idx(items, i),
-                                              &list[kept], &entry_err);
-        if (st == SBX_ERR_INTERNAL) {
-            common_sandbox_records_free(list, kept);
-            json_object_put(root);
-            return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
-        }
-        if (st != SBX_OK) {
+        sbx_status taken = visit->entry(visit->ctx, json_object_array_get_idx(items, i),
+                                        &entry_err);
+        if (taken == SBX_ERR_INTERNAL)
+            st = taken;
+        else if (taken != SBX_OK)
             remote_warn_skipped(warn, i, entry_err.message);
-            continue;
-        }
-        kept++;
     }
     json_object_put(root);
-    if (kept == 0) {
-        free(list);
-        list = NULL;
+    if (st != SBX_OK)
+        return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
+    return SBX_OK;
+}
+
+/* remote_decode_list's visitor: the sandboxes into one array. */
+typedef struct sandbox_array {
+    sbx_sandbox *items;
+    size_t kept;
+} sandbox_array;
+
+static sbx_status sandbox_array_start(void *ctx, size_t n)
+{
+    sandbox_array *list = ctx;
+    list->items = n > 0 ? calloc(n, sizeof *list->items) : NULL;
+    return n > 0 && list->items == NULL ? SBX_ERR_INTERNAL : SBX_OK;
+}
+
+static sbx_status sandbox_array_entry(void *ctx, struct json_object *entry, sbx_error *err)
+{
+    sandbox_array *list = ctx;
+    sbx_status st = remote_decode_sandbox(entry, &list->items[list->kept], err);
+    if (st == SBX_OK)
+        list->kept++;
+    return st;
+}
+
+sbx_status remote_decode_list(const char *body, size_t len, const remote_warner *warn,
+                              sbx_sandbox **out, size_t *count, sbx_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    sandbox_array list = {NULL, 0};
+    const remote_list_visitor visit = {sandbox_array_start, sandbox_array_entry, &list};
+    sbx_status st = remote_decode_list_each(body, len, warn, &visit, err);
+    if (st != SBX_OK || list.kept == 0) {
+        common_sandbox_records_free(list.items, list.kept);
+        return st;
     }
-    *out = list;
-    *count = kept;
+    *out = list.items;
+    *count = list.kept;
     return SBX_OK;
 }
 

@@ -38,6 +38,23 @@ sbx_status remote_fields_fill(const remote_fields *f, sbx_sandbox *out, sbx_erro
 sbx_status remote_decode_list(const char *body, size_t len, const remote_warner *warn,
                               sbx_sandbox **out, size_t *count, sbx_error *err);
 
+/* What remote_decode_list_each does with a list answer's entries: start
+ * (once, with the number of entries, before the first), then entry for
+ * each one in order.  entry answers SBX_OK when it kept the entry, another
+ * kind with `err` filled when it skips it (warned as a skipped entry), and
+ * SBX_ERR_INTERNAL (either) when memory ran out, which ends the walk. */
+typedef struct remote_list_visitor {
+    sbx_status (*start)(void *ctx, size_t entries);
+    sbx_status (*entry)(void *ctx, struct json_object *entry, sbx_error *err);
+    void *ctx;
+} remote_list_visitor;
+
+/* remote_decode_list's walk over an answer, each entry handed to `visit`:
+ * the same statuses and warnings (SBX_ERR_INTERNAL "out of memory" when
+ * the visitor ran out). */
+sbx_status remote_decode_list_each(const char *body, size_t len, const remote_warner *warn,
+                                   const remote_list_visitor *visit, sbx_error *err);
+
 /* Decode a reconciliation answer for `sandbox_id` into *out (which the
  * caller zeroed).  "absent" needs a non-empty backend_namespace; "found"
  * also a non-empty incarnation_id and a well-typed identity, and carries a

@@ -7,6 +7,7 @@
 #include "common/sandbox_ids.h"
 #include "common/utf8.h"
 #include "plugin/remote/remote_aio_text.h"
+#include "plugin/remote/remote_create.h"
 #include "plugin/remote/remote_endpoint.h"
 #include "plugin/remote/remote_exec_call.h"
 #include "plugin/remote/remote_files.h"
@@ -31,6 +32,7 @@ sbx_status remote_operations_info(sbx_backend_instance *inst, sbx_operations_inf
         .default_output_bytes = cap < REMOTE_EXEC_DEFAULT_OUTPUT ? cap : REMOTE_EXEC_DEFAULT_OUTPUT,
         .max_output_bytes = cap,
         .max_file_bytes = remote_max_file_bytes(&inst->options),
+        .create_fields = remote_create_fields(inst),
     };
     size_t n = out->struct_size < sizeof info ? out->struct_size : sizeof info;
     memcpy(out, &info, n);

@@ -4,6 +4,7 @@
 #include "plugin/remote/remote_instance.h"
 
 #include "plugin/remote/remote_answer_errors.h"
+#include "plugin/remote/remote_create_spec.h"
 #include "plugin/remote/remote_decode.h"
 
 #include <sbx/backend_support.h>
@@ -17,7 +18,7 @@
  * the reference client's 5 s (or get_timeout_ms when shorter).  A 404 means a
  * provisioner older than the route (version 0); transport errors, other
  * statuses and ill-typed answers are failed probes.  `ctx` is the instance. */
-static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
+static sbx_status probe_capabilities(void *ctx, remote_probe_answer *answer, sbx_error *err)
 {
     sbx_backend_instance *inst = ctx;
     common_http_response resp;
@@ -31,14 +32,16 @@ static sbx_status probe_capabilities(void *ctx, int *version, sbx_error *err)
     if (st != SBX_OK)
         return remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
     if (resp.status == 404) {
-        *version = 0; /* a provisioner older than the capabilities route */
+        answer->version = 0; /* a provisioner older than the capabilities route */
     } else if (resp.status != 200) {
         st = remote_answer_error(&inst->options, &resp, "Provisioner capabilities probe failed",
                                  err);
     } else {
-        st = remote_decode_capabilities(resp.body, resp.body_len, version, &cause);
+        st = remote_decode_capabilities(resp.body, resp.body_len, &answer->version, &cause);
         if (st != SBX_OK)
             remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
+        else
+            answer->create_fields = remote_decode_create_fields(resp.body, resp.body_len);
     }
     common_http_response_clear(&resp);
     return st;

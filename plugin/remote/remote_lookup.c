@@ -82,6 +82,15 @@ static int made_under_another_contract(sbx_backend_instance *inst, const char *s
 sbx_status remote_lookup(sbx_backend_instance *inst, const char *sandbox_id,
                          remote_sandbox_answer *answer, remote_fields *f, sbx_error *err)
 {
+    return remote_lookup_labelled(inst, sandbox_id, answer, f, NULL, err);
+}
+
+sbx_status remote_lookup_labelled(sbx_backend_instance *inst, const char *sandbox_id,
+                                  remote_sandbox_answer *answer, remote_fields *f,
+                                  remote_answer_labels *labels, sbx_error *err)
+{
+    if (labels != NULL)
+        memset(labels, 0, sizeof *labels);
     char what[128];
     remote_field_reader_init(&answer->fields); /* freeable whatever happens */
     memset(f, 0, sizeof *f);
@@ -112,6 +121,9 @@ sbx_status remote_lookup(sbx_backend_instance *inst, const char *sandbox_id,
                 err, SBX_ERR_INTERNAL,
                 "%s: out of memory probing the provisioner's capabilities",
                 remote_call_name(what, "discover", sandbox_id));
+        } else if (labels != NULL && !remote_answer_labels_read(resp.body, resp.body_len, labels)) {
+            st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "%s: out of memory",
+                                       remote_call_name(what, "discover", sandbox_id));
         }
     } else if (resp.status == 404) {
         st = sbx_backend_error_set(err, SBX_ERR_NOT_FOUND, "sandbox %s not found", sandbox_id);

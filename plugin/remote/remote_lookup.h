@@ -11,6 +11,7 @@
 
 #include "common/http_client.h"
 #include "plugin/remote/remote_instance.h"
+#include "plugin/remote/remote_create_spec.h"
 #include "plugin/remote/remote_sandbox_answer.h"
 
 #define REMOTE_SANDBOXES_PREFIX "/api/sandboxes/"
@@ -47,5 +48,11 @@ sbx_status remote_start_sandbox_call(sbx_backend_instance *inst,
  * remote_sandbox_answer_free whatever this returns. */
 sbx_status remote_lookup(sbx_backend_instance *inst, const char *sandbox_id,
                          remote_sandbox_answer *answer, remote_fields *f, sbx_error *err);
+
+/* remote_lookup that also reads the answer's labels into *labels (cleared
+ * by the caller with remote_answer_labels_clear whatever this returns). */
+sbx_status remote_lookup_labelled(sbx_backend_instance *inst, const char *sandbox_id,
+                                  remote_sandbox_answer *answer, remote_fields *f,
+                                  remote_answer_labels *labels, sbx_error *err);
 
 #endif /* SBX_REMOTE_LOOKUP_H */

@@ -25,14 +25,15 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_sandbox_load \
 	tests/provisiond/test_provisiond_sandbox_limits \
 	tests/provisiond/test_provisiond_redaction \
-	tests/provisiond/test_provisiond_key_forms
+	tests/provisiond/test_provisiond_key_forms \
+	tests/provisiond/test_provisiond_create_spec
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
 tests_provisiond_test_provisiond_requests_SOURCES = tests/provisiond/test_provisiond_requests.c \
 	$(SBX_PROVD_TEST_SUPPORT)
 tests_provisiond_test_provisiond_requests_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
-tests_provisiond_test_provisiond_requests_LDADD = $(SBX_TEST_LIBS) -lpthread
+tests_provisiond_test_provisiond_requests_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_requests_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/docker/sbx-docker.la
 
@@ -139,3 +140,10 @@ tests_provisiond_test_provisiond_file_calls_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_file_calls_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_file_calls_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+tests_provisiond_test_provisiond_create_spec_SOURCES = \
+	tests/provisiond/test_provisiond_create_spec.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_create_spec_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_create_spec_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_create_spec_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
+	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)

@@ -323,6 +323,20 @@ static int open_local(const provd_local *d, sbx_host **host, sbx_backend **backe
            sbx_backend_open(*host, "local", options, 1, backend, err) == SBX_OK;
 }
 
+unsigned provd_local_create_fields(const provd_local *d)
+{
+    sbx_host *host = NULL;
+    sbx_backend *backend = NULL;
+    sbx_error err;
+    sbx_operations_info info = {.struct_size = sizeof info};
+    if (!open_local(d, &host, &backend, &err) ||
+        sbx_backend_operations_info(backend, &info, &err) != SBX_OK)
+        fprintf(stderr, "provd: cannot open %s: %s\n", d->local_dir, err.message);
+    sbx_backend_close(backend);
+    sbx_host_free(host);
+    return info.create_fields;
+}
+
 char *provd_local_ids(const provd_local *d)
 {
     sbx_host *host = NULL;

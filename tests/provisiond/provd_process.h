@@ -125,6 +125,11 @@ int provd_local_stop(provd_local *d, int keep_dir);
  * sorted (the caller frees), or NULL when it cannot list. */
 char *provd_local_ids(const provd_local *d);
 
+/* The SBX_CREATE_* members the local backend under `d` honours
+ * (operations_info), read through the host library; 0 when it cannot
+ * open. */
+unsigned provd_local_create_fields(const provd_local *d);
+
 /* Whether the daemon's stderr (d->stderr_path) says `text` within
  * `timeout_ms` (read again every 10 ms). */
 int provd_local_stderr_says(const provd_local *d, long timeout_ms, const char *text);

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/create_request.h"
 #include "tests/provisiond/provd_process.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -334,6 +335,30 @@ static void test_nul_and_long_path_ids_are_422(void)
     provd_local_stop(&d, 0);
 }
 
+/* The capabilities the daemon over `d`'s local backend answers: the
+ * reference provisioner's members, then create_fields naming what the
+ * backend honours and expires_at (the daemon's own), in the request's
+ * order.  Static storage. */
+static const char *capabilities_of(const provd_local *d)
+{
+    static char text[512];
+    unsigned fields = provd_local_create_fields(d) | SBX_CREATE_EXPIRY;
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "{\"lark_cli_init_image\":false,\"lark_cli_broker_image\":false,"
+                                "\"mount_contract_version\":2,\"create_fields\":[");
+    const char *comma = "";
+    /* Nine names of at most 14 bytes fit the text. */
+    for (unsigned bit = 1; bit <= SBX_CREATE_EXPIRY; bit <<= 1) {
+        if (!(fields & bit))
+            continue;
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s\"%s\"", comma,
+                              common_create_field_name(bit));
+        comma = ",";
+    }
+    snprintf(text + n, sizeof text - n, "]}");
+    return text;
+}
+
 static void expect_answer(const provd_local *d, const char *method, const char *path,
                           const char *body, long status, const char *expected)
 {
@@ -372,9 +397,7 @@ static void test_routes_answer_as_the_protocol_says(void)
              "{\"sandbox_id\":\"a1\",\"sandbox_url\":\"%s\",\"status\":\"Running\","
              "\"user_id\":\"alice\",\"thread_id\":\"t1\",\"mount_contract_version\":2}", url);
     expect_answer(&d, "GET", "/health", NULL, 200, "{\"status\":\"ok\"}");
-    expect_answer(&d, "GET", "/api/capabilities", NULL, 200,
-                  "{\"lark_cli_init_image\":false,\"lark_cli_broker_image\":false,"
-                  "\"mount_contract_version\":2}");
+    expect_answer(&d, "GET", "/api/capabilities", NULL, 200, capabilities_of(&d));
     expect_answer(&d, "POST", "/api/sandboxes", alice, 200, created);
     expect_answer(&d, "POST", "/api/sandboxes", alice, 200, created);
     expect_answer(&d, "POST", "/api/sandboxes",

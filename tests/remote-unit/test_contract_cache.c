@@ -58,7 +58,7 @@ static int64_t fake_clock(void *ctx)
     return now;
 }
 
-static sbx_status fake_probe(void *ctx, int *version, sbx_error *err)
+static sbx_status fake_probe(void *ctx, remote_probe_answer *learnt, sbx_error *err)
 {
     fake *f = ctx;
     pthread_mutex_lock(&f->lock);
@@ -67,7 +67,7 @@ static sbx_status fake_probe(void *ctx, int *version, sbx_error *err)
     while (f->gated && !f->gate_open)
         pthread_cond_wait(&f->changed, &f->lock);
     sbx_status answer = f->answer;
-    *version = f->version;
+    learnt->version = f->version;
     pthread_mutex_unlock(&f->lock);
     if (answer != SBX_OK)
         return sbx_error_set(err, answer, "still down");

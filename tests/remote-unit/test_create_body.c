@@ -185,6 +185,31 @@ static void test_only_allowlisted_container_paths_are_forwarded(void)
                                            defaults.forward_mount_count, 0, 0), 0);
 }
 
+/* The members of ABI 1.5 follow the reference client's, only those set:
+ * env and labels as objects (a later env value of a name wins). */
+static void test_spec_members_follow_the_reference_fields(void)
+{
+    static const sbx_env_var env[] = {{"A", "1"}, {"B", "x\"y"}, {"A", "2"}};
+    static const sbx_label labels[] = {{"team", "red"}};
+    sbx_create_request req = request_for("spec1", NULL, NULL, 0);
+    req.image = "python:3.12";
+    req.env = env;
+    req.env_count = 3;
+    req.labels = labels;
+    req.label_count = 1;
+    req.memory_bytes = INT64_C(2147483648);
+    req.pids_limit = 256;
+    req.network = SBX_NETWORK_NONE;
+    req.expires_at = INT64_C(1900000000000);
+    expect_body(&req, "default", 2,
+        "{\"sandbox_id\":\"spec1\",\"thread_id\":null,\"user_id\":\"default\","
+        "\"required_mount_contract_version\":2,\"include_legacy_skills\":false,"
+        "\"provision_lark_cli_runtime\":false,\"provision_lark_cli_broker\":false,"
+        "\"image\":\"python:3.12\",\"env\":{\"A\":\"2\",\"B\":\"x\\\"y\"},"
+        "\"labels\":{\"team\":\"red\"},\"memory_bytes\":2147483648,\"pids_limit\":256,"
+        "\"network\":\"none\",\"expires_at\":1900000000000}");
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -202,6 +227,8 @@ void sbx_test_register(void)
         { "json_special_characters_are_escaped", test_json_special_characters_are_escaped },
         { "only_allowlisted_container_paths_are_forwarded",
           test_only_allowlisted_container_paths_are_forwarded },
+        { "spec_members_follow_the_reference_fields",
+          test_spec_members_follow_the_reference_fields },
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("remote create body", load_defaults, free_defaults, tests);

@@ -7,6 +7,7 @@
 
 #include "common/json_fields.h"
 #include "common/sandbox_records.h"
+#include "plugin/remote/remote_create_spec.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_sandbox_answer.h"
 
@@ -585,6 +586,26 @@ static void test_detail_text_is_bounded(void)
                            "a long messa...");
 }
 
+/* create_fields: the names known, unknown ones ignored; anything but an
+ * array of strings advertises nothing. */
+static void test_create_fields_are_advertised_names_only(void)
+{
+    static const char both[] = "{\"mount_contract_version\":2,"
+                               "\"create_fields\":[\"env\",\"gpu\",\"labels\",\"expires_at\"]}";
+    CU_ASSERT_EQUAL(remote_decode_create_fields(both, strlen(both)),
+                    SBX_CREATE_ENV | SBX_CREATE_LABELS | SBX_CREATE_EXPIRY);
+    static const char *const none[] = {
+        "{\"mount_contract_version\":2}",
+        "{\"create_fields\":\"env\"}",
+        "{\"create_fields\":[\"env\",1]}",
+        "{\"create_fields\":null}",
+        "[\"env\"]",
+        "not json",
+    };
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        CU_ASSERT_EQUAL(remote_decode_create_fields(none[i], strlen(none[i])), 0);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo sandbox[] = {
@@ -621,6 +642,7 @@ void sbx_test_register(void)
     };
     static const CU_TestInfo other[] = {
         { "capabilities_version_is_a_strict_integer", test_capabilities_version_is_a_strict_integer },
+        { "create_fields_are_advertised_names_only", test_create_fields_are_advertised_names_only },
         { "too_deep_answers_say_so", test_too_deep_answers_say_so },
         { "detail_text_of_each_error_shape", test_detail_text_of_each_error_shape },
         { "detail_text_with_null_parts", test_detail_text_with_null_parts },

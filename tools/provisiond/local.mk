@@ -7,10 +7,12 @@
 bin_PROGRAMS += tools/provisiond/sbx-provisiond
 tools_provisiond_sbx_provisiond_SOURCES = \
 	tools/provisiond/main.c \
+	tools/provisiond/provd_expiry.c tools/provisiond/provd_expiry.h \
 	tools/provisiond/provd_options.c tools/provisiond/provd_options.h \
 	tools/provisiond/provd_owners.c tools/provisiond/provd_owners.h \
 	tools/provisiond/provd_sandbox_api.c tools/provisiond/provd_sandbox_api.h \
-	tools/provisiond/provd_service.c tools/provisiond/provd_service.h
+	tools/provisiond/provd_service.c tools/provisiond/provd_service.h \
+	tools/provisiond/provd_spec.c tools/provisiond/provd_spec.h
 tools_provisiond_sbx_provisiond_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JSONC_CFLAGS) -pthread
 tools_provisiond_sbx_provisiond_LDADD = tools/aio-api/libsbx-aio.la \
 	tools/provisioner-common/libsbx-provisioner.la \

@@ -7,6 +7,7 @@
 #include "tools/provisioner-common/prov_cli.h"
 #include "tools/provisioner-common/prov_server.h"
 #include "tools/provisioner-common/prov_signals.h"
+#include "tools/provisiond/provd_expiry.h"
 #include "tools/provisiond/provd_options.h"
 #include "tools/provisiond/provd_owners.h"
 #include "tools/provisiond/provd_sandbox_api.h"
@@ -42,6 +43,12 @@ static void warn_line(void *ctx, const char *line)
 {
     (void)ctx;
     fprintf(stderr, PROG ": warning: %s\n", line);
+}
+
+static void note_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, PROG ": %s\n", line);
 }
 
 /* The configuration (file, then --backend and --set), the host and the
@@ -205,7 +212,12 @@ int main(int argc, char **argv)
         } else {
             provd_service svc = {backend, name, owners, provd_service_contract(backend),
                                  o.mount_base, api};
-            status = serve(&o, &svc, cert_pem, key_pem);
+            provd_expiry *reaper = provd_expiry_start(&svc, note_line, NULL, why, sizeof why);
+            if (reaper == NULL)
+                fprintf(stderr, PROG ": %s\n", why);
+            else
+                status = serve(&o, &svc, cert_pem, key_pem);
+            provd_expiry_stop(reaper);
         }
     }
     provd_sandbox_api_free(api);

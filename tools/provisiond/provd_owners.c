@@ -79,10 +79,12 @@ void provd_record_clear(provd_record *record)
     memset(record, 0, sizeof *record);
 }
 
-/* Copy `from` and `token` into `to`.  Returns 1, or 0 (nothing kept)
- * when memory runs out. */
-static int record_copy(provd_record *to, const prov_owner *from, const char *token)
+/* Copy `from` and what `keep` holds into `to`.  Returns 1, or 0 (nothing
+ * kept) when memory runs out. */
+static int record_copy(provd_record *to, const prov_owner *from, const provd_keep *keep)
 {
+    const char *token = keep->token;
+    to->expires_at = keep->expires_at;
     to->user_id = prov_strdup(from->user_id);
     to->thread_id = prov_strdup(from->thread_id);
     to->mounts = prov_strdup(from->mounts);
@@ -100,10 +102,10 @@ static int record_copy(provd_record *to, const prov_owner *from, const char *tok
 /* Replace the in-memory record of `id` (table lock held).  Returns 1, or
  * 0 with the table unchanged when memory runs out. */
 static int table_set(provd_owners *owners, const char *id, const prov_owner *owner,
-                     const char *token)
+                     const provd_keep *keep)
 {
     provd_record copy;
-    if (!record_copy(&copy, owner, token))
+    if (!record_copy(&copy, owner, keep))
         return 0;
     entry **slot = &owners->buckets[bucket(id)];
     for (entry *e = *slot; e != NULL; e = e->next) {
@@ -130,7 +132,8 @@ static int table_set(provd_owners *owners, const char *id, const prov_owner *own
 static int table_mark_unreadable(provd_owners *owners, const char *id)
 {
     static const prov_owner none = {NULL, NULL, NULL, 0};
-    if (!table_set(owners, id, &none, NULL))
+    static const provd_keep nothing = {NULL, 0};
+    if (!table_set(owners, id, &none, &nothing))
         return 0;
     for (entry *e = owners->buckets[bucket(id)]; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0)
@@ -168,7 +171,7 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
     json_object *obj = prov_json_parse(text, len, &offset, &why);
     if (why == prov_json_out_of_memory)
         return load_out_of_memory;
-    json_object *version = NULL;
+    json_object *version = NULL, *expiry = NULL;
     prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
                             string_member(obj, "mounts"), 0};
     const char *problem = NULL;
@@ -178,9 +181,14 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
              !json_object_object_get_ex(obj, "mount_contract_version", &version) ||
              !json_object_is_type(version, json_type_int))
         problem = "a member is missing or ill-typed";
+    else if (json_object_object_get_ex(obj, "expires_at", &expiry) &&
+             !json_object_is_type(expiry, json_type_int))
+        problem = "expires_at is not an integer";
     else {
         owner.contract_version = json_object_get_int(version);
-        if (!table_set(owners, id, &owner, string_member(obj, "sandbox_token")))
+        provd_keep keep = {string_member(obj, "sandbox_token"),
+                           expiry != NULL ? json_object_get_int64(expiry) : 0};
+        if (!table_set(owners, id, &owner, &keep))
             problem = load_out_of_memory;
     }
     json_object_put(obj);
@@ -366,7 +374,8 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
         }
         if (strcmp(e->id, id) == 0) {
             prov_owner owner = provd_record_owner(&e->record);
-            found = record_copy(out, &owner, e->record.token) ? 1 : -1;
+            provd_keep keep = {e->record.token, e->record.expires_at};
+            found = record_copy(out, &owner, &keep) ? 1 : -1;
             break;
         }
     }
@@ -377,15 +386,18 @@ int provd_owners_get(provd_owners *owners, const char *id, provd_record *out)
 /* Write the record file of `id` through a temporary file and rename:
  * 1, 0 with the reason in `why`, or -1 when memory runs out. */
 static int write_file(const provd_owners *owners, const char *id, const prov_owner *owner,
-                      const char *token, char *why, size_t why_len)
+                      const provd_keep *keep, char *why, size_t why_len)
 {
+    const char *token = keep->token;
     json_object *obj = json_object_new_object();
     int built = obj != NULL && prov_json_add_string(obj, "user_id", owner->user_id) &&
                 prov_json_add_string(obj, "thread_id", owner->thread_id) &&
                 prov_json_add_string(obj, "mounts", owner->mounts) &&
                 prov_json_add(obj, "mount_contract_version",
                                   json_object_new_int(owner->contract_version)) &&
-                (token == NULL || prov_json_add_string(obj, "sandbox_token", token));
+                (token == NULL || prov_json_add_string(obj, "sandbox_token", token)) &&
+                (keep->expires_at == 0 ||
+                 prov_json_add(obj, "expires_at", json_object_new_int64(keep->expires_at)));
     const char *text = built ? prov_json_text(obj) : NULL;
     if (text == NULL) {
         json_object_put(obj);
@@ -422,13 +434,13 @@ static int write_file(const provd_owners *owners, const char *id, const prov_own
 }
 
 int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *owner,
-                     const char *token, char *why, size_t why_len)
+                     const provd_keep *keep, char *why, size_t why_len)
 {
-    int written = owners->dir != NULL ? write_file(owners, id, owner, token, why, why_len) : 1;
+    int written = owners->dir != NULL ? write_file(owners, id, owner, keep, why, why_len) : 1;
     if (written <= 0)
         return written;
     pthread_mutex_lock(&owners->table_lock);
-    int kept = table_set(owners, id, owner, token);
+    int kept = table_set(owners, id, owner, keep);
     pthread_mutex_unlock(&owners->table_lock);
     if (kept)
         return 1;
@@ -483,4 +495,46 @@ int provd_owners_find_token(provd_owners *owners, const char *token, char *id, s
         memcpy(id, match->id, strlen(match->id) + 1);
     pthread_mutex_unlock(&owners->table_lock);
     return found;
+}
+
+void provd_owners_ids_free(char **ids, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(ids[i]);
+    free(ids);
+}
+
+int provd_owners_expired(provd_owners *owners, int64_t now_ms, char ***ids, size_t *count)
+{
+    *ids = NULL;
+    *count = 0;
+    size_t cap = 0;
+    int failed = 0;
+    pthread_mutex_lock(&owners->table_lock);
+    for (int b = 0; b < BUCKETS && !failed; b++) {
+        for (const entry *e = owners->buckets[b]; e != NULL && !failed; e = e->next) {
+            if (e->unreadable || e->record.expires_at == 0 || e->record.expires_at > now_ms)
+                continue;
+            if (*count == cap) {
+                size_t grown = cap == 0 ? 8 : cap * 2;
+                char **more = realloc(*ids, grown * sizeof *more);
+                failed = more == NULL;
+                if (failed)
+                    break;
+                *ids = more;
+                cap = grown;
+            }
+            char *copy = prov_strdup(e->id);
+            failed = copy == NULL;
+            if (!failed)
+                (*ids)[(*count)++] = copy;
+        }
+    }
+    pthread_mutex_unlock(&owners->table_lock);
+    if (!failed)
+        return 0;
+    provd_owners_ids_free(*ids, *count);
+    *ids = NULL;
+    *count = 0;
+    return -1;
 }

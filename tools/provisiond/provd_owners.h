@@ -11,6 +11,7 @@
 #define SBX_PROVD_OWNERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tools/provisioner-common/prov_answers.h"
 
@@ -24,7 +25,15 @@ typedef struct provd_record {
     int contract_version;
     char *token;                /* the sandbox API capability (NULL: none, a
                                  * record written before the daemon served it) */
+    int64_t expires_at;         /* when the daemon destroys it: ms since the
+                                 * Unix epoch; 0: never */
 } provd_record;
+
+/* What a record keeps besides its owner; strings borrowed. */
+typedef struct provd_keep {
+    const char *token;          /* the sandbox API capability (NULL: none) */
+    int64_t expires_at;         /* ms since the Unix epoch; 0: never */
+} provd_keep;
 
 /* What provd_owners_get finds besides a record (1) or none (0). */
 #define PROVD_RECORD_UNREADABLE 2   /* its file could not be read at start-up */
@@ -57,12 +66,21 @@ void provd_owners_unlock(provd_owners *owners, const char *id);
  * runs out (*out zeroed in all but the first). */
 int provd_owners_get(provd_owners *owners, const char *id, provd_record *out);
 
-/* Set the record of `id` (strings copied) with the sandbox API
- * capability `token` (NULL: none), writing it through to the directory
- * (0600: the token is a secret).  Returns 1; 0 with the reason in `why` when the file cannot
- * be written; -1 when memory runs out (the record is then not set). */
+/* Set the record of `id` (strings copied) with what `keep` holds,
+ * writing it through to the directory (0600: the token is a secret).
+ * Returns 1; 0 with the reason in `why` when the file cannot be written;
+ * -1 when memory runs out (the record is then not set). */
 int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *owner,
-                     const char *token, char *why, size_t why_len);
+                     const provd_keep *keep, char *why, size_t why_len);
+
+/* The ids of the records whose expiry is at or before `now_ms` (ms since
+ * the Unix epoch): a malloc'd array of *count malloc'd strings (NULL when
+ * none), released with provd_owners_ids_free.  -1 when memory runs out
+ * (nothing returned), else 0. */
+int provd_owners_expired(provd_owners *owners, int64_t now_ms, char ***ids, size_t *count);
+
+/* Release what provd_owners_expired returned. */
+void provd_owners_ids_free(char **ids, size_t count);
 
 /* The id of the sandbox whose token is `token`, copied into `id`
  * (`id_cap` bytes).  Every record's token is compared in constant time,

@@ -12,8 +12,10 @@
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_answers.h"
 #include "tools/provisioner-common/prov_create.h"
+#include "tools/provisioner-common/prov_create_spec.h"
 #include "tools/provisioner-common/prov_json.h"
 #include "tools/provisioner-common/prov_mounts.h"
+#include "tools/provisiond/provd_spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +109,23 @@ static void answer_backend_error(const sbx_error *err, prov_reply *reply)
     prov_reply_detail(reply, status, detail);
 }
 
+/* Whether `record` says its sandbox is past its expiry now. */
+static int expired(const provd_record *record)
+{
+    return record->expires_at != 0 && record->expires_at <= provd_spec_now_ms();
+}
+
+/* Whether the record of `id` says its sandbox is past its expiry now. */
+static int record_expired(provd_service *svc, const char *id)
+{
+    provd_record record;
+    int due = provd_owners_get(svc->owners, id, &record) == 1 && expired(&record);
+    provd_record_clear(&record);
+    return due;
+}
+
+static void destroy_locked(provd_service *svc, const char *id, prov_reply *reply);
+
 static const char *phase_of(const sbx_sandbox *sandbox)
 {
     return sandbox->status != NULL ? sandbox->status : PHASE_UNKNOWN;
@@ -197,14 +216,6 @@ static sbx_mount *signature_mounts(const char *signature, json_object **parsed, 
     return mounts;
 }
 
-/* The boolean member `key` of the request (absent: false). */
-static int flag(const prov_create_request *request, const char *key)
-{
-    json_object *value = NULL;
-    return json_object_object_get_ex(request->root, key, &value) &&
-           json_object_get_boolean(value);
-}
-
 /* Forget the record of a new sandbox whose create failed, unless the
  * backend made it all the same (a container left for destroy): then it is
  * this owner's, and a retry must find it so. */
@@ -231,24 +242,28 @@ static const char *answered_url(provd_service *svc, const char *token,
     return buffer;
 }
 
-/* Create `want` with the backend (or have it return the one there, which
- * the daemon has verified: `is_new` 0, `token` its record's), and answer.
- * A new sandbox's owner and fresh token are recorded first, so that no
+/* Create `req` (its mounts are `want`'s) for `want` with the backend, or
+ * have it return the one there, which the daemon has verified (`existing`
+ * its record; NULL for a new sandbox), and answer.  A new sandbox's owner,
+ * fresh token and `expires_at` (0: none) are recorded first, so that no
  * sandbox exists without its record.  The id's lock is held. */
-static void create_with_backend(provd_service *svc, const prov_create_request *request,
-                                const prov_owner *want, const char *token, int is_new,
-                                prov_reply *reply)
+static void create_with_backend(provd_service *svc, sbx_create_request *req,
+                                const prov_owner *want, const provd_record *existing,
+                                int64_t expires_at, prov_reply *reply)
 {
     char why[512];
     char fresh[PROVD_TOKEN_LEN + 1];
+    const char *token = existing != NULL ? existing->token : NULL;
     int recorded = 1;
-    if (is_new && svc->api != NULL && !provd_sandbox_token_new(fresh)) {
+    if (existing == NULL && svc->api != NULL && !provd_sandbox_token_new(fresh)) {
         snprintf(why, sizeof why, "no random bytes for the sandbox's token");
         recorded = 0;
-    } else if (is_new) {
+    } else if (existing == NULL) {
         token = svc->api != NULL ? fresh : NULL;
-        recorded = provd_owners_put(svc->owners, request->sandbox_id, want, token, why,
-                                    sizeof why);
+        provd_keep keep = {token, expires_at};
+        recorded = provd_owners_put(svc->owners, req->sandbox_id, want, &keep, why, sizeof why);
+    } else {
+        expires_at = existing->expires_at;
     }
     if (recorded < 0)
         prov_reply_out_of_memory(reply);
@@ -261,38 +276,93 @@ static void create_with_backend(provd_service *svc, const prov_create_request *r
     sbx_mount *mounts = signature_mounts(want->mounts, &parsed, &mount_count);
     if (mounts == NULL && mount_count > 0) {
         prov_reply_out_of_memory(reply);
-        if (is_new)
-            forget_unless_made(svc, request->sandbox_id);
+        if (existing == NULL)
+            forget_unless_made(svc, req->sandbox_id);
         json_object_put(parsed);
         return;
     }
-    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
-    req.sandbox_id = request->sandbox_id;
-    req.thread_id = want->thread_id;
-    req.user_id = want->user_id;
-    req.extra_mounts = mounts;
-    req.extra_mount_count = mount_count;
-    req.include_legacy_skills = flag(request, "include_legacy_skills");
-    req.provision_lark_cli_runtime = flag(request, "provision_lark_cli_runtime");
-    req.provision_lark_cli_broker = flag(request, "provision_lark_cli_broker");
+    req->thread_id = want->thread_id;
+    req->user_id = want->user_id;
+    req->extra_mounts = mounts;
+    req->extra_mount_count = mount_count;
     sbx_sandbox *created = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_create(svc->backend, &req, &created, &err);
+    sbx_status st = sbx_backend_create(svc->backend, req, &created, &err);
     if (st != SBX_OK) {
         answer_backend_error(&err, reply);
-        if (is_new)
-            forget_unless_made(svc, request->sandbox_id);
+        if (existing == NULL)
+            forget_unless_made(svc, req->sandbox_id);
     } else {
         char url[PROVD_URL_MAX];
+        json_object *answer = prov_sandbox_json(
+            created->sandbox_id, answered_url(svc, token, created->sandbox_url, url),
+            phase_of(created), want, svc->contract >= 1);
         prov_reply_json(reply, 200,
-                            prov_sandbox_json(created->sandbox_id,
-                                                  answered_url(svc, token, created->sandbox_url,
-                                                               url),
-                                                  phase_of(created), want, svc->contract >= 1));
+                        provd_spec_answer(answer, req->labels, req->label_count, expires_at));
     }
     sbx_backend_free_sandboxes(svc->backend, created, created != NULL ? 1 : 0);
     free(mounts);
     json_object_put(parsed);
+}
+
+/* The boolean member `key` of the request (absent: false). */
+static int flag(const prov_create_request *request, const char *key)
+{
+    json_object *value = NULL;
+    return json_object_object_get_ex(request->root, key, &value) &&
+           json_object_get_boolean(value);
+}
+
+/* The backend's request for `request`: its id, flags and spec members
+ * (pointing into `request` and *spec).  Returns 1, or 0 with the 422 in
+ * `reply`. */
+static int backend_request(const prov_create_request *request, sbx_create_request *req,
+                           prov_create_spec *spec, prov_reply *reply)
+{
+    sbx_create_request init = SBX_CREATE_REQUEST_INIT;
+    *req = init;
+    req->sandbox_id = request->sandbox_id;
+    req->include_legacy_skills = flag(request, "include_legacy_skills");
+    req->provision_lark_cli_runtime = flag(request, "provision_lark_cli_runtime");
+    req->provision_lark_cli_broker = flag(request, "provision_lark_cli_broker");
+    return prov_create_spec_read(request->root, req, spec, reply);
+}
+
+/* A sandbox past its expiry is gone for every client: destroy it (the
+ * id's lock held) so that a create makes a new one instead of handing it
+ * over.  Returns 1 when nothing expired is in the way, else 0 with why
+ * the destroy failed in `reply`. */
+static int clear_expired_locked(provd_service *svc, const char *id, prov_reply *reply)
+{
+    if (!record_expired(svc, id))
+        return 1;
+    destroy_locked(svc, id, reply);
+    return reply->status == 200;
+}
+
+/* Discover `req`'s id and create it for `want` (a new sandbox expiring at
+ * `expires_at`), or answer with the existing one when it proves to be the
+ * one asked for.  The id's lock is held. */
+static void create_locked(provd_service *svc, sbx_create_request *req, const prov_owner *want,
+                          int64_t expires_at, prov_reply *reply)
+{
+    const char *id = req->sandbox_id;
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
+    provd_record record = {0};
+    if (st == SBX_OK) {
+        /* Never hand a sandbox over: it must prove to be the one asked
+         * for, whatever contract the client validates. */
+        if (existing_verified(svc, id, found, want, &record, reply))
+            create_with_backend(svc, req, want, &record, 0, reply);
+    } else if (st == SBX_ERR_NOT_FOUND) {
+        create_with_backend(svc, req, want, NULL, expires_at, reply);
+    } else {
+        answer_backend_error(&err, reply);
+    }
+    provd_record_clear(&record);
+    sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
 }
 
 static void answer_create(provd_service *svc, const prov_request *http,
@@ -302,12 +372,22 @@ static void answer_create(provd_service *svc, const prov_request *http,
     if (!prov_create_parse(http->body, http->body_len, http->content_type, 1, &request,
                                reply))
         return;
+    sbx_create_request req;
+    prov_create_spec spec;
+    int64_t expires_at = 0;
+    if (!backend_request(&request, &req, &spec, reply) ||
+        !provd_spec_check(svc->backend, &req, &expires_at, reply)) {
+        prov_create_spec_clear(&spec);
+        prov_create_request_clear(&request);
+        return;
+    }
     const char *id = request.sandbox_id;
     /* A legacy daemon (a chained backend without a contract) ignores the
      * precondition it does not serve, as a legacy provisioner does. */
     if (svc->contract >= 1 && request.has_required_version &&
         request.required_version != svc->contract) {
         prov_answer_contract_changed(request.required_version, svc->contract, reply);
+        prov_create_spec_clear(&spec);
         prov_create_request_clear(&request);
         return;
     }
@@ -315,33 +395,22 @@ static void answer_create(provd_service *svc, const prov_request *http,
     char *signature = prov_mounts_check(request.extra_mounts, request.user_id, thread,
                                             svc->mount_base, reply);
     if (signature == NULL) {
+        prov_create_spec_clear(&spec);
         prov_create_request_clear(&request);
         return;
     }
     prov_owner want = {request.user_id, thread, signature, svc->contract};
     if (!lock_for_change(svc, id, reply)) {
         free(signature);
+        prov_create_spec_clear(&spec);
         prov_create_request_clear(&request);
         return;
     }
-    sbx_sandbox *found = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_discover(svc->backend, id, &found, &err);
-    provd_record record = {0};
-    if (st == SBX_OK) {
-        /* Never hand a sandbox over: it must prove to be the one asked
-         * for, whatever contract the client validates. */
-        if (existing_verified(svc, id, found, &want, &record, reply))
-            create_with_backend(svc, &request, &want, record.token, 0, reply);
-    } else if (st == SBX_ERR_NOT_FOUND) {
-        create_with_backend(svc, &request, &want, NULL, 1, reply);
-    } else {
-        answer_backend_error(&err, reply);
-    }
-    provd_record_clear(&record);
-    sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
+    if (clear_expired_locked(svc, id, reply))
+        create_locked(svc, &req, &want, expires_at, reply);
     provd_owners_unlock(svc->owners, id);
     free(signature);
+    prov_create_spec_clear(&spec);
     prov_create_request_clear(&request);
 }
 
@@ -354,6 +423,16 @@ static json_object *with_incarnation(json_object *answer, const sbx_sandbox_reco
                                    prov_json_add_string(answer, "incarnation_id",
                                                         record->incarnation_id));
     return prov_json_built(answer, built);
+}
+
+/* `answer` with the labels of `record` (when it holds them) and
+ * `expires_at` (provd_spec_answer). */
+static json_object *with_spec(json_object *answer, const sbx_sandbox_record *record,
+                              int64_t expires_at)
+{
+    int has = SBX_RECORD_HAS(record, label_count);
+    return provd_spec_answer(answer, has ? record->labels : NULL, has ? record->label_count : 0,
+                             expires_at);
 }
 
 static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
@@ -371,24 +450,32 @@ static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
     }
     static const prov_owner anything = {NULL, NULL, NULL, 0};
     provd_record record = {0};
-    if (existing_verified(svc, id, &found->sandbox, &anything, &record, reply)) {
+    if (existing_verified(svc, id, &found->sandbox, &anything, &record, reply) &&
+        expired(&record)) {
+        /* Past its expiry: gone for the client now, whoever destroys it. */
+        prov_reply done = {0};
+        provd_service_expire(svc, id, &done);
+        prov_reply_clear(&done);
+        prov_answer_sandbox_not_found(id, reply);
+    } else if (record.user_id != NULL) {
         prov_owner owner = provd_record_owner(&record);
         char url[PROVD_URL_MAX];
         json_object *answer = prov_sandbox_json(
             id, answered_url(svc, record.token, found->sandbox.sandbox_url, url),
             phase_of(&found->sandbox), &owner, svc->contract >= 1);
-        prov_reply_json(reply, 200, with_incarnation(answer, found));
+        prov_reply_json(reply, 200, with_spec(with_incarnation(answer, found), found,
+                                              record.expires_at));
     }
     provd_record_clear(&record);
     sbx_backend_free_records(svc->backend, found);
 }
 
-static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
+/* Destroy `id` with the backend and forget its record, answering as a
+ * DELETE does.  The id's lock is held. */
+static void destroy_locked(provd_service *svc, const char *id, prov_reply *reply)
 {
     sbx_error err;
     char why[512];
-    if (!lock_for_change(svc, id, reply))
-        return;
     sbx_status st = sbx_backend_destroy(svc->backend, id, &err);
     if (st == SBX_OK)
         provd_sandbox_api_sandbox_gone(svc->api, id);
@@ -398,34 +485,56 @@ static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
         prov_reply_detail(reply, 500, why);
     else
         prov_answer_deleted(id, reply);
+}
+
+static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
+{
+    if (!lock_for_change(svc, id, reply))
+        return;
+    destroy_locked(svc, id, reply);
     provd_owners_unlock(svc->owners, id);
+}
+
+int provd_service_expire(provd_service *svc, const char *id, prov_reply *reply)
+{
+    if (!lock_for_change(svc, id, reply))
+        return 1;
+    int due = record_expired(svc, id);
+    if (due)
+        destroy_locked(svc, id, reply);
+    provd_owners_unlock(svc->owners, id);
+    return due;
 }
 
 static void answer_list(provd_service *svc, prov_reply *reply)
 {
-    sbx_sandbox *sandboxes = NULL;
+    sbx_sandbox_record *records = NULL;
     size_t count = 0;
     sbx_error err;
-    if (sbx_backend_list_running(svc->backend, &sandboxes, &count, &err) != SBX_OK) {
+    if (sbx_backend_list_records(svc->backend, &records, &count, &err) != SBX_OK) {
         answer_backend_error(&err, reply);
         return;
     }
     json_object *entries = json_object_new_array();
     int built = entries != NULL;
-    for (size_t i = 0; built && i < count; i++) {
+    for (const sbx_sandbox_record *r = records; built && r != NULL; r = r->next) {
+        const sbx_sandbox *sandbox = &r->sandbox;
         provd_record record;
         char url[PROVD_URL_MAX];
-        built = provd_owners_get(svc->owners, sandboxes[i].sandbox_id, &record) >= 0;
-        /* The real list reads no identity: with a contract, it is null. */
-        built = built && prov_json_append(entries, prov_sandbox_json(
-                                                  sandboxes[i].sandbox_id,
-                                                  answered_url(svc, record.token,
-                                                               sandboxes[i].sandbox_url, url),
-                                                  phase_of(&sandboxes[i]), NULL,
-                                                  svc->contract >= 1));
+        int known = provd_owners_get(svc->owners, sandbox->sandbox_id, &record);
+        built = known >= 0;
+        /* An address-less sandbox is not listed (list_running's rule); an
+         * expired one is gone for clients before the reaper reaches it. */
+        if (built && sandbox->sandbox_url[0] != '\0' && !expired(&record)) {
+            /* The real list reads no identity: with a contract, it is null. */
+            json_object *entry = prov_sandbox_json(
+                sandbox->sandbox_id, answered_url(svc, record.token, sandbox->sandbox_url, url),
+                phase_of(sandbox), NULL, svc->contract >= 1);
+            built = prov_json_append(entries, with_spec(entry, r, record.expires_at));
+        }
         provd_record_clear(&record);
     }
-    sbx_backend_free_sandboxes(svc->backend, sandboxes, count);
+    sbx_backend_free_records(svc->backend, records);
     prov_answer_list(prov_json_built(entries, built), reply);
 }
 
@@ -495,7 +604,7 @@ static void answer_route(void *cls, const prov_request *req, prov_route route,
         prov_answer_health(reply);
         break;
     case PROV_ROUTE_CAPABILITIES:
-        prov_answer_capabilities(svc->contract, reply);
+        provd_spec_answer_capabilities(svc->contract, svc->backend, reply);
         break;
     case PROV_ROUTE_CREATE:
         answer_create(svc, req, reply);

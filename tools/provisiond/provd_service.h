@@ -31,6 +31,12 @@ typedef struct provd_service {
  * version: such a backend promises nothing.  Never a choice by name. */
 int provd_service_contract(sbx_backend *backend);
 
+/* Destroy sandbox `id` when its record says it is past its expiry (the
+ * reaper, and a get that finds it so), answering into `reply` as a DELETE
+ * does.  Returns 1 when it tried (or could not take the id's lock: the
+ * reason is in `reply`), 0 when the sandbox is not due (`reply` untouched). */
+int provd_service_expire(provd_service *svc, const char *id, prov_reply *reply);
+
 /* The server hooks that answer with `service` (which must outlive the
  * server): the protocol's routes, and the sandbox API under /s/. */
 prov_handlers provd_service_handlers(provd_service *service);

@@ -17,6 +17,7 @@ tools_provisioner_common_libsbx_provisioner_la_SOURCES = \
 	tools/provisioner-common/prov_cli.c tools/provisioner-common/prov_cli.h \
 	tools/provisioner-common/prov_conns.c tools/provisioner-common/prov_conns.h \
 	tools/provisioner-common/prov_create.c tools/provisioner-common/prov_create.h \
+	tools/provisioner-common/prov_create_spec.c tools/provisioner-common/prov_create_spec.h \
 	tools/provisioner-common/prov_files.c tools/provisioner-common/prov_files.h \
 	tools/provisioner-common/prov_json.c tools/provisioner-common/prov_json.h \
 	tools/provisioner-common/prov_json_strict.c tools/provisioner-common/prov_json_strict.h \

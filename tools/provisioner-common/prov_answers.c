@@ -19,7 +19,7 @@ void prov_answer_health(prov_reply *reply)
     prov_reply_json(reply, 200, prov_json_built(obj, built));
 }
 
-void prov_answer_capabilities(int version, prov_reply *reply)
+json_object *prov_capabilities_json(int version)
 {
     json_object *obj = json_object_new_object();
     int built = obj != NULL &&
@@ -27,7 +27,12 @@ void prov_answer_capabilities(int version, prov_reply *reply)
                 prov_json_add(obj, "lark_cli_broker_image", json_object_new_boolean(0)) &&
                 (version < 1 ||
                  prov_json_add(obj, "mount_contract_version", json_object_new_int(version)));
-    prov_reply_json(reply, 200, prov_json_built(obj, built));
+    return prov_json_built(obj, built);
+}
+
+void prov_answer_capabilities(int version, prov_reply *reply)
+{
+    prov_reply_json(reply, 200, prov_capabilities_json(version));
 }
 
 void prov_answer_no_route(prov_reply *reply)

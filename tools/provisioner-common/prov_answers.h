@@ -33,6 +33,11 @@ void prov_answer_health(prov_reply *reply);
  * (version 0) omits the version member, as old provisioners do. */
 void prov_answer_capabilities(int version, prov_reply *reply);
 
+/* The capabilities object prov_answer_capabilities sends, for a server
+ * that adds members of its own; the caller owns it; NULL when memory ran
+ * out. */
+json_object *prov_capabilities_json(int version);
+
 /* 404 {"detail":"Not Found"}: no route has this path. */
 void prov_answer_no_route(prov_reply *reply);
 
