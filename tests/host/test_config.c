@@ -394,7 +394,7 @@ static void test_manager_section_errors_are_named(void)
         {"{\"manager\":{\"idle_timeout\":1}}",
          "test.json: unknown key 'manager.idle_timeout' (expected idle_timeout_s, replicas, "
          "check_interval_s, ready_path, ready_timeout_s, ready_interval_s, shutdown, lock_dir, "
-         "reap_running_processes, ownership)"},
+         "reap_running_processes, default_lifetime_s, max_lifetime_s, ownership)"},
         {"{\"manager\":{\"reap_running_processes\":1}}",
          "test.json: manager.reap_running_processes must be true or false"},
         {"{\"manager\":{\"reap_running_processes\":\"yes\"}}",

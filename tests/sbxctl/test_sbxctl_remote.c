@@ -57,12 +57,12 @@ static json_object *run_json(sbx_test_emu *emu, const char *const *args, int exi
 
 /* A record of create, discover or list: the five members of a sandbox,
  * its status, the members of ABI 1.2, which the provisioner's answers
- * do not carry (null), and the labels of ABI 1.5. */
+ * do not carry (null), and the labels and expiry of ABI 1.5. */
 static void assert_sandbox_shape(json_object *sandbox, const char *sandbox_id);
 static void assert_record_shape(json_object *record, const char *sandbox_id)
 {
     CU_ASSERT_TRUE_FATAL(json_object_is_type(record, json_type_object));
-    CU_ASSERT_EQUAL(json_object_object_length(record), 15);
+    CU_ASSERT_EQUAL(json_object_object_length(record), 16);
     /* ABI 1.5's labels: none set, an empty object */
     json_object *labels = NULL;
     CU_ASSERT(json_object_object_get_ex(record, "labels", &labels) &&
@@ -71,7 +71,7 @@ static void assert_record_shape(json_object *record, const char *sandbox_id)
     CU_ASSERT_PTR_NOT_NULL(sbx_test_json_string(record, "status"));
     static const char *const unknown[] = {"created_at", "incarnation_id", "container_id",
                                           "container_name", "engine", "engine_version",
-                                          "directory", "pid"};
+                                          "directory", "pid", "expires_at"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         CU_ASSERT_TRUE(sbx_test_json_is_null(record, unknown[i]));
         if (!sbx_test_json_is_null(record, unknown[i]))

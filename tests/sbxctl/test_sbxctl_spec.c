@@ -120,9 +120,9 @@ static void test_env_and_labels_on_local(void)
     sbx_test_assert_failure(&run, 6, "refused", "exists with another spec");
     sbx_test_run_clear(&run);
     json_object_put(listed("team=red", 1));
-    /* Limits are not local's yet: unsupported, naming the member. */
-    ctl(&run, ARGS("create", "--id", "spec-c", "--memory", "64M"));
-    sbx_test_assert_failure(&run, 10, "unsupported", "'memory_bytes'");
+    /* An image is not local's: unsupported, naming the member. */
+    ctl(&run, ARGS("create", "--id", "spec-c", "--image", "busybox"));
+    sbx_test_assert_failure(&run, 10, "unsupported", "'image'");
     sbx_test_run_clear(&run);
     ctl(&run, ARGS("discover", "spec-c"));
     CU_ASSERT_EQUAL(run.exit_code, 1);
