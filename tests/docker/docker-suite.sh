@@ -42,7 +42,10 @@ run_with_engine() {
         SBX_DOCKER_ENGINE_INIT=yes
     fi
     SBX_DOCKER_ENGINE=$docker_kind
-    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE
+    # The terminal helper of this build (not yet installed).
+    SBX_DOCKER_PTY_HELPER=$builddir/plugin/docker/sbx-docker-pty
+    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE \
+        SBX_DOCKER_PTY_HELPER
     "$builddir/tests/docker/test_docker_backend"
     rc=$?
     # The sandbox operations need the engine's init no more than create.

@@ -19,6 +19,14 @@ check_PROGRAMS += tests/docker/test_docker_processes
 tests_docker_test_docker_processes_SOURCES = tests/docker/test_docker_processes.c
 tests_docker_test_docker_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_processes_LDADD = $(SBX_TEST_LIBS)
+# The host library's session cases (tests/host/test_sessions.c, the very
+# same source) on the docker backend: run by docker-suite.sh too.
+check_PROGRAMS += tests/docker/test_docker_sessions
+tests_docker_test_docker_sessions_SOURCES = tests/host/test_sessions.c \
+	$(SBX_HOST_FIXTURES_SOURCES) tests/docker/docker_session_fixture.c
+tests_docker_test_docker_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread \
+	-DSBX_SESSIONS_BACKEND='"docker"'
+tests_docker_test_docker_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
 # The create request of ABI 1.5 (image, env, labels, limits): run by
 # docker-suite.sh too.
 check_PROGRAMS += tests/docker/test_docker_spec
