@@ -14,7 +14,10 @@
  *   pty, tty       with a terminal: pty (empty) and tty, the terminal's
  *                  path, written by the helper ROOT/.pty (sbx-docker-pty),
  *                  which also writes pg (its command's pid) and copies the
- *                  terminal to o.f (e.f gets only the helper's complaints)
+ *                  terminal to o.f (e.f gets only the helper's complaints).
+ *                  Without one the helper only puts back SIGINT and
+ *                  SIGQUIT, which the keeper's background subshell ignores
+ *                  for good, and execs the command.
  *   o.f, e.f       FIFOs the process writes its stdout and stderr into
  *   o.N, e.N       the kept output as segments, N = 10^18 + the offset of
  *                  the segment's first byte (fixed width: a glob lists
@@ -127,7 +130,7 @@ static const char *const script_lines[] = {
     "    for t in mkfifo dd wc setsid rm cat sleep date; do\n",
     "        command -v $t >/dev/null 2>&1 || { echo \"sbx-start missing $t\"; exit 0; }\n",
     "    done\n",
-    "    [ \"$pty\" = - ] || [ -x $R/.pty ] || { echo \"sbx-start nohelper\"; exit 0; }\n",
+    "    [ -x $R/.pty ] || { echo \"sbx-start nohelper\"; exit 0; }\n",
     "    mkdir -p $R && { [ -p $R/.nap ] || mkfifo $R/.nap 2>/dev/null; }\n",
     "    i=0\n",
     "    while ! mkdir $R/.lock 2>/dev/null && [ $i -lt 500 ]; do i=$((i + 1)); nap $R/.nap; done\n",
@@ -156,7 +159,8 @@ static const char *const script_lines[] = {
     "        if [ \"$sin\" = 1 ]; then sleep 999999999 <> \"$d/i.f\" & echo $! > \"$d/i.h\"; in=$d/i.f; fi\n",
     "        (\n",
     "            while [ \"$ne\" -gt 0 ]; do export \"$1\"; shift; ne=$((ne - 1)); done\n",
-    "            [ \"$pty\" = - ] || set -- $R/.pty run \"$d\" ${pty%,*} ${pty#*,} $sin \"$@\"\n",
+    "            if [ \"$pty\" = - ]; then set -- $R/.pty plain \"$@\"\n",
+    "            else set -- $R/.pty run \"$d\" ${pty%,*} ${pty#*,} $sin \"$@\"; fi\n",
     "            exec setsid \"$@\"\n",
     "        ) < \"$in\" > \"$d/o.f\" 2> \"$d/e.f\" &\n",
     "        hp=$!; pg=$hp; tp=\n",

@@ -12,8 +12,8 @@
  * Answers: the first line of stdout, "sbx-OP WORDS..."; "sbx-OP none" for
  * an unknown process.  start ID T0 BUF STDIN TIMEOUT_MS MAX NENV PTY
  * ENV... ARGV... (PTY "-" or "ROWS,COLS") answers ok, "limit N",
- * "missing PROGRAM", failed, nohelper (a terminal asked and no helper at
- * DOCKER_PROC_ROOT/.pty); read ID
+ * "missing PROGRAM", failed, nohelper (no helper at DOCKER_PROC_ROOT/.pty:
+ * every process runs under it); read ID
  * COUT CERR MAX NAPS answers "sbx-read AO BO AE BE EO EE STATE", a line
  * "sbx-runs[ S LEN]..." (the answer's runs in their order, S o or e), then
  * stdout bytes [AO, BO) and stderr bytes [AE, BE) on stderr (fewer when

@@ -327,7 +327,7 @@ sbx_status docker_process_start(sbx_backend_instance *inst, const char *sandbox_
                              .working_dir = r.working_dir, .max_output = SMALL_ANSWER };
     st = proc_run(inst, sandbox_id, &call, what, &res, err);
     const char *words = st == SBX_OK ? answer_of(res, "start") : NULL;
-    /* The container's first terminal: the helper goes in, the start again. */
+    /* The container's first process: the helper goes in, the start again. */
     if (says(words, "nohelper")) {
         common_exec_result_free(res);
         res = NULL;

@@ -51,7 +51,7 @@ sbx_status docker_pty_helper_install(sbx_backend_instance *inst, const char *san
     size_t length = 0;
     if (read_helper(path, &data, &length) != 0)
         return sbx_backend_error_set(err, SBX_ERR_CONFIG,
-                                     "docker: process_start in sandbox '%s': a terminal needs "
+                                     "docker: process_start in sandbox '%s': processes need "
                                      "the helper '%s' (option pty_helper): %s",
                                      sandbox_id, path, strerror(errno));
     sbx_status st = docker_write_file(inst, sandbox_id, DOCKER_PTY_HELPER_PATH, data, length,

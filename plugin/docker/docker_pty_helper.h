@@ -1,9 +1,11 @@
 /*
- * The terminal helper of docker processes (sbx-docker-pty, built from
+ * The helper of docker processes (sbx-docker-pty, built from
  * sbx_docker_pty.c): the Engine API keeps no output of a detached exec,
  * so a process with a terminal runs under this static program inside its
  * container, which owns the terminal and copies it to the process
- * script's files.  This file puts it there.
+ * script's files; every other process runs under it too, to get back the
+ * SIGINT and SIGQUIT its background start ignores.  This file puts it
+ * there, on a container's first process start.
  */
 #ifndef SBX_DOCKER_PTY_HELPER_H
 #define SBX_DOCKER_PTY_HELPER_H

@@ -13,6 +13,11 @@
  *       copies the terminal's output to stdout and, when STDIN is 1, its
  *       stdin to the terminal (end of file typed as the terminal's EOF
  *       character), and ends as ARGV ended (its code, or its signal).
+ *   sbx-docker-pty plain ARGV...
+ *       runs ARGV with SIGINT and SIGQUIT at their defaults: the script
+ *       starts every process from a background subshell, and a shell
+ *       ignores both there, for good (no trap can undo it), so without
+ *       this a process could never be interrupted.
  *   sbx-docker-pty resize DIR ROWS COLS
  *       sets the size of the terminal DIR/tty names; the kernel sends
  *       SIGWINCH to the process's foreground group.
@@ -96,6 +101,19 @@ static int write_all(int fd, const char *data, size_t length)
     return 0;
 }
 
+/* Run argv with the signals a background subshell ignored at their
+ * defaults; returns only on failure, 127. */
+static int exec_plain(char **argv)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    execvp(argv[0], argv);
+    fprintf(stderr, "sbx-docker-pty: cannot run '%s': %s\n", argv[0], strerror(errno));
+    return 127;
+}
+
 /* The command's side: a new session whose controlling terminal is `name`. */
 static void run_command(const char *name, char **argv)
 {
@@ -110,11 +128,7 @@ static void run_command(const char *name, char **argv)
     dup2(slave, 2);
     if (slave > 2)
         close(slave);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
-    execvp(argv[0], argv);
-    fprintf(stderr, "sbx-docker-pty: cannot run '%s': %s\n", argv[0], strerror(errno));
-    _exit(127);
+    _exit(exec_plain(argv));
 }
 
 /* Copy the terminal's output to stdout and stdin to the terminal until the
@@ -229,9 +243,11 @@ int main(int argc, char **argv)
     if (argc >= 7 && strcmp(argv[1], "run") == 0 && parse_size(argv[3], argv[4], &size) == 0 &&
         (strcmp(argv[5], "0") == 0 || strcmp(argv[5], "1") == 0))
         return run(argv[2], &size, argv[5][0] == '1', argv + 6);
+    if (argc >= 3 && strcmp(argv[1], "plain") == 0)
+        return exec_plain(argv + 2);
     if (argc == 5 && strcmp(argv[1], "resize") == 0 && parse_size(argv[3], argv[4], &size) == 0)
         return resize(argv[2], &size);
-    fprintf(stderr, "usage: sbx-docker-pty run DIR ROWS COLS 0|1 ARGV... | "
+    fprintf(stderr, "usage: sbx-docker-pty run DIR ROWS COLS 0|1 ARGV... | plain ARGV... | "
                     "resize DIR ROWS COLS\n");
     return 127;
 }

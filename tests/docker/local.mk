@@ -25,7 +25,8 @@ check_PROGRAMS += tests/docker/test_docker_sessions
 tests_docker_test_docker_sessions_SOURCES = tests/host/test_sessions.c \
 	$(SBX_HOST_FIXTURES_SOURCES) tests/docker/docker_session_fixture.c
 tests_docker_test_docker_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread \
-	-DSBX_SESSIONS_BACKEND='"docker"'
+	-DSBX_SESSIONS_BACKEND='"docker"' -DSBX_SESSIONS_MANY=12 -DSBX_SESSIONS_THREADS=3 \
+	-DSBX_SESSIONS_RUNS=2
 tests_docker_test_docker_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
 # The create request of ABI 1.5 (image, env, labels, limits): run by
 # docker-suite.sh too.

@@ -509,6 +509,25 @@ static void test_terminal_signal_and_end_of_file(void)
     CU_ASSERT_EQUAL(processes_running("4244"), 0);
 }
 
+/* SIGINT ends a process that did not ask otherwise (a background start
+ * must not leave it ignored), with or without a terminal. */
+static void test_an_interrupt_ends_a_process(void)
+{
+    for (int pty = 0; pty <= 1; pty++) {
+        sbx_process_request r = shell_request("exec sleep 4246", 0, 0);
+        r.pty = pty;
+        char id[SBX_PROCESS_ID_MAX + 1];
+        sbx_error err;
+        CU_ASSERT_FATAL(start_in(backend, SANDBOX, &r, id, &err) == SBX_OK);
+        CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 2, &err), SBX_OK);
+        static seen s;
+        CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) ==
+                        0);
+        CU_ASSERT_EQUAL(s.last.outcome, SBX_EXEC_SIGNALED);
+        CU_ASSERT_EQUAL(s.last.term_signal, 2);
+    }
+}
+
 static void test_limit_and_destroy_with_processes(void)
 {
     sbx_host *h;
@@ -595,6 +614,7 @@ void sbx_test_register(void)
         { "25 processes at once, listed, killed, read, forgotten", test_many_at_once_then_list_and_forget },
         { "unknown ids, another sandbox's id, terminal sizes, no sandbox", test_bad_ids_each_their_error },
         { "a terminal: listed, signal to its group, end of file typed", test_terminal_signal_and_end_of_file },
+        { "SIGINT ends a process, with or without a terminal", test_an_interrupt_ends_a_process },
         { "the process limit; destroy with processes running", test_limit_and_destroy_with_processes },
         { "exec: on_output as the command prints", test_exec_streams_as_output_arrives },
         CU_TEST_INFO_NULL

@@ -98,6 +98,17 @@ static void test_a_backend_without_processes_has_no_sessions(void)
 #ifndef SBX_SESSIONS_BACKEND
 #define SBX_SESSIONS_BACKEND "local"
 #endif
+/* Commands of "many commands", and sessions and runs of "many threads":
+ * fewer on a backend whose every process call is a second-long exec. */
+#ifndef SBX_SESSIONS_MANY
+#define SBX_SESSIONS_MANY 200
+#endif
+#ifndef SBX_SESSIONS_THREADS
+#define SBX_SESSIONS_THREADS 6
+#endif
+#ifndef SBX_SESSIONS_RUNS
+#define SBX_SESSIONS_RUNS 15
+#endif
 
 static char state_dir[4096];
 static sbx_host *local_host;
@@ -326,7 +337,7 @@ static void test_many_commands_in_one_session(void)
 {
     sbx_session *s = open_session(NULL);
     expect_run(s, "i=0", "", 0);
-    for (int k = 1; k <= 200; k++) {
+    for (int k = 1; k <= SBX_SESSIONS_MANY; k++) {
         char out[32];
         snprintf(out, sizeof out, "%d\n", k);
         expect_run(s, "i=$((i + 1)); echo $i", out, 0);
@@ -334,8 +345,8 @@ static void test_many_commands_in_one_session(void)
     close_session(s);
 }
 
-#define THREADS 6
-#define RUNS 15
+#define THREADS SBX_SESSIONS_THREADS
+#define RUNS SBX_SESSIONS_RUNS
 
 static sbx_session *shared;
 
