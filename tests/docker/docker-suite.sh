@@ -1,6 +1,6 @@
 #!/bin/sh
 # docker-suite.sh ENGINE: runs the docker backend's CUnit suites (its
-# operations also through sbx-provisiond), then the backend contract
+# operations also through sbx-provisiond, the host library's sessions on it), then the backend contract
 # (tests/backend-contract), sbxctl's docker end-to-end
 # suite and the backend's create under allocation failures
 # (tests/alloc-fail/test_docker_oom), against a private engine, ENGINE being
@@ -52,6 +52,8 @@ run_with_engine() {
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
         "$builddir/tests/docker/test_docker_ops" || rc=1
         "$builddir/tests/docker/test_docker_processes" || rc=1
+        # The host library's session cases (tests/host/test_sessions.c).
+        "$builddir/tests/docker/test_docker_sessions" || rc=1
         "$builddir/tests/docker/test_docker_spec" || rc=1
         # The same operations through remote -> sbx-provisiond -> docker,
         # the containers a plain image's (docs/provisiond.md).
