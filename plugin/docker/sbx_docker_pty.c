@@ -155,7 +155,7 @@ static void pump(int master, int feed_stdin)
         }
         if (fds[0].revents != 0) {
             ssize_t got = read(master, buf, sizeof buf);
-            if (got <= 0 && errno != EINTR && errno != EAGAIN)
+            if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
                 return;
             if (got > 0 && write_all(1, buf, (size_t)got) != 0)
                 return;
