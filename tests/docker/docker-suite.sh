@@ -42,8 +42,9 @@ run_with_engine() {
         SBX_DOCKER_ENGINE_INIT=yes
     fi
     SBX_DOCKER_ENGINE=$docker_kind
-    # The terminal helper of this build (not yet installed).
-    SBX_DOCKER_PTY_HELPER=$builddir/plugin/docker/sbx-docker-pty
+    # The process helper of this build (not yet installed), by an absolute
+    # path: sbx-provisiond and sbxctl may run elsewhere.
+    SBX_DOCKER_PTY_HELPER=$(cd "$builddir" && pwd)/plugin/docker/sbx-docker-pty
     export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE \
         SBX_DOCKER_PTY_HELPER
     "$builddir/tests/docker/test_docker_backend"
