@@ -94,3 +94,11 @@ bench_sbx_files_bench_LDADD = host-api/libsbx-host.la $(CURL_LIBS) -lpthread
 bench_sbx_proc_bench_SOURCES = bench/sbx_proc_bench.c $(SBX_BENCH_UTIL)
 bench_sbx_proc_bench_CFLAGS = $(AM_CFLAGS) -pthread
 bench_sbx_proc_bench_LDADD = host-api/libsbx-host.la -lpthread
+
+# The latency of a docker process's line to the host, through the library
+# and through the Engine's own attach stream (run by hand: needs an engine;
+# docs/performance.md, "Docker processes").
+SBX_BENCH_BINS += bench/sbx-docker-line-bench
+bench_sbx_docker_line_bench_SOURCES = bench/sbx_docker_line_bench.c
+bench_sbx_docker_line_bench_CFLAGS = $(AM_CFLAGS) -pthread
+bench_sbx_docker_line_bench_LDADD = host-api/libsbx-host.la -lpthread

@@ -50,6 +50,7 @@ static const sbx_backend_descriptor docker_descriptor = {
     .process_read = docker_process_read,
     .process_write = docker_process_write,
     .process_signal = docker_process_signal,
+    .process_resize = docker_process_resize,
     .process_wait = docker_process_wait,
     .process_list = docker_process_list,
     .process_forget = docker_process_forget,

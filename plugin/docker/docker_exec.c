@@ -543,7 +543,7 @@ sbx_status docker_operations_info(sbx_backend_instance *inst, sbx_operations_inf
         .operations = SBX_OP_EXEC | SBX_OP_EXEC_SHELL | SBX_OP_EXEC_STDIN | SBX_OP_READ_FILE |
                       SBX_OP_WRITE_FILE | SBX_OP_LIST_DIR | SBX_OP_REMOVE_PATH |
                       SBX_OP_EXEC_STREAM | SBX_OP_PROCESS | SBX_OP_PROCESS_SIGNALS |
-                      SBX_OP_PROCESS_STDIN_CLOSE,
+                      SBX_OP_PROCESS_STDIN_CLOSE | SBX_OP_PROCESS_PTY,
         .default_timeout_ms = DOCKER_EXEC_DEFAULT_TIMEOUT_MS,
         .max_timeout_ms = DOCKER_EXEC_MAX_TIMEOUT_MS,
         .default_output_bytes = DOCKER_EXEC_DEFAULT_OUTPUT,

@@ -166,6 +166,7 @@ static const common_option_spec docker_specs[] = {
                                              DEFAULT_PROCESS_BUFFER) },
     { .key = "max_process_buffer_bytes", LONG_AT(max_process_buffer_bytes, 1,
                                                  MAX_PROCESS_BUFFER, DEFAULT_MAX_PROCESS_BUFFER) },
+    { .key = "pty_helper", STRING_AT(pty_helper), .flags = COMMON_OPTION_NOT_EMPTY },
 };
 
 static const common_option_table docker_table = {
@@ -185,6 +186,19 @@ static sbx_status default_socket(docker_options *o, sbx_error *err)
     return common_option_copy_string(&o->socket_path, docker_host + 7, err);
 }
 
+/* The terminal helper when the `pty_helper` option is not given: the
+ * environment's SBX_DOCKER_PTY_HELPER (a build tree's tests), else the
+ * installed one. */
+static sbx_status default_pty_helper(docker_options *o, sbx_error *err)
+{
+    const char *from_env = getenv("SBX_DOCKER_PTY_HELPER");
+    return common_option_copy_string(&o->pty_helper,
+                                     from_env != NULL && from_env[0] != '\0'
+                                         ? from_env
+                                         : SBX_DOCKER_PTY_HELPER,
+                                     err);
+}
+
 sbx_status docker_options_parse(const sbx_option *options, size_t count,
                                 docker_options *out, sbx_error *err)
 {
@@ -192,6 +206,8 @@ sbx_status docker_options_parse(const sbx_option *options, size_t count,
     sbx_status st = common_option_table_parse(&docker_table, options, count, out, err);
     if (st == SBX_OK && out->socket_path == NULL)
         st = default_socket(out, err);
+    if (st == SBX_OK && out->pty_helper == NULL)
+        st = default_pty_helper(out, err);
     if (st != SBX_OK)
         docker_options_clear(out);
     return st;
@@ -210,6 +226,7 @@ void docker_options_clear(docker_options *o)
     free(o->bind_host);
     free(o->command);
     free(o->api_version);
+    free(o->pty_helper);
     pairs_free(o->env.items, o->env.count);
     pairs_free(o->labels.items, o->labels.count);
     memset(o, 0, sizeof *o);

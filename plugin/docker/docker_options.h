@@ -49,12 +49,14 @@ typedef struct docker_options {
     long max_processes;        /* running processes per sandbox (ABI 1.4) */
     long process_buffer_bytes; /* bytes kept of each stream of a process by default */
     long max_process_buffer_bytes; /* the largest buffer_bytes a start may ask */
+    char *pty_helper;          /* the static sbx-docker-pty copied into containers */
 } docker_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys (the message
  * lists the known ones) and bad values are SBX_ERR_CONFIG naming the key.  The socket is the `socket` option,
  * else $DOCKER_HOST when it is unix://PATH (another scheme is
- * SBX_ERR_CONFIG), else /var/run/docker.sock.  On error *out holds
+ * SBX_ERR_CONFIG), else /var/run/docker.sock.  The terminal helper is
+ * `pty_helper`, else $SBX_DOCKER_PTY_HELPER, else the installed one.  On error *out holds
  * nothing.  Release with docker_options_clear. */
 sbx_status docker_options_parse(const sbx_option *options, size_t count,
                                 docker_options *out, sbx_error *err);

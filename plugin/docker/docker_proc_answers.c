@@ -114,8 +114,10 @@ static int parse_record(const char **p, const char *end, sbx_process_info **out)
 {
     const char *s = *p;
     const char *nl = memchr(s, '\n', (size_t)(end - s));
-    if (nl == NULL || end - s < 2 || s[0] != 'P' || s[1] != ' ')
+    /* "P" a process, "T" one on a terminal. */
+    if (nl == NULL || end - s < 2 || (s[0] != 'P' && s[0] != 'T') || s[1] != ' ')
         return -1;
+    int pty = s[0] == 'T';
     s += 2;
     size_t idn = id_length(s, nl);
     if (idn == 0 || idn > SBX_PROCESS_ID_MAX || s[idn] != ' ')
@@ -133,6 +135,7 @@ static int parse_record(const char **p, const char *end, sbx_process_info **out)
     if (info == NULL)
         return -2;
     info->started_at = started <= INT64_MAX ? (int64_t)started : 0;
+    info->pty = pty;
     docker_proc_info_settle(info, &state);
     s = nl + 1;
     for (size_t i = 0; i < argc; i++) {

@@ -11,6 +11,13 @@
 /*
  * Layout of a process's directory DIR = ROOT/ID:
  *   start, argc, argv (NUL-terminated words), pg (its process group)
+ *   pty, tty       with a terminal: pty (empty) and tty, the terminal's
+ *                  path, written by the helper ROOT/.pty (sbx-docker-pty),
+ *                  which also writes pg (its command's pid) and copies the
+ *                  terminal to o.f (e.f gets only the helper's complaints).
+ *                  Without one the helper only puts back SIGINT and
+ *                  SIGQUIT, which the keeper's background subshell ignores
+ *                  for good, and execs the command.
  *   o.f, e.f       FIFOs the process writes its stdout and stderr into
  *   o.N, e.N       the kept output as segments, N = 10^18 + the offset of
  *                  the segment's first byte (fixed width: a glob lists
@@ -49,7 +56,8 @@ static const char *const script_lines[] = {
     "info() {\n",
     "    read t0 < \"$1/start\"; read ac < \"$1/argc\"; st=\n",
     "    [ -s \"$1/status\" ] && read st < \"$1/status\"\n",
-    "    printf 'P %s %s %s %s\\n' \"${1##*/}\" \"$t0\" \"$ac\" \"${st:-run}\"\n",
+    "    k=P; [ -e \"$1/pty\" ] && k=T\n",
+    "    printf '%s %s %s %s %s\\n' $k \"${1##*/}\" \"$t0\" \"$ac\" \"${st:-run}\"\n",
     "    cat \"$1/argv\"\n",
     "}\n",
     "copy() {\n",
@@ -118,10 +126,11 @@ static const char *const script_lines[] = {
     "[ \"$op\" = start ] || [ \"$op\" = list ] || { d=$R/$1; [ -d \"$d\" ] && [ -e \"$d/argc\" ] || gone \"$2\"; }\n",
     "case $op in\n",
     "start)\n",
-    "    id=$1 t0=$2 buf=$3 sin=$4 tmo=$5 max=$6 ne=$7; shift 7\n",
+    "    id=$1 t0=$2 buf=$3 sin=$4 tmo=$5 max=$6 ne=$7 pty=$8; shift 8\n",
     "    for t in mkfifo dd wc setsid rm cat sleep date; do\n",
     "        command -v $t >/dev/null 2>&1 || { echo \"sbx-start missing $t\"; exit 0; }\n",
     "    done\n",
+    "    [ -x $R/.pty ] || { echo \"sbx-start nohelper\"; exit 0; }\n",
     "    mkdir -p $R && { [ -p $R/.nap ] || mkfifo $R/.nap 2>/dev/null; }\n",
     "    i=0\n",
     "    while ! mkdir $R/.lock 2>/dev/null && [ $i -lt 500 ]; do i=$((i + 1)); nap $R/.nap; done\n",
@@ -136,7 +145,7 @@ static const char *const script_lines[] = {
     "    mkdir \"$d\" || { rmdir $R/.lock; echo \"sbx-start failed\"; exit 0; }\n",
     "    mkfifo \"$d/o.f\" \"$d/e.f\" \"$d/nap\" || { rmdir $R/.lock; echo \"sbx-start failed\"; exit 0; }\n",
     "    [ \"$sin\" = 1 ] && mkfifo \"$d/i.f\"\n",
-    "    echo \"$t0\" > \"$d/start\"\n",
+    "    echo \"$t0\" > \"$d/start\"; [ \"$pty\" = - ] || : > \"$d/pty\"\n",
     "    echo \"$buf\" > \"$d/buf\"\n",
     "    i=0; for a; do i=$((i + 1)); [ $i -gt \"$ne\" ] && printf '%s\\000' \"$a\"; done > \"$d/argv\"\n",
     "    echo $(($# - ne)) > \"$d/argc\"\n",
@@ -150,22 +159,31 @@ static const char *const script_lines[] = {
     "        if [ \"$sin\" = 1 ]; then sleep 999999999 <> \"$d/i.f\" & echo $! > \"$d/i.h\"; in=$d/i.f; fi\n",
     "        (\n",
     "            while [ \"$ne\" -gt 0 ]; do export \"$1\"; shift; ne=$((ne - 1)); done\n",
+    "            if [ \"$pty\" = - ]; then set -- $R/.pty plain \"$@\"\n",
+    "            else set -- $R/.pty run \"$d\" ${pty%,*} ${pty#*,} $sin \"$@\"; fi\n",
     "            exec setsid \"$@\"\n",
     "        ) < \"$in\" > \"$d/o.f\" 2> \"$d/e.f\" &\n",
-    "        pg=$!; echo $pg > \"$d/pg\"; tp=\n",
+    "        hp=$!; pg=$hp; tp=\n",
+    "        if [ \"$pty\" = - ]; then echo $pg > \"$d/pg\"; else\n",
+    "            i=0; while [ ! -s \"$d/pg\" ] && [ $i -lt 1000 ] && kill -0 $hp 2>/dev/null; do\n",
+    "                nap \"$d/nap\"; i=$((i + 1)); done\n",
+    "            read pg < \"$d/pg\" 2>/dev/null || pg=$hp\n",
+    "        fi\n",
     "        if [ \"$tmo\" -gt 0 ]; then\n",
     "            ms=$((tmo % 1000 + 1000))\n",
     "            ( read -t $((tmo / 1000)).${ms#1} x <> \"$d/nap\"\n",
     "              : > \"$d/timedout\"; kill -KILL -$pg ) &\n",
     "            tp=$!\n",
     "        fi\n",
-    "        wait $pg; c=$?\n",
+    "        wait $hp; c=$?\n",
     "        [ -z \"$tp\" ] || kill $tp 2>/dev/null\n",
     "        : > \"$d/i.closed\"; [ -e \"$d/i.h\" ] && read h < \"$d/i.h\" && kill $h 2>/dev/null\n",
     "        wait\n",
     "        t=0; [ -e \"$d/timedout\" ] && t=1\n",
     "        echo \"end $c $(date +%s) $t\" > \"$d/status\"\n",
     "    ) < /dev/null > /dev/null 2>&1 &\n",
+    "    i=0; while [ \"$pty\" != - ] && [ ! -s \"$d/pg\" ] && [ ! -s \"$d/status\" ] && [ $i -lt 1000 ]; do\n",
+    "        nap \"$d/nap\"; i=$((i + 1)); done\n",
     "    echo \"sbx-start ok\" ;;\n",
     "read)\n",
     "    exec 3>&2 2>/dev/null\n",
@@ -195,6 +213,11 @@ static const char *const script_lines[] = {
     "    [ \"$2\" = 1 ] && { cat 1<> \"$d/i.f\" || { echo \"sbx-write failed\"; exit 0; }; }\n",
     "    if [ \"$3\" = 1 ]; then : > \"$d/i.closed\"; read h < \"$d/i.h\" && kill $h; fi\n",
     "    echo \"sbx-write ok\" ;;\n",
+    "resize)\n",
+    "    [ -e \"$d/pty\" ] || { echo \"sbx-resize notty\"; exit 0; }\n",
+    "    [ -s \"$d/status\" ] || $R/.pty resize \"$d\" $2 $3 2>/dev/null || [ -s \"$d/status\" ] ||\n",
+    "        { echo \"sbx-resize failed\"; exit 0; }\n",
+    "    echo \"sbx-resize ok\" ;;\n",
     "signal)\n",
     "    [ -s \"$d/status\" ] || { read pg < \"$d/pg\" && kill -$2 -$pg 2>/dev/null; }\n",
     "    echo \"sbx-signal ok\" ;;\n",

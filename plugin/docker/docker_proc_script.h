@@ -10,14 +10,18 @@
  * cat, sleep and date.
  *
  * Answers: the first line of stdout, "sbx-OP WORDS..."; "sbx-OP none" for
- * an unknown process.  start ID T0 BUF STDIN TIMEOUT_MS MAX NENV ENV...
- * ARGV... answers ok, "limit N", "missing PROGRAM", failed; read ID
+ * an unknown process.  start ID T0 BUF STDIN TIMEOUT_MS MAX NENV PTY
+ * ENV... ARGV... (PTY "-" or "ROWS,COLS") answers ok, "limit N",
+ * "missing PROGRAM", failed, nohelper (no helper at DOCKER_PROC_ROOT/.pty:
+ * every process runs under it); read ID
  * COUT CERR MAX NAPS answers "sbx-read AO BO AE BE EO EE STATE", a line
  * "sbx-runs[ S LEN]..." (the answer's runs in their order, S o or e), then
  * stdout bytes [AO, BO) and stderr bytes [AE, BE) on stderr (fewer when
  * a segment went meanwhile), or "past EO EE"; write ID DATA(0|1) CLOSE
- * (bytes on stdin) answers ok, closed, failed; signal ID N; wait ID NAPS
- * and list answer info records, "P ID T0 ARGC STATE" and ARGC
+ * (bytes on stdin) answers ok, closed, failed; resize ID ROWS COLS
+ * answers ok, notty, failed; signal ID N; wait ID NAPS
+ * and list answer info records, "P ID T0 ARGC STATE" ("T ..." for a
+ * process on a terminal) and ARGC
  * NUL-terminated words; forget ID answers ok or running.  STATE is "run"
  * or "end CODE SECONDS TIMEDOUT".  A nap is about 10 ms.
  */

@@ -6,6 +6,7 @@
 #include "common/exec_request.h"
 #include "common/op_results.h"
 #include "plugin/docker/docker_exec.h"
+#include "plugin/docker/docker_pty_helper.h"
 #include "plugin/docker/docker_proc_answers.h"
 #include "plugin/docker/docker_proc_script.h"
 
@@ -196,7 +197,8 @@ typedef struct start_plan {
     long max;
 } start_plan;
 
-/* "start ID T0 BUF STDIN TIMEOUT MAX NENV ENV... ARGV...". */
+/* "start ID T0 BUF STDIN TIMEOUT MAX NENV PTY ENV... ARGV...", PTY "-" or
+ * "ROWS,COLS". */
 static int build_start_args(const sbx_process_request *r, const start_plan *p, start_args *a)
 {
     const char *const *argv = p->argv;
@@ -204,8 +206,8 @@ static int build_start_args(const sbx_process_request *r, const start_plan *p, s
     while (argv[argc] != NULL)
         argc++;
     memset(a, 0, sizeof *a);
-    a->args = calloc(9 + r->env_count + argc, sizeof *a->args);
-    a->owned = calloc(6 + r->env_count, sizeof *a->owned);
+    a->args = calloc(10 + r->env_count + argc, sizeof *a->args);
+    a->owned = calloc(7 + r->env_count, sizeof *a->owned);
     if (a->args == NULL || a->owned == NULL)
         return -1;
     size_t at = 0;
@@ -219,6 +221,11 @@ static int build_start_args(const sbx_process_request *r, const start_plan *p, s
         if (add_owned(a, &at, num) != 0)
             return -1;
     }
+    char size[32] = "-";
+    if (r->pty)
+        snprintf(size, sizeof size, "%u,%u", r->rows, r->cols);
+    if (add_owned(a, &at, size) != 0)
+        return -1;
     for (size_t i = 0; i < r->env_count; i++) {
         size_t len = strlen(r->env[i].name) + strlen(r->env[i].value) + 2;
         char *pair = malloc(len);
@@ -234,13 +241,15 @@ static int build_start_args(const sbx_process_request *r, const start_plan *p, s
 }
 
 /* The info a start answers: the request's argv, RUNNING. */
-static sbx_status started_info(const char *id, const char *const *argv, int64_t t0,
+static sbx_status started_info(const char *id, const char *const *argv, int64_t t0, int pty,
                                sbx_process_info **out, sbx_error *err)
 {
     size_t argc = 0;
     while (argv[argc] != NULL)
         argc++;
     sbx_process_info *info = docker_proc_info_new(id, argc);
+    if (info != NULL)
+        info->pty = pty;
     for (size_t i = 0; info != NULL && i < argc; i++) {
         info->argv[i] = strdup(argv[i]);
         if (info->argv[i] == NULL) {
@@ -262,12 +271,12 @@ static sbx_status check_start(const sbx_backend_instance *inst, const char *sand
     sbx_status st = common_check_sandbox_id(sandbox_id, err);
     if (st != SBX_OK)
         return st;
-    if (r->pty)
-        return sbx_backend_error_set(
-            err, SBX_ERR_UNSUPPORTED,
-            "docker: process_start in sandbox '%s': a terminal is not supported (the Engine "
-            "API resizes an exec's terminal only while a client is attached to it)",
-            sandbox_id);
+    if (r->pty && (r->rows < 1 || r->rows > SBX_PTY_SIZE_MAX || r->cols < 1 ||
+                   r->cols > SBX_PTY_SIZE_MAX))
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "docker: process_start in sandbox '%s': a terminal of %u "
+                                     "rows and %u columns (each must be 1 to %d)",
+                                     sandbox_id, r->rows, r->cols, SBX_PTY_SIZE_MAX);
     const sbx_exec_request as_exec = {
         .struct_size = sizeof as_exec, .argv = r->argv, .shell_command = r->shell_command,
         .env = r->env, .env_count = r->env_count, .working_dir = r->working_dir,
@@ -314,16 +323,24 @@ sbx_status docker_process_start(sbx_backend_instance *inst, const char *sandbox_
     }
     char what[DOCKER_WHAT_MAX];
     sbx_exec_result *res = NULL;
-    st = proc_run(inst, sandbox_id,
-                  &(proc_call){ .op = "process_start", .args = a.args,
-                                .working_dir = r.working_dir, .max_output = SMALL_ANSWER },
-                  what, &res, err);
+    const proc_call call = { .op = "process_start", .args = a.args,
+                             .working_dir = r.working_dir, .max_output = SMALL_ANSWER };
+    st = proc_run(inst, sandbox_id, &call, what, &res, err);
+    const char *words = st == SBX_OK ? answer_of(res, "start") : NULL;
+    /* The container's first process: the helper goes in, the start again. */
+    if (says(words, "nohelper")) {
+        common_exec_result_free(res);
+        res = NULL;
+        st = docker_pty_helper_install(inst, sandbox_id, err);
+        if (st == SBX_OK)
+            st = proc_run(inst, sandbox_id, &call, what, &res, err);
+        words = st == SBX_OK ? answer_of(res, "start") : NULL;
+    }
     start_args_free(&a);
     if (st != SBX_OK)
         return st;
-    const char *words = answer_of(res, "start");
     if (says(words, "ok"))
-        st = started_info(id, argv, t0, out, err);
+        st = started_info(id, argv, t0, r.pty, out, err);
     else if (says(words, "limit"))
         st = sbx_backend_error_set(err, SBX_ERR_REFUSED,
                                    "docker: %s: %ld processes run there already, the limit "
@@ -474,6 +491,28 @@ sbx_status docker_process_write(sbx_backend_instance *inst, const char *sandbox_
                    "ended)",
     };
     return run_simple(inst, sandbox_id, process_id, &c, err);
+}
+
+sbx_status docker_process_resize(sbx_backend_instance *inst, const char *sandbox_id,
+                                 const char *process_id, unsigned rows, unsigned cols,
+                                 sbx_error *err)
+{
+    if (rows < 1 || rows > SBX_PTY_SIZE_MAX || cols < 1 || cols > SBX_PTY_SIZE_MAX)
+        return sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                     "docker: process_resize of '%s' in sandbox '%s': %u rows "
+                                     "and %u columns (each must be 1 to %d)",
+                                     process_id, sandbox_id, rows, cols, SBX_PTY_SIZE_MAX);
+    char r[16], c[16];
+    snprintf(r, sizeof r, "%u", rows);
+    snprintf(c, sizeof c, "%u", cols);
+    const char *args[] = { "resize", process_id, r, c, NULL };
+    simple_call call = {
+        .call = { .op = "process_resize", .args = args, .max_output = SMALL_ANSWER },
+        .answer_op = "resize",
+        .refused_word = "notty",
+        .refusal = "has no terminal (it was started without pty)",
+    };
+    return run_simple(inst, sandbox_id, process_id, &call, err);
 }
 
 sbx_status docker_process_signal(sbx_backend_instance *inst, const char *sandbox_id,

@@ -24,10 +24,13 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_proc_answers.c plugin/docker/docker_proc_answers.h \
 	plugin/docker/docker_proc_script.c plugin/docker/docker_proc_script.h \
 	plugin/docker/docker_processes.c plugin/docker/docker_processes.h \
+	plugin/docker/docker_pty_helper.c plugin/docker/docker_pty_helper.h \
 	plugin/docker/docker_target.c plugin/docker/docker_target.h \
 	plugin/docker/docker_text.c plugin/docker/docker_text.h
 plugin_docker_libsbx_docker_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS) $(LIBARCHIVE_CFLAGS)
+plugin_docker_libsbx_docker_core_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DSBX_DOCKER_PTY_HELPER='"$(pkglibexecdir)/sbx-docker-pty"'
 
 pkglib_LTLIBRARIES += plugin/docker/sbx-docker.la
 plugin_docker_sbx_docker_la_SOURCES = \
@@ -37,3 +40,12 @@ plugin_docker_sbx_docker_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 plugin_docker_sbx_docker_la_LIBADD = plugin/docker/libsbx-docker-core.la \
 	common/libsbx-http.la $(CURL_LIBS) $(JSONC_LIBS) $(LIBARCHIVE_LIBS)
 plugin_docker_sbx_docker_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)
+
+# The owner of a docker process's terminal, copied into the container on
+# its first terminal (sbx_docker_pty.c says why): static, so that it runs
+# on any image of the host's architecture; never sanitized (a static
+# binary cannot carry ASan's runtime).
+pkglibexec_PROGRAMS = plugin/docker/sbx-docker-pty
+plugin_docker_sbx_docker_pty_SOURCES = plugin/docker/sbx_docker_pty.c
+plugin_docker_sbx_docker_pty_CFLAGS = -std=c11 $(SBX_WARN_CFLAGS)
+plugin_docker_sbx_docker_pty_LDFLAGS = -all-static

@@ -1,8 +1,8 @@
 #!/bin/sh
 # docker-suite.sh ENGINE: runs the docker backend's CUnit suites (its
-# operations also through sbx-provisiond), then the backend contract
-# (tests/backend-contract), sbxctl's docker end-to-end
-# suite and the backend's create under allocation failures
+# operations also through sbx-provisiond, the host library's sessions on
+# dockerd), then the backend contract (tests/backend-contract), sbxctl's
+# docker end-to-end suite and the backend's create under allocation failures
 # (tests/alloc-fail/test_docker_oom), against a private engine, ENGINE being
 # podman (podman-env.sh) or dockerd (dockerd-env.sh); then the init tests
 # against a second private engine of that kind that has no init binary.
@@ -42,13 +42,23 @@ run_with_engine() {
         SBX_DOCKER_ENGINE_INIT=yes
     fi
     SBX_DOCKER_ENGINE=$docker_kind
-    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE
+    # The process helper of this build (not yet installed), by an absolute
+    # path: sbx-provisiond and sbxctl may run elsewhere.
+    SBX_DOCKER_PTY_HELPER=$(cd "$builddir" && pwd)/plugin/docker/sbx-docker-pty
+    export SBX_DOCKER_SOCKET SBX_DOCKER_IMAGE SBX_DOCKER_ENGINE_INIT SBX_DOCKER_ENGINE \
+        SBX_DOCKER_PTY_HELPER
     "$builddir/tests/docker/test_docker_backend"
     rc=$?
     # The sandbox operations need the engine's init no more than create.
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
         "$builddir/tests/docker/test_docker_ops" || rc=1
         "$builddir/tests/docker/test_docker_processes" || rc=1
+        # The host library's session cases (tests/host/session_cases.*), on
+        # one engine: they run over the process calls, which the suites
+        # above and the contract prove on both (and they cost minutes).
+        if [ "$engine_kind" = dockerd ]; then
+            "$builddir/tests/docker/test_docker_sessions" || rc=1
+        fi
         "$builddir/tests/docker/test_docker_spec" || rc=1
         # The same operations through remote -> sbx-provisiond -> docker,
         # the containers a plain image's (docs/provisiond.md).

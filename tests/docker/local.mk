@@ -19,6 +19,13 @@ check_PROGRAMS += tests/docker/test_docker_processes
 tests_docker_test_docker_processes_SOURCES = tests/docker/test_docker_processes.c
 tests_docker_test_docker_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_processes_LDADD = $(SBX_TEST_LIBS)
+# The host library's session cases (tests/host/session_cases.*) on the
+# docker backend: run by docker-suite.sh too, on dockerd.
+check_PROGRAMS += tests/docker/test_docker_sessions
+tests_docker_test_docker_sessions_SOURCES = tests/docker/test_docker_sessions.c \
+	$(SBX_SESSION_CASES_SOURCES)
+tests_docker_test_docker_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_docker_test_docker_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
 # The create request of ABI 1.5 (image, env, labels, limits): run by
 # docker-suite.sh too.
 check_PROGRAMS += tests/docker/test_docker_spec

@@ -787,7 +787,8 @@ static void test_operations_info(void)
     sbx_error err;
     CU_ASSERT_FATAL(sbx_backend_operations_info(backend, &info, &err) == SBX_OK);
     CU_ASSERT_EQUAL(info.operations, 0x7fu | SBX_OP_EXEC_STREAM | SBX_OP_PROCESS |
-                                         SBX_OP_PROCESS_SIGNALS | SBX_OP_PROCESS_STDIN_CLOSE);
+                                         SBX_OP_PROCESS_SIGNALS | SBX_OP_PROCESS_STDIN_CLOSE |
+                                         SBX_OP_PROCESS_PTY);
     CU_ASSERT(info.default_timeout_ms > 0 && info.max_timeout_ms >= info.default_timeout_ms);
     CU_ASSERT(info.max_file_bytes >= (1u << 20));
 }

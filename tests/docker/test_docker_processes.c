@@ -169,9 +169,8 @@ static void test_operations_info(void)
     sbx_error err;
     CU_ASSERT_FATAL(sbx_backend_operations_info(backend, &info, &err) == SBX_OK);
     unsigned want = SBX_OP_EXEC_STREAM | SBX_OP_PROCESS | SBX_OP_PROCESS_SIGNALS |
-                    SBX_OP_PROCESS_STDIN_CLOSE;
+                    SBX_OP_PROCESS_STDIN_CLOSE | SBX_OP_PROCESS_PTY;
     CU_ASSERT_EQUAL(info.operations & want, want);
-    CU_ASSERT_EQUAL(info.operations & SBX_OP_PROCESS_PTY, 0);
     CU_ASSERT_EQUAL(info.max_processes, 64);
     CU_ASSERT_EQUAL(info.default_buffer_bytes, 1u << 20);
     CU_ASSERT_EQUAL(info.max_buffer_bytes, 64u << 20);
@@ -439,17 +438,94 @@ static void test_bad_ids_each_their_error(void)
     CU_ASSERT_EQUAL(info->state, SBX_PROCESS_RUNNING);
     sbx_backend_free_processes(backend, info);
     CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 9, &err), SBX_OK);
-    /* A terminal is refused by name; so is a sandbox that is not there. */
+    /* A terminal's size out of range is refused by name; so is the resize
+     * of a process without a terminal, and a sandbox that is not there. */
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.shell_command = "true";
     r.pty = 1;
+    r.rows = 0;
     CU_ASSERT_EQUAL(sbx_backend_process_start(backend, SANDBOX, &r, &info, &err),
-                    SBX_ERR_UNSUPPORTED);
+                    SBX_ERR_USAGE);
+    CU_ASSERT(strstr(err.message, "0 rows") != NULL);
+    CU_ASSERT_EQUAL(sbx_backend_process_resize(backend, SANDBOX, id, 100000, 80, &err),
+                    SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(sbx_backend_process_resize(backend, SANDBOX, id, 30, 100, &err),
+                    SBX_ERR_USAGE);
+    CU_ASSERT(strstr(err.message, "no terminal") != NULL);
     r.pty = 0;
     CU_ASSERT_EQUAL(sbx_backend_process_start(backend, "no-such-box", &r, &info, &err),
                     SBX_ERR_NOT_FOUND);
     r.buffer_bytes = (size_t)1 << 40;
     CU_ASSERT_EQUAL(sbx_backend_process_start(backend, SANDBOX, &r, &info, &err), SBX_ERR_USAGE);
+}
+
+/* On a terminal: list says so, a signal reaches the group of the
+ * process (not the helper that owns the terminal), and closing stdin types
+ * the terminal's end of file. */
+static void test_terminal_signal_and_end_of_file(void)
+{
+    sbx_process_request r = shell_request("sleep 4244 & cat; echo cat-ended; wait", 1, 0);
+    r.pty = 1;
+    char id[SBX_PROCESS_ID_MAX + 1];
+    sbx_error err;
+    sbx_status st = start_in(backend, SANDBOX, &r, id, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "process_start: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    sbx_process_info *list = NULL;
+    size_t count = 0;
+    CU_ASSERT_FATAL(sbx_backend_process_list(backend, SANDBOX, &list, &count, &err) == SBX_OK);
+    int listed = 0;
+    for (sbx_process_info *p = list; p != NULL; p = p->next)
+        if (strcmp(p->process_id, id) == 0)
+            listed = p->pty ? 1 : -1;
+    sbx_backend_free_processes(backend, list);
+    CU_ASSERT_EQUAL(listed, 1);
+    CU_ASSERT_EQUAL(write_stdin(id, "", 1, &err), SBX_OK);
+    static seen s;
+    memset(&s, 0, sizeof s);
+    sbx_process_read_request rr = SBX_PROCESS_READ_REQUEST_INIT;
+    rr.wait_ms = 5000;
+    long until = sbx_test_now_ms() + DEADLINE_MS;
+    /* cat ends at the typed end of file; the shell waits for sleep. */
+    while (strstr(s.out, "cat-ended") == NULL && sbx_test_now_ms() < until) {
+        sbx_process_output *o = NULL;
+        CU_ASSERT_FATAL(sbx_backend_process_read(backend, SANDBOX, id, &rr, &o, &err) ==
+                        SBX_OK);
+        CU_ASSERT_FATAL(!o->ended);
+        if (s.out_len + o->length < sizeof s.out) {
+            memcpy(s.out + s.out_len, o->data, o->length);
+            s.out_len += o->length;
+        }
+        rr.cursor = o->next;
+        sbx_backend_free_process_output(backend, o);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(s.out, "cat-ended"));
+    CU_ASSERT_EQUAL(processes_running("4244"), 1);
+    CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 15, &err), SBX_OK);
+    CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) == 0);
+    CU_ASSERT_EQUAL(s.last.outcome, SBX_EXEC_SIGNALED);
+    CU_ASSERT_EQUAL(s.last.term_signal, 15);
+    CU_ASSERT_EQUAL(processes_running("4244"), 0);
+}
+
+/* SIGINT ends a process that did not ask otherwise (a background start
+ * must not leave it ignored), with or without a terminal. */
+static void test_an_interrupt_ends_a_process(void)
+{
+    for (int pty = 0; pty <= 1; pty++) {
+        sbx_process_request r = shell_request("exec sleep 4246", 0, 0);
+        r.pty = pty;
+        char id[SBX_PROCESS_ID_MAX + 1];
+        sbx_error err;
+        CU_ASSERT_FATAL(start_in(backend, SANDBOX, &r, id, &err) == SBX_OK);
+        CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 2, &err), SBX_OK);
+        static seen s;
+        CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) ==
+                        0);
+        CU_ASSERT_EQUAL(s.last.outcome, SBX_EXEC_SIGNALED);
+        CU_ASSERT_EQUAL(s.last.term_signal, 2);
+    }
 }
 
 static void test_limit_and_destroy_with_processes(void)
@@ -529,14 +605,16 @@ void sbx_test_register(void)
 {
     sbx_test_docker_engine(&engine_socket, &engine_image);
     static const CU_TestInfo tests[] = {
-        { "operations_info: processes, signals, stdin close, streams; no terminal", test_operations_info },
+        { "operations_info: processes, signals, stdin close, streams, terminals", test_operations_info },
         { "a process another host process started, read by two more", test_found_and_read_by_other_host_processes },
         { "a reader behind a 4096-byte buffer: dropped count, the tail", test_reader_behind_gets_dropped_count },
         { "stdin: a round trip while open, close, writes after it", test_stdin_round_trip_and_close },
         { "a signal reaches the process's group", test_signal_reaches_the_group },
         { "a timeout kills the group", test_timeout_kills_the_group },
         { "25 processes at once, listed, killed, read, forgotten", test_many_at_once_then_list_and_forget },
-        { "unknown ids, another sandbox's id, terminal, no sandbox", test_bad_ids_each_their_error },
+        { "unknown ids, another sandbox's id, terminal sizes, no sandbox", test_bad_ids_each_their_error },
+        { "a terminal: listed, signal to its group, end of file typed", test_terminal_signal_and_end_of_file },
+        { "SIGINT ends a process, with or without a terminal", test_an_interrupt_ends_a_process },
         { "the process limit; destroy with processes running", test_limit_and_destroy_with_processes },
         { "exec: on_output as the command prints", test_exec_streams_as_output_arrives },
         CU_TEST_INFO_NULL

@@ -240,7 +240,8 @@ static void test_many_commands_in_one_session(void)
 {
     sbx_session *s = open_session(NULL);
     expect_run(s, "i=0", "", 0);
-    for (int k = 1; k <= 200; k++) {
+    int many = t->many_commands > 0 ? t->many_commands : 200;
+    for (int k = 1; k <= many; k++) {
         char out[32];
         snprintf(out, sizeof out, "%d\n", k);
         expect_run(s, "i=$((i + 1)); echo $i", out, 0);
@@ -248,12 +249,20 @@ static void test_many_commands_in_one_session(void)
     close_session(s);
 }
 
-#define THREADS 6
-#define RUNS 15
+/* The threads and each one's commands of the case below. */
+#define THREADS_MOST 6
+static int threads_of(void)
+{
+    return t->threads > 0 && t->threads < THREADS_MOST ? t->threads : THREADS_MOST;
+}
+static int runs_of(void)
+{
+    return t->thread_runs > 0 ? t->thread_runs : 15;
+}
 
 static sbx_session *shared;
 
-/* Its own session and the shared one, RUNS commands each. */
+/* Its own session and the shared one, runs_of() commands each. */
 static void *worker(void *arg)
 {
     int n = (int)(intptr_t)arg;
@@ -268,7 +277,7 @@ static void *worker(void *arg)
     sbx_session_result *r = NULL;
     failures += sbx_session_run(own, setup, 60000, &r, &err) != SBX_OK;
     sbx_session_result_free(r);
-    for (int k = 0; k < RUNS; k++) {
+    for (int k = 0, runs = runs_of(); k < runs; k++) {
         char command[64], expected[64];
         snprintf(expected, sizeof expected, "%d-%d\n", n, k);
         snprintf(command, sizeof command, "echo \"$ME-%d\"", k);
@@ -289,10 +298,11 @@ static void *worker(void *arg)
 static void test_many_sessions_on_many_threads(void)
 {
     shared = open_session(NULL);
-    pthread_t threads[THREADS];
-    for (int i = 0; i < THREADS; i++)
+    pthread_t threads[THREADS_MOST];
+    int count = threads_of();
+    for (int i = 0; i < count; i++)
         CU_ASSERT_FATAL(pthread_create(&threads[i], NULL, worker, (void *)(intptr_t)i) == 0);
-    for (int i = 0; i < THREADS; i++) {
+    for (int i = 0; i < count; i++) {
         void *failures = NULL;
         pthread_join(threads[i], &failures);
         CU_ASSERT_EQUAL((intptr_t)failures, 0);

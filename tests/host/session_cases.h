@@ -1,6 +1,7 @@
 /* The host library's session cases (<sbx/session.h>) on one backend's
  * sandbox, shared by the suites that run them: tests/host/test_sessions.c
- * on local, tests/remote/test_remote_sessions.c on remote (emulator). */
+ * on local, tests/remote/test_remote_sessions.c on remote (emulator),
+ * tests/docker/test_docker_sessions.c on docker. */
 #ifndef SBX_TESTS_SESSION_CASES_H
 #define SBX_TESTS_SESSION_CASES_H
 
@@ -22,6 +23,11 @@ typedef struct session_cases_target {
      * library's).  Remote closes a shell after it (the wire cannot close
      * stdin), so its suite takes a shorter one. */
     int64_t interrupt_grace_ms;
+    /* The commands of "many commands", and the threads of "many sessions
+     * on many threads" (at most 6) with the commands each runs (0: 200, 6
+     * and 15).  A backend whose every process call is an engine's exec
+     * takes fewer. */
+    int many_commands, threads, thread_runs;
 } session_cases_target;
 
 /* Add the cases as CUnit suite `name` on `target` (borrowed for the
