@@ -103,7 +103,8 @@ static void need_local(session_cases_target *target)
                                                        &local_host);
 }
 
-static session_cases_target on_local = {need_local, NULL, "sessions", 1, 0};
+static session_cases_target on_local = {.need = need_local, .sandbox_id = "sessions",
+                                        .keeps_invalid_utf8 = 1};
 
 static int local_down(void)
 {

@@ -45,7 +45,8 @@ static void need_remote(session_cases_target *target)
 /* A close waits the grace for the shell to end by itself, in vain on
  * remote: 2 s of it rather than 5 keeps the suite short, and is still
  * ample for an interrupted command's shell to come back. */
-static session_cases_target on_remote = {need_remote, NULL, "sessions-sb", 0, 2000};
+static session_cases_target on_remote = {.need = need_remote, .sandbox_id = "sessions-sb",
+                                         .interrupt_grace_ms = 2000};
 
 static int remote_down(void)
 {
