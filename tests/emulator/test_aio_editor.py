@@ -11,7 +11,6 @@ Run by `make check` with EMU_BIN and SBX_TEST_SRCDIR set; needs Debian's
 python3-jsonschema.
 """
 
-import json
 import os
 import sys
 import unittest
@@ -20,10 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_aio_routes as base  # noqa: E402
 
-SCHEMAS = json.load(open(os.path.join(base.SRCDIR, "tests", "emulator",
-                                      "aio-schemas-search.json")))
-base.SCHEMAS["routes"].update(SCHEMAS["routes"])
-base.SCHEMAS["definitions"].update(SCHEMAS["definitions"])
+base.add_schemas("aio-schemas-search.json")
 
 ROUTE = "/v1/file/str_replace_editor"
 

@@ -8,7 +8,6 @@ Run by `make check` with EMU_BIN and SBX_TEST_SRCDIR set; needs Debian's
 python3-jsonschema.
 """
 
-import json
 import os
 import sys
 import time
@@ -19,10 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_aio_routes as base  # noqa: E402
 
-SHELL = json.load(open(os.path.join(base.SRCDIR, "tests", "emulator",
-                                    "aio-schemas-shell.json")))
-base.SCHEMAS["routes"].update(SHELL["routes"])
-base.SCHEMAS["definitions"].update(SHELL["definitions"])
+base.add_schemas("aio-schemas-shell.json")
 
 
 def running(marker):

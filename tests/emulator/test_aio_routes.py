@@ -34,6 +34,16 @@ SRCDIR = os.environ.get("SBX_TEST_SRCDIR", os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "support"))
 import listening  # noqa: E402
 SCHEMAS = json.load(open(os.path.join(SRCDIR, "tests", "emulator", "aio-schemas.json")))
+
+
+def add_schemas(name):
+    """Load the schemas transcribed in tests/emulator/`name` into SCHEMAS,
+    so that the shared helpers validate those routes too; return them."""
+    more = json.load(open(os.path.join(SRCDIR, "tests", "emulator", name)))
+    SCHEMAS["routes"].update(more["routes"])
+    SCHEMAS["definitions"].update(more["definitions"])
+    return more
+
 KEY = "aio-test-key"
 # Generous: a loaded machine must not fail a correct run.
 DEADLINE_S = 60

@@ -12,7 +12,6 @@ Run by `make check` with EMU_BIN and SBX_TEST_SRCDIR set; needs Debian's
 python3-jsonschema.
 """
 
-import json
 import os
 import sys
 import time
@@ -22,11 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_aio_routes as base  # noqa: E402
 
-SCHEMAS = json.load(open(os.path.join(base.SRCDIR, "tests", "emulator",
-                                      "aio-schemas-search.json")))
 # The shared helpers (base.AioRoutes.call) validate these routes too.
-base.SCHEMAS["routes"].update(SCHEMAS["routes"])
-base.SCHEMAS["definitions"].update(SCHEMAS["definitions"])
+SCHEMAS = base.add_schemas("aio-schemas-search.json")
 
 # Built in one exec under the sandbox's home: t/ the tree searched,
 # many/ 100 000 empty files, huge/ a 100 MiB text file.
