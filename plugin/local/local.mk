@@ -17,6 +17,12 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_confine.h \
 	plugin/local/local_create.c \
 	plugin/local/local_create.h \
+	plugin/local/local_disk.c \
+	plugin/local/local_disk.h \
+	plugin/local/local_disk_loop.c \
+	plugin/local/local_disk_loop.h \
+	plugin/local/local_disk_mkfs.c \
+	plugin/local/local_disk_mkfs.h \
 	plugin/local/local_exec.c \
 	plugin/local/local_exec.h \
 	plugin/local/local_expiry.c \

@@ -10,6 +10,7 @@
 #include "common/tcp_ready.h"
 #include "plugin/local/local_cgroup.h"
 #include "plugin/local/local_command.h"
+#include "plugin/local/local_disk.h"
 #include "plugin/local/local_expiry.h"
 #include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
@@ -34,7 +35,8 @@
 #include <unistd.h>
 
 /* What the local backend cannot honour is refused, never silently dropped:
- * of ABI 1.5's members, env, labels and the limits of local_cgroup.h. */
+ * of ABI 1.5's members, env, labels, the limits of local_cgroup.h and a
+ * disk (local_disk.h). */
 static sbx_status check_request(const sbx_create_request *req, const sbx_create_request *full,
                                 sbx_error *err)
 {
@@ -242,7 +244,9 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
             "this backend describes it; it is left untouched (remove it or "
             "choose another id)", req->sandbox_id, unowned);
     sbx_label *env_pairs = NULL;
-    sbx_status st = env_as_pairs(req, &env_pairs, err);
+    sbx_status st = local_disk_check_reserve(&inst->options, req, err);
+    if (st == SBX_OK)
+        st = env_as_pairs(req, &env_pairs, err);
     if (st != SBX_OK)
         return st;
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
@@ -294,6 +298,8 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         st = local_make_dir(paths, err);
         made_dir = st == SBX_OK;
     }
+    if (st == SBX_OK)
+        st = local_disk_make(paths, req, err);
     /* On a root host the sandbox runs as other ids, which must own it. */
     if (st == SBX_OK)
         st = local_isolation_ids_own(&inst->options.isolation, paths->dir, err);
@@ -444,6 +450,8 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
     sbx_status st = check_request(req, &full, err);
     if (st == SBX_OK)
         st = local_cgroup_check(&inst->cgroups, &full, err);
+    if (st == SBX_OK)
+        st = local_disk_check(&full, err);
     if (st != SBX_OK)
         return st;
     req = &full;

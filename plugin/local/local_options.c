@@ -146,6 +146,8 @@ static const common_option_spec local_specs[] = {
     /* Limits (local_cgroup.h): the mount table the cgroups are found in. */
     { .key = "cgroup_mounts", COMMON_OPTION_STRING_IN(local_options, cgroup_mounts),
       .flags = COMMON_OPTION_NOT_EMPTY },
+    /* Disk (local_disk.h): checked at every create; 0: none kept. */
+    { .key = "disk_reserve_bytes", LONG_AT(disk_reserve_bytes, LONG_MAX, 0) },
 };
 
 static const common_option_table local_table = {

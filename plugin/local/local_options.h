@@ -31,6 +31,7 @@ typedef struct local_options {
     long process_buffer_bytes;      /* bytes kept per stream by default */
     long max_process_buffer_bytes;  /* the most a start may ask */
     char *cgroup_mounts;    /* NULL: /proc/mounts, where the cgroups are found */
+    long disk_reserve_bytes;        /* kept free on the state directory's file system */
 } local_options;
 
 /* Parse `options` into *out (zeroed first).  Unknown keys and bad values

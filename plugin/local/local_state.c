@@ -4,6 +4,7 @@
 #include "plugin/local/local_state.h"
 
 #include "common/printable.h"
+#include "plugin/local/local_disk.h"
 #include "plugin/local/local_remove.h"
 #include "plugin/local/local_time.h"
 #include <sbx/backend_support.h>
@@ -331,8 +332,10 @@ sbx_status local_remove_files(const local_paths *paths, int with_dir, int with_l
                                      strerror(errno));
     /* Every path of local_paths is STATE "/" NAME. */
     size_t skip = strlen(paths->state_dir) + 1;
-    sbx_status st = with_dir ? local_remove_tree(dir_fd, paths->dir + skip, paths->dir, err)
-                             : SBX_OK;
+    /* Its disk first: the tree below the mount is the sandbox's files. */
+    sbx_status st = with_dir ? local_disk_release(paths, err) : SBX_OK;
+    if (st == SBX_OK && with_dir)
+        st = local_remove_tree(dir_fd, paths->dir + skip, paths->dir, err);
     if (st == SBX_OK && with_log)
         st = unlink_in(dir_fd, paths->log + skip, paths->log, err);
     if (st == SBX_OK)

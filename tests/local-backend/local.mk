@@ -64,3 +64,13 @@ tests_local_backend_test_local_expiry_SOURCES = tests/local-backend/test_local_e
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_expiry_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_expiry_LDADD = $(SBX_TEST_LIBS)
+
+# Disk limits (ABI 1.5's disk_bytes and the option disk_reserve_bytes) on
+# local: as root with loop devices and mkfs.ext4; skipped otherwise.
+check_PROGRAMS += tests/local-backend/test_local_disk
+TESTS += tests/local-backend/test_local_disk
+tests_local_backend_test_local_disk_SOURCES = tests/local-backend/test_local_disk.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/local-backend/local_unprivileged.c tests/local-backend/local_unprivileged.h
+tests_local_backend_test_local_disk_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_disk_LDADD = $(SBX_TEST_LIBS)
