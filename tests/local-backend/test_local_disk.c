@@ -233,6 +233,15 @@ static void test_the_host_and_another_sandbox_keep_writing_and_creating(void)
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT(succeeds("other", "head -c 4194304 /dev/zero > four && test $(wc -c < four) = "
                                 "4194304"));
+    /* The host's file calls write into the disks too: "other" has room,
+     * "full" none. */
+    static char mib[1 << 20];
+    CU_ASSERT(sbx_backend_write_file(shared.backend, "other", "one", mib, sizeof mib, 0, 0644,
+                                     &err) == SBX_OK);
+    st = sbx_backend_write_file(shared.backend, "full", "one", mib, sizeof mib, 0, 0644, &err);
+    CU_ASSERT(st != SBX_OK && strstr(err.message, "No space left on device") != NULL);
+    if (st == SBX_OK || strstr(err.message, "No space left on device") == NULL)
+        fprintf(stderr, "write_file into the full disk: %d %s\n", (int)st, err.message);
     /* A sandbox without a disk too. */
     CU_ASSERT(create(shared.backend, "plain", SBX_LIMIT_NONE, &err) == SBX_OK);
     CU_ASSERT(succeeds("plain", "echo fine > f"));
