@@ -188,3 +188,17 @@ int sbx_local_test_namespaces_allowed(void)
         ;
     return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
+
+sbx_exec_result *sbx_local_test_run_shell(sbx_backend *backend, const char *id,
+                                          const char *text)
+{
+    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
+    r.shell_command = text;
+    sbx_exec_result *out = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_exec(backend, id, &r, &out, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "exec: %s\n", err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return out;
+}

@@ -71,4 +71,10 @@ void sbx_local_test_write_file(const char *path, const char *text);
  * a child, which exits at once). */
 int sbx_local_test_namespaces_allowed(void);
 
+/* Run shell text in sandbox `id` of `backend`; fatal when exec fails (the
+ * message on stderr).  The result is the caller's
+ * (sbx_backend_free_exec_result). */
+sbx_exec_result *sbx_local_test_run_shell(sbx_backend *backend, const char *id,
+                                          const char *text);
+
 #endif

@@ -114,15 +114,7 @@ static int close_shared(void)
 static sbx_exec_result *run(const char *id, const char *text)
 {
     open_shared();
-    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
-    r.shell_command = text;
-    sbx_exec_result *out = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_exec(shared.backend, id, &r, &out, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "exec: %s\n", err.message);
-    CU_ASSERT_FATAL(st == SBX_OK);
-    return out;
+    return sbx_local_test_run_shell(shared.backend, id, text);
 }
 
 static void done(sbx_exec_result *r)
