@@ -21,6 +21,7 @@
 #include <sbx/host.h>
 
 #include <CUnit/CUnit.h>
+#include <json-c/json.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -154,20 +155,20 @@ static int mounted_at(const char *path)
     return found;
 }
 
-/* 1 when a loop device is backed by the image `image`. */
+/* How many loop devices are backed by the image `image`. */
 static int loop_backs(const char *image)
 {
     DIR *dir = opendir("/sys/block");
     struct dirent *e;
     int found = 0;
-    while (dir != NULL && !found && (e = readdir(dir)) != NULL) {
+    while (dir != NULL && (e = readdir(dir)) != NULL) {
         if (strncmp(e->d_name, "loop", 4) != 0)
             continue;
         char path[PATH_MAX], backing[PATH_MAX] = "";
         snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
         FILE *in = fopen(path, "re");
         if (in != NULL && fgets(backing, sizeof backing, in) != NULL)
-            found = strncmp(backing, image, strlen(image)) == 0;
+            found += strncmp(backing, image, strlen(image)) == 0;
         if (in != NULL)
             fclose(in);
     }
@@ -270,7 +271,7 @@ static void test_destroy_leaves_no_mount_loop_device_or_image(void)
     open_shared();
     char image[PATH_MAX];
     in_state(".other.disk", image, sizeof image);
-    CU_ASSERT_FATAL(loop_backs(image));
+    CU_ASSERT_FATAL(loop_backs(image) == 1);
     struct statvfs before, after;
     CU_ASSERT_FATAL(statvfs(shared.fs, &before) == 0);
     sbx_error err;
@@ -309,6 +310,20 @@ static void test_what_a_killed_host_left_is_cleaned(void)
     sbx_error err;
     CU_ASSERT(sbx_backend_destroy(shared.backend, "orphan", &err) == SBX_OK);
     assert_no_disk_left("orphan");
+    /* A host killed in a create (its record says so): the next create of
+     * the id removes the disk it made and makes one anew. */
+    CU_ASSERT_FATAL(create(shared.backend, "cut", DISK, &err) == SBX_OK);
+    json_object *record = sbx_local_test_read_metadata(shared.state_dir, "cut");
+    CU_ASSERT_FATAL(record != NULL);
+    json_object_object_add(record, "state", json_object_new_string("creating"));
+    CU_ASSERT_FATAL(json_object_to_file(in_state("cut.json", path, sizeof path), record) == 0);
+    json_object_put(record);
+    CU_ASSERT(create(shared.backend, "cut", DISK, &err) == SBX_OK);
+    CU_ASSERT(loop_backs(in_state(".cut.disk", path, sizeof path)) == 1);
+    CU_ASSERT(mounted_at(in_state("cut", path, sizeof path)));
+    CU_ASSERT(succeeds("cut", "test ! -e lost+found && echo new > f"));
+    CU_ASSERT(sbx_backend_destroy(shared.backend, "cut", &err) == SBX_OK);
+    assert_no_disk_left("cut");
     /* A host killed in a destroy, its record buried: list finishes it. */
     CU_ASSERT_FATAL(create(shared.backend, "buried", DISK, &err) == SBX_OK);
     CU_ASSERT_FATAL(rename(in_state("buried.json", path, sizeof path),
