@@ -154,6 +154,14 @@ int64_t local_cgroup_asked(const sbx_create_request *req, local_cgroup_kind kind
     return asked(req, kind);
 }
 
+int local_cgroup_any_asked(const sbx_create_request *req)
+{
+    for (int k = 0; k < LOCAL_CGROUP_KINDS; k++)
+        if (asked(req, (local_cgroup_kind)k) != SBX_LIMIT_NONE)
+            return 1;
+    return 0;
+}
+
 sbx_status local_cgroup_open(sbx_backend_instance *inst, sbx_error *err)
 {
     /* Named after the state directory's path (resolved by the options),

@@ -62,6 +62,10 @@ sbx_status local_cgroup_check(const local_cgroup_layout *layout, const sbx_creat
 /* The limit `req` asks of `kind`: SBX_LIMIT_NONE when none. */
 int64_t local_cgroup_asked(const sbx_create_request *req, local_cgroup_kind kind);
 
+/* 1 when `req` asks any limit of a cgroup (a sandbox made from it has
+ * cgroups of its own), else 0. */
+int local_cgroup_any_asked(const sbx_create_request *req);
+
 /* Make sandbox `id`'s cgroups for the limits `req` asks (none: nothing
  * made) with those limits; a leftover of the id is removed first.
  * SBX_ERR_UNSUPPORTED or SBX_ERR_INTERNAL naming the file that failed. */
@@ -90,6 +94,10 @@ typedef struct local_cgroup_join {
     int oom_fd;                      /* the memory cgroup's OOM counter, or -1 */
     long oom_kills;                  /* its value when opened */
 } local_cgroup_join;
+
+/* An empty join (count 0, no OOM counter): what a sandbox whose record
+ * says it has no cgroup needs, without looking; close is a no-op. */
+void local_cgroup_join_none(local_cgroup_join *out);
 
 /* Open sandbox `id`'s cgroup.procs files into *out (none when it has no
  * cgroup: out->count 0).  SBX_ERR_INTERNAL naming the file when one

@@ -29,13 +29,19 @@ static long read_oom_kills(int fd)
     return -1;
 }
 
-sbx_status local_cgroup_join_open(const local_cgroup_layout *layout, const char *id,
-                                  local_cgroup_join *out, sbx_error *err)
+void local_cgroup_join_none(local_cgroup_join *out)
 {
     memset(out, 0, sizeof *out);
     out->oom_fd = -1;
+    out->oom_kills = -1;
     for (int k = 0; k < LOCAL_CGROUP_KINDS; k++)
         out->procs[k] = -1;
+}
+
+sbx_status local_cgroup_join_open(const local_cgroup_layout *layout, const char *id,
+                                  local_cgroup_join *out, sbx_error *err)
+{
+    local_cgroup_join_none(out);
     for (int k = 0; k < LOCAL_CGROUP_KINDS; k++) {
         char dir[PATH_MAX], path[PATH_MAX + 32];
         if (!local_cgroup_dir(layout, (local_cgroup_kind)k, id, dir, sizeof dir))

@@ -292,6 +292,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
     meta->env = env_pairs;
     meta->env_count = req->env_count;
     meta->expires_at = req->expires_at;
+    meta->without_cgroups = !local_cgroup_any_asked(req);
     int made_dir = 0, made_log = 0, holder_go = -1;
     st = local_metadata_write(paths->metadata, paths->metadata_tmp, meta, err);
     if (st == SBX_OK) {

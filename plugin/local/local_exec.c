@@ -428,6 +428,7 @@ typedef struct exec_job {
     exec_plan plan;
     int cwd_fd;
     const local_isolation_plan *isolation;  /* NULL when none */
+    int without_cgroups;                    /* the record says it has no cgroup */
 } exec_job;
 
 /* The descriptors of a run that are not exec_run's: the pipes to and from
@@ -492,7 +493,11 @@ static sbx_status supervise(const exec_job *job, exec_pipes *p, exec_run *x, lon
                              local_child_fd_limit(), job->isolation, terminal,
                              x->hooks->control_fd >= 0, NULL };
     local_cgroup_join cgroup;
-    sbx_status st = local_cgroup_join_open(&job->inst->cgroups, sandbox_id, &cgroup, err);
+    sbx_status st = SBX_OK;
+    if (job->without_cgroups)
+        local_cgroup_join_none(&cgroup);
+    else
+        st = local_cgroup_join_open(&job->inst->cgroups, sandbox_id, &cgroup, err);
     if (st != SBX_OK)
         return st;
     rp.cgroup = &cgroup;
@@ -665,6 +670,7 @@ static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id
         x->sandbox.root.fd = -1;
         return st;
     }
+    x->job.without_cgroups = meta.without_cgroups;
     local_rel rel;
     st = open_working_dir(&x->sandbox.root, call, x->request.working_dir, &rel, &x->job.cwd_fd, err);
     if (st == SBX_OK && stat(x->sandbox.paths.metadata, &x->job.record_id) != 0)

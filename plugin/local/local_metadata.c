@@ -85,7 +85,8 @@ static json_object *metadata_to_json(const local_metadata *m)
              add_pairs(o, "env", m->env, m->env_count) &&
              (m->spec == NULL || add_string(o, "spec", m->spec)) &&
              (m->expires_at == 0 ||
-              add_member(o, "expires_at", 1, json_object_new_int64(m->expires_at)));
+              add_member(o, "expires_at", 1, json_object_new_int64(m->expires_at))) &&
+             (!m->without_cgroups || add_member(o, "cgroups", 1, json_object_new_boolean(0)));
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -255,6 +256,20 @@ static int take_count(json_object *o, const char *key, int64_t max, int64_t *dst
     return 1;
 }
 
+/* Read an optional boolean member: *without 1 when it is false, 0 when
+ * it is true, absent or null. */
+static int take_without(json_object *o, const char *key, int *without, bad_field *bad)
+{
+    json_object *v = NULL;
+    *without = 0;
+    if (!json_object_object_get_ex(o, key, &v) || v == NULL)
+        return 1;
+    if (!json_object_is_type(v, json_type_boolean))
+        return refuse(bad, key, "is not a boolean");
+    *without = !json_object_get_boolean(v);
+    return 1;
+}
+
 /* The "state" member: absent or null in a complete record, "creating"
  * while the create that wrote it has not finished. */
 static int take_state(json_object *o, int *creating, bad_field *bad)
@@ -360,7 +375,8 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
         !take_pairs(o, "labels", &m->labels, &m->label_count, bad) ||
         !take_pairs(o, "env", &m->env, &m->env_count, bad) ||
         !take_string(o, "spec", &m->spec, bad) ||
-        !take_count(o, "expires_at", INT64_MAX, &m->expires_at, bad))
+        !take_count(o, "expires_at", INT64_MAX, &m->expires_at, bad) ||
+        !take_without(o, "cgroups", &m->without_cgroups, bad))
         return 0;
     if (m->sandbox_id == NULL)
         return refuse(bad, "sandbox_id", "is missing");

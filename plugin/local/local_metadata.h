@@ -34,6 +34,9 @@ typedef struct local_metadata {
                                   * the digest of an empty spec */
     int64_t expires_at;          /* "expires_at": ms since the Unix epoch when it is to
                                   * be destroyed; 0 (absent): never */
+    int without_cgroups;         /* "cgroups": false: made asking no limit, so no cgroup
+                                  * of its own (an exec need not look for one); 0
+                                  * (absent, an older record): look */
 } local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same

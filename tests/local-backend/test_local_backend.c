@@ -443,6 +443,32 @@ static void test_cross_process_discover_and_list(void)
     fixture_teardown(&f);
 }
 
+/* A record of `id` whose "cgroups" member is not a boolean is refused
+ * by discover, naming the member; the record put back works again. */
+static void cgroups_member_checked(fixture *f, const char *id)
+{
+    char path[PATH_MAX + 64], text[4096];
+    snprintf(path, sizeof path, "%s/%s.json", f->state_dir, id);
+    FILE *in = fopen(path, "r");
+    CU_ASSERT_FATAL(in != NULL);
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    char *member = strstr(text, "\"cgroups\""), *value = member ? strstr(member, "false") : NULL;
+    CU_ASSERT_FATAL(value != NULL);
+    memcpy(value, "12345", 5);
+    sbx_local_test_write_file(path, text);
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    CU_ASSERT(sbx_backend_discover(f->backend, id, &found, &err) == SBX_ERR_PROTOCOL);
+    CU_ASSERT(strstr(err.message, "'cgroups' is not a boolean") != NULL);
+    memcpy(value, "false", 5);
+    sbx_local_test_write_file(path, text);
+    CU_ASSERT(sbx_backend_discover(f->backend, id, &found, &err) == SBX_OK);
+    if (found != NULL)
+        sbx_backend_free_sandboxes(f->backend, found, 1);
+}
+
 static void test_metadata_is_complete_json(void)
 {
     fixture f;
@@ -463,8 +489,12 @@ static void test_metadata_is_complete_json(void)
               strcmp(json_object_get_string(v), "dave") == 0);
     CU_ASSERT(json_object_object_get_ex(meta, "created", &v) &&
               json_object_get_string_len(v) == 20);
+    /* Made asking no limit: no cgroup of its own, which the record says. */
+    CU_ASSERT(json_object_object_get_ex(meta, "cgroups", &v) &&
+              json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v));
     json_object_put(meta);
     sbx_backend_free_sandboxes(f.backend, sb, 1);
+    cgroups_member_checked(&f, "meta-box");
 
     /* Only the sandbox's own entries: no temporary files left behind. */
     DIR *d = opendir(f.state_dir);

@@ -4,7 +4,9 @@
  * own.  A process allocating past the memory limit is killed and the exec
  * says so, the sandbox and the host stay; a fork bomb stops at the pids
  * limit; a busy loop under 500 millicores gets about half a core; destroy
- * removes the cgroups, and list removes those a killed host left.  Without
+ * removes the cgroups, and list removes those a killed host left.  A
+ * sandbox asking no limit has no cgroup (its record says so) and its
+ * execs enter none.  Without
  * a usable controller (forced with the option cgroup_mounts) a create
  * asking for a limit is refused, naming what is missing, and makes
  * nothing.  Skipped unless run as root with the memory, cpu and pids
@@ -306,6 +308,39 @@ static void test_no_controller_refuses_a_limit_naming_it(void)
     sbx_test_remove_tree(state_dir);
 }
 
+static void test_only_a_limited_sandbox_execs_in_cgroups(void)
+{
+    /* The limited sandbox's exec is in its groups (v1: one line a
+     * hierarchy, "N:memory:/sbx-local-KEY/box"; v2: "0::/.../box"). */
+    sbx_exec_result *r = run("box", "cat /proc/self/cgroup");
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
+    CU_ASSERT(strstr(r->stdout_data, "/sbx-local-") != NULL &&
+              strstr(r->stdout_data, "/box\n") != NULL);
+    sbx_backend_free_exec_result(shared.backend, r);
+    json_object *record = sbx_local_test_read_metadata(shared.state_dir, "box");
+    CU_ASSERT(record != NULL && !json_object_object_get_ex(record, "cgroups", NULL));
+    json_object_put(record);
+    /* A sandbox asking no limit: its record says it has no cgroup, and
+     * its exec runs in none of the backend's. */
+    sbx_create_request req = SBX_CREATE_REQUEST_INIT;
+    req.sandbox_id = "free";
+    sbx_sandbox *sb = NULL;
+    sbx_error err;
+    CU_ASSERT_FATAL(sbx_backend_create(shared.backend, &req, &sb, &err) == SBX_OK);
+    sbx_backend_free_sandboxes(shared.backend, sb, 1);
+    record = sbx_local_test_read_metadata(shared.state_dir, "free");
+    json_object *member = NULL;
+    CU_ASSERT(record != NULL && json_object_object_get_ex(record, "cgroups", &member) &&
+              json_object_is_type(member, json_type_boolean) &&
+              !json_object_get_boolean(member));
+    json_object_put(record);
+    r = run("free", "cat /proc/self/cgroup");
+    CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0);
+    CU_ASSERT(r->stdout_data[0] != '\0' && strstr(r->stdout_data, "/sbx-local-") == NULL);
+    sbx_backend_free_exec_result(shared.backend, r);
+    CU_ASSERT(sbx_backend_destroy(shared.backend, "free", &err) == SBX_OK);
+}
+
 /* Root, and the three controllers in /proc/mounts. */
 static int limits_possible(void)
 {
@@ -340,6 +375,8 @@ void sbx_test_register(void)
           test_list_removes_what_a_killed_host_left },
         { "limits: no controller: a limit refused naming it, nothing made",
           test_no_controller_refuses_a_limit_naming_it },
+        { "limits: only a sandbox with limits runs its execs in cgroups",
+          test_only_a_limited_sandbox_execs_in_cgroups },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("local backend limits", NULL, close_shared, tests);
