@@ -34,6 +34,9 @@ typedef struct local_metadata {
                                   * the digest of an empty spec */
     int64_t expires_at;          /* "expires_at": ms since the Unix epoch when it is to
                                   * be destroyed; 0 (absent): never */
+    int network;                 /* "network": a word of the `network` option, kept as
+                                  * LOCAL_NET_RECORDED (local_net.h); 0 (absent): the
+                                  * option's (isolation=none, or an older backend) */
 } local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same

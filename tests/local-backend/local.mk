@@ -64,3 +64,11 @@ tests_local_backend_test_local_expiry_SOURCES = tests/local-backend/test_local_e
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
 tests_local_backend_test_local_expiry_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_expiry_LDADD = $(SBX_TEST_LIBS)
+
+# The create request's network per sandbox on local (ABI 1.5).
+check_PROGRAMS += tests/local-backend/test_local_network
+TESTS += tests/local-backend/test_local_network
+tests_local_backend_test_local_network_SOURCES = tests/local-backend/test_local_network.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+tests_local_backend_test_local_network_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_network_LDADD = $(SBX_TEST_LIBS)
