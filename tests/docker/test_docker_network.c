@@ -9,7 +9,6 @@
  */
 #include <config.h>
 
-#include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/http_probe.h"
@@ -21,27 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sandboxes' command: serve, so that create finds it ready. */
-#define SERVE "mkdir -p /www && echo hi > /www/index.html && exec httpd -f -p 8080 -h /www"
-
-static const char *engine_socket;
-static const char *engine_image;
 static sbx_host *host;
 static sbx_backend *backend;
 
 static int suite_init(void)
 {
-    sbx_error err;
-    sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
-                          { "stop_grace_s", "1" }, { "command", SERVE },
-                          { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
-    sbx_host_services services = { sizeof services, NULL, NULL };
-    if (sbx_host_new(&services, &host, &err) != SBX_OK ||
-        sbx_backend_open(host, "docker", opts, sizeof opts / sizeof *opts, &backend, &err) != SBX_OK) {
-        fprintf(stderr, "open docker: %s\n", err.message);
-        return 1;
-    }
-    return 0;
+    return sbx_test_docker_open(&host, &backend);
 }
 
 static int suite_clean(void)
@@ -198,6 +182,7 @@ static void test_an_exec_killed_for_memory_says_so(void)
 
 void sbx_test_register(void)
 {
+    const char *engine_socket, *engine_image;
     sbx_test_docker_engine(&engine_socket, &engine_image);
     static const CU_TestInfo tests[] = {
         {"network none: only the loopback, no address; egress: the engine's network",

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -187,4 +188,16 @@ int sbx_local_test_namespaces_allowed(void)
     while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
         ;
     return child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void sbx_local_test_drop_root(const char *program)
+{
+    if (geteuid() != 0)
+        return;
+    if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) {
+        fprintf(stderr, "%s: dropping root: %s\n", program, strerror(errno));
+        exit(1);
+    }
+    setenv("TMPDIR", "/tmp", 1);
+    setenv("HOME", "/tmp", 1);
 }

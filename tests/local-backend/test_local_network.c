@@ -23,7 +23,6 @@
 
 #include <CUnit/CUnit.h>
 #include <arpa/inet.h>
-#include <grp.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -32,9 +31,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-/* The uid the suite runs as when started as root. */
-#define UNPRIVILEGED_ID 65534
 
 /* How long an accepted connection may take to show on a loaded machine. */
 #define ACCEPT_DEADLINE_MS 30000
@@ -258,24 +254,10 @@ static int suite_cleanup(void)
     return 0;
 }
 
-/* As a real host should run: unprivileged (a root host needs the
- * sandbox_uid options of test_local_root_host). */
-static void drop_root(void)
-{
-    if (geteuid() != 0)
-        return;
-    if (setgroups(0, NULL) != 0 || setgid(UNPRIVILEGED_ID) != 0 ||
-        setuid(UNPRIVILEGED_ID) != 0) {
-        perror("test_local_network: dropping root");
-        exit(1);
-    }
-    setenv("TMPDIR", "/tmp", 1);
-    setenv("HOME", "/tmp", 1);
-}
-
 void sbx_test_register(void)
 {
-    drop_root();
+    /* A root host needs the sandbox_uid options of test_local_root_host. */
+    sbx_local_test_drop_root("test_local_network");
     if (!sbx_local_test_namespaces_allowed()) {
         fprintf(stderr, "test_local_network: skipped: this kernel refuses user, mount, pid "
                         "and network namespaces to this user (docs/local.md, Isolation)\n");
