@@ -21,8 +21,8 @@ sbx_status docker_network_apply(const sbx_create_request *req, char **body, sbx_
     json_object *root = json_tokener_parse(*body), *host_config = NULL;
     json_object *mode = json_object_new_string("none");
     char *text = NULL;
-    /* The engines refuse (podman) or drop (Docker) a port published from
-     * a container without a network; neither is left to them. */
+    /* Both engines take a port published from a container without a
+     * network and publish nothing: the body says what the sandbox is. */
     if (json_object_is_type(root, json_type_object) &&
         json_object_object_get_ex(root, "HostConfig", &host_config) &&
         json_object_is_type(host_config, json_type_object) && mode != NULL &&
