@@ -69,6 +69,7 @@ tests_local_backend_test_local_expiry_LDADD = $(SBX_TEST_LIBS)
 check_PROGRAMS += tests/local-backend/test_local_network
 TESTS += tests/local-backend/test_local_network
 tests_local_backend_test_local_network_SOURCES = tests/local-backend/test_local_network.c \
-	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/backend-contract/process_calls.c tests/backend-contract/process_calls.h
 tests_local_backend_test_local_network_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_network_LDADD = $(SBX_TEST_LIBS)

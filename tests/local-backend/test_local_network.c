@@ -3,7 +3,8 @@
  * per sandbox"): with isolation=namespaces a sandbox created with network
  * none cannot connect to a listener on the host's 127.0.0.1 while one
  * created with egress can, whatever the `network` option says; the record
- * keeps the choice, so that every exec and the sandbox's command get it;
+ * keeps the choice, so that every exec, process and the sandbox's command
+ * get it;
  * a create of the id with another network is refused; with
  * isolation=none, network none is unsupported and nothing is made.  The
  * only addresses used are the host's and the sandboxes' loopbacks.  Run as
@@ -12,6 +13,7 @@
  */
 #include <config.h>
 
+#include "tests/backend-contract/process_calls.h"
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/clock.h"
@@ -133,6 +135,20 @@ static int connect_exit(const opened *o, const char *id, int port)
     return code;
 }
 
+/* The exit code of a live process (process_start) in `id` connecting to
+ * 127.0.0.1:`port`, once it ended (-1 when it did not exit). */
+static int process_connect_exit(const opened *o, const char *id, int port)
+{
+    char text[128], process[SBX_PROCESS_ID_MAX + 1];
+    snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null",
+             port);
+    proc_test_start_shell(o->backend, id, text, NULL, process);
+    sbx_process_info *info = proc_test_wait_end(o->backend, id, process);
+    int code = info != NULL && info->outcome == SBX_EXEC_EXITED ? info->exit_code : -1;
+    sbx_backend_free_processes(o->backend, info);
+    return code;
+}
+
 /* 1 when the record of `id` says "network": `want` (NULL: no member). */
 static int recorded_network(const opened *o, const char *id, const char *want)
 {
@@ -162,6 +178,11 @@ static void test_none_cannot_connect_out_egress_can(void)
     CU_ASSERT(connect_exit(&o, "net-default", listener_port) == 1);
     CU_ASSERT(!listener_pending());
     CU_ASSERT(connect_exit(&o, "net-egress", listener_port) == 0);
+    CU_ASSERT(listener_accepted());
+    /* A live process gets the same network as an exec. */
+    CU_ASSERT(process_connect_exit(&o, "net-none", listener_port) == 1);
+    CU_ASSERT(!listener_pending());
+    CU_ASSERT(process_connect_exit(&o, "net-egress", listener_port) == 0);
     CU_ASSERT(listener_accepted());
     CU_ASSERT(recorded_network(&o, "net-none", "forward"));
     CU_ASSERT(recorded_network(&o, "net-egress", "host"));
