@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/docker_engine.h"
 #include "tests/support/http_probe.h"
@@ -56,26 +57,11 @@ static sbx_status create_with(const char *id, sbx_network network, int64_t memor
     return st;
 }
 
-static void destroy(const char *id)
-{
-    sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_destroy(backend, id, &err), SBX_OK);
-}
-
 /* Run shell text in sandbox `id` (timeout 30 s); the result (fatal when
  * the exec could not run). */
 static sbx_exec_result *sh(const char *id, const char *text)
 {
-    sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
-    r.shell_command = text;
-    r.timeout_ms = 30000;
-    sbx_exec_result *out = NULL;
-    sbx_error err;
-    sbx_status st = sbx_backend_exec(backend, id, &r, &out, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "exec in %s: %s\n", id, err.message);
-    CU_ASSERT_FATAL(st == SBX_OK);
-    return out;
+    return sbx_test_shell_ok(backend, id, text, 30000);
 }
 
 /* 1 when shell text in `id` exits 0 with stdout `want` (reporting it). */
@@ -146,9 +132,7 @@ static void test_none_has_only_its_loopback_egress_the_engine_network(void)
     CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_ERR_REFUSED);
     CU_ASSERT(create_with("net-none", SBX_NETWORK_NONE, SBX_LIMIT_NONE, url, sizeof url) ==
               SBX_OK);
-    destroy("net-none");
-    destroy("net-egress");
-    destroy("net-default");
+    sbx_test_destroy_all(backend);
 }
 
 /* The exec's oom_killed, asserting the result holds it. */
@@ -185,7 +169,7 @@ static void test_an_exec_killed_for_memory_says_so(void)
     CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9);
     CU_ASSERT_EQUAL(oom_of(r) != 0, engine_reports_oom());
     sbx_backend_free_exec_result(backend, r);
-    destroy("net-oom");
+    sbx_test_destroy_all(backend);
 }
 
 void sbx_test_register(void)

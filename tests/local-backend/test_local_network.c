@@ -123,13 +123,7 @@ static int connect_exit(const opened *o, const char *id, int port)
     char text[128];
     snprintf(text, sizeof text, "exec bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null",
              port);
-    sbx_test_command command = { text, NULL, 0, 0 };
-    sbx_exec_result *r = NULL;
-    sbx_error err;
-    sbx_status st = sbx_test_shell(o->backend, id, &command, &r, &err);
-    if (st != SBX_OK)
-        fprintf(stderr, "exec in %s: %s\n", id, err.message);
-    CU_ASSERT_FATAL(st == SBX_OK);
+    sbx_exec_result *r = sbx_test_shell_ok(o->backend, id, text, 0);
     int code = r->outcome == SBX_EXEC_EXITED ? r->exit_code : -1;
     sbx_backend_free_exec_result(o->backend, r);
     return code;
