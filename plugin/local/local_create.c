@@ -35,7 +35,8 @@
 #include <unistd.h>
 
 /* What the local backend cannot honour is refused, never silently dropped:
- * of ABI 1.5's members, env, labels and the limits of local_cgroup.h. */
+ * of ABI 1.5's members it honours those of LOCAL_CREATE_FIELDS (the
+ * limits as local_cgroup.h, the network as local_net.h can). */
 static sbx_status check_request(const sbx_create_request *req, const sbx_create_request *full,
                                 sbx_error *err)
 {
