@@ -31,10 +31,11 @@
 /* Before each label of the create request (ABI 1.5): "sbx.label.KEY". */
 #define DOCKER_LABEL_USER_PREFIX "sbx.label."
 
-/* The members of the create request of ABI 1.5 it honours (SBX_CREATE_*). */
+/* The members of the create request of ABI 1.5 it honours (SBX_CREATE_*;
+ * the network: docker_network.h). */
 #define DOCKER_CREATE_FIELDS                                                          \
     (SBX_CREATE_IMAGE | SBX_CREATE_ENV | SBX_CREATE_LABELS | SBX_CREATE_MEMORY |      \
-     SBX_CREATE_CPU | SBX_CREATE_PIDS)
+     SBX_CREATE_CPU | SBX_CREATE_PIDS | SBX_CREATE_NETWORK)
 
 /* The container name PREFIX-ID into `buf` (DOCKER_NAME_MAX bytes). */
 void docker_container_name(const docker_options *o, const char *sandbox_id,

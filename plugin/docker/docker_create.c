@@ -13,6 +13,7 @@
 #include "common/tcp_ready.h"
 #include "plugin/docker/docker_calls.h"
 #include "plugin/docker/docker_container.h"
+#include "plugin/docker/docker_network.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,8 @@ static sbx_status create_container(sbx_backend_instance *inst, const sbx_create_
         char *body = NULL;
         if (st == SBX_OK)
             st = docker_create_body(&inst->options, req, init, &body, err);
+        if (st == SBX_OK)
+            st = docker_network_apply(req, &body, err);
         if (st == SBX_OK)
             st = docker_engine_call(&inst->engine,
                                     &(common_http_call){.method = "POST", .path = path,
@@ -268,14 +271,16 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
         answered = st == SBX_OK;
     }
     const sbx_sandbox *one = answered ? common_answer_sandbox(to) : NULL;
-    if (st == SBX_OK && (!running || one->sandbox_url[0] == '\0'))
+    /* Without a network it publishes nothing: it has no address. */
+    int publishes = docker_network_publishes(req);
+    if (st == SBX_OK && (!running || (publishes && one->sandbox_url[0] == '\0')))
         st = sbx_backend_error_set(err, SBX_ERR_PROVISIONER,
                                    "docker: sandbox '%s' %s after start", req->sandbox_id,
                                    running ? "publishes no port" : "is not running");
     /* The sandbox exists and runs from here on: a server that does not
      * answer in time leaves it for destroy (docs/docker.md). */
     int running_sandbox = st == SBX_OK;
-    if (st == SBX_OK)
+    if (st == SBX_OK && publishes)
         st = wait_until_serving(inst, one, err);
     if (st != SBX_OK) {
         if (answered)

@@ -10,6 +10,7 @@
 #include "plugin/docker/docker_conn.h"
 #include "plugin/docker/docker_container.h"
 #include "plugin/docker/docker_frames.h"
+#include "plugin/docker/docker_oom.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -467,6 +468,7 @@ static sbx_status exec_created_run(const exec_call *x, sbx_exec_result **out, sb
     } else {
         r->exit_code = code & 255;
     }
+    docker_oom_note(x->inst, t, r);
     *out = r;
     return SBX_OK;
 }

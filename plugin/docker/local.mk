@@ -26,7 +26,9 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_processes.c plugin/docker/docker_processes.h \
 	plugin/docker/docker_pty_helper.c plugin/docker/docker_pty_helper.h \
 	plugin/docker/docker_target.c plugin/docker/docker_target.h \
-	plugin/docker/docker_text.c plugin/docker/docker_text.h
+	plugin/docker/docker_text.c plugin/docker/docker_text.h \
+	plugin/docker/docker_network.c plugin/docker/docker_network.h \
+	plugin/docker/docker_oom.c plugin/docker/docker_oom.h
 plugin_docker_libsbx_docker_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	$(CURL_CFLAGS) $(JSONC_CFLAGS) $(LIBARCHIVE_CFLAGS)
 plugin_docker_libsbx_docker_core_la_CPPFLAGS = $(AM_CPPFLAGS) \

@@ -43,6 +43,8 @@ host_api_libsbx_host_la_SOURCES += \
 	plugin/local/local_isolation_ids.h \
 	plugin/local/local_metadata.c \
 	plugin/local/local_metadata.h \
+	plugin/local/local_net.c \
+	plugin/local/local_net.h \
 	plugin/local/local_ops.c \
 	plugin/local/local_ops.h \
 	plugin/local/local_options.c \

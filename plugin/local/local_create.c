@@ -15,6 +15,7 @@
 #include "plugin/local/local_holder.h"
 #include "plugin/local/local_identity.h"
 #include "plugin/local/local_isolation_ids.h"
+#include "plugin/local/local_net.h"
 #include "plugin/local/local_ops.h"
 #include "plugin/local/local_port.h"
 #include "plugin/local/local_process.h"
@@ -35,8 +36,9 @@
 #include <unistd.h>
 
 /* What the local backend cannot honour is refused, never silently dropped:
- * of ABI 1.5's members, env, labels, the limits of local_cgroup.h and a
- * disk (local_disk.h). */
+ * of ABI 1.5's members it honours those of LOCAL_CREATE_FIELDS (the
+ * limits as local_cgroup.h, the disk as local_disk.h, the network as
+ * local_net.h can). */
 static sbx_status check_request(const sbx_create_request *req, const sbx_create_request *full,
                                 sbx_error *err)
 {
@@ -72,20 +74,20 @@ static void format_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* With isolation=namespaces and network=none the command's port is on the
- * sandbox's own loopback: nothing outside the sandbox can reach it. */
-static int served_inside(const local_options *options)
+/* With isolation=namespaces and the sandbox's `network` none the command's
+ * port is on the sandbox's own loopback: nothing outside can reach it. */
+static int served_inside(const local_options *options, int network)
 {
     return options->isolation.mode == LOCAL_ISOLATION_NAMESPACES &&
-           options->isolation.network == LOCAL_NETWORK_NONE;
+           network == LOCAL_NETWORK_NONE;
 }
 
-/* With isolation=namespaces and network=forward the backend itself listens
+/* With isolation=namespaces and network forward the backend itself listens
  * on the command's port on the host, so it keeps the port from the pick. */
-static int forwarded(const local_options *options)
+static int forwarded(const local_options *options, int network)
 {
     return options->isolation.mode == LOCAL_ISOLATION_NAMESPACES &&
-           options->isolation.network == LOCAL_NETWORK_FORWARD;
+           network == LOCAL_NETWORK_FORWARD;
 }
 
 /* A sandbox being made: its files, the record written of it, and the
@@ -114,7 +116,7 @@ static sbx_status launch_command(const new_sandbox *s, const local_shell_command
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: the holder of %s is "
                                      "gone", paths->dir);
     local_server server;
-    local_server_port port = { meta->port, *port_fd };
+    local_server_port port = { meta->port, *port_fd, local_net_of(&s->inst->options, meta) };
     sbx_status st = local_server_prepare(&s->inst->options.isolation, paths->dir, holder, port,
                                          &server, err);
     *port_fd = -1;
@@ -251,19 +253,22 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         return st;
     char url[PATH_MAX + 16], created[32], incarnation[LOCAL_ID_SIZE];
     int port_fd = -1, isolated = inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES;
+    meta->network = local_net_for_record(&inst->options, req);
+    int network = local_net_of(&inst->options, meta);
     /* Started first, so that its namespaces are made while the record is
      * written and synced; it binds the directory once made, then waits for
      * its go until a record names it (below).  A create killed before
      * leaves no holder: it exits when its channel closes. */
     local_holder_launch holder;
-    st = isolated ? local_holder_start(&inst->options.isolation, paths->dir,
-                                                  &holder, err)
-                             : SBX_OK;
+    st = isolated ? local_holder_start(&inst->options.isolation, network, paths->dir, &holder,
+                                       err)
+                  : SBX_OK;
     if (st != SBX_OK)
         return st;
     st = local_random_id(incarnation, err);
     if (st == SBX_OK && inst->options.command != NULL)
-        st = local_pick_port(&meta->port, forwarded(&inst->options) ? &port_fd : NULL, err);
+        st = local_pick_port(&meta->port, forwarded(&inst->options, network) ? &port_fd : NULL,
+                             err);
     if (st != SBX_OK) {
         if (isolated)
             local_holder_abandon(&holder);
@@ -271,7 +276,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         return st;
     }
     /* The URL is an address that works from the host. */
-    if (inst->options.command != NULL && !served_inside(&inst->options))
+    if (inst->options.command != NULL && !served_inside(&inst->options, network))
         snprintf(url, sizeof url, "http://127.0.0.1:%d", meta->port);
     else
         snprintf(url, sizeof url, "file://%s", paths->dir);
@@ -453,6 +458,8 @@ static sbx_status create_sandbox(sbx_backend_instance *inst, const sbx_create_re
         st = local_cgroup_check(&inst->cgroups, &full, err);
     if (st == SBX_OK)
         st = local_disk_check(&full, err);
+    if (st == SBX_OK)
+        st = local_net_check(&inst->options, &full, err);
     if (st != SBX_OK)
         return st;
     req = &full;

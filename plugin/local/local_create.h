@@ -10,11 +10,11 @@
 
 /* The members of the create request of ABI 1.5 it honours (SBX_CREATE_*):
  * env for every process, labels in its records, limits in a cgroup
- * (local_cgroup.h), an expiry (local_expiry.h), a disk (local_disk.h).
- * Image and network are refused as unsupported. */
+ * (local_cgroup.h), an expiry (local_expiry.h), a disk (local_disk.h), a
+ * network (local_net.h).  Image is refused as unsupported. */
 #define LOCAL_CREATE_FIELDS                                                   \
     (SBX_CREATE_ENV | SBX_CREATE_LABELS | SBX_CREATE_MEMORY | SBX_CREATE_CPU | \
-     SBX_CREATE_PIDS | SBX_CREATE_EXPIRY | SBX_CREATE_DISK)
+     SBX_CREATE_PIDS | SBX_CREATE_EXPIRY | SBX_CREATE_DISK | SBX_CREATE_NETWORK)
 
 /* The descriptor's create (ABI 1.0): the sandbox in *out (an array of one,
  * the caller's); an existing sandbox of the same owner is returned. */

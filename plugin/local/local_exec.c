@@ -11,6 +11,7 @@
 #include "plugin/local/local_files.h"
 #include "plugin/local/local_holder.h"
 #include "plugin/local/local_isolation.h"
+#include "plugin/local/local_net.h"
 #include "plugin/local/local_reaper.h"
 #include "plugin/local/local_records.h"
 #include "plugin/local/local_sandbox_env.h"
@@ -687,7 +688,8 @@ static sbx_status prepare_job(sbx_backend_instance *inst, const char *sandbox_id
     free(vars);
     if (st == SBX_OK && inst->options.isolation.mode == LOCAL_ISOLATION_NAMESPACES) {
         local_isolation_site site = { x->sandbox.root.dir, x->sandbox.root.fd, rel.whole,
-                                      local_holder_pin_process(&meta.holder) };
+                                      local_holder_pin_process(&meta.holder),
+                                      local_net_of(&inst->options, &meta) };
         st = local_isolation_prepare(&inst->options.isolation, &site, &x->isolation, err);
         if (st != SBX_OK)
             sbx_backend_error_prefix(err, "%s in sandbox '%s'", call, sandbox_id);

@@ -213,8 +213,9 @@ static sbx_status failed(int stage, int error, const char *sandbox_dir, sbx_erro
                                  strerror(error));
 }
 
-sbx_status local_holder_start(const local_isolation_options *options, const char *sandbox_dir,
-                              local_holder_launch *launch, sbx_error *err)
+sbx_status local_holder_start(const local_isolation_options *options, int network,
+                              const char *sandbox_dir, local_holder_launch *launch,
+                              sbx_error *err)
 {
     local_isolation_plan *plan = &launch->plan;
     int go[2] = { -1, -1 };
@@ -225,7 +226,7 @@ sbx_status local_holder_start(const local_isolation_options *options, const char
     if (null_fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
         st = sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
                                    strerror(errno));
-    local_isolation_site site = { sandbox_dir, -1, "", -1 };
+    local_isolation_site site = { sandbox_dir, -1, "", -1, network };
     if (st == SBX_OK)
         st = local_isolation_prepare(options, &site, plan, err);
     /* Sorted here: the fork may not call qsort. */

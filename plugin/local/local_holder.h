@@ -24,13 +24,15 @@ typedef struct local_holder_launch {
 } local_holder_launch;
 
 /* Start the holder of sandbox directory `sandbox_dir` (absolute, borrowed
- * until local_holder_ready or _abandon), which need not exist yet: the
- * holder makes its namespaces and what of its root needs no directory
+ * until local_holder_ready or _abandon; it need not exist yet), with the
+ * sandbox's `network` (LOCAL_NETWORK_*: with host, no network namespace
+ * of its own): the holder makes its namespaces and what of its root needs no directory
  * while the caller makes the directory (and its record).  Then
  * local_holder_ready, or local_holder_abandon (the holder exits).
  * SBX_ERR_INTERNAL when it cannot be started.  Thread-safe. */
-sbx_status local_holder_start(const local_isolation_options *options, const char *sandbox_dir,
-                              local_holder_launch *launch, sbx_error *err);
+sbx_status local_holder_start(const local_isolation_options *options, int network,
+                              const char *sandbox_dir, local_holder_launch *launch,
+                              sbx_error *err);
 
 /* The sandbox directory now exists: let the holder bind it and wait until
  * its root is built.  It then waits, holding nothing of the host's, for

@@ -37,7 +37,7 @@ const char *const local_isolation_proc_read_only[] = { "sys", "sysrq-trigger", N
 /* CLONE_NEWNET unless the sandbox shares the host's network. */
 static int network_flag(const local_isolation_plan *plan)
 {
-    return plan->options->network == LOCAL_NETWORK_HOST ? 0 : CLONE_NEWNET;
+    return plan->network == LOCAL_NETWORK_HOST ? 0 : CLONE_NEWNET;
 }
 
 /* The uid and gid the command has inside (local_isolation_ids.h's
@@ -155,6 +155,7 @@ sbx_status local_isolation_prepare(const local_isolation_options *options,
     memset(plan, 0, sizeof *plan);
     plan->options = options;
     plan->sandbox_dir = sandbox_dir;
+    plan->network = site->network;
     plan->root_fd = plan->tree_fd = plan->status_read = plan->status_write = -1;
     plan->join_flags = (LOCAL_ISOLATION_JOINED & ~CLONE_NEWNET) | network_flag(plan);
     plan->holder_fd = holder_fd >= 0 ? dup_above_stdio(holder_fd) : -1;

@@ -112,6 +112,7 @@ typedef struct local_isolation_plan {
     int tree_fd;                    /* a root host's detached copy of it
                                      * (open_tree), for new namespaces
                                      * whose ids cannot look it up; -1 */
+    int network;                    /* the sandbox's (LOCAL_NETWORK_*: the site's) */
     int join_flags;                 /* LOCAL_ISOLATION_JOINED, less
                                      * CLONE_NEWNET with network=host */
     int holder_fd;                  /* pidfd of the sandbox's holder, whose
@@ -147,6 +148,8 @@ typedef struct local_isolation_site {
     const char *rel;          /* the working directory below it ("" or "." for itself) */
     int holder_fd;            /* the holder joined: a pidfd the plan takes over, even on
                                * failure; -1: none */
+    int network;              /* the sandbox's network (LOCAL_NETWORK_*: local_net_of),
+                               * which may differ from the options' */
 } local_isolation_site;
 
 /* Prepare `plan` for an exec at `site`.  SBX_ERR_INTERNAL when out of

@@ -4,6 +4,7 @@
 #include "plugin/local/local_metadata.h"
 
 #include "common/utf8.h"
+#include "plugin/local/local_net.h"
 #include "plugin/local/local_state_file.h"
 
 #include <sbx/backend_support.h>
@@ -86,7 +87,9 @@ static json_object *metadata_to_json(const local_metadata *m)
              (m->spec == NULL || add_string(o, "spec", m->spec)) &&
              (m->expires_at == 0 ||
               add_member(o, "expires_at", 1, json_object_new_int64(m->expires_at))) &&
-             (!m->without_cgroups || add_member(o, "cgroups", 1, json_object_new_boolean(0)));
+             (!m->without_cgroups || add_member(o, "cgroups", 1, json_object_new_boolean(0))) &&
+             (m->network == 0 ||
+              add_string(o, "network", local_network_words[LOCAL_NET_OF_RECORDED(m->network)]));
     if (!ok) {
         json_object_put(o);
         return NULL;
@@ -355,6 +358,24 @@ static int take_pairs(json_object *o, const char *key, sbx_label **pairs, size_t
     return 1;
 }
 
+/* Read optional member "network", a word of the `network` option, into
+ * *network (LOCAL_NET_RECORDED; 0 when absent). */
+static int take_network(json_object *o, int *network, bad_field *bad)
+{
+    json_object *word = NULL;
+    *network = 0;
+    if (!json_object_object_get_ex(o, "network", &word))
+        return 1;
+    const char *text = json_object_is_type(word, json_type_string)
+                           ? json_object_get_string(word) : NULL;
+    for (int i = 0; text != NULL && local_network_words[i] != NULL; i++)
+        if (strcmp(text, local_network_words[i]) == 0) {
+            *network = LOCAL_NET_RECORDED(i);
+            return 1;
+        }
+    return refuse(bad, "network", "is not one of none, host, forward");
+}
+
 static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
 {
     int64_t pid = 0, start = 0, port = 0, holder = 0, holder_start = 0;
@@ -376,7 +397,8 @@ static int metadata_from_json(json_object *o, local_metadata *m, bad_field *bad)
         !take_pairs(o, "env", &m->env, &m->env_count, bad) ||
         !take_string(o, "spec", &m->spec, bad) ||
         !take_count(o, "expires_at", INT64_MAX, &m->expires_at, bad) ||
-        !take_without(o, "cgroups", &m->without_cgroups, bad))
+        !take_without(o, "cgroups", &m->without_cgroups, bad) ||
+        !take_network(o, &m->network, bad))
         return 0;
     if (m->sandbox_id == NULL)
         return refuse(bad, "sandbox_id", "is missing");

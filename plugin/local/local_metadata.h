@@ -37,6 +37,9 @@ typedef struct local_metadata {
     int without_cgroups;         /* "cgroups": false: made asking no limit, so no cgroup
                                   * of its own (an exec need not look for one); 0
                                   * (absent, an older record): look */
+    int network;                 /* "network": a word of the `network` option, kept as
+                                  * LOCAL_NET_RECORDED (local_net.h); 0 (absent): the
+                                  * option's (isolation=none, or an older backend) */
 } local_metadata;
 
 /* Write `meta` to `path` atomically: the temporary file `tmp` in the same

@@ -52,10 +52,10 @@ sbx_status local_server_prepare(const local_isolation_options *options, const ch
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "isolation: %s: %s", sandbox_dir,
                                      strerror(errno));
     }
-    local_isolation_site site = { sandbox_dir, root_fd, "", holder };
+    local_isolation_site site = { sandbox_dir, root_fd, "", holder, port.network };
     sbx_status st = local_isolation_prepare(options, &site, &out->plan, err);
     close(root_fd);
-    if (st == SBX_OK && options->network == LOCAL_NETWORK_FORWARD) {
+    if (st == SBX_OK && port.network == LOCAL_NETWORK_FORWARD) {
         /* Bound in the host's network namespace when the port was picked,
          * and kept since (no other program can take it in between); the
          * socket stays there when its process joins the sandbox's. */
@@ -68,7 +68,7 @@ sbx_status local_server_prepare(const local_isolation_options *options, const ch
             out->listen_fd = above;
         }
     }
-    if (st != SBX_OK || options->network != LOCAL_NETWORK_NONE)
+    if (st != SBX_OK || port.network != LOCAL_NETWORK_NONE)
         return st;
     /* A socket, so that the joined process's send cannot raise SIGPIPE
      * once the host stopped waiting. */

@@ -39,6 +39,8 @@ typedef struct local_server_port {
     int number;  /* the command's {port} */
     int fd;      /* network=forward: the socket bound to the host's
                   * 127.0.0.1:number when it was picked; else -1 */
+    int network; /* the sandbox's network (LOCAL_NETWORK_*: local_net_of),
+                  * which says how the port is reached */
 } local_server_port;
 
 /* Prepare the command of the sandbox in `sandbox_dir` (absolute, borrowed

@@ -1,7 +1,7 @@
 #!/bin/sh
 # docker-suite.sh ENGINE: runs the docker backend's CUnit suites (its
-# operations also through sbx-provisiond, the host library's sessions on
-# dockerd), then the backend contract (tests/backend-contract), sbxctl's
+# operations also through sbx-provisiond, the host library's sessions and
+# the network and OOM suite on dockerd), then the backend contract (tests/backend-contract), sbxctl's
 # docker end-to-end suite and the backend's create under allocation failures
 # (tests/alloc-fail/test_docker_oom), against a private engine, ENGINE being
 # podman (podman-env.sh) or dockerd (dockerd-env.sh); then the init tests
@@ -58,6 +58,7 @@ run_with_engine() {
         # above and the contract prove on both (and they cost minutes).
         if [ "$engine_kind" = dockerd ]; then
             "$builddir/tests/docker/test_docker_sessions" || rc=1
+            "$builddir/tests/docker/test_docker_network" || rc=1
         fi
         "$builddir/tests/docker/test_docker_spec" || rc=1
         # The same operations through remote -> sbx-provisiond -> docker,

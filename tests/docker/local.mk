@@ -32,6 +32,12 @@ check_PROGRAMS += tests/docker/test_docker_spec
 tests_docker_test_docker_spec_SOURCES = tests/docker/test_docker_spec.c
 tests_docker_test_docker_spec_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_spec_LDADD = $(SBX_TEST_LIBS)
+# The create request's network and the OOM report: run by docker-suite.sh
+# too, on dockerd.
+check_PROGRAMS += tests/docker/test_docker_network
+tests_docker_test_docker_network_SOURCES = tests/docker/test_docker_network.c
+tests_docker_test_docker_network_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_network_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
 	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh \
 	tests/docker/reap-engines.sh

@@ -74,3 +74,12 @@ tests_local_backend_test_local_disk_SOURCES = tests/local-backend/test_local_dis
 	tests/local-backend/local_unprivileged.c tests/local-backend/local_unprivileged.h
 tests_local_backend_test_local_disk_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_disk_LDADD = $(SBX_TEST_LIBS)
+
+# The create request's network per sandbox on local (ABI 1.5).
+check_PROGRAMS += tests/local-backend/test_local_network
+TESTS += tests/local-backend/test_local_network
+tests_local_backend_test_local_network_SOURCES = tests/local-backend/test_local_network.c \
+	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h \
+	tests/backend-contract/process_calls.c tests/backend-contract/process_calls.h
+tests_local_backend_test_local_network_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_local_backend_test_local_network_LDADD = $(SBX_TEST_LIBS)

@@ -67,14 +67,14 @@ int sbx_local_test_count_entries(const char *dir);
 /* Write `text` to `path` (created or truncated); fatal on failure. */
 void sbx_local_test_write_file(const char *path, const char *text);
 
+/* Root passes RLIMIT_NPROC by and owns every file it maps to: a suite run
+ * as root goes on as uid and gid 65534 (TMPDIR and HOME /tmp, which that
+ * user may write), as a real host should run; when that fails it says so
+ * naming `program` and exits 1.  Nothing when not root. */
+void sbx_local_test_drop_root(const char *program);
+
 /* 1 when this user may make the namespaces isolation=namespaces needs (in
  * a child, which exits at once). */
 int sbx_local_test_namespaces_allowed(void);
-
-/* Run shell text in sandbox `id` of `backend`; fatal when exec fails (the
- * message on stderr).  The result is the caller's
- * (sbx_backend_free_exec_result). */
-sbx_exec_result *sbx_local_test_run_shell(sbx_backend *backend, const char *id,
-                                          const char *text);
 
 #endif

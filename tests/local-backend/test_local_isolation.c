@@ -27,7 +27,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -46,9 +45,6 @@
 
 /* Generous: a loaded machine must not fail a correct run. */
 #define GONE_DEADLINE_MS 30000L
-
-/* The uid the suite runs as when started as root. */
-#define UNPRIVILEGED_ID 65534
 
 typedef struct fixture {
     char state_dir[PATH_MAX];
@@ -1018,24 +1014,9 @@ static void test_isolation_option_values(void)
     sbx_test_remove_tree(state_dir);
 }
 
-/* Root passes RLIMIT_NPROC by and owns every file it maps to: run as an
- * unprivileged user, as a real host should, with a scratch place it owns. */
-static void drop_root(void)
-{
-    if (geteuid() != 0)
-        return;
-    if (setgroups(0, NULL) != 0 || setgid(UNPRIVILEGED_ID) != 0 ||
-        setuid(UNPRIVILEGED_ID) != 0) {
-        perror("test_local_isolation: dropping root");
-        exit(1);
-    }
-    setenv("TMPDIR", "/tmp", 1);
-    setenv("HOME", "/tmp", 1);
-}
-
 void sbx_test_register(void)
 {
-    drop_root();
+    sbx_local_test_drop_root("test_local_isolation");
     if (!sbx_local_test_namespaces_allowed()) {
         fprintf(stderr, "test_local_isolation: skipped: this kernel refuses user, mount, pid "
                         "and network namespaces to this user (docs/local.md, Isolation)\n");

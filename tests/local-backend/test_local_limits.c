@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include "tests/local-backend/local_fixture.h"
+#include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/scratch_dir.h"
 
@@ -95,7 +96,7 @@ static int close_shared(void)
 static sbx_exec_result *run(const char *id, const char *text)
 {
     open_shared();
-    return sbx_local_test_run_shell(shared.backend, id, text);
+    return sbx_test_shell_ok(shared.backend, id, text, 0);
 }
 
 /* 1 when shell text prints `want` and exits 0 in `id`. */

@@ -4,6 +4,7 @@
 #include "tests/support/backend_calls.h"
 
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 
 sbx_sandbox *sbx_test_create(sbx_backend *b, const char *id, const char *thread,
                              const char *user, sbx_error *err)
@@ -36,6 +37,19 @@ sbx_status sbx_test_shell(sbx_backend *b, const char *id, const sbx_test_command
     req.timeout_ms = command->timeout_ms;
     *result = NULL;
     return sbx_backend_exec(b, id, &req, result, err);
+}
+
+sbx_exec_result *sbx_test_shell_ok(sbx_backend *b, const char *id, const char *text,
+                                   int64_t timeout_ms)
+{
+    sbx_test_command command = { text, NULL, 0, timeout_ms };
+    sbx_exec_result *r = NULL;
+    sbx_error err;
+    sbx_status st = sbx_test_shell(b, id, &command, &r, &err);
+    if (st != SBX_OK)
+        fprintf(stderr, "exec in %s: %s\n", id, err.message);
+    CU_ASSERT_FATAL(st == SBX_OK);
+    return r;
 }
 
 void sbx_test_destroy_all(sbx_backend *b)

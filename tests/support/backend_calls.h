@@ -33,6 +33,13 @@ typedef struct sbx_test_command {
 sbx_status sbx_test_shell(sbx_backend *b, const char *id, const sbx_test_command *command,
                           sbx_exec_result **result, sbx_error *err);
 
+/* Run shell text `text` in sandbox `id` with `timeout_ms` (0: the
+ * backend's default): the result (release with
+ * sbx_backend_free_exec_result(b, ...)).  Fatal (CU_ASSERT_FATAL, the
+ * error on stderr) when the exec cannot run. */
+sbx_exec_result *sbx_test_shell_ok(sbx_backend *b, const char *id, const char *text,
+                                   int64_t timeout_ms);
+
 /* Destroy every sandbox `b` lists (list_records), as a fixture does before
  * it removes its state directory: a sandbox left there keeps its holder
  * (isolation=namespaces) running until its directory goes.  Best effort:
