@@ -10,6 +10,7 @@
 #include "common/op_results.h"
 #include "plugin/docker/docker_create.h"
 #include "plugin/docker/docker_exec.h"
+#include "plugin/docker/docker_expiry.h"
 #include "plugin/docker/docker_files.h"
 #include "plugin/docker/docker_instance.h"
 #include "plugin/docker/docker_ops.h"
@@ -56,6 +57,7 @@ static const sbx_backend_descriptor docker_descriptor = {
     .process_forget = docker_process_forget,
     .free_processes = docker_proc_free_infos,
     .free_process_output = docker_proc_free_output,
+    .extend = docker_extend,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

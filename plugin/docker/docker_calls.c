@@ -5,6 +5,7 @@
 
 #include "common/create_request.h"
 #include "plugin/docker/docker_container.h"
+#include "plugin/docker/docker_expiry.h"
 
 #include <stdio.h>
 
@@ -46,6 +47,12 @@ sbx_status docker_inspect_container(sbx_backend_instance *inst, const char *id,
         return st;
     docker_sandbox_view view;
     st = docker_view_from_inspect(&inst->options, o, id, &view, wants->running, err);
+    /* A sandbox past its expiry is removed by whoever sees it; a record
+     * shows the expiry extend moved. */
+    if (st == SBX_OK)
+        st = docker_expiry_settle(inst, id, view.facts.container_id,
+                                  wants->to != NULL && wants->to->record != NULL,
+                                  &view.facts.expires_at, err);
     if (st == SBX_OK && container_id != NULL && view.facts.container_id == NULL)
         st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                    "docker: %s: the answer has no container Id",

@@ -8,6 +8,7 @@
 #include "common/json_fields.h"
 #include "common/sandbox_ids.h"
 #include "common/sandbox_records.h"
+#include "plugin/docker/docker_expiry.h"
 #include "plugin/docker/docker_text.h"
 #include <sbx/backend_support.h>
 
@@ -64,6 +65,11 @@ static json_object *labels_of(builder *b, const docker_options *o,
     char spec[COMMON_SPEC_DIGEST_SIZE];
     common_create_spec_digest(req, spec);
     add(b, labels, DOCKER_LABEL_SPEC, string_of(spec));
+    if (req->expires_at != SBX_TIME_UNKNOWN) {
+        char expiry[DOCKER_EXPIRY_TEXT_MAX];
+        snprintf(expiry, sizeof expiry, "%lld", (long long)req->expires_at);
+        add(b, labels, DOCKER_LABEL_EXPIRES, string_of(expiry));
+    }
     for (size_t i = 0; i < req->label_count; i++) {
         char key[sizeof DOCKER_LABEL_USER_PREFIX + SBX_LABEL_KEY_MAX];
         snprintf(key, sizeof key, "%s%s", DOCKER_LABEL_USER_PREFIX, req->labels[i].key);
@@ -228,7 +234,8 @@ static int labels_ok(const docker_labels *l, const char *sandbox_id)
     return l->managed != NULL && strcmp(l->managed, "true") == 0 && id != NULL &&
            (sandbox_id == NULL ? common_sandbox_id_is_valid(id) : strcmp(id, sandbox_id) == 0) &&
            (l->thread_id == NULL || common_principal_id_is_valid(l->thread_id)) &&
-           (l->user_id == NULL || common_principal_id_is_valid(l->user_id));
+           (l->user_id == NULL || common_principal_id_is_valid(l->user_id)) &&
+           (l->expires_at == NULL || docker_expiry_parse(l->expires_at, &(int64_t){0}));
 }
 
 /* The sbx labels of a Labels object (borrowed from it). */
@@ -239,6 +246,7 @@ static docker_labels labels_of_json(json_object *labels)
         .sandbox_id = label(labels, DOCKER_LABEL_SANDBOX),
         .thread_id = label(labels, DOCKER_LABEL_THREAD),
         .user_id = label(labels, DOCKER_LABEL_USER),
+        .expires_at = label(labels, DOCKER_LABEL_EXPIRES),
     };
     return l;
 }
@@ -305,6 +313,8 @@ static void view_from_labels(const docker_options *o, const docker_labels *label
     f->created_at = created_ms;
     f->container_id = f->incarnation_id = container_id;
     f->container_name = view->name;
+    if (labels->expires_at == NULL || !docker_expiry_parse(labels->expires_at, &f->expires_at))
+        f->expires_at = SBX_TIME_UNKNOWN;
 }
 
 /* NetworkSettings.Ports["PORT/tcp"][0].HostPort of an inspect answer. */

@@ -30,12 +30,15 @@
 #define DOCKER_LABEL_SPEC "sbx.spec"
 /* Before each label of the create request (ABI 1.5): "sbx.label.KEY". */
 #define DOCKER_LABEL_USER_PREFIX "sbx.label."
+/* The create request's expires_at (ABI 1.5), decimal ms since the epoch;
+ * extend cannot change it (docker_expiry.h keeps the override). */
+#define DOCKER_LABEL_EXPIRES "sbx.expires_at"
 
 /* The members of the create request of ABI 1.5 it honours (SBX_CREATE_*;
  * the network: docker_network.h). */
 #define DOCKER_CREATE_FIELDS                                                          \
     (SBX_CREATE_IMAGE | SBX_CREATE_ENV | SBX_CREATE_LABELS | SBX_CREATE_MEMORY |      \
-     SBX_CREATE_CPU | SBX_CREATE_PIDS | SBX_CREATE_NETWORK)
+     SBX_CREATE_CPU | SBX_CREATE_PIDS | SBX_CREATE_NETWORK | SBX_CREATE_EXPIRY)
 
 /* The container name PREFIX-ID into `buf` (DOCKER_NAME_MAX bytes). */
 void docker_container_name(const docker_options *o, const char *sandbox_id,
@@ -43,7 +46,7 @@ void docker_container_name(const docker_options *o, const char *sandbox_id,
 
 /* The body of POST /containers/create for a validated request (read by
  * common_create_request_read): image (the request's, else the option's),
- * labels (the request's prefixed, and its spec digest), env (the
+ * labels (the request's prefixed, its spec digest and its expiry), env (the
  * options', then the request's), Cmd (sh -c command), the exposed and
  * published port, Binds for extra mounts, HostConfig.Init = `init` (0 or
  * 1) and the request's limits (Memory with MemorySwap equal: no swap
@@ -114,6 +117,7 @@ int64_t docker_created_ms(int64_t seconds);
  * when it is absent or not a string. */
 typedef struct docker_labels {
     const char *managed, *sandbox_id, *thread_id, *user_id;
+    const char *expires_at;   /* DOCKER_LABEL_EXPIRES */
 } docker_labels;
 
 /* What the list rules read of one entry (an object whose strings are all

@@ -25,9 +25,10 @@ static const char *const member_keys[M_COUNT] = { "Labels", "Names", "Ports",
                                                   "State", "Id", "Created" };
 
 /* The labels, in the order of docker_labels. */
-enum { L_MANAGED, L_SANDBOX, L_THREAD, L_USER, L_COUNT };
+enum { L_MANAGED, L_SANDBOX, L_THREAD, L_USER, L_EXPIRES, L_COUNT };
 static const char *const label_keys[L_COUNT] = { DOCKER_LABEL_MANAGED, DOCKER_LABEL_SANDBOX,
-                                                 DOCKER_LABEL_THREAD, DOCKER_LABEL_USER };
+                                                 DOCKER_LABEL_THREAD, DOCKER_LABEL_USER,
+                                                 DOCKER_LABEL_EXPIRES };
 
 /* The members of a Ports item. */
 enum { P_PRIVATE, P_PUBLIC, P_TYPE, P_COUNT };
@@ -179,7 +180,8 @@ static void end_entry(docker_list_stream *s)
     /* A value that is not an object has no members: all stay unset. */
     if (s->entry_object) {
         const char **labels[L_COUNT] = { &entry.labels.managed, &entry.labels.sandbox_id,
-                                         &entry.labels.thread_id, &entry.labels.user_id };
+                                         &entry.labels.thread_id, &entry.labels.user_id,
+                                         &entry.labels.expires_at };
         for (int i = 0; i < L_COUNT; i++)
             *labels[i] = s->label_ok[i] ? s->label[i].data : NULL;
         entry.public_port = s->public_port;

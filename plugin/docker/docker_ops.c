@@ -6,6 +6,7 @@
 #include "common/record_chain.h"
 #include "common/sandbox_ids.h"
 #include "plugin/docker/docker_calls.h"
+#include "plugin/docker/docker_expiry.h"
 #include "plugin/docker/docker_list_stream.h"
 
 #include <stdio.h>
@@ -94,12 +95,21 @@ typedef struct list_call {
     common_list_answer *list;
 } list_call;
 
-/* docker_list_found_fn: add the sandbox to the list. */
+/* docker_list_found_fn: add the sandbox to the list, unless it is past
+ * its expiry (its label's, then the override's): then it is removed. */
 static int add_found(void *ctx, docker_sandbox_view *view)
 {
     list_call *call = ctx;
     docker_instance_name_engine(call->engine, &view->facts);
     sbx_error err;
+    sbx_status st = docker_expiry_settle(call->inst, view->facts.sandbox_id,
+                                         view->facts.container_id, 0, &view->facts.expires_at,
+                                         &err);
+    if (st == SBX_ERR_NOT_FOUND)
+        return 0;
+    if (st != SBX_OK)
+        DOCKER_LOG(call->inst, SBX_LOG_WARN, "sandbox %s is past its expiry but stays for "
+                   "now: %s", view->facts.sandbox_id, err.message);
     return common_list_answer_add(call->list, &view->facts, &err) == SBX_OK ? 0 : -1;
 }
 

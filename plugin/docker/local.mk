@@ -12,6 +12,7 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_create.c plugin/docker/docker_create.h \
 	plugin/docker/docker_engine.c plugin/docker/docker_engine.h \
 	plugin/docker/docker_exec.c plugin/docker/docker_exec.h \
+	plugin/docker/docker_expiry.c plugin/docker/docker_expiry.h \
 	plugin/docker/docker_files.c plugin/docker/docker_files.h \
 	plugin/docker/docker_frames.c plugin/docker/docker_frames.h \
 	plugin/docker/docker_instance.c plugin/docker/docker_instance.h \

@@ -28,6 +28,7 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_sandbox_clients.c plugin/remote/remote_sandbox_clients.h \
 	plugin/remote/remote_sandbox_rules.c plugin/remote/remote_sandbox_rules.h \
 	plugin/remote/remote_create_spec.c plugin/remote/remote_create_spec.h \
+	plugin/remote/remote_extend.c plugin/remote/remote_extend.h \
 	plugin/remote/remote_records.c plugin/remote/remote_records.h
 plugin_remote_libsbx_remote_core_la_SOURCES += \
 	plugin/remote/remote_address_cache.c plugin/remote/remote_address_cache.h

@@ -9,6 +9,7 @@
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_create.h"
 #include "plugin/remote/remote_exec.h"
+#include "plugin/remote/remote_extend.h"
 #include "plugin/remote/remote_files.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_ops.h"
@@ -55,6 +56,7 @@ static const sbx_backend_descriptor remote_descriptor = {
     .process_forget = remote_process_forget,
     .free_processes = remote_process_infos_free,
     .free_process_output = remote_process_output_free,
+    .extend = remote_extend,
 };
 
 const sbx_backend_descriptor *sbx_backend_entry(void)

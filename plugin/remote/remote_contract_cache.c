@@ -92,6 +92,7 @@ static void record_probe(remote_contract_cache *cache, sbx_status st,
         int version = answer->version;
         s->version = version;
         s->create_fields = answer->create_fields;
+        s->extend = answer->extend;
         s->known = 1;
         s->failures = 0;
         s->next_probe_at_ms = deadline_after(now, version >= REMOTE_CONTRACT_CURRENT_VERSION
@@ -112,7 +113,7 @@ static int run_probe(remote_contract_cache *cache, remote_contract_state *out)
     cache->probing = 1;
     pthread_mutex_unlock(&cache->lock);
 
-    remote_probe_answer answer = {0, 0};
+    remote_probe_answer answer = {0, 0, 0};
     sbx_error perr;
     sbx_backend_error_clear(&perr);
     sbx_status st = cache->hooks.probe(cache->hooks.probe_ctx, &answer, &perr);

@@ -38,6 +38,7 @@ typedef struct remote_probe_answer {
     int version;               /* the mount contract version (>= 0) */
     unsigned create_fields;    /* the SBX_CREATE_* members it advertises (its
                                 * capabilities' create_fields; 0: none) */
+    int extend;                /* 1: it serves the extend route ("extend":true) */
 } remote_probe_answer;
 
 /* Learn the provisioner's capabilities: SBX_OK with *answer filled (it
@@ -52,6 +53,7 @@ typedef struct remote_contract_state {
     int known;                 /* 1 when the last probe succeeded */
     unsigned create_fields;    /* the create members the last successful probe
                                 * learnt (0 before any: none is sent) */
+    int extend;                /* the last successful probe's extend (0 before any) */
     unsigned failures;         /* consecutive failed probes, saturating */
     int64_t next_probe_at_ms;  /* stale from this clock reading on; 0: stale now */
     int probe_out_of_memory;   /* 1 when the last probe failed for lack of memory

@@ -6,6 +6,7 @@
 #include "plugin/remote/remote_answer_errors.h"
 #include "plugin/remote/remote_create_spec.h"
 #include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_extend.h"
 
 #include <sbx/backend_support.h>
 
@@ -38,10 +39,12 @@ static sbx_status probe_capabilities(void *ctx, remote_probe_answer *answer, sbx
                                  err);
     } else {
         st = remote_decode_capabilities(resp.body, resp.body_len, &answer->version, &cause);
-        if (st != SBX_OK)
+        if (st != SBX_OK) {
             remote_wrap_error(&cause, "Provisioner capabilities probe failed", err);
-        else
+        } else {
             answer->create_fields = remote_decode_create_fields(resp.body, resp.body_len);
+            answer->extend = remote_decode_extend(resp.body, resp.body_len);
+        }
     }
     common_http_response_clear(&resp);
     return st;

@@ -38,6 +38,11 @@ check_PROGRAMS += tests/docker/test_docker_network
 tests_docker_test_docker_network_SOURCES = tests/docker/test_docker_network.c
 tests_docker_test_docker_network_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_network_LDADD = $(SBX_TEST_LIBS)
+# Expiry and extend (ABI 1.5): run by docker-suite.sh, on dockerd.
+check_PROGRAMS += tests/docker/test_docker_expiry
+tests_docker_test_docker_expiry_SOURCES = tests/docker/test_docker_expiry.c
+tests_docker_test_docker_expiry_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_expiry_LDADD = $(SBX_TEST_LIBS)
 dist_check_SCRIPTS += tests/docker/docker-suite.sh tests/docker/podman-env.sh \
 	tests/docker/dockerd-env.sh tests/docker/suite-podman.sh tests/docker/suite-dockerd.sh \
 	tests/docker/reap-engines.sh

@@ -1,7 +1,8 @@
 /*
  * The manager's lifetimes over the real local backend: a sandbox an
  * acquire creates gets the configured default lifetime; the reaper
- * destroys an active (leased) sandbox once past its expiry; extend saves
+ * destroys an active (leased) sandbox once past its expiry and reports it
+ * expired (though local's own list removed it first); extend saves
  * one; an expiry beyond the maximum lifetime is refused naming expires_at
  * before anything is created.  Waits are on the wall clock reaching the
  * expiry, a second ahead, never a pause.
@@ -83,11 +84,18 @@ static void test_default_lifetime_and_reaper(void)
     int64_t at = record_expiry(id);
     CU_ASSERT(at >= before + 1000 && at <= sbx_test_wall_ms() + 1000);
     sbx_test_wait_wall_past(at);
-    /* Active, leased here: the reaper destroys it all the same. */
+    /* Active, leased here: the reaper destroys it all the same.  Local's
+     * list destroys it before the reaper sees it past its expiry: the
+     * reaper still reports it expired, from the expiry it learnt. */
     sbx_error err;
+    CU_ASSERT_EQUAL(mf_counters(m).expired, 0);
     CU_ASSERT_EQUAL(sbx_manager_reap_now(m, &err), SBX_OK);
     CU_ASSERT(!sandbox_dir_exists(id));
+    CU_ASSERT_EQUAL(mf_counters(m).expired, 1);
     CU_ASSERT_EQUAL(exec_true(m, id), SBX_ERR_NOT_FOUND);
+    /* Reported once: the next pass has nothing left of it. */
+    CU_ASSERT_EQUAL(sbx_manager_reap_now(m, &err), SBX_OK);
+    CU_ASSERT_EQUAL(mf_counters(m).expired, 1);
     sbx_manager_free(m);
 }
 

@@ -5,8 +5,10 @@
  * labels; a member the backend does not honour, or a malformed one, is
  * refused naming it and nothing is created or recorded; the daemon
  * destroys a sandbox past its expiry whatever its backend honours (its
- * reaper, a get, a list), also after a restart; and the remote backend
- * sends nothing to a provisioner that advertises no create fields (the
+ * reaper, a get, a list), also after a restart; the remote backend's
+ * extend moves the expiry through the daemon's extend route, whose
+ * refusals name the fault; and the remote backend sends nothing new (no
+ * create field, no extend) to a provisioner that advertises none (the
  * emulator, as DeerFlow's). */
 #include <config.h>
 
@@ -348,6 +350,82 @@ static void test_an_expiry_outlives_a_restart(void)
     provd_local_stop(&d, 0);
 }
 
+/* A POST to the extend route of `id` with `body`: its status, the
+ * answer in `answer`. */
+static long post_extend(const char *id, const char *body, char *answer, size_t cap)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/api/sandboxes/%s/extend", id);
+    return provd_request(provd_url(daemon_dir.proc), (provd_send){"POST", path, body},
+                         REQUEST_MS, answer, cap);
+}
+
+/* The remote backend's extend reaches the daemon, which moves its record
+ * and the local backend's expiry: the sandbox outlives the expiry it was
+ * made with (a get, which destroys an expired one at once, and local's
+ * own list both still find it). */
+static void test_extend_saves_a_sandbox_through_the_daemon(void)
+{
+    if (!daemon_up())
+        return;
+    char answer[2048], expected[64];
+    CU_ASSERT_EQUAL(provd_request(provd_url(daemon_dir.proc),
+                                  (provd_send){"GET", "/api/capabilities", NULL}, REQUEST_MS,
+                                  answer, sizeof answer),
+                    200);
+    CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"extend\":true"));
+    int64_t first = create_expiring("spec-extend", EXPIRY_AHEAD_MS);
+    int64_t later = sbx_test_wall_ms() + 30 * 60 * 1000;
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_extend(remote, "spec-extend", later, &err), SBX_OK);
+    while (sbx_test_wall_ms() <= first)
+        usleep(50 * 1000);
+    CU_ASSERT_EQUAL(get_sandbox("spec-extend", answer, sizeof answer), 200);
+    snprintf(expected, sizeof expected, "\"expires_at\":%" PRId64 "}", later);
+    CU_ASSERT_PTR_NOT_NULL(strstr(answer, expected));
+    CU_ASSERT_TRUE(local_has(&daemon_dir, "spec-extend"));
+    /* Moved earlier again: the reaper destroys it at that time. */
+    int64_t soon = sbx_test_wall_ms() + 1000;
+    CU_ASSERT_EQUAL(sbx_backend_extend(remote, "spec-extend", soon, &err), SBX_OK);
+    CU_ASSERT_TRUE(gone_within(&daemon_dir, "spec-extend",
+                               (long)(soon - sbx_test_wall_ms()) + EXPIRY_DEADLINE_MS));
+    CU_ASSERT(sbx_test_wall_ms() >= soon);
+    CU_ASSERT_EQUAL(sbx_backend_extend(remote, "spec-extend", later, &err), SBX_ERR_NOT_FOUND);
+}
+
+/* What the extend route refuses, each naming what is at fault, and
+ * nothing moved. */
+static void test_extend_refusals_name_the_fault(void)
+{
+    if (!daemon_up())
+        return;
+    char answer[2048], body[160];
+    int64_t later = sbx_test_wall_ms() + 30 * 60 * 1000;
+    create_expiring("spec-ext-bad", 10 * 60 * 1000);
+    CU_ASSERT_EQUAL(provd_create(provd_url(daemon_dir.proc), "spec-ext-none", "default",
+                                 REQUEST_MS, answer, sizeof answer), 200);
+    sbx_error err;
+    CU_ASSERT_EQUAL(sbx_backend_extend(remote, "spec-ext-none", later, &err), SBX_ERR_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "(expires_at)"));
+    CU_ASSERT_EQUAL(sbx_backend_extend(remote, "spec-ext-missing", later, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "spec-ext-missing"));
+    snprintf(body, sizeof body, "{\"expires_at\":%" PRId64 ",\"user_id\":\"someone\"}", later);
+    CU_ASSERT_EQUAL(post_extend("spec-ext-bad", body, answer, sizeof answer), 409);
+    CU_ASSERT_PTR_NOT_NULL(strstr(answer, "belongs to another user"));
+    CU_ASSERT_EQUAL(post_extend("spec-ext-bad", "{\"expires_at\":\"soon\"}", answer,
+                                sizeof answer), 422);
+    CU_ASSERT_PTR_NOT_NULL(strstr(answer, "'expires_at'"));
+    CU_ASSERT_EQUAL(post_extend("spec-ext-bad", "{\"expires_at\":1000}", answer, sizeof answer),
+                    400);
+    CU_ASSERT_PTR_NOT_NULL(strstr(answer, "expires_at is not in the future"));
+    CU_ASSERT_EQUAL(post_extend("spec-ext-bad", "[1]", answer, sizeof answer), 422);
+    CU_ASSERT_EQUAL(get_sandbox("spec-ext-bad", answer, sizeof answer), 200);
+    CU_ASSERT_PTR_NULL(strstr(answer, "\"expires_at\":1000}"));
+    CU_ASSERT_EQUAL(sbx_backend_destroy(remote, "spec-ext-bad", &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(remote, "spec-ext-none", &err), SBX_OK);
+}
+
 /* DeerFlow's provisioner (as the emulator serves it) advertises no create
  * fields: a create that sets one reaches it not at all; one that sets none
  * is created as always. */
@@ -381,6 +459,10 @@ static void test_nothing_new_is_sent_to_a_provisioner_without_create_fields(void
         CU_ASSERT_EQUAL(sbx_backend_create(b, &req, &sb, &err), SBX_OK);
         sbx_backend_free_sandboxes(b, sb, sb != NULL);
         CU_ASSERT_EQUAL(sbx_test_emu_received(emu, "create"), 1);
+        /* Nor has it an extend route: refused here, naming why. */
+        CU_ASSERT_EQUAL(sbx_backend_extend(b, "spec-deerflow", sbx_test_wall_ms() + 3600000,
+                                           &err), SBX_ERR_UNSUPPORTED);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "does not serve extend"));
         sbx_backend_close(b);
     }
     sbx_host_free(emu_host);
@@ -400,6 +482,9 @@ void sbx_test_register(void)
         {"a_create_after_the_expiry_makes_a_new_sandbox",
          test_a_create_after_the_expiry_makes_a_new_sandbox},
         {"an_expiry_outlives_a_restart", test_an_expiry_outlives_a_restart},
+        {"extend_saves_a_sandbox_through_the_daemon",
+         test_extend_saves_a_sandbox_through_the_daemon},
+        {"extend_refusals_name_the_fault", test_extend_refusals_name_the_fault},
         {"nothing_new_is_sent_to_a_provisioner_without_create_fields",
          test_nothing_new_is_sent_to_a_provisioner_without_create_fields},
         CU_TEST_INFO_NULL,

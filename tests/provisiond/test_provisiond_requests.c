@@ -338,7 +338,7 @@ static void test_nul_and_long_path_ids_are_422(void)
 /* The capabilities the daemon over `d`'s local backend answers: the
  * reference provisioner's members, then create_fields naming what the
  * backend honours and expires_at (the daemon's own), in the request's
- * order.  Static storage. */
+ * order, and its extend route.  Static storage. */
 static const char *capabilities_of(const provd_local *d)
 {
     static char text[512];
@@ -355,7 +355,7 @@ static const char *capabilities_of(const provd_local *d)
                               common_create_field_name(bit));
         comma = ",";
     }
-    snprintf(text + n, sizeof text - n, "]}");
+    snprintf(text + n, sizeof text - n, "],\"extend\":true}");
     return text;
 }
 

@@ -9,6 +9,7 @@
 #include "common/sandbox_records.h"
 #include "plugin/remote/remote_create_spec.h"
 #include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_extend.h"
 #include "plugin/remote/remote_sandbox_answer.h"
 
 #include <sbx/host.h>
@@ -606,6 +607,24 @@ static void test_create_fields_are_advertised_names_only(void)
         CU_ASSERT_EQUAL(remote_decode_create_fields(none[i], strlen(none[i])), 0);
 }
 
+/* extend is advertised only by "extend":true (a boolean), never by a
+ * provisioner that does not say so (DeerFlow's). */
+static void test_extend_is_advertised_by_true_only(void)
+{
+    static const char yes[] = "{\"mount_contract_version\":2,\"extend\":true}";
+    CU_ASSERT_EQUAL(remote_decode_extend(yes, strlen(yes)), 1);
+    static const char *const no[] = {
+        "{\"mount_contract_version\":2}",
+        "{\"extend\":false}",
+        "{\"extend\":\"true\"}",
+        "{\"extend\":1}",
+        "[true]",
+        "not json",
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        CU_ASSERT_EQUAL(remote_decode_extend(no[i], strlen(no[i])), 0);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo sandbox[] = {
@@ -643,6 +662,7 @@ void sbx_test_register(void)
     static const CU_TestInfo other[] = {
         { "capabilities_version_is_a_strict_integer", test_capabilities_version_is_a_strict_integer },
         { "create_fields_are_advertised_names_only", test_create_fields_are_advertised_names_only },
+        { "extend_is_advertised_by_true_only", test_extend_is_advertised_by_true_only },
         { "too_deep_answers_say_so", test_too_deep_answers_say_so },
         { "detail_text_of_each_error_shape", test_detail_text_of_each_error_shape },
         { "detail_text_with_null_parts", test_detail_text_with_null_parts },

@@ -8,6 +8,7 @@ bin_PROGRAMS += tools/provisiond/sbx-provisiond
 tools_provisiond_sbx_provisiond_SOURCES = \
 	tools/provisiond/main.c \
 	tools/provisiond/provd_expiry.c tools/provisiond/provd_expiry.h \
+	tools/provisiond/provd_extend.c tools/provisiond/provd_extend.h \
 	tools/provisiond/provd_options.c tools/provisiond/provd_options.h \
 	tools/provisiond/provd_owners.c tools/provisiond/provd_owners.h \
 	tools/provisiond/provd_sandbox_api.c tools/provisiond/provd_sandbox_api.h \

@@ -15,6 +15,7 @@
 #include "tools/provisioner-common/prov_create_spec.h"
 #include "tools/provisioner-common/prov_json.h"
 #include "tools/provisioner-common/prov_mounts.h"
+#include "tools/provisiond/provd_extend.h"
 #include "tools/provisiond/provd_spec.h"
 
 #include <stdio.h>
@@ -62,7 +63,7 @@ static void clean_message(const char *message, char *out, size_t size)
  * cause.  A failure to reach what is behind the backend (the engine) is a
  * 5xx, never a 404: a 404 makes clients forget a live sandbox; a peer's
  * refusal of the daemon's own credentials is not the client's 401. */
-static void answer_backend_error(const sbx_error *err, prov_reply *reply)
+void provd_service_answer_error(const sbx_error *err, prov_reply *reply)
 {
     unsigned status = 500;
     switch (err->kind) {
@@ -172,7 +173,7 @@ static int existing_verified(provd_service *svc, const char *id, const sbx_sandb
  * be read at start-up: nobody may create it anew or remove what is left
  * of it until the operator has looked.  Returns 1 with the lock held, or
  * 0 with the answer (409, or out of memory) in `reply`. */
-static int lock_for_change(provd_service *svc, const char *id, prov_reply *reply)
+int provd_service_lock_for_change(provd_service *svc, const char *id, prov_reply *reply)
 {
     if (!provd_owners_lock(svc->owners, id)) {
         prov_reply_out_of_memory(reply);
@@ -289,7 +290,7 @@ static void create_with_backend(provd_service *svc, sbx_create_request *req,
     sbx_error err;
     sbx_status st = sbx_backend_create(svc->backend, req, &created, &err);
     if (st != SBX_OK) {
-        answer_backend_error(&err, reply);
+        provd_service_answer_error(&err, reply);
         if (existing == NULL)
             forget_unless_made(svc, req->sandbox_id);
     } else {
@@ -359,7 +360,7 @@ static void create_locked(provd_service *svc, sbx_create_request *req, const pro
     } else if (st == SBX_ERR_NOT_FOUND) {
         create_with_backend(svc, req, want, NULL, expires_at, reply);
     } else {
-        answer_backend_error(&err, reply);
+        provd_service_answer_error(&err, reply);
     }
     provd_record_clear(&record);
     sbx_backend_free_sandboxes(svc->backend, found, found != NULL ? 1 : 0);
@@ -400,7 +401,7 @@ static void answer_create(provd_service *svc, const prov_request *http,
         return;
     }
     prov_owner want = {request.user_id, thread, signature, svc->contract};
-    if (!lock_for_change(svc, id, reply)) {
+    if (!provd_service_lock_for_change(svc, id, reply)) {
         free(signature);
         prov_create_spec_clear(&spec);
         prov_create_request_clear(&request);
@@ -445,7 +446,7 @@ static void answer_get(provd_service *svc, const char *id, prov_reply *reply)
         return;
     }
     if (st != SBX_OK) {
-        answer_backend_error(&err, reply);
+        provd_service_answer_error(&err, reply);
         return;
     }
     static const prov_owner anything = {NULL, NULL, NULL, 0};
@@ -480,7 +481,7 @@ static void destroy_locked(provd_service *svc, const char *id, prov_reply *reply
     if (st == SBX_OK)
         provd_sandbox_api_sandbox_gone(svc->api, id);
     if (st != SBX_OK)
-        answer_backend_error(&err, reply);
+        provd_service_answer_error(&err, reply);
     else if (!provd_owners_remove(svc->owners, id, why, sizeof why))
         prov_reply_detail(reply, 500, why);
     else
@@ -489,7 +490,7 @@ static void destroy_locked(provd_service *svc, const char *id, prov_reply *reply
 
 static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
 {
-    if (!lock_for_change(svc, id, reply))
+    if (!provd_service_lock_for_change(svc, id, reply))
         return;
     destroy_locked(svc, id, reply);
     provd_owners_unlock(svc->owners, id);
@@ -497,7 +498,7 @@ static void answer_delete(provd_service *svc, const char *id, prov_reply *reply)
 
 int provd_service_expire(provd_service *svc, const char *id, prov_reply *reply)
 {
-    if (!lock_for_change(svc, id, reply))
+    if (!provd_service_lock_for_change(svc, id, reply))
         return 1;
     int due = record_expired(svc, id);
     if (due)
@@ -512,7 +513,7 @@ static void answer_list(provd_service *svc, prov_reply *reply)
     size_t count = 0;
     sbx_error err;
     if (sbx_backend_list_records(svc->backend, &records, &count, &err) != SBX_OK) {
-        answer_backend_error(&err, reply);
+        provd_service_answer_error(&err, reply);
         return;
     }
     json_object *entries = json_object_new_array();
@@ -545,7 +546,7 @@ static void answer_reconcile(provd_service *svc, const char *id, prov_reply *rep
     sbx_error err;
     sbx_status st = sbx_backend_reconcile(svc->backend, id, &result, &err);
     if (st != SBX_OK) {
-        answer_backend_error(&err, reply);
+        provd_service_answer_error(&err, reply);
         return;
     }
     if (result.status == SBX_RECONCILE_UNKNOWN) {
@@ -631,7 +632,8 @@ static void answer_route(void *cls, const prov_request *req, prov_route route,
 static int answer_outside(void *cls, const prov_request *req, prov_reply *reply)
 {
     provd_service *svc = cls;
-    return svc->api != NULL && provd_sandbox_api_answer(svc->api, req, reply);
+    return provd_extend_answer(svc, req, reply) ||
+           (svc->api != NULL && provd_sandbox_api_answer(svc->api, req, reply));
 }
 
 prov_handlers provd_service_handlers(provd_service *service)

@@ -37,6 +37,15 @@ int provd_service_contract(sbx_backend *backend);
  * reason is in `reply`), 0 when the sandbox is not due (`reply` untouched). */
 int provd_service_expire(provd_service *svc, const char *id, prov_reply *reply);
 
+/* A backend error as the protocol's status and a JSON detail naming the
+ * cause, into `reply` (a failure to reach the engine is a 5xx, never 404). */
+void provd_service_answer_error(const sbx_error *err, prov_reply *reply);
+
+/* Take the lock of `id` for a change (provd_owners_lock), unless its
+ * record file could not be read at start-up.  Returns 1 with the lock
+ * held, or 0 with the answer (409, or out of memory) in `reply`. */
+int provd_service_lock_for_change(provd_service *svc, const char *id, prov_reply *reply);
+
 /* The server hooks that answer with `service` (which must outlive the
  * server): the protocol's routes, and the sandbox API under /s/. */
 prov_handlers provd_service_handlers(provd_service *service);

@@ -21,8 +21,7 @@ int64_t provd_spec_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The bits the backend itself honours. */
-static unsigned backend_fields(sbx_backend *backend)
+unsigned provd_spec_backend_fields(sbx_backend *backend)
 {
     sbx_operations_info info = {.struct_size = sizeof info};
     sbx_error ignored;
@@ -33,7 +32,7 @@ static unsigned backend_fields(sbx_backend *backend)
 
 unsigned provd_spec_fields(sbx_backend *backend)
 {
-    return backend_fields(backend) | SBX_CREATE_EXPIRY;
+    return provd_spec_backend_fields(backend) | SBX_CREATE_EXPIRY;
 }
 
 void provd_spec_answer_capabilities(int contract, sbx_backend *backend, prov_reply *reply)
@@ -49,7 +48,8 @@ void provd_spec_answer_capabilities(int contract, sbx_backend *backend, prov_rep
         json_object_put(names);
         names = NULL;
     }
-    built = obj != NULL && prov_json_add(obj, "create_fields", names);
+    built = obj != NULL && prov_json_add(obj, "create_fields", names) &&
+            prov_json_add(obj, "extend", json_object_new_boolean(1));
     if (obj == NULL)
         json_object_put(names);
     prov_reply_json(reply, 200, prov_json_built(obj, built));
@@ -63,7 +63,7 @@ int provd_spec_check(sbx_backend *backend, sbx_create_request *req, int64_t *exp
         return 1;
     sbx_error err;
     sbx_error_clear(&err);
-    unsigned own = backend_fields(backend);
+    unsigned own = provd_spec_backend_fields(backend);
     sbx_status st = common_create_request_check_fields(req, &err);
     char prefix[96];
     snprintf(prefix, sizeof prefix, "sbx-provisiond (backend '%s')",

@@ -16,8 +16,13 @@
  * operations_info names, and SBX_CREATE_EXPIRY. */
 unsigned provd_spec_fields(sbx_backend *backend);
 
+/* The SBX_CREATE_* bits the backend itself honours (its operations_info's
+ * create_fields; 0 when it cannot say). */
+unsigned provd_spec_backend_fields(sbx_backend *backend);
+
 /* 200 with the capabilities at mount contract `contract` and
- * "create_fields": the names of provd_spec_fields(backend). */
+ * "create_fields": the names of provd_spec_fields(backend), and "extend":
+ * true (the extend route, provd_extend.h). */
 void provd_spec_answer_capabilities(int contract, sbx_backend *backend, prov_reply *reply);
 
 /* Check `req`'s spec members before anything is created: 400 in `reply`

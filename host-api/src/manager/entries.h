@@ -46,6 +46,8 @@ typedef struct mgr_entry {
     int64_t unowned_since;         /* reconciliation's grace timer; -1: none */
     atomic_int pins;               /* acquirers using it: not freed, not adopted */
     atomic_int operating;          /* sandbox operations running in it: not idle */
+    _Atomic int64_t expires_at;    /* its expiry as last learnt (its create, an
+                                    * extend, a list); 0: none known */
     pthread_mutex_t acquire_lock;
     /* The identity index (under the write lock; read under a read hold). */
     struct mgr_entry *identity_next;

@@ -235,6 +235,7 @@ static sbx_status create_new(acquire_ctx *a)
         st = sbx_backend_create(m->backend, &request, &created, a->err);
     if (st != SBX_OK)
         return st;
+    mgr_expiry_note(m, a->e->id, request.expires_at);
     mgr_log(m, SBX_LOG_INFO, "created sandbox %s for user '%s' thread '%s'", a->e->id, a->user,
             a->thread != NULL ? a->thread : "(anonymous)");
     /* Rule 6: not handed out (nor published) before it serves; one that
