@@ -8,30 +8,17 @@
 
 #include <string.h>
 
-/* The four hex digits at `p` as a number; -1 when they are not. */
-static long hex4(const char *p)
-{
-    long v = 0;
-    for (int i = 0; i < 4; i++) {
-        int d = common_hex_digit(p[i]);
-        if (d < 0)
-            return -1;
-        v = v << 4 | d;
-    }
-    return v;
-}
-
 /* The code point of the \u escape at text[*i] (the backslash), advancing
  * *i past it (and past its low half for a surrogate pair); -1 when bad. */
 static long code_point(const char *text, size_t len, size_t *i)
 {
-    long cp = *i + 6 <= len ? hex4(text + *i + 2) : -1;
+    long cp = *i + 6 <= len ? common_hex4(text + *i + 2) : -1;
     *i += 6;
     if (cp < 0xD800 || cp > 0xDFFF)
         return cp;
     if (cp > 0xDBFF || *i + 6 > len || text[*i] != '\\' || text[*i + 1] != 'u')
         return -1;
-    long low = hex4(text + *i + 2);
+    long low = common_hex4(text + *i + 2);
     if (low < 0xDC00 || low > 0xDFFF)
         return -1;
     *i += 6;
