@@ -29,7 +29,8 @@ char *common_base64_encode_alloc(const void *bytes, size_t len);
 #define COMMON_BASE64_DECODED_MAX(len) ((len) / 4 * 3 + 3)
 
 /* Decode `len` characters of base64 into `out`, which holds
- * COMMON_BASE64_DECODED_MAX(len) bytes.  Padding may be left out; when
+ * COMMON_BASE64_DECODED_MAX(len) bytes (or is `text` itself: the bytes
+ * never pass the characters they come from).  Padding may be left out; when
  * present it ends the text and completes the last group of 4.  Returns 0
  * and sets *out_len, or -1 for a character outside the alphabet (or
  * whitespace, when `flags` does not skip it), data after '=', or a last

@@ -18,4 +18,18 @@ static inline int common_hex_digit(char c)
     return -1;
 }
 
+/* The value of the four hex digits at `p` (JSON's \uXXXX), or -1 when
+ * one of them is none. */
+static inline long common_hex4(const char *p)
+{
+    long value = 0;
+    for (int i = 0; i < 4; i++) {
+        int digit = common_hex_digit(p[i]);
+        if (digit < 0)
+            return -1;
+        value = value << 4 | digit;
+    }
+    return value;
+}
+
 #endif /* SBX_COMMON_HEX_DIGIT_H */

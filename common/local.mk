@@ -33,7 +33,8 @@ common_libsbx_common_la_SOURCES = \
 	common/shell_quote.c common/shell_quote.h \
 	common/tcp_ready.c common/tcp_ready.h \
 	common/utf8.c common/utf8.h \
-	common/json_stream.c common/json_stream.h
+	common/json_stream.c common/json_stream.h \
+	common/json_unescape.c common/json_unescape.h
 
 # The HTTP client and strict JSON readers of the HTTP backends (remote,
 # docker), also linked into the host library for the manager's readiness

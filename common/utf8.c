@@ -5,6 +5,9 @@
 
 #include "common/dynbuf.h"
 
+#include <stdint.h>
+#include <string.h>
+
 /* The tree's one UTF-8 table.  Length of the sequence that `lead` starts,
  * and the bounds of its second byte (they exclude overlong forms,
  * surrogates and code points past U+10FFFF, as RFC 3629's table does); 0
@@ -150,7 +153,16 @@ void common_utf8_scan_bytes(common_utf8_scan *u, const char *bytes, size_t len)
 {
     const unsigned char *p = (const unsigned char *)bytes;
     for (size_t i = 0; i < len && !u->bad; i++) {
-        /* Most text is ASCII: skip its bytes (1 .. 0x7F) in a tight loop. */
+        /* Most text is ASCII: skip its bytes (1 .. 0x7F) eight at a time
+         * (a word with none outside that range has no high bit set in it
+         * nor in it less one in each byte), then one at a time. */
+        while (u->need == 0 && len - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, sizeof w);
+            if (((w | (w - 0x0101010101010101u)) & 0x8080808080808080u) != 0)
+                break;
+            i += 8;
+        }
         while (u->need == 0 && i < len && (unsigned char)(p[i] - 1) < 0x7F)
             i++;
         if (i == len)

@@ -292,31 +292,36 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
 }
 
 /* {"file": <abs>, "content": <base64>, "encoding": "base64", "append": A},
- * built without a second copy of the content. */
+ * one buffer of its exact size with the content encoded in place (no copy
+ * of the content but the encoding itself). */
 static char *write_body(const char *abs, const void *data, size_t length, int append)
 {
     struct json_object *file = json_object_new_string(abs);
-    char *b64 = common_base64_encode_alloc(data, length);
-    common_dynbuf b;
-    common_dynbuf_init(&b, 0);
-    if (file != NULL && b64 != NULL) {
-        const char *quoted = json_object_to_json_string_ext(
-            file, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        common_dynbuf_add(&b, "{\"file\":", 8);
-        common_dynbuf_add(&b, quoted, strlen(quoted));
-        common_dynbuf_add(&b, ",\"content\":\"", 12);
-        common_dynbuf_add(&b, b64, strlen(b64));
-        const char *end = append ? "\",\"encoding\":\"base64\",\"append\":true}"
-                                 : "\",\"encoding\":\"base64\",\"append\":false}";
-        common_dynbuf_add(&b, end, strlen(end));
+    const char *quoted = file != NULL ? json_object_to_json_string_ext(
+                                            file, JSON_C_TO_STRING_PLAIN |
+                                                      JSON_C_TO_STRING_NOSLASHESCAPE)
+                                      : NULL;
+    static const char head[] = "{\"file\":", middle[] = ",\"content\":\"";
+    const char *tail = append ? "\",\"encoding\":\"base64\",\"append\":true}"
+                              : "\",\"encoding\":\"base64\",\"append\":false}";
+    size_t quoted_len = quoted != NULL ? strlen(quoted) : 0, tail_len = strlen(tail);
+    char *body = NULL;
+    if (quoted != NULL && length <= (SIZE_MAX - 64 - quoted_len - tail_len) / 4 * 3)
+        body = malloc(sizeof head - 1 + quoted_len + sizeof middle - 1 +
+                      COMMON_BASE64_ENCODED_LEN(length) + tail_len + 1);
+    if (body != NULL) {
+        char *at = body;
+        memcpy(at, head, sizeof head - 1);
+        at += sizeof head - 1;
+        memcpy(at, quoted, quoted_len);
+        at += quoted_len;
+        memcpy(at, middle, sizeof middle - 1);
+        at += sizeof middle - 1;
+        at += common_base64_encode(data, length, at);
+        memcpy(at, tail, tail_len + 1);
     }
     json_object_put(file);
-    free(b64);
-    if (file == NULL || b64 == NULL || b.failed != COMMON_DYNBUF_OK) {
-        common_dynbuf_free(&b);
-        return NULL;
-    }
-    return common_dynbuf_take(&b, NULL);
+    return body;
 }
 
 /* Whether a write needs the check script before /v1/file/write.  The AIO

@@ -11,19 +11,6 @@
 
 #include <string.h>
 
-/* The value of the 4 hex digits at p (end - p >= 4), or -1. */
-static long hex4(const char *p)
-{
-    long value = 0;
-    for (int i = 0; i < 4; i++) {
-        int digit = common_hex_digit(p[i]);
-        if (digit < 0)
-            return -1;
-        value = value << 4 | digit;
-    }
-    return value;
-}
-
 /* The index of the wanted key the stream's KEY event names, or count.
  * A strict stream keeps an escaped NUL in `key`, so "status\u0000x" is
  * no "status"; a key longer than COMMON_JSON_STREAM_KEY_MAX matches none. */
@@ -114,10 +101,10 @@ static size_t decode_escape(const char *p, const char *end, unsigned char out[4]
         *next = p + 1;
         return 1;
     }
-    long cp = end - p >= 5 ? hex4(p + 1) : -1;
+    long cp = end - p >= 5 ? common_hex4(p + 1) : -1;
     p += 5;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
-        long low = end - p >= 6 && p[0] == '\\' && p[1] == 'u' ? hex4(p + 2) : -1;
+        long low = end - p >= 6 && p[0] == '\\' && p[1] == 'u' ? common_hex4(p + 2) : -1;
         if (low < 0xDC00 || low > 0xDFFF)
             return 0;
         cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);

@@ -620,6 +620,31 @@ class AioRoutes(unittest.TestCase):
         self.assertEqual((answer.status, answer.body), (200, blob))
         self.assertEqual(self.exec("wc -c < blob.bin")["stdout"].strip(), str(len(blob)))
 
+    def test_write_content_is_decoded_byte_exact_wherever_it_stands(self):
+        # every JSON escape, a surrogate pair, content first and newlines
+        # asked after it; a name that holds "content" in escaped quotes
+        name = 'q "content": x.txt'
+        raw = (b'{"content": "q\\"b\\\\s\\/ \\b\\f\\n\\r\\t \\u00e9\\u20AC'
+               b'\\ud83d\\ude00 end", "file": "q \\"content\\": x.txt",'
+               b' "leading_newline": true, "trailing_newline": true}')
+        expected = "\nq\"b\\s/ \b\f\n\r\t \u00e9\u20ac\U0001F600 end\n".encode()
+        data = self.ok("POST", "/v1/file/write", raw, content_type="application/json")
+        self.assertEqual(data, {"file": name, "bytes_written": len(expected)})
+        self.assertEqual(self.download(self.home() + "/" + name).body, expected)
+        # base64 folded with escaped line ends and "\/", content last
+        blob = bytes(range(256)) * 3
+        b64 = base64.b64encode(blob).decode()
+        folded = b64[:76] + "\\n" + b64[76:152] + "\\r\\n" + b64[152:].replace("/", "\\/")
+        raw = ('{"file": "folded.bin", "encoding": "base64", "content": "%s"}' % folded).encode()
+        self.assertEqual(self.ok("POST", "/v1/file/write", raw, content_type="application/json"),
+                         {"file": "folded.bin", "bytes_written": len(blob)})
+        self.assertEqual(self.download("folded.bin").body, blob)
+        # a member name written with an escape is the same member
+        raw = b'{"file": "key.txt", "con\\u0074ent": "by an escaped name"}'
+        self.ok("POST", "/v1/file/write", raw, content_type="application/json")
+        self.assertEqual(self.download("key.txt").body, b"by an escaped name")
+        self.unprocessable("/v1/file/write", {"file": "a", "content": 5}, ["body", "content"])
+
     def test_upload_and_download_are_byte_exact(self):
         # the delimiter less its last byte: a part ends only at the whole one
         blob = os.urandom(70000) + b"\r\n--sbx-test-boundary-7f3" + b"\x00" * 10

@@ -313,9 +313,72 @@ static void test_a_file_read_costs_about_its_answer_and_gives_it_back(void)
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
+/* POST /v1/file/write of `size` bytes of text (base64 when `base64`) to
+ * `file` for `token`; the daemon's peak while it ran, less its resident
+ * size before, in kB (through *peak_kb), and the answer's status. */
+static long write_big(const provd_local *d, const char *token, const char *file, size_t size,
+                      int base64, long *peak_kb)
+{
+    size_t content_len = base64 ? (size + 2) / 3 * 4 : size;
+    char *body = malloc(content_len + 200);
+    if (body == NULL)
+        return -1;
+    int head = snprintf(body, 200, "{\"file\":\"%s\",%s\"content\":\"", file,
+                        base64 ? "\"encoding\":\"base64\"," : "");
+    /* "abc" is "YWJj" in base64: `size` a multiple of 3 repeats either */
+    for (size_t i = 0; i < content_len; i++)
+        body[head + i] = base64 ? "YWJj"[i % 4] : "abc"[i % 3];
+    snprintf(body + head + content_len, 200, "\"}");
+    char url[512];
+    snprintf(url, sizeof url, "%s/s/%s/v1/file/write", provd_url(d->proc), token);
+    pid_t pid = provd_pid(d->proc);
+    CU_ASSERT_TRUE(reset_peak(pid));
+    long before = status_kb(pid, "VmRSS");
+    sbx_test_http_result r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL(sbx_test_http("POST", url, NULL, body, DEADLINE_MS, &r), 0);
+    *peak_kb = status_kb(pid, "VmHWM") - before;
+    long status = r.status;
+    char expected[64];
+    snprintf(expected, sizeof expected, "\"bytes_written\":%zu", size);
+    CU_ASSERT(r.body != NULL && strstr(r.body, expected) != NULL);
+    sbx_test_http_result_clear(&r);
+    free(body);
+    return status;
+}
+
+static void test_a_16_mib_write_holds_its_body_and_no_copy_of_it(void)
+{
+    const size_t size = (size_t)16 << 20;
+    provd_local d;
+    char token[PROVD_TEST_TOKEN_LEN + 1], answer[4096];
+    if (!provd_local_start(&d, 0, NULL))
+        return;
+    if (provd_create_token(provd_url(d.proc), "big", "u", token)) {
+        long text_kb = 0, base64_kb = 0;
+        CU_ASSERT_EQUAL(write_big(&d, token, "big.txt", size, 0, &text_kb), 200);
+        /* size - 1 is a multiple of 3: whole groups of "abc" */
+        CU_ASSERT_EQUAL(write_big(&d, token, "big.bin", size - 1, 1, &base64_kb), 200);
+        CU_ASSERT_EQUAL(exec_now(&d, token, "wc -c < big.txt; wc -c < big.bin; head -c 6 big.bin",
+                                 answer, sizeof answer), 200);
+        CU_ASSERT_PTR_NOT_NULL(strstr(answer, "\"stdout\":\"16777216\\n16777215\\nabcabc\""));
+        /* The body (16 MiB of text, 21.3 MiB of base64) and a quarter
+         * of it for everything else; json-c's parse took three times. */
+        if (SBX_TEST_MEMORY_FIGURES_HOLD) {
+            CU_ASSERT(text_kb > 0 && text_kb <= 16384 * 5 / 4);
+            CU_ASSERT(base64_kb > 0 && base64_kb <= 21846 * 5 / 4);
+        }
+        fprintf(stderr, "16 MiB writes: the daemon's peak rose by %ld kB (text), %ld kB (base64)\n",
+                text_kb, base64_kb);
+    }
+    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+}
+
 void sbx_test_register(void)
 {
     static CU_TestInfo tests[] = {
+        {"a 16 MiB write holds its body and no copy of it",
+         test_a_16_mib_write_holds_its_body_and_no_copy_of_it},
         {"clients that go away end their commands and free the threads",
          test_clients_that_go_away_end_their_commands_and_free_the_threads},
         {"an exec without hard_timeout ends at the exec timeout",

@@ -172,6 +172,13 @@ static void check_field(json_object *body, const aio_field *f, aio_problems *p)
         check_choice(value, f, p);
 }
 
+void aio_body_check_fields(json_object *obj, const aio_field *fields, size_t count,
+                           aio_problems *p)
+{
+    for (size_t i = 0; i < count; i++)
+        check_field(obj, &fields[i], p);
+}
+
 json_object *aio_body_parse(const char *body, size_t len, const aio_field *fields,
                             size_t count, aio_problems *p)
 {
@@ -212,8 +219,7 @@ json_object *aio_body_parse(const char *body, size_t len, const aio_field *field
         json_object_put(obj);
         return NULL;
     }
-    for (size_t i = 0; i < count; i++)
-        check_field(obj, &fields[i], p);
+    aio_body_check_fields(obj, fields, count, p);
     if (aio_problems_found(p)) {
         json_object_put(obj);
         return NULL;

@@ -57,6 +57,11 @@ int aio_problems_found(const aio_problems *p);
  * releases them. */
 void aio_problems_answer(aio_problems *p, prov_reply *reply);
 
+/* Check each of the `count` `fields` of the parsed object `obj`, recording
+ * what is wrong in *p (aio_problems_found says whether anything was). */
+void aio_body_check_fields(json_object *obj, const aio_field *fields, size_t count,
+                           aio_problems *p);
+
 /* Parse `body` as the JSON object of a model of `count` `fields` and check
  * each field.  Returns the object (the caller puts it) when it passes,
  * else NULL with the problems recorded in *p (the body not strict JSON,

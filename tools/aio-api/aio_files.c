@@ -9,6 +9,7 @@
 
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_write_body.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
@@ -159,17 +160,11 @@ static const char *write_bytes(json_object *body, size_t *len, char **owned, int
     return *owned = bytes;
 }
 
-void aio_route_write(const aio_call *call, prov_reply *reply)
+/* Write `len` bytes for the body's members `body` and answer. */
+static void write_and_answer(const aio_call *call, json_object *body, const char *bytes,
+                             size_t len, int invalid, prov_reply *reply)
 {
-    json_object *body = aio_body_read(call->req->body, call->req->body_len, write_fields,
-                                      sizeof write_fields / sizeof write_fields[0], reply);
-    if (body == NULL)
-        return;
     const char *path = aio_string(body, "file", "");
-    size_t len = 0;
-    int invalid = 0;
-    char *owned = NULL;
-    const char *bytes = write_bytes(body, &len, &owned, &invalid);
     sbx_error err;
     sbx_error_clear(&err);
     unsigned flags = aio_boolean(body, "append", 0) ? SBX_WRITE_APPEND : 0;
@@ -187,6 +182,48 @@ void aio_route_write(const aio_call *call, prov_reply *reply)
                     prov_json_add(data, "bytes_written", json_object_new_int64((int64_t)len));
         aio_answer_data(reply, prov_json_built(data, built));
     }
+}
+
+/* The write of a body read in place (aio_write_body.h): its content
+ * decoded where it lies in the request's body. */
+static void write_in_place(const aio_call *call, aio_write_body *wb, prov_reply *reply)
+{
+    int base64 = strcmp(aio_string(wb->members, "encoding", "utf-8"), "base64") == 0;
+    const char *bytes = NULL;
+    size_t len = 0;
+    int invalid = aio_write_body_decode(wb, base64,
+                                        !base64 && aio_boolean(wb->members, "leading_newline", 0),
+                                        !base64 && aio_boolean(wb->members, "trailing_newline", 0),
+                                        &bytes, &len) != 0;
+    write_and_answer(call, wb->members, bytes, len, invalid, reply);
+}
+
+void aio_route_write(const aio_call *call, prov_reply *reply)
+{
+    /* The request's body is its own copy (prov_server.h): the content is
+     * decoded there rather than into new buffers of its size. */
+    aio_write_body wb;
+    switch (aio_write_body_read((char *)call->req->body, call->req->body_len, write_fields,
+                                sizeof write_fields / sizeof write_fields[0], &wb)) {
+    case AIO_WRITE_BODY_READ:
+        write_in_place(call, &wb, reply);
+        json_object_put(wb.members);
+        return;
+    case AIO_WRITE_BODY_OUT_OF_MEMORY:
+        prov_reply_out_of_memory(reply);
+        return;
+    case AIO_WRITE_BODY_ELSEWISE:
+        break;
+    }
+    json_object *body = aio_body_read(call->req->body, call->req->body_len, write_fields,
+                                      sizeof write_fields / sizeof write_fields[0], reply);
+    if (body == NULL)
+        return;
+    size_t len = 0;
+    int invalid = 0;
+    char *owned = NULL;
+    const char *bytes = write_bytes(body, &len, &owned, &invalid);
+    write_and_answer(call, body, bytes, len, invalid, reply);
     free(owned);
     json_object_put(body);
 }

@@ -33,6 +33,7 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 tools_aio_api_libsbx_aio_la_SOURCES += \
 	tools/aio-api/aio_home_cache.c tools/aio-api/aio_home_cache.h \
 	tools/aio-api/aio_editor.c \
-	tools/aio-api/aio_edit_history.c tools/aio-api/aio_edit_history.h
+	tools/aio-api/aio_edit_history.c tools/aio-api/aio_edit_history.h \
+	tools/aio-api/aio_write_body.c tools/aio-api/aio_write_body.h
 tools_aio_api_libsbx_aio_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) -pthread
 tools_aio_api_libsbx_aio_la_LIBADD = $(JSONC_LIBS) -lpthread

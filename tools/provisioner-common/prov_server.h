@@ -25,7 +25,10 @@ typedef struct prov_request {
                                  * string */
     const char *api_key;        /* the X-API-Key header, NULL when absent */
     const char *content_type;   /* NULL when absent */
-    const char *body;           /* NUL-terminated copy; "" when none */
+    const char *body;           /* NUL-terminated copy of the request's own: a
+                                 * route may rewrite its body_len bytes in place
+                                 * (a file write decodes its content there);
+                                 * "" when none */
     size_t body_len;
     void *connection;           /* for prov_request_query */
     int client_fd;              /* the client's socket, for a backend call to

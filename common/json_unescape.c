@@ -1,0 +1,58 @@
+/* In-place decoding of a JSON string's characters (see json_unescape.h). */
+#include <config.h>
+
+#include "common/json_unescape.h"
+
+#include "common/hex_digit.h"
+#include "common/utf8.h"
+
+#include <string.h>
+
+/* The code point of the \u escape at text[*i] (the backslash), advancing
+ * *i past it (and past its low half for a surrogate pair); -1 when bad. */
+static long code_point(const char *text, size_t len, size_t *i)
+{
+    long cp = *i + 6 <= len ? common_hex4(text + *i + 2) : -1;
+    *i += 6;
+    if (cp < 0xD800 || cp > 0xDFFF)
+        return cp;
+    if (cp > 0xDBFF || *i + 6 > len || text[*i] != '\\' || text[*i + 1] != 'u')
+        return -1;
+    long low = common_hex4(text + *i + 2);
+    if (low < 0xDC00 || low > 0xDFFF)
+        return -1;
+    *i += 6;
+    return 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+}
+
+size_t common_json_unescape(const char *text, size_t len, char *out)
+{
+    size_t n = 0, i = 0;
+    while (i < len) {
+        const char *slash = memchr(text + i, '\\', len - i);
+        size_t plain = slash != NULL ? (size_t)(slash - text) - i : len - i;
+        /* out never passes text: memmove for the stretch they share */
+        memmove(out + n, text + i, plain);
+        n += plain;
+        i += plain;
+        if (slash == NULL || i + 1 >= len)
+            return slash == NULL ? n : (size_t)-1;
+        static const char escapes[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+        const char *e = strchr(escapes, text[i + 1]);
+        if (text[i + 1] == 'u') {
+            long cp = code_point(text, len, &i);
+            if (cp < 0)
+                return (size_t)-1;
+            char bytes[4];
+            size_t k = common_utf8_encode((unsigned long)cp, bytes);
+            memcpy(out + n, bytes, k);
+            n += k;
+        } else if (e != NULL && text[i + 1] != '\0' && (e - escapes) % 2 == 0) {
+            out[n++] = e[1];
+            i += 2;
+        } else {
+            return (size_t)-1;
+        }
+    }
+    return n;
+}
