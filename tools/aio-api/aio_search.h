@@ -1,11 +1,11 @@
 /* What the AIO search routes (/v1/file/find, glob, grep, search) share:
  * the check that a search's start path is one the file routes accept
- * (resolved beneath the sandbox by the backend), the tree listing of the
- * name searches (the backend's list_dir: no process started), a walk run
- * inside the sandbox as one exec of sh, find and grep (symlinks never
- * followed below the start path, output NUL-separated, bounded in bytes
- * and time), the answers of their failures, and the glob matching of
- * relative paths.
+ * (resolved beneath the sandbox by the backend), glob's tree listing (the
+ * backend's list_dir: no process started on a local sandbox), a walk run
+ * inside the sandbox as one exec of find, or of sh, find and grep
+ * (symlinks never followed below the start path, output NUL-separated,
+ * bounded in bytes and time), the answers of their failures, and the glob
+ * matching of relative paths.
  * Thread-safe: nothing is shared between calls. */
 #ifndef AIO_SEARCH_H
 #define AIO_SEARCH_H
