@@ -152,4 +152,5 @@ EXTRA_tests_provisiond_test_provisiond_create_spec_DEPENDENCIES = \
 # dockerd, busybox's tools in the container (root; SKIP with the reason
 # otherwise).
 dist_check_SCRIPTS += tests/provisiond/test_provisiond_docker_search.sh
+EXTRA_DIST += tests/provisiond/provd-docker-lib.sh
 TESTS += tests/provisiond/test_provisiond_docker_search.sh
