@@ -147,3 +147,10 @@ tests_provisiond_test_provisiond_create_spec_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_create_spec_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+# The AIO file search routes of sbx-provisiond over docker on a private
+# dockerd, busybox's tools in the container (root; SKIP with the reason
+# otherwise).
+dist_check_SCRIPTS += tests/provisiond/test_provisiond_docker_search.sh
+EXTRA_DIST += tests/provisiond/provd-docker-lib.sh
+TESTS += tests/provisiond/test_provisiond_docker_search.sh

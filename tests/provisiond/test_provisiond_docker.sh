@@ -12,44 +12,9 @@ set -u
 srcdir=${SBX_TEST_SRCDIR:?run through make check}
 builddir=${SBX_TEST_BUILDDIR:?run through make check}
 sbxctl=${SBXCTL_BIN:?run through make check}
-env_script=$srcdir/tests/docker/podman-env.sh
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: the podman test engine needs root (a private engine with its own storage)" >&2
-    exit 77
-fi
-# A short path: the engine's unix socket lives in it (108-byte limit).
-dir=$(mktemp -d /tmp/sbx-provd.XXXXXX) || exit 1
-daemon_pid=
-cleanup() {
-    [ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid"
-    echo "--- sbx-provisiond stderr"; cat "$dir/stderr" 2>/dev/null
-    "$env_script" stop "$dir"
-}
-settings=$("$env_script" start "$dir")
-rc=$?
-if [ "$rc" -ne 0 ]; then
-    "$env_script" stop "$dir"
-    exit "$rc"
-fi
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-eval "$settings"
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-# The daemon's first stdout line says where it listens; a FIFO lets the
-# test wait for it with a deadline instead of sleeping.
-mkfifo "$dir/stdout"
-"$builddir/tools/provisiond/sbx-provisiond" --listen 127.0.0.1:0 --backend docker \
-    --set "socket=$SBX_DOCKER_SOCKET" --set "image=$SBX_DOCKER_IMAGE" \
-    --set "command=mkdir -p /www && echo 'hello from the sandbox' > /www/page.txt && exec httpd -f -p 8080 -h /www" \
-    --set ready_timeout_ms=120000 --state-dir "$dir/owners" >"$dir/stdout" 2>"$dir/stderr" &
-daemon_pid=$!
-line=$(timeout 30 head -n 1 "$dir/stdout")
-url=${line##*listening on }
-case "$url" in http://127.0.0.1:*) ;; *) fail "the daemon did not start: '$line'" ;; esac
-echo "daemon at $url"
+. "$srcdir/tests/provisiond/provd-docker-lib.sh"
+provd_engine_start podman
+provd_start "mkdir -p /www && echo 'hello from the sandbox' > /www/page.txt && exec httpd -f -p 8080 -h /www"
 
 remote() { "$sbxctl" --backend remote --set "provisioner_url=$url" "$@"; }
 field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p"; }

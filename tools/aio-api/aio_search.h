@@ -1,9 +1,11 @@
 /* What the AIO search routes (/v1/file/find, glob, grep, search) share:
  * the check that a search's start path is one the file routes accept
- * (resolved beneath the sandbox by the backend), a walk run inside the
- * sandbox as one exec of sh, find and grep (symlinks never followed below
- * the start path, output NUL-separated, bounded in bytes and time), the
- * answers of its failures, and the glob matching of relative paths.
+ * (resolved beneath the sandbox by the backend), glob's tree listing (the
+ * backend's list_dir: no process started on a local sandbox), a walk run
+ * inside the sandbox as one exec of find, or of sh, find and grep
+ * (symlinks never followed below the start path, output NUL-separated,
+ * bounded in bytes and time), the answers of their failures, and the glob
+ * matching of relative paths.
  * Thread-safe: nothing is shared between calls. */
 #ifndef AIO_SEARCH_H
 #define AIO_SEARCH_H
@@ -23,6 +25,10 @@
 #define AIO_SEARCH_TEXT(x) AIO_SEARCH_TEXT_(x)
 #define AIO_SEARCH_CAP AIO_SEARCH_TEXT(AIO_SEARCH_MAX_OUTPUT)
 
+/* The most entries a tree listing keeps: past it the listing says
+ * truncated (about 25 MiB of listing held at most). */
+#define AIO_SEARCH_MAX_ENTRIES 250000
+
 /* The longest a walk runs (less when the server's exec timeout is). */
 #define AIO_SEARCH_TIMEOUT_MS 60000
 
@@ -33,7 +39,8 @@ int aio_search_path_ok(const aio_call *call, const char *operation, const char *
                        prov_reply *reply);
 
 /* One walk: `script` run by sh -c in the sandbox with "$1".. = `args`
- * (`count`), and `env` (`env_count`) added, its stdout cut at
+ * (`count`), or with `script` NULL the command `args` itself (no shell
+ * started), and `env` (`env_count`) added, its stdout cut at
  * AIO_SEARCH_MAX_OUTPUT.  Everything borrowed. */
 typedef struct aio_walk {
     const char *script;
@@ -42,6 +49,20 @@ typedef struct aio_walk {
     const sbx_env_var *env;
     size_t env_count;
 } aio_walk;
+
+/* The entries below directory `path` down to `max_depth` levels
+ * (UINT_MAX: any), listed by the backend's list_dir (symlinks listed, not
+ * followed; at most AIO_SEARCH_MAX_ENTRIES), in *out (the caller frees
+ * it with sbx_backend_free_listing; NULL when `path` is a file: nothing
+ * below it).  0 after answering in `reply` (the FileOperationError of
+ * `operation` on `path`). */
+int aio_search_list(const aio_call *call, const char *operation, const char *path,
+                    unsigned max_depth, sbx_dir_listing **out, prov_reply *reply);
+
+/* `rel` (a listing's entry path) joined to `base` as find prints it:
+ * "BASE/REL", one slash between.  NULL when memory ran out; the caller
+ * frees it. */
+char *aio_search_join(const char *base, const char *rel);
 
 /* Run `walk`: its result in *out (the caller frees it with
  * sbx_backend_free_exec_result), or 0 after answering in `reply` (the
@@ -67,9 +88,5 @@ int64_t aio_search_int(json_object *body, const char *name, int64_t fallback, in
  * zero or more components).  `anchored`: the whole path; else its last
  * components only (as Python's PurePath.match). */
 int aio_search_glob_match(const char *pattern, const char *rel, int anchored);
-
-/* `path` below `base` (as find prints it: base, then "/"), without base
- * and the slash; `path` itself when it is not below. */
-const char *aio_search_relative(const char *base, const char *path);
 
 #endif

@@ -1,7 +1,10 @@
-/* POST /v1/file/find and POST /v1/file/glob (aio_routes.h): one walk of
- * find(1) in the sandbox (symlinks below the start path never followed,
- * paths NUL-separated), its paths matched against the glob here,
- * component by component. */
+/* POST /v1/file/find and POST /v1/file/glob (aio_routes.h): find's names
+ * (find(1) run alone in the sandbox, no shell; symlinks below the start
+ * path never followed, paths NUL-separated), or for glob, whose answer
+ * has sizes and times, the tree listed by the backend (aio_search_list:
+ * no process started on a local sandbox, find and stat in a container,
+ * busybox's will do); paths matched against the glob here, component by
+ * component. */
 #include <config.h>
 
 #include "tools/aio-api/aio_answers.h"
@@ -10,10 +13,12 @@
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_json.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const aio_field find_fields[] = {
     {"path", AIO_FIELD_STRING, 1, 0, NULL},
@@ -34,34 +39,13 @@ static const aio_field glob_fields[] = {
     {"sort_desc", AIO_FIELD_BOOLEAN, 0, 1, NULL},
 };
 
-/* Files below "$1" whose name matches "$2" (every name when empty). */
-static const char find_script[] =
-    "if [ -n \"$2\" ]; then find -H \"$1\" -mindepth 1 -name \"$2\" -type f -print0; "
-    "else find -H \"$1\" -mindepth 1 -type f -print0; fi | head -c " AIO_SEARCH_CAP;
-
-/* Entries below "$1" as "TYPE SIZE MTIME PATH\0" (mtime ISO 8601, UTC):
- * "$2" the deepest level ("" any), "$3" 1 to keep hidden names, "$4" 1
- * for files only. */
-static const char glob_script[] =
-    "set -f; d=; t=; f='%y %s %TY-%Tm-%TdT%TH:%TM:%TS %p\\0'\n"
-    "[ -n \"$2\" ] && d=\"-maxdepth $2\"; [ \"$4\" = 1 ] && t='-type f'\n"
-    "if [ \"$3\" = 1 ]; then find -H \"$1\" -mindepth 1 $d $t -printf \"$f\"\n"
-    "else find -H \"$1\" -mindepth 1 $d -name '.*' -prune -o $t -printf \"$f\"; fi"
-    " | head -c " AIO_SEARCH_CAP;
-
 /* The name find may test first: the glob's last component when it is a
- * plain name pattern; "" (no test) otherwise.  In `out` (`size` bytes). */
-static void last_name(const char *glob, char *out, size_t size)
+ * plain name pattern; NULL (no test) otherwise. */
+static const char *last_name(const char *glob)
 {
     const char *slash = strrchr(glob, '/');
     const char *name = slash != NULL ? slash + 1 : glob;
-    snprintf(out, size, "%s", strcmp(name, "**") == 0 || strlen(name) >= size ? "" : name);
-}
-
-/* Whether a walk's output reached the cap (its last records cut). */
-static int cut(const sbx_exec_result *result)
-{
-    return result->stdout_length >= AIO_SEARCH_MAX_OUTPUT;
+    return strcmp(name, "**") == 0 ? NULL : name;
 }
 
 void aio_route_find(const aio_call *call, prov_reply *reply)
@@ -74,10 +58,12 @@ void aio_route_find(const aio_call *call, prov_reply *reply)
     const char *glob = aio_string(body, "glob", "");
     if (glob[0] == '\0')
         glob = "*";
-    char name[256];
-    last_name(glob, name, sizeof name);
-    const char *args[] = {path, name};
-    const aio_walk walk = {find_script, args, 2, NULL, 0};
+    /* find itself, no shell: names only (d_type), no stat of each file,
+     * which an in-process listing would pay for its sizes and times. */
+    const char *name = last_name(glob);
+    const char *args[] = {"find", "-H", path, "-mindepth", "1", "-type", "f",
+                          name != NULL ? "-name" : "-print0", name, "-print0"};
+    const aio_walk walk = {NULL, args, name != NULL ? 10 : 8, NULL, 0};
     sbx_exec_result *result = NULL;
     if (aio_search_path_ok(call, "find", path, reply) &&
         aio_search_run(call, &walk, "find", path, &result, reply)) {
@@ -85,11 +71,15 @@ void aio_route_find(const aio_call *call, prov_reply *reply)
         json_object *data = json_object_new_object();
         int built = data != NULL && prov_json_add(data, "files", files) &&
                     prov_json_add_string(data, "path", path);
-        size_t at = 0, len = 0;
+        size_t base = strlen(path), at = 0, len = 0;
+        while (base > 1 && path[base - 1] == '/')
+            base--;
         for (const char *rec; built && (rec = aio_search_next(result->stdout_data,
                                                                result->stdout_length, &at,
                                                                '\0', &len)) != NULL;) {
-            if (aio_search_glob_match(glob, aio_search_relative(path, rec), 0))
+            /* find printed PATH "/" REL. */
+            const char *rel = rec + base + (len > base && rec[base] == '/');
+            if (len >= base && aio_search_glob_match(glob, rel, 0))
                 built = prov_json_append(files, json_object_new_string_len(rec, (int)len));
         }
         if (data == NULL)
@@ -97,22 +87,18 @@ void aio_route_find(const aio_call *call, prov_reply *reply)
         data = prov_json_built(data, built);
         /* FileFindResult has no truncated flag: the message says it. */
         aio_answer_data_message(reply, data,
-                                cut(result) ? "Operation successful; the list is cut at "
-                                              AIO_SEARCH_CAP " bytes of paths: search a "
-                                              "smaller tree"
-                                            : "Operation successful");
+                                result->stdout_length >= AIO_SEARCH_MAX_OUTPUT
+                                    ? "Operation successful; the list is cut at "
+                                      AIO_SEARCH_CAP " bytes of paths: search a smaller tree"
+                                    : "Operation successful");
     }
     sbx_backend_free_exec_result(call->backend, result);
     json_object_put(body);
 }
 
-/* One entry the glob walk printed: pointers into its output. */
+/* One entry a glob keeps: a listing's, with its order. */
 typedef struct glob_entry {
-    char type;               /* find's %y: 'd' a directory */
-    int64_t size;
-    const char *modified;    /* ISO 8601, `modified_len` bytes */
-    size_t modified_len;
-    const char *path;        /* as find printed it, NUL-terminated */
+    const sbx_dir_entry *entry;
     const char *name;        /* its last component */
     const struct glob_order *order;
 } glob_entry;
@@ -123,22 +109,19 @@ typedef struct glob_order {
     int descending;
 } glob_order;
 
-/* Fractional seconds an answer's modified_time keeps (Python's isoformat). */
-#define ISO_LEN 26
-
 static int compare_entries(const void *a, const void *b)
 {
     const glob_entry *x = a, *y = b;
     const char *key = x->order->key;
     int order = 0;
     if (strcmp(key, "size") == 0)
-        order = (x->size > y->size) - (x->size < y->size);
+        order = (x->entry->size > y->entry->size) - (x->entry->size < y->entry->size);
     else if (strcmp(key, "modified") == 0)
-        order = strncmp(x->modified, y->modified, ISO_LEN);
+        order = (x->entry->mtime > y->entry->mtime) - (x->entry->mtime < y->entry->mtime);
     else if (strcmp(key, "name") == 0)
         order = strcmp(x->name, y->name);
     if (order == 0)
-        order = strcmp(x->path, y->path);
+        order = strcmp(x->entry->path, y->entry->path);
     return x->order->descending ? -order : order;
 }
 
@@ -164,83 +147,90 @@ static int excluded(json_object *exclude, const char *rel)
     return hit;
 }
 
-/* Parse record "TYPE SIZE MTIME PATH" (NUL-terminated in the output) into
- * `e`; 0 when it is not one. */
-static int parse_entry(const char *rec, glob_entry *e)
+/* Whether a component of relative path `rel` is a hidden name. */
+static int hidden(const char *rel)
 {
-    char *end = NULL;
-    if (rec[0] == '\0' || rec[1] != ' ')
-        return 0;
-    e->type = rec[0];
-    e->size = strtoll(rec + 2, &end, 10);
-    if (end == NULL || *end != ' ')
-        return 0;
-    e->modified = end + 1;
-    const char *space = strchr(e->modified, ' ');
-    if (space == NULL)
-        return 0;
-    e->modified_len = (size_t)(space - e->modified);
-    if (e->modified_len > ISO_LEN)
-        e->modified_len = ISO_LEN;
-    e->path = space + 1;
-    const char *slash = strrchr(e->path, '/');
-    e->name = slash != NULL ? slash + 1 : e->path;
-    return 1;
+    return rel[0] == '.' || strstr(rel, "/.") != NULL;
 }
 
-/* The GlobFileInfo of `e`; NULL when memory ran out. */
-static json_object *glob_info(const glob_entry *e, int metadata)
+/* `ms` as Python's isoformat of a UTC time with microseconds; NULL when
+ * unknown or memory ran out. */
+static json_object *modified_time(int64_t ms)
 {
-    json_object *info = json_object_new_object();
-    int built = info != NULL && prov_json_add_string(info, "path", e->path) &&
+    time_t seconds = (time_t)(ms / 1000);
+    struct tm tm;
+    char text[48];
+    if (ms == SBX_TIME_UNKNOWN || gmtime_r(&seconds, &tm) == NULL)
+        return NULL;
+    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(text + n, sizeof text - n, ".%03d000", (int)(ms % 1000));
+    return json_object_new_string(text);
+}
+
+/* The GlobFileInfo of `e` below `base`; NULL when memory ran out. */
+static json_object *glob_info(const char *base, const glob_entry *e, int metadata)
+{
+    char *path = aio_search_join(base, e->entry->path);
+    json_object *info = path != NULL ? json_object_new_object() : NULL;
+    json_object *time = metadata ? modified_time(e->entry->mtime) : NULL;
+    int built = info != NULL && prov_json_add_string(info, "path", path) &&
                 prov_json_add_string(info, "name", e->name) &&
-                prov_json_add(info, "is_directory", json_object_new_boolean(e->type == 'd'));
+                prov_json_add(info, "is_directory",
+                              json_object_new_boolean(e->entry->type == SBX_FILE_DIRECTORY));
+    free(path);
     if (built && metadata)
-        built = prov_json_add(info, "size", json_object_new_int64(e->size)) &&
-                prov_json_add(info, "modified_time",
-                              json_object_new_string_len(e->modified, (int)e->modified_len));
+        built = prov_json_add(info, "size", json_object_new_int64((int64_t)e->entry->size));
     else if (built)
-        built = json_object_object_add(info, "size", NULL) == 0 &&
-                json_object_object_add(info, "modified_time", NULL) == 0;
+        built = json_object_object_add(info, "size", NULL) == 0;
+    if (built) {
+        built = json_object_object_add(info, "modified_time", time) == 0;
+        time = built ? NULL : time;
+    }
+    json_object_put(time);
     return prov_json_built(info, built);
 }
 
-/* The deepest level a glob can match ("" when it has "**"), in `out`. */
-static void glob_depth(const char *pattern, char *out, size_t size)
+/* The deepest level a glob can match (UINT_MAX when it has "**"). */
+static unsigned glob_depth(const char *pattern)
 {
-    size_t depth = 0;
-    int any = 0;
+    unsigned depth = 0;
     for (const char *c = pattern; *c != '\0';) {
         size_t n = strcspn(c, "/");
+        if (n == 2 && strncmp(c, "**", 2) == 0)
+            return UINT_MAX;
         depth += n > 0;
-        any |= n == 2 && strncmp(c, "**", 2) == 0;
         c += n + (c[n] == '/');
     }
-    snprintf(out, size, "%zu", any ? 0 : depth);
-    if (any)
-        out[0] = '\0';
+    return depth > 0 ? depth : 1;
 }
 
-/* The FileGlobResult of a walk's output; NULL when memory ran out. */
-static json_object *glob_result(json_object *body, const sbx_exec_result *result,
+/* Whether listing entry `e` is one glob request `body` asks for. */
+static int wanted(json_object *body, const sbx_dir_entry *e)
+{
+    return (!aio_boolean(body, "files_only", 1) || e->type == SBX_FILE_REGULAR) &&
+           (aio_boolean(body, "include_hidden", 0) || !hidden(e->path)) &&
+           aio_search_glob_match(aio_string(body, "pattern", ""), e->path, 1) &&
+           !excluded(aio_member(body, "exclude"), e->path);
+}
+
+/* The FileGlobResult of a listing (NULL: a file, nothing below); NULL
+ * when memory ran out. */
+static json_object *glob_result(json_object *body, const sbx_dir_listing *listing,
                                 int64_t max_results)
 {
     const char *base = aio_string(body, "path", "");
-    const char *pattern = aio_string(body, "pattern", "");
-    json_object *exclude = aio_member(body, "exclude");
     const glob_order order = {aio_string(body, "sort_by", "path"),
                               aio_boolean(body, "sort_desc", 0)};
-    size_t cap = result->stdout_length / 8 + 1, n = 0, at = 0, len = 0;
-    glob_entry *entries = prov_malloc(cap * sizeof *entries);
+    size_t n = 0, cap = listing != NULL ? listing->count : 0;
+    glob_entry *entries = prov_malloc((cap + 1) * sizeof *entries);
     if (entries == NULL)
         return NULL;
-    for (const char *rec; (rec = aio_search_next(result->stdout_data, result->stdout_length,
-                                                  &at, '\0', &len)) != NULL;) {
-        glob_entry e = {.order = &order};
-        const char *rel = NULL;
-        if (n < cap && parse_entry(rec, &e) && (rel = aio_search_relative(base, e.path)) &&
-            aio_search_glob_match(pattern, rel, 1) && !excluded(exclude, rel))
-            entries[n++] = e;
+    for (const sbx_dir_entry *e = listing != NULL ? listing->entries : NULL;
+         e != NULL && n < cap; e = e->next) {
+        if (!wanted(body, e))
+            continue;
+        const char *slash = strrchr(e->path, '/');
+        entries[n++] = (glob_entry){e, slash != NULL ? slash + 1 : e->path, &order};
     }
     qsort(entries, n, sizeof *entries, compare_entries);
     size_t shown = n < (size_t)max_results ? n : (size_t)max_results;
@@ -249,12 +239,13 @@ static json_object *glob_result(json_object *body, const sbx_exec_result *result
     json_object *data = json_object_new_object();
     int built = data != NULL && prov_json_add(data, "files", files) &&
                 prov_json_add_string(data, "path", base) &&
-                prov_json_add_string(data, "pattern", pattern) &&
+                prov_json_add_string(data, "pattern", aio_string(body, "pattern", "")) &&
                 prov_json_add(data, "total_count", json_object_new_int64((int64_t)n)) &&
                 prov_json_add(data, "truncated",
-                              json_object_new_boolean(n > shown || cut(result)));
+                              json_object_new_boolean(n > shown ||
+                                                      (listing != NULL && listing->truncated)));
     for (size_t i = 0; built && i < shown; i++)
-        built = prov_json_append(files, glob_info(&entries[i], metadata));
+        built = prov_json_append(files, glob_info(base, &entries[i], metadata));
     if (data == NULL)
         json_object_put(files);
     free(entries);
@@ -270,18 +261,12 @@ void aio_route_glob(const aio_call *call, prov_reply *reply)
     aio_problems problems = {NULL, 0};
     int64_t max_results = aio_search_int(body, "max_results", 5000, 1, 50000, &problems);
     const char *path = aio_string(body, "path", "");
-    char depth[24];
-    glob_depth(aio_string(body, "pattern", ""), depth, sizeof depth);
-    const char *args[] = {path, depth, aio_boolean(body, "include_hidden", 0) ? "1" : "0",
-                          aio_boolean(body, "files_only", 1) ? "1" : "0"};
-    const sbx_env_var env[] = {{"TZ", "UTC"}};
-    const aio_walk walk = {glob_script, args, 4, env, 1};
-    sbx_exec_result *result = NULL;
+    sbx_dir_listing *listing = NULL;
     if (aio_problems_found(&problems))
         aio_problems_answer(&problems, reply);
-    else if (aio_search_path_ok(call, "glob", path, reply) &&
-             aio_search_run(call, &walk, "glob", path, &result, reply))
-        aio_answer_data(reply, glob_result(body, result, max_results));
-    sbx_backend_free_exec_result(call->backend, result);
+    else if (aio_search_list(call, "glob", path, glob_depth(aio_string(body, "pattern", "")),
+                             &listing, reply))
+        aio_answer_data(reply, glob_result(body, listing, max_results));
+    sbx_backend_free_listing(call->backend, listing);
     json_object_put(body);
 }

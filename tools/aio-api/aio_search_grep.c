@@ -45,17 +45,29 @@ static const aio_field search_fields[] = {
 
 /* The walk: "$@" is the find command; $GREP_OPTIONS_ our own flags (no
  * request text), $GREP_PATTERN_ the pattern.  The pattern is tried on
- * nothing first: a grep that refuses it exits 2, and the walk exits 3
- * with grep's words on stderr.  Each batch writes "#COUNT" on stderr. */
+ * nothing first: a grep that refuses it exits 2; then a grep lacking one
+ * of GNU grep's options the walk needs (busybox's lacks all three) makes
+ * the walk exit 4 naming them on stderr, else it exits 3 with grep's words
+ * on stderr.  Each batch writes "#COUNT" on stderr; batches of up to
+ * 1 MiB of names (xargs' default, 128 KiB, starts a grep per ~1 700
+ * files). */
 static const char grep_script[] =
     "set -f\n"
     "e=$(grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" </dev/null 2>&1 >/dev/null)\n"
-    "[ $? = 2 ] && { printf '%s\\n' \"$e\" >&2; exit 3; }\n"
-    "\"$@\" | xargs -0 -r sh -c 'set -f; echo \"#$#\" >&2; "
+    "if [ $? = 2 ]; then m=\n"
+    "  for o in -Z --no-group-separator -P; do case \" $GREP_OPTIONS_ \" in *\" $o \"*)\n"
+    "    grep $o -e x </dev/null >/dev/null 2>&1; [ $? = 2 ] && m=\"$m $o\";; esac; done\n"
+    "  [ -n \"$m\" ] && { echo \"$m\" >&2; exit 4; }\n"
+    "  printf '%s\\n' \"$e\" >&2; exit 3\n"
+    "fi\n"
+    "\"$@\" | xargs -0 -r -s 1048576 sh -c 'set -f; echo \"#$#\" >&2; "
     "exec grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" -- \"$@\"' sh | head -c " AIO_SEARCH_CAP;
 
 /* The walk's exit status for a pattern grep refused. */
 #define PATTERN_REFUSED 3
+
+/* The walk's exit status for a grep lacking options the walk needs. */
+#define GREP_LACKING 4
 
 /* ripgrep's type names the type filter knows, with their globs. */
 static const struct {
@@ -245,9 +257,32 @@ static void find_command(argv_list *a, const grep_plan *plan)
 /* grep's options for `plan` (no request text), in `out`. */
 static void grep_options(const grep_plan *plan, char *out, size_t size)
 {
-    snprintf(out, size, "-nHZsI --no-group-separator %s%s -A %lld -B %lld",
+    snprintf(out, size, "-nHsI -Z --no-group-separator %s%s -A %lld -B %lld",
              plan->fixed ? "-F" : "-P", plan->ignore_case ? " -i" : "",
              (long long)plan->after, (long long)plan->before);
+}
+
+/* Answer the walk `r` that exited GREP_LACKING or PATTERN_REFUSED: what
+ * its stderr names (the options missing, or grep's words on the pattern). */
+static void answer_refusal(const sbx_exec_result *r, const grep_plan *plan,
+                           const char *operation, prov_reply *reply)
+{
+    char message[400];
+    size_t n = r->stderr_length;
+    while (n > 0 && r->stderr_data[n - 1] == '\n')
+        n--;
+    int words = (int)(n > 300 ? 300 : n);
+    if (r->exit_code == GREP_LACKING) {
+        snprintf(message, sizeof message,
+                 "the sandbox's grep lacks%.*s, which the %s needs: install GNU grep in the "
+                 "sandbox (busybox's grep has none of -Z, --no-group-separator, -P)",
+                 words, r->stderr_data, operation);
+        aio_answer_file_problem(reply, operation, plan->path, "unsupported", message);
+        return;
+    }
+    snprintf(message, sizeof message, "the sandbox's grep refused pattern %.60s%s: %.*s",
+             plan->pattern, strlen(plan->pattern) > 60 ? "..." : "", words, r->stderr_data);
+    aio_answer_file_problem(reply, operation, plan->path, "invalid_argument", message);
 }
 
 /* Run the walk of `plan`: its result, or 0 after answering. */
@@ -268,15 +303,8 @@ static int run_grep(const aio_call *call, const grep_plan *plan, const char *ope
     else if (aio_search_path_ok(call, operation, plan->path, reply))
         ran = aio_search_run(call, &walk, operation, plan->path, out, reply);
     argv_free(&a);
-    if (ran && (*out)->exit_code == PATTERN_REFUSED) {
-        char message[400];
-        size_t n = (*out)->stderr_length;
-        while (n > 0 && (*out)->stderr_data[n - 1] == '\n')
-            n--;
-        snprintf(message, sizeof message, "the sandbox's grep refused pattern %.60s%s: %.*s",
-                 plan->pattern, strlen(plan->pattern) > 60 ? "..." : "",
-                 (int)(n > 300 ? 300 : n), (*out)->stderr_data);
-        aio_answer_file_problem(reply, operation, plan->path, "invalid_argument", message);
+    if (ran && ((*out)->exit_code == GREP_LACKING || (*out)->exit_code == PATTERN_REFUSED)) {
+        answer_refusal(*out, plan, operation, reply);
         sbx_backend_free_exec_result(call->backend, *out);
         *out = NULL;
         ran = 0;

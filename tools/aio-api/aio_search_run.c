@@ -1,6 +1,6 @@
 /* The walks of the AIO search routes (aio_search.h): the start path
- * checked by the backend, one exec of sh in the sandbox, its failures
- * answered. */
+ * checked by the backend, a tree listed by the backend, one exec of sh in
+ * the sandbox, their failures answered. */
 #include <config.h>
 
 #include "tools/aio-api/aio_search.h"
@@ -35,6 +35,39 @@ int aio_search_path_ok(const aio_call *call, const char *operation, const char *
     return 0;
 }
 
+int aio_search_list(const aio_call *call, const char *operation, const char *path,
+                    unsigned max_depth, sbx_dir_listing **out, prov_reply *reply)
+{
+    sbx_error err;
+    sbx_error_clear(&err);
+    *out = NULL;
+    /* One call lists the tree: in-process on a local sandbox, one exec of
+     * find and stat (busybox's do) in a container. */
+    sbx_status st = sbx_backend_list_dir(call->backend, call->sandbox_id, path, max_depth,
+                                         AIO_SEARCH_MAX_ENTRIES, out, &err);
+    if (st == SBX_OK)
+        return 1;
+    if (st == SBX_ERR_NOT_A_DIRECTORY)
+        return aio_search_path_ok(call, operation, path, reply);
+    aio_answer_file_error(reply, operation, path, &err);
+    return 0;
+}
+
+char *aio_search_join(const char *base, const char *rel)
+{
+    size_t n = strlen(base);
+    while (n > 1 && base[n - 1] == '/')
+        n--;
+    size_t rel_len = strlen(rel), sep = n > 0 && base[n - 1] != '/';
+    char *path = prov_malloc(n + sep + rel_len + 1);
+    if (path == NULL)
+        return NULL;
+    memcpy(path, base, n);
+    path[n] = '/';
+    memcpy(path + n + sep, rel, rel_len + 1);
+    return path;
+}
+
 /* The walk's time limit: the server's exec timeout, at most
  * AIO_SEARCH_TIMEOUT_MS and the backend's longest. */
 static int64_t walk_timeout(const aio_call *call)
@@ -56,12 +89,14 @@ int aio_search_run(const aio_call *call, const aio_walk *walk, const char *opera
         prov_reply_out_of_memory(reply);
         return 0;
     }
-    argv[0] = "sh";
-    argv[1] = "-c";
-    argv[2] = walk->script;
-    argv[3] = "sh";
-    memcpy(argv + 4, walk->args, walk->count * sizeof *argv);
-    argv[walk->count + 4] = NULL;
+    size_t shell = 0;
+    if (walk->script != NULL) {
+        const char *head[] = {"sh", "-c", walk->script, "sh"};
+        shell = sizeof head / sizeof head[0];
+        memcpy(argv, head, sizeof head);
+    }
+    memcpy(argv + shell, walk->args, walk->count * sizeof *argv);
+    argv[walk->count + shell] = NULL;
     sbx_exec_request request = SBX_EXEC_REQUEST_INIT;
     request.argv = argv;
     request.env = walk->env;
@@ -105,18 +140,6 @@ const char *aio_search_next(const char *data, size_t len, size_t *at, char end,
     *record_len = (size_t)(stop - start);
     *at += *record_len + 1;
     return start;
-}
-
-const char *aio_search_relative(const char *base, const char *path)
-{
-    size_t n = strlen(base);
-    while (n > 1 && base[n - 1] == '/')
-        n--;
-    if (strncmp(path, base, n) != 0)
-        return path;
-    if (path[n] == '/')
-        return path + n + 1;
-    return n > 0 && base[n - 1] == '/' ? path + n : path;
 }
 
 int64_t aio_search_int(json_object *body, const char *name, int64_t fallback, int64_t min,
