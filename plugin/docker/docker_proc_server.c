@@ -133,19 +133,6 @@ typedef struct answer_state {
     sbx_error *err;
 } answer_state;
 
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
 /* The server's stdout bytes: the hello, then an answer's head and body. */
 static int take_answer(answer_state *a, const char *bytes, size_t n)
 {
@@ -169,7 +156,7 @@ static int take_answer(answer_state *a, const char *bytes, size_t n)
             if (a->head_len < sizeof a->head)
                 return 0;
             for (size_t i = 0; i < DOCKER_PROC_WIRE_ANSWER_WORDS; i++)
-                a->words[i] = get32(a->head + 4 * i);
+                a->words[i] = docker_proc_wire_get(a->head + 4 * i);
             a->body_left = (uint64_t)a->words[2] + a->words[3];
             a->done = a->body_left == 0;
             continue;
@@ -381,7 +368,7 @@ static char *request_of(const docker_exec_spec *spec, size_t *length)
     uint32_t numbers[DOCKER_PROC_WIRE_REQUEST_WORDS] = {
         (uint32_t)words, spec->stdin_data != NULL ? (uint32_t)spec->stdin_length : 0, max, 0 };
     for (size_t i = 0; i < DOCKER_PROC_WIRE_REQUEST_WORDS; i++)
-        put32((unsigned char *)r + 4 * i, numbers[i]);
+        docker_proc_wire_put((unsigned char *)r + 4 * i, numbers[i]);
     size_t at = head;
     memcpy(r + at, dir, strlen(dir) + 1);
     at += strlen(dir) + 1;

@@ -5,7 +5,8 @@
  * container as its own session (fork and exec, as an exec of the engine
  * would) and answers on the exec's stdout, one request at a time.  Every
  * number is an unsigned 32-bit big-endian word.  Constants only, shared by
- * both sides (the helper is a static program of its own).
+ * both sides (the helper is a static program of its own), with the
+ * reading and writing of a word.
  *
  *   hello     the server's first DOCKER_PROC_WIRE_HELLO_LEN bytes, once
  *   request   DOCKER_PROC_WIRE_REQUEST_WORDS words: WORDS_LEN, STDIN_LEN,
@@ -19,6 +20,8 @@
  */
 #ifndef SBX_DOCKER_PROC_WIRE_H
 #define SBX_DOCKER_PROC_WIRE_H
+
+#include <stdint.h>
 
 #define DOCKER_PROC_WIRE_HELLO "sbx-ps1\n"
 #define DOCKER_PROC_WIRE_HELLO_LEN 8
@@ -36,6 +39,21 @@ enum {
     DOCKER_PROC_WIRE_NODIR = 2,      /* the working directory is missing (errno) */
     DOCKER_PROC_WIRE_NOSTART = 3     /* no pipe or fork for it (errno) */
 };
+
+/* The word at `p`. */
+static inline uint32_t docker_proc_wire_get(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* `v` as the word at `p`. */
+static inline void docker_proc_wire_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
 
 /* An answer's FLAGS. */
 #define DOCKER_PROC_WIRE_OUT_TRUNCATED 1u

@@ -94,20 +94,6 @@ static int publish(const char *dir, const char *name, const char *text)
     return ok && rename(temp, path) == 0 ? 0 : -1;
 }
 
-static int write_all(int fd, const char *data, size_t length)
-{
-    while (length > 0) {
-        ssize_t n = write(fd, data, length);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        data += n;
-        length -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Run argv with the signals a background subshell ignored at their
  * defaults; returns only on failure, 127. */
 static int exec_plain(char **argv)
@@ -164,17 +150,17 @@ static void pump(int master, int feed_stdin)
             ssize_t got = read(master, buf, sizeof buf);
             if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
                 return;
-            if (got > 0 && write_all(1, buf, (size_t)got) != 0)
+            if (got > 0 && sbx_docker_write_all(1, buf, (size_t)got) != 0)
                 return;
         }
         if (feed_stdin && fds[2].revents != 0) {
             ssize_t got = read(0, buf, sizeof buf);
             if (got > 0) {
-                write_all(master, buf, (size_t)got);
+                sbx_docker_write_all(master, buf, (size_t)got);
             } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
                 struct termios t;
                 char eof = tcgetattr(master, &t) == 0 ? (char)t.c_cc[VEOF] : 4;
-                write_all(master, &eof, 1);
+                sbx_docker_write_all(master, &eof, 1);
                 feed_stdin = 0;
             }
         }

@@ -28,19 +28,6 @@ static int fail(const char *what)
     return 127;
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
 /* 1 when all `n` bytes were read, 0 at an end of file before the first,
  * -1 otherwise. */
 static int read_full(int fd, void *buf, size_t n)
@@ -57,7 +44,7 @@ static int read_full(int fd, void *buf, size_t n)
     return 1;
 }
 
-static int write_full(int fd, const void *buf, size_t n)
+int sbx_docker_write_all(int fd, const void *buf, size_t n)
 {
     const char *p = buf;
     while (n > 0) {
@@ -250,11 +237,11 @@ static int answer(const running *r, uint32_t kind, uint32_t value)
     uint32_t words[DOCKER_PROC_WIRE_ANSWER_WORDS] = { kind, value, (uint32_t)r->out.len,
                                                       (uint32_t)r->err.len, flags };
     for (int i = 0; i < DOCKER_PROC_WIRE_ANSWER_WORDS; i++)
-        put32(head + 4 * i, words[i]);
-    return write_full(1, head, sizeof head) == 0 && write_full(1, r->out.data, r->out.len) == 0 &&
-                   write_full(1, r->err.data, r->err.len) == 0
-               ? 0
-               : -1;
+        docker_proc_wire_put(head + 4 * i, words[i]);
+    if (sbx_docker_write_all(1, head, sizeof head) != 0 ||
+        sbx_docker_write_all(1, r->out.data, r->out.len) != 0)
+        return -1;
+    return sbx_docker_write_all(1, r->err.data, r->err.len);
 }
 
 /* The argv of a request's words (directory first): NULL when malformed. */
@@ -278,7 +265,7 @@ static char **split_words(char *words, uint32_t len, const char **dir)
 /* Run one request whose header is `head`: 0 to go on, else the exit code. */
 static int serve_one(const unsigned char *head)
 {
-    uint32_t words_len = get32(head), max_output = get32(head + 8);
+    uint32_t words_len = docker_proc_wire_get(head), max_output = docker_proc_wire_get(head + 8);
     if (words_len > DOCKER_PROC_WIRE_WORDS_MAX) {
         fprintf(stderr, "sbx-docker-pty serve: a request of %lu bytes of words\n",
                 (unsigned long)words_len);
@@ -296,7 +283,7 @@ static int serve_one(const unsigned char *head)
     running *r = calloc(1, sizeof *r);
     int report = -1, code = 127;
     if (r != NULL) {
-        r->stdin_left = get32(head + 4);
+        r->stdin_left = docker_proc_wire_get(head + 4);
         r->out.max = r->err.max = max_output;
         r->to_child = r->from_out = r->from_err = -1;
     }
@@ -349,7 +336,7 @@ int sbx_docker_serve(void)
      * back at its default (run_child). */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGCHLD, SIG_DFL);
-    if (write_full(1, DOCKER_PROC_WIRE_HELLO, DOCKER_PROC_WIRE_HELLO_LEN) != 0)
+    if (sbx_docker_write_all(1, DOCKER_PROC_WIRE_HELLO, DOCKER_PROC_WIRE_HELLO_LEN) != 0)
         return fail("stdout");
     for (;;) {
         unsigned char head[DOCKER_PROC_WIRE_REQUEST_WORDS * 4];

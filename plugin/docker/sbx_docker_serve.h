@@ -7,6 +7,12 @@
 #ifndef SBX_DOCKER_SERVE_H
 #define SBX_DOCKER_SERVE_H
 
+#include <stddef.h>
+
+/* Write all `n` bytes of `buf` to `fd` (again after EINTR): 0, or -1 with
+ * errno set. */
+int sbx_docker_write_all(int fd, const void *buf, size_t n);
+
 /* Serve requests from stdin until its end of file (0) or a malformed
  * request or a lost peer (127, a message on stderr).  Single-threaded:
  * one request at a time. */
