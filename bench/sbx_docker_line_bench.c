@@ -14,6 +14,8 @@
  * exec that writes the line into the FIFO.  The time is from the
  * trigger's start to the line's arrival.  Prints each path's median and
  * p90 in microseconds and the ratio of the medians (issue target <= 1.3).
+ * Then the cost of one process call: LINES polls (process_read, wait 0)
+ * of a running process, their median.
  * The docker module is found through $SBX_MODULE_PATH.
  */
 #include <config.h>
@@ -204,6 +206,35 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median time of `count` polls of a running process, in seconds. */
+static double call_median(int count)
+{
+    sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
+    r.shell_command = "exec sleep 1000";
+    sbx_process_info *info = NULL;
+    sbx_error err;
+    if (sbx_backend_process_start(backend, BOX, &r, &info, &err) != SBX_OK)
+        die("process_start", &err);
+    char id[SBX_PROCESS_ID_MAX + 1];
+    snprintf(id, sizeof id, "%s", info->process_id);
+    sbx_backend_free_processes(backend, info);
+    double *times = calloc((size_t)count, sizeof(double));
+    sbx_process_read_request rr = SBX_PROCESS_READ_REQUEST_INIT;
+    for (int i = 0; i < count; i++) {
+        sbx_process_output *o = NULL;
+        double t0 = now_s();
+        if (sbx_backend_process_read(backend, BOX, id, &rr, &o, &err) != SBX_OK)
+            die("process_read", &err);
+        times[i] = now_s() - t0;
+        sbx_backend_free_process_output(backend, o);
+    }
+    sbx_backend_process_signal(backend, BOX, id, 9, &err);
+    qsort(times, (size_t)count, sizeof(double), by_value);
+    double median = times[count / 2];
+    free(times);
+    return median;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -246,6 +277,7 @@ int main(int argc, char **argv)
         free(times[k]);
     }
     printf("docker-line ratio library/attach=%.2f (target <= 1.3)\n", median[1] / median[0]);
+    printf("docker-line call (process_read, wait 0) median_us=%.0f\n", call_median(lines) * 1e6);
     sbx_backend_destroy(backend, BOX, &err);
     sbx_backend_close(backend);
     sbx_host_free(host);

@@ -123,6 +123,11 @@ static sbx_status send_all(docker_conn *c, const char *p, size_t len, sbx_error 
     return SBX_OK;
 }
 
+sbx_status docker_conn_send_bytes(docker_conn *c, const void *bytes, size_t len, sbx_error *err)
+{
+    return send_all(c, bytes, len, err);
+}
+
 sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine,
                             const docker_conn_request *req, sbx_error *err)
 {

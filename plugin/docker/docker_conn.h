@@ -66,6 +66,10 @@ typedef struct docker_conn_request {
 sbx_status docker_conn_send(docker_conn *c, const docker_engine *engine,
                             const docker_conn_request *req, sbx_error *err);
 
+/* Send `len` raw bytes (on a hijacked connection) before the deadline.
+ * SBX_ERR_TRANSPORT when they cannot be sent. */
+sbx_status docker_conn_send_bytes(docker_conn *c, const void *bytes, size_t len, sbx_error *err);
+
 /* Read the answer's status line and headers (c->status, the body's
  * framing).  SBX_ERR_TRANSPORT on a timeout or a close, SBX_ERR_PROTOCOL
  * for a head that is not HTTP/1.x or is too long. */

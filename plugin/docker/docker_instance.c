@@ -25,6 +25,7 @@ sbx_status docker_open(const sbx_option *options, size_t option_count,
     pthread_mutex_init(&inst->identity_lock, NULL);
     pthread_mutex_init(&inst->kept_lock, NULL);
     docker_kept_reads_init(&inst->reads);
+    docker_proc_links_init(&inst->proc_links);
     DOCKER_LOG(inst, SBX_LOG_DEBUG, "engine socket %s, API %s", inst->options.socket_path,
                inst->options.api_version);
     *out = inst;
@@ -36,6 +37,7 @@ void docker_close(sbx_backend_instance *inst)
     if (inst == NULL)
         return;
     docker_kept_reads_fini(&inst->reads);
+    docker_proc_links_fini(&inst->proc_links);
     docker_engine_close(&inst->engine);
     docker_options_clear(&inst->options);
     pthread_mutex_destroy(&inst->identity_lock);

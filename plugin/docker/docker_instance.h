@@ -13,6 +13,7 @@
 #include "plugin/docker/docker_engine.h"
 #include "plugin/docker/docker_kept_reads.h"
 #include "plugin/docker/docker_options.h"
+#include "plugin/docker/docker_proc_links.h"
 #include "plugin/docker/docker_paths.h"
 #include <sbx/backend_support.h>
 
@@ -56,6 +57,7 @@ struct sbx_backend_instance {
     docker_kept_target kept[DOCKER_KEPT_TARGETS];
     unsigned kept_next;
     docker_kept_reads reads;             /* reads kept open between calls */
+    docker_proc_links proc_links;        /* connections to the process servers */
 };
 
 #define DOCKER_LOG(inst, level, ...) \

@@ -17,7 +17,8 @@
  *                  terminal to o.f (e.f gets only the helper's complaints).
  *                  Without one the helper only puts back SIGINT and
  *                  SIGQUIT, which the keeper's background subshell ignores
- *                  for good, and execs the command.
+ *                  for good, writes pg (its pid) and execs the command;
+ *                  the start answers once pg is there either way.
  *   o.f, e.f       FIFOs the process writes its stdout and stderr into
  *   o.N, e.N       the kept output as segments, N = 10^18 + the offset of
  *                  the segment's first byte (fixed width: a glob lists
@@ -159,16 +160,14 @@ static const char *const script_lines[] = {
     "        if [ \"$sin\" = 1 ]; then sleep 999999999 <> \"$d/i.f\" & echo $! > \"$d/i.h\"; in=$d/i.f; fi\n",
     "        (\n",
     "            while [ \"$ne\" -gt 0 ]; do export \"$1\"; shift; ne=$((ne - 1)); done\n",
-    "            if [ \"$pty\" = - ]; then set -- $R/.pty plain \"$@\"\n",
+    "            if [ \"$pty\" = - ]; then set -- $R/.pty plain \"$d\" \"$@\"\n",
     "            else set -- $R/.pty run \"$d\" ${pty%,*} ${pty#*,} $sin \"$@\"; fi\n",
     "            exec setsid \"$@\"\n",
     "        ) < \"$in\" > \"$d/o.f\" 2> \"$d/e.f\" &\n",
     "        hp=$!; pg=$hp; tp=\n",
-    "        if [ \"$pty\" = - ]; then echo $pg > \"$d/pg\"; else\n",
-    "            i=0; while [ ! -s \"$d/pg\" ] && [ $i -lt 1000 ] && kill -0 $hp 2>/dev/null; do\n",
-    "                nap \"$d/nap\"; i=$((i + 1)); done\n",
-    "            read pg < \"$d/pg\" 2>/dev/null || pg=$hp\n",
-    "        fi\n",
+    "        i=0; while [ ! -s \"$d/pg\" ] && [ $i -lt 1000 ] && kill -0 $hp 2>/dev/null; do\n",
+    "            nap \"$d/nap\"; i=$((i + 1)); done\n",
+    "        read pg < \"$d/pg\" 2>/dev/null || pg=$hp\n",
     "        if [ \"$tmo\" -gt 0 ]; then\n",
     "            ms=$((tmo % 1000 + 1000))\n",
     "            ( read -t $((tmo / 1000)).${ms#1} x <> \"$d/nap\"\n",
@@ -182,7 +181,7 @@ static const char *const script_lines[] = {
     "        t=0; [ -e \"$d/timedout\" ] && t=1\n",
     "        echo \"end $c $(date +%s) $t\" > \"$d/status\"\n",
     "    ) < /dev/null > /dev/null 2>&1 &\n",
-    "    i=0; while [ \"$pty\" != - ] && [ ! -s \"$d/pg\" ] && [ ! -s \"$d/status\" ] && [ $i -lt 1000 ]; do\n",
+    "    i=0; while [ ! -s \"$d/pg\" ] && [ ! -s \"$d/status\" ] && [ $i -lt 1000 ]; do\n",
     "        nap \"$d/nap\"; i=$((i + 1)); done\n",
     "    echo \"sbx-start ok\" ;;\n",
     "read)\n",
@@ -225,7 +224,7 @@ static const char *const script_lines[] = {
     "    i=0; while [ $i -lt \"$2\" ] && [ ! -s \"$d/status\" ]; do nap \"$d/nap\"; i=$((i + 1)); done\n",
     "    info \"$d\" ;;\n",
     "list)\n",
-    "    for p in $R/p*; do [ -e \"$p/argc\" ] && info \"$p\"; done ;;\n",
+    "    for p in $R/p*; do [ -e \"$p/argc\" ] && info \"$p\"; done; : ;;\n",
     "forget)\n",
     "    [ -s \"$d/status\" ] || { echo \"sbx-forget running\"; exit 0; }\n",
     "    rm -rf \"$d\"; echo \"sbx-forget ok\" ;;\n",

@@ -9,6 +9,7 @@
 #include "plugin/docker/docker_pty_helper.h"
 #include "plugin/docker/docker_proc_answers.h"
 #include "plugin/docker/docker_proc_script.h"
+#include "plugin/docker/docker_proc_server.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -78,7 +79,7 @@ static sbx_status proc_run(sbx_backend_instance *inst, const char *sandbox_id,
         if (st == SBX_OK && c->working_dir != NULL)
             st = docker_target_path(&t, c->working_dir, dir, err);
         if (st == SBX_OK)
-            st = docker_exec_run(inst, &t, &spec, out, err);
+            st = docker_proc_exec_run(inst, &t, &spec, out, err);
         if (st != SBX_ERR_NOT_FOUND || !t.kept)
             break;
         docker_target_forget(inst, &t);

@@ -24,6 +24,8 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_paths.c plugin/docker/docker_paths.h \
 	plugin/docker/docker_proc_answers.c plugin/docker/docker_proc_answers.h \
 	plugin/docker/docker_proc_script.c plugin/docker/docker_proc_script.h \
+	plugin/docker/docker_proc_server.c plugin/docker/docker_proc_server.h \
+	plugin/docker/docker_proc_links.h plugin/docker/docker_proc_wire.h \
 	plugin/docker/docker_processes.c plugin/docker/docker_processes.h \
 	plugin/docker/docker_pty_helper.c plugin/docker/docker_pty_helper.h \
 	plugin/docker/docker_target.c plugin/docker/docker_target.h \
@@ -49,6 +51,8 @@ plugin_docker_sbx_docker_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)
 # on any image of the host's architecture; never sanitized (a static
 # binary cannot carry ASan's runtime).
 pkglibexec_PROGRAMS = plugin/docker/sbx-docker-pty
-plugin_docker_sbx_docker_pty_SOURCES = plugin/docker/sbx_docker_pty.c
+plugin_docker_sbx_docker_pty_SOURCES = plugin/docker/sbx_docker_pty.c \
+	plugin/docker/sbx_docker_serve.c plugin/docker/sbx_docker_serve.h \
+	plugin/docker/docker_proc_wire.h
 plugin_docker_sbx_docker_pty_CFLAGS = -std=c11 $(SBX_WARN_CFLAGS)
 plugin_docker_sbx_docker_pty_LDFLAGS = -all-static

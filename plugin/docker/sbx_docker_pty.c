@@ -13,14 +13,19 @@
  *       copies the terminal's output to stdout and, when STDIN is 1, its
  *       stdin to the terminal (end of file typed as the terminal's EOF
  *       character), and ends as ARGV ended (its code, or its signal).
- *   sbx-docker-pty plain ARGV...
+ *   sbx-docker-pty plain DIR ARGV...
  *       runs ARGV with SIGINT and SIGQUIT at their defaults: the script
  *       starts every process from a background subshell, and a shell
  *       ignores both there, for good (no trap can undo it), so without
- *       this a process could never be interrupted.
+ *       this a process could never be interrupted.  DIR/pg (its pid, its
+ *       process group) is written once they are: the script waits for it,
+ *       so a signal sent right after the start is not lost.
  *   sbx-docker-pty resize DIR ROWS COLS
  *       sets the size of the terminal DIR/tty names; the kernel sends
  *       SIGWINCH to the process's foreground group.
+ *   sbx-docker-pty serve
+ *       the process server (sbx_docker_serve.h): the backend's process
+ *       calls over one attached exec instead of an exec each.
  *
  * Messages go to stderr, exit 127 on a failure of its own.  docs/docker.md
  * "Terminals" is its user's guide.
@@ -38,6 +43,8 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include "plugin/docker/sbx_docker_serve.h"
 
 /* A pipe SIGCHLD writes a byte into, so that poll sees the command end. */
 static int child_pipe[2] = { -1, -1 };
@@ -85,20 +92,6 @@ static int publish(const char *dir, const char *name, const char *text)
     int ok = fprintf(f, "%s\n", text) >= 0;
     ok = fclose(f) == 0 && ok;
     return ok && rename(temp, path) == 0 ? 0 : -1;
-}
-
-static int write_all(int fd, const char *data, size_t length)
-{
-    while (length > 0) {
-        ssize_t n = write(fd, data, length);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        data += n;
-        length -= (size_t)n;
-    }
-    return 0;
 }
 
 /* Run argv with the signals a background subshell ignored at their
@@ -157,25 +150,41 @@ static void pump(int master, int feed_stdin)
             ssize_t got = read(master, buf, sizeof buf);
             if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
                 return;
-            if (got > 0 && write_all(1, buf, (size_t)got) != 0)
+            if (got > 0 && sbx_docker_write_all(1, buf, (size_t)got) != 0)
                 return;
         }
         if (feed_stdin && fds[2].revents != 0) {
             ssize_t got = read(0, buf, sizeof buf);
             if (got > 0) {
-                write_all(master, buf, (size_t)got);
+                sbx_docker_write_all(master, buf, (size_t)got);
             } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
                 struct termios t;
                 char eof = tcgetattr(master, &t) == 0 ? (char)t.c_cc[VEOF] : 4;
-                write_all(master, &eof, 1);
+                sbx_docker_write_all(master, &eof, 1);
                 feed_stdin = 0;
             }
         }
     }
 }
 
+/* `plain`: the signals put back, then DIR/pg published, then argv. */
+static int plain(const char *dir, char **argv)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    char number[32];
+    snprintf(number, sizeof number, "%ld", (long)getpid());
+    if (publish(dir, "pg", number) != 0)
+        return fail(dir);
+    return exec_plain(argv);
+}
+
 static int run(const char *dir, const struct winsize *size, int feed_stdin, char **argv)
 {
+    /* Before the fork: the command has them at their defaults from its
+     * first instruction, so a signal sent once pg is published counts. */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
     int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0)
         return fail("cannot open a terminal (/dev/ptmx)");
@@ -243,11 +252,13 @@ int main(int argc, char **argv)
     if (argc >= 7 && strcmp(argv[1], "run") == 0 && parse_size(argv[3], argv[4], &size) == 0 &&
         (strcmp(argv[5], "0") == 0 || strcmp(argv[5], "1") == 0))
         return run(argv[2], &size, argv[5][0] == '1', argv + 6);
-    if (argc >= 3 && strcmp(argv[1], "plain") == 0)
-        return exec_plain(argv + 2);
+    if (argc >= 4 && strcmp(argv[1], "plain") == 0)
+        return plain(argv[2], argv + 3);
     if (argc == 5 && strcmp(argv[1], "resize") == 0 && parse_size(argv[3], argv[4], &size) == 0)
         return resize(argv[2], &size);
-    fprintf(stderr, "usage: sbx-docker-pty run DIR ROWS COLS 0|1 ARGV... | plain ARGV... | "
-                    "resize DIR ROWS COLS\n");
+    if (argc == 2 && strcmp(argv[1], "serve") == 0)
+        return sbx_docker_serve();
+    fprintf(stderr, "usage: sbx-docker-pty run DIR ROWS COLS 0|1 ARGV... | plain DIR ARGV... | "
+                    "resize DIR ROWS COLS | serve\n");
     return 127;
 }

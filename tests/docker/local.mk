@@ -85,3 +85,11 @@ tests_docker_test_docker_proc_answers_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_proc_answers_LDADD = plugin/docker/libsbx-docker-core.la $(LIBARCHIVE_LIBS) \
 	common/libsbx-http.la $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_proc_answers
+
+# The process server of the docker helper (sbx-docker-pty serve) run on
+# this host: no engine needed.
+check_PROGRAMS += tests/docker/test_docker_proc_serve
+tests_docker_test_docker_proc_serve_SOURCES = tests/docker/test_docker_proc_serve.c
+tests_docker_test_docker_proc_serve_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_docker_test_docker_proc_serve_LDADD = $(SBX_TEST_LIBS)
+TESTS += tests/docker/test_docker_proc_serve
