@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #define SANDBOX "ops-one"
-#define SERVE "mkdir -p /www && echo hi > /www/index.html && exec httpd -f -p 8080 -h /www"
 
 static const char *engine_socket;
 static const char *engine_image;
@@ -32,15 +31,8 @@ static sbx_backend *backend;
 static int suite_init(void)
 {
     sbx_error err;
-    sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
-                          { "stop_grace_s", "1" }, { "command", SERVE },
-                          { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
-    sbx_host_services services = { sizeof services, NULL, NULL };
-    if (sbx_host_new(&services, &host, &err) != SBX_OK ||
-        sbx_backend_open(host, "docker", opts, sizeof opts / sizeof *opts, &backend, &err) != SBX_OK) {
-        fprintf(stderr, "open docker: %s\n", err.message);
+    if (sbx_test_docker_open(&host, &backend) != 0)
         return 1;
-    }
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = SANDBOX;
     sbx_sandbox *sb = NULL;

@@ -39,12 +39,14 @@ provd_cleanup() {
 # provd_start COMMAND: sbx-provisiond over the engine, the sandboxes'
 # command COMMAND (ready within 120 s); sets daemon_pid and url.  The
 # daemon's first stdout line says where it listens; a FIFO lets the test
-# wait for it with a deadline instead of sleeping.
+# wait for it with a deadline instead of sleeping.  Processes (the shell
+# sessions) run under this build's helper, not yet installed.
 provd_start() {
     mkfifo "$dir/stdout"
     "$builddir/tools/provisiond/sbx-provisiond" --listen 127.0.0.1:0 --backend docker \
         --set "socket=$SBX_DOCKER_SOCKET" --set "image=$SBX_DOCKER_IMAGE" \
         --set "command=$1" \
+        --set "pty_helper=$(cd "$builddir" && pwd)/plugin/docker/sbx-docker-pty" \
         --set ready_timeout_ms=120000 --state-dir "$dir/owners" >"$dir/stdout" 2>"$dir/stderr" &
     daemon_pid=$!
     line=$(timeout 30 head -n 1 "$dir/stdout")

@@ -3,7 +3,8 @@
 # backend on a private podman engine (tests/docker/podman-env.sh):
 # `sbxctl --backend remote` creates a sandbox through the daemon, its
 # sandbox API reads the container's page, sbxctl exec and cp go through
-# it, then list, discover, reconcile (found),
+# it, its default shell session keeps cd and export, then list,
+# discover, reconcile (found),
 # another user's create of the same id (refused, exit 6), destroy,
 # reconcile (absent), and SIGTERM ends the daemon with exit 0; then a
 # container whose server never answers stays its owner's.  Exit 77
@@ -40,6 +41,18 @@ head -c 4096 /dev/urandom >"$dir/blob"
 remote cp "$dir/blob" e2e1:/tmp/blob || fail "cp in"
 remote cp e2e1:/tmp/blob "$dir/blob.back" || fail "cp out"
 cmp -s "$dir/blob" "$dir/blob.back" || fail "the file came back changed"
+
+# DeerFlow's execute_command over docker: /v1/shell/exec without an id
+# runs in the sandbox's default session, so cd and export carry over.
+shell() {
+    curl -s --max-time 60 -X POST -H 'Content-Type: application/json' \
+        -d "{\"command\":\"$1\"}" "$sandbox_url/v1/shell/exec"
+}
+out=$(shell 'cd /www && export KEPT=yes')
+case "$out" in *'"exit_code":0'*) ;; *) fail "shell exec in the default session: '$out'" ;; esac
+out=$(shell 'pwd; echo $KEPT')
+case "$out" in *'"output":"/www\nyes\n"'*) ;;
+*) fail "the default session lost cd or export: '$out'" ;; esac
 
 out=$(remote --json list) || fail "list: $out"
 echo "list: $out"
