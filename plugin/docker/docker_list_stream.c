@@ -449,11 +449,11 @@ void docker_list_stream_free(docker_list_stream *s)
 {
     if (s == NULL)
         return;
-    common_dynbuf *buffers[] = { &s->kept, &s->name, &s->names, &s->type, &s->state,
-                                      &s->id, &s->label[0], &s->label[1],
-                                      &s->label[2], &s->label[3] };
+    common_dynbuf *buffers[] = { &s->kept, &s->name, &s->names, &s->type, &s->state, &s->id };
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         common_dynbuf_free(buffers[i]);
+    for (int i = 0; i < L_COUNT; i++)
+        common_dynbuf_free(&s->label[i]);
     common_skip_log_free(&s->skipped);
     free(s);
 }
