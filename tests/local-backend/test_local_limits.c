@@ -16,6 +16,7 @@
 
 #include "tests/local-backend/local_fixture.h"
 #include "tests/support/backend_calls.h"
+#include "tests/support/cgroup_probe.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/scratch_dir.h"
 
@@ -342,25 +343,9 @@ static void test_only_a_limited_sandbox_execs_in_cgroups(void)
     CU_ASSERT(sbx_backend_destroy(shared.backend, "free", &err) == SBX_OK);
 }
 
-/* Root, and the three controllers in /proc/mounts. */
-static int limits_possible(void)
-{
-    FILE *in = fopen("/proc/mounts", "re");
-    char line[1024];
-    int seen = 0;
-    while (in != NULL && fgets(line, sizeof line, in) != NULL)
-        if (strstr(line, " cgroup") != NULL)
-            seen |= (strstr(line, "memory") != NULL) | (strstr(line, "pids") != NULL) << 1 |
-                    (strstr(line, "cpu") != NULL) << 2 |
-                    (strstr(line, "cgroup2") != NULL) << 3;
-    if (in != NULL)
-        fclose(in);
-    return geteuid() == 0 && ((seen & 7) == 7 || (seen & 8) != 0);
-}
-
 void sbx_test_register(void)
 {
-    if (!limits_possible()) {
+    if (!sbx_test_cgroup_limits_possible()) {
         fprintf(stderr, "test_local_limits: skipped: not root, or no memory, cpu and pids "
                         "cgroup controllers mounted\n");
         exit(77);

@@ -3,10 +3,12 @@
 # child processes waited on with deadlines (run to the end, or watched
 # line by line), the host's process table, private scratch directories, the remote
 # backend opened through the host library, the backend calls the backend
-# suites share, the docker suites' engine, the monotonic clock of waits with a deadline, and log capture.
+# suites share, the docker suites' engine, the monotonic clock of waits with a deadline, the probe of the
+# resource limit suites, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
 tests_support_libsbx_test_la_SOURCES = \
 	tests/support/backend_calls.c tests/support/backend_calls.h \
+	tests/support/cgroup_probe.c tests/support/cgroup_probe.h \
 	tests/support/clock.c tests/support/clock.h \
 	tests/support/cunit_main.c tests/support/cunit_main.h \
 	tests/support/docker_engine.c tests/support/docker_engine.h \
