@@ -26,7 +26,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_sandbox_limits \
 	tests/provisiond/test_provisiond_redaction \
 	tests/provisiond/test_provisiond_key_forms \
-	tests/provisiond/test_provisiond_create_spec
+	tests/provisiond/test_provisiond_create_spec \
+	tests/provisiond/test_provisiond_disk
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -145,6 +146,18 @@ tests_provisiond_test_provisiond_create_spec_SOURCES = \
 tests_provisiond_test_provisiond_create_spec_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_create_spec_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_create_spec_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
+	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+# A create's disk_bytes through remote -> daemon -> local (df inside; root
+# with loop devices, else skipped saying why), refused by a daemon whose
+# backend cannot bound disk (remote chained to the emulator).
+tests_provisiond_test_provisiond_disk_SOURCES = \
+	tests/provisiond/test_provisiond_disk.c tests/sbxctl/local_disk_needs.c \
+	tests/sbxctl/local_disk_needs.h $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_disk_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_disk_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_disk_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
 
