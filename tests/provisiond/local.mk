@@ -28,7 +28,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_redaction \
 	tests/provisiond/test_provisiond_key_forms \
 	tests/provisiond/test_provisiond_create_spec \
-	tests/provisiond/test_provisiond_resource_limits
+	tests/provisiond/test_provisiond_resource_limits \
+	tests/provisiond/test_provisiond_disk
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -156,6 +157,18 @@ tests_provisiond_test_provisiond_resource_limits_CFLAGS = $(SBX_TEST_CFLAGS) -pt
 tests_provisiond_test_provisiond_resource_limits_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_resource_limits_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+# A create's disk_bytes through remote -> daemon -> local (df inside; root
+# with loop devices, else skipped saying why), refused by a daemon whose
+# backend cannot bound disk (remote chained to the emulator).
+tests_provisiond_test_provisiond_disk_SOURCES = \
+	tests/provisiond/test_provisiond_disk.c tests/sbxctl/local_disk_needs.c \
+	tests/sbxctl/local_disk_needs.h $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_disk_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_disk_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_disk_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
+	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
 
 # The AIO file search routes of sbx-provisiond over docker on a private
 # dockerd, busybox's tools in the container (root; SKIP with the reason

@@ -258,7 +258,9 @@ struct json_object *sbx_test_run_json(const sbx_test_run *run)
     return object;
 }
 
-int sbx_test_refusing_port(int *port)
+/* A TCP socket bound to 127.0.0.1 on an ephemeral port (into *port),
+ * listening with `backlog` when it is above 0; -1 on failure. */
+static int loopback_socket(int *port, int backlog)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -269,10 +271,21 @@ int sbx_test_refusing_port(int *port)
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof address;
     if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
+        (backlog > 0 && listen(fd, backlog) != 0) ||
         getsockname(fd, (struct sockaddr *)&address, &len) != 0) {
         close(fd);
         return -1;
     }
     *port = ntohs(address.sin_port);
     return fd;
+}
+
+int sbx_test_refusing_port(int *port)
+{
+    return loopback_socket(port, 0);
+}
+
+int sbx_test_listening_port(int *port)
+{
+    return loopback_socket(port, 8);
 }

@@ -49,4 +49,9 @@ struct json_object *sbx_test_run_json(const sbx_test_run *run);
  * Returns the socket (close it when done) and sets *port, or -1. */
 int sbx_test_refusing_port(int *port);
 
+/* A TCP socket listening on 127.0.0.1 on an ephemeral port, so that
+ * connections to the port wait to be accepted.  Returns the socket (close
+ * it when done) and sets *port, or -1. */
+int sbx_test_listening_port(int *port);
+
 #endif

@@ -242,7 +242,8 @@ static void test_help_and_manual_cover_the_interface(void)
         "backends", "create", "destroy", "alive", "discover", "list", "capabilities",
         "reconcile", "--config", "--backend", "--set", "--json", "--thread", "--id",
         "--user", "--mount", "--legacy-skills", "--lark-runtime", "--lark-broker",
-        "--require-contract", "--help", "--version"};
+        "--require-contract", "--help", "--version", "extend", "--image", "--env", "--label",
+        "--memory", "--cpus", "--pids", "--disk", "--network", "--expire-in"};
     const char *srcdir = getenv("SBX_TEST_SRCDIR");
     CU_ASSERT_PTR_NOT_NULL_FATAL(srcdir);
     char *man_path = format_arg(srcdir, "/docs/sbxctl.1");

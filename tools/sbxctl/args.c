@@ -49,6 +49,8 @@ typedef enum option_id {
     OPT_MEMORY,
     OPT_CPUS,
     OPT_PIDS,
+    OPT_DISK,
+    OPT_NETWORK,
     OPT_EXPIRE_IN
 } option_id;
 
@@ -92,6 +94,8 @@ static const option_spec options[] = {
     {"--memory", NULL, 1, OPT_FOR_BOTH, OPT_MEMORY},
     {"--cpus", NULL, 1, OPT_FOR_BOTH, OPT_CPUS},
     {"--pids", NULL, 1, OPT_FOR_BOTH, OPT_PIDS},
+    {"--disk", NULL, 1, OPT_FOR_BOTH, OPT_DISK},
+    {"--network", NULL, 1, OPT_FOR_BOTH, OPT_NETWORK},
     {"--expire-in", NULL, 1, OPT_FOR_BOTH, OPT_EXPIRE_IN},
     {"--env", "-e", 1, OPT_FOR_COMMANDS | OPT_FOR_BOTH, OPT_ENV},
     {"--workdir", "-w", 1, OPT_FOR_COMMANDS, OPT_WORKDIR},
@@ -417,6 +421,8 @@ static sbx_status apply_option(ctl_args *args, option_id id, const char *value,
     case OPT_MEMORY: return ctl_parse_memory(value, &args->memory_bytes, err);
     case OPT_CPUS: return ctl_parse_cpus(value, &args->cpu_millicores, err);
     case OPT_PIDS: return ctl_parse_pids(value, &args->pids_limit, err);
+    case OPT_DISK: return ctl_parse_disk(value, &args->disk_bytes, err);
+    case OPT_NETWORK: return ctl_parse_network(value, &args->network, err);
     case OPT_EXPIRE_IN: return ctl_parse_duration("--expire-in", value, &args->expire_in_ms, err);
     }
     return sbx_error_set(err, SBX_ERR_INTERNAL, "unhandled option");
@@ -634,7 +640,9 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
     memset(args, 0, sizeof *args);
     args->required_contract = SBX_CONTRACT_NONE;
     args->timeout_ms = SBX_EXEC_DEFAULT;
-    args->memory_bytes = args->cpu_millicores = args->pids_limit = SBX_LIMIT_NONE;
+    args->memory_bytes = args->cpu_millicores = args->pids_limit = args->disk_bytes =
+        SBX_LIMIT_NONE;
+    args->network = SBX_NETWORK_DEFAULT;
     args->signal = SIGTERM;
     sbx_error_clear(err);
 
@@ -682,6 +690,8 @@ sbx_create_request ctl_args_create_request(const ctl_args *args)
     request.memory_bytes = args->memory_bytes;
     request.cpu_millicores = args->cpu_millicores;
     request.pids_limit = args->pids_limit;
+    request.disk_bytes = args->disk_bytes;
+    request.network = args->network;
     if (args->expire_in_ms > 0)
         request.expires_at = common_epoch_now_ms() + args->expire_in_ms;
     return request;

@@ -75,6 +75,8 @@ typedef struct ctl_args {
     int64_t memory_bytes;        /* --memory; SBX_LIMIT_NONE when absent */
     int64_t cpu_millicores;      /* --cpus; SBX_LIMIT_NONE when absent */
     int64_t pids_limit;          /* --pids; SBX_LIMIT_NONE when absent */
+    int64_t disk_bytes;          /* --disk; SBX_LIMIT_NONE when absent */
+    sbx_network network;         /* --network; SBX_NETWORK_DEFAULT when absent */
     int64_t expire_in_ms;        /* --expire-in; 0 when absent (no expiry asked) */
     int64_t duration_ms;         /* extend's DURATION (operand2 as typed) */
 
@@ -108,7 +110,8 @@ sbx_status ctl_args_parse(int argc, char *const *argv, ctl_args *args,
                               sbx_error *err);
 
 /* The create request the arguments describe (thread, user, mounts, runtime
- * flags, required contract, image, env, labels, limits, --expire-in from now), with no sandbox id: its strings and mounts are
+ * flags, required contract, image, env, labels, limits, disk, network,
+ * --expire-in from now), with no sandbox id: its strings and mounts are
  * borrowed from `args` and live as long as they do. */
 sbx_create_request ctl_args_create_request(const ctl_args *args);
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>  /* isfinite, a macro: no libm */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,7 +26,10 @@ static int unit_power(const char *suffix)
     return -1;
 }
 
-sbx_status ctl_parse_memory(const char *text, int64_t *bytes, sbx_error *err)
+/* SIZE of option `option` into *bytes; below `least` (spelled `least_text`
+ * in the message) is refused too. */
+static sbx_status parse_size(const char *option, const char *text, int64_t least,
+                             const char *least_text, int64_t *bytes, sbx_error *err)
 {
     char *end = NULL;
     errno = 0;
@@ -36,13 +40,38 @@ sbx_status ctl_parse_memory(const char *text, int64_t *bytes, sbx_error *err)
         value *= 1024;
     if (errno != 0 || power < 0 || !(value >= 0) || value > 9.0e18 || !isfinite(number))
         return sbx_error_set(err, SBX_ERR_USAGE,
-                             "option '--memory' needs a size such as 512M or 2G (bytes, or K, "
-                             "M, G, T: powers of 1024), got '%s'", text);
-    if (value < (double)SBX_MEMORY_MIN_BYTES)
-        return sbx_error_set(err, SBX_ERR_USAGE,
-                             "option '--memory' needs at least 6M (%lld bytes), got '%s'",
-                             (long long)SBX_MEMORY_MIN_BYTES, text);
+                             "option '%s' needs a size such as 512M or 2G (bytes, or K, "
+                             "M, G, T: powers of 1024), got '%s'", option, text);
+    if (value < (double)least)
+        return sbx_error_set(err, SBX_ERR_USAGE, "option '%s' needs at least %s, got '%s'",
+                             option, least_text, text);
     *bytes = (int64_t)value;
+    return SBX_OK;
+}
+
+sbx_status ctl_parse_memory(const char *text, int64_t *bytes, sbx_error *err)
+{
+    /* The figure is spelled out so that the message cannot drift from it. */
+    char least[48];
+    snprintf(least, sizeof least, "6M (%lld bytes)", (long long)SBX_MEMORY_MIN_BYTES);
+    return parse_size("--memory", text, SBX_MEMORY_MIN_BYTES, least, bytes, err);
+}
+
+sbx_status ctl_parse_disk(const char *text, int64_t *bytes, sbx_error *err)
+{
+    return parse_size("--disk", text, 1, "1 byte", bytes, err);
+}
+
+sbx_status ctl_parse_network(const char *text, sbx_network *network, sbx_error *err)
+{
+    if (strcmp(text, "none") == 0)
+        *network = SBX_NETWORK_NONE;
+    else if (strcmp(text, "egress") == 0)
+        *network = SBX_NETWORK_EGRESS;
+    else
+        return sbx_error_set(err, SBX_ERR_USAGE,
+                             "option '--network' needs 'none' (loopback only) or 'egress' "
+                             "(outbound connections), got '%s'", text);
     return SBX_OK;
 }
 
