@@ -162,8 +162,7 @@ EXTRA_tests_provisiond_test_provisiond_resource_limits_DEPENDENCIES = \
 # with loop devices, else skipped saying why), refused by a daemon whose
 # backend cannot bound disk (remote chained to the emulator).
 tests_provisiond_test_provisiond_disk_SOURCES = \
-	tests/provisiond/test_provisiond_disk.c tests/sbxctl/local_disk_needs.c \
-	tests/sbxctl/local_disk_needs.h $(SBX_PROVD_TEST_SUPPORT)
+	tests/provisiond/test_provisiond_disk.c $(SBX_PROVD_TEST_SUPPORT)
 tests_provisiond_test_provisiond_disk_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
 tests_provisiond_test_provisiond_disk_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_disk_DEPENDENCIES = \

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "tests/provisiond/provd_process.h"
-#include "tests/sbxctl/local_disk_needs.h"
+#include "tests/support/local_disk_probe.h"
 #include "tests/support/backend_calls.h"
 #include "tests/support/cunit_main.h"
 #include "tests/support/emulator.h"

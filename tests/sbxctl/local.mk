@@ -99,11 +99,10 @@ dist_check_SCRIPTS += tests/sbxctl/check-example-dev-server.sh
 
 # The create request options of ABI 1.5 and list --label, on local
 # (--network against a listener on 127.0.0.1, --disk where local can make
-# one: local_disk_needs says so).
+# one: tests/support/local_disk_probe says so).
 check_PROGRAMS += tests/sbxctl/test_sbxctl_spec
 TESTS += tests/sbxctl/test_sbxctl_spec
-tests_sbxctl_test_sbxctl_spec_SOURCES = tests/sbxctl/test_sbxctl_spec.c \
-	tests/sbxctl/local_disk_needs.c tests/sbxctl/local_disk_needs.h $(SBX_SBXCTL_TEST_SUPPORT)
+tests_sbxctl_test_sbxctl_spec_SOURCES = tests/sbxctl/test_sbxctl_spec.c $(SBX_SBXCTL_TEST_SUPPORT)
 tests_sbxctl_test_sbxctl_spec_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_sbxctl_test_sbxctl_spec_LDADD = $(SBX_TEST_LIBS)
 EXTRA_tests_sbxctl_test_sbxctl_spec_DEPENDENCIES = tools/sbxctl/sbxctl$(EXEEXT)

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tests/sbxctl/local_disk_needs.h"
+#include "tests/support/local_disk_probe.h"
 #include "tests/sbxctl/run_sbxctl.h"
 #include "tests/sbxctl/sbxctl_checks.h"
 #include "tests/support/backend_calls.h"

@@ -3,8 +3,8 @@
 # child processes waited on with deadlines (run to the end, or watched
 # line by line), the host's process table, private scratch directories, the remote
 # backend opened through the host library, the backend calls the backend
-# suites share, the docker suites' engine, the monotonic clock of waits with a deadline, the probe of the
-# resource limit suites, and log capture.
+# suites share, the docker suites' engine, the monotonic clock of waits with a deadline, the probes of the
+# resource limit and disk suites, and log capture.
 check_LTLIBRARIES += tests/support/libsbx-test.la
 tests_support_libsbx_test_la_SOURCES = \
 	tests/support/backend_calls.c tests/support/backend_calls.h \
@@ -16,6 +16,7 @@ tests_support_libsbx_test_la_SOURCES = \
 	tests/support/emulator.c tests/support/emulator.h \
 	tests/support/hostile_json.c tests/support/hostile_json.h \
 	tests/support/http_probe.c tests/support/http_probe.h \
+	tests/support/local_disk_probe.c tests/support/local_disk_probe.h \
 	tests/support/log_capture.c tests/support/log_capture.h \
 	tests/support/memory_figures.h \
 	tests/support/proc_table.c tests/support/proc_table.h \

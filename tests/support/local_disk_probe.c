@@ -1,7 +1,7 @@
-/* What the local backend's disks need (see local_disk_needs.h). */
+/* What the local backend's disks need (see local_disk_probe.h). */
 #include <config.h>
 
-#include "tests/sbxctl/local_disk_needs.h"
+#include "tests/support/local_disk_probe.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 /* Whether the local backend can give a sandbox a disk of its own on this
  * machine, for the suites that create one (through sbxctl or a daemon). */
-#ifndef SBX_TEST_LOCAL_DISK_NEEDS_H
-#define SBX_TEST_LOCAL_DISK_NEEDS_H
+#ifndef SBX_TEST_LOCAL_DISK_PROBE_H
+#define SBX_TEST_LOCAL_DISK_PROBE_H
 
 /* Why local cannot make a sandbox a disk here, as a phrase for a SKIP line
  * (static); NULL when it can: it needs root, loop devices and mkfs.ext4
