@@ -5,7 +5,9 @@
  * stderr captured), and its answer written once it ended and its output
  * pipes closed.  The server reads the whole of a request's stdin while
  * the command runs (never holding more than one pipe's worth), so the
- * backend may send it all before reading the answer.
+ * backend may send it all before reading the answer.  The process
+ * script's read and wait are answered here instead of run, when the
+ * request says it is the script (sbx_docker_proc_native.h).
  */
 #include "plugin/docker/sbx_docker_serve.h"
 
