@@ -365,8 +365,10 @@ static char *request_of(const docker_exec_spec *spec, size_t *length)
         return NULL;
     uint32_t max = spec->max_output_bytes < UINT32_MAX ? (uint32_t)spec->max_output_bytes
                                                        : UINT32_MAX;
+    /* Every call through a server is one of the process script's. */
     uint32_t numbers[DOCKER_PROC_WIRE_REQUEST_WORDS] = {
-        (uint32_t)words, spec->stdin_data != NULL ? (uint32_t)spec->stdin_length : 0, max, 0 };
+        (uint32_t)words, spec->stdin_data != NULL ? (uint32_t)spec->stdin_length : 0, max,
+        DOCKER_PROC_WIRE_SCRIPT };
     for (size_t i = 0; i < DOCKER_PROC_WIRE_REQUEST_WORDS; i++)
         docker_proc_wire_put((unsigned char *)r + 4 * i, numbers[i]);
     size_t at = head;

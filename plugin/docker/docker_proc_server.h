@@ -14,13 +14,15 @@
 
 #include "plugin/docker/docker_exec.h"
 
-/* Run `spec` (its env and on_output unused: the process script needs
- * neither) in the target's container through its server, else as
- * docker_exec_run does, with docker_exec_run's answers: SBX_OK with *out
- * (common_exec_result_free) whenever it ran, TIMED_OUT past
- * spec->timeout_ms; SBX_ERR_NO_SUCH_PATH for a missing working directory;
- * SBX_ERR_NOT_FOUND when the container went away; transport and protocol
- * errors when a server fails in the middle of a call. */
+/* Run `spec`, a run of the process script (`/bin/sh -c SCRIPT $0 OP
+ * ARGS...`, whose read and wait the server may answer itself; its env
+ * and on_output unused: the script needs neither) in the target's
+ * container through its server, else as docker_exec_run does, with
+ * docker_exec_run's answers: SBX_OK with *out (common_exec_result_free)
+ * whenever it ran, TIMED_OUT past spec->timeout_ms; SBX_ERR_NO_SUCH_PATH
+ * for a missing working directory; SBX_ERR_NOT_FOUND when the container
+ * went away; transport and protocol errors when a server fails in the
+ * middle of a call. */
 sbx_status docker_proc_exec_run(sbx_backend_instance *inst, const docker_target *t,
                                 const docker_exec_spec *spec, sbx_exec_result **out,
                                 sbx_error *err);

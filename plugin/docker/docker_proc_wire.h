@@ -10,7 +10,7 @@
  *
  *   hello     the server's first DOCKER_PROC_WIRE_HELLO_LEN bytes, once
  *   request   DOCKER_PROC_WIRE_REQUEST_WORDS words: WORDS_LEN, STDIN_LEN,
- *             MAX_OUTPUT, 0; then WORDS_LEN bytes of NUL-terminated
+ *             MAX_OUTPUT, FLAGS; then WORDS_LEN bytes of NUL-terminated
  *             strings (the working directory, "" for the container's, then
  *             the program and its arguments); then STDIN_LEN bytes for the
  *             command's stdin (closed after them)
@@ -54,6 +54,13 @@ static inline void docker_proc_wire_put(unsigned char *p, uint32_t v)
     p[2] = (unsigned char)(v >> 8);
     p[3] = (unsigned char)v;
 }
+
+/* A request's FLAGS.  SCRIPT: the command is the process script
+ * (`/bin/sh -c SCRIPT $0 OP ARGS...`, docker_proc_script.h), whose read
+ * and wait the server may answer itself (sbx_docker_proc_native.h); a
+ * server that does not know the flag (an older helper) runs the script,
+ * which answers the same. */
+#define DOCKER_PROC_WIRE_SCRIPT 1u
 
 /* An answer's FLAGS. */
 #define DOCKER_PROC_WIRE_OUT_TRUNCATED 1u

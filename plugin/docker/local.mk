@@ -53,6 +53,7 @@ plugin_docker_sbx_docker_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_MODULE_LINK_FLAGS)
 pkglibexec_PROGRAMS = plugin/docker/sbx-docker-pty
 plugin_docker_sbx_docker_pty_SOURCES = plugin/docker/sbx_docker_pty.c \
 	plugin/docker/sbx_docker_serve.c plugin/docker/sbx_docker_serve.h \
-	plugin/docker/docker_proc_wire.h
+	plugin/docker/sbx_docker_proc_native.c plugin/docker/sbx_docker_proc_native.h \
+	plugin/docker/docker_proc_script.h plugin/docker/docker_proc_wire.h
 plugin_docker_sbx_docker_pty_CFLAGS = -std=c11 $(SBX_WARN_CFLAGS)
 plugin_docker_sbx_docker_pty_LDFLAGS = -all-static

@@ -5,11 +5,14 @@
  * stderr captured), and its answer written once it ended and its output
  * pipes closed.  The server reads the whole of a request's stdin while
  * the command runs (never holding more than one pipe's worth), so the
- * backend may send it all before reading the answer.
+ * backend may send it all before reading the answer.  The process
+ * script's read and wait are answered here instead of run, when the
+ * request says it is the script (sbx_docker_proc_native.h).
  */
 #include "plugin/docker/sbx_docker_serve.h"
 
 #include "plugin/docker/docker_proc_wire.h"
+#include "plugin/docker/sbx_docker_proc_native.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -262,6 +265,39 @@ static char **split_words(char *words, uint32_t len, const char **dir)
     return argv[0][0] != '\0' ? argv : (free(argv), NULL);
 }
 
+/* sbx_docker_sink: an answer made here kept as a command's output is. */
+static int keep_answer(void *ctx, int stream, const char *bytes, size_t n)
+{
+    running *r = ctx;
+    return capture(stream == 1 ? &r->out : &r->err, bytes, n);
+}
+
+/* Read and drop the rest of the request's stdin (no command takes it):
+ * 0, or -1 when it is cut short. */
+static int skip_stdin(running *r)
+{
+    char sink[4096];
+    while (r->stdin_left > 0) {
+        size_t n = r->stdin_left < sizeof sink ? r->stdin_left : sizeof sink;
+        if (read_full(0, sink, n) != 1)
+            return -1;
+        r->stdin_left -= (uint32_t)n;
+    }
+    return 0;
+}
+
+/* The process script's call answered here (sbx_docker_proc_native.h)
+ * when the request says it runs the script (`sh -c SCRIPT $0 OP...`) in
+ * the container's directory: 1 answered, 0 not one of those, -1 out of
+ * memory. */
+static int answer_natively(running *r, uint32_t flags, const char *dir, char **argv)
+{
+    if ((flags & DOCKER_PROC_WIRE_SCRIPT) == 0 || dir[0] != '\0' || argv[1] == NULL ||
+        argv[2] == NULL || argv[3] == NULL)
+        return 0;
+    return sbx_docker_proc_native(argv + 4, keep_answer, r);
+}
+
 /* Run one request whose header is `head`: 0 to go on, else the exit code. */
 static int serve_one(const unsigned char *head)
 {
@@ -281,24 +317,21 @@ static int serve_one(const unsigned char *head)
         return 127;
     }
     running *r = calloc(1, sizeof *r);
-    int report = -1, code = 127;
+    int report = -1, code = 127, native = 0;
     if (r != NULL) {
         r->stdin_left = docker_proc_wire_get(head + 4);
         r->out.max = r->err.max = max_output;
         r->to_child = r->from_out = r->from_err = -1;
+        native = answer_natively(r, docker_proc_wire_get(head + 12), dir, argv);
     }
-    if (r == NULL) {
+    if (r == NULL || native < 0) {
         code = fail("memory");
+    } else if (native) {
+        code = skip_stdin(r) == 0 && answer(r, DOCKER_PROC_WIRE_EXITED, 0) == 0 ? 0 : 127;
     } else if (start(r, dir, argv, &report) != 0) {
         /* The request's stdin is still ours to read. */
-        char sink[4096];
-        while (r->stdin_left > 0) {
-            size_t n = r->stdin_left < sizeof sink ? r->stdin_left : sizeof sink;
-            if (read_full(0, sink, n) != 1)
-                break;
-            r->stdin_left -= (uint32_t)n;
-        }
-        code = r->stdin_left == 0 && answer(r, DOCKER_PROC_WIRE_NOSTART, (uint32_t)errno) == 0
+        int why = errno;
+        code = skip_stdin(r) == 0 && answer(r, DOCKER_PROC_WIRE_NOSTART, (uint32_t)why) == 0
                    ? 0
                    : 127;
     } else if ((code = pump(r)) == 0) {

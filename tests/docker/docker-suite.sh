@@ -53,6 +53,7 @@ run_with_engine() {
     if [ "$SBX_DOCKER_ENGINE_INIT" = yes ]; then
         "$builddir/tests/docker/test_docker_ops" || rc=1
         "$builddir/tests/docker/test_docker_processes" || rc=1
+        "$builddir/tests/docker/test_docker_proc_server" || rc=1
         # The host library's session cases (tests/host/session_cases.*), on
         # one engine: they run over the process calls, which the suites
         # above and the contract prove on both (and they cost minutes).

@@ -19,6 +19,12 @@ check_PROGRAMS += tests/docker/test_docker_processes
 tests_docker_test_docker_processes_SOURCES = tests/docker/test_docker_processes.c
 tests_docker_test_docker_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_processes_LDADD = $(SBX_TEST_LIBS)
+# The process server where it cannot serve or fails (the calls then
+# execs of the script, a server killed mid-call): run by docker-suite.sh.
+check_PROGRAMS += tests/docker/test_docker_proc_server
+tests_docker_test_docker_proc_server_SOURCES = tests/docker/test_docker_proc_server.c
+tests_docker_test_docker_proc_server_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_docker_test_docker_proc_server_LDADD = $(SBX_TEST_LIBS) -lpthread
 # The host library's session cases (tests/host/session_cases.*) on the
 # docker backend: run by docker-suite.sh too, on dockerd.
 check_PROGRAMS += tests/docker/test_docker_sessions
