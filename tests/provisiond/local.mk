@@ -12,7 +12,8 @@
 # in 5 sandboxes at once, clients gone mid-exec; what one tenant can take:
 # threads, time, memory); no capability token in any message (near misses
 # with --verbose, the drain, the remote backend facing an unreachable
-# sandbox API); the keys' file and environment forms.
+# sandbox API); the keys' file and environment forms; the AIO bash
+# sessions kept in --state-dir across a killed daemon's restart.
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -26,7 +27,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_sandbox_limits \
 	tests/provisiond/test_provisiond_redaction \
 	tests/provisiond/test_provisiond_key_forms \
-	tests/provisiond/test_provisiond_create_spec
+	tests/provisiond/test_provisiond_create_spec \
+	tests/provisiond/test_provisiond_bash_sessions
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -147,6 +149,13 @@ tests_provisiond_test_provisiond_create_spec_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_create_spec_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+tests_provisiond_test_provisiond_bash_sessions_SOURCES = \
+	tests/provisiond/test_provisiond_bash_sessions.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_bash_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_bash_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_bash_sessions_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
 
 # The AIO file search routes of sbx-provisiond over docker on a private
 # dockerd, busybox's tools in the container (root; SKIP with the reason

@@ -1,10 +1,11 @@
 /* Ownership records: a hash table under one mutex, a lock per id (in a
  * second table, counted and freed when the last user leaves), and one
- * small JSON file per sandbox (DIR/ID.owner, replaced by rename so that a
- * crash leaves the old record or the new one, never half of one). */
+ * small JSON file per sandbox (DIR/ID.owner, replaced whole:
+ * provd_state_file.h). */
 #include <config.h>
 
 #include "tools/provisiond/provd_owners.h"
+#include "tools/provisiond/provd_state_file.h"
 
 #include "common/fnv1a.h"
 #include "common/sandbox_ids.h"
@@ -15,7 +16,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,10 +142,9 @@ static int table_mark_unreadable(provd_owners *owners, const char *id)
     return 1;
 }
 
-static void file_path(const provd_owners *owners, const char *id, const char *prefix,
-                      char *out, size_t size)
+static void file_path(const provd_owners *owners, const char *id, char *out, size_t size)
 {
-    snprintf(out, size, "%s/%s%s%s", owners->dir, prefix, id, SUFFIX);
+    snprintf(out, size, "%s/%s%s", owners->dir, id, SUFFIX);
 }
 
 static const char *string_member(json_object *obj, const char *key)
@@ -403,32 +402,12 @@ static int write_file(const provd_owners *owners, const char *id, const prov_own
         json_object_put(obj);
         return -1;
     }
-    char tmp[4096], final[4096];
-    file_path(owners, id, ".", tmp, sizeof tmp);
-    file_path(owners, id, "", final, sizeof final);
-    /* Whatever lies at the temporary name (a FIFO would block the open, a
-     * link would redirect the write) is replaced, never written through. */
-    if (unlink(tmp) != 0 && errno != ENOENT) {
-        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
+    char name[COMMON_SANDBOX_ID_MAX + sizeof SUFFIX];
+    snprintf(name, sizeof name, "%s" SUFFIX, id);
+    int ok = provd_state_file_replace(owners->dir, name, text, strlen(text));
+    if (!ok)
+        snprintf(why, why_len, "cannot write the ownership record %s/%s: %s", owners->dir, name,
                  strerror(errno));
-        json_object_put(obj);
-        return 0;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-    size_t len = strlen(text);
-    int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-    int saved = errno;
-    if (fd >= 0)
-        close(fd);
-    if (ok)
-        ok = rename(tmp, final) == 0;
-    else
-        errno = saved;
-    if (!ok) {
-        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
-                 strerror(errno));
-        unlink(tmp);
-    }
     json_object_put(obj);
     return ok;
 }
@@ -446,7 +425,7 @@ int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *own
         return 1;
     if (owners->dir != NULL) {
         char path[4096];
-        file_path(owners, id, "", path, sizeof path);
+        file_path(owners, id, path, sizeof path);
         unlink(path);   /* no record on disk that the daemon does not hold */
     }
     return -1;
@@ -456,7 +435,7 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
 {
     if (owners->dir != NULL) {
         char path[4096];
-        file_path(owners, id, "", path, sizeof path);
+        file_path(owners, id, path, sizeof path);
         if (unlink(path) != 0 && errno != ENOENT) {
             snprintf(why, why_len, "cannot remove the ownership record %s: %s", path,
                      strerror(errno));
