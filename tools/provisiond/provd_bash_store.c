@@ -118,15 +118,6 @@ const aio_bash_store *provd_bash_store_hook(provd_bash_store *store)
     return &store->hook;
 }
 
-static const char *string_member(json_object *obj, const char *key)
-{
-    json_object *value = NULL;
-    if (!json_object_object_get_ex(obj, key, &value) ||
-        !json_object_is_type(value, json_type_string))
-        return NULL;
-    return json_object_get_string(value);
-}
-
 static int int_member(json_object *obj, const char *key, int64_t *out)
 {
     json_object *value = NULL;
@@ -140,8 +131,8 @@ static int int_member(json_object *obj, const char *key, int64_t *out)
 /* Session `o` into *s: NULL, or what is wrong with it. */
 static const char *session_of(json_object *o, aio_bash_session *s)
 {
-    const char *id = string_member(o, "session_id");
-    const char *dir = string_member(o, "working_dir");
+    const char *id = prov_json_string_member(o, "session_id");
+    const char *dir = prov_json_string_member(o, "working_dir");
     int64_t count = -1;
     if (id == NULL || !aio_bash_session_id_valid(id))
         return "a session_id is missing or invalid";

@@ -147,15 +147,6 @@ static void file_path(const provd_owners *owners, const char *id, char *out, siz
     snprintf(out, size, "%s/%s%s", owners->dir, id, SUFFIX);
 }
 
-static const char *string_member(json_object *obj, const char *key)
-{
-    json_object *value = NULL;
-    if (!json_object_object_get_ex(obj, key, &value) ||
-        !json_object_is_type(value, json_type_string))
-        return NULL;
-    return json_object_get_string(value);
-}
-
 /* What load_file answers when memory runs out: the start fails. */
 static const char load_out_of_memory[] = "out of memory";
 
@@ -171,8 +162,9 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
     if (why == prov_json_out_of_memory)
         return load_out_of_memory;
     json_object *version = NULL, *expiry = NULL;
-    prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
-                            string_member(obj, "mounts"), 0};
+    prov_owner owner = {prov_json_string_member(obj, "user_id"),
+                        prov_json_string_member(obj, "thread_id"),
+                        prov_json_string_member(obj, "mounts"), 0};
     const char *problem = NULL;
     if (!json_object_is_type(obj, json_type_object))
         problem = "not a JSON object";
@@ -185,7 +177,7 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
         problem = "expires_at is not an integer";
     else {
         owner.contract_version = json_object_get_int(version);
-        provd_keep keep = {string_member(obj, "sandbox_token"),
+        provd_keep keep = {prov_json_string_member(obj, "sandbox_token"),
                            expiry != NULL ? json_object_get_int64(expiry) : 0};
         if (!table_set(owners, id, &owner, &keep))
             problem = load_out_of_memory;
