@@ -180,8 +180,11 @@ class AioBashSessions(unittest.TestCase):
         self.not_found("/v1/bash/sessions/ending/close")
 
     def test_bad_creates_are_refused_by_name(self):
-        self.assertIn("snapshot_path is not supported",
-                      self.failed("/v1/bash/sessions/create", {"snapshot_path": "/x.sh"}))
+        refused = self.failed("/v1/bash/sessions/create",
+                              {"session_id": "snap", "snapshot_path": "/x.sh"})
+        self.assertIn("snapshot_path is not supported", refused)
+        self.assertIn("/bin/sh, which cannot source a bash snapshot", refused)
+        self.assertIsNone(self.listed("snap"))
         self.assertIn("session_id must be 1 to 128 characters",
                       self.failed("/v1/bash/sessions/create", {"session_id": "a b"}))
         self.assertIn("exec_dir must be an absolute path",

@@ -13,7 +13,8 @@
 # threads, time, memory); no capability token in any message (near misses
 # with --verbose, the drain, the remote backend facing an unreachable
 # sandbox API); the keys' file and environment forms; a sandbox's memory,
-# pids and CPU limits as a host of the remote backend meets them.
+# pids and CPU limits as a host of the remote backend meets them; the AIO
+# bash sessions kept in --state-dir across a killed daemon's restart.
 SBX_PROVD_TEST_SUPPORT = tests/provisiond/provd_process.c tests/provisiond/provd_process.h
 SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_requests \
@@ -29,7 +30,8 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_key_forms \
 	tests/provisiond/test_provisiond_create_spec \
 	tests/provisiond/test_provisiond_resource_limits \
-	tests/provisiond/test_provisiond_disk
+	tests/provisiond/test_provisiond_disk \
+	tests/provisiond/test_provisiond_bash_sessions
 check_PROGRAMS += $(SBX_PROVD_SUITES)
 TESTS += $(SBX_PROVD_SUITES)
 
@@ -168,6 +170,13 @@ tests_provisiond_test_provisiond_disk_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_disk_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la \
 	tools/provisioner-emu/sbx-provisioner-emu$(EXEEXT)
+
+tests_provisiond_test_provisiond_bash_sessions_SOURCES = \
+	tests/provisiond/test_provisiond_bash_sessions.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_bash_sessions_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_bash_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_bash_sessions_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
 
 # The AIO file search routes of sbx-provisiond over docker on a private
 # dockerd, busybox's tools in the container (root; SKIP with the reason

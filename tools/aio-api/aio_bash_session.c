@@ -192,8 +192,12 @@ void aio_route_bash_session_create(const aio_call *call, prov_reply *reply)
         aio_random_id("bash-", id, sizeof id);
     aio_bash_session s;
     if (aio_string(body, "snapshot_path", NULL) != NULL) {
-        aio_answer_failed(reply, "snapshot_path is not supported by this server: each command "
-                                 "of a session starts from the sandbox's environment");
+        /* Honouring it would need one shell kept per session; each command
+         * is a process of its own instead, and a snapshot sourced by it
+         * would be gone with it. */
+        aio_answer_failed(reply, "snapshot_path is not supported by this server: a session's "
+                                 "commands run under /bin/sh, which cannot source a bash "
+                                 "snapshot, and each starts from the sandbox's environment");
     } else if (!aio_bash_session_id_valid(given[0] != '\0' ? given : id)) {
         aio_answer_failed(reply, "session_id must be 1 to 128 characters of A-Z, a-z, 0-9, "
                                  "'.', '_' and '-'");

@@ -1,6 +1,9 @@
 /* The table of created AIO bash sessions (aio_bash_sessions.h): a list in
  * creation order under one lock; a server holds few sessions (at most
- * AIO_BASH_MAX_SESSIONS per sandbox), so lookups walk it. */
+ * AIO_BASH_MAX_SESSIONS per sandbox), so lookups walk it.  A change hands
+ * a copy of its sandbox's sessions to the store under a second lock,
+ * taken before the first is let go: saves keep the changes' order while
+ * lookups need not wait for a file to be written. */
 #include <config.h>
 
 #include "tools/aio-api/aio_bash_sessions.h"
@@ -22,15 +25,19 @@ typedef struct entry {
 struct aio_bash_sessions {
     pthread_mutex_t lock;
     entry *first;               /* oldest first */
+    const aio_bash_store *store; /* NULL: memory only */
+    pthread_mutex_t save_lock;  /* one save at a time, in the changes' order */
 };
 
-aio_bash_sessions *aio_bash_sessions_new(void)
+aio_bash_sessions *aio_bash_sessions_new(const aio_bash_store *store)
 {
     aio_bash_sessions *t = prov_malloc(sizeof *t);
     if (t == NULL)
         return NULL;
     pthread_mutex_init(&t->lock, NULL);
+    pthread_mutex_init(&t->save_lock, NULL);
     t->first = NULL;
+    t->store = store;
     return t;
 }
 
@@ -48,8 +55,46 @@ void aio_bash_sessions_free(aio_bash_sessions *t)
         next = e->next;
         entry_free(e);
     }
+    pthread_mutex_destroy(&t->save_lock);
     pthread_mutex_destroy(&t->lock);
     free(t);
+}
+
+/* Copies of the sessions of `sandbox_id` in *out (NULL when none) and
+ * their number in *count; 0 when memory ran out.  Under the lock. */
+static int copy_sessions(aio_bash_sessions *t, const char *sandbox_id, aio_bash_session **out,
+                         size_t *count)
+{
+    size_t n = 0;
+    for (entry *e = t->first; e != NULL; e = e->next)
+        n += strcmp(e->sandbox_id, sandbox_id) == 0;
+    aio_bash_session *list = n > 0 ? prov_malloc(n * sizeof *list) : NULL;
+    *out = list;
+    *count = 0;
+    for (entry *e = t->first; list != NULL && e != NULL; e = e->next)
+        if (strcmp(e->sandbox_id, sandbox_id) == 0)
+            list[(*count)++] = e->session;
+    return n == 0 || list != NULL;
+}
+
+/* Let go of the lock after a change of `sandbox_id`'s sessions, handing
+ * them to the store first.  Without memory for the copy the save is left
+ * out: the sessions still serve, the store keeps their previous state. */
+static void unlock_changed(aio_bash_sessions *t, const char *sandbox_id)
+{
+    if (t->store == NULL) {
+        pthread_mutex_unlock(&t->lock);
+        return;
+    }
+    aio_bash_session *list;
+    size_t count;
+    int copied = copy_sessions(t, sandbox_id, &list, &count);
+    pthread_mutex_lock(&t->save_lock);
+    pthread_mutex_unlock(&t->lock);
+    if (copied)
+        t->store->save(t->store->ctx, sandbox_id, list, count);
+    pthread_mutex_unlock(&t->save_lock);
+    free(list);
 }
 
 int aio_bash_session_id_valid(const char *id)
@@ -78,35 +123,58 @@ static entry **link_of(aio_bash_sessions *t, const char *sandbox_id, const char 
     return at;
 }
 
+/* Add `s` as a session of `sandbox_id` unless its id is there (*out:
+ * that one) or the sandbox is full; *out the session kept.  Under the
+ * lock. */
+static aio_bash_created insert(aio_bash_sessions *t, const char *sandbox_id,
+                               const aio_bash_session *s, aio_bash_session *out)
+{
+    size_t count;
+    entry **at = link_of(t, sandbox_id, s->id, &count);
+    if (*at != NULL) {
+        *out = (*at)->session;
+        return AIO_BASH_EXISTED;
+    }
+    if (count >= AIO_BASH_MAX_SESSIONS)
+        return AIO_BASH_FULL;
+    entry *e = prov_malloc(sizeof *e);
+    char *sandbox = e != NULL ? prov_strdup(sandbox_id) : NULL;
+    if (sandbox == NULL) {
+        free(e);
+        return AIO_BASH_NO_MEMORY;
+    }
+    e->next = NULL;
+    e->sandbox_id = sandbox;
+    e->session = *s;
+    *at = e;
+    *out = e->session;
+    return AIO_BASH_CREATED;
+}
+
 aio_bash_created aio_bash_session_create(aio_bash_sessions *t, const char *sandbox_id,
                                          const char *id, const char *dir,
                                          aio_bash_session *out)
 {
+    aio_bash_session s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.id, sizeof s.id, "%s", id);
+    snprintf(s.working_dir, sizeof s.working_dir, "%s", dir);
+    s.created_at = s.used_at = aio_shell_epoch_ms();
     pthread_mutex_lock(&t->lock);
-    size_t count;
-    entry **at = link_of(t, sandbox_id, id, &count);
-    aio_bash_created made = AIO_BASH_CREATED;
-    if (*at != NULL) {
-        made = AIO_BASH_EXISTED;
-    } else if (count >= AIO_BASH_MAX_SESSIONS) {
-        made = AIO_BASH_FULL;
-    } else {
-        entry *e = prov_malloc(sizeof *e);
-        char *sandbox = e != NULL ? prov_strdup(sandbox_id) : NULL;
-        if (sandbox == NULL) {
-            free(e);
-            made = AIO_BASH_NO_MEMORY;
-        } else {
-            memset(e, 0, sizeof *e);
-            e->sandbox_id = sandbox;
-            snprintf(e->session.id, sizeof e->session.id, "%s", id);
-            snprintf(e->session.working_dir, sizeof e->session.working_dir, "%s", dir);
-            e->session.created_at = e->session.used_at = aio_shell_epoch_ms();
-            *at = e;
-        }
-    }
-    if (*at != NULL && (made == AIO_BASH_CREATED || made == AIO_BASH_EXISTED))
-        *out = (*at)->session;
+    aio_bash_created made = insert(t, sandbox_id, &s, out);
+    if (made == AIO_BASH_CREATED)
+        unlock_changed(t, sandbox_id);
+    else
+        pthread_mutex_unlock(&t->lock);
+    return made;
+}
+
+aio_bash_created aio_bash_session_restore(aio_bash_sessions *t, const char *sandbox_id,
+                                          const aio_bash_session *s)
+{
+    aio_bash_session kept;
+    pthread_mutex_lock(&t->lock);
+    aio_bash_created made = insert(t, sandbox_id, s, &kept);
     pthread_mutex_unlock(&t->lock);
     return made;
 }
@@ -125,7 +193,10 @@ int aio_bash_session_find(aio_bash_sessions *t, const char *sandbox_id, const ch
     }
     if (e != NULL)
         *out = e->session;
-    pthread_mutex_unlock(&t->lock);
+    if (e != NULL && use)
+        unlock_changed(t, sandbox_id);
+    else
+        pthread_mutex_unlock(&t->lock);
     return e != NULL;
 }
 
@@ -135,30 +206,23 @@ int aio_bash_session_remove(aio_bash_sessions *t, const char *sandbox_id, const 
     size_t count;
     entry **at = link_of(t, sandbox_id, id, &count);
     entry *e = *at;
-    if (e != NULL)
+    if (e != NULL) {
         *at = e->next;
-    pthread_mutex_unlock(&t->lock);
-    if (e != NULL)
+        unlock_changed(t, sandbox_id);
         entry_free(e);
+    } else {
+        pthread_mutex_unlock(&t->lock);
+    }
     return e != NULL;
 }
 
 int aio_bash_session_list(aio_bash_sessions *t, const char *sandbox_id, aio_bash_session **out,
                           size_t *count)
 {
-    *out = NULL;
-    *count = 0;
     pthread_mutex_lock(&t->lock);
-    size_t n = 0;
-    for (entry *e = t->first; e != NULL; e = e->next)
-        n += strcmp(e->sandbox_id, sandbox_id) == 0;
-    aio_bash_session *list = n > 0 ? prov_malloc(n * sizeof *list) : NULL;
-    for (entry *e = t->first; list != NULL && e != NULL; e = e->next)
-        if (strcmp(e->sandbox_id, sandbox_id) == 0)
-            list[(*count)++] = e->session;
+    int copied = copy_sessions(t, sandbox_id, out, count);
     pthread_mutex_unlock(&t->lock);
-    *out = list;
-    return n == 0 || list != NULL;
+    return copied;
 }
 
 void aio_bash_sessions_forget_sandbox(aio_bash_sessions *t, const char *sandbox_id)
@@ -175,7 +239,9 @@ void aio_bash_sessions_forget_sandbox(aio_bash_sessions *t, const char *sandbox_
             at = &e->next;
         }
     }
-    pthread_mutex_unlock(&t->lock);
+    /* Saved even when none was held here: the store may keep some that
+     * could not be loaded. */
+    unlock_changed(t, sandbox_id);
     for (entry *next; gone != NULL; gone = next) {
         next = gone->next;
         entry_free(gone);

@@ -4,9 +4,12 @@
  * here: an async command of a session is a backend process started with
  * argv {"/bin/sh", "-c", COMMAND, AIO_BASH_SESSION_MARK, ID}, so the
  * backend's process records say which session a command belongs to (and
- * still do after a restart of the server, which forgets the sessions).
+ * still do after a restart of the server).  The sessions themselves live
+ * in memory, and also in a store when the table is given one (the
+ * daemon's --state-dir), which sees every change.
  *
- * Thread safety: every call may be made from any thread (one lock). */
+ * Thread safety: every call may be made from any thread (one lock; a
+ * second one orders the store's saves). */
 #ifndef AIO_BASH_SESSIONS_H
 #define AIO_BASH_SESSIONS_H
 
@@ -40,8 +43,20 @@ typedef enum aio_bash_created {
     AIO_BASH_NO_MEMORY
 } aio_bash_created;
 
-/* An empty table; NULL when memory ran out. */
-aio_bash_sessions *aio_bash_sessions_new(void);
+/* Where a table keeps its sessions beyond the process.  `save` is called
+ * after each change of a sandbox's sessions with all of them (oldest
+ * first; `count` 0: it has none left), one call at a time and in the
+ * order of the changes, so that the last save holds the last state.  It
+ * must not call the table. */
+typedef struct aio_bash_store {
+    void (*save)(void *ctx, const char *sandbox_id, const aio_bash_session *sessions,
+                 size_t count);
+    void *ctx;
+} aio_bash_store;
+
+/* An empty table saving to `store` (NULL: memory only; borrowed, must
+ * outlive the table); NULL when memory ran out. */
+aio_bash_sessions *aio_bash_sessions_new(const aio_bash_store *store);
 
 /* Free the table (the sessions' processes are the backend's).  NULL is
  * accepted. */
@@ -56,6 +71,12 @@ int aio_bash_session_id_valid(const char *id);
 aio_bash_created aio_bash_session_create(aio_bash_sessions *t, const char *sandbox_id,
                                          const char *id, const char *dir,
                                          aio_bash_session *out);
+
+/* Put back session `s` of `sandbox_id` as the store kept it (times and
+ * count too), after the sandbox's others; nothing is saved.  An id there
+ * already is kept as it is (AIO_BASH_EXISTED). */
+aio_bash_created aio_bash_session_restore(aio_bash_sessions *t, const char *sandbox_id,
+                                          const aio_bash_session *s);
 
 /* Find session `id` of `sandbox_id`: 1 with its copy in *out, else 0.
  * With `use`, it counts one command more, is used now and, when `dir` is
@@ -72,7 +93,8 @@ int aio_bash_session_remove(aio_bash_sessions *t, const char *sandbox_id, const 
 int aio_bash_session_list(aio_bash_sessions *t, const char *sandbox_id, aio_bash_session **out,
                           size_t *count);
 
-/* Forget every session of `sandbox_id` (the sandbox is gone). */
+/* Forget every session of `sandbox_id` (the sandbox is gone), in the
+ * store too. */
 void aio_bash_sessions_forget_sandbox(aio_bash_sessions *t, const char *sandbox_id);
 
 #endif

@@ -82,7 +82,7 @@ aio_server *aio_server_new(const aio_server_options *options, char *why, size_t 
         server->options.max_answer_bytes = AIO_MAX_ANSWER_BYTES;
     server->log_fd = -1;
     server->shells = aio_shells_new(options->backend);
-    server->bash_sessions = aio_bash_sessions_new();
+    server->bash_sessions = aio_bash_sessions_new(options->bash_store);
     if (server->shells == NULL || server->bash_sessions == NULL) {
         snprintf(why, why_len, "out of memory");
         aio_shells_free(server->shells);
@@ -266,6 +266,12 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
     reply->allow = prov_strdup(path_match->method);
     if (reply->allow == NULL)
         prov_reply_out_of_memory(reply);
+}
+
+aio_bash_created aio_server_restore_bash_session(aio_server *server, const char *sandbox_id,
+                                                 const aio_bash_session *session)
+{
+    return aio_bash_session_restore(server->bash_sessions, sandbox_id, session);
 }
 
 void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sbx/host.h>
 
+#include "tools/aio-api/aio_bash_sessions.h"
 #include "tools/provisioner-common/prov_reply.h"
 #include "tools/provisioner-common/prov_server.h"
 
@@ -37,6 +38,9 @@ typedef struct aio_server_options {
     size_t max_answer_bytes;    /* the largest answer a file read or download
                                  * may make (0: AIO_MAX_ANSWER_BYTES); beyond
                                  * it the request is refused */
+    const aio_bash_store *bash_store; /* NULL: the bash sessions clients create
+                                 * live in memory only; else each change of
+                                 * them is saved there */
 } aio_server_options;
 
 /* The defaults of exec_timeout_ms (DeerFlow's 10 minutes: never the
@@ -59,8 +63,14 @@ void aio_server_free(aio_server *server);
 void aio_server_answer(aio_server *server, const char *sandbox_id, const char *path,
                        const prov_request *req, prov_reply *reply);
 
+/* Put back bash session `session` of `sandbox_id` as the bash store kept
+ * it (aio_bash_session_restore), before the server answers requests. */
+aio_bash_created aio_server_restore_bash_session(aio_server *server, const char *sandbox_id,
+                                                 const aio_bash_session *session);
+
 /* The backend's sandbox `sandbox_id` was destroyed: forget its shell
- * sessions (aio_shell_table.h).  Thread-safe. */
+ * sessions (aio_shell_table.h) and bash sessions (in the bash store
+ * too).  Thread-safe. */
 void aio_server_sandbox_gone(aio_server *server, const char *sandbox_id);
 
 #endif

@@ -206,8 +206,9 @@ int main(int argc, char **argv)
     } else if (open_backend(&o, &services, &config, &host, &backend, &name)) {
         owners = provd_owners_open(o.state_dir, warn_line, NULL, why, sizeof why);
         const provd_sandbox_api_options api_options = {
-            backend, owners, o.sandbox_api_key, o.public_url, (int64_t)o.exec_timeout_s * 1000,
-            o.max_answer_bytes};
+            backend,          owners,     o.sandbox_api_key, o.public_url,
+            (int64_t)o.exec_timeout_s * 1000, o.max_answer_bytes, o.state_dir, warn_line,
+            NULL};
         int wanted = owners != NULL && provd_sandbox_api_wanted(backend);
         if (wanted)
             api = provd_sandbox_api_new(&api_options, why, sizeof why);

@@ -1,10 +1,11 @@
 /* Ownership records: a hash table under one mutex, a lock per id (in a
  * second table, counted and freed when the last user leaves), and one
- * small JSON file per sandbox (DIR/ID.owner, replaced by rename so that a
- * crash leaves the old record or the new one, never half of one). */
+ * small JSON file per sandbox (DIR/ID.owner, replaced whole:
+ * provd_state_file.h). */
 #include <config.h>
 
 #include "tools/provisiond/provd_owners.h"
+#include "tools/provisiond/provd_state_file.h"
 
 #include "common/fnv1a.h"
 #include "common/sandbox_ids.h"
@@ -15,7 +16,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,19 +142,9 @@ static int table_mark_unreadable(provd_owners *owners, const char *id)
     return 1;
 }
 
-static void file_path(const provd_owners *owners, const char *id, const char *prefix,
-                      char *out, size_t size)
+static void file_path(const provd_owners *owners, const char *id, char *out, size_t size)
 {
-    snprintf(out, size, "%s/%s%s%s", owners->dir, prefix, id, SUFFIX);
-}
-
-static const char *string_member(json_object *obj, const char *key)
-{
-    json_object *value = NULL;
-    if (!json_object_object_get_ex(obj, key, &value) ||
-        !json_object_is_type(value, json_type_string))
-        return NULL;
-    return json_object_get_string(value);
+    snprintf(out, size, "%s/%s%s", owners->dir, id, SUFFIX);
 }
 
 /* What load_file answers when memory runs out: the start fails. */
@@ -172,8 +162,9 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
     if (why == prov_json_out_of_memory)
         return load_out_of_memory;
     json_object *version = NULL, *expiry = NULL;
-    prov_owner owner = {string_member(obj, "user_id"), string_member(obj, "thread_id"),
-                            string_member(obj, "mounts"), 0};
+    prov_owner owner = {prov_json_string_member(obj, "user_id"),
+                        prov_json_string_member(obj, "thread_id"),
+                        prov_json_string_member(obj, "mounts"), 0};
     const char *problem = NULL;
     if (!json_object_is_type(obj, json_type_object))
         problem = "not a JSON object";
@@ -186,7 +177,7 @@ static const char *parse_record(provd_owners *owners, const char *id, const char
         problem = "expires_at is not an integer";
     else {
         owner.contract_version = json_object_get_int(version);
-        provd_keep keep = {string_member(obj, "sandbox_token"),
+        provd_keep keep = {prov_json_string_member(obj, "sandbox_token"),
                            expiry != NULL ? json_object_get_int64(expiry) : 0};
         if (!table_set(owners, id, &owner, &keep))
             problem = load_out_of_memory;
@@ -403,32 +394,12 @@ static int write_file(const provd_owners *owners, const char *id, const prov_own
         json_object_put(obj);
         return -1;
     }
-    char tmp[4096], final[4096];
-    file_path(owners, id, ".", tmp, sizeof tmp);
-    file_path(owners, id, "", final, sizeof final);
-    /* Whatever lies at the temporary name (a FIFO would block the open, a
-     * link would redirect the write) is replaced, never written through. */
-    if (unlink(tmp) != 0 && errno != ENOENT) {
-        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
+    char name[COMMON_SANDBOX_ID_MAX + sizeof SUFFIX];
+    snprintf(name, sizeof name, "%s" SUFFIX, id);
+    int ok = provd_state_file_replace(owners->dir, name, text, strlen(text));
+    if (!ok)
+        snprintf(why, why_len, "cannot write the ownership record %s/%s: %s", owners->dir, name,
                  strerror(errno));
-        json_object_put(obj);
-        return 0;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-    size_t len = strlen(text);
-    int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-    int saved = errno;
-    if (fd >= 0)
-        close(fd);
-    if (ok)
-        ok = rename(tmp, final) == 0;
-    else
-        errno = saved;
-    if (!ok) {
-        snprintf(why, why_len, "cannot write the ownership record %s: %s", final,
-                 strerror(errno));
-        unlink(tmp);
-    }
     json_object_put(obj);
     return ok;
 }
@@ -446,7 +417,7 @@ int provd_owners_put(provd_owners *owners, const char *id, const prov_owner *own
         return 1;
     if (owners->dir != NULL) {
         char path[4096];
-        file_path(owners, id, "", path, sizeof path);
+        file_path(owners, id, path, sizeof path);
         unlink(path);   /* no record on disk that the daemon does not hold */
     }
     return -1;
@@ -456,7 +427,7 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
 {
     if (owners->dir != NULL) {
         char path[4096];
-        file_path(owners, id, "", path, sizeof path);
+        file_path(owners, id, path, sizeof path);
         if (unlink(path) != 0 && errno != ENOENT) {
             snprintf(why, why_len, "cannot remove the ownership record %s: %s", path,
                      strerror(errno));

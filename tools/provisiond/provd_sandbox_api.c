@@ -8,6 +8,7 @@
 #include "common/sandbox_ids.h"
 #include "tools/aio-api/aio_server.h"
 #include "tools/provisioner-common/prov_alloc.h"
+#include "tools/provisiond/provd_bash_store.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 struct provd_sandbox_api {
     provd_sandbox_api_options options;
     aio_server *server;
+    provd_bash_store *bash_store; /* NULL: no --state-dir */
     pthread_mutex_t lock;       /* guards base (set once the port is known) */
     char base[PROVD_BASE_MAX + 1];
 };
@@ -28,6 +30,28 @@ int provd_sandbox_api_wanted(sbx_backend *backend)
     info.struct_size = sizeof info;
     sbx_error err;
     return sbx_backend_operations_info(backend, &info, &err) == SBX_OK && info.operations != 0;
+}
+
+/* Whether kept bash sessions of `sandbox_id` are still of a sandbox the
+ * API reaches (provd_bash_store_load's `exists`): its record has a token
+ * and the backend does not call it gone. */
+static int sandbox_there(void *ctx, const char *sandbox_id)
+{
+    const provd_sandbox_api *api = ctx;
+    provd_record record;
+    int known = provd_owners_get(api->options.owners, sandbox_id, &record);
+    int token = known == 1 && record.token != NULL;
+    provd_record_clear(&record);
+    if (known == PROVD_RECORD_UNREADABLE || known < 0)
+        return -1;
+    if (!token)
+        return 0;
+    sbx_sandbox *found = NULL;
+    sbx_error err;
+    sbx_status st = sbx_backend_discover(api->options.backend, sandbox_id, &found, &err);
+    sbx_backend_free_sandboxes(api->options.backend, found, found != NULL ? 1 : 0);
+    /* Another failure (an engine down a moment) does not say it is gone. */
+    return st != SBX_ERR_NOT_FOUND;
 }
 
 provd_sandbox_api *provd_sandbox_api_new(const provd_sandbox_api_options *options, char *why,
@@ -52,14 +76,27 @@ provd_sandbox_api *provd_sandbox_api_new(const provd_sandbox_api_options *option
         }
         memcpy(api->base, options->public_url, len);
     }
+    if (options->state_dir != NULL) {
+        api->bash_store = provd_bash_store_new(options->state_dir, options->warn,
+                                               options->warn_ctx);
+        if (api->bash_store == NULL) {
+            snprintf(why, why_len, "out of memory");
+            free(api);
+            return NULL;
+        }
+    }
     const aio_server_options server_options = {
         options->backend,          options->api_key,         NULL,
-        "sbx-provisiond " PACKAGE_VERSION, options->exec_timeout_ms, options->max_answer_bytes};
+        "sbx-provisiond " PACKAGE_VERSION, options->exec_timeout_ms, options->max_answer_bytes,
+        api->bash_store != NULL ? provd_bash_store_hook(api->bash_store) : NULL};
     api->server = aio_server_new(&server_options, why, why_len);
     if (api->server == NULL) {
+        provd_bash_store_free(api->bash_store);
         free(api);
         return NULL;
     }
+    if (api->bash_store != NULL)
+        provd_bash_store_load(api->bash_store, api->server, sandbox_there, api);
     pthread_mutex_init(&api->lock, NULL);
     return api;
 }
@@ -69,6 +106,7 @@ void provd_sandbox_api_free(provd_sandbox_api *api)
     if (api == NULL)
         return;
     aio_server_free(api->server);
+    provd_bash_store_free(api->bash_store);
     pthread_mutex_destroy(&api->lock);
     free(api);
 }

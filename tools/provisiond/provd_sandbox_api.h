@@ -37,6 +37,10 @@ typedef struct provd_sandbox_api_options {
     const char *public_url;     /* --public-url (NULL: the listen address) */
     int64_t exec_timeout_ms;    /* --exec-timeout: an exec without hard_timeout */
     size_t max_answer_bytes;    /* --max-answer-bytes */
+    const char *state_dir;      /* --state-dir (NULL: none): where the AIO bash
+                                 * sessions are kept (provd_bash_store.h) */
+    void (*warn)(void *, const char *); /* told what cannot be kept there */
+    void *warn_ctx;
 } provd_sandbox_api_options;
 
 /* Whether the daemon serves the API over `backend`: it reports sandbox
@@ -45,7 +49,9 @@ typedef struct provd_sandbox_api_options {
  * sandbox_url: its sandbox may serve the AIO API itself. */
 int provd_sandbox_api_wanted(sbx_backend *backend);
 
-/* The API, or NULL with the reason in `why` (`why_len` bytes). */
+/* The API, with the bash sessions kept in options->state_dir loaded
+ * (those of sandboxes gone dropped), or NULL with the reason in `why`
+ * (`why_len` bytes). */
 provd_sandbox_api *provd_sandbox_api_new(const provd_sandbox_api_options *options, char *why,
                                          size_t why_len);
 
@@ -73,7 +79,8 @@ int provd_sandbox_api_answer(provd_sandbox_api *api, const prov_request *req,
                              prov_reply *reply);
 
 /* The backend destroyed `sandbox_id`: what the API keeps of it (its shell
- * sessions) goes.  NULL `api` is accepted. */
+ * and bash sessions, the latter's file too) goes.  NULL `api` is
+ * accepted. */
 void provd_sandbox_api_sandbox_gone(provd_sandbox_api *api, const char *sandbox_id);
 
 #endif

@@ -140,3 +140,12 @@ json_object *prov_json_built(json_object *value, int built)
     json_object_put(value);
     return NULL;
 }
+
+const char *prov_json_string_member(json_object *obj, const char *key)
+{
+    json_object *value = NULL;
+    if (!json_object_object_get_ex(obj, key, &value) ||
+        !json_object_is_type(value, json_type_string))
+        return NULL;
+    return json_object_get_string(value);
+}

@@ -53,4 +53,8 @@ int prov_json_append(json_object *array, json_object *value);
  * NULL with the out-of-memory answer. */
 json_object *prov_json_built(json_object *value, int built);
 
+/* The text of member `key` of `obj` when it is a JSON string (borrowed
+ * from `obj`), else NULL: what a reader of the daemons' own files takes. */
+const char *prov_json_string_member(json_object *obj, const char *key);
+
 #endif
