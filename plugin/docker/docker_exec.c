@@ -23,18 +23,21 @@
 /* The wrapper every command starts under: $1 the working directory ("":
  * the container's), $2 the exec's token, the rest the command.  Its first
  * line on stderr says its pid, which is its process group (each exec is a
- * session leader), or that the directory is missing.  The command is
- * exec'd in a subshell (a fork, no program start) so that the wrapper can
- * end stderr with "sbx-exec TOKEN: exit CODE" on a line of its own: the
- * exec inspect after the stream is then not needed.  The token, new for
- * each exec, keeps a command's own words from passing for that line.
- * printf, not echo: bash's echo (an image's /bin/sh may be bash) prints
- * "\n" as it stands. */
+ * session leader), and the container's count of OOM kills so far (nothing
+ * when unknown: docker_oom.h), or that the directory is missing.  The
+ * command is exec'd in a subshell (a fork, no program start) so that the
+ * wrapper can end stderr with "sbx-exec TOKEN: exit CODE" on a line of its
+ * own: the exec inspect after the stream is then not needed.  The token,
+ * new for each exec, keeps a command's own words from passing for that
+ * line.  printf, not echo: bash's echo (an image's /bin/sh may be bash)
+ * prints "\n" as it stands. */
 #define WRAPPER                                                                          \
     "if [ -n \"$1\" ]; then cd \"$1\" 2>/dev/null || { echo 'sbx-exec: nodir' >&2; "       \
-    "exit 127; }; fi; t=$2; echo \"sbx-exec: pid $$\" >&2; shift 2; ( exec \"$@\" ); "        \
-    "c=$?; printf '\\nsbx-exec %s: exit %s\\n' \"$t\" \"$c\" >&2; exit $c"
+    "exit 127; }; fi; t=$2; " DOCKER_OOM_COUNT_SH "; echo \"sbx-exec: pid $$ oom $o\" >&2; " \
+    "shift 2; ( exec \"$@\" ); c=$?; printf '\\nsbx-exec %s: exit %s\\n' \"$t\" \"$c\" >&2; " \
+    "exit $c"
 #define PREAMBLE_PID "sbx-exec: pid "
+#define PREAMBLE_OOM " oom "
 #define PREAMBLE_NODIR "sbx-exec: nodir"
 #define PREAMBLE_MAX 64
 /* The token's hex digits. */
@@ -68,6 +71,7 @@ typedef struct exec_stream {
     size_t preamble_len;
     int preamble_done;    /* the first stderr line was read (or never will be) */
     long pgid;            /* from the preamble, 0 when unknown */
+    long oom_before;      /* from the preamble, DOCKER_OOM_UNKNOWN when not said */
     int nodir;
     char mark[MARK_LEN + 1];  /* "\nsbx-exec TOKEN: exit " */
     char held[TRAILER_HOLD];  /* stderr's bytes that may begin the trailer */
@@ -107,7 +111,12 @@ static int take_preamble(exec_stream *s, const char *bytes, size_t n, size_t *us
         s->preamble[s->preamble_len] = '\0';
         const char *pid = s->preamble;
         if (c == '\n' && strncmp(pid, PREAMBLE_PID, strlen(PREAMBLE_PID)) == 0) {
-            s->pgid = strtol(pid + strlen(PREAMBLE_PID), NULL, 10);
+            char *end = NULL;
+            s->pgid = strtol(pid + strlen(PREAMBLE_PID), &end, 10);
+            const char *count = strncmp(end, PREAMBLE_OOM, strlen(PREAMBLE_OOM)) == 0
+                                    ? end + strlen(PREAMBLE_OOM) : "";
+            if (*count >= '0' && *count <= '9')
+                s->oom_before = strtol(count, NULL, 10);
             return 0;
         }
         if (c == '\n' && strcmp(pid, PREAMBLE_NODIR) == 0) {
@@ -426,6 +435,7 @@ static sbx_status exec_created_run(const exec_call *x, sbx_exec_result **out, sb
     const docker_target *t = x->t;
     exec_stream s;
     memset(&s, 0, sizeof s);
+    s.oom_before = DOCKER_OOM_UNKNOWN;
     s.err = err;
     s.on_output = x->spec->on_output;
     s.output_ctx = x->spec->output_ctx;
@@ -468,7 +478,7 @@ static sbx_status exec_created_run(const exec_call *x, sbx_exec_result **out, sb
     } else {
         r->exit_code = code & 255;
     }
-    docker_oom_note(x->inst, t, r);
+    docker_oom_note(x->inst, t, s.oom_before, r);
     *out = r;
     return SBX_OK;
 }

@@ -305,7 +305,7 @@ static sbx_status create_locked(sbx_backend_instance *inst, const sbx_create_req
         made_dir = st == SBX_OK;
     }
     if (st == SBX_OK)
-        st = local_disk_make(paths, req, err);
+        st = local_disk_make(&inst->options, paths, req, err);
     /* On a root host the sandbox runs as other ids, which must own it. */
     if (st == SBX_OK)
         st = local_isolation_ids_own(&inst->options.isolation, paths->dir, err);

@@ -13,10 +13,18 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+
+/* STATE/DISKS_LOCK, held (flock) from a create's free-space check to its
+ * image's allocation, so that creates at the same moment, of any process,
+ * take the free bytes one after another.  No id's file is named so (ids
+ * are lowercase letters, digits and '-'; their files end in a suffix such
+ * as ".lock"). */
+#define DISKS_LOCK ".sbx-local-disks"
 
 /* The image of sandbox paths->id: STATE/.ID.disk.  0 when it does not fit. */
 static int image_path(const local_paths *paths, char *buf, size_t size)
@@ -119,8 +127,30 @@ static sbx_status prepare_root(const char *dir, sbx_error *err)
                                  strerror(saved));
 }
 
-sbx_status local_disk_make(const local_paths *paths, const sbx_create_request *req,
-                           sbx_error *err)
+/* Take the state directory's DISKS_LOCK into *fd, waiting for its holder
+ * (a create between its check and its allocation: no wait of its own). */
+static sbx_status lock_disks(const char *state_dir, int *fd, sbx_error *err)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/" DISKS_LOCK, state_dir) >= (int)sizeof path)
+        return sbx_backend_error_set(err, SBX_ERR_CONFIG, "disk: the path of %s/" DISKS_LOCK
+                                     " is too long", state_dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+    int rc = *fd < 0 ? -1 : 0;
+    while (rc == 0 && flock(*fd, LOCK_EX) != 0)
+        rc = errno == EINTR ? 0 : -1;
+    if (rc == 0)
+        return SBX_OK;
+    sbx_backend_error_set(err, SBX_ERR_INTERNAL, "disk: cannot lock %s: %s", path,
+                          strerror(errno));
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    return SBX_ERR_INTERNAL;
+}
+
+sbx_status local_disk_make(const local_options *options, const local_paths *paths,
+                           const sbx_create_request *req, sbx_error *err)
 {
     if (req->disk_bytes == SBX_LIMIT_NONE)
         return SBX_OK;
@@ -128,8 +158,16 @@ sbx_status local_disk_make(const local_paths *paths, const sbx_create_request *r
     if (!image_path(paths, image, sizeof image))
         return sbx_backend_error_set(err, SBX_ERR_CONFIG, "disk: the image path of %s is too "
                                      "long", paths->dir);
-    int fd = -1;
-    sbx_status st = make_image(image, req->disk_bytes, &fd, err);
+    int fd = -1, lock = -1;
+    /* The check again, now that no other create can take the space
+     * between it and the allocation. */
+    sbx_status st = lock_disks(options->state_dir, &lock, err);
+    if (st == SBX_OK)
+        st = local_disk_check_reserve(options, req, err);
+    if (st == SBX_OK)
+        st = make_image(image, req->disk_bytes, &fd, err);
+    if (lock >= 0)
+        close(lock);
     if (st == SBX_OK)
         st = local_disk_mkfs(image, err);
     if (st == SBX_OK)

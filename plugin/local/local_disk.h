@@ -28,18 +28,23 @@ sbx_status local_disk_check(const sbx_create_request *req, sbx_error *err);
 
 /* SBX_OK when the state directory's file system has room for the disk
  * `req` asks (none: 0 bytes) and still the reserve of `options` free;
- * else SBX_ERR_REFUSED naming both figures.  Makes nothing. */
+ * else SBX_ERR_REFUSED naming both figures.  Makes nothing; not a
+ * reservation (local_disk_make checks again under a lock). */
 sbx_status local_disk_check_reserve(const local_options *options, const sbx_create_request *req,
                                     sbx_error *err);
 
 /* Give the new, empty sandbox directory paths->dir the disk `req` asks
  * (none: nothing done): the image made and allocated, its file system
- * made and mounted there (nosuid, nodev), mode 0700.  On failure what was
- * made is left for local_disk_release (the caller's undo).
- * SBX_ERR_REFUSED when the image cannot be allocated (no space),
- * SBX_ERR_INTERNAL naming the step otherwise. */
-sbx_status local_disk_make(const local_paths *paths, const sbx_create_request *req,
-                           sbx_error *err);
+ * made and mounted there (nosuid, nodev), mode 0700.  The reserve of
+ * `options` is checked and the image allocated under the state
+ * directory's disks lock, so that concurrent creates never both take the
+ * same free bytes.  On failure what was made is left for
+ * local_disk_release (the caller's undo).  SBX_ERR_REFUSED when the
+ * reserve would be eaten into (local_disk_check_reserve) or the image
+ * cannot be allocated (no space), SBX_ERR_INTERNAL naming the step
+ * otherwise. */
+sbx_status local_disk_make(const local_options *options, const local_paths *paths,
+                           const sbx_create_request *req, sbx_error *err);
 
 /* Unmount the sandbox's disk from paths->dir and remove its image, when
  * it has one (the image exists); the loop device goes with the last user

@@ -8,6 +8,8 @@
  *   STATE/ID.log     stdout and stderr of its command
  *   STATE/.ID.lock   held (flock) while the sandbox is created or destroyed
  *   STATE/.ID.tomb   the record of a sandbox being destroyed (local_tomb.h)
+ *   STATE/.ID.disk   the image of its disk (local_disk.h)
+ *   STATE/.sbx-local-disks  held (flock) while a create allocates a disk
  * Ids are validated before a path is built, so none can leave STATE.
  */
 #ifndef SBX_LOCAL_STATE_H

@@ -36,8 +36,8 @@ tests_docker_test_docker_sessions_LDADD = $(SBX_TEST_LIBS) -lpthread
 # docker-suite.sh too.
 check_PROGRAMS += tests/docker/test_docker_spec
 tests_docker_test_docker_spec_SOURCES = tests/docker/test_docker_spec.c
-tests_docker_test_docker_spec_CFLAGS = $(SBX_TEST_CFLAGS)
-tests_docker_test_docker_spec_LDADD = $(SBX_TEST_LIBS)
+tests_docker_test_docker_spec_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_docker_test_docker_spec_LDADD = $(SBX_TEST_LIBS) -lpthread
 # The create request's network and the OOM report: run by docker-suite.sh
 # too, on dockerd.
 check_PROGRAMS += tests/docker/test_docker_network

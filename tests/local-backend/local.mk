@@ -54,8 +54,8 @@ tests_local_backend_test_local_processes_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_local_backend_test_local_processes_LDADD = $(SBX_TEST_LIBS)
 tests_local_backend_test_local_limits_SOURCES = tests/local-backend/test_local_limits.c \
 	tests/local-backend/local_fixture.c tests/local-backend/local_fixture.h
-tests_local_backend_test_local_limits_CFLAGS = $(SBX_TEST_CFLAGS)
-tests_local_backend_test_local_limits_LDADD = $(SBX_TEST_LIBS)
+tests_local_backend_test_local_limits_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_local_backend_test_local_limits_LDADD = $(SBX_TEST_LIBS) -lpthread
 
 # Expiry (ABI 1.5's expires_at and extend) on local.
 check_PROGRAMS += tests/local-backend/test_local_expiry

@@ -4,7 +4,7 @@
  * size; past it a write fails inside with ENOSPC while the host and
  * another sandbox keep writing and creating; the reserve
  * (disk_reserve_bytes) refuses a create that would eat into it, naming
- * it; destroy leaves no mount, loop device or image, nor does a destroy
+ * it, also when many processes create at the same moment; destroy leaves no mount, loop device or image, nor does a destroy
  * a killed host left; a host that is not root gets `unsupported`.  The
  * state directory is on a small tmpfs of the suite's own, in a mount
  * namespace of its own (nothing it mounts is seen outside, nothing stays
@@ -45,6 +45,10 @@
 #define DISK (16 * MIB)
 #define BIG_DISK (40 * MIB)
 #define RESERVE (32 * MIB)
+/* Creates at the same moment, each of its own process, and their disks:
+ * more than the room left above the reserve. */
+#define RACERS 12
+#define RACER_DISK (4 * MIB)
 
 /* The suite's backend, its state directory on its tmpfs. */
 static struct {
@@ -75,6 +79,19 @@ static sbx_status create(sbx_backend *b, const char *id, int64_t bytes, sbx_erro
     return st;
 }
 
+/* A backend on `host` with the suite's options: its state directory,
+ * isolation and reserve. */
+static sbx_backend *open_backend(sbx_host *host)
+{
+    char reserve[32];
+    snprintf(reserve, sizeof reserve, "%lld", (long long)RESERVE);
+    sbx_option opts[3] = { { "state_dir", shared.state_dir },
+                           { "isolation", sbx_local_test_namespaces_allowed() ? "namespaces"
+                                                                              : "none" },
+                           { "disk_reserve_bytes", reserve } };
+    return sbx_local_test_open(host, opts, 3);
+}
+
 static void open_shared(void)
 {
     if (shared.backend != NULL)
@@ -85,13 +102,7 @@ static void open_shared(void)
     CU_ASSERT_FATAL(mkdir(shared.fs, 0755) == 0);
     CU_ASSERT_FATAL(mount("tmpfs", shared.fs, "tmpfs", 0, TMPFS_OPTIONS) == 0);
     shared.host = sbx_local_test_new_host(NULL, NULL);
-    char reserve[32];
-    snprintf(reserve, sizeof reserve, "%lld", (long long)RESERVE);
-    sbx_option opts[3] = { { "state_dir", shared.state_dir },
-                           { "isolation", sbx_local_test_namespaces_allowed() ? "namespaces"
-                                                                              : "none" },
-                           { "disk_reserve_bytes", reserve } };
-    shared.backend = sbx_local_test_open(shared.host, opts, 3);
+    shared.backend = open_backend(shared.host);
     sbx_error err;
     sbx_status st = create(shared.backend, "full", DISK, &err);
     if (st != SBX_OK)
@@ -267,6 +278,101 @@ static void test_the_reserve_refuses_a_create_naming_it(void)
     CU_ASSERT(sbx_backend_destroy(shared.backend, "small", &err) == SBX_OK);
 }
 
+/* What a racer answers its parent: its create's status and message. */
+typedef struct racer_answer {
+    sbx_status status;
+    char message[SBX_ERROR_MESSAGE_MAX];
+} racer_answer;
+
+/* A racer: a host of its own opens the backend, says so on `ready`, waits
+ * for `go` to close, creates `id` and answers on `answer`. */
+static void race(const char *id, int ready, int go, int answer)
+{
+    sbx_host *host = sbx_local_test_new_host(NULL, NULL);
+    sbx_backend *b = open_backend(host);
+    char byte = 'r', none;
+    racer_answer a;
+    memset(&a, 0, sizeof a);
+    if (write(ready, &byte, 1) != 1 || read(go, &none, 1) != 0)
+        _exit(1);
+    sbx_error err;
+    a.status = create(b, id, RACER_DISK, &err);
+    if (a.status != SBX_OK)
+        snprintf(a.message, sizeof a.message, "%s", err.message);
+    sbx_backend_close(b);
+    sbx_host_free(host);
+    _exit(write(answer, &a, sizeof a) == (ssize_t)sizeof a ? 0 : 1);
+}
+
+static void test_creates_at_the_same_moment_keep_the_reserve(void)
+{
+    open_shared();
+    int ready[2], go[2], answers[RACERS][2];
+    pid_t racers[RACERS];
+    char ids[RACERS][16];
+    CU_ASSERT_FATAL(pipe(ready) == 0 && pipe(go) == 0);
+    for (int i = 0; i < RACERS; i++) {
+        snprintf(ids[i], sizeof ids[i], "racer-%d", i);
+        CU_ASSERT_FATAL(pipe(answers[i]) == 0);
+        racers[i] = fork();
+        CU_ASSERT_FATAL(racers[i] >= 0);
+        if (racers[i] == 0) {
+            close(ready[0]);
+            close(go[1]);
+            close(answers[i][0]);
+            race(ids[i], ready[1], go[0], answers[i][1]);
+        }
+        close(answers[i][1]);
+    }
+    close(ready[1]);
+    close(go[0]);
+    /* Every racer has its backend open: they all start now. */
+    char byte;
+    int readied = 0;
+    while (readied < RACERS && read(ready[0], &byte, 1) == 1)
+        readied++;
+    CU_ASSERT_FATAL(readied == RACERS);
+    close(go[1]);
+    close(ready[0]);
+    int made = 0, refused = 0;
+    char figure[64], path[PATH_MAX], image[PATH_MAX], name[32];
+    for (int i = 0; i < RACERS; i++) {
+        racer_answer a;
+        int status = 0;
+        CU_ASSERT_FATAL(read(answers[i][0], &a, sizeof a) == (ssize_t)sizeof a);
+        close(answers[i][0]);
+        CU_ASSERT(waitpid(racers[i], &status, 0) == racers[i] && WIFEXITED(status) &&
+                  WEXITSTATUS(status) == 0);
+        made += a.status == SBX_OK;
+        if (a.status == SBX_OK)
+            continue;
+        refused++;
+        /* Refused naming both figures, and nothing made. */
+        CU_ASSERT(a.status == SBX_ERR_REFUSED);
+        snprintf(figure, sizeof figure, "disk_bytes %lld", (long long)RACER_DISK);
+        CU_ASSERT(strstr(a.message, figure) != NULL);
+        snprintf(figure, sizeof figure, "disk_reserve_bytes %lld", (long long)RESERVE);
+        CU_ASSERT(strstr(a.message, figure) != NULL);
+        if (a.status != SBX_ERR_REFUSED || strstr(a.message, figure) == NULL)
+            fprintf(stderr, "%s: %d %s\n", ids[i], (int)a.status, a.message);
+        snprintf(name, sizeof name, ".%s.disk", ids[i]);
+        CU_ASSERT(!sbx_local_test_path_exists(in_state(ids[i], path, sizeof path)));
+        CU_ASSERT(!sbx_local_test_path_exists(in_state(name, image, sizeof image)));
+    }
+    /* The disks taken stay; what is free now is the least it ever was. */
+    struct statvfs fs;
+    CU_ASSERT_FATAL(statvfs(shared.fs, &fs) == 0);
+    int64_t free_bytes = (int64_t)fs.f_bavail * (int64_t)fs.f_frsize;
+    fprintf(stderr, "%d creates at once: %d made, %d refused, %lld bytes free, %lld kept\n",
+            RACERS, made, refused, (long long)free_bytes, (long long)RESERVE);
+    CU_ASSERT(free_bytes >= RESERVE);
+    CU_ASSERT(made > 0 && refused > 0);
+    sbx_error err;
+    for (int i = 0; i < RACERS; i++)
+        if (sbx_local_test_path_exists(in_state(ids[i], path, sizeof path)))
+            CU_ASSERT(sbx_backend_destroy(shared.backend, ids[i], &err) == SBX_OK);
+}
+
 static void test_destroy_leaves_no_mount_loop_device_or_image(void)
 {
     open_shared();
@@ -419,6 +525,8 @@ void sbx_test_register(void)
           test_the_host_and_another_sandbox_keep_writing_and_creating },
         { "disk: the reserve refuses a create, naming it",
           test_the_reserve_refuses_a_create_naming_it },
+        { "disk: creates at the same moment keep the reserve",
+          test_creates_at_the_same_moment_keep_the_reserve },
         { "disk: destroy leaves no mount, loop device or image",
           test_destroy_leaves_no_mount_loop_device_or_image },
         { "disk: what a killed host left is cleaned", test_what_a_killed_host_left_is_cleaned },
