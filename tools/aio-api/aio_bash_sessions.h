@@ -80,7 +80,9 @@ aio_bash_created aio_bash_session_restore(aio_bash_sessions *t, const char *sand
 
 /* Find session `id` of `sandbox_id`: 1 with its copy in *out, else 0.
  * With `use`, it counts one command more, is used now and, when `dir` is
- * not NULL, takes `dir` as its working directory first. */
+ * not NULL, takes `dir` as its working directory first; only that new
+ * directory is saved to the store at once (the count and time go with the
+ * sandbox's next save). */
 int aio_bash_session_find(aio_bash_sessions *t, const char *sandbox_id, const char *id,
                           int use, const char *dir, aio_bash_session *out);
 
