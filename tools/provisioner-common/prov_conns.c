@@ -51,6 +51,7 @@ struct prov_conns {
     int tls;
     int closing;                /* a drain ended: nothing enters the handler */
     int quit;
+    int idle;                   /* the deadline thread waits with no deadline */
     int has_thread;
     pthread_t thread;
 };
@@ -97,7 +98,9 @@ static void *deadline_main(void *arg)
     while (!conns->quit) {
         long next = cut_overdue(conns, now_ms());
         if (next < 0) {
+            conns->idle = 1;
             pthread_cond_wait(&conns->changed, &conns->lock);
+            conns->idle = 0;
             continue;
         }
         struct timespec until = {next / 1000, (next % 1000) * 1000000L};
@@ -152,6 +155,17 @@ void prov_conns_free(prov_conns *conns)
     free(conns);
 }
 
+/* Lock held: wake the deadline thread for a connection that starts
+ * reading now.  Its deadline is the latest of all (every one is the same
+ * timeout after a start), so a thread waiting for an earlier one needs no
+ * wake: only an idle one does.  A wake per request would cost the daemon a
+ * context switch per request. */
+static void reading_started(prov_conns *conns)
+{
+    if (conns->idle)
+        pthread_cond_signal(&conns->changed);
+}
+
 /* Lock held: the connection to shut down for a newcomer over the cap. */
 static prov_conn *displaced(prov_conns *conns, prov_conn *newcomer)
 {
@@ -184,7 +198,7 @@ prov_conn *prov_conns_add(prov_conns *conns, int fd)
         cut(conns, displaced(conns, c));
     if (conns->closing)
         cut(conns, c);
-    pthread_cond_signal(&conns->changed);
+    reading_started(conns);
     pthread_mutex_unlock(&conns->lock);
     return c;
 }
@@ -249,7 +263,7 @@ void prov_conns_completed(prov_conns *conns, prov_conn *conn)
     conn->phase = PHASE_READING;
     conn->begun = 0;
     conn->reading_since_ms = now_ms();
-    pthread_cond_signal(&conns->changed);
+    reading_started(conns);
     pthread_mutex_unlock(&conns->lock);
 }
 

@@ -176,8 +176,10 @@ void prov_offload_queue(prov_offload *pool, prov_offload_job *job)
     else
         pool->head = job;
     pool->tail = job;
-    pthread_cond_signal(&pool->work);
     pthread_mutex_unlock(&pool->lock);
+    /* After the unlock: a thread woken under the lock would block on it at
+     * once, one more context switch per request. */
+    pthread_cond_signal(&pool->work);
 }
 
 void prov_offload_free(prov_offload *pool)
