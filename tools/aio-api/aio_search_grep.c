@@ -319,15 +319,18 @@ static int run_grep(const aio_call *call, const grep_plan *plan, const char *ope
 {
     argv_list a = {0};
     find_command(&a, plan);
-    char options[160], big[32];
+    char options[160], big[32] = "";
     grep_options(plan, options, sizeof options);
-    snprintf(big, sizeof big, "%lld", (long long)plan->max_size);
+    /* Always set: empty, a variable of the sandbox's own of that name
+     * cannot turn grep -r on. */
+    if (grep_r_fits(plan))
+        snprintf(big, sizeof big, "%lld", (long long)plan->max_size);
     const sbx_env_var env[] = {{"GREP_OPTIONS_", options},
                                {"GREP_PATTERN_", plan->pattern},
                                {"LC_ALL", "C.UTF-8"},
                                {"GREP_ROOT_", plan->path},
                                {"GREP_BIG_", big}};
-    const aio_walk walk = {grep_script, a.item, a.count, env, grep_r_fits(plan) ? 5 : 3};
+    const aio_walk walk = {grep_script, a.item, a.count, env, sizeof env / sizeof env[0]};
     int ran = 0;
     if (a.failed)
         prov_reply_out_of_memory(reply);
