@@ -2,8 +2,9 @@
  * the sandbox, find(1) choosing the files (no symlink followed below the
  * start path, hidden names and files above max_file_size skipped, the
  * include, exclude and type filters) and GNU grep searching them in
- * batches (-Z: names NUL-terminated; PCRE for regexes, whose match limits
- * bound a pattern that backtracks), its output cut at
+ * batches, or, with no filter but hidden names and no file too big,
+ * grep -r walking alone (-Z: names NUL-terminated; PCRE for regexes, whose
+ * match limits bound a pattern that backtracks), its output cut at
  * AIO_SEARCH_MAX_OUTPUT bytes so that a walk past the cap stops. */
 #include <config.h>
 
