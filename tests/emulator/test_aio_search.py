@@ -164,6 +164,11 @@ class AioSearch(unittest.TestCase):
         data = self.grep(path=self.t + "/.hidden", pattern="alpha")
         self.assertEqual([(m["file"], m["line_number"]) for m in data["matches"]],
                          [(self.t + "/.hidden/h.py", 1)])
+        # grep -r refusing the pattern: the same failure as the other walk.
+        data = self.failed("/v1/file/grep", {"path": self.t + "/sub", "pattern": "a(b"},
+                           "invalid_argument")
+        self.assertIn("a(b", data["message"])
+        self.assertNotIn("%", data["message"])
 
     def test_grep_literal_and_case(self):
         self.assertEqual(self.found(self.grep(pattern="x(y", fixed_strings=True)),
