@@ -145,6 +145,31 @@ class AioSearch(unittest.TestCase):
         self.assertFalse(data["truncated"])
         self.assertGreaterEqual(data["files_searched"], 5)
 
+    def test_grep_walked_by_grep_itself_never_through_symlinks(self):
+        # No file above max_file_size: grep -r walks, from inside the tree
+        # (the names it prints joined to the path), skipping hidden names
+        # below the path but not a path below a hidden directory, and
+        # following none of t's symlinks (., ../.., /, /etc).
+        data = self.grep(pattern="alpha", max_file_size="3M")
+        self.assertEqual([f for f, _, _ in self.found(data)],
+                         ["a.py", "big.txt", "new\nline.py", "sub/b.py", "sub/deep/c.txt"])
+        self.assertEqual(data["files_searched"], 7)
+        self.assertEqual(data["files_matched"], 5)
+        data = self.grep(path=self.t + "/sub/", pattern="alpha", context_after=1)
+        self.assertEqual(sorted((m["file"], m["line_number"], m["context_after"])
+                                for m in data["matches"]),
+                         [(self.t + "/sub/b.py", 3, []),
+                          (self.t + "/sub/deep/c.txt", 3, ["four"])])
+        self.assertEqual(data["files_searched"], 2)
+        data = self.grep(path=self.t + "/.hidden", pattern="alpha")
+        self.assertEqual([(m["file"], m["line_number"]) for m in data["matches"]],
+                         [(self.t + "/.hidden/h.py", 1)])
+        # grep -r refusing the pattern: the same failure as the other walk.
+        data = self.failed("/v1/file/grep", {"path": self.t + "/sub", "pattern": "a(b"},
+                           "invalid_argument")
+        self.assertIn("a(b", data["message"])
+        self.assertNotIn("%", data["message"])
+
     def test_grep_literal_and_case(self):
         self.assertEqual(self.found(self.grep(pattern="x(y", fixed_strings=True)),
                          [("paren.txt", 1, "x(y")])

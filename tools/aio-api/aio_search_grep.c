@@ -2,8 +2,9 @@
  * the sandbox, find(1) choosing the files (no symlink followed below the
  * start path, hidden names and files above max_file_size skipped, the
  * include, exclude and type filters) and GNU grep searching them in
- * batches (-Z: names NUL-terminated; PCRE for regexes, whose match limits
- * bound a pattern that backtracks), its output cut at
+ * batches, or, with no filter but hidden names and no file too big,
+ * grep -r walking alone (-Z: names NUL-terminated; PCRE for regexes, whose
+ * match limits bound a pattern that backtracks), its output cut at
  * AIO_SEARCH_MAX_OUTPUT bytes so that a walk past the cap stops. */
 #include <config.h>
 
@@ -44,22 +45,47 @@ static const aio_field search_fields[] = {
 };
 
 /* The walk: "$@" is the find command; $GREP_OPTIONS_ our own flags (no
- * request text), $GREP_PATTERN_ the pattern.  The pattern is tried on
- * nothing first: a grep that refuses it exits 2; then a grep lacking one
- * of GNU grep's options the walk needs (busybox's lacks all three) makes
- * the walk exit 4 naming them on stderr, else it exits 3 with grep's words
- * on stderr.  Each batch writes "#COUNT" on stderr; batches of up to
- * 1 MiB of names (xargs' default, 128 KiB, starts a grep per ~1 700
+ * request text), $GREP_PATTERN_ the pattern.  check tries the pattern on
+ * nothing: a grep that refuses it exits 2; then a grep lacking one of
+ * GNU grep's options the walk needs (busybox's lacks all three) makes the
+ * walk exit 4 naming them on stderr, else it exits 3 with grep's words on
+ * stderr.
+ * With $GREP_BIG_ set (a recursive search of a directory, $GREP_ROOT_, by
+ * no filter but hidden names and size), grep -r walks the tree itself,
+ * from inside it (run on an operand, its --exclude-dir would skip a start
+ * path below a hidden directory), when a find that does not print names
+ * saw no file above $GREP_BIG_ bytes: one walk by grep instead of find
+ * handing it every name, and find's output, a letter a file, counts what
+ * grep searches ("%COUNT" on stderr: the names printed are relative).
+ * There check runs only when grep -r exited 2 (its status passed on fd
+ * 4): a grep started costs ~4 ms of CPU, and a pattern grep -r took needs
+ * no check.  Else (a file too big, a find without -printf, a directory it
+ * could not read) check runs first, then find chooses the files and xargs
+ * hands them to grep: each batch writes "#COUNT" on stderr; batches of
+ * up to 1 MiB of names (xargs' default, 128 KiB, starts a grep per ~1 700
  * files). */
 static const char grep_script[] =
-    "set -f\n"
-    "e=$(grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" </dev/null 2>&1 >/dev/null)\n"
-    "if [ $? = 2 ]; then m=\n"
+    "set -f; unset CDPATH\n"
+    "check() {\n"
+    "  e=$(grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" </dev/null 2>&1 >/dev/null)\n"
+    "  [ $? = 2 ] || return 0\n"
+    "  m=\n"
     "  for o in -Z --no-group-separator -P; do case \" $GREP_OPTIONS_ \" in *\" $o \"*)\n"
     "    grep $o -e x </dev/null >/dev/null 2>&1; [ $? = 2 ] && m=\"$m $o\";; esac; done\n"
     "  [ -n \"$m\" ] && { echo \"$m\" >&2; exit 4; }\n"
     "  printf '%s\\n' \"$e\" >&2; exit 3\n"
+    "}\n"
+    "if [ -n \"$GREP_BIG_\" ] && c=$(cd -- \"$GREP_ROOT_\" && find . \\( -name '.*' ! -name . \\) "
+    "-prune -o -type f \\( -size +\"$GREP_BIG_\"c -printf B -o -printf s \\) 2>/dev/null) &&\n"
+    "  case $c in *B*) false;; esac && cd -- \"$GREP_ROOT_\"; then\n"
+    "  exec 3>&1\n"
+    "  s=$( { { grep -r $GREP_OPTIONS_ --exclude='.*' --exclude-dir='.*' -e \"$GREP_PATTERN_\" "
+    "2>/dev/null; echo $? >&4; } | head -c " AIO_SEARCH_CAP " >&3; } 4>&1 )\n"
+    "  [ \"$s\" = 2 ] && check\n"
+    "  echo \"%${#c}\" >&2\n"
+    "  exit 0\n"
     "fi\n"
+    "check\n"
     "\"$@\" | xargs -0 -r -s 1048576 sh -c 'set -f; echo \"#$#\" >&2; "
     "exec grep $GREP_OPTIONS_ -e \"$GREP_PATTERN_\" -- \"$@\"' sh | head -c " AIO_SEARCH_CAP;
 
@@ -254,6 +280,17 @@ static void find_command(argv_list *a, const grep_plan *plan)
     push(a, "-print0");
 }
 
+/* Whether grep -r may walk for `plan`: a recursive search whose only
+ * filters are hidden names and size (the include, exclude and type globs
+ * are find's tests). */
+static int grep_r_fits(const grep_plan *plan)
+{
+    return plan->recursive && plan->skip_hidden && plan->max_size >= 0 &&
+           plan->type_globs == NULL &&
+           (plan->include == NULL || json_object_array_length(plan->include) == 0) &&
+           (plan->exclude == NULL || json_object_array_length(plan->exclude) == 0);
+}
+
 /* grep's options for `plan` (no request text), in `out`. */
 static void grep_options(const grep_plan *plan, char *out, size_t size)
 {
@@ -291,12 +328,18 @@ static int run_grep(const aio_call *call, const grep_plan *plan, const char *ope
 {
     argv_list a = {0};
     find_command(&a, plan);
-    char options[160];
+    char options[160], big[32] = "";
     grep_options(plan, options, sizeof options);
+    /* Always set: empty, a variable of the sandbox's own of that name
+     * cannot turn grep -r on. */
+    if (grep_r_fits(plan))
+        snprintf(big, sizeof big, "%lld", (long long)plan->max_size);
     const sbx_env_var env[] = {{"GREP_OPTIONS_", options},
                                {"GREP_PATTERN_", plan->pattern},
-                               {"LC_ALL", "C.UTF-8"}};
-    const aio_walk walk = {grep_script, a.item, a.count, env, 3};
+                               {"LC_ALL", "C.UTF-8"},
+                               {"GREP_ROOT_", plan->path},
+                               {"GREP_BIG_", big}};
+    const aio_walk walk = {grep_script, a.item, a.count, env, sizeof env / sizeof env[0]};
     int ran = 0;
     if (a.failed)
         prov_reply_out_of_memory(reply);
@@ -357,15 +400,19 @@ static json_object *text_value(const char *bytes, size_t len)
     return value;
 }
 
-/* The files the batches said they searched ("#COUNT" lines on stderr). */
-static long long files_searched(const sbx_exec_result *r)
+/* The files the walk said grep searched ("#COUNT" or "%COUNT" lines on
+ * stderr); *relative set when grep -r walked (a "%" line: the names it
+ * printed are relative to the start path). */
+static long long files_searched(const sbx_exec_result *r, int *relative)
 {
     long long total = 0;
     size_t at = 0, len = 0;
+    *relative = 0;
     for (const char *l; (l = aio_search_next(r->stderr_data, r->stderr_length, &at, '\n',
                                               &len)) != NULL;) {
-        if (len > 1 && l[0] == '#')
+        if (len > 1 && (l[0] == '#' || l[0] == '%'))
             total += strtoll(l + 1, NULL, 10);
+        *relative |= len > 1 && l[0] == '%';
     }
     return total;
 }
@@ -381,6 +428,7 @@ typedef struct grep_build {
     size_t before_file_len;
     long long seen, files_matched;
     int truncated;
+    int relative;                /* grep -r walked: names relative to the path */
 } grep_build;
 
 static int same_file(const char *a, size_t a_len, const char *b, size_t b_len)
@@ -411,12 +459,24 @@ static int add_context(grep_build *b, const grep_line *l, const grep_plan *plan)
            (b->before != NULL && prov_json_append(b->before, text_value(l->text, l->text_len)));
 }
 
+/* The file of `l` as find prints it (a relative name joined to the start
+ * path); NULL when memory ran out. */
+static json_object *file_value(const grep_build *b, const grep_line *l, const grep_plan *plan)
+{
+    if (!b->relative)
+        return text_value(l->file, l->file_len);
+    char *path = aio_search_join(plan->path, l->file);
+    json_object *value = path != NULL ? text_value(path, strlen(path)) : NULL;
+    free(path);
+    return value;
+}
+
 /* The GrepMatch of `l`; NULL when memory ran out. */
 static json_object *match_value(grep_build *b, const grep_line *l, const grep_plan *plan)
 {
     json_object *m = json_object_new_object();
     int built = m != NULL &&
-                prov_json_add(m, "file", text_value(l->file, l->file_len)) &&
+                prov_json_add(m, "file", file_value(b, l, plan)) &&
                 prov_json_add(m, "line_number", json_object_new_int64(l->number)) &&
                 prov_json_add(m, "line_content", text_value(l->text, l->text_len));
     int before_here = b->before != NULL && l->number == b->before_last + 1 &&
@@ -480,13 +540,14 @@ static json_object *grep_result(const grep_plan *plan, const sbx_exec_result *r,
                                 int64_t offset, int64_t max_results)
 {
     grep_build b = {.matches = json_object_new_array()};
+    long long searched = files_searched(r, &b.relative);
     json_object *data = json_object_new_object();
     int built = data != NULL && prov_json_add(data, "matches", b.matches) &&
                 read_matches(&b, r, plan, offset, max_results) &&
                 prov_json_add_string(data, "path", plan->path) &&
                 prov_json_add_string(data, "pattern", plan->pattern) &&
                 prov_json_add(data, "match_count", json_object_new_int64(b.seen)) &&
-                prov_json_add(data, "files_searched", json_object_new_int64(files_searched(r))) &&
+                prov_json_add(data, "files_searched", json_object_new_int64(searched)) &&
                 prov_json_add(data, "files_matched", json_object_new_int64(b.files_matched)) &&
                 prov_json_add(data, "truncated", json_object_new_boolean(b.truncated));
     if (data == NULL)
