@@ -13,6 +13,7 @@
 #include "plugin/docker/docker_expiry.h"
 #include "plugin/docker/docker_files.h"
 #include "plugin/docker/docker_instance.h"
+#include "plugin/docker/docker_list.h"
 #include "plugin/docker/docker_ops.h"
 #include "plugin/docker/docker_proc_answers.h"
 #include "plugin/docker/docker_processes.h"

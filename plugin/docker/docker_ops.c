@@ -1,4 +1,4 @@
-/* destroy, is_alive, discover, list, reconcile (see docker_ops.h). */
+/* destroy, is_alive, discover, reconcile (see docker_ops.h). */
 #include <config.h>
 
 #include "plugin/docker/docker_ops.h"
@@ -6,15 +6,10 @@
 #include "common/record_chain.h"
 #include "common/sandbox_ids.h"
 #include "plugin/docker/docker_calls.h"
-#include "plugin/docker/docker_expiry.h"
-#include "plugin/docker/docker_list_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ?filters={"label":["sbx.managed=true"]}, URL-encoded. */
-#define LIST_QUERY "/containers/json?filters=%7B%22label%22%3A%5B%22sbx.managed%3Dtrue%22%5D%7D"
 
 sbx_status docker_destroy(sbx_backend_instance *inst, const char *sandbox_id,
                           sbx_error *err)
@@ -86,91 +81,6 @@ sbx_status docker_discover_record(sbx_backend_instance *inst, const char *sandbo
                                   sbx_sandbox_record **out, sbx_error *err)
 {
     return discover_sandbox(inst, sandbox_id, &(common_answer){ NULL, out }, err);
-}
-
-/* Where the sandboxes of one list call go. */
-typedef struct list_call {
-    sbx_backend_instance *inst;
-    const docker_engine_identity *engine;
-    common_list_answer *list;
-} list_call;
-
-/* docker_list_found_fn: add the sandbox to the list, unless it is past
- * its expiry (its label's, then the override's): then it is removed. */
-static int add_found(void *ctx, docker_sandbox_view *view)
-{
-    list_call *call = ctx;
-    docker_instance_name_engine(call->engine, &view->facts);
-    sbx_error err;
-    sbx_status st = docker_expiry_settle(call->inst, view->facts.sandbox_id,
-                                         view->facts.container_id, 0, &view->facts.expires_at,
-                                         &err);
-    if (st == SBX_ERR_NOT_FOUND)
-        return 0;
-    if (st != SBX_OK)
-        DOCKER_LOG(call->inst, SBX_LOG_WARN, "sandbox %s is past its expiry but stays for "
-                   "now: %s", view->facts.sandbox_id, err.message);
-    return common_list_answer_add(call->list, &view->facts, &err) == SBX_OK ? 0 : -1;
-}
-
-/* docker_list_skipped_fn: managed containers of other prefixes are normal,
- * not warnings. */
-static void log_skipped(void *ctx, size_t index, docker_skip skip, const char *why)
-{
-    const sbx_backend_instance *inst = ctx;
-    DOCKER_LOG(inst, skip == DOCKER_SKIP_OTHER_PREFIX ? SBX_LOG_DEBUG : SBX_LOG_WARN,
-               "skipping list entry %zu: %s", index, why);
-}
-
-static int feed_list(void *ctx, const char *data, size_t len)
-{
-    return docker_list_stream_feed(ctx, data, len);
-}
-
-/* list_running and list_records: one list call, answered into `list` (a
- * record list also keeps running sandboxes without a published port).  A
- * 200 answer is decoded as it arrives (docker_list_stream.h). */
-static sbx_status list_sandboxes(sbx_backend_instance *inst, common_list_answer *list,
-                                 sbx_error *err)
-{
-    const char *what = "list of sandboxes";
-    list_call call = { inst, NULL, list };
-    sbx_status st = list->records != NULL ? docker_instance_identity(inst, what, &call.engine, err)
-                                          : SBX_OK;
-    if (st != SBX_OK)
-        return common_list_answer_finish(list, st);
-    docker_list_stream *decoder =
-        docker_list_stream_new(&inst->options, list->records != NULL, add_found, &call);
-    if (decoder == NULL)
-        return common_list_answer_finish(
-            list, sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory"));
-    common_http_body_sink sink = { .status = 200, .write = feed_list, .ctx = decoder };
-    common_http_response resp;
-    common_http_call get_list = {.method = "GET", .path = LIST_QUERY, .sink = &sink};
-    st = docker_engine_call(&inst->engine, &get_list, what, &resp, err);
-    if (st == SBX_OK && resp.status != 200)
-        st = docker_engine_error(&resp, what, SBX_ERR_PROVISIONER, err);
-    else if (st == SBX_OK)
-        st = docker_list_stream_finish(decoder, what, log_skipped, inst, err);
-    common_http_response_clear(&resp);
-    docker_list_stream_free(decoder);
-    return common_list_answer_finish(list, st);
-}
-
-sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
-                               size_t *count, sbx_error *err)
-{
-    common_list_answer list;
-    common_list_answer_start(&list, out, NULL, count);
-    return list_sandboxes(inst, &list, err);
-}
-
-sbx_status docker_list_records(sbx_backend_instance *inst, sbx_sandbox_record **out,
-                               size_t *count, sbx_error *err)
-{
-    common_list_answer list;
-    common_list_answer_start(&list, NULL, out, count);
-    return list_sandboxes(inst, &list, err);
 }
 
 /* What reconcile learnt, moved into *out: FOUND (the sandbox, an array of

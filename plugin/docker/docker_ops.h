@@ -1,5 +1,6 @@
 /* The docker backend's operations on existing sandboxes: destroy,
- * is_alive, discover, list and reconcile, each a few engine calls. */
+ * is_alive, discover and reconcile, each a few engine calls (the lists:
+ * docker_list.h). */
 #ifndef SBX_DOCKER_OPS_H
 #define SBX_DOCKER_OPS_H
 
@@ -23,14 +24,6 @@ sbx_status docker_discover(sbx_backend_instance *inst, const char *sandbox_id,
 /* docker_discover answered as a record naming the engine (ABI 1.2). */
 sbx_status docker_discover_record(sbx_backend_instance *inst, const char *sandbox_id,
                                   sbx_sandbox_record **out, sbx_error *err);
-
-/* The running sandboxes with a published port, from one streamed list. */
-sbx_status docker_list_running(sbx_backend_instance *inst, sbx_sandbox **out,
-                               size_t *count, sbx_error *err);
-
-/* Every running sandbox as a record (ABI 1.2), a port or not. */
-sbx_status docker_list_records(sbx_backend_instance *inst, sbx_sandbox_record **out,
-                               size_t *count, sbx_error *err);
 
 /* found: the engine's identity (engine_namespace) is the namespace, the
  * container's ID the incarnation; absent: the engine says no container of that name

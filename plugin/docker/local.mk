@@ -17,6 +17,7 @@ plugin_docker_libsbx_docker_core_la_SOURCES = \
 	plugin/docker/docker_frames.c plugin/docker/docker_frames.h \
 	plugin/docker/docker_instance.c plugin/docker/docker_instance.h \
 	plugin/docker/docker_kept_reads.c plugin/docker/docker_kept_reads.h \
+	plugin/docker/docker_list.c plugin/docker/docker_list.h \
 	plugin/docker/docker_list_stream.c plugin/docker/docker_list_stream.h \
 	plugin/docker/docker_listing.c plugin/docker/docker_listing.h \
 	plugin/docker/docker_ops.c plugin/docker/docker_ops.h \

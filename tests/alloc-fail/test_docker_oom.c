@@ -33,16 +33,13 @@
 #define HELLO_COMMAND \
     "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www"
 
-static const char *engine_socket;
-static const char *engine_image;
-
 /* The engine's answer to GET PATH (caller frees), NULL when none came. */
 static char *engine_get(const char *path)
 {
     char url[256];
     snprintf(url, sizeof url, "http://localhost/v1.41%s", path);
     sbx_test_http_result r;
-    int rc = sbx_test_http_unix(engine_socket, "GET", url, NULL, 30000L, &r);
+    int rc = sbx_test_http_unix(sbx_test_docker.socket, "GET", url, NULL, 30000L, &r);
     char *body = rc == 0 && r.status == 200 ? r.body : NULL;
     if (body != NULL)
         r.body = NULL;
@@ -92,7 +89,7 @@ typedef struct target {
 static void target_open(target *t)
 {
     sbx_error err;
-    sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
+    sbx_option opts[] = { { "socket", sbx_test_docker.socket }, { "image", sbx_test_docker.image },
                           { "stop_grace_s", "1" }, { "command", HELLO_COMMAND },
                           { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
     CU_ASSERT_EQUAL_FATAL(sbx_host_new(NULL, &t->host, &err), SBX_OK);
@@ -261,7 +258,7 @@ static void test_create_record_existing(void) { torture("create_record (existing
 
 void sbx_test_register(void)
 {
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     static const CU_TestInfo tests[] = {
         { "every allocation of create fails in turn", test_create },
         { "every allocation of create_record fails in turn", test_create_record },

@@ -36,9 +36,6 @@
 #define HELLO_COMMAND \
     "mkdir -p /www && echo hello > /www/index.html && exec httpd -f -p 8080 -h /www"
 
-static const char *engine_socket;
-static const char *engine_image;
-
 /* ------------------------------------------------------------ engine access */
 
 /* 1 when the engine is Docker's (docker-suite.sh dockerd), 0 for podman. */
@@ -58,7 +55,7 @@ static long engine_answer(const char *method, const char *path, const char *json
     snprintf(url, sizeof url, "http://localhost/v1.41%s", path);
     sbx_test_http_result r;
     /* Every call carries a JSON body, empty when there is none to send. */
-    int rc = sbx_test_http_unix(engine_socket, method, url, json_body ? json_body : "",
+    int rc = sbx_test_http_unix(sbx_test_docker.socket, method, url, json_body ? json_body : "",
                                 30000L, &r);
     long status = rc == 0 ? r.status : -1;
     if (answer != NULL) {
@@ -87,8 +84,8 @@ static sbx_status open_docker(fixture *f, const sbx_option *extra, size_t n_extr
 {
     sbx_option opts[8];
     size_t n = 0;
-    opts[n++] = (sbx_option){ "socket", engine_socket };
-    opts[n++] = (sbx_option){ "image", engine_image };
+    opts[n++] = (sbx_option){ "socket", sbx_test_docker.socket };
+    opts[n++] = (sbx_option){ "image", sbx_test_docker.image };
     opts[n++] = (sbx_option){ "stop_grace_s", "1" };
     for (size_t i = 0; i < n_extra && n < 8; i++)
         opts[n++] = extra[i];
@@ -308,7 +305,7 @@ static void test_foreign_container_is_left_alone(void)
 {
     /* A container that carries our naming but not our labels. */
     char body[256];
-    snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", engine_image);
+    snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", sbx_test_docker.image);
     CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-not-ours", body) == 201);
     fixture f;
     setup(&f, HELLO_COMMAND);
@@ -530,7 +527,7 @@ static void test_reconcile(void)
 
     /* A container that carries the name but not our labels. */
     char body[256];
-    snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", engine_image);
+    snprintf(body, sizeof body, "{\"Image\":\"%s\",\"Cmd\":[\"sh\"]}", sbx_test_docker.image);
     CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-recon-foreign", body) == 201);
     CU_ASSERT_EQUAL(reconcile(&f, "recon-foreign", &r), SBX_RECONCILE_UNKNOWN);
     CU_ASSERT_PTR_NULL(r.backend_namespace);
@@ -562,7 +559,7 @@ static void test_nul_in_a_label_is_a_protocol_error(void)
              "\"sbx.user_id\":\"alice\\u0000mallory\",\"sbx.thread_id\":\"t\"},"
              "\"ExposedPorts\":{\"8080/tcp\":{}},\"HostConfig\":{\"PortBindings\":"
              "{\"8080/tcp\":[{\"HostIp\":\"127.0.0.1\",\"HostPort\":\"\"}]}}}",
-             engine_image, HELLO_COMMAND);
+             sbx_test_docker.image, HELLO_COMMAND);
     CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-nul-label", body) == 201);
     CU_ASSERT_FATAL(engine("POST", "/containers/sbx-nul-label/start", NULL) / 100 == 2);
     fixture f;
@@ -655,7 +652,7 @@ static void test_records(void)
     snprintf(body, sizeof body,
              "{\"Image\":\"%s\",\"Cmd\":[\"sleep\",\"600\"],\"Labels\":{"
              "\"sbx.managed\":\"true\",\"sbx.sandbox_id\":\"rec-noport\","
-             "\"sbx.user_id\":\"default\"}}", engine_image);
+             "\"sbx.user_id\":\"default\"}}", sbx_test_docker.image);
     CU_ASSERT_FATAL(engine("POST", "/containers/create?name=sbx-rec-noport", body) == 201);
     CU_ASSERT_FATAL(engine("POST", "/containers/sbx-rec-noport/start", NULL) / 100 == 2);
 
@@ -682,7 +679,7 @@ static void test_records(void)
 
 void sbx_test_register(void)
 {
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     const char *has_init = getenv("SBX_DOCKER_ENGINE_INIT");
     if (has_init != NULL && strcmp(has_init, "no") == 0) {
         static const CU_TestInfo without_init[] = {

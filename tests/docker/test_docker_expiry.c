@@ -23,31 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *engine_socket;
-static const char *engine_image;
-static sbx_host *host;
-static sbx_backend *backend;
-
 static int suite_init(void)
 {
     sbx_error err;
-    if (sbx_test_docker_open(&host, &backend) != 0)
+    if (sbx_test_docker_suite_init() != 0)
         return 1;
     /* A run cut short leaves its sandboxes, whose expiry a create keeps. */
     static const char *const ids[] = { "exp-none", "exp-saved", "exp-alive", "exp-listed",
                                        "exp-again" };
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
-        if (sbx_backend_destroy(backend, ids[i], &err) != SBX_OK) {
+        if (sbx_backend_destroy(sbx_test_docker.backend, ids[i], &err) != SBX_OK) {
             fprintf(stderr, "destroy %s: %s\n", ids[i], err.message);
             return 1;
         }
-    return 0;
-}
-
-static int suite_clean(void)
-{
-    sbx_backend_close(backend);
-    sbx_host_free(host);
     return 0;
 }
 
@@ -60,13 +48,13 @@ static int64_t create(const char *id, int64_t expires_at)
     req.expires_at = expires_at;
     sbx_sandbox_record *made = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_create_record(backend, &req, &made, &err);
+    sbx_status st = sbx_backend_create_record(sbx_test_docker.backend, &req, &made, &err);
     if (st != SBX_OK)
         fprintf(stderr, "create %s: %s\n", id, err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_FATAL(SBX_RECORD_HAS(made, expires_at));
     int64_t got = made->expires_at;
-    sbx_backend_free_records(backend, made);
+    sbx_backend_free_records(sbx_test_docker.backend, made);
     return got;
 }
 
@@ -76,13 +64,13 @@ static int64_t listed_expiry(const char *id)
     sbx_sandbox_record *all = NULL;
     sbx_error err;
     size_t count = 0;
-    sbx_status st = sbx_backend_list_records(backend, &all, &count, &err);
+    sbx_status st = sbx_backend_list_records(sbx_test_docker.backend, &all, &count, &err);
     CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
     int64_t found = -1;
     for (sbx_sandbox_record *r = all; r != NULL; r = r->next)
         if (strcmp(r->sandbox.sandbox_id, id) == 0)
             found = r->expires_at;
-    sbx_backend_free_records(backend, all);
+    sbx_backend_free_records(sbx_test_docker.backend, all);
     return found;
 }
 
@@ -90,7 +78,7 @@ static int alive(const char *id)
 {
     int is = -1;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_is_alive(backend, id, &is, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_is_alive(sbx_test_docker.backend, id, &is, &err), SBX_OK);
     return is;
 }
 
@@ -105,7 +93,7 @@ static int engine_has_none(const char *id)
              "sbx.sandbox_id%%3D%s%%22%%5D%%7D", id);
     sbx_test_http_result res;
     memset(&res, 0, sizeof res);
-    int none = sbx_test_http_unix(engine_socket, "GET", url, NULL, 30000, &res) == 0 &&
+    int none = sbx_test_http_unix(sbx_test_docker.socket, "GET", url, NULL, 30000, &res) == 0 &&
                res.status == 200 && strcmp(res.body, "[]\n") == 0;
     if (!none)
         fprintf(stderr, "engine lists for %s: %ld %s\n", id, res.status,
@@ -117,7 +105,7 @@ static int engine_has_none(const char *id)
 static void expect_extend(const char *id, int64_t at, sbx_status want, const char *says)
 {
     sbx_error err;
-    sbx_status st = sbx_backend_extend(backend, id, at, &err);
+    sbx_status st = sbx_backend_extend(sbx_test_docker.backend, id, at, &err);
     CU_ASSERT_EQUAL(st, want);
     if (st != SBX_OK && strstr(err.message, says) == NULL) {
         fprintf(stderr, "extend %s: '%s' lacks '%s'\n", id, err.message, says);
@@ -146,9 +134,10 @@ static void test_expiry_removes_and_extend_saves(void)
     expect_extend("exp-missing", later, SBX_ERR_NOT_FOUND, "exp-missing");
     sbx_sandbox_record *rec = NULL;
     sbx_error err;
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_discover_record(backend, "exp-saved", &rec, &err), SBX_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        sbx_backend_discover_record(sbx_test_docker.backend, "exp-saved", &rec, &err), SBX_OK);
     CU_ASSERT_EQUAL(rec->expires_at, later);
-    sbx_backend_free_records(backend, rec);
+    sbx_backend_free_records(sbx_test_docker.backend, rec);
 
     sbx_test_wait_wall_past(first);
     /* is_alive sees one past it first: removed, by that call. */
@@ -165,7 +154,7 @@ static void test_expiry_removes_and_extend_saves(void)
      * request's expiry, instead of handing out the old one. */
     CU_ASSERT_EQUAL(create("exp-again", later), later);
     CU_ASSERT_EQUAL(alive("exp-again"), 1);
-    CU_ASSERT_EQUAL(sbx_backend_destroy(backend, "exp-again", &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(sbx_test_docker.backend, "exp-again", &err), SBX_OK);
     /* A past one cannot be extended: gone, and said so. */
     expect_extend("exp-alive", later, SBX_ERR_NOT_FOUND, "exp-alive");
 
@@ -173,20 +162,21 @@ static void test_expiry_removes_and_extend_saves(void)
     int64_t soon = sbx_test_wall_ms() + 1000;
     expect_extend("exp-saved", soon, SBX_OK, "");
     sbx_test_wait_wall_past(soon);
-    CU_ASSERT_EQUAL_FATAL(sbx_backend_discover_record(backend, "exp-saved", &rec, &err),
-                          SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL_FATAL(
+        sbx_backend_discover_record(sbx_test_docker.backend, "exp-saved", &rec, &err),
+        SBX_ERR_NOT_FOUND);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "exp-saved"));
     CU_ASSERT(engine_has_none("exp-saved"));
-    CU_ASSERT_EQUAL(sbx_backend_destroy(backend, "exp-none", &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(sbx_test_docker.backend, "exp-none", &err), SBX_OK);
 }
 
 void sbx_test_register(void)
 {
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     static const CU_TestInfo tests[] = {
         {"expiry removes a sandbox at is_alive and list; extend saves one",
          test_expiry_removes_and_extend_saves},
         CU_TEST_INFO_NULL,
     };
-    sbx_test_add_suite("docker expiry", suite_init, suite_clean, tests);
+    sbx_test_add_suite("docker expiry", suite_init, sbx_test_docker_suite_clean, tests);
 }

@@ -21,21 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sbx_host *host;
-static sbx_backend *backend;
-
-static int suite_init(void)
-{
-    return sbx_test_docker_open(&host, &backend);
-}
-
-static int suite_clean(void)
-{
-    sbx_backend_close(backend);
-    sbx_host_free(host);
-    return 0;
-}
-
 /* Create `id` with `network` and `memory_bytes` (SBX_LIMIT_NONE: none):
  * the status, its URL into `url` when SBX_OK. */
 static sbx_status create_with(const char *id, sbx_network network, int64_t memory_bytes,
@@ -47,10 +32,10 @@ static sbx_status create_with(const char *id, sbx_network network, int64_t memor
     req.memory_bytes = memory_bytes;
     sbx_sandbox *sb = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_create(backend, &req, &sb, &err);
+    sbx_status st = sbx_backend_create(sbx_test_docker.backend, &req, &sb, &err);
     if (st == SBX_OK) {
         snprintf(url, size, "%s", sb->sandbox_url);
-        sbx_backend_free_sandboxes(backend, sb, 1);
+        sbx_backend_free_sandboxes(sbx_test_docker.backend, sb, 1);
     } else {
         fprintf(stderr, "create %s: %s\n", id, err.message);
     }
@@ -61,7 +46,7 @@ static sbx_status create_with(const char *id, sbx_network network, int64_t memor
  * the exec could not run). */
 static sbx_exec_result *sh(const char *id, const char *text)
 {
-    return sbx_test_shell_ok(backend, id, text, 30000);
+    return sbx_test_shell_ok(sbx_test_docker.backend, id, text, 30000);
 }
 
 /* 1 when shell text in `id` exits 0 with stdout `want` (reporting it). */
@@ -73,7 +58,7 @@ static int says(const char *id, const char *text, const char *want)
     if (!same)
         fprintf(stderr, "%s in %s: exit %d, out '%s', err '%s'\n", text, id, r->exit_code,
                 r->stdout_data, r->stderr_data);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     return same;
 }
 
@@ -99,7 +84,7 @@ static void test_none_has_only_its_loopback_egress_the_engine_network(void)
     sbx_exec_result *r = sh("net-none", CONNECT_OUT);
     CU_ASSERT(strstr(r->stdout_data, "unreachable") != NULL &&
               strstr(r->stdout_data, "exit 0") == NULL);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     /* Its own server still serves its own loopback. */
     CU_ASSERT(says("net-none", "wget -q -O - http://127.0.0.1:8080/", "hi\n"));
     const char *reachable[] = { egress_url, default_url };
@@ -110,29 +95,30 @@ static void test_none_has_only_its_loopback_egress_the_engine_network(void)
         r = sh(ids[i], INTERFACES);
         CU_ASSERT(strstr(r->stdout_data, "eth0") != NULL);
         CU_ASSERT(strcmp(strchr(r->stdout_data, '\n'), "\n0\n") != 0);
-        sbx_backend_free_exec_result(backend, r);
+        sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     }
     /* Listed with its records, without an address. */
     sbx_sandbox_record *records = NULL;
     size_t n = 0;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_list_records(backend, &records, &n, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_list_records(sbx_test_docker.backend, &records, &n, &err) ==
+                    SBX_OK);
     int listed = 0;
     for (const sbx_sandbox_record *rec = records; rec != NULL; rec = rec->next)
         listed |= strcmp(rec->sandbox.sandbox_id, "net-none") == 0 &&
                   rec->sandbox.sandbox_url[0] == '\0';
     CU_ASSERT(listed);
-    sbx_backend_free_records(backend, records);
+    sbx_backend_free_records(sbx_test_docker.backend, records);
     /* Another network is another spec: refused, left as it is. */
     char url[256];
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "net-none";
     req.network = SBX_NETWORK_EGRESS;
     sbx_sandbox *sb = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_ERR_REFUSED);
+    CU_ASSERT_EQUAL(sbx_backend_create(sbx_test_docker.backend, &req, &sb, &err), SBX_ERR_REFUSED);
     CU_ASSERT(create_with("net-none", SBX_NETWORK_NONE, SBX_LIMIT_NONE, url, sizeof url) ==
               SBX_OK);
-    sbx_test_destroy_all(backend);
+    sbx_test_destroy_all(sbx_test_docker.backend);
 }
 
 /* The exec's oom_killed, asserting the result holds it. */
@@ -152,22 +138,21 @@ static void test_an_exec_killed_for_memory_says_so(void)
     sbx_exec_result *r =
         sh("net-oom", "dd if=/dev/zero of=/dev/null bs=1M count=1 2>/dev/null; echo fits");
     CU_ASSERT(r->outcome == SBX_EXEC_EXITED && r->exit_code == 0 && !oom_of(r));
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     r = sh("net-oom", "kill -KILL $$");
     CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9);
     CU_ASSERT(!oom_of(r));
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     r = sh("net-oom", "dd if=/dev/zero of=/dev/null bs=96M count=1");
     CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9);
     CU_ASSERT(oom_of(r));
-    sbx_backend_free_exec_result(backend, r);
-    sbx_test_destroy_all(backend);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
+    sbx_test_destroy_all(sbx_test_docker.backend);
 }
 
 void sbx_test_register(void)
 {
-    const char *engine_socket, *engine_image;
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     static const CU_TestInfo tests[] = {
         {"network none: only the loopback, no address; egress: the engine's network",
          test_none_has_only_its_loopback_egress_the_engine_network},
@@ -175,5 +160,6 @@ void sbx_test_register(void)
          test_an_exec_killed_for_memory_says_so},
         CU_TEST_INFO_NULL
     };
-    sbx_test_add_suite("docker network and oom", suite_init, suite_clean, tests);
+    sbx_test_add_suite("docker network and oom", sbx_test_docker_suite_init,
+                       sbx_test_docker_suite_clean, tests);
 }

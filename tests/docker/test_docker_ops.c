@@ -23,34 +23,27 @@
 
 #define SANDBOX "ops-one"
 
-static const char *engine_socket;
-static const char *engine_image;
-static sbx_host *host;
-static sbx_backend *backend;
-
 static int suite_init(void)
 {
     sbx_error err;
-    if (sbx_test_docker_open(&host, &backend) != 0)
+    if (sbx_test_docker_suite_init() != 0)
         return 1;
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = SANDBOX;
     sbx_sandbox *sb = NULL;
-    if (sbx_backend_create(backend, &req, &sb, &err) != SBX_OK) {
+    if (sbx_backend_create(sbx_test_docker.backend, &req, &sb, &err) != SBX_OK) {
         fprintf(stderr, "create: %s\n", err.message);
         return 1;
     }
-    sbx_backend_free_sandboxes(backend, sb, 1);
+    sbx_backend_free_sandboxes(sbx_test_docker.backend, sb, 1);
     return 0;
 }
 
 static int suite_clean(void)
 {
     sbx_error err;
-    sbx_backend_destroy(backend, SANDBOX, &err);
-    sbx_backend_close(backend);
-    sbx_host_free(host);
-    return 0;
+    sbx_backend_destroy(sbx_test_docker.backend, SANDBOX, &err);
+    return sbx_test_docker_suite_clean();
 }
 
 /* What a test runs: argv or shell text, with stdin, a timeout and an
@@ -76,7 +69,7 @@ static sbx_exec_result *run_full(const char *sandbox, const exec_args *a, sbx_st
     r.max_output_bytes = a->cap;
     sbx_exec_result *out = NULL;
     sbx_error err;
-    *st = sbx_backend_exec(backend, sandbox, &r, &out, &err);
+    *st = sbx_backend_exec(sbx_test_docker.backend, sandbox, &r, &out, &err);
     if (*st != SBX_OK)
         fprintf(stderr, "exec: %s\n", err.message);
     return out;
@@ -95,7 +88,7 @@ static void expect_exit(const char *text, int code)
     sbx_exec_result *r = sh(text);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(r->exit_code, code);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 }
 
 static void test_exit_codes(void)
@@ -110,11 +103,11 @@ static void test_exit_codes(void)
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(r->exit_code, 127);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     r = sh("kill -9 $$");
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_SIGNALED);
     CU_ASSERT_EQUAL(r->term_signal, 9);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 }
 
 static void test_output_streams_binary_and_cap(void)
@@ -125,7 +118,7 @@ static void test_output_streams_binary_and_cap(void)
     CU_ASSERT_EQUAL(r->stderr_length, 4);
     CU_ASSERT(memcmp(r->stderr_data, "err\n", 4) == 0);
     CU_ASSERT(!r->stdout_truncated && !r->stderr_truncated);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     /* 3 MiB through a 1000-byte cap: the first bytes kept, the rest read. */
     sbx_status st;
     r = run_full(SANDBOX,
@@ -138,7 +131,7 @@ static void test_output_streams_binary_and_cap(void)
     CU_ASSERT(r->stdout_truncated);
     CU_ASSERT_STRING_EQUAL(r->stderr_data, "done\n");
     CU_ASSERT_EQUAL(r->exit_code, 0);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 }
 
 /* Run `text`: exit `code`, stderr exactly `want` (`want_len` bytes). */
@@ -149,7 +142,7 @@ static void expect_stderr(const char *text, int code, const char *want, size_t w
     CU_ASSERT_EQUAL(r->exit_code, code);
     CU_ASSERT_EQUAL(r->stderr_length, want_len);
     CU_ASSERT(r->stderr_length == want_len && memcmp(r->stderr_data, want, want_len) == 0);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 }
 
 /* The exit code travels at the end of stderr: whatever a command writes
@@ -171,7 +164,7 @@ static void test_stderr_exact_and_exit_code_whatever_it_says(void)
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(r->exit_code, 8);
     CU_ASSERT(r->stderr_length <= 5 && memcmp(r->stderr_data, "late\n", r->stderr_length) == 0);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 }
 
 static void test_stdin_env_and_working_dir(void)
@@ -188,7 +181,7 @@ static void test_stdin_env_and_working_dir(void)
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->stdout_length, n);
     CU_ASSERT(memcmp(r->stdout_data, bytes, n) == 0);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     free(bytes);
 
     sbx_env_var env[] = { { "VALUE", "a b'\"$(echo no);`x`\nline2" }, { "_X1", "" } };
@@ -198,21 +191,24 @@ static void test_stdin_env_and_working_dir(void)
     req.env_count = 2;
     req.working_dir = "tmp";
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &req, &r, &err) == SBX_OK);
     CU_ASSERT_STRING_EQUAL(r->stdout_data, "a b'\"$(echo no);`x`\nline2|");
     CU_ASSERT_STRING_EQUAL(r->stderr_data, "/tmp\n");
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 
     req.working_dir = "/no/such/dir";
-    CU_ASSERT_EQUAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err), SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_EQUAL(sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &req, &r, &err),
+                    SBX_ERR_NO_SUCH_PATH);
     req.working_dir = NULL;
     sbx_env_var bad[] = { { "1BAD", "x" } };
     req.env = bad;
     req.env_count = 1;
-    CU_ASSERT_EQUAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err), SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &req, &r, &err),
+                    SBX_ERR_USAGE);
     sbx_env_var eq[] = { { "A=B", "x" } };
     req.env = eq;
-    CU_ASSERT_EQUAL(sbx_backend_exec(backend, SANDBOX, &req, &r, &err), SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &req, &r, &err),
+                    SBX_ERR_USAGE);
 }
 
 /* The processes of the container whose command line holds `word`
@@ -225,7 +221,7 @@ static int processes_with(const char *word)
              "case \"$l\" in *%s*) n=$((n+1));; esac; done; echo $n", word);
     sbx_exec_result *r = sh(text);
     int n = atoi(r->stdout_data);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     return n;
 }
 
@@ -242,7 +238,7 @@ static void test_timeout_kills_command_and_children(void)
     CU_ASSERT_EQUAL(r->exit_code, -1);
     CU_ASSERT(r->duration_ms >= 1500 && r->duration_ms < 30000);
     CU_ASSERT(strstr(r->stdout_data, "never") == NULL);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     CU_ASSERT_EQUAL(processes_with("311[1-3]"), 0);
     /* A daemon that detaches its output does not hold the exec. */
     r = run_full(SANDBOX,
@@ -252,7 +248,7 @@ static void test_timeout_kills_command_and_children(void)
     CU_ASSERT_FATAL(st == SBX_OK);
     CU_ASSERT_EQUAL(r->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_STRING_EQUAL(r->stdout_data, "started\n");
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     expect_exit("kill $(for p in /proc/[0-9]*; do read -r l < $p/cmdline; "
                 "case \"$l\" in *311[3]*) echo ${p#/proc/};; esac; done) 2>/dev/null; exit 0", 0);
 }
@@ -275,7 +271,7 @@ static void *exec_with_cancel(void *arg)
     r.timeout_ms = 120000;
     r.cancel_fd = c->cancel_fd;
     sbx_error err;
-    c->st = sbx_backend_exec(backend, SANDBOX, &r, &c->result, &err);
+    c->st = sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &r, &c->result, &err);
     if (c->st != SBX_OK)
         fprintf(stderr, "exec: %s\n", err.message);
     return NULL;
@@ -305,7 +301,7 @@ static void test_cancel_fd_hang_up_ends_command(void)
     CU_ASSERT_EQUAL(run.result->exit_code, -1);
     CU_ASSERT(sbx_test_now_ms() - closed_at < 30000);
     CU_ASSERT(strstr(run.result->stdout_data, "never") == NULL);
-    sbx_backend_free_exec_result(backend, run.result);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, run.result);
     CU_ASSERT_EQUAL(processes_with("sleep*6[0]"), 0);
 }
 
@@ -323,7 +319,7 @@ static void test_cancel_fd_beyond_the_request_size(void)
     CU_ASSERT_FATAL(run.st == SBX_OK && run.result != NULL);
     CU_ASSERT_EQUAL(run.result->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_STRING_EQUAL(run.result->stdout_data, "done\n");
-    sbx_backend_free_exec_result(backend, run.result);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, run.result);
 }
 
 /* The hostname of sandbox `id`'s container (its id's first 12 digits),
@@ -333,7 +329,7 @@ static void hostname_of(const char *id, char *out, size_t size, sbx_status *st)
     sbx_exec_result *r = run_full(id, &(exec_args){ .text = "cat /etc/hostname" }, st);
     snprintf(out, size, "%s", r != NULL ? r->stdout_data : "");
     if (r != NULL)
-        sbx_backend_free_exec_result(backend, r);
+        sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 }
 
 static void stop_container(const char *id)
@@ -341,7 +337,7 @@ static void stop_container(const char *id)
     char url[256];
     snprintf(url, sizeof url, "http://localhost/v1.41/containers/sbx-%s/stop?t=0", id);
     sbx_test_http_result h;
-    CU_ASSERT_FATAL(sbx_test_http_unix(engine_socket, "POST", url, "", 30000L, &h) == 0);
+    CU_ASSERT_FATAL(sbx_test_http_unix(sbx_test_docker.socket, "POST", url, "", 30000L, &h) == 0);
     sbx_test_http_result_clear(&h);
 }
 
@@ -351,8 +347,8 @@ static void create_sandbox(const char *id)
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = id;
     sbx_sandbox *sb = NULL;
-    CU_ASSERT_FATAL(sbx_backend_create(backend, &req, &sb, &err) == SBX_OK);
-    sbx_backend_free_sandboxes(backend, sb, 1);
+    CU_ASSERT_FATAL(sbx_backend_create(sbx_test_docker.backend, &req, &sb, &err) == SBX_OK);
+    sbx_backend_free_sandboxes(sbx_test_docker.backend, sb, 1);
 }
 
 static void test_gone_sandboxes(void)
@@ -367,18 +363,21 @@ static void test_gone_sandboxes(void)
     r = run_full("ops-stopped", &(exec_args){ .text = "true" }, &st);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
     sbx_file_content *c = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, "ops-stopped", "/etc/hostname", 0, 10, &c,
-                                          &err), SBX_ERR_NOT_FOUND);
-    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, "ops-stopped", "/tmp/x", "x", 1, 0, 0, &err),
+    CU_ASSERT_EQUAL(sbx_backend_read_file(sbx_test_docker.backend, "ops-stopped", "/etc/hostname",
+                                          0, 10, &c, &err),
                     SBX_ERR_NOT_FOUND);
-    CU_ASSERT(sbx_backend_destroy(backend, "ops-stopped", &err) == SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(sbx_test_docker.backend, "ops-stopped", "/tmp/x", "x", 1,
+                                           0, 0, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT(sbx_backend_destroy(sbx_test_docker.backend, "ops-stopped", &err) == SBX_OK);
 }
 
 static sbx_file_content *read_ok(const char *path, uint64_t offset, uint64_t max)
 {
     sbx_file_content *c = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_read_file(backend, SANDBOX, path, offset, max, &c, &err);
+    sbx_status st =
+        sbx_backend_read_file(sbx_test_docker.backend, SANDBOX, path, offset, max, &c, &err);
     if (st != SBX_OK)
         fprintf(stderr, "read %s: %s\n", path, err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
@@ -402,7 +401,7 @@ static void test_exec_follows_the_sandbox_container(void)
     hostname_of(id, again, sizeof again, &st);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
     /* Made again under its id: a new container, which the exec finds. */
-    CU_ASSERT_FATAL(sbx_backend_destroy(backend, id, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_destroy(sbx_test_docker.backend, id, &err) == SBX_OK);
     create_sandbox(id);
     hostname_of(id, again, sizeof again, &st);
     CU_ASSERT_EQUAL(st, SBX_OK);
@@ -410,7 +409,7 @@ static void test_exec_follows_the_sandbox_container(void)
     hostname_of(id, first, sizeof first, &st);
     CU_ASSERT_EQUAL(st, SBX_OK);
     CU_ASSERT_STRING_EQUAL(first, again);
-    CU_ASSERT_FATAL(sbx_backend_destroy(backend, id, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_destroy(sbx_test_docker.backend, id, &err) == SBX_OK);
     hostname_of(id, again, sizeof again, &st);
     CU_ASSERT_EQUAL(st, SBX_ERR_NOT_FOUND);
 }
@@ -423,39 +422,40 @@ static void test_binary_round_trip_and_ranges(void)
     for (size_t i = 0; i < n; i++)
         bytes[i] = (unsigned char)(i * 13 + i / 509);
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/blob", bytes, n, 0, 0600,
-                                           &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/blob", bytes, n,
+                                           0, 0600, &err) == SBX_OK);
     sbx_file_content *c = read_ok("/tmp/blob", 0, 2 << 20);
     CU_ASSERT_EQUAL(c->length, n);
     CU_ASSERT(memcmp(c->data, bytes, n) == 0);
     CU_ASSERT(!c->truncated);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     c = read_ok("/tmp/blob", 1000, 5000);
     CU_ASSERT_EQUAL(c->length, 5000);
     CU_ASSERT(memcmp(c->data, bytes + 1000, 5000) == 0);
     CU_ASSERT(c->truncated);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     c = read_ok("/tmp/blob", n + 10, 100);
     CU_ASSERT_EQUAL(c->length, 0);
     CU_ASSERT(!c->truncated);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     /* The exec sees the same bytes and the mode asked for. */
     sbx_exec_result *r = sh("ls -l /tmp/blob");
     CU_ASSERT(strncmp(r->stdout_data, "-rw-------", 10) == 0);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     /* Append adds exactly, NULs kept; relative paths start at WorkingDir ("/"). */
-    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "tmp/app", "a\0b", 3, 0, 0, &err) == SBX_OK);
-    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/app", "\0c\n", 3, SBX_WRITE_APPEND,
-                                     0, &err) == SBX_OK);
-    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/app2", "new", 3, SBX_WRITE_APPEND,
-                                     0, &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "tmp/app", "a\0b", 3, 0, 0,
+                                     &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/app", "\0c\n", 3,
+                                     SBX_WRITE_APPEND, 0, &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/app2", "new", 3,
+                                     SBX_WRITE_APPEND, 0, &err) == SBX_OK);
     c = read_ok("/tmp/app", 0, 100);
     CU_ASSERT_EQUAL(c->length, 6);
     CU_ASSERT(memcmp(c->data, "a\0b\0c\n", 6) == 0);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     c = read_ok("/tmp/../tmp/./app2", 0, 100);
     CU_ASSERT_STRING_EQUAL(c->data, "new");
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     free(bytes);
 }
 
@@ -463,42 +463,51 @@ static void test_path_errors_same_on_both_engines(void)
 {
     sbx_error err;
     sbx_file_content *c = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, "/no/such", 0, 10, &c, &err),
-                    SBX_ERR_NO_SUCH_PATH);
-    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, "/etc/hostname/x", 0, 10, &c, &err),
-                    SBX_ERR_NO_SUCH_PATH);
-    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, "/tmp", 0, 10, &c, &err),
-                    SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT_EQUAL(
+        sbx_backend_read_file(sbx_test_docker.backend, SANDBOX, "/no/such", 0, 10, &c, &err),
+        SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_EQUAL(
+        sbx_backend_read_file(sbx_test_docker.backend, SANDBOX, "/etc/hostname/x", 0, 10, &c, &err),
+        SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT_EQUAL(
+        sbx_backend_read_file(sbx_test_docker.backend, SANDBOX, "/tmp", 0, 10, &c, &err),
+        SBX_ERR_IS_A_DIRECTORY);
     /* Missing parent: NO_SUCH_PATH on both engines, nothing made. */
-    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/nodir/f", "x", 1, 0, 0, &err),
+    CU_ASSERT_EQUAL(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/nodir/f", "x", 1,
+                                           0, 0, &err),
                     SBX_ERR_NO_SUCH_PATH);
     expect_exit("test ! -e /tmp/nodir", 0);
-    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/etc/hostname/f", "x", 1, 0, 0,
-                                           &err), SBX_ERR_NOT_A_DIRECTORY);
-    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/tmp", "x", 1, 0, 0, &err),
-                    SBX_ERR_IS_A_DIRECTORY);
-    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/", "x", 1, 0, 0, &err),
-                    SBX_ERR_IS_A_DIRECTORY);
-    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/mk/a/b/f", "deep", 4,
+    CU_ASSERT_EQUAL(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/etc/hostname/f", "x",
+                                           1, 0, 0, &err),
+                    SBX_ERR_NOT_A_DIRECTORY);
+    CU_ASSERT_EQUAL(
+        sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp", "x", 1, 0, 0, &err),
+        SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT_EQUAL(
+        sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/", "x", 1, 0, 0, &err),
+        SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/mk/a/b/f", "deep", 4,
                                      SBX_WRITE_MKDIRS, 0, &err) == SBX_OK);
     c = read_ok("/tmp/mk/a/b/f", 0, 10);
     CU_ASSERT_STRING_EQUAL(c->data, "deep");
-    sbx_backend_free_file_content(backend, c);
-    CU_ASSERT_EQUAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/mk/a/b/f", "x", 1,
-                                           SBX_WRITE_EXCLUSIVE, 0, &err), SBX_ERR_EXISTS);
-    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/mk/excl", "x", 1,
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
+    CU_ASSERT_EQUAL(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/mk/a/b/f", "x",
+                                           1, SBX_WRITE_EXCLUSIVE, 0, &err),
+                    SBX_ERR_EXISTS);
+    CU_ASSERT(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/mk/excl", "x", 1,
                                      SBX_WRITE_EXCLUSIVE, 0, &err) == SBX_OK);
     /* A link made inside is followed by a read: the path is the sandbox's own. */
     expect_exit("ln -sf /tmp/mk/a/b/f /tmp/mk/link && ln -sfn /tmp/mk/a /tmp/mk/dirlink", 0);
     c = read_ok("/tmp/mk/link", 0, 10);
     CU_ASSERT_STRING_EQUAL(c->data, "deep");
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     char longpath[5000];
     memset(longpath, 'a', sizeof longpath - 1);
     longpath[0] = '/';
     longpath[sizeof longpath - 1] = '\0';
-    CU_ASSERT_EQUAL(sbx_backend_read_file(backend, SANDBOX, longpath, 0, 10, &c, &err),
-                    SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(
+        sbx_backend_read_file(sbx_test_docker.backend, SANDBOX, longpath, 0, 10, &c, &err),
+        SBX_ERR_USAGE);
 }
 
 static void test_list_dir(void)
@@ -507,7 +516,8 @@ static void test_list_dir(void)
                 "&& echo x > /tmp/ls/a/q && ln -s /etc /tmp/ls/l && chmod 0751 /tmp/ls/b", 0);
     sbx_dir_listing *l = NULL;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls", 1, 100, &l, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_list_dir(sbx_test_docker.backend, SANDBOX, "/tmp/ls", 1, 100, &l,
+                                         &err) == SBX_OK);
     const char *want1[] = { "a", "b", "l", "z" };
     CU_ASSERT_EQUAL_FATAL(l->count, 4);
     size_t i = 0;
@@ -526,22 +536,26 @@ static void test_list_dir(void)
             CU_ASSERT_EQUAL(e->type, SBX_FILE_SYMLINK);
     }
     CU_ASSERT(!l->truncated);
-    sbx_backend_free_listing(backend, l);
-    CU_ASSERT_FATAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls", 3, 100, &l, &err) == SBX_OK);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
+    CU_ASSERT_FATAL(sbx_backend_list_dir(sbx_test_docker.backend, SANDBOX, "/tmp/ls", 3, 100, &l,
+                                         &err) == SBX_OK);
     const char *want3[] = { "a", "a/q", "b", "b/deep", "l", "z" };
     CU_ASSERT_EQUAL_FATAL(l->count, 6);
     i = 0;
     for (sbx_dir_entry *e = l->entries; e != NULL; e = e->next, i++)
         CU_ASSERT_STRING_EQUAL(e->path, want3[i]);
-    sbx_backend_free_listing(backend, l);
-    CU_ASSERT_FATAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls", 3, 2, &l, &err) == SBX_OK);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
+    CU_ASSERT_FATAL(sbx_backend_list_dir(sbx_test_docker.backend, SANDBOX, "/tmp/ls", 3, 2, &l,
+                                         &err) == SBX_OK);
     CU_ASSERT_EQUAL(l->count, 2);
     CU_ASSERT(l->truncated);
-    sbx_backend_free_listing(backend, l);
-    CU_ASSERT_EQUAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/ls/z", 1, 10, &l, &err),
-                    SBX_ERR_NOT_A_DIRECTORY);
-    CU_ASSERT_EQUAL(sbx_backend_list_dir(backend, SANDBOX, "/tmp/nope", 1, 10, &l, &err),
-                    SBX_ERR_NO_SUCH_PATH);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
+    CU_ASSERT_EQUAL(
+        sbx_backend_list_dir(sbx_test_docker.backend, SANDBOX, "/tmp/ls/z", 1, 10, &l, &err),
+        SBX_ERR_NOT_A_DIRECTORY);
+    CU_ASSERT_EQUAL(
+        sbx_backend_list_dir(sbx_test_docker.backend, SANDBOX, "/tmp/nope", 1, 10, &l, &err),
+        SBX_ERR_NO_SUCH_PATH);
 }
 
 /* The entry `name` of listing `l`, or NULL. */
@@ -557,7 +571,8 @@ static sbx_dir_listing *list_ok(const char *path, unsigned depth, size_t max)
 {
     sbx_dir_listing *l = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_list_dir(backend, SANDBOX, path, depth, max, &l, &err);
+    sbx_status st =
+        sbx_backend_list_dir(sbx_test_docker.backend, SANDBOX, path, depth, max, &l, &err);
     if (st != SBX_OK)
         fprintf(stderr, "list %s: %s\n", path, err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
@@ -576,7 +591,7 @@ static void test_list_root(void)
         CU_ASSERT(tmp != NULL && tmp->type == SBX_FILE_DIRECTORY);
         CU_ASSERT(entry_named(l, "bin/sh") == NULL);
         CU_ASSERT(!l->truncated);
-        sbx_backend_free_listing(backend, l);
+        sbx_backend_free_listing(sbx_test_docker.backend, l);
     }
 }
 
@@ -598,7 +613,7 @@ static void test_list_hard_links_and_odd_names(void)
             CU_ASSERT_EQUAL(e->size, 6);
         }
     }
-    sbx_backend_free_listing(backend, l);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
 }
 
 /* A listing reads no file's bytes: a sparse file of 200 GB (no disk)
@@ -611,11 +626,11 @@ static void test_list_costs_nothing_of_file_sizes(void)
     sbx_dir_listing *l = list_ok("/tmp/sp", 1, 10);
     const sbx_dir_entry *big = entry_named(l, "big");
     CU_ASSERT(big != NULL && big->size == (uint64_t)200 << 30);
-    sbx_backend_free_listing(backend, l);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
     l = list_ok("/tmp", 2, 1000);
     big = entry_named(l, "sp/big");
     CU_ASSERT(big != NULL && big->size == (uint64_t)200 << 30);
-    sbx_backend_free_listing(backend, l);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
     expect_exit("rm -rf /tmp/sp", 0);
 }
 
@@ -631,7 +646,7 @@ static void test_list_deep_tree(void)
     for (const sbx_dir_entry *e = l->entries; e != NULL; e = e->next)
         deepest = strlen(e->path) > deepest ? strlen(e->path) : deepest;
     CU_ASSERT_EQUAL(deepest, 2000 * 2 - 1);
-    sbx_backend_free_listing(backend, l);
+    sbx_backend_free_listing(sbx_test_docker.backend, l);
     expect_exit("rm -rf /tmp/deep", 0);
 }
 
@@ -670,7 +685,7 @@ static int64_t read_in_pieces(sbx_backend *b, const char *path, uint64_t piece,
 static void test_read_in_pieces_is_linear(void)
 {
     expect_exit("truncate -s 1G /tmp/gig", 0);
-    CU_ASSERT_EQUAL(read_in_pieces(backend, "/tmp/gig", 4u << 20, NULL,
+    CU_ASSERT_EQUAL(read_in_pieces(sbx_test_docker.backend, "/tmp/gig", 4u << 20, NULL,
                                    sbx_test_wall_ms() + 60000), INT64_C(1) << 30);
     expect_exit("rm -f /tmp/gig", 0);
 }
@@ -685,29 +700,30 @@ static void test_read_pieces_exact_and_current(void)
     CU_ASSERT_EQUAL_FATAL(whole->length, 3001000);
     unsigned char *pieces = malloc(whole->length);
     CU_ASSERT_FATAL(pieces != NULL);
-    CU_ASSERT_EQUAL(read_in_pieces(backend, "/tmp/rnd", 65537, pieces,
+    CU_ASSERT_EQUAL(read_in_pieces(sbx_test_docker.backend, "/tmp/rnd", 65537, pieces,
                                    sbx_test_wall_ms() + 120000), 3001000);
     CU_ASSERT(memcmp(pieces, whole->data, whole->length) == 0);
     /* A first piece, then a read at another offset. */
     sbx_file_content *c = read_ok("/tmp/rnd", 0, 1000);
     CU_ASSERT(c->truncated);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     c = read_ok("/tmp/rnd", 5, 10);
     CU_ASSERT(c->length == 10 && memcmp(c->data, whole->data + 5, 10) == 0);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     /* A first piece, the file replaced, the next piece: the new bytes. */
-    sbx_backend_free_file_content(backend, read_ok("/tmp/rnd", 0, 1000));
+    sbx_backend_free_file_content(sbx_test_docker.backend, read_ok("/tmp/rnd", 0, 1000));
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_write_file(backend, SANDBOX, "/tmp/rnd", "0123456789abcdef", 16,
-                                           0, 0, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/rnd",
+                                           "0123456789abcdef", 16, 0, 0, &err) == SBX_OK);
     c = read_ok("/tmp/rnd", 1000, 10);
     CU_ASSERT_EQUAL(c->length, 0);
-    sbx_backend_free_file_content(backend, c);
+    sbx_backend_free_file_content(sbx_test_docker.backend, c);
     /* A first piece left unread: another instance's exec runs at once. */
-    sbx_backend_free_file_content(backend, read_ok("/tmp/rnd", 0, 4));
-    sbx_option opts[] = { { "socket", engine_socket }, { "timeout_ms", "20000" } };
+    sbx_backend_free_file_content(sbx_test_docker.backend, read_ok("/tmp/rnd", 0, 4));
+    sbx_option opts[] = { { "socket", sbx_test_docker.socket }, { "timeout_ms", "20000" } };
     sbx_backend *other = NULL;
-    CU_ASSERT_FATAL(sbx_backend_open(host, "docker", opts, 2, &other, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_open(sbx_test_docker.host, "docker", opts, 2, &other, &err) ==
+                    SBX_OK);
     sbx_exec_request r = SBX_EXEC_REQUEST_INIT;
     r.shell_command = "echo free";
     sbx_exec_result *out = NULL;
@@ -717,7 +733,7 @@ static void test_read_pieces_exact_and_current(void)
     CU_ASSERT(st == SBX_OK && out != NULL && strcmp(out->stdout_data, "free\n") == 0);
     sbx_backend_free_exec_result(other, out);
     sbx_backend_close(other);
-    sbx_backend_free_file_content(backend, whole);
+    sbx_backend_free_file_content(sbx_test_docker.backend, whole);
     free(pieces);
     expect_exit("rm -f /tmp/rnd", 0);
 }
@@ -727,22 +743,26 @@ static void test_remove_path(void)
     expect_exit("rm -rf /tmp/rm && mkdir -p /tmp/rm/d/e && echo x > /tmp/rm/f && "
                 "echo keep > /tmp/rm/target && ln -s /tmp/rm/target /tmp/rm/link", 0);
     sbx_error err;
-    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/f", 0, &err) == SBX_OK);
-    CU_ASSERT_EQUAL(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/f", 0, &err),
+    CU_ASSERT(sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/tmp/rm/f", 0, &err) ==
+              SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/tmp/rm/f", 0, &err),
                     SBX_ERR_NO_SUCH_PATH);
-    CU_ASSERT_EQUAL(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/d", 0, &err),
+    CU_ASSERT_EQUAL(sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/tmp/rm/d", 0, &err),
                     SBX_ERR_IS_A_DIRECTORY);
-    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/link", 0, &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/tmp/rm/link", 0, &err) ==
+              SBX_OK);
     expect_exit("test -f /tmp/rm/target && test ! -e /tmp/rm/link", 0);
-    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/d", SBX_REMOVE_RECURSIVE,
-                                      &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/tmp/rm/d",
+                                      SBX_REMOVE_RECURSIVE, &err) == SBX_OK);
     expect_exit("test ! -e /tmp/rm/d", 0);
     /* A name that looks like an option is a path, never an option. */
-    CU_ASSERT(sbx_backend_write_file(backend, SANDBOX, "/tmp/rm/-rf", "x", 1, 0, 0, &err) ==
+    CU_ASSERT(sbx_backend_write_file(sbx_test_docker.backend, SANDBOX, "/tmp/rm/-rf", "x", 1, 0, 0,
+                                     &err) == SBX_OK);
+    CU_ASSERT(sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/tmp/rm/-rf", 0, &err) ==
               SBX_OK);
-    CU_ASSERT(sbx_backend_remove_path(backend, SANDBOX, "/tmp/rm/-rf", 0, &err) == SBX_OK);
-    CU_ASSERT_EQUAL(sbx_backend_remove_path(backend, SANDBOX, "/", SBX_REMOVE_RECURSIVE, &err),
-                    SBX_ERR_REFUSED);
+    CU_ASSERT_EQUAL(
+        sbx_backend_remove_path(sbx_test_docker.backend, SANDBOX, "/", SBX_REMOVE_RECURSIVE, &err),
+        SBX_ERR_REFUSED);
 }
 
 static void *exec_many(void *arg)
@@ -756,7 +776,7 @@ static void *exec_many(void *arg)
         sbx_exec_result *r = run_full(SANDBOX, &(exec_args){ .text = text }, &st);
         if (st != SBX_OK || strcmp(r->stdout_data, want) != 0 || r->exit_code != i)
             return (void *)1;
-        sbx_backend_free_exec_result(backend, r);
+        sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     }
     return NULL;
 }
@@ -777,7 +797,7 @@ static void test_operations_info(void)
 {
     sbx_operations_info info = { .struct_size = sizeof info };
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_operations_info(backend, &info, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_operations_info(sbx_test_docker.backend, &info, &err) == SBX_OK);
     CU_ASSERT_EQUAL(info.operations, 0x7fu | SBX_OP_EXEC_STREAM | SBX_OP_PROCESS |
                                          SBX_OP_PROCESS_SIGNALS | SBX_OP_PROCESS_STDIN_CLOSE |
                                          SBX_OP_PROCESS_PTY);
@@ -787,7 +807,7 @@ static void test_operations_info(void)
 
 void sbx_test_register(void)
 {
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     static const CU_TestInfo tests[] = {
         { "operations_info: every operation and its limits", test_operations_info },
         { "exec: exit codes 0, 1, 255, a signal, a missing program is 127", test_exit_codes },

@@ -25,17 +25,12 @@
 /* A bound no correct run on a loaded 2-core machine comes near. */
 #define DEADLINE_MS 120000L
 
-static const char *engine_socket;
-static const char *engine_image;
-static sbx_host *host;
-static sbx_backend *backend;
-
 /* A host and a docker backend of this process; max_processes "" keeps the
  * default. */
 static int open_backend(sbx_host **h, sbx_backend **b, const char *max_processes)
 {
     sbx_error err;
-    sbx_option opts[] = { { "socket", engine_socket }, { "image", engine_image },
+    sbx_option opts[] = { { "socket", sbx_test_docker.socket }, { "image", sbx_test_docker.image },
                           { "stop_grace_s", "0" }, { "command", SERVE },
                           { "ready_timeout_ms", "0" }, { "max_processes", max_processes } };
     size_t count = sizeof opts / sizeof *opts - (max_processes[0] == '\0');
@@ -64,18 +59,17 @@ static int create_sandbox(sbx_backend *b, const char *id)
 
 static int suite_init(void)
 {
-    return open_backend(&host, &backend, "") || create_sandbox(backend, SANDBOX) ||
-           create_sandbox(backend, OTHER);
+    return open_backend(&sbx_test_docker.host, &sbx_test_docker.backend, "") ||
+           create_sandbox(sbx_test_docker.backend, SANDBOX) ||
+           create_sandbox(sbx_test_docker.backend, OTHER);
 }
 
 static int suite_clean(void)
 {
     sbx_error err;
-    sbx_backend_destroy(backend, SANDBOX, &err);
-    sbx_backend_destroy(backend, OTHER, &err);
-    sbx_backend_close(backend);
-    sbx_host_free(host);
-    return 0;
+    sbx_backend_destroy(sbx_test_docker.backend, SANDBOX, &err);
+    sbx_backend_destroy(sbx_test_docker.backend, OTHER, &err);
+    return sbx_test_docker_suite_clean();
 }
 
 /* A request to run `text` under /bin/sh -c. */
@@ -107,7 +101,7 @@ static void start_ok(const char *text, int stdin_open, size_t buffer, char *id)
 {
     sbx_error err;
     const sbx_process_request r = shell_request(text, stdin_open, buffer);
-    sbx_status st = start_in(backend, SANDBOX, &r, id, &err);
+    sbx_status st = start_in(sbx_test_docker.backend, SANDBOX, &r, id, &err);
     if (st != SBX_OK)
         fprintf(stderr, "process_start: %s\n", err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
@@ -167,7 +161,7 @@ static void test_operations_info(void)
 {
     sbx_operations_info info = { .struct_size = sizeof info };
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_operations_info(backend, &info, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_operations_info(sbx_test_docker.backend, &info, &err) == SBX_OK);
     unsigned want = SBX_OP_EXEC_STREAM | SBX_OP_PROCESS | SBX_OP_PROCESS_SIGNALS |
                     SBX_OP_PROCESS_STDIN_CLOSE | SBX_OP_PROCESS_PTY;
     CU_ASSERT_EQUAL(info.operations & want, want);
@@ -220,7 +214,8 @@ static void test_found_and_read_by_other_host_processes(void)
     CU_ASSERT_FATAL(WIFEXITED(status) && WEXITSTATUS(status) == 0 && n > 0);
     id[n] = '\0';
     static seen s;
-    CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) == 0);
+    CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 },
+                                0, &s) == 0);
     expect_exact(&s);
     pid_t reader = fork();
     CU_ASSERT_FATAL(reader >= 0);
@@ -237,7 +232,8 @@ static void test_found_and_read_by_other_host_processes(void)
     waitpid(reader, &status, 0);
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     /* Read in pieces of 2 bytes: the same bytes, cursors exact. */
-    CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 2, &s) == 0);
+    CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 },
+                                2, &s) == 0);
     expect_exact(&s);
 }
 
@@ -249,11 +245,13 @@ static void test_reader_behind_gets_dropped_count(void)
     start_ok("seq 1 100000", 0, 4096, id);
     sbx_process_info *info = NULL;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_process_wait(backend, SANDBOX, id, 60000, &info, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_process_wait(sbx_test_docker.backend, SANDBOX, id, 60000, &info,
+                                             &err) == SBX_OK);
     CU_ASSERT_EQUAL(info->state, SBX_PROCESS_ENDED);
-    sbx_backend_free_processes(backend, info);
+    sbx_backend_free_processes(sbx_test_docker.backend, info);
     static seen s;
-    CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) == 0);
+    CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 },
+                                0, &s) == 0);
     /* seq 1 100000 writes 588895 bytes. */
     CU_ASSERT_EQUAL(s.last.next.stdout_offset, 588895);
     CU_ASSERT_EQUAL(s.dropped_out + s.out_len, 588895);
@@ -263,10 +261,11 @@ static void test_reader_behind_gets_dropped_count(void)
     sbx_process_read_request r = SBX_PROCESS_READ_REQUEST_INIT;
     r.cursor.stdout_offset = 588896;
     sbx_process_output *o = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_process_read(backend, SANDBOX, id, &r, &o, &err), SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(sbx_backend_process_read(sbx_test_docker.backend, SANDBOX, id, &r, &o, &err),
+                    SBX_ERR_USAGE);
     CU_ASSERT(strstr(err.message, "past the end") != NULL);
-    CU_ASSERT_EQUAL(sbx_backend_process_forget(backend, SANDBOX, id, &err), SBX_OK);
-    CU_ASSERT_EQUAL(sbx_backend_process_read(backend, SANDBOX, id, &r, &o, &err),
+    CU_ASSERT_EQUAL(sbx_backend_process_forget(sbx_test_docker.backend, SANDBOX, id, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_process_read(sbx_test_docker.backend, SANDBOX, id, &r, &o, &err),
                     SBX_ERR_NO_SUCH_PROCESS);
 }
 
@@ -276,7 +275,7 @@ static sbx_status write_stdin(const char *id, const char *text, int close_it, sb
     w.data = text;
     w.length = text != NULL ? strlen(text) : 0;
     w.close_stdin = close_it;
-    sbx_status st = sbx_backend_process_write(backend, SANDBOX, id, &w, err);
+    sbx_status st = sbx_backend_process_write(sbx_test_docker.backend, SANDBOX, id, &w, err);
     if (st != SBX_OK)
         fprintf(stderr, "process_write: %s\n", err->message);
     return st;
@@ -296,20 +295,21 @@ static void test_stdin_round_trip_and_close(void)
     long until = sbx_test_now_ms() + DEADLINE_MS;
     while (len < 8 && sbx_test_now_ms() < until) {
         sbx_process_output *o = NULL;
-        CU_ASSERT_FATAL(sbx_backend_process_read(backend, SANDBOX, id, &r, &o, &err) == SBX_OK);
+        CU_ASSERT_FATAL(
+            sbx_backend_process_read(sbx_test_docker.backend, SANDBOX, id, &r, &o, &err) == SBX_OK);
         CU_ASSERT_FATAL(!o->ended);
         if (len + o->length < sizeof got) {
             memcpy(got + len, o->data, o->length);
             len += o->length;
         }
         r.cursor = o->next;
-        sbx_backend_free_process_output(backend, o);
+        sbx_backend_free_process_output(sbx_test_docker.backend, o);
     }
     CU_ASSERT_EQUAL(len, 8);
     CU_ASSERT(memcmp(got, "got one\n", 8) == 0);
     CU_ASSERT_EQUAL(write_stdin(id, "two\n", 1, &err), SBX_OK);
     static seen s;
-    CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, r.cursor, 0, &s) == 0);
+    CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, id, r.cursor, 0, &s) == 0);
     CU_ASSERT_EQUAL(s.out_len, 12);
     CU_ASSERT(memcmp(s.out, "got two\neof\n", 12) == 0);
     CU_ASSERT_EQUAL(s.last.exit_code, 0);
@@ -329,10 +329,10 @@ static int processes_running(const char *word)
     r.shell_command = text;
     sbx_exec_result *res = NULL;
     sbx_error err;
-    if (sbx_backend_exec(backend, SANDBOX, &r, &res, &err) != SBX_OK)
+    if (sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &r, &res, &err) != SBX_OK)
         return -1;
     int n = atoi(res->stdout_data);
-    sbx_backend_free_exec_result(backend, res);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, res);
     return n;
 }
 
@@ -345,16 +345,19 @@ static void test_signal_reaches_the_group(void)
         ;
     CU_ASSERT_EQUAL_FATAL(processes_running("4241"), 3);
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 15, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_process_signal(sbx_test_docker.backend, SANDBOX, id, 15, &err),
+                    SBX_OK);
     sbx_process_info *info = NULL;
-    CU_ASSERT_FATAL(sbx_backend_process_wait(backend, SANDBOX, id, 60000, &info, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_process_wait(sbx_test_docker.backend, SANDBOX, id, 60000, &info,
+                                             &err) == SBX_OK);
     CU_ASSERT_EQUAL(info->state, SBX_PROCESS_ENDED);
     CU_ASSERT_EQUAL(info->outcome, SBX_EXEC_SIGNALED);
     CU_ASSERT_EQUAL(info->term_signal, 15);
-    sbx_backend_free_processes(backend, info);
+    sbx_backend_free_processes(sbx_test_docker.backend, info);
     CU_ASSERT_EQUAL(processes_running("4241"), 0);
     /* An ended process takes any signal quietly. */
-    CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 9, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_process_signal(sbx_test_docker.backend, SANDBOX, id, 9, &err),
+                    SBX_OK);
 }
 
 /* A timeout kills the group and the record says so. */
@@ -365,17 +368,18 @@ static void test_timeout_kills_the_group(void)
     r.timeout_ms = 1500;
     sbx_process_info *info = NULL;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_process_start(backend, SANDBOX, &r, &info, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_process_start(sbx_test_docker.backend, SANDBOX, &r, &info, &err) ==
+                    SBX_OK);
     char id[SBX_PROCESS_ID_MAX + 1];
     snprintf(id, sizeof id, "%s", info->process_id);
-    sbx_backend_free_processes(backend, info);
+    sbx_backend_free_processes(sbx_test_docker.backend, info);
     info = NULL;
     long until = sbx_test_now_ms() + DEADLINE_MS;
     while (sbx_test_now_ms() < until) {
-        sbx_backend_free_processes(backend, info);
+        sbx_backend_free_processes(sbx_test_docker.backend, info);
         info = NULL;
-        CU_ASSERT_FATAL(sbx_backend_process_wait(backend, SANDBOX, id, 5000, &info, &err) ==
-                        SBX_OK);
+        CU_ASSERT_FATAL(sbx_backend_process_wait(sbx_test_docker.backend, SANDBOX, id, 5000, &info,
+                                                 &err) == SBX_OK);
         if (info->state == SBX_PROCESS_ENDED)
             break;
     }
@@ -385,7 +389,7 @@ static void test_timeout_kills_the_group(void)
      * image's date has no sub-second field), so the end it names is at
      * most 999 ms before the real one. */
     CU_ASSERT(info->ended_at + 999 >= info->started_at + 1500);
-    sbx_backend_free_processes(backend, info);
+    sbx_backend_free_processes(sbx_test_docker.backend, info);
     CU_ASSERT_EQUAL(processes_running("4245"), 0);
 }
 
@@ -398,23 +402,27 @@ static void test_many_at_once_then_list_and_forget(void)
     sbx_process_info *list = NULL;
     size_t count = 0;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_process_list(backend, SANDBOX, &list, &count, &err) == SBX_OK);
+    CU_ASSERT_FATAL(
+        sbx_backend_process_list(sbx_test_docker.backend, SANDBOX, &list, &count, &err) == SBX_OK);
     int running = 0;
     for (const sbx_process_info *p = list; p != NULL; p = p->next)
         for (int i = 0; i < MANY; i++)
             if (strcmp(p->process_id, ids[i]) == 0 && p->state == SBX_PROCESS_RUNNING)
                 running++;
     CU_ASSERT_EQUAL(running, MANY);
-    sbx_backend_free_processes(backend, list);
-    CU_ASSERT_EQUAL(sbx_backend_process_forget(backend, SANDBOX, ids[0], &err), SBX_ERR_USAGE);
+    sbx_backend_free_processes(sbx_test_docker.backend, list);
+    CU_ASSERT_EQUAL(sbx_backend_process_forget(sbx_test_docker.backend, SANDBOX, ids[0], &err),
+                    SBX_ERR_USAGE);
     for (int i = 0; i < MANY; i++) {
-        CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, ids[i], 9, &err), SBX_OK);
+        CU_ASSERT_EQUAL(
+            sbx_backend_process_signal(sbx_test_docker.backend, SANDBOX, ids[i], 9, &err), SBX_OK);
         static seen s;
-        CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, ids[i], (sbx_process_cursor){ 0, 0 }, 0,
-                                    &s) == 0);
+        CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, ids[i],
+                                    (sbx_process_cursor){ 0, 0 }, 0, &s) == 0);
         CU_ASSERT(s.out_len == 8 && memcmp(s.out, "started\n", 8) == 0);
         CU_ASSERT_EQUAL(s.last.term_signal, 9);
-        CU_ASSERT_EQUAL(sbx_backend_process_forget(backend, SANDBOX, ids[i], &err), SBX_OK);
+        CU_ASSERT_EQUAL(sbx_backend_process_forget(sbx_test_docker.backend, SANDBOX, ids[i], &err),
+                        SBX_OK);
     }
     CU_ASSERT_EQUAL(processes_running("4242"), 0);
 }
@@ -426,37 +434,43 @@ static void test_bad_ids_each_their_error(void)
     sbx_error err;
     sbx_process_info *info = NULL;
     /* Another sandbox does not know it. */
-    CU_ASSERT_EQUAL(sbx_backend_process_wait(backend, OTHER, id, 0, &info, &err),
+    CU_ASSERT_EQUAL(sbx_backend_process_wait(sbx_test_docker.backend, OTHER, id, 0, &info, &err),
                     SBX_ERR_NO_SUCH_PROCESS);
-    CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, OTHER, id, 9, &err),
+    CU_ASSERT_EQUAL(sbx_backend_process_signal(sbx_test_docker.backend, OTHER, id, 9, &err),
                     SBX_ERR_NO_SUCH_PROCESS);
-    CU_ASSERT_EQUAL(sbx_backend_process_wait(backend, SANDBOX, "p0nosuch", 0, &info, &err),
-                    SBX_ERR_NO_SUCH_PROCESS);
+    CU_ASSERT_EQUAL(
+        sbx_backend_process_wait(sbx_test_docker.backend, SANDBOX, "p0nosuch", 0, &info, &err),
+        SBX_ERR_NO_SUCH_PROCESS);
     CU_ASSERT(strstr(err.message, "p0nosuch") != NULL);
     /* Still running after all that. */
-    CU_ASSERT_FATAL(sbx_backend_process_wait(backend, SANDBOX, id, 0, &info, &err) == SBX_OK);
+    CU_ASSERT_FATAL(
+        sbx_backend_process_wait(sbx_test_docker.backend, SANDBOX, id, 0, &info, &err) == SBX_OK);
     CU_ASSERT_EQUAL(info->state, SBX_PROCESS_RUNNING);
-    sbx_backend_free_processes(backend, info);
-    CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 9, &err), SBX_OK);
+    sbx_backend_free_processes(sbx_test_docker.backend, info);
+    CU_ASSERT_EQUAL(sbx_backend_process_signal(sbx_test_docker.backend, SANDBOX, id, 9, &err),
+                    SBX_OK);
     /* A terminal's size out of range is refused by name; so is the resize
      * of a process without a terminal, and a sandbox that is not there. */
     sbx_process_request r = SBX_PROCESS_REQUEST_INIT;
     r.shell_command = "true";
     r.pty = 1;
     r.rows = 0;
-    CU_ASSERT_EQUAL(sbx_backend_process_start(backend, SANDBOX, &r, &info, &err),
+    CU_ASSERT_EQUAL(sbx_backend_process_start(sbx_test_docker.backend, SANDBOX, &r, &info, &err),
                     SBX_ERR_USAGE);
     CU_ASSERT(strstr(err.message, "0 rows") != NULL);
-    CU_ASSERT_EQUAL(sbx_backend_process_resize(backend, SANDBOX, id, 100000, 80, &err),
-                    SBX_ERR_USAGE);
-    CU_ASSERT_EQUAL(sbx_backend_process_resize(backend, SANDBOX, id, 30, 100, &err),
+    CU_ASSERT_EQUAL(
+        sbx_backend_process_resize(sbx_test_docker.backend, SANDBOX, id, 100000, 80, &err),
+        SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(sbx_backend_process_resize(sbx_test_docker.backend, SANDBOX, id, 30, 100, &err),
                     SBX_ERR_USAGE);
     CU_ASSERT(strstr(err.message, "no terminal") != NULL);
     r.pty = 0;
-    CU_ASSERT_EQUAL(sbx_backend_process_start(backend, "no-such-box", &r, &info, &err),
-                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(
+        sbx_backend_process_start(sbx_test_docker.backend, "no-such-box", &r, &info, &err),
+        SBX_ERR_NOT_FOUND);
     r.buffer_bytes = (size_t)1 << 40;
-    CU_ASSERT_EQUAL(sbx_backend_process_start(backend, SANDBOX, &r, &info, &err), SBX_ERR_USAGE);
+    CU_ASSERT_EQUAL(sbx_backend_process_start(sbx_test_docker.backend, SANDBOX, &r, &info, &err),
+                    SBX_ERR_USAGE);
 }
 
 /* On a terminal: list says so, a signal reaches the group of the
@@ -468,18 +482,19 @@ static void test_terminal_signal_and_end_of_file(void)
     r.pty = 1;
     char id[SBX_PROCESS_ID_MAX + 1];
     sbx_error err;
-    sbx_status st = start_in(backend, SANDBOX, &r, id, &err);
+    sbx_status st = start_in(sbx_test_docker.backend, SANDBOX, &r, id, &err);
     if (st != SBX_OK)
         fprintf(stderr, "process_start: %s\n", err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
     sbx_process_info *list = NULL;
     size_t count = 0;
-    CU_ASSERT_FATAL(sbx_backend_process_list(backend, SANDBOX, &list, &count, &err) == SBX_OK);
+    CU_ASSERT_FATAL(
+        sbx_backend_process_list(sbx_test_docker.backend, SANDBOX, &list, &count, &err) == SBX_OK);
     int listed = 0;
     for (sbx_process_info *p = list; p != NULL; p = p->next)
         if (strcmp(p->process_id, id) == 0)
             listed = p->pty ? 1 : -1;
-    sbx_backend_free_processes(backend, list);
+    sbx_backend_free_processes(sbx_test_docker.backend, list);
     CU_ASSERT_EQUAL(listed, 1);
     CU_ASSERT_EQUAL(write_stdin(id, "", 1, &err), SBX_OK);
     static seen s;
@@ -490,20 +505,22 @@ static void test_terminal_signal_and_end_of_file(void)
     /* cat ends at the typed end of file; the shell waits for sleep. */
     while (strstr(s.out, "cat-ended") == NULL && sbx_test_now_ms() < until) {
         sbx_process_output *o = NULL;
-        CU_ASSERT_FATAL(sbx_backend_process_read(backend, SANDBOX, id, &rr, &o, &err) ==
-                        SBX_OK);
+        CU_ASSERT_FATAL(sbx_backend_process_read(sbx_test_docker.backend, SANDBOX, id, &rr, &o,
+                                                 &err) == SBX_OK);
         CU_ASSERT_FATAL(!o->ended);
         if (s.out_len + o->length < sizeof s.out) {
             memcpy(s.out + s.out_len, o->data, o->length);
             s.out_len += o->length;
         }
         rr.cursor = o->next;
-        sbx_backend_free_process_output(backend, o);
+        sbx_backend_free_process_output(sbx_test_docker.backend, o);
     }
     CU_ASSERT_PTR_NOT_NULL(strstr(s.out, "cat-ended"));
     CU_ASSERT_EQUAL(processes_running("4244"), 1);
-    CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 15, &err), SBX_OK);
-    CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) == 0);
+    CU_ASSERT_EQUAL(sbx_backend_process_signal(sbx_test_docker.backend, SANDBOX, id, 15, &err),
+                    SBX_OK);
+    CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 },
+                                0, &s) == 0);
     CU_ASSERT_EQUAL(s.last.outcome, SBX_EXEC_SIGNALED);
     CU_ASSERT_EQUAL(s.last.term_signal, 15);
     CU_ASSERT_EQUAL(processes_running("4244"), 0);
@@ -518,11 +535,12 @@ static void test_an_interrupt_ends_a_process(void)
         r.pty = pty;
         char id[SBX_PROCESS_ID_MAX + 1];
         sbx_error err;
-        CU_ASSERT_FATAL(start_in(backend, SANDBOX, &r, id, &err) == SBX_OK);
-        CU_ASSERT_EQUAL(sbx_backend_process_signal(backend, SANDBOX, id, 2, &err), SBX_OK);
+        CU_ASSERT_FATAL(start_in(sbx_test_docker.backend, SANDBOX, &r, id, &err) == SBX_OK);
+        CU_ASSERT_EQUAL(sbx_backend_process_signal(sbx_test_docker.backend, SANDBOX, id, 2, &err),
+                        SBX_OK);
         static seen s;
-        CU_ASSERT_FATAL(read_to_end(backend, SANDBOX, id, (sbx_process_cursor){ 0, 0 }, 0, &s) ==
-                        0);
+        CU_ASSERT_FATAL(read_to_end(sbx_test_docker.backend, SANDBOX, id,
+                                    (sbx_process_cursor){ 0, 0 }, 0, &s) == 0);
         CU_ASSERT_EQUAL(s.last.outcome, SBX_EXEC_SIGNALED);
         CU_ASSERT_EQUAL(s.last.term_signal, 2);
     }
@@ -591,19 +609,19 @@ static void test_exec_streams_as_output_arrives(void)
     r.output_ctx = &s;
     sbx_exec_result *res = NULL;
     sbx_error err;
-    CU_ASSERT_FATAL(sbx_backend_exec(backend, SANDBOX, &r, &res, &err) == SBX_OK);
+    CU_ASSERT_FATAL(sbx_backend_exec(sbx_test_docker.backend, SANDBOX, &r, &res, &err) == SBX_OK);
     CU_ASSERT_EQUAL(res->outcome, SBX_EXEC_EXITED);
     CU_ASSERT_EQUAL(s.len, 13);
     CU_ASSERT(memcmp(s.out, "first\nsecond\n", 13) == 0);
     CU_ASSERT_EQUAL(res->stdout_length, 13);
-    sbx_backend_free_exec_result(backend, res);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, res);
     sbx_backend_close(s.other);
     sbx_host_free(h);
 }
 
 void sbx_test_register(void)
 {
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     static const CU_TestInfo tests[] = {
         { "operations_info: processes, signals, stdin close, streams, terminals", test_operations_info },
         { "a process another host process started, read by two more", test_found_and_read_by_other_host_processes },

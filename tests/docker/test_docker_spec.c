@@ -25,31 +25,20 @@
 /* The sandboxes' command: serve, so that create finds it ready. */
 #define SERVE "mkdir -p /www && echo hi > /www/index.html && exec httpd -f -p 8080 -h /www"
 
-static const char *engine_socket;
-static const char *engine_image;
-static sbx_host *host;
-static sbx_backend *backend;
-
 static int suite_init(void)
 {
     sbx_error err;
     /* No image option: each request names its own. */
-    sbx_option opts[] = { { "socket", engine_socket }, { "stop_grace_s", "1" },
+    sbx_option opts[] = { { "socket", sbx_test_docker.socket }, { "stop_grace_s", "1" },
                           { "command", SERVE },
                           { "ready_timeout_ms", SBX_TEST_READY_TIMEOUT_MS } };
     sbx_host_services services = { sizeof services, NULL, NULL };
-    if (sbx_host_new(&services, &host, &err) != SBX_OK ||
-        sbx_backend_open(host, "docker", opts, sizeof opts / sizeof *opts, &backend, &err) != SBX_OK) {
+    if (sbx_host_new(&services, &sbx_test_docker.host, &err) != SBX_OK ||
+        sbx_backend_open(sbx_test_docker.host, "docker", opts, sizeof opts / sizeof *opts,
+                         &sbx_test_docker.backend, &err) != SBX_OK) {
         fprintf(stderr, "open docker: %s\n", err.message);
         return 1;
     }
-    return 0;
-}
-
-static int suite_clean(void)
-{
-    sbx_backend_close(backend);
-    sbx_host_free(host);
     return 0;
 }
 
@@ -58,7 +47,7 @@ static sbx_create_request request_for(const char *id)
 {
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = id;
-    req.image = engine_image;
+    req.image = sbx_test_docker.image;
     return req;
 }
 
@@ -66,17 +55,17 @@ static void create_or_fail(const sbx_create_request *req)
 {
     sbx_sandbox *sb = NULL;
     sbx_error err;
-    sbx_status st = sbx_backend_create(backend, req, &sb, &err);
+    sbx_status st = sbx_backend_create(sbx_test_docker.backend, req, &sb, &err);
     if (st != SBX_OK)
         fprintf(stderr, "create %s: %s\n", req->sandbox_id, err.message);
     CU_ASSERT_FATAL(st == SBX_OK);
-    sbx_backend_free_sandboxes(backend, sb, 1);
+    sbx_backend_free_sandboxes(sbx_test_docker.backend, sb, 1);
 }
 
 static void destroy(const char *id)
 {
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_destroy(backend, id, &err), SBX_OK);
+    CU_ASSERT_EQUAL(sbx_backend_destroy(sbx_test_docker.backend, id, &err), SBX_OK);
 }
 
 /* Run shell text in sandbox `id` (timeout 30 s); the result, or NULL when
@@ -88,7 +77,7 @@ static sbx_exec_result *sh(const char *id, const char *text)
     r.timeout_ms = 30000;
     sbx_exec_result *out = NULL;
     sbx_error err;
-    if (sbx_backend_exec(backend, id, &r, &out, &err) != SBX_OK) {
+    if (sbx_backend_exec(sbx_test_docker.backend, id, &r, &out, &err) != SBX_OK) {
         fprintf(stderr, "exec in %s: %s\n", id, err.message);
         return NULL;
     }
@@ -103,7 +92,7 @@ static int answers(const char *id)
         sbx_exec_result *r = sh(id, "echo ok");
         int ok = r != NULL && r->outcome == SBX_EXEC_EXITED && r->exit_code == 0 &&
                  r->stdout_length == 3 && memcmp(r->stdout_data, "ok\n", 3) == 0;
-        sbx_backend_free_exec_result(backend, r);
+        sbx_backend_free_exec_result(sbx_test_docker.backend, r);
         if (ok)
             return 1;
     } while (sbx_test_now_ms() < deadline);
@@ -124,7 +113,7 @@ static void test_env_labels_and_adoption(void)
     CU_ASSERT_FATAL(r != NULL);
     CU_ASSERT_EQUAL(r->stdout_length, 11);
     CU_ASSERT(r->stdout_length == 11 && memcmp(r->stdout_data, "hello world", 11) == 0);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
 
     /* The list filtered by label: this one, with its labels. */
     sbx_create_request plain = request_for("spec-plain");
@@ -133,20 +122,21 @@ static void test_env_labels_and_adoption(void)
     sbx_sandbox_record *records = NULL;
     size_t n = 0;
     sbx_error err;
-    CU_ASSERT_EQUAL(sbx_backend_list_records_labelled(backend, want, 1, &records, &n, &err),
-                    SBX_OK);
+    CU_ASSERT_EQUAL(
+        sbx_backend_list_records_labelled(sbx_test_docker.backend, want, 1, &records, &n, &err),
+        SBX_OK);
     CU_ASSERT_EQUAL(n, 1);
     if (records != NULL) {
         CU_ASSERT_STRING_EQUAL(records->sandbox.sandbox_id, "spec-env");
         CU_ASSERT_EQUAL(records->label_count, 2);
     }
-    sbx_backend_free_records(backend, records);
+    sbx_backend_free_records(sbx_test_docker.backend, records);
 
     /* The same spec adopts it; another is refused and leaves it as it is. */
     create_or_fail(&req);
     req.label_count = 1;
     sbx_sandbox *sb = NULL;
-    CU_ASSERT_EQUAL(sbx_backend_create(backend, &req, &sb, &err), SBX_ERR_REFUSED);
+    CU_ASSERT_EQUAL(sbx_backend_create(sbx_test_docker.backend, &req, &sb, &err), SBX_ERR_REFUSED);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "exists with another spec"));
     CU_ASSERT(answers("spec-env"));
     destroy("spec-env");
@@ -179,14 +169,14 @@ static void test_memory_limit_kills_the_allocation_only(void)
         int oom = 0;
         CU_ASSERT(killed_for_memory(r, &oom));
         CU_ASSERT(oom);
-        sbx_backend_free_exec_result(backend, r);
+        sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     }
     /* A kill of another cause after them is not the memory limit's. */
     sbx_exec_result *r = sh("spec-memory", "kill -KILL $$");
     CU_ASSERT_FATAL(r != NULL);
     CU_ASSERT(r->outcome == SBX_EXEC_SIGNALED && r->term_signal == 9);
     CU_ASSERT(SBX_EXEC_RESULT_HAS(r, oom_killed) && !r->oom_killed);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     CU_ASSERT(answers("spec-memory"));
     destroy("spec-memory");
 }
@@ -202,7 +192,7 @@ static void test_pids_limit_stops_a_fork_bomb(void)
     CU_ASSERT_FATAL(r != NULL);
     CU_ASSERT(r->stdout_length == 0 || strstr(r->stdout_data, "all-started") == NULL);
     CU_ASSERT_PTR_NOT_NULL(r->stderr_length > 0 ? strstr(r->stderr_data, "fork") : NULL);
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     CU_ASSERT(answers("spec-pids"));
     destroy("spec-pids");
 }
@@ -229,7 +219,7 @@ static double busy_loops_share(const char *id)
     fprintf(stderr, "two busy loops in %s: %ld ticks over %ld cs\n", id, ticks, centis);
     if (share < 0)
         fprintf(stderr, "busy loops in %s: '%s'\n", id, r != NULL ? r->stdout_data : "no exec");
-    sbx_backend_free_exec_result(backend, r);
+    sbx_backend_free_exec_result(sbx_test_docker.backend, r);
     return share;
 }
 
@@ -275,7 +265,7 @@ static void test_half_a_cpu(void)
 
 void sbx_test_register(void)
 {
-    sbx_test_docker_engine(&engine_socket, &engine_image);
+    sbx_test_docker_engine(&sbx_test_docker.socket, &sbx_test_docker.image);
     static const CU_TestInfo tests[] = {
         {"image, env and labels inside and in the list; adoption by spec",
          test_env_labels_and_adoption},
@@ -285,5 +275,5 @@ void sbx_test_register(void)
         {"a CPU limit of 0.5 holds busy loops near half a core", test_half_a_cpu},
         CU_TEST_INFO_NULL,
     };
-    sbx_test_add_suite("docker create spec", suite_init, suite_clean, tests);
+    sbx_test_add_suite("docker create spec", suite_init, sbx_test_docker_suite_clean, tests);
 }

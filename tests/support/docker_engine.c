@@ -39,3 +39,17 @@ int sbx_test_docker_open(sbx_host **host, sbx_backend **backend)
     }
     return 0;
 }
+
+sbx_test_docker_suite sbx_test_docker;
+
+int sbx_test_docker_suite_init(void)
+{
+    return sbx_test_docker_open(&sbx_test_docker.host, &sbx_test_docker.backend);
+}
+
+int sbx_test_docker_suite_clean(void)
+{
+    sbx_backend_close(sbx_test_docker.backend);
+    sbx_host_free(sbx_test_docker.host);
+    return 0;
+}

@@ -21,4 +21,25 @@ void sbx_test_docker_engine(const char **socket, const char **image);
  * with sbx_backend_close and sbx_host_free. */
 int sbx_test_docker_open(sbx_host **host, sbx_backend **backend);
 
+/* What the tests of one docker test program share: the engine (socket
+ * and image, set by its register step with sbx_test_docker_engine) and
+ * the host and backend its suite's init opens. */
+typedef struct sbx_test_docker_suite {
+    const char *socket;
+    const char *image;
+    sbx_host *host;
+    sbx_backend *backend;
+} sbx_test_docker_suite;
+
+/* The program's one docker suite. */
+extern sbx_test_docker_suite sbx_test_docker;
+
+/* A CUnit suite's init: sbx_test_docker_open into sbx_test_docker's host
+ * and backend.  0, or 1 saying why on stderr. */
+int sbx_test_docker_suite_init(void);
+
+/* A CUnit suite's clean: close sbx_test_docker's backend and free its
+ * host.  Returns 0. */
+int sbx_test_docker_suite_clean(void);
+
 #endif
