@@ -23,8 +23,15 @@
  *   o.N, e.N       the kept output as segments, N = 10^18 + the offset of
  *                  the segment's first byte (fixed width: a glob lists
  *                  them in order; the leading 1 keeps $((N)) decimal)
- *   o.t, e.t       a counter bumped after each read of the FIFO: a waiting
- *                  reader looks at it without starting a program
+ *   o.t, e.t       "K TOTAL": K a counter bumped after each read of the
+ *                  FIFO (a waiting reader looks at it without starting a
+ *                  program), TOTAL the stream's bytes whose order line is
+ *                  written (dd's count, or the segment's size where dd
+ *                  prints none, as busybox's): a reader serves no byte
+ *                  past it, so that no byte is seen before its order is
+ *                  kept (a program that writes the other stream after
+ *                  seeing it would otherwise be ordered before it); "0 0"
+ *                  before the first read, "end" once the copier ended
  *   i.f, i.h       the stdin FIFO and the pid of the process holding its
  *                  write end open (killed to close stdin); i.closed
  *   nap            a FIFO nobody writes: `read -t` on it is a sleep that
@@ -62,17 +69,21 @@ static const char *const script_lines[] = {
     "    cat \"$1/argv\"\n",
     "}\n",
     "copy() {\n",
-    "    p=$d/$1; cs=$Z; old=; k=0; rec=0\n",
-    "    : > \"$p.$cs\"\n",
+    "    p=$d/$1; cs=$Z; old=; k=0; rec=0; T=0\n",
+    "    : > \"$p.$cs\"; echo \"0 0\" > \"$p.t\"\n",
     "    while :; do\n",
     "        dd bs=$bs count=1 2>\"$p.dd\" >>\"$p.$cs\"\n",
-    "        read l < \"$p.dd\"\n",
+    "        { read l; read x; read nb x; } < \"$p.dd\"\n",
     "        case $l in 0+0*) break ;; esac\n",
     "        lw=; read lw 2>/dev/null < \"$d/last\"\n",
     "        if [ \"$lw\" != \"$1\" ] && [ $rec -lt 65536 ]; then\n",
     "            span $2; echo \"$1 $E\" >> \"$d/order\"; echo \"$1\" > \"$d/last\"; rec=$((rec + 1))\n",
     "        fi\n",
-    "        k=$((k + 1)); echo $k > \"$p.t\"\n",
+    "        case $nb in\n",
+    "        '' | *[!0-9]*) T=$((cs - Z + $(wc -c < \"$p.$cs\"))) ;;\n",
+    "        *) T=$((T + nb)) ;;\n",
+    "        esac\n",
+    "        k=$((k + 1)); echo \"$k $T\" > \"$p.t\"\n",
     "        [ $((k % every)) -eq 0 ] || continue\n",
     "        sz=$(wc -c < \"$p.$cs\")\n",
     "        [ \"$sz\" -ge \"$seg\" ] || continue\n",
@@ -91,7 +102,9 @@ static const char *const script_lines[] = {
     "        [ -e \"$f\" ] || continue; fl=${f##*.}; f1=${f1:-$fl}; fs=\"$fs$fl \"\n",
     "    done\n",
     "    E=0; L=0; [ -n \"$fl\" ] || return 0\n",
-    "    E=$((fl - Z + $(wc -c < \"$d/$1.$fl\"))); L=$((f1 - Z))\n",
+    "    E=$((fl - Z + $(wc -c < \"$d/$1.$fl\"))); L=$((f1 - Z)); ct=\n",
+    "    read x ct < \"$d/$1.t\" 2>/dev/null\n",
+    "    case $ct in '' | *[!0-9]*) ;; *) [ $E -le $ct ] || E=$ct ;; esac\n",
     "    [ $((E - buf)) -le $L ] || L=$((E - buf))\n",
     "}\n",
     "emit() {\n",

@@ -124,6 +124,21 @@ static int list_segments(const char *dir, char stream, span *s)
     return rc;
 }
 
+/* The bytes of a stream whose order line is kept: the TOTAL of its tick
+ * "K TOTAL" (docker_proc_script.c), or -1 when there is none ("end", a
+ * tick of an older script, "-"). */
+static int64_t committed_of(const char *dir, char stream)
+{
+    char path[PATH_SIZE], tick[64];
+    snprintf(path, sizeof path, "%s/%c.t", dir, stream);
+    first_line(path, tick, sizeof tick);
+    const char *space = strchr(tick, ' ');
+    int64_t total = -1;
+    if (space == NULL || parse_number(space + 1, &total) != 0)
+        return -1;
+    return total;
+}
+
 /* The script's span: 0, or -1 out of memory. */
 static int span_of(const char *dir, char stream, int64_t buffer, span *s)
 {
@@ -140,6 +155,9 @@ static int span_of(const char *dir, char stream, int64_t buffer, span *s)
         if (stat(path, &st) != 0)
             continue; /* the copier moved on meanwhile */
         s->end = last + (int64_t)st.st_size;
+        int64_t committed = committed_of(dir, stream);
+        if (committed >= 0 && committed < s->end)
+            s->end = committed;
         s->low = s->starts[0];
         if (s->end - buffer > s->low)
             s->low = s->end - buffer;

@@ -95,7 +95,8 @@ TESTS += tests/docker/test_docker_proc_answers
 # The process server of the docker helper (sbx-docker-pty serve) run on
 # this host: no engine needed.
 check_PROGRAMS += tests/docker/test_docker_proc_serve
-tests_docker_test_docker_proc_serve_SOURCES = tests/docker/test_docker_proc_serve.c
+tests_docker_test_docker_proc_serve_SOURCES = tests/docker/test_docker_proc_serve.c \
+	plugin/docker/docker_proc_script.c plugin/docker/docker_proc_script.h
 tests_docker_test_docker_proc_serve_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_docker_test_docker_proc_serve_LDADD = $(SBX_TEST_LIBS)
 TESTS += tests/docker/test_docker_proc_serve

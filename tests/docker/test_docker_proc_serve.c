@@ -2,10 +2,13 @@
  * The process server of the docker helper (sbx-docker-pty serve,
  * plugin/docker/sbx_docker_serve.c) run on this host, one server shared
  * by the cases: exit codes and exact bytes, a missing working directory,
- * a signal, stdin handed on and output capped.  No engine needed.
+ * a signal, stdin handed on and output capped; a process's read, by the
+ * script and by the server itself, serves no byte whose order line is not
+ * kept yet.  No engine needed.
  */
 #include <config.h>
 
+#include "plugin/docker/docker_proc_script.h"
 #include "plugin/docker/docker_proc_wire.h"
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,22 +77,33 @@ static int take(const server *s, void *buf, size_t n)
 }
 
 /* The command's request on the server's stdin. */
+static int ask_with(const server *s, const char *dir, const char *const *argv,
+                    const void *input, uint32_t input_len, uint32_t max_output, uint32_t flags)
+{
+    size_t size = strlen(dir) + 1;
+    for (size_t i = 0; argv[i] != NULL; i++)
+        size += strlen(argv[i]) + 1;
+    char *words = malloc(size);
+    if (words == NULL)
+        return -1;
+    size_t at = (size_t)snprintf(words, size, "%s", dir) + 1;
+    for (size_t i = 0; argv[i] != NULL; i++)
+        at += (size_t)snprintf(words + at, size - at, "%s", argv[i]) + 1;
+    unsigned char head[DOCKER_PROC_WIRE_REQUEST_WORDS * 4];
+    uint32_t numbers[] = { (uint32_t)at, input_len, max_output, flags };
+    for (int i = 0; i < DOCKER_PROC_WIRE_REQUEST_WORDS; i++)
+        docker_proc_wire_put(head + 4 * i, numbers[i]);
+    int sent = write(s->to, head, sizeof head) == (ssize_t)sizeof head &&
+               write(s->to, words, at) == (ssize_t)at &&
+               (input_len == 0 || write(s->to, input, input_len) == (ssize_t)input_len);
+    free(words);
+    return sent ? 0 : -1;
+}
+
 static int ask(const server *s, const char *dir, const char *const *argv, const void *input,
                uint32_t input_len, uint32_t max_output)
 {
-    char words[4096];
-    size_t at = (size_t)snprintf(words, sizeof words, "%s", dir) + 1;
-    for (size_t i = 0; argv[i] != NULL; i++)
-        at += (size_t)snprintf(words + at, sizeof words - at, "%s", argv[i]) + 1;
-    unsigned char head[DOCKER_PROC_WIRE_REQUEST_WORDS * 4];
-    uint32_t numbers[] = { (uint32_t)at, input_len, max_output, 0 };
-    for (int i = 0; i < DOCKER_PROC_WIRE_REQUEST_WORDS; i++)
-        docker_proc_wire_put(head + 4 * i, numbers[i]);
-    return write(s->to, head, sizeof head) == (ssize_t)sizeof head &&
-                   write(s->to, words, at) == (ssize_t)at &&
-                   (input_len == 0 || write(s->to, input, input_len) == (ssize_t)input_len)
-               ? 0
-               : -1;
+    return ask_with(s, dir, argv, input, input_len, max_output, 0);
 }
 
 typedef struct reply {
@@ -201,12 +216,69 @@ static void test_stdin_and_cap(void)
     free(input);
 }
 
+/* Write `text` to DIR/NAME: 1, or 0. */
+static int put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL && fputs(text, f) >= 0;
+    return f != NULL && fclose(f) == 0 && ok;
+}
+
+/* The header line of a read of process `id` from cursor 0, answered by
+ * the script (flags 0) or by the server itself (DOCKER_PROC_WIRE_SCRIPT),
+ * into `head`. */
+static void read_head(const char *id, uint32_t flags, char *head, size_t size)
+{
+    const char *argv[] = { "/bin/sh", "-c", docker_proc_script(), "sh", "read", id,
+                           "0", "0", "1000", "0", NULL };
+    reply r;
+    head[0] = '\0';
+    CU_ASSERT_FATAL(ask_with(&shared, "", argv, NULL, 0, 4096, flags) == 0 &&
+                    answer(&shared, &r) == 0);
+    CU_ASSERT_EQUAL(r.kind, DOCKER_PROC_WIRE_EXITED);
+    snprintf(head, size, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+    reply_free(&r);
+}
+
+/* A copier has put 6 bytes in the segment but kept the order of 4 only
+ * (its tick "K TOTAL"): a reader that served the other 2 could let the
+ * program write to the other stream in answer and be ordered before them. */
+static void test_a_read_stops_at_the_kept_order(void)
+{
+    char id[64], dir[128], head[256];
+    snprintf(id, sizeof id, "pserve-%ld", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/%s", DOCKER_PROC_ROOT, id);
+    CU_ASSERT_FATAL(system("mkdir -p " DOCKER_PROC_ROOT) == 0 && mkdir(dir, 0700) == 0);
+    CU_ASSERT_FATAL(put(dir, "argc", "1\n") && put(dir, "argv", "sh\n") &&
+                    put(dir, "start", "0\n") && put(dir, "buf", "65536\n") &&
+                    put(dir, "o.1000000000000000000", "abcdef") && put(dir, "o.t", "3 4\n") &&
+                    put(dir, "e.1000000000000000000", "") && put(dir, "e.t", "0 0\n") &&
+                    put(dir, "order", "o 0\n") && put(dir, "last", "o\n"));
+    read_head(id, 0, head, sizeof head);
+    CU_ASSERT_STRING_EQUAL(head, "sbx-read 0 4 0 0 4 0 run");
+    read_head(id, DOCKER_PROC_WIRE_SCRIPT, head, sizeof head);
+    CU_ASSERT_STRING_EQUAL(head, "sbx-read 0 4 0 0 4 0 run");
+    /* The copier ended: everything it copied is in order. */
+    CU_ASSERT(put(dir, "o.t", "end\n"));
+    read_head(id, 0, head, sizeof head);
+    CU_ASSERT_STRING_EQUAL(head, "sbx-read 0 6 0 0 6 0 run");
+    read_head(id, DOCKER_PROC_WIRE_SCRIPT, head, sizeof head);
+    CU_ASSERT_STRING_EQUAL(head, "sbx-read 0 6 0 0 6 0 run");
+    char rm[256];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    CU_ASSERT(system(rm) == 0);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
         { "exit codes, stdout and stderr bytes exact (NUL kept)", test_exit_codes_and_bytes },
         { "working directory entered or told missing; a signal told", test_working_dir_and_signal },
         { "stdin handed on whole, output capped and said so", test_stdin_and_cap },
+        { "a read stops at the order kept, by the script and the server",
+          test_a_read_stops_at_the_kept_order },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("docker process server", suite_init, suite_clean, tests);
