@@ -7,6 +7,7 @@
 #include "tests/support/clock.h"
 #include "tests/support/http_probe.h"
 #include "tests/support/proc_table.h"
+#include "tests/support/remote_helpers.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/watched_child.h"
 
@@ -391,4 +392,18 @@ int provd_local_stderr_count(const provd_local *d, const char *text)
         count += strstr(line, text) != NULL;
     fclose(f);
     return count;
+}
+
+int provd_local_remote_up(provd_local *d, sbx_host **host, sbx_backend **remote)
+{
+    if (*remote != NULL)
+        return 1;
+    if (d->proc == NULL && !provd_local_start(d, 1, NULL))
+        return 0;
+    sbx_error err;
+    *remote = sbx_test_open_remote(host, provd_url(d->proc), NULL, NULL, 0, &err);
+    if (*remote == NULL)
+        fprintf(stderr, "open remote: %s\n", err.message);
+    CU_ASSERT_PTR_NOT_NULL(*remote);
+    return *remote != NULL;
 }

@@ -6,6 +6,7 @@
 #ifndef SBX_TESTS_PROVD_PROCESS_H
 #define SBX_TESTS_PROVD_PROCESS_H
 
+#include <sbx/host.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -111,6 +112,12 @@ int provd_docker_start(provd_local *d, const char *socket, const char *image,
  * the daemon's sandbox API is all there is to reach them through. */
 int provd_docker_start_plain(provd_local *d, const char *socket, const char *image,
                              const char *const *extra);
+
+/* The daemon over the local backend under `d` (started with a state dir
+ * unless it runs) and the remote backend on it in *remote, its host in
+ * *host, made once for a suite: 1 when *remote is open, else 0 after a
+ * CUnit failure (the error on stderr). */
+int provd_local_remote_up(provd_local *d, sbx_host **host, sbx_backend **remote);
 
 /* Start the daemon again on the same directories (after provd_local_stop
  * with keep_dir).  Returns 1, or 0 after a CUnit failure. */

@@ -39,20 +39,11 @@ static provd_local daemon_dir;
 static sbx_host *host;
 static sbx_backend *remote;
 
-/* Start the suite's daemon and the remote backend on it at the first
- * test (CUnit asserts need a test).  Returns 1, or 0 after a failure. */
+/* The suite's daemon and the remote backend on it, at the first test
+ * (CUnit asserts need a test).  Returns 1, or 0 after a failure. */
 static int daemon_up(void)
 {
-    if (remote != NULL)
-        return 1;
-    if (daemon_dir.proc == NULL && !provd_local_start(&daemon_dir, 1, NULL))
-        return 0;
-    sbx_error err;
-    remote = sbx_test_open_remote(&host, provd_url(daemon_dir.proc), NULL, NULL, 0, &err);
-    if (remote == NULL)
-        fprintf(stderr, "open remote: %s\n", err.message);
-    CU_ASSERT_PTR_NOT_NULL(remote);
-    return remote != NULL;
+    return provd_local_remote_up(&daemon_dir, &host, &remote);
 }
 
 static int suite_stop(void)

@@ -21,7 +21,6 @@
 #include "tests/support/backend_calls.h"
 #include "tests/support/cgroup_probe.h"
 #include "tests/support/cunit_main.h"
-#include "tests/support/remote_helpers.h"
 
 #define MEMORY_LIMIT (INT64_C(64) * 1024 * 1024)
 #define PIDS_LIMIT 32
@@ -39,15 +38,9 @@ static int limited_up(void)
 {
     if (remote != NULL)
         return 1;
-    if (daemon_dir.proc == NULL && !provd_local_start(&daemon_dir, 1, NULL))
+    if (!provd_local_remote_up(&daemon_dir, &host, &remote))
         return 0;
     sbx_error err;
-    remote = sbx_test_open_remote(&host, provd_url(daemon_dir.proc), NULL, NULL, 0, &err);
-    if (remote == NULL) {
-        fprintf(stderr, "open remote: %s\n", err.message);
-        CU_FAIL("open remote");
-        return 0;
-    }
     sbx_create_request req = SBX_CREATE_REQUEST_INIT;
     req.sandbox_id = "limited";
     req.memory_bytes = MEMORY_LIMIT;
