@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -127,6 +128,14 @@ static void serve(int listen_fd, const canned *answers)
     }
 }
 
+/* In a forked fake: end with the test, however the test ends (a failed
+ * fatal assertion skips the stop that kills it). */
+static void die_with_parent(pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(1);
+}
+
 typedef struct fake_engine {
     char dir[64];
     char socket[128];
@@ -139,10 +148,13 @@ static void fake_engine_start(fake_engine *e, const canned *answers)
 {
     int fd = socket_in_dir(e->dir, sizeof e->dir, e->socket, sizeof e->socket, 1);
     fflush(NULL);
+    pid_t parent = getpid();
     e->pid = fork();
     CU_ASSERT_FATAL(e->pid >= 0);
-    if (e->pid == 0)
+    if (e->pid == 0) {
+        die_with_parent(parent);
         serve(fd, answers);
+    }
     close(fd);
 }
 
@@ -439,9 +451,11 @@ static void fake_port_start(fake_port *p, int closed)
     int pipe_fds[2];
     CU_ASSERT_FATAL(pipe(pipe_fds) == 0);
     fflush(NULL);
+    pid_t parent = getpid();
     p->pid = fork();
     CU_ASSERT_FATAL(p->pid >= 0);
     if (p->pid == 0) {
+        die_with_parent(parent);
         close(pipe_fds[0]);
         for (int n = 0;; n++) {
             int c = accept(fd, NULL, NULL);

@@ -242,6 +242,9 @@ static void read_head(const char *id, uint32_t flags, char *head, size_t size)
     reply_free(&r);
 }
 
+/* The parent of DOCKER_PROC_ROOT. */
+#define PROC_ROOT_BASE "/tmp/.sbx"
+
 /* A copier has put 6 bytes in the segment but kept the order of 4 only
  * (its tick "K TOTAL"): a reader that served the other 2 could let the
  * program write to the other stream in answer and be ordered before them. */
@@ -250,7 +253,11 @@ static void test_a_read_stops_at_the_kept_order(void)
     char id[64], dir[128], head[256];
     snprintf(id, sizeof id, "pserve-%ld", (long)getpid());
     snprintf(dir, sizeof dir, "%s/%s", DOCKER_PROC_ROOT, id);
-    CU_ASSERT_FATAL(system("mkdir -p " DOCKER_PROC_ROOT) == 0 && mkdir(dir, 0700) == 0);
+    /* The helper's root is fixed; what this test makes of it on the host,
+     * it removes (rmdir: a directory another run uses stays). */
+    int made_base = mkdir(PROC_ROOT_BASE, 0755) == 0;
+    int made_root = mkdir(DOCKER_PROC_ROOT, 0755) == 0;
+    CU_ASSERT_FATAL(access(DOCKER_PROC_ROOT, W_OK) == 0 && mkdir(dir, 0700) == 0);
     CU_ASSERT_FATAL(put(dir, "argc", "1\n") && put(dir, "argv", "sh\n") &&
                     put(dir, "start", "0\n") && put(dir, "buf", "65536\n") &&
                     put(dir, "o.1000000000000000000", "abcdef") && put(dir, "o.t", "3 4\n") &&
@@ -269,6 +276,10 @@ static void test_a_read_stops_at_the_kept_order(void)
     char rm[256];
     snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
     CU_ASSERT(system(rm) == 0);
+    if (made_root)
+        CU_ASSERT(rmdir(DOCKER_PROC_ROOT) == 0 || errno == ENOTEMPTY);
+    if (made_base)
+        CU_ASSERT(rmdir(PROC_ROOT_BASE) == 0 || errno == ENOTEMPTY);
 }
 
 void sbx_test_register(void)
