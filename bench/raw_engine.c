@@ -23,7 +23,8 @@
  *          longer runs (exit code 0 checked); polls= says how many
  *          inspects past the first that took.  With -w PROGRAM runs under
  *          a shell that first writes its pid on stderr and last its exit
- *          code, from a subshell, as the backend's wrapper does
+ *          code, from a subshell, as the backend's wrapper does, and
+ *          reads the container's OOM kill count as it does
  *          (docs/docker.md): the engine's time for the same processes,
  *          leaving the client's own
  *   write  COUNT PUT .../archive?path=/tmp of a tar of one 1 MiB file
@@ -34,6 +35,7 @@
 #include <config.h>
 
 #include "bench/bench_util.h"
+#include "plugin/docker/docker_oom.h"
 
 #include <curl/curl.h>
 #include <json-c/json.h>
@@ -262,7 +264,8 @@ static int call_exec(void *ctx, unsigned thread, unsigned long index)
         json_object_array_add(cmd, json_object_new_string("/bin/sh"));
         json_object_array_add(cmd, json_object_new_string("-c"));
         json_object_array_add(cmd, json_object_new_string(
-                                       "echo \"sbx-exec: pid $$\" >&2; ( exec \"$@\" ); "
+                                       DOCKER_OOM_COUNT_SH "; "
+                                       "echo \"sbx-exec: pid $$ oom $o\" >&2; ( exec \"$@\" ); "
                                        "c=$?; echo \"\nsbx-exec: exit $c\" >&2; exit $c"));
         json_object_array_add(cmd, json_object_new_string("sbx-exec"));
     }
