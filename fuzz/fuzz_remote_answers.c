@@ -6,7 +6,9 @@
  *     remote_aio_envelope + remote_aio_decode_exec, for a small and a large
  *     output cap;
  *   - a sandbox answer (GET /api/sandboxes/<id>): remote_sandbox_answer_read
- *     against common_json_parse_ex + remote_read_sandbox.
+ *     against common_json_parse_ex + remote_read_sandbox;
+ *   - a list answer (POST /v1/file/list): remote_list_answer_read against
+ *     remote_aio_envelope + remote_aio_decode_listing, deep and shallow.
  * They must agree on the status, the error's kind and message, and every
  * field a caller sees (the fuzzer aborts on a difference: a finding).
  */
@@ -17,6 +19,7 @@
 #include "plugin/remote/remote_aio_decode.h"
 #include "plugin/remote/remote_decode.h"
 #include "plugin/remote/remote_exec_answer.h"
+#include "plugin/remote/remote_list_answer.h"
 #include "plugin/remote/remote_sandbox_answer.h"
 #include "plugin/remote/remote_sandbox_rules.h"
 
@@ -25,6 +28,36 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void check_list(const char *body, size_t size, unsigned depth, size_t cap)
+{
+    sbx_dir_listing *fast = NULL, *slow = NULL;
+    sbx_error fast_err, slow_err;
+    sbx_backend_error_clear(&fast_err);
+    sbx_backend_error_clear(&slow_err);
+    sbx_status fast_st = remote_list_answer_read(body, size, "/w", depth, cap, &fast, &fast_err);
+    remote_aio_answer answer;
+    sbx_status slow_st = remote_aio_envelope(body, size, "/w", SBX_ERR_NOT_A_DIRECTORY, &answer,
+                                             &slow_err);
+    if (slow_st == SBX_OK)
+        slow_st = remote_aio_decode_listing(answer.data, "/w", depth, cap, &slow, &slow_err);
+    json_object_put(answer.root);
+    if (!same_error(fast_st, &fast_err, slow_st, &slow_err) ||
+        (fast_st == SBX_OK) != (fast != NULL) || (slow_st == SBX_OK) != (slow != NULL))
+        abort();
+    if (fast != NULL && (fast->count != slow->count || fast->truncated != slow->truncated))
+        abort();
+    const sbx_dir_entry *a = fast != NULL ? fast->entries : NULL;
+    const sbx_dir_entry *b = slow != NULL ? slow->entries : NULL;
+    for (; a != NULL && b != NULL; a = a->next, b = b->next)
+        if (strcmp(a->path, b->path) != 0 || a->type != b->type || a->size != b->size ||
+            a->mtime != b->mtime || a->mode != b->mode)
+            abort();
+    if (a != NULL || b != NULL)
+        abort();
+    common_listing_free(fast);
+    common_listing_free(slow);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -123,5 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_exec(body, size, 4);
     check_exec(body, size, 1 << 20);
     check_sandbox_answer(body, size);
+    check_list(body, size, 1, 2);
+    check_list(body, size, 64, 100000);
     return 0;
 }

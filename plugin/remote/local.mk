@@ -12,6 +12,7 @@ plugin_remote_libsbx_remote_core_la_SOURCES = \
 	plugin/remote/remote_endpoint.c plugin/remote/remote_endpoint.h \
 	plugin/remote/remote_exec.c plugin/remote/remote_exec.h \
 	plugin/remote/remote_exec_answer.c plugin/remote/remote_exec_answer.h \
+	plugin/remote/remote_list_answer.c plugin/remote/remote_list_answer.h \
 	plugin/remote/remote_exec_call.c plugin/remote/remote_exec_call.h \
 	plugin/remote/remote_files.c plugin/remote/remote_files.h \
 	plugin/remote/remote_field_reader.c plugin/remote/remote_field_reader.h \

@@ -275,9 +275,7 @@ static int depth_first_cmp(const void *a, const void *b)
     return cx < cy ? -1 : cx > cy;
 }
 
-/* The entry's path relative to `dir` (a pointer into `path`), or NULL when
- * it is not below it. */
-static const char *below(const char *path, const char *dir)
+const char *remote_aio_below(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
@@ -289,7 +287,7 @@ static const char *below(const char *path, const char *dir)
     return path + n + 1;
 }
 
-static unsigned depth_of(const char *rel)
+unsigned remote_aio_depth(const char *rel)
 {
     unsigned depth = 1;
     for (; *rel != '\0'; rel++)
@@ -297,10 +295,34 @@ static unsigned depth_of(const char *rel)
     return depth;
 }
 
-/* One FileInfo into the listing. */
-static sbx_status add_entry(common_listing_builder *b, struct json_object *info,
-                            const char *rel, sbx_error *err)
+sbx_status remote_aio_listing_of(remote_aio_listed *kept, size_t n, size_t max_entries,
+                                 remote_aio_entry_reader read, sbx_dir_listing **out,
+                                 sbx_error *err)
 {
+    *out = NULL;
+    qsort(kept, n, sizeof *kept, depth_first_cmp);
+    common_listing_builder b = { 0 };
+    sbx_status st = common_listing_start(&b, err);
+    for (size_t i = 0; st == SBX_OK && i < n && i < max_entries; i++) {
+        common_listing_entry entry;
+        st = read(kept[i].info, kept[i].rel, &entry, err);
+        if (st == SBX_OK)
+            st = common_listing_add(&b, &entry, err);
+    }
+    if (st != SBX_OK) {
+        common_listing_free(b.listing);
+        return st;
+    }
+    b.listing->truncated = n > max_entries;
+    *out = b.listing;
+    return SBX_OK;
+}
+
+/* The fields of one FileInfo (a remote_aio_entry_reader). */
+static sbx_status read_info(const void *source, const char *rel, common_listing_entry *entry,
+                            sbx_error *err)
+{
+    struct json_object *info = (struct json_object *)source;
     int is_dir = 0;
     int64_t size = 0;
     struct json_object *v = NULL;
@@ -309,20 +331,13 @@ static sbx_status add_entry(common_listing_builder *b, struct json_object *info,
                                      "list answer: entry %s has no boolean is_directory", rel);
     if (json_object_object_get_ex(info, "size", &v) && json_object_is_type(v, json_type_int))
         size = json_object_get_int64(v);
-    common_listing_entry entry = {
+    *entry = (common_listing_entry){
         rel, is_dir ? SBX_FILE_DIRECTORY : SBX_FILE_REGULAR,
         is_dir || size < 0 ? 0 : (uint64_t)size,
         remote_aio_mtime(text_member(info, "modified_time")),
         remote_aio_permissions(text_member(info, "permissions")) };
-    return common_listing_add(b, &entry, err);
+    return SBX_OK;
 }
-
-/* The entries' relative paths (pointers into `files`) and their objects,
- * sorted; entries deeper than max_depth are left out. */
-typedef struct listed_entry {
-    const char *rel;   /* first: the comparator reads it through the element */
-    struct json_object *info;
-} listed_entry;
 
 sbx_status remote_aio_decode_listing(struct json_object *data, const char *listed,
                                      unsigned max_depth, size_t max_entries,
@@ -339,33 +354,22 @@ sbx_status remote_aio_decode_listing(struct json_object *data, const char *liste
     if (dir == NULL)
         dir = listed;
     size_t n = json_object_array_length(files), kept = 0;
-    listed_entry *entries = calloc(n > 0 ? n : 1, sizeof *entries);
+    remote_aio_listed *entries = calloc(n > 0 ? n : 1, sizeof *entries);
     if (entries == NULL)
         return sbx_backend_error_set(err, SBX_ERR_INTERNAL, "out of memory");
     sbx_status st = SBX_OK;
     for (size_t i = 0; i < n && st == SBX_OK; i++) {
         struct json_object *info = json_object_array_get_idx(files, i);
         const char *path = text_member(info, "path");
-        const char *rel = path != NULL ? below(path, dir) : NULL;
+        const char *rel = path != NULL ? remote_aio_below(path, dir) : NULL;
         if (rel == NULL)
             st = sbx_backend_error_set(err, SBX_ERR_PROTOCOL,
                                        "list answer: entry %zu is not a path below %s", i, dir);
-        else if (depth_of(rel) <= max_depth)
-            entries[kept++] = (listed_entry){ rel, info };
+        else if (remote_aio_depth(rel) <= max_depth)
+            entries[kept++] = (remote_aio_listed){ rel, info };
     }
-    common_listing_builder b = { 0 };
-    if (st == SBX_OK) {
-        qsort(entries, kept, sizeof *entries, depth_first_cmp);
-        st = common_listing_start(&b, err);
-    }
-    for (size_t i = 0; st == SBX_OK && i < kept && i < max_entries; i++)
-        st = add_entry(&b, entries[i].info, entries[i].rel, err);
+    if (st == SBX_OK)
+        st = remote_aio_listing_of(entries, kept, max_entries, read_info, out, err);
     free(entries);
-    if (st != SBX_OK) {
-        common_listing_free(b.listing);
-        return st;
-    }
-    b.listing->truncated = kept > max_entries;
-    *out = b.listing;
-    return SBX_OK;
+    return st;
 }

@@ -12,6 +12,8 @@
 #include <json-c/json.h>
 #include <sbx/backend.h>
 
+#include "common/op_results.h"
+
 /* The kind of a failed file operation from its FileOperationError:
  * errno_name (may be NULL) when it names one sbx knows (ENOENT, ENOTDIR,
  * EISDIR, EEXIST, EACCES, EPERM, EROFS), else error_type (may be NULL);
@@ -101,5 +103,33 @@ int64_t remote_aio_mtime(const char *text);
 sbx_status remote_aio_decode_listing(struct json_object *data, const char *listed,
                                      unsigned max_depth, size_t max_entries,
                                      sbx_dir_listing **out, sbx_error *err);
+
+/* An entry of a list answer kept for the listing: its path relative to
+ * the directory (first: the sort reads it through the element) and where
+ * its reader finds its other fields. */
+typedef struct remote_aio_listed {
+    const char *rel;
+    const void *info;
+} remote_aio_listed;
+
+/* Fill *entry (path `rel`) from an entry's `info`: SBX_OK, or the
+ * SBX_ERR_PROTOCOL of a field that cannot be read. */
+typedef sbx_status (*remote_aio_entry_reader)(const void *info, const char *rel,
+                                              common_listing_entry *entry, sbx_error *err);
+
+/* The listing of the `n` entries `kept` (reordered here: depth first,
+ * each directory's entries by name), the first max_entries of them read by
+ * `read` (truncated set when there are more): what every reader of a list
+ * answer ends with.  *out is released with common_listing_free. */
+sbx_status remote_aio_listing_of(remote_aio_listed *kept, size_t n, size_t max_entries,
+                                 remote_aio_entry_reader read, sbx_dir_listing **out,
+                                 sbx_error *err);
+
+/* A listed entry's `path` relative to directory `dir` (a pointer into
+ * `path`), or NULL when it is not below it. */
+const char *remote_aio_below(const char *path, const char *dir);
+
+/* How deep a relative path sits: 1 for a name, one more per '/'. */
+unsigned remote_aio_depth(const char *rel);
 
 #endif /* SBX_REMOTE_AIO_DECODE_H */

@@ -8,6 +8,7 @@
 #include "plugin/remote/remote_aio_decode.h"
 #include "plugin/remote/remote_aio_text.h"
 #include "plugin/remote/remote_decode.h"
+#include "plugin/remote/remote_list_answer.h"
 #include "plugin/remote/remote_endpoint.h"
 #include "plugin/remote/remote_instance.h"
 #include "plugin/remote/remote_exec_call.h"
@@ -69,6 +70,23 @@ typedef struct file_call {
     sbx_status invalid_target_kind;
 } file_call;
 
+/* POST a file call; SBX_OK with its 200 answer in *resp (the caller
+ * clears it), else the error, the endpoint failed. */
+static sbx_status post_call(remote_endpoint *ep, const file_call *fc, common_http_response *resp,
+                            sbx_error *err)
+{
+    common_http_call call = {.method = "POST", .path = fc->route, .json_body = fc->body,
+                             .timeout_ms = REMOTE_FILE_TIMEOUT_MS};
+    sbx_status st = common_http_perform(ep->http, &call, resp, err);
+    if (st != SBX_OK)
+        return remote_endpoint_fail(ep, err);
+    if (resp->status != 200) {
+        st = remote_endpoint_answer_error(ep, resp, err);
+        common_http_response_clear(resp);
+    }
+    return st;
+}
+
 /* POST a file call and read its envelope into *answer (the caller puts
  * answer->root). */
 static sbx_status post_file(remote_endpoint *ep, const file_call *fc, remote_aio_answer *answer,
@@ -76,19 +94,13 @@ static sbx_status post_file(remote_endpoint *ep, const file_call *fc, remote_aio
 {
     *answer = (remote_aio_answer){ 0 };
     common_http_response resp;
-    common_http_call call = {.method = "POST", .path = fc->route, .json_body = fc->body,
-                             .timeout_ms = REMOTE_FILE_TIMEOUT_MS};
-    sbx_status st = common_http_perform(ep->http, &call, &resp, err);
+    sbx_status st = post_call(ep, fc, &resp, err);
     if (st != SBX_OK)
-        return remote_endpoint_fail(ep, err);
-    if (resp.status != 200) {
-        st = remote_endpoint_answer_error(ep, &resp, err);
-    } else {
-        st = remote_aio_envelope(resp.body, resp.body_len, fc->path, fc->invalid_target_kind,
-                                 answer, err);
-        if (st != SBX_OK)
-            remote_endpoint_fail(ep, err);
-    }
+        return st;
+    st = remote_aio_envelope(resp.body, resp.body_len, fc->path, fc->invalid_target_kind,
+                             answer, err);
+    if (st != SBX_OK)
+        remote_endpoint_fail(ep, err);
     common_http_response_clear(&resp);
     return st;
 }
@@ -412,14 +424,16 @@ static sbx_status list_step(remote_endpoint *ep, void *ctx, sbx_error *err)
     if (st == SBX_OK && (body = list_body(abs, lc->max_depth)) == NULL)
         st = remote_endpoint_no_memory(ep, err);
     if (st == SBX_OK) {
-        remote_aio_answer answer;
+        common_http_response resp;
         file_call fc = { "/v1/file/list", body, abs, SBX_ERR_NOT_A_DIRECTORY };
-        st = post_file(ep, &fc, &answer, err);
-        if (st == SBX_OK &&
-            (st = remote_aio_decode_listing(answer.data, abs, lc->max_depth, lc->max_entries,
-                                            &lc->listing, err)) != SBX_OK)
-            remote_endpoint_fail(ep, err);
-        json_object_put(answer.root);
+        st = post_call(ep, &fc, &resp, err);
+        if (st == SBX_OK) {
+            st = remote_list_answer_read(resp.body, resp.body_len, abs, lc->max_depth,
+                                         lc->max_entries, &lc->listing, err);
+            if (st != SBX_OK)
+                remote_endpoint_fail(ep, err);
+            common_http_response_clear(&resp);
+        }
     }
     free(abs);
     free(body);

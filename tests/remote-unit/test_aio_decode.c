@@ -8,6 +8,7 @@
 #include "common/op_results.h"
 #include "plugin/remote/remote_aio_decode.h"
 #include "plugin/remote/remote_exec_answer.h"
+#include "plugin/remote/remote_list_answer.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -397,6 +398,134 @@ static void test_unusable_listings_are_protocol_errors(void)
     }
 }
 
+/* Read a whole list answer as list_dir does (the one-pass reader); it must
+ * agree with the json-c reading (envelope, then data) in status, message
+ * and every entry.  SBX_OK with *out, or the error. */
+static sbx_status list_answer(const char *body, const char *listed, unsigned depth, size_t cap,
+                              sbx_dir_listing **out, sbx_error *err)
+{
+    sbx_dir_listing *slow = NULL;
+    sbx_error slow_err;
+    remote_aio_answer answer;
+    sbx_status slow_st = remote_aio_envelope(body, strlen(body), listed, SBX_ERR_NOT_A_DIRECTORY,
+                                             &answer, &slow_err);
+    if (slow_st == SBX_OK)
+        slow_st = remote_aio_decode_listing(answer.data, listed, depth, cap, &slow, &slow_err);
+    json_object_put(answer.root);
+    sbx_status st = remote_list_answer_read(body, strlen(body), listed, depth, cap, out, err);
+    CU_ASSERT_EQUAL(st, slow_st);
+    CU_ASSERT_EQUAL(st == SBX_OK, *out != NULL);
+    if (st != SBX_OK && st == slow_st)
+        CU_ASSERT_STRING_EQUAL(err->message, slow_err.message);
+    if (st == SBX_OK && slow_st == SBX_OK) {
+        CU_ASSERT(slow->count == (*out)->count && slow->truncated == (*out)->truncated);
+        const sbx_dir_entry *a = (*out)->entries, *b = slow->entries;
+        for (; a != NULL && b != NULL; a = a->next, b = b->next)
+            CU_ASSERT(strcmp(a->path, b->path) == 0 && a->type == b->type &&
+                      a->size == b->size && a->mtime == b->mtime && a->mode == b->mode);
+        CU_ASSERT(a == NULL && b == NULL);
+    }
+    common_listing_free(slow);
+    return st;
+}
+
+#define ANSWER(data) "{\"success\":true,\"message\":\"Operation successful\",\"data\":" data \
+                     ",\"hint\":null}"
+#define FULL(p, dir, size) "{\"name\":\"n\",\"path\":\"" p "\",\"is_directory\":" dir \
+                           ",\"size\":" size ",\"modified_time\":\"2024-01-02T03:04:05.678901\"," \
+                           "\"permissions\":\"644\",\"extension\":null}"
+
+/* An answer as sbx-provisiond writes it reads without json-c: sizes, times,
+ * modes, depth first order, and the cap. */
+static void test_list_answer_read_in_one_pass(void)
+{
+    const char *body = ANSWER("{\"files\":[" FULL("/w/b.txt", "false", "12") ","
+                              FULL("/w/a", "true", "4096") "," FULL("/w/a/c", "false", "3")
+                              "],\"path\":\"/w\",\"total_count\":3,\"directory_count\":1,"
+                              "\"file_count\":2}");
+    sbx_dir_listing *l;
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(list_answer(body, "/w", 2, 10, &l, &err), SBX_OK);
+    CU_ASSERT_EQUAL(l->count, 3);
+    CU_ASSERT_STRING_EQUAL(l->entries->path, "a");
+    CU_ASSERT_EQUAL(l->entries->type, SBX_FILE_DIRECTORY);
+    CU_ASSERT_EQUAL(l->entries->size, 0);
+    CU_ASSERT_STRING_EQUAL(l->entries->next->path, "a/c");
+    CU_ASSERT_STRING_EQUAL(l->entries->next->next->path, "b.txt");
+    CU_ASSERT_EQUAL(l->entries->next->next->size, 12);
+    CU_ASSERT_EQUAL(l->entries->next->next->mode, 0644);
+    CU_ASSERT_EQUAL(l->entries->next->next->mtime, INT64_C(1704164645678));
+    common_listing_free(l);
+    CU_ASSERT_EQUAL_FATAL(list_answer(body, "/w", 1, 1, &l, &err), SBX_OK);
+    CU_ASSERT_EQUAL(l->count, 1);
+    CU_ASSERT(l->truncated);
+    common_listing_free(l);
+}
+
+/* List answers of unusual or broken shape read exactly as json-c reads
+ * them: repeated keys (the last wins), a later "data" or "files", members
+ * nested deeper, keys cut at an escaped NUL, json-c's literals, ill-typed
+ * members, entries that are not objects, have no path below the directory,
+ * a path that is not clean text, no boolean is_directory, failures, and
+ * texts that are not JSON. */
+static void test_list_answers_of_every_shape_read_as_json_c_reads_them(void)
+{
+    static const char *const bodies[] = {
+        ANSWER("{\"files\":[" FULL("/w/a", "false", "1") "],\"files\":[" FULL("/w/b", "true", "2")
+               "]}"),
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "]},\"data\":{\"files\":[]}}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "]},\"data\":null}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "]},\"data\":[1]}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "],\"files\":{}}}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "],\"files\":null}}",
+        "{\"data\":{\"files\":[" INFO("/x/a", "false") "],\"path\":\"/x\"}}",
+        "{\"data\":{\"files\":[" INFO("/x/a", "false") "],\"path\":\"/x\",\"path\":5}}",
+        "{\"data\":{\"files\":[" INFO("/x/a", "false") "],\"path\":[\"/x\"]}}",
+        "{\"data\":{\"files\":[" INFO("/x/a", "false") "],\"path\":\"/\\u0000x\"}}",
+        "{\"data\":{\"x\":{\"files\":[5]},\"files\":[" INFO("/w/a", "true") "]}}",
+        "{\"data\":{\"files\\u0000x\":[" INFO("/w/a", "true") "]}}",
+        "{\"data\":{\"files\":[{\"path\":\"/w/a\",\"path\":\"/w/b\",\"is_directory\":false,"
+        "\"is_directory\":TRUE,\"size\":5,\"size\":\"6\",\"permissions\":\"rwxr-x---\","
+        "\"permissions\":[1],\"modified_time\":\"2024-01-02T03:04:05Z\"}]}}",
+        "{\"data\":{\"files\":[{\"path\":\"/w/a\",\"is_directory\":false,\"size\":-3,"
+        "\"modified_time\":{},\"x\":{\"path\":\"/y\",\"size\":1}}]}}",
+        "{\"data\":{\"files\":[{\"path\":\"/w/a\",\"is_directory\":false,"
+        "\"size\":99999999999999999999999}]}}",
+        "{\"data\":{\"files\":[{\"path\":\"/w/a\",\"is_directory\":false,\"size\":1.5}]}}",
+        "{'data':{'files':[{'path':'/w/a','is_directory':false,},],},}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "," INFO("/w/b", "\"no\"") "]}}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "," INFO("/w/b", "null") "]}}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") ",[]]}}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") ",\"/w/b\"]}}",
+        "{\"data\":{\"files\":[" INFO("/w/a", "false") "," INFO("/elsewhere", "false") "]}}",
+        "{\"data\":{\"files\":[" INFO("/w/\\u0000a", "false") "]}}",
+        "{\"data\":{\"files\":[" INFO("/w/\xff", "false") "]}}",
+        "{\"data\":{\"files\":[" INFO("/w/\\u00e9\\n\\\"", "false") "]}}",
+        "{\"data\":{\"files\":[{\"is_directory\":false}]}}",
+        "{\"data\":{\"files\":[{\"path\":null,\"is_directory\":false}]}}",
+        "{\"success\":True,\"data\":{\"files\":[]}}",
+        "{\"success\":true,\"success\":false,\"data\":{\"files\":[]}}",
+        "{\"success\":false,\"success\":true,\"data\":{\"files\":[]}}",
+        "{\"success\":null,\"data\":{\"files\":[]}}",
+        "{\"success\":\"true\",\"data\":{\"files\":[]}}",
+        "{\"success\":false,\"message\":\"boom\",\"data\":{\"error_type\":\"not_found\","
+        "\"errno_name\":\"ENOENT\"}}",
+        "{\"success\":false,\"data\":{\"error_type\":\"invalid_target\"}}",
+        "{\"data\":{\"files\":[]}} x",
+        "{\"data\":{\"files\":[]}",
+        "[{\"data\":{\"files\":[]}}]",
+        "null",
+        "{}",
+        "",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        sbx_dir_listing *l = NULL;
+        sbx_error err;
+        if (list_answer(bodies[i], "/w", 3, 10, &l, &err) == SBX_OK)
+            common_listing_free(l);
+    }
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -416,6 +545,9 @@ void sbx_test_register(void)
         { "listing_paths_relative_to_the_directory",
           test_listing_paths_relative_to_the_directory },
         { "unusable_listings_are_protocol_errors", test_unusable_listings_are_protocol_errors },
+        { "list_answer_read_in_one_pass", test_list_answer_read_in_one_pass },
+        { "list_answers_of_every_shape_read_as_json_c_reads_them",
+          test_list_answers_of_every_shape_read_as_json_c_reads_them },
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("remote AIO answers", NULL, NULL, tests);

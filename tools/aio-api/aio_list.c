@@ -4,14 +4,12 @@
 
 #include "tools/aio-api/aio_answers.h"
 #include "tools/aio-api/aio_body.h"
+#include "tools/aio-api/aio_list_answer.h"
 #include "tools/aio-api/aio_routes.h"
 #include "tools/provisioner-common/prov_alloc.h"
-#include "tools/provisioner-common/prov_json.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Levels a recursive listing without max_depth goes down. */
 #define RECURSIVE_DEPTH 64u
@@ -99,61 +97,10 @@ static int wanted_type(json_object *types, const sbx_dir_entry *e)
     return 0;
 }
 
-/* An ISO 8601 time (UTC, microseconds) of `ms`; NULL when unknown. */
-static json_object *iso_time(int64_t ms)
-{
-    if (ms == SBX_TIME_UNKNOWN)
-        return NULL;
-    time_t seconds = (time_t)(ms / 1000);
-    struct tm tm;
-    char text[48];
-    if (gmtime_r(&seconds, &tm) == NULL)
-        return NULL;
-    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(text + n, sizeof text - n, ".%06d", (int)(ms % 1000) * 1000);
-    return json_object_new_string(text);
-}
-
-/* Add `value` (NULL: JSON null). */
-static int add_or_null(json_object *obj, const char *key, json_object *value)
-{
-    return value != NULL ? prov_json_add(obj, key, value)
-                         : json_object_object_add(obj, key, NULL) == 0;
-}
-
-/* The FileInfo of entry `e` of directory `dir`; NULL when memory ran out. */
-static json_object *file_info(const char *dir, const sbx_dir_entry *e, json_object *body)
-{
-    size_t n = strlen(dir) + strlen(e->path) + 2;
-    char *full = prov_malloc(n);
-    if (full == NULL)
-        return NULL;
-    size_t dir_len = strlen(dir);
-    snprintf(full, n, "%s%s%s", dir, dir_len > 0 && dir[dir_len - 1] == '/' ? "" : "/",
-             e->path);
-    int directory = e->type == SBX_FILE_DIRECTORY;
-    const char *ext = directory ? NULL : extension(base_name(e->path));
-    char mode[8];
-    snprintf(mode, sizeof mode, "%o", (unsigned)(e->mode & 0777));
-    json_object *info = json_object_new_object();
-    int built =
-        info != NULL && prov_json_add_string(info, "name", base_name(e->path)) &&
-        prov_json_add_string(info, "path", full) &&
-        prov_json_add(info, "is_directory", json_object_new_boolean(directory)) &&
-        add_or_null(info, "size",
-                    aio_boolean(body, "include_size", 1) ? json_object_new_int64((int64_t)e->size)
-                                                         : NULL) &&
-        add_or_null(info, "modified_time", iso_time(e->mtime)) &&
-        prov_json_add_string(info, "permissions",
-                             aio_boolean(body, "include_permissions", 0) ? mode : NULL) &&
-        prov_json_add_string(info, "extension", ext);
-    free(full);
-    return prov_json_built(info, built);
-}
-
-/* The FileListResult of `listing`; NULL when memory ran out. */
-static json_object *list_result(const char *dir, const sbx_dir_listing *listing,
-                                json_object *body)
+/* Answer the FileListResult of `listing`, filtered and sorted as `body`
+ * asks. */
+static void answer_list(const char *dir, const sbx_dir_listing *listing, json_object *body,
+                        prov_reply *reply)
 {
     const char *sort_by = aio_string(body, "sort_by", "name");
     sort_key key = strcmp(sort_by, "size") == 0       ? BY_SIZE
@@ -161,34 +108,34 @@ static json_object *list_result(const char *dir, const sbx_dir_listing *listing,
                    : strcmp(sort_by, "type") == 0     ? BY_TYPE
                                                       : BY_NAME;
     int show_hidden = aio_boolean(body, "show_hidden", 1);
+    int with_size = aio_boolean(body, "include_size", 1);
+    int with_permissions = aio_boolean(body, "include_permissions", 0);
     json_object *types = aio_member(body, "file_types");
     sort_item *items = prov_malloc((listing->count + 1) * sizeof *items);
-    if (items == NULL)
-        return NULL;
-    size_t n = 0, directories = 0;
+    if (items == NULL) {
+        prov_reply_out_of_memory(reply);
+        return;
+    }
+    size_t n = 0;
     for (const sbx_dir_entry *e = listing->entries; e != NULL; e = e->next) {
         if ((!show_hidden && hidden(e->path)) || !wanted_type(types, e))
             continue;
         items[n++] = (sort_item){e, key, aio_boolean(body, "sort_desc", 0)};
-        directories += e->type == SBX_FILE_DIRECTORY;
     }
     qsort(items, n, sizeof *items, compare);
-    json_object *files = json_object_new_array();
-    int built = files != NULL;
-    for (size_t i = 0; built && i < n; i++)
-        built = prov_json_append(files, file_info(dir, items[i].entry, body));
-    free(items);
-    files = prov_json_built(files, built);
-    json_object *data = files != NULL ? json_object_new_object() : NULL;
-    if (data == NULL) {
-        json_object_put(files);
-        return NULL;
+    aio_list_answer answer;
+    aio_list_answer_start(&answer, n);
+    for (size_t i = 0; i < n; i++) {
+        const sbx_dir_entry *e = items[i].entry;
+        int directory = e->type == SBX_FILE_DIRECTORY;
+        aio_list_answer_add(&answer, &(aio_list_file){
+                                         dir, e->path, base_name(e->path),
+                                         directory ? NULL : extension(base_name(e->path)),
+                                         directory, with_size, e->size, e->mtime,
+                                         with_permissions, (unsigned)e->mode});
     }
-    built = prov_json_add(data, "files", files) && prov_json_add_string(data, "path", dir) &&
-            prov_json_add(data, "total_count", json_object_new_int64((int64_t)n)) &&
-            prov_json_add(data, "directory_count", json_object_new_int64((int64_t)directories)) &&
-            prov_json_add(data, "file_count", json_object_new_int64((int64_t)(n - directories)));
-    return prov_json_built(data, built);
+    free(items);
+    aio_list_answer_finish(&answer, dir, reply);
 }
 
 void aio_route_list(const aio_call *call, prov_reply *reply)
@@ -211,7 +158,7 @@ void aio_route_list(const aio_call *call, prov_reply *reply)
                              &listing, &err) != SBX_OK) {
         aio_answer_file_error(reply, "list", path, &err);
     } else {
-        aio_answer_data(reply, list_result(path, listing, body));
+        answer_list(path, listing, body, reply);
     }
     sbx_backend_free_listing(call->backend, listing);
     json_object_put(body);

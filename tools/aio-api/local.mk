@@ -18,6 +18,7 @@ tools_aio_api_libsbx_aio_la_SOURCES = \
 	tools/aio-api/aio_exec.c \
 	tools/aio-api/aio_files.c tools/aio-api/aio_files.h \
 	tools/aio-api/aio_list.c \
+	tools/aio-api/aio_list_answer.c tools/aio-api/aio_list_answer.h \
 	tools/aio-api/aio_multipart.c tools/aio-api/aio_multipart.h \
 	tools/aio-api/aio_process.c tools/aio-api/aio_process.h \
 	tools/aio-api/aio_routes.h \
