@@ -618,6 +618,11 @@ typedef struct sbx_operations_info {
     /* ---- ABI 1.5 ---- */
     unsigned create_fields;       /* SBX_CREATE_*: the create request members it
                                    * honours (0 for a backend of an older minor) */
+    int file_calls_local;         /* non-zero: read_file, write_file and list_dir
+                                   * are system calls of the calling process on
+                                   * this host's files (no network, no child
+                                   * process), so their time is bounded by the
+                                   * bytes and entries asked for; 0 when unknown */
 } sbx_operations_info;
 
 /* ---------------------------------------------------------------- ABI 1.4

@@ -787,6 +787,7 @@ sbx_status local_operations_info(sbx_backend_instance *inst, sbx_operations_info
     info.default_buffer_bytes = (size_t)inst->options.process_buffer_bytes;
     info.max_buffer_bytes = (size_t)inst->options.max_process_buffer_bytes;
     info.create_fields = LOCAL_CREATE_FIELDS;
+    info.file_calls_local = 1;
     /* The caller's struct may be older (smaller) than ours. */
     memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
     return SBX_OK;

@@ -99,6 +99,19 @@ tests_provisiond_test_provisiond_sandbox_limits_LDADD = $(SBX_TEST_LIBS) -lpthre
 EXTRA_tests_provisiond_test_provisiond_sandbox_limits_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT)
 
+# Short file calls answered on the HTTP worker (--worker-file-bytes): the
+# share holds for them, larger ones go whole to the pool, /health answers
+# beside a flood of them.
+SBX_PROVD_SUITES_WORKER_FILES = tests/provisiond/test_provisiond_worker_files
+check_PROGRAMS += $(SBX_PROVD_SUITES_WORKER_FILES)
+TESTS += $(SBX_PROVD_SUITES_WORKER_FILES)
+tests_provisiond_test_provisiond_worker_files_SOURCES = \
+	tests/provisiond/test_provisiond_worker_files.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_worker_files_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_worker_files_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_worker_files_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
+
 # The remote backend's operations through the daemon over docker, a plain
 # image's containers (docs/provisiond.md): run by tests/docker/docker-suite.sh
 # against each private engine, not on its own.

@@ -46,11 +46,16 @@ sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_conte
     /* Its bytes are part of the answer: no answer may exceed the cap. */
     if (limit > call->max_answer_bytes)
         limit = call->max_answer_bytes;
-    sbx_status st =
-        sbx_backend_read_file(call->backend, call->sandbox_id, path, 0, limit, out, err);
+    /* A worker's attempt reads at most its bytes: a larger file is read
+     * again, whole, on the pool. */
+    int attempt = call->worker_bytes > 0 && call->worker_bytes < limit;
+    sbx_status st = sbx_backend_read_file(call->backend, call->sandbox_id, path, 0,
+                                          attempt ? call->worker_bytes : limit, out, err);
     if (st == SBX_OK && (*out)->truncated) {
         sbx_backend_free_file_content(call->backend, *out);
         *out = NULL;
+        if (attempt)
+            return SBX_OK;
         return sbx_error_set(err, SBX_ERR_USAGE,
                              "%s is larger than %llu bytes, the largest file read whole here",
                              path, (unsigned long long)limit);
@@ -104,6 +109,8 @@ void aio_route_read(const aio_call *call, prov_reply *reply)
     sbx_file_content *content = NULL;
     if (aio_read_whole(call, path, &content, &err) != SBX_OK) {
         aio_answer_file_error(reply, "read", path, &err);
+    } else if (content == NULL) {
+        prov_reply_pool(reply);
     } else if (!common_utf8_is_valid(content->data, content->length)) {
         aio_answer_file_problem(reply, "read", path, "decode_error",
                                 "the file is not UTF-8 text: download it instead");

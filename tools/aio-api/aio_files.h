@@ -10,7 +10,9 @@
 /* Read all of file `path` of the call's sandbox: SBX_OK with *out
  * (release with sbx_backend_free_file_content), else the backend's error;
  * a file larger than the backend's max_file_bytes (or AIO_FILE_MAX_BYTES)
- * is SBX_ERR_USAGE saying so. */
+ * is SBX_ERR_USAGE saying so.  On a worker's attempt (call->worker_bytes
+ * > 0), a file larger than those bytes is SBX_OK with *out NULL: answer
+ * PROV_REPLY_POOL. */
 sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_content **out,
                           sbx_error *err);
 

@@ -154,9 +154,17 @@ void aio_route_list(const aio_call *call, prov_reply *reply)
     sbx_error err;
     sbx_error_clear(&err);
     sbx_dir_listing *listing = NULL;
-    if (sbx_backend_list_dir(call->backend, call->sandbox_id, path, depth, MAX_ENTRIES,
-                             &listing, &err) != SBX_OK) {
+    /* A worker's attempt lists one level of at most AIO_WORKER_ENTRIES:
+     * more goes to the pool. */
+    int attempt = call->worker_bytes > 0;
+    if (attempt && depth > 1) {
+        prov_reply_pool(reply);
+    } else if (sbx_backend_list_dir(call->backend, call->sandbox_id, path, depth,
+                                    attempt ? AIO_WORKER_ENTRIES : MAX_ENTRIES, &listing,
+                                    &err) != SBX_OK) {
         aio_answer_file_error(reply, "list", path, &err);
+    } else if (attempt && listing->truncated) {
+        prov_reply_pool(reply);
     } else {
         answer_list(path, listing, body, reply);
     }

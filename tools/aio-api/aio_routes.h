@@ -21,7 +21,15 @@ typedef struct aio_call {
     const char *path_id;        /* the {id} of a route with one in its path, else NULL */
     struct aio_shells *shells;  /* the server's shell sessions (aio_shell_table.h) */
     struct aio_bash_sessions *bash_sessions; /* created bash sessions (aio_bash_sessions.h) */
+    size_t worker_bytes;        /* the request's (prov_server.h): > 0 on a
+                                 * worker's attempt, where a file route that
+                                 * would read more bytes or list more than
+                                 * AIO_WORKER_ENTRIES entries answers
+                                 * PROV_REPLY_POOL instead */
 } aio_call;
+
+/* The most entries a listing may have on a worker's attempt. */
+#define AIO_WORKER_ENTRIES 256u
 
 /* GET /v1/sandbox: SandboxResponse (home_dir: the sandbox's working
  * directory, as its commands see it). */

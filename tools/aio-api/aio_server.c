@@ -28,44 +28,47 @@ struct aio_server {
     pthread_mutex_t log_lock;   /* one line at a time */
 };
 
-/* A served path: its method and handler. */
+/* A served path: its method and handler, and whether the handler
+ * bounds its work by aio_call.worker_bytes (a file call; any other
+ * route is answered on the pool). */
 typedef struct aio_route_entry {
     const char *path;
     const char *method;
     void (*handler)(const aio_call *call, prov_reply *reply);
+    int bounded;
 } aio_route_entry;
 
 static const aio_route_entry routes[] = {
-    {"/v1/sandbox", "GET", aio_route_sandbox},
-    {"/v1/bash/exec", "POST", aio_route_exec},
-    {"/v1/bash/output", "POST", aio_route_bash_output},
-    {"/v1/bash/write", "POST", aio_route_bash_write},
-    {"/v1/bash/kill", "POST", aio_route_bash_kill},
-    {"/v1/bash/sessions", "GET", aio_route_bash_sessions},
-    {"/v1/bash/sessions/{id}/close", "POST", aio_route_bash_session_close},
-    {"/v1/bash/sessions/create", "POST", aio_route_bash_session_create},
-    {"/v1/file/read", "POST", aio_route_read},
-    {"/v1/file/write", "POST", aio_route_write},
-    {"/v1/file/list", "POST", aio_route_list},
-    {"/v1/file/upload", "POST", aio_route_upload},
-    {"/v1/file/download", "GET", aio_route_download},
+    {"/v1/sandbox", "GET", aio_route_sandbox, 0},
+    {"/v1/bash/exec", "POST", aio_route_exec, 0},
+    {"/v1/bash/output", "POST", aio_route_bash_output, 0},
+    {"/v1/bash/write", "POST", aio_route_bash_write, 0},
+    {"/v1/bash/kill", "POST", aio_route_bash_kill, 0},
+    {"/v1/bash/sessions", "GET", aio_route_bash_sessions, 0},
+    {"/v1/bash/sessions/{id}/close", "POST", aio_route_bash_session_close, 0},
+    {"/v1/bash/sessions/create", "POST", aio_route_bash_session_create, 0},
+    {"/v1/file/read", "POST", aio_route_read, 1},
+    {"/v1/file/write", "POST", aio_route_write, 1},
+    {"/v1/file/list", "POST", aio_route_list, 1},
+    {"/v1/file/upload", "POST", aio_route_upload, 1},
+    {"/v1/file/download", "GET", aio_route_download, 1},
     /* The shell sessions: a shell kept alive (<sbx/session.h>), which
      * the bash routes' one-command sessions are not. */
-    {"/v1/shell/exec", "POST", aio_route_shell_exec},
-    {"/v1/shell/view", "POST", aio_route_shell_view},
-    {"/v1/shell/wait", "POST", aio_route_shell_wait},
-    {"/v1/shell/write", "POST", aio_route_shell_write},
-    {"/v1/shell/kill", "POST", aio_route_shell_kill},
-    {"/v1/shell/sessions/create", "POST", aio_route_shell_create},
-    {"/v1/shell/sessions", "GET", aio_route_shell_sessions},
-    {"/v1/shell/sessions", "DELETE", aio_route_shell_end_all},
-    {"/v1/shell/sessions/{id}", "DELETE", aio_route_shell_end},
-    {"/v1/file/find", "POST", aio_route_find},
-    {"/v1/file/glob", "POST", aio_route_glob},
-    {"/v1/file/grep", "POST", aio_route_grep},
-    {"/v1/file/search", "POST", aio_route_search},
-    {"/v1/file/replace", "POST", aio_route_replace},
-    {"/v1/file/str_replace_editor", "POST", aio_route_str_replace_editor},
+    {"/v1/shell/exec", "POST", aio_route_shell_exec, 0},
+    {"/v1/shell/view", "POST", aio_route_shell_view, 0},
+    {"/v1/shell/wait", "POST", aio_route_shell_wait, 0},
+    {"/v1/shell/write", "POST", aio_route_shell_write, 0},
+    {"/v1/shell/kill", "POST", aio_route_shell_kill, 0},
+    {"/v1/shell/sessions/create", "POST", aio_route_shell_create, 0},
+    {"/v1/shell/sessions", "GET", aio_route_shell_sessions, 0},
+    {"/v1/shell/sessions", "DELETE", aio_route_shell_end_all, 0},
+    {"/v1/shell/sessions/{id}", "DELETE", aio_route_shell_end, 0},
+    {"/v1/file/find", "POST", aio_route_find, 0},
+    {"/v1/file/glob", "POST", aio_route_glob, 0},
+    {"/v1/file/grep", "POST", aio_route_grep, 0},
+    {"/v1/file/search", "POST", aio_route_search, 0},
+    {"/v1/file/replace", "POST", aio_route_replace, 0},
+    {"/v1/file/str_replace_editor", "POST", aio_route_str_replace_editor, 0},
 };
 
 aio_server *aio_server_new(const aio_server_options *options, char *why, size_t why_len)
@@ -218,9 +221,37 @@ static const char *given_key(const prov_request *req)
     return key != NULL ? key : prov_request_query(req, "api_key");
 }
 
+/* The route serving `method` at `path` (its {id} into `id`), or NULL;
+ * *path_match: a route of the path, whatever its method (NULL: none). */
+static const aio_route_entry *find_route(const char *path, const char *method, char *id,
+                                         const aio_route_entry **path_match)
+{
+    *path_match = NULL;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (!path_matches(routes[i].path, path, id))
+            continue;
+        *path_match = &routes[i];
+        if (strcmp(routes[i].method, method) == 0)
+            return &routes[i];
+    }
+    return NULL;
+}
+
 void aio_server_answer(aio_server *server, const char *sandbox_id, const char *path,
                        const prov_request *req, prov_reply *reply)
 {
+    char id[PATH_ID_MAX + 1];
+    const aio_route_entry *path_match = NULL;
+    const aio_route_entry *route = find_route(path, req->method, id, &path_match);
+    /* A worker's attempt leaves to the pool a route that does not bound
+     * its work and a body (a write's bytes) larger than it may write;
+     * before the log, so that a request is logged where it is answered
+     * (a file call the attempt finds larger is logged on both). */
+    if (req->worker_bytes > 0 &&
+        ((route != NULL && !route->bounded) || req->body_len > req->worker_bytes)) {
+        prov_reply_pool(reply);
+        return;
+    }
     log_request(server, sandbox_id, path, req);
     if (server->options.api_key != NULL &&
         !prov_key_equal(given_key(req), server->options.api_key)) {
@@ -231,21 +262,13 @@ void aio_server_answer(aio_server *server, const char *sandbox_id, const char *p
         prov_reply_detail(reply, 404, "Sandbox not found");
         return;
     }
-    const aio_route_entry *path_match = NULL;
-    char id[PATH_ID_MAX + 1];
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (!path_matches(routes[i].path, path, id))
-            continue;
-        path_match = &routes[i];
-        if (strcmp(routes[i].method, req->method) == 0) {
-            const aio_call call = {server->options.backend, sandbox_id, req,
-                                   server->options.version, server->options.exec_timeout_ms,
-                                   server->options.max_answer_bytes,
-                                   id[0] != '\0' ? id : NULL, server->shells,
-                                   server->bash_sessions};
-            routes[i].handler(&call, reply);
-            return;
-        }
+    if (route != NULL) {
+        const aio_call call = {server->options.backend, sandbox_id, req,
+                               server->options.version, server->options.exec_timeout_ms,
+                               server->options.max_answer_bytes, id[0] != '\0' ? id : NULL,
+                               server->shells, server->bash_sessions, req->worker_bytes};
+        route->handler(&call, reply);
+        return;
     }
     if (path_match == NULL) {
         /* Other routes of the AIO API (browser, jupyter, file find and

@@ -68,6 +68,20 @@ void aio_route_upload(const aio_call *call, prov_reply *reply)
     free(path);
 }
 
+/* A file's bytes as the backend read them, sent as they are: the answer
+ * releases them once sent. */
+typedef struct read_bytes {
+    sbx_backend *backend;
+    sbx_file_content *content;
+} read_bytes;
+
+static void release_read_bytes(void *cls)
+{
+    read_bytes *bytes = cls;
+    sbx_backend_free_file_content(bytes->backend, bytes->content);
+    free(bytes);
+}
+
 void aio_route_download(const aio_call *call, prov_reply *reply)
 {
     const char *path = prov_request_query(call->req, "path");
@@ -94,11 +108,17 @@ void aio_route_download(const aio_call *call, prov_reply *reply)
         aio_answer_download_error(reply, &err);
         return;
     }
-    prov_reply_text(reply, 200, NULL, "application/octet-stream");
-    free(reply->body);
-    reply->body = prov_memdup(content->data, content->length);
-    reply->body_len = content->length;
-    if (reply->body == NULL)
+    if (content == NULL) {
+        prov_reply_pool(reply);
+        return;
+    }
+    read_bytes *bytes = prov_malloc(sizeof *bytes);
+    if (bytes == NULL) {
+        sbx_backend_free_file_content(call->backend, content);
         prov_reply_out_of_memory(reply);
-    sbx_backend_free_file_content(call->backend, content);
+        return;
+    }
+    *bytes = (read_bytes){call->backend, content};
+    prov_reply_handed(reply, 200, "application/octet-stream", content->data, content->length,
+                      release_read_bytes, bytes);
 }

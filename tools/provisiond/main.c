@@ -114,6 +114,11 @@ static int serve(const provd_options *o, provd_service *svc, const char *cert_pe
         .offload_threads = o->threads,
         .offload_share = o->sandbox_share,
         .offload_queue = o->sandbox_queue,
+        /* Short local file calls on the worker: no hand-over to the pool
+         * for the bulk of the API's calls. */
+        .worker_bytes =
+            svc->api != NULL ? provd_sandbox_api_worker_bytes(svc->backend, o->worker_file_bytes)
+                             : 0,
     };
     const prov_handlers handlers = provd_service_handlers(svc);
     char why[512];

@@ -51,6 +51,11 @@
 #define DEFAULT_MAX_ANSWER_BYTES (64UL * 1024 * 1024)
 #define MIN_MAX_ANSWER_BYTES (64UL * 1024)
 #define MAX_MAX_ANSWER_BYTES (1024UL * 1024 * 1024)
+/* A file call a worker answers itself (docs/provisiond.md, "Threads,
+ * tenants and time"): 256 KiB is a source file, tens of microseconds of
+ * local reads; 4 MiB at most keeps /health from waiting a millisecond. */
+#define DEFAULT_WORKER_FILE_BYTES (256UL * 1024)
+#define MAX_WORKER_FILE_BYTES (4UL * 1024 * 1024)
 
 static void usage(FILE *out)
 {
@@ -63,7 +68,7 @@ static void usage(FILE *out)
           "                      [--public-url URL]\n"
           "                      [--sandbox-api-key-file FILE | --sandbox-api-key KEY]\n"
           "                      [--sandbox-share N] [--sandbox-queue N] [--exec-timeout S]\n"
-          "                      [--max-answer-bytes N] [--verbose]\n"
+          "                      [--max-answer-bytes N] [--worker-file-bytes N] [--verbose]\n"
           "Serves the provisioner protocol (docs/protocol.md) with an sbx backend until\n"
           "SIGTERM or SIGINT.  Default: " PROVD_DEFAULT_LISTEN ", the backend of the\n"
           "configuration file (like sbxctl's), else local.  The API key (required to\n"
@@ -206,7 +211,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
            OPT_STATE_DIR, OPT_DRAIN, OPT_IDLE_TIMEOUT, OPT_REQUEST_TIMEOUT, OPT_MAX_CONNECTIONS,
            OPT_MAX_PER_ADDRESS, OPT_PUBLIC_URL, OPT_SANDBOX_KEY, OPT_KEY_FILE,
            OPT_SANDBOX_KEY_FILE, OPT_SANDBOX_SHARE, OPT_SANDBOX_QUEUE, OPT_EXEC_TIMEOUT, OPT_MAX_ANSWER,
-           OPT_VERSION };
+           OPT_WORKER_FILE_BYTES, OPT_VERSION };
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'},
         {"backend", required_argument, NULL, 'b'},
@@ -232,6 +237,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
         {"sandbox-queue", required_argument, NULL, OPT_SANDBOX_QUEUE},
         {"exec-timeout", required_argument, NULL, OPT_EXEC_TIMEOUT},
         {"max-answer-bytes", required_argument, NULL, OPT_MAX_ANSWER},
+        {"worker-file-bytes", required_argument, NULL, OPT_WORKER_FILE_BYTES},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -248,6 +254,7 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
     o->max_per_address = DEFAULT_MAX_PER_ADDRESS;
     o->exec_timeout_s = DEFAULT_EXEC_TIMEOUT_S;
     o->max_answer_bytes = DEFAULT_MAX_ANSWER_BYTES;
+    o->worker_file_bytes = DEFAULT_WORKER_FILE_BYTES;
     o->api_key = getenv("SBX_PROVISIOND_API_KEY");
     o->sandbox_api_key = getenv("SBX_PROVISIOND_SANDBOX_API_KEY");
     const char *config_env = getenv("SBX_CONFIG");
@@ -319,6 +326,10 @@ int provd_options_parse(int argc, char **argv, provd_options *o)
             ok = parse_unsigned("--max-answer-bytes", optarg, MIN_MAX_ANSWER_BYTES,
                                 MAX_MAX_ANSWER_BYTES, &n);
             o->max_answer_bytes = n;
+            break;
+        case OPT_WORKER_FILE_BYTES:
+            ok = parse_unsigned("--worker-file-bytes", optarg, 0, MAX_WORKER_FILE_BYTES, &n);
+            o->worker_file_bytes = n;
             break;
         case 'v': o->verbose = 1; break;
         case 'h':

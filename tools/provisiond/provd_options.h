@@ -42,6 +42,10 @@ typedef struct provd_options {
     int sandbox_queue_given;    /* --sandbox-queue was given */
     unsigned exec_timeout_s;    /* an exec without hard_timeout */
     size_t max_answer_bytes;    /* the largest file answer of the sandbox API */
+    size_t worker_file_bytes;   /* a sandbox API file call of at most this many
+                                 * bytes is answered on the worker that read
+                                 * it, when the backend's file calls are local
+                                 * (0: every one on the pool) */
     int verbose;
 } provd_options;
 

@@ -23,13 +23,28 @@ struct provd_sandbox_api {
     char base[PROVD_BASE_MAX + 1];
 };
 
-int provd_sandbox_api_wanted(sbx_backend *backend)
+/* The backend's operations_info (all 0 when it reports none). */
+static sbx_operations_info operations_of(sbx_backend *backend)
 {
     sbx_operations_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     sbx_error err;
-    return sbx_backend_operations_info(backend, &info, &err) == SBX_OK && info.operations != 0;
+    if (sbx_backend_operations_info(backend, &info, &err) != SBX_OK) {
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+    }
+    return info;
+}
+
+int provd_sandbox_api_wanted(sbx_backend *backend)
+{
+    return operations_of(backend).operations != 0;
+}
+
+size_t provd_sandbox_api_worker_bytes(sbx_backend *backend, size_t asked)
+{
+    return operations_of(backend).file_calls_local ? asked : 0;
 }
 
 /* Whether kept bash sessions of `sandbox_id` are still of a sandbox the

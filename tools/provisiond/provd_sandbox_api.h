@@ -49,6 +49,13 @@ typedef struct provd_sandbox_api_options {
  * sandbox_url: its sandbox may serve the AIO API itself. */
 int provd_sandbox_api_wanted(sbx_backend *backend);
 
+/* The bytes a file call of the API may move on the HTTP worker that read
+ * it (prov_server_options.worker_bytes): `asked` (--worker-file-bytes)
+ * when the backend's file calls are local system calls
+ * (sbx_operations_info.file_calls_local), else 0: each goes to the pool,
+ * as a network or container call may take long. */
+size_t provd_sandbox_api_worker_bytes(sbx_backend *backend, size_t asked);
+
 /* The API, with the bash sessions kept in options->state_dir loaded
  * (those of sandboxes gone dropped), or NULL with the reason in `why`
  * (`why_len` bytes). */

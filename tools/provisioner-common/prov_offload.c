@@ -139,14 +139,15 @@ unsigned prov_offload_share(const prov_offload *pool)
     return pool->share;
 }
 
-int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
-                       size_t key_len)
+/* Set the job's key to the first `key_len` bytes of `key` (cut to fit)
+ * and return its count, made when the key has none; NULL when memory ran
+ * out.  Under the lock. */
+static key_count *count_of(prov_offload *pool, prov_offload_job *job, const char *key,
+                           size_t key_len)
 {
     size_t n = key_len < sizeof job->key - 1 ? key_len : sizeof job->key - 1;
     memcpy(job->key, key, n);
     job->key[n] = '\0';
-    int admitted = 1;
-    pthread_mutex_lock(&pool->lock);
     key_count *k = find_key(pool, job->key);
     if (k == NULL) {
         k = prov_malloc(sizeof *k);
@@ -157,6 +158,15 @@ int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *ke
             pool->keys = k;
         }
     }
+    return k;
+}
+
+int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
+                       size_t key_len)
+{
+    int admitted = 1;
+    pthread_mutex_lock(&pool->lock);
+    key_count *k = count_of(pool, job, key, key_len);
     if (k == NULL)
         admitted = -1;
     else if (pool->share > 0 && k->running + k->waiting >= pool->share + pool->queue)
@@ -165,6 +175,34 @@ int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *ke
         k->waiting++;
     pthread_mutex_unlock(&pool->lock);
     return admitted;
+}
+
+int prov_offload_enter(prov_offload *pool, prov_offload_job *job, const char *key,
+                       size_t key_len)
+{
+    int entered = 0;
+    pthread_mutex_lock(&pool->lock);
+    key_count *k = count_of(pool, job, key, key_len);
+    if (k == NULL) {
+        entered = -1;
+    } else if (k->waiting == 0 && (pool->share == 0 || k->running < pool->share)) {
+        /* None of the key waits: running now overtakes no job of its own. */
+        k->running++;
+        entered = 1;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return entered;
+}
+
+void prov_offload_leave(prov_offload *pool, prov_offload_job *job)
+{
+    pthread_mutex_lock(&pool->lock);
+    forget(pool, job->key);
+    int held_back = pool->head != NULL;
+    pthread_mutex_unlock(&pool->lock);
+    /* A job of this key held back by its share may run now. */
+    if (held_back)
+        pthread_cond_broadcast(&pool->work);
 }
 
 void prov_offload_queue(prov_offload *pool, prov_offload_job *job)

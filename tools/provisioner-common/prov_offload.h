@@ -1,7 +1,9 @@
 /* A pool of threads of its own for requests that may wait long on the
  * backend (the sandbox API's execs and file moves), so that they never
  * hold the HTTP server's workers: those keep answering /health and the
- * lifecycle API whatever the sandboxes run.  Jobs wait in one queue, in
+ * lifecycle API whatever the sandboxes run.  A short job may instead be
+ * done on its caller's thread, counted under its key all the same
+ * (prov_offload_enter).  Jobs wait in one queue, in
  * order; each is counted under a key (a sandbox's token) while it waits
  * or runs.  One key runs at most `share` jobs at once, so that one tenant
  * cannot take every thread (its further jobs wait, holding none, and the
@@ -38,6 +40,19 @@ unsigned prov_offload_share(const prov_offload *pool);
  * key already has `share` + `queue` jobs, -1 when memory ran out. */
 int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
                        size_t key_len);
+
+/* Count `job` under `key` (as prov_offload_admit) as running, at once and
+ * outside the pool, when the key runs fewer than `share` jobs and has
+ * none waiting (so it overtakes none of its own): returns 1, and the
+ * caller does the work on its own thread, then calls prov_offload_leave.
+ * Returns 0 when the key's share is taken (admit and queue the job
+ * instead), -1 when memory ran out. */
+int prov_offload_enter(prov_offload *pool, prov_offload_job *job, const char *key,
+                       size_t key_len);
+
+/* The work of an entered job is done: it no longer counts under its key
+ * (a job of the key held back by the share may run now). */
+void prov_offload_leave(prov_offload *pool, prov_offload_job *job);
 
 /* Queue an admitted job: once its key runs fewer than `share`, a thread
  * calls job->run(job), forgets its count, then calls job->done(job) (a

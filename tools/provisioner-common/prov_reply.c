@@ -11,7 +11,10 @@
 
 void prov_reply_clear(prov_reply *reply)
 {
-    free(reply->body);
+    if (reply->body_release != NULL)
+        reply->body_release(reply->body_cls);
+    else
+        free(reply->body);
     free(reply->content_type);
     free(reply->location);
     free(reply->allow);
@@ -29,6 +32,29 @@ void prov_reply_text(prov_reply *reply, unsigned status, const char *body,
     reply->content_type = prov_strdup(content_type);
     if (reply->body == NULL || (content_type != NULL && reply->content_type == NULL))
         prov_reply_out_of_memory(reply);
+}
+
+void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
+                       char *body, size_t len, void (*release)(void *cls), void *cls)
+{
+    prov_reply_clear(reply);
+    reply->content_type = prov_strdup(content_type);
+    if (content_type != NULL && reply->content_type == NULL) {
+        release(cls);
+        prov_reply_out_of_memory(reply);
+        return;
+    }
+    reply->status = status;
+    reply->body = body;
+    reply->body_len = len;
+    reply->body_release = release;
+    reply->body_cls = cls;
+}
+
+void prov_reply_pool(prov_reply *reply)
+{
+    prov_reply_clear(reply);
+    reply->kind = PROV_REPLY_POOL;
 }
 
 void prov_reply_out_of_memory(prov_reply *reply)

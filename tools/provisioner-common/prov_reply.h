@@ -9,7 +9,11 @@
 typedef enum prov_reply_kind {
     PROV_REPLY_NORMAL = 0,   /* status, headers and the whole body */
     PROV_REPLY_TRUNCATE,     /* announce more bytes than sent, then close */
-    PROV_REPLY_DROP          /* close the connection without answering */
+    PROV_REPLY_DROP,         /* close the connection without answering */
+    PROV_REPLY_POOL          /* no answer yet: a request tried on the server's
+                              * worker (prov_request.worker_bytes) is larger
+                              * than it may do there; the server answers it
+                              * again on its pool */
 } prov_reply_kind;
 
 /* An answer.  Owns its strings (NULL content_type: no Content-Type
@@ -19,6 +23,9 @@ typedef struct prov_reply {
     unsigned status;
     char *body;
     size_t body_len;
+    void (*body_release)(void *cls); /* NULL: body is free()d; else body is
+                                      * released by body_release(body_cls) */
+    void *body_cls;
     char *content_type;
     char *location;         /* NULL: no Location header */
     char *allow;            /* NULL: no Allow header (a 405 names the method) */
@@ -48,6 +55,15 @@ void prov_reply_json(prov_reply *reply, unsigned status, json_object *value);
 
 /* Answer `status` with {"detail": detail} (detail copied). */
 void prov_reply_detail(prov_reply *reply, unsigned status, const char *detail);
+
+/* Answer `status` with `len` bytes at `body`, handed over rather than
+ * copied (a file's bytes sent as they were read): release(cls) frees them
+ * once sent or dropped, and at once when the reply cannot be made. */
+void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
+                       char *body, size_t len, void (*release)(void *cls), void *cls);
+
+/* Make the reply PROV_REPLY_POOL (what it held is released). */
+void prov_reply_pool(prov_reply *reply);
 
 /* Release what the reply owns and make it an empty 200. */
 void prov_reply_clear(prov_reply *reply);

@@ -214,10 +214,15 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, prov_reply *reply
     } else if (response == NULL) {
         /* Handed over, not copied: a large answer (a file read) is never
          * held twice. */
-        response = MHD_create_response_from_buffer_with_free_callback(reply->body_len,
-                                                                      reply->body, free);
-        if (response != NULL)
+        response = reply->body_release != NULL
+                       ? MHD_create_response_from_buffer_with_free_callback_cls(
+                             reply->body_len, reply->body, reply->body_release, reply->body_cls)
+                       : MHD_create_response_from_buffer_with_free_callback(reply->body_len,
+                                                                            reply->body, free);
+        if (response != NULL) {
             reply->body = NULL;
+            reply->body_release = NULL;
+        }
     }
     if (response == NULL)
         return MHD_NO;
@@ -441,11 +446,14 @@ static prov_conn *tracked(struct MHD_Connection *conn)
     return info != NULL ? info->socket_context : NULL;
 }
 
-/* The program's answer to the request whose body `rs` holds. */
+/* The program's answer to the request whose body `rs` holds
+ * (`worker_bytes`: prov_request's). */
 static void answer_handlers(prov_server *server, struct MHD_Connection *conn, const char *method,
-                            const char *url, request_state *rs, prov_reply *reply)
+                            const char *url, request_state *rs, size_t worker_bytes,
+                            prov_reply *reply)
 {
     prov_request req = request_of(conn, method, url, rs->body, rs->body_len);
+    req.worker_bytes = worker_bytes;
     const prov_handlers *h = &server->handlers;
     if (h->outside == NULL || !h->outside(h->ctx, &req, reply))
         answer_protocol(server, conn, &req, reply);
@@ -460,7 +468,7 @@ static request_state *state_of_job(prov_offload_job *job)
 static void run_offloaded(prov_offload_job *job)
 {
     request_state *rs = state_of_job(job);
-    answer_handlers(rs->server, rs->conn, rs->method, rs->url, rs, &rs->reply);
+    answer_handlers(rs->server, rs->conn, rs->method, rs->url, rs, 0, &rs->reply);
     rs->stage = OFFLOAD_ANSWERED;
 }
 
@@ -476,6 +484,39 @@ static int offloadable(const prov_server *server, const char *url)
 {
     const char *prefix = server->options.offload_prefix;
     return server->offload != NULL && strncmp(url, prefix, strlen(prefix)) == 0;
+}
+
+/* The path segment a request under the offload prefix is counted under
+ * (`*len` bytes). */
+static const char *segment_of(const prov_server *server, const char *url, size_t *len)
+{
+    const char *segment = url + strlen(server->options.offload_prefix);
+    *len = strcspn(segment, "/");
+    return segment;
+}
+
+/* Answer a request of the pool's on this worker, when its segment's share
+ * has room now (it counts in it meanwhile) and its route finds it short
+ * enough: returns 1 with `reply` set.  Returns 0 when the pool is to
+ * answer it: a thread of the pool is then one more hand-over, but a
+ * worker never does more than worker_bytes of file calls, so /health and
+ * the other tenants wait on none for long. */
+static int answer_on_worker(prov_server *server, struct MHD_Connection *conn,
+                            const char *method, const char *url, request_state *rs,
+                            prov_reply *reply)
+{
+    if (server->options.worker_bytes == 0 || !offloadable(server, url))
+        return 0;
+    size_t len = 0;
+    const char *segment = segment_of(server, url, &len);
+    if (prov_offload_enter(server->offload, &rs->job, segment, len) != 1)
+        return 0;
+    answer_handlers(server, conn, method, url, rs, server->options.worker_bytes, reply);
+    prov_offload_leave(server->offload, &rs->job);
+    if (reply->kind != PROV_REPLY_POOL)
+        return 1;
+    prov_reply_clear(reply);
+    return 0;
 }
 
 /* libmicrohttpd (0.9.75) leaves a suspended connection's event state as it
@@ -506,8 +547,9 @@ static int offload(prov_server *server, struct MHD_Connection *conn, const char 
 {
     if (!offloadable(server, url))
         return 0;
-    const char *segment = url + strlen(server->options.offload_prefix);
-    int admitted = prov_offload_admit(server->offload, &rs->job, segment, strcspn(segment, "/"));
+    size_t len = 0;
+    const char *segment = segment_of(server, url, &len);
+    int admitted = prov_offload_admit(server->offload, &rs->job, segment, len);
     if (admitted == 0) {
         char detail[160];
         snprintf(detail, sizeof detail,
@@ -579,12 +621,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             prov_reply_out_of_memory(&reply);
         else if (rs->too_large)
             prov_reply_detail(&reply, 413, TOO_LARGE);
-        else {
+        else if (!answer_on_worker(server, conn, method, url, rs, &reply)) {
             int offloaded = offload(server, conn, method, url, rs, &reply);
             if (offloaded > 0)
                 return MHD_YES;
             if (offloaded == 0)
-                answer_handlers(server, conn, method, url, rs, &reply);
+                answer_handlers(server, conn, method, url, rs, 0, &reply);
         }
     }
     if (!prov_conns_answered(server->conns, tracked(conn))) {

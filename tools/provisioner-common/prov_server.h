@@ -35,6 +35,11 @@ typedef struct prov_request {
                                  * watch for the client going away (poll
                                  * only: never read, written or closed); -1
                                  * when unknown */
+    size_t worker_bytes;        /* > 0: tried on the server's worker that read
+                                 * it (prov_server_options.worker_bytes): a
+                                 * route whose work may go past this many
+                                 * bytes of local file calls answers
+                                 * PROV_REPLY_POOL; 0: do it whole */
 } prov_request;
 
 /* A query-string argument of `req`, or NULL when it has none. */
@@ -91,6 +96,12 @@ typedef struct prov_server_options {
                                  * at once (0: no cap) */
     unsigned offload_queue;     /* the most more of them waiting; beyond,
                                  * 429 {"detail":...} */
+    size_t worker_bytes;        /* > 0: a request under offload_prefix whose
+                                 * segment's share has room is first tried on
+                                 * the worker that read it, counted in that
+                                 * share (prov_request.worker_bytes); one
+                                 * answering PROV_REPLY_POOL goes to the pool;
+                                 * 0: each goes to the pool */
 } prov_server_options;
 
 /* Start serving `handlers` (copied) as `options` say.  With a connection
