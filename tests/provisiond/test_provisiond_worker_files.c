@@ -213,6 +213,15 @@ static int sent(const provd_local *d, const char *token, const char *route, cons
     return fd;
 }
 
+/* Close those of the `count` sockets that are open (not -1). */
+static void close_open(const int *fds, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+    }
+}
+
 /* Start an exec of `command` for `token` and wait until it runs: its
  * socket, or -1 after a CUnit failure. */
 static int running(const provd_local *d, const char *token, const char *command)
@@ -252,12 +261,8 @@ static void test_a_small_read_is_answered_while_every_sandbox_thread_is_busy(voi
         a_fd = -1;
         CU_ASSERT_TRUE(answered_by(big_fd, sbx_test_now_ms() + DEADLINE_MS));
     }
-    if (a_fd >= 0)
-        close(a_fd);
-    if (b_fd >= 0)
-        close(b_fd);
-    if (big_fd >= 0)
-        close(big_fd);
+    const int left[] = {a_fd, b_fd, big_fd};
+    close_open(left, 3);
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
@@ -286,10 +291,8 @@ static void test_a_small_read_waits_while_its_token_runs_its_share(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(got, "HTTP/1.1 200"));
         CU_ASSERT_PTR_NOT_NULL(strstr(got, "\"content\":\"tiny\\n\""));
     }
-    if (exec_fd >= 0)
-        close(exec_fd);
-    if (read_fd >= 0)
-        close(read_fd);
+    const int left[] = {exec_fd, read_fd};
+    close_open(left, 2);
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 

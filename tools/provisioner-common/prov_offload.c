@@ -161,37 +161,39 @@ static key_count *count_of(prov_offload *pool, prov_offload_job *job, const char
     return k;
 }
 
-int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
-                       size_t key_len)
+/* Count `job` under `key` as waiting (to be queued), or, `at_once`, as
+ * running when the key may run one more now.  1 when counted, 0 when not
+ * (its share and queue are full, or `at_once` and it may not run now), -1
+ * when memory ran out. */
+static int count_job(prov_offload *pool, prov_offload_job *job, const char *key,
+                     size_t key_len, int at_once)
 {
-    int admitted = 1;
+    int counted = 1;
     pthread_mutex_lock(&pool->lock);
     key_count *k = count_of(pool, job, key, key_len);
     if (k == NULL)
-        admitted = -1;
-    else if (pool->share > 0 && k->running + k->waiting >= pool->share + pool->queue)
-        admitted = 0;
+        counted = -1;
+    else if (at_once)
+        /* Only when none of the key waits: it overtakes no job of its own. */
+        counted = k->waiting == 0 && (pool->share == 0 || k->running < pool->share);
     else
-        k->waiting++;
+        counted = pool->share == 0 || k->running + k->waiting < pool->share + pool->queue;
+    if (counted > 0)
+        *(at_once ? &k->running : &k->waiting) += 1;
     pthread_mutex_unlock(&pool->lock);
-    return admitted;
+    return counted;
+}
+
+int prov_offload_admit(prov_offload *pool, prov_offload_job *job, const char *key,
+                       size_t key_len)
+{
+    return count_job(pool, job, key, key_len, 0);
 }
 
 int prov_offload_enter(prov_offload *pool, prov_offload_job *job, const char *key,
                        size_t key_len)
 {
-    int entered = 0;
-    pthread_mutex_lock(&pool->lock);
-    key_count *k = count_of(pool, job, key, key_len);
-    if (k == NULL) {
-        entered = -1;
-    } else if (k->waiting == 0 && (pool->share == 0 || k->running < pool->share)) {
-        /* None of the key waits: running now overtakes no job of its own. */
-        k->running++;
-        entered = 1;
-    }
-    pthread_mutex_unlock(&pool->lock);
-    return entered;
+    return count_job(pool, job, key, key_len, 1);
 }
 
 void prov_offload_leave(prov_offload *pool, prov_offload_job *job)
