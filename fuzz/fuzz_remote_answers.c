@@ -29,36 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void check_list(const char *body, size_t size, unsigned depth, size_t cap)
-{
-    sbx_dir_listing *fast = NULL, *slow = NULL;
-    sbx_error fast_err, slow_err;
-    sbx_backend_error_clear(&fast_err);
-    sbx_backend_error_clear(&slow_err);
-    sbx_status fast_st = remote_list_answer_read(body, size, "/w", depth, cap, &fast, &fast_err);
-    remote_aio_answer answer;
-    sbx_status slow_st = remote_aio_envelope(body, size, "/w", SBX_ERR_NOT_A_DIRECTORY, &answer,
-                                             &slow_err);
-    if (slow_st == SBX_OK)
-        slow_st = remote_aio_decode_listing(answer.data, "/w", depth, cap, &slow, &slow_err);
-    json_object_put(answer.root);
-    if (!same_error(fast_st, &fast_err, slow_st, &slow_err) ||
-        (fast_st == SBX_OK) != (fast != NULL) || (slow_st == SBX_OK) != (slow != NULL))
-        abort();
-    if (fast != NULL && (fast->count != slow->count || fast->truncated != slow->truncated))
-        abort();
-    const sbx_dir_entry *a = fast != NULL ? fast->entries : NULL;
-    const sbx_dir_entry *b = slow != NULL ? slow->entries : NULL;
-    for (; a != NULL && b != NULL; a = a->next, b = b->next)
-        if (strcmp(a->path, b->path) != 0 || a->type != b->type || a->size != b->size ||
-            a->mtime != b->mtime || a->mode != b->mode)
-            abort();
-    if (a != NULL || b != NULL)
-        abort();
-    common_listing_free(fast);
-    common_listing_free(slow);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int same_error(sbx_status a, const sbx_error *ea, sbx_status b, const sbx_error *eb)
@@ -148,6 +118,36 @@ static void check_sandbox_answer(const char *body, size_t size)
     }
     json_object_put(root);
     remote_sandbox_answer_free(&answer);
+}
+
+static void check_list(const char *body, size_t size, unsigned depth, size_t cap)
+{
+    sbx_dir_listing *fast = NULL, *slow = NULL;
+    sbx_error fast_err, slow_err;
+    sbx_backend_error_clear(&fast_err);
+    sbx_backend_error_clear(&slow_err);
+    sbx_status fast_st = remote_list_answer_read(body, size, "/w", depth, cap, &fast, &fast_err);
+    remote_aio_answer answer;
+    sbx_status slow_st = remote_aio_envelope(body, size, "/w", SBX_ERR_NOT_A_DIRECTORY, &answer,
+                                             &slow_err);
+    if (slow_st == SBX_OK)
+        slow_st = remote_aio_decode_listing(answer.data, "/w", depth, cap, &slow, &slow_err);
+    json_object_put(answer.root);
+    if (!same_error(fast_st, &fast_err, slow_st, &slow_err) ||
+        (fast_st == SBX_OK) != (fast != NULL) || (slow_st == SBX_OK) != (slow != NULL))
+        abort();
+    if (fast != NULL && (fast->count != slow->count || fast->truncated != slow->truncated))
+        abort();
+    const sbx_dir_entry *a = fast != NULL ? fast->entries : NULL;
+    const sbx_dir_entry *b = slow != NULL ? slow->entries : NULL;
+    for (; a != NULL && b != NULL; a = a->next, b = b->next)
+        if (strcmp(a->path, b->path) != 0 || a->type != b->type || a->size != b->size ||
+            a->mtime != b->mtime || a->mode != b->mode)
+            abort();
+    if (a != NULL || b != NULL)
+        abort();
+    common_listing_free(fast);
+    common_listing_free(slow);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
