@@ -74,15 +74,12 @@ void aio_route_find(const aio_call *call, prov_reply *reply)
         size_t base = strlen(path), at = 0, len = 0;
         while (base > 1 && path[base - 1] == '/')
             base--;
-        /* A glob of one component is find's -name test (or "**": any
-         * file): each name find printed matches it already. */
-        int matched = strchr(glob, '/') == NULL;
         for (const char *rec; built && (rec = aio_search_next(result->stdout_data,
                                                                result->stdout_length, &at,
                                                                '\0', &len)) != NULL;) {
             /* find printed PATH "/" REL. */
             const char *rel = rec + base + (len > base && rec[base] == '/');
-            if (len >= base && (matched || aio_search_glob_match(glob, rel, 0)))
+            if (len >= base && aio_search_glob_match(glob, rel, 0))
                 built = prov_json_append(files, json_object_new_string_len(rec, (int)len));
         }
         if (data == NULL)

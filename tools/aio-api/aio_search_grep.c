@@ -53,23 +53,17 @@ static const aio_field search_fields[] = {
  * With $GREP_BIG_ set (a recursive search of a directory, $GREP_ROOT_, by
  * no filter but hidden names and size), grep -r walks the tree itself,
  * from inside it (run on an operand, its --exclude-dir would skip a start
- * path below a hidden directory): one walk by grep instead of find
- * handing it every name.  At the same time (the stat of every file is a
- * fifth of the work: a second core takes it) a find that does not print
- * names checks that no file is above $GREP_BIG_ bytes; grep's output
- * waits in the pipe (at most a pipe's buffer: grep blocks) until it has:
- * then head passes it on, and find's output, a letter a file, counts what
- * grep searched ("%COUNT" on fd 4, then on stderr after check: the names
- * printed are relative).
- * grep tells its pid first (the sh that execs it) so that a file too big,
- * or a find that cannot (no -printf, a directory it could not read),
- * kills it ("F" in $s): nothing of it is kept and a big file is read no
- * longer than find's walk takes.  check runs only when grep -r exited 2
- * (its status passed on fd 4): a grep started costs ~4 ms of CPU, and a
- * pattern grep -r took needs no check.  Else (a big file, ...) check runs
- * first, then find chooses the files and xargs hands them to grep: each
- * batch writes "#COUNT" on stderr; batches of up to 1 MiB of names
- * (xargs' default, 128 KiB, starts a grep per ~1 700 files). */
+ * path below a hidden directory), when a find that does not print names
+ * saw no file above $GREP_BIG_ bytes: one walk by grep instead of find
+ * handing it every name, and find's output, a letter a file, counts what
+ * grep searches ("%COUNT" on stderr: the names printed are relative).
+ * There check runs only when grep -r exited 2 (its status passed on fd
+ * 4): a grep started costs ~4 ms of CPU, and a pattern grep -r took needs
+ * no check.  Else (a file too big, a find without -printf, a directory it
+ * could not read) check runs first, then find chooses the files and xargs
+ * hands them to grep: each batch writes "#COUNT" on stderr; batches of
+ * up to 1 MiB of names (xargs' default, 128 KiB, starts a grep per ~1 700
+ * files). */
 static const char grep_script[] =
     "set -f; unset CDPATH\n"
     "check() {\n"
@@ -81,19 +75,15 @@ static const char grep_script[] =
     "  [ -n \"$m\" ] && { echo \"$m\" >&2; exit 4; }\n"
     "  printf '%s\\n' \"$e\" >&2; exit 3\n"
     "}\n"
-    "if [ -n \"$GREP_BIG_\" ]; then\n"
+    "if [ -n \"$GREP_BIG_\" ] && c=$(cd -- \"$GREP_ROOT_\" && find . \\( -name '.*' ! -name . \\) "
+    "-prune -o -type f \\( -size +\"$GREP_BIG_\"c -printf B -o -printf s \\) 2>/dev/null) &&\n"
+    "  case $c in *B*) false;; esac && cd -- \"$GREP_ROOT_\"; then\n"
     "  exec 3>&1\n"
-    "  s=$(cd -- \"$GREP_ROOT_\" || { echo F; exit; }\n"
-    "    { { sh -c 'echo $$; exec \"$@\"' sh grep -r $GREP_OPTIONS_ --exclude='.*' "
-    "--exclude-dir='.*' -e \"$GREP_PATTERN_\" 2>/dev/null; echo $? >&4; } |\n"
-    "      { read -r p\n"
-    "        if c=$(find . \\( -name '.*' ! -name . \\) -prune -o -type f "
-    "\\( -size +\"$GREP_BIG_\"c -printf B -o -printf s \\) 2>/dev/null) &&\n"
-    "          case $c in *B*) false;; esac; then\n"
-    "          echo \"%${#c}\" >&4; head -c " AIO_SEARCH_CAP " >&3\n"
-    "        else kill \"$p\" 2>/dev/null; echo F >&4; fi; }; } 4>&1)\n"
-    "  case $s in *F*) ;; *) for w in $s; do case $w in %*) n=$w;; 2) check;; esac; done\n"
-    "    echo \"$n\" >&2; exit 0;; esac\n"
+    "  s=$( { { grep -r $GREP_OPTIONS_ --exclude='.*' --exclude-dir='.*' -e \"$GREP_PATTERN_\" "
+    "2>/dev/null; echo $? >&4; } | head -c " AIO_SEARCH_CAP " >&3; } 4>&1 )\n"
+    "  [ \"$s\" = 2 ] && check\n"
+    "  echo \"%${#c}\" >&2\n"
+    "  exit 0\n"
     "fi\n"
     "check\n"
     "\"$@\" | xargs -0 -r -s 1048576 sh -c 'set -f; echo \"#$#\" >&2; "
