@@ -308,9 +308,10 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
 /* {"file": <abs>, "content": <C>, "encoding": E, "append": A}, one buffer
  * of its exact size with the content written in place (no copy of the
  * content but its encoding).  With `text`, content that is clean text
- * (well-formed UTF-8 without NUL) goes as a JSON string (E "utf-8"): its
- * bytes as they are, escapes aside, rather than a third more of base64 to
- * encode here and decode there; any other content goes as base64. */
+ * (well-formed UTF-8 without NUL) whose escapes are no longer than its
+ * base64 goes as a JSON string (E "utf-8"): its bytes as they are,
+ * escapes aside, rather than a third more of base64 to encode here and
+ * decode there; any other content goes as base64. */
 static char *write_body(const char *abs, const void *data, size_t length, int append, int text)
 {
     struct json_object *file = json_object_new_string(abs);
@@ -318,8 +319,10 @@ static char *write_body(const char *abs, const void *data, size_t length, int ap
                                             file, JSON_C_TO_STRING_PLAIN |
                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
                                       : NULL;
+    /* text only when its escapes take no more than base64 would: a body
+     * is never larger than before (the server's size bound) */
     size_t escaped = text ? common_json_escaped_len(data, length) : (size_t)-1;
-    text = escaped != (size_t)-1;
+    text = escaped <= COMMON_BASE64_ENCODED_LEN(length);
     static const char head[] = "{\"file\":", middle[] = ",\"content\":\"";
     char tail[64];
     snprintf(tail, sizeof tail, "\",\"encoding\":\"%s\",\"append\":%s}",

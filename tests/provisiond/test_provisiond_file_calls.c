@@ -200,8 +200,9 @@ static void write_and_read_back(const char *id, const char *name, const char *da
     sbx_backend_free_file_content(remote, c);
 }
 
-/* Text goes as a JSON string, other bytes as base64: both arrive as they
- * were, whatever their escapes (each class, at each place of the escaper's
+/* Text goes as a JSON string, other bytes (and text whose escapes would
+ * be longer than its base64) as base64: both arrive as they were,
+ * whatever their escapes (each class, at each place of the escaper's
  * eight-byte words) and size. */
 static void test_text_and_binary_contents_arrive_byte_exact(void)
 {
@@ -211,6 +212,8 @@ static void test_text_and_binary_contents_arrive_byte_exact(void)
                                " U+2028 \xE2\x80\xA8 e \xC3\xA9 euro \xE2\x82\xAC"
                                " emoji \xF0\x9F\x98\x80 \\u0041 end\r\n";
     write_and_read_back("bytes", "text.txt", text, sizeof text - 1);
+    static const char controls[] = "\x01\x02\x03\x04\x05\x06\x07\x0e\x0f\x10\x11\x12";
+    write_and_read_back("bytes", "controls.txt", controls, sizeof controls - 1);
     static const char nul[] = "text with a NUL \0 inside";
     write_and_read_back("bytes", "nul.bin", nul, sizeof nul - 1);
     static const char invalid[] = "caf\xE9 latin-1, a lone \x80 and \xED\xA0\x80";
