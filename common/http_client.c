@@ -301,6 +301,28 @@ typedef struct body_sink {
     int stream_stopped;
 } body_sink;
 
+/* At the body's first bytes: whether it streams, and room for the length
+ * its Content-Length announces (bounded by the limit), told to the stream
+ * or made in the buffer at once rather than by doubling as libcurl's
+ * chunks arrive.  A reserve that fails changes nothing: adds still grow. */
+static void expect_body(body_sink *sink)
+{
+    if (sink->stream != NULL) {
+        long status = 0;
+        curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+        sink->streaming = status == sink->stream->status;
+    }
+    curl_off_t announced = -1;
+    if (curl_easy_getinfo(sink->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) !=
+            CURLE_OK || announced <= 0)
+        return;
+    size_t length = (uint64_t)announced < sink->limit ? (size_t)announced : sink->limit;
+    if (!sink->streaming)
+        common_dynbuf_reserve(&sink->body, length);
+    else if (sink->stream->expect != NULL)
+        sink->stream->expect(sink->stream->ctx, length);
+}
+
 static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
     body_sink *sink = userdata;
@@ -309,11 +331,8 @@ static size_t sink_write(char *ptr, size_t size, size_t nmemb, void *userdata)
         sink->oversize = 1;
         return 0; /* aborts the transfer: the bound is never exceeded */
     }
-    if (sink->received == 0 && sink->stream != NULL) {
-        long status = 0;
-        curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
-        sink->streaming = status == sink->stream->status;
-    }
+    if (sink->received == 0)
+        expect_body(sink);
     sink->received += n;
     if (sink->streaming) {
         if (sink->stream->write(sink->stream->ctx, ptr, n) != 0) {

@@ -24,6 +24,7 @@
 #define SBX_COMMON_HTTP_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sbx/backend.h>
 
 typedef struct common_http_client common_http_client;
@@ -86,6 +87,10 @@ typedef struct common_http_body_sink {
     long status;   /* the (2xx) status whose body goes to write; others are buffered */
     int (*write)(void *ctx, const char *data, size_t len);
     void *ctx;
+    /* NULL, or told the body's length (its Content-Length, at most
+     * max_response_bytes) before its first write when the answer names
+     * one: to size a buffer at once rather than grow it chunk by chunk */
+    void (*expect)(void *ctx, uint64_t length);
 } common_http_body_sink;
 
 /* One HTTP call, as it travels from a backend through its layers to the

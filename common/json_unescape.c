@@ -31,8 +31,12 @@ size_t common_json_unescape(const char *text, size_t len, char *out)
     while (i < len) {
         const char *slash = memchr(text + i, '\\', len - i);
         size_t plain = slash != NULL ? (size_t)(slash - text) - i : len - i;
-        /* out never passes text: memmove for the stretch they share */
-        memmove(out + n, text + i, plain);
+        /* out never passes text: memmove for the stretch they share, none
+         * while decoding in place has not shifted a byte yet (a large
+         * content without escapes, as base64 is, is not copied onto
+         * itself) */
+        if (out + n != text + i)
+            memmove(out + n, text + i, plain);
         n += plain;
         i += plain;
         if (slash == NULL || i + 1 >= len)

@@ -4,6 +4,7 @@
 #include "plugin/remote/remote_files.h"
 
 #include "common/base64.h"
+#include "common/json_escape.h"
 #include "common/op_results.h"
 #include "plugin/remote/remote_aio_decode.h"
 #include "plugin/remote/remote_aio_text.h"
@@ -16,6 +17,7 @@
 #include <sbx/backend_support.h>
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +135,15 @@ typedef struct range_sink {
     common_dynbuf kept;
     int more;       /* a byte past the range arrived: the transfer was stopped */
 } range_sink;
+
+/* Room for the part of an announced body the range keeps. */
+static void range_expect(void *ctx, uint64_t length)
+{
+    range_sink *r = ctx;
+    if (length > r->skip)
+        common_dynbuf_reserve(&r->kept, (size_t)(length - r->skip < r->want ? length - r->skip
+                                                                            : r->want));
+}
 
 static int range_write(void *ctx, const char *data, size_t len)
 {
@@ -258,10 +269,13 @@ static sbx_status read_step(remote_endpoint *ep, void *ctx, sbx_error *err)
     range_sink range = { .skip = rc->offset,
                          .want = rc->max_bytes < rc->reach - rc->offset
                                      ? rc->max_bytes : rc->reach - rc->offset };
-    common_dynbuf_init(&range.kept, 0);
+    /* limited to the range (want <= reach, a size_t): a reserve for it is
+     * never rounded up past it */
+    common_dynbuf_init(&range.kept, (size_t)range.want);
     common_http_response resp = { 0 };
     if (st == SBX_OK) {
-        common_http_body_sink sink = { .status = 200, .write = range_write, .ctx = &range };
+        common_http_body_sink sink = { .status = 200, .write = range_write, .ctx = &range,
+                                       .expect = range_expect };
         common_http_call call = {.method = "GET", .path = url.data,
                                  .timeout_ms = REMOTE_FILE_TIMEOUT_MS, .sink = &sink};
         st = common_http_perform(ep->http, &call, &resp, err);
@@ -303,24 +317,33 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
     return st;
 }
 
-/* {"file": <abs>, "content": <base64>, "encoding": "base64", "append": A},
- * one buffer of its exact size with the content encoded in place (no copy
- * of the content but the encoding itself). */
-static char *write_body(const char *abs, const void *data, size_t length, int append)
+/* {"file": <abs>, "content": <C>, "encoding": E, "append": A}, one buffer
+ * of its exact size with the content written in place (no copy of the
+ * content but its encoding).  With `text`, content that is clean text
+ * (well-formed UTF-8 without NUL) whose escapes are no longer than its
+ * base64 goes as a JSON string (E "utf-8"): its bytes as they are,
+ * escapes aside, rather than a third more of base64 to encode here and
+ * decode there; any other content goes as base64. */
+static char *write_body(const char *abs, const void *data, size_t length, int append, int text)
 {
     struct json_object *file = json_object_new_string(abs);
     const char *quoted = file != NULL ? json_object_to_json_string_ext(
                                             file, JSON_C_TO_STRING_PLAIN |
                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
                                       : NULL;
+    /* text only when its escapes take no more than base64 would: a body
+     * is never larger than before (the server's size bound) */
+    size_t escaped = text ? common_json_escaped_len(data, length) : (size_t)-1;
+    text = escaped <= COMMON_BASE64_ENCODED_LEN(length);
     static const char head[] = "{\"file\":", middle[] = ",\"content\":\"";
-    const char *tail = append ? "\",\"encoding\":\"base64\",\"append\":true}"
-                              : "\",\"encoding\":\"base64\",\"append\":false}";
+    char tail[64];
+    snprintf(tail, sizeof tail, "\",\"encoding\":\"%s\",\"append\":%s}",
+             text ? "utf-8" : "base64", append ? "true" : "false");
     size_t quoted_len = quoted != NULL ? strlen(quoted) : 0, tail_len = strlen(tail);
     char *body = NULL;
-    if (quoted != NULL && length <= (SIZE_MAX - 64 - quoted_len - tail_len) / 4 * 3)
+    if (quoted != NULL && length <= (SIZE_MAX - 64 - quoted_len - tail_len) / 6)
         body = malloc(sizeof head - 1 + quoted_len + sizeof middle - 1 +
-                      COMMON_BASE64_ENCODED_LEN(length) + tail_len + 1);
+                      (text ? escaped : COMMON_BASE64_ENCODED_LEN(length)) + tail_len + 1);
     if (body != NULL) {
         char *at = body;
         memcpy(at, head, sizeof head - 1);
@@ -329,7 +352,8 @@ static char *write_body(const char *abs, const void *data, size_t length, int ap
         at += quoted_len;
         memcpy(at, middle, sizeof middle - 1);
         at += sizeof middle - 1;
-        at += common_base64_encode(data, length, at);
+        at += text ? common_json_escape(data, length, at)
+                   : common_base64_encode(data, length, at);
         memcpy(at, tail, tail_len + 1);
     }
     json_object_put(file);
@@ -374,8 +398,12 @@ static sbx_status write_step(remote_endpoint *ep, void *ctx, sbx_error *err)
     }
     if (st == SBX_OK && check)
         st = run_check(ep, script, abs, err);
+    /* Text goes as text only to sbx-provisiond (whose write decodes it
+     * byte-exact, as its tests show): what another AIO server makes of a
+     * text content (its encoding, its line ends) is not ours to promise. */
     if (st == SBX_OK && (body = write_body(abs, wc->data, wc->length,
-                                           (wc->flags & SBX_WRITE_APPEND) != 0)) == NULL)
+                                           (wc->flags & SBX_WRITE_APPEND) != 0,
+                                           ep->incarnation != NULL)) == NULL)
         st = remote_endpoint_no_memory(ep, err);
     if (st == SBX_OK) {
         remote_aio_answer answer;

@@ -1,11 +1,12 @@
 # Unit tests of the building blocks in common/ that every part of the tree
-# shares (the growable buffer, the hash, base64, UTF-8 and hex digits, the
-# backends' option table, the id rules, the HTTP client, the list decoders'
-# skip log): no process, no network except the HTTP client suite, which
-# talks to the provisioner emulator on 127.0.0.1.
+# shares (the growable buffer, the hash, base64, UTF-8, JSON escapes and
+# hex digits, the backends' option table, the id rules, the HTTP client,
+# the list decoders' skip log): no process, no network except the HTTP
+# client suite, which talks to the provisioner emulator on 127.0.0.1.
 SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
 	tests/common-unit/test_base64 \
 	tests/common-unit/test_utf8 \
+	tests/common-unit/test_json_escape \
 	tests/common-unit/test_option_table \
 	tests/common-unit/test_sandbox_ids \
 	tests/common-unit/test_http_client \
@@ -36,6 +37,10 @@ tests_common_unit_test_http_client_LDADD = common/libsbx-http.la $(SBX_TEST_LIBS
 tests_common_unit_test_skip_log_SOURCES = tests/common-unit/test_skip_log.c
 tests_common_unit_test_skip_log_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_common_unit_test_skip_log_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_common_unit_test_json_escape_SOURCES = tests/common-unit/test_json_escape.c
+tests_common_unit_test_json_escape_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_json_escape_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
 
 tests_common_unit_test_utf8_SOURCES = tests/common-unit/test_utf8.c
 tests_common_unit_test_utf8_CFLAGS = $(SBX_TEST_CFLAGS)

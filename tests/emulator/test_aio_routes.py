@@ -645,6 +645,23 @@ class AioRoutes(unittest.TestCase):
         self.assertEqual(self.download("key.txt").body, b"by an escaped name")
         self.unprocessable("/v1/file/write", {"file": "a", "content": 5}, ["body", "content"])
 
+    def test_text_content_as_the_remote_backend_escapes_it_is_byte_exact(self):
+        # the forms sbx's escaper writes: short escapes, \u00XX for other
+        # control characters, every other byte raw (U+2028, 4-byte UTF-8),
+        # at each place of an eight-byte word, in a body of 200 KB
+        raw_text = '"\\ \b\f\n\r\t \x01\x1f\x7f \u2028 \u00e9 \U0001F600 /'.encode()
+        escaped = (raw_text.decode().replace("\\", "\\\\").replace('"', '\\"')
+                   .replace("\b", "\\b").replace("\f", "\\f").replace("\n", "\\n")
+                   .replace("\r", "\\r").replace("\t", "\\t").replace("\x01", "\\u0001")
+                   .replace("\x1f", "\\u001f"))
+        pieces = [("a" * shift + escaped, b"a" * shift + raw_text) for shift in range(8)]
+        chars = "".join(p[0] for p in pieces) * 400
+        expected = b"".join(p[1] for p in pieces) * 400
+        raw = b'{"file": "escaped.txt", "content": "' + chars.encode() + b'", "encoding": "utf-8"}'
+        data = self.ok("POST", "/v1/file/write", raw, content_type="application/json")
+        self.assertEqual(data, {"file": "escaped.txt", "bytes_written": len(expected)})
+        self.assertEqual(self.download("escaped.txt").body, expected)
+
     def test_upload_and_download_are_byte_exact(self):
         # the delimiter less its last byte: a part ends only at the whole one
         blob = os.urandom(70000) + b"\r\n--sbx-test-boundary-7f3" + b"\x00" * 10

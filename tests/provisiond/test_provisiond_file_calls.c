@@ -10,6 +10,7 @@
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -166,6 +167,76 @@ static void test_a_sandbox_gone_or_made_again_behind_its_back_is_followed(void)
     sbx_backend_free_listing(remote, l);
 }
 
+/* The bytes of `name` in local sandbox `id` as they are on disk equal the
+ * `len` bytes at `want`. */
+static int on_disk_is(const char *id, const char *name, const char *want, size_t len)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s/%s", daemon_.local_dir, id, name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    char *got = malloc(len + 1);
+    size_t n = got != NULL ? fread(got, 1, len + 1, f) : 0;
+    int same = got != NULL && n == len && memcmp(got, want, len) == 0;
+    free(got);
+    fclose(f);
+    return same;
+}
+
+/* Write `len` bytes of `data` to `name` of `id` and check them on disk and
+ * read back through the daemon. */
+static void write_and_read_back(const char *id, const char *name, const char *data, size_t len)
+{
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_write_file(remote, id, name, data, len, 0, 0, &err),
+                          SBX_OK);
+    CU_ASSERT(on_disk_is(id, name, data, len));
+    sbx_file_content *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(sbx_backend_read_file(remote, id, name, 0, len + 1, &c, &err), SBX_OK);
+    CU_ASSERT_EQUAL(c->length, len);
+    CU_ASSERT(c->length == len && memcmp(c->data, data, len) == 0);
+    CU_ASSERT_FALSE(c->truncated);
+    sbx_backend_free_file_content(remote, c);
+}
+
+/* Text goes as a JSON string, other bytes (and text whose escapes would
+ * be longer than its base64) as base64: both arrive as they were,
+ * whatever their escapes (each class, at each place of the escaper's
+ * eight-byte words) and size. */
+static void test_text_and_binary_contents_arrive_byte_exact(void)
+{
+    CU_ASSERT_FATAL(started());
+    CU_ASSERT_FATAL(make(remote, "bytes"));
+    static const char text[] = "quote \" backslash \\ slash / \b\f\n\r\t \x01\x1f\x7f"
+                               " U+2028 \xE2\x80\xA8 e \xC3\xA9 euro \xE2\x82\xAC"
+                               " emoji \xF0\x9F\x98\x80 \\u0041 end\r\n";
+    write_and_read_back("bytes", "text.txt", text, sizeof text - 1);
+    static const char controls[] = "\x01\x02\x03\x04\x05\x06\x07\x0e\x0f\x10\x11\x12";
+    write_and_read_back("bytes", "controls.txt", controls, sizeof controls - 1);
+    static const char nul[] = "text with a NUL \0 inside";
+    write_and_read_back("bytes", "nul.bin", nul, sizeof nul - 1);
+    static const char invalid[] = "caf\xE9 latin-1, a lone \x80 and \xED\xA0\x80";
+    write_and_read_back("bytes", "invalid.bin", invalid, sizeof invalid - 1);
+    /* 300 KB: the text repeated at every shift against the words */
+    size_t len = 300000, at = 0;
+    char *big = malloc(len);
+    CU_ASSERT_FATAL(big != NULL);
+    for (size_t shift = 0; at < len; shift = (shift + 1) % 8) {
+        size_t n = shift + sizeof text - 1 < len - at ? shift + sizeof text - 1 : len - at;
+        memset(big + at, 'a', n);
+        memcpy(big + at + shift, text, n > shift ? n - shift : 0);
+        at += n;
+    }
+    len = at;
+    while (len > 0 && (unsigned char)big[len - 1] >= 0x80) /* no character cut at the end */
+        len--;
+    write_and_read_back("bytes", "big.txt", big, len);
+    big[len / 2] = '\0';
+    write_and_read_back("bytes", "big.bin", big, len);
+    free(big);
+}
+
 void sbx_test_register(void)
 {
     static CU_TestInfo tests[] = {
@@ -177,6 +248,8 @@ void sbx_test_register(void)
          test_reads_and_listings_ask_the_provisioner_once},
         {"a sandbox gone or made again behind its back is followed",
          test_a_sandbox_gone_or_made_again_behind_its_back_is_followed},
+        {"text and binary contents arrive byte-exact",
+         test_text_and_binary_contents_arrive_byte_exact},
         {"the daemon stops cleanly", test_the_daemon_stops_cleanly},
         CU_TEST_INFO_NULL,
     };
