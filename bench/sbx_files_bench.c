@@ -170,6 +170,8 @@ int main(int argc, char **argv)
             sbx_bench_die(PROGRAM, "making a libcurl handle", NULL);
         curl_easy_setopt(b.curl, CURLOPT_URL, url);
         curl_easy_setopt(b.curl, CURLOPT_WRITEFUNCTION, sbx_bench_discard);
+        /* the receive buffer of the backends' client (common/http_client.c) */
+        curl_easy_setopt(b.curl, CURLOPT_BUFFERSIZE, 131072L);
         if (strcmp(op, "rtt-post") == 0) {
             b.file = file_bytes();
             curl_easy_setopt(b.curl, CURLOPT_POSTFIELDS, b.file);
