@@ -6,12 +6,15 @@
  * daemon (docs/performance.md, "File calls through sbx-provisiond").
  *
  *   sbx-files-bench [-b BACKEND] [-o KEY=VALUE]... write|read|list COUNT
- *   sbx-files-bench -u URL rtt COUNT
+ *   sbx-files-bench -u URL rtt|rtt-post COUNT
  *
  *   write  write_file of 100 KiB to "bench.txt"
  *   read   read_file of that file (written once first)
  *   list   list_dir of "." (depth 1), which holds that file and 20 more
  *   rtt    GET URL over one kept-alive libcurl handle (no backend)
+ *   rtt-post  POST of 100 KiB to URL likewise: with rtt against
+ *          bench/static-answer, the HTTP round trip of a file call's own
+ *          bytes (a server that does no work but send or drop them)
  * Prints one result line (bench_util.h).
  */
 #include <config.h>
@@ -35,6 +38,7 @@ typedef struct bench {
     const char *id;
     char *file;
     CURL *curl;
+    struct curl_slist *headers;
 } bench;
 
 #define PROGRAM "sbx-files-bench"
@@ -42,7 +46,7 @@ typedef struct bench {
 static void usage(void)
 {
     fprintf(stderr, "usage: sbx-files-bench [-b BACKEND] [-o KEY=VALUE]... write|read|list "
-                    "COUNT\n       sbx-files-bench -u URL rtt COUNT\n");
+                    "COUNT\n       sbx-files-bench -u URL rtt|rtt-post COUNT\n");
     exit(2);
 }
 
@@ -95,6 +99,17 @@ static int call_rtt(void *ctx, unsigned thread, unsigned long index)
            status != 200;
 }
 
+/* The bytes of the file the calls write and read. */
+static char *file_bytes(void)
+{
+    char *file = malloc(FILE_BYTES);
+    if (file == NULL)
+        sbx_bench_die(PROGRAM, "allocating", NULL);
+    for (size_t i = 0; i < FILE_BYTES; i++)
+        file[i] = (char)('a' + i % 26);
+    return file;
+}
+
 /* The sandbox the calls work in: created, with the file to read and the
  * files to list. */
 static void prepare(bench *b)
@@ -106,10 +121,7 @@ static void prepare(bench *b)
     if (sbx_backend_create(b->backend, &req, &sb, &err) != SBX_OK)
         sbx_bench_die(PROGRAM, "creating the sandbox", &err);
     sbx_backend_free_sandboxes(b->backend, sb, 1);
-    if ((b->file = malloc(FILE_BYTES)) == NULL)
-        sbx_bench_die(PROGRAM, "allocating", NULL);
-    for (size_t i = 0; i < FILE_BYTES; i++)
-        b->file[i] = (char)('a' + i % 26);
+    b->file = file_bytes();
     if (sbx_backend_write_file(b->backend, b->id, "bench.txt", b->file, FILE_BYTES, 0, 0,
                                &err) != SBX_OK)
         sbx_bench_die(PROGRAM, "writing the file", &err);
@@ -146,8 +158,8 @@ int main(int argc, char **argv)
     sbx_bench_call_fn fn = strcmp(op, "write") == 0  ? call_write
                            : strcmp(op, "read") == 0 ? call_read
                            : strcmp(op, "list") == 0 ? call_list
-                           : strcmp(op, "rtt") == 0  ? call_rtt
-                                                     : NULL;
+                           : strcmp(op, "rtt") == 0 || strcmp(op, "rtt-post") == 0 ? call_rtt
+                                                                                   : NULL;
     if (fn == NULL || (fn == call_rtt) != (url != NULL))
         usage();
     sbx_host *host = NULL;
@@ -158,6 +170,17 @@ int main(int argc, char **argv)
             sbx_bench_die(PROGRAM, "making a libcurl handle", NULL);
         curl_easy_setopt(b.curl, CURLOPT_URL, url);
         curl_easy_setopt(b.curl, CURLOPT_WRITEFUNCTION, sbx_bench_discard);
+        /* the receive buffer of the backends' client (common/http_client.c) */
+        curl_easy_setopt(b.curl, CURLOPT_BUFFERSIZE, 131072L);
+        if (strcmp(op, "rtt-post") == 0) {
+            b.file = file_bytes();
+            curl_easy_setopt(b.curl, CURLOPT_POSTFIELDS, b.file);
+            curl_easy_setopt(b.curl, CURLOPT_POSTFIELDSIZE, (long)FILE_BYTES);
+            /* as the remote backend sends its bodies: no wait for a 100 Continue */
+            b.headers = curl_slist_append(curl_slist_append(NULL, "Expect:"),
+                                          "Content-Type: application/json");
+            curl_easy_setopt(b.curl, CURLOPT_HTTPHEADER, b.headers);
+        }
     } else {
         if (sbx_host_new(NULL, &host, &err) != SBX_OK ||
             sbx_backend_open(host, backend_name, options, option_count, &b.backend, &err) !=
@@ -171,6 +194,7 @@ int main(int argc, char **argv)
     printf("\n");
     if (fn == call_rtt) {
         curl_easy_cleanup(b.curl);
+        curl_slist_free_all(b.headers);
         curl_global_cleanup();
     } else {
         if (sbx_backend_destroy(b.backend, b.id, &err) != SBX_OK)

@@ -9,11 +9,13 @@
  * Listens on an ephemeral port of 127.0.0.1 only, prints
  * "listening on http://127.0.0.1:PORT" on stdout, serves each connection on
  * its own thread, and exits by itself after SECONDS (or on SIGTERM).
- * Requests are read up to their blank line; bodies are not expected (GET).
+ * A request's body (its Content-Length) is read and dropped, so a POST of a
+ * large body is timed as the trip of those bytes and one answer.
  */
 #include <config.h>
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,19 +31,44 @@
 static char *answer;     /* header and body, sent as one block */
 static size_t answer_len;
 
-/* Read and discard one request head; 0 at its blank line, -1 at EOF. */
+/* The Content-Length of a request head (0 when it has none). */
+static unsigned long long body_length(const char *head, size_t len)
+{
+    static const char name[] = "\ncontent-length:";
+    for (size_t i = 0; i + sizeof name - 1 <= len; i++) {
+        size_t k = 0;
+        while (k < sizeof name - 1 && tolower((unsigned char)head[i + k]) == name[k])
+            k++;
+        if (k == sizeof name - 1)
+            return strtoull(head + i + k, NULL, 10);
+    }
+    return 0;
+}
+
+/* Read and discard one request, head and body; 0 at its end, -1 at EOF. */
 static int read_request(int fd, char *buf, size_t size, size_t *have)
 {
+    unsigned long long body = 0;
+    int in_head = 1;
     for (;;) {
-        char *end = memmem(buf, *have, "\r\n\r\n", 4);
+        char *end = in_head ? memmem(buf, *have, "\r\n\r\n", 4) : NULL;
+        size_t used = 0;
         if (end != NULL) {
-            size_t used = (size_t)(end + 4 - buf);
+            used = (size_t)(end + 4 - buf);
+            body = body_length(buf, used);
+            in_head = 0;
+        }
+        if (!in_head) {
+            size_t drop = *have - used < body ? *have - used : (size_t)body;
+            body -= drop;
+            used += drop;
             memmove(buf, buf + used, *have - used);
             *have -= used;
-            return 0;
-        }
-        if (*have == size) /* a head this long is not one of ours */
+            if (body == 0)
+                return 0;
+        } else if (*have == size) { /* a head this long is not one of ours */
             return -1;
+        }
         ssize_t n = read(fd, buf + *have, size - *have);
         if (n <= 0)
             return -1;
@@ -66,7 +93,7 @@ static int write_all(int fd, const char *p, size_t n)
 static void *serve(void *arg)
 {
     int fd = (int)(intptr_t)arg;
-    char buf[8192];
+    char buf[256 * 1024]; /* a 100 KiB body in a read or two */
     size_t have = 0;
     while (read_request(fd, buf, sizeof buf, &have) == 0 &&
            write_all(fd, answer, answer_len) == 0) {
