@@ -3,17 +3,11 @@
 
 #include "common/json_escape.h"
 
+#include "common/json_plain.h"
 #include "common/utf8.h"
 
 #include <stdint.h>
 #include <string.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
 
 /* Copies the bytes from text[*i] on that go as they are into out[*n],
  * advancing both, while whole blocks of them fit in the `cap` of out: the
@@ -22,17 +16,6 @@
 typedef void plain_copy(const unsigned char *text, size_t len, size_t *i, char *out,
                         size_t cap, size_t *n);
 
-/* Whether none of the eight bytes of `w` needs a look of its own: no
- * control character, quote, backslash or byte of a multibyte character.
- * Each term sets a byte's high bit where (or past where) that byte is one
- * of them, and never when none is: the test is exact for the word. */
-static int plain_word(uint64_t w)
-{
-    uint64_t quote = w ^ (ONES * '"'), slash = w ^ (ONES * '\\');
-    uint64_t control = (w - ONES * 0x20) & ~w;
-    return ((control | ((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | w) & HIGHS) == 0;
-}
-
 static void copy_plain_words(const unsigned char *text, size_t len, size_t *i, char *out,
                              size_t cap, size_t *n)
 {
@@ -40,7 +23,7 @@ static void copy_plain_words(const unsigned char *text, size_t len, size_t *i, c
     uint64_t w;
     while (len - at >= 8 && cap - to >= 8) {
         memcpy(&w, text + at, sizeof w);
-        if (!plain_word(w))
+        if (!common_json_plain_word(w))
             break;
         memcpy(out + to, &w, sizeof w);
         at += 8;
@@ -51,18 +34,6 @@ static void copy_plain_words(const unsigned char *text, size_t len, size_t *i, c
 }
 
 #ifdef __SSE2__
-/* The bytes of the sixteen at `p` that need a look, a bit each.  A signed
- * compare below 0x20 takes control characters and every byte of a
- * multibyte character (0x80 and above) at once. */
-static unsigned block_looks(const unsigned char *p, __m128i *v)
-{
-    *v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i look = _mm_or_si128(_mm_cmplt_epi8(*v, _mm_set1_epi8(0x20)),
-                                _mm_or_si128(_mm_cmpeq_epi8(*v, _mm_set1_epi8('"')),
-                                             _mm_cmpeq_epi8(*v, _mm_set1_epi8('\\'))));
-    return (unsigned)_mm_movemask_epi8(look);
-}
-
 /* Two blocks of sixteen bytes a step: they are stored before they are
  * judged (out has room for them), and the first byte that needs a look
  * ends the copy exactly there.  The output never falls behind the text
@@ -75,9 +46,9 @@ static void copy_plain_sse2(const unsigned char *text, size_t len, size_t *i, ch
     char *to = out + (*n - at);
     __m128i a, b;
     while (at < end) {
-        unsigned looks = block_looks(text + at, &a);
+        unsigned looks = common_json_block_looks(text + at, &a);
         if (end - at >= 32) {
-            looks |= block_looks(text + at + 16, &b) << 16;
+            looks |= common_json_block_looks(text + at + 16, &b) << 16;
             _mm_storeu_si128((__m128i *)(void *)(to + at + 16), b);
         }
         _mm_storeu_si128((__m128i *)(void *)(to + at), a);

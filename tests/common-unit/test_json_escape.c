@@ -3,12 +3,16 @@
  * same bytes, for every escape class at every place of the blocks both
  * scans (sixteen bytes with SSE2, eight in a word) step over; a NUL or
  * ill-formed UTF-8 anywhere is not clean text; characters that would not
- * fit the room given are refused, however near its end they fall. */
+ * fit the room given are refused, however near its end they fall.  The
+ * daemon's quick check of a string's characters (json_unescape.h) passes
+ * all the escape writes and refuses what the strict lexer would, or leaves
+ * it to that lexer (a surrogate escape). */
 #include <config.h>
 
 #include "tests/support/cunit_main.h"
 
 #include "common/json_escape.h"
+#include "common/json_unescape.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@ static size_t round_trip_with(escape_fn *escape, const char *text, size_t len)
     json[n + 2] = '\0';
     for (size_t i = 1; i <= n; i++)
         CU_ASSERT((unsigned char)json[i] >= 0x20); /* no raw control character */
+    CU_ASSERT(common_json_chars_are_clean(json + 1, n));
     json_object *o = json_tokener_parse(json);
     CU_ASSERT_FATAL(o != NULL && json_object_is_type(o, json_type_string));
     CU_ASSERT_EQUAL((size_t)json_object_get_string_len(o), len);
@@ -131,6 +136,30 @@ static void test_characters_past_the_room_are_refused(void)
     }
 }
 
+/* Each fault at every place of two blocks of plain characters. */
+static void test_the_quick_check_refuses_what_is_not_clean(void)
+{
+    static const char *const faults[] = {
+        "\x01", "\x1f", "\"", "\\", "\\x", "\\u0g", "\\u12g4", "\\u0000",
+        "\\ud83d\\ude00", "\\udc00", "\xC3", "\xFF", "\xED\xA0\x80", "\xC0\xAF",
+    };
+    char text[48];
+    for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++) {
+        size_t k = strlen(faults[f]);
+        for (size_t at = 0; at + k <= sizeof text; at++) {
+            memset(text, 'a', sizeof text);
+            memcpy(text + at, faults[f], k);
+            CU_ASSERT_FALSE(common_json_chars_are_clean(text, sizeof text));
+            /* cut just after it: a backslash or a character cut at the end */
+            CU_ASSERT_FALSE(common_json_chars_are_clean(text, at + 1));
+        }
+    }
+    static const char good[] = "plain \\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0001 \\u00e9 \\uFFFD"
+                               " \xC3\xA9 \xF0\x9F\x98\x80 and more plain text past a block";
+    CU_ASSERT(common_json_chars_are_clean(good, sizeof good - 1));
+    CU_ASSERT(common_json_chars_are_clean("", 0));
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
@@ -140,6 +169,8 @@ void sbx_test_register(void)
         {"NUL or ill-formed UTF-8 is not clean text",
          test_nul_or_ill_formed_utf8_is_not_clean_text},
         {"characters past the room are refused", test_characters_past_the_room_are_refused},
+        {"the quick check refuses what is not clean",
+         test_the_quick_check_refuses_what_is_not_clean},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("json escape", NULL, NULL, tests);
