@@ -3,27 +3,65 @@
 
 #include "common/json_escape.h"
 
+#include "common/json_plain.h"
 #include "common/utf8.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
+/* Copies the bytes from text[*i] on that go as they are into out[*n],
+ * advancing both, while whole blocks of them fit in the `cap` of out: the
+ * next byte that needs a look (or the end of text or room) stands at or
+ * after *i, within one block. */
+typedef void plain_copy(const unsigned char *text, size_t len, size_t *i, char *out,
+                        size_t cap, size_t *n);
 
-/* Whether none of the eight bytes of `w` needs a look of its own: no
- * control character, quote, backslash or byte of a multibyte character.
- * Each term sets a byte's high bit where (or past where) that byte is one
- * of them, and never when none is: the test is exact for the word. */
-static int plain_word(const unsigned char *p)
+static void copy_plain_words(const unsigned char *text, size_t len, size_t *i, char *out,
+                             size_t cap, size_t *n)
 {
-    uint64_t w, quote, slash;
-    memcpy(&w, p, sizeof w);
-    quote = w ^ (ONES * '"');
-    slash = w ^ (ONES * '\\');
-    uint64_t control = (w - ONES * 0x20) & ~w;
-    return ((control | ((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | w) & HIGHS) == 0;
+    size_t at = *i, to = *n;
+    uint64_t w;
+    while (len - at >= 8 && cap - to >= 8) {
+        memcpy(&w, text + at, sizeof w);
+        if (!common_json_plain_word(w))
+            break;
+        memcpy(out + to, &w, sizeof w);
+        at += 8;
+        to += 8;
+    }
+    *i = at;
+    *n = to;
 }
+
+#ifdef __SSE2__
+/* Two blocks of sixteen bytes a step: they are stored before they are
+ * judged (out has room for them), and the first byte that needs a look
+ * ends the copy exactly there.  The output never falls behind the text
+ * (every byte takes a character or more): one index serves both. */
+static void copy_plain_sse2(const unsigned char *text, size_t len, size_t *i, char *out,
+                            size_t cap, size_t *n)
+{
+    size_t at = *i, room = len - at < cap - *n ? len - at : cap - *n;
+    size_t end = at + room / 16 * 16;
+    char *to = out + (*n - at);
+    __m128i a, b;
+    while (at < end) {
+        unsigned looks = common_json_block_looks(text + at, &a);
+        if (end - at >= 32) {
+            looks |= common_json_block_looks(text + at + 16, &b) << 16;
+            _mm_storeu_si128((__m128i *)(void *)(to + at + 16), b);
+        }
+        _mm_storeu_si128((__m128i *)(void *)(to + at), a);
+        if (looks != 0) {
+            at += (size_t)__builtin_ctz(looks);
+            break;
+        }
+        at += end - at >= 32 ? 32 : 16;
+    }
+    *n += at - *i;
+    *i = at;
+}
+#endif
 
 /* The escape of ASCII byte `c` into out (at most 6 characters); its count,
  * 0 when `c` goes as it is. */
@@ -46,61 +84,49 @@ static size_t escape_of(unsigned char c, char out[6])
     return 6;
 }
 
-/* Past the bytes from `i` on that go as they are, stepped over eight at a
- * time: the next byte that needs a look stands at or after the index
- * returned, within eight bytes (or it is `len`). */
-static size_t plain_run_end(const unsigned char *p, size_t len, size_t i)
-{
-    while (len - i >= 16 && plain_word(p + i) && plain_word(p + i + 8))
-        i += 16;
-    while (len - i >= 8 && plain_word(p + i))
-        i += 8;
-    return i;
-}
-
-size_t common_json_escaped_len(const char *text, size_t len)
+/* The one pass of both scans: plain blocks by `copy`, every other byte
+ * (and a character's bytes) one at a time, each checked against the room
+ * left. */
+static inline size_t escape_with(plain_copy *copy, const char *text, size_t len, char *out,
+                                 size_t cap)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t i = 0, n = 0, bad;
-    char scratch[6];
     while (i < len) {
-        size_t end = plain_run_end(p, len, i);
-        n += end - i;
-        i = end;
+        copy(p, len, &i, out, cap, &n);
         if (i == len)
             break;
+        char escape[6];
+        const char *from = escape;
+        size_t k = 1, step = 1;
         if (p[i] >= 0x80) {
-            size_t k = common_utf8_char(text + i, len - i, &bad);
-            if (k == 0)
-                return (size_t)-1;
-            i += k;
-            n += k;
+            k = step = common_utf8_char(text + i, len - i, &bad);
+            from = text + i;
         } else if (p[i] == 0) {
-            return (size_t)-1;
-        } else {
-            size_t k = escape_of(p[i++], scratch);
-            n += k > 0 ? k : 1;
+            k = 0;
+        } else if ((k = escape_of(p[i], escape)) == 0) {
+            k = 1;
+            from = text + i;
         }
+        if (k == 0 || cap - n < k)
+            return (size_t)-1;
+        memcpy(out + n, from, k);
+        n += k;
+        i += step;
     }
     return n;
 }
 
-size_t common_json_escape(const char *text, size_t len, char *out)
+size_t common_json_escape_words(const char *text, size_t len, char *out, size_t cap)
 {
-    const unsigned char *p = (const unsigned char *)text;
-    size_t i = 0, n = 0;
-    while (i < len) {
-        size_t end = plain_run_end(p, len, i);
-        memcpy(out + n, p + i, end - i);
-        n += end - i;
-        i = end;
-        if (i == len)
-            break;
-        size_t k = p[i] < 0x80 ? escape_of(p[i], out + n) : 0;
-        if (k == 0)
-            out[n++] = (char)p[i];
-        n += k;
-        i++;
-    }
-    return n;
+    return escape_with(copy_plain_words, text, len, out, cap);
+}
+
+size_t common_json_escape(const char *text, size_t len, char *out, size_t cap)
+{
+#ifdef __SSE2__
+    return escape_with(copy_plain_sse2, text, len, out, cap);
+#else
+    return escape_with(copy_plain_words, text, len, out, cap);
+#endif
 }

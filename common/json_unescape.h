@@ -16,4 +16,11 @@
  * strict body check passed has none). */
 size_t common_json_unescape(const char *text, size_t len, char *out);
 
+/* 1 when the `len` characters at `text` are a JSON string's (RFC 8259, its
+ * quotes left out) whose bytes are clean text (common_text_is_clean: no
+ * NUL, raw or \u0000) and that escape no surrogate (\uD800 to \uDFFF, a
+ * pair too); else 0.  The quick check, a block at a time, of a large
+ * member the strict lexer is then spared (tools/aio-api/aio_write_body.h). */
+int common_json_chars_are_clean(const char *text, size_t len);
+
 #endif

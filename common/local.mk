@@ -35,7 +35,7 @@ common_libsbx_common_la_SOURCES = \
 	common/utf8.c common/utf8.h \
 	common/json_stream.c common/json_stream.h \
 	common/json_unescape.c common/json_unescape.h \
-	common/json_escape.c common/json_escape.h
+	common/json_escape.c common/json_escape.h common/json_plain.h
 
 # The HTTP client and strict JSON readers of the HTTP backends (remote,
 # docker), also linked into the host library for the manager's readiness

@@ -318,12 +318,12 @@ sbx_status remote_read_file(sbx_backend_instance *inst, const char *sandbox_id, 
 }
 
 /* {"file": <abs>, "content": <C>, "encoding": E, "append": A}, one buffer
- * of its exact size with the content written in place (no copy of the
- * content but its encoding).  With `text`, content that is clean text
- * (well-formed UTF-8 without NUL) whose escapes are no longer than its
- * base64 goes as a JSON string (E "utf-8"): its bytes as they are,
- * escapes aside, rather than a third more of base64 to encode here and
- * decode there; any other content goes as base64. */
+ * with the content written in place (no copy of the content but its
+ * encoding).  With `text`, content that is clean text (well-formed UTF-8
+ * without NUL) whose escapes are no longer than its base64 goes as a JSON
+ * string (E "utf-8"): its bytes as they are, escapes aside, rather than a
+ * third more of base64 to encode here and decode there; any other content
+ * goes as base64, written over what the escape left. */
 static char *write_body(const char *abs, const void *data, size_t length, int append, int text)
 {
     struct json_object *file = json_object_new_string(abs);
@@ -331,19 +331,13 @@ static char *write_body(const char *abs, const void *data, size_t length, int ap
                                             file, JSON_C_TO_STRING_PLAIN |
                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
                                       : NULL;
-    /* text only when its escapes take no more than base64 would: a body
-     * is never larger than before (the server's size bound) */
-    size_t escaped = text ? common_json_escaped_len(data, length) : (size_t)-1;
-    text = escaped <= COMMON_BASE64_ENCODED_LEN(length);
     static const char head[] = "{\"file\":", middle[] = ",\"content\":\"";
-    char tail[64];
-    snprintf(tail, sizeof tail, "\",\"encoding\":\"%s\",\"append\":%s}",
-             text ? "utf-8" : "base64", append ? "true" : "false");
-    size_t quoted_len = quoted != NULL ? strlen(quoted) : 0, tail_len = strlen(tail);
+    static const char longest_tail[] = "\",\"encoding\":\"base64\",\"append\":false}";
+    size_t quoted_len = quoted != NULL ? strlen(quoted) : 0;
     char *body = NULL;
-    if (quoted != NULL && length <= (SIZE_MAX - 64 - quoted_len - tail_len) / 6)
+    if (quoted != NULL && length <= (SIZE_MAX - 64 - quoted_len) / 2)
         body = malloc(sizeof head - 1 + quoted_len + sizeof middle - 1 +
-                      (text ? escaped : COMMON_BASE64_ENCODED_LEN(length)) + tail_len + 1);
+                      COMMON_BASE64_ENCODED_LEN(length) + sizeof longest_tail);
     if (body != NULL) {
         char *at = body;
         memcpy(at, head, sizeof head - 1);
@@ -352,9 +346,14 @@ static char *write_body(const char *abs, const void *data, size_t length, int ap
         at += quoted_len;
         memcpy(at, middle, sizeof middle - 1);
         at += sizeof middle - 1;
-        at += text ? common_json_escape(data, length, at)
-                   : common_base64_encode(data, length, at);
-        memcpy(at, tail, tail_len + 1);
+        /* text only when its escapes take no more than base64 would: a
+         * body is never larger than before (the server's size bound) */
+        size_t n = text ? common_json_escape(data, length, at, COMMON_BASE64_ENCODED_LEN(length))
+                        : (size_t)-1;
+        text = n != (size_t)-1;
+        at += text ? n : common_base64_encode(data, length, at);
+        snprintf(at, sizeof longest_tail, "\",\"encoding\":\"%s\",\"append\":%s}",
+                 text ? "utf-8" : "base64", append ? "true" : "false");
     }
     json_object_put(file);
     return body;

@@ -662,6 +662,40 @@ class AioRoutes(unittest.TestCase):
         self.assertEqual(data, {"file": "escaped.txt", "bytes_written": len(expected)})
         self.assertEqual(self.download("escaped.txt").body, expected)
 
+    def test_a_write_body_at_fault_is_refused_alike_however_its_content_is_lexed(self):
+        # a content of plain characters is checked apart, a block at a
+        # time, one with a surrogate escape by the strict lexer with the
+        # rest: a fault elsewhere in the body (or in the content) answers
+        # the same, byte for byte, at the same offset either way
+        quick = "x" * 4986 + "\\n" * 4 + "\\u00e9"
+        full = "x" * 4988 + "\\ud83d\\ude00"
+        faults = [
+            '{"file": "f.txt", "content": "%s", "append": true,}',
+            '{"file": "f.txt", "content": "%s", "file": "g.txt"}',
+            '{"file": "f\\u0000.txt", "content": "%s"}',
+            '{"file": "f\xff.txt", "content": "%s"}',
+            '{"file": "f.txt", "content": "%s", "x": 1e999}',
+            '{"file": "f.txt", "content": "%s", "x": 99999999999999999999}',
+            '{"file": "f.txt", "content": "%s" "append": true}',
+            '{"file": "f.txt", "content": "%s\x01"}',
+            '{"file": "f.txt", "content": "%s\\u0000"}',
+            '{"file": "f.txt", "content": "%s\xc3"}',
+            '{"file": "f.txt", "content": "%s\\q"}',
+            '{"file": "f.txt", "content": "%s"',
+        ]
+        for fault in faults:
+            answers = []
+            for content in (quick, full):
+                body = (fault % content).encode("latin-1")
+                fragment, value = request_value("POST /v1/file/write", "application/json",
+                                                body, {})
+                answer = self.call("POST", "/v1/file/write", body,
+                                   content_type="application/json",
+                                   invalid=not is_valid(fragment, value))
+                answers.append((answer.status, answer.body))
+            self.assertEqual(answers[0], answers[1], fault)
+            self.assertEqual(answers[0][0], 422, fault)
+
     def test_upload_and_download_are_byte_exact(self):
         # the delimiter less its last byte: a part ends only at the whole one
         blob = os.urandom(70000) + b"\r\n--sbx-test-boundary-7f3" + b"\x00" * 10

@@ -203,7 +203,7 @@ static void write_and_read_back(const char *id, const char *name, const char *da
 /* Text goes as a JSON string, other bytes (and text whose escapes would
  * be longer than its base64) as base64: both arrive as they were,
  * whatever their escapes (each class, at each place of the escaper's
- * eight-byte words) and size. */
+ * sixteen-byte blocks) and size. */
 static void test_text_and_binary_contents_arrive_byte_exact(void)
 {
     CU_ASSERT_FATAL(started());
@@ -218,11 +218,11 @@ static void test_text_and_binary_contents_arrive_byte_exact(void)
     write_and_read_back("bytes", "nul.bin", nul, sizeof nul - 1);
     static const char invalid[] = "caf\xE9 latin-1, a lone \x80 and \xED\xA0\x80";
     write_and_read_back("bytes", "invalid.bin", invalid, sizeof invalid - 1);
-    /* 300 KB: the text repeated at every shift against the words */
+    /* 300 KB: the text repeated at every shift against the blocks */
     size_t len = 300000, at = 0;
     char *big = malloc(len);
     CU_ASSERT_FATAL(big != NULL);
-    for (size_t shift = 0; at < len; shift = (shift + 1) % 8) {
+    for (size_t shift = 0; at < len; shift = (shift + 1) % 16) {
         size_t n = shift + sizeof text - 1 < len - at ? shift + sizeof text - 1 : len - at;
         memset(big + at, 'a', n);
         memcpy(big + at + shift, text, n > shift ? n - shift : 0);
