@@ -248,11 +248,17 @@ uint32_t remote_aio_permissions(const char *text)
 int64_t remote_aio_mtime(const char *text)
 {
     int64_t ms = SBX_TIME_UNKNOWN;
-    if (text == NULL || common_time_parse_rfc3339(text, &ms))
+    if (text == NULL)
         return ms;
+    /* Only a zone (Z, z, + or -) after the date lets the text read as it
+     * is, and only a text without one reads with "Z" added: one parse. */
+    size_t len = strlen(text);
+    if (len > 10 && strpbrk(text + 10, "Zz+-") != NULL) {
+        common_time_parse_rfc3339(text, &ms);
+        return ms;
+    }
     /* isoformat() of a naive datetime: no offset; a sandbox runs in UTC. */
     char with_zone[64];
-    size_t len = strlen(text);
     if (len + 2 > sizeof with_zone)
         return SBX_TIME_UNKNOWN;
     memcpy(with_zone, text, len);
@@ -300,7 +306,14 @@ sbx_status remote_aio_listing_of(remote_aio_listed *kept, size_t n, size_t max_e
                                  sbx_error *err)
 {
     *out = NULL;
-    qsort(kept, n, sizeof *kept, depth_first_cmp);
+    /* The AIO API answers a level sorted by name, already in this order:
+     * checking costs less than sorting. */
+    for (size_t i = 1; i < n; i++) {
+        if (depth_first_cmp(&kept[i - 1].rel, &kept[i].rel) > 0) {
+            qsort(kept, n, sizeof *kept, depth_first_cmp);
+            break;
+        }
+    }
     common_listing_builder b = { 0 };
     sbx_status st = common_listing_start(&b, err);
     for (size_t i = 0; st == SBX_OK && i < n && i < max_entries; i++) {

@@ -107,25 +107,24 @@ static sbx_status post_file(remote_endpoint *ep, const file_call *fc, remote_aio
     return st;
 }
 
-/* The /v1/file/list body for `abs`; malloc'd, NULL when out of memory. */
+/* The /v1/file/list body for `abs`; malloc'd, NULL when out of memory.
+ * Only the path needs json-c (its escapes); the rest is fixed text, which
+ * a tree of seven objects took 3 % of a listing's instructions to write. */
 static char *list_body(const char *abs, unsigned max_depth)
 {
-    struct json_object *o = json_object_new_object();
-    int bad = o == NULL;
-    bad = bad || json_object_object_add(o, "path", json_object_new_string(abs)) != 0;
-    bad = bad || json_object_object_add(o, "recursive", json_object_new_boolean(max_depth > 1));
-    bad = bad || json_object_object_add(o, "max_depth", json_object_new_int64(max_depth)) != 0;
-    bad = bad || json_object_object_add(o, "show_hidden", json_object_new_boolean(1)) != 0;
-    bad = bad || json_object_object_add(o, "include_size", json_object_new_boolean(1)) != 0;
-    bad = bad ||
-          json_object_object_add(o, "include_permissions", json_object_new_boolean(1)) != 0;
-    char *body = NULL;
-    if (!bad) {
-        const char *text = json_object_to_json_string_ext(
-            o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-        body = text != NULL ? strdup(text) : NULL;
-    }
-    json_object_put(o);
+    struct json_object *path = json_object_new_string(abs);
+    const char *quoted = path != NULL ? json_object_to_json_string_ext(
+                                            path, JSON_C_TO_STRING_PLAIN |
+                                                      JSON_C_TO_STRING_NOSLASHESCAPE)
+                                      : NULL;
+    static const char format[] = "{\"path\":%s,\"recursive\":%s,\"max_depth\":%u,"
+                                 "\"show_hidden\":true,\"include_size\":true,"
+                                 "\"include_permissions\":true}";
+    size_t size = quoted != NULL ? sizeof format + strlen(quoted) + 16 : 0;
+    char *body = size > 0 ? malloc(size) : NULL;
+    if (body != NULL)
+        snprintf(body, size, format, quoted, max_depth > 1 ? "true" : "false", max_depth);
+    json_object_put(path);
     return body;
 }
 

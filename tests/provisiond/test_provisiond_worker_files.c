@@ -8,7 +8,8 @@
  * for a thread), and with --worker-file-bytes 0 every one on the pool,
  * the answers the same;
  * /health answers while a tenant floods small reads on every connection;
- * a bad --worker-file-bytes is refused naming it. */
+ * a bad --worker-file-bytes is refused naming it; a listing's FileInfos
+ * carry size, modified_time and permissions as the AIO API writes them. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
@@ -179,6 +180,46 @@ static void test_file_calls_past_and_within_the_bound_are_whole_and_right(void)
 static void test_file_calls_all_on_the_pool_are_whole_and_right(void)
 {
     file_calls_are_whole_and_right("0");
+}
+
+/* POST /v1/file/list of `dir` with permissions: whether the answer (200)
+ * holds `want`. */
+static int lists_with(const provd_local *d, const char *token, const char *dir, const char *want)
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"path\":\"%s\",\"include_permissions\":true}", dir);
+    sbx_test_http_result r;
+    post(d, token, "/v1/file/list", body, &r);
+    int holds = r.status == 200 && r.body != NULL && strstr(r.body, want) != NULL;
+    if (!holds)
+        fprintf(stderr, "list of %s: no %s in %s\n", dir, want, r.body != NULL ? r.body : "");
+    sbx_test_http_result_clear(&r);
+    return holds;
+}
+
+static void test_a_listing_writes_sizes_times_and_permissions(void)
+{
+    provd_local d;
+    char token[PROVD_TEST_TOKEN_LEN + 1];
+    if (!provd_local_start(&d, 0, NULL))
+        return;
+    /* A leap day, the epoch, and a time past 32 bits of seconds. */
+    if (provd_create_token(provd_url(d.proc), "times", "u", token) &&
+        run(&d, token, "mkdir t && cd t && printf abc > leap && chmod 640 leap && "
+                       "touch -d @951827696.789 leap && : > late && chmod 7 late && "
+                       "touch -d @2147483648.5 late && mkdir sub && touch -d @0 sub")) {
+        CU_ASSERT_TRUE(lists_with(&d, token, "t",
+                                  "\"name\":\"leap\",\"path\":\"t/leap\",\"is_directory\":false,"
+                                  "\"size\":3,\"modified_time\":\"2000-02-29T12:34:56.789000\","
+                                  "\"permissions\":\"640\",\"extension\":null}"));
+        CU_ASSERT_TRUE(lists_with(&d, token, "t",
+                                  "\"modified_time\":\"2038-01-19T03:14:08.500000\","
+                                  "\"permissions\":\"7\""));
+        CU_ASSERT_TRUE(lists_with(&d, token, "t",
+                                  "\"is_directory\":true,\"size\":0,"
+                                  "\"modified_time\":\"1970-01-01T00:00:00.000000\""));
+    }
+    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
 /* Whether `fd` has an answer to read before `deadline`. */
@@ -392,6 +433,8 @@ void sbx_test_register(void)
          test_a_small_read_is_answered_while_every_sandbox_thread_is_busy},
         {"/health answers while a tenant floods small reads",
          test_health_answers_while_a_tenant_floods_small_reads},
+        {"a listing writes sizes, times and permissions",
+         test_a_listing_writes_sizes_times_and_permissions},
         {"a bad --worker-file-bytes is refused naming it",
          test_a_bad_worker_file_bytes_is_refused_naming_it},
         CU_TEST_INFO_NULL,

@@ -34,6 +34,7 @@ typedef enum sort_key { BY_NAME, BY_SIZE, BY_MODIFIED, BY_TYPE } sort_key;
 
 typedef struct sort_item {
     const sbx_dir_entry *entry;
+    const char *name; /* the last component of its path, found once */
     sort_key key;
     int descending;
 } sort_item;
@@ -67,7 +68,7 @@ static int compare(const void *a, const void *b)
     else if (x->key == BY_TYPE)
         order = (q->type == SBX_FILE_DIRECTORY) - (p->type == SBX_FILE_DIRECTORY);
     if (order == 0)
-        order = strcmp(base_name(p->path), base_name(q->path));
+        order = strcmp(x->name, y->name);
     if (order == 0)
         order = strcmp(p->path, q->path);
     return x->descending ? -order : order;
@@ -111,6 +112,7 @@ static void answer_list(const char *dir, const sbx_dir_listing *listing, json_ob
     int with_size = aio_boolean(body, "include_size", 1);
     int with_permissions = aio_boolean(body, "include_permissions", 0);
     json_object *types = aio_member(body, "file_types");
+    int descending = aio_boolean(body, "sort_desc", 0);
     sort_item *items = prov_malloc((listing->count + 1) * sizeof *items);
     if (items == NULL) {
         prov_reply_out_of_memory(reply);
@@ -120,17 +122,17 @@ static void answer_list(const char *dir, const sbx_dir_listing *listing, json_ob
     for (const sbx_dir_entry *e = listing->entries; e != NULL; e = e->next) {
         if ((!show_hidden && hidden(e->path)) || !wanted_type(types, e))
             continue;
-        items[n++] = (sort_item){e, key, aio_boolean(body, "sort_desc", 0)};
+        items[n++] = (sort_item){e, base_name(e->path), key, descending};
     }
     qsort(items, n, sizeof *items, compare);
     aio_list_answer answer;
     aio_list_answer_start(&answer, n);
     for (size_t i = 0; i < n; i++) {
         const sbx_dir_entry *e = items[i].entry;
+        const char *name = items[i].name;
         int directory = e->type == SBX_FILE_DIRECTORY;
         aio_list_answer_add(&answer, &(aio_list_file){
-                                         dir, e->path, base_name(e->path),
-                                         directory ? NULL : extension(base_name(e->path)),
+                                         dir, e->path, name, directory ? NULL : extension(name),
                                          directory, with_size, e->size, e->mtime,
                                          with_permissions, (unsigned)e->mode});
     }

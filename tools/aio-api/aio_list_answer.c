@@ -5,7 +5,6 @@
 
 #include "tools/provisioner-common/prov_json.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,9 +69,50 @@ static void add_full_path(common_dynbuf *b, const char *dir, const char *rel)
         b->data[quote] = '/';
 }
 
-/* An ISO 8601 time (UTC, microseconds) of `ms`, or null when unknown. */
+/* The civil date of `days` since 1970-01-01 (proleptic Gregorian, days >= 0). */
+static void civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day)
+{
+    int64_t z = days + 719468, era = z / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    *day = doy - (153 * mp + 2) / 5 + 1;
+    *month = mp < 10 ? mp + 3 : mp - 9;
+    *year = (int64_t)yoe + era * 400 + (*month <= 2);
+}
+
+/* `value` as `width` decimal digits (leading zeros) at `out`. */
+static void put_digits(char *out, unsigned value, int width)
+{
+    for (int i = width - 1; i >= 0; i--, value /= 10)
+        out[i] = (char)('0' + value % 10);
+}
+
+/* Latest time (ms) written by hand: the end of year 9999, past which
+ * strftime's %Y takes more than 4 digits. */
+#define HAND_WRITTEN_MS_MAX 253402300799999
+
+/* An ISO 8601 time (UTC, microseconds) of `ms`, or null when unknown.  The
+ * common times (1970 to 9999) are written by hand, byte for byte what
+ * strftime and snprintf write, which cost more than the rest of an entry;
+ * the others go through them. */
 static void add_time(common_dynbuf *b, int64_t ms)
 {
+    if (ms >= 0 && ms <= HAND_WRITTEN_MS_MAX) {
+        char text[] = "\"YYYY-MM-DDTHH:MM:SS.mmm000\"";
+        int64_t seconds = ms / 1000, year;
+        unsigned month, day, in_day = (unsigned)(seconds % 86400);
+        civil_from_days(seconds / 86400, &year, &month, &day);
+        put_digits(text + 1, (unsigned)year, 4);
+        put_digits(text + 6, month, 2);
+        put_digits(text + 9, day, 2);
+        put_digits(text + 12, in_day / 3600, 2);
+        put_digits(text + 15, in_day / 60 % 60, 2);
+        put_digits(text + 18, in_day % 60, 2);
+        put_digits(text + 21, (unsigned)(ms % 1000), 3);
+        common_dynbuf_add(b, text, sizeof text - 1);
+        return;
+    }
     time_t seconds = (time_t)(ms / 1000);
     struct tm tm;
     char text[48];
@@ -83,6 +123,36 @@ static void add_time(common_dynbuf *b, int64_t ms)
     size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(text + n, sizeof text - n, ".%06d", (int)(ms % 1000) * 1000);
     add_string(b, text, strlen(text));
+}
+
+/* `value` in decimal, as "%" PRId64 writes it. */
+static void add_int64(common_dynbuf *b, int64_t value)
+{
+    char text[24];
+    size_t at = sizeof text;
+    uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+    do {
+        text[--at] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude > 0);
+    if (value < 0)
+        text[--at] = '-';
+    common_dynbuf_add(b, text + at, sizeof text - at);
+}
+
+/* The permission bits of `mode` as a JSON string in octal, as "\"%o\"". */
+static void add_permissions(common_dynbuf *b, unsigned mode)
+{
+    char text[5];
+    size_t at = sizeof text;
+    mode &= 0777u;
+    text[--at] = '"';
+    do {
+        text[--at] = (char)('0' + (mode & 7u));
+        mode >>= 3;
+    } while (mode > 0);
+    text[--at] = '"';
+    common_dynbuf_add(b, text + at, sizeof text - at);
 }
 
 void aio_list_answer_start(aio_list_answer *a, size_t entries)
@@ -104,14 +174,14 @@ void aio_list_answer_add(aio_list_answer *a, const aio_list_file *f)
     add_literal(b, f->directory ? ",\"is_directory\":true,\"size\":"
                                 : ",\"is_directory\":false,\"size\":");
     if (f->with_size)
-        common_dynbuf_addf(b, "%" PRId64, (int64_t)f->size);
+        add_int64(b, (int64_t)f->size);
     else
         add_literal(b, "null");
     add_literal(b, ",\"modified_time\":");
     add_time(b, f->mtime_ms);
     add_literal(b, ",\"permissions\":");
     if (f->with_permissions)
-        common_dynbuf_addf(b, "\"%o\"", f->mode & 0777u);
+        add_permissions(b, f->mode);
     else
         add_literal(b, "null");
     add_literal(b, ",\"extension\":");
