@@ -347,7 +347,7 @@ static long long files_searched(const sbx_exec_result *r, int *relative)
  * alone: its output past the cap (the backend keeps the first
  * AIO_SEARCH_MAX_OUTPUT bytes and drops the rest) is bounded by the
  * tree, with no head to stop it. */
-#define SMALL_TREE_ENTRIES 1024
+#define SMALL_TREE_ENTRIES 512
 #define SMALL_TREE_BYTES 4194304
 
 /* The files grep -r would search for `plan` when the backend's list_dir
