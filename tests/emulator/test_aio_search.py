@@ -25,7 +25,8 @@ import test_aio_routes as base  # noqa: E402
 SCHEMAS = base.add_schemas("aio-schemas-search.json")
 
 # Built in one exec under the sandbox's home: t/ the tree searched,
-# many/ 100 000 empty files, huge/ a 100 MiB text file.
+# many/ 100 000 empty files, huge/ a 100 MiB text file, s2/ a small tree
+# with a FIFO.
 TREE = r"""
 set -e
 mkdir -p t/sub/deep t/.hidden many huge
@@ -45,6 +46,12 @@ ln -s / t/root
 ln -s /etc t/etc
 cd many && seq 100000 | sed 's/$/.txt/' | xargs touch && cd ..
 yes alpha | head -c 104857600 > huge/h.txt
+mkdir -p s2/.h
+printf 'alpha\n' > s2/a.txt
+printf 'alpha\n' > s2/.h/b.txt
+mkfifo s2/pipe
+ln -s / s2/root
+ln -s . s2/self
 """
 
 
@@ -169,6 +176,23 @@ class AioSearch(unittest.TestCase):
                            "invalid_argument")
         self.assertIn("a(b", data["message"])
         self.assertNotIn("%", data["message"])
+
+    def test_grep_of_a_small_tree_skips_a_fifo_symlinks_and_large_files(self):
+        # A tree small enough for grep -r to search alone (no shell): the
+        # FIFO never opened, no symlink followed, hidden names skipped, and
+        # a file above max_file_size never searched.
+        s2 = self.home + "/s2"
+        start = time.monotonic()
+        data = self.grep(path=s2, pattern="alpha")
+        self.assertEqual([(m["file"], m["line_number"], m["line_content"])
+                          for m in data["matches"]], [(s2 + "/a.txt", 1, "alpha")])
+        self.assertEqual((data["files_searched"], data["files_matched"]), (1, 1))
+        data = self.grep(path=s2, pattern="alpha", max_file_size="5")
+        self.assertEqual((data["matches"], data["files_searched"]), ([], 0))
+        data = self.grep(path=s2 + "/", pattern="alpha", context_before=1)
+        self.assertEqual([(m["file"], m["context_before"]) for m in data["matches"]],
+                         [(s2 + "/a.txt", [])])
+        self.assertLess(time.monotonic() - start, base.DEADLINE_S)
 
     def test_grep_literal_and_case(self):
         self.assertEqual(self.found(self.grep(pattern="x(y", fixed_strings=True)),

@@ -40,14 +40,18 @@ int aio_search_path_ok(const aio_call *call, const char *operation, const char *
 
 /* One walk: `script` run by sh -c in the sandbox with "$1".. = `args`
  * (`count`), or with `script` NULL the command `args` itself (no shell
- * started), and `env` (`env_count`) added, its stdout cut at
- * AIO_SEARCH_MAX_OUTPUT.  Everything borrowed. */
+ * started), and `env` (`env_count`) added, in `working_dir` (NULL: the
+ * sandbox's), the first `max_output` bytes of its stdout kept (0:
+ * AIO_SEARCH_MAX_OUTPUT + 1; the rest is read and dropped).  Everything
+ * borrowed. */
 typedef struct aio_walk {
     const char *script;
     const char *const *args;
     size_t count;
     const sbx_env_var *env;
     size_t env_count;
+    const char *working_dir;
+    size_t max_output;
 } aio_walk;
 
 /* The entries below directory `path` down to `max_depth` levels
@@ -88,5 +92,9 @@ int64_t aio_search_int(json_object *body, const char *name, int64_t fallback, in
  * zero or more components).  `anchored`: the whole path; else its last
  * components only (as Python's PurePath.match). */
 int aio_search_glob_match(const char *pattern, const char *rel, int anchored);
+
+/* Whether a component of relative path `rel` is a hidden name (starts
+ * with '.'). */
+int aio_search_hidden(const char *rel);
 
 #endif

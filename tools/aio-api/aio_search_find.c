@@ -63,7 +63,7 @@ void aio_route_find(const aio_call *call, prov_reply *reply)
     const char *name = last_name(glob);
     const char *args[] = {"find", "-H", path, "-mindepth", "1", "-type", "f",
                           name != NULL ? "-name" : "-print0", name, "-print0"};
-    const aio_walk walk = {NULL, args, name != NULL ? 10 : 8, NULL, 0};
+    const aio_walk walk = {NULL, args, name != NULL ? 10 : 8, NULL, 0, NULL, 0};
     sbx_exec_result *result = NULL;
     if (aio_search_path_ok(call, "find", path, reply) &&
         aio_search_run(call, &walk, "find", path, &result, reply)) {
@@ -147,12 +147,6 @@ static int excluded(json_object *exclude, const char *rel)
     return hit;
 }
 
-/* Whether a component of relative path `rel` is a hidden name. */
-static int hidden(const char *rel)
-{
-    return rel[0] == '.' || strstr(rel, "/.") != NULL;
-}
-
 /* `ms` as Python's isoformat of a UTC time with microseconds; NULL when
  * unknown or memory ran out. */
 static json_object *modified_time(int64_t ms)
@@ -208,7 +202,7 @@ static unsigned glob_depth(const char *pattern)
 static int wanted(json_object *body, const sbx_dir_entry *e)
 {
     return (!aio_boolean(body, "files_only", 1) || e->type == SBX_FILE_REGULAR) &&
-           (aio_boolean(body, "include_hidden", 0) || !hidden(e->path)) &&
+           (aio_boolean(body, "include_hidden", 0) || !aio_search_hidden(e->path)) &&
            aio_search_glob_match(aio_string(body, "pattern", ""), e->path, 1) &&
            !excluded(aio_member(body, "exclude"), e->path);
 }

@@ -90,3 +90,8 @@ int aio_search_glob_match(const char *pattern, const char *rel, int anchored)
     free(path.part);
     return ok;
 }
+
+int aio_search_hidden(const char *rel)
+{
+    return rel[0] == '.' || strstr(rel, "/.") != NULL;
+}

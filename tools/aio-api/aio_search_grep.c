@@ -5,7 +5,10 @@
  * batches, or, with no filter but hidden names and no file too big,
  * grep -r walking alone (-Z: names NUL-terminated; PCRE for regexes, whose
  * match limits bound a pattern that backtracks), its output cut at
- * AIO_SEARCH_MAX_OUTPUT bytes so that a walk past the cap stops. */
+ * AIO_SEARCH_MAX_OUTPUT bytes so that a walk past the cap stops.  A small
+ * tree the backend lists in-process, no file of it too big, is searched by
+ * one exec of grep -r alone (no shell, find or head: each process started
+ * costs about what grep's search of such a tree does). */
 #include <config.h>
 
 #include "common/utf8.h"
@@ -17,6 +20,7 @@
 #include "tools/provisioner-common/prov_json.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,10 +326,103 @@ static void answer_refusal(const sbx_exec_result *r, const grep_plan *plan,
     aio_answer_file_problem(reply, operation, plan->path, "invalid_argument", message);
 }
 
-/* Run the walk of `plan`: its result, or 0 after answering. */
-static int run_grep(const aio_call *call, const grep_plan *plan, const char *operation,
-                    sbx_exec_result **out, prov_reply *reply)
+/* The files the walk said grep searched ("#COUNT" or "%COUNT" lines on
+ * stderr); *relative set when grep -r walked (a "%" line: the names it
+ * printed are relative to the start path). */
+static long long files_searched(const sbx_exec_result *r, int *relative)
 {
+    long long total = 0;
+    size_t at = 0, len = 0;
+    *relative = 0;
+    for (const char *l; (l = aio_search_next(r->stderr_data, r->stderr_length, &at, '\n',
+                                              &len)) != NULL;) {
+        if (len > 1 && (l[0] == '#' || l[0] == '%'))
+            total += strtoll(l + 1, NULL, 10);
+        *relative |= len > 1 && l[0] == '%';
+    }
+    return total;
+}
+
+/* The most entries and file bytes below a path that grep -r searches
+ * alone: its output past the cap (the backend keeps the first
+ * AIO_SEARCH_MAX_OUTPUT bytes and drops the rest) is bounded by the
+ * tree, with no head to stop it. */
+#define SMALL_TREE_ENTRIES 512
+#define SMALL_TREE_BYTES 4194304
+
+/* The files grep -r would search for `plan` when the backend's list_dir
+ * is in-process and lists the tree whole within the SMALL_TREE bounds,
+ * none of them above max_file_size (hidden names skipped as grep's
+ * --exclude and --exclude-dir do): their count; -1 otherwise (the walk's
+ * own find decides). */
+static long long small_tree_files(const aio_call *call, const grep_plan *plan)
+{
+    sbx_operations_info info = {.struct_size = sizeof info};
+    sbx_error err;
+    sbx_error_clear(&err);
+    if (!grep_r_fits(plan) ||
+        sbx_backend_operations_info(call->backend, &info, &err) != SBX_OK ||
+        !info.file_calls_local)
+        return -1;
+    sbx_dir_listing *listing = NULL;
+    sbx_status st = sbx_backend_list_dir(call->backend, call->sandbox_id, plan->path, UINT_MAX,
+                                         SMALL_TREE_ENTRIES, &listing, &err);
+    long long files = st == SBX_OK && listing != NULL && !listing->truncated ? 0 : -1;
+    uint64_t bytes = 0;
+    for (const sbx_dir_entry *e = files == 0 ? listing->entries : NULL; e != NULL && files >= 0;
+         e = e->next) {
+        if (e->type != SBX_FILE_REGULAR || aio_search_hidden(e->path))
+            continue;
+        bytes += e->size;
+        files = e->size > (uint64_t)plan->max_size || bytes > SMALL_TREE_BYTES ? -1 : files + 1;
+    }
+    sbx_backend_free_listing(call->backend, listing);
+    return files;
+}
+
+/* grep -r run alone (no shell, find or head) in `plan`'s path, names
+ * relative to it: 1 with its result when grep exited 0 or 1; -1 when it
+ * exited otherwise (a pattern grep refused, a grep lacking an option, a
+ * file it could not read: the walk runs and says which); 0 after
+ * answering. */
+static int run_grep_alone(const aio_call *call, const grep_plan *plan, const char *operation,
+                          sbx_exec_result **out, prov_reply *reply)
+{
+    char options[160];
+    grep_options(plan, options, sizeof options);
+    const char *args[24] = {"grep", "-r"};
+    size_t n = 2;
+    /* The walk's options word-split as sh splits them (no request text). */
+    char *save = NULL;
+    for (char *o = strtok_r(options, " ", &save); o != NULL && n < 20;
+         o = strtok_r(NULL, " ", &save))
+        args[n++] = o;
+    const char *const tail[] = {"--exclude=.*", "--exclude-dir=.*", "-e", plan->pattern};
+    memcpy(args + n, tail, sizeof tail);
+    n += sizeof tail / sizeof tail[0];
+    const sbx_env_var env[] = {{"LC_ALL", "C.UTF-8"}};
+    const aio_walk walk = {NULL, args, n, env, 1, plan->path, AIO_SEARCH_MAX_OUTPUT};
+    if (!aio_search_run(call, &walk, operation, plan->path, out, reply))
+        return 0;
+    if ((*out)->exit_code == 0 || (*out)->exit_code == 1)
+        return 1;
+    sbx_backend_free_exec_result(call->backend, *out);
+    *out = NULL;
+    return -1;
+}
+
+/* Run the walk of `plan`: its result, the files it searched in *searched
+ * and *relative set when grep -r walked (names relative to the path), or
+ * 0 after answering. */
+static int run_grep(const aio_call *call, const grep_plan *plan, const char *operation,
+                    sbx_exec_result **out, long long *searched, int *relative,
+                    prov_reply *reply)
+{
+    *searched = small_tree_files(call, plan);
+    *relative = 1;
+    int alone = *searched >= 0 ? run_grep_alone(call, plan, operation, out, reply) : -1;
+    if (alone >= 0)
+        return alone;
     argv_list a = {0};
     find_command(&a, plan);
     char options[160], big[32] = "";
@@ -339,7 +436,7 @@ static int run_grep(const aio_call *call, const grep_plan *plan, const char *ope
                                {"LC_ALL", "C.UTF-8"},
                                {"GREP_ROOT_", plan->path},
                                {"GREP_BIG_", big}};
-    const aio_walk walk = {grep_script, a.item, a.count, env, sizeof env / sizeof env[0]};
+    const aio_walk walk = {grep_script, a.item, a.count, env, sizeof env / sizeof env[0], NULL, 0};
     int ran = 0;
     if (a.failed)
         prov_reply_out_of_memory(reply);
@@ -352,6 +449,8 @@ static int run_grep(const aio_call *call, const grep_plan *plan, const char *ope
         *out = NULL;
         ran = 0;
     }
+    if (ran)
+        *searched = files_searched(*out, relative);
     return ran;
 }
 
@@ -398,23 +497,6 @@ static json_object *text_value(const char *bytes, size_t len)
     json_object *value = text != NULL ? json_object_new_string_len(text, (int)text_len) : NULL;
     free(text);
     return value;
-}
-
-/* The files the walk said grep searched ("#COUNT" or "%COUNT" lines on
- * stderr); *relative set when grep -r walked (a "%" line: the names it
- * printed are relative to the start path). */
-static long long files_searched(const sbx_exec_result *r, int *relative)
-{
-    long long total = 0;
-    size_t at = 0, len = 0;
-    *relative = 0;
-    for (const char *l; (l = aio_search_next(r->stderr_data, r->stderr_length, &at, '\n',
-                                              &len)) != NULL;) {
-        if (len > 1 && (l[0] == '#' || l[0] == '%'))
-            total += strtoll(l + 1, NULL, 10);
-        *relative |= len > 1 && l[0] == '%';
-    }
-    return total;
 }
 
 /* What building a FileGrepResult keeps between lines. */
@@ -535,12 +617,13 @@ static int read_matches(grep_build *b, const sbx_exec_result *r, const grep_plan
     return 1;
 }
 
-/* The FileGrepResult of a walk; NULL when memory ran out. */
+/* The FileGrepResult of a walk that searched `searched` files (`relative`:
+ * grep -r walked, names relative to the path); NULL when memory ran out. */
 static json_object *grep_result(const grep_plan *plan, const sbx_exec_result *r,
-                                int64_t offset, int64_t max_results)
+                                long long searched, int relative, int64_t offset,
+                                int64_t max_results)
 {
-    grep_build b = {.matches = json_object_new_array()};
-    long long searched = files_searched(r, &b.relative);
+    grep_build b = {.matches = json_object_new_array(), .relative = relative};
     json_object *data = json_object_new_object();
     int built = data != NULL && prov_json_add(data, "matches", b.matches) &&
                 read_matches(&b, r, plan, offset, max_results) &&
@@ -605,10 +688,13 @@ void aio_route_grep(const aio_call *call, prov_reply *reply)
         return;
     grep_plan plan;
     int64_t offset = 0, max_results = 0;
+    long long searched = 0;
+    int relative = 0;
     sbx_exec_result *result = NULL;
     if (grep_plan_of(body, &plan, &offset, &max_results, reply) &&
-        run_grep(call, &plan, "grep", &result, reply))
-        aio_answer_data(reply, grep_result(&plan, result, offset, max_results));
+        run_grep(call, &plan, "grep", &result, &searched, &relative, reply))
+        aio_answer_data(reply,
+                        grep_result(&plan, result, searched, relative, offset, max_results));
     sbx_backend_free_exec_result(call->backend, result);
     json_object_put(body);
 }
@@ -644,7 +730,9 @@ void aio_route_search(const aio_call *call, prov_reply *reply)
                             .pattern = aio_string(body, "regex", ""),
                             .max_size = -1};
     sbx_exec_result *result = NULL;
-    if (run_grep(call, &plan, "search", &result, reply))
+    long long searched = 0;
+    int relative = 0;
+    if (run_grep(call, &plan, "search", &result, &searched, &relative, reply))
         aio_answer_data(reply, search_result(plan.path, result));
     sbx_backend_free_exec_result(call->backend, result);
     json_object_put(body);

@@ -101,8 +101,9 @@ int aio_search_run(const aio_call *call, const aio_walk *walk, const char *opera
     request.argv = argv;
     request.env = walk->env;
     request.env_count = walk->env_count;
+    request.working_dir = walk->working_dir;
     request.timeout_ms = walk_timeout(call);
-    request.max_output_bytes = AIO_SEARCH_MAX_OUTPUT + 1;
+    request.max_output_bytes = walk->max_output > 0 ? walk->max_output : AIO_SEARCH_MAX_OUTPUT + 1;
     request.cancel_fd = call->req->client_fd;
     sbx_error err;
     sbx_error_clear(&err);
