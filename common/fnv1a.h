@@ -1,6 +1,7 @@
 /*
  * FNV-1a, the one hash of the tree's in-memory tables (ids, paths, user and
- * thread pairs).  Not for keys an adversary chooses in bulk: it has no seed.
+ * thread pairs).  Not for keys an adversary chooses in bulk, nor for secrets
+ * whose bucket must tell nothing: it has no seed (common/siphash.h has a key).
  */
 #ifndef SBX_COMMON_FNV1A_H
 #define SBX_COMMON_FNV1A_H

@@ -31,6 +31,7 @@ common_libsbx_common_la_SOURCES = \
 	common/record_chain.c common/record_chain.h \
 	common/sandbox_records.c common/sandbox_records.h \
 	common/shell_quote.c common/shell_quote.h \
+	common/siphash.c common/siphash.h \
 	common/tcp_ready.c common/tcp_ready.h \
 	common/utf8.c common/utf8.h \
 	common/json_stream.c common/json_stream.h \

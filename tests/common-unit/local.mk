@@ -1,5 +1,5 @@
 # Unit tests of the building blocks in common/ that every part of the tree
-# shares (the growable buffer, the hash, base64, UTF-8, JSON escapes and
+# shares (the growable buffer, the hashes, base64, UTF-8, JSON escapes and
 # hex digits, the backends' option table, the id rules, the HTTP client,
 # the list decoders' skip log): no process, no network except the HTTP
 # client suite, which talks to the provisioner emulator on 127.0.0.1.
@@ -10,7 +10,8 @@ SBX_COMMON_UNIT_SUITES = tests/common-unit/test_building_blocks \
 	tests/common-unit/test_option_table \
 	tests/common-unit/test_sandbox_ids \
 	tests/common-unit/test_http_client \
-	tests/common-unit/test_skip_log
+	tests/common-unit/test_skip_log \
+	tests/common-unit/test_siphash
 check_PROGRAMS += $(SBX_COMMON_UNIT_SUITES)
 TESTS += $(SBX_COMMON_UNIT_SUITES)
 
@@ -45,3 +46,7 @@ tests_common_unit_test_json_escape_LDADD = common/libsbx-common.la $(SBX_TEST_LI
 tests_common_unit_test_utf8_SOURCES = tests/common-unit/test_utf8.c
 tests_common_unit_test_utf8_CFLAGS = $(SBX_TEST_CFLAGS)
 tests_common_unit_test_utf8_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)
+
+tests_common_unit_test_siphash_SOURCES = tests/common-unit/test_siphash.c
+tests_common_unit_test_siphash_CFLAGS = $(SBX_TEST_CFLAGS)
+tests_common_unit_test_siphash_LDADD = common/libsbx-common.la $(SBX_TEST_LIBS)

@@ -8,7 +8,8 @@
 # the start (odd state files, signals while starting, FIFO TLS files, the
 # contract served from the backend's capabilities, fixture modules too) and
 # the per-id locks (a stalled create delays no other id); the sandbox API
-# (remote -> daemon -> local exec and files, capability tokens; 20 clients
+# (remote -> daemon -> local exec and files, capability tokens, a few
+# hundred sandboxes' tokens through the index and a restart; 20 clients
 # in 5 sandboxes at once, clients gone mid-exec; what one tenant can take:
 # threads, time, memory); no capability token in any message (near misses
 # with --verbose, the drain, the remote backend facing an unreachable
@@ -24,6 +25,7 @@ SBX_PROVD_SUITES = \
 	tests/provisiond/test_provisiond_startup \
 	tests/provisiond/test_provisiond_id_locks \
 	tests/provisiond/test_provisiond_sandbox_api \
+	tests/provisiond/test_provisiond_token_index \
 	tests/provisiond/test_provisiond_sandbox_load \
 	tests/provisiond/test_provisiond_sandbox_limits \
 	tests/provisiond/test_provisiond_redaction \
@@ -84,6 +86,13 @@ tests_provisiond_test_provisiond_sandbox_api_CFLAGS = $(SBX_TEST_CFLAGS) -pthrea
 tests_provisiond_test_provisiond_sandbox_api_LDADD = $(SBX_TEST_LIBS) -lpthread
 EXTRA_tests_provisiond_test_provisiond_sandbox_api_DEPENDENCIES = \
 	tools/provisiond/sbx-provisiond$(EXEEXT) plugin/remote/sbx-remote.la
+
+tests_provisiond_test_provisiond_token_index_SOURCES = \
+	tests/provisiond/test_provisiond_token_index.c $(SBX_PROVD_TEST_SUPPORT)
+tests_provisiond_test_provisiond_token_index_CFLAGS = $(SBX_TEST_CFLAGS) -pthread
+tests_provisiond_test_provisiond_token_index_LDADD = $(SBX_TEST_LIBS) -lpthread
+EXTRA_tests_provisiond_test_provisiond_token_index_DEPENDENCIES = \
+	tools/provisiond/sbx-provisiond$(EXEEXT)
 
 tests_provisiond_test_provisiond_sandbox_load_SOURCES = \
 	tests/provisiond/test_provisiond_sandbox_load.c $(SBX_PROVD_TEST_SUPPORT)

@@ -1,14 +1,17 @@
-/* Ownership records: a hash table under one mutex, a lock per id (in a
- * second table, counted and freed when the last user leaves), and one
- * small JSON file per sandbox (DIR/ID.owner, replaced whole:
- * provd_state_file.h). */
+/* Ownership records: a hash table under one mutex, an index of the same
+ * records by token (chains through the records, bucketed by SipHash under
+ * a key drawn at open, grown as tokens come), a lock per id (in a second
+ * table, counted and freed when the last user leaves), and one small JSON
+ * file per sandbox (DIR/ID.owner, replaced whole: provd_state_file.h). */
 #include <config.h>
 
 #include "tools/provisiond/provd_owners.h"
 #include "tools/provisiond/provd_state_file.h"
 
 #include "common/fnv1a.h"
+#include "common/random_bytes.h"
 #include "common/sandbox_ids.h"
+#include "common/siphash.h"
 #include "tools/provisioner-common/prov_alloc.h"
 #include "tools/provisioner-common/prov_files.h"
 #include "tools/provisioner-common/prov_json.h"
@@ -24,6 +27,9 @@
 #include <unistd.h>
 
 #define BUCKETS 1024
+/* The token index starts this small and doubles whenever it holds more
+ * tokens than buckets, so that a bucket holds one token on average. */
+#define TOKEN_BUCKETS_MIN 64
 #define SUFFIX ".owner"
 
 /* A record file is a few hundred bytes; anything far larger is not ours. */
@@ -37,6 +43,8 @@ typedef struct entry {
     provd_record record;
     int unreadable;
     struct entry *next;
+    uint64_t token_hash;                /* of record.token, when not NULL */
+    struct entry *token_next;           /* in the token index's bucket */
 } entry;
 
 /* The lock of one id while anyone holds or waits for it. */
@@ -52,6 +60,12 @@ struct provd_owners {
     char *dir;                          /* NULL: memory only */
     pthread_mutex_t table_lock;
     entry *buckets[BUCKETS];
+    /* The records that have a token, by the keyed hash of their token;
+     * under table_lock like the table itself. */
+    common_siphash_key token_key;       /* drawn at open, never shown */
+    entry **by_token;
+    size_t token_buckets;               /* a power of two */
+    size_t tokens;
     /* Held only to look a lock up or change it, never across a wait for
      * the backend or a file: ids never queue behind each other. */
     pthread_mutex_t locks_lock;
@@ -62,6 +76,62 @@ struct provd_owners {
 static size_t bucket(const char *id)
 {
     return (size_t)(common_fnv1a_string(COMMON_FNV1A_BASIS, id) % BUCKETS);
+}
+
+static uint64_t token_hash(const provd_owners *owners, const char *token)
+{
+    return common_siphash24(&owners->token_key, token, strlen(token));
+}
+
+/* Double the token index when it holds more tokens than buckets (table
+ * lock held).  When memory runs out it stays as it is: lookups are then
+ * slower, never wrong. */
+static void token_index_grow(provd_owners *owners)
+{
+    if (owners->tokens <= owners->token_buckets)
+        return;
+    size_t grown = owners->token_buckets * 2;
+    entry **heads = calloc(grown, sizeof *heads);
+    if (heads == NULL)
+        return;
+    for (size_t b = 0; b < owners->token_buckets; b++) {
+        for (entry *e = owners->by_token[b], *next; e != NULL; e = next) {
+            next = e->token_next;
+            entry **slot = &heads[e->token_hash & (grown - 1)];
+            e->token_next = *slot;
+            *slot = e;
+        }
+    }
+    free(owners->by_token);
+    owners->by_token = heads;
+    owners->token_buckets = grown;
+}
+
+/* Index `e` by its token, when it has one (table lock held). */
+static void token_index_add(provd_owners *owners, entry *e)
+{
+    if (e->record.token == NULL)
+        return;
+    e->token_hash = token_hash(owners, e->record.token);
+    entry **slot = &owners->by_token[e->token_hash & (owners->token_buckets - 1)];
+    e->token_next = *slot;
+    *slot = e;
+    owners->tokens++;
+    token_index_grow(owners);
+}
+
+/* Take `e` out of the token index, when its token put it there (table lock
+ * held): before its record is replaced or freed. */
+static void token_index_remove(provd_owners *owners, entry *e)
+{
+    if (e->record.token == NULL)
+        return;
+    entry **slot = &owners->by_token[e->token_hash & (owners->token_buckets - 1)];
+    while (*slot != e)
+        slot = &(*slot)->token_next;
+    *slot = e->token_next;
+    e->token_next = NULL;
+    owners->tokens--;
 }
 
 prov_owner provd_record_owner(const provd_record *record)
@@ -110,8 +180,10 @@ static int table_set(provd_owners *owners, const char *id, const prov_owner *own
     entry **slot = &owners->buckets[bucket(id)];
     for (entry *e = *slot; e != NULL; e = e->next) {
         if (strcmp(e->id, id) == 0) {
+            token_index_remove(owners, e);
             provd_record_clear(&e->record);
             e->record = copy;
+            token_index_add(owners, e);
             return 1;
         }
     }
@@ -124,6 +196,7 @@ static int table_set(provd_owners *owners, const char *id, const prov_owner *own
     }
     *e = (entry){.id = key, .record = copy, .next = *slot};
     *slot = e;
+    token_index_add(owners, e);
     return 1;
 }
 
@@ -269,8 +342,19 @@ provd_owners *provd_owners_open(const char *dir, void (*warn)(void *, const char
     memset(owners, 0, sizeof *owners);
     pthread_mutex_init(&owners->table_lock, NULL);
     pthread_mutex_init(&owners->locks_lock, NULL);
+    unsigned char key[16];
+    if (common_random_bytes(key, sizeof key) != 0) {
+        snprintf(why, why_len, "no random bytes for the token index's key: %s",
+                 strerror(errno));
+        provd_owners_free(owners);
+        return NULL;
+    }
+    owners->token_key = common_siphash_key_from_bytes(key);
+    memset(key, 0, sizeof key);
+    owners->token_buckets = TOKEN_BUCKETS_MIN;
+    owners->by_token = calloc(owners->token_buckets, sizeof *owners->by_token);
     owners->dir = prov_strdup(dir);
-    if (dir != NULL && owners->dir == NULL) {
+    if (owners->by_token == NULL || (dir != NULL && owners->dir == NULL)) {
         snprintf(why, why_len, "out of memory");
         provd_owners_free(owners);
         return NULL;
@@ -297,6 +381,7 @@ void provd_owners_free(provd_owners *owners)
     /* No lock is held or awaited now: the server has stopped. */
     pthread_mutex_destroy(&owners->locks_lock);
     pthread_mutex_destroy(&owners->table_lock);
+    free(owners->by_token);
     free(owners->dir);
     free(owners);
 }
@@ -439,8 +524,10 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
     while (*slot != NULL && strcmp((*slot)->id, id) != 0)
         slot = &(*slot)->next;
     entry *gone = *slot;
-    if (gone != NULL)
+    if (gone != NULL) {
         *slot = gone->next;
+        token_index_remove(owners, gone);
+    }
     pthread_mutex_unlock(&owners->table_lock);
     if (gone != NULL) {
         free(gone->id);
@@ -453,13 +540,14 @@ int provd_owners_remove(provd_owners *owners, const char *id, char *why, size_t 
 int provd_owners_find_token(provd_owners *owners, const char *token, char *id, size_t id_cap)
 {
     const entry *match = NULL;
+    uint64_t hash = token_hash(owners, token);
     pthread_mutex_lock(&owners->table_lock);
-    /* No early exit: every token is compared whatever matched. */
-    for (int b = 0; b < BUCKETS; b++) {
-        for (const entry *e = owners->buckets[b]; e != NULL; e = e->next) {
-            if (e->record.token != NULL && prov_key_equal(token, e->record.token))
-                match = e;
-        }
+    /* No early exit: every token of the bucket is compared whatever
+     * matched (why that is enough: provd_owners.h). */
+    for (const entry *e = owners->by_token[hash & (owners->token_buckets - 1)]; e != NULL;
+         e = e->token_next) {
+        if (prov_key_equal(token, e->record.token))
+            match = e;
     }
     int found = match == NULL ? 0 : strlen(match->id) < id_cap ? 1 : -1;
     if (found == 1)

@@ -6,7 +6,28 @@
  * these records itself so that a sandbox is handed to nobody but the one
  * who asked for it.  Kept in memory, and written through to a directory
  * when one is configured (--state-dir), so that a restart forgets nothing.
- * Thread-safe. */
+ *
+ * Thread-safety: every function may be called from any thread.  One mutex
+ * guards the records and their index by token together: each change (put,
+ * remove, the load at open) updates both in one critical section, and a
+ * lookup by token holds it until the id is copied out, so that no lookup
+ * sees a record without its token or a token without its record.  The
+ * index's key is written once at open and only read after.
+ *
+ * Why the token lookup's timing is safe: a token is looked up in the
+ * bucket of SipHash-2-4 of the token under 128 random bits drawn at open
+ * (never written anywhere), and compared in constant time (prov_key_equal)
+ * with every token of that bucket, without early exit.  What the time can
+ * tell is how many tokens share the bucket of the token asked for; without
+ * the key, which bucket that is is a pseudo-random function of the guess,
+ * unrelated to the bytes of any stored token: a guess sharing a prefix or
+ * differing in one character from a real token lands in a bucket as
+ * unrelated to it as any other guess, so no token can be found byte by
+ * byte; and that some token shares a guess's bucket tells a few bits of
+ * that token's keyed hash, nothing of its 256 random bits.  The hash's own time depends on the length
+ * only, which the sandbox API fixes (PROVD_TOKEN_LEN).  Tokens are made by
+ * the daemon, never chosen by a client, so no one can crowd a bucket
+ * either. */
 #ifndef SBX_PROVD_OWNERS_H
 #define SBX_PROVD_OWNERS_H
 
@@ -83,9 +104,9 @@ int provd_owners_expired(provd_owners *owners, int64_t now_ms, char ***ids, size
 void provd_owners_ids_free(char **ids, size_t count);
 
 /* The id of the sandbox whose token is `token`, copied into `id`
- * (`id_cap` bytes).  Every record's token is compared in constant time,
- * so the answer's timing tells nothing of any token.  Returns 1, 0 when
- * none has it, -1 when `id_cap` is too small. */
+ * (`id_cap` bytes), in O(1) on average however many sandboxes there are;
+ * its timing tells nothing of any token (why: the top of this file).
+ * Returns 1, 0 when none has it, -1 when `id_cap` is too small. */
 int provd_owners_find_token(provd_owners *owners, const char *token, char *id, size_t id_cap);
 
 /* Forget `id` (no record is fine).  Returns 1, or 0 with the reason in
