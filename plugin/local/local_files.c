@@ -133,6 +133,35 @@ sbx_status local_read_file(sbx_backend_instance *inst, const char *sandbox_id, c
     return st;
 }
 
+sbx_status local_open_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                           int *fd, uint64_t *size, sbx_error *err)
+{
+    file_op f;
+    sbx_status st = op_start(inst, sandbox_id, "open_file", path, &f, err);
+    int opened = -1;
+    /* As read_file's open: O_NONBLOCK, which a regular file's reads ignore,
+     * keeps a FIFO from hanging it. */
+    if (st == SBX_OK)
+        st = open_path(&f, O_RDONLY | O_NONBLOCK | O_NOCTTY, &opened, err);
+    struct stat sb;
+    if (st == SBX_OK)
+        st = check_regular(&f, opened, &sb, err);
+    if (st == SBX_OK && (uint64_t)sb.st_size > LOCAL_MAX_FILE_BYTES)
+        st = sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                   "open_file in sandbox '%s': %s is larger than %llu bytes, "
+                                   "the most a read answers",
+                                   f.sandbox.root.sandbox_id, f.rel.whole,
+                                   (unsigned long long)LOCAL_MAX_FILE_BYTES);
+    if (st == SBX_OK) {
+        *fd = opened;
+        *size = (uint64_t)sb.st_size;
+    } else if (opened >= 0) {
+        close(opened);
+    }
+    op_end(&f);
+    return st;
+}
+
 static int write_all(int fd, const char *data, size_t length)
 {
     while (length > 0) {
