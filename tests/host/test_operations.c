@@ -154,7 +154,7 @@ static void test_open_file_needs_1_6_and_a_descriptor(void)
         const char *name;
         const char *abi;
     } without[] = {{"fixture-minor-3", "1.3"}, {"fixture-minor-5", "1.5"},
-                   {"fixture-good", "1.6"}};
+                   {"fixture-open-file-past-size", "1.5"}, {"fixture-good", "1.6"}};
     for (size_t i = 0; i < sizeof without / sizeof without[0]; i++) {
         host_fixture o;
         host_fixture_open(&o, without[i].name);

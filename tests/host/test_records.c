@@ -129,6 +129,7 @@ static void test_minor_0(void) { exercise("fixture-older-minor", 0); }
 static void test_minor_1(void) { exercise("fixture-minor-1", 1); }
 static void test_minor_2(void) { exercise("fixture-minor-2", 2); }
 static void test_minor_3(void) { exercise("fixture-minor-3", 3); }
+static void test_minor_5(void) { exercise("fixture-minor-5", 5); }
 static void test_current_minor(void) { exercise("fixture-good", SBX_BACKEND_ABI_MINOR); }
 static void test_future_minor(void) { exercise("fixture-newer-minor", 99); }
 
@@ -253,6 +254,7 @@ void sbx_test_register(void)
          test_minor_1},
         {"a 1.2 module: its own records, URL-less ones kept in list_records", test_minor_2},
         {"a 1.3 module: its own records, as a 1.2 one", test_minor_3},
+        {"a 1.5 module built with the 1.5 header: its own records, as a 1.2 one", test_minor_5},
         {"a module of the current minor: its own records, as a 1.2 one", test_current_minor},
         {"a module of a future minor: its records are read as 1.2", test_future_minor},
         {"records smaller than 1.2 are refused, not handed out", test_short_records_are_not_handed_out},
