@@ -259,6 +259,23 @@ static void read_file(const provd_local *d, const char *token, const char *file,
     CU_ASSERT_EQUAL(sbx_test_http("POST", url, NULL, body, DEADLINE_MS, r), 0);
 }
 
+/* GET /v1/file/download of `file` for `token` (`query`: more arguments,
+ * "" for none); the daemon's peak while it ran, less its resident size
+ * before, in kB (through *peak_kb); the result (clear it). */
+static void download(const provd_local *d, const char *token, const char *file,
+                     const char *query, long *peak_kb, sbx_test_http_result *r)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s/s/%s/v1/file/download?path=%s%s", provd_url(d->proc), token,
+             file, query);
+    pid_t pid = provd_pid(d->proc);
+    CU_ASSERT_TRUE(reset_peak(pid));
+    long before = status_kb(pid, "VmRSS");
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL(sbx_test_http("GET", url, NULL, NULL, DEADLINE_MS, r), 0);
+    *peak_kb = status_kb(pid, "VmHWM") - before;
+}
+
 static void test_a_file_read_costs_about_its_answer_and_gives_it_back(void)
 {
     const char *const extra[] = {"--max-answer-bytes", "33554432", NULL};
@@ -311,6 +328,17 @@ static void test_a_file_read_costs_about_its_answer_and_gives_it_back(void)
     CU_ASSERT(r.body != NULL && strstr(r.body, "{\"success\":false,") == r.body);
     CU_ASSERT(r.body != NULL && strstr(r.body, "over is larger than 33554432 bytes"));
     sbx_test_http_result_clear(&r);
+    /* A download of it too, sent from the file or read whole. */
+    static const char *const policies[] = {"", "&change_policy=abort"};
+    for (size_t i = 0; i < 2; i++) {
+        long peak_kb = 0;
+        download(&d, token, "over", policies[i], &peak_kb, &r);
+        CU_ASSERT_EQUAL(r.status, 400);
+        CU_ASSERT(r.body != NULL &&
+                  strcmp(r.body, "{\"detail\":\"over is larger than 33554432 bytes, the largest "
+                                 "file read whole here\"}") == 0);
+        sbx_test_http_result_clear(&r);
+    }
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
@@ -373,23 +401,6 @@ static void test_a_16_mib_write_holds_its_body_and_no_copy_of_it(void)
                 text_kb, base64_kb);
     }
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
-}
-
-/* GET /v1/file/download of `file` for `token` (`query`: more arguments,
- * "" for none); the daemon's peak while it ran, less its resident size
- * before, in kB (through *peak_kb); the result (clear it). */
-static void download(const provd_local *d, const char *token, const char *file,
-                     const char *query, long *peak_kb, sbx_test_http_result *r)
-{
-    char url[512];
-    snprintf(url, sizeof url, "%s/s/%s/v1/file/download?path=%s%s", provd_url(d->proc), token,
-             file, query);
-    pid_t pid = provd_pid(d->proc);
-    CU_ASSERT_TRUE(reset_peak(pid));
-    long before = status_kb(pid, "VmRSS");
-    memset(r, 0, sizeof *r);
-    CU_ASSERT_EQUAL(sbx_test_http("GET", url, NULL, NULL, DEADLINE_MS, r), 0);
-    *peak_kb = status_kb(pid, "VmHWM") - before;
 }
 
 /* Whether `len` bytes at `body` are "0123456789abcdef\n" over and over,
