@@ -37,12 +37,19 @@ void prov_reply_text(prov_reply *reply, unsigned status, const char *body,
         prov_reply_out_of_memory(reply);
 }
 
-void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
-                       char *body, size_t len, void (*release)(void *cls), void *cls)
+/* Clear the reply and give it a copy of `content_type` (NULL: none):
+ * 0 when memory ran out. */
+static int start_with_type(prov_reply *reply, const char *content_type)
 {
     prov_reply_clear(reply);
     reply->content_type = prov_strdup(content_type);
-    if (content_type != NULL && reply->content_type == NULL) {
+    return content_type == NULL || reply->content_type != NULL;
+}
+
+void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
+                       char *body, size_t len, void (*release)(void *cls), void *cls)
+{
+    if (!start_with_type(reply, content_type)) {
         release(cls);
         prov_reply_out_of_memory(reply);
         return;
@@ -57,9 +64,7 @@ void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_t
 void prov_reply_file(prov_reply *reply, unsigned status, const char *content_type, int fd,
                      uint64_t size)
 {
-    prov_reply_clear(reply);
-    reply->content_type = prov_strdup(content_type);
-    if (content_type != NULL && reply->content_type == NULL) {
+    if (!start_with_type(reply, content_type)) {
         close(fd);
         prov_reply_out_of_memory(reply);
         return;
