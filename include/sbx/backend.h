@@ -30,6 +30,8 @@
  *     operation (free_sandboxes, free_records, clear_reconciliation,
  *     free_exec_result, free_processes, ...), never with a bare free():
  *     the module may use another allocator.
+ *   - A file descriptor open_file answers (ABI 1.6) is the caller's, closed
+ *     with close(): it is a kernel object, not the module's memory.
  *   - The sbx_error record is caller-owned storage; a backend only writes it.
  *
  * Thread safety:
