@@ -24,6 +24,7 @@ host_api_libsbx_host_la_SOURCES += \
 	host-api/src/backend_create_fields.c \
 	host-api/src/backend_labels.c \
 	host-api/src/backend_expiry.c \
+	host-api/src/backend_open_file.c \
 	host-api/src/backend_operations.c \
 	host-api/src/backend_processes.c \
 	host-api/src/session_internal.h \

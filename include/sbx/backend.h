@@ -30,6 +30,8 @@
  *     operation (free_sandboxes, free_records, clear_reconciliation,
  *     free_exec_result, free_processes, ...), never with a bare free():
  *     the module may use another allocator.
+ *   - A file descriptor open_file answers (ABI 1.6) is the caller's, closed
+ *     with close(): it is a kernel object, not the module's memory.
  *   - The sbx_error record is caller-owned storage; a backend only writes it.
  *
  * Thread safety:
@@ -69,7 +71,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define SBX_BACKEND_ABI_MAJOR 1
-#define SBX_BACKEND_ABI_MINOR 5
+#define SBX_BACKEND_ABI_MINOR 6
 
 /* The one symbol a backend module exports (see sbx_backend_entry_fn). */
 #define SBX_BACKEND_ENTRY_SYMBOL "sbx_backend_entry"
@@ -1090,6 +1092,19 @@ typedef struct sbx_backend_descriptor {
      * "expires_at" when the sandbox was made without an expiry. */
     sbx_status (*extend)(sbx_backend_instance *instance, const char *sandbox_id,
                          int64_t expires_at, sbx_error *err);
+
+    /* ---- ABI 1.6 ---- */
+
+    /* Open the regular file at `path` for reading, confined as read_file
+     * (the same path rules and error kinds: a directory is
+     * SBX_ERR_IS_A_DIRECTORY, a FIFO, socket or device what read_file
+     * answers for it).  On success *fd is a read-only descriptor
+     * (close-on-exec) that the caller owns and closes, and *size the file's
+     * size when it was opened; a file larger than operations_info's
+     * max_file_bytes is SBX_ERR_USAGE, as read_file reads no more.  For a
+     * host that sends a file without holding its bytes (a download). */
+    sbx_status (*open_file)(sbx_backend_instance *instance, const char *sandbox_id,
+                            const char *path, int *fd, uint64_t *size, sbx_error *err);
 } sbx_backend_descriptor;
 
 /* Size a descriptor must have to hold `member` (for the host's checks). */
@@ -1118,6 +1133,9 @@ typedef struct sbx_backend_descriptor {
 
 /* Size of a 1.5 descriptor: through extend. */
 #define SBX_DESCRIPTOR_SIZE_1_5 SBX_DESCRIPTOR_MIN_SIZE(extend)
+
+/* Size of a 1.6 descriptor: through open_file. */
+#define SBX_DESCRIPTOR_SIZE_1_6 SBX_DESCRIPTOR_MIN_SIZE(open_file)
 
 /*
  * The module's entry point, exported as SBX_BACKEND_ENTRY_SYMBOL.  Returns a

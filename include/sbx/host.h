@@ -185,6 +185,13 @@ sbx_status sbx_backend_list_records_labelled(sbx_backend *backend, const sbx_lab
 sbx_status sbx_backend_extend(sbx_backend *backend, const char *sandbox_id, int64_t expires_at,
                               sbx_error *err);
 
+/* Open the regular file at `path` of sandbox `sandbox_id` for reading
+ * (ABI 1.6): on success *fd (>= 0) is the caller's to close and *size the
+ * file's size when opened.  Errors as read_file's; SBX_ERR_UNSUPPORTED for
+ * a backend without open_file (then *fd is -1). */
+sbx_status sbx_backend_open_file(sbx_backend *backend, const char *sandbox_id, const char *path,
+                                 int *fd, uint64_t *size, sbx_error *err);
+
 /* Release a chain of records from this backend.  NULL is accepted. */
 void sbx_backend_free_records(sbx_backend *backend, sbx_sandbox_record *records);
 

@@ -57,6 +57,7 @@ static const sbx_backend_descriptor local_descriptor = {
     .free_processes = local_free_processes,
     .free_process_output = local_free_process_output,
     .extend = local_extend,
+    .open_file = local_open_file,
 };
 
 const sbx_backend_descriptor *local_backend_descriptor(void)

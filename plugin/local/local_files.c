@@ -107,19 +107,32 @@ static sbx_status read_bytes(const file_op *f, int fd, uint64_t offset, uint64_t
     return SBX_OK;
 }
 
+/* Start operation `op` on `path` and open it read-only into *fd (the
+ * caller closes it when it is not -1, then op_end), *sb its status:
+ * SBX_OK only for a regular file. */
+static sbx_status open_regular(sbx_backend_instance *inst, const char *sandbox_id,
+                               const char *op, const char *path, file_op *f, int *fd,
+                               struct stat *sb, sbx_error *err)
+{
+    *fd = -1;
+    sbx_status st = op_start(inst, sandbox_id, op, path, f, err);
+    /* O_NONBLOCK: a FIFO must not hang the open; it is refused below (a
+     * regular file's reads ignore it). */
+    if (st == SBX_OK)
+        st = open_path(f, O_RDONLY | O_NONBLOCK | O_NOCTTY, fd, err);
+    if (st == SBX_OK)
+        st = check_regular(f, *fd, sb, err);
+    return st;
+}
+
 sbx_status local_read_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
                            uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
                            sbx_error *err)
 {
     file_op f;
-    sbx_status st = op_start(inst, sandbox_id, "read_file", path, &f, err);
-    int fd = -1;
-    /* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
-    if (st == SBX_OK)
-        st = open_path(&f, O_RDONLY | O_NONBLOCK | O_NOCTTY, &fd, err);
+    int fd;
     struct stat sb;
-    if (st == SBX_OK)
-        st = check_regular(&f, fd, &sb, err);
+    sbx_status st = open_regular(inst, sandbox_id, "read_file", path, &f, &fd, &sb, err);
     if (st == SBX_OK && offset > (uint64_t)INT64_MAX)
         st = sbx_backend_error_set(err, SBX_ERR_USAGE, "read_file: offset %llu is too large",
                                    (unsigned long long)offset);
@@ -129,6 +142,29 @@ sbx_status local_read_file(sbx_backend_instance *inst, const char *sandbox_id, c
                         out, err);
     if (fd >= 0)
         close(fd);
+    op_end(&f);
+    return st;
+}
+
+sbx_status local_open_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                           int *fd, uint64_t *size, sbx_error *err)
+{
+    file_op f;
+    int opened;
+    struct stat sb;
+    sbx_status st = open_regular(inst, sandbox_id, "open_file", path, &f, &opened, &sb, err);
+    if (st == SBX_OK && (uint64_t)sb.st_size > LOCAL_MAX_FILE_BYTES)
+        st = sbx_backend_error_set(err, SBX_ERR_USAGE,
+                                   "open_file in sandbox '%s': %s is larger than %llu bytes, "
+                                   "the most a read answers",
+                                   f.sandbox.root.sandbox_id, f.rel.whole,
+                                   (unsigned long long)LOCAL_MAX_FILE_BYTES);
+    if (st == SBX_OK) {
+        *fd = opened;
+        *size = (uint64_t)sb.st_size;
+    } else if (opened >= 0) {
+        close(opened);
+    }
     op_end(&f);
     return st;
 }

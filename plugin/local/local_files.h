@@ -21,6 +21,13 @@ sbx_status local_read_file(sbx_backend_instance *inst, const char *sandbox_id, c
                            uint64_t offset, uint64_t max_bytes, sbx_file_content **out,
                            sbx_error *err);
 
+/* The descriptor's open_file (ABI 1.6): the file read_file would read
+ * (same confinement and errors), open read-only into *fd (the caller's)
+ * with its size in *size; a file larger than LOCAL_MAX_FILE_BYTES is
+ * SBX_ERR_USAGE. */
+sbx_status local_open_file(sbx_backend_instance *inst, const char *sandbox_id, const char *path,
+                           int *fd, uint64_t *size, sbx_error *err);
+
 /* The descriptor's write_file: the whole file replaced atomically (a
  * temporary file renamed over it) unless SBX_WRITE_APPEND or
  * SBX_WRITE_EXCLUSIVE; a symbolic link at the path is written through

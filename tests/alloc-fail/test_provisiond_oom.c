@@ -22,6 +22,7 @@
 #include <config.h>
 
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -168,6 +169,7 @@ typedef struct request_case {
     const char *contains;
     void (*before)(void);
     void (*after)(void);
+    const char *content_type;   /* of the normal answer; NULL: application/json */
 } request_case;
 
 static void recreate_gone(void)
@@ -190,6 +192,14 @@ static int is_json(const sbx_test_http_result *r)
     return r->content_type != NULL && strncmp(r->content_type, "application/json", 16) == 0;
 }
 
+/* Whether `r` has the content type of case `c`'s normal answer. */
+static int typed_as(const request_case *c, const sbx_test_http_result *r)
+{
+    return c->content_type == NULL ? is_json(r)
+                                   : r->content_type != NULL &&
+                                         strcmp(r->content_type, c->content_type) == 0;
+}
+
 /* Check one answer given with the Nth allocation failing; count it. */
 static void judge(const request_case *c, unsigned long n, const sbx_test_http_result *r,
                   tally *t)
@@ -205,7 +215,7 @@ static void judge(const request_case *c, unsigned long n, const sbx_test_http_re
         t->closed++;
         return;
     }
-    if (r->status == c->status && strcmp(r->body, reference_body) == 0 && is_json(r)) {
+    if (r->status == c->status && strcmp(r->body, reference_body) == 0 && typed_as(c, r)) {
         t->normal++;
         return;
     }
@@ -233,7 +243,7 @@ static char *answer_without_failures(const request_case *c)
     sbx_test_http_result r;
     send_request(c->method, c->path, c->body, &r);
     int normal = r.curl_code == CURLE_OK && r.status == c->status && r.body != NULL &&
-                 strstr(r.body, c->contains) != NULL && is_json(&r);
+                 strstr(r.body, c->contains) != NULL && typed_as(c, &r);
     if (!normal)
         fprintf(stderr, "%s without failures: %ld %s\n", c->name, r.status,
                 r.body != NULL ? r.body : "");
@@ -317,35 +327,105 @@ static void torture(const request_case *c)
 
 static const request_case create_case = {
     "create", "POST", "/api/sandboxes", CREATE_BODY("oom-new"), 200,
-    "\"sandbox_id\":\"oom-new\"", NULL, delete_new};
+    "\"sandbox_id\":\"oom-new\"", NULL, delete_new, NULL};
 static const request_case get_case = {
-    "get", "GET", "/api/sandboxes/oom-kept", NULL, 200, "\"user_id\":\"alice\"", NULL, NULL};
+    "get", "GET", "/api/sandboxes/oom-kept", NULL, 200, "\"user_id\":\"alice\"", NULL, NULL,
+    NULL};
 static const request_case list_case = {
-    "list", "GET", "/api/sandboxes", NULL, 200, "oom-kept", NULL, NULL};
+    "list", "GET", "/api/sandboxes", NULL, 200, "oom-kept", NULL, NULL, NULL};
 static const request_case reconcile_case = {
     "reconcile", "GET", "/api/reconciliation/sandboxes/oom-kept", NULL, 200, "found", NULL,
-    NULL};
+    NULL, NULL};
 static const request_case delete_case = {
-    "delete", "DELETE", "/api/sandboxes/oom-gone", NULL, 200, "oom-gone", recreate_gone, NULL};
+    "delete", "DELETE", "/api/sandboxes/oom-gone", NULL, 200, "oom-gone", recreate_gone, NULL,
+    NULL};
 
 /* Answers of the shared builders that are not a sandbox's. */
 static const request_case health_case = {
-    "health", "GET", "/health", NULL, 200, "\"ok\"", NULL, NULL};
+    "health", "GET", "/health", NULL, 200, "\"ok\"", NULL, NULL, NULL};
 static const request_case capabilities_case = {
     "capabilities", "GET", "/api/capabilities", NULL, 200, "\"mount_contract_version\":2",
-    NULL, NULL};
+    NULL, NULL, NULL};
 static const request_case unknown_case = {
     "get of an unknown sandbox", "GET", "/api/sandboxes/oom-none", NULL, 404,
-    "Sandbox 'oom-none' not found", NULL, NULL};
+    "Sandbox 'oom-none' not found", NULL, NULL, NULL};
 static const request_case invalid_case = {
     "create with an invalid body", "POST", "/api/sandboxes",
     "{\"sandbox_id\":\"oom-bad\",\"thread_id\":\"t 1\",\"user_id\":7,"
     "\"required_mount_contract_version\":-1,\"extra_mounts\":[3]}",
-    422, "string_pattern_mismatch", NULL, NULL};
+    422, "string_pattern_mismatch", NULL, NULL, NULL};
 static const request_case contract_case = {
     "create under another contract", "POST", "/api/sandboxes",
     "{\"sandbox_id\":\"oom-new\",\"required_mount_contract_version\":1}", 409,
-    "mount_contract_changed", NULL, NULL};
+    "mount_contract_changed", NULL, NULL, NULL};
+
+/* The sandbox API path of a download of oom-kept's file "dl.txt" (its
+ * token is learnt from the daemon, unmasked), and the file's bytes. */
+static char download_path[160];
+#define DOWNLOADED "downloaded from the file\n"
+
+/* Put "dl.txt" in sandbox oom-kept and aim download_path at it. */
+static void make_download(void)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s/api/sandboxes/oom-kept", provd_url(daemon_dir.proc));
+    sbx_test_http_result r;
+    sbx_test_http("GET", url, NULL, NULL, TIMEOUT_MS, &r);
+    const char *mark = r.body != NULL ? strstr(r.body, "/s/") : NULL;
+    int found = mark != NULL && strspn(mark + 3, "0123456789abcdef") == 64;
+    CU_ASSERT_FATAL(found);
+    char token[65];
+    memcpy(token, mark + 3, 64);
+    token[64] = '\0';
+    sbx_test_http_result_clear(&r);
+    char write_path[160];
+    snprintf(write_path, sizeof write_path, "/s/%s/v1/file/write", token);
+    CU_ASSERT_EQUAL(plain("POST", write_path,
+                          "{\"file\":\"dl.txt\",\"content\":\"" "downloaded from the file\\n"
+                          "\"}"),
+                    200);
+    snprintf(download_path, sizeof download_path, "/s/%s/v1/file/download?path=dl.txt", token);
+}
+
+/* The daemon's descriptors of "dl.txt" (replaced since: "dl.txt
+ * (deleted)"); -1 when they cannot be read. */
+static int files_open(void)
+{
+    char dir[64], link[384], target[4096];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)provd_pid(daemon_dir.proc));
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        count += strstr(target, "/dl.txt") != NULL;
+    }
+    closedir(d);
+    return count;
+}
+
+/* After each run: the file is closed once its answer is sent, or at once
+ * when it cannot be (libmicrohttpd may release a finished answer a moment
+ * after the client has it). */
+static void expect_file_closed(void)
+{
+    long deadline = sbx_test_now_ms() + TIMEOUT_MS;
+    int open_now;
+    while ((open_now = files_open()) != 0 && sbx_test_now_ms() < deadline)
+        ;
+    CU_ASSERT_EQUAL(open_now, 0);
+}
+
+static const request_case download_case = {
+    "download sent from the file", "GET", download_path, NULL, 200, DOWNLOADED,
+    make_download, expect_file_closed, "application/octet-stream"};
+
+static void test_download(void) { torture(&download_case); }
 
 static void test_create(void) { torture(&create_case); }
 static void test_health(void) { torture(&health_case); }
@@ -379,6 +459,7 @@ void sbx_test_register(void)
         {"every allocation of a 404 answer fails in turn", test_unknown},
         {"every allocation of a 422 answer fails in turn", test_invalid},
         {"every allocation of a 409 contract answer fails in turn", test_contract},
+        {"every allocation of a download sent from the file fails in turn", test_download},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbx-provisiond under allocation failures", NULL, NULL, tests);

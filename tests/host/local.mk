@@ -18,6 +18,9 @@ check_LTLIBRARIES += \
 	tests/host/fixtures/fixture-short-records.la \
 	tests/host/fixtures/fixture-records-no-free.la \
 	tests/host/fixtures/fixture-newer-minor.la \
+	tests/host/fixtures/fixture-open-file.la \
+	tests/host/fixtures/fixture-minor-5.la \
+	tests/host/fixtures/fixture-open-file-past-size.la \
 	tests/host/fixtures/fixture-wrong-major.la \
 	tests/host/fixtures/fixture-small-descriptor.la \
 	tests/host/fixtures/fixture-no-entry.la
@@ -93,6 +96,27 @@ tests_host_fixtures_fixture_newer_minor_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_newer_minor_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFIXTURE_NAME='"fixture-newer-minor"' -DFIXTURE_MINOR=99 -DFIXTURE_NEWER
 tests_host_fixtures_fixture_newer_minor_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+# A module of ABI 1.5, built against the 1.5 header as it shipped: no
+# open_file.
+tests_host_fixtures_fixture_minor_5_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_minor_5_la_CPPFLAGS = -I$(srcdir)/tests/host/fixtures/abi-1.5 \
+	$(AM_CPPFLAGS) -DFIXTURE_NAME='"fixture-minor-5"'
+tests_host_fixtures_fixture_minor_5_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+EXTRA_DIST += tests/host/fixtures/abi-1.5/sbx/backend.h
+
+# open_file (ABI 1.6) set; and set in the slot just past a descriptor
+# that declares 1.5's size, which the host must not read.
+tests_host_fixtures_fixture_open_file_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_open_file_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-open-file"' -DFIXTURE_OPEN_FILE
+tests_host_fixtures_fixture_open_file_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
+
+tests_host_fixtures_fixture_open_file_past_size_la_SOURCES = $(SBX_FIXTURE_SOURCES)
+tests_host_fixtures_fixture_open_file_past_size_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFIXTURE_NAME='"fixture-open-file-past-size"' -DFIXTURE_MINOR=5 \
+	-DFIXTURE_SIZE=SBX_DESCRIPTOR_SIZE_1_5 -DFIXTURE_OPEN_FILE
+tests_host_fixtures_fixture_open_file_past_size_la_LDFLAGS = $(AM_LDFLAGS) $(SBX_FIXTURE_LDFLAGS)
 
 tests_host_fixtures_fixture_wrong_major_la_SOURCES = $(SBX_FIXTURE_SOURCES)
 tests_host_fixtures_fixture_wrong_major_la_CPPFLAGS = $(AM_CPPFLAGS) \

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Fixture `name` opened, with sandbox "box" made. */
 static void open_fixture(host_fixture *o, const char *name)
@@ -143,6 +144,51 @@ static void test_malformed_calls_are_usage_errors(void)
     host_fixture_close(&o);
 }
 
+/* open_file (ABI 1.6): unsupported, naming it, from a module of an older
+ * minor (even one whose slot past its 1.5 descriptor holds the call: the
+ * host reads no member beyond the size) and from one that leaves it NULL;
+ * a descriptor answered is the caller's; success without one is refused. */
+static void test_open_file_needs_1_6_and_a_descriptor(void)
+{
+    static const struct {
+        const char *name;
+        const char *abi;
+    } without[] = {{"fixture-minor-3", "1.3"}, {"fixture-minor-5", "1.5"},
+                   {"fixture-open-file-past-size", "1.5"}, {"fixture-good", "1.6"}};
+    for (size_t i = 0; i < sizeof without / sizeof without[0]; i++) {
+        host_fixture o;
+        host_fixture_open(&o, without[i].name);
+        sbx_error err;
+        int fd = 7;
+        uint64_t size = 7;
+        sbx_status st = sbx_backend_open_file(o.backend, "box", "f", &fd, &size, &err);
+        expect_unsupported(st, &err, without[i].name, "open_file");
+        char abi[32];
+        snprintf(abi, sizeof abi, "(ABI %s)", without[i].abi);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, abi));
+        CU_ASSERT_EQUAL(fd, -1);
+        CU_ASSERT_EQUAL(size, 0);
+        host_fixture_close(&o);
+    }
+    host_fixture o;
+    host_fixture_open(&o, "fixture-open-file");
+    sbx_error err;
+    int fd = -1;
+    uint64_t size = 7;
+    CU_ASSERT_EQUAL(sbx_backend_open_file(o.backend, "box", "f", &fd, &size, &err), SBX_OK);
+    CU_ASSERT(fd >= 0);
+    CU_ASSERT_EQUAL(size, 0);
+    CU_ASSERT_EQUAL(close(fd), 0);
+    expect_error(sbx_backend_open_file(o.backend, "box", "no-fd", &fd, &size, &err), &err,
+                 SBX_ERR_INTERNAL, "open_file returned no descriptor");
+    CU_ASSERT_EQUAL(fd, -1);
+    expect_error(sbx_backend_open_file(o.backend, NULL, "f", &fd, &size, &err), &err,
+                 SBX_ERR_USAGE, "open_file: a sandbox id is required");
+    expect_error(sbx_backend_open_file(o.backend, "box", NULL, &fd, &size, &err), &err,
+                 SBX_ERR_USAGE, "open_file: a path is required");
+    host_fixture_close(&o);
+}
+
 void sbx_test_register(void)
 {
     host_fixtures_locate();
@@ -159,6 +205,8 @@ void sbx_test_register(void)
         {"exec without free_exec_result: the module is refused",
          test_exec_needs_its_free_operation},
         {"malformed exec calls are usage errors", test_malformed_calls_are_usage_errors},
+        {"open_file: unsupported before 1.6 or when NULL; a descriptor or an error",
+         test_open_file_needs_1_6_and_a_descriptor},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("operations", NULL, NULL, tests);

@@ -129,7 +129,8 @@ static void test_minor_0(void) { exercise("fixture-older-minor", 0); }
 static void test_minor_1(void) { exercise("fixture-minor-1", 1); }
 static void test_minor_2(void) { exercise("fixture-minor-2", 2); }
 static void test_minor_3(void) { exercise("fixture-minor-3", 3); }
-static void test_current_minor(void) { exercise("fixture-good", 5); }
+static void test_minor_5(void) { exercise("fixture-minor-5", 5); }
+static void test_current_minor(void) { exercise("fixture-good", SBX_BACKEND_ABI_MINOR); }
 static void test_future_minor(void) { exercise("fixture-newer-minor", 99); }
 
 static void test_short_records_are_not_handed_out(void)
@@ -178,13 +179,14 @@ static void test_record_operations_need_free_records(void)
     sbx_host_free(host);
 }
 
-/* The layouts that modules of 1.0 to 1.4 were built with do not move:
- * 1.3 to 1.5 only append, the exec request's cancel_fd comes after 1.3's
+/* The layouts that modules of 1.0 to 1.5 were built with do not move:
+ * 1.3 to 1.6 only append, the exec request's cancel_fd comes after 1.3's
  * and its output callback after cancel_fd; 1.5 appends to the create
- * request, the record and operations_info, and extend to the descriptor. */
+ * request, the record and operations_info, and extend to the descriptor;
+ * 1.6 open_file to the descriptor. */
 static void test_frozen_layouts(void)
 {
-    CU_ASSERT_EQUAL(SBX_BACKEND_ABI_MINOR, 5);
+    CU_ASSERT_EQUAL(SBX_BACKEND_ABI_MINOR, 6);
     CU_ASSERT_EQUAL(SBX_CREATE_REQUEST_SIZE_1_4, offsetof(sbx_create_request, image));
     CU_ASSERT_EQUAL(SBX_CREATE_REQUEST_SIZE_1_5, sizeof(sbx_create_request));
     CU_ASSERT(SBX_RECORD_SIZE_1_2 <= offsetof(sbx_sandbox_record, labels));
@@ -196,7 +198,9 @@ static void test_frozen_layouts(void)
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_2, SBX_DESCRIPTOR_MIN_SIZE(free_records));
     CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_2 < SBX_DESCRIPTOR_MIN_SIZE(operations_info));
     CU_ASSERT(SBX_DESCRIPTOR_MIN_SIZE(remove_path_req) < SBX_DESCRIPTOR_MIN_SIZE(extend));
-    CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_SIZE_1_5);
+    CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_5, SBX_DESCRIPTOR_MIN_SIZE(extend));
+    CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_5 < SBX_DESCRIPTOR_MIN_SIZE(open_file));
+    CU_ASSERT_EQUAL(sizeof(sbx_backend_descriptor), SBX_DESCRIPTOR_SIZE_1_6);
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_3, SBX_DESCRIPTOR_MIN_SIZE(remove_path));
     CU_ASSERT(SBX_DESCRIPTOR_SIZE_1_3 < SBX_DESCRIPTOR_MIN_SIZE(process_start));
     CU_ASSERT_EQUAL(SBX_DESCRIPTOR_SIZE_1_4, SBX_DESCRIPTOR_MIN_SIZE(remove_path_req));
@@ -250,7 +254,8 @@ void sbx_test_register(void)
          test_minor_1},
         {"a 1.2 module: its own records, URL-less ones kept in list_records", test_minor_2},
         {"a 1.3 module: its own records, as a 1.2 one", test_minor_3},
-        {"a 1.5 module: its own records, as a 1.2 one", test_current_minor},
+        {"a 1.5 module built with the 1.5 header: its own records, as a 1.2 one", test_minor_5},
+        {"a module of the current minor: its own records, as a 1.2 one", test_current_minor},
         {"a module of a future minor: its records are read as 1.2", test_future_minor},
         {"records smaller than 1.2 are refused, not handed out", test_short_records_are_not_handed_out},
         {"record operations without free_records: the module is refused",

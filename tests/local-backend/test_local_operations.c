@@ -672,6 +672,67 @@ static void test_paths_never_lead_out(void)
     fixture_teardown(&f);
 }
 
+/* open_file (ABI 1.6) of `path`: its status, and the kind read_file
+ * answers for the same path must be the same. */
+static sbx_status open_like_read(fixture *f, const char *path)
+{
+    sbx_error err;
+    int fd = -1;
+    uint64_t size = 0;
+    sbx_status st = sbx_backend_open_file(f->backend, "ops", path, &fd, &size, &err);
+    if (st == SBX_OK)
+        close(fd);
+    char buf[TEXT_MAX];
+    sbx_status read = read_text(f, path, 0, 10, buf, NULL);
+    CU_ASSERT_EQUAL(st, read);
+    return st;
+}
+
+static void test_open_file(void)
+{
+    fixture f;
+    fixture_setup(&f, "ops open");
+    CU_ASSERT(write_text(&f, "a.txt", "hello world", 0) == SBX_OK);
+    sbx_error err;
+    int fd = -1;
+    uint64_t size = 0;
+    CU_ASSERT_FATAL(sbx_backend_open_file(f.backend, "ops", "a.txt", &fd, &size, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(size, 11);
+    CU_ASSERT_EQUAL(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+    CU_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    char buf[32] = "";
+    CU_ASSERT_EQUAL(pread(fd, buf, sizeof buf - 1, 0), 11);
+    CU_ASSERT_STRING_EQUAL(buf, "hello world");
+    CU_ASSERT_EQUAL(close(fd), 0);
+    /* Links leading out, a directory, a FIFO, nothing there: as read_file. */
+    char secret[PATH_MAX + 16], text[2 * PATH_MAX];
+    snprintf(secret, sizeof secret, "%s/secret", f.outside);
+    sbx_local_test_write_file(secret, "outside\n");
+    snprintf(text, sizeof text, "ln -s '%s' abs && ln -s abs chain && mkdir d && mkfifo fifo",
+             secret);
+    CU_ASSERT_FATAL(exit_of(&f, text) == 0);
+    CU_ASSERT(open_like_read(&f, "abs") == SBX_ERR_REFUSED);
+    CU_ASSERT(open_like_read(&f, "chain") == SBX_ERR_REFUSED);
+    CU_ASSERT(open_like_read(&f, "../x") == SBX_ERR_REFUSED);
+    CU_ASSERT(open_like_read(&f, "/etc/passwd") == SBX_ERR_REFUSED);
+    CU_ASSERT(open_like_read(&f, "d") == SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT(open_like_read(&f, "fifo") == SBX_ERR_REFUSED);
+    CU_ASSERT(open_like_read(&f, "missing") == SBX_ERR_NO_SUCH_PATH);
+    CU_ASSERT(open_like_read(&f, "a.txt/x") == SBX_ERR_NOT_A_DIRECTORY);
+    /* The largest read's size is opened; a byte more is refused (sparse
+     * files: nothing is written). */
+    CU_ASSERT_FATAL(exit_of(&f, "truncate -s 268435456 max && truncate -s 268435457 over") == 0);
+    CU_ASSERT(sbx_backend_open_file(f.backend, "ops", "max", &fd, &size, &err) == SBX_OK);
+    CU_ASSERT_EQUAL(size, UINT64_C(268435456));
+    close(fd);
+    CU_ASSERT(sbx_backend_open_file(f.backend, "ops", "over", &fd, &size, &err) == SBX_ERR_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "larger than 268435456 bytes"));
+    CU_ASSERT_EQUAL(fd, -1);
+    CU_ASSERT(sbx_backend_open_file(f.backend, "never-made", "a.txt", &fd, &size, &err) ==
+              SBX_ERR_NOT_FOUND);
+    fixture_teardown(&f);
+}
+
 static void test_list_and_remove(void)
 {
     fixture f;
@@ -741,6 +802,8 @@ void sbx_test_register(void)
           test_write_read_append_exclusive_mkdirs },
         { "files: no path leads out of the sandbox", test_paths_never_lead_out },
         { "files: list and remove", test_list_and_remove },
+        { "files: open_file opens what read_file reads, refuses what it refuses",
+          test_open_file },
         CU_TEST_INFO_NULL
     };
     sbx_test_add_suite("local backend operations", NULL, NULL, tests);

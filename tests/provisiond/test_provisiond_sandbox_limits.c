@@ -6,13 +6,14 @@
  * them, beyond answered 429) while another token's commands, /health and
  * the lifecycle API are served, also when every sandbox thread is busy; a file read costs about its answer in memory, not 14 times the
  * file, gives it back, and an answer over --max-answer-bytes is refused
- * with the schema's error. */
+ * with the schema's error; a download is sent from the file. */
 #include <config.h>
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -258,6 +259,23 @@ static void read_file(const provd_local *d, const char *token, const char *file,
     CU_ASSERT_EQUAL(sbx_test_http("POST", url, NULL, body, DEADLINE_MS, r), 0);
 }
 
+/* GET /v1/file/download of `file` for `token` (`query`: more arguments,
+ * "" for none); the daemon's peak while it ran, less its resident size
+ * before, in kB (through *peak_kb); the result (clear it). */
+static void download(const provd_local *d, const char *token, const char *file,
+                     const char *query, long *peak_kb, sbx_test_http_result *r)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s/s/%s/v1/file/download?path=%s%s", provd_url(d->proc), token,
+             file, query);
+    pid_t pid = provd_pid(d->proc);
+    CU_ASSERT_TRUE(reset_peak(pid));
+    long before = status_kb(pid, "VmRSS");
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL(sbx_test_http("GET", url, NULL, NULL, DEADLINE_MS, r), 0);
+    *peak_kb = status_kb(pid, "VmHWM") - before;
+}
+
 static void test_a_file_read_costs_about_its_answer_and_gives_it_back(void)
 {
     const char *const extra[] = {"--max-answer-bytes", "33554432", NULL};
@@ -310,6 +328,17 @@ static void test_a_file_read_costs_about_its_answer_and_gives_it_back(void)
     CU_ASSERT(r.body != NULL && strstr(r.body, "{\"success\":false,") == r.body);
     CU_ASSERT(r.body != NULL && strstr(r.body, "over is larger than 33554432 bytes"));
     sbx_test_http_result_clear(&r);
+    /* A download of it too, sent from the file or read whole. */
+    static const char *const policies[] = {"", "&change_policy=abort"};
+    for (size_t i = 0; i < 2; i++) {
+        long peak_kb = 0;
+        download(&d, token, "over", policies[i], &peak_kb, &r);
+        CU_ASSERT_EQUAL(r.status, 400);
+        CU_ASSERT(r.body != NULL &&
+                  strcmp(r.body, "{\"detail\":\"over is larger than 33554432 bytes, the largest "
+                                 "file read whole here\"}") == 0);
+        sbx_test_http_result_clear(&r);
+    }
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
@@ -374,6 +403,120 @@ static void test_a_16_mib_write_holds_its_body_and_no_copy_of_it(void)
     CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
 }
 
+/* Whether `len` bytes at `body` are "0123456789abcdef\n" over and over,
+ * `want` bytes of it. */
+static int is_pattern(const char *body, size_t len, size_t want)
+{
+    static const char line[] = "0123456789abcdef\n";
+    if (body == NULL || len != want)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (body[i] != line[i % (sizeof line - 1)])
+            return 0;
+    }
+    return 1;
+}
+
+/* Over the local backend (open_file, ABI 1.6) a download is sent from the
+ * file: the daemon holds none of its 16 MiB.  change_policy=abort keeps
+ * the copy read whole, and the same bytes. */
+static void test_a_16_mib_download_is_sent_from_the_file(void)
+{
+    const size_t size = (size_t)16 << 20;
+    provd_local d;
+    char token[PROVD_TEST_TOKEN_LEN + 1], answer[4096];
+    if (!provd_local_start(&d, 0, NULL))
+        return;
+    if (provd_create_token(provd_url(d.proc), "down", "u", token) &&
+        exec_now(&d, token, "yes 0123456789abcdef | head -c 16777216 > big.bin", answer,
+                 sizeof answer) == 200) {
+        long sent_kb = 0, abort_kb = 0;
+        sbx_test_http_result r;
+        download(&d, token, "big.bin", "", &sent_kb, &r);
+        CU_ASSERT_EQUAL(r.status, 200);
+        CU_ASSERT(r.content_type != NULL &&
+                  strcmp(r.content_type, "application/octet-stream") == 0);
+        CU_ASSERT_TRUE(is_pattern(r.body, r.body_len, size));
+        sbx_test_http_result_clear(&r);
+        download(&d, token, "big.bin", "&change_policy=abort", &abort_kb, &r);
+        CU_ASSERT_EQUAL(r.status, 200);
+        CU_ASSERT_TRUE(is_pattern(r.body, r.body_len, size));
+        sbx_test_http_result_clear(&r);
+        /* Sent from the file: well below an eighth of it. */
+        if (SBX_TEST_MEMORY_FIGURES_HOLD)
+            CU_ASSERT(sent_kb >= 0 && sent_kb < 16384 / 8);
+        fprintf(stderr,
+                "16 MiB downloads: the daemon's peak rose by %ld kB (sent from the file), "
+                "%ld kB (change_policy=abort, read whole)\n",
+                sent_kb, abort_kb);
+    } else {
+        CU_FAIL("the 16 MiB file was not made");
+    }
+    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+}
+
+/* Read from `fd` until the end of its stream (1) or an error or the
+ * deadline (0), adding the bytes read to *total. */
+static int read_to_end(int fd, size_t *total, long deadline)
+{
+    char buf[65536];
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        long left = deadline - sbx_test_now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) != 1)
+            return 0;
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0)
+            return n == 0;
+        *total += (size_t)n;
+    }
+}
+
+/* A file cut shorter while it is sent ends the answer short of its
+ * Content-Length, and the connection is closed: the client never takes
+ * the short file for a whole one.  64 MiB is more than the socket
+ * buffers hold, so most of it is still to send when the file is cut. */
+static void test_a_download_of_a_file_cut_while_sent_is_cut_and_closed(void)
+{
+    provd_local d;
+    char token[PROVD_TEST_TOKEN_LEN + 1], answer[4096];
+    if (!provd_local_start(&d, 0, NULL))
+        return;
+    if (!provd_create_token(provd_url(d.proc), "cut", "u", token) ||
+        exec_now(&d, token, "truncate -s 64M cut.bin", answer, sizeof answer) != 200) {
+        CU_FAIL("the 64 MiB file was not made");
+        provd_local_stop(&d, 0);
+        return;
+    }
+    char request[512];
+    snprintf(request, sizeof request,
+             "GET /s/%s/v1/file/download?path=cut.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+             token);
+    int fd = provd_connect(provd_url(d.proc));
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT(send(fd, request, strlen(request), MSG_NOSIGNAL) == (ssize_t)strlen(request));
+    /* The answer has begun (its first bytes are here) before the cut. */
+    char head[512] = "";
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    CU_ASSERT_EQUAL(poll(&p, 1, (int)DEADLINE_MS), 1);
+    ssize_t first = recv(fd, head, sizeof head - 1, 0);
+    CU_ASSERT_FATAL(first > 0);
+    head[first] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(head, "HTTP/1.1 200 OK\r\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(head, "Content-Length: 67108864\r\n"));
+    CU_ASSERT_EQUAL(exec_now(&d, token, "truncate -s 0 cut.bin", answer, sizeof answer), 200);
+    size_t total = (size_t)first;
+    CU_ASSERT_TRUE(read_to_end(fd, &total, sbx_test_now_ms() + DEADLINE_MS));
+    CU_ASSERT(total < (size_t)64 << 20);
+    fprintf(stderr, "a 64 MiB download cut to 0 bytes while sent: %zu bytes arrived, then the "
+                    "end of the connection\n",
+            total);
+    close(fd);
+    /* The daemon goes on answering. */
+    CU_ASSERT_EQUAL(exec_now(&d, token, "echo on", answer, sizeof answer), 200);
+    CU_ASSERT_EQUAL(provd_local_stop(&d, 0), 0);
+}
+
 void sbx_test_register(void)
 {
     static CU_TestInfo tests[] = {
@@ -389,6 +532,9 @@ void sbx_test_register(void)
          test_a_token_beyond_its_share_waits_for_one_of_its_own},
         {"a file read costs about its answer and gives it back",
          test_a_file_read_costs_about_its_answer_and_gives_it_back},
+        {"a 16 MiB download is sent from the file", test_a_16_mib_download_is_sent_from_the_file},
+        {"a download of a file cut while sent is cut and closed",
+         test_a_download_of_a_file_cut_while_sent_is_cut_and_closed},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("sbx-provisiond sandbox API limits", NULL, NULL, tests);

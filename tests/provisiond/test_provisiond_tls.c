@@ -1,6 +1,7 @@
 /* sbx-provisiond over HTTPS (--tls-cert/--tls-key, libmicrohttpd's TLS)
  * against the remote backend with ca_file: the CA that signed the
- * daemon's certificate makes everything work, with the API key; another CA
+ * daemon's certificate makes everything work (a file's download sent
+ * from the file included), with the API key; another CA
  * fails as transport, before any request reaches the daemon's backend.
  * Certificates are made at test time by the openssl CLI (tests/remote/
  * tls_certs.*); without it the suite is skipped (exit 77). */
@@ -46,8 +47,33 @@ static int start_https(provd_local *d, const char *cert, const char *key)
     return 1;
 }
 
-/* List, create, list and destroy through the remote backend trusting
- * `ca_file`; returns the status of the first call that fails (SBX_OK:
+/* Write 300 000 bytes to sandbox tls1 and read them back: the read is a
+ * download, sent from the file over TLS (libmicrohttpd reads it in its
+ * poll loop; no sendfile under TLS).  The status of the first call that
+ * fails. */
+static sbx_status file_round_trip(sbx_backend *backend, sbx_error *err)
+{
+    enum { SIZE = 300000 };
+    char *bytes = malloc(SIZE);
+    if (bytes == NULL)
+        return SBX_ERR_INTERNAL;
+    for (size_t i = 0; i < SIZE; i++)
+        bytes[i] = (char)(i * 7 % 251);
+    sbx_status st = sbx_backend_write_file(backend, "tls1", "f.bin", bytes, SIZE, 0, 0, err);
+    sbx_file_content *c = NULL;
+    if (st == SBX_OK)
+        st = sbx_backend_read_file(backend, "tls1", "f.bin", 0, SIZE + 1, &c, err);
+    if (st == SBX_OK) {
+        CU_ASSERT_EQUAL(c->length, SIZE);
+        CU_ASSERT(c->length == SIZE && memcmp(c->data, bytes, SIZE) == 0);
+        sbx_backend_free_file_content(backend, c);
+    }
+    free(bytes);
+    return st;
+}
+
+/* List, create, a file written and read, list and destroy through the
+ * remote backend trusting `ca_file`; returns the status of the first call that fails (SBX_OK:
  * none).  The list comes first: a create whose capability probe fails
  * is refused for the isolation rule before it could report the cause. */
 static sbx_status lifecycle(const provd_local *d, const char *ca_file, sbx_error *err)
@@ -72,6 +98,9 @@ static sbx_status lifecycle(const provd_local *d, const char *ca_file, sbx_error
     if (st == SBX_OK) {
         CU_ASSERT_STRING_EQUAL(s->user_id, "alice");
         sbx_backend_free_sandboxes(backend, s, 1);
+        st = file_round_trip(backend, err);
+    }
+    if (st == SBX_OK) {
         st = sbx_backend_list_running(backend, &list, &count, err);
     }
     if (st == SBX_OK) {

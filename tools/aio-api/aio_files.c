@@ -37,15 +37,27 @@ static const aio_field write_fields[] = {
     {"sudo", AIO_FIELD_BOOLEAN, 0, 1, NULL},
 };
 
+uint64_t aio_whole_file_limit(const aio_call *call)
+{
+    sbx_operations_info info = {.struct_size = sizeof info};
+    sbx_error err;
+    sbx_backend_operations_info(call->backend, &info, &err);
+    uint64_t limit = info.max_file_bytes > 0 ? info.max_file_bytes : AIO_FILE_MAX_BYTES;
+    /* Its bytes are part of the answer: no answer may exceed the cap. */
+    return limit > call->max_answer_bytes ? call->max_answer_bytes : limit;
+}
+
+sbx_status aio_file_too_large(const char *path, uint64_t limit, sbx_error *err)
+{
+    return sbx_error_set(err, SBX_ERR_USAGE,
+                         "%s is larger than %llu bytes, the largest file read whole here", path,
+                         (unsigned long long)limit);
+}
+
 sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_content **out,
                           sbx_error *err)
 {
-    sbx_operations_info info = {.struct_size = sizeof info};
-    sbx_backend_operations_info(call->backend, &info, err);
-    uint64_t limit = info.max_file_bytes > 0 ? info.max_file_bytes : AIO_FILE_MAX_BYTES;
-    /* Its bytes are part of the answer: no answer may exceed the cap. */
-    if (limit > call->max_answer_bytes)
-        limit = call->max_answer_bytes;
+    uint64_t limit = aio_whole_file_limit(call);
     /* A worker's attempt reads at most its bytes: a larger file is read
      * again, whole, on the pool. */
     int attempt = call->worker_bytes > 0 && call->worker_bytes < limit;
@@ -56,9 +68,7 @@ sbx_status aio_read_whole(const aio_call *call, const char *path, sbx_file_conte
         *out = NULL;
         if (attempt)
             return SBX_OK;
-        return sbx_error_set(err, SBX_ERR_USAGE,
-                             "%s is larger than %llu bytes, the largest file read whole here",
-                             path, (unsigned long long)limit);
+        return aio_file_too_large(path, limit, err);
     }
     return st;
 }

@@ -7,6 +7,14 @@
 /* The default largest file read whole when the backend names no limit. */
 #define AIO_FILE_MAX_BYTES (64u * 1024u * 1024u)
 
+/* The largest file read or sent whole: the backend's max_file_bytes (or
+ * AIO_FILE_MAX_BYTES), at most the call's max_answer_bytes. */
+uint64_t aio_whole_file_limit(const aio_call *call);
+
+/* SBX_ERR_USAGE saying that `path` is larger than `limit`, the largest
+ * file read whole. */
+sbx_status aio_file_too_large(const char *path, uint64_t limit, sbx_error *err);
+
 /* Read all of file `path` of the call's sandbox: SBX_OK with *out
  * (release with sbx_backend_free_file_content), else the backend's error;
  * a file larger than the backend's max_file_bytes (or AIO_FILE_MAX_BYTES)

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void prov_reply_clear(prov_reply *reply)
 {
@@ -15,6 +16,8 @@ void prov_reply_clear(prov_reply *reply)
         reply->body_release(reply->body_cls);
     else
         free(reply->body);
+    if (reply->from_file)
+        close(reply->file_fd);
     free(reply->content_type);
     free(reply->location);
     free(reply->allow);
@@ -34,12 +37,19 @@ void prov_reply_text(prov_reply *reply, unsigned status, const char *body,
         prov_reply_out_of_memory(reply);
 }
 
-void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
-                       char *body, size_t len, void (*release)(void *cls), void *cls)
+/* Clear the reply and give it a copy of `content_type` (NULL: none):
+ * 0 when memory ran out. */
+static int start_with_type(prov_reply *reply, const char *content_type)
 {
     prov_reply_clear(reply);
     reply->content_type = prov_strdup(content_type);
-    if (content_type != NULL && reply->content_type == NULL) {
+    return content_type == NULL || reply->content_type != NULL;
+}
+
+void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
+                       char *body, size_t len, void (*release)(void *cls), void *cls)
+{
+    if (!start_with_type(reply, content_type)) {
         release(cls);
         prov_reply_out_of_memory(reply);
         return;
@@ -49,6 +59,20 @@ void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_t
     reply->body_len = len;
     reply->body_release = release;
     reply->body_cls = cls;
+}
+
+void prov_reply_file(prov_reply *reply, unsigned status, const char *content_type, int fd,
+                     uint64_t size)
+{
+    if (!start_with_type(reply, content_type)) {
+        close(fd);
+        prov_reply_out_of_memory(reply);
+        return;
+    }
+    reply->status = status;
+    reply->from_file = 1;
+    reply->file_fd = fd;
+    reply->file_size = size;
 }
 
 void prov_reply_pool(prov_reply *reply)

@@ -4,6 +4,7 @@
 #define PROV_REPLY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 typedef enum prov_reply_kind {
@@ -26,6 +27,10 @@ typedef struct prov_reply {
     void (*body_release)(void *cls); /* NULL: body is free()d; else body is
                                       * released by body_release(body_cls) */
     void *body_cls;
+    int from_file;          /* non-zero: the body is the file open at file_fd,
+                             * file_size bytes from its start (body unused) */
+    int file_fd;            /* with from_file: owned, closed once sent or dropped */
+    uint64_t file_size;
     char *content_type;
     char *location;         /* NULL: no Location header */
     char *allow;            /* NULL: no Allow header (a 405 names the method) */
@@ -61,6 +66,14 @@ void prov_reply_detail(prov_reply *reply, unsigned status, const char *detail);
  * once sent or dropped, and at once when the reply cannot be made. */
 void prov_reply_handed(prov_reply *reply, unsigned status, const char *content_type,
                        char *body, size_t len, void (*release)(void *cls), void *cls);
+
+/* Answer `status` with the `size` bytes of the file open at `fd`, sent
+ * from the file (sendfile where the connection allows) rather than read
+ * into memory: the reply takes `fd`, closed once sent or dropped, and at
+ * once when the reply cannot be made.  A file found shorter while sent
+ * ends the answer short of its Content-Length: the connection is closed. */
+void prov_reply_file(prov_reply *reply, unsigned status, const char *content_type, int fd,
+                     uint64_t size);
 
 /* Make the reply PROV_REPLY_POOL (what it held is released). */
 void prov_reply_pool(prov_reply *reply);

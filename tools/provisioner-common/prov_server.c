@@ -211,6 +211,12 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, prov_reply *reply
         response = MHD_create_response_from_buffer(sizeof no_memory - 1, (void *)no_memory,
                                                    MHD_RESPMEM_PERSISTENT);
         reply->status = PROV_OUT_OF_MEMORY_STATUS;
+    } else if (response == NULL && reply->from_file) {
+        /* libmicrohttpd closes the file with the response (never when it
+         * cannot make one: then prov_reply_clear does). */
+        response = MHD_create_response_from_fd64(reply->file_size, reply->file_fd);
+        if (response != NULL)
+            reply->from_file = 0;
     } else if (response == NULL) {
         /* Handed over, not copied: a large answer (a file read) is never
          * held twice. */
