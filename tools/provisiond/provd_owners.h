@@ -24,10 +24,10 @@
  * differing in one character from a real token lands in a bucket as
  * unrelated to it as any other guess, so no token can be found byte by
  * byte; and that some token shares a guess's bucket tells a few bits of
- * that token's keyed hash, nothing of its 256 random bits.  The hash's own time depends on the length
- * only, which the sandbox API fixes (PROVD_TOKEN_LEN).  Tokens are made by
- * the daemon, never chosen by a client, so no one can crowd a bucket
- * either. */
+ * that token's keyed hash, nothing of its 256 random bits.  The hash's own
+ * time depends on the length only, which the sandbox API fixes
+ * (PROVD_TOKEN_LEN).  Tokens are made by the daemon, never chosen by a
+ * client, so no one can crowd a bucket either. */
 #ifndef SBX_PROVD_OWNERS_H
 #define SBX_PROVD_OWNERS_H
 
