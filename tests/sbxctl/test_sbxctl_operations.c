@@ -21,6 +21,7 @@
 #include "tests/support/cunit_main.h"
 #include "tests/support/memory_figures.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/subprocess.h"
 
 #define ARGS SBX_TEST_ARGS
 
@@ -214,12 +215,48 @@ static void test_cp_both_ways(void)
     sbx_test_local_box(state_setting, "ctl-cp", 0);
 }
 
-/* Sandbox `id` with big.bin, a sparse 96 MiB file (no disk for it). */
-static void make_box_with_a_big_file(const char *id)
+/* cp out of a local sandbox copies from the file the backend opened, in
+ * the kernel where it can; to a stdout opened to append (where neither
+ * copy_file_range nor sendfile applies) it goes through a buffer, after
+ * what the file held. */
+static void test_cp_out_to_an_appended_stdout(void)
+{
+    sbx_test_local_box(state_setting, "ctl-app", 1);
+    char data[300000];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (char)(i * 7 + i / 4096);
+    char in[4200], dest[4200];
+    scratch_file("app-in.bin", data, sizeof data, in, sizeof in);
+    scratch_file("app-out.bin", "head:", 5, dest, sizeof dest);
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("cp", in, "ctl-app:data.bin"));
+    CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
+    sbx_test_run_clear(&run);
+    const char *bin = getenv("SBXCTL_BIN");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bin);
+    const char *argv[] = {"sh", "-c", "exec \"$0\" --set \"$1\" cp ctl-app:data.bin - >> \"$2\"",
+                          bin, state_setting, dest, NULL};
+    char output[1024];
+    CU_ASSERT_EQUAL(sbx_test_run_program(argv, SBX_TEST_RUN_TIMEOUT_MS * 3, output,
+                                         sizeof output), 0);
+    FILE *f = fopen(dest, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static char back[sizeof data + 16];
+    size_t n = fread(back, 1, sizeof back, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(n, 5 + sizeof data);
+    CU_ASSERT_EQUAL(memcmp(back, "head:", 5), 0);
+    CU_ASSERT_EQUAL(memcmp(back + 5, data, sizeof data), 0);
+    sbx_test_local_box(state_setting, "ctl-app", 0);
+}
+
+/* Sandbox `id` with big.bin, a sparse file of `size` (truncate's form:
+ * no disk for it). */
+static void make_box_with_a_big_file(const char *id, const char *size)
 {
     sbx_test_local_box(state_setting, id, 1);
     sbx_test_run run;
-    ctl(&run, NULL, ARGS("exec", id, "--", "truncate", "-s", "96M", "big.bin"));
+    ctl(&run, NULL, ARGS("exec", id, "--", "truncate", "-s", size, "big.bin"));
     CU_ASSERT_EQUAL_FATAL(run.exit_code, 0);
     sbx_test_run_clear(&run);
 }
@@ -242,7 +279,7 @@ static void assert_no_child_held_the_big_file(void)
  * holds the whole of it. */
 static void test_cp_to_stdout_streams(void)
 {
-    make_box_with_a_big_file("ctl-big");
+    make_box_with_a_big_file("ctl-big", "96M");
     sbx_test_run run;
     ctl(&run, NULL, ARGS("cp", "ctl-big:big.bin", "-"));
     /* The harness keeps the first 4 MiB of it. */
@@ -253,12 +290,28 @@ static void test_cp_to_stdout_streams(void)
     sbx_test_local_box(state_setting, "ctl-big", 0);
 }
 
+/* A file larger than local opens for the caller (256 MiB) is copied out
+ * by reads, piece by piece, all the same. */
+static void test_cp_of_a_file_past_the_largest_open(void)
+{
+    make_box_with_a_big_file("ctl-huge", "257M");
+    sbx_test_run run;
+    ctl(&run, NULL, ARGS("--json", "cp", "ctl-huge:big.bin", "/dev/null"));
+    json_object *o = sbx_test_run_json(&run);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_EQUAL(sbx_test_json_int(o, "bytes", -1), 257L << 20);
+    json_object_put(o);
+    sbx_test_run_clear(&run);
+    assert_no_child_held_the_big_file();
+    sbx_test_local_box(state_setting, "ctl-huge", 0);
+}
+
 /* A large file copied out to a local file goes there piece by piece too,
  * through a new file renamed over the destination at the end: the
  * destination keeps its mode, and a copy that fails leaves it whole. */
 static void test_cp_to_a_file_streams_and_never_leaves_part_of_one(void)
 {
-    make_box_with_a_big_file("ctl-bigf");
+    make_box_with_a_big_file("ctl-bigf", "96M");
     sbx_test_run run;
     char dest[4300];
     snprintf(dest, sizeof dest, "%s/big-out.bin", scratch);
@@ -330,6 +383,9 @@ void sbx_test_register(void)
         {"exec errors are sbxctl's, with their codes", test_exec_errors},
         {"cp is byte-exact both ways", test_cp_both_ways},
         {"cp of a large file to stdout streams it", test_cp_to_stdout_streams},
+        {"cp out to a stdout opened to append", test_cp_out_to_an_appended_stdout},
+        {"cp of a file past the largest open goes by reads",
+         test_cp_of_a_file_past_the_largest_open},
         {"cp to a file streams and never leaves part of one",
          test_cp_to_a_file_streams_and_never_leaves_part_of_one},
         {"ls lists, as lines or JSON", test_ls},

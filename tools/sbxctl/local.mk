@@ -4,6 +4,7 @@ tools_sbxctl_sbxctl_SOURCES = \
 	tools/sbxctl/main.c \
 	tools/sbxctl/args.c tools/sbxctl/args.h \
 	tools/sbxctl/commands.c tools/sbxctl/commands.h \
+	tools/sbxctl/copy_fd.c tools/sbxctl/copy_fd.h \
 	tools/sbxctl/duration_args.c tools/sbxctl/duration_args.h \
 	tools/sbxctl/exit_code.c tools/sbxctl/exit_code.h \
 	tools/sbxctl/follow.c tools/sbxctl/follow.h \

@@ -5,6 +5,7 @@
 #include "tools/sbxctl/commands.h"
 
 #include "common/dynbuf.h"
+#include "tools/sbxctl/copy_fd.h"
 #include "tools/sbxctl/exit_code.h"
 #include "tools/sbxctl/write_all.h"
 
@@ -276,6 +277,32 @@ static void sink_drop(copy_sink *sink)
     }
 }
 
+/* Copy the sandbox file by read_file calls of a piece each, each piece
+ * going out as it arrives while the engine goes on sending the next
+ * (holding the whole file first made a copy twice as slow, and took its
+ * size in memory).  The backend's status; *rc -1 and *saved its errno when
+ * the destination failed. */
+static sbx_status copy_by_pieces(sbx_backend *backend, const char *id, const char *path,
+                                 copy_sink *sink, uint64_t *copied, int *rc, int *saved,
+                                 sbx_error *err)
+{
+    sbx_status status = SBX_OK;
+    for (int more = 1; more && status == SBX_OK && *rc == 0;) {
+        sbx_file_content *content = NULL;
+        status = sbx_backend_read_file(backend, id, path, *copied, COPY_CHUNK, &content, err);
+        if (status != SBX_OK)
+            break;
+        *copied += content->length;
+        *rc = sink->fd < 0 ? sink_open(sink) : 0;
+        if (*rc == 0)
+            *rc = ctl_write_all(sink->fd, content->data, content->length);
+        *saved = errno;
+        more = content->truncated && content->length > 0;
+        sbx_backend_free_file_content(backend, content);
+    }
+    return status;
+}
+
 static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output *out,
                     const char *id, const char *path)
 {
@@ -283,26 +310,25 @@ static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output
     if (strcmp(name, "-") == 0 && out->json)
         return fail_with(out, SBX_ERR_USAGE, "cp: '%s' (stdout) cannot be used with --json",
                          name);
-    /* Each piece goes out as it arrives, while the engine goes on sending
-     * the next (holding the whole file first made a copy twice as slow,
-     * and took its size in memory). */
     copy_sink sink = {name, -1, NULL};
     sbx_error err;
     sbx_status status = SBX_OK;
-    uint64_t copied = 0;
-    int rc = 0, saved = 0;
-    for (int more = 1; more && status == SBX_OK && rc == 0;) {
-        sbx_file_content *content = NULL;
-        status = sbx_backend_read_file(backend, id, path, copied, COPY_CHUNK, &content, &err);
-        if (status != SBX_OK)
-            break;
-        copied += content->length;
-        rc = sink.fd < 0 ? sink_open(&sink) : 0;
+    uint64_t copied = 0, size = 0;
+    int rc = 0, saved = 0, from = -1;
+    /* A file the backend opens (local, ABI 1.6) is copied from that one
+     * descriptor, in the kernel where it can: the bytes of one version of
+     * it, even when it is replaced meanwhile.  Any refusal (another
+     * backend, a file larger than a read answers, an error) leaves the copy
+     * to read_file, whose errors are the command's. */
+    int opened = sbx_backend_open_file(backend, id, path, &from, &size, &err) == SBX_OK;
+    if (opened) {
+        rc = sink_open(&sink);
         if (rc == 0)
-            rc = ctl_write_all(sink.fd, content->data, content->length);
+            rc = ctl_copy_fd(from, sink.fd, &copied);
         saved = errno;
-        more = content->truncated && content->length > 0;
-        sbx_backend_free_file_content(backend, content);
+        close(from);
+    } else {
+        status = copy_by_pieces(backend, id, path, &sink, &copied, &rc, &saved, &err);
     }
     if (status == SBX_OK && rc == 0) {
         rc = sink_finish(&sink);
@@ -311,6 +337,9 @@ static int copy_out(const ctl_args *args, sbx_backend *backend, const ctl_output
     sink_drop(&sink);
     if (status != SBX_OK)
         return ctl_fail(out, &err);
+    if (rc != 0 && opened)
+        return fail_with(out, SBX_ERR_USAGE, "cp: cannot copy '%s' to '%s' (%s)",
+                         args->operand, name, strerror(saved));
     if (rc != 0)
         return fail_with(out, SBX_ERR_USAGE, "cp: cannot write '%s' (%s)", name,
                          strerror(saved));
