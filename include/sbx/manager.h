@@ -273,6 +273,14 @@ sbx_status sbx_manager_list_dir(sbx_manager *manager, const char *sandbox_id,
 sbx_status sbx_manager_remove_path(sbx_manager *manager, const char *sandbox_id,
                                    const char *path, unsigned flags, sbx_error *err);
 
+/* open_file (ABI 1.6) on active sandbox `sandbox_id`, as the calls above:
+ * on success *fd (>= 0) is the caller's to close and *size the file's size
+ * when opened; the fd outlives the call, so reading it is not use.  Errors
+ * as sbx_manager_read_file's, SBX_ERR_UNSUPPORTED for a backend without
+ * open_file; on every failure *fd is -1 and *size 0. */
+sbx_status sbx_manager_open_file(sbx_manager *manager, const char *sandbox_id,
+                                 const char *path, int *fd, uint64_t *size, sbx_error *err);
+
 /*
  * The live-process calls (ABI 1.4, <sbx/host.h>'s sbx_backend_process_*)
  * on active sandbox `sandbox_id`, as the sandbox operations above: found

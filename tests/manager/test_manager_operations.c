@@ -1,8 +1,8 @@
 /*
  * The sandbox operations on a managed sandbox (sbx_manager_exec and the
- * file calls), over the real local backend and the manager's test clock:
- * they run on an active sandbox only, count as use, and the idle reaper
- * never takes a sandbox while a command runs in it.
+ * file calls, open_file included), over the real local backend and the
+ * manager's test clock: they run on an active sandbox only, count as use,
+ * and the idle reaper never takes a sandbox while a command runs in it.
  */
 #include <config.h>
 
@@ -10,6 +10,7 @@
 #include "tests/support/clock.h"
 #include "tests/support/cunit_main.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,12 +161,129 @@ static void test_a_running_command_keeps_its_sandbox(void)
     sbx_manager_free(m);
 }
 
+/* Read `fd` to its end (at most `cap` bytes) into `buf`, then close it:
+ * the bytes read, or -1 when a read fails. */
+static ssize_t read_to_end(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = n < cap ? read(fd, buf + n, cap - n) : 0;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            close(fd);
+            return got < 0 ? -1 : (ssize_t)n;
+        }
+        n += (size_t)got;
+    }
+}
+
+/* A sentinel no call returns: a failure that leaves *fd untouched shows. */
+enum { UNTOUCHED_FD = 4242 };
+
+/* open_file on an active sandbox hands over the file itself (its bytes and
+ * size; the fd is the caller's); a directory, a released sandbox and one
+ * never acquired are refused with *fd -1, naming the call. */
+static void test_open_file_hands_over_the_file(void)
+{
+    sbx_manager *m = open_manager(600000);
+    char id[64];
+    CU_ASSERT_FATAL(mf_acquire(m, "ann", "t-open", id));
+    char data[100000];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (char)(i * 7 + i / 251);
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_manager_write_file(m, id, "data.bin", data, sizeof data, 0, 0,
+                                                 &err),
+                          SBX_OK);
+    int fd = UNTOUCHED_FD;
+    uint64_t size = 0;
+    CU_ASSERT_EQUAL_FATAL(sbx_manager_open_file(m, id, "data.bin", &fd, &size, &err), SBX_OK);
+    CU_ASSERT(fd >= 0 && fd != UNTOUCHED_FD);
+    CU_ASSERT_EQUAL(size, sizeof data);
+    static char read_back[sizeof data + 1]; /* room to see a byte too many */
+    CU_ASSERT_EQUAL(read_to_end(fd, read_back, sizeof read_back), (ssize_t)sizeof data);
+    CU_ASSERT(memcmp(read_back, data, sizeof data) == 0);
+
+    sbx_status st;
+    sbx_exec_result *r = run(m, id, "mkdir d", &st);
+    CU_ASSERT_EQUAL_FATAL(st, SBX_OK);
+    sbx_backend_free_exec_result(local, r);
+    fd = UNTOUCHED_FD;
+    CU_ASSERT_EQUAL(sbx_manager_open_file(m, id, "d", &fd, &size, &err),
+                    SBX_ERR_IS_A_DIRECTORY);
+    CU_ASSERT_EQUAL(fd, -1);
+
+    CU_ASSERT_EQUAL(sbx_manager_release(m, id, &err), SBX_OK);
+    fd = UNTOUCHED_FD;
+    size = 1;
+    CU_ASSERT_EQUAL(sbx_manager_open_file(m, id, "data.bin", &fd, &size, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(fd, -1);
+    CU_ASSERT_EQUAL(size, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "open_file"));
+    fd = UNTOUCHED_FD;
+    CU_ASSERT_EQUAL(sbx_manager_open_file(m, "0123456789abcdef", "data.bin", &fd, &size, &err),
+                    SBX_ERR_NOT_FOUND);
+    CU_ASSERT_EQUAL(fd, -1);
+    sbx_manager_free(m);
+}
+
+/* open_file is use: a sandbox opened from just before its idle timeout is
+ * kept by a reaper pass past the timeout counted from its acquire. */
+static void test_open_file_counts_as_use(void)
+{
+    sbx_manager *m = open_manager(1000);
+    char id[64];
+    CU_ASSERT_FATAL(mf_acquire(m, "ann", "t-open-use", id));
+    sbx_error err;
+    CU_ASSERT_EQUAL_FATAL(sbx_manager_write_file(m, id, "f", "x", 1, 0, 0, &err), SBX_OK);
+    mf_advance(900);
+    int fd = UNTOUCHED_FD;
+    uint64_t size = 0;
+    CU_ASSERT_EQUAL_FATAL(sbx_manager_open_file(m, id, "f", &fd, &size, &err), SBX_OK);
+    close(fd);
+    mf_advance(900);
+    CU_ASSERT_EQUAL(sbx_manager_reap_now(m, &err), SBX_OK);
+    sbx_managed *still = sbx_manager_get(m, id);
+    CU_ASSERT_PTR_NOT_NULL(still);
+    sbx_managed_unref(still);
+    /* The same reaper takes it once idle past the timeout (get was use). */
+    mf_advance(1100);
+    CU_ASSERT_EQUAL(sbx_manager_reap_now(m, &err), SBX_OK);
+    CU_ASSERT_PTR_NULL(sbx_manager_get(m, id));
+    sbx_manager_free(m);
+}
+
+/* A backend without open_file (the manager's test backend): unsupported,
+ * naming the call, *fd -1, on an active sandbox. */
+static void test_open_file_unsupported_passes_through(void)
+{
+    sbx_manager_config c = mf_config();
+    sbx_manager *m = mf_open(&c);
+    char id[64];
+    CU_ASSERT_FATAL(mf_acquire(m, "ann", "t-open-unsupported", id));
+    sbx_error err;
+    int fd = UNTOUCHED_FD;
+    uint64_t size = 1;
+    CU_ASSERT_EQUAL(sbx_manager_open_file(m, id, "f", &fd, &size, &err), SBX_ERR_UNSUPPORTED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "does not support open_file"));
+    CU_ASSERT_EQUAL(fd, -1);
+    CU_ASSERT_EQUAL(size, 0);
+    sbx_manager_free(m);
+}
+
 void sbx_test_register(void)
 {
     static const CU_TestInfo tests[] = {
         {"operations need an active sandbox", test_operations_need_an_active_sandbox},
         {"a running command keeps its sandbox from the idle reaper",
          test_a_running_command_keeps_its_sandbox},
+        {"open_file hands over the file; refuses a directory and a sandbox not active",
+         test_open_file_hands_over_the_file},
+        {"open_file counts as use", test_open_file_counts_as_use},
+        {"open_file of a backend without it is unsupported",
+         test_open_file_unsupported_passes_through},
         CU_TEST_INFO_NULL,
     };
     sbx_test_add_suite("manager operations (local)", open_local, close_local, tests);

@@ -68,6 +68,19 @@ sbx_status sbx_manager_read_file(sbx_manager *m, const char *sandbox_id, const c
     return st;
 }
 
+sbx_status sbx_manager_open_file(sbx_manager *m, const char *sandbox_id, const char *path,
+                                 int *fd, uint64_t *size, sbx_error *err)
+{
+    *fd = -1;
+    *size = 0;
+    mgr_entry *e = mgr_operation_begin(m, "open_file", sandbox_id, err);
+    if (e == NULL)
+        return err->kind;
+    sbx_status st = sbx_backend_open_file(m->backend, sandbox_id, path, fd, size, err);
+    mgr_operation_end(m, e);
+    return st;
+}
+
 sbx_status sbx_manager_write_file(sbx_manager *m, const char *sandbox_id, const char *path,
                                   const void *data, size_t length, unsigned flags,
                                   uint32_t mode, sbx_error *err)
